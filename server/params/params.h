@@ -1,0 +1,64 @@
+/* Presets: vehicle and world definitions as JSON files, resolved into sim's
+ * definition structs. Every field has a unit and bounds; an unknown key, a
+ * wrong type or an out-of-bounds value is an error whose message names the
+ * file, the key path and the reason, e.g.
+ *   "presets/vehicles/sedan.json: chassis.mass: -3 is below 50"
+ * Overrides "key=value;key=value" with JSON paths (indices as a.b[3]) apply
+ * on top and are validated the same way. */
+#ifndef PDK_PARAMS_H
+#define PDK_PARAMS_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "vehicle_def.h"
+#include "world.h"
+
+/* Error messages are written into a caller's buffer of this size or more. */
+#define PDK_PARAMS_ERR_LEN 512
+
+typedef enum pdk_preset_kind {
+    PDK_PRESET_VEHICLE = 0, /* <dir>/vehicles/<name>.json */
+    PDK_PRESET_WORLD = 1,   /* <dir>/worlds/<name>.json */
+} pdk_preset_kind;
+
+/* Resolves a vehicle preset: reads <presets_dir>/vehicles/<name>.json,
+ * applies overrides (may be NULL or ""), validates every field and the
+ * cross-field invariants, and fills *out. When resolved_json is not NULL it
+ * receives the fully resolved parameters as canonical JSON (every key, SI
+ * values, sorted keys; malloc'd, the caller frees) — what a session records.
+ * name must match [A-Za-z0-9_-]{1,64}. Errors: PDK_ERR_INVALID_ARGUMENT (bad
+ * name), PDK_ERR_NOT_FOUND (no such preset), PDK_ERR_PARSE (not JSON, bad
+ * override syntax), PDK_ERR_UNKNOWN_KEY, PDK_ERR_WRONG_TYPE,
+ * PDK_ERR_OUT_OF_RANGE; err (PDK_PARAMS_ERR_LEN bytes) says which. */
+pdk_error pdk_params_vehicle_load(const char *presets_dir, const char *name, const char *overrides,
+                                  pdk_vehicle_def *out, char **resolved_json, char *err,
+                                  size_t err_len);
+
+/* The same from JSON text already in memory (a recorded session's resolved
+ * parameters, a test); origin names it in error messages. */
+pdk_error pdk_params_vehicle_parse(const char *json_text, const char *origin, const char *overrides,
+                                   pdk_vehicle_def *out, char **resolved_json, char *err,
+                                   size_t err_len);
+
+/* World presets: <presets_dir>/worlds/<name>.json, as above. */
+pdk_error pdk_params_world_load(const char *presets_dir, const char *name, const char *overrides,
+                                pdk_world_def *out, char **resolved_json, char *err,
+                                size_t err_len);
+pdk_error pdk_params_world_parse(const char *json_text, const char *origin, const char *overrides,
+                                 pdk_world_def *out, char **resolved_json, char *err,
+                                 size_t err_len);
+
+/* Calls fn once per preset of kind, in name order, with its name and its
+ * "description" (may be ""). Returns PDK_ERR_NOT_FOUND when the folder is
+ * missing. */
+typedef void (*pdk_preset_fn)(const char *name, const char *description, void *ud);
+pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn, void *ud);
+
+/* Calls fn once per parameter key of kind, in schema order: JSON path, unit,
+ * bounds and default as text (for `paddockd presets describe`). */
+typedef void (*pdk_param_key_fn)(const char *path, const char *unit, double min, double max,
+                                 const char *default_text, const char *description, void *ud);
+void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud);
+
+#endif

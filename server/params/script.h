@@ -1,0 +1,50 @@
+/* Drive scripts: JSON files of timed DBW commands (docs/drive-scripts.md).
+ *   {"initial": {"speed_mps": 15, "gear": "D", "x_m": 0, "y_m": 0, "yaw_deg": 0},
+ *    "steps": [{"t": 0, "throttle_pct": 40}, {"t": 5, "brake_bar": 30}]}
+ * Each field holds until changed. An unknown field is an error. */
+#ifndef PDK_SCRIPT_H
+#define PDK_SCRIPT_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "input.h"
+
+enum {
+    PDK_SCRIPT_INIT_SPEED = 1u << 0,
+    PDK_SCRIPT_INIT_GEAR = 1u << 1,
+    PDK_SCRIPT_INIT_X = 1u << 2,
+    PDK_SCRIPT_INIT_Y = 1u << 3,
+    PDK_SCRIPT_INIT_YAW = 1u << 4,
+};
+
+typedef struct pdk_script_step {
+    double t_s;      /* seconds from the script's start, >= 0, non-decreasing */
+    pdk_dbw_cmd cmd; /* only the fields the step names are set */
+} pdk_script_step;
+
+typedef struct pdk_script {
+    unsigned initial_fields; /* PDK_SCRIPT_INIT_* bits */
+    double initial_speed_mps;
+    pdk_gear initial_gear;
+    pdk_pose initial_pose;   /* yaw in rad */
+    pdk_script_step *steps;  /* malloc'd, n_steps long */
+    size_t n_steps;
+} pdk_script;
+
+/* Parses a script file. Errors: PDK_ERR_IO (unreadable), PDK_ERR_PARSE
+ * (not JSON, "t" decreasing), PDK_ERR_UNKNOWN_KEY, PDK_ERR_WRONG_TYPE,
+ * PDK_ERR_OUT_OF_RANGE (throttle outside 0..100, negative brake, unknown
+ * gear letter, non-finite numbers); err names the file, the path
+ * (steps[3].throttle_pct) and the reason. On error *out is empty. */
+pdk_error pdk_script_load(const char *path, pdk_script *out, char *err, size_t err_len);
+pdk_error pdk_script_parse(const char *json_text, const char *origin, pdk_script *out, char *err,
+                           size_t err_len);
+
+/* Releases the steps; accepts a zeroed or NULL script. */
+void pdk_script_free(pdk_script *script);
+
+/* Parses a gear letter: P R N D L, and H as D. PDK_ERR_OUT_OF_RANGE otherwise. */
+pdk_error pdk_script_gear_parse(const char *text, pdk_gear *out);
+
+#endif

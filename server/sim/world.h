@@ -1,0 +1,103 @@
+/* A world: many vehicles stepped together at a fixed dt with substeps,
+ * deterministically. The caller owns the world's memory; sim never allocates.
+ * Views returned here are valid until the next call that changes the world. */
+#ifndef PDK_WORLD_H
+#define PDK_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "channels.h"
+#include "error.h"
+#include "input.h"
+#include "vehicle_def.h"
+
+/* A vehicle id: low 16 bits slot + 1, high 16 bits the slot's generation.
+ * Zero is null; an id whose vehicle was removed is stale and refused. */
+typedef uint32_t pdk_vehicle_id;
+
+typedef struct pdk_world_def {
+    double dt_s;                /* tick length; 1/120 s in Paddock */
+    int substeps;               /* physics substeps per tick, 1..64 */
+    int max_vehicles;           /* capacity, 1..65535; a full world refuses spawn */
+    double gravity_mps2;        /* magnitude, acting along -z */
+    double air_density_kgpm3;
+    double surface_friction;    /* multiplies every tyre's friction_coeff */
+    uint64_t seed;              /* seeds the world's PRNG */
+} pdk_world_def;
+
+typedef struct pdk_world pdk_world;
+
+/* 120 Hz, 4 substeps, 256 vehicles, 9.81 m/s^2, 1.225 kg/m^3, friction 1, seed 1. */
+pdk_world_def pdk_world_def_default(void);
+
+/* PDK_OK when every field is in range, else PDK_ERR_OUT_OF_RANGE. */
+pdk_error pdk_world_def_check(const pdk_world_def *def);
+
+/* Bytes a world of this definition needs (0 when the definition is invalid). */
+size_t pdk_world_mem_size(const pdk_world_def *def);
+
+/* Lays a world out in mem (bytes >= pdk_world_mem_size(def), aligned to 16)
+ * and returns it in *out. The memory stays the caller's; there is no destroy:
+ * free mem when done. Errors: PDK_ERR_OUT_OF_RANGE (def), PDK_ERR_CAPACITY
+ * (mem too small), PDK_ERR_INVALID_ARGUMENT (NULL or misaligned). */
+pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out);
+
+const pdk_world_def *pdk_world_def_get(const pdk_world *world);
+
+/* Ticks stepped so far; sim time is tick * dt_s. */
+uint64_t pdk_world_tick(const pdk_world *world);
+double pdk_world_time_s(const pdk_world *world);
+
+/* Spawns a vehicle at pose, moving forward at speed_mps, in gear. Call only
+ * between steps. Errors: PDK_ERR_CAPACITY (full), PDK_ERR_OUT_OF_RANGE /
+ * PDK_ERR_INVALID_ARGUMENT (def fails pdk_vehicle_def_check, bad gear,
+ * non-finite pose or speed). Ids are given out deterministically. */
+pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pdk_pose *pose,
+                          double speed_mps, pdk_gear gear, pdk_vehicle_id *out_id);
+
+/* Removes a vehicle. PDK_ERR_STALE_ID when id is not alive. */
+pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id);
+
+/* Applies a DBW command to a vehicle; it holds until changed. Out-of-range
+ * values are refused (PDK_ERR_OUT_OF_RANGE) and change nothing; throttle is
+ * 0..100 %, brake 0..max_line_bar, steering within lock, gear PARK..LOW or
+ * NONE for no change. PDK_ERR_STALE_ID for a dead id. */
+pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_cmd *cmd);
+
+/* Advances every vehicle by one tick (dt_s, in substeps), in id order. */
+void pdk_world_step(pdk_world *world);
+
+/* Number of live vehicles, and the i-th live vehicle's id in id order
+ * (0 when i is out of range). */
+int pdk_world_vehicle_count(const pdk_world *world);
+pdk_vehicle_id pdk_world_vehicle_at(const pdk_world *world, int i);
+
+/* The state a subscriber sees. */
+typedef struct pdk_vehicle_pose {
+    pdk_vehicle_id id;
+    double x_m, y_m, z_m;
+    double yaw_rad;
+    double vx_mps, vy_mps;         /* body frame */
+    double yaw_rate_radps;
+    double steer_angle_rad;        /* road-wheel angle */
+    double speed_mps;
+    double ax_mps2, ay_mps2;       /* body frame */
+} pdk_vehicle_pose;
+
+/* Fills *out for a live vehicle; PDK_ERR_STALE_ID otherwise. */
+pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_vehicle_pose *out);
+
+/* The vehicle's channel values from the last step (PDK_CH_COUNT doubles,
+ * indexed by pdk_channel), or NULL for a dead id. Valid until the next step. */
+const double *pdk_world_channels(const pdk_world *world, pdk_vehicle_id id);
+
+/* The definition a live vehicle was spawned with, or NULL. */
+const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle_id id);
+
+/* A 64-bit hash of the whole simulated state: tick, PRNG and every vehicle's
+ * state in id order. Equal hashes after equal inputs is the determinism
+ * promise; it is recorded and compared on replay. */
+uint64_t pdk_world_hash(const pdk_world *world);
+
+#endif

@@ -1,0 +1,83 @@
+/* wire: the only code that knows both protobuf-c's generated types and sim's
+ * structs. Frames, the varint length prefix, conversions, and the state batch
+ * encoded once per tick and shared by every subscriber. */
+#ifndef PDK_WIRE_H
+#define PDK_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "paddock/v1/paddock.pb-c.h"
+
+#include "error.h"
+#include "input.h"
+#include "world.h"
+
+#define PDK_PROTOCOL_VERSION 1u
+#define PDK_WIRE_MAX_FRAME_DEFAULT (1u << 20) /* 1 MiB */
+#define PDK_WIRE_VARINT_MAX 10
+
+/* A growable byte buffer (malloc). Zero-initialise, then use. */
+typedef struct pdk_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} pdk_buf;
+
+pdk_error pdk_buf_reserve(pdk_buf *buf, size_t extra);
+pdk_error pdk_buf_append(pdk_buf *buf, const void *bytes, size_t n);
+void pdk_buf_reset(pdk_buf *buf); /* len = 0, keeps the memory */
+void pdk_buf_free(pdk_buf *buf);  /* accepts a zeroed buffer */
+
+/* Writes v as a base-128 varint into out (>= PDK_WIRE_VARINT_MAX bytes);
+ * returns the bytes written. */
+size_t pdk_wire_varint_put(uint64_t v, uint8_t *out);
+
+/* Reads a varint from the n bytes at in. Returns the bytes consumed, 0 when
+ * more bytes are needed, or -1 when it is malformed (over 10 bytes). */
+int pdk_wire_varint_get(const uint8_t *in, size_t n, uint64_t *out);
+
+/* Appends frame to out as a length-delimited Frame (varint prefix + body). */
+pdk_error pdk_wire_frame_append(pdk_buf *out, const Paddock__V1__Frame *frame);
+
+/* Decodes one Frame body (no prefix). NULL and PDK_ERR_PROTOCOL in *err when
+ * the bytes are not a Frame or carry no body. Free with pdk_wire_frame_free. */
+Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_error *err);
+void pdk_wire_frame_free(Paddock__V1__Frame *frame);
+
+/* Appends an Error reply frame (request_id echoed). */
+pdk_error pdk_wire_error_append(pdk_buf *out, uint64_t request_id, pdk_error code,
+                                const char *message);
+
+/* pdk_error <-> ErrorCode (same numbers; unknown codes map to PDK_ERR_PROTOCOL). */
+Paddock__V1__ErrorCode pdk_wire_error_code(pdk_error err);
+
+/* Gear: the enums share the DBW2 numbers. PDK_ERR_OUT_OF_RANGE for an
+ * unknown value. */
+pdk_error pdk_wire_gear_from_pb(Paddock__V1__Gear gear, pdk_gear *out);
+
+/* A DbwCommand's setpoints into a pdk_dbw_cmd (fields bits set for the
+ * present ones). Range checks are sim's (pdk_world_command). */
+void pdk_wire_dbw_from_pb(const Paddock__V1__DbwCommand *msg, pdk_dbw_cmd *out);
+
+/* And back, for recording inputs: encodes cmd as a DbwCommand message body. */
+pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
+                              pdk_buf *out);
+pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
+                              pdk_vehicle_id *id);
+
+void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__VehicleState *out);
+
+/* The shared part of a tick's state batch: a StateBatch body with session,
+ * tick, time and the vehicles (every live one when ids is NULL, else those of
+ * the n ids that are alive), without subscription_id. */
+pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
+                                const pdk_vehicle_id *ids, size_t n, pdk_buf *out);
+
+/* Appends one subscriber's delimited Frame: the common body with its
+ * subscription_id prepended (protobuf merges concatenated fields), wrapped
+ * in Frame.state_batch. Costs a copy, never a re-encode. */
+pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id,
+                                      const uint8_t *common, size_t common_len);
+
+#endif
