@@ -1,5 +1,8 @@
 -- Paddock's first schema: sessions, their vehicles with fully resolved
 -- parameters, every input with the tick it took effect, and state hashes.
+-- Every unsigned 64-bit value (session ids, ticks, hashes) is stored as the
+-- signed 64-bit integer with the same bits (docs/adr/0002-sqlite-writer-thread.md).
+-- The primary keys serve every read the store makes, so no extra index.
 CREATE TABLE build (
     build_id   TEXT PRIMARY KEY,
     first_seen_unix_ms INTEGER NOT NULL

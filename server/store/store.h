@@ -2,7 +2,16 @@
  * applied at open, and a writer thread that owns the write connection. The
  * loop thread only enqueues records (pdk_store_record_*); it never waits on
  * SQLite. Records are never dropped: the queue grows, and its depth is
- * reported so the caller can slow a session down that outruns the writer. */
+ * reported so the caller can slow a session down that outruns the writer.
+ * A second, read-only connection serves the small synchronous read API at
+ * the end of this header (tests, replay, tooling).
+ *
+ * Integers: SQLite stores signed 64-bit integers only. Every uint64_t here
+ * (session ids, ticks, state hashes) is stored as the int64 with the same
+ * bits (two's complement), so a hash >= 2^63 reads back from SQL as a
+ * negative number and from this API as the original uint64_t. Tools reading
+ * the file directly must reinterpret the bits (Python: `h & (2**64 - 1)`).
+ * See docs/adr/0002-sqlite-writer-thread.md. */
 #ifndef PDK_STORE_H
 #define PDK_STORE_H
 
@@ -22,17 +31,37 @@ typedef struct pdk_store pdk_store;
  * failed; err has SQLite's message and the file), PDK_ERR_DB_TOO_NEW (the
  * database has a migration this binary does not know), PDK_ERR_IO (missing
  * migrations folder), PDK_ERR_PARSE (a migration file misnamed). */
+/* Migration files: only names ending in ".sql" are considered (others, e.g. a
+ * README, are ignored). Each must be exactly NNNN_name.sql: four digits, an
+ * underscore, a name of [a-z0-9_]+. Numbers start at 0001 and run without
+ * gaps or duplicates (a gap almost always means a lost or misnumbered file,
+ * and every database must see the same sequence); a folder with no migration
+ * is refused with PDK_ERR_IO. A failing migration is rolled back whole: the
+ * file stays at the version before it. Also PDK_ERR_INVALID_ARGUMENT (NULL or
+ * empty path, NULL migrations_dir or out) and PDK_ERR_NO_MEMORY. On error
+ * *out is NULL and nothing is left allocated; err (which may be NULL) always
+ * holds a message, empty on success. */
 pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store **out, char *err,
                          size_t err_len);
 
-/* Drains the queue, stops the writer and closes. Accepts NULL. */
+/* Stops taking records (every record_* returns PDK_ERR_CLOSED from here on),
+ * commits everything already queued and stops the writer thread. The store
+ * stays valid for stats, flush and the read API until pdk_store_close. Call
+ * from one thread; calling it twice is harmless. Accepts NULL. */
+void pdk_store_shutdown(pdk_store *store);
+
+/* Drains the queue, stops the writer and closes (pdk_store_shutdown first if
+ * it was not called), finalizes every statement and frees the store. No other
+ * call on this store may run during or after it. Accepts NULL. */
 void pdk_store_close(pdk_store *store);
 
 /* Schema version (highest migration number applied). */
 int pdk_store_schema_version(const pdk_store *store);
 
 /* Session ids are handed out here, above every id already in the file, so
- * the loop thread knows the id at once. */
+ * the loop thread knows the id at once. Thread-safe; the first is
+ * MAX(session_id) + 1 as read at open. An id handed out but never recorded
+ * may be handed out again by a later open. */
 uint64_t pdk_store_next_session_id(pdk_store *store);
 
 typedef struct pdk_store_session {
@@ -49,7 +78,21 @@ typedef struct pdk_store_session {
 
 /* Each record_* copies what it is given and returns at once. They return
  * PDK_ERR_NO_MEMORY when a copy cannot be made (nothing is queued then) and
- * PDK_ERR_CLOSED after close began. */
+ * PDK_ERR_CLOSED after close began. They are thread-safe; records are written
+ * in the order they were queued. PDK_ERR_INVALID_ARGUMENT: store NULL, or a
+ * required field NULL (session; its name, timing, build_id; a vehicle's
+ * preset and params_json; a payload NULL with payload_len > 0). Optional
+ * text given as NULL (world_preset, world_json, overrides) is stored as "".
+ * PDK_ERR_OUT_OF_RANGE: one text or payload longer than
+ * PDK_STORE_MAX_FIELD_BYTES.
+ *
+ * What SQLite refuses later (an input for a session never recorded, a
+ * duplicate (session, tick, seq), a session end or vehicle removal with no
+ * matching row) is counted in pdk_store_stats.failed and logged to stderr
+ * with the reason, once per record; the writer goes on with the rest.
+ * record_session also records its build_id in the build table, once. */
+#define PDK_STORE_MAX_FIELD_BYTES (64u * 1024u * 1024u)
+
 pdk_error pdk_store_record_session(pdk_store *store, const pdk_store_session *session);
 pdk_error pdk_store_record_session_end(pdk_store *store, uint64_t session_id, uint64_t final_tick,
                                        uint64_t final_hash, int64_t closed_unix_ms);
@@ -64,17 +107,84 @@ pdk_error pdk_store_record_input(pdk_store *store, uint64_t session_id, uint64_t
 pdk_error pdk_store_record_hash(pdk_store *store, uint64_t session_id, uint64_t tick,
                                 uint64_t hash);
 
-/* Blocks until every record queued before the call is committed. For tests,
- * shutdown and offline runs; never on the loop thread of a live server. */
+/* Blocks until every record queued before the call is committed (or refused
+ * and counted in failed). For tests, shutdown and offline runs; never on the
+ * loop thread of a live server. PDK_ERR_INVALID_ARGUMENT when store is NULL. */
 pdk_error pdk_store_flush(pdk_store *store);
 
 typedef struct pdk_store_stats {
-    uint64_t queued;        /* records waiting for the writer now */
+    uint64_t queued;        /* records waiting for the writer now, including the
+                               batch it is writing (queued, not yet committed) */
     uint64_t written;       /* records committed */
     uint64_t failed;        /* records SQLite refused (each logged once to stderr) */
     uint64_t transactions;  /* commits */
 } pdk_store_stats;
 
+/* A consistent snapshot of the counters (all zero when store is NULL). */
 void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out);
+
+/* ---- Reading (synchronous, on the store's own read-only connection) ----
+ *
+ * For tests, replay and tooling; never on the loop thread of a live server.
+ * A read sees everything committed when it starts (pdk_store_flush first to
+ * see your own records). The read calls are serialized by a mutex, so they
+ * may come from any thread, but a callback must not call back into this
+ * store. Views handed to a callback are valid only during that call. A
+ * callback returns PDK_OK to go on; any other value stops the read, which
+ * returns that value. Errors: PDK_ERR_INVALID_ARGUMENT (NULL store, out or
+ * fn), PDK_ERR_NOT_FOUND (no such session), PDK_ERR_DB (SQLite failed, or a
+ * stored value is out of range for its C type, e.g. a seq above UINT32_MAX
+ * in an imported file). err (may be NULL) gets a message naming what was
+ * wrong, empty on success. */
+
+/* Number of sessions recorded in the file. */
+pdk_error pdk_store_session_count(pdk_store *store, uint64_t *out, char *err, size_t err_len);
+
+/* A session as recorded. The strings in session belong to the info and live
+ * until pdk_store_session_info_free. ended is 1 once a session end was
+ * recorded; final_tick, final_hash and closed_unix_ms are 0 before. */
+typedef struct pdk_store_session_info {
+    pdk_store_session session;
+    int ended;
+    uint64_t final_tick;
+    uint64_t final_hash;
+    int64_t closed_unix_ms;
+    char *strings_; /* private: the one allocation holding the strings */
+} pdk_store_session_info;
+
+/* Fills *out (zeroed first) for session_id. On success free it with
+ * pdk_store_session_info_free; on error there is nothing to free. */
+pdk_error pdk_store_read_session(pdk_store *store, uint64_t session_id, pdk_store_session_info *out,
+                                 char *err, size_t err_len);
+/* Frees the strings of an info filled by pdk_store_read_session and zeroes
+ * it. Accepts NULL and a zeroed info. */
+void pdk_store_session_info_free(pdk_store_session_info *info);
+
+/* One vehicle row; removed is 1 once a removal was recorded. */
+typedef struct pdk_store_vehicle_row {
+    uint32_t vehicle_id;
+    uint64_t spawn_tick;
+    int removed;
+    uint64_t removed_tick;
+    const char *preset;
+    const char *overrides;
+    const char *params_json;
+} pdk_store_vehicle_row;
+
+typedef pdk_error (*pdk_store_vehicle_fn)(void *ctx, const pdk_store_vehicle_row *row);
+typedef pdk_error (*pdk_store_input_fn)(void *ctx, uint64_t tick, uint32_t seq, int kind,
+                                        const void *payload, size_t payload_len);
+typedef pdk_error (*pdk_store_hash_fn)(void *ctx, uint64_t tick, uint64_t hash);
+
+/* The session's vehicles in (spawn_tick, vehicle_id) order. */
+pdk_error pdk_store_read_vehicles(pdk_store *store, uint64_t session_id, pdk_store_vehicle_fn fn,
+                                  void *ctx, char *err, size_t err_len);
+/* The session's inputs in (tick, seq) order, the order a replay applies them.
+ * payload is NULL when payload_len is 0. */
+pdk_error pdk_store_read_inputs(pdk_store *store, uint64_t session_id, pdk_store_input_fn fn,
+                                void *ctx, char *err, size_t err_len);
+/* The session's state hashes in tick order. */
+pdk_error pdk_store_read_hashes(pdk_store *store, uint64_t session_id, pdk_store_hash_fn fn,
+                                void *ctx, char *err, size_t err_len);
 
 #endif

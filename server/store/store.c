@@ -1,0 +1,952 @@
+/* The store's life cycle and its writer: open (folder, pragmas, migrations,
+ * statements), the record queue the loop thread fills, the writer thread that
+ * drains it in batched transactions, flush, stats, shutdown and close. The
+ * design is argued in docs/adr/0002-sqlite-writer-thread.md. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "store_internal.h"
+
+/* Past this many refused records in one batch, the rest of that batch is
+ * summarised in one line instead of one line each (a full disk would
+ * otherwise print one line per queued input). */
+#define LOG_LINES_PER_BATCH 20
+
+typedef enum rec_kind {
+    REC_SESSION,
+    REC_SESSION_END,
+    REC_VEHICLE,
+    REC_VEHICLE_REMOVED,
+    REC_INPUT,
+    REC_HASH,
+} rec_kind;
+
+typedef enum rec_state {
+    REC_PENDING,
+    REC_WRITTEN, /* its statement(s) succeeded inside the open transaction */
+    REC_FAILED,  /* SQLite refused it; counted and logged */
+} rec_state;
+
+/* One queued record: a single allocation holding the fields and a copy of
+ * every text and payload (data[] at the end). */
+struct pdk_store_record {
+    pdk_store_record *next;
+    rec_kind kind;
+    rec_state state;
+    uint64_t session_id;
+    uint64_t tick;   /* input, hash, spawn, removal, final tick */
+    uint64_t value;  /* state hash or final hash */
+    int64_t unix_ms; /* created or closed */
+    double dt_s;
+    int32_t number; /* input kind or substeps */
+    uint32_t id;    /* input seq or vehicle id */
+    const char *text[5];
+    size_t text_len[5];
+    const unsigned char *blob;
+    size_t blob_len;
+    unsigned char data[];
+};
+
+void pdk_store_errf(char *err, size_t err_len, const char *fmt, ...)
+{
+    if (!err || err_len == 0) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
+int64_t pdk_store_now_unix_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- Open ---- */
+
+/* mkdir -p of the folder holding path ("a/b/c.db" -> "a/b"). */
+static pdk_error make_parent_dirs(const char *path, char *err, size_t err_len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) {
+        return PDK_OK;
+    }
+    size_t n = (size_t)(slash - path);
+    char *dir = malloc(n + 1);
+    if (!dir) {
+        pdk_store_errf(err, err_len, "%s: out of memory", path);
+        return PDK_ERR_NO_MEMORY;
+    }
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    pdk_error rc = PDK_OK;
+    for (size_t i = 1; i <= n && rc == PDK_OK; i++) {
+        if (dir[i] != '/' && dir[i] != '\0') {
+            continue;
+        }
+        char saved = dir[i];
+        dir[i] = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            pdk_store_errf(err, err_len, "%s: cannot create folder %s: %s", path, dir,
+                           strerror(errno));
+            rc = PDK_ERR_IO;
+        }
+        dir[i] = saved;
+    }
+    struct stat sb;
+    if (rc == PDK_OK && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+        pdk_store_errf(err, err_len, "%s: %s is not a folder", path, dir);
+        rc = PDK_ERR_IO;
+    }
+    free(dir);
+    return rc;
+}
+
+/* The message for a failure on a connection, with a clearer word for the
+ * common case of pointing paddockd at something that is not a database. */
+static pdk_error db_error(sqlite3 *db, int rc, const char *path, const char *what, char *err,
+                          size_t err_len)
+{
+    const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    if ((rc & 0xff) == SQLITE_NOTADB) {
+        pdk_store_errf(err, err_len, "%s: not a SQLite database (%s)", path, msg);
+    } else {
+        pdk_store_errf(err, err_len, "%s: %s: %s", path, what, msg);
+    }
+    return PDK_ERR_DB;
+}
+
+/* One pragma; when want is not NULL the pragma's single text result must
+ * equal it (journal_mode answers with the mode it actually set). */
+static pdk_error pragma(sqlite3 *db, const char *path, const char *sql, const char *want, char *err,
+                        size_t err_len)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        return db_error(db, rc, path, sql, err, err_len);
+    }
+    pdk_error prc = PDK_OK;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *got = (const char *)sqlite3_column_text(st, 0);
+        if (want && (!got || strcmp(got, want) != 0)) {
+            pdk_store_errf(err, err_len, "%s: %s gave \"%s\", need \"%s\"", path, sql,
+                           got ? got : "", want);
+            prc = PDK_ERR_DB;
+        }
+    } else if (rc != SQLITE_DONE) {
+        prc = db_error(db, rc, path, sql, err, err_len);
+    }
+    sqlite3_finalize(st);
+    return prc;
+}
+
+static pdk_error open_connection(const char *path, int flags, sqlite3 **out, char *err,
+                                 size_t err_len)
+{
+    sqlite3 *db = NULL;
+    /* NOMUTEX: each connection is used by one thread at a time (the write
+     * connection by the writer, the read one under read_mu). */
+    int rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        db_error(db, rc, path, "cannot open", err, err_len);
+        sqlite3_close(db);
+        *out = NULL;
+        return PDK_ERR_DB;
+    }
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, PDK_STORE_BUSY_TIMEOUT_MS);
+    *out = db;
+    return PDK_OK;
+}
+
+static pdk_error prepare(pdk_store *s, const char *sql, sqlite3_stmt **out, char *err,
+                         size_t err_len)
+{
+    int rc = sqlite3_prepare_v3(s->wdb, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+    if (rc != SQLITE_OK) {
+        pdk_store_errf(err, err_len,
+                       "%s: preparing \"%s\": %s (is the schema from these "
+                       "migrations?)",
+                       s->path, sql, sqlite3_errmsg(s->wdb));
+        return PDK_ERR_DB;
+    }
+    return PDK_OK;
+}
+
+static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
+{
+    struct {
+        sqlite3_stmt **stmt;
+        const char *sql;
+    } list[] = {
+        {&s->st.begin, "BEGIN IMMEDIATE"},
+        {&s->st.commit, "COMMIT"},
+        {&s->st.rollback, "ROLLBACK"},
+        {&s->st.insert_build,
+         "INSERT OR IGNORE INTO build(build_id, first_seen_unix_ms) VALUES (?1, ?2)"},
+        {&s->st.insert_session,
+         "INSERT INTO sessions(session_id, name, timing, world_preset, world_json, build_id, "
+         "dt_s, substeps, created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"},
+        {&s->st.end_session,
+         "UPDATE sessions SET final_tick = ?2, final_hash = ?3, closed_unix_ms = ?4 "
+         "WHERE session_id = ?1"},
+        {&s->st.insert_vehicle,
+         "INSERT INTO vehicles(session_id, vehicle_id, spawn_tick, preset, overrides, "
+         "params_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+        {&s->st.remove_vehicle,
+         "UPDATE vehicles SET removed_tick = ?3 WHERE session_id = ?1 AND vehicle_id = ?2 "
+         "AND removed_tick IS NULL AND spawn_tick <= ?3"},
+        {&s->st.insert_input,
+         "INSERT INTO inputs(session_id, tick, seq, kind, payload) VALUES (?1, ?2, ?3, ?4, ?5)"},
+        {&s->st.insert_hash,
+         "INSERT INTO state_hashes(session_id, tick, hash) VALUES (?1, ?2, ?3)"},
+    };
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
+        pdk_error rc = prepare(s, list[i].sql, list[i].stmt, err, err_len);
+        if (rc != PDK_OK) {
+            return rc;
+        }
+    }
+    return PDK_OK;
+}
+
+static void finalize_all(pdk_store *s)
+{
+    sqlite3_stmt **all[] = {&s->st.begin,          &s->st.commit,         &s->st.rollback,
+                            &s->st.insert_build,   &s->st.insert_session, &s->st.end_session,
+                            &s->st.insert_vehicle, &s->st.remove_vehicle, &s->st.insert_input,
+                            &s->st.insert_hash};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        sqlite3_finalize(*all[i]);
+        *all[i] = NULL;
+    }
+}
+
+static pdk_error read_max_session_id(pdk_store *s, char *err, size_t err_len)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->wdb, "SELECT COALESCE(MAX(session_id), 0) FROM sessions", -1,
+                                &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+    }
+    if (rc != SQLITE_ROW) {
+        pdk_error e = db_error(s->wdb, rc, s->path, "reading the highest session id", err, err_len);
+        sqlite3_finalize(st);
+        return e;
+    }
+    atomic_store(&s->last_session_id, pdk_store_i64_to_u64(sqlite3_column_int64(st, 0)));
+    sqlite3_finalize(st);
+    return PDK_OK;
+}
+
+static void *writer_main(void *arg);
+
+/* Frees whatever open managed to set up; also the tail of close. */
+static void destroy(pdk_store *s)
+{
+    finalize_all(s);
+    sqlite3_close(s->rdb);
+    sqlite3_close(s->wdb);
+    pthread_cond_destroy(&s->flushed_cv);
+    pthread_cond_destroy(&s->work_cv);
+    pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->read_mu);
+    free(s->path);
+    free(s);
+}
+
+static pdk_error open_store(pdk_store *s, const char *path, const pdk_migration_list *migrations,
+                            char *err, size_t err_len)
+{
+    pdk_error rc = make_parent_dirs(path, err, err_len);
+    if (rc == PDK_OK) {
+        rc = open_connection(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &s->wdb, err,
+                             err_len);
+    }
+    if (rc == PDK_OK) {
+        rc = pragma(s->wdb, path, "PRAGMA journal_mode=WAL", "wal", err, err_len);
+    }
+    if (rc == PDK_OK) {
+        rc = pragma(s->wdb, path, "PRAGMA synchronous=NORMAL", NULL, err, err_len);
+    }
+    if (rc == PDK_OK) {
+        rc = pragma(s->wdb, path, "PRAGMA foreign_keys=ON", NULL, err, err_len);
+    }
+    if (rc == PDK_OK) {
+        rc = pdk_migrations_apply(s->wdb, path, migrations, &s->schema_version, err, err_len);
+    }
+    if (rc == PDK_OK) {
+        rc = read_max_session_id(s, err, err_len);
+    }
+    if (rc == PDK_OK) {
+        rc = prepare_all(s, err, err_len);
+    }
+    if (rc == PDK_OK) {
+        rc = open_connection(path, SQLITE_OPEN_READONLY, &s->rdb, err, err_len);
+    }
+    return rc;
+}
+
+pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store **out, char *err,
+                         size_t err_len)
+{
+    pdk_store_errf(err, err_len, "%s", "");
+    if (out) {
+        *out = NULL;
+    }
+    if (!path || !path[0] || !migrations_dir || !out) {
+        pdk_store_errf(err, err_len, "pdk_store_open: %s is %s",
+                       !path || !path[0] ? "path"
+                       : !migrations_dir ? "migrations_dir"
+                                         : "out",
+                       path && !path[0] ? "empty" : "NULL");
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (!sqlite3_threadsafe()) {
+        pdk_store_errf(err, err_len, "%s: this SQLite library was built without thread support",
+                       path);
+        return PDK_ERR_DB;
+    }
+    /* The migrations are checked first so a bad folder leaves no new file. */
+    pdk_migration_list migrations;
+    pdk_error rc = pdk_migrations_scan(migrations_dir, &migrations, err, err_len);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    pdk_store *s = calloc(1, sizeof *s);
+    size_t plen = strlen(path) + 1;
+    char *pcopy = malloc(plen);
+    if (!s || !pcopy) {
+        free(s);
+        free(pcopy);
+        pdk_migrations_free(&migrations);
+        pdk_store_errf(err, err_len, "%s: out of memory", path);
+        return PDK_ERR_NO_MEMORY;
+    }
+    memcpy(pcopy, path, plen);
+    s->path = pcopy;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->read_mu, NULL);
+    pthread_cond_init(&s->work_cv, NULL);
+    pthread_cond_init(&s->flushed_cv, NULL);
+
+    rc = open_store(s, path, &migrations, err, err_len);
+    pdk_migrations_free(&migrations);
+    if (rc == PDK_OK) {
+        int prc = pthread_create(&s->writer, NULL, writer_main, s);
+        if (prc != 0) {
+            pdk_store_errf(err, err_len, "%s: cannot start the writer thread: %s", path,
+                           strerror(prc));
+            rc = PDK_ERR_NO_MEMORY;
+        }
+    }
+    if (rc != PDK_OK) {
+        destroy(s);
+        return rc;
+    }
+    s->writer_started = 1;
+    *out = s;
+    return PDK_OK;
+}
+
+int pdk_store_schema_version(const pdk_store *store)
+{
+    return store ? store->schema_version : 0;
+}
+
+uint64_t pdk_store_next_session_id(pdk_store *store)
+{
+    if (!store) {
+        return 0; /* the null id */
+    }
+    return atomic_fetch_add(&store->last_session_id, 1) + 1;
+}
+
+/* ---- Records: copied by the caller's thread, queued under mu ---- */
+
+static pdk_error text_len(const char *t, size_t *len)
+{
+    *len = t ? strlen(t) : 0;
+    return *len > PDK_STORE_MAX_FIELD_BYTES ? PDK_ERR_OUT_OF_RANGE : PDK_OK;
+}
+
+/* Allocates a record with room for ntext texts and a blob, copies them in. */
+static pdk_error new_record(rec_kind kind, const char *const *texts, size_t ntext, const void *blob,
+                            size_t blob_len, pdk_store_record **out)
+{
+    *out = NULL;
+    size_t lens[5] = {0};
+    size_t total = 0;
+    for (size_t i = 0; i < ntext; i++) {
+        pdk_error rc = text_len(texts[i], &lens[i]);
+        if (rc != PDK_OK) {
+            return rc;
+        }
+        total += lens[i] + 1;
+    }
+    if (blob_len > PDK_STORE_MAX_FIELD_BYTES) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    total += blob_len;
+    pdk_store_record *r = malloc(sizeof *r + total);
+    if (!r) {
+        return PDK_ERR_NO_MEMORY;
+    }
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    unsigned char *p = r->data;
+    for (size_t i = 0; i < ntext; i++) {
+        if (lens[i]) {
+            memcpy(p, texts[i], lens[i]);
+        }
+        p[lens[i]] = '\0';
+        r->text[i] = (const char *)p;
+        r->text_len[i] = lens[i];
+        p += lens[i] + 1;
+    }
+    if (blob_len) {
+        memcpy(p, blob, blob_len);
+        r->blob = p;
+    }
+    r->blob_len = blob_len;
+    *out = r;
+    return PDK_OK;
+}
+
+static pdk_error enqueue(pdk_store *s, pdk_store_record *r)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->closing) {
+        pthread_mutex_unlock(&s->mu);
+        free(r);
+        return PDK_ERR_CLOSED;
+    }
+    int was_empty = s->head == NULL;
+    if (s->tail) {
+        s->tail->next = r;
+    } else {
+        s->head = r;
+    }
+    s->tail = r;
+    s->queue_len++;
+    s->enqueued_seq++;
+    /* The writer only sleeps on an empty queue, so only the first record
+     * after it emptied needs to wake it. */
+    if (was_empty) {
+        pthread_cond_signal(&s->work_cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return PDK_OK;
+}
+
+/* CLOSED is reported before any copy is made, so a closed store costs a
+ * caller nothing; enqueue checks again under the lock. */
+static int is_closing(pdk_store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int c = s->closing;
+    pthread_mutex_unlock(&s->mu);
+    return c;
+}
+
+pdk_error pdk_store_record_session(pdk_store *store, const pdk_store_session *session)
+{
+    if (!store || !session || !session->name || !session->timing || !session->build_id) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    const char *texts[5] = {session->name, session->timing, session->world_preset,
+                            session->world_json, session->build_id};
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_SESSION, texts, 5, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session->session_id;
+    r->dt_s = session->dt_s;
+    r->number = session->substeps;
+    r->unix_ms = session->created_unix_ms;
+    return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_session_end(pdk_store *store, uint64_t session_id, uint64_t final_tick,
+                                       uint64_t final_hash, int64_t closed_unix_ms)
+{
+    if (!store) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_SESSION_END, NULL, 0, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->tick = final_tick;
+    r->value = final_hash;
+    r->unix_ms = closed_unix_ms;
+    return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_vehicle(pdk_store *store, uint64_t session_id, uint32_t vehicle_id,
+                                   uint64_t spawn_tick, const char *preset, const char *overrides,
+                                   const char *params_json)
+{
+    if (!store || !preset || !params_json) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    const char *texts[3] = {preset, overrides, params_json};
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_VEHICLE, texts, 3, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->id = vehicle_id;
+    r->tick = spawn_tick;
+    return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_vehicle_removed(pdk_store *store, uint64_t session_id,
+                                           uint32_t vehicle_id, uint64_t tick)
+{
+    if (!store) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_VEHICLE_REMOVED, NULL, 0, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->id = vehicle_id;
+    r->tick = tick;
+    return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_input(pdk_store *store, uint64_t session_id, uint64_t tick, uint32_t seq,
+                                 int kind, const void *payload, size_t payload_len)
+{
+    if (!store || (!payload && payload_len > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_INPUT, NULL, 0, payload, payload_len, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->tick = tick;
+    r->id = seq;
+    r->number = kind;
+    return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_hash(pdk_store *store, uint64_t session_id, uint64_t tick, uint64_t hash)
+{
+    if (!store) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_HASH, NULL, 0, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->tick = tick;
+    r->value = hash;
+    return enqueue(store, r);
+}
+
+/* ---- The writer thread ---- */
+
+/* Steps a statement that returns no rows and resets it; on failure copies
+ * SQLite's message to why. The bound texts are SQLITE_STATIC views into the
+ * record, so the bindings are cleared before the record can be freed. */
+static int run(sqlite3 *db, sqlite3_stmt *st, char *why, size_t why_len)
+{
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE) {
+        snprintf(why, why_len, "%s", sqlite3_errmsg(db));
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const pdk_store_record *r, int t)
+{
+    sqlite3_bind_text(st, i, r->text[t], (int)r->text_len[t], SQLITE_STATIC);
+}
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+    sqlite3_bind_int64(st, i, pdk_store_u64_to_i64(v));
+}
+
+/* Writes one record's statements; SQLITE_OK or the failing code, with why. */
+static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why_len)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+    switch (r->kind) {
+    case REC_SESSION:
+        st = s->st.insert_build;
+        bind_text(st, 1, r, 4);
+        sqlite3_bind_int64(st, 2, r->unix_ms);
+        rc = run(s->wdb, st, why, why_len);
+        if (rc != SQLITE_OK) {
+            return rc;
+        }
+        st = s->st.insert_session;
+        bind_u64(st, 1, r->session_id);
+        for (int t = 0; t < 5; t++) {
+            bind_text(st, 2 + t, r, t);
+        }
+        sqlite3_bind_double(st, 7, r->dt_s);
+        sqlite3_bind_int(st, 8, r->number);
+        sqlite3_bind_int64(st, 9, r->unix_ms);
+        return run(s->wdb, st, why, why_len);
+    case REC_SESSION_END:
+        st = s->st.end_session;
+        bind_u64(st, 1, r->session_id);
+        bind_u64(st, 2, r->tick);
+        bind_u64(st, 3, r->value);
+        sqlite3_bind_int64(st, 4, r->unix_ms);
+        rc = run(s->wdb, st, why, why_len);
+        if (rc == SQLITE_OK && sqlite3_changes(s->wdb) == 0) {
+            snprintf(why, why_len, "no such session");
+            return SQLITE_NOTFOUND;
+        }
+        return rc;
+    case REC_VEHICLE:
+        st = s->st.insert_vehicle;
+        bind_u64(st, 1, r->session_id);
+        sqlite3_bind_int64(st, 2, r->id);
+        bind_u64(st, 3, r->tick);
+        for (int t = 0; t < 3; t++) {
+            bind_text(st, 4 + t, r, t);
+        }
+        return run(s->wdb, st, why, why_len);
+    case REC_VEHICLE_REMOVED:
+        st = s->st.remove_vehicle;
+        bind_u64(st, 1, r->session_id);
+        sqlite3_bind_int64(st, 2, r->id);
+        bind_u64(st, 3, r->tick);
+        rc = run(s->wdb, st, why, why_len);
+        if (rc == SQLITE_OK && sqlite3_changes(s->wdb) == 0) {
+            snprintf(why, why_len,
+                     "no vehicle with this id spawned at or before this tick "
+                     "and not yet removed");
+            return SQLITE_NOTFOUND;
+        }
+        return rc;
+    case REC_INPUT:
+        st = s->st.insert_input;
+        bind_u64(st, 1, r->session_id);
+        bind_u64(st, 2, r->tick);
+        sqlite3_bind_int64(st, 3, r->id);
+        sqlite3_bind_int(st, 4, r->number);
+        if (r->blob_len) {
+            sqlite3_bind_blob64(st, 5, r->blob, r->blob_len, SQLITE_STATIC);
+        } else {
+            sqlite3_bind_zeroblob(st, 5, 0); /* an empty BLOB, not NULL */
+        }
+        return run(s->wdb, st, why, why_len);
+    case REC_HASH:
+        st = s->st.insert_hash;
+        bind_u64(st, 1, r->session_id);
+        bind_u64(st, 2, r->tick);
+        bind_u64(st, 3, r->value);
+        return run(s->wdb, st, why, why_len);
+    }
+    snprintf(why, why_len, "unknown record kind %d", (int)r->kind);
+    return SQLITE_MISUSE;
+}
+
+static void describe(const pdk_store_record *r, char *out, size_t len)
+{
+    unsigned long long sid = (unsigned long long)r->session_id;
+    unsigned long long tick = (unsigned long long)r->tick;
+    switch (r->kind) {
+    case REC_SESSION:
+        snprintf(out, len, "session %llu", sid);
+        return;
+    case REC_SESSION_END:
+        snprintf(out, len, "end of session %llu at tick %llu", sid, tick);
+        return;
+    case REC_VEHICLE:
+        snprintf(out, len, "vehicle %u of session %llu spawned at tick %llu", r->id, sid, tick);
+        return;
+    case REC_VEHICLE_REMOVED:
+        snprintf(out, len, "removal of vehicle %u of session %llu at tick %llu", r->id, sid, tick);
+        return;
+    case REC_INPUT:
+        snprintf(out, len, "input (session %llu, tick %llu, seq %u, kind %d)", sid, tick, r->id,
+                 (int)r->number);
+        return;
+    case REC_HASH:
+        snprintf(out, len, "state hash (session %llu, tick %llu)", sid, tick);
+        return;
+    }
+    snprintf(out, len, "record of unknown kind %d", (int)r->kind);
+}
+
+typedef struct batch_result {
+    uint64_t written;
+    uint64_t failed;
+    uint64_t transactions;
+    uint64_t unlogged; /* refusals past LOG_LINES_PER_BATCH */
+} batch_result;
+
+static void refuse(pdk_store *s, pdk_store_record *r, const char *why, batch_result *res)
+{
+    r->state = REC_FAILED;
+    res->failed++;
+    if (res->failed > LOG_LINES_PER_BATCH) {
+        res->unlogged++;
+        return;
+    }
+    char what[160];
+    describe(r, what, sizeof what);
+    fprintf(stderr, "paddock store: %s: %s refused: %s\n", s->path, what, why);
+}
+
+static int writer_closing(pdk_store *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int c = s->closing;
+    pthread_mutex_unlock(&s->mu);
+    return c;
+}
+
+/* Takes the write lock. Only another process writing the same file can make
+ * it SQLITE_BUSY past the busy timeout; records are never dropped for that
+ * while the store runs (the queue grows and is reported), but a closing
+ * store gives up after one more wait rather than hang its caller forever. */
+static int begin(pdk_store *s, char *why, size_t why_len)
+{
+    int logged = 0;
+    for (;;) {
+        int rc = run(s->wdb, s->st.begin, why, why_len);
+        if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) {
+            if (logged && rc == SQLITE_OK) {
+                fprintf(stderr, "paddock store: %s: write lock taken, writing again\n", s->path);
+            }
+            return rc;
+        }
+        if (logged && writer_closing(s)) {
+            return rc;
+        }
+        if (!logged) {
+            fprintf(stderr,
+                    "paddock store: %s: %s; another process holds the write lock, retrying "
+                    "(records wait in the queue)\n",
+                    s->path, why);
+            logged = 1;
+        }
+    }
+}
+
+/* Writes a batch in one transaction. When the transaction itself fails (it
+ * cannot begin or commit, or SQLite rolled it back on an I/O error), every
+ * record not refused on its own is retried in a transaction of its own, so
+ * one bad moment costs at most the records SQLite really refuses. */
+static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res)
+{
+    char why[PDK_STORE_ERR_LEN];
+    int rc = begin(s, why, sizeof why);
+    if (rc == SQLITE_OK) {
+        int rolled_back = 0;
+        for (pdk_store_record *r = batch; r; r = r->next) {
+            if (write_record(s, r, why, sizeof why) == SQLITE_OK) {
+                r->state = REC_WRITTEN;
+            } else if (sqlite3_get_autocommit(s->wdb)) {
+                rolled_back = 1;
+                break;
+            } else {
+                refuse(s, r, why, res);
+            }
+        }
+        if (!rolled_back) {
+            rc = run(s->wdb, s->st.commit, why, sizeof why);
+            if (rc == SQLITE_OK) {
+                res->transactions++;
+                for (pdk_store_record *r = batch; r; r = r->next) {
+                    res->written += r->state == REC_WRITTEN;
+                }
+                return;
+            }
+            if (!sqlite3_get_autocommit(s->wdb)) {
+                char ignored[64];
+                run(s->wdb, s->st.rollback, ignored, sizeof ignored);
+            }
+        }
+        fprintf(stderr,
+                "paddock store: %s: batch transaction failed (%s); writing its records one by "
+                "one\n",
+                s->path, why);
+    } else if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
+        for (pdk_store_record *r = batch; r; r = r->next) {
+            refuse(s, r, why, res);
+        }
+        return;
+    }
+    int gave_up = 0;
+    for (pdk_store_record *r = batch; r; r = r->next) {
+        if (r->state == REC_FAILED) {
+            continue;
+        }
+        if (gave_up) {
+            refuse(s, r, why, res);
+            continue;
+        }
+        r->state = REC_PENDING;
+        int one = begin(s, why, sizeof why);
+        gave_up = (one & 0xff) == SQLITE_BUSY || (one & 0xff) == SQLITE_LOCKED;
+        if (one == SQLITE_OK) {
+            one = write_record(s, r, why, sizeof why);
+            if (one == SQLITE_OK) {
+                one = run(s->wdb, s->st.commit, why, sizeof why);
+            }
+            if (one != SQLITE_OK && !sqlite3_get_autocommit(s->wdb)) {
+                char ignored[64];
+                run(s->wdb, s->st.rollback, ignored, sizeof ignored);
+            }
+        }
+        if (one == SQLITE_OK) {
+            res->written++;
+            res->transactions++;
+        } else {
+            refuse(s, r, why, res);
+        }
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    pdk_store *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->head && !s->closing) {
+            pthread_cond_wait(&s->work_cv, &s->mu);
+        }
+        if (!s->head) {
+            break; /* closing, and everything is written */
+        }
+        pdk_store_record *batch = s->head;
+        uint64_t batch_seq = s->enqueued_seq;
+        s->in_flight = s->queue_len;
+        s->head = s->tail = NULL;
+        s->queue_len = 0;
+        pthread_mutex_unlock(&s->mu);
+
+        batch_result res = {0};
+        write_batch(s, batch, &res);
+        if (res.unlogged) {
+            fprintf(stderr, "paddock store: %s: %llu more records refused in the same batch\n",
+                    s->path, (unsigned long long)res.unlogged);
+        }
+        while (batch) {
+            pdk_store_record *next = batch->next;
+            free(batch);
+            batch = next;
+        }
+
+        pthread_mutex_lock(&s->mu);
+        s->written += res.written;
+        s->failed += res.failed;
+        s->transactions += res.transactions;
+        s->in_flight = 0;
+        s->flushed_seq = batch_seq;
+        pthread_cond_broadcast(&s->flushed_cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* ---- Flush, stats, shutdown, close ---- */
+
+pdk_error pdk_store_flush(pdk_store *store)
+{
+    if (!store) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pthread_mutex_lock(&store->mu);
+    uint64_t target = store->enqueued_seq;
+    while (store->flushed_seq < target) {
+        pthread_cond_wait(&store->flushed_cv, &store->mu);
+    }
+    pthread_mutex_unlock(&store->mu);
+    return PDK_OK;
+}
+
+void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out)
+{
+    if (!out) {
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    if (!store) {
+        return;
+    }
+    pthread_mutex_lock(&store->mu);
+    out->queued = store->queue_len + store->in_flight;
+    out->written = store->written;
+    out->failed = store->failed;
+    out->transactions = store->transactions;
+    pthread_mutex_unlock(&store->mu);
+}
+
+void pdk_store_shutdown(pdk_store *store)
+{
+    if (!store) {
+        return;
+    }
+    pthread_mutex_lock(&store->mu);
+    store->closing = 1;
+    pthread_cond_signal(&store->work_cv);
+    pthread_mutex_unlock(&store->mu);
+    if (store->writer_started && !store->writer_joined) {
+        pthread_join(store->writer, NULL);
+        store->writer_joined = 1;
+    }
+}
+
+void pdk_store_close(pdk_store *store)
+{
+    if (!store) {
+        return;
+    }
+    pdk_store_shutdown(store);
+    destroy(store);
+}

@@ -1,0 +1,112 @@
+/* What the store's files share and nothing outside server/store sees: the
+ * pdk_store struct, the migration runner's interface and small helpers. */
+#ifndef PDK_STORE_INTERNAL_H
+#define PDK_STORE_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* How long a connection waits for a lock another connection holds before
+ * SQLite reports SQLITE_BUSY. Only another process writing the same file can
+ * hold it that long; the writer then keeps retrying (see store.c). */
+#define PDK_STORE_BUSY_TIMEOUT_MS 5000
+
+typedef struct pdk_store_record pdk_store_record;
+
+/* Prepared once at open on the write connection, reused for every record. */
+typedef struct pdk_store_stmts {
+    sqlite3_stmt *begin;
+    sqlite3_stmt *commit;
+    sqlite3_stmt *rollback;
+    sqlite3_stmt *insert_build;
+    sqlite3_stmt *insert_session;
+    sqlite3_stmt *end_session;
+    sqlite3_stmt *insert_vehicle;
+    sqlite3_stmt *remove_vehicle;
+    sqlite3_stmt *insert_input;
+    sqlite3_stmt *insert_hash;
+} pdk_store_stmts;
+
+struct pdk_store {
+    char *path;
+    int schema_version;
+    _Atomic uint64_t last_session_id;
+
+    /* The write connection: used by the opening thread until the writer
+     * starts, then only by the writer thread, then by close after the join. */
+    sqlite3 *wdb;
+    pdk_store_stmts st;
+
+    /* The read-only connection of the read API, serialized by read_mu. */
+    sqlite3 *rdb;
+    pthread_mutex_t read_mu;
+
+    /* Everything below is guarded by mu. */
+    pthread_mutex_t mu;
+    pthread_cond_t work_cv;    /* the writer waits here for records or close */
+    pthread_cond_t flushed_cv; /* flush waits here for flushed_seq */
+    pdk_store_record *head;
+    pdk_store_record *tail;
+    uint64_t queue_len;
+    uint64_t in_flight;    /* records the writer took and has not finished */
+    uint64_t enqueued_seq; /* sequence number of the last record queued */
+    uint64_t flushed_seq;  /* every record with seq <= this is finished */
+    uint64_t written;
+    uint64_t failed;
+    uint64_t transactions;
+    int closing;
+
+    pthread_t writer;
+    int writer_started;
+    int writer_joined;
+};
+
+/* One migration file found in the migrations folder. */
+typedef struct pdk_migration {
+    int version;
+    char *name; /* "initial" for 0001_initial.sql */
+    char *file; /* full path */
+} pdk_migration;
+
+typedef struct pdk_migration_list {
+    pdk_migration *items; /* sorted by version, 1..count without gaps */
+    size_t count;
+} pdk_migration_list;
+
+/* Reads dir and validates the file names (see pdk_store_open in store.h).
+ * Errors: PDK_ERR_IO, PDK_ERR_PARSE, PDK_ERR_NO_MEMORY. */
+pdk_error pdk_migrations_scan(const char *dir, pdk_migration_list *out, char *err, size_t err_len);
+void pdk_migrations_free(pdk_migration_list *list);
+
+/* Creates schema_migrations if needed, refuses a database newer than list,
+ * applies each pending migration in its own transaction and sets *version.
+ * db_path is only used in messages. Errors: PDK_ERR_DB, PDK_ERR_DB_TOO_NEW,
+ * PDK_ERR_IO (a migration file unreadable), PDK_ERR_NO_MEMORY. */
+pdk_error pdk_migrations_apply(sqlite3 *db, const char *db_path, const pdk_migration_list *list,
+                               int *version, char *err, size_t err_len);
+
+/* snprintf into err when err is not NULL and err_len > 0. */
+void pdk_store_errf(char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Wall clock in Unix milliseconds (only for timestamps in the file). */
+int64_t pdk_store_now_unix_ms(void);
+
+/* uint64 <-> the int64 with the same bits, without implementation-defined
+ * conversions. */
+static inline int64_t pdk_store_u64_to_i64(uint64_t v)
+{
+    return v <= (uint64_t)INT64_MAX ? (int64_t)v : -(int64_t)(UINT64_MAX - v) - 1;
+}
+
+static inline uint64_t pdk_store_i64_to_u64(int64_t v)
+{
+    return (uint64_t)v;
+}
+
+#endif
