@@ -41,7 +41,9 @@ int pdk_wire_varint_get(const uint8_t *in, size_t n, uint64_t *out);
 pdk_error pdk_wire_frame_append(pdk_buf *out, const Paddock__V1__Frame *frame);
 
 /* Decodes one Frame body (no prefix). NULL and PDK_ERR_PROTOCOL in *err when
- * the bytes are not a Frame or carry no body. Free with pdk_wire_frame_free. */
+ * the bytes are not a Frame or carry no body. Free with pdk_wire_frame_free.
+ * Decoding allocates at most 64 KiB + 16 bytes per input byte; a frame that
+ * would need more (a flood of empty submessages) is PDK_ERR_PROTOCOL too. */
 Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_error *err);
 void pdk_wire_frame_free(Paddock__V1__Frame *frame);
 
@@ -51,6 +53,7 @@ pdk_error pdk_wire_error_append(pdk_buf *out, uint64_t request_id, pdk_error cod
 
 /* pdk_error <-> ErrorCode (same numbers; unknown codes map to PDK_ERR_PROTOCOL). */
 Paddock__V1__ErrorCode pdk_wire_error_code(pdk_error err);
+pdk_error pdk_wire_error_from_pb(Paddock__V1__ErrorCode code);
 
 /* Gear: the enums share the DBW2 numbers. PDK_ERR_OUT_OF_RANGE for an
  * unknown value. */
@@ -60,7 +63,8 @@ pdk_error pdk_wire_gear_from_pb(Paddock__V1__Gear gear, pdk_gear *out);
  * present ones). Range checks are sim's (pdk_world_command). */
 void pdk_wire_dbw_from_pb(const Paddock__V1__DbwCommand *msg, pdk_dbw_cmd *out);
 
-/* And back, for recording inputs: encodes cmd as a DbwCommand message body. */
+/* And back, for recording inputs: encodes cmd as a DbwCommand message body,
+ * appended to out. Decode: PDK_ERR_PROTOCOL when the bytes are not one. */
 pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
                               pdk_buf *out);
 pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
@@ -70,7 +74,7 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
 
 /* The shared part of a tick's state batch: a StateBatch body with session,
  * tick, time and the vehicles (every live one when ids is NULL, else those of
- * the n ids that are alive), without subscription_id. */
+ * the n ids that are alive), without subscription_id. Appended to out. */
 pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
                                 const pdk_vehicle_id *ids, size_t n, pdk_buf *out);
 

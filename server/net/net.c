@@ -1,0 +1,1083 @@
+/* net: Paddock's TCP transport on libuv. It owns the listener, every
+ * connection's life cycle (open, closing with flush and linger, closed), the
+ * inbound frame splitter and the bounded outbound queue with latest-wins state
+ * frames and Redis-style soft and hard output limits. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "net.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define READ_CHUNK_BYTES ((size_t)64 * 1024)
+#define WRITE_BATCH 64                        /* buffers per uv_write */
+#define HOUSEKEEPING_MS 50                    /* soft-limit and close deadlines */
+#define LISTEN_BACKLOG 511                    /* as Redis and nginx */
+#define KEEPALIVE_S 60
+#define MAX_FRAME_LIMIT ((size_t)1 << 30) /* limits.max_frame_bytes at most 1 GiB */
+
+typedef enum conn_state {
+    CONN_OPEN,    /* reading and delivering frames */
+    CONN_CLOSING, /* flushing, then shutdown; input is read and discarded */
+    CONN_CLOSED,  /* uv_close called; freed in its callback */
+} conn_state;
+
+/* One queued delimited frame, copied from the caller. */
+typedef struct out_item {
+    struct out_item *next;
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+    bool is_state;
+    uint32_t key;
+} out_item;
+
+/* A state frame still waiting in the pending queue, by key. */
+typedef struct state_slot {
+    uint32_t key;
+    out_item *item;
+} state_slot;
+
+/* One uv_write of up to WRITE_BATCH items; the items are freed with it. */
+typedef struct write_req {
+    uv_write_t req;
+    out_item *items;
+    uint64_t count;
+} write_req;
+
+struct pdk_conn {
+    uv_tcp_t tcp; /* tcp.data is the conn */
+    uv_shutdown_t shutdown_req;
+    pdk_net *net;
+    pdk_conn *prev;
+    pdk_conn *next;
+    uint64_t id;
+    void *data;
+    char peer[64];
+    conn_state state;
+    bool visible; /* on_open ran, so on_close will */
+    bool counted; /* counts toward max_connections */
+    bool reading;
+    bool eof_seen;
+    bool shutdown_requested;
+    bool shutdown_done;
+    uint64_t close_deadline_ms;
+    bool over_soft;
+    uint64_t over_soft_since_ms;
+    pdk_buf in;         /* bytes read and not yet split into frames */
+    out_item *pend_head; /* not yet handed to libuv: may be replaced or dropped */
+    out_item *pend_tail;
+    size_t pend_bytes;
+    state_slot *slots;
+    size_t n_slots;
+    size_t cap_slots;
+    int writes_in_flight;
+    uint64_t frames_in;
+    uint64_t frames_out;
+    uint64_t state_dropped;
+};
+
+struct pdk_net {
+    uv_loop_t *loop;
+    uv_tcp_t listener; /* data is the net */
+    uv_timer_t timer;  /* data is the net; runs only while a deadline is pending */
+    bool timer_running;
+    int handles; /* handles not yet through their close callback */
+    bool closing;
+    pdk_net_limits limits;
+    pdk_net_callbacks cb;
+    void *ud;
+    int port;
+    pdk_conn *conns;
+    int n_counted;
+    uint8_t scratch[READ_CHUNK_BYTES]; /* where a closing conn's input is discarded */
+};
+
+static atomic_uint_fast64_t next_conn_id = 1;
+
+__attribute__((format(printf, 1, 2))) static void net_log(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "paddockd net: %s\n", line);
+}
+
+__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t err_len,
+                                                          const char *fmt, ...)
+{
+    if (err == NULL || err_len == 0) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
+pdk_net_limits pdk_net_limits_default(void)
+{
+    pdk_net_limits limits = {
+        .max_frame_bytes = PDK_WIRE_MAX_FRAME_DEFAULT,
+        .out_soft_bytes = (size_t)256 * 1024,
+        .out_soft_seconds = 10.0,
+        .out_hard_bytes = (size_t)8 * 1024 * 1024,
+        .max_connections = 1024,
+        .close_linger_seconds = 2.0,
+    };
+    return limits;
+}
+
+static uint64_t seconds_to_ms(double s)
+{
+    return (uint64_t)(s * 1000.0 + 0.5);
+}
+
+/* ---- handles and freeing ------------------------------------------------ */
+
+static void net_handle_gone(pdk_net *net)
+{
+    PDK_ASSERT(net->handles > 0);
+    net->handles--;
+    if (net->closing && net->handles == 0) {
+        free(net);
+    }
+}
+
+static void on_net_handle_closed(uv_handle_t *handle)
+{
+    net_handle_gone(handle->data);
+}
+
+static void free_items(out_item *item)
+{
+    while (item != NULL) {
+        out_item *next = item->next;
+        free(item->data);
+        free(item);
+        item = next;
+    }
+}
+
+static void on_conn_closed(uv_handle_t *handle)
+{
+    pdk_conn *conn = handle->data;
+    pdk_net *net = conn->net;
+    PDK_ASSERT(conn->writes_in_flight == 0);
+    if (conn->prev != NULL) {
+        conn->prev->next = conn->next;
+    } else {
+        net->conns = conn->next;
+    }
+    if (conn->next != NULL) {
+        conn->next->prev = conn->prev;
+    }
+    if (conn->counted) {
+        net->n_counted--;
+    }
+    if (conn->visible && net->cb.on_close != NULL) {
+        net->cb.on_close(conn, net->ud);
+    }
+    free_items(conn->pend_head);
+    free(conn->slots);
+    pdk_buf_free(&conn->in);
+    free(conn);
+    net_handle_gone(net);
+}
+
+/* Closes the handle now; unsent frames are dropped. */
+static void conn_close_now(pdk_conn *conn)
+{
+    if (conn->state == CONN_CLOSED) {
+        return;
+    }
+    conn->state = CONN_CLOSED;
+    uv_close((uv_handle_t *)&conn->tcp, on_conn_closed);
+}
+
+__attribute__((format(printf, 2, 3))) static void conn_abort(pdk_conn *conn, const char *fmt,
+                                                             ...)
+{
+    if (conn->state == CONN_CLOSED) {
+        return;
+    }
+    char why[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    net_log("closing %s (conn %" PRIu64 "): %s", conn->peer, conn->id, why);
+    conn_close_now(conn);
+}
+
+static void ensure_timer(pdk_net *net);
+
+/* ---- outbound ----------------------------------------------------------- */
+
+static size_t conn_queued(const pdk_conn *conn)
+{
+    return conn->pend_bytes + uv_stream_get_write_queue_size((const uv_stream_t *)&conn->tcp);
+}
+
+static void slot_remove(pdk_conn *conn, const out_item *item)
+{
+    for (size_t i = 0; i < conn->n_slots; i++) {
+        if (conn->slots[i].item == item) {
+            conn->slots[i] = conn->slots[--conn->n_slots];
+            return;
+        }
+    }
+    PDK_ASSERT(!"state item without a slot");
+}
+
+static state_slot *slot_find(pdk_conn *conn, uint32_t key)
+{
+    for (size_t i = 0; i < conn->n_slots; i++) {
+        if (conn->slots[i].key == key) {
+            return &conn->slots[i];
+        }
+    }
+    return NULL;
+}
+
+static pdk_error enqueue(pdk_conn *conn, const uint8_t *bytes, size_t len, bool is_state,
+                         uint32_t key)
+{
+    if (is_state && conn->n_slots == conn->cap_slots) {
+        size_t cap = conn->cap_slots == 0 ? 4 : conn->cap_slots * 2;
+        state_slot *slots = realloc(conn->slots, cap * sizeof *slots);
+        if (slots == NULL) {
+            return PDK_ERR_NO_MEMORY;
+        }
+        conn->slots = slots;
+        conn->cap_slots = cap;
+    }
+    out_item *item = calloc(1, sizeof *item);
+    uint8_t *data = malloc(len);
+    if (item == NULL || data == NULL) {
+        free(item);
+        free(data);
+        return PDK_ERR_NO_MEMORY;
+    }
+    memcpy(data, bytes, len);
+    item->data = data;
+    item->len = len;
+    item->cap = len;
+    item->is_state = is_state;
+    item->key = key;
+    if (conn->pend_tail != NULL) {
+        conn->pend_tail->next = item;
+    } else {
+        conn->pend_head = item;
+    }
+    conn->pend_tail = item;
+    conn->pend_bytes += len;
+    if (is_state) {
+        conn->slots[conn->n_slots++] = (state_slot){key, item};
+    }
+    return PDK_OK;
+}
+
+static void on_write(uv_write_t *req, int status);
+
+/* Hands pending frames to libuv. While open, only when libuv has written
+ * everything it was given: what waits here can still be replaced (latest
+ * wins), what libuv holds cannot. A closing conn hands over everything. */
+static void flush(pdk_conn *conn)
+{
+    uv_stream_t *stream = (uv_stream_t *)&conn->tcp;
+    while (conn->pend_head != NULL && conn->state != CONN_CLOSED &&
+           (conn->state == CONN_CLOSING || uv_stream_get_write_queue_size(stream) == 0)) {
+        write_req *wr = calloc(1, sizeof *wr);
+        if (wr == NULL) {
+            conn_abort(conn, "out of memory queueing a write");
+            return;
+        }
+        uv_buf_t bufs[WRITE_BATCH];
+        unsigned n = 0;
+        out_item **tail = &wr->items;
+        while (conn->pend_head != NULL && n < WRITE_BATCH) {
+            out_item *item = conn->pend_head;
+            conn->pend_head = item->next;
+            item->next = NULL;
+            conn->pend_bytes -= item->len;
+            if (item->is_state) {
+                slot_remove(conn, item);
+            }
+            bufs[n++] = uv_buf_init((char *)item->data, (unsigned)item->len);
+            *tail = item;
+            tail = &item->next;
+        }
+        if (conn->pend_head == NULL) {
+            conn->pend_tail = NULL;
+        }
+        wr->count = n;
+        int r = uv_write(&wr->req, stream, bufs, n, on_write);
+        if (r < 0) {
+            free_items(wr->items);
+            free(wr);
+            conn_abort(conn, "write failed: %s", uv_strerror(r));
+            return;
+        }
+        conn->writes_in_flight++;
+    }
+}
+
+/* Redis' output-buffer rule: above the soft limit for out_soft_seconds
+ * without a break closes the connection. */
+static void check_soft(pdk_conn *conn)
+{
+    if (conn->state != CONN_OPEN) {
+        return;
+    }
+    pdk_net *net = conn->net;
+    size_t queued = conn_queued(conn);
+    if (queued <= net->limits.out_soft_bytes) {
+        conn->over_soft = false;
+        return;
+    }
+    uint64_t now = uv_now(net->loop);
+    if (!conn->over_soft) {
+        conn->over_soft = true;
+        conn->over_soft_since_ms = now;
+        ensure_timer(net);
+    }
+    if (now - conn->over_soft_since_ms >= seconds_to_ms(net->limits.out_soft_seconds)) {
+        conn_abort(conn,
+                   "slow consumer: %zu bytes queued, above the soft limit of %zu bytes for "
+                   "%.1f s",
+                   queued, net->limits.out_soft_bytes, net->limits.out_soft_seconds);
+    }
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    pdk_conn *conn = req->handle->data;
+    if (conn->state == CONN_CLOSED) {
+        return;
+    }
+    if (status < 0) {
+        conn_close_now(conn);
+        return;
+    }
+    conn->shutdown_done = true;
+    if (conn->eof_seen) {
+        conn_close_now(conn);
+    }
+    /* Otherwise keep discarding input until the peer's EOF or the deadline,
+     * so closing with unread input does not reset the connection before the
+     * peer has read our last frames. */
+}
+
+static void request_shutdown(pdk_conn *conn)
+{
+    if (conn->state != CONN_CLOSING || conn->shutdown_requested || conn->pend_head != NULL) {
+        return;
+    }
+    conn->shutdown_requested = true;
+    int r = uv_shutdown(&conn->shutdown_req, (uv_stream_t *)&conn->tcp, on_shutdown);
+    if (r < 0) {
+        conn_close_now(conn);
+    }
+}
+
+static void on_write(uv_write_t *req, int status)
+{
+    write_req *wr = (write_req *)req;
+    pdk_conn *conn = req->handle->data;
+    conn->writes_in_flight--;
+    if (status == 0) {
+        conn->frames_out += wr->count;
+    }
+    free_items(wr->items);
+    free(wr);
+    if (conn->state == CONN_CLOSED) {
+        return;
+    }
+    if (status < 0) {
+        conn_abort(conn, "write failed: %s", uv_strerror(status));
+        return;
+    }
+    flush(conn);
+    if (conn->state == CONN_CLOSING) {
+        request_shutdown(conn);
+    } else {
+        check_soft(conn);
+    }
+}
+
+/* ---- inbound ------------------------------------------------------------ */
+
+static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    pdk_conn *conn = handle->data;
+    if (conn->state != CONN_OPEN) {
+        *buf = uv_buf_init((char *)conn->net->scratch, (unsigned)sizeof conn->net->scratch);
+        return;
+    }
+    if (pdk_buf_reserve(&conn->in, READ_CHUNK_BYTES) != PDK_OK) {
+        *buf = uv_buf_init(NULL, 0); /* on_read gets UV_ENOBUFS */
+        return;
+    }
+    size_t room = conn->in.cap - conn->in.len;
+    if (room > (size_t)INT32_MAX) {
+        room = (size_t)INT32_MAX;
+    }
+    *buf = uv_buf_init((char *)conn->in.data + conn->in.len, (unsigned)room);
+}
+
+static void start_reading(pdk_conn *conn);
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+
+static void conn_begin_close(pdk_conn *conn)
+{
+    if (conn->state != CONN_OPEN) {
+        return;
+    }
+    pdk_net *net = conn->net;
+    conn->state = CONN_CLOSING;
+    conn->close_deadline_ms = uv_now(net->loop) + seconds_to_ms(net->limits.close_linger_seconds);
+    ensure_timer(net);
+    if (!conn->eof_seen) {
+        start_reading(conn);
+    }
+    flush(conn);
+    request_shutdown(conn);
+}
+
+static void conn_fail(pdk_conn *conn, uint64_t request_id, pdk_error code, const char *message)
+{
+    if (conn->state != CONN_OPEN) {
+        return;
+    }
+    net_log("closing %s (conn %" PRIu64 ") after error %s: %s", conn->peer, conn->id,
+            pdk_error_name(code), message != NULL ? message : "");
+    /* The Error frame goes out whatever the limits say: it is the last one. */
+    pdk_buf frame = {0};
+    if (pdk_wire_error_append(&frame, request_id, code, message) == PDK_OK) {
+        (void)enqueue(conn, frame.data, frame.len, false, 0);
+    }
+    pdk_buf_free(&frame);
+    conn_begin_close(conn);
+}
+
+static void start_reading(pdk_conn *conn)
+{
+    if (conn->reading || conn->state == CONN_CLOSED) {
+        return;
+    }
+    int r = uv_read_start((uv_stream_t *)&conn->tcp, on_alloc, on_read);
+    if (r < 0) {
+        conn_abort(conn, "cannot read: %s", uv_strerror(r));
+        return;
+    }
+    conn->reading = true;
+}
+
+static void stop_reading(pdk_conn *conn)
+{
+    if (conn->reading) {
+        uv_read_stop((uv_stream_t *)&conn->tcp);
+        conn->reading = false;
+    }
+}
+
+/* Splits conn->in into frames and delivers them. The app may close this
+ * connection, or the whole net, from on_frame: the loop re-checks the state
+ * after every frame, and the conn's memory lives until its close callback. */
+static void process_input(pdk_conn *conn)
+{
+    pdk_net *net = conn->net;
+    size_t off = 0;
+    char msg[160];
+    while (conn->state == CONN_OPEN && off < conn->in.len) {
+        const uint8_t *p = conn->in.data + off;
+        size_t avail = conn->in.len - off;
+        uint64_t frame_len = 0;
+        int n = pdk_wire_varint_get(p, avail, &frame_len);
+        if (n < 0) {
+            conn_fail(conn, 0, PDK_ERR_PROTOCOL,
+                      "malformed frame length: the varint prefix runs past 10 bytes");
+            break;
+        }
+        if (n == 0) {
+            break;
+        }
+        if (frame_len > net->limits.max_frame_bytes) {
+            /* Refused on the prefix alone: the body is never buffered. */
+            snprintf(msg, sizeof msg, "frame of %" PRIu64 " bytes exceeds the limit of %zu bytes",
+                     frame_len, net->limits.max_frame_bytes);
+            conn_fail(conn, 0, PDK_ERR_FRAME_TOO_LARGE, msg);
+            break;
+        }
+        if (avail - (size_t)n < frame_len) {
+            break;
+        }
+        pdk_error err = PDK_OK;
+        Paddock__V1__Frame *frame = pdk_wire_frame_decode(p + n, (size_t)frame_len, &err);
+        off += (size_t)n + (size_t)frame_len;
+        if (frame == NULL) {
+            snprintf(msg, sizeof msg,
+                     "could not decode a frame of %" PRIu64
+                     " bytes: not a paddock.v1.Frame with a body",
+                     frame_len);
+            conn_fail(conn, 0, PDK_ERR_PROTOCOL, msg);
+            break;
+        }
+        conn->frames_in++;
+        if (net->cb.on_frame != NULL) {
+            net->cb.on_frame(conn, frame, net->ud);
+        }
+        pdk_wire_frame_free(frame);
+    }
+    if (conn->state != CONN_OPEN) {
+        conn->in.len = 0;
+    } else if (off > 0) {
+        memmove(conn->in.data, conn->in.data + off, conn->in.len - off);
+        conn->in.len -= off;
+    }
+    if (conn->in.len == 0) {
+        /* An idle connection holds no read buffer (1024 of them would
+         * otherwise pin 64-128 MiB). */
+        pdk_buf_free(&conn->in);
+    }
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    (void)buf;
+    pdk_conn *conn = stream->data;
+    if (nread == 0 || conn->state == CONN_CLOSED) {
+        return;
+    }
+    if (conn->state == CONN_CLOSING) {
+        if (nread > 0) {
+            return; /* discarded */
+        }
+        stop_reading(conn);
+        if (nread == UV_EOF) {
+            conn->eof_seen = true;
+            if (conn->shutdown_done) {
+                conn_close_now(conn);
+            }
+        } else {
+            conn_close_now(conn);
+        }
+        return;
+    }
+    if (nread < 0) {
+        stop_reading(conn);
+        if (nread == UV_EOF) {
+            if (conn->in.len > 0) {
+                net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
+                        conn->peer, conn->id, conn->in.len);
+            }
+            conn->eof_seen = true;
+            conn_begin_close(conn);
+        } else {
+            conn_abort(conn, "read failed: %s", uv_strerror((int)nread));
+        }
+        return;
+    }
+    conn->in.len += (size_t)nread;
+    process_input(conn);
+}
+
+/* ---- housekeeping timer ------------------------------------------------- */
+
+static void on_timer(uv_timer_t *timer)
+{
+    pdk_net *net = timer->data;
+    uint64_t now = uv_now(net->loop);
+    bool pending = false;
+    for (pdk_conn *conn = net->conns; conn != NULL; conn = conn->next) {
+        if (conn->state == CONN_CLOSING) {
+            if (now >= conn->close_deadline_ms) {
+                net_log("closing %s (conn %" PRIu64 "): flush and close did not finish within "
+                        "%.1f s",
+                        conn->peer, conn->id, net->limits.close_linger_seconds);
+                conn_close_now(conn);
+            } else {
+                pending = true;
+            }
+        } else if (conn->state == CONN_OPEN && conn->over_soft) {
+            check_soft(conn);
+            pending = pending || (conn->state == CONN_OPEN && conn->over_soft);
+        }
+    }
+    if (!pending) {
+        uv_timer_stop(timer);
+        net->timer_running = false;
+    }
+}
+
+static void ensure_timer(pdk_net *net)
+{
+    if (net->timer_running || net->closing) {
+        return;
+    }
+    if (uv_timer_start(&net->timer, on_timer, HOUSEKEEPING_MS, HOUSEKEEPING_MS) == 0) {
+        net->timer_running = true;
+    }
+}
+
+/* ---- accepting ---------------------------------------------------------- */
+
+static void format_addr(const struct sockaddr_storage *ss, char *out, size_t out_len)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+        uv_ip4_name(sin, host, sizeof host);
+        snprintf(out, out_len, "%s:%u", host, (unsigned)ntohs(sin->sin_port));
+    } else if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+        uv_ip6_name(sin6, host, sizeof host);
+        snprintf(out, out_len, "[%s]:%u", host, (unsigned)ntohs(sin6->sin6_port));
+    } else {
+        snprintf(out, out_len, "unknown");
+    }
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    pdk_net *net = server->data;
+    if (status < 0) {
+        net_log("accept failed: %s", uv_strerror(status));
+        return;
+    }
+    if (net->closing) {
+        return;
+    }
+    pdk_conn *conn = calloc(1, sizeof *conn);
+    if (conn == NULL) {
+        net_log("accept failed: out of memory");
+        return;
+    }
+    int r = uv_tcp_init(net->loop, &conn->tcp);
+    if (r < 0) {
+        net_log("accept failed: %s", uv_strerror(r));
+        free(conn);
+        return;
+    }
+    conn->tcp.data = conn;
+    conn->net = net;
+    conn->id = atomic_fetch_add(&next_conn_id, 1);
+    conn->state = CONN_OPEN;
+    snprintf(conn->peer, sizeof conn->peer, "unknown");
+    conn->next = net->conns;
+    if (net->conns != NULL) {
+        net->conns->prev = conn;
+    }
+    net->conns = conn;
+    net->handles++;
+
+    r = uv_accept(server, (uv_stream_t *)&conn->tcp);
+    if (r < 0) {
+        net_log("accept failed: %s", uv_strerror(r));
+        conn_close_now(conn);
+        return;
+    }
+    uv_tcp_nodelay(&conn->tcp, 1);
+    uv_tcp_keepalive(&conn->tcp, 1, KEEPALIVE_S);
+    struct sockaddr_storage ss;
+    int namelen = (int)sizeof ss;
+    if (uv_tcp_getpeername(&conn->tcp, (struct sockaddr *)&ss, &namelen) == 0) {
+        format_addr(&ss, conn->peer, sizeof conn->peer);
+    }
+
+    if (net->n_counted >= net->limits.max_connections) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "server busy: at its limit of %d connections",
+                 net->limits.max_connections);
+        conn_fail(conn, 0, PDK_ERR_BUSY, msg);
+        return;
+    }
+    conn->counted = true;
+    net->n_counted++;
+    start_reading(conn);
+    if (conn->state == CONN_CLOSED) {
+        return;
+    }
+    conn->visible = true;
+    if (net->cb.on_open != NULL) {
+        net->cb.on_open(conn, net->ud);
+    }
+}
+
+/* ---- listening ---------------------------------------------------------- */
+
+/* "host:port" with a numeric IPv4 host or "localhost", or "[v6]:port". */
+static bool parse_host_port(const char *s, struct sockaddr_storage *ss, char *err,
+                            size_t err_len)
+{
+    char host[INET6_ADDRSTRLEN + 16];
+    const char *port_str;
+    bool v6 = false;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (close == NULL) {
+            set_err(err, err_len, "listen address \"%s\": missing ']' after the IPv6 host", s);
+            return false;
+        }
+        size_t hlen = (size_t)(close - s - 1);
+        if (hlen == 0 || hlen >= sizeof host) {
+            set_err(err, err_len, "listen address \"%s\": bad IPv6 host", s);
+            return false;
+        }
+        memcpy(host, s + 1, hlen);
+        host[hlen] = '\0';
+        if (close[1] != ':') {
+            set_err(err, err_len, "listen address \"%s\": expected \":port\" after ']'", s);
+            return false;
+        }
+        port_str = close + 2;
+        v6 = true;
+    } else {
+        const char *colon = strrchr(s, ':');
+        if (colon == NULL) {
+            set_err(err, err_len, "listen address \"%s\": expected host:port", s);
+            return false;
+        }
+        size_t hlen = (size_t)(colon - s);
+        if (memchr(s, ':', hlen) != NULL) {
+            set_err(err, err_len,
+                    "listen address \"%s\": an IPv6 host needs brackets, e.g. [::1]:7420", s);
+            return false;
+        }
+        if (hlen == 0 || hlen >= sizeof host) {
+            set_err(err, err_len, "listen address \"%s\": missing or overlong host", s);
+            return false;
+        }
+        memcpy(host, s, hlen);
+        host[hlen] = '\0';
+        port_str = colon + 1;
+    }
+    unsigned long port = 0;
+    size_t digits = strlen(port_str);
+    if (digits == 0 || digits > 5 || strspn(port_str, "0123456789") != digits ||
+        (port = strtoul(port_str, NULL, 10)) > 65535) {
+        set_err(err, err_len, "listen address \"%s\": port \"%s\" is not a number in 0..65535",
+                s, port_str);
+        return false;
+    }
+    memset(ss, 0, sizeof *ss);
+    int r;
+    if (v6) {
+        r = uv_ip6_addr(host, (int)port, (struct sockaddr_in6 *)ss);
+    } else {
+        r = uv_ip4_addr(strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, (int)port,
+                        (struct sockaddr_in *)ss);
+    }
+    if (r != 0) {
+        set_err(err, err_len,
+                "listen address \"%s\": \"%s\" is not a numeric %s address (no DNS lookups)", s,
+                host, v6 ? "IPv6" : "IPv4");
+        return false;
+    }
+    return true;
+}
+
+static bool check_limits(const pdk_net_limits *l, char *err, size_t err_len)
+{
+    if (l->max_frame_bytes < 16 || l->max_frame_bytes > MAX_FRAME_LIMIT) {
+        set_err(err, err_len, "limits.max_frame_bytes %zu is outside 16..%zu", l->max_frame_bytes,
+                MAX_FRAME_LIMIT);
+        return false;
+    }
+    if (l->out_hard_bytes == 0 || l->out_soft_bytes > l->out_hard_bytes) {
+        set_err(err, err_len,
+                "limits.out_soft_bytes %zu must not exceed limits.out_hard_bytes %zu (> 0)",
+                l->out_soft_bytes, l->out_hard_bytes);
+        return false;
+    }
+    if (!isfinite(l->out_soft_seconds) || l->out_soft_seconds < 0 ||
+        l->out_soft_seconds > 86400.0) {
+        set_err(err, err_len, "limits.out_soft_seconds %g is outside 0..86400",
+                l->out_soft_seconds);
+        return false;
+    }
+    if (!isfinite(l->close_linger_seconds) || l->close_linger_seconds < 0 ||
+        l->close_linger_seconds > 3600.0) {
+        set_err(err, err_len, "limits.close_linger_seconds %g is outside 0..3600",
+                l->close_linger_seconds);
+        return false;
+    }
+    if (l->max_connections < 1) {
+        set_err(err, err_len, "limits.max_connections %d must be at least 1",
+                l->max_connections);
+        return false;
+    }
+    return true;
+}
+
+/* A peer that closes while we write must not kill the process: libuv writes
+ * with write(2), which raises SIGPIPE. Left alone if the app set a handler. */
+static void ignore_sigpipe(void)
+{
+    struct sigaction sa;
+    if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_IGN;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGPIPE, &sa, NULL);
+    }
+}
+
+pdk_error pdk_net_listen(uv_loop_t *loop, const char *host_port, const pdk_net_limits *limits,
+                         const pdk_net_callbacks *cb, void *ud, pdk_net **out, char *err,
+                         size_t err_len)
+{
+    set_err(err, err_len, "ok");
+    if (out != NULL) {
+        *out = NULL;
+    }
+    if (loop == NULL || host_port == NULL || cb == NULL || out == NULL) {
+        set_err(err, err_len, "pdk_net_listen: loop, host_port, cb and out are required");
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_net_limits lim = limits != NULL ? *limits : pdk_net_limits_default();
+    if (!check_limits(&lim, err, err_len)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    struct sockaddr_storage addr;
+    if (!parse_host_port(host_port, &addr, err, err_len)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_net *net = calloc(1, sizeof *net);
+    if (net == NULL) {
+        set_err(err, err_len, "listen on %s: out of memory", host_port);
+        return PDK_ERR_NO_MEMORY;
+    }
+    net->loop = loop;
+    net->limits = lim;
+    net->cb = *cb;
+    net->ud = ud;
+    int r = uv_tcp_init(loop, &net->listener);
+    if (r < 0) {
+        free(net);
+        set_err(err, err_len, "listen on %s: %s", host_port, uv_strerror(r));
+        return PDK_ERR_NET;
+    }
+    net->listener.data = net;
+    net->handles++;
+    r = uv_timer_init(loop, &net->timer);
+    if (r == 0) {
+        net->timer.data = net;
+        net->handles++;
+        r = uv_tcp_bind(&net->listener, (const struct sockaddr *)&addr, 0);
+    }
+    if (r == 0) {
+        r = uv_listen((uv_stream_t *)&net->listener, LISTEN_BACKLOG, on_connection);
+    }
+    struct sockaddr_storage bound;
+    int namelen = (int)sizeof bound;
+    if (r == 0) {
+        r = uv_tcp_getsockname(&net->listener, (struct sockaddr *)&bound, &namelen);
+    }
+    if (r != 0) {
+        set_err(err, err_len, "listen on %s: %s", host_port, uv_strerror(r));
+        /* The handles are freed, with net, by their close callbacks. */
+        net->closing = true;
+        if (net->handles == 2) {
+            uv_close((uv_handle_t *)&net->timer, on_net_handle_closed);
+        }
+        uv_close((uv_handle_t *)&net->listener, on_net_handle_closed);
+        return PDK_ERR_NET;
+    }
+    net->port = bound.ss_family == AF_INET6
+                    ? ntohs(((const struct sockaddr_in6 *)&bound)->sin6_port)
+                    : ntohs(((const struct sockaddr_in *)&bound)->sin_port);
+    ignore_sigpipe();
+    char name[96];
+    format_addr(&bound, name, sizeof name);
+    net_log("listening on %s (max frame %zu bytes, %d connections)", name,
+            lim.max_frame_bytes, lim.max_connections);
+    *out = net;
+    return PDK_OK;
+}
+
+int pdk_net_port(const pdk_net *net)
+{
+    return net != NULL ? net->port : 0;
+}
+
+void pdk_net_close(pdk_net *net)
+{
+    if (net == NULL || net->closing) {
+        return;
+    }
+    net->closing = true;
+    uv_close((uv_handle_t *)&net->listener, on_net_handle_closed);
+    uv_timer_stop(&net->timer);
+    net->timer_running = false;
+    uv_close((uv_handle_t *)&net->timer, on_net_handle_closed);
+    for (pdk_conn *conn = net->conns; conn != NULL; conn = conn->next) {
+        conn_close_now(conn);
+    }
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+/* bytes must be exactly one delimited frame with a body within the limit. */
+static pdk_error check_frame(const pdk_conn *conn, const uint8_t *bytes, size_t len)
+{
+    uint64_t body = 0;
+    int n = pdk_wire_varint_get(bytes, len, &body);
+    if (n <= 0 || body == 0 || body != (uint64_t)(len - (size_t)n)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (body > conn->net->limits.max_frame_bytes) {
+        return PDK_ERR_FRAME_TOO_LARGE;
+    }
+    return PDK_OK;
+}
+
+/* Would the queue pass the hard limit if it grew from queued by add bytes? */
+static bool over_hard(pdk_conn *conn, size_t queued, size_t add)
+{
+    size_t hard = conn->net->limits.out_hard_bytes;
+    if (queued + add <= hard) {
+        return false;
+    }
+    conn_abort(conn, "output buffer would reach %zu bytes, above the hard limit of %zu bytes",
+               queued + add, hard);
+    return true;
+}
+
+pdk_error pdk_conn_send(pdk_conn *conn, const uint8_t *bytes, size_t len)
+{
+    if (conn == NULL || bytes == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (conn->state != CONN_OPEN) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_error err = check_frame(conn, bytes, len);
+    if (err != PDK_OK) {
+        return err;
+    }
+    if (over_hard(conn, conn_queued(conn), len)) {
+        return PDK_ERR_CLOSED;
+    }
+    err = enqueue(conn, bytes, len, false, 0);
+    if (err != PDK_OK) {
+        return err;
+    }
+    flush(conn);
+    check_soft(conn);
+    return conn->state == CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+}
+
+pdk_error pdk_conn_send_state(pdk_conn *conn, uint32_t key, const uint8_t *bytes, size_t len)
+{
+    if (conn == NULL || bytes == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (conn->state != CONN_OPEN) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_error err = check_frame(conn, bytes, len);
+    if (err != PDK_OK) {
+        return err;
+    }
+    size_t queued = conn_queued(conn);
+    state_slot *slot = slot_find(conn, key);
+    if (slot != NULL) {
+        /* Latest wins: the older frame has not left, so it never will. */
+        out_item *item = slot->item;
+        if (len > item->len && over_hard(conn, queued, len - item->len)) {
+            return PDK_ERR_CLOSED;
+        }
+        if (len > item->cap) {
+            uint8_t *data = realloc(item->data, len);
+            if (data == NULL) {
+                return PDK_ERR_NO_MEMORY;
+            }
+            item->data = data;
+            item->cap = len;
+        }
+        memcpy(item->data, bytes, len);
+        conn->pend_bytes = conn->pend_bytes - item->len + len;
+        item->len = len;
+        conn->state_dropped++;
+        check_soft(conn);
+        return conn->state == CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+    }
+    if (queued > conn->net->limits.out_soft_bytes) {
+        conn->state_dropped++;
+        check_soft(conn);
+        return conn->state == CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+    }
+    if (over_hard(conn, queued, len)) {
+        return PDK_ERR_CLOSED;
+    }
+    err = enqueue(conn, bytes, len, true, key);
+    if (err != PDK_OK) {
+        return err;
+    }
+    flush(conn);
+    check_soft(conn);
+    return conn->state == CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+}
+
+void pdk_conn_fail(pdk_conn *conn, uint64_t request_id, pdk_error code, const char *message)
+{
+    if (conn != NULL) {
+        conn_fail(conn, request_id, code, message);
+    }
+}
+
+void pdk_conn_close(pdk_conn *conn)
+{
+    if (conn != NULL) {
+        conn_begin_close(conn);
+    }
+}
+
+void pdk_conn_set_data(pdk_conn *conn, void *data)
+{
+    if (conn != NULL) {
+        conn->data = data;
+    }
+}
+
+void *pdk_conn_data(const pdk_conn *conn)
+{
+    return conn != NULL ? conn->data : NULL;
+}
+
+uint64_t pdk_conn_id(const pdk_conn *conn)
+{
+    return conn != NULL ? conn->id : 0;
+}
+
+const char *pdk_conn_peer(const pdk_conn *conn)
+{
+    return conn != NULL ? conn->peer : "";
+}
+
+void pdk_conn_stats_get(const pdk_conn *conn, pdk_conn_stats *out)
+{
+    if (out == NULL) {
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    if (conn == NULL) {
+        return;
+    }
+    out->frames_in = conn->frames_in;
+    out->frames_out = conn->frames_out;
+    out->state_dropped = conn->state_dropped;
+    out->queued_bytes = conn_queued(conn);
+}

@@ -1,0 +1,497 @@
+/* wire: Paddock's byte buffer, the varint length prefix, Frame encode and
+ * decode through protobuf-c, and the conversions between protobuf-c's
+ * generated messages and sim's structs (errors, gears, DBW commands, poses,
+ * and the state batch encoded once per tick and shared by every subscriber). */
+#include "wire.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Field numbers and wire types the hand-built state frame relies on
+ * (proto/paddock/v1/paddock.proto). The round-trip tests decode what these
+ * produce with protobuf-c, so a renumbering cannot go unnoticed. */
+enum {
+    WIRETYPE_VARINT = 0,
+    WIRETYPE_LEN = 2,
+    STATE_BATCH_SUBSCRIPTION_ID = 1, /* StateBatch.subscription_id, uint32 */
+    STATE_BATCH_VEHICLES = 5,        /* StateBatch.vehicles, repeated VehicleState */
+};
+
+#define TAG(field, wiretype) ((uint64_t)(((uint64_t)(field) << 3) | (uint64_t)(wiretype)))
+
+/* Decoding an untrusted frame may allocate at most this many bytes: protobuf-c
+ * would otherwise turn a 1 MiB frame of 2-byte empty submessages into ~100 MiB
+ * of structs (deploy-reliability.md 3.4, "bounded ProtobufCAllocator"). */
+#define DECODE_BUDGET_BASE ((size_t)64 * 1024)
+#define DECODE_BUDGET_PER_BYTE ((size_t)16)
+
+/* ---- pdk_buf ------------------------------------------------------------ */
+
+pdk_error pdk_buf_reserve(pdk_buf *buf, size_t extra)
+{
+    if (buf == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    /* No object may be larger than PTRDIFF_MAX; asking for one is refused
+     * here rather than handed to realloc. */
+    if (extra > (size_t)PTRDIFF_MAX - buf->len) {
+        return PDK_ERR_NO_MEMORY;
+    }
+    size_t need = buf->len + extra;
+    if (need <= buf->cap) {
+        return PDK_OK;
+    }
+    size_t cap = buf->cap < 64 ? 64 : buf->cap;
+    while (cap < need) {
+        cap = cap > (size_t)PTRDIFF_MAX / 2 ? need : cap * 2;
+    }
+    uint8_t *data = realloc(buf->data, cap);
+    if (data == NULL) {
+        return PDK_ERR_NO_MEMORY;
+    }
+    buf->data = data;
+    buf->cap = cap;
+    return PDK_OK;
+}
+
+pdk_error pdk_buf_append(pdk_buf *buf, const void *bytes, size_t n)
+{
+    if (buf == NULL || (bytes == NULL && n > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_error err = pdk_buf_reserve(buf, n);
+    if (err != PDK_OK) {
+        return err;
+    }
+    if (n > 0) {
+        memcpy(buf->data + buf->len, bytes, n);
+        buf->len += n;
+    }
+    return PDK_OK;
+}
+
+void pdk_buf_reset(pdk_buf *buf)
+{
+    if (buf != NULL) {
+        buf->len = 0;
+    }
+}
+
+void pdk_buf_free(pdk_buf *buf)
+{
+    if (buf == NULL) {
+        return;
+    }
+    free(buf->data);
+    buf->data = NULL;
+    buf->len = 0;
+    buf->cap = 0;
+}
+
+/* ---- varints -------------------------------------------------------------- */
+
+size_t pdk_wire_varint_put(uint64_t v, uint8_t *out)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        out[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+int pdk_wire_varint_get(const uint8_t *in, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < PDK_WIRE_VARINT_MAX; i++) {
+        if (i == n) {
+            return 0; /* need more bytes */
+        }
+        uint8_t b = in[i];
+        /* The tenth byte holds bit 63 only: anything above would overflow. */
+        if (i == PDK_WIRE_VARINT_MAX - 1 && b > 1) {
+            return -1;
+        }
+        v |= (uint64_t)(b & 0x7f) << (7 * i);
+        if ((b & 0x80) == 0) {
+            *out = v;
+            return (int)i + 1;
+        }
+    }
+    return -1;
+}
+
+static size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+pdk_error pdk_wire_frame_append(pdk_buf *out, const Paddock__V1__Frame *frame)
+{
+    if (out == NULL || frame == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    size_t body = paddock__v1__frame__get_packed_size(frame);
+    uint8_t prefix[PDK_WIRE_VARINT_MAX];
+    size_t plen = pdk_wire_varint_put(body, prefix);
+    pdk_error err = pdk_buf_reserve(out, plen + body);
+    if (err != PDK_OK) {
+        return err;
+    }
+    memcpy(out->data + out->len, prefix, plen);
+    size_t packed = paddock__v1__frame__pack(frame, out->data + out->len + plen);
+    PDK_ASSERT(packed == body);
+    out->len += plen + body;
+    return PDK_OK;
+}
+
+typedef struct decode_budget {
+    size_t left;
+} decode_budget;
+
+/* Zeroed memory, so no field protobuf-c forgets to initialise can hold
+ * garbage a later free would trust. */
+static void *budget_alloc(void *data, size_t size)
+{
+    decode_budget *budget = data;
+    if (size > budget->left) {
+        return NULL;
+    }
+    budget->left -= size;
+    return calloc(1, size > 0 ? size : 1);
+}
+
+static void budget_free(void *data, void *ptr)
+{
+    (void)data;
+    free(ptr);
+}
+
+static size_t decode_budget_for(size_t len)
+{
+    if (len > (SIZE_MAX - DECODE_BUDGET_BASE) / DECODE_BUDGET_PER_BYTE) {
+        return SIZE_MAX;
+    }
+    return DECODE_BUDGET_BASE + len * DECODE_BUDGET_PER_BYTE;
+}
+
+/* Unpacks one message of type desc with the bounded allocator. What it
+ * returns is plain malloc memory, freed with protobuf-c's default allocator. */
+static ProtobufCMessage *unpack_bounded(const ProtobufCMessageDescriptor *desc,
+                                        const uint8_t *body, size_t len)
+{
+    static const uint8_t empty[1] = {0};
+    decode_budget budget = {decode_budget_for(len)};
+    ProtobufCAllocator allocator = {
+        .alloc = budget_alloc, .free = budget_free, .allocator_data = &budget};
+    return protobuf_c_message_unpack(desc, &allocator, len, body != NULL ? body : empty);
+}
+
+Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_error *err)
+{
+    pdk_error dummy;
+    if (err == NULL) {
+        err = &dummy;
+    }
+    if (body == NULL && len > 0) {
+        *err = PDK_ERR_INVALID_ARGUMENT;
+        return NULL;
+    }
+    ProtobufCMessage *msg = unpack_bounded(&paddock__v1__frame__descriptor, body, len);
+    if (msg == NULL) {
+        *err = PDK_ERR_PROTOCOL;
+        return NULL;
+    }
+    Paddock__V1__Frame *frame = (Paddock__V1__Frame *)msg;
+    if (frame->body_case == PADDOCK__V1__FRAME__BODY__NOT_SET) {
+        protobuf_c_message_free_unpacked(msg, NULL);
+        *err = PDK_ERR_PROTOCOL;
+        return NULL;
+    }
+    *err = PDK_OK;
+    return frame;
+}
+
+void pdk_wire_frame_free(Paddock__V1__Frame *frame)
+{
+    if (frame != NULL) {
+        protobuf_c_message_free_unpacked(&frame->base, NULL);
+    }
+}
+
+pdk_error pdk_wire_error_append(pdk_buf *out, uint64_t request_id, pdk_error code,
+                                const char *message)
+{
+    Paddock__V1__Error error = PADDOCK__V1__ERROR__INIT;
+    error.code = pdk_wire_error_code(code);
+    /* protobuf-c packs the string as it is; it only reads it. */
+    error.message = (char *)(message != NULL ? message : "");
+    Paddock__V1__Frame frame = PADDOCK__V1__FRAME__INIT;
+    frame.request_id = request_id;
+    frame.body_case = PADDOCK__V1__FRAME__BODY_ERROR;
+    frame.error = &error;
+    return pdk_wire_frame_append(out, &frame);
+}
+
+/* ---- errors and gears --------------------------------------------------- */
+
+/* ErrorCode mirrors pdk_error number for number (the test walks
+ * PDK_ERROR_LIST against the enum's descriptor, names included). */
+Paddock__V1__ErrorCode pdk_wire_error_code(pdk_error err)
+{
+    switch (err) {
+#define WIRE_ERROR_CASE_(name, value, message)                                 \
+    case name:                                                                 \
+        return (Paddock__V1__ErrorCode)(value);
+        PDK_ERROR_LIST(WIRE_ERROR_CASE_)
+#undef WIRE_ERROR_CASE_
+    }
+    return PADDOCK__V1__ERROR_CODE__PROTOCOL;
+}
+
+pdk_error pdk_wire_error_from_pb(Paddock__V1__ErrorCode code)
+{
+    switch ((int)code) {
+#define WIRE_ERROR_FROM_(name, value, message)                                 \
+    case value:                                                                \
+        return name;
+        PDK_ERROR_LIST(WIRE_ERROR_FROM_)
+#undef WIRE_ERROR_FROM_
+    default:
+        return PDK_ERR_PROTOCOL;
+    }
+}
+
+pdk_error pdk_wire_gear_from_pb(Paddock__V1__Gear gear, pdk_gear *out)
+{
+    switch (gear) {
+    case PADDOCK__V1__GEAR__GEAR_NONE:
+        *out = PDK_GEAR_NONE;
+        return PDK_OK;
+    case PADDOCK__V1__GEAR__GEAR_PARK:
+        *out = PDK_GEAR_PARK;
+        return PDK_OK;
+    case PADDOCK__V1__GEAR__GEAR_REVERSE:
+        *out = PDK_GEAR_REVERSE;
+        return PDK_OK;
+    case PADDOCK__V1__GEAR__GEAR_NEUTRAL:
+        *out = PDK_GEAR_NEUTRAL;
+        return PDK_OK;
+    case PADDOCK__V1__GEAR__GEAR_DRIVE:
+        *out = PDK_GEAR_DRIVE;
+        return PDK_OK;
+    case PADDOCK__V1__GEAR__GEAR_LOW:
+        *out = PDK_GEAR_LOW;
+        return PDK_OK;
+    default:
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+}
+
+/* ---- DBW commands ------------------------------------------------------- */
+
+void pdk_wire_dbw_from_pb(const Paddock__V1__DbwCommand *msg, pdk_dbw_cmd *out)
+{
+    memset(out, 0, sizeof *out);
+    if (msg == NULL) {
+        return;
+    }
+    if (msg->throttle_case == PADDOCK__V1__DBW_COMMAND__THROTTLE_THROTTLE_PCT) {
+        out->fields |= PDK_DBW_THROTTLE;
+        out->throttle_pct = msg->throttle_pct;
+    }
+    if (msg->brake_case == PADDOCK__V1__DBW_COMMAND__BRAKE_BRAKE_BAR) {
+        out->fields |= PDK_DBW_BRAKE;
+        out->brake_bar = msg->brake_bar;
+    }
+    if (msg->steer_case == PADDOCK__V1__DBW_COMMAND__STEER_STEER_WHEEL_DEG) {
+        out->fields |= PDK_DBW_STEER;
+        out->steer_wheel_deg = msg->steer_wheel_deg;
+    }
+    if (msg->gear != PADDOCK__V1__GEAR__GEAR_NONE) {
+        /* An unknown value is passed through on purpose: pdk_world_command
+         * refuses it with PDK_ERR_OUT_OF_RANGE and the client hears why. */
+        out->fields |= PDK_DBW_GEAR;
+        out->gear = (pdk_gear)msg->gear;
+    }
+}
+
+pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
+                              pdk_buf *out)
+{
+    if (cmd == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    Paddock__V1__DbwCommand msg = PADDOCK__V1__DBW_COMMAND__INIT;
+    msg.session_id = session_id;
+    msg.vehicle_id = id;
+    if (cmd->fields & PDK_DBW_THROTTLE) {
+        msg.throttle_case = PADDOCK__V1__DBW_COMMAND__THROTTLE_THROTTLE_PCT;
+        msg.throttle_pct = cmd->throttle_pct;
+    }
+    if (cmd->fields & PDK_DBW_BRAKE) {
+        msg.brake_case = PADDOCK__V1__DBW_COMMAND__BRAKE_BRAKE_BAR;
+        msg.brake_bar = cmd->brake_bar;
+    }
+    if (cmd->fields & PDK_DBW_STEER) {
+        msg.steer_case = PADDOCK__V1__DBW_COMMAND__STEER_STEER_WHEEL_DEG;
+        msg.steer_wheel_deg = cmd->steer_wheel_deg;
+    }
+    if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE) {
+        msg.gear = (Paddock__V1__Gear)cmd->gear;
+    }
+    size_t len = paddock__v1__dbw_command__get_packed_size(&msg);
+    pdk_error err = pdk_buf_reserve(out, len);
+    if (err != PDK_OK) {
+        return err;
+    }
+    size_t packed = paddock__v1__dbw_command__pack(&msg, out->data + out->len);
+    PDK_ASSERT(packed == len);
+    out->len += len;
+    return PDK_OK;
+}
+
+pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
+                              pdk_vehicle_id *id)
+{
+    if (out == NULL || (body == NULL && len > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    ProtobufCMessage *msg = unpack_bounded(&paddock__v1__dbw_command__descriptor, body, len);
+    if (msg == NULL) {
+        return PDK_ERR_PROTOCOL;
+    }
+    const Paddock__V1__DbwCommand *cmd = (const Paddock__V1__DbwCommand *)msg;
+    pdk_wire_dbw_from_pb(cmd, out);
+    if (id != NULL) {
+        *id = cmd->vehicle_id;
+    }
+    protobuf_c_message_free_unpacked(msg, NULL);
+    return PDK_OK;
+}
+
+/* ---- state -------------------------------------------------------------- */
+
+void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__VehicleState *out)
+{
+    paddock__v1__vehicle_state__init(out);
+    out->vehicle_id = pose->id;
+    out->x_m = pose->x_m;
+    out->y_m = pose->y_m;
+    out->z_m = pose->z_m;
+    out->yaw_rad = pose->yaw_rad;
+    out->vx_mps = pose->vx_mps;
+    out->vy_mps = pose->vy_mps;
+    out->yaw_rate_radps = pose->yaw_rate_radps;
+    out->steer_angle_rad = pose->steer_angle_rad;
+    out->speed_mps = pose->speed_mps;
+    out->ax_mps2 = pose->ax_mps2;
+    out->ay_mps2 = pose->ay_mps2;
+}
+
+/* Appends one StateBatch.vehicles entry (tag, length, VehicleState). */
+static pdk_error append_vehicle(pdk_buf *out, const pdk_vehicle_pose *pose)
+{
+    Paddock__V1__VehicleState vs;
+    pdk_wire_state_from_pose(pose, &vs);
+    size_t len = paddock__v1__vehicle_state__get_packed_size(&vs);
+    uint8_t head[2 * PDK_WIRE_VARINT_MAX];
+    size_t hlen = pdk_wire_varint_put(TAG(STATE_BATCH_VEHICLES, WIRETYPE_LEN), head);
+    hlen += pdk_wire_varint_put(len, head + hlen);
+    pdk_error err = pdk_buf_reserve(out, hlen + len);
+    if (err != PDK_OK) {
+        return err;
+    }
+    memcpy(out->data + out->len, head, hlen);
+    size_t packed = paddock__v1__vehicle_state__pack(&vs, out->data + out->len + hlen);
+    PDK_ASSERT(packed == len);
+    out->len += hlen + len;
+    return PDK_OK;
+}
+
+/* The batch is written field by field (the header fields through protobuf-c,
+ * then one vehicles entry per live vehicle), which is exactly the bytes
+ * protobuf-c would pack for the whole message, without building an array of
+ * VehicleState structs every tick. */
+pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
+                                const pdk_vehicle_id *ids, size_t n, pdk_buf *out)
+{
+    if (world == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    size_t start = out->len;
+    Paddock__V1__StateBatch head = PADDOCK__V1__STATE_BATCH__INIT;
+    head.session_id = session_id;
+    head.tick = pdk_world_tick(world);
+    head.sim_time_s = pdk_world_time_s(world);
+    size_t hlen = paddock__v1__state_batch__get_packed_size(&head);
+    pdk_error err = pdk_buf_reserve(out, hlen);
+    if (err != PDK_OK) {
+        return err;
+    }
+    size_t packed = paddock__v1__state_batch__pack(&head, out->data + out->len);
+    PDK_ASSERT(packed == hlen);
+    out->len += hlen;
+
+    size_t count = ids != NULL ? n : (size_t)pdk_world_vehicle_count(world);
+    for (size_t i = 0; i < count; i++) {
+        pdk_vehicle_id id = ids != NULL ? ids[i] : pdk_world_vehicle_at(world, (int)i);
+        pdk_vehicle_pose pose;
+        if (pdk_world_vehicle_pose(world, id, &pose) != PDK_OK) {
+            continue; /* removed since the subscription named it */
+        }
+        err = append_vehicle(out, &pose);
+        if (err != PDK_OK) {
+            out->len = start;
+            return err;
+        }
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id,
+                                      const uint8_t *common, size_t common_len)
+{
+    if (out == NULL || (common == NULL && common_len > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    /* StateBatch.subscription_id is field 1, ahead of everything in common,
+     * so the batch stays in field order; proto3 omits it when zero. */
+    uint8_t sub[1 + PDK_WIRE_VARINT_MAX];
+    size_t sub_len = 0;
+    if (subscription_id != 0) {
+        sub_len = pdk_wire_varint_put(TAG(STATE_BATCH_SUBSCRIPTION_ID, WIRETYPE_VARINT), sub);
+        sub_len += pdk_wire_varint_put(subscription_id, sub + sub_len);
+    }
+    if (common_len > SIZE_MAX / 2) {
+        return PDK_ERR_NO_MEMORY;
+    }
+    uint64_t batch_len = (uint64_t)sub_len + common_len;
+    uint8_t head[3 * PDK_WIRE_VARINT_MAX];
+    uint64_t tag = TAG(PADDOCK__V1__FRAME__BODY_STATE_BATCH, WIRETYPE_LEN);
+    uint64_t frame_len = varint_len(tag) + varint_len(batch_len) + batch_len;
+    size_t hlen = pdk_wire_varint_put(frame_len, head);
+    hlen += pdk_wire_varint_put(tag, head + hlen);
+    hlen += pdk_wire_varint_put(batch_len, head + hlen);
+    pdk_error err = pdk_buf_reserve(out, hlen + sub_len + common_len);
+    if (err != PDK_OK) {
+        return err;
+    }
+    uint8_t *p = out->data + out->len;
+    memcpy(p, head, hlen);
+    memcpy(p + hlen, sub, sub_len);
+    if (common_len > 0) {
+        memcpy(p + hlen + sub_len, common, common_len);
+    }
+    out->len += hlen + sub_len + common_len;
+    return PDK_OK;
+}

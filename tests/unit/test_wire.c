@@ -1,0 +1,860 @@
+/* Unit tests for server/wire: the byte buffer, varints, Frame encode/decode
+ * and its guards, error and gear mapping, DBW conversions, and the state
+ * batch built once per tick and merged per subscriber. protobuf-c itself is
+ * the oracle wherever wire writes bytes by hand. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+typedef struct test_world {
+    void *mem;
+    pdk_world *world;
+} test_world;
+
+static test_world world_make(void)
+{
+    test_world tw = {0};
+    pdk_world_def def = pdk_world_def_default();
+    size_t bytes = pdk_world_mem_size(&def);
+    ck_assert_uint_gt(bytes, 0);
+    tw.mem = aligned_alloc(16, (bytes + 15) / 16 * 16);
+    ck_assert_ptr_nonnull(tw.mem);
+    ck_assert_int_eq(pdk_world_init(tw.mem, bytes, &def, &tw.world), PDK_OK);
+    return tw;
+}
+
+static pdk_vehicle_id spawn_at(pdk_world *world, double x_m, double y_m, double yaw_rad,
+                               double speed_mps)
+{
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_pose pose = {x_m, y_m, yaw_rad};
+    pdk_vehicle_id id = 0;
+    ck_assert_int_eq(pdk_world_spawn(world, &def, &pose, speed_mps, PDK_GEAR_DRIVE, &id), PDK_OK);
+    ck_assert_uint_ne(id, 0);
+    return id;
+}
+
+/* Splits one delimited frame off buf, asserting it spans the whole buffer. */
+static const uint8_t *frame_body(const pdk_buf *buf, size_t *len)
+{
+    uint64_t body = 0;
+    int n = pdk_wire_varint_get(buf->data, buf->len, &body);
+    ck_assert_int_gt(n, 0);
+    ck_assert_uint_eq((uint64_t)n + body, buf->len);
+    *len = (size_t)body;
+    return buf->data + n;
+}
+
+static void assert_state_matches_pose(const Paddock__V1__VehicleState *vs,
+                                      const pdk_vehicle_pose *pose)
+{
+    ck_assert_uint_eq(vs->vehicle_id, pose->id);
+    ck_assert_double_eq(vs->x_m, pose->x_m);
+    ck_assert_double_eq(vs->y_m, pose->y_m);
+    ck_assert_double_eq(vs->z_m, pose->z_m);
+    ck_assert_double_eq(vs->yaw_rad, pose->yaw_rad);
+    ck_assert_double_eq(vs->vx_mps, pose->vx_mps);
+    ck_assert_double_eq(vs->vy_mps, pose->vy_mps);
+    ck_assert_double_eq(vs->yaw_rate_radps, pose->yaw_rate_radps);
+    ck_assert_double_eq(vs->steer_angle_rad, pose->steer_angle_rad);
+    ck_assert_double_eq(vs->speed_mps, pose->speed_mps);
+    ck_assert_double_eq(vs->ax_mps2, pose->ax_mps2);
+    ck_assert_double_eq(vs->ay_mps2, pose->ay_mps2);
+}
+
+/* ---- pdk_buf -------------------------------------------------------------- */
+
+START_TEST(buf_append_reset_free)
+{
+    pdk_buf buf = {0};
+    char chunk[1000];
+    for (size_t i = 0; i < sizeof chunk; i++) {
+        chunk[i] = (char)i;
+    }
+    for (int i = 0; i < 100; i++) {
+        ck_assert_int_eq(pdk_buf_append(&buf, chunk, sizeof chunk), PDK_OK);
+    }
+    ck_assert_uint_eq(buf.len, 100 * sizeof chunk);
+    ck_assert_uint_ge(buf.cap, buf.len);
+    ck_assert_mem_eq(buf.data + 57 * sizeof chunk, chunk, sizeof chunk);
+    size_t cap = buf.cap;
+    pdk_buf_reset(&buf);
+    ck_assert_uint_eq(buf.len, 0);
+    ck_assert_uint_eq(buf.cap, cap);
+    ck_assert_int_eq(pdk_buf_append(&buf, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_buf_append(&buf, NULL, 3), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_buf_append(NULL, chunk, 3), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_buf_reserve(NULL, 3), PDK_ERR_INVALID_ARGUMENT);
+    pdk_buf_free(&buf);
+    ck_assert_ptr_null(buf.data);
+    ck_assert_uint_eq(buf.cap, 0);
+    pdk_buf_free(&buf); /* a zeroed buffer is fine */
+    pdk_buf_free(NULL);
+}
+END_TEST
+
+START_TEST(buf_reserve_overflow_is_no_memory)
+{
+    pdk_buf buf = {0};
+    ck_assert_int_eq(pdk_buf_append(&buf, "abc", 3), PDK_OK);
+    ck_assert_int_eq(pdk_buf_reserve(&buf, SIZE_MAX), PDK_ERR_NO_MEMORY);
+    ck_assert_int_eq(pdk_buf_reserve(&buf, SIZE_MAX - 3), PDK_ERR_NO_MEMORY);
+    /* Unchanged by the failures. */
+    ck_assert_uint_eq(buf.len, 3);
+    ck_assert_mem_eq(buf.data, "abc", 3);
+    pdk_buf_free(&buf);
+}
+END_TEST
+
+/* ---- varints -------------------------------------------------------------- */
+
+typedef struct varint_case {
+    uint64_t value;
+    size_t len;
+    uint8_t bytes[PDK_WIRE_VARINT_MAX];
+} varint_case;
+
+static const varint_case varint_cases[] = {
+    {0, 1, {0x00}},
+    {1, 1, {0x01}},
+    {127, 1, {0x7f}},
+    {128, 2, {0x80, 0x01}},
+    {300, 2, {0xac, 0x02}},
+    {16383, 2, {0xff, 0x7f}},
+    {16384, 3, {0x80, 0x80, 0x01}},
+    {UINT32_MAX, 5, {0xff, 0xff, 0xff, 0xff, 0x0f}},
+    {(uint64_t)1 << 63, 10, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}},
+    {UINT64_MAX, 10, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}},
+};
+
+START_TEST(varint_known_encodings)
+{
+    const varint_case *c = &varint_cases[_i];
+    uint8_t out[PDK_WIRE_VARINT_MAX + 4];
+    memset(out, 0xee, sizeof out);
+    ck_assert_uint_eq(pdk_wire_varint_put(c->value, out), c->len);
+    ck_assert_mem_eq(out, c->bytes, c->len);
+    ck_assert_uint_eq(out[c->len], 0xee); /* nothing written past it */
+
+    uint64_t v = 12345;
+    ck_assert_int_eq(pdk_wire_varint_get(c->bytes, c->len, &v), (int)c->len);
+    ck_assert_uint_eq(v, c->value);
+    /* Trailing bytes are left alone. */
+    uint8_t more[PDK_WIRE_VARINT_MAX + 2];
+    memcpy(more, c->bytes, c->len);
+    more[c->len] = 0x05;
+    ck_assert_int_eq(pdk_wire_varint_get(more, c->len + 1, &v), (int)c->len);
+    ck_assert_uint_eq(v, c->value);
+    /* Every strict prefix asks for more bytes. */
+    for (size_t n = 0; n < c->len; n++) {
+        ck_assert_int_eq(pdk_wire_varint_get(c->bytes, n, &v), 0);
+    }
+}
+END_TEST
+
+/* protobuf-c is the reference encoder: a Ping is tag 0x08 then the varint. */
+START_TEST(varint_matches_protobuf_c)
+{
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 2000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint64_t v = x >> (i % 64);
+        Paddock__V1__Ping ping = PADDOCK__V1__PING__INIT;
+        ping.client_time_ns = v;
+        uint8_t packed[16];
+        size_t plen = paddock__v1__ping__pack(&ping, packed);
+        uint8_t mine[PDK_WIRE_VARINT_MAX];
+        size_t n = pdk_wire_varint_put(v, mine);
+        if (v == 0) {
+            ck_assert_uint_eq(plen, 0); /* proto3 omits zero */
+            continue;
+        }
+        ck_assert_uint_eq(plen, n + 1);
+        ck_assert_mem_eq(packed + 1, mine, n);
+    }
+}
+END_TEST
+
+START_TEST(varint_overlong_is_malformed)
+{
+    uint64_t v = 0;
+    uint8_t cont[11];
+    memset(cont, 0x80, sizeof cont);
+    ck_assert_int_eq(pdk_wire_varint_get(cont, 11, &v), -1);
+    ck_assert_int_eq(pdk_wire_varint_get(cont, 10, &v), -1);
+    ck_assert_int_eq(pdk_wire_varint_get(cont, 9, &v), 0);
+    /* Ten bytes whose last carries more than bit 63 overflow 64 bits. */
+    uint8_t big[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    ck_assert_int_eq(pdk_wire_varint_get(big, 10, &v), -1);
+    /* Non-minimal but in range is what protobuf accepts: 0 in two bytes. */
+    uint8_t padded[2] = {0x80, 0x00};
+    ck_assert_int_eq(pdk_wire_varint_get(padded, 2, &v), 2);
+    ck_assert_uint_eq(v, 0);
+}
+END_TEST
+
+/* ---- frames ------------------------------------------------------------- */
+
+START_TEST(frame_round_trip)
+{
+    Paddock__V1__Hello hello = PADDOCK__V1__HELLO__INIT;
+    hello.protocol_version = PDK_PROTOCOL_VERSION;
+    hello.client_name = "wire-test";
+    Paddock__V1__Frame frame = PADDOCK__V1__FRAME__INIT;
+    frame.request_id = 0x123456789ull;
+    frame.body_case = PADDOCK__V1__FRAME__BODY_HELLO;
+    frame.hello = &hello;
+
+    Paddock__V1__Ping ping = PADDOCK__V1__PING__INIT;
+    ping.client_time_ns = 99;
+    Paddock__V1__Frame second = PADDOCK__V1__FRAME__INIT;
+    second.request_id = 2;
+    second.body_case = PADDOCK__V1__FRAME__BODY_PING;
+    second.ping = &ping;
+
+    pdk_buf buf = {0};
+    ck_assert_int_eq(pdk_wire_frame_append(&buf, &frame), PDK_OK);
+    size_t first_len = buf.len;
+    ck_assert_int_eq(pdk_wire_frame_append(&buf, &second), PDK_OK);
+
+    uint64_t body = 0;
+    int n = pdk_wire_varint_get(buf.data, buf.len, &body);
+    ck_assert_int_eq(n, 1);
+    ck_assert_uint_eq(body, paddock__v1__frame__get_packed_size(&frame));
+    ck_assert_uint_eq(n + body, first_len);
+
+    pdk_error err = PDK_ERR_IO;
+    Paddock__V1__Frame *got = pdk_wire_frame_decode(buf.data + n, (size_t)body, &err);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(err, PDK_OK);
+    ck_assert_uint_eq(got->request_id, 0x123456789ull);
+    ck_assert_int_eq(got->body_case, PADDOCK__V1__FRAME__BODY_HELLO);
+    ck_assert_uint_eq(got->hello->protocol_version, PDK_PROTOCOL_VERSION);
+    ck_assert_str_eq(got->hello->client_name, "wire-test");
+    pdk_wire_frame_free(got);
+
+    const uint8_t *p = buf.data + first_len;
+    n = pdk_wire_varint_get(p, buf.len - first_len, &body);
+    ck_assert_int_gt(n, 0);
+    ck_assert_uint_eq(first_len + (size_t)n + body, buf.len);
+    got = pdk_wire_frame_decode(p + n, (size_t)body, &err);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(got->body_case, PADDOCK__V1__FRAME__BODY_PING);
+    ck_assert_uint_eq(got->ping->client_time_ns, 99);
+    pdk_wire_frame_free(got);
+    pdk_wire_frame_free(NULL);
+    pdk_buf_free(&buf);
+
+    ck_assert_int_eq(pdk_wire_frame_append(NULL, &frame), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_append(&buf, NULL), PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+START_TEST(frame_decode_refuses_non_frames)
+{
+    pdk_error err = PDK_OK;
+    /* Garbage: an invalid wire type. */
+    static const uint8_t garbage[] = {0xff, 0xff, 0xff, 0xff, 0x07, 0x13, 0x37};
+    ck_assert_ptr_null(pdk_wire_frame_decode(garbage, sizeof garbage, &err));
+    ck_assert_int_eq(err, PDK_ERR_PROTOCOL);
+    /* Empty: decodes as a Frame with no body. */
+    err = PDK_OK;
+    ck_assert_ptr_null(pdk_wire_frame_decode(garbage, 0, &err));
+    ck_assert_int_eq(err, PDK_ERR_PROTOCOL);
+    /* Only a request_id: still no body. */
+    static const uint8_t id_only[] = {0x08, 0x05};
+    err = PDK_OK;
+    ck_assert_ptr_null(pdk_wire_frame_decode(id_only, sizeof id_only, &err));
+    ck_assert_int_eq(err, PDK_ERR_PROTOCOL);
+    /* A frame whose body field claims more bytes than there are. */
+    Paddock__V1__Hello hello = PADDOCK__V1__HELLO__INIT;
+    hello.client_name = "truncated";
+    Paddock__V1__Frame frame = PADDOCK__V1__FRAME__INIT;
+    frame.body_case = PADDOCK__V1__FRAME__BODY_HELLO;
+    frame.hello = &hello;
+    pdk_buf buf = {0};
+    ck_assert_int_eq(pdk_wire_frame_append(&buf, &frame), PDK_OK);
+    size_t len = 0;
+    const uint8_t *body = frame_body(&buf, &len);
+    for (size_t cut = 1; cut < len; cut++) {
+        err = PDK_OK;
+        ck_assert_ptr_null(pdk_wire_frame_decode(body, len - cut, &err));
+        ck_assert_int_eq(err, PDK_ERR_PROTOCOL);
+    }
+    pdk_buf_free(&buf);
+    /* NULL with a length. */
+    ck_assert_ptr_null(pdk_wire_frame_decode(NULL, 4, &err));
+    ck_assert_int_eq(err, PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* 2-byte empty VehicleStates would cost ~70x their size in structs; the
+ * bounded allocator refuses the frame, while a real batch of the same byte
+ * size decodes. */
+START_TEST(frame_decode_budget_refuses_amplification)
+{
+    enum { N = 60000 };
+    pdk_buf buf = {0};
+    /* Frame.state_batch (field 60, LEN) holding N times "vehicles: {}". */
+    uint8_t head[3 + PDK_WIRE_VARINT_MAX];
+    size_t hlen = pdk_wire_varint_put((60u << 3) | 2u, head);
+    hlen += pdk_wire_varint_put(2u * N, head + hlen);
+    ck_assert_int_eq(pdk_buf_append(&buf, head, hlen), PDK_OK);
+    for (int i = 0; i < N; i++) {
+        static const uint8_t empty_vehicle[2] = {(5u << 3) | 2u, 0x00};
+        ck_assert_int_eq(pdk_buf_append(&buf, empty_vehicle, 2), PDK_OK);
+    }
+    pdk_error err = PDK_OK;
+    ck_assert_ptr_null(pdk_wire_frame_decode(buf.data, buf.len, &err));
+    ck_assert_int_eq(err, PDK_ERR_PROTOCOL);
+
+    /* The same count with real values fits the budget. */
+    pdk_buf_reset(&buf);
+    Paddock__V1__VehicleState *states = calloc(N / 10, sizeof *states);
+    Paddock__V1__VehicleState **ptrs = calloc(N / 10, sizeof *ptrs);
+    ck_assert_ptr_nonnull(states);
+    ck_assert_ptr_nonnull(ptrs);
+    for (int i = 0; i < N / 10; i++) {
+        paddock__v1__vehicle_state__init(&states[i]);
+        states[i].vehicle_id = (uint32_t)i + 1;
+        states[i].x_m = 1.5 * i;
+        states[i].y_m = -2.0;
+        states[i].z_m = 0.3;
+        states[i].yaw_rad = 0.1;
+        states[i].speed_mps = 12.0;
+        ptrs[i] = &states[i];
+    }
+    Paddock__V1__StateBatch batch = PADDOCK__V1__STATE_BATCH__INIT;
+    batch.n_vehicles = N / 10;
+    batch.vehicles = ptrs;
+    Paddock__V1__Frame frame = PADDOCK__V1__FRAME__INIT;
+    frame.body_case = PADDOCK__V1__FRAME__BODY_STATE_BATCH;
+    frame.state_batch = &batch;
+    ck_assert_int_eq(pdk_wire_frame_append(&buf, &frame), PDK_OK);
+    size_t len = 0;
+    const uint8_t *body = frame_body(&buf, &len);
+    Paddock__V1__Frame *got = pdk_wire_frame_decode(body, len, &err);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(got->state_batch->n_vehicles, N / 10);
+    ck_assert_double_eq(got->state_batch->vehicles[N / 10 - 1]->x_m, 1.5 * (N / 10 - 1));
+    pdk_wire_frame_free(got);
+    free(states);
+    free(ptrs);
+    pdk_buf_free(&buf);
+}
+END_TEST
+
+/* Random mutations of valid frames never crash the decoder (ASan/UBSan
+ * builds make this a memory-safety check), and what it accepts has a body. */
+START_TEST(frame_decode_survives_mutations)
+{
+    pdk_buf seeds[3] = {{0}, {0}, {0}};
+    Paddock__V1__DbwCommand dbw = PADDOCK__V1__DBW_COMMAND__INIT;
+    dbw.session_id = 3;
+    dbw.vehicle_id = 0x10001;
+    dbw.throttle_case = PADDOCK__V1__DBW_COMMAND__THROTTLE_THROTTLE_PCT;
+    dbw.throttle_pct = 40.0;
+    dbw.gear = PADDOCK__V1__GEAR__GEAR_DRIVE;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = 9;
+    f.body_case = PADDOCK__V1__FRAME__BODY_DBW_COMMAND;
+    f.dbw_command = &dbw;
+    ck_assert_int_eq(pdk_wire_frame_append(&seeds[0], &f), PDK_OK);
+    ck_assert_int_eq(pdk_wire_error_append(&seeds[1], 4, PDK_ERR_STALE_ID, "vehicle 7 is gone"),
+                     PDK_OK);
+    Paddock__V1__VehicleSpawn spawn = PADDOCK__V1__VEHICLE_SPAWN__INIT;
+    spawn.session_id = 1;
+    spawn.preset = "kart";
+    spawn.overrides = "mass_kg=90";
+    spawn.x_m = 3.0;
+    f.body_case = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN;
+    f.vehicle_spawn = &spawn;
+    ck_assert_int_eq(pdk_wire_frame_append(&seeds[2], &f), PDK_OK);
+
+    uint64_t x = 88172645463325252ull;
+    uint8_t work[256];
+    int accepted = 0;
+    for (int iter = 0; iter < 30000; iter++) {
+        const pdk_buf *seed = &seeds[iter % 3];
+        size_t len = 0;
+        const uint8_t *body = frame_body(seed, &len);
+        ck_assert_uint_le(len, sizeof work);
+        memcpy(work, body, len);
+        int flips = 1 + iter % 4;
+        for (int k = 0; k < flips; k++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            work[x % len] = (uint8_t)(x >> 32);
+        }
+        size_t cut = (iter % 5 == 0) ? (size_t)(x >> 40) % (len + 1) : len;
+        pdk_error err = PDK_OK;
+        Paddock__V1__Frame *got = pdk_wire_frame_decode(work, cut, &err);
+        if (got != NULL) {
+            ck_assert_int_eq(err, PDK_OK);
+            ck_assert_int_ne(got->body_case, PADDOCK__V1__FRAME__BODY__NOT_SET);
+            accepted++;
+            pdk_wire_frame_free(got);
+        } else {
+            ck_assert_int_eq(err, PDK_ERR_PROTOCOL);
+        }
+    }
+    ck_assert_int_gt(accepted, 0);
+    for (int i = 0; i < 3; i++) {
+        pdk_buf_free(&seeds[i]);
+    }
+}
+END_TEST
+
+/* protobuf-c's unpacker recurses without a depth limit, so the schema must
+ * not let a message contain itself (deploy-reliability.md 3.4). */
+static int walk_depth(const ProtobufCMessageDescriptor *desc,
+                      const ProtobufCMessageDescriptor **stack, int depth)
+{
+    for (int i = 0; i < depth; i++) {
+        ck_assert_msg(stack[i] != desc, "%s contains itself", desc->name);
+    }
+    ck_assert_int_lt(depth, 32);
+    stack[depth] = desc;
+    int deepest = depth + 1;
+    for (unsigned f = 0; f < desc->n_fields; f++) {
+        if (desc->fields[f].type == PROTOBUF_C_TYPE_MESSAGE) {
+            int d = walk_depth(desc->fields[f].descriptor, stack, depth + 1);
+            deepest = d > deepest ? d : deepest;
+        }
+    }
+    return deepest;
+}
+
+START_TEST(schema_is_not_recursive)
+{
+    const ProtobufCMessageDescriptor *stack[32];
+    int depth = walk_depth(&paddock__v1__frame__descriptor, stack, 0);
+    ck_assert_int_ge(depth, 3); /* Frame > StateBatch > VehicleState */
+}
+END_TEST
+
+/* ---- errors ------------------------------------------------------------- */
+
+START_TEST(error_frame_round_trip)
+{
+    pdk_buf buf = {0};
+    ck_assert_int_eq(pdk_wire_error_append(&buf, 77, PDK_ERR_NOT_FOUND, "session 12 not found"),
+                     PDK_OK);
+    size_t len = 0;
+    const uint8_t *body = frame_body(&buf, &len);
+    pdk_error err = PDK_ERR_IO;
+    Paddock__V1__Frame *got = pdk_wire_frame_decode(body, len, &err);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(got->request_id, 77);
+    ck_assert_int_eq(got->body_case, PADDOCK__V1__FRAME__BODY_ERROR);
+    ck_assert_int_eq(got->error->code, PADDOCK__V1__ERROR_CODE__NOT_FOUND);
+    ck_assert_str_eq(got->error->message, "session 12 not found");
+    pdk_wire_frame_free(got);
+
+    pdk_buf_reset(&buf);
+    ck_assert_int_eq(pdk_wire_error_append(&buf, 0, PDK_ERR_BUSY, NULL), PDK_OK);
+    body = frame_body(&buf, &len);
+    got = pdk_wire_frame_decode(body, len, &err);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(got->request_id, 0);
+    ck_assert_int_eq(got->error->code, PADDOCK__V1__ERROR_CODE__BUSY);
+    ck_assert_str_eq(got->error->message, "");
+    pdk_wire_frame_free(got);
+    pdk_buf_free(&buf);
+}
+END_TEST
+
+/* Every pdk_error has the ErrorCode of the same number and the same name
+ * (PDK_ERR_X <-> X, PDK_OK <-> OK), and the enums have the same size. */
+START_TEST(error_codes_mirror_pdk_error)
+{
+    const ProtobufCEnumDescriptor *ed = &paddock__v1__error_code__descriptor;
+    unsigned count = 0;
+#define CHECK_ERROR_(err_name, value, message)                                     \
+    do {                                                                       \
+        const char *pdk = #err_name;                                               \
+        const char *want = strncmp(pdk, "PDK_ERR_", 8) == 0 ? pdk + 8 : pdk + 4; \
+        const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(ed, value); \
+        ck_assert_msg(ev != NULL, "ErrorCode has no value %d for %s", value, pdk); \
+        ck_assert_str_eq(ev->name, want);                                      \
+        ck_assert_int_eq((int)pdk_wire_error_code(err_name), value);               \
+        ck_assert_int_eq(pdk_wire_error_from_pb((Paddock__V1__ErrorCode)(value)), err_name); \
+        count++;                                                               \
+    } while (0);
+    PDK_ERROR_LIST(CHECK_ERROR_)
+#undef CHECK_ERROR_
+    ck_assert_uint_eq(count, ed->n_values);
+    ck_assert_int_eq(pdk_wire_error_code((pdk_error)999), PADDOCK__V1__ERROR_CODE__PROTOCOL);
+    ck_assert_int_eq(pdk_wire_error_code((pdk_error)-1), PADDOCK__V1__ERROR_CODE__PROTOCOL);
+    ck_assert_int_eq(pdk_wire_error_from_pb((Paddock__V1__ErrorCode)999), PDK_ERR_PROTOCOL);
+    ck_assert_int_eq(pdk_wire_error_from_pb((Paddock__V1__ErrorCode)-3), PDK_ERR_PROTOCOL);
+}
+END_TEST
+
+/* ---- gears -------------------------------------------------------------- */
+
+START_TEST(gear_mapping_follows_dbw2_numbers)
+{
+    static const struct {
+        const char *pb_name;
+        pdk_gear gear;
+    } table[] = {
+        {"GEAR_NONE", PDK_GEAR_NONE},       {"GEAR_PARK", PDK_GEAR_PARK},
+        {"GEAR_REVERSE", PDK_GEAR_REVERSE}, {"GEAR_NEUTRAL", PDK_GEAR_NEUTRAL},
+        {"GEAR_DRIVE", PDK_GEAR_DRIVE},     {"GEAR_LOW", PDK_GEAR_LOW},
+    };
+    const ProtobufCEnumDescriptor *ed = &paddock__v1__gear__descriptor;
+    ck_assert_uint_eq(ed->n_values, sizeof table / sizeof table[0]);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value_by_name(ed, table[i].pb_name);
+        ck_assert_ptr_nonnull(ev);
+        ck_assert_int_eq(ev->value, (int)table[i].gear);
+        pdk_gear out = (pdk_gear)77;
+        ck_assert_int_eq(pdk_wire_gear_from_pb((Paddock__V1__Gear)ev->value, &out), PDK_OK);
+        ck_assert_int_eq(out, table[i].gear);
+    }
+    static const int unknown[] = {6, 7, 100, -1, INT32_MAX};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        pdk_gear out = PDK_GEAR_PARK;
+        ck_assert_int_eq(pdk_wire_gear_from_pb((Paddock__V1__Gear)unknown[i], &out),
+                         PDK_ERR_OUT_OF_RANGE);
+        ck_assert_int_eq(out, PDK_GEAR_PARK); /* untouched */
+    }
+}
+END_TEST
+
+/* ---- DBW ---------------------------------------------------------------- */
+
+START_TEST(dbw_from_pb_sets_only_present_fields)
+{
+    Paddock__V1__DbwCommand msg = PADDOCK__V1__DBW_COMMAND__INIT;
+    pdk_dbw_cmd cmd;
+    memset(&cmd, 0xab, sizeof cmd);
+    pdk_wire_dbw_from_pb(&msg, &cmd);
+    ck_assert_uint_eq(cmd.fields, 0);
+
+    msg.brake_case = PADDOCK__V1__DBW_COMMAND__BRAKE_BRAKE_BAR;
+    msg.brake_bar = 0.0; /* present and zero is not absent */
+    msg.gear = PADDOCK__V1__GEAR__GEAR_REVERSE;
+    pdk_wire_dbw_from_pb(&msg, &cmd);
+    ck_assert_uint_eq(cmd.fields, PDK_DBW_BRAKE | PDK_DBW_GEAR);
+    ck_assert_double_eq(cmd.brake_bar, 0.0);
+    ck_assert_int_eq(cmd.gear, PDK_GEAR_REVERSE);
+
+    /* An unknown gear is passed on for sim to refuse by name. */
+    msg.gear = (Paddock__V1__Gear)9;
+    pdk_wire_dbw_from_pb(&msg, &cmd);
+    ck_assert_uint_eq(cmd.fields & PDK_DBW_GEAR, PDK_DBW_GEAR);
+    ck_assert_int_eq((int)cmd.gear, 9);
+
+    pdk_wire_dbw_from_pb(NULL, &cmd);
+    ck_assert_uint_eq(cmd.fields, 0);
+}
+END_TEST
+
+START_TEST(dbw_round_trip_every_field_subset)
+{
+    const uint32_t all = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR;
+    for (uint32_t fields = 0; fields <= all; fields++) {
+        pdk_dbw_cmd in = {0};
+        in.fields = fields;
+        in.throttle_pct = (fields & 1) ? 0.0 : 55.5; /* zero must survive as present */
+        in.brake_bar = 12.25;
+        in.steer_wheel_deg = -270.0;
+        in.gear = PDK_GEAR_LOW;
+        pdk_buf buf = {0};
+        ck_assert_int_eq(pdk_wire_dbw_encode(42, 0x00030002u, &in, &buf), PDK_OK);
+
+        /* protobuf-c sees exactly the present fields. */
+        Paddock__V1__DbwCommand *msg = paddock__v1__dbw_command__unpack(NULL, buf.len, buf.data);
+        ck_assert_ptr_nonnull(msg);
+        ck_assert_uint_eq(msg->session_id, 42);
+        ck_assert_uint_eq(msg->vehicle_id, 0x00030002u);
+        ck_assert_int_eq(msg->throttle_case != PADDOCK__V1__DBW_COMMAND__THROTTLE__NOT_SET,
+                         (fields & PDK_DBW_THROTTLE) != 0);
+        ck_assert_int_eq(msg->brake_case != PADDOCK__V1__DBW_COMMAND__BRAKE__NOT_SET,
+                         (fields & PDK_DBW_BRAKE) != 0);
+        ck_assert_int_eq(msg->steer_case != PADDOCK__V1__DBW_COMMAND__STEER__NOT_SET,
+                         (fields & PDK_DBW_STEER) != 0);
+        ck_assert_int_eq(msg->gear, (fields & PDK_DBW_GEAR) ? PADDOCK__V1__GEAR__GEAR_LOW
+                                                            : PADDOCK__V1__GEAR__GEAR_NONE);
+        paddock__v1__dbw_command__free_unpacked(msg, NULL);
+
+        pdk_dbw_cmd out;
+        pdk_vehicle_id id = 0;
+        ck_assert_int_eq(pdk_wire_dbw_decode(buf.data, buf.len, &out, &id), PDK_OK);
+        ck_assert_uint_eq(id, 0x00030002u);
+        ck_assert_uint_eq(out.fields, fields);
+        if (fields & PDK_DBW_THROTTLE) {
+            ck_assert_double_eq(out.throttle_pct, in.throttle_pct);
+        }
+        if (fields & PDK_DBW_BRAKE) {
+            ck_assert_double_eq(out.brake_bar, 12.25);
+        }
+        if (fields & PDK_DBW_STEER) {
+            ck_assert_double_eq(out.steer_wheel_deg, -270.0);
+        }
+        if (fields & PDK_DBW_GEAR) {
+            ck_assert_int_eq(out.gear, PDK_GEAR_LOW);
+        }
+        pdk_buf_free(&buf);
+    }
+    /* GEAR bit with PDK_GEAR_NONE means no gear on the wire. */
+    pdk_dbw_cmd none = {.fields = PDK_DBW_GEAR, .gear = PDK_GEAR_NONE};
+    pdk_buf buf = {0};
+    ck_assert_int_eq(pdk_wire_dbw_encode(1, 1, &none, &buf), PDK_OK);
+    pdk_dbw_cmd out;
+    ck_assert_int_eq(pdk_wire_dbw_decode(buf.data, buf.len, &out, NULL), PDK_OK);
+    ck_assert_uint_eq(out.fields, 0);
+    pdk_buf_free(&buf);
+    ck_assert_int_eq(pdk_wire_dbw_encode(1, 1, NULL, &buf), PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+START_TEST(dbw_decode_refuses_garbage)
+{
+    static const uint8_t garbage[] = {0x1a, 0x40, 0x00};  /* field 3 as LEN, past the end */
+    pdk_dbw_cmd out;
+    ck_assert_int_eq(pdk_wire_dbw_decode(garbage, sizeof garbage, &out, NULL), PDK_ERR_PROTOCOL);
+    static const uint8_t short_double[] = {0x19, 0x00, 0x00}; /* throttle: 2 of 8 bytes */
+    ck_assert_int_eq(pdk_wire_dbw_decode(short_double, sizeof short_double, &out, NULL),
+                     PDK_ERR_PROTOCOL);
+    ck_assert_int_eq(pdk_wire_dbw_decode(NULL, 3, &out, NULL), PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* ---- state -------------------------------------------------------------- */
+
+START_TEST(state_from_pose_copies_every_field)
+{
+    pdk_vehicle_pose pose = {
+        .id = 0x00020001u, .x_m = 1.0, .y_m = -2.0, .z_m = 0.5, .yaw_rad = 0.75,
+        .vx_mps = 10.0, .vy_mps = -0.25, .yaw_rate_radps = 0.125, .steer_angle_rad = 0.0625,
+        .speed_mps = 10.5, .ax_mps2 = 1.5, .ay_mps2 = -3.5,
+    };
+    Paddock__V1__VehicleState vs;
+    memset(&vs, 0xcd, sizeof vs);
+    pdk_wire_state_from_pose(&pose, &vs);
+    ck_assert_ptr_eq(vs.base.descriptor, &paddock__v1__vehicle_state__descriptor);
+    assert_state_matches_pose(&vs, &pose);
+}
+END_TEST
+
+/* Builds with protobuf-c the StateBatch wire should have encoded. */
+static pdk_buf reference_batch(const pdk_world *world, uint64_t session_id, uint32_t sub,
+                               const pdk_vehicle_id *ids, size_t n, bool as_frame)
+{
+    Paddock__V1__VehicleState states[8];
+    Paddock__V1__VehicleState *ptrs[8];
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        pdk_vehicle_pose pose;
+        if (pdk_world_vehicle_pose(world, ids[i], &pose) == PDK_OK) {
+            ck_assert_uint_lt(count, 8);
+            pdk_wire_state_from_pose(&pose, &states[count]);
+            ptrs[count] = &states[count];
+            count++;
+        }
+    }
+    Paddock__V1__StateBatch batch = PADDOCK__V1__STATE_BATCH__INIT;
+    batch.subscription_id = sub;
+    batch.session_id = session_id;
+    batch.tick = pdk_world_tick(world);
+    batch.sim_time_s = pdk_world_time_s(world);
+    batch.n_vehicles = count;
+    batch.vehicles = ptrs;
+    pdk_buf buf = {0};
+    if (as_frame) {
+        Paddock__V1__Frame frame = PADDOCK__V1__FRAME__INIT;
+        frame.body_case = PADDOCK__V1__FRAME__BODY_STATE_BATCH;
+        frame.state_batch = &batch;
+        ck_assert_int_eq(pdk_wire_frame_append(&buf, &frame), PDK_OK);
+    } else {
+        ck_assert_int_eq(pdk_buf_reserve(&buf, paddock__v1__state_batch__get_packed_size(&batch)),
+                         PDK_OK);
+        buf.len = paddock__v1__state_batch__pack(&batch, buf.data);
+    }
+    return buf;
+}
+
+START_TEST(state_common_equals_protobuf_c_pack)
+{
+    test_world tw = world_make();
+    pdk_vehicle_id a = spawn_at(tw.world, 0.0, 0.0, 0.0, 5.0);
+    pdk_vehicle_id b = spawn_at(tw.world, 20.0, 3.5, 1.0, 0.0);
+    pdk_vehicle_id c = spawn_at(tw.world, -40.0, -7.25, -2.5, 12.0);
+    for (int i = 0; i < 12; i++) {
+        pdk_world_step(tw.world);
+    }
+    ck_assert_uint_eq(pdk_world_tick(tw.world), 12);
+
+    pdk_buf common = {0};
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 77, NULL, 0, &common), PDK_OK);
+    pdk_vehicle_id all[3] = {a, b, c};
+    pdk_buf want = reference_batch(tw.world, 77, 0, all, 3, false);
+    ck_assert_uint_eq(common.len, want.len);
+    ck_assert_mem_eq(common.data, want.data, want.len);
+
+    Paddock__V1__StateBatch *batch =
+        paddock__v1__state_batch__unpack(NULL, common.len, common.data);
+    ck_assert_ptr_nonnull(batch);
+    ck_assert_uint_eq(batch->subscription_id, 0);
+    ck_assert_uint_eq(batch->session_id, 77);
+    ck_assert_uint_eq(batch->tick, 12);
+    ck_assert_double_eq(batch->sim_time_s, pdk_world_time_s(tw.world));
+    ck_assert_uint_eq(batch->n_vehicles, 3);
+    for (int i = 0; i < 3; i++) {
+        pdk_vehicle_pose pose;
+        ck_assert_uint_eq(batch->vehicles[i]->vehicle_id, pdk_world_vehicle_at(tw.world, i));
+        ck_assert_int_eq(pdk_world_vehicle_pose(tw.world, batch->vehicles[i]->vehicle_id, &pose),
+                         PDK_OK);
+        assert_state_matches_pose(batch->vehicles[i], &pose);
+    }
+    paddock__v1__state_batch__free_unpacked(batch, NULL);
+    pdk_buf_free(&want);
+
+    /* A chosen list keeps its order and skips the dead and the unknown. */
+    ck_assert_int_eq(pdk_world_remove(tw.world, b), PDK_OK);
+    pdk_vehicle_id chosen[4] = {c, b, 0xdead0042u, a};
+    pdk_buf_reset(&common);
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 5, chosen, 4, &common), PDK_OK);
+    want = reference_batch(tw.world, 5, 0, chosen, 4, false);
+    ck_assert_uint_eq(common.len, want.len);
+    ck_assert_mem_eq(common.data, want.data, want.len);
+    batch = paddock__v1__state_batch__unpack(NULL, common.len, common.data);
+    ck_assert_ptr_nonnull(batch);
+    ck_assert_uint_eq(batch->n_vehicles, 2);
+    ck_assert_uint_eq(batch->vehicles[0]->vehicle_id, c);
+    ck_assert_uint_eq(batch->vehicles[1]->vehicle_id, a);
+    paddock__v1__state_batch__free_unpacked(batch, NULL);
+    pdk_buf_free(&want);
+
+    /* Appends: what was in the buffer stays. */
+    pdk_buf_reset(&common);
+    ck_assert_int_eq(pdk_buf_append(&common, "xy", 2), PDK_OK);
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 5, chosen, 4, &common), PDK_OK);
+    ck_assert_mem_eq(common.data, "xy", 2);
+
+    ck_assert_int_eq(pdk_wire_state_common(NULL, 5, NULL, 0, &common), PDK_ERR_INVALID_ARGUMENT);
+    pdk_buf_free(&common);
+    free(tw.mem);
+}
+END_TEST
+
+START_TEST(state_frame_merges_subscription_id)
+{
+    test_world tw = world_make();
+    pdk_vehicle_id ids[2];
+    ids[0] = spawn_at(tw.world, 1.0, 2.0, 0.5, 3.0);
+    ids[1] = spawn_at(tw.world, -8.0, 4.0, -0.5, 9.0);
+    pdk_world_step(tw.world);
+    pdk_buf common = {0};
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 1234, NULL, 0, &common), PDK_OK);
+
+    static const uint32_t subs[] = {1, 127, 128, 300, 0x7fffffffu, UINT32_MAX, 0};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        pdk_buf out = {0};
+        ck_assert_int_eq(pdk_buf_append(&out, "\x01\x02", 2), PDK_OK); /* appends after */
+        ck_assert_int_eq(pdk_wire_state_frame_append(&out, subs[i], common.data, common.len),
+                         PDK_OK);
+        ck_assert_mem_eq(out.data, "\x01\x02", 2);
+        pdk_buf frame_bytes = {0};
+        ck_assert_int_eq(pdk_buf_append(&frame_bytes, out.data + 2, out.len - 2), PDK_OK);
+
+        /* Byte for byte what protobuf-c packs for the whole Frame. */
+        pdk_buf want = reference_batch(tw.world, 1234, subs[i], ids, 2, true);
+        ck_assert_uint_eq(frame_bytes.len, want.len);
+        ck_assert_mem_eq(frame_bytes.data, want.data, want.len);
+
+        size_t len = 0;
+        const uint8_t *body = frame_body(&frame_bytes, &len);
+        pdk_error err = PDK_ERR_IO;
+        Paddock__V1__Frame *got = pdk_wire_frame_decode(body, len, &err);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_int_eq(got->body_case, PADDOCK__V1__FRAME__BODY_STATE_BATCH);
+        ck_assert_uint_eq(got->request_id, 0);
+        const Paddock__V1__StateBatch *sb = got->state_batch;
+        ck_assert_uint_eq(sb->subscription_id, subs[i]);
+        ck_assert_uint_eq(sb->session_id, 1234);
+        ck_assert_uint_eq(sb->tick, 1);
+        ck_assert_uint_eq(sb->n_vehicles, 2);
+        for (int v = 0; v < 2; v++) {
+            pdk_vehicle_pose pose;
+            ck_assert_int_eq(pdk_world_vehicle_pose(tw.world, ids[v], &pose), PDK_OK);
+            assert_state_matches_pose(sb->vehicles[v], &pose);
+        }
+        pdk_wire_frame_free(got);
+        pdk_buf_free(&want);
+        pdk_buf_free(&frame_bytes);
+        pdk_buf_free(&out);
+    }
+
+    /* An empty world still makes a valid batch. */
+    test_world empty = world_make();
+    pdk_buf_reset(&common);
+    ck_assert_int_eq(pdk_wire_state_common(empty.world, 9, NULL, 0, &common), PDK_OK);
+    pdk_buf out = {0};
+    ck_assert_int_eq(pdk_wire_state_frame_append(&out, 3, common.data, common.len), PDK_OK);
+    size_t len = 0;
+    const uint8_t *body = frame_body(&out, &len);
+    pdk_error err = PDK_OK;
+    Paddock__V1__Frame *got = pdk_wire_frame_decode(body, len, &err);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(got->state_batch->subscription_id, 3);
+    ck_assert_uint_eq(got->state_batch->session_id, 9);
+    ck_assert_uint_eq(got->state_batch->n_vehicles, 0);
+    pdk_wire_frame_free(got);
+    ck_assert_int_eq(pdk_wire_state_frame_append(&out, 3, NULL, 5), PDK_ERR_INVALID_ARGUMENT);
+    pdk_buf_free(&out);
+    pdk_buf_free(&common);
+    free(empty.mem);
+    free(tw.mem);
+}
+END_TEST
+
+static Suite *wire_suite(void)
+{
+    Suite *s = suite_create("wire");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, buf_append_reset_free);
+    tcase_add_test(tc, buf_reserve_overflow_is_no_memory);
+    tcase_add_loop_test(tc, varint_known_encodings, 0,
+                        (int)(sizeof varint_cases / sizeof varint_cases[0]));
+    tcase_add_test(tc, varint_matches_protobuf_c);
+    tcase_add_test(tc, varint_overlong_is_malformed);
+    tcase_add_test(tc, frame_round_trip);
+    tcase_add_test(tc, frame_decode_refuses_non_frames);
+    tcase_add_test(tc, frame_decode_budget_refuses_amplification);
+    tcase_add_test(tc, frame_decode_survives_mutations);
+    tcase_add_test(tc, schema_is_not_recursive);
+    tcase_add_test(tc, error_frame_round_trip);
+    tcase_add_test(tc, error_codes_mirror_pdk_error);
+    tcase_add_test(tc, gear_mapping_follows_dbw2_numbers);
+    tcase_add_test(tc, dbw_from_pb_sets_only_present_fields);
+    tcase_add_test(tc, dbw_round_trip_every_field_subset);
+    tcase_add_test(tc, dbw_decode_refuses_garbage);
+    tcase_add_test(tc, state_from_pose_copies_every_field);
+    tcase_add_test(tc, state_common_equals_protobuf_c_pack);
+    tcase_add_test(tc, state_frame_merges_subscription_id);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(wire_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
