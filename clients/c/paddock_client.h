@@ -14,6 +14,10 @@
 #define PDK_CLIENT_RX_BYTES (64u * 1024u)
 #define PDK_CLIENT_TX_BYTES (4u * 1024u)
 #define PDK_CLIENT_ERR_LEN 512
+/* Used by pdk_client_connect when it is given a timeout of 0 or less. */
+#define PDK_CLIENT_DEFAULT_TIMEOUT_MS 5000
+/* The protocol version this client speaks (paddock.v1.ProtocolVersion). */
+#define PDK_CLIENT_PROTOCOL_VERSION 1u
 
 /* Client-side results. Server errors arrive as PDK_CLIENT_ESERVER with the
  * server's code and message kept in the client. */
@@ -26,8 +30,12 @@ typedef enum pdk_client_status {
     PDK_CLIENT_EPROTO,   /* the server sent bytes that are not a Frame */
     PDK_CLIENT_ESERVER,  /* the server replied with an Error frame */
     PDK_CLIENT_EENCODE,  /* the request did not fit the fixed buffer */
+    PDK_CLIENT_EINVAL,   /* a NULL or otherwise unusable argument */
 } pdk_client_status;
 
+/* All fields are the library's; read server_code and error after a failure.
+ * The struct is large (the receive buffer is inside it): give it static
+ * storage or a thread with a big stack, not a small stack frame. */
 typedef struct pdk_client {
     int fd;
     uint64_t next_request_id;
@@ -40,33 +48,85 @@ typedef struct pdk_client {
 } pdk_client;
 
 /* The address to use: explicit (may be NULL), else $PADDOCK_SERVER, else
- * PDK_CLIENT_DEFAULT_SERVER. */
+ * PDK_CLIENT_DEFAULT_SERVER. An empty string counts as absent. */
 const char *pdk_client_server_address(const char *explicit_addr);
 
-/* Connects to "host:port" and exchanges Hello/Welcome (*welcome may be NULL).
- * timeout_ms bounds every later wait too. */
+/* Connects to "host:port" or "[v6addr]:port" (host may be a name; the port
+ * is a number 1..65535) and exchanges Hello/Welcome (*welcome may be NULL).
+ * timeout_ms bounds the connect, the handshake and every later wait too;
+ * 0 or less means PDK_CLIENT_DEFAULT_TIMEOUT_MS. Errors: EADDR (the address
+ * does not parse or resolve; the message quotes it), ECONNECT (refused or
+ * unreachable), ETIMEOUT (no connection or no Welcome in time), EIO (the
+ * peer closed), EPROTO (the peer is not a paddockd speaking protocol 1),
+ * ESERVER (the server refused the Hello). On any error the connection is
+ * closed again; c->error gives the reason without repeating the address
+ * (a name's resolved address is added). c is (re)initialised here, so a
+ * pdk_client needs no set-up before this call; close a connected client
+ * before connecting it again, or its socket leaks. */
 pdk_client_status pdk_client_connect(pdk_client *c, const char *host_port, int timeout_ms,
                                      paddock_v1_Welcome *welcome);
+
+/* pdk_client_connect with the client_name sent in Hello (NULL or "" sends
+ * "libpaddock-client"; longer than 63 bytes is EINVAL). */
+pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, int timeout_ms,
+                                        const char *client_name, paddock_v1_Welcome *welcome);
 
 /* Sends req (its body set; request_id is assigned here) and waits for the
  * reply with the same request_id, which lands in *reply. Pushed frames
  * (request_id 0) that arrive meanwhile go to on_push when it is not NULL and
- * are dropped otherwise. An Error reply returns PDK_CLIENT_ESERVER. */
+ * are dropped otherwise. An Error reply returns PDK_CLIENT_ESERVER.
+ * req and reply may be the same frame: the request is encoded before
+ * anything is received, so one Frame (about 25 KiB, because a StateBatch
+ * holds 256 vehicles) serves a whole program; give it static storage on a
+ * small device. Pushed frames are decoded into *reply before on_push sees
+ * them; on_push must not call this client. A reply to an earlier request
+ * that timed out is dropped. The wait is bounded by c->timeout_ms in total,
+ * however many pushed frames arrive. On ESERVER, c->server_code holds the
+ * code and c->error reads "<CODE_NAME>: <server message>". EIO and EPROTO
+ * close the connection (the byte stream cannot be trusted after them);
+ * ETIMEOUT (unless a send stalled half-way), ESERVER and EENCODE do not.
+ * EINVAL for a NULL argument. */
 typedef void (*pdk_client_push_fn)(const paddock_v1_Frame *frame, void *ud);
 pdk_client_status pdk_client_call(pdk_client *c, paddock_v1_Frame *req, paddock_v1_Frame *reply,
                                   pdk_client_push_fn on_push, void *ud);
 
 /* Receives the next frame of any kind, waiting at most timeout_ms
- * (PDK_CLIENT_ETIMEOUT when none came). */
+ * (PDK_CLIENT_ETIMEOUT when none came). timeout_ms < 0 waits without limit;
+ * 0 only takes what already arrived. An Error frame is returned as a frame
+ * (PDK_CLIENT_OK); the caller looks at which_body. A frame that is only
+ * partly received stays buffered, so a timeout loses nothing. */
 pdk_client_status pdk_client_recv(pdk_client *c, paddock_v1_Frame *out, int timeout_ms);
 
-/* Sends a frame without waiting for anything. */
+/* Sends a frame without waiting for anything. A frame whose request_id is
+ * 0 gets the next request id (read it back from the frame to match the
+ * reply that pdk_client_recv will hand over); a non-zero request_id is sent
+ * as it is. */
 pdk_client_status pdk_client_send(pdk_client *c, paddock_v1_Frame *frame);
 
-/* Closes the connection; accepts a client that never connected. */
+/* Closes the connection; accepts a client that never connected, a zeroed
+ * struct and NULL. Closing twice is harmless. */
 void pdk_client_close(pdk_client *c);
 
-/* A short name for a status ("timeout"). */
+/* A short name for a status ("timeout"). Never NULL; a value outside the
+ * enum gives "unknown status". */
 const char *pdk_client_status_name(pdk_client_status st);
+
+/* Checks that reply carries the body tag expected (e.g.
+ * paddock_v1_Frame_session_created_tag); EPROTO with a message naming both
+ * bodies otherwise. */
+pdk_client_status pdk_client_expect(pdk_client *c, const paddock_v1_Frame *reply,
+                                    pb_size_t body_tag);
+
+/* The proto name of a Frame body tag ("session_created"); "empty" for 0 and
+ * "unknown" for a tag this client does not know. Never NULL. */
+const char *pdk_client_body_name(pb_size_t body_tag);
+
+/* The proto name of a server error code ("NOT_FOUND"); "UNKNOWN_ERROR" for a
+ * code this client does not know. Never NULL. */
+const char *pdk_client_error_code_name(paddock_v1_ErrorCode code);
+
+/* True while the connection is open (connect succeeded and no EIO or EPROTO
+ * closed it since). */
+int pdk_client_is_connected(const pdk_client *c);
 
 #endif

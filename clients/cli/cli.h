@@ -1,0 +1,93 @@
+/* What the paddock subcommands share: the command table entry, option
+ * handling common to every command (--help, --server, --timeout), the one
+ * connection and the one Frame of the program, error reporting with the
+ * documented exit codes, and the Ctrl-C flag. */
+#ifndef PDK_CLI_H
+#define PDK_CLI_H
+
+#include <signal.h>
+
+#include "cli_util.h"
+#include "paddock_client.h"
+
+#define PDK_CLI_DEFAULT_TIMEOUT_MS PDK_CLIENT_DEFAULT_TIMEOUT_MS
+#define PDK_CLI_ERR_LEN 512
+#define PDK_CLI_N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Option ids every command accepts; a command's own ids start at
+ * PDK_CLI_OPT_FIRST. */
+enum {
+    PDK_CLI_OPT_HELP = 1,
+    PDK_CLI_OPT_SERVER,
+    PDK_CLI_OPT_TIMEOUT,
+    PDK_CLI_OPT_FIRST = 10,
+};
+#define PDK_CLI_COMMON_OPTS                                                                        \
+    {"help", PDK_CLI_OPT_HELP, 0}, {"server", PDK_CLI_OPT_SERVER, 1},                              \
+    {                                                                                              \
+        "timeout", PDK_CLI_OPT_TIMEOUT, 1                                                          \
+    }
+
+typedef struct pdk_cli pdk_cli;
+
+typedef struct pdk_cli_command {
+    const char *name;
+    const char *synopsis; /* the arguments after the command's name */
+    const char *summary;  /* one line for `paddock --help` */
+    const char *details;  /* the option list for `paddock CMD --help` */
+    const pdk_cli_opt *opts;
+    size_t n_opts;
+    int (*run)(pdk_cli *cli, const struct pdk_cli_command *cmd, pdk_cli_args *args);
+} pdk_cli_command;
+
+/* The program's state. The client (64 KiB of buffers) and the Frame (about
+ * 25 KiB) have static storage in main.c; every request and reply goes
+ * through that one Frame. */
+struct pdk_cli {
+    const char *server; /* --server, or NULL for $PADDOCK_SERVER or the default */
+    int timeout_ms;
+    pdk_client *client;
+    paddock_v1_Frame *frame;
+    paddock_v1_Welcome welcome;
+};
+
+/* Set by SIGINT and SIGTERM once pdk_cli_catch_stop() has run. */
+extern volatile sig_atomic_t pdk_cli_stop_requested;
+void pdk_cli_catch_stop(void);
+
+/* The next command-specific option (> 0, *value set when it takes one).
+ * Handles the common options itself. Returns 0 at the end of a clean
+ * command line, -1 when the command must stop with *exit_code (after
+ * --help, 0; after a usage error, which it prints, 2). */
+int pdk_cli_next_option(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
+                        const char **value, int *exit_code);
+
+/* Prints "paddock CMD: MESSAGE", the synopsis and a hint; returns 2. */
+int pdk_cli_usage_error(const pdk_cli_command *cmd, const char *message);
+
+/* Connects (printing "paddock: cannot connect to ADDR: reason" on failure).
+ * Returns 0 or PDK_CLI_EXIT_CONNECT. */
+int pdk_cli_open(pdk_cli *cli);
+
+/* Zeroes the Frame and sets its body tag; the caller fills the body. */
+paddock_v1_Frame *pdk_cli_request(pdk_cli *cli, pb_size_t body_tag);
+
+/* Sends the Frame and waits for the reply into the same Frame, checking its
+ * body tag. Returns 0, or prints the failure and returns its exit code. */
+int pdk_cli_call(pdk_cli *cli, pb_size_t reply_tag);
+
+/* Prints a failed call ("paddock: NOT_FOUND: ..." for a server error,
+ * "paddock: timeout: ..." otherwise) and returns its exit code. */
+int pdk_cli_report(pdk_cli *cli, pdk_client_status st);
+
+/* Required option missing: a usage error naming it. */
+int pdk_cli_missing(const pdk_cli_command *cmd, const char *option);
+
+/* The long-running commands, defined in drive.c and watch.c. */
+extern const pdk_cli_command pdk_cli_drive_command;
+extern const pdk_cli_command pdk_cli_watch_command;
+
+/* Seconds on the monotonic clock. */
+double pdk_cli_now_s(void);
+
+#endif

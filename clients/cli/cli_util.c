@@ -1,0 +1,383 @@
+/* The pure helpers of the paddock CLI: option and value parsing, output
+ * rows, and drive-script to protocol translation (see cli_util.h). */
+#include "cli_util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pdk_cli_exit_for(pdk_client_status st)
+{
+    switch (st) {
+    case PDK_CLIENT_OK:
+        return PDK_CLI_EXIT_OK;
+    case PDK_CLIENT_EIO:
+    case PDK_CLIENT_ETIMEOUT:
+    case PDK_CLIENT_EPROTO:
+        return PDK_CLI_EXIT_LOST;
+    case PDK_CLIENT_EADDR:
+    case PDK_CLIENT_ECONNECT:
+        return PDK_CLI_EXIT_CONNECT;
+    case PDK_CLIENT_ESERVER:
+    case PDK_CLIENT_EENCODE:
+    case PDK_CLIENT_EINVAL:
+        break;
+    }
+    return PDK_CLI_EXIT_FAILED;
+}
+
+/* --- options ------------------------------------------------------------ */
+
+pdk_cli_args pdk_cli_args_begin(int argc, char **argv, int first, const pdk_cli_opt *opts,
+                                size_t n_opts)
+{
+    pdk_cli_args a = {.argc = argc, .argv = argv, .next = first, .opts = opts, .n_opts = n_opts};
+    return a;
+}
+
+static const pdk_cli_opt *find_opt(const pdk_cli_args *a, const char *name, size_t name_len)
+{
+    for (size_t i = 0; i < a->n_opts; i++) {
+        if (strlen(a->opts[i].name) == name_len && memcmp(a->opts[i].name, name, name_len) == 0) {
+            return &a->opts[i];
+        }
+    }
+    return NULL;
+}
+
+int pdk_cli_args_next(pdk_cli_args *a, const char **value, char *err, size_t err_len)
+{
+    *value = NULL;
+    if (a->next >= a->argc) {
+        return PDK_CLI_ARGS_END;
+    }
+    const char *arg = a->argv[a->next];
+    if (strcmp(arg, "--") == 0) {
+        a->next++;
+        return PDK_CLI_ARGS_END;
+    }
+    if (strcmp(arg, "-h") == 0) {
+        const pdk_cli_opt *help = find_opt(a, "help", 4);
+        if (help != NULL) {
+            a->next++;
+            return help->id;
+        }
+    }
+    if (arg[0] != '-' || arg[1] == '\0') {
+        return PDK_CLI_ARGS_END; /* an operand, or "-" */
+    }
+    if (arg[1] != '-') {
+        snprintf(err, err_len, "unknown option '%s' (options are long, as --name)", arg);
+        return PDK_CLI_ARGS_ERROR;
+    }
+    const char *name = arg + 2;
+    const char *eq = strchr(name, '=');
+    size_t name_len = eq != NULL ? (size_t)(eq - name) : strlen(name);
+    const pdk_cli_opt *opt = find_opt(a, name, name_len);
+    if (opt == NULL) {
+        snprintf(err, err_len, "unknown option '--%.*s'", (int)name_len, name);
+        return PDK_CLI_ARGS_ERROR;
+    }
+    a->next++;
+    if (!opt->takes_value) {
+        if (eq != NULL) {
+            snprintf(err, err_len, "option '--%s' takes no value", opt->name);
+            return PDK_CLI_ARGS_ERROR;
+        }
+        return opt->id;
+    }
+    if (eq != NULL) {
+        *value = eq + 1;
+        return opt->id;
+    }
+    if (a->next >= a->argc || strncmp(a->argv[a->next], "--", 2) == 0) {
+        snprintf(err, err_len, "option '--%s' needs a value", opt->name);
+        return PDK_CLI_ARGS_ERROR;
+    }
+    *value = a->argv[a->next++];
+    return opt->id;
+}
+
+/* --- values ------------------------------------------------------------- */
+
+int pdk_cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out,
+                      char *err, size_t err_len)
+{
+    size_t digits = strspn(text, "0123456789");
+    if (digits == 0 || text[digits] != '\0') {
+        snprintf(err, err_len, "--%s: '%s' is not a whole number", opt, text);
+        return -1;
+    }
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE || v < min || v > max) {
+        snprintf(err, err_len, "--%s: %s is outside %llu..%llu", opt, text, (unsigned long long)min,
+                 (unsigned long long)max);
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int pdk_cli_parse_double(const char *opt, const char *text, double min, double max, double *out,
+                         char *err, size_t err_len)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (text[0] == '\0' || isspace((unsigned char)text[0]) || end == text || *end != '\0') {
+        snprintf(err, err_len, "--%s: '%s' is not a number", opt, text);
+        return -1;
+    }
+    if (!isfinite(v) || errno == ERANGE) {
+        snprintf(err, err_len, "--%s: '%s' is not a finite number", opt, text);
+        return -1;
+    }
+    if (v < min || v > max) {
+        snprintf(err, err_len, "--%s: %s is outside %g..%g", opt, text, min, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int pdk_cli_copy_text(const char *opt, const char *text, char *dst, size_t dst_size, char *err,
+                      size_t err_len)
+{
+    size_t n = strlen(text);
+    if (n >= dst_size) {
+        snprintf(err, err_len, "--%s: %zu bytes is longer than the %zu the protocol allows", opt, n,
+                 dst_size - 1);
+        return -1;
+    }
+    memcpy(dst, text, n + 1);
+    return 0;
+}
+
+static const struct {
+    char letter;
+    paddock_v1_Gear gear;
+} GEARS[] = {
+    {'P', paddock_v1_Gear_GEAR_PARK},    {'R', paddock_v1_Gear_GEAR_REVERSE},
+    {'N', paddock_v1_Gear_GEAR_NEUTRAL}, {'D', paddock_v1_Gear_GEAR_DRIVE},
+    {'L', paddock_v1_Gear_GEAR_LOW},
+};
+
+int pdk_cli_parse_gear(const char *opt, const char *text, paddock_v1_Gear *out, char *err,
+                       size_t err_len)
+{
+    if (text[0] != '\0' && text[1] == '\0') {
+        char up = text[0] >= 'a' && text[0] <= 'z' ? (char)(text[0] - 'a' + 'A') : text[0];
+        for (size_t i = 0; i < sizeof GEARS / sizeof GEARS[0]; i++) {
+            if (GEARS[i].letter == up) {
+                *out = GEARS[i].gear;
+                return 0;
+            }
+        }
+    }
+    snprintf(err, err_len, "--%s: '%s' is not a gear (one of P R N D L)", opt, text);
+    return -1;
+}
+
+char pdk_cli_gear_letter(paddock_v1_Gear gear)
+{
+    if (gear == paddock_v1_Gear_GEAR_NONE) {
+        return '-';
+    }
+    for (size_t i = 0; i < sizeof GEARS / sizeof GEARS[0]; i++) {
+        if (GEARS[i].gear == gear) {
+            return GEARS[i].letter;
+        }
+    }
+    return '?';
+}
+
+int pdk_cli_parse_timing(const char *opt, const char *text, paddock_v1_TimingMode *out, char *err,
+                         size_t err_len)
+{
+    if (strcmp(text, "realtime") == 0) {
+        *out = paddock_v1_TimingMode_TIMING_MODE_REALTIME;
+        return 0;
+    }
+    if (strcmp(text, "fast") == 0) {
+        *out = paddock_v1_TimingMode_TIMING_MODE_FAST;
+        return 0;
+    }
+    snprintf(err, err_len, "--%s: '%s' is not a timing mode (realtime or fast)", opt, text);
+    return -1;
+}
+
+const char *pdk_cli_timing_name(paddock_v1_TimingMode mode)
+{
+    switch (mode) {
+    case paddock_v1_TimingMode_TIMING_MODE_UNSPECIFIED:
+        return "default";
+    case paddock_v1_TimingMode_TIMING_MODE_REALTIME:
+        return "realtime";
+    case paddock_v1_TimingMode_TIMING_MODE_FAST:
+        return "fast";
+    }
+    return "unknown";
+}
+
+double pdk_cli_wrap_deg(double deg)
+{
+    double w = fmod(deg, 360.0);
+    if (w > 180.0) {
+        w -= 360.0;
+    } else if (w <= -180.0) {
+        w += 360.0;
+    }
+    return w;
+}
+
+/* --- output rows -------------------------------------------------------- */
+
+static const double RAD_TO_DEG = 57.29577951308232;
+
+/* Column layouts: the header and the row formats share widths. */
+#define SESSION_HDR "%6s  %-16s  %-12s  %-8s  %10s  %10s  %4s  %4s  %11s  %11s  %8s"
+#define SESSION_ROW "%6llu  %-16s  %-12s  %-8s  %10llu  %10.3f  %4u  %4u  %11.3f  %11.3f  %8llu"
+
+void pdk_cli_format_sessions_header(char *out, size_t out_len)
+{
+    snprintf(out, out_len, SESSION_HDR, "ID", "NAME", "WORLD", "TIMING", "TICK", "SIM_TIME_S",
+             "VEH", "SUBS", "LATE_P50_MS", "LATE_P99_MS", "OVERRUNS");
+}
+
+void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionInfo *s)
+{
+    snprintf(out, out_len, SESSION_ROW, (unsigned long long)s->session_id,
+             s->name[0] != '\0' ? s->name : "-", s->world_preset[0] != '\0' ? s->world_preset : "-",
+             pdk_cli_timing_name(s->timing), (unsigned long long)s->tick, s->sim_time_s,
+             (unsigned)s->vehicle_count, (unsigned)s->subscriber_count, s->lateness_p50_ms,
+             s->lateness_p99_ms, (unsigned long long)s->overruns);
+}
+
+#define STATE_HDR "%10s %10s %5s %10s %10s %8s %9s %11s %9s %8s %8s"
+#define STATE_ROW "%10llu %10.3f %5u %10.3f %10.3f %8.2f %9.2f %11.2f %9.2f %8.3f %8.3f"
+
+void pdk_cli_format_state_header(char *out, size_t out_len)
+{
+    snprintf(out, out_len, STATE_HDR, "TICK", "TIME_S", "ID", "X_M", "Y_M", "YAW_DEG", "SPEED_KMH",
+             "YAWRATE_DPS", "STEER_DEG", "AX_MPS2", "AY_MPS2");
+}
+
+void pdk_cli_format_state(char *out, size_t out_len, uint64_t tick, double sim_time_s,
+                          const paddock_v1_VehicleState *v)
+{
+    snprintf(out, out_len, STATE_ROW, (unsigned long long)tick, sim_time_s, (unsigned)v->vehicle_id,
+             v->x_m, v->y_m, pdk_cli_wrap_deg(v->yaw_rad * RAD_TO_DEG), v->speed_mps * 3.6,
+             v->yaw_rate_radps * RAD_TO_DEG, v->steer_angle_rad * RAD_TO_DEG, v->ax_mps2,
+             v->ay_mps2);
+}
+
+#define DRIVE_HDR "%4s %9s %10s %12s %9s %13s %4s"
+
+void pdk_cli_format_drive_header(char *out, size_t out_len)
+{
+    snprintf(out, out_len, DRIVE_HDR, "PASS", "T_S", "TICK", "THROTTLE_PCT", "BRAKE_BAR",
+             "STEER_WHL_DEG", "GEAR");
+}
+
+void pdk_cli_format_drive(char *out, size_t out_len, unsigned pass, const char *when, uint64_t tick,
+                          const paddock_v1_DbwCommand *cmd)
+{
+    char throttle[32] = "-";
+    char brake[32] = "-";
+    char steer[32] = "-";
+    char gear[2] = {pdk_cli_gear_letter(cmd->gear), '\0'};
+    char pass_text[16];
+    char tick_text[24];
+    if (cmd->which_throttle == paddock_v1_DbwCommand_throttle_pct_tag) {
+        snprintf(throttle, sizeof throttle, "%.1f", cmd->throttle.throttle_pct);
+    }
+    if (cmd->which_brake == paddock_v1_DbwCommand_brake_bar_tag) {
+        snprintf(brake, sizeof brake, "%.1f", cmd->brake.brake_bar);
+    }
+    if (cmd->which_steer == paddock_v1_DbwCommand_steer_wheel_deg_tag) {
+        snprintf(steer, sizeof steer, "%.1f", cmd->steer.steer_wheel_deg);
+    }
+    snprintf(pass_text, sizeof pass_text, "%u", pass);
+    snprintf(tick_text, sizeof tick_text, "%llu", (unsigned long long)tick);
+    snprintf(out, out_len, DRIVE_HDR, pass_text, when, tick_text, throttle, brake, steer, gear);
+}
+
+/* --- drive scripts ------------------------------------------------------ */
+
+void pdk_cli_dbw_from_step(paddock_v1_DbwCommand *out, uint64_t session_id, uint32_t vehicle_id,
+                           const pdk_dbw_cmd *cmd)
+{
+    memset(out, 0, sizeof *out);
+    out->session_id = session_id;
+    out->vehicle_id = vehicle_id;
+    if (cmd->fields & PDK_DBW_THROTTLE) {
+        out->which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
+        out->throttle.throttle_pct = cmd->throttle_pct;
+    }
+    if (cmd->fields & PDK_DBW_BRAKE) {
+        out->which_brake = paddock_v1_DbwCommand_brake_bar_tag;
+        out->brake.brake_bar = cmd->brake_bar;
+    }
+    if (cmd->fields & PDK_DBW_STEER) {
+        out->which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
+        out->steer.steer_wheel_deg = cmd->steer_wheel_deg;
+    }
+    /* pdk_gear and paddock.v1.Gear share their numbers (both are the DBW2
+     * kit's Gear enum); GEAR_NONE means "no change" on the wire. */
+    out->gear =
+        (cmd->fields & PDK_DBW_GEAR) ? (paddock_v1_Gear)cmd->gear : paddock_v1_Gear_GEAR_NONE;
+}
+
+int pdk_cli_initial_places_vehicle(unsigned initial_fields, char *keys, size_t keys_len)
+{
+    static const struct {
+        unsigned bit;
+        const char *key;
+    } PLACING[] = {
+        {PDK_SCRIPT_INIT_SPEED, "speed_mps"},
+        {PDK_SCRIPT_INIT_X, "x_m"},
+        {PDK_SCRIPT_INIT_Y, "y_m"},
+        {PDK_SCRIPT_INIT_YAW, "yaw_deg"},
+    };
+    size_t used = 0;
+    int n = 0;
+    if (keys_len > 0) {
+        keys[0] = '\0';
+    }
+    for (size_t i = 0; i < sizeof PLACING / sizeof PLACING[0]; i++) {
+        if ((initial_fields & PLACING[i].bit) == 0) {
+            continue;
+        }
+        if (used < keys_len) {
+            int w =
+                snprintf(keys + used, keys_len - used, "%s%s", n > 0 ? ", " : "", PLACING[i].key);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        n++;
+    }
+    return n > 0;
+}
+
+void pdk_cli_spawn_from_initial(paddock_v1_VehicleSpawn *spawn, const pdk_script *script)
+{
+    unsigned f = script->initial_fields;
+    if (f & PDK_SCRIPT_INIT_X) {
+        spawn->x_m = script->initial_pose.x_m;
+    }
+    if (f & PDK_SCRIPT_INIT_Y) {
+        spawn->y_m = script->initial_pose.y_m;
+    }
+    if (f & PDK_SCRIPT_INIT_YAW) {
+        spawn->yaw_deg = script->initial_pose.yaw_rad * RAD_TO_DEG;
+    }
+    if (f & PDK_SCRIPT_INIT_SPEED) {
+        spawn->speed_mps = script->initial_speed_mps;
+    }
+    if (f & PDK_SCRIPT_INIT_GEAR) {
+        spawn->gear = (paddock_v1_Gear)script->initial_gear;
+    }
+}

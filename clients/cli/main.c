@@ -1,0 +1,650 @@
+/* paddock, the command-line client: global options, the command table, the
+ * shared connection and reporting, and the short commands (info, sessions,
+ * create, spawn, close). drive.c and watch.c hold the long-running ones. */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef PDK_VERSION
+#define PDK_VERSION "unknown"
+#endif
+#ifndef PDK_BUILD_ID
+#define PDK_BUILD_ID "unknown"
+#endif
+
+/* Static: the client holds 68 KiB of buffers and the Frame about 25 KiB;
+ * neither belongs on the stack. */
+static pdk_client g_client;
+static paddock_v1_Frame g_frame;
+
+volatile sig_atomic_t pdk_cli_stop_requested = 0;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    pdk_cli_stop_requested = 1;
+}
+
+void pdk_cli_catch_stop(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a sleep ends early on Ctrl-C */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+double pdk_cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* --- shared plumbing ---------------------------------------------------- */
+
+static const char GLOBAL_SYNOPSIS[] = "paddock [--server HOST:PORT] [--timeout MS]";
+
+int pdk_cli_usage_error(const pdk_cli_command *cmd, const char *message)
+{
+    fprintf(stderr, "paddock %s: %s\n", cmd->name, message);
+    fprintf(stderr, "usage: %s %s%s%s\n", GLOBAL_SYNOPSIS, cmd->name,
+            cmd->synopsis[0] != '\0' ? " " : "", cmd->synopsis);
+    fprintf(stderr, "Run 'paddock %s --help' for details.\n", cmd->name);
+    return PDK_CLI_EXIT_USAGE;
+}
+
+int pdk_cli_missing(const pdk_cli_command *cmd, const char *option)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "missing required option --%s", option);
+    return pdk_cli_usage_error(cmd, msg);
+}
+
+static const char COMMON_HELP[] =
+    "Options every command takes:\n"
+    "  --server HOST:PORT  paddockd to talk to (also [IPv6]:PORT); default $PADDOCK_SERVER,\n"
+    "                      else " PDK_CLIENT_DEFAULT_SERVER "\n"
+    "  --timeout MS        bound on connecting and on each reply (default 5000)\n"
+    "  -h, --help          this help\n";
+
+static void print_command_help(const pdk_cli_command *cmd)
+{
+    printf("usage: %s %s%s%s\n\n%s\n\n%s\n%s", GLOBAL_SYNOPSIS, cmd->name,
+           cmd->synopsis[0] != '\0' ? " " : "", cmd->synopsis, cmd->summary, cmd->details,
+           COMMON_HELP);
+    printf("\nExit codes: 0 ok, 1 the server refused (or a bad input file), 2 usage,\n"
+           "3 cannot connect, 4 connection lost or timed out. See docs/cli.md.\n");
+}
+
+static int parse_timeout(const char *value, int *out, char *err, size_t err_len)
+{
+    uint64_t ms = 0;
+    if (pdk_cli_parse_u64("timeout", value, 1, 3600000, &ms, err, err_len) != 0) {
+        return -1;
+    }
+    *out = (int)ms;
+    return 0;
+}
+
+int pdk_cli_next_option(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
+                        const char **value, int *exit_code)
+{
+    char err[PDK_CLI_ERR_LEN];
+    for (;;) {
+        int id = pdk_cli_args_next(args, value, err, sizeof err);
+        if (id == PDK_CLI_ARGS_ERROR) {
+            *exit_code = pdk_cli_usage_error(cmd, err);
+            return -1;
+        }
+        if (id == PDK_CLI_ARGS_END) {
+            if (args->next < args->argc) {
+                snprintf(err, sizeof err, "unexpected argument '%s'", args->argv[args->next]);
+                *exit_code = pdk_cli_usage_error(cmd, err);
+                return -1;
+            }
+            return 0;
+        }
+        switch (id) {
+        case PDK_CLI_OPT_HELP:
+            print_command_help(cmd);
+            *exit_code = PDK_CLI_EXIT_OK;
+            return -1;
+        case PDK_CLI_OPT_SERVER:
+            if ((*value)[0] == '\0') {
+                *exit_code = pdk_cli_usage_error(cmd, "--server: empty address");
+                return -1;
+            }
+            cli->server = *value;
+            break;
+        case PDK_CLI_OPT_TIMEOUT:
+            if (parse_timeout(*value, &cli->timeout_ms, err, sizeof err) != 0) {
+                *exit_code = pdk_cli_usage_error(cmd, err);
+                return -1;
+            }
+            break;
+        default:
+            return id;
+        }
+    }
+}
+
+int pdk_cli_open(pdk_cli *cli)
+{
+    const char *addr = pdk_client_server_address(cli->server);
+    pdk_client_status st = pdk_client_connect_as(cli->client, addr, cli->timeout_ms,
+                                                 "paddock-cli " PDK_VERSION, &cli->welcome);
+    if (st != PDK_CLIENT_OK) {
+        fprintf(stderr, "paddock: cannot connect to %s: %s\n", addr, cli->client->error);
+        return PDK_CLI_EXIT_CONNECT;
+    }
+    return PDK_CLI_EXIT_OK;
+}
+
+paddock_v1_Frame *pdk_cli_request(pdk_cli *cli, pb_size_t body_tag)
+{
+    memset(cli->frame, 0, sizeof *cli->frame);
+    cli->frame->which_body = body_tag;
+    return cli->frame;
+}
+
+int pdk_cli_report(pdk_cli *cli, pdk_client_status st)
+{
+    if (st == PDK_CLIENT_ESERVER) {
+        fprintf(stderr, "paddock: %s\n", cli->client->error);
+    } else {
+        fprintf(stderr, "paddock: %s: %s\n", pdk_client_status_name(st), cli->client->error);
+    }
+    return pdk_cli_exit_for(st);
+}
+
+int pdk_cli_call(pdk_cli *cli, pb_size_t reply_tag)
+{
+    pdk_client_status st = pdk_client_call(cli->client, cli->frame, cli->frame, NULL, NULL);
+    if (st == PDK_CLIENT_OK) {
+        st = pdk_client_expect(cli->client, cli->frame, reply_tag);
+    }
+    return st == PDK_CLIENT_OK ? PDK_CLI_EXIT_OK : pdk_cli_report(cli, st);
+}
+
+/* A usage error for a bad option value (err already names the option). */
+static int bad_value(const pdk_cli_command *cmd, const char *err)
+{
+    return pdk_cli_usage_error(cmd, err);
+}
+
+/* --- info --------------------------------------------------------------- */
+
+enum { PING_COUNT = 5 };
+
+static int run_info(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
+{
+    const char *v = NULL;
+    int rc = 0;
+    int id;
+    while ((id = pdk_cli_next_option(cli, cmd, args, &v, &rc)) > 0) {
+    }
+    if (id < 0) {
+        return rc;
+    }
+    rc = pdk_cli_open(cli);
+    if (rc != 0) {
+        return rc;
+    }
+    double min_ms = 0.0;
+    double sum_ms = 0.0;
+    for (int i = 0; i < PING_COUNT; i++) {
+        double t0 = pdk_cli_now_s();
+        paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_ping_tag);
+        f->body.ping.client_time_ns = (uint64_t)(t0 * 1e9);
+        rc = pdk_cli_call(cli, paddock_v1_Frame_pong_tag);
+        if (rc != 0) {
+            pdk_client_close(cli->client);
+            return rc;
+        }
+        double ms = (pdk_cli_now_s() - t0) * 1e3;
+        min_ms = i == 0 || ms < min_ms ? ms : min_ms;
+        sum_ms += ms;
+    }
+    const paddock_v1_Welcome *w = &cli->welcome;
+    printf("server:       %s\n", pdk_client_server_address(cli->server));
+    printf("version:      %s\n", w->server_version[0] != '\0' ? w->server_version : "-");
+    printf("build:        %s\n", w->build_id[0] != '\0' ? w->build_id : "-");
+    printf("protocol:     %u\n", (unsigned)w->protocol_version);
+    printf("tick rate:    %u Hz\n", (unsigned)w->tick_rate_hz);
+    printf("max frame:    %u bytes\n", (unsigned)w->max_frame_bytes);
+    printf("round trip:   min %.3f ms, avg %.3f ms over %d pings\n", min_ms, sum_ms / PING_COUNT,
+           PING_COUNT);
+    printf("client:       paddock-cli %s (%s)\n", PDK_VERSION, PDK_BUILD_ID);
+    pdk_client_close(cli->client);
+    return PDK_CLI_EXIT_OK;
+}
+
+/* --- sessions ----------------------------------------------------------- */
+
+static int run_sessions(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
+{
+    const char *v = NULL;
+    int rc = 0;
+    int id;
+    while ((id = pdk_cli_next_option(cli, cmd, args, &v, &rc)) > 0) {
+    }
+    if (id < 0) {
+        return rc;
+    }
+    rc = pdk_cli_open(cli);
+    if (rc != 0) {
+        return rc;
+    }
+    pdk_cli_request(cli, paddock_v1_Frame_session_list_tag);
+    rc = pdk_cli_call(cli, paddock_v1_Frame_session_list_reply_tag);
+    pdk_client_close(cli->client);
+    if (rc != 0) {
+        return rc;
+    }
+    const paddock_v1_SessionListReply *r = &cli->frame->body.session_list_reply;
+    char row[PDK_CLI_ROW_LEN];
+    pdk_cli_format_sessions_header(row, sizeof row);
+    printf("%s\n", row);
+    for (pb_size_t i = 0; i < r->sessions_count; i++) {
+        pdk_cli_format_session(row, sizeof row, &r->sessions[i]);
+        printf("%s\n", row);
+    }
+    if (r->sessions_count == 0) {
+        fprintf(stderr, "no sessions\n");
+    }
+    return PDK_CLI_EXIT_OK;
+}
+
+/* --- create ------------------------------------------------------------- */
+
+enum {
+    OPT_NAME = PDK_CLI_OPT_FIRST,
+    OPT_WORLD,
+    OPT_SET,
+    OPT_TIMING,
+    OPT_NO_RECORD,
+    OPT_SESSION,
+    OPT_PRESET,
+    OPT_X,
+    OPT_Y,
+    OPT_YAW,
+    OPT_SPEED,
+    OPT_GEAR,
+};
+
+static const pdk_cli_opt CREATE_OPTS[] = {
+    PDK_CLI_COMMON_OPTS, {"name", OPT_NAME, 1},     {"world", OPT_WORLD, 1},
+    {"set", OPT_SET, 1}, {"timing", OPT_TIMING, 1}, {"no-record", OPT_NO_RECORD, 0},
+};
+
+static int run_create(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
+{
+    paddock_v1_SessionCreate req;
+    memset(&req, 0, sizeof req);
+    char err[PDK_CLI_ERR_LEN];
+    const char *v = NULL;
+    int rc = 0;
+    int id;
+    while ((id = pdk_cli_next_option(cli, cmd, args, &v, &rc)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_NAME:
+            bad = pdk_cli_copy_text("name", v, req.name, sizeof req.name, err, sizeof err);
+            break;
+        case OPT_WORLD:
+            bad = pdk_cli_copy_text("world", v, req.world_preset, sizeof req.world_preset, err,
+                                    sizeof err);
+            break;
+        case OPT_SET:
+            bad = pdk_cli_copy_text("set", v, req.world_overrides, sizeof req.world_overrides, err,
+                                    sizeof err);
+            break;
+        case OPT_TIMING:
+            bad = pdk_cli_parse_timing("timing", v, &req.timing, err, sizeof err);
+            break;
+        case OPT_NO_RECORD:
+            req.no_record = true;
+            break;
+        default:
+            break;
+        }
+        if (bad != 0) {
+            return bad_value(cmd, err);
+        }
+    }
+    if (id < 0) {
+        return rc;
+    }
+    rc = pdk_cli_open(cli);
+    if (rc != 0) {
+        return rc;
+    }
+    paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_session_create_tag);
+    f->body.session_create = req;
+    rc = pdk_cli_call(cli, paddock_v1_Frame_session_created_tag);
+    pdk_client_close(cli->client);
+    if (rc != 0) {
+        return rc;
+    }
+    const paddock_v1_SessionCreated *created = &cli->frame->body.session_created;
+    if (!created->has_session) {
+        fprintf(stderr, "paddock: protocol error: the server's SessionCreated has no session\n");
+        return PDK_CLI_EXIT_LOST;
+    }
+    const paddock_v1_SessionInfo *s = &created->session;
+    printf("%llu\n", (unsigned long long)s->session_id);
+    fprintf(stderr, "created session %llu%s%s%s: world %s, timing %s, %s, at tick %llu\n",
+            (unsigned long long)s->session_id, s->name[0] != '\0' ? " \"" : "", s->name,
+            s->name[0] != '\0' ? "\"" : "", s->world_preset[0] != '\0' ? s->world_preset : "-",
+            pdk_cli_timing_name(s->timing), req.no_record ? "not recorded" : "recorded",
+            (unsigned long long)s->tick);
+    return PDK_CLI_EXIT_OK;
+}
+
+/* --- spawn -------------------------------------------------------------- */
+
+static const pdk_cli_opt SPAWN_OPTS[] = {
+    PDK_CLI_COMMON_OPTS,       {"session", OPT_SESSION, 1},
+    {"preset", OPT_PRESET, 1}, {"set", OPT_SET, 1},
+    {"x", OPT_X, 1},           {"y", OPT_Y, 1},
+    {"yaw-deg", OPT_YAW, 1},   {"speed", OPT_SPEED, 1},
+    {"gear", OPT_GEAR, 1},
+};
+
+/* Positions and speeds are bounded here only to keep nonsense off the wire;
+ * the server checks them against the world. */
+#define POS_LIMIT_M 1e7
+#define SPEED_LIMIT_MPS 1e3
+
+static int run_spawn(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
+{
+    paddock_v1_VehicleSpawn req;
+    memset(&req, 0, sizeof req);
+    int have_preset = 0;
+    char err[PDK_CLI_ERR_LEN];
+    const char *v = NULL;
+    int rc = 0;
+    int id;
+    while ((id = pdk_cli_next_option(cli, cmd, args, &v, &rc)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_SESSION:
+            bad = pdk_cli_parse_u64("session", v, 1, UINT64_MAX, &req.session_id, err, sizeof err);
+            break;
+        case OPT_PRESET:
+            bad = pdk_cli_copy_text("preset", v, req.preset, sizeof req.preset, err, sizeof err);
+            have_preset = 1;
+            break;
+        case OPT_SET:
+            bad = pdk_cli_copy_text("set", v, req.overrides, sizeof req.overrides, err, sizeof err);
+            break;
+        case OPT_X:
+            bad =
+                pdk_cli_parse_double("x", v, -POS_LIMIT_M, POS_LIMIT_M, &req.x_m, err, sizeof err);
+            break;
+        case OPT_Y:
+            bad =
+                pdk_cli_parse_double("y", v, -POS_LIMIT_M, POS_LIMIT_M, &req.y_m, err, sizeof err);
+            break;
+        case OPT_YAW:
+            bad = pdk_cli_parse_double("yaw-deg", v, -360.0, 360.0, &req.yaw_deg, err, sizeof err);
+            break;
+        case OPT_SPEED:
+            bad = pdk_cli_parse_double("speed", v, -SPEED_LIMIT_MPS, SPEED_LIMIT_MPS,
+                                       &req.speed_mps, err, sizeof err);
+            break;
+        case OPT_GEAR:
+            bad = pdk_cli_parse_gear("gear", v, &req.gear, err, sizeof err);
+            break;
+        default:
+            break;
+        }
+        if (bad != 0) {
+            return bad_value(cmd, err);
+        }
+    }
+    if (id < 0) {
+        return rc;
+    }
+    if (req.session_id == 0) {
+        return pdk_cli_missing(cmd, "session");
+    }
+    if (!have_preset) {
+        return pdk_cli_missing(cmd, "preset");
+    }
+    rc = pdk_cli_open(cli);
+    if (rc != 0) {
+        return rc;
+    }
+    paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_vehicle_spawn_tag);
+    f->body.vehicle_spawn = req;
+    rc = pdk_cli_call(cli, paddock_v1_Frame_vehicle_spawned_tag);
+    pdk_client_close(cli->client);
+    if (rc != 0) {
+        return rc;
+    }
+    const paddock_v1_VehicleSpawned *s = &cli->frame->body.vehicle_spawned;
+    printf("%u\n", (unsigned)s->vehicle_id);
+    fprintf(stderr, "spawned vehicle %u (%s) in session %llu at tick %llu\n",
+            (unsigned)s->vehicle_id, req.preset, (unsigned long long)req.session_id,
+            (unsigned long long)s->tick);
+    return PDK_CLI_EXIT_OK;
+}
+
+/* --- close -------------------------------------------------------------- */
+
+static const pdk_cli_opt CLOSE_OPTS[] = {
+    PDK_CLI_COMMON_OPTS,
+    {"session", OPT_SESSION, 1},
+};
+
+static int run_close(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
+{
+    uint64_t session = 0;
+    char err[PDK_CLI_ERR_LEN];
+    const char *v = NULL;
+    int rc = 0;
+    int id;
+    while ((id = pdk_cli_next_option(cli, cmd, args, &v, &rc)) > 0) {
+        if (id == OPT_SESSION &&
+            pdk_cli_parse_u64("session", v, 1, UINT64_MAX, &session, err, sizeof err) != 0) {
+            return bad_value(cmd, err);
+        }
+    }
+    if (id < 0) {
+        return rc;
+    }
+    if (session == 0) {
+        return pdk_cli_missing(cmd, "session");
+    }
+    rc = pdk_cli_open(cli);
+    if (rc != 0) {
+        return rc;
+    }
+    paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_session_close_tag);
+    f->body.session_close.session_id = session;
+    rc = pdk_cli_call(cli, paddock_v1_Frame_ok_tag);
+    pdk_client_close(cli->client);
+    if (rc != 0) {
+        return rc;
+    }
+    printf("closed session %llu at tick %llu\n", (unsigned long long)session,
+           (unsigned long long)cli->frame->body.ok.tick);
+    return PDK_CLI_EXIT_OK;
+}
+
+/* --- the table ---------------------------------------------------------- */
+
+static const pdk_cli_opt NO_OPTS[] = {PDK_CLI_COMMON_OPTS};
+
+#define N_OF PDK_CLI_N_OF
+
+static const pdk_cli_command INFO_COMMAND = {
+    "info",
+    "",
+    "Show the server's version, build, protocol, tick rate, frame limit and ping time.",
+    "Takes no options of its own.\n",
+    NO_OPTS,
+    N_OF(NO_OPTS),
+    run_info};
+
+static const pdk_cli_command SESSIONS_COMMAND = {
+    "sessions",
+    "",
+    "List the sessions: one row each, under a header.",
+    "Columns: ID NAME WORLD TIMING TICK SIM_TIME_S VEH SUBS LATE_P50_MS LATE_P99_MS OVERRUNS.\n",
+    NO_OPTS,
+    N_OF(NO_OPTS),
+    run_sessions};
+
+static const pdk_cli_command CREATE_COMMAND = {
+    "create",
+    "[--name N] [--world PRESET] [--set 'k=v;...'] [--timing realtime|fast] [--no-record]",
+    "Create a session; print its id alone on stdout (S=$(paddock create)).",
+    "  --name N            a label for people (at most 63 bytes)\n"
+    "  --world PRESET      world preset (presets/worlds/PRESET.json); default flat\n"
+    "  --set 'k=v;...'     overrides on the world preset, JSON paths\n"
+    "  --timing MODE       realtime (the server's default) or fast\n"
+    "  --no-record         do not record the session\n",
+    CREATE_OPTS,
+    N_OF(CREATE_OPTS),
+    run_create};
+
+static const pdk_cli_command SPAWN_COMMAND = {
+    "spawn",
+    "--session S --preset P [--set 'k=v;...'] [--x M] [--y M] [--yaw-deg D] [--speed MPS] "
+    "[--gear P|R|N|D|L]",
+    "Spawn a vehicle; print its id alone on stdout.",
+    "  --session S         the session\n"
+    "  --preset P          vehicle preset (presets/vehicles/P.json)\n"
+    "  --set 'k=v;...'     overrides on the preset, JSON paths\n"
+    "  --x M, --y M        position in the world, metres (default 0, 0)\n"
+    "  --yaw-deg D         heading, degrees, positive to the left of +x (default 0)\n"
+    "  --speed MPS         initial forward speed, m/s (default 0)\n"
+    "  --gear G            P R N D or L (default: park)\n",
+    SPAWN_OPTS,
+    N_OF(SPAWN_OPTS),
+    run_spawn};
+
+static const pdk_cli_command CLOSE_COMMAND = {
+    "close",    "--session S",    "Close a session.", "  --session S         the session\n",
+    CLOSE_OPTS, N_OF(CLOSE_OPTS), run_close};
+
+/* In the order `paddock --help` lists them. */
+static const pdk_cli_command *const COMMANDS[] = {
+    &INFO_COMMAND,          &SESSIONS_COMMAND,      &CREATE_COMMAND, &SPAWN_COMMAND,
+    &pdk_cli_drive_command, &pdk_cli_watch_command, &CLOSE_COMMAND,
+};
+
+static void print_global_help(FILE *out)
+{
+    fprintf(out, "usage: %s COMMAND [options]\n\nCommands:\n", GLOBAL_SYNOPSIS);
+    for (size_t i = 0; i < N_OF(COMMANDS); i++) {
+        fprintf(out, "  %-9s %s\n", COMMANDS[i]->name, COMMANDS[i]->summary);
+    }
+    fprintf(out,
+            "\n%s  --version           print the client's version\n"
+            "\nRun 'paddock COMMAND --help' for a command's options; docs/cli.md has "
+            "examples.\n",
+            COMMON_HELP);
+}
+
+static const pdk_cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_OF(COMMANDS); i++) {
+        if (strcmp(COMMANDS[i]->name, name) == 0) {
+            return COMMANDS[i];
+        }
+    }
+    return NULL;
+}
+
+enum { OPT_VERSION = PDK_CLI_OPT_FIRST };
+
+static const pdk_cli_opt GLOBAL_OPTS[] = {
+    PDK_CLI_COMMON_OPTS,
+    {"version", OPT_VERSION, 0},
+};
+
+static int global_usage_error(const char *message)
+{
+    fprintf(stderr, "paddock: %s\n", message);
+    fprintf(stderr, "usage: %s COMMAND [options]\nRun 'paddock --help' for the commands.\n",
+            GLOBAL_SYNOPSIS);
+    return PDK_CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    pdk_cli cli;
+    memset(&cli, 0, sizeof cli);
+    cli.timeout_ms = PDK_CLI_DEFAULT_TIMEOUT_MS;
+    cli.client = &g_client;
+    cli.frame = &g_frame;
+
+    char err[PDK_CLI_ERR_LEN];
+    pdk_cli_args args = pdk_cli_args_begin(argc, argv, 1, GLOBAL_OPTS, N_OF(GLOBAL_OPTS));
+    for (;;) {
+        const char *v = NULL;
+        int id = pdk_cli_args_next(&args, &v, err, sizeof err);
+        if (id == PDK_CLI_ARGS_END) {
+            break;
+        }
+        if (id == PDK_CLI_ARGS_ERROR) {
+            return global_usage_error(err);
+        }
+        switch (id) {
+        case PDK_CLI_OPT_HELP:
+            print_global_help(stdout);
+            return PDK_CLI_EXIT_OK;
+        case OPT_VERSION:
+            printf("paddock-cli %s (%s), protocol %u\n", PDK_VERSION, PDK_BUILD_ID,
+                   PDK_CLIENT_PROTOCOL_VERSION);
+            return PDK_CLI_EXIT_OK;
+        case PDK_CLI_OPT_SERVER:
+            if (v[0] == '\0') {
+                return global_usage_error("--server: empty address");
+            }
+            cli.server = v;
+            break;
+        case PDK_CLI_OPT_TIMEOUT:
+            if (parse_timeout(v, &cli.timeout_ms, err, sizeof err) != 0) {
+                return global_usage_error(err);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    if (args.next >= argc) {
+        return global_usage_error("no command given");
+    }
+    const char *name = argv[args.next];
+    if (strcmp(name, "help") == 0) {
+        const pdk_cli_command *cmd =
+            args.next + 1 < argc ? find_command(argv[args.next + 1]) : NULL;
+        if (cmd != NULL) {
+            print_command_help(cmd);
+        } else {
+            print_global_help(stdout);
+        }
+        return PDK_CLI_EXIT_OK;
+    }
+    const pdk_cli_command *cmd = find_command(name);
+    if (cmd == NULL) {
+        snprintf(err, sizeof err, "unknown command '%s'", name);
+        return global_usage_error(err);
+    }
+    pdk_cli_args cargs = pdk_cli_args_begin(argc, argv, args.next + 1, cmd->opts, cmd->n_opts);
+    return cmd->run(&cli, cmd, &cargs);
+}
