@@ -2,7 +2,7 @@
  * definition structs. Every field has a unit and bounds; an unknown key, a
  * wrong type or an out-of-bounds value is an error whose message names the
  * file, the key path and the reason, e.g.
- *   "presets/vehicles/sedan.json: chassis.mass: -3 is below 50"
+ *   "presets/vehicles/sedan.json: chassis.mass: -3 is below the minimum 50 (kg)"
  * Overrides "key=value;key=value" with JSON paths (indices as a.b[3]) apply
  * on top and are validated the same way. */
 #ifndef PDK_PARAMS_H
@@ -25,12 +25,18 @@ typedef enum pdk_preset_kind {
 /* Resolves a vehicle preset: reads <presets_dir>/vehicles/<name>.json,
  * applies overrides (may be NULL or ""), validates every field and the
  * cross-field invariants, and fills *out. When resolved_json is not NULL it
- * receives the fully resolved parameters as canonical JSON (every key, SI
- * values, sorted keys; malloc'd, the caller frees) — what a session records.
+ * receives the fully resolved parameters as canonical JSON (every key, sorted
+ * keys, compact, 17-digit reals; malloc'd, the caller frees) — what a session
+ * records. Values are in the schema's units, which are SI except where the
+ * key's name says otherwise (lockDeg, maxPowerKw, maxReverseSpeedKmh);
+ * parsing the resolved JSON again gives a bit-identical *out.
  * name must match [A-Za-z0-9_-]{1,64}. Errors: PDK_ERR_INVALID_ARGUMENT (bad
  * name), PDK_ERR_NOT_FOUND (no such preset), PDK_ERR_PARSE (not JSON, bad
  * override syntax), PDK_ERR_UNKNOWN_KEY, PDK_ERR_WRONG_TYPE,
- * PDK_ERR_OUT_OF_RANGE; err (PDK_PARAMS_ERR_LEN bytes) says which. */
+ * PDK_ERR_OUT_OF_RANGE (also a cross-field invariant), PDK_ERR_IO
+ * (unreadable or over 1 MiB), PDK_ERR_NO_MEMORY; err (PDK_PARAMS_ERR_LEN
+ * bytes) says which. On error *out is unchanged and *resolved_json NULL.
+ * docs/presets.md lists every key with its unit and bounds. */
 pdk_error pdk_params_vehicle_load(const char *presets_dir, const char *name, const char *overrides,
                                   pdk_vehicle_def *out, char **resolved_json, char *err,
                                   size_t err_len);
@@ -50,13 +56,18 @@ pdk_error pdk_params_world_parse(const char *json_text, const char *origin, cons
                                  size_t err_len);
 
 /* Calls fn once per preset of kind, in name order, with its name and its
- * "description" (may be ""). Returns PDK_ERR_NOT_FOUND when the folder is
- * missing. */
+ * "description" (may be ""). A file that cannot be read or is not a JSON
+ * object is listed with a description "(invalid preset: reason)"; files
+ * whose names are not valid preset names are skipped. Returns
+ * PDK_ERR_NOT_FOUND when the folder is missing, PDK_ERR_INVALID_ARGUMENT for
+ * a NULL folder or fn, PDK_ERR_NO_MEMORY. */
 typedef void (*pdk_preset_fn)(const char *name, const char *description, void *ud);
 pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn, void *ud);
 
 /* Calls fn once per parameter key of kind, in schema order: JSON path, unit,
- * bounds and default as text (for `paddockd presets describe`). */
+ * bounds and default as text (for `paddockd presets describe`). Bounds are
+ * inclusive and in the key's unit; they are NAN for keys that are not
+ * numbers (unit "text" or "choice"). */
 typedef void (*pdk_param_key_fn)(const char *path, const char *unit, double min, double max,
                                  const char *default_text, const char *description, void *ud);
 void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud);

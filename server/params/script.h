@@ -32,8 +32,9 @@ typedef struct pdk_script {
     size_t n_steps;
 } pdk_script;
 
-/* Parses a script file. Errors: PDK_ERR_IO (unreadable), PDK_ERR_PARSE
- * (not JSON, "t" decreasing), PDK_ERR_UNKNOWN_KEY, PDK_ERR_WRONG_TYPE,
+/* Parses a script file. Errors: PDK_ERR_IO (missing, unreadable, over
+ * 64 MiB), PDK_ERR_PARSE (not JSON, "t" missing, negative or decreasing, no
+ * "steps", a step with no command), PDK_ERR_UNKNOWN_KEY, PDK_ERR_WRONG_TYPE,
  * PDK_ERR_OUT_OF_RANGE (throttle outside 0..100, negative brake, unknown
  * gear letter, non-finite numbers); err names the file, the path
  * (steps[3].throttle_pct) and the reason. On error *out is empty. */
@@ -44,7 +45,8 @@ pdk_error pdk_script_parse(const char *json_text, const char *origin, pdk_script
 /* Releases the steps; accepts a zeroed or NULL script. */
 void pdk_script_free(pdk_script *script);
 
-/* Parses a gear letter: P R N D L, and H as D. PDK_ERR_OUT_OF_RANGE otherwise. */
+/* Parses a gear letter: P R N D L, and H as D (either case).
+ * PDK_ERR_OUT_OF_RANGE otherwise; PDK_ERR_INVALID_ARGUMENT for NULL. */
 pdk_error pdk_script_gear_parse(const char *text, pdk_gear *out);
 
 #endif

@@ -1,0 +1,182 @@
+/* The plumbing under the preset and script parsers: error messages, bounded
+ * file reads, strict JSON loading with positions, number formatting and the
+ * edit distance behind "did you mean". */
+#define _POSIX_C_SOURCE 200809L
+
+#include "params_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+pdk_error pdk_params_fail(pdk_error code, char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err != NULL && err_len > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            err[0] = '\0';
+        }
+    }
+    return code;
+}
+
+pdk_error pdk_params_read_file(const char *path, size_t max_bytes, pdk_error missing_code,
+                               char **out, size_t *out_len, char *err, size_t err_len)
+{
+    *out = NULL;
+    *out_len = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR) {
+            return pdk_params_fail(missing_code, err, err_len, "%s: no such file (%s)", path,
+                                   strerror(e));
+        }
+        return pdk_params_fail(PDK_ERR_IO, err, err_len, "%s: cannot open: %s", path, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
+        fclose(f);
+        return pdk_params_fail(PDK_ERR_IO, err, err_len, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return pdk_params_fail(PDK_ERR_IO, err, err_len, "%s: is a directory, not a file", path);
+    }
+    /* Read in chunks rather than trusting st_size: pipes and /proc files
+     * report 0, and a file may grow while it is read. */
+    size_t cap = 4096;
+    size_t len = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL) {
+        fclose(f);
+        return pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (len > max_bytes) {
+            free(buf);
+            fclose(f);
+            return pdk_params_fail(PDK_ERR_IO, err, err_len,
+                                   "%s: larger than the %zu-byte limit for this kind of file", path,
+                                   max_bytes);
+        }
+        if (len + 1 >= cap) {
+            /* Room for max_bytes + 1 bytes and the NUL, so an oversized
+             * file is seen as such. */
+            size_t next = cap * 2 < max_bytes + 2 ? cap * 2 : max_bytes + 2;
+            char *bigger = realloc(buf, next);
+            if (bigger == NULL) {
+                free(buf);
+                fclose(f);
+                return pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", path);
+            }
+            buf = bigger;
+            cap = next;
+        }
+        size_t got = fread(buf + len, 1, cap - 1 - len, f);
+        len += got;
+        if (got == 0) {
+            break;
+        }
+    }
+    if (ferror(f)) {
+        int e = errno;
+        free(buf);
+        fclose(f);
+        return pdk_params_fail(PDK_ERR_IO, err, err_len, "%s: read failed: %s", path, strerror(e));
+    }
+    fclose(f);
+    buf[len] = '\0';
+    *out = buf;
+    *out_len = len;
+    return PDK_OK;
+}
+
+pdk_error pdk_params_load_object(const char *text, size_t len, const char *origin, json_t **out,
+                                 char *err, size_t err_len)
+{
+    *out = NULL;
+    json_error_t jerr;
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (doc == NULL) {
+        if (json_error_code(&jerr) == json_error_out_of_memory) {
+            return pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", origin);
+        }
+        return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: line %d, column %d: %s", origin,
+                               jerr.line, jerr.column, jerr.text);
+    }
+    if (!json_is_object(doc)) {
+        pdk_error rc = pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
+                                       "%s: expected a JSON object at the top level, got %s",
+                                       origin, pdk_params_json_type(doc));
+        json_decref(doc);
+        return rc;
+    }
+    *out = doc;
+    return PDK_OK;
+}
+
+const char *pdk_params_json_type(const json_t *value)
+{
+    switch (json_typeof(value)) {
+    case JSON_OBJECT:
+        return "object";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_STRING:
+        return "string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "unknown";
+}
+
+void pdk_params_format_number(double v, char buf[PDK_PARAMS_NUM_LEN])
+{
+    snprintf(buf, PDK_PARAMS_NUM_LEN, "%.15g", v);
+    if (isfinite(v) && strtod(buf, NULL) != v) {
+        snprintf(buf, PDK_PARAMS_NUM_LEN, "%.17g", v);
+    }
+}
+
+size_t pdk_params_edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 127 };
+    size_t la = strlen(a);
+    size_t lb = strlen(b);
+    if (la > MAX || lb > MAX) {
+        return SIZE_MAX;
+    }
+    /* Two rows of the classic dynamic programme. */
+    size_t prev[MAX + 1];
+    size_t cur[MAX + 1];
+    for (size_t j = 0; j <= lb; j++) {
+        prev[j] = j;
+    }
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u);
+            size_t del = prev[j] + 1;
+            size_t ins = cur[j - 1] + 1;
+            size_t best = sub < del ? sub : del;
+            cur[j] = best < ins ? best : ins;
+        }
+        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
+    }
+    return prev[lb];
+}

@@ -1,0 +1,861 @@
+/* Unit tests of params/: vehicle and world presets, overrides, the resolved
+ * JSON round trip, listing and describing, and every shipped preset. */
+#define _XOPEN_SOURCE 700
+
+#include <check.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "params.h"
+
+#define PRESETS PDK_SOURCE_DIR "/presets"
+
+/* Every field of the definitions, for field-by-field comparisons. */
+#define VEHICLE_FIELDS(X)                                                                          \
+    X(model)                                                                                       \
+    X(chassis.mass_kg)                                                                             \
+    X(chassis.yaw_inertia_kgm2)                                                                    \
+    X(chassis.wheelbase_m)                                                                         \
+    X(chassis.cg_to_front_axle_m)                                                                  \
+    X(chassis.cg_height_m)                                                                         \
+    X(tyre_front.cornering_stiffness_n_per_rad)                                                    \
+    X(tyre_front.friction_coeff)                                                                   \
+    X(tyre_rear.cornering_stiffness_n_per_rad)                                                     \
+    X(tyre_rear.friction_coeff)                                                                    \
+    X(steering.ratio)                                                                              \
+    X(steering.lock_deg)                                                                           \
+    X(drive.max_force_n)                                                                           \
+    X(drive.max_power_w)                                                                           \
+    X(drive.front_fraction)                                                                        \
+    X(drive.max_reverse_speed_mps)                                                                 \
+    X(drive.max_low_speed_mps)                                                                     \
+    X(brake.force_per_bar_n)                                                                       \
+    X(brake.front_fraction)                                                                        \
+    X(brake.max_line_bar)                                                                          \
+    X(brake.park_hold_force_n)                                                                     \
+    X(resist.rolling_coeff)                                                                        \
+    X(resist.drag_area_m2)
+
+#define WORLD_FIELDS(X)                                                                            \
+    X(dt_s)                                                                                        \
+    X(substeps)                                                                                    \
+    X(max_vehicles)                                                                                \
+    X(gravity_mps2)                                                                                \
+    X(air_density_kgpm3)                                                                           \
+    X(surface_friction)                                                                            \
+    X(seed)
+
+#define SAME_FIELD(f) ck_assert_msg(memcmp(&a->f, &b->f, sizeof a->f) == 0, "field %s differs", #f);
+
+static void assert_same_vehicle(const pdk_vehicle_def *a, const pdk_vehicle_def *b)
+{
+    VEHICLE_FIELDS(SAME_FIELD)
+}
+
+static void assert_same_world(const pdk_world_def *a, const pdk_world_def *b)
+{
+    WORLD_FIELDS(SAME_FIELD)
+}
+
+/* ---- a temporary presets folder ---------------------------------------- */
+
+static char tmp_dir[64];
+
+static void make_tmp(void)
+{
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/pdk-params-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/vehicles", tmp_dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    snprintf(sub, sizeof sub, "%s/worlds", tmp_dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tmp(void)
+{
+    nftw(tmp_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void write_file(const char *rel, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, rel);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Loads tmp_dir/vehicles/<name>.json, expecting code; returns the message. */
+static const char *vehicle_expect(const char *name, const char *overrides, pdk_error code)
+{
+    static char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    char *resolved = (char *)"untouched";
+    err[0] = '\0';
+    pdk_error rc =
+        pdk_params_vehicle_load(tmp_dir, name, overrides, &def, &resolved, err, sizeof err);
+    ck_assert_msg(rc == code, "expected %s, got %s: %s", pdk_error_name(code), pdk_error_name(rc),
+                  err);
+    if (rc != PDK_OK) {
+        ck_assert_ptr_null(resolved);
+        ck_assert_msg(err[0] != '\0', "no message for %s", pdk_error_name(rc));
+    }
+    free(rc == PDK_OK ? resolved : NULL);
+    return err;
+}
+
+/* Parses text as a vehicle with overrides, expecting code; returns the message. */
+static const char *vparse_expect(const char *text, const char *overrides, pdk_error code)
+{
+    static char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    err[0] = '\0';
+    pdk_error rc =
+        pdk_params_vehicle_parse(text, "test.json", overrides, &def, NULL, err, sizeof err);
+    ck_assert_msg(rc == code, "expected %s, got %s: %s", pdk_error_name(code), pdk_error_name(rc),
+                  err);
+    return err;
+}
+
+#define ASSERT_HAS(msg, part)                                                                      \
+    ck_assert_msg(strstr((msg), (part)) != NULL, "'%s' lacks '%s'", msg, part)
+
+/* ---- defaults, resolved JSON and the round trip ------------------------- */
+
+/* Number of leaves in a JSON object tree. */
+static size_t count_leaves(const json_t *obj)
+{
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v)
+    {
+        n += json_is_object(v) ? count_leaves(v) : 1;
+    }
+    return n;
+}
+
+typedef struct key_list {
+    char paths[64][64];
+    char units[64][16];
+    double min[64];
+    double max[64];
+    char defaults[64][40];
+    size_t n;
+} key_list;
+
+static void collect_key(const char *path, const char *unit, double min, double max,
+                        const char *default_text, const char *description, void *ud)
+{
+    key_list *l = ud;
+    ck_assert_uint_lt(l->n, 64);
+    ck_assert_ptr_nonnull(description);
+    ck_assert_msg(strlen(description) > 10, "%s has no real description", path);
+    snprintf(l->paths[l->n], sizeof l->paths[0], "%s", path);
+    snprintf(l->units[l->n], sizeof l->units[0], "%s", unit);
+    snprintf(l->defaults[l->n], sizeof l->defaults[0], "%s", default_text);
+    l->min[l->n] = min;
+    l->max[l->n] = max;
+    l->n++;
+}
+
+/* The value at a dotted path of a JSON object tree. */
+static json_t *json_at(json_t *root, const char *dotted)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", dotted);
+    json_t *cur = root;
+    for (char *save = NULL, *tok = strtok_r(buf, ".", &save); tok != NULL && cur != NULL;
+         tok = strtok_r(NULL, ".", &save)) {
+        cur = json_object_get(cur, tok);
+    }
+    return cur;
+}
+
+START_TEST(empty_vehicle_is_the_default_and_resolves_every_key)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    char *resolved = NULL;
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse("{}", "empty", NULL, &def, &resolved, err, sizeof err), PDK_OK);
+    pdk_vehicle_def ref = pdk_vehicle_def_default();
+    /* Unconverted fields are the default's bits; km/h and kW ones may be
+     * re-expressed through the preset unit, so within an ulp or two. */
+    ck_assert_int_eq(def.model, ref.model);
+    ck_assert(def.chassis.mass_kg == ref.chassis.mass_kg);
+    ck_assert(def.chassis.wheelbase_m == ref.chassis.wheelbase_m);
+    ck_assert(def.steering.lock_deg == ref.steering.lock_deg);
+    ck_assert(def.brake.max_line_bar == ref.brake.max_line_bar);
+    ck_assert_double_eq_tol(def.drive.max_power_w, ref.drive.max_power_w,
+                            1e-12 * ref.drive.max_power_w);
+    ck_assert_double_eq_tol(def.drive.max_reverse_speed_mps, ref.drive.max_reverse_speed_mps,
+                            1e-12 * ref.drive.max_reverse_speed_mps);
+
+    key_list keys = {0};
+    pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &keys);
+    json_error_t jerr;
+    json_t *doc = json_loads(resolved, 0, &jerr);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_uint_eq(count_leaves(doc), keys.n);
+    for (size_t i = 0; i < keys.n; i++) {
+        ck_assert_msg(json_at(doc, keys.paths[i]) != NULL, "resolved JSON lacks %s", keys.paths[i]);
+    }
+    ck_assert_str_eq(json_string_value(json_at(doc, "simulation.model")), "singleTrack");
+    ck_assert_str_eq(json_string_value(json_at(doc, "description")), "");
+    ck_assert_double_eq(json_number_value(json_at(doc, "drive.maxPowerKw")) * 1000,
+                        def.drive.max_power_w);
+    json_decref(doc);
+
+    /* Defaults round-trip too, converted keys included. */
+    pdk_vehicle_def again;
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
+        PDK_OK);
+    assert_same_vehicle(&def, &again);
+    free(resolved);
+
+    pdk_world_def w;
+    pdk_world_def w2;
+    ck_assert_int_eq(pdk_params_world_parse("{}", "empty", NULL, &w, &resolved, err, sizeof err),
+                     PDK_OK);
+    pdk_world_def wref = pdk_world_def_default();
+    assert_same_world(&w, &wref);
+    ck_assert_int_eq(pdk_params_world_parse(resolved, "resolved", NULL, &w2, NULL, err, sizeof err),
+                     PDK_OK);
+    assert_same_world(&w, &w2);
+    free(resolved);
+}
+END_TEST
+
+START_TEST(resolved_json_is_canonical_and_round_trips_bit_exactly)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    /* Values whose conversion to SI is inexact in binary, in every
+     * converted key, plus a long mantissa. */
+    const char *ov = "chassis.mass=1234.5678901234567; drive.maxPowerKw=123.456789;"
+                     "drive.maxReverseSpeedKmh=17.3; drive.maxLowSpeedKmh=33.333333333333336;"
+                     "resistance.dragArea=0.1;description=\"round; trip\"";
+    pdk_vehicle_def a;
+    char *ra = NULL;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan", ov, &a, &ra, err, sizeof err) ==
+                      PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(a.chassis.mass_kg, 1234.5678901234567);
+    ck_assert_double_eq(a.drive.max_reverse_speed_mps, 17.3 / 3.6);
+    pdk_vehicle_def b;
+    char *rb = NULL;
+    ck_assert_msg(pdk_params_vehicle_parse(ra, "resolved", NULL, &b, &rb, err, sizeof err) ==
+                      PDK_OK,
+                  "%s", err);
+    assert_same_vehicle(&a, &b);
+    ck_assert_str_eq(ra, rb);
+    /* Canonical: compact, sorted keys at every level. */
+    ck_assert_ptr_null(strchr(ra, '\n'));
+    ck_assert_ptr_null(strstr(ra, ": "));
+    ck_assert_msg(strncmp(ra, "{\"brakes\":{", 11) == 0, "%s", ra);
+    ASSERT_HAS(ra, "\"description\":\"round; trip\"");
+    free(ra);
+    free(rb);
+
+    /* Many values of a converted key: parse(resolve(x)) is x to the bit. */
+    uint64_t s = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 2000; i++) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        double kmh = 1.0 + (double)(s >> 11) * 0x1p-53 * 99.0;
+        double kw = (double)(s >> 11) * 0x1p-53 * 5000.0;
+        char o[160];
+        snprintf(o, sizeof o, "drive.maxReverseSpeedKmh=%.17g;drive.maxPowerKw=%.17g", kmh, kw);
+        ck_assert_int_eq(pdk_params_vehicle_parse("{}", "x", o, &a, &ra, err, sizeof err), PDK_OK);
+        ck_assert_int_eq(pdk_params_vehicle_parse(ra, "x", NULL, &b, NULL, err, sizeof err),
+                         PDK_OK);
+        assert_same_vehicle(&a, &b);
+        free(ra);
+    }
+}
+END_TEST
+
+START_TEST(world_round_trip_and_fixed_dt)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_world_def a;
+    pdk_world_def b;
+    char *ra = NULL;
+    ck_assert_msg(pdk_params_world_load(PRESETS, "flat", "seed=9007199254740993;substeps=8", &a,
+                                        &ra, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_uint_eq(a.seed, 9007199254740993u);
+    ck_assert_int_eq(a.substeps, 8);
+    ck_assert(a.dt_s == 1.0 / 120.0);
+    ck_assert_int_eq(pdk_params_world_parse(ra, "resolved", NULL, &b, NULL, err, sizeof err),
+                     PDK_OK);
+    assert_same_world(&a, &b);
+    ASSERT_HAS(ra, "\"seed\":9007199254740993");
+    ASSERT_HAS(ra, "\"substeps\":8");
+    ck_assert_ptr_null(strstr(ra, "dt"));
+    free(ra);
+}
+END_TEST
+
+/* ---- overrides ----------------------------------------------------------- */
+
+START_TEST(overrides_take_precedence_in_order)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def base;
+    pdk_vehicle_def def;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &base, NULL, err, sizeof err),
+        PDK_OK);
+    pdk_vehicle_def same;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "midsize_sedan", "  ; ", &same, NULL, err, sizeof err),
+        PDK_OK);
+    assert_same_vehicle(&base, &same);
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "midsize_sedan", "", &same, NULL, err, sizeof err),
+        PDK_OK);
+    assert_same_vehicle(&base, &same);
+
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan",
+                                          " chassis.mass = 1600 ;chassis.mass=1700;"
+                                          "simulation.model=singleTrack;"
+                                          "tyres.front={\"friction\":0.9};steering.ratio=14",
+                                          &def, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(def.chassis.mass_kg, 1700);
+    ck_assert_double_eq(def.tyre_front.friction_coeff, 0.9);
+    /* An object override merges: the file's stiffness stays. */
+    ck_assert_double_eq(def.tyre_front.cornering_stiffness_n_per_rad,
+                        base.tyre_front.cornering_stiffness_n_per_rad);
+    ck_assert_double_eq(def.steering.ratio, 14);
+    ck_assert_double_eq(def.chassis.wheelbase_m, base.chassis.wheelbase_m);
+    ck_assert_int_eq(def.model, PDK_MODEL_SINGLE_TRACK);
+
+    /* Overrides fill keys the file leaves out, converted like file values. */
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse("{\"chassis\":{\"mass\":900}}", "t",
+                                 "drive.maxPowerKw=50;simulation.model=\"singleTrack\"", &def, NULL,
+                                 err, sizeof err),
+        PDK_OK);
+    ck_assert_double_eq(def.chassis.mass_kg, 900);
+    ck_assert_double_eq(def.drive.max_power_w, 50000);
+}
+END_TEST
+
+START_TEST(override_errors_name_the_override)
+{
+    const char *m;
+    m = vparse_expect("{}", "chassis.mass=abc", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "override 'chassis.mass=abc'");
+    ASSERT_HAS(m, "chassis.mass: expected a number, got string");
+
+    m = vparse_expect("{}", "chassis.mass=10", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'chassis.mass=10': chassis.mass: 10 is below the minimum 50 (kg)");
+
+    m = vparse_expect("{}", "steering.ratio=1;chassis.mas=1500", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "override 'chassis.mas=1500': chassis.mas: unknown key (did you mean "
+                  "chassis.mass?)");
+
+    m = vparse_expect("{}", "engine.idleRpm=800", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "engine: unknown key (known keys: description, simulation, chassis");
+
+    m = vparse_expect("{}", "chassis.mass.x=1", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "chassis.mass.x: unknown key");
+
+    m = vparse_expect("{}", "chassis.mass[3]=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "override 'chassis.mass[3]=1': chassis.mass[3]: chassis.mass is a single value, "
+                  "not an array");
+    m = vparse_expect("{}", "tyres[0].friction=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "tyres[0]: tyres is an object, not an array");
+
+    m = vparse_expect("{}", "chassis.mass 1500", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "override 'chassis.mass 1500': expected key=value");
+    m = vparse_expect("{}", "chassis.mass=1500; =3", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "override '=3': empty key");
+    m = vparse_expect("{}", "chassis.mass[x]=5", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "override 'chassis.mass[x]=5': bad index");
+    m = vparse_expect("{}", "chassis.mass[2=5", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "bad index");
+    m = vparse_expect("{}", "chassis..mass=5", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "override 'chassis..mass=5': empty name");
+    m = vparse_expect("{}", "chassis.=5", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "ends with '.'");
+    m = vparse_expect("{}", "tyres.front={\"friction\":", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "value is not valid JSON");
+
+    m = vparse_expect("{}", "simulation.model=fourWheel", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "simulation.model: \"fourWheel\" is not a vehicle model (allowed: "
+                  "\"singleTrack\")");
+    m = vparse_expect("{}", "tyres.front={\"friction\":\"high\"}", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "tyres.front.friction: expected a number, got string");
+    m = vparse_expect("{}", "tyres.front={\"grip\":1}", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "tyres.front.grip: unknown key");
+    m = vparse_expect("{}", "chassis=5", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "chassis: expected an object, got number");
+    m = vparse_expect("{}", "description=true", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "description: expected a string, got boolean");
+
+    /* A valid file value is still refused when the override is bad, and the
+     * file's value does not hide an override's error. */
+    m = vparse_expect("{\"chassis\":{\"mass\":1500}}", "chassis.mass=-1", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "-1 is below the minimum 50 (kg)");
+}
+END_TEST
+
+START_TEST(cross_field_invariants_name_both_fields)
+{
+    const char *m;
+    m = vparse_expect("{\"chassis\":{\"wheelbase\":2.7,\"cgToFrontAxle\":2.7}}", NULL,
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: chassis.cgToFrontAxle (2.7 m) must be less than chassis.wheelbase "
+                  "(2.7 m)");
+    /* Each value alone is fine; the override makes the pair invalid. */
+    m = vparse_expect("{\"chassis\":{\"wheelbase\":2.7,\"cgToFrontAxle\":1.2}}",
+                      "chassis.wheelbase=1.0", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "chassis.cgToFrontAxle (1.2 m) must be less than chassis.wheelbase (1 m)");
+    m = vparse_expect("{\"steering\":{\"ratio\":10}}", "steering.lockDeg=900",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: steering.lockDeg / steering.ratio = 900 / 10 gives a road-wheel lock "
+                  "of 90.0 deg; it must be below 80 deg");
+    vparse_expect("{\"steering\":{\"ratio\":10}}", "steering.lockDeg=790", PDK_OK);
+}
+END_TEST
+
+/* ---- file errors ----------------------------------------------------------- */
+
+START_TEST(file_errors_name_file_key_and_reason)
+{
+    make_tmp();
+    char path[256];
+    const char *m;
+
+    /* Names: no traversal, no spaces, 1 to 64 characters. */
+    m = vehicle_expect("../worlds/flat", NULL, PDK_ERR_INVALID_ARGUMENT);
+    ASSERT_HAS(m, "preset name '../worlds/flat' is not valid");
+    vehicle_expect("", NULL, PDK_ERR_INVALID_ARGUMENT);
+    vehicle_expect("a b", NULL, PDK_ERR_INVALID_ARGUMENT);
+    vehicle_expect(NULL, NULL, PDK_ERR_INVALID_ARGUMENT);
+    char long_name[70];
+    memset(long_name, 'a', 65);
+    long_name[65] = '\0';
+    vehicle_expect(long_name, NULL, PDK_ERR_INVALID_ARGUMENT);
+    long_name[64] = '\0';
+    vehicle_expect(long_name, NULL, PDK_ERR_NOT_FOUND);
+
+    m = vehicle_expect("nope", NULL, PDK_ERR_NOT_FOUND);
+    snprintf(path, sizeof path, "%s/vehicles/nope.json", tmp_dir);
+    ASSERT_HAS(m, path);
+
+    write_file("vehicles/broken.json", "{\n  \"chassis\": {\"mass\": 1500,}\n}\n");
+    m = vehicle_expect("broken", NULL, PDK_ERR_PARSE);
+    snprintf(path, sizeof path, "%s/vehicles/broken.json: line 2", tmp_dir);
+    ASSERT_HAS(m, path);
+
+    write_file("vehicles/dup.json", "{\"chassis\":{\"mass\":1500,\"mass\":1600}}");
+    m = vehicle_expect("dup", NULL, PDK_ERR_PARSE);
+    ASSERT_HAS(m, "duplicate");
+
+    write_file("vehicles/nul.json", "{}");
+    {
+        snprintf(path, sizeof path, "%s/vehicles/nul.json", tmp_dir);
+        FILE *f = fopen(path, "ab");
+        ck_assert_ptr_nonnull(f);
+        fputc(0, f);
+        fclose(f);
+    }
+    m = vehicle_expect("nul", NULL, PDK_ERR_PARSE);
+    ASSERT_HAS(m, "NUL");
+
+    write_file("vehicles/array.json", "[1, 2]");
+    m = vehicle_expect("array", NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "array.json: expected a JSON object at the top level, got array");
+
+    write_file("vehicles/mas.json", "{\"chassis\": {\"mas\": 1500}}");
+    m = vehicle_expect("mas", NULL, PDK_ERR_UNKNOWN_KEY);
+    snprintf(path, sizeof path,
+             "%s/vehicles/mas.json: chassis.mas: unknown key (did you mean chassis.mass?)",
+             tmp_dir);
+    ASSERT_HAS(m, path);
+
+    write_file("vehicles/far.json", "{\"chassis\": {\"springRate\": 1}}");
+    m = vehicle_expect("far", NULL, PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "chassis.springRate: unknown key (known keys under chassis: mass, yawInertia, "
+                  "wheelbase, cgToFrontAxle, cgHeight)");
+
+    write_file("vehicles/snake.json", "{\"chassis\": {\"cg_height\": 0.5}}");
+    m = vehicle_expect("snake", NULL, PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "did you mean chassis.cgHeight?");
+
+    write_file("vehicles/flatkey.json", "{\"chassis.mass\": 1500}");
+    m = vehicle_expect("flatkey", NULL, PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "\"chassis.mass\": unknown key (keys are plain names");
+
+    write_file("vehicles/type.json", "{\"steering\": {\"ratio\": \"16\"}}");
+    m = vehicle_expect("type", NULL, PDK_ERR_WRONG_TYPE);
+    snprintf(path, sizeof path,
+             "%s/vehicles/type.json: steering.ratio: expected a number, got string", tmp_dir);
+    ASSERT_HAS(m, path);
+
+    write_file("vehicles/group.json", "{\"tyres\": {\"front\": [1]}}");
+    m = vehicle_expect("group", NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "tyres.front: expected an object, got array");
+
+    write_file("vehicles/neg.json", "{\"chassis\": {\"mass\": -3}}");
+    m = vehicle_expect("neg", NULL, PDK_ERR_OUT_OF_RANGE);
+    snprintf(path, sizeof path,
+             "%s/vehicles/neg.json: chassis.mass: -3 is below the minimum 50 (kg)", tmp_dir);
+    ASSERT_HAS(m, path);
+
+    write_file("vehicles/big.json", "{\"drive\": {\"maxPowerKw\": 5000.5}}");
+    m = vehicle_expect("big", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "drive.maxPowerKw: 5000.5 is above the maximum 5000 (kW)");
+
+    write_file("vehicles/model.json", "{\"simulation\": {\"model\": 1}}");
+    m = vehicle_expect("model", NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "simulation.model: expected a string, got number");
+
+    {
+        char text[1200];
+        memset(text, 'x', sizeof text);
+        memcpy(text, "{\"description\":\"", 16);
+        snprintf(text + 1100, sizeof text - 1100, "\"}");
+        write_file("vehicles/essay.json", text);
+    }
+    m = vehicle_expect("essay", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "description: text is 1084 bytes long, more than the 1000 allowed");
+
+    /* A directory where the file should be, and a file over the size cap. */
+    snprintf(path, sizeof path, "%s/vehicles/folder.json", tmp_dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    m = vehicle_expect("folder", NULL, PDK_ERR_IO);
+    ASSERT_HAS(m, path);
+    {
+        snprintf(path, sizeof path, "%s/vehicles/huge.json", tmp_dir);
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        fputc('{', f);
+        for (int i = 0; i < (1 << 20); i++) {
+            fputc(' ', f);
+        }
+        fputc('}', f);
+        fclose(f);
+    }
+    m = vehicle_expect("huge", NULL, PDK_ERR_IO);
+    ASSERT_HAS(m, "huge.json: larger than the 1048576-byte limit");
+
+    /* A good file, then its override errors still name the override. */
+    write_file("vehicles/good.json", "{\"description\":\"ok\",\"chassis\":{\"mass\":1200}}");
+    vehicle_expect("good", NULL, PDK_OK);
+    m = vehicle_expect("good", "chassis.mass=abc", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "override 'chassis.mass=abc'");
+
+    remove_tmp();
+}
+END_TEST
+
+START_TEST(world_errors)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_world_def def;
+    ck_assert_int_eq(
+        pdk_params_world_parse("{\"substeps\": 4.5}", "w.json", NULL, &def, NULL, err, sizeof err),
+        PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "w.json: substeps: expected an integer, got 4.5");
+    ck_assert_int_eq(
+        pdk_params_world_parse("{\"substeps\": 0}", "w.json", NULL, &def, NULL, err, sizeof err),
+        PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "w.json: substeps: 0 is below the minimum 1 (-)");
+    ck_assert_int_eq(pdk_params_world_parse("{\"maxVehicles\": 65536}", "w.json", NULL, &def, NULL,
+                                            err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "maxVehicles: 65536 is above the maximum 65535");
+    ck_assert_int_eq(
+        pdk_params_world_parse("{\"seed\": -1}", "w.json", NULL, &def, NULL, err, sizeof err),
+        PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "seed: -1 is below the minimum 0");
+    ck_assert_int_eq(pdk_params_world_parse("{\"gravity\": \"9.81\"}", "w.json", NULL, &def, NULL,
+                                            err, sizeof err),
+                     PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "gravity: expected a number, got string");
+    ck_assert_int_eq(
+        pdk_params_world_parse("{\"gravty\": 9.81}", "w.json", NULL, &def, NULL, err, sizeof err),
+        PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(err, "w.json: gravty: unknown key (did you mean gravity?)");
+    ck_assert_int_eq(
+        pdk_params_world_parse("{}", "w.json", "surfaceFriction=0", &def, NULL, err, sizeof err),
+        PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "override 'surfaceFriction=0': surfaceFriction: 0 is below the minimum 0.05");
+
+    make_tmp();
+    ck_assert_int_eq(pdk_params_world_load(tmp_dir, "moon", NULL, &def, NULL, err, sizeof err),
+                     PDK_ERR_NOT_FOUND);
+    ASSERT_HAS(err, "/worlds/moon.json");
+    ck_assert_int_eq(pdk_params_world_load(tmp_dir, "a/b", NULL, &def, NULL, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    write_file("worlds/moon.json", "{\"gravity\": 1.62, \"airDensity\": 0}");
+    ck_assert_int_eq(pdk_params_world_load(tmp_dir, "moon", NULL, &def, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_double_eq(def.gravity_mps2, 1.62);
+    ck_assert_double_eq(def.air_density_kgpm3, 0);
+    remove_tmp();
+}
+END_TEST
+
+START_TEST(bad_arguments_and_small_buffers)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def before = def;
+    ck_assert_int_eq(pdk_params_vehicle_parse(NULL, "x", NULL, &def, NULL, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_params_vehicle_parse("{}", "x", NULL, NULL, NULL, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(NULL, "midsize_sedan", NULL, &def, NULL, err, sizeof err),
+        PDK_ERR_INVALID_ARGUMENT);
+    /* Errors leave *out alone; a tiny or missing buffer is never overrun. */
+    char tiny[8];
+    memset(tiny, 'z', sizeof tiny);
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse("{\"chassis\":{\"mass\":1}}", "x", NULL, &def, NULL, tiny, 6),
+        PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(tiny[5], '\0');
+    ck_assert_int_eq(tiny[6], 'z');
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse("{\"chassis\":{\"mass\":1}}", NULL, NULL, &def, NULL, NULL, 0),
+        PDK_ERR_OUT_OF_RANGE);
+    assert_same_vehicle(&def, &before);
+    ck_assert_int_eq(pdk_params_vehicle_parse("{\"chassis\":{\"mass\":1}}", NULL, NULL, &def, NULL,
+                                              err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "(text): chassis.mass");
+}
+END_TEST
+
+/* ---- list and describe --------------------------------------------------- */
+
+typedef struct listing {
+    char names[16][80];
+    char descriptions[16][PDK_PARAMS_ERR_LEN];
+    size_t n;
+} listing;
+
+static void collect_preset(const char *name, const char *description, void *ud)
+{
+    listing *l = ud;
+    ck_assert_uint_lt(l->n, 16);
+    snprintf(l->names[l->n], sizeof l->names[0], "%s", name);
+    snprintf(l->descriptions[l->n], sizeof l->descriptions[0], "%s", description);
+    l->n++;
+}
+
+START_TEST(list_sorts_names_and_reads_descriptions)
+{
+    make_tmp();
+    write_file("vehicles/b_car.json", "{\"description\": \"B car\"}");
+    write_file("vehicles/a-car.json", "{\"chassis\": {\"mass\": 1000}}");
+    write_file("vehicles/c_car.json", "{\"description\": ");
+    write_file("vehicles/not a preset.json", "{}");
+    write_file("vehicles/.hidden.json", "{}");
+    write_file("vehicles/readme.txt", "not a preset");
+    char path[256];
+    snprintf(path, sizeof path, "%s/vehicles/d_dir.json", tmp_dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+
+    listing l = {0};
+    ck_assert_int_eq(pdk_params_list(tmp_dir, PDK_PRESET_VEHICLE, collect_preset, &l), PDK_OK);
+    ck_assert_uint_eq(l.n, 3);
+    ck_assert_str_eq(l.names[0], "a-car");
+    ck_assert_str_eq(l.descriptions[0], "");
+    ck_assert_str_eq(l.names[1], "b_car");
+    ck_assert_str_eq(l.descriptions[1], "B car");
+    ck_assert_str_eq(l.names[2], "c_car");
+    ck_assert_msg(strncmp(l.descriptions[2], "(invalid preset: c_car.json: line 1", 35) == 0, "%s",
+                  l.descriptions[2]);
+
+    listing w = {0};
+    ck_assert_int_eq(pdk_params_list(tmp_dir, PDK_PRESET_WORLD, collect_preset, &w), PDK_OK);
+    ck_assert_uint_eq(w.n, 0);
+    remove_tmp();
+
+    ck_assert_int_eq(pdk_params_list(tmp_dir, PDK_PRESET_VEHICLE, collect_preset, &l),
+                     PDK_ERR_NOT_FOUND);
+    ck_assert_int_eq(pdk_params_list(NULL, PDK_PRESET_VEHICLE, collect_preset, &l),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_VEHICLE, NULL, &l),
+                     PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+START_TEST(describe_walks_the_schema)
+{
+    key_list v = {0};
+    pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
+    ck_assert_uint_eq(v.n, 24);
+    ck_assert_str_eq(v.paths[0], "description");
+    ck_assert_str_eq(v.units[0], "text");
+    ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
+    pdk_vehicle_def ref = pdk_vehicle_def_default();
+    int seen = 0;
+    for (size_t i = 0; i < v.n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            ck_assert_str_ne(v.paths[i], v.paths[j]);
+        }
+        if (!isnan(v.min[i])) {
+            double d = strtod(v.defaults[i], NULL);
+            ck_assert_msg(d >= v.min[i] && d <= v.max[i], "default of %s (%s) outside [%g, %g]",
+                          v.paths[i], v.defaults[i], v.min[i], v.max[i]);
+        }
+        if (strcmp(v.paths[i], "chassis.mass") == 0) {
+            ck_assert_str_eq(v.units[i], "kg");
+            ck_assert_double_eq(v.min[i], 50);
+            ck_assert_double_eq(v.max[i], 100000);
+            ck_assert_double_eq(strtod(v.defaults[i], NULL), ref.chassis.mass_kg);
+            seen++;
+        }
+        if (strcmp(v.paths[i], "drive.maxPowerKw") == 0) {
+            ck_assert_str_eq(v.units[i], "kW");
+            ck_assert_double_eq_tol(strtod(v.defaults[i], NULL) * 1000, ref.drive.max_power_w,
+                                    1e-9);
+            seen++;
+        }
+        if (strcmp(v.paths[i], "simulation.model") == 0) {
+            ck_assert_str_eq(v.defaults[i], "singleTrack");
+            seen++;
+        }
+    }
+    ck_assert_int_eq(seen, 3);
+
+    key_list w = {0};
+    pdk_params_describe(PDK_PRESET_WORLD, collect_key, &w);
+    ck_assert_uint_eq(w.n, 7);
+    pdk_world_def wref = pdk_world_def_default();
+    for (size_t i = 0; i < w.n; i++) {
+        if (strcmp(w.paths[i], "substeps") == 0) {
+            ck_assert_int_eq(atoi(w.defaults[i]), wref.substeps);
+        }
+        if (strcmp(w.paths[i], "gravity") == 0) {
+            ck_assert_str_eq(w.units[i], "m/s^2");
+            ck_assert_double_eq(strtod(w.defaults[i], NULL), wref.gravity_mps2);
+        }
+    }
+    pdk_params_describe(PDK_PRESET_WORLD, NULL, NULL);
+}
+END_TEST
+
+/* ---- shipped presets --------------------------------------------------------- */
+
+START_TEST(every_shipped_preset_loads)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    listing v = {0};
+    ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_VEHICLE, collect_preset, &v), PDK_OK);
+    ck_assert_uint_ge(v.n, 2);
+    for (size_t i = 0; i < v.n; i++) {
+        pdk_vehicle_def def;
+        ck_assert_msg(strlen(v.descriptions[i]) > 20 && v.descriptions[i][0] != '(',
+                      "%s: description '%s'", v.names[i], v.descriptions[i]);
+        ck_assert_msg(pdk_params_vehicle_load(PRESETS, v.names[i], NULL, &def, NULL, err,
+                                              sizeof err) == PDK_OK,
+                      "%s", err);
+        ck_assert_int_eq(pdk_vehicle_def_check(&def), PDK_OK);
+    }
+    listing w = {0};
+    ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_WORLD, collect_preset, &w), PDK_OK);
+    ck_assert_uint_ge(w.n, 2);
+    for (size_t i = 0; i < w.n; i++) {
+        pdk_world_def def;
+        ck_assert_msg(strlen(w.descriptions[i]) > 20, "%s", w.names[i]);
+        ck_assert_msg(
+            pdk_params_world_load(PRESETS, w.names[i], NULL, &def, NULL, err, sizeof err) == PDK_OK,
+            "%s", err);
+        ck_assert_int_eq(pdk_world_def_check(&def), PDK_OK);
+    }
+}
+END_TEST
+
+START_TEST(shipped_presets_match_their_data_sheets)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def s;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &s, NULL, err, sizeof err), PDK_OK);
+    /* REF-1, reference/vehicle-models.md section 7.0. */
+    ck_assert_int_eq(s.model, PDK_MODEL_SINGLE_TRACK);
+    ck_assert_double_eq(s.chassis.mass_kg, 1500);
+    ck_assert_double_eq(s.chassis.wheelbase_m, 2.70);
+    ck_assert_double_eq(s.chassis.cg_to_front_axle_m, 1.20);
+    ck_assert_double_eq(s.chassis.cg_height_m, 0.55);
+    ck_assert_double_eq(s.tyre_front.cornering_stiffness_n_per_rad, 120000);
+    ck_assert_double_eq(s.tyre_rear.cornering_stiffness_n_per_rad, 120000);
+    ck_assert_double_eq(s.tyre_front.friction_coeff, 1.0);
+    ck_assert_double_eq(s.resist.drag_area_m2, 0.65);
+    ck_assert_double_eq(s.resist.rolling_coeff, 0.012);
+
+    pdk_vehicle_def h;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "compact_hatch", NULL, &h, NULL, err, sizeof err), PDK_OK);
+    ck_assert(h.chassis.mass_kg < s.chassis.mass_kg);
+    ck_assert_double_eq(h.drive.front_fraction, 1.0);
+
+    pdk_world_def dry;
+    pdk_world_def wet;
+    ck_assert_int_eq(pdk_params_world_load(PRESETS, "flat", NULL, &dry, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_params_world_load(PRESETS, "flat_wet", NULL, &wet, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_double_eq(dry.surface_friction, 1.0);
+    ck_assert_double_eq(wet.surface_friction, 0.7);
+    ck_assert_int_eq(dry.substeps, pdk_world_def_default().substeps);
+}
+END_TEST
+
+static Suite *params_suite(void)
+{
+    Suite *s = suite_create("params");
+    TCase *tc = tcase_create("presets");
+    tcase_add_test(tc, empty_vehicle_is_the_default_and_resolves_every_key);
+    tcase_add_test(tc, resolved_json_is_canonical_and_round_trips_bit_exactly);
+    tcase_add_test(tc, world_round_trip_and_fixed_dt);
+    tcase_add_test(tc, overrides_take_precedence_in_order);
+    tcase_add_test(tc, override_errors_name_the_override);
+    tcase_add_test(tc, cross_field_invariants_name_both_fields);
+    tcase_add_test(tc, file_errors_name_file_key_and_reason);
+    tcase_add_test(tc, world_errors);
+    tcase_add_test(tc, bad_arguments_and_small_buffers);
+    tcase_add_test(tc, list_sorts_names_and_reads_descriptions);
+    tcase_add_test(tc, describe_walks_the_schema);
+    tcase_add_test(tc, every_shipped_preset_loads);
+    tcase_add_test(tc, shipped_presets_match_their_data_sheets);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(params_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
