@@ -71,4 +71,10 @@ pdk_vehicle_def pdk_vehicle_def_default(void);
  * PDK_ERR_OUT_OF_RANGE / PDK_ERR_INVALID_ARGUMENT. */
 pdk_error pdk_vehicle_def_check(const pdk_vehicle_def *def);
 
+/* Why def fails pdk_vehicle_def_check: a sentence naming the first field that
+ * fails and the bound it breaks (e.g. "chassis.cg_to_front_axle_m must be
+ * above 0 and below chassis.wheelbase_m"), or NULL when def passes. The
+ * string is static; nothing is allocated. */
+const char *pdk_vehicle_def_problem(const pdk_vehicle_def *def);
+
 #endif

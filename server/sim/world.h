@@ -18,7 +18,7 @@ typedef uint32_t pdk_vehicle_id;
 
 typedef struct pdk_world_def {
     double dt_s;                /* tick length; 1/120 s in Paddock */
-    int substeps;               /* physics substeps per tick, 1..64 */
+    int substeps;               /* physics substeps per tick, 1..64; dt_s / substeps <= 0.02 s */
     int max_vehicles;           /* capacity, 1..65535; a full world refuses spawn */
     double gravity_mps2;        /* magnitude, acting along -z */
     double air_density_kgpm3;
@@ -28,11 +28,19 @@ typedef struct pdk_world_def {
 
 typedef struct pdk_world pdk_world;
 
-/* 120 Hz, 4 substeps, 256 vehicles, 9.81 m/s^2, 1.225 kg/m^3, friction 1, seed 1. */
+/* 120 Hz, 2 substeps, 256 vehicles, 9.81 m/s^2, 1.225 kg/m^3, friction 1, seed 1.
+ * Two substeps (h = 1/240 s) are converged: steady states match any step
+ * exactly, transients and stopping distances are within 1 % of 8 substeps
+ * (tests/unit/test_single_track.c), at half the cost of four. */
 pdk_world_def pdk_world_def_default(void);
 
-/* PDK_OK when every field is in range, else PDK_ERR_OUT_OF_RANGE. */
+/* PDK_OK when every field is in range, else PDK_ERR_OUT_OF_RANGE
+ * (PDK_ERR_INVALID_ARGUMENT for NULL). */
 pdk_error pdk_world_def_check(const pdk_world_def *def);
+
+/* Why def fails pdk_world_def_check: a static sentence naming the first field
+ * that fails and its bound, or NULL when def passes. */
+const char *pdk_world_def_problem(const pdk_world_def *def);
 
 /* Bytes a world of this definition needs (0 when the definition is invalid). */
 size_t pdk_world_mem_size(const pdk_world_def *def);
@@ -40,7 +48,10 @@ size_t pdk_world_mem_size(const pdk_world_def *def);
 /* Lays a world out in mem (bytes >= pdk_world_mem_size(def), aligned to 16)
  * and returns it in *out. The memory stays the caller's; there is no destroy:
  * free mem when done. Errors: PDK_ERR_OUT_OF_RANGE (def), PDK_ERR_CAPACITY
- * (mem too small), PDK_ERR_INVALID_ARGUMENT (NULL or misaligned). */
+ * (mem too small), PDK_ERR_INVALID_ARGUMENT (NULL or misaligned).
+ * The world starts at mem (*out == mem) and holds no pointers, only offsets:
+ * a byte copy of its pdk_world_mem_size(def) bytes to another 16-aligned
+ * address is an identical, independent world, so a copy is a snapshot. */
 pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out);
 
 const pdk_world_def *pdk_world_def_get(const pdk_world *world);
@@ -52,9 +63,15 @@ double pdk_world_time_s(const pdk_world *world);
 /* Spawns a vehicle at pose, moving forward at speed_mps, in gear. Call only
  * between steps. Errors: PDK_ERR_CAPACITY (full), PDK_ERR_OUT_OF_RANGE /
  * PDK_ERR_INVALID_ARGUMENT (def fails pdk_vehicle_def_check, bad gear,
- * non-finite pose or speed). Ids are given out deterministically. */
+ * non-finite pose or speed). Ids are given out deterministically: the lowest
+ * free slot, with that slot's generation (bumped by every remove). */
 pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pdk_pose *pose,
                           double speed_mps, pdk_gear gear, pdk_vehicle_id *out_id);
+
+/* Why pdk_world_spawn with these arguments fails: a static sentence naming
+ * the argument or field and its bound, or NULL when it would succeed. */
+const char *pdk_world_spawn_problem(const pdk_world *world, const pdk_vehicle_def *def,
+                                    const pdk_pose *pose, double speed_mps, pdk_gear gear);
 
 /* Removes a vehicle. PDK_ERR_STALE_ID when id is not alive. */
 pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id);
@@ -62,10 +79,20 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id);
 /* Applies a DBW command to a vehicle; it holds until changed. Out-of-range
  * values are refused (PDK_ERR_OUT_OF_RANGE) and change nothing; throttle is
  * 0..100 %, brake 0..max_line_bar, steering within lock, gear PARK..LOW or
- * NONE for no change. PDK_ERR_STALE_ID for a dead id. */
+ * NONE for no change. PDK_ERR_STALE_ID for a dead id;
+ * PDK_ERR_INVALID_ARGUMENT for a NULL cmd or unknown bits in fields. */
 pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_cmd *cmd);
 
-/* Advances every vehicle by one tick (dt_s, in substeps), in id order. */
+/* Why pdk_world_command with these arguments fails: a static sentence naming
+ * the field and its bound (e.g. "brake_bar must be within
+ * 0..brake.max_line_bar"), or NULL when it would succeed. */
+const char *pdk_world_command_problem(const pdk_world *world, pdk_vehicle_id id,
+                                      const pdk_dbw_cmd *cmd);
+
+/* Advances every vehicle by one tick (dt_s, in substeps), in id order. Id
+ * order is slot order (the id's low 16 bits), as pdk_world_vehicle_at lists
+ * them; vehicles do not interact, so a vehicle's result never depends on the
+ * others. */
 void pdk_world_step(pdk_world *world);
 
 /* Number of live vehicles, and the i-th live vehicle's id in id order
@@ -85,7 +112,8 @@ typedef struct pdk_vehicle_pose {
     double ax_mps2, ay_mps2;       /* body frame */
 } pdk_vehicle_pose;
 
-/* Fills *out for a live vehicle; PDK_ERR_STALE_ID otherwise. */
+/* Fills *out for a live vehicle; PDK_ERR_STALE_ID otherwise
+ * (PDK_ERR_INVALID_ARGUMENT when out is NULL). */
 pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_vehicle_pose *out);
 
 /* The vehicle's channel values from the last step (PDK_CH_COUNT doubles,
@@ -96,8 +124,10 @@ const double *pdk_world_channels(const pdk_world *world, pdk_vehicle_id id);
 const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle_id id);
 
 /* A 64-bit hash of the whole simulated state: tick, PRNG and every vehicle's
- * state in id order. Equal hashes after equal inputs is the determinism
- * promise; it is recorded and compared on replay. */
+ * state and held command in id order, and the generations of free slots
+ * (they decide the next ids). Field values are hashed, never struct bytes.
+ * Equal hashes after equal inputs is the determinism promise; it is
+ * recorded and compared on replay. */
 uint64_t pdk_world_hash(const pdk_world *world);
 
 #endif

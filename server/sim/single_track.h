@@ -1,0 +1,123 @@
+/* The single-track (bicycle) vehicle model: a planar rigid body on two axles
+ * with linear tyres that saturate at the friction circle, a lumped drive,
+ * brakes, rolling resistance and drag. It owns one vehicle's state, its held
+ * command and its per-vehicle constants, and steps them by one tick.
+ * Sources: Pacejka, Tire and Vehicle Dynamics, ch. 1 (the single-track model
+ * and its steady state); Gillespie, Fundamentals of Vehicle Dynamics, ch. 6
+ * (cornering, understeer gradient) and ch. 3 (braking, load transfer).
+ * Axes are ISO 8855: body x forward, y left, z up; positive yaw and steering
+ * turn left. The world calls this module; nothing else should. */
+#ifndef PDK_SINGLE_TRACK_H
+#define PDK_SINGLE_TRACK_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "input.h"
+#include "vehicle_def.h"
+
+/* Below this wheel-plane speed the lateral slip tan(alpha) = v_lat / |u| uses
+ * this floor instead of |u|, so at standstill the tyre is a finite lateral
+ * damper of C / floor (N s/m) instead of an infinitely stiff one. 0.5 m/s is
+ * below walking pace, so the slip law is exact wherever cornering matters;
+ * the floor plays the role of Chrono Pac02's |Vx| + 0.1 and TORCS' 1 m/s
+ * "slow grip" (reference/tyres-soil.md 1.7). It is a tyre force, not a
+ * hidden drag: with no lateral slip it exerts nothing. */
+#define PDK_ST_SLIP_SPEED_FLOOR_MPS 0.5
+
+/* The reverse and LOW governors fade the drive force linearly from full at the
+ * limit to zero this much above it, so the governed speed settles without a
+ * force step (a step would chatter at 120 Hz). */
+#define PDK_ST_GOVERNOR_BAND_MPS 0.5
+
+/* The dynamic state: everything that carries from one substep to the next.
+ * Plain data, no pointers: a copy is a snapshot. */
+typedef struct pdk_st_state {
+    double x_m;            /* CG position, world */
+    double y_m;
+    double yaw_rad;        /* heading, (-pi, pi] */
+    double vx_mps;         /* CG velocity, body frame */
+    double vy_mps;
+    double yaw_rate_radps;
+    double ax_mps2;        /* last substep's CG acceleration, body frame: ax sets */
+    double ay_mps2;        /* the next substep's load transfer, both are telemetry */
+} pdk_st_state;
+
+/* The held drive-by-wire command and what follows from it. The first four
+ * fields are the command; the rest are a pure function of them and the
+ * vehicle's constants, cached because commands change only at tick
+ * boundaries and the substep loop should not redo trigonometry. */
+typedef struct pdk_st_cmd {
+    double throttle_pct;
+    double brake_bar;
+    double steer_wheel_deg;
+    int32_t gear;              /* pdk_gear, PARK..LOW */
+    double steer_rad;          /* road-wheel angle, positive left */
+    double sin_steer;
+    double cos_steer;
+    double drive_gain;         /* signed share of the available drive force */
+    double governor_mps;       /* speed limit in the drive direction, 0 for none */
+    double hold_front_n;       /* brake + parking pawl capacity per axle */
+    double hold_rear_n;
+} pdk_st_cmd;
+
+/* Per-vehicle constants the substep loop reads, resolved at spawn from the
+ * definition, the world's gravity, air density, surface friction and the
+ * substep length. What only a new command needs is read from the definition
+ * itself, so this block stays small in the cache. */
+typedef struct pdk_st_params {
+    double h_s;                /* substep length */
+    double inv_h;              /* 1 / h */
+    double mass_kg;
+    double mass_per_h;         /* m / h */
+    double h_per_mass;         /* h / m */
+    double inertia_per_h;      /* Iz / h */
+    double a_m;                /* CG to front axle */
+    double b_m;                /* CG to rear axle */
+    double cg_height_m;
+    double static_load_front_n; /* m g b / L */
+    double static_load_rear_n;  /* m g a / L */
+    double transfer_n_per_mps2; /* m h_cg / L: load moved rearward per m/s^2 of ax */
+    double cornering_front_n_per_rad;
+    double cornering_rear_n_per_rad;
+    double mu_front;           /* tyre friction times surface friction */
+    double mu_rear;
+    double rolling_coeff;
+    double drag_n_per_mps2;    /* 0.5 rho CdA */
+    double drive_force_n;
+    double drive_power_w;
+    double drive_front_fraction;
+    double drive_rear_fraction;
+} pdk_st_params;
+
+/* Resolves def (already checked) for a world with these constants. */
+void pdk_st_params_init(pdk_st_params *params, const pdk_vehicle_def *def, double substep_s,
+                        double gravity_mps2, double air_density_kgpm3, double surface_friction);
+
+/* A vehicle at rest in its pose except for speed_mps along its heading. */
+void pdk_st_state_init(pdk_st_state *state, const pdk_pose *pose, double speed_mps);
+
+/* Holds a new command (values already range-checked against def) and
+ * recomputes its cached part. gear is PARK..LOW. */
+void pdk_st_cmd_set(pdk_st_cmd *cmd, const pdk_vehicle_def *def, double throttle_pct,
+                    double brake_bar, double steer_wheel_deg, pdk_gear gear);
+
+/* Steps one vehicle by one tick of substeps substeps of params->h_s each and
+ * writes every channel (PDK_CH_COUNT values) for the tick's end. */
+void pdk_st_step(pdk_st_state *state, const pdk_st_cmd *cmd, const pdk_st_params *params,
+                 int substeps, double *channels);
+
+/* Most vehicles pdk_st_step_batch takes at once. */
+#define PDK_ST_BATCH 4
+
+/* Steps count (1..PDK_ST_BATCH) independent vehicles together, interleaving
+ * their substeps so the processor can overlap them. Each vehicle's result is
+ * bit-identical to pdk_st_step on it alone. */
+void pdk_st_step_batch(pdk_st_state *const *states, const pdk_st_cmd *const *cmds,
+                       const pdk_st_params *const *params, double *const *channels, int count,
+                       int substeps);
+
+/* Wraps an angle into (-pi, pi]. Exact (IEEE remainder) for any finite x. */
+double pdk_st_wrap_angle(double x);
+
+#endif

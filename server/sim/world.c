@@ -1,0 +1,569 @@
+/* The world: its memory layout inside the caller's buffer, vehicle ids and
+ * slots, commands, the tick loop and the state hash. The physics of one
+ * vehicle lives in single_track.c. */
+#include "world.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "hash.h"
+#include "prng.h"
+#include "single_track.h"
+
+#define WORLD_ALIGN 64u          /* arrays start on cache lines */
+#define MAX_SUBSTEPS 64
+/* The longest substep: the implicit solves stay well conditioned far beyond
+ * it, and no vehicle model is meaningful at a coarser internal rate. */
+#define MAX_SUBSTEP_S 0.02
+#define MAX_VEHICLES 65535
+#define SLOT_MASK 0xFFFFu
+#define ALL_FIELDS (PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR)
+
+/* Per slot bookkeeping; part of the state (ids must replay identically). */
+typedef struct slot_meta {
+    uint32_t generation; /* 0..65535, bumped when the slot's vehicle is removed */
+    uint32_t alive;
+} slot_meta;
+
+/* The header at the start of the caller's memory. Arrays follow it at fixed
+ * offsets, each max_vehicles long and indexed by slot:
+ *   live      uint32_t        live slots in ascending order (count of them)
+ *   meta      slot_meta       generation and liveness
+ *   state     pdk_st_state    hot: the dynamic state
+ *   cmd       pdk_st_cmd      hot: the held command
+ *   params    pdk_st_params   hot: constants resolved at spawn
+ *   channels  double[PDK_CH_COUNT]  the last tick's telemetry
+ *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
+ * Offsets rather than pointers keep the block position independent. */
+struct pdk_world {
+    pdk_world_def def;
+    double substep_s;
+    uint64_t tick;
+    pdk_prng prng;
+    int32_t count;
+    int32_t capacity;
+    int32_t first_free; /* no slot below this one is free */
+    int32_t reserved;
+    size_t off_live, off_meta, off_state, off_cmd, off_params, off_channels, off_defs, bytes;
+};
+
+typedef struct layout {
+    size_t live, meta, state, cmd, params, channels, defs, total;
+} layout;
+
+static size_t round_up(size_t v)
+{
+    return (v + (WORLD_ALIGN - 1u)) & ~(size_t)(WORLD_ALIGN - 1u);
+}
+
+static layout layout_of(int max_vehicles)
+{
+    size_t n = (size_t)max_vehicles;
+    layout l;
+    size_t off = round_up(sizeof(pdk_world));
+    l.live = off;
+    off = round_up(off + n * sizeof(uint32_t));
+    l.meta = off;
+    off = round_up(off + n * sizeof(slot_meta));
+    l.state = off;
+    off = round_up(off + n * sizeof(pdk_st_state));
+    l.cmd = off;
+    off = round_up(off + n * sizeof(pdk_st_cmd));
+    l.params = off;
+    off = round_up(off + n * sizeof(pdk_st_params));
+    l.channels = off;
+    off = round_up(off + n * sizeof(double) * (size_t)PDK_CH_COUNT);
+    l.defs = off;
+    off = round_up(off + n * sizeof(pdk_vehicle_def));
+    l.total = off;
+    return l;
+}
+
+/* Array views. The world's const-ness is the caller's promise; internally the
+ * arrays are reached from the header's address. */
+static unsigned char *base_of(const pdk_world *w)
+{
+    return (unsigned char *)(uintptr_t)w;
+}
+
+static uint32_t *live_of(const pdk_world *w)
+{
+    return (uint32_t *)(void *)(base_of(w) + w->off_live);
+}
+
+static slot_meta *meta_of(const pdk_world *w)
+{
+    return (slot_meta *)(void *)(base_of(w) + w->off_meta);
+}
+
+static pdk_st_state *states_of(const pdk_world *w)
+{
+    return (pdk_st_state *)(void *)(base_of(w) + w->off_state);
+}
+
+static pdk_st_cmd *cmds_of(const pdk_world *w)
+{
+    return (pdk_st_cmd *)(void *)(base_of(w) + w->off_cmd);
+}
+
+static pdk_st_params *params_of(const pdk_world *w)
+{
+    return (pdk_st_params *)(void *)(base_of(w) + w->off_params);
+}
+
+static double *channels_of(const pdk_world *w, uint32_t slot)
+{
+    double *all = (double *)(void *)(base_of(w) + w->off_channels);
+    return all + (size_t)slot * (size_t)PDK_CH_COUNT;
+}
+
+static pdk_vehicle_def *defs_of(const pdk_world *w)
+{
+    return (pdk_vehicle_def *)(void *)(base_of(w) + w->off_defs);
+}
+
+static pdk_vehicle_id make_id(uint32_t slot, uint32_t generation)
+{
+    return (generation << 16) | (slot + 1u);
+}
+
+/* The slot of a live vehicle, or -1 for zero, stale or out-of-range ids. */
+static int32_t slot_of(const pdk_world *w, pdk_vehicle_id id)
+{
+    if (w == NULL) {
+        return -1;
+    }
+    uint32_t low = id & SLOT_MASK;
+    if (low == 0u || low > (uint32_t)w->capacity) {
+        return -1;
+    }
+    uint32_t slot = low - 1u;
+    const slot_meta *m = &meta_of(w)[slot];
+    if (!m->alive || m->generation != (id >> 16)) {
+        return -1;
+    }
+    return (int32_t)slot;
+}
+
+pdk_world_def pdk_world_def_default(void)
+{
+    pdk_world_def def = {
+        .dt_s = 1.0 / 120.0,
+        .substeps = 2,
+        .max_vehicles = 256,
+        .gravity_mps2 = 9.81,
+        .air_density_kgpm3 = 1.225,
+        .surface_friction = 1.0,
+        .seed = 1u,
+    };
+    return def;
+}
+
+static int within(double v, double lo, double hi)
+{
+    return isfinite(v) && v >= lo && v <= hi;
+}
+
+static pdk_error check_world_def(const pdk_world_def *def, const char **why)
+{
+    *why = NULL;
+    if (def == NULL) {
+        *why = "world definition is NULL";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (!within(def->dt_s, 0.0, 1.0) || def->dt_s <= 0.0) {
+        *why = "dt_s must be above 0 and at most 1 s";
+    } else if (def->substeps < 1 || def->substeps > MAX_SUBSTEPS) {
+        *why = "substeps must be within 1..64";
+    } else if (def->dt_s / (double)def->substeps > MAX_SUBSTEP_S) {
+        *why = "dt_s / substeps (the substep length) must be at most 0.02 s";
+    } else if (def->max_vehicles < 1 || def->max_vehicles > MAX_VEHICLES) {
+        *why = "max_vehicles must be within 1..65535";
+    } else if (!within(def->gravity_mps2, 0.0, 100.0) || def->gravity_mps2 <= 0.0) {
+        *why = "gravity_mps2 must be above 0 and at most 100";
+    } else if (!within(def->air_density_kgpm3, 0.0, 100.0)) {
+        *why = "air_density_kgpm3 must be within 0..100";
+    } else if (!within(def->surface_friction, 0.0, 10.0)) {
+        *why = "surface_friction must be within 0..10";
+    }
+    return *why == NULL ? PDK_OK : PDK_ERR_OUT_OF_RANGE;
+}
+
+pdk_error pdk_world_def_check(const pdk_world_def *def)
+{
+    const char *why;
+    return check_world_def(def, &why);
+}
+
+const char *pdk_world_def_problem(const pdk_world_def *def)
+{
+    const char *why;
+    (void)check_world_def(def, &why);
+    return why;
+}
+
+size_t pdk_world_mem_size(const pdk_world_def *def)
+{
+    if (pdk_world_def_check(def) != PDK_OK) {
+        return 0;
+    }
+    return layout_of(def->max_vehicles).total;
+}
+
+pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out)
+{
+    if (out == NULL || def == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    *out = NULL;
+    pdk_error err = pdk_world_def_check(def);
+    if (err != PDK_OK) {
+        return err;
+    }
+    if (mem == NULL || ((uintptr_t)mem % 16u) != 0u) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    layout l = layout_of(def->max_vehicles);
+    if (bytes < l.total) {
+        return PDK_ERR_CAPACITY;
+    }
+    memset(mem, 0, l.total);
+    pdk_world *w = mem;
+    w->def = *def;
+    w->substep_s = def->dt_s / (double)def->substeps;
+    w->tick = 0;
+    pdk_prng_seed(&w->prng, def->seed);
+    w->count = 0;
+    w->capacity = def->max_vehicles;
+    w->first_free = 0;
+    w->off_live = l.live;
+    w->off_meta = l.meta;
+    w->off_state = l.state;
+    w->off_cmd = l.cmd;
+    w->off_params = l.params;
+    w->off_channels = l.channels;
+    w->off_defs = l.defs;
+    w->bytes = l.total;
+    *out = w;
+    return PDK_OK;
+}
+
+const pdk_world_def *pdk_world_def_get(const pdk_world *world)
+{
+    return world == NULL ? NULL : &world->def;
+}
+
+uint64_t pdk_world_tick(const pdk_world *world)
+{
+    return world == NULL ? 0u : world->tick;
+}
+
+double pdk_world_time_s(const pdk_world *world)
+{
+    return world == NULL ? 0.0 : (double)world->tick * world->def.dt_s;
+}
+
+static pdk_error check_spawn(const pdk_world *w, const pdk_vehicle_def *def, const pdk_pose *pose,
+                             double speed_mps, pdk_gear gear, const char **why)
+{
+    *why = NULL;
+    if (w == NULL) {
+        *why = "world is NULL";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (pose == NULL) {
+        *why = "pose is NULL";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_error err = pdk_vehicle_def_check(def);
+    if (err != PDK_OK) {
+        *why = pdk_vehicle_def_problem(def);
+        return err;
+    }
+    if (gear < PDK_GEAR_PARK || gear > PDK_GEAR_LOW) {
+        *why = "gear must be one of PARK, REVERSE, NEUTRAL, DRIVE, LOW (1..5)";
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    if (!isfinite(pose->x_m) || !isfinite(pose->y_m) || !isfinite(pose->yaw_rad)) {
+        *why = "pose x_m, y_m and yaw_rad must be finite";
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    if (!isfinite(speed_mps)) {
+        *why = "speed_mps must be finite";
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    if (w->count >= w->capacity) {
+        *why = "world is full (max_vehicles vehicles alive)";
+        return PDK_ERR_CAPACITY;
+    }
+    return PDK_OK;
+}
+
+const char *pdk_world_spawn_problem(const pdk_world *world, const pdk_vehicle_def *def,
+                                    const pdk_pose *pose, double speed_mps, pdk_gear gear)
+{
+    const char *why;
+    (void)check_spawn(world, def, pose, speed_mps, gear, &why);
+    return why;
+}
+
+pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pdk_pose *pose,
+                          double speed_mps, pdk_gear gear, pdk_vehicle_id *out_id)
+{
+    const char *why;
+    if (out_id == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    *out_id = 0;
+    pdk_error err = check_spawn(world, def, pose, speed_mps, gear, &why);
+    if (err != PDK_OK) {
+        return err;
+    }
+    slot_meta *meta = meta_of(world);
+    int32_t s = world->first_free;
+    while (meta[s].alive) {
+        s++;
+    }
+    PDK_ASSERT(s < world->capacity);
+    uint32_t slot = (uint32_t)s;
+    world->first_free = s + 1;
+
+    pdk_st_params *p = &params_of(world)[slot];
+    defs_of(world)[slot] = *def;
+    pdk_st_params_init(p, def, world->substep_s, world->def.gravity_mps2,
+                       world->def.air_density_kgpm3, world->def.surface_friction);
+    pdk_st_state_init(&states_of(world)[slot], pose, speed_mps);
+    pdk_st_cmd_set(&cmds_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
+    memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
+    meta[slot].alive = 1u;
+
+    /* Keep the live list sorted: insert slot after every smaller one. */
+    uint32_t *live = live_of(world);
+    int32_t at = world->count;
+    while (at > 0 && live[at - 1] > slot) {
+        at--;
+    }
+    memmove(&live[at + 1], &live[at], sizeof(uint32_t) * (size_t)(world->count - at));
+    live[at] = slot;
+    world->count++;
+
+    *out_id = make_id(slot, meta[slot].generation);
+    return PDK_OK;
+}
+
+pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
+{
+    int32_t s = slot_of(world, id);
+    if (s < 0) {
+        return PDK_ERR_STALE_ID;
+    }
+    uint32_t slot = (uint32_t)s;
+    slot_meta *m = &meta_of(world)[slot];
+    m->alive = 0u;
+    m->generation = (m->generation + 1u) & SLOT_MASK;
+    memset(&states_of(world)[slot], 0, sizeof(pdk_st_state));
+    memset(&cmds_of(world)[slot], 0, sizeof(pdk_st_cmd));
+    memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
+    if (s < world->first_free) {
+        world->first_free = s;
+    }
+
+    uint32_t *live = live_of(world);
+    int32_t at = 0;
+    while (at < world->count && live[at] != slot) {
+        at++;
+    }
+    PDK_ASSERT(at < world->count);
+    memmove(&live[at], &live[at + 1], sizeof(uint32_t) * (size_t)(world->count - at - 1));
+    world->count--;
+    return PDK_OK;
+}
+
+static pdk_error check_command(const pdk_world *w, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
+                               const char **why, int32_t *slot_out)
+{
+    *why = NULL;
+    *slot_out = -1;
+    if (w == NULL || cmd == NULL) {
+        *why = w == NULL ? "world is NULL" : "command is NULL";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    int32_t s = slot_of(w, id);
+    if (s < 0) {
+        *why = "vehicle id is zero, stale (removed) or was never given out";
+        return PDK_ERR_STALE_ID;
+    }
+    if ((cmd->fields & ~(uint32_t)ALL_FIELDS) != 0u) {
+        *why = "fields has bits other than PDK_DBW_THROTTLE, _BRAKE, _STEER and _GEAR";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    const pdk_vehicle_def *def = &defs_of(w)[s];
+    if ((cmd->fields & PDK_DBW_THROTTLE) && !within(cmd->throttle_pct, 0.0, 100.0)) {
+        *why = "throttle_pct must be within 0..100";
+    } else if ((cmd->fields & PDK_DBW_BRAKE) &&
+               !within(cmd->brake_bar, 0.0, def->brake.max_line_bar)) {
+        *why = "brake_bar must be within 0..brake.max_line_bar of the vehicle";
+    } else if ((cmd->fields & PDK_DBW_STEER) &&
+               !within(cmd->steer_wheel_deg, -def->steering.lock_deg, def->steering.lock_deg)) {
+        *why = "steer_wheel_deg must be within -steering.lock_deg..+steering.lock_deg";
+    } else if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE &&
+               (cmd->gear < PDK_GEAR_PARK || cmd->gear > PDK_GEAR_LOW)) {
+        *why = "gear must be NONE (no change) or one of PARK, REVERSE, NEUTRAL, DRIVE, LOW";
+    }
+    if (*why != NULL) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    *slot_out = s;
+    return PDK_OK;
+}
+
+const char *pdk_world_command_problem(const pdk_world *world, pdk_vehicle_id id,
+                                      const pdk_dbw_cmd *cmd)
+{
+    const char *why;
+    int32_t slot;
+    (void)check_command(world, id, cmd, &why, &slot);
+    return why;
+}
+
+pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_cmd *cmd)
+{
+    const char *why;
+    int32_t s;
+    pdk_error err = check_command(world, id, cmd, &why, &s);
+    if (err != PDK_OK) {
+        return err;
+    }
+    pdk_st_cmd *held = &cmds_of(world)[s];
+    double throttle = (cmd->fields & PDK_DBW_THROTTLE) ? cmd->throttle_pct : held->throttle_pct;
+    double brake = (cmd->fields & PDK_DBW_BRAKE) ? cmd->brake_bar : held->brake_bar;
+    double steer = (cmd->fields & PDK_DBW_STEER) ? cmd->steer_wheel_deg : held->steer_wheel_deg;
+    pdk_gear gear = (pdk_gear)held->gear;
+    if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE) {
+        gear = cmd->gear;
+    }
+    pdk_st_cmd_set(held, &defs_of(world)[s], throttle, brake, steer, gear);
+    return PDK_OK;
+}
+
+void pdk_world_step(pdk_world *world)
+{
+    if (world == NULL) {
+        return;
+    }
+    const uint32_t *live = live_of(world);
+    pdk_st_state *states = states_of(world);
+    const pdk_st_cmd *cmds = cmds_of(world);
+    const pdk_st_params *params = params_of(world);
+    const int substeps = world->def.substeps;
+    /* In id order, PDK_ST_BATCH at a time (batching changes no result). */
+    for (int32_t i = 0; i < world->count; i += PDK_ST_BATCH) {
+        pdk_st_state *st[PDK_ST_BATCH];
+        const pdk_st_cmd *cm[PDK_ST_BATCH];
+        const pdk_st_params *pa[PDK_ST_BATCH];
+        double *ch[PDK_ST_BATCH];
+        int n = world->count - i < PDK_ST_BATCH ? (int)(world->count - i) : PDK_ST_BATCH;
+        for (int k = 0; k < n; k++) {
+            uint32_t slot = live[i + k];
+            st[k] = &states[slot];
+            cm[k] = &cmds[slot];
+            pa[k] = &params[slot];
+            ch[k] = channels_of(world, slot);
+        }
+        pdk_st_step_batch(st, cm, pa, ch, n, substeps);
+    }
+    world->tick++;
+}
+
+int pdk_world_vehicle_count(const pdk_world *world)
+{
+    return world == NULL ? 0 : (int)world->count;
+}
+
+pdk_vehicle_id pdk_world_vehicle_at(const pdk_world *world, int i)
+{
+    if (world == NULL || i < 0 || i >= world->count) {
+        return 0;
+    }
+    uint32_t slot = live_of(world)[i];
+    return make_id(slot, meta_of(world)[slot].generation);
+}
+
+pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_vehicle_pose *out)
+{
+    int32_t s = slot_of(world, id);
+    if (s < 0) {
+        return PDK_ERR_STALE_ID;
+    }
+    if (out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    const pdk_st_state *st = &states_of(world)[s];
+    out->id = id;
+    out->x_m = st->x_m;
+    out->y_m = st->y_m;
+    out->z_m = params_of(world)[s].cg_height_m;
+    out->yaw_rad = st->yaw_rad;
+    out->vx_mps = st->vx_mps;
+    out->vy_mps = st->vy_mps;
+    out->yaw_rate_radps = st->yaw_rate_radps;
+    out->steer_angle_rad = cmds_of(world)[s].steer_rad;
+    out->speed_mps = sqrt(st->vx_mps * st->vx_mps + st->vy_mps * st->vy_mps);
+    out->ax_mps2 = st->ax_mps2;
+    out->ay_mps2 = st->ay_mps2;
+    return PDK_OK;
+}
+
+const double *pdk_world_channels(const pdk_world *world, pdk_vehicle_id id)
+{
+    int32_t s = slot_of(world, id);
+    return s < 0 ? NULL : channels_of(world, (uint32_t)s);
+}
+
+const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle_id id)
+{
+    int32_t s = slot_of(world, id);
+    return s < 0 ? NULL : &defs_of(world)[s];
+}
+
+uint64_t pdk_world_hash(const pdk_world *world)
+{
+    if (world == NULL) {
+        return 0u;
+    }
+    uint64_t h = PDK_HASH_INIT;
+    h = pdk_hash_u64(h, world->tick);
+    for (int i = 0; i < 4; i++) {
+        h = pdk_hash_u64(h, world->prng.s[i]);
+    }
+    h = pdk_hash_u64(h, (uint64_t)world->count);
+    const uint32_t *live = live_of(world);
+    const slot_meta *meta = meta_of(world);
+    for (int32_t i = 0; i < world->count; i++) {
+        uint32_t slot = live[i];
+        const pdk_st_state *st = &states_of(world)[slot];
+        const pdk_st_cmd *c = &cmds_of(world)[slot];
+        h = pdk_hash_u64(h, make_id(slot, meta[slot].generation));
+        h = pdk_hash_f64(h, st->x_m);
+        h = pdk_hash_f64(h, st->y_m);
+        h = pdk_hash_f64(h, st->yaw_rad);
+        h = pdk_hash_f64(h, st->vx_mps);
+        h = pdk_hash_f64(h, st->vy_mps);
+        h = pdk_hash_f64(h, st->yaw_rate_radps);
+        h = pdk_hash_f64(h, st->ax_mps2);
+        h = pdk_hash_f64(h, st->ay_mps2);
+        /* The held command; its cached part is a function of these. */
+        h = pdk_hash_f64(h, c->throttle_pct);
+        h = pdk_hash_f64(h, c->brake_bar);
+        h = pdk_hash_f64(h, c->steer_wheel_deg);
+        h = pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear);
+    }
+    /* Free slots' generations decide the ids given out next, so they are
+     * state too (a fresh slot's generation is zero and adds nothing). */
+    for (int32_t s = 0; s < world->capacity; s++) {
+        if (!meta[s].alive && meta[s].generation != 0u) {
+            h = pdk_hash_u64(h, ((uint64_t)(uint32_t)s << 32) | meta[s].generation);
+        }
+    }
+    return pdk_hash_finish(h);
+}

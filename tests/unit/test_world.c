@@ -1,0 +1,741 @@
+/* Unit tests for the world (server/sim/world.h): definitions and their
+ * checks, memory layout, ids and slots, commands and every error path, the
+ * state hash (determinism, golden value, no cross-talk), byte-copy
+ * snapshots, and the world's PRNG. The physics is in test_single_track.c. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prng.h"
+#include "world.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void *alloc_for(const pdk_world_def *wd, size_t *bytes)
+{
+    *bytes = pdk_world_mem_size(wd);
+    ck_assert_uint_gt(*bytes, 0);
+    void *mem = aligned_alloc(64, (*bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(mem);
+    return mem;
+}
+
+static pdk_world *world_from(const pdk_world_def *wd)
+{
+    size_t bytes;
+    void *mem = alloc_for(wd, &bytes);
+    pdk_world *w = NULL;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, wd, &w), PDK_OK);
+    return w;
+}
+
+static pdk_world *world_cap(int max_vehicles)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = max_vehicles;
+    return world_from(&wd);
+}
+
+/* The world starts at its memory (world.h), so this frees the block. */
+static void world_free(pdk_world *w)
+{
+    free(w);
+}
+
+static pdk_vehicle_id spawn_at(pdk_world *w, double x, double y, double yaw, double speed,
+                               pdk_gear gear)
+{
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_pose pose = {x, y, yaw};
+    pdk_vehicle_id id = 0;
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, speed, gear, &id), PDK_OK);
+    ck_assert_uint_ne(id, 0);
+    return id;
+}
+
+static pdk_error drive(pdk_world *w, pdk_vehicle_id id, double throttle, double brake,
+                       double steer)
+{
+    pdk_dbw_cmd c = {
+        .fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER,
+        .throttle_pct = throttle,
+        .brake_bar = brake,
+        .steer_wheel_deg = steer,
+    };
+    return pdk_world_command(w, id, &c);
+}
+
+/* Field by field (the struct has padding after its id); == on doubles. */
+static void assert_same_pose(const pdk_vehicle_pose *p, const pdk_vehicle_pose *q)
+{
+    ck_assert(p->x_m == q->x_m && p->y_m == q->y_m && p->z_m == q->z_m);
+    ck_assert(p->yaw_rad == q->yaw_rad && p->yaw_rate_radps == q->yaw_rate_radps);
+    ck_assert(p->vx_mps == q->vx_mps && p->vy_mps == q->vy_mps && p->speed_mps == q->speed_mps);
+    ck_assert(p->ax_mps2 == q->ax_mps2 && p->ay_mps2 == q->ay_mps2);
+    ck_assert(p->steer_angle_rad == q->steer_angle_rad);
+}
+
+static void step_n(pdk_world *w, int n)
+{
+    for (int i = 0; i < n; i++) {
+        pdk_world_step(w);
+    }
+}
+
+/* ---- definitions ---------------------------------------------------------- */
+
+START_TEST(test_world_def_default)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    ck_assert_double_eq(wd.dt_s, 1.0 / 120.0);
+    ck_assert_int_eq(wd.substeps, 2);
+    ck_assert_int_eq(wd.max_vehicles, 256);
+    ck_assert_double_eq(wd.gravity_mps2, 9.81);
+    ck_assert_double_eq(wd.air_density_kgpm3, 1.225);
+    ck_assert_double_eq(wd.surface_friction, 1.0);
+    ck_assert_uint_eq(wd.seed, 1);
+    ck_assert_int_eq(pdk_world_def_check(&wd), PDK_OK);
+    ck_assert_ptr_null(pdk_world_def_problem(&wd));
+}
+END_TEST
+
+/* Each bad world field is refused with OUT_OF_RANGE and a message naming it. */
+START_TEST(test_world_def_check_rejects_each_field)
+{
+    pdk_world_def base = pdk_world_def_default();
+    pdk_world_def d;
+#define BAD(field_name, stmt)                                                                      \
+    do {                                                                                           \
+        d = base;                                                                                  \
+        stmt;                                                                                      \
+        ck_assert_int_eq(pdk_world_def_check(&d), PDK_ERR_OUT_OF_RANGE);                          \
+        ck_assert_ptr_nonnull(pdk_world_def_problem(&d));                                          \
+        ck_assert_ptr_nonnull(strstr(pdk_world_def_problem(&d), field_name));                      \
+        ck_assert_uint_eq(pdk_world_mem_size(&d), 0);                                              \
+    } while (0)
+    BAD("dt_s", d.dt_s = 0.0);
+    BAD("dt_s", d.dt_s = -1.0 / 120.0);
+    BAD("dt_s", d.dt_s = NAN);
+    BAD("dt_s", d.dt_s = 2.0);
+    BAD("substeps", d.substeps = 0);
+    BAD("substeps", d.substeps = 65);
+    BAD("substep length", (d.dt_s = 0.1, d.substeps = 4));
+    BAD("max_vehicles", d.max_vehicles = 0);
+    BAD("max_vehicles", d.max_vehicles = 65536);
+    BAD("gravity_mps2", d.gravity_mps2 = 0.0);
+    BAD("gravity_mps2", d.gravity_mps2 = INFINITY);
+    BAD("air_density_kgpm3", d.air_density_kgpm3 = -0.1);
+    BAD("air_density_kgpm3", d.air_density_kgpm3 = NAN);
+    BAD("surface_friction", d.surface_friction = -0.5);
+    BAD("surface_friction", d.surface_friction = 11.0);
+#undef BAD
+    ck_assert_int_eq(pdk_world_def_check(NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(pdk_world_def_problem(NULL));
+    ck_assert_uint_eq(pdk_world_mem_size(NULL), 0);
+    /* The bounds themselves are accepted. */
+    d = base;
+    d.substeps = 64;
+    d.max_vehicles = 65535;
+    d.surface_friction = 0.0;
+    d.air_density_kgpm3 = 0.0;
+    ck_assert_int_eq(pdk_world_def_check(&d), PDK_OK);
+}
+END_TEST
+
+START_TEST(test_vehicle_def_default_is_valid)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    ck_assert_int_eq(pdk_vehicle_def_check(&d), PDK_OK);
+    ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
+    ck_assert_int_eq(d.model, PDK_MODEL_SINGLE_TRACK);
+    ck_assert_double_eq(d.chassis.mass_kg, 1500.0);
+    ck_assert_double_eq(d.chassis.wheelbase_m, 2.7);
+    ck_assert_double_eq(d.chassis.cg_to_front_axle_m, 1.2);
+    /* Mildly understeering: b C_r > a C_f. */
+    double b = d.chassis.wheelbase_m - d.chassis.cg_to_front_axle_m;
+    ck_assert_double_gt(b * d.tyre_rear.cornering_stiffness_n_per_rad,
+                        d.chassis.cg_to_front_axle_m * d.tyre_front.cornering_stiffness_n_per_rad);
+}
+END_TEST
+
+/* Each bad vehicle field is refused, with a message naming the field, by
+ * both pdk_vehicle_def_check and pdk_world_spawn. */
+START_TEST(test_vehicle_def_check_rejects_each_field)
+{
+    pdk_world *w = world_cap(4);
+    pdk_vehicle_def base = pdk_vehicle_def_default();
+    pdk_vehicle_def d;
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    pdk_vehicle_id id;
+    int cases = 0;
+#define BAD(err, field_name, stmt)                                                                 \
+    do {                                                                                           \
+        d = base;                                                                                  \
+        stmt;                                                                                      \
+        ck_assert_int_eq(pdk_vehicle_def_check(&d), err);                                         \
+        ck_assert_ptr_nonnull(strstr(pdk_vehicle_def_problem(&d), field_name));                    \
+        ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 0.0, PDK_GEAR_PARK, &id), err);            \
+        ck_assert_uint_eq(id, 0);                                                                  \
+        ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &d, &pose, 0.0, PDK_GEAR_PARK),   \
+                                     field_name));                                                 \
+        cases++;                                                                                   \
+    } while (0)
+    const pdk_error R = PDK_ERR_OUT_OF_RANGE;
+    BAD(PDK_ERR_INVALID_ARGUMENT, "model", d.model = (pdk_model)0);
+    BAD(PDK_ERR_INVALID_ARGUMENT, "model", d.model = (pdk_model)2);
+    BAD(R, "mass_kg", d.chassis.mass_kg = 0.0);
+    BAD(R, "mass_kg", d.chassis.mass_kg = NAN);
+    BAD(R, "yaw_inertia_kgm2", d.chassis.yaw_inertia_kgm2 = -1.0);
+    BAD(R, "wheelbase_m", d.chassis.wheelbase_m = 0.0);
+    BAD(R, "cg_to_front_axle_m", d.chassis.cg_to_front_axle_m = 0.0);
+    BAD(R, "cg_to_front_axle_m", d.chassis.cg_to_front_axle_m = 2.7);
+    BAD(R, "cg_to_front_axle_m", d.chassis.cg_to_front_axle_m = 3.0);
+    BAD(R, "cg_height_m", d.chassis.cg_height_m = -0.1);
+    BAD(R, "tyre_front.cornering", d.tyre_front.cornering_stiffness_n_per_rad = 0.0);
+    BAD(R, "tyre_front.friction", d.tyre_front.friction_coeff = 0.0);
+    BAD(R, "tyre_rear.cornering", d.tyre_rear.cornering_stiffness_n_per_rad = INFINITY);
+    BAD(R, "tyre_rear.friction", d.tyre_rear.friction_coeff = -1.0);
+    BAD(R, "steering.ratio", d.steering.ratio = 0.0);
+    BAD(R, "steering.lock_deg", d.steering.lock_deg = -1.0);
+    BAD(R, "80 deg", d.steering.lock_deg = 1300.0);
+    BAD(R, "drive.max_force_n", d.drive.max_force_n = -1.0);
+    BAD(R, "drive.max_power_w", d.drive.max_power_w = 0.0);
+    BAD(R, "drive.front_fraction", d.drive.front_fraction = 1.5);
+    BAD(R, "drive.max_reverse_speed_mps", d.drive.max_reverse_speed_mps = 0.0);
+    BAD(R, "drive.max_low_speed_mps", d.drive.max_low_speed_mps = NAN);
+    BAD(R, "brake.force_per_bar_n", d.brake.force_per_bar_n = -1.0);
+    BAD(R, "brake.front_fraction", d.brake.front_fraction = -0.1);
+    BAD(R, "brake.max_line_bar", d.brake.max_line_bar = 0.0);
+    BAD(R, "brake.park_hold_force_n", d.brake.park_hold_force_n = -1.0);
+    BAD(R, "resist.rolling_coeff", d.resist.rolling_coeff = -0.01);
+    BAD(R, "resist.drag_area_m2", d.resist.drag_area_m2 = NAN);
+#undef BAD
+    ck_assert_int_eq(cases, 28);
+    ck_assert_int_eq(pdk_vehicle_def_check(NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(pdk_vehicle_def_problem(NULL));
+    ck_assert_int_eq(pdk_world_vehicle_count(w), 0);
+    world_free(w);
+}
+END_TEST
+
+/* ---- memory --------------------------------------------------------------- */
+
+START_TEST(test_init_errors)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    size_t bytes;
+    unsigned char *mem = alloc_for(&wd, &bytes);
+    pdk_world *w = (pdk_world *)(void *)&wd; /* must be overwritten with NULL */
+    ck_assert_int_eq(pdk_world_init(mem, bytes, &wd, NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_world_init(mem, bytes, NULL, &w), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_world_init(NULL, bytes, &wd, &w), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(w);
+    ck_assert_int_eq(pdk_world_init(mem + 8, bytes - 8, &wd, &w), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_world_init(mem, bytes - 1, &wd, &w), PDK_ERR_CAPACITY);
+    ck_assert_int_eq(pdk_world_init(mem, 0, &wd, &w), PDK_ERR_CAPACITY);
+    ck_assert_ptr_null(w);
+    pdk_world_def bad = wd;
+    bad.substeps = 0;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, &bad, &w), PDK_ERR_OUT_OF_RANGE);
+    /* Exactly the size asked for is enough (ASan checks no byte beyond). */
+    ck_assert_int_eq(pdk_world_init(mem, bytes, &wd, &w), PDK_OK);
+    ck_assert_ptr_eq(w, mem);
+    ck_assert_int_eq(pdk_world_vehicle_count(w), 0);
+    ck_assert_uint_eq(pdk_world_tick(w), 0);
+    ck_assert_int_eq(pdk_world_def_get(w)->max_vehicles, wd.max_vehicles);
+    free(mem);
+}
+END_TEST
+
+START_TEST(test_mem_size_grows_with_capacity)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 1;
+    size_t one = pdk_world_mem_size(&wd);
+    wd.max_vehicles = 1000;
+    size_t thousand = pdk_world_mem_size(&wd);
+    ck_assert_uint_gt(one, 0);
+    ck_assert_uint_gt(thousand, one);
+    /* Per vehicle it is a few hundred bytes to a couple of kilobytes. */
+    ck_assert_uint_lt((thousand - one) / 999, 4096);
+    ck_assert_uint_gt((thousand - one) / 999, 256);
+    /* A full-size world fits and works at the capacity limit. */
+    pdk_world *w = world_cap(65535);
+    ck_assert_int_eq(pdk_world_vehicle_count(w), 0);
+    world_free(w);
+}
+END_TEST
+
+/* ---- ids ------------------------------------------------------------------ */
+
+START_TEST(test_ids_lowest_free_slot_and_generations)
+{
+    pdk_world *w = world_cap(4);
+    pdk_vehicle_id a = spawn_at(w, 0, 0, 0, 0, PDK_GEAR_PARK);
+    pdk_vehicle_id b = spawn_at(w, 5, 0, 0, 0, PDK_GEAR_PARK);
+    pdk_vehicle_id c = spawn_at(w, 10, 0, 0, 0, PDK_GEAR_PARK);
+    ck_assert_uint_eq(a, 0x00000001u);
+    ck_assert_uint_eq(b, 0x00000002u);
+    ck_assert_uint_eq(c, 0x00000003u);
+
+    ck_assert_int_eq(pdk_world_remove(w, b), PDK_OK);
+    ck_assert_int_eq(pdk_world_vehicle_count(w), 2);
+    ck_assert_uint_eq(pdk_world_vehicle_at(w, 0), a);
+    ck_assert_uint_eq(pdk_world_vehicle_at(w, 1), c);
+
+    /* The freed slot 1 is reused with generation 1. */
+    pdk_vehicle_id d = spawn_at(w, 7, 0, 0, 0, PDK_GEAR_PARK);
+    ck_assert_uint_eq(d, (1u << 16) | 2u);
+    ck_assert_uint_eq(pdk_world_vehicle_at(w, 1), d);
+
+    /* The old id is stale everywhere. */
+    pdk_vehicle_pose pose;
+    pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 10.0};
+    ck_assert_int_eq(pdk_world_remove(w, b), PDK_ERR_STALE_ID);
+    ck_assert_int_eq(pdk_world_command(w, b, &cmd), PDK_ERR_STALE_ID);
+    ck_assert_ptr_nonnull(pdk_world_command_problem(w, b, &cmd));
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, b, &pose), PDK_ERR_STALE_ID);
+    ck_assert_ptr_null(pdk_world_channels(w, b));
+    ck_assert_ptr_null(pdk_world_vehicle_def(w, b));
+
+    /* Zero, a slot beyond capacity and a never-used slot are refused too. */
+    ck_assert_int_eq(pdk_world_remove(w, 0), PDK_ERR_STALE_ID);
+    ck_assert_int_eq(pdk_world_remove(w, 5u), PDK_ERR_STALE_ID);
+    ck_assert_int_eq(pdk_world_remove(w, 0xFFFFu), PDK_ERR_STALE_ID);
+    ck_assert_int_eq(pdk_world_remove(w, 4u), PDK_ERR_STALE_ID);
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, (7u << 16) | 1u, &pose), PDK_ERR_STALE_ID);
+
+    /* Removing the lowest slot makes it the next one given out. */
+    ck_assert_int_eq(pdk_world_remove(w, a), PDK_OK);
+    pdk_vehicle_id e = spawn_at(w, 1, 0, 0, 0, PDK_GEAR_PARK);
+    ck_assert_uint_eq(e, (1u << 16) | 1u);
+    ck_assert_uint_eq(pdk_world_vehicle_at(w, 0), e);
+    ck_assert_uint_eq(pdk_world_vehicle_at(w, 3), 0);
+    ck_assert_uint_eq(pdk_world_vehicle_at(w, -1), 0);
+    world_free(w);
+}
+END_TEST
+
+START_TEST(test_spawn_errors)
+{
+    pdk_world *w = world_cap(2);
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    pdk_vehicle_id id = 99;
+
+    ck_assert_int_eq(pdk_world_spawn(NULL, &def, &pose, 0.0, PDK_GEAR_PARK, &id),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_world_spawn(w, NULL, &pose, 0.0, PDK_GEAR_PARK, &id),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_world_spawn(w, &def, NULL, 0.0, PDK_GEAR_PARK, &id),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_PARK, NULL),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(pdk_world_spawn_problem(NULL, &def, &pose, 0.0, PDK_GEAR_PARK));
+    ck_assert_ptr_nonnull(pdk_world_spawn_problem(w, &def, NULL, 0.0, PDK_GEAR_PARK));
+
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_NONE, &id), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_uint_eq(id, 0);
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, (pdk_gear)6, &id), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, (pdk_gear)6), "gear"));
+
+    pdk_pose bad = pose;
+    bad.x_m = NAN;
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &bad, 0.0, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
+    bad = pose;
+    bad.y_m = INFINITY;
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &bad, 0.0, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
+    bad = pose;
+    bad.yaw_rad = -INFINITY;
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &bad, 0.0, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &bad, 0.0, PDK_GEAR_PARK), "pose"));
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, NAN, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, NAN, PDK_GEAR_PARK), "speed"));
+    ck_assert_int_eq(pdk_world_vehicle_count(w), 0);
+
+    /* Capacity: the third spawn into a world of two fails and changes nothing. */
+    ck_assert_ptr_null(pdk_world_spawn_problem(w, &def, &pose, 0.0, PDK_GEAR_PARK));
+    spawn_at(w, 0, 0, 0, 0, PDK_GEAR_PARK);
+    spawn_at(w, 5, 0, 0, 0, PDK_GEAR_PARK);
+    uint64_t before = pdk_world_hash(w);
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_PARK, &id), PDK_ERR_CAPACITY);
+    ck_assert_uint_eq(id, 0);
+    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, PDK_GEAR_PARK), "full"));
+    ck_assert_int_eq(pdk_world_vehicle_count(w), 2);
+    ck_assert_uint_eq(pdk_world_hash(w), before);
+    world_free(w);
+}
+END_TEST
+
+/* A spawned vehicle is where and as it was asked to be. */
+START_TEST(test_spawn_pose_and_def)
+{
+    pdk_world *w = world_cap(2);
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    def.chassis.mass_kg = 1234.0;
+    pdk_pose pose = {12.5, -3.25, 7.0};
+    pdk_vehicle_id id;
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 8.0, PDK_GEAR_DRIVE, &id), PDK_OK);
+    pdk_vehicle_pose p;
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, id, &p), PDK_OK);
+    ck_assert_uint_eq(p.id, id);
+    ck_assert_double_eq(p.x_m, 12.5);
+    ck_assert_double_eq(p.y_m, -3.25);
+    ck_assert_double_eq(p.z_m, def.chassis.cg_height_m);
+    /* 7 rad wraps to 7 - 2 pi. */
+    ck_assert_double_le(fabs(p.yaw_rad - (7.0 - 2.0 * 3.14159265358979323846)), 1e-15);
+    ck_assert_double_eq(p.vx_mps, 8.0);
+    ck_assert_double_eq(p.speed_mps, 8.0);
+    ck_assert_double_eq(p.vy_mps, 0.0);
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, id, NULL), PDK_ERR_INVALID_ARGUMENT);
+    const pdk_vehicle_def *held = pdk_world_vehicle_def(w, id);
+    ck_assert_ptr_nonnull(held);
+    ck_assert_double_eq(held->chassis.mass_kg, 1234.0);
+    world_free(w);
+}
+END_TEST
+
+/* ---- commands ------------------------------------------------------------- */
+
+START_TEST(test_command_errors_change_nothing)
+{
+    pdk_world *w = world_cap(2);
+    pdk_vehicle_id id = spawn_at(w, 0, 0, 0, 10.0, PDK_GEAR_DRIVE);
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    ck_assert_int_eq(drive(w, id, 25.0, 10.0, 30.0), PDK_OK);
+    uint64_t before = pdk_world_hash(w);
+
+    struct {
+        pdk_dbw_cmd cmd;
+        pdk_error err;
+        const char *field;
+    } cases[] = {
+        {{.fields = PDK_DBW_THROTTLE, .throttle_pct = -0.1}, PDK_ERR_OUT_OF_RANGE, "throttle_pct"},
+        {{.fields = PDK_DBW_THROTTLE, .throttle_pct = 100.5}, PDK_ERR_OUT_OF_RANGE, "throttle_pct"},
+        {{.fields = PDK_DBW_THROTTLE, .throttle_pct = NAN}, PDK_ERR_OUT_OF_RANGE, "throttle_pct"},
+        {{.fields = PDK_DBW_BRAKE, .brake_bar = -1.0}, PDK_ERR_OUT_OF_RANGE, "brake_bar"},
+        {{.fields = PDK_DBW_BRAKE, .brake_bar = 180.5}, PDK_ERR_OUT_OF_RANGE, "brake_bar"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = 540.5}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = -541.0}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = INFINITY}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
+        {{.fields = PDK_DBW_GEAR, .gear = (pdk_gear)6}, PDK_ERR_OUT_OF_RANGE, "gear"},
+        {{.fields = PDK_DBW_GEAR, .gear = (pdk_gear)-1}, PDK_ERR_OUT_OF_RANGE, "gear"},
+        {{.fields = 1u << 4}, PDK_ERR_INVALID_ARGUMENT, "fields"},
+        /* A good field beside a bad one: the whole command is refused. */
+        {{.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE, .throttle_pct = 50.0, .brake_bar = 500.0},
+         PDK_ERR_OUT_OF_RANGE,
+         "brake_bar"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(pdk_world_command(w, id, &cases[i].cmd), cases[i].err);
+        const char *why = pdk_world_command_problem(w, id, &cases[i].cmd);
+        ck_assert_ptr_nonnull(why);
+        ck_assert_ptr_nonnull(strstr(why, cases[i].field));
+        ck_assert_uint_eq(pdk_world_hash(w), before);
+    }
+    ck_assert_int_eq(pdk_world_command(w, id, NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_world_command(NULL, id, &cases[0].cmd), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(pdk_world_command_problem(w, id, NULL));
+
+    /* The limits themselves are accepted; unset fields are not checked. */
+    pdk_dbw_cmd edge = {
+        .fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER,
+        .throttle_pct = 100.0,
+        .brake_bar = def.brake.max_line_bar,
+        .steer_wheel_deg = -def.steering.lock_deg,
+        .gear = (pdk_gear)42,
+    };
+    ck_assert_ptr_null(pdk_world_command_problem(w, id, &edge));
+    ck_assert_int_eq(pdk_world_command(w, id, &edge), PDK_OK);
+    ck_assert_uint_ne(pdk_world_hash(w), before);
+    world_free(w);
+}
+END_TEST
+
+START_TEST(test_command_fields_hold_until_changed)
+{
+    pdk_world *w = world_cap(2);
+    pdk_vehicle_id id = spawn_at(w, 0, 0, 0, 0.0, PDK_GEAR_DRIVE);
+    ck_assert_int_eq(drive(w, id, 40.0, 0.0, 90.0), PDK_OK);
+    pdk_dbw_cmd only_brake = {.fields = PDK_DBW_BRAKE, .brake_bar = 12.0, .throttle_pct = 99.0};
+    ck_assert_int_eq(pdk_world_command(w, id, &only_brake), PDK_OK);
+    pdk_dbw_cmd no_gear_change = {.fields = PDK_DBW_GEAR, .gear = PDK_GEAR_NONE};
+    ck_assert_int_eq(pdk_world_command(w, id, &no_gear_change), PDK_OK);
+    pdk_world_step(w);
+    const double *ch = pdk_world_channels(w, id);
+    ck_assert_double_eq(ch[PDK_CH_THROTTLE], 40.0);
+    ck_assert_double_eq(ch[PDK_CH_BRAKE], 12.0);
+    ck_assert_double_eq(ch[PDK_CH_STEER_WHEEL], 90.0);
+    ck_assert_double_eq(ch[PDK_CH_GEAR], (double)PDK_GEAR_DRIVE);
+    pdk_dbw_cmd to_reverse = {.fields = PDK_DBW_GEAR, .gear = PDK_GEAR_REVERSE};
+    ck_assert_int_eq(pdk_world_command(w, id, &to_reverse), PDK_OK);
+    pdk_world_step(w);
+    ck_assert_double_eq(pdk_world_channels(w, id)[PDK_CH_GEAR], (double)PDK_GEAR_REVERSE);
+    ck_assert_double_eq(pdk_world_channels(w, id)[PDK_CH_THROTTLE], 40.0);
+    world_free(w);
+}
+END_TEST
+
+/* ---- stepping, time ------------------------------------------------------- */
+
+START_TEST(test_tick_and_time)
+{
+    pdk_world *w = world_cap(1);
+    ck_assert_uint_eq(pdk_world_tick(w), 0);
+    ck_assert_double_eq(pdk_world_time_s(w), 0.0);
+    step_n(w, 240);
+    ck_assert_uint_eq(pdk_world_tick(w), 240);
+    ck_assert_double_eq(pdk_world_time_s(w), 240.0 * (1.0 / 120.0));
+    /* NULL is harmless everywhere it can appear. */
+    pdk_world_step(NULL);
+    ck_assert_uint_eq(pdk_world_tick(NULL), 0);
+    ck_assert_double_eq(pdk_world_time_s(NULL), 0.0);
+    ck_assert_int_eq(pdk_world_vehicle_count(NULL), 0);
+    ck_assert_uint_eq(pdk_world_vehicle_at(NULL, 0), 0);
+    ck_assert_ptr_null(pdk_world_def_get(NULL));
+    ck_assert_ptr_null(pdk_world_channels(NULL, 1));
+    ck_assert_ptr_null(pdk_world_vehicle_def(NULL, 1));
+    ck_assert_uint_eq(pdk_world_hash(NULL), 0);
+    ck_assert_int_eq(pdk_world_remove(NULL, 1), PDK_ERR_STALE_ID);
+    world_free(w);
+}
+END_TEST
+
+/* ---- determinism ---------------------------------------------------------- */
+
+/* A fixed scenario: three cars with a command schedule, a removal and a
+ * re-spawn into the freed slot, on a 4-substep world. The schedule uses only
+ * exact constants, no libm, so it is the same on every platform. */
+static pdk_world *scenario(uint64_t seed, int seconds)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.substeps = 4;
+    wd.max_vehicles = 8;
+    wd.seed = seed;
+    pdk_world *w = world_from(&wd);
+    pdk_vehicle_id a = spawn_at(w, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_DRIVE);
+    pdk_vehicle_id b = spawn_at(w, 10.0, 5.0, 1.0, 15.0, PDK_GEAR_DRIVE);
+    pdk_vehicle_id c = spawn_at(w, -20.0, 3.0, -2.5, 0.0, PDK_GEAR_REVERSE);
+    ck_assert_int_eq(drive(w, a, 60.0, 0.0, 0.0), PDK_OK);
+    ck_assert_int_eq(drive(w, b, 20.0, 0.0, -45.0), PDK_OK);
+    ck_assert_int_eq(drive(w, c, 50.0, 0.0, 200.0), PDK_OK);
+    for (int t = 0; t < seconds * 120; t++) {
+        if (t == 240) {
+            ck_assert_int_eq(drive(w, a, 60.0, 0.0, 90.0), PDK_OK);
+        } else if (t == 360) {
+            pdk_dbw_cmd n = {.fields = PDK_DBW_GEAR, .gear = PDK_GEAR_NEUTRAL};
+            ck_assert_int_eq(pdk_world_command(w, b, &n), PDK_OK);
+        } else if (t == 480) {
+            ck_assert_int_eq(drive(w, a, 0.0, 40.0, 90.0), PDK_OK);
+        } else if (t == 600) {
+            ck_assert_int_eq(pdk_world_remove(w, b), PDK_OK);
+            pdk_vehicle_id d = spawn_at(w, 30.0, -30.0, 2.0, 25.0, PDK_GEAR_DRIVE);
+            ck_assert_int_eq(drive(w, d, 35.0, 0.0, 120.0), PDK_OK);
+        }
+        pdk_world_step(w);
+    }
+    return w;
+}
+
+START_TEST(test_same_inputs_same_hash)
+{
+    pdk_world *w1 = scenario(7u, 10);
+    pdk_world *w2 = scenario(7u, 10);
+    ck_assert_uint_eq(pdk_world_hash(w1), pdk_world_hash(w2));
+    /* Not just the hash: every live vehicle's pose is bitwise equal. */
+    for (int i = 0; i < pdk_world_vehicle_count(w1); i++) {
+        pdk_vehicle_pose p1, p2;
+        ck_assert_int_eq(pdk_world_vehicle_pose(w1, pdk_world_vehicle_at(w1, i), &p1), PDK_OK);
+        ck_assert_int_eq(pdk_world_vehicle_pose(w2, pdk_world_vehicle_at(w2, i), &p2), PDK_OK);
+        ck_assert_uint_eq(p1.id, p2.id);
+        assert_same_pose(&p1, &p2);
+    }
+    /* The seed is part of the state: another seed, another hash. */
+    pdk_world *w3 = scenario(8u, 10);
+    ck_assert_uint_ne(pdk_world_hash(w1), pdk_world_hash(w3));
+    /* One more tick changes the hash. */
+    uint64_t h = pdk_world_hash(w1);
+    pdk_world_step(w1);
+    ck_assert_uint_ne(pdk_world_hash(w1), h);
+    world_free(w1);
+    world_free(w2);
+    world_free(w3);
+}
+END_TEST
+
+/* The id history is state: two worlds with the same live vehicle but
+ * different removals behind them give out different ids next, so their
+ * hashes differ. */
+START_TEST(test_hash_covers_id_history)
+{
+    pdk_world *a = world_cap(4);
+    pdk_world *b = world_cap(4);
+    spawn_at(a, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_PARK);
+    spawn_at(b, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_PARK);
+    ck_assert_uint_eq(pdk_world_hash(a), pdk_world_hash(b));
+    pdk_vehicle_id gone = spawn_at(a, 9.0, 0.0, 0.0, 0.0, PDK_GEAR_PARK);
+    ck_assert_int_eq(pdk_world_remove(a, gone), PDK_OK);
+    ck_assert_uint_ne(pdk_world_hash(a), pdk_world_hash(b));
+    ck_assert_uint_ne(spawn_at(a, 1.0, 0.0, 0.0, 0.0, PDK_GEAR_PARK),
+                      spawn_at(b, 1.0, 0.0, 0.0, 0.0, PDK_GEAR_PARK));
+    world_free(a);
+    world_free(b);
+}
+END_TEST
+
+/* Golden hash of the fixed scenario after 8 s. It pins the current
+ * integrator, hash function and PRNG seeding bit for bit: a change to any of
+ * them must update this value deliberately (and say so, since recorded
+ * sessions will then replay with a hash mismatch). */
+#define GOLDEN_HASH UINT64_C(0x6CBA314E97C54D58)
+
+START_TEST(test_golden_hash)
+{
+    pdk_world *w = scenario(1u, 8);
+    ck_assert_uint_eq(pdk_world_tick(w), 960);
+    ck_assert_int_eq(pdk_world_vehicle_count(w), 3);
+    ck_assert_uint_eq(pdk_world_hash(w), GOLDEN_HASH);
+    world_free(w);
+}
+END_TEST
+
+/* A vehicle's result does not depend on which other vehicles exist, where
+ * it sits in the batch, or how many live beside it. */
+START_TEST(test_no_cross_talk)
+{
+    pdk_world *alone = world_cap(16);
+    pdk_world *crowd = world_cap(16);
+    pdk_vehicle_id solo = spawn_at(alone, 1.0, 2.0, 0.3, 12.0, PDK_GEAR_DRIVE);
+    ck_assert_int_eq(drive(alone, solo, 30.0, 0.0, 60.0), PDK_OK);
+    pdk_vehicle_id mine = 0;
+    for (int i = 0; i < 7; i++) {
+        pdk_vehicle_id id = spawn_at(crowd, 10.0 * i, 0.0, 0.1 * i, 5.0 + i, PDK_GEAR_DRIVE);
+        ck_assert_int_eq(drive(crowd, id, 10.0 * i, 0.0, -20.0 * i), PDK_OK);
+        if (i == 5) {
+            mine = spawn_at(crowd, 1.0, 2.0, 0.3, 12.0, PDK_GEAR_DRIVE);
+            ck_assert_int_eq(drive(crowd, mine, 30.0, 0.0, 60.0), PDK_OK);
+        }
+    }
+    for (int t = 0; t < 600; t++) {
+        pdk_world_step(alone);
+        pdk_world_step(crowd);
+        if (t == 300) {
+            ck_assert_int_eq(pdk_world_remove(crowd, pdk_world_vehicle_at(crowd, 0)), PDK_OK);
+        }
+    }
+    pdk_vehicle_pose p1, p2;
+    ck_assert_int_eq(pdk_world_vehicle_pose(alone, solo, &p1), PDK_OK);
+    ck_assert_int_eq(pdk_world_vehicle_pose(crowd, mine, &p2), PDK_OK);
+    assert_same_pose(&p1, &p2);
+    ck_assert(memcmp(pdk_world_channels(alone, solo), pdk_world_channels(crowd, mine),
+                     sizeof(double) * PDK_CH_COUNT) == 0);
+    world_free(alone);
+    world_free(crowd);
+}
+END_TEST
+
+/* The world holds no pointers: a byte copy is a snapshot that continues
+ * exactly as the original, and independently of it. */
+START_TEST(test_byte_copy_is_a_snapshot)
+{
+    pdk_world *w = scenario(3u, 3);
+    pdk_world_def wd = *pdk_world_def_get(w);
+    size_t bytes = pdk_world_mem_size(&wd);
+    void *copy_mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(copy_mem);
+    memcpy(copy_mem, w, bytes);
+    pdk_world *copy = copy_mem;
+    uint64_t at_copy = pdk_world_hash(w);
+    ck_assert_uint_eq(pdk_world_hash(copy), at_copy);
+    step_n(w, 240);
+    ck_assert_uint_eq(pdk_world_hash(copy), at_copy);
+    step_n(copy, 240);
+    ck_assert_uint_eq(pdk_world_hash(copy), pdk_world_hash(w));
+    pdk_vehicle_id first = pdk_world_vehicle_at(copy, 0);
+    ck_assert_int_eq(drive(copy, first, 0.0, 100.0, 0.0), PDK_OK);
+    ck_assert_uint_ne(pdk_world_hash(copy), pdk_world_hash(w));
+    world_free(w);
+    free(copy_mem);
+}
+END_TEST
+
+/* ---- PRNG ----------------------------------------------------------------- */
+
+START_TEST(test_prng_reference_values)
+{
+    /* splitmix64 from state 0: its published first output. */
+    uint64_t sm = 0;
+    ck_assert_uint_eq(pdk_prng_splitmix64(&sm), UINT64_C(0xE220A8397B1DCDAF));
+    /* xoshiro256** from state {1, 2, 3, 4}: rotl(2 * 5, 7) * 9 = 11520. */
+    pdk_prng p = {{1u, 2u, 3u, 4u}};
+    ck_assert_uint_eq(pdk_prng_next(&p), 11520u);
+    /* Seeding is deterministic, distinct seeds differ, zero is a fine seed. */
+    pdk_prng a, b, z;
+    pdk_prng_seed(&a, 42u);
+    pdk_prng_seed(&b, 42u);
+    pdk_prng_seed(&z, 0u);
+    ck_assert(z.s[0] | z.s[1] | z.s[2] | z.s[3]);
+    for (int i = 0; i < 1000; i++) {
+        ck_assert_uint_eq(pdk_prng_next(&a), pdk_prng_next(&b));
+    }
+    pdk_prng_seed(&b, 43u);
+    ck_assert_uint_ne(pdk_prng_next(&a), pdk_prng_next(&b));
+    double sum = 0.0;
+    for (int i = 0; i < 100000; i++) {
+        double u = pdk_prng_unit(&z);
+        ck_assert(u >= 0.0 && u < 1.0);
+        sum += u;
+    }
+    /* The mean of 1e5 uniforms is 0.5 with sigma 9e-4: 5 sigma. */
+    ck_assert_double_le(fabs(sum / 100000.0 - 0.5), 0.0046);
+}
+END_TEST
+
+static Suite *world_suite(void)
+{
+    Suite *s = suite_create("world");
+    TCase *defs = tcase_create("definitions");
+    tcase_add_test(defs, test_world_def_default);
+    tcase_add_test(defs, test_world_def_check_rejects_each_field);
+    tcase_add_test(defs, test_vehicle_def_default_is_valid);
+    tcase_add_test(defs, test_vehicle_def_check_rejects_each_field);
+    suite_add_tcase(s, defs);
+
+    TCase *mem = tcase_create("memory");
+    tcase_add_test(mem, test_init_errors);
+    tcase_add_test(mem, test_mem_size_grows_with_capacity);
+    tcase_add_test(mem, test_byte_copy_is_a_snapshot);
+    suite_add_tcase(s, mem);
+
+    TCase *ids = tcase_create("ids");
+    tcase_add_test(ids, test_ids_lowest_free_slot_and_generations);
+    tcase_add_test(ids, test_spawn_errors);
+    tcase_add_test(ids, test_spawn_pose_and_def);
+    suite_add_tcase(s, ids);
+
+    TCase *cmds = tcase_create("commands");
+    tcase_add_test(cmds, test_command_errors_change_nothing);
+    tcase_add_test(cmds, test_command_fields_hold_until_changed);
+    tcase_add_test(cmds, test_tick_and_time);
+    suite_add_tcase(s, cmds);
+
+    TCase *det = tcase_create("determinism");
+    tcase_add_test(det, test_same_inputs_same_hash);
+    tcase_add_test(det, test_hash_covers_id_history);
+    tcase_add_test(det, test_golden_hash);
+    tcase_add_test(det, test_no_cross_talk);
+    tcase_add_test(det, test_prng_reference_values);
+    suite_add_tcase(s, det);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(world_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
