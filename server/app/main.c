@@ -1,0 +1,288 @@
+/* paddockd: the command line. `paddockd [serve]` runs the server, `run` the
+ * offline runner, `channels` and `presets` list what the simulation offers. */
+#include <errno.h>
+#include <stdbool.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "channels.h"
+#include "params.h"
+#include "run.h"
+#include "server.h"
+
+#ifndef PDK_BUILD_ID
+#define PDK_BUILD_ID "unknown"
+#endif
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
+            "                [--demo-vehicle PRESET] [--max-sessions N] [--max-frame BYTES]\n"
+            "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
+            "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
+            "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
+            "       paddockd channels\n"
+            "       paddockd presets [list | describe [vehicle|world]]\n"
+            "       paddockd version\n"
+            "common: --presets DIR (default ./presets, else $PADDOCK_PRESETS, else the source\n"
+            "        tree's), --migrations DIR (likewise). Defaults: --listen 127.0.0.1:7420,\n"
+            "        --db data/paddock.db. See docs/paddockd.md.\n");
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A folder from the flag, else ./name, else $env, else the source tree's. */
+static const char *find_dir(const char *flag, const char *name, const char *env,
+                            const char *builtin)
+{
+    if (flag)
+        return flag;
+    const char *e = getenv(env);
+    if (e && *e)
+        return e;
+    if (is_dir(name))
+        return name;
+    return builtin;
+}
+
+static bool parse_double(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_int(const char *text, long min, long max, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* The value after a flag, or an error naming the flag. */
+#define NEED_VALUE()                                                                          \
+    do {                                                                                      \
+        if (i + 1 >= argc) {                                                                  \
+            fprintf(stderr, "paddockd: %s needs a value\n", arg);                            \
+            return 2;                                                                         \
+        }                                                                                     \
+    } while (0)
+
+static void print_preset(const char *name, const char *description, void *ud)
+{
+    (void)ud;
+    printf("  %-20s %s\n", name, description);
+}
+
+static void print_key(const char *path, const char *unit, double min, double max,
+                      const char *default_text, const char *description, void *ud)
+{
+    (void)ud;
+    char bounds[64] = "";
+    if (!isnan(min) && !isnan(max))
+        snprintf(bounds, sizeof(bounds), "[%g, %g]", min, max);
+    printf("  %-28s %-8s %-18s default %-14s %s\n", path, unit, bounds, default_text,
+           description);
+}
+
+static int cmd_presets(int argc, char **argv, const char *presets_dir)
+{
+    if (argc == 0 || strcmp(argv[0], "list") == 0) {
+        printf("vehicles (%s/vehicles):\n", presets_dir);
+        if (pdk_params_list(presets_dir, PDK_PRESET_VEHICLE, print_preset, NULL) != PDK_OK) {
+            fprintf(stderr, "paddockd: no presets folder at %s/vehicles\n", presets_dir);
+            return 1;
+        }
+        printf("worlds (%s/worlds):\n", presets_dir);
+        if (pdk_params_list(presets_dir, PDK_PRESET_WORLD, print_preset, NULL) != PDK_OK) {
+            fprintf(stderr, "paddockd: no presets folder at %s/worlds\n", presets_dir);
+            return 1;
+        }
+        return 0;
+    }
+    if (strcmp(argv[0], "describe") == 0) {
+        bool vehicle = argc < 2 || strcmp(argv[1], "vehicle") == 0;
+        bool world = argc < 2 || strcmp(argv[1], "world") == 0;
+        if (!vehicle && !world) {
+            fprintf(stderr, "paddockd presets describe: '%s' is neither vehicle nor world\n",
+                    argv[1]);
+            return 2;
+        }
+        if (vehicle) {
+            printf("vehicle keys:\n");
+            pdk_params_describe(PDK_PRESET_VEHICLE, print_key, NULL);
+        }
+        if (world) {
+            printf("world keys:\n");
+            pdk_params_describe(PDK_PRESET_WORLD, print_key, NULL);
+        }
+        return 0;
+    }
+    fprintf(stderr, "paddockd presets: unknown subcommand '%s' (list, describe)\n", argv[0]);
+    return 2;
+}
+
+static int cmd_channels(void)
+{
+    printf("%-22s %-8s %s\n", "channel", "unit", "description");
+    for (size_t i = 0; i < PDK_CH_COUNT; i++) {
+        const pdk_channel_info *c = pdk_channel_get(i);
+        printf("%-22s %-8s %s\n", c->name, c->unit, c->description);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = "serve";
+    int i = 1;
+    if (argc > 1 && argv[1][0] != '-') {
+        cmd = argv[1];
+        i = 2;
+    }
+    const char *presets_flag = NULL, *migrations_flag = NULL;
+    pdk_server_config scfg = pdk_server_config_default();
+    pdk_run_config rcfg;
+    memset(&rcfg, 0, sizeof(rcfg));
+    rcfg.db_path = "data/paddock.db";
+    int rest = argc;
+    bool demo_default = false;
+    bool serve = strcmp(cmd, "serve") == 0, run = strcmp(cmd, "run") == 0;
+
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(arg, "--presets") == 0) {
+            NEED_VALUE();
+            presets_flag = argv[++i];
+        } else if (strcmp(arg, "--migrations") == 0) {
+            NEED_VALUE();
+            migrations_flag = argv[++i];
+        } else if (strcmp(arg, "--db") == 0 && (serve || run)) {
+            NEED_VALUE();
+            scfg.db_path = rcfg.db_path = argv[++i];
+        } else if (serve && strcmp(arg, "--listen") == 0) {
+            NEED_VALUE();
+            scfg.listen = argv[++i];
+        } else if (serve && strcmp(arg, "--demo") == 0) {
+            demo_default = true;
+            if (i + 1 < argc && argv[i + 1][0] != '-') {
+                scfg.demo_script = argv[++i];
+                demo_default = false;
+            }
+        } else if (serve && strcmp(arg, "--demo-vehicle") == 0) {
+            NEED_VALUE();
+            scfg.demo_vehicle = argv[++i];
+        } else if (serve && strcmp(arg, "--max-sessions") == 0) {
+            NEED_VALUE();
+            if (!parse_int(argv[++i], 1, 100000, &scfg.max_sessions)) {
+                fprintf(stderr, "paddockd: --max-sessions: '%s' is not a whole number 1..100000\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (serve && strcmp(arg, "--max-frame") == 0) {
+            NEED_VALUE();
+            int v;
+            if (!parse_int(argv[++i], 1024, 64 << 20, &v)) {
+                fprintf(stderr, "paddockd: --max-frame: '%s' is not a byte count 1024..%d\n",
+                        argv[i], 64 << 20);
+                return 2;
+            }
+            scfg.limits.max_frame_bytes = (size_t)v;
+        } else if (run && strcmp(arg, "--vehicle") == 0) {
+            NEED_VALUE();
+            rcfg.vehicle = argv[++i];
+        } else if (run && strcmp(arg, "--set") == 0) {
+            NEED_VALUE();
+            rcfg.vehicle_set = argv[++i];
+        } else if (run && strcmp(arg, "--world") == 0) {
+            NEED_VALUE();
+            rcfg.world = argv[++i];
+        } else if (run && strcmp(arg, "--world-set") == 0) {
+            NEED_VALUE();
+            rcfg.world_set = argv[++i];
+        } else if (run && strcmp(arg, "--script") == 0) {
+            NEED_VALUE();
+            rcfg.script_path = argv[++i];
+        } else if (run && strcmp(arg, "--duration") == 0) {
+            NEED_VALUE();
+            if (!parse_double(argv[++i], &rcfg.duration_s) || !(rcfg.duration_s > 0) ||
+                rcfg.duration_s > 86400.0) {
+                fprintf(stderr, "paddockd run: --duration: '%s' is not a time in (0, 86400] s\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (run && strcmp(arg, "--csv") == 0) {
+            NEED_VALUE();
+            rcfg.csv_path = argv[++i];
+        } else if (run && strcmp(arg, "--channels") == 0) {
+            NEED_VALUE();
+            rcfg.channels = argv[++i];
+        } else if (run && strcmp(arg, "--no-record") == 0) {
+            rcfg.db_path = NULL;
+        } else if (arg[0] == '-') {
+            fprintf(stderr, "paddockd %s: unknown option '%s' (paddockd --help)\n", cmd, arg);
+            return 2;
+        } else {
+            rest = i;
+            break;
+        }
+    }
+    const char *presets_dir = find_dir(presets_flag, "presets", "PADDOCK_PRESETS",
+                                       PDK_DEFAULT_PRESETS_DIR);
+    const char *migrations_dir = find_dir(migrations_flag, "migrations", "PADDOCK_MIGRATIONS",
+                                          PDK_DEFAULT_MIGRATIONS_DIR);
+    if (serve) {
+        if (rest < argc) {
+            fprintf(stderr, "paddockd: unexpected argument '%s'\n", argv[rest]);
+            return 2;
+        }
+        scfg.presets_dir = presets_dir;
+        scfg.migrations_dir = migrations_dir;
+        static char demo[PATH_MAX];
+        if (demo_default) {
+            snprintf(demo, sizeof(demo), "%s/scripts/demo_route.json", presets_dir);
+            scfg.demo_script = demo;
+        }
+        return pdk_server_run(&scfg);
+    }
+    if (run) {
+        if (rest < argc) {
+            fprintf(stderr, "paddockd run: unexpected argument '%s'\n", argv[rest]);
+            return 2;
+        }
+        rcfg.presets_dir = presets_dir;
+        rcfg.migrations_dir = migrations_dir;
+        return pdk_run(&rcfg);
+    }
+    if (strcmp(cmd, "channels") == 0)
+        return cmd_channels();
+    if (strcmp(cmd, "presets") == 0)
+        return cmd_presets(argc - rest, argv + rest, presets_dir);
+    if (strcmp(cmd, "version") == 0) {
+        printf("paddockd 0.1.0 (build %s)\n", PDK_BUILD_ID);
+        return 0;
+    }
+    fprintf(stderr, "paddockd: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,30 @@
+/* paddockd's network server: one libuv loop hosting many sessions. It owns
+ * the listener, the connections' protocol state, the session table, the
+ * real-time tick scheduler (absolute deadlines on a timerfd) and the fast
+ * sessions' slices, and shuts down cleanly on SIGINT/SIGTERM. */
+#ifndef PDK_SERVER_H
+#define PDK_SERVER_H
+
+#include <stdbool.h>
+
+#include "net.h"
+
+typedef struct pdk_server_config {
+    const char *listen;          /* "127.0.0.1:7420"; port 0 picks one */
+    const char *db_path;         /* SQLite file */
+    const char *presets_dir;
+    const char *migrations_dir;
+    const char *demo_script;     /* non-NULL: host a demo session driving it */
+    const char *demo_vehicle;    /* preset for the demo car */
+    int max_sessions;
+    int max_catchup_ticks;       /* ticks run per wake-up before deadlines are dropped */
+    pdk_net_limits limits;
+} pdk_server_config;
+
+pdk_server_config pdk_server_config_default(void);
+
+/* Runs the server until SIGINT or SIGTERM. Prints "listening on HOST:PORT"
+ * on stdout once ready. Returns a process exit code (0 after a clean stop). */
+int pdk_server_run(const pdk_server_config *config);
+
+#endif

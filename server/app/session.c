@@ -1,0 +1,575 @@
+/* A session: its world, the queue of inputs waiting for the next tick
+ * boundary, scripted drivers, subscriptions and the recording of all of it. */
+#include "session.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "paddock/v1/paddock.pb-c.h"
+#include "wire.h"
+
+typedef struct pending_input {
+    pdk_input_kind kind;
+    pdk_reply_to to;
+    pdk_vehicle_id vehicle;
+    pdk_dbw_cmd cmd;
+    /* spawn only */
+    pdk_vehicle_def def;
+    pdk_pose pose;
+    double speed_mps;
+    pdk_gear gear;
+    char *preset;
+    char *overrides;
+    char *params_json;
+} pending_input;
+
+typedef struct subscription {
+    uint32_t id;
+    uint64_t conn_id;
+    uint32_t divisor;        /* publish when tick % divisor == 0 */
+    uint32_t *ids;           /* NULL: every vehicle */
+    size_t n_ids;
+} subscription;
+
+typedef struct script_driver {
+    pdk_vehicle_id vehicle;
+    pdk_script_step *steps;
+    size_t n_steps;
+    size_t next;
+    uint64_t start_tick;
+    bool loop;
+    uint64_t gap_ticks;
+} script_driver;
+
+struct pdk_session {
+    uint64_t id;
+    char *name;
+    char *world_preset;
+    pdk_timing timing;
+    pdk_store *store;
+    pdk_session_hooks hooks;
+
+    void *world_mem;
+    pdk_world *world;
+    uint64_t seq;
+
+    pending_input *pending;
+    size_t n_pending;
+    size_t cap_pending;
+
+    subscription subs[PDK_SESSION_MAX_SUBS];
+    size_t n_subs;
+    uint32_t next_sub_id;
+
+    script_driver scripts[PDK_SESSION_MAX_SCRIPTS];
+    size_t n_scripts;
+
+    pdk_buf common;   /* the tick's shared state batch body */
+    pdk_buf frame;    /* one subscriber's frame */
+    pdk_buf payload;  /* an input's recorded form */
+    pdk_lateness lateness;
+};
+
+static int64_t unix_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char *dup_or_empty(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
+                             const pdk_session_hooks *hooks, pdk_session **out)
+{
+    *out = NULL;
+    pdk_error err = pdk_world_def_check(&def->world);
+    if (err != PDK_OK)
+        return err;
+    pdk_session *s = calloc(1, sizeof(*s));
+    if (!s)
+        return PDK_ERR_NO_MEMORY;
+    size_t bytes = pdk_world_mem_size(&def->world);
+    s->world_mem = aligned_alloc(16, (bytes + 15u) & ~(size_t)15u);
+    s->name = dup_or_empty(def->name);
+    s->world_preset = dup_or_empty(def->world_preset);
+    if (!s->world_mem || !s->name || !s->world_preset) {
+        pdk_session_destroy(s);
+        return PDK_ERR_NO_MEMORY;
+    }
+    err = pdk_world_init(s->world_mem, bytes, &def->world, &s->world);
+    if (err != PDK_OK) {
+        pdk_session_destroy(s);
+        return err;
+    }
+    s->id = id;
+    s->timing = def->timing;
+    s->store = def->store;
+    if (hooks)
+        s->hooks = *hooks;
+    s->next_sub_id = 1;
+    pdk_lateness_reset(&s->lateness);
+
+    if (s->store) {
+        pdk_store_session rec = {
+            .session_id = id,
+            .name = s->name,
+            .timing = def->timing == PDK_TIMING_FAST ? "fast" : "realtime",
+            .world_preset = s->world_preset,
+            .world_json = def->world_json ? def->world_json : "{}",
+            .build_id = def->build_id ? def->build_id : "unknown",
+            .dt_s = def->world.dt_s,
+            .substeps = def->world.substeps,
+            .created_unix_ms = unix_ms(),
+        };
+        err = pdk_store_record_session(s->store, &rec);
+        if (err != PDK_OK) {
+            pdk_session_destroy(s);
+            return err;
+        }
+        pdk_store_record_hash(s->store, id, 0, pdk_world_hash(s->world));
+    }
+    *out = s;
+    return PDK_OK;
+}
+
+static void pending_free(pending_input *p)
+{
+    free(p->preset);
+    free(p->overrides);
+    free(p->params_json);
+    p->preset = p->overrides = p->params_json = NULL;
+}
+
+static void tell(pdk_session *s, const pending_input *p, pdk_error err, const char *message)
+{
+    if (p->to.conn_id == 0 || !s->hooks.on_result)
+        return;
+    pdk_input_result res = {
+        .kind = p->kind,
+        .err = err,
+        .message = message,
+        .tick = pdk_world_tick(s->world),
+        .vehicle = p->vehicle,
+    };
+    s->hooks.on_result(s->hooks.ud, p->to, &res);
+}
+
+void pdk_session_destroy(pdk_session *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_pending; i++) {
+        tell(s, &s->pending[i], PDK_ERR_CLOSED, "the session was closed before the input applied");
+        pending_free(&s->pending[i]);
+    }
+    free(s->pending);
+    for (size_t i = 0; i < s->n_subs; i++) {
+        if (s->hooks.on_sub_end)
+            s->hooks.on_sub_end(s->hooks.ud, s->subs[i].conn_id, s->subs[i].id);
+        free(s->subs[i].ids);
+    }
+    for (size_t i = 0; i < s->n_scripts; i++)
+        free(s->scripts[i].steps);
+    if (s->store && s->world)
+        pdk_store_record_session_end(s->store, s->id, pdk_world_tick(s->world),
+                                     pdk_world_hash(s->world), unix_ms());
+    pdk_buf_free(&s->common);
+    pdk_buf_free(&s->frame);
+    pdk_buf_free(&s->payload);
+    free(s->world_mem);
+    free(s->name);
+    free(s->world_preset);
+    free(s);
+}
+
+uint64_t pdk_session_id(const pdk_session *s)
+{
+    return s->id;
+}
+
+const char *pdk_session_name(const pdk_session *s)
+{
+    return s->name;
+}
+
+pdk_timing pdk_session_timing(const pdk_session *s)
+{
+    return s->timing;
+}
+
+const pdk_world *pdk_session_world(const pdk_session *s)
+{
+    return s->world;
+}
+
+pdk_lateness *pdk_session_lateness(pdk_session *s)
+{
+    return &s->lateness;
+}
+
+const char *pdk_session_world_preset(const pdk_session *s)
+{
+    return s->world_preset;
+}
+
+uint64_t pdk_session_hash(const pdk_session *s)
+{
+    return pdk_world_hash(s->world);
+}
+
+uint64_t pdk_session_inputs_applied(const pdk_session *s)
+{
+    return s->seq;
+}
+
+static pending_input *push_pending(pdk_session *s)
+{
+    if (s->n_pending >= PDK_SESSION_MAX_PENDING)
+        return NULL;
+    if (s->n_pending == s->cap_pending) {
+        size_t cap = s->cap_pending ? s->cap_pending * 2 : 16;
+        pending_input *p = realloc(s->pending, cap * sizeof(*p));
+        if (!p)
+            return NULL;
+        s->pending = p;
+        s->cap_pending = cap;
+    }
+    pending_input *p = &s->pending[s->n_pending++];
+    memset(p, 0, sizeof(*p));
+    return p;
+}
+
+pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, const char *preset,
+                                  const char *overrides, const char *params_json,
+                                  const pdk_pose *pose, double speed_mps, pdk_gear gear,
+                                  pdk_reply_to to)
+{
+    pending_input *p = push_pending(s);
+    if (!p)
+        return PDK_ERR_BUSY;
+    p->kind = PDK_INPUT_SPAWN;
+    p->to = to;
+    p->def = *def;
+    p->pose = *pose;
+    p->speed_mps = speed_mps;
+    p->gear = gear;
+    p->preset = dup_or_empty(preset);
+    p->overrides = dup_or_empty(overrides);
+    p->params_json = dup_or_empty(params_json);
+    if (!p->preset || !p->overrides || !p->params_json) {
+        pending_free(p);
+        s->n_pending--;
+        return PDK_ERR_NO_MEMORY;
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_session_queue_remove(pdk_session *s, pdk_vehicle_id id, pdk_reply_to to)
+{
+    pending_input *p = push_pending(s);
+    if (!p)
+        return PDK_ERR_BUSY;
+    p->kind = PDK_INPUT_REMOVE;
+    p->to = to;
+    p->vehicle = id;
+    return PDK_OK;
+}
+
+pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
+                                pdk_reply_to to)
+{
+    pending_input *p = push_pending(s);
+    if (!p)
+        return PDK_ERR_BUSY;
+    p->kind = PDK_INPUT_DBW;
+    p->to = to;
+    p->vehicle = id;
+    p->cmd = *cmd;
+    return PDK_OK;
+}
+
+pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk_script *script,
+                                    bool loop, double loop_gap_s)
+{
+    if (s->n_scripts >= PDK_SESSION_MAX_SCRIPTS)
+        return PDK_ERR_CAPACITY;
+    if (script->n_steps == 0)
+        return PDK_ERR_INVALID_ARGUMENT;
+    script_driver *d = &s->scripts[s->n_scripts];
+    d->steps = malloc(script->n_steps * sizeof(*d->steps));
+    if (!d->steps)
+        return PDK_ERR_NO_MEMORY;
+    memcpy(d->steps, script->steps, script->n_steps * sizeof(*d->steps));
+    d->n_steps = script->n_steps;
+    d->vehicle = id;
+    d->next = 0;
+    d->start_tick = pdk_world_tick(s->world);
+    d->loop = loop;
+    d->gap_ticks = (uint64_t)llround(fmax(loop_gap_s, 0.0) * PDK_TICK_HZ);
+    s->n_scripts++;
+    return PDK_OK;
+}
+
+static uint64_t step_tick(const script_driver *d, size_t i)
+{
+    return d->start_tick + (uint64_t)llround(d->steps[i].t_s * PDK_TICK_HZ);
+}
+
+/* Turns every script step due at this tick into a queued input. */
+static void run_scripts(pdk_session *s)
+{
+    uint64_t tick = pdk_world_tick(s->world);
+    for (size_t i = 0; i < s->n_scripts;) {
+        script_driver *d = &s->scripts[i];
+        bool gone = pdk_world_vehicle_pose(s->world, d->vehicle, &(pdk_vehicle_pose){0}) != PDK_OK;
+        while (!gone && d->next < d->n_steps && step_tick(d, d->next) <= tick) {
+            pdk_reply_to none = {0, 0};
+            if (pdk_session_queue_dbw(s, d->vehicle, &d->steps[d->next].cmd, none) != PDK_OK)
+                break; /* the queue is full: the step waits for the next tick */
+            d->next++;
+        }
+        if (!gone && d->next == d->n_steps && d->loop) {
+            uint64_t last = step_tick(d, d->n_steps - 1);
+            if (tick >= last + d->gap_ticks) {
+                d->start_tick = tick;
+                d->next = 0;
+                continue; /* the first steps may be due at once */
+            }
+        }
+        if (gone || (d->next == d->n_steps && !d->loop)) {
+            free(d->steps);
+            s->scripts[i] = s->scripts[--s->n_scripts];
+            continue;
+        }
+        i++;
+    }
+}
+
+static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
+{
+    pdk_store_record_input(s->store, s->id, tick, (uint32_t)s->seq, (int)kind, s->payload.data,
+                           s->payload.len);
+}
+
+static void encode_spawn(pdk_session *s, const pending_input *p)
+{
+    Paddock__V1__VehicleSpawn msg = PADDOCK__V1__VEHICLE_SPAWN__INIT;
+    msg.session_id = s->id;
+    msg.preset = p->preset;
+    msg.overrides = p->overrides;
+    msg.x_m = p->pose.x_m;
+    msg.y_m = p->pose.y_m;
+    msg.yaw_deg = p->pose.yaw_rad * 180.0 / M_PI;
+    msg.speed_mps = p->speed_mps;
+    msg.gear = (Paddock__V1__Gear)p->gear;
+    pdk_buf_reset(&s->payload);
+    size_t n = paddock__v1__vehicle_spawn__get_packed_size(&msg);
+    if (pdk_buf_reserve(&s->payload, n) == PDK_OK) {
+        paddock__v1__vehicle_spawn__pack(&msg, s->payload.data);
+        s->payload.len = n;
+    }
+}
+
+static void encode_remove(pdk_session *s, pdk_vehicle_id id)
+{
+    Paddock__V1__VehicleRemove msg = PADDOCK__V1__VEHICLE_REMOVE__INIT;
+    msg.session_id = s->id;
+    msg.vehicle_id = id;
+    pdk_buf_reset(&s->payload);
+    size_t n = paddock__v1__vehicle_remove__get_packed_size(&msg);
+    if (pdk_buf_reserve(&s->payload, n) == PDK_OK) {
+        paddock__v1__vehicle_remove__pack(&msg, s->payload.data);
+        s->payload.len = n;
+    }
+}
+
+/* Applies one input at the current tick boundary; on success it is stamped
+ * with the next seq and recorded. */
+static void apply_input(pdk_session *s, pending_input *p)
+{
+    uint64_t tick = pdk_world_tick(s->world);
+    pdk_error err = PDK_OK;
+    char msg[160] = "";
+    switch (p->kind) {
+    case PDK_INPUT_SPAWN:
+        err = pdk_world_spawn(s->world, &p->def, &p->pose, p->speed_mps, p->gear, &p->vehicle);
+        if (err == PDK_ERR_CAPACITY)
+            snprintf(msg, sizeof(msg), "session %llu is full (%d vehicles)",
+                     (unsigned long long)s->id, pdk_world_def_get(s->world)->max_vehicles);
+        else if (err != PDK_OK)
+            snprintf(msg, sizeof(msg), "spawn refused: %s", pdk_error_message(err));
+        if (err == PDK_OK && s->store) {
+            encode_spawn(s, p);
+            record_payload(s, tick, p->kind);
+            pdk_store_record_vehicle(s->store, s->id, p->vehicle, tick, p->preset, p->overrides,
+                                     p->params_json);
+        }
+        break;
+    case PDK_INPUT_REMOVE:
+        err = pdk_world_remove(s->world, p->vehicle);
+        if (err != PDK_OK)
+            snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
+                     (unsigned long long)s->id);
+        if (err == PDK_OK && s->store) {
+            encode_remove(s, p->vehicle);
+            record_payload(s, tick, p->kind);
+            pdk_store_record_vehicle_removed(s->store, s->id, p->vehicle, tick);
+        }
+        break;
+    case PDK_INPUT_DBW:
+        err = pdk_world_command(s->world, p->vehicle, &p->cmd);
+        if (err == PDK_ERR_STALE_ID) {
+            snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
+                     (unsigned long long)s->id);
+        } else if (err != PDK_OK) {
+            const pdk_vehicle_def *vd = pdk_world_vehicle_def(s->world, p->vehicle);
+            snprintf(msg, sizeof(msg),
+                     "command out of range: throttle_pct must be 0..100, brake_bar 0..%g, "
+                     "steer_wheel_deg within +-%g, gear P/R/N/D/L",
+                     vd ? vd->brake.max_line_bar : 0.0, vd ? vd->steering.lock_deg : 0.0);
+        }
+        if (err == PDK_OK && s->store) {
+            pdk_buf_reset(&s->payload);
+            if (pdk_wire_dbw_encode(s->id, p->vehicle, &p->cmd, &s->payload) == PDK_OK)
+                record_payload(s, tick, p->kind);
+        }
+        break;
+    }
+    if (err == PDK_OK)
+        s->seq++;
+    tell(s, p, err, err == PDK_OK ? "" : msg);
+}
+
+static bool sub_due(const subscription *sub, uint64_t tick)
+{
+    return tick % sub->divisor == 0;
+}
+
+static void publish(pdk_session *s)
+{
+    if (s->n_subs == 0 || !s->hooks.on_state)
+        return;
+    uint64_t tick = pdk_world_tick(s->world);
+    bool common_ready = false;
+    for (size_t i = 0; i < s->n_subs; i++) {
+        subscription *sub = &s->subs[i];
+        if (!sub_due(sub, tick))
+            continue;
+        const uint8_t *body;
+        size_t body_len;
+        if (sub->ids == NULL) {
+            /* Encoded once per tick and shared by every unfiltered subscriber. */
+            if (!common_ready) {
+                pdk_buf_reset(&s->common);
+                if (pdk_wire_state_common(s->world, s->id, NULL, 0, &s->common) != PDK_OK)
+                    continue;
+                common_ready = true;
+            }
+            body = s->common.data;
+            body_len = s->common.len;
+        } else {
+            pdk_buf_reset(&s->payload);
+            if (pdk_wire_state_common(s->world, s->id, sub->ids, sub->n_ids, &s->payload) !=
+                PDK_OK)
+                continue;
+            body = s->payload.data;
+            body_len = s->payload.len;
+        }
+        pdk_buf_reset(&s->frame);
+        if (pdk_wire_state_frame_append(&s->frame, sub->id, body, body_len) != PDK_OK)
+            continue;
+        s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, s->frame.data, s->frame.len);
+    }
+}
+
+void pdk_session_apply_inputs(pdk_session *s)
+{
+    run_scripts(s);
+    /* Inputs queued while an input is being told (a hook that queues more)
+     * wait for the next tick: only those present now belong to this one. */
+    size_t n = s->n_pending;
+    for (size_t i = 0; i < n; i++) {
+        apply_input(s, &s->pending[i]);
+        pending_free(&s->pending[i]);
+    }
+    if (n > 0) {
+        memmove(s->pending, s->pending + n, (s->n_pending - n) * sizeof(*s->pending));
+        s->n_pending -= n;
+    }
+}
+
+void pdk_session_tick(pdk_session *s)
+{
+    pdk_session_apply_inputs(s);
+    pdk_world_step(s->world);
+    uint64_t tick = pdk_world_tick(s->world);
+    if (s->store && tick % PDK_SESSION_HASH_EVERY == 0)
+        pdk_store_record_hash(s->store, s->id, tick, pdk_world_hash(s->world));
+    publish(s);
+}
+
+pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t rate_hz,
+                                const uint32_t *ids, size_t n_ids, uint32_t *out_sub_id)
+{
+    if (rate_hz == 0)
+        rate_hz = PDK_TICK_HZ;
+    if (rate_hz > PDK_TICK_HZ || PDK_TICK_HZ % rate_hz != 0)
+        return PDK_ERR_INVALID_ARGUMENT;
+    if (s->n_subs >= PDK_SESSION_MAX_SUBS)
+        return PDK_ERR_CAPACITY;
+    subscription *sub = &s->subs[s->n_subs];
+    memset(sub, 0, sizeof(*sub));
+    if (n_ids > 0) {
+        sub->ids = malloc(n_ids * sizeof(*sub->ids));
+        if (!sub->ids)
+            return PDK_ERR_NO_MEMORY;
+        memcpy(sub->ids, ids, n_ids * sizeof(*ids));
+        sub->n_ids = n_ids;
+    }
+    sub->id = s->next_sub_id++;
+    sub->conn_id = conn_id;
+    sub->divisor = PDK_TICK_HZ / rate_hz;
+    s->n_subs++;
+    *out_sub_id = sub->id;
+    return PDK_OK;
+}
+
+pdk_error pdk_session_unsubscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id)
+{
+    for (size_t i = 0; i < s->n_subs; i++) {
+        if (s->subs[i].id == sub_id && s->subs[i].conn_id == conn_id) {
+            free(s->subs[i].ids);
+            memmove(&s->subs[i], &s->subs[i + 1], (s->n_subs - i - 1) * sizeof(s->subs[0]));
+            s->n_subs--;
+            return PDK_OK;
+        }
+    }
+    return PDK_ERR_NOT_FOUND;
+}
+
+void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < s->n_subs; i++) {
+        if (s->subs[i].conn_id == conn_id)
+            free(s->subs[i].ids);
+        else
+            s->subs[w++] = s->subs[i];
+    }
+    s->n_subs = w;
+    for (size_t i = 0; i < s->n_pending; i++)
+        if (s->pending[i].to.conn_id == conn_id)
+            s->pending[i].to.conn_id = 0; /* still applied; nobody to tell */
+}
+
+int pdk_session_subscriber_count(const pdk_session *s)
+{
+    return (int)s->n_subs;
+}

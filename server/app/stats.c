@@ -1,0 +1,39 @@
+/* Tick-lateness histogram: recording and quantiles. */
+#include "stats.h"
+
+#include <string.h>
+
+void pdk_lateness_reset(pdk_lateness *l)
+{
+    memset(l, 0, sizeof(*l));
+}
+
+void pdk_lateness_add(pdk_lateness *l, uint64_t late_ns, uint64_t period_ns)
+{
+    uint64_t b = late_ns / PDK_LATENESS_BUCKET_NS;
+    if (b >= PDK_LATENESS_BUCKETS)
+        b = PDK_LATENESS_BUCKETS - 1;
+    l->buckets[b]++;
+    l->count++;
+    if (late_ns > l->max_ns)
+        l->max_ns = late_ns;
+    if (late_ns >= period_ns)
+        l->overruns++;
+}
+
+double pdk_lateness_quantile_ms(const pdk_lateness *l, double p)
+{
+    if (l->count == 0)
+        return 0.0;
+    /* The smallest bucket whose cumulative count reaches p of all. */
+    uint64_t want = (uint64_t)((double)l->count * p);
+    if (want == 0)
+        want = 1;
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < PDK_LATENESS_BUCKETS; i++) {
+        seen += l->buckets[i];
+        if (seen >= want)
+            return (double)(i + 1) * PDK_LATENESS_BUCKET_NS / 1e6;
+    }
+    return (double)PDK_LATENESS_BUCKETS * PDK_LATENESS_BUCKET_NS / 1e6;
+}

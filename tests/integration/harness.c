@@ -1,0 +1,209 @@
+/* The integration-test harness: real processes, real sockets, real files. */
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void pdk_test_tmpdir(char *out, size_t len)
+{
+    snprintf(out, len, "/tmp/paddock-it-XXXXXX");
+    if (!mkdtemp(out)) {
+        perror("mkdtemp");
+        abort();
+    }
+}
+
+static size_t drain(int fd, char *log, size_t log_len, size_t used, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    while (poll(&p, 1, timeout_ms) > 0) {
+        char tmp[4096];
+        ssize_t n = read(fd, tmp, sizeof(tmp));
+        if (n <= 0)
+            break;
+        if (log && used + 1 < log_len) {
+            size_t take = (size_t)n < log_len - used - 1 ? (size_t)n : log_len - used - 1;
+            memcpy(log + used, tmp, take);
+            used += take;
+            log[used] = '\0';
+        }
+    }
+    return used;
+}
+
+int pdk_test_server_start(pdk_test_server *srv, const char *db_path, const char *const *extra,
+                          char *log, size_t log_len)
+{
+    memset(srv, 0, sizeof(*srv));
+    pdk_test_tmpdir(srv->dir, sizeof(srv->dir));
+    if (db_path)
+        snprintf(srv->db, sizeof(srv->db), "%s", db_path);
+    else
+        snprintf(srv->db, sizeof(srv->db), "%s/paddock.db", srv->dir);
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return -1;
+    const char *argv[32] = {PDK_PADDOCKD, "serve", "--listen", "127.0.0.1:0", "--db", srv->db,
+                            "--presets", PDK_SOURCE_DIR "/presets", "--migrations",
+                            PDK_SOURCE_DIR "/migrations"};
+    int argc = 10;
+    for (int i = 0; extra && extra[i] && argc < 31; i++)
+        argv[argc++] = extra[i];
+    argv[argc] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipefd[1], 1);
+        dup2(pipefd[1], 2);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    srv->pid = pid;
+    srv->out_fd = pipefd[0];
+    char buf[8192] = "";
+    size_t used = 0;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        struct pollfd p = {.fd = srv->out_fd, .events = POLLIN};
+        if (poll(&p, 1, 200) > 0) {
+            ssize_t n = read(srv->out_fd, buf + used, sizeof(buf) - used - 1);
+            if (n <= 0)
+                break;
+            used += (size_t)n;
+            buf[used] = '\0';
+            const char *l = strstr(buf, "listening on 127.0.0.1:");
+            if (l && strchr(l, '\n')) {
+                srv->port = atoi(l + strlen("listening on 127.0.0.1:"));
+                snprintf(srv->addr, sizeof(srv->addr), "127.0.0.1:%d", srv->port);
+                if (log)
+                    snprintf(log, log_len, "%s", buf);
+                return 0;
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > 10)
+            break;
+    }
+    if (log)
+        snprintf(log, log_len, "%s", buf);
+    int status;
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    close(srv->out_fd);
+    srv->pid = 0;
+    return -1;
+}
+
+int pdk_test_server_stop(pdk_test_server *srv, char *log, size_t log_len)
+{
+    if (srv->pid <= 0)
+        return -1;
+    kill(srv->pid, SIGTERM);
+    size_t used = 0;
+    if (log && log_len)
+        log[0] = '\0';
+    int status = 0;
+    for (int i = 0; i < 100; i++) {
+        used = drain(srv->out_fd, log, log_len, used, 100);
+        pid_t r = waitpid(srv->pid, &status, WNOHANG);
+        if (r == srv->pid)
+            break;
+        if (i == 99) {
+            kill(srv->pid, SIGKILL);
+            waitpid(srv->pid, &status, 0);
+        }
+    }
+    drain(srv->out_fd, log, log_len, used, 0);
+    close(srv->out_fd);
+    srv->pid = 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int pdk_test_sh(char *out, size_t out_len, const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    char full[4200];
+    snprintf(full, sizeof(full), "{ %s ; } 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p)
+        return -1;
+    size_t used = 0;
+    if (out_len)
+        out[0] = '\0';
+    char tmp[4096];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof(tmp), p)) > 0) {
+        if (used + 1 < out_len) {
+            size_t take = n < out_len - used - 1 ? n : out_len - used - 1;
+            memcpy(out + used, tmp, take);
+            used += take;
+            out[used] = '\0';
+        }
+    }
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int pdk_test_raw_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {.tv_sec = 5};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+ssize_t pdk_test_read_all(int fd, uint8_t *buf, size_t cap, int timeout_ms)
+{
+    size_t used = 0;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, timeout_ms);
+        if (r <= 0)
+            return r == 0 ? (ssize_t)used : -1;
+        ssize_t n = read(fd, buf + used, cap - used);
+        if (n < 0 && errno == ECONNRESET)
+            return (ssize_t)used;
+        if (n <= 0)
+            return n == 0 ? (ssize_t)used : -1;
+        used += (size_t)n;
+        if (used == cap)
+            return (ssize_t)used;
+    }
+}
+
+void pdk_test_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        abort();
+    }
+    fputs(text, f);
+    fclose(f);
+}

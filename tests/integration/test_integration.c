@@ -1,0 +1,481 @@
+/* End-to-end tests: the real paddockd on an ephemeral loopback port, driven
+ * by the real paddock CLI and the C client library, recording into a real
+ * SQLite file that the tests then read back. */
+#include <check.h>
+#include <stdbool.h>
+#include <time.h>
+#include <inttypes.h>
+#include <pb_decode.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "paddock_client.h"
+
+#define CLI PDK_PADDOCK " --server %s "
+
+static char out[1 << 16];
+static char log_text[1 << 16];
+
+static int64_t sql_int(const char *db_path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    ck_assert_int_eq(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
+                  sqlite3_errmsg(db));
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static void start(pdk_test_server *srv)
+{
+    ck_assert_msg(pdk_test_server_start(srv, NULL, NULL, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+}
+
+static void stop_clean(pdk_test_server *srv)
+{
+    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
+    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
+    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
+}
+
+static paddock_v1_Frame req, rep;
+
+static uint64_t session_tick(pdk_client *c, uint64_t session_id)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    ck_assert_int_eq(pdk_client_call(c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_session_list_reply_tag);
+    for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
+        if (rep.body.session_list_reply.sessions[i].session_id == session_id)
+            return rep.body.session_list_reply.sessions[i].tick;
+    ck_abort_msg("session %" PRIu64 " not listed", session_id);
+    return 0;
+}
+
+/* The CLI end to end: create, spawn, drive a script, watch, list, close; then
+ * the recording in SQLite holds the session, the vehicle's resolved
+ * parameters, every input and the state hashes. */
+START_TEST(cli_end_to_end)
+{
+    pdk_test_server srv;
+    start(&srv);
+
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "info", srv.addr), 0);
+    ck_assert_msg(strstr(out, "0.1.0") != NULL, "info: %s", out);
+
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "create --name e2e 2>/dev/null", srv.addr),
+                     0);
+    long session = strtol(out, NULL, 10);
+    ck_assert_int_gt(session, 0);
+
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "spawn --session %ld --preset midsize_sedan --gear D "
+                                     "2>/dev/null",
+                                 srv.addr, session),
+                     0);
+    long vehicle = strtol(out, NULL, 10);
+    ck_assert_int_gt(vehicle, 0);
+
+    char script[400];
+    snprintf(script, sizeof(script), "%s/drive.json", srv.dir);
+    pdk_test_write_file(script, "{\"steps\":[{\"t\":0,\"gear\":\"D\",\"throttle_pct\":60},"
+                                "{\"t\":0.5,\"steer_wheel_deg\":30},"
+                                "{\"t\":1.0,\"throttle_pct\":20}]}");
+    ck_assert_msg(pdk_test_sh(out, sizeof(out), CLI "drive --session %ld --vehicle %ld --script %s",
+                              srv.addr, session, vehicle, script) == 0,
+                  "drive: %s", out);
+
+    ck_assert_msg(pdk_test_sh(out, sizeof(out), CLI "watch --session %ld --rate 30 --count 6",
+                              srv.addr, session) == 0,
+                  "watch: %s", out);
+    /* Header plus six state lines for our one vehicle, and the car moves. */
+    int lines = 0;
+    for (const char *p = out; (p = strchr(p, '\n')) != NULL; p++)
+        lines++;
+    ck_assert_msg(lines >= 7, "watch printed %d lines: %s", lines, out);
+
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "sessions", srv.addr), 0);
+    ck_assert_msg(strstr(out, "e2e") != NULL, "sessions: %s", out);
+
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "close --session %ld", srv.addr, session),
+                     0);
+    ck_assert_int_ne(pdk_test_sh(out, sizeof(out), CLI "close --session %ld", srv.addr, session),
+                     0);
+    ck_assert_msg(strstr(out, "NOT_FOUND") != NULL && strstr(out, "does not exist") != NULL,
+                  "second close: %s", out);
+    stop_clean(&srv);
+
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM sessions WHERE session_id=%ld AND name='e2e' AND "
+             "final_tick > 0 AND closed_unix_ms IS NOT NULL",
+             session);
+    ck_assert_int_eq(sql_int(srv.db, sql), 1);
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM vehicles WHERE session_id=%ld AND preset='midsize_sedan' AND "
+             "params_json LIKE '%%chassis%%'",
+             session);
+    ck_assert_int_eq(sql_int(srv.db, sql), 1);
+    /* One spawn and three commands; --gear D on spawn is part of the spawn. */
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM inputs WHERE session_id=%ld", session);
+    ck_assert_int_eq(sql_int(srv.db, sql), 4);
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM inputs WHERE session_id=%ld AND kind=3 AND tick > 0", session);
+    ck_assert_int_eq(sql_int(srv.db, sql), 3);
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM state_hashes WHERE session_id=%ld", session);
+    ck_assert_int_gt(sql_int(srv.db, sql), 5);
+    ck_assert_int_eq(sql_int(srv.db, "SELECT max(version) FROM schema_migrations"), 1);
+}
+END_TEST
+
+/* Decodes the first delimited frame in buf into f. */
+static bool first_frame(const uint8_t *buf, size_t len, paddock_v1_Frame *f)
+{
+    pb_istream_t is = pb_istream_from_buffer(buf, len);
+    memset(f, 0, sizeof(*f));
+    return pb_decode_ex(&is, paddock_v1_Frame_fields, f, PB_DECODE_DELIMITED);
+}
+
+static paddock_v1_Frame raw_reply;
+static uint8_t raw_buf[1 << 16];
+
+/* Sends bytes on a fresh raw connection and expects an Error frame with
+ * code, then the server closing the connection. */
+static void expect_error_then_close(int port, const uint8_t *bytes, size_t n,
+                                    paddock_v1_ErrorCode code, const char *needle)
+{
+    int fd = pdk_test_raw_connect(port);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq((int)write(fd, bytes, n), (int)n);
+    ssize_t got = pdk_test_read_all(fd, raw_buf, sizeof(raw_buf), 5000);
+    close(fd);
+    ck_assert_int_gt(got, 0);
+    ck_assert(first_frame(raw_buf, (size_t)got, &raw_reply));
+    ck_assert_int_eq(raw_reply.which_body, paddock_v1_Frame_error_tag);
+    ck_assert_int_eq(raw_reply.body.error.code, code);
+    ck_assert_msg(strstr(raw_reply.body.error.message, needle) != NULL, "message: %s",
+                  raw_reply.body.error.message);
+}
+
+static int state_batches;
+static void count_push(const paddock_v1_Frame *f, void *ud)
+{
+    (void)ud;
+    if (f->which_body == paddock_v1_Frame_state_batch_tag)
+        state_batches++;
+}
+
+/* A malformed frame, an oversized frame, a frame before Hello, a bad
+ * protocol version and an unknown preset each get a clear error; the first
+ * four close their own connection; another client's session keeps ticking
+ * and its subscription keeps streaming throughout. */
+START_TEST(bad_peers_do_not_disturb_others)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client a;
+    ck_assert_int_eq(pdk_client_connect(&a, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    strcpy(req.body.session_create.name, "steady");
+    ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint64_t sid = rep.body.session_created.session.session_id;
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    req.body.vehicle_spawn.session_id = sid;
+    strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
+    req.body.vehicle_spawn.speed_mps = 10;
+    req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
+    ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_vehicle_spawned_tag);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_subscribe_tag;
+    req.body.subscribe.session_id = sid;
+    req.body.subscribe.rate_hz = 60;
+    ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint64_t tick0 = session_tick(&a, sid);
+
+    /* Garbage: a length of 5 followed by bytes that are no Frame. */
+    const uint8_t garbage[] = {0x05, 0xff, 0xff, 0xff, 0xff, 0xff};
+    expect_error_then_close(srv.port, garbage, sizeof(garbage), paddock_v1_ErrorCode_PROTOCOL,
+                            "");
+    /* Oversized: a declared length of 2 MiB against the 1 MiB limit. */
+    const uint8_t oversized[] = {0x80, 0x80, 0x80, 0x01};
+    expect_error_then_close(srv.port, oversized, sizeof(oversized),
+                            paddock_v1_ErrorCode_FRAME_TOO_LARGE, "");
+    /* A SessionList before Hello: Frame{request_id 1, session_list {}}. */
+    const uint8_t no_hello[] = {0x05, 0x08, 0x01, 0xb2, 0x01, 0x00};
+    expect_error_then_close(srv.port, no_hello, sizeof(no_hello), paddock_v1_ErrorCode_PROTOCOL, "Hello");
+    /* Hello with protocol version 2: Frame{request_id 1, hello{version 2}}. */
+    const uint8_t v2[] = {0x06, 0x08, 0x01, 0x52, 0x02, 0x08, 0x02};
+    expect_error_then_close(srv.port, v2, sizeof(v2), paddock_v1_ErrorCode_VERSION, "version 2");
+
+    /* An unknown preset is an error reply naming it; the connection stays. */
+    static pdk_client b;
+    ck_assert_int_eq(pdk_client_connect(&b, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    req.body.vehicle_spawn.session_id = sid;
+    strcpy(req.body.vehicle_spawn.preset, "no_such_car");
+    ck_assert_int_eq(pdk_client_call(&b, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(b.server_code, paddock_v1_ErrorCode_NOT_FOUND);
+    ck_assert_msg(strstr(b.error, "no_such_car") != NULL, "error: %s", b.error);
+    ck_assert_uint_ge(session_tick(&b, sid), tick0);
+    pdk_client_close(&b);
+
+    /* Meanwhile the steady session kept ticking and streaming. */
+    state_batches = 0;
+    for (int i = 0; i < 20; i++) {
+        static paddock_v1_Frame push;
+        if (pdk_client_recv(&a, &push, 1000) == PDK_CLIENT_OK)
+            count_push(&push, NULL);
+    }
+    ck_assert_int_ge(state_batches, 10);
+    ck_assert_uint_gt(session_tick(&a, sid), tick0);
+    pdk_client_close(&a);
+    stop_clean(&srv);
+}
+END_TEST
+
+/* Errors on valid frames: each names what was wrong and keeps the
+ * connection. */
+START_TEST(request_errors_are_named)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    strcpy(req.body.session_create.world_preset, "moon");
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_NOT_FOUND);
+    ck_assert_msg(strstr(c.error, "moon") != NULL, "%s", c.error);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    strcpy(req.body.session_create.world_overrides, "gravity=-1");
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_OUT_OF_RANGE);
+    ck_assert_msg(strstr(c.error, "gravity") != NULL, "%s", c.error);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint64_t sid = rep.body.session_created.session.session_id;
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    req.body.vehicle_spawn.session_id = sid;
+    strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
+    strcpy(req.body.vehicle_spawn.overrides, "chassis.mas=1600");
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_UNKNOWN_KEY);
+    ck_assert_msg(strstr(c.error, "chassis.mas") != NULL, "%s", c.error);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    req.body.vehicle_spawn.session_id = sid;
+    strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint32_t vid = rep.body.vehicle_spawned.vehicle_id;
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_dbw_command_tag;
+    req.body.dbw_command.session_id = sid;
+    req.body.dbw_command.vehicle_id = vid;
+    req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
+    req.body.dbw_command.throttle.throttle_pct = 150;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_OUT_OF_RANGE);
+    ck_assert_msg(strstr(c.error, "throttle") != NULL, "%s", c.error);
+
+    req.body.dbw_command.throttle.throttle_pct = 50;
+    req.body.dbw_command.vehicle_id = vid + 7;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_STALE_ID);
+
+    req.body.dbw_command.vehicle_id = vid;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_ok_tag);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_subscribe_tag;
+    req.body.subscribe.session_id = sid;
+    req.body.subscribe.rate_hz = 7;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(c.error, "divide 120") != NULL, "%s", c.error);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_close_tag;
+    req.body.session_close.session_id = 999999;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_NOT_FOUND);
+
+    /* A server-only body sent by a client. */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_welcome_tag;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_PROTOCOL);
+    ck_assert_msg(strstr(c.error, "welcome") != NULL, "%s", c.error);
+
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
+/* A real-time session never runs ahead of the wall clock. */
+START_TEST(realtime_session_follows_the_clock)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint64_t sid = rep.body.session_created.session.session_id;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t k0 = session_tick(&c, sid);
+    usleep(1000 * 1000);
+    uint64_t k1 = session_tick(&c, sid);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    /* Never ahead of real time (one tick of slack for the sampling), and
+     * ticking at all. How close to real time it keeps is the benchmark's
+     * business, not a test's. */
+    ck_assert_uint_le(k1 - k0, (uint64_t)(elapsed * 120.0) + 2);
+    ck_assert_uint_gt(k1, k0);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
+static void run_offline(const char *dir, const char *tag, const char *extra, char *hash,
+                        size_t hash_len)
+{
+    int rc = pdk_test_sh(out, sizeof(out),
+                         PDK_PADDOCKD " run --presets " PDK_SOURCE_DIR "/presets --migrations "
+                                      PDK_SOURCE_DIR "/migrations --vehicle midsize_sedan "
+                                      "--script " PDK_SOURCE_DIR "/presets/scripts/step_steer.json"
+                                      " --duration 8 --csv %s/%s.csv --db %s/%s.db %s",
+                         dir, tag, dir, tag, extra);
+    ck_assert_msg(rc == 0, "run: %s", out);
+    const char *h = strstr(out, "state hash: ");
+    ck_assert_msg(h != NULL, "no hash: %s", out);
+    snprintf(hash, hash_len, "%.16s", h + strlen("state hash: "));
+}
+
+/* Two runs of the same `paddockd run` give identical CSVs and hashes; a
+ * changed parameter changes both. */
+START_TEST(offline_runs_are_deterministic)
+{
+    char dir[256];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    char h1[32], h2[32], h3[32];
+    run_offline(dir, "a", "", h1, sizeof(h1));
+    run_offline(dir, "b", "", h2, sizeof(h2));
+    run_offline(dir, "c", "--set 'chassis.mass=1700'", h3, sizeof(h3));
+    ck_assert_str_eq(h1, h2);
+    ck_assert_str_ne(h1, h3);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "cmp %s/a.csv %s/b.csv", dir, dir), 0);
+    ck_assert_int_ne(pdk_test_sh(out, sizeof(out), "cmp -s %s/a.csv %s/c.csv", dir, dir), 0);
+    /* One header and one row per tick: 8 s at 120 Hz. */
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "test $(wc -l < %s/a.csv) -eq 961", dir), 0);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "head -c 10 %s/a.csv", dir), 0);
+    ck_assert_msg(strncmp(out, "time,", 5) == 0, "csv header: %s", out);
+    char db[300];
+    snprintf(db, sizeof(db), "%s/a.db", dir);
+    ck_assert_int_eq(sql_int(db, "SELECT count(*) FROM sessions WHERE final_tick = 960"), 1);
+    ck_assert_int_gt(sql_int(db, "SELECT count(*) FROM inputs WHERE kind = 3"), 0);
+}
+END_TEST
+
+/* Bad input to the offline runner: exit 2 and a message naming the fault. */
+START_TEST(offline_run_errors)
+{
+    char dir[256];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    const char *base = PDK_PADDOCKD " run --presets " PDK_SOURCE_DIR "/presets --migrations "
+                                    PDK_SOURCE_DIR "/migrations --no-record";
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "%s --vehicle no_such_car", base), 2);
+    ck_assert_msg(strstr(out, "no_such_car") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 "%s --vehicle midsize_sedan --channels Speed,Nope", base),
+                     2);
+    ck_assert_msg(strstr(out, "Nope") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 "%s --vehicle midsize_sedan --set 'chassis.mass=-3'", base),
+                     2);
+    ck_assert_msg(strstr(out, "chassis.mass") != NULL, "%s", out);
+    char script[320];
+    snprintf(script, sizeof(script), "%s/bad.json", dir);
+    pdk_test_write_file(script, "{\"steps\":[{\"t\":0,\"throttle_pct\":40,\"warp\":9}]}");
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --script %s", base, script), 2);
+    ck_assert_msg(strstr(out, "warp") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --duration -1",
+                                 base),
+                     2);
+    ck_assert_msg(strstr(out, "--duration") != NULL, "%s", out);
+}
+END_TEST
+
+/* A database from a newer build is refused with a clear error, and left as
+ * it was. */
+START_TEST(newer_database_is_refused)
+{
+    pdk_test_server srv;
+    start(&srv);
+    stop_clean(&srv);
+    char db[400];
+    snprintf(db, sizeof(db), "%s", srv.db);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 "sqlite3 %s \"INSERT INTO schema_migrations(version, name, "
+                                 "applied_unix_ms) VALUES (9999, 'future', 0)\"",
+                                 db),
+                     0);
+    pdk_test_server again;
+    ck_assert_int_ne(pdk_test_server_start(&again, db, NULL, log_text, sizeof(log_text)), 0);
+    ck_assert_msg(strstr(log_text, "newer") != NULL, "%s", log_text);
+    ck_assert_int_eq(sql_int(db, "SELECT max(version) FROM schema_migrations"), 9999);
+}
+END_TEST
+
+static Suite *integration_suite(void)
+{
+    Suite *s = suite_create("integration");
+    TCase *tc = tcase_create("server");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, cli_end_to_end);
+    tcase_add_test(tc, bad_peers_do_not_disturb_others);
+    tcase_add_test(tc, request_errors_are_named);
+    tcase_add_test(tc, realtime_session_follows_the_clock);
+    tcase_add_test(tc, offline_runs_are_deterministic);
+    tcase_add_test(tc, offline_run_errors);
+    tcase_add_test(tc, newer_database_is_refused);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(integration_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
