@@ -334,11 +334,10 @@ static void format_sockaddr(const struct sockaddr *sa, socklen_t len, char *out,
         snprintf(out, out_len, "?");
         return;
     }
-    if (sa->sa_family == AF_INET6) {
-        snprintf(out, out_len, "[%s]:%s", h, s);
-    } else {
-        snprintf(out, out_len, "%s:%s", h, s);
-    }
+    int n = sa->sa_family == AF_INET6 ? snprintf(out, out_len, "[%s]:%s", h, s)
+                                       : snprintf(out, out_len, "%s:%s", h, s);
+    if (n < 0 || (size_t)n >= out_len)
+        snprintf(out, out_len, "?"); /* a numeric address never fills the caller's buffer */
 }
 
 static int set_nonblocking(int fd)
