@@ -22,7 +22,8 @@ static void usage(FILE *to)
 {
     fprintf(to,
             "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
-            "                [--demo-vehicle PRESET] [--max-sessions N] [--max-frame BYTES]\n"
+            "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
+            "                [--max-frame BYTES]\n"
             "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
             "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
             "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -199,6 +200,15 @@ int main(int argc, char **argv)
                         argv[i]);
                 return 2;
             }
+        } else if (serve && strcmp(arg, "--max-world-mb") == 0) {
+            NEED_VALUE();
+            int mb;
+            if (!parse_int(argv[++i], 1, 1 << 20, &mb)) {
+                fprintf(stderr, "paddockd: --max-world-mb: '%s' is not a whole number 1..%d\n",
+                        argv[i], 1 << 20);
+                return 2;
+            }
+            scfg.max_world_bytes = (size_t)mb << 20;
         } else if (serve && strcmp(arg, "--max-frame") == 0) {
             NEED_VALUE();
             int v;

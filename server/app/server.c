@@ -36,6 +36,7 @@ typedef struct session_slot {
     pdk_session *session;
     uint64_t start_ns;     /* wall-clock origin of the tick schedule */
     uint64_t next_index;   /* the next deadline is start + next_index / 120 s */
+    size_t world_bytes;    /* the world's memory, counted against max_world_bytes */
 } session_slot;
 
 typedef struct pdk_server {
@@ -49,6 +50,7 @@ typedef struct pdk_server {
 
     session_slot *sessions;
     size_t n_sessions, cap_sessions;
+    size_t world_bytes;    /* sum over sessions */
 
     int timer_fd;
     uv_poll_t timer_poll;
@@ -74,6 +76,7 @@ pdk_server_config pdk_server_config_default(void)
         .demo_script = NULL,
         .demo_vehicle = "midsize_sedan",
         .max_sessions = 1024,
+        .max_world_bytes = (size_t)4 << 30,
         .max_catchup_ticks = 4,
         .limits = pdk_net_limits_default(),
     };
@@ -203,6 +206,17 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
                                         &wdef, &world_json, err, err_len);
     if (e != PDK_OK)
         return e;
+    size_t bytes = pdk_world_mem_size(&wdef);
+    if (bytes > srv->cfg.max_world_bytes - srv->world_bytes ||
+        srv->world_bytes > srv->cfg.max_world_bytes) {
+        snprintf(err, err_len,
+                 "a world of %d vehicles needs %zu bytes; the server's world memory budget has "
+                 "%zu of %zu bytes left (lower maxVehicles or raise --max-world-mb)",
+                 wdef.max_vehicles, bytes, srv->cfg.max_world_bytes - srv->world_bytes,
+                 srv->cfg.max_world_bytes);
+        free(world_json);
+        return PDK_ERR_CAPACITY;
+    }
     if (srv->n_sessions == srv->cap_sessions) {
         size_t cap = srv->cap_sessions ? srv->cap_sessions * 2 : 8;
         session_slot *p = realloc(srv->sessions, cap * sizeof(*p));
@@ -242,6 +256,8 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
     slot->session = s;
     slot->start_ns = uv_hrtime();
     slot->next_index = 1;
+    slot->world_bytes = bytes;
+    srv->world_bytes += bytes;
     *out = slot;
     update_fast_idle(srv);
     arm_timer(srv);
@@ -250,6 +266,7 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
 
 static void session_close(pdk_server *srv, session_slot *slot)
 {
+    srv->world_bytes -= slot->world_bytes;
     pdk_session_destroy(slot->session);
     size_t i = (size_t)(slot - srv->sessions);
     memmove(&srv->sessions[i], &srv->sessions[i + 1],

@@ -17,6 +17,7 @@ typedef struct pdk_server_config {
     const char *demo_script;     /* non-NULL: host a demo session driving it */
     const char *demo_vehicle;    /* preset for the demo car */
     int max_sessions;
+    size_t max_world_bytes;      /* all sessions' worlds together; default 4 GiB */
     int max_catchup_ticks;       /* ticks run per wake-up before deadlines are dropped */
     pdk_net_limits limits;
 } pdk_server_config;

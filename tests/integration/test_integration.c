@@ -455,6 +455,39 @@ START_TEST(newer_database_is_refused)
 }
 END_TEST
 
+
+/* The operator's limits: a world larger than the memory budget and a session
+ * beyond --max-sessions are refused with CAPACITY and a message naming the
+ * limit; the server carries on. */
+START_TEST(server_limits_are_enforced)
+{
+    pdk_test_server srv;
+    const char *extra[] = {"--max-world-mb", "1", "--max-sessions", "2", NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    strcpy(req.body.session_create.world_overrides, "maxVehicles=65535");
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_CAPACITY);
+    ck_assert_msg(strstr(c.error, "memory budget") != NULL, "%s", c.error);
+    for (int i = 0; i < 2; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_session_create_tag;
+        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    }
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_CAPACITY);
+    ck_assert_msg(strstr(c.error, "maximum of 2 sessions") != NULL, "%s", c.error);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
 static Suite *integration_suite(void)
 {
     Suite *s = suite_create("integration");
@@ -467,6 +500,7 @@ static Suite *integration_suite(void)
     tcase_add_test(tc, offline_runs_are_deterministic);
     tcase_add_test(tc, offline_run_errors);
     tcase_add_test(tc, newer_database_is_refused);
+    tcase_add_test(tc, server_limits_are_enforced);
     suite_add_tcase(s, tc);
     return s;
 }
