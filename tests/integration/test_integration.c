@@ -488,6 +488,80 @@ START_TEST(server_limits_are_enforced)
 }
 END_TEST
 
+
+/* The command line: listings, and each bad invocation named with exit 2 (bad
+ * input) or 1 (the server could not start). */
+START_TEST(command_line)
+{
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " channels"), 0);
+    ck_assert_msg(strstr(out, "Speed") && strstr(out, "m/s") && strstr(out, "SlipAngle_F"),
+                  "%s", out);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " presets --presets " PDK_SOURCE_DIR "/presets"),
+        0);
+    ck_assert_msg(strstr(out, "midsize_sedan") && strstr(out, "flat"), "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " presets describe vehicle"), 0);
+    ck_assert_msg(strstr(out, "chassis.mass") && strstr(out, "kg"), "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " presets describe boats"), 2);
+    ck_assert_msg(strstr(out, "boats") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " --frobnicate"), 2);
+    ck_assert_msg(strstr(out, "--frobnicate") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " launch"), 2);
+    ck_assert_msg(strstr(out, "launch") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " --listen"), 2);
+    ck_assert_msg(strstr(out, "--listen needs a value") != NULL, "%s", out);
+
+    /* A port already taken. */
+    pdk_test_server srv;
+    start(&srv);
+    char dir[256];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCKD " --listen %s --db %s/x.db --migrations "
+                                 PDK_SOURCE_DIR "/migrations",
+                                 srv.addr, dir),
+                     1);
+    ck_assert_msg(strstr(out, "cannot listen on") != NULL, "%s", out);
+    stop_clean(&srv);
+    /* A database path that cannot be created. */
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCKD " --listen 127.0.0.1:0 --db /proc/paddock/x.db "
+                                 "--migrations " PDK_SOURCE_DIR "/migrations"),
+                     1);
+    ck_assert_msg(strstr(out, "/proc/paddock") != NULL, "%s", out);
+    /* A demo script that does not exist. */
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCKD " --listen 127.0.0.1:0 --db %s/y.db --migrations "
+                                 PDK_SOURCE_DIR "/migrations --demo %s/none.json",
+                                 dir, dir),
+                     1);
+    ck_assert_msg(strstr(out, "none.json") != NULL, "%s", out);
+}
+END_TEST
+
+/* `paddockd --demo` hosts a session whose car drives its script. */
+START_TEST(demo_drives)
+{
+    pdk_test_server srv;
+    const char *extra[] = {"--demo", PDK_SOURCE_DIR "/presets/scripts/demo_route.json", NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    usleep(1500 * 1000);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "watch --session 1 --count 1 2>/dev/null", srv.addr),
+                     0);
+    /* The script pulls away from rest: after 1.5 s the car moves forward. */
+    double speed_kmh = 0.0;
+    const char *row = strchr(out, '\n');
+    ck_assert_ptr_nonnull(row);
+    double tick, t, id, x, y, yaw;
+    ck_assert_int_eq(sscanf(row + 1, "%lf %lf %lf %lf %lf %lf %lf", &tick, &t, &id, &x, &y, &yaw,
+                            &speed_kmh),
+                     7);
+    ck_assert_msg(speed_kmh > 3.0 && x > 0.5, "demo car: %s", out);
+    stop_clean(&srv);
+}
+END_TEST
+
 static Suite *integration_suite(void)
 {
     Suite *s = suite_create("integration");
@@ -501,6 +575,8 @@ static Suite *integration_suite(void)
     tcase_add_test(tc, offline_run_errors);
     tcase_add_test(tc, newer_database_is_refused);
     tcase_add_test(tc, server_limits_are_enforced);
+    tcase_add_test(tc, command_line);
+    tcase_add_test(tc, demo_drives);
     suite_add_tcase(s, tc);
     return s;
 }
