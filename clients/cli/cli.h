@@ -80,6 +80,21 @@ int pdk_cli_call(pdk_cli *cli, pb_size_t reply_tag);
  * "paddock: timeout: ..." otherwise) and returns its exit code. */
 int pdk_cli_report(pdk_cli *cli, pdk_client_status st);
 
+/* The sessions a reply holds at most (paddock.options sizes the array). */
+#define PDK_CLI_SESSION_PAGE                                                                  \
+    (sizeof(((paddock_v1_SessionListReply *)0)->sessions) /                                   \
+     sizeof(((paddock_v1_SessionListReply *)0)->sessions[0]))
+
+/* Asks for the page of sessions from offset on (SessionList offset/limit);
+ * the reply is in cli->frame. Frames pushed meanwhile go to on_push. Returns
+ * 0, or prints the failure and returns its exit code. */
+int pdk_cli_list_page(pdk_cli *cli, uint32_t offset, pdk_client_push_fn on_push, void *ud);
+
+/* Finds session id by walking the pages; *out gets its info. Returns 0 when
+ * found, 1 when the server has no such session, or an exit code above 1. */
+int pdk_cli_find_session(pdk_cli *cli, uint64_t id, paddock_v1_SessionInfo *out,
+                         pdk_client_push_fn on_push, void *ud);
+
 /* Required option missing: a usage error naming it. */
 int pdk_cli_missing(const pdk_cli_command *cmd, const char *option);
 

@@ -176,6 +176,39 @@ int pdk_cli_call(pdk_cli *cli, pb_size_t reply_tag)
     return st == PDK_CLIENT_OK ? PDK_CLI_EXIT_OK : pdk_cli_report(cli, st);
 }
 
+int pdk_cli_list_page(pdk_cli *cli, uint32_t offset, pdk_client_push_fn on_push, void *ud)
+{
+    paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_session_list_tag);
+    f->body.session_list.offset = offset;
+    f->body.session_list.limit = (uint32_t)PDK_CLI_SESSION_PAGE;
+    pdk_client_status st = pdk_client_call(cli->client, f, f, on_push, ud);
+    if (st == PDK_CLIENT_OK)
+        st = pdk_client_expect(cli->client, f, paddock_v1_Frame_session_list_reply_tag);
+    return st == PDK_CLIENT_OK ? PDK_CLI_EXIT_OK : pdk_cli_report(cli, st);
+}
+
+int pdk_cli_find_session(pdk_cli *cli, uint64_t id, paddock_v1_SessionInfo *out,
+                         pdk_client_push_fn on_push, void *ud)
+{
+    uint32_t offset = 0;
+    for (;;) {
+        int rc = pdk_cli_list_page(cli, offset, on_push, ud);
+        if (rc != 0)
+            return rc > 1 ? rc : PDK_CLI_EXIT_LOST;
+        const paddock_v1_SessionListReply *r = &cli->frame->body.session_list_reply;
+        for (pb_size_t i = 0; i < r->sessions_count; i++) {
+            if (r->sessions[i].session_id == id) {
+                if (out)
+                    *out = r->sessions[i];
+                return 0;
+            }
+        }
+        offset += r->sessions_count;
+        if (r->sessions_count == 0 || offset >= r->total)
+            return 1;
+    }
+}
+
 /* A usage error for a bad option value (err already names the option). */
 static int bad_value(const pdk_cli_command *cmd, const char *err)
 {
@@ -245,23 +278,33 @@ static int run_sessions(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *
     if (rc != 0) {
         return rc;
     }
-    pdk_cli_request(cli, paddock_v1_Frame_session_list_tag);
-    rc = pdk_cli_call(cli, paddock_v1_Frame_session_list_reply_tag);
-    pdk_client_close(cli->client);
-    if (rc != 0) {
-        return rc;
-    }
-    const paddock_v1_SessionListReply *r = &cli->frame->body.session_list_reply;
+    /* A page at a time: the reply array holds PDK_CLI_SESSION_PAGE sessions. */
     char row[PDK_CLI_ROW_LEN];
-    pdk_cli_format_sessions_header(row, sizeof row);
-    printf("%s\n", row);
-    for (pb_size_t i = 0; i < r->sessions_count; i++) {
-        pdk_cli_format_session(row, sizeof row, &r->sessions[i]);
-        printf("%s\n", row);
+    uint32_t offset = 0;
+    for (;;) {
+        rc = pdk_cli_list_page(cli, offset, NULL, NULL);
+        if (rc != 0) {
+            pdk_client_close(cli->client);
+            return rc;
+        }
+        const paddock_v1_SessionListReply *r = &cli->frame->body.session_list_reply;
+        if (offset == 0) {
+            pdk_cli_format_sessions_header(row, sizeof row);
+            printf("%s\n", row);
+            if (r->total == 0) {
+                fprintf(stderr, "no sessions\n");
+            }
+        }
+        for (pb_size_t i = 0; i < r->sessions_count; i++) {
+            pdk_cli_format_session(row, sizeof row, &r->sessions[i]);
+            printf("%s\n", row);
+        }
+        offset += r->sessions_count;
+        if (r->sessions_count == 0 || offset >= r->total) {
+            break;
+        }
     }
-    if (r->sessions_count == 0) {
-        fprintf(stderr, "no sessions\n");
-    }
+    pdk_client_close(cli->client);
     return PDK_CLI_EXIT_OK;
 }
 

@@ -129,22 +129,7 @@ static void on_frame(const paddock_v1_Frame *f, void *ud)
  * is there, or an exit code above 1 when the question failed. */
 static int session_gone(pdk_cli *cli, uint64_t session_id, watch_state *ws)
 {
-    pdk_cli_request(cli, paddock_v1_Frame_session_list_tag);
-    pdk_client_status st = pdk_client_call(cli->client, cli->frame, cli->frame, on_frame, ws);
-    if (st == PDK_CLIENT_OK) {
-        st = pdk_client_expect(cli->client, cli->frame, paddock_v1_Frame_session_list_reply_tag);
-    }
-    if (st != PDK_CLIENT_OK) {
-        int rc = pdk_cli_report(cli, st);
-        return rc > 1 ? rc : PDK_CLI_EXIT_LOST;
-    }
-    const paddock_v1_SessionListReply *r = &cli->frame->body.session_list_reply;
-    for (pb_size_t i = 0; i < r->sessions_count; i++) {
-        if (r->sessions[i].session_id == session_id) {
-            return 0;
-        }
-    }
-    return 1;
+    return pdk_cli_find_session(cli, session_id, NULL, on_frame, ws);
 }
 
 /* Receives and prints batches until a limit, Ctrl-C, or the end of the
@@ -214,6 +199,34 @@ static int run_watch(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *arg
     rc = pdk_cli_open(cli);
     if (rc != 0) {
         return rc;
+    }
+    /* A batch holds at most as many vehicles as the reply array does; a
+     * larger session has to be watched a few vehicles at a time. */
+    const size_t max_batch = sizeof(((paddock_v1_StateBatch *)0)->vehicles) /
+                             sizeof(((paddock_v1_StateBatch *)0)->vehicles[0]);
+    if (o.sub.vehicle_ids_count == 0) {
+        paddock_v1_SessionInfo info;
+        rc = pdk_cli_find_session(cli, o.sub.session_id, &info, NULL, NULL);
+        if (rc == 1) {
+            fprintf(stderr, "paddock: NOT_FOUND: session %llu does not exist\n",
+                    (unsigned long long)o.sub.session_id);
+            pdk_client_close(cli->client);
+            return PDK_CLI_EXIT_FAILED;
+        }
+        if (rc != 0) {
+            pdk_client_close(cli->client);
+            return rc;
+        }
+        if (info.vehicle_count > max_batch) {
+            char err[PDK_CLI_ERR_LEN];
+            snprintf(err, sizeof err,
+                     "session %llu has %u vehicles and a watch shows at most %zu; name the "
+                     "ones to watch with --vehicle",
+                     (unsigned long long)o.sub.session_id, (unsigned)info.vehicle_count,
+                     max_batch);
+            pdk_client_close(cli->client);
+            return pdk_cli_usage_error(cmd, err);
+        }
     }
     paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_subscribe_tag);
     f->body.subscribe = o.sub;

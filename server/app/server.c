@@ -491,7 +491,11 @@ static void handle_session_create(pdk_server *srv, conn_ctx *c, const Paddock__V
 
 static void handle_session_list(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
 {
-    size_t n = srv->n_sessions;
+    const Paddock__V1__SessionList *m = f->session_list;
+    size_t first = m->offset < srv->n_sessions ? m->offset : srv->n_sessions;
+    size_t n = srv->n_sessions - first;
+    if (m->limit > 0 && m->limit < n)
+        n = m->limit;
     Paddock__V1__SessionInfo *infos = calloc(n ? n : 1, sizeof(*infos));
     Paddock__V1__SessionInfo **ptrs = calloc(n ? n : 1, sizeof(*ptrs));
     if (!infos || !ptrs) {
@@ -501,12 +505,14 @@ static void handle_session_list(pdk_server *srv, conn_ctx *c, const Paddock__V1_
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        fill_info(&srv->sessions[i], &infos[i]);
+        fill_info(&srv->sessions[first + i], &infos[i]);
         ptrs[i] = &infos[i];
     }
     Paddock__V1__SessionListReply lr = PADDOCK__V1__SESSION_LIST_REPLY__INIT;
     lr.n_sessions = n;
     lr.sessions = ptrs;
+    lr.total = (uint32_t)srv->n_sessions;
+    lr.offset = (uint32_t)first;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_LIST_REPLY;

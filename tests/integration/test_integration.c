@@ -562,6 +562,56 @@ START_TEST(demo_drives)
 }
 END_TEST
 
+
+/* Listings larger than one reply page, and a session larger than one state
+ * batch of the C client: the CLI pages through the first and refuses the
+ * second with a message saying what to do. */
+START_TEST(large_servers_page_and_refuse_clearly)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    uint64_t big = 0;
+    for (int i = 0; i < 40; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_session_create_tag;
+        snprintf(req.body.session_create.name, sizeof(req.body.session_create.name), "s%02d", i);
+        req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_FAST;
+        req.body.session_create.no_record = true;
+        if (i == 39)
+            strcpy(req.body.session_create.world_overrides, "maxVehicles=400");
+        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+        big = rep.body.session_created.session.session_id;
+    }
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "sessions", srv.addr), 0);
+    int rows = 0;
+    for (const char *p = out; (p = strstr(p, " s")) != NULL; p++)
+        if (p[2] >= '0' && p[2] <= '9' && p[3] >= '0' && p[3] <= '9' && p[4] == ' ')
+            rows++;
+    ck_assert_msg(rows == 40, "%d session rows: %s", rows, out);
+
+    for (int i = 0; i < 257; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+        req.body.vehicle_spawn.session_id = big;
+        strcpy(req.body.vehicle_spawn.preset, "compact_hatch");
+        req.body.vehicle_spawn.x_m = i * 10.0;
+        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    }
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "watch --session %" PRIu64 " --count 1",
+                                 srv.addr, big),
+                     2);
+    ck_assert_msg(strstr(out, "257 vehicles") && strstr(out, "--vehicle"), "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "watch --session %" PRIu64 " --vehicle 1 --count 2 2>/dev/null",
+                                 srv.addr, big),
+                     0);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
 static Suite *integration_suite(void)
 {
     Suite *s = suite_create("integration");
@@ -577,6 +627,7 @@ static Suite *integration_suite(void)
     tcase_add_test(tc, server_limits_are_enforced);
     tcase_add_test(tc, command_line);
     tcase_add_test(tc, demo_drives);
+    tcase_add_test(tc, large_servers_page_and_refuse_clearly);
     suite_add_tcase(s, tc);
     return s;
 }
