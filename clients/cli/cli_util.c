@@ -252,7 +252,8 @@ void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionI
 {
     snprintf(out, out_len, SESSION_ROW, (unsigned long long)s->session_id,
              s->name[0] != '\0' ? s->name : "-", s->world_preset[0] != '\0' ? s->world_preset : "-",
-             pdk_cli_timing_name(s->timing), (unsigned long long)s->tick, s->sim_time_s,
+             s->paused ? "paused" : pdk_cli_timing_name(s->timing), (unsigned long long)s->tick,
+             s->sim_time_s,
              (unsigned)s->vehicle_count, (unsigned)s->subscriber_count, s->lateness_p50_ms,
              s->lateness_p99_ms, (unsigned long long)s->overruns);
 }

@@ -298,6 +298,10 @@ static int run_sessions(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *
         for (pb_size_t i = 0; i < r->sessions_count; i++) {
             pdk_cli_format_session(row, sizeof row, &r->sessions[i]);
             printf("%s\n", row);
+            if (r->sessions[i].paused) {
+                fprintf(stderr, "session %llu is paused: %s\n",
+                        (unsigned long long)r->sessions[i].session_id, r->sessions[i].pause_reason);
+            }
         }
         offset += r->sessions_count;
         if (r->sessions_count == 0 || offset >= r->total) {

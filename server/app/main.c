@@ -23,7 +23,7 @@ static void usage(FILE *to)
     fprintf(to,
             "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
             "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
-            "                [--max-frame BYTES]\n"
+            "                [--max-fast-ticks N] [--max-frame BYTES]\n"
             "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
             "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
             "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -209,6 +209,16 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.max_world_bytes = (size_t)mb << 20;
+        } else if (serve && strcmp(arg, "--max-fast-ticks") == 0) {
+            NEED_VALUE();
+            double v;
+            if (!parse_double(argv[++i], &v) || !(v >= 1.0) || v > 1e15 || v != floor(v)) {
+                fprintf(stderr, "paddockd: --max-fast-ticks: '%s' is not a whole number of "
+                                "ticks 1..1e15\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.max_fast_ticks = (uint64_t)v;
         } else if (serve && strcmp(arg, "--max-frame") == 0) {
             NEED_VALUE();
             int v;

@@ -37,6 +37,8 @@ typedef struct session_slot {
     uint64_t start_ns;     /* wall-clock origin of the tick schedule */
     uint64_t next_index;   /* the next deadline is start + next_index / 120 s */
     size_t world_bytes;    /* the world's memory, counted against max_world_bytes */
+    bool paused;
+    char pause_reason[160];
 } session_slot;
 
 typedef struct pdk_server {
@@ -78,6 +80,9 @@ pdk_server_config pdk_server_config_default(void)
         .max_sessions = 1024,
         .max_world_bytes = (size_t)4 << 30,
         .max_catchup_ticks = 4,
+        /* One hour of sim time: a fast session left running by a client that
+         * went away must not fill the disk with its recording. */
+        .max_fast_ticks = 3600ull * PDK_TICK_HZ,
         .limits = pdk_net_limits_default(),
     };
     return c;
@@ -257,6 +262,8 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
     slot->start_ns = uv_hrtime();
     slot->next_index = 1;
     slot->world_bytes = bytes;
+    slot->paused = false;
+    slot->pause_reason[0] = '\0';
     srv->world_bytes += bytes;
     *out = slot;
     update_fast_idle(srv);
@@ -372,9 +379,19 @@ static void on_fast_idle(uv_idle_t *handle)
     uint64_t t0 = uv_hrtime();
     for (size_t i = 0; i < srv->n_sessions; i++) {
         session_slot *slot = &srv->sessions[i];
-        if (pdk_session_timing(slot->session) != PDK_TIMING_FAST)
+        if (pdk_session_timing(slot->session) != PDK_TIMING_FAST || slot->paused)
             continue;
+        const pdk_world *w = pdk_session_world(slot->session);
         do {
+            if (pdk_world_tick(w) >= srv->cfg.max_fast_ticks) {
+                slot->paused = true;
+                snprintf(slot->pause_reason, sizeof(slot->pause_reason),
+                         "a fast session stops at the server's limit of %" PRIu64
+                         " ticks (--max-fast-ticks)",
+                         srv->cfg.max_fast_ticks);
+                update_fast_idle(srv);
+                break;
+            }
             pdk_session_tick(slot->session);
         } while (uv_hrtime() - t0 < FAST_SLICE_NS / (srv->n_sessions ? srv->n_sessions : 1));
     }
@@ -384,7 +401,8 @@ static void update_fast_idle(pdk_server *srv)
 {
     bool any = false;
     for (size_t i = 0; i < srv->n_sessions; i++)
-        if (pdk_session_timing(srv->sessions[i].session) == PDK_TIMING_FAST)
+        if (pdk_session_timing(srv->sessions[i].session) == PDK_TIMING_FAST &&
+            !srv->sessions[i].paused)
             any = true;
     if (any && !srv->fast_idle_on && !srv->stopping) {
         uv_idle_start(&srv->fast_idle, on_fast_idle);
@@ -417,6 +435,8 @@ static void fill_info(session_slot *slot, Paddock__V1__SessionInfo *info)
     info->state_hash = pdk_session_hash(s);
     info->subscriber_count = (uint32_t)pdk_session_subscriber_count(s);
     info->skipped_ticks = lat->skipped;
+    info->paused = slot->paused;
+    info->pause_reason = slot->pause_reason;
 }
 
 static session_slot *need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid, uint64_t id)

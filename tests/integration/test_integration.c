@@ -612,6 +612,31 @@ START_TEST(large_servers_page_and_refuse_clearly)
 }
 END_TEST
 
+
+/* A fast session stops at the operator's tick limit and says why. */
+START_TEST(fast_sessions_stop_at_the_limit)
+{
+    pdk_test_server srv;
+    const char *extra[] = {"--max-fast-ticks", "600", NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "create --timing fast 2>/dev/null",
+                                 srv.addr),
+                     0);
+    long sid = strtol(out, NULL, 10);
+    ck_assert_int_gt(sid, 0);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    for (int i = 0; i < 100 && session_tick(&c, (uint64_t)sid) < 600; i++)
+        usleep(20 * 1000);
+    ck_assert_uint_eq(session_tick(&c, (uint64_t)sid), 600);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "sessions", srv.addr), 0);
+    ck_assert_msg(strstr(out, "paused") && strstr(out, "--max-fast-ticks"), "%s", out);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
 static Suite *integration_suite(void)
 {
     Suite *s = suite_create("integration");
@@ -628,6 +653,7 @@ static Suite *integration_suite(void)
     tcase_add_test(tc, command_line);
     tcase_add_test(tc, demo_drives);
     tcase_add_test(tc, large_servers_page_and_refuse_clearly);
+    tcase_add_test(tc, fast_sessions_stop_at_the_limit);
     suite_add_tcase(s, tc);
     return s;
 }
