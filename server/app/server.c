@@ -63,6 +63,7 @@ typedef struct pdk_server {
     bool live_on;
     bool stopping;
     uint64_t writer_stalls;
+    bool writer_stalled;
 
     uint64_t demo_session;
     pdk_buf out;
@@ -283,15 +284,24 @@ static void session_close(pdk_server *srv, session_slot *slot)
     arm_timer(srv);
 }
 
+/* True while the SQLite writer is too far behind for sessions to tick; the
+ * start and end of each such stall are logged. */
 static bool writer_lagging(pdk_server *srv)
 {
     pdk_store_stats st;
     pdk_store_stats_get(srv->store, &st);
-    if (st.queued > WRITER_HIGH_WATER) {
+    bool lagging = st.queued > WRITER_HIGH_WATER;
+    if (lagging && !srv->writer_stalled) {
         srv->writer_stalls++;
-        return true;
+        fprintf(stderr,
+                "paddockd: the database writer is %" PRIu64 " records behind; sessions pause "
+                "until it catches up (stall %" PRIu64 ")\n",
+                st.queued, srv->writer_stalls);
+    } else if (!lagging && srv->writer_stalled) {
+        fprintf(stderr, "paddockd: the database writer caught up; sessions resume\n");
     }
-    return false;
+    srv->writer_stalled = lagging;
+    return lagging;
 }
 
 /* ---- the real-time scheduler ------------------------------------------- */
