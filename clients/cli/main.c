@@ -327,6 +327,7 @@ enum {
     OPT_YAW,
     OPT_SPEED,
     OPT_GEAR,
+    OPT_VEHICLE,
 };
 
 static const pdk_cli_opt CREATE_OPTS[] = {
@@ -530,6 +531,59 @@ static int run_close(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *arg
     return PDK_CLI_EXIT_OK;
 }
 
+/* --- remove ------------------------------------------------------------- */
+
+static const pdk_cli_opt REMOVE_OPTS[] = {
+    PDK_CLI_COMMON_OPTS,
+    {"session", OPT_SESSION, 1},
+    {"vehicle", OPT_VEHICLE, 1},
+};
+
+static int run_remove(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
+{
+    uint64_t session = 0;
+    uint64_t vehicle = 0;
+    char err[PDK_CLI_ERR_LEN];
+    const char *v = NULL;
+    int rc = 0;
+    int id;
+    while ((id = pdk_cli_next_option(cli, cmd, args, &v, &rc)) > 0) {
+        int bad = 0;
+        if (id == OPT_SESSION) {
+            bad = pdk_cli_parse_u64("session", v, 1, UINT64_MAX, &session, err, sizeof err);
+        } else if (id == OPT_VEHICLE) {
+            bad = pdk_cli_parse_u64("vehicle", v, 1, UINT32_MAX, &vehicle, err, sizeof err);
+        }
+        if (bad != 0) {
+            return bad_value(cmd, err);
+        }
+    }
+    if (id < 0) {
+        return rc;
+    }
+    if (session == 0) {
+        return pdk_cli_missing(cmd, "session");
+    }
+    if (vehicle == 0) {
+        return pdk_cli_missing(cmd, "vehicle");
+    }
+    rc = pdk_cli_open(cli);
+    if (rc != 0) {
+        return rc;
+    }
+    paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_vehicle_remove_tag);
+    f->body.vehicle_remove.session_id = session;
+    f->body.vehicle_remove.vehicle_id = (uint32_t)vehicle;
+    rc = pdk_cli_call(cli, paddock_v1_Frame_ok_tag);
+    pdk_client_close(cli->client);
+    if (rc != 0) {
+        return rc;
+    }
+    printf("removed vehicle %llu from session %llu at tick %llu\n", (unsigned long long)vehicle,
+           (unsigned long long)session, (unsigned long long)cli->frame->body.ok.tick);
+    return PDK_CLI_EXIT_OK;
+}
+
 /* --- the table ---------------------------------------------------------- */
 
 static const pdk_cli_opt NO_OPTS[] = {PDK_CLI_COMMON_OPTS};
@@ -587,10 +641,20 @@ static const pdk_cli_command CLOSE_COMMAND = {
     "close",    "--session S",    "Close a session.", "  --session S         the session\n",
     CLOSE_OPTS, N_OF(CLOSE_OPTS), run_close};
 
+static const pdk_cli_command REMOVE_COMMAND = {
+    "remove",
+    "--session S --vehicle V",
+    "Remove a vehicle from a session.",
+    "  --session S         the session\n"
+    "  --vehicle V         the vehicle\n",
+    REMOVE_OPTS,
+    N_OF(REMOVE_OPTS),
+    run_remove};
+
 /* In the order `paddock --help` lists them. */
 static const pdk_cli_command *const COMMANDS[] = {
     &INFO_COMMAND,          &SESSIONS_COMMAND,      &CREATE_COMMAND, &SPAWN_COMMAND,
-    &pdk_cli_drive_command, &pdk_cli_watch_command, &CLOSE_COMMAND,
+    &pdk_cli_drive_command, &pdk_cli_watch_command, &REMOVE_COMMAND, &CLOSE_COMMAND,
 };
 
 static void print_global_help(FILE *out)

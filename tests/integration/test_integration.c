@@ -108,6 +108,25 @@ START_TEST(cli_end_to_end)
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "sessions", srv.addr), 0);
     ck_assert_msg(strstr(out, "e2e") != NULL, "sessions: %s", out);
 
+    /* A second car, removed again; after that its id is refused. */
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "spawn --session %ld --preset compact_hatch --x 20 "
+                                     "2>/dev/null",
+                                 srv.addr, session),
+                     0);
+    long second = strtol(out, NULL, 10);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "remove --session %ld --vehicle %ld",
+                                 srv.addr, session, second),
+                     0);
+    ck_assert_msg(strstr(out, "removed vehicle") != NULL, "remove: %s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "remove --session %ld --vehicle %ld",
+                                 srv.addr, session, second),
+                     1);
+    ck_assert_msg(strstr(out, "STALE_ID") && strstr(out, "is not in session"), "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "remove --session %ld", srv.addr, session),
+                     2);
+    ck_assert_msg(strstr(out, "--vehicle") != NULL, "%s", out);
+
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "close --session %ld", srv.addr, session),
                      0);
     ck_assert_int_ne(pdk_test_sh(out, sizeof(out), CLI "close --session %ld", srv.addr, session),
@@ -127,9 +146,14 @@ START_TEST(cli_end_to_end)
              "params_json LIKE '%%chassis%%'",
              session);
     ck_assert_int_eq(sql_int(srv.db, sql), 1);
-    /* One spawn and three commands; --gear D on spawn is part of the spawn. */
+    /* Two spawns, three commands and a remove; --gear D on spawn is part of
+     * the spawn; the refused second remove is not recorded. */
     snprintf(sql, sizeof(sql), "SELECT count(*) FROM inputs WHERE session_id=%ld", session);
-    ck_assert_int_eq(sql_int(srv.db, sql), 4);
+    ck_assert_int_eq(sql_int(srv.db, sql), 6);
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM vehicles WHERE session_id=%ld AND removed_tick > spawn_tick",
+             session);
+    ck_assert_int_eq(sql_int(srv.db, sql), 1);
     snprintf(sql, sizeof(sql),
              "SELECT count(*) FROM inputs WHERE session_id=%ld AND kind=3 AND tick > 0", session);
     ck_assert_int_eq(sql_int(srv.db, sql), 3);
