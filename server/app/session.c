@@ -400,11 +400,14 @@ static void apply_input(pdk_session *s, pending_input *p)
     switch (p->kind) {
     case PDK_INPUT_SPAWN:
         err = pdk_world_spawn(s->world, &p->def, &p->pose, p->speed_mps, p->gear, &p->vehicle);
-        if (err == PDK_ERR_CAPACITY)
+        if (err == PDK_ERR_CAPACITY) {
             snprintf(msg, sizeof(msg), "session %llu is full (%d vehicles)",
                      (unsigned long long)s->id, pdk_world_def_get(s->world)->max_vehicles);
-        else if (err != PDK_OK)
-            snprintf(msg, sizeof(msg), "spawn refused: %s", pdk_error_message(err));
+        } else if (err != PDK_OK) {
+            const char *why =
+                pdk_world_spawn_problem(s->world, &p->def, &p->pose, p->speed_mps, p->gear);
+            snprintf(msg, sizeof(msg), "spawn refused: %s", why ? why : pdk_error_message(err));
+        }
         if (err == PDK_OK && s->store) {
             encode_spawn(s, p);
             record_payload(s, tick, p->kind);
@@ -429,11 +432,15 @@ static void apply_input(pdk_session *s, pending_input *p)
             snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
                      (unsigned long long)s->id);
         } else if (err != PDK_OK) {
+            /* sim names the field and its bound; the vehicle's own limits
+             * are added so the client knows the numbers. */
             const pdk_vehicle_def *vd = pdk_world_vehicle_def(s->world, p->vehicle);
+            const char *why = pdk_world_command_problem(s->world, p->vehicle, &p->cmd);
             snprintf(msg, sizeof(msg),
-                     "command out of range: throttle_pct must be 0..100, brake_bar 0..%g, "
-                     "steer_wheel_deg within +-%g, gear P/R/N/D/L",
-                     vd ? vd->brake.max_line_bar : 0.0, vd ? vd->steering.lock_deg : 0.0);
+                     "command refused: %s (this vehicle: brake_bar 0..%g, steer_wheel_deg "
+                     "within +-%g)",
+                     why ? why : pdk_error_message(err), vd ? vd->brake.max_line_bar : 0.0,
+                     vd ? vd->steering.lock_deg : 0.0);
         }
         if (err == PDK_OK && s->store) {
             pdk_buf_reset(&s->payload);

@@ -115,7 +115,7 @@ START_TEST(refused_inputs_are_answered_and_not_counted)
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, 4);
     ck_assert_int_eq(results[1].err, PDK_ERR_OUT_OF_RANGE);
-    ck_assert_ptr_nonnull(strstr(messages[1], "throttle_pct must be 0..100"));
+    ck_assert_ptr_nonnull(strstr(messages[1], "throttle_pct must be within 0..100"));
     ck_assert_int_eq(results[2].err, PDK_ERR_STALE_ID);
     ck_assert_ptr_nonnull(strstr(messages[2], "is not in session 7"));
     ck_assert_int_eq(results[3].err, PDK_ERR_STALE_ID);
