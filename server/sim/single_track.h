@@ -107,12 +107,14 @@ void pdk_st_cmd_set(pdk_st_cmd *cmd, const pdk_vehicle_def *def, double throttle
 void pdk_st_step(pdk_st_state *state, const pdk_st_cmd *cmd, const pdk_st_params *params,
                  int substeps, double *channels);
 
-/* Most vehicles pdk_st_step_batch takes at once. */
-#define PDK_ST_BATCH 4
+/* Most vehicles pdk_st_step_batch takes at once: enough for four groups of
+ * four vectorised vehicles, whose substeps the processor overlaps. */
+#define PDK_ST_BATCH 16
 
-/* Steps count (1..PDK_ST_BATCH) independent vehicles together, interleaving
- * their substeps so the processor can overlap them. Each vehicle's result is
- * bit-identical to pdk_st_step on it alone. */
+/* Steps count (1..PDK_ST_BATCH) independent vehicles together, four at a
+ * time in vectors where the processor has AVX, interleaving their substeps so
+ * the processor can overlap them. Each vehicle's result, state and channels,
+ * is bit-identical to pdk_st_step on it alone, on any processor. */
 void pdk_st_step_batch(pdk_st_state *const *states, const pdk_st_cmd *const *cmds,
                        const pdk_st_params *const *params, double *const *channels, int count,
                        int substeps);

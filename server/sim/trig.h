@@ -3,7 +3,10 @@
  * variants) the process loaded. Only IEEE add, multiply, divide and exact
  * conversions between integers and doubles are used, and sim is built with
  * -ffp-contract=off, so the result is bit-identical on every conforming
- * platform; telemetry computed with them is reproducible too. */
+ * platform; telemetry computed with them is reproducible too.
+ * single_track.c repeats pdk_trig_sincos and pdk_trig_atan2 step for step on
+ * four lanes (vsincos, vatan2), so a change here goes there too;
+ * tests/unit/test_single_track.c compares the two. */
 #ifndef PDK_TRIG_H
 #define PDK_TRIG_H
 

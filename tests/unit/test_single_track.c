@@ -1,12 +1,15 @@
 /* Physics tests of the single-track model against analytic results: standstill
  * (exact zeros), braking distance and the friction limit, launch, coast-down,
  * steady-state cornering (Pacejka ch. 1, Gillespie ch. 6), the friction
- * circle, the gear governors, substep convergence, and the deterministic
- * trigonometry the state path uses. Every tolerance is stated beside its
- * assertion with the reason for its size. */
+ * circle, the gear governors, substep convergence, the deterministic
+ * trigonometry the state path uses, and a fleet stepping bit for bit like its
+ * vehicles alone (the vector path against the scalar one). Every tolerance is
+ * stated beside its assertion with the reason for its size. */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "single_track.h"
 #include "trig.h"
@@ -624,6 +627,197 @@ START_TEST(test_circle_closes)
 }
 END_TEST
 
+/* ---- batching: a fleet steps bit for bit like its vehicles alone --------- */
+
+/* The world steps vehicles in batches, where the processor allows four at a
+ * time in vectors, and a lone vehicle on the scalar path. A vehicle's state
+ * and channels must not depend on which path or which neighbours it got. */
+
+static uint64_t fleet_rng;
+
+static double fleet_unit(void)
+{
+    fleet_rng = fleet_rng * 6364136223846793005u + 1442695040888963407u;
+    return (double)(uint32_t)(fleet_rng >> 33) / 4294967296.0;
+}
+
+static double fleet_between(double lo, double hi)
+{
+    return lo + (hi - lo) * fleet_unit();
+}
+
+/* Vehicles differing in every constant the substep reads, some rear-driven,
+ * some front-driven, some all-wheel. */
+static pdk_vehicle_def fleet_def(void)
+{
+    for (;;) {
+        pdk_vehicle_def d = pdk_vehicle_def_default();
+        d.chassis.mass_kg *= fleet_between(0.3, 3.0);
+        d.chassis.yaw_inertia_kgm2 *= fleet_between(0.3, 3.0);
+        d.chassis.wheelbase_m *= fleet_between(0.6, 1.5);
+        d.chassis.cg_to_front_axle_m = d.chassis.wheelbase_m * fleet_between(0.2, 0.8);
+        d.chassis.cg_height_m *= fleet_between(0.5, 2.0);
+        d.tyre_front.cornering_stiffness_n_per_rad *= fleet_between(0.3, 3.0);
+        d.tyre_rear.cornering_stiffness_n_per_rad *= fleet_between(0.3, 3.0);
+        d.tyre_front.friction_coeff *= fleet_between(0.5, 1.5);
+        d.tyre_rear.friction_coeff *= fleet_between(0.5, 1.5);
+        d.steering.ratio *= fleet_between(0.5, 2.0);
+        d.drive.max_force_n *= fleet_between(0.3, 3.0);
+        d.drive.max_power_w *= fleet_between(0.3, 3.0);
+        double u = fleet_unit();
+        d.drive.front_fraction = u < 0.3 ? 0.0 : (u < 0.6 ? 1.0 : fleet_unit());
+        d.brake.force_per_bar_n *= fleet_between(0.3, 3.0);
+        d.brake.front_fraction = fleet_unit();
+        d.resist.rolling_coeff *= fleet_between(0.0, 3.0);
+        d.resist.drag_area_m2 *= fleet_between(0.0, 3.0);
+        if (pdk_vehicle_def_check(&d) == PDK_OK) {
+            return d;
+        }
+    }
+}
+
+/* Any command a driver may send, full lock and full brake included. */
+static pdk_dbw_cmd fleet_cmd(const pdk_vehicle_def *d)
+{
+    pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR};
+    double u = fleet_unit();
+    c.throttle_pct = u < 0.3 ? 0.0 : (u < 0.5 ? 100.0 : fleet_between(0.0, 100.0));
+    u = fleet_unit();
+    c.brake_bar = u < 0.6 ? 0.0 : (u < 0.7 ? d->brake.max_line_bar : fleet_between(0.0, 50.0));
+    u = fleet_unit();
+    double lock = d->steering.lock_deg;
+    c.steer_wheel_deg =
+        u < 0.2 ? 0.0 : (u < 0.4 ? (u < 0.3 ? lock : -lock) : fleet_between(-lock, lock));
+    u = fleet_unit();
+    c.gear = u < 0.6 ? PDK_GEAR_NONE : (pdk_gear)(PDK_GEAR_PARK + (int)(fleet_unit() * 5.0));
+    return c;
+}
+
+static pdk_world *world_of(const pdk_world_def *wd)
+{
+    size_t bytes = pdk_world_mem_size(wd);
+    ck_assert_uint_gt(bytes, 0);
+    void *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(mem);
+    pdk_world *w = NULL;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, wd, &w), PDK_OK);
+    return w;
+}
+
+#define FLEET_MAX 24
+
+/* What the fleet went through, so the test knows it reached every branch. */
+typedef struct fleet_seen {
+    long stuck, backward, sliding, large_turn, wrapped, governed;
+} fleet_seen;
+
+/* Steps n random vehicles together in one world and each alone in its own,
+ * with the same random commands, and requires bitwise equal poses and
+ * channels after every tick. */
+static void fleet_matches_singles(pdk_world_def wd, int n, int ticks, uint64_t seed,
+                                  fleet_seen *seen)
+{
+    ck_assert_int_le(n, FLEET_MAX);
+    fleet_rng = seed;
+    wd.max_vehicles = n;
+    pdk_world *fleet = world_of(&wd);
+    wd.max_vehicles = 1;
+    pdk_world *alone[FLEET_MAX];
+    pdk_vehicle_id fleet_id[FLEET_MAX], alone_id[FLEET_MAX];
+    pdk_vehicle_def defs[FLEET_MAX];
+    double h = wd.dt_s / (double)wd.substeps;
+    for (int i = 0; i < n; i++) {
+        defs[i] = fleet_def();
+        double u = fleet_unit();
+        pdk_pose pose = {
+            .x_m = fleet_between(-500.0, 500.0),
+            .y_m = fleet_between(-500.0, 500.0),
+            .yaw_rad = u < 0.3 ? (u < 0.15 ? PI : -PI + 1e-9) : fleet_between(-PI, PI),
+        };
+        u = fleet_unit();
+        double speed =
+            u < 0.2 ? 0.0 : (u < 0.4 ? fleet_between(-8.0, 0.0) : fleet_between(0.0, 45.0));
+        pdk_gear gear = (pdk_gear)(PDK_GEAR_PARK + (int)(fleet_unit() * 5.0));
+        ck_assert_int_eq(pdk_world_spawn(fleet, &defs[i], &pose, speed, gear, &fleet_id[i]),
+                         PDK_OK);
+        alone[i] = world_of(&wd);
+        ck_assert_int_eq(pdk_world_spawn(alone[i], &defs[i], &pose, speed, gear, &alone_id[i]),
+                         PDK_OK);
+    }
+    double last_yaw[FLEET_MAX];
+    for (int i = 0; i < n; i++) {
+        last_yaw[i] = pose_of(fleet, fleet_id[i]).yaw_rad;
+    }
+    for (int t = 0; t < ticks; t++) {
+        for (int i = 0; i < n; i++) {
+            if (fleet_unit() < 0.02) {
+                pdk_dbw_cmd c = fleet_cmd(&defs[i]);
+                ck_assert_int_eq(pdk_world_command(fleet, fleet_id[i], &c), PDK_OK);
+                ck_assert_int_eq(pdk_world_command(alone[i], alone_id[i], &c), PDK_OK);
+            }
+        }
+        pdk_world_step(fleet);
+        for (int i = 0; i < n; i++) {
+            pdk_world_step(alone[i]);
+            pdk_vehicle_pose p = pose_of(fleet, fleet_id[i]);
+            pdk_vehicle_pose q = pose_of(alone[i], alone_id[i]);
+            const double *pc = pdk_world_channels(fleet, fleet_id[i]);
+            const double *qc = pdk_world_channels(alone[i], alone_id[i]);
+            double pv[] = {p.x_m,     p.y_m,    p.yaw_rad, p.vx_mps, p.vy_mps, p.yaw_rate_radps,
+                           p.ax_mps2, p.ay_mps2};
+            double qv[] = {q.x_m,     q.y_m,    q.yaw_rad, q.vx_mps, q.vy_mps, q.yaw_rate_radps,
+                           q.ax_mps2, q.ay_mps2};
+            if (memcmp(pv, qv, sizeof pv) != 0 ||
+                memcmp(pc, qc, sizeof(double) * PDK_CH_COUNT) != 0) {
+                ck_abort_msg("tick %d: vehicle %d of %d differs from the same vehicle alone", t, i,
+                             n);
+            }
+            pdk_gear gear = (pdk_gear)(int)pc[PDK_CH_GEAR];
+            seen->stuck += p.vx_mps == 0.0;
+            seen->backward += p.vx_mps < 0.0;
+            seen->sliding +=
+                fabs(pc[PDK_CH_SLIP_ANGLE_F]) > 0.2 || fabs(pc[PDK_CH_SLIP_ANGLE_R]) > 0.2;
+            seen->large_turn += fabs(p.yaw_rate_radps) * h > 0.1;
+            seen->wrapped += fabs(p.yaw_rad - last_yaw[i]) > PI;
+            seen->governed +=
+                (gear == PDK_GEAR_REVERSE && -p.vx_mps > defs[i].drive.max_reverse_speed_mps) ||
+                (gear == PDK_GEAR_LOW && p.vx_mps > defs[i].drive.max_low_speed_mps);
+            last_yaw[i] = p.yaw_rad;
+        }
+    }
+    world_free(fleet);
+    for (int i = 0; i < n; i++) {
+        world_free(alone[i]);
+    }
+}
+
+START_TEST(test_fleet_matches_vehicles_alone)
+{
+    fleet_seen seen = {0};
+    /* 21 vehicles: a full batch, then a group and a lone vehicle; 23: a full
+     * batch, then a group and a group of three. */
+    pdk_world_def wd = pdk_world_def_default();
+    fleet_matches_singles(wd, 21, 1500, 1u, &seen);
+    fleet_matches_singles(wd, 23, 1500, 2u, &seen);
+    wd.substeps = 4;
+    wd.surface_friction = 0.3;
+    fleet_matches_singles(wd, 22, 1000, 3u, &seen);
+    /* Coarse substeps on a grippy surface: yaw rates above 0.1 rad per
+     * substep, where the heading is recomputed instead of rotated. */
+    wd.dt_s = 0.02;
+    wd.substeps = 1;
+    wd.surface_friction = 8.0;
+    fleet_matches_singles(wd, 24, 1500, 8u, &seen);
+    /* The fleets took every branch the paths differ in. */
+    ck_assert_int_gt(seen.stuck, 0);
+    ck_assert_int_gt(seen.backward, 0);
+    ck_assert_int_gt(seen.sliding, 0);
+    ck_assert_int_gt(seen.large_turn, 0);
+    ck_assert_int_gt(seen.wrapped, 0);
+    ck_assert_int_gt(seen.governed, 0);
+}
+END_TEST
+
 static Suite *single_track_suite(void)
 {
     Suite *s = suite_create("single_track");
@@ -655,6 +849,7 @@ static Suite *single_track_suite(void)
     tcase_add_test(num, test_substep_convergence);
     tcase_add_test(num, test_trig_matches_libm);
     tcase_add_test(num, test_wrap_angle);
+    tcase_add_test(num, test_fleet_matches_vehicles_alone);
     suite_add_tcase(s, num);
     return s;
 }
