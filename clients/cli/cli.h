@@ -90,8 +90,12 @@ int pdk_cli_report(pdk_cli *cli, pdk_client_status st);
  * 0, or prints the failure and returns its exit code. */
 int pdk_cli_list_page(pdk_cli *cli, uint32_t offset, pdk_client_push_fn on_push, void *ud);
 
+/* pdk_cli_find_session's answer when the server has no such session. */
+#define PDK_CLI_SESSION_MISSING (-1)
+
 /* Finds session id by walking the pages; *out gets its info. Returns 0 when
- * found, 1 when the server has no such session, or an exit code above 1. */
+ * found, PDK_CLI_SESSION_MISSING when the server has no such session, or the
+ * exit code of a failed request (printed). */
 int pdk_cli_find_session(pdk_cli *cli, uint64_t id, paddock_v1_SessionInfo *out,
                          pdk_client_push_fn on_push, void *ud);
 

@@ -373,7 +373,7 @@ void pdk_cli_spawn_from_initial(paddock_v1_VehicleSpawn *spawn, const pdk_script
         spawn->y_m = script->initial_pose.y_m;
     }
     if (f & PDK_SCRIPT_INIT_YAW) {
-        spawn->yaw_deg = script->initial_pose.yaw_rad * RAD_TO_DEG;
+        spawn->yaw_deg = script->initial_yaw_deg;
     }
     if (f & PDK_SCRIPT_INIT_SPEED) {
         spawn->speed_mps = script->initial_speed_mps;

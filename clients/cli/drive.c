@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -134,9 +135,8 @@ static int wait_until(double target_s)
 }
 
 /* Steps that share a time are sent back to back, before any reply is
- * awaited, so the server can apply them on the same tick; this many at a
- * time. */
-enum { GROUP_MAX = 16 };
+ * awaited, so the server applies them on the same tick, however many there
+ * are (play() sizes the group for the longest run). */
 
 typedef struct pending_cmd {
     paddock_v1_DbwCommand cmd;
@@ -251,12 +251,35 @@ static int spawn_vehicle(pdk_cli *cli, drive_opts *o, const pdk_script *script, 
     return PDK_CLI_EXIT_OK;
 }
 
+static int play_passes(pdk_cli *cli, const drive_opts *o, uint32_t vehicle,
+                       const pdk_script *script, double pass_s, pending_cmd *group,
+                       unsigned *pass_out, int *stopped);
+
 /* Plays the steps (repeatedly with --loop). Returns an exit code; *stopped
  * tells whether Ctrl-C ended it. */
 static int play(pdk_cli *cli, const drive_opts *o, uint32_t vehicle, const pdk_script *script,
                 unsigned *pass_out, int *stopped)
 {
     const double pass_s = script->n_steps > 0 ? script->steps[script->n_steps - 1].t_s : 0.0;
+    size_t longest = 1;
+    for (size_t i = 0, run = 0; i < script->n_steps; i++) {
+        run = i > 0 && script->steps[i].t_s == script->steps[i - 1].t_s ? run + 1 : 1;
+        longest = run > longest ? run : longest;
+    }
+    pending_cmd *group = calloc(longest, sizeof *group);
+    if (group == NULL) {
+        fprintf(stderr, "paddock: out of memory for %zu commands at one time\n", longest);
+        return PDK_CLI_EXIT_FAILED;
+    }
+    int rc = play_passes(cli, o, vehicle, script, pass_s, group, pass_out, stopped);
+    free(group);
+    return rc;
+}
+
+static int play_passes(pdk_cli *cli, const drive_opts *o, uint32_t vehicle,
+                       const pdk_script *script, double pass_s, pending_cmd *group,
+                       unsigned *pass_out, int *stopped)
+{
     const double start_s = pdk_cli_now_s();
     for (unsigned pass = 1;; pass++) {
         *pass_out = pass;
@@ -268,9 +291,8 @@ static int play(pdk_cli *cli, const drive_opts *o, uint32_t vehicle, const pdk_s
                 *stopped = 1;
                 return PDK_CLI_EXIT_OK;
             }
-            pending_cmd group[GROUP_MAX];
             size_t n = 0;
-            while (i < script->n_steps && script->steps[i].t_s == t_s && n < GROUP_MAX) {
+            while (i < script->n_steps && script->steps[i].t_s == t_s) {
                 memset(&group[n], 0, sizeof group[n]);
                 pdk_cli_dbw_from_step(&group[n].cmd, o->session_id, vehicle, &script->steps[i].cmd);
                 n++;
@@ -330,11 +352,13 @@ static int drive(pdk_cli *cli, drive_opts *o, const pdk_script *script)
         fprintf(stderr, "stopping: holding vehicle %u with throttle 0 and %.1f bar\n",
                 (unsigned)vehicle, o->hold_brake_bar);
         rc = send_hold(cli, o->session_id, vehicle, o->hold_brake_bar, pass);
-    } else if (rc == PDK_CLI_EXIT_FAILED && pdk_client_is_connected(cli->client)) {
-        /* The server refused a step: do not leave the vehicle on the last
-         * throttle it accepted. The refusal is what the exit code reports. */
+    } else if ((rc == PDK_CLI_EXIT_FAILED || rc == PDK_CLI_EXIT_LOST) &&
+               pdk_client_is_connected(cli->client)) {
+        /* A step was refused or its reply timed out: do not leave the
+         * vehicle on the last throttle it accepted. Best effort; the first
+         * failure is what the exit code reports. */
         if (send_hold(cli, o->session_id, vehicle, o->hold_brake_bar, pass) == 0) {
-            fprintf(stderr, "held vehicle %u after the refused step\n", (unsigned)vehicle);
+            fprintf(stderr, "held vehicle %u after the failed step\n", (unsigned)vehicle);
         }
     }
     return rc;

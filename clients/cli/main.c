@@ -194,7 +194,7 @@ int pdk_cli_find_session(pdk_cli *cli, uint64_t id, paddock_v1_SessionInfo *out,
     for (;;) {
         int rc = pdk_cli_list_page(cli, offset, on_push, ud);
         if (rc != 0)
-            return rc > 1 ? rc : PDK_CLI_EXIT_LOST;
+            return rc;
         const paddock_v1_SessionListReply *r = &cli->frame->body.session_list_reply;
         for (pb_size_t i = 0; i < r->sessions_count; i++) {
             if (r->sessions[i].session_id == id) {
@@ -205,7 +205,7 @@ int pdk_cli_find_session(pdk_cli *cli, uint64_t id, paddock_v1_SessionInfo *out,
         }
         offset += r->sessions_count;
         if (r->sessions_count == 0 || offset >= r->total)
-            return 1;
+            return PDK_CLI_SESSION_MISSING;
     }
 }
 

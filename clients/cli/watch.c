@@ -125,8 +125,8 @@ static void on_frame(const paddock_v1_Frame *f, void *ud)
 
 /* After a quiet spell, asks whether the session still exists: a session
  * closed by someone else ends its subscriptions, and without this check the
- * watch would wait for ever. Returns 1 when the session is gone, 0 when it
- * is there, or an exit code above 1 when the question failed. */
+ * watch would wait for ever. Returns PDK_CLI_SESSION_MISSING when the
+ * session is gone, 0 when it is there, or the exit code of a failed question. */
 static int session_gone(pdk_cli *cli, uint64_t session_id, watch_state *ws)
 {
     return pdk_cli_find_session(cli, session_id, NULL, on_frame, ws);
@@ -164,7 +164,7 @@ static int stream(pdk_cli *cli, const watch_opts *o, const paddock_v1_Subscribed
         }
         if (now_s - ws.last_batch_s > quiet_s) {
             int gone = session_gone(cli, o->sub.session_id, &ws);
-            if (gone == 1) {
+            if (gone == PDK_CLI_SESSION_MISSING) {
                 fprintf(stderr, "paddock: session %llu no longer exists (closed)\n",
                         (unsigned long long)o->sub.session_id);
                 return PDK_CLI_EXIT_FAILED;
@@ -207,7 +207,7 @@ static int run_watch(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *arg
     if (o.sub.vehicle_ids_count == 0) {
         paddock_v1_SessionInfo info;
         rc = pdk_cli_find_session(cli, o.sub.session_id, &info, NULL, NULL);
-        if (rc == 1) {
+        if (rc == PDK_CLI_SESSION_MISSING) {
             fprintf(stderr, "paddock: NOT_FOUND: session %llu does not exist\n",
                     (unsigned long long)o.sub.session_id);
             pdk_client_close(cli->client);

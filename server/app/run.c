@@ -64,6 +64,19 @@ static int parse_channels(const char *list, int *out, int max, int *n_out)
     return 0;
 }
 
+pdk_spawn_place pdk_run_place_from_script(const pdk_script *script)
+{
+    unsigned f = script->initial_fields;
+    pdk_spawn_place place = {
+        .x_m = (f & PDK_SCRIPT_INIT_X) ? script->initial_pose.x_m : 0.0,
+        .y_m = (f & PDK_SCRIPT_INIT_Y) ? script->initial_pose.y_m : 0.0,
+        .yaw_deg = (f & PDK_SCRIPT_INIT_YAW) ? script->initial_yaw_deg : 0.0,
+        .speed_mps = (f & PDK_SCRIPT_INIT_SPEED) ? script->initial_speed_mps : 0.0,
+        .gear = (f & PDK_SCRIPT_INIT_GEAR) ? script->initial_gear : PDK_GEAR_PARK,
+    };
+    return place;
+}
+
 static double wall_s(void)
 {
     struct timespec ts;
@@ -147,25 +160,15 @@ int pdk_run(const pdk_run_config *cfg)
         fprintf(stderr, "paddockd run: session: %s\n", pdk_error_message(e));
         goto out;
     }
-    pdk_pose pose = {0, 0, 0};
-    if (script.initial_fields & PDK_SCRIPT_INIT_X)
-        pose.x_m = script.initial_pose.x_m;
-    if (script.initial_fields & PDK_SCRIPT_INIT_Y)
-        pose.y_m = script.initial_pose.y_m;
-    if (script.initial_fields & PDK_SCRIPT_INIT_YAW)
-        pose.yaw_rad = script.initial_pose.yaw_rad;
-    double speed = (script.initial_fields & PDK_SCRIPT_INIT_SPEED) ? script.initial_speed_mps : 0;
-    pdk_gear gear = (script.initial_fields & PDK_SCRIPT_INIT_GEAR) ? script.initial_gear
-                                                                    : PDK_GEAR_PARK;
+    pdk_spawn_place place = pdk_run_place_from_script(&script);
     pdk_reply_to none = {0, 0};
-    pdk_session_queue_spawn(s, &vdef, cfg->vehicle, cfg->vehicle_set, vjson, &pose, speed, gear,
-                            none);
+    pdk_session_queue_spawn(s, &vdef, cfg->vehicle, cfg->vehicle_set, vjson, &place, none);
     pdk_session_apply_inputs(s);
     const pdk_world *w = pdk_session_world(s);
     if (pdk_world_vehicle_count(w) != 1) {
         fprintf(stderr, "paddockd run: the vehicle could not be spawned (speed %g m/s, pose %g, "
-                        "%g, %g rad)\n",
-                speed, pose.x_m, pose.y_m, pose.yaw_rad);
+                        "%g m, %g deg)\n",
+                place.speed_mps, place.x_m, place.y_m, place.yaw_deg);
         rc = 2;
         goto out;
     }

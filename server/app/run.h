@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 
+#include "script.h"
+#include "session.h"
+
 typedef struct pdk_run_config {
     const char *vehicle;          /* preset name (required) */
     const char *vehicle_set;      /* overrides, may be NULL */
@@ -19,6 +22,10 @@ typedef struct pdk_run_config {
     const char *presets_dir;
     const char *migrations_dir;
 } pdk_run_config;
+
+/* The spawn a script's initial block describes: its pose, speed and gear,
+ * at the origin, parked, where it says nothing. */
+pdk_spawn_place pdk_run_place_from_script(const pdk_script *script);
 
 /* Runs and prints a summary (ticks, wall time, final state hash). Returns a
  * process exit code: 0 ok, 1 runtime failure, 2 bad input (named on stderr). */

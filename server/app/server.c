@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "params.h"
+#include "run.h"
 #include "script.h"
 #include "session.h"
 #include "store.h"
@@ -594,10 +595,11 @@ static void handle_spawn(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame 
         send_error(srv, c->conn, f->request_id, e, err);
         return;
     }
-    pdk_pose pose = {.x_m = m->x_m, .y_m = m->y_m, .yaw_rad = m->yaw_deg * M_PI / 180.0};
+    pdk_spawn_place place = {
+        .x_m = m->x_m, .y_m = m->y_m, .yaw_deg = m->yaw_deg, .speed_mps = m->speed_mps,
+        .gear = gear};
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    e = pdk_session_queue_spawn(slot->session, &def, m->preset, m->overrides, json, &pose,
-                                m->speed_mps, gear, to);
+    e = pdk_session_queue_spawn(slot->session, &def, m->preset, m->overrides, json, &place, to);
     free(json);
     if (e != PDK_OK)
         send_error(srv, c->conn, f->request_id, e, "too many inputs are waiting for the next tick");
@@ -821,12 +823,9 @@ static int start_demo(pdk_server *srv)
         pdk_script_free(&script);
         return -1;
     }
-    pdk_pose pose = script.initial_pose;
-    double speed = (script.initial_fields & PDK_SCRIPT_INIT_SPEED) ? script.initial_speed_mps : 0;
-    pdk_gear gear = (script.initial_fields & PDK_SCRIPT_INIT_GEAR) ? script.initial_gear : PDK_GEAR_PARK;
+    pdk_spawn_place place = pdk_run_place_from_script(&script);
     pdk_reply_to none = {0, 0};
-    pdk_session_queue_spawn(slot->session, &def, srv->cfg.demo_vehicle, "", json, &pose, speed,
-                            gear, none);
+    pdk_session_queue_spawn(slot->session, &def, srv->cfg.demo_vehicle, "", json, &place, none);
     free(json);
     /* The spawn applies at the next tick; the first vehicle gets the first id. */
     pdk_session_tick(slot->session);

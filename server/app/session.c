@@ -18,9 +18,7 @@ typedef struct pending_input {
     pdk_dbw_cmd cmd;
     /* spawn only */
     pdk_vehicle_def def;
-    pdk_pose pose;
-    double speed_mps;
-    pdk_gear gear;
+    pdk_spawn_place place;
     char *preset;
     char *overrides;
     char *params_json;
@@ -248,8 +246,7 @@ static pending_input *push_pending(pdk_session *s)
 
 pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, const char *preset,
                                   const char *overrides, const char *params_json,
-                                  const pdk_pose *pose, double speed_mps, pdk_gear gear,
-                                  pdk_reply_to to)
+                                  const pdk_spawn_place *place, pdk_reply_to to)
 {
     pending_input *p = push_pending(s);
     if (!p)
@@ -257,9 +254,7 @@ pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, co
     p->kind = PDK_INPUT_SPAWN;
     p->to = to;
     p->def = *def;
-    p->pose = *pose;
-    p->speed_mps = speed_mps;
-    p->gear = gear;
+    p->place = *place;
     p->preset = dup_or_empty(preset);
     p->overrides = dup_or_empty(overrides);
     p->params_json = dup_or_empty(params_json);
@@ -364,11 +359,11 @@ static void encode_spawn(pdk_session *s, const pending_input *p)
     msg.session_id = s->id;
     msg.preset = p->preset;
     msg.overrides = p->overrides;
-    msg.x_m = p->pose.x_m;
-    msg.y_m = p->pose.y_m;
-    msg.yaw_deg = p->pose.yaw_rad * 180.0 / M_PI;
-    msg.speed_mps = p->speed_mps;
-    msg.gear = (Paddock__V1__Gear)p->gear;
+    msg.x_m = p->place.x_m;
+    msg.y_m = p->place.y_m;
+    msg.yaw_deg = p->place.yaw_deg;
+    msg.speed_mps = p->place.speed_mps;
+    msg.gear = (Paddock__V1__Gear)p->place.gear;
     pdk_buf_reset(&s->payload);
     size_t n = paddock__v1__vehicle_spawn__get_packed_size(&msg);
     if (pdk_buf_reserve(&s->payload, n) == PDK_OK) {
@@ -398,14 +393,16 @@ static void apply_input(pdk_session *s, pending_input *p)
     pdk_error err = PDK_OK;
     char msg[160] = "";
     switch (p->kind) {
-    case PDK_INPUT_SPAWN:
-        err = pdk_world_spawn(s->world, &p->def, &p->pose, p->speed_mps, p->gear, &p->vehicle);
+    case PDK_INPUT_SPAWN: {
+        pdk_pose pose = {p->place.x_m, p->place.y_m, pdk_script_deg_to_rad(p->place.yaw_deg)};
+        err = pdk_world_spawn(s->world, &p->def, &pose, p->place.speed_mps, p->place.gear,
+                              &p->vehicle);
         if (err == PDK_ERR_CAPACITY) {
             snprintf(msg, sizeof(msg), "session %llu is full (%d vehicles)",
                      (unsigned long long)s->id, pdk_world_def_get(s->world)->max_vehicles);
         } else if (err != PDK_OK) {
-            const char *why =
-                pdk_world_spawn_problem(s->world, &p->def, &p->pose, p->speed_mps, p->gear);
+            const char *why = pdk_world_spawn_problem(s->world, &p->def, &pose,
+                                                      p->place.speed_mps, p->place.gear);
             snprintf(msg, sizeof(msg), "spawn refused: %s", why ? why : pdk_error_message(err));
         }
         if (err == PDK_OK && s->store) {
@@ -415,6 +412,7 @@ static void apply_input(pdk_session *s, pending_input *p)
                                      p->params_json);
         }
         break;
+    }
     case PDK_INPUT_REMOVE:
         err = pdk_world_remove(s->world, p->vehicle);
         if (err != PDK_OK)

@@ -88,13 +88,24 @@ const pdk_world *pdk_session_world(const pdk_session *s);
 pdk_lateness *pdk_session_lateness(pdk_session *s);
 const char *pdk_session_world_preset(const pdk_session *s);
 
+/* Where and how a vehicle enters the world. The heading is in degrees, as
+ * every request and script gives it; the session converts it once, with
+ * pdk_script_deg_to_rad, and records the degrees, so a replay lands on the
+ * same bits. */
+typedef struct pdk_spawn_place {
+    double x_m;
+    double y_m;
+    double yaw_deg;
+    double speed_mps;
+    pdk_gear gear;
+} pdk_spawn_place;
+
 /* Queues a spawn of a resolved vehicle. preset, overrides and params_json
  * are copied (params_json is what the recording keeps). PDK_ERR_BUSY when
  * too many inputs wait. */
 pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, const char *preset,
                                   const char *overrides, const char *params_json,
-                                  const pdk_pose *pose, double speed_mps, pdk_gear gear,
-                                  pdk_reply_to to);
+                                  const pdk_spawn_place *place, pdk_reply_to to);
 pdk_error pdk_session_queue_remove(pdk_session *s, pdk_vehicle_id id, pdk_reply_to to);
 pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
                                 pdk_reply_to to);

@@ -205,7 +205,8 @@ static pdk_error parse_initial(const json_t *initial, const char *origin, pdk_sc
         double yaw_deg = 0;
         rc = number(v, origin, "initial.yaw_deg", -SCRIPT_YAW_MAX_DEG, SCRIPT_YAW_MAX_DEG, "deg",
                     &yaw_deg, err, err_len);
-        s->initial_pose.yaw_rad = yaw_deg * (PI / 180.0);
+        s->initial_yaw_deg = yaw_deg;
+        s->initial_pose.yaw_rad = pdk_script_deg_to_rad(yaw_deg);
         s->initial_fields |= PDK_SCRIPT_INIT_YAW;
     }
     return rc;
@@ -398,4 +399,9 @@ pdk_error pdk_script_load(const char *path, pdk_script *out, char *err, size_t e
     rc = pdk_script_parse(text, path, out, err, err_len);
     free(text);
     return rc;
+}
+
+double pdk_script_deg_to_rad(double deg)
+{
+    return deg * (PI / 180.0);
 }

@@ -27,7 +27,8 @@ typedef struct pdk_script {
     unsigned initial_fields; /* PDK_SCRIPT_INIT_* bits */
     double initial_speed_mps;
     pdk_gear initial_gear;
-    pdk_pose initial_pose;   /* yaw in rad */
+    pdk_pose initial_pose;   /* yaw in rad, from initial_yaw_deg by pdk_script_deg_to_rad */
+    double initial_yaw_deg;  /* as written, so a client can send it on unchanged */
     pdk_script_step *steps;  /* malloc'd, n_steps long */
     size_t n_steps;
 } pdk_script;
@@ -41,6 +42,11 @@ typedef struct pdk_script {
 pdk_error pdk_script_load(const char *path, pdk_script *out, char *err, size_t err_len);
 pdk_error pdk_script_parse(const char *json_text, const char *origin, pdk_script *out, char *err,
                            size_t err_len);
+
+/* Degrees to radians, the one conversion every path uses (scripts, the
+ * server's VehicleSpawn.yaw_deg), so a spawn from a script lands on the same
+ * bits whether `paddockd run` or `paddock drive --preset` made it. */
+double pdk_script_deg_to_rad(double deg);
 
 /* Releases the steps; accepts a zeroed or NULL script. */
 void pdk_script_free(pdk_script *script);

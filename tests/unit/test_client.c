@@ -1053,7 +1053,8 @@ START_TEST(cli_initial_block)
         PDK_SCRIPT_INIT_X | PDK_SCRIPT_INIT_YAW | PDK_SCRIPT_INIT_SPEED | PDK_SCRIPT_INIT_GEAR;
     s.initial_pose.x_m = 5.0;
     s.initial_pose.y_m = 99.0; /* not in the fields */
-    s.initial_pose.yaw_rad = -M_PI / 4.0;
+    s.initial_yaw_deg = -45.0; /* the degrees as written pass through unchanged */
+    s.initial_pose.yaw_rad = pdk_script_deg_to_rad(-45.0);
     s.initial_speed_mps = 15.0;
     s.initial_gear = PDK_GEAR_DRIVE;
     paddock_v1_VehicleSpawn sp;
@@ -1062,7 +1063,7 @@ START_TEST(cli_initial_block)
     pdk_cli_spawn_from_initial(&sp, &s);
     ck_assert_double_eq(sp.x_m, 5.0);
     ck_assert_double_eq(sp.y_m, -2.0);
-    ck_assert_double_eq_tol(sp.yaw_deg, -45.0, 1e-9);
+    ck_assert_double_eq(sp.yaw_deg, -45.0);
     ck_assert_double_eq(sp.speed_mps, 15.0);
     ck_assert_int_eq(sp.gear, paddock_v1_Gear_GEAR_DRIVE);
 }

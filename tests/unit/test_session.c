@@ -64,11 +64,10 @@ static pdk_session *make(pdk_store *store)
 static pdk_vehicle_id spawn(pdk_session *s, uint64_t conn, uint64_t rid)
 {
     pdk_vehicle_def def = pdk_vehicle_def_default();
-    pdk_pose pose = {0, 0, 0};
+    pdk_spawn_place place = {.gear = PDK_GEAR_DRIVE};
     pdk_reply_to to = {conn, rid};
-    ck_assert_int_eq(pdk_session_queue_spawn(s, &def, "midsize_sedan", "", "{\"x\":1}", &pose,
-                                             0.0, PDK_GEAR_DRIVE, to),
-                     PDK_OK);
+    ck_assert_int_eq(
+        pdk_session_queue_spawn(s, &def, "midsize_sedan", "", "{\"x\":1}", &place, to), PDK_OK);
     int before = n_results;
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, before + 1);
