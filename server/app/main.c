@@ -228,6 +228,11 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.limits.max_frame_bytes = (size_t)v;
+            /* A connection must be able to queue a few whole frames. */
+            if (scfg.limits.out_hard_bytes < 4 * scfg.limits.max_frame_bytes)
+                scfg.limits.out_hard_bytes = 4 * scfg.limits.max_frame_bytes;
+            if (scfg.limits.out_soft_bytes < scfg.limits.max_frame_bytes)
+                scfg.limits.out_soft_bytes = scfg.limits.max_frame_bytes;
         } else if (run && strcmp(arg, "--vehicle") == 0) {
             NEED_VALUE();
             rcfg.vehicle = argv[++i];

@@ -26,11 +26,16 @@
 #define NS_PER_S 1000000000ull
 #define FAST_SLICE_NS 2000000ull          /* a fast session yields every 2 ms */
 #define WRITER_HIGH_WATER 200000u         /* queued records that pause ticking */
+#define CONN_MAX_SUBS 32                  /* subscriptions one connection may hold */
+#define MAX_TEXT_BYTES 4096               /* overrides strings in a request */
+#define MAX_NAME_BYTES 64
 
 typedef struct conn_ctx {
     uint64_t id;
     pdk_conn *conn;
     bool greeted;
+    uint32_t last_sub_id;  /* subscription ids are unique per connection */
+    int n_subs;
 } conn_ctx;
 
 typedef struct session_slot {
@@ -59,6 +64,8 @@ typedef struct pdk_server {
     uv_poll_t timer_poll;
     uv_idle_t fast_idle;
     bool fast_idle_on;
+    uv_timer_t writer_wait;   /* re-checks a stalled writer while fast sessions wait */
+    size_t fast_first;        /* the fast session that goes first next slice */
     uv_signal_t sig_int, sig_term;
     uv_timer_t live_timer;
     bool live_on;
@@ -171,26 +178,27 @@ static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *r
     }
 }
 
-static void on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
-                     size_t len)
+static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
+                          size_t len)
 {
     pdk_server *srv = ud;
     conn_ctx *c = conn_find(srv, conn_id);
-    if (c)
-        pdk_conn_send_state(c->conn, sub_id, frame, len);
+    return c ? pdk_conn_send_state(c->conn, sub_id, frame, len) : PDK_OK;
 }
 
-/* A subscriber whose session closes is told so with a pushed Error{CLOSED}
- * rather than left waiting for state that will never come. */
-static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id)
+/* A subscriber whose subscription ends (its session closed, its batches
+ * outgrew the frame limit) is told so with a pushed Error rather than left
+ * waiting for state that will never come. */
+static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code,
+                       const char *why)
 {
+    (void)sub_id;
     pdk_server *srv = ud;
     conn_ctx *c = conn_find(srv, conn_id);
     if (!c)
         return;
-    char msg[96];
-    snprintf(msg, sizeof(msg), "subscription %u ended: its session was closed", sub_id);
-    send_error(srv, c->conn, 0, PDK_ERR_CLOSED, msg);
+    c->n_subs--;
+    send_error(srv, c->conn, 0, code, why);
 }
 
 static void update_fast_idle(pdk_server *srv);
@@ -375,24 +383,47 @@ static void on_timer(uv_poll_t *handle, int status, int events)
              * wall time by the dropped ticks, which are reported. */
             uint64_t behind = (now - slot->start_ns) * PDK_TICK_HZ / NS_PER_S + 1;
             lat->skipped += behind - slot->next_index;
-            slot->start_ns += (behind - slot->next_index) * NS_PER_S / PDK_TICK_HZ;
-            slot->next_index = behind;
+            slot->next_index = behind; /* the first deadline after now */
         }
     }
     arm_timer(srv);
 }
 
+static void on_writer_wait(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    update_fast_idle(srv);
+}
+
+/* Fast sessions share each 2 ms slice equally, starting with a different one
+ * every slice so none waits behind another. */
 static void on_fast_idle(uv_idle_t *handle)
 {
     pdk_server *srv = handle->data;
-    if (writer_lagging(srv))
+    if (writer_lagging(srv)) {
+        /* Sleep, not spin, while the writer catches up: it needs the CPU. */
+        uv_idle_stop(&srv->fast_idle);
+        srv->fast_idle_on = false;
+        uv_timer_start(&srv->writer_wait, on_writer_wait, 1, 0);
         return;
-    uint64_t t0 = uv_hrtime();
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        session_slot *slot = &srv->sessions[i];
+    }
+    size_t n_fast = 0;
+    for (size_t i = 0; i < srv->n_sessions; i++)
+        if (pdk_session_timing(srv->sessions[i].session) == PDK_TIMING_FAST &&
+            !srv->sessions[i].paused)
+            n_fast++;
+    if (n_fast == 0)
+        return;
+    uint64_t budget = FAST_SLICE_NS / n_fast;
+    size_t n = srv->n_sessions;
+    size_t first = srv->fast_first % n;
+    srv->fast_first = first + 1;
+    for (size_t k = 0; k < n; k++) {
+        session_slot *slot = &srv->sessions[(first + k) % n];
         if (pdk_session_timing(slot->session) != PDK_TIMING_FAST || slot->paused)
             continue;
         const pdk_world *w = pdk_session_world(slot->session);
+        uint64_t t0 = uv_hrtime();
         do {
             if (pdk_world_tick(w) >= srv->cfg.max_fast_ticks) {
                 slot->paused = true;
@@ -400,12 +431,12 @@ static void on_fast_idle(uv_idle_t *handle)
                          "a fast session stops at the server's limit of %" PRIu64
                          " ticks (--max-fast-ticks)",
                          srv->cfg.max_fast_ticks);
-                update_fast_idle(srv);
                 break;
             }
             pdk_session_tick(slot->session);
-        } while (uv_hrtime() - t0 < FAST_SLICE_NS / (srv->n_sessions ? srv->n_sessions : 1));
+        } while (uv_hrtime() - t0 < budget);
     }
+    update_fast_idle(srv);
 }
 
 static void update_fast_idle(pdk_server *srv)
@@ -415,12 +446,14 @@ static void update_fast_idle(pdk_server *srv)
         if (pdk_session_timing(srv->sessions[i].session) == PDK_TIMING_FAST &&
             !srv->sessions[i].paused)
             any = true;
-    if (any && !srv->fast_idle_on && !srv->stopping) {
+    if (any && !srv->fast_idle_on && !srv->stopping && !writer_lagging(srv)) {
         uv_idle_start(&srv->fast_idle, on_fast_idle);
         srv->fast_idle_on = true;
     } else if (!any && srv->fast_idle_on) {
         uv_idle_stop(&srv->fast_idle);
         srv->fast_idle_on = false;
+    } else if (any && !srv->fast_idle_on && !srv->stopping) {
+        uv_timer_start(&srv->writer_wait, on_writer_wait, 1, 0); /* the writer lags */
     }
 }
 
@@ -461,6 +494,54 @@ static session_slot *need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
     return slot;
 }
 
+/* A session that takes inputs: it exists and is not paused (a paused
+ * session would hold the input, and its reply, for ever). */
+static session_slot *need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+                                       uint64_t id)
+{
+    session_slot *slot = need_session(srv, conn, rid, id);
+    if (slot && slot->paused) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "session %" PRIu64 " is paused and takes no inputs: %s", id,
+                 slot->pause_reason);
+        send_error(srv, conn, rid, PDK_ERR_CLOSED, msg);
+        return NULL;
+    }
+    return slot;
+}
+
+/* Checks a request's text field: at most max bytes of UTF-8 without control
+ * characters. On failure replies INVALID_ARGUMENT naming the field. */
+static bool text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
+                    const char *text, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t len = strlen(text);
+    const char *why = NULL;
+    if (len > max)
+        why = "is too long";
+    for (size_t i = 0; !why && i < len;) {
+        unsigned char c = p[i];
+        size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        if (n == 0 || i + n > len) {
+            why = "is not valid UTF-8";
+            break;
+        }
+        for (size_t k = 1; k < n; k++)
+            if ((p[i + k] & 0xc0) != 0x80)
+                why = "is not valid UTF-8";
+        if (n == 1 && (c < 0x20 || c == 0x7f))
+            why = "holds a control character";
+        i += n;
+    }
+    if (!why)
+        return true;
+    char msg[160];
+    snprintf(msg, sizeof(msg), "%s %s (at most %zu bytes of UTF-8 text)", field, why, max);
+    send_error(srv, conn, rid, PDK_ERR_INVALID_ARGUMENT, msg);
+    return false;
+}
+
 static void handle_hello(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
 {
     if (f->hello->protocol_version != PDK_PROTOCOL_VERSION) {
@@ -496,11 +577,11 @@ static void handle_session_create(pdk_server *srv, conn_ctx *c, const Paddock__V
                    "timing must be TIMING_MODE_REALTIME or TIMING_MODE_FAST");
         return;
     }
-    if (strlen(m->name) > 64) {
-        send_error(srv, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT,
-                   "name is longer than 64 bytes");
+    if (!text_ok(srv, c->conn, f->request_id, "name", m->name, MAX_NAME_BYTES) ||
+        !text_ok(srv, c->conn, f->request_id, "world_preset", m->world_preset, MAX_NAME_BYTES) ||
+        !text_ok(srv, c->conn, f->request_id, "world_overrides", m->world_overrides,
+                 MAX_TEXT_BYTES))
         return;
-    }
     char err[PDK_PARAMS_ERR_LEN];
     session_slot *slot;
     pdk_error e = session_open(srv, m->name, m->world_preset, m->world_overrides, timing,
@@ -527,6 +608,12 @@ static void handle_session_list(pdk_server *srv, conn_ctx *c, const Paddock__V1_
     size_t n = srv->n_sessions - first;
     if (m->limit > 0 && m->limit < n)
         n = m->limit;
+    /* A reply must fit one frame: an encoded SessionInfo stays under 512
+     * bytes (names are capped), so a page holds at most frame / 512; the
+     * client reads total and asks for the next page. */
+    size_t fit = srv->cfg.limits.max_frame_bytes / 512;
+    if (n > fit)
+        n = fit;
     Paddock__V1__SessionInfo *infos = calloc(n ? n : 1, sizeof(*infos));
     Paddock__V1__SessionInfo **ptrs = calloc(n ? n : 1, sizeof(*ptrs));
     if (!infos || !ptrs) {
@@ -568,8 +655,11 @@ static void handle_session_close(pdk_server *srv, conn_ctx *c, const Paddock__V1
 static void handle_spawn(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__VehicleSpawn *m = f->vehicle_spawn;
-    session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
+    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
     if (!slot)
+        return;
+    if (!text_ok(srv, c->conn, f->request_id, "preset", m->preset, MAX_NAME_BYTES) ||
+        !text_ok(srv, c->conn, f->request_id, "overrides", m->overrides, MAX_TEXT_BYTES))
         return;
     pdk_gear gear = PDK_GEAR_PARK;
     if (m->gear != PADDOCK__V1__GEAR__GEAR_NONE &&
@@ -608,7 +698,7 @@ static void handle_spawn(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame 
 static void handle_remove(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__VehicleRemove *m = f->vehicle_remove;
-    session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
+    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
@@ -620,7 +710,7 @@ static void handle_remove(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame
 static void handle_dbw(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__DbwCommand *m = f->dbw_command;
-    session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
+    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_gear gear;
@@ -645,9 +735,25 @@ static void handle_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Fr
     session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
-    uint32_t sub_id = 0;
-    pdk_error e = pdk_session_subscribe(slot->session, c->id, m->rate_hz, m->vehicle_ids,
-                                        m->n_vehicle_ids, &sub_id);
+    if (c->n_subs >= CONN_MAX_SUBS) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "this connection already holds %d subscriptions",
+                 CONN_MAX_SUBS);
+        send_error(srv, c->conn, f->request_id, PDK_ERR_CAPACITY, msg);
+        return;
+    }
+    uint32_t sub_id = c->last_sub_id + 1;
+    pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->vehicle_ids,
+                                        m->n_vehicle_ids);
+    if (e == PDK_ERR_OUT_OF_RANGE) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "vehicle_ids lists %zu ids; session %" PRIu64
+                 " holds at most %d vehicles",
+                 m->n_vehicle_ids, m->session_id,
+                 pdk_world_def_get(pdk_session_world(slot->session))->max_vehicles);
+        send_error(srv, c->conn, f->request_id, e, msg);
+        return;
+    }
     if (e == PDK_ERR_INVALID_ARGUMENT) {
         char msg[160];
         snprintf(msg, sizeof(msg),
@@ -661,6 +767,8 @@ static void handle_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Fr
         send_error(srv, c->conn, f->request_id, e, "session has too many subscriptions");
         return;
     }
+    c->last_sub_id = sub_id;
+    c->n_subs++;
     Paddock__V1__Subscribed sd = PADDOCK__V1__SUBSCRIBED__INIT;
     sd.subscription_id = sub_id;
     sd.rate_hz = m->rate_hz ? m->rate_hz : PDK_TICK_HZ;
@@ -676,6 +784,7 @@ static void handle_unsubscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__
     uint32_t sub = f->unsubscribe->subscription_id;
     for (size_t i = 0; i < srv->n_sessions; i++) {
         if (pdk_session_unsubscribe(srv->sessions[i].session, c->id, sub) == PDK_OK) {
+            c->n_subs--;
             send_ok(srv, c->conn, f->request_id,
                     pdk_world_tick(pdk_session_world(srv->sessions[i].session)));
             return;
@@ -831,6 +940,13 @@ static int start_demo(pdk_server *srv)
     pdk_session_tick(slot->session);
     slot->next_index++;
     pdk_vehicle_id id = pdk_world_vehicle_at(pdk_session_world(slot->session), 0);
+    if (id == 0) {
+        fprintf(stderr, "paddockd: demo: the %s could not be spawned at the script's initial "
+                        "pose and speed\n",
+                srv->cfg.demo_vehicle);
+        pdk_script_free(&script);
+        return -1;
+    }
     e = pdk_session_attach_script(slot->session, id, &script, true, 2.0);
     pdk_script_free(&script);
     if (e != PDK_OK) {
@@ -920,6 +1036,8 @@ int pdk_server_run(const pdk_server_config *config)
     uv_poll_start(&srv->timer_poll, UV_READABLE, on_timer);
     uv_idle_init(&srv->loop, &srv->fast_idle);
     srv->fast_idle.data = srv;
+    uv_timer_init(&srv->loop, &srv->writer_wait);
+    srv->writer_wait.data = srv;
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);
     srv->sig_int.data = srv->sig_term.data = srv;
@@ -958,6 +1076,14 @@ int pdk_server_run(const pdk_server_config *config)
     arm_timer(srv);
     uv_run(&srv->loop, UV_RUN_DEFAULT);
     rc = 0;
+    pdk_store_flush(srv->store);
+    pdk_store_stats st;
+    pdk_store_stats_get(srv->store, &st);
+    if (st.failed > 0) {
+        fprintf(stderr, "paddockd: %" PRIu64 " records could not be written to %s\n", st.failed,
+                config->db_path);
+        rc = 1;
+    }
 out:
     if (uv_loop_close(&srv->loop) != 0)
         fprintf(stderr, "paddockd: the loop still had open handles at exit\n");

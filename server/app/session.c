@@ -30,6 +30,7 @@ typedef struct subscription {
     uint32_t divisor;        /* publish when tick % divisor == 0 */
     uint32_t *ids;           /* NULL: every vehicle */
     size_t n_ids;
+    size_t too_large;        /* set by publish: the batch that did not fit */
 } subscription;
 
 typedef struct script_driver {
@@ -60,7 +61,6 @@ struct pdk_session {
 
     subscription subs[PDK_SESSION_MAX_SUBS];
     size_t n_subs;
-    uint32_t next_sub_id;
 
     script_driver scripts[PDK_SESSION_MAX_SCRIPTS];
     size_t n_scripts;
@@ -111,7 +111,6 @@ pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
     s->store = def->store;
     if (hooks)
         s->hooks = *hooks;
-    s->next_sub_id = 1;
     pdk_lateness_reset(&s->lateness);
 
     if (s->store) {
@@ -169,8 +168,13 @@ void pdk_session_destroy(pdk_session *s)
     }
     free(s->pending);
     for (size_t i = 0; i < s->n_subs; i++) {
-        if (s->hooks.on_sub_end)
-            s->hooks.on_sub_end(s->hooks.ud, s->subs[i].conn_id, s->subs[i].id);
+        if (s->hooks.on_sub_end) {
+            char why[96];
+            snprintf(why, sizeof(why), "subscription %u ended: session %llu was closed",
+                     s->subs[i].id, (unsigned long long)s->id);
+            s->hooks.on_sub_end(s->hooks.ud, s->subs[i].conn_id, s->subs[i].id, PDK_ERR_CLOSED,
+                                why);
+        }
         free(s->subs[i].ids);
     }
     for (size_t i = 0; i < s->n_scripts; i++)
@@ -490,7 +494,28 @@ static void publish(pdk_session *s)
         pdk_buf_reset(&s->frame);
         if (pdk_wire_state_frame_append(&s->frame, sub->id, body, body_len) != PDK_OK)
             continue;
-        s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, s->frame.data, s->frame.len);
+        if (s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, s->frame.data,
+                              s->frame.len) == PDK_ERR_FRAME_TOO_LARGE)
+            sub->too_large = s->frame.len;
+    }
+    /* Subscriptions whose batch no longer fits a frame end, and say so,
+     * rather than go silent. */
+    for (size_t i = 0; i < s->n_subs;) {
+        subscription *sub = &s->subs[i];
+        if (sub->too_large == 0) {
+            i++;
+            continue;
+        }
+        if (s->hooks.on_sub_end) {
+            char why[192];
+            snprintf(why, sizeof(why),
+                     "subscription %u ended: a state batch of %zu bytes is larger than the frame "
+                     "limit; subscribe to fewer vehicles (vehicle_ids)",
+                     sub->id, sub->too_large);
+            s->hooks.on_sub_end(s->hooks.ud, sub->conn_id, sub->id, PDK_ERR_FRAME_TOO_LARGE, why);
+        }
+        free(sub->ids);
+        s->subs[i] = s->subs[--s->n_subs];
     }
 }
 
@@ -520,13 +545,24 @@ void pdk_session_tick(pdk_session *s)
     publish(s);
 }
 
-pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t rate_hz,
-                                const uint32_t *ids, size_t n_ids, uint32_t *out_sub_id)
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a;
+    uint32_t y = *(const uint32_t *)b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
+                                uint32_t rate_hz, const uint32_t *ids, size_t n_ids)
 {
     if (rate_hz == 0)
         rate_hz = PDK_TICK_HZ;
     if (rate_hz > PDK_TICK_HZ || PDK_TICK_HZ % rate_hz != 0)
         return PDK_ERR_INVALID_ARGUMENT;
+    /* Every id costs a lookup each published tick; more than the world can
+     * hold is a mistake or an attack. */
+    if (n_ids > (size_t)pdk_world_def_get(s->world)->max_vehicles)
+        return PDK_ERR_OUT_OF_RANGE;
     if (s->n_subs >= PDK_SESSION_MAX_SUBS)
         return PDK_ERR_CAPACITY;
     subscription *sub = &s->subs[s->n_subs];
@@ -536,13 +572,19 @@ pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t rate_
         if (!sub->ids)
             return PDK_ERR_NO_MEMORY;
         memcpy(sub->ids, ids, n_ids * sizeof(*ids));
-        sub->n_ids = n_ids;
+        /* Sorted and without duplicates: the batch lists vehicles in id
+         * order, each once. */
+        qsort(sub->ids, n_ids, sizeof(*sub->ids), cmp_u32);
+        size_t w = 0;
+        for (size_t i = 0; i < n_ids; i++)
+            if (w == 0 || sub->ids[w - 1] != sub->ids[i])
+                sub->ids[w++] = sub->ids[i];
+        sub->n_ids = w;
     }
-    sub->id = s->next_sub_id++;
+    sub->id = sub_id;
     sub->conn_id = conn_id;
     sub->divisor = PDK_TICK_HZ / rate_hz;
     s->n_subs++;
-    *out_sub_id = sub->id;
     return PDK_OK;
 }
 

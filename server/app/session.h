@@ -52,11 +52,15 @@ typedef struct pdk_input_result {
 typedef struct pdk_session_hooks {
     /* An input was applied or refused (only for inputs with a conn_id). */
     void (*on_result)(void *ud, pdk_reply_to to, const pdk_input_result *res);
-    /* A subscription's state frame (a complete delimited Frame) is ready. */
-    void (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
-                     size_t len);
-    /* A subscription ends because its session is being destroyed. */
-    void (*on_sub_end)(void *ud, uint64_t conn_id, uint32_t sub_id);
+    /* A subscription's state frame (a complete delimited Frame) is ready.
+     * Returning PDK_ERR_FRAME_TOO_LARGE ends the subscription (on_sub_end
+     * tells why); other errors are the transport's business. */
+    pdk_error (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
+                          size_t len);
+    /* A subscription ended without being asked to: its session is being
+     * destroyed, or its batches outgrew the frame limit. why names it. */
+    void (*on_sub_end)(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code,
+                       const char *why);
     void *ud;
 } pdk_session_hooks;
 
@@ -116,12 +120,14 @@ pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw
 pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk_script *script,
                                     bool loop, double loop_gap_s);
 
-/* Adds a subscription for conn_id: every rate_hz (a divisor of 120) the
- * state of the listed vehicles (all when n_ids == 0) is sent through
- * on_state. PDK_ERR_INVALID_ARGUMENT for a rate that does not divide 120
- * (message in msg), PDK_ERR_CAPACITY when full. */
-pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t rate_hz,
-                                const uint32_t *ids, size_t n_ids, uint32_t *out_sub_id);
+/* Adds subscription sub_id (unique per connection; the caller gives ids out)
+ * for conn_id: every rate_hz (a divisor of 120) the state of the listed
+ * vehicles (all when n_ids == 0; duplicates are dropped) is sent through
+ * on_state. PDK_ERR_INVALID_ARGUMENT for a rate that does not divide 120,
+ * PDK_ERR_OUT_OF_RANGE for more ids than the world holds vehicles,
+ * PDK_ERR_CAPACITY when the session has PDK_SESSION_MAX_SUBS. */
+pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
+                                uint32_t rate_hz, const uint32_t *ids, size_t n_ids);
 /* PDK_ERR_NOT_FOUND when conn_id has no such subscription here. */
 pdk_error pdk_session_unsubscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id);
 /* Drops every subscription and pending reply of a connection that closed. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,24 +26,6 @@ void pdk_test_tmpdir(char *out, size_t len)
     }
 }
 
-static size_t drain(int fd, char *log, size_t log_len, size_t used, int timeout_ms)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    while (poll(&p, 1, timeout_ms) > 0) {
-        char tmp[4096];
-        ssize_t n = read(fd, tmp, sizeof(tmp));
-        if (n <= 0)
-            break;
-        if (log && used + 1 < log_len) {
-            size_t take = (size_t)n < log_len - used - 1 ? (size_t)n : log_len - used - 1;
-            memcpy(log + used, tmp, take);
-            used += take;
-            log[used] = '\0';
-        }
-    }
-    return used;
-}
-
 int pdk_test_server_start(pdk_test_server *srv, const char *db_path, const char *const *extra,
                           char *log, size_t log_len)
 {
@@ -52,8 +35,11 @@ int pdk_test_server_start(pdk_test_server *srv, const char *db_path, const char 
         snprintf(srv->db, sizeof(srv->db), "%s", db_path);
     else
         snprintf(srv->db, sizeof(srv->db), "%s/paddock.db", srv->dir);
-    int pipefd[2];
-    if (pipe(pipefd) != 0)
+    /* The server writes its output to a file, never a pipe that nobody
+     * drains while a test runs, so a chatty server cannot block. */
+    snprintf(srv->log_path, sizeof(srv->log_path), "%s/paddockd.log", srv->dir);
+    int out = open(srv->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0)
         return -1;
     const char *argv[32] = {PDK_PADDOCKD, "serve", "--listen", "127.0.0.1:0", "--db", srv->db,
                             "--presets", PDK_SOURCE_DIR "/presets", "--migrations",
@@ -62,51 +48,63 @@ int pdk_test_server_start(pdk_test_server *srv, const char *db_path, const char 
     for (int i = 0; extra && extra[i] && argc < 31; i++)
         argv[argc++] = extra[i];
     argv[argc] = NULL;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        dup2(pipefd[1], 1);
-        dup2(pipefd[1], 2);
-        close(pipefd[0]);
-        close(pipefd[1]);
+        /* If the test process dies (a failed assertion in a forked Check
+         * test), the server goes with it. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        dup2(out, 1);
+        dup2(out, 2);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
-    close(pipefd[1]);
+    close(out);
     srv->pid = pid;
-    srv->out_fd = pipefd[0];
-    char buf[8192] = "";
-    size_t used = 0;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    char seen[8192];
     for (;;) {
-        struct pollfd p = {.fd = srv->out_fd, .events = POLLIN};
-        if (poll(&p, 1, 200) > 0) {
-            ssize_t n = read(srv->out_fd, buf + used, sizeof(buf) - used - 1);
-            if (n <= 0)
-                break;
-            used += (size_t)n;
-            buf[used] = '\0';
-            const char *l = strstr(buf, "listening on 127.0.0.1:");
-            if (l && strchr(l, '\n')) {
-                srv->port = atoi(l + strlen("listening on 127.0.0.1:"));
-                snprintf(srv->addr, sizeof(srv->addr), "127.0.0.1:%d", srv->port);
-                if (log)
-                    snprintf(log, log_len, "%s", buf);
-                return 0;
-            }
+        pdk_test_read_log(srv, seen, sizeof(seen));
+        pdk_test_read_log(srv, log, log_len);
+        const char *l = strstr(seen, "listening on 127.0.0.1:");
+        if (l && strchr(l, '\n')) {
+            srv->port = atoi(l + strlen("listening on 127.0.0.1:"));
+            snprintf(srv->addr, sizeof(srv->addr), "127.0.0.1:%d", srv->port);
+            return 0;
+        }
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            srv->pid = 0;
+            pdk_test_read_log(srv, log, log_len);
+            return -1;
         }
         clock_gettime(CLOCK_MONOTONIC, &t);
         if (t.tv_sec - t0.tv_sec > 10)
             break;
+        usleep(10 * 1000);
     }
-    if (log)
-        snprintf(log, log_len, "%s", buf);
     int status;
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
-    close(srv->out_fd);
     srv->pid = 0;
+    pdk_test_read_log(srv, log, log_len);
     return -1;
+}
+
+void pdk_test_read_log(const pdk_test_server *srv, char *log, size_t log_len)
+{
+    if (!log || log_len == 0)
+        return;
+    log[0] = '\0';
+    FILE *f = fopen(srv->log_path, "r");
+    if (!f)
+        return;
+    size_t n = fread(log, 1, log_len - 1, f);
+    log[n] = '\0';
+    fclose(f);
 }
 
 int pdk_test_server_stop(pdk_test_server *srv, char *log, size_t log_len)
@@ -114,23 +112,19 @@ int pdk_test_server_stop(pdk_test_server *srv, char *log, size_t log_len)
     if (srv->pid <= 0)
         return -1;
     kill(srv->pid, SIGTERM);
-    size_t used = 0;
-    if (log && log_len)
-        log[0] = '\0';
     int status = 0;
-    for (int i = 0; i < 100; i++) {
-        used = drain(srv->out_fd, log, log_len, used, 100);
-        pid_t r = waitpid(srv->pid, &status, WNOHANG);
-        if (r == srv->pid)
+    for (int i = 0;; i++) {
+        if (waitpid(srv->pid, &status, WNOHANG) == srv->pid)
             break;
-        if (i == 99) {
+        if (i == 1000) { /* 10 s */
             kill(srv->pid, SIGKILL);
             waitpid(srv->pid, &status, 0);
+            break;
         }
+        usleep(10 * 1000);
     }
-    drain(srv->out_fd, log, log_len, used, 0);
-    close(srv->out_fd);
     srv->pid = 0;
+    pdk_test_read_log(srv, log, log_len);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

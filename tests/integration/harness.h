@@ -10,7 +10,7 @@
 typedef struct pdk_test_server {
     pid_t pid;
     int port;
-    int out_fd;          /* the server's stdout+stderr, read by the harness */
+    char log_path[300];  /* the server's stdout+stderr */
     char dir[256];       /* temporary folder with the database */
     char db[320];
     char addr[64];       /* "127.0.0.1:PORT" */
@@ -25,6 +25,9 @@ void pdk_test_tmpdir(char *out, size_t len);
  * then in log, when log is not NULL). */
 int pdk_test_server_start(pdk_test_server *srv, const char *db_path, const char *const *extra,
                           char *log, size_t log_len);
+
+/* The server's output so far, into log (NUL-terminated). */
+void pdk_test_read_log(const pdk_test_server *srv, char *log, size_t log_len);
 
 /* SIGTERM, wait; returns the exit status (-1 when killed by a signal) and
  * the rest of the server's output in log. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -467,11 +468,14 @@ START_TEST(newer_database_is_refused)
     stop_clean(&srv);
     char db[400];
     snprintf(db, sizeof(db), "%s", srv.db);
-    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
-                                 "sqlite3 %s \"INSERT INTO schema_migrations(version, name, "
-                                 "applied_unix_ms) VALUES (9999, 'future', 0)\"",
-                                 db),
-                     0);
+    sqlite3 *h = NULL;
+    ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h,
+                                  "INSERT INTO schema_migrations(version, name, applied_unix_ms) "
+                                  "VALUES (9999, 'future', 0)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
     pdk_test_server again;
     ck_assert_int_ne(pdk_test_server_start(&again, db, NULL, log_text, sizeof(log_text)), 0);
     ck_assert_msg(strstr(log_text, "newer") != NULL, "%s", log_text);
@@ -656,6 +660,133 @@ START_TEST(fast_sessions_stop_at_the_limit)
     ck_assert_uint_eq(session_tick(&c, (uint64_t)sid), 600);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "sessions", srv.addr), 0);
     ck_assert_msg(strstr(out, "paused") && strstr(out, "--max-fast-ticks"), "%s", out);
+    /* A paused session answers inputs at once, with the reason. */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    req.body.vehicle_spawn.session_id = (uint64_t)sid;
+    strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_CLOSED);
+    ck_assert_msg(strstr(c.error, "paused") != NULL, "%s", c.error);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
+
+/* Subscriptions: ids are unique per connection across sessions, a list of
+ * more ids than the world holds is refused, and a batch too large for a
+ * frame ends the subscription with a pushed error instead of silence. */
+START_TEST(subscriptions_are_bounded_and_tell)
+{
+    pdk_test_server srv;
+    const char *extra[] = {"--max-frame", "2048", NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    uint64_t sids[2];
+    for (int i = 0; i < 2; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_session_create_tag;
+        strcpy(req.body.session_create.world_overrides, "maxVehicles=64");
+        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+        sids[i] = rep.body.session_created.session.session_id;
+    }
+    /* 60 moving cars: a batch of about 6 KB against the 2 KB frame limit
+     * (proto3 leaves zero fields out, so parked cars at the origin would
+     * be much smaller). */
+    for (int i = 0; i < 60; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+        req.body.vehicle_spawn.session_id = sids[1];
+        strcpy(req.body.vehicle_spawn.preset, "compact_hatch");
+        req.body.vehicle_spawn.x_m = 3.0 + i * 7.0;
+        req.body.vehicle_spawn.y_m = 2.0 + i * 5.0;
+        req.body.vehicle_spawn.speed_mps = 10.0;
+        req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
+        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    }
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_subscribe_tag;
+    req.body.subscribe.session_id = sids[0];
+    req.body.subscribe.rate_hz = 1;
+    req.body.subscribe.vehicle_ids_count = 64;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint32_t subs[2];
+    for (int i = 0; i < 2; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_subscribe_tag;
+        req.body.subscribe.session_id = sids[i];
+        req.body.subscribe.rate_hz = 1;
+        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+        subs[i] = rep.body.subscribed.subscription_id;
+    }
+    ck_assert_uint_ne(subs[0], subs[1]);
+    bool told = false;
+    for (int i = 0; i < 30 && !told; i++) {
+        static paddock_v1_Frame push;
+        if (pdk_client_recv(&c, &push, 200) == PDK_CLIENT_OK &&
+            push.which_body == paddock_v1_Frame_error_tag && push.request_id == 0) {
+            ck_assert_int_eq(push.body.error.code, paddock_v1_ErrorCode_FRAME_TOO_LARGE);
+            ck_assert_msg(strstr(push.body.error.message, "vehicle_ids") != NULL, "%s",
+                          push.body.error.message);
+            told = true;
+        }
+    }
+    ck_assert_msg(told, "no pushed error for the oversized batch");
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
+/* Text fields must be UTF-8 without control characters. */
+START_TEST(text_fields_are_checked)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    strcpy(req.body.session_create.name, "bad\xff\xfe");
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(c.error, "name is not valid UTF-8") != NULL, "%s", c.error);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    strcpy(req.body.session_create.name, "tab\there");
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_msg(strstr(c.error, "control character") != NULL, "%s", c.error);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
+/* After the whole server stalls (SIGSTOP for a second), a real-time session
+ * drops the missed deadlines and ticks on at once, without a second stall. */
+START_TEST(realtime_resumes_after_a_stall)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint64_t sid = rep.body.session_created.session.session_id;
+    kill(srv.pid, SIGSTOP);
+    usleep(1000 * 1000);
+    kill(srv.pid, SIGCONT);
+    uint64_t k0 = session_tick(&c, sid);
+    usleep(400 * 1000);
+    uint64_t k1 = session_tick(&c, sid);
+    /* 0.4 s is 48 ticks; a doubled stall would show none. */
+    ck_assert_msg(k1 > k0 + 10, "ticks %" PRIu64 " -> %" PRIu64 " after the stall", k0, k1);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    ck_assert_uint_gt(rep.body.session_list_reply.sessions[0].skipped_ticks, 60);
     pdk_client_close(&c);
     stop_clean(&srv);
 }
@@ -678,6 +809,9 @@ static Suite *integration_suite(void)
     tcase_add_test(tc, demo_drives);
     tcase_add_test(tc, large_servers_page_and_refuse_clearly);
     tcase_add_test(tc, fast_sessions_stop_at_the_limit);
+    tcase_add_test(tc, subscriptions_are_bounded_and_tell);
+    tcase_add_test(tc, text_fields_are_checked);
+    tcase_add_test(tc, realtime_resumes_after_a_stall);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -31,8 +31,8 @@ static void on_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
     n_results++;
 }
 
-static void on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
-                     size_t len)
+static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
+                          size_t len)
 {
     (void)ud;
     (void)conn_id;
@@ -40,6 +40,23 @@ static void on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t 
     ck_assert_ptr_nonnull(frame);
     last_state_sub = sub_id;
     n_states++;
+    /* Subscription 99 stands for a subscriber whose batch outgrew a frame. */
+    return sub_id == 99 ? PDK_ERR_FRAME_TOO_LARGE : PDK_OK;
+}
+
+static int n_ended;
+static pdk_error ended_code;
+static char ended_why[192];
+
+static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code,
+                       const char *why)
+{
+    (void)ud;
+    (void)conn_id;
+    (void)sub_id;
+    n_ended++;
+    ended_code = code;
+    snprintf(ended_why, sizeof(ended_why), "%s", why);
 }
 
 static pdk_session *make(pdk_store *store)
@@ -55,7 +72,9 @@ static pdk_session *make(pdk_store *store)
         .build_id = "test",
         .store = store,
     };
-    pdk_session_hooks hooks = {.on_result = on_result, .on_state = on_state};
+    n_ended = 0;
+    pdk_session_hooks hooks = {.on_result = on_result, .on_state = on_state,
+                               .on_sub_end = on_sub_end};
     pdk_session *s = NULL;
     ck_assert_int_eq(pdk_session_create(7, &def, &hooks, &s), PDK_OK);
     return s;
@@ -189,27 +208,40 @@ START_TEST(subscriptions_publish_at_their_rate)
 {
     pdk_session *s = make(NULL);
     spawn(s, 1, 1);
-    uint32_t sub = 0;
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 7, NULL, 0, &sub), PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 240, NULL, 0, &sub), PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 30, NULL, 0, &sub), PDK_OK);
-    uint32_t ids[1] = {12345};
-    uint32_t sub2 = 0;
-    ck_assert_int_eq(pdk_session_subscribe(s, 2, 0, ids, 1, &sub2), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 7, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 240, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
+    static uint32_t too_many[300];
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, too_many, 300), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, NULL, 0), PDK_OK);
+    uint32_t ids[3] = {12345, 12345, 12345}; /* duplicates collapse to one */
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 5, 0, ids, 3), PDK_OK);
     ck_assert_int_eq(pdk_session_subscriber_count(s), 2);
     n_states = 0;
     for (int i = 0; i < 120; i++)
         pdk_session_tick(s);
     /* 30 Hz over one second plus 120 Hz over one second. */
     ck_assert_int_eq(n_states, 30 + 120);
-    ck_assert_int_eq(pdk_session_unsubscribe(s, 1, sub2), PDK_ERR_NOT_FOUND);
-    ck_assert_int_eq(pdk_session_unsubscribe(s, 2, sub2), PDK_OK);
+    ck_assert_int_eq(pdk_session_unsubscribe(s, 1, 5), PDK_ERR_NOT_FOUND);
+    ck_assert_int_eq(pdk_session_unsubscribe(s, 2, 5), PDK_OK);
     pdk_session_forget_conn(s, 1);
     ck_assert_int_eq(pdk_session_subscriber_count(s), 0);
     n_states = 0;
     pdk_session_tick(s);
     ck_assert_int_eq(n_states, 0);
+
+    /* A subscription whose batch does not fit a frame ends and says why. */
+    ck_assert_int_eq(pdk_session_subscribe(s, 3, 99, 120, NULL, 0), PDK_OK);
+    pdk_session_tick(s);
+    ck_assert_int_eq(pdk_session_subscriber_count(s), 0);
+    ck_assert_int_eq(n_ended, 1);
+    ck_assert_int_eq(ended_code, PDK_ERR_FRAME_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(ended_why, "larger than the frame limit"));
+
+    /* Closing the session ends the rest, with CLOSED. */
+    ck_assert_int_eq(pdk_session_subscribe(s, 4, 1, 60, NULL, 0), PDK_OK);
     pdk_session_destroy(s);
+    ck_assert_int_eq(n_ended, 2);
+    ck_assert_int_eq(ended_code, PDK_ERR_CLOSED);
 }
 END_TEST
 
