@@ -36,6 +36,8 @@ typedef struct conn_ctx {
     bool greeted;
     uint32_t last_sub_id;  /* subscription ids are unique per connection */
     int n_subs;
+    int pending;           /* queued inputs whose reply is still to come */
+    bool eof;              /* the peer half-closed: close once pending is 0 */
 } conn_ctx;
 
 typedef struct session_slot {
@@ -154,16 +156,27 @@ static session_slot *session_find(pdk_server *srv, uint64_t id)
     return NULL;
 }
 
+static void send_input_reply(pdk_server *srv, conn_ctx *c, pdk_reply_to to,
+                             const pdk_input_result *res);
+
 static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
 {
     pdk_server *srv = ud;
     conn_ctx *c = conn_find(srv, to.conn_id);
     if (!c)
         return;
-    if (res->err != PDK_OK) {
+    c->pending--;
+    if (res->err != PDK_OK)
         send_error(srv, c->conn, to.request_id, res->err, res->message);
-        return;
-    }
+    else
+        send_input_reply(srv, c, to, res);
+    if (c->eof && c->pending == 0)
+        pdk_conn_close(c->conn);
+}
+
+static void send_input_reply(pdk_server *srv, conn_ctx *c, pdk_reply_to to,
+                             const pdk_input_result *res)
+{
     if (res->kind == PDK_INPUT_SPAWN) {
         Paddock__V1__VehicleSpawned sp = PADDOCK__V1__VEHICLE_SPAWNED__INIT;
         sp.vehicle_id = res->vehicle;
@@ -693,6 +706,8 @@ static void handle_spawn(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame 
     free(json);
     if (e != PDK_OK)
         send_error(srv, c->conn, f->request_id, e, "too many inputs are waiting for the next tick");
+    else
+        c->pending++;
 }
 
 static void handle_remove(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
@@ -705,6 +720,8 @@ static void handle_remove(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame
     if (pdk_session_queue_remove(slot->session, m->vehicle_id, to) != PDK_OK)
         send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
                    "too many inputs are waiting for the next tick");
+    else
+        c->pending++;
 }
 
 static void handle_dbw(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
@@ -727,6 +744,8 @@ static void handle_dbw(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f
     if (pdk_session_queue_dbw(slot->session, m->vehicle_id, &cmd, to) != PDK_OK)
         send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
                    "too many inputs are waiting for the next tick");
+    else
+        c->pending++;
 }
 
 static void handle_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
@@ -891,6 +910,17 @@ static void on_open(pdk_conn *conn, void *ud)
     pdk_conn_set_data(conn, c);
 }
 
+/* A half-closed peer still gets the replies to the inputs it queued. */
+static bool on_eof(pdk_conn *conn, void *ud)
+{
+    (void)ud;
+    conn_ctx *c = pdk_conn_data(conn);
+    if (!c || c->pending == 0)
+        return false;
+    c->eof = true;
+    return true;
+}
+
 static void on_close(pdk_conn *conn, void *ud)
 {
     pdk_server *srv = ud;
@@ -1045,7 +1075,8 @@ int pdk_server_run(const pdk_server_config *config)
     uv_signal_start(&srv->sig_term, on_signal, SIGTERM);
     signal(SIGPIPE, SIG_IGN);
 
-    pdk_net_callbacks cb = {.on_open = on_open, .on_frame = on_frame, .on_close = on_close};
+    pdk_net_callbacks cb = {
+        .on_open = on_open, .on_frame = on_frame, .on_close = on_close, .on_eof = on_eof};
     if (pdk_net_listen(&srv->loop, config->listen, &config->limits, &cb, srv, &srv->net, err,
                        sizeof(err)) != PDK_OK) {
         fprintf(stderr, "paddockd: cannot listen on %s: %s\n", config->listen, err);

@@ -578,11 +578,13 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     if (nread < 0) {
         stop_reading(conn);
         if (nread == UV_EOF) {
+            conn->eof_seen = true;
             if (conn->in.len > 0) {
                 net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
                         conn->peer, conn->id, conn->in.len);
+            } else if (conn->net->cb.on_eof != NULL && conn->net->cb.on_eof(conn, conn->net->ud)) {
+                return; /* the app closes it once its replies are out */
             }
-            conn->eof_seen = true;
             conn_begin_close(conn);
         } else {
             conn_abort(conn, "read failed: %s", uv_strerror((int)nread));

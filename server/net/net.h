@@ -8,6 +8,7 @@
 #ifndef PDK_NET_H
 #define PDK_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,11 @@ typedef struct pdk_net_callbacks {
     void (*on_frame)(pdk_conn *conn, const Paddock__V1__Frame *frame, void *ud);
     /* The connection is gone; conn is invalid after this returns. */
     void (*on_close)(pdk_conn *conn, void *ud);
+    /* The peer closed its sending side after whole frames (a half-close).
+     * Return true to keep the connection open for replies still to come;
+     * the app then calls pdk_conn_close once they are sent. NULL, or false:
+     * the connection closes once its queued frames are flushed. */
+    bool (*on_eof)(pdk_conn *conn, void *ud);
 } pdk_net_callbacks;
 
 /* Listens on host_port ("127.0.0.1:7420", "[::1]:0"; port 0 picks a free

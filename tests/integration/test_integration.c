@@ -6,6 +6,7 @@
 #include <time.h>
 #include <inttypes.h>
 #include <pb_decode.h>
+#include <pb_encode.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -792,6 +793,59 @@ START_TEST(realtime_resumes_after_a_stall)
 }
 END_TEST
 
+
+/* A client that sends its requests and half-closes still gets every reply,
+ * including those to inputs applied at the next tick. */
+START_TEST(half_close_still_gets_replies)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint64_t sid = rep.body.session_created.session.session_id;
+    pdk_client_close(&c);
+
+    uint8_t bytes[1024];
+    pb_ostream_t os = pb_ostream_from_buffer(bytes, sizeof(bytes));
+    static paddock_v1_Frame f;
+    memset(&f, 0, sizeof(f));
+    f.request_id = 1;
+    f.which_body = paddock_v1_Frame_hello_tag;
+    f.body.hello.protocol_version = 1;
+    ck_assert(pb_encode_ex(&os, paddock_v1_Frame_fields, &f, PB_ENCODE_DELIMITED));
+    memset(&f, 0, sizeof(f));
+    f.request_id = 2;
+    f.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    f.body.vehicle_spawn.session_id = sid;
+    strcpy(f.body.vehicle_spawn.preset, "midsize_sedan");
+    ck_assert(pb_encode_ex(&os, paddock_v1_Frame_fields, &f, PB_ENCODE_DELIMITED));
+    int fd = pdk_test_raw_connect(srv.port);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq((int)write(fd, bytes, os.bytes_written), (int)os.bytes_written);
+    shutdown(fd, SHUT_WR);
+    ssize_t got = pdk_test_read_all(fd, raw_buf, sizeof(raw_buf), 5000);
+    close(fd);
+    ck_assert_int_gt(got, 0);
+    /* Welcome, then VehicleSpawned for request 2, then the server closes. */
+    pb_istream_t is = pb_istream_from_buffer(raw_buf, (size_t)got);
+    static paddock_v1_Frame r;
+    bool spawned = false;
+    while (is.bytes_left > 0) {
+        memset(&r, 0, sizeof(r));
+        ck_assert(pb_decode_ex(&is, paddock_v1_Frame_fields, &r, PB_DECODE_DELIMITED));
+        if (r.request_id == 2) {
+            ck_assert_int_eq(r.which_body, paddock_v1_Frame_vehicle_spawned_tag);
+            spawned = true;
+        }
+    }
+    ck_assert(spawned);
+    stop_clean(&srv);
+}
+END_TEST
+
 static Suite *integration_suite(void)
 {
     Suite *s = suite_create("integration");
@@ -812,6 +866,7 @@ static Suite *integration_suite(void)
     tcase_add_test(tc, subscriptions_are_bounded_and_tell);
     tcase_add_test(tc, text_fields_are_checked);
     tcase_add_test(tc, realtime_resumes_after_a_stall);
+    tcase_add_test(tc, half_close_still_gets_replies);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -134,7 +134,7 @@ static void on_close(pdk_conn *conn, void *ud)
     a->closes++;
 }
 
-static const pdk_net_callbacks callbacks = {on_open, on_frame, on_close};
+static const pdk_net_callbacks callbacks = {on_open, on_frame, on_close, NULL};
 
 static uint64_t now_ms(void)
 {
