@@ -69,6 +69,7 @@ struct pdk_session {
     pdk_buf frame;    /* one subscriber's frame */
     pdk_buf payload;  /* an input's recorded form */
     pdk_lateness lateness;
+    uint64_t record_failures; /* record_* calls the store refused */
 };
 
 static int64_t unix_ms(void)
@@ -81,6 +82,18 @@ static int64_t unix_ms(void)
 static char *dup_or_empty(const char *s)
 {
     return strdup(s ? s : "");
+}
+
+/* The store refuses a record only when it is closing or out of memory; the
+ * session goes on, and the first refusal is logged so the gap in the
+ * recording is known. */
+static void recorded(pdk_session *s, pdk_error err, const char *what)
+{
+    if (err == PDK_OK)
+        return;
+    if (s->record_failures++ == 0)
+        fprintf(stderr, "paddockd: session %llu: the recording lost %s: %s\n",
+                (unsigned long long)s->id, what, pdk_error_message(err));
 }
 
 pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
@@ -130,7 +143,8 @@ pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
             pdk_session_destroy(s);
             return err;
         }
-        pdk_store_record_hash(s->store, id, 0, pdk_world_hash(s->world));
+        recorded(s, pdk_store_record_hash(s->store, id, 0, pdk_world_hash(s->world)),
+                 "a state hash");
     }
     *out = s;
     return PDK_OK;
@@ -180,8 +194,10 @@ void pdk_session_destroy(pdk_session *s)
     for (size_t i = 0; i < s->n_scripts; i++)
         free(s->scripts[i].steps);
     if (s->store && s->world)
-        pdk_store_record_session_end(s->store, s->id, pdk_world_tick(s->world),
-                                     pdk_world_hash(s->world), unix_ms());
+        recorded(s,
+                 pdk_store_record_session_end(s->store, s->id, pdk_world_tick(s->world),
+                                              pdk_world_hash(s->world), unix_ms()),
+                 "the session's end");
     pdk_buf_free(&s->common);
     pdk_buf_free(&s->frame);
     pdk_buf_free(&s->payload);
@@ -353,8 +369,10 @@ static void run_scripts(pdk_session *s)
 
 static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
 {
-    pdk_store_record_input(s->store, s->id, tick, (uint32_t)s->seq, (int)kind, s->payload.data,
-                           s->payload.len);
+    recorded(s,
+             pdk_store_record_input(s->store, s->id, tick, (uint32_t)s->seq, (int)kind,
+                                    s->payload.data, s->payload.len),
+             "an input");
 }
 
 static void encode_spawn(pdk_session *s, const pending_input *p)
@@ -412,8 +430,10 @@ static void apply_input(pdk_session *s, pending_input *p)
         if (err == PDK_OK && s->store) {
             encode_spawn(s, p);
             record_payload(s, tick, p->kind);
-            pdk_store_record_vehicle(s->store, s->id, p->vehicle, tick, p->preset, p->overrides,
-                                     p->params_json);
+            recorded(s,
+                     pdk_store_record_vehicle(s->store, s->id, p->vehicle, tick, p->preset,
+                                              p->overrides, p->params_json),
+                     "a vehicle");
         }
         break;
     }
@@ -425,7 +445,8 @@ static void apply_input(pdk_session *s, pending_input *p)
         if (err == PDK_OK && s->store) {
             encode_remove(s, p->vehicle);
             record_payload(s, tick, p->kind);
-            pdk_store_record_vehicle_removed(s->store, s->id, p->vehicle, tick);
+            recorded(s, pdk_store_record_vehicle_removed(s->store, s->id, p->vehicle, tick),
+                     "a removal");
         }
         break;
     case PDK_INPUT_DBW:
@@ -541,7 +562,8 @@ void pdk_session_tick(pdk_session *s)
     pdk_world_step(s->world);
     uint64_t tick = pdk_world_tick(s->world);
     if (s->store && tick % PDK_SESSION_HASH_EVERY == 0)
-        pdk_store_record_hash(s->store, s->id, tick, pdk_world_hash(s->world));
+        recorded(s, pdk_store_record_hash(s->store, s->id, tick, pdk_world_hash(s->world)),
+                 "a state hash");
     publish(s);
 }
 
