@@ -195,6 +195,19 @@ static pdk_error vehicle_cross_check(const void *vdef, char *why, size_t why_len
                                "lock of %.1f deg; it must be below %.0f deg",
                                a, b, road_wheel_lock_deg, MAX_ROAD_WHEEL_LOCK_DEG);
     }
+    /* Yaw inertia at least PDK_MIN_YAW_INERTIA_RATIO m a b (vehicle_def.h:
+     * the dynamic index Iz / (m a b) is 0.8-1.1 for real cars, Milliken ch. 5,
+     * and a uniform bar between the axles has 1/3). Matches sim's own check. */
+    double least_iz = pdk_vehicle_def_min_yaw_inertia_kgm2(def);
+    if (!(def->chassis.yaw_inertia_kgm2 >= least_iz)) {
+        pdk_params_format_number(def->chassis.yaw_inertia_kgm2, a);
+        pdk_params_format_number(def->chassis.mass_kg, b);
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "chassis.yawInertia (%s kg*m^2) must be at least %.1f * "
+                               "chassis.mass (%s kg) * a * b = %.6g kg*m^2, a = cgToFrontAxle and "
+                               "b = wheelbase - cgToFrontAxle: real vehicles have 0.8-1.1 m*a*b",
+                               a, PDK_MIN_YAW_INERTIA_RATIO, b, least_iz);
+    }
     return PDK_OK;
 }
 

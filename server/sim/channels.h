@@ -32,7 +32,9 @@
     X(PDK_CH_FORCE_Y_F, "TyreForceY_F", "N", "front axle lateral force, wheel frame")      \
     X(PDK_CH_FORCE_Y_R, "TyreForceY_R", "N", "rear axle lateral force, wheel frame")       \
     X(PDK_CH_DRAG, "DragForce", "N", "aerodynamic drag along body x (opposes motion)")     \
-    X(PDK_CH_ROLLING, "RollingResistance", "N", "rolling resistance along body x")
+    X(PDK_CH_ROLLING, "RollingResistance", "N", "rolling resistance along body x")      \
+    X(PDK_CH_FAULTED, "Faulted", "bool",                                                 \
+      "1 once the state went non-finite and the vehicle was stopped, else 0")
 
 typedef enum pdk_channel {
 #define PDK_CHANNEL_ENUM_(id, name, unit, desc) id,

@@ -57,7 +57,9 @@ static inline double pdk_trig_cos_kernel(double x)
 }
 
 /* sin(x) and cos(x) for finite |x| <= PDK_TRIG_MAX_ARG, within about one ulp
- * of the exact values (tests/unit/test_single_track.c compares with libm). */
+ * of the exact values (tests/unit/test_single_track.c compares with libm).
+ * Any other x, NaN and infinities included, gives NaN or an inaccurate
+ * value, never undefined behaviour. */
 static inline void pdk_trig_sincos(double x, double *sin_out, double *cos_out)
 {
     /* Nearest multiple k of pi/2: adding and subtracting 1.5 * 2^52 rounds
@@ -65,7 +67,9 @@ static inline void pdk_trig_sincos(double x, double *sin_out, double *cos_out)
      * mode), without a branch on the sign. */
     double t = x * PDK_TRIG_TWO_OVER_PI;
     double k = (t + PDK_TRIG_ROUND_MAGIC) - PDK_TRIG_ROUND_MAGIC;
-    int64_t n = (int64_t)k;
+    /* Converting a NaN or a huge k to an integer is undefined; the quadrant
+     * of such an x is meaningless anyway (y is NaN or inaccurate). */
+    int64_t n = k > -4.0e15 && k < 4.0e15 ? (int64_t)k : 0;
     double y = (x - k * PDK_TRIG_PIO2_HI) - k * PDK_TRIG_PIO2_LO;
     /* Quadrant n mod 4 by table lookup rather than branches (headings are
      * spread over all quadrants, so a branch would mispredict); multiplying
@@ -98,13 +102,20 @@ static const double pdk_trig_atan_table[9] = {
 #define PDK_TRIG_PI_D 3.141592653589793
 #define PDK_TRIG_PI_D_LO 1.2246467991473532e-16
 
-/* atan2(y, x) for finite arguments, within about two ulp of the exact value
- * and with C's signs and quadrants (atan2(+-0, +0) = +-0). The ratio t in
- * [0, 1] is reduced by the nearest k/8, atan(t) = atan(k/8) +
+/* atan2(y, x) within about two ulp of the exact value and with C's signs
+ * and quadrants (atan2(+-0, +0) = +-0, atan2(+-inf, +-inf) = +-pi/4 or
+ * +-3pi/4); NaN (this canonical NaN) when either argument is NaN. The ratio t
+ * in [0, 1] is reduced by the nearest k/8, atan(t) = atan(k/8) +
  * atan((t - k/8) / (1 + t k/8)), leaving |u| <= 1/16, where the Taylor
- * series to u^13 is exact to 5e-20. */
+ * series to u^13 is exact to 5e-20. No argument can take the table index
+ * out of 0..8. */
+#define PDK_TRIG_NAN ((double)NAN)
+
 static inline double pdk_trig_atan2(double y, double x)
 {
+    if (isnan(x) || isnan(y)) {
+        return PDK_TRIG_NAN;
+    }
     double ax = fabs(x);
     double ay = fabs(y);
     double r;
@@ -113,7 +124,12 @@ static inline double pdk_trig_atan2(double y, double x)
     } else {
         int swap = ay > ax;
         double t = swap ? ax / ay : ay / ax;
-        int k = (int)(t * 8.0 + 0.5);
+        if (isnan(t)) {
+            t = 1.0; /* both infinite */
+        }
+        double t8 = t * 8.0 + 0.5;
+        t8 = t8 < 8.5 ? t8 : 8.5; /* t <= 1; the clamp only guards the index */
+        int k = (int)t8;
         double c = (double)k * 0.125;
         double u = (t - c) / (1.0 + t * c);
         double z = u * u;

@@ -73,6 +73,13 @@ static int fraction(double v)
         }                                                                                          \
     } while (0)
 
+double pdk_vehicle_def_min_yaw_inertia_kgm2(const pdk_vehicle_def *def)
+{
+    const pdk_chassis_def *c = &def->chassis;
+    double a = c->cg_to_front_axle_m;
+    return PDK_MIN_YAW_INERTIA_RATIO * c->mass_kg * a * (c->wheelbase_m - a) * (1.0 - 1e-9);
+}
+
 static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
 {
     const pdk_error range = PDK_ERR_OUT_OF_RANGE;
@@ -89,6 +96,9 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
     REQUIRE(positive(c->cg_to_front_axle_m) && c->cg_to_front_axle_m < c->wheelbase_m, range,
             "chassis.cg_to_front_axle_m must be above 0 and below chassis.wheelbase_m");
     REQUIRE(non_negative(c->cg_height_m), range, "chassis.cg_height_m must be finite and >= 0");
+    REQUIRE(c->yaw_inertia_kgm2 >= pdk_vehicle_def_min_yaw_inertia_kgm2(def), range,
+            "chassis.yaw_inertia_kgm2 must be at least 0.3 * mass_kg * a * b (a, b: CG to front "
+            "and rear axle)");
 
     REQUIRE(positive(def->tyre_front.cornering_stiffness_n_per_rad), range,
             "tyre_front.cornering_stiffness_n_per_rad must be finite and above 0");

@@ -63,13 +63,30 @@ typedef struct pdk_vehicle_def {
     pdk_resist_def resist;
 } pdk_vehicle_def;
 
+/* The least yaw inertia a definition may have, as a multiple of m a b (a, b:
+ * CG to the front and rear axle). Iz / (m a b) is the dynamic index: 1 for
+ * a body whose mass sits at its axles, 0.8-1.1 for real cars (Milliken and
+ * Milliken, Race Car Vehicle Dynamics, ch. 5), above 1 with long overhangs.
+ * A uniform bar reaching from axle to axle has 1/3, the least a body whose
+ * mass is spread between its axles can have; 0.3 admits that and refuses
+ * what can only be a mistake (inertia in the wrong unit, a typo: 20 kg m^2
+ * for a 38 t truck is 3e-4). */
+#define PDK_MIN_YAW_INERTIA_RATIO 0.3
+
 /* A mid-size road car; every field valid. Presets start from here. */
 pdk_vehicle_def pdk_vehicle_def_default(void);
 
 /* Checks invariants between fields that params' per-field bounds cannot
- * (e.g. cg_to_front_axle_m < wheelbase_m). Returns PDK_OK or
+ * (e.g. cg_to_front_axle_m < wheelbase_m, yaw_inertia_kgm2 >=
+ * PDK_MIN_YAW_INERTIA_RATIO m a b). Returns PDK_OK or
  * PDK_ERR_OUT_OF_RANGE / PDK_ERR_INVALID_ARGUMENT. */
 pdk_error pdk_vehicle_def_check(const pdk_vehicle_def *def);
+
+/* The least yaw inertia pdk_vehicle_def_check accepts for def's mass and
+ * geometry: PDK_MIN_YAW_INERTIA_RATIO m a b, less 1e-9 of it so that the
+ * bound itself, printed and typed back, passes despite rounding. params
+ * quotes it in its own message. */
+double pdk_vehicle_def_min_yaw_inertia_kgm2(const pdk_vehicle_def *def);
 
 /* Why def fails pdk_vehicle_def_check: a sentence naming the first field that
  * fails and the bound it breaks (e.g. "chassis.cg_to_front_axle_m must be

@@ -43,7 +43,7 @@ struct pdk_world {
     int32_t count;
     int32_t capacity;
     int32_t first_free; /* no slot below this one is free */
-    int32_t reserved;
+    int32_t faulted;    /* live vehicles whose state has faulted */
     size_t off_live, off_meta, off_state, off_cmd, off_params, off_channels, off_defs, bytes;
 };
 
@@ -236,6 +236,7 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->count = 0;
     w->capacity = def->max_vehicles;
     w->first_free = 0;
+    w->faulted = 0;
     w->off_live = l.live;
     w->off_meta = l.meta;
     w->off_state = l.state;
@@ -284,12 +285,17 @@ static pdk_error check_spawn(const pdk_world *w, const pdk_vehicle_def *def, con
         *why = "gear must be one of PARK, REVERSE, NEUTRAL, DRIVE, LOW (1..5)";
         return PDK_ERR_OUT_OF_RANGE;
     }
-    if (!isfinite(pose->x_m) || !isfinite(pose->y_m) || !isfinite(pose->yaw_rad)) {
-        *why = "pose x_m, y_m and yaw_rad must be finite";
+    if (!within(pose->x_m, -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M) ||
+        !within(pose->y_m, -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M)) {
+        *why = "pose x_m and y_m must be finite and within -1e7..1e7 m";
         return PDK_ERR_OUT_OF_RANGE;
     }
-    if (!isfinite(speed_mps)) {
-        *why = "speed_mps must be finite";
+    if (!isfinite(pose->yaw_rad)) {
+        *why = "pose yaw_rad must be finite";
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    if (!within(speed_mps, -PDK_WORLD_MAX_SPAWN_SPEED_MPS, PDK_WORLD_MAX_SPAWN_SPEED_MPS)) {
+        *why = "speed_mps must be finite and within -150..150 m/s (540 km/h)";
         return PDK_ERR_OUT_OF_RANGE;
     }
     if (w->count >= w->capacity) {
@@ -359,6 +365,9 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     }
     uint32_t slot = (uint32_t)s;
     slot_meta *m = &meta_of(world)[slot];
+    if (states_of(world)[slot].faulted) {
+        world->faulted--;
+    }
     m->alive = 0u;
     m->generation = (m->generation + 1u) & SLOT_MASK;
     memset(&states_of(world)[slot], 0, sizeof(pdk_st_state));
@@ -456,22 +465,46 @@ void pdk_world_step(pdk_world *world)
     const pdk_st_cmd *cmds = cmds_of(world);
     const pdk_st_params *params = params_of(world);
     const int substeps = world->def.substeps;
-    /* In id order, PDK_ST_BATCH at a time (batching changes no result). */
-    for (int32_t i = 0; i < world->count; i += PDK_ST_BATCH) {
-        pdk_st_state *st[PDK_ST_BATCH];
-        const pdk_st_cmd *cm[PDK_ST_BATCH];
-        const pdk_st_params *pa[PDK_ST_BATCH];
-        double *ch[PDK_ST_BATCH];
-        int n = world->count - i < PDK_ST_BATCH ? (int)(world->count - i) : PDK_ST_BATCH;
-        for (int k = 0; k < n; k++) {
-            uint32_t slot = live[i + k];
-            st[k] = &states[slot];
-            cm[k] = &cmds[slot];
-            pa[k] = &params[slot];
-            ch[k] = channels_of(world, slot);
+    /* In id order, PDK_ST_BATCH at a time (batching changes no result);
+     * faulted vehicles stay where they are. */
+    pdk_st_state *st[PDK_ST_BATCH];
+    const pdk_st_cmd *cm[PDK_ST_BATCH];
+    const pdk_st_params *pa[PDK_ST_BATCH];
+    double *ch[PDK_ST_BATCH];
+    int faults = 0;
+    if (world->faulted == 0) {
+        for (int32_t i = 0; i < world->count; i += PDK_ST_BATCH) {
+            int n = world->count - i < PDK_ST_BATCH ? (int)(world->count - i) : PDK_ST_BATCH;
+            for (int k = 0; k < n; k++) {
+                uint32_t slot = live[i + k];
+                st[k] = &states[slot];
+                cm[k] = &cmds[slot];
+                pa[k] = &params[slot];
+                ch[k] = channels_of(world, slot);
+            }
+            faults += pdk_st_step_batch(st, cm, pa, ch, n, substeps);
         }
-        pdk_st_step_batch(st, cm, pa, ch, n, substeps);
+    } else {
+        int n = 0;
+        for (int32_t i = 0; i < world->count; i++) {
+            uint32_t slot = live[i];
+            if (states[slot].faulted) {
+                continue;
+            }
+            st[n] = &states[slot];
+            cm[n] = &cmds[slot];
+            pa[n] = &params[slot];
+            ch[n] = channels_of(world, slot);
+            if (++n == PDK_ST_BATCH) {
+                faults += pdk_st_step_batch(st, cm, pa, ch, n, substeps);
+                n = 0;
+            }
+        }
+        if (n > 0) {
+            faults += pdk_st_step_batch(st, cm, pa, ch, n, substeps);
+        }
     }
+    world->faulted += faults;
     world->tick++;
 }
 
@@ -520,6 +553,12 @@ const double *pdk_world_channels(const pdk_world *world, pdk_vehicle_id id)
     return s < 0 ? NULL : channels_of(world, (uint32_t)s);
 }
 
+int pdk_world_vehicle_faulted(const pdk_world *world, pdk_vehicle_id id)
+{
+    int32_t s = slot_of(world, id);
+    return s >= 0 && states_of(world)[s].faulted != 0u;
+}
+
 const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle_id id)
 {
     int32_t s = slot_of(world, id);
@@ -552,6 +591,7 @@ uint64_t pdk_world_hash(const pdk_world *world)
         h = pdk_hash_f64(h, st->yaw_rate_radps);
         h = pdk_hash_f64(h, st->ax_mps2);
         h = pdk_hash_f64(h, st->ay_mps2);
+        h = pdk_hash_u64(h, st->faulted);
         /* The held command; its cached part is a function of these. */
         h = pdk_hash_f64(h, c->throttle_pct);
         h = pdk_hash_f64(h, c->brake_bar);

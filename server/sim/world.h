@@ -29,8 +29,8 @@ typedef struct pdk_world_def {
 typedef struct pdk_world pdk_world;
 
 /* 120 Hz, 2 substeps, 256 vehicles, 9.81 m/s^2, 1.225 kg/m^3, friction 1, seed 1.
- * Two substeps (h = 1/240 s) are converged: steady states match any step
- * exactly, transients and stopping distances are within 1 % of 8 substeps
+ * Two substeps (h = 1/240 s) are converged: steady states match 8 substeps
+ * to 1e-4, transients and stopping distances to 1 %
  * (tests/unit/test_single_track.c), at half the cost of four. */
 pdk_world_def pdk_world_def_default(void);
 
@@ -60,10 +60,19 @@ const pdk_world_def *pdk_world_def_get(const pdk_world *world);
 uint64_t pdk_world_tick(const pdk_world *world);
 double pdk_world_time_s(const pdk_world *world);
 
+/* Spawn bounds: |speed_mps| at most 150 m/s (540 km/h, above any road
+ * vehicle), |x_m| and |y_m| at most 1e7 m (a world 20,000 km across, where a
+ * double still resolves 2 nm). */
+#define PDK_WORLD_MAX_SPAWN_SPEED_MPS 150.0
+#define PDK_WORLD_MAX_POSITION_M 1.0e7
+
 /* Spawns a vehicle at pose, moving forward at speed_mps, in gear. Call only
  * between steps. Errors: PDK_ERR_CAPACITY (full), PDK_ERR_OUT_OF_RANGE /
  * PDK_ERR_INVALID_ARGUMENT (def fails pdk_vehicle_def_check, bad gear,
- * non-finite pose or speed). Ids are given out deterministically: the lowest
+ * non-finite or out-of-bounds pose or speed). Any definition that passes
+ * pdk_vehicle_def_check is stable at every substep the world allows (the
+ * single-track step never adds energy of its own; single_track.h), so there
+ * is no substep condition. Ids are given out deterministically: the lowest
  * free slot, with that slot's generation (bumped by every remove). */
 pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pdk_pose *pose,
                           double speed_mps, pdk_gear gear, pdk_vehicle_id *out_id);
@@ -92,7 +101,7 @@ const char *pdk_world_command_problem(const pdk_world *world, pdk_vehicle_id id,
 /* Advances every vehicle by one tick (dt_s, in substeps), in id order. Id
  * order is slot order (the id's low 16 bits), as pdk_world_vehicle_at lists
  * them; vehicles do not interact, so a vehicle's result never depends on the
- * others. */
+ * others. A faulted vehicle (pdk_world_vehicle_faulted) is not stepped. */
 void pdk_world_step(pdk_world *world);
 
 /* Number of live vehicles, and the i-th live vehicle's id in id order
@@ -120,11 +129,19 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
  * indexed by pdk_channel), or NULL for a dead id. Valid until the next step. */
 const double *pdk_world_channels(const pdk_world *world, pdk_vehicle_id id);
 
+/* 1 when the live vehicle id is faulted, else 0 (also for a dead id). A
+ * vehicle faults when a step produces a non-finite value, which no valid
+ * input can cause (only a corrupted state): it is stopped where that tick
+ * began, with zero velocities, is no longer stepped, and its channels report
+ * it (PDK_CH_FAULTED). Commands are still accepted; remove it to clear it.
+ * The flag is part of the state and of the hash. */
+int pdk_world_vehicle_faulted(const pdk_world *world, pdk_vehicle_id id);
+
 /* The definition a live vehicle was spawned with, or NULL. */
 const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle_id id);
 
 /* A 64-bit hash of the whole simulated state: tick, PRNG and every vehicle's
- * state and held command in id order, and the generations of free slots
+ * state (fault flag included) and held command in id order, and the generations of free slots
  * (they decide the next ids). Field values are hashed, never struct bytes.
  * Equal hashes after equal inputs is the determinism promise; it is
  * recorded and compared on replay. */

@@ -38,6 +38,8 @@ START_TEST(test_find)
     ck_assert_int_eq(pdk_channel_find("Speed"), PDK_CH_SPEED);
     ck_assert_int_eq(pdk_channel_find("PosX"), PDK_CH_POS_X);
     ck_assert_int_eq(pdk_channel_find("RollingResistance"), PDK_CH_ROLLING);
+    ck_assert_int_eq(pdk_channel_find("Faulted"), PDK_CH_FAULTED);
+    ck_assert_str_eq(pdk_channel_get(PDK_CH_FAULTED)->unit, "bool");
     ck_assert_str_eq(pdk_channel_get(PDK_CH_YAW_RATE)->unit, "rad/s");
     ck_assert_str_eq(pdk_channel_get(PDK_CH_BRAKE)->name, "BrakePressure");
     ck_assert_int_eq(pdk_channel_find("posx"), -1);
@@ -116,6 +118,8 @@ START_TEST(test_state_channels_match_pose_and_command)
     ck_assert_double_gt(ch[PDK_CH_THROTTLE], 0.0);
     ck_assert_double_eq(ch[PDK_CH_BRAKE], 0.0);
     ck_assert_double_eq(ch[PDK_CH_GEAR], (double)PDK_GEAR_DRIVE);
+    ck_assert_double_eq(ch[PDK_CH_FAULTED], 0.0);
+    ck_assert_int_eq(pdk_world_vehicle_faulted(f.world, f.id), 0);
     free(f.world);
 }
 END_TEST

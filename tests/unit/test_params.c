@@ -438,6 +438,24 @@ START_TEST(cross_field_invariants_name_both_fields)
     ASSERT_HAS(m, "test.json: steering.lockDeg / steering.ratio = 900 / 10 gives a road-wheel lock "
                   "of 90.0 deg; it must be below 80 deg");
     vparse_expect("{\"steering\":{\"ratio\":10}}", "steering.lockDeg=790", PDK_OK);
+    /* Yaw inertia against 0.3 m a b: a 38 t vehicle with 20.4 kg m^2 (a
+     * unit slip) is refused; the same pair scaled to a car passes. The
+     * default geometry has a = 1.2 m, b = 1.5 m. */
+    m = vparse_expect("{\"chassis\":{\"mass\":37820,\"yawInertia\":20.4}}", NULL,
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: chassis.yawInertia (20.4 kg*m^2) must be at least 0.3 * chassis.mass "
+                  "(37820 kg) * a * b = 20422.8 kg*m^2");
+    ASSERT_HAS(m, "a = cgToFrontAxle and b = wheelbase - cgToFrontAxle");
+    m = vparse_expect("{\"chassis\":{\"mass\":1000,\"yawInertia\":600}}", "chassis.yawInertia=500",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "chassis.yawInertia (500 kg*m^2) must be at least 0.3 * chassis.mass (1000 kg)");
+    vparse_expect("{\"chassis\":{\"mass\":1000,\"yawInertia\":600}}", NULL, PDK_OK);
+    /* Moving the CG changes a b: 650 is enough at a = 1.2 m (0.3 m a b =
+     * 648), not with the CG midway (656). */
+    vparse_expect("{\"chassis\":{\"mass\":1200,\"yawInertia\":650}}", NULL, PDK_OK);
+    m = vparse_expect("{\"chassis\":{\"mass\":1200,\"yawInertia\":650}}",
+                      "chassis.cgToFrontAxle=1.35", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "chassis.yawInertia (650 kg*m^2)");
 }
 END_TEST
 

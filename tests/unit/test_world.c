@@ -211,8 +211,21 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "brake.park_hold_force_n", d.brake.park_hold_force_n = -1.0);
     BAD(R, "resist.rolling_coeff", d.resist.rolling_coeff = -0.01);
     BAD(R, "resist.drag_area_m2", d.resist.drag_area_m2 = NAN);
+    /* Yaw inertia below 0.3 m a b (0.3 * 1500 * 1.2 * 1.5 = 810 kg m^2),
+     * alone or through the mass or the CG position. */
+    BAD(R, "yaw_inertia_kgm2 must be at least 0.3", d.chassis.yaw_inertia_kgm2 = 800.0);
+    BAD(R, "yaw_inertia_kgm2 must be at least 0.3", d.chassis.mass_kg = 37820.0);
+    BAD(R, "yaw_inertia_kgm2 must be at least 0.3",
+        (d.chassis.yaw_inertia_kgm2 = 820.0, d.chassis.cg_to_front_axle_m = 1.35));
 #undef BAD
-    ck_assert_int_eq(cases, 28);
+    ck_assert_int_eq(cases, 31);
+    /* At the bound and for the CG near an axle it passes. */
+    d = base;
+    d.chassis.yaw_inertia_kgm2 = 820.0;
+    ck_assert_int_eq(pdk_vehicle_def_check(&d), PDK_OK);
+    d.chassis.cg_to_front_axle_m = 0.1;
+    d.chassis.yaw_inertia_kgm2 = 120.0;
+    ck_assert_int_eq(pdk_vehicle_def_check(&d), PDK_OK);
     ck_assert_int_eq(pdk_vehicle_def_check(NULL), PDK_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_nonnull(pdk_vehicle_def_problem(NULL));
     ck_assert_int_eq(pdk_world_vehicle_count(w), 0);
@@ -353,7 +366,35 @@ START_TEST(test_spawn_errors)
     ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &bad, 0.0, PDK_GEAR_PARK), "pose"));
     ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, NAN, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
     ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, NAN, PDK_GEAR_PARK), "speed"));
+
+    /* Bounds: a client's 1e160 m/s once overflowed the drag; speeds beyond
+     * +-150 m/s and positions beyond +-1e7 m are refused, the bounds taken. */
+    const double speeds[] = {1e160, -1e160, PDK_WORLD_MAX_SPAWN_SPEED_MPS + 0.001, -150.5};
+    for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++) {
+        ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, speeds[i], PDK_GEAR_DRIVE, &id),
+                         PDK_ERR_OUT_OF_RANGE);
+        ck_assert_uint_eq(id, 0);
+        ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, speeds[i],
+                                                             PDK_GEAR_DRIVE),
+                                     "speed_mps must be finite and within -150..150 m/s"));
+    }
+    const double far[] = {1.0000001e7, -2e7, 1e300};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+        for (int axis = 0; axis < 2; axis++) {
+            bad = pose;
+            *(axis == 0 ? &bad.x_m : &bad.y_m) = far[i];
+            ck_assert_int_eq(pdk_world_spawn(w, &def, &bad, 0.0, PDK_GEAR_PARK, &id),
+                             PDK_ERR_OUT_OF_RANGE);
+            ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &bad, 0.0, PDK_GEAR_PARK),
+                                         "within -1e7..1e7 m"));
+        }
+    }
     ck_assert_int_eq(pdk_world_vehicle_count(w), 0);
+    pdk_pose edge = {PDK_WORLD_MAX_POSITION_M, -PDK_WORLD_MAX_POSITION_M, 1e6};
+    ck_assert_ptr_null(pdk_world_spawn_problem(w, &def, &edge, -PDK_WORLD_MAX_SPAWN_SPEED_MPS,
+                                               PDK_GEAR_DRIVE));
+    ck_assert_ptr_null(
+        pdk_world_spawn_problem(w, &def, &pose, PDK_WORLD_MAX_SPAWN_SPEED_MPS, PDK_GEAR_DRIVE));
 
     /* Capacity: the third spawn into a world of two fails and changes nothing. */
     ck_assert_ptr_null(pdk_world_spawn_problem(w, &def, &pose, 0.0, PDK_GEAR_PARK));
@@ -588,8 +629,12 @@ END_TEST
 /* Golden hash of the fixed scenario after 8 s. It pins the current
  * integrator, hash function and PRNG seeding bit for bit: a change to any of
  * them must update this value deliberately (and say so, since recorded
- * sessions will then replay with a hash mismatch). */
-#define GOLDEN_HASH UINT64_C(0x6CBA314E97C54D58)
+ * sessions will then replay with a hash mismatch). Changed from
+ * 0x6CBA314E97C54D58 when the single-track step became energy-consistent
+ * (exact frame rotation, Coulomb friction on the front wheel's own speed,
+ * locked wheels sliding, exact rest, governors below their limit) and the
+ * fault flag joined the hashed state. */
+#define GOLDEN_HASH UINT64_C(0x74BF67CCC9A92F29)
 
 START_TEST(test_golden_hash)
 {
@@ -661,6 +706,103 @@ START_TEST(test_byte_copy_is_a_snapshot)
 }
 END_TEST
 
+/* ---- faults --------------------------------------------------------------- */
+
+/* Finds the one double equal to value in the world's memory. */
+static double *find_double(pdk_world *w, double value)
+{
+    size_t bytes = pdk_world_mem_size(pdk_world_def_get(w));
+    unsigned char *base = (unsigned char *)w;
+    double *found = NULL;
+    for (size_t off = 0; off + sizeof(double) <= bytes; off += sizeof(double)) {
+        if (memcmp(base + off, &value, sizeof value) == 0) {
+            ck_assert_ptr_null(found);
+            found = (double *)(void *)(base + off);
+        }
+    }
+    ck_assert_ptr_nonnull(found);
+    return found;
+}
+
+/* A corrupted state (say, by a bug elsewhere writing over the world's
+ * memory) cannot crash the step or spread: a vehicle whose speed is
+ * overwritten with infinity or NaN faults, stops where the tick began, reports
+ * it, and is no longer stepped; the other vehicles, in the same vector group
+ * or stepped alone, go on bit for bit as in a clean twin world. Removing a
+ * faulted vehicle clears it. */
+START_TEST(test_corrupted_vehicle_faults_alone)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 8;
+    pdk_world *w = world_from(&wd);
+    pdk_world *twin = world_from(&wd);
+    /* Five vehicles: a group of four in vectors and one alone. */
+    const double speeds[] = {11.25, 17.123456789012345, 9.5, 13.75, 23.987654321098765};
+    pdk_vehicle_id ids[5];
+    for (int i = 0; i < 5; i++) {
+        ids[i] = spawn_at(w, 10.0 * i, 0.0, 0.1 * i, speeds[i], PDK_GEAR_DRIVE);
+        pdk_vehicle_id twin_id = spawn_at(twin, 10.0 * i, 0.0, 0.1 * i, speeds[i], PDK_GEAR_DRIVE);
+        ck_assert_uint_eq(twin_id, ids[i]);
+        ck_assert_int_eq(drive(w, ids[i], 30.0, 0.0, 20.0 * i), PDK_OK);
+        ck_assert_int_eq(drive(twin, ids[i], 30.0, 0.0, 20.0 * i), PDK_OK);
+    }
+    *find_double(w, speeds[1]) = INFINITY;
+    *find_double(w, speeds[4]) = NAN;
+    pdk_vehicle_pose held1, held4;
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, ids[1], &held1), PDK_OK);
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, ids[4], &held4), PDK_OK);
+    for (int t = 0; t < 240; t++) {
+        pdk_world_step(w);
+        pdk_world_step(twin);
+        for (int i = 0; i < 5; i++) {
+            pdk_vehicle_pose p, q;
+            ck_assert_int_eq(pdk_world_vehicle_pose(w, ids[i], &p), PDK_OK);
+            ck_assert_int_eq(pdk_world_vehicle_pose(twin, ids[i], &q), PDK_OK);
+            const double *ch = pdk_world_channels(w, ids[i]);
+            for (int c = 0; c < PDK_CH_COUNT; c++) {
+                ck_assert(isfinite(ch[c]));
+            }
+            ck_assert(isfinite(p.x_m) && isfinite(p.vx_mps) && isfinite(p.speed_mps));
+            if (i == 1 || i == 4) {
+                const pdk_vehicle_pose *held = i == 1 ? &held1 : &held4;
+                ck_assert_int_eq(pdk_world_vehicle_faulted(w, ids[i]), 1);
+                ck_assert_double_eq(ch[PDK_CH_FAULTED], 1.0);
+                ck_assert(p.x_m == held->x_m && p.y_m == held->y_m && p.yaw_rad == held->yaw_rad);
+                ck_assert(p.vx_mps == 0.0 && p.vy_mps == 0.0 && p.yaw_rate_radps == 0.0);
+            } else {
+                ck_assert_int_eq(pdk_world_vehicle_faulted(w, ids[i]), 0);
+                ck_assert_double_eq(ch[PDK_CH_FAULTED], 0.0);
+                assert_same_pose(&p, &q);
+                ck_assert_mem_eq(ch, pdk_world_channels(twin, ids[i]),
+                                 sizeof(double) * PDK_CH_COUNT);
+            }
+        }
+    }
+    ck_assert_int_eq(pdk_world_vehicle_faulted(twin, ids[1]), 0);
+    /* The flag is state: it is hashed. */
+    ck_assert_uint_ne(pdk_world_hash(w), pdk_world_hash(twin));
+    /* Commands are still accepted; nothing moves. */
+    ck_assert_int_eq(drive(w, ids[1], 100.0, 0.0, 0.0), PDK_OK);
+    step_n(w, 10);
+    pdk_vehicle_pose p;
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, ids[1], &p), PDK_OK);
+    ck_assert(p.x_m == held1.x_m && p.vx_mps == 0.0);
+    /* Removing them clears the faults; the freed slots spawn healthy cars. */
+    ck_assert_int_eq(pdk_world_remove(w, ids[1]), PDK_OK);
+    ck_assert_int_eq(pdk_world_remove(w, ids[4]), PDK_OK);
+    ck_assert_int_eq(pdk_world_vehicle_faulted(w, ids[1]), 0);
+    pdk_vehicle_id fresh = spawn_at(w, 0.0, 50.0, 0.0, 10.0, PDK_GEAR_DRIVE);
+    step_n(w, 10);
+    ck_assert_int_eq(pdk_world_vehicle_faulted(w, fresh), 0);
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, fresh, &p), PDK_OK);
+    ck_assert_double_gt(p.x_m, 0.5);
+    ck_assert_int_eq(pdk_world_vehicle_faulted(NULL, fresh), 0);
+    ck_assert_int_eq(pdk_world_vehicle_faulted(w, 0), 0);
+    world_free(w);
+    world_free(twin);
+}
+END_TEST
+
 /* ---- PRNG ----------------------------------------------------------------- */
 
 START_TEST(test_prng_reference_values)
@@ -707,6 +849,7 @@ static Suite *world_suite(void)
     tcase_add_test(mem, test_init_errors);
     tcase_add_test(mem, test_mem_size_grows_with_capacity);
     tcase_add_test(mem, test_byte_copy_is_a_snapshot);
+    tcase_add_test(mem, test_corrupted_vehicle_faults_alone);
     suite_add_tcase(s, mem);
 
     TCase *ids = tcase_create("ids");
