@@ -544,6 +544,7 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
     out->speed_mps = sqrt(st->vx_mps * st->vx_mps + st->vy_mps * st->vy_mps);
     out->ax_mps2 = st->ax_mps2;
     out->ay_mps2 = st->ay_mps2;
+    out->faulted = pdk_world_vehicle_faulted(world, id);
     return PDK_OK;
 }
 

@@ -119,6 +119,7 @@ typedef struct pdk_vehicle_pose {
     double steer_angle_rad;        /* road-wheel angle */
     double speed_mps;
     double ax_mps2, ay_mps2;       /* body frame */
+    int faulted;                   /* 1: held after its state went non-finite */
 } pdk_vehicle_pose;
 
 /* Fills *out for a live vehicle; PDK_ERR_STALE_ID otherwise

@@ -396,6 +396,7 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
     out->speed_mps = pose->speed_mps;
     out->ax_mps2 = pose->ax_mps2;
     out->ay_mps2 = pose->ay_mps2;
+    out->faulted = pose->faulted != 0;
 }
 
 /* Appends one StateBatch.vehicles entry (tag, length, VehicleState). */
