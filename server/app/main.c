@@ -20,19 +20,18 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to,
-            "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
-            "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
-            "                [--max-fast-ticks N] [--max-frame BYTES]\n"
-            "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
-            "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
-            "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
-            "       paddockd channels\n"
-            "       paddockd presets [list | describe [vehicle|world]]\n"
-            "       paddockd version\n"
-            "common: --presets DIR (default ./presets, else $PADDOCK_PRESETS, else the source\n"
-            "        tree's), --migrations DIR (likewise). Defaults: --listen 127.0.0.1:7420,\n"
-            "        --db data/paddock.db. See docs/paddockd.md.\n");
+    fprintf(to, "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
+                "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
+                "                [--max-fast-ticks N] [--max-frame BYTES]\n"
+                "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
+                "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
+                "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
+                "       paddockd channels\n"
+                "       paddockd presets [list | describe [vehicle|world]]\n"
+                "       paddockd version\n"
+                "common: --presets DIR (default ./presets, else $PADDOCK_PRESETS, else the source\n"
+                "        tree's), --migrations DIR (likewise). Defaults: --listen 127.0.0.1:7420,\n"
+                "        --db data/paddock.db. See docs/paddockd.md.\n");
 }
 
 static bool is_dir(const char *path)
@@ -78,12 +77,12 @@ static bool parse_int(const char *text, long min, long max, int *out)
 }
 
 /* The value after a flag, or an error naming the flag. */
-#define NEED_VALUE()                                                                          \
-    do {                                                                                      \
-        if (i + 1 >= argc) {                                                                  \
-            fprintf(stderr, "paddockd: %s needs a value\n", arg);                            \
-            return 2;                                                                         \
-        }                                                                                     \
+#define NEED_VALUE()                                                                               \
+    do {                                                                                           \
+        if (i + 1 >= argc) {                                                                       \
+            fprintf(stderr, "paddockd: %s needs a value\n", arg);                                  \
+            return 2;                                                                              \
+        }                                                                                          \
     } while (0)
 
 static void print_preset(const char *name, const char *description, void *ud)
@@ -99,8 +98,7 @@ static void print_key(const char *path, const char *unit, double min, double max
     char bounds[64] = "";
     if (!isnan(min) && !isnan(max))
         snprintf(bounds, sizeof(bounds), "[%g, %g]", min, max);
-    printf("  %-28s %-8s %-18s default %-14s %s\n", path, unit, bounds, default_text,
-           description);
+    printf("  %-28s %-8s %-18s default %-14s %s\n", path, unit, bounds, default_text, description);
 }
 
 static int cmd_presets(int argc, char **argv, const char *presets_dir)
@@ -213,8 +211,9 @@ int main(int argc, char **argv)
             NEED_VALUE();
             double v;
             if (!parse_double(argv[++i], &v) || !(v >= 1.0) || v > 1e15 || v != floor(v)) {
-                fprintf(stderr, "paddockd: --max-fast-ticks: '%s' is not a whole number of "
-                                "ticks 1..1e15\n",
+                fprintf(stderr,
+                        "paddockd: --max-fast-ticks: '%s' is not a whole number of "
+                        "ticks 1..1e15\n",
                         argv[i]);
                 return 2;
             }
@@ -272,10 +271,10 @@ int main(int argc, char **argv)
             break;
         }
     }
-    const char *presets_dir = find_dir(presets_flag, "presets", "PADDOCK_PRESETS",
-                                       PDK_DEFAULT_PRESETS_DIR);
-    const char *migrations_dir = find_dir(migrations_flag, "migrations", "PADDOCK_MIGRATIONS",
-                                          PDK_DEFAULT_MIGRATIONS_DIR);
+    const char *presets_dir =
+        find_dir(presets_flag, "presets", "PADDOCK_PRESETS", PDK_DEFAULT_PRESETS_DIR);
+    const char *migrations_dir =
+        find_dir(migrations_flag, "migrations", "PADDOCK_MIGRATIONS", PDK_DEFAULT_MIGRATIONS_DIR);
     if (serve) {
         if (rest < argc) {
             fprintf(stderr, "paddockd: unexpected argument '%s'\n", argv[rest]);

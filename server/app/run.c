@@ -129,8 +129,8 @@ int pdk_run(const pdk_run_config *cfg)
     pdk_store *store = NULL;
     pdk_session *s = NULL;
     FILE *csv = NULL;
-    if (cfg->db_path && pdk_store_open(cfg->db_path, cfg->migrations_dir, &store, err,
-                                       sizeof(err)) != PDK_OK) {
+    if (cfg->db_path &&
+        pdk_store_open(cfg->db_path, cfg->migrations_dir, &store, err, sizeof(err)) != PDK_OK) {
         fprintf(stderr, "paddockd run: %s\n", err);
         goto out;
     }
@@ -166,8 +166,9 @@ int pdk_run(const pdk_run_config *cfg)
     pdk_session_apply_inputs(s);
     const pdk_world *w = pdk_session_world(s);
     if (pdk_world_vehicle_count(w) != 1) {
-        fprintf(stderr, "paddockd run: the vehicle could not be spawned (speed %g m/s, pose %g, "
-                        "%g m, %g deg)\n",
+        fprintf(stderr,
+                "paddockd run: the vehicle could not be spawned (speed %g m/s, pose %g, "
+                "%g m, %g deg)\n",
                 place.speed_mps, place.x_m, place.y_m, place.yaw_deg);
         rc = 2;
         goto out;
@@ -218,8 +219,7 @@ out:
         pdk_store_flush(store);
         pdk_store_stats_get(store, &st);
         if (st.failed > 0) {
-            fprintf(stderr, "paddockd run: %" PRIu64 " records could not be written\n",
-                    st.failed);
+            fprintf(stderr, "paddockd run: %" PRIu64 " records could not be written\n", st.failed);
             rc = 1;
         }
         pdk_store_close(store);

@@ -24,27 +24,27 @@
 #endif
 #define PDK_SERVER_VERSION "0.1.0"
 #define NS_PER_S 1000000000ull
-#define FAST_SLICE_NS 2000000ull          /* a fast session yields every 2 ms */
-#define WRITER_HIGH_WATER 200000u         /* queued records that pause ticking */
-#define CONN_MAX_SUBS 32                  /* subscriptions one connection may hold */
-#define MAX_TEXT_BYTES 4096               /* overrides strings in a request */
+#define FAST_SLICE_NS 2000000ull  /* a fast session yields every 2 ms */
+#define WRITER_HIGH_WATER 200000u /* queued records that pause ticking */
+#define CONN_MAX_SUBS 32          /* subscriptions one connection may hold */
+#define MAX_TEXT_BYTES 4096       /* overrides strings in a request */
 #define MAX_NAME_BYTES 64
 
 typedef struct conn_ctx {
     uint64_t id;
     pdk_conn *conn;
     bool greeted;
-    uint32_t last_sub_id;  /* subscription ids are unique per connection */
+    uint32_t last_sub_id; /* subscription ids are unique per connection */
     int n_subs;
-    int pending;           /* queued inputs whose reply is still to come */
-    bool eof;              /* the peer half-closed: close once pending is 0 */
+    int pending; /* queued inputs whose reply is still to come */
+    bool eof;    /* the peer half-closed: close once pending is 0 */
 } conn_ctx;
 
 typedef struct session_slot {
     pdk_session *session;
-    uint64_t start_ns;     /* wall-clock origin of the tick schedule */
-    uint64_t next_index;   /* the next deadline is start + next_index / 120 s */
-    size_t world_bytes;    /* the world's memory, counted against max_world_bytes */
+    uint64_t start_ns;   /* wall-clock origin of the tick schedule */
+    uint64_t next_index; /* the next deadline is start + next_index / 120 s */
+    size_t world_bytes;  /* the world's memory, counted against max_world_bytes */
     bool paused;
     char pause_reason[160];
 } session_slot;
@@ -60,14 +60,14 @@ typedef struct pdk_server {
 
     session_slot *sessions;
     size_t n_sessions, cap_sessions;
-    size_t world_bytes;    /* sum over sessions */
+    size_t world_bytes; /* sum over sessions */
 
     int timer_fd;
     uv_poll_t timer_poll;
     uv_idle_t fast_idle;
     bool fast_idle_on;
-    uv_timer_t writer_wait;   /* re-checks a stalled writer while fast sessions wait */
-    size_t fast_first;        /* the fast session that goes first next slice */
+    uv_timer_t writer_wait; /* re-checks a stalled writer while fast sessions wait */
+    size_t fast_first;      /* the fast session that goes first next slice */
     uv_signal_t sig_int, sig_term;
     uv_timer_t live_timer;
     bool live_on;
@@ -202,8 +202,7 @@ static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uin
 /* A subscriber whose subscription ends (its session closed, its batches
  * outgrew the frame limit) is told so with a pushed Error rather than left
  * waiting for state that will never come. */
-static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code,
-                       const char *why)
+static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code, const char *why)
 {
     (void)sub_id;
     pdk_server *srv = ud;
@@ -230,8 +229,8 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
         world_preset = "flat";
     pdk_world_def wdef;
     char *world_json = NULL;
-    pdk_error e = pdk_params_world_load(srv->cfg.presets_dir, world_preset, world_overrides,
-                                        &wdef, &world_json, err, err_len);
+    pdk_error e = pdk_params_world_load(srv->cfg.presets_dir, world_preset, world_overrides, &wdef,
+                                        &world_json, err, err_len);
     if (e != PDK_OK)
         return e;
     size_t bytes = pdk_world_mem_size(&wdef);
@@ -483,8 +482,9 @@ static void fill_info(session_slot *slot, Paddock__V1__SessionInfo *info)
     info->tick = pdk_world_tick(w);
     info->sim_time_s = pdk_world_time_s(w);
     info->vehicle_count = (uint32_t)pdk_world_vehicle_count(w);
-    info->timing = pdk_session_timing(s) == PDK_TIMING_FAST ? PADDOCK__V1__TIMING_MODE__TIMING_MODE_FAST
-                                                            : PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME;
+    info->timing = pdk_session_timing(s) == PDK_TIMING_FAST
+                       ? PADDOCK__V1__TIMING_MODE__TIMING_MODE_FAST
+                       : PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME;
     info->world_preset = (char *)pdk_session_world_preset(s);
     info->overruns = lat->overruns;
     info->lateness_p50_ms = pdk_lateness_quantile_ms(lat, 0.50);
@@ -509,8 +509,7 @@ static session_slot *need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
 
 /* A session that takes inputs: it exists and is not paused (a paused
  * session would hold the input, and its reply, for ever). */
-static session_slot *need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                                       uint64_t id)
+static session_slot *need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid, uint64_t id)
 {
     session_slot *slot = need_session(srv, conn, rid, id);
     if (slot && slot->paused) {
@@ -535,7 +534,11 @@ static bool text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *f
         why = "is too long";
     for (size_t i = 0; !why && i < len;) {
         unsigned char c = p[i];
-        size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+        size_t n = c < 0x80           ? 1
+                   : (c >> 5) == 0x6  ? 2
+                   : (c >> 4) == 0xe  ? 3
+                   : (c >> 3) == 0x1e ? 4
+                                      : 0;
         if (n == 0 || i + n > len) {
             why = "is not valid UTF-8";
             break;
@@ -698,9 +701,11 @@ static void handle_spawn(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame 
         send_error(srv, c->conn, f->request_id, e, err);
         return;
     }
-    pdk_spawn_place place = {
-        .x_m = m->x_m, .y_m = m->y_m, .yaw_deg = m->yaw_deg, .speed_mps = m->speed_mps,
-        .gear = gear};
+    pdk_spawn_place place = {.x_m = m->x_m,
+                             .y_m = m->y_m,
+                             .yaw_deg = m->yaw_deg,
+                             .speed_mps = m->speed_mps,
+                             .gear = gear};
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
     e = pdk_session_queue_spawn(slot->session, &def, m->preset, m->overrides, json, &place, to);
     free(json);
@@ -731,7 +736,8 @@ static void handle_dbw(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f
     if (!slot)
         return;
     pdk_gear gear;
-    if (m->gear != PADDOCK__V1__GEAR__GEAR_NONE && pdk_wire_gear_from_pb(m->gear, &gear) != PDK_OK) {
+    if (m->gear != PADDOCK__V1__GEAR__GEAR_NONE &&
+        pdk_wire_gear_from_pb(m->gear, &gear) != PDK_OK) {
         char msg[96];
         snprintf(msg, sizeof(msg), "gear %d is not a DBW2 gear (1 P, 2 R, 3 N, 4 D, 5 L)",
                  (int)m->gear);
@@ -756,8 +762,7 @@ static void handle_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Fr
         return;
     if (c->n_subs >= CONN_MAX_SUBS) {
         char msg[96];
-        snprintf(msg, sizeof(msg), "this connection already holds %d subscriptions",
-                 CONN_MAX_SUBS);
+        snprintf(msg, sizeof(msg), "this connection already holds %d subscriptions", CONN_MAX_SUBS);
         send_error(srv, c->conn, f->request_id, PDK_ERR_CAPACITY, msg);
         return;
     }
@@ -766,8 +771,8 @@ static void handle_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Fr
                                         m->n_vehicle_ids);
     if (e == PDK_ERR_OUT_OF_RANGE) {
         char msg[128];
-        snprintf(msg, sizeof(msg), "vehicle_ids lists %zu ids; session %" PRIu64
-                 " holds at most %d vehicles",
+        snprintf(msg, sizeof(msg),
+                 "vehicle_ids lists %zu ids; session %" PRIu64 " holds at most %d vehicles",
                  m->n_vehicle_ids, m->session_id,
                  pdk_world_def_get(pdk_session_world(slot->session))->max_vehicles);
         send_error(srv, c->conn, f->request_id, e, msg);
@@ -950,13 +955,13 @@ static int start_demo(pdk_server *srv)
         return -1;
     }
     session_slot *slot;
-    pdk_error e = session_open(srv, "demo", "flat", NULL, PDK_TIMING_REALTIME, true, err,
-                               sizeof(err), &slot);
+    pdk_error e =
+        session_open(srv, "demo", "flat", NULL, PDK_TIMING_REALTIME, true, err, sizeof(err), &slot);
     pdk_vehicle_def def;
     char *json = NULL;
     if (e == PDK_OK)
-        e = pdk_params_vehicle_load(srv->cfg.presets_dir, srv->cfg.demo_vehicle, NULL, &def,
-                                    &json, err, sizeof(err));
+        e = pdk_params_vehicle_load(srv->cfg.presets_dir, srv->cfg.demo_vehicle, NULL, &def, &json,
+                                    err, sizeof(err));
     if (e != PDK_OK) {
         fprintf(stderr, "paddockd: demo: %s\n", err);
         pdk_script_free(&script);
@@ -971,8 +976,9 @@ static int start_demo(pdk_server *srv)
     slot->next_index++;
     pdk_vehicle_id id = pdk_world_vehicle_at(pdk_session_world(slot->session), 0);
     if (id == 0) {
-        fprintf(stderr, "paddockd: demo: the %s could not be spawned at the script's initial "
-                        "pose and speed\n",
+        fprintf(stderr,
+                "paddockd: demo: the %s could not be spawned at the script's initial "
+                "pose and speed\n",
                 srv->cfg.demo_vehicle);
         pdk_script_free(&script);
         return -1;
@@ -985,8 +991,8 @@ static int start_demo(pdk_server *srv)
         return -1;
     }
     srv->demo_session = pdk_session_id(slot->session);
-    printf("demo session %" PRIu64 ": %s driving %s (Ctrl-C stops the server)\n",
-           srv->demo_session, srv->cfg.demo_vehicle, srv->cfg.demo_script);
+    printf("demo session %" PRIu64 ": %s driving %s (Ctrl-C stops the server)\n", srv->demo_session,
+           srv->cfg.demo_vehicle, srv->cfg.demo_script);
     fflush(stdout);
     return 0;
 }

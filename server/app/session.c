@@ -27,10 +27,10 @@ typedef struct pending_input {
 typedef struct subscription {
     uint32_t id;
     uint64_t conn_id;
-    uint32_t divisor;        /* publish when tick % divisor == 0 */
-    uint32_t *ids;           /* NULL: every vehicle */
+    uint32_t divisor; /* publish when tick % divisor == 0 */
+    uint32_t *ids;    /* NULL: every vehicle */
     size_t n_ids;
-    size_t too_large;        /* set by publish: the batch that did not fit */
+    size_t too_large; /* set by publish: the batch that did not fit */
 } subscription;
 
 typedef struct script_driver {
@@ -65,9 +65,9 @@ struct pdk_session {
     script_driver scripts[PDK_SESSION_MAX_SCRIPTS];
     size_t n_scripts;
 
-    pdk_buf common;   /* the tick's shared state batch body */
-    pdk_buf frame;    /* one subscriber's frame */
-    pdk_buf payload;  /* an input's recorded form */
+    pdk_buf common;  /* the tick's shared state batch body */
+    pdk_buf frame;   /* one subscriber's frame */
+    pdk_buf payload; /* an input's recorded form */
     pdk_lateness lateness;
     uint64_t record_failures; /* record_* calls the store refused */
 };
@@ -423,8 +423,8 @@ static void apply_input(pdk_session *s, pending_input *p)
             snprintf(msg, sizeof(msg), "session %llu is full (%d vehicles)",
                      (unsigned long long)s->id, pdk_world_def_get(s->world)->max_vehicles);
         } else if (err != PDK_OK) {
-            const char *why = pdk_world_spawn_problem(s->world, &p->def, &pose,
-                                                      p->place.speed_mps, p->place.gear);
+            const char *why = pdk_world_spawn_problem(s->world, &p->def, &pose, p->place.speed_mps,
+                                                      p->place.gear);
             snprintf(msg, sizeof(msg), "spawn refused: %s", why ? why : pdk_error_message(err));
         }
         if (err == PDK_OK && s->store) {
@@ -506,8 +506,7 @@ static void publish(pdk_session *s)
             body_len = s->common.len;
         } else {
             pdk_buf_reset(&s->payload);
-            if (pdk_wire_state_common(s->world, s->id, sub->ids, sub->n_ids, &s->payload) !=
-                PDK_OK)
+            if (pdk_wire_state_common(s->world, s->id, sub->ids, sub->n_ids, &s->payload) != PDK_OK)
                 continue;
             body = s->payload.data;
             body_len = s->payload.len;
@@ -515,8 +514,8 @@ static void publish(pdk_session *s)
         pdk_buf_reset(&s->frame);
         if (pdk_wire_state_frame_append(&s->frame, sub->id, body, body_len) != PDK_OK)
             continue;
-        if (s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, s->frame.data,
-                              s->frame.len) == PDK_ERR_FRAME_TOO_LARGE)
+        if (s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, s->frame.data, s->frame.len) ==
+            PDK_ERR_FRAME_TOO_LARGE)
             sub->too_large = s->frame.len;
     }
     /* Subscriptions whose batch no longer fits a frame end, and say so,
@@ -574,8 +573,8 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : (x > y ? 1 : 0);
 }
 
-pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
-                                uint32_t rate_hz, const uint32_t *ids, size_t n_ids)
+pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
+                                const uint32_t *ids, size_t n_ids)
 {
     if (rate_hz == 0)
         rate_hz = PDK_TICK_HZ;

@@ -166,8 +166,9 @@ int main(int argc, char **argv)
                  (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
                  (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) * 1e-6 +
                  (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1e-6;
-    printf("  paddockd CPU over its whole life: %.2f s (%.0f%% of one core over the measured %.0f s)\n", cpu,
-           100.0 * cpu / seconds, seconds);
+    printf("  paddockd CPU over its whole life: %.2f s (%.0f%% of one core over the measured %.0f "
+           "s)\n",
+           cpu, 100.0 * cpu / seconds, seconds);
     free(subs);
     return 0;
 }

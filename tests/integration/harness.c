@@ -41,9 +41,11 @@ int pdk_test_server_start(pdk_test_server *srv, const char *db_path, const char 
     int out = open(srv->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0)
         return -1;
-    const char *argv[32] = {PDK_PADDOCKD, "serve", "--listen", "127.0.0.1:0", "--db", srv->db,
-                            "--presets", PDK_SOURCE_DIR "/presets", "--migrations",
-                            PDK_SOURCE_DIR "/migrations"};
+    const char *argv[32] = {PDK_PADDOCKD,   "serve",
+                            "--listen",     "127.0.0.1:0",
+                            "--db",         srv->db,
+                            "--presets",    PDK_SOURCE_DIR "/presets",
+                            "--migrations", PDK_SOURCE_DIR "/migrations"};
     int argc = 10;
     for (int i = 0; extra && extra[i] && argc < 31; i++)
         argv[argc++] = extra[i];

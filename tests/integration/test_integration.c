@@ -65,6 +65,34 @@ static uint64_t session_tick(pdk_client *c, uint64_t session_id)
     return 0;
 }
 
+/* A new real-time session with world overrides (may be ""); asserts success. */
+static uint64_t new_session(pdk_client *c, const char *world_overrides)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    snprintf(req.body.session_create.world_overrides,
+             sizeof(req.body.session_create.world_overrides), "%s", world_overrides);
+    ck_assert_int_eq(pdk_client_call(c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    return rep.body.session_created.session.session_id;
+}
+
+/* A vehicle of preset at (x, y) moving at speed in gear; asserts success. */
+static uint32_t new_vehicle(pdk_client *c, uint64_t sid, const char *preset, double x_m, double y_m,
+                            double speed_mps, paddock_v1_Gear gear)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    req.body.vehicle_spawn.session_id = sid;
+    snprintf(req.body.vehicle_spawn.preset, sizeof(req.body.vehicle_spawn.preset), "%s", preset);
+    req.body.vehicle_spawn.x_m = x_m;
+    req.body.vehicle_spawn.y_m = y_m;
+    req.body.vehicle_spawn.speed_mps = speed_mps;
+    req.body.vehicle_spawn.gear = gear;
+    ck_assert_int_eq(pdk_client_call(c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_vehicle_spawned_tag);
+    return rep.body.vehicle_spawned.vehicle_id;
+}
+
 /* The CLI end to end: create, spawn, drive a script, watch, list, close; then
  * the recording in SQLite holds the session, the vehicle's resolved
  * parameters, every input and the state hashes. */
@@ -212,19 +240,8 @@ START_TEST(bad_peers_do_not_disturb_others)
     start(&srv);
     static pdk_client a;
     ck_assert_int_eq(pdk_client_connect(&a, srv.addr, 5000, NULL), PDK_CLIENT_OK);
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    strcpy(req.body.session_create.name, "steady");
-    ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    uint64_t sid = rep.body.session_created.session.session_id;
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-    req.body.vehicle_spawn.session_id = sid;
-    strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
-    req.body.vehicle_spawn.speed_mps = 10;
-    req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
-    ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_vehicle_spawned_tag);
+    uint64_t sid = new_session(&a, "");
+    new_vehicle(&a, sid, "midsize_sedan", 0, 0, 10, paddock_v1_Gear_GEAR_DRIVE);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_subscribe_tag;
     req.body.subscribe.session_id = sid;
@@ -234,15 +251,15 @@ START_TEST(bad_peers_do_not_disturb_others)
 
     /* Garbage: a length of 5 followed by bytes that are no Frame. */
     const uint8_t garbage[] = {0x05, 0xff, 0xff, 0xff, 0xff, 0xff};
-    expect_error_then_close(srv.port, garbage, sizeof(garbage), paddock_v1_ErrorCode_PROTOCOL,
-                            "");
+    expect_error_then_close(srv.port, garbage, sizeof(garbage), paddock_v1_ErrorCode_PROTOCOL, "");
     /* Oversized: a declared length of 2 MiB against the 1 MiB limit. */
     const uint8_t oversized[] = {0x80, 0x80, 0x80, 0x01};
     expect_error_then_close(srv.port, oversized, sizeof(oversized),
                             paddock_v1_ErrorCode_FRAME_TOO_LARGE, "");
     /* A SessionList before Hello: Frame{request_id 1, session_list {}}. */
     const uint8_t no_hello[] = {0x05, 0x08, 0x01, 0xb2, 0x01, 0x00};
-    expect_error_then_close(srv.port, no_hello, sizeof(no_hello), paddock_v1_ErrorCode_PROTOCOL, "Hello");
+    expect_error_then_close(srv.port, no_hello, sizeof(no_hello), paddock_v1_ErrorCode_PROTOCOL,
+                            "Hello");
     /* Hello with protocol version 2: Frame{request_id 1, hello{version 2}}. */
     const uint8_t v2[] = {0x06, 0x08, 0x01, 0x52, 0x02, 0x08, 0x02};
     expect_error_then_close(srv.port, v2, sizeof(v2), paddock_v1_ErrorCode_VERSION, "version 2");
@@ -296,10 +313,7 @@ START_TEST(request_errors_are_named)
     ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_OUT_OF_RANGE);
     ck_assert_msg(strstr(c.error, "gravity") != NULL, "%s", c.error);
 
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    uint64_t sid = rep.body.session_created.session.session_id;
+    uint64_t sid = new_session(&c, "");
 
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
@@ -310,12 +324,7 @@ START_TEST(request_errors_are_named)
     ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_UNKNOWN_KEY);
     ck_assert_msg(strstr(c.error, "chassis.mas") != NULL, "%s", c.error);
 
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-    req.body.vehicle_spawn.session_id = sid;
-    strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    uint32_t vid = rep.body.vehicle_spawned.vehicle_id;
+    uint32_t vid = new_vehicle(&c, sid, "midsize_sedan", 0, 0, 0, paddock_v1_Gear_GEAR_NONE);
 
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_dbw_command_tag;
@@ -369,10 +378,7 @@ START_TEST(realtime_session_follows_the_clock)
     start(&srv);
     static pdk_client c;
     ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    uint64_t sid = rep.body.session_created.session.session_id;
+    uint64_t sid = new_session(&c, "");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     uint64_t k0 = session_tick(&c, sid);
@@ -394,8 +400,9 @@ static void run_offline(const char *dir, const char *tag, const char *extra, cha
                         size_t hash_len)
 {
     int rc = pdk_test_sh(out, sizeof(out),
-                         PDK_PADDOCKD " run --presets " PDK_SOURCE_DIR "/presets --migrations "
-                                      PDK_SOURCE_DIR "/migrations --vehicle midsize_sedan "
+                         PDK_PADDOCKD " run --presets " PDK_SOURCE_DIR
+                                      "/presets --migrations " PDK_SOURCE_DIR
+                                      "/migrations --vehicle midsize_sedan "
                                       "--script " PDK_SOURCE_DIR "/presets/scripts/step_steer.json"
                                       " --duration 8 --csv %s/%s.csv --db %s/%s.db %s",
                          dir, tag, dir, tag, extra);
@@ -435,17 +442,17 @@ START_TEST(offline_run_errors)
 {
     char dir[256];
     pdk_test_tmpdir(dir, sizeof(dir));
-    const char *base = PDK_PADDOCKD " run --presets " PDK_SOURCE_DIR "/presets --migrations "
-                                    PDK_SOURCE_DIR "/migrations --no-record";
+    const char *base =
+        PDK_PADDOCKD " run --presets " PDK_SOURCE_DIR "/presets --migrations " PDK_SOURCE_DIR
+                     "/migrations --no-record";
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "%s --vehicle no_such_car", base), 2);
     ck_assert_msg(strstr(out, "no_such_car") != NULL, "%s", out);
-    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
-                                 "%s --vehicle midsize_sedan --channels Speed,Nope", base),
-                     2);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --channels Speed,Nope", base), 2);
     ck_assert_msg(strstr(out, "Nope") != NULL, "%s", out);
-    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
-                                 "%s --vehicle midsize_sedan --set 'chassis.mass=-3'", base),
-                     2);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --set 'chassis.mass=-3'", base),
+        2);
     ck_assert_msg(strstr(out, "chassis.mass") != NULL, "%s", out);
     char script[320];
     snprintf(script, sizeof(script), "%s/bad.json", dir);
@@ -453,9 +460,8 @@ START_TEST(offline_run_errors)
     ck_assert_int_eq(
         pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --script %s", base, script), 2);
     ck_assert_msg(strstr(out, "warp") != NULL, "%s", out);
-    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --duration -1",
-                                 base),
-                     2);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --duration -1", base), 2);
     ck_assert_msg(strstr(out, "--duration") != NULL, "%s", out);
 }
 END_TEST
@@ -483,7 +489,6 @@ START_TEST(newer_database_is_refused)
     ck_assert_int_eq(sql_int(db, "SELECT max(version) FROM schema_migrations"), 9999);
 }
 END_TEST
-
 
 /* The operator's limits: a world larger than the memory budget and a session
  * beyond --max-sessions are refused with CAPACITY and a message naming the
@@ -517,14 +522,13 @@ START_TEST(server_limits_are_enforced)
 }
 END_TEST
 
-
 /* The command line: listings, and each bad invocation named with exit 2 (bad
  * input) or 1 (the server could not start). */
 START_TEST(command_line)
 {
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " channels"), 0);
-    ck_assert_msg(strstr(out, "Speed") && strstr(out, "m/s") && strstr(out, "SlipAngle_F"),
-                  "%s", out);
+    ck_assert_msg(strstr(out, "Speed") && strstr(out, "m/s") && strstr(out, "SlipAngle_F"), "%s",
+                  out);
     ck_assert_int_eq(
         pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " presets --presets " PDK_SOURCE_DIR "/presets"),
         0);
@@ -546,8 +550,9 @@ START_TEST(command_line)
     char dir[256];
     pdk_test_tmpdir(dir, sizeof(dir));
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
-                                 PDK_PADDOCKD " --listen %s --db %s/x.db --migrations "
-                                 PDK_SOURCE_DIR "/migrations",
+                                 PDK_PADDOCKD
+                                 " --listen %s --db %s/x.db --migrations " PDK_SOURCE_DIR
+                                 "/migrations",
                                  srv.addr, dir),
                      1);
     ck_assert_msg(strstr(out, "cannot listen on") != NULL, "%s", out);
@@ -555,13 +560,14 @@ START_TEST(command_line)
     /* A database path that cannot be created. */
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
                                  PDK_PADDOCKD " --listen 127.0.0.1:0 --db /proc/paddock/x.db "
-                                 "--migrations " PDK_SOURCE_DIR "/migrations"),
+                                              "--migrations " PDK_SOURCE_DIR "/migrations"),
                      1);
     ck_assert_msg(strstr(out, "/proc/paddock") != NULL, "%s", out);
     /* A demo script that does not exist. */
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
-                                 PDK_PADDOCKD " --listen 127.0.0.1:0 --db %s/y.db --migrations "
-                                 PDK_SOURCE_DIR "/migrations --demo %s/none.json",
+                                 PDK_PADDOCKD
+                                 " --listen 127.0.0.1:0 --db %s/y.db --migrations " PDK_SOURCE_DIR
+                                 "/migrations --demo %s/none.json",
                                  dir, dir),
                      1);
     ck_assert_msg(strstr(out, "none.json") != NULL, "%s", out);
@@ -576,21 +582,20 @@ START_TEST(demo_drives)
     ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
     usleep(1500 * 1000);
-    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "watch --session 1 --count 1 2>/dev/null", srv.addr),
-                     0);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), CLI "watch --session 1 --count 1 2>/dev/null", srv.addr), 0);
     /* The script pulls away from rest: after 1.5 s the car moves forward. */
     double speed_kmh = 0.0;
     const char *row = strchr(out, '\n');
     ck_assert_ptr_nonnull(row);
     double tick, t, id, x, y, yaw;
-    ck_assert_int_eq(sscanf(row + 1, "%lf %lf %lf %lf %lf %lf %lf", &tick, &t, &id, &x, &y, &yaw,
-                            &speed_kmh),
-                     7);
+    ck_assert_int_eq(
+        sscanf(row + 1, "%lf %lf %lf %lf %lf %lf %lf", &tick, &t, &id, &x, &y, &yaw, &speed_kmh),
+        7);
     ck_assert_msg(speed_kmh > 3.0 && x > 0.5, "demo car: %s", out);
     stop_clean(&srv);
 }
 END_TEST
-
 
 /* Listings larger than one reply page, and a session larger than one state
  * batch of the C client: the CLI pages through the first and refuses the
@@ -620,27 +625,21 @@ START_TEST(large_servers_page_and_refuse_clearly)
             rows++;
     ck_assert_msg(rows == 40, "%d session rows: %s", rows, out);
 
-    for (int i = 0; i < 257; i++) {
-        memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-        req.body.vehicle_spawn.session_id = big;
-        strcpy(req.body.vehicle_spawn.preset, "compact_hatch");
-        req.body.vehicle_spawn.x_m = i * 10.0;
-        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    }
-    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "watch --session %" PRIu64 " --count 1",
-                                 srv.addr, big),
-                     2);
+    for (int i = 0; i < 257; i++)
+        new_vehicle(&c, big, "compact_hatch", i * 10.0, 0, 0, paddock_v1_Gear_GEAR_NONE);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), CLI "watch --session %" PRIu64 " --count 1", srv.addr, big),
+        2);
     ck_assert_msg(strstr(out, "257 vehicles") && strstr(out, "--vehicle"), "%s", out);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
-                                 CLI "watch --session %" PRIu64 " --vehicle 1 --count 2 2>/dev/null",
+                                 CLI "watch --session %" PRIu64
+                                     " --vehicle 1 --count 2 2>/dev/null",
                                  srv.addr, big),
                      0);
     pdk_client_close(&c);
     stop_clean(&srv);
 }
 END_TEST
-
 
 /* A fast session stops at the operator's tick limit and says why. */
 START_TEST(fast_sessions_stop_at_the_limit)
@@ -649,9 +648,8 @@ START_TEST(fast_sessions_stop_at_the_limit)
     const char *extra[] = {"--max-fast-ticks", "600", NULL};
     ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
-    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "create --timing fast 2>/dev/null",
-                                 srv.addr),
-                     0);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), CLI "create --timing fast 2>/dev/null", srv.addr), 0);
     long sid = strtol(out, NULL, 10);
     ck_assert_int_gt(sid, 0);
     static pdk_client c;
@@ -674,7 +672,6 @@ START_TEST(fast_sessions_stop_at_the_limit)
 }
 END_TEST
 
-
 /* Subscriptions: ids are unique per connection across sessions, a list of
  * more ids than the world holds is refused, and a batch too large for a
  * frame ends the subscription with a pushed error instead of silence. */
@@ -687,27 +684,14 @@ START_TEST(subscriptions_are_bounded_and_tell)
     static pdk_client c;
     ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
     uint64_t sids[2];
-    for (int i = 0; i < 2; i++) {
-        memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_session_create_tag;
-        strcpy(req.body.session_create.world_overrides, "maxVehicles=64");
-        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-        sids[i] = rep.body.session_created.session.session_id;
-    }
+    for (int i = 0; i < 2; i++)
+        sids[i] = new_session(&c, "maxVehicles=64");
     /* 60 moving cars: a batch of about 6 KB against the 2 KB frame limit
      * (proto3 leaves zero fields out, so parked cars at the origin would
      * be much smaller). */
-    for (int i = 0; i < 60; i++) {
-        memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-        req.body.vehicle_spawn.session_id = sids[1];
-        strcpy(req.body.vehicle_spawn.preset, "compact_hatch");
-        req.body.vehicle_spawn.x_m = 3.0 + i * 7.0;
-        req.body.vehicle_spawn.y_m = 2.0 + i * 5.0;
-        req.body.vehicle_spawn.speed_mps = 10.0;
-        req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
-        ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    }
+    for (int i = 0; i < 60; i++)
+        new_vehicle(&c, sids[1], "compact_hatch", 3.0 + i * 7.0, 2.0 + i * 5.0, 10.0,
+                    paddock_v1_Gear_GEAR_DRIVE);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_subscribe_tag;
     req.body.subscribe.session_id = sids[0];
@@ -772,10 +756,7 @@ START_TEST(realtime_resumes_after_a_stall)
     start(&srv);
     static pdk_client c;
     ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    uint64_t sid = rep.body.session_created.session.session_id;
+    uint64_t sid = new_session(&c, "");
     kill(srv.pid, SIGSTOP);
     usleep(1000 * 1000);
     kill(srv.pid, SIGCONT);
@@ -793,7 +774,6 @@ START_TEST(realtime_resumes_after_a_stall)
 }
 END_TEST
 
-
 /* A client that sends its requests and half-closes still gets every reply,
  * including those to inputs applied at the next tick. */
 START_TEST(half_close_still_gets_replies)
@@ -802,10 +782,7 @@ START_TEST(half_close_still_gets_replies)
     start(&srv);
     static pdk_client c;
     ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    uint64_t sid = rep.body.session_created.session.session_id;
+    uint64_t sid = new_session(&c, "");
     pdk_client_close(&c);
 
     uint8_t bytes[1024];

@@ -48,8 +48,7 @@ static int n_ended;
 static pdk_error ended_code;
 static char ended_why[192];
 
-static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code,
-                       const char *why)
+static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code, const char *why)
 {
     (void)ud;
     (void)conn_id;
@@ -73,8 +72,8 @@ static pdk_session *make(pdk_store *store)
         .store = store,
     };
     n_ended = 0;
-    pdk_session_hooks hooks = {.on_result = on_result, .on_state = on_state,
-                               .on_sub_end = on_sub_end};
+    pdk_session_hooks hooks = {
+        .on_result = on_result, .on_state = on_state, .on_sub_end = on_sub_end};
     pdk_session *s = NULL;
     ck_assert_int_eq(pdk_session_create(7, &def, &hooks, &s), PDK_OK);
     return s;
@@ -85,8 +84,8 @@ static pdk_vehicle_id spawn(pdk_session *s, uint64_t conn, uint64_t rid)
     pdk_vehicle_def def = pdk_vehicle_def_default();
     pdk_spawn_place place = {.gear = PDK_GEAR_DRIVE};
     pdk_reply_to to = {conn, rid};
-    ck_assert_int_eq(
-        pdk_session_queue_spawn(s, &def, "midsize_sedan", "", "{\"x\":1}", &place, to), PDK_OK);
+    ck_assert_int_eq(pdk_session_queue_spawn(s, &def, "midsize_sedan", "", "{\"x\":1}", &place, to),
+                     PDK_OK);
     int before = n_results;
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, before + 1);
@@ -148,8 +147,7 @@ START_TEST(queue_is_bounded_and_close_answers_pending)
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 10};
     int queued = 0;
-    while (pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){2, (uint64_t)queued + 100}) ==
-           PDK_OK)
+    while (pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){2, (uint64_t)queued + 100}) == PDK_OK)
         queued++;
     ck_assert_int_eq(queued, PDK_SESSION_MAX_PENDING);
     ck_assert_int_eq(pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){2, 1}), PDK_ERR_BUSY);
@@ -174,8 +172,8 @@ START_TEST(scripts_become_inputs_at_their_ticks)
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_script_step steps[2] = {
         {.t_s = 0.0, .cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 40}},
-        {.t_s = 0.5, .cmd = {.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE, .throttle_pct = 0,
-                             .brake_bar = 20}},
+        {.t_s = 0.5,
+         .cmd = {.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE, .throttle_pct = 0, .brake_bar = 20}},
     };
     pdk_script script = {.steps = steps, .n_steps = 2};
     uint64_t start = pdk_world_tick(pdk_session_world(s));
