@@ -107,12 +107,21 @@ static uint64_t deadline_ns(const session_slot *slot)
 
 /* ---- connections ------------------------------------------------------- */
 
+/* Connections are kept in id order (net gives ids out increasing and the
+ * table only appends and removes in place), so a reply or a state frame
+ * finds its connection by binary search: this runs for every subscription
+ * every published tick. */
 static conn_ctx *conn_find(pdk_server *srv, uint64_t id)
 {
-    for (size_t i = 0; i < srv->n_conns; i++)
-        if (srv->conns[i]->id == id)
-            return srv->conns[i];
-    return NULL;
+    size_t lo = 0, hi = srv->n_conns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (srv->conns[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < srv->n_conns && srv->conns[lo]->id == id ? srv->conns[lo] : NULL;
 }
 
 static void send_frame(pdk_server *srv, pdk_conn *conn, const Paddock__V1__Frame *frame)
@@ -911,6 +920,7 @@ static void on_open(pdk_conn *conn, void *ud)
     }
     c->id = pdk_conn_id(conn);
     c->conn = conn;
+    PDK_ASSERT(srv->n_conns == 0 || srv->conns[srv->n_conns - 1]->id < c->id);
     srv->conns[srv->n_conns++] = c;
     pdk_conn_set_data(conn, c);
 }
@@ -936,7 +946,9 @@ static void on_close(pdk_conn *conn, void *ud)
         pdk_session_forget_conn(srv->sessions[i].session, c->id);
     for (size_t i = 0; i < srv->n_conns; i++) {
         if (srv->conns[i] == c) {
-            srv->conns[i] = srv->conns[--srv->n_conns];
+            memmove(&srv->conns[i], &srv->conns[i + 1],
+                    (srv->n_conns - i - 1) * sizeof(srv->conns[0]));
+            srv->n_conns--;
             break;
         }
     }
