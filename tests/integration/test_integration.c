@@ -65,6 +65,21 @@ static uint64_t session_tick(pdk_client *c, uint64_t session_id)
     return 0;
 }
 
+/* Sends req and expects the server to refuse it with code and a message
+ * containing needle; the connection stays usable. */
+static void expect_refusal(pdk_client *c, paddock_v1_ErrorCode code, const char *needle)
+{
+    ck_assert_int_eq(pdk_client_call(c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c->server_code, code);
+    ck_assert_msg(strstr(c->error, needle) != NULL, "%s", c->error);
+}
+
+/* Connects c to srv (Hello/Welcome included). */
+static void connect_to(pdk_client *c, const pdk_test_server *srv)
+{
+    ck_assert_int_eq(pdk_client_connect(c, srv->addr, 5000, NULL), PDK_CLIENT_OK);
+}
+
 /* A new real-time session with world overrides (may be ""); asserts success. */
 static uint64_t new_session(pdk_client *c, const char *world_overrides)
 {
@@ -239,7 +254,7 @@ START_TEST(bad_peers_do_not_disturb_others)
     pdk_test_server srv;
     start(&srv);
     static pdk_client a;
-    ck_assert_int_eq(pdk_client_connect(&a, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&a, &srv);
     uint64_t sid = new_session(&a, "");
     new_vehicle(&a, sid, "midsize_sedan", 0, 0, 10, paddock_v1_Gear_GEAR_DRIVE);
     memset(&req, 0, sizeof(req));
@@ -266,7 +281,7 @@ START_TEST(bad_peers_do_not_disturb_others)
 
     /* An unknown preset is an error reply naming it; the connection stays. */
     static pdk_client b;
-    ck_assert_int_eq(pdk_client_connect(&b, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&b, &srv);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
     req.body.vehicle_spawn.session_id = sid;
@@ -298,20 +313,16 @@ START_TEST(request_errors_are_named)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.world_preset, "moon");
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_NOT_FOUND);
-    ck_assert_msg(strstr(c.error, "moon") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_NOT_FOUND, "moon");
 
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.world_overrides, "gravity=-1");
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_OUT_OF_RANGE);
-    ck_assert_msg(strstr(c.error, "gravity") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_OUT_OF_RANGE, "gravity");
 
     uint64_t sid = new_session(&c, "");
 
@@ -320,9 +331,7 @@ START_TEST(request_errors_are_named)
     req.body.vehicle_spawn.session_id = sid;
     strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
     strcpy(req.body.vehicle_spawn.overrides, "chassis.mas=1600");
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_UNKNOWN_KEY);
-    ck_assert_msg(strstr(c.error, "chassis.mas") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_UNKNOWN_KEY, "chassis.mas");
 
     uint32_t vid = new_vehicle(&c, sid, "midsize_sedan", 0, 0, 0, paddock_v1_Gear_GEAR_NONE);
 
@@ -332,9 +341,7 @@ START_TEST(request_errors_are_named)
     req.body.dbw_command.vehicle_id = vid;
     req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
     req.body.dbw_command.throttle.throttle_pct = 150;
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_OUT_OF_RANGE);
-    ck_assert_msg(strstr(c.error, "throttle") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_OUT_OF_RANGE, "throttle");
 
     req.body.dbw_command.throttle.throttle_pct = 50;
     req.body.dbw_command.vehicle_id = vid + 7;
@@ -349,9 +356,7 @@ START_TEST(request_errors_are_named)
     req.which_body = paddock_v1_Frame_subscribe_tag;
     req.body.subscribe.session_id = sid;
     req.body.subscribe.rate_hz = 7;
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_INVALID_ARGUMENT);
-    ck_assert_msg(strstr(c.error, "divide 120") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "divide 120");
 
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_close_tag;
@@ -362,9 +367,7 @@ START_TEST(request_errors_are_named)
     /* A server-only body sent by a client. */
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_welcome_tag;
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_PROTOCOL);
-    ck_assert_msg(strstr(c.error, "welcome") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_PROTOCOL, "welcome");
 
     pdk_client_close(&c);
     stop_clean(&srv);
@@ -377,7 +380,7 @@ START_TEST(realtime_session_follows_the_clock)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     uint64_t sid = new_session(&c, "");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -500,13 +503,11 @@ START_TEST(server_limits_are_enforced)
     ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.world_overrides, "maxVehicles=65535");
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_CAPACITY);
-    ck_assert_msg(strstr(c.error, "memory budget") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_CAPACITY, "memory budget");
     for (int i = 0; i < 2; i++) {
         memset(&req, 0, sizeof(req));
         req.which_body = paddock_v1_Frame_session_create_tag;
@@ -514,9 +515,7 @@ START_TEST(server_limits_are_enforced)
     }
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_CAPACITY);
-    ck_assert_msg(strstr(c.error, "maximum of 2 sessions") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_CAPACITY, "maximum of 2 sessions");
     pdk_client_close(&c);
     stop_clean(&srv);
 }
@@ -605,7 +604,7 @@ START_TEST(large_servers_page_and_refuse_clearly)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     uint64_t big = 0;
     for (int i = 0; i < 40; i++) {
         memset(&req, 0, sizeof(req));
@@ -653,7 +652,7 @@ START_TEST(fast_sessions_stop_at_the_limit)
     long sid = strtol(out, NULL, 10);
     ck_assert_int_gt(sid, 0);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     for (int i = 0; i < 100 && session_tick(&c, (uint64_t)sid) < 600; i++)
         usleep(20 * 1000);
     ck_assert_uint_eq(session_tick(&c, (uint64_t)sid), 600);
@@ -664,9 +663,7 @@ START_TEST(fast_sessions_stop_at_the_limit)
     req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
     req.body.vehicle_spawn.session_id = (uint64_t)sid;
     strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_CLOSED);
-    ck_assert_msg(strstr(c.error, "paused") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_CLOSED, "paused");
     pdk_client_close(&c);
     stop_clean(&srv);
 }
@@ -682,7 +679,7 @@ START_TEST(subscriptions_are_bounded_and_tell)
     ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     uint64_t sids[2];
     for (int i = 0; i < 2; i++)
         sids[i] = new_session(&c, "maxVehicles=64");
@@ -731,13 +728,11 @@ START_TEST(text_fields_are_checked)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.name, "bad\xff\xfe");
-    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
-    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_INVALID_ARGUMENT);
-    ck_assert_msg(strstr(c.error, "name is not valid UTF-8") != NULL, "%s", c.error);
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "name is not valid UTF-8");
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.name, "tab\there");
@@ -755,7 +750,7 @@ START_TEST(realtime_resumes_after_a_stall)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     uint64_t sid = new_session(&c, "");
     kill(srv.pid, SIGSTOP);
     usleep(1000 * 1000);
@@ -781,7 +776,7 @@ START_TEST(half_close_still_gets_replies)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    connect_to(&c, &srv);
     uint64_t sid = new_session(&c, "");
     pdk_client_close(&c);
 
