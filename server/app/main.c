@@ -22,7 +22,7 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
                 "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
-                "                [--max-fast-ticks N] [--max-frame BYTES]\n"
+                "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -218,6 +218,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.max_fast_ticks = (uint64_t)v;
+        } else if (serve && strcmp(arg, "--tick-spin-us") == 0) {
+            NEED_VALUE();
+            int us;
+            if (!parse_int(argv[++i], 0, 2000, &us)) {
+                fprintf(stderr, "paddockd: --tick-spin-us: '%s' is not a whole number 0..2000\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.tick_spin_ns = (uint64_t)us * 1000u;
         } else if (serve && strcmp(arg, "--max-frame") == 0) {
             NEED_VALUE();
             int v;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -91,6 +92,7 @@ pdk_server_config pdk_server_config_default(void)
         .max_sessions = 1024,
         .max_world_bytes = (size_t)4 << 30,
         .max_catchup_ticks = 4,
+        .tick_spin_ns = 100000,
         /* One hour of sim time: a fast session left running by a client that
          * went away must not fill the disk with its recording. */
         .max_fast_ticks = 3600ull * PDK_TICK_HZ,
@@ -338,10 +340,9 @@ static bool writer_lagging(pdk_server *srv)
 
 /* Arms the timerfd for the earliest real-time deadline, or not before
  * not_before_ns when that is later (a pause while the writer catches up). */
-static void arm_timer_after(pdk_server *srv, uint64_t not_before_ns)
+/* The earliest deadline of the real-time sessions, or 0 when there is none. */
+static uint64_t next_deadline_ns(const pdk_server *srv)
 {
-    if (srv->timer_fd < 0 || srv->stopping)
-        return;
     uint64_t next = 0;
     for (size_t i = 0; i < srv->n_sessions; i++) {
         if (pdk_session_timing(srv->sessions[i].session) != PDK_TIMING_REALTIME)
@@ -350,6 +351,19 @@ static void arm_timer_after(pdk_server *srv, uint64_t not_before_ns)
         if (next == 0 || d < next)
             next = d;
     }
+    return next;
+}
+
+/* The timer fires tick_spin_ns before the deadline and on_timer waits out the
+ * rest on the clock: waking a sleeping core (a VM's above all) can take
+ * hundreds of microseconds, a short spin does not. */
+static void arm_timer_after(pdk_server *srv, uint64_t not_before_ns)
+{
+    if (srv->timer_fd < 0 || srv->stopping)
+        return;
+    uint64_t next = next_deadline_ns(srv);
+    if (next > srv->cfg.tick_spin_ns)
+        next -= srv->cfg.tick_spin_ns;
     if (next != 0 && next < not_before_ns)
         next = not_before_ns;
     struct itimerspec its;
@@ -382,6 +396,12 @@ static void on_timer(uv_poll_t *handle, int status, int events)
          * late ticks or dropped deadlines. */
         arm_timer_after(srv, uv_hrtime() + 1000000u);
         return;
+    }
+    uint64_t due = next_deadline_ns(srv);
+    uint64_t woke = uv_hrtime();
+    if (due > woke && due - woke <= srv->cfg.tick_spin_ns) {
+        while (uv_hrtime() < due) {
+        }
     }
     uint64_t period = NS_PER_S / PDK_TICK_HZ;
     for (size_t i = 0; i < srv->n_sessions; i++) {
@@ -1074,6 +1094,9 @@ int pdk_server_run(const pdk_server_config *config)
         return 1;
     }
     uv_loop_init(&srv->loop);
+    /* Linux lets a timer fire up to the thread's timer slack (50 µs by
+     * default) late so it can batch wake-ups; ticks want their deadline. */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     srv->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (srv->timer_fd < 0) {
         fprintf(stderr, "paddockd: timerfd_create: %s\n", strerror(errno));

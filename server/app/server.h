@@ -20,6 +20,7 @@ typedef struct pdk_server_config {
     int max_sessions;
     size_t max_world_bytes;      /* all sessions' worlds together; default 4 GiB */
     int max_catchup_ticks;       /* ticks run per wake-up before deadlines are dropped */
+    uint64_t tick_spin_ns;       /* wake this early and spin to the deadline; 0: no spin */
     uint64_t max_fast_ticks;     /* a fast session pauses after this many ticks */
     pdk_net_limits limits;
 } pdk_server_config;

@@ -540,6 +540,16 @@ START_TEST(command_line)
     ck_assert_msg(strstr(out, "--frobnicate") != NULL, "%s", out);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " launch"), 2);
     ck_assert_msg(strstr(out, "launch") != NULL, "%s", out);
+    /* Each limit option with a value it refuses, named in the message. */
+    const char *bad[][2] = {
+        {"--tick-spin-us", "5000"},  {"--max-sessions", "0"}, {"--max-world-mb", "lots"},
+        {"--max-fast-ticks", "1.5"}, {"--max-frame", "100"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " %s %s", bad[i][0], bad[i][1]),
+                         2);
+        ck_assert_msg(strstr(out, bad[i][0]) && strstr(out, bad[i][1]), "%s", out);
+    }
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " --listen"), 2);
     ck_assert_msg(strstr(out, "--listen needs a value") != NULL, "%s", out);
 
