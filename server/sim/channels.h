@@ -7,40 +7,130 @@
 #include <stddef.h>
 
 /* X(enum, name, unit, description). Append only: the index is the order. */
-#define PDK_CHANNEL_LIST(X)                                                             \
-    X(PDK_CH_POS_X, "PosX", "m", "CG position, world x")                                \
-    X(PDK_CH_POS_Y, "PosY", "m", "CG position, world y")                                \
-    X(PDK_CH_POS_Z, "PosZ", "m", "CG height above the world origin")                    \
-    X(PDK_CH_YAW, "Yaw", "rad", "heading, counter-clockwise from world x")              \
-    X(PDK_CH_SPEED, "Speed", "m/s", "magnitude of the CG velocity")                     \
-    X(PDK_CH_VEL_X, "VelX", "m/s", "CG velocity, body x (forward)")                     \
-    X(PDK_CH_VEL_Y, "VelY", "m/s", "CG velocity, body y (left)")                        \
-    X(PDK_CH_YAW_RATE, "YawRate", "rad/s", "yaw rate, positive turning left")           \
-    X(PDK_CH_ACCEL_X, "AccelX", "m/s^2", "CG acceleration, body x")                     \
-    X(PDK_CH_ACCEL_Y, "AccelY", "m/s^2", "CG acceleration, body y")                     \
-    X(PDK_CH_STEER_ANGLE, "SteerAngle", "rad", "road-wheel angle of the bicycle front") \
-    X(PDK_CH_STEER_WHEEL, "SteerWheel", "deg", "steering-wheel angle")                  \
-    X(PDK_CH_THROTTLE, "Throttle", "%", "pedal position")                               \
-    X(PDK_CH_BRAKE, "BrakePressure", "bar", "brake line pressure")                      \
-    X(PDK_CH_GEAR, "Gear", "enum", "gear (DBW2 Gear values: 1 P, 2 R, 3 N, 4 D, 5 L)")  \
-    X(PDK_CH_TYRE_LOAD_F, "TyreLoad_F", "N", "front axle normal load")                  \
-    X(PDK_CH_TYRE_LOAD_R, "TyreLoad_R", "N", "rear axle normal load")                   \
-    X(PDK_CH_SLIP_ANGLE_F, "SlipAngle_F", "rad", "front axle slip angle")               \
-    X(PDK_CH_SLIP_ANGLE_R, "SlipAngle_R", "rad", "rear axle slip angle")                \
-    X(PDK_CH_FORCE_X_F, "TyreForceX_F", "N", "front axle longitudinal force, wheel frame") \
-    X(PDK_CH_FORCE_X_R, "TyreForceX_R", "N", "rear axle longitudinal force, wheel frame")  \
-    X(PDK_CH_FORCE_Y_F, "TyreForceY_F", "N", "front axle lateral force, wheel frame")      \
-    X(PDK_CH_FORCE_Y_R, "TyreForceY_R", "N", "rear axle lateral force, wheel frame")       \
-    X(PDK_CH_DRAG, "DragForce", "N", "aerodynamic drag along body x (opposes motion)")     \
-    X(PDK_CH_ROLLING, "RollingResistance", "N", "rolling resistance along body x")      \
-    X(PDK_CH_FAULTED, "Faulted", "bool",                                                 \
-      "1 once the state went non-finite and the vehicle was stopped, else 0")
+#define PDK_CHANNEL_LIST(X)                                                                        \
+    X(PDK_CH_POS_X, "PosX", "m", "CG position, world x")                                           \
+    X(PDK_CH_POS_Y, "PosY", "m", "CG position, world y")                                           \
+    X(PDK_CH_POS_Z, "PosZ", "m", "CG height above the world origin")                               \
+    X(PDK_CH_YAW, "Yaw", "rad", "heading, counter-clockwise from world x")                         \
+    X(PDK_CH_SPEED, "Speed", "m/s", "magnitude of the CG velocity over the ground (horizontal)")   \
+    X(PDK_CH_VEL_X, "VelX", "m/s", "CG velocity, body x (forward)")                                \
+    X(PDK_CH_VEL_Y, "VelY", "m/s", "CG velocity, body y (left)")                                   \
+    X(PDK_CH_YAW_RATE, "YawRate", "rad/s", "yaw rate, positive turning left")                      \
+    X(PDK_CH_ACCEL_X, "AccelX", "m/s^2",                                                           \
+      "CG acceleration along body x as an accelerometer reads it (gravity's reaction included)")   \
+    X(PDK_CH_ACCEL_Y, "AccelY", "m/s^2",                                                           \
+      "CG acceleration along body y as an accelerometer reads it (gravity's reaction included)")   \
+    X(PDK_CH_STEER_ANGLE, "SteerAngle", "rad", "road-wheel angle of the bicycle front")            \
+    X(PDK_CH_STEER_WHEEL, "SteerWheel", "deg", "steering-wheel angle")                             \
+    X(PDK_CH_THROTTLE, "Throttle", "%", "pedal position")                                          \
+    X(PDK_CH_BRAKE, "BrakePressure", "bar", "brake line pressure")                                 \
+    X(PDK_CH_GEAR, "Gear", "enum", "gear (DBW2 Gear values: 1 P, 2 R, 3 N, 4 D, 5 L)")             \
+    X(PDK_CH_TYRE_LOAD_F, "TyreLoad_F", "N", "front axle normal load")                             \
+    X(PDK_CH_TYRE_LOAD_R, "TyreLoad_R", "N", "rear axle normal load")                              \
+    X(PDK_CH_SLIP_ANGLE_F, "SlipAngle_F", "rad", "front axle slip angle")                          \
+    X(PDK_CH_SLIP_ANGLE_R, "SlipAngle_R", "rad", "rear axle slip angle")                           \
+    X(PDK_CH_FORCE_X_F, "TyreForceX_F", "N", "front axle longitudinal force, wheel frame")         \
+    X(PDK_CH_FORCE_X_R, "TyreForceX_R", "N", "rear axle longitudinal force, wheel frame")          \
+    X(PDK_CH_FORCE_Y_F, "TyreForceY_F", "N", "front axle lateral force, wheel frame")              \
+    X(PDK_CH_FORCE_Y_R, "TyreForceY_R", "N", "rear axle lateral force, wheel frame")               \
+    X(PDK_CH_DRAG, "DragForce", "N", "aerodynamic drag along body x (opposes motion)")             \
+    X(PDK_CH_ROLLING, "RollingResistance", "N", "rolling resistance along body x")                 \
+    X(PDK_CH_FAULTED, "Faulted", "bool",                                                           \
+      "1 once the state went non-finite and the vehicle was stopped, else 0")                      \
+    X(PDK_CH_ROLL, "Roll", "rad", "body roll angle (ZYX Euler), positive right side down")         \
+    X(PDK_CH_PITCH, "Pitch", "rad", "body pitch angle (ZYX Euler), positive nose down")            \
+    X(PDK_CH_ROLL_RATE, "RollRate", "rad/s", "angular velocity about body x")                      \
+    X(PDK_CH_PITCH_RATE, "PitchRate", "rad/s", "angular velocity about body y")                    \
+    X(PDK_CH_VEL_Z, "VelZ", "m/s", "CG velocity, world z (up)")                                    \
+    X(PDK_CH_ACCEL_Z, "AccelZ", "m/s^2",                                                           \
+      "CG acceleration along body z as an accelerometer reads it: +g at rest")                     \
+    X(PDK_CH_SUSP_TRAVEL_FL, "SuspTravel_FL", "m",                                                 \
+      "front left, strut travel from the static ride position, positive in bump")                  \
+    X(PDK_CH_SUSP_TRAVEL_FR, "SuspTravel_FR", "m",                                                 \
+      "front right, strut travel from the static ride position, positive in bump")                 \
+    X(PDK_CH_SUSP_TRAVEL_RL, "SuspTravel_RL", "m",                                                 \
+      "rear left, strut travel from the static ride position, positive in bump")                   \
+    X(PDK_CH_SUSP_TRAVEL_RR, "SuspTravel_RR", "m",                                                 \
+      "rear right, strut travel from the static ride position, positive in bump")                  \
+    X(PDK_CH_SUSP_FORCE_FL, "SuspForce_FL", "N",                                                   \
+      "front left, strut force: spring, damper, anti-roll bar and bump stop, never negative")      \
+    X(PDK_CH_SUSP_FORCE_FR, "SuspForce_FR", "N",                                                   \
+      "front right, strut force: spring, damper, anti-roll bar and bump stop, never negative")     \
+    X(PDK_CH_SUSP_FORCE_RL, "SuspForce_RL", "N",                                                   \
+      "rear left, strut force: spring, damper, anti-roll bar and bump stop, never negative")       \
+    X(PDK_CH_SUSP_FORCE_RR, "SuspForce_RR", "N",                                                   \
+      "rear right, strut force: spring, damper, anti-roll bar and bump stop, never negative")      \
+    X(PDK_CH_WHEEL_STEER_FL, "WheelSteer_FL", "rad",                                               \
+      "front left, road-wheel angle about body z, positive left; Ackermann, static toe and toe "   \
+      "curve included")                                                                            \
+    X(PDK_CH_WHEEL_STEER_FR, "WheelSteer_FR", "rad",                                               \
+      "front right, road-wheel angle about body z, positive left; Ackermann, static toe and toe "  \
+      "curve included")                                                                            \
+    X(PDK_CH_WHEEL_STEER_RL, "WheelSteer_RL", "rad",                                               \
+      "rear left, road-wheel angle about body z, positive left; Ackermann, static toe and toe "    \
+      "curve included")                                                                            \
+    X(PDK_CH_WHEEL_STEER_RR, "WheelSteer_RR", "rad",                                               \
+      "rear right, road-wheel angle about body z, positive left; Ackermann, static toe and toe "   \
+      "curve included")                                                                            \
+    X(PDK_CH_CAMBER_FL, "Camber_FL", "rad",                                                        \
+      "front left, inclination to the contact normal in the ISO tyre convention: positive when "   \
+      "the top leans toward -y (right)")                                                           \
+    X(PDK_CH_CAMBER_FR, "Camber_FR", "rad",                                                        \
+      "front right, inclination to the contact normal in the ISO tyre convention: positive when "  \
+      "the top leans toward -y (right)")                                                           \
+    X(PDK_CH_CAMBER_RL, "Camber_RL", "rad",                                                        \
+      "rear left, inclination to the contact normal in the ISO tyre convention: positive when "    \
+      "the top leans toward -y (right)")                                                           \
+    X(PDK_CH_CAMBER_RR, "Camber_RR", "rad",                                                        \
+      "rear right, inclination to the contact normal in the ISO tyre convention: positive when "   \
+      "the top leans toward -y (right)")                                                           \
+    X(PDK_CH_TOE_FL, "Toe_FL", "rad", "front left, toe, static plus curve, positive toe-in")       \
+    X(PDK_CH_TOE_FR, "Toe_FR", "rad", "front right, toe, static plus curve, positive toe-in")      \
+    X(PDK_CH_TOE_RL, "Toe_RL", "rad", "rear left, toe, static plus curve, positive toe-in")        \
+    X(PDK_CH_TOE_RR, "Toe_RR", "rad", "rear right, toe, static plus curve, positive toe-in")       \
+    X(PDK_CH_TYRE_LOAD_FL, "TyreLoad_FL", "N",                                                     \
+      "front left, tyre vertical load along the contact normal")                                   \
+    X(PDK_CH_TYRE_LOAD_FR, "TyreLoad_FR", "N",                                                     \
+      "front right, tyre vertical load along the contact normal")                                  \
+    X(PDK_CH_TYRE_LOAD_RL, "TyreLoad_RL", "N",                                                     \
+      "rear left, tyre vertical load along the contact normal")                                    \
+    X(PDK_CH_TYRE_LOAD_RR, "TyreLoad_RR", "N",                                                     \
+      "rear right, tyre vertical load along the contact normal")                                   \
+    X(PDK_CH_SLIP_ANGLE_FL, "SlipAngle_FL", "rad",                                                 \
+      "front left, tyre slip angle, atan of lateral over longitudinal contact speed")              \
+    X(PDK_CH_SLIP_ANGLE_FR, "SlipAngle_FR", "rad",                                                 \
+      "front right, tyre slip angle, atan of lateral over longitudinal contact speed")             \
+    X(PDK_CH_SLIP_ANGLE_RL, "SlipAngle_RL", "rad",                                                 \
+      "rear left, tyre slip angle, atan of lateral over longitudinal contact speed")               \
+    X(PDK_CH_SLIP_ANGLE_RR, "SlipAngle_RR", "rad",                                                 \
+      "rear right, tyre slip angle, atan of lateral over longitudinal contact speed")              \
+    X(PDK_CH_FORCE_X_FL, "TyreForceX_FL", "N", "front left, tyre longitudinal force, wheel frame") \
+    X(PDK_CH_FORCE_X_FR, "TyreForceX_FR", "N",                                                     \
+      "front right, tyre longitudinal force, wheel frame")                                         \
+    X(PDK_CH_FORCE_X_RL, "TyreForceX_RL", "N", "rear left, tyre longitudinal force, wheel frame")  \
+    X(PDK_CH_FORCE_X_RR, "TyreForceX_RR", "N", "rear right, tyre longitudinal force, wheel frame") \
+    X(PDK_CH_FORCE_Y_FL, "TyreForceY_FL", "N", "front left, tyre lateral force, wheel frame")      \
+    X(PDK_CH_FORCE_Y_FR, "TyreForceY_FR", "N", "front right, tyre lateral force, wheel frame")     \
+    X(PDK_CH_FORCE_Y_RL, "TyreForceY_RL", "N", "rear left, tyre lateral force, wheel frame")       \
+    X(PDK_CH_FORCE_Y_RR, "TyreForceY_RR", "N", "rear right, tyre lateral force, wheel frame")      \
+    X(PDK_CH_GEOMETRIC_TRANSFER_F, "GeometricTransfer_F", "N",                                     \
+      "front axle load moved from the left to the right tyre by the roll-centre links")            \
+    X(PDK_CH_GEOMETRIC_TRANSFER_R, "GeometricTransfer_R", "N",                                     \
+      "rear axle load moved from the left to the right tyre by the roll-centre links")             \
+    X(PDK_CH_PITCH_LINK_LOAD_F, "PitchLinkLoad_F", "N",                                            \
+      "front axle anti-dive/anti-squat link force on the body, positive up")                       \
+    X(PDK_CH_PITCH_LINK_LOAD_R, "PitchLinkLoad_R", "N",                                            \
+      "rear axle anti-dive/anti-squat link force on the body, positive up")                        \
+    X(PDK_CH_JACKING_FORCE_F, "JackingForce_F", "N",                                               \
+      "front axle net vertical force of the lateral links on the body, positive up")               \
+    X(PDK_CH_JACKING_FORCE_R, "JackingForce_R", "N",                                               \
+      "rear axle net vertical force of the lateral links on the body, positive up")
 
 typedef enum pdk_channel {
 #define PDK_CHANNEL_ENUM_(id, name, unit, desc) id,
     PDK_CHANNEL_LIST(PDK_CHANNEL_ENUM_)
 #undef PDK_CHANNEL_ENUM_
-    PDK_CH_COUNT
+        PDK_CH_COUNT
 } pdk_channel;
 
 typedef struct pdk_channel_info {

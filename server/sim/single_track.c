@@ -1292,8 +1292,9 @@ _Static_assert(
         PDK_CH_FORCE_X_F == PDK_CH_TYRE_LOAD_R + 3 && PDK_CH_FORCE_X_R == PDK_CH_TYRE_LOAD_R + 4 &&
         PDK_CH_FORCE_Y_F == PDK_CH_FORCE_X_R + 1 && PDK_CH_FORCE_Y_R == PDK_CH_FORCE_X_R + 2 &&
         PDK_CH_DRAG == PDK_CH_FORCE_X_R + 3 && PDK_CH_ROLLING == PDK_CH_FORCE_X_R + 4 &&
-        PDK_CH_FAULTED == PDK_CH_ROLLING + 1 && PDK_CH_COUNT == PDK_CH_FAULTED + 1,
-    "group_store writes the channels in this order");
+        PDK_CH_FAULTED == PDK_CH_ROLLING + 1,
+    "group_store writes the channels in this order (the four-wheel channels after Faulted "
+    "are the world's to fill for a single-track vehicle)");
 
 /* lane_store for the group's first n lanes. */
 VECTOR_CODE static int group_store(const group *g, int n, pdk_st_state *const *st,

@@ -5,26 +5,64 @@
 #include <math.h>
 #include <stddef.h>
 
-/* A mid-size front-wheel-drive road car. Mass, inertia and geometry are those
- * of a typical D-segment saloon (Gillespie, Fundamentals of Vehicle Dynamics,
- * ch. 6 uses the same class); the axle cornering stiffnesses make it mildly
- * understeering: K = (m/L)(b/C_f - a/C_r) = 2.45e-3 rad/(m/s^2), about 1.4
- * deg/g, characteristic speed sqrt(L/K) = 33 m/s. */
+/* A mid-size front-wheel-drive road car on the four-wheel model. Mass,
+ * inertia and geometry are those of a typical D-segment saloon (Gillespie,
+ * Fundamentals of Vehicle Dynamics, ch. 6 uses the same class); the axle
+ * cornering stiffnesses make it mildly understeering:
+ * K = (m/L)(b/C_f - a/C_r) = 2.45e-3 rad/(m/s^2), about 1.4 deg/g,
+ * characteristic speed sqrt(L/K) = 33 m/s. Geometry and track follow the
+ * REF-1 car of reference/vehicle-models.md section 7.0. The roll and pitch
+ * inertias, 550 and 2300 kg m^2, are typical of the class: about a third of
+ * m (t/2)^2 plus the body's height, and near the yaw inertia.
+ * Suspension: ride 1.4 Hz front, 1.5 Hz rear on the corner's share of the
+ * mass (seed 000: f = sqrt(k / m_corner) / 2 pi; front corner 416.7 kg,
+ * rear 333.3 kg), damping 0.3 of critical in bump and 0.5 in rebound, roll
+ * centres 0.05 m front and 0.10 m rear, half Ackermann, half a degree of
+ * negative camber, no toe and no kinematic curves. */
 pdk_vehicle_def pdk_vehicle_def_default(void)
 {
+    pdk_suspension_def front = {
+        .kind = PDK_AXLE_INDEPENDENT,
+        .track_width_m = 0.0,
+        .spring_rate_npm = 32250.0,
+        .bump_damping_nspm = 2200.0,
+        .rebound_damping_nspm = 3660.0,
+        .anti_roll_npm = 15000.0,
+        .travel_bump_m = 0.08,
+        .travel_droop_m = 0.10,
+        .bump_stop_npm = 200000.0,
+        .roll_center_height_m = 0.05,
+        .static_camber_rad = -0.5 * (3.14159265358979323846 / 180.0),
+    };
+    pdk_suspension_def rear = front;
+    rear.spring_rate_npm = 29600.0;
+    rear.bump_damping_nspm = 1880.0;
+    rear.rebound_damping_nspm = 3140.0;
+    rear.anti_roll_npm = 5000.0;
+    rear.roll_center_height_m = 0.10;
+
     pdk_vehicle_def def = {
-        .model = PDK_MODEL_SINGLE_TRACK,
+        .model = PDK_MODEL_FOUR_WHEEL,
         .chassis =
             {
                 .mass_kg = 1500.0,
                 .yaw_inertia_kgm2 = 2500.0,
+                .roll_inertia_kgm2 = 550.0,
+                .pitch_inertia_kgm2 = 2300.0,
                 .wheelbase_m = 2.7,
                 .cg_to_front_axle_m = 1.2,
                 .cg_height_m = 0.55,
+                .track_width_m = 1.60,
             },
-        .tyre_front = {.cornering_stiffness_n_per_rad = 110000.0, .friction_coeff = 1.0},
-        .tyre_rear = {.cornering_stiffness_n_per_rad = 130000.0, .friction_coeff = 1.0},
-        .steering = {.ratio = 15.0, .lock_deg = 540.0},
+        .tyre_front = {.cornering_stiffness_n_per_rad = 110000.0,
+                       .friction_coeff = 1.0,
+                       .camber_stiffness_n_per_rad = 8000.0},
+        .tyre_rear = {.cornering_stiffness_n_per_rad = 130000.0,
+                      .friction_coeff = 1.0,
+                      .camber_stiffness_n_per_rad = 9000.0},
+        .steering = {.ratio = 15.0, .lock_deg = 540.0, .center_offset_deg = 0.0, .ackermann = 0.5},
+        .susp_front = front,
+        .susp_rear = rear,
         .drive =
             {
                 .max_force_n = 6000.0,
@@ -43,6 +81,74 @@ pdk_vehicle_def pdk_vehicle_def_default(void)
         .resist = {.rolling_coeff = 0.012, .drag_area_m2 = 0.65},
     };
     return def;
+}
+
+double pdk_vehicle_def_track_m(const pdk_vehicle_def *def, int axle)
+{
+    const pdk_suspension_def *s = axle == 0 ? &def->susp_front : &def->susp_rear;
+    return s->track_width_m > 0.0 ? s->track_width_m : def->chassis.track_width_m;
+}
+
+double pdk_curve_eval(const pdk_curve *c, double travel_m)
+{
+    int n = c->n_points;
+    if (n <= 0) {
+        return 0.0;
+    }
+    if (travel_m <= c->travel_m[0]) {
+        return c->value[0];
+    }
+    if (travel_m >= c->travel_m[n - 1]) {
+        return c->value[n - 1];
+    }
+    int i = 1;
+    while (travel_m > c->travel_m[i]) {
+        i++;
+    }
+    double x0 = c->travel_m[i - 1];
+    double y0 = c->value[i - 1];
+    return y0 + (travel_m - x0) * ((c->value[i] - y0) / (c->travel_m[i] - x0));
+}
+
+/* Which of the curve rules c breaks first (an index into curve_rules), or
+ * -1 when it is valid or absent. */
+static int curve_rule(const pdk_curve *c)
+{
+    if (c->n_points == 0) {
+        return -1;
+    }
+    if (c->n_points < 2 || c->n_points > PDK_CURVE_MAX_POINTS) {
+        return 0;
+    }
+    double scale = 0.0;
+    for (int i = 0; i < c->n_points; i++) {
+        if (!isfinite(c->travel_m[i]) || !isfinite(c->value[i])) {
+            return 1;
+        }
+        if (i > 0 && !(c->travel_m[i] > c->travel_m[i - 1])) {
+            return 2;
+        }
+        scale = fmax(scale, fabs(c->value[i]));
+    }
+    /* Zero at zero travel, to rounding: (-0.08, 0.3)..(0.08, -0.3) gives 0
+     * to within an ulp or two of its values. */
+    if (fabs(pdk_curve_eval(c, 0.0)) > 1e-12 * scale) {
+        return 3;
+    }
+    return -1;
+}
+
+static const char *const curve_rules[4] = {
+    "must have 2 to 16 points",
+    "must have finite travel and values",
+    "travel must be strictly increasing",
+    "must be 0 at travel 0 (the static field holds the ride-height value)",
+};
+
+const char *pdk_curve_problem(const pdk_curve *c)
+{
+    int rule = curve_rule(c);
+    return rule < 0 ? NULL : curve_rules[rule];
 }
 
 static int positive(double v)
@@ -80,13 +186,136 @@ double pdk_vehicle_def_min_yaw_inertia_kgm2(const pdk_vehicle_def *def)
     return PDK_MIN_YAW_INERTIA_RATIO * c->mass_kg * a * (c->wheelbase_m - a) * (1.0 - 1e-9);
 }
 
+/* The largest static camber or toe a definition may have: 20 degrees is far
+ * beyond any road or race car's alignment and still a small angle for the
+ * tyre. */
+#define MAX_ALIGNMENT_RAD 0.35
+
+/* Messages for one axle's fields; the two axles get their own strings. */
+typedef struct axle_msgs {
+    const char *kind, *track, *spring, *damping, *arb, *travel, *bump_stop, *rc, *anti, *camber,
+        *toe, *solid_curve;
+    const char *curve[5][4]; /* toe, camber, rc, anti_brake, anti_drive x rule */
+} axle_msgs;
+
+#define CURVE_MSGS(axle, name)                                                                     \
+    {                                                                                              \
+        axle ".kinematics." name " must have 2 to 16 points",                                     \
+            axle ".kinematics." name " must have finite travel and values",                       \
+            axle ".kinematics." name " travel must be strictly increasing",                       \
+            axle ".kinematics." name " must be 0 at travel 0 (the static field holds the "        \
+                 "ride-height value)"                                                              \
+    }
+
+#define AXLE_MSGS(axle)                                                                            \
+    {                                                                                              \
+        axle ".kind must be PDK_AXLE_INDEPENDENT (0) or PDK_AXLE_SOLID (1)",                       \
+            axle ".track_width_m must be finite and >= 0 (0: chassis.track_width_m)",              \
+            axle ".spring_rate_npm must be finite and above 0",                                    \
+            axle ".bump_damping_nspm and rebound_damping_nspm must be finite and >= 0",            \
+            axle ".anti_roll_npm must be finite and >= 0",                                         \
+            axle ".travel_bump_m and travel_droop_m must be finite and above 0",                   \
+            axle ".bump_stop_npm must be finite and >= 0",                                         \
+            axle ".roll_center_height_m must be finite and below chassis.cg_height_m",             \
+            axle ".anti_brake and anti_drive must be finite and within -2..2",                     \
+            axle ".static_camber_rad must be finite and within -0.35..0.35 (20 deg)",              \
+            axle ".static_toe_rad must be finite and within -0.35..0.35 (20 deg)",                 \
+            axle ".kinematics toe_rad and camber_rad curves are not allowed on a solid axle (the "  \
+                 "beam sets the wheel angles)",                                                    \
+        {                                                                                          \
+            CURVE_MSGS(axle, "toe_rad"), CURVE_MSGS(axle, "camber_rad"),                           \
+                CURVE_MSGS(axle, "roll_center_height_m"), CURVE_MSGS(axle, "anti_brake"),          \
+                CURVE_MSGS(axle, "anti_drive")                                                     \
+        }                                                                                          \
+    }
+
+static const axle_msgs axle_messages[2] = {AXLE_MSGS("susp_front"), AXLE_MSGS("susp_rear")};
+
+static pdk_error check_axle(const pdk_vehicle_def *def, int axle, const char **why)
+{
+    const pdk_error range = PDK_ERR_OUT_OF_RANGE;
+    const pdk_suspension_def *s = axle == 0 ? &def->susp_front : &def->susp_rear;
+    const axle_msgs *m = &axle_messages[axle];
+    REQUIRE(s->kind == PDK_AXLE_INDEPENDENT || s->kind == PDK_AXLE_SOLID, range, m->kind);
+    REQUIRE(non_negative(s->track_width_m), range, m->track);
+    REQUIRE(positive(s->spring_rate_npm), range, m->spring);
+    REQUIRE(non_negative(s->bump_damping_nspm) && non_negative(s->rebound_damping_nspm), range,
+            m->damping);
+    REQUIRE(non_negative(s->anti_roll_npm), range, m->arb);
+    REQUIRE(positive(s->travel_bump_m) && positive(s->travel_droop_m), range, m->travel);
+    REQUIRE(non_negative(s->bump_stop_npm), range, m->bump_stop);
+    REQUIRE(isfinite(s->roll_center_height_m) &&
+                s->roll_center_height_m < def->chassis.cg_height_m,
+            range, m->rc);
+    REQUIRE(isfinite(s->anti_brake) && fabs(s->anti_brake) <= 2.0 && isfinite(s->anti_drive) &&
+                fabs(s->anti_drive) <= 2.0,
+            range, m->anti);
+    REQUIRE(isfinite(s->static_camber_rad) && fabs(s->static_camber_rad) <= MAX_ALIGNMENT_RAD,
+            range, m->camber);
+    REQUIRE(isfinite(s->static_toe_rad) && fabs(s->static_toe_rad) <= MAX_ALIGNMENT_RAD, range,
+            m->toe);
+    const pdk_curve *curves[5] = {&s->kinematics.toe_rad, &s->kinematics.camber_rad,
+                                  &s->kinematics.roll_center_height_m, &s->kinematics.anti_brake,
+                                  &s->kinematics.anti_drive};
+    for (int k = 0; k < 5; k++) {
+        int rule = curve_rule(curves[k]);
+        REQUIRE(rule < 0, range, m->curve[k][rule < 0 ? 0 : rule]);
+    }
+    REQUIRE(s->kind != PDK_AXLE_SOLID ||
+                (s->kinematics.toe_rad.n_points == 0 && s->kinematics.camber_rad.n_points == 0),
+            range, m->solid_curve);
+    return PDK_OK;
+}
+
+static pdk_error check_four_wheel(const pdk_vehicle_def *def, const char **why)
+{
+    const pdk_error range = PDK_ERR_OUT_OF_RANGE;
+    const pdk_chassis_def *c = &def->chassis;
+    REQUIRE(positive(c->roll_inertia_kgm2), range,
+            "chassis.roll_inertia_kgm2 must be finite and above 0");
+    REQUIRE(positive(c->pitch_inertia_kgm2), range,
+            "chassis.pitch_inertia_kgm2 must be finite and above 0");
+    REQUIRE(positive(c->cg_height_m), range,
+            "chassis.cg_height_m must be above 0 on the four-wheel model");
+    REQUIRE(positive(c->track_width_m), range, "chassis.track_width_m must be finite and above 0");
+    REQUIRE(non_negative(def->tyre_front.camber_stiffness_n_per_rad), range,
+            "tyre_front.camber_stiffness_n_per_rad must be finite and >= 0");
+    REQUIRE(non_negative(def->tyre_rear.camber_stiffness_n_per_rad), range,
+            "tyre_rear.camber_stiffness_n_per_rad must be finite and >= 0");
+    const pdk_steering_def *st = &def->steering;
+    REQUIRE(fraction(st->ackermann), range, "steering.ackermann must be within 0..1");
+    REQUIRE(isfinite(st->center_offset_deg) && fabs(st->center_offset_deg) <= st->lock_deg, range,
+            "steering.center_offset_deg must be finite and within the steering lock");
+    /* Ideal Ackermann turns the inner wheel to atan(L tan d / (L - t/2 tan d));
+     * at full lock it must stay below MAX_ROAD_WHEEL_DEG, which also keeps
+     * the denominator positive. */
+    double lock_rad = st->lock_deg / st->ratio * (3.14159265358979323846 / 180.0);
+    double t = pdk_vehicle_def_track_m(def, 0);
+    double len = c->wheelbase_m;
+    double inner_tan = len * tan(lock_rad) / (len - 0.5 * t * tan(lock_rad));
+    REQUIRE(st->ackermann == 0.0 ||
+                (len - 0.5 * t * tan(lock_rad) > 0.0 &&
+                 atan(inner_tan) < MAX_ROAD_WHEEL_DEG * (3.14159265358979323846 / 180.0)),
+            range,
+            "steering.lock_deg / steering.ratio with steering.ackermann above 0 turns the inner "
+            "front wheel past 80 deg at full lock (ideal Ackermann); reduce the lock");
+    for (int axle = 0; axle < 2; axle++) {
+        pdk_error err = check_axle(def, axle, why);
+        if (err != PDK_OK) {
+            return err;
+        }
+    }
+    return PDK_OK;
+}
+
 static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
 {
     const pdk_error range = PDK_ERR_OUT_OF_RANGE;
     *why = NULL;
     REQUIRE(def != NULL, PDK_ERR_INVALID_ARGUMENT, "vehicle definition is NULL");
-    REQUIRE(def->model == PDK_MODEL_SINGLE_TRACK, PDK_ERR_INVALID_ARGUMENT,
-            "model must be PDK_MODEL_SINGLE_TRACK (1), the only model this build has");
+    REQUIRE(def->model == PDK_MODEL_SINGLE_TRACK || def->model == PDK_MODEL_FOUR_WHEEL,
+            PDK_ERR_INVALID_ARGUMENT,
+            "model must be PDK_MODEL_SINGLE_TRACK (1) or PDK_MODEL_FOUR_WHEEL (2)");
 
     const pdk_chassis_def *c = &def->chassis;
     REQUIRE(positive(c->mass_kg), range, "chassis.mass_kg must be finite and above 0");
@@ -135,6 +364,9 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
             "resist.rolling_coeff must be finite and >= 0");
     REQUIRE(non_negative(def->resist.drag_area_m2), range,
             "resist.drag_area_m2 must be finite and >= 0");
+    if (def->model == PDK_MODEL_FOUR_WHEEL) {
+        return check_four_wheel(def, why);
+    }
     return PDK_OK;
 }
 

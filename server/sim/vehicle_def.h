@@ -8,28 +8,98 @@
 
 /* Which vehicle model steps the vehicle. Values are stable (recorded). */
 typedef enum pdk_model {
-    PDK_MODEL_SINGLE_TRACK = 1, /* seed 000: planar bicycle model */
+    PDK_MODEL_SINGLE_TRACK = 1, /* seed 000: planar single-track (bicycle) model */
+    PDK_MODEL_FOUR_WHEEL = 2,   /* seed 000: rigid 6-DOF chassis on four struts (default) */
 } pdk_model;
 
-/* Chassis of the single-track model: a planar rigid body. */
+/* Wheel indices, ISO order: front left, front right, rear left, rear right. */
+enum { PDK_FL = 0, PDK_FR = 1, PDK_RL = 2, PDK_RR = 3, PDK_WHEELS = 4 };
+
+/* The chassis: one rigid body. The single-track model reads mass, yaw
+ * inertia, wheelbase, a and the CG height; the four-wheel model reads all.
+ * The inertia tensor is diagonal in body axes (x forward, y left, z up
+ * through the CG): the products of inertia of a car are small against the
+ * principal moments and no preset data sheet quotes them. */
 typedef struct pdk_chassis_def {
     double mass_kg;               /* total mass */
-    double yaw_inertia_kgm2;      /* about the vertical axis through the CG */
+    double yaw_inertia_kgm2;      /* Izz, about the vertical axis through the CG */
+    double roll_inertia_kgm2;     /* Ixx, about the longitudinal axis through the CG */
+    double pitch_inertia_kgm2;    /* Iyy, about the lateral axis through the CG */
     double wheelbase_m;           /* front axle to rear axle */
     double cg_to_front_axle_m;    /* CG to front axle, 0 < a < wheelbase */
-    double cg_height_m;           /* above ground; longitudinal load transfer */
+    double cg_height_m;           /* above ground at rest; the car sits there whatever its springs */
+    double track_width_m;         /* both axles' track unless an axle sets its own */
 } pdk_chassis_def;
 
-/* A linear tyre saturating at the friction limit, per axle (both tyres). */
+/* A linear tyre saturating at the friction limit, per axle (both tyres). In
+ * the four-wheel model each tyre has half the axle's stiffness at its static
+ * load, in proportion to its load (a tyre with no load has no grip). */
 typedef struct pdk_axle_tyre_def {
     double cornering_stiffness_n_per_rad; /* axle total, dFy/d(slip) at 0 */
     double friction_coeff;                /* peak mu on a surface of friction 1 */
+    double camber_stiffness_n_per_rad;    /* axle total, camber thrust per rad of
+                                           * inclination at static load; four-wheel only */
 } pdk_axle_tyre_def;
 
 typedef struct pdk_steering_def {
     double ratio;               /* steering-wheel angle / road-wheel angle */
     double lock_deg;            /* steering-wheel lock, each side */
+    double center_offset_deg;   /* steering-wheel angle at which the road wheels point
+                                 * straight ahead (a misaligned wheel); four-wheel only */
+    double ackermann;           /* 0 parallel steer .. 1 ideal Ackermann; four-wheel only */
 } pdk_steering_def;
+
+/* Kinematic curves (seed 000 "Geometry that changes with travel"): a value
+ * against the wheel's own travel (m from the static ride position, positive
+ * in bump), linear between points and held beyond the end points. It
+ * describes the left wheel; the right wheel mirrors it. The value is an
+ * offset from the static field, in SI (rad for toe and camber, m for the
+ * roll-centre height, a plain fraction for anti). n_points 0 means no curve;
+ * otherwise 2..PDK_CURVE_MAX_POINTS, travel strictly increasing, and the
+ * curve is 0 at travel 0. */
+#define PDK_CURVE_MAX_POINTS 16
+
+typedef struct pdk_curve {
+    int n_points;
+    double travel_m[PDK_CURVE_MAX_POINTS];
+    double value[PDK_CURVE_MAX_POINTS];
+} pdk_curve;
+
+typedef struct pdk_kinematics_def {
+    pdk_curve toe_rad;              /* adds to static_toe_rad; independent axles only */
+    pdk_curve camber_rad;           /* adds to static_camber_rad; independent axles only */
+    pdk_curve roll_center_height_m; /* adds to roll_center_height_m; switches the
+                                     * axle to the per-wheel link form (jacking) */
+    pdk_curve anti_brake;           /* adds to anti_brake */
+    pdk_curve anti_drive;           /* adds to anti_drive */
+} pdk_kinematics_def;
+
+typedef enum pdk_axle_kind {
+    PDK_AXLE_INDEPENDENT = 0, /* each wheel stands on the body */
+    PDK_AXLE_SOLID = 1,       /* the wheels stand on the beam through the two contacts */
+} pdk_axle_kind;
+
+/* One axle's suspension: two corner struts and their geometry (seed 000).
+ * Four-wheel model only. Alignment angles are quoted as alignment sheets
+ * quote them: negative camber leans the top of the wheel toward the
+ * centreline, positive toe points the wheel toward the centreline ahead. */
+typedef struct pdk_suspension_def {
+    pdk_axle_kind kind;
+    double track_width_m;          /* 0: chassis.track_width_m */
+    double spring_rate_npm;        /* per corner, at the wheel */
+    double bump_damping_nspm;      /* per corner, compression rate > 0 */
+    double rebound_damping_nspm;   /* per corner, compression rate < 0 */
+    double anti_roll_npm;          /* per wheel, N per m of travel difference to the other */
+    double travel_bump_m;          /* from the static ride position to the bump stop */
+    double travel_droop_m;         /* from the static ride position to full extension */
+    double bump_stop_npm;          /* per corner, beyond travel_bump_m */
+    double roll_center_height_m;   /* above the ground at ride height */
+    double anti_brake;             /* tan(theta) L / h_cg for the axle's braking force */
+    double anti_drive;             /* tan(theta) L / h_cg for the axle's driving force */
+    double static_camber_rad;      /* negative: top toward the centreline */
+    double static_toe_rad;         /* positive: toe-in */
+    pdk_kinematics_def kinematics;
+} pdk_suspension_def;
 
 /* A lumped longitudinal drive: force from pedal, limited by power. */
 typedef struct pdk_drive_def {
@@ -58,6 +128,8 @@ typedef struct pdk_vehicle_def {
     pdk_axle_tyre_def tyre_front;
     pdk_axle_tyre_def tyre_rear;
     pdk_steering_def steering;
+    pdk_suspension_def susp_front;
+    pdk_suspension_def susp_rear;
     pdk_drive_def drive;
     pdk_brake_def brake;
     pdk_resist_def resist;
@@ -73,8 +145,23 @@ typedef struct pdk_vehicle_def {
  * for a 38 t truck is 3e-4). */
 #define PDK_MIN_YAW_INERTIA_RATIO 0.3
 
-/* A mid-size road car; every field valid. Presets start from here. */
+/* A mid-size road car on the four-wheel model, without kinematic curves;
+ * every field valid. Presets start from here. */
 pdk_vehicle_def pdk_vehicle_def_default(void);
+
+/* The track of the front (axle 0) or rear (axle 1) axle: its own
+ * track_width_m, or the chassis' when that is 0. */
+double pdk_vehicle_def_track_m(const pdk_vehicle_def *def, int axle);
+
+/* A curve's value at travel_m: linear between points, held beyond the ends,
+ * 0 for an absent curve (n_points 0). */
+double pdk_curve_eval(const pdk_curve *curve, double travel_m);
+
+/* Why the curve breaks the rules above, as a static sentence without the
+ * curve's name ("must have 2 to 16 points", "travel must be strictly
+ * increasing", "must be 0 at travel 0", "must be finite"), or NULL when it is
+ * valid or absent. */
+const char *pdk_curve_problem(const pdk_curve *curve);
 
 /* Checks invariants between fields that params' per-field bounds cannot
  * (e.g. cg_to_front_axle_m < wheelbase_m, yaw_inertia_kgm2 >=

@@ -1,6 +1,7 @@
 /* The world: its memory layout inside the caller's buffer, vehicle ids and
  * slots, commands, the tick loop and the state hash. The physics of one
- * vehicle lives in single_track.c. */
+ * vehicle lives in single_track.c and four_wheel.c; a slot holds either
+ * model's state, command and constants in a union, and its meta says which. */
 #include "world.h"
 
 #include <math.h>
@@ -8,7 +9,9 @@
 
 #include "hash.h"
 #include "prng.h"
+#include "four_wheel.h"
 #include "single_track.h"
+#include "terrain.h"
 
 #define WORLD_ALIGN 64u          /* arrays start on cache lines */
 #define MAX_SUBSTEPS 64
@@ -23,15 +26,33 @@
 typedef struct slot_meta {
     uint32_t generation; /* 0..65535, bumped when the slot's vehicle is removed */
     uint32_t alive;
+    uint32_t model;      /* pdk_model of the live vehicle */
+    uint32_t pad_;
 } slot_meta;
+
+/* One slot's hot data, whichever model steps it. */
+typedef union veh_state {
+    pdk_st_state st;
+    pdk_fw_state fw;
+} veh_state;
+
+typedef union veh_cmd {
+    pdk_st_cmd st;
+    pdk_fw_cmd fw;
+} veh_cmd;
+
+typedef union veh_params {
+    pdk_st_params st;
+    pdk_fw_params fw;
+} veh_params;
 
 /* The header at the start of the caller's memory. Arrays follow it at fixed
  * offsets, each max_vehicles long and indexed by slot:
  *   live      uint32_t        live slots in ascending order (count of them)
  *   meta      slot_meta       generation and liveness
- *   state     pdk_st_state    hot: the dynamic state
- *   cmd       pdk_st_cmd      hot: the held command
- *   params    pdk_st_params   hot: constants resolved at spawn
+ *   state     veh_state       hot: the dynamic state
+ *   cmd       veh_cmd         hot: the held command
+ *   params    veh_params      hot: constants resolved at spawn
  *   channels  double[PDK_CH_COUNT]  the last tick's telemetry
  *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
  * Offsets rather than pointers keep the block position independent. */
@@ -66,11 +87,11 @@ static layout layout_of(int max_vehicles)
     l.meta = off;
     off = round_up(off + n * sizeof(slot_meta));
     l.state = off;
-    off = round_up(off + n * sizeof(pdk_st_state));
+    off = round_up(off + n * sizeof(veh_state));
     l.cmd = off;
-    off = round_up(off + n * sizeof(pdk_st_cmd));
+    off = round_up(off + n * sizeof(veh_cmd));
     l.params = off;
-    off = round_up(off + n * sizeof(pdk_st_params));
+    off = round_up(off + n * sizeof(veh_params));
     l.channels = off;
     off = round_up(off + n * sizeof(double) * (size_t)PDK_CH_COUNT);
     l.defs = off;
@@ -96,19 +117,30 @@ static slot_meta *meta_of(const pdk_world *w)
     return (slot_meta *)(void *)(base_of(w) + w->off_meta);
 }
 
-static pdk_st_state *states_of(const pdk_world *w)
+static veh_state *states_of(const pdk_world *w)
 {
-    return (pdk_st_state *)(void *)(base_of(w) + w->off_state);
+    return (veh_state *)(void *)(base_of(w) + w->off_state);
 }
 
-static pdk_st_cmd *cmds_of(const pdk_world *w)
+static veh_cmd *cmds_of(const pdk_world *w)
 {
-    return (pdk_st_cmd *)(void *)(base_of(w) + w->off_cmd);
+    return (veh_cmd *)(void *)(base_of(w) + w->off_cmd);
 }
 
-static pdk_st_params *params_of(const pdk_world *w)
+static veh_params *params_of(const pdk_world *w)
 {
-    return (pdk_st_params *)(void *)(base_of(w) + w->off_params);
+    return (veh_params *)(void *)(base_of(w) + w->off_params);
+}
+
+static int is_four_wheel(const pdk_world *w, uint32_t slot)
+{
+    return meta_of(w)[slot].model == (uint32_t)PDK_MODEL_FOUR_WHEEL;
+}
+
+static uint32_t faulted_of(const pdk_world *w, uint32_t slot)
+{
+    const veh_state *v = &states_of(w)[slot];
+    return is_four_wheel(w, slot) ? v->fw.faulted : v->st.faulted;
 }
 
 static double *channels_of(const pdk_world *w, uint32_t slot)
@@ -185,6 +217,8 @@ static pdk_error check_world_def(const pdk_world_def *def, const char **why)
         *why = "air_density_kgpm3 must be within 0..100";
     } else if (!within(def->surface_friction, 0.0, 10.0)) {
         *why = "surface_friction must be within 0..10";
+    } else {
+        *why = pdk_terrain_problem(&def->terrain);
     }
     return *why == NULL ? PDK_OK : PDK_ERR_OUT_OF_RANGE;
 }
@@ -313,6 +347,39 @@ const char *pdk_world_spawn_problem(const pdk_world *world, const pdk_vehicle_de
     return why;
 }
 
+/* A single-track vehicle's per-wheel channels, from its axle channels: each
+ * tyre carries half its axle's load and force at the axle's slip angle and
+ * steers with the bicycle angle, and its strut carries its load. The planar
+ * model has no travel, roll, pitch, toe, camber or links: those channels
+ * stay 0, and it rides at its CG height. */
+static void planar_wheel_channels(double *ch)
+{
+    static const int load[2] = {PDK_CH_TYRE_LOAD_F, PDK_CH_TYRE_LOAD_R};
+    static const int slip[2] = {PDK_CH_SLIP_ANGLE_F, PDK_CH_SLIP_ANGLE_R};
+    static const int fx[2] = {PDK_CH_FORCE_X_F, PDK_CH_FORCE_X_R};
+    static const int fy[2] = {PDK_CH_FORCE_Y_F, PDK_CH_FORCE_Y_R};
+    for (int w = 0; w < PDK_WHEELS; w++) {
+        int axle = w / 2;
+        ch[PDK_CH_TYRE_LOAD_FL + w] = 0.5 * ch[load[axle]];
+        ch[PDK_CH_SLIP_ANGLE_FL + w] = ch[slip[axle]];
+        ch[PDK_CH_FORCE_X_FL + w] = 0.5 * ch[fx[axle]];
+        ch[PDK_CH_FORCE_Y_FL + w] = 0.5 * ch[fy[axle]];
+        ch[PDK_CH_SUSP_FORCE_FL + w] = 0.5 * ch[load[axle]];
+        ch[PDK_CH_WHEEL_STEER_FL + w] = axle == 0 ? ch[PDK_CH_STEER_ANGLE] : 0.0;
+    }
+}
+
+/* Steps single-track vehicles together and derives their per-wheel channels. */
+static int step_planar(pdk_st_state *const *st, const pdk_st_cmd *const *cm,
+                       const pdk_st_params *const *pa, double *const *ch, int n, int substeps)
+{
+    int faults = pdk_st_step_batch(st, cm, pa, ch, n, substeps);
+    for (int k = 0; k < n; k++) {
+        planar_wheel_channels(ch[k]);
+    }
+    return faults;
+}
+
 pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pdk_pose *pose,
                           double speed_mps, pdk_gear gear, pdk_vehicle_id *out_id)
 {
@@ -334,14 +401,25 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
     uint32_t slot = (uint32_t)s;
     world->first_free = s + 1;
 
-    pdk_st_params *p = &params_of(world)[slot];
+    veh_params *p = &params_of(world)[slot];
+    veh_state *state = &states_of(world)[slot];
+    veh_cmd *cmd = &cmds_of(world)[slot];
+    const pdk_world_def *wd = &world->def;
     defs_of(world)[slot] = *def;
-    pdk_st_params_init(p, def, world->substep_s, world->def.gravity_mps2,
-                       world->def.air_density_kgpm3, world->def.surface_friction);
-    pdk_st_state_init(&states_of(world)[slot], pose, speed_mps);
-    pdk_st_cmd_set(&cmds_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
+    if (def->model == PDK_MODEL_FOUR_WHEEL) {
+        pdk_fw_params_init(&p->fw, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
+                           wd->surface_friction);
+        pdk_fw_state_init(&state->fw, &p->fw, &wd->terrain, pose, speed_mps);
+        pdk_fw_cmd_set(&cmd->fw, def, 0.0, 0.0, 0.0, gear);
+    } else {
+        pdk_st_params_init(&p->st, def, world->substep_s, wd->gravity_mps2,
+                           wd->air_density_kgpm3, wd->surface_friction);
+        pdk_st_state_init(&state->st, pose, speed_mps);
+        pdk_st_cmd_set(&cmd->st, def, 0.0, 0.0, 0.0, gear);
+    }
     meta[slot].alive = 1u;
+    meta[slot].model = (uint32_t)def->model;
 
     /* Keep the live list sorted: insert slot after every smaller one. */
     uint32_t *live = live_of(world);
@@ -365,13 +443,14 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     }
     uint32_t slot = (uint32_t)s;
     slot_meta *m = &meta_of(world)[slot];
-    if (states_of(world)[slot].faulted) {
+    if (faulted_of(world, slot)) {
         world->faulted--;
     }
     m->alive = 0u;
+    m->model = 0u;
     m->generation = (m->generation + 1u) & SLOT_MASK;
-    memset(&states_of(world)[slot], 0, sizeof(pdk_st_state));
-    memset(&cmds_of(world)[slot], 0, sizeof(pdk_st_cmd));
+    memset(&states_of(world)[slot], 0, sizeof(veh_state));
+    memset(&cmds_of(world)[slot], 0, sizeof(veh_cmd));
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
     if (s < world->first_free) {
         world->first_free = s;
@@ -443,15 +522,29 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
     if (err != PDK_OK) {
         return err;
     }
-    pdk_st_cmd *held = &cmds_of(world)[s];
-    double throttle = (cmd->fields & PDK_DBW_THROTTLE) ? cmd->throttle_pct : held->throttle_pct;
-    double brake = (cmd->fields & PDK_DBW_BRAKE) ? cmd->brake_bar : held->brake_bar;
-    double steer = (cmd->fields & PDK_DBW_STEER) ? cmd->steer_wheel_deg : held->steer_wheel_deg;
-    pdk_gear gear = (pdk_gear)held->gear;
+    veh_cmd *held = &cmds_of(world)[s];
+    int fw = is_four_wheel(world, (uint32_t)s);
+    double throttle = fw ? held->fw.throttle_pct : held->st.throttle_pct;
+    double brake = fw ? held->fw.brake_bar : held->st.brake_bar;
+    double steer = fw ? held->fw.steer_wheel_deg : held->st.steer_wheel_deg;
+    pdk_gear gear = (pdk_gear)(fw ? held->fw.gear : held->st.gear);
+    if (cmd->fields & PDK_DBW_THROTTLE) {
+        throttle = cmd->throttle_pct;
+    }
+    if (cmd->fields & PDK_DBW_BRAKE) {
+        brake = cmd->brake_bar;
+    }
+    if (cmd->fields & PDK_DBW_STEER) {
+        steer = cmd->steer_wheel_deg;
+    }
     if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE) {
         gear = cmd->gear;
     }
-    pdk_st_cmd_set(held, &defs_of(world)[s], throttle, brake, steer, gear);
+    if (fw) {
+        pdk_fw_cmd_set(&held->fw, &defs_of(world)[s], throttle, brake, steer, gear);
+    } else {
+        pdk_st_cmd_set(&held->st, &defs_of(world)[s], throttle, brake, steer, gear);
+    }
     return PDK_OK;
 }
 
@@ -461,48 +554,42 @@ void pdk_world_step(pdk_world *world)
         return;
     }
     const uint32_t *live = live_of(world);
-    pdk_st_state *states = states_of(world);
-    const pdk_st_cmd *cmds = cmds_of(world);
-    const pdk_st_params *params = params_of(world);
+    veh_state *states = states_of(world);
+    const veh_cmd *cmds = cmds_of(world);
+    const veh_params *params = params_of(world);
     const int substeps = world->def.substeps;
-    /* In id order, PDK_ST_BATCH at a time (batching changes no result);
-     * faulted vehicles stay where they are. */
+    const pdk_terrain_def *terrain = &world->def.terrain;
+    /* Vehicles do not interact, so the order changes no result. Single-track
+     * vehicles go PDK_ST_BATCH at a time (batching changes no result either);
+     * four-wheel ones one by one. Faulted vehicles stay where they are. */
     pdk_st_state *st[PDK_ST_BATCH];
     const pdk_st_cmd *cm[PDK_ST_BATCH];
     const pdk_st_params *pa[PDK_ST_BATCH];
     double *ch[PDK_ST_BATCH];
     int faults = 0;
-    if (world->faulted == 0) {
-        for (int32_t i = 0; i < world->count; i += PDK_ST_BATCH) {
-            int n = world->count - i < PDK_ST_BATCH ? (int)(world->count - i) : PDK_ST_BATCH;
-            for (int k = 0; k < n; k++) {
-                uint32_t slot = live[i + k];
-                st[k] = &states[slot];
-                cm[k] = &cmds[slot];
-                pa[k] = &params[slot];
-                ch[k] = channels_of(world, slot);
-            }
-            faults += pdk_st_step_batch(st, cm, pa, ch, n, substeps);
+    int n = 0;
+    for (int32_t i = 0; i < world->count; i++) {
+        uint32_t slot = live[i];
+        if (faulted_of(world, slot)) {
+            continue;
         }
-    } else {
-        int n = 0;
-        for (int32_t i = 0; i < world->count; i++) {
-            uint32_t slot = live[i];
-            if (states[slot].faulted) {
-                continue;
-            }
-            st[n] = &states[slot];
-            cm[n] = &cmds[slot];
-            pa[n] = &params[slot];
-            ch[n] = channels_of(world, slot);
-            if (++n == PDK_ST_BATCH) {
-                faults += pdk_st_step_batch(st, cm, pa, ch, n, substeps);
-                n = 0;
-            }
+        if (is_four_wheel(world, slot)) {
+            pdk_fw_step(&states[slot].fw, &cmds[slot].fw, &params[slot].fw, terrain, substeps,
+                        channels_of(world, slot));
+            faults += states[slot].fw.faulted != 0u;
+            continue;
         }
-        if (n > 0) {
-            faults += pdk_st_step_batch(st, cm, pa, ch, n, substeps);
+        st[n] = &states[slot].st;
+        cm[n] = &cmds[slot].st;
+        pa[n] = &params[slot].st;
+        ch[n] = channels_of(world, slot);
+        if (++n == PDK_ST_BATCH) {
+            faults += step_planar(st, cm, pa, ch, n, substeps);
+            n = 0;
         }
+    }
+    if (n > 0) {
+        faults += step_planar(st, cm, pa, ch, n, substeps);
     }
     world->faulted += faults;
     world->tick++;
@@ -531,19 +618,45 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
     if (out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    const pdk_st_state *st = &states_of(world)[s];
+    const veh_state *v = &states_of(world)[s];
     out->id = id;
-    out->x_m = st->x_m;
-    out->y_m = st->y_m;
-    out->z_m = params_of(world)[s].cg_height_m;
-    out->yaw_rad = st->yaw_rad;
-    out->vx_mps = st->vx_mps;
-    out->vy_mps = st->vy_mps;
-    out->yaw_rate_radps = st->yaw_rate_radps;
-    out->steer_angle_rad = cmds_of(world)[s].steer_rad;
-    out->speed_mps = sqrt(st->vx_mps * st->vx_mps + st->vy_mps * st->vy_mps);
-    out->ax_mps2 = st->ax_mps2;
-    out->ay_mps2 = st->ay_mps2;
+    if (is_four_wheel(world, (uint32_t)s)) {
+        const pdk_fw_state *fw = &v->fw;
+        double vb[3];
+        pdk_fw_body_velocity(fw, vb);
+        out->x_m = fw->pos_m[0];
+        out->y_m = fw->pos_m[1];
+        out->z_m = fw->pos_m[2];
+        pdk_fw_euler(fw->quat, &out->yaw_rad, &out->pitch_rad, &out->roll_rad);
+        out->vx_mps = vb[0];
+        out->vy_mps = vb[1];
+        out->vz_mps = fw->vel_mps[2];
+        out->roll_rate_radps = fw->omega_radps[0];
+        out->pitch_rate_radps = fw->omega_radps[1];
+        out->yaw_rate_radps = fw->omega_radps[2];
+        out->steer_angle_rad = cmds_of(world)[s].fw.steer_rad;
+        out->speed_mps = sqrt(fw->vel_mps[0] * fw->vel_mps[0] + fw->vel_mps[1] * fw->vel_mps[1]);
+        out->ax_mps2 = fw->accel_mps2[0];
+        out->ay_mps2 = fw->accel_mps2[1];
+    } else {
+        const pdk_st_state *st = &v->st;
+        out->x_m = st->x_m;
+        out->y_m = st->y_m;
+        out->z_m = params_of(world)[s].st.cg_height_m;
+        out->yaw_rad = st->yaw_rad;
+        out->pitch_rad = 0.0;
+        out->roll_rad = 0.0;
+        out->vx_mps = st->vx_mps;
+        out->vy_mps = st->vy_mps;
+        out->vz_mps = 0.0;
+        out->roll_rate_radps = 0.0;
+        out->pitch_rate_radps = 0.0;
+        out->yaw_rate_radps = st->yaw_rate_radps;
+        out->steer_angle_rad = cmds_of(world)[s].st.steer_rad;
+        out->speed_mps = sqrt(st->vx_mps * st->vx_mps + st->vy_mps * st->vy_mps);
+        out->ax_mps2 = st->ax_mps2;
+        out->ay_mps2 = st->ay_mps2;
+    }
     out->faulted = pdk_world_vehicle_faulted(world, id);
     return PDK_OK;
 }
@@ -557,13 +670,55 @@ const double *pdk_world_channels(const pdk_world *world, pdk_vehicle_id id)
 int pdk_world_vehicle_faulted(const pdk_world *world, pdk_vehicle_id id)
 {
     int32_t s = slot_of(world, id);
-    return s >= 0 && states_of(world)[s].faulted != 0u;
+    return s >= 0 && faulted_of(world, (uint32_t)s) != 0u;
 }
 
 const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle_id id)
 {
     int32_t s = slot_of(world, id);
     return s < 0 ? NULL : &defs_of(world)[s];
+}
+
+static uint64_t hash_single_track(uint64_t h, const pdk_st_state *st, const pdk_st_cmd *c)
+{
+    h = pdk_hash_f64(h, st->x_m);
+    h = pdk_hash_f64(h, st->y_m);
+    h = pdk_hash_f64(h, st->yaw_rad);
+    h = pdk_hash_f64(h, st->vx_mps);
+    h = pdk_hash_f64(h, st->vy_mps);
+    h = pdk_hash_f64(h, st->yaw_rate_radps);
+    h = pdk_hash_f64(h, st->ax_mps2);
+    h = pdk_hash_f64(h, st->ay_mps2);
+    h = pdk_hash_u64(h, st->faulted);
+    /* The held command; its cached part is a function of these. */
+    h = pdk_hash_f64(h, c->throttle_pct);
+    h = pdk_hash_f64(h, c->brake_bar);
+    h = pdk_hash_f64(h, c->steer_wheel_deg);
+    return pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear);
+}
+
+static uint64_t hash_f64s(uint64_t h, const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        h = pdk_hash_f64(h, v[i]);
+    }
+    return h;
+}
+
+static uint64_t hash_four_wheel(uint64_t h, const pdk_fw_state *fw, const pdk_fw_cmd *c)
+{
+    h = hash_f64s(h, fw->pos_m, 3);
+    h = hash_f64s(h, fw->quat, 4);
+    h = hash_f64s(h, fw->vel_mps, 3);
+    h = hash_f64s(h, fw->omega_radps, 3);
+    h = hash_f64s(h, fw->prev_fx_n, PDK_WHEELS);
+    h = hash_f64s(h, fw->prev_fy_n, PDK_WHEELS);
+    h = hash_f64s(h, fw->accel_mps2, 3);
+    h = pdk_hash_u64(h, fw->faulted);
+    h = pdk_hash_f64(h, c->throttle_pct);
+    h = pdk_hash_f64(h, c->brake_bar);
+    h = pdk_hash_f64(h, c->steer_wheel_deg);
+    return pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear);
 }
 
 uint64_t pdk_world_hash(const pdk_world *world)
@@ -581,23 +736,11 @@ uint64_t pdk_world_hash(const pdk_world *world)
     const slot_meta *meta = meta_of(world);
     for (int32_t i = 0; i < world->count; i++) {
         uint32_t slot = live[i];
-        const pdk_st_state *st = &states_of(world)[slot];
-        const pdk_st_cmd *c = &cmds_of(world)[slot];
         h = pdk_hash_u64(h, make_id(slot, meta[slot].generation));
-        h = pdk_hash_f64(h, st->x_m);
-        h = pdk_hash_f64(h, st->y_m);
-        h = pdk_hash_f64(h, st->yaw_rad);
-        h = pdk_hash_f64(h, st->vx_mps);
-        h = pdk_hash_f64(h, st->vy_mps);
-        h = pdk_hash_f64(h, st->yaw_rate_radps);
-        h = pdk_hash_f64(h, st->ax_mps2);
-        h = pdk_hash_f64(h, st->ay_mps2);
-        h = pdk_hash_u64(h, st->faulted);
-        /* The held command; its cached part is a function of these. */
-        h = pdk_hash_f64(h, c->throttle_pct);
-        h = pdk_hash_f64(h, c->brake_bar);
-        h = pdk_hash_f64(h, c->steer_wheel_deg);
-        h = pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear);
+        h = is_four_wheel(world, slot) ? hash_four_wheel(h, &states_of(world)[slot].fw,
+                                                         &cmds_of(world)[slot].fw)
+                                       : hash_single_track(h, &states_of(world)[slot].st,
+                                                           &cmds_of(world)[slot].st);
     }
     /* Free slots' generations decide the ids given out next, so they are
      * state too (a fresh slot's generation is zero and adds nothing). */

@@ -10,6 +10,7 @@
 #include "channels.h"
 #include "error.h"
 #include "input.h"
+#include "terrain.h"
 #include "vehicle_def.h"
 
 /* A vehicle id: low 16 bits slot + 1, high 16 bits the slot's generation.
@@ -24,11 +25,13 @@ typedef struct pdk_world_def {
     double air_density_kgpm3;
     double surface_friction;    /* multiplies every tyre's friction_coeff */
     uint64_t seed;              /* seeds the world's PRNG */
+    pdk_terrain_def terrain;    /* the ground the four-wheel model's struts stand on */
 } pdk_world_def;
 
 typedef struct pdk_world pdk_world;
 
-/* 120 Hz, 2 substeps, 256 vehicles, 9.81 m/s^2, 1.225 kg/m^3, friction 1, seed 1.
+/* 120 Hz, 2 substeps, 256 vehicles, 9.81 m/s^2, 1.225 kg/m^3, friction 1, seed 1,
+ * flat ground.
  * Two substeps (h = 1/240 s) are converged: steady states match 8 substeps
  * to 1e-4, transients and stopping distances to 1 %
  * (tests/unit/test_single_track.c), at half the cost of four. */
@@ -112,10 +115,13 @@ pdk_vehicle_id pdk_world_vehicle_at(const pdk_world *world, int i);
 /* The state a subscriber sees. */
 typedef struct pdk_vehicle_pose {
     pdk_vehicle_id id;
-    double x_m, y_m, z_m;
-    double yaw_rad;
+    double x_m, y_m, z_m;          /* CG, world */
+    double yaw_rad;                /* ZYX Euler angles of the body */
+    double pitch_rad;              /* positive nose down (0 on the single-track model) */
+    double roll_rad;               /* positive right side down (0 on the single-track model) */
     double vx_mps, vy_mps;         /* body frame */
-    double yaw_rate_radps;
+    double vz_mps;                 /* world frame, up */
+    double roll_rate_radps, pitch_rate_radps, yaw_rate_radps; /* body frame */
     double steer_angle_rad;        /* road-wheel angle */
     double speed_mps;
     double ax_mps2, ay_mps2;       /* body frame */

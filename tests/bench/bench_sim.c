@@ -2,8 +2,10 @@
  * 120 Hz tick of one vehicle, all substeps and its telemetry included) and
  * the vehicles one core can keep at 120 Hz, for worlds of 1 to 10,000
  * driving vehicles with mixed throttle, brake and steering, at the default
- * substep count, then the cost of 1, 2, 4 and 8 substeps. Each figure is the
- * best of three runs. It prints; it never fails on a time.
+ * substep count, then the cost of 1, 2, 4 and 8 substeps; first for the
+ * four-wheel model (the default, with its simple tyre) on flat ground and
+ * over a field of bumps, then for the single-track model. Each figure is
+ * the best of three runs. It prints; it never fails on a time.
  * Usage: bench_sim [seconds per run, default 0.25]. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -51,11 +53,26 @@ typedef struct result {
     double ticks;
 } result;
 
-static result run_case(int n, int substeps, double seconds)
+/* Bumps across the whole fleet's area, so that every wheel's ray tests all
+ * of them and some wheels cross one: the cost of a terrain that is not flat. */
+static void add_bumps(pdk_terrain_def *t)
+{
+    t->n_bumps = 8;
+    for (int i = 0; i < t->n_bumps; i++) {
+        pdk_bump b = {.x_m = 20.0 + 600.0 * (double)i, .y_m = 2500.0, .yaw_rad = 0.0,
+                      .length_m = 0.6, .width_m = 5000.0, .height_m = 0.05};
+        t->bumps[i] = b;
+    }
+}
+
+static result run_case(pdk_model model, int bumps, int n, int substeps, double seconds)
 {
     pdk_world_def wd = pdk_world_def_default();
     wd.max_vehicles = n;
     wd.substeps = substeps;
+    if (bumps) {
+        add_bumps(&wd.terrain);
+    }
     size_t bytes = pdk_world_mem_size(&wd);
     size_t rounded = (bytes + 63u) / 64u * 64u;
     void *mem = aligned_alloc(64, rounded);
@@ -65,6 +82,7 @@ static result run_case(int n, int substeps, double seconds)
         exit(1);
     }
     pdk_vehicle_def def = pdk_vehicle_def_default();
+    def.model = model;
     uint64_t rng = 12345u;
     for (int i = 0; i < n; i++) {
         pdk_pose pose = {.x_m = 50.0 * (double)(i % 100), .y_m = 50.0 * (double)(i / 100)};
@@ -110,11 +128,11 @@ static result run_case(int n, int substeps, double seconds)
 }
 
 /* The best of three runs: the machine's other load only ever adds time. */
-static result best_of_3(int n, int substeps, double seconds)
+static result best_of_3(pdk_model model, int bumps, int n, int substeps, double seconds)
 {
-    result best = run_case(n, substeps, seconds);
+    result best = run_case(model, bumps, n, substeps, seconds);
     for (int i = 0; i < 2; i++) {
-        result r = run_case(n, substeps, seconds);
+        result r = run_case(model, bumps, n, substeps, seconds);
         if (r.ns_per_vehicle_step < best.ns_per_vehicle_step) {
             best = r;
         }
@@ -133,20 +151,40 @@ int main(int argc, char **argv)
 #else
     const char *build = "UNOPTIMISED build: figures are not representative, use Release";
 #endif
-    printf("bench_sim: single-track model, dt 1/120 s, %s\n", build);
-    printf("%8s %9s %18s %22s\n", "vehicles", "substeps", "ns/vehicle-step", "vehicles/core @120Hz");
+    printf("bench_sim: dt 1/120 s, %s\n", build);
+    const struct {
+        pdk_model model;
+        int bumps;
+        const char *title;
+    } cases[] = {
+        {PDK_MODEL_FOUR_WHEEL, 0, "four-wheel model, simple tyre, flat ground"},
+        {PDK_MODEL_FOUR_WHEEL, 1, "four-wheel model, simple tyre, 8 bumps"},
+        {PDK_MODEL_SINGLE_TRACK, 0, "single-track model"},
+    };
     const int sizes[] = {1, 100, 1000, 10000};
     int default_substeps = pdk_world_def_default().substeps;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        result r = best_of_3(sizes[i], default_substeps, seconds);
-        printf("%8d %9d %18.1f %22.0f\n", sizes[i], default_substeps, r.ns_per_vehicle_step,
-               1e9 / (120.0 * r.ns_per_vehicle_step));
-    }
-    printf("cost per substep count, 1000 vehicles:\n");
-    for (int s = 1; s <= 8; s *= 2) {
-        result r = best_of_3(1000, s, seconds);
-        printf("%8d %9d %18.1f %22.0f\n", 1000, s, r.ns_per_vehicle_step,
-               1e9 / (120.0 * r.ns_per_vehicle_step));
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        printf("%s:\n", cases[c].title);
+        printf("%8s %9s %18s %22s\n", "vehicles", "substeps", "ns/vehicle-step",
+               "vehicles/core @120Hz");
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            if (cases[c].bumps && sizes[i] != 1000) {
+                continue;
+            }
+            result r = best_of_3(cases[c].model, cases[c].bumps, sizes[i], default_substeps,
+                                 seconds);
+            printf("%8d %9d %18.1f %22.0f\n", sizes[i], default_substeps, r.ns_per_vehicle_step,
+                   1e9 / (120.0 * r.ns_per_vehicle_step));
+        }
+        if (cases[c].bumps) {
+            continue;
+        }
+        printf("cost per substep count, 1000 vehicles:\n");
+        for (int s = 1; s <= 8; s *= 2) {
+            result r = best_of_3(cases[c].model, 0, 1000, s, seconds);
+            printf("%8d %9d %18.1f %22.0f\n", 1000, s, r.ns_per_vehicle_step,
+                   1e9 / (120.0 * r.ns_per_vehicle_step));
+        }
     }
     return 0;
 }

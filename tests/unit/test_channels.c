@@ -70,6 +70,7 @@ static fixture cornering(void)
     ck_assert_ptr_nonnull(mem);
     ck_assert_int_eq(pdk_world_init(mem, bytes, &wd, &f.world), PDK_OK);
     f.def = pdk_vehicle_def_default();
+    f.def.model = PDK_MODEL_SINGLE_TRACK;
     pdk_pose pose = {5.0, -5.0, 0.5};
     ck_assert_int_eq(pdk_world_spawn(f.world, &f.def, &pose, 15.0, PDK_GEAR_DRIVE, &f.id), PDK_OK);
     /* Freshly spawned: no tick yet, every channel is zero. */

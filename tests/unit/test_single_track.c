@@ -26,6 +26,16 @@
 #define DT (1.0 / 120.0)
 #define TICKS_PER_S 120
 
+
+/* The default definition on the single-track model (the default model is
+ * the four-wheel one). */
+static pdk_vehicle_def st_default(void)
+{
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    def.model = PDK_MODEL_SINGLE_TRACK;
+    return def;
+}
+
 /* ---- helpers ------------------------------------------------------------ */
 
 static pdk_world *world_with(int substeps)
@@ -158,7 +168,7 @@ static pdk_vehicle_pose drive_steady(pdk_world *w, pdk_vehicle_id id, double tar
 START_TEST(test_parked_car_does_not_move_for_60_s)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 3.0, -2.0, 0.7, 0.0, PDK_GEAR_PARK);
     for (int t = 0; t < 60 * TICKS_PER_S; t++) {
         pdk_world_step(w);
@@ -172,7 +182,7 @@ END_TEST
 START_TEST(test_braked_car_in_drive_holds)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, -1.2, 0.0, PDK_GEAR_DRIVE);
     command(w, id, 0.0, 30.0, 0.0);
     for (int t = 0; t < 10 * TICKS_PER_S; t++) {
@@ -189,7 +199,7 @@ END_TEST
 START_TEST(test_brake_overrides_weaker_throttle_at_full_lock)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 1.0, 1.0, 0.3, 0.0, PDK_GEAR_DRIVE);
     /* 20 % of 6000 N = 1200 N drive; front brake 30 bar * 150 * 0.65 = 2925 N. */
     command(w, id, 20.0, 30.0, def.steering.lock_deg);
@@ -206,7 +216,7 @@ END_TEST
 START_TEST(test_throttle_beats_light_brake)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     double m = def.chassis.mass_kg;
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_DRIVE);
     command(w, id, 100.0, 5.0, 0.0);
@@ -224,7 +234,7 @@ END_TEST
 START_TEST(test_standstill_full_lock_no_nan_no_jitter)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_DRIVE);
     command(w, id, 0.0, 0.0, def.steering.lock_deg);
     for (int t = 0; t < 10 * TICKS_PER_S; t++) {
@@ -251,7 +261,7 @@ END_TEST
 START_TEST(test_park_stops_a_rolling_car_and_holds)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 2.0, PDK_GEAR_DRIVE);
     shift(w, id, PDK_GEAR_PARK);
     double min_vx = 2.0;
@@ -282,7 +292,7 @@ END_TEST
 START_TEST(test_braking_distance_below_friction_limit)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     double m = def.chassis.mass_kg;
     double v0 = 20.0;
     double bar = 50.0;
@@ -321,7 +331,7 @@ END_TEST
 START_TEST(test_braking_beyond_limit_decelerates_at_mu_g)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     double m = def.chassis.mass_kg;
     double mu = def.tyre_front.friction_coeff;
     double k = 0.5 * RHO * def.resist.drag_area_m2;
@@ -347,7 +357,7 @@ END_TEST
 START_TEST(test_full_throttle_launch)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     double m = def.chassis.mass_kg;
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_DRIVE);
     command(w, id, 100.0, 0.0, 0.0);
@@ -381,7 +391,7 @@ END_TEST
 START_TEST(test_coast_down)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     double m = def.chassis.mass_kg;
     double k = 0.5 * RHO * def.resist.drag_area_m2;
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 35.0, PDK_GEAR_NEUTRAL);
@@ -406,7 +416,7 @@ END_TEST
 START_TEST(test_reverse_moves_backward_within_governor)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_DRIVE);
     shift(w, id, PDK_GEAR_REVERSE);
     command(w, id, 100.0, 0.0, 0.0);
@@ -437,7 +447,7 @@ END_TEST
 START_TEST(test_low_gear_governor)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_LOW);
     command(w, id, 100.0, 0.0, 0.0);
     double limit = def.drive.max_low_speed_mps;
@@ -467,7 +477,7 @@ START_TEST(test_steady_state_cornering_yaw_rate)
 {
     const double speeds[] = {10.0, 20.0, 30.0};
     const double steers[] = {15.0, -15.0, 15.0};
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     double len = def.chassis.wheelbase_m;
     double k_us = understeer_gradient(&def);
     for (int i = 0; i < 3; i++) {
@@ -493,7 +503,7 @@ END_TEST
 START_TEST(test_lateral_acceleration_bounded_by_mu_g)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     double mu = def.tyre_front.friction_coeff;
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 25.0, PDK_GEAR_DRIVE);
     double max_ay = 0.0;
@@ -522,11 +532,11 @@ END_TEST
 
 /* ---- energy: the step never adds energy of its own ---------------------- */
 
-/* The mid-size sedan preset (presets/vehicles/midsize_sedan.json, data sheet
+/* The traffic sedan preset (presets/vehicles/traffic_sedan.json, data sheet
  * in docs/presets.md): rear-wheel drive, 60/40 brakes, 520 deg lock. */
 static pdk_vehicle_def sedan_def(void)
 {
-    pdk_vehicle_def d = pdk_vehicle_def_default();
+    pdk_vehicle_def d = st_default();
     d.tyre_front.cornering_stiffness_n_per_rad = 120000.0;
     d.tyre_rear.cornering_stiffness_n_per_rad = 120000.0;
     d.steering.lock_deg = 520.0;
@@ -560,7 +570,7 @@ static double kinetic_energy(const pdk_vehicle_def *d, double vx, double vy, dou
  * sqrt(1 + (h r)^2) per substep: 20 -> 24.6 m/s in 1 s at 10 rad/s.) */
 START_TEST(test_frictionless_spin_keeps_speed_and_course)
 {
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     const double rates[] = {10.0, 30.0};
     const int substeps[] = {2, 1};
     for (int k = 0; k < 2; k++) {
@@ -657,7 +667,7 @@ START_TEST(test_energy_never_increases_without_throttle)
         wd.surface_friction = cases[k].friction;
         wd.max_vehicles = 1;
         pdk_world *w = world_of(&wd);
-        pdk_vehicle_def def = cases[k].sedan ? sedan_def() : pdk_vehicle_def_default();
+        pdk_vehicle_def def = cases[k].sedan ? sedan_def() : st_default();
         pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, cases[k].speed_mps, cases[k].gear);
         double before = kinetic_energy(&def, cases[k].speed_mps, 0.0, 0.0);
         for (int t = 0; t < (int)(8.0 / wd.dt_s); t++) {
@@ -713,7 +723,7 @@ START_TEST(test_energy_bound_holds_for_any_parameters)
     fuzz_rng = 7u;
     double worst = 0.0;
     for (int k = 0; k < 300; k++) {
-        pdk_vehicle_def d = pdk_vehicle_def_default();
+        pdk_vehicle_def d = st_default();
         d.chassis.mass_kg = fuzz_log(50.0, 1e5);
         d.chassis.wheelbase_m = fuzz_log(0.5, 15.0);
         d.chassis.cg_to_front_axle_m = d.chassis.wheelbase_m * (0.02 + 0.96 * fuzz_unit());
@@ -738,7 +748,7 @@ START_TEST(test_energy_bound_holds_for_any_parameters)
         double speed = 300.0 * fuzz_unit() - 150.0;
         double friction = k % 5 == 0 ? 0.0 : fuzz_log(0.05, 10.0);
         if (k == 0) {
-            d = pdk_vehicle_def_default();
+            d = st_default();
             d.chassis.mass_kg = 37820.0;
             d.chassis.yaw_inertia_kgm2 = 20.4;
             d.resist.drag_area_m2 = 49.2;
@@ -819,7 +829,7 @@ END_TEST
  * push the wheel forward (Fx_f > 0), not backward as body vx would say. */
 START_TEST(test_front_brake_opposes_front_wheel_speed)
 {
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     def.brake.front_fraction = 1.0;
     pdk_st_params p;
     pdk_st_params_init(&p, &def, DT / 2.0, G, RHO, 1.0);
@@ -854,7 +864,7 @@ static void assert_no_subnormal(double v)
 START_TEST(test_parked_after_braking_reports_exact_zeros)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 15.0, PDK_GEAR_DRIVE);
     command(w, id, 0.0, 0.0, 200.0);
     for (int t = 0; t < TICKS_PER_S; t++) {
@@ -904,7 +914,7 @@ END_TEST
 START_TEST(test_decaying_yaw_never_subnormal)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     def.resist.rolling_coeff = 0.0;
     def.resist.drag_area_m2 = 0.0;
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 20.0, PDK_GEAR_NEUTRAL);
@@ -939,7 +949,7 @@ END_TEST
  * PDK_CH_FAULTED reading 1. */
 START_TEST(test_non_finite_state_faults)
 {
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_st_params p;
     pdk_st_params_init(&p, &def, DT / 2.0, G, RHO, 1.0);
     pdk_st_cmd c;
@@ -985,7 +995,7 @@ END_TEST
 static double steady_yaw_rate(int substeps)
 {
     pdk_world *w = world_with(substeps);
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 20.0, PDK_GEAR_DRIVE);
     double r = drive_steady(w, id, 20.0, 30.0, 8.0).yaw_rate_radps;
     world_free(w);
@@ -995,7 +1005,7 @@ static double steady_yaw_rate(int substeps)
 static double stopping_distance(int substeps)
 {
     pdk_world *w = world_with(substeps);
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 25.0, PDK_GEAR_DRIVE);
     command(w, id, 0.0, 60.0, 0.0);
     for (int t = 0; t < 10 * TICKS_PER_S && pose_of(w, id).vx_mps > 0.0; t++) {
@@ -1011,7 +1021,7 @@ static double stopping_distance(int substeps)
 static double step_steer_yaw_rate(int substeps)
 {
     pdk_world *w = world_with(substeps);
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 20.0, PDK_GEAR_NEUTRAL);
     command(w, id, 0.0, 0.0, 40.0);
     for (int t = 0; t < 24; t++) {
@@ -1119,7 +1129,7 @@ END_TEST
 START_TEST(test_circle_closes)
 {
     pdk_world *w = world_new();
-    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_vehicle_def def = st_default();
     pdk_vehicle_id id = spawn(w, &def, 0.0, 0.0, 0.0, 10.0, PDK_GEAR_DRIVE);
     pdk_vehicle_pose p = drive_steady(w, id, 10.0, 90.0, 10.0);
     /* Now steady: measure one lap from here. */
@@ -1164,7 +1174,7 @@ static double fleet_between(double lo, double hi)
 static pdk_vehicle_def fleet_def(void)
 {
     for (;;) {
-        pdk_vehicle_def d = pdk_vehicle_def_default();
+        pdk_vehicle_def d = st_default();
         d.chassis.mass_kg *= fleet_between(0.3, 3.0);
         d.chassis.yaw_inertia_kgm2 *= fleet_between(0.3, 3.0);
         d.chassis.wheelbase_m *= fleet_between(0.6, 1.5);

@@ -1,0 +1,158 @@
+/* The four-wheel vehicle model (seed 000): one rigid chassis with six degrees
+ * of freedom on four massless struts, each a ray from the top of its travel
+ * down the body's z axis against the terrain; Ackermann steering with toe,
+ * camber, roll centres, anti-dive and anti-squat, kinematic curves against
+ * travel, per-axle track and solid axles; a linear tyre that saturates on the
+ * friction circle, the lumped drive, brakes, rolling resistance and drag of
+ * the single-track model. It owns one vehicle's state, held command and
+ * per-vehicle constants and steps them by one tick; four_wheel.c states the
+ * scheme. Sources are cited where each formula lives.
+ * Axes are ISO 8855: body x forward, y left, z up; world z up; positive
+ * roll puts the right side down, positive pitch the nose down, positive yaw
+ * and steering turn left. Wheels are PDK_FL, PDK_FR, PDK_RL, PDK_RR. The
+ * world calls this module; nothing else should. */
+#ifndef PDK_FOUR_WHEEL_H
+#define PDK_FOUR_WHEEL_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "input.h"
+#include "terrain.h"
+#include "vehicle_def.h"
+
+/* The lateral slip tan(alpha) = v_lat / max(|u|, floor): as in the
+ * single-track model (PDK_ST_SLIP_SPEED_FLOOR_MPS, same value and reason). */
+#define PDK_FW_SLIP_SPEED_FLOOR_MPS 0.5
+
+/* The governors' fade band, as PDK_ST_GOVERNOR_BAND_MPS. */
+#define PDK_FW_GOVERNOR_BAND_MPS 0.5
+
+/* Coulomb friction (brakes, parking pawl, rolling resistance, a locked
+ * wheel's slide) is F = -B u / max(|u|, PDK_FW_STICK_SPEED_MPS) in the
+ * end-of-substep contact speed u: exactly Coulomb's -B sign(u) while the
+ * contact keeps moving faster than this (an explicit force whose sign the
+ * solve checks at the end of the substep), and below it a stiff viscous
+ * stick, B / max(|u_start|, stick), that can never reverse the wheel. A car
+ * held by its brakes against a push P creeps at most P / B * 1 mm/s, and
+ * comes to exactly rest by the rest rule below. */
+#define PDK_FW_STICK_SPEED_MPS 1.0e-3
+
+/* A vehicle held by brakes or pawl whose CG speed is below this, and whose
+ * angular velocity is below PDK_FW_REST_RATE_RADPS, has its horizontal
+ * velocity and yaw rate set to exactly zero at the end of the tick (the
+ * suspension keeps moving until it settles). */
+#define PDK_FW_REST_SPEED_MPS 1.0e-3
+#define PDK_FW_REST_RATE_RADPS 1.0e-3
+
+/* Velocity and acceleration components below this magnitude are stored as
+ * exactly zero at the end of a tick (PDK_ST_NEGLIGIBLE). */
+#define PDK_FW_NEGLIGIBLE 1.0e-100
+
+/* The dynamic state: everything that carries from one substep to the next.
+ * Plain data, no pointers: a copy is a snapshot. */
+typedef struct pdk_fw_state {
+    double pos_m[3];       /* CG, world */
+    double quat[4];        /* orientation, body to world: w, x, y, z; unit */
+    double vel_mps[3];     /* CG velocity, world frame */
+    double omega_radps[3]; /* angular velocity, body frame (p, q, r) */
+    /* The previous substep's tyre forces on the body, body x and y, per
+     * wheel: the roll-centre couples, pitch links and jacking use them (the
+     * lag keeps the load-force loop explicit, seed 000). Part of the state so
+     * that a replay is exact. */
+    double prev_fx_n[PDK_WHEELS];
+    double prev_fy_n[PDK_WHEELS];
+    double accel_mps2[3]; /* last substep's CG acceleration, body frame, without gravity */
+    uint32_t faulted;     /* as pdk_st_state.faulted */
+} pdk_fw_state;
+
+/* The held command and what follows from it alone (cached per command). */
+typedef struct pdk_fw_cmd {
+    double throttle_pct;
+    double brake_bar;
+    double steer_wheel_deg;
+    double steer_rad;                   /* bicycle road-wheel angle: SteerAngle */
+    double wheel_steer_rad[PDK_WHEELS]; /* Ackermann + static toe, before toe curves */
+    double wheel_sin[PDK_WHEELS];       /* sin and cos of wheel_steer_rad */
+    double wheel_cos[PDK_WHEELS];
+    double drive_gain;   /* signed share of the available drive force */
+    double governor_mps; /* speed limit in the drive direction, 0 for none */
+    double governor_fade_mps;
+    double hold_n[PDK_WHEELS]; /* brake + parking pawl capacity per wheel */
+    double gear_code;
+    int32_t gear;
+} pdk_fw_cmd;
+
+/* Per-axle constants resolved at spawn. */
+typedef struct pdk_fw_axle {
+    double track_m;
+    double x_m;                  /* axle position along body x from the CG (a or -b) */
+    double static_load_n;        /* per wheel */
+    double static_compression_m; /* static_load / spring rate */
+    double spring_npm, bump_nspm, rebound_nspm, arb_npm, bump_stop_npm;
+    double travel_bump_m, travel_droop_m;
+    double rc_height_m, anti_brake, anti_drive;
+    double static_camber_rad, static_toe_rad;
+    double cornering_per_n; /* tyre lateral stiffness per N of load, N/rad/N */
+    double camber_per_n;    /* camber thrust per N of load, N/rad/N */
+    double mu;              /* tyre friction times surface friction */
+    double drive_share;     /* share of the drive force per wheel of this axle */
+    double half_track_m;    /* track / 2 */
+    double rc_per_track;    /* rc_height / track: the roll-centre couple's arm */
+    double two_per_track;   /* 2 / track: the per-wheel links' arm */
+    double pitch_arm;       /* -h_cg / L front, +h_cg / L rear: the pitch links' sign and arm */
+    double sin_camber, cos_camber; /* of static_camber_rad (no camber curve) */
+    int32_t solid;                 /* 1 for a solid axle */
+    int32_t per_wheel_links;       /* 1 when a roll-centre curve is given */
+    pdk_kinematics_def kin;        /* the curves, n_points 0 where absent */
+} pdk_fw_axle;
+
+typedef struct pdk_fw_params {
+    double h_s;              /* substep */
+    double inv_h;            /* 1 / h */
+    double mass_per_h;       /* m / h */
+    double inertia_per_h[3]; /* Ixx / h, Iyy / h, Izz / h */
+    double mass_kg;
+    double inertia_kgm2[3]; /* Ixx, Iyy, Izz */
+    double gravity_mps2;
+    double wheelbase_m;
+    double cg_height_m;
+    double ride_ray_top_m; /* how far above the static contact a ray starts */
+    double rolling_coeff;
+    double drag_n_per_mps2; /* 0.5 rho CdA */
+    double drive_force_n;
+    double drive_power_w;
+    double steer_ratio, steer_center_deg, steer_lock_deg, ackermann;
+    pdk_fw_axle axle[2]; /* front, rear */
+} pdk_fw_params;
+
+/* Resolves def (already checked, model PDK_MODEL_FOUR_WHEEL) for a world with
+ * these constants. */
+void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
+                        double gravity_mps2, double air_density_kgpm3, double surface_friction);
+
+/* A vehicle at rest on its springs at pose (CG at cg_height_m above the
+ * ground under it, level), moving forward at speed_mps along its heading. */
+void pdk_fw_state_init(pdk_fw_state *state, const pdk_fw_params *params,
+                       const pdk_terrain_def *terrain, const pdk_pose *pose, double speed_mps);
+
+/* Holds a new command (values already range-checked against def) and
+ * recomputes its cached part. gear is PARK..LOW. */
+void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle_pct,
+                    double brake_bar, double steer_wheel_deg, pdk_gear gear);
+
+/* Steps one vehicle by one tick of substeps substeps of params->h_s each on
+ * terrain, and writes every channel (PDK_CH_COUNT values) for the tick's
+ * end. A step that produces a non-finite value faults the vehicle exactly as
+ * pdk_st_step does (pose held where the tick began, velocities zeroed,
+ * state->faulted set, PDK_CH_FAULTED 1). */
+void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
+                 const pdk_terrain_def *terrain, int substeps, double *channels);
+
+/* The CG velocity in the body frame (x forward, y left, z up). */
+void pdk_fw_body_velocity(const pdk_fw_state *state, double out[3]);
+
+/* Yaw, pitch and roll (ZYX Euler, rad) of the unit quaternion q. */
+void pdk_fw_euler(const double q[4], double *yaw_rad, double *pitch_rad, double *roll_rad);
+
+#endif

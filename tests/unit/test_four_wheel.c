@@ -1,0 +1,589 @@
+/* Unit tests of the four-wheel model's step (four_wheel.c), calling pdk_fw_*
+ * directly: a parked car stands exactly still on its springs at its CG
+ * height, whatever the spring rate, with the static loads of moment balance;
+ * the energy of a coasting car never rises; the same inputs give the same
+ * bytes; a broken state faults as the single-track model's does; a drive
+ * with steering, braking and bumps keeps every channel finite; the command's
+ * cached part (steering lock and centre, hold split), the Euler angles, a
+ * free fall and a car on its roof. The physics validation (ride frequency,
+ * load transfer, anti-dive, the single-track cross-check, kinematic curves,
+ * convergence) lives in test_fw_validation.c. Every tolerance is argued
+ * beside its assertion. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "channels.h"
+#include "four_wheel.h"
+#include "terrain.h"
+#include "vehicle_def.h"
+
+#define G 9.81
+#define RHO 1.225
+#define PI 3.14159265358979323846
+#define DT (1.0 / 120.0)
+#define TICKS_PER_S 120
+
+/* ---- a vehicle on its own ------------------------------------------------ */
+
+typedef struct run {
+    pdk_vehicle_def def;
+    pdk_terrain_def terrain;
+    pdk_fw_params params;
+    pdk_fw_state state;
+    pdk_fw_cmd cmd;
+    pdk_gear gear;
+    int substeps;
+    double ch[PDK_CH_COUNT];
+} run;
+
+static void run_init_at(run *r, const pdk_vehicle_def *def, const pdk_terrain_def *terrain,
+                        int substeps, double x_m, double y_m, double yaw_rad, double speed_mps,
+                        pdk_gear gear)
+{
+    memset(r, 0, sizeof *r); /* padding too: states compare with memcmp */
+    r->def = *def;
+    if (terrain != NULL) {
+        r->terrain = *terrain;
+    }
+    r->substeps = substeps;
+    r->gear = gear;
+    pdk_fw_params_init(&r->params, &r->def, DT / substeps, G, RHO, 1.0);
+    pdk_pose pose = {x_m, y_m, yaw_rad};
+    pdk_fw_state_init(&r->state, &r->params, &r->terrain, &pose, speed_mps);
+    pdk_fw_cmd_set(&r->cmd, &r->def, 0.0, 0.0, 0.0, gear);
+}
+
+static void run_init(run *r, const pdk_vehicle_def *def, double speed_mps, pdk_gear gear)
+{
+    run_init_at(r, def, NULL, 2, 0.0, 0.0, 0.0, speed_mps, gear);
+}
+
+static void run_command(run *r, double throttle_pct, double brake_bar, double steer_deg)
+{
+    pdk_fw_cmd_set(&r->cmd, &r->def, throttle_pct, brake_bar, steer_deg, r->gear);
+}
+
+static void run_tick(run *r)
+{
+    pdk_fw_step(&r->state, &r->cmd, &r->params, &r->terrain, r->substeps, r->ch);
+}
+
+static void assert_channels_finite(const run *r)
+{
+    for (int c = 0; c < PDK_CH_COUNT; c++) {
+        ck_assert_msg(isfinite(r->ch[c]), "channel %s is %g", pdk_channel_get((size_t)c)->name,
+                      r->ch[c]);
+    }
+}
+
+/* A definition with no resistances (drag, rolling) and no camber thrust: the
+ * tyres' slip dampers and the struts' dampers are the only forces that take
+ * energy out. */
+static pdk_vehicle_def frictionless_def(void)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    d.resist.rolling_coeff = 0.0;
+    d.resist.drag_area_m2 = 0.0;
+    d.tyre_front.camber_stiffness_n_per_rad = 0.0;
+    d.tyre_rear.camber_stiffness_n_per_rad = 0.0;
+    return d;
+}
+
+/* Body-to-world rotation's third row (the world z of body x, y, z). */
+static void third_row(const double q[4], double row[3])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    row[0] = 2.0 * (x * z - w * y);
+    row[1] = 2.0 * (y * z + w * x);
+    row[2] = 1.0 - 2.0 * (x * x + y * y);
+}
+
+/* Each wheel's travel on flat ground from the state alone: the strut's ray
+ * runs down body z from above the static contact point c, which sits at
+ * world height c_z; the ray meets z = 0 at -c_z / (z_b)_z below it, so the
+ * travel (positive in bump) is -c_z / (z_b)_z. */
+static void flat_travel(const run *r, double travel[PDK_WHEELS])
+{
+    double row[3];
+    third_row(r->state.quat, row);
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        const pdk_fw_axle *ax = &r->params.axle[i >> 1];
+        double y = (i & 1) ? -0.5 * ax->track_m : 0.5 * ax->track_m;
+        double cz =
+            r->state.pos_m[2] + row[0] * ax->x_m + row[1] * y - row[2] * r->params.cg_height_m;
+        travel[i] = -cz / row[2];
+    }
+}
+
+/* Total mechanical energy on flat ground: translation, rotation, gravity,
+ * and what the springs, bars and bump stops hold (each strut's spring from
+ * its free length: k (s0 + x)^2 / 2). */
+static double energy_j(const run *r)
+{
+    const pdk_fw_params *p = &r->params;
+    const pdk_fw_state *s = &r->state;
+    double e = 0.0;
+    for (int j = 0; j < 3; j++) {
+        e += 0.5 * p->mass_kg * s->vel_mps[j] * s->vel_mps[j];
+        e += 0.5 * p->inertia_kgm2[j] * s->omega_radps[j] * s->omega_radps[j];
+    }
+    e += p->mass_kg * p->gravity_mps2 * s->pos_m[2];
+    double x[PDK_WHEELS];
+    flat_travel(r, x);
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        const pdk_fw_axle *ax = &p->axle[i >> 1];
+        double stretch = ax->static_compression_m + x[i];
+        ck_assert_double_gt(stretch, 0.0); /* every strut stays loaded */
+        e += 0.5 * ax->spring_npm * stretch * stretch;
+        double beyond = x[i] - ax->travel_bump_m;
+        if (beyond > 0.0) {
+            e += 0.5 * ax->bump_stop_npm * beyond * beyond;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        double diff = x[2 * k] - x[2 * k + 1];
+        e += 0.5 * p->axle[k].arb_npm * diff * diff;
+    }
+    return e;
+}
+
+/* ---- standstill ---------------------------------------------------------- */
+
+/* Parked on flat ground the car starts exactly at its CG height with every
+ * travel exactly 0 (four_wheel.c places the rays so that this is exact),
+ * and stays: over 10 s it moves less than 1e-9 m (the struts' static loads
+ * sum to m g only to rounding, 1e-12 N, which moves the CG by far less),
+ * never turns, and reports the static loads of moment balance, m g b / L
+ * and m g a / L per axle (Gillespie, Fundamentals of Vehicle Dynamics,
+ * ch. 2), to 1e-9. */
+START_TEST(test_parked_car_stands_exactly_still)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    run r;
+    run_init_at(&r, &d, NULL, 2, 3.0, -2.0, 0.7, 0.0, PDK_GEAR_PARK);
+    const double x0 = r.state.pos_m[0], y0 = r.state.pos_m[1], z0 = r.state.pos_m[2];
+    ck_assert(z0 == d.chassis.cg_height_m);
+    double m = d.chassis.mass_kg;
+    double len = d.chassis.wheelbase_m;
+    double a = d.chassis.cg_to_front_axle_m;
+    for (int t = 0; t < 10 * TICKS_PER_S; t++) {
+        run_tick(&r);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            double travel = r.ch[PDK_CH_SUSP_TRAVEL_FL + i];
+            if (t == 0) {
+                ck_assert(travel == 0.0);
+            }
+            ck_assert_double_le(fabs(travel), 1e-12);
+        }
+        ck_assert_double_le(fabs(r.state.pos_m[0] - x0), 1e-9);
+        ck_assert_double_le(fabs(r.state.pos_m[1] - y0), 1e-9);
+        ck_assert_double_le(fabs(r.state.pos_m[2] - z0), 1e-9);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_YAW] - 0.7), 1e-12);
+        ck_assert(r.state.vel_mps[0] == 0.0 && r.state.vel_mps[1] == 0.0);
+        ck_assert(r.state.omega_radps[2] == 0.0);
+    }
+    double f = r.ch[PDK_CH_TYRE_LOAD_F];
+    double rr = r.ch[PDK_CH_TYRE_LOAD_R];
+    ck_assert_double_le(fabs(f + rr - m * G) / (m * G), 1e-9);
+    ck_assert_double_le(fabs(f - m * G * (len - a) / len) / f, 1e-9);
+    ck_assert_double_le(fabs(rr - m * G * a / len) / rr, 1e-9);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_TYRE_LOAD_FL] - r.ch[PDK_CH_TYRE_LOAD_FR]), 1e-9 * f);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_TYRE_LOAD_RL] - r.ch[PDK_CH_TYRE_LOAD_RR]), 1e-9 * rr);
+    ck_assert_double_le(r.ch[PDK_CH_SPEED], 1e-12);
+    ck_assert_double_eq(r.ch[PDK_CH_FAULTED], 0.0);
+}
+END_TEST
+
+/* The car sits at chassis.cg_height_m whatever its springs (seed 000: the
+ * static compression is the static load over the rate). Started 2 cm high
+ * and released in neutral with no brakes, it settles back to the CG height
+ * within 1e-9 m, level within 1e-9 rad, its travels back to 0, for spring
+ * rates of 15, 30 and 120 kN/m (softest: 0.73 Hz front, settled after 20 s
+ * at the default damping). */
+START_TEST(test_sits_at_cg_height_for_any_spring_rate)
+{
+    const double rates[] = {15000.0, 30000.0, 120000.0};
+    for (int k = 0; k < 3; k++) {
+        pdk_vehicle_def d = pdk_vehicle_def_default();
+        d.susp_front.spring_rate_npm = rates[k];
+        d.susp_rear.spring_rate_npm = rates[k];
+        run r;
+        run_init(&r, &d, 0.0, PDK_GEAR_NEUTRAL);
+        r.state.pos_m[2] += 0.02;
+        for (int t = 0; t < 20 * TICKS_PER_S; t++) {
+            run_tick(&r);
+        }
+        ck_assert_double_le(fabs(r.ch[PDK_CH_POS_Z] - d.chassis.cg_height_m), 1e-9);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_PITCH]), 1e-9);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_ROLL]), 1e-9);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            ck_assert_double_le(fabs(r.ch[PDK_CH_SUSP_TRAVEL_FL + i]), 1e-9);
+        }
+    }
+}
+END_TEST
+
+/* A braked car rolling at walking pace stops and then stands still: the
+ * rest rule zeroes its horizontal velocity and yaw rate exactly at every
+ * tick's end (no subnormal creep). Its body still settles in pitch on the
+ * held wheels, which moves the CG along x by h_cg times the pitch change
+ * (millimetres just after the stop, decaying): 5 s after the brakes came
+ * on the CG moves less than 1e-5 m in the next 2 s. */
+START_TEST(test_braked_car_stops_exactly)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    run r;
+    run_init(&r, &d, 1.0, PDK_GEAR_DRIVE);
+    run_command(&r, 0.0, 20.0, 0.0);
+    for (int t = 0; t < 5 * TICKS_PER_S; t++) {
+        run_tick(&r);
+    }
+    double x = r.state.pos_m[0];
+    ck_assert_double_gt(x, 0.1); /* it did roll: 1 m/s at 2 m/s^2, 0.25 m */
+    ck_assert_double_lt(x, 0.5);
+    for (int t = 0; t < 2 * TICKS_PER_S; t++) {
+        run_tick(&r);
+        ck_assert(r.state.vel_mps[0] == 0.0 && r.state.vel_mps[1] == 0.0);
+        ck_assert(r.state.omega_radps[2] == 0.0);
+        ck_assert_double_le(fabs(r.state.pos_m[0] - x), 1e-5);
+        ck_assert(r.state.pos_m[1] == 0.0);
+    }
+}
+END_TEST
+
+/* ---- energy -------------------------------------------------------------- */
+
+/* Coasting in neutral with no brakes, drive, drag, rolling resistance or
+ * camber thrust, released 3 cm high with a roll and a pitch rate at 10 m/s:
+ * the total energy (energy_j) never rises from one tick to the next by more
+ * than 1e-13 of itself (84 kJ; 8e-9 J is some 600 ulps of its largest term,
+ * the 75 kJ of motion, and the rises seen are 10 to 20 ulps: rounding; the
+ * step itself only removes energy, four_wheel.c), at 1, 2 and 4 substeps, with
+ * the default dampers and with none (then only the backward-Euler spring
+ * and the tyres' slip dampers remove it). And it does fall: by more than
+ * 10 J in 10 s with dampers. */
+START_TEST(test_energy_never_rises_coasting)
+{
+    for (int damped = 0; damped < 2; damped++) {
+        for (int substeps = 1; substeps <= 4; substeps *= 2) {
+            pdk_vehicle_def d = frictionless_def();
+            if (!damped) {
+                d.susp_front.bump_damping_nspm = d.susp_front.rebound_damping_nspm = 0.0;
+                d.susp_rear.bump_damping_nspm = d.susp_rear.rebound_damping_nspm = 0.0;
+            }
+            run r;
+            run_init_at(&r, &d, NULL, substeps, 0.0, 0.0, 0.4, 10.0, PDK_GEAR_NEUTRAL);
+            r.state.pos_m[2] += 0.03;
+            r.state.omega_radps[0] = 0.2;
+            r.state.omega_radps[1] = -0.1;
+            double e0 = energy_j(&r);
+            double prev = e0;
+            for (int t = 0; t < 10 * TICKS_PER_S; t++) {
+                run_tick(&r);
+                double e = energy_j(&r);
+                ck_assert_msg(e <= prev + 1e-13 * e0,
+                              "energy rose by %g J at tick %d (%d substeps, damped %d)", e - prev,
+                              t, substeps, damped);
+                prev = e;
+            }
+            ck_assert_double_eq(r.ch[PDK_CH_FAULTED], 0.0);
+            if (damped) {
+                ck_assert_double_lt(prev, e0 - 10.0);
+            }
+            /* Coasting straight it keeps its speed: no hidden drag (the
+             * slip dampers only act on what the ride motion disturbs). */
+            ck_assert_double_le(fabs(r.ch[PDK_CH_SPEED] - 10.0), 1e-3);
+        }
+    }
+}
+END_TEST
+
+/* ---- determinism --------------------------------------------------------- */
+
+static void scripted_drive(run *r, int tick)
+{
+    int phase = (tick / 90) % 5;
+    double throttle = phase == 0 || phase == 2 ? 60.0 : (phase == 3 ? 15.0 : 0.0);
+    double brake = phase == 4 ? 40.0 : 0.0;
+    double steer = phase == 1 ? 120.0 : (phase == 3 ? -200.0 : 10.0 * (double)(tick % 7));
+    run_command(r, throttle, brake, steer);
+}
+
+static pdk_terrain_def bumpy(void)
+{
+    pdk_terrain_def t;
+    memset(&t, 0, sizeof t);
+    t.n_bumps = 3;
+    t.bumps[0] = (pdk_bump){15.0, 0.5, 0.0, 0.6, 1.0, 0.08};   /* a kerb under the left wheels */
+    t.bumps[1] = (pdk_bump){30.0, 0.0, 0.0, 4.0, 8.0, 0.1};    /* a speed hump across the road */
+    t.bumps[2] = (pdk_bump){45.0, -0.8, 0.0, 2.0, 1.0, -0.05}; /* a pothole on the right */
+    return t;
+}
+
+/* Two runs with the same inputs, over bumps, with steering, throttle and
+ * brakes, give the same state and channels, byte for byte, every tick. */
+START_TEST(test_same_inputs_same_bytes)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    pdk_terrain_def t = bumpy();
+    static run a, b;
+    run_init_at(&a, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
+    run_init_at(&b, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
+    for (int tick = 0; tick < 8 * TICKS_PER_S; tick++) {
+        scripted_drive(&a, tick);
+        scripted_drive(&b, tick);
+        run_tick(&a);
+        run_tick(&b);
+        ck_assert(memcmp(&a.state, &b.state, sizeof a.state) == 0);
+        ck_assert(memcmp(a.ch, b.ch, sizeof a.ch) == 0);
+    }
+    ck_assert_double_gt(a.ch[PDK_CH_SPEED], 1.0);
+}
+END_TEST
+
+/* ---- faults -------------------------------------------------------------- */
+
+/* A non-finite value in the state faults the vehicle exactly as
+ * pdk_st_step does: the pose stays where the tick began, velocities (and
+ * the lagged tyre forces) are zeroed, faulted is set, every channel is
+ * finite and Faulted reads 1. A NaN velocity, an infinite angular velocity
+ * and a NaN quaternion (whose pose cannot be kept: it becomes level) each
+ * fault; the next tick of the restored state is clean. */
+START_TEST(test_non_finite_state_faults)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    for (int k = 0; k < 3; k++) {
+        run r;
+        run_init_at(&r, &d, NULL, 2, 5.0, 6.0, 1.0, 12.0, PDK_GEAR_DRIVE);
+        run_command(&r, 30.0, 0.0, 45.0);
+        for (int t = 0; t < 60; t++) {
+            run_tick(&r);
+        }
+        pdk_fw_state before = r.state;
+        if (k == 0) {
+            r.state.vel_mps[1] = NAN;
+        } else if (k == 1) {
+            r.state.omega_radps[2] = INFINITY;
+        } else {
+            r.state.quat[2] = NAN;
+        }
+        run_tick(&r);
+        ck_assert_uint_eq(r.state.faulted, 1u);
+        ck_assert_double_eq(r.ch[PDK_CH_FAULTED], 1.0);
+        assert_channels_finite(&r);
+        for (int j = 0; j < 3; j++) {
+            ck_assert(r.state.pos_m[j] == before.pos_m[j]);
+            ck_assert(r.state.vel_mps[j] == 0.0 && r.state.omega_radps[j] == 0.0);
+        }
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            ck_assert(r.state.prev_fx_n[i] == 0.0 && r.state.prev_fy_n[i] == 0.0);
+        }
+        ck_assert_double_eq(r.ch[PDK_CH_POS_X], before.pos_m[0]);
+        ck_assert_double_eq(r.ch[PDK_CH_POS_Y], before.pos_m[1]);
+        ck_assert_double_eq(r.ch[PDK_CH_GEAR], (double)PDK_GEAR_DRIVE);
+        ck_assert_double_eq(r.ch[PDK_CH_THROTTLE], 30.0);
+        if (k < 2) {
+            /* The quaternion was fine: the pose is kept (renormalised). */
+            for (int j = 0; j < 4; j++) {
+                ck_assert_double_eq_tol(r.state.quat[j], before.quat[j], 1e-15);
+            }
+        } else {
+            ck_assert(r.state.quat[0] == 1.0 && r.state.quat[1] == 0.0 && r.state.quat[2] == 0.0 &&
+                      r.state.quat[3] == 0.0);
+        }
+        /* The world stops stepping a faulted vehicle; stepped anyway, the
+         * restored state is a valid one. */
+        run_tick(&r);
+        assert_channels_finite(&r);
+        ck_assert_double_eq(r.ch[PDK_CH_FAULTED], 0.0);
+    }
+}
+END_TEST
+
+/* ---- channels ------------------------------------------------------------ */
+
+/* Every channel stays finite through 15 s of driving with steering, full
+ * braking (locked wheels) and throttle, over a kerb, a hump and a pothole;
+ * the bumps show in the travels (the kerb's 8 cm lifts the left wheels by
+ * more than 3 cm), and the loads and strut forces never go negative. */
+START_TEST(test_every_channel_finite_over_bumps)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    pdk_terrain_def t = bumpy();
+    run r;
+    run_init_at(&r, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
+    double max_travel = 0.0;
+    for (int tick = 0; tick < 15 * TICKS_PER_S; tick++) {
+        scripted_drive(&r, tick);
+        if (tick > 12 * TICKS_PER_S) {
+            run_command(&r, 0.0, 180.0, 30.0); /* full brakes: the wheels lock */
+        }
+        run_tick(&r);
+        assert_channels_finite(&r);
+        ck_assert_double_eq(r.ch[PDK_CH_FAULTED], 0.0);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            max_travel = fmax(max_travel, r.ch[PDK_CH_SUSP_TRAVEL_FL + i]);
+            ck_assert_double_ge(r.ch[PDK_CH_TYRE_LOAD_FL + i], 0.0);
+            ck_assert_double_ge(r.ch[PDK_CH_SUSP_FORCE_FL + i], 0.0);
+        }
+    }
+    ck_assert_double_gt(max_travel, 0.03);
+}
+END_TEST
+
+/* ---- command and small parts ---------------------------------------------- */
+
+/* The command's cached part: the steering wheel's centre offset comes off
+ * before the lock, the bicycle angle is (wheel - offset) / ratio; parallel
+ * steer with no toe gives every front wheel that angle and the rears none;
+ * the brake and the parking pawl split per wheel (half an axle's share each)
+ * add up to the line force and the pawl's force. */
+START_TEST(test_cmd_set_steering_and_holds)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    d.steering.center_offset_deg = 10.0;
+    d.steering.ackermann = 0.0;
+    d.susp_front.static_toe_rad = 0.0;
+    d.susp_rear.static_toe_rad = 0.0;
+    pdk_fw_cmd c;
+    pdk_fw_cmd_set(&c, &d, 0.0, 0.0, 100.0, PDK_GEAR_DRIVE);
+    double want = 90.0 / 15.0 * PI / 180.0;
+    ck_assert_double_eq_tol(c.steer_rad, want, 1e-15);
+    ck_assert_double_eq_tol(c.wheel_steer_rad[PDK_FL], want, 1e-15);
+    ck_assert_double_eq_tol(c.wheel_steer_rad[PDK_FR], want, 1e-15);
+    ck_assert(c.wheel_steer_rad[PDK_RL] == 0.0 && c.wheel_steer_rad[PDK_RR] == 0.0);
+    ck_assert_double_eq_tol(c.wheel_sin[PDK_FL], sin(want), 1e-15);
+    ck_assert_double_eq_tol(c.wheel_cos[PDK_FL], cos(want), 1e-15);
+    /* Past the lock: 600 - 10 is clamped to 540. */
+    pdk_fw_cmd_set(&c, &d, 0.0, 0.0, 600.0, PDK_GEAR_DRIVE);
+    ck_assert_double_eq_tol(c.steer_rad, 540.0 / 15.0 * PI / 180.0, 1e-15);
+    pdk_fw_cmd_set(&c, &d, 0.0, 0.0, -600.0, PDK_GEAR_DRIVE);
+    ck_assert_double_eq_tol(c.steer_rad, -540.0 / 15.0 * PI / 180.0, 1e-15);
+
+    /* Holds: 20 bar at 150 N/bar, 65 % front; the pawl's 8 kN on the driven
+     * (front) axle only. */
+    pdk_fw_cmd_set(&c, &d, 0.0, 20.0, 0.0, PDK_GEAR_PARK);
+    ck_assert_double_eq_tol(c.hold_n[PDK_FL], 0.5 * (3000.0 * 0.65 + 8000.0), 1e-9);
+    ck_assert(c.hold_n[PDK_FR] == c.hold_n[PDK_FL]);
+    ck_assert_double_eq_tol(c.hold_n[PDK_RL], 0.5 * 3000.0 * 0.35, 1e-9);
+    ck_assert(c.hold_n[PDK_RR] == c.hold_n[PDK_RL]);
+    ck_assert(c.drive_gain == 0.0);
+    pdk_fw_cmd_set(&c, &d, 40.0, 0.0, 0.0, PDK_GEAR_REVERSE);
+    ck_assert_double_eq_tol(c.drive_gain, -0.4, 1e-15);
+    ck_assert(c.governor_mps == d.drive.max_reverse_speed_mps);
+    ck_assert(c.hold_n[PDK_FL] == 0.0 && c.hold_n[PDK_RR] == 0.0);
+}
+END_TEST
+
+/* pdk_fw_euler inverts the ZYX composition q = q_z(yaw) q_y(pitch) q_x(roll)
+ * to 1e-15 rad (a few ulps: the angles come from the deterministic atan2
+ * and asin, each within two ulps), for angles in every quadrant of yaw. */
+START_TEST(test_euler_inverts_zyx)
+{
+    const double yaws[] = {0.3, 2.9, -2.0, -0.1};
+    const double pitches[] = {0.1, -0.4, 0.7, 0.0};
+    const double rolls[] = {-0.2, 0.5, 0.05, 1.2};
+    for (int k = 0; k < 4; k++) {
+        double cy = cos(0.5 * yaws[k]), sy = sin(0.5 * yaws[k]);
+        double cp = cos(0.5 * pitches[k]), sp = sin(0.5 * pitches[k]);
+        double cr = cos(0.5 * rolls[k]), sr = sin(0.5 * rolls[k]);
+        double q[4] = {cy * cp * cr + sy * sp * sr, cy * cp * sr - sy * sp * cr,
+                       cy * sp * cr + sy * cp * sr, sy * cp * cr - cy * sp * sr};
+        double yaw, pitch, roll;
+        pdk_fw_euler(q, &yaw, &pitch, &roll);
+        ck_assert_double_eq_tol(yaw, yaws[k], 1e-15);
+        ck_assert_double_eq_tol(pitch, pitches[k], 1e-15);
+        ck_assert_double_eq_tol(roll, rolls[k], 1e-15);
+    }
+}
+END_TEST
+
+/* Dropped from 1 m above its ride height, the car falls freely: every
+ * wheel in the air reports full droop travel and no load, the accelerometer
+ * reads 0 (free fall, gravity excluded) and VelZ follows -g t to 1e-9 m/s;
+ * then it lands, bounces and settles at its CG height without a fault. */
+START_TEST(test_free_fall_and_landing)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    run r;
+    run_init(&r, &d, 0.0, PDK_GEAR_NEUTRAL);
+    r.state.pos_m[2] += 1.0;
+    for (int t = 1; t <= 12; t++) {
+        run_tick(&r);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            double droop = r.params.axle[i >> 1].travel_droop_m;
+            ck_assert_double_eq(r.ch[PDK_CH_SUSP_TRAVEL_FL + i], -droop);
+            ck_assert_double_eq(r.ch[PDK_CH_TYRE_LOAD_FL + i], 0.0);
+            ck_assert_double_eq(r.ch[PDK_CH_SUSP_FORCE_FL + i], 0.0);
+        }
+        ck_assert_double_le(fabs(r.ch[PDK_CH_ACCEL_Z]), 1e-9);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_VEL_Z] + G * DT * t), 1e-9);
+    }
+    for (int t = 0; t < 15 * TICKS_PER_S; t++) {
+        run_tick(&r);
+        assert_channels_finite(&r);
+    }
+    ck_assert_double_eq(r.ch[PDK_CH_FAULTED], 0.0);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_POS_Z] - d.chassis.cg_height_m), 1e-6);
+}
+END_TEST
+
+/* On its roof the struts point up and never meet the ground: no load, no
+ * force, no fault; the car falls until its state would leave the world's
+ * reach (which the world prevents), every channel finite meanwhile. */
+START_TEST(test_car_on_its_roof_has_no_contact)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    run r;
+    run_init(&r, &d, 0.0, PDK_GEAR_NEUTRAL);
+    r.state.quat[0] = 0.0;
+    r.state.quat[1] = 1.0; /* half a turn about body x */
+    for (int t = 0; t < TICKS_PER_S; t++) {
+        run_tick(&r);
+        assert_channels_finite(&r);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            ck_assert_double_eq(r.ch[PDK_CH_TYRE_LOAD_FL + i], 0.0);
+        }
+    }
+    ck_assert_double_le(fabs(r.ch[PDK_CH_VEL_Z] + G), 1e-9);
+}
+END_TEST
+
+static Suite *four_wheel_suite(void)
+{
+    Suite *s = suite_create("four_wheel");
+    TCase *still = tcase_create("standstill");
+    tcase_add_test(still, test_parked_car_stands_exactly_still);
+    tcase_add_test(still, test_sits_at_cg_height_for_any_spring_rate);
+    tcase_add_test(still, test_braked_car_stops_exactly);
+    suite_add_tcase(s, still);
+
+    TCase *energy = tcase_create("energy");
+    tcase_add_test(energy, test_energy_never_rises_coasting);
+    suite_add_tcase(s, energy);
+
+    TCase *det = tcase_create("determinism and faults");
+    tcase_add_test(det, test_same_inputs_same_bytes);
+    tcase_add_test(det, test_non_finite_state_faults);
+    tcase_add_test(det, test_every_channel_finite_over_bumps);
+    suite_add_tcase(s, det);
+
+    TCase *parts = tcase_create("parts");
+    tcase_add_test(parts, test_cmd_set_steering_and_holds);
+    tcase_add_test(parts, test_euler_inverts_zyx);
+    tcase_add_test(parts, test_free_fall_and_landing);
+    tcase_add_test(parts, test_car_on_its_roof_has_no_contact);
+    suite_add_tcase(s, parts);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(four_wheel_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,1561 @@
+/* Physics validation of the four-wheel model (seed 000, "Suspension and the
+ * four-wheel model") against analytic results, calling pdk_fw_* directly:
+ * static corner loads and ride height; ride frequency and damping ratio of a
+ * drop; lateral load transfer by moment balance, the roll-centre share and
+ * the roll gradient (Milliken and Milliken, Race Car Vehicle Dynamics,
+ * ch. 17 and 18; Gillespie, Fundamentals of Vehicle Dynamics, ch. 9 and 10);
+ * dive under braking and the anti-dive/anti-lift links; the single-track
+ * model as the limit of a stiff, geometry-free car (Pacejka, Tire and
+ * Vehicle Dynamics, ch. 1); kinematic curves, jacking and the per-wheel link
+ * form; a kerb strike; solid axles; substep convergence; Ackermann and toe.
+ *
+ * The test car is built here field by field (not from the preset), so each
+ * expectation is a function of numbers this file states: a 1500 kg mid-size
+ * saloon, rear-wheel drive, with equal front and rear ride frequencies (the
+ * corner rates are proportional to the corner masses, which uncouples heave
+ * from pitch), symmetric dampers, no drag and no rolling resistance (so a
+ * coasting car keeps its speed and the tyre forces are the only horizontal
+ * forces on the body). Every tolerance is argued beside its assertion. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "channels.h"
+#include "four_wheel.h"
+#include "single_track.h"
+#include "terrain.h"
+#include "vehicle_def.h"
+
+#define G 9.81
+#define RHO 1.225
+#define PI 3.14159265358979323846
+#define DEG (PI / 180.0)
+#define DT (1.0 / 120.0)
+#define TICKS_PER_S 120
+
+/* ---- the test car -------------------------------------------------------- */
+
+/* Mass on one corner of the axle (0 front, 1 rear) at rest: m b / 2L, m a / 2L. */
+static double corner_mass_kg(const pdk_vehicle_def *d, int axle)
+{
+    double m = d->chassis.mass_kg;
+    double len = d->chassis.wheelbase_m;
+    double a = d->chassis.cg_to_front_axle_m;
+    return 0.5 * m * (axle == 0 ? len - a : a) / len;
+}
+
+static pdk_suspension_def *susp(pdk_vehicle_def *d, int axle)
+{
+    return axle == 0 ? &d->susp_front : &d->susp_rear;
+}
+
+static double track_m(const pdk_vehicle_def *d, int axle)
+{
+    const pdk_suspension_def *s = axle == 0 ? &d->susp_front : &d->susp_rear;
+    return s->track_width_m > 0.0 ? s->track_width_m : d->chassis.track_width_m;
+}
+
+/* Springs and dampers for ride frequency f_hz and damping ratio zeta at both
+ * axles, from the seed's definition f = sqrt(k / m_corner) / 2 pi and
+ * zeta = c / (2 sqrt(k m_corner)); bump = rebound. */
+static void set_ride(pdk_vehicle_def *d, double f_hz, double zeta)
+{
+    double w = 2.0 * PI * f_hz;
+    for (int axle = 0; axle < 2; axle++) {
+        double mc = corner_mass_kg(d, axle);
+        double k = w * w * mc;
+        double c = 2.0 * zeta * sqrt(k * mc);
+        susp(d, axle)->spring_rate_npm = k;
+        susp(d, axle)->bump_damping_nspm = c;
+        susp(d, axle)->rebound_damping_nspm = c;
+    }
+}
+
+/* Ride 1.5 Hz, zeta 0.3, bars 15 and 5 kN/m: a roll gradient near 3.9
+ * deg/g (printed by the roll test). No camber thrust, toe, Ackermann, roll
+ * centre or anti geometry unless a test adds it. */
+static pdk_vehicle_def test_car(void)
+{
+    pdk_vehicle_def d;
+    memset(&d, 0, sizeof d);
+    d.model = PDK_MODEL_FOUR_WHEEL;
+    d.chassis.mass_kg = 1500.0;
+    d.chassis.yaw_inertia_kgm2 = 2500.0;
+    d.chassis.roll_inertia_kgm2 = 550.0;
+    d.chassis.pitch_inertia_kgm2 = 2400.0;
+    d.chassis.wheelbase_m = 2.7;
+    d.chassis.cg_to_front_axle_m = 1.2;
+    d.chassis.cg_height_m = 0.55;
+    d.chassis.track_width_m = 1.55;
+    d.tyre_front.cornering_stiffness_n_per_rad = 110000.0;
+    d.tyre_front.friction_coeff = 1.0;
+    d.tyre_rear.cornering_stiffness_n_per_rad = 130000.0;
+    d.tyre_rear.friction_coeff = 1.0;
+    d.steering.ratio = 15.0;
+    d.steering.lock_deg = 540.0;
+    for (int axle = 0; axle < 2; axle++) {
+        pdk_suspension_def *s = susp(&d, axle);
+        s->kind = PDK_AXLE_INDEPENDENT;
+        s->travel_bump_m = 0.08;
+        s->travel_droop_m = 0.1;
+        s->bump_stop_npm = 200000.0;
+    }
+    d.susp_front.anti_roll_npm = 15000.0;
+    d.susp_rear.anti_roll_npm = 5000.0;
+    set_ride(&d, 1.5, 0.3);
+    d.drive.max_force_n = 6000.0;
+    d.drive.max_power_w = 110000.0;
+    d.drive.front_fraction = 0.0;
+    d.drive.max_reverse_speed_mps = 5.0;
+    d.drive.max_low_speed_mps = 12.0;
+    d.brake.force_per_bar_n = 150.0;
+    d.brake.front_fraction = 0.65;
+    d.brake.max_line_bar = 180.0;
+    d.brake.park_hold_force_n = 8000.0;
+    return d;
+}
+
+static pdk_curve curve2(double x0, double v0, double x1, double v1)
+{
+    pdk_curve c;
+    memset(&c, 0, sizeof c);
+    c.n_points = 2;
+    c.travel_m[0] = x0;
+    c.value[0] = v0;
+    c.travel_m[1] = x1;
+    c.value[1] = v1;
+    return c;
+}
+
+static pdk_curve curve3(double x0, double v0, double x1, double v1, double x2, double v2)
+{
+    pdk_curve c = curve2(x0, v0, x1, v1);
+    c.n_points = 3;
+    c.travel_m[2] = x2;
+    c.value[2] = v2;
+    return c;
+}
+
+/* The seed's curve rule, written out here independently of vehicle_def.c:
+ * linear between points, held beyond the ends, 0 without points. */
+static double curve_at(const pdk_curve *c, double x)
+{
+    int n = c->n_points;
+    if (n == 0) {
+        return 0.0;
+    }
+    if (x <= c->travel_m[0]) {
+        return c->value[0];
+    }
+    if (x >= c->travel_m[n - 1]) {
+        return c->value[n - 1];
+    }
+    int k = 1;
+    while (x > c->travel_m[k]) {
+        k++;
+    }
+    double u = (x - c->travel_m[k - 1]) / (c->travel_m[k] - c->travel_m[k - 1]);
+    return c->value[k - 1] + u * (c->value[k] - c->value[k - 1]);
+}
+
+/* ---- a vehicle on its own ------------------------------------------------ */
+
+typedef struct fw_run {
+    pdk_vehicle_def def;
+    pdk_terrain_def terrain;
+    pdk_fw_params params;
+    pdk_fw_state state;
+    pdk_fw_cmd cmd;
+    pdk_gear gear;
+    int substeps;
+    double tick_s;
+    double vel_before[3]; /* world CG velocity before the last tick */
+    double ch[PDK_CH_COUNT];
+} fw_run;
+
+static void run_init_at(fw_run *r, const pdk_vehicle_def *def, const pdk_terrain_def *terrain,
+                        double tick_s, int substeps, double x_m, double y_m, double speed_mps,
+                        pdk_gear gear)
+{
+    /* pdk_fw_params_init takes a checked definition: every car here is one
+     * a user could spawn. */
+    const char *why = pdk_vehicle_def_problem(def);
+    ck_assert_msg(why == NULL, "test definition rejected: %s", why);
+    /* Zeroed first, padding included, so that states compare with memcmp. */
+    memset(r, 0, sizeof *r);
+    r->def = *def;
+    if (terrain != NULL) {
+        r->terrain = *terrain;
+    }
+    r->substeps = substeps;
+    r->tick_s = tick_s;
+    r->gear = gear;
+    pdk_fw_params_init(&r->params, &r->def, tick_s / substeps, G, RHO, 1.0);
+    pdk_pose pose = {x_m, y_m, 0.0};
+    pdk_fw_state_init(&r->state, &r->params, &r->terrain, &pose, speed_mps);
+    pdk_fw_cmd_set(&r->cmd, &r->def, 0.0, 0.0, 0.0, gear);
+}
+
+/* On flat ground at the origin, heading +x, 120 Hz. */
+static void run_init(fw_run *r, const pdk_vehicle_def *def, int substeps, double speed_mps,
+                     pdk_gear gear)
+{
+    run_init_at(r, def, NULL, DT, substeps, 0.0, 0.0, speed_mps, gear);
+}
+
+static void run_command(fw_run *r, double throttle_pct, double brake_bar, double steer_deg)
+{
+    pdk_fw_cmd_set(&r->cmd, &r->def, throttle_pct, brake_bar, steer_deg, r->gear);
+}
+
+static void run_tick(fw_run *r)
+{
+    memcpy(r->vel_before, r->state.vel_mps, sizeof r->vel_before);
+    pdk_fw_step(&r->state, &r->cmd, &r->params, &r->terrain, r->substeps, r->ch);
+}
+
+static void run_for(fw_run *r, double seconds)
+{
+    int ticks = (int)lround(seconds / r->tick_s);
+    for (int t = 0; t < ticks; t++) {
+        run_tick(r);
+    }
+}
+
+/* Holds target_mps with a PI throttle loop, as a driver would, for seconds
+ * of steer_deg on the steering wheel (as test_single_track.c does). */
+static void drive_steady(fw_run *r, double target_mps, double steer_deg, double seconds)
+{
+    double integral = 0.0;
+    int ticks = (int)lround(seconds / r->tick_s);
+    for (int t = 0; t < ticks; t++) {
+        double err = target_mps - r->ch[PDK_CH_VEL_X];
+        if (t == 0) {
+            err = 0.0;
+        }
+        integral += err * r->tick_s;
+        double throttle = 100.0 * (err + integral);
+        throttle = throttle < 0.0 ? 0.0 : (throttle > 100.0 ? 100.0 : throttle);
+        run_command(r, throttle, 0.0, steer_deg);
+        run_tick(r);
+    }
+}
+
+/* The world-frame acceleration of the CG over the last tick: its component
+ * across the velocity (positive to the left, the centripetal acceleration of
+ * a left turn) from the turn of the horizontal velocity vector, and along
+ * it from the change of speed. Exact kinematics of the state, independent of
+ * the AccelX/AccelY channels' convention. */
+static double lateral_accel_world(const fw_run *r)
+{
+    const double *v0 = r->vel_before;
+    const double *v1 = r->state.vel_mps;
+    double s0 = hypot(v0[0], v0[1]);
+    double s1 = hypot(v1[0], v1[1]);
+    double turn = asin((v0[0] * v1[1] - v0[1] * v1[0]) / (s0 * s1));
+    return 0.5 * (s0 + s1) * turn / r->tick_s;
+}
+
+static double longitudinal_accel_world(const fw_run *r)
+{
+    double s0 = hypot(r->vel_before[0], r->vel_before[1]);
+    double s1 = hypot(r->state.vel_mps[0], r->state.vel_mps[1]);
+    return (s1 - s0) / r->tick_s;
+}
+
+static void assert_channels_finite(const fw_run *r)
+{
+    for (int c = 0; c < PDK_CH_COUNT; c++) {
+        ck_assert_msg(isfinite(r->ch[c]), "channel %s is %g", pdk_channel_get((size_t)c)->name,
+                      r->ch[c]);
+    }
+    ck_assert_double_eq(r->ch[PDK_CH_FAULTED], 0.0);
+}
+
+static double rel_err(double got, double want)
+{
+    return fabs(got - want) / fabs(want);
+}
+
+/* Side of wheel i: +1 left, -1 right (the scheme's s_i). */
+static double side(int wheel)
+{
+    return (wheel == PDK_FL || wheel == PDK_RL) ? 1.0 : -1.0;
+}
+
+/* The inclination of wheel i to a level ground, ISO tyre sign, for a body at
+ * roll phi and pitch theta (ZYX Euler, the Roll and Pitch channels), the
+ * wheel steered by delta about body z and tilted by gamma about body x
+ * relative to the body (positive top toward -y). The spin axis in the body
+ * is a = (-sin delta, cos delta cos gamma, cos delta sin gamma); its world z
+ * component is the third row of Ry(theta) Rx(phi),
+ * (-sin theta, cos theta sin phi, cos theta cos phi), times a. */
+static double camber_on_level(double phi, double theta, double delta, double gamma)
+{
+    double az = sin(theta) * sin(delta) + cos(theta) * cos(delta) * sin(phi + gamma);
+    return asin(az);
+}
+
+/* ---- 1. static loads, ride height, ride frequency ------------------------- */
+
+/* At rest every corner carries its static share, m g b / 2L at the front and
+ * m g a / 2L at the rear, left equal to right, the four summing to m g; the
+ * car sits at cg_height_m with every travel zero whatever its spring rate
+ * (seed 000: the static compression is load / rate). Rounding only: 1e-9. */
+START_TEST(test_static_loads_and_ride_height)
+{
+    const double rates[] = {15000.0, 40000.0, 150000.0};
+    for (int i = 0; i < 3; i++) {
+        pdk_vehicle_def d = test_car();
+        for (int axle = 0; axle < 2; axle++) {
+            double mc = corner_mass_kg(&d, axle);
+            susp(&d, axle)->spring_rate_npm = rates[i];
+            susp(&d, axle)->bump_damping_nspm = 0.6 * sqrt(rates[i] * mc);
+            susp(&d, axle)->rebound_damping_nspm = 0.6 * sqrt(rates[i] * mc);
+        }
+        fw_run r;
+        run_init(&r, &d, 2, 0.0, PDK_GEAR_PARK);
+        run_for(&r, 2.0);
+        assert_channels_finite(&r);
+        double m = d.chassis.mass_kg;
+        double len = d.chassis.wheelbase_m;
+        double a = d.chassis.cg_to_front_axle_m;
+        double b = len - a;
+        double h = d.chassis.cg_height_m;
+        ck_assert_double_le(fabs(r.ch[PDK_CH_POS_Z] - h), 1e-9);
+        ck_assert_double_le(fabs(r.state.pos_m[2] - h), 1e-9);
+        for (int w = 0; w < PDK_WHEELS; w++) {
+            ck_assert_double_le(fabs(r.ch[PDK_CH_SUSP_TRAVEL_FL + w]), 1e-9);
+        }
+        double fl = r.ch[PDK_CH_TYRE_LOAD_FL];
+        double fr = r.ch[PDK_CH_TYRE_LOAD_FR];
+        double rl = r.ch[PDK_CH_TYRE_LOAD_RL];
+        double rr = r.ch[PDK_CH_TYRE_LOAD_RR];
+        ck_assert_double_le(rel_err(fl + fr + rl + rr, m * G), 1e-9);
+        ck_assert_double_le(rel_err(fl + fr, m * G * b / len), 1e-9);
+        ck_assert_double_le(rel_err(rl + rr, m * G * a / len), 1e-9);
+        ck_assert_double_le(rel_err(fl, fr), 1e-9);
+        ck_assert_double_le(rel_err(rl, rr), 1e-9);
+        ck_assert_double_le(rel_err(r.ch[PDK_CH_TYRE_LOAD_F], fl + fr), 1e-12);
+        ck_assert_double_le(rel_err(r.ch[PDK_CH_TYRE_LOAD_R], rl + rr), 1e-12);
+    }
+}
+END_TEST
+
+typedef struct decay_fit {
+    double f_hz;    /* undamped natural frequency */
+    double zeta;    /* damping ratio */
+    int half_cycles;
+} decay_fit;
+
+/* Natural frequency and damping ratio of a sampled free decay about zero:
+ * the half period from the zero crossings (linear interpolation; a damped
+ * oscillation crosses zero exactly every pi / omega_d), the logarithmic
+ * decrement from successive extrema (parabolic interpolation of the largest
+ * sample between two crossings; successive extrema are pi / omega_d apart
+ * and shrink by exp(-zeta omega_n pi / omega_d)). Then
+ * zeta = delta / sqrt(pi^2 + delta^2) for the half-cycle decrement delta and
+ * omega_n = omega_d / sqrt(1 - zeta^2) (Thomson, Theory of Vibration, ch. 2). */
+static decay_fit fit_decay(const double *z, int n, double dt)
+{
+    double cross[64];
+    int nc = 0;
+    for (int k = 1; k < n && nc < 64; k++) {
+        if ((z[k - 1] > 0.0) != (z[k] > 0.0)) {
+            cross[nc++] = dt * ((double)(k - 1) + z[k - 1] / (z[k - 1] - z[k]));
+        }
+    }
+    ck_assert_int_ge(nc, 4);
+    double amp[64];
+    int na = 0;
+    for (int j = 0; j + 1 < nc; j++) {
+        int k0 = (int)ceil(cross[j] / dt);
+        int k1 = (int)floor(cross[j + 1] / dt);
+        int kmax = k0;
+        for (int k = k0; k <= k1; k++) {
+            if (fabs(z[k]) > fabs(z[kmax])) {
+                kmax = k;
+            }
+        }
+        ck_assert_int_gt(kmax, 0);
+        ck_assert_int_lt(kmax, n - 1);
+        double ym = z[kmax - 1];
+        double y0 = z[kmax];
+        double yp = z[kmax + 1];
+        double peak = y0 - (yp - ym) * (yp - ym) / (8.0 * (yp - 2.0 * y0 + ym));
+        if (fabs(peak) < 1e-6) {
+            break;
+        }
+        amp[na++] = fabs(peak);
+    }
+    ck_assert_int_ge(na, 3);
+    double half_period = (cross[na] - cross[0]) / (double)na;
+    double delta = log(amp[0] / amp[na - 1]) / (double)(na - 1);
+    decay_fit fit;
+    fit.zeta = delta / sqrt(PI * PI + delta * delta);
+    fit.f_hz = (PI / half_period) / sqrt(1.0 - fit.zeta * fit.zeta) / (2.0 * PI);
+    fit.half_cycles = na;
+    return fit;
+}
+
+/* Releases the car from 3 cm of heave above its ride height and fits the
+ * free decay of PosZ. With the corner rates and dampers proportional to the
+ * corner masses the heave mode is uncoupled from pitch (k_f a = k_r b) and
+ * its frequency and damping ratio are exactly the corner values:
+ * sum k = omega^2 m, sum c = 2 zeta omega m. Anti-roll bars (15 and 5 kN/m,
+ * not in proportion to the corner masses) when bars is set; they should
+ * change nothing, since both wheels of an axle move together. *max_pitch
+ * is the largest |Pitch| seen. */
+static decay_fit ride_drop(double f_hz, double zeta, int substeps, int bars, double *max_pitch)
+{
+    pdk_vehicle_def d = test_car();
+    set_ride(&d, f_hz, zeta);
+    d.susp_front.anti_roll_npm = bars ? 15000.0 : 0.0;
+    d.susp_rear.anti_roll_npm = bars ? 5000.0 : 0.0;
+    fw_run r;
+    run_init(&r, &d, substeps, 0.0, PDK_GEAR_NEUTRAL);
+    double h = d.chassis.cg_height_m;
+    r.state.pos_m[2] += 0.03;
+    enum { N = 3 * TICKS_PER_S };
+    static double z[N + 1];
+    z[0] = 0.03;
+    *max_pitch = 0.0;
+    for (int k = 1; k <= N; k++) {
+        run_tick(&r);
+        assert_channels_finite(&r);
+        z[k] = r.ch[PDK_CH_POS_Z] - h;
+        double pitch = fabs(r.ch[PDK_CH_PITCH]);
+        *max_pitch = pitch > *max_pitch ? pitch : *max_pitch;
+        ck_assert_double_le(fabs(r.ch[PDK_CH_ROLL]), 1e-12);
+    }
+    return fit_decay(z, N + 1, DT);
+}
+
+/* The drop settles with the ride frequency and damping ratio of the
+ * definition within 5 % (the issue's bound). The integrator is linearly
+ * implicit Euler (four_wheel.c), which on an oscillator of natural
+ * frequency omega adds a damping ratio of about omega h (1 - 2 zeta^2) / 2
+ * and shifts the frequency by about zeta omega h (both from
+ * ln(1 / (1 - h s)) / h = s + h s^2 / 2 + ...). The physics claim is checked
+ * where that error is small against the bound: at 8 substeps (h = 1/960 s)
+ * the added damping is 1.3 % of zeta = 0.3 at 1.5 Hz and 1 % of zeta = 0.4
+ * at 2 Hz. At the world's default 2 substeps the measured values are
+ * printed and the frequency is asserted to 5 %; the damping ratio there is
+ * asserted against the definition plus the integrator's own term within
+ * 5 % of zeta, which is what a user of the default world sees. Heave does
+ * not pitch: below 1e-12 rad (rounding; a coupled pitch would be of order
+ * 0.03 m / L = 1e-2 rad). */
+START_TEST(test_ride_frequency_and_damping)
+{
+    const double freqs[] = {1.5, 2.0};
+    const double zetas[] = {0.3, 0.4};
+    for (int i = 0; i < 2; i++) {
+        double pitch_fine, pitch_dflt;
+        decay_fit fine = ride_drop(freqs[i], zetas[i], 8, 0, &pitch_fine);
+        decay_fit dflt = ride_drop(freqs[i], zetas[i], 2, 0, &pitch_dflt);
+        double h2 = DT / 2.0;
+        double w = 2.0 * PI * freqs[i];
+        double zeta_be = zetas[i] + 0.5 * w * h2 * (1.0 - 2.0 * zetas[i] * zetas[i]);
+        printf("fw_validation ride %.1f Hz zeta %.2f: 8 substeps %.4f Hz zeta %.4f (%d half "
+               "cycles); 2 substeps %.4f Hz zeta %.4f (implicit-Euler estimate %.4f)\n",
+               freqs[i], zetas[i], fine.f_hz, fine.zeta, fine.half_cycles, dflt.f_hz, dflt.zeta,
+               zeta_be);
+        ck_assert_double_le(rel_err(fine.f_hz, freqs[i]), 0.05);
+        ck_assert_double_le(rel_err(fine.zeta, zetas[i]), 0.05);
+        ck_assert_double_le(rel_err(dflt.f_hz, freqs[i]), 0.05);
+        ck_assert_double_le(rel_err(dflt.zeta, zeta_be), 0.05);
+        ck_assert_double_le(pitch_fine, 1e-12);
+        ck_assert_double_le(pitch_dflt, 1e-12);
+    }
+}
+END_TEST
+
+/* "It only acts when the two sides move differently, which is why it adds
+ * roll stiffness without adding ride stiffness" (seed 000, of the anti-roll
+ * bar). In a pure heave drop both wheels of an axle travel together, so the
+ * bars must change neither the ride frequency nor the damping ratio, nor
+ * pitch the body (their rates, 15 and 5 kN/m, are not in proportion to the
+ * corner masses, so any heave force they made would pitch it). At the
+ * default 2 substeps: frequency and damping ratio equal to 0.5 % (the same
+ * fit on two signals that should be identical), pitch below 1e-9 rad
+ * (rounding is 1e-17; a coupled pitch would be of order 1e-2 rad). */
+START_TEST(test_anti_roll_bar_adds_no_ride_rate)
+{
+    double pitch_none, pitch_bars;
+    decay_fit none = ride_drop(1.5, 0.3, 2, 0, &pitch_none);
+    decay_fit bars = ride_drop(1.5, 0.3, 2, 1, &pitch_bars);
+    printf("fw_validation heave with bars: %.4f Hz zeta %.4f max pitch %.3e rad; without: %.4f "
+           "Hz zeta %.4f max pitch %.3e rad\n",
+           bars.f_hz, bars.zeta, pitch_bars, none.f_hz, none.zeta, pitch_none);
+    ck_assert_double_le(rel_err(bars.f_hz, none.f_hz), 0.005);
+    ck_assert_double_le(rel_err(bars.zeta, none.zeta), 0.005);
+    ck_assert_double_le(pitch_bars, 1e-9);
+}
+END_TEST
+
+/* ---- 2. steady cornering: load transfer and roll ------------------------- */
+
+typedef struct corner_result {
+    double ay_mps2;       /* world, centripetal, positive left */
+    double roll_rad;
+    double pitch_rad;
+    double z_m;           /* CG height */
+    double transfer_nm;   /* sum over axles of (Fz_R - Fz_L) / 2 * t_axle */
+    double yaw_rate_radps;
+    double speed_mps;
+    double steer_rad;
+    double load_n[PDK_WHEELS];
+} corner_result;
+
+static corner_result corner_measure(const fw_run *r)
+{
+    corner_result c;
+    c.ay_mps2 = lateral_accel_world(r);
+    c.roll_rad = r->ch[PDK_CH_ROLL];
+    c.pitch_rad = r->ch[PDK_CH_PITCH];
+    c.z_m = r->ch[PDK_CH_POS_Z];
+    c.yaw_rate_radps = r->ch[PDK_CH_YAW_RATE];
+    c.speed_mps = r->ch[PDK_CH_VEL_X];
+    c.steer_rad = r->ch[PDK_CH_STEER_ANGLE];
+    for (int w = 0; w < PDK_WHEELS; w++) {
+        c.load_n[w] = r->ch[PDK_CH_TYRE_LOAD_FL + w];
+    }
+    c.transfer_nm = 0.5 * (c.load_n[PDK_FR] - c.load_n[PDK_FL]) * track_m(&r->def, 0) +
+                    0.5 * (c.load_n[PDK_RR] - c.load_n[PDK_RL]) * track_m(&r->def, 1);
+    return c;
+}
+
+/* A left turn at 20 m/s with 30 deg on the steering wheel: about 0.36 g. */
+static corner_result steady_left_turn(const pdk_vehicle_def *d, int substeps, double seconds,
+                                      fw_run *out)
+{
+    fw_run r;
+    run_init(&r, d, substeps, 20.0, PDK_GEAR_DRIVE);
+    drive_steady(&r, 20.0, 30.0, seconds);
+    assert_channels_finite(&r);
+    if (out != NULL) {
+        *out = r;
+    }
+    return corner_measure(&r);
+}
+
+/* Roll stiffness of the model's suspension: a roll phi moves the two
+ * travels of an axle apart by t tan(phi) (the rays run down the body axis
+ * to a level ground), which changes the two strut forces by
+ * +-(k / 2 + arb) t tan(phi) (spring k per corner, bar force arb (x_i - x_j)
+ * per wheel, seed 000); their normal components, times cos(phi), on the arm
+ * t / 2 each way give a moment (k / 2 + arb) t^2 sin(phi) per axle. */
+static double roll_stiffness_nm_per_rad(const pdk_vehicle_def *d)
+{
+    double k = 0.0;
+    for (int axle = 0; axle < 2; axle++) {
+        const pdk_suspension_def *s = axle == 0 ? &d->susp_front : &d->susp_rear;
+        double t = track_m(d, axle);
+        k += (0.5 * s->spring_rate_npm + s->anti_roll_npm) * t * t;
+    }
+    return k;
+}
+
+/* The moment balance about the CG's longitudinal axis in a steady turn: the
+ * contacts, where rays down the rolled body meet level ground, sit at
+ * y_i / cos(phi) + Z tan(phi) across from the CG at height Z, so
+ *   sum over axles of (Fz_R - Fz_L) / 2 * t = m Z (ay cos(phi) + g sin(phi))
+ * exactly (ay world, centripetal). The familiar m ay h leaves out the second
+ * term, the CG's shift over the contacts as the body rolls: g phi / ay is
+ * the roll gradient in rad/g, 6-7 % for this car, so m ay h is printed, not
+ * asserted. What the exact form leaves out: the gyroscopic moment
+ * r^2 sin(phi) cos(phi) (Izz - Iyy), 1e-3 of it, and what is left of the
+ * transient after 4 s (the roll mode decays at 4.5 /s, yaw at ~5 /s); 1 %.
+ * The geometric part, GeometricTransfer = F_y,axle h_rc / t, is checked
+ * against the body-frame lateral forces of the axle's tyres from the state
+ * (the scheme's previous-substep forces: in a steady state the last two
+ * substeps agree to far below the 0.5 % allowed). */
+START_TEST(test_lateral_load_transfer)
+{
+    pdk_vehicle_def d = test_car();
+    d.susp_front.track_width_m = 1.58;
+    d.susp_rear.track_width_m = 1.52;
+    d.susp_front.roll_center_height_m = 0.08;
+    d.susp_rear.roll_center_height_m = 0.12;
+    fw_run r;
+    corner_result c = steady_left_turn(&d, 2, 4.0, &r);
+    double m = d.chassis.mass_kg;
+    double h = d.chassis.cg_height_m;
+    double exact = m * c.z_m * (c.ay_mps2 * cos(c.roll_rad) + G * sin(c.roll_rad));
+    double plain = m * c.ay_mps2 * h;
+    printf("fw_validation load transfer at %.3f g, roll %.3f deg: sum (Fz_R - Fz_L)/2 t = %.1f "
+           "N m; m Z (ay cos phi + g sin phi) = %.1f (%.3f %%); m ay h = %.1f (%.2f %%)\n",
+           c.ay_mps2 / G, c.roll_rad / DEG, c.transfer_nm, exact,
+           100.0 * (c.transfer_nm / exact - 1.0), plain, 100.0 * (c.transfer_nm / plain - 1.0));
+    ck_assert_double_gt(c.ay_mps2, 0.3 * G);
+    ck_assert_double_gt(c.roll_rad, 0.0); /* a left turn rolls the body right side down */
+    ck_assert_double_le(rel_err(c.transfer_nm, exact), 0.01);
+    /* The outer (right) wheels carry more. */
+    ck_assert_double_gt(c.load_n[PDK_FR], c.load_n[PDK_FL]);
+    ck_assert_double_gt(c.load_n[PDK_RR], c.load_n[PDK_RL]);
+
+    for (int axle = 0; axle < 2; axle++) {
+        int wl = axle == 0 ? PDK_FL : PDK_RL;
+        double fy = r.state.prev_fy_n[wl] + r.state.prev_fy_n[wl + 1];
+        double hrc = axle == 0 ? d.susp_front.roll_center_height_m : d.susp_rear.roll_center_height_m;
+        double want = fy * hrc / track_m(&d, axle);
+        double got = r.ch[axle == 0 ? PDK_CH_GEOMETRIC_TRANSFER_F : PDK_CH_GEOMETRIC_TRANSFER_R];
+        printf("fw_validation geometric transfer axle %d: %.2f N, F_y h_rc / t = %.2f N\n", axle,
+               got, want);
+        ck_assert_double_gt(want, 50.0);
+        ck_assert_double_le(rel_err(got, want), 0.005);
+        /* The same force from the wheel-frame channels, turned into the body
+         * by each wheel's steer angle. */
+        double fy_ch = 0.0;
+        for (int w = wl; w <= wl + 1; w++) {
+            double dl = r.ch[PDK_CH_WHEEL_STEER_FL + w];
+            fy_ch += r.ch[PDK_CH_FORCE_X_FL + w] * sin(dl) + r.ch[PDK_CH_FORCE_Y_FL + w] * cos(dl);
+        }
+        ck_assert_double_le(rel_err(fy_ch, fy), 0.005);
+        /* Couple form: no jacking. */
+        ck_assert_double_eq(r.ch[axle == 0 ? PDK_CH_JACKING_FORCE_F : PDK_CH_JACKING_FORCE_R], 0.0);
+    }
+}
+END_TEST
+
+/* The roll gradient. With the struts' kinematics (the CG moves Z tan(phi)
+ * across the contacts, above) and the roll-centre links carrying
+ * F_y,axle h_rc of the moment, the moment balance gives this model's exact
+ * steady roll:
+ *   K_phi sin(phi) + m ay cos(phi) h_rc = m Z (ay cos(phi) + g sin(phi))
+ *   => tan(phi) = m ay (Z - h_rc) / (K_phi - m g Z),
+ * equal roll-centre heights front and rear, the whole mass sprung (there is
+ * no unsprung mass). The textbook gradient (Gillespie ch. 10; Milliken ch.
+ * 18), m g h' / (K_phi - m g h') per g with h' = h - h_rc, lets the CG swing
+ * about the roll axis, h' tan(phi), where this model's rays put the swing at
+ * h tan(phi); the two differ by m g h_rc / K_phi, 1 % here. Asserted: the
+ * model's own form within 2 % (the residuals of the transfer test above),
+ * the textbook form within 10 % (the issue's bound), and a higher roll
+ * centre rolling the body less at the same lateral acceleration. */
+START_TEST(test_roll_gradient)
+{
+    const double hrc[] = {0.0, 0.1};
+    double grad[2];
+    for (int i = 0; i < 2; i++) {
+        pdk_vehicle_def d = test_car();
+        d.susp_front.roll_center_height_m = hrc[i];
+        d.susp_rear.roll_center_height_m = hrc[i];
+        corner_result c = steady_left_turn(&d, 2, 4.0, NULL);
+        double m = d.chassis.mass_kg;
+        double h = d.chassis.cg_height_m;
+        double k_phi = roll_stiffness_nm_per_rad(&d);
+        double model = atan(m * c.ay_mps2 * (c.z_m - hrc[i]) / (k_phi - m * G * c.z_m));
+        double hp = h - hrc[i];
+        double textbook_per_g = m * G * hp / (k_phi - m * G * hp);
+        grad[i] = c.roll_rad / (c.ay_mps2 / G);
+        printf("fw_validation roll, h_rc %.2f m: %.3f deg at %.3f g, gradient %.3f deg/g; model "
+               "form %.3f deg (%.2f %%), textbook %.3f deg/g (%.2f %%)\n",
+               hrc[i], c.roll_rad / DEG, c.ay_mps2 / G, grad[i] / DEG, model / DEG,
+               100.0 * (c.roll_rad / model - 1.0), textbook_per_g / DEG,
+               100.0 * (grad[i] / textbook_per_g - 1.0));
+        ck_assert_double_gt(c.roll_rad, 0.0);
+        ck_assert_double_le(rel_err(c.roll_rad, model), 0.02);
+        ck_assert_double_le(rel_err(grad[i], textbook_per_g), 0.10);
+    }
+    /* Raising the roll centre by 0.1 m takes (h_rc / (Z - 0)) of the moment
+     * off the springs: 18 % less roll per g. */
+    ck_assert_double_lt(grad[1], 0.9 * grad[0]);
+}
+END_TEST
+
+/* ---- 3. braking: dive and the anti-dive / anti-lift links ---------------- */
+
+typedef struct brake_result {
+    double pitch_rad;
+    double ax_mps2;        /* world, along the velocity (negative braking) */
+    double z_m;
+    double load_front_n;   /* TyreLoad_F */
+    double travel_front_m; /* SuspTravel_FL */
+    double link_f_n, link_r_n;
+    double fx_f_n, fx_r_n; /* body-frame tyre forces of the axle (state) */
+    double fx_f_ch_n;      /* TyreForceX_F */
+} brake_result;
+
+/* 50 bar (7500 N, 0.51 g) from 25 m/s, measured after 2 s: the pitch mode
+ * (about 1.6 Hz, zeta 0.3) has decayed to below 0.3 % of its initial step
+ * and the car still runs at 15 m/s. */
+static brake_result brake_run(double anti_f, double anti_r, double front_fraction)
+{
+    pdk_vehicle_def d = test_car();
+    d.brake.front_fraction = front_fraction;
+    d.susp_front.anti_brake = anti_f;
+    d.susp_rear.anti_brake = anti_r;
+    fw_run r;
+    run_init(&r, &d, 2, 25.0, PDK_GEAR_DRIVE);
+    run_command(&r, 0.0, 50.0, 0.0);
+    run_for(&r, 2.0);
+    assert_channels_finite(&r);
+    brake_result b;
+    b.pitch_rad = r.ch[PDK_CH_PITCH];
+    b.ax_mps2 = longitudinal_accel_world(&r);
+    b.z_m = r.ch[PDK_CH_POS_Z];
+    b.load_front_n = r.ch[PDK_CH_TYRE_LOAD_F];
+    b.travel_front_m = r.ch[PDK_CH_SUSP_TRAVEL_FL];
+    b.link_f_n = r.ch[PDK_CH_PITCH_LINK_LOAD_F];
+    b.link_r_n = r.ch[PDK_CH_PITCH_LINK_LOAD_R];
+    b.fx_f_n = r.state.prev_fx_n[PDK_FL] + r.state.prev_fx_n[PDK_FR];
+    b.fx_r_n = r.state.prev_fx_n[PDK_RL] + r.state.prev_fx_n[PDK_RR];
+    b.fx_f_ch_n = r.ch[PDK_CH_FORCE_X_F];
+    return b;
+}
+
+/* The dive this model must show, from its definitions. Braking at ax < 0
+ * moves T = m Z (-ax + g theta) / L onto the front axle (moment balance
+ * about the CG, with the CG's forward shift Z tan(theta) over the contacts
+ * as the nose dips). The links carry P_f = -anti_f Fx_f h / L (up) at the
+ * front and P_r = +anti_r Fx_r h / L at the rear (seed 000 "Anti-dive and
+ * anti-squat"); the springs carry the rest, T - P_f at the front and
+ * -T - P_r at the rear, shared by two corners of rate k. The travels are
+ * x_f = (T - P_f) / 2 k_f, x_r = (-T - P_r) / 2 k_r and the pitch
+ * theta = (x_f - x_r) / L, linear in theta through T. */
+static double dive_prediction(const pdk_vehicle_def *d, const brake_result *b, double anti_f,
+                              double anti_r)
+{
+    double m = d->chassis.mass_kg;
+    double len = d->chassis.wheelbase_m;
+    double h = d->chassis.cg_height_m;
+    double cf = 1.0 / (2.0 * d->susp_front.spring_rate_npm);
+    double cr = 1.0 / (2.0 * d->susp_rear.spring_rate_npm);
+    double t0 = m * b->z_m * (-b->ax_mps2) / len;
+    double pf = -anti_f * b->fx_f_n * h / len;
+    double pr = anti_r * b->fx_r_n * h / len;
+    double num = t0 * (cf + cr) - pf * cf + pr * cr;
+    double den = len - m * b->z_m * G * (cf + cr) / len;
+    return num / den;
+}
+
+/* Braking dives the nose (Pitch > 0); the link loads are exactly
+ * -anti Fx h / L of the axle's force; anti-dive and anti-lift take pitch
+ * away as predicted while the axle loads stay those the deceleration sets.
+ * The prediction takes the deceleration the car has (the Coulomb-rate test
+ * below checks it against the brakes). Tolerances: the prediction drops
+ * terms of order theta^2 (3e-4) and uses the steady state 2 s in; 3 %. The
+ * link loads: beside their assertion. The front axle load
+ * m g b / L + m Z (-ax cos(theta) + g sin(theta)) / L: 0.5 % of the
+ * transfer. Between anti settings the loads differ only by the pitch
+ * term m g Z (sin(theta_1) - sin(theta_2)) / L, up to 3.5 % of the transfer
+ * at this car's 1 deg of dive, so "the same" is asserted as within 5 % of
+ * the transfer. */
+START_TEST(test_braking_dive_and_anti)
+{
+    const struct {
+        double anti_f, anti_r, front_fraction;
+    } cases[] = {
+        {0.0, 0.0, 0.65},
+        {0.5, 0.5, 0.65},
+        {1.0, 1.0, 0.65},
+        {-0.3, 0.0, 0.65}, /* pro-dive */
+        {1.0, 0.0, 1.0},   /* all braking on the front, 100 % anti-dive */
+    };
+    pdk_vehicle_def d = test_car();
+    double m = d.chassis.mass_kg;
+    double len = d.chassis.wheelbase_m;
+    double a = d.chassis.cg_to_front_axle_m;
+    double h = d.chassis.cg_height_m;
+    brake_result base = brake_run(0.0, 0.0, 0.65);
+    double transfer = m * h * (-base.ax_mps2) / len;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        brake_result b = brake_run(cases[i].anti_f, cases[i].anti_r, cases[i].front_fraction);
+        double want = dive_prediction(&d, &b, cases[i].anti_f, cases[i].anti_r);
+        double load_f = m * G * (len - a) / len +
+                        m * b.z_m * (-b.ax_mps2 * cos(b.pitch_rad) + G * sin(b.pitch_rad)) / len;
+        printf("fw_validation braking anti %.2f/%.2f front %.2f: ax %.3f, pitch %.4f deg "
+               "(predicted %.4f, %.2f %%), TyreLoad_F %.1f N (balance %.1f), links %.1f / %.1f "
+               "N, front travel %.5f m\n",
+               cases[i].anti_f, cases[i].anti_r, cases[i].front_fraction, b.ax_mps2,
+               b.pitch_rad / DEG, want / DEG, 100.0 * (b.pitch_rad / want - 1.0), b.load_front_n,
+               load_f, b.link_f_n, b.link_r_n, b.travel_front_m);
+        ck_assert_double_gt(b.pitch_rad, 0.0);
+        ck_assert_double_le(rel_err(b.pitch_rad, want), 0.03);
+        ck_assert_double_le(fabs(b.load_front_n - load_f), 0.005 * transfer);
+        if (cases[i].front_fraction == 0.65) {
+            ck_assert_double_le(fabs(b.load_front_n - base.load_front_n), 0.05 * transfer);
+        }
+        /* PitchLinkLoad = -anti_f Fx_front h / L, +anti_r Fx_rear h / L,
+         * with the previous substep's body-frame force where the state
+         * holds the last one: with the frozen Coulomb coefficient (the
+         * Coulomb-rate test) the brake force B (1 - a h / u) drifts by
+         * B (a h / u)^2 / (u / (a h)) per substep, 3e-6 of it at 15 m/s;
+         * 1e-5 of the link load. */
+        double lf = -cases[i].anti_f * b.fx_f_n * h / len;
+        double lr = cases[i].anti_r * b.fx_r_n * h / len;
+        ck_assert_double_le(fabs(b.link_f_n - lf), 1e-5 * fabs(lf) + 1e-12);
+        ck_assert_double_le(fabs(b.link_r_n - lr), 1e-5 * fabs(lr) + 1e-12);
+        /* Straight ahead the wheel-frame force is horizontal, along the
+         * heading; the links take its body-x component, cos(theta) of it.
+         * 1e-6 of it: the force's frame is the last substep's start
+         * attitude, the Pitch channel the tick's end. */
+        ck_assert_double_le(fabs(b.fx_f_ch_n * cos(b.pitch_rad) - b.fx_f_n), 1e-6 * fabs(b.fx_f_n));
+        if (cases[i].anti_f > 0.0) {
+            ck_assert_double_gt(b.link_f_n, 0.0); /* lifts the nose */
+        }
+        if (cases[i].anti_r > 0.0) {
+            ck_assert_double_lt(b.link_r_n, 0.0); /* holds the tail down */
+        }
+        if (cases[i].anti_f > 0.0 || cases[i].anti_r > 0.0) {
+            ck_assert_double_lt(b.pitch_rad, base.pitch_rad);
+        } else if (cases[i].anti_f < 0.0) {
+            ck_assert_double_gt(b.pitch_rad, base.pitch_rad);
+        }
+        /* The front springs carry the front axle's load less its links,
+         * k_f x_f = (TyreLoad_F - P_f) / (2 cos(theta)) - m g b / 2L per
+         * corner (no bar force: both sides alike), less the damper's force:
+         * 2 s in, the pitch mode (decaying at ~3 /s) still moves the
+         * corners at ~2e-4 m/s, 0.5 N through the 2.4 kN s/m damper,
+         * 1.3e-5 m of travel. 3e-5 m, 0.15 % of the plain dive's 21 mm. */
+        double s_f = (b.load_front_n - b.link_f_n) / (2.0 * cos(b.pitch_rad));
+        double x_f = (s_f - 0.5 * m * G * (len - a) / len) / d.susp_front.spring_rate_npm;
+        ck_assert_double_le(fabs(b.travel_front_m - x_f), 3e-5);
+        if (cases[i].front_fraction == 1.0) {
+            /* All braking on the front and anti-dive 1: the front link
+             * carries m |ax| h / L, the whole transfer of the design CG
+             * height, and the front springs only what that leaves: the
+             * transfer's growth as the links lift the CG (by P_f / sum k,
+             * 11 mm: m |ax| (Z - h) / L) and as the CG moves forward over
+             * the contacts (m g Z theta / L), 2 % of the transfer each. The
+             * front dives by under 5 % of its plain travel. */
+            ck_assert_double_le(fabs(b.travel_front_m), 0.05 * fabs(base.travel_front_m));
+        }
+    }
+}
+END_TEST
+
+/* The brakes are Coulomb friction above PDK_FW_STICK_SPEED_MPS
+ * (four_wheel.h: "a damper F = -B u / max(|u|, stick) on the end-of-substep
+ * contact speed u: Coulomb above it"): 50 bar at 150 N/bar on 1500 kg, with
+ * no drag, rolling resistance or drive, decelerates the car at exactly
+ * 5 m/s^2 at any speed above 1 mm/s, as the single-track model does. Checked
+ * at 15 and 3 m/s on level ground, straight: 1e-3 (rounding is far below;
+ * the pitch links and load transfer move no horizontal force). */
+START_TEST(test_brakes_decelerate_at_coulomb_rate)
+{
+    pdk_vehicle_def d = test_car();
+    fw_run r;
+    run_init(&r, &d, 2, 25.0, PDK_GEAR_DRIVE);
+    run_command(&r, 0.0, 50.0, 0.0);
+    const double at[] = {15.0, 3.0};
+    int k = 0;
+    while (k < 2) {
+        run_tick(&r);
+        assert_channels_finite(&r);
+        ck_assert_double_gt(r.ch[PDK_CH_SPEED], 1.0);
+        if (r.ch[PDK_CH_SPEED] <= at[k]) {
+            double ax = longitudinal_accel_world(&r);
+            printf("fw_validation brakes at %.2f m/s: %.5f m/s^2 (Coulomb 5.00000, %.3f %%)\n",
+                   r.ch[PDK_CH_SPEED], -ax, 100.0 * (-ax / 5.0 - 1.0));
+            ck_assert_double_le(rel_err(-ax, 7500.0 / d.chassis.mass_kg), 1e-3);
+            k++;
+        }
+    }
+}
+END_TEST
+
+/* ---- 4. the single-track model as the limit ------------------------------ */
+
+/* Drives the single-track model of the same definition like drive_steady. */
+static void st_steady(const pdk_vehicle_def *d, double target_mps, double steer_deg,
+                      double seconds, double *yaw_rate, double *speed, double *steer_rad)
+{
+    pdk_st_params p;
+    pdk_st_state s;
+    pdk_st_cmd cmd;
+    double ch[PDK_CH_COUNT];
+    pdk_st_params_init(&p, d, DT / 2.0, G, RHO, 1.0);
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    pdk_st_state_init(&s, &pose, target_mps);
+    memset(ch, 0, sizeof ch);
+    double integral = 0.0;
+    int ticks = (int)lround(seconds * TICKS_PER_S);
+    for (int t = 0; t < ticks; t++) {
+        double err = t == 0 ? 0.0 : target_mps - ch[PDK_CH_VEL_X];
+        integral += err * DT;
+        double throttle = 100.0 * (err + integral);
+        throttle = throttle < 0.0 ? 0.0 : (throttle > 100.0 ? 100.0 : throttle);
+        pdk_st_cmd_set(&cmd, d, throttle, 0.0, steer_deg, PDK_GEAR_DRIVE);
+        pdk_st_step(&s, &cmd, &p, 2, ch);
+    }
+    *yaw_rate = ch[PDK_CH_YAW_RATE];
+    *speed = ch[PDK_CH_VEL_X];
+    *steer_rad = ch[PDK_CH_STEER_ANGLE];
+}
+
+/* With no toe, camber or camber thrust, parallel steer, roll centres on the
+ * ground and a stiff suspension (3 Hz ride, stiff bars: 0.8 deg/g of roll),
+ * the four-wheel car is the single-track car: the steady yaw rate
+ * r = v delta / (L + K v^2), K = (m / L)(b / C_f - a / C_r) (Pacejka ch. 1;
+ * Gillespie ch. 6). What separates them is second order: parallel steer on a
+ * track (the inner and outer wheels' ideal angles differ by t L / R^2, 0.3
+ * deg at 10 m/s here, and the more loaded outer tyre weighs its error
+ * more), each wheel's own forward speed v -+ r t / 2, and the load-
+ * proportional tyre stiffness under the drive's small longitudinal transfer.
+ * Bound: 2 % on the yaw rate against the single-track model and against the
+ * formula. The understeer gradient from the four-wheel car's yaw rates at 10
+ * and 30 m/s, K = ((v delta / r)_30 - (v delta / r)_10) / (30^2 - 10^2),
+ * takes a difference of two numbers each within a few tenths of a percent,
+ * amplified by (L + K v^2) / (K (v2^2 - v1^2)), 2.5 at these speeds: 3 %. */
+START_TEST(test_single_track_cross_check)
+{
+    pdk_vehicle_def d = test_car();
+    set_ride(&d, 3.0, 0.5);
+    d.susp_front.anti_roll_npm = 60000.0;
+    d.susp_rear.anti_roll_npm = 40000.0;
+    double m = d.chassis.mass_kg;
+    double len = d.chassis.wheelbase_m;
+    double a = d.chassis.cg_to_front_axle_m;
+    double b = len - a;
+    double k_us = m / len *
+                  (b / d.tyre_front.cornering_stiffness_n_per_rad -
+                   a / d.tyre_rear.cornering_stiffness_n_per_rad);
+    const double speeds[] = {10.0, 20.0, 30.0};
+    const double steers[] = {70.0, -25.0, 14.0};
+    double path[3]; /* v delta / r */
+    for (int i = 0; i < 3; i++) {
+        fw_run r;
+        run_init(&r, &d, 2, speeds[i], PDK_GEAR_DRIVE);
+        drive_steady(&r, speeds[i], steers[i], 5.0);
+        assert_channels_finite(&r);
+        double v = r.ch[PDK_CH_VEL_X];
+        double delta = r.ch[PDK_CH_STEER_ANGLE];
+        double yaw = r.ch[PDK_CH_YAW_RATE];
+        double st_r, st_v, st_delta;
+        st_steady(&d, speeds[i], steers[i], 5.0, &st_r, &st_v, &st_delta);
+        ck_assert_double_le(rel_err(delta, st_delta), 1e-12);
+        double want = v * delta / (len + k_us * v * v);
+        /* Compared as curvature gains r / (v delta), each at its own speed. */
+        double gain_fw = yaw / (v * delta);
+        double gain_st = st_r / (st_v * st_delta);
+        printf("fw_validation single track %.0f m/s: r = %.5f rad/s (four-wheel), %.5f "
+               "(single-track), %.5f (formula); gain ratio %.4f\n",
+               speeds[i], yaw, st_r, want, gain_fw / gain_st);
+        ck_assert_double_le(rel_err(gain_fw, gain_st), 0.02);
+        ck_assert_double_le(rel_err(yaw, want), 0.02);
+        path[i] = v * delta / yaw;
+    }
+    double k_meas = (path[2] - path[0]) / (speeds[2] * speeds[2] - speeds[0] * speeds[0]);
+    printf("fw_validation understeer gradient: %.5e rad/(m/s^2) measured, %.5e formula (%.2f "
+           "%%)\n",
+           k_meas, k_us, 100.0 * (k_meas / k_us - 1.0));
+    ck_assert_double_le(rel_err(k_meas, k_us), 0.03);
+}
+END_TEST
+
+/* ---- 5. kinematic curves, jacking ----------------------------------------- */
+
+/* A left turn at 15 m/s, 60 deg of steering: about 0.5 g and 2 deg of roll,
+ * the outer (right) wheels 2.5 cm in bump, the inner in droop. Each wheel
+ * reads its curves at its own travel: Toe_* = static + toe(x_i), the wheel's
+ * angle is the steering angle minus (left) or plus (right) that toe, and
+ * Camber_* is the inclination of a wheel tilted by its alignment camber,
+ * static + camber(x_i), mirrored for the right wheel, on the rolled and
+ * pitched body (camber_on_level). Toe and steer are read from the same
+ * travel the channels report: 1e-9. Camber uses the end-of-tick Roll and
+ * Pitch, the model the attitude it computed the wheel from, at most a
+ * substep earlier in a steady turn: 1e-5 rad (0.0006 deg). */
+START_TEST(test_kinematic_curves_follow_travel)
+{
+    pdk_vehicle_def d = test_car();
+    d.tyre_front.camber_stiffness_n_per_rad = 5000.0;
+    d.tyre_rear.camber_stiffness_n_per_rad = 5000.0;
+    d.susp_front.static_toe_rad = 0.1 * DEG;
+    d.susp_front.static_camber_rad = -0.8 * DEG;
+    d.susp_rear.static_toe_rad = 0.2 * DEG;
+    d.susp_rear.static_camber_rad = -1.2 * DEG;
+    pdk_kinematics_def *kf = &d.susp_front.kinematics;
+    pdk_kinematics_def *kr = &d.susp_rear.kinematics;
+    kf->toe_rad = curve3(-0.08, 0.3 * DEG, 0.0, 0.0, 0.08, -0.4 * DEG);
+    kf->camber_rad = curve3(-0.08, 1.0 * DEG, 0.0, 0.0, 0.08, -1.5 * DEG);
+    kr->toe_rad = curve3(-0.08, -0.2 * DEG, 0.0, 0.0, 0.08, 0.2 * DEG);
+    kr->camber_rad = curve3(-0.08, 0.8 * DEG, 0.0, 0.0, 0.08, -1.0 * DEG);
+    fw_run r;
+    run_init(&r, &d, 2, 15.0, PDK_GEAR_DRIVE);
+    drive_steady(&r, 15.0, 60.0, 4.0);
+    assert_channels_finite(&r);
+    double phi = r.ch[PDK_CH_ROLL];
+    double theta = r.ch[PDK_CH_PITCH];
+    double steer = r.ch[PDK_CH_STEER_ANGLE];
+    ck_assert_double_gt(phi, 1.0 * DEG);
+    for (int w = 0; w < PDK_WHEELS; w++) {
+        int axle = w < 2 ? 0 : 1;
+        const pdk_suspension_def *s = axle == 0 ? &d.susp_front : &d.susp_rear;
+        double x = r.ch[PDK_CH_SUSP_TRAVEL_FL + w];
+        /* Outer wheels in bump, inner in droop, well inside the curves. */
+        ck_assert_double_gt(-side(w) * x, 0.01);
+        double toe = s->static_toe_rad + curve_at(&s->kinematics.toe_rad, x);
+        double alignment_camber = s->static_camber_rad + curve_at(&s->kinematics.camber_rad, x);
+        double delta = (axle == 0 ? steer : 0.0) - side(w) * toe;
+        double gamma = -side(w) * alignment_camber;
+        double camber = camber_on_level(phi, theta, r.ch[PDK_CH_WHEEL_STEER_FL + w], gamma);
+        printf("fw_validation curves wheel %d: travel %+.4f m, toe %+.4f deg (want %+.4f), "
+               "camber %+.4f deg (want %+.4f)\n",
+               w, x, r.ch[PDK_CH_TOE_FL + w] / DEG, toe / DEG, r.ch[PDK_CH_CAMBER_FL + w] / DEG,
+               camber / DEG);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_TOE_FL + w] - toe), 1e-9);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_WHEEL_STEER_FL + w] - delta), 1e-9);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_CAMBER_FL + w] - camber), 1e-5);
+    }
+    /* Front: the outer wheel toes out in bump, the inner toes in in droop. */
+    ck_assert_double_lt(r.ch[PDK_CH_TOE_FR], d.susp_front.static_toe_rad);
+    ck_assert_double_gt(r.ch[PDK_CH_TOE_FL], d.susp_front.static_toe_rad);
+}
+END_TEST
+
+/* The per-wheel link form (seed 000, "Geometry that changes with travel";
+ * scheme: link_i = -s_i Fy_i 2 h_rc_i / t, h_rc_i = h_rc + curve(x_i), from
+ * the previous substep's body-frame tyre forces): JackingForce is the sum
+ * over the axle and GeometricTransfer (link_R - link_L) / 2. Checked against
+ * that hand calculation from the state's forces and the reported travels in
+ * a steady left turn: the last two substeps' forces agree to far below the
+ * 0.5 % of the axle's link scale Fy_axle 2 h_rc / t allowed. A roll centre
+ * that falls in bump (front) moves the outer wheel's link down and the
+ * inner's up; a flat curve (rear) jacks the body up by 2 h (Fy_R - Fy_L) / t
+ * because the outer tyre carries more force. Without curves (couple form)
+ * the same roll centres never jack. */
+START_TEST(test_jacking_per_wheel_form)
+{
+    pdk_vehicle_def d = test_car();
+    d.susp_front.roll_center_height_m = 0.1;
+    d.susp_rear.roll_center_height_m = 0.12;
+    pdk_vehicle_def couple = d;
+    d.susp_front.kinematics.roll_center_height_m =
+        curve3(-0.08, 0.06, 0.0, 0.0, 0.08, -0.06);
+    d.susp_rear.kinematics.roll_center_height_m = curve2(-0.1, 0.0, 0.1, 0.0);
+
+    fw_run r;
+    run_init(&r, &d, 2, 15.0, PDK_GEAR_DRIVE);
+    drive_steady(&r, 15.0, 60.0, 4.0);
+    assert_channels_finite(&r);
+    for (int axle = 0; axle < 2; axle++) {
+        const pdk_suspension_def *s = axle == 0 ? &d.susp_front : &d.susp_rear;
+        double t = track_m(&d, axle);
+        int wl = axle == 0 ? PDK_FL : PDK_RL;
+        double link[2];
+        for (int k = 0; k < 2; k++) {
+            int w = wl + k;
+            double x = r.ch[PDK_CH_SUSP_TRAVEL_FL + w];
+            double hrc = s->roll_center_height_m + curve_at(&s->kinematics.roll_center_height_m, x);
+            link[k] = -side(w) * r.state.prev_fy_n[w] * 2.0 * hrc / t;
+        }
+        double jack = link[0] + link[1];
+        double geo = 0.5 * (link[1] - link[0]);
+        double scale = fabs(r.state.prev_fy_n[wl] + r.state.prev_fy_n[wl + 1]) * 2.0 *
+                       s->roll_center_height_m / t;
+        double got_jack = r.ch[axle == 0 ? PDK_CH_JACKING_FORCE_F : PDK_CH_JACKING_FORCE_R];
+        double got_geo = r.ch[axle == 0 ? PDK_CH_GEOMETRIC_TRANSFER_F : PDK_CH_GEOMETRIC_TRANSFER_R];
+        printf("fw_validation jacking axle %d: Fy L/R %.1f / %.1f N, JackingForce %.2f N (hand "
+               "%.2f), GeometricTransfer %.2f N (hand %.2f)\n",
+               axle, r.state.prev_fy_n[wl], r.state.prev_fy_n[wl + 1], got_jack, jack, got_geo,
+               geo);
+        ck_assert_double_le(fabs(got_jack - jack), 0.005 * scale);
+        ck_assert_double_le(fabs(got_geo - geo), 0.005 * scale);
+        /* The hand calculation is not trivially small. */
+        ck_assert_double_gt(fabs(jack), 0.05 * scale);
+    }
+    /* Flat curve at the rear: the outer force is larger, so it lifts. */
+    ck_assert_double_gt(r.state.prev_fy_n[PDK_RR], r.state.prev_fy_n[PDK_RL]);
+    ck_assert_double_gt(r.ch[PDK_CH_JACKING_FORCE_R], 0.0);
+
+    fw_run c;
+    run_init(&c, &couple, 2, 15.0, PDK_GEAR_DRIVE);
+    drive_steady(&c, 15.0, 60.0, 4.0);
+    ck_assert_double_eq(c.ch[PDK_CH_JACKING_FORCE_F], 0.0);
+    ck_assert_double_eq(c.ch[PDK_CH_JACKING_FORCE_R], 0.0);
+    double fy_r = c.state.prev_fy_n[PDK_RL] + c.state.prev_fy_n[PDK_RR];
+    double geo_r = fy_r * couple.susp_rear.roll_center_height_m / track_m(&couple, 1);
+    ck_assert_double_le(rel_err(c.ch[PDK_CH_GEOMETRIC_TRANSFER_R], geo_r), 0.005);
+}
+END_TEST
+
+/* A definition whose curves all have n_points 0 runs byte for byte as one
+ * whose kinematics block is zero, even with stale points behind the zero
+ * counts: "n_points 0 means no curve" (vehicle_def.h), so no curve code may
+ * read the arrays. 5 s of driving with throttle, steering and braking;
+ * memcmp of the states (zeroed with their padding before init) and of every
+ * channel. */
+START_TEST(test_empty_kinematics_is_identical)
+{
+    pdk_vehicle_def plain = test_car();
+    plain.susp_front.roll_center_height_m = 0.08;
+    plain.susp_rear.anti_brake = 0.3;
+    pdk_vehicle_def stale = plain;
+    for (int axle = 0; axle < 2; axle++) {
+        pdk_curve *cs[5] = {&susp(&stale, axle)->kinematics.toe_rad,
+                            &susp(&stale, axle)->kinematics.camber_rad,
+                            &susp(&stale, axle)->kinematics.roll_center_height_m,
+                            &susp(&stale, axle)->kinematics.anti_brake,
+                            &susp(&stale, axle)->kinematics.anti_drive};
+        for (int k = 0; k < 5; k++) {
+            for (int p = 0; p < PDK_CURVE_MAX_POINTS; p++) {
+                cs[k]->travel_m[p] = -0.1 + 0.01 * p;
+                cs[k]->value[p] = 0.05 + 0.01 * p;
+            }
+            cs[k]->n_points = 0;
+        }
+    }
+    fw_run a;
+    fw_run b;
+    run_init(&a, &plain, 2, 10.0, PDK_GEAR_DRIVE);
+    run_init(&b, &stale, 2, 10.0, PDK_GEAR_DRIVE);
+    for (int t = 0; t < 5 * TICKS_PER_S; t++) {
+        double sec = (double)t / TICKS_PER_S;
+        double throttle = sec < 2.0 ? 40.0 : 0.0;
+        double brake = sec > 3.5 ? 30.0 : 0.0;
+        double steer = 90.0 * sin(2.0 * sec);
+        run_command(&a, throttle, brake, steer);
+        run_command(&b, throttle, brake, steer);
+        run_tick(&a);
+        run_tick(&b);
+    }
+    assert_channels_finite(&a);
+    ck_assert_int_eq(memcmp(&a.state, &b.state, sizeof a.state), 0);
+    ck_assert_int_eq(memcmp(a.ch, b.ch, sizeof a.ch), 0);
+    /* The run did something. */
+    ck_assert_double_gt(fabs(a.state.pos_m[1]), 1.0);
+}
+END_TEST
+
+/* ---- 6. kerb strike, solid axles ----------------------------------------- */
+
+static pdk_bump bump_at(double x_m, double y_m, double length_m, double width_m, double height_m)
+{
+    pdk_bump b = {x_m, y_m, 0.0, length_m, width_m, height_m};
+    return b;
+}
+
+/* The front-left wheel crosses a 4 cm, 0.8 m raised-cosine kerb under the
+ * left track at 5 m/s (0.16 s over it; the rear-left follows 0.54 s later).
+ * The contact is where the ray meets the ground, so the wheel's travel is the
+ * kerb's height under it less the corner's own rise (ride 1.5 Hz: the body
+ * follows only partly in 0.16 s): asserted at the peak against
+ * height - (dZ + y phi - x theta) of that corner within 2 mm (the corner's
+ * rise from the small-angle pose, and the ray's 3 mm slide along a slope of
+ * at most 0.16: 0.5 mm). The other wheels move far less (the body's heave,
+ * roll and pitch only). The body rolls toward the right (positive roll)
+ * and settles; every channel is finite at every tick. */
+START_TEST(test_kerb_strike)
+{
+    pdk_vehicle_def d = test_car();
+    double tf = track_m(&d, 0);
+    double len = d.chassis.wheelbase_m;
+    double a = d.chassis.cg_to_front_axle_m;
+    double h = d.chassis.cg_height_m;
+    const double bump_h = 0.04;
+    pdk_terrain_def terrain;
+    memset(&terrain, 0, sizeof terrain);
+    terrain.n_bumps = 1;
+    terrain.bumps[0] = bump_at(5.0, 0.5 * tf, 0.8, 0.4, bump_h);
+    fw_run r;
+    run_init_at(&r, &d, &terrain, DT, 2, 0.0, 0.0, 5.0, PDK_GEAR_NEUTRAL);
+    double max_fl = 0.0;
+    double max_other = 0.0;
+    int other_wheel = 0;
+    double other_sec = 0.0;
+    double max_roll = 0.0;
+    double min_roll = 0.0;
+    double at_peak_rise = 0.0;
+    double at_peak_ground = 0.0;
+    double t_rear = (5.0 - 0.4 + (len - a)) / 5.0;
+    for (int t = 1; t <= 5 * TICKS_PER_S; t++) {
+        run_tick(&r);
+        assert_channels_finite(&r);
+        double sec = (double)t / TICKS_PER_S;
+        if (sec < t_rear) {
+            double x = r.ch[PDK_CH_SUSP_TRAVEL_FL];
+            if (x > max_fl) {
+                max_fl = x;
+                double phi = r.ch[PDK_CH_ROLL];
+                double theta = r.ch[PDK_CH_PITCH];
+                at_peak_rise = (r.ch[PDK_CH_POS_Z] - h) + 0.5 * tf * sin(phi) - a * sin(theta);
+                double nrm[3];
+                at_peak_ground = pdk_terrain_height(&terrain, r.ch[PDK_CH_POS_X] + a,
+                                                    r.ch[PDK_CH_POS_Y] + 0.5 * tf, nrm);
+            }
+            for (int w = PDK_FR; w <= PDK_RR; w++) {
+                double o = fabs(r.ch[PDK_CH_SUSP_TRAVEL_FL + w]);
+                if (o > max_other) {
+                    max_other = o;
+                    other_wheel = w;
+                    other_sec = sec;
+                }
+            }
+            double phi = r.ch[PDK_CH_ROLL];
+            max_roll = phi > max_roll ? phi : max_roll;
+            min_roll = phi < min_roll ? phi : min_roll;
+        }
+    }
+    printf("fw_validation kerb: FL travel peak %.4f m (ground %.4f, corner rise %.4f), other "
+           "wheels %.4f m (wheel %d at %.3f s), roll %+.3f / %+.3f deg\n",
+           max_fl, at_peak_ground, at_peak_rise, max_other, other_wheel, other_sec,
+           max_roll / DEG, min_roll / DEG);
+    ck_assert_double_gt(max_fl, 0.5 * bump_h);
+    ck_assert_double_le(max_fl, bump_h);
+    ck_assert_double_le(fabs(max_fl - (at_peak_ground - at_peak_rise)), 0.002);
+    ck_assert_double_le(max_other, 0.3 * max_fl);
+    /* Rolls toward the right first, more than it rebounds. */
+    ck_assert_double_gt(max_roll, 0.1 * DEG);
+    ck_assert_double_gt(max_roll, -min_roll);
+    /* Settled 3.6 s after the rear crossing (modes decay at 2.8 /s or
+     * faster: below 1e-4 of a centimetre-sized motion). */
+    ck_assert_double_le(fabs(r.ch[PDK_CH_ROLL]), 1e-5);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_PITCH]), 1e-5);
+    for (int w = 0; w < PDK_WHEELS; w++) {
+        ck_assert_double_le(fabs(r.ch[PDK_CH_SUSP_TRAVEL_FL + w]), 1e-5);
+    }
+}
+END_TEST
+
+/* A car whose rear axle is a beam (or not), stiffer (2.5 Hz) so that it can
+ * stand on three wheels. */
+static pdk_vehicle_def beam_car(pdk_axle_kind rear)
+{
+    pdk_vehicle_def d = test_car();
+    set_ride(&d, 2.5, 0.4);
+    d.susp_rear.kind = rear;
+    d.susp_rear.static_camber_rad = -0.5 * DEG;
+    return d;
+}
+
+/* Parked with the rear-left wheel on the crest of a 4 cm kerb (flat there,
+ * and flat across its width). A solid axle stands both rear wheels square
+ * to the beam through the two contacts, which climbs 4 cm over the track:
+ * both Camber_RL and Camber_RR are the beam's inclination, about
+ * asin(0.04 / t), plus each wheel's static camber (the normals at both
+ * contacts are vertical). The beam's inclination is asserted within 2 %
+ * (the contacts' horizontal spacing is t / cos(phi) plus pitch terms, below
+ * 0.1 %). An independent axle in the same place leans its wheels with the
+ * body: Camber = roll + static (camber_on_level), a fraction of the beam's.
+ * Then rolling over the kerb at 5 m/s: on the solid axle, while the
+ * rear-left wheel is on it, both rear cambers less the static camber keep
+ * the same sign and size within 5 % (the rear-left normal tilts along x by
+ * at most atan(pi 0.04 / 0.8) = 9 deg, cos = 0.988). */
+START_TEST(test_solid_axle_one_wheel_bump)
+{
+    const double bump_h = 0.04;
+    for (int kind = 0; kind < 2; kind++) {
+        pdk_vehicle_def d = beam_car(kind == 1 ? PDK_AXLE_SOLID : PDK_AXLE_INDEPENDENT);
+        double tr = track_m(&d, 1);
+        double b_m = d.chassis.wheelbase_m - d.chassis.cg_to_front_axle_m;
+        double gamma_l = -d.susp_rear.static_camber_rad; /* ISO, left wheel */
+        pdk_terrain_def terrain;
+        memset(&terrain, 0, sizeof terrain);
+        terrain.n_bumps = 1;
+        terrain.bumps[0] = bump_at(-b_m, 0.5 * tr, 0.8, 0.4, bump_h);
+        fw_run r;
+        run_init_at(&r, &d, &terrain, DT, 2, 0.0, 0.0, 0.0, PDK_GEAR_PARK);
+        run_for(&r, 3.0);
+        assert_channels_finite(&r);
+        double phi = r.ch[PDK_CH_ROLL];
+        double theta = r.ch[PDK_CH_PITCH];
+        double cl = r.ch[PDK_CH_CAMBER_RL];
+        double cr = r.ch[PDK_CH_CAMBER_RR];
+        double beam = asin(bump_h / hypot(tr, bump_h));
+        printf("fw_validation parked on kerb, %s rear: Camber_RL %+.4f deg, Camber_RR %+.4f "
+               "deg, roll %+.4f deg, beam %.4f deg, travel RL %.4f m\n",
+               kind ? "solid" : "independent", cl / DEG, cr / DEG, phi / DEG, beam / DEG,
+               r.ch[PDK_CH_SUSP_TRAVEL_RL]);
+        ck_assert_double_gt(r.ch[PDK_CH_SUSP_TRAVEL_RL], 0.01);
+        if (kind == 1) {
+            /* Both wheels square to one beam, each with its static camber:
+             * Camber = asin(cos(theta) sin(beta +- gamma)) for the beam's
+             * inclination beta in the body's y-z plane, which the left
+             * wheel's camber gives and the right wheel's must match. 1e-6:
+             * the rear-left's ray meets the kerb a few millimetres off its
+             * crest as the body pitches, where the ground's normal tilts by
+             * up to 0.004 rad along x; through the wheel's small x
+             * component (sin(theta) sin(beta), 2e-4) and the cosine that
+             * moves its camber by < 1e-6 rad. The beam's own inclination to the
+             * ground, asin(cos(theta) sin(beta)), is the kerb's 4 cm over
+             * the track (2 %). */
+            double beta = asin(sin(cl) / cos(theta)) - gamma_l;
+            ck_assert_double_le(fabs(cr - asin(cos(theta) * sin(beta - gamma_l))), 1e-6);
+            ck_assert_double_le(rel_err(asin(cos(theta) * sin(beta)), beam), 0.02);
+            ck_assert_double_gt(cl - gamma_l, 0.0);
+            ck_assert_double_gt(cr + gamma_l, 0.0);
+        } else {
+            ck_assert_double_le(fabs(cl - camber_on_level(phi, theta, 0.0, gamma_l)), 1e-6);
+            ck_assert_double_le(fabs(cr - camber_on_level(phi, theta, 0.0, -gamma_l)), 1e-6);
+            ck_assert_double_lt(fabs(phi), 0.5 * beam);
+        }
+    }
+
+    pdk_vehicle_def d = beam_car(PDK_AXLE_SOLID);
+    double gamma_l = -d.susp_rear.static_camber_rad;
+    double tr = track_m(&d, 1);
+    pdk_terrain_def terrain;
+    memset(&terrain, 0, sizeof terrain);
+    terrain.n_bumps = 1;
+    /* Behind the front axle, ahead of the rear: only the rear-left crosses. */
+    terrain.bumps[0] = bump_at(-0.7, 0.5 * tr, 0.8, 0.4, bump_h);
+    fw_run r;
+    run_init_at(&r, &d, &terrain, DT, 2, 0.0, 0.0, 5.0, PDK_GEAR_NEUTRAL);
+    int on_bump = 0;
+    for (int t = 0; t < TICKS_PER_S; t++) {
+        run_tick(&r);
+        assert_channels_finite(&r);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_SUSP_TRAVEL_FL]), 0.01);
+        if (r.ch[PDK_CH_SUSP_TRAVEL_RL] > 0.01) {
+            on_bump++;
+            double cl = r.ch[PDK_CH_CAMBER_RL] - gamma_l;
+            double cr = r.ch[PDK_CH_CAMBER_RR] + gamma_l;
+            ck_assert_double_gt(cl, 0.0);
+            ck_assert_double_gt(cr, 0.0);
+            ck_assert_double_le(rel_err(cl, cr), 0.05);
+        }
+    }
+    ck_assert_int_ge(on_bump, 5);
+}
+END_TEST
+
+/* On level ground a solid axle's beam lies on the ground whatever the body
+ * does, so body roll does not change its wheels' camber: in a left turn
+ * with 2 deg of roll, Camber_RL and Camber_RR stay at their static values
+ * (-+ static alignment camber in the ISO sign; the body's pitch enters as
+ * cos(theta), 1e-6: 1e-6 rad). The independent axle in the same turn leans
+ * its wheels with the body (camber_on_level, 1e-5 as in the curves test). */
+START_TEST(test_solid_axle_ignores_body_roll)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        pdk_vehicle_def d = test_car();
+        d.susp_rear.kind = kind == 1 ? PDK_AXLE_SOLID : PDK_AXLE_INDEPENDENT;
+        d.susp_rear.static_camber_rad = -0.5 * DEG;
+        double gamma_l = -d.susp_rear.static_camber_rad;
+        fw_run r;
+        run_init(&r, &d, 2, 15.0, PDK_GEAR_DRIVE);
+        drive_steady(&r, 15.0, 60.0, 4.0);
+        assert_channels_finite(&r);
+        double phi = r.ch[PDK_CH_ROLL];
+        double theta = r.ch[PDK_CH_PITCH];
+        ck_assert_double_gt(phi, 1.5 * DEG);
+        double cl = r.ch[PDK_CH_CAMBER_RL];
+        double cr = r.ch[PDK_CH_CAMBER_RR];
+        printf("fw_validation turn, %s rear: roll %.3f deg, Camber_RL %+.4f deg, Camber_RR "
+               "%+.4f deg\n",
+               kind ? "solid" : "independent", phi / DEG, cl / DEG, cr / DEG);
+        if (kind == 1) {
+            ck_assert_double_le(fabs(cl - gamma_l), 1e-6);
+            ck_assert_double_le(fabs(cr + gamma_l), 1e-6);
+        } else {
+            ck_assert_double_le(fabs(cl - camber_on_level(phi, theta, 0.0, gamma_l)), 1e-5);
+            ck_assert_double_le(fabs(cr - camber_on_level(phi, theta, 0.0, -gamma_l)), 1e-5);
+        }
+    }
+}
+END_TEST
+
+/* Parked with the rear-left wheel over a 15 cm pothole (1 m long): the car
+ * settles on three wheels and the rear-left hangs at full droop, unloaded.
+ * A solid axle without both contacts has no beam, so both rear wheels fall
+ * back to the body's axis: the rear-right's Camber = roll + static, as on an
+ * independent axle (camber_on_level; static pose on level ground: 1e-6). A
+ * beam through the rear-left's ray hit, 10 cm lower than the right, would
+ * lean it 4 deg the other way. (The airborne wheel's own Camber_RL has no
+ * contact normal to be measured against; the seed does not say what it
+ * reports, so it is only required to be finite.) */
+START_TEST(test_solid_axle_wheel_in_air)
+{
+    pdk_vehicle_def d = beam_car(PDK_AXLE_SOLID);
+    d.susp_rear.travel_droop_m = 0.05;
+    double tr = track_m(&d, 1);
+    double b_m = d.chassis.wheelbase_m - d.chassis.cg_to_front_axle_m;
+    double gamma_l = -d.susp_rear.static_camber_rad;
+    pdk_terrain_def terrain;
+    memset(&terrain, 0, sizeof terrain);
+    terrain.n_bumps = 1;
+    terrain.bumps[0] = bump_at(-b_m, 0.5 * tr, 1.0, 0.4, -0.15);
+    fw_run r;
+    run_init_at(&r, &d, &terrain, DT, 2, 0.0, 0.0, 0.0, PDK_GEAR_PARK);
+    run_for(&r, 3.0);
+    assert_channels_finite(&r);
+    double phi = r.ch[PDK_CH_ROLL];
+    double theta = r.ch[PDK_CH_PITCH];
+    printf("fw_validation rear-left in a pothole, solid rear: travel RL %.4f, load RL %.1f, roll "
+           "%+.3f deg, pitch %+.3f deg, Camber_RL %+.4f deg, Camber_RR %+.4f deg\n",
+           r.ch[PDK_CH_SUSP_TRAVEL_RL], r.ch[PDK_CH_TYRE_LOAD_RL], phi / DEG, theta / DEG,
+           r.ch[PDK_CH_CAMBER_RL] / DEG, r.ch[PDK_CH_CAMBER_RR] / DEG);
+    ck_assert_double_eq(r.ch[PDK_CH_TYRE_LOAD_RL], 0.0);
+    ck_assert_double_eq(r.ch[PDK_CH_SUSP_TRAVEL_RL], -d.susp_rear.travel_droop_m);
+    ck_assert_double_gt(r.ch[PDK_CH_TYRE_LOAD_FR], 0.0);
+    /* The body leans toward the missing corner: left side down. */
+    ck_assert_double_lt(phi, -0.2 * DEG);
+    double want_r = camber_on_level(phi, theta, 0.0, -gamma_l);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_CAMBER_RR] - want_r), 1e-6);
+    /* Not a beam's: that would lean the right wheel the other way. */
+    ck_assert_double_lt(r.ch[PDK_CH_CAMBER_RR], 0.0);
+}
+END_TEST
+
+/* ---- 7. convergence ------------------------------------------------------- */
+
+/* The steady left turn of the transfer test at 1, 2 and 4 substeps of the
+ * 120 Hz tick, and at 60 Hz in one substep, against 8 substeps: yaw rate,
+ * roll and the four corner loads within 1 % (the issue's bound). A steady
+ * state is a fixed point of the step, which depends on h only through the
+ * lag of the link forces and the frame rotation's h r / 2, both far below
+ * 1 %. The roll test uses roll centres, so the lag is exercised. */
+START_TEST(test_substep_convergence)
+{
+    pdk_vehicle_def d = test_car();
+    d.susp_front.roll_center_height_m = 0.08;
+    d.susp_rear.roll_center_height_m = 0.12;
+    d.susp_front.anti_drive = 0.2;
+    d.susp_rear.anti_drive = 0.4;
+    corner_result ref = steady_left_turn(&d, 8, 4.0, NULL);
+    const struct {
+        double tick_s;
+        int substeps;
+    } cases[] = {{DT, 1}, {DT, 2}, {DT, 4}, {1.0 / 60.0, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fw_run r;
+        run_init_at(&r, &d, NULL, cases[i].tick_s, cases[i].substeps, 0.0, 0.0, 20.0,
+                    PDK_GEAR_DRIVE);
+        drive_steady(&r, 20.0, 30.0, 4.0);
+        assert_channels_finite(&r);
+        corner_result c = corner_measure(&r);
+        printf("fw_validation convergence %.0f Hz x %d: yaw rate %+.4f %%, roll %+.4f %%, loads "
+               "%+.4f %+.4f %+.4f %+.4f %%\n",
+               1.0 / cases[i].tick_s, cases[i].substeps,
+               100.0 * (c.yaw_rate_radps / ref.yaw_rate_radps - 1.0),
+               100.0 * (c.roll_rad / ref.roll_rad - 1.0),
+               100.0 * (c.load_n[0] / ref.load_n[0] - 1.0),
+               100.0 * (c.load_n[1] / ref.load_n[1] - 1.0),
+               100.0 * (c.load_n[2] / ref.load_n[2] - 1.0),
+               100.0 * (c.load_n[3] / ref.load_n[3] - 1.0));
+        ck_assert_double_le(rel_err(c.yaw_rate_radps, ref.yaw_rate_radps), 0.01);
+        ck_assert_double_le(rel_err(c.roll_rad, ref.roll_rad), 0.01);
+        for (int w = 0; w < PDK_WHEELS; w++) {
+            ck_assert_double_le(rel_err(c.load_n[w], ref.load_n[w]), 0.01);
+        }
+    }
+}
+END_TEST
+
+/* ---- 8. Ackermann and toe -------------------------------------------------- */
+
+/* At 3 m/s with 360 deg on the steering wheel (24 deg at the road wheels):
+ * with ackermann 1 the front wheels roll about one centre,
+ * cot(delta_outer) - cot(delta_inner) = t_front / L, with the front axle's
+ * own track (the rear is set narrower to tell them apart); with 0 they are
+ * parallel. Pure trigonometry of the command: 1e-9. Static toe-in adds to
+ * each wheel's angle toward the centreline (left negative, right positive
+ * when straight) and to Toe_*, never to SteerAngle. */
+START_TEST(test_ackermann_and_toe)
+{
+    for (int ack = 0; ack < 2; ack++) {
+        pdk_vehicle_def d = test_car();
+        d.susp_front.track_width_m = 1.60;
+        d.susp_rear.track_width_m = 1.50;
+        d.steering.ackermann = (double)ack;
+        fw_run r;
+        run_init(&r, &d, 2, 3.0, PDK_GEAR_DRIVE);
+        run_command(&r, 0.0, 0.0, 360.0);
+        run_for(&r, 0.5);
+        assert_channels_finite(&r);
+        double steer = r.ch[PDK_CH_STEER_ANGLE];
+        double inner = r.ch[PDK_CH_WHEEL_STEER_FL];
+        double outer = r.ch[PDK_CH_WHEEL_STEER_FR];
+        ck_assert_double_le(rel_err(steer, 360.0 / 15.0 * DEG), 1e-12);
+        if (ack == 1) {
+            double lhs = 1.0 / tan(outer) - 1.0 / tan(inner);
+            ck_assert_double_le(fabs(lhs - 1.60 / d.chassis.wheelbase_m), 1e-9);
+            ck_assert_double_gt(inner, steer);
+            ck_assert_double_lt(outer, steer);
+        } else {
+            ck_assert_double_eq(inner, steer);
+            ck_assert_double_eq(outer, steer);
+        }
+        ck_assert_double_eq(r.ch[PDK_CH_WHEEL_STEER_RL], 0.0);
+        ck_assert_double_eq(r.ch[PDK_CH_WHEEL_STEER_RR], 0.0);
+    }
+
+    pdk_vehicle_def d = test_car();
+    d.steering.ackermann = 1.0;
+    d.susp_front.static_toe_rad = 0.25 * DEG;
+    d.susp_rear.static_toe_rad = 0.15 * DEG;
+    fw_run r;
+    run_init(&r, &d, 2, 10.0, PDK_GEAR_DRIVE);
+    run_for(&r, 0.5);
+    ck_assert_double_eq(r.ch[PDK_CH_STEER_ANGLE], 0.0);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_WHEEL_STEER_FL] + 0.25 * DEG), 1e-15);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_WHEEL_STEER_FR] - 0.25 * DEG), 1e-15);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_WHEEL_STEER_RL] + 0.15 * DEG), 1e-15);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_WHEEL_STEER_RR] - 0.15 * DEG), 1e-15);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_TOE_FL] - 0.25 * DEG), 1e-15);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_TOE_FR] - 0.25 * DEG), 1e-15);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_TOE_RL] - 0.15 * DEG), 1e-15);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_TOE_RR] - 0.15 * DEG), 1e-15);
+    /* Driving straight with toe-in each front tyre, pointing toward the
+     * centreline, pushes the body toward it: the left tyre to the right,
+     * the right tyre to the left, equal and opposite (mirror images: to
+     * rounding). */
+    double fyl = r.ch[PDK_CH_FORCE_Y_FL];
+    double fyr = r.ch[PDK_CH_FORCE_Y_FR];
+    ck_assert_double_lt(fyl, 0.0);
+    ck_assert_double_gt(fyr, 0.0);
+    ck_assert_double_le(fabs(fyl + fyr), 1e-9 * fabs(fyl));
+    run_command(&r, 0.0, 0.0, 90.0);
+    run_for(&r, 0.1);
+    double steer = r.ch[PDK_CH_STEER_ANGLE];
+    ck_assert_double_le(rel_err(steer, 90.0 / 15.0 * DEG), 1e-12);
+    double t = track_m(&d, 0);
+    double len = d.chassis.wheelbase_m;
+    double ideal_l = atan(len * tan(steer) / (len - 0.5 * t * tan(steer)));
+    double ideal_r = atan(len * tan(steer) / (len + 0.5 * t * tan(steer)));
+    ck_assert_double_le(fabs(r.ch[PDK_CH_WHEEL_STEER_FL] - (ideal_l - 0.25 * DEG)), 1e-12);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_WHEEL_STEER_FR] - (ideal_r + 0.25 * DEG)), 1e-12);
+}
+END_TEST
+
+static Suite *fw_validation_suite(void)
+{
+    Suite *s = suite_create("fw_validation");
+    TCase *ride = tcase_create("static and ride");
+    tcase_add_test(ride, test_static_loads_and_ride_height);
+    tcase_add_test(ride, test_ride_frequency_and_damping);
+    tcase_add_test(ride, test_anti_roll_bar_adds_no_ride_rate);
+    suite_add_tcase(s, ride);
+
+    TCase *lat = tcase_create("cornering");
+    tcase_add_test(lat, test_lateral_load_transfer);
+    tcase_add_test(lat, test_roll_gradient);
+    tcase_add_test(lat, test_single_track_cross_check);
+    suite_add_tcase(s, lat);
+
+    TCase *lon = tcase_create("braking");
+    tcase_add_test(lon, test_braking_dive_and_anti);
+    tcase_add_test(lon, test_brakes_decelerate_at_coulomb_rate);
+    suite_add_tcase(s, lon);
+
+    TCase *kin = tcase_create("kinematics");
+    tcase_add_test(kin, test_kinematic_curves_follow_travel);
+    tcase_add_test(kin, test_jacking_per_wheel_form);
+    tcase_add_test(kin, test_empty_kinematics_is_identical);
+    tcase_add_test(kin, test_ackermann_and_toe);
+    suite_add_tcase(s, kin);
+
+    TCase *ground = tcase_create("kerbs and solid axles");
+    tcase_add_test(ground, test_kerb_strike);
+    tcase_add_test(ground, test_solid_axle_one_wheel_bump);
+    tcase_add_test(ground, test_solid_axle_ignores_body_roll);
+    tcase_add_test(ground, test_solid_axle_wheel_in_air);
+    suite_add_tcase(s, ground);
+
+    TCase *num = tcase_create("numerics");
+    tcase_add_test(num, test_substep_convergence);
+    suite_add_tcase(s, num);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(fw_validation_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
