@@ -91,6 +91,9 @@ static void print_preset(const char *name, const char *description, void *ud)
     printf("  %-20s %s\n", name, description);
 }
 
+/* One key of `presets describe`: path, unit, bounds (blank for text, choice,
+ * list and curve keys, whose descriptions give their rules), default and
+ * description. */
 static void print_key(const char *path, const char *unit, double min, double max,
                       const char *default_text, const char *description, void *ud)
 {
@@ -98,7 +101,13 @@ static void print_key(const char *path, const char *unit, double min, double max
     char bounds[64] = "";
     if (!isnan(min) && !isnan(max))
         snprintf(bounds, sizeof(bounds), "[%g, %g]", min, max);
-    printf("  %-28s %-8s %-18s default %-14s %s\n", path, unit, bounds, default_text, description);
+    printf("  %-46s %-9s %-18s %-14s %s\n", path, unit, bounds, default_text, description);
+}
+
+static void print_key_header(const char *what)
+{
+    printf("%s keys:\n  %-46s %-9s %-18s %-14s %s\n", what, "key", "unit", "bounds", "default",
+           "description");
 }
 
 static int cmd_presets(int argc, char **argv, const char *presets_dir)
@@ -125,11 +134,11 @@ static int cmd_presets(int argc, char **argv, const char *presets_dir)
             return 2;
         }
         if (vehicle) {
-            printf("vehicle keys:\n");
+            print_key_header("vehicle");
             pdk_params_describe(PDK_PRESET_VEHICLE, print_key, NULL);
         }
         if (world) {
-            printf("world keys:\n");
+            print_key_header("world");
             pdk_params_describe(PDK_PRESET_WORLD, print_key, NULL);
         }
         return 0;

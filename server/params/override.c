@@ -1,7 +1,8 @@
 /* Override syntax: "key=value;key=value" split into parts, dotted paths with
- * array indices (a.b[3]) parsed into segments, and values read as JSON with
- * bare words taken as strings. What a path or value means is params.c's
- * business; this file only reads the text. */
+ * array indices (a.b[3]) parsed into segments, values read as JSON with bare
+ * words taken as strings, and a path's tail applied inside a JSON value. What
+ * a path or value means is params.c's business; this file only reads the
+ * text and moves JSON. */
 #include "params_internal.h"
 
 #include <ctype.h>
@@ -256,5 +257,86 @@ pdk_error pdk_override_value(const char *text, json_t **out, char *why, size_t w
         return pdk_params_fail(PDK_ERR_PARSE, why, why_len, "value is not valid UTF-8 text");
     }
     *out = value;
+    return PDK_OK;
+}
+
+/* Sets value (a reference is taken) under name in the object obj; an
+ * object merges into an existing object. */
+/* Longest path text a message shows. */
+#define SET_PATH_LEN 200
+
+pdk_error pdk_json_set_member(json_t *obj, const char *name, json_t *value)
+{
+    json_t *existing = json_object_get(obj, name);
+    if (existing != NULL && json_is_object(existing) && json_is_object(value)) {
+        return json_object_update_recursive(existing, value) == 0 ? PDK_OK : PDK_ERR_NO_MEMORY;
+    }
+    return json_object_set(obj, name, value) == 0 ? PDK_OK : PDK_ERR_NO_MEMORY;
+}
+
+/* Walks root along the path's tail, creating what an append needs. */
+pdk_error pdk_json_set_at(json_t *root, const pdk_path *path, size_t first, json_t *value,
+                          const char *where, char *err, size_t err_len)
+{
+    json_t *cur = root;
+    for (size_t i = first; i < path->n_segs; i++) {
+        const pdk_path_seg *seg = &path->segs[i];
+        bool last = i + 1 == path->n_segs;
+        char here[SET_PATH_LEN];
+        char next[SET_PATH_LEN];
+        pdk_path_format(path, i, here, sizeof here);
+        pdk_path_format(path, i + 1, next, sizeof next);
+        json_t *child = NULL;
+        if (seg->kind == PDK_PATH_INDEX) {
+            if (!json_is_array(cur)) {
+                return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
+                                       "%s: %s: %s is %s, not a list", where, next, here,
+                                       pdk_params_json_type(cur));
+            }
+            size_t len = json_array_size(cur);
+            if (seg->index > len) {
+                return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
+                                       "%s: %s: index %zu is past the end of %s, which has %zu "
+                                       "entries ([%zu] appends one)",
+                                       where, next, seg->index, here, len, len);
+            }
+            if (last) {
+                json_t *old = json_array_get(cur, seg->index);
+                int r;
+                if (old != NULL && json_is_object(old) && json_is_object(value)) {
+                    r = json_object_update_recursive(old, value);
+                } else if (old != NULL) {
+                    r = json_array_set(cur, seg->index, value);
+                } else {
+                    r = json_array_append(cur, value);
+                }
+                return r == 0 ? PDK_OK : PDK_ERR_NO_MEMORY;
+            }
+            child = json_array_get(cur, seg->index);
+            if (child == NULL) {
+                child = path->segs[i + 1].kind == PDK_PATH_INDEX ? json_array() : json_object();
+                if (child == NULL || json_array_append_new(cur, child) != 0) {
+                    return PDK_ERR_NO_MEMORY;
+                }
+            }
+        } else {
+            if (!json_is_object(cur)) {
+                return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
+                                       "%s: %s: %s is %s, not an object", where, next, here,
+                                       pdk_params_json_type(cur));
+            }
+            if (last) {
+                return pdk_json_set_member(cur, seg->name, value);
+            }
+            child = json_object_get(cur, seg->name);
+            if (child == NULL) {
+                child = path->segs[i + 1].kind == PDK_PATH_INDEX ? json_array() : json_object();
+                if (child == NULL || json_object_set_new(cur, seg->name, child) != 0) {
+                    return PDK_ERR_NO_MEMORY;
+                }
+            }
+        }
+        cur = child;
+    }
     return PDK_OK;
 }

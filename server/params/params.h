@@ -3,8 +3,9 @@
  * wrong type or an out-of-bounds value is an error whose message names the
  * file, the key path and the reason, e.g.
  *   "presets/vehicles/sedan.json: chassis.mass: -3 is below the minimum 50 (kg)"
- * Overrides "key=value;key=value" with JSON paths (indices as a.b[3]) apply
- * on top and are validated the same way. */
+ * Overrides "key=value;key=value" with JSON paths apply on top and are
+ * validated the same way; indices (a.b[3]) reach into list keys: kinematic
+ * curves and terrain.bumps. */
 #ifndef PDK_PARAMS_H
 #define PDK_PARAMS_H
 
@@ -28,12 +29,14 @@ typedef enum pdk_preset_kind {
  * receives the fully resolved parameters as canonical JSON (every key, sorted
  * keys, compact, 17-digit reals; malloc'd, the caller frees) — what a session
  * records. Values are in the schema's units, which are SI except where the
- * key's name says otherwise (lockDeg, maxPowerKw, maxReverseSpeedKmh);
- * parsing the resolved JSON again gives a bit-identical *out.
+ * key's name says otherwise (lockDeg, staticCamberDeg, kinematics.toeDeg,
+ * maxPowerKw, maxReverseSpeedKmh); parsing the resolved JSON again gives a
+ * bit-identical *out, kinematic curves included.
  * name must match [A-Za-z0-9_-]{1,64}. Errors: PDK_ERR_INVALID_ARGUMENT (bad
  * name), PDK_ERR_NOT_FOUND (no such preset), PDK_ERR_PARSE (not JSON, bad
- * override syntax), PDK_ERR_UNKNOWN_KEY, PDK_ERR_WRONG_TYPE,
- * PDK_ERR_OUT_OF_RANGE (also a cross-field invariant), PDK_ERR_IO
+ * override syntax, a list entry missing a field), PDK_ERR_UNKNOWN_KEY,
+ * PDK_ERR_WRONG_TYPE, PDK_ERR_OUT_OF_RANGE (also an unknown choice name, a
+ * curve breaking its rules, a cross-field invariant), PDK_ERR_IO
  * (unreadable or over 1 MiB), PDK_ERR_NO_MEMORY; err (PDK_PARAMS_ERR_LEN
  * bytes) says which. On error *out is unchanged and *resolved_json NULL.
  * docs/presets.md lists every key with its unit and bounds. */
@@ -65,9 +68,12 @@ typedef void (*pdk_preset_fn)(const char *name, const char *description, void *u
 pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn, void *ud);
 
 /* Calls fn once per parameter key of kind, in schema order: JSON path, unit,
- * bounds and default as text (for `paddockd presets describe`). Bounds are
- * inclusive and in the key's unit; they are NAN for keys that are not
- * numbers (unit "text" or "choice"). */
+ * bounds, default as text and description (for `paddockd presets
+ * describe`). Bounds are inclusive and in the key's unit; they are NAN for
+ * keys that are not numbers (units "text", "choice" and "list", and
+ * kinematic curves, whose unit is "[m, <value unit>]" and default "[]" for
+ * none). A list key is followed by one call per field of its entries, path
+ * "<key>[].<field>", default "(required)". */
 typedef void (*pdk_param_key_fn)(const char *path, const char *unit, double min, double max,
                                  const char *default_text, const char *description, void *ud);
 void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud);

@@ -1,16 +1,19 @@
 /* Helpers shared by the preset and drive-script parsers inside params/:
  * error messages, bounded file reads, JSON loading with line and column,
- * number formatting, dotted paths with indices (a.b[3]) and the
- * "key=value;key=value" override syntax. Not a public contract: only
- * the .c files of params/ include it. */
+ * number formatting, preset names and folders, dotted paths with indices
+ * (a.b[3]), the "key=value;key=value" override syntax and setting a value
+ * inside a JSON list by such a path. Not a public contract: only the .c
+ * files of params/ include it. */
 #ifndef PDK_PARAMS_INTERNAL_H
 #define PDK_PARAMS_INTERNAL_H
 
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
+#include "params.h"
 
 /* Largest preset or script file read, in bytes. A preset is a few hundred
  * bytes and an hour-long script at 120 steps a second is about 20 MB. */
@@ -46,6 +49,13 @@ const char *pdk_params_json_type(const json_t *value);
 /* Formats v with the fewest digits (15 or 17) that read back as exactly v. */
 #define PDK_PARAMS_NUM_LEN 32
 void pdk_params_format_number(double v, char buf[PDK_PARAMS_NUM_LEN]);
+
+/* A preset name: 1 to 64 characters of [A-Za-z0-9_-]; NULL is not one. */
+bool pdk_params_valid_name(const char *name);
+
+/* The folder of a kind of preset under the presets folder: "vehicles" or
+ * "worlds". */
+const char *pdk_params_folder(pdk_preset_kind kind);
 
 /* Levenshtein distance between a and b; SIZE_MAX when either is longer than
  * 127 characters. */
@@ -101,5 +111,20 @@ void pdk_overrides_free(pdk_override *items, size_t n);
  * string (simulation.model=singleTrack). Text that starts like JSON ('{',
  * '[', '"') but does not parse is PDK_ERR_PARSE. */
 pdk_error pdk_override_value(const char *text, json_t **out, char *why, size_t why_len);
+
+/* Sets value (a reference is taken) as member name of the object obj; an
+ * object merges into an existing object. PDK_ERR_NO_MEMORY on failure. */
+pdk_error pdk_json_set_member(json_t *obj, const char *name, json_t *value);
+
+/* Applies path's segments from first on inside root (a list's or curve's
+ * whole value) and sets value (a reference is taken) there. An index
+ * addresses an element of a list, or appends one when it equals the length
+ * (creating a list or object to go on into); a name addresses a member of an
+ * object; an object merges into an object. Errors, with where and the path
+ * so far in the message: PDK_ERR_WRONG_TYPE (an index into a non-list, a
+ * name into a non-object), PDK_ERR_OUT_OF_RANGE (an index past the end),
+ * PDK_ERR_NO_MEMORY. root may be changed in part on error. */
+pdk_error pdk_json_set_at(json_t *root, const pdk_path *path, size_t first, json_t *value,
+                          const char *where, char *err, size_t err_len);
 
 #endif

@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +18,57 @@
 
 #define PRESETS PDK_SOURCE_DIR "/presets"
 
-/* Every field of the definitions, for field-by-field comparisons. */
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* Every field of the definitions, for field-by-field comparisons (field by
+ * field, so that padding never counts). */
+#define CURVE_FIELDS(X, c) X(c.n_points) X(c.travel_m) X(c.value)
+
+#define SUSPENSION_FIELDS(X, s)                                                                    \
+    X(s.kind)                                                                                      \
+    X(s.track_width_m)                                                                             \
+    X(s.spring_rate_npm)                                                                           \
+    X(s.bump_damping_nspm)                                                                         \
+    X(s.rebound_damping_nspm)                                                                      \
+    X(s.anti_roll_npm)                                                                             \
+    X(s.travel_bump_m)                                                                             \
+    X(s.travel_droop_m)                                                                            \
+    X(s.bump_stop_npm)                                                                             \
+    X(s.roll_center_height_m)                                                                      \
+    X(s.anti_brake)                                                                                \
+    X(s.anti_drive)                                                                                \
+    X(s.static_camber_rad)                                                                         \
+    X(s.static_toe_rad)                                                                            \
+    CURVE_FIELDS(X, s.kinematics.toe_rad)                                                          \
+    CURVE_FIELDS(X, s.kinematics.camber_rad)                                                       \
+    CURVE_FIELDS(X, s.kinematics.roll_center_height_m)                                             \
+    CURVE_FIELDS(X, s.kinematics.anti_brake)                                                       \
+    CURVE_FIELDS(X, s.kinematics.anti_drive)
+
 #define VEHICLE_FIELDS(X)                                                                          \
     X(model)                                                                                       \
     X(chassis.mass_kg)                                                                             \
     X(chassis.yaw_inertia_kgm2)                                                                    \
+    X(chassis.roll_inertia_kgm2)                                                                   \
+    X(chassis.pitch_inertia_kgm2)                                                                  \
     X(chassis.wheelbase_m)                                                                         \
     X(chassis.cg_to_front_axle_m)                                                                  \
     X(chassis.cg_height_m)                                                                         \
+    X(chassis.track_width_m)                                                                       \
     X(tyre_front.cornering_stiffness_n_per_rad)                                                    \
     X(tyre_front.friction_coeff)                                                                   \
+    X(tyre_front.camber_stiffness_n_per_rad)                                                       \
     X(tyre_rear.cornering_stiffness_n_per_rad)                                                     \
     X(tyre_rear.friction_coeff)                                                                    \
+    X(tyre_rear.camber_stiffness_n_per_rad)                                                        \
     X(steering.ratio)                                                                              \
     X(steering.lock_deg)                                                                           \
+    X(steering.center_offset_deg)                                                                  \
+    X(steering.ackermann)                                                                          \
+    SUSPENSION_FIELDS(X, susp_front)                                                               \
+    SUSPENSION_FIELDS(X, susp_rear)                                                                \
     X(drive.max_force_n)                                                                           \
     X(drive.max_power_w)                                                                           \
     X(drive.front_fraction)                                                                        \
@@ -50,7 +88,9 @@
     X(gravity_mps2)                                                                                \
     X(air_density_kgpm3)                                                                           \
     X(surface_friction)                                                                            \
-    X(seed)
+    X(seed)                                                                                        \
+    X(terrain.n_bumps)                                                                             \
+    X(terrain.bumps)
 
 #define SAME_FIELD(f) ck_assert_msg(memcmp(&a->f, &b->f, sizeof a->f) == 0, "field %s differs", #f);
 
@@ -152,12 +192,14 @@ static size_t count_leaves(const json_t *obj)
     return n;
 }
 
+#define MAX_KEYS 128
+
 typedef struct key_list {
-    char paths[64][64];
-    char units[64][16];
-    double min[64];
-    double max[64];
-    char defaults[64][40];
+    char paths[MAX_KEYS][64];
+    char units[MAX_KEYS][16];
+    double min[MAX_KEYS];
+    double max[MAX_KEYS];
+    char defaults[MAX_KEYS][40];
     size_t n;
 } key_list;
 
@@ -165,7 +207,7 @@ static void collect_key(const char *path, const char *unit, double min, double m
                         const char *default_text, const char *description, void *ud)
 {
     key_list *l = ud;
-    ck_assert_uint_lt(l->n, 64);
+    ck_assert_uint_lt(l->n, MAX_KEYS);
     ck_assert_ptr_nonnull(description);
     ck_assert_msg(strlen(description) > 10, "%s has no real description", path);
     snprintf(l->paths[l->n], sizeof l->paths[0], "%s", path);
@@ -218,7 +260,12 @@ START_TEST(empty_vehicle_is_the_default_and_resolves_every_key)
     for (size_t i = 0; i < keys.n; i++) {
         ck_assert_msg(json_at(doc, keys.paths[i]) != NULL, "resolved JSON lacks %s", keys.paths[i]);
     }
-    ck_assert_str_eq(json_string_value(json_at(doc, "simulation.model")), "singleTrack");
+    /* A preset that leaves the model out gets the four-wheel model. */
+    ck_assert_int_eq(def.model, PDK_MODEL_FOUR_WHEEL);
+    ck_assert_str_eq(json_string_value(json_at(doc, "simulation.model")), "fourWheel");
+    ck_assert_str_eq(json_string_value(json_at(doc, "suspension.rear.kind")), "independent");
+    ck_assert(json_is_array(json_at(doc, "suspension.front.kinematics.toeDeg")));
+    ck_assert_uint_eq(json_array_size(json_at(doc, "suspension.front.kinematics.toeDeg")), 0);
     ck_assert_str_eq(json_string_value(json_at(doc, "description")), "");
     ck_assert_double_eq(json_number_value(json_at(doc, "drive.maxPowerKw")) * 1000,
                         def.drive.max_power_w);
@@ -403,9 +450,9 @@ START_TEST(override_errors_name_the_override)
     m = vparse_expect("{}", "tyres.front={\"friction\":", PDK_ERR_PARSE);
     ASSERT_HAS(m, "value is not valid JSON");
 
-    m = vparse_expect("{}", "simulation.model=fourWheel", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "simulation.model: \"fourWheel\" is not a vehicle model (allowed: "
-                  "\"singleTrack\")");
+    m = vparse_expect("{}", "simulation.model=bicycle", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "simulation.model: \"bicycle\" is not a vehicle model (allowed: "
+                  "\"fourWheel\", \"singleTrack\")");
     m = vparse_expect("{}", "tyres.front={\"friction\":\"high\"}", PDK_ERR_WRONG_TYPE);
     ASSERT_HAS(m, "tyres.front.friction: expected a number, got string");
     m = vparse_expect("{}", "tyres.front={\"grip\":1}", PDK_ERR_UNKNOWN_KEY);
@@ -437,7 +484,10 @@ START_TEST(cross_field_invariants_name_both_fields)
                       PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "test.json: steering.lockDeg / steering.ratio = 900 / 10 gives a road-wheel lock "
                   "of 90.0 deg; it must be below 80 deg");
-    vparse_expect("{\"steering\":{\"ratio\":10}}", "steering.lockDeg=790", PDK_OK);
+    /* 79 deg is a lock the single-track model takes; the four-wheel model's
+     * inner wheel would pass 80 deg with Ackermann (below). */
+    vparse_expect("{\"steering\":{\"ratio\":10}}",
+                  "steering.lockDeg=790;simulation.model=singleTrack", PDK_OK);
     /* Yaw inertia against 0.3 m a b: a 38 t vehicle with 20.4 kg m^2 (a
      * unit slip) is refused; the same pair scaled to a car passes. The
      * default geometry has a = 1.2 m, b = 1.5 m. */
@@ -518,7 +568,7 @@ START_TEST(file_errors_name_file_key_and_reason)
     write_file("vehicles/far.json", "{\"chassis\": {\"springRate\": 1}}");
     m = vehicle_expect("far", NULL, PDK_ERR_UNKNOWN_KEY);
     ASSERT_HAS(m, "chassis.springRate: unknown key (known keys under chassis: mass, yawInertia, "
-                  "wheelbase, cgToFrontAxle, cgHeight)");
+                  "rollInertia, pitchInertia, wheelbase, cgToFrontAxle, cgHeight, trackWidth)");
 
     write_file("vehicles/snake.json", "{\"chassis\": {\"cg_height\": 0.5}}");
     m = vehicle_expect("snake", NULL, PDK_ERR_UNKNOWN_KEY);
@@ -729,7 +779,9 @@ START_TEST(describe_walks_the_schema)
 {
     key_list v = {0};
     pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
-    ck_assert_uint_eq(v.n, 24);
+    /* 2 + chassis 8 + tyres 6 + steering 4 + 2 axles of 19 + drive 5 +
+     * brakes 4 + resistance 2. */
+    ck_assert_uint_eq(v.n, 69);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
@@ -758,15 +810,49 @@ START_TEST(describe_walks_the_schema)
             seen++;
         }
         if (strcmp(v.paths[i], "simulation.model") == 0) {
-            ck_assert_str_eq(v.defaults[i], "singleTrack");
+            ck_assert_str_eq(v.units[i], "choice");
+            ck_assert_str_eq(v.defaults[i], "fourWheel");
+            seen++;
+        }
+        if (strcmp(v.paths[i], "suspension.rear.kind") == 0) {
+            ck_assert_str_eq(v.units[i], "choice");
+            ck_assert_str_eq(v.defaults[i], "independent");
+            ck_assert(isnan(v.min[i]));
+            seen++;
+        }
+        if (strcmp(v.paths[i], "suspension.front.staticCamberDeg") == 0) {
+            ck_assert_str_eq(v.units[i], "deg");
+            ck_assert_double_eq_tol(strtod(v.defaults[i], NULL) * M_PI / 180,
+                                    ref.susp_front.static_camber_rad, 1e-15);
+            seen++;
+        }
+        if (strcmp(v.paths[i], "suspension.front.kinematics.toeDeg") == 0) {
+            ck_assert_str_eq(v.units[i], "[m, deg]");
+            ck_assert_str_eq(v.defaults[i], "[]");
+            ck_assert(isnan(v.min[i]) && isnan(v.max[i]));
+            seen++;
+        }
+        if (strcmp(v.paths[i], "suspension.rear.kinematics.rollCenterHeight") == 0) {
+            ck_assert_str_eq(v.units[i], "[m, m]");
             seen++;
         }
     }
-    ck_assert_int_eq(seen, 3);
+    ck_assert_int_eq(seen, 7);
 
     key_list w = {0};
     pdk_params_describe(PDK_PRESET_WORLD, collect_key, &w);
-    ck_assert_uint_eq(w.n, 7);
+    /* 8 keys, and the 6 fields of a bump after terrain.bumps. */
+    ck_assert_uint_eq(w.n, 14);
+    ck_assert_str_eq(w.paths[7], "terrain.bumps");
+    ck_assert_str_eq(w.units[7], "list");
+    ck_assert_str_eq(w.defaults[7], "[]");
+    ck_assert_str_eq(w.paths[8], "terrain.bumps[].x");
+    ck_assert_double_eq(w.max[8], PDK_WORLD_MAX_POSITION_M);
+    ck_assert_str_eq(w.paths[10], "terrain.bumps[].yawDeg");
+    ck_assert_str_eq(w.units[10], "deg");
+    ck_assert_str_eq(w.paths[13], "terrain.bumps[].height");
+    ck_assert_double_eq(w.min[13], -2);
+    ck_assert_str_eq(w.defaults[13], "(required)");
     pdk_world_def wref = pdk_world_def_default();
     for (size_t i = 0; i < w.n; i++) {
         if (strcmp(w.paths[i], "substeps") == 0) {
@@ -812,29 +898,179 @@ START_TEST(every_shipped_preset_loads)
 }
 END_TEST
 
+/* The figures of a preset's data sheet (docs/presets.md), recomputed here
+ * from the preset itself so that the sheet and the file cannot drift. */
+typedef struct sheet {
+    const char *name;
+    double ride_hz[2];   /* sqrt(k / m_corner) / 2 pi, m_corner = m b / 2L, m a / 2L */
+    double zeta_bump[2]; /* c / (2 sqrt(k m_corner)) */
+    double zeta_rebound[2];
+    double roll_deg_per_g; /* m g h' / (K_f + K_r - m g h'), K = (k + 2 k_arb) t^2 / 2 */
+} sheet;
+
+static double corner_mass_kg(const pdk_vehicle_def *d, int axle)
+{
+    double a = d->chassis.cg_to_front_axle_m;
+    double len = d->chassis.wheelbase_m;
+    return d->chassis.mass_kg * (axle == 0 ? len - a : a) / (2 * len);
+}
+
+static const pdk_suspension_def *axle_of(const pdk_vehicle_def *d, int axle)
+{
+    return axle == 0 ? &d->susp_front : &d->susp_rear;
+}
+
+/* The roll gradient estimate of the data sheets: the roll axis through both
+ * roll centres, the springs and bars of both axles against the sprung
+ * weight's overturning moment (Gillespie ch. 7; there is no unsprung mass). */
+static double roll_gradient_deg_per_g(const pdk_vehicle_def *d)
+{
+    double k_roll = 0;
+    for (int axle = 0; axle < 2; axle++) {
+        const pdk_suspension_def *s = axle_of(d, axle);
+        double t = pdk_vehicle_def_track_m(d, axle);
+        k_roll += (s->spring_rate_npm + 2 * s->anti_roll_npm) * t * t / 2;
+    }
+    double a = d->chassis.cg_to_front_axle_m;
+    double rf = d->susp_front.roll_center_height_m;
+    double rr = d->susp_rear.roll_center_height_m;
+    double arm = d->chassis.cg_height_m - (rf + (rr - rf) * a / d->chassis.wheelbase_m);
+    double moment = d->chassis.mass_kg * 9.81 * arm;
+    return moment / (k_roll - moment) * 180 / M_PI;
+}
+
 START_TEST(shipped_presets_match_their_data_sheets)
 {
+    static const sheet sheets[] = {
+        {"midsize_sedan", {1.350, 1.510}, {0.297, 0.300}, {0.495, 0.506}, 3.56},
+        {"compact_hatch", {1.291, 1.508}, {0.300, 0.301}, {0.503, 0.495}, 4.08},
+        {"sports_car", {1.900, 2.050}, {0.302, 0.297}, {0.503, 0.495}, 1.80},
+        {"open_wheeler", {3.014, 3.296}, {0.496, 0.503}, {0.699, 0.705}, 0.58},
+        {"kart", {6.842, 5.712}, {0.333, 0.293}, {0.333, 0.293}, 0.30},
+        {"pickup4x4", {1.256, 1.700}, {0.303, 0.297}, {0.496, 0.504}, 5.25},
+    };
     char err[PDK_PARAMS_ERR_LEN];
+    for (size_t i = 0; i < sizeof sheets / sizeof sheets[0]; i++) {
+        const sheet *sh = &sheets[i];
+        pdk_vehicle_def d;
+        ck_assert_msg(pdk_params_vehicle_load(PRESETS, sh->name, NULL, &d, NULL, err, sizeof err) ==
+                          PDK_OK,
+                      "%s", err);
+        ck_assert_int_eq(d.model, PDK_MODEL_FOUR_WHEEL);
+        for (int axle = 0; axle < 2; axle++) {
+            const pdk_suspension_def *s = axle_of(&d, axle);
+            double m = corner_mass_kg(&d, axle);
+            double f = sqrt(s->spring_rate_npm / m) / (2 * M_PI);
+            double crit = 2 * sqrt(s->spring_rate_npm * m);
+            ck_assert_msg(fabs(f - sh->ride_hz[axle]) < 5e-4, "%s axle %d: %.4f Hz", sh->name, axle,
+                          f);
+            ck_assert_msg(fabs(s->bump_damping_nspm / crit - sh->zeta_bump[axle]) < 5e-4,
+                          "%s axle %d: bump %.4f", sh->name, axle, s->bump_damping_nspm / crit);
+            ck_assert_msg(fabs(s->rebound_damping_nspm / crit - sh->zeta_rebound[axle]) < 5e-4,
+                          "%s axle %d: rebound %.4f", sh->name, axle,
+                          s->rebound_damping_nspm / crit);
+        }
+        double g = roll_gradient_deg_per_g(&d);
+        ck_assert_msg(fabs(g - sh->roll_deg_per_g) < 5e-3, "%s: %.4f deg/g", sh->name, g);
+    }
+
+    /* REF-1, reference/vehicle-models.md section 7.0, on the four-wheel
+     * model: its wheel rate and track, and the road-car rules (roll centres
+     * 0.05-0.13 m, front below rear; camber-gain and roll-centre curves). */
     pdk_vehicle_def s;
     ck_assert_int_eq(
         pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &s, NULL, err, sizeof err), PDK_OK);
-    /* REF-1, reference/vehicle-models.md section 7.0. */
-    ck_assert_int_eq(s.model, PDK_MODEL_SINGLE_TRACK);
     ck_assert_double_eq(s.chassis.mass_kg, 1500);
     ck_assert_double_eq(s.chassis.wheelbase_m, 2.70);
     ck_assert_double_eq(s.chassis.cg_to_front_axle_m, 1.20);
     ck_assert_double_eq(s.chassis.cg_height_m, 0.55);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&s, 0), 1.60);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&s, 1), 1.60);
+    ck_assert_double_eq(s.susp_front.spring_rate_npm, 30000);
     ck_assert_double_eq(s.tyre_front.cornering_stiffness_n_per_rad, 120000);
     ck_assert_double_eq(s.tyre_rear.cornering_stiffness_n_per_rad, 120000);
-    ck_assert_double_eq(s.tyre_front.friction_coeff, 1.0);
     ck_assert_double_eq(s.resist.drag_area_m2, 0.65);
-    ck_assert_double_eq(s.resist.rolling_coeff, 0.012);
+    ck_assert_double_eq(s.susp_front.static_camber_rad, -0.5 * M_PI / 180);
+    ck_assert_double_eq(s.susp_rear.static_toe_rad, 0.15 * M_PI / 180);
+    static const char *const road_cars[] = {"midsize_sedan", "compact_hatch", "sports_car"};
+    for (size_t i = 0; i < 3; i++) {
+        pdk_vehicle_def d;
+        ck_assert_int_eq(
+            pdk_params_vehicle_load(PRESETS, road_cars[i], NULL, &d, NULL, err, sizeof err),
+            PDK_OK);
+        double rf = d.susp_front.roll_center_height_m;
+        double rr = d.susp_rear.roll_center_height_m;
+        ck_assert_msg(rf >= 0.05 && rr <= 0.13 && rf < rr, "%s: %g %g", road_cars[i], rf, rr);
+        for (int axle = 0; axle < 2; axle++) {
+            const pdk_suspension_def *sd = axle_of(&d, axle);
+            ck_assert_int_eq(sd->kind, PDK_AXLE_INDEPENDENT);
+            ck_assert_int_ge(sd->kinematics.camber_rad.n_points, 2);
+            ck_assert_int_ge(sd->kinematics.roll_center_height_m.n_points, 2);
+            /* Camber gain: more negative in bump, as a road car's links give. */
+            ck_assert(pdk_curve_eval(&sd->kinematics.camber_rad, 0.05) < 0);
+            /* Roll centre falls in bump. */
+            ck_assert(pdk_curve_eval(&sd->kinematics.roll_center_height_m, 0.05) < 0);
+        }
+    }
+
+    pdk_vehicle_def o;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "open_wheeler", NULL, &o, NULL, err, sizeof err), PDK_OK);
+    ck_assert(o.susp_front.roll_center_height_m <= 0.05 &&
+              o.susp_rear.roll_center_height_m <= 0.05);
+    ck_assert_int_eq(o.susp_front.kinematics.roll_center_height_m.n_points, 3);
+    ck_assert_int_eq(o.susp_front.kinematics.camber_rad.n_points, 0);
+
+    /* The kart: a solid rear axle with the roll centre on the ground; its
+     * description tells the driveline that the rear axle is a spool. */
+    pdk_vehicle_def k;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "kart", NULL, &k, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(k.susp_rear.kind, PDK_AXLE_SOLID);
+    ck_assert_int_eq(k.susp_front.kind, PDK_AXLE_INDEPENDENT);
+    ck_assert_double_eq(k.susp_rear.roll_center_height_m, 0);
+    ck_assert_double_eq(k.susp_front.roll_center_height_m, 0);
+    ck_assert_double_eq(k.drive.front_fraction, 0);
+    listing v = {0};
+    ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_VEHICLE, collect_preset, &v), PDK_OK);
+    bool kart_seen = false;
+    for (size_t i = 0; i < v.n; i++) {
+        if (strcmp(v.names[i], "kart") == 0) {
+            ASSERT_HAS(v.descriptions[i], "spool");
+            kart_seen = true;
+        }
+    }
+    ck_assert(kart_seen);
+
+    /* The pickup: independent front at 0.1 m, solid rear at 0.4 m, high CG. */
+    pdk_vehicle_def p;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "pickup4x4", NULL, &p, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(p.susp_front.kind, PDK_AXLE_INDEPENDENT);
+    ck_assert_int_eq(p.susp_rear.kind, PDK_AXLE_SOLID);
+    ck_assert_double_eq(p.susp_front.roll_center_height_m, 0.1);
+    ck_assert_double_eq(p.susp_rear.roll_center_height_m, 0.4);
+    ck_assert_double_eq(p.chassis.cg_height_m, 0.80);
+
+    /* The single-track car for traffic keeps the old midsize_sedan numbers. */
+    pdk_vehicle_def ts;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "traffic_sedan", NULL, &ts, NULL, err, sizeof err),
+        PDK_OK);
+    ck_assert_int_eq(ts.model, PDK_MODEL_SINGLE_TRACK);
+    ck_assert_double_eq(ts.chassis.mass_kg, 1500);
+    ck_assert_double_eq(ts.chassis.yaw_inertia_kgm2, 2500);
+    ck_assert_double_eq(ts.tyre_front.cornering_stiffness_n_per_rad, 120000);
+    ck_assert_double_eq(ts.steering.lock_deg, 520);
+    ck_assert_double_eq(ts.drive.front_fraction, 0.0);
+    ck_assert_double_eq(ts.brake.front_fraction, 0.60);
 
     pdk_vehicle_def h;
     ck_assert_int_eq(
         pdk_params_vehicle_load(PRESETS, "compact_hatch", NULL, &h, NULL, err, sizeof err), PDK_OK);
     ck_assert(h.chassis.mass_kg < s.chassis.mass_kg);
     ck_assert_double_eq(h.drive.front_fraction, 1.0);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&h, 1), 1.52);
 
     pdk_world_def dry;
     pdk_world_def wet;
@@ -845,6 +1081,497 @@ START_TEST(shipped_presets_match_their_data_sheets)
     ck_assert_double_eq(dry.surface_friction, 1.0);
     ck_assert_double_eq(wet.surface_friction, 0.7);
     ck_assert_int_eq(dry.substeps, pdk_world_def_default().substeps);
+    ck_assert_int_eq(dry.terrain.n_bumps, 0);
+
+    /* kerb_strip: a kerb under the left wheels of a car on the x axis, and a
+     * hump across the road. */
+    pdk_world_def kerb;
+    ck_assert_int_eq(
+        pdk_params_world_load(PRESETS, "kerb_strip", NULL, &kerb, NULL, err, sizeof err), PDK_OK);
+    ck_assert_int_eq(kerb.terrain.n_bumps, 2);
+    double n[3];
+    double y_left = pdk_vehicle_def_track_m(&s, 0) / 2;
+    double x_kerb = kerb.terrain.bumps[0].x_m;
+    ck_assert_double_eq_tol(pdk_terrain_height(&kerb.terrain, x_kerb, y_left, n), 0.05, 1e-12);
+    ck_assert_double_eq(pdk_terrain_height(&kerb.terrain, x_kerb, -y_left, n), 0);
+    double x_hump = kerb.terrain.bumps[1].x_m;
+    ck_assert_double_eq_tol(pdk_terrain_height(&kerb.terrain, x_hump, y_left, n), 0.075, 1e-12);
+    ck_assert_double_eq_tol(pdk_terrain_height(&kerb.terrain, x_hump, -y_left, n), 0.075, 1e-12);
+}
+END_TEST
+
+/* ---- the four-wheel keys: suspension, kinematic curves, terrain ------------ */
+
+/* A four-wheel preset with an independent front and a solid rear, curves on
+ * both, for the tests below. */
+static const char *const SUSP_JSON =
+    "{\"suspension\":{"
+    "\"front\":{\"staticToeDeg\":0.1,\"staticCamberDeg\":-1,\"kinematics\":{"
+    "\"toeDeg\":[[-0.08,0.3],[0,0],[0.08,-0.4]],"
+    "\"camberDeg\":[[-0.1,1.5],[0.05,-0.75],[0.1,-1.7]],"
+    "\"rollCenterHeight\":[[-0.08,0.06],[0,0],[0.08,-0.06]]}},"
+    "\"rear\":{\"kind\":\"solid\",\"rollCenterHeight\":0.3,\"kinematics\":{"
+    "\"rollCenterHeight\":[[-0.1,0.05],[0.1,-0.05]],"
+    "\"antiBrake\":[[-0.05,-0.1],[0,0],[0.05,0.1]],"
+    "\"antiDrive\":[[0,0],[0.1,0.2]]}}}}";
+
+START_TEST(curves_convert_and_round_trip)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def a;
+    char *ra = NULL;
+    ck_assert_msg(pdk_params_vehicle_parse(SUSP_JSON, "s.json", NULL, &a, &ra, err, sizeof err) ==
+                      PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(a.model, PDK_MODEL_FOUR_WHEEL);
+    ck_assert_int_eq(a.susp_front.kind, PDK_AXLE_INDEPENDENT);
+    ck_assert_int_eq(a.susp_rear.kind, PDK_AXLE_SOLID);
+    /* Degrees in the preset, radians in the definition; metres as given. */
+    const pdk_curve *toe = &a.susp_front.kinematics.toe_rad;
+    ck_assert_int_eq(toe->n_points, 3);
+    ck_assert_double_eq(toe->travel_m[0], -0.08);
+    ck_assert_double_eq(toe->value[0], 0.3 * M_PI / 180);
+    ck_assert_double_eq(toe->value[2], -0.4 * M_PI / 180);
+    ck_assert_double_eq(a.susp_front.static_toe_rad, 0.1 * M_PI / 180);
+    /* Zero at zero travel by interpolation, not only at a point: -0.75 at
+     * 0.05 m on a line from 1.5 at -0.1 m, through 0.75 at -0.05 m. */
+    const pdk_curve *camber = &a.susp_front.kinematics.camber_rad;
+    ck_assert_int_eq(camber->n_points, 3);
+    ck_assert_double_eq_tol(pdk_curve_eval(camber, 0.0), 0, 1e-15);
+    ck_assert_double_eq_tol(pdk_curve_eval(camber, -0.05), 0.75 * M_PI / 180, 1e-15);
+    ck_assert_double_eq(a.susp_rear.kinematics.roll_center_height_m.value[1], -0.05);
+    ck_assert_int_eq(a.susp_rear.kinematics.anti_drive.n_points, 2);
+    ck_assert_int_eq(a.susp_rear.kinematics.toe_rad.n_points, 0);
+
+    /* Resolved: every curve as [[travel, value], ...] in the preset unit,
+     * and the round trip is exact to the bit. */
+    ASSERT_HAS(ra, "\"toeDeg\":[[-0.080000000000000002,0.29999999999999999],[0.0,0.0],"
+                   "[0.080000000000000002,-0.40000000000000002]]");
+    ASSERT_HAS(ra, "\"kind\":\"solid\"");
+    pdk_vehicle_def b;
+    char *rb = NULL;
+    ck_assert_msg(pdk_params_vehicle_parse(ra, "resolved", NULL, &b, &rb, err, sizeof err) ==
+                      PDK_OK,
+                  "%s", err);
+    assert_same_vehicle(&a, &b);
+    ck_assert_str_eq(ra, rb);
+    free(ra);
+    free(rb);
+
+    /* Many curves of awkward degrees round-trip bit for bit. */
+    uint64_t s = 0x2545f4914f6cdd1du;
+    for (int i = 0; i < 300; i++) {
+        char o[400];
+        double v[4];
+        for (int j = 0; j < 4; j++) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            v[j] = ((double)(s >> 11) * 0x1p-53 - 0.5) * 3.0;
+        }
+        snprintf(o, sizeof o,
+                 "suspension.front.kinematics.camberDeg=[[-0.1,%.17g],[0,0],[0.03,%.17g],"
+                 "[0.1,%.17g]];suspension.front.staticCamberDeg=%.17g",
+                 v[0], v[1], v[2], v[3]);
+        ck_assert_msg(pdk_params_vehicle_parse("{}", "x", o, &a, &ra, err, sizeof err) == PDK_OK,
+                      "%s", err);
+        ck_assert_msg(pdk_params_vehicle_parse(ra, "x", NULL, &b, NULL, err, sizeof err) == PDK_OK,
+                      "%s", err);
+        assert_same_vehicle(&a, &b);
+        free(ra);
+    }
+
+    /* No kinematics block, an empty one and empty curves are one definition. */
+    pdk_vehicle_def none;
+    pdk_vehicle_def empty;
+    pdk_vehicle_def blanks;
+    ck_assert_int_eq(pdk_params_vehicle_parse("{}", "x", NULL, &none, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_params_vehicle_parse("{\"suspension\":{\"front\":{\"kinematics\":{}}}}",
+                                              "x", "suspension.rear.kinematics={}", &empty, NULL,
+                                              err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse("{\"suspension\":{\"front\":{\"kinematics\":{\"toeDeg\":[],"
+                                 "\"rollCenterHeight\":[]}}}}",
+                                 "x", NULL, &blanks, NULL, err, sizeof err),
+        PDK_OK);
+    assert_same_vehicle(&none, &empty);
+    assert_same_vehicle(&none, &blanks);
+    ck_assert_int_eq(none.susp_front.kinematics.roll_center_height_m.n_points, 0);
+}
+END_TEST
+
+/* Wraps a front toe curve (or a rear one) in a preset. */
+static const char *toe_preset(const char *curve)
+{
+    static char text[1024];
+    snprintf(text, sizeof text, "{\"suspension\":{\"front\":{\"kinematics\":{\"toeDeg\":%s}}}}",
+             curve);
+    return text;
+}
+
+START_TEST(curve_rules_name_key_and_reason)
+{
+    const char *m;
+    const char *key = "test.json: suspension.front.kinematics.toeDeg";
+    m = vparse_expect(toe_preset("{\"a\":1}"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, key);
+    ASSERT_HAS(m, "expected a list of [travel, value] points, got object");
+
+    m = vparse_expect(toe_preset("[[0,0]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg: 1 point; a curve has 2 to 16 points ([] for none)");
+    {
+        char curve[600] = "[";
+        for (int i = 0; i < 17; i++) {
+            char p[40];
+            snprintf(p, sizeof p, "%s[%g,0]", i ? "," : "", 0.01 * (i - 8));
+            strcat(curve, p);
+        }
+        strcat(curve, "]");
+        m = vparse_expect(toe_preset(curve), NULL, PDK_ERR_OUT_OF_RANGE);
+        ASSERT_HAS(m, "toeDeg: 17 points; a curve has 2 to 16 points");
+        /* Sixteen is the most. */
+        char sixteen[600];
+        snprintf(sixteen, sizeof sixteen, "%.*s]", (int)(strrchr(curve, '[') - curve - 1), curve);
+        vparse_expect(toe_preset(sixteen), NULL, PDK_OK);
+    }
+
+    m = vparse_expect(toe_preset("[[-0.1,0.2],0,[0.1,-0.2]]"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[1]: expected a [travel, value] pair, got number");
+    m = vparse_expect(toe_preset("[[-0.1,0.2],[0,0,0],[0.1,-0.2]]"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[1]: expected a [travel, value] pair, got a list of 3");
+    m = vparse_expect(toe_preset("[[-0.1,0.2],[0,\"0\"]]"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[1][1]: expected a number (deg), got string");
+    m = vparse_expect(toe_preset("[[null,0.2],[0,0]]"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[0][0]: expected a number (travel, m), got null");
+
+    m = vparse_expect(toe_preset("[[-1.5,0.2],[0,0]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg[0]: travel -1.5 m is outside -1..1 m");
+    m = vparse_expect(toe_preset("[[-0.1,0.2],[0,0],[0,-0.2]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg[2]: travel 0 m does not exceed the previous point's 0 m; travel must be "
+                  "strictly increasing");
+    m = vparse_expect(toe_preset("[[0.1,0.2],[-0.1,0]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg[1]: travel -0.1 m does not exceed the previous point's 0.1 m");
+
+    /* Zero at zero travel, interpolated between points or held beyond the
+     * ends. */
+    m = vparse_expect(toe_preset("[[-0.1,0.3],[0.1,-0.1]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg: the curve is 0.1 deg at travel 0; it must be 0 there, since it adds to "
+                  "suspension.front.staticToeDeg");
+    m = vparse_expect(toe_preset("[[0.02,0.1],[0.1,-0.1]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "the curve is 0.1 deg at travel 0");
+    vparse_expect(toe_preset("[[0,0],[0.1,-0.1]]"), NULL, PDK_OK);
+    vparse_expect(toe_preset("[[-0.3,0.3],[0.1,-0.1]]"), NULL, PDK_OK);
+    /* To rounding: a tenth of a degree over 0.3 m, read through decimals. */
+    vparse_expect(toe_preset("[[-0.1,0.1],[0.2,-0.2]]"), NULL, PDK_OK);
+
+    /* The same rules in an override, named by the override. */
+    m = vparse_expect("{}", "suspension.rear.kinematics.rollCenterHeight=[[0,0.1],[0.1,0]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'suspension.rear.kinematics.rollCenterHeight=[[0,0.1],[0.1,0]]': "
+                  "suspension.rear.kinematics.rollCenterHeight: the curve is 0.1 m at travel 0");
+}
+END_TEST
+
+START_TEST(curve_sums_and_solid_axles)
+{
+    const char *m;
+    /* static + curve within the static key's bounds, point by point. */
+    m = vparse_expect("{}",
+                      "suspension.front.staticToeDeg=2;"
+                      "suspension.front.kinematics.toeDeg=[[-0.1,-1],[0,0],[0.1,3.5]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: suspension.front.kinematics.toeDeg[2]: suspension.front.staticToeDeg "
+                  "(2 deg) + 3.5 = 5.5 deg is above the maximum 5 deg that "
+                  "suspension.front.staticToeDeg allows");
+    vparse_expect("{}",
+                  "suspension.front.staticToeDeg=2;"
+                  "suspension.front.kinematics.toeDeg=[[-0.1,-1],[0,0],[0.1,3]]",
+                  PDK_OK);
+    m = vparse_expect("{}",
+                      "suspension.rear.staticCamberDeg=-8;"
+                      "suspension.rear.kinematics.camberDeg=[[-0.1,1],[0,0],[0.1,-2.5]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.rear.kinematics.camberDeg[2]: suspension.rear.staticCamberDeg (-8 "
+                  "deg) + -2.5 = -10.5 deg is below the minimum -10 deg");
+    m = vparse_expect("{}",
+                      "suspension.front.rollCenterHeight=0.05;"
+                      "suspension.front.kinematics.rollCenterHeight=[[-0.2,-0.6],[0,0]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.front.kinematics.rollCenterHeight[0]: "
+                  "suspension.front.rollCenterHeight (0.05 m) + -0.6 = -0.55 m is below the "
+                  "minimum -0.5 m");
+    m = vparse_expect("{}",
+                      "suspension.rear.antiDrive=1.5;"
+                      "suspension.rear.kinematics.antiDrive=[[0,0],[0.1,0.6]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m,
+               "suspension.rear.kinematics.antiDrive[1]: suspension.rear.antiDrive (1.5 -) + 0.6 "
+               "= 2.1 - is above the maximum 2");
+    m = vparse_expect("{}",
+                      "suspension.front.antiBrake=-1.9;"
+                      "suspension.front.kinematics.antiBrake=[[-0.1,-0.2],[0,0]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.front.kinematics.antiBrake[0]");
+
+    /* A solid axle: toe and camber curves refused, the other three taken. */
+    m = vparse_expect(SUSP_JSON, "suspension.rear.kinematics.toeDeg=[[-0.1,0.1],[0,0]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: suspension.rear.kinematics.toeDeg: not allowed on a solid axle "
+                  "(suspension.rear.kind is \"solid\"): the beam sets the wheels' toe and camber");
+    m = vparse_expect(SUSP_JSON, "suspension.front.kind=solid", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.front.kinematics.toeDeg: not allowed on a solid axle");
+    m = vparse_expect(SUSP_JSON,
+                      "suspension.front.kind=solid;suspension.front.kinematics.toeDeg=[]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.front.kinematics.camberDeg: not allowed on a solid axle");
+    vparse_expect(SUSP_JSON,
+                  "suspension.front.kind=solid;suspension.front.kinematics.toeDeg=[];"
+                  "suspension.front.kinematics.camberDeg=[]",
+                  PDK_OK);
+    /* The rule holds on the single-track model too: the definition is the
+     * same whichever model runs it. */
+    vparse_expect(SUSP_JSON, "simulation.model=singleTrack", PDK_OK);
+    m = vparse_expect(SUSP_JSON, "simulation.model=singleTrack;suspension.front.kind=solid",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "not allowed on a solid axle");
+
+    /* kind is one of two names. */
+    m = vparse_expect("{}", "suspension.rear.kind=beam", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'suspension.rear.kind=beam': suspension.rear.kind: \"beam\" is not an "
+                  "axle kind (allowed: \"independent\", \"solid\")");
+    m = vparse_expect("{\"suspension\":{\"rear\":{\"kind\":1}}}", NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "test.json: suspension.rear.kind: expected a string, got number");
+}
+END_TEST
+
+START_TEST(overrides_reach_curves_kinds_and_entries)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan",
+                                          "suspension.front.kinematics.toeDeg=[[-0.1,0.2],[0,0],"
+                                          "[0.1,-0.2]];suspension.rear.kind=solid;"
+                                          "suspension.rear.kinematics.camberDeg=[]",
+                                          &d, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(d.susp_rear.kind, PDK_AXLE_SOLID);
+    ck_assert_int_eq(d.susp_front.kinematics.toe_rad.n_points, 3);
+    ck_assert_double_eq(d.susp_front.kinematics.toe_rad.value[2], -0.2 * M_PI / 180);
+    ck_assert_int_eq(d.susp_rear.kinematics.camber_rad.n_points, 0);
+    /* The file's other curves stay. */
+    ck_assert_int_eq(d.susp_front.kinematics.camber_rad.n_points, 3);
+
+    /* Indices reach a point, or a coordinate of one; the next index appends. */
+    const char *base = "{\"suspension\":{\"front\":{\"kinematics\":{\"toeDeg\":"
+                       "[[-0.1,0.2],[0,0],[0.1,-0.2]]}}}}";
+    ck_assert_msg(pdk_params_vehicle_parse(base, "b.json",
+                                           "suspension.front.kinematics.toeDeg[2]=[0.05,-0.3];"
+                                           "suspension.front.kinematics.toeDeg[0][1]=0.25;"
+                                           "suspension.front.kinematics.toeDeg[3]=[0.2,-0.5]",
+                                           &d, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    const pdk_curve *toe = &d.susp_front.kinematics.toe_rad;
+    ck_assert_int_eq(toe->n_points, 4);
+    ck_assert_double_eq(toe->value[0], 0.25 * M_PI / 180);
+    ck_assert_double_eq(toe->travel_m[2], 0.05);
+    ck_assert_double_eq(toe->travel_m[3], 0.2);
+    /* An index into a curve the file leaves out starts from no points; each
+     * override must leave a valid curve, so a new curve comes whole. */
+    const char *m;
+    m = vparse_expect("{}", "suspension.rear.kinematics.antiDrive[0]=[0,0]", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'suspension.rear.kinematics.antiDrive[0]=[0,0]': "
+                  "suspension.rear.kinematics.antiDrive: 1 point; a curve has 2 to 16 points");
+    ck_assert_msg(pdk_params_vehicle_parse("{}", "e.json",
+                                           "suspension.rear.kinematics.antiDrive=[[0,0],[0.1,0.3]];"
+                                           "suspension.rear.kinematics.antiDrive[2]=[0.2,0.4]",
+                                           &d, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(d.susp_rear.kinematics.anti_drive.n_points, 3);
+
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg[5]=[0.2,0]", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'suspension.front.kinematics.toeDeg[5]=[0.2,0]': "
+                  "suspension.front.kinematics.toeDeg[5]: index 5 is past the end of "
+                  "suspension.front.kinematics.toeDeg, which has 3 entries ([3] appends one)");
+    /* A changed point is checked with the whole curve. */
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg[1]=[0.2,0]", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m,
+               "suspension.front.kinematics.toeDeg[2]: travel 0.1 m does not exceed the previous "
+               "point's 0.2 m");
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg[1][0][0]=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m,
+               "toeDeg[1][0][0]: suspension.front.kinematics.toeDeg[1][0] is number, not a list");
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg[1].x=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[1].x: suspension.front.kinematics.toeDeg[1] is array, not an object");
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg.first=1", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "suspension.front.kinematics.toeDeg.first: unknown key "
+                  "(suspension.front.kinematics.toeDeg is a list, indexed as [n], with no keys "
+                  "under it)");
+    m = vparse_expect("{}", "suspension.front.kinematic.toeDeg=[]", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "suspension.front.kinematic: unknown key (did you mean "
+                  "suspension.front.kinematics?)");
+    m = vparse_expect("{}", "suspension.front[0]=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "suspension.front[0]: suspension.front is an object, not an array");
+}
+END_TEST
+
+START_TEST(four_wheel_cross_field_rules)
+{
+    const char *m;
+    /* An axle's own track: 0 for the chassis', else a real track. */
+    m = vparse_expect("{}", "suspension.rear.trackWidth=0.1", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m,
+               "test.json: suspension.rear.trackWidth (0.1 m) must be 0 (use chassis.trackWidth) "
+               "or at least 0.3 m");
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_int_eq(pdk_params_vehicle_parse("{}", "x",
+                                              "chassis.trackWidth=1.5;suspension.rear.trackWidth="
+                                              "1.55",
+                                              &d, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&d, 0), 1.5);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&d, 1), 1.55);
+
+    /* Roll centres below the centre of gravity, on the four-wheel model. */
+    m = vparse_expect("{\"chassis\":{\"cgHeight\":0.5}}", "suspension.rear.rollCenterHeight=0.5",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: suspension.rear.rollCenterHeight (0.5 m) must be below "
+                  "chassis.cgHeight (0.5 m) on the fourWheel model");
+    vparse_expect("{\"chassis\":{\"cgHeight\":0.5}}",
+                  "suspension.rear.rollCenterHeight=0.5;simulation.model=singleTrack", PDK_OK);
+
+    /* The steering centre within the lock. */
+    m = vparse_expect("{\"steering\":{\"lockDeg\":100,\"ratio\":5}}",
+                      "steering.centerOffsetDeg=-120", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.centerOffsetDeg (-120 deg) must be within the lock, steering.lockDeg "
+                  "(100 deg), either way");
+    vparse_expect("{\"steering\":{\"lockDeg\":100,\"ratio\":5}}", "steering.centerOffsetDeg=-100",
+                  PDK_OK);
+
+    /* Ideal Ackermann at full lock: 60 deg on a 2.7 m wheelbase and 1.6 m
+     * track turns the inner wheel to 73.6 deg, 70 deg past 90. */
+    vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":600}}", NULL, PDK_OK);
+    m = vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":680}}", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.ackermann (0.5) is above 0 and the road-wheel lock steering.lockDeg / "
+                  "steering.ratio = 68.0 deg turns the inner front wheel to 8");
+    m = vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":750}}", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "turns the inner front wheel past 90 deg at full lock");
+    vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":750,\"ackermann\":0}}", NULL, PDK_OK);
+}
+END_TEST
+
+START_TEST(terrain_bumps)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_world_def a;
+    pdk_world_def b;
+    char *ra = NULL;
+    ck_assert_msg(pdk_params_world_load(PRESETS, "kerb_strip", "terrain.bumps[1].yawDeg=33.3", &a,
+                                        &ra, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(a.terrain.n_bumps, 2);
+    ck_assert_double_eq(a.terrain.bumps[0].height_m, 0.05);
+    ck_assert_double_eq(a.terrain.bumps[1].yaw_rad, 33.3 * M_PI / 180);
+    ck_assert_double_eq(a.terrain.bumps[1].length_m, 3.7);
+    ASSERT_HAS(ra,
+               "\"terrain\":{\"bumps\":[{\"height\":0.050000000000000003,\"length\":0.59999999999"
+               "999998,\"width\":0.59999999999999998,\"x\":15.0,\"y\":0.78000000000000003,"
+               "\"yawDeg\":0.0},");
+    ck_assert_int_eq(pdk_params_world_parse(ra, "resolved", NULL, &b, NULL, err, sizeof err),
+                     PDK_OK);
+    assert_same_world(&a, &b);
+    free(ra);
+
+    /* Append an entry, change a field, replace an entry by merging. */
+    ck_assert_msg(
+        pdk_params_world_load(PRESETS, "kerb_strip",
+                              "terrain.bumps[2]={\"x\":80,\"y\":0,\"yawDeg\":90,\"length\":1,"
+                              "\"width\":3,\"height\":-0.1};terrain.bumps[0].height=0.1;"
+                              "terrain.bumps[1]={\"width\":8}",
+                              &a, NULL, err, sizeof err) == PDK_OK,
+        "%s", err);
+    ck_assert_int_eq(a.terrain.n_bumps, 3);
+    ck_assert_double_eq(a.terrain.bumps[0].height_m, 0.1);
+    ck_assert_double_eq(a.terrain.bumps[1].width_m, 8);
+    ck_assert_double_eq(a.terrain.bumps[1].height_m, 0.075);
+    ck_assert_double_eq(a.terrain.bumps[2].yaw_rad, 90 * M_PI / 180);
+    ck_assert_double_eq(a.terrain.bumps[2].height_m, -0.1);
+    ck_assert_int_eq(
+        pdk_params_world_load(PRESETS, "kerb_strip", "terrain.bumps=[]", &a, NULL, err, sizeof err),
+        PDK_OK);
+    ck_assert_int_eq(a.terrain.n_bumps, 0);
+
+    /* Errors name the file or override, the entry and the field. */
+    const char *bump = "{\"x\":1,\"y\":2,\"yawDeg\":0,\"length\":1,\"width\":1,\"height\":0.1}";
+    char text[2048];
+    pdk_world_def w;
+    ck_assert_int_eq(pdk_params_world_parse("{\"terrain\":{\"bumps\":{}}}", "w.json", NULL, &w,
+                                            NULL, err, sizeof err),
+                     PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "w.json: terrain.bumps: expected a list of objects, got object");
+    ck_assert_int_eq(pdk_params_world_parse("{\"terrain\":{\"bumps\":[3]}}", "w.json", NULL, &w,
+                                            NULL, err, sizeof err),
+                     PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "w.json: terrain.bumps[0]: expected an object, got number");
+    snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[%s,{\"x\":1,\"hight\":1}]}}", bump);
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", NULL, &w, NULL, err, sizeof err),
+                     PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(err,
+               "w.json: terrain.bumps[1].hight: unknown key (known keys: x, y, yawDeg, length, "
+               "width, height)");
+    snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[{\"x\":1,\"y\":2,\"length\":1}]}}");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", NULL, &w, NULL, err, sizeof err),
+                     PDK_ERR_PARSE);
+    ASSERT_HAS(err, "w.json: terrain.bumps[0].yawDeg: missing (every entry of terrain.bumps gives "
+                    "x, y, yawDeg, length, width, height)");
+    ck_assert_int_eq(
+        pdk_params_world_parse("{}", "w.json", "terrain.bumps[0].x=5", &w, NULL, err, sizeof err),
+        PDK_ERR_PARSE);
+    ASSERT_HAS(err, "override 'terrain.bumps[0].x=5': terrain.bumps[0].y: missing");
+    snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[%s]}}", bump);
+    ck_assert_int_eq(
+        pdk_params_world_parse(text, "w.json", "terrain.bumps[0].x=2e7", &w, NULL, err, sizeof err),
+        PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "override 'terrain.bumps[0].x=2e7': terrain.bumps[0].x: 20000000 is above the "
+                    "maximum 10000000 (m)");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[0].length=\"long\"", &w,
+                                            NULL, err, sizeof err),
+                     PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "terrain.bumps[0].length: expected a number, got string");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[0].height=0.6", &w, NULL,
+                                            err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "w.json: terrain.bumps[0].height (0.6 m) must be at most half of "
+                    "terrain.bumps[0].length (1 m) either way");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[0].height=-0.5", &w,
+                                            NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[2].height=0.1", &w, NULL,
+                                            err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "terrain.bumps[2]: index 2 is past the end of terrain.bumps, which has 1 "
+                    "entries ([1] appends one)");
+    ck_assert_int_eq(
+        pdk_params_world_parse(text, "w.json", "terrain.bumps.x=1", &w, NULL, err, sizeof err),
+        PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(err, "terrain.bumps.x: unknown key (terrain.bumps is a list, indexed as [n]");
+    /* At most 16 bumps. */
+    size_t used = (size_t)snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[");
+    for (int i = 0; i < 17; i++) {
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", i ? "," : "", bump);
+    }
+    snprintf(text + used, sizeof text - used, "]}}");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", NULL, &w, NULL, err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "w.json: terrain.bumps: 17 entries, more than the 16 allowed");
+    snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[%s]}}", bump);
+    ck_assert_int_eq(
+        pdk_params_world_parse(text, "w.json", "terrain.bumps[1]=null", &w, NULL, err, sizeof err),
+        PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "override 'terrain.bumps[1]=null': terrain.bumps[1]: expected an object, got "
+                    "null");
 }
 END_TEST
 
@@ -865,6 +1592,12 @@ static Suite *params_suite(void)
     tcase_add_test(tc, describe_walks_the_schema);
     tcase_add_test(tc, every_shipped_preset_loads);
     tcase_add_test(tc, shipped_presets_match_their_data_sheets);
+    tcase_add_test(tc, curves_convert_and_round_trip);
+    tcase_add_test(tc, curve_rules_name_key_and_reason);
+    tcase_add_test(tc, curve_sums_and_solid_axles);
+    tcase_add_test(tc, overrides_reach_curves_kinds_and_entries);
+    tcase_add_test(tc, four_wheel_cross_field_rules);
+    tcase_add_test(tc, terrain_bumps);
     suite_add_tcase(s, tc);
     return s;
 }
