@@ -258,20 +258,22 @@ void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionI
              s->lateness_p99_ms, (unsigned long long)s->overruns);
 }
 
-#define STATE_HDR "%10s %10s %5s %10s %10s %8s %9s %11s %9s %8s %8s"
-#define STATE_ROW "%10llu %10.3f %5u %10.3f %10.3f %8.2f %9.2f %11.2f %9.2f %8.3f %8.3f"
+#define STATE_HDR "%10s %10s %5s %10s %10s %7s %8s %8s %9s %9s %11s %9s %8s %8s"
+#define STATE_ROW                                                                                  \
+    "%10llu %10.3f %5u %10.3f %10.3f %7.3f %8.2f %8.2f %9.2f %9.2f %11.2f %9.2f %8.3f %8.3f"
 
 void pdk_cli_format_state_header(char *out, size_t out_len)
 {
-    snprintf(out, out_len, STATE_HDR, "TICK", "TIME_S", "ID", "X_M", "Y_M", "YAW_DEG", "SPEED_KMH",
-             "YAWRATE_DPS", "STEER_DEG", "AX_MPS2", "AY_MPS2");
+    snprintf(out, out_len, STATE_HDR, "TICK", "TIME_S", "ID", "X_M", "Y_M", "Z_M", "YAW_DEG",
+             "ROLL_DEG", "PITCH_DEG", "SPEED_KMH", "YAWRATE_DPS", "STEER_DEG", "AX_MPS2", "AY_MPS2");
 }
 
 void pdk_cli_format_state(char *out, size_t out_len, uint64_t tick, double sim_time_s,
                           const paddock_v1_VehicleState *v)
 {
     snprintf(out, out_len, STATE_ROW, (unsigned long long)tick, sim_time_s, (unsigned)v->vehicle_id,
-             v->x_m, v->y_m, pdk_cli_wrap_deg(v->yaw_rad * RAD_TO_DEG), v->speed_mps * 3.6,
+             v->x_m, v->y_m, v->z_m, pdk_cli_wrap_deg(v->yaw_rad * RAD_TO_DEG),
+             v->roll_rad * RAD_TO_DEG, v->pitch_rad * RAD_TO_DEG, v->speed_mps * 3.6,
              v->yaw_rate_radps * RAD_TO_DEG, v->steer_angle_rad * RAD_TO_DEG, v->ax_mps2,
              v->ay_mps2);
 }

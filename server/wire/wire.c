@@ -397,6 +397,11 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
     out->ax_mps2 = pose->ax_mps2;
     out->ay_mps2 = pose->ay_mps2;
     out->faulted = pose->faulted != 0;
+    out->pitch_rad = pose->pitch_rad;
+    out->roll_rad = pose->roll_rad;
+    out->vz_mps = pose->vz_mps;
+    out->roll_rate_radps = pose->roll_rate_radps;
+    out->pitch_rate_radps = pose->pitch_rate_radps;
 }
 
 /* Appends one StateBatch.vehicles entry (tag, length, VehicleState). */

@@ -911,7 +911,10 @@ START_TEST(cli_state_rows_are_fixed_width)
     v.vehicle_id = 3;
     v.x_m = 12.5;
     v.y_m = -4.25;
+    v.z_m = 0.55;
     v.yaw_rad = M_PI / 2.0;
+    v.roll_rad = M_PI / 90.0;
+    v.pitch_rad = -M_PI / 180.0;
     v.speed_mps = 10.0;
     v.yaw_rate_radps = -M_PI / 18.0;
     v.steer_angle_rad = M_PI / 36.0;
@@ -926,11 +929,15 @@ START_TEST(cli_state_rows_are_fixed_width)
     ck_assert_ptr_nonnull(strstr(hdr, "SPEED_KMH"));
 
     unsigned long long tick;
-    double t, x, y, yaw, kmh, rate, steer, ax, ay;
+    double t, x, y, z, yaw, roll, pitch, kmh, rate, steer, ax, ay;
     unsigned id;
-    ck_assert_int_eq(sscanf(row1, "%llu %lf %u %lf %lf %lf %lf %lf %lf %lf %lf", &tick, &t, &id, &x,
-                            &y, &yaw, &kmh, &rate, &steer, &ax, &ay),
-                     11);
+    ck_assert_int_eq(sscanf(row1, "%llu %lf %u %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &tick,
+                            &t, &id, &x, &y, &z, &yaw, &roll, &pitch, &kmh, &rate, &steer, &ax,
+                            &ay),
+                     14);
+    ck_assert_double_eq_tol(z, 0.55, 1e-9);
+    ck_assert_double_eq_tol(roll, 2.0, 1e-9);
+    ck_assert_double_eq_tol(pitch, -1.0, 1e-9);
     ck_assert_uint_eq(tick, 1200);
     ck_assert_uint_eq(id, 3);
     ck_assert_double_eq_tol(x, 12.5, 1e-9);
