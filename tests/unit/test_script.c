@@ -316,12 +316,15 @@ typedef struct run_result {
     double stop_s; /* first time the speed fell below 0.2 m/s, or -1 */
     double x_at_brake_m;
     double ay_at_mps2; /* lateral acceleration at probe_s */
+    double max_travel_m[4]; /* SuspTravel_* peaks */
+    double max_roll_rad;
 } run_result;
 
-/* Runs a shipped script on midsize_sedan on flat, applying each step at tick
- * round(t * 120) as paddockd's sessions do, until the last step plus
- * extra_s. brake_s is when x_at_brake_m is sampled; probe_s when ay is. */
-static run_result run_on_sim(const char *name, double extra_s, double brake_s, double probe_s)
+/* Runs a shipped script on midsize_sedan in a shipped world, applying each
+ * step at tick round(t * 120) as paddockd's sessions do, until the last step
+ * plus extra_s. brake_s is when x_at_brake_m is sampled; probe_s when ay is. */
+static run_result run_in(const char *world, const char *name, double extra_s, double brake_s,
+                         double probe_s)
 {
     char path[512];
     char err[PDK_PARAMS_ERR_LEN];
@@ -333,7 +336,7 @@ static run_result run_on_sim(const char *name, double extra_s, double brake_s, d
     ck_assert_msg(pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", "midsize_sedan", NULL, &vdef,
                                           NULL, err, sizeof err) == PDK_OK,
                   "%s", err);
-    ck_assert_msg(pdk_params_world_load(PDK_SOURCE_DIR "/presets", "flat", NULL, &wdef, NULL, err,
+    ck_assert_msg(pdk_params_world_load(PDK_SOURCE_DIR "/presets", world, NULL, &wdef, NULL, err,
                                         sizeof err) == PDK_OK,
                   "%s", err);
     size_t bytes = pdk_world_mem_size(&wdef);
@@ -365,6 +368,11 @@ static run_result run_on_sim(const char *name, double extra_s, double brake_s, d
         yaw += remainder(p.yaw_rad - prev_yaw, 2 * M_PI);
         prev_yaw = p.yaw_rad;
         r.max_ay_mps2 = fmax(r.max_ay_mps2, fabs(p.ay_mps2));
+        const double *ch = pdk_world_channels(w, id);
+        for (int i = 0; i < 4; i++) {
+            r.max_travel_m[i] = fmax(r.max_travel_m[i], ch[PDK_CH_SUSP_TRAVEL_FL + i]);
+        }
+        r.max_roll_rad = fmax(r.max_roll_rad, ch[PDK_CH_ROLL]);
         /* Stopped: the four-wheel body rocks back on its springs after the
          * wheels stop, its CG swinging at up to 0.1 m/s about them, so the
          * stop is when the speed first falls below 0.2 m/s (0.01 s before
@@ -384,6 +392,11 @@ static run_result run_on_sim(const char *name, double extra_s, double brake_s, d
     free(mem);
     pdk_script_free(&s);
     return r;
+}
+
+static run_result run_on_sim(const char *name, double extra_s, double brake_s, double probe_s)
+{
+    return run_in("flat", name, extra_s, brake_s, probe_s);
 }
 
 /* The shipped scripts do on the shipped car what their descriptions and
@@ -407,6 +420,17 @@ START_TEST(shipped_scripts_do_what_they_say)
     ck_assert_msg(distance > 36 && distance < 43, "stopped in %g m", distance);
     ck_assert_double_eq(bt.end.speed_mps, 0);
 
+    /* The kerb run on kerb_strip: the 50 mm kerb under the left track
+     * pushes the left wheels up by most of its height (the body rises
+     * too), the right ones far less, and rolls the body right side down;
+     * the 75 mm hump then lifts all four. */
+    run_result kr = run_in("kerb_strip", "kerb_run", 6.0, 0, 0);
+    ck_assert_msg(kr.max_travel_m[0] > 0.025 && kr.max_travel_m[2] > 0.025, "left %g %g",
+                  kr.max_travel_m[0], kr.max_travel_m[2]);
+    ck_assert_double_gt(kr.max_travel_m[1], 0.025); /* the hump */
+    ck_assert_double_gt(kr.max_roll_rad, 0.002);
+    ck_assert_double_eq(kr.end.speed_mps, 0);
+
     /* The demo route: back where it began, at rest, so it can loop. The
      * route is open loop (63 s, about 700 m). The energy-consistent
      * single-track step carries a drag-like bias of m h r^2 v / 2 in bends
@@ -419,6 +443,7 @@ START_TEST(shipped_scripts_do_what_they_say)
     ck_assert_msg(fabs(dr.end_yaw_deg - 360) < 0.8, "ends at yaw %g deg", dr.end_yaw_deg);
     ck_assert_double_eq(dr.end.speed_mps, 0);
     ck_assert_double_le(dr.max_ay_mps2, 0.6 * 9.81);
+
 }
 END_TEST
 
