@@ -113,6 +113,10 @@ static void print_key_header(const char *what)
 static int cmd_presets(int argc, char **argv, const char *presets_dir)
 {
     if (argc == 0 || strcmp(argv[0], "list") == 0) {
+        if (argc > 1) {
+            fprintf(stderr, "paddockd presets list: unexpected '%s'\n", argv[1]);
+            return 2;
+        }
         printf("vehicles (%s/vehicles):\n", presets_dir);
         if (pdk_params_list(presets_dir, PDK_PRESET_VEHICLE, print_preset, NULL) != PDK_OK) {
             fprintf(stderr, "paddockd: no presets folder at %s/vehicles\n", presets_dir);
@@ -131,6 +135,11 @@ static int cmd_presets(int argc, char **argv, const char *presets_dir)
         if (!vehicle && !world) {
             fprintf(stderr, "paddockd presets describe: '%s' is neither vehicle nor world\n",
                     argv[1]);
+            return 2;
+        }
+        if (argc > 2) {
+            fprintf(stderr, "paddockd presets describe: unexpected '%s' (one kind at most)\n",
+                    argv[2]);
             return 2;
         }
         if (vehicle) {

@@ -17,6 +17,18 @@ static bool is_name_char(char c)
            c == '-';
 }
 
+/* A key's character as a message shows it: 'c' when printable ASCII, else
+ * its byte value (a byte of a UTF-8 sequence is not a whole character). */
+static void show_char(char c, char out[16])
+{
+    unsigned char u = (unsigned char)c;
+    if (u >= 0x20 && u < 0x7f) {
+        snprintf(out, 16, "'%c'", c);
+    } else {
+        snprintf(out, 16, "byte 0x%02X", u);
+    }
+}
+
 pdk_error pdk_path_parse(const char *text, size_t len, pdk_path *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
@@ -36,10 +48,12 @@ pdk_error pdk_path_parse(const char *text, size_t len, pdk_path *out, char *why,
                 return pdk_params_fail(PDK_ERR_PARSE, why, why_len,
                                        "empty name at character %zu of the key", i + 1);
             }
+            char shown[16];
+            show_char(text[i], shown);
             return pdk_params_fail(PDK_ERR_PARSE, why, why_len,
-                                   "unexpected '%c' at character %zu of the key (names are "
+                                   "unexpected %s at character %zu of the key (names are ASCII "
                                    "letters, digits, '_' and '-', joined by '.')",
-                                   text[i], i + 1);
+                                   shown, i + 1);
         }
         if (name_len > PDK_PATH_NAME_MAX) {
             return pdk_params_fail(PDK_ERR_PARSE, why, why_len,
@@ -90,8 +104,12 @@ pdk_error pdk_path_parse(const char *text, size_t len, pdk_path *out, char *why,
             break;
         }
         if (text[i] != '.') {
+            char shown[16];
+            show_char(text[i], shown);
             return pdk_params_fail(PDK_ERR_PARSE, why, why_len,
-                                   "unexpected '%c' at character %zu of the key", text[i], i + 1);
+                                   "unexpected %s at character %zu of the key (names are ASCII "
+                                   "letters, digits, '_' and '-', joined by '.')",
+                                   shown, i + 1);
         }
         i++;
         if (i == len) {
@@ -251,6 +269,13 @@ pdk_error pdk_override_value(const char *text, json_t **out, char *why, size_t w
         return pdk_params_fail(PDK_ERR_PARSE, why, why_len, "value is not valid JSON: %s",
                                jerr.text);
     }
+    /* Text made of a number's characters is meant as one: 1e999, a 20-digit
+     * integer, .5 or +5 are refused with the reason rather than taken as a
+     * word. */
+    if (strpbrk(text, "0123456789") != NULL && strspn(text, "0123456789+-.eE") == strlen(text)) {
+        return pdk_params_fail(PDK_ERR_PARSE, why, why_len,
+                               "value '%.40s' is not a valid JSON number: %s", text, jerr.text);
+    }
     value = json_string(text);
     if (value == NULL) {
         /* json_string refuses text that is not UTF-8. */
@@ -260,10 +285,26 @@ pdk_error pdk_override_value(const char *text, json_t **out, char *why, size_t w
     return PDK_OK;
 }
 
-/* Sets value (a reference is taken) under name in the object obj; an
- * object merges into an existing object. */
-/* Longest path text a message shows. */
-#define SET_PATH_LEN 200
+json_t *pdk_json_get_dotted(json_t *doc, const char *dotted)
+{
+    json_t *cur = doc;
+    const char *p = dotted;
+    while (cur != NULL) {
+        size_t n = strcspn(p, ".");
+        char name[PDK_PATH_NAME_MAX + 1];
+        if (n > PDK_PATH_NAME_MAX) {
+            return NULL;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        cur = json_object_get(cur, name);
+        if (p[n] == '\0') {
+            return cur;
+        }
+        p += n + 1;
+    }
+    return NULL;
+}
 
 pdk_error pdk_json_set_member(json_t *obj, const char *name, json_t *value)
 {
@@ -273,6 +314,9 @@ pdk_error pdk_json_set_member(json_t *obj, const char *name, json_t *value)
     }
     return json_object_set(obj, name, value) == 0 ? PDK_OK : PDK_ERR_NO_MEMORY;
 }
+
+/* Longest path text a message shows. */
+#define SET_PATH_LEN 200
 
 /* Walks root along the path's tail, creating what an append needs. */
 pdk_error pdk_json_set_at(json_t *root, const pdk_path *path, size_t first, json_t *value,

@@ -1,12 +1,11 @@
-/* Vehicle and world presets: the parameter schema (one table per kind: JSON
- * path, unit, bounds, where the value lands in sim's definition struct and
- * how it converts to SI), and the resolve step that turns preset JSON plus
- * overrides into a validated definition and its canonical resolved JSON. */
+/* The resolve step of vehicle and world presets: preset JSON is checked
+ * against the parameter schema (params_schema.h), overrides are applied, and
+ * the result becomes a validated definition struct and its canonical
+ * resolved JSON; also the preset files, their listing and `describe`. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "params.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -15,405 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "params_internal.h"
+#include "params_schema.h"
 
-/* ------------------------------------------------------------------------ */
-/* The schema */
-
-typedef enum key_type {
-    KEY_NUMBER = 0, /* double field; preset value * si_mul / si_div is SI */
-    KEY_INT = 1,    /* int field, a JSON integer */
-    KEY_U64 = 2,    /* uint64_t field, a JSON integer >= 0 */
-    KEY_CHOICE = 3, /* enum field, one name of a choice_set */
-    KEY_TEXT = 4,   /* free text kept in the resolved JSON only (description) */
-    KEY_CURVE = 5,  /* pdk_curve field: [[travel m, value], ...], values converted */
-    KEY_LIST = 6,   /* a counted array of structs: a list of objects of number fields */
-} key_type;
-
-/* A named value of an enum field (the field is an int-sized enum). */
-typedef struct choice {
-    const char *name;
-    int value;
-} choice;
-
-typedef struct choice_set {
-    const char *what; /* "vehicle model", for messages */
-    const choice *items;
-    size_t n;
-} choice_set;
-
-typedef struct param_key param_key;
-
-/* Where a KEY_LIST lands: an int count at count_offset and max_items structs
- * of item_size bytes at the key's offset, each filled from fields (number
- * keys with offsets inside the struct; every field is required). */
-typedef struct list_spec {
-    const param_key *fields;
-    size_t n_fields;
-    size_t count_offset;
-    size_t item_size;
-    size_t max_items;
-} list_spec;
-
-struct param_key {
-    const char *path; /* dotted JSON path, camelCase */
-    const char *unit; /* the preset's unit, as shown to users; a curve's value unit */
-    key_type type;
-    double min; /* bounds in the preset's unit, inclusive */
-    double max;
-    size_t offset; /* of the field in the definition struct */
-    double si_mul; /* SI value = preset value * si_mul / si_div */
-    double si_div;
-    const char *description;
-    const choice_set *choices; /* KEY_CHOICE */
-    const char *static_path;   /* KEY_CURVE: the key its values add to, whose bounds hold */
-    const list_spec *list;     /* KEY_LIST */
-};
-
-typedef struct schema {
-    pdk_preset_kind kind; /* its folder under presets_dir: pdk_params_folder(kind) */
-    const param_key *keys;
-    size_t n_keys;
-    size_t def_size;
-    void (*defaults)(void *def);
-    /* Invariants between fields, with a message naming them; PDK_OK when
-     * they hold. resolved is the resolved JSON beside def, in preset units.
-     * The model's own check runs after it as a backstop and says why in its
-     * own words (sim's field names). */
-    pdk_error (*cross_check)(const void *def, json_t *resolved, char *why, size_t why_len);
-    pdk_error (*model_check)(const void *def, const char **why);
-} schema;
-
-/* Free text is bounded so a resolved parameter set stays small. */
-#define TEXT_MAX_BYTES 1000
-
-/* A kinematic curve's travel is within this of the static ride position: a
- * metre covers any road vehicle's wheel travel with room to spare. */
-#define CURVE_TRAVEL_MAX_M 1.0
-
-/* Degrees to radians as the presets convert them: rad = deg * PI / 180. */
-#define PI 3.14159265358979323846
-
-/* Zero at zero travel, to rounding: the relative tolerance sim's
- * pdk_curve_problem allows (vehicle_def.c), applied to the same SI curve. */
-#define CURVE_ZERO_TOLERANCE 1e-12
-
-/* The least track a preset may give, chassis or axle: a narrow kart. */
-#define MIN_TRACK_M 0.3
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Enum fields are written and read as an int. */
-_Static_assert(sizeof(pdk_model) == sizeof(int), "pdk_model is stored as an int");
-_Static_assert(sizeof(pdk_axle_kind) == sizeof(int), "pdk_axle_kind is stored as an int");
-
-static const choice model_items[] = {
-    {"fourWheel", PDK_MODEL_FOUR_WHEEL},
-    {"singleTrack", PDK_MODEL_SINGLE_TRACK},
-};
-static const choice_set model_choices = {"vehicle model", model_items, N_ELEMS(model_items)};
-
-static const choice axle_kind_items[] = {
-    {"independent", PDK_AXLE_INDEPENDENT},
-    {"solid", PDK_AXLE_SOLID},
-};
-static const choice_set axle_kind_choices = {"axle kind", axle_kind_items,
-                                             N_ELEMS(axle_kind_items)};
-
-#define KEY_NUM(p, u, lo, hi, off, mul, div, desc)                                                 \
-    {                                                                                              \
-        .path = (p), .unit = (u), .type = KEY_NUMBER, .min = (lo), .max = (hi), .offset = (off),   \
-        .si_mul = (mul), .si_div = (div), .description = (desc)                                    \
-    }
-
-#define V_NUM(p, u, lo, hi, member, mul, div, desc)                                                \
-    KEY_NUM(p, u, lo, hi, offsetof(pdk_vehicle_def, member), mul, div, desc)
-
-#define V_CHOICE(p, member, set, desc)                                                             \
-    {                                                                                              \
-        .path = (p), .unit = "choice", .type = KEY_CHOICE, .min = NAN, .max = NAN,                 \
-        .offset = offsetof(pdk_vehicle_def, member), .si_mul = 1, .si_div = 1,                     \
-        .description = (desc), .choices = &(set)                                                   \
-    }
-
-#define V_CURVE(p, u, member, mul, div, static_key, desc)                                          \
-    {                                                                                              \
-        .path = (p), .unit = (u), .type = KEY_CURVE, .min = NAN, .max = NAN,                       \
-        .offset = offsetof(pdk_vehicle_def, member), .si_mul = (mul), .si_div = (div),             \
-        .description = (desc), .static_path = (static_key)                                         \
-    }
-
-/* One axle's suspension keys: AX is "front" or "rear", M the member. Bounds
- * are explained in docs/presets.md. */
-#define SUSPENSION_KEYS(AX, M)                                                                     \
-    V_CHOICE("suspension." AX ".kind", M.kind, axle_kind_choices,                                  \
-             "independent: each wheel stands on the body and leans with it; solid: the wheels "    \
-             "stand on a beam through the axle's two contacts and stay upright to the road."),     \
-        V_NUM("suspension." AX ".trackWidth", "m", 0, 5, M.track_width_m, 1, 1,                    \
-              "This axle's track, contact to contact; 0 uses chassis.trackWidth."),                \
-        V_NUM("suspension." AX ".springRate", "N/m", 100, 1e7, M.spring_rate_npm, 1, 1,            \
-              "Spring rate per corner at the wheel; ride frequency sqrt(k / m_corner) / 2 pi."),   \
-        V_NUM("suspension." AX ".bumpDamping", "N*s/m", 0, 1e6, M.bump_damping_nspm, 1, 1,         \
-              "Damper rate per corner while the strut compresses."),                               \
-        V_NUM("suspension." AX ".reboundDamping", "N*s/m", 0, 1e6, M.rebound_damping_nspm, 1, 1,   \
-              "Damper rate per corner while the strut extends."),                                  \
-        V_NUM("suspension." AX ".antiRollStiffness", "N/m", 0, 1e7, M.anti_roll_npm, 1, 1,         \
-              "Anti-roll bar: force on each wheel per metre of travel difference to the other "    \
-              "wheel of the axle."),                                                               \
-        V_NUM("suspension." AX ".travelBump", "m", 0.001, 1, M.travel_bump_m, 1, 1,                \
-              "Travel from the static ride position to the bump stop."),                           \
-        V_NUM("suspension." AX ".travelDroop", "m", 0.001, 1, M.travel_droop_m, 1, 1,              \
-              "Travel from the static ride position to full extension."),                          \
-        V_NUM("suspension." AX ".bumpStopStiffness", "N/m", 0, 1e8, M.bump_stop_npm, 1, 1,         \
-              "Bump-stop rate per corner beyond travelBump."),                                     \
-        V_NUM("suspension." AX ".rollCenterHeight", "m", -0.5, 2, M.roll_center_height_m, 1, 1,    \
-              "Roll-centre height above the ground at ride height: the share h_rc / h_cg of the "  \
-              "axle's lateral load transfer goes through the links (must be below "                \
-              "chassis.cgHeight)."),                                                               \
-        V_NUM("suspension." AX ".antiBrake", "-", -2, 2, M.anti_brake, 1, 1,                       \
-              "Anti-dive (front) or anti-lift (rear) for this axle's braking force: tan(theta) L " \
-              "/ h_cg; negative is pro-dive."),                                                    \
-        V_NUM("suspension." AX ".antiDrive", "-", -2, 2, M.anti_drive, 1, 1,                       \
-              "Anti-squat (driven rear) or anti-lift (driven front) for this axle's driving "      \
-              "force: tan(theta) L / h_cg."),                                                      \
-        V_NUM("suspension." AX ".staticCamberDeg", "deg", -10, 10, M.static_camber_rad, PI, 180,   \
-              "Static camber as alignment sheets quote it: negative leans the top of the wheel "   \
-              "toward the centreline."),                                                           \
-        V_NUM("suspension." AX ".staticToeDeg", "deg", -5, 5, M.static_toe_rad, PI, 180,           \
-              "Static toe of each wheel: positive is toe-in (the wheel points toward the "         \
-              "centreline ahead), negative toe-out."),                                             \
-        V_CURVE("suspension." AX ".kinematics.toeDeg", "deg", M.kinematics.toe_rad, PI, 180,       \
-                "suspension." AX ".staticToeDeg",                                                  \
-                "Bump steer: toe offset against wheel travel, [[travel m, deg], ...], adding to "  \
-                "staticToeDeg; independent axles only."),                                          \
-        V_CURVE("suspension." AX ".kinematics.camberDeg", "deg", M.kinematics.camber_rad, PI, 180, \
-                "suspension." AX ".staticCamberDeg",                                               \
-                "Camber gain: camber offset against wheel travel, [[travel m, deg], ...], adding " \
-                "to staticCamberDeg; independent axles only."),                                    \
-        V_CURVE("suspension." AX ".kinematics.rollCenterHeight", "m",                              \
-                M.kinematics.roll_center_height_m, 1, 1, "suspension." AX ".rollCenterHeight",     \
-                "Roll-centre migration against wheel travel, [[travel m, m], ...], adding to "     \
-                "rollCenterHeight; switches the axle to per-wheel links (jacking)."),              \
-        V_CURVE("suspension." AX ".kinematics.antiBrake", "-", M.kinematics.anti_brake, 1, 1,      \
-                "suspension." AX ".antiBrake",                                                     \
-                "antiBrake offset against wheel travel, [[travel m, -], ...]."),                   \
-        V_CURVE("suspension." AX ".kinematics.antiDrive", "-", M.kinematics.anti_drive, 1, 1,      \
-                "suspension." AX ".antiDrive",                                                     \
-                "antiDrive offset against wheel travel, [[travel m, -], ...]."),
-
-/* Bounds are what a road, off-road or commercial vehicle can physically
- * have, wide enough for a kart and a 100 t truck; docs/presets.md explains
- * each. */
-static const param_key vehicle_keys[] = {
-    {.path = "description",
-     .unit = "text",
-     .type = KEY_TEXT,
-     .min = NAN,
-     .max = NAN,
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "Free text: what the preset models and where its numbers come from."},
-    V_CHOICE("simulation.model", model, model_choices,
-             "Vehicle model: fourWheel (rigid chassis on four struts) or singleTrack (planar "
-             "single-track model, for traffic and as the analytic cross-check); seed 000."),
-    V_NUM("chassis.mass", "kg", 50, 100000, chassis.mass_kg, 1, 1,
-          "Total mass with driver and fluids."),
-    V_NUM("chassis.yawInertia", "kg*m^2", 1, 5e6, chassis.yaw_inertia_kgm2, 1, 1,
-          "Yaw moment of inertia about the vertical axis through the centre of gravity."),
-    V_NUM("chassis.rollInertia", "kg*m^2", 1, 2e6, chassis.roll_inertia_kgm2, 1, 1,
-          "Roll moment of inertia about the longitudinal axis through the centre of gravity."),
-    V_NUM("chassis.pitchInertia", "kg*m^2", 1, 5e6, chassis.pitch_inertia_kgm2, 1, 1,
-          "Pitch moment of inertia about the lateral axis through the centre of gravity."),
-    V_NUM("chassis.wheelbase", "m", 0.5, 15, chassis.wheelbase_m, 1, 1, "Front axle to rear axle."),
-    V_NUM("chassis.cgToFrontAxle", "m", 0.05, 15, chassis.cg_to_front_axle_m, 1, 1,
-          "Centre of gravity to front axle, along x; less than the wheelbase."),
-    V_NUM("chassis.cgHeight", "m", 0.05, 5, chassis.cg_height_m, 1, 1,
-          "Centre-of-gravity height above the ground at rest; the car sits there whatever its "
-          "springs."),
-    V_NUM("chassis.trackWidth", "m", MIN_TRACK_M, 5, chassis.track_width_m, 1, 1,
-          "Track, contact to contact, of both axles unless an axle sets its own."),
-    V_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
-          tyre_front.cornering_stiffness_n_per_rad, 1, 1,
-          "Front axle (both tyres): lateral force per radian of slip angle at zero slip."),
-    V_NUM("tyres.front.friction", "-", 0.1, 2.5, tyre_front.friction_coeff, 1, 1,
-          "Front tyres' peak friction coefficient on a surface of friction 1."),
-    V_NUM("tyres.front.camberStiffness", "N/rad", 0, 1e6, tyre_front.camber_stiffness_n_per_rad, 1,
-          1, "Front axle (both tyres): camber thrust per radian of inclination at static load."),
-    V_NUM("tyres.rear.corneringStiffness", "N/rad", 1000, 5e6,
-          tyre_rear.cornering_stiffness_n_per_rad, 1, 1,
-          "Rear axle (both tyres): lateral force per radian of slip angle at zero slip."),
-    V_NUM("tyres.rear.friction", "-", 0.1, 2.5, tyre_rear.friction_coeff, 1, 1,
-          "Rear tyres' peak friction coefficient on a surface of friction 1."),
-    V_NUM("tyres.rear.camberStiffness", "N/rad", 0, 1e6, tyre_rear.camber_stiffness_n_per_rad, 1, 1,
-          "Rear axle (both tyres): camber thrust per radian of inclination at static load."),
-    V_NUM("steering.ratio", "-", 1, 40, steering.ratio, 1, 1,
-          "Steering-wheel angle over road-wheel angle."),
-    V_NUM("steering.lockDeg", "deg", 10, 1440, steering.lock_deg, 1, 1,
-          "Steering-wheel angle at full lock, each side."),
-    V_NUM("steering.centerOffsetDeg", "deg", -180, 180, steering.center_offset_deg, 1, 1,
-          "Steering-wheel angle at which the road wheels point straight ahead (a misaligned "
-          "wheel); within the lock."),
-    V_NUM("steering.ackermann", "-", 0, 1, steering.ackermann, 1, 1,
-          "Ackermann mix: 0 parallel steer, 1 ideal Ackermann (the inner wheel steers more)."),
-    SUSPENSION_KEYS("front", susp_front) SUSPENSION_KEYS("rear", susp_rear)
-        V_NUM("drive.maxForce", "N", 0, 1e6, drive.max_force_n, 1, 1,
-              "Drive force at the contact patches at full pedal and low speed."),
-    V_NUM("drive.maxPowerKw", "kW", 0.1, 5000, drive.max_power_w, 1000, 1,
-          "Power at the contact patches at full pedal; caps the force at speed."),
-    V_NUM("drive.frontFraction", "-", 0, 1, drive.front_fraction, 1, 1,
-          "Share of the drive force on the front axle: 0 rear-wheel, 1 front-wheel drive."),
-    V_NUM("drive.maxReverseSpeedKmh", "km/h", 1, 100, drive.max_reverse_speed_mps, 1, 3.6,
-          "Governed top speed in reverse (R)."),
-    V_NUM("drive.maxLowSpeedKmh", "km/h", 1, 200, drive.max_low_speed_mps, 1, 3.6,
-          "Governed top speed in the low gear (L)."),
-    V_NUM("brakes.forcePerBar", "N/bar", 1, 1e5, brake.force_per_bar_n, 1, 1,
-          "Total brake force at the contact patches per bar of line pressure."),
-    V_NUM("brakes.frontFraction", "-", 0, 1, brake.front_fraction, 1, 1,
-          "Brake balance: share of the brake force on the front axle."),
-    V_NUM("brakes.maxLineBar", "bar", 1, 500, brake.max_line_bar, 1, 1,
-          "Highest brake line pressure; a command above it is refused."),
-    V_NUM("brakes.parkHoldForce", "N", 0, 1e6, brake.park_hold_force_n, 1, 1,
-          "Force the parking pawl holds at the contact patches in P."),
-    V_NUM("resistance.rollingCoeff", "-", 0, 0.5, resist.rolling_coeff, 1, 1,
-          "Rolling-resistance coefficient: F = c * m * g."),
-    V_NUM("resistance.dragArea", "m^2", 0, 50, resist.drag_area_m2, 1, 1,
-          "Drag coefficient times frontal area, Cd * A."),
-};
-
-#define BUMP_NUM(p, u, lo, hi, member, mul, div, desc)                                             \
-    KEY_NUM(p, u, lo, hi, offsetof(pdk_bump, member), mul, div, desc)
-
-/* One terrain bump (terrain.h): a raised cosine along its length axis. */
-static const param_key bump_fields[] = {
-    BUMP_NUM("x", "m", -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M, x_m, 1, 1,
-             "Bump centre, world x."),
-    BUMP_NUM("y", "m", -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M, y_m, 1, 1,
-             "Bump centre, world y."),
-    BUMP_NUM("yawDeg", "deg", -360, 360, yaw_rad, PI, 180,
-             "Direction of the length axis from world x, counter-clockwise: the way a wheel "
-             "crosses the bump."),
-    BUMP_NUM("length", "m", 0.05, 1000, length_m, 1, 1,
-             "Along the length axis: the raised cosine's base, smooth where it meets the ground."),
-    BUMP_NUM("width", "m", 0.05, 1000, width_m, 1, 1,
-             "Across the length axis: full height over the width, vertical at its ends."),
-    BUMP_NUM("height", "m", -2, 2, height_m, 1, 1,
-             "Peak height, negative for a dip; |height| at most length / 2."),
-};
-
-static const list_spec bump_list = {
-    .fields = bump_fields,
-    .n_fields = N_ELEMS(bump_fields),
-    .count_offset = offsetof(pdk_world_def, terrain.n_bumps),
-    .item_size = sizeof(pdk_bump),
-    .max_items = PDK_TERRAIN_MAX_BUMPS,
-};
-
-#define W_KEY(p, u, t, lo, hi, member, desc)                                                       \
-    {                                                                                              \
-        .path = (p), .unit = (u), .type = (t), .min = (lo), .max = (hi),                           \
-        .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1, .description = (desc) \
-    }
-
-static const param_key world_keys[] = {
-    {.path = "description",
-     .unit = "text",
-     .type = KEY_TEXT,
-     .min = NAN,
-     .max = NAN,
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "Free text: what the world models and where its numbers come from."},
-    W_KEY("substeps", "-", KEY_INT, 1, 64, substeps, "Physics substeps per 1/120 s tick."),
-    W_KEY("maxVehicles", "-", KEY_INT, 1, 65535, max_vehicles,
-          "Vehicle capacity; a full world refuses spawn."),
-    W_KEY("gravity", "m/s^2", KEY_NUMBER, 0.5, 30, gravity_mps2,
-          "Gravitational acceleration, acting along -z."),
-    W_KEY("airDensity", "kg/m^3", KEY_NUMBER, 0, 2, air_density_kgpm3,
-          "Air density for aerodynamic drag; 0 is a vacuum."),
-    W_KEY("surfaceFriction", "-", KEY_NUMBER, 0.05, 2, surface_friction,
-          "Multiplies every tyre's friction: 1 dry asphalt, about 0.7 wet asphalt."),
-    W_KEY("seed", "-", KEY_U64, 0, (double)INT64_MAX, seed,
-          "Seed of the world's random number generator."),
-    {.path = "terrain.bumps",
-     .unit = "list",
-     .type = KEY_LIST,
-     .min = NAN,
-     .max = NAN,
-     .offset = offsetof(pdk_world_def, terrain.bumps),
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "Raised-cosine bumps on the flat ground (speed humps, kerbs, dips), up to 16: "
-                    "[{\"x\", \"y\", \"yawDeg\", \"length\", \"width\", \"height\"}, ...].",
-     .list = &bump_list},
-};
-
-static void vehicle_defaults(void *def)
-{
-    *(pdk_vehicle_def *)def = pdk_vehicle_def_default();
-}
-
-static void world_defaults(void *def)
-{
-    *(pdk_world_def *)def = pdk_world_def_default();
-}
-
-static pdk_error vehicle_model_check(const void *def, const char **why)
-{
-    pdk_error rc = pdk_vehicle_def_check(def);
-    *why = rc != PDK_OK ? pdk_vehicle_def_problem(def) : NULL;
-    return rc;
-}
-
-static pdk_error world_model_check(const void *def, const char **why)
-{
-    pdk_error rc = pdk_world_def_check(def);
-    *why = rc != PDK_OK ? pdk_world_def_problem(def) : NULL;
-    return rc;
-}
-
-static pdk_error vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len);
-static pdk_error world_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len);
-
-static const schema vehicle_schema = {
-    .kind = PDK_PRESET_VEHICLE,
-    .keys = vehicle_keys,
-    .n_keys = N_ELEMS(vehicle_keys),
-    .def_size = sizeof(pdk_vehicle_def),
-    .defaults = vehicle_defaults,
-    .cross_check = vehicle_cross_check,
-    .model_check = vehicle_model_check,
-};
-
-static const schema world_schema = {
-    .kind = PDK_PRESET_WORLD,
-    .keys = world_keys,
-    .n_keys = N_ELEMS(world_keys),
-    .def_size = sizeof(pdk_world_def),
-    .defaults = world_defaults,
-    .cross_check = world_cross_check,
-    .model_check = world_model_check,
-};
-
-static const schema *schema_for(pdk_preset_kind kind)
-{
-    return kind == PDK_PRESET_WORLD ? &world_schema : &vehicle_schema;
-}
-
-static void *field_ptr(void *def, const param_key *key)
+static void *field_ptr(void *def, const pdk_param_key *key)
 {
     return (char *)def + key->offset;
-}
-
-static const param_key *find_key(const schema *s, const char *path)
-{
-    for (size_t i = 0; i < s->n_keys; i++) {
-        if (strcmp(s->keys[i].path, path) == 0) {
-            return &s->keys[i];
-        }
-    }
-    return NULL;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -427,7 +34,7 @@ typedef enum node_kind {
 
 /* What path names in the schema: a key (its index in *leaf), a group of keys
  * (an object in the JSON; "" is the top), or nothing. */
-static node_kind classify(const schema *s, const char *path, size_t *leaf)
+static node_kind classify(const pdk_schema *s, const char *path, size_t *leaf)
 {
     size_t len = strlen(path);
     if (len == 0) {
@@ -450,7 +57,7 @@ static node_kind classify(const schema *s, const char *path, size_t *leaf)
 }
 
 /* The schema path (key or group) closest to path, or "" when none is close. */
-static void suggest(const schema *s, const char *path, char *out, size_t out_len)
+static void suggest(const pdk_schema *s, const char *path, char *out, size_t out_len)
 {
     size_t best = SIZE_MAX;
     out[0] = '\0';
@@ -481,7 +88,7 @@ static void suggest(const schema *s, const char *path, char *out, size_t out_len
 }
 
 /* Lists the names directly under group ("" for the top), comma separated. */
-static void children(const schema *s, const char *group, char *out, size_t out_len)
+static void children(const pdk_schema *s, const char *group, char *out, size_t out_len)
 {
     size_t glen = strlen(group);
     size_t used = 0;
@@ -515,7 +122,7 @@ static void children(const schema *s, const char *group, char *out, size_t out_l
     }
 }
 
-static pdk_error unknown_key(const schema *s, const char *where, const char *path,
+static pdk_error unknown_key(const pdk_schema *s, const char *where, const char *path,
                              const char *parent, char *err, size_t err_len)
 {
     char hint[128];
@@ -536,8 +143,8 @@ static pdk_error unknown_key(const schema *s, const char *where, const char *pat
 
 /* path is the key as the message shows it: key->path, or an element of a
  * list ("terrain.bumps[2].height"). */
-static pdk_error check_bounds(const param_key *key, const char *path, double v, const char *where,
-                              const char *what, char *err, size_t err_len)
+static pdk_error check_bounds(const pdk_param_key *key, const char *path, double v,
+                              const char *where, const char *what, char *err, size_t err_len)
 {
     char vt[PDK_PARAMS_NUM_LEN];
     char bt[PDK_PARAMS_NUM_LEN];
@@ -561,7 +168,7 @@ static pdk_error check_bounds(const param_key *key, const char *path, double v, 
     return PDK_OK;
 }
 
-static bool choice_from_name(const choice_set *set, const char *name, int *out)
+static bool choice_from_name(const pdk_choice_set *set, const char *name, int *out)
 {
     for (size_t i = 0; i < set->n; i++) {
         if (strcmp(set->items[i].name, name) == 0) {
@@ -572,7 +179,7 @@ static bool choice_from_name(const choice_set *set, const char *name, int *out)
     return false;
 }
 
-static const char *choice_name(const choice_set *set, int value)
+static const char *choice_name(const pdk_choice_set *set, int value)
 {
     for (size_t i = 0; i < set->n; i++) {
         if (set->items[i].value == value) {
@@ -582,7 +189,7 @@ static const char *choice_name(const choice_set *set, int value)
     return NULL;
 }
 
-static pdk_error check_choice(const param_key *key, const json_t *value, const char *where,
+static pdk_error check_choice(const pdk_param_key *key, const json_t *value, const char *where,
                               char *err, size_t err_len)
 {
     if (!json_is_string(value)) {
@@ -628,10 +235,10 @@ static void curve_fill(const json_t *value, double mul, double div, pdk_curve *c
 }
 
 /* A kinematic curve: [] for none, or 2 to PDK_CURVE_MAX_POINTS [travel,
- * value] pairs of numbers, travel within +-CURVE_TRAVEL_MAX_M and strictly
+ * value] pairs of numbers, travel within +-PDK_SCHEMA_CURVE_TRAVEL_MAX_M and strictly
  * increasing, and 0 at travel 0 (interpolated) to the rounding sim allows.
  * Whether static + value stays in bounds is vehicle_cross_check's. */
-static pdk_error check_curve(const param_key *key, const json_t *value, const char *where,
+static pdk_error check_curve(const pdk_param_key *key, const json_t *value, const char *where,
                              char *err, size_t err_len)
 {
     const char *path = key->path;
@@ -676,10 +283,10 @@ static pdk_error check_curve(const param_key *key, const json_t *value, const ch
         char tt[PDK_PARAMS_NUM_LEN];
         char pt[PDK_PARAMS_NUM_LEN];
         pdk_params_format_number(t, tt);
-        if (!(fabs(t) <= CURVE_TRAVEL_MAX_M)) {
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                                   "%s: %s[%zu]: travel %s m is outside -%g..%g m", where, path, i,
-                                   tt, CURVE_TRAVEL_MAX_M, CURVE_TRAVEL_MAX_M);
+        if (!(fabs(t) <= PDK_SCHEMA_CURVE_TRAVEL_MAX_M)) {
+            return pdk_params_fail(
+                PDK_ERR_OUT_OF_RANGE, err, err_len, "%s: %s[%zu]: travel %s m is outside -%g..%g m",
+                where, path, i, tt, PDK_SCHEMA_CURVE_TRAVEL_MAX_M, PDK_SCHEMA_CURVE_TRAVEL_MAX_M);
         }
         if (i > 0 && !(t > prev)) {
             pdk_params_format_number(prev, pt);
@@ -697,7 +304,7 @@ static pdk_error check_curve(const param_key *key, const json_t *value, const ch
     for (int i = 0; i < si.n_points; i++) {
         scale = fmax(scale, fabs(si.value[i]));
     }
-    if (fabs(pdk_curve_eval(&si, 0.0)) > CURVE_ZERO_TOLERANCE * scale) {
+    if (fabs(pdk_curve_eval(&si, 0.0)) > PDK_SCHEMA_CURVE_ZERO_TOLERANCE * scale) {
         pdk_curve preset;
         curve_fill(value, 1, 1, &preset);
         return pdk_params_fail(
@@ -710,14 +317,14 @@ static pdk_error check_curve(const param_key *key, const json_t *value, const ch
     return PDK_OK;
 }
 
-static pdk_error check_leaf(const param_key *key, const char *path, const json_t *value,
+static pdk_error check_leaf(const pdk_param_key *key, const char *path, const json_t *value,
                             const char *where, char *err, size_t err_len);
 
 /* A list of objects, each with every field of the list's spec. */
-static pdk_error check_list(const param_key *key, const json_t *value, const char *where, char *err,
-                            size_t err_len)
+static pdk_error check_list(const pdk_param_key *key, const json_t *value, const char *where,
+                            char *err, size_t err_len)
 {
-    const list_spec *spec = key->list;
+    const pdk_list_spec *spec = key->list;
     if (!json_is_array(value)) {
         return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
                                "%s: %s: expected a list of objects, got %s", where, key->path,
@@ -781,50 +388,62 @@ static pdk_error check_list(const param_key *key, const json_t *value, const cha
     return PDK_OK;
 }
 
-static pdk_error check_leaf(const param_key *key, const char *path, const json_t *value,
+/* What a value of the wrong type is, for "expected a number, got ...": its
+ * JSON type, with the text of a string (an override's bare word: "nan") and
+ * a real number written as one (2.0, which an integer key refuses). */
+static void describe_value(const json_t *value, char *out, size_t len)
+{
+    if (json_is_string(value)) {
+        snprintf(out, len, "string \"%.40s\"", json_string_value(value));
+    } else if (json_is_real(value)) {
+        char vt[PDK_PARAMS_NUM_LEN];
+        pdk_params_format_number(json_real_value(value), vt);
+        snprintf(out, len, "%s%s", vt, strpbrk(vt, ".en") != NULL ? "" : ".0");
+    } else {
+        snprintf(out, len, "%s", pdk_params_json_type(value));
+    }
+}
+
+static pdk_error check_leaf(const pdk_param_key *key, const char *path, const json_t *value,
                             const char *where, char *err, size_t err_len)
 {
+    char got[64];
     switch (key->type) {
-    case KEY_NUMBER:
+    case PDK_KEY_NUMBER:
         if (!json_is_number(value)) {
+            describe_value(value, got, sizeof got);
             return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                                   "%s: %s: expected a number, got %s", where, path,
-                                   pdk_params_json_type(value));
+                                   "%s: %s: expected a number, got %s", where, path, got);
         }
         return check_bounds(key, path, json_number_value(value), where, "", err, err_len);
-    case KEY_INT:
-    case KEY_U64:
+    case PDK_KEY_INT:
+    case PDK_KEY_U64:
         if (!json_is_integer(value)) {
-            if (json_is_real(value)) {
-                char vt[PDK_PARAMS_NUM_LEN];
-                pdk_params_format_number(json_real_value(value), vt);
-                return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                                       "%s: %s: expected an integer, got %s", where, path, vt);
-            }
+            describe_value(value, got, sizeof got);
             return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                                   "%s: %s: expected an integer, got %s", where, path,
-                                   pdk_params_json_type(value));
+                                   "%s: %s: expected an integer, got %s", where, path, got);
         }
         /* Integer bounds are exact in a double for every key in the tables
          * (at most 2^63, where the comparison is still exact). */
         return check_bounds(key, path, (double)json_integer_value(value), where, "", err, err_len);
-    case KEY_CHOICE:
+    case PDK_KEY_CHOICE:
         return check_choice(key, value, where, err, err_len);
-    case KEY_TEXT:
+    case PDK_KEY_TEXT:
         if (!json_is_string(value)) {
             return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
                                    "%s: %s: expected a string, got %s", where, path,
                                    pdk_params_json_type(value));
         }
-        if (json_string_length(value) > TEXT_MAX_BYTES) {
+        if (json_string_length(value) > PDK_SCHEMA_TEXT_MAX_BYTES) {
             return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
                                    "%s: %s: text is %zu bytes long, more than the %d allowed",
-                                   where, path, json_string_length(value), TEXT_MAX_BYTES);
+                                   where, path, json_string_length(value),
+                                   PDK_SCHEMA_TEXT_MAX_BYTES);
         }
         return PDK_OK;
-    case KEY_CURVE:
+    case PDK_KEY_CURVE:
         return check_curve(key, value, where, err, err_len);
-    case KEY_LIST:
+    case PDK_KEY_LIST:
         return check_list(key, value, where, err, err_len);
     }
     return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len, "%s: %s: bad schema entry",
@@ -836,7 +455,7 @@ static pdk_error check_leaf(const param_key *key, const char *path, const json_t
 
 /* Validates value found at path (a schema key or group) and everything
  * under it. where prefixes messages: the file, or the override. */
-static pdk_error check_node(const schema *s, const char *path, const json_t *value,
+static pdk_error check_node(const pdk_schema *s, const char *path, const json_t *value,
                             const char *where, char *err, size_t err_len)
 {
     size_t leaf = 0;
@@ -900,10 +519,8 @@ static pdk_error set_path(json_t *doc, const pdk_path *path, size_t n_segs, json
     return pdk_json_set_member(cur, path->segs[n_segs - 1].name, value);
 }
 
-static json_t *get_path(json_t *doc, const char *dotted);
-
-static pdk_error apply_override(const schema *s, json_t *doc, const pdk_override *item, char *err,
-                                size_t err_len)
+static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_override *item,
+                                char *err, size_t err_len)
 {
     char where[PDK_PARAMS_ERR_LEN / 2];
     snprintf(where, sizeof where, "override '%.200s'", item->text);
@@ -925,8 +542,8 @@ static pdk_error apply_override(const schema *s, json_t *doc, const pdk_override
         char next[PATH_BUF];
         pdk_path_format(&path, at + 1, next, sizeof next);
         if (here == NODE_LEAF) {
-            key_type type = s->keys[leaf].type;
-            bool listy = type == KEY_CURVE || type == KEY_LIST;
+            pdk_key_type type = s->keys[leaf].type;
+            bool listy = type == PDK_KEY_CURVE || type == PDK_KEY_LIST;
             if (listy && seg->kind == PDK_PATH_INDEX) {
                 break;
             }
@@ -961,7 +578,7 @@ static pdk_error apply_override(const schema *s, json_t *doc, const pdk_override
         /* Inside a list or curve: change a copy of its whole value, check
          * the whole, then put it in place of the old one. */
         const char *key_path = s->keys[leaf].path;
-        json_t *old = get_path(doc, key_path);
+        json_t *old = pdk_json_get_dotted(doc, key_path);
         json_t *whole = old != NULL ? json_deep_copy(old) : json_array();
         rc = whole == NULL ? PDK_ERR_NO_MEMORY
                            : pdk_json_set_at(whole, &path, at, value, where, err, err_len);
@@ -985,28 +602,6 @@ static pdk_error apply_override(const schema *s, json_t *doc, const pdk_override
 
 /* ------------------------------------------------------------------------ */
 /* Resolve: JSON document -> definition struct and resolved JSON */
-
-/* The value at a dotted path of names in doc, or NULL. */
-static json_t *get_path(json_t *doc, const char *dotted)
-{
-    json_t *cur = doc;
-    const char *p = dotted;
-    while (cur != NULL) {
-        size_t n = strcspn(p, ".");
-        char name[PDK_PATH_NAME_MAX + 1];
-        if (n > PDK_PATH_NAME_MAX) {
-            return NULL;
-        }
-        memcpy(name, p, n);
-        name[n] = '\0';
-        cur = json_object_get(cur, name);
-        if (p[n] == '\0') {
-            return cur;
-        }
-        p += n + 1;
-    }
-    return NULL;
-}
 
 /* Puts value (the reference is stolen) at a dotted path, creating groups. */
 static bool put_path(json_t *root, const char *dotted, json_t *value)
@@ -1039,7 +634,7 @@ static bool put_path(json_t *root, const char *dotted, json_t *value)
 }
 
 /* SI -> preset unit, for a default (exactly v when there is no conversion). */
-static double from_si(const param_key *key, double si)
+static double from_si(const pdk_param_key *key, double si)
 {
     if (key->si_mul == 1 && key->si_div == 1) {
         return si;
@@ -1048,14 +643,14 @@ static double from_si(const param_key *key, double si)
 }
 
 /* The preset-unit value of a number key as the definition holds it. */
-static double preset_value(const param_key *key, const void *def)
+static double preset_value(const pdk_param_key *key, const void *def)
 {
     double si;
     memcpy(&si, (const char *)def + key->offset, sizeof si);
     return from_si(key, si);
 }
 
-static double to_si(const param_key *key, double v)
+static double to_si(const pdk_param_key *key, double v)
 {
     if (key->si_mul == 1 && key->si_div == 1) {
         return v;
@@ -1063,7 +658,7 @@ static double to_si(const param_key *key, double v)
     return v * key->si_mul / key->si_div;
 }
 
-static int enum_get(const void *def, const param_key *key)
+static int enum_get(const void *def, const pdk_param_key *key)
 {
     int v;
     memcpy(&v, (const char *)def + key->offset, sizeof v);
@@ -1071,7 +666,7 @@ static int enum_get(const void *def, const param_key *key)
 }
 
 /* A curve as preset JSON: [[travel, value], ...] in the key's unit. */
-static json_t *curve_json(const param_key *key, const pdk_curve *curve)
+static json_t *curve_json(const pdk_param_key *key, const pdk_curve *curve)
 {
     json_t *out = json_array();
     for (int i = 0; out != NULL && i < curve->n_points; i++) {
@@ -1105,9 +700,9 @@ static json_t *curve_copy(const json_t *v)
 
 /* Fills a list key's count and structs from v (validated), or keeps the
  * default's, and returns the resolved list with every field. */
-static json_t *build_list(const param_key *key, const json_t *v, void *def)
+static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def)
 {
-    const list_spec *spec = key->list;
+    const pdk_list_spec *spec = key->list;
     char *items = field_ptr(def, key);
     int count;
     memcpy(&count, (char *)def + spec->count_offset, sizeof count);
@@ -1126,7 +721,7 @@ static json_t *build_list(const param_key *key, const json_t *v, void *def)
             return NULL;
         }
         for (size_t f = 0; f < spec->n_fields; f++) {
-            const param_key *fk = &spec->fields[f];
+            const pdk_param_key *fk = &spec->fields[f];
             /* A default is re-expressed through the preset unit, as number
              * keys' are. */
             double x =
@@ -1149,7 +744,7 @@ static json_t *build_list(const param_key *key, const json_t *v, void *def)
  * key's value is stored as convert(preset value), and the resolved JSON
  * holds the preset value itself, so parsing the resolved JSON again yields
  * the very same bits; a default is first expressed in the preset unit. */
-static pdk_error build(const schema *s, json_t *doc, const char *origin, void *def,
+static pdk_error build(const pdk_schema *s, json_t *doc, const char *origin, void *def,
                        json_t **resolved_out, char *err, size_t err_len)
 {
     s->defaults(def);
@@ -1159,11 +754,11 @@ static pdk_error build(const schema *s, json_t *doc, const char *origin, void *d
     }
     pdk_error rc = PDK_OK;
     for (size_t i = 0; i < s->n_keys && rc == PDK_OK; i++) {
-        const param_key *key = &s->keys[i];
-        json_t *v = get_path(doc, key->path);
+        const pdk_param_key *key = &s->keys[i];
+        json_t *v = pdk_json_get_dotted(doc, key->path);
         json_t *out = NULL;
         switch (key->type) {
-        case KEY_NUMBER: {
+        case PDK_KEY_NUMBER: {
             double x = v != NULL ? json_number_value(v) : preset_value(key, def);
             if (v == NULL) {
                 rc = check_bounds(key, key->path, x, origin, "the built-in default ", err, err_len);
@@ -1173,7 +768,7 @@ static pdk_error build(const schema *s, json_t *doc, const char *origin, void *d
             out = json_real(x);
             break;
         }
-        case KEY_INT: {
+        case PDK_KEY_INT: {
             int *field = field_ptr(def, key);
             json_int_t x = v != NULL ? json_integer_value(v) : (json_int_t)*field;
             if (v == NULL) {
@@ -1186,7 +781,7 @@ static pdk_error build(const schema *s, json_t *doc, const char *origin, void *d
             out = json_integer(x);
             break;
         }
-        case KEY_U64: {
+        case PDK_KEY_U64: {
             uint64_t *field = field_ptr(def, key);
             if (v != NULL) {
                 *field = (uint64_t)json_integer_value(v);
@@ -1198,7 +793,7 @@ static pdk_error build(const schema *s, json_t *doc, const char *origin, void *d
             out = json_integer((json_int_t)*field);
             break;
         }
-        case KEY_CHOICE: {
+        case PDK_KEY_CHOICE: {
             int x = enum_get(def, key);
             if (v != NULL) {
                 /* check_leaf accepted the name already. */
@@ -1216,10 +811,10 @@ static pdk_error build(const schema *s, json_t *doc, const char *origin, void *d
             out = json_string(name);
             break;
         }
-        case KEY_TEXT:
+        case PDK_KEY_TEXT:
             out = v != NULL ? json_copy(v) : json_string("");
             break;
-        case KEY_CURVE: {
+        case PDK_KEY_CURVE: {
             /* The resolved curve holds the preset's values; a default is
              * first re-expressed through the preset unit, as number keys'
              * are. */
@@ -1230,7 +825,7 @@ static pdk_error build(const schema *s, json_t *doc, const char *origin, void *d
             }
             break;
         }
-        case KEY_LIST:
+        case PDK_KEY_LIST:
             out = build_list(key, v, def);
             break;
         }
@@ -1248,206 +843,7 @@ static pdk_error build(const schema *s, json_t *doc, const char *origin, void *d
     return PDK_OK;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Cross-field rules */
-
-#define MAX_ROAD_WHEEL_LOCK_DEG 80.0
-
-/* Every point of a curve, added to its static key, within the static key's
- * bounds; in preset units, from the resolved JSON. */
-static pdk_error check_curve_sums(const schema *s, const param_key *key, json_t *resolved,
-                                  char *why, size_t why_len)
-{
-    const param_key *stat = find_key(s, key->static_path);
-    PDK_ASSERT(stat != NULL);
-    double base = json_number_value(get_path(resolved, stat->path));
-    const json_t *curve = get_path(resolved, key->path);
-    size_t i;
-    const json_t *p;
-    json_array_foreach(curve, i, p)
-    {
-        double v = json_number_value(json_array_get(p, 1));
-        double sum = base + v;
-        if (sum >= stat->min && sum <= stat->max) {
-            continue;
-        }
-        char bt[PDK_PARAMS_NUM_LEN];
-        char vt[PDK_PARAMS_NUM_LEN];
-        char lt[PDK_PARAMS_NUM_LEN];
-        pdk_params_format_number(base, bt);
-        pdk_params_format_number(v, vt);
-        pdk_params_format_number(sum < stat->min ? stat->min : stat->max, lt);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "%s[%zu]: %s (%s %s) + %s = %.6g %s is %s the %s %s %s that %s "
-                               "allows",
-                               key->path, i, stat->path, bt, stat->unit, vt, sum, stat->unit,
-                               sum < stat->min ? "below" : "above",
-                               sum < stat->min ? "minimum" : "maximum", lt, stat->unit, stat->path);
-    }
-    return PDK_OK;
-}
-
-/* The rules of one axle that its keys' bounds cannot state. */
-static pdk_error check_axle(const pdk_vehicle_def *def, int axle, json_t *resolved, char *why,
-                            size_t why_len)
-{
-    const pdk_suspension_def *sd = axle == 0 ? &def->susp_front : &def->susp_rear;
-    const char *name = axle == 0 ? "front" : "rear";
-    char a[PDK_PARAMS_NUM_LEN];
-    char b[PDK_PARAMS_NUM_LEN];
-    if (sd->track_width_m != 0 && sd->track_width_m < MIN_TRACK_M) {
-        pdk_params_format_number(sd->track_width_m, a);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "suspension.%s.trackWidth (%s m) must be 0 (use chassis.trackWidth) "
-                               "or at least %g m",
-                               name, a, MIN_TRACK_M);
-    }
-    if (sd->kind == PDK_AXLE_SOLID) {
-        const char *curve = sd->kinematics.toe_rad.n_points > 0      ? "toeDeg"
-                            : sd->kinematics.camber_rad.n_points > 0 ? "camberDeg"
-                                                                     : NULL;
-        if (curve != NULL) {
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                                   "suspension.%s.kinematics.%s: not allowed on a solid axle "
-                                   "(suspension.%s.kind is \"solid\"): the beam sets the wheels' "
-                                   "toe and camber; remove the curve or make the axle "
-                                   "independent",
-                                   name, curve, name);
-        }
-    }
-    for (size_t i = 0; i < vehicle_schema.n_keys; i++) {
-        const param_key *key = &vehicle_keys[i];
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "suspension.%s.", name);
-        if (key->type == KEY_CURVE && strncmp(key->path, prefix, strlen(prefix)) == 0) {
-            pdk_error rc = check_curve_sums(&vehicle_schema, key, resolved, why, why_len);
-            if (rc != PDK_OK) {
-                return rc;
-            }
-        }
-    }
-    /* Matches sim's check on the four-wheel model: the geometric share
-     * h_rc / h_cg of the transfer stays below all of it. */
-    if (def->model == PDK_MODEL_FOUR_WHEEL &&
-        !(sd->roll_center_height_m < def->chassis.cg_height_m)) {
-        pdk_params_format_number(sd->roll_center_height_m, a);
-        pdk_params_format_number(def->chassis.cg_height_m, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "suspension.%s.rollCenterHeight (%s m) must be below "
-                               "chassis.cgHeight (%s m) on the fourWheel model",
-                               name, a, b);
-    }
-    return PDK_OK;
-}
-
-static pdk_error vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len)
-{
-    const pdk_vehicle_def *def = vdef;
-    char a[PDK_PARAMS_NUM_LEN];
-    char b[PDK_PARAMS_NUM_LEN];
-    if (!(def->chassis.cg_to_front_axle_m < def->chassis.wheelbase_m)) {
-        pdk_params_format_number(def->chassis.cg_to_front_axle_m, a);
-        pdk_params_format_number(def->chassis.wheelbase_m, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "chassis.cgToFrontAxle (%s m) must be less than chassis.wheelbase "
-                               "(%s m): the centre of gravity lies between the axles",
-                               a, b);
-    }
-    /* The single-track model needs the front axle to point forward; real
-     * steering stops far short of this (about 35 deg on a car, 50 on a
-     * kart). Matches sim's own check (vehicle_def.c). */
-    double road_wheel_lock_deg = def->steering.lock_deg / def->steering.ratio;
-    if (!(road_wheel_lock_deg < MAX_ROAD_WHEEL_LOCK_DEG)) {
-        pdk_params_format_number(def->steering.lock_deg, a);
-        pdk_params_format_number(def->steering.ratio, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "steering.lockDeg / steering.ratio = %s / %s gives a road-wheel "
-                               "lock of %.1f deg; it must be below %.0f deg",
-                               a, b, road_wheel_lock_deg, MAX_ROAD_WHEEL_LOCK_DEG);
-    }
-    /* Yaw inertia at least PDK_MIN_YAW_INERTIA_RATIO m a b (vehicle_def.h:
-     * the dynamic index Iz / (m a b) is 0.8-1.1 for real cars, Milliken ch. 5,
-     * and a uniform bar between the axles has 1/3). Matches sim's own check. */
-    double least_iz = pdk_vehicle_def_min_yaw_inertia_kgm2(def);
-    if (!(def->chassis.yaw_inertia_kgm2 >= least_iz)) {
-        pdk_params_format_number(def->chassis.yaw_inertia_kgm2, a);
-        pdk_params_format_number(def->chassis.mass_kg, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "chassis.yawInertia (%s kg*m^2) must be at least %.1f * "
-                               "chassis.mass (%s kg) * a * b = %.6g kg*m^2, a = cgToFrontAxle and "
-                               "b = wheelbase - cgToFrontAxle: real vehicles have 0.8-1.1 m*a*b",
-                               a, PDK_MIN_YAW_INERTIA_RATIO, b, least_iz);
-    }
-    for (int axle = 0; axle < 2; axle++) {
-        pdk_error rc = check_axle(def, axle, resolved, why, why_len);
-        if (rc != PDK_OK) {
-            return rc;
-        }
-    }
-    if (def->model != PDK_MODEL_FOUR_WHEEL) {
-        return PDK_OK;
-    }
-    /* The four-wheel model's steering, as sim checks it (vehicle_def.c). */
-    const pdk_steering_def *st = &def->steering;
-    if (!(fabs(st->center_offset_deg) <= st->lock_deg)) {
-        pdk_params_format_number(st->center_offset_deg, a);
-        pdk_params_format_number(st->lock_deg, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "steering.centerOffsetDeg (%s deg) must be within the lock, "
-                               "steering.lockDeg (%s deg), either way",
-                               a, b);
-    }
-    /* Ideal Ackermann steers the inner wheel to atan(L tan d / (L - t/2
-     * tan d)) for a bicycle angle d; at full lock it must stay below 80 deg
-     * and the denominator positive. */
-    double lock_rad = road_wheel_lock_deg * (PI / 180.0);
-    double len = def->chassis.wheelbase_m;
-    double t = pdk_vehicle_def_track_m(def, 0);
-    double den = len - 0.5 * t * tan(lock_rad);
-    double inner_deg = den > 0 ? atan(len * tan(lock_rad) / den) * (180.0 / PI) : 180.0;
-    if (st->ackermann > 0 && !(den > 0 && inner_deg < MAX_ROAD_WHEEL_LOCK_DEG)) {
-        char inner[48];
-        if (den > 0) {
-            snprintf(inner, sizeof inner, "to %.1f deg", inner_deg);
-        } else {
-            snprintf(inner, sizeof inner, "past 90 deg");
-        }
-        pdk_params_format_number(st->ackermann, a);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "steering.ackermann (%s) is above 0 and the road-wheel lock "
-                               "steering.lockDeg / steering.ratio = %.1f deg turns the inner "
-                               "front wheel %s at full lock with ideal Ackermann (this "
-                               "chassis.wheelbase and front track); it must stay below %.0f deg: "
-                               "reduce the lock or set steering.ackermann to 0",
-                               a, road_wheel_lock_deg, inner, MAX_ROAD_WHEEL_LOCK_DEG);
-    }
-    return PDK_OK;
-}
-
-/* A bump's height is at most half its length (terrain.h: slopes below 58
- * deg). */
-static pdk_error world_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len)
-{
-    (void)resolved;
-    const pdk_world_def *def = vdef;
-    for (int i = 0; i < def->terrain.n_bumps; i++) {
-        const pdk_bump *bump = &def->terrain.bumps[i];
-        if (!(fabs(bump->height_m) <= 0.5 * bump->length_m)) {
-            char h[PDK_PARAMS_NUM_LEN];
-            char l[PDK_PARAMS_NUM_LEN];
-            pdk_params_format_number(bump->height_m, h);
-            pdk_params_format_number(bump->length_m, l);
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                                   "terrain.bumps[%d].height (%s m) must be at most half of "
-                                   "terrain.bumps[%d].length (%s m) either way: steeper than 58 "
-                                   "deg is a wall, not a bump",
-                                   i, h, i, l);
-        }
-    }
-    return PDK_OK;
-}
-
-static pdk_error resolve(const schema *s, const char *json_text, const char *origin,
+static pdk_error resolve(const pdk_schema *s, const char *json_text, const char *origin,
                          const char *overrides, void *out, char **resolved_json, char *err,
                          size_t err_len)
 {
@@ -1477,6 +873,10 @@ static pdk_error resolve(const schema *s, const char *json_text, const char *ori
         rc = apply_override(s, doc, &items[i], err, err_len);
     }
     pdk_overrides_free(items, n_items);
+    /* A rule between keys may be broken by the file or by its overrides:
+     * its message names both when there were overrides. */
+    char whole[PDK_PARAMS_ERR_LEN / 2];
+    snprintf(whole, sizeof whole, "%s%s", origin, n_items > 0 ? " with its overrides" : "");
 
     /* A local copy, so *out is untouched on error. */
     union {
@@ -1494,7 +894,7 @@ static pdk_error resolve(const schema *s, const char *json_text, const char *ori
         char why[PDK_PARAMS_ERR_LEN / 2];
         rc = s->cross_check(&def, resolved, why, sizeof why);
         if (rc != PDK_OK) {
-            pdk_params_fail(rc, err, err_len, "%s: %s", origin, why);
+            pdk_params_fail(rc, err, err_len, "%s: %s", whole, why);
         }
     }
     if (rc == PDK_OK) {
@@ -1504,8 +904,7 @@ static pdk_error resolve(const schema *s, const char *json_text, const char *ori
             pdk_params_fail(rc, err, err_len,
                             "%s: every key is in range but the %s model refuses the "
                             "combination: %s",
-                            origin, s == &vehicle_schema ? "vehicle" : "world",
-                            why != NULL ? why : pdk_error_message(rc));
+                            whole, s->what, why != NULL ? why : pdk_error_message(rc));
         }
     }
     if (rc == PDK_OK && resolved_json != NULL) {
@@ -1525,7 +924,7 @@ static pdk_error resolve(const schema *s, const char *json_text, const char *ori
 /* ------------------------------------------------------------------------ */
 /* Files */
 
-static pdk_error load(const schema *s, const char *presets_dir, const char *name,
+static pdk_error load(const pdk_schema *s, const char *presets_dir, const char *name,
                       const char *overrides, void *out, char **resolved_json, char *err,
                       size_t err_len)
 {
@@ -1570,27 +969,31 @@ pdk_error pdk_params_vehicle_load(const char *presets_dir, const char *name, con
                                   pdk_vehicle_def *out, char **resolved_json, char *err,
                                   size_t err_len)
 {
-    return load(&vehicle_schema, presets_dir, name, overrides, out, resolved_json, err, err_len);
+    return load(pdk_schema_for(PDK_PRESET_VEHICLE), presets_dir, name, overrides, out,
+                resolved_json, err, err_len);
 }
 
 pdk_error pdk_params_vehicle_parse(const char *json_text, const char *origin, const char *overrides,
                                    pdk_vehicle_def *out, char **resolved_json, char *err,
                                    size_t err_len)
 {
-    return resolve(&vehicle_schema, json_text, origin, overrides, out, resolved_json, err, err_len);
+    return resolve(pdk_schema_for(PDK_PRESET_VEHICLE), json_text, origin, overrides, out,
+                   resolved_json, err, err_len);
 }
 
 pdk_error pdk_params_world_load(const char *presets_dir, const char *name, const char *overrides,
                                 pdk_world_def *out, char **resolved_json, char *err, size_t err_len)
 {
-    return load(&world_schema, presets_dir, name, overrides, out, resolved_json, err, err_len);
+    return load(pdk_schema_for(PDK_PRESET_WORLD), presets_dir, name, overrides, out, resolved_json,
+                err, err_len);
 }
 
 pdk_error pdk_params_world_parse(const char *json_text, const char *origin, const char *overrides,
                                  pdk_world_def *out, char **resolved_json, char *err,
                                  size_t err_len)
 {
-    return resolve(&world_schema, json_text, origin, overrides, out, resolved_json, err, err_len);
+    return resolve(pdk_schema_for(PDK_PRESET_WORLD), json_text, origin, overrides, out,
+                   resolved_json, err, err_len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1598,31 +1001,31 @@ pdk_error pdk_params_world_parse(const char *json_text, const char *origin, cons
 
 /* A key's default as describe shows it: a number in the key's unit, a
  * name, a curve as JSON, "[]" for an empty list. */
-static void default_text(const param_key *key, const void *def, char *text, size_t len)
+static void default_text(const pdk_param_key *key, const void *def, char *text, size_t len)
 {
     text[0] = '\0';
     switch (key->type) {
-    case KEY_NUMBER: {
+    case PDK_KEY_NUMBER: {
         char num[PDK_PARAMS_NUM_LEN];
         pdk_params_format_number(preset_value(key, def), num);
         snprintf(text, len, "%s", num);
         break;
     }
-    case KEY_INT:
+    case PDK_KEY_INT:
         snprintf(text, len, "%d", *(const int *)((const char *)def + key->offset));
         break;
-    case KEY_U64:
+    case PDK_KEY_U64:
         snprintf(text, len, "%llu",
                  (unsigned long long)*(const uint64_t *)((const char *)def + key->offset));
         break;
-    case KEY_CHOICE: {
+    case PDK_KEY_CHOICE: {
         const char *name = choice_name(key->choices, enum_get(def, key));
         snprintf(text, len, "%s", name != NULL ? name : "?");
         break;
     }
-    case KEY_TEXT:
+    case PDK_KEY_TEXT:
         break;
-    case KEY_CURVE: {
+    case PDK_KEY_CURVE: {
         json_t *curve = curve_json(key, (const pdk_curve *)((const char *)def + key->offset));
         char *dump =
             curve != NULL ? json_dumps(curve, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
@@ -1631,7 +1034,7 @@ static void default_text(const param_key *key, const void *def, char *text, size
         json_decref(curve);
         break;
     }
-    case KEY_LIST: {
+    case PDK_KEY_LIST: {
         int count;
         memcpy(&count, (const char *)def + key->list->count_offset, sizeof count);
         snprintf(text, len, count == 0 ? "[]" : "(%d entries)", count);
@@ -1645,17 +1048,17 @@ void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud)
     if (fn == NULL) {
         return;
     }
-    const schema *s = schema_for(kind);
+    const pdk_schema *s = pdk_schema_for(kind);
     union {
         pdk_vehicle_def vehicle;
         pdk_world_def world;
     } def;
     s->defaults(&def);
     for (size_t i = 0; i < s->n_keys; i++) {
-        const param_key *key = &s->keys[i];
+        const pdk_param_key *key = &s->keys[i];
         char text[256];
         default_text(key, &def, text, sizeof text);
-        if (key->type == KEY_CURVE) {
+        if (key->type == PDK_KEY_CURVE) {
             char unit[32];
             snprintf(unit, sizeof unit, "[m, %s]", key->unit);
             fn(key->path, unit, key->min, key->max, text, key->description, ud);
@@ -1663,8 +1066,8 @@ void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud)
         }
         fn(key->path, key->unit, key->min, key->max, text, key->description, ud);
         /* A list's entries' fields follow it, as path[].field. */
-        for (size_t f = 0; key->type == KEY_LIST && f < key->list->n_fields; f++) {
-            const param_key *fk = &key->list->fields[f];
+        for (size_t f = 0; key->type == PDK_KEY_LIST && f < key->list->n_fields; f++) {
+            const pdk_param_key *fk = &key->list->fields[f];
             char path[128];
             snprintf(path, sizeof path, "%s[].%s", key->path, fk->path);
             fn(path, fk->unit, fk->min, fk->max, "(required)", fk->description, ud);

@@ -15,13 +15,15 @@
 #include "error.h"
 #include "params.h"
 
-/* Largest preset or script file read, in bytes. A preset is a few hundred
- * bytes and an hour-long script at 120 steps a second is about 20 MB. */
+/* Largest preset or script file read, in bytes. A preset is a few
+ * kilobytes and an hour-long script at 120 steps a second is about 20 MB. */
 #define PDK_PARAMS_PRESET_MAX_BYTES ((size_t)1 << 20)
 #define PDK_PARAMS_SCRIPT_MAX_BYTES ((size_t)64 << 20)
 
 /* Writes a formatted message into err (err_len bytes, always terminated,
- * truncated when too long) and returns code. err may be NULL or err_len 0. */
+ * truncated when too long) and returns code. err may be NULL or err_len 0.
+ * The message is always valid UTF-8 without control characters: a byte that
+ * breaks that (a quoted key's, or one split by truncation) becomes '?'. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
@@ -109,8 +111,13 @@ void pdk_overrides_free(pdk_override *items, size_t n);
 /* An override's value as JSON: a number, string, true/false, null, object or
  * array written as JSON; anything else that is not JSON is taken as a bare
  * string (simulation.model=singleTrack). Text that starts like JSON ('{',
- * '[', '"') but does not parse is PDK_ERR_PARSE. */
+ * '[', '"') but does not parse, or is made of a number's characters but is
+ * not a JSON number (1e999, .5), is PDK_ERR_PARSE. */
 pdk_error pdk_override_value(const char *text, json_t **out, char *why, size_t why_len);
+
+/* The value at a dotted path of plain names ("tyres.front.friction") inside
+ * the object doc, or NULL when any step is missing or not an object. */
+json_t *pdk_json_get_dotted(json_t *doc, const char *dotted);
 
 /* Sets value (a reference is taken) as member name of the object obj; an
  * object merges into an existing object. PDK_ERR_NO_MEMORY on failure. */

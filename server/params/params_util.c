@@ -19,6 +19,59 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The length of the valid UTF-8 sequence (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF) starting at s, or 0 when there is none. */
+static size_t utf8_sequence_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80) {
+        return 1;
+    }
+    size_t n;
+    unsigned char lo = 0x80;
+    unsigned char hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi) {
+        return 0;
+    }
+    for (size_t i = 2; i < n; i++) {
+        if (s[i] < 0x80 || s[i] > 0xbf) {
+            return 0; /* also stops at the terminating NUL */
+        }
+    }
+    return n;
+}
+
+/* Messages quote what they were given (keys, names, override text), cut it
+ * to a length (%.64s) and may be cut again by the buffer, and they travel
+ * as protobuf strings, which must be UTF-8, and into logs: every byte that
+ * does not begin a whole, valid UTF-8 sequence, and every ASCII control
+ * character, becomes '?'. */
+static void make_printable(char *text)
+{
+    unsigned char *s = (unsigned char *)text;
+    for (size_t i = 0; s[i] != '\0';) {
+        size_t n = utf8_sequence_len(s + i);
+        if (n == 0 || (n == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+            s[i] = '?';
+            n = 1;
+        }
+        i += n;
+    }
+}
+
 pdk_error pdk_params_fail(pdk_error code, char *err, size_t err_len, const char *fmt, ...)
 {
     if (err != NULL && err_len > 0) {
@@ -29,6 +82,7 @@ pdk_error pdk_params_fail(pdk_error code, char *err, size_t err_len, const char 
         if (n < 0) {
             err[0] = '\0';
         }
+        make_printable(err);
     }
     return code;
 }

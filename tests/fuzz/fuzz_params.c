@@ -1,6 +1,8 @@
 /* Fuzz target: a vehicle preset and an override string (split at the first
- * NUL byte of the input). Either is refused with a message, or the resolved
- * JSON parses back to the same definition. */
+ * NUL byte of the input). Either is refused with a message that is valid
+ * UTF-8, or the resolved JSON parses back to the same definition, field by
+ * field (the structs have padding, which memcmp would compare). */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,90 @@
 #include "params.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every field of pdk_vehicle_def (sim/vehicle_def.h), as tests/unit/test_params.c
+ * lists them. */
+#define CURVE_FIELDS(X, c) X(c.n_points) X(c.travel_m) X(c.value)
+
+#define SUSPENSION_FIELDS(X, s)                                                                    \
+    X(s.kind)                                                                                      \
+    X(s.track_width_m)                                                                             \
+    X(s.spring_rate_npm)                                                                           \
+    X(s.bump_damping_nspm)                                                                         \
+    X(s.rebound_damping_nspm)                                                                      \
+    X(s.anti_roll_npm)                                                                             \
+    X(s.travel_bump_m)                                                                             \
+    X(s.travel_droop_m)                                                                            \
+    X(s.bump_stop_npm)                                                                             \
+    X(s.roll_center_height_m)                                                                      \
+    X(s.anti_brake)                                                                                \
+    X(s.anti_drive)                                                                                \
+    X(s.static_camber_rad)                                                                         \
+    X(s.static_toe_rad)                                                                            \
+    CURVE_FIELDS(X, s.kinematics.toe_rad)                                                          \
+    CURVE_FIELDS(X, s.kinematics.camber_rad)                                                       \
+    CURVE_FIELDS(X, s.kinematics.roll_center_height_m)                                             \
+    CURVE_FIELDS(X, s.kinematics.anti_brake)                                                       \
+    CURVE_FIELDS(X, s.kinematics.anti_drive)
+
+#define VEHICLE_FIELDS(X)                                                                          \
+    X(model)                                                                                       \
+    X(chassis)                                                                                     \
+    X(tyre_front)                                                                                  \
+    X(tyre_rear)                                                                                   \
+    X(steering)                                                                                    \
+    SUSPENSION_FIELDS(X, susp_front)                                                               \
+    SUSPENSION_FIELDS(X, susp_rear)                                                                \
+    X(drive)                                                                                       \
+    X(brake)                                                                                       \
+    X(resist)
+
+/* The structs compared whole (chassis, tyres, steering, drive, brake,
+ * resist) hold only doubles, so they have no padding. */
+_Static_assert(sizeof(pdk_chassis_def) == 8 * sizeof(double), "pdk_chassis_def has padding");
+_Static_assert(sizeof(pdk_axle_tyre_def) == 3 * sizeof(double), "pdk_axle_tyre_def has padding");
+_Static_assert(sizeof(pdk_steering_def) == 4 * sizeof(double), "pdk_steering_def has padding");
+_Static_assert(sizeof(pdk_drive_def) == 5 * sizeof(double), "pdk_drive_def has padding");
+_Static_assert(sizeof(pdk_brake_def) == 4 * sizeof(double), "pdk_brake_def has padding");
+_Static_assert(sizeof(pdk_resist_def) == 2 * sizeof(double), "pdk_resist_def has padding");
+
+#define SAME_FIELD(f) same = same && memcmp(&a->f, &b->f, sizeof a->f) == 0;
+
+static bool same_vehicle(const pdk_vehicle_def *a, const pdk_vehicle_def *b)
+{
+    bool same = true;
+    VEHICLE_FIELDS(SAME_FIELD)
+    return same;
+}
+
+/* Valid UTF-8 (RFC 3629) without ASCII control characters. */
+static bool printable_utf8(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s != '\0') {
+        unsigned char c = *s;
+        size_t n = c < 0x80                 ? 1
+                   : c >= 0xc2 && c <= 0xdf ? 2
+                   : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4
+                                            : 0;
+        if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
+            return false;
+        }
+        unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+        unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+        if (n > 1 && (s[1] < lo || s[1] > hi)) {
+            return false;
+        }
+        for (size_t i = 2; i < n; i++) {
+            if (s[i] < 0x80 || s[i] > 0xbf) {
+                return false;
+            }
+        }
+        s += n;
+    }
+    return true;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,17 +110,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *json = NULL, *json2 = NULL;
     char err[PDK_PARAMS_ERR_LEN];
     err[0] = '\0';
-    pdk_error e = pdk_params_vehicle_parse(text, "fuzz.json", overrides, &def, &json, err,
-                                           sizeof(err));
+    pdk_error e =
+        pdk_params_vehicle_parse(text, "fuzz.json", overrides, &def, &json, err, sizeof(err));
     if (e != PDK_OK) {
-        if (err[0] == '\0' || json != NULL)
+        if (err[0] == '\0' || json != NULL || !printable_utf8(err))
             abort();
         free(text);
         return 0;
     }
     if (pdk_params_vehicle_parse(json, "resolved", NULL, &again, &json2, err, sizeof(err)) !=
             PDK_OK ||
-        strcmp(json, json2) != 0 || memcmp(&def, &again, sizeof(def)) != 0)
+        strcmp(json, json2) != 0 || !same_vehicle(&def, &again))
         abort();
     free(json);
     free(json2);

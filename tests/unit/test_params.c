@@ -469,6 +469,124 @@ START_TEST(override_errors_name_the_override)
 }
 END_TEST
 
+/* What an override's value or key cannot be, and how the message says it. */
+START_TEST(override_values_and_keys_at_their_limits)
+{
+    const char *m;
+    /* A wrong-typed word is quoted, so "nan" reads as what it is. */
+    m = vparse_expect("{}", "chassis.mass=nan", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "override 'chassis.mass=nan': chassis.mass: expected a number, got string "
+                  "\"nan\"");
+    /* Text that is a number's characters but no JSON number is refused with
+     * the reason, not taken as a word. */
+    m = vparse_expect("{}", "chassis.mass=1e999", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "override 'chassis.mass=1e999': value '1e999' is not a valid JSON number: real "
+                  "number overflow");
+    m = vparse_expect("{}", "chassis.mass=.5", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "value '.5' is not a valid JSON number");
+    /* A word with a digit in it is still a word. */
+    vparse_expect("{}", "description=2 doors", PDK_OK);
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_world_def w;
+    ck_assert_int_eq(pdk_params_world_parse("{}", "w.json", "seed=18446744073709551615", &w, NULL,
+                                            err, sizeof err),
+                     PDK_ERR_PARSE);
+    ASSERT_HAS(err, "value '18446744073709551615' is not a valid JSON number: too big integer");
+    /* Integer keys: a real is shown as one, other types by name. */
+    ck_assert_int_eq(
+        pdk_params_world_parse("{}", "w.json", "substeps=2.0", &w, NULL, err, sizeof err),
+        PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "override 'substeps=2.0': substeps: expected an integer, got 2.0");
+    ck_assert_int_eq(
+        pdk_params_world_parse("{}", "w.json", "maxVehicles=true", &w, NULL, err, sizeof err),
+        PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "maxVehicles: expected an integer, got boolean");
+    /* A bare value that is not UTF-8. */
+    m = vparse_expect("{}", "description=\xff\xfe", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "value is not valid UTF-8 text");
+
+    /* Keys: a name of at most 64 characters, at most 16 parts, indices up
+     * to a million, ASCII names. */
+    char key[200];
+    memset(key, 'a', 65);
+    snprintf(key + 65, sizeof key - 65, "=1");
+    m = vparse_expect("{}", key, PDK_ERR_PARSE);
+    ASSERT_HAS(m, "a name in the key is longer than 64 characters");
+    m = vparse_expect("{}", "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q=1", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "key has more than 16 parts");
+    m = vparse_expect("{}",
+                      "suspension.front.kinematics.toeDeg[1][1][1][1][1][1][1][1][1][1][1][1]"
+                      "[1]=1",
+                      PDK_ERR_PARSE);
+    ASSERT_HAS(m, "key has more than 16 parts");
+    m = vparse_expect("{}", "suspension.front.kinematics.toeDeg[1000001]=[0,0]", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "index at character 35 is larger than 1000000");
+    m = vparse_expect("{}", "suspension.front.kinematics.toeDeg[1000000]=[0,0]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m,
+               "index 1000000 is past the end of suspension.front.kinematics.toeDeg, which has 0 "
+               "entries");
+    m = vparse_expect("{}", "suspension.front.kinematics.toeDeg[-1]=[0,0]", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "bad index at character 35");
+    m = vparse_expect("{}", "chassis.mass]=1", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "unexpected ']' at character 13 of the key");
+    m = vparse_expect("{}", "chassis.m\xc3\xa4ss=1", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "unexpected byte 0xC3 at character 10 of the key (names are ASCII letters");
+}
+END_TEST
+
+/* Every byte of a message is printable UTF-8, whatever the input held: a
+ * control character in a key, and a character cut in two by a %.64s. */
+static bool printable_utf8(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (; *s != '\0'; s++) {
+        if (*s < 0x20 || *s == 0x7f) {
+            return false;
+        }
+        if (*s >= 0x80) {
+            size_t n = (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3 : 4;
+            for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80) {
+                    return false;
+                }
+            }
+            s += n - 1;
+        }
+    }
+    return true;
+}
+
+START_TEST(messages_are_printable_utf8)
+{
+    const char *m;
+    m = vparse_expect("{\"chassis\":{\"m\\u00e4\\u0001ss\":1}}", NULL, PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "test.json: chassis.m\xc3\xa4?ss: unknown key");
+    ck_assert_msg(printable_utf8(m), "%s", m);
+    /* 63 ASCII letters and an a-umlaut: the quote stops after its first
+     * byte, which becomes '?'. */
+    char ov[160];
+    memset(ov, 0, sizeof ov);
+    strcpy(ov, "suspension.rear.kind=");
+    memset(ov + strlen(ov), 'x', 63);
+    strcat(ov, "\xc3\xa4");
+    m = vparse_expect("{}", ov, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "xxx?\" is not an axle kind");
+    ck_assert_msg(printable_utf8(m), "%s", m);
+    /* A file that is not UTF-8: jansson quotes the bad bytes. */
+    m = vparse_expect("{\"chassis\":{\"mass\":\"\xff\xfe\"}}", NULL, PDK_ERR_PARSE);
+    ck_assert_msg(printable_utf8(m), "%s", m);
+    /* A message cut by a small buffer mid-character. */
+    char err[40];
+    pdk_vehicle_def def;
+    ck_assert_int_eq(pdk_params_vehicle_parse("{\"chassis\":{\"mass\":1}}",
+                                              "\xc3\xa4\xc3\xa4\xc3\xa4.json", NULL, &def, NULL,
+                                              err, 6),
+                     PDK_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(err, "\xc3\xa4\xc3\xa4?");
+}
+END_TEST
+
 START_TEST(cross_field_invariants_name_both_fields)
 {
     const char *m;
@@ -482,7 +600,8 @@ START_TEST(cross_field_invariants_name_both_fields)
     ASSERT_HAS(m, "chassis.cgToFrontAxle (1.2 m) must be less than chassis.wheelbase (1 m)");
     m = vparse_expect("{\"steering\":{\"ratio\":10}}", "steering.lockDeg=900",
                       PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "test.json: steering.lockDeg / steering.ratio = 900 / 10 gives a road-wheel lock "
+    ASSERT_HAS(m, "test.json with its overrides: steering.lockDeg / steering.ratio = 900 / 10 "
+                  "gives a road-wheel lock "
                   "of 90.0 deg; it must be below 80 deg");
     /* 79 deg is a lock the single-track model takes; the four-wheel model's
      * inner wheel would pass 80 deg with Ackermann (below). */
@@ -717,6 +836,14 @@ START_TEST(bad_arguments_and_small_buffers)
                                               err, sizeof err),
                      PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(err, "(text): chassis.mass");
+    /* A presets folder whose path cannot be a path. */
+    static char far[5000];
+    memset(far, 'd', sizeof far - 1);
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(far, "midsize_sedan", NULL, &def, NULL, err, sizeof err),
+        PDK_ERR_INVALID_ARGUMENT);
+    ASSERT_HAS(err, "preset 'midsize_sedan': the presets folder path is too long");
+    assert_same_vehicle(&def, &before);
 }
 END_TEST
 
@@ -905,7 +1032,8 @@ typedef struct sheet {
     double ride_hz[2];   /* sqrt(k / m_corner) / 2 pi, m_corner = m b / 2L, m a / 2L */
     double zeta_bump[2]; /* c / (2 sqrt(k m_corner)) */
     double zeta_rebound[2];
-    double roll_deg_per_g; /* m g h' / (K_f + K_r - m g h'), K = (k + 2 k_arb) t^2 / 2 */
+    double roll_deg_per_g; /* m g (h - h_rc) / (K_f + K_r - m g h), K = (k + 2 k_arb) t^2 / 2 */
+    double transfer_n[2];  /* per g: W h_rc / t + K (phi / a_y) / t */
 } sheet;
 
 static double corner_mass_kg(const pdk_vehicle_def *d, int axle)
@@ -920,34 +1048,41 @@ static const pdk_suspension_def *axle_of(const pdk_vehicle_def *d, int axle)
     return axle == 0 ? &d->susp_front : &d->susp_rear;
 }
 
-/* The roll gradient estimate of the data sheets: the roll axis through both
- * roll centres, the springs and bars of both axles against the sprung
- * weight's overturning moment (Gillespie ch. 7; there is no unsprung mass). */
-static double roll_gradient_deg_per_g(const pdk_vehicle_def *d)
+/* An axle's roll stiffness: springs k t^2 / 2 and the bar, which pushes
+ * each wheel with k_arb times the travel difference, k_arb t^2. */
+static double axle_roll_stiffness_nm_per_rad(const pdk_vehicle_def *d, int axle)
 {
-    double k_roll = 0;
-    for (int axle = 0; axle < 2; axle++) {
-        const pdk_suspension_def *s = axle_of(d, axle);
-        double t = pdk_vehicle_def_track_m(d, axle);
-        k_roll += (s->spring_rate_npm + 2 * s->anti_roll_npm) * t * t / 2;
-    }
+    const pdk_suspension_def *s = axle_of(d, axle);
+    double t = pdk_vehicle_def_track_m(d, axle);
+    return (s->spring_rate_npm + 2 * s->anti_roll_npm) * t * t / 2;
+}
+
+/* The roll gradient of the data sheets in rad/g, tan(phi) / a_y as this
+ * model rolls: about the ground, so the CG swings h tan(phi) across the
+ * contacts, with the links taking m g h_rc of the moment, h_rc the roll
+ * axis under the CG (docs/vehicle-model.md; test_fw_validation.c holds the
+ * model to it). There is no unsprung mass. */
+static double roll_gradient_rad_per_g(const pdk_vehicle_def *d)
+{
+    double k_roll = axle_roll_stiffness_nm_per_rad(d, 0) + axle_roll_stiffness_nm_per_rad(d, 1);
     double a = d->chassis.cg_to_front_axle_m;
     double rf = d->susp_front.roll_center_height_m;
     double rr = d->susp_rear.roll_center_height_m;
-    double arm = d->chassis.cg_height_m - (rf + (rr - rf) * a / d->chassis.wheelbase_m);
-    double moment = d->chassis.mass_kg * 9.81 * arm;
-    return moment / (k_roll - moment) * 180 / M_PI;
+    double h = d->chassis.cg_height_m;
+    double arm = h - (rf + (rr - rf) * a / d->chassis.wheelbase_m);
+    double m = d->chassis.mass_kg;
+    return m * 9.81 * arm / (k_roll - m * 9.81 * h);
 }
 
 START_TEST(shipped_presets_match_their_data_sheets)
 {
     static const sheet sheets[] = {
-        {"midsize_sedan", {1.350, 1.510}, {0.297, 0.300}, {0.495, 0.506}, 3.56},
-        {"compact_hatch", {1.291, 1.508}, {0.300, 0.301}, {0.503, 0.495}, 4.08},
-        {"sports_car", {1.900, 2.050}, {0.302, 0.297}, {0.503, 0.495}, 1.80},
-        {"open_wheeler", {3.014, 3.296}, {0.496, 0.503}, {0.699, 0.705}, 0.58},
-        {"kart", {6.842, 5.712}, {0.333, 0.293}, {0.333, 0.293}, 0.30},
-        {"pickup4x4", {1.256, 1.700}, {0.303, 0.297}, {0.496, 0.504}, 5.25},
+        {"midsize_sedan", {1.350, 1.510}, {0.297, 0.300}, {0.495, 0.506}, 3.60, {3018, 2358}},
+        {"compact_hatch", {1.291, 1.508}, {0.300, 0.301}, {0.503, 0.495}, 4.12, {2747, 1955}},
+        {"sports_car", {1.900, 2.050}, {0.302, 0.297}, {0.503, 0.495}, 1.81, {2049, 2306}},
+        {"open_wheeler", {3.014, 3.296}, {0.496, 0.503}, {0.699, 0.705}, 0.58, {481, 692}},
+        {"kart", {6.842, 5.712}, {0.333, 0.293}, {0.333, 0.293}, 0.30, {176, 195}},
+        {"pickup4x4", {1.256, 1.700}, {0.303, 0.297}, {0.496, 0.504}, 5.45, {5856, 6381}},
     };
     char err[PDK_PARAMS_ERR_LEN];
     for (size_t i = 0; i < sizeof sheets / sizeof sheets[0]; i++) {
@@ -970,8 +1105,25 @@ START_TEST(shipped_presets_match_their_data_sheets)
                           "%s axle %d: rebound %.4f", sh->name, axle,
                           s->rebound_damping_nspm / crit);
         }
-        double g = roll_gradient_deg_per_g(&d);
-        ck_assert_msg(fabs(g - sh->roll_deg_per_g) < 5e-3, "%s: %.4f deg/g", sh->name, g);
+        double grad = roll_gradient_rad_per_g(&d);
+        ck_assert_msg(fabs(grad * 180 / M_PI - sh->roll_deg_per_g) < 5e-3, "%s: %.4f deg/g",
+                      sh->name, grad * 180 / M_PI);
+        double a = d.chassis.cg_to_front_axle_m;
+        double len = d.chassis.wheelbase_m;
+        for (int axle = 0; axle < 2; axle++) {
+            double w = d.chassis.mass_kg * 9.81 * (axle == 0 ? len - a : a) / len;
+            double t = pdk_vehicle_def_track_m(&d, axle);
+            double transfer = w * axle_of(&d, axle)->roll_center_height_m / t +
+                              axle_roll_stiffness_nm_per_rad(&d, axle) * grad / t;
+            ck_assert_msg(fabs(transfer - sh->transfer_n[axle]) < 0.5, "%s axle %d: %.1f N",
+                          sh->name, axle, transfer);
+            /* Camber stiffness 0.92 W per radian, the sheets' rule, to the
+             * rounding of the preset's round numbers. */
+            const pdk_axle_tyre_def *ty = axle == 0 ? &d.tyre_front : &d.tyre_rear;
+            ck_assert_msg(fabs(ty->camber_stiffness_n_per_rad / w - 0.92) < 0.015,
+                          "%s axle %d: camber stiffness %.3f W", sh->name, axle,
+                          ty->camber_stiffness_n_per_rad / w);
+        }
     }
 
     /* REF-1, reference/vehicle-models.md section 7.0, on the four-wheel
@@ -1282,7 +1434,8 @@ START_TEST(curve_sums_and_solid_axles)
                       "suspension.front.staticToeDeg=2;"
                       "suspension.front.kinematics.toeDeg=[[-0.1,-1],[0,0],[0.1,3.5]]",
                       PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "test.json: suspension.front.kinematics.toeDeg[2]: suspension.front.staticToeDeg "
+    ASSERT_HAS(m, "test.json with its overrides: suspension.front.kinematics.toeDeg[2]: "
+                  "suspension.front.staticToeDeg "
                   "(2 deg) + 3.5 = 5.5 deg is above the maximum 5 deg that "
                   "suspension.front.staticToeDeg allows");
     vparse_expect("{}",
@@ -1318,7 +1471,8 @@ START_TEST(curve_sums_and_solid_axles)
     /* A solid axle: toe and camber curves refused, the other three taken. */
     m = vparse_expect(SUSP_JSON, "suspension.rear.kinematics.toeDeg=[[-0.1,0.1],[0,0]]",
                       PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "test.json: suspension.rear.kinematics.toeDeg: not allowed on a solid axle "
+    ASSERT_HAS(m, "test.json with its overrides: suspension.rear.kinematics.toeDeg: not allowed "
+                  "on a solid axle "
                   "(suspension.rear.kind is \"solid\"): the beam sets the wheels' toe and camber");
     m = vparse_expect(SUSP_JSON, "suspension.front.kind=solid", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "suspension.front.kinematics.toeDeg: not allowed on a solid axle");
@@ -1421,9 +1575,9 @@ START_TEST(four_wheel_cross_field_rules)
     const char *m;
     /* An axle's own track: 0 for the chassis', else a real track. */
     m = vparse_expect("{}", "suspension.rear.trackWidth=0.1", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m,
-               "test.json: suspension.rear.trackWidth (0.1 m) must be 0 (use chassis.trackWidth) "
-               "or at least 0.3 m");
+    ASSERT_HAS(m, "test.json with its overrides: suspension.rear.trackWidth (0.1 m) must be 0 (use "
+                  "chassis.trackWidth) "
+                  "or at least 0.3 m");
     char err[PDK_PARAMS_ERR_LEN];
     pdk_vehicle_def d;
     ck_assert_int_eq(pdk_params_vehicle_parse("{}", "x",
@@ -1437,7 +1591,8 @@ START_TEST(four_wheel_cross_field_rules)
     /* Roll centres below the centre of gravity, on the four-wheel model. */
     m = vparse_expect("{\"chassis\":{\"cgHeight\":0.5}}", "suspension.rear.rollCenterHeight=0.5",
                       PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "test.json: suspension.rear.rollCenterHeight (0.5 m) must be below "
+    ASSERT_HAS(m, "test.json with its overrides: suspension.rear.rollCenterHeight (0.5 m) must be "
+                  "below "
                   "chassis.cgHeight (0.5 m) on the fourWheel model");
     vparse_expect("{\"chassis\":{\"cgHeight\":0.5}}",
                   "suspension.rear.rollCenterHeight=0.5;simulation.model=singleTrack", PDK_OK);
@@ -1543,7 +1698,8 @@ START_TEST(terrain_bumps)
     ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[0].height=0.6", &w, NULL,
                                             err, sizeof err),
                      PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(err, "w.json: terrain.bumps[0].height (0.6 m) must be at most half of "
+    ASSERT_HAS(err, "w.json with its overrides: terrain.bumps[0].height (0.6 m) must be at "
+                    "most half of "
                     "terrain.bumps[0].length (1 m) either way");
     ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[0].height=-0.5", &w,
                                             NULL, err, sizeof err),
@@ -1584,6 +1740,8 @@ static Suite *params_suite(void)
     tcase_add_test(tc, world_round_trip_and_fixed_dt);
     tcase_add_test(tc, overrides_take_precedence_in_order);
     tcase_add_test(tc, override_errors_name_the_override);
+    tcase_add_test(tc, override_values_and_keys_at_their_limits);
+    tcase_add_test(tc, messages_are_printable_utf8);
     tcase_add_test(tc, cross_field_invariants_name_both_fields);
     tcase_add_test(tc, file_errors_name_file_key_and_reason);
     tcase_add_test(tc, world_errors);

@@ -1,0 +1,99 @@
+/* The parameter schema of vehicle and world presets: one table of keys per
+ * kind (JSON path, unit, bounds, where the value lands in sim's definition
+ * struct and how it converts to SI) and the rules between keys that
+ * per-key bounds cannot state. params.c walks it to validate, resolve and
+ * describe. Not a public contract: only the .c files of params/ include it. */
+#ifndef PDK_PARAMS_SCHEMA_H
+#define PDK_PARAMS_SCHEMA_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "params.h"
+
+/* Free text is bounded so a resolved parameter set stays small. */
+#define PDK_SCHEMA_TEXT_MAX_BYTES 1000
+
+/* A kinematic curve's travel is within this of the static ride position: a
+ * metre covers any road vehicle's wheel travel with room to spare. */
+#define PDK_SCHEMA_CURVE_TRAVEL_MAX_M 1.0
+
+/* Zero at zero travel, to rounding: the relative tolerance sim's
+ * pdk_curve_problem allows (vehicle_def.c), applied to the same SI curve. */
+#define PDK_SCHEMA_CURVE_ZERO_TOLERANCE 1e-12
+
+typedef enum pdk_key_type {
+    PDK_KEY_NUMBER = 0, /* double field; preset value * si_mul / si_div is SI */
+    PDK_KEY_INT = 1,    /* int field, a JSON integer */
+    PDK_KEY_U64 = 2,    /* uint64_t field, a JSON integer >= 0 */
+    PDK_KEY_CHOICE = 3, /* enum field (int-sized), one name of a pdk_choice_set */
+    PDK_KEY_TEXT = 4,   /* free text kept in the resolved JSON only (description) */
+    PDK_KEY_CURVE = 5,  /* pdk_curve field: [[travel m, value], ...], values converted */
+    PDK_KEY_LIST = 6,   /* a counted array of structs: a list of objects of number fields */
+} pdk_key_type;
+
+/* A named value of an enum field. */
+typedef struct pdk_choice {
+    const char *name;
+    int value;
+} pdk_choice;
+
+typedef struct pdk_choice_set {
+    const char *what; /* "vehicle model", for messages */
+    const pdk_choice *items;
+    size_t n;
+} pdk_choice_set;
+
+typedef struct pdk_param_key pdk_param_key;
+
+/* Where a PDK_KEY_LIST lands: an int count at count_offset and max_items
+ * structs of item_size bytes at the key's offset, each filled from fields
+ * (number keys with offsets inside the struct; every field is required). */
+typedef struct pdk_list_spec {
+    const pdk_param_key *fields;
+    size_t n_fields;
+    size_t count_offset;
+    size_t item_size;
+    size_t max_items;
+} pdk_list_spec;
+
+struct pdk_param_key {
+    const char *path; /* dotted JSON path, camelCase */
+    const char *unit; /* the preset's unit, as shown to users; a curve's value unit */
+    pdk_key_type type;
+    double min; /* bounds in the preset's unit, inclusive; NAN when not a number */
+    double max;
+    size_t offset; /* of the field in the definition struct */
+    double si_mul; /* SI value = preset value * si_mul / si_div */
+    double si_div;
+    const char *description;
+    const pdk_choice_set *choices; /* PDK_KEY_CHOICE */
+    const char *static_path;       /* PDK_KEY_CURVE: the key its values add to, whose bounds hold */
+    const pdk_list_spec *list;     /* PDK_KEY_LIST */
+};
+
+typedef struct pdk_schema {
+    pdk_preset_kind kind; /* its folder under presets_dir: pdk_params_folder(kind) */
+    const char *what;     /* "vehicle" or "world", for messages */
+    const pdk_param_key *keys;
+    size_t n_keys;
+    size_t def_size;
+    void (*defaults)(void *def);
+    /* Invariants between fields, with a message naming the keys (why,
+     * why_len bytes); PDK_OK when they hold. resolved is the resolved JSON
+     * beside def, in preset units. */
+    pdk_error (*cross_check)(const void *def, json_t *resolved, char *why, size_t why_len);
+    /* The model's own check, run after cross_check as a backstop: PDK_OK, or
+     * its error with *why its sentence (sim's field names). */
+    pdk_error (*model_check)(const void *def, const char **why);
+} pdk_schema;
+
+/* The schema of a kind of preset (the vehicle schema for any value that is
+ * not PDK_PRESET_WORLD). */
+const pdk_schema *pdk_schema_for(pdk_preset_kind kind);
+
+/* The key with exactly this dotted path, or NULL. */
+const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path);
+
+#endif
