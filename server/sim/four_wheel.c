@@ -1,7 +1,10 @@
 /* One tick of the four-wheel model (seed 000): per substep the struts' rays,
  * the wheel angles and contact frames, the strut and link loads, the tyre
  * forces, one 6x6 linearly implicit velocity solve for the chassis and the
- * rigid-body integration; then the vehicle's telemetry channels.
+ * rigid-body integration; then the vehicle's telemetry channels. The
+ * wheels' arithmetic runs four wheels at once in vectors (see "the
+ * substep" below), and pdk_fw_step takes an AVX build of it where the
+ * processor has AVX, with the same bits as the baseline build.
  *
  * The scheme, per substep of length h. The unknowns are the CG velocity v
  * and the angular velocity w at the END of the substep, both in the body
@@ -32,53 +35,77 @@
  *     load (Pacejka, Tire and Vehicle Dynamics, ch. 1), explicit camber
  *     thrust and drive; brakes, pawl and rolling resistance as Coulomb
  *     friction; the resultant kept inside the friction circle (ibid. ch. 3).
- *  5. The solve, linearly implicit Euler with the coefficients frozen at
- *     the start (Baraff and Witkin, "Large steps in cloth simulation",
- *     SIGGRAPH 1998, section 4; the single-track model uses the same idea):
+ *  5. The solve. The struts (springs, dampers, bump stops) and the bars
+ *     take the trapezoidal rule: their force is evaluated at the mean of the
+ *     start and end travel and rate, x_avg = x + h (xdot + xdot_end) / 4 and
+ *     xdot_avg = (xdot + xdot_end) / 2, so S = S_exp + c_n (xdot + xdot_end)
+ *     with c_n = c / 2 + h k / 4 (bars: h arb / 4 on the travel
+ *     difference), and the position and orientation are advanced with the
+ *     mean of the start and end velocities (step 6). The tyres, the stick
+ *     damper and the air drag stay implicit at the END velocity (backward
+ *     Euler, L-stable: a damper of any size stops a contact and never
+ *     reverses it). The gyroscopic torque is taken at the mean rate,
+ *     -(w_avg x L0) with L0 = I w0, half in the matrix and half explicit.
+ *     With the coefficients and the contact geometry frozen at the start,
+ *     this is one linear system (Baraff and Witkin, "Large steps in cloth
+ *     simulation", SIGGRAPH 1998, section 4, for the linearly implicit
+ *     form; the single-track model uses the same idea):
  *       (M/h + sum_k c_k J_k' J_k - G) q1 = M q0 / h + F_explicit,
  *     q = (v, w), M = diag(m, m, m, Ixx, Iyy, Izz), every damper k (each
- *     loaded wheel's n, e_x and e_y, each axle's bar, and the air drag on
- *     body x) with J_k = [d', (r x d)'] and coefficient c_k. The normal's
- *     coefficient is the strut damper plus h times the spring and bump-stop
- *     rates: with x_end = x + h xdot_end the strut force at the end is S_exp
- *     + (c + h k) xdot_end, so the spring is integrated by backward Euler
- *     and the damper implicitly. The bar is implicit the same way in the
- *     travel difference (add_arb), so it adds nothing in heave. The
- *     gyroscopic torque is taken as -(w1 x I w0), G = [I w0]x, which does no
- *     work at the end velocity (w1 . (w1 x L) = 0). The system is solved by
- *     Gaussian elimination without pivoting in 3x3 blocks (solve_system).
- *     After the solve a wheel whose end normal force would be negative is
- *     unloaded, and a wheel whose Coulomb force would not keep its sign is
- *     given the stick damper instead, and the system is solved again.
- *  6. Position by the end velocity, orientation by q <- q exp(h w / 2) (the
- *     exact rotation by the body angular velocity over the substep, the
+ *     loaded wheel's n with c_n, e_x and e_y with the tyre's, each axle's
+ *     bar (add_arb), and the air drag on body x) with J_k = [d', (r x d)'];
+ *     F_explicit holds the explicit halves (S_exp + c_n xdot on the normal,
+ *     the bar's, the gyroscopic one). The bar adds nothing in heave. It is
+ *     solved by Gaussian elimination without pivoting in 3x3 blocks
+ *     (solve_system). After the solve a wheel whose normal force would be
+ *     negative is unloaded, and a wheel whose Coulomb force would not keep
+ *     its sign is given the stick damper instead, and the system is solved
+ *     again.
+ *  6. Position by the mean velocity, orientation by q <- q exp(h w_avg / 2)
+ *     (the exact rotation by the mean body rate over the substep, the
  *     zeroth-order quaternion integrator of Sola, Quaternion kinematics for
  *     the error-state Kalman filter, 2017), renormalised once a tick.
  * Why it is stable: the matrix is M/h plus a sum of positive semi-definite
  * damper terms plus a skew-symmetric gyroscopic term, so x' A x >= x' M x / h
  * > 0: it is always solvable, and the elimination needs no pivoting (every
- * leading block has a positive-definite symmetric part). With K(q) =
- * q' M q / 2, K(q1) - K(q0) = h q1 . F - (q1 - q0)' M (q1 - q0) / 2 - h
- * sum_k c_k (J_k q1)^2 <= h q1 . F_explicit: every damper (tyre slip, the
- * stick damper, strut damping, the implicit part of the springs and bars)
- * only removes energy at the end velocity, whatever its size and the
- * substep, and the gyroscopic term neither adds nor removes it. A Coulomb
- * force is explicit only while the contact's end velocity keeps the sign
- * it opposes, so it too only removes energy (-B |u_end|). On a linear
- * spring the backward-Euler step removes (h k xdot_end)^2 / (2 k) of spring
- * energy per substep, so heave, pitch and roll on flat ground decay and
- * never grow (tests/unit/test_four_wheel.c checks the energy tick by
- * tick). What stays explicit is small against the implicit part: gravity
- * (exact in a constant field), the drive (adds at most its power), the
- * link loads (lagged one substep; their loop gain h_rc / t times the load
- * sensitivity is far below one, seed 000) and the camber thrust. The price
- * is numerical damping of the ride modes, a damping ratio of about
- * omega h / 2 (0.03 for a 2 Hz mode at 240 Hz), which vanishes as the
- * substep shrinks. */
+ * leading block has a positive-definite symmetric part). On a linear
+ * spring-damper the trapezoidal rule is A-stable (bounded for every h, so
+ * at every substep the world allows) and adds no numerical damping: an
+ * undamped oscillator keeps its energy exactly, a damped one decays at its
+ * own rate, and only the period is stretched, by 1 / (1 - (omega h)^2 / 12)
+ * (0.3 % for the kart's 6.8 Hz at 240 Hz; Hairer, Lubich and Wanner,
+ * Geometric Numerical Integration, ch. VI). It is not L-stable: a strut far
+ * stiffer than the substep resolves rings at the substep rate instead of
+ * being damped, bounded, which is why the tyres keep backward Euler.
+ * The energy, precisely. Let E = K + U_gravity + U_struts (kinetic energy,
+ * m g z, and k (s0 + x)^2 / 2, the bump stops and the bars' arb (x_l -
+ * x_r)^2 / 2), q_avg = (q0 + q1) / 2. Over one substep, with M (q1 - q0) =
+ * h F, K(q1) - K(q0) = h q_avg . F exactly, so
+ *   E1 - E0 = h q_avg . F_explicit - h sum_struts c xdot_avg^2
+ *             - (h / 2) sum_tyre c_t u1 (u0 + u1) + R,
+ * term by term: gravity is exact (a constant field, the position advanced
+ * by the mean velocity); a spring or bar force at the mean travel does
+ * exactly the work its quadratic energy changes by; the gyroscopic torque
+ * does no work at w_avg (w_avg . (w_avg x L0) = 0); a Coulomb force is
+ * explicit only while the end velocity keeps the sign it opposes, so it
+ * only removes energy (-B |u_avg| h); each tyre damper c_t (slip, stick)
+ * works at the end slip velocity u1 against the mean one. Equivalently,
+ * E + (h / 4) sum_tyre c_t u^2 never increases apart from F_explicit. R is
+ * the error of freezing the contact geometry (r, n, the strut angle) at
+ * the substep's start: zero where the travels are linear in the motion
+ * (heave of a level car on flat ground: there E is conserved exactly
+ * without dampers and falls by exactly h sum c xdot_avg^2 with them,
+ * tests/unit/test_four_wheel.c), else of order h^2 per substep, an
+ * effective damping ratio of order 1e-4 in roll and pitch. What stays
+ * explicit is small against the implicit part: the drive (adds at most its
+ * power), the link loads (lagged one substep; their loop gain h_rc / t
+ * times the load sensitivity is far below one, seed 000) and the camber
+ * thrust. */
 #include "four_wheel.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "channels.h"
 #include "single_track.h"
@@ -116,16 +143,6 @@ static inline double max2(double p, double q)
 static inline double dot3(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void cross3(const double a[3], const double b[3], double out[3])
-{
-    double x = a[1] * b[2] - a[2] * b[1];
-    double y = a[2] * b[0] - a[0] * b[2];
-    double z = a[0] * b[1] - a[1] * b[0];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
 }
 
 /* asin(s) for |s| <= 1, deterministic like trig.h. Up to |s| = 0.25 (14
@@ -197,7 +214,8 @@ static inline void rot_apply_t(const mat3 *rm, const double v[3], double out[3])
     out[2] = z;
 }
 
-void pdk_fw_euler(const double q[4], double *yaw_rad, double *pitch_rad, double *roll_rad)
+static inline __attribute__((always_inline)) void euler_of(const double q[4], double *yaw_rad,
+                                                           double *pitch_rad, double *roll_rad)
 {
     double w = q[0], x = q[1], y = q[2], z = q[3];
     /* ZYX (yaw, pitch, roll) from the rotation matrix's first column and
@@ -206,6 +224,11 @@ void pdk_fw_euler(const double q[4], double *yaw_rad, double *pitch_rad, double 
         pdk_st_wrap_angle(pdk_trig_atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z)));
     *pitch_rad = asin_det(2.0 * (w * y - z * x));
     *roll_rad = pdk_trig_atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y));
+}
+
+void pdk_fw_euler(const double q[4], double *yaw_rad, double *pitch_rad, double *roll_rad)
+{
+    euler_of(q, yaw_rad, pitch_rad, roll_rad);
 }
 
 void pdk_fw_body_velocity(const pdk_fw_state *s, double out[3])
@@ -249,6 +272,10 @@ void pdk_fw_params_init(pdk_fw_params *p, const pdk_vehicle_def *def, double sub
     p->ackermann = def->steering.ackermann;
 
     double top = 0.0;
+    pdk_fw_corners *cr = &p->corner;
+    cr->toe_curve = cr->camber_curve = cr->solid = cr->rc_curve = 0u;
+    cr->anti_brake_curve = cr->anti_drive_curve = 0u;
+    cr->per_wheel_any = 0;
     for (int k = 0; k < 2; k++) {
         const pdk_suspension_def *s = k == 0 ? &def->susp_front : &def->susp_rear;
         const pdk_axle_tyre_def *ty = k == 0 ? &def->tyre_front : &def->tyre_rear;
@@ -260,34 +287,62 @@ void pdk_fw_params_init(pdk_fw_params *p, const pdk_vehicle_def *def, double sub
         ax->static_load_n = m * gravity_mps2 * (k == 0 ? b : a) / (2.0 * len);
         ax->static_compression_m = ax->static_load_n / s->spring_rate_npm;
         ax->spring_npm = s->spring_rate_npm;
-        ax->bump_nspm = s->bump_damping_nspm;
-        ax->rebound_nspm = s->rebound_damping_nspm;
         ax->arb_npm = s->anti_roll_npm;
         ax->bump_stop_npm = s->bump_stop_npm;
         ax->travel_bump_m = s->travel_bump_m;
         ax->travel_droop_m = s->travel_droop_m;
-        ax->rc_height_m = s->roll_center_height_m;
-        ax->anti_brake = s->anti_brake;
-        ax->anti_drive = s->anti_drive;
         ax->static_camber_rad = s->static_camber_rad;
-        ax->static_toe_rad = s->static_toe_rad;
-        /* Each tyre has half the axle's stiffness at its static load, in
-         * proportion to its load. */
-        ax->cornering_per_n = ty->cornering_stiffness_n_per_rad / (2.0 * ax->static_load_n);
-        ax->camber_per_n = ty->camber_stiffness_n_per_rad / (2.0 * ax->static_load_n);
-        ax->mu = ty->friction_coeff * surface_friction;
-        ax->drive_share =
-            0.5 * (k == 0 ? def->drive.front_fraction : 1.0 - def->drive.front_fraction);
-        ax->half_track_m = 0.5 * ax->track_m;
-        ax->rc_per_track = ax->rc_height_m / ax->track_m;
-        ax->two_per_track = 2.0 / ax->track_m;
-        ax->pitch_arm = (k == 0 ? -1.0 : 1.0) * c->cg_height_m / len;
-        pdk_trig_sincos(s->static_camber_rad, &ax->sin_camber, &ax->cos_camber);
         ax->solid = s->kind == PDK_AXLE_SOLID ? 1 : 0;
-        ax->per_wheel_links = s->kinematics.roll_center_height_m.n_points > 0 ? 1 : 0;
         ax->kin = s->kinematics;
         double margin = max2(0.5 * s->travel_bump_m, MIN_RAY_MARGIN_M);
         top = max2(top, s->travel_bump_m + margin);
+
+        double sin_camber, cos_camber;
+        pdk_trig_sincos(s->static_camber_rad, &sin_camber, &cos_camber);
+        for (int i = 2 * k; i < 2 * k + 2; i++) {
+            double side = (i & 1) ? -1.0 : 1.0;
+            uint32_t bit = 1u << i;
+            cr->x_m[i] = ax->x_m;
+            cr->y_m[i] = side * (0.5 * ax->track_m);
+            cr->droop_m[i] = s->travel_droop_m;
+            cr->bump_m[i] = s->travel_bump_m;
+            cr->static_load_n[i] = ax->static_load_n;
+            cr->spring_npm[i] = s->spring_rate_npm;
+            cr->bump_stop_npm[i] = s->bump_stop_npm;
+            cr->bump_nspm[i] = s->bump_damping_nspm;
+            cr->rebound_nspm[i] = s->rebound_damping_nspm;
+            cr->arb_npm[i] = s->anti_roll_npm;
+            /* h arb / 4: the bar's rate coefficient (trapezoidal). */
+            cr->arb_quarter_h[i] = 0.25 * substep_s * s->anti_roll_npm;
+            cr->static_toe_rad[i] = s->static_toe_rad;
+            cr->side[i] = side;
+            /* Each tyre has half the axle's stiffness at its static load,
+             * in proportion to its load. */
+            cr->cornering_per_n[i] = ty->cornering_stiffness_n_per_rad / (2.0 * ax->static_load_n);
+            cr->camber_per_n[i] = ty->camber_stiffness_n_per_rad / (2.0 * ax->static_load_n);
+            cr->mu[i] = ty->friction_coeff * surface_friction;
+            cr->drive_share[i] =
+                0.5 * (k == 0 ? def->drive.front_fraction : 1.0 - def->drive.front_fraction);
+            /* The roll-centre couple's arm h_rc / t, the per-wheel links'
+             * 2 / t, the pitch links' sign and arm -h_cg / L front, +h_cg /
+             * L rear. */
+            cr->rc_height_m[i] = s->roll_center_height_m;
+            cr->rc_per_track[i] = s->roll_center_height_m / ax->track_m;
+            cr->two_per_track[i] = 2.0 / ax->track_m;
+            cr->pitch_arm[i] = (k == 0 ? -1.0 : 1.0) * c->cg_height_m / len;
+            cr->anti_brake[i] = s->anti_brake;
+            cr->anti_drive[i] = s->anti_drive;
+            cr->sin_camber[i] = -side * sin_camber;
+            cr->cos_camber[i] = cos_camber;
+            cr->per_wheel_links[i] = s->kinematics.roll_center_height_m.n_points > 0 ? -1 : 0;
+            cr->per_wheel_any |= s->kinematics.roll_center_height_m.n_points > 0 ? 1 : 0;
+            cr->toe_curve |= s->kinematics.toe_rad.n_points > 0 ? bit : 0u;
+            cr->camber_curve |= s->kinematics.camber_rad.n_points > 0 ? bit : 0u;
+            cr->solid |= ax->solid ? bit : 0u;
+            cr->rc_curve |= s->kinematics.roll_center_height_m.n_points > 0 ? bit : 0u;
+            cr->anti_brake_curve |= s->kinematics.anti_brake.n_points > 0 ? bit : 0u;
+            cr->anti_drive_curve |= s->kinematics.anti_drive.n_points > 0 ? bit : 0u;
+        }
     }
     p->ride_ray_top_m = top;
 }
@@ -401,202 +456,314 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
 
 /* ---- the substep -------------------------------------------------------- */
 
-/* One wheel's working values in a substep. Vectors are in the body frame. */
-typedef struct wheel {
-    double r[3];                  /* contact point */
-    double n[3];                  /* contact normal */
-    double ex[3];                 /* tyre frame: heading on the contact plane */
-    double ey[3];                 /* and lateral, n x e_x */
-    double vc[3];                 /* contact velocity at the end */
-    double travel;                /* from the static ride position, >= -droop */
-    double inv_cos;               /* 1 / (z_b . n) */
-    double xdot;                  /* compression rate at the start */
-    double u0, vlat0;             /* contact velocity along e_x, e_y at the start */
-    double delta;                 /* road-wheel angle, toe curve included */
-    double sin_d, cos_d;          /* of delta */
-    double toe;                   /* static toe plus curve, toe-in positive */
-    double camber;                /* ISO inclination to n */
-    double s_exp;                 /* strut force, explicit part */
-    double link_rc;               /* roll-centre link load */
-    double link_pitch;            /* anti-dive/squat/lift link load */
-    double fn;                    /* explicit normal force: cos S_exp + links */
-    double c_n, c_x, c_y, c_roll; /* damper coefficients (c_roll: the rolling part of c_x) */
-    double fz0;                   /* the load the tyre works with (start prediction) */
-    double f_roll;                /* explicit rolling resistance (Coulomb mode) */
-    double fx, fy;                /* explicit forces along e_x, e_y (drive, camber thrust) */
-    double fz, s_end, fx_end, fy_end, rolling; /* at the end of the substep */
-    int contact;                               /* the ray meets the ground within droop */
-    int loaded;
-    int coulomb; /* friction as an explicit Coulomb force, not a damper */
-    int sliding; /* locked by its brakes */
-    int stick;   /* friction as the stick damper: the force would not keep its sign */
-} wheel;
+/* The substep works on the four wheels at once, one wheel per lane of a
+ * four-wide vector (GCC vector extensions, which the compiler maps to
+ * whatever the processor has: two SSE2 halves, one AVX register, or
+ * scalar code). Every lane performs the IEEE operations of the scalar
+ * formula on its wheel's operands, a branch becomes a select between
+ * values computed exactly, and the four wheels' sums are taken in a fixed
+ * order, so the result is the same on every processor. Rare cases
+ * (kinematic curves, a solid axle's camber, a large camber, a ray over a
+ * bump) are computed per wheel by scalar code and put back in their lane. */
+#if defined(__GNUC__)
+/* The vectors pass between static functions only, so the ABI note GCC and
+ * Clang give for 32-byte vectors without AVX concerns no caller. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef double v4 __attribute__((vector_size(4 * sizeof(double))));
+/* Everything that handles vectors is inlined into its caller, so that the
+ * AVX build of the step (pdk_fw_step) compiles all of it for AVX. */
+#define VEC static inline __attribute__((always_inline))
+typedef int64_t m4 __attribute__((vector_size(4 * sizeof(int64_t)))); /* lane masks: 0 or -1 */
+
+VEC v4 splat(double x)
+{
+    return (v4){x, x, x, x};
+}
+
+/* The four entries of a double[4], wherever it is aligned. */
+VEC v4 load4(const double *a)
+{
+    v4 v;
+    memcpy(&v, a, sizeof v);
+    return v;
+}
+
+VEC void store4(double *a, v4 v)
+{
+    memcpy(a, &v, sizeof v);
+}
+
+VEC m4 load_mask(const int64_t *a)
+{
+    m4 m;
+    memcpy(&m, a, sizeof m);
+    return m;
+}
+
+/* m ? p : q lane by lane: exact, as it only moves bits. */
+VEC v4 sel(m4 m, v4 p, v4 q)
+{
+    return (v4)(((m4)p & m) | ((m4)q & ~m));
+}
+
+/* m ? p : 0. */
+VEC v4 keep(m4 m, v4 p)
+{
+    return (v4)((m4)p & m);
+}
+
+/* The IEEE comparisons (false where an operand is NaN). */
+VEC m4 lt4(v4 p, v4 q)
+{
+    return (m4)(p < q);
+}
+
+VEC m4 gt4(v4 p, v4 q)
+{
+    return (m4)(p > q);
+}
+
+VEC m4 ge4(v4 p, v4 q)
+{
+    return (m4)(p >= q);
+}
+
+/* max2 lane by lane: p > q ? p : q. */
+VEC v4 max4(v4 p, v4 q)
+{
+    return sel(gt4(p, q), p, q);
+}
+
+VEC v4 abs4(v4 x)
+{
+    return (v4)((m4)x & INT64_MAX);
+}
+
+/* Each axle's other wheel: lanes FL FR RL RR -> FR FL RR RL. */
+VEC v4 other4(v4 v)
+{
+    return (v4){v[1], v[0], v[3], v[2]};
+}
+
+/* The lanes whose mask is set, as bits 0..3. */
+VEC uint32_t bits4(m4 m)
+{
+    return (m[0] != 0 ? 1u : 0u) | (m[1] != 0 ? 2u : 0u) | (m[2] != 0 ? 4u : 0u) |
+           (m[3] != 0 ? 8u : 0u);
+}
+
+/* Whether any lane of m is set: the halves folded, then the two lanes. */
+VEC int any4(m4 m)
+{
+    m4 t = m | (m4){m[2], m[3], m[0], m[1]};
+    return (t[0] | t[1]) != 0;
+}
+
+/* asin_det lane by lane where |s| <= 0.25 (the series), and by the scalar
+ * code in the lanes beyond. */
+VEC v4 asin4(v4 s)
+{
+    v4 z = s * s;
+    v4 p = splat(88179.0 / 12058624.0);
+    p = splat(46189.0 / 5505024.0) + z * p;
+    p = splat(12155.0 / 1245184.0) + z * p;
+    p = splat(6435.0 / 557056.0) + z * p;
+    p = splat(143.0 / 10240.0) + z * p;
+    p = splat(231.0 / 13312.0) + z * p;
+    p = splat(63.0 / 2816.0) + z * p;
+    p = splat(35.0 / 1152.0) + z * p;
+    p = splat(5.0 / 112.0) + z * p;
+    p = splat(3.0 / 40.0) + z * p;
+    p = splat(1.0 / 6.0) + z * p;
+    v4 r = s + s * (z * p);
+    m4 in = (m4)(s >= splat(-0.25)) & (m4)(s <= splat(0.25));
+    if (any4(~in)) {
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            if (in[i] == 0) {
+                r[i] = asin_det(s[i]);
+            }
+        }
+    }
+    return r;
+}
+
+/* pdk_trig_atan2 (trig.h) lane by lane, step for step, so that each lane
+ * is bit for bit the scalar function's value. */
+VEC v4 atan2_4(v4 y, v4 x)
+{
+    typedef int64_t i4 __attribute__((vector_size(4 * sizeof(int64_t))));
+    const v4 zero = splat(0.0);
+    m4 nan_in = ~((m4)(x == x) & (m4)(y == y));
+    v4 ax = abs4(x);
+    v4 ay = abs4(y);
+    m4 at_origin = (m4)(ay == zero) & (m4)(ax == zero);
+    m4 swap = gt4(ay, ax);
+    /* At the origin t would be 0/0; 0 keeps the table index in range, and
+     * the lane's result is replaced below. NaN lanes get t = 1 (their
+     * result is replaced too), both-infinite lanes t = 1 as in the scalar
+     * code. */
+    v4 t = sel(at_origin, zero, sel(swap, ax, ay) / sel(swap, ay, sel(at_origin, splat(1.0), ax)));
+    t = sel((m4)(t == t), t, splat(1.0));
+    v4 t8 = t * splat(8.0) + splat(0.5);
+    t8 = sel(lt4(t8, splat(8.5)), t8, splat(8.5));
+    i4 k = __builtin_convertvector(t8, i4);
+    v4 c = __builtin_convertvector(k, v4) * splat(0.125);
+    v4 base = {pdk_trig_atan_table[k[0]], pdk_trig_atan_table[k[1]], pdk_trig_atan_table[k[2]],
+               pdk_trig_atan_table[k[3]]};
+    v4 u = (t - c) / (splat(1.0) + t * c);
+    v4 z = u * u;
+    v4 p = splat(1.0 / 13.0);
+    p = splat(-1.0 / 11.0) + z * p;
+    p = splat(1.0 / 9.0) + z * p;
+    p = splat(-1.0 / 7.0) + z * p;
+    p = splat(1.0 / 5.0) + z * p;
+    p = splat(-1.0 / 3.0) + z * p;
+    v4 r = base + (u + u * z * p);
+    r = sel(swap, (splat(PDK_TRIG_PIO2_D) - r) + splat(PDK_TRIG_PIO2_D_LO), r);
+    m4 x_negative = (m4)x >> 63;
+    r = sel(x_negative, (splat(PDK_TRIG_PI_D) - r) + splat(PDK_TRIG_PI_D_LO), r);
+    r = sel(at_origin, keep(x_negative, splat(PDK_TRIG_PI_D)), r);
+    r = (v4)((m4)r ^ ((m4)y & INT64_MIN)); /* the sign of y */
+    return sel(nan_in, splat(PDK_TRIG_NAN), r);
+}
+
+/* The four wheels' working values in a substep, one lane each. Vectors are
+ * in the body frame. */
+typedef struct wheels {
+    v4 rx, ry, rz;            /* contact point */
+    v4 nx, ny, nz;            /* contact normal */
+    v4 exx, exy, exz;         /* tyre frame: heading on the contact plane */
+    v4 eyx, eyy, eyz;         /* and lateral, n x e_x */
+    v4 vcx, vcy, vcz;         /* contact velocity at the end */
+    v4 travel;                /* from the static ride position, >= -droop */
+    v4 inv_cos;               /* 1 / (z_b . n) */
+    v4 xdot;                  /* compression rate at the start */
+    v4 u0, vlat0;             /* contact velocity along e_x, e_y at the start */
+    v4 delta;                 /* road-wheel angle, toe curve included */
+    v4 sin_d, cos_d;          /* of delta */
+    v4 toe;                   /* static toe plus curve, toe-in positive */
+    v4 camber;                /* ISO inclination to n */
+    v4 s_exp;                 /* strut force, explicit part (trapezoidal) */
+    v4 link_rc;               /* roll-centre link load */
+    v4 link_pitch;            /* anti-dive/squat/lift link load */
+    v4 fn;                    /* explicit normal force: cos S_exp + links */
+    v4 c_n, c_x, c_y, c_roll; /* damper coefficients (c_roll: the rolling part of c_x) */
+    v4 fz0;                   /* the load the tyre works with (start prediction) */
+    v4 f_roll;                /* explicit rolling resistance (Coulomb mode) */
+    v4 fx, fy;                /* explicit forces along e_x, e_y (drive, camber thrust) */
+    v4 fz, s_end, fx_end, fy_end, rolling; /* at the end of the substep */
+    m4 contact;                            /* the ray meets the ground within droop */
+    m4 loaded;
+    m4 coulomb; /* friction as an explicit Coulomb force, not a damper */
+    m4 sliding; /* locked by its brakes */
+    m4 stick;   /* friction as the stick damper: the force would not keep its sign */
+} wheels;
 
 /* The linear system of the velocity solve, A q1 = rhs with q = (v, w):
- * A = [T B; B' W + G] in 3x3 blocks, T and W symmetric (upper triangles
- * xx, xy, xz, yy, yz, zz), G the gyroscopic term's skew part. */
+ * A = [T B; B' W + G] in 3x3 blocks, T and W symmetric, G the gyroscopic
+ * term's skew part, rhs = (r_v, r_w). Its entries are held four to a
+ * vector, so that the wheels' sums land four at a time (sum4x4) and each
+ * row of B is a vector (its fourth lane carries an entry of r_v, which no
+ * lane-wise operation mixes into the other three):
+ *   g[0] = T00 T01 T02 T11    g[3] = B00 B01 B02 rv0    g[6] = rw0 rw1 rw2 0
+ *   g[1] = T12 T22 W00 W01    g[4] = B10 B11 B12 rv1
+ *   g[2] = W02 W11 W12 W22    g[5] = B20 B21 B22 rv2 */
 typedef struct system6 {
-    double t[6];
-    double b[3][3];
-    double w[6];
-    double rhs[6];
+    v4 g[7];
 } system6;
 
-/* The system without wheels: M/h, the air drag as a damper on body x;
- * M q0 / h plus gravity. */
-static inline void system_init(system6 *sy, const pdk_fw_params *p, const double v[3],
-                               const double w[3], const double grav[3], double c_drag)
+/* The sums of the four wheels' values of a, b, c and d, each as (FL + RL)
+ * + (FR + RR). */
+VEC v4 sum4x4(v4 a, v4 b, v4 c, v4 d)
 {
-    for (int k = 0; k < 6; k++) {
-        sy->t[k] = 0.0;
-        sy->w[k] = 0.0;
-    }
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            sy->b[i][j] = 0.0;
-        }
-    }
-    sy->t[0] = p->mass_per_h + c_drag;
-    sy->t[3] = p->mass_per_h;
-    sy->t[5] = p->mass_per_h;
-    sy->w[0] = p->inertia_per_h[0];
-    sy->w[3] = p->inertia_per_h[1];
-    sy->w[5] = p->inertia_per_h[2];
-    for (int j = 0; j < 3; j++) {
-        sy->rhs[j] = p->mass_per_h * v[j] + p->mass_kg * grav[j];
-        sy->rhs[3 + j] = p->inertia_per_h[j] * w[j];
-    }
+    v4 x = (v4){a[0], a[1], c[0], c[1]} + (v4){a[2], a[3], c[2], c[3]};
+    v4 y = (v4){b[0], b[1], d[0], d[1]} + (v4){b[2], b[3], d[2], d[3]};
+    return (v4){x[0], y[0], x[2], y[2]} + (v4){x[1], y[1], x[3], y[3]};
 }
 
-/* Adds a loaded wheel's three dampers (n, e_x, e_y with c_n, c_x, c_y, at
- * lever r) and its explicit force. The dampers exert -D v_c with v_c = v +
- * w x r = v - [r]x w and D = c_n nn' + c_x e_x e_x' + c_y e_y e_y'; as n,
- * e_x, e_y are orthonormal, D = c_y I + (c_n - c_y) nn' + (c_x - c_y) e_x
- * e_x'. With P = D [r]x ([r]x v = r x v):
- *   T += D,  B += -P,  W += -[r]x P  (= [r]x' D [r]x, symmetric). */
-static inline void add_wheel(system6 *restrict sy, const wheel *restrict q)
+/* The system: M/h, the air drag as a damper on body x; M q0 / h plus
+ * gravity and the explicit half of the gyroscopic torque, (L0 / 2) x w0
+ * with half_l = L0 / 2; then the loaded wheels' dampers and explicit
+ * forces and the bars, all four wheels at once, each entry summed over the
+ * wheels by sum4x4.
+ * A wheel's three dampers (n, e_x, e_y with c_n, c_x, c_y, at lever r)
+ * exert -D v_c with v_c = v + w x r = v - [r]x w and D = c_n nn' + c_x e_x
+ * e_x' + c_y e_y e_y'; as n, e_x, e_y are orthonormal, D = c_y I + (c_n -
+ * c_y) nn' + (c_x - c_y) e_x e_x'. With P = D [r]x ([r]x v = r x v):
+ *   T += D,  B += -P,  W += -[r]x P  (= [r]x' D [r]x, symmetric).
+ * An axle's anti-roll bar is implicit in the travel difference: the bar's
+ * force is arb (x_l - x_r) at the mean travels, whose part in the end rates
+ * is h arb / 4 (xdot_l - xdot_r); with xdot = -(n . v_c) / cos the
+ * increment on the left contact's normal force is -(h arb / 4) (g_l - g_r)
+ * . q, g = [n; r x n] (+ on the right), exactly when both normals make the
+ * same angle with the body (flat ground) and to first order otherwise. The
+ * term (h arb / 4) j j', j = g_l - g_r, is symmetric and positive
+ * semi-definite, and it is zero in heave: the bar adds no ride rate (seed
+ * 000), not even a numerical one. A wheel not loaded drops out of j (its
+ * strut is not pushed by the bar). The bar's terms ride in the left
+ * wheels' lanes. */
+VEC void build_system(system6 *restrict sy, const wheels *restrict q,
+                      const pdk_fw_params *restrict p, const double v[3], const double w[3],
+                      const double grav[3], double c_drag, const double half_l[3])
 {
-    const double r0 = q->r[0], r1 = q->r[1], r2 = q->r[2];
-    const double n0 = q->n[0], n1 = q->n[1], n2 = q->n[2];
-    const double e0 = q->ex[0], e1 = q->ex[1], e2 = q->ex[2];
-    const double cy = q->c_y;
-    const double ka = q->c_n - cy;
-    const double kb = q->c_x - cy;
-    double an0 = ka * n0, an1 = ka * n1, an2 = ka * n2;
-    double be0 = kb * e0, be1 = kb * e1, be2 = kb * e2;
-    double d00 = cy + (an0 * n0 + be0 * e0);
-    double d01 = an0 * n1 + be0 * e1;
-    double d02 = an0 * n2 + be0 * e2;
-    double d11 = cy + (an1 * n1 + be1 * e1);
-    double d12 = an1 * n2 + be1 * e2;
-    double d22 = cy + (an2 * n2 + be2 * e2);
-    sy->t[0] += d00;
-    sy->t[1] += d01;
-    sy->t[2] += d02;
-    sy->t[3] += d11;
-    sy->t[4] += d12;
-    sy->t[5] += d22;
-    double p00 = d01 * r2 - d02 * r1, p01 = d02 * r0 - d00 * r2, p02 = d00 * r1 - d01 * r0;
-    double p10 = d11 * r2 - d12 * r1, p11 = d12 * r0 - d01 * r2, p12 = d01 * r1 - d11 * r0;
-    double p20 = d12 * r2 - d22 * r1, p21 = d22 * r0 - d02 * r2, p22 = d02 * r1 - d12 * r0;
-    sy->b[0][0] -= p00;
-    sy->b[0][1] -= p01;
-    sy->b[0][2] -= p02;
-    sy->b[1][0] -= p10;
-    sy->b[1][1] -= p11;
-    sy->b[1][2] -= p12;
-    sy->b[2][0] -= p20;
-    sy->b[2][1] -= p21;
-    sy->b[2][2] -= p22;
+    const m4 on = q->loaded;
+    const v4 r0 = q->rx, r1 = q->ry, r2 = q->rz;
+    const v4 n0 = keep(on, q->nx), n1 = keep(on, q->ny), n2 = keep(on, q->nz);
+    const v4 e0 = q->exx, e1 = q->exy, e2 = q->exz;
+    const v4 cy = keep(on, q->c_y);
+    const v4 ka = keep(on, q->c_n) - cy;
+    const v4 kb = keep(on, q->c_x) - cy;
+    v4 an0 = ka * n0, an1 = ka * n1, an2 = ka * n2;
+    v4 be0 = kb * e0, be1 = kb * e1, be2 = kb * e2;
+    v4 d00 = cy + (an0 * n0 + be0 * e0);
+    v4 d01 = an0 * n1 + be0 * e1;
+    v4 d02 = an0 * n2 + be0 * e2;
+    v4 d11 = cy + (an1 * n1 + be1 * e1);
+    v4 d12 = an1 * n2 + be1 * e2;
+    v4 d22 = cy + (an2 * n2 + be2 * e2);
+    v4 p00 = d01 * r2 - d02 * r1, p01 = d02 * r0 - d00 * r2, p02 = d00 * r1 - d01 * r0;
+    v4 p10 = d11 * r2 - d12 * r1, p11 = d12 * r0 - d01 * r2, p12 = d01 * r1 - d11 * r0;
+    v4 p20 = d12 * r2 - d22 * r1, p21 = d22 * r0 - d02 * r2, p22 = d02 * r1 - d12 * r0;
+
+    /* The bars: g = [n; r x n] of each loaded wheel, j = g_l - g_r in the
+     * left lanes, c = h arb / 4 there and 0 in the right lanes. */
+    v4 g3 = r1 * n2 - r2 * n1;
+    v4 g4 = r2 * n0 - r0 * n2;
+    v4 g5 = r0 * n1 - r1 * n0;
+    v4 j0 = n0 - other4(n0), j1 = n1 - other4(n1), j2 = n2 - other4(n2);
+    v4 j3 = g3 - other4(g3), j4 = g4 - other4(g4), j5 = g5 - other4(g5);
+    const v4 cb = (v4){p->corner.arb_quarter_h[0], 0.0, p->corner.arb_quarter_h[2], 0.0};
+    v4 c0 = cb * j0, c1 = cb * j1, c2 = cb * j2;
+    v4 c3 = cb * j3, c4 = cb * j4, c5 = cb * j5;
+
+    /* The explicit forces and their moments. */
+    const v4 fn = keep(on, q->fn), fx = keep(on, q->fx), fy = keep(on, q->fy);
+    v4 f0 = fn * n0 + fx * e0 + fy * q->eyx;
+    v4 f1 = fn * n1 + fx * e1 + fy * q->eyy;
+    v4 f2 = fn * n2 + fx * e2 + fy * q->eyz;
+
     /* -[r]x P: the rows of -[r]x are (0, rz, -ry), (-rz, 0, rx), (ry, -rx, 0). */
-    sy->w[0] += r2 * p10 - r1 * p20;
-    sy->w[1] += r2 * p11 - r1 * p21;
-    sy->w[2] += r2 * p12 - r1 * p22;
-    sy->w[3] += r0 * p21 - r2 * p01;
-    sy->w[4] += r0 * p22 - r2 * p02;
-    sy->w[5] += r1 * p02 - r0 * p12;
-    const double fn = q->fn, fx = q->fx, fy = q->fy;
-    double f0 = fn * n0 + fx * e0 + fy * q->ey[0];
-    double f1 = fn * n1 + fx * e1 + fy * q->ey[1];
-    double f2 = fn * n2 + fx * e2 + fy * q->ey[2];
-    sy->rhs[0] += f0;
-    sy->rhs[1] += f1;
-    sy->rhs[2] += f2;
-    sy->rhs[3] += r1 * f2 - r2 * f1;
-    sy->rhs[4] += r2 * f0 - r0 * f2;
-    sy->rhs[5] += r0 * f1 - r1 * f0;
-}
-
-/* Adds an axle's anti-roll bar, implicitly in the travel difference: the
- * bar's end force is arb (x_l - x_r) + h arb (xdot_l - xdot_r), and with
- * xdot = -(n . v_c) / cos the increment on the left contact's normal force
- * is -h arb (g_l - g_r) . q, g = [n; r x n] (+ on the right), exactly when
- * both normals make the same angle with the body (flat ground) and to
- * first order otherwise. The term h arb j j', j = g_l - g_r, is symmetric
- * and positive semi-definite, and it is zero in heave: the bar adds no ride
- * rate (seed 000), not even a numerical one. A wheel not loaded drops out
- * of j (its strut is not pushed by the bar). */
-static inline void add_arb(system6 *restrict sy, const wheel *restrict l, const wheel *restrict r,
-                           double c)
-{
-    double jt[3] = {0.0, 0.0, 0.0};
-    double jw[3] = {0.0, 0.0, 0.0};
-    if (l->loaded) {
-        cross3(l->r, l->n, jw);
-        for (int j = 0; j < 3; j++) {
-            jt[j] = l->n[j];
-        }
-    }
-    if (r->loaded) {
-        double t[3];
-        cross3(r->r, r->n, t);
-        for (int j = 0; j < 3; j++) {
-            jt[j] -= r->n[j];
-            jw[j] -= t[j];
-        }
-    }
-    double cw0 = c * jw[0], cw1 = c * jw[1], cw2 = c * jw[2];
-    sy->w[0] += cw0 * jw[0];
-    sy->w[1] += cw0 * jw[1];
-    sy->w[2] += cw0 * jw[2];
-    sy->w[3] += cw1 * jw[1];
-    sy->w[4] += cw1 * jw[2];
-    sy->w[5] += cw2 * jw[2];
-    if (jt[0] == 0.0 && jt[1] == 0.0 && jt[2] == 0.0) {
-        return; /* both normals alike (flat ground): only the moment rows */
-    }
-    double ct0 = c * jt[0], ct1 = c * jt[1], ct2 = c * jt[2];
-    sy->t[0] += ct0 * jt[0];
-    sy->t[1] += ct0 * jt[1];
-    sy->t[2] += ct0 * jt[2];
-    sy->t[3] += ct1 * jt[1];
-    sy->t[4] += ct1 * jt[2];
-    sy->t[5] += ct2 * jt[2];
-    sy->b[0][0] += ct0 * jw[0];
-    sy->b[0][1] += ct0 * jw[1];
-    sy->b[0][2] += ct0 * jw[2];
-    sy->b[1][0] += ct1 * jw[0];
-    sy->b[1][1] += ct1 * jw[1];
-    sy->b[1][2] += ct1 * jw[2];
-    sy->b[2][0] += ct2 * jw[0];
-    sy->b[2][1] += ct2 * jw[1];
-    sy->b[2][2] += ct2 * jw[2];
-}
-
-/* All loaded wheels and the bars. */
-static void add_wheels(system6 *restrict sy, const wheel *restrict wh,
-                       const pdk_fw_params *restrict p)
-{
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        if (wh[i].loaded) {
-            add_wheel(sy, &wh[i]);
-        }
-    }
-    for (int k = 0; k < 2; k++) {
-        if (p->axle[k].arb_npm > 0.0 && (wh[2 * k].loaded || wh[2 * k + 1].loaded)) {
-            add_arb(sy, &wh[2 * k], &wh[2 * k + 1], p->h_s * p->axle[k].arb_npm);
-        }
-    }
+    const double mh = p->mass_per_h;
+    const double *ih = p->inertia_per_h;
+    sy->g[0] = sum4x4(d00 + c0 * j0, d01 + c0 * j1, d02 + c0 * j2, d11 + c1 * j1);
+    sy->g[1] = sum4x4(d12 + c1 * j2, d22 + c2 * j2, (r2 * p10 - r1 * p20) + c3 * j3,
+                      (r2 * p11 - r1 * p21) + c3 * j4);
+    sy->g[2] = sum4x4((r2 * p12 - r1 * p22) + c3 * j5, (r0 * p21 - r2 * p01) + c4 * j4,
+                      (r0 * p22 - r2 * p02) + c4 * j5, (r1 * p02 - r0 * p12) + c5 * j5);
+    sy->g[3] = sum4x4(c0 * j3 - p00, c0 * j4 - p01, c0 * j5 - p02, f0);
+    sy->g[4] = sum4x4(c1 * j3 - p10, c1 * j4 - p11, c1 * j5 - p12, f1);
+    sy->g[5] = sum4x4(c2 * j3 - p20, c2 * j4 - p21, c2 * j5 - p22, f2);
+    sy->g[6] = sum4x4(r1 * f2 - r2 * f1, r2 * f0 - r0 * f2, r0 * f1 - r1 * f0, splat(0.0));
+    sy->g[0] += (v4){mh + c_drag, 0.0, 0.0, mh};
+    sy->g[1] += (v4){0.0, mh, ih[0], 0.0};
+    sy->g[2] += (v4){0.0, ih[1], 0.0, ih[2]};
+    sy->g[3] += (v4){0.0, 0.0, 0.0, mh * v[0] + p->mass_kg * grav[0]};
+    sy->g[4] += (v4){0.0, 0.0, 0.0, mh * v[1] + p->mass_kg * grav[1]};
+    sy->g[5] += (v4){0.0, 0.0, 0.0, mh * v[2] + p->mass_kg * grav[2]};
+    sy->g[6] += (v4){ih[0] * w[0] + (half_l[1] * w[2] - half_l[2] * w[1]),
+                     ih[1] * w[1] + (half_l[2] * w[0] - half_l[0] * w[2]),
+                     ih[2] * w[2] + (half_l[0] * w[1] - half_l[1] * w[0]), 0.0};
 }
 
 /* Solves the system for q = (v, w) by Gaussian elimination without
@@ -604,157 +771,192 @@ static void add_wheels(system6 *restrict sy, const wheel *restrict wh,
  * definite: m/h I plus dampers), which leaves the Schur complement S = W +
  * G - B' T^-1 B for w; then v = T^-1 (rhs_v - B w). The symmetric part of
  * S is positive definite and its skew part is G (the file's comment), so
- * both 3x3 solves, by the adjugate, divide by a positive determinant. */
-static inline void solve_system(const system6 *restrict sy, const double gyro[3], double q[6])
+ * both 3x3 solves, by the adjugate, divide by a positive determinant. The
+ * 3-vectors ride in the first three lanes of four. */
+VEC void solve_system(const system6 *restrict sy, const double gyro[3], double q[6])
 {
-    const double *t = sy->t;
-    /* T^-1 = adj(T) / det(T), symmetric. */
-    double i0 = t[3] * t[5] - t[4] * t[4];
-    double i1 = t[2] * t[4] - t[1] * t[5];
-    double i2 = t[1] * t[4] - t[2] * t[3];
-    double i3 = t[0] * t[5] - t[2] * t[2];
-    double i4 = t[1] * t[2] - t[0] * t[4];
-    double i5 = t[0] * t[3] - t[1] * t[1];
-    double inv_det = 1.0 / (t[0] * i0 + t[1] * i1 + t[2] * i2);
-    const double ti[3][3] = {{i0 * inv_det, i1 * inv_det, i2 * inv_det},
-                             {i1 * inv_det, i3 * inv_det, i4 * inv_det},
-                             {i2 * inv_det, i4 * inv_det, i5 * inv_det}};
-    /* X = T^-1 B and y = T^-1 rhs_v. */
-    double x[3][3], y[3];
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            x[i][j] = ti[i][0] * sy->b[0][j] + ti[i][1] * sy->b[1][j] + ti[i][2] * sy->b[2][j];
-        }
-        y[i] = ti[i][0] * sy->rhs[0] + ti[i][1] * sy->rhs[1] + ti[i][2] * sy->rhs[2];
-    }
-    /* S = W - B' X (symmetric) plus G = -[L0]x; z = rhs_w - B' y. */
-    double bx[6];
-    static const int row[6] = {0, 0, 0, 1, 1, 2};
-    static const int col[6] = {0, 1, 2, 1, 2, 2};
-    for (int k = 0; k < 6; k++) {
-        int i = row[k], j = col[k];
-        bx[k] = sy->w[k] - (sy->b[0][i] * x[0][j] + sy->b[1][i] * x[1][j] + sy->b[2][i] * x[2][j]);
-    }
-    const double s[3][3] = {{bx[0], bx[1] + gyro[2], bx[2] - gyro[1]},
-                            {bx[1] - gyro[2], bx[3], bx[4] + gyro[0]},
-                            {bx[2] + gyro[1], bx[4] - gyro[0], bx[5]}};
-    double z[3];
-    for (int j = 0; j < 3; j++) {
-        z[j] = sy->rhs[3 + j] - (sy->b[0][j] * y[0] + sy->b[1][j] * y[1] + sy->b[2][j] * y[2]);
-    }
+    const v4 g0 = sy->g[0], g1 = sy->g[1], g2 = sy->g[2];
+    const double T00 = g0[0], T01 = g0[1], T02 = g0[2], T11 = g0[3], T12 = g1[0], T22 = g1[1];
+    const double W00 = g1[2], W01 = g1[3], W02 = g2[0], W11 = g2[1], W12 = g2[2], W22 = g2[3];
+    const v4 b0 = sy->g[3], b1 = sy->g[4], b2 = sy->g[5];
+    /* T^-1 = adj(T) / det(T), symmetric: its rows are its columns. */
+    double i0 = T11 * T22 - T12 * T12;
+    double i1 = T02 * T12 - T01 * T22;
+    double i2 = T01 * T12 - T02 * T11;
+    double i3 = T00 * T22 - T02 * T02;
+    double i4 = T01 * T02 - T00 * T12;
+    double i5 = T00 * T11 - T01 * T01;
+    v4 inv_det = splat(1.0 / (T00 * i0 + T01 * i1 + T02 * i2));
+    const v4 t0 = (v4){i0, i1, i2, 0.0} * inv_det;
+    const v4 t1 = (v4){i1, i3, i4, 0.0} * inv_det;
+    const v4 t2 = (v4){i2, i4, i5, 0.0} * inv_det;
+    /* X = T^-1 B by rows, y = T^-1 r_v. */
+    const v4 x0 = splat(t0[0]) * b0 + splat(t0[1]) * b1 + splat(t0[2]) * b2;
+    const v4 x1 = splat(t1[0]) * b0 + splat(t1[1]) * b1 + splat(t1[2]) * b2;
+    const v4 x2 = splat(t2[0]) * b0 + splat(t2[1]) * b1 + splat(t2[2]) * b2;
+    const v4 y = t0 * splat(b0[3]) + t1 * splat(b1[3]) + t2 * splat(b2[3]);
+    /* S = W - B' X plus G = -[L0]x by rows, (B' X)_ij = sum_k B_ki X_kj;
+     * z = r_w - B' y. */
+    const v4 s0 = (v4){W00, W01 + gyro[2], W02 - gyro[1], 0.0} -
+                  (splat(b0[0]) * x0 + splat(b1[0]) * x1 + splat(b2[0]) * x2);
+    const v4 s1 = (v4){W01 - gyro[2], W11, W12 + gyro[0], 0.0} -
+                  (splat(b0[1]) * x0 + splat(b1[1]) * x1 + splat(b2[1]) * x2);
+    const v4 s2 = (v4){W02 + gyro[1], W12 - gyro[0], W22, 0.0} -
+                  (splat(b0[2]) * x0 + splat(b1[2]) * x1 + splat(b2[2]) * x2);
+    const v4 z = sy->g[6] - (b0 * splat(y[0]) + b1 * splat(y[1]) + b2 * splat(y[2]));
     /* w = adj(S) z / det(S). */
-    double c00 = s[1][1] * s[2][2] - s[1][2] * s[2][1];
-    double c01 = s[0][2] * s[2][1] - s[0][1] * s[2][2];
-    double c02 = s[0][1] * s[1][2] - s[0][2] * s[1][1];
-    double c10 = s[1][2] * s[2][0] - s[1][0] * s[2][2];
-    double c11 = s[0][0] * s[2][2] - s[0][2] * s[2][0];
-    double c12 = s[0][2] * s[1][0] - s[0][0] * s[1][2];
-    double c20 = s[1][0] * s[2][1] - s[1][1] * s[2][0];
-    double c21 = s[0][1] * s[2][0] - s[0][0] * s[2][1];
-    double c22 = s[0][0] * s[1][1] - s[0][1] * s[1][0];
-    double inv_s = 1.0 / (s[0][0] * c00 + s[0][1] * c10 + s[0][2] * c20);
-    double *w = &q[3];
-    w[0] = (c00 * z[0] + c01 * z[1] + c02 * z[2]) * inv_s;
-    w[1] = (c10 * z[0] + c11 * z[1] + c12 * z[2]) * inv_s;
-    w[2] = (c20 * z[0] + c21 * z[1] + c22 * z[2]) * inv_s;
-    for (int i = 0; i < 3; i++) {
-        q[i] = y[i] - (x[i][0] * w[0] + x[i][1] * w[1] + x[i][2] * w[2]);
-    }
+    double c00 = s1[1] * s2[2] - s1[2] * s2[1];
+    double c01 = s0[2] * s2[1] - s0[1] * s2[2];
+    double c02 = s0[1] * s1[2] - s0[2] * s1[1];
+    double c10 = s1[2] * s2[0] - s1[0] * s2[2];
+    double c11 = s0[0] * s2[2] - s0[2] * s2[0];
+    double c12 = s0[2] * s1[0] - s0[0] * s1[2];
+    double c20 = s1[0] * s2[1] - s1[1] * s2[0];
+    double c21 = s0[1] * s2[0] - s0[0] * s2[1];
+    double c22 = s0[0] * s1[1] - s0[1] * s1[0];
+    double inv_s = 1.0 / (s0[0] * c00 + s0[1] * c10 + s0[2] * c20);
+    double *wq = &q[3];
+    wq[0] = (c00 * z[0] + c01 * z[1] + c02 * z[2]) * inv_s;
+    wq[1] = (c10 * z[0] + c11 * z[1] + c12 * z[2]) * inv_s;
+    wq[2] = (c20 * z[0] + c21 * z[1] + c22 * z[2]) * inv_s;
+    /* v = y - X w, X w = T^-1 (B w). */
+    double u0 = b0[0] * wq[0] + b0[1] * wq[1] + b0[2] * wq[2];
+    double u1 = b1[0] * wq[0] + b1[1] * wq[1] + b1[2] * wq[2];
+    double u2 = b2[0] * wq[0] + b2[1] * wq[1] + b2[2] * wq[2];
+    v4 vq = y - (t0 * splat(u0) + t1 * splat(u1) + t2 * splat(u2));
+    q[0] = vq[0];
+    q[1] = vq[1];
+    q[2] = vq[2];
 }
 
-/* The tyre's forces on a loaded wheel, from its load fz0 and the contact's
- * start velocity (u0, vlat0): the dampers c_x, c_y and the explicit forces
- * fx, fy along e_x, e_y. The linear tyre (Pacejka ch. 1) is a lateral
- * damper, F_y = -C alpha with tan(alpha) = v_lat / max(|u|, floor), C
- * proportional to the load; camber thrust and the drive are explicit.
- * Brakes, pawl and rolling resistance (capacity B) are Coulomb friction:
- * while the contact moves faster than PDK_FW_STICK_SPEED_MPS they are the
- * explicit force -B sign(u), exactly Coulomb's, and the solve checks that u
- * keeps its sign to the end of the substep (no force can reverse it); a
- * wheel slower than that, or one whose u would not keep its sign (stick),
- * takes them as the stiff damper B / max(|u|, stick) instead, which stops
- * it and cannot reverse it. A wheel whose brakes alone exceed mu F_z is
- * locked and slides, its friction mu F_z opposing the contact's velocity in
- * the plane (Pacejka ch. 3, full sliding), by the same two modes. The
- * resultant at the start velocity stays inside the friction circle mu F_z:
- * every coefficient and force is scaled down together where it would not. */
-static void tyre_forces(wheel *restrict q, const pdk_fw_axle *restrict ax, double hold,
-                        double rolling_coeff, double drive_n)
+/* The tyres' forces on the loaded wheels, from each wheel's load fz0 and
+ * the contact's start velocity (u0, vlat0): the dampers c_x, c_y and the
+ * explicit forces fx, fy along e_x, e_y. The linear tyre (Pacejka ch. 1) is
+ * a lateral damper, F_y = -C alpha with tan(alpha) = v_lat / max(|u|,
+ * floor), C proportional to the load; camber thrust and the drive are
+ * explicit. Brakes, pawl and rolling resistance (capacity B) are Coulomb
+ * friction: while the contact moves faster than PDK_FW_STICK_SPEED_MPS they
+ * are the explicit force -B sign(u), exactly Coulomb's, and the solve
+ * checks that u keeps its sign to the end of the substep (no force can
+ * reverse it); a wheel slower than that, or one whose u would not keep its
+ * sign (stick), takes them as the stiff damper B / max(|u|, stick) instead,
+ * which stops it and cannot reverse it. A wheel whose brakes alone exceed
+ * mu F_z is locked and slides, its friction mu F_z opposing the contact's
+ * velocity in the plane (Pacejka ch. 3, full sliding), by the same two
+ * modes. The resultant at the start velocity stays inside the friction
+ * circle mu F_z: every coefficient and force is scaled down together where
+ * it would not. Lanes of wheels not loaded are computed and ignored. */
+VEC void tyre_forces(wheels *restrict q, const pdk_fw_corners *restrict cr,
+                     const pdk_fw_cmd *restrict cmd, double rolling_coeff, double drive_n)
 {
-    double fz0 = q->fz0;
-    double cap = ax->mu * fz0;
-    double u = q->u0;
-    double vl = q->vlat0;
-    double au = fabs(u);
-    q->c_roll = 0.0;
-    q->f_roll = 0.0;
-    q->coulomb = 0;
-    q->sliding = hold >= cap;
-    if (q->sliding) {
-        double vp = sqrt(u * u + vl * vl);
-        q->c_x = 0.0;
-        q->c_y = 0.0;
-        q->fx = 0.0;
-        q->fy = 0.0;
-        if (!q->stick && vp > PDK_FW_STICK_SPEED_MPS) {
-            double per = cap / vp;
-            q->fx = -per * u;
-            q->fy = -per * vl;
-            q->coulomb = 1;
-        } else {
-            double c_s = cap / max2(vp, PDK_FW_STICK_SPEED_MPS);
-            q->c_x = c_s;
-            q->c_y = c_s;
-        }
-        return;
+    const v4 fz0 = q->fz0;
+    const v4 cap = load4(cr->mu) * fz0;
+    const v4 hold = load4(cmd->hold_n);
+    const v4 u = q->u0;
+    const v4 vl = q->vlat0;
+    const v4 au = abs4(u);
+    const m4 free_ = ~q->stick;
+    const v4 zero = splat(0.0);
+
+    /* Locked and sliding (computed only when a wheel is). */
+    const m4 sliding = ge4(hold, cap);
+    m4 slide_coulomb = sliding & free_;
+    v4 per = zero, c_s = zero;
+    if (any4(sliding)) {
+        v4 vp = u * u + vl * vl;
+        vp = (v4){sqrt(vp[0]), sqrt(vp[1]), sqrt(vp[2]), sqrt(vp[3])};
+        slide_coulomb &= gt4(vp, splat(PDK_FW_STICK_SPEED_MPS));
+        per = cap / sel(slide_coulomb, vp, splat(1.0));
+        c_s = cap / max4(vp, splat(PDK_FW_STICK_SPEED_MPS));
     }
-    double c_y = ax->cornering_per_n * fz0 / max2(au, PDK_FW_SLIP_SPEED_FLOOR_MPS);
-    double fx = drive_n * ax->drive_share;
-    double fy = -ax->camber_per_n * fz0 * q->camber;
-    double roll_n = rolling_coeff * fz0;
-    double res = hold + roll_n;
-    double c_x = 0.0;
-    double c_roll = 0.0;
-    double f_roll = 0.0;
-    if (!q->stick && au > PDK_FW_STICK_SPEED_MPS) {
-        double sign = u > 0.0 ? 1.0 : -1.0;
-        fx -= sign * res;
-        f_roll = -sign * roll_n;
-        q->coulomb = res > 0.0;
-    } else {
-        double inv = 1.0 / max2(au, PDK_FW_STICK_SPEED_MPS);
-        c_x = res * inv;
-        c_roll = roll_n * inv;
+
+    /* Rolling. */
+    v4 c_y = load4(cr->cornering_per_n) * fz0 / max4(au, splat(PDK_FW_SLIP_SPEED_FLOOR_MPS));
+    v4 fx = splat(drive_n) * load4(cr->drive_share);
+    v4 fy = -(load4(cr->camber_per_n) * fz0 * q->camber);
+    const v4 roll_n = splat(rolling_coeff) * fz0;
+    const v4 res = hold + roll_n;
+    const m4 coul = free_ & gt4(au, splat(PDK_FW_STICK_SPEED_MPS));
+    const v4 sign = sel(gt4(u, zero), splat(1.0), splat(-1.0));
+    fx = sel(coul, fx - sign * res, fx);
+    v4 f_roll = keep(coul, -(sign * roll_n));
+    const v4 inv = splat(1.0) / max4(au, splat(PDK_FW_STICK_SPEED_MPS));
+    v4 c_x = sel(coul, zero, res * inv);
+    v4 c_roll = sel(coul, zero, roll_n * inv);
+    const v4 fx0 = fx - c_x * u;
+    const v4 fy0 = fy - c_y * vl;
+    const v4 f2 = fx0 * fx0 + fy0 * fy0;
+    const m4 over = gt4(f2, cap * cap);
+    if (any4(over)) {
+        v4 root = (v4){sqrt(f2[0]), sqrt(f2[1]), sqrt(f2[2]), sqrt(f2[3])};
+        v4 scale = sel(over, cap / sel(over, root, splat(1.0)), splat(1.0));
+        c_x = sel(over, c_x * scale, c_x);
+        c_roll = sel(over, c_roll * scale, c_roll);
+        c_y = sel(over, c_y * scale, c_y);
+        fx = sel(over, fx * scale, fx);
+        fy = sel(over, fy * scale, fy);
+        f_roll = sel(over, f_roll * scale, f_roll);
     }
-    double fx0 = fx - c_x * u;
-    double fy0 = fy - c_y * vl;
-    double f2 = fx0 * fx0 + fy0 * fy0;
-    if (f2 > cap * cap) {
-        double scale = cap / sqrt(f2);
-        c_x *= scale;
-        c_roll *= scale;
-        c_y *= scale;
-        fx *= scale;
-        fy *= scale;
-        f_roll *= scale;
-    }
+
+    q->sliding = sliding;
+    q->coulomb = coul & gt4(res, zero);
     q->c_x = c_x;
     q->c_y = c_y;
     q->c_roll = c_roll;
     q->fx = fx;
     q->fy = fy;
     q->f_roll = f_roll;
+    if (any4(sliding)) {
+        q->coulomb = (sliding & slide_coulomb) | (~sliding & q->coulomb);
+        q->c_x = sel(sliding, keep(~slide_coulomb, c_s), c_x);
+        q->c_y = sel(sliding, keep(~slide_coulomb, c_s), c_y);
+        q->c_roll = keep(~sliding, c_roll);
+        q->fx = sel(sliding, keep(slide_coulomb, -(per * u)), fx);
+        q->fy = sel(sliding, keep(slide_coulomb, -(per * vl)), fy);
+        q->f_roll = keep(~sliding, f_roll);
+    }
 }
 
-/* One substep: advances st by h. wh receives each wheel's values; last
- * asks for what only the telemetry needs. */
-static void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
-                    const pdk_fw_params *restrict p, const pdk_terrain_def *restrict terrain,
-                    wheel *restrict wh, double *restrict drag_out, int last)
+/* The camber inputs of wheel i where its axle has a camber curve or is a
+ * solid axle: the sine and cosine of the wheel's inclination to the body
+ * (or, on a solid axle with both wheels down, to the beam), as the vector
+ * code's sg and cgam. */
+static void camber_rare(const wheels *q, const pdk_fw_params *p, int i, double *sg_out,
+                        double *cgam_out)
 {
+    const pdk_fw_axle *ax = &p->axle[i >> 1];
+    const double side = (i & 1) ? -1.0 : 1.0;
+    double sg = *sg_out, cgam = *cgam_out;
+    if (ax->kin.camber_rad.n_points > 0) {
+        double cam = ax->static_camber_rad + pdk_curve_eval(&ax->kin.camber_rad, q->travel[i]);
+        pdk_trig_sincos(-side * cam, &sg, &cgam);
+    }
+    int l = i & ~1, r = i | 1;
+    if (ax->solid && q->contact[l] != 0 && q->contact[r] != 0) {
+        double by = q->ry[l] - q->ry[r];
+        double bz = q->rz[l] - q->rz[r];
+        double inv_b = 1.0 / sqrt(by * by + bz * bz);
+        double sp = bz * inv_b;
+        double cp = by * inv_b;
+        double s2 = sp * cgam + cp * sg;
+        cgam = cp * cgam - sp * sg;
+        sg = s2;
+    }
+    *sg_out = sg;
+    *cgam_out = cgam;
+}
+
+/* One substep: advances st by h. q receives the wheels' values; last asks
+ * for what only the telemetry needs. */
+VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
+                 const pdk_fw_params *restrict p, const pdk_terrain_def *restrict terrain,
+                 wheels *restrict q, double *restrict drag_out, int last)
+{
+    const pdk_fw_corners *cr = &p->corner;
     const double h = p->h_s;
     const double top = p->ride_ray_top_m;
     const double cg = p->cg_height_m;
+    const v4 zero = splat(0.0);
     mat3 rm;
     rotation_of(st->quat, &rm);
     double v[3];
@@ -764,7 +966,6 @@ static void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
     const double g = p->gravity_mps2;
     const double grav[3] = {-g * rm.m[2][0], -g * rm.m[2][1], -g * rm.m[2][2]};
     const double zb[3] = {rm.m[0][2], rm.m[1][2], rm.m[2][2]};
-    const double dir[3] = {-zb[0], -zb[1], -zb[2]};
     const int upright = zb[2] > MIN_COS;
     const int flat = terrain->n_bumps == 0;
     const double inv_zb = upright ? 1.0 / zb[2] : 0.0;
@@ -773,55 +974,54 @@ static void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
      * first, then the ray's origin above it, so that on flat ground at rest
      * the origin is exactly ride_ray_top_m above z = 0 and the travel is
      * exactly 0. */
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        const pdk_fw_axle *ax = &p->axle[i >> 1];
-        wheel *q = &wh[i];
-        double bx = ax->x_m;
-        double by = (i & 1) ? -ax->half_track_m : ax->half_track_m;
-        q->contact = 0;
-        q->loaded = 0;
-        q->travel = -ax->travel_droop_m;
-        q->r[0] = bx;
-        q->r[1] = by;
-        q->r[2] = -cg - ax->travel_droop_m;
-        q->n[0] = 0.0;
-        q->n[1] = 0.0;
-        q->n[2] = 1.0;
-        q->inv_cos = 1.0;
-        if (!upright) {
-            continue;
-        }
-        const double b[3] = {bx, by, -cg};
-        double x, nb[3];
-        if (flat) {
-            /* The ray against the plane z = 0: the distance o_z / (z_b)_z
-             * and the normal e_z, R' e_z in the body. */
-            double base_z = rm.m[2][0] * b[0] + rm.m[2][1] * b[1] + rm.m[2][2] * b[2];
-            double origin_z = (st->pos_m[2] + base_z) + top * zb[2];
-            x = top - origin_z * inv_zb;
-            nb[0] = rm.m[2][0];
-            nb[1] = rm.m[2][1];
-            nb[2] = rm.m[2][2];
-        } else {
-            double base[3], origin[3], nw[3];
+    const v4 bx = load4(cr->x_m), by = load4(cr->y_m);
+    const v4 droop = load4(cr->droop_m);
+    v4 x = -droop;
+    v4 nbx = zero, nby = zero, nbz = splat(1.0), inv_cos = splat(1.0);
+    m4 contact = (m4){0, 0, 0, 0};
+    if (upright && flat) {
+        /* The ray against the plane z = 0: the distance o_z / (z_b)_z and
+         * the normal e_z, R' e_z in the body. */
+        v4 base_z = splat(rm.m[2][0]) * bx + splat(rm.m[2][1]) * by + splat(rm.m[2][2] * -cg);
+        v4 origin_z = (splat(st->pos_m[2]) + base_z) + splat(top * zb[2]);
+        v4 xf = splat(top) - origin_z * splat(inv_zb);
+        contact = ge4(xf, -droop);
+        nbx = splat(rm.m[2][0]);
+        nby = splat(rm.m[2][1]);
+        nbz = splat(rm.m[2][2]);
+        inv_cos = splat(inv_zb);
+        x = xf;
+    } else if (upright) {
+        const double dir[3] = {-zb[0], -zb[1], -zb[2]};
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            const double b[3] = {bx[i], by[i], -cg};
+            double base[3], origin[3], nw[3], nb[3];
             rot_apply(&rm, b, base);
             for (int j = 0; j < 3; j++) {
                 origin[j] = (st->pos_m[j] + base[j]) + top * zb[j];
             }
-            x = top - pdk_terrain_raycast(terrain, origin, dir, nw);
+            double xi = top - pdk_terrain_raycast(terrain, origin, dir, nw);
             rot_apply_t(&rm, nw, nb);
+            if (!(xi >= -droop[i]) || !(nb[2] > MIN_COS)) {
+                continue; /* in the air (or the strut lies along the ground) */
+            }
+            contact[i] = -1;
+            x[i] = xi;
+            nbx[i] = nb[0];
+            nby[i] = nb[1];
+            nbz[i] = nb[2];
+            inv_cos[i] = 1.0 / nb[2];
         }
-        if (!(x >= -ax->travel_droop_m) || !(nb[2] > MIN_COS)) {
-            continue; /* in the air (or the strut lies along the ground) */
-        }
-        q->contact = 1;
-        q->travel = x;
-        q->r[2] = -cg + x;
-        q->n[0] = nb[0];
-        q->n[1] = nb[1];
-        q->n[2] = nb[2];
-        q->inv_cos = flat ? inv_zb : 1.0 / nb[2];
     }
+    q->contact = contact;
+    q->travel = sel(contact, x, -droop);
+    q->rx = bx;
+    q->ry = by;
+    q->rz = splat(-cg) + q->travel;
+    q->nx = keep(contact, nbx);
+    q->ny = keep(contact, nby);
+    q->nz = sel(contact, nbz, splat(1.0));
+    q->inv_cos = sel(contact, inv_cos, splat(1.0));
 
     /* The drive: pedal share of min(max force, power / speed), the
      * governors fading it over their band (pdk_st_step's law). */
@@ -838,280 +1038,240 @@ static void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
         }
     }
 
+    /* 2. Angles: Ackermann and static toe from the command, the toe curve
+     * where there is one (toe-in turns the left wheel right and the right
+     * wheel left). */
+    const v4 side = load4(cr->side);
+    v4 sd = load4(cmd->wheel_sin);
+    v4 cd = load4(cmd->wheel_cos);
+    v4 delta = load4(cmd->wheel_steer_rad);
+    v4 toe = load4(cr->static_toe_rad);
+    if (cr->toe_curve != 0u) {
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            if ((cr->toe_curve >> i) & 1u) {
+                double toe_c = pdk_curve_eval(&p->axle[i >> 1].kin.toe_rad, q->travel[i]);
+                toe[i] += toe_c;
+                delta[i] -= side[i] * toe_c;
+                double s_i, c_i;
+                pdk_trig_sincos(delta[i], &s_i, &c_i);
+                sd[i] = s_i;
+                cd[i] = c_i;
+            }
+        }
+    }
+    q->delta = delta;
+    q->sin_d = sd;
+    q->cos_d = cd;
+    q->toe = toe;
+
+    /* The heading (cos d, sin d, 0) projected on the contact plane gives
+     * the tyre frame. */
+    const v4 n0 = q->nx, n1 = q->ny, n2 = q->nz;
+    v4 fdn = cd * n0 + sd * n1;
+    v4 ex0 = cd - fdn * n0, ex1 = sd - fdn * n1, ex2 = -(fdn * n2);
+    v4 len2 = ex0 * ex0 + ex1 * ex1 + ex2 * ex2;
+    v4 inv = splat(1.0) / (v4){sqrt(len2[0]), sqrt(len2[1]), sqrt(len2[2]), sqrt(len2[3])};
+    ex0 *= inv;
+    ex1 *= inv;
+    ex2 *= inv;
+    q->exx = ex0;
+    q->exy = ex1;
+    q->exz = ex2;
+    q->eyx = n1 * ex2 - n2 * ex1;
+    q->eyy = n2 * ex0 - n0 * ex2;
+    q->eyz = n0 * ex1 - n1 * ex0;
+
+    /* The contact's velocity and the strut's compression rate. */
+    const v4 r0 = q->rx, r1 = q->ry, r2 = q->rz;
+    v4 vc0 = splat(v[0]) + (splat(w[1]) * r2 - splat(w[2]) * r1);
+    v4 vc1 = splat(v[1]) + (splat(w[2]) * r0 - splat(w[0]) * r2);
+    v4 vc2 = splat(v[2]) + (splat(w[0]) * r1 - splat(w[1]) * r0);
+    q->xdot = -(n0 * vc0 + n1 * vc1 + n2 * vc2) * q->inv_cos;
+    q->u0 = ex0 * vc0 + ex1 * vc1 + ex2 * vc2;
+    q->vlat0 = q->eyx * vc0 + q->eyy * vc1 + q->eyz * vc2;
+
+    /* Camber: the spin axis (-sin d, cos d, 0) tilted about body x by the
+     * wheel's inclination to the body, gamma = -side * camber (alignment
+     * camber, negative top-in), or on a solid axle with both wheels down by
+     * the beam's roll psi relative to the body on top; Camber = asin(axis .
+     * n). Only the thrust and the telemetry read it. */
+    v4 cpn = load4(cr->camber_per_n);
+    m4 need = last ? (m4){-1, -1, -1, -1} : contact & ~(m4)(cpn == zero);
+    if (any4(need)) {
+        v4 sg = load4(cr->sin_camber);
+        v4 cgam = load4(cr->cos_camber);
+        uint32_t rare = (cr->camber_curve | cr->solid) & bits4(need);
+        for (int i = 0; rare != 0u && i < PDK_WHEELS; i++) {
+            if ((rare >> i) & 1u) {
+                double sg_i = sg[i], cg_i = cgam[i];
+                camber_rare(q, p, i, &sg_i, &cg_i);
+                sg[i] = sg_i;
+                cgam[i] = cg_i;
+            }
+        }
+        v4 arg = -(sd * n0) + cd * (cgam * n1 + sg * n2);
+        q->camber = keep(need, asin4(keep(need, arg)));
+    } else {
+        q->camber = zero;
+    }
+
+    /* 3. Struts: S_exp = k (s0 + x) + arb (x - x_other) + bump stop, written
+     * with the static load plus k x, exactly the static load at the ride
+     * position; damper bump or rebound by the sign of xdot. */
+    const v4 xt = q->travel;
+    const v4 xdot = q->xdot;
+    const v4 spring = load4(cr->spring_npm);
+    v4 s_exp = load4(cr->static_load_n) + spring * xt + load4(cr->arb_npm) * (xt - other4(xt));
+    const v4 bump = load4(cr->bump_m);
+    const m4 in_stop = gt4(xt, bump);
+    const v4 k_bs = load4(cr->bump_stop_npm);
+    s_exp = sel(in_stop, s_exp + k_bs * (xt - bump), s_exp);
+    const v4 k_tot = sel(in_stop, spring + k_bs, spring);
+    const v4 c = sel(gt4(xdot, zero), load4(cr->bump_nspm), load4(cr->rebound_nspm));
+    const v4 s0 = s_exp + c * xdot;
+
+    /* Lateral links: the roll-centre couple, or per wheel with a
+     * roll-centre curve (jacking where the two do not cancel). */
+    const v4 fy_prev = load4(st->prev_fy_n);
+    v4 link_rc = -side * (fy_prev + other4(fy_prev)) * load4(cr->rc_per_track);
+    const m4 per_wheel = load_mask(cr->per_wheel_links);
+    if (cr->per_wheel_any) {
+        v4 hrc = load4(cr->rc_height_m);
+        for (int i = 0; cr->rc_curve != 0u && i < PDK_WHEELS; i++) {
+            if ((cr->rc_curve >> i) & 1u) {
+                hrc[i] += pdk_curve_eval(&p->axle[i >> 1].kin.roll_center_height_m, xt[i]);
+            }
+        }
+        link_rc = sel(per_wheel, -side * fy_prev * hrc * load4(cr->two_per_track), link_rc);
+    }
+    /* Pitch links: anti-brake when the force opposes the rolling, else
+     * anti-drive; static plus curve. */
+    const v4 fx_prev = load4(st->prev_fx_n);
+    const v4 u0 = q->u0;
+    const m4 braking = (lt4(fx_prev, zero) & ge4(u0, zero)) | (gt4(fx_prev, zero) & lt4(u0, zero));
+    v4 anti_b = load4(cr->anti_brake);
+    v4 anti_d = load4(cr->anti_drive);
+    if ((cr->anti_brake_curve | cr->anti_drive_curve) != 0u) {
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            const pdk_kinematics_def *kin = &p->axle[i >> 1].kin;
+            if ((cr->anti_brake_curve >> i) & 1u) {
+                anti_b[i] += pdk_curve_eval(&kin->anti_brake, xt[i]);
+            }
+            if ((cr->anti_drive_curve >> i) & 1u) {
+                anti_d[i] += pdk_curve_eval(&kin->anti_drive, xt[i]);
+            }
+        }
+    }
+    const v4 anti = sel(braking, anti_b, anti_d);
+    const v4 link_pitch = anti * fx_prev * load4(cr->pitch_arm);
+    const v4 link = link_rc + link_pitch;
+    const v4 fz0 = n2 * s0 + link;
+    /* The ground never pulls: a strut or tyre load that would be negative
+     * leaves the wheel unloaded. */
+    const m4 loaded = contact & gt4(s0, zero) & gt4(fz0, zero);
+
+    /* The trapezoidal rule: the force at the mean of the start and end
+     * travel and rate, S = s_exp + c_n (xdot0 + xdot1) with c_n = c / 2 +
+     * h k / 4; the bar's rate part likewise (its explicit half here, its
+     * implicit half in build_system). */
+    const v4 c_n = splat(0.5) * c + splat(0.25 * h) * k_tot;
+    const v4 xdot_c = keep(contact, xdot);
+    const v4 s_mid = s_exp + c_n * xdot + load4(cr->arb_quarter_h) * (xdot - other4(xdot_c));
+    q->loaded = loaded;
+    q->link_rc = keep(loaded, link_rc);
+    q->link_pitch = keep(loaded, link_pitch);
+    q->s_exp = keep(loaded, s_mid);
+    q->fn = keep(loaded, n2 * s_mid + link);
+    q->c_n = keep(loaded, c_n);
+    q->fz0 = fz0;
+    q->stick = (m4){0, 0, 0, 0};
+    tyre_forces(q, cr, cmd, p->rolling_coeff, drive);
+
+    /* 4. The implicit solve; again without a wheel whose normal force would
+     * be negative (it lifts off) and with the stick damper on a wheel whose
+     * Coulomb force would not keep its sign (tyre_forces). Each pass changes
+     * a wheel one way only, so there are at most nine. */
     const double c_drag = p->drag_n_per_mps2 * fabs(v[0]);
-    system6 sy;
-    system_init(&sy, p, v, w, grav, c_drag);
-
-    /* 2. Per wheel: angles, tyre frame, camber, strut, links, tyre. */
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        const pdk_fw_axle *ax = &p->axle[i >> 1];
-        const pdk_kinematics_def *kin = &ax->kin;
-        wheel *q = &wh[i];
-        const double side = (i & 1) ? -1.0 : 1.0;
-        const double x = q->travel;
-
-        double sd = cmd->wheel_sin[i];
-        double cd = cmd->wheel_cos[i];
-        double delta = cmd->wheel_steer_rad[i];
-        double toe = ax->static_toe_rad;
-        if (kin->toe_rad.n_points > 0) {
-            /* Toe-in turns the left wheel right and the right wheel left. */
-            double toe_c = pdk_curve_eval(&kin->toe_rad, x);
-            toe += toe_c;
-            delta -= side * toe_c;
-            pdk_trig_sincos(delta, &sd, &cd);
-        }
-        q->delta = delta;
-        q->sin_d = sd;
-        q->cos_d = cd;
-        q->toe = toe;
-
-        /* The heading (cos d, sin d, 0) projected on the contact plane. */
-        const double n0 = q->n[0], n1 = q->n[1], n2 = q->n[2];
-        double fdn = cd * n0 + sd * n1;
-        double ex0 = cd - fdn * n0, ex1 = sd - fdn * n1, ex2 = -fdn * n2;
-        double inv = 1.0 / sqrt(ex0 * ex0 + ex1 * ex1 + ex2 * ex2);
-        ex0 *= inv;
-        ex1 *= inv;
-        ex2 *= inv;
-        double ey0 = n1 * ex2 - n2 * ex1;
-        double ey1 = n2 * ex0 - n0 * ex2;
-        double ey2 = n0 * ex1 - n1 * ex0;
-        q->ex[0] = ex0;
-        q->ex[1] = ex1;
-        q->ex[2] = ex2;
-        q->ey[0] = ey0;
-        q->ey[1] = ey1;
-        q->ey[2] = ey2;
-
-        /* The contact's velocity and the strut's compression rate. */
-        const double *r = q->r;
-        double vc0 = v[0] + (w[1] * r[2] - w[2] * r[1]);
-        double vc1 = v[1] + (w[2] * r[0] - w[0] * r[2]);
-        double vc2 = v[2] + (w[0] * r[1] - w[1] * r[0]);
-        q->xdot = -(n0 * vc0 + n1 * vc1 + n2 * vc2) * q->inv_cos;
-        q->u0 = ex0 * vc0 + ex1 * vc1 + ex2 * vc2;
-        q->vlat0 = ey0 * vc0 + ey1 * vc1 + ey2 * vc2;
-    }
-
-    /* Each loop below takes the four wheels' independent chains side by
-     * side, so the processor overlaps them. */
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        const pdk_fw_axle *ax = &p->axle[i >> 1];
-        const pdk_kinematics_def *kin = &ax->kin;
-        wheel *q = &wh[i];
-        const double side = (i & 1) ? -1.0 : 1.0;
-        /* Camber: the spin axis (-sin d, cos d, 0) tilted about body x by
-         * the wheel's inclination to the body, gamma = -side * camber
-         * (alignment camber, negative top-in), or on a solid axle with both
-         * wheels down by the beam's roll psi relative to the body on top;
-         * Camber = asin(axis . n). Only the thrust and the telemetry read
-         * it. */
-        q->camber = 0.0;
-        if ((q->contact && ax->camber_per_n != 0.0) || last) {
-            double sg, cgam;
-            if (kin->camber_rad.n_points > 0) {
-                double cam = ax->static_camber_rad + pdk_curve_eval(&kin->camber_rad, q->travel);
-                pdk_trig_sincos(-side * cam, &sg, &cgam);
-            } else {
-                sg = -side * ax->sin_camber;
-                cgam = ax->cos_camber;
-            }
-            const wheel *wl = &wh[i & ~1];
-            const wheel *wr = &wh[i | 1];
-            if (ax->solid && wl->contact && wr->contact) {
-                double by = wl->r[1] - wr->r[1];
-                double bz = wl->r[2] - wr->r[2];
-                double inv_b = 1.0 / sqrt(by * by + bz * bz);
-                double sp = bz * inv_b;
-                double cp = by * inv_b;
-                double s2 = sp * cgam + cp * sg;
-                cgam = cp * cgam - sp * sg;
-                sg = s2;
-            }
-            q->camber = asin_det(-q->sin_d * q->n[0] + q->cos_d * (cgam * q->n[1] + sg * q->n[2]));
-        }
-    }
-
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        const pdk_fw_axle *ax = &p->axle[i >> 1];
-        const pdk_kinematics_def *kin = &ax->kin;
-        wheel *q = &wh[i];
-        const double side = (i & 1) ? -1.0 : 1.0;
-        const double x = q->travel;
-
-        q->s_exp = 0.0;
-        q->link_rc = 0.0;
-        q->link_pitch = 0.0;
-        q->fn = 0.0;
-        q->c_n = q->c_x = q->c_y = q->c_roll = 0.0;
-        q->fx = q->fy = 0.0;
-        if (!q->contact) {
-            continue;
-        }
-
-        const double xdot = q->xdot;
-        const double u = q->u0;
-        const double n2 = q->n[2];
-
-        /* The strut: k (s0 + x) written as the static load plus k x, exactly
-         * the static load at the ride position. */
-        double s_exp =
-            ax->static_load_n + ax->spring_npm * x + ax->arb_npm * (x - wh[i ^ 1].travel);
-        double k_tot = ax->spring_npm;
-        if (x > ax->travel_bump_m) {
-            s_exp += ax->bump_stop_npm * (x - ax->travel_bump_m);
-            k_tot += ax->bump_stop_npm;
-        }
-        double c = xdot > 0.0 ? ax->bump_nspm : ax->rebound_nspm;
-        double s0 = s_exp + c * xdot;
-        if (!(s0 > 0.0)) {
-            continue; /* the ground cannot pull */
-        }
-
-        /* Lateral links: the roll-centre couple, or per wheel with a
-         * roll-centre curve (jacking where the two do not cancel). */
-        double fy_prev = st->prev_fy_n[i];
-        double link_rc;
-        if (ax->per_wheel_links) {
-            double hrc = ax->rc_height_m + pdk_curve_eval(&kin->roll_center_height_m, x);
-            link_rc = -side * fy_prev * hrc * ax->two_per_track;
-        } else {
-            link_rc = -side * (fy_prev + st->prev_fy_n[i ^ 1]) * ax->rc_per_track;
-        }
-        /* Pitch links: anti-brake when the force opposes the rolling, else
-         * anti-drive; static plus curve. */
-        double fx_prev = st->prev_fx_n[i];
-        int braking = (fx_prev < 0.0 && u >= 0.0) || (fx_prev > 0.0 && u < 0.0);
-        double anti;
-        if (braking) {
-            anti = ax->anti_brake;
-            if (kin->anti_brake.n_points > 0) {
-                anti += pdk_curve_eval(&kin->anti_brake, x);
-            }
-        } else {
-            anti = ax->anti_drive;
-            if (kin->anti_drive.n_points > 0) {
-                anti += pdk_curve_eval(&kin->anti_drive, x);
-            }
-        }
-        double link_pitch = anti * fx_prev * ax->pitch_arm;
-        double link = link_rc + link_pitch;
-        double fz0 = n2 * s0 + link;
-        if (!(fz0 > 0.0)) {
-            continue;
-        }
-        q->loaded = 1;
-        q->link_rc = link_rc;
-        q->link_pitch = link_pitch;
-        q->s_exp = s_exp;
-        q->fn = n2 * s_exp + link;
-        q->c_n = c + h * k_tot;
-
-        q->fz0 = fz0;
-        q->stick = 0;
-        tyre_forces(q, ax, cmd->hold_n[i], p->rolling_coeff, drive);
-    }
-    add_wheels(&sy, wh, p);
-
-    /* 3. The implicit solve, again without a wheel whose end normal force
-     * would be negative (it lifts off) and with the stick damper on a wheel
-     * whose Coulomb force would not keep its sign (tyre_forces). Each pass
-     * changes a wheel one way only, so there are at most nine. */
-    const double gyro[3] = {p->inertia_kgm2[0] * w[0], p->inertia_kgm2[1] * w[1],
-                            p->inertia_kgm2[2] * w[2]};
+    /* The gyroscopic torque at the mean rate, -(w_avg x L0) with L0 = I w0:
+     * half of it in the matrix (G = -[L0 / 2]x), half explicit. */
+    const double gyro[3] = {0.5 * (p->inertia_kgm2[0] * w[0]), 0.5 * (p->inertia_kgm2[1] * w[1]),
+                            0.5 * (p->inertia_kgm2[2] * w[2])};
+    const v4 arb_qh = load4(cr->arb_quarter_h);
     double sol[6];
     for (int pass = 0;; pass++) {
+        system6 sy;
+        build_system(&sy, q, p, v, w, grav, c_drag, gyro);
         solve_system(&sy, gyro, sol);
-        double vn[PDK_WHEELS];
-        for (int i = 0; i < PDK_WHEELS; i++) {
-            wheel *q = &wh[i];
-            cross3(&sol[3], q->r, q->vc);
-            for (int j = 0; j < 3; j++) {
-                q->vc[j] += sol[j];
-            }
-            vn[i] = q->loaded ? dot3(q->n, q->vc) : 0.0;
-        }
-        int changed = 0;
-        for (int i = 0; i < PDK_WHEELS; i++) {
-            wheel *q = &wh[i];
-            if (!q->loaded) {
-                continue;
-            }
-            /* The normal force at the end: strut, links, and the bar's
-             * implicit part (add_arb). */
-            double side = (i & 1) ? -1.0 : 1.0;
-            double bar = side * (p->h_s * p->axle[i >> 1].arb_npm) * (vn[i & ~1] - vn[i | 1]);
-            double dn = q->c_n * vn[i] + bar;
-            q->fz = q->fn - dn;
-            q->s_end = q->s_exp - dn * q->inv_cos;
-            if (pass + 1 >= MAX_SOLVES) {
-                continue;
-            }
-            if (q->fz < 0.0) {
-                q->loaded = 0;
-                changed = 1;
-            } else if (q->coulomb) {
-                /* The end velocity along the start's direction of motion
-                 * (in the plane for a sliding wheel, along e_x else). */
-                double u = dot3(q->ex, q->vc);
-                double along, start;
-                if (q->sliding) {
-                    along = u * q->u0 + dot3(q->ey, q->vc) * q->vlat0;
-                    start = sqrt(q->u0 * q->u0 + q->vlat0 * q->vlat0);
-                } else {
-                    along = q->u0 > 0.0 ? u : -u;
-                    start = 1.0;
-                }
-                if (!(along > PDK_FW_STICK_SPEED_MPS * start)) {
-                    q->stick = 1;
-                    tyre_forces(q, &p->axle[i >> 1], cmd->hold_n[i], p->rolling_coeff, drive);
-                    changed = 1;
-                }
-            }
-        }
-        if (!changed) {
+        q->vcx = splat(sol[0]) + (splat(sol[4]) * r2 - splat(sol[5]) * r1);
+        q->vcy = splat(sol[1]) + (splat(sol[5]) * r0 - splat(sol[3]) * r2);
+        q->vcz = splat(sol[2]) + (splat(sol[3]) * r1 - splat(sol[4]) * r0);
+        v4 vn = keep(q->loaded, n0 * q->vcx + n1 * q->vcy + n2 * q->vcz);
+        /* The normal force: strut, links, and the bar's implicit part. */
+        v4 dn = q->c_n * vn + arb_qh * (vn - other4(vn));
+        q->fz = q->fn - dn;
+        q->s_end = q->s_exp - dn * q->inv_cos;
+        if (pass + 1 >= MAX_SOLVES) {
             break;
         }
-        system_init(&sy, p, v, w, grav, c_drag);
-        add_wheels(&sy, wh, p);
+        m4 lift = q->loaded & lt4(q->fz, zero);
+        m4 check = q->loaded & ~lift & q->coulomb;
+        m4 to_stick = (m4){0, 0, 0, 0};
+        if (any4(check)) {
+            /* The end velocity along the start's direction of motion (in
+             * the plane for a sliding wheel, along e_x else). */
+            v4 u = q->exx * q->vcx + q->exy * q->vcy + q->exz * q->vcz;
+            v4 along = sel(gt4(q->u0, zero), u, -u);
+            v4 start = splat(1.0);
+            if (any4(q->sliding & check)) {
+                v4 ul = q->eyx * q->vcx + q->eyy * q->vcy + q->eyz * q->vcz;
+                v4 sp2 = q->u0 * q->u0 + q->vlat0 * q->vlat0;
+                v4 sp = (v4){sqrt(sp2[0]), sqrt(sp2[1]), sqrt(sp2[2]), sqrt(sp2[3])};
+                along = sel(q->sliding, u * q->u0 + ul * q->vlat0, along);
+                start = sel(q->sliding, sp, start);
+            }
+            to_stick = check & ~gt4(along, splat(PDK_FW_STICK_SPEED_MPS) * start);
+        }
+        if (!any4(lift | to_stick)) {
+            break;
+        }
+        q->loaded &= ~lift;
+        q->stick |= to_stick;
+        tyre_forces(q, cr, cmd, p->rolling_coeff, drive);
     }
 
-    /* 4. The end-of-substep forces, for telemetry and the next substep's
+    /* 5. The end-of-substep forces, for telemetry and the next substep's
      * links (the force each contact puts on the body, in body x and y). */
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        wheel *q = &wh[i];
-        if (!q->loaded) {
-            q->fz = q->s_end = q->fx_end = q->fy_end = q->rolling = 0.0;
-            q->link_rc = 0.0;
-            q->link_pitch = 0.0;
-            st->prev_fx_n[i] = 0.0;
-            st->prev_fy_n[i] = 0.0;
-            continue;
-        }
-        double u = dot3(q->ex, q->vc);
-        double vl = dot3(q->ey, q->vc);
-        q->fx_end = q->fx - q->c_x * u;
-        q->fy_end = q->fy - q->c_y * vl;
-        q->rolling = q->f_roll - q->c_roll * u;
-        q->s_end = max2(q->s_end, 0.0);
-        st->prev_fx_n[i] = q->fx_end * q->ex[0] + q->fy_end * q->ey[0];
-        st->prev_fy_n[i] = q->fx_end * q->ex[1] + q->fy_end * q->ey[1];
+    {
+        const m4 on = q->loaded;
+        v4 u = q->exx * q->vcx + q->exy * q->vcy + q->exz * q->vcz;
+        v4 vl = q->eyx * q->vcx + q->eyy * q->vcy + q->eyz * q->vcz;
+        v4 fx_end = keep(on, q->fx - q->c_x * u);
+        v4 fy_end = keep(on, q->fy - q->c_y * vl);
+        q->fx_end = fx_end;
+        q->fy_end = fy_end;
+        q->rolling = keep(on, q->f_roll - q->c_roll * u);
+        q->fz = keep(on, q->fz);
+        q->s_end = keep(on, max4(q->s_end, zero));
+        q->link_rc = keep(on, q->link_rc);
+        q->link_pitch = keep(on, q->link_pitch);
+        store4(st->prev_fx_n, keep(on, fx_end * q->exx + fy_end * q->eyx));
+        store4(st->prev_fy_n, keep(on, fx_end * q->exy + fy_end * q->eyy));
     }
     *drag_out = -c_drag * sol[0];
 
-    /* 5. Integrate: velocity to the world, position by the end velocity,
-     * orientation by the exact rotation of the body rate over h, the
+    /* 6. Integrate: velocity to the world, position by the mean velocity,
+     * orientation by the exact rotation of the mean body rate over h, the
      * accelerometer's reading (body, gravity excluded). */
     double vw[3];
     rot_apply(&rm, sol, vw);
+    double w1[3];
     for (int j = 0; j < 3; j++) {
         st->accel_mps2[j] = (sol[j] - v[j]) * p->inv_h - grav[j];
+        st->pos_m[j] += (0.5 * h) * (st->vel_mps[j] + vw[j]);
         st->vel_mps[j] = vw[j];
-        st->pos_m[j] += h * vw[j];
         st->omega_radps[j] = sol[3 + j];
+        w1[j] = 0.5 * (w[j] + sol[3 + j]);
     }
-    const double *w1 = &sol[3];
     double ww = dot3(w1, w1);
     double half = 0.5 * h;
     double z = half * half * ww; /* (angle / 2)^2 */
@@ -1147,26 +1307,26 @@ static double finite_or_zero(double x)
     return x - x == 0.0 ? x : 0.0;
 }
 
-static double negligible_to_zero(double x)
+static inline double negligible_to_zero(double x)
 {
     return fabs(x) < PDK_FW_NEGLIGIBLE ? 0.0 : x;
 }
 
 /* Whether any state value is infinite or NaN (x - x is NaN then, 0 else). */
-static int state_broken(const pdk_fw_state *s)
+VEC int state_broken(const pdk_fw_state *s)
 {
-    double z = 0.0;
-    for (int j = 0; j < 3; j++) {
-        z += (s->pos_m[j] - s->pos_m[j]) + (s->vel_mps[j] - s->vel_mps[j]) +
-             (s->omega_radps[j] - s->omega_radps[j]) + (s->accel_mps2[j] - s->accel_mps2[j]);
-    }
-    for (int j = 0; j < 4; j++) {
-        z += s->quat[j] - s->quat[j];
-        z += (s->prev_fx_n[j] - s->prev_fx_n[j]) + (s->prev_fy_n[j] - s->prev_fy_n[j]);
-    }
+    /* The state's doubles, four at a time: pos, vel and omega (9), accel
+     * (3), quat (4), the lagged forces (8), and the squared rates, which
+     * overflow before any of them does. */
     double v2 = dot3(s->vel_mps, s->vel_mps) + dot3(s->omega_radps, s->omega_radps);
-    z += v2 - v2;
-    return z != 0.0;
+    v4 a = (v4){s->pos_m[0], s->pos_m[1], s->pos_m[2], v2};
+    v4 b = (v4){s->vel_mps[0], s->vel_mps[1], s->vel_mps[2], s->omega_radps[0]};
+    v4 c = (v4){s->omega_radps[1], s->omega_radps[2], s->accel_mps2[0], s->accel_mps2[1]};
+    v4 d = (v4){s->accel_mps2[2], 0.0, 0.0, 0.0};
+    v4 z = ((a - a) + (b - b)) + ((c - c) + (d - d));
+    v4 q = load4(s->quat), fx = load4(s->prev_fx_n), fy = load4(s->prev_fy_n);
+    z += (q - q) + ((fx - fx) + (fy - fy));
+    return any4(~(m4)(z == splat(0.0)));
 }
 
 /* The fault (as pdk_st_step's): the vehicle stays at the pose where the tick
@@ -1227,14 +1387,15 @@ static void fault(pdk_fw_state *s, const pdk_fw_state *start, const pdk_fw_cmd *
     ch[PDK_CH_FAULTED] = 1.0;
 }
 
-void pdk_fw_step(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
-                 const pdk_terrain_def *terrain, int substeps, double *ch)
+/* The tick, inlined into the step's two builds below. */
+VEC void step_body(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
+                   const pdk_terrain_def *terrain, int substeps, double *ch)
 {
     pdk_fw_state start = *s;
-    wheel wh[PDK_WHEELS];
+    wheels wh;
     double drag = 0.0;
     for (int k = 0; k < substeps; k++) {
-        substep(s, cmd, p, terrain, wh, &drag, k == substeps - 1);
+        substep(s, cmd, p, terrain, &wh, &drag, k == substeps - 1);
     }
     double *quat = s->quat;
     double inv_norm =
@@ -1257,10 +1418,23 @@ void pdk_fw_step(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
         s->vel_mps[1] = 0.0;
         s->omega_radps[2] = 0.0;
     }
-    for (int j = 0; j < 3; j++) {
-        s->vel_mps[j] = negligible_to_zero(s->vel_mps[j]);
-        s->omega_radps[j] = negligible_to_zero(s->omega_radps[j]);
-        s->accel_mps2[j] = negligible_to_zero(s->accel_mps2[j]);
+    {
+        /* Components below PDK_FW_NEGLIGIBLE become exactly zero. */
+        const v4 tiny = splat(PDK_FW_NEGLIGIBLE);
+        v4 vel = (v4){s->vel_mps[0], s->vel_mps[1], s->vel_mps[2], s->omega_radps[0]};
+        v4 rest = (v4){s->omega_radps[1], s->omega_radps[2], s->accel_mps2[0], s->accel_mps2[1]};
+        double acc2 = s->accel_mps2[2];
+        vel = keep(~lt4(abs4(vel), tiny), vel);
+        rest = keep(~lt4(abs4(rest), tiny), rest);
+        s->vel_mps[0] = vel[0];
+        s->vel_mps[1] = vel[1];
+        s->vel_mps[2] = vel[2];
+        s->omega_radps[0] = vel[3];
+        s->omega_radps[1] = rest[0];
+        s->omega_radps[2] = rest[1];
+        s->accel_mps2[0] = rest[2];
+        s->accel_mps2[1] = rest[3];
+        s->accel_mps2[2] = negligible_to_zero(acc2);
     }
     if (state_broken(s)) {
         fault(s, &start, cmd, p, ch);
@@ -1272,7 +1446,7 @@ void pdk_fw_step(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
     double vb[3];
     rot_apply_t(&rm, s->vel_mps, vb);
     double yaw, pitch, roll;
-    pdk_fw_euler(s->quat, &yaw, &pitch, &roll);
+    euler_of(s->quat, &yaw, &pitch, &roll);
     ch[PDK_CH_POS_X] = s->pos_m[0];
     ch[PDK_CH_POS_Y] = s->pos_m[1];
     ch[PDK_CH_POS_Z] = s->pos_m[2];
@@ -1300,33 +1474,65 @@ void pdk_fw_step(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
     /* Per wheel, the last substep's values: its geometry at the substep's
      * start, its forces at the end. Slip angles by ISO 8855 with the force
      * law's speed floor (single_track.h). */
-    double rolling = 0.0;
-    double slip[PDK_WHEELS];
+    const wheels *q = &wh;
+    v4 u = q->exx * q->vcx + q->exy * q->vcy + q->exz * q->vcz;
+    v4 vl = q->eyx * q->vcx + q->eyy * q->vcy + q->eyz * q->vcz;
+    v4 slip = atan2_4(vl, max4(abs4(u), splat(PDK_FW_SLIP_SPEED_FLOOR_MPS)));
     for (int i = 0; i < PDK_WHEELS; i++) {
-        const wheel *q = &wh[i];
-        double u = dot3(q->ex, q->vc);
-        slip[i] = pdk_trig_atan2(dot3(q->ey, q->vc), max2(fabs(u), PDK_FW_SLIP_SPEED_FLOOR_MPS));
-        ch[PDK_CH_SUSP_TRAVEL_FL + i] = q->travel;
-        ch[PDK_CH_SUSP_FORCE_FL + i] = q->s_end;
-        ch[PDK_CH_WHEEL_STEER_FL + i] = q->delta;
-        ch[PDK_CH_CAMBER_FL + i] = q->camber;
-        ch[PDK_CH_TOE_FL + i] = q->toe;
-        ch[PDK_CH_TYRE_LOAD_FL + i] = q->fz;
+        ch[PDK_CH_SUSP_TRAVEL_FL + i] = q->travel[i];
+        ch[PDK_CH_SUSP_FORCE_FL + i] = q->s_end[i];
+        ch[PDK_CH_WHEEL_STEER_FL + i] = q->delta[i];
+        ch[PDK_CH_CAMBER_FL + i] = q->camber[i];
+        ch[PDK_CH_TOE_FL + i] = q->toe[i];
+        ch[PDK_CH_TYRE_LOAD_FL + i] = q->fz[i];
         ch[PDK_CH_SLIP_ANGLE_FL + i] = slip[i];
-        ch[PDK_CH_FORCE_X_FL + i] = q->fx_end;
-        ch[PDK_CH_FORCE_Y_FL + i] = q->fy_end;
-        rolling += q->rolling;
+        ch[PDK_CH_FORCE_X_FL + i] = q->fx_end[i];
+        ch[PDK_CH_FORCE_Y_FL + i] = q->fy_end[i];
     }
-    ch[PDK_CH_ROLLING] = rolling;
+    ch[PDK_CH_ROLLING] = ((q->rolling[0] + q->rolling[1]) + q->rolling[2]) + q->rolling[3];
     for (int k = 0; k < 2; k++) {
-        const wheel *l = &wh[2 * k];
-        const wheel *r = &wh[2 * k + 1];
-        ch[PDK_CH_TYRE_LOAD_F + k] = l->fz + r->fz;
-        ch[PDK_CH_SLIP_ANGLE_F + k] = 0.5 * (slip[2 * k] + slip[2 * k + 1]);
-        ch[PDK_CH_FORCE_X_F + k] = l->fx_end + r->fx_end;
-        ch[PDK_CH_FORCE_Y_F + k] = l->fy_end + r->fy_end;
-        ch[PDK_CH_GEOMETRIC_TRANSFER_F + k] = 0.5 * (r->link_rc - l->link_rc);
-        ch[PDK_CH_PITCH_LINK_LOAD_F + k] = l->link_pitch + r->link_pitch;
-        ch[PDK_CH_JACKING_FORCE_F + k] = l->link_rc + r->link_rc;
+        int l = 2 * k, r = 2 * k + 1;
+        ch[PDK_CH_TYRE_LOAD_F + k] = q->fz[l] + q->fz[r];
+        ch[PDK_CH_SLIP_ANGLE_F + k] = 0.5 * (slip[l] + slip[r]);
+        ch[PDK_CH_FORCE_X_F + k] = q->fx_end[l] + q->fx_end[r];
+        ch[PDK_CH_FORCE_Y_F + k] = q->fy_end[l] + q->fy_end[r];
+        ch[PDK_CH_GEOMETRIC_TRANSFER_F + k] = 0.5 * (q->link_rc[r] - q->link_rc[l]);
+        ch[PDK_CH_PITCH_LINK_LOAD_F + k] = q->link_pitch[l] + q->link_pitch[r];
+        ch[PDK_CH_JACKING_FORCE_F + k] = q->link_rc[l] + q->link_rc[r];
     }
+}
+
+/* The step compiled for the processor's baseline: the reference. */
+void pdk_fw_step_portable(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
+                          const pdk_terrain_def *terrain, int substeps, double *ch)
+{
+    step_body(s, cmd, p, terrain, substeps, ch);
+}
+
+/* On x86-64 the same code compiled for AVX, whose four-wide vectors hold
+ * the four wheels in one register; __builtin_cpu_supports picks it at run
+ * time, so the library still runs on any x86-64. The vector operations are
+ * the same IEEE operations in both builds (no fused multiply-add: AVX has
+ * none, and -ffp-contract=off forbids forming them), so the two give the
+ * same bits (tests/unit/test_four_wheel.c checks it). */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx"))) static void step_avx(pdk_fw_state *s, const pdk_fw_cmd *cmd,
+                                                    const pdk_fw_params *p,
+                                                    const pdk_terrain_def *terrain, int substeps,
+                                                    double *ch)
+{
+    step_body(s, cmd, p, terrain, substeps, ch);
+}
+#endif
+
+void pdk_fw_step(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
+                 const pdk_terrain_def *terrain, int substeps, double *ch)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx")) {
+        step_avx(s, cmd, p, terrain, substeps, ch);
+        return;
+    }
+#endif
+    step_body(s, cmd, p, terrain, substeps, ch);
 }

@@ -83,29 +83,40 @@ typedef struct pdk_fw_cmd {
     int32_t gear;
 } pdk_fw_cmd;
 
-/* Per-axle constants resolved at spawn. */
+/* Per-axle constants resolved at spawn (the substep reads their per-wheel
+ * copies in pdk_fw_corners). */
 typedef struct pdk_fw_axle {
     double track_m;
     double x_m;                  /* axle position along body x from the CG (a or -b) */
     double static_load_n;        /* per wheel */
     double static_compression_m; /* static_load / spring rate */
-    double spring_npm, bump_nspm, rebound_nspm, arb_npm, bump_stop_npm;
+    double spring_npm, arb_npm, bump_stop_npm;
     double travel_bump_m, travel_droop_m;
-    double rc_height_m, anti_brake, anti_drive;
-    double static_camber_rad, static_toe_rad;
-    double cornering_per_n; /* tyre lateral stiffness per N of load, N/rad/N */
-    double camber_per_n;    /* camber thrust per N of load, N/rad/N */
-    double mu;              /* tyre friction times surface friction */
-    double drive_share;     /* share of the drive force per wheel of this axle */
-    double half_track_m;    /* track / 2 */
-    double rc_per_track;    /* rc_height / track: the roll-centre couple's arm */
-    double two_per_track;   /* 2 / track: the per-wheel links' arm */
-    double pitch_arm;       /* -h_cg / L front, +h_cg / L rear: the pitch links' sign and arm */
-    double sin_camber, cos_camber; /* of static_camber_rad (no camber curve) */
-    int32_t solid;                 /* 1 for a solid axle */
-    int32_t per_wheel_links;       /* 1 when a roll-centre curve is given */
-    pdk_kinematics_def kin;        /* the curves, n_points 0 where absent */
+    double static_camber_rad;
+    int32_t solid;          /* 1 for a solid axle */
+    pdk_kinematics_def kin; /* the curves, n_points 0 where absent */
 } pdk_fw_axle;
+
+/* The same constants per corner, one entry per wheel (FL, FR, RL, RR), for
+ * the substep's four-wide arithmetic (four_wheel.c), and which wheels take
+ * a rarer path (bit i for wheel i). */
+typedef struct pdk_fw_corners {
+    double x_m[PDK_WHEELS], y_m[PDK_WHEELS]; /* static contact point, body */
+    double droop_m[PDK_WHEELS], bump_m[PDK_WHEELS];
+    double static_load_n[PDK_WHEELS], spring_npm[PDK_WHEELS], bump_stop_npm[PDK_WHEELS];
+    double bump_nspm[PDK_WHEELS], rebound_nspm[PDK_WHEELS];
+    double arb_npm[PDK_WHEELS], arb_quarter_h[PDK_WHEELS];
+    double static_toe_rad[PDK_WHEELS];
+    double side[PDK_WHEELS]; /* +1 left, -1 right */
+    double cornering_per_n[PDK_WHEELS], camber_per_n[PDK_WHEELS], mu[PDK_WHEELS];
+    double drive_share[PDK_WHEELS];
+    double rc_height_m[PDK_WHEELS], rc_per_track[PDK_WHEELS], two_per_track[PDK_WHEELS];
+    double pitch_arm[PDK_WHEELS], anti_brake[PDK_WHEELS], anti_drive[PDK_WHEELS];
+    double sin_camber[PDK_WHEELS], cos_camber[PDK_WHEELS]; /* -side sin, cos of static camber */
+    int64_t per_wheel_links[PDK_WHEELS]; /* -1 where the axle has a roll-centre curve, else 0 */
+    uint32_t toe_curve, camber_curve, solid, rc_curve, anti_brake_curve, anti_drive_curve;
+    int32_t per_wheel_any; /* 1 when an axle has a roll-centre curve */
+} pdk_fw_corners;
 
 typedef struct pdk_fw_params {
     double h_s;              /* substep */
@@ -123,7 +134,8 @@ typedef struct pdk_fw_params {
     double drive_force_n;
     double drive_power_w;
     double steer_ratio, steer_center_deg, steer_lock_deg, ackermann;
-    pdk_fw_axle axle[2]; /* front, rear */
+    pdk_fw_corners corner; /* hot: every substep reads it */
+    pdk_fw_axle axle[2];   /* front, rear */
 } pdk_fw_params;
 
 /* Resolves def (already checked, model PDK_MODEL_FOUR_WHEEL) for a world with
@@ -148,6 +160,12 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
  * state->faulted set, PDK_CH_FAULTED 1). */
 void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
                  const pdk_terrain_def *terrain, int substeps, double *channels);
+
+/* pdk_fw_step as compiled for the processor's baseline instruction set:
+ * the same results, bit for bit, as pdk_fw_step takes on any processor
+ * (which may use AVX); for the tests that check so. */
+void pdk_fw_step_portable(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
+                          const pdk_terrain_def *terrain, int substeps, double *channels);
 
 /* The CG velocity in the body frame (x forward, y left, z up). */
 void pdk_fw_body_velocity(const pdk_fw_state *state, double out[3]);

@@ -194,7 +194,7 @@ double pdk_vehicle_def_min_yaw_inertia_kgm2(const pdk_vehicle_def *def)
 /* Messages for one axle's fields; the two axles get their own strings. */
 typedef struct axle_msgs {
     const char *kind, *track, *spring, *damping, *arb, *travel, *bump_stop, *rc, *anti, *camber,
-        *toe, *solid_curve;
+        *toe, *solid_curve, *rc_curve;
     const char *curve[5][4]; /* toe, camber, rc, anti_brake, anti_drive x rule */
 } axle_msgs;
 
@@ -222,6 +222,8 @@ typedef struct axle_msgs {
             axle ".static_toe_rad must be finite and within -0.35..0.35 (20 deg)",                 \
             axle ".kinematics toe_rad and camber_rad curves are not allowed on a solid axle (the "  \
                  "beam sets the wheel angles)",                                                    \
+            axle ".roll_center_height_m plus its kinematics curve must stay below "               \
+                 "chassis.cg_height_m at every point",                                             \
         {                                                                                          \
             CURVE_MSGS(axle, "toe_rad"), CURVE_MSGS(axle, "camber_rad"),                           \
                 CURVE_MSGS(axle, "roll_center_height_m"), CURVE_MSGS(axle, "anti_brake"),          \
@@ -264,6 +266,13 @@ static pdk_error check_axle(const pdk_vehicle_def *def, int axle, const char **w
     REQUIRE(s->kind != PDK_AXLE_SOLID ||
                 (s->kinematics.toe_rad.n_points == 0 && s->kinematics.camber_rad.n_points == 0),
             range, m->solid_curve);
+    /* The curve is linear between points and held beyond them, so its
+     * points bound it. */
+    const pdk_curve *rc = &s->kinematics.roll_center_height_m;
+    for (int i = 0; i < rc->n_points; i++) {
+        REQUIRE(s->roll_center_height_m + rc->value[i] < def->chassis.cg_height_m, range,
+                m->rc_curve);
+    }
     return PDK_OK;
 }
 

@@ -264,6 +264,9 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     memset(mem, 0, l.total);
     pdk_world *w = mem;
     w->def = *def;
+    /* The world's own copy of the terrain carries its derived fields, so
+     * that the rays need no trigonometry per bump. */
+    pdk_terrain_prepare(&w->def.terrain);
     w->substep_s = def->dt_s / (double)def->substeps;
     w->tick = 0;
     pdk_prng_seed(&w->prng, def->seed);

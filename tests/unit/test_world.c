@@ -287,8 +287,11 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "not allowed on a solid axle",
         (d.susp_front.kind = PDK_AXLE_SOLID,
          d.susp_front.kinematics.camber_rad = (pdk_curve){2, {-0.1, 0.1}, {0.01, -0.01}}));
+    BAD(R, "susp_front.roll_center_height_m plus its kinematics curve",
+        (d.susp_front.kinematics.roll_center_height_m =
+             (pdk_curve){3, {-0.1, 0.0, 0.1}, {0.6, 0.0, -0.02}}));
 #undef BAD
-    ck_assert_int_eq(cases, 59);
+    ck_assert_int_eq(cases, 60);
     /* The three other curves are allowed on a solid axle; a curve through 0
      * between its points passes. */
     d = base;
@@ -730,8 +733,10 @@ END_TEST
  * locked wheels sliding, exact rest, governors below their limit) and the
  * fault flag joined the hashed state. */
 #define GOLDEN_HASH_ST UINT64_C(0x74BF67CCC9A92F29)
-/* The same scenario on the four-wheel model (first recorded when it landed). */
-#define GOLDEN_HASH_FW UINT64_C(0x0)
+/* The same scenario on the four-wheel model. Recorded 2026-11-29, after the
+ * struts, dampers and bars moved to the trapezoidal rule, the substep to
+ * four-wide wheel vectors and the terrain to prepared bumps. */
+#define GOLDEN_HASH_FW UINT64_C(0x9942CA61934B89BA)
 
 START_TEST(test_golden_hash)
 {
