@@ -1,7 +1,7 @@
 /* The world: its memory layout inside the caller's buffer, vehicle ids and
  * slots, commands, the tick loop and the state hash. The physics of one
- * vehicle lives in single_track.c and four_wheel.c; a slot holds either
- * model's state, command and constants in a union, and its meta says which. */
+ * vehicle lives in single_track.c and four_wheel.c; a slot's meta says which
+ * model steps it, and each model keeps its own arrays. */
 #include "world.h"
 
 #include <math.h>
@@ -30,29 +30,16 @@ typedef struct slot_meta {
     uint32_t pad_;
 } slot_meta;
 
-/* One slot's hot data, whichever model steps it. */
-typedef union veh_state {
-    pdk_st_state st;
-    pdk_fw_state fw;
-} veh_state;
-
-typedef union veh_cmd {
-    pdk_st_cmd st;
-    pdk_fw_cmd fw;
-} veh_cmd;
-
-typedef union veh_params {
-    pdk_st_params st;
-    pdk_fw_params fw;
-} veh_params;
-
 /* The header at the start of the caller's memory. Arrays follow it at fixed
  * offsets, each max_vehicles long and indexed by slot:
  *   live      uint32_t        live slots in ascending order (count of them)
  *   meta      slot_meta       generation and liveness
- *   state     veh_state       hot: the dynamic state
- *   cmd       veh_cmd         hot: the held command
- *   params    veh_params      hot: constants resolved at spawn
+ *   st_state, st_cmd, st_params   hot: a single-track vehicle's state, held
+ *                                 command and constants
+ *   fw_state, fw_cmd, fw_params   hot: the same for a four-wheel vehicle
+ * Each model has arrays of its own (a slot uses one set), so a fleet of
+ * single-track cars is as dense in memory as if the four-wheel model, whose
+ * constants are twenty times larger, did not exist.
  *   channels  double[PDK_CH_COUNT]  the last tick's telemetry
  *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
  * Offsets rather than pointers keep the block position independent. */
@@ -65,11 +52,13 @@ struct pdk_world {
     int32_t capacity;
     int32_t first_free; /* no slot below this one is free */
     int32_t faulted;    /* live vehicles whose state has faulted */
-    size_t off_live, off_meta, off_state, off_cmd, off_params, off_channels, off_defs, bytes;
+    size_t off_live, off_meta, off_st_state, off_st_cmd, off_st_params, off_fw_state, off_fw_cmd,
+        off_fw_params, off_channels, off_defs, bytes;
 };
 
 typedef struct layout {
-    size_t live, meta, state, cmd, params, channels, defs, total;
+    size_t live, meta, st_state, st_cmd, st_params, fw_state, fw_cmd, fw_params, channels, defs,
+        total;
 } layout;
 
 static size_t round_up(size_t v)
@@ -86,12 +75,18 @@ static layout layout_of(int max_vehicles)
     off = round_up(off + n * sizeof(uint32_t));
     l.meta = off;
     off = round_up(off + n * sizeof(slot_meta));
-    l.state = off;
-    off = round_up(off + n * sizeof(veh_state));
-    l.cmd = off;
-    off = round_up(off + n * sizeof(veh_cmd));
-    l.params = off;
-    off = round_up(off + n * sizeof(veh_params));
+    l.st_state = off;
+    off = round_up(off + n * sizeof(pdk_st_state));
+    l.st_cmd = off;
+    off = round_up(off + n * sizeof(pdk_st_cmd));
+    l.st_params = off;
+    off = round_up(off + n * sizeof(pdk_st_params));
+    l.fw_state = off;
+    off = round_up(off + n * sizeof(pdk_fw_state));
+    l.fw_cmd = off;
+    off = round_up(off + n * sizeof(pdk_fw_cmd));
+    l.fw_params = off;
+    off = round_up(off + n * sizeof(pdk_fw_params));
     l.channels = off;
     off = round_up(off + n * sizeof(double) * (size_t)PDK_CH_COUNT);
     l.defs = off;
@@ -117,20 +112,19 @@ static slot_meta *meta_of(const pdk_world *w)
     return (slot_meta *)(void *)(base_of(w) + w->off_meta);
 }
 
-static veh_state *states_of(const pdk_world *w)
-{
-    return (veh_state *)(void *)(base_of(w) + w->off_state);
-}
-
-static veh_cmd *cmds_of(const pdk_world *w)
-{
-    return (veh_cmd *)(void *)(base_of(w) + w->off_cmd);
-}
-
-static veh_params *params_of(const pdk_world *w)
-{
-    return (veh_params *)(void *)(base_of(w) + w->off_params);
-}
+/* The per-model arrays, indexed by slot. */
+#define PDK_WORLD_ARRAY_(type, name)                                                               \
+    static type *name##_of(const pdk_world *w)                                                     \
+    {                                                                                              \
+        return (type *)(void *)(base_of(w) + w->off_##name);                                       \
+    }
+PDK_WORLD_ARRAY_(pdk_st_state, st_state)
+PDK_WORLD_ARRAY_(pdk_st_cmd, st_cmd)
+PDK_WORLD_ARRAY_(pdk_st_params, st_params)
+PDK_WORLD_ARRAY_(pdk_fw_state, fw_state)
+PDK_WORLD_ARRAY_(pdk_fw_cmd, fw_cmd)
+PDK_WORLD_ARRAY_(pdk_fw_params, fw_params)
+#undef PDK_WORLD_ARRAY_
 
 static int is_four_wheel(const pdk_world *w, uint32_t slot)
 {
@@ -139,8 +133,7 @@ static int is_four_wheel(const pdk_world *w, uint32_t slot)
 
 static uint32_t faulted_of(const pdk_world *w, uint32_t slot)
 {
-    const veh_state *v = &states_of(w)[slot];
-    return is_four_wheel(w, slot) ? v->fw.faulted : v->st.faulted;
+    return is_four_wheel(w, slot) ? fw_state_of(w)[slot].faulted : st_state_of(w)[slot].faulted;
 }
 
 static double *channels_of(const pdk_world *w, uint32_t slot)
@@ -276,9 +269,12 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->faulted = 0;
     w->off_live = l.live;
     w->off_meta = l.meta;
-    w->off_state = l.state;
-    w->off_cmd = l.cmd;
-    w->off_params = l.params;
+    w->off_st_state = l.st_state;
+    w->off_st_cmd = l.st_cmd;
+    w->off_st_params = l.st_params;
+    w->off_fw_state = l.fw_state;
+    w->off_fw_cmd = l.fw_cmd;
+    w->off_fw_params = l.fw_params;
     w->off_channels = l.channels;
     w->off_defs = l.defs;
     w->bytes = l.total;
@@ -404,22 +400,20 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
     uint32_t slot = (uint32_t)s;
     world->first_free = s + 1;
 
-    veh_params *p = &params_of(world)[slot];
-    veh_state *state = &states_of(world)[slot];
-    veh_cmd *cmd = &cmds_of(world)[slot];
     const pdk_world_def *wd = &world->def;
     defs_of(world)[slot] = *def;
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
     if (def->model == PDK_MODEL_FOUR_WHEEL) {
-        pdk_fw_params_init(&p->fw, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
+        pdk_fw_params *p = &fw_params_of(world)[slot];
+        pdk_fw_params_init(p, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
                            wd->surface_friction);
-        pdk_fw_state_init(&state->fw, &p->fw, &wd->terrain, pose, speed_mps);
-        pdk_fw_cmd_set(&cmd->fw, def, 0.0, 0.0, 0.0, gear);
+        pdk_fw_state_init(&fw_state_of(world)[slot], p, &wd->terrain, pose, speed_mps);
+        pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     } else {
-        pdk_st_params_init(&p->st, def, world->substep_s, wd->gravity_mps2,
+        pdk_st_params_init(&st_params_of(world)[slot], def, world->substep_s, wd->gravity_mps2,
                            wd->air_density_kgpm3, wd->surface_friction);
-        pdk_st_state_init(&state->st, pose, speed_mps);
-        pdk_st_cmd_set(&cmd->st, def, 0.0, 0.0, 0.0, gear);
+        pdk_st_state_init(&st_state_of(world)[slot], pose, speed_mps);
+        pdk_st_cmd_set(&st_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     }
     meta[slot].alive = 1u;
     meta[slot].model = (uint32_t)def->model;
@@ -452,8 +446,10 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     m->alive = 0u;
     m->model = 0u;
     m->generation = (m->generation + 1u) & SLOT_MASK;
-    memset(&states_of(world)[slot], 0, sizeof(veh_state));
-    memset(&cmds_of(world)[slot], 0, sizeof(veh_cmd));
+    memset(&st_state_of(world)[slot], 0, sizeof(pdk_st_state));
+    memset(&st_cmd_of(world)[slot], 0, sizeof(pdk_st_cmd));
+    memset(&fw_state_of(world)[slot], 0, sizeof(pdk_fw_state));
+    memset(&fw_cmd_of(world)[slot], 0, sizeof(pdk_fw_cmd));
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
     if (s < world->first_free) {
         world->first_free = s;
@@ -525,12 +521,13 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
     if (err != PDK_OK) {
         return err;
     }
-    veh_cmd *held = &cmds_of(world)[s];
+    pdk_fw_cmd *held_fw = &fw_cmd_of(world)[s];
+    pdk_st_cmd *held_st = &st_cmd_of(world)[s];
     int fw = is_four_wheel(world, (uint32_t)s);
-    double throttle = fw ? held->fw.throttle_pct : held->st.throttle_pct;
-    double brake = fw ? held->fw.brake_bar : held->st.brake_bar;
-    double steer = fw ? held->fw.steer_wheel_deg : held->st.steer_wheel_deg;
-    pdk_gear gear = (pdk_gear)(fw ? held->fw.gear : held->st.gear);
+    double throttle = fw ? held_fw->throttle_pct : held_st->throttle_pct;
+    double brake = fw ? held_fw->brake_bar : held_st->brake_bar;
+    double steer = fw ? held_fw->steer_wheel_deg : held_st->steer_wheel_deg;
+    pdk_gear gear = (pdk_gear)(fw ? held_fw->gear : held_st->gear);
     if (cmd->fields & PDK_DBW_THROTTLE) {
         throttle = cmd->throttle_pct;
     }
@@ -544,9 +541,9 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
         gear = cmd->gear;
     }
     if (fw) {
-        pdk_fw_cmd_set(&held->fw, &defs_of(world)[s], throttle, brake, steer, gear);
+        pdk_fw_cmd_set(held_fw, &defs_of(world)[s], throttle, brake, steer, gear);
     } else {
-        pdk_st_cmd_set(&held->st, &defs_of(world)[s], throttle, brake, steer, gear);
+        pdk_st_cmd_set(held_st, &defs_of(world)[s], throttle, brake, steer, gear);
     }
     return PDK_OK;
 }
@@ -557,9 +554,12 @@ void pdk_world_step(pdk_world *world)
         return;
     }
     const uint32_t *live = live_of(world);
-    veh_state *states = states_of(world);
-    const veh_cmd *cmds = cmds_of(world);
-    const veh_params *params = params_of(world);
+    pdk_st_state *st_states = st_state_of(world);
+    const pdk_st_cmd *st_cmds = st_cmd_of(world);
+    const pdk_st_params *st_params = st_params_of(world);
+    pdk_fw_state *fw_states = fw_state_of(world);
+    const pdk_fw_cmd *fw_cmds = fw_cmd_of(world);
+    const pdk_fw_params *fw_params = fw_params_of(world);
     const int substeps = world->def.substeps;
     const pdk_terrain_def *terrain = &world->def.terrain;
     /* Vehicles do not interact, so the order changes no result. Single-track
@@ -577,14 +577,14 @@ void pdk_world_step(pdk_world *world)
             continue;
         }
         if (is_four_wheel(world, slot)) {
-            pdk_fw_step(&states[slot].fw, &cmds[slot].fw, &params[slot].fw, terrain, substeps,
+            pdk_fw_step(&fw_states[slot], &fw_cmds[slot], &fw_params[slot], terrain, substeps,
                         channels_of(world, slot));
-            faults += states[slot].fw.faulted != 0u;
+            faults += fw_states[slot].faulted != 0u;
             continue;
         }
-        st[n] = &states[slot].st;
-        cm[n] = &cmds[slot].st;
-        pa[n] = &params[slot].st;
+        st[n] = &st_states[slot];
+        cm[n] = &st_cmds[slot];
+        pa[n] = &st_params[slot];
         ch[n] = channels_of(world, slot);
         if (++n == PDK_ST_BATCH) {
             faults += step_planar(st, cm, pa, ch, n, substeps);
@@ -621,10 +621,9 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
     if (out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    const veh_state *v = &states_of(world)[s];
     out->id = id;
     if (is_four_wheel(world, (uint32_t)s)) {
-        const pdk_fw_state *fw = &v->fw;
+        const pdk_fw_state *fw = &fw_state_of(world)[s];
         double vb[3];
         pdk_fw_body_velocity(fw, vb);
         out->x_m = fw->pos_m[0];
@@ -637,15 +636,15 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
         out->roll_rate_radps = fw->omega_radps[0];
         out->pitch_rate_radps = fw->omega_radps[1];
         out->yaw_rate_radps = fw->omega_radps[2];
-        out->steer_angle_rad = cmds_of(world)[s].fw.steer_rad;
+        out->steer_angle_rad = fw_cmd_of(world)[s].steer_rad;
         out->speed_mps = sqrt(fw->vel_mps[0] * fw->vel_mps[0] + fw->vel_mps[1] * fw->vel_mps[1]);
         out->ax_mps2 = fw->accel_mps2[0];
         out->ay_mps2 = fw->accel_mps2[1];
     } else {
-        const pdk_st_state *st = &v->st;
+        const pdk_st_state *st = &st_state_of(world)[s];
         out->x_m = st->x_m;
         out->y_m = st->y_m;
-        out->z_m = params_of(world)[s].st.cg_height_m;
+        out->z_m = st_params_of(world)[s].cg_height_m;
         out->yaw_rad = st->yaw_rad;
         out->pitch_rad = 0.0;
         out->roll_rad = 0.0;
@@ -655,7 +654,7 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
         out->roll_rate_radps = 0.0;
         out->pitch_rate_radps = 0.0;
         out->yaw_rate_radps = st->yaw_rate_radps;
-        out->steer_angle_rad = cmds_of(world)[s].st.steer_rad;
+        out->steer_angle_rad = st_cmd_of(world)[s].steer_rad;
         out->speed_mps = sqrt(st->vx_mps * st->vx_mps + st->vy_mps * st->vy_mps);
         out->ax_mps2 = st->ax_mps2;
         out->ay_mps2 = st->ay_mps2;
@@ -740,10 +739,9 @@ uint64_t pdk_world_hash(const pdk_world *world)
     for (int32_t i = 0; i < world->count; i++) {
         uint32_t slot = live[i];
         h = pdk_hash_u64(h, make_id(slot, meta[slot].generation));
-        h = is_four_wheel(world, slot) ? hash_four_wheel(h, &states_of(world)[slot].fw,
-                                                         &cmds_of(world)[slot].fw)
-                                       : hash_single_track(h, &states_of(world)[slot].st,
-                                                           &cmds_of(world)[slot].st);
+        h = is_four_wheel(world, slot)
+                ? hash_four_wheel(h, &fw_state_of(world)[slot], &fw_cmd_of(world)[slot])
+                : hash_single_track(h, &st_state_of(world)[slot], &st_cmd_of(world)[slot]);
     }
     /* Free slots' generations decide the ids given out next, so they are
      * state too (a fresh slot's generation is zero and adds nothing). */
