@@ -5,6 +5,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,11 @@ START_TEST(shipped_scripts_load)
 }
 END_TEST
 
+/* paddockd --demo waits this long after a pass's last step before it
+ * starts the next (server/app/server.c, pdk_session_attach_script). */
+#define DEMO_GAP_S 2.0
+#define MAX_PASSES 3
+
 /* What a run of a script on the real sim shows. */
 typedef struct run_result {
     pdk_vehicle_pose end;
@@ -315,16 +321,28 @@ typedef struct run_result {
     double max_ay_mps2;
     double stop_s; /* first time the speed fell below 0.2 m/s, or -1 */
     double x_at_brake_m;
-    double ay_at_mps2; /* lateral acceleration at probe_s */
-    double max_travel_m[4]; /* SuspTravel_* peaks */
+    double ay_at_mps2;  /* lateral acceleration at probe_s, as the body's accelerometer reads it */
+    double vr_at_mps2;  /* speed times yaw rate at probe_s: the ground plane's */
+    double roll_at_rad; /* roll at probe_s */
+    double kerb_travel_m[4]; /* SuspTravel_* peaks while the CG is short of x = 30 m */
+    double hump_travel_m[4]; /* SuspTravel_* peaks from x = 30 m on */
     double max_roll_rad;
+    double min_pitch_rad, max_pitch_rad; /* from x = 30 m on (the hump on kerb_strip) */
+    double end_gear;                     /* the Gear channel at the end (1 P ... 5 L) */
+    /* At each pass's last step plus one tick: pose, unwrapped yaw, gear. */
+    pdk_vehicle_pose pass_end[MAX_PASSES];
+    double pass_end_yaw_deg[MAX_PASSES];
+    double pass_end_gear[MAX_PASSES];
 } run_result;
 
 /* Runs a shipped script on midsize_sedan in a shipped world, applying each
- * step at tick round(t * 120) as paddockd's sessions do, until the last step
- * plus extra_s. brake_s is when x_at_brake_m is sampled; probe_s when ay is. */
-static run_result run_in(const char *world, const char *name, double extra_s, double brake_s,
-                         double probe_s)
+ * step at tick round(t * 120) as paddockd's sessions do. It plays the
+ * script `passes` times without a new spawn, as paddockd --demo loops it
+ * (each pass DEMO_GAP_S after the last step of the one before), until the
+ * last pass's last step plus extra_s. brake_s is when x_at_brake_m is sampled;
+ * probe_s when ay, v r and roll are (both in the first pass). */
+static run_result run_passes(const char *world, const char *name, int passes, double extra_s,
+                             double brake_s, double probe_s)
 {
     char path[512];
     char err[PDK_PARAMS_ERR_LEN];
@@ -349,13 +367,23 @@ static run_result run_in(const char *world, const char *name, double extra_s, do
     pdk_vehicle_id id = 0;
     ck_assert_int_eq(pdk_world_spawn(w, &vdef, &pose, s.initial_speed_mps, gear, &id), PDK_OK);
 
+    ck_assert_int_le(passes, MAX_PASSES);
     run_result r = {.stop_s = -1};
-    long last = lround((s.steps[s.n_steps - 1].t_s + extra_s) * 120.0);
+    long last_step = lround(s.steps[s.n_steps - 1].t_s * 120.0);
+    long gap = lround(DEMO_GAP_S * 120.0);
+    long last = (passes - 1) * (last_step + gap) + last_step + lround(extra_s * 120.0);
+    long start = 0; /* tick at which the current pass began */
+    int pass = 0;
     size_t next = 0;
     double prev_yaw = pose.yaw_rad;
     double yaw = pose.yaw_rad;
     for (long k = 0; k <= last; k++) {
-        while (next < s.n_steps && lround(s.steps[next].t_s * 120.0) <= k) {
+        if (next == s.n_steps && pass + 1 < passes && k >= start + last_step + gap) {
+            start = k;
+            next = 0;
+            pass++;
+        }
+        while (next < s.n_steps && start + lround(s.steps[next].t_s * 120.0) <= k) {
             ck_assert_msg(pdk_world_command(w, id, &s.steps[next].cmd) == PDK_OK,
                           "%s: steps[%zu] refused: %s", name, next,
                           pdk_world_command_problem(w, id, &s.steps[next].cmd));
@@ -369,10 +397,16 @@ static run_result run_in(const char *world, const char *name, double extra_s, do
         prev_yaw = p.yaw_rad;
         r.max_ay_mps2 = fmax(r.max_ay_mps2, fabs(p.ay_mps2));
         const double *ch = pdk_world_channels(w, id);
+        bool past_kerb = p.x_m >= 30.0;
         for (int i = 0; i < 4; i++) {
-            r.max_travel_m[i] = fmax(r.max_travel_m[i], ch[PDK_CH_SUSP_TRAVEL_FL + i]);
+            double *peak = past_kerb ? &r.hump_travel_m[i] : &r.kerb_travel_m[i];
+            *peak = fmax(*peak, ch[PDK_CH_SUSP_TRAVEL_FL + i]);
         }
         r.max_roll_rad = fmax(r.max_roll_rad, ch[PDK_CH_ROLL]);
+        if (past_kerb) {
+            r.min_pitch_rad = fmin(r.min_pitch_rad, ch[PDK_CH_PITCH]);
+            r.max_pitch_rad = fmax(r.max_pitch_rad, ch[PDK_CH_PITCH]);
+        }
         /* Stopped: the four-wheel body rocks back on its springs after the
          * wheels stop, its CG swinging at up to 0.1 m/s about them, so the
          * stop is when the speed first falls below 0.2 m/s (0.01 s before
@@ -385,13 +419,27 @@ static run_result run_in(const char *world, const char *name, double extra_s, do
         }
         if (fabs(t - probe_s) < 0.5 / 120.0) {
             r.ay_at_mps2 = p.ay_mps2;
+            r.vr_at_mps2 = p.speed_mps * p.yaw_rate_radps;
+            r.roll_at_rad = p.roll_rad;
         }
         r.end = p;
+        r.end_gear = ch[PDK_CH_GEAR];
+        if (k == start + last_step) {
+            r.pass_end[pass] = p;
+            r.pass_end_yaw_deg[pass] = yaw * 180.0 / M_PI;
+            r.pass_end_gear[pass] = ch[PDK_CH_GEAR];
+        }
     }
     r.end_yaw_deg = yaw * 180.0 / M_PI;
     free(mem);
     pdk_script_free(&s);
     return r;
+}
+
+static run_result run_in(const char *world, const char *name, double extra_s, double brake_s,
+                         double probe_s)
+{
+    return run_passes(world, name, 1, extra_s, brake_s, probe_s);
 }
 
 static run_result run_on_sim(const char *name, double extra_s, double brake_s, double probe_s)
@@ -403,47 +451,73 @@ static run_result run_on_sim(const char *name, double extra_s, double brake_s, d
  * docs/drive-scripts.md say. */
 START_TEST(shipped_scripts_do_what_they_say)
 {
-    /* Step steer: about 4 m/s^2 once settled, straight again at the end. */
+    /* Step steer: 4.0 m/s^2 in the ground plane (v r) at 5 s, ISO 7401's
+     * level; the accelerometer, tilted by 1.49 deg of roll, reads 4.27 and
+     * peaks at 4.36. The roll is the data sheet's 3.60 deg/g at 0.41 g
+     * (docs/presets.md). Straight again at 78.7 km/h. */
     run_result st = run_on_sim("step_steer", 0, 0, 5.0);
-    ck_assert_double_ge(st.ay_at_mps2, 3.6);
-    ck_assert_double_le(st.ay_at_mps2, 4.4);
-    ck_assert_double_le(st.max_ay_mps2, 4.5);
-    ck_assert_double_ge(st.end.speed_mps * 3.6, 75);
+    ck_assert_double_ge(st.vr_at_mps2, 3.9);
+    ck_assert_double_le(st.vr_at_mps2, 4.1);
+    /* The accelerometer's excess is gravity along the rolled body y axis. */
+    ck_assert_double_eq_tol(st.ay_at_mps2 - st.vr_at_mps2, 9.81 * sin(st.roll_at_rad), 0.03);
+    ck_assert_double_le(st.max_ay_mps2, 4.45);
+    ck_assert_double_ge(st.roll_at_rad * 180.0 / M_PI, 1.35);
+    ck_assert_double_le(st.roll_at_rad * 180.0 / M_PI, 1.6);
+    ck_assert_double_ge(st.end.speed_mps * 3.6, 78);
 
-    /* Brake test: a friction-limited stop from 100 km/h. REF-1 at mu 1
-     * stops in 39.3 m and 2.83 s (vehicle-models.md 7, case 11); the fixed
-     * 60/40 split locks the rears first, drag helps a little. */
+    /* Brake test: a friction-limited stop from 100 km/h. The car brakes
+     * at 98.85 km/h and stops 38.9 m and 2.83 s later; REF-1 at mu 1 stops
+     * from that speed in 38.4 m and 2.80 s (39.3 m and 2.83 s from
+     * 100 km/h, vehicle-models.md 7, case 11). The fixed 60/40 split brings the
+     * rears to their friction limit while the fronts use 97.5 % of theirs;
+     * drag helps a little. */
     run_result bt = run_on_sim("brake_test", 0.5, 1.0, 0);
-    ck_assert_double_gt(bt.stop_s, 3.5);
-    ck_assert_double_lt(bt.stop_s, 4.2);
+    ck_assert_double_gt(bt.stop_s, 3.75);
+    ck_assert_double_lt(bt.stop_s, 3.9);
     double distance = bt.end.x_m - bt.x_at_brake_m;
-    ck_assert_msg(distance > 36 && distance < 43, "stopped in %g m", distance);
+    ck_assert_msg(distance > 38.4 && distance < 39.4, "stopped in %g m", distance);
     ck_assert_double_eq(bt.end.speed_mps, 0);
+    ck_assert_double_eq(bt.end_gear, PDK_GEAR_PARK);
 
     /* The kerb run on kerb_strip: the 50 mm kerb under the left track
-     * pushes the left wheels up by most of its height (the body rises
-     * too), the right ones far less, and rolls the body right side down;
-     * the 75 mm hump then lifts all four. */
+     * pushes the left wheels up 44 and 46 mm and the right ones about
+     * 4 mm, and rolls the body 0.24 deg right side down; the 75 mm hump
+     * then lifts all four by 37-42 mm and pitches the body 1.4 deg nose up,
+     * then 1.9 deg nose down. */
     run_result kr = run_in("kerb_strip", "kerb_run", 6.0, 0, 0);
-    ck_assert_msg(kr.max_travel_m[0] > 0.025 && kr.max_travel_m[2] > 0.025, "left %g %g",
-                  kr.max_travel_m[0], kr.max_travel_m[2]);
-    ck_assert_double_gt(kr.max_travel_m[1], 0.025); /* the hump */
-    ck_assert_double_gt(kr.max_roll_rad, 0.002);
+    ck_assert_msg(kr.kerb_travel_m[0] > 0.035 && kr.kerb_travel_m[2] > 0.035, "left %g %g",
+                  kr.kerb_travel_m[0], kr.kerb_travel_m[2]);
+    ck_assert_msg(kr.kerb_travel_m[1] < 0.01 && kr.kerb_travel_m[3] < 0.01, "right %g %g",
+                  kr.kerb_travel_m[1], kr.kerb_travel_m[3]);
+    ck_assert_double_gt(kr.max_roll_rad * 180.0 / M_PI, 0.15);
+    ck_assert_double_lt(kr.max_roll_rad * 180.0 / M_PI, 0.4);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_msg(kr.hump_travel_m[i] > 0.025, "hump, wheel %d: %g", i, kr.hump_travel_m[i]);
+    }
+    ck_assert_double_lt(kr.min_pitch_rad * 180.0 / M_PI, -1.0);
+    ck_assert_double_gt(kr.max_pitch_rad * 180.0 / M_PI, 1.5);
     ck_assert_double_eq(kr.end.speed_mps, 0);
 
-    /* The demo route: back where it began, at rest, so it can loop. The
-     * route is open loop (63 s, about 700 m). The energy-consistent
-     * single-track step carries a drag-like bias of m h r^2 v / 2 in bends
-     * (single_track.c), which at the default 2 substeps brings the car home
-     * 1.05 m and 0.53 deg short (0.02 m and 0.11 deg at 32 substeps, where
-     * the old step ended too): so 1.5 m and 0.8 deg, not 0.5 m and 0.3 deg,
-     * until the script is retuned. */
-    run_result dr = run_on_sim("demo_route", 0, 0, 0);
-    ck_assert_msg(hypot(dr.end.x_m, dr.end.y_m) < 1.5, "ends at (%g, %g)", dr.end.x_m, dr.end.y_m);
-    ck_assert_msg(fabs(dr.end_yaw_deg - 360) < 0.8, "ends at yaw %g deg", dr.end_yaw_deg);
-    ck_assert_double_eq(dr.end.speed_mps, 0);
-    ck_assert_double_le(dr.max_ay_mps2, 0.6 * 9.81);
-
+    /* The demo route: back where it began, at rest in P, so it can loop.
+     * The route is open loop (64 s, 708 m), tuned on this car at
+     * the flat world's 2 substeps: it ends 0.015 m and 0.010 deg from its
+     * start pose (0.8 m and 0.49 deg at 8 substeps, the integrator's error
+     * in the bends). 0.2 m and 0.1 deg leave margin for another compiler or
+     * libm, and fail on any change that moves the car's path in earnest. Looped as the
+     * demo loops it, each pass starts where the last one stopped and adds
+     * the same 0.015 m and 0.010 deg: three passes stay within three times
+     * the bound. */
+    run_result dr = run_passes("flat", "demo_route", 3, 0, 0, 0);
+    for (int n = 0; n < 3; n++) {
+        const pdk_vehicle_pose *e = &dr.pass_end[n];
+        ck_assert_msg(hypot(e->x_m, e->y_m) < 0.2 * (n + 1), "pass %d ends at (%g, %g)", n + 1,
+                      e->x_m, e->y_m);
+        ck_assert_msg(fabs(dr.pass_end_yaw_deg[n] - 360 * (n + 1)) < 0.1 * (n + 1),
+                      "pass %d ends at yaw %g deg", n + 1, dr.pass_end_yaw_deg[n]);
+        ck_assert_double_eq(e->speed_mps, 0);
+        ck_assert_double_eq(dr.pass_end_gear[n], PDK_GEAR_PARK);
+    }
+    ck_assert_double_le(dr.max_ay_mps2, 0.56 * 9.81);
 }
 END_TEST
 
