@@ -2,8 +2,8 @@
  * the wheel angles and contact frames, the strut and link loads, the tyre
  * forces, one 6x6 linearly implicit velocity solve for the chassis and the
  * rigid-body integration; then the vehicle's telemetry channels. The
- * wheels' arithmetic runs four wheels at once in vectors (see "the
- * substep" below), and pdk_fw_step takes an AVX build of it where the
+ * wheels' arithmetic runs four wheels at once in vectors
+ * (four_wheel_lanes.h), and pdk_fw_step takes an AVX build of it where the
  * processor has AVX, with the same bits as the baseline build.
  *
  * The scheme, per substep of length h. The unknowns are the CG velocity v
@@ -33,8 +33,10 @@
  *  4. Tyres (tyre_forces): the linear tyre of the single-track model per
  *     wheel, a lateral damper C / max(|u|, floor) with C proportional to the
  *     load (Pacejka, Tire and Vehicle Dynamics, ch. 1), explicit camber
- *     thrust and drive; brakes, pawl and rolling resistance as Coulomb
- *     friction; the resultant kept inside the friction circle (ibid. ch. 3).
+ *     thrust (in proportion to the rolling speed below the floor) and
+ *     drive; brakes, pawl and rolling resistance as Coulomb friction; the
+ *     resultant at the start velocity kept inside the friction circle
+ *     (ibid. ch. 3).
  *  5. The solve. The struts (springs, dampers, bump stops) and the bars
  *     take the trapezoidal rule: their force is evaluated at the mean of the
  *     start and end travel and rate, x_avg = x + h (xdot + xdot_end) / 4 and
@@ -53,54 +55,28 @@
  *       (M/h + sum_k c_k J_k' J_k - G) q1 = M q0 / h + F_explicit,
  *     q = (v, w), M = diag(m, m, m, Ixx, Iyy, Izz), every damper k (each
  *     loaded wheel's n with c_n, e_x and e_y with the tyre's, each axle's
- *     bar (add_arb), and the air drag on body x) with J_k = [d', (r x d)'];
- *     F_explicit holds the explicit halves (S_exp + c_n xdot on the normal,
- *     the bar's, the gyroscopic one). The bar adds nothing in heave. It is
- *     solved by Gaussian elimination without pivoting in 3x3 blocks
- *     (solve_system). After the solve a wheel whose normal force would be
- *     negative is unloaded, and a wheel whose Coulomb force would not keep
- *     its sign is given the stick damper instead, and the system is solved
- *     again.
+ *     bar, and the air drag on body x) with J_k = [d', (r x d)']
+ *     (build_system); F_explicit holds the explicit halves (S_exp + c_n
+ *     xdot on the normal, the bar's, the gyroscopic one). The bar adds
+ *     nothing in heave. It is solved by Gaussian elimination without
+ *     pivoting in 3x3 blocks (solve_system). After the solve a wheel whose
+ *     normal force would be negative is unloaded, a wheel whose Coulomb
+ *     force would not keep its sign is given the stick damper instead, and
+ *     a strut that crosses a kink of its force within the substep takes
+ *     that part of its force at the END travel x1 = x + h (xdot +
+ *     xdot_end) / 2: a loaded strut entering its bump stop takes k_bs (x1 -
+ *     bump), a wheel in contact but unloaded whose strut would push at the
+ *     end is loaded with its spring and stop at x1. Then the system is
+ *     solved again.
  *  6. Position by the mean velocity, orientation by q <- q exp(h w_avg / 2)
  *     (the exact rotation by the mean body rate over the substep, the
  *     zeroth-order quaternion integrator of Sola, Quaternion kinematics for
  *     the error-state Kalman filter, 2017), renormalised once a tick.
- * Why it is stable: the matrix is M/h plus a sum of positive semi-definite
- * damper terms plus a skew-symmetric gyroscopic term, so x' A x >= x' M x / h
- * > 0: it is always solvable, and the elimination needs no pivoting (every
- * leading block has a positive-definite symmetric part). On a linear
- * spring-damper the trapezoidal rule is A-stable (bounded for every h, so
- * at every substep the world allows) and adds no numerical damping: an
- * undamped oscillator keeps its energy exactly, a damped one decays at its
- * own rate, and only the period is stretched, by 1 / (1 - (omega h)^2 / 12)
- * (0.3 % for the kart's 6.8 Hz at 240 Hz; Hairer, Lubich and Wanner,
- * Geometric Numerical Integration, ch. VI). It is not L-stable: a strut far
- * stiffer than the substep resolves rings at the substep rate instead of
- * being damped, bounded, which is why the tyres keep backward Euler.
- * The energy, precisely. Let E = K + U_gravity + U_struts (kinetic energy,
- * m g z, and k (s0 + x)^2 / 2, the bump stops and the bars' arb (x_l -
- * x_r)^2 / 2), q_avg = (q0 + q1) / 2. Over one substep, with M (q1 - q0) =
- * h F, K(q1) - K(q0) = h q_avg . F exactly, so
- *   E1 - E0 = h q_avg . F_explicit - h sum_struts c xdot_avg^2
- *             - (h / 2) sum_tyre c_t u1 (u0 + u1) + R,
- * term by term: gravity is exact (a constant field, the position advanced
- * by the mean velocity); a spring or bar force at the mean travel does
- * exactly the work its quadratic energy changes by; the gyroscopic torque
- * does no work at w_avg (w_avg . (w_avg x L0) = 0); a Coulomb force is
- * explicit only while the end velocity keeps the sign it opposes, so it
- * only removes energy (-B |u_avg| h); each tyre damper c_t (slip, stick)
- * works at the end slip velocity u1 against the mean one. Equivalently,
- * E + (h / 4) sum_tyre c_t u^2 never increases apart from F_explicit. R is
- * the error of freezing the contact geometry (r, n, the strut angle) at
- * the substep's start: zero where the travels are linear in the motion
- * (heave of a level car on flat ground: there E is conserved exactly
- * without dampers and falls by exactly h sum c xdot_avg^2 with them,
- * tests/unit/test_four_wheel.c), else of order h^2 per substep, an
- * effective damping ratio of order 1e-4 in roll and pitch. What stays
- * explicit is small against the implicit part: the drive (adds at most its
- * power), the link loads (lagged one substep; their loop gain h_rc / t
- * times the load sensitivity is far below one, seed 000) and the camber
- * thrust. */
+ * Why the matrix is always solvable without pivoting, what the step
+ * conserves, why a kink is taken at the end travel (a force at the mean
+ * travel would gain the energy of the kink's far side: a stiff bump stop
+ * rang up without bound) and what is not passive (the lagged link loads):
+ * docs/adr/0007-four-wheel-step.md, "The energy balance". */
 #include "four_wheel.h"
 
 #include <math.h>
@@ -108,6 +84,7 @@
 #include <string.h>
 
 #include "channels.h"
+#include "four_wheel_lanes.h"
 #include "single_track.h"
 #include "trig.h"
 
@@ -123,8 +100,9 @@
 #define SMALL_ROT_RAD 0.1
 
 /* Most solves in one substep: the first, and one more each time a wheel is
- * found to lift off or to stick (each happens to a wheel at most once). */
-#define MAX_SOLVES 9
+ * found to lift off, to stick, to enter its bump stop or to take load (each
+ * happens to a wheel at most once). */
+#define MAX_SOLVES 17
 
 /* The margin above the bump travel at which a ray starts: half the bump
  * travel, at least this. Travel beyond the bump stop is still seen. */
@@ -143,32 +121,6 @@ static inline double max2(double p, double q)
 static inline double dot3(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* asin(s) for |s| <= 1, deterministic like trig.h. Up to |s| = 0.25 (14
- * degrees, every camber a car runs) by its Taylor series to s^23,
- * sum C(2k, k) / (4^k (2k + 1)) s^(2k+1): the first omitted term is below
- * 0.0066 * 0.25^25 = 5.8e-18, a twentieth of an ulp of the result. Beyond,
- * by atan2(s, sqrt(1 - s^2)). */
-static inline double asin_det(double s)
-{
-    if (s >= -0.25 && s <= 0.25) {
-        double z = s * s;
-        double p = 88179.0 / 12058624.0; /* k = 11 */
-        p = 46189.0 / 5505024.0 + z * p;
-        p = 12155.0 / 1245184.0 + z * p;
-        p = 6435.0 / 557056.0 + z * p;
-        p = 143.0 / 10240.0 + z * p;
-        p = 231.0 / 13312.0 + z * p;
-        p = 63.0 / 2816.0 + z * p;
-        p = 35.0 / 1152.0 + z * p;
-        p = 5.0 / 112.0 + z * p;
-        p = 3.0 / 40.0 + z * p;
-        p = 1.0 / 6.0 + z * p;
-        return s + s * (z * p);
-    }
-    s = s < -1.0 ? -1.0 : (s > 1.0 ? 1.0 : s);
-    return pdk_trig_atan2(s, sqrt(1.0 - s * s));
 }
 
 /* A rotation matrix, row i, column j (a struct so that it passes as const). */
@@ -456,177 +408,8 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
 
 /* ---- the substep -------------------------------------------------------- */
 
-/* The substep works on the four wheels at once, one wheel per lane of a
- * four-wide vector (GCC vector extensions, which the compiler maps to
- * whatever the processor has: two SSE2 halves, one AVX register, or
- * scalar code). Every lane performs the IEEE operations of the scalar
- * formula on its wheel's operands, a branch becomes a select between
- * values computed exactly, and the four wheels' sums are taken in a fixed
- * order, so the result is the same on every processor. Rare cases
- * (kinematic curves, a solid axle's camber, a large camber, a ray over a
- * bump) are computed per wheel by scalar code and put back in their lane. */
-#if defined(__GNUC__)
-/* The vectors pass between static functions only, so the ABI note GCC and
- * Clang give for 32-byte vectors without AVX concerns no caller. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-typedef double v4 __attribute__((vector_size(4 * sizeof(double))));
-/* Everything that handles vectors is inlined into its caller, so that the
- * AVX build of the step (pdk_fw_step) compiles all of it for AVX. */
-#define VEC static inline __attribute__((always_inline))
-typedef int64_t m4 __attribute__((vector_size(4 * sizeof(int64_t)))); /* lane masks: 0 or -1 */
-
-VEC v4 splat(double x)
-{
-    return (v4){x, x, x, x};
-}
-
-/* The four entries of a double[4], wherever it is aligned. */
-VEC v4 load4(const double *a)
-{
-    v4 v;
-    memcpy(&v, a, sizeof v);
-    return v;
-}
-
-VEC void store4(double *a, v4 v)
-{
-    memcpy(a, &v, sizeof v);
-}
-
-VEC m4 load_mask(const int64_t *a)
-{
-    m4 m;
-    memcpy(&m, a, sizeof m);
-    return m;
-}
-
-/* m ? p : q lane by lane: exact, as it only moves bits. */
-VEC v4 sel(m4 m, v4 p, v4 q)
-{
-    return (v4)(((m4)p & m) | ((m4)q & ~m));
-}
-
-/* m ? p : 0. */
-VEC v4 keep(m4 m, v4 p)
-{
-    return (v4)((m4)p & m);
-}
-
-/* The IEEE comparisons (false where an operand is NaN). */
-VEC m4 lt4(v4 p, v4 q)
-{
-    return (m4)(p < q);
-}
-
-VEC m4 gt4(v4 p, v4 q)
-{
-    return (m4)(p > q);
-}
-
-VEC m4 ge4(v4 p, v4 q)
-{
-    return (m4)(p >= q);
-}
-
-/* max2 lane by lane: p > q ? p : q. */
-VEC v4 max4(v4 p, v4 q)
-{
-    return sel(gt4(p, q), p, q);
-}
-
-VEC v4 abs4(v4 x)
-{
-    return (v4)((m4)x & INT64_MAX);
-}
-
-/* Each axle's other wheel: lanes FL FR RL RR -> FR FL RR RL. */
-VEC v4 other4(v4 v)
-{
-    return (v4){v[1], v[0], v[3], v[2]};
-}
-
-/* The lanes whose mask is set, as bits 0..3. */
-VEC uint32_t bits4(m4 m)
-{
-    return (m[0] != 0 ? 1u : 0u) | (m[1] != 0 ? 2u : 0u) | (m[2] != 0 ? 4u : 0u) |
-           (m[3] != 0 ? 8u : 0u);
-}
-
-/* Whether any lane of m is set: the halves folded, then the two lanes. */
-VEC int any4(m4 m)
-{
-    m4 t = m | (m4){m[2], m[3], m[0], m[1]};
-    return (t[0] | t[1]) != 0;
-}
-
-/* asin_det lane by lane where |s| <= 0.25 (the series), and by the scalar
- * code in the lanes beyond. */
-VEC v4 asin4(v4 s)
-{
-    v4 z = s * s;
-    v4 p = splat(88179.0 / 12058624.0);
-    p = splat(46189.0 / 5505024.0) + z * p;
-    p = splat(12155.0 / 1245184.0) + z * p;
-    p = splat(6435.0 / 557056.0) + z * p;
-    p = splat(143.0 / 10240.0) + z * p;
-    p = splat(231.0 / 13312.0) + z * p;
-    p = splat(63.0 / 2816.0) + z * p;
-    p = splat(35.0 / 1152.0) + z * p;
-    p = splat(5.0 / 112.0) + z * p;
-    p = splat(3.0 / 40.0) + z * p;
-    p = splat(1.0 / 6.0) + z * p;
-    v4 r = s + s * (z * p);
-    m4 in = (m4)(s >= splat(-0.25)) & (m4)(s <= splat(0.25));
-    if (any4(~in)) {
-        for (int i = 0; i < PDK_WHEELS; i++) {
-            if (in[i] == 0) {
-                r[i] = asin_det(s[i]);
-            }
-        }
-    }
-    return r;
-}
-
-/* pdk_trig_atan2 (trig.h) lane by lane, step for step, so that each lane
- * is bit for bit the scalar function's value. */
-VEC v4 atan2_4(v4 y, v4 x)
-{
-    typedef int64_t i4 __attribute__((vector_size(4 * sizeof(int64_t))));
-    const v4 zero = splat(0.0);
-    m4 nan_in = ~((m4)(x == x) & (m4)(y == y));
-    v4 ax = abs4(x);
-    v4 ay = abs4(y);
-    m4 at_origin = (m4)(ay == zero) & (m4)(ax == zero);
-    m4 swap = gt4(ay, ax);
-    /* At the origin t would be 0/0; 0 keeps the table index in range, and
-     * the lane's result is replaced below. NaN lanes get t = 1 (their
-     * result is replaced too), both-infinite lanes t = 1 as in the scalar
-     * code. */
-    v4 t = sel(at_origin, zero, sel(swap, ax, ay) / sel(swap, ay, sel(at_origin, splat(1.0), ax)));
-    t = sel((m4)(t == t), t, splat(1.0));
-    v4 t8 = t * splat(8.0) + splat(0.5);
-    t8 = sel(lt4(t8, splat(8.5)), t8, splat(8.5));
-    i4 k = __builtin_convertvector(t8, i4);
-    v4 c = __builtin_convertvector(k, v4) * splat(0.125);
-    v4 base = {pdk_trig_atan_table[k[0]], pdk_trig_atan_table[k[1]], pdk_trig_atan_table[k[2]],
-               pdk_trig_atan_table[k[3]]};
-    v4 u = (t - c) / (splat(1.0) + t * c);
-    v4 z = u * u;
-    v4 p = splat(1.0 / 13.0);
-    p = splat(-1.0 / 11.0) + z * p;
-    p = splat(1.0 / 9.0) + z * p;
-    p = splat(-1.0 / 7.0) + z * p;
-    p = splat(1.0 / 5.0) + z * p;
-    p = splat(-1.0 / 3.0) + z * p;
-    v4 r = base + (u + u * z * p);
-    r = sel(swap, (splat(PDK_TRIG_PIO2_D) - r) + splat(PDK_TRIG_PIO2_D_LO), r);
-    m4 x_negative = (m4)x >> 63;
-    r = sel(x_negative, (splat(PDK_TRIG_PI_D) - r) + splat(PDK_TRIG_PI_D_LO), r);
-    r = sel(at_origin, keep(x_negative, splat(PDK_TRIG_PI_D)), r);
-    r = (v4)((m4)r ^ ((m4)y & INT64_MIN)); /* the sign of y */
-    return sel(nan_in, splat(PDK_TRIG_NAN), r);
-}
+/* The substep's arithmetic runs on four-wide wheel vectors, one wheel per
+ * lane (four_wheel_lanes.h says how that stays bit-identical everywhere). */
 
 /* The four wheels' working values in a substep, one lane each. Vectors are
  * in the body frame. */
@@ -649,7 +432,7 @@ typedef struct wheels {
     v4 link_pitch;            /* anti-dive/squat/lift link load */
     v4 fn;                    /* explicit normal force: cos S_exp + links */
     v4 c_n, c_x, c_y, c_roll; /* damper coefficients (c_roll: the rolling part of c_x) */
-    v4 fz0;                   /* the load the tyre works with (start prediction) */
+    v4 fz0;                   /* the tyre's load: the start's (the end's on touch-down) */
     v4 f_roll;                /* explicit rolling resistance (Coulomb mode) */
     v4 fx, fy;                /* explicit forces along e_x, e_y (drive, camber thrust) */
     v4 fz, s_end, fx_end, fy_end, rolling; /* at the end of the substep */
@@ -672,15 +455,6 @@ typedef struct wheels {
 typedef struct system6 {
     v4 g[7];
 } system6;
-
-/* The sums of the four wheels' values of a, b, c and d, each as (FL + RL)
- * + (FR + RR). */
-VEC v4 sum4x4(v4 a, v4 b, v4 c, v4 d)
-{
-    v4 x = (v4){a[0], a[1], c[0], c[1]} + (v4){a[2], a[3], c[2], c[3]};
-    v4 y = (v4){b[0], b[1], d[0], d[1]} + (v4){b[2], b[3], d[2], d[3]};
-    return (v4){x[0], y[0], x[2], y[2]} + (v4){x[1], y[1], x[3], y[3]};
-}
 
 /* The system: M/h, the air drag as a damper on body x; M q0 / h plus
  * gravity and the explicit half of the gyroscopic torque, (L0 / 2) x w0
@@ -871,9 +645,16 @@ VEC void tyre_forces(wheels *restrict q, const pdk_fw_corners *restrict cr,
     }
 
     /* Rolling. */
-    v4 c_y = load4(cr->cornering_per_n) * fz0 / max4(au, splat(PDK_FW_SLIP_SPEED_FLOOR_MPS));
+    const v4 floor_u = splat(PDK_FW_SLIP_SPEED_FLOOR_MPS);
+    v4 c_y = load4(cr->cornering_per_n) * fz0 / max4(au, floor_u);
     v4 fx = splat(drive_n) * load4(cr->drive_share);
-    v4 fy = -(load4(cr->camber_per_n) * fz0 * q->camber);
+    /* Camber thrust comes from rolling: it grows with the contact's rolling
+     * speed up to the slip floor and is whole above it, so a tyre at rest
+     * pushes nowhere (a constant push against the standstill slip damper
+     * would make a car in neutral creep). */
+    const v4 rolling_share =
+        sel(lt4(au, floor_u), au, floor_u) * splat(1.0 / PDK_FW_SLIP_SPEED_FLOOR_MPS);
+    v4 fy = -(load4(cr->camber_per_n) * fz0 * q->camber * rolling_share);
     const v4 roll_n = splat(rolling_coeff) * fz0;
     const v4 res = hold + roll_n;
     const m4 coul = free_ & gt4(au, splat(PDK_FW_STICK_SPEED_MPS));
@@ -1178,8 +959,8 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
     const v4 xdot_c = keep(contact, xdot);
     const v4 s_mid = s_exp + c_n * xdot + load4(cr->arb_quarter_h) * (xdot - other4(xdot_c));
     q->loaded = loaded;
-    q->link_rc = keep(loaded, link_rc);
-    q->link_pitch = keep(loaded, link_pitch);
+    q->link_rc = link_rc; /* kept for the wheels loaded at the end (step 5) */
+    q->link_pitch = link_pitch;
     q->s_exp = keep(loaded, s_mid);
     q->fn = keep(loaded, n2 * s_mid + link);
     q->c_n = keep(loaded, c_n);
@@ -1188,15 +969,21 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
     tyre_forces(q, cr, cmd, p->rolling_coeff, drive);
 
     /* 4. The implicit solve; again without a wheel whose normal force would
-     * be negative (it lifts off) and with the stick damper on a wheel whose
-     * Coulomb force would not keep its sign (tyre_forces). Each pass changes
-     * a wheel one way only, so there are at most nine. */
+     * be negative (it lifts off), with the stick damper on a wheel whose
+     * Coulomb force would not keep its sign (tyre_forces), and with the
+     * strut of a wheel that crosses a kink of its force during the substep
+     * (into its bump stop, or from unloaded to pushing) taken at the end
+     * travel (ADR 0007, "Kinks"). Each pass changes a wheel one way only,
+     * once per kind, so there are at most seventeen. */
     const double c_drag = p->drag_n_per_mps2 * fabs(v[0]);
     /* The gyroscopic torque at the mean rate, -(w_avg x L0) with L0 = I w0:
      * half of it in the matrix (G = -[L0 / 2]x), half explicit. */
     const double gyro[3] = {0.5 * (p->inertia_kgm2[0] * w[0]), 0.5 * (p->inertia_kgm2[1] * w[1]),
                             0.5 * (p->inertia_kgm2[2] * w[2])};
     const v4 arb_qh = load4(cr->arb_quarter_h);
+    const v4 half_h = splat(0.5 * h);
+    m4 tried = (m4){0, 0, 0, 0};   /* wheels that lifted off or were engaged */
+    m4 entered = (m4){0, 0, 0, 0}; /* wheels whose bump stop was engaged */
     double sol[6];
     for (int pass = 0;; pass++) {
         system6 sy;
@@ -1205,7 +992,8 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
         q->vcx = splat(sol[0]) + (splat(sol[4]) * r2 - splat(sol[5]) * r1);
         q->vcy = splat(sol[1]) + (splat(sol[5]) * r0 - splat(sol[3]) * r2);
         q->vcz = splat(sol[2]) + (splat(sol[3]) * r1 - splat(sol[4]) * r0);
-        v4 vn = keep(q->loaded, n0 * q->vcx + n1 * q->vcy + n2 * q->vcz);
+        const v4 vn_all = n0 * q->vcx + n1 * q->vcy + n2 * q->vcz;
+        v4 vn = keep(q->loaded, vn_all);
         /* The normal force: strut, links, and the bar's implicit part. */
         v4 dn = q->c_n * vn + arb_qh * (vn - other4(vn));
         q->fz = q->fn - dn;
@@ -1231,10 +1019,53 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
             }
             to_stick = check & ~gt4(along, splat(PDK_FW_STICK_SPEED_MPS) * start);
         }
-        if (!any4(lift | to_stick)) {
+        /* Kinks. The end travel x1 = x0 + h (xdot0 + xdot1) / 2 (the
+         * position advances by the mean velocity). A loaded strut that
+         * enters its bump stop takes the stop's force k_bs (x1 - bump) at
+         * that end travel; a wheel in contact but unloaded whose strut would
+         * push at the end (the force it would then take, spring and stop at
+         * x1, bar and damper as on every wheel, and its normal load
+         * positive) is loaded with its spring and stop at x1. */
+        m4 enter = (m4){0, 0, 0, 0};
+        m4 engage = (m4){0, 0, 0, 0};
+        const m4 cand_enter = q->loaded & ~lift & ~in_stop & ~entered;
+        const m4 cand_engage = contact & ~q->loaded & ~tried;
+        if (any4(cand_enter | cand_engage)) {
+            const v4 xdot1 = -(vn_all * q->inv_cos);
+            const v4 x1 = xt + half_h * (xdot + xdot1);
+            const m4 past = gt4(x1, bump);
+            enter = cand_enter & past;
+            if (any4(enter)) {
+                const v4 add = k_bs * (xt - bump) + half_h * k_bs * xdot;
+                q->s_exp = sel(enter, q->s_exp + add, q->s_exp);
+                q->fn = sel(enter, q->fn + n2 * add, q->fn);
+                q->c_n = sel(enter, q->c_n + half_h * k_bs, q->c_n);
+            }
+            if (any4(cand_engage)) {
+                /* The stop as it stands at x1: in it or not. */
+                const v4 k_e = sel(past, spring + k_bs, spring);
+                const v4 stop_e = keep(past & ~in_stop, k_bs * (xt - bump)) -
+                                  keep(in_stop & ~past, k_bs * (xt - bump));
+                const v4 c_n_e = splat(0.5) * c + half_h * k_e;
+                const v4 s_mid_e = s_exp + stop_e + c_n_e * xdot + arb_qh * (xdot - other4(xdot_c));
+                const v4 s1 =
+                    s_mid_e + c_n_e * xdot1 + arb_qh * (xdot1 - other4(keep(contact, xdot1)));
+                const v4 fz1 = n2 * s1 + link;
+                engage = cand_engage & gt4(s1, zero) & gt4(fz1, zero);
+                if (any4(engage)) {
+                    q->s_exp = sel(engage, s_mid_e, q->s_exp);
+                    q->fn = sel(engage, n2 * s_mid_e + link, q->fn);
+                    q->c_n = sel(engage, c_n_e, q->c_n);
+                    q->fz0 = sel(engage, fz1, q->fz0); /* the tyre works with the end load */
+                }
+            }
+        }
+        if (!any4(lift | to_stick | enter | engage)) {
             break;
         }
-        q->loaded &= ~lift;
+        q->loaded = (q->loaded & ~lift) | engage;
+        tried |= lift | engage;
+        entered |= enter | engage;
         q->stick |= to_stick;
         tyre_forces(q, cr, cmd, p->rolling_coeff, drive);
     }

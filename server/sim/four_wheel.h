@@ -34,8 +34,9 @@
  * contact keeps moving faster than this (an explicit force whose sign the
  * solve checks at the end of the substep), and below it a stiff viscous
  * stick, B / max(|u_start|, stick), that can never reverse the wheel. A car
- * held by its brakes against a push P creeps at most P / B * 1 mm/s, and
- * comes to exactly rest by the rest rule below. */
+ * held by its brakes comes to exactly rest by the rest rule below where
+ * nothing pushes it; against a push P (a slope) it creeps at P / B * 1 mm/s
+ * for as long as the push lasts (the stick has no anchor; ADR 0007). */
 #define PDK_FW_STICK_SPEED_MPS 1.0e-3
 
 /* A vehicle held by brakes or pawl whose CG speed is below this, and whose

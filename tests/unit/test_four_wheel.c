@@ -1,11 +1,13 @@
 /* Unit tests of the four-wheel model's step (four_wheel.c), calling pdk_fw_*
  * directly: a parked car stands exactly still on its springs at its CG
- * height, whatever the spring rate, with the static loads of moment balance;
- * the energy of a coasting car never rises; the same inputs give the same
- * bytes; a broken state faults as the single-track model's does; a drive
- * with steering, braking and bumps keeps every channel finite; the command's
- * cached part (steering lock and centre, hold split), the Euler angles, a
- * free fall and a car on its roof. The physics validation (ride frequency,
+ * height, whatever the spring rate, with the static loads of moment balance,
+ * and a car in neutral at rest does not creep; the energy of a coasting car
+ * never rises, and a stiff strut crossing its bump stop or touching down
+ * never adds any; the same inputs give the same bytes; a broken state
+ * faults as the single-track model's does; a drive with steering, braking
+ * and bumps keeps every channel finite; the command's cached part (steering
+ * lock and centre, hold split), the Euler angles, a free fall and a car on
+ * its roof. The physics validation (ride frequency,
  * load transfer, anti-dive, the single-track cross-check, kinematic curves,
  * convergence) lives in test_fw_validation.c. Every tolerance is argued
  * beside its assertion. */
@@ -367,6 +369,132 @@ START_TEST(test_energy_exact_in_heave)
 }
 END_TEST
 
+/* A kart-sized car (165 kg, corners of 35 and 48 kg) with no dampers,
+ * resistances or camber thrust, whose struts are stiff for the substep. */
+static pdk_vehicle_def stiff_kart_def(double spring_npm, double bump_stop_npm)
+{
+    pdk_vehicle_def d = frictionless_def();
+    d.chassis.mass_kg = 165.0;
+    d.chassis.yaw_inertia_kgm2 = 40.0;
+    d.chassis.roll_inertia_kgm2 = 15.0;
+    d.chassis.pitch_inertia_kgm2 = 32.0;
+    d.chassis.wheelbase_m = 1.04;
+    d.chassis.cg_to_front_axle_m = 0.6;
+    d.chassis.cg_height_m = 0.26;
+    d.chassis.track_width_m = 1.05;
+    pdk_suspension_def *axles[2] = {&d.susp_front, &d.susp_rear};
+    for (int k = 0; k < 2; k++) {
+        pdk_suspension_def *s = axles[k];
+        s->spring_rate_npm = spring_npm;
+        s->bump_stop_npm = bump_stop_npm;
+        s->bump_damping_nspm = 0.0;
+        s->rebound_damping_nspm = 0.0;
+        s->anti_roll_npm = 0.0;
+        s->travel_bump_m = 0.02;
+        s->travel_droop_m = 0.04;
+        s->roll_center_height_m = 0.0;
+        s->static_camber_rad = 0.0;
+    }
+    return d;
+}
+
+/* energy_j for a car that may leave the ground (flat ground, no bars): a
+ * wheel below full droop hangs there, its spring holding what it holds at
+ * full droop, and a spring in tension carries nothing (the ground does not
+ * pull). */
+static double energy_airborne_j(const run *r)
+{
+    const pdk_fw_params *p = &r->params;
+    const pdk_fw_state *s = &r->state;
+    double e = 0.0;
+    for (int j = 0; j < 3; j++) {
+        e += 0.5 * p->mass_kg * s->vel_mps[j] * s->vel_mps[j];
+        e += 0.5 * p->inertia_kgm2[j] * s->omega_radps[j] * s->omega_radps[j];
+    }
+    e += p->mass_kg * p->gravity_mps2 * s->pos_m[2];
+    double x[PDK_WHEELS];
+    flat_travel(r, x);
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        const pdk_fw_axle *ax = &p->axle[i >> 1];
+        double travel = fmax(x[i], -ax->travel_droop_m);
+        double stretch = fmax(ax->static_compression_m + travel, 0.0);
+        double beyond = fmax(travel - ax->travel_bump_m, 0.0);
+        e += 0.5 * ax->spring_npm * stretch * stretch + 0.5 * ax->bump_stop_npm * beyond * beyond;
+    }
+    return e;
+}
+
+/* A strut's force has kinks: the bump stop, and zero (the ground does not
+ * pull). Crossing one within a substep must not add energy (four_wheel.c,
+ * "Kinks"); without that rule a stop entered by delta in a substep gained
+ * k_bs delta^2 / 2, more than the motion had wherever omega h exceeds one,
+ * and a stiff kart dropped on its wheels rang up without bound (to 1e19 J).
+ * The undamped stiff kart dropped 0.3 m in neutral, for 5 s: with a 1e7 and
+ * a 1e8 N/m bump stop (omega h 2.2 and 7 at the default 240 Hz), and with
+ * 1e7 N/m springs at 60 Hz in one substep (omega h 9): its total energy
+ * never exceeds what it was dropped with (906 J; 1e-9 of it for rounding),
+ * and every crossing takes some away (more than 100 J in 5 s). The car
+ * pitches on landing (its corner masses differ), up to 24 degrees, where
+ * the struts' normal force cos S differs from the S / cos that would do
+ * their energy's work (the file's energy argument): that moves energy by
+ * joules per tick, but never above the start. */
+START_TEST(test_kinks_never_add_energy)
+{
+    const struct {
+        double spring_npm, bump_stop_npm, tick_s;
+        int substeps;
+    } cases[] = {
+        {64500.0, 1.0e7, DT, 2},
+        {64500.0, 1.0e8, DT, 2},
+        {1.0e7, 1.0e7, 1.0 / 60.0, 1},
+        {64500.0, 2.0e5, DT, 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pdk_vehicle_def d = stiff_kart_def(cases[c].spring_npm, cases[c].bump_stop_npm);
+        run r;
+        run_init(&r, &d, 0.0, PDK_GEAR_NEUTRAL);
+        r.substeps = cases[c].substeps;
+        pdk_fw_params_init(&r.params, &r.def, cases[c].tick_s / cases[c].substeps, G, RHO, 1.0);
+        r.state.pos_m[2] += 0.3;
+        double e0 = energy_airborne_j(&r);
+        double e = e0;
+        int ticks = (int)lround(5.0 / cases[c].tick_s);
+        for (int t = 0; t < ticks; t++) {
+            run_tick(&r);
+            assert_channels_finite(&r);
+            e = energy_airborne_j(&r);
+            ck_assert_msg(e <= e0 * (1.0 + 1e-9),
+                          "case %zu: energy %g J above the drop's %g J at tick %d", c, e - e0, e0,
+                          t);
+        }
+        ck_assert_double_lt(e, e0 - 100.0);
+    }
+}
+END_TEST
+
+/* A car at rest in neutral on flat ground, with static camber and toe and
+ * the wheel at full lock, stands still: camber thrust comes from rolling
+ * (four_wheel.c's tyre_forces), so a tyre at rest pushes nowhere. Before,
+ * each tyre's camber thrust pushed against the standstill slip damper and
+ * the default car crept backwards at 2 um/s, turning 1e-3 rad a minute. */
+START_TEST(test_neutral_car_at_rest_does_not_creep)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    d.susp_front.static_toe_rad = 0.2 * PI / 180.0;
+    d.susp_rear.static_toe_rad = 0.1 * PI / 180.0;
+    run r;
+    run_init(&r, &d, 0.0, PDK_GEAR_NEUTRAL);
+    run_command(&r, 0.0, 0.0, d.steering.lock_deg);
+    for (int t = 0; t < 60 * TICKS_PER_S; t++) {
+        run_tick(&r);
+    }
+    ck_assert_double_le(fabs(r.state.pos_m[0]), 1e-12);
+    ck_assert_double_le(fabs(r.state.pos_m[1]), 1e-12);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_YAW]), 1e-12);
+    ck_assert_double_le(fabs(r.state.pos_m[2] - d.chassis.cg_height_m), 1e-12);
+}
+END_TEST
+
 /* ---- determinism --------------------------------------------------------- */
 
 static void scripted_drive(run *r, int tick)
@@ -441,13 +569,17 @@ static pdk_curve curve3(double lo, double at_lo, double hi, double at_hi)
 /* pdk_fw_step (which takes the AVX build where the processor has it) and
  * pdk_fw_step_portable (the baseline build) give the same state and
  * channels, byte for byte, every tick: over bumps, with steering, throttle
- * and locked brakes, for the default car and for one with every kinematic
+ * and locked brakes, for the default car, for one with every kinematic
  * curve on its front axle and a solid rear axle (the per-wheel scalar
- * paths). */
+ * paths), and for the stiff kart of the kinks test dropped on its wheels
+ * (the re-solves of a strut crossing a kink). */
 START_TEST(test_portable_step_same_bits)
 {
-    for (int variant = 0; variant < 2; variant++) {
+    for (int variant = 0; variant < 3; variant++) {
         pdk_vehicle_def d = pdk_vehicle_def_default();
+        if (variant == 2) {
+            d = stiff_kart_def(64500.0, 1.0e7);
+        }
         if (variant == 1) {
             pdk_kinematics_def *k = &d.susp_front.kinematics;
             k->toe_rad = curve3(-0.08, 0.004, 0.08, -0.003);
@@ -463,6 +595,11 @@ START_TEST(test_portable_step_same_bits)
         static run a, b;
         run_init_at(&a, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
         run_init_at(&b, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
+        if (variant == 2) {
+            /* Dropped: its stiff struts cross their kinks on landing. */
+            a.state.pos_m[2] += 0.3;
+            b.state.pos_m[2] += 0.3;
+        }
         for (int tick = 0; tick < 8 * TICKS_PER_S; tick++) {
             scripted_drive(&a, tick);
             scripted_drive(&b, tick);
@@ -670,8 +807,9 @@ START_TEST(test_free_fall_and_landing)
 END_TEST
 
 /* On its roof the struts point up and never meet the ground: no load, no
- * force, no fault; the car falls until its state would leave the world's
- * reach (which the world prevents), every channel finite meanwhile. */
+ * force, no fault; the car falls freely (the model has no body contact: an
+ * overturned car falls through the ground until someone resets it), every
+ * channel finite meanwhile. */
 START_TEST(test_car_on_its_roof_has_no_contact)
 {
     pdk_vehicle_def d = pdk_vehicle_def_default();
@@ -697,11 +835,13 @@ static Suite *four_wheel_suite(void)
     tcase_add_test(still, test_parked_car_stands_exactly_still);
     tcase_add_test(still, test_sits_at_cg_height_for_any_spring_rate);
     tcase_add_test(still, test_braked_car_stops_exactly);
+    tcase_add_test(still, test_neutral_car_at_rest_does_not_creep);
     suite_add_tcase(s, still);
 
     TCase *energy = tcase_create("energy");
     tcase_add_test(energy, test_energy_never_rises_coasting);
     tcase_add_test(energy, test_energy_exact_in_heave);
+    tcase_add_test(energy, test_kinks_never_add_energy);
     suite_add_tcase(s, energy);
 
     TCase *det = tcase_create("determinism and faults");

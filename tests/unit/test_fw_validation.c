@@ -4,10 +4,12 @@
  * drop; lateral load transfer by moment balance, the roll-centre share and
  * the roll gradient (Milliken and Milliken, Race Car Vehicle Dynamics,
  * ch. 17 and 18; Gillespie, Fundamentals of Vehicle Dynamics, ch. 9 and 10);
- * dive under braking and the anti-dive/anti-lift links; the single-track
- * model as the limit of a stiff, geometry-free car (Pacejka, Tire and
- * Vehicle Dynamics, ch. 1); kinematic curves, jacking and the per-wheel link
- * form; a kerb strike; solid axles; substep convergence; Ackermann and toe.
+ * dive under braking and the anti-dive/anti-lift links; squat and the
+ * anti-squat/anti-lift links under drive, forward and in reverse; the
+ * single-track model as the limit of a stiff, geometry-free car (Pacejka,
+ * Tire and Vehicle Dynamics, ch. 1); kinematic curves, jacking and the
+ * per-wheel link form; a kerb strike; solid axles; substep convergence of a
+ * steady state and of a step-steer transient; Ackermann and toe.
  *
  * The test car is built here field by field (not from the preset), so each
  * expectation is a function of numbers this file states: a 1500 kg mid-size
@@ -415,9 +417,9 @@ static decay_fit heave_decay(const pdk_vehicle_def *d, double dz_m, int substeps
 {
     fw_run r;
     run_init(&r, d, substeps, 0.0, PDK_GEAR_NEUTRAL);
-    /* Camber thrust pushing through a roll-centre curve jacks a preset a
-     * fraction of a millimetre off its ride height: the decay is fitted
-     * about where the car settles, found first. */
+    /* The decay is fitted about where the car rests, found by letting it
+     * settle first (its CG height, test_static_loads_and_ride_height; the
+     * fit does not rely on that). */
     run_for(&r, 5.0);
     double h = r.state.pos_m[2];
     r.state.pos_m[2] += dz_m;
@@ -948,6 +950,113 @@ START_TEST(test_brakes_decelerate_at_coulomb_rate)
                    r.ch[PDK_CH_SPEED], -ax, 100.0 * (-ax / 5.0 - 1.0));
             ck_assert_double_le(rel_err(-ax, 7500.0 / d.chassis.mass_kg), 1e-3);
             k++;
+        }
+    }
+}
+END_TEST
+
+/* 60 % throttle (3600 N, 2.4 m/s^2) for 1.5 s from rest, in DRIVE or
+ * REVERSE, on the test car with its drive on the rear (front_fraction 0) or
+ * the front (1) axle and these anti-drive fractions. The governor and the
+ * power limit are out of the way (3600 N at 3.6 m/s is 13 kW), and the
+ * driven axle's tyres stay inside their friction circles even where the
+ * acceleration unloads them (a driven rear axle in reverse keeps 5.8 kN),
+ * so the acceleration is steady and the pitch mode (1.6 Hz, zeta 0.3,
+ * decaying at 3 /s) is within 1 % of its step. */
+static brake_result drive_run(double anti_f, double anti_r, double front_fraction, pdk_gear gear)
+{
+    pdk_vehicle_def d = test_car();
+    d.drive.front_fraction = front_fraction;
+    d.drive.max_reverse_speed_mps = 25.0;
+    d.susp_front.anti_drive = anti_f;
+    d.susp_rear.anti_drive = anti_r;
+    fw_run r;
+    run_init(&r, &d, 2, 0.0, gear);
+    run_command(&r, 60.0, 0.0, 0.0);
+    run_for(&r, 1.5);
+    assert_channels_finite(&r);
+    brake_result b;
+    b.pitch_rad = r.ch[PDK_CH_PITCH];
+    /* Signed along body x: negative when the car speeds up in reverse. */
+    b.ax_mps2 = (r.state.vel_mps[0] - r.vel_before[0]) / r.tick_s;
+    b.z_m = r.ch[PDK_CH_POS_Z];
+    b.load_front_n = r.ch[PDK_CH_TYRE_LOAD_F];
+    b.travel_front_m = r.ch[PDK_CH_SUSP_TRAVEL_FL];
+    b.link_f_n = r.ch[PDK_CH_PITCH_LINK_LOAD_F];
+    b.link_r_n = r.ch[PDK_CH_PITCH_LINK_LOAD_R];
+    b.fx_f_n = r.state.prev_fx_n[PDK_FL] + r.state.prev_fx_n[PDK_FR];
+    b.fx_r_n = r.state.prev_fx_n[PDK_RL] + r.state.prev_fx_n[PDK_RR];
+    b.fx_f_ch_n = r.ch[PDK_CH_FORCE_X_F];
+    return b;
+}
+
+/* Driving: squat and lift, anti-squat and anti-lift (seed 000: antiDrive
+ * "for its driving force: anti-squat on a driven rear axle, anti-lift on a
+ * driven front one"), forward and in reverse. Speeding up forward at
+ * 2.4 m/s^2 moves load to the rear and pitches the nose up (Pitch < 0); in
+ * reverse the same force backwards pitches it down. The links carry
+ * anti Fx h / L of the driven axle's force, with the sign of the force:
+ * forward, an anti-squat rear link pushes the tail up and an anti-lift front
+ * link pulls the nose down; in reverse each pulls the other way. The pitch
+ * is the dive model's (dive_prediction, which holds for any Fx: T = m Z
+ * (-ax + g theta) / L onto the front) within 3 %, and always smaller than
+ * without the links; the axle loads are the deceleration's (moment
+ * balance) within 0.5 % of the transfer, with or without them: the tyres
+ * carry the same loads either way. */
+START_TEST(test_driving_squat_and_anti_drive)
+{
+    const struct {
+        double anti_f, anti_r, front_fraction;
+        pdk_gear gear;
+    } cases[] = {
+        {0.0, 0.6, 0.0, PDK_GEAR_DRIVE},   {0.6, 0.0, 1.0, PDK_GEAR_DRIVE},
+        {0.0, 0.6, 0.0, PDK_GEAR_REVERSE}, {0.6, 0.0, 1.0, PDK_GEAR_REVERSE},
+        {0.0, -0.4, 0.0, PDK_GEAR_DRIVE}, /* pro-squat */
+    };
+    pdk_vehicle_def d = test_car();
+    double m = d.chassis.mass_kg;
+    double len = d.chassis.wheelbase_m;
+    double a = d.chassis.cg_to_front_axle_m;
+    double h = d.chassis.cg_height_m;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        brake_result plain = drive_run(0.0, 0.0, cases[i].front_fraction, cases[i].gear);
+        brake_result b =
+            drive_run(cases[i].anti_f, cases[i].anti_r, cases[i].front_fraction, cases[i].gear);
+        double forward = cases[i].gear == PDK_GEAR_DRIVE ? 1.0 : -1.0;
+        double want = dive_prediction(&d, &b, cases[i].anti_f, cases[i].anti_r);
+        double transfer = m * h * fabs(b.ax_mps2) / len;
+        double load_f = m * G * (len - a) / len +
+                        m * b.z_m * (-b.ax_mps2 * cos(b.pitch_rad) + G * sin(b.pitch_rad)) / len;
+        printf("fw_validation driving %s anti %.2f/%.2f front %.0f: ax %+.3f, pitch %+.4f deg "
+               "(predicted %+.4f, without links %+.4f), TyreLoad_F %.1f N (balance %.1f, "
+               "without links %.1f), links %+.1f / %+.1f N\n",
+               forward > 0.0 ? "forward" : "reverse", cases[i].anti_f, cases[i].anti_r,
+               cases[i].front_fraction, b.ax_mps2, b.pitch_rad / DEG, want / DEG,
+               plain.pitch_rad / DEG, b.load_front_n, load_f, plain.load_front_n, b.link_f_n,
+               b.link_r_n);
+        ck_assert_double_le(rel_err(b.ax_mps2, forward * 3600.0 / m), 1e-3);
+        /* Nose up forward (load to the rear), down in reverse. */
+        ck_assert_double_lt(forward * plain.pitch_rad, 0.0);
+        ck_assert_double_lt(forward * b.pitch_rad, 0.0);
+        ck_assert_double_le(rel_err(b.pitch_rad, want), 0.03);
+        ck_assert_double_le(fabs(b.load_front_n - load_f), 0.005 * transfer);
+        ck_assert_double_le(fabs(plain.load_front_n - b.load_front_n), 0.05 * transfer);
+        double lf = -cases[i].anti_f * b.fx_f_n * h / len;
+        double lr = cases[i].anti_r * b.fx_r_n * h / len;
+        ck_assert_double_le(fabs(b.link_f_n - lf), 1e-6 * fabs(lf) + 1e-9);
+        ck_assert_double_le(fabs(b.link_r_n - lr), 1e-6 * fabs(lr) + 1e-9);
+        if (cases[i].anti_r > 0.0) {
+            /* Anti-squat: the tail pushed up forward, held down in reverse. */
+            ck_assert_double_gt(forward * b.link_r_n, 0.0);
+        }
+        if (cases[i].anti_f > 0.0) {
+            /* Anti-lift: the nose pulled down forward, held up in reverse. */
+            ck_assert_double_lt(forward * b.link_f_n, 0.0);
+        }
+        if (cases[i].anti_f + cases[i].anti_r > 0.0) {
+            ck_assert_double_lt(fabs(b.pitch_rad), fabs(plain.pitch_rad));
+        } else {
+            ck_assert_double_gt(fabs(b.pitch_rad), fabs(plain.pitch_rad));
         }
     }
 }
@@ -1535,6 +1644,59 @@ START_TEST(test_substep_convergence)
 }
 END_TEST
 
+/* The yaw rate, roll and lateral offset of the car of the transfer test
+ * 0.25 s into a step of 60 deg on the steering wheel at 20 m/s (half-way
+ * up its yaw response), at tick_s in substeps. */
+static void step_steer(const pdk_vehicle_def *d, double tick_s, int substeps, double out[3])
+{
+    fw_run r;
+    run_init_at(&r, d, NULL, tick_s, substeps, 0.0, 0.0, 20.0, PDK_GEAR_DRIVE);
+    run_for(&r, 0.5);
+    run_command(&r, 0.0, 0.0, 60.0);
+    run_for(&r, 0.25);
+    assert_channels_finite(&r);
+    out[0] = r.ch[PDK_CH_YAW_RATE];
+    out[1] = r.ch[PDK_CH_ROLL];
+    out[2] = r.ch[PDK_CH_POS_Y];
+}
+
+/* A transient, unlike a steady state, depends on the step: the tyres' slip
+ * dampers are backward Euler, first order, with an error in proportion to
+ * h against the time constant of the lateral response (m u / sum C, 0.13 s
+ * here), which the roll follows; the yaw rate converges faster. The
+ * step-steer response of the transfer test's car against 8 substeps,
+ * measured: the yaw rate within 0.1 % at every rate; roll and lateral offset
+ * -0.4 and -0.5 % at 4 substeps (480 Hz), -1.2 and -1.5 % at the default 2,
+ * -2.8 and -3.6 % at 120 Hz, -5.9 and -7.4 % at 60 Hz, halving with h as a
+ * first-order error does. Asserted: 1 % at 480 Hz (the issue's bound holds
+ * from there), then twice the bound per halving of the rate. The steady
+ * states above meet 1 % at every rate. */
+START_TEST(test_transient_convergence)
+{
+    pdk_vehicle_def d = test_car();
+    d.susp_front.roll_center_height_m = 0.08;
+    d.susp_rear.roll_center_height_m = 0.12;
+    double ref[3];
+    step_steer(&d, DT, 8, ref);
+    const struct {
+        double tick_s;
+        int substeps;
+        double bound;
+    } cases[] = {{DT, 4, 0.01}, {DT, 2, 0.02}, {DT, 1, 0.04}, {1.0 / 60.0, 1, 0.08}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double got[3];
+        step_steer(&d, cases[i].tick_s, cases[i].substeps, got);
+        printf("fw_validation step steer %.0f Hz x %d: yaw rate %+.3f %%, roll %+.3f %%, lateral "
+               "offset %+.3f %% against 8 substeps\n",
+               1.0 / cases[i].tick_s, cases[i].substeps, 100.0 * (got[0] / ref[0] - 1.0),
+               100.0 * (got[1] / ref[1] - 1.0), 100.0 * (got[2] / ref[2] - 1.0));
+        for (int k = 0; k < 3; k++) {
+            ck_assert_double_le(rel_err(got[k], ref[k]), cases[i].bound);
+        }
+    }
+}
+END_TEST
+
 /* ---- 8. Ackermann and toe -------------------------------------------------- */
 
 /* At 3 m/s with 360 deg on the steering wheel (24 deg at the road wheels):
@@ -1630,6 +1792,7 @@ static Suite *fw_validation_suite(void)
     TCase *lon = tcase_create("braking");
     tcase_add_test(lon, test_braking_dive_and_anti);
     tcase_add_test(lon, test_brakes_decelerate_at_coulomb_rate);
+    tcase_add_test(lon, test_driving_squat_and_anti_drive);
     suite_add_tcase(s, lon);
 
     TCase *kin = tcase_create("kinematics");
@@ -1648,6 +1811,7 @@ static Suite *fw_validation_suite(void)
 
     TCase *num = tcase_create("numerics");
     tcase_add_test(num, test_substep_convergence);
+    tcase_add_test(num, test_transient_convergence);
     suite_add_tcase(s, num);
     return s;
 }
