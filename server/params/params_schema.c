@@ -84,7 +84,7 @@ static const pdk_choice_set axle_kind_choices = {"axle kind", axle_kind_items,
               "Bump-stop rate per corner beyond travelBump."),                                     \
         V_NUM("suspension." AX ".rollCenterHeight", "m", -0.5, 2, M.roll_center_height_m, 1, 1,    \
               "Roll-centre height above the ground at ride height: the share h_rc / h_cg of the "  \
-              "axle's lateral load transfer goes through the links (below "                        \
+              "axle's lateral load transfer goes through the links (at most 0.9 "                  \
               "chassis.cgHeight on the fourWheel model)."),                                        \
         V_NUM("suspension." AX ".antiBrake", "-", -2, 2, M.anti_brake, 1, 1,                       \
               "Anti-dive (front) or anti-lift (rear) for this axle's braking force: tan(theta) L " \
@@ -406,13 +406,14 @@ static pdk_error check_axle(const pdk_vehicle_def *def, int axle, json_t *resolv
         }
     }
     /* Matches sim's check on the four-wheel model: the geometric share
-     * h_rc / h_cg of the transfer stays below all of it. */
+     * h_rc / h_cg of the transfer stays at most PDK_MAX_ROLL_CENTER_RATIO
+     * (vehicle_def.h says why). */
     if (def->model == PDK_MODEL_FOUR_WHEEL &&
-        !(sd->roll_center_height_m < def->chassis.cg_height_m)) {
+        !(sd->roll_center_height_m <= PDK_MAX_ROLL_CENTER_RATIO * def->chassis.cg_height_m)) {
         pdk_params_format_number(sd->roll_center_height_m, a);
         pdk_params_format_number(def->chassis.cg_height_m, b);
         return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "suspension.%s.rollCenterHeight (%s m) must be below "
+                               "suspension.%s.rollCenterHeight (%s m) must be at most 0.9 "
                                "chassis.cgHeight (%s m) on the fourWheel model",
                                name, a, b);
     }

@@ -194,7 +194,7 @@ double pdk_vehicle_def_min_yaw_inertia_kgm2(const pdk_vehicle_def *def)
 /* Messages for one axle's fields; the two axles get their own strings. */
 typedef struct axle_msgs {
     const char *kind, *track, *spring, *damping, *arb, *travel, *bump_stop, *rc, *anti, *camber,
-        *toe, *solid_curve, *rc_curve;
+        *toe, *solid_curve, *rc_curve, *damping_floor;
     const char *curve[5][4]; /* toe, camber, rc, anti_brake, anti_drive x rule */
 } axle_msgs;
 
@@ -216,14 +216,17 @@ typedef struct axle_msgs {
             axle ".anti_roll_npm must be finite and >= 0",                                         \
             axle ".travel_bump_m and travel_droop_m must be finite and above 0",                   \
             axle ".bump_stop_npm must be finite and >= 0",                                         \
-            axle ".roll_center_height_m must be finite and below chassis.cg_height_m",             \
+            axle ".roll_center_height_m must be finite and at most 0.9 chassis.cg_height_m",       \
             axle ".anti_brake and anti_drive must be finite and within -2..2",                     \
             axle ".static_camber_rad must be finite and within -0.35..0.35 (20 deg)",              \
             axle ".static_toe_rad must be finite and within -0.35..0.35 (20 deg)",                 \
             axle ".kinematics toe_rad and camber_rad curves are not allowed on a solid axle (the "  \
                  "beam sets the wheel angles)",                                                    \
-            axle ".roll_center_height_m plus its kinematics curve must stay below "               \
+            axle ".roll_center_height_m plus its kinematics curve must stay at most 0.9 "         \
                  "chassis.cg_height_m at every point",                                             \
+            axle ".bump_damping_nspm and rebound_damping_nspm must each be at least 0.1 of "      \
+                 "critical, 0.2 sqrt(spring_rate_npm * corner mass), on the four-wheel model "     \
+                 "(ADR 0007)",                                                                     \
         {                                                                                          \
             CURVE_MSGS(axle, "toe_rad"), CURVE_MSGS(axle, "camber_rad"),                           \
                 CURVE_MSGS(axle, "roll_center_height_m"), CURVE_MSGS(axle, "anti_brake"),          \
@@ -246,9 +249,8 @@ static pdk_error check_axle(const pdk_vehicle_def *def, int axle, const char **w
     REQUIRE(non_negative(s->anti_roll_npm), range, m->arb);
     REQUIRE(positive(s->travel_bump_m) && positive(s->travel_droop_m), range, m->travel);
     REQUIRE(non_negative(s->bump_stop_npm), range, m->bump_stop);
-    REQUIRE(isfinite(s->roll_center_height_m) &&
-                s->roll_center_height_m < def->chassis.cg_height_m,
-            range, m->rc);
+    const double rc_max = PDK_MAX_ROLL_CENTER_RATIO * def->chassis.cg_height_m;
+    REQUIRE(isfinite(s->roll_center_height_m) && s->roll_center_height_m <= rc_max, range, m->rc);
     REQUIRE(isfinite(s->anti_brake) && fabs(s->anti_brake) <= 2.0 && isfinite(s->anti_drive) &&
                 fabs(s->anti_drive) <= 2.0,
             range, m->anti);
@@ -270,9 +272,17 @@ static pdk_error check_axle(const pdk_vehicle_def *def, int axle, const char **w
      * points bound it. */
     const pdk_curve *rc = &s->kinematics.roll_center_height_m;
     for (int i = 0; i < rc->n_points; i++) {
-        REQUIRE(s->roll_center_height_m + rc->value[i] < def->chassis.cg_height_m, range,
-                m->rc_curve);
+        REQUIRE(s->roll_center_height_m + rc->value[i] <= rc_max, range, m->rc_curve);
     }
+    /* The corner's share of the mass: the axle's static load (moment
+     * balance about the other axle) over two. */
+    const pdk_chassis_def *c = &def->chassis;
+    double a = c->cg_to_front_axle_m;
+    double share = axle == 0 ? (c->wheelbase_m - a) / c->wheelbase_m : a / c->wheelbase_m;
+    double critical = 2.0 * sqrt(s->spring_rate_npm * 0.5 * c->mass_kg * share);
+    double least = PDK_MIN_DAMPING_RATIO * critical * (1.0 - 1e-9);
+    REQUIRE(s->bump_damping_nspm >= least && s->rebound_damping_nspm >= least, range,
+            m->damping_floor);
     return PDK_OK;
 }
 
@@ -282,6 +292,11 @@ static pdk_error check_four_wheel(const pdk_vehicle_def *def, const char **why)
     const pdk_chassis_def *c = &def->chassis;
     REQUIRE(positive(c->roll_inertia_kgm2), range,
             "chassis.roll_inertia_kgm2 must be finite and above 0");
+    REQUIRE(c->roll_inertia_kgm2 >= PDK_MIN_ROLL_INERTIA_RATIO * c->mass_kg * 0.25 *
+                                         c->track_width_m * c->track_width_m * (1.0 - 1e-9),
+            range,
+            "chassis.roll_inertia_kgm2 must be at least 0.1 * mass_kg * (track_width_m / 2)^2 "
+            "on the four-wheel model");
     REQUIRE(positive(c->pitch_inertia_kgm2), range,
             "chassis.pitch_inertia_kgm2 must be finite and above 0");
     REQUIRE(positive(c->cg_height_m), range,

@@ -145,6 +145,23 @@ typedef struct pdk_vehicle_def {
  * for a 38 t truck is 3e-4). */
 #define PDK_MIN_YAW_INERTIA_RATIO 0.3
 
+/* Rules the four-wheel model adds (pdk_vehicle_def_check). Its roll-centre
+ * and pitch links are lagged one substep, as seed 000 prescribes, and a
+ * lagged link can feed energy into roll through the tyres' slip damping
+ * (ADR 0007, "The energy balance"); the struts' own damping must outweigh
+ * it. A sweep over every bound (docs/vehicle-model.md) found a self-excited
+ * roll only beyond these limits:
+ *  - every strut damper, bump and rebound, at least PDK_MIN_DAMPING_RATIO of
+ *    critical for its corner, 2 sqrt(k m_corner) (real cars run 0.2 to 0.7);
+ *  - the roll centre, with its curve at every point, at most
+ *    PDK_MAX_ROLL_CENTER_RATIO of the CG height;
+ *  - the roll inertia at least PDK_MIN_ROLL_INERTIA_RATIO m (t/2)^2 with t
+ *    the chassis track (a uniform slab as wide as the track has 1/3; cars
+ *    0.5 to 0.6, a kart 0.3). */
+#define PDK_MIN_DAMPING_RATIO 0.1
+#define PDK_MAX_ROLL_CENTER_RATIO 0.9
+#define PDK_MIN_ROLL_INERTIA_RATIO 0.1
+
 /* A mid-size road car on the four-wheel model, without kinematic curves;
  * every field valid. Presets start from here. */
 pdk_vehicle_def pdk_vehicle_def_default(void);

@@ -287,11 +287,25 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "not allowed on a solid axle",
         (d.susp_front.kind = PDK_AXLE_SOLID,
          d.susp_front.kinematics.camber_rad = (pdk_curve){2, {-0.1, 0.1}, {0.01, -0.01}}));
+    BAD(R, "susp_rear.roll_center_height_m must be finite and at most 0.9",
+        d.susp_rear.roll_center_height_m = 0.5);
+    BAD(R, "susp_front.bump_damping_nspm and rebound_damping_nspm must each be at least 0.1",
+        d.susp_front.bump_damping_nspm = 0.0);
+    /* 0.1 of critical for the rear corner: 0.2 sqrt(29600 * 333.3) = 628 N s/m. */
+    BAD(R, "susp_rear.bump_damping_nspm and rebound_damping_nspm must each be at least 0.1",
+        d.susp_rear.rebound_damping_nspm = 627.0);
+    BAD(R, "chassis.roll_inertia_kgm2 must be at least 0.1", d.chassis.roll_inertia_kgm2 = 95.0);
     BAD(R, "susp_front.roll_center_height_m plus its kinematics curve",
         (d.susp_front.kinematics.roll_center_height_m =
              (pdk_curve){3, {-0.1, 0.0, 0.1}, {0.6, 0.0, -0.02}}));
 #undef BAD
-    ck_assert_int_eq(cases, 60);
+    ck_assert_int_eq(cases, 64);
+    /* At the floors themselves it passes: 628.2 N s/m, 96 kg m^2, 0.495 m. */
+    d = base;
+    d.susp_rear.rebound_damping_nspm = 629.0;
+    d.chassis.roll_inertia_kgm2 = 96.0;
+    d.susp_rear.roll_center_height_m = 0.495;
+    ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
     /* The three other curves are allowed on a solid axle; a curve through 0
      * between its points passes. */
     d = base;
