@@ -57,6 +57,8 @@ size_t pdk_world_mem_size(const pdk_world_def *def);
  * address is an identical, independent world, so a copy is a snapshot. */
 pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out);
 
+/* The world's definition as it runs: a copy of the one given to
+ * pdk_world_init, with its terrain prepared (pdk_terrain_prepare). */
 const pdk_world_def *pdk_world_def_get(const pdk_world *world);
 
 /* Ticks stepped so far; sim time is tick * dt_s. */
@@ -72,10 +74,12 @@ double pdk_world_time_s(const pdk_world *world);
 /* Spawns a vehicle at pose, moving forward at speed_mps, in gear. Call only
  * between steps. Errors: PDK_ERR_CAPACITY (full), PDK_ERR_OUT_OF_RANGE /
  * PDK_ERR_INVALID_ARGUMENT (def fails pdk_vehicle_def_check, bad gear,
- * non-finite or out-of-bounds pose or speed). Any definition that passes
- * pdk_vehicle_def_check is stable at every substep the world allows (the
- * single-track step never adds energy of its own; single_track.h), so there
- * is no substep condition. Ids are given out deterministically: the lowest
+ * non-finite or out-of-bounds pose or speed). There is no substep
+ * condition: the single-track step never adds energy of its own
+ * (single_track.h), and the four-wheel step's dampers and springs cannot
+ * either at any substep; what it keeps explicit (the lagged links, drive,
+ * camber thrust) is bounded by pdk_vehicle_def_check's rules (vehicle_def.h,
+ * ADR 0007). Ids are given out deterministically: the lowest
  * free slot, with that slot's generation (bumped by every remove). */
 pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pdk_pose *pose,
                           double speed_mps, pdk_gear gear, pdk_vehicle_id *out_id);
