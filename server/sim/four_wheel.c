@@ -371,39 +371,17 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
         pdk_trig_sincos(d, &cmd->wheel_sin[i], &cmd->wheel_cos[i]);
     }
 
-    double direction = 0.0;
-    cmd->governor_mps = 0.0;
-    switch (gear) {
-    case PDK_GEAR_DRIVE:
-        direction = 1.0;
-        break;
-    case PDK_GEAR_LOW:
-        direction = 1.0;
-        cmd->governor_mps = def->drive.max_low_speed_mps;
-        break;
-    case PDK_GEAR_REVERSE:
-        direction = -1.0;
-        cmd->governor_mps = def->drive.max_reverse_speed_mps;
-        break;
-    default: /* PARK, NEUTRAL: no drive */
-        break;
-    }
-    cmd->governor_fade_mps = cmd->governor_mps - PDK_FW_GOVERNOR_BAND_MPS;
-    cmd->drive_gain = direction * throttle_pct / 100.0;
-
-    /* Brake force split by the brake balance, the parking pawl in the drive
-     * split (it locks the transmission), each axle's share halved between
-     * its wheels. */
-    double brake_n = brake_bar * def->brake.force_per_bar_n;
-    double brake_front = def->brake.front_fraction;
-    double drive_front = def->drive.front_fraction;
-    double park_n = gear == PDK_GEAR_PARK ? def->brake.park_hold_force_n : 0.0;
-    double hold_front = 0.5 * (brake_n * brake_front + park_n * drive_front);
-    double hold_rear = 0.5 * (brake_n * (1.0 - brake_front) + park_n * (1.0 - drive_front));
-    cmd->hold_n[PDK_FL] = hold_front;
-    cmd->hold_n[PDK_FR] = hold_front;
-    cmd->hold_n[PDK_RL] = hold_rear;
-    cmd->hold_n[PDK_RR] = hold_rear;
+    /* The drive and holding forces (as the single-track model's), each
+     * axle's hold halved between its wheels. */
+    pdk_demand dm =
+        pdk_vehicle_def_demand(def, throttle_pct, brake_bar, gear, PDK_FW_GOVERNOR_BAND_MPS);
+    cmd->drive_gain = dm.drive_gain;
+    cmd->governor_mps = dm.governor_mps;
+    cmd->governor_fade_mps = dm.governor_fade_mps;
+    cmd->hold_n[PDK_FL] = 0.5 * dm.hold_front_n;
+    cmd->hold_n[PDK_FR] = 0.5 * dm.hold_front_n;
+    cmd->hold_n[PDK_RL] = 0.5 * dm.hold_rear_n;
+    cmd->hold_n[PDK_RR] = 0.5 * dm.hold_rear_n;
 }
 
 /* ---- the substep -------------------------------------------------------- */

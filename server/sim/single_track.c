@@ -159,34 +159,13 @@ void pdk_st_cmd_set(pdk_st_cmd *cmd, const pdk_vehicle_def *def, double throttle
     cmd->steer_rad = wheel_deg * ((PI / 180.0) / def->steering.ratio);
     pdk_trig_sincos(cmd->steer_rad, &cmd->sin_steer, &cmd->cos_steer);
 
-    double direction = 0.0;
-    cmd->governor_mps = 0.0;
-    switch (gear) {
-    case PDK_GEAR_DRIVE:
-        direction = 1.0;
-        break;
-    case PDK_GEAR_LOW:
-        direction = 1.0;
-        cmd->governor_mps = def->drive.max_low_speed_mps;
-        break;
-    case PDK_GEAR_REVERSE:
-        direction = -1.0;
-        cmd->governor_mps = def->drive.max_reverse_speed_mps;
-        break;
-    default: /* PARK, NEUTRAL: no drive */
-        break;
-    }
-    cmd->governor_fade_mps = cmd->governor_mps - PDK_ST_GOVERNOR_BAND_MPS;
-    cmd->drive_gain = direction * throttle_pct / 100.0;
-
-    /* Brake force split by the brake balance; the parking pawl locks the
-     * transmission, so it holds the driven axles in the drive split. */
-    double brake_n = brake_bar * def->brake.force_per_bar_n;
-    double brake_front = def->brake.front_fraction;
-    double drive_front = def->drive.front_fraction;
-    double park_n = gear == PDK_GEAR_PARK ? def->brake.park_hold_force_n : 0.0;
-    cmd->hold_front_n = brake_n * brake_front + park_n * drive_front;
-    cmd->hold_rear_n = brake_n * (1.0 - brake_front) + park_n * (1.0 - drive_front);
+    pdk_demand d =
+        pdk_vehicle_def_demand(def, throttle_pct, brake_bar, gear, PDK_ST_GOVERNOR_BAND_MPS);
+    cmd->drive_gain = d.drive_gain;
+    cmd->governor_mps = d.governor_mps;
+    cmd->governor_fade_mps = d.governor_fade_mps;
+    cmd->hold_front_n = d.hold_front_n;
+    cmd->hold_rear_n = d.hold_rear_n;
 }
 
 /* The substep's velocity response for one steering angle (see "the

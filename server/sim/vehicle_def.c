@@ -89,6 +89,37 @@ double pdk_vehicle_def_track_m(const pdk_vehicle_def *def, int axle)
     return s->track_width_m > 0.0 ? s->track_width_m : def->chassis.track_width_m;
 }
 
+pdk_demand pdk_vehicle_def_demand(const pdk_vehicle_def *def, double throttle_pct,
+                                  double brake_bar, pdk_gear gear, double governor_band_mps)
+{
+    pdk_demand d = {0};
+    double direction = 0.0;
+    switch (gear) {
+    case PDK_GEAR_DRIVE:
+        direction = 1.0;
+        break;
+    case PDK_GEAR_LOW:
+        direction = 1.0;
+        d.governor_mps = def->drive.max_low_speed_mps;
+        break;
+    case PDK_GEAR_REVERSE:
+        direction = -1.0;
+        d.governor_mps = def->drive.max_reverse_speed_mps;
+        break;
+    default: /* PARK, NEUTRAL: no drive */
+        break;
+    }
+    d.governor_fade_mps = d.governor_mps - governor_band_mps;
+    d.drive_gain = direction * throttle_pct / 100.0;
+    double brake_n = brake_bar * def->brake.force_per_bar_n;
+    double brake_front = def->brake.front_fraction;
+    double drive_front = def->drive.front_fraction;
+    double park_n = gear == PDK_GEAR_PARK ? def->brake.park_hold_force_n : 0.0;
+    d.hold_front_n = brake_n * brake_front + park_n * drive_front;
+    d.hold_rear_n = brake_n * (1.0 - brake_front) + park_n * (1.0 - drive_front);
+    return d;
+}
+
 double pdk_curve_eval(const pdk_curve *c, double travel_m)
 {
     int n = c->n_points;

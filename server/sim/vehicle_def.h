@@ -5,6 +5,7 @@
 #define PDK_VEHICLE_DEF_H
 
 #include "error.h"
+#include "input.h"
 
 /* Which vehicle model steps the vehicle. Values are stable (recorded). */
 typedef enum pdk_model {
@@ -169,6 +170,25 @@ pdk_vehicle_def pdk_vehicle_def_default(void);
 /* The track of the front (axle 0) or rear (axle 1) axle: its own
  * track_width_m, or the chassis' when that is 0. */
 double pdk_vehicle_def_track_m(const pdk_vehicle_def *def, int axle);
+
+/* What a drive-by-wire command asks of the drive and the brakes, the same
+ * for every model: the signed share of the available drive force, the gear's
+ * governor (0 for none) and where its fade starts (governor_band_mps below
+ * it), and the holding force of brakes and parking pawl per axle. */
+typedef struct pdk_demand {
+    double drive_gain;
+    double governor_mps;
+    double governor_fade_mps;
+    double hold_front_n;
+    double hold_rear_n;
+} pdk_demand;
+
+/* The demand of throttle_pct, brake_bar and gear (PARK..LOW) on def: D and L
+ * drive forward, R backward, P and N not at all; L and R are governed; the
+ * brake force splits by the brake balance and the pawl, which locks the
+ * transmission, holds the driven axles in the drive split. */
+pdk_demand pdk_vehicle_def_demand(const pdk_vehicle_def *def, double throttle_pct,
+                                  double brake_bar, pdk_gear gear, double governor_band_mps);
 
 /* A curve's value at travel_m: linear between points, held beyond the ends,
  * 0 for an absent curve (n_points 0). */
