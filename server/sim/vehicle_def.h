@@ -150,8 +150,8 @@ typedef struct pdk_vehicle_def {
  * and pitch links are lagged one substep, as seed 000 prescribes, and a
  * lagged link can feed energy into roll through the tyres' slip damping
  * (ADR 0007, "The energy balance"); the struts' own damping must outweigh
- * it. A sweep over every bound (docs/vehicle-model.md) found a self-excited
- * roll only beyond these limits:
+ * it. A sweep of the worst corners of the parameter space (ADR 0007) found
+ * a self-excited roll only beyond these limits:
  *  - every strut damper, bump and rebound, at least PDK_MIN_DAMPING_RATIO of
  *    critical for its corner, 2 sqrt(k m_corner) (real cars run 0.2 to 0.7);
  *  - the roll centre, with its curve at every point, at most

@@ -1,0 +1,210 @@
+/* The four-wheel model's validation suites share this (test_fw_validation.c,
+ * test_fw_geometry.c): the test car, and one vehicle run on its own through
+ * pdk_fw_* directly, outside any world.
+ *
+ * The test car is built here field by field (not from the preset), so each
+ * expectation is a function of numbers these files state: a 1500 kg mid-size
+ * saloon, rear-wheel drive, with equal front and rear ride frequencies (the
+ * corner rates are proportional to the corner masses, which uncouples heave
+ * from pitch), symmetric dampers, no drag and no rolling resistance (so a
+ * coasting car keeps its speed and the tyre forces are the only horizontal
+ * forces on the body). Included once per suite, after its feature macros. */
+#ifndef PDK_FW_TEST_UTIL_H
+#define PDK_FW_TEST_UTIL_H
+
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "channels.h"
+#include "four_wheel.h"
+#include "terrain.h"
+#include "vehicle_def.h"
+
+#define G 9.81
+#define RHO 1.225
+#define PI 3.14159265358979323846
+#define DEG (PI / 180.0)
+#define DT (1.0 / 120.0)
+#define TICKS_PER_S 120
+
+/* ---- the test car -------------------------------------------------------- */
+
+/* Mass on one corner of the axle (0 front, 1 rear) at rest: m b / 2L, m a / 2L. */
+static double corner_mass_kg(const pdk_vehicle_def *d, int axle)
+{
+    double m = d->chassis.mass_kg;
+    double len = d->chassis.wheelbase_m;
+    double a = d->chassis.cg_to_front_axle_m;
+    return 0.5 * m * (axle == 0 ? len - a : a) / len;
+}
+
+static pdk_suspension_def *susp(pdk_vehicle_def *d, int axle)
+{
+    return axle == 0 ? &d->susp_front : &d->susp_rear;
+}
+
+static double track_m(const pdk_vehicle_def *d, int axle)
+{
+    const pdk_suspension_def *s = axle == 0 ? &d->susp_front : &d->susp_rear;
+    return s->track_width_m > 0.0 ? s->track_width_m : d->chassis.track_width_m;
+}
+
+/* Springs and dampers for ride frequency f_hz and damping ratio zeta at both
+ * axles, from the seed's definition f = sqrt(k / m_corner) / 2 pi and
+ * zeta = c / (2 sqrt(k m_corner)); bump = rebound. */
+static void set_ride(pdk_vehicle_def *d, double f_hz, double zeta)
+{
+    double w = 2.0 * PI * f_hz;
+    for (int axle = 0; axle < 2; axle++) {
+        double mc = corner_mass_kg(d, axle);
+        double k = w * w * mc;
+        double c = 2.0 * zeta * sqrt(k * mc);
+        susp(d, axle)->spring_rate_npm = k;
+        susp(d, axle)->bump_damping_nspm = c;
+        susp(d, axle)->rebound_damping_nspm = c;
+    }
+}
+
+/* Ride 1.5 Hz, zeta 0.3, bars 15 and 5 kN/m: a roll gradient near 3.9
+ * deg/g (printed by the roll test). No camber thrust, toe, Ackermann, roll
+ * centre or anti geometry unless a test adds it. */
+static pdk_vehicle_def test_car(void)
+{
+    pdk_vehicle_def d;
+    memset(&d, 0, sizeof d);
+    d.model = PDK_MODEL_FOUR_WHEEL;
+    d.chassis.mass_kg = 1500.0;
+    d.chassis.yaw_inertia_kgm2 = 2500.0;
+    d.chassis.roll_inertia_kgm2 = 550.0;
+    d.chassis.pitch_inertia_kgm2 = 2400.0;
+    d.chassis.wheelbase_m = 2.7;
+    d.chassis.cg_to_front_axle_m = 1.2;
+    d.chassis.cg_height_m = 0.55;
+    d.chassis.track_width_m = 1.55;
+    d.tyre_front.cornering_stiffness_n_per_rad = 110000.0;
+    d.tyre_front.friction_coeff = 1.0;
+    d.tyre_rear.cornering_stiffness_n_per_rad = 130000.0;
+    d.tyre_rear.friction_coeff = 1.0;
+    d.steering.ratio = 15.0;
+    d.steering.lock_deg = 540.0;
+    for (int axle = 0; axle < 2; axle++) {
+        pdk_suspension_def *s = susp(&d, axle);
+        s->kind = PDK_AXLE_INDEPENDENT;
+        s->travel_bump_m = 0.08;
+        s->travel_droop_m = 0.1;
+        s->bump_stop_npm = 200000.0;
+    }
+    d.susp_front.anti_roll_npm = 15000.0;
+    d.susp_rear.anti_roll_npm = 5000.0;
+    set_ride(&d, 1.5, 0.3);
+    d.drive.max_force_n = 6000.0;
+    d.drive.max_power_w = 110000.0;
+    d.drive.front_fraction = 0.0;
+    d.drive.max_reverse_speed_mps = 5.0;
+    d.drive.max_low_speed_mps = 12.0;
+    d.brake.force_per_bar_n = 150.0;
+    d.brake.front_fraction = 0.65;
+    d.brake.max_line_bar = 180.0;
+    d.brake.park_hold_force_n = 8000.0;
+    return d;
+}
+
+/* ---- a vehicle on its own ------------------------------------------------ */
+
+typedef struct fw_run {
+    pdk_vehicle_def def;
+    pdk_terrain_def terrain;
+    pdk_fw_params params;
+    pdk_fw_state state;
+    pdk_fw_cmd cmd;
+    pdk_gear gear;
+    int substeps;
+    double tick_s;
+    double vel_before[3]; /* world CG velocity before the last tick */
+    double ch[PDK_CH_COUNT];
+} fw_run;
+
+static void run_init_at(fw_run *r, const pdk_vehicle_def *def, const pdk_terrain_def *terrain,
+                        double tick_s, int substeps, double x_m, double y_m, double speed_mps,
+                        pdk_gear gear)
+{
+    /* pdk_fw_params_init takes a checked definition: every car here is one
+     * a user could spawn. */
+    const char *why = pdk_vehicle_def_problem(def);
+    ck_assert_msg(why == NULL, "test definition rejected: %s", why);
+    /* Zeroed first, padding included, so that states compare with memcmp. */
+    memset(r, 0, sizeof *r);
+    r->def = *def;
+    if (terrain != NULL) {
+        r->terrain = *terrain;
+    }
+    r->substeps = substeps;
+    r->tick_s = tick_s;
+    r->gear = gear;
+    pdk_fw_params_init(&r->params, &r->def, tick_s / substeps, G, RHO, 1.0);
+    pdk_pose pose = {x_m, y_m, 0.0};
+    pdk_fw_state_init(&r->state, &r->params, &r->terrain, &pose, speed_mps);
+    pdk_fw_cmd_set(&r->cmd, &r->def, 0.0, 0.0, 0.0, gear);
+}
+
+/* On flat ground at the origin, heading +x, 120 Hz. */
+static void run_init(fw_run *r, const pdk_vehicle_def *def, int substeps, double speed_mps,
+                     pdk_gear gear)
+{
+    run_init_at(r, def, NULL, DT, substeps, 0.0, 0.0, speed_mps, gear);
+}
+
+static void run_command(fw_run *r, double throttle_pct, double brake_bar, double steer_deg)
+{
+    pdk_fw_cmd_set(&r->cmd, &r->def, throttle_pct, brake_bar, steer_deg, r->gear);
+}
+
+static void run_tick(fw_run *r)
+{
+    memcpy(r->vel_before, r->state.vel_mps, sizeof r->vel_before);
+    pdk_fw_step(&r->state, &r->cmd, &r->params, &r->terrain, r->substeps, r->ch);
+}
+
+static void run_for(fw_run *r, double seconds)
+{
+    int ticks = (int)lround(seconds / r->tick_s);
+    for (int t = 0; t < ticks; t++) {
+        run_tick(r);
+    }
+}
+
+/* Holds target_mps with a PI throttle loop, as a driver would, for seconds
+ * of steer_deg on the steering wheel (as test_single_track.c does). */
+static void drive_steady(fw_run *r, double target_mps, double steer_deg, double seconds)
+{
+    double integral = 0.0;
+    int ticks = (int)lround(seconds / r->tick_s);
+    for (int t = 0; t < ticks; t++) {
+        double err = target_mps - r->ch[PDK_CH_VEL_X];
+        if (t == 0) {
+            err = 0.0;
+        }
+        integral += err * r->tick_s;
+        double throttle = 100.0 * (err + integral);
+        throttle = throttle < 0.0 ? 0.0 : (throttle > 100.0 ? 100.0 : throttle);
+        run_command(r, throttle, 0.0, steer_deg);
+        run_tick(r);
+    }
+}
+
+static void assert_channels_finite(const fw_run *r)
+{
+    for (int c = 0; c < PDK_CH_COUNT; c++) {
+        ck_assert_msg(isfinite(r->ch[c]), "channel %s is %g", pdk_channel_get((size_t)c)->name,
+                      r->ch[c]);
+    }
+    ck_assert_double_eq(r->ch[PDK_CH_FAULTED], 0.0);
+}
+
+static double rel_err(double got, double want)
+{
+    return fabs(got - want) / fabs(want);
+}
+
+#endif

@@ -1,0 +1,791 @@
+/* Unit tests of params/ on the shipped presets and the four-wheel keys:
+ * every shipped vehicle and world loads and holds the figures of its data
+ * sheet (docs/presets.md); the suspension kinds, the kinematic curves and
+ * their rules, the four-wheel cross-field rules and the terrain bumps of a
+ * world. The schema, overrides, file errors, listing and the round trip in
+ * general are test_params.c's. */
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "params.h"
+
+#include "params_test_util.h"
+
+/* ---- shipped presets --------------------------------------------------------- */
+
+START_TEST(every_shipped_preset_loads)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    listing v = {0};
+    ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_VEHICLE, collect_preset, &v), PDK_OK);
+    ck_assert_uint_ge(v.n, 2);
+    for (size_t i = 0; i < v.n; i++) {
+        pdk_vehicle_def def;
+        ck_assert_msg(strlen(v.descriptions[i]) > 20 && v.descriptions[i][0] != '(',
+                      "%s: description '%s'", v.names[i], v.descriptions[i]);
+        ck_assert_msg(pdk_params_vehicle_load(PRESETS, v.names[i], NULL, &def, NULL, err,
+                                              sizeof err) == PDK_OK,
+                      "%s", err);
+        ck_assert_int_eq(pdk_vehicle_def_check(&def), PDK_OK);
+    }
+    listing w = {0};
+    ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_WORLD, collect_preset, &w), PDK_OK);
+    ck_assert_uint_ge(w.n, 2);
+    for (size_t i = 0; i < w.n; i++) {
+        pdk_world_def def;
+        ck_assert_msg(strlen(w.descriptions[i]) > 20, "%s", w.names[i]);
+        ck_assert_msg(
+            pdk_params_world_load(PRESETS, w.names[i], NULL, &def, NULL, err, sizeof err) == PDK_OK,
+            "%s", err);
+        ck_assert_int_eq(pdk_world_def_check(&def), PDK_OK);
+    }
+}
+END_TEST
+
+/* The figures of a preset's data sheet (docs/presets.md), recomputed here
+ * from the preset itself so that the sheet and the file cannot drift. */
+typedef struct sheet {
+    const char *name;
+    double ride_hz[2];   /* sqrt(k / m_corner) / 2 pi, m_corner = m b / 2L, m a / 2L */
+    double zeta_bump[2]; /* c / (2 sqrt(k m_corner)) */
+    double zeta_rebound[2];
+    double roll_deg_per_g; /* m g (h - h_rc) / (K_f + K_r - m g h), K = (k + 2 k_arb) t^2 / 2 */
+    double transfer_n[2];  /* per g: W h_rc / t + K (phi / a_y) / t */
+} sheet;
+
+static double corner_mass_kg(const pdk_vehicle_def *d, int axle)
+{
+    double a = d->chassis.cg_to_front_axle_m;
+    double len = d->chassis.wheelbase_m;
+    return d->chassis.mass_kg * (axle == 0 ? len - a : a) / (2 * len);
+}
+
+static const pdk_suspension_def *axle_of(const pdk_vehicle_def *d, int axle)
+{
+    return axle == 0 ? &d->susp_front : &d->susp_rear;
+}
+
+/* An axle's roll stiffness: springs k t^2 / 2 and the bar, which pushes
+ * each wheel with k_arb times the travel difference, k_arb t^2. */
+static double axle_roll_stiffness_nm_per_rad(const pdk_vehicle_def *d, int axle)
+{
+    const pdk_suspension_def *s = axle_of(d, axle);
+    double t = pdk_vehicle_def_track_m(d, axle);
+    return (s->spring_rate_npm + 2 * s->anti_roll_npm) * t * t / 2;
+}
+
+/* The roll gradient of the data sheets in rad/g, tan(phi) / a_y as this
+ * model rolls: about the ground, so the CG swings h tan(phi) across the
+ * contacts, with the links taking m g h_rc of the moment, h_rc the roll
+ * axis under the CG (docs/vehicle-model.md; test_fw_validation.c holds the
+ * model to it). There is no unsprung mass. */
+static double roll_gradient_rad_per_g(const pdk_vehicle_def *d)
+{
+    double k_roll = axle_roll_stiffness_nm_per_rad(d, 0) + axle_roll_stiffness_nm_per_rad(d, 1);
+    double a = d->chassis.cg_to_front_axle_m;
+    double rf = d->susp_front.roll_center_height_m;
+    double rr = d->susp_rear.roll_center_height_m;
+    double h = d->chassis.cg_height_m;
+    double arm = h - (rf + (rr - rf) * a / d->chassis.wheelbase_m);
+    double m = d->chassis.mass_kg;
+    return m * 9.81 * arm / (k_roll - m * 9.81 * h);
+}
+
+START_TEST(shipped_presets_match_their_data_sheets)
+{
+    static const sheet sheets[] = {
+        {"midsize_sedan", {1.350, 1.510}, {0.297, 0.300}, {0.495, 0.506}, 3.60, {3018, 2358}},
+        {"compact_hatch", {1.291, 1.508}, {0.300, 0.301}, {0.503, 0.495}, 4.12, {2747, 1955}},
+        {"sports_car", {1.900, 2.050}, {0.302, 0.297}, {0.503, 0.495}, 1.81, {2049, 2306}},
+        {"open_wheeler", {3.014, 3.296}, {0.496, 0.503}, {0.699, 0.705}, 0.58, {481, 692}},
+        {"kart", {6.842, 5.712}, {0.333, 0.293}, {0.333, 0.293}, 0.30, {176, 195}},
+        {"pickup4x4", {1.256, 1.700}, {0.303, 0.297}, {0.496, 0.504}, 5.45, {5856, 6381}},
+    };
+    char err[PDK_PARAMS_ERR_LEN];
+    for (size_t i = 0; i < sizeof sheets / sizeof sheets[0]; i++) {
+        const sheet *sh = &sheets[i];
+        pdk_vehicle_def d;
+        ck_assert_msg(pdk_params_vehicle_load(PRESETS, sh->name, NULL, &d, NULL, err, sizeof err) ==
+                          PDK_OK,
+                      "%s", err);
+        ck_assert_int_eq(d.model, PDK_MODEL_FOUR_WHEEL);
+        for (int axle = 0; axle < 2; axle++) {
+            const pdk_suspension_def *s = axle_of(&d, axle);
+            double m = corner_mass_kg(&d, axle);
+            double f = sqrt(s->spring_rate_npm / m) / (2 * M_PI);
+            double crit = 2 * sqrt(s->spring_rate_npm * m);
+            ck_assert_msg(fabs(f - sh->ride_hz[axle]) < 5e-4, "%s axle %d: %.4f Hz", sh->name, axle,
+                          f);
+            ck_assert_msg(fabs(s->bump_damping_nspm / crit - sh->zeta_bump[axle]) < 5e-4,
+                          "%s axle %d: bump %.4f", sh->name, axle, s->bump_damping_nspm / crit);
+            ck_assert_msg(fabs(s->rebound_damping_nspm / crit - sh->zeta_rebound[axle]) < 5e-4,
+                          "%s axle %d: rebound %.4f", sh->name, axle,
+                          s->rebound_damping_nspm / crit);
+        }
+        double grad = roll_gradient_rad_per_g(&d);
+        ck_assert_msg(fabs(grad * 180 / M_PI - sh->roll_deg_per_g) < 5e-3, "%s: %.4f deg/g",
+                      sh->name, grad * 180 / M_PI);
+        double a = d.chassis.cg_to_front_axle_m;
+        double len = d.chassis.wheelbase_m;
+        for (int axle = 0; axle < 2; axle++) {
+            double w = d.chassis.mass_kg * 9.81 * (axle == 0 ? len - a : a) / len;
+            double t = pdk_vehicle_def_track_m(&d, axle);
+            double transfer = w * axle_of(&d, axle)->roll_center_height_m / t +
+                              axle_roll_stiffness_nm_per_rad(&d, axle) * grad / t;
+            ck_assert_msg(fabs(transfer - sh->transfer_n[axle]) < 0.5, "%s axle %d: %.1f N",
+                          sh->name, axle, transfer);
+            /* Camber stiffness 0.92 W per radian, the sheets' rule, to the
+             * rounding of the preset's round numbers. */
+            const pdk_axle_tyre_def *ty = axle == 0 ? &d.tyre_front : &d.tyre_rear;
+            ck_assert_msg(fabs(ty->camber_stiffness_n_per_rad / w - 0.92) < 0.015,
+                          "%s axle %d: camber stiffness %.3f W", sh->name, axle,
+                          ty->camber_stiffness_n_per_rad / w);
+        }
+    }
+
+    /* REF-1, reference/vehicle-models.md section 7.0, on the four-wheel
+     * model: its wheel rate and track, and the road-car rules (roll centres
+     * 0.05-0.13 m, front below rear; camber-gain and roll-centre curves). */
+    pdk_vehicle_def s;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &s, NULL, err, sizeof err), PDK_OK);
+    ck_assert_double_eq(s.chassis.mass_kg, 1500);
+    ck_assert_double_eq(s.chassis.wheelbase_m, 2.70);
+    ck_assert_double_eq(s.chassis.cg_to_front_axle_m, 1.20);
+    ck_assert_double_eq(s.chassis.cg_height_m, 0.55);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&s, 0), 1.60);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&s, 1), 1.60);
+    ck_assert_double_eq(s.susp_front.spring_rate_npm, 30000);
+    ck_assert_double_eq(s.tyre_front.cornering_stiffness_n_per_rad, 120000);
+    ck_assert_double_eq(s.tyre_rear.cornering_stiffness_n_per_rad, 120000);
+    ck_assert_double_eq(s.resist.drag_area_m2, 0.65);
+    ck_assert_double_eq(s.susp_front.static_camber_rad, -0.5 * M_PI / 180);
+    ck_assert_double_eq(s.susp_rear.static_toe_rad, 0.15 * M_PI / 180);
+    static const char *const road_cars[] = {"midsize_sedan", "compact_hatch", "sports_car"};
+    for (size_t i = 0; i < 3; i++) {
+        pdk_vehicle_def d;
+        ck_assert_int_eq(
+            pdk_params_vehicle_load(PRESETS, road_cars[i], NULL, &d, NULL, err, sizeof err),
+            PDK_OK);
+        double rf = d.susp_front.roll_center_height_m;
+        double rr = d.susp_rear.roll_center_height_m;
+        ck_assert_msg(rf >= 0.05 && rr <= 0.13 && rf < rr, "%s: %g %g", road_cars[i], rf, rr);
+        for (int axle = 0; axle < 2; axle++) {
+            const pdk_suspension_def *sd = axle_of(&d, axle);
+            ck_assert_int_eq(sd->kind, PDK_AXLE_INDEPENDENT);
+            ck_assert_int_ge(sd->kinematics.camber_rad.n_points, 2);
+            ck_assert_int_ge(sd->kinematics.roll_center_height_m.n_points, 2);
+            /* Camber gain: more negative in bump, as a road car's links give. */
+            ck_assert(pdk_curve_eval(&sd->kinematics.camber_rad, 0.05) < 0);
+            /* Roll centre falls in bump. */
+            ck_assert(pdk_curve_eval(&sd->kinematics.roll_center_height_m, 0.05) < 0);
+        }
+    }
+
+    pdk_vehicle_def o;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "open_wheeler", NULL, &o, NULL, err, sizeof err), PDK_OK);
+    ck_assert(o.susp_front.roll_center_height_m <= 0.05 &&
+              o.susp_rear.roll_center_height_m <= 0.05);
+    ck_assert_int_eq(o.susp_front.kinematics.roll_center_height_m.n_points, 3);
+    ck_assert_int_eq(o.susp_front.kinematics.camber_rad.n_points, 0);
+
+    /* The kart: a solid rear axle with the roll centre on the ground; its
+     * description tells the driveline that the rear axle is a spool. */
+    pdk_vehicle_def k;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "kart", NULL, &k, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(k.susp_rear.kind, PDK_AXLE_SOLID);
+    ck_assert_int_eq(k.susp_front.kind, PDK_AXLE_INDEPENDENT);
+    ck_assert_double_eq(k.susp_rear.roll_center_height_m, 0);
+    ck_assert_double_eq(k.susp_front.roll_center_height_m, 0);
+    ck_assert_double_eq(k.drive.front_fraction, 0);
+    listing v = {0};
+    ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_VEHICLE, collect_preset, &v), PDK_OK);
+    bool kart_seen = false;
+    for (size_t i = 0; i < v.n; i++) {
+        if (strcmp(v.names[i], "kart") == 0) {
+            ASSERT_HAS(v.descriptions[i], "spool");
+            kart_seen = true;
+        }
+    }
+    ck_assert(kart_seen);
+
+    /* The pickup: independent front at 0.1 m, solid rear at 0.4 m, high CG. */
+    pdk_vehicle_def p;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "pickup4x4", NULL, &p, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(p.susp_front.kind, PDK_AXLE_INDEPENDENT);
+    ck_assert_int_eq(p.susp_rear.kind, PDK_AXLE_SOLID);
+    ck_assert_double_eq(p.susp_front.roll_center_height_m, 0.1);
+    ck_assert_double_eq(p.susp_rear.roll_center_height_m, 0.4);
+    ck_assert_double_eq(p.chassis.cg_height_m, 0.80);
+
+    /* The single-track car for traffic keeps the old midsize_sedan numbers. */
+    pdk_vehicle_def ts;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "traffic_sedan", NULL, &ts, NULL, err, sizeof err),
+        PDK_OK);
+    ck_assert_int_eq(ts.model, PDK_MODEL_SINGLE_TRACK);
+    ck_assert_double_eq(ts.chassis.mass_kg, 1500);
+    ck_assert_double_eq(ts.chassis.yaw_inertia_kgm2, 2500);
+    ck_assert_double_eq(ts.tyre_front.cornering_stiffness_n_per_rad, 120000);
+    ck_assert_double_eq(ts.steering.lock_deg, 520);
+    ck_assert_double_eq(ts.drive.front_fraction, 0.0);
+    ck_assert_double_eq(ts.brake.front_fraction, 0.60);
+
+    pdk_vehicle_def h;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "compact_hatch", NULL, &h, NULL, err, sizeof err), PDK_OK);
+    ck_assert(h.chassis.mass_kg < s.chassis.mass_kg);
+    ck_assert_double_eq(h.drive.front_fraction, 1.0);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&h, 1), 1.52);
+
+    pdk_world_def dry;
+    pdk_world_def wet;
+    ck_assert_int_eq(pdk_params_world_load(PRESETS, "flat", NULL, &dry, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_params_world_load(PRESETS, "flat_wet", NULL, &wet, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_double_eq(dry.surface_friction, 1.0);
+    ck_assert_double_eq(wet.surface_friction, 0.7);
+    ck_assert_int_eq(dry.substeps, pdk_world_def_default().substeps);
+    ck_assert_int_eq(dry.terrain.n_bumps, 0);
+
+    /* kerb_strip: a kerb under the left wheels of a car on the x axis, and a
+     * hump across the road. */
+    pdk_world_def kerb;
+    ck_assert_int_eq(
+        pdk_params_world_load(PRESETS, "kerb_strip", NULL, &kerb, NULL, err, sizeof err), PDK_OK);
+    ck_assert_int_eq(kerb.terrain.n_bumps, 2);
+    double n[3];
+    double y_left = pdk_vehicle_def_track_m(&s, 0) / 2;
+    double x_kerb = kerb.terrain.bumps[0].x_m;
+    ck_assert_double_eq_tol(pdk_terrain_height(&kerb.terrain, x_kerb, y_left, n), 0.05, 1e-12);
+    ck_assert_double_eq(pdk_terrain_height(&kerb.terrain, x_kerb, -y_left, n), 0);
+    double x_hump = kerb.terrain.bumps[1].x_m;
+    ck_assert_double_eq_tol(pdk_terrain_height(&kerb.terrain, x_hump, y_left, n), 0.075, 1e-12);
+    ck_assert_double_eq_tol(pdk_terrain_height(&kerb.terrain, x_hump, -y_left, n), 0.075, 1e-12);
+}
+END_TEST
+
+/* ---- the four-wheel keys: suspension, kinematic curves, terrain ------------ */
+
+/* A four-wheel preset with an independent front and a solid rear, curves on
+ * both, for the tests below. */
+static const char *const SUSP_JSON =
+    "{\"suspension\":{"
+    "\"front\":{\"staticToeDeg\":0.1,\"staticCamberDeg\":-1,\"kinematics\":{"
+    "\"toeDeg\":[[-0.08,0.3],[0,0],[0.08,-0.4]],"
+    "\"camberDeg\":[[-0.1,1.5],[0.05,-0.75],[0.1,-1.7]],"
+    "\"rollCenterHeight\":[[-0.08,0.06],[0,0],[0.08,-0.06]]}},"
+    "\"rear\":{\"kind\":\"solid\",\"rollCenterHeight\":0.3,\"kinematics\":{"
+    "\"rollCenterHeight\":[[-0.1,0.05],[0.1,-0.05]],"
+    "\"antiBrake\":[[-0.05,-0.1],[0,0],[0.05,0.1]],"
+    "\"antiDrive\":[[0,0],[0.1,0.2]]}}}}";
+
+START_TEST(curves_convert_and_round_trip)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def a;
+    char *ra = NULL;
+    ck_assert_msg(pdk_params_vehicle_parse(SUSP_JSON, "s.json", NULL, &a, &ra, err, sizeof err) ==
+                      PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(a.model, PDK_MODEL_FOUR_WHEEL);
+    ck_assert_int_eq(a.susp_front.kind, PDK_AXLE_INDEPENDENT);
+    ck_assert_int_eq(a.susp_rear.kind, PDK_AXLE_SOLID);
+    /* Degrees in the preset, radians in the definition; metres as given. */
+    const pdk_curve *toe = &a.susp_front.kinematics.toe_rad;
+    ck_assert_int_eq(toe->n_points, 3);
+    ck_assert_double_eq(toe->travel_m[0], -0.08);
+    ck_assert_double_eq(toe->value[0], 0.3 * M_PI / 180);
+    ck_assert_double_eq(toe->value[2], -0.4 * M_PI / 180);
+    ck_assert_double_eq(a.susp_front.static_toe_rad, 0.1 * M_PI / 180);
+    /* Zero at zero travel by interpolation, not only at a point: -0.75 at
+     * 0.05 m on a line from 1.5 at -0.1 m, through 0.75 at -0.05 m. */
+    const pdk_curve *camber = &a.susp_front.kinematics.camber_rad;
+    ck_assert_int_eq(camber->n_points, 3);
+    ck_assert_double_eq_tol(pdk_curve_eval(camber, 0.0), 0, 1e-15);
+    ck_assert_double_eq_tol(pdk_curve_eval(camber, -0.05), 0.75 * M_PI / 180, 1e-15);
+    ck_assert_double_eq(a.susp_rear.kinematics.roll_center_height_m.value[1], -0.05);
+    ck_assert_int_eq(a.susp_rear.kinematics.anti_drive.n_points, 2);
+    ck_assert_int_eq(a.susp_rear.kinematics.toe_rad.n_points, 0);
+
+    /* Resolved: every curve as [[travel, value], ...] in the preset unit,
+     * and the round trip is exact to the bit. */
+    ASSERT_HAS(ra, "\"toeDeg\":[[-0.080000000000000002,0.29999999999999999],[0.0,0.0],"
+                   "[0.080000000000000002,-0.40000000000000002]]");
+    ASSERT_HAS(ra, "\"kind\":\"solid\"");
+    pdk_vehicle_def b;
+    char *rb = NULL;
+    ck_assert_msg(pdk_params_vehicle_parse(ra, "resolved", NULL, &b, &rb, err, sizeof err) ==
+                      PDK_OK,
+                  "%s", err);
+    assert_same_vehicle(&a, &b);
+    ck_assert_str_eq(ra, rb);
+    free(ra);
+    free(rb);
+
+    /* Many curves of awkward degrees round-trip bit for bit. */
+    uint64_t s = 0x2545f4914f6cdd1du;
+    for (int i = 0; i < 300; i++) {
+        char o[400];
+        double v[4];
+        for (int j = 0; j < 4; j++) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            v[j] = ((double)(s >> 11) * 0x1p-53 - 0.5) * 3.0;
+        }
+        snprintf(o, sizeof o,
+                 "suspension.front.kinematics.camberDeg=[[-0.1,%.17g],[0,0],[0.03,%.17g],"
+                 "[0.1,%.17g]];suspension.front.staticCamberDeg=%.17g",
+                 v[0], v[1], v[2], v[3]);
+        ck_assert_msg(pdk_params_vehicle_parse("{}", "x", o, &a, &ra, err, sizeof err) == PDK_OK,
+                      "%s", err);
+        ck_assert_msg(pdk_params_vehicle_parse(ra, "x", NULL, &b, NULL, err, sizeof err) == PDK_OK,
+                      "%s", err);
+        assert_same_vehicle(&a, &b);
+        free(ra);
+    }
+
+    /* No kinematics block, an empty one and empty curves are one definition. */
+    pdk_vehicle_def none;
+    pdk_vehicle_def empty;
+    pdk_vehicle_def blanks;
+    ck_assert_int_eq(pdk_params_vehicle_parse("{}", "x", NULL, &none, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_params_vehicle_parse("{\"suspension\":{\"front\":{\"kinematics\":{}}}}",
+                                              "x", "suspension.rear.kinematics={}", &empty, NULL,
+                                              err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse("{\"suspension\":{\"front\":{\"kinematics\":{\"toeDeg\":[],"
+                                 "\"rollCenterHeight\":[]}}}}",
+                                 "x", NULL, &blanks, NULL, err, sizeof err),
+        PDK_OK);
+    assert_same_vehicle(&none, &empty);
+    assert_same_vehicle(&none, &blanks);
+    ck_assert_int_eq(none.susp_front.kinematics.roll_center_height_m.n_points, 0);
+}
+END_TEST
+
+/* Wraps a front toe curve (or a rear one) in a preset. */
+static const char *toe_preset(const char *curve)
+{
+    static char text[1024];
+    snprintf(text, sizeof text, "{\"suspension\":{\"front\":{\"kinematics\":{\"toeDeg\":%s}}}}",
+             curve);
+    return text;
+}
+
+START_TEST(curve_rules_name_key_and_reason)
+{
+    const char *m;
+    const char *key = "test.json: suspension.front.kinematics.toeDeg";
+    m = vparse_expect(toe_preset("{\"a\":1}"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, key);
+    ASSERT_HAS(m, "expected a list of [travel, value] points, got object");
+
+    m = vparse_expect(toe_preset("[[0,0]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg: 1 point; a curve has 2 to 16 points ([] for none)");
+    {
+        char curve[600] = "[";
+        for (int i = 0; i < 17; i++) {
+            char p[40];
+            snprintf(p, sizeof p, "%s[%g,0]", i ? "," : "", 0.01 * (i - 8));
+            strcat(curve, p);
+        }
+        strcat(curve, "]");
+        m = vparse_expect(toe_preset(curve), NULL, PDK_ERR_OUT_OF_RANGE);
+        ASSERT_HAS(m, "toeDeg: 17 points; a curve has 2 to 16 points");
+        /* Sixteen is the most. */
+        char sixteen[600];
+        snprintf(sixteen, sizeof sixteen, "%.*s]", (int)(strrchr(curve, '[') - curve - 1), curve);
+        vparse_expect(toe_preset(sixteen), NULL, PDK_OK);
+    }
+
+    m = vparse_expect(toe_preset("[[-0.1,0.2],0,[0.1,-0.2]]"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[1]: expected a [travel, value] pair, got number");
+    m = vparse_expect(toe_preset("[[-0.1,0.2],[0,0,0],[0.1,-0.2]]"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[1]: expected a [travel, value] pair, got a list of 3");
+    m = vparse_expect(toe_preset("[[-0.1,0.2],[0,\"0\"]]"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[1][1]: expected a number (deg), got string");
+    m = vparse_expect(toe_preset("[[null,0.2],[0,0]]"), NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[0][0]: expected a number (travel, m), got null");
+
+    m = vparse_expect(toe_preset("[[-1.5,0.2],[0,0]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg[0]: travel -1.5 m is outside -1..1 m");
+    m = vparse_expect(toe_preset("[[-0.1,0.2],[0,0],[0,-0.2]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg[2]: travel 0 m does not exceed the previous point's 0 m; travel must be "
+                  "strictly increasing");
+    m = vparse_expect(toe_preset("[[0.1,0.2],[-0.1,0]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg[1]: travel -0.1 m does not exceed the previous point's 0.1 m");
+
+    /* Zero at zero travel, interpolated between points or held beyond the
+     * ends. */
+    m = vparse_expect(toe_preset("[[-0.1,0.3],[0.1,-0.1]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "toeDeg: the curve is 0.1 deg at travel 0; it must be 0 there, since it adds to "
+                  "suspension.front.staticToeDeg");
+    m = vparse_expect(toe_preset("[[0.02,0.1],[0.1,-0.1]]"), NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "the curve is 0.1 deg at travel 0");
+    vparse_expect(toe_preset("[[0,0],[0.1,-0.1]]"), NULL, PDK_OK);
+    vparse_expect(toe_preset("[[-0.3,0.3],[0.1,-0.1]]"), NULL, PDK_OK);
+    /* To rounding: a tenth of a degree over 0.3 m, read through decimals. */
+    vparse_expect(toe_preset("[[-0.1,0.1],[0.2,-0.2]]"), NULL, PDK_OK);
+
+    /* The same rules in an override, named by the override. */
+    m = vparse_expect("{}", "suspension.rear.kinematics.rollCenterHeight=[[0,0.1],[0.1,0]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'suspension.rear.kinematics.rollCenterHeight=[[0,0.1],[0.1,0]]': "
+                  "suspension.rear.kinematics.rollCenterHeight: the curve is 0.1 m at travel 0");
+}
+END_TEST
+
+START_TEST(curve_sums_and_solid_axles)
+{
+    const char *m;
+    /* static + curve within the static key's bounds, point by point. */
+    m = vparse_expect("{}",
+                      "suspension.front.staticToeDeg=2;"
+                      "suspension.front.kinematics.toeDeg=[[-0.1,-1],[0,0],[0.1,3.5]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json with its overrides: suspension.front.kinematics.toeDeg[2]: "
+                  "suspension.front.staticToeDeg "
+                  "(2 deg) + 3.5 = 5.5 deg is above the maximum 5 deg that "
+                  "suspension.front.staticToeDeg allows");
+    vparse_expect("{}",
+                  "suspension.front.staticToeDeg=2;"
+                  "suspension.front.kinematics.toeDeg=[[-0.1,-1],[0,0],[0.1,3]]",
+                  PDK_OK);
+    m = vparse_expect("{}",
+                      "suspension.rear.staticCamberDeg=-8;"
+                      "suspension.rear.kinematics.camberDeg=[[-0.1,1],[0,0],[0.1,-2.5]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.rear.kinematics.camberDeg[2]: suspension.rear.staticCamberDeg (-8 "
+                  "deg) + -2.5 = -10.5 deg is below the minimum -10 deg");
+    m = vparse_expect("{}",
+                      "suspension.front.rollCenterHeight=0.05;"
+                      "suspension.front.kinematics.rollCenterHeight=[[-0.2,-0.6],[0,0]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.front.kinematics.rollCenterHeight[0]: "
+                  "suspension.front.rollCenterHeight (0.05 m) + -0.6 = -0.55 m is below the "
+                  "minimum -0.5 m");
+    m = vparse_expect("{}",
+                      "suspension.rear.antiDrive=1.5;"
+                      "suspension.rear.kinematics.antiDrive=[[0,0],[0.1,0.6]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m,
+               "suspension.rear.kinematics.antiDrive[1]: suspension.rear.antiDrive (1.5 -) + 0.6 "
+               "= 2.1 - is above the maximum 2");
+    m = vparse_expect("{}",
+                      "suspension.front.antiBrake=-1.9;"
+                      "suspension.front.kinematics.antiBrake=[[-0.1,-0.2],[0,0]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.front.kinematics.antiBrake[0]");
+
+    /* A solid axle: toe and camber curves refused, the other three taken. */
+    m = vparse_expect(SUSP_JSON, "suspension.rear.kinematics.toeDeg=[[-0.1,0.1],[0,0]]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json with its overrides: suspension.rear.kinematics.toeDeg: not allowed "
+                  "on a solid axle "
+                  "(suspension.rear.kind is \"solid\"): the beam sets the wheels' toe and camber");
+    m = vparse_expect(SUSP_JSON, "suspension.front.kind=solid", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.front.kinematics.toeDeg: not allowed on a solid axle");
+    m = vparse_expect(SUSP_JSON,
+                      "suspension.front.kind=solid;suspension.front.kinematics.toeDeg=[]",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "suspension.front.kinematics.camberDeg: not allowed on a solid axle");
+    vparse_expect(SUSP_JSON,
+                  "suspension.front.kind=solid;suspension.front.kinematics.toeDeg=[];"
+                  "suspension.front.kinematics.camberDeg=[]",
+                  PDK_OK);
+    /* The rule holds on the single-track model too: the definition is the
+     * same whichever model runs it. */
+    vparse_expect(SUSP_JSON, "simulation.model=singleTrack", PDK_OK);
+    m = vparse_expect(SUSP_JSON, "simulation.model=singleTrack;suspension.front.kind=solid",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "not allowed on a solid axle");
+
+    /* kind is one of two names. */
+    m = vparse_expect("{}", "suspension.rear.kind=beam", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'suspension.rear.kind=beam': suspension.rear.kind: \"beam\" is not an "
+                  "axle kind (allowed: \"independent\", \"solid\")");
+    m = vparse_expect("{\"suspension\":{\"rear\":{\"kind\":1}}}", NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "test.json: suspension.rear.kind: expected a string, got number");
+}
+END_TEST
+
+START_TEST(overrides_reach_curves_kinds_and_entries)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan",
+                                          "suspension.front.kinematics.toeDeg=[[-0.1,0.2],[0,0],"
+                                          "[0.1,-0.2]];suspension.rear.kind=solid;"
+                                          "suspension.rear.kinematics.camberDeg=[]",
+                                          &d, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(d.susp_rear.kind, PDK_AXLE_SOLID);
+    ck_assert_int_eq(d.susp_front.kinematics.toe_rad.n_points, 3);
+    ck_assert_double_eq(d.susp_front.kinematics.toe_rad.value[2], -0.2 * M_PI / 180);
+    ck_assert_int_eq(d.susp_rear.kinematics.camber_rad.n_points, 0);
+    /* The file's other curves stay. */
+    ck_assert_int_eq(d.susp_front.kinematics.camber_rad.n_points, 3);
+
+    /* Indices reach a point, or a coordinate of one; the next index appends. */
+    const char *base = "{\"suspension\":{\"front\":{\"kinematics\":{\"toeDeg\":"
+                       "[[-0.1,0.2],[0,0],[0.1,-0.2]]}}}}";
+    ck_assert_msg(pdk_params_vehicle_parse(base, "b.json",
+                                           "suspension.front.kinematics.toeDeg[2]=[0.05,-0.3];"
+                                           "suspension.front.kinematics.toeDeg[0][1]=0.25;"
+                                           "suspension.front.kinematics.toeDeg[3]=[0.2,-0.5]",
+                                           &d, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    const pdk_curve *toe = &d.susp_front.kinematics.toe_rad;
+    ck_assert_int_eq(toe->n_points, 4);
+    ck_assert_double_eq(toe->value[0], 0.25 * M_PI / 180);
+    ck_assert_double_eq(toe->travel_m[2], 0.05);
+    ck_assert_double_eq(toe->travel_m[3], 0.2);
+    /* An index into a curve the file leaves out starts from no points; each
+     * override must leave a valid curve, so a new curve comes whole. */
+    const char *m;
+    m = vparse_expect("{}", "suspension.rear.kinematics.antiDrive[0]=[0,0]", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'suspension.rear.kinematics.antiDrive[0]=[0,0]': "
+                  "suspension.rear.kinematics.antiDrive: 1 point; a curve has 2 to 16 points");
+    ck_assert_msg(pdk_params_vehicle_parse("{}", "e.json",
+                                           "suspension.rear.kinematics.antiDrive=[[0,0],[0.1,0.3]];"
+                                           "suspension.rear.kinematics.antiDrive[2]=[0.2,0.4]",
+                                           &d, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(d.susp_rear.kinematics.anti_drive.n_points, 3);
+
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg[5]=[0.2,0]", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'suspension.front.kinematics.toeDeg[5]=[0.2,0]': "
+                  "suspension.front.kinematics.toeDeg[5]: index 5 is past the end of "
+                  "suspension.front.kinematics.toeDeg, which has 3 entries ([3] appends one)");
+    /* A changed point is checked with the whole curve. */
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg[1]=[0.2,0]", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m,
+               "suspension.front.kinematics.toeDeg[2]: travel 0.1 m does not exceed the previous "
+               "point's 0.2 m");
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg[1][0][0]=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m,
+               "toeDeg[1][0][0]: suspension.front.kinematics.toeDeg[1][0] is number, not a list");
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg[1].x=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "toeDeg[1].x: suspension.front.kinematics.toeDeg[1] is array, not an object");
+    m = vparse_expect(base, "suspension.front.kinematics.toeDeg.first=1", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "suspension.front.kinematics.toeDeg.first: unknown key "
+                  "(suspension.front.kinematics.toeDeg is a list, indexed as [n], with no keys "
+                  "under it)");
+    m = vparse_expect("{}", "suspension.front.kinematic.toeDeg=[]", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "suspension.front.kinematic: unknown key (did you mean "
+                  "suspension.front.kinematics?)");
+    m = vparse_expect("{}", "suspension.front[0]=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "suspension.front[0]: suspension.front is an object, not an array");
+}
+END_TEST
+
+START_TEST(four_wheel_cross_field_rules)
+{
+    const char *m;
+    /* An axle's own track: 0 for the chassis', else a real track. */
+    m = vparse_expect("{}", "suspension.rear.trackWidth=0.1", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json with its overrides: suspension.rear.trackWidth (0.1 m) must be 0 (use "
+                  "chassis.trackWidth) "
+                  "or at least 0.3 m");
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_int_eq(pdk_params_vehicle_parse("{}", "x",
+                                              "chassis.trackWidth=1.5;suspension.rear.trackWidth="
+                                              "1.55",
+                                              &d, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&d, 0), 1.5);
+    ck_assert_double_eq(pdk_vehicle_def_track_m(&d, 1), 1.55);
+
+    /* Roll centres at most 0.9 of the CG height, on the four-wheel model
+     * (vehicle_def.h says why); the bound itself passes. */
+    m = vparse_expect("{\"chassis\":{\"cgHeight\":0.5}}", "suspension.rear.rollCenterHeight=0.46",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json with its overrides: suspension.rear.rollCenterHeight (0.46 m) must be "
+                  "at most 0.9 chassis.cgHeight (0.5 m) on the fourWheel model");
+    vparse_expect("{\"chassis\":{\"cgHeight\":0.5}}", "suspension.rear.rollCenterHeight=0.45",
+                  PDK_OK);
+    /* The damping floor and the roll-inertia floor are sim's rules; params
+     * passes on its sentence. */
+    m = vparse_expect("{}", "suspension.front.bumpDamping=100", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "susp_front.bump_damping_nspm and rebound_damping_nspm must each be at least 0.1 "
+                  "of critical");
+    m = vparse_expect("{}", "chassis.rollInertia=50", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "chassis.roll_inertia_kgm2 must be at least 0.1");
+    vparse_expect("{\"chassis\":{\"cgHeight\":0.5}}",
+                  "suspension.rear.rollCenterHeight=0.5;simulation.model=singleTrack", PDK_OK);
+
+    /* The steering centre within the lock. */
+    m = vparse_expect("{\"steering\":{\"lockDeg\":100,\"ratio\":5}}",
+                      "steering.centerOffsetDeg=-120", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.centerOffsetDeg (-120 deg) must be within the lock, steering.lockDeg "
+                  "(100 deg), either way");
+    vparse_expect("{\"steering\":{\"lockDeg\":100,\"ratio\":5}}", "steering.centerOffsetDeg=-100",
+                  PDK_OK);
+
+    /* Ideal Ackermann at full lock: 60 deg on a 2.7 m wheelbase and 1.6 m
+     * track turns the inner wheel to 73.6 deg, 70 deg past 90. */
+    vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":600}}", NULL, PDK_OK);
+    m = vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":680}}", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.ackermann (0.5) is above 0 and the road-wheel lock steering.lockDeg / "
+                  "steering.ratio = 68.0 deg turns the inner front wheel to 8");
+    m = vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":750}}", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "turns the inner front wheel past 90 deg at full lock");
+    vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":750,\"ackermann\":0}}", NULL, PDK_OK);
+}
+END_TEST
+
+START_TEST(terrain_bumps)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_world_def a;
+    pdk_world_def b;
+    char *ra = NULL;
+    ck_assert_msg(pdk_params_world_load(PRESETS, "kerb_strip", "terrain.bumps[1].yawDeg=33.3", &a,
+                                        &ra, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(a.terrain.n_bumps, 2);
+    ck_assert_double_eq(a.terrain.bumps[0].height_m, 0.05);
+    ck_assert_double_eq(a.terrain.bumps[1].yaw_rad, 33.3 * M_PI / 180);
+    ck_assert_double_eq(a.terrain.bumps[1].length_m, 3.7);
+    ASSERT_HAS(ra,
+               "\"terrain\":{\"bumps\":[{\"height\":0.050000000000000003,\"length\":0.59999999999"
+               "999998,\"width\":0.59999999999999998,\"x\":15.0,\"y\":0.78000000000000003,"
+               "\"yawDeg\":0.0},");
+    ck_assert_int_eq(pdk_params_world_parse(ra, "resolved", NULL, &b, NULL, err, sizeof err),
+                     PDK_OK);
+    assert_same_world(&a, &b);
+    free(ra);
+
+    /* Append an entry, change a field, replace an entry by merging. */
+    ck_assert_msg(
+        pdk_params_world_load(PRESETS, "kerb_strip",
+                              "terrain.bumps[2]={\"x\":80,\"y\":0,\"yawDeg\":90,\"length\":1,"
+                              "\"width\":3,\"height\":-0.1};terrain.bumps[0].height=0.1;"
+                              "terrain.bumps[1]={\"width\":8}",
+                              &a, NULL, err, sizeof err) == PDK_OK,
+        "%s", err);
+    ck_assert_int_eq(a.terrain.n_bumps, 3);
+    ck_assert_double_eq(a.terrain.bumps[0].height_m, 0.1);
+    ck_assert_double_eq(a.terrain.bumps[1].width_m, 8);
+    ck_assert_double_eq(a.terrain.bumps[1].height_m, 0.075);
+    ck_assert_double_eq(a.terrain.bumps[2].yaw_rad, 90 * M_PI / 180);
+    ck_assert_double_eq(a.terrain.bumps[2].height_m, -0.1);
+    ck_assert_int_eq(
+        pdk_params_world_load(PRESETS, "kerb_strip", "terrain.bumps=[]", &a, NULL, err, sizeof err),
+        PDK_OK);
+    ck_assert_int_eq(a.terrain.n_bumps, 0);
+
+    /* Errors name the file or override, the entry and the field. */
+    const char *bump = "{\"x\":1,\"y\":2,\"yawDeg\":0,\"length\":1,\"width\":1,\"height\":0.1}";
+    char text[2048];
+    pdk_world_def w;
+    ck_assert_int_eq(pdk_params_world_parse("{\"terrain\":{\"bumps\":{}}}", "w.json", NULL, &w,
+                                            NULL, err, sizeof err),
+                     PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "w.json: terrain.bumps: expected a list of objects, got object");
+    ck_assert_int_eq(pdk_params_world_parse("{\"terrain\":{\"bumps\":[3]}}", "w.json", NULL, &w,
+                                            NULL, err, sizeof err),
+                     PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "w.json: terrain.bumps[0]: expected an object, got number");
+    snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[%s,{\"x\":1,\"hight\":1}]}}", bump);
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", NULL, &w, NULL, err, sizeof err),
+                     PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(err,
+               "w.json: terrain.bumps[1].hight: unknown key (known keys: x, y, yawDeg, length, "
+               "width, height)");
+    snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[{\"x\":1,\"y\":2,\"length\":1}]}}");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", NULL, &w, NULL, err, sizeof err),
+                     PDK_ERR_PARSE);
+    ASSERT_HAS(err, "w.json: terrain.bumps[0].yawDeg: missing (every entry of terrain.bumps gives "
+                    "x, y, yawDeg, length, width, height)");
+    ck_assert_int_eq(
+        pdk_params_world_parse("{}", "w.json", "terrain.bumps[0].x=5", &w, NULL, err, sizeof err),
+        PDK_ERR_PARSE);
+    ASSERT_HAS(err, "override 'terrain.bumps[0].x=5': terrain.bumps[0].y: missing");
+    snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[%s]}}", bump);
+    ck_assert_int_eq(
+        pdk_params_world_parse(text, "w.json", "terrain.bumps[0].x=2e7", &w, NULL, err, sizeof err),
+        PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "override 'terrain.bumps[0].x=2e7': terrain.bumps[0].x: 20000000 is above the "
+                    "maximum 10000000 (m)");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[0].length=\"long\"", &w,
+                                            NULL, err, sizeof err),
+                     PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "terrain.bumps[0].length: expected a number, got string");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[0].height=0.6", &w, NULL,
+                                            err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "w.json with its overrides: terrain.bumps[0].height (0.6 m) must be at "
+                    "most half of "
+                    "terrain.bumps[0].length (1 m) either way");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[0].height=-0.5", &w,
+                                            NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", "terrain.bumps[2].height=0.1", &w, NULL,
+                                            err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "terrain.bumps[2]: index 2 is past the end of terrain.bumps, which has 1 "
+                    "entries ([1] appends one)");
+    ck_assert_int_eq(
+        pdk_params_world_parse(text, "w.json", "terrain.bumps.x=1", &w, NULL, err, sizeof err),
+        PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(err, "terrain.bumps.x: unknown key (terrain.bumps is a list, indexed as [n]");
+    /* At most 16 bumps. */
+    size_t used = (size_t)snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[");
+    for (int i = 0; i < 17; i++) {
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", i ? "," : "", bump);
+    }
+    snprintf(text + used, sizeof text - used, "]}}");
+    ck_assert_int_eq(pdk_params_world_parse(text, "w.json", NULL, &w, NULL, err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "w.json: terrain.bumps: 17 entries, more than the 16 allowed");
+    snprintf(text, sizeof text, "{\"terrain\":{\"bumps\":[%s]}}", bump);
+    ck_assert_int_eq(
+        pdk_params_world_parse(text, "w.json", "terrain.bumps[1]=null", &w, NULL, err, sizeof err),
+        PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(err, "override 'terrain.bumps[1]=null': terrain.bumps[1]: expected an object, got "
+                    "null");
+}
+END_TEST
+
+static Suite *presets_suite(void)
+{
+    Suite *s = suite_create("presets");
+    TCase *shipped = tcase_create("shipped presets");
+    tcase_add_test(shipped, every_shipped_preset_loads);
+    tcase_add_test(shipped, shipped_presets_match_their_data_sheets);
+    suite_add_tcase(s, shipped);
+
+    TCase *fw = tcase_create("four-wheel keys");
+    tcase_add_test(fw, curves_convert_and_round_trip);
+    tcase_add_test(fw, curve_rules_name_key_and_reason);
+    tcase_add_test(fw, curve_sums_and_solid_axles);
+    tcase_add_test(fw, overrides_reach_curves_kinds_and_entries);
+    tcase_add_test(fw, four_wheel_cross_field_rules);
+    tcase_add_test(fw, terrain_bumps);
+    suite_add_tcase(s, fw);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(presets_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
