@@ -208,7 +208,7 @@ START_TEST(test_kinematic_curves_follow_travel)
         double delta = (axle == 0 ? steer : 0.0) - side(w) * toe;
         double gamma = -side(w) * alignment_camber;
         double camber = camber_on_level(phi, theta, r.ch[PDK_CH_WHEEL_STEER_FL + w], gamma);
-        printf("fw_validation curves wheel %d: travel %+.4f m, toe %+.4f deg (want %+.4f), "
+        printf("fw_geometry curves wheel %d: travel %+.4f m, toe %+.4f deg (want %+.4f), "
                "camber %+.4f deg (want %+.4f)\n",
                w, x, r.ch[PDK_CH_TOE_FL + w] / DEG, toe / DEG, r.ch[PDK_CH_CAMBER_FL + w] / DEG,
                camber / DEG);
@@ -264,7 +264,7 @@ START_TEST(test_jacking_per_wheel_form)
         double got_jack = r.ch[axle == 0 ? PDK_CH_JACKING_FORCE_F : PDK_CH_JACKING_FORCE_R];
         double got_geo =
             r.ch[axle == 0 ? PDK_CH_GEOMETRIC_TRANSFER_F : PDK_CH_GEOMETRIC_TRANSFER_R];
-        printf("fw_validation jacking axle %d: Fy L/R %.1f / %.1f N, JackingForce %.2f N (hand "
+        printf("fw_geometry jacking axle %d: Fy L/R %.1f / %.1f N, JackingForce %.2f N (hand "
                "%.2f), GeometricTransfer %.2f N (hand %.2f)\n",
                axle, r.state.prev_fy_n[wl], r.state.prev_fy_n[wl + 1], got_jack, jack, got_geo,
                geo);
@@ -409,7 +409,7 @@ START_TEST(test_kerb_strike)
             min_roll = phi < min_roll ? phi : min_roll;
         }
     }
-    printf("fw_validation kerb: FL travel peak %.4f m (ground %.4f, corner rise %.4f), other "
+    printf("fw_geometry kerb: FL travel peak %.4f m (ground %.4f, corner rise %.4f), other "
            "wheels %.4f m (wheel %d at %.3f s), roll %+.3f / %+.3f deg\n",
            max_fl, at_peak_ground, at_peak_rise, max_other, other_wheel, other_sec, max_roll / DEG,
            min_roll / DEG);
@@ -475,7 +475,7 @@ START_TEST(test_solid_axle_one_wheel_bump)
         double cl = r.ch[PDK_CH_CAMBER_RL];
         double cr = r.ch[PDK_CH_CAMBER_RR];
         double beam = asin(bump_h / hypot(tr, bump_h));
-        printf("fw_validation parked on kerb, %s rear: Camber_RL %+.4f deg, Camber_RR %+.4f "
+        printf("fw_geometry parked on kerb, %s rear: Camber_RL %+.4f deg, Camber_RR %+.4f "
                "deg, roll %+.4f deg, beam %.4f deg, travel RL %.4f m\n",
                kind ? "solid" : "independent", cl / DEG, cr / DEG, phi / DEG, beam / DEG,
                r.ch[PDK_CH_SUSP_TRAVEL_RL]);
@@ -554,7 +554,7 @@ START_TEST(test_solid_axle_ignores_body_roll)
         ck_assert_double_gt(phi, 1.5 * DEG);
         double cl = r.ch[PDK_CH_CAMBER_RL];
         double cr = r.ch[PDK_CH_CAMBER_RR];
-        printf("fw_validation turn, %s rear: roll %.3f deg, Camber_RL %+.4f deg, Camber_RR "
+        printf("fw_geometry turn, %s rear: roll %.3f deg, Camber_RL %+.4f deg, Camber_RR "
                "%+.4f deg\n",
                kind ? "solid" : "independent", phi / DEG, cl / DEG, cr / DEG);
         if (kind == 1) {
@@ -594,7 +594,7 @@ START_TEST(test_solid_axle_wheel_in_air)
     assert_channels_finite(&r);
     double phi = r.ch[PDK_CH_ROLL];
     double theta = r.ch[PDK_CH_PITCH];
-    printf("fw_validation rear-left in a pothole, solid rear: travel RL %.4f, load RL %.1f, roll "
+    printf("fw_geometry rear-left in a pothole, solid rear: travel RL %.4f, load RL %.1f, roll "
            "%+.3f deg, pitch %+.3f deg, Camber_RL %+.4f deg, Camber_RR %+.4f deg\n",
            r.ch[PDK_CH_SUSP_TRAVEL_RL], r.ch[PDK_CH_TYRE_LOAD_RL], phi / DEG, theta / DEG,
            r.ch[PDK_CH_CAMBER_RL] / DEG, r.ch[PDK_CH_CAMBER_RR] / DEG);
