@@ -3,8 +3,10 @@
  * forces, one 6x6 linearly implicit velocity solve for the chassis and the
  * rigid-body integration; then the vehicle's telemetry channels. The
  * wheels' arithmetic runs four wheels at once in vectors
- * (four_wheel_lanes.h), and pdk_fw_step takes an AVX build of it where the
- * processor has AVX, with the same bits as the baseline build.
+ * (four_wheel_lanes.h), pdk_fw_step takes an AVX build of it where the
+ * processor has AVX, with the same bits as the baseline build, and
+ * pdk_fw_step_batch steps vehicles two side by side, phase by phase of each
+ * substep (struct sub), so that the processor overlaps their latencies.
  *
  * The scheme, per substep of length h. The unknowns are the CG velocity v
  * and the angular velocity w at the END of the substep, both in the body
@@ -178,6 +180,20 @@ static inline __attribute__((always_inline)) void euler_of(const double q[4], do
     *roll_rad = pdk_trig_atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y));
 }
 
+/* euler_of with the yaw's and the roll's atan2 taken in two lanes of
+ * atan2_4, which gives pdk_trig_atan2's bits without its branches (a fleet's
+ * headings make them unpredictable). */
+VEC void euler4(const double q[4], double *yaw_rad, double *pitch_rad, double *roll_rad)
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    v4 num = (v4){2.0 * (w * z + x * y), 2.0 * (w * x + y * z), 0.0, 0.0};
+    v4 den = (v4){1.0 - 2.0 * (y * y + z * z), 1.0 - 2.0 * (x * x + y * y), 1.0, 1.0};
+    v4 a = atan2_4(num, den);
+    *yaw_rad = pdk_st_wrap_angle(a[0]);
+    *pitch_rad = asin_det(2.0 * (w * y - z * x));
+    *roll_rad = a[1];
+}
+
 void pdk_fw_euler(const double q[4], double *yaw_rad, double *pitch_rad, double *roll_rad)
 {
     euler_of(q, yaw_rad, pitch_rad, roll_rad);
@@ -192,7 +208,7 @@ void pdk_fw_body_velocity(const pdk_fw_state *s, double out[3])
 
 /* ---- constants, pose and command ---------------------------------------- */
 
-void pdk_fw_params_init(pdk_fw_params *p, const pdk_vehicle_def *def, double substep_s,
+void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
                         double gravity_mps2, double air_density_kgpm3, double surface_friction)
 {
     const pdk_chassis_def *c = &def->chassis;
@@ -200,7 +216,9 @@ void pdk_fw_params_init(pdk_fw_params *p, const pdk_vehicle_def *def, double sub
     double len = c->wheelbase_m;
     double a = c->cg_to_front_axle_m;
     double b = len - a;
+    pdk_fw_consts *p = &params->c;
 
+    memset(p, 0, sizeof *p);
     p->h_s = substep_s;
     p->inv_h = 1.0 / substep_s;
     p->mass_kg = m;
@@ -212,26 +230,17 @@ void pdk_fw_params_init(pdk_fw_params *p, const pdk_vehicle_def *def, double sub
         p->inertia_per_h[j] = p->inertia_kgm2[j] / substep_s;
     }
     p->gravity_mps2 = gravity_mps2;
-    p->wheelbase_m = len;
     p->cg_height_m = c->cg_height_m;
     p->rolling_coeff = def->resist.rolling_coeff;
     p->drag_n_per_mps2 = 0.5 * air_density_kgpm3 * def->resist.drag_area_m2;
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
-    p->steer_ratio = def->steering.ratio;
-    p->steer_center_deg = def->steering.center_offset_deg;
-    p->steer_lock_deg = def->steering.lock_deg;
-    p->ackermann = def->steering.ackermann;
 
     double top = 0.0;
-    pdk_fw_corners *cr = &p->corner;
-    cr->toe_curve = cr->camber_curve = cr->solid = cr->rc_curve = 0u;
-    cr->anti_brake_curve = cr->anti_drive_curve = 0u;
-    cr->per_wheel_any = 0;
     for (int k = 0; k < 2; k++) {
         const pdk_suspension_def *s = k == 0 ? &def->susp_front : &def->susp_rear;
         const pdk_axle_tyre_def *ty = k == 0 ? &def->tyre_front : &def->tyre_rear;
-        pdk_fw_axle *ax = &p->axle[k];
+        pdk_fw_axle *ax = &params->axle[k];
         ax->track_m = pdk_vehicle_def_track_m(def, k);
         ax->x_m = k == 0 ? a : -b;
         /* Static wheel loads from moment balance about each axle
@@ -246,6 +255,7 @@ void pdk_fw_params_init(pdk_fw_params *p, const pdk_vehicle_def *def, double sub
         ax->static_camber_rad = s->static_camber_rad;
         ax->solid = s->kind == PDK_AXLE_SOLID ? 1 : 0;
         ax->kin = s->kinematics;
+        p->static_camber_rad[k] = s->static_camber_rad;
         double margin = max2(0.5 * s->travel_bump_m, MIN_RAY_MARGIN_M);
         top = max2(top, s->travel_bump_m + margin);
 
@@ -254,46 +264,45 @@ void pdk_fw_params_init(pdk_fw_params *p, const pdk_vehicle_def *def, double sub
         for (int i = 2 * k; i < 2 * k + 2; i++) {
             double side = (i & 1) ? -1.0 : 1.0;
             uint32_t bit = 1u << i;
-            cr->x_m[i] = ax->x_m;
-            cr->y_m[i] = side * (0.5 * ax->track_m);
-            cr->droop_m[i] = s->travel_droop_m;
-            cr->bump_m[i] = s->travel_bump_m;
-            cr->static_load_n[i] = ax->static_load_n;
-            cr->spring_npm[i] = s->spring_rate_npm;
-            cr->bump_stop_npm[i] = s->bump_stop_npm;
-            cr->bump_nspm[i] = s->bump_damping_nspm;
-            cr->rebound_nspm[i] = s->rebound_damping_nspm;
-            cr->arb_npm[i] = s->anti_roll_npm;
+            p->x_m[i] = ax->x_m;
+            p->y_m[i] = side * (0.5 * ax->track_m);
+            p->droop_m[i] = s->travel_droop_m;
+            p->bump_m[i] = s->travel_bump_m;
+            p->static_load_n[i] = ax->static_load_n;
+            p->spring_npm[i] = s->spring_rate_npm;
+            p->bump_stop_npm[i] = s->bump_stop_npm;
+            p->bump_nspm[i] = s->bump_damping_nspm;
+            p->rebound_nspm[i] = s->rebound_damping_nspm;
+            p->arb_npm[i] = s->anti_roll_npm;
             /* h arb / 4: the bar's rate coefficient (trapezoidal). */
-            cr->arb_quarter_h[i] = 0.25 * substep_s * s->anti_roll_npm;
-            cr->static_toe_rad[i] = s->static_toe_rad;
-            cr->side[i] = side;
+            p->arb_quarter_h[i] = 0.25 * substep_s * s->anti_roll_npm;
+            p->static_toe_rad[i] = s->static_toe_rad;
             /* Each tyre has half the axle's stiffness at its static load,
              * in proportion to its load. */
-            cr->cornering_per_n[i] = ty->cornering_stiffness_n_per_rad / (2.0 * ax->static_load_n);
-            cr->camber_per_n[i] = ty->camber_stiffness_n_per_rad / (2.0 * ax->static_load_n);
-            cr->mu[i] = ty->friction_coeff * surface_friction;
-            cr->drive_share[i] =
+            p->cornering_per_n[i] = ty->cornering_stiffness_n_per_rad / (2.0 * ax->static_load_n);
+            p->camber_per_n[i] = ty->camber_stiffness_n_per_rad / (2.0 * ax->static_load_n);
+            p->mu[i] = ty->friction_coeff * surface_friction;
+            p->drive_share[i] =
                 0.5 * (k == 0 ? def->drive.front_fraction : 1.0 - def->drive.front_fraction);
             /* The roll-centre couple's arm h_rc / t, the per-wheel links'
              * 2 / t, the pitch links' sign and arm -h_cg / L front, +h_cg /
              * L rear. */
-            cr->rc_height_m[i] = s->roll_center_height_m;
-            cr->rc_per_track[i] = s->roll_center_height_m / ax->track_m;
-            cr->two_per_track[i] = 2.0 / ax->track_m;
-            cr->pitch_arm[i] = (k == 0 ? -1.0 : 1.0) * c->cg_height_m / len;
-            cr->anti_brake[i] = s->anti_brake;
-            cr->anti_drive[i] = s->anti_drive;
-            cr->sin_camber[i] = -side * sin_camber;
-            cr->cos_camber[i] = cos_camber;
-            cr->per_wheel_links[i] = s->kinematics.roll_center_height_m.n_points > 0 ? -1 : 0;
-            cr->per_wheel_any |= s->kinematics.roll_center_height_m.n_points > 0 ? 1 : 0;
-            cr->toe_curve |= s->kinematics.toe_rad.n_points > 0 ? bit : 0u;
-            cr->camber_curve |= s->kinematics.camber_rad.n_points > 0 ? bit : 0u;
-            cr->solid |= ax->solid ? bit : 0u;
-            cr->rc_curve |= s->kinematics.roll_center_height_m.n_points > 0 ? bit : 0u;
-            cr->anti_brake_curve |= s->kinematics.anti_brake.n_points > 0 ? bit : 0u;
-            cr->anti_drive_curve |= s->kinematics.anti_drive.n_points > 0 ? bit : 0u;
+            p->rc_height_m[i] = s->roll_center_height_m;
+            p->rc_per_track[i] = s->roll_center_height_m / ax->track_m;
+            p->two_per_track[i] = 2.0 / ax->track_m;
+            p->pitch_arm[i] = (k == 0 ? -1.0 : 1.0) * c->cg_height_m / len;
+            p->anti_brake[i] = s->anti_brake;
+            p->anti_drive[i] = s->anti_drive;
+            p->sin_camber[i] = -side * sin_camber;
+            p->cos_camber[i] = cos_camber;
+            p->per_wheel_links[i] = s->kinematics.roll_center_height_m.n_points > 0 ? -1 : 0;
+            p->per_wheel_any |= s->kinematics.roll_center_height_m.n_points > 0 ? 1 : 0;
+            p->toe_curve |= s->kinematics.toe_rad.n_points > 0 ? bit : 0u;
+            p->camber_curve |= s->kinematics.camber_rad.n_points > 0 ? bit : 0u;
+            p->solid |= ax->solid ? bit : 0u;
+            p->rc_curve |= s->kinematics.roll_center_height_m.n_points > 0 ? bit : 0u;
+            p->anti_brake_curve |= s->kinematics.anti_brake.n_points > 0 ? bit : 0u;
+            p->anti_drive_curve |= s->kinematics.anti_drive.n_points > 0 ? bit : 0u;
         }
     }
     p->ride_ray_top_m = top;
@@ -310,7 +319,7 @@ void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrai
     pdk_trig_sincos(yaw, &sy, &cy);
     s->pos_m[0] = pose->x_m;
     s->pos_m[1] = pose->y_m;
-    s->pos_m[2] = ground + p->cg_height_m;
+    s->pos_m[2] = ground + p->c.cg_height_m;
     s->quat[0] = ch;
     s->quat[1] = 0.0;
     s->quat[2] = 0.0;
@@ -323,7 +332,7 @@ void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrai
         s->accel_mps2[j] = 0.0;
     }
     /* At rest the springs carry the weight: the accelerometer reads +g. */
-    s->accel_mps2[2] = p->gravity_mps2;
+    s->accel_mps2[2] = p->c.gravity_mps2;
     for (int i = 0; i < PDK_WHEELS; i++) {
         s->prev_fx_n[i] = 0.0;
         s->prev_fy_n[i] = 0.0;
@@ -456,7 +465,7 @@ typedef struct system6 {
  * strut is not pushed by the bar). The bar's terms ride in the left
  * wheels' lanes. */
 VEC void build_system(system6 *restrict sy, const wheels *restrict q,
-                      const pdk_fw_params *restrict p, const double v[3], const double w[3],
+                      const pdk_fw_consts *restrict p, const double v[3], const double w[3],
                       const double grav[3], double c_drag, const double half_l[3])
 {
     const m4 on = q->loaded;
@@ -485,7 +494,7 @@ VEC void build_system(system6 *restrict sy, const wheels *restrict q,
     v4 g5 = r0 * n1 - r1 * n0;
     v4 j0 = n0 - other4(n0), j1 = n1 - other4(n1), j2 = n2 - other4(n2);
     v4 j3 = g3 - other4(g3), j4 = g4 - other4(g4), j5 = g5 - other4(g5);
-    const v4 cb = (v4){p->corner.arb_quarter_h[0], 0.0, p->corner.arb_quarter_h[2], 0.0};
+    const v4 cb = (v4){p->arb_quarter_h[0], 0.0, p->arb_quarter_h[2], 0.0};
     v4 c0 = cb * j0, c1 = cb * j1, c2 = cb * j2;
     v4 c3 = cb * j3, c4 = cb * j4, c5 = cb * j5;
 
@@ -598,7 +607,7 @@ VEC void solve_system(const system6 *restrict sy, const double gyro[3], double q
  * modes. The resultant at the start velocity stays inside the friction
  * circle mu F_z: every coefficient and force is scaled down together where
  * it would not. Lanes of wheels not loaded are computed and ignored. */
-VEC void tyre_forces(wheels *restrict q, const pdk_fw_corners *restrict cr,
+VEC void tyre_forces(wheels *restrict q, const pdk_fw_consts *restrict cr,
                      const pdk_fw_cmd *restrict cmd, double rolling_coeff, double drive_n)
 {
     const v4 fz0 = q->fz0;
@@ -616,7 +625,7 @@ VEC void tyre_forces(wheels *restrict q, const pdk_fw_corners *restrict cr,
     v4 per = zero, c_s = zero;
     if (any4(sliding)) {
         v4 vp = u * u + vl * vl;
-        vp = (v4){sqrt(vp[0]), sqrt(vp[1]), sqrt(vp[2]), sqrt(vp[3])};
+        vp = sqrt4(vp);
         slide_coulomb &= gt4(vp, splat(PDK_FW_STICK_SPEED_MPS));
         per = cap / sel(slide_coulomb, vp, splat(1.0));
         c_s = cap / max4(vp, splat(PDK_FW_STICK_SPEED_MPS));
@@ -647,7 +656,7 @@ VEC void tyre_forces(wheels *restrict q, const pdk_fw_corners *restrict cr,
     const v4 f2 = fx0 * fx0 + fy0 * fy0;
     const m4 over = gt4(f2, cap * cap);
     if (any4(over)) {
-        v4 root = (v4){sqrt(f2[0]), sqrt(f2[1]), sqrt(f2[2]), sqrt(f2[3])};
+        v4 root = sqrt4(f2);
         v4 scale = sel(over, cap / sel(over, root, splat(1.0)), splat(1.0));
         c_x = sel(over, c_x * scale, c_x);
         c_roll = sel(over, c_roll * scale, c_roll);
@@ -676,22 +685,21 @@ VEC void tyre_forces(wheels *restrict q, const pdk_fw_corners *restrict cr,
     }
 }
 
-/* The camber inputs of wheel i where its axle has a camber curve or is a
- * solid axle: the sine and cosine of the wheel's inclination to the body
- * (or, on a solid axle with both wheels down, to the beam), as the vector
- * code's sg and cgam. */
-static void camber_rare(const wheels *q, const pdk_fw_params *p, int i, double *sg_out,
-                        double *cgam_out)
+/* The camber inputs of wheel i where its axle (curves kin) has a camber
+ * curve or is a solid axle: the sine and cosine of the wheel's inclination
+ * to the body (or, on a solid axle with both wheels down, to the beam), as
+ * the vector code's sg and cgam. */
+static void camber_rare(const wheels *q, const pdk_fw_consts *p, const pdk_kinematics_def *kin,
+                        int i, double *sg_out, double *cgam_out)
 {
-    const pdk_fw_axle *ax = &p->axle[i >> 1];
     const double side = (i & 1) ? -1.0 : 1.0;
     double sg = *sg_out, cgam = *cgam_out;
-    if (ax->kin.camber_rad.n_points > 0) {
-        double cam = ax->static_camber_rad + pdk_curve_eval(&ax->kin.camber_rad, q->travel[i]);
+    if ((p->camber_curve >> i) & 1u) {
+        double cam = p->static_camber_rad[i >> 1] + pdk_curve_eval(&kin->camber_rad, q->travel[i]);
         pdk_trig_sincos(-side * cam, &sg, &cgam);
     }
     int l = i & ~1, r = i | 1;
-    if (ax->solid && q->contact[l] != 0 && q->contact[r] != 0) {
+    if (((p->solid >> i) & 1u) && q->contact[l] != 0 && q->contact[r] != 0) {
         double by = q->ry[l] - q->ry[r];
         double bz = q->rz[l] - q->rz[r];
         double inv_b = 1.0 / sqrt(by * by + bz * bz);
@@ -705,25 +713,79 @@ static void camber_rare(const wheels *q, const pdk_fw_params *p, int i, double *
     *cgam_out = cgam;
 }
 
-/* One substep: advances st by h. q receives the wheels' values; last asks
- * for what only the telemetry needs. */
-VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
-                 const pdk_fw_params *restrict p, const pdk_terrain_def *restrict terrain,
-                 wheels *restrict q, double *restrict drag_out, int last)
+/* The pose where a tick began: all a fault needs of the start. */
+typedef struct pose7 {
+    double pos_m[3];
+    double quat[4];
+} pose7;
+
+/* One vehicle's substep in progress: what the substep's phases (below) hand
+ * on to the next, besides its wheels' values. A substep runs as
+ * geometry, frame, struts, then passes of build_pass, solve_pass and
+ * check_pass, then integrate; step_group runs each phase for a few vehicles
+ * in turn, so that the processor overlaps one vehicle's long chains of
+ * dependent operations (two divisions and a square root in the frame and
+ * the tyres, two more in the solve) with the others'. Every vehicle's
+ * operations, and their order, are those of it stepped alone. */
+typedef struct sub {
+    int last; /* the tick's last substep: the telemetry's values too */
+    int more; /* check_pass asks for another pass */
+    mat3 rm;
+    double v[3], w[3], grav[3]; /* body velocity and rate, gravity, at the start */
+    double drive;               /* the drive force */
+    double c_drag;              /* the air drag's damper on body x */
+    double gyro[3];             /* L0 / 2 */
+    double drag;                /* the drag force, for the channels */
+    double sol[6];              /* the solve's end velocities (v, w) */
+    pose7 start;                /* the pose where the tick began */
+    /* The struts' values at the start (step 3), for the kinks. */
+    v4 xt, xdot, spring, bump, k_bs, c, s_exp, link, xdot_c;
+    m4 in_stop;
+    m4 tried;   /* wheels that lifted off or were engaged */
+    m4 entered; /* wheels whose bump stop was engaged */
+    system6 sy;
+} sub;
+
+/* What one vehicle's step reads and writes: the world's arrays (or a
+ * test's). */
+typedef struct fw_vehicle {
+    pdk_fw_state *st;
+    const pdk_fw_cmd *cmd;
+    const pdk_fw_consts *p;
+    const pdk_kinematics_def *kin[2];
+    double *ch;
+} fw_vehicle;
+
+/* The arguments of every phase: the vehicle vh, its substep in progress sv
+ * and its wheels q. */
+#define PHASE_ARGS const fw_vehicle *restrict vh, sub *restrict sv, wheels *restrict q
+
+/* 1. and 2. of a substep: the body's velocity in its frame, each corner's
+ * ray, the drive and the wheels' angles. */
+VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
 {
-    const pdk_fw_corners *cr = &p->corner;
-    const double h = p->h_s;
+    pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_cmd *restrict cmd = vh->cmd;
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_consts *cr = p;
+    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
     const double top = p->ride_ray_top_m;
     const double cg = p->cg_height_m;
     const v4 zero = splat(0.0);
     mat3 rm;
     rotation_of(st->quat, &rm);
+    sv->rm = rm;
     double v[3];
     rot_apply_t(&rm, st->vel_mps, v);
     const double w[3] = {st->omega_radps[0], st->omega_radps[1], st->omega_radps[2]};
     /* Gravity in the body frame, R' (0, 0, -g); body z in the world. */
     const double g = p->gravity_mps2;
     const double grav[3] = {-g * rm.m[2][0], -g * rm.m[2][1], -g * rm.m[2][2]};
+    for (int j = 0; j < 3; j++) {
+        sv->v[j] = v[j];
+        sv->w[j] = w[j];
+        sv->grav[j] = grav[j];
+    }
     const double zb[3] = {rm.m[0][2], rm.m[1][2], rm.m[2][2]};
     const int upright = zb[2] > MIN_COS;
     const int flat = terrain->n_bumps == 0;
@@ -796,11 +858,12 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
             drive *= max2(0.0, 1.0 - excess / PDK_FW_GOVERNOR_BAND_MPS);
         }
     }
+    sv->drive = drive;
 
     /* 2. Angles: Ackermann and static toe from the command, the toe curve
      * where there is one (toe-in turns the left wheel right and the right
      * wheel left). */
-    const v4 side = load4(cr->side);
+    const v4 side = (v4){1.0, -1.0, 1.0, -1.0}; /* +1 left, -1 right */
     v4 sd = load4(cmd->wheel_sin);
     v4 cd = load4(cmd->wheel_cos);
     v4 delta = load4(cmd->wheel_steer_rad);
@@ -808,7 +871,7 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
     if (cr->toe_curve != 0u) {
         for (int i = 0; i < PDK_WHEELS; i++) {
             if ((cr->toe_curve >> i) & 1u) {
-                double toe_c = pdk_curve_eval(&p->axle[i >> 1].kin.toe_rad, q->travel[i]);
+                double toe_c = pdk_curve_eval(&kin[i >> 1]->toe_rad, q->travel[i]);
                 toe[i] += toe_c;
                 delta[i] -= side[i] * toe_c;
                 double s_i, c_i;
@@ -822,6 +885,20 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
     q->sin_d = sd;
     q->cos_d = cd;
     q->toe = toe;
+}
+
+/* 2. of a substep, continued: the tyre frame, the contacts' velocities at
+ * the start and the camber. */
+VEC void frame(PHASE_ARGS)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_consts *cr = p;
+    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
+    const double *v = sv->v, *w = sv->w;
+    const m4 contact = q->contact;
+    const v4 sd = q->sin_d, cd = q->cos_d;
+    const v4 zero = splat(0.0);
+    const int last = sv->last;
 
     /* The heading (cos d, sin d, 0) projected on the contact plane gives
      * the tyre frame. */
@@ -829,7 +906,7 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
     v4 fdn = cd * n0 + sd * n1;
     v4 ex0 = cd - fdn * n0, ex1 = sd - fdn * n1, ex2 = -(fdn * n2);
     v4 len2 = ex0 * ex0 + ex1 * ex1 + ex2 * ex2;
-    v4 inv = splat(1.0) / (v4){sqrt(len2[0]), sqrt(len2[1]), sqrt(len2[2]), sqrt(len2[3])};
+    v4 inv = splat(1.0) / sqrt4(len2);
     ex0 *= inv;
     ex1 *= inv;
     ex2 *= inv;
@@ -863,7 +940,7 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
         for (int i = 0; rare != 0u && i < PDK_WHEELS; i++) {
             if ((rare >> i) & 1u) {
                 double sg_i = sg[i], cg_i = cgam[i];
-                camber_rare(q, p, i, &sg_i, &cg_i);
+                camber_rare(q, p, kin[i >> 1], i, &sg_i, &cg_i);
                 sg[i] = sg_i;
                 cgam[i] = cg_i;
             }
@@ -873,6 +950,24 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
     } else {
         q->camber = zero;
     }
+}
+
+/* 3. of a substep: the struts, the links, which wheels are loaded, and the
+ * tyres' forces; and what the passes of the solve start from. */
+VEC void struts(PHASE_ARGS)
+{
+    const pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_cmd *restrict cmd = vh->cmd;
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_consts *cr = p;
+    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
+    const double h = p->h_s;
+    const double *v = sv->v, *w = sv->w;
+    const m4 contact = q->contact;
+    const v4 n2 = q->nz;
+    const v4 side = (v4){1.0, -1.0, 1.0, -1.0}; /* +1 left, -1 right */
+    const v4 zero = splat(0.0);
+    const double drive = sv->drive;
 
     /* 3. Struts: S_exp = k (s0 + x) + arb (x - x_other) + bump stop, written
      * with the static load plus k x, exactly the static load at the ride
@@ -898,7 +993,7 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
         v4 hrc = load4(cr->rc_height_m);
         for (int i = 0; cr->rc_curve != 0u && i < PDK_WHEELS; i++) {
             if ((cr->rc_curve >> i) & 1u) {
-                hrc[i] += pdk_curve_eval(&p->axle[i >> 1].kin.roll_center_height_m, xt[i]);
+                hrc[i] += pdk_curve_eval(&kin[i >> 1]->roll_center_height_m, xt[i]);
             }
         }
         link_rc = sel(per_wheel, -side * fy_prev * hrc * load4(cr->two_per_track), link_rc);
@@ -912,12 +1007,12 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
     v4 anti_d = load4(cr->anti_drive);
     if ((cr->anti_brake_curve | cr->anti_drive_curve) != 0u) {
         for (int i = 0; i < PDK_WHEELS; i++) {
-            const pdk_kinematics_def *kin = &p->axle[i >> 1].kin;
+            const pdk_kinematics_def *ki = kin[i >> 1];
             if ((cr->anti_brake_curve >> i) & 1u) {
-                anti_b[i] += pdk_curve_eval(&kin->anti_brake, xt[i]);
+                anti_b[i] += pdk_curve_eval(&ki->anti_brake, xt[i]);
             }
             if ((cr->anti_drive_curve >> i) & 1u) {
-                anti_d[i] += pdk_curve_eval(&kin->anti_drive, xt[i]);
+                anti_d[i] += pdk_curve_eval(&ki->anti_drive, xt[i]);
             }
         }
     }
@@ -958,95 +1053,155 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
      * half of it in the matrix (G = -[L0 / 2]x), half explicit. */
     const double gyro[3] = {0.5 * (p->inertia_kgm2[0] * w[0]), 0.5 * (p->inertia_kgm2[1] * w[1]),
                             0.5 * (p->inertia_kgm2[2] * w[2])};
+    sv->xt = xt;
+    sv->xdot = xdot;
+    sv->spring = spring;
+    sv->bump = bump;
+    sv->k_bs = k_bs;
+    sv->c = c;
+    sv->s_exp = s_exp;
+    sv->link = link;
+    sv->xdot_c = xdot_c;
+    sv->in_stop = in_stop;
+    sv->c_drag = c_drag;
+    for (int j = 0; j < 3; j++) {
+        sv->gyro[j] = gyro[j];
+    }
+    sv->tried = (m4){0, 0, 0, 0};
+    sv->entered = (m4){0, 0, 0, 0};
+}
+
+/* 4. of a substep, a pass of the solve: the system (build_system), its
+ * solution (solve_system), and check_pass. */
+VEC void build_pass(PHASE_ARGS)
+{
+    build_system(&sv->sy, q, vh->p, sv->v, sv->w, sv->grav, sv->c_drag, sv->gyro);
+}
+
+VEC void solve_pass(PHASE_ARGS)
+{
+    (void)vh;
+    (void)q;
+    solve_system(&sv->sy, sv->gyro, sv->sol);
+}
+
+/* After the pass numbered pass: the end velocities at the contacts and the
+ * normal forces; then the events (lift-off, stick, kinks) that ask for
+ * another pass (sv->more), with the wheels' values changed for it. */
+VEC void check_pass(PHASE_ARGS, int pass)
+{
+    const pdk_fw_cmd *restrict cmd = vh->cmd;
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_consts *cr = p;
+    const double *sol = sv->sol;
+    const double h = p->h_s;
+    const m4 contact = q->contact;
+    const v4 r0 = q->rx, r1 = q->ry, r2 = q->rz;
+    const v4 n0 = q->nx, n1 = q->ny, n2 = q->nz;
+    const v4 xt = sv->xt, xdot = sv->xdot, spring = sv->spring, bump = sv->bump, k_bs = sv->k_bs;
+    const v4 c = sv->c, s_exp = sv->s_exp, link = sv->link, xdot_c = sv->xdot_c;
+    const m4 in_stop = sv->in_stop;
+    const double drive = sv->drive;
+    const v4 zero = splat(0.0);
     const v4 arb_qh = load4(cr->arb_quarter_h);
     const v4 half_h = splat(0.5 * h);
-    m4 tried = (m4){0, 0, 0, 0};   /* wheels that lifted off or were engaged */
-    m4 entered = (m4){0, 0, 0, 0}; /* wheels whose bump stop was engaged */
-    double sol[6];
-    for (int pass = 0;; pass++) {
-        system6 sy;
-        build_system(&sy, q, p, v, w, grav, c_drag, gyro);
-        solve_system(&sy, gyro, sol);
-        q->vcx = splat(sol[0]) + (splat(sol[4]) * r2 - splat(sol[5]) * r1);
-        q->vcy = splat(sol[1]) + (splat(sol[5]) * r0 - splat(sol[3]) * r2);
-        q->vcz = splat(sol[2]) + (splat(sol[3]) * r1 - splat(sol[4]) * r0);
-        const v4 vn_all = n0 * q->vcx + n1 * q->vcy + n2 * q->vcz;
-        v4 vn = keep(q->loaded, vn_all);
-        /* The normal force: strut, links, and the bar's implicit part. */
-        v4 dn = q->c_n * vn + arb_qh * (vn - other4(vn));
-        q->fz = q->fn - dn;
-        q->s_end = q->s_exp - dn * q->inv_cos;
-        if (pass + 1 >= MAX_SOLVES) {
-            break;
-        }
-        m4 lift = q->loaded & lt4(q->fz, zero);
-        m4 check = q->loaded & ~lift & q->coulomb;
-        m4 to_stick = (m4){0, 0, 0, 0};
-        if (any4(check)) {
-            /* The end velocity along the start's direction of motion (in
-             * the plane for a sliding wheel, along e_x else). */
-            v4 u = q->exx * q->vcx + q->exy * q->vcy + q->exz * q->vcz;
-            v4 along = sel(gt4(q->u0, zero), u, -u);
-            v4 start = splat(1.0);
-            if (any4(q->sliding & check)) {
-                v4 ul = q->eyx * q->vcx + q->eyy * q->vcy + q->eyz * q->vcz;
-                v4 sp2 = q->u0 * q->u0 + q->vlat0 * q->vlat0;
-                v4 sp = (v4){sqrt(sp2[0]), sqrt(sp2[1]), sqrt(sp2[2]), sqrt(sp2[3])};
-                along = sel(q->sliding, u * q->u0 + ul * q->vlat0, along);
-                start = sel(q->sliding, sp, start);
-            }
-            to_stick = check & ~gt4(along, splat(PDK_FW_STICK_SPEED_MPS) * start);
-        }
-        /* Kinks. The end travel x1 = x0 + h (xdot0 + xdot1) / 2 (the
-         * position advances by the mean velocity). A loaded strut that
-         * enters its bump stop takes the stop's force k_bs (x1 - bump) at
-         * that end travel; a wheel in contact but unloaded whose strut would
-         * push at the end (the force it would then take, spring and stop at
-         * x1, bar and damper as on every wheel, and its normal load
-         * positive) is loaded with its spring and stop at x1. */
-        m4 enter = (m4){0, 0, 0, 0};
-        m4 engage = (m4){0, 0, 0, 0};
-        const m4 cand_enter = q->loaded & ~lift & ~in_stop & ~entered;
-        const m4 cand_engage = contact & ~q->loaded & ~tried;
-        if (any4(cand_enter | cand_engage)) {
-            const v4 xdot1 = -(vn_all * q->inv_cos);
-            const v4 x1 = xt + half_h * (xdot + xdot1);
-            const m4 past = gt4(x1, bump);
-            enter = cand_enter & past;
-            if (any4(enter)) {
-                const v4 add = k_bs * (xt - bump) + half_h * k_bs * xdot;
-                q->s_exp = sel(enter, q->s_exp + add, q->s_exp);
-                q->fn = sel(enter, q->fn + n2 * add, q->fn);
-                q->c_n = sel(enter, q->c_n + half_h * k_bs, q->c_n);
-            }
-            if (any4(cand_engage)) {
-                /* The stop as it stands at x1: in it or not. */
-                const v4 k_e = sel(past, spring + k_bs, spring);
-                const v4 stop_e = keep(past & ~in_stop, k_bs * (xt - bump)) -
-                                  keep(in_stop & ~past, k_bs * (xt - bump));
-                const v4 c_n_e = splat(0.5) * c + half_h * k_e;
-                const v4 s_mid_e = s_exp + stop_e + c_n_e * xdot + arb_qh * (xdot - other4(xdot_c));
-                const v4 s1 =
-                    s_mid_e + c_n_e * xdot1 + arb_qh * (xdot1 - other4(keep(contact, xdot1)));
-                const v4 fz1 = n2 * s1 + link;
-                engage = cand_engage & gt4(s1, zero) & gt4(fz1, zero);
-                if (any4(engage)) {
-                    q->s_exp = sel(engage, s_mid_e, q->s_exp);
-                    q->fn = sel(engage, n2 * s_mid_e + link, q->fn);
-                    q->c_n = sel(engage, c_n_e, q->c_n);
-                    q->fz0 = sel(engage, fz1, q->fz0); /* the tyre works with the end load */
-                }
-            }
-        }
-        if (!any4(lift | to_stick | enter | engage)) {
-            break;
-        }
-        q->loaded = (q->loaded & ~lift) | engage;
-        tried |= lift | engage;
-        entered |= enter | engage;
-        q->stick |= to_stick;
-        tyre_forces(q, cr, cmd, p->rolling_coeff, drive);
+    m4 tried = sv->tried;
+    m4 entered = sv->entered;
+    sv->more = 0;
+    q->vcx = splat(sol[0]) + (splat(sol[4]) * r2 - splat(sol[5]) * r1);
+    q->vcy = splat(sol[1]) + (splat(sol[5]) * r0 - splat(sol[3]) * r2);
+    q->vcz = splat(sol[2]) + (splat(sol[3]) * r1 - splat(sol[4]) * r0);
+    const v4 vn_all = n0 * q->vcx + n1 * q->vcy + n2 * q->vcz;
+    v4 vn = keep(q->loaded, vn_all);
+    /* The normal force: strut, links, and the bar's implicit part. */
+    v4 dn = q->c_n * vn + arb_qh * (vn - other4(vn));
+    q->fz = q->fn - dn;
+    q->s_end = q->s_exp - dn * q->inv_cos;
+    if (pass + 1 >= MAX_SOLVES) {
+        return;
     }
+    m4 lift = q->loaded & lt4(q->fz, zero);
+    m4 check = q->loaded & ~lift & q->coulomb;
+    m4 to_stick = (m4){0, 0, 0, 0};
+    if (any4(check)) {
+        /* The end velocity along the start's direction of motion (in
+         * the plane for a sliding wheel, along e_x else). */
+        v4 u = q->exx * q->vcx + q->exy * q->vcy + q->exz * q->vcz;
+        v4 along = sel(gt4(q->u0, zero), u, -u);
+        v4 start = splat(1.0);
+        if (any4(q->sliding & check)) {
+            v4 ul = q->eyx * q->vcx + q->eyy * q->vcy + q->eyz * q->vcz;
+            v4 sp2 = q->u0 * q->u0 + q->vlat0 * q->vlat0;
+            v4 sp = sqrt4(sp2);
+            along = sel(q->sliding, u * q->u0 + ul * q->vlat0, along);
+            start = sel(q->sliding, sp, start);
+        }
+        to_stick = check & ~gt4(along, splat(PDK_FW_STICK_SPEED_MPS) * start);
+    }
+    /* Kinks. The end travel x1 = x0 + h (xdot0 + xdot1) / 2 (the
+     * position advances by the mean velocity). A loaded strut that
+     * enters its bump stop takes the stop's force k_bs (x1 - bump) at
+     * that end travel; a wheel in contact but unloaded whose strut would
+     * push at the end (the force it would then take, spring and stop at
+     * x1, bar and damper as on every wheel, and its normal load
+     * positive) is loaded with its spring and stop at x1. */
+    m4 enter = (m4){0, 0, 0, 0};
+    m4 engage = (m4){0, 0, 0, 0};
+    const m4 cand_enter = q->loaded & ~lift & ~in_stop & ~entered;
+    const m4 cand_engage = contact & ~q->loaded & ~tried;
+    if (any4(cand_enter | cand_engage)) {
+        const v4 xdot1 = -(vn_all * q->inv_cos);
+        const v4 x1 = xt + half_h * (xdot + xdot1);
+        const m4 past = gt4(x1, bump);
+        enter = cand_enter & past;
+        if (any4(enter)) {
+            const v4 add = k_bs * (xt - bump) + half_h * k_bs * xdot;
+            q->s_exp = sel(enter, q->s_exp + add, q->s_exp);
+            q->fn = sel(enter, q->fn + n2 * add, q->fn);
+            q->c_n = sel(enter, q->c_n + half_h * k_bs, q->c_n);
+        }
+        if (any4(cand_engage)) {
+            /* The stop as it stands at x1: in it or not. */
+            const v4 k_e = sel(past, spring + k_bs, spring);
+            const v4 stop_e = keep(past & ~in_stop, k_bs * (xt - bump)) -
+                              keep(in_stop & ~past, k_bs * (xt - bump));
+            const v4 c_n_e = splat(0.5) * c + half_h * k_e;
+            const v4 s_mid_e = s_exp + stop_e + c_n_e * xdot + arb_qh * (xdot - other4(xdot_c));
+            const v4 s1 = s_mid_e + c_n_e * xdot1 + arb_qh * (xdot1 - other4(keep(contact, xdot1)));
+            const v4 fz1 = n2 * s1 + link;
+            engage = cand_engage & gt4(s1, zero) & gt4(fz1, zero);
+            if (any4(engage)) {
+                q->s_exp = sel(engage, s_mid_e, q->s_exp);
+                q->fn = sel(engage, n2 * s_mid_e + link, q->fn);
+                q->c_n = sel(engage, c_n_e, q->c_n);
+                q->fz0 = sel(engage, fz1, q->fz0); /* the tyre works with the end load */
+            }
+        }
+    }
+    if (!any4(lift | to_stick | enter | engage)) {
+        return;
+    }
+    q->loaded = (q->loaded & ~lift) | engage;
+    tried |= lift | engage;
+    entered |= enter | engage;
+    q->stick |= to_stick;
+    tyre_forces(q, cr, cmd, p->rolling_coeff, drive);
+    sv->tried = tried;
+    sv->entered = entered;
+    sv->more = 1;
+}
+
+/* 5. and 6. of a substep: the end forces, and the integration. */
+VEC void integrate(PHASE_ARGS)
+{
+    pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_consts *restrict p = vh->p;
+    const double h = p->h_s;
+    const double *sol = sv->sol;
+    const double *v = sv->v, *w = sv->w, *grav = sv->grav;
+    const double c_drag = sv->c_drag;
+    const mat3 rm = sv->rm;
+    const v4 zero = splat(0.0);
 
     /* 5. The end-of-substep forces, for telemetry and the next substep's
      * links (the force each contact puts on the body, in body x and y). */
@@ -1066,7 +1221,7 @@ VEC void substep(pdk_fw_state *restrict st, const pdk_fw_cmd *restrict cmd,
         store4(st->prev_fx_n, keep(on, fx_end * q->exx + fy_end * q->eyx));
         store4(st->prev_fy_n, keep(on, fx_end * q->exy + fy_end * q->eyy));
     }
-    *drag_out = -c_drag * sol[0];
+    sv->drag = -c_drag * sol[0];
 
     /* 6. Integrate: velocity to the world, position by the mean velocity,
      * orientation by the exact rotation of the mean body rate over h, the
@@ -1140,8 +1295,8 @@ VEC int state_broken(const pdk_fw_state *s)
 
 /* The fault (as pdk_st_step's): the vehicle stays at the pose where the tick
  * began, with no velocity, and reports so. */
-static void fault(pdk_fw_state *s, const pdk_fw_state *start, const pdk_fw_cmd *cmd,
-                  const pdk_fw_params *p, double *ch)
+static void fault(pdk_fw_state *s, const pose7 *start, const pdk_fw_cmd *cmd,
+                  const pdk_fw_consts *p, double *ch)
 {
     double qn = 0.0;
     int quat_ok = 1;
@@ -1187,25 +1342,38 @@ static void fault(pdk_fw_state *s, const pdk_fw_state *start, const pdk_fw_cmd *
     ch[PDK_CH_THROTTLE] = cmd->throttle_pct;
     ch[PDK_CH_BRAKE] = cmd->brake_bar;
     ch[PDK_CH_GEAR] = cmd->gear_code;
-    ch[PDK_CH_TYRE_LOAD_F] = 2.0 * p->axle[0].static_load_n;
-    ch[PDK_CH_TYRE_LOAD_R] = 2.0 * p->axle[1].static_load_n;
+    ch[PDK_CH_TYRE_LOAD_F] = 2.0 * p->static_load_n[PDK_FL];
+    ch[PDK_CH_TYRE_LOAD_R] = 2.0 * p->static_load_n[PDK_RL];
     for (int i = 0; i < PDK_WHEELS; i++) {
-        ch[PDK_CH_TYRE_LOAD_FL + i] = p->axle[i >> 1].static_load_n;
+        ch[PDK_CH_TYRE_LOAD_FL + i] = p->static_load_n[i];
         ch[PDK_CH_WHEEL_STEER_FL + i] = cmd->wheel_steer_rad[i];
     }
     ch[PDK_CH_FAULTED] = 1.0;
 }
 
-/* The tick, inlined into the step's two builds below. */
-VEC void step_body(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
-                   const pdk_terrain_def *terrain, int substeps, double *ch)
+/* The per-wheel channels of one kind are four in a row, FL FR RL RR, so
+ * that the tick stores each kind's wheel vector at once. */
+#define WHEEL_ROW(kind)                                                                            \
+    _Static_assert(PDK_CH_##kind##_FR == PDK_CH_##kind##_FL + 1 &&                                 \
+                       PDK_CH_##kind##_RL == PDK_CH_##kind##_FL + 2 &&                             \
+                       PDK_CH_##kind##_RR == PDK_CH_##kind##_FL + 3,                               \
+                   "PDK_CH_" #kind "_FL..RR are four in a row")
+WHEEL_ROW(SUSP_TRAVEL);
+WHEEL_ROW(SUSP_FORCE);
+WHEEL_ROW(WHEEL_STEER);
+WHEEL_ROW(CAMBER);
+WHEEL_ROW(TOE);
+WHEEL_ROW(TYRE_LOAD);
+WHEEL_ROW(SLIP_ANGLE);
+WHEEL_ROW(FORCE_X);
+WHEEL_ROW(FORCE_Y);
+#undef WHEEL_ROW
+
+/* The tick's end: the quaternion renormalised, rest, and the fault check
+ * (a fault writes the channels too). Returns whether the vehicle faulted. */
+VEC int settle(pdk_fw_state *s, const pose7 *start_pose, const pdk_fw_cmd *cmd,
+               const pdk_fw_consts *p, double *ch)
 {
-    pdk_fw_state start = *s;
-    wheels wh;
-    double drag = 0.0;
-    for (int k = 0; k < substeps; k++) {
-        substep(s, cmd, p, terrain, &wh, &drag, k == substeps - 1);
-    }
     double *quat = s->quat;
     double inv_norm =
         1.0 / sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
@@ -1246,16 +1414,23 @@ VEC void step_body(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *
         s->accel_mps2[2] = negligible_to_zero(acc2);
     }
     if (state_broken(s)) {
-        fault(s, &start, cmd, p, ch);
-        return;
+        fault(s, start_pose, cmd, p, ch);
+        return 1;
     }
+    return 0;
+}
 
+/* The channels of a vehicle that settled without a fault, from its state
+ * and the last substep's wheels. */
+VEC void telemetry(const pdk_fw_state *s, const pdk_fw_cmd *cmd, const wheels *q, double drag,
+                   double *ch)
+{
     mat3 rm;
     rotation_of(s->quat, &rm);
     double vb[3];
     rot_apply_t(&rm, s->vel_mps, vb);
     double yaw, pitch, roll;
-    euler_of(s->quat, &yaw, &pitch, &roll);
+    euler4(s->quat, &yaw, &pitch, &roll);
     ch[PDK_CH_POS_X] = s->pos_m[0];
     ch[PDK_CH_POS_Y] = s->pos_m[1];
     ch[PDK_CH_POS_Z] = s->pos_m[2];
@@ -1283,21 +1458,18 @@ VEC void step_body(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *
     /* Per wheel, the last substep's values: its geometry at the substep's
      * start, its forces at the end. Slip angles by ISO 8855 with the force
      * law's speed floor (single_track.h). */
-    const wheels *q = &wh;
     v4 u = q->exx * q->vcx + q->exy * q->vcy + q->exz * q->vcz;
     v4 vl = q->eyx * q->vcx + q->eyy * q->vcy + q->eyz * q->vcz;
     v4 slip = atan2_4(vl, max4(abs4(u), splat(PDK_FW_SLIP_SPEED_FLOOR_MPS)));
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        ch[PDK_CH_SUSP_TRAVEL_FL + i] = q->travel[i];
-        ch[PDK_CH_SUSP_FORCE_FL + i] = q->s_end[i];
-        ch[PDK_CH_WHEEL_STEER_FL + i] = q->delta[i];
-        ch[PDK_CH_CAMBER_FL + i] = q->camber[i];
-        ch[PDK_CH_TOE_FL + i] = q->toe[i];
-        ch[PDK_CH_TYRE_LOAD_FL + i] = q->fz[i];
-        ch[PDK_CH_SLIP_ANGLE_FL + i] = slip[i];
-        ch[PDK_CH_FORCE_X_FL + i] = q->fx_end[i];
-        ch[PDK_CH_FORCE_Y_FL + i] = q->fy_end[i];
-    }
+    store4(&ch[PDK_CH_SUSP_TRAVEL_FL], q->travel);
+    store4(&ch[PDK_CH_SUSP_FORCE_FL], q->s_end);
+    store4(&ch[PDK_CH_WHEEL_STEER_FL], q->delta);
+    store4(&ch[PDK_CH_CAMBER_FL], q->camber);
+    store4(&ch[PDK_CH_TOE_FL], q->toe);
+    store4(&ch[PDK_CH_TYRE_LOAD_FL], q->fz);
+    store4(&ch[PDK_CH_SLIP_ANGLE_FL], slip);
+    store4(&ch[PDK_CH_FORCE_X_FL], q->fx_end);
+    store4(&ch[PDK_CH_FORCE_Y_FL], q->fy_end);
     ch[PDK_CH_ROLLING] = ((q->rolling[0] + q->rolling[1]) + q->rolling[2]) + q->rolling[3];
     for (int k = 0; k < 2; k++) {
         int l = 2 * k, r = 2 * k + 1;
@@ -1311,11 +1483,81 @@ VEC void step_body(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *
     }
 }
 
-/* The step compiled for the processor's baseline: the reference. */
-void pdk_fw_step_portable(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
-                          const pdk_terrain_def *terrain, int substeps, double *ch)
+/* Steps the n vehicles of vs_in (1..PDK_FW_GROUP) by one tick: each phase
+ * of a substep (sub) for every one of them in turn, then each one's tick's
+ * end. Inlined into the step's builds below, each for one n. */
+VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terrain, int substeps)
 {
-    step_body(s, cmd, p, terrain, substeps, ch);
+    /* The pointers in a copy of its own, which the compiler can see no store
+     * reach (else it reloads them after every store to a state). */
+    fw_vehicle vs[PDK_FW_GROUP];
+    sub svs[PDK_FW_GROUP];
+    wheels qs[PDK_FW_GROUP];
+    for (int j = 0; j < n; j++) {
+        vs[j] = vs_in[j];
+        for (int k = 0; k < 3; k++) {
+            svs[j].start.pos_m[k] = vs[j].st->pos_m[k];
+        }
+        for (int k = 0; k < 4; k++) {
+            svs[j].start.quat[k] = vs[j].st->quat[k];
+        }
+        svs[j].drag = 0.0;
+    }
+    for (int k = 0; k < substeps; k++) {
+        for (int j = 0; j < n; j++) {
+            svs[j].last = k == substeps - 1;
+            geometry(&vs[j], &svs[j], &qs[j], terrain);
+        }
+        for (int j = 0; j < n; j++) {
+            frame(&vs[j], &svs[j], &qs[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            struts(&vs[j], &svs[j], &qs[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            build_pass(&vs[j], &svs[j], &qs[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            solve_pass(&vs[j], &svs[j], &qs[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            check_pass(&vs[j], &svs[j], &qs[j], 0);
+        }
+        /* The rare further passes, one vehicle at a time. */
+        for (int j = 0; j < n; j++) {
+            for (int pass = 1; svs[j].more; pass++) {
+                build_pass(&vs[j], &svs[j], &qs[j]);
+                solve_pass(&vs[j], &svs[j], &qs[j]);
+                check_pass(&vs[j], &svs[j], &qs[j], pass);
+            }
+        }
+        for (int j = 0; j < n; j++) {
+            integrate(&vs[j], &svs[j], &qs[j]);
+        }
+    }
+    int faulted[PDK_FW_GROUP];
+    for (int j = 0; j < n; j++) {
+        const pose7 start = svs[j].start; /* fault takes its address, not svs's */
+        faulted[j] = settle(vs[j].st, &start, vs[j].cmd, vs[j].p, vs[j].ch);
+    }
+    for (int j = 0; j < n; j++) {
+        if (!faulted[j]) {
+            telemetry(vs[j].st, vs[j].cmd, &qs[j], svs[j].drag, vs[j].ch);
+        }
+    }
+}
+
+/* The step compiled for the processor's baseline: the reference. One
+ * vehicle, or PDK_FW_GROUP side by side, each a build of its own (the count
+ * a constant in it). */
+static void group_portable(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
+                           int substeps)
+{
+    if (n == 1) {
+        step_group(vs, 1, terrain, substeps);
+    } else {
+        step_group(vs, PDK_FW_GROUP, terrain, substeps);
+    }
 }
 
 /* On x86-64 the same code compiled for AVX, whose four-wide vectors hold
@@ -1323,25 +1565,94 @@ void pdk_fw_step_portable(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_p
  * time, so the library still runs on any x86-64. The vector operations are
  * the same IEEE operations in both builds (no fused multiply-add: AVX has
  * none, and -ffp-contract=off forbids forming them), so the two give the
- * same bits (tests/unit/test_four_wheel.c checks it). */
+ * same bits (tests/unit/test_four_wheel.c checks it). Not a wider set:
+ * AVX2 measured no faster, and with AVX-512 (avx512f, vl, dq, bw) GCC 12
+ * made fused multiply-add-subtracts of a vector product and an alternating
+ * add and subtract, -ffp-contract=off notwithstanding, which changes bits. */
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx"))) static void step_avx(pdk_fw_state *s, const pdk_fw_cmd *cmd,
-                                                    const pdk_fw_params *p,
-                                                    const pdk_terrain_def *terrain, int substeps,
-                                                    double *ch)
+__attribute__((target("avx"))) static void group_avx(const fw_vehicle *vs, int n,
+                                                     const pdk_terrain_def *terrain, int substeps)
 {
-    step_body(s, cmd, p, terrain, substeps, ch);
+    if (n == 1) {
+        step_group(vs, 1, terrain, substeps);
+    } else {
+        step_group(vs, PDK_FW_GROUP, terrain, substeps);
+    }
 }
 #endif
+
+/* Steps vs[0..n), n 1 or PDK_FW_GROUP, by the AVX build where the processor
+ * has AVX and portable is 0, else by the baseline build. */
+static void group_step(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain, int substeps,
+                       int portable)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!portable && __builtin_cpu_supports("avx")) {
+        group_avx(vs, n, terrain, substeps);
+        return;
+    }
+#else
+    (void)portable;
+#endif
+    group_portable(vs, n, terrain, substeps);
+}
 
 void pdk_fw_step(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
                  const pdk_terrain_def *terrain, int substeps, double *ch)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx")) {
-        step_avx(s, cmd, p, terrain, substeps, ch);
-        return;
+    const fw_vehicle v = {s, cmd, &p->c, {&p->axle[0].kin, &p->axle[1].kin}, ch};
+    group_step(&v, 1, terrain, substeps, 0);
+}
+
+void pdk_fw_step_portable(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
+                          const pdk_terrain_def *terrain, int substeps, double *ch)
+{
+    const fw_vehicle v = {s, cmd, &p->c, {&p->axle[0].kin, &p->axle[1].kin}, ch};
+    group_step(&v, 1, terrain, substeps, 1);
+}
+
+static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
+                      const pdk_fw_consts *const *consts,
+                      const pdk_kinematics_def *const *kin_front,
+                      const pdk_kinematics_def *const *kin_rear, double *const *channels, int count,
+                      const pdk_terrain_def *terrain, int substeps, int portable)
+{
+    int faults = 0;
+    for (int i = 0, n = 0; i < count; i += n) {
+        n = count - i >= PDK_FW_GROUP ? PDK_FW_GROUP : 1;
+        fw_vehicle vs[PDK_FW_GROUP];
+        for (int j = 0; j < n; j++) {
+            const fw_vehicle v = {states[i + j],
+                                  cmds[i + j],
+                                  consts[i + j],
+                                  {kin_front[i + j], kin_rear[i + j]},
+                                  channels[i + j]};
+            vs[j] = v;
+        }
+        group_step(vs, n, terrain, substeps, portable);
+        for (int j = 0; j < n; j++) {
+            faults += states[i + j]->faulted != 0u;
+        }
     }
-#endif
-    step_body(s, cmd, p, terrain, substeps, ch);
+    return faults;
+}
+
+int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
+                      const pdk_fw_consts *const *consts,
+                      const pdk_kinematics_def *const *kin_front,
+                      const pdk_kinematics_def *const *kin_rear, double *const *channels, int count,
+                      const pdk_terrain_def *terrain, int substeps)
+{
+    return step_batch(states, cmds, consts, kin_front, kin_rear, channels, count, terrain, substeps,
+                      0);
+}
+
+int pdk_fw_step_batch_portable(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
+                               const pdk_fw_consts *const *consts,
+                               const pdk_kinematics_def *const *kin_front,
+                               const pdk_kinematics_def *const *kin_rear, double *const *channels,
+                               int count, const pdk_terrain_def *terrain, int substeps)
+{
+    return step_batch(states, cmds, consts, kin_front, kin_rear, channels, count, terrain, substeps,
+                      1);
 }

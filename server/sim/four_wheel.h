@@ -84,8 +84,47 @@ typedef struct pdk_fw_cmd {
     int32_t gear;
 } pdk_fw_cmd;
 
-/* Per-axle constants resolved at spawn (the substep reads their per-wheel
- * copies in pdk_fw_corners). */
+/* The per-vehicle constants the step reads, resolved at spawn: per corner,
+ * one entry per wheel (FL, FR, RL, RR) for the substep's four-wide
+ * arithmetic (four_wheel.c), then the body's, then which wheels take a rarer
+ * path (bit i for wheel i) and what only those paths read. Every vehicle's
+ * every substep reads all but the last group, so it is kept small: the
+ * kinematic curves are not in it (pdk_fw_step_batch takes them apart). */
+typedef struct pdk_fw_consts {
+    double x_m[PDK_WHEELS], y_m[PDK_WHEELS]; /* static contact point, body */
+    double droop_m[PDK_WHEELS], bump_m[PDK_WHEELS];
+    double static_load_n[PDK_WHEELS], spring_npm[PDK_WHEELS], bump_stop_npm[PDK_WHEELS];
+    double bump_nspm[PDK_WHEELS], rebound_nspm[PDK_WHEELS];
+    double arb_npm[PDK_WHEELS], arb_quarter_h[PDK_WHEELS];
+    double static_toe_rad[PDK_WHEELS];
+    double cornering_per_n[PDK_WHEELS], camber_per_n[PDK_WHEELS], mu[PDK_WHEELS];
+    double drive_share[PDK_WHEELS];
+    double rc_per_track[PDK_WHEELS];
+    double pitch_arm[PDK_WHEELS], anti_brake[PDK_WHEELS], anti_drive[PDK_WHEELS];
+    double sin_camber[PDK_WHEELS], cos_camber[PDK_WHEELS]; /* -side sin, cos of static camber */
+    double h_s;                                            /* substep */
+    double inv_h;                                          /* 1 / h */
+    double mass_per_h;                                     /* m / h */
+    double inertia_per_h[3];                               /* Ixx / h, Iyy / h, Izz / h */
+    double mass_kg;
+    double inertia_kgm2[3]; /* Ixx, Iyy, Izz */
+    double gravity_mps2;
+    double cg_height_m;
+    double ride_ray_top_m; /* how far above the static contact a ray starts */
+    double rolling_coeff;
+    double drag_n_per_mps2; /* 0.5 rho CdA */
+    double drive_force_n;
+    double drive_power_w;
+    uint32_t toe_curve, camber_curve, solid, rc_curve, anti_brake_curve, anti_drive_curve;
+    int32_t per_wheel_any; /* 1 when an axle has a roll-centre curve */
+    /* Read only where an axle has a curve or is solid. */
+    int64_t per_wheel_links[PDK_WHEELS]; /* -1 where the axle has a roll-centre curve, else 0 */
+    double rc_height_m[PDK_WHEELS], two_per_track[PDK_WHEELS];
+    double static_camber_rad[2]; /* front, rear */
+} pdk_fw_consts;
+
+/* Per-axle constants resolved at spawn (the step reads their per-wheel
+ * copies in pdk_fw_consts). */
 typedef struct pdk_fw_axle {
     double track_m;
     double x_m;                  /* axle position along body x from the CG (a or -b) */
@@ -98,45 +137,11 @@ typedef struct pdk_fw_axle {
     pdk_kinematics_def kin; /* the curves, n_points 0 where absent */
 } pdk_fw_axle;
 
-/* The same constants per corner, one entry per wheel (FL, FR, RL, RR), for
- * the substep's four-wide arithmetic (four_wheel.c), and which wheels take
- * a rarer path (bit i for wheel i). */
-typedef struct pdk_fw_corners {
-    double x_m[PDK_WHEELS], y_m[PDK_WHEELS]; /* static contact point, body */
-    double droop_m[PDK_WHEELS], bump_m[PDK_WHEELS];
-    double static_load_n[PDK_WHEELS], spring_npm[PDK_WHEELS], bump_stop_npm[PDK_WHEELS];
-    double bump_nspm[PDK_WHEELS], rebound_nspm[PDK_WHEELS];
-    double arb_npm[PDK_WHEELS], arb_quarter_h[PDK_WHEELS];
-    double static_toe_rad[PDK_WHEELS];
-    double side[PDK_WHEELS]; /* +1 left, -1 right */
-    double cornering_per_n[PDK_WHEELS], camber_per_n[PDK_WHEELS], mu[PDK_WHEELS];
-    double drive_share[PDK_WHEELS];
-    double rc_height_m[PDK_WHEELS], rc_per_track[PDK_WHEELS], two_per_track[PDK_WHEELS];
-    double pitch_arm[PDK_WHEELS], anti_brake[PDK_WHEELS], anti_drive[PDK_WHEELS];
-    double sin_camber[PDK_WHEELS], cos_camber[PDK_WHEELS]; /* -side sin, cos of static camber */
-    int64_t per_wheel_links[PDK_WHEELS]; /* -1 where the axle has a roll-centre curve, else 0 */
-    uint32_t toe_curve, camber_curve, solid, rc_curve, anti_brake_curve, anti_drive_curve;
-    int32_t per_wheel_any; /* 1 when an axle has a roll-centre curve */
-} pdk_fw_corners;
-
+/* A vehicle's constants whole: what the step reads, and per axle the same
+ * with its kinematic curves (which pdk_fw_step reads from here). */
 typedef struct pdk_fw_params {
-    double h_s;              /* substep */
-    double inv_h;            /* 1 / h */
-    double mass_per_h;       /* m / h */
-    double inertia_per_h[3]; /* Ixx / h, Iyy / h, Izz / h */
-    double mass_kg;
-    double inertia_kgm2[3]; /* Ixx, Iyy, Izz */
-    double gravity_mps2;
-    double wheelbase_m;
-    double cg_height_m;
-    double ride_ray_top_m; /* how far above the static contact a ray starts */
-    double rolling_coeff;
-    double drag_n_per_mps2; /* 0.5 rho CdA */
-    double drive_force_n;
-    double drive_power_w;
-    double steer_ratio, steer_center_deg, steer_lock_deg, ackermann;
-    pdk_fw_corners corner; /* hot: every substep reads it */
-    pdk_fw_axle axle[2];   /* front, rear */
+    pdk_fw_consts c;
+    pdk_fw_axle axle[2]; /* front, rear */
 } pdk_fw_params;
 
 /* Resolves def (already checked, model PDK_MODEL_FOUR_WHEEL) for a world with
@@ -162,11 +167,39 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
 void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
                  const pdk_terrain_def *terrain, int substeps, double *channels);
 
-/* pdk_fw_step as compiled for the processor's baseline instruction set:
- * the same results, bit for bit, as pdk_fw_step takes on any processor
- * (which may use AVX); for the tests that check so. */
+/* How many vehicles pdk_fw_step_batch steps side by side: while one waits
+ * on a long chain of dependent operations (a substep has several: square
+ * roots and divisions in the tyre frame, the tyres and the solve), the
+ * processor works on the other's. */
+#define PDK_FW_GROUP 2
+
+/* Most vehicles pdk_fw_step_batch takes at once. */
+#define PDK_FW_BATCH 16
+
+/* Steps count (1..PDK_FW_BATCH) independent vehicles, PDK_FW_GROUP of them
+ * side by side: vehicle i as pdk_fw_step would with a pdk_fw_params whose c
+ * is *consts[i] and whose axles' curves are *kin_front[i] and *kin_rear[i]
+ * (the step reads a curve only where consts says the axle has one), so that
+ * a world keeps the small consts per vehicle and the curves once, in the
+ * definitions it holds anyway. Each vehicle's result, state and channels,
+ * is bit-identical to pdk_fw_step on it alone, on any processor. Returns
+ * how many of them faulted in this tick. */
+int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
+                      const pdk_fw_consts *const *consts,
+                      const pdk_kinematics_def *const *kin_front,
+                      const pdk_kinematics_def *const *kin_rear, double *const *channels, int count,
+                      const pdk_terrain_def *terrain, int substeps);
+
+/* pdk_fw_step and pdk_fw_step_batch as compiled for the processor's
+ * baseline instruction set: the same results, bit for bit, as those take on
+ * any processor (which may use AVX); for the tests that check so. */
 void pdk_fw_step_portable(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
                           const pdk_terrain_def *terrain, int substeps, double *channels);
+int pdk_fw_step_batch_portable(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
+                               const pdk_fw_consts *const *consts,
+                               const pdk_kinematics_def *const *kin_front,
+                               const pdk_kinematics_def *const *kin_rear, double *const *channels,
+                               int count, const pdk_terrain_def *terrain, int substeps);
 
 /* The CG velocity in the body frame (x forward, y left, z up). */
 void pdk_fw_body_velocity(const pdk_fw_state *state, double out[3]);

@@ -130,6 +130,21 @@ VEC v4 other4(v4 v)
     return (v4){v[1], v[0], v[3], v[2]};
 }
 
+/* sqrt lane by lane: the correctly rounded IEEE square root in every lane,
+ * as sqrt gives it (NaN below zero), two lanes to an instruction on x86-64
+ * (SSE2, which the baseline has) and without sqrt's errno check. */
+VEC v4 sqrt4(v4 x)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    typedef double v2 __attribute__((vector_size(2 * sizeof(double))));
+    v2 lo = __builtin_ia32_sqrtpd((v2){x[0], x[1]});
+    v2 hi = __builtin_ia32_sqrtpd((v2){x[2], x[3]});
+    return (v4){lo[0], lo[1], hi[0], hi[1]};
+#else
+    return (v4){sqrt(x[0]), sqrt(x[1]), sqrt(x[2]), sqrt(x[3])};
+#endif
+}
+
 /* The lanes whose mask is set, as bits 0..3. */
 VEC uint32_t bits4(m4 m)
 {

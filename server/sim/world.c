@@ -36,10 +36,11 @@ typedef struct slot_meta {
  *   meta      slot_meta       generation and liveness
  *   st_state, st_cmd, st_params   hot: a single-track vehicle's state, held
  *                                 command and constants
- *   fw_state, fw_cmd, fw_params   hot: the same for a four-wheel vehicle
+ *   fw_state, fw_cmd, fw_consts   hot: the same for a four-wheel vehicle (its
+ *                                 kinematic curves are read from defs)
  * Each model has arrays of its own (a slot uses one set), so a fleet of
  * single-track cars is as dense in memory as if the four-wheel model, whose
- * constants are twenty times larger, did not exist.
+ * constants are six times larger, did not exist.
  *   channels  double[PDK_CH_COUNT]  the last tick's telemetry
  *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
  * Offsets rather than pointers keep the block position independent. */
@@ -53,11 +54,11 @@ struct pdk_world {
     int32_t first_free; /* no slot below this one is free */
     int32_t faulted;    /* live vehicles whose state has faulted */
     size_t off_live, off_meta, off_st_state, off_st_cmd, off_st_params, off_fw_state, off_fw_cmd,
-        off_fw_params, off_channels, off_defs, bytes;
+        off_fw_consts, off_channels, off_defs, bytes;
 };
 
 typedef struct layout {
-    size_t live, meta, st_state, st_cmd, st_params, fw_state, fw_cmd, fw_params, channels, defs,
+    size_t live, meta, st_state, st_cmd, st_params, fw_state, fw_cmd, fw_consts, channels, defs,
         total;
 } layout;
 
@@ -85,8 +86,8 @@ static layout layout_of(int max_vehicles)
     off = round_up(off + n * sizeof(pdk_fw_state));
     l.fw_cmd = off;
     off = round_up(off + n * sizeof(pdk_fw_cmd));
-    l.fw_params = off;
-    off = round_up(off + n * sizeof(pdk_fw_params));
+    l.fw_consts = off;
+    off = round_up(off + n * sizeof(pdk_fw_consts));
     l.channels = off;
     off = round_up(off + n * sizeof(double) * (size_t)PDK_CH_COUNT);
     l.defs = off;
@@ -123,7 +124,7 @@ PDK_WORLD_ARRAY_(pdk_st_cmd, st_cmd)
 PDK_WORLD_ARRAY_(pdk_st_params, st_params)
 PDK_WORLD_ARRAY_(pdk_fw_state, fw_state)
 PDK_WORLD_ARRAY_(pdk_fw_cmd, fw_cmd)
-PDK_WORLD_ARRAY_(pdk_fw_params, fw_params)
+PDK_WORLD_ARRAY_(pdk_fw_consts, fw_consts)
 #undef PDK_WORLD_ARRAY_
 
 static int is_four_wheel(const pdk_world *w, uint32_t slot)
@@ -274,7 +275,7 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->off_st_params = l.st_params;
     w->off_fw_state = l.fw_state;
     w->off_fw_cmd = l.fw_cmd;
-    w->off_fw_params = l.fw_params;
+    w->off_fw_consts = l.fw_consts;
     w->off_channels = l.channels;
     w->off_defs = l.defs;
     w->bytes = l.total;
@@ -404,10 +405,13 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
     defs_of(world)[slot] = *def;
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
     if (def->model == PDK_MODEL_FOUR_WHEEL) {
-        pdk_fw_params *p = &fw_params_of(world)[slot];
-        pdk_fw_params_init(p, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
+        /* The whole constants on the stack; the world keeps their hot part
+         * (the curves stay in defs). */
+        pdk_fw_params p;
+        pdk_fw_params_init(&p, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
                            wd->surface_friction);
-        pdk_fw_state_init(&fw_state_of(world)[slot], p, &wd->terrain, pose, speed_mps);
+        fw_consts_of(world)[slot] = p.c;
+        pdk_fw_state_init(&fw_state_of(world)[slot], &p, &wd->terrain, pose, speed_mps);
         pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     } else {
         pdk_st_params_init(&st_params_of(world)[slot], def, world->substep_s, wd->gravity_mps2,
@@ -559,27 +563,43 @@ void pdk_world_step(pdk_world *world)
     const pdk_st_params *st_params = st_params_of(world);
     pdk_fw_state *fw_states = fw_state_of(world);
     const pdk_fw_cmd *fw_cmds = fw_cmd_of(world);
-    const pdk_fw_params *fw_params = fw_params_of(world);
+    const pdk_fw_consts *fw_consts = fw_consts_of(world);
+    const pdk_vehicle_def *defs = defs_of(world);
     const int substeps = world->def.substeps;
     const pdk_terrain_def *terrain = &world->def.terrain;
     /* Vehicles do not interact, so the order changes no result. Single-track
-     * vehicles go PDK_ST_BATCH at a time (batching changes no result either);
-     * four-wheel ones one by one. Faulted vehicles stay where they are. */
+     * vehicles go PDK_ST_BATCH at a time, four-wheel ones PDK_FW_BATCH at a
+     * time (batching changes no result either). Faulted vehicles stay where
+     * they are. */
     pdk_st_state *st[PDK_ST_BATCH];
     const pdk_st_cmd *cm[PDK_ST_BATCH];
     const pdk_st_params *pa[PDK_ST_BATCH];
     double *ch[PDK_ST_BATCH];
+    pdk_fw_state *fs[PDK_FW_BATCH];
+    const pdk_fw_cmd *fc[PDK_FW_BATCH];
+    const pdk_fw_consts *fk[PDK_FW_BATCH];
+    const pdk_kinematics_def *kf[PDK_FW_BATCH];
+    const pdk_kinematics_def *kr[PDK_FW_BATCH];
+    double *fch[PDK_FW_BATCH];
     int faults = 0;
     int n = 0;
+    int nf = 0;
     for (int32_t i = 0; i < world->count; i++) {
         uint32_t slot = live[i];
         if (faulted_of(world, slot)) {
             continue;
         }
         if (is_four_wheel(world, slot)) {
-            pdk_fw_step(&fw_states[slot], &fw_cmds[slot], &fw_params[slot], terrain, substeps,
-                        channels_of(world, slot));
-            faults += fw_states[slot].faulted != 0u;
+            fs[nf] = &fw_states[slot];
+            fc[nf] = &fw_cmds[slot];
+            fk[nf] = &fw_consts[slot];
+            kf[nf] = &defs[slot].susp_front.kinematics;
+            kr[nf] = &defs[slot].susp_rear.kinematics;
+            fch[nf] = channels_of(world, slot);
+            if (++nf == PDK_FW_BATCH) {
+                faults += pdk_fw_step_batch(fs, fc, fk, kf, kr, fch, nf, terrain, substeps);
+                nf = 0;
+            }
             continue;
         }
         st[n] = &st_states[slot];
@@ -590,6 +610,9 @@ void pdk_world_step(pdk_world *world)
             faults += step_planar(st, cm, pa, ch, n, substeps);
             n = 0;
         }
+    }
+    if (nf > 0) {
+        faults += pdk_fw_step_batch(fs, fc, fk, kf, kr, fch, nf, terrain, substeps);
     }
     if (n > 0) {
         faults += step_planar(st, cm, pa, ch, n, substeps);

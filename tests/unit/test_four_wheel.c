@@ -3,16 +3,18 @@
  * height, whatever the spring rate, with the static loads of moment balance,
  * and a car in neutral at rest does not creep; the energy of a coasting car
  * never rises, and a stiff strut crossing its bump stop or touching down
- * never adds any; the same inputs give the same bytes; a broken state
+ * never adds any; the same inputs give the same bytes, and so do the
+ * baseline build and a batch stepping vehicles side by side; a broken state
  * faults as the single-track model's does; a drive with steering, braking
  * and bumps keeps every channel finite; the command's cached part (steering
- * lock and centre, hold split), the Euler angles, a free fall and a car on
- * its roof. The physics validation (ride frequency,
- * load transfer, anti-dive, the single-track cross-check, kinematic curves,
- * convergence) lives in test_fw_validation.c. Every tolerance is argued
- * beside its assertion. */
+ * lock and centre, hold split), the Euler angles (and the channels' bits of
+ * them), a free fall and a car on its roof. The physics validation (ride
+ * frequency, load transfer, anti-dive, the single-track cross-check,
+ * kinematic curves, convergence) lives in test_fw_validation.c. Every
+ * tolerance is argued beside its assertion. */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,7 +116,7 @@ static void flat_travel(const run *r, double travel[PDK_WHEELS])
         const pdk_fw_axle *ax = &r->params.axle[i >> 1];
         double y = (i & 1) ? -0.5 * ax->track_m : 0.5 * ax->track_m;
         double cz =
-            r->state.pos_m[2] + row[0] * ax->x_m + row[1] * y - row[2] * r->params.cg_height_m;
+            r->state.pos_m[2] + row[0] * ax->x_m + row[1] * y - row[2] * r->params.c.cg_height_m;
         travel[i] = -cz / row[2];
     }
 }
@@ -128,10 +130,10 @@ static double energy_j(const run *r)
     const pdk_fw_state *s = &r->state;
     double e = 0.0;
     for (int j = 0; j < 3; j++) {
-        e += 0.5 * p->mass_kg * s->vel_mps[j] * s->vel_mps[j];
-        e += 0.5 * p->inertia_kgm2[j] * s->omega_radps[j] * s->omega_radps[j];
+        e += 0.5 * p->c.mass_kg * s->vel_mps[j] * s->vel_mps[j];
+        e += 0.5 * p->c.inertia_kgm2[j] * s->omega_radps[j] * s->omega_radps[j];
     }
-    e += p->mass_kg * p->gravity_mps2 * s->pos_m[2];
+    e += p->c.mass_kg * p->c.gravity_mps2 * s->pos_m[2];
     double x[PDK_WHEELS];
     flat_travel(r, x);
     for (int i = 0; i < PDK_WHEELS; i++) {
@@ -408,10 +410,10 @@ static double energy_airborne_j(const run *r)
     const pdk_fw_state *s = &r->state;
     double e = 0.0;
     for (int j = 0; j < 3; j++) {
-        e += 0.5 * p->mass_kg * s->vel_mps[j] * s->vel_mps[j];
-        e += 0.5 * p->inertia_kgm2[j] * s->omega_radps[j] * s->omega_radps[j];
+        e += 0.5 * p->c.mass_kg * s->vel_mps[j] * s->vel_mps[j];
+        e += 0.5 * p->c.inertia_kgm2[j] * s->omega_radps[j] * s->omega_radps[j];
     }
-    e += p->mass_kg * p->gravity_mps2 * s->pos_m[2];
+    e += p->c.mass_kg * p->c.gravity_mps2 * s->pos_m[2];
     double x[PDK_WHEELS];
     flat_travel(r, x);
     for (int i = 0; i < PDK_WHEELS; i++) {
@@ -566,6 +568,30 @@ static pdk_curve curve3(double lo, double at_lo, double hi, double at_hi)
     return c;
 }
 
+/* The cars of the same-bits tests: 0 the default car, 1 one with every
+ * kinematic curve on its front axle and a solid rear axle (the per-wheel
+ * scalar paths), 2 the stiff kart of the kinks test (dropped on its wheels,
+ * its struts cross their kinks: the re-solves). */
+static pdk_vehicle_def same_bits_def(int variant)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    if (variant == 2) {
+        d = stiff_kart_def(64500.0, 1.0e7);
+    }
+    if (variant == 1) {
+        pdk_kinematics_def *k = &d.susp_front.kinematics;
+        k->toe_rad = curve3(-0.08, 0.004, 0.08, -0.003);
+        k->camber_rad = curve3(-0.08, 0.02, 0.08, -0.03);
+        k->roll_center_height_m = curve3(-0.08, 0.05, 0.08, -0.06);
+        k->anti_brake = curve3(-0.08, 0.1, 0.08, -0.1);
+        k->anti_drive = curve3(-0.08, -0.1, 0.08, 0.1);
+        d.susp_rear.kind = PDK_AXLE_SOLID;
+        d.susp_rear.roll_center_height_m = 0.3;
+        ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
+    }
+    return d;
+}
+
 /* pdk_fw_step (which takes the AVX build where the processor has it) and
  * pdk_fw_step_portable (the baseline build) give the same state and
  * channels, byte for byte, every tick: over bumps, with steering, throttle
@@ -576,21 +602,7 @@ static pdk_curve curve3(double lo, double at_lo, double hi, double at_hi)
 START_TEST(test_portable_step_same_bits)
 {
     for (int variant = 0; variant < 3; variant++) {
-        pdk_vehicle_def d = pdk_vehicle_def_default();
-        if (variant == 2) {
-            d = stiff_kart_def(64500.0, 1.0e7);
-        }
-        if (variant == 1) {
-            pdk_kinematics_def *k = &d.susp_front.kinematics;
-            k->toe_rad = curve3(-0.08, 0.004, 0.08, -0.003);
-            k->camber_rad = curve3(-0.08, 0.02, 0.08, -0.03);
-            k->roll_center_height_m = curve3(-0.08, 0.05, 0.08, -0.06);
-            k->anti_brake = curve3(-0.08, 0.1, 0.08, -0.1);
-            k->anti_drive = curve3(-0.08, -0.1, 0.08, 0.1);
-            d.susp_rear.kind = PDK_AXLE_SOLID;
-            d.susp_rear.roll_center_height_m = 0.3;
-            ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
-        }
+        pdk_vehicle_def d = same_bits_def(variant);
         pdk_terrain_def t = bumpy();
         static run a, b;
         run_init_at(&a, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
@@ -615,6 +627,80 @@ START_TEST(test_portable_step_same_bits)
                           "variant %d: channels differ at tick %d", variant, tick);
         }
         ck_assert_double_eq(a.ch[PDK_CH_FAULTED], 0.0);
+    }
+}
+END_TEST
+
+/* pdk_fw_step_batch, which steps vehicles two side by side (phase by phase
+ * of each substep), and its baseline build give every vehicle the state and
+ * channels, byte for byte, of pdk_fw_step_portable on it alone, every tick:
+ * five vehicles (so groups of two and of one) of the three same-bits cars,
+ * driven apart over bumps, one faulted by a NaN midway, the curves read
+ * through the batch's own pointers (as a world passes its definitions').
+ * The return value counts the faulted vehicle. */
+#define BATCH_N 5
+START_TEST(test_batch_same_bits)
+{
+    static run ref[BATCH_N], avx[BATCH_N], base[BATCH_N];
+    pdk_terrain_def t = bumpy();
+    for (int i = 0; i < BATCH_N; i++) {
+        pdk_vehicle_def d = same_bits_def(i % 3);
+        pdk_gear gear = i == 3 ? PDK_GEAR_REVERSE : PDK_GEAR_DRIVE;
+        double speed = i == 3 ? -3.0 : 6.0 + 2.0 * i;
+        run *rs[3] = {&ref[i], &avx[i], &base[i]};
+        for (int k = 0; k < 3; k++) {
+            run_init_at(rs[k], &d, &t, 2, 1.5 * i, -0.7 * i, 0.4 * i, speed, gear);
+            if (i % 3 == 2) {
+                rs[k]->state.pos_m[2] += 0.3; /* dropped */
+            }
+        }
+    }
+    for (int tick = 0; tick < 4 * TICKS_PER_S; tick++) {
+        pdk_fw_state *sa[BATCH_N], *sb[BATCH_N];
+        const pdk_fw_cmd *ca[BATCH_N], *cb[BATCH_N];
+        const pdk_fw_consts *pa[BATCH_N], *pb[BATCH_N];
+        const pdk_kinematics_def *fa[BATCH_N], *ra[BATCH_N], *fb[BATCH_N], *rb[BATCH_N];
+        double *cha[BATCH_N], *chb[BATCH_N];
+        for (int i = 0; i < BATCH_N; i++) {
+            run *rs[3] = {&ref[i], &avx[i], &base[i]};
+            for (int k = 0; k < 3; k++) {
+                scripted_drive(rs[k], tick + 37 * i);
+                if (i == 4 && tick == TICKS_PER_S) {
+                    rs[k]->state.vel_mps[1] = NAN;
+                }
+            }
+            pdk_fw_step_portable(&ref[i].state, &ref[i].cmd, &ref[i].params, &ref[i].terrain,
+                                 ref[i].substeps, ref[i].ch);
+            sa[i] = &avx[i].state;
+            ca[i] = &avx[i].cmd;
+            pa[i] = &avx[i].params.c;
+            fa[i] = &avx[i].def.susp_front.kinematics;
+            ra[i] = &avx[i].def.susp_rear.kinematics;
+            cha[i] = avx[i].ch;
+            sb[i] = &base[i].state;
+            cb[i] = &base[i].cmd;
+            pb[i] = &base[i].params.c;
+            fb[i] = &base[i].def.susp_front.kinematics;
+            rb[i] = &base[i].def.susp_rear.kinematics;
+            chb[i] = base[i].ch;
+        }
+        int faults = tick >= TICKS_PER_S ? 1 : 0;
+        ck_assert_int_eq(pdk_fw_step_batch(sa, ca, pa, fa, ra, cha, BATCH_N, &t, 2), faults);
+        ck_assert_int_eq(pdk_fw_step_batch_portable(sb, cb, pb, fb, rb, chb, BATCH_N, &t, 2),
+                         faults);
+        for (int i = 0; i < BATCH_N; i++) {
+            ck_assert_msg(memcmp(&ref[i].state, &avx[i].state, sizeof ref[i].state) == 0 &&
+                              memcmp(ref[i].ch, avx[i].ch, sizeof ref[i].ch) == 0,
+                          "batch: vehicle %d differs at tick %d", i, tick);
+            ck_assert_msg(memcmp(&ref[i].state, &base[i].state, sizeof ref[i].state) == 0 &&
+                              memcmp(ref[i].ch, base[i].ch, sizeof ref[i].ch) == 0,
+                          "baseline batch: vehicle %d differs at tick %d", i, tick);
+        }
+    }
+    ck_assert_uint_eq(ref[4].state.faulted, 1u);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_uint_eq(ref[i].state.faulted, 0u);
+        ck_assert_double_eq(ref[i].ch[PDK_CH_FAULTED], 0.0);
     }
 }
 END_TEST
@@ -780,6 +866,48 @@ END_TEST
  * wheel in the air reports full droop travel and no load, the accelerometer
  * reads 0 (free fall, gravity excluded) and VelZ follows -g t to 1e-9 m/s;
  * then it lands, bounces and settles at its CG height without a fault. */
+/* The step's Yaw, Pitch and Roll channels (their atan2s taken two lanes
+ * at a time, branch-free) are pdk_fw_euler's of the state's quaternion, bit
+ * for bit: over a spread of orientations, upside down and on the quadrant
+ * edges (yaw exactly pi, the x and y arguments zero) included. */
+START_TEST(test_euler_channels_same_bits)
+{
+    const double edges[][4] = {{1.0, 0.0, 0.0, 0.0},  {0.0, 0.0, 0.0, 1.0}, {0.0, 0.0, 0.0, -1.0},
+                               {0.0, 1.0, 0.0, 0.0},  {0.0, 0.0, 1.0, 0.0}, {0.5, 0.5, 0.5, 0.5},
+                               {0.5, -0.5, 0.5, -0.5}};
+    const int n_edges = (int)(sizeof edges / sizeof edges[0]);
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    uint64_t seed = 12345u;
+    for (int k = 0; k < 400; k++) {
+        run r;
+        run_init_at(&r, &d, NULL, 2, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_NEUTRAL);
+        r.state.pos_m[2] = 50.0; /* in the air: nothing turns it */
+        if (k < n_edges) {
+            memcpy(r.state.quat, edges[k], sizeof r.state.quat);
+        } else {
+            double n2 = 0.0;
+            for (int j = 0; j < 4; j++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                r.state.quat[j] = (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+                n2 += r.state.quat[j] * r.state.quat[j];
+            }
+            for (int j = 0; j < 4; j++) {
+                r.state.quat[j] /= sqrt(n2);
+            }
+        }
+        run_tick(&r);
+        ck_assert_double_eq(r.ch[PDK_CH_FAULTED], 0.0);
+        double yaw, pitch, roll;
+        pdk_fw_euler(r.state.quat, &yaw, &pitch, &roll);
+        ck_assert_msg(memcmp(&yaw, &r.ch[PDK_CH_YAW], sizeof yaw) == 0 &&
+                          memcmp(&pitch, &r.ch[PDK_CH_PITCH], sizeof pitch) == 0 &&
+                          memcmp(&roll, &r.ch[PDK_CH_ROLL], sizeof roll) == 0,
+                      "orientation %d: channels %.17g %.17g %.17g, pdk_fw_euler %.17g %.17g %.17g",
+                      k, r.ch[PDK_CH_YAW], r.ch[PDK_CH_PITCH], r.ch[PDK_CH_ROLL], yaw, pitch, roll);
+    }
+}
+END_TEST
+
 START_TEST(test_free_fall_and_landing)
 {
     pdk_vehicle_def d = pdk_vehicle_def_default();
@@ -847,6 +975,7 @@ static Suite *four_wheel_suite(void)
     TCase *det = tcase_create("determinism and faults");
     tcase_add_test(det, test_same_inputs_same_bytes);
     tcase_add_test(det, test_portable_step_same_bits);
+    tcase_add_test(det, test_batch_same_bits);
     tcase_add_test(det, test_non_finite_state_faults);
     tcase_add_test(det, test_every_channel_finite_over_bumps);
     suite_add_tcase(s, det);
@@ -854,6 +983,7 @@ static Suite *four_wheel_suite(void)
     TCase *parts = tcase_create("parts");
     tcase_add_test(parts, test_cmd_set_steering_and_holds);
     tcase_add_test(parts, test_euler_inverts_zyx);
+    tcase_add_test(parts, test_euler_channels_same_bits);
     tcase_add_test(parts, test_free_fall_and_landing);
     tcase_add_test(parts, test_car_on_its_roof_has_no_contact);
     suite_add_tcase(s, parts);
