@@ -371,9 +371,9 @@ START_TEST(test_mem_size_grows_with_capacity)
     size_t thousand = pdk_world_mem_size(&wd);
     ck_assert_uint_gt(one, 0);
     ck_assert_uint_gt(thousand, one);
-    /* Per vehicle it is a few kilobytes: most of it the definition and the
-     * four-wheel constants, which both carry the kinematic curves (5 curves
-     * of up to 16 points per axle), and each model's own hot arrays. */
+    /* Per vehicle it is a few kilobytes (5.4 KB): most of it the
+     * definition, which carries the kinematic curves (5 curves of up to 16
+     * points per axle), and each model's own hot arrays. */
     ck_assert_uint_lt((thousand - one) / 999, 10240);
     ck_assert_uint_gt((thousand - one) / 999, 256);
     /* A full-size world fits and works at the capacity limit. */
