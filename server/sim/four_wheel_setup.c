@@ -1,0 +1,213 @@
+/* The four-wheel model's set-up (four_wheel.h): the constants resolved at
+ * spawn, the vehicle at rest on its springs, and what a held command caches
+ * (the bicycle angle, Ackermann and toe per wheel, drive and holding
+ * forces). The step itself is in four_wheel.c. */
+#include "four_wheel.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "single_track.h"
+#include "trig.h"
+
+#define PI 3.14159265358979323846
+
+/* The margin above the bump travel at which a ray starts: half the bump
+ * travel, at least this. Travel beyond the bump stop is still seen. */
+#define MIN_RAY_MARGIN_M 0.05
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static double max2(double p, double q)
+{
+    return p > q ? p : q;
+}
+
+void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
+                        double gravity_mps2, double air_density_kgpm3, double surface_friction)
+{
+    const pdk_chassis_def *c = &def->chassis;
+    double m = c->mass_kg;
+    double len = c->wheelbase_m;
+    double a = c->cg_to_front_axle_m;
+    double b = len - a;
+    pdk_fw_consts *p = &params->c;
+
+    memset(p, 0, sizeof *p);
+    p->h_s = substep_s;
+    p->inv_h = 1.0 / substep_s;
+    p->mass_kg = m;
+    p->mass_per_h = m / substep_s;
+    p->inertia_kgm2[0] = c->roll_inertia_kgm2;
+    p->inertia_kgm2[1] = c->pitch_inertia_kgm2;
+    p->inertia_kgm2[2] = c->yaw_inertia_kgm2;
+    for (int j = 0; j < 3; j++) {
+        p->inertia_per_h[j] = p->inertia_kgm2[j] / substep_s;
+    }
+    p->gravity_mps2 = gravity_mps2;
+    p->cg_height_m = c->cg_height_m;
+    p->rolling_coeff = def->resist.rolling_coeff;
+    p->drag_n_per_mps2 = 0.5 * air_density_kgpm3 * def->resist.drag_area_m2;
+    p->drive_force_n = def->drive.max_force_n;
+    p->drive_power_w = def->drive.max_power_w;
+
+    double top = 0.0;
+    for (int k = 0; k < 2; k++) {
+        const pdk_suspension_def *s = k == 0 ? &def->susp_front : &def->susp_rear;
+        const pdk_axle_tyre_def *ty = k == 0 ? &def->tyre_front : &def->tyre_rear;
+        pdk_fw_axle *ax = &params->axle[k];
+        ax->track_m = pdk_vehicle_def_track_m(def, k);
+        ax->x_m = k == 0 ? a : -b;
+        /* Static wheel loads from moment balance about each axle
+         * (Gillespie ch. 2), shared equally by the two wheels. */
+        ax->static_load_n = m * gravity_mps2 * (k == 0 ? b : a) / (2.0 * len);
+        ax->static_compression_m = ax->static_load_n / s->spring_rate_npm;
+        ax->spring_npm = s->spring_rate_npm;
+        ax->arb_npm = s->anti_roll_npm;
+        ax->bump_stop_npm = s->bump_stop_npm;
+        ax->travel_bump_m = s->travel_bump_m;
+        ax->travel_droop_m = s->travel_droop_m;
+        ax->static_camber_rad = s->static_camber_rad;
+        ax->solid = s->kind == PDK_AXLE_SOLID ? 1 : 0;
+        ax->kin = s->kinematics;
+        p->static_camber_rad[k] = s->static_camber_rad;
+        double margin = max2(0.5 * s->travel_bump_m, MIN_RAY_MARGIN_M);
+        top = max2(top, s->travel_bump_m + margin);
+
+        double sin_camber, cos_camber;
+        pdk_trig_sincos(s->static_camber_rad, &sin_camber, &cos_camber);
+        for (int i = 2 * k; i < 2 * k + 2; i++) {
+            double side = (i & 1) ? -1.0 : 1.0;
+            uint32_t bit = 1u << i;
+            p->x_m[i] = ax->x_m;
+            p->y_m[i] = side * (0.5 * ax->track_m);
+            p->droop_m[i] = s->travel_droop_m;
+            p->bump_m[i] = s->travel_bump_m;
+            p->static_load_n[i] = ax->static_load_n;
+            p->spring_npm[i] = s->spring_rate_npm;
+            p->bump_stop_npm[i] = s->bump_stop_npm;
+            p->bump_nspm[i] = s->bump_damping_nspm;
+            p->rebound_nspm[i] = s->rebound_damping_nspm;
+            p->arb_npm[i] = s->anti_roll_npm;
+            /* h arb / 4: the bar's rate coefficient (trapezoidal). */
+            p->arb_quarter_h[i] = 0.25 * substep_s * s->anti_roll_npm;
+            p->static_toe_rad[i] = s->static_toe_rad;
+            /* Each tyre has half the axle's stiffness at its static load,
+             * in proportion to its load. */
+            p->cornering_per_n[i] = ty->cornering_stiffness_n_per_rad / (2.0 * ax->static_load_n);
+            p->camber_per_n[i] = ty->camber_stiffness_n_per_rad / (2.0 * ax->static_load_n);
+            p->mu[i] = ty->friction_coeff * surface_friction;
+            p->drive_share[i] =
+                0.5 * (k == 0 ? def->drive.front_fraction : 1.0 - def->drive.front_fraction);
+            /* The roll-centre couple's arm h_rc / t, the per-wheel links'
+             * 2 / t, the pitch links' sign and arm -h_cg / L front, +h_cg /
+             * L rear. */
+            p->rc_height_m[i] = s->roll_center_height_m;
+            p->rc_per_track[i] = s->roll_center_height_m / ax->track_m;
+            p->two_per_track[i] = 2.0 / ax->track_m;
+            p->pitch_arm[i] = (k == 0 ? -1.0 : 1.0) * c->cg_height_m / len;
+            p->anti_brake[i] = s->anti_brake;
+            p->anti_drive[i] = s->anti_drive;
+            p->sin_camber[i] = -side * sin_camber;
+            p->cos_camber[i] = cos_camber;
+            p->per_wheel_links[i] = s->kinematics.roll_center_height_m.n_points > 0 ? -1 : 0;
+            p->per_wheel_any |= s->kinematics.roll_center_height_m.n_points > 0 ? 1 : 0;
+            p->toe_curve |= s->kinematics.toe_rad.n_points > 0 ? bit : 0u;
+            p->camber_curve |= s->kinematics.camber_rad.n_points > 0 ? bit : 0u;
+            p->solid |= ax->solid ? bit : 0u;
+            p->rc_curve |= s->kinematics.roll_center_height_m.n_points > 0 ? bit : 0u;
+            p->anti_brake_curve |= s->kinematics.anti_brake.n_points > 0 ? bit : 0u;
+            p->anti_drive_curve |= s->kinematics.anti_drive.n_points > 0 ? bit : 0u;
+        }
+    }
+    p->ride_ray_top_m = top;
+}
+
+void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrain_def *terrain,
+                       const pdk_pose *pose, double speed_mps)
+{
+    double normal[3];
+    double ground = pdk_terrain_height(terrain, pose->x_m, pose->y_m, normal);
+    double yaw = pdk_st_wrap_angle(pose->yaw_rad);
+    double sh, ch, sy, cy;
+    pdk_trig_sincos(0.5 * yaw, &sh, &ch);
+    pdk_trig_sincos(yaw, &sy, &cy);
+    s->pos_m[0] = pose->x_m;
+    s->pos_m[1] = pose->y_m;
+    s->pos_m[2] = ground + p->c.cg_height_m;
+    s->quat[0] = ch;
+    s->quat[1] = 0.0;
+    s->quat[2] = 0.0;
+    s->quat[3] = sh;
+    s->vel_mps[0] = speed_mps * cy;
+    s->vel_mps[1] = speed_mps * sy;
+    s->vel_mps[2] = 0.0;
+    for (int j = 0; j < 3; j++) {
+        s->omega_radps[j] = 0.0;
+        s->accel_mps2[j] = 0.0;
+    }
+    /* At rest the springs carry the weight: the accelerometer reads +g. */
+    s->accel_mps2[2] = p->c.gravity_mps2;
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        s->prev_fx_n[i] = 0.0;
+        s->prev_fy_n[i] = 0.0;
+    }
+    s->faulted = 0u;
+}
+
+void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle_pct,
+                    double brake_bar, double steer_wheel_deg, pdk_gear gear)
+{
+    cmd->throttle_pct = throttle_pct;
+    cmd->brake_bar = brake_bar;
+    cmd->steer_wheel_deg = steer_wheel_deg;
+    cmd->gear = (int32_t)gear;
+    cmd->gear_code = (double)cmd->gear;
+
+    /* The bicycle road-wheel angle: the steering wheel, less its centre
+     * offset, within lock, over the ratio (as pdk_st_cmd_set). */
+    const pdk_steering_def *sd = &def->steering;
+    double lock = sd->lock_deg;
+    double wheel_deg = clamp(steer_wheel_deg - sd->center_offset_deg, -lock, lock);
+    double delta = wheel_deg * ((PI / 180.0) / sd->ratio);
+    cmd->steer_rad = delta;
+
+    /* Ackermann (seed 000): the ideal angle of front wheel i rolls about the
+     * rear axle's line, tan(d_i) = L tan(d) / (L - s_i (t/2) tan(d)),
+     * written with sin and cos (both sides times cos d > 0) so that it has
+     * no division; the wheel runs ackermann of the way from parallel steer
+     * to it. Static toe-in turns each wheel toward the centreline. */
+    double sin_d, cos_d;
+    pdk_trig_sincos(delta, &sin_d, &cos_d);
+    double len = def->chassis.wheelbase_m;
+    double half_t = 0.5 * pdk_vehicle_def_track_m(def, 0);
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        int front = i < PDK_RL;
+        double side = (i & 1) ? -1.0 : 1.0;
+        double d = 0.0;
+        if (front) {
+            double ideal = pdk_trig_atan2(len * sin_d, len * cos_d - side * half_t * sin_d);
+            d = delta + sd->ackermann * (ideal - delta);
+        }
+        double toe = front ? def->susp_front.static_toe_rad : def->susp_rear.static_toe_rad;
+        d -= side * toe;
+        cmd->wheel_steer_rad[i] = d;
+        pdk_trig_sincos(d, &cmd->wheel_sin[i], &cmd->wheel_cos[i]);
+    }
+
+    /* The drive and holding forces (as the single-track model's), each
+     * axle's hold halved between its wheels. */
+    pdk_demand dm =
+        pdk_vehicle_def_demand(def, throttle_pct, brake_bar, gear, PDK_FW_GOVERNOR_BAND_MPS);
+    cmd->drive_gain = dm.drive_gain;
+    cmd->governor_mps = dm.governor_mps;
+    cmd->governor_fade_mps = dm.governor_fade_mps;
+    cmd->hold_n[PDK_FL] = 0.5 * dm.hold_front_n;
+    cmd->hold_n[PDK_FR] = 0.5 * dm.hold_front_n;
+    cmd->hold_n[PDK_RL] = 0.5 * dm.hold_rear_n;
+    cmd->hold_n[PDK_RR] = 0.5 * dm.hold_rear_n;
+}
