@@ -9,54 +9,11 @@
 
 #include "params.h"
 
+#include "../common/def_fields.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Every field of pdk_vehicle_def (sim/vehicle_def.h), as tests/unit/test_params.c
- * lists them. */
-#define CURVE_FIELDS(X, c) X(c.n_points) X(c.travel_m) X(c.value)
-
-#define SUSPENSION_FIELDS(X, s)                                                                    \
-    X(s.kind)                                                                                      \
-    X(s.track_width_m)                                                                             \
-    X(s.spring_rate_npm)                                                                           \
-    X(s.bump_damping_nspm)                                                                         \
-    X(s.rebound_damping_nspm)                                                                      \
-    X(s.anti_roll_npm)                                                                             \
-    X(s.travel_bump_m)                                                                             \
-    X(s.travel_droop_m)                                                                            \
-    X(s.bump_stop_npm)                                                                             \
-    X(s.roll_center_height_m)                                                                      \
-    X(s.anti_brake)                                                                                \
-    X(s.anti_drive)                                                                                \
-    X(s.static_camber_rad)                                                                         \
-    X(s.static_toe_rad)                                                                            \
-    CURVE_FIELDS(X, s.kinematics.toe_rad)                                                          \
-    CURVE_FIELDS(X, s.kinematics.camber_rad)                                                       \
-    CURVE_FIELDS(X, s.kinematics.roll_center_height_m)                                             \
-    CURVE_FIELDS(X, s.kinematics.anti_brake)                                                       \
-    CURVE_FIELDS(X, s.kinematics.anti_drive)
-
-#define VEHICLE_FIELDS(X)                                                                          \
-    X(model)                                                                                       \
-    X(chassis)                                                                                     \
-    X(tyre_front)                                                                                  \
-    X(tyre_rear)                                                                                   \
-    X(steering)                                                                                    \
-    SUSPENSION_FIELDS(X, susp_front)                                                               \
-    SUSPENSION_FIELDS(X, susp_rear)                                                                \
-    X(drive)                                                                                       \
-    X(brake)                                                                                       \
-    X(resist)
-
-/* The structs compared whole (chassis, tyres, steering, drive, brake,
- * resist) hold only doubles, so they have no padding. */
-_Static_assert(sizeof(pdk_chassis_def) == 8 * sizeof(double), "pdk_chassis_def has padding");
-_Static_assert(sizeof(pdk_axle_tyre_def) == 3 * sizeof(double), "pdk_axle_tyre_def has padding");
-_Static_assert(sizeof(pdk_steering_def) == 4 * sizeof(double), "pdk_steering_def has padding");
-_Static_assert(sizeof(pdk_drive_def) == 5 * sizeof(double), "pdk_drive_def has padding");
-_Static_assert(sizeof(pdk_brake_def) == 4 * sizeof(double), "pdk_brake_def has padding");
-_Static_assert(sizeof(pdk_resist_def) == 2 * sizeof(double), "pdk_resist_def has padding");
-
+/* The lists name leaf fields, so padding in a sub-struct never counts. */
 #define SAME_FIELD(f) same = same && memcmp(&a->f, &b->f, sizeof a->f) == 0;
 
 static bool same_vehicle(const pdk_vehicle_def *a, const pdk_vehicle_def *b)

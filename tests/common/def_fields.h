@@ -1,0 +1,77 @@
+/* Every field of sim's vehicle and world definitions, as X-macro lists, for
+ * comparisons field by field (so that padding never counts). Shared by the
+ * unit tests (tests/unit/params_test_util.h) and the fuzz target
+ * (tests/fuzz/fuzz_params.c); a field added to vehicle_def.h or world.h goes
+ * here. */
+#ifndef PDK_TEST_DEF_FIELDS_H
+#define PDK_TEST_DEF_FIELDS_H
+
+#define CURVE_FIELDS(X, c) X(c.n_points) X(c.travel_m) X(c.value)
+
+#define SUSPENSION_FIELDS(X, s)                                                                    \
+    X(s.kind)                                                                                      \
+    X(s.track_width_m)                                                                             \
+    X(s.spring_rate_npm)                                                                           \
+    X(s.bump_damping_nspm)                                                                         \
+    X(s.rebound_damping_nspm)                                                                      \
+    X(s.anti_roll_npm)                                                                             \
+    X(s.travel_bump_m)                                                                             \
+    X(s.travel_droop_m)                                                                            \
+    X(s.bump_stop_npm)                                                                             \
+    X(s.roll_center_height_m)                                                                      \
+    X(s.anti_brake)                                                                                \
+    X(s.anti_drive)                                                                                \
+    X(s.static_camber_rad)                                                                         \
+    X(s.static_toe_rad)                                                                            \
+    CURVE_FIELDS(X, s.kinematics.toe_rad)                                                          \
+    CURVE_FIELDS(X, s.kinematics.camber_rad)                                                       \
+    CURVE_FIELDS(X, s.kinematics.roll_center_height_m)                                             \
+    CURVE_FIELDS(X, s.kinematics.anti_brake)                                                       \
+    CURVE_FIELDS(X, s.kinematics.anti_drive)
+
+#define VEHICLE_FIELDS(X)                                                                          \
+    X(model)                                                                                       \
+    X(chassis.mass_kg)                                                                             \
+    X(chassis.yaw_inertia_kgm2)                                                                    \
+    X(chassis.roll_inertia_kgm2)                                                                   \
+    X(chassis.pitch_inertia_kgm2)                                                                  \
+    X(chassis.wheelbase_m)                                                                         \
+    X(chassis.cg_to_front_axle_m)                                                                  \
+    X(chassis.cg_height_m)                                                                         \
+    X(chassis.track_width_m)                                                                       \
+    X(tyre_front.cornering_stiffness_n_per_rad)                                                    \
+    X(tyre_front.friction_coeff)                                                                   \
+    X(tyre_front.camber_stiffness_n_per_rad)                                                       \
+    X(tyre_rear.cornering_stiffness_n_per_rad)                                                     \
+    X(tyre_rear.friction_coeff)                                                                    \
+    X(tyre_rear.camber_stiffness_n_per_rad)                                                        \
+    X(steering.ratio)                                                                              \
+    X(steering.lock_deg)                                                                           \
+    X(steering.center_offset_deg)                                                                  \
+    X(steering.ackermann)                                                                          \
+    SUSPENSION_FIELDS(X, susp_front)                                                               \
+    SUSPENSION_FIELDS(X, susp_rear)                                                                \
+    X(drive.max_force_n)                                                                           \
+    X(drive.max_power_w)                                                                           \
+    X(drive.front_fraction)                                                                        \
+    X(drive.max_reverse_speed_mps)                                                                 \
+    X(drive.max_low_speed_mps)                                                                     \
+    X(brake.force_per_bar_n)                                                                       \
+    X(brake.front_fraction)                                                                        \
+    X(brake.max_line_bar)                                                                          \
+    X(brake.park_hold_force_n)                                                                     \
+    X(resist.rolling_coeff)                                                                        \
+    X(resist.drag_area_m2)
+
+#define WORLD_FIELDS(X)                                                                            \
+    X(dt_s)                                                                                        \
+    X(substeps)                                                                                    \
+    X(max_vehicles)                                                                                \
+    X(gravity_mps2)                                                                                \
+    X(air_density_kgpm3)                                                                           \
+    X(surface_friction)                                                                            \
+    X(seed)                                                                                        \
+    X(terrain.n_bumps)                                                                             \
+    X(terrain.bumps)
+
+#endif
