@@ -1,6 +1,22 @@
-/* The world's ground: the plane z = 0 with raised-cosine bumps on it (speed
- * humps, kerbs, a pothole when the height is negative). Pure functions of the
- * terrain definition; the four-wheel model's struts cast their rays here.
+/* The world's ground (issue 4: "a world is a heightfield with a surface
+ * material per cell plus analytic pieces"). Pure functions of the terrain
+ * definition; the four-wheel model's wheels find the ground here.
+ *
+ * The height at (x, y) is the sum of
+ *  - the base plane z = 0, or the heightfield where one is given: heights
+ *    at the corners of a regular grid of cells, bilinear inside a cell, the
+ *    edge cell's height held outside the grid;
+ *  - the ramps (a slope that rises at a grade along a direction and holds
+ *    its top; a bank is a ramp across the road), each with rounded (raised
+ *    cosine) transitions so that the surface and its normal are continuous;
+ *  - the raised-cosine bumps below (kerbs, humps, dips), where the highest
+ *    bump wins.
+ * The surface material at (x, y) (surface.h ids) is the grid cell's where
+ * there is a material grid, else the base surface; a patch (rectangle or
+ * circle, listed after the grid) overrides it, the last listed winning.
+ * A water patch fills its area with level water (pdk_patch), whose depth
+ * over the ground the queries report (wheels in it feel water drag, seed
+ * 003); it does not change the ground or its surface.
  *
  * A bump is a strip centred at (x_m, y_m) whose length axis points along
  * yaw_rad. Across its length it rises as a raised cosine,
@@ -9,13 +25,26 @@
  * wheel rolling along the length axis sees a continuous surface and normal.
  * Across its width it has full height over width_m and ends in a vertical
  * edge: cross it along its length, as a wheel crosses a kerb or a hump, not
- * along its width. Where bumps overlap the highest wins. */
+ * along its width.
+ *
+ * A wheel meets the ground by a ray (pdk_terrain_raycast), or, where the
+ * world asks for it, by a cylinder sweep (pdk_terrain_sweep) that samples
+ * the tyre's footprint across its width and along its circumference, so
+ * that a kerb beside the ray (under the tyre's shoulder) is not missed
+ * (seed 002 "From a road query to one loaded wheel"). */
 #ifndef PDK_TERRAIN_H
 #define PDK_TERRAIN_H
+
+#include <stdint.h>
 
 #include "error.h"
 
 #define PDK_TERRAIN_MAX_BUMPS 16
+#define PDK_TERRAIN_MAX_RAMPS 8
+#define PDK_TERRAIN_MAX_PATCHES 16
+/* Grid capacity: nx * ny corners at most (a 128 x 128 grid). It makes a
+ * terrain about 82 KB: keep one off small stacks. */
+#define PDK_TERRAIN_MAX_CORNERS 16384
 
 typedef struct pdk_bump {
     double x_m, y_m; /* centre, world */
@@ -32,39 +61,238 @@ typedef struct pdk_bump {
     double box_half_x_m, box_half_y_m;
 } pdk_bump;
 
+/* A ramp: from its start line through (x_m, y_m), perpendicular to yaw_rad,
+ * the ground rises at grade (rise over run, negative to fall) for length_m
+ * along yaw_rad and then holds its top, grade * length_m above where it
+ * started; over width_m (centred on the line x_m, y_m along yaw_rad) it
+ * applies, and outside that width it does not (a vertical edge, as a
+ * bump's). Both corners of the slope are rounded over transition_m centred
+ * on them (the grade fades in and out as a raised cosine in slope), so the
+ * normal never jumps and the profile is the sharp one outside the two
+ * rounded stretches: with s along yaw_rad from the start line, G the grade,
+ * L the length and T the transition, the slope is
+ *   G (1 - cos(pi (s + T/2) / T)) / 2   for -T/2 <= s <= T/2,
+ *   G                                   for  T/2 <= s <= L - T/2,
+ *   G (1 + cos(pi (s - L + T/2) / T)) / 2 for L - T/2 <= s <= L + T/2,
+ * zero before and after, and the height its integral from 0 (G L on top).
+ * T = 0 is a sharp slope whose normal jumps at the corners. With hold_m
+ * H > 0 the top ends H after the slope and the ground comes back down the
+ * same way: h(s) = up(s) - up(s - L - H), back to 0 at s = 2 L + H. A bank
+ * is a ramp whose yaw points across the road. Ramps add to each other and
+ * to the heightfield. */
+typedef struct pdk_ramp {
+    double x_m, y_m, yaw_rad;
+    double length_m;     /* > 0, the sloped run */
+    double width_m;      /* > 0 */
+    double grade;        /* |grade| <= 1 (45 degrees) */
+    double transition_m; /* 0 .. length_m / 2 */
+    double hold_m;       /* how far the top holds before the ground returns (a
+                          * ramp down at the same grade and transition): 0 for
+                          * a ramp that holds forever */
+    /* Derived by pdk_terrain_prepare; a definition leaves them zero. */
+    double cos_yaw, sin_yaw;
+} pdk_ramp;
+
+typedef enum pdk_patch_shape {
+    PDK_PATCH_RECT = 0,   /* centred at x, y, size_x by size_y, rotated by yaw */
+    PDK_PATCH_CIRCLE = 1, /* centred at x, y, radius size_x */
+} pdk_patch_shape;
+
+/* A surface patch, or a water patch when water_depth_m > 0. A water
+ * patch does not change the ground or its surface (the surface under it is
+ * the one the patches before it and the grid give); it fills its area with
+ * water whose top is level, water_depth_m above the ground at the patch's
+ * centre, so that over a dip the water is deepest at the bottom and runs
+ * out on the approaches: the depth at a point is that level less the
+ * ground's height there, 0 where the ground is higher. */
+typedef struct pdk_patch {
+    int32_t shape;
+    int32_t surface_id;   /* surface.h id; ignored by a water patch */
+    double x_m, y_m, yaw_rad;
+    double size_x_m, size_y_m; /* a rectangle's sides along and across yaw; a
+                                * circle's radius is size_x_m (size_y_m unused) */
+    double water_depth_m; /* 0: a surface patch */
+    /* Derived by pdk_terrain_prepare; a definition leaves them zero. The
+     * water's level (world z) is that of a water patch only. */
+    double cos_yaw, sin_yaw;
+    double water_level_m;
+} pdk_patch;
+
+/* A regular grid of corners, row-major from (origin_x_m, origin_y_m) along
+ * +x then +y: corner (i, j) is at (origin_x_m + i cell_m, origin_y_m + j
+ * cell_m) and is height_m[j nx + i]; cell (i, j), between corners i..i+1
+ * and j..j+1, is material[j (nx - 1) + i]. Inside a cell the height is
+ * bilinear in the four corners' (exact for a plane); outside the grid it
+ * is the nearest edge point's (the edge held flat outward). The materials
+ * cover the grid's area only: outside it the base surface applies. nx, ny
+ * 0: no grid. */
+typedef struct pdk_heightfield {
+    int32_t nx, ny; /* corners: both 0, or both >= 2 with nx * ny <= PDK_TERRAIN_MAX_CORNERS */
+    int32_t has_heights;  /* 0: flat at 0 with only the materials */
+    int32_t has_materials; /* 0: the base surface everywhere */
+    double origin_x_m, origin_y_m;
+    double cell_m;        /* > 0 */
+    float height_m[PDK_TERRAIN_MAX_CORNERS];
+    uint8_t material[PDK_TERRAIN_MAX_CORNERS];
+} pdk_heightfield;
+
+/* Bounds that pdk_terrain_problem holds the definition to. */
+#define PDK_TERRAIN_MAX_HEIGHT_M 1.0e4     /* |heightfield height| (Everest is 8.8 km) */
+#define PDK_TERRAIN_MIN_CELL_M 0.01
+#define PDK_TERRAIN_MAX_CELL_M 1.0e4
+#define PDK_TERRAIN_MAX_WATER_DEPTH_M 10.0
+#define PDK_TERRAIN_MIN_TEMP_C (-60.0)
+#define PDK_TERRAIN_MAX_AIR_TEMP_C 60.0    /* the hottest air measured is 57 C */
+#define PDK_TERRAIN_MAX_ROAD_TEMP_C 80.0   /* dark asphalt in full sun reaches about 70 C */
+
+/* How wheels meet the ground. Values are stable. */
+typedef enum pdk_contact_mode {
+    PDK_CONTACT_RAY = 0,
+    PDK_CONTACT_CYLINDER = 1,
+} pdk_contact_mode;
+
 typedef struct pdk_terrain_def {
+    int32_t base_surface_id; /* surface.h id of the ground where nothing else says */
+    int32_t contact_mode;    /* pdk_contact_mode */
+    double air_temp_c;       /* for tyre temperatures */
+    double road_temp_c;
     int n_bumps;  /* 0..PDK_TERRAIN_MAX_BUMPS */
+    int n_ramps;  /* 0..PDK_TERRAIN_MAX_RAMPS */
+    int n_patches; /* 0..PDK_TERRAIN_MAX_PATCHES */
     int prepared; /* set by pdk_terrain_prepare; a definition leaves it 0 */
     pdk_bump bumps[PDK_TERRAIN_MAX_BUMPS];
+    pdk_ramp ramps[PDK_TERRAIN_MAX_RAMPS];
+    pdk_patch patches[PDK_TERRAIN_MAX_PATCHES];
+    pdk_heightfield field;
 } pdk_terrain_def;
 
-/* Fills every bump's derived fields (cos_yaw ... box_half_y_m) and sets
+/* What a wheel's query finds: the distance along the query's direction,
+ * the upward unit normal, the contact point (world), the surface id there
+ * and the water depth over it. */
+typedef struct pdk_ground_hit {
+    double distance_m;
+    double normal[3];
+    double point_m[3];
+    int32_t surface_id;
+    double water_depth_m;
+} pdk_ground_hit;
+
+/* A flat terrain of the base surface tarmac, air and road at 20 C, ray
+ * contact, nothing else (every other field zero). */
+void pdk_terrain_def_flat(pdk_terrain_def *terrain);
+
+/* Whether the ground is the plane z = 0 everywhere (no bump, no ramp, no
+ * heightfield heights; patches and materials may still vary the surface):
+ * then a ray's distance is exactly -origin_z / dir_z and its normal e_z, and
+ * a sweep is the ray. A wheel model may take that path without calling in. */
+int pdk_terrain_is_plane(const pdk_terrain_def *terrain);
+
+/* Fills the derived fields of every bump (cos_yaw ... box_half_y_m), ramp
+ * (cos_yaw, sin_yaw) and patch (cos_yaw, sin_yaw, water_level_m) and sets
  * prepared, for a terrain that passes pdk_terrain_problem. Call it again
- * after changing a bump. The result is still plain data: a byte copy of a
+ * after changing a piece. The result is still plain data: a byte copy of a
  * prepared terrain is prepared. The world prepares its own copy of the
  * terrain when it is made (pdk_world_init). The functions below take a
- * prepared terrain or not, with the same results; an unprepared one costs
- * a preparation of a copy per call. */
+ * prepared terrain or not, with the same results to the bit; an unprepared
+ * one costs a preparation of its pieces (not of the grid) per call. */
 void pdk_terrain_prepare(pdk_terrain_def *terrain);
 
 /* Why the terrain is invalid ("terrain.bumps[2].length_m must be finite and
- * above 0"), as a static sentence, or NULL. Positions are bounded by
- * PDK_WORLD_MAX_POSITION_M. The slope bound |height| <= length / 2 keeps the
- * steepest slope, pi |height| / length, below 58 degrees. */
+ * above 0", "terrain.ramps[1].grade must be within -1..1"), as a static
+ * sentence naming the field and its bound, or NULL. Positions are bounded
+ * by PDK_WORLD_MAX_POSITION_M, the rest by the constants above and the
+ * comments of the fields. The slope bound |height| <= length / 2 keeps a
+ * bump's steepest slope, pi |height| / length, below 58 degrees; |grade|
+ * <= 1 keeps a ramp's at 45 degrees or less. A heightfield's slopes are not
+ * bounded. */
 const char *pdk_terrain_problem(const pdk_terrain_def *terrain);
 
-/* Ground height at (x, y) and the ground's upward unit normal there. */
+/* Ground height at (x, y) and the ground's upward unit normal there. On a
+ * vertical edge (a bump's or ramp's side, where it ends across its width)
+ * the height is the higher side's up to and including the edge. */
 double pdk_terrain_height(const pdk_terrain_def *terrain, double x_m, double y_m, double normal[3]);
+
+/* The surface id at (x, y) (the last patch covering it, else the grid
+ * cell's material, else the base surface) and, when water_depth_m is not
+ * NULL, the depth of water there (the last water patch covering it; 0
+ * where none does). */
+int pdk_terrain_surface(const pdk_terrain_def *terrain, double x_m, double y_m,
+                        double *water_depth_m);
 
 /* Casts a ray from origin along the unit direction dir (dir[2] < 0, pointing
  * down) and returns the distance along it to the ground, with the ground's
- * normal at the hit. Exact on the plane; over a bump it refines the hit by
- * fixed-point iteration on the height under the ray (three passes, exact to
- * well under a millimetre for rays within 30 degrees of vertical). The
- * distance is negative when the origin is already below the ground. A ray
- * whose path down to the plane passes over no bump's box is answered as
- * the plane, without the iteration (the iteration would give the same). */
+ * normal at the hit. The distance is negative when the origin is already
+ * below the ground.
+ *  - On the plane (pdk_terrain_is_plane) it is exact: -origin_z / dir_z.
+ *  - With bumps only, it refines the hit by fixed-point iteration on the
+ *    height under the ray (three passes, exact to well under a millimetre
+ *    for rays within 30 degrees of vertical). A ray whose path down to the
+ *    plane passes over no bump's box is answered as the plane, without the
+ *    iteration (the iteration would give the same).
+ *  - With ramps or heightfield heights, it solves f(s) = o_z + s d_z -
+ *    h(o_xy + s d_xy) = 0 by Newton's method from the height under the
+ *    origin, with f' = d_z - grad h . d_xy; a step moves the ray's foot at
+ *    most PDK_TERRAIN_RAY_MAX_STEP_M sideways (half a cell on a finer grid),
+ *    falls back to the fixed-point step where the ground is steeper than
+ *    the ray, and once the root is bracketed (f of both signs seen) a step
+ *    that leaves the bracket is a bisection. It stops when a step is below
+ *    PDK_TERRAIN_RAY_TOL_M, so the hit is within about that of the ground
+ *    where the ground is smooth (a vertical ray, or a plane or ramp stretch,
+ *    converges in one or two steps), and at the edge itself where the ray
+ *    meets a vertical edge; after PDK_TERRAIN_RAY_MAX_ITER steps it returns
+ *    where it is (a ray grazing a slope steeper than itself). */
+#define PDK_TERRAIN_RAY_MAX_STEP_M 0.25
+#define PDK_TERRAIN_RAY_TOL_M 1.0e-9
+#define PDK_TERRAIN_RAY_MAX_ITER 48
 double pdk_terrain_raycast(const pdk_terrain_def *terrain, const double origin[3],
                            const double dir[3], double normal[3]);
+
+/* pdk_terrain_raycast with what it hit: hit->distance_m is its return
+ * value, hit->point_m origin + distance dir, and the surface and water
+ * depth are those at the hit point (the depth measured from the point's
+ * height). */
+void pdk_terrain_ray_hit(const pdk_terrain_def *terrain, const double origin[3],
+                         const double dir[3], pdk_ground_hit *hit);
+
+/* The cylinder sweep of a wheel (seed 002, "From a road query to one loaded
+ * wheel": a ray "can miss a kerb beside the tire", a swept shape "samples a
+ * larger footprint"). The wheel's centre moves from origin along the unit
+ * direction dir (down the strut; origin may be any point of that line, the
+ * strut's top as well as the centre, and the distance is measured from
+ * it, as a ray's); the wheel is a cylinder of radius_m and width_m whose
+ * axis is the unit vector axle (perpendicular to dir).
+ *
+ * The ray from origin finds the wheel's lowest point on the ground, c. The
+ * footprint around it is sampled at PDK_SWEEP_ACROSS offsets across the
+ * width (the centre plane and both shoulders, +-width_m / 2 along axle)
+ * times PDK_SWEEP_ALONG offsets d along the circumference (the lowest point,
+ * and d = +-radius_m sin 30 deg, +-radius_m sin 60 deg forward and back
+ * along dir x axle), each taken on the ground (its horizontal part). The
+ * tyre is a stack of vertical circle sections (its camber is not
+ * modelled: the carcass conforms to the road across its width): to clear
+ * the ground at a sample the centre must stand sqrt(R^2 - d^2) above the
+ * ground there, that is (h_k - h_c) - (R - sqrt(R^2 - d^2)) higher than
+ * where the ray put it, h_k and h_c the ground's heights at the sample and
+ * at c. A sample that needs it higher stops the wheel that much sooner
+ * along dir, (that) / -dir[2]; hit is the sample that stops it first (the
+ * ray's own hit when none does): its distance, which is the distance the
+ * centre moves until the cylinder touches plus radius_m / -dir[2], its
+ * ground point (the sample's position and h_k), normal, surface and water
+ * depth. The ray wins ties, so on level ground (any terrain, wherever the
+ * ground under the footprint is level) the sweep is the ray to the bit; on
+ * the plane, and with bumps only where no bump lies under the footprint,
+ * it is the ray without sampling. A kerb under the tyre's shoulder, or one
+ * just ahead of the contact higher than the circle's rise there (R (1 -
+ * cos 30 deg) = 0.134 R at R/2 ahead), shortens the distance where the ray
+ * through the centre plane misses it. The samples sit around the ray's
+ * hit rather than moving with the wheel down a tilted strut: for a strut
+ * tilted by theta the footprint is off by the sample's rise times tan
+ * theta (under 1 mm for a 5 cm kerb at 1 degree). Costs one ray and up to
+ * 15 height evaluations. */
+#define PDK_SWEEP_ACROSS 3
+#define PDK_SWEEP_ALONG 5
+void pdk_terrain_sweep(const pdk_terrain_def *terrain, const double origin[3],
+                       const double dir[3], const double axle[3], double radius_m,
+                       double width_m, pdk_ground_hit *hit);
 
 #endif
