@@ -6,6 +6,14 @@
 
 #include <stddef.h>
 
+/* Four channels of one kind, one per wheel, FL FR RL RR in a row (the
+ * four-wheel step stores a kind's four values at once). */
+#define PDK_CHANNEL_WHEELS_(X, id, name, unit, what)                                               \
+    X(id##_FL, name "_FL", unit, "front left, " what)                                              \
+    X(id##_FR, name "_FR", unit, "front right, " what)                                             \
+    X(id##_RL, name "_RL", unit, "rear left, " what)                                               \
+    X(id##_RR, name "_RR", unit, "rear right, " what)
+
 /* X(enum, name, unit, description). Append only: the index is the order. */
 #define PDK_CHANNEL_LIST(X)                                                                        \
     X(PDK_CH_POS_X, "PosX", "m", "CG position, world x")                                           \
@@ -97,22 +105,25 @@
     X(PDK_CH_TYRE_LOAD_RR, "TyreLoad_RR", "N",                                                     \
       "rear right, tyre vertical load along the contact normal")                                   \
     X(PDK_CH_SLIP_ANGLE_FL, "SlipAngle_FL", "rad",                                                 \
-      "front left, tyre slip angle, atan of lateral over longitudinal contact speed")              \
+      "front left, tyre slip angle the force law sees (four-wheel: the lateral deflection's, "     \
+      "atan(u_y / sigma_alpha)), steady: atan of lateral over longitudinal contact speed")         \
     X(PDK_CH_SLIP_ANGLE_FR, "SlipAngle_FR", "rad",                                                 \
-      "front right, tyre slip angle, atan of lateral over longitudinal contact speed")             \
+      "front right, tyre slip angle the force law sees (four-wheel: the lateral deflection's, "    \
+      "atan(u_y / sigma_alpha)), steady: atan of lateral over longitudinal contact speed")         \
     X(PDK_CH_SLIP_ANGLE_RL, "SlipAngle_RL", "rad",                                                 \
-      "rear left, tyre slip angle, atan of lateral over longitudinal contact speed")               \
+      "rear left, tyre slip angle the force law sees (four-wheel: the lateral deflection's, "      \
+      "atan(u_y / sigma_alpha)), steady: atan of lateral over longitudinal contact speed")         \
     X(PDK_CH_SLIP_ANGLE_RR, "SlipAngle_RR", "rad",                                                 \
-      "rear right, tyre slip angle, atan of lateral over longitudinal contact speed")              \
-    X(PDK_CH_FORCE_X_FL, "TyreForceX_FL", "N", "front left, tyre longitudinal force, wheel frame") \
-    X(PDK_CH_FORCE_X_FR, "TyreForceX_FR", "N",                                                     \
-      "front right, tyre longitudinal force, wheel frame")                                         \
-    X(PDK_CH_FORCE_X_RL, "TyreForceX_RL", "N", "rear left, tyre longitudinal force, wheel frame")  \
-    X(PDK_CH_FORCE_X_RR, "TyreForceX_RR", "N", "rear right, tyre longitudinal force, wheel frame") \
-    X(PDK_CH_FORCE_Y_FL, "TyreForceY_FL", "N", "front left, tyre lateral force, wheel frame")      \
-    X(PDK_CH_FORCE_Y_FR, "TyreForceY_FR", "N", "front right, tyre lateral force, wheel frame")     \
-    X(PDK_CH_FORCE_Y_RL, "TyreForceY_RL", "N", "rear left, tyre lateral force, wheel frame")       \
-    X(PDK_CH_FORCE_Y_RR, "TyreForceY_RR", "N", "rear right, tyre lateral force, wheel frame")      \
+      "rear right, tyre slip angle the force law sees (four-wheel: the lateral deflection's, "     \
+      "atan(u_y / sigma_alpha)), steady: atan of lateral over longitudinal contact speed")         \
+    X(PDK_CH_FORCE_X_FL, "TyreFx_FL", "N", "front left, tyre longitudinal force, wheel frame")     \
+    X(PDK_CH_FORCE_X_FR, "TyreFx_FR", "N", "front right, tyre longitudinal force, wheel frame")    \
+    X(PDK_CH_FORCE_X_RL, "TyreFx_RL", "N", "rear left, tyre longitudinal force, wheel frame")      \
+    X(PDK_CH_FORCE_X_RR, "TyreFx_RR", "N", "rear right, tyre longitudinal force, wheel frame")     \
+    X(PDK_CH_FORCE_Y_FL, "TyreFy_FL", "N", "front left, tyre lateral force, wheel frame")          \
+    X(PDK_CH_FORCE_Y_FR, "TyreFy_FR", "N", "front right, tyre lateral force, wheel frame")         \
+    X(PDK_CH_FORCE_Y_RL, "TyreFy_RL", "N", "rear left, tyre lateral force, wheel frame")           \
+    X(PDK_CH_FORCE_Y_RR, "TyreFy_RR", "N", "rear right, tyre lateral force, wheel frame")          \
     X(PDK_CH_GEOMETRIC_TRANSFER_F, "GeometricTransfer_F", "N",                                     \
       "front axle load moved from the left to the right tyre by the roll-centre links")            \
     X(PDK_CH_GEOMETRIC_TRANSFER_R, "GeometricTransfer_R", "N",                                     \
@@ -124,7 +135,35 @@
     X(PDK_CH_JACKING_FORCE_F, "JackingForce_F", "N",                                               \
       "front axle net vertical force of the lateral links on the body, positive up")               \
     X(PDK_CH_JACKING_FORCE_R, "JackingForce_R", "N",                                               \
-      "rear axle net vertical force of the lateral links on the body, positive up")
+      "rear axle net vertical force of the lateral links on the body, positive up")                \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_SLIP_RATIO, "SlipRatio", "1",                                    \
+                        "tyre longitudinal slip kappa the force law sees (the deflection's, "      \
+                        "u_x / sigma_kappa), positive driving, -1 locked")                         \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_TYRE_MZ, "TyreMz", "N m",                                        \
+                        "tyre aligning moment about the contact normal, positive turning left")    \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_WHEEL_SPEED, "WheelSpeed", "rad/s",                              \
+                        "wheel spin, positive rolling forward")                                    \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_SURFACE_TEMP, "SurfaceTemp", "degC",                             \
+                        "tyre tread surface temperature")                                          \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_CORE_TEMP, "CoreTemp", "degC",                                   \
+                        "tyre carcass (core) temperature")                                         \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_PRESSURE, "Pressure", "kPa", "tyre inflation pressure, gauge")   \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_WEAR, "Wear", "1",                                               \
+                        "share of the new tread depth worn away, 0 new .. 1 worn out")             \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_GRIP, "Grip", "1",                                               \
+                        "the tyre's own grip scale: temperature window, pressure, wear, "          \
+                        "condition and damage together, 1 nominal")                                \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_SINKAGE, "Sinkage", "m", "wheel sinkage into deformable soil")   \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_SURFACE, "Surface", "enum",                                      \
+                        "surface id under the tyre (0 tarmac, 1 tarmacWet, 2 concrete, 3 gravel, " \
+                        "4 dirt, 5 grass, 6 mud, 7 snow, 8 ice, 9 sand, 10 siltLoam)")             \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_SLIDE_POWER, "SlidePower", "W",                                  \
+                        "tyre sliding power |Fx Vsx| + |Fy Vsy|, mean over the tick")              \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_CONDITION, "Condition", "enum",                                  \
+                        "tyre condition (0 intact, 1 flat, 2 on the rim, 3 wheel detached)")       \
+    X(PDK_CH_STEERING_TORQUE, "SteeringTorque", "N m",                                             \
+      "steering-column torque at the steering wheel from the front tyres' aligning moments, "      \
+      "positive turning the wheel left (the driver feels its opposite)")
 
 typedef enum pdk_channel {
 #define PDK_CHANNEL_ENUM_(id, name, unit, desc) id,

@@ -1,12 +1,17 @@
 /* The four-wheel vehicle model (seed 000): one rigid chassis with six degrees
- * of freedom on four massless struts, each a ray from the top of its travel
- * down the body's z axis against the terrain; Ackermann steering with toe,
- * camber, roll centres, anti-dive and anti-squat, kinematic curves against
- * travel, per-axle track and solid axles; a linear tyre that saturates on the
- * friction circle, the lumped drive, brakes, rolling resistance and drag of
- * the single-track model. It owns one vehicle's state, held command and
- * per-vehicle constants and steps them by one tick; four_wheel.c states the
- * scheme. Sources are cited where each formula lives.
+ * of freedom on four massless struts, each a ray (or a cylinder sweep) from
+ * the top of its travel down the body's z axis against the terrain; Ackermann
+ * steering with toe, camber, roll centres, anti-dive and anti-squat,
+ * kinematic curves against travel, per-axle track and solid axles; four
+ * wheels whose spin is state, each with a tyre (tyre.h: the grip law, the
+ * Magic Formula or the UTV law) whose deflections are state (Pacejka's
+ * single contact point transient model), on the surface under it, with its
+ * life (tyre_life.h: heat, pressure, wear, damage), on deformable soil and
+ * in water (surface.h); the lumped drive as a wheel torque, brakes, parking
+ * pawl and rolling resistance as Coulomb torques on the wheels, and drag.
+ * It owns one vehicle's state, held command and per-vehicle constants and
+ * steps them by one tick; four_wheel.c states the scheme, ADR 0007 and ADR
+ * 0008 the decisions. Sources are cited where each formula lives.
  * Axes are ISO 8855: body x forward, y left, z up; world z up; positive
  * roll puts the right side down, positive pitch the nose down, positive yaw
  * and steering turn left. Wheels are PDK_FL, PDK_FR, PDK_RL, PDK_RR. The
@@ -19,32 +24,69 @@
 #include "error.h"
 #include "input.h"
 #include "terrain.h"
+#include "tyre_lanes.h"
+#include "tyre_life.h"
 #include "vehicle_def.h"
-
-/* The lateral slip tan(alpha) = v_lat / max(|u|, floor): as in the
- * single-track model (PDK_ST_SLIP_SPEED_FLOOR_MPS, same value and reason). */
-#define PDK_FW_SLIP_SPEED_FLOOR_MPS 0.5
 
 /* The governors' fade band, as PDK_ST_GOVERNOR_BAND_MPS. */
 #define PDK_FW_GOVERNOR_BAND_MPS 0.5
 
-/* Coulomb friction (brakes, parking pawl, rolling resistance, a locked
- * wheel's slide) is F = -B u / max(|u|, PDK_FW_STICK_SPEED_MPS) in the
- * end-of-substep contact speed u: exactly Coulomb's -B sign(u) while the
- * contact keeps moving faster than this (an explicit force whose sign the
- * solve checks at the end of the substep), and below it a stiff viscous
- * stick, B / max(|u_start|, stick), that can never reverse the wheel. A car
- * held by its brakes comes to exactly rest by the rest rule below where
- * nothing pushes it; against a push P (a slope) it creeps at P / B * 1 mm/s
- * for as long as the push lasts (the stick has no anchor; ADR 0007). */
-#define PDK_FW_STICK_SPEED_MPS 1.0e-3
+/* Camber thrust, and a law's forces and moment at zero slip (a Magic
+ * Formula set's ply steer, conicity and residual aligning moment: PHY, PVY,
+ * PHX, PVX, QDZ6 ...), come from rolling: the camber a tyre law sees grows
+ * with the contact's rolling speed |Vx| up to this and is whole above it,
+ * and below it the law's value at zero slip is taken off in the same
+ * proportion, so that a tyre at rest pushes nowhere (a constant push would
+ * move a parked car against its tyres' deflection springs). */
+#define PDK_FW_ROLLING_SPEED_MPS 0.5
+
+/* The bounds of the slips a tyre's deflections give its law, |kappa'| and
+ * |tan(alpha')| (tan 80 degrees): a locked or spinning wheel's deflection
+ * grows toward kappa' = -1 or beyond (sliding faster than rolling) and no
+ * further than this, so that a burnout's deflection stays bounded and its
+ * law is evaluated where the curves are defined. Slower than the carcass
+ * damper's fade (PDK_FW_CARCASS_FADE_MPS, in the contact's speed |Vx| plus
+ * its slip speed) the bound falls linearly to the slip of the law's peak,
+ * reached at PDK_FW_CARCASS_FULL_MPS: at speed the deflection is the
+ * slip's memory over the relaxation length, but a tyre that stops sliding
+ * holds no more than its peak deflection (a LuGre bristle saturates at its
+ * physical limit the same way), so a car braked to a stop on locked wheels
+ * does not spring back on a slide's worth of stored slip. */
+#define PDK_FW_KAPPA_MAX 1.5
+#define PDK_FW_TAN_ALPHA_MAX 5.671281819617709
+
+/* The tyre carcass's damping at low speed (reference/tyres-soil.md 1.7
+ * item 2, the LuGre bristle's sigma_1): a damper on each deflection's rate
+ * of PDK_FW_CARCASS_DAMPING_S times the deflection's stiffness (the law's
+ * slope over the relaxation length), so that a parked car does not ring on
+ * its tyres' springs. 0.05 s is sigma_1 / sigma_0 of Chrono's ChPac02Tire
+ * bristle (5e3 N s/m over 1e5 N/m); on a road car's corner it is about
+ * 0.4 of critical laterally and 0.8 longitudinally. It is whole while the
+ * contact's speed |Vx| + |slip velocity| is below PDK_FW_CARCASS_FULL_MPS
+ * and fades linearly to nothing at PDK_FW_CARCASS_FADE_MPS (Chrono blends
+ * its bristle into the steady law between 1 and 3 m/s), so that at speed
+ * the relaxation alone shapes the force's build-up; a sliding tyre (slope
+ * 0) has none, as a LuGre bristle in full slip has none. */
+#define PDK_FW_CARCASS_DAMPING_S 0.05
+#define PDK_FW_CARCASS_FULL_MPS 1.0
+#define PDK_FW_CARCASS_FADE_MPS 3.0
 
 /* A vehicle held by brakes or pawl whose CG speed is below this, and whose
  * angular velocity is below PDK_FW_REST_RATE_RADPS, has its horizontal
  * velocity and yaw rate set to exactly zero at the end of the tick (the
- * suspension keeps moving until it settles). */
+ * suspension keeps moving until it settles): its tyres' deflections hold
+ * it where it stands, and this only ends the last micrometres a second of
+ * their springs' ringing, so that a held car reports exactly zero. */
 #define PDK_FW_REST_SPEED_MPS 1.0e-3
 #define PDK_FW_REST_RATE_RADPS 1.0e-3
+
+/* The tyres' life (heat, pressure, wear, condition) is advanced every this
+ * many ticks (15 Hz at 120 Hz) with the means of what they did meanwhile:
+ * its fastest node, the tread surface, has a time constant of some
+ * seconds (tyre_life.c: 1 kJ/K against about 120 W/K), which the backward
+ * Euler step of 1/15 s follows within half a percent, at an eighth of the
+ * cost of a step every tick. */
+#define PDK_FW_LIFE_TICKS 8
 
 /* Velocity and acceleration components below this magnitude are stored as
  * exactly zero at the end of a tick (PDK_ST_NEGLIGIBLE). */
@@ -57,14 +99,36 @@ typedef struct pdk_fw_state {
     double quat[4];        /* orientation, body to world: w, x, y, z; unit */
     double vel_mps[3];     /* CG velocity, world frame */
     double omega_radps[3]; /* angular velocity, body frame (p, q, r) */
-    /* The previous substep's tyre forces on the body, body x and y, per
+    /* The previous substep's contact forces on the body, body x and y, per
      * wheel: the roll-centre couples, pitch links and jacking use them (the
      * lag keeps the load-force loop explicit, seed 000). Part of the state so
      * that a replay is exact. */
     double prev_fx_n[PDK_WHEELS];
     double prev_fy_n[PDK_WHEELS];
     double accel_mps2[3]; /* last substep's CG acceleration, body frame, without gravity */
-    uint32_t faulted;     /* as pdk_st_state.faulted */
+    /* The wheels (ADR 0008). Spin about the axle, positive rolling forward;
+     * exactly 0 for a wheel its brakes, pawl or rolling resistance hold. */
+    double spin_radps[PDK_WHEELS];
+    /* The tyre's deflections (Pacejka, Tire and Vehicle Dynamics, 3rd ed.,
+     * section 7.2): along the wheel heading, u_x = sigma_kappa kappa', and
+     * to its left, u_y = sigma_alpha tan(alpha'), where kappa' and
+     * tan(alpha') are the slips the force law sees. */
+    double defl_x_m[PDK_WHEELS];
+    double defl_y_m[PDK_WHEELS];
+    double sinkage_m[PDK_WHEELS]; /* into deformable soil, >= 0 */
+    pdk_tyre_life life[PDK_WHEELS];
+    /* What each tyre's life gives the step (pdk_tyre_life_effect of life),
+     * renewed whenever life changes. */
+    pdk_tyre_effect effect[PDK_WHEELS];
+    /* The tyres' work since their life was last advanced (every
+     * PDK_FW_LIFE_TICKS ticks): sums over those ticks' substeps of the
+     * sliding power, load, rolling speed and contact (1 or 0), and the
+     * ticks they hold. */
+    double work_power_w[PDK_WHEELS], work_load_n[PDK_WHEELS];
+    double work_speed_mps[PDK_WHEELS], work_contact[PDK_WHEELS];
+    uint32_t work_ticks;
+    double power_scale; /* the engine's damage scale, 0..1 (PDK_TYRE_SET_POWER_SCALE) */
+    uint32_t faulted;   /* as pdk_st_state.faulted */
 } pdk_fw_state;
 
 /* The held command and what follows from it alone (cached per command). */
@@ -79,17 +143,19 @@ typedef struct pdk_fw_cmd {
     double drive_gain;   /* signed share of the available drive force */
     double governor_mps; /* speed limit in the drive direction, 0 for none */
     double governor_fade_mps;
-    double hold_n[PDK_WHEELS]; /* brake + parking pawl capacity per wheel */
+    double hold_n[PDK_WHEELS]; /* brake + parking pawl capacity per wheel, as a force at the
+                                * contact (the step takes it times the rolling radius) */
     double gear_code;
     int32_t gear;
 } pdk_fw_cmd;
 
 /* The per-vehicle constants the step reads, resolved at spawn: per corner,
  * one entry per wheel (FL, FR, RL, RR) for the substep's four-wide
- * arithmetic (four_wheel.c), then the body's, then which wheels take a rarer
- * path (bit i for wheel i) and what only those paths read. Every vehicle's
- * every substep reads all but the last group, so it is kept small: the
- * kinematic curves are not in it (pdk_fw_step_batch takes them apart). */
+ * arithmetic (four_wheel.c), then the body's, the tyres' laws on four lanes,
+ * then which wheels take a rarer path (bit i for wheel i) and what only
+ * those paths read. The kinematic curves, the tyres' life and soil
+ * parameters are not in it: the step reads them from the definition
+ * (pdk_fw_step_batch takes them apart). */
 typedef struct pdk_fw_consts {
     double x_m[PDK_WHEELS], y_m[PDK_WHEELS]; /* static contact point, body */
     double droop_m[PDK_WHEELS], bump_m[PDK_WHEELS];
@@ -97,22 +163,37 @@ typedef struct pdk_fw_consts {
     double bump_nspm[PDK_WHEELS], rebound_nspm[PDK_WHEELS];
     double arb_npm[PDK_WHEELS], arb_quarter_h[PDK_WHEELS];
     double static_toe_rad[PDK_WHEELS];
-    double cornering_per_n[PDK_WHEELS], camber_per_n[PDK_WHEELS], mu[PDK_WHEELS];
     double drive_share[PDK_WHEELS];
     double rc_per_track[PDK_WHEELS];
     double pitch_arm[PDK_WHEELS], anti_brake[PDK_WHEELS], anti_drive[PDK_WHEELS];
     double sin_camber[PDK_WHEELS], cos_camber[PDK_WHEELS]; /* -side sin, cos of static camber */
-    double h_s;                                            /* substep */
-    double inv_h;                                          /* 1 / h */
-    double mass_per_h;                                     /* m / h */
-    double inertia_per_h[3];                               /* Ixx / h, Iyy / h, Izz / h */
+    /* The wheels: unloaded radius R0, spin inertia and its inverse, the
+     * tyre's rolling coefficient over the reference surface's, the corner's
+     * static mass (static load / g: seed 003's clamp of the soil's motion
+     * resistance), how fast a sinkage recovers off soil (pdk_fw_sinkage_step_m)
+     * and whether its law reads camber (-1) or not (0). */
+    double radius_m[PDK_WHEELS];
+    double spin_inertia_kgm2[PDK_WHEELS], inv_spin_inertia[PDK_WHEELS];
+    double rolling_ratio[PDK_WHEELS];
+    double corner_mass_kg[PDK_WHEELS];
+    double sinkage_step_m[PDK_WHEELS]; /* the sinkage's most per substep off soil */
+    /* The slips at which the tyre's law peaks (pure slip, nominal load,
+     * reference surface): the most slip a tyre keeps stored at rest
+     * (PDK_FW_KAPPA_MAX). */
+    double kappa_rest[PDK_WHEELS], tan_alpha_rest[PDK_WHEELS];
+    int64_t camber_law[PDK_WHEELS];
+    double h_s;              /* substep */
+    double inv_h;            /* 1 / h */
+    double mass_per_h;       /* m / h */
+    double inertia_per_h[3]; /* Ixx / h, Iyy / h, Izz / h */
     double mass_kg;
     double inertia_kgm2[3]; /* Ixx, Iyy, Izz */
     double gravity_mps2;
     double cg_height_m;
-    double ride_ray_top_m; /* how far above the static contact a ray starts */
-    double rolling_coeff;
-    double drag_n_per_mps2; /* 0.5 rho CdA */
+    double ride_ray_top_m;   /* how far above the static contact a ray starts */
+    double surface_friction; /* the world's, on every tyre's grip */
+    double steering_ratio;   /* for SteeringTorque */
+    double drag_n_per_mps2;  /* 0.5 rho CdA */
     double drive_force_n;
     double drive_power_w;
     uint32_t toe_curve, camber_curve, solid, rc_curve, anti_brake_curve, anti_drive_curve;
@@ -121,6 +202,10 @@ typedef struct pdk_fw_consts {
     int64_t per_wheel_links[PDK_WHEELS]; /* -1 where the axle has a roll-centre curve, else 0 */
     double rc_height_m[PDK_WHEELS], two_per_track[PDK_WHEELS];
     double static_camber_rad[2]; /* front, rear */
+    /* The tyres' force laws, lanes FL FR RL RR (tyre_lanes.h); the grip
+     * law's stiffnesses and friction derived from the axle's fields at spawn
+     * (vehicle_def.h). */
+    pdk_tyre_consts4 tyre;
 } pdk_fw_consts;
 
 /* Per-axle constants resolved at spawn (the step reads their per-wheel
@@ -135,14 +220,26 @@ typedef struct pdk_fw_axle {
     double static_camber_rad;
     int32_t solid;          /* 1 for a solid axle */
     pdk_kinematics_def kin; /* the curves, n_points 0 where absent */
+    pdk_tyre_law_def law;   /* the tyre's law as the step runs it (grip law derived) */
+    pdk_tyre_life_def life; /* the tyre's life */
+    pdk_soil_tyre soil;     /* its size and pressures on soil */
 } pdk_fw_axle;
 
 /* A vehicle's constants whole: what the step reads, and per axle the same
- * with its kinematic curves (which pdk_fw_step reads from here). */
+ * with its kinematic curves and tyre parameters (which pdk_fw_step reads
+ * from here). */
 typedef struct pdk_fw_params {
     pdk_fw_consts c;
     pdk_fw_axle axle[2]; /* front, rear */
 } pdk_fw_params;
+
+/* The law definitions the step runs for def's axles: the axle's own, with
+ * the grip law's cornering_per_load, camber_per_load, mu_x and mu_y derived
+ * from the axle's cornering_stiffness_n_per_rad, camber_stiffness_n_per_rad
+ * and friction_coeff (each tyre half the axle's at its static load
+ * static_load_n, in proportion to its load). */
+void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
+                   pdk_tyre_law_def *out);
 
 /* Resolves def (already checked, model PDK_MODEL_FOUR_WHEEL) for a world with
  * these constants. */
@@ -150,7 +247,9 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
                         double gravity_mps2, double air_density_kgpm3, double surface_friction);
 
 /* A vehicle at rest on its springs at pose (CG at cg_height_m above the
- * ground under it, level), moving forward at speed_mps along its heading. */
+ * ground under it, level), moving forward at speed_mps along its heading,
+ * its wheels rolling at that speed without slip, its tyres new at the
+ * terrain's air temperature, the engine whole. */
 void pdk_fw_state_init(pdk_fw_state *state, const pdk_fw_params *params,
                        const pdk_terrain_def *terrain, const pdk_pose *pose, double speed_mps);
 
@@ -158,6 +257,13 @@ void pdk_fw_state_init(pdk_fw_state *state, const pdk_fw_params *params,
  * recomputes its cached part. gear is PARK..LOW. */
 void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle_pct,
                     double brake_bar, double steer_wheel_deg, pdk_gear gear);
+
+/* Applies a tyre action (tyre_life.h; already validated with
+ * pdk_tyre_action_problem) to the wheels of wheel_mask (bit i for wheel i),
+ * or for PDK_TYRE_SET_POWER_SCALE to the vehicle spawned from def. ambient_c
+ * is the air temperature (a replaced tyre's). */
+void pdk_fw_tyre_action(pdk_fw_state *state, const pdk_vehicle_def *def, uint32_t wheel_mask,
+                        int action, double value, double ambient_c);
 
 /* Steps one vehicle by one tick of substeps substeps of params->h_s each on
  * terrain, and writes every channel (PDK_CH_COUNT values) for the tick's
@@ -178,17 +284,17 @@ void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params
 
 /* Steps count (1..PDK_FW_BATCH) independent vehicles, PDK_FW_GROUP of them
  * side by side: vehicle i as pdk_fw_step would with a pdk_fw_params whose c
- * is *consts[i] and whose axles' curves are *kin_front[i] and *kin_rear[i]
- * (the step reads a curve only where consts says the axle has one), so that
- * a world keeps the small consts per vehicle and the curves once, in the
- * definitions it holds anyway. Each vehicle's result, state and channels,
- * is bit-identical to pdk_fw_step on it alone, on any processor. Returns
- * how many of them faulted in this tick. */
+ * is *consts[i] and whose axles' curves and tyre life and soil parameters
+ * are those of *defs[i] (the definition it was spawned from; the step
+ * reads a curve only where consts says the axle has one), so that a world
+ * keeps the small consts per vehicle and the rest once, in the definitions
+ * it holds anyway. Each vehicle's result, state and channels, is
+ * bit-identical to pdk_fw_step on it alone, on any processor. Returns how
+ * many of them faulted in this tick. */
 int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
-                      const pdk_fw_consts *const *consts,
-                      const pdk_kinematics_def *const *kin_front,
-                      const pdk_kinematics_def *const *kin_rear, double *const *channels, int count,
-                      const pdk_terrain_def *terrain, int substeps);
+                      const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
+                      double *const *channels, int count, const pdk_terrain_def *terrain,
+                      int substeps);
 
 /* pdk_fw_step and pdk_fw_step_batch as compiled for the processor's
  * baseline instruction set: the same results, bit for bit, as those take on
@@ -197,8 +303,7 @@ void pdk_fw_step_portable(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_
                           const pdk_terrain_def *terrain, int substeps, double *channels);
 int pdk_fw_step_batch_portable(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
                                const pdk_fw_consts *const *consts,
-                               const pdk_kinematics_def *const *kin_front,
-                               const pdk_kinematics_def *const *kin_rear, double *const *channels,
+                               const pdk_vehicle_def *const *defs, double *const *channels,
                                int count, const pdk_terrain_def *terrain, int substeps);
 
 /* The CG velocity in the body frame (x forward, y left, z up). */

@@ -1,15 +1,20 @@
 /* The four-wheel model's set-up (four_wheel.h): the constants resolved at
- * spawn, the vehicle at rest on its springs, and what a held command caches
- * (the bicycle angle, Ackermann and toe per wheel, drive and holding
- * forces). The step itself is in four_wheel.c. */
+ * spawn (the tyres' laws among them), the vehicle at rest on its springs,
+ * what a held command caches (the bicycle angle, Ackermann and toe per
+ * wheel, drive and holding forces) and the tyre actions of the inputs. The
+ * step itself is in four_wheel.c. */
 #include "four_wheel.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "four_wheel_ground.h"
 #include "single_track.h"
+#include "surface.h"
 #include "trig.h"
+#include "tyre_life.h"
+#include "vmath.h"
 
 #define PI 3.14159265358979323846
 
@@ -25,6 +30,64 @@ static double clamp(double v, double lo, double hi)
 static double max2(double p, double q)
 {
     return p > q ? p : q;
+}
+
+/* The slips at which each axle's law (lanes 0, 1 front, 2, 3 rear of c)
+ * reaches its peak force in pure slip at its nominal load on the reference
+ * surface: the least slip of a geometric scan (PEAK_SCAN points from
+ * PEAK_SCAN_FIRST up to the slip bounds, 4.5 % apart) whose force is within
+ * 0.5 % of the scan's largest, so that a law that saturates without a
+ * peak gives where it saturates. Longitudinal slips in lanes 0 and 2,
+ * lateral in lanes 1 and 3 of each evaluation. */
+#define PEAK_SCAN 200
+#define PEAK_SCAN_FIRST 1.0e-3
+static void peak_slips(const pdk_tyre_consts4 *c, double kappa_out[2], double tan_out[2])
+{
+    const v4 lim =
+        (v4){PDK_FW_KAPPA_MAX, PDK_FW_TAN_ALPHA_MAX, PDK_FW_KAPPA_MAX, PDK_FW_TAN_ALPHA_MAX};
+    /* The grid's ratio, lim / first over PEAK_SCAN - 1 steps. */
+    v4 ratio;
+    for (int k = 0; k < 4; k++) {
+        ratio[k] = pdk_pow(lim[k] / PEAK_SCAN_FIRST, 1.0 / (double)(PEAK_SCAN - 1));
+    }
+    const pdk_tyre_ground4 ground = {splat(1.0), splat(1.0), splat(1.0)};
+    const v4 fz = load4(c->fz_nom);
+    const m4 long_lanes = (m4){-1, 0, -1, 0};
+    v4 force[PEAK_SCAN], slip[PEAK_SCAN];
+    v4 best = splat(0.0);
+    v4 x = splat(PEAK_SCAN_FIRST);
+    for (int n = 0; n < PEAK_SCAN; n++) {
+        pdk_tyre_in4 in = {fz, keep(long_lanes, x), keep(~long_lanes, x), splat(0.0), splat(10.0)};
+        pdk_tyre_out4 out;
+        pdk_tyre_eval4(c, &in, &ground, 0, &out);
+        force[n] = abs4(sel(long_lanes, out.fx_n, out.fy_n));
+        slip[n] = x;
+        best = max4(best, force[n]);
+        x = x * ratio;
+    }
+    v4 peak = lim;
+    for (int n = PEAK_SCAN - 1; n >= 0; n--) {
+        peak = sel(ge4(force[n], splat(0.995) * best), slip[n], peak);
+    }
+    kappa_out[0] = peak[0];
+    kappa_out[1] = peak[2];
+    tan_out[0] = peak[1];
+    tan_out[1] = peak[3];
+}
+
+void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
+                   pdk_tyre_law_def *out)
+{
+    const pdk_axle_tyre_def *ty = axle == 0 ? &def->tyre_front : &def->tyre_rear;
+    *out = ty->law;
+    if (out->law == PDK_TYRE_GRIP) {
+        /* Each tyre has half the axle's stiffness at its static load, in
+         * proportion to its load (vehicle_def.h). */
+        out->cornering_per_load = ty->cornering_stiffness_n_per_rad / (2.0 * static_load_n);
+        out->camber_per_load = ty->camber_stiffness_n_per_rad / (2.0 * static_load_n);
+        out->mu_x = ty->friction_coeff;
+        out->mu_y = ty->friction_coeff;
+    }
 }
 
 void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
@@ -50,7 +113,8 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     }
     p->gravity_mps2 = gravity_mps2;
     p->cg_height_m = c->cg_height_m;
-    p->rolling_coeff = def->resist.rolling_coeff;
+    p->surface_friction = surface_friction;
+    p->steering_ratio = def->steering.ratio;
     p->drag_n_per_mps2 = 0.5 * air_density_kgpm3 * def->resist.drag_area_m2;
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
@@ -74,7 +138,18 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
         ax->static_camber_rad = s->static_camber_rad;
         ax->solid = s->kind == PDK_AXLE_SOLID ? 1 : 0;
         ax->kin = s->kinematics;
+        pdk_fw_law_of(def, k, ax->static_load_n, &ax->law);
+        ax->life = ty->life;
+        /* The soil model's radius is the law's R0 and its inflation the
+         * tyre's pressure (the step passes the pressure of the moment). */
+        ax->soil = ty->soil;
+        ax->soil.radius_m = ax->law.radius_m;
+        ax->soil.inflation_pa = 1000.0 * ty->life.cold_pressure_kpa;
         p->static_camber_rad[k] = s->static_camber_rad;
+        /* The tyre's rolling coefficient relative to the reference
+         * surface's: the step multiplies the surface's by it. */
+        const double rolling_ratio =
+            ax->law.rolling_coeff / pdk_surface_get(PDK_SURFACE_TARMAC)->rolling_coeff;
         double margin = max2(0.5 * s->travel_bump_m, MIN_RAY_MARGIN_M);
         top = max2(top, s->travel_bump_m + margin);
 
@@ -96,11 +171,15 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
             /* h arb / 4: the bar's rate coefficient (trapezoidal). */
             p->arb_quarter_h[i] = 0.25 * substep_s * s->anti_roll_npm;
             p->static_toe_rad[i] = s->static_toe_rad;
-            /* Each tyre has half the axle's stiffness at its static load,
-             * in proportion to its load. */
-            p->cornering_per_n[i] = ty->cornering_stiffness_n_per_rad / (2.0 * ax->static_load_n);
-            p->camber_per_n[i] = ty->camber_stiffness_n_per_rad / (2.0 * ax->static_load_n);
-            p->mu[i] = ty->friction_coeff * surface_friction;
+            p->radius_m[i] = ax->law.radius_m;
+            p->spin_inertia_kgm2[i] = ty->spin_inertia_kgm2;
+            p->inv_spin_inertia[i] = 1.0 / ty->spin_inertia_kgm2;
+            p->rolling_ratio[i] = rolling_ratio;
+            p->corner_mass_kg[i] = ax->static_load_n / gravity_mps2;
+            p->sinkage_step_m[i] =
+                pdk_fw_sinkage_step_m(&ax->soil, ax->law.radius_m, ax->static_load_n);
+            p->camber_law[i] =
+                ax->law.law != PDK_TYRE_GRIP || ax->law.camber_per_load != 0.0 ? -1 : 0;
             p->drive_share[i] =
                 0.5 * (k == 0 ? def->drive.front_fraction : 1.0 - def->drive.front_fraction);
             /* The roll-centre couple's arm h_rc / t, the per-wheel links'
@@ -125,6 +204,13 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
         }
     }
     p->ride_ray_top_m = top;
+    pdk_tyre_consts4_init(&p->tyre, &params->axle[0].law, &params->axle[1].law);
+    double kappa_peak[2], tan_peak[2];
+    peak_slips(&p->tyre, kappa_peak, tan_peak);
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        p->kappa_rest[i] = kappa_peak[i >> 1];
+        p->tan_alpha_rest[i] = tan_peak[i >> 1];
+    }
 }
 
 void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrain_def *terrain,
@@ -146,17 +232,87 @@ void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrai
     s->vel_mps[0] = speed_mps * cy;
     s->vel_mps[1] = speed_mps * sy;
     s->vel_mps[2] = 0.0;
+    if (normal[0] != 0.0 || normal[1] != 0.0) {
+        /* On a slope the body stands on the ground's plane under the CG,
+         * at the pose's yaw: the ZYX angles (yaw, pitch, roll) whose body z
+         * is the ground's normal n. With n' = Rz(-yaw) n = (a, b, c) and
+         * Ry(pitch) Rx(roll) e_z = (cos roll sin pitch, -sin roll, cos roll
+         * cos pitch), pitch = atan2(a, c) and roll = asin(-b). The CG is
+         * cg_height_m from the plane along n: cg_height_m / n_z above the
+         * ground under it. */
+        double a = cy * normal[0] + sy * normal[1];
+        double b = -sy * normal[0] + cy * normal[1];
+        double c = normal[2];
+        double pitch = pdk_trig_atan2(a, c);
+        double roll = pdk_trig_atan2(-b, sqrt(a * a + c * c));
+        double sp, cp, sr, cr;
+        pdk_trig_sincos(0.5 * pitch, &sp, &cp);
+        pdk_trig_sincos(0.5 * roll, &sr, &cr);
+        /* q = qz(yaw) qy(pitch) qx(roll). */
+        s->quat[0] = ch * cp * cr + sh * sp * sr;
+        s->quat[1] = ch * cp * sr - sh * sp * cr;
+        s->quat[2] = ch * sp * cr + sh * cp * sr;
+        s->quat[3] = sh * cp * cr - ch * sp * sr;
+        s->pos_m[2] = ground + p->c.cg_height_m / c;
+        /* Moving along the body's x axis, R e_x. */
+        double w = s->quat[0], x = s->quat[1], y = s->quat[2], z = s->quat[3];
+        s->vel_mps[0] = speed_mps * (1.0 - 2.0 * (y * y + z * z));
+        s->vel_mps[1] = speed_mps * (2.0 * (x * y + w * z));
+        s->vel_mps[2] = speed_mps * (2.0 * (x * z - w * y));
+    }
     for (int j = 0; j < 3; j++) {
         s->omega_radps[j] = 0.0;
         s->accel_mps2[j] = 0.0;
     }
-    /* At rest the springs carry the weight: the accelerometer reads +g. */
-    s->accel_mps2[2] = p->c.gravity_mps2;
+    /* At rest the springs carry the weight: the accelerometer reads g
+     * upward, R' (0, 0, g) in the body. */
+    {
+        double w = s->quat[0], x = s->quat[1], y = s->quat[2], z = s->quat[3];
+        double g = p->c.gravity_mps2;
+        if (normal[0] != 0.0 || normal[1] != 0.0) {
+            s->accel_mps2[0] = g * (2.0 * (x * z - w * y));
+            s->accel_mps2[1] = g * (2.0 * (y * z + w * x));
+            s->accel_mps2[2] = g * (1.0 - 2.0 * (x * x + y * y));
+        } else {
+            s->accel_mps2[2] = g;
+        }
+    }
+    /* The wheels roll at the spawn speed without slip, their tyres
+     * undeflected and new at the air's temperature. */
     for (int i = 0; i < PDK_WHEELS; i++) {
+        const pdk_fw_axle *ax = &p->axle[i >> 1];
         s->prev_fx_n[i] = 0.0;
         s->prev_fy_n[i] = 0.0;
+        s->spin_radps[i] = speed_mps / p->c.radius_m[i];
+        s->defl_x_m[i] = 0.0;
+        s->defl_y_m[i] = 0.0;
+        s->sinkage_m[i] = 0.0;
+        pdk_tyre_life_init(&s->life[i], &ax->life, terrain->air_temp_c);
+        pdk_tyre_life_effect(&s->life[i], &ax->life, p->c.radius_m[i], &s->effect[i]);
+        s->work_power_w[i] = 0.0;
+        s->work_load_n[i] = 0.0;
+        s->work_speed_mps[i] = 0.0;
+        s->work_contact[i] = 0.0;
     }
+    s->work_ticks = 0u;
+    s->power_scale = 1.0;
     s->faulted = 0u;
+}
+
+void pdk_fw_tyre_action(pdk_fw_state *s, const pdk_vehicle_def *def, uint32_t wheel_mask,
+                        int action, double value, double ambient_c)
+{
+    if (action == PDK_TYRE_SET_POWER_SCALE) {
+        s->power_scale = value;
+        return;
+    }
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if ((wheel_mask >> i) & 1u) {
+            const pdk_axle_tyre_def *t = i < PDK_RL ? &def->tyre_front : &def->tyre_rear;
+            pdk_tyre_life_apply(&s->life[i], &t->life, action, value, ambient_c);
+            pdk_tyre_life_effect(&s->life[i], &t->life, t->law.radius_m, &s->effect[i]);
+        }
+    }
 }
 
 void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle_pct,

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 /* A mid-size front-wheel-drive road car on the four-wheel model. Mass,
  * inertia and geometry are those of a typical D-segment saloon (Gillespie,
@@ -18,7 +19,37 @@
  * mass (seed 000: f = sqrt(k / m_corner) / 2 pi; front corner 416.7 kg,
  * rear 333.3 kg), damping 0.3 of critical in bump and 0.5 in rebound, roll
  * centres 0.05 m front and 0.10 m rear, half Ackermann, half a degree of
- * negative camber, no toe and no kinematic curves. */
+ * negative camber, no toe and no kinematic curves.
+ * Tyres: 205/60R15 on the grip law (tyre.h's default: R0 0.31 m, Ck/Fz
+ * 18, relaxation 0.15 / 0.45 m, f 0.011), its stiffness and friction from
+ * the axle's fields; the life of tyre_life.h's road tyre at 220 kPa cold;
+ * on soil a section 0.205 m wide and 0.123 m high (60 % of the width) with
+ * the carcass pressure of tyres-soil.md 3.3's check for this tyre (30 kPa),
+ * no lugs, and seed 003's tread compliance (0.008 m) and hysteresis
+ * (0.12); a wheel's spin inertia 1.0 kg m^2 (tyres-soil.md 1.7 item 5's
+ * car; seed 003's tyres.wheel_inertia_kg_m2). */
+static pdk_axle_tyre_def road_tyre(double cornering_n_per_rad, double camber_n_per_rad)
+{
+    pdk_axle_tyre_def t;
+    memset(&t, 0, sizeof t);
+    t.cornering_stiffness_n_per_rad = cornering_n_per_rad;
+    t.friction_coeff = 1.0;
+    t.camber_stiffness_n_per_rad = camber_n_per_rad;
+    t.law = pdk_tyre_law_def_default();
+    t.life = pdk_tyre_life_def_default(t.law.radius_m, 220.0);
+    t.soil.radius_m = t.law.radius_m;
+    t.soil.width_m = 0.205;
+    t.soil.section_height_m = 0.123;
+    t.soil.inflation_pa = 1000.0 * t.life.cold_pressure_kpa;
+    t.soil.carcass_pa = 30000.0;
+    t.soil.lug_height_m = 0.0;
+    t.soil.lug_area_ratio = 0.0;
+    t.soil.tread_k_m = 0.008;
+    t.soil.hysteresis = 0.12;
+    t.spin_inertia_kgm2 = 1.0;
+    return t;
+}
+
 pdk_vehicle_def pdk_vehicle_def_default(void)
 {
     pdk_suspension_def front = {
@@ -54,12 +85,8 @@ pdk_vehicle_def pdk_vehicle_def_default(void)
                 .cg_height_m = 0.55,
                 .track_width_m = 1.60,
             },
-        .tyre_front = {.cornering_stiffness_n_per_rad = 110000.0,
-                       .friction_coeff = 1.0,
-                       .camber_stiffness_n_per_rad = 8000.0},
-        .tyre_rear = {.cornering_stiffness_n_per_rad = 130000.0,
-                      .friction_coeff = 1.0,
-                      .camber_stiffness_n_per_rad = 9000.0},
+        .tyre_front = road_tyre(110000.0, 8000.0),
+        .tyre_rear = road_tyre(130000.0, 9000.0),
         .steering = {.ratio = 15.0, .lock_deg = 540.0, .center_offset_deg = 0.0, .ackermann = 0.5},
         .susp_front = front,
         .susp_rear = rear,
@@ -317,6 +344,60 @@ static pdk_error check_axle(const pdk_vehicle_def *def, int axle, const char **w
     return PDK_OK;
 }
 
+/* The most a wheel's spin inertia may be (as params' bound): a large
+ * tractor wheel has some hundreds of kg m^2. */
+#define MAX_SPIN_INERTIA_KGM2 1.0e4
+
+/* A tyre module's message about one axle's tyre, its leading "tyre."
+ * turned into "tyres.front." or "tyres.rear." (the field's path in the
+ * presets). The tyre modules' messages are static sentences without the
+ * axle; this one is composed into a buffer of the calling thread's own,
+ * valid until the thread's next call of pdk_vehicle_def_problem or
+ * pdk_vehicle_def_check (nothing is allocated). */
+static _Thread_local char tyre_message[256];
+
+static const char *tyre_prefixed(int axle, const char *msg)
+{
+    const char *prefix = axle == 0 ? "tyres.front." : "tyres.rear.";
+    const char *rest = strncmp(msg, "tyre.", 5) == 0 ? msg + 5 : msg;
+    size_t np = strlen(prefix);
+    size_t nr = strlen(rest);
+    if (nr > sizeof tyre_message - np - 1) {
+        nr = sizeof tyre_message - np - 1;
+    }
+    memcpy(tyre_message, prefix, np);
+    memcpy(tyre_message + np, rest, nr);
+    tyre_message[np + nr] = '\0';
+    return tyre_message;
+}
+
+/* One axle's tyre on the four-wheel model: its law (tyre.h), its life
+ * (tyre_life.h), its size on soil (surface.h; the soil model takes the
+ * law's radius and the life's inflation) and its wheel's spin inertia. */
+static pdk_error check_tyre(const pdk_vehicle_def *def, int axle, const char **why)
+{
+    const pdk_axle_tyre_def *t = axle == 0 ? &def->tyre_front : &def->tyre_rear;
+    const char *msg = pdk_tyre_law_def_problem(&t->law);
+    if (msg == NULL) {
+        msg = pdk_tyre_life_def_problem(&t->life);
+    }
+    if (msg == NULL) {
+        pdk_soil_tyre soil = t->soil;
+        soil.radius_m = t->law.radius_m;
+        soil.inflation_pa = 1000.0 * t->life.cold_pressure_kpa;
+        msg = pdk_soil_tyre_problem(&soil);
+    }
+    if (msg == NULL && !(isfinite(t->spin_inertia_kgm2) && t->spin_inertia_kgm2 > 0.0 &&
+                         t->spin_inertia_kgm2 <= MAX_SPIN_INERTIA_KGM2)) {
+        msg = "tyre.spin_inertia_kgm2 must be above 0 and at most 1e4 kg m^2";
+    }
+    if (msg != NULL) {
+        *why = tyre_prefixed(axle, msg);
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    return PDK_OK;
+}
+
 static pdk_error check_four_wheel(const pdk_vehicle_def *def, const char **why)
 {
     const pdk_error range = PDK_ERR_OUT_OF_RANGE;
@@ -356,6 +437,12 @@ static pdk_error check_four_wheel(const pdk_vehicle_def *def, const char **why)
             "front wheel past 80 deg at full lock (ideal Ackermann); reduce the lock");
     for (int axle = 0; axle < 2; axle++) {
         pdk_error err = check_axle(def, axle, why);
+        if (err != PDK_OK) {
+            return err;
+        }
+    }
+    for (int axle = 0; axle < 2; axle++) {
+        pdk_error err = check_tyre(def, axle, why);
         if (err != PDK_OK) {
             return err;
         }

@@ -6,6 +6,9 @@
 
 #include "error.h"
 #include "input.h"
+#include "surface.h"
+#include "tyre.h"
+#include "tyre_life.h"
 
 /* Which vehicle model steps the vehicle. Values are stable (recorded). */
 typedef enum pdk_model {
@@ -32,14 +35,24 @@ typedef struct pdk_chassis_def {
     double track_width_m;         /* both axles' track unless an axle sets its own */
 } pdk_chassis_def;
 
-/* A linear tyre saturating at the friction limit, per axle (both tyres). In
- * the four-wheel model each tyre has half the axle's stiffness at its static
- * load, in proportion to its load (a tyre with no load has no grip). */
+/* An axle's tyres (both alike). The single-track model reads only the
+ * first three fields: a linear tyre saturating at the friction limit. The
+ * four-wheel model reads the rest: the force law (tyre.h), where the grip
+ * law takes its stiffnesses and friction from the first three fields (each
+ * tyre half the axle's stiffness at its static load, in proportion to its
+ * load, law.cornering_per_load, law.mu_x, law.mu_y and
+ * law.camber_per_load being derived at spawn), the tyre's life (heat,
+ * pressure, wear, tyre_life.h), its size and pressures on soil (surface.h)
+ * and the wheel's spin inertia. */
 typedef struct pdk_axle_tyre_def {
     double cornering_stiffness_n_per_rad; /* axle total, dFy/d(slip) at 0 */
-    double friction_coeff;                /* peak mu on a surface of friction 1 */
+    double friction_coeff;                /* peak mu on the reference surface (dry tarmac) */
     double camber_stiffness_n_per_rad;    /* axle total, camber thrust per rad of
                                            * inclination at static load; four-wheel only */
+    pdk_tyre_law_def law;                 /* four-wheel only, as above */
+    pdk_tyre_life_def life;               /* four-wheel only */
+    pdk_soil_tyre soil;                   /* four-wheel only: radius, width, pressures */
+    double spin_inertia_kgm2;             /* one wheel: tyre, rim, hub, brake disc */
 } pdk_axle_tyre_def;
 
 typedef struct pdk_steering_def {

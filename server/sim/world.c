@@ -11,7 +11,9 @@
 #include "prng.h"
 #include "four_wheel.h"
 #include "single_track.h"
+#include "surface.h"
 #include "terrain.h"
+#include "tyre_life.h"
 
 #define WORLD_ALIGN 64u          /* arrays start on cache lines */
 #define MAX_SUBSTEPS 64
@@ -182,6 +184,7 @@ pdk_world_def pdk_world_def_default(void)
         .surface_friction = 1.0,
         .seed = 1u,
     };
+    pdk_terrain_def_flat(&def.terrain);
     return def;
 }
 
@@ -414,8 +417,14 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
         pdk_fw_state_init(&fw_state_of(world)[slot], &p, &wd->terrain, pose, speed_mps);
         pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     } else {
+        /* The single-track model has no wheels to find the ground under:
+         * it takes the base surface's peak friction relative to the
+         * reference (surface.h), so that a wet world is wet for it too. */
+        const pdk_surface *base = pdk_surface_get(wd->terrain.base_surface_id);
+        const pdk_surface *ref = pdk_surface_get(PDK_SURFACE_TARMAC);
+        double ground = base && ref ? base->mu_peak / ref->mu_peak : 1.0;
         pdk_st_params_init(&st_params_of(world)[slot], def, world->substep_s, wd->gravity_mps2,
-                           wd->air_density_kgpm3, wd->surface_friction);
+                           wd->air_density_kgpm3, wd->surface_friction * ground);
         pdk_st_state_init(&st_state_of(world)[slot], pose, speed_mps);
         pdk_st_cmd_set(&st_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     }
@@ -552,6 +561,65 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
     return PDK_OK;
 }
 
+static pdk_error check_tyre_input(const pdk_world *w, pdk_vehicle_id id, const pdk_tyre_input *in,
+                                  const char **why, int32_t *slot_out)
+{
+    *why = NULL;
+    *slot_out = -1;
+    if (w == NULL || in == NULL) {
+        *why = w == NULL ? "world is NULL" : "tyre input is NULL";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    int32_t s = slot_of(w, id);
+    if (s < 0) {
+        *why = "vehicle id is zero, stale (removed) or was never given out";
+        return PDK_ERR_STALE_ID;
+    }
+    if (!is_four_wheel(w, (uint32_t)s)) {
+        *why = "tyre inputs apply to four-wheel vehicles only (this one runs the single-track "
+               "model)";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (in->action < PDK_TYRE_PUNCTURE || in->action > PDK_TYRE_SET_POWER_SCALE) {
+        *why = "action must be a tyre action: 1 puncture, 2 set condition, 3 replace, 4 set "
+               "temperature, 5 set grip scale, 6 set power scale";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (in->action != PDK_TYRE_SET_POWER_SCALE && (in->wheel_mask == 0u || in->wheel_mask > 15u)) {
+        *why = "wheel_mask must be within 1..15 (bit i for wheel i: FL 1, FR 2, RL 4, RR 8)";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    *why = pdk_tyre_action_problem(in->action, in->value);
+    if (*why != NULL) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    *slot_out = s;
+    return PDK_OK;
+}
+
+const char *pdk_world_tyre_input_problem(const pdk_world *world, pdk_vehicle_id id,
+                                         const pdk_tyre_input *in)
+{
+    const char *why;
+    int32_t slot;
+    (void)check_tyre_input(world, id, in, &why, &slot);
+    return why;
+}
+
+pdk_error pdk_world_tyre_input(pdk_world *world, pdk_vehicle_id id, const pdk_tyre_input *in)
+{
+    const char *why;
+    int32_t s;
+    pdk_error err = check_tyre_input(world, id, in, &why, &s);
+    if (err != PDK_OK) {
+        return err;
+    }
+    const pdk_vehicle_def *def = &defs_of(world)[s];
+    pdk_fw_tyre_action(&fw_state_of(world)[s], def, in->wheel_mask, in->action, in->value,
+                       world->def.terrain.air_temp_c);
+    return PDK_OK;
+}
+
 void pdk_world_step(pdk_world *world)
 {
     if (world == NULL) {
@@ -569,8 +637,9 @@ void pdk_world_step(pdk_world *world)
     const pdk_terrain_def *terrain = &world->def.terrain;
     /* Vehicles do not interact, so the order changes no result. Single-track
      * vehicles go PDK_ST_BATCH at a time, four-wheel ones PDK_FW_BATCH at a
-     * time (batching changes no result either). Faulted vehicles stay where
-     * they are. */
+     * time (batching changes no result either), each with the definition it
+     * was spawned from (its curves, its tyres' life and soil parameters).
+     * Faulted vehicles stay where they are. */
     pdk_st_state *st[PDK_ST_BATCH];
     const pdk_st_cmd *cm[PDK_ST_BATCH];
     const pdk_st_params *pa[PDK_ST_BATCH];
@@ -578,8 +647,7 @@ void pdk_world_step(pdk_world *world)
     pdk_fw_state *fs[PDK_FW_BATCH];
     const pdk_fw_cmd *fc[PDK_FW_BATCH];
     const pdk_fw_consts *fk[PDK_FW_BATCH];
-    const pdk_kinematics_def *kf[PDK_FW_BATCH];
-    const pdk_kinematics_def *kr[PDK_FW_BATCH];
+    const pdk_vehicle_def *fd[PDK_FW_BATCH];
     double *fch[PDK_FW_BATCH];
     int faults = 0;
     int n = 0;
@@ -593,11 +661,10 @@ void pdk_world_step(pdk_world *world)
             fs[nf] = &fw_states[slot];
             fc[nf] = &fw_cmds[slot];
             fk[nf] = &fw_consts[slot];
-            kf[nf] = &defs[slot].susp_front.kinematics;
-            kr[nf] = &defs[slot].susp_rear.kinematics;
+            fd[nf] = &defs[slot];
             fch[nf] = channels_of(world, slot);
             if (++nf == PDK_FW_BATCH) {
-                faults += pdk_fw_step_batch(fs, fc, fk, kf, kr, fch, nf, terrain, substeps);
+                faults += pdk_fw_step_batch(fs, fc, fk, fd, fch, nf, terrain, substeps);
                 nf = 0;
             }
             continue;
@@ -612,7 +679,7 @@ void pdk_world_step(pdk_world *world)
         }
     }
     if (nf > 0) {
-        faults += pdk_fw_step_batch(fs, fc, fk, kf, kr, fch, nf, terrain, substeps);
+        faults += pdk_fw_step_batch(fs, fc, fk, fd, fch, nf, terrain, substeps);
     }
     if (n > 0) {
         faults += step_planar(st, cm, pa, ch, n, substeps);
@@ -739,6 +806,33 @@ static uint64_t hash_four_wheel(uint64_t h, const pdk_fw_state *fw, const pdk_fw
     h = hash_f64s(h, fw->prev_fx_n, PDK_WHEELS);
     h = hash_f64s(h, fw->prev_fy_n, PDK_WHEELS);
     h = hash_f64s(h, fw->accel_mps2, 3);
+    h = hash_f64s(h, fw->spin_radps, PDK_WHEELS);
+    h = hash_f64s(h, fw->defl_x_m, PDK_WHEELS);
+    h = hash_f64s(h, fw->defl_y_m, PDK_WHEELS);
+    h = hash_f64s(h, fw->sinkage_m, PDK_WHEELS);
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        const pdk_tyre_life *l = &fw->life[i];
+        h = pdk_hash_f64(h, l->surface_temp_c);
+        h = pdk_hash_f64(h, l->carcass_temp_c);
+        h = pdk_hash_f64(h, l->gas_temp_c);
+        h = pdk_hash_f64(h, l->air_share);
+        h = pdk_hash_f64(h, l->leak_per_s);
+        h = pdk_hash_f64(h, l->tread_m);
+        h = pdk_hash_f64(h, l->flat_run_m);
+        h = pdk_hash_f64(h, l->grip_scale);
+        h = pdk_hash_u64(h, (uint64_t)(uint32_t)l->condition);
+        const pdk_tyre_effect *e = &fw->effect[i];
+        h = pdk_hash_f64(h, e->grip);
+        h = pdk_hash_f64(h, e->radius_drop_m);
+        h = pdk_hash_f64(h, e->rolling_scale);
+        h = pdk_hash_f64(h, e->pressure_kpa);
+    }
+    h = hash_f64s(h, fw->work_power_w, PDK_WHEELS);
+    h = hash_f64s(h, fw->work_load_n, PDK_WHEELS);
+    h = hash_f64s(h, fw->work_speed_mps, PDK_WHEELS);
+    h = hash_f64s(h, fw->work_contact, PDK_WHEELS);
+    h = pdk_hash_u64(h, fw->work_ticks);
+    h = pdk_hash_f64(h, fw->power_scale);
     h = pdk_hash_u64(h, fw->faulted);
     h = pdk_hash_f64(h, c->throttle_pct);
     h = pdk_hash_f64(h, c->brake_bar);

@@ -23,7 +23,9 @@ typedef struct pdk_world_def {
     int max_vehicles;           /* capacity, 1..65535; a full world refuses spawn */
     double gravity_mps2;        /* magnitude, acting along -z */
     double air_density_kgpm3;
-    double surface_friction;    /* multiplies every tyre's friction_coeff */
+    double surface_friction;    /* multiplies every tyre's peak friction on every surface (the
+                                 * single-track model, which has no wheels on the
+                                 * terrain, takes the base surface's friction as well) */
     uint64_t seed;              /* seeds the world's PRNG */
     pdk_terrain_def terrain;    /* the ground the four-wheel model's struts stand on */
 } pdk_world_def;
@@ -31,7 +33,8 @@ typedef struct pdk_world_def {
 typedef struct pdk_world pdk_world;
 
 /* 120 Hz, 2 substeps, 256 vehicles, 9.81 m/s^2, 1.225 kg/m^3, friction 1, seed 1,
- * flat ground.
+ * flat ground (pdk_terrain_def_flat: tarmac, air and road at 20 C, ray
+ * contact).
  * Two substeps (h = 1/240 s) are converged: steady states match 8 substeps
  * to 1e-4, transients and stopping distances to 1 %
  * (tests/unit/test_single_track.c), at half the cost of four. */
@@ -104,6 +107,28 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
  * 0..brake.max_line_bar"), or NULL when it would succeed. */
 const char *pdk_world_command_problem(const pdk_world *world, pdk_vehicle_id id,
                                       const pdk_dbw_cmd *cmd);
+
+/* A tyre input (tyre_life.h pdk_tyre_action): an action with its value on
+ * the wheels of wheel_mask (bit i for wheel i, FL FR RL RR), or, for
+ * PDK_TYRE_SET_POWER_SCALE, on the vehicle (the mask is ignored). Applied
+ * at once, between steps, so a recording that applies it at the same tick
+ * replays it exactly. Four-wheel vehicles only. */
+typedef struct pdk_tyre_input {
+    uint32_t wheel_mask; /* 1..15 (any value for PDK_TYRE_SET_POWER_SCALE) */
+    int32_t action;      /* pdk_tyre_action */
+    double value;
+} pdk_tyre_input;
+
+/* Applies a tyre input. Errors: PDK_ERR_STALE_ID (dead id),
+ * PDK_ERR_INVALID_ARGUMENT (NULL, a single-track vehicle, a wheel action
+ * with mask 0 or above 15, unknown action), PDK_ERR_OUT_OF_RANGE (value
+ * out of its range). */
+pdk_error pdk_world_tyre_input(pdk_world *world, pdk_vehicle_id id, const pdk_tyre_input *in);
+
+/* Why pdk_world_tyre_input with these arguments fails: a static sentence
+ * naming the field and its bound, or NULL when it would succeed. */
+const char *pdk_world_tyre_input_problem(const pdk_world *world, pdk_vehicle_id id,
+                                         const pdk_tyre_input *in);
 
 /* Advances every vehicle by one tick (dt_s, in substeps), in id order. Id
  * order is slot order (the id's low 16 bits), as pdk_world_vehicle_at lists

@@ -3,9 +3,14 @@
  * the vehicles one core can keep at 120 Hz, for worlds of 1 to 10,000
  * driving vehicles with mixed throttle, brake and steering, at the default
  * substep count, then the cost of 1, 2, 4 and 8 substeps; first for the
- * four-wheel model (the default, with its simple tyre) on flat ground and
- * over a field of bumps, then for the single-track model. Each figure is
- * the best of three runs. It prints; it never fails on a time.
+ * four-wheel model (the default vehicle, with its default tyre law) on flat
+ * ground and over a field of bumps, then for the single-track model. Then,
+ * for the four-wheel model at 2 substeps on flat ground: ns per car-step
+ * with each tyre law (the grip law, the Magic Formula with the 205/60R15
+ * road set, the UTV law) at 1, 100 and 1000 cars, and the wheels' contact
+ * by ray against the cylinder sweep at 1000 cars (the laws alone, per tyre:
+ * bench_tyre). Each figure is the best of three runs. It prints; it never
+ * fails on a time.
  * Usage: bench_sim [seconds per run, default 0.25]. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -14,6 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "tyre.h"
 #include "world.h"
 
 static double now_s(void)
@@ -65,11 +71,36 @@ static void add_bumps(pdk_terrain_def *t)
     }
 }
 
-static result run_case(pdk_model model, int bumps, int n, int substeps, double seconds)
+/* Both axles of def on law: the grip law as the default car has it, the
+ * Magic Formula with the 205/60R15 road set (its own load dependence and
+ * falling branch), the UTV law with seed 003's hard-surface slope 12 and
+ * C_alpha / N 8. */
+static void set_law(pdk_vehicle_def *def, pdk_tyre_law law)
+{
+    pdk_tyre_law_def *axles[2] = {&def->tyre_front.law, &def->tyre_rear.law};
+    for (int i = 0; i < 2; i++) {
+        pdk_tyre_law_def *l = axles[i];
+        l->law = law;
+        if (law == PDK_TYRE_MAGIC) {
+            l->mf_set = PDK_MF_ROAD_205_60R15;
+            l->mf = *pdk_mf_set_coeffs(PDK_MF_ROAD_205_60R15);
+            l->slide_grip = 0.0;
+        } else if (law == PDK_TYRE_UTV) {
+            l->hard_slip_stiffness = 12.0;
+            l->cornering_per_load = 8.0;
+            l->mu_x = 1.0;
+            l->mu_y = 1.0;
+        }
+    }
+}
+
+static result run_world(const pdk_vehicle_def *def_in, int bumps, int contact_mode, int n,
+                        int substeps, double seconds)
 {
     pdk_world_def wd = pdk_world_def_default();
     wd.max_vehicles = n;
     wd.substeps = substeps;
+    wd.terrain.contact_mode = contact_mode;
     if (bumps) {
         add_bumps(&wd.terrain);
     }
@@ -81,8 +112,7 @@ static result run_case(pdk_model model, int bumps, int n, int substeps, double s
         fprintf(stderr, "bench_sim: cannot make a world of %d vehicles\n", n);
         exit(1);
     }
-    pdk_vehicle_def def = pdk_vehicle_def_default();
-    def.model = model;
+    pdk_vehicle_def def = *def_in;
     uint64_t rng = 12345u;
     for (int i = 0; i < n; i++) {
         pdk_pose pose = {.x_m = 50.0 * (double)(i % 100), .y_m = 50.0 * (double)(i / 100)};
@@ -128,16 +158,63 @@ static result run_case(pdk_model model, int bumps, int n, int substeps, double s
 }
 
 /* The best of three runs: the machine's other load only ever adds time. */
-static result best_of_3(pdk_model model, int bumps, int n, int substeps, double seconds)
+static result best_of_3_def(const pdk_vehicle_def *def, int bumps, int contact_mode, int n,
+                            int substeps, double seconds)
 {
-    result best = run_case(model, bumps, n, substeps, seconds);
+    result best = run_world(def, bumps, contact_mode, n, substeps, seconds);
     for (int i = 0; i < 2; i++) {
-        result r = run_case(model, bumps, n, substeps, seconds);
+        result r = run_world(def, bumps, contact_mode, n, substeps, seconds);
         if (r.ns_per_vehicle_step < best.ns_per_vehicle_step) {
             best = r;
         }
     }
     return best;
+}
+
+/* The default vehicle on model, ray contact. */
+static result best_of_3(pdk_model model, int bumps, int n, int substeps, double seconds)
+{
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    def.model = model;
+    return best_of_3_def(&def, bumps, PDK_CONTACT_RAY, n, substeps, seconds);
+}
+
+/* The per-law and per-contact figures of the four-wheel model. */
+static void bench_tyres(double seconds)
+{
+    const struct {
+        pdk_tyre_law law;
+        const char *name;
+    } laws[] = {{PDK_TYRE_GRIP, "grip law"},
+                {PDK_TYRE_MAGIC, "Magic Formula (road205)"},
+                {PDK_TYRE_UTV, "UTV law"}};
+    const int sizes[] = {1, 100, 1000};
+    printf("four-wheel model per tyre law, flat ground, 2 substeps, ray contact:\n");
+    printf("%-24s %8s %18s %22s\n", "law", "vehicles", "ns/car-step", "cars/core @120Hz");
+    for (size_t l = 0; l < sizeof laws / sizeof laws[0]; l++) {
+        pdk_vehicle_def def = pdk_vehicle_def_default();
+        set_law(&def, laws[l].law);
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            result r = best_of_3_def(&def, 0, PDK_CONTACT_RAY, sizes[i], 2, seconds);
+            printf("%-24s %8d %18.1f %22.0f\n", laws[l].name, sizes[i], r.ns_per_vehicle_step,
+                   1e9 / (120.0 * r.ns_per_vehicle_step));
+        }
+    }
+    printf("four-wheel model, Magic Formula (road205), 1000 cars, 2 substeps, contact mode:\n");
+    printf("%-24s %8s %18s %22s\n", "contact", "terrain", "ns/car-step", "cars/core @120Hz");
+    pdk_vehicle_def mf = pdk_vehicle_def_default();
+    set_law(&mf, PDK_TYRE_MAGIC);
+    const struct {
+        int mode;
+        const char *name;
+    } modes[] = {{PDK_CONTACT_RAY, "ray"}, {PDK_CONTACT_CYLINDER, "cylinder sweep"}};
+    for (size_t m = 0; m < 2; m++) {
+        for (int bumps = 0; bumps < 2; bumps++) {
+            result r = best_of_3_def(&mf, bumps, modes[m].mode, 1000, 2, seconds);
+            printf("%-24s %8s %18.1f %22.0f\n", modes[m].name, bumps ? "8 bumps" : "flat",
+                   r.ns_per_vehicle_step, 1e9 / (120.0 * r.ns_per_vehicle_step));
+        }
+    }
 }
 
 int main(int argc, char **argv)
@@ -157,8 +234,8 @@ int main(int argc, char **argv)
         int bumps;
         const char *title;
     } cases[] = {
-        {PDK_MODEL_FOUR_WHEEL, 0, "four-wheel model, simple tyre, flat ground"},
-        {PDK_MODEL_FOUR_WHEEL, 1, "four-wheel model, simple tyre, 8 bumps"},
+        {PDK_MODEL_FOUR_WHEEL, 0, "four-wheel model, default car and tyre law, flat ground"},
+        {PDK_MODEL_FOUR_WHEEL, 1, "four-wheel model, default car and tyre law, 8 bumps"},
         {PDK_MODEL_SINGLE_TRACK, 0, "single-track model"},
     };
     const int sizes[] = {1, 100, 1000, 10000};
@@ -186,5 +263,6 @@ int main(int argc, char **argv)
                    1e9 / (120.0 * r.ns_per_vehicle_step));
         }
     }
+    bench_tyres(seconds);
     return 0;
 }

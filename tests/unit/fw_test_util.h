@@ -8,7 +8,8 @@
  * corner rates are proportional to the corner masses, which uncouples heave
  * from pitch), symmetric dampers, no drag and no rolling resistance (so a
  * coasting car keeps its speed and the tyre forces are the only horizontal
- * forces on the body). Included once per suite, after its feature macros. */
+ * forces on the body), on the default car's tyres (the grip law, 1 kg m^2
+ * wheels). Included once per suite, after its feature macros. */
 #ifndef PDK_FW_TEST_UTIL_H
 #define PDK_FW_TEST_UTIL_H
 
@@ -82,10 +83,19 @@ static pdk_vehicle_def test_car(void)
     d.chassis.cg_to_front_axle_m = 1.2;
     d.chassis.cg_height_m = 0.55;
     d.chassis.track_width_m = 1.55;
+    /* The default car's tyres (the grip law), without their rolling
+     * resistance. */
+    pdk_vehicle_def base = pdk_vehicle_def_default();
+    d.tyre_front = base.tyre_front;
+    d.tyre_rear = base.tyre_rear;
     d.tyre_front.cornering_stiffness_n_per_rad = 110000.0;
     d.tyre_front.friction_coeff = 1.0;
+    d.tyre_front.camber_stiffness_n_per_rad = 0.0;
+    d.tyre_front.law.rolling_coeff = 0.0;
     d.tyre_rear.cornering_stiffness_n_per_rad = 130000.0;
     d.tyre_rear.friction_coeff = 1.0;
+    d.tyre_rear.camber_stiffness_n_per_rad = 0.0;
+    d.tyre_rear.law.rolling_coeff = 0.0;
     d.steering.ratio = 15.0;
     d.steering.lock_deg = 540.0;
     for (int axle = 0; axle < 2; axle++) {

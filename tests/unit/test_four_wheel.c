@@ -14,14 +14,17 @@
  * tolerance is argued beside its assertion. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "channels.h"
 #include "four_wheel.h"
+#include "surface.h"
 #include "terrain.h"
 #include "vehicle_def.h"
+#include "world.h"
 
 #define G 9.81
 #define RHO 1.225
@@ -90,6 +93,8 @@ static pdk_vehicle_def frictionless_def(void)
     pdk_vehicle_def d = pdk_vehicle_def_default();
     d.resist.rolling_coeff = 0.0;
     d.resist.drag_area_m2 = 0.0;
+    d.tyre_front.law.rolling_coeff = 0.0;
+    d.tyre_rear.law.rolling_coeff = 0.0;
     d.tyre_front.camber_stiffness_n_per_rad = 0.0;
     d.tyre_rear.camber_stiffness_n_per_rad = 0.0;
     return d;
@@ -121,14 +126,25 @@ static void flat_travel(const run *r, double travel[PDK_WHEELS])
     }
 }
 
-/* Total mechanical energy on flat ground: translation, rotation, gravity,
- * and what the springs, bars and bump stops hold (each strut's spring from
- * its free length: k (s0 + x)^2 / 2). */
+/* The wheels' spin energy, I Omega^2 / 2 each. */
+static double spin_energy_j(const run *r)
+{
+    double e = 0.0;
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        double w = r->state.spin_radps[i];
+        e += 0.5 * r->params.c.spin_inertia_kgm2[i] * w * w;
+    }
+    return e;
+}
+
+/* Total mechanical energy on flat ground: translation, rotation, the
+ * wheels' spin, gravity, and what the springs, bars and bump stops hold
+ * (each strut's spring from its free length: k (s0 + x)^2 / 2). */
 static double energy_j(const run *r)
 {
     const pdk_fw_params *p = &r->params;
     const pdk_fw_state *s = &r->state;
-    double e = 0.0;
+    double e = spin_energy_j(r);
     for (int j = 0; j < 3; j++) {
         e += 0.5 * p->c.mass_kg * s->vel_mps[j] * s->vel_mps[j];
         e += 0.5 * p->c.inertia_kgm2[j] * s->omega_radps[j] * s->omega_radps[j];
@@ -408,7 +424,7 @@ static double energy_airborne_j(const run *r)
 {
     const pdk_fw_params *p = &r->params;
     const pdk_fw_state *s = &r->state;
-    double e = 0.0;
+    double e = spin_energy_j(r);
     for (int j = 0; j < 3; j++) {
         e += 0.5 * p->c.mass_kg * s->vel_mps[j] * s->vel_mps[j];
         e += 0.5 * p->c.inertia_kgm2[j] * s->omega_radps[j] * s->omega_radps[j];
@@ -497,6 +513,339 @@ START_TEST(test_neutral_car_at_rest_does_not_creep)
 }
 END_TEST
 
+/* ---- wheels and tyres (ADR 0008) ----------------------------------------- */
+
+/* A straight ramp rising at grade along +x from x = -50 m, 100 m long and
+ * wide, rounded over 2 m at its foot. */
+static pdk_terrain_def slope(double grade)
+{
+    pdk_terrain_def t;
+    pdk_terrain_def_flat(&t);
+    t.n_ramps = 1;
+    t.ramps[0] = (pdk_ramp){.x_m = -50.0,
+                            .y_m = 0.0,
+                            .yaw_rad = 0.0,
+                            .length_m = 200.0,
+                            .width_m = 100.0,
+                            .grade = grade,
+                            .transition_m = 2.0,
+                            .hold_m = 0.0};
+    pdk_terrain_prepare(&t);
+    return t;
+}
+
+/* Braking hard from 20 m/s (180 bar locks every wheel of the default car,
+ * whose grip law slides at 0.75 of its peak) to a stop, then driving off.
+ * One step of brake torque never reverses a wheel: no wheel's spin ever
+ * changes sign from one tick to the next, nor goes backward (the car rolls
+ * forward throughout). A locked wheel's spin is exactly 0, and while the
+ * car is faster than 4 m/s (above the slips' rest bounds,
+ * PDK_FW_KAPPA_MAX) its slip ratio is below -0.95 once its deflection has
+ * relaxed for 0.1 s (kappa' -> -1: the contact slides at the car's speed,
+ * sigma_kappa / |V_x| = 8 ms at 20 m/s); the car decelerates at the
+ * sliding friction, 0.75 g within 5 %. Stopped, the wheels stay locked at
+ * exactly 0 and the car stands still. Released with throttle, the driven
+ * front wheels are freed and spin forward and the car moves off forward. */
+START_TEST(test_brakes_lock_and_never_reverse_a_wheel)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    run r;
+    run_init(&r, &d, 20.0, PDK_GEAR_DRIVE);
+    run_command(&r, 0.0, 180.0, 0.0);
+    double prev[PDK_WHEELS];
+    memcpy(prev, r.state.spin_radps, sizeof prev);
+    int locked_ticks = 0, checked = 0;
+    double decel_sum = 0.0;
+    int decel_n = 0;
+    for (int t = 0; t < 6 * TICKS_PER_S; t++) {
+        double v0 = r.state.vel_mps[0];
+        run_tick(&r);
+        assert_channels_finite(&r);
+        int all_locked = 1;
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            double w = r.state.spin_radps[i];
+            ck_assert_msg(w >= 0.0 && w * prev[i] >= 0.0, "wheel %d reversed at tick %d: %g -> %g",
+                          i, t, prev[i], w);
+            prev[i] = w;
+            all_locked &= w == 0.0;
+        }
+        locked_ticks = all_locked ? locked_ticks + 1 : 0;
+        if (locked_ticks > TICKS_PER_S / 10 && r.ch[PDK_CH_SPEED] > 4.0) {
+            for (int i = 0; i < PDK_WHEELS; i++) {
+                ck_assert_double_lt(r.ch[PDK_CH_SLIP_RATIO_FL + i], -0.95);
+                /* The deflection's slip is the end slip velocity over the
+                 * start's speed: a tenth of a percent beyond -1 while the
+                 * car slows. */
+                ck_assert_double_ge(r.ch[PDK_CH_SLIP_RATIO_FL + i], -1.01);
+            }
+            decel_sum += (v0 - r.state.vel_mps[0]) * TICKS_PER_S;
+            decel_n++;
+            checked++;
+        }
+    }
+    ck_assert_int_gt(checked, TICKS_PER_S);
+    ck_assert_double_le(fabs(decel_sum / decel_n / (0.75 * G) - 1.0), 0.05);
+    /* Stopped and held. */
+    double x = r.state.pos_m[0];
+    for (int t = 0; t < TICKS_PER_S; t++) {
+        run_tick(&r);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            ck_assert(r.state.spin_radps[i] == 0.0);
+        }
+        ck_assert(r.state.vel_mps[0] == 0.0);
+    }
+    ck_assert_double_le(fabs(r.state.pos_m[0] - x), 1e-5);
+    /* Released with throttle: the driven wheels turn forward. (An undriven
+     * wheel may first turn back a little: its tyre unwinds the deflection
+     * the stop left in it, the car having settled back on its tyres with
+     * the front ones still deflected rearward and the rear ones forward.) */
+    run_command(&r, 40.0, 0.0, 0.0);
+    for (int t = 0; t < 2 * TICKS_PER_S; t++) {
+        run_tick(&r);
+        ck_assert_double_ge(r.state.spin_radps[PDK_FL], 0.0);
+        ck_assert_double_ge(r.state.spin_radps[PDK_FR], 0.0);
+    }
+    ck_assert_double_gt(r.state.spin_radps[PDK_FL], 1.0);
+    ck_assert_double_gt(r.state.spin_radps[PDK_RL], 1.0);
+    ck_assert_double_gt(r.state.pos_m[0], x + 1.0);
+}
+END_TEST
+
+/* Parked on a 20 % grade with 60 bar of brake in neutral, the car is held
+ * by its tyres' deflections: no creep (over 10 s after it settled, 10 s in,
+ * it moves less than 1e-9 m; its pitch settles with a time constant of
+ * some 0.6 s, moving the CG by less than 1e-10 m from then on), every
+ * wheel's spin exactly 0, the tyres' forces along
+ * the slope carry gravity's m g sin(theta) (1 %: the wheels and struts are
+ * massless), each tyre deflected forward by the slip its force needs on the
+ * grip law, Fx / (18 Fz) within 5 % (tyre.h's Ck / Fz), which is inside
+ * the law's linear range. Released, it rolls back down (more than 2 m in
+ * 3 s). */
+START_TEST(test_deflections_hold_a_parked_car)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    pdk_terrain_def t = slope(0.2);
+    run r;
+    run_init_at(&r, &d, &t, 2, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_NEUTRAL);
+    run_command(&r, 0.0, 60.0, 0.0);
+    for (int k = 0; k < 10 * TICKS_PER_S; k++) {
+        run_tick(&r);
+    }
+    const double x0 = r.state.pos_m[0], y0 = r.state.pos_m[1], z0 = r.state.pos_m[2];
+    for (int k = 0; k < 10 * TICKS_PER_S; k++) {
+        run_tick(&r);
+        assert_channels_finite(&r);
+    }
+    ck_assert_double_le(fabs(r.state.pos_m[0] - x0), 1e-9);
+    ck_assert_double_le(fabs(r.state.pos_m[1] - y0), 1e-9);
+    ck_assert_double_le(fabs(r.state.pos_m[2] - z0), 1e-9);
+    double fx = 0.0;
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        ck_assert(r.state.spin_radps[i] == 0.0);
+        double f = r.ch[PDK_CH_FORCE_X_FL + i];
+        double kappa = f / (18.0 * r.ch[PDK_CH_TYRE_LOAD_FL + i]);
+        ck_assert_double_gt(r.state.defl_x_m[i], 0.0);
+        ck_assert_double_le(fabs(r.ch[PDK_CH_SLIP_RATIO_FL + i] / kappa - 1.0), 0.05);
+        fx += f;
+    }
+    double along = d.chassis.mass_kg * G * 0.2 / sqrt(1.0 + 0.2 * 0.2);
+    ck_assert_double_le(fabs(fx / along - 1.0), 0.01);
+    run_command(&r, 0.0, 0.0, 0.0);
+    for (int k = 0; k < 3 * TICKS_PER_S; k++) {
+        run_tick(&r);
+    }
+    ck_assert_double_lt(r.state.pos_m[0], x0 - 2.0);
+}
+END_TEST
+
+/* In a steady left turn the front tyres' aligning moments turn them back
+ * toward straight ahead (negative: the grip law's pneumatic trail behind
+ * the contact), and SteeringTorque is their sum about the steering axes
+ * over the steering ratio: negative, self-centring, some N m at the
+ * steering wheel. */
+START_TEST(test_steering_torque_from_aligning_moments)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    run r;
+    run_init(&r, &d, 15.0, PDK_GEAR_DRIVE);
+    run_command(&r, 10.0, 0.0, 60.0);
+    for (int k = 0; k < 3 * TICKS_PER_S; k++) {
+        run_tick(&r);
+    }
+    ck_assert_double_gt(r.ch[PDK_CH_YAW_RATE], 0.1);
+    double mz_l = r.ch[PDK_CH_TYRE_MZ_FL], mz_r = r.ch[PDK_CH_TYRE_MZ_FR];
+    ck_assert_double_lt(mz_l, 0.0);
+    ck_assert_double_lt(mz_r, 0.0);
+    /* On flat ground the normals are world z, whose body z component is
+     * cos(pitch) cos(roll) (here at the tick's end, where the channel takes
+     * it at the last substep's start: 1e-6 for the body's motion between). */
+    double nz = cos(r.ch[PDK_CH_PITCH]) * cos(r.ch[PDK_CH_ROLL]);
+    double want = (mz_l + mz_r) * nz / d.steering.ratio;
+    ck_assert_double_le(fabs(r.ch[PDK_CH_STEERING_TORQUE] - want), 1e-6 * fabs(want));
+    ck_assert_double_lt(r.ch[PDK_CH_STEERING_TORQUE], -0.5);
+}
+END_TEST
+
+/* A world of one default four-wheel car, driven a little. */
+static pdk_world *one_car_world(pdk_vehicle_id *id)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 2;
+    size_t bytes = pdk_world_mem_size(&wd);
+    void *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(mem);
+    pdk_world *w = NULL;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, &wd, &w), PDK_OK);
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 5.0, PDK_GEAR_DRIVE, id), PDK_OK);
+    return w;
+}
+
+/* pdk_world_tyre_input refuses, with a message naming what was wrong, a
+ * NULL world or input, a stale id, a single-track vehicle, an unknown
+ * action, a wheel mask of 0 or above 15, and a value out of its action's
+ * range; pdk_world_tyre_input_problem says the same, and NULL for a good
+ * input. A refused input changes nothing (the hash stays). An accepted one
+ * acts: a puncture deflates the wheel it names and no other, a power scale
+ * of 0 leaves a car on full throttle without drive. */
+START_TEST(test_tyre_input_validation)
+{
+    pdk_vehicle_id id;
+    pdk_world *w = one_car_world(&id);
+    pdk_vehicle_def st = pdk_vehicle_def_default();
+    st.model = PDK_MODEL_SINGLE_TRACK;
+    pdk_pose pose = {20.0, 0.0, 0.0};
+    pdk_vehicle_id st_id;
+    ck_assert_int_eq(pdk_world_spawn(w, &st, &pose, 0.0, PDK_GEAR_DRIVE, &st_id), PDK_OK);
+    uint64_t h0 = pdk_world_hash(w);
+    const struct {
+        pdk_vehicle_id id;
+        pdk_tyre_input in;
+        pdk_error err;
+        const char *names;
+    } bad[] = {
+        {0, {1u, PDK_TYRE_PUNCTURE, 0.1}, PDK_ERR_STALE_ID, "vehicle id"},
+        {id + 0x10000u, {1u, PDK_TYRE_PUNCTURE, 0.1}, PDK_ERR_STALE_ID, "vehicle id"},
+        {st_id, {1u, PDK_TYRE_PUNCTURE, 0.1}, PDK_ERR_INVALID_ARGUMENT, "four-wheel"},
+        {id, {1u, 0, 0.0}, PDK_ERR_INVALID_ARGUMENT, "action"},
+        {id, {1u, 7, 0.0}, PDK_ERR_INVALID_ARGUMENT, "action"},
+        {id, {0u, PDK_TYRE_PUNCTURE, 0.1}, PDK_ERR_INVALID_ARGUMENT, "wheel_mask"},
+        {id, {16u, PDK_TYRE_REPLACE, 0.0}, PDK_ERR_INVALID_ARGUMENT, "wheel_mask"},
+        {id, {1u, PDK_TYRE_PUNCTURE, -0.1}, PDK_ERR_OUT_OF_RANGE, "leak rate"},
+        {id, {1u, PDK_TYRE_SET_CONDITION, 4.0}, PDK_ERR_OUT_OF_RANGE, "condition"},
+        {id, {1u, PDK_TYRE_SET_TEMPERATURE, NAN}, PDK_ERR_OUT_OF_RANGE, "temperature"},
+        {id, {1u, PDK_TYRE_SET_GRIP_SCALE, 2.5}, PDK_ERR_OUT_OF_RANGE, "grip scale"},
+        {id, {0u, PDK_TYRE_SET_POWER_SCALE, -0.1}, PDK_ERR_OUT_OF_RANGE, "power scale"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_int_eq(pdk_world_tyre_input(w, bad[k].id, &bad[k].in), bad[k].err);
+        const char *why = pdk_world_tyre_input_problem(w, bad[k].id, &bad[k].in);
+        ck_assert_msg(why != NULL && strstr(why, bad[k].names) != NULL, "case %zu: %s", k,
+                      why == NULL ? "(null)" : why);
+    }
+    pdk_tyre_input good = {2u, PDK_TYRE_PUNCTURE, 0.5};
+    ck_assert_int_eq(pdk_world_tyre_input(NULL, id, &good), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(pdk_world_tyre_input_problem(NULL, id, &good), "world"));
+    ck_assert_int_eq(pdk_world_tyre_input(w, id, NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(pdk_world_tyre_input_problem(w, id, NULL), "input"));
+    ck_assert_uint_eq(pdk_world_hash(w), h0);
+    /* A puncture on the front right: it alone goes flat. */
+    ck_assert_ptr_null(pdk_world_tyre_input_problem(w, id, &good));
+    ck_assert_int_eq(pdk_world_tyre_input(w, id, &good), PDK_OK);
+    ck_assert_uint_ne(pdk_world_hash(w), h0);
+    for (int t = 0; t < 5 * TICKS_PER_S; t++) {
+        pdk_world_step(w);
+    }
+    const double *ch = pdk_world_channels(w, id);
+    ck_assert_double_eq(ch[PDK_CH_CONDITION_FR], (double)PDK_TYRE_FLAT);
+    ck_assert_double_lt(ch[PDK_CH_PRESSURE_FR], 0.5 * ch[PDK_CH_PRESSURE_FL]);
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (i != PDK_FR) {
+            ck_assert_double_eq(ch[PDK_CH_CONDITION_FL + i], (double)PDK_TYRE_INTACT);
+        }
+    }
+    /* No engine: full throttle from rest gives no drive. */
+    pdk_tyre_input none = {0u, PDK_TYRE_SET_POWER_SCALE, 0.0};
+    ck_assert_int_eq(pdk_world_tyre_input(w, id, &none), PDK_OK);
+    pdk_dbw_cmd c = {
+        .fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE, .throttle_pct = 100.0, .brake_bar = 0.0};
+    ck_assert_int_eq(pdk_world_command(w, id, &c), PDK_OK);
+    pdk_vehicle_pose before, after;
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, id, &before), PDK_OK);
+    for (int t = 0; t < TICKS_PER_S; t++) {
+        pdk_world_step(w);
+    }
+    ck_assert_int_eq(pdk_world_vehicle_pose(w, id, &after), PDK_OK);
+    ck_assert_double_le(after.speed_mps, before.speed_mps);
+    free(w);
+}
+END_TEST
+
+/* The world's hash covers the wheels' and tyres' state: a byte copy of a
+ * world is identical (same hash) until one field of one vehicle's state
+ * changes, and each of the new fields, changed alone, changes the hash:
+ * a wheel's spin, each deflection, the sinkage, a tyre's temperatures,
+ * air, tread, grip scale and condition, the power scale. The vehicle's
+ * state is found in the world's bytes as pdk_fw_state_init writes it
+ * (the world is zeroed first, as a local struct here). */
+START_TEST(test_hash_covers_wheel_state)
+{
+    pdk_vehicle_id id;
+    pdk_world *w = one_car_world(&id);
+    const pdk_world_def *wd = pdk_world_def_get(w);
+    size_t bytes = pdk_world_mem_size(wd);
+    pdk_fw_params p;
+    pdk_fw_params_init(&p, pdk_world_vehicle_def(w, id), wd->dt_s / wd->substeps, wd->gravity_mps2,
+                       wd->air_density_kgpm3, wd->surface_friction);
+    pdk_fw_state s;
+    memset(&s, 0, sizeof s);
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    pdk_fw_state_init(&s, &p, &wd->terrain, &pose, 5.0);
+    unsigned char *base = (unsigned char *)w;
+    size_t at = 0;
+    while (at + sizeof s <= bytes && memcmp(base + at, &s, sizeof s) != 0) {
+        at += 8;
+    }
+    ck_assert_msg(at + sizeof s <= bytes, "the vehicle's state is not in the world's bytes");
+    uint64_t h0 = pdk_world_hash(w);
+    void *copy = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(copy);
+    const size_t fields[] = {
+        offsetof(pdk_fw_state, spin_radps) + 3 * sizeof(double),
+        offsetof(pdk_fw_state, defl_x_m),
+        offsetof(pdk_fw_state, defl_y_m) + sizeof(double),
+        offsetof(pdk_fw_state, sinkage_m) + 2 * sizeof(double),
+        offsetof(pdk_fw_state, life) + offsetof(pdk_tyre_life, surface_temp_c),
+        offsetof(pdk_fw_state, life) + offsetof(pdk_tyre_life, carcass_temp_c),
+        offsetof(pdk_fw_state, life) + sizeof(pdk_tyre_life) + offsetof(pdk_tyre_life, gas_temp_c),
+        offsetof(pdk_fw_state, life) + offsetof(pdk_tyre_life, air_share),
+        offsetof(pdk_fw_state, life) + offsetof(pdk_tyre_life, leak_per_s),
+        offsetof(pdk_fw_state, life) + offsetof(pdk_tyre_life, tread_m),
+        offsetof(pdk_fw_state, life) + offsetof(pdk_tyre_life, flat_run_m),
+        offsetof(pdk_fw_state, life) + offsetof(pdk_tyre_life, grip_scale),
+        offsetof(pdk_fw_state, power_scale),
+    };
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        memcpy(copy, w, bytes);
+        ck_assert_uint_eq(pdk_world_hash(copy), h0);
+        double v;
+        memcpy(&v, (unsigned char *)copy + at + fields[k], sizeof v);
+        v += 0.125;
+        memcpy((unsigned char *)copy + at + fields[k], &v, sizeof v);
+        ck_assert_msg(pdk_world_hash(copy) != h0, "field %zu is not hashed", k);
+    }
+    memcpy(copy, w, bytes);
+    int32_t cond = PDK_TYRE_RIM;
+    memcpy((unsigned char *)copy + at + offsetof(pdk_fw_state, life) + 2 * sizeof(pdk_tyre_life) +
+               offsetof(pdk_tyre_life, condition),
+           &cond, sizeof cond);
+    ck_assert_uint_ne(pdk_world_hash(copy), h0);
+    free(copy);
+    free(w);
+}
+END_TEST
+
 /* ---- determinism --------------------------------------------------------- */
 
 static void scripted_drive(run *r, int tick)
@@ -568,15 +917,78 @@ static pdk_curve curve3(double lo, double at_lo, double hi, double at_hi)
     return c;
 }
 
+/* The bumps of bumpy() and the rest of the ground's kinds: a hill (a 10 %
+ * ramp up and down), gravel, silt loam (deformable: the soil model) and a
+ * water crossing across the route, wheels meeting it by the cylinder
+ * sweep. */
+static pdk_terrain_def rich(void)
+{
+    pdk_terrain_def t = bumpy();
+    t.contact_mode = PDK_CONTACT_CYLINDER;
+    t.air_temp_c = 25.0;
+    t.road_temp_c = 35.0;
+    t.n_ramps = 1;
+    t.ramps[0] = (pdk_ramp){.x_m = 50.0,
+                            .y_m = 0.0,
+                            .yaw_rad = 0.0,
+                            .length_m = 10.0,
+                            .width_m = 30.0,
+                            .grade = 0.1,
+                            .transition_m = 2.0,
+                            .hold_m = 5.0};
+    t.n_patches = 3;
+    t.patches[0] = (pdk_patch){.shape = PDK_PATCH_RECT,
+                               .surface_id = PDK_SURFACE_GRAVEL,
+                               .x_m = 8.0,
+                               .y_m = 0.0,
+                               .size_x_m = 6.0,
+                               .size_y_m = 30.0};
+    t.patches[1] = (pdk_patch){.shape = PDK_PATCH_RECT,
+                               .surface_id = PDK_SURFACE_SILT_LOAM,
+                               .x_m = 22.0,
+                               .y_m = 0.0,
+                               .size_x_m = 8.0,
+                               .size_y_m = 30.0};
+    t.patches[2] = (pdk_patch){
+        .shape = PDK_PATCH_CIRCLE, .x_m = 38.0, .y_m = 0.0, .size_x_m = 5.0, .water_depth_m = 0.15};
+    ck_assert_ptr_null(pdk_terrain_problem(&t));
+    return t;
+}
+
+/* Both axles of d on law (the Magic Formula with the road 205/60R15 set,
+ * or the UTV law). */
+static void set_law(pdk_vehicle_def *d, pdk_tyre_law law)
+{
+    pdk_tyre_law_def *axles[2] = {&d->tyre_front.law, &d->tyre_rear.law};
+    for (int k = 0; k < 2; k++) {
+        axles[k]->law = law;
+        if (law == PDK_TYRE_MAGIC) {
+            axles[k]->mf_set = PDK_MF_ROAD_205_60R15;
+            axles[k]->mf = *pdk_mf_set_coeffs(PDK_MF_ROAD_205_60R15);
+            axles[k]->slide_grip = 0.0;
+        }
+    }
+}
+
 /* The cars of the same-bits tests: 0 the default car, 1 one with every
  * kinematic curve on its front axle and a solid rear axle (the per-wheel
  * scalar paths), 2 the stiff kart of the kinks test (dropped on its wheels,
- * its struts cross their kinks: the re-solves). */
+ * its struts cross their kinks: the re-solves), 3 the default car on Magic
+ * Formula tyres, 4 on the UTV law. */
+#define SAME_BITS_VARIANTS 5
 static pdk_vehicle_def same_bits_def(int variant)
 {
     pdk_vehicle_def d = pdk_vehicle_def_default();
     if (variant == 2) {
         d = stiff_kart_def(64500.0, 1.0e7);
+    }
+    if (variant == 3) {
+        set_law(&d, PDK_TYRE_MAGIC);
+        ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
+    }
+    if (variant == 4) {
+        set_law(&d, PDK_TYRE_UTV);
+        ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
     }
     if (variant == 1) {
         pdk_kinematics_def *k = &d.susp_front.kinematics;
@@ -597,13 +1009,14 @@ static pdk_vehicle_def same_bits_def(int variant)
  * channels, byte for byte, every tick: over bumps, with steering, throttle
  * and locked brakes, for the default car, for one with every kinematic
  * curve on its front axle and a solid rear axle (the per-wheel scalar
- * paths), and for the stiff kart of the kinks test dropped on its wheels
- * (the re-solves of a strut crossing a kink). */
+ * paths), for the stiff kart of the kinks test dropped on its wheels (the
+ * re-solves of a strut crossing a kink), and on Magic Formula and UTV tyres
+ * over the rich terrain (cylinder sweeps, a hill, surfaces, soil, water). */
 START_TEST(test_portable_step_same_bits)
 {
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < SAME_BITS_VARIANTS; variant++) {
         pdk_vehicle_def d = same_bits_def(variant);
-        pdk_terrain_def t = bumpy();
+        pdk_terrain_def t = variant >= 3 ? rich() : bumpy();
         static run a, b;
         run_init_at(&a, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
         run_init_at(&b, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
@@ -634,23 +1047,25 @@ END_TEST
 /* pdk_fw_step_batch, which steps vehicles two side by side (phase by phase
  * of each substep), and its baseline build give every vehicle the state and
  * channels, byte for byte, of pdk_fw_step_portable on it alone, every tick:
- * five vehicles (so groups of two and of one) of the three same-bits cars,
- * driven apart over bumps, one faulted by a NaN midway, the curves read
- * through the batch's own pointers (as a world passes its definitions').
+ * five vehicles (so groups of two and of one), the five same-bits cars on
+ * the rich terrain,
+ * driven apart over bumps, one faulted by a NaN midway, the curves and tyre
+ * parameters read through the batch's own definitions (as a world passes
+ * its own).
  * The return value counts the faulted vehicle. */
 #define BATCH_N 5
 START_TEST(test_batch_same_bits)
 {
     static run ref[BATCH_N], avx[BATCH_N], base[BATCH_N];
-    pdk_terrain_def t = bumpy();
+    pdk_terrain_def t = rich();
     for (int i = 0; i < BATCH_N; i++) {
-        pdk_vehicle_def d = same_bits_def(i % 3);
+        pdk_vehicle_def d = same_bits_def(i % SAME_BITS_VARIANTS);
         pdk_gear gear = i == 3 ? PDK_GEAR_REVERSE : PDK_GEAR_DRIVE;
         double speed = i == 3 ? -3.0 : 6.0 + 2.0 * i;
         run *rs[3] = {&ref[i], &avx[i], &base[i]};
         for (int k = 0; k < 3; k++) {
             run_init_at(rs[k], &d, &t, 2, 1.5 * i, -0.7 * i, 0.4 * i, speed, gear);
-            if (i % 3 == 2) {
+            if (i == 2) {
                 rs[k]->state.pos_m[2] += 0.3; /* dropped */
             }
         }
@@ -659,7 +1074,7 @@ START_TEST(test_batch_same_bits)
         pdk_fw_state *sa[BATCH_N], *sb[BATCH_N];
         const pdk_fw_cmd *ca[BATCH_N], *cb[BATCH_N];
         const pdk_fw_consts *pa[BATCH_N], *pb[BATCH_N];
-        const pdk_kinematics_def *fa[BATCH_N], *ra[BATCH_N], *fb[BATCH_N], *rb[BATCH_N];
+        const pdk_vehicle_def *da[BATCH_N], *db[BATCH_N];
         double *cha[BATCH_N], *chb[BATCH_N];
         for (int i = 0; i < BATCH_N; i++) {
             run *rs[3] = {&ref[i], &avx[i], &base[i]};
@@ -674,20 +1089,17 @@ START_TEST(test_batch_same_bits)
             sa[i] = &avx[i].state;
             ca[i] = &avx[i].cmd;
             pa[i] = &avx[i].params.c;
-            fa[i] = &avx[i].def.susp_front.kinematics;
-            ra[i] = &avx[i].def.susp_rear.kinematics;
+            da[i] = &avx[i].def;
             cha[i] = avx[i].ch;
             sb[i] = &base[i].state;
             cb[i] = &base[i].cmd;
             pb[i] = &base[i].params.c;
-            fb[i] = &base[i].def.susp_front.kinematics;
-            rb[i] = &base[i].def.susp_rear.kinematics;
+            db[i] = &base[i].def;
             chb[i] = base[i].ch;
         }
         int faults = tick >= TICKS_PER_S ? 1 : 0;
-        ck_assert_int_eq(pdk_fw_step_batch(sa, ca, pa, fa, ra, cha, BATCH_N, &t, 2), faults);
-        ck_assert_int_eq(pdk_fw_step_batch_portable(sb, cb, pb, fb, rb, chb, BATCH_N, &t, 2),
-                         faults);
+        ck_assert_int_eq(pdk_fw_step_batch(sa, ca, pa, da, cha, BATCH_N, &t, 2), faults);
+        ck_assert_int_eq(pdk_fw_step_batch_portable(sb, cb, pb, db, chb, BATCH_N, &t, 2), faults);
         for (int i = 0; i < BATCH_N; i++) {
             ck_assert_msg(memcmp(&ref[i].state, &avx[i].state, sizeof ref[i].state) == 0 &&
                               memcmp(ref[i].ch, avx[i].ch, sizeof ref[i].ch) == 0,
@@ -709,14 +1121,15 @@ END_TEST
 
 /* A non-finite value in the state faults the vehicle exactly as
  * pdk_st_step does: the pose stays where the tick began, velocities (and
- * the lagged tyre forces) are zeroed, faulted is set, every channel is
- * finite and Faulted reads 1. A NaN velocity, an infinite angular velocity
- * and a NaN quaternion (whose pose cannot be kept: it becomes level) each
- * fault; the next tick of the restored state is clean. */
+ * the lagged tyre forces, the wheels' spins and the tyres' deflections) are
+ * zeroed, faulted is set, every channel is finite and Faulted reads 1. A
+ * NaN velocity, an infinite angular velocity, a NaN quaternion (whose pose
+ * cannot be kept: it becomes level) and a NaN wheel spin each fault; the
+ * next tick of the restored state is clean. */
 START_TEST(test_non_finite_state_faults)
 {
     pdk_vehicle_def d = pdk_vehicle_def_default();
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         run r;
         run_init_at(&r, &d, NULL, 2, 5.0, 6.0, 1.0, 12.0, PDK_GEAR_DRIVE);
         run_command(&r, 30.0, 0.0, 45.0);
@@ -728,8 +1141,10 @@ START_TEST(test_non_finite_state_faults)
             r.state.vel_mps[1] = NAN;
         } else if (k == 1) {
             r.state.omega_radps[2] = INFINITY;
-        } else {
+        } else if (k == 2) {
             r.state.quat[2] = NAN;
+        } else {
+            r.state.spin_radps[PDK_RL] = NAN;
         }
         run_tick(&r);
         ck_assert_uint_eq(r.state.faulted, 1u);
@@ -741,12 +1156,14 @@ START_TEST(test_non_finite_state_faults)
         }
         for (int i = 0; i < PDK_WHEELS; i++) {
             ck_assert(r.state.prev_fx_n[i] == 0.0 && r.state.prev_fy_n[i] == 0.0);
+            ck_assert(r.state.spin_radps[i] == 0.0 && r.state.defl_x_m[i] == 0.0 &&
+                      r.state.defl_y_m[i] == 0.0);
         }
         ck_assert_double_eq(r.ch[PDK_CH_POS_X], before.pos_m[0]);
         ck_assert_double_eq(r.ch[PDK_CH_POS_Y], before.pos_m[1]);
         ck_assert_double_eq(r.ch[PDK_CH_GEAR], (double)PDK_GEAR_DRIVE);
         ck_assert_double_eq(r.ch[PDK_CH_THROTTLE], 30.0);
-        if (k < 2) {
+        if (k != 2) {
             /* The quaternion was fine: the pose is kept (renormalised). */
             for (int j = 0; j < 4; j++) {
                 ck_assert_double_eq_tol(r.state.quat[j], before.quat[j], 1e-15);
@@ -965,6 +1382,14 @@ static Suite *four_wheel_suite(void)
     tcase_add_test(still, test_braked_car_stops_exactly);
     tcase_add_test(still, test_neutral_car_at_rest_does_not_creep);
     suite_add_tcase(s, still);
+
+    TCase *wheels = tcase_create("wheels and tyres");
+    tcase_add_test(wheels, test_brakes_lock_and_never_reverse_a_wheel);
+    tcase_add_test(wheels, test_deflections_hold_a_parked_car);
+    tcase_add_test(wheels, test_steering_torque_from_aligning_moments);
+    tcase_add_test(wheels, test_tyre_input_validation);
+    tcase_add_test(wheels, test_hash_covers_wheel_state);
+    suite_add_tcase(s, wheels);
 
     TCase *energy = tcase_create("energy");
     tcase_add_test(energy, test_energy_never_rises_coasting);

@@ -298,8 +298,17 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "susp_front.roll_center_height_m plus its kinematics curve",
         (d.susp_front.kinematics.roll_center_height_m =
              (pdk_curve){3, {-0.1, 0.0, 0.1}, {0.6, 0.0, -0.02}}));
+    /* The four-wheel model's tyres (tyre.h, tyre_life.h, surface.h), each
+     * message naming the axle's field. */
+    BAD(R, "tyres.front.slide_grip", d.tyre_front.law.slide_grip = 1.5);
+    BAD(R, "tyres.rear.mf.fnomin_n",
+        (d.tyre_rear.law.law = PDK_TYRE_MAGIC, d.tyre_rear.law.mf.fnomin_n = 0.0));
+    BAD(R, "tyres.rear.life.window_c", d.tyre_rear.life.window_c = 0.0);
+    BAD(R, "tyres.front.soil.width_m", d.tyre_front.soil.width_m = 0.0);
+    BAD(R, "tyres.front.spin_inertia_kgm2", d.tyre_front.spin_inertia_kgm2 = 0.0);
+    BAD(R, "tyres.rear.spin_inertia_kgm2", d.tyre_rear.spin_inertia_kgm2 = NAN);
 #undef BAD
-    ck_assert_int_eq(cases, 64);
+    ck_assert_int_eq(cases, 70);
     /* At the floors themselves it passes: 628.2 N s/m, 96 kg m^2, 0.495 m. */
     d = base;
     d.susp_rear.rebound_damping_nspm = 629.0;
@@ -318,7 +327,15 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     d.model = PDK_MODEL_SINGLE_TRACK;
     d.susp_front.spring_rate_npm = 0.0;
     d.chassis.track_width_m = 0.0;
+    d.tyre_front.spin_inertia_kgm2 = 0.0;
+    d.tyre_rear.life.window_c = 0.0;
     ck_assert_int_eq(pdk_vehicle_def_check(&d), PDK_OK);
+    /* The soil model takes the law's radius and the life's inflation: the
+     * soil fields of those are not read (params leaves them 0). */
+    d = base;
+    d.tyre_front.soil.radius_m = 0.0;
+    d.tyre_rear.soil.inflation_pa = 0.0;
+    ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
     /* At the bound and for the CG near an axle it passes. */
     d = base;
     d.chassis.yaw_inertia_kgm2 = 820.0;
@@ -371,10 +388,15 @@ START_TEST(test_mem_size_grows_with_capacity)
     size_t thousand = pdk_world_mem_size(&wd);
     ck_assert_uint_gt(one, 0);
     ck_assert_uint_gt(thousand, one);
-    /* Per vehicle it is a few kilobytes (5.4 KB): most of it the
-     * definition, which carries the kinematic curves (5 curves of up to 16
-     * points per axle), and each model's own hot arrays. */
-    ck_assert_uint_lt((thousand - one) / 999, 10240);
+    /* Per vehicle it is some kilobytes (13.4 KB): the definition (5.7 KB,
+     * with the kinematic curves, 5 curves of up to 16 points per axle, and
+     * each axle's tyre: its law with a Magic Formula set's coefficients,
+     * 1 KB, its life and soil parameters), the four-wheel constants (5.3
+     * KB, of which 4.1 KB are the tyre laws' constants on four lanes, the
+     * Magic Formula's 113 coefficients among them), the state (0.9 KB, the
+     * tyres' life in it), the channels (1 KB) and each model's own hot
+     * arrays. */
+    ck_assert_uint_lt((thousand - one) / 999, 16384);
     ck_assert_uint_gt((thousand - one) / 999, 256);
     /* A full-size world fits and works at the capacity limit. */
     pdk_world *w = world_cap(65535);
@@ -752,8 +774,13 @@ END_TEST
  * four-wide wheel vectors and the terrain to prepared bumps; re-recorded the
  * same day when camber thrust began to fade below walking pace (a tyre at
  * rest pushes nowhere) and a strut crossing its bump stop or lift-off within
- * a substep took that part at the end travel. */
-#define GOLDEN_HASH_FW UINT64_C(0x89D85101EF64EBF2)
+ * a substep took that part at the end travel. Re-recorded for issue 4 (ADR
+ * 0008): the tyres' slip laws (the default car's grip law), wheel spin and
+ * the tyres' deflections, brakes and rolling resistance as Coulomb torques
+ * on the wheels, tyre life, the world's default terrain at 20 C, and the
+ * hash now covering the wheels' and tyres' state. It also moves with the
+ * tyre modules' arithmetic (tyre_lanes.h, vmath.h, tyre_life.c). */
+#define GOLDEN_HASH_FW UINT64_C(0xA9A59CDD4FA2D59B)
 
 START_TEST(test_golden_hash)
 {
