@@ -13,6 +13,7 @@
 #include "params.h"
 #include "run.h"
 #include "server.h"
+#include "surface.h"
 
 #ifndef PDK_BUILD_ID
 #define PDK_BUILD_ID "unknown"
@@ -110,6 +111,22 @@ static void print_key_header(const char *what)
            "description");
 }
 
+/* The surfaces a world's terrain keys name (surface.h), with their
+ * friction, rolling resistance and source. */
+static void print_surfaces(void)
+{
+    printf("surfaces (terrain.surface, terrain.patches[].surface, terrain.field.materials):\n"
+           "  %-10s %-5s %-5s %-7s %-10s %s\n",
+           "name", "peak", "slide", "rolling", "kind", "source");
+    for (int id = 0; id < PDK_SURFACE_COUNT; id++) {
+        const pdk_surface *sf = pdk_surface_get(id);
+        printf("  %-10s %-5.2f %-5.2f %-7.3f %-10s %s\n", sf->name, sf->mu_peak, sf->mu_slide,
+               sf->rolling_coeff,
+               sf->deformable ? "deformable" : sf->loose ? "loose" : "firm",
+               pdk_surface_source(id));
+    }
+}
+
 static int cmd_presets(int argc, char **argv, const char *presets_dir)
 {
     if (argc == 0 || strcmp(argv[0], "list") == 0) {
@@ -149,6 +166,7 @@ static int cmd_presets(int argc, char **argv, const char *presets_dir)
         if (world) {
             print_key_header("world");
             pdk_params_describe(PDK_PRESET_WORLD, print_key, NULL);
+            print_surfaces();
         }
         return 0;
     }

@@ -189,32 +189,40 @@ static const char *choice_name(const pdk_choice_set *set, int value)
     return NULL;
 }
 
-static pdk_error check_choice(const pdk_param_key *key, const json_t *value, const char *where,
-                              char *err, size_t err_len)
+/* path is the key as the message shows it (an element of a list's:
+ * "terrain.patches[1].shape"). */
+static pdk_error check_choice_in(const pdk_choice_set *set, const char *path, const json_t *value,
+                                 const char *where, char *err, size_t err_len)
 {
     if (!json_is_string(value)) {
         return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                               "%s: %s: expected a string, got %s", where, key->path,
+                               "%s: %s: expected a string, got %s", where, path,
                                pdk_params_json_type(value));
     }
     int v;
-    if (choice_from_name(key->choices, json_string_value(value), &v)) {
+    if (choice_from_name(set, json_string_value(value), &v)) {
         return PDK_OK;
     }
-    char allowed[128] = "";
+    char allowed[160] = "";
     size_t used = 0;
-    for (size_t i = 0; i < key->choices->n; i++) {
+    for (size_t i = 0; i < set->n; i++) {
         int n = snprintf(allowed + used, sizeof allowed - used, "%s\"%s\"", i > 0 ? ", " : "",
-                         key->choices->items[i].name);
+                         set->items[i].name);
         if (n < 0 || (size_t)n >= sizeof allowed - used) {
             break;
         }
         used += (size_t)n;
     }
     return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                           "%s: %s: \"%.64s\" is not a%s %s (allowed: %s)", where, key->path,
-                           json_string_value(value), key->choices->what[0] == 'a' ? "n" : "",
-                           key->choices->what, allowed);
+                           "%s: %s: \"%.64s\" is not a%s %s (allowed: %s)", where, path,
+                           json_string_value(value), strchr("aeiou", set->what[0]) ? "n" : "",
+                           set->what, allowed);
+}
+
+static pdk_error check_choice(const pdk_param_key *key, const char *path, const json_t *value,
+                              const char *where, char *err, size_t err_len)
+{
+    return check_choice_in(key->choices, path, value, where, err, err_len);
 }
 
 /* Fills curve from a JSON curve whose shape check_curve accepted, values
@@ -320,7 +328,27 @@ static pdk_error check_curve(const pdk_param_key *key, const json_t *value, cons
 static pdk_error check_leaf(const pdk_param_key *key, const char *path, const json_t *value,
                             const char *where, char *err, size_t err_len);
 
-/* A list of objects, each with every field of the list's spec. */
+/* Writes the names of a list's fields, comma separated: all of them, or
+ * the required ones only. */
+static void field_names(const pdk_list_spec *spec, bool required_only, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t f = 0; f < spec->n_fields; f++) {
+        if (required_only && spec->fields[f].optional) {
+            continue;
+        }
+        int n = snprintf(out + used, len - used, "%s%s", used > 0 ? ", " : "",
+                         spec->fields[f].path);
+        if (n < 0 || (size_t)n >= len - used) {
+            break;
+        }
+        used += (size_t)n;
+    }
+}
+
+/* A list of objects, each with every required field of the list's spec
+ * and any of its optional ones, and its entry rule. */
 static pdk_error check_list(const pdk_param_key *key, const json_t *value, const char *where,
                             char *err, size_t err_len)
 {
@@ -335,16 +363,10 @@ static pdk_error check_list(const pdk_param_key *key, const json_t *value, const
                                "%s: %s: %zu entries, more than the %zu allowed", where, key->path,
                                json_array_size(value), spec->max_items);
     }
-    char fields[160] = "";
-    size_t used = 0;
-    for (size_t f = 0; f < spec->n_fields; f++) {
-        int n = snprintf(fields + used, sizeof fields - used, "%s%s", f > 0 ? ", " : "",
-                         spec->fields[f].path);
-        if (n < 0 || (size_t)n >= sizeof fields - used) {
-            break;
-        }
-        used += (size_t)n;
-    }
+    char fields[160];
+    char required[160];
+    field_names(spec, false, fields, sizeof fields);
+    field_names(spec, true, required, sizeof required);
     size_t i;
     json_t *item;
     json_array_foreach(value, i, item)
@@ -374,15 +396,105 @@ static pdk_error check_list(const pdk_param_key *key, const json_t *value, const
             char fpath[160];
             snprintf(fpath, sizeof fpath, "%s.%s", ipath, spec->fields[f].path);
             json_t *fv = json_object_get(item, spec->fields[f].path);
+            if (fv == NULL && spec->fields[f].optional) {
+                continue;
+            }
             if (fv == NULL) {
                 return pdk_params_fail(PDK_ERR_PARSE, err, err_len,
                                        "%s: %s: missing (every entry of %s gives %s)", where, fpath,
-                                       key->path, fields);
+                                       key->path, required);
             }
             pdk_error rc = check_leaf(&spec->fields[f], fpath, fv, where, err, err_len);
             if (rc != PDK_OK) {
                 return rc;
             }
+        }
+        if (spec->check_entry != NULL) {
+            char why[PDK_PARAMS_ERR_LEN / 2];
+            pdk_error rc = spec->check_entry(item, ipath, why, sizeof why);
+            if (rc != PDK_OK) {
+                return pdk_params_fail(rc, err, err_len, "%s: %s", where, why);
+            }
+        }
+    }
+    return PDK_OK;
+}
+
+/* A terrain grid's values (pdk_grid_spec): heights, a list of numbers
+ * within the key's bounds; materials, a list of choice names or a string of
+ * codes. At most max_items either way. */
+static pdk_error check_grid(const pdk_param_key *key, const char *path, const json_t *value,
+                            const char *where, char *err, size_t err_len)
+{
+    const pdk_grid_spec *g = key->grid;
+    if (g->kind == PDK_GRID_MATERIALS && json_is_string(value)) {
+        const char *text = json_string_value(value);
+        size_t count = 0;
+        for (size_t i = 0; text[i] != '\0'; i++) {
+            if (text[i] == ' ') {
+                continue;
+            }
+            if (strchr(g->codes, text[i]) == NULL) {
+                char codes[256] = "";
+                size_t used = 0;
+                for (size_t c = 0; c < g->choices->n; c++) {
+                    int n = snprintf(codes + used, sizeof codes - used, "%s%c %s",
+                                     c > 0 ? ", " : "", g->codes[g->choices->items[c].value],
+                                     g->choices->items[c].name);
+                    if (n < 0 || (size_t)n >= sizeof codes - used) {
+                        break;
+                    }
+                    used += (size_t)n;
+                }
+                unsigned char u = (unsigned char)text[i];
+                return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
+                                       "%s: %s: character %zu, %s%c%s (byte 0x%02X), is not a %s "
+                                       "code (codes: %s; spaces are ignored)",
+                                       where, path, i + 1, u >= 0x20 && u < 0x7f ? "'" : "",
+                                       u >= 0x20 && u < 0x7f ? text[i] : '?',
+                                       u >= 0x20 && u < 0x7f ? "'" : "", u, g->choices->what,
+                                       codes);
+            }
+            count++;
+        }
+        if (count > g->max_items) {
+            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
+                                   "%s: %s: %zu cells, more than the %zu allowed", where, path,
+                                   count, g->max_items);
+        }
+        return PDK_OK;
+    }
+    if (!json_is_array(value)) {
+        return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len, "%s: %s: expected %s, got %s",
+                               where, path,
+                               g->kind == PDK_GRID_HEIGHTS
+                                   ? "a list of numbers"
+                                   : "a list of surface names or a string of codes",
+                               pdk_params_json_type(value));
+    }
+    if (json_array_size(value) > g->max_items) {
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
+                               "%s: %s: %zu values, more than the %zu allowed", where, path,
+                               json_array_size(value), g->max_items);
+    }
+    size_t i;
+    const json_t *v;
+    json_array_foreach(value, i, v)
+    {
+        char ipath[160];
+        snprintf(ipath, sizeof ipath, "%s[%zu]", path, i);
+        pdk_error rc;
+        if (g->kind == PDK_GRID_MATERIALS) {
+            rc = check_choice_in(g->choices, ipath, v, where, err, err_len);
+        } else if (!json_is_number(v)) {
+            rc = pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
+                                 "%s: %s: expected a number, got %s", where, ipath,
+                                 pdk_params_json_type(v));
+        } else {
+            rc = check_bounds(key, ipath, json_number_value(v), where, "", err, err_len);
+        }
+        if (rc != PDK_OK) {
+            return rc;
         }
     }
     return PDK_OK;
@@ -427,7 +539,7 @@ static pdk_error check_leaf(const pdk_param_key *key, const char *path, const js
          * (at most 2^63, where the comparison is still exact). */
         return check_bounds(key, path, (double)json_integer_value(value), where, "", err, err_len);
     case PDK_KEY_CHOICE:
-        return check_choice(key, value, where, err, err_len);
+        return check_choice(key, path, value, where, err, err_len);
     case PDK_KEY_TEXT:
         if (!json_is_string(value)) {
             return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
@@ -445,6 +557,8 @@ static pdk_error check_leaf(const pdk_param_key *key, const char *path, const js
         return check_curve(key, value, where, err, err_len);
     case PDK_KEY_LIST:
         return check_list(key, value, where, err, err_len);
+    case PDK_KEY_GRID:
+        return check_grid(key, path, value, where, err, err_len);
     }
     return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len, "%s: %s: bad schema entry",
                            where, path);
@@ -527,7 +641,13 @@ static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_over
 
     char why[160];
     pdk_path path;
-    if (pdk_path_parse(item->key, strlen(item->key), &path, why, sizeof why) != PDK_OK) {
+    const char *key_text = item->key;
+    for (size_t i = 0; i < s->n_aliases; i++) {
+        if (strcmp(key_text, s->aliases[i].from) == 0) {
+            key_text = s->aliases[i].to;
+        }
+    }
+    if (pdk_path_parse(key_text, strlen(key_text), &path, why, sizeof why) != PDK_OK) {
         return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: %s", where, why);
     }
     /* Walk the schema along the path's names down to a key or group; what
@@ -543,7 +663,7 @@ static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_over
         pdk_path_format(&path, at + 1, next, sizeof next);
         if (here == NODE_LEAF) {
             pdk_key_type type = s->keys[leaf].type;
-            bool listy = type == PDK_KEY_CURVE || type == PDK_KEY_LIST;
+            bool listy = type == PDK_KEY_CURVE || type == PDK_KEY_LIST || type == PDK_KEY_GRID;
             if (listy && seg->kind == PDK_PATH_INDEX) {
                 break;
             }
@@ -699,7 +819,8 @@ static json_t *curve_copy(const json_t *v)
 }
 
 /* Fills a list key's count and structs from v (validated), or keeps the
- * default's, and returns the resolved list with every field. */
+ * default's, and returns the resolved list with every field that applies
+ * (pdk_list_spec: an optional field left out is 0 where it applies). */
 static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def)
 {
     const pdk_list_spec *spec = key->list;
@@ -712,9 +833,11 @@ static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def)
         memcpy((char *)def + spec->count_offset, &count, sizeof count);
     }
     PDK_ASSERT(count >= 0 && (size_t)count <= spec->max_items);
+    PDK_ASSERT(v != NULL || count == 0 || spec->applies == NULL);
     json_t *out = json_array();
     for (int i = 0; out != NULL && i < count; i++) {
         char *item = items + (size_t)i * spec->item_size;
+        const json_t *entry = v != NULL ? json_array_get(v, (size_t)i) : NULL;
         json_t *obj = json_object();
         if (obj == NULL || json_array_append_new(out, obj) != 0) {
             json_decref(out);
@@ -722,20 +845,129 @@ static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def)
         }
         for (size_t f = 0; f < spec->n_fields; f++) {
             const pdk_param_key *fk = &spec->fields[f];
-            /* A default is re-expressed through the preset unit, as number
-             * keys' are. */
-            double x =
-                v != NULL
-                    ? json_number_value(json_object_get(json_array_get(v, (size_t)i), fk->path))
-                    : preset_value(fk, item);
-            double si = to_si(fk, x);
-            memcpy(item + fk->offset, &si, sizeof si);
-            if (json_object_set_new(obj, fk->path, json_real(x)) != 0) {
+            const json_t *fv = entry != NULL ? json_object_get(entry, fk->path) : NULL;
+            if (entry != NULL && fv == NULL) {
+                PDK_ASSERT(fk->optional);
+                if (spec->applies != NULL && !spec->applies(entry, fk)) {
+                    continue;
+                }
+            }
+            json_t *jv;
+            if (fk->type == PDK_KEY_CHOICE) {
+                int x = entry != NULL ? 0 : enum_get(item, fk);
+                if (fv != NULL) {
+                    bool known = choice_from_name(fk->choices, json_string_value(fv), &x);
+                    PDK_ASSERT(known);
+                }
+                memcpy(item + fk->offset, &x, sizeof x);
+                const char *name = choice_name(fk->choices, x);
+                PDK_ASSERT(name != NULL);
+                jv = json_string(name);
+            } else {
+                /* A default is re-expressed through the preset unit, as
+                 * number keys' are. */
+                double x = fv != NULL ? json_number_value(fv)
+                           : entry != NULL ? 0.0
+                                           : preset_value(fk, item);
+                double si = to_si(fk, x);
+                memcpy(item + fk->offset, &si, sizeof si);
+                jv = json_real(x);
+            }
+            if (json_object_set_new(obj, fk->path, jv) != 0) {
                 json_decref(out);
                 return NULL;
             }
         }
     }
+    return out;
+}
+
+static int32_t int32_at(const void *def, size_t offset)
+{
+    int32_t v;
+    memcpy(&v, (const char *)def + offset, sizeof v);
+    return v;
+}
+
+/* Fills a grid key's values and flag from v (validated), or keeps the
+ * default's, and returns the resolved value: the heights as a list of
+ * numbers (each the float the definition holds), the materials as a string
+ * of codes with a space after each row of nx - 1 cells ([] when there are
+ * none). */
+static json_t *build_grid(const pdk_param_key *key, const json_t *v, void *def)
+{
+    const pdk_grid_spec *g = key->grid;
+    char *base = field_ptr(def, key);
+    int32_t nx = int32_at(def, g->nx_offset), ny = int32_at(def, g->ny_offset);
+    size_t count = 0;
+    if (v != NULL) {
+        memset(base, 0,
+               g->max_items * (g->kind == PDK_GRID_HEIGHTS ? sizeof(float) : sizeof(uint8_t)));
+        if (g->kind == PDK_GRID_HEIGHTS) {
+            float *h = (float *)(void *)base;
+            size_t i;
+            const json_t *x;
+            json_array_foreach(v, i, x)
+            {
+                h[i] = (float)json_number_value(x);
+            }
+            count = json_array_size(v);
+        } else if (json_is_string(v)) {
+            for (const char *c = json_string_value(v); *c != '\0'; c++) {
+                if (*c != ' ') {
+                    base[count++] = (char)(strchr(g->codes, *c) - g->codes);
+                }
+            }
+        } else {
+            size_t i;
+            const json_t *x;
+            json_array_foreach(v, i, x)
+            {
+                int id = 0;
+                bool known = choice_from_name(g->choices, json_string_value(x), &id);
+                PDK_ASSERT(known);
+                base[i] = (char)id;
+            }
+            count = json_array_size(v);
+        }
+        int32_t flag = count > 0;
+        memcpy((char *)def + g->flag_offset, &flag, sizeof flag);
+    } else if (int32_at(def, g->flag_offset) != 0 && nx >= 2 && ny >= 2) {
+        count = g->kind == PDK_GRID_HEIGHTS ? (size_t)nx * (size_t)ny
+                                            : (size_t)(nx - 1) * (size_t)(ny - 1);
+    }
+    PDK_ASSERT(count <= g->max_items);
+    if (g->kind == PDK_GRID_HEIGHTS) {
+        const float *h = (const float *)(const void *)base;
+        json_t *out = json_array();
+        for (size_t i = 0; out != NULL && i < count; i++) {
+            if (json_array_append_new(out, json_real((double)h[i])) != 0) {
+                json_decref(out);
+                out = NULL;
+            }
+        }
+        return out;
+    }
+    if (count == 0) {
+        return json_array(); /* none, as an empty list of heights */
+    }
+    size_t row = nx >= 2 && ny >= 2 && count == (size_t)(nx - 1) * (size_t)(ny - 1)
+                     ? (size_t)(nx - 1)
+                     : 0;
+    char *text = malloc(2 * count + 1);
+    if (text == NULL) {
+        return NULL;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (row > 0 && i > 0 && i % row == 0) {
+            text[used++] = ' ';
+        }
+        text[used++] = g->codes[(unsigned char)base[i]];
+    }
+    text[used] = '\0';
+    json_t *out = json_string(text);
+    free(text);
     return out;
 }
 
@@ -828,6 +1060,9 @@ static pdk_error build(const pdk_schema *s, json_t *doc, const char *origin, voi
         case PDK_KEY_LIST:
             out = build_list(key, v, def);
             break;
+        case PDK_KEY_GRID:
+            out = build_grid(key, v, def);
+            break;
         }
         if (rc == PDK_OK && !put_path(resolved, key->path, out)) {
             rc = pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", origin);
@@ -884,12 +1119,17 @@ static pdk_error resolve(const pdk_schema *s, const char *json_text, const char 
         pdk_world_def world;
     } def;
     PDK_ASSERT(s->def_size <= sizeof def);
-    memset(&def, 0, sizeof def);
+    /* Only the kind's own bytes: a world is 80 KB (its grid), a vehicle
+     * much less. */
+    memset(&def, 0, s->def_size);
     json_t *resolved = NULL;
     if (rc == PDK_OK) {
         rc = build(s, doc, origin, &def, &resolved, err, err_len);
     }
     json_decref(doc);
+    if (rc == PDK_OK && s->complete != NULL) {
+        s->complete(&def);
+    }
     if (rc == PDK_OK && s->cross_check != NULL) {
         char why[PDK_PARAMS_ERR_LEN / 2];
         rc = s->cross_check(&def, resolved, why, sizeof why);
@@ -1040,6 +1280,9 @@ static void default_text(const pdk_param_key *key, const void *def, char *text, 
         snprintf(text, len, count == 0 ? "[]" : "(%d entries)", count);
         break;
     }
+    case PDK_KEY_GRID:
+        snprintf(text, len, "%s", int32_at(def, key->grid->flag_offset) != 0 ? "(a grid)" : "[]");
+        break;
     }
 }
 
@@ -1070,7 +1313,15 @@ void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud)
             const pdk_param_key *fk = &key->list->fields[f];
             char path[128];
             snprintf(path, sizeof path, "%s[].%s", key->path, fk->path);
-            fn(path, fk->unit, fk->min, fk->max, "(required)", fk->description, ud);
+            const char *dflt = "(required)";
+            if (fk->optional && fk->type == PDK_KEY_CHOICE) {
+                dflt = choice_name(fk->choices, 0);
+            } else if (fk->optional) {
+                /* 0 where it applies; a field that 0 does not fit (a
+                 * patch's sizes) is given whenever it applies. */
+                dflt = fk->min <= 0 && fk->max >= 0 ? "0" : "(optional)";
+            }
+            fn(path, fk->unit, fk->min, fk->max, dflt != NULL ? dflt : "?", fk->description, ud);
         }
     }
 }

@@ -5,7 +5,8 @@
  *   "presets/vehicles/sedan.json: chassis.mass: -3 is below the minimum 50 (kg)"
  * Overrides "key=value;key=value" with JSON paths apply on top and are
  * validated the same way; indices (a.b[3]) reach into list keys: kinematic
- * curves and terrain.bumps. */
+ * curves, terrain.bumps, ramps and patches, and terrain.field.heights. A
+ * world's overrides also take "surface" for "terrain.surface". */
 #ifndef PDK_PARAMS_H
 #define PDK_PARAMS_H
 
@@ -70,10 +71,14 @@ pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_pre
 /* Calls fn once per parameter key of kind, in schema order: JSON path, unit,
  * bounds, default as text and description (for `paddockd presets
  * describe`). Bounds are inclusive and in the key's unit; they are NAN for
- * keys that are not numbers (units "text", "choice" and "list", and
- * kinematic curves, whose unit is "[m, <value unit>]" and default "[]" for
- * none). A list key is followed by one call per field of its entries, path
- * "<key>[].<field>", default "(required)". */
+ * keys that are not numbers (units "text", "choice", "list" and
+ * "[surface]" (terrain.field.materials), and kinematic curves, whose unit is
+ * "[m, <value unit>]" and default "[]" for none); terrain.field.heights,
+ * unit "[m]", gives each value's bounds. A list key is followed by one call
+ * per field of its entries, path "<key>[].<field>", default "(required)",
+ * or for a field that may be left out the value it then takes ("0", or a
+ * choice's name) or "(optional)" where the entry's other fields decide
+ * whether it is needed. */
 typedef void (*pdk_param_key_fn)(const char *path, const char *unit, double min, double max,
                                  const char *default_text, const char *description, void *ud);
 void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud);

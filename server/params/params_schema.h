@@ -7,6 +7,7 @@
 #define PDK_PARAMS_SCHEMA_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -30,7 +31,9 @@ typedef enum pdk_key_type {
     PDK_KEY_CHOICE = 3, /* enum field (int-sized), one name of a pdk_choice_set */
     PDK_KEY_TEXT = 4,   /* free text kept in the resolved JSON only (description) */
     PDK_KEY_CURVE = 5,  /* pdk_curve field: [[travel m, value], ...], values converted */
-    PDK_KEY_LIST = 6,   /* a counted array of structs: a list of objects of number fields */
+    PDK_KEY_LIST = 6,   /* a counted array of structs: a list of objects of number and
+                         * choice fields */
+    PDK_KEY_GRID = 7,   /* a terrain grid's values (pdk_grid_spec): heights or materials */
 } pdk_key_type;
 
 /* A named value of an enum field. */
@@ -49,14 +52,53 @@ typedef struct pdk_param_key pdk_param_key;
 
 /* Where a PDK_KEY_LIST lands: an int count at count_offset and max_items
  * structs of item_size bytes at the key's offset, each filled from fields
- * (number keys with offsets inside the struct; every field is required). */
+ * (number and choice keys with offsets inside the struct). A field is
+ * required unless it is optional; an optional field left out is 0 (a
+ * choice: the one valued 0). */
 typedef struct pdk_list_spec {
     const pdk_param_key *fields;
     size_t n_fields;
     size_t count_offset;
     size_t item_size;
     size_t max_items;
+    /* Rules between the fields of one entry (entry, its JSON object, has
+     * passed the field checks; path is "terrain.patches[2]"): PDK_OK, or the
+     * error with its message in why (why_len bytes). NULL: none. */
+    pdk_error (*check_entry)(const json_t *entry, const char *path, char *why, size_t why_len);
+    /* Whether an optional field that entry leaves out applies to it (is
+     * filled with its default and written in the resolved JSON); NULL:
+     * every one does. A field that does not apply stays 0 and is not
+     * written. A list with this hook must be empty in the defaults. */
+    bool (*applies)(const json_t *entry, const pdk_param_key *field);
 } pdk_list_spec;
+
+/* What a PDK_KEY_GRID holds: heights, a float per corner at the key's
+ * offset (a JSON list of numbers, each within the key's bounds), or
+ * materials, a uint8_t surface id per cell (a JSON list of names of
+ * choices, or a string of codes, one per cell, codes[i] standing for the
+ * choice valued i, spaces ignored; resolved as that string). The int32_t
+ * at flag_offset is set to 1 when the list is not empty. */
+typedef enum pdk_grid_kind {
+    PDK_GRID_HEIGHTS = 0,
+    PDK_GRID_MATERIALS = 1,
+} pdk_grid_kind;
+
+typedef struct pdk_grid_spec {
+    pdk_grid_kind kind;
+    size_t max_items;
+    size_t flag_offset;
+    size_t nx_offset; /* int32_t corner counts, for the resolved string's rows */
+    size_t ny_offset;
+    const pdk_choice_set *choices; /* PDK_GRID_MATERIALS */
+    const char *codes;             /* PDK_GRID_MATERIALS: one letter per choice value */
+} pdk_grid_spec;
+
+/* An override key that stands for another ("surface" for
+ * "terrain.surface"): the whole key, matched exactly. */
+typedef struct pdk_alias {
+    const char *from;
+    const char *to;
+} pdk_alias;
 
 struct pdk_param_key {
     const char *path; /* dotted JSON path, camelCase */
@@ -71,6 +113,8 @@ struct pdk_param_key {
     const pdk_choice_set *choices; /* PDK_KEY_CHOICE */
     const char *static_path;       /* PDK_KEY_CURVE: the key its values add to, whose bounds hold */
     const pdk_list_spec *list;     /* PDK_KEY_LIST */
+    bool optional;                 /* a field of a list: may be left out */
+    const pdk_grid_spec *grid;     /* PDK_KEY_GRID */
 };
 
 typedef struct pdk_schema {
@@ -79,7 +123,14 @@ typedef struct pdk_schema {
     const pdk_param_key *keys;
     size_t n_keys;
     size_t def_size;
+    const pdk_alias *aliases; /* override keys that stand for schema paths */
+    size_t n_aliases;
     void (*defaults)(void *def);
+    /* Fills the fields that follow from keys rather than being keys
+     * themselves (a vehicle's Magic Formula coefficients from its set, the
+     * soil model's copies of the tyre radius and pressure), after the keys
+     * are in and before the checks; NULL when there are none. */
+    void (*complete)(void *def);
     /* Invariants between fields, with a message naming the keys (why,
      * why_len bytes); PDK_OK when they hold. resolved is the resolved JSON
      * beside def, in preset units. */

@@ -29,6 +29,34 @@
     CURVE_FIELDS(X, s.kinematics.anti_brake)                                                       \
     CURVE_FIELDS(X, s.kinematics.anti_drive)
 
+/* A tyre's law has an enum beside its doubles (padding), so it is listed
+ * field by field; its life and soil parts are all doubles. */
+#define TYRE_FIELDS(X, t)                                                                          \
+    X(t.cornering_stiffness_n_per_rad)                                                             \
+    X(t.friction_coeff)                                                                            \
+    X(t.camber_stiffness_n_per_rad)                                                                \
+    X(t.law.law)                                                                                   \
+    X(t.law.radius_m)                                                                              \
+    X(t.law.nominal_load_n)                                                                        \
+    X(t.law.cornering_per_load)                                                                    \
+    X(t.law.slip_stiffness_per_load)                                                               \
+    X(t.law.mu_x)                                                                                  \
+    X(t.law.mu_y)                                                                                  \
+    X(t.law.camber_per_load)                                                                       \
+    X(t.law.trail_m)                                                                               \
+    X(t.law.hard_slip_stiffness)                                                                   \
+    X(t.law.mf_set)                                                                                \
+    X(t.law.mf)                                                                                    \
+    X(t.law.load_sensitivity)                                                                      \
+    X(t.law.slide_grip)                                                                            \
+    X(t.law.combined_slip_loss)                                                                    \
+    X(t.law.relaxation_long_m)                                                                     \
+    X(t.law.relaxation_lat_m)                                                                      \
+    X(t.law.rolling_coeff)                                                                         \
+    X(t.life)                                                                                      \
+    X(t.soil)                                                                                      \
+    X(t.spin_inertia_kgm2)
+
 #define VEHICLE_FIELDS(X)                                                                          \
     X(model)                                                                                       \
     X(chassis.mass_kg)                                                                             \
@@ -39,12 +67,8 @@
     X(chassis.cg_to_front_axle_m)                                                                  \
     X(chassis.cg_height_m)                                                                         \
     X(chassis.track_width_m)                                                                       \
-    X(tyre_front.cornering_stiffness_n_per_rad)                                                    \
-    X(tyre_front.friction_coeff)                                                                   \
-    X(tyre_front.camber_stiffness_n_per_rad)                                                       \
-    X(tyre_rear.cornering_stiffness_n_per_rad)                                                     \
-    X(tyre_rear.friction_coeff)                                                                    \
-    X(tyre_rear.camber_stiffness_n_per_rad)                                                        \
+    TYRE_FIELDS(X, tyre_front)                                                                     \
+    TYRE_FIELDS(X, tyre_rear)                                                                      \
     X(steering.ratio)                                                                              \
     X(steering.lock_deg)                                                                           \
     X(steering.center_offset_deg)                                                                  \
@@ -71,7 +95,16 @@
     X(air_density_kgpm3)                                                                           \
     X(surface_friction)                                                                            \
     X(seed)                                                                                        \
+    X(terrain.base_surface_id)                                                                     \
+    X(terrain.contact_mode)                                                                        \
+    X(terrain.air_temp_c)                                                                          \
+    X(terrain.road_temp_c)                                                                         \
     X(terrain.n_bumps)                                                                             \
-    X(terrain.bumps)
+    X(terrain.bumps)                                                                               \
+    X(terrain.n_ramps)                                                                             \
+    X(terrain.ramps)                                                                               \
+    X(terrain.n_patches)                                                                           \
+    X(terrain.patches)                                                                             \
+    X(terrain.field)
 
 #endif

@@ -91,7 +91,7 @@ static size_t count_leaves(const json_t *obj)
     return n;
 }
 
-#define MAX_KEYS 128
+#define MAX_KEYS 256
 
 typedef struct key_list {
     char paths[MAX_KEYS][64];
@@ -527,6 +527,191 @@ START_TEST(cross_field_invariants_name_both_fields)
 }
 END_TEST
 
+/* ---- tyres ----------------------------------------------------------------- */
+
+/* The tyre keys of both axles land in sim's fields, the soil model's copies
+ * and the Magic Formula coefficients follow from them, and the resolved
+ * JSON holds every one and parses back to the same bits. */
+START_TEST(tyre_keys_resolve_and_round_trip)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    char *resolved = NULL;
+    const char *text =
+        "{\"tyres\":{\"front\":{\"law\":\"magicFormula\",\"mfSet\":\"road205\",\"radius\":0.33,"
+        "\"nominalLoad\":4500,\"width\":0.235,\"sectionHeight\":0.1,\"inflationKpa\":250,"
+        "\"carcassKpa\":30,\"spinInertia\":1.25,\"relaxationLong\":0.12,\"relaxationLat\":0.4,"
+        "\"loadSensitivity\":0.05,\"slideGrip\":0,\"rollingCoeff\":0.009,"
+        "\"life\":{\"coldTempC\":15,\"optimalTempC\":85,\"windowC\":40,\"treadDepth\":0.007,"
+        "\"wearRate\":2.5e-10,\"rimRadius\":0.24,\"hubRadius\":0.15,\"flatDrop\":0.06,"
+        "\"airConductancePerSpeed\":3.5}},"
+        "\"rear\":{\"law\":\"utv\",\"hardSlipStiffness\":12,\"slipStiffness\":20,\"trail\":0.02,"
+        "\"combinedSlipLoss\":0.6,\"lugHeight\":0.012,\"lugAreaRatio\":0.35,\"treadK\":0.008,"
+        "\"hysteresis\":0.12}}}";
+    ck_assert_msg(pdk_params_vehicle_parse(text, "tyres", NULL, &def, &resolved, err, sizeof err) ==
+                      PDK_OK,
+                  "%s", err);
+    const pdk_axle_tyre_def *f = &def.tyre_front;
+    ck_assert_int_eq(f->law.law, PDK_TYRE_MAGIC);
+    ck_assert_int_eq(f->law.mf_set, PDK_MF_ROAD_205_60R15);
+    ck_assert_mem_eq(&f->law.mf, pdk_mf_set_coeffs(PDK_MF_ROAD_205_60R15), sizeof f->law.mf);
+    ck_assert_double_eq(f->law.radius_m, 0.33);
+    ck_assert_double_eq(f->law.nominal_load_n, 4500);
+    ck_assert_double_eq(f->law.relaxation_long_m, 0.12);
+    ck_assert_double_eq(f->law.relaxation_lat_m, 0.4);
+    ck_assert_double_eq(f->law.load_sensitivity, 0.05);
+    ck_assert_double_eq(f->law.slide_grip, 0);
+    ck_assert_double_eq(f->law.rolling_coeff, 0.009);
+    ck_assert_double_eq(f->spin_inertia_kgm2, 1.25);
+    ck_assert_double_eq(f->soil.width_m, 0.235);
+    ck_assert_double_eq(f->soil.section_height_m, 0.1);
+    /* One radius and one pressure, in SI where sim wants Pa. */
+    ck_assert_double_eq(f->soil.radius_m, 0.33);
+    ck_assert_double_eq(f->life.cold_pressure_kpa, 250);
+    ck_assert_double_eq(f->soil.inflation_pa, 250000);
+    ck_assert_double_eq(f->soil.carcass_pa, 30000);
+    ck_assert_double_eq(f->life.cold_temp_c, 15);
+    ck_assert_double_eq(f->life.optimal_temp_c, 85);
+    ck_assert_double_eq(f->life.window_c, 40);
+    ck_assert_double_eq(f->life.tread_depth_m, 0.007);
+    ck_assert_double_eq(f->life.wear_m_per_j, 2.5e-10);
+    ck_assert_double_eq(f->life.rim_radius_m, 0.24);
+    ck_assert_double_eq(f->life.hub_radius_m, 0.15);
+    ck_assert_double_eq(f->life.flat_drop_m, 0.06);
+    ck_assert_double_eq(f->life.air_wpk_per_mps, 3.5);
+    const pdk_axle_tyre_def *r = &def.tyre_rear;
+    ck_assert_int_eq(r->law.law, PDK_TYRE_UTV);
+    ck_assert_double_eq(r->law.hard_slip_stiffness, 12);
+    ck_assert_double_eq(r->law.slip_stiffness_per_load, 20);
+    ck_assert_double_eq(r->law.trail_m, 0.02);
+    ck_assert_double_eq(r->law.combined_slip_loss, 0.6);
+    ck_assert_double_eq(r->soil.lug_height_m, 0.012);
+    ck_assert_double_eq(r->soil.lug_area_ratio, 0.35);
+    ck_assert_double_eq(r->soil.tread_k_m, 0.008);
+    ck_assert_double_eq(r->soil.hysteresis, 0.12);
+    /* Keys left out are the vehicle default's. */
+    pdk_vehicle_def ref = pdk_vehicle_def_default();
+    ck_assert_double_eq(r->law.radius_m, ref.tyre_rear.law.radius_m);
+    ck_assert_double_eq(r->soil.radius_m, ref.tyre_rear.law.radius_m);
+    ck_assert_double_eq(r->life.window_loss, ref.tyre_rear.life.window_loss);
+    ck_assert_double_eq(r->spin_inertia_kgm2, ref.tyre_rear.spin_inertia_kgm2);
+
+    json_error_t jerr;
+    json_t *doc = json_loads(resolved, 0, &jerr);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(json_string_value(json_at(doc, "tyres.front.law")), "magicFormula");
+    ck_assert_str_eq(json_string_value(json_at(doc, "tyres.front.mfSet")), "road205");
+    ck_assert_str_eq(json_string_value(json_at(doc, "tyres.rear.law")), "utv");
+    ck_assert_double_eq(json_number_value(json_at(doc, "tyres.front.carcassKpa")), 30);
+    ck_assert_double_eq(json_number_value(json_at(doc, "tyres.front.life.windowC")), 40);
+    ck_assert_ptr_nonnull(json_at(doc, "tyres.rear.life.flatToRim"));
+    json_decref(doc);
+    pdk_vehicle_def again;
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
+        PDK_OK);
+    assert_same_vehicle(&def, &again);
+    free(resolved);
+}
+END_TEST
+
+START_TEST(tyre_overrides_pick_law_and_coefficient_set)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    ck_assert_msg(pdk_params_vehicle_parse("{}", "empty",
+                                           "tyres.rear.law=magicFormula;tyres.rear.mfSet=slick",
+                                           &def, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(def.tyre_rear.law.law, PDK_TYRE_MAGIC);
+    ck_assert_int_eq(def.tyre_rear.law.mf_set, PDK_MF_SLICK);
+    ck_assert_mem_eq(&def.tyre_rear.law.mf, pdk_mf_set_coeffs(PDK_MF_SLICK),
+                     sizeof def.tyre_rear.law.mf);
+    /* The front keeps the default's law. */
+    pdk_vehicle_def ref = pdk_vehicle_def_default();
+    ck_assert_int_eq(def.tyre_front.law.law, ref.tyre_front.law.law);
+    /* A group as an object merges: the life keys not named stay. */
+    ck_assert_msg(pdk_params_vehicle_parse("{}", "empty",
+                                           "tyres.front.life={\"windowC\": 30}; "
+                                           "tyres.front.inflationKpa=180",
+                                           &def, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(def.tyre_front.life.window_c, 30);
+    ck_assert_double_eq(def.tyre_front.life.optimal_temp_c, ref.tyre_front.life.optimal_temp_c);
+    ck_assert_double_eq(def.tyre_front.soil.inflation_pa, 180000);
+    /* Every shipped set by the name sim gives it (pdk_mf_set_name). */
+    for (int set = PDK_MF_ROAD_205_60R15; set < PDK_MF_SET_COUNT; set++) {
+        const char *name = pdk_mf_set_name((pdk_mf_set)set);
+        ck_assert_ptr_nonnull(name);
+        char ov[96];
+        snprintf(ov, sizeof ov, "tyres.front.law=magicFormula; tyres.front.mfSet=%s", name);
+        ck_assert_msg(pdk_params_vehicle_parse("{}", "empty", ov, &def, NULL, err, sizeof err) ==
+                          PDK_OK,
+                      "%s: %s", name, err);
+        ck_assert_int_eq(def.tyre_front.law.mf_set, set);
+        ck_assert_mem_eq(&def.tyre_front.law.mf, pdk_mf_set_coeffs((pdk_mf_set)set),
+                         sizeof def.tyre_front.law.mf);
+    }
+}
+END_TEST
+
+/* Every way a tyre key can be wrong, each message naming the key. */
+START_TEST(tyre_key_errors_name_key_and_bound)
+{
+    const char *m;
+    m = vparse_expect("{}", "tyres.rear.law=pacejka", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'tyres.rear.law=pacejka': tyres.rear.law: \"pacejka\" is not a tyre "
+                  "law (allowed: \"grip\", \"magicFormula\", \"utv\")");
+    m = vparse_expect("{\"tyres\":{\"front\":{\"mfSet\":\"wet\"}}}", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: tyres.front.mfSet: \"wet\" is not a Magic Formula coefficient set "
+                  "(allowed: \"road205\", \"sport\", \"slick\", \"kart\")");
+    m = vparse_expect("{\"tyres\":{\"front\":{\"law\":2}}}", NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "tyres.front.law: expected a string, got number");
+    m = vparse_expect("{}", "tyres.front.life.windowC=0", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "tyres.front.life.windowC: 0 is below the minimum 1 (degC)");
+    m = vparse_expect("{}", "tyres.rear.inflationKpa=2000", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "tyres.rear.inflationKpa: 2000 is above the maximum 1500 (kPa)");
+    m = vparse_expect("{}", "tyres.rear.radius=3", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "tyres.rear.radius: 3 is above the maximum 2 (m)");
+    m = vparse_expect("{}", "tyres.front.spinInertia=0", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "tyres.front.spinInertia: 0 is below the minimum 0.001 (kg*m^2)");
+    m = vparse_expect("{}", "tyres.front.life.wearRate=fast", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "tyres.front.life.wearRate: expected a number, got string \"fast\"");
+    m = vparse_expect("{\"tyres\":{\"front\":{\"life\":{\"colour\":1}}}}", NULL,
+                      PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "tyres.front.life.colour: unknown key");
+    m = vparse_expect("{}", "tyres.front.life.optimalTemp=80", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "did you mean tyres.front.life.optimalTempC?");
+    m = vparse_expect("{}", "tyres.front.life=3", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "tyres.front.life");
+
+    /* The sizes in their physical order, on the four-wheel model. */
+    m = vparse_expect("{}", "tyres.front.radius=0.3; tyres.front.sectionHeight=0.3",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "with its overrides: tyres.front.sectionHeight (0.3 m) must be less than "
+                  "tyres.front.radius (0.3 m)");
+    m = vparse_expect("{}",
+                      "tyres.rear.radius=0.3; tyres.rear.life.rimRadius=0.2; "
+                      "tyres.rear.life.hubRadius=0.1; tyres.rear.life.flatDrop=0.12",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "tyres.rear.radius - tyres.rear.life.flatDrop = 0.18 m must be above "
+                  "tyres.rear.life.rimRadius (0.2 m)");
+    m = vparse_expect("{}",
+                      "tyres.rear.radius=0.3; tyres.rear.life.rimRadius=0.2; "
+                      "tyres.rear.life.hubRadius=0.25; tyres.rear.life.flatDrop=0.05",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "tyres.rear.life.hubRadius (0.25 m) must be at most tyres.rear.life.rimRadius "
+                  "(0.2 m)");
+    m = vparse_expect("{}", "tyres.front.sectionHeight=0.05; tyres.front.lugHeight=0.05",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "tyres.front.lugHeight (0.05 m) must be less than tyres.front.sectionHeight "
+                  "(0.05 m)");
+    /* The single-track model reads none of them. */
+    vparse_expect("{\"simulation\":{\"model\":\"singleTrack\"}}",
+                  "tyres.front.radius=0.3; tyres.front.sectionHeight=0.3", PDK_OK);
+}
+END_TEST
+
 /* ---- file errors ----------------------------------------------------------- */
 
 START_TEST(file_errors_name_file_key_and_reason)
@@ -790,9 +975,9 @@ START_TEST(describe_walks_the_schema)
 {
     key_list v = {0};
     pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
-    /* 2 + chassis 8 + tyres 6 + steering 4 + 2 axles of 19 + drive 5 +
-     * brakes 4 + resistance 2. */
-    ck_assert_uint_eq(v.n, 69);
+    /* 2 + chassis 8 + 2 axles of tyres (3 + 22 + 27 life) + steering 4 + 2
+     * axles of suspension 19 + drive 5 + brakes 4 + resistance 2. */
+    ck_assert_uint_eq(v.n, 167);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
@@ -847,13 +1032,35 @@ START_TEST(describe_walks_the_schema)
             ck_assert_str_eq(v.units[i], "[m, m]");
             seen++;
         }
+        if (strcmp(v.paths[i], "tyres.rear.law") == 0) {
+            ck_assert_str_eq(v.units[i], "choice");
+            ck_assert_str_eq(v.defaults[i], "grip");
+            seen++;
+        }
+        if (strcmp(v.paths[i], "tyres.front.mfSet") == 0) {
+            ck_assert_str_eq(v.defaults[i], pdk_mf_set_name(ref.tyre_front.law.mf_set));
+            seen++;
+        }
+        if (strcmp(v.paths[i], "tyres.front.carcassKpa") == 0) {
+            ck_assert_str_eq(v.units[i], "kPa");
+            ck_assert_double_eq_tol(strtod(v.defaults[i], NULL) * 1000,
+                                    ref.tyre_front.soil.carcass_pa, 1e-9);
+            seen++;
+        }
+        if (strcmp(v.paths[i], "tyres.rear.life.optimalTempC") == 0) {
+            ck_assert_str_eq(v.units[i], "degC");
+            ck_assert_double_eq(strtod(v.defaults[i], NULL), ref.tyre_rear.life.optimal_temp_c);
+            seen++;
+        }
     }
-    ck_assert_int_eq(seen, 7);
+    ck_assert_int_eq(seen, 11);
 
     key_list w = {0};
     pdk_params_describe(PDK_PRESET_WORLD, collect_key, &w);
-    /* 8 keys, and the 6 fields of a bump after terrain.bumps. */
-    ck_assert_uint_eq(w.n, 14);
+    /* 8 keys, the 6 fields of a bump after terrain.bumps, the 4 terrain
+     * keys, terrain.ramps and its 8 fields, terrain.patches and its 9, the 7
+     * keys of terrain.field. */
+    ck_assert_uint_eq(w.n, 44);
     ck_assert_str_eq(w.paths[7], "terrain.bumps");
     ck_assert_str_eq(w.units[7], "list");
     ck_assert_str_eq(w.defaults[7], "[]");
@@ -865,7 +1072,43 @@ START_TEST(describe_walks_the_schema)
     ck_assert_double_eq(w.min[13], -2);
     ck_assert_str_eq(w.defaults[13], "(required)");
     pdk_world_def wref = pdk_world_def_default();
+    int wseen = 0;
     for (size_t i = 0; i < w.n; i++) {
+        if (!isnan(w.min[i]) && w.defaults[i][0] != '(' && strcmp(w.defaults[i], "[]") != 0) {
+            double d = strtod(w.defaults[i], NULL);
+            ck_assert_msg(d >= w.min[i] && d <= w.max[i], "default of %s (%s) outside [%g, %g]",
+                          w.paths[i], w.defaults[i], w.min[i], w.max[i]);
+        }
+        if (strcmp(w.paths[i], "terrain.surface") == 0) {
+            ck_assert_str_eq(w.units[i], "choice");
+            ck_assert_str_eq(w.defaults[i], "tarmac");
+            wseen++;
+        }
+        if (strcmp(w.paths[i], "terrain.ramps[].gradePct") == 0) {
+            ck_assert_str_eq(w.units[i], "%");
+            ck_assert_double_eq(w.max[i], 100);
+            ck_assert_str_eq(w.defaults[i], "(required)");
+            wseen++;
+        }
+        if (strcmp(w.paths[i], "terrain.ramps[].transition") == 0) {
+            ck_assert_str_eq(w.defaults[i], "0");
+            wseen++;
+        }
+        if (strcmp(w.paths[i], "terrain.patches[].shape") == 0) {
+            ck_assert_str_eq(w.defaults[i], "rect");
+            wseen++;
+        }
+        if (strcmp(w.paths[i], "terrain.field.heights") == 0) {
+            ck_assert_str_eq(w.units[i], "[m]");
+            ck_assert_double_eq(w.max[i], PDK_TERRAIN_MAX_HEIGHT_M);
+            ck_assert_str_eq(w.defaults[i], "[]");
+            wseen++;
+        }
+        if (strcmp(w.paths[i], "terrain.field.materials") == 0) {
+            ck_assert_str_eq(w.units[i], "[surface]");
+            ck_assert(isnan(w.min[i]));
+            wseen++;
+        }
         if (strcmp(w.paths[i], "substeps") == 0) {
             ck_assert_int_eq(atoi(w.defaults[i]), wref.substeps);
         }
@@ -874,6 +1117,7 @@ START_TEST(describe_walks_the_schema)
             ck_assert_double_eq(strtod(w.defaults[i], NULL), wref.gravity_mps2);
         }
     }
+    ck_assert_int_eq(wseen, 6);
     pdk_params_describe(PDK_PRESET_WORLD, NULL, NULL);
 }
 END_TEST
@@ -890,6 +1134,9 @@ static Suite *params_suite(void)
     tcase_add_test(tc, override_values_and_keys_at_their_limits);
     tcase_add_test(tc, messages_are_printable_utf8);
     tcase_add_test(tc, cross_field_invariants_name_both_fields);
+    tcase_add_test(tc, tyre_keys_resolve_and_round_trip);
+    tcase_add_test(tc, tyre_overrides_pick_law_and_coefficient_set);
+    tcase_add_test(tc, tyre_key_errors_name_key_and_bound);
     tcase_add_test(tc, file_errors_name_file_key_and_reason);
     tcase_add_test(tc, world_errors);
     tcase_add_test(tc, bad_arguments_and_small_buffers);
