@@ -195,6 +195,96 @@ char pdk_cli_gear_letter(paddock_v1_Gear gear)
     return '?';
 }
 
+static const char *const WHEEL_NAMES[4] = {"FL", "FR", "RL", "RR"};
+
+int pdk_cli_parse_wheels(const char *opt, const char *text, uint32_t *mask, char *err,
+                         size_t err_len)
+{
+    if (strcmp(text, "all") == 0 || strcmp(text, "ALL") == 0) {
+        *mask = 15;
+        return 0;
+    }
+    uint32_t m = 0;
+    const char *p = text;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        int wheel = -1;
+        for (int i = 0; i < 4 && n == 2; i++) {
+            if (toupper((unsigned char)p[0]) == WHEEL_NAMES[i][0] &&
+                toupper((unsigned char)p[1]) == WHEEL_NAMES[i][1]) {
+                wheel = i;
+            }
+        }
+        if (wheel < 0) {
+            snprintf(err, err_len,
+                     "--%s: '%.*s' is not a wheel (FL, FR, RL or RR, comma-separated, or all)", opt,
+                     (int)(n < 32 ? n : 32), p);
+            return -1;
+        }
+        if (m & (1u << wheel)) {
+            snprintf(err, err_len, "--%s: %s is listed twice", opt, WHEEL_NAMES[wheel]);
+            return -1;
+        }
+        m |= 1u << wheel;
+        if (p[n] == '\0') {
+            break;
+        }
+        p += n + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
+void pdk_cli_format_wheels(uint32_t mask, char *out, size_t out_len)
+{
+    if (out_len == 0) {
+        return;
+    }
+    out[0] = '\0';
+    if ((mask & 15u) == 0) {
+        snprintf(out, out_len, "-");
+        return;
+    }
+    if ((mask & 15u) == 15u) {
+        snprintf(out, out_len, "all");
+        return;
+    }
+    size_t used = 0;
+    for (int i = 0; i < 4; i++) {
+        if ((mask & (1u << i)) == 0) {
+            continue;
+        }
+        int n = snprintf(out + used, out_len - used, "%s%s", used > 0 ? "," : "", WHEEL_NAMES[i]);
+        if (n < 0 || (size_t)n >= out_len - used) {
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+int pdk_cli_parse_tyre_condition(const char *opt, const char *text, paddock_v1_TyreCondition *out,
+                                 char *err, size_t err_len)
+{
+    static const struct {
+        const char *name;
+        paddock_v1_TyreCondition condition;
+    } CONDITIONS[] = {
+        {"intact", paddock_v1_TyreCondition_TYRE_CONDITION_INTACT},
+        {"flat", paddock_v1_TyreCondition_TYRE_CONDITION_FLAT},
+        {"rim", paddock_v1_TyreCondition_TYRE_CONDITION_RIM},
+        {"detached", paddock_v1_TyreCondition_TYRE_CONDITION_DETACHED},
+    };
+    for (size_t i = 0; i < sizeof CONDITIONS / sizeof CONDITIONS[0]; i++) {
+        if (strcmp(text, CONDITIONS[i].name) == 0) {
+            *out = CONDITIONS[i].condition;
+            return 0;
+        }
+    }
+    snprintf(err, err_len, "--%s: '%s' is not a tyre condition (intact, flat, rim or detached)",
+             opt, text);
+    return -1;
+}
+
 int pdk_cli_parse_timing(const char *opt, const char *text, paddock_v1_TimingMode *out, char *err,
                          size_t err_len)
 {

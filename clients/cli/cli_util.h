@@ -80,6 +80,20 @@ int pdk_cli_parse_gear(const char *opt, const char *text, paddock_v1_Gear *out, 
  * value this client does not know. */
 char pdk_cli_gear_letter(paddock_v1_Gear gear);
 
+/* Wheels as a TyreCommand's wheel_mask: "all", or a comma-separated list
+ * of FL FR RL RR (either case, each at most once), e.g. "FL,RR" (bits 0
+ * and 3: 9). */
+int pdk_cli_parse_wheels(const char *opt, const char *text, uint32_t *mask, char *err,
+                         size_t err_len);
+
+/* The wheels of a mask as text: "FL,RR", "all" for 15, "-" for 0. */
+void pdk_cli_format_wheels(uint32_t mask, char *out, size_t out_len);
+
+/* A tyre condition by name (intact, flat, rim, detached) as the
+ * TyreCondition number a SET_CONDITION carries in its value. */
+int pdk_cli_parse_tyre_condition(const char *opt, const char *text, paddock_v1_TyreCondition *out,
+                                 char *err, size_t err_len);
+
 /* "realtime" or "fast". */
 int pdk_cli_parse_timing(const char *opt, const char *text, paddock_v1_TimingMode *out, char *err,
                          size_t err_len);

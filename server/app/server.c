@@ -783,6 +783,30 @@ static void handle_dbw(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f
         c->pending++;
 }
 
+/* A TyreCommand: what the message alone decides is checked here (wire);
+ * the vehicle, the action's range and the model at the tick boundary
+ * (session), exactly as a DbwCommand. */
+static void handle_tyre(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
+{
+    const Paddock__V1__TyreCommand *m = f->tyre_command;
+    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
+    if (!slot)
+        return;
+    pdk_tyre_input in;
+    char why[192];
+    pdk_error e = pdk_wire_tyre_from_pb(m, &in, why, sizeof(why));
+    if (e != PDK_OK) {
+        send_error(srv, c->conn, f->request_id, e, why);
+        return;
+    }
+    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
+    if (pdk_session_queue_tyre(slot->session, m->vehicle_id, &in, to) != PDK_OK)
+        send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
+                   "too many inputs are waiting for the next tick");
+    else
+        c->pending++;
+}
+
 static void handle_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__Subscribe *m = f->subscribe;
@@ -903,6 +927,9 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
     case PADDOCK__V1__FRAME__BODY_DBW_COMMAND:
         handle_dbw(srv, c, f);
         break;
+    case PADDOCK__V1__FRAME__BODY_TYRE_COMMAND:
+        handle_tyre(srv, c, f);
+        break;
     case PADDOCK__V1__FRAME__BODY_SUBSCRIBE:
         handle_subscribe(srv, c, f);
         break;
@@ -992,8 +1019,8 @@ static int start_demo(pdk_server *srv)
     pdk_vehicle_def def;
     char *json = NULL;
     if (e == PDK_OK)
-        e = pdk_params_vehicle_load(srv->cfg.presets_dir, srv->cfg.demo_vehicle, NULL, &def, &json,
-                                    err, sizeof(err));
+        e = pdk_params_vehicle_load(srv->cfg.presets_dir, srv->cfg.demo_vehicle,
+                                    PDK_SCRIPT_DEMO_OVERRIDES, &def, &json, err, sizeof(err));
     if (e != PDK_OK) {
         fprintf(stderr, "paddockd: demo: %s\n", err);
         pdk_script_free(&script);
@@ -1001,7 +1028,8 @@ static int start_demo(pdk_server *srv)
     }
     pdk_spawn_place place = pdk_run_place_from_script(&script);
     pdk_reply_to none = {0, 0};
-    pdk_session_queue_spawn(slot->session, &def, srv->cfg.demo_vehicle, "", json, &place, none);
+    pdk_session_queue_spawn(slot->session, &def, srv->cfg.demo_vehicle, PDK_SCRIPT_DEMO_OVERRIDES,
+                            json, &place, none);
     free(json);
     /* The spawn applies at the next tick; the first vehicle gets the first id. */
     pdk_session_tick(slot->session);

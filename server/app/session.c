@@ -16,6 +16,7 @@ typedef struct pending_input {
     pdk_reply_to to;
     pdk_vehicle_id vehicle;
     pdk_dbw_cmd cmd;
+    pdk_tyre_input tyre;
     /* spawn only */
     pdk_vehicle_def def;
     pdk_spawn_place place;
@@ -310,6 +311,19 @@ pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw
     return PDK_OK;
 }
 
+pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_tyre_input *in,
+                                 pdk_reply_to to)
+{
+    pending_input *p = push_pending(s);
+    if (!p)
+        return PDK_ERR_BUSY;
+    p->kind = PDK_INPUT_TYRE;
+    p->to = to;
+    p->vehicle = id;
+    p->tyre = *in;
+    return PDK_OK;
+}
+
 pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk_script *script,
                                     bool loop, double loop_gap_s)
 {
@@ -413,7 +427,7 @@ static void apply_input(pdk_session *s, pending_input *p)
 {
     uint64_t tick = pdk_world_tick(s->world);
     pdk_error err = PDK_OK;
-    char msg[160] = "";
+    char msg[256] = "";
     switch (p->kind) {
     case PDK_INPUT_SPAWN: {
         pdk_pose pose = {p->place.x_m, p->place.y_m, pdk_script_deg_to_rad(p->place.yaw_deg)};
@@ -468,6 +482,23 @@ static void apply_input(pdk_session *s, pending_input *p)
         if (err == PDK_OK && s->store) {
             pdk_buf_reset(&s->payload);
             if (pdk_wire_dbw_encode(s->id, p->vehicle, &p->cmd, &s->payload) == PDK_OK)
+                record_payload(s, tick, p->kind);
+        }
+        break;
+    case PDK_INPUT_TYRE:
+        err = pdk_world_tyre_input(s->world, p->vehicle, &p->tyre);
+        if (err == PDK_ERR_STALE_ID) {
+            snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
+                     (unsigned long long)s->id);
+        } else if (err != PDK_OK) {
+            /* sim names the field and its bound. */
+            const char *why = pdk_world_tyre_input_problem(s->world, p->vehicle, &p->tyre);
+            snprintf(msg, sizeof(msg), "tyre command refused: %s",
+                     why ? why : pdk_error_message(err));
+        }
+        if (err == PDK_OK && s->store) {
+            pdk_buf_reset(&s->payload);
+            if (pdk_wire_tyre_encode(s->id, p->vehicle, &p->tyre, &s->payload) == PDK_OK)
                 record_payload(s, tick, p->kind);
         }
         break;

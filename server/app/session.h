@@ -27,6 +27,7 @@ typedef enum pdk_input_kind {
     PDK_INPUT_SPAWN = 1,
     PDK_INPUT_REMOVE = 2,
     PDK_INPUT_DBW = 3,
+    PDK_INPUT_TYRE = 4, /* recorded as a TyreCommand body */
 } pdk_input_kind;
 
 typedef enum pdk_timing {
@@ -113,6 +114,12 @@ pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, co
 pdk_error pdk_session_queue_remove(pdk_session *s, pdk_vehicle_id id, pdk_reply_to to);
 pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
                                 pdk_reply_to to);
+/* Queues a tyre input (world.h pdk_tyre_input): applied at the next tick
+ * boundary through pdk_world_tyre_input, recorded when it applies, refused
+ * with a message naming what was wrong (a vehicle not in the session, a
+ * single-track vehicle, the mask, the action, the value's range). */
+pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_tyre_input *in,
+                                 pdk_reply_to to);
 
 /* Drives vehicle id from a script, starting at the next tick: each step
  * becomes a DBW input at tick start + round(t * 120). With loop the script

@@ -55,4 +55,15 @@ void pdk_script_free(pdk_script *script);
  * PDK_ERR_OUT_OF_RANGE otherwise; PDK_ERR_INVALID_ARGUMENT for NULL. */
 pdk_error pdk_script_gear_parse(const char *text, pdk_gear *out);
 
+/* The overrides paddockd --demo spawns its car with: tyre heat and wear
+ * off. The demo loops an open-loop route (presets/scripts/demo_route.json)
+ * from wherever the last pass stopped; with heat on, the tyres warm pass
+ * over pass, their grip rises a few per cent and each pass turns a little
+ * tighter than the last (0.9 deg and 1.2 m a pass once warm), so the loop
+ * would wander off. With a constant grip every pass is the same and ends
+ * 6 mm from where it began. */
+#define PDK_SCRIPT_DEMO_OVERRIDES                                                                  \
+    "tyres.front.life.heatScale=0;tyres.rear.life.heatScale=0;"                                    \
+    "tyres.front.life.wearScale=0;tyres.rear.life.wearScale=0"
+
 #endif

@@ -1,10 +1,14 @@
 /* wire: Paddock's byte buffer, the varint length prefix, Frame encode and
  * decode through protobuf-c, and the conversions between protobuf-c's
- * generated messages and sim's structs (errors, gears, DBW commands, poses,
- * and the state batch encoded once per tick and shared by every subscriber). */
+ * generated messages and sim's structs (errors, gears, DBW and tyre commands,
+ * poses, and the state batch encoded once per tick and shared by every
+ * subscriber). */
 #include "wire.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,6 +381,121 @@ pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
     }
     protobuf_c_message_free_unpacked(msg, NULL);
     return PDK_OK;
+}
+
+/* ---- tyre commands ------------------------------------------------------- */
+
+/* TyreAction and pdk_tyre_action share their numbers; a renumbering on
+ * either side fails here. */
+_Static_assert((int)PADDOCK__V1__TYRE_ACTION__TYRE_ACTION_PUNCTURE == (int)PDK_TYRE_PUNCTURE,
+               "TyreAction mirrors pdk_tyre_action");
+_Static_assert((int)PADDOCK__V1__TYRE_ACTION__TYRE_ACTION_SET_CONDITION ==
+                   (int)PDK_TYRE_SET_CONDITION,
+               "TyreAction mirrors pdk_tyre_action");
+_Static_assert((int)PADDOCK__V1__TYRE_ACTION__TYRE_ACTION_REPLACE == (int)PDK_TYRE_REPLACE,
+               "TyreAction mirrors pdk_tyre_action");
+_Static_assert((int)PADDOCK__V1__TYRE_ACTION__TYRE_ACTION_SET_TEMPERATURE ==
+                   (int)PDK_TYRE_SET_TEMPERATURE,
+               "TyreAction mirrors pdk_tyre_action");
+_Static_assert((int)PADDOCK__V1__TYRE_ACTION__TYRE_ACTION_SET_GRIP_SCALE ==
+                   (int)PDK_TYRE_SET_GRIP_SCALE,
+               "TyreAction mirrors pdk_tyre_action");
+_Static_assert((int)PADDOCK__V1__TYRE_ACTION__TYRE_ACTION_SET_POWER_SCALE ==
+                   (int)PDK_TYRE_SET_POWER_SCALE,
+               "TyreAction mirrors pdk_tyre_action");
+_Static_assert((int)PADDOCK__V1__TYRE_CONDITION__TYRE_CONDITION_DETACHED == (int)PDK_TYRE_DETACHED,
+               "TyreCondition mirrors pdk_tyre_condition");
+
+#define TYRE_ACTIONS_TEXT                                                                          \
+    "1 PUNCTURE, 2 SET_CONDITION, 3 REPLACE, 4 SET_TEMPERATURE, 5 SET_GRIP_SCALE, "                \
+    "6 SET_POWER_SCALE"
+
+/* Writes why (may be NULL) and returns code. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static pdk_error
+tyre_refuse(pdk_error code, char *why, size_t why_len, const char *fmt, ...)
+{
+    if (why != NULL && why_len > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, why_len, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+pdk_error pdk_wire_tyre_from_pb(const Paddock__V1__TyreCommand *msg, pdk_tyre_input *out, char *why,
+                                size_t why_len)
+{
+    if (why != NULL && why_len > 0) {
+        why[0] = '\0';
+    }
+    if (msg == NULL || out == NULL) {
+        return tyre_refuse(PDK_ERR_INVALID_ARGUMENT, why, why_len, "no tyre command");
+    }
+    /* protobuf-c keeps an enum number it does not know as it came. */
+    int action = (int)msg->action;
+    if (action < PDK_TYRE_PUNCTURE || action > PDK_TYRE_SET_POWER_SCALE) {
+        return tyre_refuse(PDK_ERR_INVALID_ARGUMENT, why, why_len,
+                           "action %d is not a TyreAction (%s)", action, TYRE_ACTIONS_TEXT);
+    }
+    if (action != PDK_TYRE_SET_POWER_SCALE && (msg->wheel_mask == 0 || msg->wheel_mask > 15)) {
+        return tyre_refuse(PDK_ERR_INVALID_ARGUMENT, why, why_len,
+                           "wheel_mask %u must name at least one wheel and no other bits: 1..15, "
+                           "bit 0 FL, 1 FR, 2 RL, 3 RR",
+                           (unsigned)msg->wheel_mask);
+    }
+    if (!isfinite(msg->value)) {
+        return tyre_refuse(PDK_ERR_OUT_OF_RANGE, why, why_len, "value must be a finite number");
+    }
+    out->wheel_mask = msg->wheel_mask;
+    out->action = action;
+    out->value = msg->value;
+    return PDK_OK;
+}
+
+pdk_error pdk_wire_tyre_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_tyre_input *in,
+                               pdk_buf *out)
+{
+    if (in == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    Paddock__V1__TyreCommand msg = PADDOCK__V1__TYRE_COMMAND__INIT;
+    msg.session_id = session_id;
+    msg.vehicle_id = id;
+    msg.wheel_mask = in->wheel_mask;
+    msg.action = (Paddock__V1__TyreAction)in->action;
+    msg.value = in->value;
+    size_t len = paddock__v1__tyre_command__get_packed_size(&msg);
+    pdk_error err = pdk_buf_reserve(out, len);
+    if (err != PDK_OK) {
+        return err;
+    }
+    size_t packed = paddock__v1__tyre_command__pack(&msg, out->data + out->len);
+    PDK_ASSERT(packed == len);
+    out->len += len;
+    return PDK_OK;
+}
+
+pdk_error pdk_wire_tyre_decode(const uint8_t *body, size_t len, pdk_tyre_input *out,
+                               pdk_vehicle_id *id)
+{
+    if (out == NULL || (body == NULL && len > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    ProtobufCMessage *msg = unpack_bounded(&paddock__v1__tyre_command__descriptor, body, len);
+    if (msg == NULL) {
+        return PDK_ERR_PROTOCOL;
+    }
+    const Paddock__V1__TyreCommand *cmd = (const Paddock__V1__TyreCommand *)msg;
+    pdk_error err = pdk_wire_tyre_from_pb(cmd, out, NULL, 0);
+    if (err == PDK_OK && id != NULL) {
+        *id = cmd->vehicle_id;
+    }
+    protobuf_c_message_free_unpacked(msg, NULL);
+    return err;
 }
 
 /* ---- state -------------------------------------------------------------- */

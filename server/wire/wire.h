@@ -70,6 +70,25 @@ pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_
 pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
                               pdk_vehicle_id *id);
 
+/* A TyreCommand into a pdk_tyre_input. Checks what the message alone
+ * decides: action one of TyreAction's non-zero values (the numbers of
+ * pdk_tyre_action), wheel_mask 1..15 (unless the action is
+ * SET_POWER_SCALE, which ignores it) and value finite. Otherwise
+ * PDK_ERR_INVALID_ARGUMENT (action, wheel_mask) or PDK_ERR_OUT_OF_RANGE
+ * (value) with why (why_len bytes) naming the field; *out is then
+ * unspecified. Range checks that depend on the action's value and the
+ * vehicle are sim's (pdk_world_tyre_input). */
+pdk_error pdk_wire_tyre_from_pb(const Paddock__V1__TyreCommand *msg, pdk_tyre_input *out, char *why,
+                                size_t why_len);
+
+/* And back, for recording inputs: in as a TyreCommand message body,
+ * appended to out. Decode: PDK_ERR_PROTOCOL when the bytes are not one,
+ * else what pdk_wire_tyre_from_pb says of it. */
+pdk_error pdk_wire_tyre_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_tyre_input *in,
+                               pdk_buf *out);
+pdk_error pdk_wire_tyre_decode(const uint8_t *body, size_t len, pdk_tyre_input *out,
+                               pdk_vehicle_id *id);
+
 void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__VehicleState *out);
 
 /* The shared part of a tick's state batch: a StateBatch body with session,

@@ -900,6 +900,147 @@ START_TEST(four_wheel_over_the_network)
 }
 END_TEST
 
+/* A TyreCommand for vehicle of session sid in req. */
+static void tyre_request(uint64_t sid, uint32_t vehicle, uint32_t mask,
+                         paddock_v1_TyreAction action, double value)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_tyre_command_tag;
+    req.body.tyre_command.session_id = sid;
+    req.body.tyre_command.vehicle_id = vehicle;
+    req.body.tyre_command.wheel_mask = mask;
+    req.body.tyre_command.action = action;
+    req.body.tyre_command.value = value;
+}
+
+/* Waits for the next state batch and returns car's state in it. */
+static paddock_v1_VehicleState next_state(pdk_client *c, uint32_t car)
+{
+    static paddock_v1_Frame push;
+    for (int i = 0; i < 100; i++) {
+        ck_assert_int_eq(pdk_client_recv(c, &push, 2000), PDK_CLIENT_OK);
+        if (push.which_body != paddock_v1_Frame_state_batch_tag)
+            continue;
+        const paddock_v1_StateBatch *b = &push.body.state_batch;
+        for (pb_size_t k = 0; k < b->vehicles_count; k++)
+            if (b->vehicles[k].vehicle_id == car)
+                return b->vehicles[k];
+    }
+    ck_abort_msg("no state for vehicle %u", car);
+    return push.body.state_batch.vehicles[0];
+}
+
+/* Tyre inputs over the network: a puncture sent with the real CLI to the
+ * front-left tyre of a parked car lets it down to flat, and the car sits
+ * down on that corner (roll left side down, pitch nose down, lower CG);
+ * the input is recorded with its kind; and bad TyreCommands from the C
+ * client are refused, each with an error naming what was wrong. */
+START_TEST(tyre_commands_over_the_network)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    connect_to(&c, &srv);
+    uint64_t sid = new_session(&c, "");
+    uint32_t car = new_vehicle(&c, sid, "midsize_sedan", 0, 0, 0, paddock_v1_Gear_GEAR_PARK);
+    uint32_t planar = new_vehicle(&c, sid, "traffic_sedan", 0, 10, 0, paddock_v1_Gear_GEAR_PARK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_subscribe_tag;
+    req.body.subscribe.session_id = sid;
+    req.body.subscribe.rate_hz = 60;
+    req.body.subscribe.vehicle_ids_count = 1;
+    req.body.subscribe.vehicle_ids[0] = car;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+
+    /* Settled on four intact tyres: level. */
+    paddock_v1_VehicleState before = next_state(&c, car);
+    for (int i = 0; i < 30; i++)
+        before = next_state(&c, car);
+    ck_assert_msg(fabs(before.roll_rad) < 1e-3, "roll %g rad before", before.roll_rad);
+
+    /* At 1/s the tyre is down to a quarter of its air, and flat, in 0.75 s. */
+    ck_assert_msg(pdk_test_sh(out, sizeof(out),
+                              CLI "tyre --session %" PRIu64 " --vehicle %u --wheels FL "
+                                  "--puncture 1",
+                              srv.addr, sid, car) == 0,
+                  "tyre: %s", out);
+    ck_assert_msg(strstr(out, "puncture applied to wheels FL of vehicle") != NULL, "%s", out);
+    paddock_v1_VehicleState after = before;
+    for (int i = 0; i < 120; i++)
+        after = next_state(&c, car);
+    /* Roll is positive right side down: the front-left corner went down. */
+    ck_assert_msg(after.roll_rad < before.roll_rad - 0.003, "roll %g -> %g rad", before.roll_rad,
+                  after.roll_rad);
+    ck_assert_msg(after.pitch_rad > before.pitch_rad + 0.001, "pitch %g -> %g rad",
+                  before.pitch_rad, after.pitch_rad);
+    ck_assert_msg(after.z_m < before.z_m - 0.002, "z %g -> %g m", before.z_m, after.z_m);
+
+    /* Refused at once, from the message alone. */
+    tyre_request(sid, car, 0, paddock_v1_TyreAction_TYRE_ACTION_PUNCTURE, 0.5);
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "wheel_mask 0");
+    tyre_request(sid, car, 1, (paddock_v1_TyreAction)9, 0.5);
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "action 9 is not a TyreAction");
+    tyre_request(sid, car, 1, paddock_v1_TyreAction_TYRE_ACTION_UNSPECIFIED, 0.5);
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "action 0");
+    tyre_request(sid, car, 1, paddock_v1_TyreAction_TYRE_ACTION_SET_GRIP_SCALE, NAN);
+    expect_refusal(&c, paddock_v1_ErrorCode_OUT_OF_RANGE, "value must be a finite number");
+    tyre_request(sid + 100, car, 1, paddock_v1_TyreAction_TYRE_ACTION_REPLACE, 0);
+    expect_refusal(&c, paddock_v1_ErrorCode_NOT_FOUND, "does not exist");
+    /* Refused at the tick boundary, in sim's words. */
+    tyre_request(sid, car + 7, 1, paddock_v1_TyreAction_TYRE_ACTION_REPLACE, 0);
+    expect_refusal(&c, paddock_v1_ErrorCode_STALE_ID, "is not in session");
+    tyre_request(sid, car, 1, paddock_v1_TyreAction_TYRE_ACTION_PUNCTURE, -1.0);
+    expect_refusal(&c, paddock_v1_ErrorCode_OUT_OF_RANGE, "tyre command refused: ");
+    tyre_request(sid, car, 2, paddock_v1_TyreAction_TYRE_ACTION_SET_CONDITION, 7.0);
+    expect_refusal(&c, paddock_v1_ErrorCode_OUT_OF_RANGE, "tyre command refused: ");
+    tyre_request(sid, planar, 1, paddock_v1_TyreAction_TYRE_ACTION_REPLACE, 0);
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "tyre command refused: ");
+    /* And the CLI's own checks, before anything is sent. */
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "tyre --session %" PRIu64 " --vehicle %u --replace --grip 1",
+                                 srv.addr, sid, car),
+                     2);
+    ck_assert_msg(strstr(out, "exclude each other") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "tyre --session %" PRIu64
+                                     " --vehicle %u --wheels FL --power 0.5",
+                                 srv.addr, sid, car),
+                     2);
+    ck_assert_msg(strstr(out, "--wheels does not apply to --power") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "tyre --session %" PRIu64 " --vehicle %u",
+                                 srv.addr, sid, car),
+                     2);
+    ck_assert_msg(strstr(out, "no action: give one of --puncture") != NULL, "%s", out);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), CLI "tyre --session %" PRIu64 " --replace", srv.addr, sid),
+        2);
+    ck_assert_msg(strstr(out, "missing required option --vehicle") != NULL, "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "tyre --session %" PRIu64 " --vehicle %u --replace", srv.addr,
+                                 sid, car + 7),
+                     1);
+    ck_assert_msg(strstr(out, "STALE_ID") != NULL, "%s", out);
+
+    /* A fresh set lifts the car back to level. */
+    tyre_request(sid, car, 15, paddock_v1_TyreAction_TYRE_ACTION_REPLACE, 0);
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_ok_tag);
+    for (int i = 0; i < 120; i++)
+        after = next_state(&c, car);
+    ck_assert_msg(fabs(after.roll_rad - before.roll_rad) < 1e-3, "roll %g rad after replace",
+                  after.roll_rad);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+
+    /* Recorded as inputs of kind 4 (a TyreCommand body): the puncture and
+     * the replacement, not the refusals. */
+    char sql[160];
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM inputs WHERE session_id=%" PRIu64 " AND kind=4", sid);
+    ck_assert_int_eq(sql_int(srv.db, sql), 2);
+}
+END_TEST
+
 static Suite *integration_suite(void)
 {
     Suite *s = suite_create("integration");
@@ -922,6 +1063,7 @@ static Suite *integration_suite(void)
     tcase_add_test(tc, realtime_resumes_after_a_stall);
     tcase_add_test(tc, half_close_still_gets_replies);
     tcase_add_test(tc, four_wheel_over_the_network);
+    tcase_add_test(tc, tyre_commands_over_the_network);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -871,6 +871,78 @@ START_TEST(cli_gear_letters)
 }
 END_TEST
 
+START_TEST(cli_wheel_lists)
+{
+    static const struct {
+        const char *text;
+        uint32_t mask;
+        const char *shown;
+    } good[] = {
+        {"FL", 1u, "FL"},
+        {"fr", 2u, "FR"},
+        {"RL", 4u, "RL"},
+        {"RR", 8u, "RR"},
+        {"FL,RR", 9u, "FL,RR"},
+        {"rr,fl", 9u, "FL,RR"},
+        {"FL,FR,RL,RR", 15u, "all"},
+        {"all", 15u, "all"},
+    };
+    char err[256];
+    char shown[32];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint32_t mask = 0;
+        ck_assert_msg(pdk_cli_parse_wheels("wheels", good[i].text, &mask, err, sizeof err) == 0,
+                      "%s: %s", good[i].text, err);
+        ck_assert_uint_eq(mask, good[i].mask);
+        pdk_cli_format_wheels(mask, shown, sizeof shown);
+        ck_assert_str_eq(shown, good[i].shown);
+    }
+    const char *bad[] = {"", "F", "FLR", "FL,", ",FL", "FL;RR", "front", "FL RR"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t mask = 77;
+        ck_assert_int_eq(pdk_cli_parse_wheels("wheels", bad[i], &mask, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "--wheels") != NULL && strstr(err, "is not a wheel") != NULL,
+                      "%s: %s", bad[i], err);
+        ck_assert_uint_eq(mask, 77);
+    }
+    uint32_t mask = 0;
+    ck_assert_int_eq(pdk_cli_parse_wheels("wheels", "FL,RL,fl", &mask, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "FL is listed twice") != NULL, "%s", err);
+    pdk_cli_format_wheels(0, shown, sizeof shown);
+    ck_assert_str_eq(shown, "-");
+}
+END_TEST
+
+START_TEST(cli_tyre_conditions)
+{
+    static const struct {
+        const char *text;
+        paddock_v1_TyreCondition condition;
+    } good[] = {
+        {"intact", paddock_v1_TyreCondition_TYRE_CONDITION_INTACT},
+        {"flat", paddock_v1_TyreCondition_TYRE_CONDITION_FLAT},
+        {"rim", paddock_v1_TyreCondition_TYRE_CONDITION_RIM},
+        {"detached", paddock_v1_TyreCondition_TYRE_CONDITION_DETACHED},
+    };
+    char err[256];
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        paddock_v1_TyreCondition c = (paddock_v1_TyreCondition)9;
+        ck_assert_int_eq(
+            pdk_cli_parse_tyre_condition("condition", good[i].text, &c, err, sizeof err), 0);
+        ck_assert_int_eq(c, good[i].condition);
+    }
+    /* The numbers the server's pdk_tyre_condition takes (tyre_life.h). */
+    ck_assert_int_eq(paddock_v1_TyreCondition_TYRE_CONDITION_FLAT, 1);
+    ck_assert_int_eq(paddock_v1_TyreCondition_TYRE_CONDITION_DETACHED, 3);
+    paddock_v1_TyreCondition c = paddock_v1_TyreCondition_TYRE_CONDITION_INTACT;
+    ck_assert_int_eq(pdk_cli_parse_tyre_condition("condition", "punctured", &c, err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "--condition") != NULL && strstr(err, "'punctured'") != NULL &&
+                      strstr(err, "intact, flat, rim or detached") != NULL,
+                  "%s", err);
+}
+END_TEST
+
 START_TEST(cli_timing_modes)
 {
     char err[256];
@@ -1130,6 +1202,8 @@ static Suite *client_suite(void)
     tcase_add_test(cli, cli_parse_numbers);
     tcase_add_test(cli, cli_copy_text_respects_field_size);
     tcase_add_test(cli, cli_gear_letters);
+    tcase_add_test(cli, cli_wheel_lists);
+    tcase_add_test(cli, cli_tyre_conditions);
     tcase_add_test(cli, cli_timing_modes);
     tcase_add_test(cli, cli_wrap_degrees);
     tcase_add_test(cli, cli_state_rows_are_fixed_width);

@@ -11,11 +11,12 @@
 
 #include "session.h"
 #include "stats.h"
+#include "wire.h"
 
 #define MAX_RESULTS 64
 
 static pdk_input_result results[MAX_RESULTS];
-static char messages[MAX_RESULTS][160];
+static char messages[MAX_RESULTS][256];
 static pdk_reply_to result_to[MAX_RESULTS];
 static int n_results;
 static int n_states;
@@ -293,6 +294,132 @@ START_TEST(sessions_are_recorded)
 }
 END_TEST
 
+/* The inputs a store holds, decoded: spawns are counted, tyre inputs
+ * kept with their ticks. */
+typedef struct recorded_inputs {
+    int spawns;
+    int tyres;
+    uint64_t tyre_tick[4];
+    pdk_tyre_input tyre[4];
+    pdk_vehicle_id tyre_vehicle[4];
+} recorded_inputs;
+
+static pdk_error collect_input(void *ctx, uint64_t tick, uint32_t seq, int kind,
+                               const void *payload, size_t len)
+{
+    (void)seq;
+    recorded_inputs *r = ctx;
+    if (kind == PDK_INPUT_SPAWN) {
+        r->spawns++;
+    } else if (kind == PDK_INPUT_TYRE) {
+        ck_assert_int_lt(r->tyres, 4);
+        ck_assert_int_eq(
+            pdk_wire_tyre_decode(payload, len, &r->tyre[r->tyres], &r->tyre_vehicle[r->tyres]),
+            PDK_OK);
+        r->tyre_tick[r->tyres++] = tick;
+    }
+    return PDK_OK;
+}
+
+/* A tyre input applies at the tick boundary like a DBW command: a
+ * puncture lets the tyre down to flat; refusals name what was wrong; the
+ * accepted one is recorded as a TyreCommand of kind PDK_INPUT_TYRE, and
+ * fed back at its tick it reproduces the run to the bit. */
+START_TEST(tyre_inputs_apply_record_and_replay)
+{
+    char dir[] = "/tmp/pdk-session-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/t.db", dir);
+    char err[PDK_STORE_ERR_LEN];
+    pdk_store *store = NULL;
+    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
+                     PDK_OK);
+    pdk_session *s = make(store);
+    pdk_vehicle_id v = spawn(s, 1, 1);
+    pdk_vehicle_def planar_def = pdk_vehicle_def_default();
+    planar_def.model = PDK_MODEL_SINGLE_TRACK;
+    pdk_spawn_place place = {.y_m = 10, .gear = PDK_GEAR_PARK};
+    ck_assert_int_eq(pdk_session_queue_spawn(s, &planar_def, "traffic_sedan", "", "{}", &place,
+                                             (pdk_reply_to){1, 2}),
+                     PDK_OK);
+    pdk_session_tick(s);
+    ck_assert_int_eq(results[n_results - 1].err, PDK_OK);
+    pdk_vehicle_id planar = results[n_results - 1].vehicle;
+
+    int first = n_results;
+    pdk_tyre_input puncture = {.wheel_mask = 1u, .action = PDK_TYRE_PUNCTURE, .value = 0.5};
+    ck_assert_int_eq(pdk_session_queue_tyre(s, v, &puncture, (pdk_reply_to){1, 3}), PDK_OK);
+    pdk_tyre_input too_fast = {.wheel_mask = 2u, .action = PDK_TYRE_PUNCTURE, .value = 2.0};
+    ck_assert_int_eq(pdk_session_queue_tyre(s, v, &too_fast, (pdk_reply_to){1, 4}), PDK_OK);
+    ck_assert_int_eq(pdk_session_queue_tyre(s, v + 9, &puncture, (pdk_reply_to){1, 5}), PDK_OK);
+    ck_assert_int_eq(pdk_session_queue_tyre(s, planar, &puncture, (pdk_reply_to){1, 6}), PDK_OK);
+    ck_assert_int_eq(n_results, first);
+    uint64_t at = pdk_world_tick(pdk_session_world(s));
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_results, first + 4);
+    ck_assert_int_eq(results[first].err, PDK_OK);
+    ck_assert_int_eq(results[first].kind, PDK_INPUT_TYRE);
+    ck_assert_uint_eq(results[first].tick, at);
+    ck_assert_int_eq(results[first + 1].err, PDK_ERR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(messages[first + 1], "tyre command refused: ") != NULL &&
+                      strstr(messages[first + 1], "leak rate") != NULL,
+                  "%s", messages[first + 1]);
+    ck_assert_int_eq(results[first + 2].err, PDK_ERR_STALE_ID);
+    ck_assert_msg(strstr(messages[first + 2], "is not in session 7") != NULL, "%s",
+                  messages[first + 2]);
+    ck_assert_int_eq(results[first + 3].err, PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(messages[first + 3], "tyre command refused: ") != NULL, "%s",
+                  messages[first + 3]);
+
+    /* At 0.5/s the tyre is at a quarter of its air after 1.5 s (180
+     * ticks): flat. */
+    const double *ch = pdk_world_channels(pdk_session_world(s), v);
+    double p0 = ch[PDK_CH_PRESSURE_FR];
+    for (int i = 0; i < 200; i++)
+        pdk_session_tick(s);
+    ch = pdk_world_channels(pdk_session_world(s), v);
+    ck_assert_double_eq(ch[PDK_CH_CONDITION_FL], PDK_TYRE_FLAT);
+    ck_assert_double_eq(ch[PDK_CH_CONDITION_FR], PDK_TYRE_INTACT);
+    ck_assert_msg(ch[PDK_CH_PRESSURE_FL] < 0.3 * p0, "pressure %g kPa of %g",
+                  ch[PDK_CH_PRESSURE_FL], p0);
+    uint64_t end_tick = pdk_world_tick(pdk_session_world(s));
+    uint64_t hash = pdk_session_hash(s);
+    pdk_session_destroy(s);
+
+    recorded_inputs rec = {0};
+    ck_assert_int_eq(pdk_store_read_inputs(store, 7, collect_input, &rec, err, sizeof(err)),
+                     PDK_OK);
+    pdk_store_close(store);
+    ck_assert_int_eq(rec.spawns, 2);
+    ck_assert_int_eq(rec.tyres, 1);
+    ck_assert_uint_eq(rec.tyre_tick[0], at);
+    ck_assert_uint_eq(rec.tyre_vehicle[0], v);
+    ck_assert_int_eq(rec.tyre[0].action, PDK_TYRE_PUNCTURE);
+    ck_assert_uint_eq(rec.tyre[0].wheel_mask, 1u);
+    ck_assert_double_eq(rec.tyre[0].value, 0.5);
+
+    /* The replay: the same spawns, the recorded tyre input at its tick. */
+    pdk_session *r = make(NULL);
+    ck_assert_uint_eq(spawn(r, 1, 1), v);
+    ck_assert_int_eq(pdk_session_queue_spawn(r, &planar_def, "traffic_sedan", "", "{}", &place,
+                                             (pdk_reply_to){0, 0}),
+                     PDK_OK);
+    pdk_session_tick(r);
+    while (pdk_world_tick(pdk_session_world(r)) < end_tick) {
+        if (pdk_world_tick(pdk_session_world(r)) == rec.tyre_tick[0])
+            ck_assert_int_eq(
+                pdk_session_queue_tyre(r, rec.tyre_vehicle[0], &rec.tyre[0], (pdk_reply_to){0, 0}),
+                PDK_OK);
+        pdk_session_tick(r);
+    }
+    ck_assert_uint_eq(pdk_session_hash(r), hash);
+    pdk_session_destroy(r);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(lateness_quantiles)
 {
     static pdk_lateness l;
@@ -321,6 +448,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, scripts_become_inputs_at_their_ticks);
     tcase_add_test(tc, subscriptions_publish_at_their_rate);
     tcase_add_test(tc, sessions_are_recorded);
+    tcase_add_test(tc, tyre_inputs_apply_record_and_replay);
     tcase_add_test(tc, lateness_quantiles);
     suite_add_tcase(s, tc);
     return s;

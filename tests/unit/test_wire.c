@@ -3,6 +3,7 @@
  * batch built once per tick and merged per subscriber. protobuf-c itself is
  * the oracle wherever wire writes bytes by hand. */
 #include <check.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -632,6 +633,114 @@ START_TEST(dbw_decode_refuses_garbage)
 }
 END_TEST
 
+/* ---- tyre commands ------------------------------------------------------ */
+
+START_TEST(tyre_round_trip_every_action)
+{
+    for (int action = PDK_TYRE_PUNCTURE; action <= PDK_TYRE_SET_POWER_SCALE; action++) {
+        pdk_tyre_input in = {.wheel_mask = 9u, .action = action, .value = 0.375 * action};
+        pdk_buf buf = {0};
+        ck_assert_int_eq(pdk_wire_tyre_encode(42, 0x00030002u, &in, &buf), PDK_OK);
+
+        /* protobuf-c reads the same numbers: TyreAction mirrors pdk_tyre_action. */
+        Paddock__V1__TyreCommand *msg = paddock__v1__tyre_command__unpack(NULL, buf.len, buf.data);
+        ck_assert_ptr_nonnull(msg);
+        ck_assert_uint_eq(msg->session_id, 42);
+        ck_assert_uint_eq(msg->vehicle_id, 0x00030002u);
+        ck_assert_uint_eq(msg->wheel_mask, 9u);
+        ck_assert_int_eq((int)msg->action, action);
+        ck_assert_double_eq(msg->value, 0.375 * action);
+        paddock__v1__tyre_command__free_unpacked(msg, NULL);
+
+        pdk_tyre_input out;
+        pdk_vehicle_id id = 0;
+        ck_assert_int_eq(pdk_wire_tyre_decode(buf.data, buf.len, &out, &id), PDK_OK);
+        ck_assert_uint_eq(id, 0x00030002u);
+        ck_assert_uint_eq(out.wheel_mask, 9u);
+        ck_assert_int_eq(out.action, action);
+        ck_assert_double_eq(out.value, 0.375 * action);
+        pdk_buf_free(&buf);
+    }
+    /* The enum's names as the protocol documents them. */
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
+        &paddock__v1__tyre_action__descriptor, PDK_TYRE_SET_GRIP_SCALE);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_str_eq(v->name, "TYRE_ACTION_SET_GRIP_SCALE");
+    v = protobuf_c_enum_descriptor_get_value(&paddock__v1__tyre_condition__descriptor,
+                                             PDK_TYRE_RIM);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_str_eq(v->name, "TYRE_CONDITION_RIM");
+    pdk_buf buf = {0};
+    ck_assert_int_eq(pdk_wire_tyre_encode(1, 1, NULL, &buf), PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* Each refusal names its field; nothing the message alone cannot decide
+ * is refused here. */
+START_TEST(tyre_from_pb_names_what_is_wrong)
+{
+    Paddock__V1__TyreCommand msg = PADDOCK__V1__TYRE_COMMAND__INIT;
+    pdk_tyre_input in;
+    char why[192];
+
+    msg.wheel_mask = 1;
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, &in, why, sizeof why), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(why, "action 0 is not a TyreAction") != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "1 PUNCTURE") != NULL && strstr(why, "6 SET_POWER_SCALE") != NULL,
+                  "%s", why);
+    msg.action = (Paddock__V1__TyreAction)7;
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, &in, why, sizeof why), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(why, "action 7") != NULL, "%s", why);
+
+    msg.action = PADDOCK__V1__TYRE_ACTION__TYRE_ACTION_PUNCTURE;
+    msg.value = 0.5;
+    msg.wheel_mask = 0;
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, &in, why, sizeof why), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(why, "wheel_mask 0") != NULL && strstr(why, "1..15") != NULL, "%s", why);
+    msg.wheel_mask = 16;
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, &in, why, sizeof why), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(why, "wheel_mask 16") != NULL, "%s", why);
+
+    msg.wheel_mask = 15;
+    msg.value = NAN;
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, &in, why, sizeof why), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(why, "value must be a finite number") != NULL, "%s", why);
+    msg.value = -INFINITY;
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, &in, why, sizeof why), PDK_ERR_OUT_OF_RANGE);
+
+    /* A value out of its action's range is sim's to refuse: it passes. */
+    msg.value = -3.0;
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, &in, why, sizeof why), PDK_OK);
+    ck_assert_str_eq(why, "");
+    ck_assert_int_eq(in.action, PDK_TYRE_PUNCTURE);
+    ck_assert_uint_eq(in.wheel_mask, 15);
+    ck_assert_double_eq(in.value, -3.0);
+
+    /* The power scale is the vehicle's: its mask does not matter. */
+    msg.action = PADDOCK__V1__TYRE_ACTION__TYRE_ACTION_SET_POWER_SCALE;
+    msg.wheel_mask = 0;
+    msg.value = 0.5;
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, &in, why, sizeof why), PDK_OK);
+    ck_assert_int_eq(in.action, PDK_TYRE_SET_POWER_SCALE);
+
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(NULL, &in, why, sizeof why), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_tyre_from_pb(&msg, NULL, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+START_TEST(tyre_decode_refuses_garbage_and_invalid_commands)
+{
+    static const uint8_t garbage[] = {0x2a, 0x40, 0x00}; /* field 5 as LEN, past the end */
+    pdk_tyre_input out;
+    ck_assert_int_eq(pdk_wire_tyre_decode(garbage, sizeof garbage, &out, NULL), PDK_ERR_PROTOCOL);
+    /* A well-formed message with no action is decoded, then refused. */
+    static const uint8_t no_action[] = {0x18, 0x01}; /* wheel_mask 1 */
+    ck_assert_int_eq(pdk_wire_tyre_decode(no_action, sizeof no_action, &out, NULL),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_tyre_decode(NULL, 3, &out, NULL), PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
 /* ---- state -------------------------------------------------------------- */
 
 START_TEST(state_from_pose_copies_every_field)
@@ -843,6 +952,9 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, dbw_from_pb_sets_only_present_fields);
     tcase_add_test(tc, dbw_round_trip_every_field_subset);
     tcase_add_test(tc, dbw_decode_refuses_garbage);
+    tcase_add_test(tc, tyre_round_trip_every_action);
+    tcase_add_test(tc, tyre_from_pb_names_what_is_wrong);
+    tcase_add_test(tc, tyre_decode_refuses_garbage_and_invalid_commands);
     tcase_add_test(tc, state_from_pose_copies_every_field);
     tcase_add_test(tc, state_common_equals_protobuf_c_pack);
     tcase_add_test(tc, state_frame_merges_subscription_id);
