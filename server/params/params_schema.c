@@ -646,7 +646,9 @@ static const pdk_param_key world_keys[] = {
     W_KEY("airDensity", "kg/m^3", PDK_KEY_NUMBER, 0, 2, air_density_kgpm3,
           "Air density for aerodynamic drag; 0 is a vacuum."),
     W_KEY("surfaceFriction", "-", PDK_KEY_NUMBER, 0.05, 2, surface_friction,
-          "Multiplies every tyre's friction: 1 dry asphalt, about 0.7 wet asphalt."),
+          "Multiplies every tyre's friction on every surface (a global grip scale); 1 "
+          "normally: each surface carries its own friction (terrain.surface, "
+          "terrain.patches)."),
     W_KEY("seed", "-", PDK_KEY_U64, 0, (double)INT64_MAX, seed,
           "Seed of the world's random number generator."),
     {.path = "terrain.bumps",

@@ -258,4 +258,34 @@ pdk_tyre_law_def pdk_tyre_law_def_default(void);
  * coefficients (pdk_mf_problem). */
 const char *pdk_tyre_law_def_problem(const pdk_tyre_law_def *def);
 
+/* The longitudinal force as a function of the wheel's spin, for a
+ * driveline that solves wheel spins implicitly (issue 5; seed 003's
+ * backward-Euler driveline solve needs Fx(omega) and its slope). Over a
+ * step of h_s with the contact's forward speed vx_mps held, the tyre's
+ * longitudinal deflection advances exactly as the four-wheel step
+ * advances it (ADR 0008, Pacejka 2012 sec. 7.2):
+ *   u1 = u0 e + g (omega R - vx),  e = exp(-|vx| h / sigma_kappa),
+ *   g = sigma_kappa (1 - e) / |vx|  (h at rest),
+ * and the law is evaluated at kappa = u1 / sigma_kappa (bounded to
+ * +-PDK_TYRE_SPIN_KAPPA_MAX) with the lateral slip, camber and load held.
+ * With h large against sigma / |vx| this is the steady law at the
+ * practical slip (omega R - vx) / |vx|. */
+typedef struct pdk_tyre_spin_in {
+    double fz_n;
+    double vx_mps;     /* the contact's forward speed */
+    double tan_alpha;  /* the lateral slip, held */
+    double gamma_rad;
+    double defl_x_m;   /* u0, the deflection at the step's start */
+    double h_s;        /* > 0 */
+} pdk_tyre_spin_in;
+
+#define PDK_TYRE_SPIN_KAPPA_MAX 1.5
+
+/* Fx at the end spin omega_radps; *dfx_domega (may be NULL) gets
+ * dFx/domega = slope g R / sigma_kappa, >= 0 (0 where kappa is bounded or
+ * past the peak), and *defl_x_m (may be NULL) the end deflection u1. */
+double pdk_tyre_fx_at_spin(const pdk_tyre_law_def *def, const pdk_tyre_ground *ground,
+                           const pdk_tyre_spin_in *in, double omega_radps, double *dfx_domega,
+                           double *defl_x_m);
+
 #endif

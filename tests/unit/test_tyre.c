@@ -1029,6 +1029,63 @@ START_TEST(test_mf_problems)
 }
 END_TEST
 
+/* Fx as a function of wheel spin (pdk_tyre_fx_at_spin), what issue 5's
+ * implicit driveline calls: with a step long against sigma / |vx| it is
+ * the steady law at the practical slip (omega R - vx) / |vx|; its slope is
+ * the law's through the deflection's exact update (central differences on
+ * the rising branch); at rest the deflection is a spring, u1 = u0 + h
+ * omega R; a bounded slip has no slope. */
+START_TEST(test_fx_at_spin)
+{
+    pdk_tyre_law_def d = mf_def(PDK_MF_ROAD_205_60R15);
+    pdk_tyre_ground g = {1.0, 1.0, 1.0};
+    const double r = d.radius_m;
+    /* steady: 100 s at 20 m/s is thousands of relaxation lengths */
+    pdk_tyre_spin_in in = {.fz_n = 4000.0, .vx_mps = 20.0, .h_s = 100.0};
+    for (int k = -3; k <= 3; k++) {
+        const double kappa = 0.03 * k;
+        const double omega = 20.0 * (1.0 + kappa) / r;
+        double u1;
+        double fx = pdk_tyre_fx_at_spin(&d, &g, &in, omega, NULL, &u1);
+        pdk_tyre_out want = eval(&d, 4000.0, kappa, 0.0, 0.0);
+        ck_assert_msg(fabs(fx - want.fx_n) <= 1e-9 * 4000.0 + 1e-9 * fabs(want.fx_n),
+                      "kappa %g: %.12g against %.12g", kappa, fx, want.fx_n);
+    }
+    /* the slope over one 1/240 s substep, rising branch, from a deflection */
+    in.h_s = 1.0 / 240.0;
+    in.defl_x_m = 0.002;
+    for (int k = 0; k < 4; k++) {
+        const double omega = 20.0 / r + 0.5 * k;
+        const double dw = 1e-4;
+        double slope;
+        (void)pdk_tyre_fx_at_spin(&d, &g, &in, omega, &slope, NULL);
+        double fp = pdk_tyre_fx_at_spin(&d, &g, &in, omega + dw, NULL, NULL);
+        double fm = pdk_tyre_fx_at_spin(&d, &g, &in, omega - dw, NULL, NULL);
+        double fd = (fp - fm) / (2.0 * dw);
+        ck_assert_double_gt(slope, 0.0);
+        ck_assert_msg(fabs(slope - fd) <= 1e-5 * fabs(fd), "omega %g: %g against %g", omega,
+                      slope, fd);
+    }
+    /* at rest: u1 = u0 + h omega R exactly as the spring says */
+    in.vx_mps = 0.0;
+    in.defl_x_m = 0.001;
+    double u1;
+    double fx = pdk_tyre_fx_at_spin(&d, &g, &in, 0.5, NULL, &u1);
+    ck_assert_double_eq_tol(u1, 0.001 + in.h_s * 0.5 * r, 1e-15);
+    double sk, sa;
+    pdk_tyre_relaxation(&d, 4000.0, &sk, &sa);
+    pdk_tyre_out want = eval(&d, 4000.0, u1 / sk, 0.0, 0.0);
+    ck_assert_double_eq(fx, want.fx_n);
+    /* a spin far past the bound: kappa held at the bound, no slope */
+    double slope;
+    in.vx_mps = 1.0;
+    in.h_s = 100.0;
+    (void)pdk_tyre_fx_at_spin(&d, &g, &in, 50.0 / r, &slope, &u1);
+    ck_assert_double_eq(slope, 0.0);
+    ck_assert_double_eq_tol(u1 / sk, PDK_TYRE_SPIN_KAPPA_MAX, 1e-12);
+}
+END_TEST
+
 static Suite *tyre_suite(void)
 {
     Suite *s = suite_create("tyre");
@@ -1046,6 +1103,7 @@ static Suite *tyre_suite(void)
     tcase_add_test(laws, test_mf_saturation_and_combined);
     tcase_add_test(laws, test_slopes_match_finite_differences);
     tcase_add_test(laws, test_mf_camber_and_pressure);
+    tcase_add_test(laws, test_fx_at_spin);
     suite_add_tcase(s, laws);
     TCase *common = tcase_create("common");
     tcase_add_test(common, test_load_sensitivity);
