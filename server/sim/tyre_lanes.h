@@ -310,7 +310,7 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
      * the same bits whether or not another lane has camber. */
     v4 gs = in->gamma_rad;
     if (any4((m4)(gs != zero))) {
-        gs = pdk_v_sin(gs);
+        gs = pdk_v_sin_near0(gs); /* a camber is small: the short path */
     }
     v4 gs2 = gs * gs;
     v4 ags = abs4(gs);
@@ -434,10 +434,10 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
     v4 gxa = pdk_v_cos(pha);
     v4 gyk = pdk_v_cos(phk);
     if (gxa_sh) {
-        gxa = gxa / pdk_v_cos(pha0);
+        gxa = gxa / pdk_v_cos_near0(pha0); /* C atan(B SH): small */
     }
     if (gyk_sh) {
-        gyk = gyk / pdk_v_cos(phk0);
+        gyk = gyk / pdk_v_cos_near0(phk0);
     }
     v4 svyk = zero;
     if (svyk_on) {
@@ -445,7 +445,7 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
         v4 dvyk = muy * fz *
                   (PDK_TYRE_M(c, rvy1) + PDK_TYRE_M(c, rvy2) * dfz + PDK_TYRE_M(c, rvy3) * gs) /
                   sqrt4(one + t3 * t3);
-        svyk = dvyk * pdk_v_sin(PDK_TYRE_M(c, rvy5) * at_v);
+        svyk = dvyk * pdk_v_sin_near0(PDK_TYRE_M(c, rvy5) * at_v);
     }
     /* dphi/d(B x) = C (1 - E + E / (1 + (B x)^2)) / (1 + u^2), one division */
     v4 qx = one + xx * xx;

@@ -192,6 +192,53 @@ VEC v4 pdk_v_cos(v4 x)
     return c;
 }
 
+/* ---- sin, cos near zero ---- */
+
+/* Below this |x| the reduction's k is 0 (|x| 2/pi < 0.4966) and x is within
+ * the kernels' pi/4: x = 0 pi/2 + (x + 0), and the reduction gives exactly
+ * yh = x, yl = 0 (+0 for -0, which the sin's zero case puts back). */
+#define VM_TRIG_NEAR0 0.78
+
+/* Whether every lane has |x| <= VM_TRIG_NEAR0 (false for NaN). */
+VEC int vm_trig_all_near0(v4 x)
+{
+    return !any4(~(m4)(abs4(x) <= splat(VM_TRIG_NEAR0)));
+}
+
+/* pdk_v_sincos, pdk_v_sin and pdk_v_cos, the same bits for every x (the
+ * same function), cheaper where every lane has |x| <= 0.78: there the
+ * reduction and the quadrant are skipped (they are the identity) and the
+ * cos or sin alone computes one kernel. For arguments that are usually
+ * small (a camber angle, the Magic Formula's weighting offsets), where the
+ * branch is well predicted; other lanes take the full function. */
+VEC void pdk_v_sincos_near0(v4 x, v4 *s, v4 *c)
+{
+    if (vm_trig_all_near0(x)) {
+        v4 zero = splat(0.0);
+        *s = sel((m4)(x == zero), x, vm_sin_kernel(x, zero));
+        *c = vm_cos_kernel(x, zero);
+    } else {
+        pdk_v_sincos(x, s, c);
+    }
+}
+
+VEC v4 pdk_v_sin_near0(v4 x)
+{
+    if (vm_trig_all_near0(x)) {
+        v4 zero = splat(0.0);
+        return sel((m4)(x == zero), x, vm_sin_kernel(x, zero));
+    }
+    return pdk_v_sin(x);
+}
+
+VEC v4 pdk_v_cos_near0(v4 x)
+{
+    if (vm_trig_all_near0(x)) {
+        return vm_cos_kernel(x, splat(0.0));
+    }
+    return pdk_v_cos(x);
+}
+
 /* ---- atan ---- */
 
 /* atan(x) = atan(c) + atan(u), u = (|x| - c) / (1 + c |x|), with c = |x|

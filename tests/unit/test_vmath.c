@@ -526,12 +526,56 @@ START_TEST(test_symmetry)
 }
 END_TEST
 
+/* The near-0 variants are the full functions, bit for bit, whether every
+ * lane is near 0 (their short path) or some lane is not (the full path):
+ * at 0, -0, the smallest values, both sides of the 0.78 limit, pi/4, and
+ * random arguments, in every lane, next to a small or a large neighbour. */
+static void check_near0(v4 x)
+{
+    v4 s, c, s0, c0;
+    pdk_v_sincos(x, &s, &c);
+    pdk_v_sincos_near0(x, &s0, &c0);
+    v4 sn = pdk_v_sin_near0(x);
+    v4 cn = pdk_v_cos_near0(x);
+    for (int l = 0; l < PDK_LANES; l++) {
+        ck_assert_msg(same_bits(s0[l], s[l]) && same_bits(sn[l], s[l]),
+                      "sin near 0 differs at lane %d x = %a: %a, %a, full %a", l, x[l], s0[l],
+                      sn[l], s[l]);
+        ck_assert_msg(same_bits(c0[l], c[l]) && same_bits(cn[l], c[l]),
+                      "cos near 0 differs at lane %d x = %a: %a, %a, full %a", l, x[l], c0[l],
+                      cn[l], c[l]);
+    }
+}
+
+START_TEST(test_near0_same_bits)
+{
+    rng_state = 0x5851F42D4C957F2Du;
+    static const double edges[] = {0.0,         -0.0,       0x1p-1074,   -0x1p-1074,
+                                   0x1p-1022,   1e-300,     1e-8,        0.78,
+                                   -0.78,       0.78000001, -0.78000001, 0.78539816339744828,
+                                   -0.7853982, 2.0,        1e5,         NAN};
+    const int n_edges = (int)(sizeof edges / sizeof edges[0]);
+    for (int i = 0; i < n_edges; i++) {
+        for (int j = 0; j < n_edges; j++) {
+            check_near0((v4){edges[i], edges[j], edges[i], -edges[j]});
+            check_near0((v4){0.1, edges[i], 0.3, edges[j]});
+        }
+    }
+    for (long i = 0; i < N_RANDOM; i++) {
+        double a = uniform(-0.78, 0.78);
+        double b = i & 1 ? uniform(-0.78, 0.78) : uniform(-1.2, 1.2);
+        double d = log_uniform(-40.0, -0.36);
+        check_near0((v4){a, b, d, -d});
+    }
+}
+END_TEST
+
 /* ---- the AVX build against the baseline build ---- */
 
 #define N_BITS 4096
 
 typedef struct outputs {
-    double v[9][N_BITS];
+    double v[12][N_BITS];
 } outputs;
 
 static double in_x[N_BITS];
@@ -555,6 +599,11 @@ static outputs out_avx;
         store4(&(o)->v[6][i], pdk_v_log(abs4(x)));                                                 \
         store4(&(o)->v[7][i], pdk_v_pow(abs4(x), y));                                              \
         store4(&(o)->v[8][i], pdk_v_tanh(x));                                                      \
+        v4 xs = x * splat(0.1); /* mostly near 0, so that both paths run */                       \
+        pdk_v_sincos_near0(xs, &s, &c);                                                            \
+        store4(&(o)->v[9][i], s);                                                                  \
+        store4(&(o)->v[10][i], c);                                                                 \
+        store4(&(o)->v[11][i], pdk_v_sin_near0(xs) + pdk_v_cos_near0(xs));                         \
     }
 
 static void run_base(outputs *o)
@@ -595,7 +644,7 @@ START_TEST(test_avx_same_bits)
         }
         run_base(&out_base);
         run_avx(&out_avx);
-        for (int f = 0; f < 9; f++) {
+        for (int f = 0; f < 12; f++) {
             for (int i = 0; i < N_BITS; i++) {
                 ck_assert_msg(same_bits(out_base.v[f][i], out_avx.v[f][i]),
                               "output %d at x = %a y = %a: baseline %a, AVX %a", f, in_x[i],
@@ -625,6 +674,7 @@ static Suite *vmath_suite(void)
     TCase *exact = tcase_create("exact");
     tcase_add_test(exact, test_special_values);
     tcase_add_test(exact, test_symmetry);
+    tcase_add_test(exact, test_near0_same_bits);
     tcase_add_test(exact, test_avx_same_bits);
     suite_add_tcase(s, exact);
     return s;
