@@ -150,7 +150,8 @@ static const pdk_choice_set mf_set_choices = {"Magic Formula coefficient set", m
              "Force law (tyre.h): grip (linear stiffness up to the friction ellipse, its "         \
              "stiffnesses and friction from corneringStiffness, friction and camberStiffness), "   \
              "magicFormula (Pac2002 with the coefficient set mfSet) or utv (seed 003's "           \
-             "hard-surface law, mu N tanh(k s) and -C N alpha)."),                                 \
+             "hard-surface law, mu N tanh(k s) and -C N alpha, C and mu from "                     \
+             "corneringStiffness and friction)."),                                                 \
         V_CHOICE("tyres." AX ".mfSet", M.law.mf_set, mf_set_choices,                               \
                  "Magic Formula coefficient set, read by the magicFormula law: road205 (Pacejka "  \
                  "2006 Table A3.1, 205/60R15), sport, slick or kart (tyre_sets.c gives each "      \
@@ -322,11 +323,12 @@ static const pdk_param_key vehicle_keys[] = {
     V_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_front.cornering_stiffness_n_per_rad, 1, 1,
           "Front axle (both tyres): lateral force per radian of slip angle at zero slip; read "
-          "by the singleTrack model and the grip law (each tyre half of it at its static "
-          "load, in proportion to its load)."),
+          "by the singleTrack model and the grip and utv laws (each tyre half of it at its "
+          "static load, in proportion to its load)."),
     V_NUM("tyres.front.friction", "-", 0.1, 2.5, tyre_front.friction_coeff, 1, 1,
           "Front tyres' peak friction coefficient on dry tarmac, the reference surface; read "
-          "by the singleTrack model and the grip law (the magicFormula law has its set's)."),
+          "by the singleTrack model and the grip and utv laws (the magicFormula law has its "
+          "set's)."),
     V_NUM("tyres.front.camberStiffness", "N/rad", 0, 1e6, tyre_front.camber_stiffness_n_per_rad, 1,
           1,
           "Front axle (both tyres): camber thrust per radian of inclination at static load; "
@@ -334,11 +336,12 @@ static const pdk_param_key vehicle_keys[] = {
     V_NUM("tyres.rear.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_rear.cornering_stiffness_n_per_rad, 1, 1,
           "Rear axle (both tyres): lateral force per radian of slip angle at zero slip; read "
-          "by the singleTrack model and the grip law (each tyre half of it at its static "
-          "load, in proportion to its load)."),
+          "by the singleTrack model and the grip and utv laws (each tyre half of it at its "
+          "static load, in proportion to its load)."),
     V_NUM("tyres.rear.friction", "-", 0.1, 2.5, tyre_rear.friction_coeff, 1, 1,
           "Rear tyres' peak friction coefficient on dry tarmac, the reference surface; read "
-          "by the singleTrack model and the grip law (the magicFormula law has its set's)."),
+          "by the singleTrack model and the grip and utv laws (the magicFormula law has its "
+          "set's)."),
     V_NUM("tyres.rear.camberStiffness", "N/rad", 0, 1e6, tyre_rear.camber_stiffness_n_per_rad, 1, 1,
           "Rear axle (both tyres): camber thrust per radian of inclination at static load; read "
           "by the grip law."),

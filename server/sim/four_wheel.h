@@ -234,10 +234,11 @@ typedef struct pdk_fw_params {
 } pdk_fw_params;
 
 /* The law definitions the step runs for def's axles: the axle's own, with
- * the grip law's cornering_per_load, camber_per_load, mu_x and mu_y derived
- * from the axle's cornering_stiffness_n_per_rad, camber_stiffness_n_per_rad
- * and friction_coeff (each tyre half the axle's at its static load
- * static_load_n, in proportion to its load). */
+ * the grip and UTV laws' cornering_per_load, mu_x and mu_y (and the grip
+ * law's camber_per_load) derived from the axle's
+ * cornering_stiffness_n_per_rad, friction_coeff (and
+ * camber_stiffness_n_per_rad): each tyre half the axle's at its static
+ * load static_load_n, in proportion to its load. */
 void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
                    pdk_tyre_law_def *out);
 

@@ -80,13 +80,20 @@ void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
 {
     const pdk_axle_tyre_def *ty = axle == 0 ? &def->tyre_front : &def->tyre_rear;
     *out = ty->law;
-    if (out->law == PDK_TYRE_GRIP) {
+    if (out->law == PDK_TYRE_GRIP || out->law == PDK_TYRE_UTV) {
         /* Each tyre has half the axle's stiffness at its static load, in
-         * proportion to its load (vehicle_def.h). */
+         * proportion to its load (vehicle_def.h): C_alpha / N for the UTV
+         * law (seed 003's tyres.cornering_per_load) as for the grip law,
+         * and the axle's friction is the law's mu (the UTV's wet-film
+         * friction on the reference surface). The UTV law has no camber
+         * thrust (seed 003), so only the grip law takes the camber
+         * stiffness. */
         out->cornering_per_load = ty->cornering_stiffness_n_per_rad / (2.0 * static_load_n);
-        out->camber_per_load = ty->camber_stiffness_n_per_rad / (2.0 * static_load_n);
         out->mu_x = ty->friction_coeff;
         out->mu_y = ty->friction_coeff;
+        if (out->law == PDK_TYRE_GRIP) {
+            out->camber_per_load = ty->camber_stiffness_n_per_rad / (2.0 * static_load_n);
+        }
     }
 }
 

@@ -38,10 +38,10 @@ typedef struct pdk_chassis_def {
 /* An axle's tyres (both alike). The single-track model reads only the
  * first three fields: a linear tyre saturating at the friction limit. The
  * four-wheel model reads the rest: the force law (tyre.h), where the grip
- * law takes its stiffnesses and friction from the first three fields (each
- * tyre half the axle's stiffness at its static load, in proportion to its
- * load, law.cornering_per_load, law.mu_x, law.mu_y and
- * law.camber_per_load being derived at spawn), the tyre's life (heat,
+ * and UTV laws take their cornering stiffness and friction from the first
+ * fields (each tyre half the axle's stiffness at its static load, in
+ * proportion to its load: law.cornering_per_load, law.mu_x, law.mu_y and,
+ * for the grip law, law.camber_per_load are derived at spawn), the tyre's life (heat,
  * pressure, wear, tyre_life.h), its size and pressures on soil (surface.h)
  * and the wheel's spin inertia. */
 typedef struct pdk_axle_tyre_def {

@@ -231,30 +231,36 @@ static void set_law(pdk_vehicle_def *d, pdk_tyre_law law)
             l->mf = *mf;
             l->slide_grip = 0.0;
         } else if (law == PDK_TYRE_UTV) {
+            /* Spawn derives C_alpha / N from the axle's stiffness at its
+             * static load (four_wheel.h pdk_fw_law_of): 8 /rad there. */
+            double len = d->chassis.wheelbase_m;
+            double a = d->chassis.cg_to_front_axle_m;
+            double fz = 0.5 * d->chassis.mass_kg * G * (axle == 0 ? len - a : a) / len;
             l->hard_slip_stiffness = 12.0;
-            l->cornering_per_load = 8.0;
-            l->mu_x = tyre_of(d, axle)->friction_coeff;
-            l->mu_y = tyre_of(d, axle)->friction_coeff;
+            tyre_of(d, axle)->cornering_stiffness_n_per_rad = 8.0 * 2.0 * fz;
         }
     }
 }
 
-/* The law as the vehicle runs it on axle: for the grip law, spawn derives
- * the friction from friction_coeff and the cornering stiffness per load
- * from the axle's stiffness at its static load (vehicle_def.h); the test
- * does the same to evaluate the law itself. */
+/* The law as the vehicle runs it on axle: for the grip and UTV laws, spawn
+ * derives the friction from friction_coeff and the cornering stiffness per
+ * load from the axle's stiffness at its static load (and the grip law's
+ * camber thrust likewise; vehicle_def.h); the test does the same to
+ * evaluate the law itself. */
 static pdk_tyre_law_def law_as_run(const pdk_vehicle_def *d, int axle)
 {
     const pdk_axle_tyre_def *t = axle == 0 ? &d->tyre_front : &d->tyre_rear;
     pdk_tyre_law_def l = t->law;
-    if (l.law == PDK_TYRE_GRIP) {
+    if (l.law == PDK_TYRE_GRIP || l.law == PDK_TYRE_UTV) {
         double len = d->chassis.wheelbase_m;
         double a = d->chassis.cg_to_front_axle_m;
         double fz = 0.5 * d->chassis.mass_kg * G * (axle == 0 ? len - a : a) / len;
         l.mu_x = t->friction_coeff;
         l.mu_y = t->friction_coeff;
         l.cornering_per_load = 0.5 * t->cornering_stiffness_n_per_rad / fz;
-        l.camber_per_load = 0.5 * t->camber_stiffness_n_per_rad / fz;
+        if (l.law == PDK_TYRE_GRIP) {
+            l.camber_per_load = 0.5 * t->camber_stiffness_n_per_rad / fz;
+        }
     }
     return l;
 }
