@@ -386,10 +386,15 @@ START_TEST(tyre_inputs_apply_record_and_replay)
     uint64_t end_tick = pdk_world_tick(pdk_session_world(s));
     uint64_t hash = pdk_session_hash(s);
     pdk_session_destroy(s);
+    /* Closing the store waits for its writer thread to commit everything;
+     * read back through a fresh one, as a replay would. */
+    pdk_store_close(store);
+    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
+                     PDK_OK);
 
     recorded_inputs rec = {0};
-    ck_assert_int_eq(pdk_store_read_inputs(store, 7, collect_input, &rec, err, sizeof(err)),
-                     PDK_OK);
+    ck_assert_msg(pdk_store_read_inputs(store, 7, collect_input, &rec, err, sizeof(err)) == PDK_OK,
+                  "%s", err);
     pdk_store_close(store);
     ck_assert_int_eq(rec.spawns, 2);
     ck_assert_int_eq(rec.tyres, 1);
