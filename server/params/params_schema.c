@@ -416,11 +416,16 @@ _Static_assert(sizeof(int32_t) == sizeof(int), "terrain ids are stored as an int
  * that they agree), and their one-letter codes for a materials string:
  * SURFACE_CODES[id] is the code of surface id. */
 static const pdk_choice surface_items[] = {
-    {"tarmac", PDK_SURFACE_TARMAC}, {"tarmacWet", PDK_SURFACE_TARMAC_WET},
-    {"concrete", PDK_SURFACE_CONCRETE}, {"gravel", PDK_SURFACE_GRAVEL},
-    {"dirt", PDK_SURFACE_DIRT}, {"grass", PDK_SURFACE_GRASS},
-    {"mud", PDK_SURFACE_MUD}, {"snow", PDK_SURFACE_SNOW},
-    {"ice", PDK_SURFACE_ICE}, {"sand", PDK_SURFACE_SAND},
+    {"tarmac", PDK_SURFACE_TARMAC},
+    {"tarmacWet", PDK_SURFACE_TARMAC_WET},
+    {"concrete", PDK_SURFACE_CONCRETE},
+    {"gravel", PDK_SURFACE_GRAVEL},
+    {"dirt", PDK_SURFACE_DIRT},
+    {"grass", PDK_SURFACE_GRASS},
+    {"mud", PDK_SURFACE_MUD},
+    {"snow", PDK_SURFACE_SNOW},
+    {"ice", PDK_SURFACE_ICE},
+    {"sand", PDK_SURFACE_SAND},
     {"siltLoam", PDK_SURFACE_SILT_LOAM},
 };
 static const pdk_choice_set surface_choices = {"surface", surface_items, N_ELEMS(surface_items)};
@@ -433,7 +438,7 @@ static const pdk_choice contact_items[] = {
     {"cylinder", PDK_CONTACT_CYLINDER},
 };
 static const pdk_choice_set contact_choices = {"contact mode", contact_items,
-                                              N_ELEMS(contact_items)};
+                                               N_ELEMS(contact_items)};
 
 static const pdk_choice shape_items[] = {
     {"rect", PDK_PATCH_RECT},
@@ -445,8 +450,7 @@ static const pdk_choice_set shape_choices = {"patch shape", shape_items, N_ELEMS
 #define OPT_NUM(p, u, lo, hi, off, mul, div, desc)                                                 \
     {                                                                                              \
         .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
-        .offset = (off), .si_mul = (mul), .si_div = (div), .description = (desc),                  \
-        .optional = true                                                                           \
+        .offset = (off), .si_mul = (mul), .si_div = (div), .description = (desc), .optional = true \
     }
 
 #define RAMP_NUM(p, u, lo, hi, member, mul, div, desc)                                             \
@@ -537,8 +541,7 @@ static bool is_water(const json_t *entry)
 }
 
 /* Which sizes a patch takes, and whether it gives a surface or water. */
-static pdk_error patch_entry_check(const json_t *entry, const char *path, char *why,
-                                   size_t why_len)
+static pdk_error patch_entry_check(const json_t *entry, const char *path, char *why, size_t why_len)
 {
     bool circle = is_circle(entry);
     bool sx = json_object_get(entry, "sizeX") != NULL;
@@ -631,6 +634,25 @@ static const pdk_alias world_aliases[] = {
         .path = (p), .unit = (u), .type = (t), .min = (lo), .max = (hi),                           \
         .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1, .description = (desc) \
     }
+/* A world key with a list of entries, a choice, or a grid of values. */
+#define W_LIST(p, member, desc, lst)                                                               \
+    {                                                                                              \
+        .path = (p), .unit = "list", .type = PDK_KEY_LIST, .min = NAN, .max = NAN,                 \
+        .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1,                       \
+        .description = (desc), .list = (lst)                                                       \
+    }
+#define W_CHOICE(p, member, desc, ch)                                                              \
+    {                                                                                              \
+        .path = (p), .unit = "choice", .type = PDK_KEY_CHOICE, .min = NAN, .max = NAN,             \
+        .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1,                       \
+        .description = (desc), .choices = (ch)                                                     \
+    }
+#define W_GRID(p, u, lo, hi, member, desc, gr)                                                     \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_GRID, .min = (lo), .max = (hi),                  \
+        .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1,                       \
+        .description = (desc), .grid = (gr)                                                        \
+    }
 
 static const pdk_param_key world_keys[] = {
     {.path = "description",
@@ -654,71 +676,36 @@ static const pdk_param_key world_keys[] = {
           "terrain.patches)."),
     W_KEY("seed", "-", PDK_KEY_U64, 0, (double)INT64_MAX, seed,
           "Seed of the world's random number generator."),
-    {.path = "terrain.bumps",
-     .unit = "list",
-     .type = PDK_KEY_LIST,
-     .min = NAN,
-     .max = NAN,
-     .offset = offsetof(pdk_world_def, terrain.bumps),
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "Raised-cosine bumps on the flat ground (speed humps, kerbs, dips), up to 16: "
-                    "[{\"x\", \"y\", \"yawDeg\", \"length\", \"width\", \"height\"}, ...].",
-     .list = &bump_list},
-    {.path = "terrain.surface",
-     .unit = "choice",
-     .type = PDK_KEY_CHOICE,
-     .min = NAN,
-     .max = NAN,
-     .offset = offsetof(pdk_world_def, terrain.base_surface_id),
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "The ground's surface where no patch or material grid says otherwise: tarmac, "
-                    "tarmacWet, concrete, gravel, dirt, grass, mud, snow, ice, sand, siltLoam "
-                    "(surface.h; an override may say surface=gravel).",
-     .choices = &surface_choices},
-    {.path = "terrain.contact",
-     .unit = "choice",
-     .type = PDK_KEY_CHOICE,
-     .min = NAN,
-     .max = NAN,
-     .offset = offsetof(pdk_world_def, terrain.contact_mode),
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "How wheels meet the ground: ray (one ray down each strut) or cylinder (a "
-                    "sweep of the tyre's footprint, which feels a kerb under a shoulder or just "
-                    "ahead; up to 15 rays a wheel).",
-     .choices = &contact_choices},
+    W_LIST("terrain.bumps", terrain.bumps,
+           "Raised-cosine bumps on the flat ground (speed humps, kerbs, dips), up to 16: "
+           "[{\"x\", \"y\", \"yawDeg\", \"length\", \"width\", \"height\"}, ...].",
+           &bump_list),
+    W_CHOICE("terrain.surface", terrain.base_surface_id,
+             "The ground's surface where no patch or material grid says otherwise: tarmac, "
+             "tarmacWet, concrete, gravel, dirt, grass, mud, snow, ice, sand, siltLoam "
+             "(surface.h; an override may say surface=gravel).",
+             &surface_choices),
+    W_CHOICE("terrain.contact", terrain.contact_mode,
+             "How wheels meet the ground: ray (one ray down each strut) or cylinder (a "
+             "sweep of the tyre's footprint, which feels a kerb under a shoulder or just "
+             "ahead; up to 15 rays a wheel).",
+             &contact_choices),
     W_KEY("terrain.airTempC", "degC", PDK_KEY_NUMBER, PDK_TERRAIN_MIN_TEMP_C,
           PDK_TERRAIN_MAX_AIR_TEMP_C, terrain.air_temp_c,
           "Air temperature, for the tyres' cooling and cold pressure."),
     W_KEY("terrain.roadTempC", "degC", PDK_KEY_NUMBER, PDK_TERRAIN_MIN_TEMP_C,
           PDK_TERRAIN_MAX_ROAD_TEMP_C, terrain.road_temp_c,
           "Road surface temperature, which the tyres exchange heat with in contact."),
-    {.path = "terrain.ramps",
-     .unit = "list",
-     .type = PDK_KEY_LIST,
-     .min = NAN,
-     .max = NAN,
-     .offset = offsetof(pdk_world_def, terrain.ramps),
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "Slopes, up to 8, adding to each other and to the grid: [{\"x\", \"y\", "
-                    "\"yawDeg\", \"length\", \"width\", \"gradePct\", \"transition\", "
-                    "\"hold\"}, ...]; a bank is a ramp across the road.",
-     .list = &ramp_list},
-    {.path = "terrain.patches",
-     .unit = "list",
-     .type = PDK_KEY_LIST,
-     .min = NAN,
-     .max = NAN,
-     .offset = offsetof(pdk_world_def, terrain.patches),
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "Surface and water patches, up to 16, the last listed winning where they "
-                    "overlap: [{\"shape\", \"x\", \"y\", \"yawDeg\", \"sizeX\", \"sizeY\" | "
-                    "\"radius\", \"surface\" | \"waterDepth\"}, ...].",
-     .list = &patch_list},
+    W_LIST("terrain.ramps", terrain.ramps,
+           "Slopes, up to 8, adding to each other and to the grid: [{\"x\", \"y\", "
+           "\"yawDeg\", \"length\", \"width\", \"gradePct\", \"transition\", "
+           "\"hold\"}, ...]; a bank is a ramp across the road.",
+           &ramp_list),
+    W_LIST("terrain.patches", terrain.patches,
+           "Surface and water patches, up to 16, the last listed winning where they "
+           "overlap: [{\"shape\", \"x\", \"y\", \"yawDeg\", \"sizeX\", \"sizeY\" | "
+           "\"radius\", \"surface\" | \"waterDepth\"}, ...].",
+           &patch_list),
     W_KEY("terrain.field.originX", "m", PDK_KEY_NUMBER, -PDK_WORLD_MAX_POSITION_M,
           PDK_WORLD_MAX_POSITION_M, terrain.field.origin_x_m,
           "World x of the grid's first corner; the grid runs along +x then +y."),
@@ -726,37 +713,23 @@ static const pdk_param_key world_keys[] = {
           PDK_WORLD_MAX_POSITION_M, terrain.field.origin_y_m,
           "World y of the grid's first corner."),
     W_KEY("terrain.field.cell", "m", PDK_KEY_NUMBER, 0, PDK_TERRAIN_MAX_CELL_M,
-          terrain.field.cell_m,
-          "Side of a square cell; at least 0.01 m when there is a grid."),
+          terrain.field.cell_m, "Side of a square cell; at least 0.01 m when there is a grid."),
     W_KEY("terrain.field.nx", "-", PDK_KEY_INT, 0, PDK_TERRAIN_MAX_CORNERS, terrain.field.nx,
           "Corners along x: 0 for no grid, else at least 2; nx * ny at most 16384 (128 x 128)."),
     W_KEY("terrain.field.ny", "-", PDK_KEY_INT, 0, PDK_TERRAIN_MAX_CORNERS, terrain.field.ny,
           "Corners along y: 0 for no grid, else at least 2."),
-    {.path = "terrain.field.heights",
-     .unit = "[m]",
-     .type = PDK_KEY_GRID,
-     .min = -PDK_TERRAIN_MAX_HEIGHT_M,
-     .max = PDK_TERRAIN_MAX_HEIGHT_M,
-     .offset = offsetof(pdk_world_def, terrain.field.height_m),
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "Heights at the corners, nx * ny of them, row by row from the origin along +x "
-                    "(then +y); bilinear inside a cell, the edge held outside the grid; kept as "
-                    "floats; [] for a flat grid.",
-     .grid = &heights_grid},
-    {.path = "terrain.field.materials",
-     .unit = "[surface]",
-     .type = PDK_KEY_GRID,
-     .min = NAN,
-     .max = NAN,
-     .offset = offsetof(pdk_world_def, terrain.field.material),
-     .si_mul = 1,
-     .si_div = 1,
-     .description = "Surfaces of the cells, (nx - 1) * (ny - 1) of them, row by row: a list of "
-                    "names, or a string of codes (T tarmac, W tarmacWet, C concrete, G gravel, D "
-                    "dirt, R grass, M mud, N snow, I ice, S sand, L siltLoam; spaces ignored); "
-                    "the base surface outside the grid; [] for none.",
-     .grid = &materials_grid},
+    W_GRID("terrain.field.heights", "[m]", -PDK_TERRAIN_MAX_HEIGHT_M, PDK_TERRAIN_MAX_HEIGHT_M,
+           terrain.field.height_m,
+           "Heights at the corners, nx * ny of them, row by row from the origin along +x "
+           "(then +y); bilinear inside a cell, the edge held outside the grid; kept as "
+           "floats; [] for a flat grid.",
+           &heights_grid),
+    W_GRID("terrain.field.materials", "[surface]", NAN, NAN, terrain.field.material,
+           "Surfaces of the cells, (nx - 1) * (ny - 1) of them, row by row: a list of "
+           "names, or a string of codes (T tarmac, W tarmacWet, C concrete, G gravel, D "
+           "dirt, R grass, M mud, N snow, I ice, S sand, L siltLoam; spaces ignored); "
+           "the base surface outside the grid; [] for none.",
+           &materials_grid),
 };
 
 static void vehicle_defaults(void *def)
