@@ -1,9 +1,10 @@
-/* The four-wheel step's own lane helpers (internal to four_wheel.c, which
- * alone includes this header), on the four-wide vectors of lanes.h: the
+/* The four-wheel step's own lane helpers (internal to the four-wheel step,
+ * four_wheel_step.h), on the four-wide vectors of lanes.h: the
  * deterministic asin lane by lane, the four wheels' sums in a fixed order,
- * and the small functions of the tyres' relaxation and carcass. Everything here is static and
- * always inlined, so that the AVX build of the step (pdk_fw_step) compiles it for AVX too; that is
- * why it is a header and not a second .c file. */
+ * and the small functions of the tyres' relaxation and carcass. Everything
+ * here is static and always inlined, so that the AVX2 build of the step
+ * (four_wheel_avx.c) compiles it for AVX2 too; that is why it is a header
+ * and not a second .c file. */
 #ifndef PDK_FOUR_WHEEL_LANES_H
 #define PDK_FOUR_WHEEL_LANES_H
 

@@ -2,7 +2,7 @@
  * 6x6 linearly implicit velocity solve of a substep, built from the wheels'
  * dampers and explicit forces and solved by block Gaussian elimination
  * (four_wheel.c states the scheme; ADR 0007 why it needs no pivoting).
- * Static and inlined, for the AVX build of the step. */
+ * Static and inlined, for the AVX2 build of the step. */
 #ifndef PDK_FOUR_WHEEL_SOLVE_H
 #define PDK_FOUR_WHEEL_SOLVE_H
 

@@ -1,7 +1,7 @@
 /* The four-wheel step's tick (internal to four_wheel.c): its start (the
  * tyres' effects, the terrain's kind), its end (the tyres' life, rest, the
  * fault check and the fault) and the vehicle's telemetry channels. Static
- * and inlined where it runs every tick, for the AVX build of the step. */
+ * and inlined where it runs every tick, for the AVX2 build of the step. */
 #ifndef PDK_FOUR_WHEEL_TICK_H
 #define PDK_FOUR_WHEEL_TICK_H
 
@@ -331,7 +331,9 @@ typedef struct terrain_kind {
     pdk_fw_ground base;
 } terrain_kind;
 
-static void terrain_kind_of(const pdk_terrain_def *terrain, terrain_kind *k)
+/* Called at the step's entry (four_wheel.c), not by the AVX2 build of the
+ * step, which includes this header too. */
+static __attribute__((unused)) void terrain_kind_of(const pdk_terrain_def *terrain, terrain_kind *k)
 {
     k->plane = pdk_terrain_is_plane(terrain);
     k->uniform =

@@ -2,7 +2,7 @@
  * tyre's law at its deflections, on the ground and soil under it, the exact
  * relaxation over the substep and the linearisation that puts tyre and
  * wheel spin into the chassis solve; the wheels' drive and Coulomb torques
- * (four_wheel.c's step 4; ADR 0008). Static and inlined, for the AVX build
+ * (four_wheel.c's step 4; ADR 0008). Static and inlined, for the AVX2 build
  * of the step. */
 #ifndef PDK_FOUR_WHEEL_TYRES_H
 #define PDK_FOUR_WHEEL_TYRES_H
@@ -144,8 +144,7 @@ VEC void tyre_law(PHASE_ARGS)
 
 /* tyre_law again after a wheel was loaded at the end of a substep (its tyre
  * works with that load; the others' laws give the same bits again): rare,
- * so one build of it (the baseline's) serves both builds of the step, whose
- * results are the same bits. */
+ * so it is not inlined: one copy in each build of the step. */
 static __attribute__((noinline)) void tyre_law_again(PHASE_ARGS)
 {
     tyre_law(vh, sv, q);

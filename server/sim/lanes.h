@@ -1,8 +1,9 @@
 /* Four-wide double vectors for the simulation's per-wheel arithmetic: one
  * wheel (or one tyre, one vehicle) per lane, lane-wise selects and masks,
  * and pdk_trig_atan2 lane by lane. Everything is static and always inlined,
- * so that a file compiled for AVX (four_wheel.c's AVX build) compiles all of
- * it for AVX; the results are the same bits on every processor.
+ * so that a file compiled for AVX (four_wheel_avx.c, where __AVX__ is
+ * defined and a few primitives take AVX instructions) compiles all of it
+ * for AVX; the results are the same bits on every processor.
  * four_wheel_lanes.h (the four-wheel step's own helpers), vmath.h (the
  * deterministic elementary functions) and tyre_lanes.h (the tyre laws)
  * build on it. */
@@ -62,10 +63,16 @@ VEC m4 load_mask(const int64_t *a)
     return m;
 }
 
-/* m ? p : q lane by lane: exact, as it only moves bits. */
+/* m ? p : q lane by lane: exact, as it only moves bits. Compiled for AVX
+ * (four_wheel_avx.c), one vblendvpd, which takes each lane by its mask's
+ * sign bit: the same bits for masks of 0 and -1. */
 VEC v4 sel(m4 m, v4 p, v4 q)
 {
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_blendvpd256(q, p, (v4)m);
+#else
     return (v4)(((m4)p & m) | ((m4)q & ~m));
+#endif
 }
 
 /* m ? p : 0. */
@@ -109,10 +116,13 @@ VEC v4 other4(v4 v)
 
 /* sqrt lane by lane: the correctly rounded IEEE square root in every lane,
  * as sqrt gives it (NaN below zero), two lanes to an instruction on x86-64
- * (SSE2, which the baseline has) and without sqrt's errno check. */
+ * (SSE2, which the baseline has), four compiled for AVX, and without
+ * sqrt's errno check. */
 VEC v4 sqrt4(v4 x)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_sqrtpd256(x);
+#elif defined(__x86_64__) && defined(__GNUC__)
     typedef double v2 __attribute__((vector_size(2 * sizeof(double))));
     v2 lo = __builtin_ia32_sqrtpd((v2){x[0], x[1]});
     v2 hi = __builtin_ia32_sqrtpd((v2){x[2], x[3]});
