@@ -633,12 +633,6 @@ static int run_tyre(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
             bad = pdk_cli_parse_wheels("wheels", v, &req.wheel_mask, err, sizeof err);
             have_wheels = 1;
             break;
-        case OPT_PUNCTURE:
-            action = paddock_v1_TyreAction_TYRE_ACTION_PUNCTURE;
-            name = "puncture";
-            bad = pdk_cli_parse_double(name, v, -TYRE_VALUE_LIMIT, TYRE_VALUE_LIMIT, &req.value,
-                                       err, sizeof err);
-            break;
         case OPT_CONDITION: {
             paddock_v1_TyreCondition condition = paddock_v1_TyreCondition_TYRE_CONDITION_INTACT;
             action = paddock_v1_TyreAction_TYRE_ACTION_SET_CONDITION;
@@ -651,21 +645,19 @@ static int run_tyre(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
             action = paddock_v1_TyreAction_TYRE_ACTION_REPLACE;
             name = "replace";
             break;
+        case OPT_PUNCTURE:
         case OPT_TEMPERATURE:
-            action = paddock_v1_TyreAction_TYRE_ACTION_SET_TEMPERATURE;
-            name = "temperature";
-            bad = pdk_cli_parse_double(name, v, -TYRE_VALUE_LIMIT, TYRE_VALUE_LIMIT, &req.value,
-                                       err, sizeof err);
-            break;
         case OPT_GRIP:
-            action = paddock_v1_TyreAction_TYRE_ACTION_SET_GRIP_SCALE;
-            name = "grip";
-            bad = pdk_cli_parse_double(name, v, -TYRE_VALUE_LIMIT, TYRE_VALUE_LIMIT, &req.value,
-                                       err, sizeof err);
-            break;
         case OPT_POWER:
-            action = paddock_v1_TyreAction_TYRE_ACTION_SET_POWER_SCALE;
-            name = "power";
+            /* The actions that take a number. */
+            action = id == OPT_PUNCTURE      ? paddock_v1_TyreAction_TYRE_ACTION_PUNCTURE
+                     : id == OPT_TEMPERATURE ? paddock_v1_TyreAction_TYRE_ACTION_SET_TEMPERATURE
+                     : id == OPT_GRIP        ? paddock_v1_TyreAction_TYRE_ACTION_SET_GRIP_SCALE
+                                             : paddock_v1_TyreAction_TYRE_ACTION_SET_POWER_SCALE;
+            name = id == OPT_PUNCTURE      ? "puncture"
+                   : id == OPT_TEMPERATURE ? "temperature"
+                   : id == OPT_GRIP        ? "grip"
+                                           : "power";
             bad = pdk_cli_parse_double(name, v, -TYRE_VALUE_LIMIT, TYRE_VALUE_LIMIT, &req.value,
                                        err, sizeof err);
             break;
