@@ -156,34 +156,58 @@ void pdk_fw_body_velocity(const pdk_fw_state *s, double out[3])
     rot_apply_t(&rm, s->vel_mps, out);
 }
 
-/* The step compiled for the processor's baseline: the reference. One
- * vehicle, or PDK_FW_GROUP side by side, each a build of its own (the count
- * a constant in it). */
-static void group_portable(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
-                           const terrain_kind *tk, int substeps)
+int pdk_fw_build_available(pdk_fw_build build)
 {
-    if (n == 1) {
-        step_group(vs, 1, terrain, tk, substeps);
-    } else {
-        step_group(vs, PDK_FW_GROUP, terrain, tk, substeps);
+    switch (build) {
+    case PDK_FW_BUILD_BEST:
+    case PDK_FW_BUILD_BASELINE:
+        return 1;
+#if defined(__x86_64__) && defined(__GNUC__)
+    case PDK_FW_BUILD_AVX2:
+        return __builtin_cpu_supports("avx2");
+    case PDK_FW_BUILD_AVX512:
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+#endif
+    default:
+        return 0;
     }
 }
 
-/* Steps vs[0..n), n 1 or PDK_FW_GROUP, by the AVX2 build (four_wheel_avx.c)
- * where the processor has AVX2 and portable is 0, else by the baseline
- * build. */
+/* The build BEST stands for: the widest one the processor has. */
+static pdk_fw_build best_build(void)
+{
+    return pdk_fw_build_available(PDK_FW_BUILD_AVX512) ? PDK_FW_BUILD_AVX512
+           : pdk_fw_build_available(PDK_FW_BUILD_AVX2) ? PDK_FW_BUILD_AVX2
+                                                       : PDK_FW_BUILD_BASELINE;
+}
+
+/* build as the step runs it: BEST resolved, one the processor lacks the
+ * baseline. */
+static pdk_fw_build build_to_run(pdk_fw_build build)
+{
+    if (build == PDK_FW_BUILD_BEST) {
+        return best_build();
+    }
+    return pdk_fw_build_available(build) ? build : PDK_FW_BUILD_BASELINE;
+}
+
+/* Steps vs[0..n), n 1 or PDK_FW_GROUP, by build (from build_to_run): the
+ * baseline build here, the others in their own files. */
 static void group_step(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
-                       const terrain_kind *tk, int substeps, int portable)
+                       const terrain_kind *tk, int substeps, pdk_fw_build build)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (!portable && __builtin_cpu_supports("avx2")) {
+    if (build == PDK_FW_BUILD_AVX512) {
+        pdk_fw_group_avx512(vs, n, terrain, tk, substeps);
+        return;
+    }
+    if (build == PDK_FW_BUILD_AVX2) {
         pdk_fw_group_avx2(vs, n, terrain, tk, substeps);
         return;
     }
-#else
-    (void)portable;
 #endif
-    group_portable(vs, n, terrain, tk, substeps);
+    step_group_n(vs, n, terrain, tk, substeps);
 }
 
 /* One vehicle of pdk_fw_step: its constants and their axles' parts. */
@@ -203,29 +227,27 @@ static fw_vehicle vehicle_of(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_f
 void pdk_fw_step(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
                  const pdk_terrain_def *terrain, int substeps, double *ch)
 {
-    const fw_vehicle v = vehicle_of(s, cmd, p, ch);
-    terrain_kind tk;
-    terrain_kind_of(terrain, &tk);
-    group_step(&v, 1, terrain, &tk, substeps, 0);
+    pdk_fw_step_build(s, cmd, p, terrain, substeps, ch, PDK_FW_BUILD_BEST);
 }
 
-void pdk_fw_step_portable(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
-                          const pdk_terrain_def *terrain, int substeps, double *ch)
+void pdk_fw_step_build(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_params *p,
+                       const pdk_terrain_def *terrain, int substeps, double *ch, pdk_fw_build build)
 {
     const fw_vehicle v = vehicle_of(s, cmd, p, ch);
     terrain_kind tk;
     terrain_kind_of(terrain, &tk);
-    group_step(&v, 1, terrain, &tk, substeps, 1);
+    group_step(&v, 1, terrain, &tk, substeps, build_to_run(build));
 }
 
 static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
                       const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
                       double *const *channels, int count, const pdk_terrain_def *terrain,
-                      int substeps, int portable)
+                      int substeps, pdk_fw_build build)
 {
     int faults = 0;
     terrain_kind tk;
     terrain_kind_of(terrain, &tk);
+    build = build_to_run(build);
     for (int i = 0, n = 0; i < count; i += n) {
         n = count - i >= PDK_FW_GROUP ? PDK_FW_GROUP : 1;
         fw_vehicle vs[PDK_FW_GROUP];
@@ -240,7 +262,7 @@ static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
                                   channels[i + j]};
             vs[j] = v;
         }
-        group_step(vs, n, terrain, &tk, substeps, portable);
+        group_step(vs, n, terrain, &tk, substeps, build);
         for (int j = 0; j < n; j++) {
             faults += states[i + j]->faulted != 0u;
         }
@@ -253,13 +275,14 @@ int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
                       double *const *channels, int count, const pdk_terrain_def *terrain,
                       int substeps)
 {
-    return step_batch(states, cmds, consts, defs, channels, count, terrain, substeps, 0);
+    return step_batch(states, cmds, consts, defs, channels, count, terrain, substeps,
+                      PDK_FW_BUILD_BEST);
 }
 
-int pdk_fw_step_batch_portable(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
-                               const pdk_fw_consts *const *consts,
-                               const pdk_vehicle_def *const *defs, double *const *channels,
-                               int count, const pdk_terrain_def *terrain, int substeps)
+int pdk_fw_step_batch_build(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
+                            const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
+                            double *const *channels, int count, const pdk_terrain_def *terrain,
+                            int substeps, pdk_fw_build build)
 {
-    return step_batch(states, cmds, consts, defs, channels, count, terrain, substeps, 1);
+    return step_batch(states, cmds, consts, defs, channels, count, terrain, substeps, build);
 }

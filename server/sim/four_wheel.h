@@ -297,15 +297,31 @@ int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
                       double *const *channels, int count, const pdk_terrain_def *terrain,
                       int substeps);
 
-/* pdk_fw_step and pdk_fw_step_batch as compiled for the processor's
- * baseline instruction set: the same results, bit for bit, as those take on
- * any processor (which may use AVX); for the tests that check so. */
-void pdk_fw_step_portable(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
-                          const pdk_terrain_def *terrain, int substeps, double *channels);
-int pdk_fw_step_batch_portable(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
-                               const pdk_fw_consts *const *consts,
-                               const pdk_vehicle_def *const *defs, double *const *channels,
-                               int count, const pdk_terrain_def *terrain, int substeps);
+/* The builds of the step: the baseline instruction set (on x86-64 SSE2,
+ * or whatever the platform has), AVX2 and AVX-512 (x86-64, where the
+ * processor and the operating system have them), and BEST, the widest one
+ * available, which pdk_fw_step and pdk_fw_step_batch take. All give the
+ * same results, bit for bit (ADR 0007, 0008). */
+typedef enum pdk_fw_build {
+    PDK_FW_BUILD_BEST,
+    PDK_FW_BUILD_BASELINE,
+    PDK_FW_BUILD_AVX2,
+    PDK_FW_BUILD_AVX512
+} pdk_fw_build;
+
+/* 1 where this processor can run build, else 0. */
+int pdk_fw_build_available(pdk_fw_build build);
+
+/* pdk_fw_step and pdk_fw_step_batch by the given build, or by the baseline
+ * where the processor does not have it: for the tests that check the
+ * builds agree, and the benchmarks that compare them. */
+void pdk_fw_step_build(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
+                       const pdk_terrain_def *terrain, int substeps, double *channels,
+                       pdk_fw_build build);
+int pdk_fw_step_batch_build(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
+                            const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
+                            double *const *channels, int count, const pdk_terrain_def *terrain,
+                            int substeps, pdk_fw_build build);
 
 /* The CG velocity in the body frame (x forward, y left, z up). */
 void pdk_fw_body_velocity(const pdk_fw_state *state, double out[3]);

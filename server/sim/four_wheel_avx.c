@@ -8,9 +8,7 @@
  * vector operations are the same IEEE operations in both builds (no fused
  * multiply-add: -ffp-contract=off forbids forming them, and FMA is not
  * enabled), so the two give the same bits (tests/unit/test_four_wheel.c
- * checks it). Not a wider set: with AVX-512 (avx512f, vl, dq, bw) GCC 12
- * made fused multiply-add-subtracts of a vector product and an alternating
- * add and subtract, -ffp-contract=off notwithstanding, which changes bits. */
+ * checks it). four_wheel_avx512.c is the same step for AVX-512. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC target("avx2")
 
@@ -19,11 +17,7 @@
 void pdk_fw_group_avx2(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
                        const terrain_kind *tk, int substeps)
 {
-    if (n == 1) {
-        step_group(vs, 1, terrain, tk, substeps);
-    } else {
-        step_group(vs, PDK_FW_GROUP, terrain, tk, substeps);
-    }
+    step_group_n(vs, n, terrain, tk, substeps);
 }
 #else
 /* ISO C wants a declaration in every translation unit. */

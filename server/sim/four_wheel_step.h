@@ -775,10 +775,25 @@ VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terra
     }
 }
 
+/* step_group for n 1 or PDK_FW_GROUP, each a copy of its own with the
+ * count a constant in it: the body of each build's group function. */
+VEC void step_group_n(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
+                      const terrain_kind *tk, int substeps)
+{
+    if (n == 1) {
+        step_group(vs, 1, terrain, tk, substeps);
+    } else {
+        step_group(vs, PDK_FW_GROUP, terrain, tk, substeps);
+    }
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
-/* step_group compiled for AVX2 (four_wheel_avx.c), n 1 or PDK_FW_GROUP. */
+/* step_group_n compiled for AVX2 (four_wheel_avx.c) and for AVX-512
+ * (four_wheel_avx512.c). */
 void pdk_fw_group_avx2(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
                        const terrain_kind *tk, int substeps);
+void pdk_fw_group_avx512(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
+                         const terrain_kind *tk, int substeps);
 #endif
 
 #endif

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1004,109 +1005,141 @@ static pdk_vehicle_def same_bits_def(int variant)
     return d;
 }
 
-/* pdk_fw_step (which takes the AVX build where the processor has it) and
- * pdk_fw_step_portable (the baseline build) give the same state and
- * channels, byte for byte, every tick: over bumps, with steering, throttle
- * and locked brakes, for the default car, for one with every kinematic
- * curve on its front axle and a solid rear axle (the per-wheel scalar
- * paths), for the stiff kart of the kinks test dropped on its wheels (the
- * re-solves of a strut crossing a kink), and on Magic Formula and UTV tyres
- * over the rich terrain (cylinder sweeps, a hill, surfaces, soil, water). */
-START_TEST(test_portable_step_same_bits)
+/* The builds of the step this processor has besides the baseline (AVX2,
+ * AVX-512), and how many. */
+static int other_builds(pdk_fw_build out[2])
 {
+    int n = 0;
+    const pdk_fw_build all[2] = {PDK_FW_BUILD_AVX2, PDK_FW_BUILD_AVX512};
+    for (int i = 0; i < 2; i++) {
+        if (pdk_fw_build_available(all[i])) {
+            out[n++] = all[i];
+        }
+    }
+    return n;
+}
+
+/* Every build of the step the processor has (AVX2, AVX-512) gives the
+ * baseline build's state and channels, byte for byte, every tick: over
+ * bumps, with steering, throttle and locked brakes, for the default car,
+ * for one with every kinematic curve on its front axle and a solid rear
+ * axle (the per-wheel scalar paths), for the stiff kart of the kinks test
+ * dropped on its wheels (the re-solves of a strut crossing a kink), and on
+ * Magic Formula and UTV tyres over the rich terrain (cylinder sweeps, a
+ * hill, surfaces, soil, water). pdk_fw_step is the widest of them. */
+START_TEST(test_builds_same_bits)
+{
+    pdk_fw_build builds[2];
+    const int n_builds = other_builds(builds);
+    if (n_builds == 0) {
+        printf("test_builds_same_bits: this processor has only the baseline build\n");
+    }
     for (int variant = 0; variant < SAME_BITS_VARIANTS; variant++) {
         pdk_vehicle_def d = same_bits_def(variant);
         pdk_terrain_def t = variant >= 3 ? rich() : bumpy();
-        static run a, b;
-        run_init_at(&a, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
-        run_init_at(&b, &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
-        if (variant == 2) {
-            /* Dropped: its stiff struts cross their kinks on landing. */
-            a.state.pos_m[2] += 0.3;
-            b.state.pos_m[2] += 0.3;
+        static run b, o[2];
+        run *rs[3] = {&b, &o[0], &o[1]};
+        for (int k = 0; k <= n_builds; k++) {
+            run_init_at(rs[k], &d, &t, 2, 0.0, 0.0, 0.0, 8.0, PDK_GEAR_DRIVE);
+            if (variant == 2) {
+                /* Dropped: its stiff struts cross their kinks on landing. */
+                rs[k]->state.pos_m[2] += 0.3;
+            }
         }
         for (int tick = 0; tick < 8 * TICKS_PER_S; tick++) {
-            scripted_drive(&a, tick);
-            scripted_drive(&b, tick);
-            if (tick > 6 * TICKS_PER_S) {
-                run_command(&a, 0.0, 180.0, 30.0);
-                run_command(&b, 0.0, 180.0, 30.0);
+            for (int k = 0; k <= n_builds; k++) {
+                run *r = rs[k];
+                scripted_drive(r, tick);
+                if (tick > 6 * TICKS_PER_S) {
+                    run_command(r, 0.0, 180.0, 30.0);
+                }
+                pdk_fw_build build = k == 0 ? PDK_FW_BUILD_BASELINE : builds[k - 1];
+                if (k == n_builds && k > 0) {
+                    build = PDK_FW_BUILD_BEST; /* pdk_fw_step's, the widest */
+                }
+                pdk_fw_step_build(&r->state, &r->cmd, &r->params, &r->terrain, r->substeps, r->ch,
+                                  build);
             }
-            pdk_fw_step(&a.state, &a.cmd, &a.params, &a.terrain, a.substeps, a.ch);
-            pdk_fw_step_portable(&b.state, &b.cmd, &b.params, &b.terrain, b.substeps, b.ch);
-            ck_assert_msg(memcmp(&a.state, &b.state, sizeof a.state) == 0,
-                          "variant %d: states differ at tick %d", variant, tick);
-            ck_assert_msg(memcmp(a.ch, b.ch, sizeof a.ch) == 0,
-                          "variant %d: channels differ at tick %d", variant, tick);
+            for (int k = 1; k <= n_builds; k++) {
+                ck_assert_msg(memcmp(&b.state, &rs[k]->state, sizeof b.state) == 0,
+                              "variant %d, build %d: states differ at tick %d", variant,
+                              (int)builds[k - 1], tick);
+                ck_assert_msg(memcmp(b.ch, rs[k]->ch, sizeof b.ch) == 0,
+                              "variant %d, build %d: channels differ at tick %d", variant,
+                              (int)builds[k - 1], tick);
+            }
         }
-        ck_assert_double_eq(a.ch[PDK_CH_FAULTED], 0.0);
+        ck_assert_double_eq(b.ch[PDK_CH_FAULTED], 0.0);
     }
 }
 END_TEST
 
 /* pdk_fw_step_batch, which steps vehicles two side by side (phase by phase
- * of each substep), and its baseline build give every vehicle the state and
- * channels, byte for byte, of pdk_fw_step_portable on it alone, every tick:
- * five vehicles (so groups of two and of one), the five same-bits cars on
- * the rich terrain,
- * driven apart over bumps, one faulted by a NaN midway, the curves and tyre
- * parameters read through the batch's own definitions (as a world passes
- * its own).
- * The return value counts the faulted vehicle. */
+ * of each substep), gives every vehicle the state and channels, byte for
+ * byte, of the baseline pdk_fw_step on it alone, every tick, in every build
+ * the processor has: five vehicles (so groups of two and of one), the five
+ * same-bits cars on the rich terrain, driven apart over bumps, one faulted
+ * by a NaN midway, the curves and tyre parameters read through the batch's
+ * own definitions (as a world passes its own). The return value counts the
+ * faulted vehicle. */
 #define BATCH_N 5
+#define BATCH_BUILDS 3
 START_TEST(test_batch_same_bits)
 {
-    static run ref[BATCH_N], avx[BATCH_N], base[BATCH_N];
+    const pdk_fw_build builds[BATCH_BUILDS] = {PDK_FW_BUILD_BASELINE, PDK_FW_BUILD_AVX2,
+                                               PDK_FW_BUILD_AVX512};
+    static run ref[BATCH_N], batch[BATCH_BUILDS][BATCH_N];
     pdk_terrain_def t = rich();
     for (int i = 0; i < BATCH_N; i++) {
         pdk_vehicle_def d = same_bits_def(i % SAME_BITS_VARIANTS);
         pdk_gear gear = i == 3 ? PDK_GEAR_REVERSE : PDK_GEAR_DRIVE;
         double speed = i == 3 ? -3.0 : 6.0 + 2.0 * i;
-        run *rs[3] = {&ref[i], &avx[i], &base[i]};
-        for (int k = 0; k < 3; k++) {
-            run_init_at(rs[k], &d, &t, 2, 1.5 * i, -0.7 * i, 0.4 * i, speed, gear);
+        for (int k = 0; k <= BATCH_BUILDS; k++) {
+            run *r = k == 0 ? &ref[i] : &batch[k - 1][i];
+            run_init_at(r, &d, &t, 2, 1.5 * i, -0.7 * i, 0.4 * i, speed, gear);
             if (i == 2) {
-                rs[k]->state.pos_m[2] += 0.3; /* dropped */
+                r->state.pos_m[2] += 0.3; /* dropped */
             }
         }
     }
     for (int tick = 0; tick < 4 * TICKS_PER_S; tick++) {
-        pdk_fw_state *sa[BATCH_N], *sb[BATCH_N];
-        const pdk_fw_cmd *ca[BATCH_N], *cb[BATCH_N];
-        const pdk_fw_consts *pa[BATCH_N], *pb[BATCH_N];
-        const pdk_vehicle_def *da[BATCH_N], *db[BATCH_N];
-        double *cha[BATCH_N], *chb[BATCH_N];
         for (int i = 0; i < BATCH_N; i++) {
-            run *rs[3] = {&ref[i], &avx[i], &base[i]};
-            for (int k = 0; k < 3; k++) {
-                scripted_drive(rs[k], tick + 37 * i);
+            for (int k = 0; k <= BATCH_BUILDS; k++) {
+                run *r = k == 0 ? &ref[i] : &batch[k - 1][i];
+                scripted_drive(r, tick + 37 * i);
                 if (i == 4 && tick == TICKS_PER_S) {
-                    rs[k]->state.vel_mps[1] = NAN;
+                    r->state.vel_mps[1] = NAN;
                 }
             }
-            pdk_fw_step_portable(&ref[i].state, &ref[i].cmd, &ref[i].params, &ref[i].terrain,
-                                 ref[i].substeps, ref[i].ch);
-            sa[i] = &avx[i].state;
-            ca[i] = &avx[i].cmd;
-            pa[i] = &avx[i].params.c;
-            da[i] = &avx[i].def;
-            cha[i] = avx[i].ch;
-            sb[i] = &base[i].state;
-            cb[i] = &base[i].cmd;
-            pb[i] = &base[i].params.c;
-            db[i] = &base[i].def;
-            chb[i] = base[i].ch;
+            pdk_fw_step_build(&ref[i].state, &ref[i].cmd, &ref[i].params, &ref[i].terrain,
+                              ref[i].substeps, ref[i].ch, PDK_FW_BUILD_BASELINE);
         }
         int faults = tick >= TICKS_PER_S ? 1 : 0;
-        ck_assert_int_eq(pdk_fw_step_batch(sa, ca, pa, da, cha, BATCH_N, &t, 2), faults);
-        ck_assert_int_eq(pdk_fw_step_batch_portable(sb, cb, pb, db, chb, BATCH_N, &t, 2), faults);
-        for (int i = 0; i < BATCH_N; i++) {
-            ck_assert_msg(memcmp(&ref[i].state, &avx[i].state, sizeof ref[i].state) == 0 &&
-                              memcmp(ref[i].ch, avx[i].ch, sizeof ref[i].ch) == 0,
-                          "batch: vehicle %d differs at tick %d", i, tick);
-            ck_assert_msg(memcmp(&ref[i].state, &base[i].state, sizeof ref[i].state) == 0 &&
-                              memcmp(ref[i].ch, base[i].ch, sizeof ref[i].ch) == 0,
-                          "baseline batch: vehicle %d differs at tick %d", i, tick);
+        for (int k = 0; k < BATCH_BUILDS; k++) {
+            if (!pdk_fw_build_available(builds[k])) {
+                continue;
+            }
+            pdk_fw_state *s[BATCH_N];
+            const pdk_fw_cmd *c[BATCH_N];
+            const pdk_fw_consts *p[BATCH_N];
+            const pdk_vehicle_def *d[BATCH_N];
+            double *ch[BATCH_N];
+            for (int i = 0; i < BATCH_N; i++) {
+                run *r = &batch[k][i];
+                s[i] = &r->state;
+                c[i] = &r->cmd;
+                p[i] = &r->params.c;
+                d[i] = &r->def;
+                ch[i] = r->ch;
+            }
+            ck_assert_int_eq(pdk_fw_step_batch_build(s, c, p, d, ch, BATCH_N, &t, 2, builds[k]),
+                             faults);
+            for (int i = 0; i < BATCH_N; i++) {
+                ck_assert_msg(memcmp(&ref[i].state, s[i], sizeof ref[i].state) == 0 &&
+                                  memcmp(ref[i].ch, ch[i], sizeof ref[i].ch) == 0,
+                              "batch, build %d: vehicle %d differs at tick %d", (int)builds[k], i,
+                              tick);
+            }
         }
     }
     ck_assert_uint_eq(ref[4].state.faulted, 1u);
@@ -1399,7 +1432,7 @@ static Suite *four_wheel_suite(void)
 
     TCase *det = tcase_create("determinism and faults");
     tcase_add_test(det, test_same_inputs_same_bytes);
-    tcase_add_test(det, test_portable_step_same_bits);
+    tcase_add_test(det, test_builds_same_bits);
     tcase_add_test(det, test_batch_same_bits);
     tcase_add_test(det, test_non_finite_state_faults);
     tcase_add_test(det, test_every_channel_finite_over_bumps);
