@@ -9,8 +9,10 @@
  * with each tyre law (the grip law, the Magic Formula with the 205/60R15
  * road set, the UTV law) at 1, 100 and 1000 cars, and the wheels' contact
  * by ray against the cylinder sweep at 1000 cars (the laws alone, per tyre:
- * bench_tyre). Each figure is the best of three runs. It prints; it never
- * fails on a time.
+ * bench_tyre); last, the four-wheel step alone in each of its builds
+ * (baseline, AVX2, AVX-512) the processor has. Each figure is the best of
+ * three runs (of five for the builds). It prints; it never fails on a
+ * time.
  * Usage: bench_sim [seconds per run, default 0.25]. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +21,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "channels.h"
+#include "four_wheel.h"
 #include "tyre.h"
 #include "world.h"
 
@@ -217,6 +221,87 @@ static void bench_tyres(double seconds)
     }
 }
 
+/* The four-wheel step alone (pdk_fw_step_batch_build, no world around
+ * it), Magic Formula (road205) cars on flat ground, 2 substeps, each
+ * holding one command of run_world's drivers, in each build of the step
+ * this processor has: ns per car-step, the builds taking turns over five rounds (so that the
+ * machine's moods hit them alike), the best round of each. */
+#define BUILD_CARS 100
+static void bench_builds(double seconds)
+{
+    const struct {
+        pdk_fw_build build;
+        const char *name;
+    } builds[] = {{PDK_FW_BUILD_BASELINE, "baseline (SSE2)"},
+                  {PDK_FW_BUILD_AVX2, "AVX2"},
+                  {PDK_FW_BUILD_AVX512, "AVX-512"}};
+    enum { N_BUILDS = sizeof builds / sizeof builds[0] };
+    static pdk_fw_params params[BUILD_CARS];
+    static pdk_fw_state states[BUILD_CARS];
+    static pdk_fw_cmd cmds[BUILD_CARS];
+    static double ch[BUILD_CARS][PDK_CH_COUNT];
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    set_law(&def, PDK_TYRE_MAGIC);
+    pdk_terrain_def terrain = pdk_world_def_default().terrain;
+    double best[N_BUILDS];
+    for (int b = 0; b < N_BUILDS; b++) {
+        best[b] = 1e300;
+    }
+    for (int round = 0; round < 5; round++) {
+        for (int b = 0; b < N_BUILDS; b++) {
+            if (!pdk_fw_build_available(builds[b].build)) {
+                continue;
+            }
+            uint64_t rng = 12345u;
+            for (int i = 0; i < BUILD_CARS; i++) {
+                pdk_fw_params_init(&params[i], &def, 1.0 / 240.0, 9.81, 1.225, 1.0);
+                pdk_pose pose = {.x_m = 50.0 * (double)i};
+                pdk_fw_state_init(&states[i], &params[i], &terrain, &pose, 5.0 + 20.0 * unit(&rng));
+                pdk_dbw_cmd c = driver_cmd(&rng);
+                pdk_fw_cmd_set(&cmds[i], &def, c.throttle_pct, c.brake_bar, c.steer_wheel_deg,
+                               PDK_GEAR_DRIVE);
+            }
+            long ticks = 0;
+            double start = now_s(), elapsed = 0.0;
+            do {
+                for (int k = 0; k < 16; k++, ticks++) {
+                    for (int i = 0; i < BUILD_CARS; i += PDK_FW_BATCH) {
+                        const int n = BUILD_CARS - i < PDK_FW_BATCH ? BUILD_CARS - i : PDK_FW_BATCH;
+                        pdk_fw_state *sp[PDK_FW_BATCH];
+                        const pdk_fw_cmd *cp[PDK_FW_BATCH];
+                        const pdk_fw_consts *pp[PDK_FW_BATCH];
+                        const pdk_vehicle_def *dp[PDK_FW_BATCH];
+                        double *chp[PDK_FW_BATCH];
+                        for (int j = 0; j < n; j++) {
+                            sp[j] = &states[i + j];
+                            cp[j] = &cmds[i + j];
+                            pp[j] = &params[i + j].c;
+                            dp[j] = &def;
+                            chp[j] = ch[i + j];
+                        }
+                        pdk_fw_step_batch_build(sp, cp, pp, dp, chp, n, &terrain, 2,
+                                                builds[b].build);
+                    }
+                }
+                elapsed = now_s() - start;
+            } while (elapsed < seconds);
+            double ns = elapsed * 1e9 / ((double)ticks * BUILD_CARS);
+            best[b] = ns < best[b] ? ns : best[b];
+        }
+    }
+    printf("four-wheel step alone by build, Magic Formula (road205), %d cars, 2 substeps "
+           "(pdk_fw_step and worlds take the widest):\n",
+           BUILD_CARS);
+    printf("%-24s %18s %22s\n", "build", "ns/car-step", "cars/core @120Hz");
+    for (int b = 0; b < N_BUILDS; b++) {
+        if (!pdk_fw_build_available(builds[b].build)) {
+            printf("%-24s %18s\n", builds[b].name, "not on this processor");
+            continue;
+        }
+        printf("%-24s %18.1f %22.0f\n", builds[b].name, best[b], 1e9 / (120.0 * best[b]));
+    }
+}
+
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 0.25;
@@ -264,5 +349,6 @@ int main(int argc, char **argv)
         }
     }
     bench_tyres(seconds);
+    bench_builds(seconds);
     return 0;
 }
