@@ -402,6 +402,32 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
     v4 eyk = tyre_cap1(PDK_TYRE_M(c, rey1) + PDK_TYRE_M(c, rey2) * dfz);
     v4 shyk = PDK_TYRE_M(c, rhy1) + PDK_TYRE_M(c, rhy2) * dfz;
 
+    /* ---- the aligning moment's per-load terms and its first two atans
+     * (4.E31-4.E49, combined 4.E71-4.E78), beside the curves' ---- */
+    v4 at_t = zero, at_e = zero, xt = zero, ct = zero, ar_eq = zero, k_over_mu = zero;
+    v4 cos_a = zero;
+    if (want_mz) {
+        v4 sht = PDK_TYRE_M(c, qhz1) + PDK_TYRE_M(c, qhz2) * dfz +
+                 (PDK_TYRE_M(c, qhz3) + PDK_TYRE_M(c, qhz4) * dfz) * gs;
+        v4 alpha_t = ta + sht;
+        v4 alpha_r = ta + shy + svy / ky_safe;
+        /* combined: alpha_eq = sqrt(alpha^2 + (Kx / Ky)^2 kappa^2) sgn(alpha)
+         * (4.E77, 4.E78 with alpha* = tan alpha) */
+        v4 kk = kx / ky_safe * kappa;
+        v4 kk2 = kk * kk;
+        v4 at_eq = sqrt4(alpha_t * alpha_t + kk2) * tyre_sgn4(alpha_t);
+        ar_eq = sqrt4(alpha_r * alpha_r + kk2) * tyre_sgn4(alpha_r);
+        k_over_mu = stiff / max4(grip, splat(1e-9)); /* lambda_K / lambda_mu */
+        cos_a = one / sqrt4(one + ta * ta);
+        v4 bt =
+            (PDK_TYRE_M(c, qbz1) + PDK_TYRE_M(c, qbz2) * dfz + PDK_TYRE_M(c, qbz3) * dfz * dfz) *
+            (one + PDK_TYRE_M(c, qbz4) * gs + PDK_TYRE_M(c, qbz5) * ags) * k_over_mu;
+        ct = PDK_TYRE_M(c, qcz1);
+        xt = bt * at_eq;
+        at_t = pdk_v_atan(xt);
+        at_e = pdk_v_atan(bt * ct * at_eq);
+    }
+
     /* ---- the curves: the independent chains side by side (the first
      * atans, then the second, then the sines and cosines), so that the
      * processor overlaps them; each is sin or cos of C atan(B x - E (B x
@@ -499,30 +525,11 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
         return;
     }
 
-    /* ---- aligning moment (4.E31-4.E49, combined 4.E71-4.E78) ---- */
+    /* ---- the aligning moment's chain and residual ---- */
     v4 r0 = PDK_TYRE_M(c, r0);
-    v4 cos_a = one / sqrt4(one + ta * ta);
     v4 sgn_v = tyre_sgn4(in->vx_mps); /* the trail and Mzr turn with the rolling direction */
-    v4 k_over_mu = stiff / max4(grip, splat(1e-9)); /* lambda_K / lambda_mu */
-    v4 sht = PDK_TYRE_M(c, qhz1) + PDK_TYRE_M(c, qhz2) * dfz +
-             (PDK_TYRE_M(c, qhz3) + PDK_TYRE_M(c, qhz4) * dfz) * gs;
-    v4 alpha_t = ta + sht;
-    v4 alpha_r = ta + shy + svy / ky_safe;
-    /* combined: alpha_eq = sqrt(alpha^2 + (Kx / Ky)^2 kappa^2) sgn(alpha)
-     * (4.E77, 4.E78 with alpha* = tan alpha) */
-    v4 kk = kx / ky_safe * kappa;
-    v4 kk2 = kk * kk;
-    v4 at_eq = sqrt4(alpha_t * alpha_t + kk2) * tyre_sgn4(alpha_t);
-    v4 ar_eq = sqrt4(alpha_r * alpha_r + kk2) * tyre_sgn4(alpha_r);
-    v4 bt = (PDK_TYRE_M(c, qbz1) + PDK_TYRE_M(c, qbz2) * dfz + PDK_TYRE_M(c, qbz3) * dfz * dfz) *
-            (one + PDK_TYRE_M(c, qbz4) * gs + PDK_TYRE_M(c, qbz5) * ags) * k_over_mu;
-    v4 ct = PDK_TYRE_M(c, qcz1);
     v4 dt = fz * (r0 * PDK_TYRE_M(c, inv_fz0)) * (PDK_TYRE_M(c, qdz1) + PDK_TYRE_M(c, qdz2) * dfz) *
             (one + PDK_TYRE_M(c, qdz3) * gs + PDK_TYRE_M(c, qdz4) * gs2) * sgn_v;
-    /* the two independent atans side by side, then the chain */
-    v4 xt = bt * at_eq;
-    v4 at_t = pdk_v_atan(xt);
-    v4 at_e = pdk_v_atan(bt * ct * at_eq);
     v4 et = (PDK_TYRE_M(c, qez1) + PDK_TYRE_M(c, qez2) * dfz + PDK_TYRE_M(c, qez3) * dfz * dfz) *
             (one +
              (PDK_TYRE_M(c, qez4) + PDK_TYRE_M(c, qez5) * gs) * splat(0.63661977236758134) * at_e);
