@@ -626,25 +626,25 @@ VEC void pdk_tyre_relaxation4(const pdk_tyre_consts4 *c, v4 fz_n, v4 *sigma_kapp
 {
     const v4 one = splat(1.0);
     v4 fz = max4(fz_n, splat(0.0));
-    v4 x = fz / (splat(2.0) * PDK_TYRE_L(c, fz_nom));
-    v4 f = (splat(2.0) * x / (one + x * x)) * splat(1.0 / 0.8);
-    v4 sk = PDK_TYRE_L(c, sigma_kappa) * f;
-    v4 sa = PDK_TYRE_L(c, sigma_alpha) * f;
-    if (c->laws & (1u << PDK_TYRE_MAGIC)) {
-        m4 mk = load_mask(c->mf.sig_k);
-        m4 ma = load_mask(c->mf.sig_a);
-        if (any4(mk | ma)) {
-            v4 fz0 = PDK_TYRE_M(c, fz0);
-            v4 dfz = (fz - fz0) * PDK_TYRE_M(c, inv_fz0);
-            v4 skm = fz * (PDK_TYRE_M(c, ptx1) + PDK_TYRE_M(c, ptx2) * dfz) *
-                     pdk_v_exp(PDK_TYRE_M(c, ptx3) * dfz) * PDK_TYRE_M(c, r0) *
-                     PDK_TYRE_M(c, inv_fz0);
-            v4 xa = fz / (PDK_TYRE_M(c, pty2) * fz0);
-            v4 sam =
-                PDK_TYRE_M(c, pty1) * (splat(2.0) * xa / (one + xa * xa)) * PDK_TYRE_M(c, r0_lfzo);
-            sk = sel(mk, skm, sk);
-            sa = sel(ma, sam, sa);
-        }
+    const int magic = (c->laws & (1u << PDK_TYRE_MAGIC)) != 0;
+    const m4 mk = magic ? load_mask(c->mf.sig_k) : (m4){0, 0, 0, 0};
+    const m4 ma = magic ? load_mask(c->mf.sig_a) : (m4){0, 0, 0, 0};
+    v4 sk = splat(0.0), sa = splat(0.0);
+    if (any4(~(mk & ma))) { /* some lane takes the def's lengths */
+        v4 x = fz / (splat(2.0) * PDK_TYRE_L(c, fz_nom));
+        v4 f = (splat(2.0) * x / (one + x * x)) * splat(1.0 / 0.8);
+        sk = PDK_TYRE_L(c, sigma_kappa) * f;
+        sa = PDK_TYRE_L(c, sigma_alpha) * f;
+    }
+    if (any4(mk | ma)) {
+        v4 fz0 = PDK_TYRE_M(c, fz0);
+        v4 dfz = (fz - fz0) * PDK_TYRE_M(c, inv_fz0);
+        v4 skm = fz * (PDK_TYRE_M(c, ptx1) + PDK_TYRE_M(c, ptx2) * dfz) *
+                 pdk_v_exp(PDK_TYRE_M(c, ptx3) * dfz) * PDK_TYRE_M(c, r0) * PDK_TYRE_M(c, inv_fz0);
+        v4 xa = fz / (PDK_TYRE_M(c, pty2) * fz0);
+        v4 sam = PDK_TYRE_M(c, pty1) * (splat(2.0) * xa / (one + xa * xa)) * PDK_TYRE_M(c, r0_lfzo);
+        sk = sel(mk, skm, sk);
+        sa = sel(ma, sam, sa);
     }
     *sigma_kappa_m = max4(sk, PDK_TYRE_L(c, sigma_floor_kappa));
     *sigma_alpha_m = max4(sa, PDK_TYRE_L(c, sigma_floor_alpha));
