@@ -217,6 +217,7 @@ static fw_vehicle vehicle_of(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_f
     const fw_vehicle v = {s,
                           cmd,
                           &p->c,
+                          &p->tyre,
                           {&p->axle[0].kin, &p->axle[1].kin},
                           {&p->axle[0].life, &p->axle[1].life},
                           {&p->axle[0].soil, &p->axle[1].soil},
@@ -240,9 +241,9 @@ void pdk_fw_step_build(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_para
 }
 
 static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
-                      const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
-                      double *const *channels, int count, const pdk_terrain_def *terrain,
-                      int substeps, pdk_fw_build build)
+                      const pdk_fw_consts *const *consts, const pdk_tyre_consts4 *const *tyres,
+                      const pdk_vehicle_def *const *defs, double *const *channels, int count,
+                      const pdk_terrain_def *terrain, int substeps, pdk_fw_build build)
 {
     int faults = 0;
     terrain_kind tk;
@@ -256,6 +257,7 @@ static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
             const fw_vehicle v = {states[i + j],
                                   cmds[i + j],
                                   consts[i + j],
+                                  tyres[i + j],
                                   {&d->susp_front.kinematics, &d->susp_rear.kinematics},
                                   {&d->tyre_front.life, &d->tyre_rear.life},
                                   {&d->tyre_front.soil, &d->tyre_rear.soil},
@@ -271,18 +273,19 @@ static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
 }
 
 int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
-                      const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
-                      double *const *channels, int count, const pdk_terrain_def *terrain,
-                      int substeps)
+                      const pdk_fw_consts *const *consts, const pdk_tyre_consts4 *const *tyres,
+                      const pdk_vehicle_def *const *defs, double *const *channels, int count,
+                      const pdk_terrain_def *terrain, int substeps)
 {
-    return step_batch(states, cmds, consts, defs, channels, count, terrain, substeps,
+    return step_batch(states, cmds, consts, tyres, defs, channels, count, terrain, substeps,
                       PDK_FW_BUILD_BEST);
 }
 
 int pdk_fw_step_batch_build(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
-                            const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
-                            double *const *channels, int count, const pdk_terrain_def *terrain,
-                            int substeps, pdk_fw_build build)
+                            const pdk_fw_consts *const *consts,
+                            const pdk_tyre_consts4 *const *tyres,
+                            const pdk_vehicle_def *const *defs, double *const *channels, int count,
+                            const pdk_terrain_def *terrain, int substeps, pdk_fw_build build)
 {
-    return step_batch(states, cmds, consts, defs, channels, count, terrain, substeps, build);
+    return step_batch(states, cmds, consts, tyres, defs, channels, count, terrain, substeps, build);
 }

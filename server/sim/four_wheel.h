@@ -202,10 +202,6 @@ typedef struct pdk_fw_consts {
     int64_t per_wheel_links[PDK_WHEELS]; /* -1 where the axle has a roll-centre curve, else 0 */
     double rc_height_m[PDK_WHEELS], two_per_track[PDK_WHEELS];
     double static_camber_rad[2]; /* front, rear */
-    /* The tyres' force laws, lanes FL FR RL RR (tyre_lanes.h); the grip
-     * law's stiffnesses and friction derived from the axle's fields at spawn
-     * (vehicle_def.h). */
-    pdk_tyre_consts4 tyre;
 } pdk_fw_consts;
 
 /* Per-axle constants resolved at spawn (the step reads their per-wheel
@@ -230,6 +226,11 @@ typedef struct pdk_fw_axle {
  * from here). */
 typedef struct pdk_fw_params {
     pdk_fw_consts c;
+    /* The tyres' force laws, lanes FL FR RL RR (tyre_lanes.h); the grip
+     * law's stiffnesses and friction derived from the axle's fields at spawn
+     * (vehicle_def.h). Apart from c, so that the vehicles of a world that
+     * were spawned from one definition share one copy (world.c). */
+    pdk_tyre_consts4 tyre;
     pdk_fw_axle axle[2]; /* front, rear */
 } pdk_fw_params;
 
@@ -285,17 +286,18 @@ void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params
 
 /* Steps count (1..PDK_FW_BATCH) independent vehicles, PDK_FW_GROUP of them
  * side by side: vehicle i as pdk_fw_step would with a pdk_fw_params whose c
- * is *consts[i] and whose axles' curves and tyre life and soil parameters
- * are those of *defs[i] (the definition it was spawned from; the step
- * reads a curve only where consts says the axle has one), so that a world
- * keeps the small consts per vehicle and the rest once, in the definitions
- * it holds anyway. Each vehicle's result, state and channels, is
+ * is *consts[i], whose tyre is *tyres[i] and whose axles' curves and tyre
+ * life and soil parameters are those of *defs[i] (the definition it was
+ * spawned from; the step reads a curve only where consts says the axle has
+ * one), so that a world keeps the small consts per vehicle, the tyres'
+ * constants once per definition and the rest in the definitions it holds
+ * anyway. Each vehicle's result, state and channels, is
  * bit-identical to pdk_fw_step on it alone, on any processor. Returns how
  * many of them faulted in this tick. */
 int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
-                      const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
-                      double *const *channels, int count, const pdk_terrain_def *terrain,
-                      int substeps);
+                      const pdk_fw_consts *const *consts, const pdk_tyre_consts4 *const *tyres,
+                      const pdk_vehicle_def *const *defs, double *const *channels, int count,
+                      const pdk_terrain_def *terrain, int substeps);
 
 /* The builds of the step: the baseline instruction set (on x86-64 SSE2,
  * or whatever the platform has), AVX2 and AVX-512 (x86-64, where the
@@ -319,9 +321,10 @@ void pdk_fw_step_build(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_
                        const pdk_terrain_def *terrain, int substeps, double *channels,
                        pdk_fw_build build);
 int pdk_fw_step_batch_build(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
-                            const pdk_fw_consts *const *consts, const pdk_vehicle_def *const *defs,
-                            double *const *channels, int count, const pdk_terrain_def *terrain,
-                            int substeps, pdk_fw_build build);
+                            const pdk_fw_consts *const *consts,
+                            const pdk_tyre_consts4 *const *tyres,
+                            const pdk_vehicle_def *const *defs, double *const *channels, int count,
+                            const pdk_terrain_def *terrain, int substeps, pdk_fw_build build);
 
 /* The CG velocity in the body frame (x forward, y left, z up). */
 void pdk_fw_body_velocity(const pdk_fw_state *state, double out[3]);

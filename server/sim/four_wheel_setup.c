@@ -211,9 +211,9 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
         }
     }
     p->ride_ray_top_m = top;
-    pdk_tyre_consts4_init(&p->tyre, &params->axle[0].law, &params->axle[1].law);
+    pdk_tyre_consts4_init(&params->tyre, &params->axle[0].law, &params->axle[1].law);
     double kappa_peak[2], tan_peak[2];
-    peak_slips(&p->tyre, kappa_peak, tan_peak);
+    peak_slips(&params->tyre, kappa_peak, tan_peak);
     for (int i = 0; i < PDK_WHEELS; i++) {
         p->kappa_rest[i] = kappa_peak[i >> 1];
         p->tan_alpha_rest[i] = tan_peak[i >> 1];

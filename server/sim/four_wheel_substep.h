@@ -243,6 +243,7 @@ typedef struct fw_vehicle {
     pdk_fw_state *st;
     const pdk_fw_cmd *cmd;
     const pdk_fw_consts *p;
+    const pdk_tyre_consts4 *tyre;
     const pdk_kinematics_def *kin[2];
     const pdk_tyre_life_def *life[2];
     const pdk_soil_tyre *soil[2];

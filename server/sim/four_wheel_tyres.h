@@ -28,7 +28,7 @@ VEC void tyre_law(PHASE_ARGS)
     const m4 on = q->loaded;
     const v4 fz = keep(on, q->fz0);
     v4 sk, sa;
-    pdk_tyre_relaxation4(&p->tyre, fz, &sk, &sa);
+    pdk_tyre_relaxation4(vh->tyre, fz, &sk, &sa);
     const v4 inv_sk = one / sk;
     const v4 inv_sa = one / sa;
     const v4 ux0 = load4(st->defl_x_m);
@@ -43,13 +43,13 @@ VEC void tyre_law(PHASE_ARGS)
     const v4 roll = sel(slow, au * splat(1.0 / PDK_FW_ROLLING_SPEED_MPS), one);
     pdk_tyre_in4 in = {fz, kap, ta, q->camber * roll, q->u0};
     pdk_tyre_out4 o;
-    pdk_tyre_eval4_at_pressure(&p->tyre, &in, sv->pressure_pa, &q->ground, sv->want_mz, &o);
-    if ((p->tyre.laws & (1u << PDK_TYRE_MAGIC)) && any4(slow)) {
+    pdk_tyre_eval4_at_pressure(vh->tyre, &in, sv->pressure_pa, &q->ground, sv->want_mz, &o);
+    if ((vh->tyre->laws & (1u << PDK_TYRE_MAGIC)) && any4(slow)) {
         /* The Magic Formula's forces at zero slip and camber (the grip
          * and UTV laws have none). */
         pdk_tyre_in4 rest = {fz, zero, zero, zero, q->u0};
         pdk_tyre_out4 o0;
-        pdk_tyre_eval4_at_pressure(&p->tyre, &rest, sv->pressure_pa, &q->ground, sv->want_mz, &o0);
+        pdk_tyre_eval4_at_pressure(vh->tyre, &rest, sv->pressure_pa, &q->ground, sv->want_mz, &o0);
         const v4 off = keep(slow, one - roll);
         o.fx_n -= off * o0.fx_n;
         o.fy_n -= off * o0.fy_n;

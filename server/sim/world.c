@@ -15,7 +15,7 @@
 #include "terrain.h"
 #include "tyre_life.h"
 
-#define WORLD_ALIGN 64u          /* arrays start on cache lines */
+#define WORLD_ALIGN 64u /* arrays start on cache lines */
 #define MAX_SUBSTEPS 64
 /* The longest substep: the implicit solves stay well conditioned far beyond
  * it, and no vehicle model is meaningful at a coarser internal rate. */
@@ -28,8 +28,8 @@
 typedef struct slot_meta {
     uint32_t generation; /* 0..65535, bumped when the slot's vehicle is removed */
     uint32_t alive;
-    uint32_t model;      /* pdk_model of the live vehicle */
-    uint32_t pad_;
+    uint32_t model; /* pdk_model of the live vehicle */
+    uint32_t tyre;  /* a four-wheel vehicle's entry in the tyres array */
 } slot_meta;
 
 /* The header at the start of the caller's memory. Arrays follow it at fixed
@@ -43,6 +43,11 @@ typedef struct slot_meta {
  * Each model has arrays of its own (a slot uses one set), so a fleet of
  * single-track cars is as dense in memory as if the four-wheel model, whose
  * constants are six times larger, did not exist.
+ *   tyres     pdk_tyre_consts4  hot: the four-wheel vehicles' tyre constants,
+ *             one entry per distinct set, shared by the vehicles spawned from
+ *             equal definitions (4 KB each: a fleet of one preset reads one
+ *             copy a tick instead of one per car)
+ *   tyre_refs uint32_t        how many live vehicles use each entry
  *   channels  double[PDK_CH_COUNT]  the last tick's telemetry
  *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
  * Offsets rather than pointers keep the block position independent. */
@@ -56,12 +61,12 @@ struct pdk_world {
     int32_t first_free; /* no slot below this one is free */
     int32_t faulted;    /* live vehicles whose state has faulted */
     size_t off_live, off_meta, off_st_state, off_st_cmd, off_st_params, off_fw_state, off_fw_cmd,
-        off_fw_consts, off_channels, off_defs, bytes;
+        off_fw_consts, off_tyres, off_tyre_refs, off_channels, off_defs, bytes;
 };
 
 typedef struct layout {
-    size_t live, meta, st_state, st_cmd, st_params, fw_state, fw_cmd, fw_consts, channels, defs,
-        total;
+    size_t live, meta, st_state, st_cmd, st_params, fw_state, fw_cmd, fw_consts, tyres, tyre_refs,
+        channels, defs, total;
 } layout;
 
 static size_t round_up(size_t v)
@@ -90,6 +95,10 @@ static layout layout_of(int max_vehicles)
     off = round_up(off + n * sizeof(pdk_fw_cmd));
     l.fw_consts = off;
     off = round_up(off + n * sizeof(pdk_fw_consts));
+    l.tyres = off;
+    off = round_up(off + n * sizeof(pdk_tyre_consts4));
+    l.tyre_refs = off;
+    off = round_up(off + n * sizeof(uint32_t));
     l.channels = off;
     off = round_up(off + n * sizeof(double) * (size_t)PDK_CH_COUNT);
     l.defs = off;
@@ -127,7 +136,34 @@ PDK_WORLD_ARRAY_(pdk_st_params, st_params)
 PDK_WORLD_ARRAY_(pdk_fw_state, fw_state)
 PDK_WORLD_ARRAY_(pdk_fw_cmd, fw_cmd)
 PDK_WORLD_ARRAY_(pdk_fw_consts, fw_consts)
+PDK_WORLD_ARRAY_(pdk_tyre_consts4, tyres)
+PDK_WORLD_ARRAY_(uint32_t, tyre_refs)
 #undef PDK_WORLD_ARRAY_
+
+/* The entry of tyres holding c, shared (its count of users raised) where
+ * one holds the same constants, else a free one filled with them. There is
+ * always a free one: the array has an entry per slot. The constants have no
+ * padding (tyre_lanes.h: 32-bit words in a pair, then 64-bit arrays) and
+ * pdk_tyre_consts4_init writes every field, so equal definitions give equal
+ * bytes. */
+static uint32_t tyre_entry(pdk_world *w, const pdk_tyre_consts4 *c)
+{
+    pdk_tyre_consts4 *t = tyres_of(w);
+    uint32_t *refs = tyre_refs_of(w);
+    int32_t free_at = -1;
+    for (int32_t i = 0; i < w->capacity; i++) {
+        if (refs[i] == 0u) {
+            free_at = free_at < 0 ? i : free_at;
+        } else if (memcmp(&t[i], c, sizeof *c) == 0) {
+            refs[i]++;
+            return (uint32_t)i;
+        }
+    }
+    PDK_ASSERT(free_at >= 0);
+    t[free_at] = *c;
+    refs[free_at] = 1u;
+    return (uint32_t)free_at;
+}
 
 static int is_four_wheel(const pdk_world *w, uint32_t slot)
 {
@@ -279,6 +315,8 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->off_fw_state = l.fw_state;
     w->off_fw_cmd = l.fw_cmd;
     w->off_fw_consts = l.fw_consts;
+    w->off_tyres = l.tyres;
+    w->off_tyre_refs = l.tyre_refs;
     w->off_channels = l.channels;
     w->off_defs = l.defs;
     w->bytes = l.total;
@@ -414,6 +452,7 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
         pdk_fw_params_init(&p, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
                            wd->surface_friction);
         fw_consts_of(world)[slot] = p.c;
+        meta[slot].tyre = tyre_entry(world, &p.tyre);
         pdk_fw_state_init(&fw_state_of(world)[slot], &p, &wd->terrain, pose, speed_mps);
         pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     } else {
@@ -455,6 +494,10 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     slot_meta *m = &meta_of(world)[slot];
     if (faulted_of(world, slot)) {
         world->faulted--;
+    }
+    if (is_four_wheel(world, slot)) {
+        tyre_refs_of(world)[m->tyre]--;
+        m->tyre = 0u;
     }
     m->alive = 0u;
     m->model = 0u;
@@ -632,6 +675,8 @@ void pdk_world_step(pdk_world *world)
     pdk_fw_state *fw_states = fw_state_of(world);
     const pdk_fw_cmd *fw_cmds = fw_cmd_of(world);
     const pdk_fw_consts *fw_consts = fw_consts_of(world);
+    const pdk_tyre_consts4 *tyres = tyres_of(world);
+    const slot_meta *meta = meta_of(world);
     const pdk_vehicle_def *defs = defs_of(world);
     const int substeps = world->def.substeps;
     const pdk_terrain_def *terrain = &world->def.terrain;
@@ -647,6 +692,7 @@ void pdk_world_step(pdk_world *world)
     pdk_fw_state *fs[PDK_FW_BATCH];
     const pdk_fw_cmd *fc[PDK_FW_BATCH];
     const pdk_fw_consts *fk[PDK_FW_BATCH];
+    const pdk_tyre_consts4 *ft[PDK_FW_BATCH];
     const pdk_vehicle_def *fd[PDK_FW_BATCH];
     double *fch[PDK_FW_BATCH];
     int faults = 0;
@@ -661,10 +707,11 @@ void pdk_world_step(pdk_world *world)
             fs[nf] = &fw_states[slot];
             fc[nf] = &fw_cmds[slot];
             fk[nf] = &fw_consts[slot];
+            ft[nf] = &tyres[meta[slot].tyre];
             fd[nf] = &defs[slot];
             fch[nf] = channels_of(world, slot);
             if (++nf == PDK_FW_BATCH) {
-                faults += pdk_fw_step_batch(fs, fc, fk, fd, fch, nf, terrain, substeps);
+                faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, nf, terrain, substeps);
                 nf = 0;
             }
             continue;
@@ -679,13 +726,26 @@ void pdk_world_step(pdk_world *world)
         }
     }
     if (nf > 0) {
-        faults += pdk_fw_step_batch(fs, fc, fk, fd, fch, nf, terrain, substeps);
+        faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, nf, terrain, substeps);
     }
     if (n > 0) {
         faults += step_planar(st, cm, pa, ch, n, substeps);
     }
     world->faulted += faults;
     world->tick++;
+}
+
+int pdk_world_tyre_sets(const pdk_world *world)
+{
+    if (world == NULL) {
+        return 0;
+    }
+    const uint32_t *refs = tyre_refs_of(world);
+    int n = 0;
+    for (int32_t i = 0; i < world->capacity; i++) {
+        n += refs[i] != 0u;
+    }
+    return n;
 }
 
 int pdk_world_vehicle_count(const pdk_world *world)

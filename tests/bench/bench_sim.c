@@ -270,16 +270,18 @@ static void bench_builds(double seconds)
                         pdk_fw_state *sp[PDK_FW_BATCH];
                         const pdk_fw_cmd *cp[PDK_FW_BATCH];
                         const pdk_fw_consts *pp[PDK_FW_BATCH];
+                        const pdk_tyre_consts4 *tp[PDK_FW_BATCH];
                         const pdk_vehicle_def *dp[PDK_FW_BATCH];
                         double *chp[PDK_FW_BATCH];
                         for (int j = 0; j < n; j++) {
                             sp[j] = &states[i + j];
                             cp[j] = &cmds[i + j];
                             pp[j] = &params[i + j].c;
+                            tp[j] = &params[i + j].tyre;
                             dp[j] = &def;
                             chp[j] = ch[i + j];
                         }
-                        pdk_fw_step_batch_build(sp, cp, pp, dp, chp, n, &terrain, 2,
+                        pdk_fw_step_batch_build(sp, cp, pp, tp, dp, chp, n, &terrain, 2,
                                                 builds[b].build);
                     }
                 }

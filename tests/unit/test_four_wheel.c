@@ -1122,6 +1122,7 @@ START_TEST(test_batch_same_bits)
             pdk_fw_state *s[BATCH_N];
             const pdk_fw_cmd *c[BATCH_N];
             const pdk_fw_consts *p[BATCH_N];
+            const pdk_tyre_consts4 *ty[BATCH_N];
             const pdk_vehicle_def *d[BATCH_N];
             double *ch[BATCH_N];
             for (int i = 0; i < BATCH_N; i++) {
@@ -1129,10 +1130,11 @@ START_TEST(test_batch_same_bits)
                 s[i] = &r->state;
                 c[i] = &r->cmd;
                 p[i] = &r->params.c;
+                ty[i] = &r->params.tyre;
                 d[i] = &r->def;
                 ch[i] = r->ch;
             }
-            ck_assert_int_eq(pdk_fw_step_batch_build(s, c, p, d, ch, BATCH_N, &t, 2, builds[k]),
+            ck_assert_int_eq(pdk_fw_step_batch_build(s, c, p, ty, d, ch, BATCH_N, &t, 2, builds[k]),
                              faults);
             for (int i = 0; i < BATCH_N; i++) {
                 ck_assert_msg(memcmp(&ref[i].state, s[i], sizeof ref[i].state) == 0 &&

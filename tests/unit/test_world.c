@@ -69,8 +69,7 @@ static pdk_vehicle_id spawn_at(pdk_world *w, double x, double y, double yaw, dou
     return id;
 }
 
-static pdk_error drive(pdk_world *w, pdk_vehicle_id id, double throttle, double brake,
-                       double steer)
+static pdk_error drive(pdk_world *w, pdk_vehicle_id id, double throttle, double brake, double steer)
 {
     pdk_dbw_cmd c = {
         .fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER,
@@ -124,7 +123,7 @@ START_TEST(test_world_def_check_rejects_each_field)
     do {                                                                                           \
         d = base;                                                                                  \
         stmt;                                                                                      \
-        ck_assert_int_eq(pdk_world_def_check(&d), PDK_ERR_OUT_OF_RANGE);                          \
+        ck_assert_int_eq(pdk_world_def_check(&d), PDK_ERR_OUT_OF_RANGE);                           \
         ck_assert_ptr_nonnull(pdk_world_def_problem(&d));                                          \
         ck_assert_ptr_nonnull(strstr(pdk_world_def_problem(&d), field_name));                      \
         ck_assert_uint_eq(pdk_world_mem_size(&d), 0);                                              \
@@ -147,20 +146,21 @@ START_TEST(test_world_def_check_rejects_each_field)
     pdk_bump hump = {.x_m = 10.0, .y_m = 0.0, .length_m = 0.6, .width_m = 4.0, .height_m = 0.08};
     BAD("terrain.n_bumps", d.terrain.n_bumps = 17);
     BAD("terrain.n_bumps", d.terrain.n_bumps = -1);
-    BAD("terrain.bumps[0].x_m", (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump,
-                                 d.terrain.bumps[0].x_m = NAN));
+    BAD("terrain.bumps[0].x_m",
+        (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump, d.terrain.bumps[0].x_m = NAN));
     for (int i = 0; i < PDK_TERRAIN_MAX_BUMPS; i++) {
         base.terrain.bumps[i] = hump;
     }
     BAD("terrain.bumps[15].x_m and y_m", (d.terrain.n_bumps = 16, d.terrain.bumps[15].y_m = 2e7));
-    BAD("terrain.bumps[1].yaw_rad", (d.terrain.n_bumps = 2, d.terrain.bumps[0] = hump,
-                                     d.terrain.bumps[1] = hump, d.terrain.bumps[1].yaw_rad = INFINITY));
-    BAD("terrain.bumps[0].length_m", (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump,
-                                      d.terrain.bumps[0].length_m = 0.0));
-    BAD("terrain.bumps[0].length_m and width_m", (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump,
-                                                  d.terrain.bumps[0].width_m = -1.0));
-    BAD("terrain.bumps[0].height_m", (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump,
-                                      d.terrain.bumps[0].height_m = -0.4));
+    BAD("terrain.bumps[1].yaw_rad",
+        (d.terrain.n_bumps = 2, d.terrain.bumps[0] = hump, d.terrain.bumps[1] = hump,
+         d.terrain.bumps[1].yaw_rad = INFINITY));
+    BAD("terrain.bumps[0].length_m",
+        (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump, d.terrain.bumps[0].length_m = 0.0));
+    BAD("terrain.bumps[0].length_m and width_m",
+        (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump, d.terrain.bumps[0].width_m = -1.0));
+    BAD("terrain.bumps[0].height_m",
+        (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump, d.terrain.bumps[0].height_m = -0.4));
 #undef BAD
     ck_assert_int_eq(pdk_world_def_check(NULL), PDK_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_nonnull(pdk_world_def_problem(NULL));
@@ -205,12 +205,12 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     do {                                                                                           \
         d = base;                                                                                  \
         stmt;                                                                                      \
-        ck_assert_int_eq(pdk_vehicle_def_check(&d), err);                                         \
+        ck_assert_int_eq(pdk_vehicle_def_check(&d), err);                                          \
         ck_assert_ptr_nonnull(strstr(pdk_vehicle_def_problem(&d), field_name));                    \
-        ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 0.0, PDK_GEAR_PARK, &id), err);            \
+        ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 0.0, PDK_GEAR_PARK, &id), err);             \
         ck_assert_uint_eq(id, 0);                                                                  \
-        ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &d, &pose, 0.0, PDK_GEAR_PARK),   \
-                                     field_name));                                                 \
+        ck_assert_ptr_nonnull(                                                                     \
+            strstr(pdk_world_spawn_problem(w, &d, &pose, 0.0, PDK_GEAR_PARK), field_name));        \
         cases++;                                                                                   \
     } while (0)
     const pdk_error R = PDK_ERR_OUT_OF_RANGE;
@@ -278,7 +278,8 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "susp_front.kinematics.camber_rad must have finite",
         (d.susp_front.kinematics.camber_rad = (pdk_curve){2, {-0.1, 0.1}, {0.0, NAN}}));
     BAD(R, "susp_rear.kinematics.roll_center_height_m travel must be strictly increasing",
-        (d.susp_rear.kinematics.roll_center_height_m = (pdk_curve){3, {-0.1, 0.0, 0.0}, {0.01, 0.0, 0.0}}));
+        (d.susp_rear.kinematics.roll_center_height_m =
+             (pdk_curve){3, {-0.1, 0.0, 0.0}, {0.01, 0.0, 0.0}}));
     BAD(R, "susp_front.kinematics.anti_brake must be 0 at travel 0",
         (d.susp_front.kinematics.anti_brake = (pdk_curve){2, {-0.1, 0.1}, {0.1, 0.2}}));
     BAD(R, "not allowed on a solid axle",
@@ -475,10 +476,12 @@ START_TEST(test_spawn_errors)
     ck_assert_ptr_nonnull(pdk_world_spawn_problem(NULL, &def, &pose, 0.0, PDK_GEAR_PARK));
     ck_assert_ptr_nonnull(pdk_world_spawn_problem(w, &def, NULL, 0.0, PDK_GEAR_PARK));
 
-    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_NONE, &id), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_NONE, &id),
+                     PDK_ERR_OUT_OF_RANGE);
     ck_assert_uint_eq(id, 0);
     ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, (pdk_gear)6, &id), PDK_ERR_OUT_OF_RANGE);
-    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, (pdk_gear)6), "gear"));
+    ck_assert_ptr_nonnull(
+        strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, (pdk_gear)6), "gear"));
 
     pdk_pose bad = pose;
     bad.x_m = NAN;
@@ -489,9 +492,12 @@ START_TEST(test_spawn_errors)
     bad = pose;
     bad.yaw_rad = -INFINITY;
     ck_assert_int_eq(pdk_world_spawn(w, &def, &bad, 0.0, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
-    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &bad, 0.0, PDK_GEAR_PARK), "pose"));
-    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, NAN, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
-    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, NAN, PDK_GEAR_PARK), "speed"));
+    ck_assert_ptr_nonnull(
+        strstr(pdk_world_spawn_problem(w, &def, &bad, 0.0, PDK_GEAR_PARK), "pose"));
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, NAN, PDK_GEAR_PARK, &id),
+                     PDK_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(
+        strstr(pdk_world_spawn_problem(w, &def, &pose, NAN, PDK_GEAR_PARK), "speed"));
 
     /* Bounds: a client's 1e160 m/s once overflowed the drag; speeds beyond
      * +-150 m/s and positions beyond +-1e7 m are refused, the bounds taken. */
@@ -500,9 +506,9 @@ START_TEST(test_spawn_errors)
         ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, speeds[i], PDK_GEAR_DRIVE, &id),
                          PDK_ERR_OUT_OF_RANGE);
         ck_assert_uint_eq(id, 0);
-        ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, speeds[i],
-                                                             PDK_GEAR_DRIVE),
-                                     "speed_mps must be finite and within -150..150 m/s"));
+        ck_assert_ptr_nonnull(
+            strstr(pdk_world_spawn_problem(w, &def, &pose, speeds[i], PDK_GEAR_DRIVE),
+                   "speed_mps must be finite and within -150..150 m/s"));
     }
     const double far[] = {1.0000001e7, -2e7, 1e300};
     for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
@@ -517,8 +523,8 @@ START_TEST(test_spawn_errors)
     }
     ck_assert_int_eq(pdk_world_vehicle_count(w), 0);
     pdk_pose edge = {PDK_WORLD_MAX_POSITION_M, -PDK_WORLD_MAX_POSITION_M, 1e6};
-    ck_assert_ptr_null(pdk_world_spawn_problem(w, &def, &edge, -PDK_WORLD_MAX_SPAWN_SPEED_MPS,
-                                               PDK_GEAR_DRIVE));
+    ck_assert_ptr_null(
+        pdk_world_spawn_problem(w, &def, &edge, -PDK_WORLD_MAX_SPAWN_SPEED_MPS, PDK_GEAR_DRIVE));
     ck_assert_ptr_null(
         pdk_world_spawn_problem(w, &def, &pose, PDK_WORLD_MAX_SPAWN_SPEED_MPS, PDK_GEAR_DRIVE));
 
@@ -529,7 +535,8 @@ START_TEST(test_spawn_errors)
     uint64_t before = pdk_world_hash(w);
     ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_PARK, &id), PDK_ERR_CAPACITY);
     ck_assert_uint_eq(id, 0);
-    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, PDK_GEAR_PARK), "full"));
+    ck_assert_ptr_nonnull(
+        strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, PDK_GEAR_PARK), "full"));
     ck_assert_int_eq(pdk_world_vehicle_count(w), 2);
     ck_assert_uint_eq(pdk_world_hash(w), before);
     world_free(w);
@@ -589,9 +596,15 @@ START_TEST(test_command_errors_change_nothing)
         {{.fields = PDK_DBW_THROTTLE, .throttle_pct = NAN}, PDK_ERR_OUT_OF_RANGE, "throttle_pct"},
         {{.fields = PDK_DBW_BRAKE, .brake_bar = -1.0}, PDK_ERR_OUT_OF_RANGE, "brake_bar"},
         {{.fields = PDK_DBW_BRAKE, .brake_bar = 180.5}, PDK_ERR_OUT_OF_RANGE, "brake_bar"},
-        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = 540.5}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
-        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = -541.0}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
-        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = INFINITY}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = 540.5},
+         PDK_ERR_OUT_OF_RANGE,
+         "steer_wheel_deg"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = -541.0},
+         PDK_ERR_OUT_OF_RANGE,
+         "steer_wheel_deg"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = INFINITY},
+         PDK_ERR_OUT_OF_RANGE,
+         "steer_wheel_deg"},
         {{.fields = PDK_DBW_GEAR, .gear = (pdk_gear)6}, PDK_ERR_OUT_OF_RANGE, "gear"},
         {{.fields = PDK_DBW_GEAR, .gear = (pdk_gear)-1}, PDK_ERR_OUT_OF_RANGE, "gear"},
         {{.fields = 1u << 4}, PDK_ERR_INVALID_ARGUMENT, "fields"},
@@ -788,8 +801,8 @@ START_TEST(test_golden_hash)
     pdk_world *w = scenario(1u, 8);
     ck_assert_uint_eq(pdk_world_tick(w), 960);
     ck_assert_int_eq(pdk_world_vehicle_count(w), 3);
-    ck_assert_uint_eq(pdk_world_hash(w), g_model == PDK_MODEL_FOUR_WHEEL ? GOLDEN_HASH_FW
-                                                                         : GOLDEN_HASH_ST);
+    ck_assert_uint_eq(pdk_world_hash(w),
+                      g_model == PDK_MODEL_FOUR_WHEEL ? GOLDEN_HASH_FW : GOLDEN_HASH_ST);
     world_free(w);
 }
 END_TEST
@@ -827,6 +840,78 @@ START_TEST(test_no_cross_talk)
                      sizeof(double) * PDK_CH_COUNT) == 0);
     world_free(alone);
     world_free(crowd);
+}
+END_TEST
+
+/* Four-wheel vehicles spawned from equal definitions share one set of tyre
+ * constants, others get their own, a removed vehicle's set is freed when no
+ * one else uses it; and each vehicle, whether it shares a set or not, moves
+ * exactly as it does alone in a world (the step reads each one's own
+ * set). */
+static pdk_vehicle_def magic_def(void)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    d.tyre_front.law.law = PDK_TYRE_MAGIC;
+    d.tyre_front.law.mf_set = PDK_MF_ROAD_205_60R15;
+    d.tyre_front.law.mf = *pdk_mf_set_coeffs(PDK_MF_ROAD_205_60R15);
+    d.tyre_rear.law = d.tyre_front.law;
+    ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
+    return d;
+}
+
+START_TEST(test_tyre_sets_shared_by_definition)
+{
+    const pdk_vehicle_def grip = pdk_vehicle_def_default();
+    const pdk_vehicle_def magic = magic_def();
+    const pdk_vehicle_def *defs[5] = {&grip, &magic, &grip, &magic, &grip};
+    pdk_world *w = world_cap(8);
+    ck_assert_int_eq(pdk_world_tyre_sets(w), 0);
+    pdk_vehicle_id ids[5];
+    for (int i = 0; i < 5; i++) {
+        pdk_pose pose = {.x_m = 30.0 * i, .y_m = 0.0, .yaw_rad = 0.1 * i};
+        ck_assert_int_eq(pdk_world_spawn(w, defs[i], &pose, 8.0 + i, PDK_GEAR_DRIVE, &ids[i]),
+                         PDK_OK);
+        ck_assert_int_eq(drive(w, ids[i], 20.0 + 5.0 * i, 0.0, 40.0 - 20.0 * i), PDK_OK);
+    }
+    ck_assert_int_eq(pdk_world_tyre_sets(w), 2);
+    /* each as alone */
+    pdk_world *alone[5];
+    pdk_vehicle_id solo[5];
+    for (int i = 0; i < 5; i++) {
+        alone[i] = world_cap(1);
+        pdk_pose pose = {.x_m = 30.0 * i, .y_m = 0.0, .yaw_rad = 0.1 * i};
+        ck_assert_int_eq(
+            pdk_world_spawn(alone[i], defs[i], &pose, 8.0 + i, PDK_GEAR_DRIVE, &solo[i]), PDK_OK);
+        ck_assert_int_eq(drive(alone[i], solo[i], 20.0 + 5.0 * i, 0.0, 40.0 - 20.0 * i), PDK_OK);
+        ck_assert_int_eq(pdk_world_tyre_sets(alone[i]), 1);
+    }
+    for (int t = 0; t < 240; t++) {
+        pdk_world_step(w);
+        for (int i = 0; i < 5; i++) {
+            pdk_world_step(alone[i]);
+        }
+    }
+    for (int i = 0; i < 5; i++) {
+        ck_assert(memcmp(pdk_world_channels(w, ids[i]), pdk_world_channels(alone[i], solo[i]),
+                         sizeof(double) * PDK_CH_COUNT) == 0);
+        world_free(alone[i]);
+    }
+    /* the Magic Formula set goes with its last user, and comes back */
+    ck_assert_int_eq(pdk_world_remove(w, ids[1]), PDK_OK);
+    ck_assert_int_eq(pdk_world_tyre_sets(w), 2);
+    ck_assert_int_eq(pdk_world_remove(w, ids[3]), PDK_OK);
+    ck_assert_int_eq(pdk_world_tyre_sets(w), 1);
+    pdk_pose pose = {.x_m = 200.0, .y_m = 0.0, .yaw_rad = 0.0};
+    pdk_vehicle_id again;
+    ck_assert_int_eq(pdk_world_spawn(w, &magic, &pose, 5.0, PDK_GEAR_DRIVE, &again), PDK_OK);
+    ck_assert_int_eq(pdk_world_tyre_sets(w), 2);
+    for (int i = 0; i < 5; i += 2) {
+        ck_assert_int_eq(pdk_world_remove(w, ids[i]), PDK_OK);
+    }
+    ck_assert_int_eq(pdk_world_remove(w, again), PDK_OK);
+    ck_assert_int_eq(pdk_world_tyre_sets(w), 0);
+    ck_assert_int_eq(pdk_world_tyre_sets(NULL), 0);
+    world_free(w);
 }
 END_TEST
 
@@ -1002,6 +1087,7 @@ static Suite *world_suite(void)
     TCase *mem = tcase_create("memory");
     tcase_add_test(mem, test_init_errors);
     tcase_add_test(mem, test_mem_size_grows_with_capacity);
+    tcase_add_test(mem, test_tyre_sets_shared_by_definition);
     tcase_add_loop_test(mem, test_byte_copy_is_a_snapshot, 0, 2);
     tcase_add_loop_test(mem, test_corrupted_vehicle_faults_alone, 0, 2);
     suite_add_tcase(s, mem);
