@@ -10,6 +10,7 @@
 
 #include "paddock/v1/paddock.pb-c.h"
 #include "wire.h"
+#include "world_mem.h"
 
 typedef struct pending_input {
     pdk_input_kind kind;
@@ -108,7 +109,7 @@ pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
     if (!s)
         return PDK_ERR_NO_MEMORY;
     size_t bytes = pdk_world_mem_size(&def->world);
-    s->world_mem = aligned_alloc(16, (bytes + 15u) & ~(size_t)15u);
+    s->world_mem = pdk_world_mem_alloc(bytes);
     s->name = dup_or_empty(def->name);
     s->world_preset = dup_or_empty(def->world_preset);
     if (!s->world_mem || !s->name || !s->world_preset) {

@@ -25,6 +25,7 @@
 #include "four_wheel.h"
 #include "tyre.h"
 #include "world.h"
+#include "world_mem.h"
 
 static double now_s(void)
 {
@@ -109,10 +110,9 @@ static result run_world(const pdk_vehicle_def *def_in, int bumps, int contact_mo
         add_bumps(&wd.terrain);
     }
     size_t bytes = pdk_world_mem_size(&wd);
-    size_t rounded = (bytes + 63u) / 64u * 64u;
-    void *mem = aligned_alloc(64, rounded);
+    void *mem = pdk_world_mem_alloc(bytes); /* as a session's (huge pages) */
     pdk_world *w = NULL;
-    if (mem == NULL || pdk_world_init(mem, rounded, &wd, &w) != PDK_OK) {
+    if (mem == NULL || pdk_world_init(mem, bytes, &wd, &w) != PDK_OK) {
         fprintf(stderr, "bench_sim: cannot make a world of %d vehicles\n", n);
         exit(1);
     }
