@@ -303,7 +303,7 @@ int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
  * or whatever the platform has), AVX2 and AVX-512 (x86-64, where the
  * processor and the operating system have them), and BEST, the widest one
  * available, which pdk_fw_step and pdk_fw_step_batch take. All give the
- * same results, bit for bit (ADR 0007, 0008). */
+ * same results, bit for bit (ADR 0007, 0009). */
 typedef enum pdk_fw_build {
     PDK_FW_BUILD_BEST,
     PDK_FW_BUILD_BASELINE,

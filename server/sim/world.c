@@ -15,7 +15,7 @@
 #include "terrain.h"
 #include "tyre_life.h"
 
-#define WORLD_ALIGN 64u /* arrays start on cache lines */
+#define WORLD_ALIGN 64u          /* arrays start on cache lines */
 #define MAX_SUBSTEPS 64
 /* The longest substep: the implicit solves stay well conditioned far beyond
  * it, and no vehicle model is meaningful at a coarser internal rate. */
@@ -28,8 +28,8 @@
 typedef struct slot_meta {
     uint32_t generation; /* 0..65535, bumped when the slot's vehicle is removed */
     uint32_t alive;
-    uint32_t model; /* pdk_model of the live vehicle */
-    uint32_t tyre;  /* a four-wheel vehicle's entry in the tyres array */
+    uint32_t model;      /* pdk_model of the live vehicle */
+    uint32_t tyre;       /* a four-wheel vehicle's entry in the tyres array */
 } slot_meta;
 
 /* The header at the start of the caller's memory. Arrays follow it at fixed

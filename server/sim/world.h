@@ -18,16 +18,16 @@
 typedef uint32_t pdk_vehicle_id;
 
 typedef struct pdk_world_def {
-    double dt_s;         /* tick length; 1/120 s in Paddock */
-    int substeps;        /* physics substeps per tick, 1..64; dt_s / substeps <= 0.02 s */
-    int max_vehicles;    /* capacity, 1..65535; a full world refuses spawn */
-    double gravity_mps2; /* magnitude, acting along -z */
+    double dt_s;                /* tick length; 1/120 s in Paddock */
+    int substeps;               /* physics substeps per tick, 1..64; dt_s / substeps <= 0.02 s */
+    int max_vehicles;           /* capacity, 1..65535; a full world refuses spawn */
+    double gravity_mps2;        /* magnitude, acting along -z */
     double air_density_kgpm3;
-    double surface_friction; /* multiplies every tyre's peak friction on every surface (the
-                              * single-track model, which has no wheels on the
-                              * terrain, takes the base surface's friction as well) */
-    uint64_t seed;           /* seeds the world's PRNG */
-    pdk_terrain_def terrain; /* the ground the four-wheel model's struts stand on */
+    double surface_friction;    /* multiplies every tyre's peak friction on every surface (the
+                                 * single-track model, which has no wheels on the
+                                 * terrain, takes the base surface's friction as well) */
+    uint64_t seed;              /* seeds the world's PRNG */
+    pdk_terrain_def terrain;    /* the ground the four-wheel model's struts stand on */
 } pdk_world_def;
 
 typedef struct pdk_world pdk_world;
@@ -149,17 +149,17 @@ int pdk_world_tyre_sets(const pdk_world *world);
 /* The state a subscriber sees. */
 typedef struct pdk_vehicle_pose {
     pdk_vehicle_id id;
-    double x_m, y_m, z_m;  /* CG, world */
-    double yaw_rad;        /* ZYX Euler angles of the body */
-    double pitch_rad;      /* positive nose down (0 on the single-track model) */
-    double roll_rad;       /* positive right side down (0 on the single-track model) */
-    double vx_mps, vy_mps; /* body frame */
-    double vz_mps;         /* world frame, up */
+    double x_m, y_m, z_m;          /* CG, world */
+    double yaw_rad;                /* ZYX Euler angles of the body */
+    double pitch_rad;              /* positive nose down (0 on the single-track model) */
+    double roll_rad;               /* positive right side down (0 on the single-track model) */
+    double vx_mps, vy_mps;         /* body frame */
+    double vz_mps;                 /* world frame, up */
     double roll_rate_radps, pitch_rate_radps, yaw_rate_radps; /* body frame */
-    double steer_angle_rad;                                   /* road-wheel angle */
+    double steer_angle_rad;        /* road-wheel angle */
     double speed_mps;
-    double ax_mps2, ay_mps2; /* body frame */
-    int faulted;             /* 1: held after its state went non-finite */
+    double ax_mps2, ay_mps2;       /* body frame */
+    int faulted;                   /* 1: held after its state went non-finite */
 } pdk_vehicle_pose;
 
 /* Fills *out for a live vehicle; PDK_ERR_STALE_ID otherwise

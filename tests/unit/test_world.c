@@ -69,7 +69,8 @@ static pdk_vehicle_id spawn_at(pdk_world *w, double x, double y, double yaw, dou
     return id;
 }
 
-static pdk_error drive(pdk_world *w, pdk_vehicle_id id, double throttle, double brake, double steer)
+static pdk_error drive(pdk_world *w, pdk_vehicle_id id, double throttle, double brake,
+                       double steer)
 {
     pdk_dbw_cmd c = {
         .fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER,
@@ -123,7 +124,7 @@ START_TEST(test_world_def_check_rejects_each_field)
     do {                                                                                           \
         d = base;                                                                                  \
         stmt;                                                                                      \
-        ck_assert_int_eq(pdk_world_def_check(&d), PDK_ERR_OUT_OF_RANGE);                           \
+        ck_assert_int_eq(pdk_world_def_check(&d), PDK_ERR_OUT_OF_RANGE);                          \
         ck_assert_ptr_nonnull(pdk_world_def_problem(&d));                                          \
         ck_assert_ptr_nonnull(strstr(pdk_world_def_problem(&d), field_name));                      \
         ck_assert_uint_eq(pdk_world_mem_size(&d), 0);                                              \
@@ -146,21 +147,20 @@ START_TEST(test_world_def_check_rejects_each_field)
     pdk_bump hump = {.x_m = 10.0, .y_m = 0.0, .length_m = 0.6, .width_m = 4.0, .height_m = 0.08};
     BAD("terrain.n_bumps", d.terrain.n_bumps = 17);
     BAD("terrain.n_bumps", d.terrain.n_bumps = -1);
-    BAD("terrain.bumps[0].x_m",
-        (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump, d.terrain.bumps[0].x_m = NAN));
+    BAD("terrain.bumps[0].x_m", (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump,
+                                 d.terrain.bumps[0].x_m = NAN));
     for (int i = 0; i < PDK_TERRAIN_MAX_BUMPS; i++) {
         base.terrain.bumps[i] = hump;
     }
     BAD("terrain.bumps[15].x_m and y_m", (d.terrain.n_bumps = 16, d.terrain.bumps[15].y_m = 2e7));
-    BAD("terrain.bumps[1].yaw_rad",
-        (d.terrain.n_bumps = 2, d.terrain.bumps[0] = hump, d.terrain.bumps[1] = hump,
-         d.terrain.bumps[1].yaw_rad = INFINITY));
-    BAD("terrain.bumps[0].length_m",
-        (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump, d.terrain.bumps[0].length_m = 0.0));
-    BAD("terrain.bumps[0].length_m and width_m",
-        (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump, d.terrain.bumps[0].width_m = -1.0));
-    BAD("terrain.bumps[0].height_m",
-        (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump, d.terrain.bumps[0].height_m = -0.4));
+    BAD("terrain.bumps[1].yaw_rad", (d.terrain.n_bumps = 2, d.terrain.bumps[0] = hump,
+                                     d.terrain.bumps[1] = hump, d.terrain.bumps[1].yaw_rad = INFINITY));
+    BAD("terrain.bumps[0].length_m", (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump,
+                                      d.terrain.bumps[0].length_m = 0.0));
+    BAD("terrain.bumps[0].length_m and width_m", (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump,
+                                                  d.terrain.bumps[0].width_m = -1.0));
+    BAD("terrain.bumps[0].height_m", (d.terrain.n_bumps = 1, d.terrain.bumps[0] = hump,
+                                      d.terrain.bumps[0].height_m = -0.4));
 #undef BAD
     ck_assert_int_eq(pdk_world_def_check(NULL), PDK_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_nonnull(pdk_world_def_problem(NULL));
@@ -205,12 +205,12 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     do {                                                                                           \
         d = base;                                                                                  \
         stmt;                                                                                      \
-        ck_assert_int_eq(pdk_vehicle_def_check(&d), err);                                          \
+        ck_assert_int_eq(pdk_vehicle_def_check(&d), err);                                         \
         ck_assert_ptr_nonnull(strstr(pdk_vehicle_def_problem(&d), field_name));                    \
-        ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 0.0, PDK_GEAR_PARK, &id), err);             \
+        ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 0.0, PDK_GEAR_PARK, &id), err);            \
         ck_assert_uint_eq(id, 0);                                                                  \
-        ck_assert_ptr_nonnull(                                                                     \
-            strstr(pdk_world_spawn_problem(w, &d, &pose, 0.0, PDK_GEAR_PARK), field_name));        \
+        ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &d, &pose, 0.0, PDK_GEAR_PARK),   \
+                                     field_name));                                                 \
         cases++;                                                                                   \
     } while (0)
     const pdk_error R = PDK_ERR_OUT_OF_RANGE;
@@ -278,8 +278,7 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "susp_front.kinematics.camber_rad must have finite",
         (d.susp_front.kinematics.camber_rad = (pdk_curve){2, {-0.1, 0.1}, {0.0, NAN}}));
     BAD(R, "susp_rear.kinematics.roll_center_height_m travel must be strictly increasing",
-        (d.susp_rear.kinematics.roll_center_height_m =
-             (pdk_curve){3, {-0.1, 0.0, 0.0}, {0.01, 0.0, 0.0}}));
+        (d.susp_rear.kinematics.roll_center_height_m = (pdk_curve){3, {-0.1, 0.0, 0.0}, {0.01, 0.0, 0.0}}));
     BAD(R, "susp_front.kinematics.anti_brake must be 0 at travel 0",
         (d.susp_front.kinematics.anti_brake = (pdk_curve){2, {-0.1, 0.1}, {0.1, 0.2}}));
     BAD(R, "not allowed on a solid axle",
@@ -476,12 +475,10 @@ START_TEST(test_spawn_errors)
     ck_assert_ptr_nonnull(pdk_world_spawn_problem(NULL, &def, &pose, 0.0, PDK_GEAR_PARK));
     ck_assert_ptr_nonnull(pdk_world_spawn_problem(w, &def, NULL, 0.0, PDK_GEAR_PARK));
 
-    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_NONE, &id),
-                     PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_NONE, &id), PDK_ERR_OUT_OF_RANGE);
     ck_assert_uint_eq(id, 0);
     ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, (pdk_gear)6, &id), PDK_ERR_OUT_OF_RANGE);
-    ck_assert_ptr_nonnull(
-        strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, (pdk_gear)6), "gear"));
+    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, (pdk_gear)6), "gear"));
 
     pdk_pose bad = pose;
     bad.x_m = NAN;
@@ -492,12 +489,9 @@ START_TEST(test_spawn_errors)
     bad = pose;
     bad.yaw_rad = -INFINITY;
     ck_assert_int_eq(pdk_world_spawn(w, &def, &bad, 0.0, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
-    ck_assert_ptr_nonnull(
-        strstr(pdk_world_spawn_problem(w, &def, &bad, 0.0, PDK_GEAR_PARK), "pose"));
-    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, NAN, PDK_GEAR_PARK, &id),
-                     PDK_ERR_OUT_OF_RANGE);
-    ck_assert_ptr_nonnull(
-        strstr(pdk_world_spawn_problem(w, &def, &pose, NAN, PDK_GEAR_PARK), "speed"));
+    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &bad, 0.0, PDK_GEAR_PARK), "pose"));
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, NAN, PDK_GEAR_PARK, &id), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, NAN, PDK_GEAR_PARK), "speed"));
 
     /* Bounds: a client's 1e160 m/s once overflowed the drag; speeds beyond
      * +-150 m/s and positions beyond +-1e7 m are refused, the bounds taken. */
@@ -506,9 +500,9 @@ START_TEST(test_spawn_errors)
         ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, speeds[i], PDK_GEAR_DRIVE, &id),
                          PDK_ERR_OUT_OF_RANGE);
         ck_assert_uint_eq(id, 0);
-        ck_assert_ptr_nonnull(
-            strstr(pdk_world_spawn_problem(w, &def, &pose, speeds[i], PDK_GEAR_DRIVE),
-                   "speed_mps must be finite and within -150..150 m/s"));
+        ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, speeds[i],
+                                                             PDK_GEAR_DRIVE),
+                                     "speed_mps must be finite and within -150..150 m/s"));
     }
     const double far[] = {1.0000001e7, -2e7, 1e300};
     for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
@@ -523,8 +517,8 @@ START_TEST(test_spawn_errors)
     }
     ck_assert_int_eq(pdk_world_vehicle_count(w), 0);
     pdk_pose edge = {PDK_WORLD_MAX_POSITION_M, -PDK_WORLD_MAX_POSITION_M, 1e6};
-    ck_assert_ptr_null(
-        pdk_world_spawn_problem(w, &def, &edge, -PDK_WORLD_MAX_SPAWN_SPEED_MPS, PDK_GEAR_DRIVE));
+    ck_assert_ptr_null(pdk_world_spawn_problem(w, &def, &edge, -PDK_WORLD_MAX_SPAWN_SPEED_MPS,
+                                               PDK_GEAR_DRIVE));
     ck_assert_ptr_null(
         pdk_world_spawn_problem(w, &def, &pose, PDK_WORLD_MAX_SPAWN_SPEED_MPS, PDK_GEAR_DRIVE));
 
@@ -535,8 +529,7 @@ START_TEST(test_spawn_errors)
     uint64_t before = pdk_world_hash(w);
     ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_PARK, &id), PDK_ERR_CAPACITY);
     ck_assert_uint_eq(id, 0);
-    ck_assert_ptr_nonnull(
-        strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, PDK_GEAR_PARK), "full"));
+    ck_assert_ptr_nonnull(strstr(pdk_world_spawn_problem(w, &def, &pose, 0.0, PDK_GEAR_PARK), "full"));
     ck_assert_int_eq(pdk_world_vehicle_count(w), 2);
     ck_assert_uint_eq(pdk_world_hash(w), before);
     world_free(w);
@@ -596,15 +589,9 @@ START_TEST(test_command_errors_change_nothing)
         {{.fields = PDK_DBW_THROTTLE, .throttle_pct = NAN}, PDK_ERR_OUT_OF_RANGE, "throttle_pct"},
         {{.fields = PDK_DBW_BRAKE, .brake_bar = -1.0}, PDK_ERR_OUT_OF_RANGE, "brake_bar"},
         {{.fields = PDK_DBW_BRAKE, .brake_bar = 180.5}, PDK_ERR_OUT_OF_RANGE, "brake_bar"},
-        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = 540.5},
-         PDK_ERR_OUT_OF_RANGE,
-         "steer_wheel_deg"},
-        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = -541.0},
-         PDK_ERR_OUT_OF_RANGE,
-         "steer_wheel_deg"},
-        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = INFINITY},
-         PDK_ERR_OUT_OF_RANGE,
-         "steer_wheel_deg"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = 540.5}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = -541.0}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
+        {{.fields = PDK_DBW_STEER, .steer_wheel_deg = INFINITY}, PDK_ERR_OUT_OF_RANGE, "steer_wheel_deg"},
         {{.fields = PDK_DBW_GEAR, .gear = (pdk_gear)6}, PDK_ERR_OUT_OF_RANGE, "gear"},
         {{.fields = PDK_DBW_GEAR, .gear = (pdk_gear)-1}, PDK_ERR_OUT_OF_RANGE, "gear"},
         {{.fields = 1u << 4}, PDK_ERR_INVALID_ARGUMENT, "fields"},
@@ -801,8 +788,8 @@ START_TEST(test_golden_hash)
     pdk_world *w = scenario(1u, 8);
     ck_assert_uint_eq(pdk_world_tick(w), 960);
     ck_assert_int_eq(pdk_world_vehicle_count(w), 3);
-    ck_assert_uint_eq(pdk_world_hash(w),
-                      g_model == PDK_MODEL_FOUR_WHEEL ? GOLDEN_HASH_FW : GOLDEN_HASH_ST);
+    ck_assert_uint_eq(pdk_world_hash(w), g_model == PDK_MODEL_FOUR_WHEEL ? GOLDEN_HASH_FW
+                                                                         : GOLDEN_HASH_ST);
     world_free(w);
 }
 END_TEST
