@@ -892,6 +892,154 @@ START_TEST(world_errors)
 }
 END_TEST
 
+/* ---- provenance ----------------------------------------------------------- */
+
+/* Parses a vehicle from text, expecting code; returns the message (or the
+ * resolved JSON on success, which the caller frees). */
+static char *parse_vehicle(const char *text, pdk_error code, char *err, size_t err_len)
+{
+    pdk_vehicle_def def;
+    char *resolved = NULL;
+    err[0] = '\0';
+    pdk_error rc = pdk_params_vehicle_parse(text, "prov", NULL, &def, &resolved, err, err_len);
+    ck_assert_msg(rc == code, "expected %s, got %s: %s (%s)", pdk_error_name(code),
+                  pdk_error_name(rc), err, text);
+    return resolved;
+}
+
+/* Any key may be a bare value or a provenance object {value, basis,
+ * source, sd | range, note}: the model reads the value alone, so the
+ * resolved parameters are those of the bare values, byte for byte; a
+ * number, a choice, a text and a curve each take one, at any depth. */
+START_TEST(provenance_objects_resolve_to_their_values)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    const char *bare = "{\"description\":\"d\",\"chassis\":{\"mass\":1480},"
+                       "\"steering\":{\"ratio\":15.2},"
+                       "\"tyres\":{\"front\":{\"law\":\"magicFormula\"}},"
+                       "\"suspension\":{\"front\":{\"kinematics\":{\"camberDeg\":"
+                       "[[-0.05,-1.0],[0.05,1.0]]}}}}";
+    const char *with =
+        "{\"description\":{\"value\":\"d\",\"note\":\"a text may carry one too\"},"
+        "\"chassis\":{\"mass\":{\"value\":1480,\"basis\":\"oem\",\"source\":\"owner's manual, "
+        "curb weight\",\"sd\":15,\"note\":\"with fluids\"}},"
+        "\"steering\":{\"ratio\":{\"value\":15.2,\"basis\":\"fitted\",\"range\":[14,16.5]}},"
+        "\"tyres\":{\"front\":{\"law\":{\"value\":\"magicFormula\",\"basis\":\"estimate\"}}},"
+        "\"suspension\":{\"front\":{\"kinematics\":{\"camberDeg\":{\"value\":"
+        "[[-0.05,-1.0],[0.05,1.0]],\"basis\":\"derived\",\"source\":\"K&C sweep\"}}}}}";
+    char *a = parse_vehicle(bare, PDK_OK, err, sizeof err);
+    char *b = parse_vehicle(with, PDK_OK, err, sizeof err);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    /* every basis */
+    const char *bases[] = {"oem", "dataspeed", "installed", "fitted", "derived", "estimate"};
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        char text[160];
+        snprintf(text, sizeof text, "{\"chassis\":{\"mass\":{\"value\":1480,\"basis\":\"%s\"}}}",
+                 bases[i]);
+        free(parse_vehicle(text, PDK_OK, err, sizeof err));
+    }
+    /* a value on the edge of its range, and an sd of 0 */
+    free(parse_vehicle("{\"chassis\":{\"mass\":{\"value\":1480,\"range\":[1480,1480]}}}", PDK_OK,
+                       err, sizeof err));
+    free(parse_vehicle("{\"chassis\":{\"mass\":{\"value\":1480,\"sd\":0}}}", PDK_OK, err,
+                       sizeof err));
+    /* the value is still checked as the key's */
+    parse_vehicle("{\"chassis\":{\"mass\":{\"value\":-3,\"basis\":\"oem\"}}}", PDK_ERR_OUT_OF_RANGE,
+                  err, sizeof err);
+    ASSERT_HAS(err, "chassis.mass: -3 is below the minimum");
+    parse_vehicle("{\"chassis\":{\"mass\":{\"value\":\"heavy\"}}}", PDK_ERR_WRONG_TYPE, err,
+                  sizeof err);
+    ASSERT_HAS(err, "chassis.mass: expected a number");
+}
+END_TEST
+
+/* A list key (terrain.patches of the mixed_field world) in a provenance
+ * object resolves as the bare list does, byte for byte. */
+START_TEST(provenance_on_a_list_key)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    char path[512];
+    snprintf(path, sizeof path, "%s/worlds/mixed_field.json", PRESETS);
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    ck_assert_ptr_nonnull(doc);
+    char *bare = json_dumps(doc, 0);
+    json_t *terrain = json_object_get(doc, "terrain");
+    json_t *patches = json_object_get(terrain, "patches");
+    ck_assert(json_is_array(patches));
+    json_t *prov = json_pack("{sOss ss}", "value", patches, "basis", "estimate", "source",
+                             "laid out for the tyres tests");
+    ck_assert_int_eq(json_object_set_new(terrain, "patches", prov), 0);
+    char *wrapped = json_dumps(doc, 0);
+    pdk_world_def a, b;
+    char *ra = NULL, *rb = NULL;
+    ck_assert_msg(pdk_params_world_parse(bare, "bare", NULL, &a, &ra, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_msg(pdk_params_world_parse(wrapped, "wrapped", NULL, &b, &rb, err, sizeof err) ==
+                      PDK_OK,
+                  "%s", err);
+    ck_assert_str_eq(ra, rb);
+    free(ra);
+    free(rb);
+    free(bare);
+    free(wrapped);
+    json_decref(doc);
+}
+END_TEST
+
+/* Each way a provenance object can be wrong is an error naming the key
+ * and what is wrong with it. */
+START_TEST(provenance_errors_name_key_and_reason)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    const struct {
+        const char *text;
+        pdk_error code;
+        const char *part;
+    } cases[] = {
+        {"{\"chassis\":{\"mass\":{\"basis\":\"oem\"}}}", PDK_ERR_WRONG_TYPE,
+         "chassis.mass: an object here is a provenance object and needs its \"value\""},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"bsis\":\"oem\"}}}", PDK_ERR_UNKNOWN_KEY,
+         "chassis.mass: unknown key \"bsis\" in a provenance object"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"basis\":\"guess\"}}}", PDK_ERR_OUT_OF_RANGE,
+         "chassis.mass: basis \"guess\" is not one of oem, dataspeed"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"basis\":3}}}", PDK_ERR_WRONG_TYPE,
+         "chassis.mass: provenance basis: expected a string, got number"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"source\":7}}}", PDK_ERR_WRONG_TYPE,
+         "chassis.mass: provenance source: expected a string, got number"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"note\":[\"x\"]}}}", PDK_ERR_WRONG_TYPE,
+         "chassis.mass: provenance note: expected a string, got array"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"sd\":-1}}}", PDK_ERR_OUT_OF_RANGE,
+         "chassis.mass: provenance sd must be a number at least 0"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"sd\":\"5\"}}}", PDK_ERR_OUT_OF_RANGE,
+         "chassis.mass: provenance sd must be a number at least 0"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"range\":[1500,1400]}}}", PDK_ERR_OUT_OF_RANGE,
+         "chassis.mass: provenance range must be [low, high] with low <= high"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"range\":[1400]}}}", PDK_ERR_OUT_OF_RANGE,
+         "provenance range must be [low, high]"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"range\":\"1400-1500\"}}}", PDK_ERR_OUT_OF_RANGE,
+         "provenance range must be [low, high]"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"range\":[1490,1500]}}}", PDK_ERR_OUT_OF_RANGE,
+         "chassis.mass: value 1480 is outside its provenance range [1490, 1500]"},
+        {"{\"chassis\":{\"mass\":{\"value\":1480,\"sd\":5,\"range\":[1400,1500]}}}",
+         PDK_ERR_OUT_OF_RANGE, "chassis.mass: provenance gives sd or range, not both"},
+        {"{\"tyres\":{\"front\":{\"law\":{\"value\":\"grip\",\"sd\":1}}}}", PDK_ERR_WRONG_TYPE,
+         "tyres.front.law: provenance sd and range apply to a number only"},
+        {"{\"chassis\":{\"mass\":{\"value\":\"1480\",\"range\":[1,2]}}}", PDK_ERR_WRONG_TYPE,
+         "chassis.mass: provenance sd and range apply to a number only"},
+        {"{\"chassis\":{\"masss\":{\"value\":1480}}}", PDK_ERR_UNKNOWN_KEY, "chassis.masss"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *r = parse_vehicle(cases[i].text, cases[i].code, err, sizeof err);
+        ck_assert_ptr_null(r);
+        ASSERT_HAS(err, cases[i].part);
+        ASSERT_HAS(err, "prov: ");
+    }
+}
+END_TEST
+
 START_TEST(bad_arguments_and_small_buffers)
 {
     char err[PDK_PARAMS_ERR_LEN];
@@ -1139,6 +1287,9 @@ static Suite *params_suite(void)
     tcase_add_test(tc, tyre_key_errors_name_key_and_bound);
     tcase_add_test(tc, file_errors_name_file_key_and_reason);
     tcase_add_test(tc, world_errors);
+    tcase_add_test(tc, provenance_objects_resolve_to_their_values);
+    tcase_add_test(tc, provenance_on_a_list_key);
+    tcase_add_test(tc, provenance_errors_name_key_and_reason);
     tcase_add_test(tc, bad_arguments_and_small_buffers);
     tcase_add_test(tc, list_sorts_names_and_reads_descriptions);
     tcase_add_test(tc, describe_walks_the_schema);
