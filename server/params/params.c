@@ -720,11 +720,24 @@ static pdk_error check_provenance(const pdk_param_key *key, const char *path, co
     return PDK_OK;
 }
 
+/* Whether an object at a leaf is meant as a provenance object: it has one
+ * of the six keys (no key takes an object as its value; any other object
+ * there is left for check_node to refuse as the wrong type). */
+static bool is_provenance(const json_t *obj)
+{
+    static const char *const keys[] = {"value", "basis", "source", "sd", "range", "note"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (json_object_get(obj, keys[i]) != NULL) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Replaces each provenance object at a leaf of the group at path in doc
- * by its value, after check_provenance. No key takes an object as its
- * value, so an object at a leaf is always one. The model reads the value
- * only; the rest stays in the preset file, for its readers. Keys the
- * schema does not know are left for check_node to name. */
+ * by its value, after check_provenance. The model reads the value only;
+ * the rest stays in the preset file, for its readers. Keys the schema does
+ * not know are left for check_node to name. */
 static pdk_error strip_provenance(const pdk_schema *s, const char *path, json_t *group,
                                   const char *where, char *err, size_t err_len)
 {
@@ -745,7 +758,7 @@ static pdk_error strip_provenance(const pdk_schema *s, const char *path, json_t 
             if (rc != PDK_OK) {
                 return rc;
             }
-        } else if (kind == NODE_LEAF) {
+        } else if (kind == NODE_LEAF && is_provenance(child)) {
             const json_t *value = NULL;
             pdk_error rc =
                 check_provenance(&s->keys[leaf], child_path, child, where, &value, err, err_len);

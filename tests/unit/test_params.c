@@ -1030,6 +1030,9 @@ START_TEST(provenance_errors_name_key_and_reason)
         {"{\"chassis\":{\"mass\":{\"value\":\"1480\",\"range\":[1,2]}}}", PDK_ERR_WRONG_TYPE,
          "chassis.mass: provenance sd and range apply to a number only"},
         {"{\"chassis\":{\"masss\":{\"value\":1480}}}", PDK_ERR_UNKNOWN_KEY, "chassis.masss"},
+        /* an object with none of the six keys is not one: the key's type error */
+        {"{\"chassis\":{\"mass\":{\"kg\":1480}}}", PDK_ERR_WRONG_TYPE,
+         "chassis.mass: expected a number, got object"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *r = parse_vehicle(cases[i].text, cases[i].code, err, sizeof err);
