@@ -622,6 +622,19 @@ static pdk_error check_node(const pdk_schema *s, const char *path, const json_t 
 static const char *const provenance_bases[] = {"oem",    "dataspeed", "installed",
                                                "fitted", "derived",   "estimate"};
 
+/* The members of a provenance object. */
+static const char *const provenance_keys[] = {"value", "basis", "source", "sd", "range", "note"};
+
+static bool is_provenance_key(const char *name)
+{
+    for (size_t i = 0; i < sizeof provenance_keys / sizeof provenance_keys[0]; i++) {
+        if (strcmp(name, provenance_keys[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Checks the provenance object p found at leaf key (path): value is
  * required; basis one of provenance_bases; source and note strings; sd (a
  * number >= 0) or range ([low, high], low <= high, the value inside it),
@@ -634,9 +647,7 @@ static pdk_error check_provenance(const pdk_param_key *key, const char *path, co
     const json_t *v;
     json_object_foreach((json_t *)p, name, v)
     {
-        if (strcmp(name, "value") != 0 && strcmp(name, "basis") != 0 &&
-            strcmp(name, "source") != 0 && strcmp(name, "sd") != 0 && strcmp(name, "range") != 0 &&
-            strcmp(name, "note") != 0) {
+        if (!is_provenance_key(name)) {
             return pdk_params_fail(PDK_ERR_UNKNOWN_KEY, err, err_len,
                                    "%s: %s: unknown key \"%.64s\" in a provenance object (it "
                                    "holds value, basis, source, sd or range, note)",
@@ -725,9 +736,8 @@ static pdk_error check_provenance(const pdk_param_key *key, const char *path, co
  * there is left for check_node to refuse as the wrong type). */
 static bool is_provenance(const json_t *obj)
 {
-    static const char *const keys[] = {"value", "basis", "source", "sd", "range", "note"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (json_object_get(obj, keys[i]) != NULL) {
+    for (size_t i = 0; i < sizeof provenance_keys / sizeof provenance_keys[0]; i++) {
+        if (json_object_get(obj, provenance_keys[i]) != NULL) {
             return true;
         }
     }
