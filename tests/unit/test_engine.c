@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "def_problem_util.h"
 #include "engine.h"
 
 #define PI 3.14159265358979323846
@@ -249,6 +250,11 @@ END_TEST
 
 /* ---- definitions ---- */
 
+static const char *problem(const void *def)
+{
+    return pdk_engine_def_problem(def);
+}
+
 /* Every field out of its range is refused with a message naming it: case
  * k of spoil breaks one field, and fields[k] is what the message names. */
 static const char *const fields[] = {
@@ -260,8 +266,9 @@ static const char *const fields[] = {
     "engine.idle_gain",         "engine.pedal_exponent",    "engine.max_speed_mps",
 };
 
-static void spoil(pdk_engine_def *e, int k)
+static void spoil(void *def, int k)
 {
+    pdk_engine_def *e = def;
     switch (k) {
     case 0:
         e->idle_rpm = 50.0;
@@ -322,15 +329,9 @@ static void spoil(pdk_engine_def *e, int k)
 
 START_TEST(definition_problems_name_the_field)
 {
-    ck_assert_ptr_nonnull(pdk_engine_def_problem(NULL));
-    for (int k = 0; k < (int)(sizeof fields / sizeof fields[0]); k++) {
-        pdk_engine_def d = prostar();
-        spoil(&d, k);
-        const char *why = pdk_engine_def_problem(&d);
-        ck_assert_msg(why != NULL, "case %d accepted", k);
-        ck_assert_msg(strstr(why, fields[k]) != NULL, "case %d: '%s' lacks '%s'", k, why,
-                      fields[k]);
-    }
+    const pdk_engine_def good = prostar();
+    assert_problems_name_fields(&good, sizeof good, spoil, problem, fields,
+                                (int)(sizeof fields / sizeof fields[0]));
 }
 END_TEST
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "def_problem_util.h"
 #include "utv_mass.h"
 
 #define G 9.81
@@ -179,8 +180,9 @@ static const char *const fields[] = {
     "mass.front_seat_x_m", "mass.cargo_kg",          "mass.cargo_x_m",
 };
 
-static void spoil(pdk_utv_mass_def *m, int k)
+static void spoil(void *def, int k)
 {
+    pdk_utv_mass_def *m = def;
     switch (k) {
     case 0:
         m->dry_kg = 1.0;
@@ -221,18 +223,17 @@ static void spoil(pdk_utv_mass_def *m, int k)
     }
 }
 
+static const char *problem(const void *def)
+{
+    return pdk_utv_mass_def_problem(def);
+}
+
 /* Every field out of its range is refused, the message naming it. */
 START_TEST(definition_problems_name_the_field)
 {
-    ck_assert_ptr_nonnull(pdk_utv_mass_def_problem(NULL));
-    for (int k = 0; k < (int)(sizeof fields / sizeof fields[0]); k++) {
-        pdk_utv_mass_def d = polaris();
-        spoil(&d, k);
-        const char *why = pdk_utv_mass_def_problem(&d);
-        ck_assert_msg(why != NULL, "case %d accepted", k);
-        ck_assert_msg(strstr(why, fields[k]) != NULL, "case %d: '%s' lacks '%s'", k, why,
-                      fields[k]);
-    }
+    const pdk_utv_mass_def good = polaris();
+    assert_problems_name_fields(&good, sizeof good, spoil, problem, fields,
+                                (int)(sizeof fields / sizeof fields[0]));
 }
 END_TEST
 
