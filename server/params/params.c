@@ -615,139 +615,11 @@ static pdk_error check_node(const pdk_schema *s, const char *path, const json_t 
 /* ------------------------------------------------------------------------ */
 /* Provenance */
 
-/* The bases a parameter's value may have (docs/presets.md "Provenance"):
- * from the maker, from the drive-by-wire kit's maker, measured on the
- * installed vehicle, fitted to measurements, derived from other values,
- * estimated. */
-static const char *const provenance_bases[] = {"oem",    "dataspeed", "installed",
-                                               "fitted", "derived",   "estimate"};
-
-/* The members of a provenance object. */
-static const char *const provenance_keys[] = {"value", "basis", "source", "sd", "range", "note"};
-
-static bool is_provenance_key(const char *name)
-{
-    for (size_t i = 0; i < sizeof provenance_keys / sizeof provenance_keys[0]; i++) {
-        if (strcmp(name, provenance_keys[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Checks the provenance object p found at leaf key (path): value is
- * required; basis one of provenance_bases; source and note strings; sd (a
- * number >= 0) or range ([low, high], low <= high, the value inside it),
- * not both, and only on a number. Returns its value (borrowed). */
-static pdk_error check_provenance(const pdk_param_key *key, const char *path, const json_t *p,
-                                  const char *where, const json_t **value_out, char *err,
-                                  size_t err_len)
-{
-    const char *name;
-    const json_t *v;
-    json_object_foreach((json_t *)p, name, v)
-    {
-        if (!is_provenance_key(name)) {
-            return pdk_params_fail(PDK_ERR_UNKNOWN_KEY, err, err_len,
-                                   "%s: %s: unknown key \"%.64s\" in a provenance object (it "
-                                   "holds value, basis, source, sd or range, note)",
-                                   where, path, name);
-        }
-    }
-    const json_t *value = json_object_get(p, "value");
-    if (value == NULL) {
-        return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                               "%s: %s: an object here is a provenance object and needs its "
-                               "\"value\" ({\"value\": ..., \"basis\": ..., \"source\": ...})",
-                               where, path);
-    }
-    const json_t *basis = json_object_get(p, "basis");
-    if (basis != NULL) {
-        if (!json_is_string(basis)) {
-            return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                                   "%s: %s: provenance basis: expected a string, got %s", where,
-                                   path, pdk_params_json_type(basis));
-        }
-        bool known = false;
-        for (size_t i = 0; i < sizeof provenance_bases / sizeof provenance_bases[0]; i++) {
-            known = known || strcmp(json_string_value(basis), provenance_bases[i]) == 0;
-        }
-        if (!known) {
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                                   "%s: %s: basis \"%.40s\" is not one of oem, dataspeed, "
-                                   "installed, fitted, derived, estimate",
-                                   where, path, json_string_value(basis));
-        }
-    }
-    const char *const texts[2] = {"source", "note"};
-    for (int i = 0; i < 2; i++) {
-        const json_t *t = json_object_get(p, texts[i]);
-        if (t != NULL && !json_is_string(t)) {
-            return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                                   "%s: %s: provenance %s: expected a string, got %s", where, path,
-                                   texts[i], pdk_params_json_type(t));
-        }
-    }
-    const json_t *sd = json_object_get(p, "sd");
-    const json_t *range = json_object_get(p, "range");
-    if (sd == NULL && range == NULL) {
-        *value_out = value;
-        return PDK_OK;
-    }
-    bool numeric =
-        key->type == PDK_KEY_NUMBER || key->type == PDK_KEY_INT || key->type == PDK_KEY_U64;
-    if (!numeric || !json_is_number(value)) {
-        return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                               "%s: %s: provenance sd and range apply to a number only", where,
-                               path);
-    }
-    if (sd != NULL && range != NULL) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                               "%s: %s: provenance gives sd or range, not both", where, path);
-    }
-    double x = json_number_value(value);
-    if (sd != NULL &&
-        !(json_is_number(sd) && json_number_value(sd) >= 0.0 && isfinite(json_number_value(sd)))) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                               "%s: %s: provenance sd must be a number at least 0", where, path);
-    }
-    if (range != NULL) {
-        const json_t *lo = json_array_get(range, 0);
-        const json_t *hi = json_array_get(range, 1);
-        if (!json_is_array(range) || json_array_size(range) != 2 || !json_is_number(lo) ||
-            !json_is_number(hi) || !(json_number_value(lo) <= json_number_value(hi))) {
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                                   "%s: %s: provenance range must be [low, high] with low <= high",
-                                   where, path);
-        }
-        if (!(x >= json_number_value(lo) && x <= json_number_value(hi))) {
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                                   "%s: %s: value %.17g is outside its provenance range [%.17g, "
-                                   "%.17g]",
-                                   where, path, x, json_number_value(lo), json_number_value(hi));
-        }
-    }
-    *value_out = value;
-    return PDK_OK;
-}
-
-/* Whether an object at a leaf is meant as a provenance object: it has one
- * of the six keys (no key takes an object as its value; any other object
- * there is left for check_node to refuse as the wrong type). */
-static bool is_provenance(const json_t *obj)
-{
-    for (size_t i = 0; i < sizeof provenance_keys / sizeof provenance_keys[0]; i++) {
-        if (json_object_get(obj, provenance_keys[i]) != NULL) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Replaces each provenance object at a leaf of the group at path in doc
- * by its value, after check_provenance. The model reads the value only;
- * the rest stays in the preset file, for its readers. Keys the schema does
- * not know are left for check_node to name. */
+ * by its value, after pdk_params_check_provenance (provenance.c). The
+ * model reads the value only; the rest stays in the preset file, for its
+ * readers. Keys the schema does not know are left for check_node to
+ * name. */
 static pdk_error strip_provenance(const pdk_schema *s, const char *path, json_t *group,
                                   const char *where, char *err, size_t err_len)
 {
@@ -768,10 +640,10 @@ static pdk_error strip_provenance(const pdk_schema *s, const char *path, json_t 
             if (rc != PDK_OK) {
                 return rc;
             }
-        } else if (kind == NODE_LEAF && is_provenance(child)) {
+        } else if (kind == NODE_LEAF && pdk_params_is_provenance(child)) {
             const json_t *value = NULL;
-            pdk_error rc =
-                check_provenance(&s->keys[leaf], child_path, child, where, &value, err, err_len);
+            pdk_error rc = pdk_params_check_provenance(&s->keys[leaf], child_path, child, where,
+                                                       &value, err, err_len);
             if (rc != PDK_OK) {
                 return rc;
             }

@@ -134,4 +134,17 @@ pdk_error pdk_json_set_member(json_t *obj, const char *name, json_t *value);
 pdk_error pdk_json_set_at(json_t *root, const pdk_path *path, size_t first, json_t *value,
                           const char *where, char *err, size_t err_len);
 
+/* Provenance (provenance.c): whether an object found at a key is meant as
+ * a provenance object {value, basis, source, sd | range, note} (it has one
+ * of the six members), and its check against key: value required, basis
+ * one of oem, dataspeed, installed, fitted, derived, estimate, source and
+ * note strings, sd (>= 0) or range ([low, high] holding the value), not
+ * both, only on a number. On success *value_out is its value (borrowed).
+ * Errors name where and path. */
+struct pdk_param_key;
+bool pdk_params_is_provenance(const json_t *obj);
+pdk_error pdk_params_check_provenance(const struct pdk_param_key *key, const char *path,
+                                      const json_t *provenance, const char *where,
+                                      const json_t **value_out, char *err, size_t err_len);
+
 #endif
