@@ -3,7 +3,6 @@
  * key's bare value. */
 #include <math.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "params_internal.h"
