@@ -129,3 +129,18 @@ double pdk_cvt_lag_ratio(const pdk_cvt_def *d, double ratio, double target, doub
     const double tau = d->shift_tau_s > 1e-4 ? d->shift_tau_s : 1e-4;
     return target + (ratio - target) * pdk_exp(-dt_s / tau);
 }
+
+void pdk_cvt_reset(const pdk_cvt_def *d, double idle_rpm, double speed_mps, double radius_m,
+                   double rear_ratio, double *ratio_out, double *engine_rpm_out)
+{
+    const double w_s = fabs(speed_mps) / radius_m * rear_ratio;
+    if (!(w_s > 1e-6)) {
+        *ratio_out = d->low_ratio;
+        *engine_rpm_out = idle_rpm;
+        return;
+    }
+    const double r = clamp(d->shift_rpm_light * RADPS_PER_RPM / w_s, d->high_ratio, d->low_ratio);
+    const double n = r * w_s / RADPS_PER_RPM;
+    *ratio_out = r;
+    *engine_rpm_out = n > idle_rpm ? n : idle_rpm;
+}

@@ -73,4 +73,14 @@ double pdk_cvt_target_ratio(const pdk_cvt_def *def, const pdk_cvt_capacity *cap,
 /* The ratio after dt_s: target + (r - target) exp(-dt / max(1e-4, tau)). */
 double pdk_cvt_lag_ratio(const pdk_cvt_def *def, double ratio, double target, double dt_s);
 
+/* The belt ratio and engine speed of a reset (seed 003 "Reset State"): at
+ * rest the low ratio and idle; a moving start at speed v0 (m/s, either
+ * sign) on wheels of radius R_t through the rear reduction i_r has the belt
+ * gripping at the light-load shift speed, r = clamp((2 pi n_light / 60) /
+ * w_s, r_high, r_low) with w_s = |v0| / R_t i_r, and the engine at
+ * max(n_idle, r w_s) (rev/min). In park and neutral (i_r 0) the low ratio
+ * and idle. */
+void pdk_cvt_reset(const pdk_cvt_def *def, double idle_rpm, double speed_mps, double radius_m,
+                   double rear_ratio, double *ratio_out, double *engine_rpm_out);
+
 #endif

@@ -190,6 +190,41 @@ static void spoil(void *def, int k)
     }
 }
 
+/* A reset at rest: the low ratio and idle. A moving start: the belt grips
+ * at the light-load shift speed, 3000 rev/min, while the ratio allows it;
+ * at a crawl the low ratio and idle at least; fast, the overdrive and the
+ * engine above the shift speed; backward the same as forward; in neutral
+ * (no reduction) as at rest. */
+START_TEST(reset_and_moving_start)
+{
+    const pdk_cvt_def d = polaris();
+    const double rt = 0.3429, ir = 28.84; /* the tyres and L */
+    double r, n;
+    pdk_cvt_reset(&d, IDLE_RPM, 0.0, rt, ir, &r, &n);
+    ck_assert_double_eq(r, 3.2);
+    ck_assert_double_eq(n, IDLE_RPM);
+    pdk_cvt_reset(&d, IDLE_RPM, 5.0, rt, ir, &r, &n);
+    const double ws = 5.0 / rt * ir;
+    ck_assert(r > 0.72 && r < 3.2);
+    ck_assert_double_eq_tol(n, 3000.0, 1e-9);
+    ck_assert_double_eq_tol(r * ws / RADPS_PER_RPM, 3000.0, 1e-9);
+    double rb, nb;
+    pdk_cvt_reset(&d, IDLE_RPM, -5.0, rt, ir, &rb, &nb);
+    ck_assert_double_eq(rb, r);
+    ck_assert_double_eq(nb, n);
+    pdk_cvt_reset(&d, IDLE_RPM, 0.2, rt, ir, &r, &n);
+    ck_assert_double_eq(r, 3.2);
+    ck_assert(n >= IDLE_RPM);
+    pdk_cvt_reset(&d, IDLE_RPM, 30.0, rt, ir, &r, &n);
+    ck_assert_double_eq(r, 0.72);
+    ck_assert_double_eq_tol(n, 0.72 * (30.0 / rt * ir) / RADPS_PER_RPM, 1e-9);
+    ck_assert(n > 3000.0);
+    pdk_cvt_reset(&d, IDLE_RPM, 5.0, rt, 0.0, &r, &n);
+    ck_assert_double_eq(r, 3.2);
+    ck_assert_double_eq(n, IDLE_RPM);
+}
+END_TEST
+
 static const char *problem(const void *def)
 {
     return pdk_cvt_def_problem(def);
@@ -212,6 +247,7 @@ static Suite *cvt_suite(void)
     tcase_add_test(tc, shift_speed_follows_the_clutch_torque);
     tcase_add_test(tc, target_ratio_holds_the_shift_speed);
     tcase_add_test(tc, ratio_lag_is_exact);
+    tcase_add_test(tc, reset_and_moving_start);
     tcase_add_test(tc, definition_problems_name_the_field);
     suite_add_tcase(s, tc);
     return s;
