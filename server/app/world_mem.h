@@ -5,7 +5,8 @@
 #include <stddef.h>
 
 /* A block of at least bytes for pdk_world_init, 64-byte aligned, or NULL.
- * A block of a huge page (2 MB) or more is aligned to 2 MB and the kernel
+ * A block of a huge page (2 MB) or more is aligned to 2 MB, rounded up to
+ * whole huge pages (up to 2 MB more than bytes), and the kernel
  * is asked to back it with huge pages (madvise(MADV_HUGEPAGE); transparent
  * huge pages in their "madvise" mode, the usual default): every tick walks
  * the whole world, and on 4 KB pages a fleet of a thousand cars needs
