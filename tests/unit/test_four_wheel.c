@@ -1074,6 +1074,28 @@ START_TEST(test_builds_same_bits)
 }
 END_TEST
 
+/* A build that is not one (or that this processor lacks) runs as the
+ * baseline, giving its bits, rather than failing. */
+START_TEST(test_unknown_build_runs_the_baseline)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    static run a, b;
+    run_init(&a, &d, 10.0, PDK_GEAR_DRIVE);
+    run_init(&b, &d, 10.0, PDK_GEAR_DRIVE);
+    ck_assert_int_eq(pdk_fw_build_available((pdk_fw_build)99), 0);
+    for (int tick = 0; tick < TICKS_PER_S; tick++) {
+        scripted_drive(&a, tick);
+        scripted_drive(&b, tick);
+        pdk_fw_step_build(&a.state, &a.cmd, &a.params, &a.terrain, a.substeps, a.ch,
+                          (pdk_fw_build)99);
+        pdk_fw_step_build(&b.state, &b.cmd, &b.params, &b.terrain, b.substeps, b.ch,
+                          PDK_FW_BUILD_BASELINE);
+    }
+    ck_assert(memcmp(&a.state, &b.state, sizeof a.state) == 0);
+    ck_assert(memcmp(a.ch, b.ch, sizeof a.ch) == 0);
+}
+END_TEST
+
 /* pdk_fw_step_batch, which steps vehicles two side by side (phase by phase
  * of each substep), gives every vehicle the state and channels, byte for
  * byte, of the baseline pdk_fw_step on it alone, every tick, in every build
@@ -1436,6 +1458,7 @@ static Suite *four_wheel_suite(void)
     tcase_add_test(det, test_same_inputs_same_bytes);
     tcase_add_test(det, test_builds_same_bits);
     tcase_add_test(det, test_batch_same_bits);
+    tcase_add_test(det, test_unknown_build_runs_the_baseline);
     tcase_add_test(det, test_non_finite_state_faults);
     tcase_add_test(det, test_every_channel_finite_over_bumps);
     suite_add_tcase(s, det);

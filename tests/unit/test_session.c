@@ -4,6 +4,7 @@
 #include <check.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "session.h"
 #include "stats.h"
 #include "wire.h"
+#include "world_mem.h"
 
 #define MAX_RESULTS 64
 
@@ -443,10 +445,29 @@ START_TEST(lateness_quantiles)
 }
 END_TEST
 
+/* A session's world memory: a small world on a 64-byte boundary, one of a
+ * huge page or more on a 2 MB boundary (where the kernel may back it with
+ * huge pages), both usable for their whole length and freed with free(). */
+START_TEST(world_memory_alignment)
+{
+    const size_t sizes[2] = {(size_t)100 << 10, ((size_t)3 << 20) + 17};
+    const uintptr_t align[2] = {64, (uintptr_t)2 << 20};
+    for (int i = 0; i < 2; i++) {
+        unsigned char *m = pdk_world_mem_alloc(sizes[i]);
+        ck_assert_ptr_nonnull(m);
+        ck_assert_uint_eq((uintptr_t)m % align[i], 0);
+        memset(m, 0xA5, sizes[i]);
+        ck_assert_uint_eq(m[sizes[i] - 1], 0xA5);
+        free(m);
+    }
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
     Suite *s = suite_create("session");
     TCase *tc = tcase_create("session");
+    tcase_add_test(tc, world_memory_alignment);
     tcase_add_test(tc, inputs_apply_at_the_next_tick_boundary);
     tcase_add_test(tc, refused_inputs_are_answered_and_not_counted);
     tcase_add_test(tc, queue_is_bounded_and_close_answers_pending);
