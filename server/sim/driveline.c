@@ -1,0 +1,395 @@
+/* The implicit driveline over one substep (driveline.h; seed 003 "Driveline
+ * Solve" and "Drive Modes"): each wheel's torque law, the differentials and
+ * the couplings of a secondary axle, the clutch, and the bracketed Newton
+ * root finder that solves them together for the carrier's end speed. */
+#include "driveline.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "vmath.h" /* pdk_tanh: the same bits on every build, unlike libm's */
+
+/* The root finder's limits. A bracket's step doubles at most this many
+ * times (from 1 rad/s that is 1.6e60 rad/s, far beyond any speed), so a
+ * function that never changes sign still ends. */
+#define ROOT_MAX_DOUBLINGS 200
+/* Steps inside a bracket. Newton lands on the root of a linear piece in
+ * one step, and every third step at least halves the bracket, so an
+ * ordinary bracket (within 2^60 of the tolerance) needs far fewer. */
+#define ROOT_MAX_STEPS 200
+/* Consecutive Newton steps that fail to halve the bracket before a
+ * bisection takes over. */
+#define ROOT_SLOW_NEWTON 2
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+double pdk_dl_wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_radps, double *slope)
+{
+    /* Seed 003 "Driveline Solve", WheelShaftTorqueNm: the torque that
+     * turns the wheel from w0 to w over h by backward Euler, J (w - w0) / h,
+     * plus the tyre's force at that spin times the radius, plus the
+     * Coulomb torques smoothed by tanh(w / 0.1 rad/s). The tyre's force
+     * is the chassis solve's linearisation (ADR 0008), bounded by F_max. */
+    const double fx_lin_n =
+        wheel->fx_e_n + wheel->kx_nspm * (spin_radps * wheel->radius_m - wheel->vx_mps);
+    const double fx_n = clamp(fx_lin_n, -wheel->fx_max_n, wheel->fx_max_n);
+    /* pdk_tanh is exactly +-1 beyond 20: the same bits without its cost
+     * for a wheel that turns (faster than 2 rad/s). */
+    const double x = spin_radps / PDK_DL_COULOMB_RADPS;
+    const double th = x > 20.0 ? 1.0 : (x < -20.0 ? -1.0 : pdk_tanh(x));
+    if (slope != NULL) {
+        /* The derivative of each term: J / h; R^2 k while the force is
+         * inside its bound and 0 on it; B (1 - tanh^2) / 0.1 rad/s. */
+        const bool inside = fx_lin_n > -wheel->fx_max_n && fx_lin_n < wheel->fx_max_n;
+        const double tyre_slope = inside ? wheel->radius_m * wheel->radius_m * wheel->kx_nspm : 0.0;
+        *slope = wheel->inertia_kgm2 / h_s + tyre_slope +
+                 wheel->coulomb_nm * (1.0 - th * th) / PDK_DL_COULOMB_RADPS;
+    }
+    return wheel->inertia_kgm2 * (spin_radps - wheel->spin0_radps) / h_s + wheel->radius_m * fx_n +
+           wheel->coulomb_nm * th;
+}
+
+/* ---- the rising root finder (seed 003's RisingRoot, with Newton steps) ---- */
+
+/* A non-decreasing function of x and its slope at x (>= 0). */
+typedef double (*rising_fn)(const void *ctx, double x, double *slope);
+
+/* The x where f crosses 0, given f's value f0 and slope slope0 at a first
+ * estimate x0. It steps from x0 toward the root, first by the Newton
+ * distance and then by step0 and doubling, until f changes sign; then,
+ * inside the bracket, it takes Newton steps from the end with the smaller
+ * |f| and bisects where a step would leave the bracket, the slope is 0, or
+ * Newton has twice failed to halve the bracket. A Newton step moves at
+ * least the tolerance, so that a step converging from one side crosses
+ * the root and closes the bracket. It stops where f is exactly 0, where
+ * the bracket is within a few ulps of max(|lo|, |hi|, x_scale), or after
+ * ROOT_MAX_STEPS, returning the end with the smaller |f|. If f never
+ * changes sign (it is bounded: only a pathological wheel without inertia
+ * does that) it returns the last point tried. Each evaluation of f adds 1
+ * to *evaluations. */
+static double rising_root(rising_fn f, const void *ctx, double x0, double f0, double slope0,
+                          double step0, double x_scale, int *evaluations)
+{
+    if (f0 == 0.0) {
+        return x0;
+    }
+    const double dir = f0 > 0.0 ? -1.0 : 1.0;
+    double step = slope0 > 0.0 ? fabs(f0 / slope0) : step0;
+    if (!(step > 0.0 && step <= DBL_MAX)) {
+        step = step0;
+    }
+    double x_near = x0, f_near = f0, s_near = slope0;
+    double x_far, f_far, s_far;
+    for (int doublings = 0;; doublings++) {
+        x_far = x_near + dir * step;
+        f_far = f(ctx, x_far, &s_far);
+        (*evaluations)++;
+        if (f_far == 0.0) {
+            return x_far;
+        }
+        if (dir > 0.0 ? f_far > 0.0 : f_far < 0.0) {
+            break;
+        }
+        if (doublings >= ROOT_MAX_DOUBLINGS) {
+            return x_far;
+        }
+        x_near = x_far;
+        f_near = f_far;
+        s_near = s_far;
+        step = fmax(2.0 * step, step0);
+    }
+    /* f(lo) < 0 < f(hi). */
+    const bool up = dir > 0.0;
+    double lo = up ? x_near : x_far;
+    double f_lo = up ? f_near : f_far;
+    double s_lo = up ? s_near : s_far;
+    double hi = up ? x_far : x_near;
+    double f_hi = up ? f_far : f_near;
+    double s_hi = up ? s_far : s_near;
+    int slow = 0;
+    for (int i = 0; i < ROOT_MAX_STEPS; i++) {
+        const double width = hi - lo;
+        const double tol = 2.0 * DBL_EPSILON * fmax(fmax(fabs(lo), fabs(hi)), x_scale);
+        if (!(width > 2.0 * tol)) {
+            break;
+        }
+        double x = lo + 0.5 * width;
+        bool newton = false;
+        const bool from_lo = -f_lo < f_hi;
+        const double s_end = from_lo ? s_lo : s_hi;
+        if (slow < ROOT_SLOW_NEWTON && s_end > 0.0) {
+            double xn = from_lo ? lo - f_lo / s_end : hi - f_hi / s_end;
+            xn = from_lo ? fmax(xn, lo + tol) : fmin(xn, hi - tol);
+            if (xn > lo && xn < hi) {
+                x = xn;
+                newton = true;
+            }
+        }
+        double sx;
+        const double fx = f(ctx, x, &sx);
+        (*evaluations)++;
+        if (fx == 0.0) {
+            return x;
+        }
+        if (fx < 0.0) {
+            lo = x;
+            f_lo = fx;
+            s_lo = sx;
+        } else {
+            hi = x;
+            f_hi = fx;
+            s_hi = sx;
+        }
+        slow = newton && hi - lo > 0.5 * width ? slow + 1 : 0;
+    }
+    return -f_lo < f_hi ? lo : hi;
+}
+
+/* ---- one axle behind its differential ---- */
+
+/* The slipping differential: wheels at c + d and c - d, the torque
+ * difference at the friction's limit in the direction s it slips. */
+typedef struct gap_ctx {
+    const pdk_dl_wheel *left;
+    const pdk_dl_wheel *right;
+    double h_s;
+    double carrier_radps;
+    double k_b;        /* (TBR - 1) / (TBR + 1) */
+    double preload_nm; /* P */
+    double sign;       /* s: +1 while the left wheel takes the larger torque */
+} gap_ctx;
+
+/* g = T_L - T_R - s (k_b |T_L + T_R| + P) from the wheels' torques, and its
+ * derivative in d: T_L' + T_R' - s k_b sign(T_L + T_R) (T_L' - T_R'), at
+ * least (1 - k_b)(T_L' + T_R') >= 0, so g rises in d. */
+static double gap_of(const gap_ctx *g, double t_l_nm, double slope_l, double t_r_nm, double slope_r,
+                     double *slope)
+{
+    const double sum_sign = t_l_nm + t_r_nm >= 0.0 ? 1.0 : -1.0;
+    *slope = slope_l + slope_r - g->sign * g->k_b * sum_sign * (slope_l - slope_r);
+    return t_l_nm - t_r_nm - g->sign * (g->k_b * fabs(t_l_nm + t_r_nm) + g->preload_nm);
+}
+
+static double gap(const void *ctx, double d_radps, double *slope)
+{
+    const gap_ctx *g = ctx;
+    double slope_l, slope_r;
+    const double t_l = pdk_dl_wheel_torque(g->left, g->h_s, g->carrier_radps + d_radps, &slope_l);
+    const double t_r = pdk_dl_wheel_torque(g->right, g->h_s, g->carrier_radps - d_radps, &slope_r);
+    return gap_of(g, t_l, slope_l, t_r, slope_r, slope);
+}
+
+typedef struct axle_state {
+    double torque_nm; /* T_L + T_R, at the carrier */
+    double slope;     /* its derivative in the carrier's speed */
+    double spin_radps[2];
+    double shaft_nm[2];
+} axle_state;
+
+/* The torque an axle needs to end at carrier speed c, through its
+ * differential (driveline.h; seed 003 "Driveline Solve", AxleCarrierTorqueNm,
+ * generalised from the open axle's equal split to a limited slip one). */
+static void axle_at(const pdk_dl_wheel *left, const pdk_dl_wheel *right, const pdk_dl_diff *diff,
+                    double h_s, double carrier_radps, axle_state *out)
+{
+    double slope_l, slope_r;
+    double t_l = pdk_dl_wheel_torque(left, h_s, carrier_radps, &slope_l);
+    double t_r = pdk_dl_wheel_torque(right, h_s, carrier_radps, &slope_r);
+    double d_radps = 0.0;
+    double slope = slope_l + slope_r;
+    if (diff->kind != PDK_DIFF_LOCKED) {
+        /* The torque-bias ratio's definition: the diff's friction holds
+         * T_hi / T_lo <= TBR, which is |T_L - T_R| <= k_b |T_L + T_R| with
+         * k_b = (TBR - 1) / (TBR + 1), plus the preload; an open diff has
+         * TBR 1 and no preload, so only equal torques hold it. */
+        const bool lsd = diff->kind == PDK_DIFF_LSD;
+        gap_ctx g = {
+            .left = left,
+            .right = right,
+            .h_s = h_s,
+            .carrier_radps = carrier_radps,
+            .k_b = lsd ? (diff->bias_ratio - 1.0) / (diff->bias_ratio + 1.0) : 0.0,
+            .preload_nm = lsd ? diff->preload_nm : 0.0,
+            .sign = t_l > t_r ? 1.0 : -1.0,
+        };
+        if (fabs(t_l - t_r) > g.k_b * fabs(t_l + t_r) + g.preload_nm) {
+            /* It slips: the wheel that needs more torque to turn at c
+             * turns slower (d has the sign -s) and takes the larger
+             * torque. */
+            double g0_slope;
+            const double g0 = gap_of(&g, t_l, slope_l, t_r, slope_r, &g0_slope);
+            int evaluations = 0;
+            d_radps = rising_root(gap, &g, 0.0, g0, g0_slope, fmax(1.0, 0.05 * fabs(carrier_radps)),
+                                  fmax(fabs(carrier_radps), 1e-9), &evaluations);
+            t_l = pdk_dl_wheel_torque(left, h_s, carrier_radps + d_radps, &slope_l);
+            t_r = pdk_dl_wheel_torque(right, h_s, carrier_radps - d_radps, &slope_r);
+            /* The implicit derivative of T_L + T_R in c with the diff at its
+             * limit: differentiating (1 - q) T_L - (1 + q) T_R = s P,
+             * q = s k_b sign(T_L + T_R), with w_L = c + d and w_R = c - d
+             * gives dT/dc = 4 a b / ((1 - q) a + (1 + q) b), a = T_L',
+             * b = T_R' (for the open diff, 4 / (1/a + 1/b)). */
+            const double q = g.sign * g.k_b * (t_l + t_r >= 0.0 ? 1.0 : -1.0);
+            const double den = (1.0 - q) * slope_l + (1.0 + q) * slope_r;
+            slope = den > 0.0 ? 4.0 * slope_l * slope_r / den : 0.0;
+        }
+    }
+    out->torque_nm = t_l + t_r;
+    out->slope = slope;
+    out->spin_radps[0] = carrier_radps + d_radps;
+    out->spin_radps[1] = carrier_radps - d_radps;
+    out->shaft_nm[0] = t_l;
+    out->shaft_nm[1] = t_r;
+}
+
+/* ---- the balance at the carrier ---- */
+
+typedef struct balance_ctx {
+    const pdk_dl_layout *layout;
+    const pdk_dl_engine *engine;
+    const pdk_dl_wheel *wheels;
+    double h_s;
+    bool clutch_open; /* neutral, or no capacity either way */
+} balance_ctx;
+
+static void put_wheel(pdk_dl_result *out, int j, double spin_radps, double shaft_nm)
+{
+    out->spin_radps[j] = spin_radps;
+    out->shaft_nm[j] = shaft_nm;
+    out->driven |= 1u << j;
+}
+
+/* T_need(c) - D(T_c(c)), or T_need(c) with the clutch open (seed 003
+ * "Driveline Solve", Balance), and its slope; with fill, every output the
+ * substep reports at c except the carrier and the evaluations. */
+static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, pdk_dl_result *fill)
+{
+    const pdk_dl_layout *layout = ctx->layout;
+    const pdk_dl_engine *engine = ctx->engine;
+    const int p = 2 * layout->primary;
+    const int s = 2 - p;
+    axle_state axle;
+    axle_at(&ctx->wheels[p], &ctx->wheels[p + 1], &layout->primary_diff, ctx->h_s, c_radps, &axle);
+    double need_nm = axle.torque_nm;
+    double need_slope = axle.slope;
+    if (fill != NULL) {
+        put_wheel(fill, p, axle.spin_radps[0], axle.shaft_nm[0]);
+        put_wheel(fill, p + 1, axle.spin_radps[1], axle.shaft_nm[1]);
+    }
+
+    /* Seed 003 "Driveline Solve", wheels in total: each coupled wheel of
+     * the secondary axle turns at K c and adds K times its torque (a torque
+     * T at the ring, which turns K times as fast as the carrier, takes the
+     * power T K c, which is the carrier's torque K T at c). */
+    const double k = layout->secondary_k;
+    const double ring_radps = k * c_radps;
+    if (layout->coupling == PDK_COUPLING_LOCKED) {
+        axle_state sec;
+        axle_at(&ctx->wheels[s], &ctx->wheels[s + 1], &layout->secondary_diff, ctx->h_s, ring_radps,
+                &sec);
+        need_nm += k * sec.torque_nm;
+        need_slope += k * k * sec.slope;
+        if (fill != NULL) {
+            put_wheel(fill, s, sec.spin_radps[0], sec.shaft_nm[0]);
+            put_wheel(fill, s + 1, sec.spin_radps[1], sec.shaft_nm[1]);
+        }
+    } else if (layout->coupling == PDK_COUPLING_OVERRUN || layout->coupling == PDK_COUPLING_BOTH) {
+        /* Seed 003 "Drive Modes": an overrunning clutch locks while its
+         * wheel needs torque in the ring's direction to turn at K c. The
+         * ring's direction is sign(c); at c = 0 it is the direction the
+         * gear would turn it, sign(R), and none in neutral. */
+        const double ratio = engine->ratio;
+        const double ring_sign = c_radps > 0.0   ? 1.0
+                                 : c_radps < 0.0 ? -1.0
+                                 : ratio > 0.0   ? 1.0
+                                 : ratio < 0.0   ? -1.0
+                                                 : 0.0;
+        for (int j = s; j < s + 2; j++) {
+            double t_slope;
+            const double t_nm =
+                pdk_dl_wheel_torque(&ctx->wheels[j], ctx->h_s, ring_radps, &t_slope);
+            if (layout->coupling == PDK_COUPLING_BOTH || ring_sign * t_nm > 0.0) {
+                need_nm += k * t_nm;
+                need_slope += k * k * t_slope;
+                if (fill != NULL) {
+                    put_wheel(fill, j, ring_radps, t_nm);
+                }
+            }
+        }
+    }
+
+    if (ctx->clutch_open) {
+        if (fill != NULL) {
+            fill->clutch_nm = 0.0;
+            fill->delivered_nm = 0.0;
+            fill->engine_radps = fmax(0.0, engine->free_radps);
+            fill->clutch_slips = 1;
+        }
+        *slope = need_slope;
+        return need_nm;
+    }
+
+    /* Seed 003 "Driveline Solve", engine side: the clutch torque that puts
+     * the engine at R c at the end, J_e (w_free - R c) / h, bounded by the
+     * capacities; the carrier receives R eta T_c while the engine drives
+     * and R T_c / eta while it is driven. D falls as c rises (its slope is
+     * -R^2 J_e eta / h or -R^2 J_e / (eta h) while the clutch holds, 0
+     * while it slips), so the balance rises for either sign of R. */
+    const double ratio = engine->ratio;
+    const double eta = engine->efficiency;
+    const double hold_nm = engine->inertia_kgm2 * (engine->free_radps - ratio * c_radps) / ctx->h_s;
+    const bool holds = hold_nm > -engine->cap_rev_nm && hold_nm < engine->cap_fwd_nm;
+    const double clutch_nm = clamp(hold_nm, -engine->cap_rev_nm, engine->cap_fwd_nm);
+    const double gain = clutch_nm >= 0.0 ? ratio * eta : ratio / eta;
+    const double delivered_nm = gain * clutch_nm;
+    const double clutch_slope = holds ? -engine->inertia_kgm2 * ratio / ctx->h_s : 0.0;
+    if (fill != NULL) {
+        fill->clutch_nm = clutch_nm;
+        fill->delivered_nm = delivered_nm;
+        fill->engine_radps =
+            fmax(0.0, engine->free_radps - ctx->h_s * clutch_nm / engine->inertia_kgm2);
+        fill->clutch_slips = holds ? 0 : 1;
+    }
+    *slope = need_slope - gain * clutch_slope;
+    return need_nm - delivered_nm;
+}
+
+static double balance(const void *ctx, double c_radps, double *slope)
+{
+    return balance_at(ctx, c_radps, slope, NULL);
+}
+
+void pdk_dl_solve(const pdk_dl_layout *layout, const pdk_dl_engine *engine,
+                  const pdk_dl_wheel wheels[4], double h_s, pdk_dl_result *out)
+{
+    PDK_ASSERT(layout->primary == 0 || layout->primary == 1);
+    PDK_ASSERT(h_s > 0.0 && engine->inertia_kgm2 > 0.0);
+    PDK_ASSERT(layout->coupling == PDK_COUPLING_NONE || layout->secondary_k > 0.0);
+    PDK_ASSERT(engine->efficiency > 0.0);
+    const balance_ctx ctx = {
+        .layout = layout,
+        .engine = engine,
+        .wheels = wheels,
+        .h_s = h_s,
+        .clutch_open =
+            engine->ratio == 0.0 || (engine->cap_fwd_nm == 0.0 && engine->cap_rev_nm == 0.0),
+    };
+    /* The first estimate: the primary wheels' mean spin at the start. */
+    const int p = 2 * layout->primary;
+    const double c0_radps = 0.5 * (wheels[p].spin0_radps + wheels[p + 1].spin0_radps);
+    double slope0;
+    const double f0 = balance_at(&ctx, c0_radps, &slope0, NULL);
+    int evaluations = 1;
+    const double c_radps = rising_root(balance, &ctx, c0_radps, f0, slope0,
+                                       fmax(1.0, 0.05 * fabs(c0_radps)), 1e-9, &evaluations);
+    *out = (pdk_dl_result){0};
+    double slope;
+    (void)balance_at(&ctx, c_radps, &slope, out);
+    out->carrier_radps = c_radps;
+    out->evaluations = evaluations + 1;
+}
