@@ -163,7 +163,27 @@
                         "tyre condition (0 intact, 1 flat, 2 on the rim, 3 wheel detached)")       \
     X(PDK_CH_STEERING_TORQUE, "SteeringTorque", "N m",                                             \
       "steering-column torque at the steering wheel from the front tyres' aligning moments, "      \
-      "positive turning the wheel left (the driver feels its opposite)")
+      "positive turning the wheel left (the driver feels its opposite)")                           \
+    X(PDK_CH_ENGINE_RPM, "EngineRPM", "rev/min", "engine speed (0 without a powertrain)")          \
+    X(PDK_CH_ENGINE_TORQUE, "EngineTorque", "N m",                                                 \
+      "engine brake torque less the accessories' drag, at the crank; negative motoring")           \
+    X(PDK_CH_CVT_RATIO, "CvtRatio", "1", "CVT belt ratio, primary over secondary speed")           \
+    X(PDK_CH_CLUTCH_TORQUE, "ClutchTorque", "N m",                                                 \
+      "torque through the primary clutch, positive while the engine drives")                       \
+    X(PDK_CH_CLUTCH_SLIP, "ClutchSlip", "rad/s",                                                   \
+      "primary clutch slip: engine speed less the overall ratio times the carrier speed")          \
+    X(PDK_CH_DRIVE_MODE, "DriveMode", "enum", "AWD switch (0 Turf, 1 2WD, 2 AWD)")                 \
+    X(PDK_CH_FUEL_RATE, "FuelRate", "L/h", "fuel flow of the engine's Willans line")               \
+    X(PDK_CH_FUEL_USED, "FuelUsed", "L", "fuel burnt since spawn")                                 \
+    X(PDK_CH_FUEL_LEVEL, "FuelLevel", "L", "fuel left in the tank")                                \
+    X(PDK_CH_GEAR_REJECT, "GearReject", "enum",                                                    \
+      "why the last gear request was refused (DBW2 GearReject: 0 none, 2 unsupported, 3 shift "    \
+      "in progress, 6 vehicle speed)")                                                             \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_WHEEL_TORQUE, "WheelTorque", "N m",                              \
+                        "driveline torque on the wheel's shaft, positive driving forward")         \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_BRAKE_TORQUE, "BrakeTorque", "N m",                              \
+                        "brake torque capacity at the wheel from the line pressure (and the "      \
+                        "park pawl's in P)")
 
 typedef enum pdk_channel {
 #define PDK_CHANNEL_ENUM_(id, name, unit, desc) id,

@@ -221,6 +221,7 @@ static fw_vehicle vehicle_of(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_f
                           {&p->axle[0].kin, &p->axle[1].kin},
                           {&p->axle[0].life, &p->axle[1].life},
                           {&p->axle[0].soil, &p->axle[1].soil},
+                          p->powertrain.kind != PDK_POWERTRAIN_LUMPED ? &p->powertrain : NULL,
                           ch};
     return v;
 }
@@ -261,6 +262,8 @@ static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
                                   {&d->susp_front.kinematics, &d->susp_rear.kinematics},
                                   {&d->tyre_front.life, &d->tyre_rear.life},
                                   {&d->tyre_front.soil, &d->tyre_rear.soil},
+                                  d->powertrain.kind != PDK_POWERTRAIN_LUMPED ? &d->powertrain
+                                                                              : NULL,
                                   channels[i + j]};
             vs[j] = v;
         }

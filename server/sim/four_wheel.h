@@ -92,6 +92,24 @@
  * exactly zero at the end of a tick (PDK_ST_NEGLIGIBLE). */
 #define PDK_FW_NEGLIGIBLE 1.0e-100
 
+/* The powertrain's state (a vehicle with a powertrain, PDK_POWERTRAIN_UTV;
+ * all 0 for the lumped drive): the engine, the belt, the clutch's last
+ * torque, the lever, the tank. Plain data. */
+typedef struct pdk_fw_powertrain {
+    double engine_radps;  /* omega_e */
+    double request;       /* u, the engine's torque request 0..1 */
+    double cvt_ratio;     /* r, the belt's ratio */
+    double clutch_nm;     /* T_c of the last substep, positive while the engine drives */
+    double carrier_radps; /* c, the rear carrier's speed at the last substep's end */
+    double fuel_l;        /* in the tank */
+    double fuel_used_l;   /* since spawn */
+    pdk_utv_lever lever;  /* the position engaged, and a change under way */
+    int32_t requested;    /* the gear the command last asked for (pdk_gear) */
+    int32_t reject;       /* pdk_gear_reject of that request */
+    int32_t drive_mode;   /* pdk_drive_mode */
+    int32_t pad;
+} pdk_fw_powertrain;
+
 /* The dynamic state: everything that carries from one substep to the next.
  * Plain data, no pointers: a copy is a snapshot. */
 typedef struct pdk_fw_state {
@@ -129,6 +147,7 @@ typedef struct pdk_fw_state {
     uint32_t work_ticks;
     double power_scale; /* the engine's damage scale, 0..1 (PDK_TYRE_SET_POWER_SCALE) */
     uint32_t faulted;   /* as pdk_st_state.faulted */
+    pdk_fw_powertrain pt;
 } pdk_fw_state;
 
 /* The held command and what follows from it alone (cached per command). */
@@ -145,6 +164,7 @@ typedef struct pdk_fw_cmd {
     double governor_fade_mps;
     double hold_n[PDK_WHEELS]; /* brake + parking pawl capacity per wheel, as a force at the
                                 * contact (the step takes it times the rolling radius) */
+    double brake_nm[PDK_WHEELS]; /* a powertrain's brakes, as torques (hold_n 0 then) */
     double gear_code;
     int32_t gear;
 } pdk_fw_cmd;
@@ -232,6 +252,7 @@ typedef struct pdk_fw_params {
      * were spawned from one definition share one copy (world.c). */
     pdk_tyre_consts4 tyre;
     pdk_fw_axle axle[2]; /* front, rear */
+    pdk_powertrain_def powertrain; /* the definition's */
 } pdk_fw_params;
 
 /* The law definitions the step runs for def's axles: the axle's own, with
@@ -254,6 +275,15 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
  * terrain's air temperature, the engine whole. */
 void pdk_fw_state_init(pdk_fw_state *state, const pdk_fw_params *params,
                        const pdk_terrain_def *terrain, const pdk_pose *pose, double speed_mps);
+
+/* Resets the powertrain of a vehicle spawned with pt (nothing for the
+ * lumped drive) as seed 003's "Reset State": the lever in gear, the engine
+ * at idle and the belt at its low ratio, or for a moving start at
+ * speed_mps the belt gripping at its light-load shift speed; the tank
+ * full, the drive mode the definition's. rear_radius_m is the rear tyres'
+ * radius. */
+void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, pdk_gear gear,
+                            double speed_mps, double rear_radius_m);
 
 /* Holds a new command (values already range-checked against def) and
  * recomputes its cached part. gear is PARK..LOW. */

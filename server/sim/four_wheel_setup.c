@@ -211,6 +211,7 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
         }
     }
     p->ride_ray_top_m = top;
+    params->powertrain = def->powertrain;
     pdk_tyre_consts4_init(&params->tyre, &params->axle[0].law, &params->axle[1].law);
     double kappa_peak[2], tan_peak[2];
     peak_slips(&params->tyre, kappa_peak, tan_peak);
@@ -304,6 +305,7 @@ void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrai
     s->work_ticks = 0u;
     s->power_scale = 1.0;
     s->faulted = 0u;
+    memset(&s->pt, 0, sizeof s->pt); /* pdk_fw_powertrain_init resets a powertrain's */
 }
 
 void pdk_fw_tyre_action(pdk_fw_state *s, const pdk_vehicle_def *def, uint32_t wheel_mask,
@@ -373,4 +375,24 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
     cmd->hold_n[PDK_FR] = 0.5 * dm.hold_front_n;
     cmd->hold_n[PDK_RL] = 0.5 * dm.hold_rear_n;
     cmd->hold_n[PDK_RR] = 0.5 * dm.hold_rear_n;
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        cmd->brake_nm[i] = 0.0;
+    }
+    const pdk_powertrain_def *pt = &def->powertrain;
+    if (pt->kind != PDK_POWERTRAIN_LUMPED) {
+        /* A powertrain drives the wheels itself (four_wheel_powertrain.c)
+         * and its pawl holds them from the lever's position; the brakes
+         * are seed 003's: P_out = clamp(P_line + P_bias, 0, P_max), G_f
+         * P_out at each front wheel and G_r P_out at each rear one, not
+         * changing with the load. */
+        double p_out = clamp(brake_bar + pt->brake_bias_bar, 0.0, def->brake.max_line_bar);
+        cmd->drive_gain = 0.0;
+        cmd->governor_mps = 0.0;
+        cmd->governor_fade_mps = 0.0;
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            cmd->hold_n[i] = 0.0;
+            cmd->brake_nm[i] =
+                (i < PDK_RL ? pt->brake_front_nm_per_bar : pt->brake_rear_nm_per_bar) * p_out;
+        }
+    }
 }

@@ -413,6 +413,9 @@ VEC void struts(PHASE_ARGS)
     q->fcap_x = zero;
     q->fcap_y = zero;
     tyre_law(vh, sv, q);
+    if (vh->pt != NULL) {
+        powertrain(vh, sv, q);
+    }
     wheel_hold(vh, sv, q);
     wheel_coeffs(vh, sv, q);
 
@@ -728,6 +731,11 @@ VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terra
             svs[j].start.quat[k] = vs[j].st->quat[k];
         }
         tick_begin(&vs[j], &svs[j], tk);
+        if (vs[j].pt != NULL) {
+            const double *vel = vs[j].st->vel_mps;
+            pdk_fwpt_tick(vs[j].st, vs[j].cmd, vs[j].pt, vs[j].p->h_s * (double)substeps,
+                          sqrt(vel[0] * vel[0] + vel[1] * vel[1]));
+        }
     }
     for (int k = 0; k < substeps; k++) {
         for (int j = 0; j < n; j++) {

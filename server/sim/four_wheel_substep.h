@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "four_wheel.h"
+#include "four_wheel_powertrain.h"
 #include "four_wheel_lanes.h"
 #include "single_track.h"
 #include "trig.h"
@@ -235,6 +236,11 @@ typedef struct sub {
     /* Sums over the tick's substeps for the tyres' life and the channels:
      * sliding power, load, rolling speed, substeps in contact. */
     v4 sum_power, sum_load, sum_speed, sum_contact;
+    /* A powertrain's substep (four_wheel_powertrain.h): the driveline's
+     * shaft torques and the pawl's capacities the wheels take, and what the
+     * channels report. */
+    v4 shaft, pawl;
+    pdk_fwpt_out pto;
 } sub;
 
 /* What one vehicle's step reads and writes: the world's arrays (or a
@@ -247,6 +253,7 @@ typedef struct fw_vehicle {
     const pdk_kinematics_def *kin[2];
     const pdk_tyre_life_def *life[2];
     const pdk_soil_tyre *soil[2];
+    const pdk_powertrain_def *pt; /* NULL for the lumped drive */
     double *ch;
 } fw_vehicle;
 

@@ -188,6 +188,10 @@ VEC int settle(const fw_vehicle *vh, const pose7 *start_pose)
     int held = 0;
     for (int i = 0; i < PDK_WHEELS; i++) {
         held |= cmd->hold_n[i] > 0.0;
+        held |= cmd->brake_nm[i] > 0.0;
+    }
+    if (vh->pt != NULL) {
+        held |= pdk_utv_lever_gear(&s->pt.lever) == PDK_UTV_GEAR_PARK;
     }
     if (held && fabs(s->vel_mps[0]) < PDK_FW_REST_SPEED_MPS &&
         fabs(s->vel_mps[1]) < PDK_FW_REST_SPEED_MPS &&
@@ -321,6 +325,13 @@ VEC void telemetry(const fw_vehicle *vh, const sub *sv, const wheels *q, int sub
         ch[PDK_CH_PITCH_LINK_LOAD_F + k] = q->link_pitch[l] + q->link_pitch[r];
         ch[PDK_CH_JACKING_FORCE_F + k] = q->link_rc[l] + q->link_rc[r];
     }
+    /* The drive and brake torques at each wheel; the powertrain's own. */
+    store4(&ch[PDK_CH_WHEEL_TORQUE_FL], q->t_drive);
+    store4(&ch[PDK_CH_BRAKE_TORQUE_FL],
+           (load4(cmd->hold_n) * sv->radius + load4(cmd->brake_nm)) + sv->pawl);
+    if (vh->pt != NULL) {
+        pdk_fwpt_channels(s, vh->pt, &sv->pto, ch);
+    }
 }
 
 /* What a step needs to know of the terrain, the same for every vehicle on
@@ -382,6 +393,8 @@ VEC void tick_begin(const fw_vehicle *vh, sub *sv, const terrain_kind *tk)
     sv->sum_speed = splat(0.0);
     sv->sum_contact = splat(0.0);
     sv->drag = 0.0;
+    sv->shaft = splat(0.0);
+    sv->pawl = splat(0.0);
 }
 
 /* The tick's end for the tyres: what the tick's substeps did to each one

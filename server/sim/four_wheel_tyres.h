@@ -163,6 +163,16 @@ VEC void wheel_hold(PHASE_ARGS)
     const v4 zero = splat(0.0);
     const v4 r = sv->radius;
     const v4 om0 = load4(st->spin_radps);
+    if (vh->pt != NULL) {
+        /* A powertrain's: the driveline's shaft torques (powertrain), its
+         * brakes as torques and the pawl. */
+        q->t_drive = sv->shaft;
+        q->roll_t = keep(q->loaded, q->roll_f * q->fz0 * r);
+        q->hold = (load4(vh->cmd->brake_nm) + sv->pawl) + q->roll_t;
+        const m4 still = (m4)(om0 == zero);
+        q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
+        return;
+    }
     const v4 rim = abs4(om0 * r);
     const v4 fmax = splat(p->drive_force_n);
     const v4 pw = splat(p->drive_power_w);
@@ -174,6 +184,39 @@ VEC void wheel_hold(PHASE_ARGS)
     q->hold = load4(vh->cmd->hold_n) * r + q->roll_t;
     const m4 still = (m4)(om0 == zero);
     q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
+}
+
+/* A powertrain's substep (four_wheel_powertrain.h), after the tyres' laws
+ * and before the wheels' torques: each wheel as the driveline sees it, the
+ * tyre linearised as wheel_coeffs linearises it (F_x1 = fex + kx s_x1 at
+ * the start's contact speed), at most the friction circle's share left by
+ * its lateral force, with its Coulomb torques (brakes and rolling); then
+ * the shaft torques and the pawl for wheel_hold. Scalar and rare enough
+ * (UTVs only) not to be inlined. */
+static __attribute__((noinline)) void powertrain(PHASE_ARGS)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_state *st = vh->st;
+    const v4 r = sv->radius;
+    const m4 on = q->loaded;
+    const v4 roll_t = keep(on, q->roll_f * q->fz0 * r);
+    const v4 fex = keep(on, q->fex), kx = keep(on, q->kx), fey = keep(on, q->fey);
+    const v4 peak = keep(on, q->peak);
+    pdk_dl_wheel w[PDK_WHEELS];
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        const double left = peak[j] * peak[j] - fey[j] * fey[j];
+        w[j].spin0_radps = st->spin_radps[j];
+        w[j].inertia_kgm2 = p->spin_inertia_kgm2[j];
+        w[j].radius_m = r[j];
+        w[j].fx_e_n = fex[j];
+        w[j].kx_nspm = kx[j];
+        w[j].vx_mps = q->u0[j];
+        w[j].fx_max_n = left > 0.0 ? sqrt(left) : 0.0;
+        w[j].coulomb_nm = vh->cmd->brake_nm[j] + roll_t[j];
+    }
+    pdk_fwpt_substep(vh->st, vh->cmd, vh->pt, w, p->h_s, &sv->pto);
+    sv->shaft = load4(sv->pto.shaft_nm);
+    sv->pawl = load4(sv->pto.pawl_nm);
 }
 
 /* The damper and explicit force each wheel's tyre puts on the contact along

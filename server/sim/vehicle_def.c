@@ -506,10 +506,79 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
             "resist.rolling_coeff must be finite and >= 0");
     REQUIRE(non_negative(def->resist.drag_area_m2), range,
             "resist.drag_area_m2 must be finite and >= 0");
+    if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
+        REQUIRE(def->model == PDK_MODEL_FOUR_WHEEL, PDK_ERR_INVALID_ARGUMENT,
+                "powertrain.kind other than lumped needs the fourWheel model");
+        const char *pt = pdk_powertrain_def_problem(&def->powertrain);
+        if (pt != NULL) {
+            *why = pt;
+            return PDK_ERR_OUT_OF_RANGE;
+        }
+    }
     if (def->model == PDK_MODEL_FOUR_WHEEL) {
         return check_four_wheel(def, why);
     }
     return PDK_OK;
+}
+
+/* Seed 003 "Brakes", "Engine and Fuel", "CVT and Gearbox", "Drive Modes":
+ * the brake gains (22 and 12 N m per bar at each front and rear wheel, no
+ * bias), the tank (43.5 L of petrol, 43.4 MJ/kg at 0.745 kg/L), AWD as the
+ * switch's default, and the engine, CVT and lever of engine.c, cvt.c and
+ * utv_gear.c. */
+pdk_powertrain_def pdk_powertrain_def_polaris(void)
+{
+    pdk_powertrain_def pt = {
+        .kind = PDK_POWERTRAIN_UTV,
+        .engine = pdk_engine_def_prostar999(),
+        .cvt = pdk_cvt_def_polaris(),
+        .gearbox = pdk_utv_gearbox_def_polaris(),
+        .drive_mode = PDK_DRIVE_AWD,
+        .brake_front_nm_per_bar = 22.0,
+        .brake_rear_nm_per_bar = 12.0,
+        .brake_bias_bar = 0.0,
+        .fuel_tank_l = 43.5,
+        .fuel_heating_value_jpkg = 43.4e6,
+        .fuel_density_kgpl = 0.745,
+    };
+    return pt;
+}
+
+const char *pdk_powertrain_def_problem(const pdk_powertrain_def *def)
+{
+    if (def->kind != PDK_POWERTRAIN_LUMPED && def->kind != PDK_POWERTRAIN_UTV) {
+        return "powertrain.kind must be lumped or utv";
+    }
+    if (def->kind == PDK_POWERTRAIN_LUMPED) {
+        return NULL;
+    }
+    const char *why = pdk_engine_def_problem(&def->engine);
+    if (why == NULL) {
+        why = pdk_cvt_def_problem(&def->cvt);
+    }
+    if (why == NULL) {
+        why = pdk_utv_gearbox_def_problem(&def->gearbox);
+    }
+    if (why != NULL) {
+        return why;
+    }
+    if (def->drive_mode != PDK_DRIVE_TURF && def->drive_mode != PDK_DRIVE_2WD &&
+        def->drive_mode != PDK_DRIVE_AWD) {
+        return "powertrain.drive_mode must be turf, 2wd or awd";
+    }
+    if (!non_negative(def->brake_front_nm_per_bar) || !non_negative(def->brake_rear_nm_per_bar)) {
+        return "brakes.front_nm_per_bar and brakes.rear_nm_per_bar must be finite and >= 0";
+    }
+    if (!isfinite(def->brake_bias_bar)) {
+        return "brakes.bias_bar must be finite";
+    }
+    if (!non_negative(def->fuel_tank_l)) {
+        return "fuel.tank_l must be finite and >= 0";
+    }
+    if (!positive(def->fuel_heating_value_jpkg) || !positive(def->fuel_density_kgpl)) {
+        return "fuel.lhv_mj_kg and fuel.density_kg_l must be finite and above 0";
+    }
+    return NULL;
 }
 
 pdk_error pdk_vehicle_def_check(const pdk_vehicle_def *def)

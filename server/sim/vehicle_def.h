@@ -4,11 +4,14 @@
 #ifndef PDK_VEHICLE_DEF_H
 #define PDK_VEHICLE_DEF_H
 
+#include "cvt.h"
+#include "engine.h"
 #include "error.h"
 #include "input.h"
 #include "surface.h"
 #include "tyre.h"
 #include "tyre_life.h"
+#include "utv_gear.h"
 
 /* Which vehicle model steps the vehicle. Values are stable (recorded). */
 typedef enum pdk_model {
@@ -136,6 +139,45 @@ typedef struct pdk_resist_def {
     double drag_area_m2;        /* Cd * A */
 } pdk_resist_def;
 
+/* Which powertrain turns the wheels. Values are stable (recorded). */
+typedef enum pdk_powertrain_kind {
+    PDK_POWERTRAIN_LUMPED = 0, /* pdk_drive_def's drive force, no engine (the default) */
+    PDK_POWERTRAIN_UTV = 1,    /* seed 003: engine, CVT, gear lever, demand drive */
+} pdk_powertrain_kind;
+
+/* The UTV's AWD switch (seed 003 "Drive Modes"); values are the switch's. */
+typedef enum pdk_drive_mode {
+    PDK_DRIVE_TURF = 0, /* open rear differential, front not driven */
+    PDK_DRIVE_2WD = 1,  /* locked rear, front not driven */
+    PDK_DRIVE_AWD = 2,  /* locked rear, the front's overrunning clutches */
+} pdk_drive_mode;
+
+/* A powertrain of engine, clutch, transmission and differentials, driven
+ * through the implicit driveline (driveline.h). With kind
+ * PDK_POWERTRAIN_LUMPED the vehicle drives with drive and brake instead and
+ * nothing here is read. Four-wheel model only. */
+typedef struct pdk_powertrain_def {
+    pdk_powertrain_kind kind;
+    pdk_engine_def engine;
+    pdk_cvt_def cvt;
+    pdk_utv_gearbox_def gearbox;
+    pdk_drive_mode drive_mode;      /* the switch's position at spawn */
+    double brake_front_nm_per_bar;  /* G_f: torque at each front wheel per bar */
+    double brake_rear_nm_per_bar;   /* G_r: at each rear wheel */
+    double brake_bias_bar;          /* added to the line pressure, P_out within 0..max_line_bar */
+    double fuel_tank_l;             /* full at spawn */
+    double fuel_heating_value_jpkg; /* H_u, lower heating value */
+    double fuel_density_kgpl;       /* rho_f */
+} pdk_powertrain_def;
+
+/* Seed 003's Polaris Ranger CREW XP 1000 powertrain: the ProStar engine,
+ * the CVT with its EBS, the gear lever, AWD, the brakes' gains, a 43.5 L
+ * tank of petrol. */
+pdk_powertrain_def pdk_powertrain_def_polaris(void);
+
+/* NULL when def can run, else what is wrong, naming the field. */
+const char *pdk_powertrain_def_problem(const pdk_powertrain_def *def);
+
 typedef struct pdk_vehicle_def {
     pdk_model model;
     pdk_chassis_def chassis;
@@ -147,6 +189,7 @@ typedef struct pdk_vehicle_def {
     pdk_drive_def drive;
     pdk_brake_def brake;
     pdk_resist_def resist;
+    pdk_powertrain_def powertrain;
 } pdk_vehicle_def;
 
 /* The least yaw inertia a definition may have, as a multiple of m a b (a, b:

@@ -454,6 +454,8 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
         fw_consts_of(world)[slot] = p.c;
         meta[slot].tyre = tyre_entry(world, &p.tyre);
         pdk_fw_state_init(&fw_state_of(world)[slot], &p, &wd->terrain, pose, speed_mps);
+        pdk_fw_powertrain_init(&fw_state_of(world)[slot], &def->powertrain, gear, speed_mps,
+                               p.c.radius_m[PDK_RL]);
         pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     } else {
         /* The single-track model has no wheels to find the ground under:
@@ -894,6 +896,22 @@ static uint64_t hash_four_wheel(uint64_t h, const pdk_fw_state *fw, const pdk_fw
     h = pdk_hash_u64(h, fw->work_ticks);
     h = pdk_hash_f64(h, fw->power_scale);
     h = pdk_hash_u64(h, fw->faulted);
+    const pdk_fw_powertrain *pt = &fw->pt;
+    if (pt->lever.engaged != PDK_UTV_GEAR_NONE) { /* a powertrain's (0 for the lumped drive) */
+        h = pdk_hash_f64(h, pt->engine_radps);
+        h = pdk_hash_f64(h, pt->request);
+        h = pdk_hash_f64(h, pt->cvt_ratio);
+        h = pdk_hash_f64(h, pt->clutch_nm);
+        h = pdk_hash_f64(h, pt->carrier_radps);
+        h = pdk_hash_f64(h, pt->fuel_l);
+        h = pdk_hash_f64(h, pt->fuel_used_l);
+        h = pdk_hash_u64(h, (uint64_t)pt->lever.engaged);
+        h = pdk_hash_u64(h, (uint64_t)pt->lever.target);
+        h = pdk_hash_f64(h, pt->lever.shift_left_s);
+        h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->requested);
+        h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->reject);
+        h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->drive_mode);
+    }
     h = pdk_hash_f64(h, c->throttle_pct);
     h = pdk_hash_f64(h, c->brake_bar);
     h = pdk_hash_f64(h, c->steer_wheel_deg);

@@ -22,8 +22,10 @@
 #include <time.h>
 
 #include "channels.h"
+#include "driveline.h"
 #include "four_wheel.h"
 #include "tyre.h"
+#include "utv_def.h"
 #include "world.h"
 #include "world_mem.h"
 
@@ -204,6 +206,15 @@ static void bench_tyres(double seconds)
                    1e9 / (120.0 * r.ns_per_vehicle_step));
         }
     }
+    /* The Polaris (seed 003) with its whole powertrain: the engine, the
+     * CVT and the implicit driveline in every substep. */
+    pdk_utv_mass_def utv_mass = pdk_utv_mass_def_polaris();
+    pdk_vehicle_def utv = pdk_vehicle_def_polaris(&utv_mass, 9.81);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        result r = best_of_3_def(&utv, 0, PDK_CONTACT_RAY, sizes[i], 2, seconds);
+        printf("%-24s %8d %18.1f %22.0f\n", "Polaris, powertrain", sizes[i], r.ns_per_vehicle_step,
+               1e9 / (120.0 * r.ns_per_vehicle_step));
+    }
     printf("four-wheel model, Magic Formula (road205), 1000 cars, 2 substeps, contact mode:\n");
     printf("%-24s %8s %18s %22s\n", "contact", "terrain", "ns/car-step", "cars/core @120Hz");
     pdk_vehicle_def mf = pdk_vehicle_def_default();
@@ -304,6 +315,75 @@ static void bench_builds(double seconds)
     }
 }
 
+/* The driveline's solve alone (pdk_dl_solve), per substep of 1/240 s, on
+ * the Polaris's numbers: AWD at 10 m/s with the clutch locked (a locked
+ * rear axle and the front's overrunning clutches), Turf (the open rear
+ * differential's nested solve) with a wheel slipping, and the clutch
+ * slipping at its capacity; the wheels' states vary a little from call to
+ * call so that nothing is hoisted. */
+static void bench_driveline(double seconds)
+{
+    const struct {
+        const char *name;
+        pdk_diff_kind diff;
+        pdk_dl_coupling coupling;
+        double cap_nm;
+    } cases[] = {
+        {"AWD, clutch locked", PDK_DIFF_LOCKED, PDK_COUPLING_OVERRUN, 150.0},
+        {"Turf (open), locked", PDK_DIFF_OPEN, PDK_COUPLING_NONE, 150.0},
+        {"2WD, clutch slipping", PDK_DIFF_LOCKED, PDK_COUPLING_NONE, 20.0},
+    };
+    printf("the driveline's solve alone, per substep (1/240 s):\n");
+    printf("%-24s %18s %22s\n", "case", "ns/solve", "balance evaluations");
+    const double h = 1.0 / 240.0, rt = 0.3429, v = 10.0, ratio = 1.2 * 13.01;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pdk_dl_layout layout = {.primary = 1,
+                                .primary_diff = {cases[c].diff, 1.0, 0.0},
+                                .coupling = cases[c].coupling,
+                                .secondary_k = 0.926};
+        pdk_dl_wheel w[4];
+        for (int j = 0; j < 4; j++) {
+            double load = j < 2 ? 2600.0 : 3400.0;
+            w[j] = (pdk_dl_wheel){.spin0_radps = v / rt,
+                                  .inertia_kgm2 = 1.0,
+                                  .radius_m = rt,
+                                  .fx_e_n = 0.0,
+                                  .kx_nspm = 12.0 * load / v,
+                                  .vx_mps = v,
+                                  .fx_max_n = load,
+                                  .coulomb_nm = 0.015 * load * rt};
+        }
+        if (cases[c].diff == PDK_DIFF_OPEN) {
+            w[PDK_RL].fx_max_n = 300.0; /* a rear wheel on a slippery patch */
+        }
+        pdk_dl_engine eng = {.free_radps = ratio * v / rt + 2.0,
+                             .inertia_kgm2 = 0.1,
+                             .ratio = ratio,
+                             .efficiency = 0.836,
+                             .cap_fwd_nm = cases[c].cap_nm,
+                             .cap_rev_nm = cases[c].cap_nm};
+        long calls = 0, evals = 0;
+        double sink = 0.0;
+        double start = now_s(), elapsed = 0.0;
+        do {
+            for (int k = 0; k < 1000; k++) {
+                w[PDK_RR].spin0_radps = v / rt + 1e-3 * (double)(k & 15);
+                pdk_dl_result res;
+                pdk_dl_solve(&layout, &eng, w, h, &res);
+                sink += res.carrier_radps;
+                evals += res.evaluations;
+            }
+            calls += 1000;
+            elapsed = now_s() - start;
+        } while (elapsed < seconds);
+        printf("%-24s %18.1f %22.1f\n", cases[c].name, elapsed * 1e9 / (double)calls,
+               (double)evals / (double)calls);
+        if (sink == 0.0) {
+            printf("(0)\n");
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 0.25;
@@ -351,6 +431,7 @@ int main(int argc, char **argv)
         }
     }
     bench_tyres(seconds);
+    bench_driveline(seconds);
     bench_builds(seconds);
     return 0;
 }

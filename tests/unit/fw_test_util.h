@@ -32,7 +32,7 @@
 /* ---- the test car -------------------------------------------------------- */
 
 /* Mass on one corner of the axle (0 front, 1 rear) at rest: m b / 2L, m a / 2L. */
-static double corner_mass_kg(const pdk_vehicle_def *d, int axle)
+static inline double corner_mass_kg(const pdk_vehicle_def *d, int axle)
 {
     double m = d->chassis.mass_kg;
     double len = d->chassis.wheelbase_m;
@@ -45,7 +45,7 @@ static pdk_suspension_def *susp(pdk_vehicle_def *d, int axle)
     return axle == 0 ? &d->susp_front : &d->susp_rear;
 }
 
-static double track_m(const pdk_vehicle_def *d, int axle)
+static inline double track_m(const pdk_vehicle_def *d, int axle)
 {
     const pdk_suspension_def *s = axle == 0 ? &d->susp_front : &d->susp_rear;
     return s->track_width_m > 0.0 ? s->track_width_m : d->chassis.track_width_m;
@@ -54,7 +54,7 @@ static double track_m(const pdk_vehicle_def *d, int axle)
 /* Springs and dampers for ride frequency f_hz and damping ratio zeta at both
  * axles, from the seed's definition f = sqrt(k / m_corner) / 2 pi and
  * zeta = c / (2 sqrt(k m_corner)); bump = rebound. */
-static void set_ride(pdk_vehicle_def *d, double f_hz, double zeta)
+static inline void set_ride(pdk_vehicle_def *d, double f_hz, double zeta)
 {
     double w = 2.0 * PI * f_hz;
     for (int axle = 0; axle < 2; axle++) {
@@ -70,7 +70,7 @@ static void set_ride(pdk_vehicle_def *d, double f_hz, double zeta)
 /* Ride 1.5 Hz, zeta 0.3, bars 15 and 5 kN/m: a roll gradient near 3.9
  * deg/g (printed by the roll test). No camber thrust, toe, Ackermann, roll
  * centre or anti geometry unless a test adds it. */
-static pdk_vehicle_def test_car(void)
+static inline pdk_vehicle_def test_car(void)
 {
     pdk_vehicle_def d;
     memset(&d, 0, sizeof d);
@@ -135,9 +135,9 @@ typedef struct fw_run {
     double ch[PDK_CH_COUNT];
 } fw_run;
 
-static void run_init_at(fw_run *r, const pdk_vehicle_def *def, const pdk_terrain_def *terrain,
-                        double tick_s, int substeps, double x_m, double y_m, double speed_mps,
-                        pdk_gear gear)
+static inline void run_init_at(fw_run *r, const pdk_vehicle_def *def,
+                               const pdk_terrain_def *terrain, double tick_s, int substeps,
+                               double x_m, double y_m, double speed_mps, pdk_gear gear)
 {
     /* pdk_fw_params_init takes a checked definition: every car here is one
      * a user could spawn. */
@@ -155,28 +155,30 @@ static void run_init_at(fw_run *r, const pdk_vehicle_def *def, const pdk_terrain
     pdk_fw_params_init(&r->params, &r->def, tick_s / substeps, G, RHO, 1.0);
     pdk_pose pose = {x_m, y_m, 0.0};
     pdk_fw_state_init(&r->state, &r->params, &r->terrain, &pose, speed_mps);
+    pdk_fw_powertrain_init(&r->state, &r->def.powertrain, gear, speed_mps,
+                           r->params.c.radius_m[PDK_RL]);
     pdk_fw_cmd_set(&r->cmd, &r->def, 0.0, 0.0, 0.0, gear);
 }
 
 /* On flat ground at the origin, heading +x, 120 Hz. */
-static void run_init(fw_run *r, const pdk_vehicle_def *def, int substeps, double speed_mps,
-                     pdk_gear gear)
+static inline void run_init(fw_run *r, const pdk_vehicle_def *def, int substeps, double speed_mps,
+                            pdk_gear gear)
 {
     run_init_at(r, def, NULL, DT, substeps, 0.0, 0.0, speed_mps, gear);
 }
 
-static void run_command(fw_run *r, double throttle_pct, double brake_bar, double steer_deg)
+static inline void run_command(fw_run *r, double throttle_pct, double brake_bar, double steer_deg)
 {
     pdk_fw_cmd_set(&r->cmd, &r->def, throttle_pct, brake_bar, steer_deg, r->gear);
 }
 
-static void run_tick(fw_run *r)
+static inline void run_tick(fw_run *r)
 {
     memcpy(r->vel_before, r->state.vel_mps, sizeof r->vel_before);
     pdk_fw_step(&r->state, &r->cmd, &r->params, &r->terrain, r->substeps, r->ch);
 }
 
-static void run_for(fw_run *r, double seconds)
+static inline void run_for(fw_run *r, double seconds)
 {
     int ticks = (int)lround(seconds / r->tick_s);
     for (int t = 0; t < ticks; t++) {
@@ -186,7 +188,7 @@ static void run_for(fw_run *r, double seconds)
 
 /* Holds target_mps with a PI throttle loop, as a driver would, for seconds
  * of steer_deg on the steering wheel (as test_single_track.c does). */
-static void drive_steady(fw_run *r, double target_mps, double steer_deg, double seconds)
+static inline void drive_steady(fw_run *r, double target_mps, double steer_deg, double seconds)
 {
     double integral = 0.0;
     int ticks = (int)lround(seconds / r->tick_s);
@@ -203,7 +205,7 @@ static void drive_steady(fw_run *r, double target_mps, double steer_deg, double 
     }
 }
 
-static void assert_channels_finite(const fw_run *r)
+static inline void assert_channels_finite(const fw_run *r)
 {
     for (int c = 0; c < PDK_CH_COUNT; c++) {
         ck_assert_msg(isfinite(r->ch[c]), "channel %s is %g", pdk_channel_get((size_t)c)->name,
@@ -212,7 +214,7 @@ static void assert_channels_finite(const fw_run *r)
     ck_assert_double_eq(r->ch[PDK_CH_FAULTED], 0.0);
 }
 
-static double rel_err(double got, double want)
+static inline double rel_err(double got, double want)
 {
     return fabs(got - want) / fabs(want);
 }

@@ -95,7 +95,39 @@ START_TEST(test_tyre_channels_registered)
     ck_assert_int_eq(pdk_channel_find("TyreForceX_F"), PDK_CH_FORCE_X_F);
     ck_assert_int_eq(pdk_channel_find("SteeringTorque"), PDK_CH_STEERING_TORQUE);
     ck_assert_str_eq(pdk_channel_get(PDK_CH_STEERING_TORQUE)->unit, "N m");
-    ck_assert_int_eq(PDK_CH_STEERING_TORQUE, PDK_CH_COUNT - 1);
+    ck_assert_int_eq(PDK_CH_STEERING_TORQUE, PDK_CH_ENGINE_RPM - 1);
+}
+END_TEST
+
+/* The powertrain's channels (issue 5) follow the tyres', in their order. */
+START_TEST(test_powertrain_channels_registered)
+{
+    static const struct {
+        const char *name;
+        int id;
+        const char *unit;
+    } singles[] = {
+        {"EngineRPM", PDK_CH_ENGINE_RPM, "rev/min"},
+        {"EngineTorque", PDK_CH_ENGINE_TORQUE, "N m"},
+        {"CvtRatio", PDK_CH_CVT_RATIO, "1"},
+        {"ClutchTorque", PDK_CH_CLUTCH_TORQUE, "N m"},
+        {"ClutchSlip", PDK_CH_CLUTCH_SLIP, "rad/s"},
+        {"DriveMode", PDK_CH_DRIVE_MODE, "enum"},
+        {"FuelRate", PDK_CH_FUEL_RATE, "L/h"},
+        {"FuelUsed", PDK_CH_FUEL_USED, "L"},
+        {"FuelLevel", PDK_CH_FUEL_LEVEL, "L"},
+        {"GearReject", PDK_CH_GEAR_REJECT, "enum"},
+        {"WheelTorque_FL", PDK_CH_WHEEL_TORQUE_FL, "N m"},
+        {"WheelTorque_RR", PDK_CH_WHEEL_TORQUE_RR, "N m"},
+        {"BrakeTorque_FL", PDK_CH_BRAKE_TORQUE_FL, "N m"},
+        {"BrakeTorque_RR", PDK_CH_BRAKE_TORQUE_RR, "N m"},
+    };
+    for (size_t k = 0; k < sizeof singles / sizeof singles[0]; k++) {
+        ck_assert_msg(pdk_channel_find(singles[k].name) == singles[k].id, "%s", singles[k].name);
+        ck_assert_str_eq(pdk_channel_get((size_t)singles[k].id)->unit, singles[k].unit);
+    }
+    ck_assert_int_eq(PDK_CH_ENGINE_RPM, PDK_CH_STEERING_TORQUE + 1);
+    ck_assert_int_eq(PDK_CH_BRAKE_TORQUE_RR, PDK_CH_COUNT - 1);
 }
 END_TEST
 
@@ -292,6 +324,7 @@ static Suite *channels_suite(void)
     tcase_add_test(reg, test_every_channel_has_name_unit_description);
     tcase_add_test(reg, test_find);
     tcase_add_test(reg, test_tyre_channels_registered);
+    tcase_add_test(reg, test_powertrain_channels_registered);
     suite_add_tcase(s, reg);
     TCase *val = tcase_create("values");
     tcase_add_test(val, test_state_channels_match_pose_and_command);

@@ -1,0 +1,201 @@
+/* The four-wheel model's powertrain: four_wheel_powertrain.h. The laws are
+ * seed 003's "Engine", "CVT and Primary Clutch", "Gear Lever", "Drive
+ * Modes", "Driveline Solve" and "Fuel and Energy", each in its module
+ * (engine.c, cvt.c, utv_gear.c, driveline.c); this file puts them in the
+ * seed's order for one substep. */
+#include "four_wheel_powertrain.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "channels.h"
+#include "cvt.h"
+#include "engine.h"
+#include "utv_gear.h"
+
+#define PI 3.14159265358979323846
+
+/* Active Descent Control locks the front clutches both ways while the pedal
+ * is below this (seed 003 "Drive Modes": 2 %). */
+#define ADC_PEDAL 0.02
+
+void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, pdk_gear gear,
+                            double speed_mps, double rear_radius_m)
+{
+    pdk_fw_powertrain *s = &state->pt;
+    memset(s, 0, sizeof *s);
+    if (pt->kind == PDK_POWERTRAIN_LUMPED) {
+        return;
+    }
+    /* Seed 003 "Reset State": the lever in its position, the belt at the
+     * low ratio and the engine at idle, or for a moving start the belt
+     * gripping at the light-load shift speed; the request the idle
+     * governor's; the tank full. */
+    s->lever = pdk_utv_lever_in((pdk_utv_gear)gear);
+    s->requested = (int32_t)gear;
+    pdk_utv_ratios rt;
+    pdk_utv_gear_ratios(&pt->gearbox, (pdk_utv_gear)gear, &rt);
+    double rpm;
+    pdk_cvt_reset(&pt->cvt, pt->engine.idle_rpm, rt.direction != 0 ? speed_mps : 0.0, rear_radius_m,
+                  rt.rear, &s->cvt_ratio, &rpm);
+    s->engine_radps = rpm * (2.0 * PI / 60.0);
+    s->request = pdk_engine_idle_request(&pt->engine, s->engine_radps);
+    s->carrier_radps = speed_mps / rear_radius_m;
+    s->fuel_l = pt->fuel_tank_l;
+    s->drive_mode = (int32_t)pt->drive_mode;
+}
+
+void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
+                   double tick_s, double speed_mps)
+{
+    pdk_fw_powertrain *s = &state->pt;
+    if (cmd->gear != s->requested) {
+        s->requested = cmd->gear;
+        s->reject = (int32_t)pdk_utv_lever_request(&s->lever, &pt->gearbox, cmd->gear, speed_mps);
+    }
+    pdk_utv_lever_step(&s->lever, tick_s);
+}
+
+/* The driveline's layout for the switch's position (seed 003 "Drive
+ * Modes"): Turf an open rear differential and no front drive, 2WD a locked
+ * rear, AWD a locked rear and the front's overrunning clutches at ring
+ * ratio k, locked both ways by Active Descent Control with the pedal shut. */
+static pdk_dl_layout layout_of(const pdk_powertrain_def *pt, int32_t mode, double k, double pedal)
+{
+    pdk_dl_layout l;
+    memset(&l, 0, sizeof l);
+    l.primary = 1;
+    l.primary_diff.kind = mode == PDK_DRIVE_TURF ? PDK_DIFF_OPEN : PDK_DIFF_LOCKED;
+    l.primary_diff.bias_ratio = 1.0;
+    l.secondary_k = k > 0.0 ? k : 1.0;
+    if (mode == PDK_DRIVE_AWD) {
+        l.coupling = pt->cvt.adc && pedal < ADC_PEDAL ? PDK_COUPLING_BOTH : PDK_COUPLING_OVERRUN;
+    }
+    return l;
+}
+
+void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
+                      const pdk_dl_wheel wheels[PDK_WHEELS], double h_s, pdk_fwpt_out *out)
+{
+    pdk_fw_powertrain *s = &state->pt;
+    const pdk_engine_def *eng = &pt->engine;
+    memset(out, 0, sizeof *out);
+    pdk_utv_gear gear = pdk_utv_lever_gear(&s->lever);
+    pdk_utv_ratios rt;
+    pdk_utv_gear_ratios(&pt->gearbox, gear, &rt);
+    const bool in_gear = rt.direction != 0;
+    const double pedal = cmd->throttle_pct / 100.0;
+
+    /* The engine (seed 003 "Engine"): the request toward the larger of the
+     * pedal's (governed on the rear wheels' speed) and the idle governor's,
+     * the torque at the start's speed, the free speed. */
+    const double rear_omega = 0.5 * (wheels[PDK_RL].spin0_radps + wheels[PDK_RR].spin0_radps);
+    const double v_rear = fabs(rear_omega) * wheels[PDK_RL].radius_m;
+    const bool empty = pt->fuel_tank_l > 0.0 && !(s->fuel_l > 0.0);
+    const double target = pdk_engine_target_request(eng, pedal, s->engine_radps, v_rear, empty);
+    s->request = pdk_engine_lag_request(eng, s->request, target, h_s);
+    pdk_engine_torque et;
+    pdk_engine_torque_at(eng, s->request, s->engine_radps, empty, &et);
+    const double omega_start = s->engine_radps;
+    const double omega_free = pdk_engine_free_speed(eng, omega_start, et.brake_nm, h_s);
+
+    /* The CVT (seed 003 "CVT and Primary Clutch"): the clutch's capacities
+     * at the free speed, the belt's ratio toward the shift speed's. */
+    pdk_cvt_capacity cap;
+    pdk_cvt_capacities(&pt->cvt, eng->idle_rpm, omega_free, in_gear, &cap);
+    double peak = 0.0;
+    for (int i = 0; i < eng->n_curve; i++) {
+        peak = fmax(peak, eng->curve_nm[i]);
+    }
+    const double shift = pdk_cvt_shift_rpm(&pt->cvt, s->clutch_nm, peak);
+    const double omega_s = fabs(rear_omega) * rt.rear;
+    const double r_target =
+        pdk_cvt_target_ratio(&pt->cvt, &cap, in_gear, s->clutch_nm, shift, omega_s);
+    s->cvt_ratio = pdk_cvt_lag_ratio(&pt->cvt, s->cvt_ratio, r_target, h_s);
+    const double ratio = (double)rt.direction * s->cvt_ratio * rt.rear;
+    out->ratio = ratio;
+
+    if (gear == PDK_UTV_GEAR_PARK) {
+        /* The pawl holds the rear carrier, and in AWD the front ring through
+         * the front clutches locked both ways (seed 003 "Drive Modes"); the
+         * chassis solve holds each wheel with the pawl's capacity as a
+         * Coulomb torque (its share of 20 kN m is far above what a tyre
+         * passes). The engine runs free. */
+        const double share = 0.5 * pt->gearbox.park_hold_nm;
+        out->pawl_nm[PDK_RL] = share;
+        out->pawl_nm[PDK_RR] = share;
+        if (s->drive_mode == PDK_DRIVE_AWD) {
+            out->pawl_nm[PDK_FL] = share / rt.ring;
+            out->pawl_nm[PDK_FR] = share / rt.ring;
+        }
+        s->engine_radps = omega_free;
+        s->clutch_nm = 0.0;
+        s->carrier_radps = 0.0;
+    } else {
+        /* The driveline (seed 003 "Driveline Solve"). In a gear the
+         * secondary clutch and gearbox turn with the rear axle, J_s i_r^2,
+         * shared by the rear wheels: in the solve's balance, and taken off
+         * the shaft torque the chassis' wheel (its own inertia) receives. */
+        pdk_dl_wheel w[PDK_WHEELS];
+        memcpy(w, wheels, sizeof w);
+        const double j_sec =
+            in_gear ? 0.5 * pt->cvt.secondary_inertia_kgm2 * rt.rear * rt.rear : 0.0;
+        w[PDK_RL].inertia_kgm2 += j_sec;
+        w[PDK_RR].inertia_kgm2 += j_sec;
+        const pdk_dl_layout layout = layout_of(pt, s->drive_mode, rt.ring, pedal);
+        const double eta = fmin(1.0, fmax(0.05, pt->cvt.belt_efficiency * pt->cvt.gear_efficiency));
+        const pdk_dl_engine side = {
+            .free_radps = omega_free,
+            .inertia_kgm2 = eng->inertia_kgm2,
+            .ratio = ratio,
+            .efficiency = eta,
+            .cap_fwd_nm = cap.fwd_nm,
+            .cap_rev_nm = cap.rev_nm,
+        };
+        pdk_dl_result res;
+        pdk_dl_solve(&layout, &side, w, h_s, &res);
+        for (int j = 0; j < PDK_WHEELS; j++) {
+            if ((res.driven >> j) & 1u) {
+                double own =
+                    j >= PDK_RL ? j_sec * (res.spin_radps[j] - w[j].spin0_radps) / h_s : 0.0;
+                out->shaft_nm[j] = res.shaft_nm[j] - own;
+            }
+        }
+        s->engine_radps = res.engine_radps;
+        s->clutch_nm = res.clutch_nm;
+        s->carrier_radps = res.carrier_radps;
+        out->clutch_slip_radps = res.engine_radps - ratio * res.carrier_radps;
+        out->evaluations = res.evaluations;
+    }
+
+    /* Fuel (seed 003 "Fuel and Energy"): the Willans line at the substep's
+     * mean engine speed, drawn from the tank (none drawn without one). */
+    const double mean_omega = 0.5 * (omega_start + s->engine_radps);
+    const double fuel_w = pdk_engine_fuel_power_w(eng, &et, mean_omega);
+    const double litres_per_j = 1.0 / (pt->fuel_heating_value_jpkg * pt->fuel_density_kgpl);
+    const double used = fuel_w * h_s * litres_per_j;
+    s->fuel_used_l += used;
+    if (pt->fuel_tank_l > 0.0) {
+        s->fuel_l = fmax(0.0, s->fuel_l - used);
+    }
+    out->fuel_rate_lph = fuel_w * litres_per_j * 3600.0;
+    out->engine_nm = et.brake_nm - eng->accessory_drag_nm;
+}
+
+void pdk_fwpt_channels(const pdk_fw_state *state, const pdk_powertrain_def *pt,
+                       const pdk_fwpt_out *out, double *ch)
+{
+    (void)pt;
+    const pdk_fw_powertrain *s = &state->pt;
+    ch[PDK_CH_GEAR] = (double)pdk_utv_lever_gear(&s->lever);
+    ch[PDK_CH_ENGINE_RPM] = s->engine_radps * (60.0 / (2.0 * PI));
+    ch[PDK_CH_ENGINE_TORQUE] = out->engine_nm;
+    ch[PDK_CH_CVT_RATIO] = s->cvt_ratio;
+    ch[PDK_CH_CLUTCH_TORQUE] = s->clutch_nm;
+    ch[PDK_CH_CLUTCH_SLIP] = out->clutch_slip_radps;
+    ch[PDK_CH_DRIVE_MODE] = (double)s->drive_mode;
+    ch[PDK_CH_FUEL_RATE] = out->fuel_rate_lph;
+    ch[PDK_CH_FUEL_USED] = s->fuel_used_l;
+    ch[PDK_CH_FUEL_LEVEL] = s->fuel_l;
+    ch[PDK_CH_GEAR_REJECT] = (double)s->reject;
+}

@@ -1,0 +1,51 @@
+/* The four-wheel model's powertrain (internal to the four-wheel model): the
+ * UTV's engine, CVT, gear lever and drive modes around the implicit
+ * driveline (seed 003 "Physics Step": StepUtvPowertrain, then the
+ * driveline solve), once per substep before the chassis solve. Scalar code
+ * in its own translation unit, compiled once, so that every build of the
+ * step (four_wheel.c, four_wheel_avx.c, four_wheel_avx512.c) calls the same
+ * instructions and gets the same bits.
+ *
+ * The coupling to the chassis: the driveline solves the wheels' end spins
+ * with the chassis' contact velocities held at the substep's start and the
+ * tyres linearised as the chassis solve linearises them (ADR 0008), and
+ * hands the chassis solve each wheel's shaft torque, which it applies as
+ * the wheel's drive torque (ADR 0010). */
+#ifndef PDK_FOUR_WHEEL_POWERTRAIN_H
+#define PDK_FOUR_WHEEL_POWERTRAIN_H
+
+#include "driveline.h"
+#include "four_wheel.h"
+
+/* What a substep's powertrain gives the chassis solve and the channels. */
+typedef struct pdk_fwpt_out {
+    double shaft_nm[PDK_WHEELS]; /* the driveline's torque on each wheel */
+    double pawl_nm[PDK_WHEELS];  /* the park pawl's holding capacity at each wheel */
+    double engine_nm;            /* T_e less the accessories, at the crank */
+    double clutch_slip_radps;    /* omega_e - R c at the end */
+    double fuel_rate_lph;        /* the Willans line's fuel flow */
+    double ratio;                /* R, engine speed over carrier speed, signed */
+    int evaluations;             /* of the driveline's balance */
+} pdk_fwpt_out;
+
+/* Once per tick, before its substeps: the command's gear, when it differs
+ * from the one last asked for, is requested of the lever at the vehicle's
+ * speed speed_mps (seed 003's shift rule); a change under way advances by
+ * tick_s. */
+void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
+                   double tick_s, double speed_mps);
+
+/* One substep of h_s: the engine's request and free speed, the clutch's
+ * capacities and the belt's ratio, then the driveline over wheels (each
+ * wheel's own spin inertia; the secondary's share is added here) or, in
+ * park, the pawl. Updates state->pt and fills out. */
+void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
+                      const pdk_dl_wheel wheels[PDK_WHEELS], double h_s, pdk_fwpt_out *out);
+
+/* Writes the powertrain's channels for the tick's end from its last
+ * substep's out: engine, belt, clutch, drive mode, fuel, the lever's
+ * position (Gear) and its last refusal. */
+void pdk_fwpt_channels(const pdk_fw_state *state, const pdk_powertrain_def *pt,
+                       const pdk_fwpt_out *out, double *channels);
+
+#endif
