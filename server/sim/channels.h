@@ -183,7 +183,28 @@
                         "driveline torque on the wheel's shaft, positive driving forward")         \
     PDK_CHANNEL_WHEELS_(X, PDK_CH_BRAKE_TORQUE, "BrakeTorque", "N m",                              \
                         "brake torque capacity at the wheel from the line pressure (and the "      \
-                        "park pawl's in P)")
+                        "park pawl's in P)")                                                       \
+    X(PDK_CH_ENERGY_FUEL, "EnergyFuel", "J", "ledger: the fuel's energy burnt since spawn")        \
+    X(PDK_CH_ENERGY_ENGINE_LOSS, "EnergyEngineLoss", "J",                                          \
+      "ledger: the engine's heat, friction and pumping, fuel less brake work")                     \
+    X(PDK_CH_ENERGY_PARASITIC, "EnergyParasitic", "J", "ledger: the accessories' drag")            \
+    X(PDK_CH_ENERGY_ENGINE_KINETIC, "EnergyEngineKinetic", "J",                                    \
+      "ledger: the engine's spin energy gained since spawn")                                       \
+    X(PDK_CH_ENERGY_CLUTCH, "EnergyClutch", "J", "ledger: the primary clutch's slip heat")         \
+    X(PDK_CH_ENERGY_DRIVELINE, "EnergyDriveline", "J", "ledger: the belt's and gears' losses")     \
+    X(PDK_CH_ENERGY_BRAKE, "EnergyBrake", "J", "ledger: the brakes' and park pawl's work")         \
+    X(PDK_CH_ENERGY_TYRE_SLIP, "EnergyTyreSlip", "J",                                              \
+      "ledger: the tyres' forces times their slip velocities")                                     \
+    X(PDK_CH_ENERGY_ROLLING, "EnergyRolling", "J", "ledger: the tyres' rolling resistance")        \
+    X(PDK_CH_ENERGY_AERO, "EnergyAero", "J", "ledger: the air's drag")                             \
+    X(PDK_CH_ENERGY_SOIL, "EnergySoil", "J", "ledger: soil's motion resistance and water's drag")  \
+    X(PDK_CH_ENERGY_SUSPENSION, "EnergySuspension", "J",                                           \
+      "ledger: into the struts, their springs' energy and their dampers' heat")                    \
+    X(PDK_CH_ENERGY_KINETIC, "EnergyKinetic", "J",                                                 \
+      "ledger: the car's kinetic energy gained (body, wheels, secondary clutch)")                  \
+    X(PDK_CH_ENERGY_POTENTIAL, "EnergyPotential", "J", "ledger: the car's m g z gained")           \
+    X(PDK_CH_ENERGY_RESIDUAL, "EnergyResidual", "J",                                               \
+      "ledger: the fuel's energy less every term above, what the ledger cannot place")
 
 typedef enum pdk_channel {
 #define PDK_CHANNEL_ENUM_(id, name, unit, desc) id,

@@ -92,6 +92,28 @@
  * exactly zero at the end of a tick (PDK_ST_NEGLIGIBLE). */
 #define PDK_FW_NEGLIGIBLE 1.0e-100
 
+/* The energy ledger's terms (seed 003 "Fuel and Energy", with the chassis'
+ * own: its struts), each the energy in J since spawn: what the fuel gave,
+ * where it went, and what the car holds. The residual, fuel less all the
+ * others, is what the ledger cannot place (ADR 0010). */
+enum pdk_ledger {
+    PDK_LEDGER_FUEL = 0,       /* the fuel's energy burnt: P_fuel dt */
+    PDK_LEDGER_ENGINE_LOSS,    /* (P_fuel - P_b) dt: heat, friction and pumping */
+    PDK_LEDGER_PARASITIC,      /* the accessories, T_acc omega_e dt */
+    PDK_LEDGER_ENGINE_KINETIC, /* the engine's spin, 1/2 J_e omega_e^2, held */
+    PDK_LEDGER_CLUTCH,         /* T_c (omega_e - R c) dt: the clutch's slip heat */
+    PDK_LEDGER_DRIVELINE,      /* (T_c R - D(T_c)) c dt: the belt's and gears' losses */
+    PDK_LEDGER_BRAKE,          /* the brakes' and the pawl's work */
+    PDK_LEDGER_TYRE_SLIP,      /* the tyres' force times their slip velocities */
+    PDK_LEDGER_ROLLING,        /* the tyres' rolling resistance */
+    PDK_LEDGER_AERO,           /* the air's drag */
+    PDK_LEDGER_SOIL,           /* soil's motion resistance and water's drag */
+    PDK_LEDGER_SUSPENSION,     /* into the struts: their springs (held) and dampers */
+    PDK_LEDGER_KINETIC,        /* the car's: body, wheels, secondary clutch, held */
+    PDK_LEDGER_POTENTIAL,      /* m g z, held */
+    PDK_LEDGER_COUNT
+};
+
 /* The powertrain's state (a vehicle with a powertrain, PDK_POWERTRAIN_UTV;
  * all 0 for the lumped drive): the engine, the belt, the clutch's last
  * torque, the lever, the tank. Plain data. */
@@ -108,6 +130,7 @@ typedef struct pdk_fw_powertrain {
     int32_t reject;       /* pdk_gear_reject of that request */
     int32_t drive_mode;   /* pdk_drive_mode */
     int32_t pad;
+    double ledger_j[PDK_LEDGER_COUNT]; /* since spawn */
 } pdk_fw_powertrain;
 
 /* The dynamic state: everything that carries from one substep to the next.

@@ -80,6 +80,8 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     pdk_fw_powertrain *s = &state->pt;
     const pdk_engine_def *eng = &pt->engine;
     memset(out, 0, sizeof *out);
+    double *ledger = s->ledger_j;
+    const double carrier_start = s->carrier_radps;
     pdk_utv_gear gear = pdk_utv_lever_gear(&s->lever);
     pdk_utv_ratios rt;
     pdk_utv_gear_ratios(&pt->gearbox, gear, &rt);
@@ -156,11 +158,20 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
         pdk_dl_solve(&layout, &side, w, h_s, &res);
         for (int j = 0; j < PDK_WHEELS; j++) {
             if ((res.driven >> j) & 1u) {
-                double own =
-                    j >= PDK_RL ? j_sec * (res.spin_radps[j] - w[j].spin0_radps) / h_s : 0.0;
+                const double w0 = w[j].spin0_radps, w1 = res.spin_radps[j];
+                double own = j >= PDK_RL ? j_sec * (w1 - w0) / h_s : 0.0;
                 out->shaft_nm[j] = res.shaft_nm[j] - own;
+                /* The secondary's share of the car's kinetic energy. */
+                ledger[PDK_LEDGER_KINETIC] += j >= PDK_RL ? 0.5 * j_sec * (w1 * w1 - w0 * w0) : 0.0;
             }
         }
+        /* Seed 003 "Fuel and Energy": the clutch's slip, T_c (mean omega_e
+         * - R mean c) dt, and the belt's and gears' loss, (T_c R - D) mean
+         * c dt. */
+        const double mean_c = 0.5 * (carrier_start + res.carrier_radps);
+        const double mean_e = 0.5 * (omega_start + res.engine_radps);
+        ledger[PDK_LEDGER_CLUTCH] += res.clutch_nm * (mean_e - ratio * mean_c) * h_s;
+        ledger[PDK_LEDGER_DRIVELINE] += (res.clutch_nm * ratio - res.delivered_nm) * mean_c * h_s;
         s->engine_radps = res.engine_radps;
         s->clutch_nm = res.clutch_nm;
         s->carrier_radps = res.carrier_radps;
@@ -174,6 +185,14 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     const double fuel_w = pdk_engine_fuel_power_w(eng, &et, mean_omega);
     const double litres_per_j = 1.0 / (pt->fuel_heating_value_jpkg * pt->fuel_density_kgpl);
     const double used = fuel_w * h_s * litres_per_j;
+    /* The ledger's engine terms: the fuel, what the engine did not turn
+     * into brake work, the accessories, and its spin energy. */
+    const double brake_w = et.brake_nm * mean_omega;
+    ledger[PDK_LEDGER_FUEL] += fuel_w * h_s;
+    ledger[PDK_LEDGER_ENGINE_LOSS] += (fuel_w - brake_w) * h_s;
+    ledger[PDK_LEDGER_PARASITIC] += eng->accessory_drag_nm * mean_omega * h_s;
+    ledger[PDK_LEDGER_ENGINE_KINETIC] +=
+        0.5 * eng->inertia_kgm2 * (s->engine_radps * s->engine_radps - omega_start * omega_start);
     s->fuel_used_l += used;
     if (pt->fuel_tank_l > 0.0) {
         s->fuel_l = fmax(0.0, s->fuel_l - used);
@@ -187,6 +206,12 @@ void pdk_fwpt_channels(const pdk_fw_state *state, const pdk_powertrain_def *pt,
 {
     (void)pt;
     const pdk_fw_powertrain *s = &state->pt;
+    double placed = 0.0;
+    for (int k = 0; k < PDK_LEDGER_COUNT; k++) {
+        ch[PDK_CH_ENERGY_FUEL + k] = s->ledger_j[k];
+        placed += k == PDK_LEDGER_FUEL ? 0.0 : s->ledger_j[k];
+    }
+    ch[PDK_CH_ENERGY_RESIDUAL] = s->ledger_j[PDK_LEDGER_FUEL] - placed;
     ch[PDK_CH_GEAR] = (double)pdk_utv_lever_gear(&s->lever);
     ch[PDK_CH_ENGINE_RPM] = s->engine_radps * (60.0 / (2.0 * PI));
     ch[PDK_CH_ENGINE_TORQUE] = out->engine_nm;
@@ -198,4 +223,52 @@ void pdk_fwpt_channels(const pdk_fw_state *state, const pdk_powertrain_def *pt,
     ch[PDK_CH_FUEL_USED] = s->fuel_used_l;
     ch[PDK_CH_FUEL_LEVEL] = s->fuel_l;
     ch[PDK_CH_GEAR_REJECT] = (double)s->reject;
+}
+
+_Static_assert(PDK_CH_ENERGY_POTENTIAL - PDK_CH_ENERGY_FUEL == PDK_LEDGER_POTENTIAL,
+               "one energy channel per ledger term, in its order");
+
+void pdk_fwpt_chassis_energy(pdk_fw_state *state, const pdk_fwpt_energy *e)
+{
+    double *ledger = state->pt.ledger_j;
+    const double h = e->h_s;
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        /* The wheel, by backward Euler: J (w1 - w0) / h = T_drive + T_b - R
+         * F_x, so its energy changes by (T_drive + T_b - R F_x) mean(w) h
+         * exactly. T_b is the Coulomb torque the solve applied (against the
+         * spin, or what held a locked wheel), shared between the brakes
+         * and pawl and the rolling resistance by their capacities. */
+        const double w0 = e->spin0_radps[j], w1 = e->spin1_radps[j];
+        const double mean_w = 0.5 * (w0 + w1);
+        const double t_b =
+            e->inertia_kgm2[j] * (w1 - w0) / h - e->drive_nm[j] + e->radius_m[j] * e->fx_n[j];
+        const double coulomb_j = -t_b * mean_w * h;
+        const double cap = e->brake_nm[j] + e->rolling_nm[j];
+        const double brake_share = cap > 0.0 ? e->brake_nm[j] / cap : 0.0;
+        ledger[PDK_LEDGER_BRAKE] += brake_share * coulomb_j;
+        ledger[PDK_LEDGER_ROLLING] += (1.0 - brake_share) * coulomb_j;
+        ledger[PDK_LEDGER_KINETIC] += 0.5 * e->inertia_kgm2[j] * (w1 * w1 - w0 * w0);
+        /* The tyre: the wheel gives it R F_x mean(w), the chassis takes F_x
+         * mean(V_x) + F_y mean(V_y); the difference is its slip's. */
+        const double mean_u = 0.5 * (e->u0_mps[j] + e->u1_mps[j]);
+        const double mean_l = 0.5 * (e->lat0_mps[j] + e->lat1_mps[j]);
+        ledger[PDK_LEDGER_TYRE_SLIP] +=
+            (e->fx_n[j] * (e->radius_m[j] * mean_w - mean_u) - e->fy_n[j] * mean_l) * h;
+        /* The other forces at the contact (soil, water) and the strut's
+         * along the normal, each at the contact's mean velocity. */
+        ledger[PDK_LEDGER_SOIL] -= (e->ext_x_n[j] * mean_u + e->ext_y_n[j] * mean_l) * h;
+        ledger[PDK_LEDGER_SUSPENSION] -= e->fn_n[j] * 0.5 * (e->vn0_mps[j] + e->vn1_mps[j]) * h;
+    }
+    /* The body: its kinetic energy in the start's frame (the solve's), its
+     * height by the mean world velocity, the drag at the end's speed. */
+    double ke = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ke += 0.5 * e->mass_kg * (e->v1_mps[k] * e->v1_mps[k] - e->v0_mps[k] * e->v0_mps[k]);
+        ke += 0.5 * e->inertia_kgm2_body[k] *
+              (e->w1_radps[k] * e->w1_radps[k] - e->w0_radps[k] * e->w0_radps[k]);
+    }
+    ledger[PDK_LEDGER_KINETIC] += ke;
+    ledger[PDK_LEDGER_POTENTIAL] += e->mass_kg * e->gravity_mps2 * e->dz_m;
+    ledger[PDK_LEDGER_AERO] +=
+        e->drag_n_per_mps * e->v1_mps[0] * 0.5 * (e->v0_mps[0] + e->v1_mps[0]) * h;
 }

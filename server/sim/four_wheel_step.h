@@ -594,6 +594,59 @@ VEC void check_pass(PHASE_ARGS, int pass)
     sv->more = 1;
 }
 
+/* A powertrain's energy ledger for the substep integrate has just ended
+ * (four_wheel_powertrain.h): what each force did at the velocities the
+ * step integrated with. om0 is the wheels' spin at the start, vz0 the
+ * body's world vertical velocity there. Rare (powertrains only): not
+ * inlined. */
+static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double vz0)
+{
+    pdk_fw_state *st = vh->st;
+    const pdk_fw_consts *restrict p = vh->p;
+    const double *sol = sv->sol, *v = sv->v, *w = sv->w;
+    pdk_fwpt_energy e;
+    e.h_s = p->h_s;
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        /* The contact's velocity along the normal at the start, n . (v +
+         * w x r), and at the end (check_pass's). */
+        const double r[3] = {q->rx[j], q->ry[j], q->rz[j]};
+        const double n[3] = {q->nx[j], q->ny[j], q->nz[j]};
+        const double vc0[3] = {v[0] + (w[1] * r[2] - w[2] * r[1]),
+                               v[1] + (w[2] * r[0] - w[0] * r[2]),
+                               v[2] + (w[0] * r[1] - w[1] * r[0])};
+        e.inertia_kgm2[j] = p->spin_inertia_kgm2[j];
+        e.radius_m[j] = sv->radius[j];
+        e.spin0_radps[j] = om0[j];
+        e.spin1_radps[j] = st->spin_radps[j];
+        e.drive_nm[j] = q->t_drive[j];
+        e.brake_nm[j] = vh->cmd->brake_nm[j] + sv->pawl[j];
+        e.rolling_nm[j] = q->roll_t[j];
+        e.fx_n[j] = q->fx_end[j];
+        e.fy_n[j] = q->fy_end[j];
+        e.ext_x_n[j] = q->loaded[j] ? q->ext_x[j] : 0.0;
+        e.ext_y_n[j] = q->loaded[j] ? q->ext_y[j] : 0.0;
+        e.fn_n[j] = q->fz[j];
+        e.u0_mps[j] = q->u0[j];
+        e.u1_mps[j] = q->u1[j];
+        e.lat0_mps[j] = q->vlat0[j];
+        e.lat1_mps[j] = q->vl1[j];
+        e.vn0_mps[j] = (n[0] * vc0[0] + n[1] * vc0[1]) + n[2] * vc0[2];
+        e.vn1_mps[j] = (n[0] * q->vcx[j] + n[1] * q->vcy[j]) + n[2] * q->vcz[j];
+    }
+    e.mass_kg = p->mass_kg;
+    e.gravity_mps2 = p->gravity_mps2;
+    for (int k = 0; k < 3; k++) {
+        e.inertia_kgm2_body[k] = p->inertia_kgm2[k];
+        e.v0_mps[k] = v[k];
+        e.v1_mps[k] = sol[k];
+        e.w0_radps[k] = w[k];
+        e.w1_radps[k] = sol[3 + k];
+    }
+    e.dz_m = (0.5 * p->h_s) * (vz0 + st->vel_mps[2]);
+    e.drag_n_per_mps = sv->c_drag;
+    pdk_fwpt_chassis_energy(st, &e);
+}
+
 /* 7. of a substep: the end forces, the wheels' spins and deflections, the
  * sinkage, the sums for the tyres' life, and the integration. */
 VEC void integrate(PHASE_ARGS)
@@ -606,6 +659,8 @@ VEC void integrate(PHASE_ARGS)
     const double c_drag = sv->c_drag;
     const mat3 rm = sv->rm;
     const v4 zero = splat(0.0);
+    const v4 om0 = load4(st->spin_radps);
+    const double vz0 = st->vel_mps[2];
 
     /* The end-of-substep forces, for telemetry and the next substep's
      * links (the force each contact puts on the body, in body x and y); the
@@ -708,6 +763,9 @@ VEC void integrate(PHASE_ARGS)
      * length by rounding only; pdk_fw_step renormalises once a tick. */
     for (int j = 0; j < 4; j++) {
         st->quat[j] = qn[j];
+    }
+    if (vh->pt != NULL) {
+        energy_ledger(vh, sv, q, om0, vz0);
     }
 }
 

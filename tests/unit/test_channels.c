@@ -127,7 +127,18 @@ START_TEST(test_powertrain_channels_registered)
         ck_assert_str_eq(pdk_channel_get((size_t)singles[k].id)->unit, singles[k].unit);
     }
     ck_assert_int_eq(PDK_CH_ENGINE_RPM, PDK_CH_STEERING_TORQUE + 1);
-    ck_assert_int_eq(PDK_CH_BRAKE_TORQUE_RR, PDK_CH_COUNT - 1);
+    /* The energy ledger's, one per term in its order, then the residual. */
+    static const char *const ledger[] = {
+        "EnergyFuel",    "EnergyEngineLoss", "EnergyParasitic", "EnergyEngineKinetic",
+        "EnergyClutch",  "EnergyDriveline",  "EnergyBrake",     "EnergyTyreSlip",
+        "EnergyRolling", "EnergyAero",       "EnergySoil",      "EnergySuspension",
+        "EnergyKinetic", "EnergyPotential",  "EnergyResidual"};
+    for (int k = 0; k < (int)(sizeof ledger / sizeof ledger[0]); k++) {
+        ck_assert_msg(pdk_channel_find(ledger[k]) == PDK_CH_ENERGY_FUEL + k, "%s", ledger[k]);
+        ck_assert_str_eq(pdk_channel_get((size_t)(PDK_CH_ENERGY_FUEL + k))->unit, "J");
+    }
+    ck_assert_int_eq(PDK_CH_ENERGY_FUEL, PDK_CH_BRAKE_TORQUE_RR + 1);
+    ck_assert_int_eq(PDK_CH_ENERGY_RESIDUAL, PDK_CH_COUNT - 1);
 }
 END_TEST
 

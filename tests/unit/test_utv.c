@@ -515,6 +515,122 @@ START_TEST(test_step_rates)
 }
 END_TEST
 
+static pdk_terrain_def mixed(void);
+
+/* ---- the energy ledger ----------------------------------------------------- */
+
+/* A mixed drive of period 20 s: 8 s at 70 % throttle, 4 s coasting, 4 s at
+ * 40 %, 4 s braking at 20 bar, the steering weaving +-45 deg (about 0.4 g
+ * at 13 m/s; at +-90 deg, 0.8 g, the weave rolls the UTV over within five
+ * minutes: its static stability factor t / 2h is 1.0). */
+static void mixed_drive(fw_run *r, int t)
+{
+    double s = (double)t / TICKS_PER_S;
+    double ph = fmod(s, 20.0);
+    double throttle = ph < 8.0 ? 70.0 : (ph < 12.0 ? 0.0 : (ph < 16.0 ? 40.0 : 0.0));
+    double brake = ph >= 16.0 ? 20.0 : 0.0;
+    run_command(r, throttle, brake, 45.0 * sin(0.3 * s));
+}
+
+/* The ledger's terms after a run: every loss is a loss (>= 0), and the
+ * residual, what the ledger cannot place, is below 0.1 % of the fuel's
+ * energy (the issue's bound). */
+static void check_ledger(const fw_run *r, const char *what)
+{
+    const double fuel = r->ch[PDK_CH_ENERGY_FUEL];
+    const double residual = r->ch[PDK_CH_ENERGY_RESIDUAL];
+    printf("ledger, %s: fuel %.0f J, residual %.1f J (%.4f %%):", what, fuel, residual,
+           100.0 * residual / fuel);
+    for (int k = 1; k < PDK_LEDGER_COUNT; k++) {
+        printf(" %s %.0f", pdk_channel_get((size_t)(PDK_CH_ENERGY_FUEL + k))->name + 6,
+               r->ch[PDK_CH_ENERGY_FUEL + k]);
+    }
+    printf("\n");
+    ck_assert_double_gt(fuel, 0.0);
+    ck_assert_double_lt(fabs(residual), 1e-3 * fuel);
+    const int losses[] = {
+        PDK_CH_ENERGY_ENGINE_LOSS, PDK_CH_ENERGY_PARASITIC, PDK_CH_ENERGY_CLUTCH,
+        PDK_CH_ENERGY_DRIVELINE,   PDK_CH_ENERGY_BRAKE,     PDK_CH_ENERGY_TYRE_SLIP,
+        PDK_CH_ENERGY_ROLLING,     PDK_CH_ENERGY_AERO,      PDK_CH_ENERGY_SOIL};
+    for (size_t k = 0; k < sizeof losses / sizeof losses[0]; k++) {
+        ck_assert_msg(r->ch[losses[k]] >= -1e-9 * fuel, "%s is %g",
+                      pdk_channel_get((size_t)losses[k])->name, r->ch[losses[k]]);
+    }
+}
+
+/* The ledger on asphalt, silt loam and grass over 40 s of the mixed drive
+ * (seed 003's maneuver): the residual below 0.1 % of the fuel on each; soil
+ * takes energy only on the soil; grass rolls harder than asphalt; the
+ * engine, its brake efficiency at most its indicated efficiency 0.34, loses
+ * at least 66 % of the fuel; the brakes' work is about the kinetic energy
+ * they took (at 20 bar, from about 12 m/s, twice). */
+START_TEST(test_energy_ledger_on_three_surfaces)
+{
+    const int32_t surfaces[3] = {PDK_SURFACE_TARMAC, PDK_SURFACE_SILT_LOAM, PDK_SURFACE_GRASS};
+    double rolling[3];
+    for (int k = 0; k < 3; k++) {
+        pdk_vehicle_def d = polaris();
+        fw_run r;
+        utv_init(&r, &d, surfaces[k], 0.0, PDK_GEAR_DRIVE);
+        for (int t = 0; t < 40 * TICKS_PER_S; t++) {
+            mixed_drive(&r, t);
+            run_tick(&r);
+        }
+        check_ledger(&r, pdk_surface_get(surfaces[k])->name);
+        rolling[k] = r.ch[PDK_CH_ENERGY_ROLLING];
+        const double fuel = r.ch[PDK_CH_ENERGY_FUEL];
+        ck_assert_double_ge(r.ch[PDK_CH_ENERGY_ENGINE_LOSS], (1.0 - 0.34) * fuel);
+        if (pdk_surface_get(surfaces[k])->deformable) {
+            ck_assert_double_gt(r.ch[PDK_CH_ENERGY_SOIL], 0.0);
+        } else {
+            ck_assert_double_eq(r.ch[PDK_CH_ENERGY_SOIL], 0.0);
+        }
+    }
+    ck_assert_double_gt(rolling[2], rolling[0]);
+}
+END_TEST
+
+/* A long mixed run, 5 minutes of the mixed drive over a 10 % ramp and
+ * patches of gravel, ice and silt loam, in AWD (the demand drive engaging
+ * on the ice): the residual stays below 0.1 % of the fuel's energy
+ * throughout. */
+START_TEST(test_energy_ledger_long_mixed_run)
+{
+    pdk_vehicle_def d = polaris();
+    pdk_terrain_def t = mixed();
+    fw_run r;
+    run_init_at(&r, &d, &t, DT, 2, 0.0, 0.0, 0.0, PDK_GEAR_DRIVE);
+    double worst = 0.0, top_z = 0.0;
+    uint32_t surfaces_seen = 0u;
+    for (int k = 0; k < 300 * TICKS_PER_S; k++) {
+        mixed_drive(&r, k);
+        run_tick(&r);
+        top_z = fmax(top_z, r.state.pos_m[2]);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            surfaces_seen |= 1u << (int)r.ch[PDK_CH_SURFACE_FL + i];
+        }
+        if (k > 5 * TICKS_PER_S) {
+            worst = fmax(worst, fabs(r.ch[PDK_CH_ENERGY_RESIDUAL]) / r.ch[PDK_CH_ENERGY_FUEL]);
+        }
+    }
+    check_ledger(&r, "5 min mixed");
+    printf("ledger, 5 min mixed: worst residual %.4f %% of the fuel, %.3f L burnt\n", 100.0 * worst,
+           r.ch[PDK_CH_FUEL_USED]);
+    ck_assert_double_lt(worst, 1e-3);
+    printf("ledger, 5 min mixed: highest CG %.2f m, surfaces seen 0x%x\n", top_z, surfaces_seen);
+    ck_assert_double_gt(top_z, 1.0); /* up the ramp */
+    ck_assert_uint_eq(surfaces_seen & (1u << PDK_SURFACE_ICE), 1u << PDK_SURFACE_ICE);
+    /* The fuel's volume is its energy over the heating value and density. */
+    const pdk_powertrain_def *pt = &d.powertrain;
+    ck_assert_double_eq_tol(r.ch[PDK_CH_FUEL_USED],
+                            r.ch[PDK_CH_ENERGY_FUEL] /
+                                (pt->fuel_heating_value_jpkg * pt->fuel_density_kgpl),
+                            1e-9 * r.ch[PDK_CH_FUEL_USED]);
+    ck_assert_double_eq_tol(r.ch[PDK_CH_FUEL_LEVEL], pt->fuel_tank_l - r.ch[PDK_CH_FUEL_USED],
+                            1e-9);
+}
+END_TEST
+
 /* ---- determinism ------------------------------------------------------- */
 
 /* Tarmac with gravel, ice and silt loam patches and a 10 % ramp: a drive
@@ -617,6 +733,8 @@ static Suite *utv_suite(void)
     tcase_add_test(tc, test_demand_drive_idle_with_grip);
     tcase_add_test(tc, test_turf_rear_wheel_speed_difference);
     tcase_add_test(tc, test_step_rates);
+    tcase_add_test(tc, test_energy_ledger_on_three_surfaces);
+    tcase_add_test(tc, test_energy_ledger_long_mixed_run);
     suite_add_tcase(s, tc);
     TCase *det = tcase_create("determinism");
     tcase_set_timeout(det, 60);
