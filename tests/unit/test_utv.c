@@ -6,13 +6,16 @@
  * figures the model gives (the closing note quotes them). */
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fw_test_util.h"
 #include "surface.h"
 #include "utv_def.h"
 #include "utv_gear.h"
+#include "world.h"
 
 /* The shipped configuration: one occupant, no cargo. */
 static pdk_vehicle_def polaris(void)
@@ -484,6 +487,118 @@ START_TEST(test_turf_rear_wheel_speed_difference)
 }
 END_TEST
 
+/* ---- steady turns ---------------------------------------------------------- */
+
+/* The bicycle road-wheel angle of a steering-wheel angle (seed 003
+ * "Steering": the centre and the fitted ratio). */
+static double bicycle_rad(const pdk_vehicle_def *d, double wheel_deg)
+{
+    return (wheel_deg - d->steering.center_offset_deg) * DEG / d->steering.ratio;
+}
+
+/* Steady turns at 1.5 m/s in Turf, the steering wheel at 90 to 300 deg: at
+ * a walking pace the tyres barely slip, so the car turns about its rear
+ * axle's line on the radius Ackermann's geometry sets, R = L / tan(delta)
+ * at the rear axle (yaw rate v_rear / R); the open differential lets the
+ * rear wheels follow their own paths. Within 3 %. */
+START_TEST(test_steady_turns_in_turf)
+{
+    const double wheel_deg[4] = {90.0, 150.0, 200.0, 300.0};
+    for (int k = 0; k < 4; k++) {
+        pdk_vehicle_def d = polaris();
+        d.powertrain.drive_mode = PDK_DRIVE_TURF;
+        fw_run r;
+        utv_init(&r, &d, PDK_SURFACE_TARMAC, 0.0, PDK_GEAR_LOW);
+        drive_steady(&r, 1.5, wheel_deg[k], 15.0);
+        const double delta = bicycle_rad(&d, wheel_deg[k]);
+        const double len = d.chassis.wheelbase_m,
+                     b = d.chassis.wheelbase_m - d.chassis.cg_to_front_axle_m;
+        const double r_rear = len / tan(delta);
+        /* The CG's speed is v_rear / cos(beta) with tan(beta) = b / R. */
+        const double v_cg = hypot(r.ch[PDK_CH_VEL_X], r.ch[PDK_CH_VEL_Y]);
+        const double yaw_want = v_cg / hypot(r_rear, b);
+        printf("Turf at %.2f m/s, wheel %3.0f deg: yaw rate %.4f rad/s, Ackermann's %.4f "
+               "(radius %.2f m)\n",
+               v_cg, wheel_deg[k], r.ch[PDK_CH_YAW_RATE], yaw_want, r_rear);
+        ck_assert_double_eq_tol(r.ch[PDK_CH_YAW_RATE], yaw_want, 0.03 * yaw_want);
+    }
+}
+END_TEST
+
+/* The locked rear axle at 180 deg: in 2WD both rear wheels turn alike
+ * though their paths differ by the track over the radius, so the tyres
+ * scrub: the inner wheel, turning faster than its path, pushes forward,
+ * the outer one, slower than its path, pulls back, and their moment
+ * resists the turn. The car turns on a wider circle than in Turf, whose
+ * open differential gives both rear wheels the same torque. */
+START_TEST(test_locked_rear_axle_at_180)
+{
+    double yaw[2], fx_in[2], fx_out[2];
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d = polaris();
+        d.powertrain.drive_mode = k == 0 ? PDK_DRIVE_TURF : PDK_DRIVE_2WD;
+        fw_run r;
+        utv_init(&r, &d, PDK_SURFACE_TARMAC, 0.0, PDK_GEAR_LOW);
+        drive_steady(&r, 1.5, 180.0, 15.0);
+        yaw[k] = r.ch[PDK_CH_YAW_RATE] / hypot(r.ch[PDK_CH_VEL_X], r.ch[PDK_CH_VEL_Y]);
+        fx_in[k] = r.ch[PDK_CH_FORCE_X_RL];
+        fx_out[k] = r.ch[PDK_CH_FORCE_X_RR];
+        printf("%s at 180 deg: curvature %.4f 1/m, rear Fx inner %.0f N, outer %.0f N\n",
+               k == 0 ? "Turf" : "2WD (locked)", yaw[k], fx_in[k], fx_out[k]);
+    }
+    ck_assert_double_lt(yaw[1], yaw[0]);
+    ck_assert_double_gt(fx_in[1], 0.0);
+    ck_assert_double_lt(fx_out[1], 0.0);
+    /* Turf's open differential shares the torque: the two rear forces
+     * alike within 10 %. */
+    ck_assert_double_eq_tol(fx_in[0], fx_out[0], 0.1 * fabs(fx_out[0]) + 5.0);
+}
+END_TEST
+
+/* A steady turn at 8 m/s with 90 deg on the wheel, in Turf and in AWD
+ * (seed 003's default switch). The lateral acceleration is the speed times
+ * the yaw rate (a steady turn's kinematics) within 2 %, below the tyres'
+ * limit mu g (the accelerometer reads it plus gravity's part along the
+ * rolled body's y, g cos(pitch) sin(roll)). With the cornering stiffness
+ * proportional to the load on both axles (C_alpha / N = 8 everywhere) the
+ * linear bicycle model is neutral, K = (m / L)(b / C_f - a / C_r) = 0: in
+ * Turf, whose open rear differential puts no moment on the car, the yaw
+ * rate is Ackermann's v delta / L within 5 %. In AWD the locked rear axle
+ * scrubs (inner wheel forward, outer back) and its moment resists the
+ * turn: the car understeers, a lower yaw rate. */
+START_TEST(test_turn_at_8)
+{
+    double yaw[2];
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d = polaris();
+        d.powertrain.drive_mode = k == 0 ? PDK_DRIVE_TURF : PDK_DRIVE_AWD;
+        fw_run r;
+        utv_init(&r, &d, PDK_SURFACE_TARMAC, 8.0, PDK_GEAR_DRIVE);
+        drive_steady(&r, 8.0, 90.0, 15.0);
+        const double v = hypot(r.ch[PDK_CH_VEL_X], r.ch[PDK_CH_VEL_Y]);
+        const double yaw_rate = r.ch[PDK_CH_YAW_RATE];
+        const double ay =
+            r.ch[PDK_CH_ACCEL_Y] - G * cos(r.ch[PDK_CH_PITCH]) * sin(r.ch[PDK_CH_ROLL]);
+        const double want = v * bicycle_rad(&d, 90.0) / d.chassis.wheelbase_m;
+        const double k_deg_per_g =
+            (bicycle_rad(&d, 90.0) - d.chassis.wheelbase_m * yaw_rate / v) / DEG / (ay / G);
+        printf("turn at %.2f m/s, 90 deg, %s: yaw rate %.4f rad/s (Ackermann's %.4f), lateral "
+               "%.3f m/s^2 (v r %.3f), understeer %.2f deg/g, roll %.2f deg, rear Fx %.0f / %.0f "
+               "N\n",
+               v, k == 0 ? "Turf" : "AWD", yaw_rate, want, ay, v * yaw_rate, k_deg_per_g,
+               r.ch[PDK_CH_ROLL] / DEG, r.ch[PDK_CH_FORCE_X_RL], r.ch[PDK_CH_FORCE_X_RR]);
+        ck_assert_double_eq_tol(v, 8.0, 0.1);
+        ck_assert_double_eq_tol(ay, r.ch[PDK_CH_VEL_X] * yaw_rate, 0.02 * ay);
+        ck_assert_double_lt(ay, G);
+        if (k == 0) {
+            ck_assert_double_eq_tol(yaw_rate, want, 0.05 * want);
+        }
+        yaw[k] = yaw_rate;
+    }
+    ck_assert_double_lt(yaw[1], yaw[0]);
+}
+END_TEST
+
 /* ---- step rates ------------------------------------------------------------ */
 
 /* Full throttle in L for 4 s at 60 and 120 Hz against 240 Hz (one substep
@@ -716,6 +831,50 @@ START_TEST(test_builds_same_bits)
 }
 END_TEST
 
+/* Two Polaris in a world (one in AWD, one in Turf), driven 10 s by
+ * drive-by-wire commands through the world: a golden state hash, so that a
+ * change to any bit of the UTV's results is seen (and a replay can check
+ * itself against it). The world takes the widest build; every build gives
+ * the same bits (test_builds_same_bits). */
+#define GOLDEN_HASH_UTV UINT64_C(0x4553A41A56633074)
+
+START_TEST(test_world_golden_hash)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 2;
+    size_t bytes = pdk_world_mem_size(&wd);
+    void *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(mem);
+    pdk_world *w = NULL;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, &wd, &w), PDK_OK);
+    pdk_vehicle_id ids[2];
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d = polaris();
+        d.powertrain.drive_mode = k == 0 ? PDK_DRIVE_AWD : PDK_DRIVE_TURF;
+        pdk_pose pose = {.x_m = 0.0, .y_m = 10.0 * k, .yaw_rad = 0.0};
+        ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 0.0, PDK_GEAR_LOW, &ids[k]), PDK_OK);
+    }
+    for (int t = 0; t < 10 * TICKS_PER_S; t++) {
+        double s = (double)t / TICKS_PER_S;
+        pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER,
+                         .throttle_pct = s < 6.0 ? 80.0 : 0.0,
+                         .brake_bar = s < 7.0 ? 0.0 : 30.0,
+                         .steer_wheel_deg = 120.0 * sin(0.5 * s)};
+        for (int k = 0; k < 2; k++) {
+            ck_assert_int_eq(pdk_world_command(w, ids[k], &c), PDK_OK);
+        }
+        pdk_world_step(w);
+    }
+    const double *ch = pdk_world_channels(w, ids[0]);
+    uint64_t hash = pdk_world_hash(w);
+    printf("world of two Polaris after 10 s: hash 0x%016llX, %.2f m/s, %.4f L\n",
+           (unsigned long long)hash, ch[PDK_CH_SPEED], ch[PDK_CH_FUEL_USED]);
+    ck_assert_double_gt(ch[PDK_CH_FUEL_USED], 0.0);
+    ck_assert_uint_eq(hash, GOLDEN_HASH_UTV);
+    free(mem);
+}
+END_TEST
+
 static Suite *utv_suite(void)
 {
     Suite *s = suite_create("utv");
@@ -732,6 +891,9 @@ static Suite *utv_suite(void)
     tcase_add_test(tc, test_slick_rear_awd_and_2wd);
     tcase_add_test(tc, test_demand_drive_idle_with_grip);
     tcase_add_test(tc, test_turf_rear_wheel_speed_difference);
+    tcase_add_test(tc, test_steady_turns_in_turf);
+    tcase_add_test(tc, test_locked_rear_axle_at_180);
+    tcase_add_test(tc, test_turn_at_8);
     tcase_add_test(tc, test_step_rates);
     tcase_add_test(tc, test_energy_ledger_on_three_surfaces);
     tcase_add_test(tc, test_energy_ledger_long_mixed_run);
@@ -739,6 +901,7 @@ static Suite *utv_suite(void)
     TCase *det = tcase_create("determinism");
     tcase_set_timeout(det, 60);
     tcase_add_test(det, test_builds_same_bits);
+    tcase_add_test(det, test_world_golden_hash);
     suite_add_tcase(s, det);
     return s;
 }
