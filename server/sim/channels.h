@@ -204,7 +204,9 @@
       "ledger: the car's kinetic energy gained (body, wheels, secondary clutch)")                  \
     X(PDK_CH_ENERGY_POTENTIAL, "EnergyPotential", "J", "ledger: the car's m g z gained")           \
     X(PDK_CH_ENERGY_RESIDUAL, "EnergyResidual", "J",                                               \
-      "ledger: the fuel's energy less every term above, what the ledger cannot place")
+      "ledger: the fuel's energy less every term above, what the ledger cannot place")             \
+    X(PDK_CH_GEAR_NUMBER, "GearNumber", "1",                                                       \
+      "a geared powertrain's forward gear engaged (0 while shifting, and out of D and L)")
 
 typedef enum pdk_channel {
 #define PDK_CHANNEL_ENUM_(id, name, unit, desc) id,

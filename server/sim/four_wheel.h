@@ -129,8 +129,13 @@ typedef struct pdk_fw_powertrain {
     int32_t requested;    /* the gear the command last asked for (pdk_gear) */
     int32_t reject;       /* pdk_gear_reject of that request */
     int32_t drive_mode;   /* pdk_drive_mode */
-    int32_t pad;
+    int32_t kind;         /* pdk_powertrain_kind: 0 (lumped) leaves all of this 0 */
     double ledger_j[PDK_LEDGER_COUNT]; /* since spawn */
+    /* A geared powertrain's gear: the forward gear engaged (1..n_gears),
+     * and while it shifts the gear it goes to and the time left. */
+    int32_t gear_index;
+    int32_t gear_target;
+    double shift_left_s;
 } pdk_fw_powertrain;
 
 /* The dynamic state: everything that carries from one substep to the next.

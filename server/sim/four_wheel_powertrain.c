@@ -19,6 +19,21 @@
  * is below this (seed 003 "Drive Modes": 2 %). */
 #define ADC_PEDAL 0.02
 
+/* The overall ratio of a geared powertrain's forward gear g (1-based) in
+ * position gear (D or L; L adds the low range), engine speed over the
+ * carrier's. */
+static double geared_ratio(const pdk_gearbox_def *gb, int g, int32_t gear)
+{
+    double range = gear == PDK_GEAR_LOW ? gb->low_range : 1.0;
+    return gb->ratio[g - 1] * gb->final_drive * range;
+}
+
+/* The primary axle's wheels of a geared powertrain, or the UTV's rear. */
+static int primary_axle(const pdk_powertrain_def *pt)
+{
+    return pt->kind == PDK_POWERTRAIN_GEARED ? pt->layout.driven_axle : 1;
+}
+
 void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, pdk_gear gear,
                             double speed_mps, double rear_radius_m)
 {
@@ -27,28 +42,139 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
     if (pt->kind == PDK_POWERTRAIN_LUMPED) {
         return;
     }
-    /* Seed 003 "Reset State": the lever in its position, the belt at the
-     * low ratio and the engine at idle, or for a moving start the belt
-     * gripping at the light-load shift speed; the request the idle
-     * governor's; the tank full. */
-    s->lever = pdk_utv_lever_in((pdk_utv_gear)gear);
+    s->kind = (int32_t)pt->kind;
     s->requested = (int32_t)gear;
-    pdk_utv_ratios rt;
-    pdk_utv_gear_ratios(&pt->gearbox, (pdk_utv_gear)gear, &rt);
-    double rpm;
-    pdk_cvt_reset(&pt->cvt, pt->engine.idle_rpm, rt.direction != 0 ? speed_mps : 0.0, rear_radius_m,
-                  rt.rear, &s->cvt_ratio, &rpm);
-    s->engine_radps = rpm * (2.0 * PI / 60.0);
-    s->request = pdk_engine_idle_request(&pt->engine, s->engine_radps);
-    s->carrier_radps = speed_mps / rear_radius_m;
     s->fuel_l = pt->fuel_tank_l;
     s->drive_mode = (int32_t)pt->drive_mode;
+    double rpm;
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        /* The engine idling in first gear, or for a moving start in D or L
+         * the lowest gear that turns it no faster than the light-load
+         * upshift speed, the clutch gripping (in R the reverse gear). */
+        const pdk_gearbox_def *gb = &pt->geared;
+        const double wheel_radps = fabs(speed_mps) / rear_radius_m;
+        int g = 1;
+        double ratio = 0.0;
+        if (gear == PDK_GEAR_DRIVE || gear == PDK_GEAR_LOW) {
+            while (g < gb->n_gears &&
+                   wheel_radps * geared_ratio(gb, g, (int32_t)gear) * (60.0 / (2.0 * PI)) >
+                       gb->upshift_rpm_light) {
+                g++;
+            }
+            ratio = geared_ratio(gb, g, (int32_t)gear);
+        } else if (gear == PDK_GEAR_REVERSE) {
+            ratio = gb->reverse_ratio * gb->final_drive;
+        }
+        s->gear_index = g;
+        s->gear_target = g;
+        rpm = fmax(pt->engine.idle_rpm, wheel_radps * ratio * (60.0 / (2.0 * PI)));
+        s->carrier_radps = speed_mps / rear_radius_m;
+    } else {
+        /* Seed 003 "Reset State": the lever in its position, the belt at
+         * the low ratio and the engine at idle, or for a moving start the
+         * belt gripping at the light-load shift speed; the request the idle
+         * governor's; the tank full. */
+        s->lever = pdk_utv_lever_in((pdk_utv_gear)gear);
+        pdk_utv_ratios rt;
+        pdk_utv_gear_ratios(&pt->gearbox, (pdk_utv_gear)gear, &rt);
+        pdk_cvt_reset(&pt->cvt, pt->engine.idle_rpm, rt.direction != 0 ? speed_mps : 0.0,
+                      rear_radius_m, rt.rear, &s->cvt_ratio, &rpm);
+        s->carrier_radps = speed_mps / rear_radius_m;
+    }
+    s->engine_radps = rpm * (2.0 * PI / 60.0);
+    s->request = pdk_engine_idle_request(&pt->engine, s->engine_radps);
+}
+
+/* The full-load power of gear g at the engine speed gear `from` turns at
+ * rpm (the same road speed), W. */
+static double full_power_in(const pdk_engine_def *e, const pdk_gearbox_def *gb, int g, int from,
+                            double rpm)
+{
+    const double n = rpm * gb->ratio[g - 1] / gb->ratio[from - 1];
+    return pdk_engine_full_load_nm(e, n) * n * (2.0 * PI / 60.0);
+}
+
+/* Full pedal, from which the box shifts for the most power, and how much
+ * more power the gear below must give before it kicks down: without the
+ * margin a shift's pause at the crossover speed (the car slows while the
+ * clutch is open) would send it back down, and up again, and so on. */
+#define FULL_PEDAL 0.95
+#define KICKDOWN_MARGIN 1.05
+
+/* A geared powertrain's gear in D (and L), once a tick: a shift under way
+ * ends when its time is up; otherwise up a gear above the upshift speed
+ * (rising with the pedal from its light-load to its full-load value, the
+ * latter always for a sequential box) and down one below the downshift
+ * speed. At full pedal the box shifts for power, as an automatic's
+ * kickdown and a driver at the limit do: up only where the next gear gives
+ * at least the full-load power this one does at the same road speed, down
+ * where the gear below gives 5 % more and turns below the upshift speed
+ * (so that a car at its top speed holds the gear that gives the most). */
+static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_engine_def *e,
+                        const pdk_gearbox_def *gb, double tick_s)
+{
+    if (s->gear_index < 1) {
+        s->gear_index = 1;
+        s->gear_target = 1;
+    }
+    if (s->shift_left_s > 0.0) {
+        s->shift_left_s -= tick_s;
+        if (s->shift_left_s <= 0.0) {
+            s->shift_left_s = 0.0;
+            s->gear_index = s->gear_target;
+        }
+        return;
+    }
+    if (cmd->gear != PDK_GEAR_DRIVE && cmd->gear != PDK_GEAR_LOW) {
+        s->gear_index = 1;
+        s->gear_target = 1;
+        return;
+    }
+    /* The speed the gear turns the engine at the road's speed (the
+     * carrier's): not the engine's own, which runs ahead while the clutch
+     * slips at a launch and free while it is open in a shift. */
+    const double rpm =
+        fabs(s->carrier_radps) * geared_ratio(gb, s->gear_index, cmd->gear) * (60.0 / (2.0 * PI));
+    const double pedal = fmin(1.0, fmax(0.0, cmd->throttle_pct / 100.0));
+    const double up =
+        gb->shift == PDK_SHIFT_SEQUENTIAL
+            ? gb->upshift_rpm_full
+            : gb->upshift_rpm_light + (gb->upshift_rpm_full - gb->upshift_rpm_light) * pedal;
+    const int g = s->gear_index;
+    int target = g;
+    if (pedal >= FULL_PEDAL) {
+        const double here = full_power_in(e, gb, g, g, rpm);
+        if (g < gb->n_gears && rpm > gb->upshift_rpm_light &&
+            full_power_in(e, gb, g + 1, g, rpm) >= here) {
+            target = g + 1;
+        } else if (g > 1 && rpm * gb->ratio[g - 2] / gb->ratio[g - 1] < up &&
+                   full_power_in(e, gb, g - 1, g, rpm) > KICKDOWN_MARGIN * here) {
+            target = g - 1;
+        }
+    } else if (rpm > up && g < gb->n_gears) {
+        target = g + 1;
+    } else if (rpm < gb->downshift_rpm && g > 1) {
+        target = g - 1;
+    }
+    if (target != s->gear_index) {
+        s->gear_target = target;
+        s->shift_left_s = gb->shift_time_s;
+        if (!(s->shift_left_s > 0.0)) {
+            s->gear_index = target;
+        }
+    }
 }
 
 void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
                    double tick_s, double speed_mps)
 {
     pdk_fw_powertrain *s = &state->pt;
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        /* A car's selector takes the command's position at once. */
+        s->requested = cmd->gear;
+        geared_tick(s, cmd, &pt->engine, &pt->geared, tick_s);
+        return;
+    }
     if (cmd->gear != s->requested) {
         s->requested = cmd->gear;
         s->reject = (int32_t)pdk_utv_lever_request(&s->lever, &pt->gearbox, cmd->gear, speed_mps);
@@ -60,7 +186,7 @@ void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertr
  * Modes"): Turf an open rear differential and no front drive, 2WD a locked
  * rear, AWD a locked rear and the front's overrunning clutches at ring
  * ratio k, locked both ways by Active Descent Control with the pedal shut. */
-static pdk_dl_layout layout_of(const pdk_powertrain_def *pt, int32_t mode, double k, double pedal)
+static pdk_dl_layout utv_layout(const pdk_powertrain_def *pt, int32_t mode, double k, double pedal)
 {
     pdk_dl_layout l;
     memset(&l, 0, sizeof l);
@@ -74,35 +200,31 @@ static pdk_dl_layout layout_of(const pdk_powertrain_def *pt, int32_t mode, doubl
     return l;
 }
 
-void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                      const pdk_dl_wheel wheels[PDK_WHEELS], double h_s, pdk_fwpt_out *out)
+/* What the transmission gives a substep's driveline: the overall ratio R,
+ * the clutch's capacities and efficiency, the layout, the inertia turning
+ * with the carrier (shared by the primary wheels), and in park the pawl. */
+typedef struct transmission {
+    double ratio;
+    double cap_fwd_nm, cap_rev_nm;
+    double efficiency;
+    pdk_dl_layout layout;
+    double carrier_inertia_kgm2;
+    int parked;
+} transmission;
+
+/* The UTV's CVT and lever (seed 003 "CVT and Primary Clutch", "Gear
+ * Lever"): the clutch's capacities at the free speed, the belt's ratio
+ * toward the shift speed's; in a gear the secondary clutch and gearbox,
+ * J_s i_r^2, turn with the carrier. */
+static void utv_transmission(pdk_fw_powertrain *s, const pdk_powertrain_def *pt, double omega_free,
+                             double rear_omega, double pedal, double h_s, pdk_fwpt_out *out,
+                             transmission *tr)
 {
-    pdk_fw_powertrain *s = &state->pt;
     const pdk_engine_def *eng = &pt->engine;
-    memset(out, 0, sizeof *out);
-    double *ledger = s->ledger_j;
-    const double carrier_start = s->carrier_radps;
     pdk_utv_gear gear = pdk_utv_lever_gear(&s->lever);
     pdk_utv_ratios rt;
     pdk_utv_gear_ratios(&pt->gearbox, gear, &rt);
     const bool in_gear = rt.direction != 0;
-    const double pedal = cmd->throttle_pct / 100.0;
-
-    /* The engine (seed 003 "Engine"): the request toward the larger of the
-     * pedal's (governed on the rear wheels' speed) and the idle governor's,
-     * the torque at the start's speed, the free speed. */
-    const double rear_omega = 0.5 * (wheels[PDK_RL].spin0_radps + wheels[PDK_RR].spin0_radps);
-    const double v_rear = fabs(rear_omega) * wheels[PDK_RL].radius_m;
-    const bool empty = pt->fuel_tank_l > 0.0 && !(s->fuel_l > 0.0);
-    const double target = pdk_engine_target_request(eng, pedal, s->engine_radps, v_rear, empty);
-    s->request = pdk_engine_lag_request(eng, s->request, target, h_s);
-    pdk_engine_torque et;
-    pdk_engine_torque_at(eng, s->request, s->engine_radps, empty, &et);
-    const double omega_start = s->engine_radps;
-    const double omega_free = pdk_engine_free_speed(eng, omega_start, et.brake_nm, h_s);
-
-    /* The CVT (seed 003 "CVT and Primary Clutch"): the clutch's capacities
-     * at the free speed, the belt's ratio toward the shift speed's. */
     pdk_cvt_capacity cap;
     pdk_cvt_capacities(&pt->cvt, eng->idle_rpm, omega_free, in_gear, &cap);
     double peak = 0.0;
@@ -114,15 +236,19 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     const double r_target =
         pdk_cvt_target_ratio(&pt->cvt, &cap, in_gear, s->clutch_nm, shift, omega_s);
     s->cvt_ratio = pdk_cvt_lag_ratio(&pt->cvt, s->cvt_ratio, r_target, h_s);
-    const double ratio = (double)rt.direction * s->cvt_ratio * rt.rear;
-    out->ratio = ratio;
-
-    if (gear == PDK_UTV_GEAR_PARK) {
+    tr->ratio = (double)rt.direction * s->cvt_ratio * rt.rear;
+    tr->cap_fwd_nm = cap.fwd_nm;
+    tr->cap_rev_nm = cap.rev_nm;
+    tr->efficiency = fmin(1.0, fmax(0.05, pt->cvt.belt_efficiency * pt->cvt.gear_efficiency));
+    tr->layout = utv_layout(pt, s->drive_mode, rt.ring, pedal);
+    tr->carrier_inertia_kgm2 = in_gear ? pt->cvt.secondary_inertia_kgm2 * rt.rear * rt.rear : 0.0;
+    tr->parked = gear == PDK_UTV_GEAR_PARK;
+    if (tr->parked) {
         /* The pawl holds the rear carrier, and in AWD the front ring through
          * the front clutches locked both ways (seed 003 "Drive Modes"); the
          * chassis solve holds each wheel with the pawl's capacity as a
          * Coulomb torque (its share of 20 kN m is far above what a tyre
-         * passes). The engine runs free. */
+         * passes). */
         const double share = 0.5 * pt->gearbox.park_hold_nm;
         out->pawl_nm[PDK_RL] = share;
         out->pawl_nm[PDK_RR] = share;
@@ -130,39 +256,122 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
             out->pawl_nm[PDK_FL] = share / rt.ring;
             out->pawl_nm[PDK_FR] = share / rt.ring;
         }
+    }
+}
+
+/* A geared powertrain's gearbox: the gear's overall ratio (none while it
+ * shifts, in P and in N), the launch clutch's capacity at the free speed,
+ * C_max clamp((w^2 - w_eng^2) / (w_full^2 - w_eng^2), 0, 1) either way
+ * (the CVT's centrifugal law, cvt.h), the layout of the definition; in P
+ * the pawl on the driven wheels. */
+static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain_def *pt,
+                                const pdk_fw_cmd *cmd, double omega_free, pdk_fwpt_out *out,
+                                transmission *tr)
+{
+    const pdk_gearbox_def *gb = &pt->geared;
+    const int32_t gear = cmd->gear;
+    double ratio = 0.0;
+    if (s->shift_left_s <= 0.0 && (gear == PDK_GEAR_DRIVE || gear == PDK_GEAR_LOW)) {
+        ratio = geared_ratio(gb, s->gear_index, gear);
+    } else if (gear == PDK_GEAR_REVERSE) {
+        ratio = -gb->reverse_ratio * gb->final_drive;
+    }
+    const double w_eng = gb->clutch_engage_rpm * (2.0 * PI / 60.0);
+    const double w_full = gb->clutch_full_rpm * (2.0 * PI / 60.0);
+    const double share =
+        (omega_free * omega_free - w_eng * w_eng) / (w_full * w_full - w_eng * w_eng);
+    const double cap = ratio != 0.0 ? gb->clutch_capacity_nm * fmin(1.0, fmax(0.0, share)) : 0.0;
+    tr->ratio = ratio;
+    tr->cap_fwd_nm = cap;
+    tr->cap_rev_nm = cap;
+    tr->efficiency = fmin(1.0, fmax(0.05, gb->efficiency));
+    memset(&tr->layout, 0, sizeof tr->layout);
+    tr->layout.primary = pt->layout.driven_axle;
+    tr->layout.primary_diff = pt->layout.diff;
+    tr->layout.coupling = pt->layout.coupling;
+    tr->layout.secondary_diff = pt->layout.secondary_diff;
+    tr->layout.secondary_k = pt->layout.secondary_ratio > 0.0 ? pt->layout.secondary_ratio : 1.0;
+    tr->carrier_inertia_kgm2 = ratio != 0.0 ? pt->output_inertia_kgm2 : 0.0;
+    tr->parked = gear == PDK_GEAR_PARK;
+    if (tr->parked) {
+        const int p = 2 * pt->layout.driven_axle;
+        out->pawl_nm[p] = 0.5 * gb->park_hold_nm;
+        out->pawl_nm[p + 1] = 0.5 * gb->park_hold_nm;
+        if (pt->layout.coupling == PDK_COUPLING_LOCKED) {
+            const int q = 2 - p;
+            out->pawl_nm[q] = 0.5 * gb->park_hold_nm / tr->layout.secondary_k;
+            out->pawl_nm[q + 1] = 0.5 * gb->park_hold_nm / tr->layout.secondary_k;
+        }
+    }
+}
+
+void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
+                      const pdk_dl_wheel wheels[PDK_WHEELS], double h_s, pdk_fwpt_out *out)
+{
+    pdk_fw_powertrain *s = &state->pt;
+    const pdk_engine_def *eng = &pt->engine;
+    memset(out, 0, sizeof *out);
+    double *ledger = s->ledger_j;
+    const double carrier_start = s->carrier_radps;
+    const double pedal = cmd->throttle_pct / 100.0;
+    const int p = 2 * primary_axle(pt);
+
+    /* The engine (seed 003 "Engine"): the request toward the larger of the
+     * pedal's (governed on the driven wheels' speed) and the idle
+     * governor's, the torque at the start's speed, the free speed. */
+    const double drive_omega = 0.5 * (wheels[p].spin0_radps + wheels[p + 1].spin0_radps);
+    const double v_drive = fabs(drive_omega) * wheels[p].radius_m;
+    const bool empty = pt->fuel_tank_l > 0.0 && !(s->fuel_l > 0.0);
+    const double target = pdk_engine_target_request(eng, pedal, s->engine_radps, v_drive, empty);
+    s->request = pdk_engine_lag_request(eng, s->request, target, h_s);
+    pdk_engine_torque et;
+    pdk_engine_torque_at(eng, s->request, s->engine_radps, empty, &et);
+    const double omega_start = s->engine_radps;
+    const double omega_free = pdk_engine_free_speed(eng, omega_start, et.brake_nm, h_s);
+
+    transmission tr;
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        geared_transmission(s, pt, cmd, omega_free, out, &tr);
+    } else {
+        utv_transmission(s, pt, omega_free, drive_omega, pedal, h_s, out, &tr);
+    }
+    const double ratio = tr.ratio;
+    out->ratio = ratio;
+
+    if (tr.parked) {
+        /* The engine runs free. */
         s->engine_radps = omega_free;
         s->clutch_nm = 0.0;
         s->carrier_radps = 0.0;
     } else {
-        /* The driveline (seed 003 "Driveline Solve"). In a gear the
-         * secondary clutch and gearbox turn with the rear axle, J_s i_r^2,
-         * shared by the rear wheels: in the solve's balance, and taken off
-         * the shaft torque the chassis' wheel (its own inertia) receives. */
+        /* The driveline (seed 003 "Driveline Solve"). What turns with the
+         * carrier (the UTV's secondary clutch and gearbox, J_s i_r^2, or a
+         * gearbox's output) is shared by the primary wheels: in the solve's
+         * balance, and taken off the shaft torque the chassis' wheel (its
+         * own inertia) receives. */
         pdk_dl_wheel w[PDK_WHEELS];
         memcpy(w, wheels, sizeof w);
-        const double j_sec =
-            in_gear ? 0.5 * pt->cvt.secondary_inertia_kgm2 * rt.rear * rt.rear : 0.0;
-        w[PDK_RL].inertia_kgm2 += j_sec;
-        w[PDK_RR].inertia_kgm2 += j_sec;
-        const pdk_dl_layout layout = layout_of(pt, s->drive_mode, rt.ring, pedal);
-        const double eta = fmin(1.0, fmax(0.05, pt->cvt.belt_efficiency * pt->cvt.gear_efficiency));
+        const double j_sec = 0.5 * tr.carrier_inertia_kgm2;
+        w[p].inertia_kgm2 += j_sec;
+        w[p + 1].inertia_kgm2 += j_sec;
         const pdk_dl_engine side = {
             .free_radps = omega_free,
             .inertia_kgm2 = eng->inertia_kgm2,
             .ratio = ratio,
-            .efficiency = eta,
-            .cap_fwd_nm = cap.fwd_nm,
-            .cap_rev_nm = cap.rev_nm,
+            .efficiency = tr.efficiency,
+            .cap_fwd_nm = tr.cap_fwd_nm,
+            .cap_rev_nm = tr.cap_rev_nm,
         };
         pdk_dl_result res;
-        pdk_dl_solve(&layout, &side, w, h_s, &res);
+        pdk_dl_solve(&tr.layout, &side, w, h_s, &res);
         for (int j = 0; j < PDK_WHEELS; j++) {
             if ((res.driven >> j) & 1u) {
                 const double w0 = w[j].spin0_radps, w1 = res.spin_radps[j];
-                double own = j >= PDK_RL ? j_sec * (w1 - w0) / h_s : 0.0;
+                const int shared = j == p || j == p + 1;
+                double own = shared ? j_sec * (w1 - w0) / h_s : 0.0;
                 out->shaft_nm[j] = res.shaft_nm[j] - own;
-                /* The secondary's share of the car's kinetic energy. */
-                ledger[PDK_LEDGER_KINETIC] += j >= PDK_RL ? 0.5 * j_sec * (w1 * w1 - w0 * w0) : 0.0;
+                /* The carrier's inertia's share of the car's kinetic energy. */
+                ledger[PDK_LEDGER_KINETIC] += shared ? 0.5 * j_sec * (w1 * w1 - w0 * w0) : 0.0;
             }
         }
         /* Seed 003 "Fuel and Energy": the clutch's slip, T_c (mean omega_e
@@ -204,7 +413,6 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
 void pdk_fwpt_channels(const pdk_fw_state *state, const pdk_powertrain_def *pt,
                        const pdk_fwpt_out *out, double *ch)
 {
-    (void)pt;
     const pdk_fw_powertrain *s = &state->pt;
     double placed = 0.0;
     for (int k = 0; k < PDK_LEDGER_COUNT; k++) {
@@ -212,7 +420,14 @@ void pdk_fwpt_channels(const pdk_fw_state *state, const pdk_powertrain_def *pt,
         placed += k == PDK_LEDGER_FUEL ? 0.0 : s->ledger_j[k];
     }
     ch[PDK_CH_ENERGY_RESIDUAL] = s->ledger_j[PDK_LEDGER_FUEL] - placed;
-    ch[PDK_CH_GEAR] = (double)pdk_utv_lever_gear(&s->lever);
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        /* The selector is the command's; the gear engaged, 0 while a shift
+         * is under way or out of D and L. */
+        const int in_d = s->requested == PDK_GEAR_DRIVE || s->requested == PDK_GEAR_LOW;
+        ch[PDK_CH_GEAR_NUMBER] = in_d && !(s->shift_left_s > 0.0) ? (double)s->gear_index : 0.0;
+    } else {
+        ch[PDK_CH_GEAR] = (double)pdk_utv_lever_gear(&s->lever);
+    }
     ch[PDK_CH_ENGINE_RPM] = s->engine_radps * (60.0 / (2.0 * PI));
     ch[PDK_CH_ENGINE_TORQUE] = out->engine_nm;
     ch[PDK_CH_CVT_RATIO] = s->cvt_ratio;

@@ -5,6 +5,7 @@
 #define PDK_VEHICLE_DEF_H
 
 #include "cvt.h"
+#include "driveline.h"
 #include "engine.h"
 #include "error.h"
 #include "input.h"
@@ -143,7 +144,54 @@ typedef struct pdk_resist_def {
 typedef enum pdk_powertrain_kind {
     PDK_POWERTRAIN_LUMPED = 0, /* pdk_drive_def's drive force, no engine (the default) */
     PDK_POWERTRAIN_UTV = 1,    /* seed 003: engine, CVT, gear lever, demand drive */
+    PDK_POWERTRAIN_GEARED = 2, /* engine, launch clutch, gearbox of fixed ratios, diffs */
 } pdk_powertrain_kind;
+
+/* Most forward gears of a geared powertrain. */
+#define PDK_GEARS_MAX 8
+
+/* How a geared powertrain chooses its gear in D. */
+typedef enum pdk_shift_kind {
+    PDK_SHIFT_AUTOMATIC = 0,  /* up at a shift speed rising with the pedal, down at
+                               * downshift_rpm; the clutch open for shift_time_s */
+    PDK_SHIFT_SEQUENTIAL = 1, /* the same schedule with the full-pedal speed always (a
+                               * driver or controller shifting near the limiter) */
+} pdk_shift_kind;
+
+/* A gearbox of fixed ratios behind a launch clutch (a torque converter, a
+ * centrifugal clutch or an automated one: its capacity grows with the square
+ * of the engine's speed between engage_rpm and full_rpm, as the CVT's
+ * primary clutch, cvt.h), a final drive and, for a part-time 4WD, a low
+ * range that L selects. One forward gear is a single-speed drive (a kart). */
+typedef struct pdk_gearbox_def {
+    pdk_shift_kind shift;
+    int n_gears;                 /* forward, 1..PDK_GEARS_MAX */
+    double ratio[PDK_GEARS_MAX]; /* first to top, falling */
+    double reverse_ratio;        /* magnitude */
+    double final_drive;
+    double low_range;          /* the transfer case's reduction in L; 1 without one */
+    double efficiency;         /* gears and final drive, 0.05..1 */
+    double upshift_rpm_light;  /* D's upshift speed with the pedal shut */
+    double upshift_rpm_full;   /* and at full pedal */
+    double downshift_rpm;      /* a gear down below this (never below first) */
+    double shift_time_s;       /* the clutch is open while it shifts */
+    double clutch_capacity_nm; /* C_max of the launch clutch, either way */
+    double clutch_engage_rpm;  /* it starts to grip */
+    double clutch_full_rpm;    /* and has its full capacity */
+    double park_hold_nm;       /* P's pawl, at the carrier */
+} pdk_gearbox_def;
+
+/* Which wheels a geared powertrain drives and through what: the primary
+ * axle behind the gearbox and its differential, and the other axle's
+ * coupling (driveline.h): none, or locked through its own differential
+ * (part-time 4WD, secondary_ratio its ring's speed over the carrier's). */
+typedef struct pdk_layout_def {
+    int driven_axle; /* 0 front, 1 rear */
+    pdk_dl_diff diff;
+    pdk_dl_coupling coupling; /* PDK_COUPLING_NONE or PDK_COUPLING_LOCKED */
+    pdk_dl_diff secondary_diff;
+    double secondary_ratio;
+} pdk_layout_def;
 
 /* The UTV's AWD switch (seed 003 "Drive Modes"); values are the switch's. */
 typedef enum pdk_drive_mode {
@@ -162,6 +210,9 @@ typedef struct pdk_powertrain_def {
     pdk_cvt_def cvt;
     pdk_utv_gearbox_def gearbox;
     pdk_drive_mode drive_mode;      /* the switch's position at spawn */
+    pdk_gearbox_def geared;         /* PDK_POWERTRAIN_GEARED */
+    pdk_layout_def layout;          /* PDK_POWERTRAIN_GEARED */
+    double output_inertia_kgm2;     /* geared: gearbox output and shafts, at the carrier */
     double brake_front_nm_per_bar;  /* G_f: torque at each front wheel per bar */
     double brake_rear_nm_per_bar;   /* G_r: at each rear wheel */
     double brake_bias_bar;          /* added to the line pressure, P_out within 0..max_line_bar */

@@ -897,7 +897,7 @@ static uint64_t hash_four_wheel(uint64_t h, const pdk_fw_state *fw, const pdk_fw
     h = pdk_hash_f64(h, fw->power_scale);
     h = pdk_hash_u64(h, fw->faulted);
     const pdk_fw_powertrain *pt = &fw->pt;
-    if (pt->lever.engaged != PDK_UTV_GEAR_NONE) { /* a powertrain's (0 for the lumped drive) */
+    if (pt->kind != PDK_POWERTRAIN_LUMPED) {
         h = pdk_hash_f64(h, pt->engine_radps);
         h = pdk_hash_f64(h, pt->request);
         h = pdk_hash_f64(h, pt->cvt_ratio);
@@ -911,6 +911,12 @@ static uint64_t hash_four_wheel(uint64_t h, const pdk_fw_state *fw, const pdk_fw
         h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->requested);
         h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->reject);
         h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->drive_mode);
+        h = hash_f64s(h, pt->ledger_j, PDK_LEDGER_COUNT);
+        if (pt->kind == PDK_POWERTRAIN_GEARED) {
+            h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->gear_index);
+            h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->gear_target);
+            h = pdk_hash_f64(h, pt->shift_left_s);
+        }
     }
     h = pdk_hash_f64(h, c->throttle_pct);
     h = pdk_hash_f64(h, c->brake_bar);

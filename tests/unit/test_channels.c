@@ -138,7 +138,9 @@ START_TEST(test_powertrain_channels_registered)
         ck_assert_str_eq(pdk_channel_get((size_t)(PDK_CH_ENERGY_FUEL + k))->unit, "J");
     }
     ck_assert_int_eq(PDK_CH_ENERGY_FUEL, PDK_CH_BRAKE_TORQUE_RR + 1);
-    ck_assert_int_eq(PDK_CH_ENERGY_RESIDUAL, PDK_CH_COUNT - 1);
+    ck_assert_int_eq(pdk_channel_find("GearNumber"), PDK_CH_GEAR_NUMBER);
+    ck_assert_int_eq(PDK_CH_GEAR_NUMBER, PDK_CH_ENERGY_RESIDUAL + 1);
+    ck_assert_int_eq(PDK_CH_GEAR_NUMBER, PDK_CH_COUNT - 1);
 }
 END_TEST
 

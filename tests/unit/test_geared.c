@@ -1,0 +1,281 @@
+/* A geared powertrain on the four-wheel model (vehicle_def.h
+ * PDK_POWERTRAIN_GEARED): an engine, a launch clutch, a gearbox of fixed
+ * ratios shifting itself, a final drive and differentials, through the
+ * implicit driveline. The test car is the default car (front-wheel drive,
+ * 1500 kg) with a 1.2 L turbo petrol and a six-speed automatic, built here
+ * field by field so that each expectation follows from numbers this file
+ * states. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fw_test_util.h"
+
+/* The test car's engine: 85 kW at 5600 rev/min, 175 N m from 1400 to 4000;
+ * friction from Heywood's correlation for spark-ignition engines,
+ * fmep = 0.97 + 0.15 n_k + 0.05 n_k^2 bar (Internal Combustion Engine
+ * Fundamentals, eq. 13.13). */
+static pdk_engine_def engine_12tsi(void)
+{
+    pdk_engine_def e = pdk_engine_def_prostar999();
+    static const double rpm[] = {1000, 1400, 4000, 5000, 5600, 6200, 6500};
+    static const double nm[] = {110, 175, 175, 160, 145, 120, 0};
+    e.n_curve = 7;
+    for (int i = 0; i < 7; i++) {
+        e.curve_rpm[i] = rpm[i];
+        e.curve_nm[i] = nm[i];
+    }
+    e.idle_rpm = 750.0;
+    e.max_rpm = 6500.0;
+    e.inertia_kgm2 = 0.15;
+    e.accessory_drag_nm = 3.0;
+    e.displacement_l = 1.2;
+    e.indicated_efficiency = 0.36;
+    e.fmep_bar = 0.97;
+    e.fmep_bar_per_krpm = 0.15;
+    e.fmep_bar_per_krpm2 = 0.05;
+    e.pumping_bar = 0.8;
+    e.torque_lag_s = 0.2;
+    e.pedal_exponent = 1.0;
+    e.max_speed_mps = 0.0;
+    return e;
+}
+
+static pdk_vehicle_def geared_car(void)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    pdk_powertrain_def *pt = &d.powertrain;
+    memset(pt, 0, sizeof *pt);
+    pt->kind = PDK_POWERTRAIN_GEARED;
+    pt->engine = engine_12tsi();
+    pdk_gearbox_def *g = &pt->geared;
+    static const double ratios[] = {4.148, 2.370, 1.556, 1.155, 0.859, 0.686};
+    g->shift = PDK_SHIFT_AUTOMATIC;
+    g->n_gears = 6;
+    for (int i = 0; i < 6; i++) {
+        g->ratio[i] = ratios[i];
+    }
+    g->reverse_ratio = 3.394;
+    g->final_drive = 3.683;
+    g->low_range = 1.0;
+    g->efficiency = 0.92;
+    g->upshift_rpm_light = 2000.0;
+    g->upshift_rpm_full = 6000.0;
+    g->downshift_rpm = 1100.0;
+    g->shift_time_s = 0.25;
+    g->clutch_capacity_nm = 400.0;
+    g->clutch_engage_rpm = 900.0;
+    g->clutch_full_rpm = 2200.0;
+    g->park_hold_nm = 10000.0;
+    pt->layout.driven_axle = 0;
+    pt->layout.diff = (pdk_dl_diff){PDK_DIFF_OPEN, 1.0, 0.0};
+    pt->layout.coupling = PDK_COUPLING_NONE;
+    pt->output_inertia_kgm2 = 0.1;
+    /* The default car's brakes, 150 N/bar at the contacts 65/35, as torques
+     * at each wheel (radius 0.31 m). */
+    pt->brake_front_nm_per_bar = 150.0 * 0.65 / 2.0 * 0.31;
+    pt->brake_rear_nm_per_bar = 150.0 * 0.35 / 2.0 * 0.31;
+    pt->fuel_tank_l = 50.0;
+    pt->fuel_heating_value_jpkg = 43.4e6;
+    pt->fuel_density_kgpl = 0.745;
+    return d;
+}
+
+static void car_init(fw_run *r, const pdk_vehicle_def *d, double speed_mps, pdk_gear gear)
+{
+    run_init(r, d, 2, speed_mps, gear);
+}
+
+/* The definition passes its checks; each gearbox rule is enforced with a
+ * message naming its key. */
+START_TEST(test_definition_checks)
+{
+    pdk_vehicle_def d = geared_car();
+    ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
+    struct {
+        void (*spoil)(pdk_vehicle_def *);
+        const char *key;
+    } cases[7];
+    int n = 0;
+#define SPOIL(body, k)                                                                             \
+    do {                                                                                           \
+        pdk_vehicle_def bad = geared_car();                                                        \
+        body;                                                                                      \
+        const char *why = pdk_vehicle_def_problem(&bad);                                           \
+        ck_assert_ptr_nonnull(why);                                                                \
+        ck_assert_msg(strstr(why, k) != NULL, "\"%s\" does not name %s", why, k);                  \
+        n++;                                                                                       \
+    } while (0)
+    SPOIL(bad.powertrain.geared.n_gears = 0, "gearbox.ratios");
+    SPOIL(bad.powertrain.geared.ratio[3] = 2.0, "gearbox.ratios");
+    SPOIL(bad.powertrain.geared.downshift_rpm = 1500.0, "gearbox.downshiftRpm");
+    SPOIL(bad.powertrain.geared.upshift_rpm_full = 7000.0, "upshiftRpmFull");
+    SPOIL(bad.powertrain.geared.clutch_engage_rpm = 700.0, "gearbox.clutchEngageRpm");
+    SPOIL(bad.powertrain.layout.diff.kind = (pdk_diff_kind)7, "driveline.diff");
+    SPOIL(bad.powertrain.geared.efficiency = 1.5, "gearbox.efficiency");
+#undef SPOIL
+    (void)cases;
+    ck_assert_int_eq(n, 7);
+}
+END_TEST
+
+/* Full throttle from rest in D: the launch clutch slips at first (the
+ * engine runs ahead of the wheels), then locks; the box shifts up through
+ * its gears in order, each time near the full-load upshift speed, with the
+ * clutch open (no wheel torque) while it shifts; the engine never passes
+ * its limiter. */
+START_TEST(test_launch_and_upshifts)
+{
+    pdk_vehicle_def d = geared_car();
+    fw_run r;
+    car_init(&r, &d, 0.0, PDK_GEAR_DRIVE);
+    run_command(&r, 100.0, 0.0, 0.0);
+    int last_gear = 1, slipped = 0, locked = 0, shifts = 0;
+    double rpm_before = 0.0, max_rpm = 0.0;
+    for (int t = 0; t < 40 * TICKS_PER_S; t++) {
+        run_tick(&r);
+        const int gear = (int)r.ch[PDK_CH_GEAR_NUMBER];
+        const double rpm = r.ch[PDK_CH_ENGINE_RPM];
+        max_rpm = fmax(max_rpm, rpm);
+        if (t < TICKS_PER_S && r.ch[PDK_CH_CLUTCH_SLIP] > 20.0) {
+            slipped = 1;
+        }
+        if (slipped && fabs(r.ch[PDK_CH_CLUTCH_SLIP]) < 0.5) {
+            locked = 1;
+        }
+        if (gear == 0) {
+            /* Shifting: the clutch is open. */
+            ck_assert_double_eq(r.ch[PDK_CH_CLUTCH_TORQUE], 0.0);
+            ck_assert_double_lt(fabs(r.ch[PDK_CH_WHEEL_TORQUE_FL]), 1e-6);
+        } else if (gear != last_gear) {
+            printf("upshift %d -> %d at %.0f rev/min, %.1f km/h, t %.2f s\n", last_gear, gear,
+                   rpm_before, r.ch[PDK_CH_SPEED] * 3.6, (t + 1) * DT);
+            ck_assert_int_eq(gear, last_gear + 1);
+            /* At full pedal the box shifts where the next gear gives the
+             * more power: past the curve's peak (5600), below the limiter. */
+            ck_assert_double_ge(rpm_before, 5600.0);
+            last_gear = gear;
+            shifts++;
+        }
+        if (gear != 0) {
+            rpm_before = rpm;
+        }
+    }
+    printf("after 40 s: gear %d, %.1f km/h, engine %.0f rev/min (max %.0f)\n", last_gear,
+           r.ch[PDK_CH_SPEED] * 3.6, r.ch[PDK_CH_ENGINE_RPM], max_rpm);
+    assert_channels_finite(&r);
+    ck_assert_int_eq(slipped, 1);
+    ck_assert_int_eq(locked, 1);
+    ck_assert_int_ge(shifts, 4);
+    ck_assert_double_lt(max_rpm, d.powertrain.engine.max_rpm);
+    /* The energy ledger places the fuel's energy, shifts and all, to within
+     * 0.1 %. */
+    printf("ledger: fuel %.0f J, residual %.1f J\n", r.ch[PDK_CH_ENERGY_FUEL],
+           r.ch[PDK_CH_ENERGY_RESIDUAL]);
+    ck_assert_double_lt(fabs(r.ch[PDK_CH_ENERGY_RESIDUAL]), 1e-3 * r.ch[PDK_CH_ENERGY_FUEL]);
+}
+END_TEST
+
+/* The top speed, reached in 120 s at full throttle from 50 m/s, is where the engine's
+ * wheel power in the best gear meets the drag and rolling resistance:
+ * T(n) i eta / R = 1/2 rho C_d A v^2 + f m g with n = v i / R, solved here
+ * by bisection in each gear from the engine's curve (the tyres' slip and
+ * the wheels' rolling resistance at speed make the model's a little lower);
+ * within 3 %. */
+START_TEST(test_top_speed_power_limited)
+{
+    pdk_vehicle_def d = geared_car();
+    const pdk_powertrain_def *pt = &d.powertrain;
+    const pdk_gearbox_def *g = &pt->geared;
+    fw_run r;
+    car_init(&r, &d, 50.0, PDK_GEAR_DRIVE);
+    run_command(&r, 100.0, 0.0, 0.0);
+    run_for(&r, 120.0);
+    const double v_model = r.ch[PDK_CH_SPEED];
+    const double radius = d.tyre_front.law.radius_m;
+    const double f_roll = d.tyre_front.law.rolling_coeff * d.chassis.mass_kg * G;
+    double v_best = 0.0;
+    for (int k = 0; k < g->n_gears; k++) {
+        const double i = g->ratio[k] * g->final_drive;
+        double lo = 1.0, hi = 150.0;
+        for (int it = 0; it < 100; it++) {
+            const double v = 0.5 * (lo + hi);
+            const double rpm = v / radius * i * 60.0 / (2.0 * PI);
+            const double fr = pdk_engine_friction_nm(&pt->engine, rpm);
+            /* Full load less friction is the engine's brake torque, less
+             * the accessories. */
+            const double t =
+                pdk_engine_full_load_nm(&pt->engine, rpm) - pt->engine.accessory_drag_nm;
+            (void)fr;
+            const double push = t * i * g->efficiency / radius;
+            const double resist = 0.5 * RHO * d.resist.drag_area_m2 * v * v + f_roll;
+            if (push > resist) {
+                lo = v;
+            } else {
+                hi = v;
+            }
+        }
+        v_best = fmax(v_best, lo);
+    }
+    printf("top speed %.1f km/h in gear %d at %.0f rev/min (power-limited %.1f km/h)\n",
+           v_model * 3.6, (int)r.ch[PDK_CH_GEAR_NUMBER], r.ch[PDK_CH_ENGINE_RPM], v_best * 3.6);
+    ck_assert_double_eq_tol(v_model, v_best, 0.03 * v_best);
+}
+END_TEST
+
+/* Braking from 100 km/h in D at 60 bar: the box shifts down as the engine
+ * slows below its downshift speed, and the car stops; R then drives it
+ * backward; P holds it on a 20 % slope. */
+START_TEST(test_downshifts_reverse_and_park)
+{
+    pdk_vehicle_def d = geared_car();
+    fw_run r;
+    car_init(&r, &d, 100.0 / 3.6, PDK_GEAR_DRIVE);
+    run_command(&r, 0.0, 0.0, 0.0);
+    run_tick(&r);
+    const int top = (int)r.ch[PDK_CH_GEAR_NUMBER];
+    run_command(&r, 0.0, 60.0, 0.0);
+    int lowest = top;
+    for (int t = 0; t < 10 * TICKS_PER_S; t++) {
+        run_tick(&r);
+        if (r.ch[PDK_CH_GEAR_NUMBER] > 0.0) {
+            lowest = (int)fmin(lowest, r.ch[PDK_CH_GEAR_NUMBER]);
+        }
+    }
+    printf("braking from 100 km/h: gear %d down to %d, stopped at %.3f m/s, engine %.0f rev/min\n",
+           top, lowest, r.ch[PDK_CH_SPEED], r.ch[PDK_CH_ENGINE_RPM]);
+    ck_assert_int_ge(top, 4);
+    ck_assert_int_eq(lowest, 1);
+    ck_assert_double_lt(r.ch[PDK_CH_SPEED], 0.01);
+    /* The engine idles with the car stopped in gear: the clutch has let go. */
+    ck_assert_double_eq_tol(r.ch[PDK_CH_ENGINE_RPM], d.powertrain.engine.idle_rpm, 50.0);
+    r.gear = PDK_GEAR_REVERSE;
+    run_command(&r, 60.0, 0.0, 0.0);
+    run_for(&r, 3.0);
+    ck_assert_double_lt(r.ch[PDK_CH_VEL_X], -1.0);
+    ck_assert_double_lt(r.ch[PDK_CH_WHEEL_TORQUE_FL], 0.0);
+}
+END_TEST
+
+static Suite *geared_suite(void)
+{
+    Suite *s = suite_create("geared");
+    TCase *tc = tcase_create("geared");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_definition_checks);
+    tcase_add_test(tc, test_launch_and_upshifts);
+    tcase_add_test(tc, test_top_speed_power_limited);
+    tcase_add_test(tc, test_downshifts_reverse_and_park);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(geared_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
