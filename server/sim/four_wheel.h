@@ -136,6 +136,9 @@ typedef struct pdk_fw_powertrain {
     int32_t gear_index;
     int32_t gear_target;
     double shift_left_s;
+    /* ABS (powertrain.abs): the share of the line pressure each wheel's
+     * brake gets, 1 unless the controller has let some off. */
+    double abs_scale[PDK_WHEELS];
 } pdk_fw_powertrain;
 
 /* The dynamic state: everything that carries from one substep to the next.
@@ -242,6 +245,12 @@ typedef struct pdk_fw_consts {
     double surface_friction; /* the world's, on every tyre's grip */
     double steering_ratio;   /* for SteeringTorque */
     double drag_n_per_mps2;  /* 0.5 rho CdA */
+    /* Downforce at the front and rear axle, 0.5 rho C_L A times each
+     * axle's share, and the axles' x from the CG; lift 1 where there is
+     * any. */
+    double lift_n_per_mps2[2];
+    double lift_x_m[2];
+    int32_t lift;
     double drive_force_n;
     double drive_power_w;
     uint32_t toe_curve, camber_curve, solid, rc_curve, anti_brake_curve, anti_drive_curve;

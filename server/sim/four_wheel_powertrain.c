@@ -83,6 +83,46 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
     }
     s->engine_radps = rpm * (2.0 * PI / 60.0);
     s->request = pdk_engine_idle_request(&pt->engine, s->engine_radps);
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        s->abs_scale[j] = 1.0;
+    }
+}
+
+/* ABS (an option, powertrain.abs): per wheel, while the brakes are on and
+ * the contact moves faster than ABS_MIN_MPS, the pressure is let off at
+ * 1 / ABS_RELEASE_S of the line's per second while the wheel's slip is
+ * beyond ABS_SLIP_RELEASE, and built up again at 1 / ABS_APPLY_S per
+ * second once it is back within ABS_SLIP_APPLY: a two-threshold cycle that
+ * holds the slip near the tyre's peak (Bosch, Automotive Handbook: ABS
+ * keeps the braking slip at about 10 to 30 %, the dump faster than the
+ * rebuild). Slower, or with the brakes off, the wheel has the whole
+ * pressure. */
+#define ABS_MIN_MPS 2.0
+#define ABS_SLIP_RELEASE 0.15
+#define ABS_SLIP_APPLY 0.08
+#define ABS_RELEASE_S 0.04
+#define ABS_APPLY_S 0.15
+
+static void abs_step(pdk_fw_powertrain *s, const pdk_dl_wheel wheels[PDK_WHEELS],
+                     const double brake_nm[PDK_WHEELS], double h_s)
+{
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        const pdk_dl_wheel *w = &wheels[j];
+        double scale = s->abs_scale[j];
+        if (brake_nm[j] > 0.0 && fabs(w->vx_mps) > ABS_MIN_MPS) {
+            const double slip = (w->spin0_radps * w->radius_m - w->vx_mps) / fabs(w->vx_mps);
+            const double braking_slip = w->vx_mps > 0.0 ? -slip : slip;
+            if (braking_slip > ABS_SLIP_RELEASE) {
+                scale -= h_s / ABS_RELEASE_S;
+            } else if (braking_slip < ABS_SLIP_APPLY) {
+                scale += h_s / ABS_APPLY_S;
+            }
+            scale = fmin(1.0, fmax(0.0, scale));
+        } else {
+            scale = 1.0;
+        }
+        s->abs_scale[j] = scale;
+    }
 }
 
 /* The full-load power of gear g at the engine speed gear `from` turns at
@@ -306,11 +346,22 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
 }
 
 void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                      const pdk_dl_wheel wheels[PDK_WHEELS], double h_s, pdk_fwpt_out *out)
+                      const pdk_dl_wheel wheels_in[PDK_WHEELS], const double brake_nm[PDK_WHEELS],
+                      double h_s, pdk_fwpt_out *out)
 {
     pdk_fw_powertrain *s = &state->pt;
     const pdk_engine_def *eng = &pt->engine;
     memset(out, 0, sizeof *out);
+    if (pt->abs) {
+        abs_step(s, wheels_in, brake_nm, h_s);
+    }
+    /* Each wheel's Coulomb torque with its brakes. */
+    pdk_dl_wheel wheels[PDK_WHEELS];
+    memcpy(wheels, wheels_in, sizeof wheels);
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        out->brake_nm[j] = brake_nm[j] * s->abs_scale[j];
+        wheels[j].coulomb_nm += out->brake_nm[j];
+    }
     double *ledger = s->ledger_j;
     const double carrier_start = s->carrier_radps;
     const double pedal = cmd->throttle_pct / 100.0;

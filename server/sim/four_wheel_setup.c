@@ -123,6 +123,12 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     p->surface_friction = surface_friction;
     p->steering_ratio = def->steering.ratio;
     p->drag_n_per_mps2 = 0.5 * air_density_kgpm3 * def->resist.drag_area_m2;
+    const double lift = 0.5 * air_density_kgpm3 * def->resist.downforce_area_m2;
+    p->lift_n_per_mps2[0] = lift * def->resist.downforce_front;
+    p->lift_n_per_mps2[1] = lift * (1.0 - def->resist.downforce_front);
+    p->lift_x_m[0] = a;
+    p->lift_x_m[1] = -b;
+    p->lift = lift > 0.0 ? 1 : 0;
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
 

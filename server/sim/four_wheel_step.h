@@ -453,6 +453,17 @@ VEC void struts(PHASE_ARGS)
 VEC void build_pass(PHASE_ARGS)
 {
     build_system(&sv->sy, q, vh->p, sv->v, sv->w, sv->grav, sv->c_drag, sv->gyro);
+    if (vh->p->lift) {
+        /* Downforce (resist.downforce_area_m2), explicit at the start's
+         * forward speed: -L_f - L_r along body z, and its moment about
+         * body y, x_f L_f + x_r L_r (r x F with r = (x, 0, 0), F = (0, 0,
+         * -L)). */
+        const pdk_fw_consts *p = vh->p;
+        const double v2 = sv->v[0] * sv->v[0];
+        const double lf = p->lift_n_per_mps2[0] * v2, lr = p->lift_n_per_mps2[1] * v2;
+        sv->sy.g[5][3] -= lf + lr;
+        sv->sy.g[6][1] += p->lift_x_m[0] * lf + p->lift_x_m[1] * lr;
+    }
 }
 
 VEC void solve_pass(PHASE_ARGS)
@@ -619,7 +630,7 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
         e.spin0_radps[j] = om0[j];
         e.spin1_radps[j] = st->spin_radps[j];
         e.drive_nm[j] = q->t_drive[j];
-        e.brake_nm[j] = vh->cmd->brake_nm[j] + sv->pawl[j];
+        e.brake_nm[j] = sv->brake[j] + sv->pawl[j];
         e.rolling_nm[j] = q->roll_t[j];
         e.fx_n[j] = q->fx_end[j];
         e.fy_n[j] = q->fy_end[j];

@@ -239,7 +239,7 @@ typedef struct sub {
     /* A powertrain's substep (four_wheel_powertrain.h): the driveline's
      * shaft torques and the pawl's capacities the wheels take, and what the
      * channels report. */
-    v4 shaft, pawl;
+    v4 shaft, pawl, brake;
     pdk_fwpt_out pto;
 } sub;
 

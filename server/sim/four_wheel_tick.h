@@ -327,8 +327,7 @@ VEC void telemetry(const fw_vehicle *vh, const sub *sv, const wheels *q, int sub
     }
     /* The drive and brake torques at each wheel; the powertrain's own. */
     store4(&ch[PDK_CH_WHEEL_TORQUE_FL], q->t_drive);
-    store4(&ch[PDK_CH_BRAKE_TORQUE_FL],
-           (load4(cmd->hold_n) * sv->radius + load4(cmd->brake_nm)) + sv->pawl);
+    store4(&ch[PDK_CH_BRAKE_TORQUE_FL], (load4(cmd->hold_n) * sv->radius + sv->brake) + sv->pawl);
     if (vh->pt != NULL) {
         pdk_fwpt_channels(s, vh->pt, &sv->pto, ch);
     }
@@ -395,6 +394,7 @@ VEC void tick_begin(const fw_vehicle *vh, sub *sv, const terrain_kind *tk)
     sv->drag = 0.0;
     sv->shaft = splat(0.0);
     sv->pawl = splat(0.0);
+    sv->brake = splat(0.0);
 }
 
 /* The tick's end for the tyres: what the tick's substeps did to each one

@@ -168,7 +168,7 @@ VEC void wheel_hold(PHASE_ARGS)
          * brakes as torques and the pawl. */
         q->t_drive = sv->shaft;
         q->roll_t = keep(q->loaded, q->roll_f * q->fz0 * r);
-        q->hold = (load4(vh->cmd->brake_nm) + sv->pawl) + q->roll_t;
+        q->hold = (sv->brake + sv->pawl) + q->roll_t;
         const m4 still = (m4)(om0 == zero);
         q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
         return;
@@ -212,11 +212,12 @@ static __attribute__((noinline)) void powertrain(PHASE_ARGS)
         w[j].kx_nspm = kx[j];
         w[j].vx_mps = q->u0[j];
         w[j].fx_max_n = left > 0.0 ? sqrt(left) : 0.0;
-        w[j].coulomb_nm = vh->cmd->brake_nm[j] + roll_t[j];
+        w[j].coulomb_nm = roll_t[j];
     }
-    pdk_fwpt_substep(vh->st, vh->cmd, vh->pt, w, p->h_s, &sv->pto);
+    pdk_fwpt_substep(vh->st, vh->cmd, vh->pt, w, vh->cmd->brake_nm, p->h_s, &sv->pto);
     sv->shaft = load4(sv->pto.shaft_nm);
     sv->pawl = load4(sv->pto.pawl_nm);
+    sv->brake = load4(sv->pto.brake_nm);
 }
 
 /* The damper and explicit force each wheel's tyre puts on the contact along

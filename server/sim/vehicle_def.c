@@ -506,6 +506,10 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
             "resist.rolling_coeff must be finite and >= 0");
     REQUIRE(non_negative(def->resist.drag_area_m2), range,
             "resist.drag_area_m2 must be finite and >= 0");
+    REQUIRE(non_negative(def->resist.downforce_area_m2), range,
+            "resist.downforce_area_m2 must be finite and >= 0");
+    REQUIRE(fraction(def->resist.downforce_front), range,
+            "resist.downforce_front must be within 0..1");
     if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
         REQUIRE(def->model == PDK_MODEL_FOUR_WHEEL, PDK_ERR_INVALID_ARGUMENT,
                 "powertrain.kind other than lumped needs the fourWheel model");

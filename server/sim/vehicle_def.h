@@ -138,6 +138,12 @@ typedef struct pdk_brake_def {
 typedef struct pdk_resist_def {
     double rolling_coeff;       /* rolling-resistance coefficient, F = c * m * g */
     double drag_area_m2;        /* Cd * A */
+    /* Downforce, four-wheel model only: 1/2 rho C_L A v^2 with v the body's
+     * forward speed, pressing the body down along its z axis, the share
+     * downforce_front at the front axle and the rest at the rear (the
+     * aerodynamic balance). 0 for none. */
+    double downforce_area_m2; /* C_L * A, positive pressing down */
+    double downforce_front;   /* 0..1 */
 } pdk_resist_def;
 
 /* Which powertrain turns the wheels. Values are stable (recorded). */
@@ -216,6 +222,7 @@ typedef struct pdk_powertrain_def {
     double brake_front_nm_per_bar;  /* G_f: torque at each front wheel per bar */
     double brake_rear_nm_per_bar;   /* G_r: at each rear wheel */
     double brake_bias_bar;          /* added to the line pressure, P_out within 0..max_line_bar */
+    int32_t abs;                    /* 1: the brakes have ABS (four_wheel_powertrain.c) */
     double fuel_tank_l;             /* full at spawn */
     double fuel_heating_value_jpkg; /* H_u, lower heating value */
     double fuel_density_kgpl;       /* rho_f */

@@ -912,6 +912,7 @@ static uint64_t hash_four_wheel(uint64_t h, const pdk_fw_state *fw, const pdk_fw
         h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->reject);
         h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->drive_mode);
         h = hash_f64s(h, pt->ledger_j, PDK_LEDGER_COUNT);
+        h = hash_f64s(h, pt->abs_scale, PDK_WHEELS);
         if (pt->kind == PDK_POWERTRAIN_GEARED) {
             h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->gear_index);
             h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->gear_target);

@@ -872,6 +872,35 @@ static void st_steady(const pdk_vehicle_def *d, double target_mps, double steer_
  * and 30 m/s, K = ((v delta / r)_30 - (v delta / r)_10) / (30^2 - 10^2),
  * takes a difference of two numbers each within a few tenths of a percent,
  * amplified by (L + K v^2) / (K (v2^2 - v1^2)), 2.5 at these speeds: 3 %. */
+/* Downforce (resist.downforce_area_m2, resist.downforce_front): coasting at
+ * 50 m/s with C_L A 3 m^2 and 40 % at the front, the tyres carry the weight
+ * plus 1/2 rho C_L A v^2 (4.6 kN at the start's speed), the front axle 40 %
+ * of that increment, within 1 % once the body has settled on its springs
+ * (the speed falls by under 1 % meanwhile; the loads are compared with the
+ * downforce at the tick's speed). Without it the loads are the weight. */
+START_TEST(test_downforce_loads_the_axles)
+{
+    pdk_vehicle_def d = test_car();
+    fw_run plain, winged;
+    run_init(&plain, &d, 2, 50.0, PDK_GEAR_NEUTRAL);
+    d.resist.downforce_area_m2 = 3.0;
+    d.resist.downforce_front = 0.4;
+    run_init(&winged, &d, 2, 50.0, PDK_GEAR_NEUTRAL);
+    run_for(&plain, 1.5);
+    run_for(&winged, 1.5);
+    const double v = winged.ch[PDK_CH_VEL_X];
+    const double lift = 0.5 * RHO * 3.0 * v * v;
+    const double front = winged.ch[PDK_CH_TYRE_LOAD_F] - plain.ch[PDK_CH_TYRE_LOAD_F];
+    const double rear = winged.ch[PDK_CH_TYRE_LOAD_R] - plain.ch[PDK_CH_TYRE_LOAD_R];
+    printf("downforce at %.1f m/s: %.0f N (front %.0f, rear %.0f; expected %.0f, 40 %% front)\n", v,
+           front + rear, front, rear, lift);
+    ck_assert_double_eq_tol(front + rear, lift, 0.01 * lift);
+    ck_assert_double_eq_tol(front / (front + rear), 0.4, 0.01);
+    ck_assert_double_eq_tol(plain.ch[PDK_CH_TYRE_LOAD_F] + plain.ch[PDK_CH_TYRE_LOAD_R],
+                            d.chassis.mass_kg * G, 0.01 * d.chassis.mass_kg * G);
+}
+END_TEST
+
 START_TEST(test_single_track_cross_check)
 {
     pdk_vehicle_def d = test_car();
@@ -1030,6 +1059,7 @@ static Suite *fw_validation_suite(void)
     tcase_add_test(lat, test_lateral_load_transfer);
     tcase_add_test(lat, test_roll_gradient);
     tcase_add_test(lat, test_single_track_cross_check);
+    tcase_add_test(lat, test_downforce_loads_the_axles);
     suite_add_tcase(s, lat);
 
     TCase *lon = tcase_create("braking");

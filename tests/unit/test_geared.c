@@ -258,6 +258,46 @@ START_TEST(test_downshifts_reverse_and_park)
 }
 END_TEST
 
+/* ABS: braking from 25 m/s at 150 bar (far more than the tyres pass) with
+ * 90 deg on the steering wheel. Without ABS the front wheels lock and the
+ * car slides on straight ahead, stopping in about v^2 / 2 g mu_slide; with
+ * ABS they keep turning (the slip held near the tyre's peak, never a
+ * locked wheel above ABS's 2 m/s), the car turns, and it stops shorter,
+ * no shorter than v^2 / 2 g mu_peak (the tyre's, 1.0, on tarmac's). */
+START_TEST(test_abs_keeps_the_wheels_turning)
+{
+    double dist[2], heading[2];
+    int locked_ticks[2];
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d = geared_car();
+        d.powertrain.abs = k;
+        fw_run r;
+        car_init(&r, &d, 25.0, PDK_GEAR_NEUTRAL);
+        run_command(&r, 0.0, 150.0, 90.0);
+        locked_ticks[k] = 0;
+        int t = 0;
+        r.ch[PDK_CH_SPEED] = 25.0;
+        while (r.ch[PDK_CH_SPEED] > 0.05 && t < 20 * TICKS_PER_S) {
+            run_tick(&r);
+            t++;
+            if (r.ch[PDK_CH_SPEED] > 3.0 && r.state.spin_radps[PDK_FL] == 0.0) {
+                locked_ticks[k]++;
+            }
+        }
+        dist[k] = hypot(r.state.pos_m[0], r.state.pos_m[1]);
+        heading[k] = r.ch[PDK_CH_YAW];
+        printf("braking from 25 m/s at 150 bar, %s: %.1f m, heading %.1f deg, front left locked "
+               "for %d ticks above 3 m/s\n",
+               k ? "ABS" : "no ABS", dist[k], heading[k] / DEG, locked_ticks[k]);
+    }
+    ck_assert_int_gt(locked_ticks[0], 60);
+    ck_assert_int_eq(locked_ticks[1], 0);
+    ck_assert_double_lt(dist[1], dist[0]);
+    ck_assert_double_ge(dist[1], 625.0 / (2.0 * G * 1.0) * 0.98);
+    ck_assert_double_gt(fabs(heading[1]), 3.0 * fabs(heading[0]));
+}
+END_TEST
+
 static Suite *geared_suite(void)
 {
     Suite *s = suite_create("geared");
@@ -267,6 +307,7 @@ static Suite *geared_suite(void)
     tcase_add_test(tc, test_launch_and_upshifts);
     tcase_add_test(tc, test_top_speed_power_limited);
     tcase_add_test(tc, test_downshifts_reverse_and_park);
+    tcase_add_test(tc, test_abs_keeps_the_wheels_turning);
     suite_add_tcase(s, tc);
     return s;
 }
