@@ -124,10 +124,15 @@ double pdk_cvt_target_ratio(const pdk_cvt_def *d, const pdk_cvt_capacity *cap, b
     return clamp(shift_rpm * RADPS_PER_RPM / secondary_omega_radps, d->high_ratio, d->low_ratio);
 }
 
-double pdk_cvt_lag_ratio(const pdk_cvt_def *d, double ratio, double target, double dt_s)
+double pdk_cvt_lag_factor(const pdk_cvt_def *d, double dt_s)
 {
     const double tau = d->shift_tau_s > 1e-4 ? d->shift_tau_s : 1e-4;
-    return target + (ratio - target) * pdk_exp(-dt_s / tau);
+    return pdk_exp(-dt_s / tau);
+}
+
+double pdk_cvt_lag_ratio(const pdk_cvt_def *d, double ratio, double target, double dt_s)
+{
+    return target + (ratio - target) * pdk_cvt_lag_factor(d, dt_s);
 }
 
 void pdk_cvt_reset(const pdk_cvt_def *d, double idle_rpm, double speed_mps, double radius_m,

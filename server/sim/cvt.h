@@ -73,6 +73,9 @@ double pdk_cvt_target_ratio(const pdk_cvt_def *def, const pdk_cvt_capacity *cap,
 /* The ratio after dt_s: target + (r - target) exp(-dt / max(1e-4, tau)). */
 double pdk_cvt_lag_ratio(const pdk_cvt_def *def, double ratio, double target, double dt_s);
 
+/* Its factor exp(-dt / max(1e-4, tau)), for a caller that keeps it. */
+double pdk_cvt_lag_factor(const pdk_cvt_def *def, double dt_s);
+
 /* The belt ratio and engine speed of a reset (seed 003 "Reset State"): at
  * rest the low ratio and idle; a moving start at speed v0 (m/s, either
  * sign) on wheels of radius R_t through the rear reduction i_r has the belt

@@ -24,6 +24,17 @@
  * bisection takes over. */
 #define ROOT_SLOW_NEWTON 2
 
+/* fmax and fmin without libm's call (no NaN reaches them here). */
+static inline double max_d(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static inline double min_d(double a, double b)
+{
+    return a < b ? a : b;
+}
+
 static double clamp(double v, double lo, double hi)
 {
     return v < lo ? lo : (v > hi ? hi : v);
@@ -102,7 +113,7 @@ static double rising_root(rising_fn f, const void *ctx, double x0, double f0, do
         x_near = x_far;
         f_near = f_far;
         s_near = s_far;
-        step = fmax(2.0 * step, step0);
+        step = max_d(2.0 * step, step0);
     }
     /* f(lo) < 0 < f(hi). */
     const bool up = dir > 0.0;
@@ -115,7 +126,7 @@ static double rising_root(rising_fn f, const void *ctx, double x0, double f0, do
     int slow = 0;
     for (int i = 0; i < ROOT_MAX_STEPS; i++) {
         const double width = hi - lo;
-        const double tol = 2.0 * DBL_EPSILON * fmax(fmax(fabs(lo), fabs(hi)), x_scale);
+        const double tol = 2.0 * DBL_EPSILON * max_d(max_d(fabs(lo), fabs(hi)), x_scale);
         if (!(width > 2.0 * tol)) {
             break;
         }
@@ -125,7 +136,7 @@ static double rising_root(rising_fn f, const void *ctx, double x0, double f0, do
         const double s_end = from_lo ? s_lo : s_hi;
         if (slow < ROOT_SLOW_NEWTON && s_end > 0.0) {
             double xn = from_lo ? lo - f_lo / s_end : hi - f_hi / s_end;
-            xn = from_lo ? fmax(xn, lo + tol) : fmin(xn, hi - tol);
+            xn = from_lo ? max_d(xn, lo + tol) : min_d(xn, hi - tol);
             if (xn > lo && xn < hi) {
                 x = xn;
                 newton = true;
@@ -225,8 +236,9 @@ static void axle_at(const pdk_dl_wheel *left, const pdk_dl_wheel *right, const p
             double g0_slope;
             const double g0 = gap_of(&g, t_l, slope_l, t_r, slope_r, &g0_slope);
             int evaluations = 0;
-            d_radps = rising_root(gap, &g, 0.0, g0, g0_slope, fmax(1.0, 0.05 * fabs(carrier_radps)),
-                                  fmax(fabs(carrier_radps), 1e-9), &evaluations);
+            d_radps =
+                rising_root(gap, &g, 0.0, g0, g0_slope, max_d(1.0, 0.05 * fabs(carrier_radps)),
+                            max_d(fabs(carrier_radps), 1e-9), &evaluations);
             t_l = pdk_dl_wheel_torque(left, h_s, carrier_radps + d_radps, &slope_l);
             t_r = pdk_dl_wheel_torque(right, h_s, carrier_radps - d_radps, &slope_r);
             /* The implicit derivative of T_L + T_R in c with the diff at its
@@ -327,7 +339,7 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
         if (fill != NULL) {
             fill->clutch_nm = 0.0;
             fill->delivered_nm = 0.0;
-            fill->engine_radps = fmax(0.0, engine->free_radps);
+            fill->engine_radps = max_d(0.0, engine->free_radps);
             fill->clutch_slips = 1;
         }
         *slope = need_slope;
@@ -352,7 +364,7 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
         fill->clutch_nm = clutch_nm;
         fill->delivered_nm = delivered_nm;
         fill->engine_radps =
-            fmax(0.0, engine->free_radps - ctx->h_s * clutch_nm / engine->inertia_kgm2);
+            max_d(0.0, engine->free_radps - ctx->h_s * clutch_nm / engine->inertia_kgm2);
         fill->clutch_slips = holds ? 0 : 1;
     }
     *slope = need_slope - gain * clutch_slope;
@@ -386,7 +398,7 @@ void pdk_dl_solve(const pdk_dl_layout *layout, const pdk_dl_engine *engine,
     const double f0 = balance_at(&ctx, c0_radps, &slope0, NULL);
     int evaluations = 1;
     const double c_radps = rising_root(balance, &ctx, c0_radps, f0, slope0,
-                                       fmax(1.0, 0.05 * fabs(c0_radps)), 1e-9, &evaluations);
+                                       max_d(1.0, 0.05 * fabs(c0_radps)), 1e-9, &evaluations);
     *out = (pdk_dl_result){0};
     double slope;
     (void)balance_at(&ctx, c_radps, &slope, out);

@@ -163,23 +163,40 @@ double pdk_engine_idle_request(const pdk_engine_def *d, double omega_radps)
     return clamp01(feed + d->idle_gain * (omega_idle - omega_radps) / omega_idle);
 }
 
-double pdk_engine_target_request(const pdk_engine_def *d, double pedal, double omega_radps,
-                                 double speed_mps, bool tank_empty)
+double pdk_engine_pedal_map(const pdk_engine_def *d, double pedal)
+{
+    const double gamma = d->pedal_exponent > 0.1 ? d->pedal_exponent : 0.1;
+    const double p = clamp01(pedal);
+    return p > 0.0 ? pdk_pow(p, gamma) : 0.0;
+}
+
+double pdk_engine_target_request_mapped(const pdk_engine_def *d, double mapped, double omega_radps,
+                                        double speed_mps, bool tank_empty)
 {
     if (tank_empty) {
         return 0.0;
     }
-    const double gamma = d->pedal_exponent > 0.1 ? d->pedal_exponent : 0.1;
-    const double p = clamp01(pedal);
-    const double driver = (p > 0.0 ? pdk_pow(p, gamma) : 0.0) * pdk_engine_governor(d, speed_mps);
+    const double driver = mapped * pdk_engine_governor(d, speed_mps);
     const double idle = pdk_engine_idle_request(d, omega_radps);
     return driver > idle ? driver : idle;
 }
 
-double pdk_engine_lag_request(const pdk_engine_def *d, double request, double target, double dt_s)
+double pdk_engine_target_request(const pdk_engine_def *d, double pedal, double omega_radps,
+                                 double speed_mps, bool tank_empty)
+{
+    return pdk_engine_target_request_mapped(d, pdk_engine_pedal_map(d, pedal), omega_radps,
+                                            speed_mps, tank_empty);
+}
+
+double pdk_engine_lag_factor(const pdk_engine_def *d, double dt_s)
 {
     const double tau = d->torque_lag_s > 1e-4 ? d->torque_lag_s : 1e-4;
-    return target + (request - target) * pdk_exp(-dt_s / tau);
+    return pdk_exp(-dt_s / tau);
+}
+
+double pdk_engine_lag_request(const pdk_engine_def *d, double request, double target, double dt_s)
+{
+    return target + (request - target) * pdk_engine_lag_factor(d, dt_s);
 }
 
 void pdk_engine_torque_at(const pdk_engine_def *d, double request, double omega_radps,

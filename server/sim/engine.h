@@ -89,6 +89,15 @@ double pdk_engine_target_request(const pdk_engine_def *def, double pedal, double
 double pdk_engine_lag_request(const pdk_engine_def *def, double request, double target,
                               double dt_s);
 
+/* The pieces of the two above, for a caller that keeps what does not
+ * change from step to step (the same bits): the pedal map p^max(0.1,
+ * gamma) of a pedal 0..1; the target from a mapped pedal; the lag's factor
+ * exp(-dt / max(1e-4, tau)). */
+double pdk_engine_pedal_map(const pdk_engine_def *def, double pedal);
+double pdk_engine_target_request_mapped(const pdk_engine_def *def, double mapped,
+                                        double omega_radps, double speed_mps, bool tank_empty);
+double pdk_engine_lag_factor(const pdk_engine_def *def, double dt_s);
+
 /* What the engine gives at speed omega and request u. */
 typedef struct pdk_engine_torque {
     double brake_nm;    /* T_e at the crank, accessories not taken off */

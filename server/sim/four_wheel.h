@@ -196,6 +196,7 @@ typedef struct pdk_fw_cmd {
     double hold_n[PDK_WHEELS]; /* brake + parking pawl capacity per wheel, as a force at the
                                 * contact (the step takes it times the rolling radius) */
     double brake_nm[PDK_WHEELS]; /* a powertrain's brakes, as torques (hold_n 0 then) */
+    double pedal_map;            /* a powertrain's: the engine's map of the pedal */
     double gear_code;
     int32_t gear;
 } pdk_fw_cmd;
@@ -251,6 +252,9 @@ typedef struct pdk_fw_consts {
     double lift_n_per_mps2[2];
     double lift_x_m[2];
     int32_t lift;
+    /* A powertrain's lags over a substep: the engine's request's and the
+     * CVT's ratio's exp(-h / tau). */
+    double engine_lag, cvt_lag;
     double drive_force_n;
     double drive_power_w;
     uint32_t toe_curve, camber_curve, solid, rc_curve, anti_brake_curve, anti_drive_curve;

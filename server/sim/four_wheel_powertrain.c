@@ -15,6 +15,17 @@
 
 #define PI 3.14159265358979323846
 
+/* fmax and fmin without libm's call (no NaN reaches them here). */
+static inline double max_d(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static inline double min_d(double a, double b)
+{
+    return a < b ? a : b;
+}
+
 /* Active Descent Control locks the front clutches both ways while the pedal
  * is below this (seed 003 "Drive Modes": 2 %). */
 #define ADC_PEDAL 0.02
@@ -67,7 +78,7 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
         }
         s->gear_index = g;
         s->gear_target = g;
-        rpm = fmax(pt->engine.idle_rpm, wheel_radps * ratio * (60.0 / (2.0 * PI)));
+        rpm = max_d(pt->engine.idle_rpm, wheel_radps * ratio * (60.0 / (2.0 * PI)));
         s->carrier_radps = speed_mps / rear_radius_m;
     } else {
         /* Seed 003 "Reset State": the lever in its position, the belt at
@@ -117,7 +128,7 @@ static void abs_step(pdk_fw_powertrain *s, const pdk_dl_wheel wheels[PDK_WHEELS]
             } else if (braking_slip < ABS_SLIP_APPLY) {
                 scale += h_s / ABS_APPLY_S;
             }
-            scale = fmin(1.0, fmax(0.0, scale));
+            scale = min_d(1.0, max_d(0.0, scale));
         } else {
             scale = 1.0;
         }
@@ -175,7 +186,7 @@ static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_e
      * slips at a launch and free while it is open in a shift. */
     const double rpm =
         fabs(s->carrier_radps) * geared_ratio(gb, s->gear_index, cmd->gear) * (60.0 / (2.0 * PI));
-    const double pedal = fmin(1.0, fmax(0.0, cmd->throttle_pct / 100.0));
+    const double pedal = min_d(1.0, max_d(0.0, cmd->throttle_pct / 100.0));
     const double up =
         gb->shift == PDK_SHIFT_SEQUENTIAL
             ? gb->upshift_rpm_full
@@ -257,7 +268,7 @@ typedef struct transmission {
  * toward the shift speed's; in a gear the secondary clutch and gearbox,
  * J_s i_r^2, turn with the carrier. */
 static void utv_transmission(pdk_fw_powertrain *s, const pdk_powertrain_def *pt, double omega_free,
-                             double rear_omega, double pedal, double h_s, pdk_fwpt_out *out,
+                             double rear_omega, double pedal, double cvt_lag, pdk_fwpt_out *out,
                              transmission *tr)
 {
     const pdk_engine_def *eng = &pt->engine;
@@ -269,17 +280,17 @@ static void utv_transmission(pdk_fw_powertrain *s, const pdk_powertrain_def *pt,
     pdk_cvt_capacities(&pt->cvt, eng->idle_rpm, omega_free, in_gear, &cap);
     double peak = 0.0;
     for (int i = 0; i < eng->n_curve; i++) {
-        peak = fmax(peak, eng->curve_nm[i]);
+        peak = max_d(peak, eng->curve_nm[i]);
     }
     const double shift = pdk_cvt_shift_rpm(&pt->cvt, s->clutch_nm, peak);
     const double omega_s = fabs(rear_omega) * rt.rear;
     const double r_target =
         pdk_cvt_target_ratio(&pt->cvt, &cap, in_gear, s->clutch_nm, shift, omega_s);
-    s->cvt_ratio = pdk_cvt_lag_ratio(&pt->cvt, s->cvt_ratio, r_target, h_s);
+    s->cvt_ratio = r_target + (s->cvt_ratio - r_target) * cvt_lag; /* pdk_cvt_lag_ratio */
     tr->ratio = (double)rt.direction * s->cvt_ratio * rt.rear;
     tr->cap_fwd_nm = cap.fwd_nm;
     tr->cap_rev_nm = cap.rev_nm;
-    tr->efficiency = fmin(1.0, fmax(0.05, pt->cvt.belt_efficiency * pt->cvt.gear_efficiency));
+    tr->efficiency = min_d(1.0, max_d(0.05, pt->cvt.belt_efficiency * pt->cvt.gear_efficiency));
     tr->layout = utv_layout(pt, s->drive_mode, rt.ring, pedal);
     tr->carrier_inertia_kgm2 = in_gear ? pt->cvt.secondary_inertia_kgm2 * rt.rear * rt.rear : 0.0;
     tr->parked = gear == PDK_UTV_GEAR_PARK;
@@ -320,11 +331,11 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
     const double w_full = gb->clutch_full_rpm * (2.0 * PI / 60.0);
     const double share =
         (omega_free * omega_free - w_eng * w_eng) / (w_full * w_full - w_eng * w_eng);
-    const double cap = ratio != 0.0 ? gb->clutch_capacity_nm * fmin(1.0, fmax(0.0, share)) : 0.0;
+    const double cap = ratio != 0.0 ? gb->clutch_capacity_nm * min_d(1.0, max_d(0.0, share)) : 0.0;
     tr->ratio = ratio;
     tr->cap_fwd_nm = cap;
     tr->cap_rev_nm = cap;
-    tr->efficiency = fmin(1.0, fmax(0.05, gb->efficiency));
+    tr->efficiency = min_d(1.0, max_d(0.05, gb->efficiency));
     memset(&tr->layout, 0, sizeof tr->layout);
     tr->layout.primary = pt->layout.driven_axle;
     tr->layout.primary_diff = pt->layout.diff;
@@ -346,11 +357,12 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
 }
 
 void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                      const pdk_dl_wheel wheels_in[PDK_WHEELS], const double brake_nm[PDK_WHEELS],
-                      double h_s, pdk_fwpt_out *out)
+                      const pdk_fw_consts *c, const pdk_dl_wheel wheels_in[PDK_WHEELS],
+                      const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out)
 {
     pdk_fw_powertrain *s = &state->pt;
     const pdk_engine_def *eng = &pt->engine;
+    const double h_s = c->h_s;
     memset(out, 0, sizeof *out);
     if (pt->abs) {
         abs_step(s, wheels_in, brake_nm, h_s);
@@ -373,8 +385,9 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     const double drive_omega = 0.5 * (wheels[p].spin0_radps + wheels[p + 1].spin0_radps);
     const double v_drive = fabs(drive_omega) * wheels[p].radius_m;
     const bool empty = pt->fuel_tank_l > 0.0 && !(s->fuel_l > 0.0);
-    const double target = pdk_engine_target_request(eng, pedal, s->engine_radps, v_drive, empty);
-    s->request = pdk_engine_lag_request(eng, s->request, target, h_s);
+    const double target =
+        pdk_engine_target_request_mapped(eng, cmd->pedal_map, s->engine_radps, v_drive, empty);
+    s->request = target + (s->request - target) * c->engine_lag; /* pdk_engine_lag_request */
     pdk_engine_torque et;
     pdk_engine_torque_at(eng, s->request, s->engine_radps, empty, &et);
     const double omega_start = s->engine_radps;
@@ -384,7 +397,7 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     if (pt->kind == PDK_POWERTRAIN_GEARED) {
         geared_transmission(s, pt, cmd, omega_free, out, &tr);
     } else {
-        utv_transmission(s, pt, omega_free, drive_omega, pedal, h_s, out, &tr);
+        utv_transmission(s, pt, omega_free, drive_omega, pedal, c->cvt_lag, out, &tr);
     }
     const double ratio = tr.ratio;
     out->ratio = ratio;
@@ -455,7 +468,7 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
         0.5 * eng->inertia_kgm2 * (s->engine_radps * s->engine_radps - omega_start * omega_start);
     s->fuel_used_l += used;
     if (pt->fuel_tank_l > 0.0) {
-        s->fuel_l = fmax(0.0, s->fuel_l - used);
+        s->fuel_l = max_d(0.0, s->fuel_l - used);
     }
     out->fuel_rate_lph = fuel_w * litres_per_j * 3600.0;
     out->engine_nm = et.brake_nm - eng->accessory_drag_nm;

@@ -36,15 +36,15 @@ typedef struct pdk_fwpt_out {
 void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
                    double tick_s, double speed_mps);
 
-/* One substep of h_s: ABS on the brakes (brake_nm, each wheel's from the
- * line pressure), the engine's request and free speed, the clutch's
+/* One substep of consts->h_s (consts also gives the lags' factors): ABS on the brakes (brake_nm,
+ * each wheel's from the line pressure), the engine's request and free speed, the clutch's
  * capacities and the belt's ratio, then the driveline over wheels (each
  * wheel's own spin inertia, its Coulomb torque without the brakes: they
  * are added here; the secondary's share of inertia too) or, in park, the
  * pawl. Updates state->pt and fills out. */
 void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                      const pdk_dl_wheel wheels[PDK_WHEELS], const double brake_nm[PDK_WHEELS],
-                      double h_s, pdk_fwpt_out *out);
+                      const pdk_fw_consts *consts, const pdk_dl_wheel wheels[PDK_WHEELS],
+                      const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out);
 
 /* What a substep's end gives the energy ledger of the chassis, wheels and
  * tyres (pdk_fwpt_chassis_energy): per wheel, its spins, drive torque,

@@ -129,6 +129,10 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     p->lift_x_m[0] = a;
     p->lift_x_m[1] = -b;
     p->lift = lift > 0.0 ? 1 : 0;
+    if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
+        p->engine_lag = pdk_engine_lag_factor(&def->powertrain.engine, substep_s);
+        p->cvt_lag = pdk_cvt_lag_factor(&def->powertrain.cvt, substep_s);
+    }
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
 
@@ -384,6 +388,7 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
     for (int i = 0; i < PDK_WHEELS; i++) {
         cmd->brake_nm[i] = 0.0;
     }
+    cmd->pedal_map = 0.0;
     const pdk_powertrain_def *pt = &def->powertrain;
     if (pt->kind != PDK_POWERTRAIN_LUMPED) {
         /* A powertrain drives the wheels itself (four_wheel_powertrain.c)
@@ -392,6 +397,7 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
          * P_out at each front wheel and G_r P_out at each rear one, not
          * changing with the load. */
         double p_out = clamp(brake_bar + pt->brake_bias_bar, 0.0, def->brake.max_line_bar);
+        cmd->pedal_map = pdk_engine_pedal_map(&pt->engine, throttle_pct / 100.0);
         cmd->drive_gain = 0.0;
         cmd->governor_mps = 0.0;
         cmd->governor_fade_mps = 0.0;

@@ -214,7 +214,7 @@ static __attribute__((noinline)) void powertrain(PHASE_ARGS)
         w[j].fx_max_n = left > 0.0 ? sqrt(left) : 0.0;
         w[j].coulomb_nm = roll_t[j];
     }
-    pdk_fwpt_substep(vh->st, vh->cmd, vh->pt, w, vh->cmd->brake_nm, p->h_s, &sv->pto);
+    pdk_fwpt_substep(vh->st, vh->cmd, vh->pt, p, w, vh->cmd->brake_nm, &sv->pto);
     sv->shaft = load4(sv->pto.shaft_nm);
     sv->pawl = load4(sv->pto.pawl_nm);
     sv->brake = load4(sv->pto.brake_nm);
