@@ -345,13 +345,17 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
     tr->carrier_inertia_kgm2 = ratio != 0.0 ? pt->output_inertia_kgm2 : 0.0;
     tr->parked = gear == PDK_GEAR_PARK;
     if (tr->parked) {
+        /* The pawl on the driven wheels (through the coupling on the
+         * other axle's), and the parking brake on the rear wheels. */
+        out->pawl_nm[PDK_RL] = gb->handbrake_nm;
+        out->pawl_nm[PDK_RR] = gb->handbrake_nm;
         const int p = 2 * pt->layout.driven_axle;
-        out->pawl_nm[p] = 0.5 * gb->park_hold_nm;
-        out->pawl_nm[p + 1] = 0.5 * gb->park_hold_nm;
+        out->pawl_nm[p] += 0.5 * gb->park_hold_nm;
+        out->pawl_nm[p + 1] += 0.5 * gb->park_hold_nm;
         if (pt->layout.coupling == PDK_COUPLING_LOCKED) {
             const int q = 2 - p;
-            out->pawl_nm[q] = 0.5 * gb->park_hold_nm / tr->layout.secondary_k;
-            out->pawl_nm[q + 1] = 0.5 * gb->park_hold_nm / tr->layout.secondary_k;
+            out->pawl_nm[q] += 0.5 * gb->park_hold_nm / tr->layout.secondary_k;
+            out->pawl_nm[q + 1] += 0.5 * gb->park_hold_nm / tr->layout.secondary_k;
         }
     }
 }

@@ -604,6 +604,9 @@ static const char *geared_problem(const pdk_powertrain_def *def)
     if (!non_negative(g->park_hold_nm)) {
         return "gearbox.parkHold must be finite and >= 0";
     }
+    if (!non_negative(g->handbrake_nm)) {
+        return "brakes.handbrake must be finite and >= 0";
+    }
     if (!non_negative(def->output_inertia_kgm2)) {
         return "gearbox.outputInertia must be finite and >= 0";
     }

@@ -185,6 +185,7 @@ typedef struct pdk_gearbox_def {
     double clutch_engage_rpm;  /* it starts to grip */
     double clutch_full_rpm;    /* and has its full capacity */
     double park_hold_nm;       /* P's pawl, at the carrier */
+    double handbrake_nm;       /* P's parking brake at each rear wheel */
 } pdk_gearbox_def;
 
 /* Which wheels a geared powertrain drives and through what: the primary

@@ -68,6 +68,7 @@ static pdk_vehicle_def geared_car(void)
     g->clutch_engage_rpm = 900.0;
     g->clutch_full_rpm = 2200.0;
     g->park_hold_nm = 10000.0;
+    g->handbrake_nm = 1200.0;
     pt->layout.driven_axle = 0;
     pt->layout.diff = (pdk_dl_diff){PDK_DIFF_OPEN, 1.0, 0.0};
     pt->layout.coupling = PDK_COUPLING_NONE;
@@ -298,6 +299,50 @@ START_TEST(test_abs_keeps_the_wheels_turning)
 }
 END_TEST
 
+/* P on a 20 % slope: the pawl holds the driven (front) wheels and the
+ * parking brake the rear ones, so none turns and the car stays. With a
+ * pawl and brake too weak for the slope (100 N m each, where the grade
+ * asks m g sin(theta) R, about 900 N m in all) the car rolls away. */
+START_TEST(test_park_on_a_slope)
+{
+    pdk_terrain_def t;
+    pdk_terrain_def_flat(&t);
+    t.n_ramps = 1;
+    t.ramps[0] = (pdk_ramp){.x_m = -50.0,
+                            .y_m = 0.0,
+                            .yaw_rad = 0.0,
+                            .length_m = 200.0,
+                            .width_m = 100.0,
+                            .grade = 0.2,
+                            .transition_m = 2.0,
+                            .hold_m = 0.0};
+    pdk_terrain_prepare(&t);
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d = geared_car();
+        if (k == 1) {
+            d.powertrain.geared.park_hold_nm = 100.0;
+            d.powertrain.geared.handbrake_nm = 100.0;
+        }
+        fw_run r;
+        run_init_at(&r, &d, &t, DT, 2, 0.0, 0.0, 0.0, PDK_GEAR_PARK);
+        run_for(&r, 3.0);
+        const double x0 = r.state.pos_m[0];
+        run_for(&r, 3.0);
+        const double moved = fabs(r.state.pos_m[0] - x0);
+        printf("P on 20 %%, %s: moved %.3g m in 3 s\n", k ? "weak pawl and brake" : "as built",
+               moved);
+        if (k == 0) {
+            ck_assert_double_lt(moved, 1e-5);
+            for (int i = 0; i < PDK_WHEELS; i++) {
+                ck_assert_double_eq(r.state.spin_radps[i], 0.0);
+            }
+        } else {
+            ck_assert_double_gt(moved, 0.5);
+        }
+    }
+}
+END_TEST
+
 static Suite *geared_suite(void)
 {
     Suite *s = suite_create("geared");
@@ -308,6 +353,7 @@ static Suite *geared_suite(void)
     tcase_add_test(tc, test_top_speed_power_limited);
     tcase_add_test(tc, test_downshifts_reverse_and_park);
     tcase_add_test(tc, test_abs_keeps_the_wheels_turning);
+    tcase_add_test(tc, test_park_on_a_slope);
     suite_add_tcase(s, tc);
     return s;
 }
