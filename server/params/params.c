@@ -56,11 +56,21 @@ static node_kind classify(const pdk_schema *s, const char *path, size_t *leaf)
     return NODE_NONE;
 }
 
-/* The schema path (key or group) closest to path, or "" when none is close. */
-static void suggest(const pdk_schema *s, const char *path, char *out, size_t out_len)
+/* The schema path (key or group) closest to path, or "" when none is close;
+ * with aliases, an override's, the aliases' names too. */
+static void suggest(const pdk_schema *s, const char *path, bool aliases, char *out, size_t out_len)
 {
     size_t best = SIZE_MAX;
     out[0] = '\0';
+    for (size_t i = 0; aliases && i < s->n_aliases; i++) {
+        const char *from = s->aliases[i].from;
+        size_t d = pdk_params_edit_distance(path, from);
+        size_t limit = strlen(from) / 4 > 2 ? strlen(from) / 4 : 2;
+        if (d <= limit && d < best) {
+            best = d;
+            snprintf(out, out_len, "%s", from);
+        }
+    }
     for (size_t i = 0; i < s->n_keys; i++) {
         /* Every prefix ending before a '.' is a group; the whole is a key. */
         const char *p = s->keys[i].path;
@@ -123,10 +133,10 @@ static void children(const pdk_schema *s, const char *group, char *out, size_t o
 }
 
 static pdk_error unknown_key(const pdk_schema *s, const char *where, const char *path,
-                             const char *parent, char *err, size_t err_len)
+                             const char *parent, bool aliases, char *err, size_t err_len)
 {
     char hint[128];
-    suggest(s, path, hint, sizeof hint);
+    suggest(s, path, aliases, hint, sizeof hint);
     if (hint[0] != '\0') {
         return pdk_params_fail(PDK_ERR_UNKNOWN_KEY, err, err_len,
                                "%s: %s: unknown key (did you mean %s?)", where, path, hint);
@@ -168,27 +178,6 @@ static pdk_error check_bounds(const pdk_param_key *key, const char *path, double
     return PDK_OK;
 }
 
-static bool choice_from_name(const pdk_choice_set *set, const char *name, int *out)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        if (strcmp(set->items[i].name, name) == 0) {
-            *out = set->items[i].value;
-            return true;
-        }
-    }
-    return false;
-}
-
-static const char *choice_name(const pdk_choice_set *set, int value)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        if (set->items[i].value == value) {
-            return set->items[i].name;
-        }
-    }
-    return NULL;
-}
-
 /* path is the key as the message shows it (an element of a list's:
  * "terrain.patches[1].shape"). */
 static pdk_error check_choice_in(const pdk_choice_set *set, const char *path, const json_t *value,
@@ -200,7 +189,7 @@ static pdk_error check_choice_in(const pdk_choice_set *set, const char *path, co
                                pdk_params_json_type(value));
     }
     int v;
-    if (choice_from_name(set, json_string_value(value), &v)) {
+    if (pdk_choice_value(set, json_string_value(value), &v)) {
         return PDK_OK;
     }
     char allowed[160] = "";
@@ -540,6 +529,13 @@ static pdk_error check_leaf(const pdk_param_key *key, const char *path, const js
         return check_bounds(key, path, (double)json_integer_value(value), where, "", err, err_len);
     case PDK_KEY_CHOICE:
         return check_choice(key, path, value, where, err, err_len);
+    case PDK_KEY_BOOL:
+        if (!json_is_boolean(value)) {
+            describe_value(value, got, sizeof got);
+            return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
+                                   "%s: %s: expected true or false, got %s", where, path, got);
+        }
+        return PDK_OK;
     case PDK_KEY_TEXT:
         if (!json_is_string(value)) {
             return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
@@ -602,7 +598,7 @@ static pdk_error check_node(const pdk_schema *s, const char *path, const json_t 
                                    where, path, path[0] ? "." : "", name);
         }
         if (classify(s, child_path, NULL) == NODE_NONE) {
-            return unknown_key(s, where, child_path, path, err, err_len);
+            return unknown_key(s, where, child_path, path, false, err, err_len);
         }
         pdk_error rc = check_node(s, child_path, child, where, err, err_len);
         if (rc != PDK_OK) {
@@ -676,20 +672,35 @@ static pdk_error set_path(json_t *doc, const pdk_path *path, size_t n_segs, json
     return pdk_json_set_member(cur, path->segs[n_segs - 1].name, value);
 }
 
-static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_override *item,
-                                char *err, size_t err_len)
-{
-    char where[PDK_PARAMS_ERR_LEN / 2];
-    snprintf(where, sizeof where, "override '%.200s'", item->text);
+static json_t *curve_json(const pdk_param_key *key, const pdk_curve *curve);
+static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def);
+static json_t *build_grid(const pdk_param_key *key, const json_t *v, void *def);
 
+/* A list, curve or grid key's value as the defaults hold it, in resolved
+ * JSON: what an index in an override reaches into when the preset leaves
+ * the key out (a utv's engine.torqueCurve). NULL when out of memory. */
+static json_t *default_whole(const pdk_schema *s, const pdk_param_key *key)
+{
+    void *def = calloc(1, s->def_size);
+    if (def == NULL) {
+        return NULL;
+    }
+    s->defaults(def);
+    json_t *out = key->type == PDK_KEY_LIST    ? build_list(key, NULL, def)
+                  : key->type == PDK_KEY_CURVE ? curve_json(key, field_ptr(def, key))
+                                               : build_grid(key, NULL, def);
+    free(def);
+    return out;
+}
+
+/* Sets the override's value at key_text (the override's key, or a key an
+ * alias of it stands for). */
+static pdk_error apply_override_at(const pdk_schema *s, json_t *doc, const pdk_override *item,
+                                   const char *key_text, const char *where, char *err,
+                                   size_t err_len)
+{
     char why[160];
     pdk_path path;
-    const char *key_text = item->key;
-    for (size_t i = 0; i < s->n_aliases; i++) {
-        if (strcmp(key_text, s->aliases[i].from) == 0) {
-            key_text = s->aliases[i].to;
-        }
-    }
     if (pdk_path_parse(key_text, strlen(key_text), &path, why, sizeof why) != PDK_OK) {
         return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: %s", where, why);
     }
@@ -727,7 +738,7 @@ static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_over
         if (classify(s, next, NULL) == NODE_NONE) {
             char parent[PATH_BUF];
             snprintf(parent, sizeof parent, "%s", walked);
-            return unknown_key(s, where, next, parent, err, err_len);
+            return unknown_key(s, where, next, parent, true, err, err_len);
         }
         snprintf(walked, sizeof walked, "%s", next);
     }
@@ -742,7 +753,7 @@ static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_over
          * the whole, then put it in place of the old one. */
         const char *key_path = s->keys[leaf].path;
         json_t *old = pdk_json_get_dotted(doc, key_path);
-        json_t *whole = old != NULL ? json_deep_copy(old) : json_array();
+        json_t *whole = old != NULL ? json_deep_copy(old) : default_whole(s, &s->keys[leaf]);
         rc = whole == NULL ? PDK_ERR_NO_MEMORY
                            : pdk_json_set_at(whole, &path, at, value, where, err, err_len);
         json_decref(value);
@@ -761,6 +772,25 @@ static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_over
     }
     json_decref(value);
     return rc;
+}
+
+static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_override *item,
+                                char *err, size_t err_len)
+{
+    char where[PDK_PARAMS_ERR_LEN / 2];
+    snprintf(where, sizeof where, "override '%.200s'", item->text);
+    bool aliased = false;
+    for (size_t i = 0; i < s->n_aliases; i++) {
+        if (strcmp(item->key, s->aliases[i].from) != 0) {
+            continue;
+        }
+        aliased = true;
+        pdk_error rc = apply_override_at(s, doc, item, s->aliases[i].to, where, err, err_len);
+        if (rc != PDK_OK) {
+            return rc;
+        }
+    }
+    return aliased ? PDK_OK : apply_override_at(s, doc, item, item->key, where, err, err_len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -899,11 +929,11 @@ static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def)
             if (fk->type == PDK_KEY_CHOICE) {
                 int x = entry != NULL ? 0 : enum_get(item, fk);
                 if (fv != NULL) {
-                    bool known = choice_from_name(fk->choices, json_string_value(fv), &x);
+                    bool known = pdk_choice_value(fk->choices, json_string_value(fv), &x);
                     PDK_ASSERT(known);
                 }
                 memcpy(item + fk->offset, &x, sizeof x);
-                const char *name = choice_name(fk->choices, x);
+                const char *name = pdk_choice_name(fk->choices, x);
                 PDK_ASSERT(name != NULL);
                 jv = json_string(name);
             } else {
@@ -967,7 +997,7 @@ static json_t *build_grid(const pdk_param_key *key, const json_t *v, void *def)
             json_array_foreach(v, i, x)
             {
                 int id = 0;
-                bool known = choice_from_name(g->choices, json_string_value(x), &id);
+                bool known = pdk_choice_value(g->choices, json_string_value(x), &id);
                 PDK_ASSERT(known);
                 base[i] = (char)id;
             }
@@ -1028,8 +1058,12 @@ static pdk_error build(const pdk_schema *s, json_t *doc, const char *origin, voi
         return pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", origin);
     }
     pdk_error rc = PDK_OK;
+    int variant = pdk_schema_variant(s, doc, def);
     for (size_t i = 0; i < s->n_keys && rc == PDK_OK; i++) {
         const pdk_param_key *key = &s->keys[i];
+        if (!pdk_schema_applies(key, variant)) {
+            continue; /* pdk_schema_check_variant refused it when given */
+        }
         json_t *v = pdk_json_get_dotted(doc, key->path);
         json_t *out = NULL;
         switch (key->type) {
@@ -1072,11 +1106,11 @@ static pdk_error build(const pdk_schema *s, json_t *doc, const char *origin, voi
             int x = enum_get(def, key);
             if (v != NULL) {
                 /* check_leaf accepted the name already. */
-                bool known = choice_from_name(key->choices, json_string_value(v), &x);
+                bool known = pdk_choice_value(key->choices, json_string_value(v), &x);
                 PDK_ASSERT(known);
                 memcpy(field_ptr(def, key), &x, sizeof x);
             }
-            const char *name = choice_name(key->choices, x);
+            const char *name = pdk_choice_name(key->choices, x);
             if (name == NULL) {
                 rc = pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
                                      "%s: %s: the built-in default %s %d has no name", origin,
@@ -1084,6 +1118,14 @@ static pdk_error build(const pdk_schema *s, json_t *doc, const char *origin, voi
                 break;
             }
             out = json_string(name);
+            break;
+        }
+        case PDK_KEY_BOOL: {
+            bool *field = field_ptr(def, key);
+            if (v != NULL) {
+                *field = json_is_true(v);
+            }
+            out = json_boolean(*field);
             break;
         }
         case PDK_KEY_TEXT:
@@ -1161,14 +1203,17 @@ static pdk_error resolve(const pdk_schema *s, const char *json_text, const char 
 
     /* A local copy, so *out is untouched on error. */
     union {
-        pdk_vehicle_def vehicle;
+        pdk_vehicle_work vehicle;
         pdk_world_def world;
     } def;
-    PDK_ASSERT(s->def_size <= sizeof def);
+    PDK_ASSERT(s->def_size <= sizeof def && s->out_size <= s->def_size);
     /* Only the kind's own bytes: a world is 80 KB (its grid), a vehicle
      * much less. */
     memset(&def, 0, s->def_size);
     json_t *resolved = NULL;
+    if (rc == PDK_OK) {
+        rc = pdk_schema_check_variant(s, doc, &def, whole, err, err_len);
+    }
     if (rc == PDK_OK) {
         rc = build(s, doc, origin, &def, &resolved, err, err_len);
     }
@@ -1202,7 +1247,7 @@ static pdk_error resolve(const pdk_schema *s, const char *json_text, const char 
     }
     json_decref(resolved);
     if (rc == PDK_OK) {
-        memcpy(out, &def, s->def_size);
+        memcpy(out, &def, s->out_size);
     }
     return rc;
 }
@@ -1305,10 +1350,14 @@ static void default_text(const pdk_param_key *key, const void *def, char *text, 
                  (unsigned long long)*(const uint64_t *)((const char *)def + key->offset));
         break;
     case PDK_KEY_CHOICE: {
-        const char *name = choice_name(key->choices, enum_get(def, key));
+        const char *name = pdk_choice_name(key->choices, enum_get(def, key));
         snprintf(text, len, "%s", name != NULL ? name : "?");
         break;
     }
+    case PDK_KEY_BOOL:
+        snprintf(text, len, "%s",
+                 *(const bool *)((const char *)def + key->offset) ? "true" : "false");
+        break;
     case PDK_KEY_TEXT:
         break;
     case PDK_KEY_CURVE: {
@@ -1339,21 +1388,33 @@ void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud)
     }
     const pdk_schema *s = pdk_schema_for(kind);
     union {
-        pdk_vehicle_def vehicle;
+        pdk_vehicle_work vehicle;
         pdk_world_def world;
     } def;
     s->defaults(&def);
+    const pdk_param_key *vkey =
+        s->variant_key != NULL ? pdk_schema_find_key(s, s->variant_key) : NULL;
     for (size_t i = 0; i < s->n_keys; i++) {
         const pdk_param_key *key = &s->keys[i];
         char text[256];
         default_text(key, &def, text, sizeof text);
+        /* A key of some variants says so first, and so do its list's
+         * fields: "(powertrain.kind "utv" only) ...". */
+        char scope[128] = "";
+        if (key->only_for != 0 && vkey != NULL) {
+            char names[96];
+            pdk_schema_variant_names(vkey->choices, key->only_for, names, sizeof names);
+            snprintf(scope, sizeof scope, "(%s %s only) ", vkey->path, names);
+        }
+        char key_description[1024];
+        snprintf(key_description, sizeof key_description, "%s%s", scope, key->description);
         if (key->type == PDK_KEY_CURVE) {
             char unit[32];
             snprintf(unit, sizeof unit, "[m, %s]", key->unit);
-            fn(key->path, unit, key->min, key->max, text, key->description, ud);
+            fn(key->path, unit, key->min, key->max, text, key_description, ud);
             continue;
         }
-        fn(key->path, key->unit, key->min, key->max, text, key->description, ud);
+        fn(key->path, key->unit, key->min, key->max, text, key_description, ud);
         /* A list's entries' fields follow it, as path[].field. */
         for (size_t f = 0; key->type == PDK_KEY_LIST && f < key->list->n_fields; f++) {
             const pdk_param_key *fk = &key->list->fields[f];
@@ -1361,13 +1422,15 @@ void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud)
             snprintf(path, sizeof path, "%s[].%s", key->path, fk->path);
             const char *dflt = "(required)";
             if (fk->optional && fk->type == PDK_KEY_CHOICE) {
-                dflt = choice_name(fk->choices, 0);
+                dflt = pdk_choice_name(fk->choices, 0);
             } else if (fk->optional) {
                 /* 0 where it applies; a field that 0 does not fit (a
                  * patch's sizes) is given whenever it applies. */
                 dflt = fk->min <= 0 && fk->max >= 0 ? "0" : "(optional)";
             }
-            fn(path, fk->unit, fk->min, fk->max, dflt != NULL ? dflt : "?", fk->description, ud);
+            char field_description[1024];
+            snprintf(field_description, sizeof field_description, "%s%s", scope, fk->description);
+            fn(path, fk->unit, fk->min, fk->max, dflt != NULL ? dflt : "?", field_description, ud);
         }
     }
 }

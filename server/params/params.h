@@ -5,8 +5,13 @@
  *   "presets/vehicles/sedan.json: chassis.mass: -3 is below the minimum 50 (kg)"
  * Overrides "key=value;key=value" with JSON paths apply on top and are
  * validated the same way; indices (a.b[3]) reach into list keys: kinematic
- * curves, terrain.bumps, ramps and patches, and terrain.field.heights. A
- * world's overrides also take "surface" for "terrain.surface". */
+ * curves, terrain.bumps, ramps and patches, terrain.field.heights and a
+ * utv's engine.torqueCurve. A world's overrides also take "surface" for
+ * "terrain.surface", a vehicle's seed 003's names of a utv's keys
+ * ("mass.cargo_kg" for "mass.cargoKg"). A vehicle's powertrain.kind decides
+ * which keys it has: a utv's own (mass.*, engine.*, cvt.*, ...) from which
+ * its chassis, corners and tyre loads follow, or a lumped vehicle's, which
+ * give those directly; a key of the other kind is refused, naming it. */
 #ifndef PDK_PARAMS_H
 #define PDK_PARAMS_H
 
@@ -39,7 +44,8 @@ typedef enum pdk_preset_kind {
  * PDK_ERR_WRONG_TYPE, PDK_ERR_OUT_OF_RANGE (also an unknown choice name, a
  * curve breaking its rules, a cross-field invariant), PDK_ERR_IO
  * (unreadable or over 1 MiB), PDK_ERR_NO_MEMORY; err (PDK_PARAMS_ERR_LEN
- * bytes) says which. On error *out is unchanged and *resolved_json NULL.
+ * bytes) says which; a key of the other powertrain kind is
+ * PDK_ERR_OUT_OF_RANGE. On error *out is unchanged and *resolved_json NULL.
  * docs/presets.md lists every key with its unit and bounds. */
 pdk_error pdk_params_vehicle_load(const char *presets_dir, const char *name, const char *overrides,
                                   pdk_vehicle_def *out, char **resolved_json, char *err,

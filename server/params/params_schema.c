@@ -1,16 +1,16 @@
-/* The parameter schema (params_schema.h): the vehicle and world key tables,
- * with the bounds docs/presets.md explains, and the rules between keys. */
+/* The parameter schema (params_schema.h): the vehicle's key table, with the
+ * bounds docs/presets.md explains, a utv's keys and what follows from them,
+ * the rules between keys, and the lookups both schemas share (the world's
+ * table is params_world.c's). */
 #include "params_schema.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "params_internal.h"
-#include "surface.h"
 
 /* Degrees to radians as the presets convert them: rad = deg * PI / 180. */
 #define PI 3.14159265358979323846
@@ -58,6 +58,30 @@ static const pdk_choice mf_set_items[] = {
 static const pdk_choice_set mf_set_choices = {"Magic Formula coefficient set", mf_set_items,
                                               N_ELEMS(mf_set_items)};
 
+_Static_assert(sizeof(pdk_powertrain_kind) == sizeof(int),
+               "pdk_powertrain_kind is stored as an int");
+_Static_assert(sizeof(pdk_drive_mode) == sizeof(int), "pdk_drive_mode is stored as an int");
+_Static_assert(PDK_POWERTRAIN_LUMPED == 0, "a zeroed powertrain is lumped");
+/* Keys of sim's definition are offsets into it and into the work struct
+ * alike. */
+_Static_assert(offsetof(pdk_vehicle_work, def) == 0, "the definition opens the work struct");
+
+static const pdk_choice powertrain_kind_items[] = {
+    {"lumped", PDK_POWERTRAIN_LUMPED},
+    {"utv", PDK_POWERTRAIN_UTV},
+};
+static const pdk_choice_set powertrain_kind_choices = {"powertrain kind", powertrain_kind_items,
+                                                       N_ELEMS(powertrain_kind_items)};
+
+/* Seed 003 "Drive Modes": the AWD switch's positions. */
+static const pdk_choice drive_mode_items[] = {
+    {"turf", PDK_DRIVE_TURF},
+    {"2wd", PDK_DRIVE_2WD},
+    {"awd", PDK_DRIVE_AWD},
+};
+static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items,
+                                                  N_ELEMS(drive_mode_items)};
+
 #define KEY_NUM(p, u, lo, hi, off, mul, div, desc)                                                 \
     {                                                                                              \
         .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
@@ -81,6 +105,29 @@ static const pdk_choice_set mf_set_choices = {"Magic Formula coefficient set", m
         .description = (desc), .static_path = (static_key)                                         \
     }
 
+/* Keys of one powertrain kind only (pdk_param_key.only_for): a lumped
+ * vehicle's that a utv derives or does without, each with what a utv has
+ * instead, and a utv's own. */
+#define ONLY_LUMPED (1u << PDK_POWERTRAIN_LUMPED)
+#define ONLY_UTV (1u << PDK_POWERTRAIN_UTV)
+#define BY_MASS "a utv's chassis follows from its mass.* keys (seed 003's parts)"
+#define BY_CORNERS                                                                                 \
+    "a utv's corners follow from suspension.frontWheelRate, rearWheelRate, dampingRatio, "         \
+    "travel, droop, bumpStopLength and bumpStopRate"
+#define BY_STATIC_LOAD "a utv's tyres take their static load from the mass.* keys"
+#define BY_CORNERING_PER_LOAD "a utv's follows from tyres.*.corneringPerLoad and the static load"
+#define BY_POWERTRAIN "a utv drives through its engine.*, cvt.* and gearbox.* keys"
+#define BY_BRAKE_GAINS "a utv's brakes are brakes.frontNmPerBar, rearNmPerBar and biasBar"
+#define BY_PAWL "a utv's pawl is gearbox.parkHold"
+
+/* A lumped vehicle's key (V_NUM's) that a utv has not: other says why. */
+#define L_NUM(p, u, lo, hi, member, mul, div, other, desc)                                         \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
+        .offset = offsetof(pdk_vehicle_def, member), .si_mul = (mul), .si_div = (div),             \
+        .description = (desc), .only_for = ONLY_LUMPED, .otherwise = (other)                       \
+    }
+
 /* One axle's suspension keys: AX is "front" or "rear", M the member. Bounds
  * are explained in docs/presets.md. */
 #define SUSPENSION_KEYS(AX, M)                                                                     \
@@ -89,21 +136,22 @@ static const pdk_choice_set mf_set_choices = {"Magic Formula coefficient set", m
              "stand on a beam through the axle's two contacts and stay upright to the road."),     \
         V_NUM("suspension." AX ".trackWidth", "m", 0, 5, M.track_width_m, 1, 1,                    \
               "This axle's track, contact to contact; 0 uses chassis.trackWidth."),                \
-        V_NUM("suspension." AX ".springRate", "N/m", 100, 1e7, M.spring_rate_npm, 1, 1,            \
+        L_NUM("suspension." AX ".springRate", "N/m", 100, 1e7, M.spring_rate_npm, 1, 1,            \
+              BY_CORNERS,                                                                          \
               "Spring rate per corner at the wheel; ride frequency sqrt(k / m_corner) / 2 pi."),   \
-        V_NUM("suspension." AX ".bumpDamping", "N*s/m", 0, 1e6, M.bump_damping_nspm, 1, 1,         \
-              "Damper rate per corner while the strut compresses."),                               \
-        V_NUM("suspension." AX ".reboundDamping", "N*s/m", 0, 1e6, M.rebound_damping_nspm, 1, 1,   \
-              "Damper rate per corner while the strut extends."),                                  \
+        L_NUM("suspension." AX ".bumpDamping", "N*s/m", 0, 1e6, M.bump_damping_nspm, 1, 1,         \
+              BY_CORNERS, "Damper rate per corner while the strut compresses."),                   \
+        L_NUM("suspension." AX ".reboundDamping", "N*s/m", 0, 1e6, M.rebound_damping_nspm, 1, 1,   \
+              BY_CORNERS, "Damper rate per corner while the strut extends."),                      \
         V_NUM("suspension." AX ".antiRollStiffness", "N/m", 0, 1e7, M.anti_roll_npm, 1, 1,         \
               "Anti-roll bar: force on each wheel per metre of travel difference to the other "    \
               "wheel of the axle."),                                                               \
-        V_NUM("suspension." AX ".travelBump", "m", 0.001, 1, M.travel_bump_m, 1, 1,                \
+        L_NUM("suspension." AX ".travelBump", "m", 0.001, 1, M.travel_bump_m, 1, 1, BY_CORNERS,    \
               "Travel from the static ride position to the bump stop."),                           \
-        V_NUM("suspension." AX ".travelDroop", "m", 0.001, 1, M.travel_droop_m, 1, 1,              \
+        L_NUM("suspension." AX ".travelDroop", "m", 0.001, 1, M.travel_droop_m, 1, 1, BY_CORNERS,  \
               "Travel from the static ride position to full extension."),                          \
-        V_NUM("suspension." AX ".bumpStopStiffness", "N/m", 0, 1e8, M.bump_stop_npm, 1, 1,         \
-              "Bump-stop rate per corner beyond travelBump."),                                     \
+        L_NUM("suspension." AX ".bumpStopStiffness", "N/m", 0, 1e8, M.bump_stop_npm, 1, 1,         \
+              BY_CORNERS, "Bump-stop rate per corner beyond travelBump."),                         \
         V_NUM("suspension." AX ".rollCenterHeight", "m", -0.5, 2, M.roll_center_height_m, 1, 1,    \
               "Roll-centre height above the ground at ride height: the share h_rc / h_cg of the "  \
               "axle's lateral load transfer goes through the links (at most 0.9 "                  \
@@ -159,7 +207,8 @@ static const pdk_choice_set mf_set_choices = {"Magic Formula coefficient set", m
         T_NUM(AX, "radius", "m", 0.05, 2, M.law.radius_m, 1, 1,                                    \
               "Unloaded radius R0: the slip reference, the wheel's height over the contact and "   \
               "the soil model's R."),                                                              \
-        T_NUM(AX, "nominalLoad", "N", 10, 2e5, M.law.nominal_load_n, 1, 1,                         \
+        L_NUM("tyres." AX ".nominalLoad", "N", 10, 2e5, M.law.nominal_load_n, 1, 1,                \
+              BY_STATIC_LOAD,                                                                      \
               "Nominal load Fz_nom of one tyre: load sensitivity and the relaxation lengths' "     \
               "load scaling refer to it."),                                                        \
         T_NUM(AX, "slipStiffness", "-", 1, 100, M.law.slip_stiffness_per_load, 1, 1,               \
@@ -282,12 +331,90 @@ static void complete_tyre(pdk_axle_tyre_def *t)
     }
 }
 
-static void vehicle_complete(void *vdef)
+/* Gravity for what follows from a UTV's static loads. A vehicle preset is
+ * resolved apart from any world, so it uses seed 003's g (its
+ * "Conventions"): the dampers do not depend on it (c = 2 zeta sqrt(k N0 /
+ * g), N0 / g being the corner's mass), the tyres' nominal loads and
+ * cornering stiffnesses are those under 9.81 m/s^2. */
+#define UTV_GRAVITY_MPS2 9.81
+
+/* What follows from the keys: each axle's tyre, and by the powertrain's
+ * kind either nothing of a powertrain (lumped: zeroed, as sim's default)
+ * or a UTV's engine curve, chassis, corners and tyre loads, derived from
+ * its staged keys as pdk_vehicle_def_polaris derives them
+ * (pdk_utv_def_complete). */
+static void vehicle_complete(void *vwork)
 {
-    pdk_vehicle_def *def = vdef;
+    pdk_vehicle_work *w = vwork;
+    pdk_vehicle_def *def = &w->def;
     complete_tyre(&def->tyre_front);
     complete_tyre(&def->tyre_rear);
+    pdk_powertrain_def *pt = &def->powertrain;
+    if (pt->kind != PDK_POWERTRAIN_UTV) {
+        memset(pt, 0, sizeof *pt);
+        return;
+    }
+    pdk_engine_def *e = &pt->engine;
+    for (int i = 0; i < PDK_ENGINE_CURVE_MAX; i++) {
+        e->curve_rpm[i] = i < e->n_curve ? w->torque_curve[i].rpm : 0.0;
+        e->curve_nm[i] = i < e->n_curve ? w->torque_curve[i].nm : 0.0;
+    }
+    pdk_utv_def_complete(def, &w->mass, &w->suspension, w->cornering_per_load, UTV_GRAVITY_MPS2);
 }
+
+/* A utv's own keys (only_for ONLY_UTV), landing in pdk_vehicle_work:
+ * sim's definition (member def.*) or the keys staged beside it. */
+#define U_NUM(p, u, lo, hi, member, mul, div, desc)                                                \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = (mul), .si_div = (div),            \
+        .description = (desc), .only_for = ONLY_UTV                                                \
+    }
+#define U_INT(p, lo, hi, member, desc)                                                             \
+    {                                                                                              \
+        .path = (p), .unit = "-", .type = PDK_KEY_INT, .min = (lo), .max = (hi),                   \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .only_for = ONLY_UTV                                                \
+    }
+#define U_BOOL(p, member, desc)                                                                    \
+    {                                                                                              \
+        .path = (p), .unit = "bool", .type = PDK_KEY_BOOL, .min = NAN, .max = NAN,                 \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .only_for = ONLY_UTV                                                \
+    }
+#define U_CHOICE(p, member, set, desc)                                                             \
+    {                                                                                              \
+        .path = (p), .unit = "choice", .type = PDK_KEY_CHOICE, .min = NAN, .max = NAN,             \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .choices = &(set), .only_for = ONLY_UTV                             \
+    }
+
+/* Where a part of the UTV may sit, sim's bounds (pdk_utv_mass_def_problem):
+ * seed 003's body axes, from the ground under the middle of the rear axle,
+ * x forward, y left, z up (utv_mass.h). */
+#define POSITION_X_M 10.0
+#define POSITION_Y_M 5.0
+#define POSITION_Z_LOW_M -1.0
+#define POSITION_Z_HIGH_M 5.0
+
+/* A point of engine.torqueCurve. */
+static const pdk_param_key torque_point_fields[] = {
+    KEY_NUM("rpm", "rev/min", 0, 25000, offsetof(pdk_engine_point, rpm), 1, 1,
+            "Engine speed of the point; the points' speeds rise."),
+    KEY_NUM("nm", "N*m", 0, 1e5, offsetof(pdk_engine_point, nm), 1, 1,
+            "Full-load torque at that speed."),
+};
+
+/* The torque curve's points land in pdk_vehicle_work.torque_curve, its
+ * count in the engine's n_curve; the complete step copies the points into
+ * the engine's speeds and torques. */
+static const pdk_list_spec torque_curve_list = {
+    .fields = torque_point_fields,
+    .n_fields = N_ELEMS(torque_point_fields),
+    .count_offset = offsetof(pdk_vehicle_work, def.powertrain.engine.n_curve),
+    .item_size = sizeof(pdk_engine_point),
+    .max_items = PDK_ENGINE_CURVE_MAX,
+};
 
 /* Bounds are what a road, off-road or commercial vehicle can physically
  * have, wide enough for a kart and a 100 t truck; docs/presets.md explains
@@ -304,24 +431,24 @@ static const pdk_param_key vehicle_keys[] = {
     V_CHOICE("simulation.model", model, model_choices,
              "Vehicle model: fourWheel (rigid chassis on four struts) or singleTrack (planar "
              "single-track model, for traffic and as the analytic cross-check); seed 000."),
-    V_NUM("chassis.mass", "kg", 50, 100000, chassis.mass_kg, 1, 1,
+    L_NUM("chassis.mass", "kg", 50, 100000, chassis.mass_kg, 1, 1, BY_MASS,
           "Total mass with driver and fluids."),
-    V_NUM("chassis.yawInertia", "kg*m^2", 1, 5e6, chassis.yaw_inertia_kgm2, 1, 1,
+    L_NUM("chassis.yawInertia", "kg*m^2", 1, 5e6, chassis.yaw_inertia_kgm2, 1, 1, BY_MASS,
           "Yaw moment of inertia about the vertical axis through the centre of gravity."),
-    V_NUM("chassis.rollInertia", "kg*m^2", 1, 2e6, chassis.roll_inertia_kgm2, 1, 1,
+    L_NUM("chassis.rollInertia", "kg*m^2", 1, 2e6, chassis.roll_inertia_kgm2, 1, 1, BY_MASS,
           "Roll moment of inertia about the longitudinal axis through the centre of gravity."),
-    V_NUM("chassis.pitchInertia", "kg*m^2", 1, 5e6, chassis.pitch_inertia_kgm2, 1, 1,
+    L_NUM("chassis.pitchInertia", "kg*m^2", 1, 5e6, chassis.pitch_inertia_kgm2, 1, 1, BY_MASS,
           "Pitch moment of inertia about the lateral axis through the centre of gravity."),
     V_NUM("chassis.wheelbase", "m", 0.5, 15, chassis.wheelbase_m, 1, 1, "Front axle to rear axle."),
-    V_NUM("chassis.cgToFrontAxle", "m", 0.05, 15, chassis.cg_to_front_axle_m, 1, 1,
+    L_NUM("chassis.cgToFrontAxle", "m", 0.05, 15, chassis.cg_to_front_axle_m, 1, 1, BY_MASS,
           "Centre of gravity to front axle, along x; less than the wheelbase."),
-    V_NUM("chassis.cgHeight", "m", 0.05, 5, chassis.cg_height_m, 1, 1,
+    L_NUM("chassis.cgHeight", "m", 0.05, 5, chassis.cg_height_m, 1, 1, BY_MASS,
           "Centre-of-gravity height above the ground at rest; the car sits there whatever its "
           "springs."),
     V_NUM("chassis.trackWidth", "m", MIN_TRACK_M, 5, chassis.track_width_m, 1, 1,
           "Track, contact to contact, of both axles unless an axle sets its own."),
-    V_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
-          tyre_front.cornering_stiffness_n_per_rad, 1, 1,
+    L_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
+          tyre_front.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
           "Front axle (both tyres): lateral force per radian of slip angle at zero slip; read "
           "by the singleTrack model and the grip and utv laws (each tyre half of it at its "
           "static load, in proportion to its load)."),
@@ -333,8 +460,8 @@ static const pdk_param_key vehicle_keys[] = {
           1,
           "Front axle (both tyres): camber thrust per radian of inclination at static load; "
           "read by the grip law."),
-    V_NUM("tyres.rear.corneringStiffness", "N/rad", 1000, 5e6,
-          tyre_rear.cornering_stiffness_n_per_rad, 1, 1,
+    L_NUM("tyres.rear.corneringStiffness", "N/rad", 1000, 5e6,
+          tyre_rear.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
           "Rear axle (both tyres): lateral force per radian of slip angle at zero slip; read "
           "by the singleTrack model and the grip and utv laws (each tyre half of it at its "
           "static load, in proportion to its load)."),
@@ -356,437 +483,402 @@ static const pdk_param_key vehicle_keys[] = {
     V_NUM("steering.ackermann", "-", 0, 1, steering.ackermann, 1, 1,
           "Ackermann mix: 0 parallel steer, 1 ideal Ackermann (the inner wheel steers more)."),
     SUSPENSION_KEYS("front", susp_front) SUSPENSION_KEYS("rear", susp_rear)
-        V_NUM("drive.maxForce", "N", 0, 1e6, drive.max_force_n, 1, 1,
+        L_NUM("drive.maxForce", "N", 0, 1e6, drive.max_force_n, 1, 1, BY_POWERTRAIN,
               "Drive force at the contact patches at full pedal and low speed."),
-    V_NUM("drive.maxPowerKw", "kW", 0.1, 5000, drive.max_power_w, 1000, 1,
+    L_NUM("drive.maxPowerKw", "kW", 0.1, 5000, drive.max_power_w, 1000, 1, BY_POWERTRAIN,
           "Power at the contact patches at full pedal; caps the force at speed."),
-    V_NUM("drive.frontFraction", "-", 0, 1, drive.front_fraction, 1, 1,
+    L_NUM("drive.frontFraction", "-", 0, 1, drive.front_fraction, 1, 1, BY_POWERTRAIN,
           "Share of the drive force on the front axle: 0 rear-wheel, 1 front-wheel drive."),
-    V_NUM("drive.maxReverseSpeedKmh", "km/h", 1, 100, drive.max_reverse_speed_mps, 1, 3.6,
-          "Governed top speed in reverse (R)."),
-    V_NUM("drive.maxLowSpeedKmh", "km/h", 1, 200, drive.max_low_speed_mps, 1, 3.6,
+    L_NUM("drive.maxReverseSpeedKmh", "km/h", 1, 100, drive.max_reverse_speed_mps, 1, 3.6,
+          BY_POWERTRAIN, "Governed top speed in reverse (R)."),
+    L_NUM("drive.maxLowSpeedKmh", "km/h", 1, 200, drive.max_low_speed_mps, 1, 3.6, BY_POWERTRAIN,
           "Governed top speed in the low gear (L)."),
-    V_NUM("brakes.forcePerBar", "N/bar", 1, 1e5, brake.force_per_bar_n, 1, 1,
+    L_NUM("brakes.forcePerBar", "N/bar", 1, 1e5, brake.force_per_bar_n, 1, 1, BY_BRAKE_GAINS,
           "Total brake force at the contact patches per bar of line pressure."),
-    V_NUM("brakes.frontFraction", "-", 0, 1, brake.front_fraction, 1, 1,
+    L_NUM("brakes.frontFraction", "-", 0, 1, brake.front_fraction, 1, 1, BY_BRAKE_GAINS,
           "Brake balance: share of the brake force on the front axle."),
     V_NUM("brakes.maxLineBar", "bar", 1, 500, brake.max_line_bar, 1, 1,
           "Highest brake line pressure; a command above it is refused."),
-    V_NUM("brakes.parkHoldForce", "N", 0, 1e6, brake.park_hold_force_n, 1, 1,
+    L_NUM("brakes.parkHoldForce", "N", 0, 1e6, brake.park_hold_force_n, 1, 1, BY_PAWL,
           "Force the parking pawl holds at the contact patches in P."),
     V_NUM("resistance.rollingCoeff", "-", 0, 0.5, resist.rolling_coeff, 1, 1,
           "Rolling-resistance coefficient of the singleTrack model: F = c * m * g (the "
           "fourWheel model rolls each tyre with tyres.*.rollingCoeff)."),
     V_NUM("resistance.dragArea", "m^2", 0, 50, resist.drag_area_m2, 1, 1,
           "Drag coefficient times frontal area, Cd * A."),
-};
-
-#define BUMP_NUM(p, u, lo, hi, member, mul, div, desc)                                             \
-    KEY_NUM(p, u, lo, hi, offsetof(pdk_bump, member), mul, div, desc)
-
-/* One terrain bump (terrain.h): a raised cosine along its length axis. */
-static const pdk_param_key bump_fields[] = {
-    BUMP_NUM("x", "m", -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M, x_m, 1, 1,
-             "Bump centre, world x."),
-    BUMP_NUM("y", "m", -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M, y_m, 1, 1,
-             "Bump centre, world y."),
-    BUMP_NUM("yawDeg", "deg", -360, 360, yaw_rad, PI, 180,
-             "Direction of the length axis from world x, counter-clockwise: the way a wheel "
-             "crosses the bump."),
-    BUMP_NUM("length", "m", 0.05, 1000, length_m, 1, 1,
-             "Along the length axis: the raised cosine's base, smooth where it meets the ground."),
-    BUMP_NUM("width", "m", 0.05, 1000, width_m, 1, 1,
-             "Across the length axis: full height over the width, vertical at its ends."),
-    BUMP_NUM("height", "m", -2, 2, height_m, 1, 1,
-             "Peak height, negative for a dip; |height| at most length / 2."),
-};
-
-static const pdk_list_spec bump_list = {
-    .fields = bump_fields,
-    .n_fields = N_ELEMS(bump_fields),
-    .count_offset = offsetof(pdk_world_def, terrain.n_bumps),
-    .item_size = sizeof(pdk_bump),
-    .max_items = PDK_TERRAIN_MAX_BUMPS,
-};
-
-/* The terrain's ids and counts are int32_t, written as an int. */
-_Static_assert(sizeof(int32_t) == sizeof(int), "terrain ids are stored as an int");
-
-/* Surfaces by sim's names (pdk_surface_get(id)->name; test_params checks
- * that they agree), and their one-letter codes for a materials string:
- * SURFACE_CODES[id] is the code of surface id. */
-static const pdk_choice surface_items[] = {
-    {"tarmac", PDK_SURFACE_TARMAC},
-    {"tarmacWet", PDK_SURFACE_TARMAC_WET},
-    {"concrete", PDK_SURFACE_CONCRETE},
-    {"gravel", PDK_SURFACE_GRAVEL},
-    {"dirt", PDK_SURFACE_DIRT},
-    {"grass", PDK_SURFACE_GRASS},
-    {"mud", PDK_SURFACE_MUD},
-    {"snow", PDK_SURFACE_SNOW},
-    {"ice", PDK_SURFACE_ICE},
-    {"sand", PDK_SURFACE_SAND},
-    {"siltLoam", PDK_SURFACE_SILT_LOAM},
-};
-static const pdk_choice_set surface_choices = {"surface", surface_items, N_ELEMS(surface_items)};
-#define SURFACE_CODES "TWCGDRMNISL"
-_Static_assert(sizeof(SURFACE_CODES) - 1 == PDK_SURFACE_COUNT, "one code per surface");
-_Static_assert(N_ELEMS(surface_items) == PDK_SURFACE_COUNT, "one name per surface");
-
-static const pdk_choice contact_items[] = {
-    {"ray", PDK_CONTACT_RAY},
-    {"cylinder", PDK_CONTACT_CYLINDER},
-};
-static const pdk_choice_set contact_choices = {"contact mode", contact_items,
-                                               N_ELEMS(contact_items)};
-
-static const pdk_choice shape_items[] = {
-    {"rect", PDK_PATCH_RECT},
-    {"circle", PDK_PATCH_CIRCLE},
-};
-static const pdk_choice_set shape_choices = {"patch shape", shape_items, N_ELEMS(shape_items)};
-
-/* A list field that may be left out (then 0). */
-#define OPT_NUM(p, u, lo, hi, off, mul, div, desc)                                                 \
-    {                                                                                              \
-        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
-        .offset = (off), .si_mul = (mul), .si_div = (div), .description = (desc), .optional = true \
-    }
-
-#define RAMP_NUM(p, u, lo, hi, member, mul, div, desc)                                             \
-    KEY_NUM(p, u, lo, hi, offsetof(pdk_ramp, member), mul, div, desc)
-#define RAMP_OPT(p, u, lo, hi, member, desc)                                                       \
-    OPT_NUM(p, u, lo, hi, offsetof(pdk_ramp, member), 1, 1, desc)
-
-/* Lengths of ramps and patches: a 100 km hill is a heightfield's job. */
-#define MAX_PIECE_M 1e5
-
-/* One ramp (terrain.h): a slope holding its top, rounded at both corners. */
-static const pdk_param_key ramp_fields[] = {
-    RAMP_NUM("x", "m", -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M, x_m, 1, 1,
-             "A point of the start line (where the slope would begin without rounding), world x; "
-             "the ramp's width is centred on it."),
-    RAMP_NUM("y", "m", -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M, y_m, 1, 1,
-             "The same point, world y."),
-    RAMP_NUM("yawDeg", "deg", -360, 360, yaw_rad, PI, 180,
-             "Direction of climb from world x, counter-clockwise; a bank points across the road."),
-    RAMP_NUM("length", "m", 0.05, MAX_PIECE_M, length_m, 1, 1,
-             "The sloped run; the top is gradePct / 100 * length above the start."),
-    RAMP_NUM("width", "m", 0.05, MAX_PIECE_M, width_m, 1, 1,
-             "Across the direction of climb, centred on (x, y); vertical edges at its sides."),
-    RAMP_NUM("gradePct", "%", -100, 100, grade, 1, 100,
-             "Grade in percent, rise over run (a 30 % grade climbs 0.3 m per metre, 16.7 deg); "
-             "negative falls."),
-    RAMP_OPT("transition", "m", 0, MAX_PIECE_M, transition_m,
-             "Each corner of the slope is rounded over this distance centred on it (the grade "
-             "fades in and out as a raised cosine); at most length / 2; 0 is a sharp corner."),
-    RAMP_OPT("hold", "m", 0, MAX_PIECE_M, hold_m,
-             "How long the top holds before the ground comes back down the same way; 0 holds "
-             "for ever."),
-};
-
-static const pdk_list_spec ramp_list = {
-    .fields = ramp_fields,
-    .n_fields = N_ELEMS(ramp_fields),
-    .count_offset = offsetof(pdk_world_def, terrain.n_ramps),
-    .item_size = sizeof(pdk_ramp),
-    .max_items = PDK_TERRAIN_MAX_RAMPS,
-};
-
-#define PATCH_NUM(p, u, lo, hi, member, mul, div, desc)                                            \
-    KEY_NUM(p, u, lo, hi, offsetof(pdk_patch, member), mul, div, desc)
-#define PATCH_OPT(p, u, lo, hi, member, mul, div, desc)                                            \
-    OPT_NUM(p, u, lo, hi, offsetof(pdk_patch, member), mul, div, desc)
-#define PATCH_CHOICE(p, member, set, desc)                                                         \
-    {                                                                                              \
-        .path = (p), .unit = "choice", .type = PDK_KEY_CHOICE, .min = NAN, .max = NAN,             \
-        .offset = offsetof(pdk_patch, member), .si_mul = 1, .si_div = 1, .description = (desc),    \
-        .choices = &(set), .optional = true                                                        \
-    }
-
-/* One patch (terrain.h): a rectangle or circle of a surface, or of water. */
-static const pdk_param_key patch_fields[] = {
-    PATCH_CHOICE("shape", shape, shape_choices,
-                 "\"rect\" (sizeX by sizeY) or \"circle\" (radius)."),
-    PATCH_NUM("x", "m", -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M, x_m, 1, 1,
-              "Centre, world x."),
-    PATCH_NUM("y", "m", -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M, y_m, 1, 1,
-              "Centre, world y."),
-    PATCH_OPT("yawDeg", "deg", -360, 360, yaw_rad, PI, 180,
-              "A rectangle's turn from world x, counter-clockwise (sizeX lies along it)."),
-    PATCH_OPT("sizeX", "m", 0.01, MAX_PIECE_M, size_x_m, 1, 1,
-              "A rectangle's side along yawDeg; rectangles only."),
-    PATCH_OPT("sizeY", "m", 0.01, MAX_PIECE_M, size_y_m, 1, 1,
-              "A rectangle's side across yawDeg; rectangles only."),
-    PATCH_OPT("radius", "m", 0.01, MAX_PIECE_M, size_x_m, 1, 1, "A circle's radius; circles only."),
-    PATCH_CHOICE("surface", surface_id, surface_choices,
-                 "The surface over the patch (surface.h names); a surface patch gives it, a water "
-                 "patch does not."),
-    PATCH_OPT("waterDepth", "m", 0, PDK_TERRAIN_MAX_WATER_DEPTH_M, water_depth_m, 1, 1,
-              "Above 0: a water patch, this deep over the ground at its centre, its top level "
-              "(deeper over a dip, running out where the ground rises), the surface under it "
-              "unchanged."),
-};
-
-static bool is_circle(const json_t *entry)
-{
-    const json_t *shape = json_object_get(entry, "shape");
-    return shape != NULL && strcmp(json_string_value(shape), "circle") == 0;
-}
-
-static bool is_water(const json_t *entry)
-{
-    const json_t *depth = json_object_get(entry, "waterDepth");
-    return depth != NULL && json_number_value(depth) > 0;
-}
-
-/* Which sizes a patch takes, and whether it gives a surface or water. */
-static pdk_error patch_entry_check(const json_t *entry, const char *path, char *why, size_t why_len)
-{
-    bool circle = is_circle(entry);
-    bool sx = json_object_get(entry, "sizeX") != NULL;
-    bool sy = json_object_get(entry, "sizeY") != NULL;
-    bool r = json_object_get(entry, "radius") != NULL;
-    if (circle && (sx || sy)) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "%s.%s: a circle takes radius, not sizeX and sizeY", path,
-                               sx ? "sizeX" : "sizeY");
-    }
-    if (circle && !r) {
-        return pdk_params_fail(PDK_ERR_PARSE, why, why_len,
-                               "%s.radius: missing (a circle gives radius)", path);
-    }
-    if (!circle && r) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "%s.radius: a rectangle takes sizeX and sizeY, not radius (give "
-                               "\"shape\": \"circle\" for a circle)",
-                               path);
-    }
-    if (!circle && !(sx && sy)) {
-        return pdk_params_fail(PDK_ERR_PARSE, why, why_len,
-                               "%s.%s: missing (a rectangle gives sizeX and sizeY)", path,
-                               sx ? "sizeY" : "sizeX");
-    }
-    bool surface = json_object_get(entry, "surface") != NULL;
-    if (is_water(entry) && surface) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "%s.surface: a water patch (waterDepth above 0) keeps the surface "
-                               "under it; leave surface out, or put a surface patch before it",
-                               path);
-    }
-    if (!is_water(entry) && !surface) {
-        return pdk_params_fail(PDK_ERR_PARSE, why, why_len,
-                               "%s.surface: missing (a patch gives surface, or waterDepth above 0 "
-                               "for water)",
-                               path);
-    }
-    return PDK_OK;
-}
-
-static bool patch_field_applies(const json_t *entry, const pdk_param_key *field)
-{
-    if (strcmp(field->path, "sizeX") == 0 || strcmp(field->path, "sizeY") == 0) {
-        return !is_circle(entry);
-    }
-    if (strcmp(field->path, "radius") == 0) {
-        return is_circle(entry);
-    }
-    if (strcmp(field->path, "surface") == 0) {
-        return !is_water(entry);
-    }
-    return true;
-}
-
-static const pdk_list_spec patch_list = {
-    .fields = patch_fields,
-    .n_fields = N_ELEMS(patch_fields),
-    .count_offset = offsetof(pdk_world_def, terrain.n_patches),
-    .item_size = sizeof(pdk_patch),
-    .max_items = PDK_TERRAIN_MAX_PATCHES,
-    .check_entry = patch_entry_check,
-    .applies = patch_field_applies,
-};
-
-static const pdk_grid_spec heights_grid = {
-    .kind = PDK_GRID_HEIGHTS,
-    .max_items = PDK_TERRAIN_MAX_CORNERS,
-    .flag_offset = offsetof(pdk_world_def, terrain.field.has_heights),
-    .nx_offset = offsetof(pdk_world_def, terrain.field.nx),
-    .ny_offset = offsetof(pdk_world_def, terrain.field.ny),
-};
-
-static const pdk_grid_spec materials_grid = {
-    .kind = PDK_GRID_MATERIALS,
-    .max_items = PDK_TERRAIN_MAX_CORNERS,
-    .flag_offset = offsetof(pdk_world_def, terrain.field.has_materials),
-    .nx_offset = offsetof(pdk_world_def, terrain.field.nx),
-    .ny_offset = offsetof(pdk_world_def, terrain.field.ny),
-    .choices = &surface_choices,
-    .codes = SURFACE_CODES,
-};
-
-static const pdk_alias world_aliases[] = {
-    {"surface", "terrain.surface"},
-};
-
-#define W_KEY(p, u, t, lo, hi, member, desc)                                                       \
-    {                                                                                              \
-        .path = (p), .unit = (u), .type = (t), .min = (lo), .max = (hi),                           \
-        .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1, .description = (desc) \
-    }
-/* A world key with a list of entries, a choice, or a grid of values. */
-#define W_LIST(p, member, desc, lst)                                                               \
-    {                                                                                              \
-        .path = (p), .unit = "list", .type = PDK_KEY_LIST, .min = NAN, .max = NAN,                 \
-        .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1,                       \
-        .description = (desc), .list = (lst)                                                       \
-    }
-#define W_CHOICE(p, member, desc, ch)                                                              \
-    {                                                                                              \
-        .path = (p), .unit = "choice", .type = PDK_KEY_CHOICE, .min = NAN, .max = NAN,             \
-        .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1,                       \
-        .description = (desc), .choices = (ch)                                                     \
-    }
-#define W_GRID(p, u, lo, hi, member, desc, gr)                                                     \
-    {                                                                                              \
-        .path = (p), .unit = (u), .type = PDK_KEY_GRID, .min = (lo), .max = (hi),                  \
-        .offset = offsetof(pdk_world_def, member), .si_mul = 1, .si_div = 1,                       \
-        .description = (desc), .grid = (gr)                                                        \
-    }
-
-static const pdk_param_key world_keys[] = {
-    {.path = "description",
-     .unit = "text",
-     .type = PDK_KEY_TEXT,
+    {.path = "powertrain.kind",
+     .unit = "choice",
+     .type = PDK_KEY_CHOICE,
      .min = NAN,
      .max = NAN,
+     .offset = offsetof(pdk_vehicle_def, powertrain.kind),
      .si_mul = 1,
      .si_div = 1,
-     .description = "Free text: what the world models and where its numbers come from."},
-    W_KEY("substeps", "-", PDK_KEY_INT, 1, 64, substeps, "Physics substeps per 1/120 s tick."),
-    W_KEY("maxVehicles", "-", PDK_KEY_INT, 1, 65535, max_vehicles,
-          "Vehicle capacity; a full world refuses spawn."),
-    W_KEY("gravity", "m/s^2", PDK_KEY_NUMBER, 0.5, 30, gravity_mps2,
-          "Gravitational acceleration, acting along -z."),
-    W_KEY("airDensity", "kg/m^3", PDK_KEY_NUMBER, 0, 2, air_density_kgpm3,
-          "Air density for aerodynamic drag; 0 is a vacuum."),
-    W_KEY("surfaceFriction", "-", PDK_KEY_NUMBER, 0.05, 2, surface_friction,
-          "Multiplies every tyre's friction on every surface (a global grip scale); 1 "
-          "normally: each surface carries its own friction (terrain.surface, "
-          "terrain.patches)."),
-    W_KEY("seed", "-", PDK_KEY_U64, 0, (double)INT64_MAX, seed,
-          "Seed of the world's random number generator."),
-    W_LIST("terrain.bumps", terrain.bumps,
-           "Raised-cosine bumps on the flat ground (speed humps, kerbs, dips), up to 16: "
-           "[{\"x\", \"y\", \"yawDeg\", \"length\", \"width\", \"height\"}, ...].",
-           &bump_list),
-    W_CHOICE("terrain.surface", terrain.base_surface_id,
-             "The ground's surface where no patch or material grid says otherwise: tarmac, "
-             "tarmacWet, concrete, gravel, dirt, grass, mud, snow, ice, sand, siltLoam "
-             "(surface.h; an override may say surface=gravel).",
-             &surface_choices),
-    W_CHOICE("terrain.contact", terrain.contact_mode,
-             "How wheels meet the ground: ray (one ray down each strut) or cylinder (a "
-             "sweep of the tyre's footprint, which feels a kerb under a shoulder or just "
-             "ahead; up to 15 rays a wheel).",
-             &contact_choices),
-    W_KEY("terrain.airTempC", "degC", PDK_KEY_NUMBER, PDK_TERRAIN_MIN_TEMP_C,
-          PDK_TERRAIN_MAX_AIR_TEMP_C, terrain.air_temp_c,
-          "Air temperature, for the tyres' cooling and cold pressure."),
-    W_KEY("terrain.roadTempC", "degC", PDK_KEY_NUMBER, PDK_TERRAIN_MIN_TEMP_C,
-          PDK_TERRAIN_MAX_ROAD_TEMP_C, terrain.road_temp_c,
-          "Road surface temperature, which the tyres exchange heat with in contact."),
-    W_LIST("terrain.ramps", terrain.ramps,
-           "Slopes, up to 8, adding to each other and to the grid: [{\"x\", \"y\", "
-           "\"yawDeg\", \"length\", \"width\", \"gradePct\", \"transition\", "
-           "\"hold\"}, ...]; a bank is a ramp across the road.",
-           &ramp_list),
-    W_LIST("terrain.patches", terrain.patches,
-           "Surface and water patches, up to 16, the last listed winning where they "
-           "overlap: [{\"shape\", \"x\", \"y\", \"yawDeg\", \"sizeX\", \"sizeY\" | "
-           "\"radius\", \"surface\" | \"waterDepth\"}, ...].",
-           &patch_list),
-    W_KEY("terrain.field.originX", "m", PDK_KEY_NUMBER, -PDK_WORLD_MAX_POSITION_M,
-          PDK_WORLD_MAX_POSITION_M, terrain.field.origin_x_m,
-          "World x of the grid's first corner; the grid runs along +x then +y."),
-    W_KEY("terrain.field.originY", "m", PDK_KEY_NUMBER, -PDK_WORLD_MAX_POSITION_M,
-          PDK_WORLD_MAX_POSITION_M, terrain.field.origin_y_m,
-          "World y of the grid's first corner."),
-    W_KEY("terrain.field.cell", "m", PDK_KEY_NUMBER, 0, PDK_TERRAIN_MAX_CELL_M,
-          terrain.field.cell_m, "Side of a square cell; at least 0.01 m when there is a grid."),
-    W_KEY("terrain.field.nx", "-", PDK_KEY_INT, 0, PDK_TERRAIN_MAX_CORNERS, terrain.field.nx,
-          "Corners along x: 0 for no grid, else at least 2; nx * ny at most 16384 (128 x 128)."),
-    W_KEY("terrain.field.ny", "-", PDK_KEY_INT, 0, PDK_TERRAIN_MAX_CORNERS, terrain.field.ny,
-          "Corners along y: 0 for no grid, else at least 2."),
-    W_GRID("terrain.field.heights", "[m]", -PDK_TERRAIN_MAX_HEIGHT_M, PDK_TERRAIN_MAX_HEIGHT_M,
-           terrain.field.height_m,
-           "Heights at the corners, nx * ny of them, row by row from the origin along +x "
-           "(then +y); bilinear inside a cell, the edge held outside the grid; kept as "
-           "floats; [] for a flat grid.",
-           &heights_grid),
-    W_GRID("terrain.field.materials", "[surface]", NAN, NAN, terrain.field.material,
-           "Surfaces of the cells, (nx - 1) * (ny - 1) of them, row by row: a list of "
-           "names, or a string of codes (T tarmac, W tarmacWet, C concrete, G gravel, D "
-           "dirt, R grass, M mud, N snow, I ice, S sand, L siltLoam; spaces ignored); "
-           "the base surface outside the grid; [] for none.",
-           &materials_grid),
+     .description = "lumped: the drive.* force and the brakes.* force per bar; utv: seed 003's "
+                    "UTV, its chassis from its mass.* parts, its corners from suspension.*, "
+                    "driven by engine.*, cvt.* and gearbox.* and braked by torques "
+                    "(fourWheel model only).",
+     .choices = &powertrain_kind_choices},
+    U_CHOICE("powertrain.driveMode", def.powertrain.drive_mode, drive_mode_choices,
+             "The AWD switch at spawn (seed 003 \"Drive Modes\"): turf (open rear "
+             "differential, front not driven), 2wd (locked rear) or awd (locked rear, the "
+             "front's overrunning clutches engage when the rear slips)."),
+    U_NUM("mass.dryKg", "kg", 10, 1e5, mass.dry_kg, 1, 1,
+          "Dry mass of the vehicle: no fluids, occupants, equipment or cargo."),
+    U_NUM("mass.dryCgForward", "m", -POSITION_X_M, POSITION_X_M, mass.dry_cg_m[0], 1, 1,
+          "The dry vehicle's centre of mass, forward of the rear axle."),
+    U_NUM("mass.dryCgLeft", "m", -POSITION_Y_M, POSITION_Y_M, mass.dry_cg_m[1], 1, 1,
+          "The dry vehicle's centre of mass, to the left of the centre line."),
+    U_NUM("mass.dryCgHeight", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.dry_cg_m[2], 1, 1,
+          "The dry vehicle's centre of mass, above the ground."),
+    U_NUM("mass.dryGyrationRoll", "m", 0, 10, mass.dry_gyration_m[0], 1, 1,
+          "The dry vehicle's radius of gyration in roll: its own roll inertia is dryKg times "
+          "its square."),
+    U_NUM("mass.dryGyrationPitch", "m", 0, 10, mass.dry_gyration_m[1], 1, 1,
+          "The dry vehicle's radius of gyration in pitch."),
+    U_NUM("mass.dryGyrationYaw", "m", 0, 10, mass.dry_gyration_m[2], 1, 1,
+          "The dry vehicle's radius of gyration in yaw."),
+    U_NUM("mass.fluidsKg", "kg", 0, 1e4, mass.fluids_kg, 1, 1,
+          "Fuel, oil and coolant, a point mass at fluidsX, fluidsY, fluidsZ."),
+    U_NUM("mass.fluidsX", "m", -POSITION_X_M, POSITION_X_M, mass.fluids_m[0], 1, 1,
+          "The fluids' position, forward of the rear axle."),
+    U_NUM("mass.fluidsY", "m", -POSITION_Y_M, POSITION_Y_M, mass.fluids_m[1], 1, 1,
+          "The fluids' position, to the left."),
+    U_NUM("mass.fluidsZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.fluids_m[2], 1, 1,
+          "The fluids' position, above the ground."),
+    U_NUM("mass.roofEquipmentKg", "kg", 0, 1e4, mass.roof_kg, 1, 1,
+          "Roof rack with its sensors, a point mass at roofX, roofY, roofZ."),
+    U_NUM("mass.roofX", "m", -POSITION_X_M, POSITION_X_M, mass.roof_m[0], 1, 1,
+          "The roof equipment's position, forward of the rear axle."),
+    U_NUM("mass.roofY", "m", -POSITION_Y_M, POSITION_Y_M, mass.roof_m[1], 1, 1,
+          "The roof equipment's position, to the left."),
+    U_NUM("mass.roofZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.roof_m[2], 1, 1,
+          "The roof equipment's position, above the ground."),
+    U_NUM("mass.bayEquipmentKg", "kg", 0, 1e4, mass.bay_kg, 1, 1,
+          "Computer and drive-by-wire modules in the electronics bay, a point mass at bayX, "
+          "bayY, bayZ."),
+    U_NUM("mass.bayX", "m", -POSITION_X_M, POSITION_X_M, mass.bay_m[0], 1, 1,
+          "The electronics bay's position, forward of the rear axle."),
+    U_NUM("mass.bayY", "m", -POSITION_Y_M, POSITION_Y_M, mass.bay_m[1], 1, 1,
+          "The electronics bay's position, to the left."),
+    U_NUM("mass.bayZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.bay_m[2], 1, 1,
+          "The electronics bay's position, above the ground."),
+    U_NUM("mass.occupantKg", "kg", 0, 300, mass.occupant_kg, 1, 1, "Mass of one occupant."),
+    U_INT("mass.occupants", 0, PDK_UTV_SEATS, mass.occupants,
+          "Occupants, 0 to 6, seated in seed 003's order: driver front left, front right, rear "
+          "left, rear right, rear centre, front centre."),
+    U_NUM("mass.frontSeatX", "m", -POSITION_X_M, POSITION_X_M, mass.front_seat_x_m, 1, 1,
+          "The front seats, forward of the rear axle."),
+    U_NUM("mass.rearSeatX", "m", -POSITION_X_M, POSITION_X_M, mass.rear_seat_x_m, 1, 1,
+          "The rear seats, forward of the rear axle."),
+    U_NUM("mass.seatLateral", "m", 0, POSITION_Y_M, mass.seat_lateral_m, 1, 1,
+          "Lateral offset of the outer seats from the centre line."),
+    U_NUM("mass.seatZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.seat_z_m, 1, 1,
+          "Height of an occupant's centre of mass above the ground."),
+    U_NUM("mass.cargoKg", "kg", 0, 1e4, mass.cargo_kg, 1, 1,
+          "Cargo in the bed, a point mass on the centre line at cargoX, cargoZ."),
+    U_NUM("mass.cargoX", "m", -POSITION_X_M, POSITION_X_M, mass.cargo_x_m, 1, 1,
+          "The cargo's position, forward of the rear axle (negative: behind it)."),
+    U_NUM("mass.cargoZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.cargo_z_m, 1, 1,
+          "The cargo's centre of mass above the ground."),
+    U_NUM("suspension.frontWheelRate", "N/m", 100, 1e7, suspension.front_wheel_rate_npm, 1, 1,
+          "Spring rate at a front wheel; the corner is it in series with the tyre's membrane, "
+          "2 pi (p_i + p_c) sqrt(R b / 2) (seed 003)."),
+    U_NUM("suspension.rearWheelRate", "N/m", 100, 1e7, suspension.rear_wheel_rate_npm, 1, 1,
+          "Spring rate at a rear wheel, as frontWheelRate."),
+    U_NUM("suspension.dampingRatio", "-", PDK_MIN_DAMPING_RATIO, 2, suspension.damping_ratio, 1, 1,
+          "Damping ratio of every corner on its static mass, bump and rebound alike; at least "
+          "0.1, the four-wheel model's floor."),
+    U_NUM("suspension.travel", "m", 0.01, 2, suspension.travel_m, 1, 1,
+          "Total wheel travel, droop and bump stop included."),
+    U_NUM("suspension.droop", "m", 0.001, 1, suspension.droop_m, 1, 1,
+          "Travel below the static position (full extension)."),
+    U_NUM("suspension.bumpStopLength", "m", 0, 1, suspension.bump_stop_length_m, 1, 1,
+          "Length of the bump stop at the top of the travel; travel - droop - bumpStopLength "
+          "is the travel from ride height to the stop, at least 0.01 m."),
+    U_NUM("suspension.bumpStopRate", "N/m^2", 0, 1e10, suspension.bump_stop_rate_npm2, 1, 1,
+          "Quadratic rate k_b of the seed's stop, F = k_b x^2; the model's linear stop has the "
+          "rate k_b bumpStopLength, the same force at the stop's end."),
+    U_NUM("tyres.front.corneringPerLoad", "1/rad", 0.5, 50, cornering_per_load[0], 1, 1,
+          "Cornering stiffness per newton of load, C_alpha / N: the front axle's "
+          "corneringStiffness is twice this times the static corner load."),
+    U_NUM("tyres.rear.corneringPerLoad", "1/rad", 0.5, 50, cornering_per_load[1], 1, 1,
+          "Cornering stiffness per newton of load at the rear, as the front's."),
+    U_NUM("engine.idleRpm", "rev/min", 100, 5000, def.powertrain.engine.idle_rpm, 1, 1,
+          "The idle governor's speed."),
+    U_NUM("engine.maxRpm", "rev/min", 500, 25000, def.powertrain.engine.max_rpm, 1, 1,
+          "The rev limiter's speed: no fuel at or above it; above idleRpm."),
+    {.path = "engine.torqueCurve",
+     .unit = "list",
+     .type = PDK_KEY_LIST,
+     .min = NAN,
+     .max = NAN,
+     .offset = offsetof(pdk_vehicle_work, torque_curve),
+     .si_mul = 1,
+     .si_div = 1,
+     .description = "Full-load torque against engine speed, 2 to 16 points of rising speed: "
+                    "[{\"rpm\", \"nm\"}, ...]; linear between them, the end values held "
+                    "beyond, 0 at and above maxRpm.",
+     .list = &torque_curve_list,
+     .only_for = ONLY_UTV},
+    U_NUM("engine.inertia", "kg*m^2", 1e-4, 100, def.powertrain.engine.inertia_kgm2, 1, 1,
+          "Inertia of the crank, flywheel and primary clutch."),
+    U_NUM("engine.accessoryDrag", "N*m", 0, 1000, def.powertrain.engine.accessory_drag_nm, 1, 1,
+          "Drag torque of the alternator and pumps."),
+    U_NUM("engine.displacementL", "L", 0.01, 30, def.powertrain.engine.displacement_l, 1, 1,
+          "Swept volume V_d: 1 bar of mean effective pressure is V_d / (4 pi) of torque."),
+    U_NUM("engine.indicatedEfficiency", "-", 0.05, 0.7, def.powertrain.engine.indicated_efficiency,
+          1, 1,
+          "Indicated efficiency of the Willans line: fuel power is the indicated power over "
+          "it."),
+    U_NUM("engine.fmepBar", "bar", -10, 10, def.powertrain.engine.fmep_bar, 1, 1,
+          "Friction mean effective pressure, constant term f0 (Heywood 13.6)."),
+    U_NUM("engine.fmepBarPerKrpm", "bar/krpm", -10, 10, def.powertrain.engine.fmep_bar_per_krpm, 1,
+          1, "Friction mean effective pressure, term f1 linear in speed in 1000 rev/min."),
+    U_NUM("engine.fmepBarPerKrpm2", "bar/krpm^2", -10, 10, def.powertrain.engine.fmep_bar_per_krpm2,
+          1, 1, "Friction mean effective pressure, term f2 in the square of the speed."),
+    U_NUM("engine.pumpingBar", "bar", 0, 10, def.powertrain.engine.pumping_bar, 1, 1,
+          "Pumping mean effective pressure with the throttle shut."),
+    U_NUM("engine.torqueLag", "s", 0, 10, def.powertrain.engine.torque_lag_s, 1, 1,
+          "Time constant of the torque request's first-order lag."),
+    U_NUM("engine.idleGain", "-", 0, 100, def.powertrain.engine.idle_gain, 1, 1,
+          "Proportional gain of the idle governor on the relative speed error."),
+    U_NUM("engine.pedalExponent", "-", 0, 10, def.powertrain.engine.pedal_exponent, 1, 1,
+          "Exponent gamma of the pedal map: the request is pedal^max(0.1, gamma)."),
+    U_NUM("engine.maxSpeed", "m/s", 0, 200, def.powertrain.engine.max_speed_mps, 1, 1,
+          "Governed top speed at the rear wheels; 0: no governor."),
+    U_NUM("fuel.lhvMjKg", "MJ/kg", 1, 200, def.powertrain.fuel_heating_value_jpkg, 1e6, 1,
+          "Lower heating value of the fuel (petrol 43.4)."),
+    U_NUM("fuel.densityKgL", "kg/L", 0.01, 2, def.powertrain.fuel_density_kgpl, 1, 1,
+          "Density of the fuel."),
+    U_NUM("fuel.tankL", "L", 0, 1e4, def.powertrain.fuel_tank_l, 1, 1,
+          "Volume of the tank, full at spawn; 0: no tank (the fuel never runs out)."),
+    U_NUM("cvt.lowRatio", "-", 0.1, 10, def.powertrain.cvt.low_ratio, 1, 1,
+          "The lowest belt ratio (primary over secondary speed, the largest number); at least "
+          "highRatio."),
+    U_NUM("cvt.highRatio", "-", 0.1, 10, def.powertrain.cvt.high_ratio, 1, 1,
+          "The overdrive belt ratio."),
+    U_NUM("cvt.engageRpm", "rev/min", 0, 20000, def.powertrain.cvt.engage_rpm, 1, 1,
+          "Engine speed at which the centrifugal clutch starts to grip."),
+    U_NUM("cvt.fullEngageRpm", "rev/min", 0, 20000, def.powertrain.cvt.full_engage_rpm, 1, 1,
+          "Engine speed at which the clutch has its full capacity; above engageRpm."),
+    U_NUM("cvt.clutchCapacity", "N*m", 0, 1e5, def.powertrain.cvt.clutch_capacity_nm, 1, 1,
+          "The clutch's full capacity C_max."),
+    U_NUM("cvt.ebsCapacity", "N*m", 0, 1e5, def.powertrain.cvt.ebs_capacity_nm, 1, 1,
+          "Capacity of the Engine Braking System the other way, falling to 0 at idle."),
+    U_NUM("cvt.shiftRpmLight", "rev/min", 100, 20000, def.powertrain.cvt.shift_rpm_light, 1, 1,
+          "Shift speed with no torque through the belt."),
+    U_NUM("cvt.shiftRpmFull", "rev/min", 100, 20000, def.powertrain.cvt.shift_rpm_full, 1, 1,
+          "Shift speed at the engine's peak torque; at least shiftRpmLight."),
+    U_NUM("cvt.shiftTau", "s", 0, 10, def.powertrain.cvt.shift_tau_s, 1, 1,
+          "Time constant of the belt ratio's first-order lag."),
+    U_NUM("cvt.beltEfficiency", "-", 0.1, 1, def.powertrain.cvt.belt_efficiency, 1, 1,
+          "Efficiency of the belt, either way the power flows."),
+    U_NUM("cvt.gearEfficiency", "-", 0.1, 1, def.powertrain.cvt.gear_efficiency, 1, 1,
+          "Efficiency of the gears."),
+    U_NUM("cvt.secondaryInertia", "kg*m^2", 0, 100, def.powertrain.cvt.secondary_inertia_kgm2, 1, 1,
+          "Inertia of the secondary clutch and gearbox, turning with the rear axle in gear."),
+    U_BOOL("cvt.ebs", def.powertrain.cvt.ebs, "The Engine Braking System is on."),
+    U_BOOL("cvt.adc", def.powertrain.cvt.adc,
+           "Active Descent Control is on: the front axle locks both ways below 2 % pedal."),
+    U_NUM("gearbox.rearLowRatio", "-", 1, 200, def.powertrain.gearbox.rear_low, 1, 1,
+          "Reduction to the rear wheels in L."),
+    U_NUM("gearbox.rearHighRatio", "-", 1, 200, def.powertrain.gearbox.rear_high, 1, 1,
+          "Reduction to the rear wheels in H."),
+    U_NUM("gearbox.rearReverseRatio", "-", 1, 200, def.powertrain.gearbox.rear_reverse, 1, 1,
+          "Reduction to the rear wheels in R."),
+    U_NUM("gearbox.frontLowRatio", "-", 0.1, 200, def.powertrain.gearbox.front_low, 1, 1,
+          "Reduction to the front prop shaft in L."),
+    U_NUM("gearbox.frontHighRatio", "-", 0.1, 200, def.powertrain.gearbox.front_high, 1, 1,
+          "Reduction to the front prop shaft in H."),
+    U_NUM("gearbox.frontReverseRatio", "-", 0.1, 200, def.powertrain.gearbox.front_reverse, 1, 1,
+          "Reduction to the front prop shaft in R."),
+    U_NUM("gearbox.frontDriveRatio", "-", 0.1, 20, def.powertrain.gearbox.front_drive, 1, 1,
+          "Ratio of the front drive; the front ring turns at rear / (front x this) of the rear "
+          "carrier's speed."),
+    U_NUM("gearbox.parkHold", "N*m", 0, 1e6, def.powertrain.gearbox.park_hold_nm, 1, 1,
+          "Most torque the park pawl holds at the rear carrier."),
+    U_NUM("gearbox.shiftBelow", "m/s", 0, 10, def.powertrain.gearbox.shift_below_mps, 1, 1,
+          "A gear change happens only below this speed."),
+    U_NUM("gearbox.shiftTime", "s", 0, 10, def.powertrain.gearbox.shift_time_s, 1, 1,
+          "A gear change lasts this long, in neutral."),
+    U_NUM("brakes.frontNmPerBar", "N*m/bar", 0, 1e5, def.powertrain.brake_front_nm_per_bar, 1, 1,
+          "Brake torque G_f at each front wheel per bar of output pressure, not changing with "
+          "the load."),
+    U_NUM("brakes.rearNmPerBar", "N*m/bar", 0, 1e5, def.powertrain.brake_rear_nm_per_bar, 1, 1,
+          "Brake torque G_r at each rear wheel per bar of output pressure."),
+    U_NUM("brakes.biasBar", "bar", -500, 500, def.powertrain.brake_bias_bar, 1, 1,
+          "Pressure bias: the output pressure is clamp(line + biasBar, 0, maxLineBar); 0 for "
+          "a calibrated vehicle."),
 };
 
-static void vehicle_defaults(void *def)
+/* Seed 003's names of the UTV's keys, for overrides (its -PolarisSet
+ * spelling: "mass.cargo_kg=150;mass.occupants=4"). A name the seed keeps
+ * for both axles stands for both axles' keys. The engine's curve is
+ * engine.torqueCurve[i].rpm and .nm: the seed's parallel arrays have no
+ * alias. */
+static const pdk_alias vehicle_aliases[] = {
+    {"geometry.wheelbase_m", "chassis.wheelbase"},
+    {"geometry.track_front_m", "suspension.front.trackWidth"},
+    {"geometry.track_rear_m", "suspension.rear.trackWidth"},
+    {"mass.dry_kg", "mass.dryKg"},
+    {"mass.fluids_kg", "mass.fluidsKg"},
+    {"mass.roof_equipment_kg", "mass.roofEquipmentKg"},
+    {"mass.bay_equipment_kg", "mass.bayEquipmentKg"},
+    {"mass.occupant_kg", "mass.occupantKg"},
+    {"mass.cargo_kg", "mass.cargoKg"},
+    {"mass.dry_cg_forward_m", "mass.dryCgForward"},
+    {"mass.dry_cg_left_m", "mass.dryCgLeft"},
+    {"mass.dry_cg_height_m", "mass.dryCgHeight"},
+    {"mass.dry_gyration_roll_m", "mass.dryGyrationRoll"},
+    {"mass.dry_gyration_pitch_m", "mass.dryGyrationPitch"},
+    {"mass.dry_gyration_yaw_m", "mass.dryGyrationYaw"},
+    {"mass.fluids_x_m", "mass.fluidsX"},
+    {"mass.fluids_y_m", "mass.fluidsY"},
+    {"mass.fluids_z_m", "mass.fluidsZ"},
+    {"mass.roof_x_m", "mass.roofX"},
+    {"mass.roof_y_m", "mass.roofY"},
+    {"mass.roof_z_m", "mass.roofZ"},
+    {"mass.bay_x_m", "mass.bayX"},
+    {"mass.bay_y_m", "mass.bayY"},
+    {"mass.bay_z_m", "mass.bayZ"},
+    {"mass.front_seat_x_m", "mass.frontSeatX"},
+    {"mass.rear_seat_x_m", "mass.rearSeatX"},
+    {"mass.seat_lateral_m", "mass.seatLateral"},
+    {"mass.seat_z_m", "mass.seatZ"},
+    {"mass.cargo_x_m", "mass.cargoX"},
+    {"mass.cargo_z_m", "mass.cargoZ"},
+    {"suspension.travel_m", "suspension.travel"},
+    {"suspension.droop_m", "suspension.droop"},
+    {"suspension.front_wheel_rate_n_m", "suspension.frontWheelRate"},
+    {"suspension.rear_wheel_rate_n_m", "suspension.rearWheelRate"},
+    {"suspension.damping_ratio", "suspension.dampingRatio"},
+    {"suspension.bump_stop_length_m", "suspension.bumpStopLength"},
+    {"suspension.bump_stop_rate_n_m2", "suspension.bumpStopRate"},
+    {"tyres.radius_m", "tyres.front.radius"},
+    {"tyres.radius_m", "tyres.rear.radius"},
+    {"tyres.front_width_m", "tyres.front.width"},
+    {"tyres.rear_width_m", "tyres.rear.width"},
+    {"tyres.section_height_m", "tyres.front.sectionHeight"},
+    {"tyres.section_height_m", "tyres.rear.sectionHeight"},
+    {"tyres.front_inflation_kpa", "tyres.front.inflationKpa"},
+    {"tyres.rear_inflation_kpa", "tyres.rear.inflationKpa"},
+    {"tyres.carcass_kpa", "tyres.front.carcassKpa"},
+    {"tyres.carcass_kpa", "tyres.rear.carcassKpa"},
+    {"tyres.hysteresis", "tyres.front.hysteresis"},
+    {"tyres.hysteresis", "tyres.rear.hysteresis"},
+    {"tyres.lug_height_m", "tyres.front.lugHeight"},
+    {"tyres.lug_height_m", "tyres.rear.lugHeight"},
+    {"tyres.lug_area_ratio", "tyres.front.lugAreaRatio"},
+    {"tyres.lug_area_ratio", "tyres.rear.lugAreaRatio"},
+    {"tyres.tread_k_m", "tyres.front.treadK"},
+    {"tyres.tread_k_m", "tyres.rear.treadK"},
+    {"tyres.cornering_per_load", "tyres.front.corneringPerLoad"},
+    {"tyres.cornering_per_load", "tyres.rear.corneringPerLoad"},
+    {"tyres.relaxation_m", "tyres.front.relaxationLat"},
+    {"tyres.relaxation_m", "tyres.rear.relaxationLat"},
+    {"tyres.hard_slip_stiffness", "tyres.front.hardSlipStiffness"},
+    {"tyres.hard_slip_stiffness", "tyres.rear.hardSlipStiffness"},
+    {"tyres.wheel_inertia_kg_m2", "tyres.front.spinInertia"},
+    {"tyres.wheel_inertia_kg_m2", "tyres.rear.spinInertia"},
+    {"steering.center_deg", "steering.centerOffsetDeg"},
+    {"dbw.steering.lock_deg", "steering.lockDeg"},
+    {"engine.idle_rpm", "engine.idleRpm"},
+    {"engine.max_rpm", "engine.maxRpm"},
+    {"engine.inertia_kg_m2", "engine.inertia"},
+    {"engine.accessory_drag_nm", "engine.accessoryDrag"},
+    {"engine.displacement_l", "engine.displacementL"},
+    {"engine.indicated_efficiency", "engine.indicatedEfficiency"},
+    {"engine.fmep_bar", "engine.fmepBar"},
+    {"engine.fmep_bar_per_krpm", "engine.fmepBarPerKrpm"},
+    {"engine.fmep_bar_per_krpm2", "engine.fmepBarPerKrpm2"},
+    {"engine.pumping_bar", "engine.pumpingBar"},
+    {"engine.torque_lag_s", "engine.torqueLag"},
+    {"engine.idle_gain", "engine.idleGain"},
+    {"engine.pedal_exponent", "engine.pedalExponent"},
+    {"engine.max_speed_mps", "engine.maxSpeed"},
+    {"fuel.lhv_mj_kg", "fuel.lhvMjKg"},
+    {"fuel.density_kg_l", "fuel.densityKgL"},
+    {"fuel.tank_l", "fuel.tankL"},
+    {"cvt.low_ratio", "cvt.lowRatio"},
+    {"cvt.high_ratio", "cvt.highRatio"},
+    {"cvt.engage_rpm", "cvt.engageRpm"},
+    {"cvt.full_engage_rpm", "cvt.fullEngageRpm"},
+    {"cvt.clutch_capacity_nm", "cvt.clutchCapacity"},
+    {"cvt.ebs_capacity_nm", "cvt.ebsCapacity"},
+    {"cvt.shift_rpm_light", "cvt.shiftRpmLight"},
+    {"cvt.shift_rpm_full", "cvt.shiftRpmFull"},
+    {"cvt.shift_tau_s", "cvt.shiftTau"},
+    {"cvt.belt_efficiency", "cvt.beltEfficiency"},
+    {"cvt.gear_efficiency", "cvt.gearEfficiency"},
+    {"cvt.secondary_inertia_kg_m2", "cvt.secondaryInertia"},
+    {"gearbox.rear_low_ratio", "gearbox.rearLowRatio"},
+    {"gearbox.rear_high_ratio", "gearbox.rearHighRatio"},
+    {"gearbox.rear_reverse_ratio", "gearbox.rearReverseRatio"},
+    {"gearbox.front_low_ratio", "gearbox.frontLowRatio"},
+    {"gearbox.front_high_ratio", "gearbox.frontHighRatio"},
+    {"gearbox.front_reverse_ratio", "gearbox.frontReverseRatio"},
+    {"gearbox.front_drive_ratio", "gearbox.frontDriveRatio"},
+    {"gearbox.park_hold_nm", "gearbox.parkHold"},
+    {"gearbox.shift_below_mps", "gearbox.shiftBelow"},
+    {"gearbox.shift_time_s", "gearbox.shiftTime"},
+    {"brakes.front_nm_per_bar", "brakes.frontNmPerBar"},
+    {"brakes.rear_nm_per_bar", "brakes.rearNmPerBar"},
+    {"brakes.bias_bar", "brakes.biasBar"},
+    {"aero.drag_area_m2", "resistance.dragArea"},
+};
+
+/* sim's default vehicle, lumped; a utv's own keys left out take seed 003's
+ * Polaris values (its powertrain is kept only when the preset makes the
+ * powertrain a utv's: vehicle_complete). */
+static void vehicle_defaults(void *vwork)
 {
-    *(pdk_vehicle_def *)def = pdk_vehicle_def_default();
+    pdk_vehicle_work *w = vwork;
+    w->def = pdk_vehicle_def_default();
+    w->def.powertrain = pdk_powertrain_def_polaris();
+    w->def.powertrain.kind = PDK_POWERTRAIN_LUMPED;
+    w->mass = pdk_utv_mass_def_polaris();
+    w->suspension = pdk_utv_suspension_def_polaris();
+    /* Seed 003 "Tyres": tyres.cornering_per_load, 8 /rad. */
+    w->cornering_per_load[0] = 8.0;
+    w->cornering_per_load[1] = 8.0;
+    const pdk_engine_def *e = &w->def.powertrain.engine;
+    memset(w->torque_curve, 0, sizeof w->torque_curve);
+    for (int i = 0; i < e->n_curve; i++) {
+        w->torque_curve[i].rpm = e->curve_rpm[i];
+        w->torque_curve[i].nm = e->curve_nm[i];
+    }
 }
 
-static void world_defaults(void *def)
+static pdk_error vehicle_model_check(const void *vwork, const char **why)
 {
-    *(pdk_world_def *)def = pdk_world_def_default();
-}
-
-static pdk_error vehicle_model_check(const void *def, const char **why)
-{
+    const pdk_vehicle_def *def = &((const pdk_vehicle_work *)vwork)->def;
     pdk_error rc = pdk_vehicle_def_check(def);
     *why = rc != PDK_OK ? pdk_vehicle_def_problem(def) : NULL;
     return rc;
 }
 
-static pdk_error world_model_check(const void *def, const char **why)
-{
-    pdk_error rc = pdk_world_def_check(def);
-    *why = rc != PDK_OK ? pdk_world_def_problem(def) : NULL;
-    return rc;
-}
-
 static pdk_error vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len);
-static pdk_error world_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len);
 
 static const pdk_schema vehicle_schema = {
     .kind = PDK_PRESET_VEHICLE,
     .what = "vehicle",
     .keys = vehicle_keys,
     .n_keys = N_ELEMS(vehicle_keys),
-    .def_size = sizeof(pdk_vehicle_def),
+    .def_size = sizeof(pdk_vehicle_work),
+    .out_size = sizeof(pdk_vehicle_def),
+    .variant_key = "powertrain.kind",
+    .aliases = vehicle_aliases,
+    .n_aliases = N_ELEMS(vehicle_aliases),
     .defaults = vehicle_defaults,
     .complete = vehicle_complete,
     .cross_check = vehicle_cross_check,
     .model_check = vehicle_model_check,
 };
 
-static const pdk_schema world_schema = {
-    .kind = PDK_PRESET_WORLD,
-    .what = "world",
-    .keys = world_keys,
-    .n_keys = N_ELEMS(world_keys),
-    .def_size = sizeof(pdk_world_def),
-    .aliases = world_aliases,
-    .n_aliases = N_ELEMS(world_aliases),
-    .defaults = world_defaults,
-    .cross_check = world_cross_check,
-    .model_check = world_model_check,
-};
-
 const pdk_schema *pdk_schema_for(pdk_preset_kind kind)
 {
-    return kind == PDK_PRESET_WORLD ? &world_schema : &vehicle_schema;
+    return kind == PDK_PRESET_WORLD ? &pdk_world_schema : &vehicle_schema;
 }
 
 const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path)
@@ -797,6 +889,97 @@ const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *p
         }
     }
     return NULL;
+}
+
+bool pdk_choice_value(const pdk_choice_set *set, const char *name, int *out)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        if (strcmp(set->items[i].name, name) == 0) {
+            *out = set->items[i].value;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *pdk_choice_name(const pdk_choice_set *set, int value)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        if (set->items[i].value == value) {
+            return set->items[i].name;
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Variants: the keys of one powertrain kind */
+
+int pdk_schema_variant(const pdk_schema *s, json_t *doc, const void *def)
+{
+    if (s->variant_key == NULL) {
+        return 0;
+    }
+    const pdk_param_key *key = pdk_schema_find_key(s, s->variant_key);
+    PDK_ASSERT(key != NULL && key->type == PDK_KEY_CHOICE);
+    const json_t *v = pdk_json_get_dotted(doc, key->path);
+    int x;
+    memcpy(&x, (const char *)def + key->offset, sizeof x);
+    if (v != NULL) {
+        bool known = pdk_choice_value(key->choices, json_string_value(v), &x);
+        PDK_ASSERT(known);
+    }
+    return x;
+}
+
+bool pdk_schema_applies(const pdk_param_key *key, int variant)
+{
+    return key->only_for == 0 || (variant >= 0 && variant < 32 && (key->only_for >> variant) & 1u);
+}
+
+void pdk_schema_variant_names(const pdk_choice_set *set, unsigned mask, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < set->n; i++) {
+        int v = set->items[i].value;
+        if (v < 0 || v >= 32 || ((mask >> v) & 1u) == 0) {
+            continue;
+        }
+        int n = snprintf(out + used, len - used, "%s\"%s\"", used > 0 ? " or " : "",
+                         set->items[i].name);
+        if (n < 0 || (size_t)n >= len - used) {
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+pdk_error pdk_schema_check_variant(const pdk_schema *s, json_t *doc, void *def, const char *where,
+                                   char *err, size_t err_len)
+{
+    if (s->variant_key == NULL) {
+        return PDK_OK;
+    }
+    s->defaults(def);
+    int variant = pdk_schema_variant(s, doc, def);
+    const pdk_param_key *vkey = pdk_schema_find_key(s, s->variant_key);
+    for (size_t i = 0; i < s->n_keys; i++) {
+        const pdk_param_key *key = &s->keys[i];
+        if (pdk_schema_applies(key, variant) || pdk_json_get_dotted(doc, key->path) == NULL) {
+            continue;
+        }
+        char names[96];
+        pdk_schema_variant_names(vkey->choices, key->only_for, names, sizeof names);
+        const char *here = pdk_choice_name(vkey->choices, variant);
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
+                               "%s: %s: applies only when %s is %s, and here it is \"%s\"%s%s; "
+                               "remove the key or change %s",
+                               where, key->path, vkey->path, names, here != NULL ? here : "?",
+                               key->otherwise != NULL ? ": " : "",
+                               key->otherwise != NULL ? key->otherwise : "", vkey->path);
+    }
+    return PDK_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -938,11 +1121,133 @@ static pdk_error check_axle(const pdk_vehicle_def *def, int axle, json_t *resolv
     return PDK_OK;
 }
 
+/* Fails with "<lo key> (<lo> <unit>) must be <less than | at most> <hi key>
+ * (<hi> <unit>)" unless lo < hi (strict) or lo <= hi; unit may be "". */
+static pdk_error check_order(double lo, double hi, bool strict, const char *lo_key,
+                             const char *hi_key, const char *unit, char *why, size_t why_len)
+{
+    if (strict ? lo < hi : lo <= hi) {
+        return PDK_OK;
+    }
+    char a[PDK_PARAMS_NUM_LEN];
+    char b[PDK_PARAMS_NUM_LEN];
+    pdk_params_format_number(lo, a);
+    pdk_params_format_number(hi, b);
+    const char *sp = unit[0] != '\0' ? " " : "";
+    return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len, "%s (%s%s%s) must be %s %s (%s%s%s)",
+                           lo_key, a, sp, unit, strict ? "less than" : "at most", hi_key, b, sp,
+                           unit);
+}
+
+/* The least travel from ride height to a UTV's bump stop (seed 003
+ * "Suspension": x_b = max(x_0 + 0.01, travel - bump stop length)). */
+#define UTV_MIN_TRAVEL_TO_STOP_M 0.01
+
+/* The rules between a utv's own keys, and the fields that follow from them
+ * (vehicle_complete) within the bounds of the keys a lumped vehicle gives
+ * them by. */
+static pdk_error check_utv(const pdk_vehicle_work *w, char *why, size_t why_len)
+{
+    const pdk_vehicle_def *def = &w->def;
+    const pdk_powertrain_def *pt = &def->powertrain;
+    char a[PDK_PARAMS_NUM_LEN];
+    char b[PDK_PARAMS_NUM_LEN];
+    if (def->model != PDK_MODEL_FOUR_WHEEL) {
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "powertrain.kind \"utv\" needs simulation.model \"fourWheel\": "
+                               "the singleTrack model has no engine or driveline");
+    }
+    const pdk_engine_def *e = &pt->engine;
+    pdk_error rc = check_order(e->idle_rpm, e->max_rpm, true, "engine.idleRpm", "engine.maxRpm",
+                               "rev/min", why, why_len);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    if (e->n_curve < 2) {
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "engine.torqueCurve has %d point%s; it needs 2 to %d", e->n_curve,
+                               e->n_curve == 1 ? "" : "s", PDK_ENGINE_CURVE_MAX);
+    }
+    for (int i = 1; i < e->n_curve; i++) {
+        if (!(e->curve_rpm[i] > e->curve_rpm[i - 1])) {
+            pdk_params_format_number(e->curve_rpm[i], a);
+            pdk_params_format_number(e->curve_rpm[i - 1], b);
+            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                                   "engine.torqueCurve[%d].rpm (%s rev/min) must be above "
+                                   "engine.torqueCurve[%d].rpm (%s rev/min): the speeds rise",
+                                   i, a, i - 1, b);
+        }
+    }
+    const pdk_cvt_def *c = &pt->cvt;
+    rc = check_order(c->high_ratio, c->low_ratio, false, "cvt.highRatio", "cvt.lowRatio", "", why,
+                     why_len);
+    if (rc == PDK_OK) {
+        rc = check_order(c->engage_rpm, c->full_engage_rpm, true, "cvt.engageRpm",
+                         "cvt.fullEngageRpm", "rev/min", why, why_len);
+    }
+    if (rc == PDK_OK) {
+        rc = check_order(c->shift_rpm_light, c->shift_rpm_full, false, "cvt.shiftRpmLight",
+                         "cvt.shiftRpmFull", "rev/min", why, why_len);
+    }
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    const pdk_utv_suspension_def *s = &w->suspension;
+    double to_stop = s->travel_m - s->droop_m - s->bump_stop_length_m;
+    if (!(to_stop >= UTV_MIN_TRAVEL_TO_STOP_M)) {
+        pdk_params_format_number(s->travel_m, a);
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "suspension.travel (%s m) - suspension.droop - "
+                               "suspension.bumpStopLength = %.6g m, the travel from ride height "
+                               "to the bump stop; it must be at least %g m",
+                               a, to_stop, UTV_MIN_TRAVEL_TO_STOP_M);
+    }
+    /* The centre of mass the parts give lies between the axles. */
+    double cg_x = def->chassis.wheelbase_m - def->chassis.cg_to_front_axle_m;
+    if (!(cg_x > 0 && cg_x < def->chassis.wheelbase_m)) {
+        pdk_params_format_number(def->chassis.wheelbase_m, b);
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "the mass.* parts put the centre of mass %.4g m forward of the "
+                               "rear axle; it must lie between the axles, within "
+                               "chassis.wheelbase (%s m)",
+                               cg_x, b);
+    }
+    /* What follows from the keys (chassis, corners, tyre loads) within the
+     * bounds a lumped vehicle's keys for the same fields have; a lumped
+     * key that a utv does not derive keeps its default, within them. */
+    for (size_t i = 0; i < vehicle_schema.n_keys; i++) {
+        const pdk_param_key *key = &vehicle_keys[i];
+        if (key->type != PDK_KEY_NUMBER || key->only_for != ONLY_LUMPED) {
+            continue;
+        }
+        double si;
+        memcpy(&si, (const char *)w + key->offset, sizeof si);
+        double v = si * key->si_div / key->si_mul;
+        if (v >= key->min && v <= key->max) {
+            continue;
+        }
+        pdk_params_format_number(v, a);
+        pdk_params_format_number(v < key->min ? key->min : key->max, b);
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "%s follows from this utv's keys as %s %s, %s the %s %s %s that "
+                               "it allows: %s",
+                               key->path, a, key->unit, v < key->min ? "below" : "above",
+                               v < key->min ? "minimum" : "maximum", b, key->unit, key->otherwise);
+    }
+    return PDK_OK;
+}
+
 static pdk_error vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len)
 {
     const pdk_vehicle_def *def = vdef;
     char a[PDK_PARAMS_NUM_LEN];
     char b[PDK_PARAMS_NUM_LEN];
+    if (def->powertrain.kind == PDK_POWERTRAIN_UTV) {
+        pdk_error rc = check_utv(vdef, why, why_len);
+        if (rc != PDK_OK) {
+            return rc;
+        }
+    }
     if (!(def->chassis.cg_to_front_axle_m < def->chassis.wheelbase_m)) {
         pdk_params_format_number(def->chassis.cg_to_front_axle_m, a);
         pdk_params_format_number(def->chassis.wheelbase_m, b);
@@ -1025,111 +1330,6 @@ static pdk_error vehicle_cross_check(const void *vdef, json_t *resolved, char *w
                                "chassis.wheelbase and front track); it must stay below %.0f deg: "
                                "reduce the lock or set steering.ackermann to 0",
                                a, road_wheel_lock_deg, inner, MAX_ROAD_WHEEL_LOCK_DEG);
-    }
-    return PDK_OK;
-}
-
-/* The number of cells a resolved materials string gives (its codes). */
-static size_t codes_in(const json_t *text)
-{
-    size_t n = 0;
-    for (const char *c = json_string_value(text); c != NULL && *c != '\0'; c++) {
-        n += *c != ' ';
-    }
-    return n;
-}
-
-/* A grid's shape and the lengths of its lists (resolved: heights a list,
- * materials a string). */
-static pdk_error check_field(const pdk_heightfield *f, json_t *resolved, char *why, size_t why_len)
-{
-    size_t n_heights = json_array_size(pdk_json_get_dotted(resolved, "terrain.field.heights"));
-    size_t n_cells = codes_in(pdk_json_get_dotted(resolved, "terrain.field.materials"));
-    if (f->nx == 0 && f->ny == 0) {
-        if (n_heights > 0 || n_cells > 0) {
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                                   "terrain.field.%s gives %zu values but there is no grid: set "
-                                   "terrain.field.nx and ny (corners along x and y)",
-                                   n_heights > 0 ? "heights" : "materials",
-                                   n_heights > 0 ? n_heights : n_cells);
-        }
-        return PDK_OK;
-    }
-    if (f->nx < 2 || f->ny < 2) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "terrain.field.nx (%d) and terrain.field.ny (%d) must both be 0 "
-                               "(no grid) or both at least 2",
-                               f->nx, f->ny);
-    }
-    long corners = (long)f->nx * (long)f->ny;
-    if (corners > PDK_TERRAIN_MAX_CORNERS) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "terrain.field.nx * terrain.field.ny = %d * %d = %ld corners, more "
-                               "than the %d allowed (128 x 128)",
-                               f->nx, f->ny, corners, PDK_TERRAIN_MAX_CORNERS);
-    }
-    if (!(f->cell_m >= PDK_TERRAIN_MIN_CELL_M)) {
-        char c[PDK_PARAMS_NUM_LEN];
-        pdk_params_format_number(f->cell_m, c);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "terrain.field.cell (%s m) must be at least %g m when there is a "
-                               "grid",
-                               c, PDK_TERRAIN_MIN_CELL_M);
-    }
-    if (n_heights != 0 && n_heights != (size_t)corners) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "terrain.field.heights gives %zu values; a grid of "
-                               "terrain.field.nx * terrain.field.ny = %d * %d corners needs %ld "
-                               "(row by row along +x), or [] for a flat grid",
-                               n_heights, f->nx, f->ny, corners);
-    }
-    long cells = (long)(f->nx - 1) * (long)(f->ny - 1);
-    if (n_cells != 0 && n_cells != (size_t)cells) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "terrain.field.materials gives %zu cells; a grid of %d * %d corners "
-                               "has (nx - 1) * (ny - 1) = %ld cells (row by row along +x), or [] "
-                               "for the base surface",
-                               n_cells, f->nx, f->ny, cells);
-    }
-    return PDK_OK;
-}
-
-/* A bump's height is at most half its length (terrain.h: slopes below 58
- * deg); a ramp's rounding at most half its length; the grid's shape. */
-static pdk_error world_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len)
-{
-    const pdk_world_def *def = vdef;
-    for (int i = 0; i < def->terrain.n_ramps; i++) {
-        const pdk_ramp *ramp = &def->terrain.ramps[i];
-        if (!(ramp->transition_m <= 0.5 * ramp->length_m)) {
-            char tr[PDK_PARAMS_NUM_LEN];
-            char l[PDK_PARAMS_NUM_LEN];
-            pdk_params_format_number(ramp->transition_m, tr);
-            pdk_params_format_number(ramp->length_m, l);
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                                   "terrain.ramps[%d].transition (%s m) must be at most half of "
-                                   "terrain.ramps[%d].length (%s m): the two roundings share the "
-                                   "slope",
-                                   i, tr, i, l);
-        }
-    }
-    pdk_error rc = check_field(&def->terrain.field, resolved, why, why_len);
-    if (rc != PDK_OK) {
-        return rc;
-    }
-    for (int i = 0; i < def->terrain.n_bumps; i++) {
-        const pdk_bump *bump = &def->terrain.bumps[i];
-        if (!(fabs(bump->height_m) <= 0.5 * bump->length_m)) {
-            char h[PDK_PARAMS_NUM_LEN];
-            char l[PDK_PARAMS_NUM_LEN];
-            pdk_params_format_number(bump->height_m, h);
-            pdk_params_format_number(bump->length_m, l);
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                                   "terrain.bumps[%d].height (%s m) must be at most half of "
-                                   "terrain.bumps[%d].length (%s m) either way: steeper than 58 "
-                                   "deg is a wall, not a bump",
-                                   i, h, i, l);
-        }
     }
     return PDK_OK;
 }

@@ -1,7 +1,8 @@
 /* The parameter schema of vehicle and world presets: one table of keys per
  * kind (JSON path, unit, bounds, where the value lands in sim's definition
  * struct and how it converts to SI) and the rules between keys that
- * per-key bounds cannot state. params.c walks it to validate, resolve and
+ * per-key bounds cannot state; params_schema.c holds the vehicle's,
+ * params_world.c the world's. params.c walks them to validate, resolve and
  * describe. Not a public contract: only the .c files of params/ include it. */
 #ifndef PDK_PARAMS_SCHEMA_H
 #define PDK_PARAMS_SCHEMA_H
@@ -12,6 +13,7 @@
 
 #include "error.h"
 #include "params.h"
+#include "utv_def.h"
 
 /* Free text is bounded so a resolved parameter set stays small. */
 #define PDK_SCHEMA_TEXT_MAX_BYTES 1000
@@ -34,6 +36,7 @@ typedef enum pdk_key_type {
     PDK_KEY_LIST = 6,   /* a counted array of structs: a list of objects of number and
                          * choice fields */
     PDK_KEY_GRID = 7,   /* a terrain grid's values (pdk_grid_spec): heights or materials */
+    PDK_KEY_BOOL = 8,   /* bool field, JSON true or false */
 } pdk_key_type;
 
 /* A named value of an enum field. */
@@ -94,7 +97,9 @@ typedef struct pdk_grid_spec {
 } pdk_grid_spec;
 
 /* An override key that stands for another ("surface" for
- * "terrain.surface"): the whole key, matched exactly. */
+ * "terrain.surface"): the whole key, matched exactly. Several aliases may
+ * share a from: the value then goes to each of their keys in turn (seed
+ * 003's tyres.radius_m is both axles' radius). */
 typedef struct pdk_alias {
     const char *from;
     const char *to;
@@ -115,6 +120,15 @@ struct pdk_param_key {
     const pdk_list_spec *list;     /* PDK_KEY_LIST */
     bool optional;                 /* a field of a list: may be left out */
     const pdk_grid_spec *grid;     /* PDK_KEY_GRID */
+    /* The values of the schema's variant key (pdk_schema.variant_key) the
+     * key applies to, one bit each (1u << value); 0: every variant. A key
+     * that does not apply may not be given, keeps the defaults' value and
+     * is left out of the resolved JSON. */
+    unsigned only_for;
+    /* With only_for: what a preset of another variant has instead, for the
+     * message that refuses the key there ("a utv's chassis.mass follows
+     * from its mass.* keys"); NULL for none. */
+    const char *otherwise;
 };
 
 typedef struct pdk_schema {
@@ -122,7 +136,11 @@ typedef struct pdk_schema {
     const char *what;     /* "vehicle" or "world", for messages */
     const pdk_param_key *keys;
     size_t n_keys;
-    size_t def_size;
+    size_t def_size; /* of the working definition the keys land in */
+    size_t out_size; /* of its first part, sim's definition: what a load gives back */
+    /* A choice key whose value decides which keys apply (pdk_param_key's
+     * only_for), or NULL when every key always applies. */
+    const char *variant_key;
     const pdk_alias *aliases; /* override keys that stand for schema paths */
     size_t n_aliases;
     void (*defaults)(void *def);
@@ -140,11 +158,59 @@ typedef struct pdk_schema {
     pdk_error (*model_check)(const void *def, const char **why);
 } pdk_schema;
 
+/* A point of an engine's full-load curve, as engine.torqueCurve lists
+ * them; sim keeps the speeds and torques apart (pdk_engine_def). */
+typedef struct pdk_engine_point {
+    double rpm;
+    double nm;
+} pdk_engine_point;
+
+/* What the vehicle schema's keys land in: sim's definition first (the part
+ * a load gives back), then the keys of a UTV from which fields of the
+ * definition follow (utv_def.h), held here until the schema's complete
+ * step derives them, and the engine's curve as points. */
+typedef struct pdk_vehicle_work {
+    pdk_vehicle_def def;
+    pdk_utv_mass_def mass;
+    pdk_utv_suspension_def suspension;
+    double cornering_per_load[2]; /* 1/rad: front, rear */
+    pdk_engine_point torque_curve[PDK_ENGINE_CURVE_MAX];
+} pdk_vehicle_work;
+
+/* The world's schema (params_world.c). */
+extern const pdk_schema pdk_world_schema;
+
 /* The schema of a kind of preset (the vehicle schema for any value that is
  * not PDK_PRESET_WORLD). */
 const pdk_schema *pdk_schema_for(pdk_preset_kind kind);
 
 /* The key with exactly this dotted path, or NULL. */
 const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path);
+
+/* The value of the choice called name (true, *out set), or false. */
+bool pdk_choice_value(const pdk_choice_set *set, const char *name, int *out);
+
+/* The name of the choice valued value, or NULL. */
+const char *pdk_choice_name(const pdk_choice_set *set, int value);
+
+/* The variant of a document (pdk_schema.variant_key): the value its
+ * variant key gives (a name the key's check accepted), or the one def, the
+ * schema's defaults, holds when doc leaves it out; 0 when the schema has
+ * no variant key. */
+int pdk_schema_variant(const pdk_schema *schema, json_t *doc, const void *def);
+
+/* Whether key applies to variant (pdk_param_key.only_for). */
+bool pdk_schema_applies(const pdk_param_key *key, int variant);
+
+/* The names of the variants in mask, quoted, for messages: "\"utv\"" or
+ * "\"lumped\" or \"utv\"" (out, len bytes). */
+void pdk_schema_variant_names(const pdk_choice_set *set, unsigned mask, char *out, size_t len);
+
+/* PDK_OK when every key doc gives applies to its variant, else
+ * PDK_ERR_OUT_OF_RANGE with a message naming where, the key, the variant
+ * and what the other variant has instead. def is scratch space of the
+ * schema's def_size for its defaults. */
+pdk_error pdk_schema_check_variant(const pdk_schema *schema, json_t *doc, void *def,
+                                   const char *where, char *err, size_t err_len);
 
 #endif

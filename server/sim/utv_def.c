@@ -14,15 +14,16 @@
 #define WHEELBASE_M 2.8702
 #define TRACK_M 1.31
 
-/* Seed 003 "Tyres": 27 x 9-14 front and 27 x 11-14 rear. */
-static pdk_axle_tyre_def utv_tyre(double width_m, double inflation_kpa, double static_load_n)
+/* Seed 003 "Tyres": 27 x 9-14 front and 27 x 11-14 rear. The nominal load
+ * and the cornering stiffness follow from the static load
+ * (pdk_utv_def_complete). */
+static pdk_axle_tyre_def utv_tyre(double width_m, double inflation_kpa)
 {
     pdk_axle_tyre_def t;
     memset(&t, 0, sizeof t);
     t.law = pdk_tyre_law_def_default();
     t.law.law = PDK_TYRE_UTV;
     t.law.radius_m = 0.3429;
-    t.law.nominal_load_n = static_load_n;
     t.law.hard_slip_stiffness = 12.0;
     /* The seed's hard-surface tyre has no load sensitivity, no camber
      * effect and no aligning torque ("Limitations"). */
@@ -34,9 +35,6 @@ static pdk_axle_tyre_def utv_tyre(double width_m, double inflation_kpa, double s
      * instantaneous. A tenth of the lateral one makes the force build up
      * within 3 cm of travel. */
     t.law.relaxation_long_m = 0.03;
-    /* C_alpha / N = 8 /rad: the axle's stiffness at its static load, which
-     * spawn turns back into the law's cornering_per_load (pdk_fw_law_of). */
-    t.cornering_stiffness_n_per_rad = 8.0 * 2.0 * static_load_n;
     t.friction_coeff = 1.0;
     t.camber_stiffness_n_per_rad = 0.0;
     t.life = pdk_tyre_life_def_default(t.law.radius_m, inflation_kpa);
@@ -53,53 +51,98 @@ static pdk_axle_tyre_def utv_tyre(double width_m, double inflation_kpa, double s
     return t;
 }
 
-/* Seed 003 "Suspension": the corner rate is the tyre's membrane in series
- * with the wheel rate, damped at 0.35 of critical on the corner's static
- * mass; droop 0.1 m of the 0.2794 m travel, the bump stop's last 0.03 m. */
-static pdk_suspension_def utv_corner(double wheel_rate_npm, double width_m, double inflation_kpa,
-                                     double corner_load_n, double gravity_mps2)
+/* Seed 003's table of suspension.* parameters. */
+pdk_utv_suspension_def pdk_utv_suspension_def_polaris(void)
 {
-    const double droop_m = 0.1, travel_m = 0.2794, stop_m = 0.03;
-    double k_tyre = pdk_utv_tyre_rate(1000.0 * inflation_kpa, 15000.0, 0.3429, width_m);
+    pdk_utv_suspension_def s = {
+        .front_wheel_rate_npm = 20000.0,
+        .rear_wheel_rate_npm = 28000.0,
+        .damping_ratio = 0.35,
+        .travel_m = 0.2794,
+        .droop_m = 0.1,
+        .bump_stop_length_m = 0.03,
+        .bump_stop_rate_npm2 = 2.0e6,
+    };
+    return s;
+}
+
+/* Seed 003 "Suspension": the corner rate is the tyre's membrane in series
+ * with the wheel rate, damped at the damping ratio of critical on the
+ * corner's static mass; the droop of the travel below the static
+ * position, the bump stop's length at its top end. */
+static void utv_corner(pdk_suspension_def *s, double wheel_rate_npm, const pdk_axle_tyre_def *tyre,
+                       double corner_load_n, const pdk_utv_suspension_def *susp,
+                       double gravity_mps2)
+{
+    double k_tyre = pdk_utv_tyre_rate(tyre->soil.inflation_pa, tyre->soil.carcass_pa,
+                                      tyre->law.radius_m, tyre->soil.width_m);
     double k = pdk_utv_corner_rate(k_tyre, wheel_rate_npm);
-    double c = pdk_utv_corner_damping(k, corner_load_n, 0.35, gravity_mps2);
+    double c = pdk_utv_corner_damping(k, corner_load_n, susp->damping_ratio, gravity_mps2);
+    s->spring_rate_npm = k;
+    s->bump_damping_nspm = c;
+    s->rebound_damping_nspm = c;
+    s->travel_droop_m = susp->droop_m;
+    s->travel_bump_m = susp->travel_m - susp->droop_m - susp->bump_stop_length_m;
+    /* The seed's stop is quadratic, k_b (x - x_b)^2; the four-wheel
+     * model's is linear: the rate that gives the same force at the end of
+     * the stop's length. */
+    s->bump_stop_npm = susp->bump_stop_rate_npm2 * susp->bump_stop_length_m;
+}
+
+/* An axle with no anti-roll bar and no geometry change with travel
+ * ("Limitations"); the wheel forces act at the contacts, a roll centre on
+ * the ground. Its spring, damper and travel are pdk_utv_def_complete's. */
+static pdk_suspension_def utv_axle(void)
+{
     pdk_suspension_def s;
     memset(&s, 0, sizeof s);
     s.kind = PDK_AXLE_INDEPENDENT;
-    s.spring_rate_npm = k;
-    s.bump_damping_nspm = c;
-    s.rebound_damping_nspm = c;
-    s.travel_droop_m = droop_m;
-    s.travel_bump_m = travel_m - droop_m - stop_m;
-    /* The seed's stop is quadratic, 2e6 N/m^2 (x - x_b)^2; the four-wheel
-     * model's is linear: the rate that gives the same force 3 cm in. */
-    s.bump_stop_npm = 2.0e6 * stop_m;
-    /* No anti-roll bar and no geometry change with travel ("Limitations");
-     * the wheel forces act at the contacts, a roll centre on the ground. */
     return s;
+}
+
+void pdk_utv_def_complete(pdk_vehicle_def *def, const pdk_utv_mass_def *mass,
+                          const pdk_utv_suspension_def *susp, const double cornering_per_load[2],
+                          double gravity_mps2)
+{
+    const double wheelbase_m = def->chassis.wheelbase_m;
+    pdk_utv_mass m;
+    pdk_utv_mass_of(mass, wheelbase_m, pdk_vehicle_def_track_m(def, 0),
+                    pdk_vehicle_def_track_m(def, 1), gravity_mps2, &m);
+    /* The four-wheel model's chassis has its centre of mass on the centre
+     * line: the seed's 14 mm to the left (its loads' split) is left out. */
+    def->chassis.mass_kg = m.mass_kg;
+    def->chassis.roll_inertia_kgm2 = m.inertia_kgm2[0];
+    def->chassis.pitch_inertia_kgm2 = m.inertia_kgm2[1];
+    def->chassis.yaw_inertia_kgm2 = m.inertia_kgm2[2];
+    def->chassis.cg_to_front_axle_m = wheelbase_m - m.cg_m[0];
+    def->chassis.cg_height_m = m.cg_m[2];
+    const double front_n = 0.5 * m.axle_load_n[0], rear_n = 0.5 * m.axle_load_n[1];
+    /* The nominal load is the static load: the seed's tyre has no load
+     * sensitivity. C_alpha / N per tyre: the axle's stiffness at its
+     * static load, which spawn turns back into the law's
+     * cornering_per_load (pdk_fw_law_of). */
+    def->tyre_front.law.nominal_load_n = front_n;
+    def->tyre_front.cornering_stiffness_n_per_rad = cornering_per_load[0] * 2.0 * front_n;
+    def->tyre_rear.law.nominal_load_n = rear_n;
+    def->tyre_rear.cornering_stiffness_n_per_rad = cornering_per_load[1] * 2.0 * rear_n;
+    utv_corner(&def->susp_front, susp->front_wheel_rate_npm, &def->tyre_front, front_n, susp,
+               gravity_mps2);
+    utv_corner(&def->susp_rear, susp->rear_wheel_rate_npm, &def->tyre_rear, rear_n, susp,
+               gravity_mps2);
+    /* The lumped drive's pawl is not the UTV's (gearbox.park_hold_nm). */
+    def->brake.park_hold_force_n = 0.0;
 }
 
 pdk_vehicle_def pdk_vehicle_def_polaris(const pdk_utv_mass_def *mass, double gravity_mps2)
 {
-    pdk_utv_mass m;
-    pdk_utv_mass_of(mass, WHEELBASE_M, TRACK_M, TRACK_M, gravity_mps2, &m);
     pdk_vehicle_def def = pdk_vehicle_def_default();
     def.model = PDK_MODEL_FOUR_WHEEL;
-    /* The four-wheel model's chassis has its centre of mass on the centre
-     * line: the seed's 14 mm to the left (its loads' split) is left out. */
-    def.chassis.mass_kg = m.mass_kg;
-    def.chassis.roll_inertia_kgm2 = m.inertia_kgm2[0];
-    def.chassis.pitch_inertia_kgm2 = m.inertia_kgm2[1];
-    def.chassis.yaw_inertia_kgm2 = m.inertia_kgm2[2];
     def.chassis.wheelbase_m = WHEELBASE_M;
-    def.chassis.cg_to_front_axle_m = WHEELBASE_M - m.cg_m[0];
-    def.chassis.cg_height_m = m.cg_m[2];
     def.chassis.track_width_m = TRACK_M;
-    const double front_n = 0.5 * m.axle_load_n[0], rear_n = 0.5 * m.axle_load_n[1];
-    def.tyre_front = utv_tyre(0.2286, 124.0, front_n);
-    def.tyre_rear = utv_tyre(0.2794, 138.0, rear_n);
-    def.susp_front = utv_corner(20000.0, 0.2286, 124.0, front_n, gravity_mps2);
-    def.susp_rear = utv_corner(28000.0, 0.2794, 138.0, rear_n, gravity_mps2);
+    def.tyre_front = utv_tyre(0.2286, 124.0);
+    def.tyre_rear = utv_tyre(0.2794, 138.0);
+    def.susp_front = utv_axle();
+    def.susp_rear = utv_axle();
     /* Seed 003 "Steering": the fitted ratio and centre, ideal Ackermann,
      * the servo's +-487 deg. */
     def.steering.ratio = 11.9764;
@@ -109,8 +152,11 @@ pdk_vehicle_def pdk_vehicle_def_polaris(const pdk_utv_mass_def *mass, double gra
     /* Seed 003 "Brakes and Aerodynamics": 80 bar full scale, C_d A 2.5 m^2;
      * the powertrain's brakes are torques (force_per_bar_n is not read). */
     def.brake.max_line_bar = 80.0;
-    def.brake.park_hold_force_n = 0.0;
     def.resist.drag_area_m2 = 2.5;
     def.powertrain = pdk_powertrain_def_polaris();
+    /* Seed 003 "Tyres": tyres.cornering_per_load, 8 /rad on both axles. */
+    const pdk_utv_suspension_def susp = pdk_utv_suspension_def_polaris();
+    const double cornering_per_load[2] = {8.0, 8.0};
+    pdk_utv_def_complete(&def, mass, &susp, cornering_per_load, gravity_mps2);
     return def;
 }

@@ -57,6 +57,76 @@
     X(t.soil)                                                                                      \
     X(t.spin_inertia_kgm2)
 
+/* A differential has an enum beside its doubles (padding). */
+#define DIFF_FIELDS(X, d) X(d.kind) X(d.bias_ratio) X(d.preload_nm)
+
+/* The powertrain's engine has an int and its CVT bools beside their
+ * doubles (padding), so it is listed field by field too. */
+#define POWERTRAIN_FIELDS(X, p)                                                                    \
+    X(p.kind)                                                                                      \
+    X(p.engine.idle_rpm)                                                                           \
+    X(p.engine.max_rpm)                                                                            \
+    X(p.engine.n_curve)                                                                            \
+    X(p.engine.curve_rpm)                                                                          \
+    X(p.engine.curve_nm)                                                                           \
+    X(p.engine.inertia_kgm2)                                                                       \
+    X(p.engine.accessory_drag_nm)                                                                  \
+    X(p.engine.displacement_l)                                                                     \
+    X(p.engine.indicated_efficiency)                                                               \
+    X(p.engine.fmep_bar)                                                                           \
+    X(p.engine.fmep_bar_per_krpm)                                                                  \
+    X(p.engine.fmep_bar_per_krpm2)                                                                 \
+    X(p.engine.pumping_bar)                                                                        \
+    X(p.engine.torque_lag_s)                                                                       \
+    X(p.engine.idle_gain)                                                                          \
+    X(p.engine.pedal_exponent)                                                                     \
+    X(p.engine.max_speed_mps)                                                                      \
+    X(p.cvt.low_ratio)                                                                             \
+    X(p.cvt.high_ratio)                                                                            \
+    X(p.cvt.engage_rpm)                                                                            \
+    X(p.cvt.full_engage_rpm)                                                                       \
+    X(p.cvt.clutch_capacity_nm)                                                                    \
+    X(p.cvt.ebs_capacity_nm)                                                                       \
+    X(p.cvt.shift_rpm_light)                                                                       \
+    X(p.cvt.shift_rpm_full)                                                                        \
+    X(p.cvt.shift_tau_s)                                                                           \
+    X(p.cvt.belt_efficiency)                                                                       \
+    X(p.cvt.gear_efficiency)                                                                       \
+    X(p.cvt.secondary_inertia_kgm2)                                                                \
+    X(p.cvt.ebs)                                                                                   \
+    X(p.cvt.adc)                                                                                   \
+    X(p.gearbox)                                                                                   \
+    X(p.drive_mode)                                                                                \
+    X(p.geared.shift)                                                                              \
+    X(p.geared.n_gears)                                                                            \
+    X(p.geared.ratio)                                                                              \
+    X(p.geared.reverse_ratio)                                                                      \
+    X(p.geared.final_drive)                                                                        \
+    X(p.geared.low_range)                                                                          \
+    X(p.geared.efficiency)                                                                         \
+    X(p.geared.upshift_rpm_light)                                                                  \
+    X(p.geared.upshift_rpm_full)                                                                   \
+    X(p.geared.downshift_rpm)                                                                      \
+    X(p.geared.shift_time_s)                                                                       \
+    X(p.geared.clutch_capacity_nm)                                                                 \
+    X(p.geared.clutch_engage_rpm)                                                                  \
+    X(p.geared.clutch_full_rpm)                                                                    \
+    X(p.geared.park_hold_nm)                                                                       \
+    X(p.geared.handbrake_nm)                                                                       \
+    X(p.layout.driven_axle)                                                                        \
+    DIFF_FIELDS(X, p.layout.diff)                                                                  \
+    X(p.layout.coupling)                                                                           \
+    DIFF_FIELDS(X, p.layout.secondary_diff)                                                        \
+    X(p.layout.secondary_ratio)                                                                    \
+    X(p.output_inertia_kgm2)                                                                       \
+    X(p.brake_front_nm_per_bar)                                                                    \
+    X(p.brake_rear_nm_per_bar)                                                                     \
+    X(p.brake_bias_bar)                                                                            \
+    X(p.abs)                                                                                       \
+    X(p.fuel_tank_l)                                                                               \
+    X(p.fuel_heating_value_jpkg)                                                                   \
+    X(p.fuel_density_kgpl)
+
 #define VEHICLE_FIELDS(X)                                                                          \
     X(model)                                                                                       \
     X(chassis.mass_kg)                                                                             \
@@ -85,7 +155,10 @@
     X(brake.max_line_bar)                                                                          \
     X(brake.park_hold_force_n)                                                                     \
     X(resist.rolling_coeff)                                                                        \
-    X(resist.drag_area_m2)
+    X(resist.drag_area_m2)                                                                         \
+    X(resist.downforce_area_m2)                                                                    \
+    X(resist.downforce_front)                                                                      \
+    POWERTRAIN_FIELDS(X, powertrain)
 
 #define WORLD_FIELDS(X)                                                                            \
     X(dt_s)                                                                                        \

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "params.h"
+#include "utv_mass.h"
 
 #include "params_test_util.h"
 
@@ -91,7 +92,11 @@ static size_t count_leaves(const json_t *obj)
     return n;
 }
 
-#define MAX_KEYS 256
+#define MAX_KEYS 512
+
+/* How describe marks a key of a utv only. */
+#define UTV_ONLY "(powertrain.kind \"utv\" only) "
+#define LUMPED_ONLY "(powertrain.kind \"lumped\" only) "
 
 typedef struct key_list {
     char paths[MAX_KEYS][64];
@@ -99,6 +104,8 @@ typedef struct key_list {
     double min[MAX_KEYS];
     double max[MAX_KEYS];
     char defaults[MAX_KEYS][40];
+    bool utv_only[MAX_KEYS];
+    bool lumped_only[MAX_KEYS];
     size_t n;
 } key_list;
 
@@ -114,6 +121,8 @@ static void collect_key(const char *path, const char *unit, double min, double m
     snprintf(l->defaults[l->n], sizeof l->defaults[0], "%s", default_text);
     l->min[l->n] = min;
     l->max[l->n] = max;
+    l->utv_only[l->n] = strncmp(description, UTV_ONLY, strlen(UTV_ONLY)) == 0;
+    l->lumped_only[l->n] = strncmp(description, LUMPED_ONLY, strlen(LUMPED_ONLY)) == 0;
     l->n++;
 }
 
@@ -155,10 +164,20 @@ START_TEST(empty_vehicle_is_the_default_and_resolves_every_key)
     json_error_t jerr;
     json_t *doc = json_loads(resolved, 0, &jerr);
     ck_assert_ptr_nonnull(doc);
-    ck_assert_uint_eq(count_leaves(doc), keys.n);
+    /* Every key of a lumped vehicle, the default's powertrain, and none of
+     * a utv's. */
+    size_t lumped_keys = 0;
     for (size_t i = 0; i < keys.n; i++) {
+        if (keys.utv_only[i]) {
+            ck_assert_msg(json_at(doc, keys.paths[i]) == NULL, "resolved JSON has %s",
+                          keys.paths[i]);
+            continue;
+        }
+        lumped_keys++;
         ck_assert_msg(json_at(doc, keys.paths[i]) != NULL, "resolved JSON lacks %s", keys.paths[i]);
     }
+    ck_assert_uint_eq(count_leaves(doc), lumped_keys);
+    ck_assert_str_eq(json_string_value(json_at(doc, "powertrain.kind")), "lumped");
     /* A preset that leaves the model out gets the four-wheel model. */
     ck_assert_int_eq(def.model, PDK_MODEL_FOUR_WHEEL);
     ck_assert_str_eq(json_string_value(json_at(doc, "simulation.model")), "fourWheel");
@@ -322,8 +341,8 @@ START_TEST(override_errors_name_the_override)
     ASSERT_HAS(m, "override 'chassis.mas=1500': chassis.mas: unknown key (did you mean "
                   "chassis.mass?)");
 
-    m = vparse_expect("{}", "engine.idleRpm=800", PDK_ERR_UNKNOWN_KEY);
-    ASSERT_HAS(m, "engine: unknown key (known keys: description, simulation, chassis");
+    m = vparse_expect("{}", "motor.idleRpm=800", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "motor: unknown key (known keys: description, simulation, chassis");
 
     m = vparse_expect("{}", "chassis.mass.x=1", PDK_ERR_UNKNOWN_KEY);
     ASSERT_HAS(m, "chassis.mass.x: unknown key");
@@ -709,6 +728,207 @@ START_TEST(tyre_key_errors_name_key_and_bound)
     /* The single-track model reads none of them. */
     vparse_expect("{\"simulation\":{\"model\":\"singleTrack\"}}",
                   "tyres.front.radius=0.3; tyres.front.sectionHeight=0.3", PDK_OK);
+}
+END_TEST
+
+/* ---- the powertrain's kinds: a utv's keys ------------------------------- */
+
+/* Loads the Polaris preset with overrides, expecting code; returns the
+ * message. */
+static const char *polaris_expect(const char *overrides, pdk_error code)
+{
+    static char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    err[0] = '\0';
+    pdk_error rc =
+        pdk_params_vehicle_load(PRESETS, "polaris_ranger", overrides, &def, NULL, err, sizeof err);
+    ck_assert_msg(rc == code, "%s: expected %s, got %s: %s", overrides, pdk_error_name(code),
+                  pdk_error_name(rc), err);
+    return err;
+}
+
+/* The powertrains of two definitions, field by field. */
+static void assert_same_powertrain(const pdk_vehicle_def *a, const pdk_vehicle_def *b){
+    POWERTRAIN_FIELDS(SAME_FIELD, powertrain)}
+
+/* A key of one powertrain kind is refused on the other, naming the key,
+ * the kind and, for a key a utv derives, what it derives it from; the kind
+ * may come from an override. A lumped vehicle's powertrain stays zero, and
+ * a utv's keys left out are seed 003's. */
+START_TEST(a_kinds_keys_apply_to_that_kind_only)
+{
+    const char *m;
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "midsize_sedan", "engine.idleRpm=900", &def,
+                                             NULL, err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "midsize_sedan.json with its overrides: engine.idleRpm: applies only when "
+                    "powertrain.kind is \"utv\", and here it is \"lumped\"; remove the key or "
+                    "change powertrain.kind");
+    m = vparse_expect("{\"cvt\":{\"ebs\":false}}", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: cvt.ebs: applies only when powertrain.kind is \"utv\"");
+    m = vparse_expect("{}", "mass.cargo_kg=150", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.cargoKg: applies only when powertrain.kind is \"utv\"");
+
+    m = vparse_expect("{\"powertrain\":{\"kind\":\"utv\"},\"chassis\":{\"mass\":1500}}", NULL,
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: chassis.mass: applies only when powertrain.kind is \"lumped\", and "
+                  "here it is \"utv\": a utv's chassis follows from its mass.* keys (seed 003's "
+                  "parts)");
+    m = polaris_expect("drive.maxForce=5000", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "drive.maxForce: applies only when powertrain.kind is \"lumped\"");
+    ASSERT_HAS(m, "a utv drives through its engine.*, cvt.* and gearbox.* keys");
+    m = polaris_expect("suspension.front.springRate=20000", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "a utv's corners follow from suspension.frontWheelRate");
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "midsize_sedan", "powertrain.kind=utv", &def,
+                                             NULL, err, sizeof err),
+                     PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "with its overrides: chassis.mass: applies only when powertrain.kind is "
+                    "\"lumped\"");
+    m = polaris_expect("simulation.model=singleTrack", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "powertrain.kind \"utv\" needs simulation.model \"fourWheel\"");
+
+    /* A lumped vehicle: sim's default powertrain, all zero. */
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &def, NULL, err, sizeof err),
+        PDK_OK);
+    pdk_vehicle_def ref = pdk_vehicle_def_default();
+    assert_same_powertrain(&def, &ref);
+    /* A utv that gives no keys of its own has seed 003's Polaris's. */
+    ck_assert_msg(pdk_params_vehicle_parse("{\"powertrain\":{\"kind\":\"utv\"}}", "u", NULL, &def,
+                                           NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ref.powertrain = pdk_powertrain_def_polaris();
+    assert_same_powertrain(&def, &ref);
+    ck_assert_double_eq(def.chassis.mass_kg, 1233.0);
+    /* An index reaches into the default curve when the preset gives none. */
+    ck_assert_msg(pdk_params_vehicle_parse("{\"powertrain\":{\"kind\":\"utv\"}}", "u",
+                                           "engine.torqueCurve[9].nm=10", &def, NULL, err,
+                                           sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(def.powertrain.engine.n_curve, 10);
+    ck_assert_double_eq(def.powertrain.engine.curve_nm[9], 10);
+    ck_assert_double_eq(def.powertrain.engine.curve_nm[8], 74);
+}
+END_TEST
+
+/* Each family of a utv's keys has its bounds and rules, in the preset's
+ * unit, and a message naming the key. */
+START_TEST(a_utvs_keys_are_bounded)
+{
+    static const struct {
+        const char *overrides;
+        pdk_error code;
+        const char *says;
+    } cases[] = {
+        {"mass.dryKg=5", PDK_ERR_OUT_OF_RANGE, "mass.dryKg: 5 is below the minimum 10 (kg)"},
+        {"mass.occupants=7", PDK_ERR_OUT_OF_RANGE, "mass.occupants: 7 is above the maximum 6"},
+        {"mass.occupants=2.5", PDK_ERR_WRONG_TYPE, "mass.occupants: expected an integer, got 2.5"},
+        {"mass.seatZ=6", PDK_ERR_OUT_OF_RANGE, "mass.seatZ: 6 is above the maximum 5 (m)"},
+        {"mass.dryCgForward=4", PDK_ERR_OUT_OF_RANGE,
+         "the mass.* parts put the centre of mass 3.6"},
+        {"mass.dryKg=99000;mass.cargoKg=9000", PDK_ERR_OUT_OF_RANGE,
+         "chassis.mass follows from this utv's keys as 108170 kg, above the maximum 100000 kg "
+         "that it allows: a utv's chassis follows from its mass.* keys"},
+        {"suspension.dampingRatio=0.05", PDK_ERR_OUT_OF_RANGE,
+         "suspension.dampingRatio: 0.05 is below the minimum 0.1 (-)"},
+        {"suspension.droop=0.25", PDK_ERR_OUT_OF_RANGE,
+         "suspension.travel (0.2794 m) - suspension.droop - suspension.bumpStopLength = -0.0006 "
+         "m"},
+        {"tyres.rear.corneringPerLoad=60", PDK_ERR_OUT_OF_RANGE,
+         "tyres.rear.corneringPerLoad: 60 is above the maximum 50 (1/rad)"},
+        {"engine.maxRpm=30000", PDK_ERR_OUT_OF_RANGE,
+         "engine.maxRpm: 30000 is above the maximum 25000 (rev/min)"},
+        {"engine.idleRpm=4000;engine.maxRpm=3000", PDK_ERR_OUT_OF_RANGE,
+         "engine.idleRpm (4000 rev/min) must be less than engine.maxRpm (3000 rev/min)"},
+        {"engine.torqueCurve=[{\"rpm\":1000,\"nm\":50}]", PDK_ERR_OUT_OF_RANGE,
+         "engine.torqueCurve has 1 point; it needs 2 to 16"},
+        {"engine.torqueCurve[2].rpm=1500", PDK_ERR_OUT_OF_RANGE,
+         "engine.torqueCurve[2].rpm (1500 rev/min) must be above engine.torqueCurve[1].rpm (2000 "
+         "rev/min)"},
+        {"engine.torqueCurve[0].nm=-1", PDK_ERR_OUT_OF_RANGE,
+         "engine.torqueCurve[0].nm: -1 is below the minimum 0 (N*m)"},
+        {"engine.torqueCurve[10]={\"rpm\":9000}", PDK_ERR_PARSE,
+         "engine.torqueCurve[10].nm: missing (every entry of engine.torqueCurve gives rpm, nm)"},
+        {"engine.displacementL=0", PDK_ERR_OUT_OF_RANGE,
+         "engine.displacementL: 0 is below the minimum 0.01 (L)"},
+        {"fuel.densityKgL=0", PDK_ERR_OUT_OF_RANGE, "fuel.densityKgL: 0 is below the minimum 0.01"},
+        {"fuel.lhvMjKg=500", PDK_ERR_OUT_OF_RANGE, "fuel.lhvMjKg: 500 is above the maximum 200"},
+        {"cvt.beltEfficiency=1.2", PDK_ERR_OUT_OF_RANGE,
+         "cvt.beltEfficiency: 1.2 is above the maximum 1 (-)"},
+        {"cvt.engageRpm=3000", PDK_ERR_OUT_OF_RANGE,
+         "cvt.engageRpm (3000 rev/min) must be less than cvt.fullEngageRpm (2600 rev/min)"},
+        {"cvt.highRatio=4", PDK_ERR_OUT_OF_RANGE,
+         "cvt.highRatio (4) must be at most cvt.lowRatio (3.2)"},
+        {"cvt.ebs=1", PDK_ERR_WRONG_TYPE, "cvt.ebs: expected true or false, got number"},
+        {"cvt.adc=yes", PDK_ERR_WRONG_TYPE, "cvt.adc: expected true or false, got string \"yes\""},
+        {"gearbox.rearLowRatio=0.5", PDK_ERR_OUT_OF_RANGE,
+         "gearbox.rearLowRatio: 0.5 is below the minimum 1 (-)"},
+        {"gearbox.parkHold=-1", PDK_ERR_OUT_OF_RANGE,
+         "gearbox.parkHold: -1 is below the minimum 0"},
+        {"brakes.frontNmPerBar=-1", PDK_ERR_OUT_OF_RANGE,
+         "brakes.frontNmPerBar: -1 is below the minimum 0 (N*m/bar)"},
+        {"brakes.biasBar=600", PDK_ERR_OUT_OF_RANGE,
+         "brakes.biasBar: 600 is above the maximum 500 (bar)"},
+        {"powertrain.driveMode=4wd", PDK_ERR_OUT_OF_RANGE,
+         "powertrain.driveMode: \"4wd\" is not a drive mode (allowed: \"turf\", \"2wd\", "
+         "\"awd\")"},
+        {"powertrain.kind=electric", PDK_ERR_OUT_OF_RANGE,
+         "powertrain.kind: \"electric\" is not a powertrain kind (allowed: \"lumped\", "
+         "\"utv\")"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *m = polaris_expect(cases[i].overrides, cases[i].code);
+        ASSERT_HAS(m, cases[i].says);
+    }
+    /* The bounds hold to the edge: these pass. */
+    polaris_expect("powertrain.driveMode=turf;cvt.ebs=false;cvt.adc=true;mass.occupants=6;"
+                   "suspension.dampingRatio=0.1;engine.maxSpeed=0;fuel.tankL=0",
+                   PDK_OK);
+}
+END_TEST
+
+/* Overrides take seed 003's snake_case names; a name both axles share
+ * sets both. An alias is no key of a preset file, and a misspelt one is
+ * an unknown key with the nearest name. */
+START_TEST(overrides_take_seed_003s_names)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "polaris_ranger",
+                                          "engine.idle_rpm=900;cvt.low_ratio=3;"
+                                          "brakes.front_nm_per_bar=25;tyres.radius_m=0.35;"
+                                          "steering.center_deg=10;geometry.track_front_m=1.3;"
+                                          "fuel.lhv_mj_kg=44;mass.dry_cg_height_m=0.6",
+                                          &d, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(d.powertrain.engine.idle_rpm, 900);
+    ck_assert_double_eq(d.powertrain.cvt.low_ratio, 3);
+    ck_assert_double_eq(d.powertrain.brake_front_nm_per_bar, 25);
+    ck_assert_double_eq(d.tyre_front.law.radius_m, 0.35);
+    ck_assert_double_eq(d.tyre_rear.law.radius_m, 0.35);
+    ck_assert_double_eq(d.tyre_rear.soil.radius_m, 0.35);
+    ck_assert_double_eq(d.steering.center_offset_deg, 10);
+    ck_assert_double_eq(d.susp_front.track_width_m, 1.3);
+    ck_assert_double_eq(d.powertrain.fuel_heating_value_jpkg, 44e6);
+    pdk_utv_mass_def mass = pdk_utv_mass_def_polaris();
+    mass.dry_cg_m[2] = 0.6;
+    pdk_utv_mass m;
+    pdk_utv_mass_of(&mass, 2.8702, 1.3, 1.31, 9.81, &m);
+    ck_assert_double_eq(d.chassis.cg_height_m, m.cg_m[2]);
+
+    const char *msg = polaris_expect("engine.idle_rpm=50", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(msg, "override 'engine.idle_rpm=50': engine.idleRpm: 50 is below the minimum 100 "
+                    "(rev/min)");
+    msg = polaris_expect("tyres.radius_m=9", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(msg, "tyres.front.radius: 9 is above the maximum 2 (m)");
+    msg = polaris_expect("engine.idle_rmp=900", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(msg, "override 'engine.idle_rmp=900': engine.idle_rmp: unknown key (did you mean "
+                    "engine.idle_rpm?)");
+    msg = vparse_expect("{\"powertrain\":{\"kind\":\"utv\"},\"engine\":{\"idle_rpm\":900}}", NULL,
+                        PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(msg, "test.json: engine.idle_rpm: unknown key (did you mean engine.idleRpm?)");
 }
 END_TEST
 
@@ -1127,8 +1347,22 @@ START_TEST(describe_walks_the_schema)
     key_list v = {0};
     pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
     /* 2 + chassis 8 + 2 axles of tyres (3 + 22 + 27 life) + steering 4 + 2
-     * axles of suspension 19 + drive 5 + brakes 4 + resistance 2. */
-    ck_assert_uint_eq(v.n, 167);
+     * axles of suspension 19 + drive 5 + brakes 4 + resistance 2, then
+     * powertrain 2 + mass 28 + the utv's suspension 7 + corneringPerLoad 2
+     * + engine 15 (the torque curve's 2 fields after it) + fuel 3 + cvt 14
+     * + gearbox 10 + the utv's brakes 3. */
+    ck_assert_uint_eq(v.n, 253);
+    size_t n_utv = 0;
+    size_t n_lumped = 0;
+    for (size_t i = 0; i < v.n; i++) {
+        n_utv += v.utv_only[i];
+        n_lumped += v.lumped_only[i];
+    }
+    /* The utv's own keys; the lumped vehicle's that a utv derives or has
+     * not: chassis 6, 2 axles of (corneringStiffness, nominalLoad, 6
+     * suspension keys), drive 5, brakes 3. */
+    ck_assert_uint_eq(n_utv, 85);
+    ck_assert_uint_eq(n_lumped, 30);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
@@ -1288,6 +1522,9 @@ static Suite *params_suite(void)
     tcase_add_test(tc, tyre_keys_resolve_and_round_trip);
     tcase_add_test(tc, tyre_overrides_pick_law_and_coefficient_set);
     tcase_add_test(tc, tyre_key_errors_name_key_and_bound);
+    tcase_add_test(tc, a_kinds_keys_apply_to_that_kind_only);
+    tcase_add_test(tc, a_utvs_keys_are_bounded);
+    tcase_add_test(tc, overrides_take_seed_003s_names);
     tcase_add_test(tc, file_errors_name_file_key_and_reason);
     tcase_add_test(tc, world_errors);
     tcase_add_test(tc, provenance_objects_resolve_to_their_values);

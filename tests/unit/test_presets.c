@@ -1,9 +1,9 @@
 /* Unit tests of params/ on the shipped presets and the four-wheel keys:
  * every shipped vehicle and world loads and holds the figures of its data
- * sheet (docs/presets.md); the suspension kinds, the kinematic curves and
- * their rules, the four-wheel cross-field rules and the terrain bumps of a
- * world. The schema, overrides, file errors, listing and the round trip in
- * general are test_params.c's. */
+ * sheet (docs/presets.md), the Polaris preset is seed 003's definition;
+ * the suspension kinds, the kinematic curves and their rules, the
+ * four-wheel cross-field rules and the terrain bumps of a world. The schema, overrides, file
+ * errors, listing and the round trip in general are test_params.c's. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -15,6 +15,7 @@
 #include "params.h"
 #include "surface.h"
 #include "terrain.h"
+#include "utv_def.h"
 
 #include "params_test_util.h"
 
@@ -465,6 +466,146 @@ START_TEST(shipped_presets_fit_their_tyres)
     ck_assert_int_eq(ts.tyre_front.law.law, ref.tyre_front.law.law);
     ck_assert_double_eq(ts.tyre_rear.law.radius_m, ref.tyre_rear.law.radius_m);
     ck_assert_mem_eq(&ts.tyre_front.life, &ref.tyre_front.life, sizeof ref.tyre_front.life);
+}
+END_TEST
+
+/* ---- the Polaris: seed 003's UTV ------------------------------------------ */
+
+/* sim's Polaris (utv_def.h) with occupants and cargo in the bed. */
+static pdk_vehicle_def polaris_with(int occupants, double cargo_kg)
+{
+    pdk_utv_mass_def mass = pdk_utv_mass_def_polaris();
+    mass.occupants = occupants;
+    mass.cargo_kg = cargo_kg;
+    return pdk_vehicle_def_polaris(&mass, 9.81);
+}
+
+/* The preset resolves, field by field and bit for bit (every field of
+ * tests/common/def_fields.h, the powertrain's included; padding is not
+ * compared), to sim's pdk_vehicle_def_polaris with seed 003's mass.*
+ * under 9.81 m/s^2, and its resolved JSON parses back to the same. The
+ * resolved JSON holds the utv's keys and none of those it derives. */
+START_TEST(polaris_preset_is_seed_003s_definition)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    char *resolved = NULL;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "polaris_ranger", NULL, &d, &resolved, err,
+                                          sizeof err) == PDK_OK,
+                  "%s", err);
+    pdk_vehicle_def ref = polaris_with(1, 0.0);
+    assert_same_vehicle(&d, &ref);
+    ck_assert_int_eq(d.powertrain.kind, PDK_POWERTRAIN_UTV);
+    ck_assert_int_eq(d.powertrain.drive_mode, PDK_DRIVE_AWD);
+    ck_assert_int_eq(d.powertrain.engine.n_curve, 10);
+    ck_assert_double_eq(d.powertrain.engine.curve_nm[5], 84.1);
+    ck_assert(d.powertrain.cvt.ebs && !d.powertrain.cvt.adc);
+    ck_assert_double_eq(d.powertrain.fuel_heating_value_jpkg, 43.4e6);
+
+    pdk_vehicle_def again;
+    char *again_json = NULL;
+    ck_assert_msg(pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, &again_json, err,
+                                           sizeof err) == PDK_OK,
+                  "%s", err);
+    assert_same_vehicle(&d, &again);
+    ck_assert_str_eq(resolved, again_json);
+    ASSERT_HAS(resolved, "\"powertrain\":{\"driveMode\":\"awd\",\"kind\":\"utv\"}");
+    ASSERT_HAS(resolved, "\"occupants\":1,");
+    ASSERT_HAS(resolved, "\"torqueCurve\":[{\"nm\":52.0,\"rpm\":1250.0},");
+    ASSERT_HAS(resolved, "\"ebs\":true");
+    ASSERT_HAS(resolved, "\"chassis\":{\"trackWidth\":1.3100000000000001,\"wheelbase\":");
+    ck_assert_ptr_null(strstr(resolved, "\"drive\""));
+    ck_assert_ptr_null(strstr(resolved, "springRate"));
+    ck_assert_ptr_null(strstr(resolved, "nominalLoad"));
+    ck_assert_ptr_null(strstr(resolved, "forcePerBar"));
+    free(resolved);
+    free(again_json);
+}
+END_TEST
+
+/* The data sheet's figures (docs/presets.md, vehicles/polaris_ranger),
+ * which seed 003 quotes for one occupant: 1233.0 kg, the centre of mass
+ * 1.243 m forward and 0.655 m high, 43.3 % on the front axle, inertias
+ * 318, 1374 and 1475 kg m^2, corner rates of about 17.9 and 24.7 kN/m. */
+START_TEST(polaris_matches_its_data_sheet)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "polaris_ranger", NULL, &d, NULL, err,
+                                          sizeof err) == PDK_OK,
+                  "%s", err);
+    const pdk_chassis_def *c = &d.chassis;
+    ck_assert_double_eq_tol(c->mass_kg, 1233.0, 1e-9);
+    ck_assert_double_eq_tol(c->wheelbase_m - c->cg_to_front_axle_m, 1.243, 5e-4);
+    ck_assert_double_eq_tol(c->cg_height_m, 0.655, 5e-4);
+    ck_assert_double_eq_tol((c->wheelbase_m - c->cg_to_front_axle_m) / c->wheelbase_m, 0.433, 5e-4);
+    ck_assert_double_eq_tol(c->roll_inertia_kgm2, 318, 0.5);
+    ck_assert_double_eq_tol(c->pitch_inertia_kgm2, 1374, 0.5);
+    ck_assert_double_eq_tol(c->yaw_inertia_kgm2, 1475, 0.5);
+    ck_assert_double_eq_tol(d.susp_front.spring_rate_npm, 17.9e3, 0.05e3);
+    ck_assert_double_eq_tol(d.susp_rear.spring_rate_npm, 24.7e3, 0.05e3);
+    /* 0.35 of critical on the corner's mass; from ride height 0.1494 m to
+     * the stop (0.2794 - 0.1 - 0.03), 0.1 m of droop. */
+    for (int axle = 0; axle < 2; axle++) {
+        const pdk_suspension_def *s = axle_of(&d, axle);
+        double crit = 2 * sqrt(s->spring_rate_npm * corner_mass_kg(&d, axle));
+        ck_assert_double_eq_tol(s->bump_damping_nspm / crit, 0.35, 1e-9);
+        ck_assert_double_eq_tol(s->travel_bump_m, 0.1494, 1e-12);
+        ck_assert_double_eq(s->travel_droop_m, 0.1);
+    }
+    /* The sheet's ride frequencies, 1.30 and 1.34 Hz, and roll gradient,
+     * 15.8 deg/g with the roll centres on the ground and no bar. */
+    ck_assert_double_eq_tol(sqrt(d.susp_front.spring_rate_npm / corner_mass_kg(&d, 0)) / (2 * M_PI),
+                            1.304, 5e-4);
+    ck_assert_double_eq_tol(sqrt(d.susp_rear.spring_rate_npm / corner_mass_kg(&d, 1)) / (2 * M_PI),
+                            1.338, 5e-4);
+    ck_assert_double_eq_tol(roll_gradient_rad_per_g(&d) * 180 / M_PI, 15.85, 5e-3);
+    /* C_alpha = 8 N per N of static load and radian, per tyre. */
+    double w_front = c->mass_kg * 9.81 * (c->wheelbase_m - c->cg_to_front_axle_m) / c->wheelbase_m;
+    ck_assert_double_eq_tol(d.tyre_front.cornering_stiffness_n_per_rad, 8 * w_front, 1e-6);
+    ck_assert_double_eq_tol(d.tyre_front.law.nominal_load_n, w_front / 2, 1e-9);
+}
+END_TEST
+
+/* Seed 003's override, in its own spelling, on the preset: 4 occupants
+ * and 150 kg in the bed are 1638 kg, and everything that follows from the
+ * mass is what sim's Polaris with that load has. */
+START_TEST(polaris_takes_occupants_and_cargo)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    char *resolved = NULL;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "polaris_ranger",
+                                          "mass.cargo_kg=150;mass.occupants=4", &d, &resolved, err,
+                                          sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq_tol(d.chassis.mass_kg, 1638.0, 1e-9);
+    pdk_vehicle_def ref = polaris_with(4, 150.0);
+    assert_same_vehicle(&d, &ref);
+    ASSERT_HAS(resolved, "\"cargoKg\":150.0");
+    ASSERT_HAS(resolved, "\"occupants\":4");
+    pdk_vehicle_def again;
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
+        PDK_OK);
+    assert_same_vehicle(&d, &again);
+    free(resolved);
+
+    /* The camelCase keys are the same; the driver alone and an empty
+     * vehicle move the centre of mass as the parts say. */
+    pdk_vehicle_def camel;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "polaris_ranger",
+                                             "mass.cargoKg=150;mass.occupants=4", &camel, NULL, err,
+                                             sizeof err),
+                     PDK_OK);
+    assert_same_vehicle(&camel, &ref);
+    pdk_vehicle_def empty;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "polaris_ranger", "mass.occupants=0", &empty,
+                                             NULL, err, sizeof err),
+                     PDK_OK);
+    pdk_vehicle_def ref0 = polaris_with(0, 0.0);
+    assert_same_vehicle(&empty, &ref0);
+    ck_assert_double_eq_tol(empty.chassis.mass_kg, 1148.0, 1e-9);
 }
 END_TEST
 
@@ -1374,6 +1515,12 @@ static Suite *presets_suite(void)
     tcase_add_test(shipped, shipped_presets_match_their_data_sheets);
     tcase_add_test(shipped, shipped_presets_fit_their_tyres);
     suite_add_tcase(s, shipped);
+
+    TCase *utv = tcase_create("polaris");
+    tcase_add_test(utv, polaris_preset_is_seed_003s_definition);
+    tcase_add_test(utv, polaris_matches_its_data_sheet);
+    tcase_add_test(utv, polaris_takes_occupants_and_cargo);
+    suite_add_tcase(s, utv);
 
     TCase *fw = tcase_create("four-wheel keys");
     tcase_add_test(fw, curves_convert_and_round_trip);
