@@ -7,7 +7,8 @@
  * Magic Formula or the UTV law) whose deflections are state (Pacejka's
  * single contact point transient model), on the surface under it, with its
  * life (tyre_life.h: heat, pressure, wear, damage), on deformable soil and
- * in water (surface.h); the lumped drive as a wheel torque, brakes, parking
+ * in water (surface.h); a powertrain's shaft torques (four_wheel_powertrain.h,
+ * ADR 0010) or the lumped drive as a wheel torque, brakes, parking
  * pawl and rolling resistance as Coulomb torques on the wheels, and drag.
  * It owns one vehicle's state, held command and per-vehicle constants and
  * steps them by one tick; four_wheel.c states the scheme, ADR 0007 and ADR

@@ -259,8 +259,9 @@ pdk_tyre_law_def pdk_tyre_law_def_default(void);
 const char *pdk_tyre_law_def_problem(const pdk_tyre_law_def *def);
 
 /* The longitudinal force as a function of the wheel's spin, for a
- * driveline that solves wheel spins implicitly (issue 5; seed 003's
- * backward-Euler driveline solve needs Fx(omega) and its slope). Over a
+ * driveline that solves wheel spins implicitly on the law's curve (seed
+ * 003's backward-Euler driveline solve; Paddock's, driveline.h, takes the
+ * chassis solve's linearisation instead, ADR 0010). Over a
  * step of h_s with the contact's forward speed vx_mps held, the tyre's
  * longitudinal deflection advances exactly as the four-wheel step
  * advances it (ADR 0008, Pacejka 2012 sec. 7.2):
