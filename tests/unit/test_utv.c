@@ -434,6 +434,48 @@ START_TEST(test_slick_rear_awd_and_2wd)
 }
 END_TEST
 
+/* Active Descent Control (cvt.adc) down a 25 % slope in L with the pedal
+ * shut: the front's overrunning clutches lock both ways, so the front
+ * wheels take the engine's braking too (a negative shaft torque), which
+ * they cannot without it (an overrunning clutch only drives). The car
+ * descends no faster with it than without. */
+START_TEST(test_active_descent_control)
+{
+    double speed[2], front_torque[2];
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d = polaris();
+        d.powertrain.cvt.adc = k == 1;
+        pdk_terrain_def t;
+        pdk_terrain_def_flat(&t);
+        t.n_ramps = 1;
+        /* Falling along +x from x = -5 m. */
+        t.ramps[0] = (pdk_ramp){.x_m = -5.0,
+                                .y_m = 0.0,
+                                .yaw_rad = 0.0,
+                                .length_m = 200.0,
+                                .width_m = 100.0,
+                                .grade = -0.25,
+                                .transition_m = 2.0,
+                                .hold_m = 0.0};
+        pdk_terrain_prepare(&t);
+        fw_run r;
+        run_init_at(&r, &d, &t, DT, 2, 0.0, 0.0, 3.0, PDK_GEAR_LOW);
+        front_torque[k] = 0.0;
+        for (int i = 0; i < 6 * TICKS_PER_S; i++) {
+            run_tick(&r);
+            front_torque[k] = fmin(front_torque[k], r.ch[PDK_CH_WHEEL_TORQUE_FL]);
+        }
+        speed[k] = r.ch[PDK_CH_SPEED];
+        printf("down 25 %% in L, pedal shut, ADC %s: %.2f m/s after 6 s, front wheel torque down "
+               "to %.0f N m\n",
+               k ? "on" : "off", speed[k], front_torque[k]);
+    }
+    ck_assert_double_eq(front_torque[0], 0.0);
+    ck_assert_double_lt(front_torque[1], -10.0);
+    ck_assert_double_le(speed[1], speed[0] + 1e-9);
+}
+END_TEST
+
 /* The demand drive on a straight road with grip: the rear wheels do not
  * slip 7.5 %, so the front's overrunning clutches never drive. */
 START_TEST(test_demand_drive_idle_with_grip)
@@ -890,6 +932,7 @@ static Suite *utv_suite(void)
     tcase_add_test(tc, test_gear_change);
     tcase_add_test(tc, test_slick_rear_awd_and_2wd);
     tcase_add_test(tc, test_demand_drive_idle_with_grip);
+    tcase_add_test(tc, test_active_descent_control);
     tcase_add_test(tc, test_turf_rear_wheel_speed_difference);
     tcase_add_test(tc, test_steady_turns_in_turf);
     tcase_add_test(tc, test_locked_rear_axle_at_180);
