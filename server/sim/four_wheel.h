@@ -256,6 +256,9 @@ typedef struct pdk_fw_consts {
     /* A powertrain's lags over a substep: the engine's request's and the
      * CVT's ratio's exp(-h / tau). */
     double engine_lag, cvt_lag;
+    /* The body's angular damping over a substep, max(0, 1 - c h); 1 for
+     * none (chassis.angular_damping_per_s 0). */
+    double spin_keep;
     double drive_force_n;
     double drive_power_w;
     uint32_t toe_curve, camber_curve, solid, rc_curve, anti_brake_curve, anti_drive_curve;

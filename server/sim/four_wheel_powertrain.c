@@ -551,6 +551,13 @@ void pdk_fwpt_chassis_energy(pdk_fw_state *state, const pdk_fwpt_energy *e)
               (e->w1_radps[k] * e->w1_radps[k] - e->w0_radps[k] * e->w0_radps[k]);
     }
     ledger[PDK_LEDGER_KINETIC] += ke;
+    /* The body's angular damping (chassis.angular_damping_per_s) takes what
+     * the rates lose after the solve; the ledger counts it with the air's. */
+    for (int k = 0; k < 3; k++) {
+        ledger[PDK_LEDGER_AERO] +=
+            0.5 * e->inertia_kgm2_body[k] *
+            (e->w1_solve_radps[k] * e->w1_solve_radps[k] - e->w1_radps[k] * e->w1_radps[k]);
+    }
     ledger[PDK_LEDGER_POTENTIAL] += e->mass_kg * e->gravity_mps2 * e->dz_m;
     ledger[PDK_LEDGER_AERO] +=
         e->drag_n_per_mps * e->v1_mps[0] * 0.5 * (e->v0_mps[0] + e->v1_mps[0]) * h;

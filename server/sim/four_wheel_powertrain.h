@@ -64,6 +64,7 @@ typedef struct pdk_fwpt_energy {
     double vn0_mps[PDK_WHEELS], vn1_mps[PDK_WHEELS];
     double mass_kg, inertia_kgm2_body[3], gravity_mps2;
     double v0_mps[3], v1_mps[3], w0_radps[3], w1_radps[3];
+    double w1_solve_radps[3]; /* the end rates before the body's angular damping */
     double dz_m;
     double drag_n_per_mps;
 } pdk_fwpt_energy;

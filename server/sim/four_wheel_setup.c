@@ -129,6 +129,8 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     p->lift_x_m[0] = a;
     p->lift_x_m[1] = -b;
     p->lift = lift > 0.0 ? 1 : 0;
+    const double keep = 1.0 - def->chassis.angular_damping_per_s * substep_s;
+    p->spin_keep = keep > 0.0 ? keep : 0.0;
     if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
         p->engine_lag = pdk_engine_lag_factor(&def->powertrain.engine, substep_s);
         p->cvt_lag = pdk_cvt_lag_factor(&def->powertrain.cvt, substep_s);

@@ -651,7 +651,8 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
         e.v0_mps[k] = v[k];
         e.v1_mps[k] = sol[k];
         e.w0_radps[k] = w[k];
-        e.w1_radps[k] = sol[3 + k];
+        e.w1_radps[k] = st->omega_radps[k]; /* after the body's angular damping */
+        e.w1_solve_radps[k] = sol[3 + k];
     }
     e.dz_m = (0.5 * p->h_s) * (vz0 + st->vel_mps[2]);
     e.drag_n_per_mps = sv->c_drag;
@@ -748,6 +749,12 @@ VEC void integrate(PHASE_ARGS)
         st->vel_mps[j] = vw[j];
         st->omega_radps[j] = sol[3 + j];
         w1[j] = 0.5 * (w[j] + sol[3 + j]);
+    }
+    if (p->spin_keep != 1.0) {
+        /* chassis.angular_damping_per_s (seed 003 "Resistances"). */
+        for (int k = 0; k < 3; k++) {
+            st->omega_radps[k] *= p->spin_keep;
+        }
     }
     double ww = dot3(w1, w1);
     double half = 0.5 * h;

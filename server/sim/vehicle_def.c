@@ -506,6 +506,9 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
             "resist.rolling_coeff must be finite and >= 0");
     REQUIRE(non_negative(def->resist.drag_area_m2), range,
             "resist.drag_area_m2 must be finite and >= 0");
+    REQUIRE(non_negative(def->chassis.angular_damping_per_s) &&
+                def->chassis.angular_damping_per_s <= 10.0,
+            range, "chassis.angular_damping_per_s must be within 0..10");
     REQUIRE(non_negative(def->resist.downforce_area_m2), range,
             "resist.downforce_area_m2 must be finite and >= 0");
     REQUIRE(fraction(def->resist.downforce_front), range,

@@ -37,6 +37,11 @@ typedef struct pdk_chassis_def {
     double cg_to_front_axle_m;    /* CG to front axle, 0 < a < wheelbase */
     double cg_height_m;           /* above ground at rest; the car sits there whatever its springs */
     double track_width_m;         /* both axles' track unless an axle sets its own */
+    /* The body's angular velocity decays by this share per second, omega <-
+     * omega max(0, 1 - c dt) each substep (four-wheel model only): the game
+     * engine's body damping that seed 003's chassis carries ("Resistances",
+     * 0.08 /s); 0, the default, for none. */
+    double angular_damping_per_s;
 } pdk_chassis_def;
 
 /* An axle's tyres (both alike). The single-track model reads only the

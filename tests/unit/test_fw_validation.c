@@ -901,6 +901,28 @@ START_TEST(test_downforce_loads_the_axles)
 }
 END_TEST
 
+/* The body's angular damping (chassis.angular_damping_per_s, seed 003's
+ * 0.08 /s): a car spinning about its vertical axis in free fall, 10 m up
+ * (no contact for 1.4 s), keeps (1 - c h)^n of its yaw rate after n
+ * substeps, exactly: a principal axis, so no gyroscopic coupling. Without
+ * it the rate stays to the bit. */
+START_TEST(test_angular_damping)
+{
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d = test_car();
+        d.chassis.angular_damping_per_s = k ? 0.08 : 0.0;
+        fw_run r;
+        run_init(&r, &d, 2, 0.0, PDK_GEAR_NEUTRAL);
+        r.state.pos_m[2] += 10.0;
+        r.state.omega_radps[2] = 1.0;
+        run_for(&r, 1.0);
+        const double want = k ? pow(1.0 - 0.08 * (DT / 2.0), 2.0 * TICKS_PER_S) : 1.0;
+        ck_assert_double_gt(r.state.pos_m[2], 5.0); /* still in the air */
+        ck_assert_double_eq_tol(r.state.omega_radps[2], want, 1e-12);
+    }
+}
+END_TEST
+
 START_TEST(test_single_track_cross_check)
 {
     pdk_vehicle_def d = test_car();
@@ -1060,6 +1082,7 @@ static Suite *fw_validation_suite(void)
     tcase_add_test(lat, test_roll_gradient);
     tcase_add_test(lat, test_single_track_cross_check);
     tcase_add_test(lat, test_downforce_loads_the_axles);
+    tcase_add_test(lat, test_angular_damping);
     suite_add_tcase(s, lat);
 
     TCase *lon = tcase_create("braking");
