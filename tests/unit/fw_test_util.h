@@ -205,6 +205,41 @@ static inline void drive_steady(fw_run *r, double target_mps, double steer_deg, 
     }
 }
 
+/* Flat ground with a straight ramp rising at grade (falling where it is
+ * negative) along +x from x0_m, 200 m long and 100 m wide, rounded over 2 m
+ * at its foot. */
+static inline pdk_terrain_def ramp_terrain(double x0_m, double grade)
+{
+    pdk_terrain_def t;
+    pdk_terrain_def_flat(&t);
+    t.n_ramps = 1;
+    t.ramps[0] = (pdk_ramp){.x_m = x0_m,
+                            .y_m = 0.0,
+                            .yaw_rad = 0.0,
+                            .length_m = 200.0,
+                            .width_m = 100.0,
+                            .grade = grade,
+                            .transition_m = 2.0,
+                            .hold_m = 0.0};
+    pdk_terrain_prepare(&t);
+    return t;
+}
+
+/* Ticks the held command until the car is slower than 0.01 m/s or
+ * max_s have passed; the distance its CG covered (m) and, in *seconds,
+ * the time it took. */
+static inline double run_to_stop(fw_run *r, double max_s, double *seconds)
+{
+    const double x0 = r->state.pos_m[0], y0 = r->state.pos_m[1];
+    int t = 0;
+    do {
+        run_tick(r);
+        t++;
+    } while (r->ch[PDK_CH_SPEED] > 0.01 && t < (int)lround(max_s / r->tick_s));
+    *seconds = t * r->tick_s;
+    return hypot(r->state.pos_m[0] - x0, r->state.pos_m[1] - y0);
+}
+
 static inline void assert_channels_finite(const fw_run *r)
 {
     for (int c = 0; c < PDK_CH_COUNT; c++) {

@@ -94,10 +94,6 @@ START_TEST(test_definition_checks)
 {
     pdk_vehicle_def d = geared_car();
     ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
-    struct {
-        void (*spoil)(pdk_vehicle_def *);
-        const char *key;
-    } cases[7];
     int n = 0;
 #define SPOIL(body, k)                                                                             \
     do {                                                                                           \
@@ -116,16 +112,15 @@ START_TEST(test_definition_checks)
     SPOIL(bad.powertrain.layout.diff.kind = (pdk_diff_kind)7, "driveline.diff");
     SPOIL(bad.powertrain.geared.efficiency = 1.5, "gearbox.efficiency");
 #undef SPOIL
-    (void)cases;
     ck_assert_int_eq(n, 7);
 }
 END_TEST
 
 /* Full throttle from rest in D: the launch clutch slips at first (the
  * engine runs ahead of the wheels), then locks; the box shifts up through
- * its gears in order, each time near the full-load upshift speed, with the
- * clutch open (no wheel torque) while it shifts; the engine never passes
- * its limiter. */
+ * its gears in order, each time where the next gear gives the more power
+ * (past the curve's peak), with the clutch open (no wheel torque) while it
+ * shifts; the engine never passes its limiter. */
 START_TEST(test_launch_and_upshifts)
 {
     pdk_vehicle_def d = geared_car();
@@ -305,18 +300,7 @@ END_TEST
  * asks m g sin(theta) R, about 900 N m in all) the car rolls away. */
 START_TEST(test_park_on_a_slope)
 {
-    pdk_terrain_def t;
-    pdk_terrain_def_flat(&t);
-    t.n_ramps = 1;
-    t.ramps[0] = (pdk_ramp){.x_m = -50.0,
-                            .y_m = 0.0,
-                            .yaw_rad = 0.0,
-                            .length_m = 200.0,
-                            .width_m = 100.0,
-                            .grade = 0.2,
-                            .transition_m = 2.0,
-                            .hold_m = 0.0};
-    pdk_terrain_prepare(&t);
+    pdk_terrain_def t = ramp_terrain(-50.0, 0.2);
     for (int k = 0; k < 2; k++) {
         pdk_vehicle_def d = geared_car();
         if (k == 1) {

@@ -17,6 +17,10 @@
 #include "utv_gear.h"
 #include "world.h"
 
+/* The steering wheel's angle for straight ahead: the Polaris's fitted
+ * centre (seed 003 "Steering"), 12.5314 deg; at 0 deg it turns right. */
+#define STRAIGHT_DEG 12.5314
+
 /* The shipped configuration: one occupant, no cargo. */
 static pdk_vehicle_def polaris(void)
 {
@@ -70,6 +74,7 @@ START_TEST(test_definition_is_the_seeds)
     ck_assert_double_eq_tol(d.chassis.wheelbase_m - d.chassis.cg_to_front_axle_m, 1.243, 5e-4);
     ck_assert_double_eq_tol(d.chassis.cg_height_m, 0.655, 5e-4);
     ck_assert_int_eq(d.powertrain.kind, PDK_POWERTRAIN_UTV);
+    ck_assert_double_eq(d.steering.center_offset_deg, STRAIGHT_DEG);
 }
 END_TEST
 
@@ -117,31 +122,13 @@ START_TEST(test_parked_on_three_surfaces)
 }
 END_TEST
 
-/* A straight ramp rising at grade along +x from x = -50 m. */
-static pdk_terrain_def slope(double grade)
-{
-    pdk_terrain_def t;
-    pdk_terrain_def_flat(&t);
-    t.n_ramps = 1;
-    t.ramps[0] = (pdk_ramp){.x_m = -50.0,
-                            .y_m = 0.0,
-                            .yaw_rad = 0.0,
-                            .length_m = 200.0,
-                            .width_m = 100.0,
-                            .grade = grade,
-                            .transition_m = 2.0,
-                            .hold_m = 0.0};
-    pdk_terrain_prepare(&t);
-    return t;
-}
-
 /* Park on a 30 % slope: in P the pawl holds the car (it needs about m g
  * sin(theta) R = 1.2 kN m at the wheels against 20 kN m). Moved to N, it
  * rolls back down, with at most g sin(theta) of acceleration. */
 START_TEST(test_park_on_a_slope)
 {
     pdk_vehicle_def d = polaris();
-    pdk_terrain_def t = slope(0.3);
+    pdk_terrain_def t = ramp_terrain(-50.0, 0.3);
     fw_run r;
     run_init_at(&r, &d, &t, DT, 2, 0.0, 0.0, 0.0, PDK_GEAR_PARK);
     run_for(&r, 2.0);
@@ -160,7 +147,7 @@ START_TEST(test_park_on_a_slope)
     /* The lever's change to N: the transmission is in neutral from the
      * change's start (seed 003 "Gear Lever"), so the pawl lets go at once. */
     r.gear = PDK_GEAR_NEUTRAL;
-    run_command(&r, 0.0, 0.0, 0.0);
+    run_command(&r, 0.0, 0.0, STRAIGHT_DEG);
     run_tick(&r);
     ck_assert_double_eq(r.ch[PDK_CH_GEAR_REJECT], 0.0);
     ck_assert_double_eq(r.ch[PDK_CH_GEAR], PDK_UTV_GEAR_NEUTRAL);
@@ -187,7 +174,7 @@ START_TEST(test_clutch_slip_then_lock_and_the_engine_curve)
     const pdk_engine_def *e = &d.powertrain.engine;
     fw_run r;
     utv_init(&r, &d, PDK_SURFACE_TARMAC, 0.0, PDK_GEAR_LOW);
-    run_command(&r, 100.0, 0.0, 0.0);
+    run_command(&r, 100.0, 0.0, STRAIGHT_DEG);
     int slipped = 0, locked_after = 0, curve_checks = 0;
     double worst_curve = 0.0;
     for (int t = 0; t < 6 * TICKS_PER_S; t++) {
@@ -240,7 +227,7 @@ START_TEST(test_full_throttle_in_h_and_l)
     for (int k = 0; k < 2; k++) {
         fw_run r;
         utv_init(&r, &d, PDK_SURFACE_TARMAC, 0.0, gears[k]);
-        run_command(&r, 100.0, 0.0, 0.0);
+        run_command(&r, 100.0, 0.0, STRAIGHT_DEG);
         double vmax = 0.0;
         for (int t = 0; t < 20 * TICKS_PER_S; t++) {
             run_tick(&r);
@@ -285,15 +272,9 @@ START_TEST(test_brake_from_15_at_15_bar)
     const pdk_powertrain_def *pt = &d.powertrain;
     fw_run r;
     utv_init(&r, &d, PDK_SURFACE_TARMAC, 15.0, PDK_GEAR_NEUTRAL);
-    run_command(&r, 0.0, 15.0, 0.0);
-    double x0 = r.state.pos_m[0];
-    int t = 0;
-    r.ch[PDK_CH_SPEED] = 15.0;
-    while (r.ch[PDK_CH_SPEED] > 0.01 && t < 30 * TICKS_PER_S) {
-        run_tick(&r);
-        t++;
-    }
-    double dist = r.state.pos_m[0] - x0;
+    run_command(&r, 0.0, 15.0, STRAIGHT_DEG);
+    double secs;
+    double dist = run_to_stop(&r, 30.0, &secs);
     double rt = d.tyre_rear.law.radius_m;
     double f_brake = 15.0 * 2.0 * (pt->brake_front_nm_per_bar + pt->brake_rear_nm_per_bar) / rt;
     double m = d.chassis.mass_kg;
@@ -302,7 +283,7 @@ START_TEST(test_brake_from_15_at_15_bar)
     double f_roll = 0.02 * m * G; /* tarmac rolls at about 0.011-0.015 */
     double f_drag = 0.5 * RHO * d.resist.drag_area_m2 * 15.0 * 15.0;
     double a_hi = (f_brake + f_roll + f_drag) / m;
-    printf("brake from 15 m/s at 15 bar: %.2f m in %.2f s (bounds %.2f .. %.2f m)\n", dist, t * DT,
+    printf("brake from 15 m/s at 15 bar: %.2f m in %.2f s (bounds %.2f .. %.2f m)\n", dist, secs,
            225.0 / (2.0 * a_hi), 225.0 / (2.0 * a_lo));
     ck_assert_double_le(dist, 225.0 / (2.0 * a_lo));
     ck_assert_double_ge(dist, 225.0 / (2.0 * a_hi));
@@ -317,21 +298,15 @@ START_TEST(test_brake_from_15_at_70_bar)
     pdk_vehicle_def d = polaris();
     fw_run r;
     utv_init(&r, &d, PDK_SURFACE_TARMAC, 15.0, PDK_GEAR_NEUTRAL);
-    run_command(&r, 0.0, 70.0, 0.0);
-    double x0 = r.state.pos_m[0];
-    int t = 0;
-    r.ch[PDK_CH_SPEED] = 15.0;
-    while (r.ch[PDK_CH_SPEED] > 0.01 && t < 30 * TICKS_PER_S) {
-        run_tick(&r);
-        t++;
-    }
-    double dist = r.state.pos_m[0] - x0;
+    run_command(&r, 0.0, 70.0, STRAIGHT_DEG);
+    double secs;
+    double dist = run_to_stop(&r, 30.0, &secs);
     const pdk_surface *s = pdk_surface_get(PDK_SURFACE_TARMAC);
     double d_peak = 225.0 / (2.0 * s->mu_peak * G);
     double d_slide = 225.0 / (2.0 * s->mu_slide * G);
     printf("brake from 15 m/s at 70 bar: %.2f m in %.2f s (peak-mu bound %.2f, sliding-mu "
            "bound %.2f m)\n",
-           dist, t * DT, d_peak, d_slide);
+           dist, secs, d_peak, d_slide);
     ck_assert_double_ge(dist, d_peak * 0.99);
     ck_assert_double_le(dist, d_slide * 1.05);
 }
@@ -348,17 +323,17 @@ START_TEST(test_gear_change)
     fw_run r;
     utv_init(&r, &d, PDK_SURFACE_TARMAC, 5.0, PDK_GEAR_LOW);
     r.gear = PDK_GEAR_DRIVE;
-    run_command(&r, 0.0, 0.0, 0.0);
+    run_command(&r, 0.0, 0.0, STRAIGHT_DEG);
     run_tick(&r);
     ck_assert_double_eq(r.ch[PDK_CH_GEAR_REJECT], PDK_GEAR_REJECT_VEHICLE_SPEED);
     ck_assert_double_eq(r.ch[PDK_CH_GEAR], PDK_UTV_GEAR_LOW);
     /* Stop, then ask again. */
     r.gear = PDK_GEAR_LOW;
-    run_command(&r, 0.0, 40.0, 0.0);
+    run_command(&r, 0.0, 40.0, STRAIGHT_DEG);
     run_for(&r, 5.0);
     ck_assert_double_lt(r.ch[PDK_CH_SPEED], 0.3);
     r.gear = PDK_GEAR_DRIVE;
-    run_command(&r, 0.0, 40.0, 0.0);
+    run_command(&r, 0.0, 40.0, STRAIGHT_DEG);
     run_tick(&r);
     ck_assert_double_eq(r.ch[PDK_CH_GEAR_REJECT], PDK_GEAR_REJECT_NONE);
     ck_assert_double_eq(r.ch[PDK_CH_GEAR], PDK_UTV_GEAR_NEUTRAL);
@@ -367,7 +342,7 @@ START_TEST(test_gear_change)
     run_for(&r, 0.1);
     ck_assert_double_eq(r.ch[PDK_CH_GEAR], PDK_UTV_GEAR_HIGH);
     /* And it drives in H. */
-    run_command(&r, 60.0, 0.0, 0.0);
+    run_command(&r, 60.0, 0.0, STRAIGHT_DEG);
     run_for(&r, 3.0);
     ck_assert_double_gt(r.ch[PDK_CH_VEL_X], 2.0);
 }
@@ -408,7 +383,7 @@ START_TEST(test_slick_rear_awd_and_2wd)
          * from x = 1) and the rear 1.24 m behind (on ice); the car's first
          * metres keep the rear wheels on ice. */
         run_init_at(&r, &d, &t, DT, 2, 0.0, 0.0, 0.0, PDK_GEAR_LOW);
-        run_command(&r, 100.0, 0.0, 0.0);
+        run_command(&r, 100.0, 0.0, STRAIGHT_DEG);
         double x0 = r.state.pos_m[0];
         front_torque[k] = 0.0;
         for (int i = 0; i < 3 * TICKS_PER_S; i++) {
@@ -445,19 +420,7 @@ START_TEST(test_active_descent_control)
     for (int k = 0; k < 2; k++) {
         pdk_vehicle_def d = polaris();
         d.powertrain.cvt.adc = k == 1;
-        pdk_terrain_def t;
-        pdk_terrain_def_flat(&t);
-        t.n_ramps = 1;
-        /* Falling along +x from x = -5 m. */
-        t.ramps[0] = (pdk_ramp){.x_m = -5.0,
-                                .y_m = 0.0,
-                                .yaw_rad = 0.0,
-                                .length_m = 200.0,
-                                .width_m = 100.0,
-                                .grade = -0.25,
-                                .transition_m = 2.0,
-                                .hold_m = 0.0};
-        pdk_terrain_prepare(&t);
+        pdk_terrain_def t = ramp_terrain(-5.0, -0.25); /* falling along +x */
         fw_run r;
         run_init_at(&r, &d, &t, DT, 2, 0.0, 0.0, 3.0, PDK_GEAR_LOW);
         front_torque[k] = 0.0;
@@ -483,7 +446,7 @@ START_TEST(test_demand_drive_idle_with_grip)
     pdk_vehicle_def d = polaris();
     fw_run r;
     utv_init(&r, &d, PDK_SURFACE_TARMAC, 0.0, PDK_GEAR_DRIVE);
-    run_command(&r, 40.0, 0.0, 0.0);
+    run_command(&r, 40.0, 0.0, STRAIGHT_DEG);
     for (int t = 0; t < 4 * TICKS_PER_S; t++) {
         run_tick(&r);
         if (t > TICKS_PER_S / 2) {
@@ -655,7 +618,7 @@ START_TEST(test_step_rates)
         pdk_terrain_def t = flat_of(PDK_SURFACE_TARMAC);
         fw_run r;
         run_init_at(&r, &d, &t, 1.0 / rates[k], 1, 0.0, 0.0, 0.0, PDK_GEAR_LOW);
-        run_command(&r, 100.0, 0.0, 0.0);
+        run_command(&r, 100.0, 0.0, STRAIGHT_DEG);
         run_for(&r, 4.0);
         assert_channels_finite(&r);
         v[k] = r.ch[PDK_CH_VEL_X];
