@@ -191,7 +191,10 @@ VEC int settle(const fw_vehicle *vh, const pose7 *start_pose)
         held |= cmd->brake_nm[i] > 0.0;
     }
     if (vh->pt != NULL) {
-        held |= pdk_utv_lever_gear(&s->pt.lever) == PDK_UTV_GEAR_PARK;
+        /* In P: the UTV's lever engaged there, a car's selector there. */
+        held |= vh->pt->kind == PDK_POWERTRAIN_UTV
+                    ? pdk_utv_lever_gear(&s->pt.lever) == PDK_UTV_GEAR_PARK
+                    : cmd->gear == PDK_GEAR_PARK;
     }
     if (held && fabs(s->vel_mps[0]) < PDK_FW_REST_SPEED_MPS &&
         fabs(s->vel_mps[1]) < PDK_FW_REST_SPEED_MPS &&
