@@ -88,7 +88,7 @@ pdk_server_config pdk_server_config_default(void)
         .presets_dir = "presets",
         .migrations_dir = "migrations",
         .demo_script = NULL,
-        .demo_vehicle = "midsize_sedan",
+        .demo_vehicle = "ref1_sedan",
         .max_sessions = 1024,
         .max_world_bytes = (size_t)4 << 30,
         .max_catchup_ticks = 4,

@@ -344,20 +344,32 @@ static pdk_error check_list(const pdk_param_key *key, const json_t *value, const
     const pdk_list_spec *spec = key->list;
     if (!json_is_array(value)) {
         return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                               "%s: %s: expected a list of objects, got %s", where, key->path,
-                               pdk_params_json_type(value));
+                               "%s: %s: expected a list of %s, got %s", where, key->path,
+                               spec->bare ? "numbers" : "objects", pdk_params_json_type(value));
     }
     if (json_array_size(value) > spec->max_items) {
         return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
                                "%s: %s: %zu entries, more than the %zu allowed", where, key->path,
                                json_array_size(value), spec->max_items);
     }
+    size_t i;
+    json_t *item;
+    if (spec->bare) {
+        json_array_foreach(value, i, item)
+        {
+            char ipath[128];
+            snprintf(ipath, sizeof ipath, "%s[%zu]", key->path, i);
+            pdk_error rc = check_leaf(&spec->fields[0], ipath, item, where, err, err_len);
+            if (rc != PDK_OK) {
+                return rc;
+            }
+        }
+        return PDK_OK;
+    }
     char fields[160];
     char required[160];
     field_names(spec, false, fields, sizeof fields);
     field_names(spec, true, required, sizeof required);
-    size_t i;
-    json_t *item;
     json_array_foreach(value, i, item)
     {
         char ipath[128];
@@ -908,7 +920,20 @@ static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def)
     PDK_ASSERT(count >= 0 && (size_t)count <= spec->max_items);
     PDK_ASSERT(v != NULL || count == 0 || spec->applies == NULL);
     json_t *out = json_array();
-    for (int i = 0; out != NULL && i < count; i++) {
+    for (int i = 0; out != NULL && spec->bare && i < count; i++) {
+        /* A list of numbers: each entry is its one field's value. */
+        const pdk_param_key *fk = &spec->fields[0];
+        char *item = items + (size_t)i * spec->item_size;
+        double x =
+            v != NULL ? json_number_value(json_array_get(v, (size_t)i)) : preset_value(fk, item);
+        double si = to_si(fk, x);
+        memcpy(item + fk->offset, &si, sizeof si);
+        if (json_array_append_new(out, json_real(x)) != 0) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    for (int i = 0; out != NULL && !spec->bare && i < count; i++) {
         char *item = items + (size_t)i * spec->item_size;
         const json_t *entry = v != NULL ? json_array_get(v, (size_t)i) : NULL;
         json_t *obj = json_object();
@@ -1419,7 +1444,11 @@ void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud)
         for (size_t f = 0; key->type == PDK_KEY_LIST && f < key->list->n_fields; f++) {
             const pdk_param_key *fk = &key->list->fields[f];
             char path[128];
-            snprintf(path, sizeof path, "%s[].%s", key->path, fk->path);
+            if (key->list->bare) {
+                snprintf(path, sizeof path, "%s[]", key->path);
+            } else {
+                snprintf(path, sizeof path, "%s[].%s", key->path, fk->path);
+            }
             const char *dflt = "(required)";
             if (fk->optional && fk->type == PDK_KEY_CHOICE) {
                 dflt = pdk_choice_name(fk->choices, 0);

@@ -5,13 +5,15 @@
  *   "presets/vehicles/sedan.json: chassis.mass: -3 is below the minimum 50 (kg)"
  * Overrides "key=value;key=value" with JSON paths apply on top and are
  * validated the same way; indices (a.b[3]) reach into list keys: kinematic
- * curves, terrain.bumps, ramps and patches, terrain.field.heights and a
- * utv's engine.torqueCurve. A world's overrides also take "surface" for
+ * curves, terrain.bumps, ramps and patches, terrain.field.heights, the
+ * engine.torqueCurve of a utv or a geared car and a geared car's
+ * transmission.ratios. A world's overrides also take "surface" for
  * "terrain.surface", a vehicle's seed 003's names of a utv's keys
  * ("mass.cargo_kg" for "mass.cargoKg"). A vehicle's powertrain.kind decides
  * which keys it has: a utv's own (mass.*, engine.*, cvt.*, ...) from which
- * its chassis, corners and tyre loads follow, or a lumped vehicle's, which
- * give those directly; a key of the other kind is refused, naming it. */
+ * its chassis, corners and tyre loads follow, a geared car's engine.*,
+ * transmission.*, clutch.* and driveline.*, or a lumped vehicle's drive.*
+ * and brake forces; a key of another kind is refused, naming it. */
 #ifndef PDK_PARAMS_H
 #define PDK_PARAMS_H
 
@@ -84,7 +86,9 @@ pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_pre
  * per field of its entries, path "<key>[].<field>", default "(required)",
  * or for a field that may be left out the value it then takes ("0", or a
  * choice's name) or "(optional)" where the entry's other fields decide
- * whether it is needed. */
+ * whether it is needed; a list of numbers (a geared car's
+ * transmission.ratios) by one call, path "<key>[]", with each number's
+ * unit and bounds. */
 typedef void (*pdk_param_key_fn)(const char *path, const char *unit, double min, double max,
                                  const char *default_text, const char *description, void *ud);
 void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud);

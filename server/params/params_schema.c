@@ -1,7 +1,8 @@
 /* The parameter schema (params_schema.h): the vehicle's key table, with the
- * bounds docs/presets.md explains, a utv's keys and what follows from them,
- * the rules between keys, and the lookups both schemas share (the world's
- * table is params_world.c's). */
+ * bounds docs/presets.md explains, a utv's and a geared car's keys and what
+ * follows from them, and the lookups both schemas share (the world's table
+ * is params_world.c's, the rules between a vehicle's keys
+ * params_vehicle_rules.c's). */
 #include "params_schema.h"
 
 #include <math.h>
@@ -14,9 +15,6 @@
 
 /* Degrees to radians as the presets convert them: rad = deg * PI / 180. */
 #define PI 3.14159265358979323846
-
-/* The least track a preset may give, chassis or axle: a narrow kart. */
-#define MIN_TRACK_M 0.3
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -69,9 +67,44 @@ _Static_assert(offsetof(pdk_vehicle_work, def) == 0, "the definition opens the w
 static const pdk_choice powertrain_kind_items[] = {
     {"lumped", PDK_POWERTRAIN_LUMPED},
     {"utv", PDK_POWERTRAIN_UTV},
+    {"geared", PDK_POWERTRAIN_GEARED},
 };
 static const pdk_choice_set powertrain_kind_choices = {"powertrain kind", powertrain_kind_items,
                                                        N_ELEMS(powertrain_kind_items)};
+
+_Static_assert(sizeof(pdk_shift_kind) == sizeof(int), "pdk_shift_kind is stored as an int");
+_Static_assert(sizeof(pdk_diff_kind) == sizeof(int), "pdk_diff_kind is stored as an int");
+_Static_assert(sizeof(pdk_dl_coupling) == sizeof(int), "pdk_dl_coupling is stored as an int");
+
+/* A geared car's box, driven axle, differentials and coupling. */
+static const pdk_choice shift_items[] = {
+    {"automatic", PDK_SHIFT_AUTOMATIC},
+    {"sequential", PDK_SHIFT_SEQUENTIAL},
+};
+static const pdk_choice_set shift_choices = {"shift kind", shift_items, N_ELEMS(shift_items)};
+
+static const pdk_choice driven_axle_items[] = {
+    {"front", 0},
+    {"rear", 1},
+};
+static const pdk_choice_set driven_axle_choices = {"driven axle", driven_axle_items,
+                                                   N_ELEMS(driven_axle_items)};
+
+static const pdk_choice diff_items[] = {
+    {"open", PDK_DIFF_OPEN},
+    {"locked", PDK_DIFF_LOCKED},
+    {"lsd", PDK_DIFF_LSD},
+};
+static const pdk_choice_set diff_choices = {"differential", diff_items, N_ELEMS(diff_items)};
+
+/* The UTV's overrunning clutches (PDK_COUPLING_OVERRUN, BOTH) are its
+ * drive modes', not a key's. */
+static const pdk_choice coupling_items[] = {
+    {"none", PDK_COUPLING_NONE},
+    {"locked", PDK_COUPLING_LOCKED},
+};
+static const pdk_choice_set coupling_choices = {"coupling", coupling_items,
+                                                N_ELEMS(coupling_items)};
 
 /* Seed 003 "Drive Modes": the AWD switch's positions. */
 static const pdk_choice drive_mode_items[] = {
@@ -105,27 +138,46 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         .description = (desc), .static_path = (static_key)                                         \
     }
 
-/* Keys of one powertrain kind only (pdk_param_key.only_for): a lumped
- * vehicle's that a utv derives or does without, each with what a utv has
- * instead, and a utv's own. */
+/* Keys of some powertrain kinds only (pdk_param_key.only_for): a lumped
+ * vehicle's drive and brake forces, which a utv and a geared car do
+ * without; the chassis, corners and tyre loads a lumped or geared vehicle
+ * gives and a utv derives; each with what the others have instead; a
+ * utv's own; the engine, fuel and brake torques of a utv and a geared car;
+ * a geared car's own. */
 #define ONLY_LUMPED (1u << PDK_POWERTRAIN_LUMPED)
 #define ONLY_UTV (1u << PDK_POWERTRAIN_UTV)
+#define ONLY_GEARED (1u << PDK_POWERTRAIN_GEARED)
+#define NOT_UTV (ONLY_LUMPED | ONLY_GEARED)
+#define ENGINED (ONLY_UTV | ONLY_GEARED)
 #define BY_MASS "a utv's chassis follows from its mass.* keys (seed 003's parts)"
 #define BY_CORNERS                                                                                 \
     "a utv's corners follow from suspension.frontWheelRate, rearWheelRate, dampingRatio, "         \
     "travel, droop, bumpStopLength and bumpStopRate"
 #define BY_STATIC_LOAD "a utv's tyres take their static load from the mass.* keys"
 #define BY_CORNERING_PER_LOAD "a utv's follows from tyres.*.corneringPerLoad and the static load"
-#define BY_POWERTRAIN "a utv drives through its engine.*, cvt.* and gearbox.* keys"
-#define BY_BRAKE_GAINS "a utv's brakes are brakes.frontNmPerBar, rearNmPerBar and biasBar"
-#define BY_PAWL "a utv's pawl is gearbox.parkHold"
+#define BY_POWERTRAIN                                                                              \
+    "a utv drives through its engine.*, cvt.* and gearbox.* keys, a geared car through its "       \
+    "engine.*, clutch.*, transmission.* and driveline.* keys"
+#define BY_BRAKE_GAINS                                                                             \
+    "a utv's brakes and a geared car's are brakes.frontNmPerBar, rearNmPerBar and biasBar"
+#define BY_PAWL "a utv's pawl is gearbox.parkHold, a geared car's transmission.parkHold"
 
-/* A lumped vehicle's key (V_NUM's) that a utv has not: other says why. */
+/* A lumped vehicle's key (V_NUM's) that a utv and a geared car have not:
+ * other says why. */
 #define L_NUM(p, u, lo, hi, member, mul, div, other, desc)                                         \
     {                                                                                              \
         .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
         .offset = offsetof(pdk_vehicle_def, member), .si_mul = (mul), .si_div = (div),             \
         .description = (desc), .only_for = ONLY_LUMPED, .otherwise = (other)                       \
+    }
+
+/* A key a lumped or geared vehicle gives and a utv derives: other says
+ * from what. */
+#define N_NUM(p, u, lo, hi, member, mul, div, other, desc)                                         \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
+        .offset = offsetof(pdk_vehicle_def, member), .si_mul = (mul), .si_div = (div),             \
+        .description = (desc), .only_for = NOT_UTV, .otherwise = (other)                           \
     }
 
 /* One axle's suspension keys: AX is "front" or "rear", M the member. Bounds
@@ -136,21 +188,21 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
              "stand on a beam through the axle's two contacts and stay upright to the road."),     \
         V_NUM("suspension." AX ".trackWidth", "m", 0, 5, M.track_width_m, 1, 1,                    \
               "This axle's track, contact to contact; 0 uses chassis.trackWidth."),                \
-        L_NUM("suspension." AX ".springRate", "N/m", 100, 1e7, M.spring_rate_npm, 1, 1,            \
+        N_NUM("suspension." AX ".springRate", "N/m", 100, 1e7, M.spring_rate_npm, 1, 1,            \
               BY_CORNERS,                                                                          \
               "Spring rate per corner at the wheel; ride frequency sqrt(k / m_corner) / 2 pi."),   \
-        L_NUM("suspension." AX ".bumpDamping", "N*s/m", 0, 1e6, M.bump_damping_nspm, 1, 1,         \
+        N_NUM("suspension." AX ".bumpDamping", "N*s/m", 0, 1e6, M.bump_damping_nspm, 1, 1,         \
               BY_CORNERS, "Damper rate per corner while the strut compresses."),                   \
-        L_NUM("suspension." AX ".reboundDamping", "N*s/m", 0, 1e6, M.rebound_damping_nspm, 1, 1,   \
+        N_NUM("suspension." AX ".reboundDamping", "N*s/m", 0, 1e6, M.rebound_damping_nspm, 1, 1,   \
               BY_CORNERS, "Damper rate per corner while the strut extends."),                      \
         V_NUM("suspension." AX ".antiRollStiffness", "N/m", 0, 1e7, M.anti_roll_npm, 1, 1,         \
               "Anti-roll bar: force on each wheel per metre of travel difference to the other "    \
               "wheel of the axle."),                                                               \
-        L_NUM("suspension." AX ".travelBump", "m", 0.001, 1, M.travel_bump_m, 1, 1, BY_CORNERS,    \
+        N_NUM("suspension." AX ".travelBump", "m", 0.001, 1, M.travel_bump_m, 1, 1, BY_CORNERS,    \
               "Travel from the static ride position to the bump stop."),                           \
-        L_NUM("suspension." AX ".travelDroop", "m", 0.001, 1, M.travel_droop_m, 1, 1, BY_CORNERS,  \
+        N_NUM("suspension." AX ".travelDroop", "m", 0.001, 1, M.travel_droop_m, 1, 1, BY_CORNERS,  \
               "Travel from the static ride position to full extension."),                          \
-        L_NUM("suspension." AX ".bumpStopStiffness", "N/m", 0, 1e8, M.bump_stop_npm, 1, 1,         \
+        N_NUM("suspension." AX ".bumpStopStiffness", "N/m", 0, 1e8, M.bump_stop_npm, 1, 1,         \
               BY_CORNERS, "Bump-stop rate per corner beyond travelBump."),                         \
         V_NUM("suspension." AX ".rollCenterHeight", "m", -0.5, 2, M.roll_center_height_m, 1, 1,    \
               "Roll-centre height above the ground at ride height: the share h_rc / h_cg of the "  \
@@ -207,7 +259,7 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         T_NUM(AX, "radius", "m", 0.05, 2, M.law.radius_m, 1, 1,                                    \
               "Unloaded radius R0: the slip reference, the wheel's height over the contact and "   \
               "the soil model's R."),                                                              \
-        L_NUM("tyres." AX ".nominalLoad", "N", 10, 2e5, M.law.nominal_load_n, 1, 1,                \
+        N_NUM("tyres." AX ".nominalLoad", "N", 10, 2e5, M.law.nominal_load_n, 1, 1,                \
               BY_STATIC_LOAD,                                                                      \
               "Nominal load Fz_nom of one tyre: load sensitivity and the relaxation lengths' "     \
               "load scaling refer to it."),                                                        \
@@ -339,10 +391,11 @@ static void complete_tyre(pdk_axle_tyre_def *t)
 #define UTV_GRAVITY_MPS2 9.81
 
 /* What follows from the keys: each axle's tyre, and by the powertrain's
- * kind either nothing of a powertrain (lumped: zeroed, as sim's default)
- * or a UTV's engine curve, chassis, corners and tyre loads, derived from
- * its staged keys as pdk_vehicle_def_polaris derives them
- * (pdk_utv_def_complete). */
+ * kind nothing of a powertrain (lumped: zeroed, as sim's default), or the
+ * engine's curve and ABS from their staged keys and then a geared car's
+ * powertrain without the UTV's parts, or a UTV's without the geared
+ * parts and its chassis, corners and tyre loads, derived from its staged
+ * keys as pdk_vehicle_def_polaris derives them (pdk_utv_def_complete). */
 static void vehicle_complete(void *vwork)
 {
     pdk_vehicle_work *w = vwork;
@@ -350,7 +403,7 @@ static void vehicle_complete(void *vwork)
     complete_tyre(&def->tyre_front);
     complete_tyre(&def->tyre_rear);
     pdk_powertrain_def *pt = &def->powertrain;
-    if (pt->kind != PDK_POWERTRAIN_UTV) {
+    if (pt->kind == PDK_POWERTRAIN_LUMPED) {
         memset(pt, 0, sizeof *pt);
         return;
     }
@@ -359,6 +412,20 @@ static void vehicle_complete(void *vwork)
         e->curve_rpm[i] = i < e->n_curve ? w->torque_curve[i].rpm : 0.0;
         e->curve_nm[i] = i < e->n_curve ? w->torque_curve[i].nm : 0.0;
     }
+    pt->abs = w->abs ? 1 : 0;
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        /* No CVT, lever or drive modes (zero, as sim's geared test car
+         * has them), and the lumped drive's pawl is not a geared car's
+         * (transmission.parkHold). */
+        memset(&pt->cvt, 0, sizeof pt->cvt);
+        memset(&pt->gearbox, 0, sizeof pt->gearbox);
+        pt->drive_mode = PDK_DRIVE_TURF;
+        def->brake.park_hold_force_n = 0.0;
+        return;
+    }
+    memset(&pt->geared, 0, sizeof pt->geared);
+    memset(&pt->layout, 0, sizeof pt->layout);
+    pt->output_inertia_kgm2 = 0.0;
     pdk_utv_def_complete(def, &w->mass, &w->suspension, w->cornering_per_load, UTV_GRAVITY_MPS2);
 }
 
@@ -389,6 +456,27 @@ static void vehicle_complete(void *vwork)
         .description = (desc), .choices = &(set), .only_for = ONLY_UTV                             \
     }
 
+/* The keys of an engine, its fuel and brake torques (a utv's and a geared
+ * car's), and a geared car's own, as U_NUM's. */
+#define E_NUM(p, u, lo, hi, member, mul, div, desc)                                                \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = (mul), .si_div = (div),            \
+        .description = (desc), .only_for = ENGINED                                                 \
+    }
+#define G_NUM(p, u, lo, hi, member, desc)                                                          \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .only_for = ONLY_GEARED                                             \
+    }
+#define G_CHOICE(p, member, set, desc)                                                             \
+    {                                                                                              \
+        .path = (p), .unit = "choice", .type = PDK_KEY_CHOICE, .min = NAN, .max = NAN,             \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .choices = &(set), .only_for = ONLY_GEARED                          \
+    }
+
 /* Where a part of the UTV may sit, sim's bounds (pdk_utv_mass_def_problem):
  * seed 003's body axes, from the ground under the middle of the rear axle,
  * x forward, y left, z up (utv_mass.h). */
@@ -416,6 +504,22 @@ static const pdk_list_spec torque_curve_list = {
     .max_items = PDK_ENGINE_CURVE_MAX,
 };
 
+/* A geared car's forward gears: a list of numbers landing in the
+ * gearbox's ratios, its count in n_gears. */
+static const pdk_param_key gear_ratio_field[] = {
+    KEY_NUM("ratio", "-", 0.05, 50, 0, 1, 1,
+            "A forward gear's ratio, engine speed over the gearbox output's."),
+};
+
+static const pdk_list_spec gear_ratio_list = {
+    .fields = gear_ratio_field,
+    .n_fields = N_ELEMS(gear_ratio_field),
+    .count_offset = offsetof(pdk_vehicle_work, def.powertrain.geared.n_gears),
+    .item_size = sizeof(double),
+    .max_items = PDK_GEARS_MAX,
+    .bare = true,
+};
+
 /* Bounds are what a road, off-road or commercial vehicle can physically
  * have, wide enough for a kart and a 100 t truck; docs/presets.md explains
  * each. */
@@ -431,23 +535,23 @@ static const pdk_param_key vehicle_keys[] = {
     V_CHOICE("simulation.model", model, model_choices,
              "Vehicle model: fourWheel (rigid chassis on four struts) or singleTrack (planar "
              "single-track model, for traffic and as the analytic cross-check); seed 000."),
-    L_NUM("chassis.mass", "kg", 50, 100000, chassis.mass_kg, 1, 1, BY_MASS,
+    N_NUM("chassis.mass", "kg", 50, 100000, chassis.mass_kg, 1, 1, BY_MASS,
           "Total mass with driver and fluids."),
-    L_NUM("chassis.yawInertia", "kg*m^2", 1, 5e6, chassis.yaw_inertia_kgm2, 1, 1, BY_MASS,
+    N_NUM("chassis.yawInertia", "kg*m^2", 1, 5e6, chassis.yaw_inertia_kgm2, 1, 1, BY_MASS,
           "Yaw moment of inertia about the vertical axis through the centre of gravity."),
-    L_NUM("chassis.rollInertia", "kg*m^2", 1, 2e6, chassis.roll_inertia_kgm2, 1, 1, BY_MASS,
+    N_NUM("chassis.rollInertia", "kg*m^2", 1, 2e6, chassis.roll_inertia_kgm2, 1, 1, BY_MASS,
           "Roll moment of inertia about the longitudinal axis through the centre of gravity."),
-    L_NUM("chassis.pitchInertia", "kg*m^2", 1, 5e6, chassis.pitch_inertia_kgm2, 1, 1, BY_MASS,
+    N_NUM("chassis.pitchInertia", "kg*m^2", 1, 5e6, chassis.pitch_inertia_kgm2, 1, 1, BY_MASS,
           "Pitch moment of inertia about the lateral axis through the centre of gravity."),
     V_NUM("chassis.wheelbase", "m", 0.5, 15, chassis.wheelbase_m, 1, 1, "Front axle to rear axle."),
-    L_NUM("chassis.cgToFrontAxle", "m", 0.05, 15, chassis.cg_to_front_axle_m, 1, 1, BY_MASS,
+    N_NUM("chassis.cgToFrontAxle", "m", 0.05, 15, chassis.cg_to_front_axle_m, 1, 1, BY_MASS,
           "Centre of gravity to front axle, along x; less than the wheelbase."),
-    L_NUM("chassis.cgHeight", "m", 0.05, 5, chassis.cg_height_m, 1, 1, BY_MASS,
+    N_NUM("chassis.cgHeight", "m", 0.05, 5, chassis.cg_height_m, 1, 1, BY_MASS,
           "Centre-of-gravity height above the ground at rest; the car sits there whatever its "
           "springs."),
-    V_NUM("chassis.trackWidth", "m", MIN_TRACK_M, 5, chassis.track_width_m, 1, 1,
+    V_NUM("chassis.trackWidth", "m", PDK_SCHEMA_MIN_TRACK_M, 5, chassis.track_width_m, 1, 1,
           "Track, contact to contact, of both axles unless an axle sets its own."),
-    L_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
+    N_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_front.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
           "Front axle (both tyres): lateral force per radian of slip angle at zero slip; read "
           "by the singleTrack model and the grip and utv laws (each tyre half of it at its "
@@ -460,7 +564,7 @@ static const pdk_param_key vehicle_keys[] = {
           1,
           "Front axle (both tyres): camber thrust per radian of inclination at static load; "
           "read by the grip law."),
-    L_NUM("tyres.rear.corneringStiffness", "N/rad", 1000, 5e6,
+    N_NUM("tyres.rear.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_rear.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
           "Rear axle (both tyres): lateral force per radian of slip angle at zero slip; read "
           "by the singleTrack model and the grip and utv laws (each tyre half of it at its "
@@ -506,6 +610,12 @@ static const pdk_param_key vehicle_keys[] = {
           "fourWheel model rolls each tyre with tyres.*.rollingCoeff)."),
     V_NUM("resistance.dragArea", "m^2", 0, 50, resist.drag_area_m2, 1, 1,
           "Drag coefficient times frontal area, Cd * A."),
+    V_NUM("resistance.downforceArea", "m^2", 0, 20, resist.downforce_area_m2, 1, 1,
+          "Lift coefficient times frontal area, C_L * A, positive pressing down: downforce 1/2 "
+          "rho C_L A v^2 at the body's forward speed (fourWheel model only); 0 for none."),
+    V_NUM("resistance.downforceFront", "-", 0, 1, resist.downforce_front, 1, 1,
+          "Share of the downforce at the front axle, the rest at the rear (the aerodynamic "
+          "balance)."),
     {.path = "powertrain.kind",
      .unit = "choice",
      .type = PDK_KEY_CHOICE,
@@ -516,8 +626,10 @@ static const pdk_param_key vehicle_keys[] = {
      .si_div = 1,
      .description = "lumped: the drive.* force and the brakes.* force per bar; utv: seed 003's "
                     "UTV, its chassis from its mass.* parts, its corners from suspension.*, "
-                    "driven by engine.*, cvt.* and gearbox.* and braked by torques "
-                    "(fourWheel model only).",
+                    "driven by engine.*, cvt.* and gearbox.* and braked by torques; geared: an "
+                    "engine.*, a launch clutch.*, a transmission.* of fixed ratios and the "
+                    "driveline.*'s differentials, braked by torques (utv and geared: fourWheel "
+                    "model only).",
      .choices = &powertrain_kind_choices},
     U_CHOICE("powertrain.driveMode", def.powertrain.drive_mode, drive_mode_choices,
              "The AWD switch at spawn (seed 003 \"Drive Modes\"): turf (open rear "
@@ -604,9 +716,9 @@ static const pdk_param_key vehicle_keys[] = {
           "corneringStiffness is twice this times the static corner load."),
     U_NUM("tyres.rear.corneringPerLoad", "1/rad", 0.5, 50, cornering_per_load[1], 1, 1,
           "Cornering stiffness per newton of load at the rear, as the front's."),
-    U_NUM("engine.idleRpm", "rev/min", 100, 5000, def.powertrain.engine.idle_rpm, 1, 1,
+    E_NUM("engine.idleRpm", "rev/min", 100, 5000, def.powertrain.engine.idle_rpm, 1, 1,
           "The idle governor's speed."),
-    U_NUM("engine.maxRpm", "rev/min", 500, 25000, def.powertrain.engine.max_rpm, 1, 1,
+    E_NUM("engine.maxRpm", "rev/min", 500, 25000, def.powertrain.engine.max_rpm, 1, 1,
           "The rev limiter's speed: no fuel at or above it; above idleRpm."),
     {.path = "engine.torqueCurve",
      .unit = "list",
@@ -620,38 +732,38 @@ static const pdk_param_key vehicle_keys[] = {
                     "[{\"rpm\", \"nm\"}, ...]; linear between them, the end values held "
                     "beyond, 0 at and above maxRpm.",
      .list = &torque_curve_list,
-     .only_for = ONLY_UTV},
-    U_NUM("engine.inertia", "kg*m^2", 1e-4, 100, def.powertrain.engine.inertia_kgm2, 1, 1,
+     .only_for = ENGINED},
+    E_NUM("engine.inertia", "kg*m^2", 1e-4, 100, def.powertrain.engine.inertia_kgm2, 1, 1,
           "Inertia of the crank, flywheel and primary clutch."),
-    U_NUM("engine.accessoryDrag", "N*m", 0, 1000, def.powertrain.engine.accessory_drag_nm, 1, 1,
+    E_NUM("engine.accessoryDrag", "N*m", 0, 1000, def.powertrain.engine.accessory_drag_nm, 1, 1,
           "Drag torque of the alternator and pumps."),
-    U_NUM("engine.displacementL", "L", 0.01, 30, def.powertrain.engine.displacement_l, 1, 1,
+    E_NUM("engine.displacementL", "L", 0.01, 30, def.powertrain.engine.displacement_l, 1, 1,
           "Swept volume V_d: 1 bar of mean effective pressure is V_d / (4 pi) of torque."),
-    U_NUM("engine.indicatedEfficiency", "-", 0.05, 0.7, def.powertrain.engine.indicated_efficiency,
+    E_NUM("engine.indicatedEfficiency", "-", 0.05, 0.7, def.powertrain.engine.indicated_efficiency,
           1, 1,
           "Indicated efficiency of the Willans line: fuel power is the indicated power over "
           "it."),
-    U_NUM("engine.fmepBar", "bar", -10, 10, def.powertrain.engine.fmep_bar, 1, 1,
+    E_NUM("engine.fmepBar", "bar", -10, 10, def.powertrain.engine.fmep_bar, 1, 1,
           "Friction mean effective pressure, constant term f0 (Heywood 13.6)."),
-    U_NUM("engine.fmepBarPerKrpm", "bar/krpm", -10, 10, def.powertrain.engine.fmep_bar_per_krpm, 1,
+    E_NUM("engine.fmepBarPerKrpm", "bar/krpm", -10, 10, def.powertrain.engine.fmep_bar_per_krpm, 1,
           1, "Friction mean effective pressure, term f1 linear in speed in 1000 rev/min."),
-    U_NUM("engine.fmepBarPerKrpm2", "bar/krpm^2", -10, 10, def.powertrain.engine.fmep_bar_per_krpm2,
+    E_NUM("engine.fmepBarPerKrpm2", "bar/krpm^2", -10, 10, def.powertrain.engine.fmep_bar_per_krpm2,
           1, 1, "Friction mean effective pressure, term f2 in the square of the speed."),
-    U_NUM("engine.pumpingBar", "bar", 0, 10, def.powertrain.engine.pumping_bar, 1, 1,
+    E_NUM("engine.pumpingBar", "bar", 0, 10, def.powertrain.engine.pumping_bar, 1, 1,
           "Pumping mean effective pressure with the throttle shut."),
-    U_NUM("engine.torqueLag", "s", 0, 10, def.powertrain.engine.torque_lag_s, 1, 1,
+    E_NUM("engine.torqueLag", "s", 0, 10, def.powertrain.engine.torque_lag_s, 1, 1,
           "Time constant of the torque request's first-order lag."),
-    U_NUM("engine.idleGain", "-", 0, 100, def.powertrain.engine.idle_gain, 1, 1,
+    E_NUM("engine.idleGain", "-", 0, 100, def.powertrain.engine.idle_gain, 1, 1,
           "Proportional gain of the idle governor on the relative speed error."),
-    U_NUM("engine.pedalExponent", "-", 0, 10, def.powertrain.engine.pedal_exponent, 1, 1,
+    E_NUM("engine.pedalExponent", "-", 0, 10, def.powertrain.engine.pedal_exponent, 1, 1,
           "Exponent gamma of the pedal map: the request is pedal^max(0.1, gamma)."),
-    U_NUM("engine.maxSpeed", "m/s", 0, 200, def.powertrain.engine.max_speed_mps, 1, 1,
+    E_NUM("engine.maxSpeed", "m/s", 0, 200, def.powertrain.engine.max_speed_mps, 1, 1,
           "Governed top speed at the rear wheels; 0: no governor."),
-    U_NUM("fuel.lhvMjKg", "MJ/kg", 1, 200, def.powertrain.fuel_heating_value_jpkg, 1e6, 1,
+    E_NUM("fuel.lhvMjKg", "MJ/kg", 1, 200, def.powertrain.fuel_heating_value_jpkg, 1e6, 1,
           "Lower heating value of the fuel (petrol 43.4)."),
-    U_NUM("fuel.densityKgL", "kg/L", 0.01, 2, def.powertrain.fuel_density_kgpl, 1, 1,
+    E_NUM("fuel.densityKgL", "kg/L", 0.01, 2, def.powertrain.fuel_density_kgpl, 1, 1,
           "Density of the fuel."),
-    U_NUM("fuel.tankL", "L", 0, 1e4, def.powertrain.fuel_tank_l, 1, 1,
+    E_NUM("fuel.tankL", "L", 0, 1e4, def.powertrain.fuel_tank_l, 1, 1,
           "Volume of the tank, full at spawn; 0: no tank (the fuel never runs out)."),
     U_NUM("cvt.lowRatio", "-", 0.1, 10, def.powertrain.cvt.low_ratio, 1, 1,
           "The lowest belt ratio (primary over secondary speed, the largest number); at least "
@@ -702,14 +814,100 @@ static const pdk_param_key vehicle_keys[] = {
           "A gear change happens only below this speed."),
     U_NUM("gearbox.shiftTime", "s", 0, 10, def.powertrain.gearbox.shift_time_s, 1, 1,
           "A gear change lasts this long, in neutral."),
-    U_NUM("brakes.frontNmPerBar", "N*m/bar", 0, 1e5, def.powertrain.brake_front_nm_per_bar, 1, 1,
+    E_NUM("brakes.frontNmPerBar", "N*m/bar", 0, 1e5, def.powertrain.brake_front_nm_per_bar, 1, 1,
           "Brake torque G_f at each front wheel per bar of output pressure, not changing with "
           "the load."),
-    U_NUM("brakes.rearNmPerBar", "N*m/bar", 0, 1e5, def.powertrain.brake_rear_nm_per_bar, 1, 1,
+    E_NUM("brakes.rearNmPerBar", "N*m/bar", 0, 1e5, def.powertrain.brake_rear_nm_per_bar, 1, 1,
           "Brake torque G_r at each rear wheel per bar of output pressure."),
-    U_NUM("brakes.biasBar", "bar", -500, 500, def.powertrain.brake_bias_bar, 1, 1,
+    E_NUM("brakes.biasBar", "bar", -500, 500, def.powertrain.brake_bias_bar, 1, 1,
           "Pressure bias: the output pressure is clamp(line + biasBar, 0, maxLineBar); 0 for "
           "a calibrated vehicle."),
+    {.path = "brakes.abs",
+     .unit = "bool",
+     .type = PDK_KEY_BOOL,
+     .min = NAN,
+     .max = NAN,
+     .offset = offsetof(pdk_vehicle_work, abs),
+     .si_mul = 1,
+     .si_div = 1,
+     .description = "The brakes have ABS: per wheel, the pressure let off while the braking "
+                    "slip is above 15 % and built up again below 8 %, above 2 m/s "
+                    "(docs/powertrain.md).",
+     .only_for = ENGINED},
+    G_CHOICE("transmission.shift", def.powertrain.geared.shift, shift_choices,
+             "How the box picks its gear in D: automatic (up at a speed rising with the pedal "
+             "from upshiftRpmLight to upshiftRpmFull, down below downshiftRpm) or sequential "
+             "(the same, always at upshiftRpmFull); at full pedal either shifts for power."),
+    {.path = "transmission.ratios",
+     .unit = "list",
+     .type = PDK_KEY_LIST,
+     .min = NAN,
+     .max = NAN,
+     .offset = offsetof(pdk_vehicle_work, def.powertrain.geared.ratio),
+     .si_mul = 1,
+     .si_div = 1,
+     .description = "The forward gears' ratios, first to top, falling: a list of 1 to 8 numbers "
+                    "([4.148, 2.37, ...]); one is a single-speed drive.",
+     .list = &gear_ratio_list,
+     .only_for = ONLY_GEARED},
+    G_NUM("transmission.reverseRatio", "-", 0.05, 50, def.powertrain.geared.reverse_ratio,
+          "The reverse gear's ratio, its magnitude."),
+    G_NUM("transmission.finalDrive", "-", 0.1, 50, def.powertrain.geared.final_drive,
+          "The final drive's ratio (a kart's sprockets), after every gear."),
+    G_NUM("transmission.lowRange", "-", 1, 10, def.powertrain.geared.low_range,
+          "A part-time 4WD's transfer case reduction, which L adds to every gear; 1 without "
+          "one."),
+    G_NUM("transmission.efficiency", "-", 0.05, 1, def.powertrain.geared.efficiency,
+          "Efficiency of the gears and final drive, either way the power flows."),
+    G_NUM("transmission.upshiftRpmLight", "rev/min", 100, 25000,
+          def.powertrain.geared.upshift_rpm_light,
+          "D's upshift speed with the pedal shut; above engine.idleRpm."),
+    G_NUM("transmission.upshiftRpmFull", "rev/min", 100, 25000,
+          def.powertrain.geared.upshift_rpm_full,
+          "D's upshift speed at full pedal; from upshiftRpmLight to engine.maxRpm."),
+    G_NUM("transmission.downshiftRpm", "rev/min", 100, 25000, def.powertrain.geared.downshift_rpm,
+          "A gear down below this engine speed; below upshiftRpmLight times each gear's step, "
+          "or the box would hunt."),
+    G_NUM("transmission.shiftTime", "s", 0, 2, def.powertrain.geared.shift_time_s,
+          "How long a shift takes, the clutch open."),
+    G_NUM("transmission.outputInertia", "kg*m^2", 0, 100, def.powertrain.output_inertia_kgm2,
+          "Inertia of the gearbox output and shafts, at the differential's carrier."),
+    G_NUM("transmission.parkHold", "N*m", 0, 1e6, def.powertrain.geared.park_hold_nm,
+          "Most torque P's pawl holds at the carrier, shared by the driven wheels."),
+    G_NUM("clutch.capacity", "N*m", 0.1, 1e5, def.powertrain.geared.clutch_capacity_nm,
+          "The launch clutch's (torque converter's, centrifugal or automated clutch's) full "
+          "capacity, either way."),
+    G_NUM("clutch.engageRpm", "rev/min", 100, 25000, def.powertrain.geared.clutch_engage_rpm,
+          "Engine speed at which the clutch starts to grip, above engine.idleRpm; its capacity "
+          "grows with the square of the speed."),
+    G_NUM("clutch.fullRpm", "rev/min", 100, 25000, def.powertrain.geared.clutch_full_rpm,
+          "Engine speed at which the clutch has its full capacity; above engageRpm."),
+    G_NUM("brakes.handbrake", "N*m", 0, 1e6, def.powertrain.geared.handbrake_nm,
+          "The parking brake's torque at each rear wheel in P."),
+    G_CHOICE("driveline.drivenAxle", def.powertrain.layout.driven_axle, driven_axle_choices,
+             "The axle behind the gearbox: front or rear."),
+    G_CHOICE("driveline.diff", def.powertrain.layout.diff.kind, diff_choices,
+             "The driven axle's differential: open, locked (a spool) or lsd (limited slip, "
+             "biasRatio and preload)."),
+    G_NUM("driveline.biasRatio", "-", 1, 100, def.powertrain.layout.diff.bias_ratio,
+          "A limited-slip differential's torque bias ratio, the slower wheel's torque over "
+          "the faster's at the limit; read with lsd."),
+    G_NUM("driveline.preload", "N*m", 0, 1e5, def.powertrain.layout.diff.preload_nm,
+          "A limited-slip differential's preload, the torque difference it holds at no "
+          "torque; read with lsd."),
+    G_CHOICE("driveline.coupling", def.powertrain.layout.coupling, coupling_choices,
+             "The other axle: none (not driven) or locked to the driven axle's carrier at "
+             "secondaryRatio through its own differential (a part-time 4WD in 4H; L is 4L)."),
+    G_CHOICE("driveline.secondaryDiff", def.powertrain.layout.secondary_diff.kind, diff_choices,
+             "The coupled axle's differential; read with coupling locked."),
+    G_NUM("driveline.secondaryBiasRatio", "-", 1, 100,
+          def.powertrain.layout.secondary_diff.bias_ratio,
+          "The coupled axle's limited-slip bias ratio; read with secondaryDiff lsd."),
+    G_NUM("driveline.secondaryPreload", "N*m", 0, 1e5,
+          def.powertrain.layout.secondary_diff.preload_nm,
+          "The coupled axle's limited-slip preload; read with secondaryDiff lsd."),
+    G_NUM("driveline.secondaryRatio", "-", 0.1, 10, def.powertrain.layout.secondary_ratio,
+          "The coupled axle's carrier speed over the driven one's; 1 for equal axle ratios."),
 };
 
 /* Seed 003's names of the UTV's keys, for overrides (its -PolarisSet
@@ -828,15 +1026,54 @@ static const pdk_alias vehicle_aliases[] = {
     {"aero.drag_area_m2", "resistance.dragArea"},
 };
 
+/* A geared car's own keys left out: the six-speed automatic of
+ * test_geared.c's car (the compact hatch's), driving the front wheels
+ * through an open differential, with the launch clutch of the default
+ * engine (seed 003's ProStar, idling at 1250 rev/min: its CVT's 150 N m
+ * clutch, 1600 to 2600 rev/min) so that the defaults fit together. */
+static void geared_defaults(pdk_powertrain_def *pt)
+{
+    static const double ratios[] = {4.148, 2.370, 1.556, 1.155, 0.859, 0.686};
+    pdk_gearbox_def *g = &pt->geared;
+    memset(g, 0, sizeof *g);
+    g->shift = PDK_SHIFT_AUTOMATIC;
+    g->n_gears = (int)N_ELEMS(ratios);
+    memcpy(g->ratio, ratios, sizeof ratios);
+    g->reverse_ratio = 3.394;
+    g->final_drive = 3.683;
+    g->low_range = 1.0;
+    g->efficiency = 0.92;
+    g->upshift_rpm_light = 2000.0;
+    g->upshift_rpm_full = 6000.0;
+    g->downshift_rpm = 1100.0;
+    g->shift_time_s = 0.25;
+    g->clutch_capacity_nm = 150.0;
+    g->clutch_engage_rpm = 1600.0;
+    g->clutch_full_rpm = 2600.0;
+    g->park_hold_nm = 10000.0;
+    g->handbrake_nm = 1200.0;
+    pt->output_inertia_kgm2 = 0.1;
+    pt->layout = (pdk_layout_def){
+        .driven_axle = 0,
+        .diff = {PDK_DIFF_OPEN, 1.0, 0.0},
+        .coupling = PDK_COUPLING_NONE,
+        .secondary_diff = {PDK_DIFF_OPEN, 1.0, 0.0},
+        .secondary_ratio = 1.0,
+    };
+}
+
 /* sim's default vehicle, lumped; a utv's own keys left out take seed 003's
- * Polaris values (its powertrain is kept only when the preset makes the
- * powertrain a utv's: vehicle_complete). */
+ * Polaris values, a geared car's engine and brake torques too and its
+ * gearbox geared_defaults' (the powertrain is kept only when the preset
+ * makes it a utv's or a geared car's, and only its own parts: vehicle_complete). */
 static void vehicle_defaults(void *vwork)
 {
     pdk_vehicle_work *w = vwork;
     w->def = pdk_vehicle_def_default();
     w->def.powertrain = pdk_powertrain_def_polaris();
     w->def.powertrain.kind = PDK_POWERTRAIN_LUMPED;
+    geared_defaults(&w->def.powertrain);
+    w->abs = w->def.powertrain.abs != 0;
     w->mass = pdk_utv_mass_def_polaris();
     w->suspension = pdk_utv_suspension_def_polaris();
     /* Seed 003 "Tyres": tyres.cornering_per_load, 8 /rad. */
@@ -858,8 +1095,6 @@ static pdk_error vehicle_model_check(const void *vwork, const char **why)
     return rc;
 }
 
-static pdk_error vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len);
-
 static const pdk_schema vehicle_schema = {
     .kind = PDK_PRESET_VEHICLE,
     .what = "vehicle",
@@ -872,7 +1107,7 @@ static const pdk_schema vehicle_schema = {
     .n_aliases = N_ELEMS(vehicle_aliases),
     .defaults = vehicle_defaults,
     .complete = vehicle_complete,
-    .cross_check = vehicle_cross_check,
+    .cross_check = pdk_vehicle_cross_check,
     .model_check = vehicle_model_check,
 };
 
@@ -978,358 +1213,6 @@ pdk_error pdk_schema_check_variant(const pdk_schema *s, json_t *doc, void *def, 
                                where, key->path, vkey->path, names, here != NULL ? here : "?",
                                key->otherwise != NULL ? ": " : "",
                                key->otherwise != NULL ? key->otherwise : "", vkey->path);
-    }
-    return PDK_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Cross-field rules */
-
-#define MAX_ROAD_WHEEL_LOCK_DEG 80.0
-
-/* Every point of a curve, added to its static key, within the static key's
- * bounds; in preset units, from the resolved JSON. */
-static pdk_error check_curve_sums(const pdk_schema *s, const pdk_param_key *key, json_t *resolved,
-                                  char *why, size_t why_len)
-{
-    const pdk_param_key *stat = pdk_schema_find_key(s, key->static_path);
-    PDK_ASSERT(stat != NULL);
-    double base = json_number_value(pdk_json_get_dotted(resolved, stat->path));
-    const json_t *curve = pdk_json_get_dotted(resolved, key->path);
-    size_t i;
-    const json_t *p;
-    json_array_foreach(curve, i, p)
-    {
-        double v = json_number_value(json_array_get(p, 1));
-        double sum = base + v;
-        if (sum >= stat->min && sum <= stat->max) {
-            continue;
-        }
-        char bt[PDK_PARAMS_NUM_LEN];
-        char vt[PDK_PARAMS_NUM_LEN];
-        char lt[PDK_PARAMS_NUM_LEN];
-        pdk_params_format_number(base, bt);
-        pdk_params_format_number(v, vt);
-        pdk_params_format_number(sum < stat->min ? stat->min : stat->max, lt);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "%s[%zu]: %s (%s %s) + %s = %.6g %s is %s the %s %s %s that %s "
-                               "allows",
-                               key->path, i, stat->path, bt, stat->unit, vt, sum, stat->unit,
-                               sum < stat->min ? "below" : "above",
-                               sum < stat->min ? "minimum" : "maximum", lt, stat->unit, stat->path);
-    }
-    return PDK_OK;
-}
-
-/* An axle's tyre sizes in their physical order (four-wheel model): the
- * lugs within the section, the section inside the radius, and an intact
- * tyre above a flat one, a flat one above its rim and the rim no lower than
- * the hub (tyre_life.h's conditions). */
-static pdk_error check_tyre(const pdk_axle_tyre_def *t, const char *name, char *why, size_t why_len)
-{
-    char a[PDK_PARAMS_NUM_LEN];
-    char b[PDK_PARAMS_NUM_LEN];
-    double radius = t->law.radius_m;
-    const pdk_tyre_life_def *life = &t->life;
-    if (!(t->soil.section_height_m < radius)) {
-        pdk_params_format_number(t->soil.section_height_m, a);
-        pdk_params_format_number(radius, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "tyres.%s.sectionHeight (%s m) must be less than tyres.%s.radius "
-                               "(%s m)",
-                               name, a, name, b);
-    }
-    if (!(t->soil.lug_height_m < t->soil.section_height_m)) {
-        pdk_params_format_number(t->soil.lug_height_m, a);
-        pdk_params_format_number(t->soil.section_height_m, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "tyres.%s.lugHeight (%s m) must be less than tyres.%s.sectionHeight "
-                               "(%s m)",
-                               name, a, name, b);
-    }
-    if (!(radius - life->flat_drop_m > life->rim_radius_m)) {
-        pdk_params_format_number(life->flat_drop_m, a);
-        pdk_params_format_number(life->rim_radius_m, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "tyres.%s.radius - tyres.%s.life.flatDrop = %.6g m must be above "
-                               "tyres.%s.life.rimRadius (%s m): a flat tyre still stands on its "
-                               "sidewalls, above the rim (flatDrop %s m)",
-                               name, name, radius - life->flat_drop_m, name, b, a);
-    }
-    if (!(life->hub_radius_m <= life->rim_radius_m)) {
-        pdk_params_format_number(life->hub_radius_m, a);
-        pdk_params_format_number(life->rim_radius_m, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "tyres.%s.life.hubRadius (%s m) must be at most "
-                               "tyres.%s.life.rimRadius (%s m)",
-                               name, a, name, b);
-    }
-    return PDK_OK;
-}
-
-/* The rules of one axle that its keys' bounds cannot state. */
-static pdk_error check_axle(const pdk_vehicle_def *def, int axle, json_t *resolved, char *why,
-                            size_t why_len)
-{
-    const pdk_suspension_def *sd = axle == 0 ? &def->susp_front : &def->susp_rear;
-    const char *name = axle == 0 ? "front" : "rear";
-    char a[PDK_PARAMS_NUM_LEN];
-    char b[PDK_PARAMS_NUM_LEN];
-    if (sd->track_width_m != 0 && sd->track_width_m < MIN_TRACK_M) {
-        pdk_params_format_number(sd->track_width_m, a);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "suspension.%s.trackWidth (%s m) must be 0 (use chassis.trackWidth) "
-                               "or at least %g m",
-                               name, a, MIN_TRACK_M);
-    }
-    if (sd->kind == PDK_AXLE_SOLID) {
-        const char *curve = sd->kinematics.toe_rad.n_points > 0      ? "toeDeg"
-                            : sd->kinematics.camber_rad.n_points > 0 ? "camberDeg"
-                                                                     : NULL;
-        if (curve != NULL) {
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                                   "suspension.%s.kinematics.%s: not allowed on a solid axle "
-                                   "(suspension.%s.kind is \"solid\"): the beam sets the wheels' "
-                                   "toe and camber; remove the curve or make the axle "
-                                   "independent",
-                                   name, curve, name);
-        }
-    }
-    for (size_t i = 0; i < vehicle_schema.n_keys; i++) {
-        const pdk_param_key *key = &vehicle_keys[i];
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "suspension.%s.", name);
-        if (key->type == PDK_KEY_CURVE && strncmp(key->path, prefix, strlen(prefix)) == 0) {
-            pdk_error rc = check_curve_sums(&vehicle_schema, key, resolved, why, why_len);
-            if (rc != PDK_OK) {
-                return rc;
-            }
-        }
-    }
-    /* Matches sim's check on the four-wheel model: the geometric share
-     * h_rc / h_cg of the transfer stays at most PDK_MAX_ROLL_CENTER_RATIO
-     * (vehicle_def.h says why). */
-    if (def->model == PDK_MODEL_FOUR_WHEEL &&
-        !(sd->roll_center_height_m <= PDK_MAX_ROLL_CENTER_RATIO * def->chassis.cg_height_m)) {
-        pdk_params_format_number(sd->roll_center_height_m, a);
-        pdk_params_format_number(def->chassis.cg_height_m, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "suspension.%s.rollCenterHeight (%s m) must be at most 0.9 "
-                               "chassis.cgHeight (%s m) on the fourWheel model",
-                               name, a, b);
-    }
-    return PDK_OK;
-}
-
-/* Fails with "<lo key> (<lo> <unit>) must be <less than | at most> <hi key>
- * (<hi> <unit>)" unless lo < hi (strict) or lo <= hi; unit may be "". */
-static pdk_error check_order(double lo, double hi, bool strict, const char *lo_key,
-                             const char *hi_key, const char *unit, char *why, size_t why_len)
-{
-    if (strict ? lo < hi : lo <= hi) {
-        return PDK_OK;
-    }
-    char a[PDK_PARAMS_NUM_LEN];
-    char b[PDK_PARAMS_NUM_LEN];
-    pdk_params_format_number(lo, a);
-    pdk_params_format_number(hi, b);
-    const char *sp = unit[0] != '\0' ? " " : "";
-    return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len, "%s (%s%s%s) must be %s %s (%s%s%s)",
-                           lo_key, a, sp, unit, strict ? "less than" : "at most", hi_key, b, sp,
-                           unit);
-}
-
-/* The least travel from ride height to a UTV's bump stop (seed 003
- * "Suspension": x_b = max(x_0 + 0.01, travel - bump stop length)). */
-#define UTV_MIN_TRAVEL_TO_STOP_M 0.01
-
-/* The rules between a utv's own keys, and the fields that follow from them
- * (vehicle_complete) within the bounds of the keys a lumped vehicle gives
- * them by. */
-static pdk_error check_utv(const pdk_vehicle_work *w, char *why, size_t why_len)
-{
-    const pdk_vehicle_def *def = &w->def;
-    const pdk_powertrain_def *pt = &def->powertrain;
-    char a[PDK_PARAMS_NUM_LEN];
-    char b[PDK_PARAMS_NUM_LEN];
-    if (def->model != PDK_MODEL_FOUR_WHEEL) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "powertrain.kind \"utv\" needs simulation.model \"fourWheel\": "
-                               "the singleTrack model has no engine or driveline");
-    }
-    const pdk_engine_def *e = &pt->engine;
-    pdk_error rc = check_order(e->idle_rpm, e->max_rpm, true, "engine.idleRpm", "engine.maxRpm",
-                               "rev/min", why, why_len);
-    if (rc != PDK_OK) {
-        return rc;
-    }
-    if (e->n_curve < 2) {
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "engine.torqueCurve has %d point%s; it needs 2 to %d", e->n_curve,
-                               e->n_curve == 1 ? "" : "s", PDK_ENGINE_CURVE_MAX);
-    }
-    for (int i = 1; i < e->n_curve; i++) {
-        if (!(e->curve_rpm[i] > e->curve_rpm[i - 1])) {
-            pdk_params_format_number(e->curve_rpm[i], a);
-            pdk_params_format_number(e->curve_rpm[i - 1], b);
-            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                                   "engine.torqueCurve[%d].rpm (%s rev/min) must be above "
-                                   "engine.torqueCurve[%d].rpm (%s rev/min): the speeds rise",
-                                   i, a, i - 1, b);
-        }
-    }
-    const pdk_cvt_def *c = &pt->cvt;
-    rc = check_order(c->high_ratio, c->low_ratio, false, "cvt.highRatio", "cvt.lowRatio", "", why,
-                     why_len);
-    if (rc == PDK_OK) {
-        rc = check_order(c->engage_rpm, c->full_engage_rpm, true, "cvt.engageRpm",
-                         "cvt.fullEngageRpm", "rev/min", why, why_len);
-    }
-    if (rc == PDK_OK) {
-        rc = check_order(c->shift_rpm_light, c->shift_rpm_full, false, "cvt.shiftRpmLight",
-                         "cvt.shiftRpmFull", "rev/min", why, why_len);
-    }
-    if (rc != PDK_OK) {
-        return rc;
-    }
-    const pdk_utv_suspension_def *s = &w->suspension;
-    double to_stop = s->travel_m - s->droop_m - s->bump_stop_length_m;
-    if (!(to_stop >= UTV_MIN_TRAVEL_TO_STOP_M)) {
-        pdk_params_format_number(s->travel_m, a);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "suspension.travel (%s m) - suspension.droop - "
-                               "suspension.bumpStopLength = %.6g m, the travel from ride height "
-                               "to the bump stop; it must be at least %g m",
-                               a, to_stop, UTV_MIN_TRAVEL_TO_STOP_M);
-    }
-    /* The centre of mass the parts give lies between the axles. */
-    double cg_x = def->chassis.wheelbase_m - def->chassis.cg_to_front_axle_m;
-    if (!(cg_x > 0 && cg_x < def->chassis.wheelbase_m)) {
-        pdk_params_format_number(def->chassis.wheelbase_m, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "the mass.* parts put the centre of mass %.4g m forward of the "
-                               "rear axle; it must lie between the axles, within "
-                               "chassis.wheelbase (%s m)",
-                               cg_x, b);
-    }
-    /* What follows from the keys (chassis, corners, tyre loads) within the
-     * bounds a lumped vehicle's keys for the same fields have; a lumped
-     * key that a utv does not derive keeps its default, within them. */
-    for (size_t i = 0; i < vehicle_schema.n_keys; i++) {
-        const pdk_param_key *key = &vehicle_keys[i];
-        if (key->type != PDK_KEY_NUMBER || key->only_for != ONLY_LUMPED) {
-            continue;
-        }
-        double si;
-        memcpy(&si, (const char *)w + key->offset, sizeof si);
-        double v = si * key->si_div / key->si_mul;
-        if (v >= key->min && v <= key->max) {
-            continue;
-        }
-        pdk_params_format_number(v, a);
-        pdk_params_format_number(v < key->min ? key->min : key->max, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "%s follows from this utv's keys as %s %s, %s the %s %s %s that "
-                               "it allows: %s",
-                               key->path, a, key->unit, v < key->min ? "below" : "above",
-                               v < key->min ? "minimum" : "maximum", b, key->unit, key->otherwise);
-    }
-    return PDK_OK;
-}
-
-static pdk_error vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len)
-{
-    const pdk_vehicle_def *def = vdef;
-    char a[PDK_PARAMS_NUM_LEN];
-    char b[PDK_PARAMS_NUM_LEN];
-    if (def->powertrain.kind == PDK_POWERTRAIN_UTV) {
-        pdk_error rc = check_utv(vdef, why, why_len);
-        if (rc != PDK_OK) {
-            return rc;
-        }
-    }
-    if (!(def->chassis.cg_to_front_axle_m < def->chassis.wheelbase_m)) {
-        pdk_params_format_number(def->chassis.cg_to_front_axle_m, a);
-        pdk_params_format_number(def->chassis.wheelbase_m, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "chassis.cgToFrontAxle (%s m) must be less than chassis.wheelbase "
-                               "(%s m): the centre of gravity lies between the axles",
-                               a, b);
-    }
-    /* The single-track model needs the front axle to point forward; real
-     * steering stops far short of this (about 35 deg on a car, 50 on a
-     * kart). Matches sim's own check (vehicle_def.c). */
-    double road_wheel_lock_deg = def->steering.lock_deg / def->steering.ratio;
-    if (!(road_wheel_lock_deg < MAX_ROAD_WHEEL_LOCK_DEG)) {
-        pdk_params_format_number(def->steering.lock_deg, a);
-        pdk_params_format_number(def->steering.ratio, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "steering.lockDeg / steering.ratio = %s / %s gives a road-wheel "
-                               "lock of %.1f deg; it must be below %.0f deg",
-                               a, b, road_wheel_lock_deg, MAX_ROAD_WHEEL_LOCK_DEG);
-    }
-    /* Yaw inertia at least PDK_MIN_YAW_INERTIA_RATIO m a b (vehicle_def.h:
-     * the dynamic index Iz / (m a b) is 0.8-1.1 for real cars, Milliken ch. 5,
-     * and a uniform bar between the axles has 1/3). Matches sim's own check. */
-    double least_iz = pdk_vehicle_def_min_yaw_inertia_kgm2(def);
-    if (!(def->chassis.yaw_inertia_kgm2 >= least_iz)) {
-        pdk_params_format_number(def->chassis.yaw_inertia_kgm2, a);
-        pdk_params_format_number(def->chassis.mass_kg, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "chassis.yawInertia (%s kg*m^2) must be at least %.1f * "
-                               "chassis.mass (%s kg) * a * b = %.6g kg*m^2, a = cgToFrontAxle and "
-                               "b = wheelbase - cgToFrontAxle: real vehicles have 0.8-1.1 m*a*b",
-                               a, PDK_MIN_YAW_INERTIA_RATIO, b, least_iz);
-    }
-    for (int axle = 0; axle < 2; axle++) {
-        pdk_error rc = check_axle(def, axle, resolved, why, why_len);
-        if (rc != PDK_OK) {
-            return rc;
-        }
-    }
-    if (def->model != PDK_MODEL_FOUR_WHEEL) {
-        return PDK_OK;
-    }
-    for (int axle = 0; axle < 2; axle++) {
-        pdk_error rc = check_tyre(axle == 0 ? &def->tyre_front : &def->tyre_rear,
-                                  axle == 0 ? "front" : "rear", why, why_len);
-        if (rc != PDK_OK) {
-            return rc;
-        }
-    }
-    /* The four-wheel model's steering, as sim checks it (vehicle_def.c). */
-    const pdk_steering_def *st = &def->steering;
-    if (!(fabs(st->center_offset_deg) <= st->lock_deg)) {
-        pdk_params_format_number(st->center_offset_deg, a);
-        pdk_params_format_number(st->lock_deg, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "steering.centerOffsetDeg (%s deg) must be within the lock, "
-                               "steering.lockDeg (%s deg), either way",
-                               a, b);
-    }
-    /* Ideal Ackermann steers the inner wheel to atan(L tan d / (L - t/2
-     * tan d)) for a bicycle angle d; at full lock it must stay below 80 deg
-     * and the denominator positive. */
-    double lock_rad = road_wheel_lock_deg * (PI / 180.0);
-    double len = def->chassis.wheelbase_m;
-    double t = pdk_vehicle_def_track_m(def, 0);
-    double den = len - 0.5 * t * tan(lock_rad);
-    double inner_deg = den > 0 ? atan(len * tan(lock_rad) / den) * (180.0 / PI) : 180.0;
-    if (st->ackermann > 0 && !(den > 0 && inner_deg < MAX_ROAD_WHEEL_LOCK_DEG)) {
-        char inner[48];
-        if (den > 0) {
-            snprintf(inner, sizeof inner, "to %.1f deg", inner_deg);
-        } else {
-            snprintf(inner, sizeof inner, "past 90 deg");
-        }
-        pdk_params_format_number(st->ackermann, a);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "steering.ackermann (%s) is above 0 and the road-wheel lock "
-                               "steering.lockDeg / steering.ratio = %.1f deg turns the inner "
-                               "front wheel %s at full lock with ideal Ackermann (this "
-                               "chassis.wheelbase and front track); it must stay below %.0f deg: "
-                               "reduce the lock or set steering.ackermann to 0",
-                               a, road_wheel_lock_deg, inner, MAX_ROAD_WHEEL_LOCK_DEG);
     }
     return PDK_OK;
 }

@@ -1,9 +1,10 @@
 /* The parameter schema of vehicle and world presets: one table of keys per
  * kind (JSON path, unit, bounds, where the value lands in sim's definition
  * struct and how it converts to SI) and the rules between keys that
- * per-key bounds cannot state; params_schema.c holds the vehicle's,
- * params_world.c the world's. params.c walks them to validate, resolve and
- * describe. Not a public contract: only the .c files of params/ include it. */
+ * per-key bounds cannot state; params_schema.c holds the vehicle's (its
+ * rules params_vehicle_rules.c), params_world.c the world's. params.c walks
+ * them to validate, resolve and describe. Not a public contract: only the
+ * .c files of params/ include it. */
 #ifndef PDK_PARAMS_SCHEMA_H
 #define PDK_PARAMS_SCHEMA_H
 
@@ -73,6 +74,11 @@ typedef struct pdk_list_spec {
      * every one does. A field that does not apply stays 0 and is not
      * written. A list with this hook must be empty in the defaults. */
     bool (*applies)(const json_t *entry, const pdk_param_key *field);
+    /* Each entry is the value of the list's one field itself, not an
+     * object holding it: a list of numbers ([4.148, 2.37, ...]) landing in
+     * an array of doubles (item_size sizeof(double), the field at offset
+     * 0). Messages and describe name an entry "path[i]". */
+    bool bare;
 } pdk_list_spec;
 
 /* What a PDK_KEY_GRID holds: heights, a float per corner at the key's
@@ -168,17 +174,27 @@ typedef struct pdk_engine_point {
 /* What the vehicle schema's keys land in: sim's definition first (the part
  * a load gives back), then the keys of a UTV from which fields of the
  * definition follow (utv_def.h), held here until the schema's complete
- * step derives them, and the engine's curve as points. */
+ * step derives them, the engine's curve as points and brakes.abs as a bool
+ * (sim's field is an int32_t). */
 typedef struct pdk_vehicle_work {
     pdk_vehicle_def def;
     pdk_utv_mass_def mass;
     pdk_utv_suspension_def suspension;
     double cornering_per_load[2]; /* 1/rad: front, rear */
     pdk_engine_point torque_curve[PDK_ENGINE_CURVE_MAX];
+    bool abs;
 } pdk_vehicle_work;
 
 /* The world's schema (params_world.c). */
 extern const pdk_schema pdk_world_schema;
+
+/* The least track a vehicle preset may give, chassis or axle: a narrow
+ * kart. */
+#define PDK_SCHEMA_MIN_TRACK_M 0.3
+
+/* The vehicle schema's cross_check (params_vehicle_rules.c): vdef is its
+ * working definition (pdk_vehicle_work), after the complete step. */
+pdk_error pdk_vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len);
 
 /* The schema of a kind of preset (the vehicle schema for any value that is
  * not PDK_PRESET_WORLD). */

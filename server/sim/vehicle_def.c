@@ -557,61 +557,61 @@ static const char *geared_problem(const pdk_powertrain_def *def)
 {
     const pdk_gearbox_def *g = &def->geared;
     if (g->shift != PDK_SHIFT_AUTOMATIC && g->shift != PDK_SHIFT_SEQUENTIAL) {
-        return "gearbox.shift must be automatic or sequential";
+        return "transmission.shift must be automatic or sequential";
     }
     if (g->n_gears < 1 || g->n_gears > PDK_GEARS_MAX) {
-        return "gearbox.ratios must have 1 to 8 forward gears";
+        return "transmission.ratios must have 1 to 8 forward gears";
     }
     for (int i = 0; i < g->n_gears; i++) {
         if (!positive(g->ratio[i]) || (i > 0 && !(g->ratio[i] < g->ratio[i - 1]))) {
-            return "gearbox.ratios must be finite, above 0 and falling from first to top";
+            return "transmission.ratios must be finite, above 0 and falling from first to top";
         }
     }
     if (!positive(g->reverse_ratio) || !positive(g->final_drive)) {
-        return "gearbox.reverseRatio and gearbox.finalDrive must be finite and above 0";
+        return "transmission.reverseRatio and transmission.finalDrive must be finite and above 0";
     }
     if (!(isfinite(g->low_range) && g->low_range >= 1.0)) {
-        return "gearbox.lowRange must be finite and at least 1";
+        return "transmission.lowRange must be finite and at least 1";
     }
     if (!(isfinite(g->efficiency) && g->efficiency >= 0.05 && g->efficiency <= 1.0)) {
-        return "gearbox.efficiency must be within 0.05..1";
+        return "transmission.efficiency must be within 0.05..1";
     }
     const double idle = def->engine.idle_rpm, top = def->engine.max_rpm;
     if (!(g->upshift_rpm_light > idle && g->upshift_rpm_light <= g->upshift_rpm_full &&
           g->upshift_rpm_full <= top)) {
-        return "gearbox.upshiftRpmLight and upshiftRpmFull must rise from above engine.idleRpm "
-               "to at most engine.maxRpm";
+        return "transmission.upshiftRpmLight and upshiftRpmFull must rise from above "
+               "engine.idleRpm to at most engine.maxRpm";
     }
     /* After an upshift at the light-load speed the engine turns slower by
      * the gears' step; it must stay above the downshift speed, or the box
      * would hunt between the two gears. */
     for (int i = 0; i + 1 < g->n_gears; i++) {
         if (!(g->downshift_rpm < g->upshift_rpm_light * g->ratio[i + 1] / g->ratio[i])) {
-            return "gearbox.downshiftRpm must be below gearbox.upshiftRpmLight times each "
-                   "gear's step (ratio[i+1] / ratio[i]), or the box hunts";
+            return "transmission.downshiftRpm must be below transmission.upshiftRpmLight times "
+                   "each gear's step (ratio[i+1] / ratio[i]), or the box hunts";
         }
     }
     if (!(isfinite(g->downshift_rpm) && g->downshift_rpm > 0.0)) {
-        return "gearbox.downshiftRpm must be finite and above 0";
+        return "transmission.downshiftRpm must be finite and above 0";
     }
     if (!non_negative(g->shift_time_s) || g->shift_time_s > 2.0) {
-        return "gearbox.shiftTime must be within 0..2 s";
+        return "transmission.shiftTime must be within 0..2 s";
     }
     if (!positive(g->clutch_capacity_nm)) {
-        return "gearbox.clutchCapacity must be finite and above 0";
+        return "clutch.capacity must be finite and above 0";
     }
     if (!(g->clutch_engage_rpm > idle && g->clutch_full_rpm > g->clutch_engage_rpm &&
           isfinite(g->clutch_full_rpm))) {
-        return "gearbox.clutchEngageRpm must be above engine.idleRpm and clutchFullRpm above it";
+        return "clutch.engageRpm must be above engine.idleRpm and clutch.fullRpm above it";
     }
     if (!non_negative(g->park_hold_nm)) {
-        return "gearbox.parkHold must be finite and >= 0";
+        return "transmission.parkHold must be finite and >= 0";
     }
     if (!non_negative(g->handbrake_nm)) {
         return "brakes.handbrake must be finite and >= 0";
     }
     if (!non_negative(def->output_inertia_kgm2)) {
-        return "gearbox.outputInertia must be finite and >= 0";
+        return "transmission.outputInertia must be finite and >= 0";
     }
     const pdk_layout_def *l = &def->layout;
     if (l->driven_axle != 0 && l->driven_axle != 1) {
@@ -624,11 +624,14 @@ static const char *geared_problem(const pdk_powertrain_def *def)
             break;
         }
         if (d->kind != PDK_DIFF_OPEN && d->kind != PDK_DIFF_LOCKED && d->kind != PDK_DIFF_LSD) {
-            return "driveline.diff must be open, locked or lsd";
+            return k == 0 ? "driveline.diff must be open, locked or lsd"
+                          : "driveline.secondaryDiff must be open, locked or lsd";
         }
         if (d->kind == PDK_DIFF_LSD &&
             !(isfinite(d->bias_ratio) && d->bias_ratio >= 1.0 && non_negative(d->preload_nm))) {
-            return "driveline.biasRatio must be at least 1 and driveline.preload >= 0";
+            return k == 0 ? "driveline.biasRatio must be at least 1 and driveline.preload >= 0"
+                          : "driveline.secondaryBiasRatio must be at least 1 and "
+                            "driveline.secondaryPreload >= 0";
         }
     }
     if (l->coupling != PDK_COUPLING_NONE && l->coupling != PDK_COUPLING_LOCKED) {

@@ -104,13 +104,13 @@ START_TEST(test_definition_checks)
         ck_assert_msg(strstr(why, k) != NULL, "\"%s\" does not name %s", why, k);                  \
         n++;                                                                                       \
     } while (0)
-    SPOIL(bad.powertrain.geared.n_gears = 0, "gearbox.ratios");
-    SPOIL(bad.powertrain.geared.ratio[3] = 2.0, "gearbox.ratios");
-    SPOIL(bad.powertrain.geared.downshift_rpm = 1500.0, "gearbox.downshiftRpm");
+    SPOIL(bad.powertrain.geared.n_gears = 0, "transmission.ratios");
+    SPOIL(bad.powertrain.geared.ratio[3] = 2.0, "transmission.ratios");
+    SPOIL(bad.powertrain.geared.downshift_rpm = 1500.0, "transmission.downshiftRpm");
     SPOIL(bad.powertrain.geared.upshift_rpm_full = 7000.0, "upshiftRpmFull");
-    SPOIL(bad.powertrain.geared.clutch_engage_rpm = 700.0, "gearbox.clutchEngageRpm");
+    SPOIL(bad.powertrain.geared.clutch_engage_rpm = 700.0, "clutch.engageRpm");
     SPOIL(bad.powertrain.layout.diff.kind = (pdk_diff_kind)7, "driveline.diff");
-    SPOIL(bad.powertrain.geared.efficiency = 1.5, "gearbox.efficiency");
+    SPOIL(bad.powertrain.geared.efficiency = 1.5, "transmission.efficiency");
 #undef SPOIL
     ck_assert_int_eq(n, 7);
 }

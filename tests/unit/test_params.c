@@ -1,6 +1,6 @@
 /* Unit tests of params/: vehicle and world presets, overrides, the resolved
- * JSON round trip, listing and describing. The shipped presets and the
- * four-wheel keys are test_presets.c's. */
+ * JSON round trip, the powertrain kinds' keys, listing and describing. The
+ * shipped presets and the four-wheel keys are test_presets.c's. */
 #define _XOPEN_SOURCE 700
 
 #include <check.h>
@@ -94,9 +94,9 @@ static size_t count_leaves(const json_t *obj)
 
 #define MAX_KEYS 512
 
-/* How describe marks a key of a utv only. */
-#define UTV_ONLY "(powertrain.kind \"utv\" only) "
-#define LUMPED_ONLY "(powertrain.kind \"lumped\" only) "
+/* How describe marks a key of some powertrain kinds only:
+ * "(powertrain.kind "utv" or "geared" only) ". */
+#define SCOPE_OPEN "(powertrain.kind "
 
 typedef struct key_list {
     char paths[MAX_KEYS][64];
@@ -104,10 +104,23 @@ typedef struct key_list {
     double min[MAX_KEYS];
     double max[MAX_KEYS];
     char defaults[MAX_KEYS][40];
-    bool utv_only[MAX_KEYS];
-    bool lumped_only[MAX_KEYS];
+    char scope[MAX_KEYS][64]; /* the kinds' names of a key of some kinds only, else "" */
     size_t n;
 } key_list;
+
+/* Whether key i of l applies to powertrain kind (its name). */
+static bool applies_to(const key_list *l, size_t i, const char *kind)
+{
+    char quoted[32];
+    snprintf(quoted, sizeof quoted, "\"%s\"", kind);
+    return l->scope[i][0] == '\0' || strstr(l->scope[i], quoted) != NULL;
+}
+
+/* Whether key i of l applies to exactly the kinds of scope ("\"lumped\""). */
+static bool scope_is(const key_list *l, size_t i, const char *scope)
+{
+    return strcmp(l->scope[i], scope) == 0;
+}
 
 static void collect_key(const char *path, const char *unit, double min, double max,
                         const char *default_text, const char *description, void *ud)
@@ -121,8 +134,13 @@ static void collect_key(const char *path, const char *unit, double min, double m
     snprintf(l->defaults[l->n], sizeof l->defaults[0], "%s", default_text);
     l->min[l->n] = min;
     l->max[l->n] = max;
-    l->utv_only[l->n] = strncmp(description, UTV_ONLY, strlen(UTV_ONLY)) == 0;
-    l->lumped_only[l->n] = strncmp(description, LUMPED_ONLY, strlen(LUMPED_ONLY)) == 0;
+    l->scope[l->n][0] = '\0';
+    if (strncmp(description, SCOPE_OPEN, strlen(SCOPE_OPEN)) == 0) {
+        const char *names = description + strlen(SCOPE_OPEN);
+        const char *end = strstr(names, " only) ");
+        ck_assert_ptr_nonnull(end);
+        snprintf(l->scope[l->n], sizeof l->scope[0], "%.*s", (int)(end - names), names);
+    }
     l->n++;
 }
 
@@ -165,10 +183,10 @@ START_TEST(empty_vehicle_is_the_default_and_resolves_every_key)
     json_t *doc = json_loads(resolved, 0, &jerr);
     ck_assert_ptr_nonnull(doc);
     /* Every key of a lumped vehicle, the default's powertrain, and none of
-     * a utv's. */
+     * a utv's or a geared car's. */
     size_t lumped_keys = 0;
     for (size_t i = 0; i < keys.n; i++) {
-        if (keys.utv_only[i]) {
+        if (!applies_to(&keys, i, "lumped")) {
             ck_assert_msg(json_at(doc, keys.paths[i]) == NULL, "resolved JSON has %s",
                           keys.paths[i]);
             continue;
@@ -220,7 +238,7 @@ START_TEST(resolved_json_is_canonical_and_round_trips_bit_exactly)
                      "resistance.dragArea=0.1;description=\"round; trip\"";
     pdk_vehicle_def a;
     char *ra = NULL;
-    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan", ov, &a, &ra, err, sizeof err) ==
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "traffic_sedan", ov, &a, &ra, err, sizeof err) ==
                       PDK_OK,
                   "%s", err);
     ck_assert_double_eq(a.chassis.mass_kg, 1234.5678901234567);
@@ -289,21 +307,21 @@ START_TEST(overrides_take_precedence_in_order)
     pdk_vehicle_def base;
     pdk_vehicle_def def;
     ck_assert_int_eq(
-        pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &base, NULL, err, sizeof err),
+        pdk_params_vehicle_load(PRESETS, "traffic_sedan", NULL, &base, NULL, err, sizeof err),
         PDK_OK);
     pdk_vehicle_def same;
     ck_assert_int_eq(
-        pdk_params_vehicle_load(PRESETS, "midsize_sedan", "  ; ", &same, NULL, err, sizeof err),
+        pdk_params_vehicle_load(PRESETS, "traffic_sedan", "  ; ", &same, NULL, err, sizeof err),
         PDK_OK);
     assert_same_vehicle(&base, &same);
     ck_assert_int_eq(
-        pdk_params_vehicle_load(PRESETS, "midsize_sedan", "", &same, NULL, err, sizeof err),
+        pdk_params_vehicle_load(PRESETS, "traffic_sedan", "", &same, NULL, err, sizeof err),
         PDK_OK);
     assert_same_vehicle(&base, &same);
 
-    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan",
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "traffic_sedan",
                                           " chassis.mass = 1600 ;chassis.mass=1700;"
-                                          "simulation.model=singleTrack;"
+                                          "simulation.model=fourWheel;"
                                           "tyres.front={\"friction\":0.9};steering.ratio=14",
                                           &def, NULL, err, sizeof err) == PDK_OK,
                   "%s", err);
@@ -314,7 +332,7 @@ START_TEST(overrides_take_precedence_in_order)
                         base.tyre_front.cornering_stiffness_n_per_rad);
     ck_assert_double_eq(def.steering.ratio, 14);
     ck_assert_double_eq(def.chassis.wheelbase_m, base.chassis.wheelbase_m);
-    ck_assert_int_eq(def.model, PDK_MODEL_SINGLE_TRACK);
+    ck_assert_int_eq(def.model, PDK_MODEL_FOUR_WHEEL);
 
     /* Overrides fill keys the file leaves out, converted like file values. */
     ck_assert_int_eq(
@@ -731,7 +749,7 @@ START_TEST(tyre_key_errors_name_key_and_bound)
 }
 END_TEST
 
-/* ---- the powertrain's kinds: a utv's keys ------------------------------- */
+/* ---- the powertrain's kinds: a utv's and a geared car's keys ---------- */
 
 /* Loads the Polaris preset with overrides, expecting code; returns the
  * message. */
@@ -748,51 +766,106 @@ static const char *polaris_expect(const char *overrides, pdk_error code)
 }
 
 /* The powertrains of two definitions, field by field. */
-static void assert_same_powertrain(const pdk_vehicle_def *a, const pdk_vehicle_def *b){
-    POWERTRAIN_FIELDS(SAME_FIELD, powertrain)}
+static void assert_same_powertrain(const pdk_vehicle_def *a, const pdk_vehicle_def *b)
+{
+    POWERTRAIN_FIELDS(SAME_FIELD, powertrain)
+}
 
-/* A key of one powertrain kind is refused on the other, naming the key,
- * the kind and, for a key a utv derives, what it derives it from; the kind
- * may come from an override. A lumped vehicle's powertrain stays zero, and
- * a utv's keys left out are seed 003's. */
+/* Loads the compact hatch preset (geared) with overrides, expecting code;
+ * returns the message. */
+static const char *hatch_expect(const char *overrides, pdk_error code)
+{
+    static char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    err[0] = '\0';
+    pdk_error rc =
+        pdk_params_vehicle_load(PRESETS, "compact_hatch", overrides, &def, NULL, err, sizeof err);
+    ck_assert_msg(rc == code, "%s: expected %s, got %s: %s", overrides, pdk_error_name(code),
+                  pdk_error_name(rc), err);
+    return err;
+}
+
+/* A key of some powertrain kinds is refused on the others, naming the
+ * key, the kinds it has and, for a key a utv derives or a lumped vehicle's
+ * drive, what the vehicle has instead; the kind may come from an
+ * override. A lumped vehicle's powertrain stays zero, and a utv's keys
+ * left out are seed 003's. */
 START_TEST(a_kinds_keys_apply_to_that_kind_only)
 {
     const char *m;
     char err[PDK_PARAMS_ERR_LEN];
     pdk_vehicle_def def;
-    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "midsize_sedan", "engine.idleRpm=900", &def,
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "traffic_sedan", "engine.idleRpm=900", &def,
                                              NULL, err, sizeof err),
                      PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(err, "midsize_sedan.json with its overrides: engine.idleRpm: applies only when "
-                    "powertrain.kind is \"utv\", and here it is \"lumped\"; remove the key or "
-                    "change powertrain.kind");
+    ASSERT_HAS(err, "traffic_sedan.json with its overrides: engine.idleRpm: applies only when "
+                    "powertrain.kind is \"utv\" or \"geared\", and here it is \"lumped\"; remove "
+                    "the key or change powertrain.kind");
     m = vparse_expect("{\"cvt\":{\"ebs\":false}}", NULL, PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "test.json: cvt.ebs: applies only when powertrain.kind is \"utv\"");
+    ASSERT_HAS(m, "test.json: cvt.ebs: applies only when powertrain.kind is \"utv\", and here");
     m = vparse_expect("{}", "mass.cargo_kg=150", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "mass.cargoKg: applies only when powertrain.kind is \"utv\"");
+    m = vparse_expect("{\"transmission\":{\"finalDrive\":3}}", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: transmission.finalDrive: applies only when powertrain.kind is "
+                  "\"geared\", and here it is \"lumped\"");
+    m = vparse_expect("{}", "brakes.abs=true", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "brakes.abs: applies only when powertrain.kind is \"utv\" or \"geared\"");
 
     m = vparse_expect("{\"powertrain\":{\"kind\":\"utv\"},\"chassis\":{\"mass\":1500}}", NULL,
                       PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "test.json: chassis.mass: applies only when powertrain.kind is \"lumped\", and "
-                  "here it is \"utv\": a utv's chassis follows from its mass.* keys (seed 003's "
-                  "parts)");
+    ASSERT_HAS(m,
+               "test.json: chassis.mass: applies only when powertrain.kind is \"lumped\" or "
+               "\"geared\", and here it is \"utv\": a utv's chassis follows from its mass.* keys "
+               "(seed 003's parts)");
     m = polaris_expect("drive.maxForce=5000", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "drive.maxForce: applies only when powertrain.kind is \"lumped\"");
+    ASSERT_HAS(m, "drive.maxForce: applies only when powertrain.kind is \"lumped\", and here it "
+                  "is \"utv\"");
     ASSERT_HAS(m, "a utv drives through its engine.*, cvt.* and gearbox.* keys");
     m = polaris_expect("suspension.front.springRate=20000", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "a utv's corners follow from suspension.frontWheelRate");
-    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "midsize_sedan", "powertrain.kind=utv", &def,
+    m = polaris_expect("clutch.capacity=300", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "clutch.capacity: applies only when powertrain.kind is \"geared\", and here it "
+                  "is \"utv\"");
+    m = polaris_expect("driveline.diff=lsd", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "driveline.diff: applies only when powertrain.kind is \"geared\"");
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "traffic_sedan", "powertrain.kind=utv", &def,
                                              NULL, err, sizeof err),
                      PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(err, "with its overrides: chassis.mass: applies only when powertrain.kind is "
-                    "\"lumped\"");
+                    "\"lumped\" or \"geared\"");
     m = polaris_expect("simulation.model=singleTrack", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "powertrain.kind \"utv\" needs simulation.model \"fourWheel\"");
 
+    /* A geared car: its own keys, the engine's, and the chassis and
+     * corners a lumped vehicle gives; not a utv's, nor the lumped drive
+     * and brake forces. */
+    m = hatch_expect("drive.maxForce=5000", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "drive.maxForce: applies only when powertrain.kind is \"lumped\", and here it "
+                  "is \"geared\"");
+    ASSERT_HAS(m, "a geared car through its engine.*, clutch.*, transmission.* and driveline.* "
+                  "keys");
+    m = hatch_expect("brakes.forcePerBar=100", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "a utv's brakes and a geared car's are brakes.frontNmPerBar, rearNmPerBar and "
+                  "biasBar");
+    m = hatch_expect("brakes.parkHoldForce=100", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "a geared car's transmission.parkHold");
+    m = hatch_expect("cvt.ebs=false", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "cvt.ebs: applies only when powertrain.kind is \"utv\", and here it is "
+                  "\"geared\"");
+    m = hatch_expect("gearbox.rearLowRatio=20", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "gearbox.rearLowRatio: applies only when powertrain.kind is \"utv\"");
+    m = hatch_expect("mass.cargoKg=100", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.cargoKg: applies only when powertrain.kind is \"utv\"");
+    m = hatch_expect("powertrain.kind=lumped", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "applies only when powertrain.kind is \"utv\" or \"geared\", and here it is "
+                  "\"lumped\"");
+    hatch_expect("chassis.mass=1300;suspension.front.springRate=26000", PDK_OK);
+    m = hatch_expect("simulation.model=singleTrack", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "powertrain.kind \"geared\" needs simulation.model \"fourWheel\"");
+
     /* A lumped vehicle: sim's default powertrain, all zero. */
-    ck_assert_int_eq(
-        pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &def, NULL, err, sizeof err),
-        PDK_OK);
+    ck_assert_int_eq(pdk_params_vehicle_parse("{}", "l", NULL, &def, NULL, err, sizeof err),
+                     PDK_OK);
     pdk_vehicle_def ref = pdk_vehicle_def_default();
     assert_same_powertrain(&def, &ref);
     /* A utv that gives no keys of its own has seed 003's Polaris's. */
@@ -810,6 +883,190 @@ START_TEST(a_kinds_keys_apply_to_that_kind_only)
     ck_assert_int_eq(def.powertrain.engine.n_curve, 10);
     ck_assert_double_eq(def.powertrain.engine.curve_nm[9], 10);
     ck_assert_double_eq(def.powertrain.engine.curve_nm[8], 74);
+    /* brakes.abs reaches a utv's brakes too. */
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "polaris_ranger", "brakes.abs=true", &def, NULL,
+                                          err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(def.powertrain.abs, 1);
+}
+END_TEST
+
+/* A geared car that gives no keys of its own runs: seed 003's engine
+ * (the default engine), the six-speed automatic of test_geared.c's car
+ * with the launch clutch of that engine's CVT, front drive through an open
+ * differential; no CVT, lever or lumped pawl; and its resolved JSON parses
+ * back to it. */
+START_TEST(a_geared_car_without_keys_of_its_own)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    char *resolved = NULL;
+    ck_assert_msg(pdk_params_vehicle_parse("{\"powertrain\":{\"kind\":\"geared\"}}", "g", NULL,
+                                           &def, &resolved, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    const pdk_powertrain_def *pt = &def.powertrain;
+    const pdk_powertrain_def polaris = pdk_powertrain_def_polaris();
+    ck_assert_int_eq(pt->kind, PDK_POWERTRAIN_GEARED);
+    ck_assert_mem_eq(pt->engine.curve_nm, polaris.engine.curve_nm, sizeof pt->engine.curve_nm);
+    ck_assert_double_eq(pt->engine.idle_rpm, polaris.engine.idle_rpm);
+    ck_assert_double_eq(pt->brake_front_nm_per_bar, polaris.brake_front_nm_per_bar);
+    ck_assert_int_eq(pt->geared.shift, PDK_SHIFT_AUTOMATIC);
+    ck_assert_int_eq(pt->geared.n_gears, 6);
+    ck_assert_double_eq(pt->geared.ratio[0], 4.148);
+    ck_assert_double_eq(pt->geared.ratio[5], 0.686);
+    ck_assert_double_eq(pt->geared.ratio[6], 0);
+    ck_assert_double_eq(pt->geared.final_drive, 3.683);
+    ck_assert_double_eq(pt->geared.clutch_capacity_nm, polaris.cvt.clutch_capacity_nm);
+    ck_assert_double_eq(pt->geared.clutch_engage_rpm, polaris.cvt.engage_rpm);
+    ck_assert_double_eq(pt->geared.clutch_full_rpm, polaris.cvt.full_engage_rpm);
+    ck_assert_int_eq(pt->layout.driven_axle, 0);
+    ck_assert_int_eq(pt->layout.diff.kind, PDK_DIFF_OPEN);
+    ck_assert_int_eq(pt->layout.coupling, PDK_COUPLING_NONE);
+    ck_assert_int_eq(pt->abs, 0);
+    ck_assert_double_eq(pt->cvt.low_ratio, 0);
+    ck_assert_double_eq(pt->gearbox.rear_low, 0);
+    ck_assert_double_eq(def.brake.park_hold_force_n, 0);
+    ck_assert_ptr_null(pdk_vehicle_def_problem(&def));
+    ASSERT_HAS(resolved, "\"ratios\":[4.1479999999999997,2.3700000000000001,");
+    ASSERT_HAS(resolved, "\"abs\":false");
+    ck_assert_ptr_null(strstr(resolved, "\"cvt\""));
+    ck_assert_ptr_null(strstr(resolved, "dryKg"));
+    pdk_vehicle_def again;
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
+        PDK_OK);
+    assert_same_vehicle(&def, &again);
+    free(resolved);
+}
+END_TEST
+
+/* A geared car's keys have their bounds and rules, in the preset's unit,
+ * and a message naming the key; transmission.ratios is a list of numbers,
+ * given whole or reached into by index. */
+START_TEST(a_geared_cars_keys_are_bounded)
+{
+    static const struct {
+        const char *overrides;
+        pdk_error code;
+        const char *says;
+    } cases[] = {
+        {"transmission.ratios=[]", PDK_ERR_OUT_OF_RANGE,
+         "transmission.ratios has no gears; it needs 1 to 8"},
+        {"transmission.ratios=[4,3,2,1.5,1.2,1,0.9,0.8,0.7]", PDK_ERR_OUT_OF_RANGE,
+         "transmission.ratios: 9 entries, more than the 8 allowed"},
+        {"transmission.ratios=[4,\"x\"]", PDK_ERR_WRONG_TYPE,
+         "transmission.ratios[1]: expected a number, got string \"x\""},
+        {"transmission.ratios=4", PDK_ERR_WRONG_TYPE,
+         "transmission.ratios: expected a list of numbers, got number"},
+        {"transmission.ratios[0]=0.01", PDK_ERR_OUT_OF_RANGE,
+         "transmission.ratios[0]: 0.01 is below the minimum 0.05 (-)"},
+        {"transmission.ratios[1]=5", PDK_ERR_OUT_OF_RANGE,
+         "transmission.ratios[1] (5) must be less than transmission.ratios[0] (4.148): the ratios "
+         "fall from first to top"},
+        {"transmission.ratios[7]=0.5", PDK_ERR_OUT_OF_RANGE,
+         "index 7 is past the end of transmission.ratios"},
+        {"transmission.ratios[1].ratio=2", PDK_ERR_WRONG_TYPE, "transmission.ratios[1]"},
+        {"transmission.downshiftRpm=1200", PDK_ERR_OUT_OF_RANGE,
+         "transmission.downshiftRpm (1200 rev/min) must be below transmission.upshiftRpmLight "
+         "times the step from gear 1 to 2, 1142.72 rev/min"},
+        {"transmission.upshiftRpmLight=700", PDK_ERR_OUT_OF_RANGE,
+         "engine.idleRpm (750 rev/min) must be less than transmission.upshiftRpmLight (700 "
+         "rev/min)"},
+        {"transmission.upshiftRpmLight=6100", PDK_ERR_OUT_OF_RANGE,
+         "transmission.upshiftRpmLight (6100 rev/min) must be at most transmission.upshiftRpmFull "
+         "(6000 rev/min)"},
+        {"transmission.upshiftRpmFull=7000", PDK_ERR_OUT_OF_RANGE,
+         "transmission.upshiftRpmFull (7000 rev/min) must be at most engine.maxRpm (6500 rev/min)"},
+        {"clutch.engageRpm=700", PDK_ERR_OUT_OF_RANGE,
+         "engine.idleRpm (750 rev/min) must be less than clutch.engageRpm (700 rev/min)"},
+        {"clutch.fullRpm=800", PDK_ERR_OUT_OF_RANGE,
+         "clutch.engageRpm (900 rev/min) must be less than clutch.fullRpm (800 rev/min)"},
+        {"clutch.capacity=0", PDK_ERR_OUT_OF_RANGE,
+         "clutch.capacity: 0 is below the minimum 0.1 (N*m)"},
+        {"transmission.efficiency=1.2", PDK_ERR_OUT_OF_RANGE,
+         "transmission.efficiency: 1.2 is above the maximum 1 (-)"},
+        {"transmission.shiftTime=3", PDK_ERR_OUT_OF_RANGE,
+         "transmission.shiftTime: 3 is above the maximum 2 (s)"},
+        {"transmission.lowRange=0.5", PDK_ERR_OUT_OF_RANGE,
+         "transmission.lowRange: 0.5 is below the minimum 1 (-)"},
+        {"transmission.finalDrive=0", PDK_ERR_OUT_OF_RANGE,
+         "transmission.finalDrive: 0 is below the minimum 0.1 (-)"},
+        {"transmission.parkHold=-1", PDK_ERR_OUT_OF_RANGE,
+         "transmission.parkHold: -1 is below the minimum 0 (N*m)"},
+        {"transmission.shift=manual", PDK_ERR_OUT_OF_RANGE,
+         "transmission.shift: \"manual\" is not a shift kind (allowed: \"automatic\", "
+         "\"sequential\")"},
+        {"driveline.drivenAxle=both", PDK_ERR_OUT_OF_RANGE,
+         "driveline.drivenAxle: \"both\" is not a driven axle (allowed: \"front\", \"rear\")"},
+        {"driveline.diff=torsen", PDK_ERR_OUT_OF_RANGE,
+         "driveline.diff: \"torsen\" is not a differential (allowed: \"open\", \"locked\", "
+         "\"lsd\")"},
+        {"driveline.coupling=overrun", PDK_ERR_OUT_OF_RANGE,
+         "driveline.coupling: \"overrun\" is not a coupling (allowed: \"none\", \"locked\")"},
+        {"driveline.biasRatio=0.5", PDK_ERR_OUT_OF_RANGE,
+         "driveline.biasRatio: 0.5 is below the minimum 1 (-)"},
+        {"driveline.secondaryRatio=0", PDK_ERR_OUT_OF_RANGE,
+         "driveline.secondaryRatio: 0 is below the minimum 0.1 (-)"},
+        {"brakes.abs=1", PDK_ERR_WRONG_TYPE, "brakes.abs: expected true or false, got number"},
+        {"brakes.handbrake=-1", PDK_ERR_OUT_OF_RANGE,
+         "brakes.handbrake: -1 is below the minimum 0 (N*m)"},
+        {"resistance.downforceFront=1.5", PDK_ERR_OUT_OF_RANGE,
+         "resistance.downforceFront: 1.5 is above the maximum 1 (-)"},
+        {"resistance.downforceArea=-1", PDK_ERR_OUT_OF_RANGE,
+         "resistance.downforceArea: -1 is below the minimum 0 (m^2)"},
+        {"powertrain.kind=electric", PDK_ERR_OUT_OF_RANGE,
+         "powertrain.kind: \"electric\" is not a powertrain kind (allowed: \"lumped\", \"utv\", "
+         "\"geared\")"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *m = hatch_expect(cases[i].overrides, cases[i].code);
+        ASSERT_HAS(m, cases[i].says);
+    }
+    /* The bounds hold to the edge, and the list takes an index one past
+     * its end (a seventh gear) and a whole new list (a single speed). */
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_msg(
+        pdk_params_vehicle_load(PRESETS, "compact_hatch",
+                                "transmission.ratios[6]=0.6;transmission.shiftTime=0;"
+                                "transmission.shift=sequential;driveline.diff=lsd;"
+                                "driveline.biasRatio=2.5;driveline.preload=40;"
+                                "driveline.coupling=locked;driveline.secondaryDiff=locked;"
+                                "transmission.lowRange=2.5;brakes.abs=false;"
+                                "resistance.downforceArea=2;resistance.downforceFront=1",
+                                &d, NULL, err, sizeof err) == PDK_OK,
+        "%s", err);
+    const pdk_powertrain_def *pt = &d.powertrain;
+    ck_assert_int_eq(pt->geared.n_gears, 7);
+    ck_assert_double_eq(pt->geared.ratio[6], 0.6);
+    ck_assert_int_eq(pt->geared.shift, PDK_SHIFT_SEQUENTIAL);
+    ck_assert_int_eq(pt->layout.diff.kind, PDK_DIFF_LSD);
+    ck_assert_double_eq(pt->layout.diff.bias_ratio, 2.5);
+    ck_assert_double_eq(pt->layout.diff.preload_nm, 40);
+    ck_assert_int_eq(pt->layout.coupling, PDK_COUPLING_LOCKED);
+    ck_assert_int_eq(pt->layout.secondary_diff.kind, PDK_DIFF_LOCKED);
+    ck_assert_double_eq(pt->geared.low_range, 2.5);
+    ck_assert_int_eq(pt->abs, 0);
+    ck_assert_double_eq(d.resist.downforce_area_m2, 2);
+    ck_assert_double_eq(d.resist.downforce_front, 1);
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "compact_hatch", "transmission.ratios=[3.5]", &d,
+                                          NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_int_eq(d.powertrain.geared.n_gears, 1);
+    ck_assert_double_eq(d.powertrain.geared.ratio[0], 3.5);
+    ck_assert_double_eq(d.powertrain.geared.ratio[1], 0);
+    /* The list in a provenance object, as the shipped presets give it. */
+    ck_assert_msg(
+        pdk_params_vehicle_parse("{\"powertrain\":{\"kind\":\"geared\"},\"transmission\":"
+                                 "{\"ratios\":{\"value\":[3,2,1.6],\"basis\":\"estimate\","
+                                 "\"note\":\"three speeds\"}}}",
+                                 "g", NULL, &d, NULL, err, sizeof err) == PDK_OK,
+        "%s", err);
+    ck_assert_int_eq(d.powertrain.geared.n_gears, 3);
+    const char *m = vparse_expect("{\"powertrain\":{\"kind\":\"geared\"},\"transmission\":"
+                                  "{\"ratios\":{\"value\":[3,2,1],\"range\":[1,3]}}}",
+                                  NULL, PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "transmission.ratios: provenance sd and range apply to a number only");
 }
 END_TEST
 
@@ -876,7 +1133,7 @@ START_TEST(a_utvs_keys_are_bounded)
          "\"awd\")"},
         {"powertrain.kind=electric", PDK_ERR_OUT_OF_RANGE,
          "powertrain.kind: \"electric\" is not a powertrain kind (allowed: \"lumped\", "
-         "\"utv\")"},
+         "\"utv\", \"geared\")"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *m = polaris_expect(cases[i].overrides, cases[i].code);
@@ -1347,22 +1604,40 @@ START_TEST(describe_walks_the_schema)
     key_list v = {0};
     pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
     /* 2 + chassis 8 + 2 axles of tyres (3 + 22 + 27 life) + steering 4 + 2
-     * axles of suspension 19 + drive 5 + brakes 4 + resistance 2, then
+     * axles of suspension 19 + drive 5 + brakes 4 + resistance 4, then
      * powertrain 2 + mass 28 + the utv's suspension 7 + corneringPerLoad 2
      * + engine 15 (the torque curve's 2 fields after it) + fuel 3 + cvt 14
-     * + gearbox 10 + the utv's brakes 3. */
-    ck_assert_uint_eq(v.n, 253);
-    size_t n_utv = 0;
-    size_t n_lumped = 0;
+     * + gearbox 10 + the brake torques 4, then a geared car's transmission
+     * 12 (the ratios' line after them) + clutch 3 + handbrake 1 + driveline
+     * 9. */
+    ck_assert_uint_eq(v.n, 282);
+    size_t n_utv = 0, n_geared = 0, n_lumped = 0, n_lumped_only = 0, n_utv_only = 0,
+           n_geared_only = 0;
     for (size_t i = 0; i < v.n; i++) {
-        n_utv += v.utv_only[i];
-        n_lumped += v.lumped_only[i];
+        n_utv += applies_to(&v, i, "utv");
+        n_geared += applies_to(&v, i, "geared");
+        n_lumped += applies_to(&v, i, "lumped");
+        n_lumped_only += scope_is(&v, i, "\"lumped\"");
+        n_utv_only += scope_is(&v, i, "\"utv\"");
+        n_geared_only += scope_is(&v, i, "\"geared\"");
+        ck_assert_msg(v.scope[i][0] == '\0' || scope_is(&v, i, "\"lumped\"") ||
+                          scope_is(&v, i, "\"utv\"") || scope_is(&v, i, "\"geared\"") ||
+                          scope_is(&v, i, "\"lumped\" or \"geared\"") ||
+                          scope_is(&v, i, "\"utv\" or \"geared\""),
+                      "%s: scope %s", v.paths[i], v.scope[i]);
     }
-    /* The utv's own keys; the lumped vehicle's that a utv derives or has
-     * not: chassis 6, 2 axles of (corneringStiffness, nominalLoad, 6
-     * suspension keys), drive 5, brakes 3. */
-    ck_assert_uint_eq(n_utv, 85);
-    ck_assert_uint_eq(n_lumped, 30);
+    /* A utv's own keys (mass 28, its suspension 7, corneringPerLoad 2,
+     * the drive mode, cvt 14, gearbox 10); the lumped vehicle's drive 5 and
+     * brake forces 3; a geared car's own 26 (the ratios' line included);
+     * the engine's 17, fuel 3 and brake torques 4 of both; the chassis 6
+     * and per axle corneringStiffness, nominalLoad and 6 suspension keys
+     * that a utv derives. */
+    ck_assert_uint_eq(n_utv_only, 62);
+    ck_assert_uint_eq(n_lumped_only, 8);
+    ck_assert_uint_eq(n_geared_only, 26);
+    ck_assert_uint_eq(n_lumped, 282 - 62 - 26 - 24);
+    ck_assert_uint_eq(n_utv, 282 - 8 - 26 - 22);
+    ck_assert_uint_eq(n_geared, 282 - 62 - 8);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
@@ -1372,7 +1647,7 @@ START_TEST(describe_walks_the_schema)
         for (size_t j = 0; j < i; j++) {
             ck_assert_str_ne(v.paths[i], v.paths[j]);
         }
-        if (!isnan(v.min[i])) {
+        if (!isnan(v.min[i]) && v.defaults[i][0] != '(') {
             double d = strtod(v.defaults[i], NULL);
             ck_assert_msg(d >= v.min[i] && d <= v.max[i], "default of %s (%s) outside [%g, %g]",
                           v.paths[i], v.defaults[i], v.min[i], v.max[i]);
@@ -1437,8 +1712,33 @@ START_TEST(describe_walks_the_schema)
             ck_assert_double_eq(strtod(v.defaults[i], NULL), ref.tyre_rear.life.optimal_temp_c);
             seen++;
         }
+        if (strcmp(v.paths[i], "transmission.ratios") == 0) {
+            ck_assert_str_eq(v.units[i], "list");
+            ck_assert_str_eq(v.defaults[i], "(6 entries)");
+            ck_assert_str_eq(v.paths[i + 1], "transmission.ratios[]");
+            ck_assert_str_eq(v.units[i + 1], "-");
+            ck_assert_double_eq(v.min[i + 1], 0.05);
+            ck_assert_double_eq(v.max[i + 1], 50);
+            ck_assert_str_eq(v.defaults[i + 1], "(required)");
+            ck_assert_str_eq(v.scope[i + 1], "\"geared\"");
+            seen++;
+        }
+        if (strcmp(v.paths[i], "brakes.abs") == 0) {
+            ck_assert_str_eq(v.units[i], "bool");
+            ck_assert_str_eq(v.defaults[i], "false");
+            ck_assert_str_eq(v.scope[i], "\"utv\" or \"geared\"");
+            seen++;
+        }
+        if (strcmp(v.paths[i], "transmission.shift") == 0) {
+            ck_assert_str_eq(v.units[i], "choice");
+            ck_assert_str_eq(v.defaults[i], "automatic");
+            seen++;
+        }
+        if (strcmp(v.paths[i], "chassis.mass") == 0) {
+            ck_assert_str_eq(v.scope[i], "\"lumped\" or \"geared\"");
+        }
     }
-    ck_assert_int_eq(seen, 11);
+    ck_assert_int_eq(seen, 14);
 
     key_list w = {0};
     pdk_params_describe(PDK_PRESET_WORLD, collect_key, &w);
@@ -1524,6 +1824,8 @@ static Suite *params_suite(void)
     tcase_add_test(tc, tyre_key_errors_name_key_and_bound);
     tcase_add_test(tc, a_kinds_keys_apply_to_that_kind_only);
     tcase_add_test(tc, a_utvs_keys_are_bounded);
+    tcase_add_test(tc, a_geared_car_without_keys_of_its_own);
+    tcase_add_test(tc, a_geared_cars_keys_are_bounded);
     tcase_add_test(tc, overrides_take_seed_003s_names);
     tcase_add_test(tc, file_errors_name_file_key_and_reason);
     tcase_add_test(tc, world_errors);

@@ -1,6 +1,8 @@
 /* Unit tests of params/ on the shipped presets and the four-wheel keys:
  * every shipped vehicle and world loads and holds the figures of its data
- * sheet (docs/presets.md), the Polaris preset is seed 003's definition;
+ * sheet (docs/presets.md), the geared presets their powertrains' (their
+ * performance is test_data_sheets.c's), the Polaris preset is seed 003's
+ * definition;
  * the suspension kinds, the kinematic curves and their rules, the
  * four-wheel cross-field rules and the terrain bumps of a world. The schema, overrides, file
  * errors, listing and the round trip in general are test_params.c's. */
@@ -198,8 +200,8 @@ START_TEST(shipped_presets_match_their_data_sheets)
     ck_assert_int_eq(o.susp_front.kinematics.roll_center_height_m.n_points, 3);
     ck_assert_int_eq(o.susp_front.kinematics.camber_rad.n_points, 0);
 
-    /* The kart: a solid rear axle with the roll centre on the ground; its
-     * description tells the driveline that the rear axle is a spool. */
+    /* The kart: a solid rear axle with the roll centre on the ground, and
+     * that axle a spool for the driveline, as its description says. */
     pdk_vehicle_def k;
     ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "kart", NULL, &k, NULL, err, sizeof err),
                      PDK_OK);
@@ -207,7 +209,8 @@ START_TEST(shipped_presets_match_their_data_sheets)
     ck_assert_int_eq(k.susp_front.kind, PDK_AXLE_INDEPENDENT);
     ck_assert_double_eq(k.susp_rear.roll_center_height_m, 0);
     ck_assert_double_eq(k.susp_front.roll_center_height_m, 0);
-    ck_assert_double_eq(k.drive.front_fraction, 0);
+    ck_assert_int_eq(k.powertrain.layout.driven_axle, 1);
+    ck_assert_int_eq(k.powertrain.layout.diff.kind, PDK_DIFF_LOCKED);
     listing v = {0};
     ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_VEHICLE, collect_preset, &v), PDK_OK);
     bool kart_seen = false;
@@ -246,7 +249,7 @@ START_TEST(shipped_presets_match_their_data_sheets)
     ck_assert_int_eq(
         pdk_params_vehicle_load(PRESETS, "compact_hatch", NULL, &h, NULL, err, sizeof err), PDK_OK);
     ck_assert(h.chassis.mass_kg < s.chassis.mass_kg);
-    ck_assert_double_eq(h.drive.front_fraction, 1.0);
+    ck_assert_int_eq(h.powertrain.layout.driven_axle, 0);
     ck_assert_double_eq(pdk_vehicle_def_track_m(&h, 1), 1.52);
 
     pdk_world_def dry;
@@ -466,6 +469,134 @@ START_TEST(shipped_presets_fit_their_tyres)
     ck_assert_int_eq(ts.tyre_front.law.law, ref.tyre_front.law.law);
     ck_assert_double_eq(ts.tyre_rear.law.radius_m, ref.tyre_rear.law.radius_m);
     ck_assert_mem_eq(&ts.tyre_front.life, &ref.tyre_front.life, sizeof ref.tyre_front.life);
+}
+END_TEST
+
+/* ---- the geared powertrains ------------------------------------------------ */
+
+/* A geared preset's powertrain as its data sheet (docs/presets.md) gives
+ * it: the layout, the box, the engine's peak power and torque, the brakes
+ * (the lumped preset's force per bar and balance, as torques at each wheel)
+ * and the aerodynamics. */
+typedef struct powertrain_sheet {
+    const char *name;
+    int driven_axle;
+    pdk_diff_kind diff;
+    pdk_dl_coupling coupling;
+    pdk_shift_kind shift;
+    int n_gears;
+    double final_drive;
+    double peak_kw, peak_rpm, peak_nm;
+    double brake_n_per_bar, brake_front; /* at the contacts, all four wheels */
+    int abs;
+    double tank_l;
+    double downforce_area_m2;
+} powertrain_sheet;
+
+/* The engine's peak power on its full-load curve, W, and where (1 rev/min
+ * steps). */
+static double peak_power_w(const pdk_engine_def *e, double *at_rpm)
+{
+    double best = 0;
+    for (double rpm = e->idle_rpm; rpm < e->max_rpm; rpm += 1) {
+        double p = pdk_engine_full_load_nm(e, rpm) * rpm * M_PI / 30;
+        if (p > best) {
+            best = p;
+            *at_rpm = rpm;
+        }
+    }
+    return best;
+}
+
+START_TEST(shipped_powertrains_match_their_data_sheets)
+{
+    static const powertrain_sheet sheets[] = {
+        {"compact_hatch", 0, PDK_DIFF_OPEN, PDK_COUPLING_NONE, PDK_SHIFT_AUTOMATIC, 6, 3.683, 85.0,
+         5600, 175, 125, 0.70, 1, 50, 0},
+        {"midsize_sedan", 1, PDK_DIFF_OPEN, PDK_COUPLING_NONE, PDK_SHIFT_AUTOMATIC, 6, 3.38, 106.8,
+         6000, 200, 150, 0.60, 1, 60, 0},
+        {"sports_car", 1, PDK_DIFF_LSD, PDK_COUPLING_NONE, PDK_SHIFT_SEQUENTIAL, 6, 3.89, 218.4,
+         6850, 340, 170, 0.62, 1, 64, 0},
+        {"open_wheeler", 1, PDK_DIFF_LSD, PDK_COUPLING_NONE, PDK_SHIFT_SEQUENTIAL, 6, 3.44, 110.0,
+         6000, 200, 100, 0.60, 0, 45, 1.1},
+        {"kart", 1, PDK_DIFF_LOCKED, PDK_COUPLING_NONE, PDK_SHIFT_AUTOMATIC, 1, 7.27, 19.1, 13000,
+         15, 40, 0.0, 0, 8, 0},
+        {"pickup4x4", 1, PDK_DIFF_OPEN, PDK_COUPLING_LOCKED, PDK_SHIFT_AUTOMATIC, 6, 3.909, 135.3,
+         3400, 450, 220, 0.70, 1, 80, 0},
+    };
+    char err[PDK_PARAMS_ERR_LEN];
+    for (size_t i = 0; i < sizeof sheets / sizeof sheets[0]; i++) {
+        const powertrain_sheet *sh = &sheets[i];
+        pdk_vehicle_def d;
+        char *resolved = NULL;
+        ck_assert_msg(pdk_params_vehicle_load(PRESETS, sh->name, NULL, &d, &resolved, err,
+                                              sizeof err) == PDK_OK,
+                      "%s", err);
+        const pdk_powertrain_def *pt = &d.powertrain;
+        ck_assert_int_eq(pt->kind, PDK_POWERTRAIN_GEARED);
+        ck_assert_int_eq(pt->layout.driven_axle, sh->driven_axle);
+        ck_assert_int_eq(pt->layout.diff.kind, sh->diff);
+        ck_assert_int_eq(pt->layout.coupling, sh->coupling);
+        ck_assert_int_eq(pt->geared.shift, sh->shift);
+        ck_assert_int_eq(pt->geared.n_gears, sh->n_gears);
+        ck_assert_double_eq(pt->geared.final_drive, sh->final_drive);
+        ck_assert_int_eq(pt->abs, sh->abs);
+        ck_assert_double_eq(pt->fuel_tank_l, sh->tank_l);
+        ck_assert_double_eq(d.resist.downforce_area_m2, sh->downforce_area_m2);
+        double rpm = 0;
+        double kw = peak_power_w(&pt->engine, &rpm) * 1e-3;
+        double nm = 0;
+        for (int k = 0; k < pt->engine.n_curve; k++) {
+            nm = fmax(nm, pt->engine.curve_nm[k]);
+        }
+        ck_assert_msg(fabs(kw - sh->peak_kw) < 0.05 && fabs(rpm - sh->peak_rpm) <= 50 &&
+                          nm == sh->peak_nm,
+                      "%s: %.2f kW at %.0f rev/min, %.0f N m", sh->name, kw, rpm, nm);
+        /* The brakes brake as the lumped preset's did: G R per wheel back
+         * to the force at the contacts, and its balance. */
+        double front = 2 * pt->brake_front_nm_per_bar / d.tyre_front.law.radius_m;
+        double rear = 2 * pt->brake_rear_nm_per_bar / d.tyre_rear.law.radius_m;
+        ck_assert_msg(fabs(front + rear - sh->brake_n_per_bar) < 1e-9 * sh->brake_n_per_bar &&
+                          fabs(front / (front + rear) - sh->brake_front) < 1e-12,
+                      "%s: %.6f N/bar, %.6f front", sh->name, front + rear, front / (front + rear));
+        /* The box cannot hunt (sim refuses one that could) and shifts
+         * between idle and the limiter. */
+        ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
+        ck_assert(pt->geared.upshift_rpm_full <= pt->engine.max_rpm);
+        /* The resolved JSON has a geared car's keys and no lumped drive. */
+        ck_assert_ptr_null(strstr(resolved, "\"drive\""));
+        ck_assert_ptr_null(strstr(resolved, "forcePerBar"));
+        ck_assert_ptr_null(strstr(resolved, "parkHoldForce"));
+        ck_assert_ptr_null(strstr(resolved, "cvt"));
+        ASSERT_HAS(resolved, "\"kind\":\"geared\"");
+        ASSERT_HAS(resolved, "\"transmission\":{");
+        ASSERT_HAS(resolved, "\"clutch\":{");
+        ASSERT_HAS(resolved, "\"driveline\":{");
+        pdk_vehicle_def again;
+        ck_assert_int_eq(
+            pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
+            PDK_OK);
+        assert_same_vehicle(&d, &again);
+        free(resolved);
+    }
+    /* The kart has no front brakes and no reverse of its own (R turns the
+     * spool at the final ratio); the pickup's low range is 4L. */
+    pdk_vehicle_def k, p;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "kart", NULL, &k, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_double_eq(k.powertrain.brake_front_nm_per_bar, 0);
+    ck_assert_double_eq(k.powertrain.geared.reverse_ratio, 1);
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "pickup4x4", NULL, &p, NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_double_eq(p.powertrain.geared.low_range, 2.566);
+    ck_assert_double_eq(p.powertrain.layout.secondary_ratio, 1);
+    ck_assert_int_eq(p.powertrain.layout.secondary_diff.kind, PDK_DIFF_OPEN);
+    /* The single-track car for traffic stays lumped. */
+    pdk_vehicle_def ts;
+    ck_assert_int_eq(
+        pdk_params_vehicle_load(PRESETS, "traffic_sedan", NULL, &ts, NULL, err, sizeof err),
+        PDK_OK);
+    ck_assert_int_eq(ts.powertrain.kind, PDK_POWERTRAIN_LUMPED);
 }
 END_TEST
 
@@ -1514,6 +1645,7 @@ static Suite *presets_suite(void)
     tcase_add_test(shipped, every_shipped_preset_loads);
     tcase_add_test(shipped, shipped_presets_match_their_data_sheets);
     tcase_add_test(shipped, shipped_presets_fit_their_tyres);
+    tcase_add_test(shipped, shipped_powertrains_match_their_data_sheets);
     suite_add_tcase(s, shipped);
 
     TCase *utv = tcase_create("polaris");

@@ -335,7 +335,7 @@ typedef struct run_result {
     double pass_end_gear[MAX_PASSES];
 } run_result;
 
-/* Runs a shipped script on midsize_sedan in a shipped world, applying each
+/* Runs a shipped script on ref1_sedan in a shipped world, applying each
  * step at tick round(t * 120) as paddockd's sessions do. It plays the
  * script `passes` times without a new spawn, as paddockd --demo loops it
  * (each pass DEMO_GAP_S after the last step of the one before), until the
@@ -353,7 +353,7 @@ static run_result run_passes(const char *world, const char *name, int passes, do
     pdk_world_def wdef;
     /* The demo route runs on the demo's car: tyre heat and wear off. */
     const char *overrides = strcmp(name, "demo_route") == 0 ? PDK_SCRIPT_DEMO_OVERRIDES : NULL;
-    ck_assert_msg(pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", "midsize_sedan", overrides,
+    ck_assert_msg(pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", "ref1_sedan", overrides,
                                           &vdef, NULL, err, sizeof err) == PDK_OK,
                   "%s", err);
     ck_assert_msg(pdk_params_world_load(PDK_SOURCE_DIR "/presets", world, NULL, &wdef, NULL, err,
