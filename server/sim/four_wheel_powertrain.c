@@ -186,6 +186,19 @@ static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_e
      * slips at a launch and free while it is open in a shift. */
     const double rpm =
         fabs(s->carrier_radps) * geared_ratio(gb, s->gear_index, cmd->gear) * (60.0 / (2.0 * PI));
+    if (gb->shift == PDK_SHIFT_MANUAL) {
+        /* The gear the command names (first in L), within the box. */
+        int want = cmd->gear == PDK_GEAR_LOW ? 1 : cmd->gear_number;
+        want = want < 1 ? 1 : (want > gb->n_gears ? gb->n_gears : want);
+        if (want != s->gear_index) {
+            s->gear_target = want;
+            s->shift_left_s = gb->shift_time_s;
+            if (!(s->shift_left_s > 0.0)) {
+                s->gear_index = want;
+            }
+        }
+        return;
+    }
     const double pedal = min_d(1.0, max_d(0.0, cmd->throttle_pct / 100.0));
     const double up =
         gb->shift == PDK_SHIFT_SEQUENTIAL

@@ -20,6 +20,7 @@ enum {
     PDK_DBW_BRAKE = 1u << 1,
     PDK_DBW_STEER = 1u << 2,
     PDK_DBW_GEAR = 1u << 3,
+    PDK_DBW_GEAR_NUMBER = 1u << 4,
 };
 
 typedef struct pdk_dbw_cmd {
@@ -28,6 +29,7 @@ typedef struct pdk_dbw_cmd {
     double brake_bar;       /* 0..brake.max_line_bar */
     double steer_wheel_deg; /* positive turns left, within steering lock */
     pdk_gear gear;          /* PARK..LOW */
+    int32_t gear_number;    /* a manual gearbox's forward gear in D, 1..its gears */
 } pdk_dbw_cmd;
 
 /* A pose in the world frame (ISO 8855: x forward, y left, z up). */

@@ -556,8 +556,9 @@ pdk_powertrain_def pdk_powertrain_def_polaris(void)
 static const char *geared_problem(const pdk_powertrain_def *def)
 {
     const pdk_gearbox_def *g = &def->geared;
-    if (g->shift != PDK_SHIFT_AUTOMATIC && g->shift != PDK_SHIFT_SEQUENTIAL) {
-        return "transmission.shift must be automatic or sequential";
+    if (g->shift != PDK_SHIFT_AUTOMATIC && g->shift != PDK_SHIFT_SEQUENTIAL &&
+        g->shift != PDK_SHIFT_MANUAL) {
+        return "transmission.shift must be automatic, sequential or manual";
     }
     if (g->n_gears < 1 || g->n_gears > PDK_GEARS_MAX) {
         return "transmission.ratios must have 1 to 8 forward gears";

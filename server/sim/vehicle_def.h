@@ -167,6 +167,9 @@ typedef enum pdk_shift_kind {
                                * downshift_rpm; the clutch open for shift_time_s */
     PDK_SHIFT_SEQUENTIAL = 1, /* the same schedule with the full-pedal speed always (a
                                * driver or controller shifting near the limiter) */
+    PDK_SHIFT_MANUAL = 2,     /* the gear the command names (pdk_dbw_cmd.gear_number); the
+                               * clutch open for shift_time_s, the engine free to over-rev
+                               * to its limiter or to stall against the clutch's slip */
 } pdk_shift_kind;
 
 /* A gearbox of fixed ratios behind a launch clutch (a torque converter, a

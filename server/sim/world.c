@@ -22,7 +22,8 @@
 #define MAX_SUBSTEP_S 0.02
 #define MAX_VEHICLES 65535
 #define SLOT_MASK 0xFFFFu
-#define ALL_FIELDS (PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR)
+#define ALL_FIELDS                                                                                 \
+    (PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR | PDK_DBW_GEAR_NUMBER)
 
 /* Per slot bookkeeping; part of the state (ids must replay identically). */
 typedef struct slot_meta {
@@ -457,6 +458,8 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
         pdk_fw_powertrain_init(&fw_state_of(world)[slot], &def->powertrain, gear, speed_mps,
                                p.c.radius_m[PDK_RL]);
         pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
+        fw_cmd_of(world)[slot].gear_number = 0; /* a manual box starts in first */
+        fw_cmd_of(world)[slot].pad = 0;
     } else {
         /* The single-track model has no wheels to find the ground under:
          * it takes the base surface's peak friction relative to the
@@ -539,7 +542,8 @@ static pdk_error check_command(const pdk_world *w, pdk_vehicle_id id, const pdk_
         return PDK_ERR_STALE_ID;
     }
     if ((cmd->fields & ~(uint32_t)ALL_FIELDS) != 0u) {
-        *why = "fields has bits other than PDK_DBW_THROTTLE, _BRAKE, _STEER and _GEAR";
+        *why =
+            "fields has bits other than PDK_DBW_THROTTLE, _BRAKE, _STEER, _GEAR and _GEAR_NUMBER";
         return PDK_ERR_INVALID_ARGUMENT;
     }
     const pdk_vehicle_def *def = &defs_of(w)[s];
@@ -554,6 +558,14 @@ static pdk_error check_command(const pdk_world *w, pdk_vehicle_id id, const pdk_
     } else if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE &&
                (cmd->gear < PDK_GEAR_PARK || cmd->gear > PDK_GEAR_LOW)) {
         *why = "gear must be NONE (no change) or one of PARK, REVERSE, NEUTRAL, DRIVE, LOW";
+    } else if ((cmd->fields & PDK_DBW_GEAR_NUMBER) &&
+               (def->powertrain.kind != PDK_POWERTRAIN_GEARED ||
+                def->powertrain.geared.shift != PDK_SHIFT_MANUAL)) {
+        *why = "gear_number applies only to a vehicle with a manual gearbox "
+               "(transmission.shift manual)";
+    } else if ((cmd->fields & PDK_DBW_GEAR_NUMBER) &&
+               (cmd->gear_number < 1 || cmd->gear_number > def->powertrain.geared.n_gears)) {
+        *why = "gear_number must be within 1..the vehicle's forward gears (transmission.ratios)";
     }
     if (*why != NULL) {
         return PDK_ERR_OUT_OF_RANGE;
@@ -600,6 +612,9 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
     }
     if (fw) {
         pdk_fw_cmd_set(held_fw, &defs_of(world)[s], throttle, brake, steer, gear);
+        if (cmd->fields & PDK_DBW_GEAR_NUMBER) {
+            held_fw->gear_number = cmd->gear_number;
+        }
     } else {
         pdk_st_cmd_set(held_st, &defs_of(world)[s], throttle, brake, steer, gear);
     }
@@ -922,6 +937,9 @@ static uint64_t hash_four_wheel(uint64_t h, const pdk_fw_state *fw, const pdk_fw
     h = pdk_hash_f64(h, c->throttle_pct);
     h = pdk_hash_f64(h, c->brake_bar);
     h = pdk_hash_f64(h, c->steer_wheel_deg);
+    if (c->gear_number != 0) { /* a manual gearbox's (0 for every other vehicle) */
+        h = pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear_number);
+    }
     return pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear);
 }
 

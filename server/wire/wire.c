@@ -327,6 +327,12 @@ void pdk_wire_dbw_from_pb(const Paddock__V1__DbwCommand *msg, pdk_dbw_cmd *out)
         out->fields |= PDK_DBW_GEAR;
         out->gear = (pdk_gear)msg->gear;
     }
+    if (msg->gear_number_set_case == PADDOCK__V1__DBW_COMMAND__GEAR_NUMBER_SET_GEAR_NUMBER) {
+        /* Out of range, it is refused by pdk_world_command with its reason. */
+        out->fields |= PDK_DBW_GEAR_NUMBER;
+        out->gear_number =
+            msg->gear_number > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)msg->gear_number;
+    }
 }
 
 pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
@@ -352,6 +358,10 @@ pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_
     }
     if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE) {
         msg.gear = (Paddock__V1__Gear)cmd->gear;
+    }
+    if ((cmd->fields & PDK_DBW_GEAR_NUMBER) && cmd->gear_number > 0) {
+        msg.gear_number_set_case = PADDOCK__V1__DBW_COMMAND__GEAR_NUMBER_SET_GEAR_NUMBER;
+        msg.gear_number = (uint32_t)cmd->gear_number;
     }
     size_t len = paddock__v1__dbw_command__get_packed_size(&msg);
     pdk_error err = pdk_buf_reserve(out, len);

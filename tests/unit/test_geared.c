@@ -8,9 +8,11 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fw_test_util.h"
+#include "world.h"
 
 /* The test car's engine: 85 kW at 5600 rev/min, 175 N m from 1400 to 4000;
  * friction from Heywood's correlation for spark-ignition engines,
@@ -327,6 +329,69 @@ START_TEST(test_park_on_a_slope)
 }
 END_TEST
 
+/* A manual gearbox (transmission.shift manual): the gear is the one the
+ * command names. Full throttle in first runs the engine up to its limiter
+ * and holds it there (the box does not shift itself); commanded into
+ * second, the clutch opens for the shift time (GearNumber 0, no wheel
+ * torque) and the engine then turns at the road's speed times second's
+ * ratio, slower by the step; in a world, a gear number is refused on a
+ * vehicle without a manual box and beyond the box's gears, with the
+ * reason, and changes nothing. */
+START_TEST(test_manual_gearbox)
+{
+    pdk_vehicle_def d = geared_car();
+    d.powertrain.geared.shift = PDK_SHIFT_MANUAL;
+    const pdk_gearbox_def *g = &d.powertrain.geared;
+    fw_run r;
+    car_init(&r, &d, 0.0, PDK_GEAR_DRIVE);
+    r.cmd.gear_number = 1;
+    run_command(&r, 100.0, 0.0, 0.0);
+    run_for(&r, 8.0);
+    printf("manual, first gear at full throttle for 8 s: %.1f km/h, engine %.0f rev/min\n",
+           r.ch[PDK_CH_SPEED] * 3.6, r.ch[PDK_CH_ENGINE_RPM]);
+    ck_assert_double_eq(r.ch[PDK_CH_GEAR_NUMBER], 1.0);
+    ck_assert_double_gt(r.ch[PDK_CH_ENGINE_RPM], 0.97 * d.powertrain.engine.max_rpm);
+    r.cmd.gear_number = 2;
+    run_tick(&r);
+    ck_assert_double_eq(r.ch[PDK_CH_GEAR_NUMBER], 0.0);
+    ck_assert_double_lt(fabs(r.ch[PDK_CH_WHEEL_TORQUE_FL]), 1e-6);
+    run_for(&r, g->shift_time_s + 0.5);
+    ck_assert_double_eq(r.ch[PDK_CH_GEAR_NUMBER], 2.0);
+    const double wheel = 0.5 * (r.state.spin_radps[PDK_FL] + r.state.spin_radps[PDK_FR]);
+    const double want = wheel * g->ratio[1] * g->final_drive * 60.0 / (2.0 * PI);
+    printf("manual, second: engine %.0f rev/min, the wheels' speed through second %.0f\n",
+           r.ch[PDK_CH_ENGINE_RPM], want);
+    ck_assert_double_eq_tol(r.ch[PDK_CH_ENGINE_RPM], want, 0.02 * want);
+
+    /* Through a world: refused where it does not apply or is out of range. */
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 2;
+    size_t bytes = pdk_world_mem_size(&wd);
+    void *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(mem);
+    pdk_world *w = NULL;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, &wd, &w), PDK_OK);
+    pdk_vehicle_def autobox = geared_car();
+    pdk_pose pose = {0.0, 0.0, 0.0}, pose2 = {0.0, 10.0, 0.0};
+    pdk_vehicle_id manual_id, auto_id;
+    ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 0.0, PDK_GEAR_DRIVE, &manual_id), PDK_OK);
+    ck_assert_int_eq(pdk_world_spawn(w, &autobox, &pose2, 0.0, PDK_GEAR_DRIVE, &auto_id), PDK_OK);
+    pdk_world_step(w);
+    const uint64_t before = pdk_world_hash(w);
+    pdk_dbw_cmd c = {.fields = PDK_DBW_GEAR_NUMBER, .gear_number = 3};
+    ck_assert_int_eq(pdk_world_command(w, auto_id, &c), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(pdk_world_command_problem(w, auto_id, &c), "manual gearbox"));
+    c.gear_number = 7;
+    ck_assert_int_eq(pdk_world_command(w, manual_id, &c), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_nonnull(strstr(pdk_world_command_problem(w, manual_id, &c), "gear_number"));
+    ck_assert_uint_eq(pdk_world_hash(w), before);
+    c.gear_number = 3;
+    ck_assert_int_eq(pdk_world_command(w, manual_id, &c), PDK_OK);
+    ck_assert_uint_ne(pdk_world_hash(w), before); /* the held gear is state */
+    free(mem);
+}
+END_TEST
+
 static Suite *geared_suite(void)
 {
     Suite *s = suite_create("geared");
@@ -338,6 +403,7 @@ static Suite *geared_suite(void)
     tcase_add_test(tc, test_downshifts_reverse_and_park);
     tcase_add_test(tc, test_abs_keeps_the_wheels_turning);
     tcase_add_test(tc, test_park_on_a_slope);
+    tcase_add_test(tc, test_manual_gearbox);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -557,6 +557,18 @@ START_TEST(dbw_from_pb_sets_only_present_fields)
     ck_assert_uint_eq(cmd.fields & PDK_DBW_GEAR, PDK_DBW_GEAR);
     ck_assert_int_eq((int)cmd.gear, 9);
 
+    /* A manual gearbox's gear number; one beyond int32 is passed on clamped
+     * for sim to refuse by name. */
+    msg.gear = PADDOCK__V1__GEAR__GEAR_NONE;
+    msg.gear_number_set_case = PADDOCK__V1__DBW_COMMAND__GEAR_NUMBER_SET_GEAR_NUMBER;
+    msg.gear_number = 4;
+    pdk_wire_dbw_from_pb(&msg, &cmd);
+    ck_assert_uint_eq(cmd.fields, PDK_DBW_BRAKE | PDK_DBW_GEAR_NUMBER);
+    ck_assert_int_eq(cmd.gear_number, 4);
+    msg.gear_number = 0xFFFFFFFFu;
+    pdk_wire_dbw_from_pb(&msg, &cmd);
+    ck_assert_int_eq(cmd.gear_number, INT32_MAX);
+
     pdk_wire_dbw_from_pb(NULL, &cmd);
     ck_assert_uint_eq(cmd.fields, 0);
 }
@@ -564,7 +576,8 @@ END_TEST
 
 START_TEST(dbw_round_trip_every_field_subset)
 {
-    const uint32_t all = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR;
+    const uint32_t all =
+        PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR | PDK_DBW_GEAR_NUMBER;
     for (uint32_t fields = 0; fields <= all; fields++) {
         pdk_dbw_cmd in = {0};
         in.fields = fields;
@@ -572,6 +585,7 @@ START_TEST(dbw_round_trip_every_field_subset)
         in.brake_bar = 12.25;
         in.steer_wheel_deg = -270.0;
         in.gear = PDK_GEAR_LOW;
+        in.gear_number = 3;
         pdk_buf buf = {0};
         ck_assert_int_eq(pdk_wire_dbw_encode(42, 0x00030002u, &in, &buf), PDK_OK);
 
@@ -588,6 +602,9 @@ START_TEST(dbw_round_trip_every_field_subset)
                          (fields & PDK_DBW_STEER) != 0);
         ck_assert_int_eq(msg->gear, (fields & PDK_DBW_GEAR) ? PADDOCK__V1__GEAR__GEAR_LOW
                                                             : PADDOCK__V1__GEAR__GEAR_NONE);
+        ck_assert_int_eq(msg->gear_number_set_case !=
+                             PADDOCK__V1__DBW_COMMAND__GEAR_NUMBER_SET__NOT_SET,
+                         (fields & PDK_DBW_GEAR_NUMBER) != 0);
         paddock__v1__dbw_command__free_unpacked(msg, NULL);
 
         pdk_dbw_cmd out;
@@ -606,6 +623,9 @@ START_TEST(dbw_round_trip_every_field_subset)
         }
         if (fields & PDK_DBW_GEAR) {
             ck_assert_int_eq(out.gear, PDK_GEAR_LOW);
+        }
+        if (fields & PDK_DBW_GEAR_NUMBER) {
+            ck_assert_int_eq(out.gear_number, 3);
         }
         pdk_buf_free(&buf);
     }
