@@ -339,6 +339,7 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
         if (fill != NULL) {
             fill->clutch_nm = 0.0;
             fill->delivered_nm = 0.0;
+            fill->torque_ratio = 1.0;
             fill->engine_radps = max_d(0.0, engine->free_radps);
             fill->clutch_slips = 1;
         }
@@ -357,17 +358,33 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
     const double hold_nm = engine->inertia_kgm2 * (engine->free_radps - ratio * c_radps) / ctx->h_s;
     const bool holds = hold_nm > -engine->cap_rev_nm && hold_nm < engine->cap_fwd_nm;
     const double clutch_nm = clamp(hold_nm, -engine->cap_rev_nm, engine->cap_fwd_nm);
-    const double gain = clutch_nm >= 0.0 ? ratio * eta : ratio / eta;
+    /* A torque converter multiplies the slipping pump's torque by TR(SR),
+     * falling with the speed ratio SR = R c / w_e (pdk_dl_engine). */
+    const double engine_end =
+        max_d(0.0, engine->free_radps - ctx->h_s * clutch_nm / engine->inertia_kgm2);
+    double tr = 1.0, tr_slope = 0.0;
+    const double stall = engine->converter_stall_ratio;
+    if (!holds && clutch_nm > 0.0 && stall > 1.0 && engine_end > 0.0) {
+        const double fall = (stall - 1.0) / engine->converter_coupling;
+        const double sr = ratio * c_radps / engine_end;
+        if (sr < engine->converter_coupling) {
+            tr = sr > 0.0 ? stall - fall * sr : stall;
+            tr_slope = sr > 0.0 ? -fall * ratio / engine_end : 0.0;
+        }
+    }
+    const double gain = (clutch_nm >= 0.0 ? ratio * eta : ratio / eta) * tr;
     const double delivered_nm = gain * clutch_nm;
     const double clutch_slope = holds ? -engine->inertia_kgm2 * ratio / ctx->h_s : 0.0;
     if (fill != NULL) {
         fill->clutch_nm = clutch_nm;
         fill->delivered_nm = delivered_nm;
-        fill->engine_radps =
-            max_d(0.0, engine->free_radps - ctx->h_s * clutch_nm / engine->inertia_kgm2);
+        fill->engine_radps = engine_end;
         fill->clutch_slips = holds ? 0 : 1;
+        fill->torque_ratio = tr;
     }
-    *slope = need_slope - gain * clutch_slope;
+    /* D's slope in c: its gain times the clutch's, and while a converter
+     * multiplies, R eta T_c dTR/dc (both <= 0: the balance rises). */
+    *slope = need_slope - gain * clutch_slope - ratio * eta * clutch_nm * tr_slope;
     return need_nm - delivered_nm;
 }
 

@@ -30,7 +30,8 @@
  * The engine side: a clutch that holds puts the engine at R c at the end,
  * T_c(c) = J_e (w_free - R c) / h, within -cap_rev..cap_fwd; the carrier
  * receives D(T_c) = R eta T_c while the engine drives (T_c >= 0) and
- * R T_c / eta while it is driven. The balance is T_need(c) = D(T_c(c)),
+ * R T_c / eta while it is driven, times a torque converter's ratio where
+ * there is one and it slips (pdk_dl_engine). The balance is T_need(c) = D(T_c(c)),
  * and T_need(c) - D(T_c(c)) rises in c (T_need rises, D falls), so its
  * root is unique; with the clutch open (ratio 0 or no capacity) it is
  * T_need(c) = 0. (With overrunning clutches T_need may jump up at c = 0,
@@ -102,6 +103,16 @@ typedef struct pdk_dl_engine {
     double efficiency;   /* eta in 0.05..1 */
     double cap_fwd_nm;   /* the clutch's capacity while the engine drives, >= 0 */
     double cap_rev_nm;   /* and while the wheels drive it, >= 0 */
+    /* A torque converter in place of a plain slipping clutch: while the
+     * engine drives and the clutch slips at its capacity (the pump's torque),
+     * the turbine gives the pump's torque times TR = TR_s - (TR_s - 1) SR /
+     * SR_c for the speed ratio SR = R c / w_e (w_e the engine's end speed)
+     * from 0 to SR_c, TR_s below 0, 1 from SR_c on (the converter's
+     * characteristic, Gillespie, Fundamentals of Vehicle Dynamics, ch. 2:
+     * about 2 at stall, 1 at the coupling point near 0.85-0.9). TR_s 0 or 1
+     * is a plain clutch. */
+    double converter_stall_ratio; /* TR_s >= 1, or 0 */
+    double converter_coupling;    /* SR_c in (0, 1] */
 } pdk_dl_engine;
 
 typedef struct pdk_dl_result {
@@ -110,6 +121,7 @@ typedef struct pdk_dl_result {
     double shaft_nm[4];    /* the driveline's torque on each wheel's shaft */
     double clutch_nm;      /* T_c, positive while the engine drives */
     double delivered_nm;   /* D(T_c), at the carrier */
+    double torque_ratio;   /* the converter's TR (1 for a plain clutch, or one that holds) */
     double engine_radps;   /* max(0, w_free - h T_c / J_e) */
     uint32_t driven;       /* bit j: wheel j is coupled to the carrier this substep */
     int clutch_slips;      /* T_c is at a capacity (or the clutch is open) */

@@ -273,6 +273,7 @@ typedef struct transmission {
     double efficiency;
     pdk_dl_layout layout;
     double carrier_inertia_kgm2;
+    double converter_stall_ratio, converter_coupling; /* a geared automatic's, else 0 */
     int parked;
 } transmission;
 
@@ -306,6 +307,8 @@ static void utv_transmission(pdk_fw_powertrain *s, const pdk_powertrain_def *pt,
     tr->efficiency = min_d(1.0, max_d(0.05, pt->cvt.belt_efficiency * pt->cvt.gear_efficiency));
     tr->layout = utv_layout(pt, s->drive_mode, rt.ring, pedal);
     tr->carrier_inertia_kgm2 = in_gear ? pt->cvt.secondary_inertia_kgm2 * rt.rear * rt.rear : 0.0;
+    tr->converter_stall_ratio = 0.0;
+    tr->converter_coupling = 0.0;
     tr->parked = gear == PDK_UTV_GEAR_PARK;
     if (tr->parked) {
         /* The pawl holds the rear carrier, and in AWD the front ring through
@@ -356,6 +359,8 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
     tr->layout.secondary_diff = pt->layout.secondary_diff;
     tr->layout.secondary_k = pt->layout.secondary_ratio > 0.0 ? pt->layout.secondary_ratio : 1.0;
     tr->carrier_inertia_kgm2 = ratio != 0.0 ? pt->output_inertia_kgm2 : 0.0;
+    tr->converter_stall_ratio = gb->converter_stall_ratio;
+    tr->converter_coupling = gb->converter_coupling;
     tr->parked = gear == PDK_GEAR_PARK;
     if (tr->parked) {
         /* The pawl on the driven wheels (through the coupling on the
@@ -442,6 +447,8 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
             .efficiency = tr.efficiency,
             .cap_fwd_nm = tr.cap_fwd_nm,
             .cap_rev_nm = tr.cap_rev_nm,
+            .converter_stall_ratio = tr.converter_stall_ratio,
+            .converter_coupling = tr.converter_coupling,
         };
         pdk_dl_result res;
         pdk_dl_solve(&tr.layout, &side, w, h_s, &res);
@@ -460,8 +467,12 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
          * c dt. */
         const double mean_c = 0.5 * (carrier_start + res.carrier_radps);
         const double mean_e = 0.5 * (omega_start + res.engine_radps);
-        ledger[PDK_LEDGER_CLUTCH] += res.clutch_nm * (mean_e - ratio * mean_c) * h_s;
-        ledger[PDK_LEDGER_DRIVELINE] += (res.clutch_nm * ratio - res.delivered_nm) * mean_c * h_s;
+        /* With a torque converter the turbine turns R c with TR times the
+         * pump's torque: its loss is T_c (omega_e - TR R c). */
+        const double turbine_ratio = res.torque_ratio * ratio;
+        ledger[PDK_LEDGER_CLUTCH] += res.clutch_nm * (mean_e - turbine_ratio * mean_c) * h_s;
+        ledger[PDK_LEDGER_DRIVELINE] +=
+            (res.clutch_nm * turbine_ratio - res.delivered_nm) * mean_c * h_s;
         s->engine_radps = res.engine_radps;
         s->clutch_nm = res.clutch_nm;
         s->carrier_radps = res.carrier_radps;

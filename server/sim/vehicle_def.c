@@ -611,6 +611,16 @@ static const char *geared_problem(const pdk_powertrain_def *def)
     if (!non_negative(g->handbrake_nm)) {
         return "brakes.handbrake must be finite and >= 0";
     }
+    if (!(g->converter_stall_ratio == 0.0 ||
+          (isfinite(g->converter_stall_ratio) && g->converter_stall_ratio >= 1.0 &&
+           g->converter_stall_ratio <= 4.0))) {
+        return "clutch.converterStallRatio must be 0 (a plain clutch) or within 1..4";
+    }
+    if (g->converter_stall_ratio > 1.0 &&
+        !(isfinite(g->converter_coupling) && g->converter_coupling > 0.0 &&
+          g->converter_coupling <= 1.0)) {
+        return "clutch.converterCoupling must be within 0..1 (above 0) with a converter";
+    }
     if (!non_negative(def->output_inertia_kgm2)) {
         return "transmission.outputInertia must be finite and >= 0";
     }

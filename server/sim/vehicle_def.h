@@ -194,6 +194,12 @@ typedef struct pdk_gearbox_def {
     double clutch_full_rpm;    /* and has its full capacity */
     double park_hold_nm;       /* P's pawl, at the carrier */
     double handbrake_nm;       /* P's parking brake at each rear wheel */
+    /* A torque converter in the launch clutch's place (pdk_dl_engine): its
+     * torque ratio at stall, 0 for a plain clutch, and the speed ratio at
+     * which it reaches 1. The clutch's capacity law stands for the pump's
+     * absorption. */
+    double converter_stall_ratio;
+    double converter_coupling;
 } pdk_gearbox_def;
 
 /* Which wheels a geared powertrain drives and through what: the primary

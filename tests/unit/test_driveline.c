@@ -190,6 +190,40 @@ START_TEST(slipping_clutch_delivers_its_capacity)
 }
 END_TEST
 
+/* A torque converter (stall ratio 2, coupling 0.85) slipping at the pump's
+ * torque C: the carrier gets R eta C TR with TR = 2 - SR / 0.85, SR =
+ * R c / w_e, w_e = w_free - h C / J_e. With the wheels linear, c solves
+ *   c (2 J / h + 2 k R^2 + R eta C R / (0.85 w_e))
+ *     = 2 R eta C + 2 J w0 / h + 2 k R V - 2 B
+ * (SR about 0.75 here, inside the converter's range); TR is reported. A
+ * ratio of 1, or none, is the plain clutch of the test above. */
+START_TEST(torque_converter_multiplies_by_hand)
+{
+    const pdk_dl_wheel wheels[4] = {rolling(1e6), rolling(1e6), rolling(1e6), rolling(1e6)};
+    const pdk_dl_layout layout = rear_drive(PDK_DIFF_LOCKED);
+    pdk_dl_engine e = engine_of(400.0, 10.0, 0.9, 5.0, 60.0);
+    e.converter_stall_ratio = 2.0;
+    e.converter_coupling = 0.85;
+    pdk_dl_result out;
+    pdk_dl_solve(&layout, &e, wheels, H_S, &out);
+    const double we = 400.0 - H_S * 5.0 / 0.2;
+    const double rec = 10.0 * 0.9 * 5.0;
+    const double c =
+        (2.0 * rec + 2.0 * J_W * W0_RADPS / H_S + 2.0 * K_X * R_T * V_MPS - 2.0 * B_NM) /
+        (2.0 * J_W / H_S + 2.0 * K_X * R_T * R_T + rec * 10.0 / (0.85 * we));
+    const double sr = 10.0 * c / we;
+    ck_assert_double_lt(sr, 0.85);
+    assert_rel(out.carrier_radps, c, 1e-9);
+    assert_rel(out.torque_ratio, 2.0 - sr / 0.85, 1e-9);
+    assert_rel(out.delivered_nm, rec * (2.0 - sr / 0.85), 1e-9);
+    assert_rel(out.shaft_nm[2] + out.shaft_nm[3], out.delivered_nm, 1e-9);
+    e.converter_stall_ratio = 1.0;
+    pdk_dl_solve(&layout, &e, wheels, H_S, &out);
+    assert_rel(out.delivered_nm, rec, 1e-12);
+    ck_assert_double_eq(out.torque_ratio, 1.0);
+}
+END_TEST
+
 /* The wheels drive the engine (w_free below Rg c): the carrier gets
  * Rg T_c / eta, with T_c < 0. Holding:
  *   c (2 J / h + 2 k R^2 + Rg^2 J_e / (eta h))
@@ -580,6 +614,7 @@ static Suite *driveline_suite(void)
     tcase_add_test(tc, wheel_torque_in_each_regime);
     tcase_add_test(tc, locked_clutch_locked_axle_by_hand);
     tcase_add_test(tc, slipping_clutch_delivers_its_capacity);
+    tcase_add_test(tc, torque_converter_multiplies_by_hand);
     tcase_add_test(tc, efficiency_in_each_direction);
     tcase_add_test(tc, open_diff_splits_equally);
     tcase_add_test(tc, lsd_bias_ratio_and_hold);
