@@ -1090,6 +1090,9 @@ static pdk_error build(const pdk_schema *s, json_t *doc, const char *origin, voi
             continue; /* pdk_schema_check_variant refused it when given */
         }
         json_t *v = pdk_json_get_dotted(doc, key->path);
+        if (v == NULL && pdk_schema_resolved_when_given(key, variant)) {
+            continue; /* its default, which the resolved JSON leaves to the defaults too */
+        }
         json_t *out = NULL;
         switch (key->type) {
         case PDK_KEY_NUMBER: {

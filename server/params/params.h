@@ -34,9 +34,10 @@ typedef enum pdk_preset_kind {
 /* Resolves a vehicle preset: reads <presets_dir>/vehicles/<name>.json,
  * applies overrides (may be NULL or ""), validates every field and the
  * cross-field invariants, and fills *out. When resolved_json is not NULL it
- * receives the fully resolved parameters as canonical JSON (every key, sorted
- * keys, compact, 17-digit reals; malloc'd, the caller frees) — what a session
- * records. Values are in the schema's units, which are SI except where the
+ * receives the fully resolved parameters as canonical JSON (every key of the
+ * vehicle's powertrain kind, a lumped or geared vehicle's mass.* payload keys
+ * only when given; sorted keys, compact, 17-digit reals; malloc'd, the caller
+ * frees) — what a session records. Values are in the schema's units, which are SI except where the
  * key's name says otherwise (lockDeg, staticCamberDeg, kinematics.toeDeg,
  * maxPowerKw, maxReverseSpeedKmh); parsing the resolved JSON again gives a
  * bit-identical *out, kinematic curves included.

@@ -390,7 +390,23 @@ static void complete_tyre(pdk_axle_tyre_def *t)
  * cornering stiffnesses are those under 9.81 m/s^2. */
 #define UTV_GRAVITY_MPS2 9.81
 
-/* What follows from the keys: each axle's tyre, and by the powertrain's
+/* A lumped or geared vehicle's chassis carries its payload (payload.h):
+ * the keys it shares with a utv come from the utv's mass struct, where
+ * they land. A payload the chassis cannot carry leaves it as given, and
+ * the cross-check refuses it with the values (params_vehicle_rules.c). */
+static void complete_payload(pdk_vehicle_work *w)
+{
+    pdk_payload_def *p = &w->payload;
+    p->occupant_kg = w->mass.occupant_kg;
+    p->occupants = w->mass.occupants;
+    p->cargo_kg = w->mass.cargo_kg;
+    p->cargo_m[0] = w->mass.cargo_x_m;
+    p->cargo_m[2] = w->mass.cargo_z_m;
+    (void)pdk_payload_apply(&w->def.chassis, p);
+}
+
+/* What follows from the keys: each axle's tyre, a lumped or geared
+ * vehicle's chassis with its payload, and by the powertrain's
  * kind nothing of a powertrain (lumped: zeroed, as sim's default), or the
  * engine's curve and ABS from their staged keys and then a geared car's
  * powertrain without the UTV's parts, or a UTV's without the geared
@@ -403,6 +419,10 @@ static void vehicle_complete(void *vwork)
     complete_tyre(&def->tyre_front);
     complete_tyre(&def->tyre_rear);
     pdk_powertrain_def *pt = &def->powertrain;
+    w->chassis_given = def->chassis;
+    if (pt->kind != PDK_POWERTRAIN_UTV) {
+        complete_payload(w);
+    }
     if (pt->kind == PDK_POWERTRAIN_LUMPED) {
         memset(pt, 0, sizeof *pt);
         return;
@@ -435,12 +455,6 @@ static void vehicle_complete(void *vwork)
     {                                                                                              \
         .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
         .offset = offsetof(pdk_vehicle_work, member), .si_mul = (mul), .si_div = (div),            \
-        .description = (desc), .only_for = ONLY_UTV                                                \
-    }
-#define U_INT(p, lo, hi, member, desc)                                                             \
-    {                                                                                              \
-        .path = (p), .unit = "-", .type = PDK_KEY_INT, .min = (lo), .max = (hi),                   \
-        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
         .description = (desc), .only_for = ONLY_UTV                                                \
     }
 #define U_BOOL(p, member, desc)                                                                    \
@@ -484,6 +498,64 @@ static void vehicle_complete(void *vwork)
 #define POSITION_Y_M 5.0
 #define POSITION_Z_LOW_M -1.0
 #define POSITION_Z_HIGH_M 5.0
+
+/* The keys of a payload that a utv and a lumped or geared vehicle share,
+ * with the same meaning (mass.occupants, occupantKg, cargoKg, cargoX,
+ * cargoZ), landing in the utv's mass struct, from which vehicle_complete
+ * copies a car's (payload.h); a lumped or geared vehicle's own payload
+ * keys, in pdk_vehicle_work.payload; a utv's seats, which a car gives as
+ * mass.seats. A car's payload keys are in its resolved JSON only when
+ * given, so a preset without them resolves as it did before they existed;
+ * a utv's are always there, as all its keys. */
+#define BY_UTV_SEATS "a utv's seats are mass.frontSeatX, rearSeatX, seatLateral and seatZ"
+#define BY_UTV_CARGO "a utv's cargo is on the centre line (seed 003)"
+#define BY_UTV_BED "seed 003 gives the utv's bed no limit"
+#define BY_CAR_SEATS "a lumped or geared vehicle's seats are mass.seats"
+#define P_NUM(p, u, lo, hi, member, desc)                                                          \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .resolved_when_given = NOT_UTV                                      \
+    }
+#define P_INT(p, lo, hi, member, desc)                                                             \
+    {                                                                                              \
+        .path = (p), .unit = "-", .type = PDK_KEY_INT, .min = (lo), .max = (hi),                   \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .resolved_when_given = NOT_UTV                                      \
+    }
+#define C_NUM(p, u, lo, hi, member, other, desc)                                                   \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .only_for = NOT_UTV, .otherwise = (other),                          \
+        .resolved_when_given = NOT_UTV                                                             \
+    }
+#define US_NUM(p, u, lo, hi, member, desc)                                                         \
+    {                                                                                              \
+        .path = (p), .unit = (u), .type = PDK_KEY_NUMBER, .min = (lo), .max = (hi),                \
+        .offset = offsetof(pdk_vehicle_work, member), .si_mul = 1, .si_div = 1,                    \
+        .description = (desc), .only_for = ONLY_UTV, .otherwise = BY_CAR_SEATS                     \
+    }
+
+/* A seat of mass.seats: an occupant's centre of mass, in the UTV's body
+ * axes (x forward of the rear axle, y left, z above the ground). */
+static const pdk_param_key seat_fields[] = {
+    KEY_NUM("x", "m", -POSITION_X_M, POSITION_X_M, 0, 1, 1,
+            "The seated occupant's centre of mass, forward of the rear axle."),
+    KEY_NUM("y", "m", -POSITION_Y_M, POSITION_Y_M, sizeof(double), 1, 1,
+            "The seated occupant's centre of mass, to the left of the centre line."),
+    KEY_NUM("z", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, 2 * sizeof(double), 1, 1,
+            "The seated occupant's centre of mass, above the ground."),
+};
+
+/* The seats land in the payload's seat_m, their count in n_seats. */
+static const pdk_list_spec seat_list = {
+    .fields = seat_fields,
+    .n_fields = N_ELEMS(seat_fields),
+    .count_offset = offsetof(pdk_vehicle_work, payload.n_seats),
+    .item_size = sizeof(double[3]),
+    .max_items = PDK_PAYLOAD_SEATS_MAX,
+};
 
 /* A point of engine.torqueCurve. */
 static const pdk_param_key torque_point_fields[] = {
@@ -675,23 +747,48 @@ static const pdk_param_key vehicle_keys[] = {
           "The electronics bay's position, to the left."),
     U_NUM("mass.bayZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.bay_m[2], 1, 1,
           "The electronics bay's position, above the ground."),
-    U_NUM("mass.occupantKg", "kg", 0, 300, mass.occupant_kg, 1, 1, "Mass of one occupant."),
-    U_INT("mass.occupants", 0, PDK_UTV_SEATS, mass.occupants,
-          "Occupants, 0 to 6, seated in seed 003's order: driver front left, front right, rear "
-          "left, rear right, rear centre, front centre."),
-    U_NUM("mass.frontSeatX", "m", -POSITION_X_M, POSITION_X_M, mass.front_seat_x_m, 1, 1,
-          "The front seats, forward of the rear axle."),
-    U_NUM("mass.rearSeatX", "m", -POSITION_X_M, POSITION_X_M, mass.rear_seat_x_m, 1, 1,
-          "The rear seats, forward of the rear axle."),
-    U_NUM("mass.seatLateral", "m", 0, POSITION_Y_M, mass.seat_lateral_m, 1, 1,
-          "Lateral offset of the outer seats from the centre line."),
-    U_NUM("mass.seatZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.seat_z_m, 1, 1,
-          "Height of an occupant's centre of mass above the ground."),
-    U_NUM("mass.cargoKg", "kg", 0, 1e4, mass.cargo_kg, 1, 1,
-          "Cargo in the bed, a point mass on the centre line at cargoX, cargoZ."),
-    U_NUM("mass.cargoX", "m", -POSITION_X_M, POSITION_X_M, mass.cargo_x_m, 1, 1,
+    P_NUM("mass.occupantKg", "kg", 0, 300, mass.occupant_kg,
+          "Mass of one occupant; on a lumped or geared vehicle also that of the driver its "
+          "chassis.* keys include."),
+    P_INT("mass.occupants", 0, PDK_PAYLOAD_SEATS_MAX, mass.occupants,
+          "Occupants, the driver included: on a utv 0 to 6, seated in seed 003's order (driver "
+          "front left, front right, rear left, rear right, rear centre, front centre); on a "
+          "lumped or geared vehicle 0 to the number of mass.seats, in their order, 1 being the "
+          "driver its chassis already carries (0 takes the driver away)."),
+    {.path = "mass.seats",
+     .unit = "list",
+     .type = PDK_KEY_LIST,
+     .min = NAN,
+     .max = NAN,
+     .offset = offsetof(pdk_vehicle_work, payload.seat_m),
+     .si_mul = 1,
+     .si_div = 1,
+     .description = "A lumped or geared vehicle's seats, the driver's first, 0 to 9: "
+                    "[{\"x\", \"y\", \"z\"}, ...], each where an occupant's centre of mass "
+                    "sits; without seats mass.occupants stays 1.",
+     .list = &seat_list,
+     .only_for = NOT_UTV,
+     .otherwise = BY_UTV_SEATS,
+     .resolved_when_given = NOT_UTV},
+    US_NUM("mass.frontSeatX", "m", -POSITION_X_M, POSITION_X_M, mass.front_seat_x_m,
+           "The front seats, forward of the rear axle."),
+    US_NUM("mass.rearSeatX", "m", -POSITION_X_M, POSITION_X_M, mass.rear_seat_x_m,
+           "The rear seats, forward of the rear axle."),
+    US_NUM("mass.seatLateral", "m", 0, POSITION_Y_M, mass.seat_lateral_m,
+           "Lateral offset of the outer seats from the centre line."),
+    US_NUM("mass.seatZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.seat_z_m,
+           "Height of an occupant's centre of mass above the ground."),
+    P_NUM("mass.cargoKg", "kg", 0, 1e4, mass.cargo_kg,
+          "Cargo, a point mass at cargoX, cargoY, cargoZ: in a utv's bed, on the centre line; in "
+          "a lumped or geared vehicle's load space, at most cargoMaxKg."),
+    C_NUM("mass.cargoMaxKg", "kg", 0, 1e4, payload.cargo_max_kg, BY_UTV_BED,
+          "What a lumped or geared vehicle's load space (its boot or bed) takes; 0: it has "
+          "none, and mass.cargoKg stays 0."),
+    P_NUM("mass.cargoX", "m", -POSITION_X_M, POSITION_X_M, mass.cargo_x_m,
           "The cargo's position, forward of the rear axle (negative: behind it)."),
-    U_NUM("mass.cargoZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.cargo_z_m, 1, 1,
+    C_NUM("mass.cargoY", "m", -POSITION_Y_M, POSITION_Y_M, payload.cargo_m[1], BY_UTV_CARGO,
+          "The cargo's position, to the left of the centre line."),
+    P_NUM("mass.cargoZ", "m", POSITION_Z_LOW_M, POSITION_Z_HIGH_M, mass.cargo_z_m,
           "The cargo's centre of mass above the ground."),
     U_NUM("suspension.frontWheelRate", "N/m", 100, 1e7, suspension.front_wheel_rate_npm, 1, 1,
           "Spring rate at a front wheel; the corner is it in series with the tyre's membrane, "
@@ -1075,6 +1172,7 @@ static void vehicle_defaults(void *vwork)
     geared_defaults(&w->def.powertrain);
     w->abs = w->def.powertrain.abs != 0;
     w->mass = pdk_utv_mass_def_polaris();
+    w->payload = pdk_payload_def_default();
     w->suspension = pdk_utv_suspension_def_polaris();
     /* Seed 003 "Tyres": tyres.cornering_per_load, 8 /rad. */
     w->cornering_per_load[0] = 8.0;
@@ -1170,6 +1268,11 @@ int pdk_schema_variant(const pdk_schema *s, json_t *doc, const void *def)
 bool pdk_schema_applies(const pdk_param_key *key, int variant)
 {
     return key->only_for == 0 || (variant >= 0 && variant < 32 && (key->only_for >> variant) & 1u);
+}
+
+bool pdk_schema_resolved_when_given(const pdk_param_key *key, int variant)
+{
+    return variant >= 0 && variant < 32 && (key->resolved_when_given >> variant) & 1u;
 }
 
 void pdk_schema_variant_names(const pdk_choice_set *set, unsigned mask, char *out, size_t len)

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "params.h"
+#include "payload.h"
 #include "utv_def.h"
 
 /* Free text is bounded so a resolved parameter set stays small. */
@@ -135,6 +136,13 @@ struct pdk_param_key {
      * message that refuses the key there ("a utv's chassis.mass follows
      * from its mass.* keys"); NULL for none. */
     const char *otherwise;
+    /* The variants (one bit each, as only_for) in which the key is written
+     * in the resolved JSON only when the document (the preset or an
+     * override) gives it: left out, its default applies again when the
+     * resolved JSON is parsed, so the round trip holds and a preset that
+     * does not use the key resolves as it did before the key existed (a
+     * car's payload, mass.*). 0: written whenever it applies. */
+    unsigned resolved_when_given;
 };
 
 typedef struct pdk_schema {
@@ -174,11 +182,16 @@ typedef struct pdk_engine_point {
 /* What the vehicle schema's keys land in: sim's definition first (the part
  * a load gives back), then the keys of a UTV from which fields of the
  * definition follow (utv_def.h), held here until the schema's complete
- * step derives them, the engine's curve as points and brakes.abs as a bool
- * (sim's field is an int32_t). */
+ * step derives them, a lumped or geared vehicle's payload (payload.h: its
+ * seats, cargoY and cargoMaxKg; the mass.* keys it shares with a utv land
+ * in mass and are copied), the chassis as its keys give it before the
+ * payload, the engine's curve as points and brakes.abs as a bool (sim's
+ * field is an int32_t). */
 typedef struct pdk_vehicle_work {
     pdk_vehicle_def def;
     pdk_utv_mass_def mass;
+    pdk_payload_def payload;
+    pdk_chassis_def chassis_given;
     pdk_utv_suspension_def suspension;
     double cornering_per_load[2]; /* 1/rad: front, rear */
     pdk_engine_point torque_curve[PDK_ENGINE_CURVE_MAX];
@@ -217,6 +230,10 @@ int pdk_schema_variant(const pdk_schema *schema, json_t *doc, const void *def);
 
 /* Whether key applies to variant (pdk_param_key.only_for). */
 bool pdk_schema_applies(const pdk_param_key *key, int variant);
+
+/* Whether key is written in variant's resolved JSON only when given
+ * (pdk_param_key.resolved_when_given). */
+bool pdk_schema_resolved_when_given(const pdk_param_key *key, int variant);
 
 /* The names of the variants in mask, quoted, for messages: "\"utv\"" or
  * "\"lumped\" or \"utv\"" (out, len bytes). */

@@ -1,9 +1,11 @@
 /* The rules between a vehicle's keys that their bounds cannot state
  * (params_schema.h, the vehicle schema's cross_check): the centre of
  * gravity between the axles, the steering's lock, the least yaw inertia,
- * each axle's curves and tyre sizes, and a powertrain's keys (a utv's, and
- * what follows from them within a lumped vehicle's bounds; a geared
- * car's), each with a message naming the keys and their values. */
+ * each axle's curves and tyre sizes, a lumped or geared vehicle's payload
+ * (and the chassis that carries it within the chassis keys' bounds), and a
+ * powertrain's keys (a utv's, and what follows from them within a lumped
+ * vehicle's bounds; a geared car's), each with a message naming the keys
+ * and their values. */
 #include "params_schema.h"
 
 #include <math.h>
@@ -20,6 +22,15 @@
 /* The powertrain kinds' bits in pdk_param_key.only_for. */
 #define ONLY_LUMPED (1u << PDK_POWERTRAIN_LUMPED)
 #define ONLY_UTV (1u << PDK_POWERTRAIN_UTV)
+
+/* Whether key lands in sim's chassis, one of the fields a utv derives
+ * from its parts and a car's payload changes. */
+static bool is_chassis_field(const pdk_param_key *key)
+{
+    const size_t at = offsetof(pdk_vehicle_work, def.chassis);
+    return key->type == PDK_KEY_NUMBER && key->offset >= at &&
+           key->offset < at + sizeof(pdk_chassis_def);
+}
 
 #define MAX_ROAD_WHEEL_LOCK_DEG 80.0
 
@@ -291,6 +302,14 @@ static pdk_error check_utv(const pdk_vehicle_work *w, char *why, size_t why_len)
     const pdk_powertrain_def *pt = &def->powertrain;
     char a[PDK_PARAMS_NUM_LEN];
     char b[PDK_PARAMS_NUM_LEN];
+    /* mass.occupants is bounded by the most seats a car may list; the
+     * crew cab has PDK_UTV_SEATS. */
+    if (w->mass.occupants > PDK_UTV_SEATS) {
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "mass.occupants (%d) must be at most %d on a utv, the seats of "
+                               "seed 003's crew cab",
+                               w->mass.occupants, PDK_UTV_SEATS);
+    }
     pdk_error rc = check_engine(def, "utv", why, why_len);
     if (rc != PDK_OK) {
         return rc;
@@ -336,7 +355,7 @@ static pdk_error check_utv(const pdk_vehicle_work *w, char *why, size_t why_len)
     for (size_t i = 0; i < vs->n_keys; i++) {
         const pdk_param_key *key = &vs->keys[i];
         if (key->type != PDK_KEY_NUMBER || (key->only_for & ONLY_LUMPED) == 0 ||
-            (key->only_for & ONLY_UTV) != 0) {
+            (key->only_for & ONLY_UTV) != 0 || key->offset >= sizeof(pdk_vehicle_def)) {
             continue;
         }
         double si;
@@ -356,11 +375,100 @@ static pdk_error check_utv(const pdk_vehicle_work *w, char *why, size_t why_len)
     return PDK_OK;
 }
 
+/* A lumped or geared vehicle's payload (payload.h) on its chassis as its
+ * keys give it: the occupants within the seats, the cargo within the load
+ * space, a chassis that can carry them (the driver taken away leaves a
+ * mass; the centre of mass stays between the axles), and the chassis that
+ * follows within the bounds of the keys that give it. */
+static pdk_error check_payload(const pdk_vehicle_work *w, char *why, size_t why_len)
+{
+    const pdk_payload_def *p = &w->payload;
+    const pdk_chassis_def *given = &w->chassis_given;
+    char a[PDK_PARAMS_NUM_LEN];
+    char b[PDK_PARAMS_NUM_LEN];
+    if (p->n_seats == 0 && p->occupants != 1) {
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "mass.occupants (%d) must be 1 on a vehicle without mass.seats: "
+                               "its chassis carries its driver, and with no seat positions no "
+                               "occupant can be added or taken away",
+                               p->occupants);
+    }
+    if (p->n_seats > 0 && p->occupants > p->n_seats) {
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "mass.occupants (%d) must be within 0..%d, the %d seat%s that "
+                               "mass.seats gives",
+                               p->occupants, p->n_seats, p->n_seats, p->n_seats == 1 ? "" : "s");
+    }
+    if (p->cargo_kg > p->cargo_max_kg) {
+        pdk_params_format_number(p->cargo_kg, a);
+        pdk_params_format_number(p->cargo_max_kg, b);
+        if (p->cargo_max_kg == 0) {
+            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                                   "mass.cargoKg (%s kg) must be 0: this vehicle has no load "
+                                   "space (mass.cargoMaxKg is 0)",
+                                   a);
+        }
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "mass.cargoKg (%s kg) must be at most mass.cargoMaxKg (%s kg), "
+                               "what the load space takes",
+                               a, b);
+    }
+    const char *problem = pdk_payload_problem(given, p);
+    if (problem != NULL) {
+        pdk_payload_mass m;
+        pdk_payload_of(given, p, &m);
+        if (!(m.mass_kg > 0)) {
+            pdk_params_format_number(p->occupant_kg, a);
+            pdk_params_format_number(given->mass_kg, b);
+            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                                   "mass.occupants 0 takes the driver's mass.occupantKg (%s kg) "
+                                   "from chassis.mass (%s kg), which leaves %.6g kg",
+                                   a, b, m.mass_kg);
+        }
+        if (!(m.cg_m[0] > 0 && m.cg_m[0] < given->wheelbase_m)) {
+            pdk_params_format_number(given->wheelbase_m, b);
+            return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                                   "the mass.* payload puts the centre of mass %.4g m forward "
+                                   "of the rear axle; it must lie between the axles, within "
+                                   "chassis.wheelbase (%s m)",
+                                   m.cg_m[0], b);
+        }
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len, "%s", problem);
+    }
+    const pdk_schema *vs = pdk_schema_for(PDK_PRESET_VEHICLE);
+    for (size_t i = 0; i < vs->n_keys; i++) {
+        const pdk_param_key *key = &vs->keys[i];
+        if (!is_chassis_field(key)) {
+            continue;
+        }
+        double si;
+        memcpy(&si, (const char *)w + key->offset, sizeof si);
+        double v = si * key->si_div / key->si_mul;
+        if (v >= key->min && v <= key->max) {
+            continue;
+        }
+        pdk_params_format_number(v, a);
+        pdk_params_format_number(v < key->min ? key->min : key->max, b);
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "%s follows from the chassis.* keys with the mass.* payload as "
+                               "%s %s, %s the %s %s %s that it allows",
+                               key->path, a, key->unit, v < key->min ? "below" : "above",
+                               v < key->min ? "minimum" : "maximum", b, key->unit);
+    }
+    return PDK_OK;
+}
+
 pdk_error pdk_vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len)
 {
     const pdk_vehicle_def *def = vdef;
     char a[PDK_PARAMS_NUM_LEN];
     char b[PDK_PARAMS_NUM_LEN];
+    if (def->powertrain.kind != PDK_POWERTRAIN_UTV) {
+        pdk_error rc = check_payload(vdef, why, why_len);
+        if (rc != PDK_OK) {
+            return rc;
+        }
+    }
     if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
         pdk_error rc = def->powertrain.kind == PDK_POWERTRAIN_UTV ? check_utv(vdef, why, why_len)
                                                                   : check_geared(def, why, why_len);

@@ -137,6 +137,7 @@
     X(chassis.cg_to_front_axle_m)                                                                  \
     X(chassis.cg_height_m)                                                                         \
     X(chassis.track_width_m)                                                                       \
+    X(chassis.angular_damping_per_s)                                                               \
     TYRE_FIELDS(X, tyre_front)                                                                     \
     TYRE_FIELDS(X, tyre_rear)                                                                      \
     X(steering.ratio)                                                                              \

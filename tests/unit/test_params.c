@@ -183,10 +183,11 @@ START_TEST(empty_vehicle_is_the_default_and_resolves_every_key)
     json_t *doc = json_loads(resolved, 0, &jerr);
     ck_assert_ptr_nonnull(doc);
     /* Every key of a lumped vehicle, the default's powertrain, and none of
-     * a utv's or a geared car's. */
+     * a utv's or a geared car's; a car's payload (mass.*) only when given,
+     * and it is not. */
     size_t lumped_keys = 0;
     for (size_t i = 0; i < keys.n; i++) {
-        if (!applies_to(&keys, i, "lumped")) {
+        if (!applies_to(&keys, i, "lumped") || strncmp(keys.paths[i], "mass.", 5) == 0) {
             ck_assert_msg(json_at(doc, keys.paths[i]) == NULL, "resolved JSON has %s",
                           keys.paths[i]);
             continue;
@@ -803,8 +804,9 @@ START_TEST(a_kinds_keys_apply_to_that_kind_only)
                     "the key or change powertrain.kind");
     m = vparse_expect("{\"cvt\":{\"ebs\":false}}", NULL, PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "test.json: cvt.ebs: applies only when powertrain.kind is \"utv\", and here");
-    m = vparse_expect("{}", "mass.cargo_kg=150", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "mass.cargoKg: applies only when powertrain.kind is \"utv\"");
+    m = vparse_expect("{}", "mass.frontSeatX=1.5", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.frontSeatX: applies only when powertrain.kind is \"utv\", and here it "
+                  "is \"lumped\": a lumped or geared vehicle's seats are mass.seats");
     m = vparse_expect("{\"transmission\":{\"finalDrive\":3}}", NULL, PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "test.json: transmission.finalDrive: applies only when powertrain.kind is "
                   "\"geared\", and here it is \"lumped\"");
@@ -854,8 +856,8 @@ START_TEST(a_kinds_keys_apply_to_that_kind_only)
                   "\"geared\"");
     m = hatch_expect("gearbox.rearLowRatio=20", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "gearbox.rearLowRatio: applies only when powertrain.kind is \"utv\"");
-    m = hatch_expect("mass.cargoKg=100", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "mass.cargoKg: applies only when powertrain.kind is \"utv\"");
+    m = hatch_expect("mass.dryKg=1000", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.dryKg: applies only when powertrain.kind is \"utv\"");
     m = hatch_expect("powertrain.kind=lumped", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "applies only when powertrain.kind is \"utv\" or \"geared\", and here it is "
                   "\"lumped\"");
@@ -1080,7 +1082,9 @@ START_TEST(a_utvs_keys_are_bounded)
         const char *says;
     } cases[] = {
         {"mass.dryKg=5", PDK_ERR_OUT_OF_RANGE, "mass.dryKg: 5 is below the minimum 10 (kg)"},
-        {"mass.occupants=7", PDK_ERR_OUT_OF_RANGE, "mass.occupants: 7 is above the maximum 6"},
+        {"mass.occupants=7", PDK_ERR_OUT_OF_RANGE,
+         "mass.occupants (7) must be at most 6 on a utv, the seats of seed 003's crew cab"},
+        {"mass.occupants=10", PDK_ERR_OUT_OF_RANGE, "mass.occupants: 10 is above the maximum 9"},
         {"mass.occupants=2.5", PDK_ERR_WRONG_TYPE, "mass.occupants: expected an integer, got 2.5"},
         {"mass.seatZ=6", PDK_ERR_OUT_OF_RANGE, "mass.seatZ: 6 is above the maximum 5 (m)"},
         {"mass.dryCgForward=4", PDK_ERR_OUT_OF_RANGE,
@@ -1143,6 +1147,118 @@ START_TEST(a_utvs_keys_are_bounded)
     polaris_expect("powertrain.driveMode=turf;cvt.ebs=false;cvt.adc=true;mass.occupants=6;"
                    "suspension.dampingRatio=0.1;engine.maxSpeed=0;fuel.tankL=0",
                    PDK_OK);
+}
+END_TEST
+
+/* Loads the shipped preset name with overrides, expecting code; returns
+ * the message. */
+static const char *shipped_expect(const char *name, const char *overrides, pdk_error code)
+{
+    static char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    err[0] = '\0';
+    pdk_error rc = pdk_params_vehicle_load(PRESETS, name, overrides, &def, NULL, err, sizeof err);
+    ck_assert_msg(rc == code, "%s %s: expected %s, got %s: %s", name, overrides,
+                  pdk_error_name(code), pdk_error_name(rc), err);
+    return err;
+}
+
+/* A preset with two seats and a boot of 100 kg, for the payload's rules. */
+#define TWO_SEATS                                                                                  \
+    "\"mass\":{\"seats\":[{\"x\":1.5,\"y\":0.35,\"z\":0.7},{\"x\":1.5,\"y\":-0.35,\"z\":0.7}],"    \
+    "\"cargoMaxKg\":100,\"cargoX\":-0.5,\"cargoY\":0,\"cargoZ\":0.6}"
+
+/* A car's payload (issue 5): the occupants within the seats the preset
+ * gives, each error naming the key and the count; no cargo without a load
+ * space and none above what it takes, nor below 0; without seats only the
+ * driver the chassis carries; a driver taken from a chassis lighter than
+ * that, or a payload that moves the chassis outside its keys' bounds or
+ * its centre of mass off the wheelbase, is refused with the values. A
+ * car's own payload keys are not a utv's, its seats not the utv's keys; an
+ * unknown one is named. The payload's keys are in the resolved JSON only
+ * when given. */
+START_TEST(a_cars_payload_is_checked)
+{
+    const char *m = shipped_expect("sports_car", "mass.occupants=3", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "sports_car.json with its overrides: mass.occupants (3) must be within 0..2, "
+                  "the 2 seats that mass.seats gives");
+    m = shipped_expect("open_wheeler", "mass.occupants=2", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.occupants (2) must be within 0..1, the 1 seat that mass.seats gives");
+    m = shipped_expect("kart", "mass.cargo_kg=10", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.cargoKg (10 kg) must be 0: this vehicle has no load space "
+                  "(mass.cargoMaxKg is 0)");
+    m = shipped_expect("midsize_sedan", "mass.cargoKg=300", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.cargoKg (300 kg) must be at most mass.cargoMaxKg (210 kg), what the load "
+                  "space takes");
+    m = shipped_expect("pickup4x4", "mass.cargo_kg=-5", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'mass.cargo_kg=-5': mass.cargoKg: -5 is below the minimum 0 (kg)");
+    m = shipped_expect("compact_hatch", "mass.occupants=-1", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.occupants: -1 is below the minimum 0 (-)");
+    m = shipped_expect("compact_hatch", "mass.occupants=2.0", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "mass.occupants: expected an integer, got 2.0");
+    m = shipped_expect("midsize_sedan", "mass.cargo_kgg=150", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "mass.cargo_kgg: unknown key (did you mean mass.cargo_kg?)");
+    m = shipped_expect("midsize_sedan", "mass.seats[0].w=1", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "mass.seats[0].w: unknown key (known keys: x, y, z)");
+    m = shipped_expect("midsize_sedan", "mass.seats[4].z=6", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.seats[4].z: 6 is above the maximum 5 (m)");
+    m = shipped_expect("midsize_sedan", "mass.seats[5]={\"x\":0.5}", PDK_ERR_PARSE);
+    ASSERT_HAS(m, "mass.seats[5].y: missing (every entry of mass.seats gives x, y, z)");
+    shipped_expect("midsize_sedan", "mass.seats[5]={\"x\":0.2,\"y\":0,\"z\":0.8};mass.occupants=6",
+                   PDK_OK);
+
+    /* Without seats: the driver only. */
+    m = vparse_expect("{}", "mass.occupants=2", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json with its overrides: mass.occupants (2) must be 1 on a vehicle "
+                  "without mass.seats");
+    m = vparse_expect("{}", "mass.occupants=0", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.occupants (0) must be 1 on a vehicle without mass.seats");
+    m = vparse_expect("{}", "mass.cargo_kg=150", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.cargoKg (150 kg) must be 0: this vehicle has no load space");
+    vparse_expect("{}", "mass.occupants=1;mass.occupantKg=120;mass.cargoKg=0", PDK_OK);
+
+    /* A chassis that cannot carry it. */
+    m = vparse_expect("{\"chassis\":{\"mass\":60}," TWO_SEATS "}", "mass.occupants=0",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.occupants 0 takes the driver's mass.occupantKg (85 kg) from chassis.mass "
+                  "(60 kg), which leaves -25 kg");
+    m = vparse_expect("{\"chassis\":{\"mass\":100}," TWO_SEATS "}", "mass.occupants=0",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "chassis.mass follows from the chassis.* keys with the mass.* payload as 15 kg, "
+                  "below the minimum 50 kg that it allows");
+    m = vparse_expect("{" TWO_SEATS "}", "mass.cargoMaxKg=9000;mass.cargoKg=9000;mass.cargoX=-9",
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "the mass.* payload puts the centre of mass -7.");
+    ASSERT_HAS(m, "it must lie between the axles, within chassis.wheelbase (2.7 m)");
+
+    /* A car's keys and a utv's. */
+    m = polaris_expect("mass.seats=[]", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "mass.seats: applies only when powertrain.kind is \"lumped\" or \"geared\", "
+                  "and here it is \"utv\": a utv's seats are mass.frontSeatX, rearSeatX, "
+                  "seatLateral and seatZ");
+    m = polaris_expect("mass.cargoY=0.1", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "a utv's cargo is on the centre line");
+    m = polaris_expect("mass.cargoMaxKg=100", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "seed 003 gives the utv's bed no limit");
+    m = hatch_expect("mass.seatZ=0.7", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "a lumped or geared vehicle's seats are mass.seats");
+
+    /* Given, the keys are in the resolved JSON; left out, not. */
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    char *resolved = NULL;
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse("{}", "t", "mass.occupantKg=90", &d, &resolved, err, sizeof err),
+        PDK_OK);
+    ASSERT_HAS(resolved, "\"mass\":{\"occupantKg\":90.0}");
+    free(resolved);
+    ck_assert_int_eq(
+        pdk_params_vehicle_parse("{" TWO_SEATS "}", "t", NULL, &d, &resolved, err, sizeof err),
+        PDK_OK);
+    ASSERT_HAS(resolved, "\"mass\":{\"cargoMaxKg\":100.0,\"cargoX\":-0.5,\"cargoY\":0.0,"
+                         "\"cargoZ\":0.59999999999999998,\"seats\":[{\"x\":1.5,");
+    ck_assert_ptr_null(strstr(resolved, "occupants"));
+    free(resolved);
 }
 END_TEST
 
@@ -1605,12 +1721,13 @@ START_TEST(describe_walks_the_schema)
     pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
     /* 2 + chassis 8 + 2 axles of tyres (3 + 22 + 27 life) + steering 4 + 2
      * axles of suspension 19 + drive 5 + brakes 4 + resistance 4, then
-     * powertrain 2 + mass 28 + the utv's suspension 7 + corneringPerLoad 2
-     * + engine 15 (the torque curve's 2 fields after it) + fuel 3 + cvt 14
-     * + gearbox 10 + the brake torques 4, then a geared car's transmission
-     * 12 (the ratios' line after them) + clutch 3 + handbrake 1 + driveline
-     * 9. */
-    ck_assert_uint_eq(v.n, 282);
+     * powertrain 2 + mass 34 (the utv's 28, a car's seats with their 3
+     * fields, cargoMaxKg and cargoY) + the utv's suspension 7 +
+     * corneringPerLoad 2 + engine 15 (the torque curve's 2 fields after it)
+     * + fuel 3 + cvt 14 + gearbox 10 + the brake torques 4, then a geared
+     * car's transmission 12 (the ratios' line after them) + clutch 3 +
+     * handbrake 1 + driveline 9. */
+    ck_assert_uint_eq(v.n, 288);
     size_t n_utv = 0, n_geared = 0, n_lumped = 0, n_lumped_only = 0, n_utv_only = 0,
            n_geared_only = 0;
     for (size_t i = 0; i < v.n; i++) {
@@ -1626,18 +1743,21 @@ START_TEST(describe_walks_the_schema)
                           scope_is(&v, i, "\"utv\" or \"geared\""),
                       "%s: scope %s", v.paths[i], v.scope[i]);
     }
-    /* A utv's own keys (mass 28, its suspension 7, corneringPerLoad 2,
+    /* A utv's own keys (mass 23, its suspension 7, corneringPerLoad 2,
      * the drive mode, cvt 14, gearbox 10); the lumped vehicle's drive 5 and
      * brake forces 3; a geared car's own 26 (the ratios' line included);
      * the engine's 17, fuel 3 and brake torques 4 of both; the chassis 6
      * and per axle corneringStiffness, nominalLoad and 6 suspension keys
-     * that a utv derives. */
-    ck_assert_uint_eq(n_utv_only, 62);
+     * that a utv derives, and a car's payload keys 6 (mass.seats with its
+     * fields, cargoMaxKg, cargoY). The payload keys a utv shares with a
+     * car (mass.occupants, occupantKg, cargoKg, cargoX, cargoZ) are every
+     * kind's. */
+    ck_assert_uint_eq(n_utv_only, 57);
     ck_assert_uint_eq(n_lumped_only, 8);
     ck_assert_uint_eq(n_geared_only, 26);
-    ck_assert_uint_eq(n_lumped, 282 - 62 - 26 - 24);
-    ck_assert_uint_eq(n_utv, 282 - 8 - 26 - 22);
-    ck_assert_uint_eq(n_geared, 282 - 62 - 8);
+    ck_assert_uint_eq(n_lumped, 288 - 57 - 26 - 24);
+    ck_assert_uint_eq(n_utv, 288 - 8 - 26 - 28);
+    ck_assert_uint_eq(n_geared, 288 - 57 - 8);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
@@ -1826,6 +1946,7 @@ static Suite *params_suite(void)
     tcase_add_test(tc, a_utvs_keys_are_bounded);
     tcase_add_test(tc, a_geared_car_without_keys_of_its_own);
     tcase_add_test(tc, a_geared_cars_keys_are_bounded);
+    tcase_add_test(tc, a_cars_payload_is_checked);
     tcase_add_test(tc, overrides_take_seed_003s_names);
     tcase_add_test(tc, file_errors_name_file_key_and_reason);
     tcase_add_test(tc, world_errors);

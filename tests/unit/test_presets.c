@@ -2,7 +2,8 @@
  * every shipped vehicle and world loads and holds the figures of its data
  * sheet (docs/presets.md), the geared presets their powertrains' (their
  * performance is test_data_sheets.c's), the Polaris preset is seed 003's
- * definition;
+ * definition, a car's occupants and cargo move its chassis as their
+ * positions say;
  * the suspension kinds, the kinematic curves and their rules, the
  * four-wheel cross-field rules and the terrain bumps of a world. The schema, overrides, file
  * errors, listing and the round trip in general are test_params.c's. */
@@ -737,6 +738,170 @@ START_TEST(polaris_takes_occupants_and_cargo)
     pdk_vehicle_def ref0 = polaris_with(0, 0.0);
     assert_same_vehicle(&empty, &ref0);
     ck_assert_double_eq_tol(empty.chassis.mass_kg, 1148.0, 1e-9);
+}
+END_TEST
+
+/* ---- a car's payload: occupants and cargo on a lumped or geared preset ---- */
+
+/* A point mass that a payload adds (negative: the driver taken away),
+ * where the preset file places it: seed 003's body axes, from the ground
+ * under the middle of the rear axle, x forward, y left, z up. */
+typedef struct point_mass {
+    double kg, x, y, z;
+} point_mass;
+
+/* The chassis given carrying the points, by hand: the first and second
+ * moments of every part about the ground under the rear axle, the body's
+ * own inertia included, and then the whole mass' second moment at the new
+ * centre of mass taken off (Steiner); the centre of mass' lateral offset
+ * is counted in the inertias and not kept. */
+static pdk_chassis_def by_hand(const pdk_chassis_def *c, const point_mass *p, int n)
+{
+    const double x0 = c->wheelbase_m - c->cg_to_front_axle_m, z0 = c->cg_height_m;
+    double m = c->mass_kg, mx = m * x0, my = 0, mz = m * z0;
+    double roll = c->roll_inertia_kgm2 + m * z0 * z0;
+    double pitch = c->pitch_inertia_kgm2 + m * (x0 * x0 + z0 * z0);
+    double yaw = c->yaw_inertia_kgm2 + m * x0 * x0;
+    for (int i = 0; i < n; i++) {
+        m += p[i].kg;
+        mx += p[i].kg * p[i].x;
+        my += p[i].kg * p[i].y;
+        mz += p[i].kg * p[i].z;
+        roll += p[i].kg * (p[i].y * p[i].y + p[i].z * p[i].z);
+        pitch += p[i].kg * (p[i].x * p[i].x + p[i].z * p[i].z);
+        yaw += p[i].kg * (p[i].x * p[i].x + p[i].y * p[i].y);
+    }
+    const double x = mx / m, y = my / m, z = mz / m;
+    pdk_chassis_def out = *c;
+    out.mass_kg = m;
+    out.cg_to_front_axle_m = c->wheelbase_m - x;
+    out.cg_height_m = z;
+    out.roll_inertia_kgm2 = roll - m * (y * y + z * z);
+    out.pitch_inertia_kgm2 = pitch - m * (x * x + z * z);
+    out.yaw_inertia_kgm2 = yaw - m * (x * x + y * y);
+    return out;
+}
+
+static void assert_chassis_near(const pdk_chassis_def *got, const pdk_chassis_def *want,
+                                const char *what)
+{
+    ck_assert_msg(fabs(got->mass_kg - want->mass_kg) < 1e-9, "%s: mass %.17g, want %.17g", what,
+                  got->mass_kg, want->mass_kg);
+    ck_assert_msg(fabs(got->cg_to_front_axle_m - want->cg_to_front_axle_m) < 1e-12 &&
+                      fabs(got->cg_height_m - want->cg_height_m) < 1e-12,
+                  "%s: a %.17g h %.17g, want %.17g %.17g", what, got->cg_to_front_axle_m,
+                  got->cg_height_m, want->cg_to_front_axle_m, want->cg_height_m);
+    ck_assert_msg(fabs(got->roll_inertia_kgm2 - want->roll_inertia_kgm2) < 1e-8 &&
+                      fabs(got->pitch_inertia_kgm2 - want->pitch_inertia_kgm2) < 1e-8 &&
+                      fabs(got->yaw_inertia_kgm2 - want->yaw_inertia_kgm2) < 1e-8,
+                  "%s: inertias %.17g %.17g %.17g, want %.17g %.17g %.17g", what,
+                  got->roll_inertia_kgm2, got->pitch_inertia_kgm2, got->yaw_inertia_kgm2,
+                  want->roll_inertia_kgm2, want->pitch_inertia_kgm2, want->yaw_inertia_kgm2);
+    ck_assert_double_eq(got->wheelbase_m, want->wheelbase_m);
+    ck_assert_double_eq(got->track_width_m, want->track_width_m);
+}
+
+/* Issue 5's override, in seed 003's spelling, on the saloon and the
+ * pickup (4 occupants, 150 kg in the boot or bed), and the driver taken
+ * out of the kart, which has one seat and no load space: the chassis is
+ * the preset's with the occupants beyond the driver and the cargo added at
+ * the positions its file gives (docs/presets.md), or the driver taken
+ * away; nothing else changes; the camelCase keys are the same; the
+ * resolved JSON keeps the preset's chassis and the payload keys, and
+ * parses back to the same definition. */
+START_TEST(a_cars_occupants_and_cargo_move_its_chassis)
+{
+    static const struct {
+        const char *name;
+        const char *overrides;
+        const char *camel;
+        point_mass added[4];
+        int n;
+    } cases[] = {
+        {"midsize_sedan",
+         "mass.cargo_kg=150;mass.occupants=4",
+         "mass.cargoKg=150;mass.occupants=4",
+         {{85, 1.4, -0.37, 0.7},
+          {85, 0.5, 0.38, 0.73},
+          {85, 0.5, -0.38, 0.73},
+          {150, -0.6, 0, 0.65}},
+         4},
+        {"pickup4x4",
+         "mass.cargo_kg=150;mass.occupants=4",
+         "mass.cargoKg=150;mass.occupants=4",
+         {{85, 1.79, -0.38, 1.15},
+          {85, 0.94, 0.4, 1.18},
+          {85, 0.94, -0.4, 1.18},
+          {150, -0.35, 0, 1.05}},
+         4},
+        {"kart", "mass.occupants=0", "mass.occupants=0", {{-85, 0.45, 0.05, 0.38}}, 1},
+    };
+    char err[PDK_PARAMS_ERR_LEN];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pdk_vehicle_def base, d, camel;
+        char *resolved = NULL;
+        ck_assert_int_eq(
+            pdk_params_vehicle_load(PRESETS, cases[i].name, NULL, &base, NULL, err, sizeof err),
+            PDK_OK);
+        ck_assert_msg(pdk_params_vehicle_load(PRESETS, cases[i].name, cases[i].overrides, &d,
+                                              &resolved, err, sizeof err) == PDK_OK,
+                      "%s", err);
+        const pdk_chassis_def want = by_hand(&base.chassis, cases[i].added, cases[i].n);
+        assert_chassis_near(&d.chassis, &want, cases[i].name);
+        /* Everything but the chassis is the preset's. */
+        pdk_vehicle_def rest = d;
+        rest.chassis = base.chassis;
+        assert_same_vehicle(&rest, &base);
+
+        ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, cases[i].name, cases[i].camel, &camel,
+                                                 NULL, err, sizeof err),
+                         PDK_OK);
+        assert_same_vehicle(&camel, &d);
+        char chassis_mass[64];
+        snprintf(chassis_mass, sizeof chassis_mass, "\"mass\":%.1f", base.chassis.mass_kg);
+        ASSERT_HAS(resolved, chassis_mass);
+        ASSERT_HAS(resolved, cases[i].n == 4 ? "\"occupants\":4" : "\"occupants\":0");
+        pdk_vehicle_def again;
+        ck_assert_int_eq(
+            pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
+            PDK_OK);
+        assert_same_vehicle(&again, &d);
+        free(resolved);
+
+        /* mass.occupants=0 takes the driver's 85 kg away. */
+        pdk_vehicle_def empty;
+        ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, cases[i].name, "mass.occupants=0", &empty,
+                                                 NULL, err, sizeof err),
+                         PDK_OK);
+        ck_assert_double_eq_tol(empty.chassis.mass_kg, base.chassis.mass_kg - 85, 1e-9);
+    }
+}
+END_TEST
+
+/* The saloon's sheet (docs/presets.md, "A car's payload"): 4 occupants and
+ * 150 kg in the boot are 1905 kg, the centre of mass 1.241 m ahead of the
+ * rear axle (46.0 % on the front axle, from 55.6 %) and 0.581 m up,
+ * inertias 582.8 / 2961.6 / 3240.2 kg m^2; the static axle loads follow,
+ * 8589 N front and 10099 N rear at 9.81 m/s^2. */
+START_TEST(the_saloons_payload_matches_its_sheet)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "midsize_sedan",
+                                             "mass.cargo_kg=150;mass.occupants=4", &d, NULL, err,
+                                             sizeof err),
+                     PDK_OK);
+    const pdk_chassis_def *c = &d.chassis;
+    const double b = c->wheelbase_m - c->cg_to_front_axle_m;
+    ck_assert_double_eq_tol(c->mass_kg, 1905, 1e-9);
+    ck_assert_double_eq_tol(b, 1.241, 5e-4);
+    ck_assert_double_eq_tol(100 * b / c->wheelbase_m, 46.0, 0.05);
+    ck_assert_double_eq_tol(c->cg_height_m, 0.581, 5e-4);
+    ck_assert_double_eq_tol(c->roll_inertia_kgm2, 582.8, 0.05);
+    ck_assert_double_eq_tol(c->pitch_inertia_kgm2, 2961.6, 0.05);
+    ck_assert_double_eq_tol(c->yaw_inertia_kgm2, 3240.2, 0.05);
+    ck_assert_double_eq_tol(c->mass_kg * 9.81 * b / c->wheelbase_m, 8589, 0.5);
+    ck_assert_double_eq_tol(c->mass_kg * 9.81 * c->cg_to_front_axle_m / c->wheelbase_m, 10099, 0.5);
 }
 END_TEST
 
@@ -1653,6 +1818,11 @@ static Suite *presets_suite(void)
     tcase_add_test(utv, polaris_matches_its_data_sheet);
     tcase_add_test(utv, polaris_takes_occupants_and_cargo);
     suite_add_tcase(s, utv);
+
+    TCase *payload = tcase_create("payload");
+    tcase_add_test(payload, a_cars_occupants_and_cargo_move_its_chassis);
+    tcase_add_test(payload, the_saloons_payload_matches_its_sheet);
+    suite_add_tcase(s, payload);
 
     TCase *fw = tcase_create("four-wheel keys");
     tcase_add_test(fw, curves_convert_and_round_trip);
