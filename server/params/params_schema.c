@@ -80,6 +80,7 @@ _Static_assert(sizeof(pdk_dl_coupling) == sizeof(int), "pdk_dl_coupling is store
 static const pdk_choice shift_items[] = {
     {"automatic", PDK_SHIFT_AUTOMATIC},
     {"sequential", PDK_SHIFT_SEQUENTIAL},
+    {"manual", PDK_SHIFT_MANUAL},
 };
 static const pdk_choice_set shift_choices = {"shift kind", shift_items, N_ELEMS(shift_items)};
 
@@ -623,6 +624,10 @@ static const pdk_param_key vehicle_keys[] = {
           "springs."),
     V_NUM("chassis.trackWidth", "m", PDK_SCHEMA_MIN_TRACK_M, 5, chassis.track_width_m, 1, 1,
           "Track, contact to contact, of both axles unless an axle sets its own."),
+    V_NUM("chassis.angularDamping", "1/s", 0, 10, chassis.angular_damping_per_s, 1, 1,
+          "The body's angular velocity loses this share per second (omega <- omega (1 - c dt) "
+          "each substep): seed 003's chassis carries its game engine's 0.08; 0 for none. "
+          "fourWheel model only."),
     N_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_front.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
           "Front axle (both tyres): lateral force per radian of slip angle at zero slip; read "
@@ -934,7 +939,8 @@ static const pdk_param_key vehicle_keys[] = {
     G_CHOICE("transmission.shift", def.powertrain.geared.shift, shift_choices,
              "How the box picks its gear in D: automatic (up at a speed rising with the pedal "
              "from upshiftRpmLight to upshiftRpmFull, down below downshiftRpm) or sequential "
-             "(the same, always at upshiftRpmFull); at full pedal either shifts for power."),
+             "(the same, always at upshiftRpmFull), at full pedal either shifting for power; or "
+             "manual (the gear a command's gear_number names)."),
     {.path = "transmission.ratios",
      .unit = "list",
      .type = PDK_KEY_LIST,
@@ -979,6 +985,13 @@ static const pdk_param_key vehicle_keys[] = {
           "grows with the square of the speed."),
     G_NUM("clutch.fullRpm", "rev/min", 100, 25000, def.powertrain.geared.clutch_full_rpm,
           "Engine speed at which the clutch has its full capacity; above engageRpm."),
+    G_NUM("clutch.converterStallRatio", "-", 0, 4, def.powertrain.geared.converter_stall_ratio,
+          "A torque converter's torque ratio at stall (about 2): while it slips the turbine "
+          "gives the pump's torque times a ratio falling to 1 at converterCoupling; 0 for a "
+          "plain clutch."),
+    G_NUM("clutch.converterCoupling", "-", 0, 1, def.powertrain.geared.converter_coupling,
+          "The speed ratio (turbine over pump) at which the converter's torque ratio reaches "
+          "1 (about 0.85); above 0 with a converter."),
     G_NUM("brakes.handbrake", "N*m", 0, 1e6, def.powertrain.geared.handbrake_nm,
           "The parking brake's torque at each rear wheel in P."),
     G_CHOICE("driveline.drivenAxle", def.powertrain.layout.driven_axle, driven_axle_choices,

@@ -153,6 +153,9 @@ pdk_vehicle_def pdk_vehicle_def_polaris(const pdk_utv_mass_def *mass, double gra
      * the powertrain's brakes are torques (force_per_bar_n is not read). */
     def.brake.max_line_bar = 80.0;
     def.resist.drag_area_m2 = 2.5;
+    /* Seed 003 "Resistances": the chassis' angular damping, omega <- omega
+     * max(0, 1 - 0.08 dt), its game engine's body damping. */
+    def.chassis.angular_damping_per_s = 0.08;
     def.powertrain = pdk_powertrain_def_polaris();
     /* Seed 003 "Tyres": tyres.cornering_per_load, 8 /rad on both axles. */
     const pdk_utv_suspension_def susp = pdk_utv_suspension_def_polaris();

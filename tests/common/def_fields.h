@@ -113,6 +113,8 @@
     X(p.geared.clutch_full_rpm)                                                                    \
     X(p.geared.park_hold_nm)                                                                       \
     X(p.geared.handbrake_nm)                                                                       \
+    X(p.geared.converter_stall_ratio)                                                              \
+    X(p.geared.converter_coupling)                                                                 \
     X(p.layout.driven_axle)                                                                        \
     DIFF_FIELDS(X, p.layout.diff)                                                                  \
     X(p.layout.coupling)                                                                           \

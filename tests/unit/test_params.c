@@ -995,9 +995,9 @@ START_TEST(a_geared_cars_keys_are_bounded)
          "transmission.finalDrive: 0 is below the minimum 0.1 (-)"},
         {"transmission.parkHold=-1", PDK_ERR_OUT_OF_RANGE,
          "transmission.parkHold: -1 is below the minimum 0 (N*m)"},
-        {"transmission.shift=manual", PDK_ERR_OUT_OF_RANGE,
-         "transmission.shift: \"manual\" is not a shift kind (allowed: \"automatic\", "
-         "\"sequential\")"},
+        {"transmission.shift=paddles", PDK_ERR_OUT_OF_RANGE,
+         "transmission.shift: \"paddles\" is not a shift kind (allowed: \"automatic\", "
+         "\"sequential\", \"manual\")"},
         {"driveline.drivenAxle=both", PDK_ERR_OUT_OF_RANGE,
          "driveline.drivenAxle: \"both\" is not a driven axle (allowed: \"front\", \"rear\")"},
         {"driveline.diff=torsen", PDK_ERR_OUT_OF_RANGE,
@@ -1364,7 +1364,8 @@ START_TEST(file_errors_name_file_key_and_reason)
     write_file("vehicles/far.json", "{\"chassis\": {\"springRate\": 1}}");
     m = vehicle_expect("far", NULL, PDK_ERR_UNKNOWN_KEY);
     ASSERT_HAS(m, "chassis.springRate: unknown key (known keys under chassis: mass, yawInertia, "
-                  "rollInertia, pitchInertia, wheelbase, cgToFrontAxle, cgHeight, trackWidth)");
+                  "rollInertia, pitchInertia, wheelbase, cgToFrontAxle, cgHeight, trackWidth, "
+                  "angularDamping)");
 
     write_file("vehicles/snake.json", "{\"chassis\": {\"cg_height\": 0.5}}");
     m = vehicle_expect("snake", NULL, PDK_ERR_UNKNOWN_KEY);
@@ -1727,7 +1728,7 @@ START_TEST(describe_walks_the_schema)
      * + fuel 3 + cvt 14 + gearbox 10 + the brake torques 4, then a geared
      * car's transmission 12 (the ratios' line after them) + clutch 3 +
      * handbrake 1 + driveline 9. */
-    ck_assert_uint_eq(v.n, 288);
+    ck_assert_uint_eq(v.n, 291);
     size_t n_utv = 0, n_geared = 0, n_lumped = 0, n_lumped_only = 0, n_utv_only = 0,
            n_geared_only = 0;
     for (size_t i = 0; i < v.n; i++) {
@@ -1745,7 +1746,8 @@ START_TEST(describe_walks_the_schema)
     }
     /* A utv's own keys (mass 23, its suspension 7, corneringPerLoad 2,
      * the drive mode, cvt 14, gearbox 10); the lumped vehicle's drive 5 and
-     * brake forces 3; a geared car's own 26 (the ratios' line included);
+     * brake forces 3; a geared car's own 28 (the ratios' line and the
+     * converter's two included);
      * the engine's 17, fuel 3 and brake torques 4 of both; the chassis 6
      * and per axle corneringStiffness, nominalLoad and 6 suspension keys
      * that a utv derives, and a car's payload keys 6 (mass.seats with its
@@ -1754,10 +1756,10 @@ START_TEST(describe_walks_the_schema)
      * kind's. */
     ck_assert_uint_eq(n_utv_only, 57);
     ck_assert_uint_eq(n_lumped_only, 8);
-    ck_assert_uint_eq(n_geared_only, 26);
-    ck_assert_uint_eq(n_lumped, 288 - 57 - 26 - 24);
-    ck_assert_uint_eq(n_utv, 288 - 8 - 26 - 28);
-    ck_assert_uint_eq(n_geared, 288 - 57 - 8);
+    ck_assert_uint_eq(n_geared_only, 28);
+    ck_assert_uint_eq(n_lumped, 291 - 57 - 28 - 24);
+    ck_assert_uint_eq(n_utv, 291 - 8 - 28 - 28);
+    ck_assert_uint_eq(n_geared, 291 - 57 - 8);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
