@@ -21,18 +21,18 @@
 
 #define SAME_FIELD(f) ck_assert_msg(memcmp(&a->f, &b->f, sizeof a->f) == 0, "field %s differs", #f);
 
-static void assert_same_vehicle(const pdk_vehicle_def *a, const pdk_vehicle_def *b)
+static inline void assert_same_vehicle(const pdk_vehicle_def *a, const pdk_vehicle_def *b)
 {
     VEHICLE_FIELDS(SAME_FIELD)
 }
 
-static void assert_same_world(const pdk_world_def *a, const pdk_world_def *b)
+static inline void assert_same_world(const pdk_world_def *a, const pdk_world_def *b)
 {
     WORLD_FIELDS(SAME_FIELD)
 }
 
 /* Parses text as a vehicle with overrides, expecting code; returns the message. */
-static const char *vparse_expect(const char *text, const char *overrides, pdk_error code)
+static inline const char *vparse_expect(const char *text, const char *overrides, pdk_error code)
 {
     static char err[PDK_PARAMS_ERR_LEN];
     pdk_vehicle_def def;
@@ -53,7 +53,7 @@ typedef struct listing {
     size_t n;
 } listing;
 
-static void collect_preset(const char *name, const char *description, void *ud)
+static inline void collect_preset(const char *name, const char *description, void *ud)
 {
     listing *l = ud;
     ck_assert_uint_lt(l->n, 16);
