@@ -198,7 +198,7 @@ typedef struct pdk_fw_cmd {
                                 * contact (the step takes it times the rolling radius) */
     double brake_nm[PDK_WHEELS]; /* a powertrain's brakes, as torques (hold_n 0 then) */
     double pedal_map;            /* a powertrain's: the engine's map of the pedal */
-    int32_t gear_number;         /* a manual gearbox's gear in D, 1..n (0: first) */
+    int32_t gear_number;         /* a manual gearbox's gear in D, 1..n (0: none named yet) */
     int32_t pad;
     double gear_code;
     int32_t gear;

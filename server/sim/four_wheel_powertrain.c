@@ -187,8 +187,11 @@ static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_e
     const double rpm =
         fabs(s->carrier_radps) * geared_ratio(gb, s->gear_index, cmd->gear) * (60.0 / (2.0 * PI));
     if (gb->shift == PDK_SHIFT_MANUAL) {
-        /* The gear the command names (first in L), within the box. */
-        int want = cmd->gear == PDK_GEAR_LOW ? 1 : cmd->gear_number;
+        /* The gear the command names (first in L), within the box; none
+         * named yet (a vehicle spawned moving) keeps the gear it has. */
+        int want = cmd->gear == PDK_GEAR_LOW ? 1
+                   : cmd->gear_number > 0    ? cmd->gear_number
+                                             : s->gear_index;
         want = want < 1 ? 1 : (want > gb->n_gears ? gb->n_gears : want);
         if (want != s->gear_index) {
             s->gear_target = want;

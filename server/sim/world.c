@@ -458,7 +458,7 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
         pdk_fw_powertrain_init(&fw_state_of(world)[slot], &def->powertrain, gear, speed_mps,
                                p.c.radius_m[PDK_RL]);
         pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
-        fw_cmd_of(world)[slot].gear_number = 0; /* a manual box starts in first */
+        fw_cmd_of(world)[slot].gear_number = 0; /* a manual box keeps its spawn gear */
         fw_cmd_of(world)[slot].pad = 0;
     } else {
         /* The single-track model has no wheels to find the ground under:

@@ -363,6 +363,14 @@ START_TEST(test_manual_gearbox)
            r.ch[PDK_CH_ENGINE_RPM], want);
     ck_assert_double_eq_tol(r.ch[PDK_CH_ENGINE_RPM], want, 0.02 * want);
 
+    /* Spawned moving with no gear named yet, the box keeps the gear its
+     * moving start chose rather than dropping to first at 90 km/h. */
+    fw_run moving;
+    car_init(&moving, &d, 25.0, PDK_GEAR_DRIVE);
+    run_for(&moving, 1.0);
+    ck_assert_double_ge(moving.ch[PDK_CH_GEAR_NUMBER], 3.0);
+    ck_assert_double_lt(moving.ch[PDK_CH_ENGINE_RPM], d.powertrain.engine.max_rpm);
+
     /* Through a world: refused where it does not apply or is out of range. */
     pdk_world_def wd = pdk_world_def_default();
     wd.max_vehicles = 2;
