@@ -360,11 +360,14 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
     const double clutch_nm = clamp(hold_nm, -engine->cap_rev_nm, engine->cap_fwd_nm);
     /* A torque converter multiplies the slipping pump's torque by TR(SR),
      * falling with the speed ratio SR = R c / w_e (pdk_dl_engine). */
-    const double engine_end =
-        max_d(0.0, engine->free_radps - ctx->h_s * clutch_nm / engine->inertia_kgm2);
     double tr = 1.0, tr_slope = 0.0;
     const double stall = engine->converter_stall_ratio;
-    if (!holds && clutch_nm > 0.0 && stall > 1.0 && engine_end > 0.0) {
+    const int converts = !holds && clutch_nm > 0.0 && stall > 1.0;
+    const double engine_end =
+        converts || fill != NULL
+            ? max_d(0.0, engine->free_radps - ctx->h_s * clutch_nm / engine->inertia_kgm2)
+            : 0.0;
+    if (converts && engine_end > 0.0) {
         const double fall = (stall - 1.0) / engine->converter_coupling;
         const double sr = ratio * c_radps / engine_end;
         if (sr < engine->converter_coupling) {
