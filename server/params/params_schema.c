@@ -103,6 +103,7 @@ static const pdk_choice_set diff_choices = {"differential", diff_items, N_ELEMS(
 static const pdk_choice coupling_items[] = {
     {"none", PDK_COUPLING_NONE},
     {"locked", PDK_COUPLING_LOCKED},
+    {"centre", PDK_COUPLING_CENTRE},
 };
 static const pdk_choice_set coupling_choices = {"coupling", coupling_items,
                                                 N_ELEMS(coupling_items)};
@@ -1006,10 +1007,19 @@ static const pdk_param_key vehicle_keys[] = {
           "A limited-slip differential's preload, the torque difference it holds at no "
           "torque; read with lsd."),
     G_CHOICE("driveline.coupling", def.powertrain.layout.coupling, coupling_choices,
-             "The other axle: none (not driven) or locked to the driven axle's carrier at "
-             "secondaryRatio through its own differential (a part-time 4WD in 4H; L is 4L)."),
+             "The other axle: none (not driven); locked to the driven axle's carrier at "
+             "secondaryRatio through its own differential (a part-time 4WD in 4H; L is 4L); or "
+             "centre, a full-time AWD's centre differential (centreDiff) between the two axles."),
+    G_CHOICE("driveline.centreDiff", def.powertrain.layout.centre_diff.kind, diff_choices,
+             "A full-time AWD's centre differential between the axles: open, locked or lsd; "
+             "read with coupling centre."),
+    G_NUM("driveline.centreBiasRatio", "-", 1, 100, def.powertrain.layout.centre_diff.bias_ratio,
+          "The centre differential's torque bias ratio, the slower axle's torque over the "
+          "faster's at the limit; read with centreDiff lsd."),
+    G_NUM("driveline.centrePreload", "N*m", 0, 1e5, def.powertrain.layout.centre_diff.preload_nm,
+          "The centre differential's preload; read with centreDiff lsd."),
     G_CHOICE("driveline.secondaryDiff", def.powertrain.layout.secondary_diff.kind, diff_choices,
-             "The coupled axle's differential; read with coupling locked."),
+             "The coupled axle's differential; read with coupling locked or centre."),
     G_NUM("driveline.secondaryBiasRatio", "-", 1, 100,
           def.powertrain.layout.secondary_diff.bias_ratio,
           "The coupled axle's limited-slip bias ratio; read with secondaryDiff lsd."),
@@ -1169,6 +1179,7 @@ static void geared_defaults(pdk_powertrain_def *pt)
         .coupling = PDK_COUPLING_NONE,
         .secondary_diff = {PDK_DIFF_OPEN, 1.0, 0.0},
         .secondary_ratio = 1.0,
+        .centre_diff = {PDK_DIFF_OPEN, 1.0, 0.0},
     };
 }
 

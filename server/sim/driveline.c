@@ -259,6 +259,81 @@ static void axle_at(const pdk_dl_wheel *left, const pdk_dl_wheel *right, const p
     out->shaft_nm[1] = t_r;
 }
 
+/* ---- a centre differential between two axles ---- */
+
+typedef struct centre_ctx {
+    const pdk_dl_wheel *wheels;
+    const pdk_dl_layout *layout;
+    double h_s;
+    gap_ctx g; /* the centre diff's law; left the primary, right the secondary */
+} centre_ctx;
+
+/* Each side's torque at the centre's output speeds c + e (the primary
+ * carrier) and c - e (the secondary, whose ring turns K times as fast and
+ * takes K times its axle's torque there). */
+static void centre_sides(const centre_ctx *cc, double c_radps, double e_radps, axle_state *prim,
+                         axle_state *sec)
+{
+    const pdk_dl_layout *l = cc->layout;
+    const int p = 2 * l->primary, s = 2 - p;
+    const double k = l->secondary_k;
+    axle_at(&cc->wheels[p], &cc->wheels[p + 1], &l->primary_diff, cc->h_s, c_radps + e_radps, prim);
+    axle_at(&cc->wheels[s], &cc->wheels[s + 1], &l->secondary_diff, cc->h_s,
+            k * (c_radps - e_radps), sec);
+}
+
+static double centre_gap(const void *ctx, double e_radps, double *slope)
+{
+    const centre_ctx *cc = ctx;
+    const double k = cc->layout->secondary_k;
+    axle_state prim, sec;
+    centre_sides(cc, cc->g.carrier_radps, e_radps, &prim, &sec);
+    return gap_of(&cc->g, prim.torque_nm, prim.slope, k * sec.torque_nm, k * k * sec.slope, slope);
+}
+
+/* The torque both axles need at the centre's output speed c through the
+ * centre differential, and its slope; the axles' states at the split found. */
+static void centre_at(const pdk_dl_wheel *wheels, const pdk_dl_layout *layout, double h_s,
+                      double c_radps, double *torque_nm, double *slope, axle_state *prim,
+                      axle_state *sec)
+{
+    const pdk_dl_diff *diff = &layout->centre_diff;
+    const double k = layout->secondary_k;
+    centre_ctx cc = {.wheels = wheels, .layout = layout, .h_s = h_s};
+    centre_sides(&cc, c_radps, 0.0, prim, sec);
+    double t_p = prim->torque_nm, s_p = prim->slope;
+    double t_s = k * sec->torque_nm, s_s = k * k * sec->slope;
+    *slope = s_p + s_s;
+    if (diff->kind != PDK_DIFF_LOCKED) {
+        /* The axle differential's law (axle_at), between the axles. */
+        const bool lsd = diff->kind == PDK_DIFF_LSD;
+        cc.g = (gap_ctx){
+            .h_s = h_s,
+            .carrier_radps = c_radps,
+            .k_b = lsd ? (diff->bias_ratio - 1.0) / (diff->bias_ratio + 1.0) : 0.0,
+            .preload_nm = lsd ? diff->preload_nm : 0.0,
+            .sign = t_p > t_s ? 1.0 : -1.0,
+        };
+        if (fabs(t_p - t_s) > cc.g.k_b * fabs(t_p + t_s) + cc.g.preload_nm) {
+            double g0_slope;
+            const double g0 = gap_of(&cc.g, t_p, s_p, t_s, s_s, &g0_slope);
+            int evaluations = 0;
+            const double e =
+                rising_root(centre_gap, &cc, 0.0, g0, g0_slope, max_d(1.0, 0.05 * fabs(c_radps)),
+                            max_d(fabs(c_radps), 1e-9), &evaluations);
+            centre_sides(&cc, c_radps, e, prim, sec);
+            t_p = prim->torque_nm;
+            s_p = prim->slope;
+            t_s = k * sec->torque_nm;
+            s_s = k * k * sec->slope;
+            const double q = cc.g.sign * cc.g.k_b * (t_p + t_s >= 0.0 ? 1.0 : -1.0);
+            const double den = (1.0 - q) * s_p + (1.0 + q) * s_s;
+            *slope = den > 0.0 ? 4.0 * s_p * s_s / den : 0.0;
+        }
+    }
+    *torque_nm = t_p + t_s;
+}
+
 /* ---- the balance at the carrier ---- */
 
 typedef struct balance_ctx {
@@ -286,9 +361,20 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
     const int p = 2 * layout->primary;
     const int s = 2 - p;
     axle_state axle;
-    axle_at(&ctx->wheels[p], &ctx->wheels[p + 1], &layout->primary_diff, ctx->h_s, c_radps, &axle);
-    double need_nm = axle.torque_nm;
-    double need_slope = axle.slope;
+    double need_nm, need_slope;
+    if (layout->coupling == PDK_COUPLING_CENTRE) {
+        axle_state sec;
+        centre_at(ctx->wheels, layout, ctx->h_s, c_radps, &need_nm, &need_slope, &axle, &sec);
+        if (fill != NULL) {
+            put_wheel(fill, s, sec.spin_radps[0], sec.shaft_nm[0]);
+            put_wheel(fill, s + 1, sec.spin_radps[1], sec.shaft_nm[1]);
+        }
+    } else {
+        axle_at(&ctx->wheels[p], &ctx->wheels[p + 1], &layout->primary_diff, ctx->h_s, c_radps,
+                &axle);
+        need_nm = axle.torque_nm;
+        need_slope = axle.slope;
+    }
     if (fill != NULL) {
         put_wheel(fill, p, axle.spin_radps[0], axle.shaft_nm[0]);
         put_wheel(fill, p + 1, axle.spin_radps[1], axle.shaft_nm[1]);
@@ -402,6 +488,8 @@ void pdk_dl_solve(const pdk_dl_layout *layout, const pdk_dl_engine *engine,
     PDK_ASSERT(layout->primary == 0 || layout->primary == 1);
     PDK_ASSERT(h_s > 0.0 && engine->inertia_kgm2 > 0.0);
     PDK_ASSERT(layout->coupling == PDK_COUPLING_NONE || layout->secondary_k > 0.0);
+    PDK_ASSERT(layout->coupling != PDK_COUPLING_CENTRE ||
+               layout->centre_diff.kind != PDK_DIFF_LSD || layout->centre_diff.bias_ratio >= 1.0);
     PDK_ASSERT(engine->efficiency > 0.0);
     const balance_ctx ctx = {
         .layout = layout,

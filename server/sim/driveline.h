@@ -83,7 +83,9 @@ typedef enum pdk_dl_coupling {
     PDK_COUPLING_NONE = 0,    /* the secondary axle is not driven */
     PDK_COUPLING_LOCKED = 1,  /* turns at K c through its own differential */
     PDK_COUPLING_OVERRUN = 2, /* an overrunning clutch per wheel, driving in sign(c) */
-    PDK_COUPLING_BOTH = 3     /* the overrunning clutches locked both ways */
+    PDK_COUPLING_BOTH = 3,    /* the overrunning clutches locked both ways */
+    PDK_COUPLING_CENTRE = 4   /* full-time AWD: a centre differential (centre_diff) between
+                               * the primary carrier and the secondary ring's K-scaled speed */
 } pdk_dl_coupling;
 
 /* The layout, fixed for a substep. */
@@ -91,8 +93,9 @@ typedef struct pdk_dl_layout {
     int primary;              /* the axle the clutch drives: 0 front, 1 rear */
     pdk_dl_diff primary_diff;
     pdk_dl_coupling coupling; /* of the other axle */
-    pdk_dl_diff secondary_diff; /* with PDK_COUPLING_LOCKED */
+    pdk_dl_diff secondary_diff; /* with PDK_COUPLING_LOCKED or _CENTRE */
     double secondary_k;         /* K: the secondary ring's speed over the carrier's, > 0 */
+    pdk_dl_diff centre_diff;    /* with PDK_COUPLING_CENTRE */
 } pdk_dl_layout;
 
 /* The engine side over the substep. */

@@ -361,6 +361,7 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
     tr->layout.coupling = pt->layout.coupling;
     tr->layout.secondary_diff = pt->layout.secondary_diff;
     tr->layout.secondary_k = pt->layout.secondary_ratio > 0.0 ? pt->layout.secondary_ratio : 1.0;
+    tr->layout.centre_diff = pt->layout.centre_diff;
     tr->carrier_inertia_kgm2 = ratio != 0.0 ? pt->output_inertia_kgm2 : 0.0;
     tr->converter_stall_ratio = gb->converter_stall_ratio;
     tr->converter_coupling = gb->converter_coupling;
@@ -373,7 +374,7 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
         const int p = 2 * pt->layout.driven_axle;
         out->pawl_nm[p] += 0.5 * gb->park_hold_nm;
         out->pawl_nm[p + 1] += 0.5 * gb->park_hold_nm;
-        if (pt->layout.coupling == PDK_COUPLING_LOCKED) {
+        if (pt->layout.coupling != PDK_COUPLING_NONE) {
             const int q = 2 - p;
             out->pawl_nm[q] += 0.5 * gb->park_hold_nm / tr->layout.secondary_k;
             out->pawl_nm[q + 1] += 0.5 * gb->park_hold_nm / tr->layout.secondary_k;

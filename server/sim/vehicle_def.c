@@ -628,27 +628,33 @@ static const char *geared_problem(const pdk_powertrain_def *def)
     if (l->driven_axle != 0 && l->driven_axle != 1) {
         return "driveline.drivenAxle must be front or rear";
     }
-    const pdk_dl_diff *diffs[2] = {&l->diff, &l->secondary_diff};
-    for (int k = 0; k < 2; k++) {
+    if (l->coupling != PDK_COUPLING_NONE && l->coupling != PDK_COUPLING_LOCKED &&
+        l->coupling != PDK_COUPLING_CENTRE) {
+        return "driveline.coupling must be none, locked or centre";
+    }
+    const pdk_dl_diff *diffs[3] = {&l->diff, &l->secondary_diff, &l->centre_diff};
+    static const char *const kind_msg[3] = {"driveline.diff must be open, locked or lsd",
+                                            "driveline.secondaryDiff must be open, locked or lsd",
+                                            "driveline.centreDiff must be open, locked or lsd"};
+    static const char *const lsd_msg[3] = {
+        "driveline.biasRatio must be at least 1 and driveline.preload >= 0",
+        "driveline.secondaryBiasRatio must be at least 1 and driveline.secondaryPreload >= 0",
+        "driveline.centreBiasRatio must be at least 1 and driveline.centrePreload >= 0"};
+    for (int k = 0; k < 3; k++) {
         const pdk_dl_diff *d = diffs[k];
-        if (k == 1 && l->coupling != PDK_COUPLING_LOCKED) {
-            break;
+        if ((k == 1 && l->coupling == PDK_COUPLING_NONE) ||
+            (k == 2 && l->coupling != PDK_COUPLING_CENTRE)) {
+            continue;
         }
         if (d->kind != PDK_DIFF_OPEN && d->kind != PDK_DIFF_LOCKED && d->kind != PDK_DIFF_LSD) {
-            return k == 0 ? "driveline.diff must be open, locked or lsd"
-                          : "driveline.secondaryDiff must be open, locked or lsd";
+            return kind_msg[k];
         }
         if (d->kind == PDK_DIFF_LSD &&
             !(isfinite(d->bias_ratio) && d->bias_ratio >= 1.0 && non_negative(d->preload_nm))) {
-            return k == 0 ? "driveline.biasRatio must be at least 1 and driveline.preload >= 0"
-                          : "driveline.secondaryBiasRatio must be at least 1 and "
-                            "driveline.secondaryPreload >= 0";
+            return lsd_msg[k];
         }
     }
-    if (l->coupling != PDK_COUPLING_NONE && l->coupling != PDK_COUPLING_LOCKED) {
-        return "driveline.coupling must be none or locked";
-    }
-    if (l->coupling == PDK_COUPLING_LOCKED && !positive(l->secondary_ratio)) {
+    if (l->coupling != PDK_COUPLING_NONE && !positive(l->secondary_ratio)) {
         return "driveline.secondaryRatio must be finite and above 0";
     }
     return NULL;

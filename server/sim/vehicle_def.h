@@ -204,14 +204,16 @@ typedef struct pdk_gearbox_def {
 
 /* Which wheels a geared powertrain drives and through what: the primary
  * axle behind the gearbox and its differential, and the other axle's
- * coupling (driveline.h): none, or locked through its own differential
- * (part-time 4WD, secondary_ratio its ring's speed over the carrier's). */
+ * coupling (driveline.h): none, locked through its own differential
+ * (part-time 4WD, secondary_ratio its ring's speed over the carrier's), or
+ * a centre differential between the two axles (full-time AWD). */
 typedef struct pdk_layout_def {
     int driven_axle; /* 0 front, 1 rear */
     pdk_dl_diff diff;
-    pdk_dl_coupling coupling; /* PDK_COUPLING_NONE or PDK_COUPLING_LOCKED */
+    pdk_dl_coupling coupling; /* PDK_COUPLING_NONE, _LOCKED or _CENTRE */
     pdk_dl_diff secondary_diff;
     double secondary_ratio;
+    pdk_dl_diff centre_diff; /* PDK_COUPLING_CENTRE: a full-time AWD's */
 } pdk_layout_def;
 
 /* The UTV's AWD switch (seed 003 "Drive Modes"); values are the switch's. */

@@ -120,6 +120,7 @@
     X(p.layout.coupling)                                                                           \
     DIFF_FIELDS(X, p.layout.secondary_diff)                                                        \
     X(p.layout.secondary_ratio)                                                                    \
+    DIFF_FIELDS(X, p.layout.centre_diff)                                                           \
     X(p.output_inertia_kgm2)                                                                       \
     X(p.brake_front_nm_per_bar)                                                                    \
     X(p.brake_rear_nm_per_bar)                                                                     \

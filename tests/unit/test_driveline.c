@@ -224,6 +224,59 @@ START_TEST(torque_converter_multiplies_by_hand)
 }
 END_TEST
 
+/* A full-time AWD's open centre differential: each axle locked, the front
+ * tyres on ice (a tenth of the rear's slope), the clutch slipping so the
+ * carrier gets D = R eta C. Each side's torque is linear in its speed,
+ * A(w) = a w + b with a = 2 (J / h + k R^2), b = 2 (B - J w0 / h - k R V),
+ * and an open centre gives each side D / 2: the rear carrier at
+ * (D / 2 - b_r) / a_r, the front at (D / 2 - b_f) / a_f, the output c their
+ * mean. A locked centre turns both at c; an LSD of bias ratio 3 lets the
+ * rear take three times the front's torque at most. */
+START_TEST(centre_diff_splits_by_hand)
+{
+    pdk_dl_wheel wheels[4] = {rolling(1e6), rolling(1e6), rolling(1e6), rolling(1e6)};
+    const double k_front = 0.1 * K_X;
+    wheels[0].kx_nspm = k_front;
+    wheels[1].kx_nspm = k_front;
+    pdk_dl_layout layout = rear_drive(PDK_DIFF_LOCKED);
+    layout.coupling = PDK_COUPLING_CENTRE;
+    layout.secondary_diff.kind = PDK_DIFF_LOCKED;
+    layout.centre_diff = (pdk_dl_diff){.kind = PDK_DIFF_OPEN, .bias_ratio = 1.0};
+    const pdk_dl_engine e = engine_of(400.0, 10.0, 0.9, 20.0, 60.0);
+    pdk_dl_result out;
+    pdk_dl_solve(&layout, &e, wheels, H_S, &out);
+    const double d = 10.0 * 0.9 * 20.0;
+    const double a_r = 2.0 * (J_W / H_S + K_X * R_T * R_T);
+    const double b_r = 2.0 * (B_NM - J_W * W0_RADPS / H_S - K_X * R_T * V_MPS);
+    const double a_f = 2.0 * (J_W / H_S + k_front * R_T * R_T);
+    const double b_f = 2.0 * (B_NM - J_W * W0_RADPS / H_S - k_front * R_T * V_MPS);
+    const double w_r = (0.5 * d - b_r) / a_r, w_f = (0.5 * d - b_f) / a_f;
+    ck_assert_int_eq(out.clutch_slips, 1);
+    ck_assert_uint_eq(out.driven, 0xFu);
+    assert_rel(out.spin_radps[2], w_r, 1e-9);
+    assert_rel(out.spin_radps[0], w_f, 1e-9);
+    assert_rel(out.carrier_radps, 0.5 * (w_r + w_f), 1e-9);
+    assert_rel(out.shaft_nm[0] + out.shaft_nm[1], 0.5 * d, 1e-9);
+    assert_rel(out.shaft_nm[2] + out.shaft_nm[3], 0.5 * d, 1e-9);
+    ck_assert_double_gt(out.spin_radps[0], out.spin_radps[2]); /* the icy front runs ahead */
+
+    layout.centre_diff.kind = PDK_DIFF_LOCKED;
+    pdk_dl_solve(&layout, &e, wheels, H_S, &out);
+    ck_assert_double_eq(out.spin_radps[0], out.spin_radps[2]);
+    assert_rel(out.shaft_nm[0] + out.shaft_nm[1] + out.shaft_nm[2] + out.shaft_nm[3], d, 1e-9);
+
+    layout.centre_diff = (pdk_dl_diff){.kind = PDK_DIFF_LSD, .bias_ratio = 3.0};
+    pdk_dl_solve(&layout, &e, wheels, H_S, &out);
+    const double t_f = out.shaft_nm[0] + out.shaft_nm[1], t_r = out.shaft_nm[2] + out.shaft_nm[3];
+    assert_rel(t_f + t_r, d, 1e-9);
+    if (out.spin_radps[0] != out.spin_radps[2]) {
+        assert_rel(t_r / t_f, 3.0, 1e-9);
+    } else {
+        ck_assert_double_le(t_r / t_f, 3.0 + 1e-9);
+    }
+}
+END_TEST
+
 /* The wheels drive the engine (w_free below Rg c): the carrier gets
  * Rg T_c / eta, with T_c < 0. Holding:
  *   c (2 J / h + 2 k R^2 + Rg^2 J_e / (eta h))
@@ -520,6 +573,9 @@ static void assert_solves_itself(const pdk_dl_layout *layout, const pdk_dl_engin
         ck_assert_uint_eq(sec, 3u);
         assert_rel(0.5 * (out->spin_radps[s] + out->spin_radps[s + 1]), k * c, 1e-12);
         break;
+    case PDK_COUPLING_CENTRE: /* not in the sweep: centre_diff_splits_by_hand */
+        ck_assert_uint_eq(sec, 3u);
+        break;
     case PDK_COUPLING_OVERRUN:
     case PDK_COUPLING_BOTH:
         /* Each clutch locks while its wheel needs torque in the ring's
@@ -615,6 +671,7 @@ static Suite *driveline_suite(void)
     tcase_add_test(tc, locked_clutch_locked_axle_by_hand);
     tcase_add_test(tc, slipping_clutch_delivers_its_capacity);
     tcase_add_test(tc, torque_converter_multiplies_by_hand);
+    tcase_add_test(tc, centre_diff_splits_by_hand);
     tcase_add_test(tc, efficiency_in_each_direction);
     tcase_add_test(tc, open_diff_splits_equally);
     tcase_add_test(tc, lsd_bias_ratio_and_hold);

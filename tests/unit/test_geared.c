@@ -448,6 +448,39 @@ START_TEST(test_torque_converter)
 }
 END_TEST
 
+/* A full-time AWD (driveline.coupling centre) with an open centre
+ * differential: at full throttle both axles are driven, each with half the
+ * torque (their shaft torques' sums alike to rounding); with the centre
+ * locked the split follows the axles' grip and loads instead. */
+START_TEST(test_full_time_awd)
+{
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d = geared_car();
+        d.powertrain.layout.coupling = PDK_COUPLING_CENTRE;
+        d.powertrain.layout.secondary_diff = (pdk_dl_diff){PDK_DIFF_OPEN, 1.0, 0.0};
+        d.powertrain.layout.secondary_ratio = 1.0;
+        d.powertrain.layout.centre_diff =
+            (pdk_dl_diff){k ? PDK_DIFF_LOCKED : PDK_DIFF_OPEN, 1.0, 0.0};
+        ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
+        fw_run r;
+        car_init(&r, &d, 0.0, PDK_GEAR_DRIVE);
+        run_command(&r, 100.0, 0.0, 0.0);
+        run_for(&r, 3.0);
+        const double front = r.ch[PDK_CH_WHEEL_TORQUE_FL] + r.ch[PDK_CH_WHEEL_TORQUE_FR];
+        const double rear = r.ch[PDK_CH_WHEEL_TORQUE_RL] + r.ch[PDK_CH_WHEEL_TORQUE_RR];
+        printf("full-time AWD, %s centre, 3 s of full throttle: %.1f m/s, front %.0f N m, rear "
+               "%.0f N m\n",
+               k ? "locked" : "open", r.ch[PDK_CH_SPEED], front, rear);
+        ck_assert_double_gt(front, 50.0);
+        ck_assert_double_gt(rear, 50.0);
+        if (k == 0) {
+            /* The secondary's inertia share aside, the carrier splits equally. */
+            ck_assert_double_eq_tol(front, rear, 0.01 * (front + rear));
+        }
+    }
+}
+END_TEST
+
 static Suite *geared_suite(void)
 {
     Suite *s = suite_create("geared");
@@ -461,6 +494,7 @@ static Suite *geared_suite(void)
     tcase_add_test(tc, test_park_on_a_slope);
     tcase_add_test(tc, test_manual_gearbox);
     tcase_add_test(tc, test_torque_converter);
+    tcase_add_test(tc, test_full_time_awd);
     suite_add_tcase(s, tc);
     return s;
 }

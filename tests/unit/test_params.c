@@ -1174,7 +1174,7 @@ START_TEST(describe_walks_the_schema)
      * + fuel 3 + cvt 14 + gearbox 10 + the brake torques 4, then a geared
      * car's transmission 12 (the ratios' line after them) + clutch 3 +
      * handbrake 1 + driveline 9. */
-    ck_assert_uint_eq(v.n, 291);
+    ck_assert_uint_eq(v.n, 294);
     size_t n_utv = 0, n_geared = 0, n_lumped = 0, n_lumped_only = 0, n_utv_only = 0,
            n_geared_only = 0;
     for (size_t i = 0; i < v.n; i++) {
@@ -1192,8 +1192,8 @@ START_TEST(describe_walks_the_schema)
     }
     /* A utv's own keys (mass 23, its suspension 7, corneringPerLoad 2,
      * the drive mode, cvt 14, gearbox 10); the lumped vehicle's drive 5 and
-     * brake forces 3; a geared car's own 28 (the ratios' line and the
-     * converter's two included);
+     * brake forces 3; a geared car's own 31 (the ratios' line, the
+     * converter's two and the centre differential's three included);
      * the engine's 17, fuel 3 and brake torques 4 of both; the chassis 6
      * and per axle corneringStiffness, nominalLoad and 6 suspension keys
      * that a utv derives, and a car's payload keys 6 (mass.seats with its
@@ -1202,10 +1202,10 @@ START_TEST(describe_walks_the_schema)
      * kind's. */
     ck_assert_uint_eq(n_utv_only, 57);
     ck_assert_uint_eq(n_lumped_only, 8);
-    ck_assert_uint_eq(n_geared_only, 28);
-    ck_assert_uint_eq(n_lumped, 291 - 57 - 28 - 24);
-    ck_assert_uint_eq(n_utv, 291 - 8 - 28 - 28);
-    ck_assert_uint_eq(n_geared, 291 - 57 - 8);
+    ck_assert_uint_eq(n_geared_only, 31);
+    ck_assert_uint_eq(n_lumped, 294 - 57 - 31 - 24);
+    ck_assert_uint_eq(n_utv, 294 - 8 - 31 - 28);
+    ck_assert_uint_eq(n_geared, 294 - 57 - 8);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));

@@ -268,7 +268,10 @@ START_TEST(a_geared_cars_keys_are_bounded)
          "driveline.diff: \"torsen\" is not a differential (allowed: \"open\", \"locked\", "
          "\"lsd\")"},
         {"driveline.coupling=overrun", PDK_ERR_OUT_OF_RANGE,
-         "driveline.coupling: \"overrun\" is not a coupling (allowed: \"none\", \"locked\")"},
+         "driveline.coupling: \"overrun\" is not a coupling (allowed: \"none\", \"locked\", "
+         "\"centre\")"},
+        {"driveline.coupling=centre;driveline.centreDiff=lsd;driveline.centreBiasRatio=0.5",
+         PDK_ERR_OUT_OF_RANGE, "driveline.centreBiasRatio: 0.5 is below the minimum 1 (-)"},
         {"driveline.biasRatio=0.5", PDK_ERR_OUT_OF_RANGE,
          "driveline.biasRatio: 0.5 is below the minimum 1 (-)"},
         {"driveline.secondaryRatio=0", PDK_ERR_OUT_OF_RANGE,
