@@ -32,6 +32,48 @@ static bool is_chassis_field(const pdk_param_key *key)
            key->offset < at + sizeof(pdk_chassis_def);
 }
 
+/* Whether a lumped vehicle's number key that a utv derives from its own
+ * keys (chassis, corners, tyre loads) is one to hold a utv's values to. */
+static bool is_derived_for_utv(const pdk_param_key *key)
+{
+    return key->type == PDK_KEY_NUMBER && (key->only_for & ONLY_LUMPED) != 0 &&
+           (key->only_for & ONLY_UTV) == 0 && key->offset < sizeof(pdk_vehicle_def);
+}
+
+/* The first key select() takes whose value in w, in its preset unit, lies
+ * outside the key's bounds: PDK_OK when there is none, else the error
+ * saying the value follows from origin (and, with the key's otherwise,
+ * what it follows from instead). */
+static pdk_error derived_within_bounds(const pdk_vehicle_work *w,
+                                       bool (*select)(const pdk_param_key *), const char *origin,
+                                       bool with_otherwise, char *why, size_t why_len)
+{
+    char a[PDK_PARAMS_NUM_LEN];
+    char b[PDK_PARAMS_NUM_LEN];
+    const pdk_schema *vs = pdk_schema_for(PDK_PRESET_VEHICLE);
+    for (size_t i = 0; i < vs->n_keys; i++) {
+        const pdk_param_key *key = &vs->keys[i];
+        if (!select(key)) {
+            continue;
+        }
+        double si;
+        memcpy(&si, (const char *)w + key->offset, sizeof si);
+        double v = si * key->si_div / key->si_mul;
+        if (v >= key->min && v <= key->max) {
+            continue;
+        }
+        pdk_params_format_number(v, a);
+        pdk_params_format_number(v < key->min ? key->min : key->max, b);
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "%s follows from %s as %s %s, %s the %s %s %s that it allows%s%s",
+                               key->path, origin, a, key->unit, v < key->min ? "below" : "above",
+                               v < key->min ? "minimum" : "maximum", b, key->unit,
+                               with_otherwise ? ": " : "",
+                               with_otherwise && key->otherwise ? key->otherwise : "");
+    }
+    return PDK_OK;
+}
+
 #define MAX_ROAD_WHEEL_LOCK_DEG 80.0
 
 /* Every point of a curve, added to its static key, within the static key's
@@ -351,28 +393,7 @@ static pdk_error check_utv(const pdk_vehicle_work *w, char *why, size_t why_len)
     /* What follows from the keys (chassis, corners, tyre loads) within the
      * bounds a lumped vehicle's keys for the same fields have; a lumped
      * key that a utv does not derive keeps its default, within them. */
-    const pdk_schema *vs = pdk_schema_for(PDK_PRESET_VEHICLE);
-    for (size_t i = 0; i < vs->n_keys; i++) {
-        const pdk_param_key *key = &vs->keys[i];
-        if (key->type != PDK_KEY_NUMBER || (key->only_for & ONLY_LUMPED) == 0 ||
-            (key->only_for & ONLY_UTV) != 0 || key->offset >= sizeof(pdk_vehicle_def)) {
-            continue;
-        }
-        double si;
-        memcpy(&si, (const char *)w + key->offset, sizeof si);
-        double v = si * key->si_div / key->si_mul;
-        if (v >= key->min && v <= key->max) {
-            continue;
-        }
-        pdk_params_format_number(v, a);
-        pdk_params_format_number(v < key->min ? key->min : key->max, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "%s follows from this utv's keys as %s %s, %s the %s %s %s that "
-                               "it allows: %s",
-                               key->path, a, key->unit, v < key->min ? "below" : "above",
-                               v < key->min ? "minimum" : "maximum", b, key->unit, key->otherwise);
-    }
-    return PDK_OK;
+    return derived_within_bounds(w, is_derived_for_utv, "this utv's keys", true, why, why_len);
 }
 
 /* A lumped or geared vehicle's payload (payload.h) on its chassis as its
@@ -435,27 +456,8 @@ static pdk_error check_payload(const pdk_vehicle_work *w, char *why, size_t why_
         }
         return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len, "%s", problem);
     }
-    const pdk_schema *vs = pdk_schema_for(PDK_PRESET_VEHICLE);
-    for (size_t i = 0; i < vs->n_keys; i++) {
-        const pdk_param_key *key = &vs->keys[i];
-        if (!is_chassis_field(key)) {
-            continue;
-        }
-        double si;
-        memcpy(&si, (const char *)w + key->offset, sizeof si);
-        double v = si * key->si_div / key->si_mul;
-        if (v >= key->min && v <= key->max) {
-            continue;
-        }
-        pdk_params_format_number(v, a);
-        pdk_params_format_number(v < key->min ? key->min : key->max, b);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
-                               "%s follows from the chassis.* keys with the mass.* payload as "
-                               "%s %s, %s the %s %s %s that it allows",
-                               key->path, a, key->unit, v < key->min ? "below" : "above",
-                               v < key->min ? "minimum" : "maximum", b, key->unit);
-    }
-    return PDK_OK;
+    return derived_within_bounds(w, is_chassis_field, "the chassis.* keys with the mass.* payload",
+                                 false, why, why_len);
 }
 
 pdk_error pdk_vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len)
