@@ -44,6 +44,18 @@ static inline const char *vparse_expect(const char *text, const char *overrides,
     return err;
 }
 
+/* The resolved JSON parses back to exactly def (the round trip every
+ * resolution promises). */
+static inline void assert_reparses(const char *resolved, const pdk_vehicle_def *def)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def again;
+    ck_assert_msg(pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err,
+                                           sizeof err) == PDK_OK,
+                  "%s", err);
+    assert_same_vehicle(def, &again);
+}
+
 #define ASSERT_HAS(msg, part)                                                                      \
     ck_assert_msg(strstr((msg), (part)) != NULL, "'%s' lacks '%s'", msg, part)
 

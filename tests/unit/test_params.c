@@ -210,11 +210,7 @@ START_TEST(empty_vehicle_is_the_default_and_resolves_every_key)
     json_decref(doc);
 
     /* Defaults round-trip too, converted keys included. */
-    pdk_vehicle_def again;
-    ck_assert_int_eq(
-        pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
-        PDK_OK);
-    assert_same_vehicle(&def, &again);
+    assert_reparses(resolved, &def);
     free(resolved);
 
     pdk_world_def w;
@@ -645,11 +641,7 @@ START_TEST(tyre_keys_resolve_and_round_trip)
     ck_assert_double_eq(json_number_value(json_at(doc, "tyres.front.life.windowC")), 40);
     ck_assert_ptr_nonnull(json_at(doc, "tyres.rear.life.flatToRim"));
     json_decref(doc);
-    pdk_vehicle_def again;
-    ck_assert_int_eq(
-        pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
-        PDK_OK);
-    assert_same_vehicle(&def, &again);
+    assert_reparses(resolved, &def);
     free(resolved);
 }
 END_TEST

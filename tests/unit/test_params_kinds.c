@@ -197,11 +197,7 @@ START_TEST(a_geared_car_without_keys_of_its_own)
     ASSERT_HAS(resolved, "\"abs\":false");
     ck_assert_ptr_null(strstr(resolved, "\"cvt\""));
     ck_assert_ptr_null(strstr(resolved, "dryKg"));
-    pdk_vehicle_def again;
-    ck_assert_int_eq(
-        pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
-        PDK_OK);
-    assert_same_vehicle(&def, &again);
+    assert_reparses(resolved, &def);
     free(resolved);
 }
 END_TEST

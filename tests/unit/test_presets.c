@@ -574,11 +574,7 @@ START_TEST(shipped_powertrains_match_their_data_sheets)
         ASSERT_HAS(resolved, "\"transmission\":{");
         ASSERT_HAS(resolved, "\"clutch\":{");
         ASSERT_HAS(resolved, "\"driveline\":{");
-        pdk_vehicle_def again;
-        ck_assert_int_eq(
-            pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
-            PDK_OK);
-        assert_same_vehicle(&d, &again);
+        assert_reparses(resolved, &d);
         free(resolved);
     }
     /* The kart has no front brakes and no reverse of its own (R turns the
@@ -718,11 +714,7 @@ START_TEST(polaris_takes_occupants_and_cargo)
     assert_same_vehicle(&d, &ref);
     ASSERT_HAS(resolved, "\"cargoKg\":150.0");
     ASSERT_HAS(resolved, "\"occupants\":4");
-    pdk_vehicle_def again;
-    ck_assert_int_eq(
-        pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
-        PDK_OK);
-    assert_same_vehicle(&d, &again);
+    assert_reparses(resolved, &d);
     free(resolved);
 
     /* The camelCase keys are the same; the driver alone and an empty
@@ -863,11 +855,7 @@ START_TEST(a_cars_occupants_and_cargo_move_its_chassis)
         snprintf(chassis_mass, sizeof chassis_mass, "\"mass\":%.1f", base.chassis.mass_kg);
         ASSERT_HAS(resolved, chassis_mass);
         ASSERT_HAS(resolved, cases[i].n == 4 ? "\"occupants\":4" : "\"occupants\":0");
-        pdk_vehicle_def again;
-        ck_assert_int_eq(
-            pdk_params_vehicle_parse(resolved, "resolved", NULL, &again, NULL, err, sizeof err),
-            PDK_OK);
-        assert_same_vehicle(&again, &d);
+        assert_reparses(resolved, &d);
         free(resolved);
 
         /* mass.occupants=0 takes the driver's 85 kg away. */
