@@ -411,8 +411,13 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     const double drive_omega = 0.5 * (wheels[p].spin0_radps + wheels[p + 1].spin0_radps);
     const double v_drive = fabs(drive_omega) * wheels[p].radius_m;
     const bool empty = pt->fuel_tank_l > 0.0 && !(s->fuel_l > 0.0);
-    const double target =
-        pdk_engine_target_request_mapped(eng, cmd->pedal_map, s->engine_radps, v_drive, empty);
+    /* A geared box cuts the engine's torque while it shifts (the torque
+     * management every automatic and sequential box does), so that the
+     * engine does not flare with its clutch open and lurch the car when the
+     * next gear takes up. */
+    const bool shifting = pt->kind == PDK_POWERTRAIN_GEARED && s->shift_left_s > 0.0;
+    const double target = pdk_engine_target_request_mapped(eng, shifting ? 0.0 : cmd->pedal_map,
+                                                           s->engine_radps, v_drive, empty);
     s->request = target + (s->request - target) * c->engine_lag; /* pdk_engine_lag_request */
     pdk_engine_torque et;
     pdk_engine_torque_at(eng, s->request, s->engine_radps, empty, &et);
