@@ -407,7 +407,8 @@ static void complete_payload(pdk_vehicle_work *w)
     (void)pdk_payload_apply(&w->def.chassis, p);
 }
 
-/* What follows from the keys: each axle's tyre, a lumped or geared
+/* What follows from the keys: the kit's reverse lockout from its staged
+ * bool, each axle's tyre, a lumped or geared
  * vehicle's chassis with its payload, and by the powertrain's
  * kind nothing of a powertrain (lumped: zeroed, as sim's default), or the
  * engine's curve and ABS from their staged keys and then a geared car's
@@ -418,6 +419,7 @@ static void vehicle_complete(void *vwork)
 {
     pdk_vehicle_work *w = vwork;
     pdk_vehicle_def *def = &w->def;
+    def->dbw.lockout_reverse = w->dbw_lockout_reverse ? 1 : 0;
     complete_tyre(&def->tyre_front);
     complete_tyre(&def->tyre_rear);
     pdk_powertrain_def *pt = &def->powertrain;
@@ -593,6 +595,12 @@ static const pdk_list_spec gear_ratio_list = {
     .max_items = PDK_GEARS_MAX,
     .bare = true,
 };
+
+/* A drive-by-wire kit's key (dbw_def.h), every powertrain kind's: in the
+ * kit's own units (deg at the steering wheel, bar, %), which are sim's
+ * fields' too, and with sim's bounds (pdk_dbw_def_problem, whose messages
+ * name the same keys); docs/dbw.md gives each value's meaning and basis. */
+#define D_NUM(p, u, lo, hi, member, desc) V_NUM("dbw." p, u, lo, hi, dbw.member, 1, 1, desc)
 
 /* Bounds are what a road, off-road or commercial vehicle can physically
  * have, wide enough for a kart and a 100 t truck; docs/presets.md explains
@@ -1028,6 +1036,114 @@ static const pdk_param_key vehicle_keys[] = {
           "The coupled axle's limited-slip preload; read with secondaryDiff lsd."),
     G_NUM("driveline.secondaryRatio", "-", 0.1, 10, def.powertrain.layout.secondary_ratio,
           "The coupled axle's carrier speed over the driven one's; 1 for equal axle ratios."),
+    D_NUM("steering.delay", "s", 0, 0.25, steer_delay_s,
+          "The steering servo's dead time before it moves toward a new set point, in whole "
+          "ticks; at most 0.25 s, since the kit's delay line (64 ticks at 120 Hz) also holds an "
+          "injected latency."),
+    D_NUM("steering.rate", "deg/s", 1, 1016, steer_rate_degps,
+          "The steering-wheel rate limit that a command's cmd_rate 0 stands for (the firmware "
+          "default); within the kit's cmd_rate range, 0-1016 deg/s."),
+    D_NUM("steering.accel", "deg/s^2", 1, 25400, steer_accel_degps2,
+          "The steering-wheel acceleration limit that a command's cmd_accel 0 stands for; within "
+          "the kit's cmd_accel range, 0-25400 deg/s^2."),
+    D_NUM("steering.rateMax", "deg/s", 1, 1e4, steer_rate_max_degps,
+          "The servo's own rate limit, which holds under any command, INFINITY included; at "
+          "least dbw.steering.rate."),
+    D_NUM("steering.accelMax", "deg/s^2", 1, 1e6, steer_accel_max_degps2,
+          "The servo's own acceleration limit; at least dbw.steering.accel."),
+    D_NUM("steering.overrideDeg", "deg", 0.1, 180, steer_override_deg,
+          "Driver override: the driver's steering-wheel angle this far from the servo's latches "
+          "an override on an enabled steering channel."),
+    D_NUM("brake.tau", "s", 0, 2, brake_tau_s,
+          "Time constant of the line pressure's first-order lag behind its rate-limited set "
+          "point; 0 for none."),
+    D_NUM("brake.rate", "bar/s", 1, 1e4, brake_rate_barps,
+          "The pressure rate limit that a command's rate_inc or rate_dec 0 stands for (the "
+          "firmware default)."),
+    D_NUM("brake.rateMax", "bar/s", 1, 1e4, brake_rate_max_barps,
+          "The brake pump's own pressure rate, under any command, INFINITY included; at least "
+          "dbw.brake.rate."),
+    D_NUM("brake.decelMax", "m/s^2", 0.5, 50, brake_decel_max_mps2,
+          "The deceleration that brakes.maxLineBar gives: an ACCEL brake command (and a PERCENT "
+          "one of deceleration) becomes line pressure in proportion, so it is the vehicle's "
+          "brake force at full pressure over its mass."),
+    D_NUM("brake.overrideBar", "bar", 0.1, 100, brake_override_bar,
+          "Driver override: the driver's pedal above this line pressure latches an override on "
+          "an enabled brake channel; below brakes.maxLineBar."),
+    D_NUM("throttle.tau", "s", 0, 2, throttle_tau_s,
+          "Time constant of the pedal signal's first-order lag behind its rate-limited set "
+          "point; 0 for none."),
+    D_NUM("throttle.rate", "%/s", 1, 1e4, throttle_rate_pctps,
+          "The pedal rate limit that a command's rate_inc or rate_dec 0 stands for (the "
+          "firmware default)."),
+    D_NUM("throttle.overridePct", "%", 0.1, 100, throttle_override_pct,
+          "Driver override: the driver's pedal beyond this latches an override on an enabled "
+          "throttle channel."),
+    D_NUM("gear.shiftTime", "s", 0, 10, gear_shift_s, "A gear change by wire takes this long."),
+    D_NUM("gear.maxSpeed", "m/s", 0, 10, gear_max_speed_mps,
+          "A gear command above this speed is refused (GearReject VEHICLE_SPEED)."),
+    D_NUM("gear.brakeHoldBar", "bar", 0, 500, gear_brake_hold_bar,
+          "A gear command out of park is refused (GearReject VEHICLE, \"try pressing the "
+          "brakes\") unless the brake holds at least this line pressure; at most "
+          "brakes.maxLineBar."),
+    D_NUM("lockout.speed", "m/s", 1, 150, lockout_speed_mps,
+          "The kit disengages above this speed, and does not engage there "
+          "(LockoutVehicleVelocity)."),
+    D_NUM("lockout.accel", "m/s^2", 1, 100, lockout_accel_mps2,
+          "The kit disengages above this acceleration in the ground plane, and does not engage "
+          "there (LockoutVehicleAccel)."),
+    {.path = "dbw.lockout.reverse",
+     .unit = "bool",
+     .type = PDK_KEY_BOOL,
+     .min = NAN,
+     .max = NAN,
+     .offset = offsetof(pdk_vehicle_work, dbw_lockout_reverse),
+     .si_mul = 1,
+     .si_div = 1,
+     .description = "The kit disengages in reverse, and does not engage there "
+                    "(LockoutGearReverse)."},
+    D_NUM("system.reengageDelay", "s", 0, 10, reengage_delay_s,
+          "After it disengages the kit does not engage again for this long "
+          "(SystemReengageDelay)."),
+    D_NUM("ulc.accel", "m/s^2", 0.3, 3, ulc_accel_default_mps2,
+          "The ULC's limit_accel (how fast a velocity command may rise) that 0 stands for; "
+          "within the kit's config range, 0.3-3.0 m/s^2."),
+    D_NUM("ulc.decel", "m/s^2", 0.3, 6, ulc_decel_default_mps2,
+          "The ULC's limit_decel (how fast a velocity command may fall) that 0 stands for; "
+          "within the kit's config range, 0.3-6.0 m/s^2."),
+    D_NUM("ulc.jerk", "m/s^3", 1, 25, ulc_jerk_default_mps3,
+          "The ULC's limit_jerk_throttle and limit_jerk_brake (how fast its acceleration may "
+          "rise and fall) that 0 stands for; within the kit's config range, 1.0-25 m/s^3."),
+    D_NUM("ulc.kp", "1/s", 0.01, 20, ulc_kp_per_s,
+          "The ULC's speed loop: acceleration asked per m/s of speed error, on top of the "
+          "acceleration feed-forward."),
+    D_NUM("ulc.ki", "1/s^2", 0, 20, ulc_ki_per_s2,
+          "The ULC's speed loop: acceleration asked per metre of integrated speed error; 0 for "
+          "none."),
+    D_NUM("ulc.accelLoop", "1/s", 0, 20, ulc_accel_loop_per_s,
+          "The ULC's inner loop: how fast the integral of the acceleration error moves the "
+          "pedal, in m/s^2 of pedal per second per m/s^2 of error; it takes out a pedal's dead "
+          "band, a grade and the feed-forward's error. 0 for none."),
+    D_NUM("ulc.accelFull", "m/s^2", 0.1, 30, ulc_accel_full_mps2,
+          "The acceleration full throttle gives at low speed: the ULC's feed-forward turns an "
+          "acceleration into pedal in proportion to it."),
+    D_NUM("commsLoss.decel", "m/s^2", 0.5, 10, comms_loss_decel_mps2,
+          "With comms-loss braking armed, losing the commands brakes the vehicle at this "
+          "deceleration to a stop."),
+    D_NUM("commsLoss.holdBar", "bar", 0, 500, comms_loss_hold_bar,
+          "After a comms-loss stop the brake holds the vehicle at this line pressure; at most "
+          "brakes.maxLineBar."),
+    D_NUM("commsLoss.holdTime", "s", 0, 86400, comms_loss_hold_s,
+          "How long the brake holds after a comms-loss stop (its hold capacity) before the kit "
+          "asks for park and the parking brake."),
+    D_NUM("sensors.imuAccelNoise", "m/s^2", 0, 10, imu_accel_noise_mps2,
+          "White noise, one standard deviation, on each IMU acceleration sample; 0 for none."),
+    D_NUM("sensors.imuGyroNoise", "rad/s", 0, 1, imu_gyro_noise_radps,
+          "White noise, one standard deviation, on each gyro sample; 0 for none."),
+    D_NUM("sensors.gnssNoise", "m", 0, 100, gnss_noise_m,
+          "White noise, one standard deviation, on each GNSS fix, per horizontal axis; 0 for "
+          "none."),
+    D_NUM("sensors.gnssDropout", "-", 0, 1, gnss_dropout, "The share of GNSS fixes lost, 0..1."),
 };
 
 /* Seed 003's names of the UTV's keys, for overrides (its -PolarisSet
@@ -1144,6 +1260,42 @@ static const pdk_alias vehicle_aliases[] = {
     {"brakes.rear_nm_per_bar", "brakes.rearNmPerBar"},
     {"brakes.bias_bar", "brakes.biasBar"},
     {"aero.drag_area_m2", "resistance.dragArea"},
+    /* The kit's keys in the seed's spelling (a unit suffix, as its
+     * engine.torque_lag_s): the seed names only dbw.steering.lock_deg,
+     * above; its page of the others is not among our seeds (docs/dbw.md).
+     * dbw.lockout.reverse, dbw.ulc.kp and dbw.ulc.ki need none. */
+    {"dbw.steering.delay_s", "dbw.steering.delay"},
+    {"dbw.steering.rate_deg_s", "dbw.steering.rate"},
+    {"dbw.steering.accel_deg_s2", "dbw.steering.accel"},
+    {"dbw.steering.rate_max_deg_s", "dbw.steering.rateMax"},
+    {"dbw.steering.accel_max_deg_s2", "dbw.steering.accelMax"},
+    {"dbw.steering.override_deg", "dbw.steering.overrideDeg"},
+    {"dbw.brake.tau_s", "dbw.brake.tau"},
+    {"dbw.brake.rate_bar_s", "dbw.brake.rate"},
+    {"dbw.brake.rate_max_bar_s", "dbw.brake.rateMax"},
+    {"dbw.brake.decel_max_mps2", "dbw.brake.decelMax"},
+    {"dbw.brake.override_bar", "dbw.brake.overrideBar"},
+    {"dbw.throttle.tau_s", "dbw.throttle.tau"},
+    {"dbw.throttle.rate_pct_s", "dbw.throttle.rate"},
+    {"dbw.throttle.override_pct", "dbw.throttle.overridePct"},
+    {"dbw.gear.shift_time_s", "dbw.gear.shiftTime"},
+    {"dbw.gear.max_speed_mps", "dbw.gear.maxSpeed"},
+    {"dbw.gear.brake_hold_bar", "dbw.gear.brakeHoldBar"},
+    {"dbw.lockout.speed_mps", "dbw.lockout.speed"},
+    {"dbw.lockout.accel_mps2", "dbw.lockout.accel"},
+    {"dbw.system.reengage_delay_s", "dbw.system.reengageDelay"},
+    {"dbw.ulc.accel_mps2", "dbw.ulc.accel"},
+    {"dbw.ulc.decel_mps2", "dbw.ulc.decel"},
+    {"dbw.ulc.jerk_mps3", "dbw.ulc.jerk"},
+    {"dbw.ulc.accel_loop", "dbw.ulc.accelLoop"},
+    {"dbw.ulc.accel_full_mps2", "dbw.ulc.accelFull"},
+    {"dbw.comms_loss.decel_mps2", "dbw.commsLoss.decel"},
+    {"dbw.comms_loss.hold_bar", "dbw.commsLoss.holdBar"},
+    {"dbw.comms_loss.hold_time_s", "dbw.commsLoss.holdTime"},
+    {"dbw.sensors.imu_accel_noise_mps2", "dbw.sensors.imuAccelNoise"},
+    {"dbw.sensors.imu_gyro_noise_rad_s", "dbw.sensors.imuGyroNoise"},
+    {"dbw.sensors.gnss_noise_m", "dbw.sensors.gnssNoise"},
+    {"dbw.sensors.gnss_dropout", "dbw.sensors.gnssDropout"},
 };
 
 /* A geared car's own keys left out: the six-speed automatic of
@@ -1183,10 +1335,12 @@ static void geared_defaults(pdk_powertrain_def *pt)
     };
 }
 
-/* sim's default vehicle, lumped; a utv's own keys left out take seed 003's
- * Polaris values, a geared car's engine and brake torques too and its
- * gearbox geared_defaults' (the powertrain is kept only when the preset
- * makes it a utv's or a geared car's, and only its own parts: vehicle_complete). */
+/* sim's default vehicle, lumped, with the passenger car's kit
+ * (pdk_dbw_def_default, every kind's: a utv's preset gives its own); a
+ * utv's own keys left out take seed 003's Polaris values, a geared car's
+ * engine and brake torques too and its gearbox geared_defaults' (the
+ * powertrain is kept only when the preset makes it a utv's or a geared
+ * car's, and only its own parts: vehicle_complete). */
 static void vehicle_defaults(void *vwork)
 {
     pdk_vehicle_work *w = vwork;
@@ -1195,6 +1349,7 @@ static void vehicle_defaults(void *vwork)
     w->def.powertrain.kind = PDK_POWERTRAIN_LUMPED;
     geared_defaults(&w->def.powertrain);
     w->abs = w->def.powertrain.abs != 0;
+    w->dbw_lockout_reverse = w->def.dbw.lockout_reverse != 0;
     w->mass = pdk_utv_mass_def_polaris();
     w->payload = pdk_payload_def_default();
     w->suspension = pdk_utv_suspension_def_polaris();

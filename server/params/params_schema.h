@@ -185,8 +185,8 @@ typedef struct pdk_engine_point {
  * step derives them, a lumped or geared vehicle's payload (payload.h: its
  * seats, cargoY and cargoMaxKg; the mass.* keys it shares with a utv land
  * in mass and are copied), the chassis as its keys give it before the
- * payload, the engine's curve as points and brakes.abs as a bool (sim's
- * field is an int32_t). */
+ * payload, the engine's curve as points, and brakes.abs and
+ * dbw.lockout.reverse as bools (sim's fields are int32_t). */
 typedef struct pdk_vehicle_work {
     pdk_vehicle_def def;
     pdk_utv_mass_def mass;
@@ -196,6 +196,7 @@ typedef struct pdk_vehicle_work {
     double cornering_per_load[2]; /* 1/rad: front, rear */
     pdk_engine_point torque_curve[PDK_ENGINE_CURVE_MAX];
     bool abs;
+    bool dbw_lockout_reverse;
 } pdk_vehicle_work;
 
 /* The world's schema (params_world.c). */

@@ -4,8 +4,8 @@
  * each axle's curves and tyre sizes, a lumped or geared vehicle's payload
  * (and the chassis that carries it within the chassis keys' bounds), and a
  * powertrain's keys (a utv's, and what follows from them within a lumped
- * vehicle's bounds; a geared car's), each with a message naming the keys
- * and their values. */
+ * vehicle's bounds; a geared car's) and the drive-by-wire kit's, each with
+ * a message naming the keys and their values. */
 #include "params_schema.h"
 
 #include <math.h>
@@ -227,6 +227,39 @@ static pdk_error check_order(double lo, double hi, bool strict, const char *lo_k
     return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len, "%s (%s%s%s) must be %s %s (%s%s%s)",
                            lo_key, a, sp, unit, strict ? "less than" : "at most", hi_key, b, sp,
                            unit);
+}
+
+/* The drive-by-wire kit's rules (dbw_def.h): a default rate limit within
+ * the actuator's own (as sim checks it, dbw_def.c), and the pressures the
+ * kit reads or holds within the brakes' full scale, where an override
+ * threshold must leave the driver room above it. */
+static pdk_error check_dbw(const pdk_vehicle_def *def, char *why, size_t why_len)
+{
+    const pdk_dbw_def *k = &def->dbw;
+    const double full = def->brake.max_line_bar;
+    pdk_error rc = check_order(k->steer_rate_degps, k->steer_rate_max_degps, false,
+                               "dbw.steering.rate", "dbw.steering.rateMax", "deg/s", why, why_len);
+    if (rc == PDK_OK) {
+        rc = check_order(k->steer_accel_degps2, k->steer_accel_max_degps2, false,
+                         "dbw.steering.accel", "dbw.steering.accelMax", "deg/s^2", why, why_len);
+    }
+    if (rc == PDK_OK) {
+        rc = check_order(k->brake_rate_barps, k->brake_rate_max_barps, false, "dbw.brake.rate",
+                         "dbw.brake.rateMax", "bar/s", why, why_len);
+    }
+    if (rc == PDK_OK) {
+        rc = check_order(k->brake_override_bar, full, true, "dbw.brake.overrideBar",
+                         "brakes.maxLineBar", "bar", why, why_len);
+    }
+    if (rc == PDK_OK) {
+        rc = check_order(k->gear_brake_hold_bar, full, false, "dbw.gear.brakeHoldBar",
+                         "brakes.maxLineBar", "bar", why, why_len);
+    }
+    if (rc == PDK_OK) {
+        rc = check_order(k->comms_loss_hold_bar, full, false, "dbw.commsLoss.holdBar",
+                         "brakes.maxLineBar", "bar", why, why_len);
+    }
+    return rc;
 }
 
 /* The least travel from ride height to a UTV's bump stop (seed 003
@@ -477,6 +510,10 @@ pdk_error pdk_vehicle_cross_check(const void *vdef, json_t *resolved, char *why,
         if (rc != PDK_OK) {
             return rc;
         }
+    }
+    pdk_error dbw_rc = check_dbw(def, why, why_len);
+    if (dbw_rc != PDK_OK) {
+        return dbw_rc;
     }
     if (!(def->chassis.cg_to_front_axle_m < def->chassis.wheelbase_m)) {
         pdk_params_format_number(def->chassis.cg_to_front_axle_m, a);

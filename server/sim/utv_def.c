@@ -148,6 +148,7 @@ pdk_vehicle_def pdk_vehicle_def_polaris(const pdk_utv_mass_def *mass, double gra
     def.steering.ratio = 11.9764;
     def.steering.center_offset_deg = 12.5314;
     def.steering.lock_deg = 487.0;
+    def.dbw = pdk_dbw_def_polaris();
     def.steering.ackermann = 1.0;
     /* Seed 003 "Brakes and Aerodynamics": 80 bar full scale, C_d A 2.5 m^2;
      * the powertrain's brakes are torques (force_per_bar_n is not read). */

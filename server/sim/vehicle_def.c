@@ -107,6 +107,7 @@ pdk_vehicle_def pdk_vehicle_def_default(void)
             },
         .resist = {.rolling_coeff = 0.012, .drag_area_m2 = 0.65},
     };
+    def.dbw = pdk_dbw_def_default();
     return def;
 }
 
@@ -521,6 +522,11 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
             *why = pt;
             return PDK_ERR_OUT_OF_RANGE;
         }
+    }
+    const char *dbw = pdk_dbw_def_problem(&def->dbw);
+    if (dbw != NULL) {
+        *why = dbw;
+        return PDK_ERR_OUT_OF_RANGE;
     }
     if (def->model == PDK_MODEL_FOUR_WHEEL) {
         return check_four_wheel(def, why);

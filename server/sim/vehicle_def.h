@@ -5,6 +5,7 @@
 #define PDK_VEHICLE_DEF_H
 
 #include "cvt.h"
+#include "dbw_def.h"
 #include "driveline.h"
 #include "engine.h"
 #include "error.h"
@@ -265,6 +266,7 @@ typedef struct pdk_vehicle_def {
     pdk_brake_def brake;
     pdk_resist_def resist;
     pdk_powertrain_def powertrain;
+    pdk_dbw_def dbw;
 } pdk_vehicle_def;
 
 /* The least yaw inertia a definition may have, as a multiple of m a b (a, b:

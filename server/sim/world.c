@@ -13,6 +13,7 @@
 #include "single_track.h"
 #include "surface.h"
 #include "terrain.h"
+#include "trig.h"
 #include "tyre_life.h"
 
 #define WORLD_ALIGN 64u          /* arrays start on cache lines */
@@ -51,6 +52,8 @@ typedef struct slot_meta {
  *   tyre_refs uint32_t        how many live vehicles use each entry
  *   channels  double[PDK_CH_COUNT]  the last tick's telemetry
  *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
+ *   dbw       pdk_dbw_state   cold until a kit is spoken to: each vehicle's DBW kit
+ *   driver    pdk_dbw_cmd     the driver's controls as last set (pdk_world_command)
  * Offsets rather than pointers keep the block position independent. */
 struct pdk_world {
     pdk_world_def def;
@@ -62,12 +65,12 @@ struct pdk_world {
     int32_t first_free; /* no slot below this one is free */
     int32_t faulted;    /* live vehicles whose state has faulted */
     size_t off_live, off_meta, off_st_state, off_st_cmd, off_st_params, off_fw_state, off_fw_cmd,
-        off_fw_consts, off_tyres, off_tyre_refs, off_channels, off_defs, bytes;
+        off_fw_consts, off_tyres, off_tyre_refs, off_channels, off_defs, off_dbw, off_driver, bytes;
 };
 
 typedef struct layout {
     size_t live, meta, st_state, st_cmd, st_params, fw_state, fw_cmd, fw_consts, tyres, tyre_refs,
-        channels, defs, total;
+        channels, defs, dbw, driver, total;
 } layout;
 
 static size_t round_up(size_t v)
@@ -104,6 +107,10 @@ static layout layout_of(int max_vehicles)
     off = round_up(off + n * sizeof(double) * (size_t)PDK_CH_COUNT);
     l.defs = off;
     off = round_up(off + n * sizeof(pdk_vehicle_def));
+    l.dbw = off;
+    off = round_up(off + n * sizeof(pdk_dbw_state));
+    l.driver = off;
+    off = round_up(off + n * sizeof(pdk_dbw_cmd));
     l.total = off;
     return l;
 }
@@ -139,6 +146,8 @@ PDK_WORLD_ARRAY_(pdk_fw_cmd, fw_cmd)
 PDK_WORLD_ARRAY_(pdk_fw_consts, fw_consts)
 PDK_WORLD_ARRAY_(pdk_tyre_consts4, tyres)
 PDK_WORLD_ARRAY_(uint32_t, tyre_refs)
+PDK_WORLD_ARRAY_(pdk_dbw_state, dbw)
+PDK_WORLD_ARRAY_(pdk_dbw_cmd, driver)
 #undef PDK_WORLD_ARRAY_
 
 /* The entry of tyres holding c, shared (its count of users raised) where
@@ -320,6 +329,8 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->off_tyre_refs = l.tyre_refs;
     w->off_channels = l.channels;
     w->off_defs = l.defs;
+    w->off_dbw = l.dbw;
+    w->off_driver = l.driver;
     w->bytes = l.total;
     *out = w;
     return PDK_OK;
@@ -472,6 +483,10 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
         pdk_st_state_init(&st_state_of(world)[slot], pose, speed_mps);
         pdk_st_cmd_set(&st_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
     }
+    pdk_dbw_cmd *driver = &driver_of(world)[slot];
+    memset(driver, 0, sizeof *driver);
+    driver->gear = gear;
+    pdk_dbw_init(&dbw_of(world)[slot], &def->dbw, driver);
     meta[slot].alive = 1u;
     meta[slot].model = (uint32_t)def->model;
 
@@ -511,6 +526,8 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     memset(&st_cmd_of(world)[slot], 0, sizeof(pdk_st_cmd));
     memset(&fw_state_of(world)[slot], 0, sizeof(pdk_fw_state));
     memset(&fw_cmd_of(world)[slot], 0, sizeof(pdk_fw_cmd));
+    memset(&dbw_of(world)[slot], 0, sizeof(pdk_dbw_state));
+    memset(&driver_of(world)[slot], 0, sizeof(pdk_dbw_cmd));
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
     if (s < world->first_free) {
         world->first_free = s;
@@ -618,6 +635,176 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
     } else {
         pdk_st_cmd_set(held_st, &defs_of(world)[s], throttle, brake, steer, gear);
     }
+    /* The driver's controls, and what the kit makes of a driver acting. */
+    pdk_dbw_cmd *driver = &driver_of(world)[s];
+    pdk_dbw_cmd prev = *driver;
+    driver->throttle_pct = throttle;
+    driver->brake_bar = brake;
+    driver->steer_wheel_deg = steer;
+    driver->gear = gear;
+    if (cmd->fields & PDK_DBW_GEAR_NUMBER) {
+        driver->gear_number = cmd->gear_number;
+    }
+    pdk_dbw_driver_input(&dbw_of(world)[s], &defs_of(world)[s].dbw, &prev, cmd, world->tick);
+    return PDK_OK;
+}
+
+const pdk_dbw_cmd *pdk_world_driver_controls(const pdk_world *world, pdk_vehicle_id id)
+{
+    int32_t s = world == NULL ? -1 : slot_of(world, id);
+    return s < 0 ? NULL : &driver_of(world)[s];
+}
+
+const char *pdk_world_dbw_problem(const pdk_world *world, pdk_vehicle_id id, const pdk_dbw_msg *msg)
+{
+    if (world == NULL || msg == NULL) {
+        return world == NULL ? "world is NULL" : "message is NULL";
+    }
+    int32_t s = slot_of(world, id);
+    if (s < 0) {
+        return "vehicle id is zero, stale (removed) or was never given out";
+    }
+    return pdk_dbw_msg_problem(msg, &defs_of(world)[s]);
+}
+
+pdk_error pdk_world_dbw(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_msg *msg)
+{
+    if (world == NULL || msg == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    int32_t s = slot_of(world, id);
+    if (s < 0) {
+        return PDK_ERR_STALE_ID;
+    }
+    const pdk_vehicle_def *def = &defs_of(world)[s];
+    const char *why = pdk_dbw_msg_problem(msg, def);
+    if (why != NULL) {
+        /* dbw.c words its refusals so: a command type the model cannot do
+         * "is not supported", a value beyond its bounds must be "within"
+         * them (or a key "applies to" other vehicles); anything else is a
+         * malformed message. */
+        if (strstr(why, "not supported") != NULL) {
+            return PDK_ERR_UNSUPPORTED;
+        }
+        return strstr(why, "within") != NULL || strstr(why, "applies to") != NULL
+                   ? PDK_ERR_OUT_OF_RANGE
+                   : PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_dbw_apply(&dbw_of(world)[s], &def->dbw, def, msg, &driver_of(world)[s], world->tick);
+    if (msg->kind == PDK_DBW_MSG_DRIVE_MODE && is_four_wheel(world, (uint32_t)s)) {
+        /* The switch is the vehicle's: the kit only moves it. */
+        fw_state_of(world)[s].pt.drive_mode = msg->u.value;
+    }
+    return PDK_OK;
+}
+
+const pdk_dbw_state *pdk_world_dbw_state(const pdk_world *world, pdk_vehicle_id id)
+{
+    int32_t s = world == NULL ? -1 : slot_of(world, id);
+    return s < 0 ? NULL : &dbw_of(world)[s];
+}
+
+/* What the kit reads of its vehicle: its state now (at spawn too, before
+ * any step has written channels). */
+static pdk_dbw_vehicle dbw_vehicle_of(const pdk_world *w, uint32_t slot)
+{
+    pdk_dbw_vehicle v;
+    if (is_four_wheel(w, slot)) {
+        const pdk_fw_state *fw = &fw_state_of(w)[slot];
+        double vb[3];
+        pdk_fw_body_velocity(fw, vb);
+        v.speed_mps = vb[0];
+        v.ax_mps2 = fw->accel_mps2[0];
+        v.ay_mps2 = fw->accel_mps2[1];
+    } else {
+        const pdk_st_state *st = &st_state_of(w)[slot];
+        v.speed_mps = st->vx_mps;
+        v.ax_mps2 = st->ax_mps2;
+        v.ay_mps2 = st->ay_mps2;
+    }
+    return v;
+}
+
+/* Runs each spoken-to kit for the coming tick and sets the controls its
+ * vehicle steps with. A kit never spoken to leaves the driver's. */
+static void dbw_tick_all(pdk_world *world)
+{
+    const uint32_t *live = live_of(world);
+    const pdk_vehicle_def *defs = defs_of(world);
+    for (int32_t i = 0; i < world->count; i++) {
+        uint32_t slot = live[i];
+        pdk_dbw_state *dbw = &dbw_of(world)[slot];
+        if (!dbw->touched || faulted_of(world, slot)) {
+            continue;
+        }
+        const pdk_dbw_cmd *driver = &driver_of(world)[slot];
+        pdk_dbw_vehicle veh = dbw_vehicle_of(world, slot);
+        pdk_dbw_cmd c;
+        pdk_dbw_tick(dbw, &defs[slot].dbw, &defs[slot], &veh, driver, world->tick, world->def.dt_s,
+                     &c);
+        if (is_four_wheel(world, slot)) {
+            pdk_fw_cmd *fc = &fw_cmd_of(world)[slot];
+            if (fc->throttle_pct == c.throttle_pct && fc->brake_bar == c.brake_bar &&
+                fc->steer_wheel_deg == c.steer_wheel_deg && fc->gear == (int32_t)c.gear) {
+                continue; /* held: its derived part is already these controls' */
+            }
+            int32_t number = fc->gear_number;
+            pdk_fw_cmd_set(fc, &defs[slot], c.throttle_pct, c.brake_bar, c.steer_wheel_deg, c.gear);
+            fc->gear_number = number;
+        } else {
+            pdk_st_cmd_set(&st_cmd_of(world)[slot], &defs[slot], c.throttle_pct, c.brake_bar,
+                           c.steer_wheel_deg, c.gear);
+        }
+    }
+}
+
+pdk_error pdk_world_dbw_report(const pdk_world *world, pdk_vehicle_id id, pdk_dbw_report *out)
+{
+    if (world == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    int32_t s = slot_of(world, id);
+    if (s < 0) {
+        return PDK_ERR_STALE_ID;
+    }
+    uint32_t slot = (uint32_t)s;
+    const double *ch = channels_of(world, slot);
+    const pdk_vehicle_def *def = &defs_of(world)[slot];
+    double g = world->def.gravity_mps2;
+    double sr, cr, sp, cp;
+    pdk_trig_sincos(ch[PDK_CH_ROLL], &sr, &cr);
+    pdk_trig_sincos(ch[PDK_CH_PITCH], &sp, &cp);
+    pdk_dbw_truth tr = {
+        .speed_mps = ch[PDK_CH_SPEED],
+        .vx_mps = ch[PDK_CH_VEL_X],
+        .vy_mps = ch[PDK_CH_VEL_Y],
+        /* Specific force in the body frame: the acceleration less gravity
+         * ((0, 0, -g) in the world, pitch positive nose down, roll positive
+         * right side down). */
+        .ax_mps2 = ch[PDK_CH_ACCEL_X] - g * sp,
+        .ay_mps2 = ch[PDK_CH_ACCEL_Y] + g * cp * sr,
+        .az_mps2 = ch[PDK_CH_ACCEL_Z] + g * cp * cr,
+        .roll_rate_radps = ch[PDK_CH_ROLL_RATE],
+        .pitch_rate_radps = ch[PDK_CH_PITCH_RATE],
+        .yaw_rate_radps = ch[PDK_CH_YAW_RATE],
+        .x_m = ch[PDK_CH_POS_X],
+        .y_m = ch[PDK_CH_POS_Y],
+        .road_wheel_angle_rad = ch[PDK_CH_STEER_ANGLE],
+        .gear = (int32_t)ch[PDK_CH_GEAR],
+        .gear_number = (int32_t)ch[PDK_CH_GEAR_NUMBER],
+        .powertrain_reject = (int32_t)ch[PDK_CH_GEAR_REJECT],
+    };
+    double brake_nm = 0.0;
+    for (int w = 0; w < 4; w++) {
+        tr.wheel_speed_radps[w] = ch[PDK_CH_WHEEL_SPEED_FL + w];
+        brake_nm += ch[PDK_CH_BRAKE_TORQUE_FL + w];
+    }
+    if (def->powertrain.kind == PDK_POWERTRAIN_LUMPED) {
+        brake_nm = ch[PDK_CH_BRAKE] * def->brake.force_per_bar_n * def->tyre_rear.soil.radius_m;
+    }
+    tr.brake_torque_nm = brake_nm;
+    pdk_dbw_report_fill(&dbw_of(world)[slot], &def->dbw, def, &tr, &driver_of(world)[slot],
+                        world->def.seed, id, world->tick, out);
     return PDK_OK;
 }
 
@@ -685,6 +872,7 @@ void pdk_world_step(pdk_world *world)
     if (world == NULL) {
         return;
     }
+    dbw_tick_all(world);
     const uint32_t *live = live_of(world);
     pdk_st_state *st_states = st_state_of(world);
     const pdk_st_cmd *st_cmds = st_cmd_of(world);
@@ -962,6 +1150,17 @@ uint64_t pdk_world_hash(const pdk_world *world)
         h = is_four_wheel(world, slot)
                 ? hash_four_wheel(h, &fw_state_of(world)[slot], &fw_cmd_of(world)[slot])
                 : hash_single_track(h, &st_state_of(world)[slot], &st_cmd_of(world)[slot]);
+        const pdk_dbw_state *dbw = &dbw_of(world)[slot];
+        if (dbw->touched) {
+            /* A kit never spoken to is where spawn put it and changes
+             * nothing; once spoken to it is state like any other. */
+            const pdk_dbw_cmd *d = &driver_of(world)[slot];
+            h = pdk_hash_f64(h, d->throttle_pct);
+            h = pdk_hash_f64(h, d->brake_bar);
+            h = pdk_hash_f64(h, d->steer_wheel_deg);
+            h = pdk_hash_u64(h, ((uint64_t)(uint32_t)d->gear << 32) | (uint32_t)d->gear_number);
+            h = pdk_dbw_hash(h, dbw);
+        }
     }
     /* Free slots' generations decide the ids given out next, so they are
      * state too (a fresh slot's generation is zero and adds nothing). */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "channels.h"
+#include "dbw.h"
 #include "error.h"
 #include "input.h"
 #include "terrain.h"
@@ -107,6 +108,36 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
  * 0..brake.max_line_bar"), or NULL when it would succeed. */
 const char *pdk_world_command_problem(const pdk_world *world, pdk_vehicle_id id,
                                       const pdk_dbw_cmd *cmd);
+
+/* The driver's controls (pdk_world_command) as the driver last set them;
+ * with a DBW kit engaged the vehicle may be driven otherwise. NULL for a
+ * dead id. */
+const pdk_dbw_cmd *pdk_world_driver_controls(const pdk_world *world, pdk_vehicle_id id);
+
+/* Applies a DBW kit message (dbw.h) at once, between steps: the kit's
+ * commands, enable and disable, fault injection, the Autoware profile.
+ * Errors: PDK_ERR_STALE_ID (dead id), PDK_ERR_INVALID_ARGUMENT (NULL, an
+ * unknown kind or command type, a value that is not a number),
+ * PDK_ERR_UNSUPPORTED (a command type the model cannot do),
+ * PDK_ERR_OUT_OF_RANGE (a rolling counter above 15, a negative rate, a
+ * fault value out of its range). A kit command's value beyond the
+ * actuator's range is not an error: the kit clamps it and reports
+ * limiting_value. A message with a bad CRC or a repeated rolling counter is
+ * not an error either: the kit takes it as the kit does (bad_crc, bad_rc). */
+pdk_error pdk_world_dbw(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_msg *msg);
+
+/* Why pdk_world_dbw with these arguments fails: a static sentence naming the
+ * field and its bound, or NULL when it would succeed. */
+const char *pdk_world_dbw_problem(const pdk_world *world, pdk_vehicle_id id,
+                                  const pdk_dbw_msg *msg);
+
+/* The kit's state of a live vehicle (NULL for a dead id). */
+const pdk_dbw_state *pdk_world_dbw_state(const pdk_world *world, pdk_vehicle_id id);
+
+/* Every report the kit makes about a live vehicle at the current tick
+ * (dbw.h pdk_dbw_report), noise included. Reading it changes nothing:
+ * PDK_ERR_STALE_ID for a dead id, PDK_ERR_INVALID_ARGUMENT for NULL. */
+pdk_error pdk_world_dbw_report(const pdk_world *world, pdk_vehicle_id id, pdk_dbw_report *out);
 
 /* A tyre input (tyre_life.h pdk_tyre_action): an action with its value on
  * the wheels of wheel_mask (bit i for wheel i, FL FR RL RR), or, for

@@ -130,6 +130,45 @@
     X(p.fuel_heating_value_jpkg)                                                                   \
     X(p.fuel_density_kgpl)
 
+/* The drive-by-wire kit: its int beside the doubles, and the pad, which
+ * holds no value, left out. */
+#define DBW_FIELDS(X, k)                                                                           \
+    X(k.steer_delay_s)                                                                             \
+    X(k.steer_rate_degps)                                                                          \
+    X(k.steer_accel_degps2)                                                                        \
+    X(k.steer_rate_max_degps)                                                                      \
+    X(k.steer_accel_max_degps2)                                                                    \
+    X(k.steer_override_deg)                                                                        \
+    X(k.brake_tau_s)                                                                               \
+    X(k.brake_rate_barps)                                                                          \
+    X(k.brake_rate_max_barps)                                                                      \
+    X(k.brake_decel_max_mps2)                                                                      \
+    X(k.brake_override_bar)                                                                        \
+    X(k.throttle_tau_s)                                                                            \
+    X(k.throttle_rate_pctps)                                                                       \
+    X(k.throttle_override_pct)                                                                     \
+    X(k.gear_shift_s)                                                                              \
+    X(k.gear_max_speed_mps)                                                                        \
+    X(k.gear_brake_hold_bar)                                                                       \
+    X(k.lockout_speed_mps)                                                                         \
+    X(k.lockout_accel_mps2)                                                                        \
+    X(k.lockout_reverse)                                                                           \
+    X(k.reengage_delay_s)                                                                          \
+    X(k.ulc_accel_default_mps2)                                                                    \
+    X(k.ulc_decel_default_mps2)                                                                    \
+    X(k.ulc_jerk_default_mps3)                                                                     \
+    X(k.ulc_kp_per_s)                                                                              \
+    X(k.ulc_ki_per_s2)                                                                             \
+    X(k.ulc_accel_loop_per_s)                                                                      \
+    X(k.ulc_accel_full_mps2)                                                                       \
+    X(k.comms_loss_decel_mps2)                                                                     \
+    X(k.comms_loss_hold_bar)                                                                       \
+    X(k.comms_loss_hold_s)                                                                         \
+    X(k.imu_accel_noise_mps2)                                                                      \
+    X(k.imu_gyro_noise_radps)                                                                      \
+    X(k.gnss_noise_m)                                                                              \
+    X(k.gnss_dropout)
+
 #define VEHICLE_FIELDS(X)                                                                          \
     X(model)                                                                                       \
     X(chassis.mass_kg)                                                                             \
@@ -162,7 +201,8 @@
     X(resist.drag_area_m2)                                                                         \
     X(resist.downforce_area_m2)                                                                    \
     X(resist.downforce_front)                                                                      \
-    POWERTRAIN_FIELDS(X, powertrain)
+    POWERTRAIN_FIELDS(X, powertrain)                                                               \
+    DBW_FIELDS(X, dbw)
 
 #define WORLD_FIELDS(X)                                                                            \
     X(dt_s)                                                                                        \

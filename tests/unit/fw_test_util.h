@@ -75,6 +75,7 @@ static inline pdk_vehicle_def test_car(void)
     pdk_vehicle_def d;
     memset(&d, 0, sizeof d);
     d.model = PDK_MODEL_FOUR_WHEEL;
+    d.dbw = pdk_dbw_def_default();
     d.chassis.mass_kg = 1500.0;
     d.chassis.yaw_inertia_kgm2 = 2500.0;
     d.chassis.roll_inertia_kgm2 = 550.0;

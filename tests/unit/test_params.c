@@ -1165,8 +1165,9 @@ START_TEST(describe_walks_the_schema)
      * corneringPerLoad 2 + engine 15 (the torque curve's 2 fields after it)
      * + fuel 3 + cvt 14 + gearbox 10 + the brake torques 4, then a geared
      * car's transmission 12 (the ratios' line after them) + clutch 3 +
-     * handbrake 1 + driveline 9. */
-    ck_assert_uint_eq(v.n, 294);
+     * handbrake 1 + driveline 9, then the drive-by-wire kit's 35, every
+     * kind's. */
+    ck_assert_uint_eq(v.n, 329);
     size_t n_utv = 0, n_geared = 0, n_lumped = 0, n_lumped_only = 0, n_utv_only = 0,
            n_geared_only = 0;
     for (size_t i = 0; i < v.n; i++) {
@@ -1195,9 +1196,9 @@ START_TEST(describe_walks_the_schema)
     ck_assert_uint_eq(n_utv_only, 57);
     ck_assert_uint_eq(n_lumped_only, 8);
     ck_assert_uint_eq(n_geared_only, 31);
-    ck_assert_uint_eq(n_lumped, 294 - 57 - 31 - 24);
-    ck_assert_uint_eq(n_utv, 294 - 8 - 31 - 28);
-    ck_assert_uint_eq(n_geared, 294 - 57 - 8);
+    ck_assert_uint_eq(n_lumped, 329 - 57 - 31 - 24);
+    ck_assert_uint_eq(n_utv, 329 - 8 - 31 - 28);
+    ck_assert_uint_eq(n_geared, 329 - 57 - 8);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
@@ -1297,8 +1298,21 @@ START_TEST(describe_walks_the_schema)
         if (strcmp(v.paths[i], "chassis.mass") == 0) {
             ck_assert_str_eq(v.scope[i], "\"lumped\" or \"geared\"");
         }
+        if (strcmp(v.paths[i], "dbw.steering.rate") == 0) {
+            ck_assert_str_eq(v.units[i], "deg/s");
+            ck_assert_double_eq(v.min[i], 1);
+            ck_assert_double_eq(v.max[i], 1016);
+            ck_assert_double_eq(strtod(v.defaults[i], NULL), ref.dbw.steer_rate_degps);
+            ck_assert_str_eq(v.scope[i], "");
+            seen++;
+        }
+        if (strcmp(v.paths[i], "dbw.lockout.reverse") == 0) {
+            ck_assert_str_eq(v.units[i], "bool");
+            ck_assert_str_eq(v.defaults[i], "false");
+            seen++;
+        }
     }
-    ck_assert_int_eq(seen, 14);
+    ck_assert_int_eq(seen, 16);
 
     key_list w = {0};
     pdk_params_describe(PDK_PRESET_WORLD, collect_key, &w);

@@ -1,15 +1,21 @@
 /* Unit tests of params/ on the powertrain kinds' keys: which keys apply to
  * a lumped, a utv and a geared vehicle and what refuses the others, each
  * kind's bounds and rules between keys, a car's payload keys, and seed
- * 003's key names as overrides. The schema in general is test_params.c's. */
+ * 003's key names as overrides; and the drive-by-wire kit's keys (dbw.*,
+ * every kind's): their bounds, held by params and by sim alike, the rules
+ * between them and the brakes, the shipped kits with their basis, and
+ * overrides in either spelling. The schema in general is test_params.c's. */
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dbw_def.h"
 #include "params.h"
 #include "utv_def.h"
 #include "utv_mass.h"
@@ -576,6 +582,453 @@ START_TEST(overrides_take_seed_003s_names)
 }
 END_TEST
 
+/* ---- the drive-by-wire kit ---------------------------------------------- */
+
+/* Each number key of the kit and the field it lands in (dbw_def.h). */
+typedef struct kit_field {
+    const char *key;
+    size_t offset;
+} kit_field;
+
+#define KIT_FIELD(key, field)                                                                      \
+    {                                                                                              \
+        "dbw." key, offsetof(pdk_dbw_def, field)                                                   \
+    }
+
+static const kit_field kit_fields[] = {
+    KIT_FIELD("steering.delay", steer_delay_s),
+    KIT_FIELD("steering.rate", steer_rate_degps),
+    KIT_FIELD("steering.accel", steer_accel_degps2),
+    KIT_FIELD("steering.rateMax", steer_rate_max_degps),
+    KIT_FIELD("steering.accelMax", steer_accel_max_degps2),
+    KIT_FIELD("steering.overrideDeg", steer_override_deg),
+    KIT_FIELD("brake.tau", brake_tau_s),
+    KIT_FIELD("brake.rate", brake_rate_barps),
+    KIT_FIELD("brake.rateMax", brake_rate_max_barps),
+    KIT_FIELD("brake.decelMax", brake_decel_max_mps2),
+    KIT_FIELD("brake.overrideBar", brake_override_bar),
+    KIT_FIELD("throttle.tau", throttle_tau_s),
+    KIT_FIELD("throttle.rate", throttle_rate_pctps),
+    KIT_FIELD("throttle.overridePct", throttle_override_pct),
+    KIT_FIELD("gear.shiftTime", gear_shift_s),
+    KIT_FIELD("gear.maxSpeed", gear_max_speed_mps),
+    KIT_FIELD("gear.brakeHoldBar", gear_brake_hold_bar),
+    KIT_FIELD("lockout.speed", lockout_speed_mps),
+    KIT_FIELD("lockout.accel", lockout_accel_mps2),
+    KIT_FIELD("system.reengageDelay", reengage_delay_s),
+    KIT_FIELD("ulc.accel", ulc_accel_default_mps2),
+    KIT_FIELD("ulc.decel", ulc_decel_default_mps2),
+    KIT_FIELD("ulc.jerk", ulc_jerk_default_mps3),
+    KIT_FIELD("ulc.kp", ulc_kp_per_s),
+    KIT_FIELD("ulc.ki", ulc_ki_per_s2),
+    KIT_FIELD("ulc.accelLoop", ulc_accel_loop_per_s),
+    KIT_FIELD("ulc.accelFull", ulc_accel_full_mps2),
+    KIT_FIELD("commsLoss.decel", comms_loss_decel_mps2),
+    KIT_FIELD("commsLoss.holdBar", comms_loss_hold_bar),
+    KIT_FIELD("commsLoss.holdTime", comms_loss_hold_s),
+    KIT_FIELD("sensors.imuAccelNoise", imu_accel_noise_mps2),
+    KIT_FIELD("sensors.imuGyroNoise", imu_gyro_noise_radps),
+    KIT_FIELD("sensors.gnssNoise", gnss_noise_m),
+    KIT_FIELD("sensors.gnssDropout", gnss_dropout),
+};
+
+#define N_KIT_FIELDS (sizeof kit_fields / sizeof kit_fields[0])
+
+/* Each default rate limit and the actuator's own that bounds it. */
+static const char *const kit_pairs[][2] = {
+    {"dbw.steering.rate", "dbw.steering.rateMax"},
+    {"dbw.steering.accel", "dbw.steering.accelMax"},
+    {"dbw.brake.rate", "dbw.brake.rateMax"},
+};
+
+/* The kit's keys as describe gives them. */
+typedef struct kit_key {
+    char path[64];
+    char unit[16];
+    double min;
+    double max;
+    char default_text[40];
+} kit_key;
+
+typedef struct kit_keys {
+    kit_key k[64];
+    size_t n;
+} kit_keys;
+
+static void collect_kit_key(const char *path, const char *unit, double min, double max,
+                            const char *default_text, const char *description, void *ud)
+{
+    kit_keys *l = ud;
+    (void)description;
+    if (strncmp(path, "dbw.", 4) != 0) {
+        return;
+    }
+    ck_assert_uint_lt(l->n, sizeof l->k / sizeof l->k[0]);
+    kit_key *k = &l->k[l->n++];
+    snprintf(k->path, sizeof k->path, "%s", path);
+    snprintf(k->unit, sizeof k->unit, "%s", unit);
+    k->min = min;
+    k->max = max;
+    snprintf(k->default_text, sizeof k->default_text, "%s", default_text);
+}
+
+static double kit_get(const pdk_dbw_def *k, size_t offset)
+{
+    double v;
+    memcpy(&v, (const char *)k + offset, sizeof v);
+    return v;
+}
+
+static void kit_set(pdk_dbw_def *k, size_t offset, double v)
+{
+    memcpy((char *)k + offset, &v, sizeof v);
+}
+
+/* The field a number key of the kit lands in; fails for any other key. */
+static const kit_field *kit_field_of(const char *key)
+{
+    for (size_t i = 0; i < N_KIT_FIELDS; i++) {
+        if (strcmp(kit_fields[i].key, key) == 0) {
+            return &kit_fields[i];
+        }
+    }
+    ck_abort_msg("%s is not in kit_fields", key);
+    return NULL;
+}
+
+/* Overrides that set key to v and keep the rules between keys: its pair's
+ * other end along where it would cross, and the brakes' full scale at its
+ * top so every pressure the kit holds fits under it. */
+static void kit_overrides(const char *key, double v, char *out, size_t len)
+{
+    const pdk_dbw_def d = pdk_dbw_def_default();
+    int n = snprintf(out, len, "brakes.maxLineBar=500;%s=%.17g", key, v);
+    for (size_t i = 0; i < sizeof kit_pairs / sizeof kit_pairs[0]; i++) {
+        if (strcmp(key, kit_pairs[i][0]) == 0 &&
+            v > kit_get(&d, kit_field_of(kit_pairs[i][1])->offset)) {
+            n += snprintf(out + n, len - (size_t)n, ";%s=%.17g", kit_pairs[i][1], v);
+        }
+        if (strcmp(key, kit_pairs[i][1]) == 0 &&
+            v < kit_get(&d, kit_field_of(kit_pairs[i][0])->offset)) {
+            n += snprintf(out + n, len - (size_t)n, ";%s=%.17g", kit_pairs[i][0], v);
+        }
+    }
+    ck_assert_int_lt(n, (int)len);
+}
+
+/* Every key of the kit: its bounds are taken at either end, into the field
+ * its name says, and refused just beyond with the key and the bound
+ * named; the schema's bounds are sim's (the same resolve runs
+ * pdk_dbw_def_problem), and every key is every kind's, with the passenger
+ * car's kit as its default. */
+START_TEST(the_kits_keys_are_bounded_and_named)
+{
+    kit_keys keys = {0};
+    pdk_params_describe(PDK_PRESET_VEHICLE, collect_kit_key, &keys);
+    ck_assert_uint_eq(keys.n, N_KIT_FIELDS + 1);
+    const pdk_dbw_def dflt = pdk_dbw_def_default();
+    char err[PDK_PARAMS_ERR_LEN];
+    char over[256];
+    char want[512];
+    size_t numbers = 0;
+    for (size_t i = 0; i < keys.n; i++) {
+        const kit_key *k = &keys.k[i];
+        if (strcmp(k->unit, "bool") == 0) {
+            ck_assert_str_eq(k->path, "dbw.lockout.reverse");
+            ck_assert_str_eq(k->default_text, "false");
+            continue;
+        }
+        numbers++;
+        const kit_field *f = kit_field_of(k->path);
+        ck_assert_double_eq(strtod(k->default_text, NULL), kit_get(&dflt, f->offset));
+        for (int end = 0; end < 2; end++) {
+            const double at = end == 0 ? k->min : k->max;
+            pdk_vehicle_def d;
+            kit_overrides(k->path, at, over, sizeof over);
+            ck_assert_msg(pdk_params_vehicle_parse("{}", "test.json", over, &d, NULL, err,
+                                                   sizeof err) == PDK_OK,
+                          "%s: %s", over, err);
+            ck_assert_double_eq(kit_get(&d.dbw, f->offset), at);
+            const double beyond =
+                end == 0 ? at - fmax(1e-6, fabs(at) * 1e-6) : at + fmax(1e-6, fabs(at) * 1e-6);
+            snprintf(over, sizeof over, "%s=%.17g", k->path, beyond);
+            const char *m = vparse_expect("{}", over, PDK_ERR_OUT_OF_RANGE);
+            /* Bounds are written with 15 digits, the value beyond with
+             * as many as it needs. */
+            snprintf(want, sizeof want, "override '%s': %s: ", over, k->path);
+            ASSERT_HAS(m, want);
+            snprintf(want, sizeof want, " is %s the %s %.15g (%s)", end == 0 ? "below" : "above",
+                     end == 0 ? "minimum" : "maximum", at, k->unit);
+            ASSERT_HAS(m, want);
+        }
+    }
+    ck_assert_uint_eq(numbers, N_KIT_FIELDS);
+
+    /* Of a lumped, a utv and a geared vehicle alike. */
+    pdk_vehicle_def d;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "traffic_sedan", "dbw.ulc.kp=2", &d, NULL, err,
+                                          sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(d.dbw.ulc_kp_per_s, 2);
+    polaris_expect("dbw.ulc.kp=2", PDK_OK);
+    hatch_expect("dbw.ulc.kp=2", PDK_OK);
+
+    /* Type, name and provenance, as any key's. */
+    const char *m = vparse_expect("{}", "dbw.steering.rate=fast", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "override 'dbw.steering.rate=fast': dbw.steering.rate: expected a number, got "
+                  "string \"fast\"");
+    m = vparse_expect("{}", "dbw.lockout.reverse=1", PDK_ERR_WRONG_TYPE);
+    ASSERT_HAS(m, "dbw.lockout.reverse: expected true or false, got number");
+    m = vparse_expect("{}", "dbw.steering.rat=500", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "dbw.steering.rat: unknown key (did you mean dbw.steering.rate?)");
+    m = vparse_expect("{\"dbw\":{\"ulc\":{\"jerk\":{\"value\":30,\"basis\":\"dataspeed\"}}}}", NULL,
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: dbw.ulc.jerk: 30 is above the maximum 25 (m/s^3)");
+    m = vparse_expect("{\"dbw\":{\"ulc\":{\"jerk\":{\"value\":5,\"basis\":\"kit\"}}}}", NULL,
+                      PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: dbw.ulc.jerk: basis \"kit\" is not one of oem, dataspeed");
+    m = vparse_expect("{\"dbw\":{\"steering\":{\"delay\":0.3}}}", NULL, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "test.json: dbw.steering.delay: 0.3 is above the maximum 0.25 (s)");
+}
+END_TEST
+
+/* sim's own check (pdk_dbw_def_problem, run by pdk_vehicle_def_check)
+ * refuses each field just beyond the bounds the schema gives, and a NaN,
+ * with a sentence that starts with the field's key; a default rate above
+ * the actuator's own, and a reverse lockout that is neither 0 nor 1. The
+ * kits sim ships pass. */
+START_TEST(sims_kit_check_names_each_key)
+{
+    kit_keys keys = {0};
+    pdk_params_describe(PDK_PRESET_VEHICLE, collect_kit_key, &keys);
+    const pdk_dbw_def dflt = pdk_dbw_def_default();
+    const pdk_dbw_def polaris = pdk_dbw_def_polaris();
+    ck_assert_ptr_null(pdk_dbw_def_problem(&dflt));
+    ck_assert_ptr_null(pdk_dbw_def_problem(&polaris));
+    char start[80];
+    for (size_t i = 0; i < keys.n; i++) {
+        const kit_key *k = &keys.k[i];
+        if (strcmp(k->unit, "bool") == 0) {
+            continue;
+        }
+        const kit_field *f = kit_field_of(k->path);
+        snprintf(start, sizeof start, "%s must be", k->path);
+        const double bad[] = {k->min - fmax(1e-6, fabs(k->min) * 1e-6),
+                              k->max + fmax(1e-6, fabs(k->max) * 1e-6), NAN, INFINITY};
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            pdk_dbw_def kit = dflt;
+            kit_set(&kit, f->offset, bad[b]);
+            const char *why = pdk_dbw_def_problem(&kit);
+            ck_assert_msg(why != NULL && strncmp(why, start, strlen(start)) == 0, "%s = %g: %s",
+                          k->path, bad[b], why != NULL ? why : "(accepted)");
+        }
+    }
+    pdk_dbw_def kit = dflt;
+    kit.lockout_reverse = 2;
+    ck_assert_str_eq(pdk_dbw_def_problem(&kit), "dbw.lockout.reverse must be 0 or 1");
+    for (size_t i = 0; i < sizeof kit_pairs / sizeof kit_pairs[0]; i++) {
+        kit = dflt;
+        const size_t lo = kit_field_of(kit_pairs[i][0])->offset;
+        const size_t hi = kit_field_of(kit_pairs[i][1])->offset;
+        kit_set(&kit, hi, kit_get(&kit, lo) - 1.0);
+        snprintf(start, sizeof start, "%s must be at most %s", kit_pairs[i][0], kit_pairs[i][1]);
+        ASSERT_HAS(pdk_dbw_def_problem(&kit), start);
+    }
+    /* Wired into the vehicle's check. */
+    pdk_vehicle_def v = pdk_vehicle_def_default();
+    v.dbw.gnss_dropout = 1.5;
+    ck_assert_int_eq(pdk_vehicle_def_check(&v), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_str_eq(pdk_vehicle_def_problem(&v), "dbw.sensors.gnssDropout must be within 0..1");
+}
+END_TEST
+
+/* The rules between keys, with the values: a default rate limit within the
+ * actuator's own, and the pressures the kit reads or holds within the
+ * brakes' full scale (the Polaris' 80 bar), an override below it. */
+START_TEST(the_kits_rules_name_both_keys)
+{
+    const char *m =
+        hatch_expect("dbw.steering.rate=500;dbw.steering.rateMax=400", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "compact_hatch.json with its overrides: dbw.steering.rate (500 deg/s) must be "
+                  "at most dbw.steering.rateMax (400 deg/s)");
+    m = hatch_expect("dbw.steering.accelMax=1000", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "dbw.steering.accel (2000 deg/s^2) must be at most dbw.steering.accelMax (1000 "
+                  "deg/s^2)");
+    m = hatch_expect("dbw.brake.rate=500", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "dbw.brake.rate (500 bar/s) must be at most dbw.brake.rateMax (400 bar/s)");
+    m = polaris_expect("dbw.brake.overrideBar=80", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "polaris_ranger.json with its overrides: dbw.brake.overrideBar (80 bar) must be "
+                  "less than brakes.maxLineBar (80 bar)");
+    m = polaris_expect("dbw.gear.brakeHoldBar=90", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "dbw.gear.brakeHoldBar (90 bar) must be at most brakes.maxLineBar (80 bar)");
+    m = polaris_expect("dbw.commsLoss.holdBar=81", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "dbw.commsLoss.holdBar (81 bar) must be at most brakes.maxLineBar (80 bar)");
+    /* The full scale moved under a kit that held within it. */
+    m = polaris_expect("brakes.maxLineBar=15", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "dbw.commsLoss.holdBar (20 bar) must be at most brakes.maxLineBar (15 bar)");
+    polaris_expect("dbw.steering.rate=1016;dbw.commsLoss.holdBar=80;dbw.gear.brakeHoldBar=80",
+                   PDK_OK);
+}
+END_TEST
+
+/* The Polaris preset resolves to sim's pdk_dbw_def_polaris() field by
+ * field and gives every key of the kit as a provenance object with its
+ * basis: seed 003's gear rule, the kit's command ranges as dataspeed,
+ * values derived from the UTV's own numbers, estimates with a range. */
+START_TEST(the_utvs_kit_is_seed_003s)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "polaris_ranger", NULL, &d, NULL, err,
+                                          sizeof err) == PDK_OK,
+                  "%s", err);
+    pdk_vehicle_def ref = d;
+    ref.dbw = pdk_dbw_def_polaris();
+    const pdk_vehicle_def *a = &d;
+    const pdk_vehicle_def *b = &ref;
+    DBW_FIELDS(SAME_FIELD, dbw)
+    ck_assert_double_eq(d.dbw.gear_max_speed_mps, d.powertrain.gearbox.shift_below_mps);
+    ck_assert_double_eq(d.dbw.gear_shift_s, d.powertrain.gearbox.shift_time_s);
+    ck_assert_double_eq(d.dbw.steer_rate_max_degps, 1016);
+    ck_assert_double_eq(d.dbw.steer_accel_max_degps2, 25400);
+
+    json_error_t jerr;
+    json_t *file = json_load_file(PRESETS "/vehicles/polaris_ranger.json", 0, &jerr);
+    ck_assert_msg(file != NULL, "%s", jerr.text);
+    kit_keys keys = {0};
+    pdk_params_describe(PDK_PRESET_VEHICLE, collect_kit_key, &keys);
+    /* The keys whose basis is not estimate; an estimate has a range. */
+    char others[512] = "";
+    for (size_t i = 0; i < keys.n; i++) {
+        json_t *at = file;
+        char path[64];
+        snprintf(path, sizeof path, "%s", keys.k[i].path);
+        char *save = NULL;
+        for (char *tok = strtok_r(path, ".", &save); tok != NULL && at != NULL;
+             tok = strtok_r(NULL, ".", &save)) {
+            at = json_object_get(at, tok);
+        }
+        ck_assert_msg(json_is_object(at), "polaris_ranger.json lacks %s", keys.k[i].path);
+        const char *basis = json_string_value(json_object_get(at, "basis"));
+        ck_assert_msg(basis != NULL && json_object_get(at, "source") != NULL,
+                      "%s has no basis or source", keys.k[i].path);
+        if (strcmp(basis, "estimate") != 0) {
+            size_t used = strlen(others);
+            snprintf(others + used, sizeof others - used, " %s %s;", keys.k[i].path, basis);
+        } else if (strcmp(keys.k[i].unit, "bool") != 0) {
+            ck_assert_msg(json_is_array(json_object_get(at, "range")),
+                          "the estimate %s has no range", keys.k[i].path);
+        }
+    }
+    json_decref(file);
+    ck_assert_str_eq(others, " dbw.steering.rateMax dataspeed; dbw.steering.accelMax dataspeed;"
+                             " dbw.brake.decelMax derived; dbw.ulc.accelLoop derived;"
+                             " dbw.ulc.accelFull derived;");
+}
+END_TEST
+
+/* Each shipped preset's kit is the passenger car's but for the keys its
+ * file gives, and its full-scale deceleration is its own brakes' force at
+ * brakes.maxLineBar over its mass (to the file's rounding). */
+START_TEST(the_shipped_kits_fit_their_vehicles)
+{
+    static const char *const names[] = {"compact_hatch", "midsize_sedan", "sports_car",
+                                        "open_wheeler",  "kart",          "pickup4x4",
+                                        "traffic_sedan", "ref1_sedan",    "polaris_ranger"};
+    const pdk_dbw_def dflt = pdk_dbw_def_default();
+    char err[PDK_PARAMS_ERR_LEN];
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        pdk_vehicle_def d;
+        ck_assert_msg(pdk_params_vehicle_load(PRESETS, names[n], NULL, &d, NULL, err, sizeof err) ==
+                          PDK_OK,
+                      "%s", err);
+        char path[256];
+        snprintf(path, sizeof path, PRESETS "/vehicles/%s.json", names[n]);
+        json_error_t jerr;
+        json_t *file = json_load_file(path, 0, &jerr);
+        ck_assert_msg(file != NULL, "%s", jerr.text);
+        for (size_t i = 0; i < N_KIT_FIELDS; i++) {
+            json_t *at = file;
+            char key[64];
+            snprintf(key, sizeof key, "%s", kit_fields[i].key);
+            char *save = NULL;
+            for (char *tok = strtok_r(key, ".", &save); tok != NULL && at != NULL;
+                 tok = strtok_r(NULL, ".", &save)) {
+                at = json_object_get(at, tok);
+            }
+            const double got = kit_get(&d.dbw, kit_fields[i].offset);
+            if (at == NULL) {
+                ck_assert_msg(got == kit_get(&dflt, kit_fields[i].offset),
+                              "%s: %s is not the default", names[n], kit_fields[i].key);
+            } else {
+                ck_assert_double_eq(got, json_number_value(json_object_get(at, "value")));
+            }
+        }
+        json_decref(file);
+        double force_n;
+        if (d.powertrain.kind == PDK_POWERTRAIN_LUMPED) {
+            force_n = d.brake.force_per_bar_n * d.brake.max_line_bar;
+        } else {
+            force_n = 2.0 * d.brake.max_line_bar *
+                      (d.powertrain.brake_front_nm_per_bar / d.tyre_front.law.radius_m +
+                       d.powertrain.brake_rear_nm_per_bar / d.tyre_rear.law.radius_m);
+        }
+        ck_assert_msg(fabs(d.dbw.brake_decel_max_mps2 - force_n / d.chassis.mass_kg) < 0.005,
+                      "%s: dbw.brake.decelMax %g, its brakes give %g", names[n],
+                      d.dbw.brake_decel_max_mps2, force_n / d.chassis.mass_kg);
+    }
+}
+END_TEST
+
+/* An override of a kit's key reaches the definition and its resolved JSON,
+ * which parses back to the same definition; the seed's spelling sets the
+ * same keys as the camelCase one, and its errors name the key. */
+START_TEST(overrides_reach_the_kit_in_either_spelling)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    char *resolved = NULL;
+    pdk_vehicle_def d;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan",
+                                          "dbw.steering.rate=500;dbw.lockout.reverse=true", &d,
+                                          &resolved, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(d.dbw.steer_rate_degps, 500);
+    ck_assert_int_eq(d.dbw.lockout_reverse, 1);
+    ASSERT_HAS(resolved, "\"rate\":500");
+    ASSERT_HAS(resolved, "\"reverse\":true");
+    ASSERT_HAS(resolved, "\"decelMax\":15");
+    assert_reparses(resolved, &d);
+    free(resolved);
+
+    pdk_vehicle_def camel;
+    pdk_vehicle_def snake;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "polaris_ranger",
+                                          "dbw.steering.rate=500;dbw.commsLoss.holdBar=30;"
+                                          "dbw.ulc.accelFull=3;steering.lockDeg=400",
+                                          &camel, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "polaris_ranger",
+                                          "dbw.steering.rate_deg_s=500;dbw.comms_loss.hold_bar=30;"
+                                          "dbw.ulc.accel_full_mps2=3;dbw.steering.lock_deg=400",
+                                          &snake, &resolved, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    assert_same_vehicle(&camel, &snake);
+    ck_assert_double_eq(snake.dbw.steer_rate_degps, 500);
+    ck_assert_double_eq(snake.dbw.comms_loss_hold_bar, 30);
+    ck_assert_double_eq(snake.steering.lock_deg, 400);
+    assert_reparses(resolved, &snake);
+    free(resolved);
+
+    const char *m = polaris_expect("dbw.ulc.jerk_mps3=30", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "override 'dbw.ulc.jerk_mps3=30': dbw.ulc.jerk: 30 is above the maximum 25 "
+                  "(m/s^3)");
+    m = polaris_expect("dbw.ulc.jerk_mps=5", PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "dbw.ulc.jerk_mps: unknown key (did you mean dbw.ulc.jerk_mps3?)");
+    m = vparse_expect("{\"dbw\":{\"steering\":{\"rate_deg_s\":500}}}", NULL, PDK_ERR_UNKNOWN_KEY);
+    ASSERT_HAS(m, "test.json: dbw.steering.rate_deg_s: unknown key");
+}
+END_TEST
+
 /* ---- file errors ----------------------------------------------------------- */
 
 static Suite *params_kinds_suite(void)
@@ -589,6 +1042,14 @@ static Suite *params_kinds_suite(void)
     tcase_add_test(tc, a_cars_payload_is_checked);
     tcase_add_test(tc, overrides_take_seed_003s_names);
     suite_add_tcase(s, tc);
+    TCase *kit = tcase_create("dbw");
+    tcase_add_test(kit, the_kits_keys_are_bounded_and_named);
+    tcase_add_test(kit, sims_kit_check_names_each_key);
+    tcase_add_test(kit, the_kits_rules_name_both_keys);
+    tcase_add_test(kit, the_utvs_kit_is_seed_003s);
+    tcase_add_test(kit, the_shipped_kits_fit_their_vehicles);
+    tcase_add_test(kit, overrides_reach_the_kit_in_either_spelling);
+    suite_add_tcase(s, kit);
     return s;
 }
 

@@ -1,0 +1,1972 @@
+/* The drive-by-wire kit (dbw.h): messages, watchdogs, engagement, the
+ * ULC, comms-loss braking, actuators and reports. The behaviour follows the
+ * Dataspeed DBW2 kit as reference/dbw.md §1 reads it; where the kit's
+ * documents leave a choice, docs/dbw.md "Behaviour" states the one made. */
+#include "dbw.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "hash.h"
+#include "prng.h"
+#include "trig.h"
+#include "vmath.h"
+
+#define TIMEOUT_TICKS 12u       /* 100 ms at 120 Hz (reference/dbw.md 1.7) */
+#define OVERRIDE_HOLD_TICKS 60u /* a driver's wheel input counts as acting for 0.5 s */
+#define BOOT_TICKS 60u          /* a module restarts in 0.5 s after a power cycle */
+#define MAX_LATENCY_S 0.4
+#define MAX_REPORT_DELAY_S 0.5
+#define ULC_VEL_MIN_MPS (-7.0) /* UlcCmd's decoded clamps (reference/dbw.md 1.3) */
+#define ULC_VEL_MAX_MPS 45.0
+#define ULC_ACCEL_MIN_MPS2 (-6.0)
+#define ULC_ACCEL_MAX_MPS2 3.0
+#define STOPPED_MPS 0.05
+/* The ULC's inner loop sees the car's acceleration through a 50 ms lag. */
+#define ULC_ACCEL_FILTER_S 0.05
+#define ULC_ACCEL_P 2.0
+#define PI 3.14159265358979323846
+
+/* 120 Hz: steering, wheel speeds and IMU every tick; brake, throttle, ULC
+ * and vehicle velocity at 60 Hz; gear, system and GNSS at 10 Hz; the
+ * secondary blocks at 5 Hz; Autoware's status at 10 Hz. */
+const uint32_t pdk_dbw_report_period_ticks[PDK_RPT_COUNT] = {
+    [PDK_RPT_STEER] = 1,        [PDK_RPT_BRAKE] = 2,
+    [PDK_RPT_THROTTLE] = 2,     [PDK_RPT_GEAR] = 12,
+    [PDK_RPT_SYSTEM] = 12,      [PDK_RPT_ULC] = 2,
+    [PDK_RPT_WHEEL_SPEEDS] = 1, [PDK_RPT_VEHICLE_VELOCITY] = 2,
+    [PDK_RPT_IMU] = 1,          [PDK_RPT_GNSS] = 12,
+    [PDK_RPT_SECONDARY] = 24,   [PDK_RPT_AW_STATUS] = 12,
+};
+
+/* ---- names ------------------------------------------------------------ */
+
+typedef struct code_name {
+    int code;
+    const char *name;
+} code_name;
+
+static const code_name disengage_names[] = {
+    {PDK_DIS_NONE, ""},
+    {PDK_DIS_POWER_CYCLE, "PowerCycle"},
+    {PDK_DIS_LOCKOUT_VEHICLE_VELOCITY, "LockoutVehicleVelocity"},
+    {PDK_DIS_LOCKOUT_VEHICLE_ACCEL, "LockoutVehicleAccel"},
+    {PDK_DIS_LOCKOUT_GEAR_REVERSE, "LockoutGearReverse"},
+    {PDK_DIS_STEER_CMD_DISENGAGE, "SteerCmdDisengage"},
+    {PDK_DIS_STEER_CMD_INVALID_CRC, "SteerCmdInvalidCrc"},
+    {PDK_DIS_STEER_CMD_INVALID_RC, "SteerCmdInvalidRc"},
+    {PDK_DIS_STEER_CMD_TIMEOUT, "SteerCmdTimeout"},
+    {PDK_DIS_STEER_RPT_FAULT, "SteerRptFault"},
+    {PDK_DIS_STEER_RPT_OVERRIDE, "SteerRptOverride"},
+    {PDK_DIS_STEER_RPT_DISENGAGE, "SteerRptDisengage"},
+    {PDK_DIS_BRAKE_CMD_DISENGAGE, "BrakeCmdDisengage"},
+    {PDK_DIS_BRAKE_CMD_INVALID_CRC, "BrakeCmdInvalidCrc"},
+    {PDK_DIS_BRAKE_CMD_INVALID_RC, "BrakeCmdInvalidRc"},
+    {PDK_DIS_BRAKE_CMD_TIMEOUT, "BrakeCmdTimeout"},
+    {PDK_DIS_BRAKE_RPT_FAULT, "BrakeRptFault"},
+    {PDK_DIS_BRAKE_RPT_OVERRIDE, "BrakeRptOverride"},
+    {PDK_DIS_BRAKE_RPT_DISENGAGE, "BrakeRptDisengage"},
+    {PDK_DIS_THRTL_CMD_DISENGAGE, "ThrtlCmdDisengage"},
+    {PDK_DIS_THRTL_CMD_INVALID_CRC, "ThrtlCmdInvalidCrc"},
+    {PDK_DIS_THRTL_CMD_INVALID_RC, "ThrtlCmdInvalidRc"},
+    {PDK_DIS_THRTL_CMD_TIMEOUT, "ThrtlCmdTimeout"},
+    {PDK_DIS_THRTL_RPT_FAULT, "ThrtlRptFault"},
+    {PDK_DIS_THRTL_RPT_OVERRIDE, "ThrtlRptOverride"},
+    {PDK_DIS_THRTL_RPT_DISENGAGE, "ThrtlRptDisengage"},
+    {PDK_DIS_GEAR_RPT_FAULT, "GearRptFault"},
+    {PDK_DIS_GEAR_RPT_OVERRIDE, "GearRptOverride"},
+    {PDK_DIS_EXTERNAL_BRAKE, "ExternalBrake"},
+    {PDK_DIS_SYSTEM_DISABLE_CMD, "SystemDisableCmd"},
+    {PDK_DIS_SYSTEM_DISABLE_BTN, "SystemDisableBtn"},
+};
+
+static const code_name not_ready_names[] = {
+    {PDK_NR_NONE, ""},
+    {PDK_NR_MISSING_REPORT_STEER, "MissingReportSteer"},
+    {PDK_NR_MISSING_REPORT_BRAKE, "MissingReportBrake"},
+    {PDK_NR_MISSING_REPORT_THRTL, "MissingReportThrtl"},
+    {PDK_NR_MISSING_REPORT_GEAR, "MissingReportGear"},
+    {PDK_NR_FAULT_STEER, "FaultSteer"},
+    {PDK_NR_FAULT_BRAKE, "FaultBrake"},
+    {PDK_NR_FAULT_THRTL, "FaultThrtl"},
+    {PDK_NR_FAULT_GEAR, "FaultGear"},
+    {PDK_NR_BAD_CRC_RC_CMD_STEER, "BadCrcRcCmdSteer"},
+    {PDK_NR_BAD_CRC_RC_CMD_BRAKE, "BadCrcRcCmdBrake"},
+    {PDK_NR_BAD_CRC_RC_CMD_THRTL, "BadCrcRcCmdThrtl"},
+    {PDK_NR_BAD_CRC_CMD_GEAR, "BadCrcCmdGear"},
+    {PDK_NR_OVERRIDE_ACTIVE_STEER, "OverrideActiveSteer"},
+    {PDK_NR_OVERRIDE_ACTIVE_BRAKE, "OverrideActiveBrake"},
+    {PDK_NR_OVERRIDE_ACTIVE_THRTL, "OverrideActiveThrtl"},
+    {PDK_NR_OVERRIDE_ACTIVE_GEAR, "OverrideActiveGear"},
+    {PDK_NR_OVERRIDE_LATCHED_STEER, "OverrideLatchedSteer"},
+    {PDK_NR_OVERRIDE_LATCHED_BRAKE, "OverrideLatchedBrake"},
+    {PDK_NR_OVERRIDE_LATCHED_THRTL, "OverrideLatchedThrtl"},
+    {PDK_NR_OVERRIDE_OTHER_STEER, "OverrideOtherSteer"},
+    {PDK_NR_OVERRIDE_OTHER_BRAKE, "OverrideOtherBrake"},
+    {PDK_NR_OVERRIDE_OTHER_THRTL, "OverrideOtherThrtl"},
+    {PDK_NR_OVERRIDE_OTHER_GEAR, "OverrideOtherGear"},
+    {PDK_NR_NOT_READY_STEER, "NotReadySteer"},
+    {PDK_NR_NOT_READY_BRAKE, "NotReadyBrake"},
+    {PDK_NR_NOT_READY_THRTL, "NotReadyThrtl"},
+    {PDK_NR_MISSING_CMD_STEER, "MissingCmdSteer"},
+    {PDK_NR_MISSING_CMD_BRAKE, "MissingCmdBrake"},
+    {PDK_NR_MISSING_CMD_THRTL, "MissingCmdThrtl"},
+    {PDK_NR_LOCKOUT_VEHICLE_VELOCITY, "LockoutVehicleVelocity"},
+    {PDK_NR_LOCKOUT_VEHICLE_ACCEL, "LockoutVehicleAccel"},
+    {PDK_NR_LOCKOUT_GEAR_REVERSE, "LockoutGearReverse"},
+    {PDK_NR_NOT_ENABLE_CMD_STEER, "NotEnableCmdSteer"},
+    {PDK_NR_NOT_ENABLE_CMD_BRAKE, "NotEnableCmdBrake"},
+    {PDK_NR_NOT_ENABLE_CMD_THRTL, "NotEnableCmdThrtl"},
+    {PDK_NR_SYSTEM_REENGAGE_DELAY, "SystemReengageDelay"},
+    {PDK_NR_SYSTEM_LOCKOUT, "SystemLockout"},
+    {PDK_NR_SYSTEM_DISABLED, "SystemDisabled"},
+};
+
+static const char *name_of(const code_name *t, size_t n, int code)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].code == code) {
+            return t[i].name;
+        }
+    }
+    return "Unknown";
+}
+
+const char *pdk_dbw_disengage_name(int code)
+{
+    return name_of(disengage_names, sizeof disengage_names / sizeof disengage_names[0], code);
+}
+
+const char *pdk_dbw_not_ready_name(int code)
+{
+    return name_of(not_ready_names, sizeof not_ready_names / sizeof not_ready_names[0], code);
+}
+
+/* ---- CRC ---------------------------------------------------------------- */
+
+uint8_t pdk_crc8_j1850(const uint8_t *data, uint32_t n)
+{
+    uint8_t crc = 0xFFu;
+    for (uint32_t i = 0; i < n; i++) {
+        crc ^= data[i];
+        for (int b = 0; b < 8; b++) {
+            crc = (uint8_t)((crc & 0x80u) ? ((unsigned)(crc << 1) ^ 0x1Du) : (unsigned)(crc << 1));
+        }
+    }
+    return (uint8_t)(crc ^ 0xFFu);
+}
+
+typedef struct crc_bytes {
+    uint8_t b[40];
+    uint32_t n;
+} crc_bytes;
+
+static void put_u8(crc_bytes *c, unsigned v)
+{
+    c->b[c->n++] = (uint8_t)v;
+}
+
+static void put_f32(crc_bytes *c, double v)
+{
+    float f = (float)v;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    for (int i = 0; i < 4; i++) {
+        put_u8(c, (bits >> (8 * i)) & 0xFFu);
+    }
+}
+
+uint8_t pdk_dbw_crc8(const pdk_dbw_msg *msg)
+{
+    crc_bytes c = {.n = 0};
+    put_u8(&c, (unsigned)msg->kind);
+    switch (msg->kind) {
+    case PDK_DBW_MSG_STEER:
+    case PDK_DBW_MSG_BRAKE:
+    case PDK_DBW_MSG_THROTTLE: {
+        const pdk_dbw_chan_cmd *k = &msg->u.chan;
+        put_f32(&c, k->cmd);
+        put_f32(&c, k->rate_a);
+        put_f32(&c, k->rate_b);
+        put_u8(&c, (unsigned)k->cmd_type);
+        put_u8(&c, (k->enable ? 1u : 0u) | (k->clear ? 2u : 0u) | (k->ignore ? 4u : 0u));
+        put_u8(&c, k->rc);
+        break;
+    }
+    case PDK_DBW_MSG_ULC: {
+        const pdk_dbw_ulc_cmd *u = &msg->u.ulc;
+        put_f32(&c, u->cmd);
+        put_f32(&c, u->limit_accel);
+        put_f32(&c, u->limit_decel);
+        put_f32(&c, u->limit_jerk_throttle);
+        put_f32(&c, u->limit_jerk_brake);
+        put_u8(&c, (unsigned)u->cmd_type);
+        put_u8(&c, (u->enable ? 1u : 0u) | (u->clear ? 2u : 0u) | (u->enable_shift ? 4u : 0u) |
+                       (u->enable_shift_park ? 8u : 0u) | (u->coast_decel ? 16u : 0u));
+        put_u8(&c, u->rc);
+        break;
+    }
+    case PDK_DBW_MSG_GEAR:
+        put_u8(&c, (unsigned)msg->u.value);
+        break;
+    case PDK_DBW_MSG_SYSTEM:
+        put_u8(&c, (unsigned)msg->u.system.cmd & 0xFFu);
+        put_u8(&c, (unsigned)msg->u.system.sync_mode & 0xFFu);
+        put_u8(&c, (unsigned)msg->u.system.validate_crc & 0xFFu);
+        put_u8(&c, (unsigned)msg->u.system.comms_loss_arm & 0xFFu);
+        put_u8(&c, msg->u.system.rc);
+        break;
+    default:
+        break;
+    }
+    return pdk_crc8_j1850(c.b, c.n);
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+static int is_num(double v)
+{
+    return isfinite(v);
+}
+
+/* A rate limit: 0 (default), positive, or +INFINITY (none). */
+static int rate_ok(double v)
+{
+    return !isnan(v) && v >= 0.0;
+}
+
+static int has_crc(int32_t kind)
+{
+    return kind == PDK_DBW_MSG_STEER || kind == PDK_DBW_MSG_BRAKE || kind == PDK_DBW_MSG_THROTTLE ||
+           kind == PDK_DBW_MSG_ULC || kind == PDK_DBW_MSG_GEAR || kind == PDK_DBW_MSG_SYSTEM;
+}
+
+static const char *chan_problem(const pdk_dbw_msg *msg)
+{
+    const pdk_dbw_chan_cmd *k = &msg->u.chan;
+    if (!is_num(k->cmd)) {
+        return "cmd must be a finite number";
+    }
+    if (!rate_ok(k->rate_a) || !rate_ok(k->rate_b)) {
+        return msg->kind == PDK_DBW_MSG_STEER
+                   ? "cmd_rate and cmd_accel must be 0 (the vehicle's default), positive or "
+                     "infinity (no limit)"
+                   : "rate_inc and rate_dec must be 0 (the vehicle's default), positive or "
+                     "infinity (no limit)";
+    }
+    if (k->rc > 15u) {
+        return "rc (the rolling counter) must be within 0..15";
+    }
+    int t = k->cmd_type;
+    switch (msg->kind) {
+    case PDK_DBW_MSG_STEER:
+        if (t == PDK_STEER_CMD_TORQUE) {
+            return "steering cmd_type TORQUE (1) is not supported: the model has no column "
+                   "torque; use ANGLE 2, CURVATURE 3, YAW_RATE 4 or PERCENT 14";
+        }
+        if (t == PDK_STEER_CMD_CALIBRATE) {
+            return "steering cmd_type CALIBRATE (15) is not supported: the simulated "
+                   "steering-angle sensor has no offset to calibrate";
+        }
+        if (t != PDK_DBW_CMD_NONE && t != PDK_STEER_CMD_ANGLE && t != PDK_STEER_CMD_CURVATURE &&
+            t != PDK_STEER_CMD_YAW_RATE && t != PDK_STEER_CMD_PERCENT) {
+            return "steering cmd_type must be NONE 0, ANGLE 2, CURVATURE 3, YAW_RATE 4 or "
+                   "PERCENT 14";
+        }
+        break;
+    case PDK_DBW_MSG_BRAKE:
+        if (t != PDK_DBW_CMD_NONE && t != PDK_BRAKE_CMD_PRESSURE && t != PDK_BRAKE_CMD_TORQUE &&
+            t != PDK_BRAKE_CMD_ACCEL && t != PDK_BRAKE_CMD_ACCEL_ACC &&
+            t != PDK_BRAKE_CMD_ACCEL_AEB && t != PDK_BRAKE_CMD_PEDAL_RAW &&
+            t != PDK_BRAKE_CMD_PERCENT) {
+            return "brake cmd_type must be NONE 0, PRESSURE 1, TORQUE 2, ACCEL 8, ACCEL_ACC 9, "
+                   "ACCEL_AEB 10, PEDAL_RAW 13 or PERCENT 14";
+        }
+        break;
+    default:
+        if (t != PDK_DBW_CMD_NONE && t != PDK_THROTTLE_CMD_PEDAL_RAW &&
+            t != PDK_THROTTLE_CMD_PERCENT) {
+            return "throttle cmd_type must be NONE 0, PEDAL_RAW 13 or PERCENT 14";
+        }
+        break;
+    }
+    return NULL;
+}
+
+static const char *fault_problem(const pdk_dbw_fault_cmd *f)
+{
+    if (!is_num(f->value)) {
+        return "fault value must be a finite number";
+    }
+    switch (f->kind) {
+    case PDK_FAULT_CLEAR:
+    case PDK_FAULT_POWER_CYCLE:
+        return NULL;
+    case PDK_FAULT_STUCK:
+    case PDK_FAULT_SATURATED:
+        return f->target < 0 || f->target > 2
+                   ? "fault target must be a channel with an actuator: steer 0, brake 1, "
+                     "throttle 2"
+                   : NULL;
+    case PDK_FAULT_LATENCY:
+        if (f->target < 0 || f->target > 2) {
+            return "fault target must be a channel with an actuator: steer 0, brake 1, throttle 2";
+        }
+        return f->value < 0.0 || f->value > MAX_LATENCY_S
+                   ? "added latency (fault value) must be within 0..0.4 s"
+                   : NULL;
+    case PDK_FAULT_MODULE_RESTART:
+        return f->target < 0 || f->target > 2
+                   ? "fault target must be a channel with an actuator: steer 0, brake 1, "
+                     "throttle 2"
+                   : NULL;
+    case PDK_FAULT_CHANNEL:
+    case PDK_FAULT_REPORT_MISSING:
+        return f->target < 0 || f->target > PDK_DBW_TARGET_GEAR
+                   ? "fault target must be a channel: steer 0, brake 1, throttle 2, gear 3"
+                   : NULL;
+    case PDK_FAULT_REPORT_DROP:
+        if (f->target < 0 || f->target >= PDK_RPT_COUNT) {
+            return "fault target must be a report kind, 0..11 (DbwReportKind)";
+        }
+        return f->value < 0.0 || f->value > 1.0 ? "the share of reports dropped (fault value) "
+                                                  "must be within 0..1"
+                                                : NULL;
+    case PDK_FAULT_REPORT_DELAY:
+        if (f->target < 0 || f->target >= PDK_RPT_COUNT) {
+            return "fault target must be a report kind, 0..11 (DbwReportKind)";
+        }
+        return f->value < 0.0 || f->value > MAX_REPORT_DELAY_S
+                   ? "report delay (fault value) must be within 0..0.5 s"
+                   : NULL;
+    case PDK_FAULT_SENSOR_NOISE:
+    case PDK_FAULT_SENSOR_BIAS:
+        if (f->target < 0 || f->target >= PDK_SENSOR_COUNT) {
+            return "fault target must be a sensor axis: accel x, y, z 0..2, gyro x, y, z 3..5, "
+                   "GNSS 6";
+        }
+        if (f->kind == PDK_FAULT_SENSOR_NOISE && (f->value < 0.0 || f->value > 1000.0)) {
+            return "sensor noise multiplier (fault value) must be within 0..1000";
+        }
+        return fabs(f->value) > 1000.0 ? "sensor bias (fault value) must be within -1000..1000"
+                                       : NULL;
+    default:
+        return "fault kind must be CLEAR 0, STUCK 1, SATURATED 2, LATENCY 3, CHANNEL 4, "
+               "REPORT_DROP 5, REPORT_DELAY 6, REPORT_MISSING 7, SENSOR_NOISE 8, SENSOR_BIAS 9, "
+               "POWER_CYCLE 10 or MODULE_RESTART 11";
+    }
+}
+
+const char *pdk_dbw_msg_problem(const pdk_dbw_msg *msg, const pdk_vehicle_def *def)
+{
+    if (msg == NULL || def == NULL) {
+        return "message is NULL";
+    }
+    if (msg->crc < -1 || msg->crc > 255) {
+        return "crc must be within 0..255 (one byte)";
+    }
+    if (msg->crc >= 0 && !has_crc(msg->kind)) {
+        return "only steering, brake, throttle, gear, ULC and system commands carry a CRC";
+    }
+    switch (msg->kind) {
+    case PDK_DBW_MSG_STEER:
+    case PDK_DBW_MSG_BRAKE:
+    case PDK_DBW_MSG_THROTTLE:
+        return chan_problem(msg);
+    case PDK_DBW_MSG_GEAR:
+        return msg->u.value < 0 || msg->u.value > 15
+                   ? "gear must be a Gear value: NONE 0, PARK 1, REVERSE 2, NEUTRAL 3, DRIVE 4, "
+                     "LOW 5, MANUAL 6, SPORT 7 or CALIBRATE 15"
+                   : NULL;
+    case PDK_DBW_MSG_ULC: {
+        const pdk_dbw_ulc_cmd *u = &msg->u.ulc;
+        if (!is_num(u->cmd)) {
+            return "ULC cmd must be a finite number";
+        }
+        if (!rate_ok(u->limit_accel) || !rate_ok(u->limit_decel) ||
+            !rate_ok(u->limit_jerk_throttle) || !rate_ok(u->limit_jerk_brake)) {
+            return "ULC limits must be 0 (the vehicle's default), positive or infinity (none)";
+        }
+        if (u->cmd_type != PDK_DBW_CMD_NONE && u->cmd_type != PDK_ULC_CMD_VELOCITY &&
+            u->cmd_type != PDK_ULC_CMD_ACCEL) {
+            return "ULC cmd_type must be NONE 0, VELOCITY 1 or ACCEL 2";
+        }
+        return u->rc > 15u ? "rc (the rolling counter) must be within 0..15" : NULL;
+    }
+    case PDK_DBW_MSG_TURN_SIGNAL:
+        return msg->u.value < 0 || msg->u.value > 3
+                   ? "turn signal must be NONE 0, LEFT 1, RIGHT 2 or HAZARD 3"
+                   : NULL;
+    case PDK_DBW_MSG_MISC:
+        return msg->u.value < 0 || msg->u.value > 2 ? "parking_brake must be NONE 0, ON 1 or OFF 2"
+                                                    : NULL;
+    case PDK_DBW_MSG_DRIVE_MODE:
+        if (msg->u.value < PDK_DRIVE_TURF || msg->u.value > PDK_DRIVE_AWD) {
+            return "drive_mode must be TURF 0, 2WD 1 or AWD 2";
+        }
+        return def->powertrain.kind != PDK_POWERTRAIN_UTV
+                   ? "drive_mode applies to a vehicle with the UTV's Turf/2WD/AWD switch only"
+                   : NULL;
+    case PDK_DBW_MSG_SYSTEM: {
+        const pdk_dbw_system_cmd *y = &msg->u.system;
+        if (y->cmd < PDK_DBW_SYS_NONE || y->cmd > PDK_DBW_SYS_DISABLE) {
+            return "system cmd must be NONE 0, ENABLE 1 or DISABLE 2";
+        }
+        if (y->sync_mode < -1 || y->sync_mode > PDK_DBW_SYNC_ALL_OR_NONE_WITH_BTN) {
+            return "sync_mode must be NONE 0, DISENGAGES 1, ALL_OR_NONE 2 or "
+                   "ALL_OR_NONE_WITH_BTN 3";
+        }
+        if (y->validate_crc < -1 || y->validate_crc > 1 || y->comms_loss_arm < -1 ||
+            y->comms_loss_arm > 1) {
+            return "validate_cmd_crc_rc and comms_loss_arm are booleans";
+        }
+        return y->rc > 15u ? "rc (the rolling counter) must be within 0..15" : NULL;
+    }
+    case PDK_DBW_MSG_BUTTON:
+        return msg->u.value < PDK_DBW_BTN_ENABLE ||
+                       msg->u.value > PDK_DBW_BTN_EXTERNAL_BRAKE_RELEASE
+                   ? "button must be ENABLE 1, DISABLE 2, EXTERNAL_BRAKE 3 or "
+                     "EXTERNAL_BRAKE_RELEASE 4"
+                   : NULL;
+    case PDK_DBW_MSG_FAULT:
+        return fault_problem(&msg->u.fault);
+    case PDK_DBW_MSG_AW_CONTROL: {
+        const pdk_dbw_aw_control *a = &msg->u.aw;
+        if (!is_num(a->steering_tire_angle_rad) || !is_num(a->steering_tire_rate_radps) ||
+            !is_num(a->velocity_mps) || !is_num(a->acceleration_mps2) || !is_num(a->jerk_mps3)) {
+            return "Autoware control fields must be finite numbers";
+        }
+        return NULL;
+    }
+    case PDK_DBW_MSG_AW_GEAR: {
+        int g = msg->u.value;
+        return g < 0 || g > 24
+                   ? "Autoware gear must be NONE 0, NEUTRAL 1, DRIVE 2..19, REVERSE 20..21, "
+                     "PARK 22 or LOW 23..24"
+                   : NULL;
+    }
+    case PDK_DBW_MSG_AW_MODE:
+        return msg->u.value < PDK_AW_MODE_NO_COMMAND || msg->u.value > PDK_AW_MODE_MANUAL
+                   ? "Autoware control mode command must be NO_COMMAND 0, AUTONOMOUS 1, "
+                     "AUTONOMOUS_STEER_ONLY 2, AUTONOMOUS_VELOCITY_ONLY 3 or MANUAL 4"
+                   : NULL;
+    default:
+        return "message kind must be 1..14 (steering, brake, throttle, gear, ULC, turn signal, "
+               "misc, drive mode, system, button, fault, Autoware control, gear, mode)";
+    }
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static double sgn(double v)
+{
+    return v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0);
+}
+
+/* The brake torque, summed over the wheels, of one bar of line pressure. */
+static double brake_nm_per_bar(const pdk_vehicle_def *def)
+{
+    if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
+        return 2.0 *
+               (def->powertrain.brake_front_nm_per_bar + def->powertrain.brake_rear_nm_per_bar);
+    }
+    return def->brake.force_per_bar_n * def->tyre_rear.soil.radius_m;
+}
+
+static double chan_max(const pdk_vehicle_def *def, int c)
+{
+    return c == PDK_DBW_CH_STEER ? def->steering.lock_deg
+                                 : (c == PDK_DBW_CH_BRAKE ? def->brake.max_line_bar : 100.0);
+}
+
+static double chan_min(const pdk_vehicle_def *def, int c)
+{
+    return c == PDK_DBW_CH_STEER ? -def->steering.lock_deg : 0.0;
+}
+
+/* The driver's control in the channel's actuator units. */
+static double driver_value(const pdk_dbw_cmd *driver, int c)
+{
+    return c == PDK_DBW_CH_STEER
+               ? driver->steer_wheel_deg
+               : (c == PDK_DBW_CH_BRAKE ? driver->brake_bar : driver->throttle_pct);
+}
+
+static uint32_t ticks_of(double s)
+{
+    double t = floor(s * 120.0 + 0.5);
+    return t < 0.0 ? 0u : (uint32_t)t;
+}
+
+static void fill_delay(pdk_dbw_chan *ch, double v)
+{
+    for (int i = 0; i < PDK_DBW_DELAY_TICKS; i++) {
+        ch->delay_line[i] = v;
+    }
+}
+
+static int base_delay_ticks(const pdk_dbw_def *d, int c)
+{
+    return c == PDK_DBW_CH_STEER ? (int)ticks_of(d->steer_delay_s) : 0;
+}
+
+static void reset_runtime(pdk_dbw_state *dbw, const pdk_dbw_def *def, const pdk_dbw_cmd *driver)
+{
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        pdk_dbw_chan *ch = &dbw->ch[c];
+        int fault_kind = ch->fault_kind, latency = ch->latency_ticks;
+        double stuck = ch->stuck_value;
+        uint8_t fault = ch->fault, missing = ch->report_missing;
+        memset(ch, 0, sizeof *ch);
+        ch->fault_kind = fault_kind;
+        ch->latency_ticks = latency;
+        ch->stuck_value = stuck;
+        ch->fault = fault;
+        ch->report_missing = missing;
+        ch->out = driver_value(driver, c);
+        ch->target = ch->out;
+        ch->delay_ticks = base_delay_ticks(def, c) + latency;
+        fill_delay(ch, ch->out);
+    }
+    dbw->ulc_cmd = dbw->ulc_vel_ref = dbw->ulc_accel_ref = dbw->ulc_accel_cmd = 0.0;
+    dbw->ulc_integral = 0.0;
+    dbw->ulc_accel_filt = dbw->ulc_accel_i = 0.0;
+    dbw->ulc_cmd_type = 0;
+    dbw->ulc_have = dbw->ulc_enable_req = dbw->ulc_enabled = dbw->ulc_timeout = 0;
+    dbw->ulc_override_latched = dbw->ulc_preempted = dbw->ulc_bad_rc = dbw->ulc_bad_crc = 0;
+    dbw->ulc_coast = dbw->ulc_shift = dbw->ulc_shift_park = dbw->ulc_rc = 0;
+    dbw->gear_cmd = PDK_GEAR_NONE;
+    dbw->gear_reject = PDK_DBW_REJECT_NONE;
+    dbw->gear_pending = PDK_GEAR_NONE;
+    dbw->gear_out_set = dbw->gear_shifting = dbw->gear_bad_crc = 0;
+    dbw->state = PDK_DBW_MANUAL;
+    dbw->enabled = 0;
+    dbw->comms_loss_active = 0;
+    dbw->external_brake = 0;
+    dbw->lockout_latched = 0;
+    dbw->hold_depleted = 0;
+    dbw->comms_loss_hold_left_s = def->comms_loss_hold_s;
+    dbw->reason_disengage = PDK_DIS_NONE;
+    dbw->reason_not_ready = PDK_NR_SYSTEM_DISABLED;
+    dbw->sys_rc_valid = 0;
+    dbw->sys_bad_rc = dbw->sys_bad_crc = 0;
+}
+
+void pdk_dbw_init(pdk_dbw_state *dbw, const pdk_dbw_def *def, const pdk_dbw_cmd *driver)
+{
+    memset(dbw, 0, sizeof *dbw);
+    for (int i = 0; i < PDK_SENSOR_COUNT; i++) {
+        dbw->sensor_noise_scale[i] = 1.0;
+    }
+    dbw->validate_crc = 1;
+    dbw->sync_mode = PDK_DBW_SYNC_NONE;
+    reset_runtime(dbw, def, driver);
+}
+
+/* ---- engagement ----------------------------------------------------------- */
+
+static int chan_dis_code(int c, int steer_code)
+{
+    return steer_code + 0x20 * c;
+}
+
+static void disengage_ulc(pdk_dbw_state *dbw)
+{
+    dbw->ulc_enabled = 0;
+    dbw->ulc_integral = 0.0;
+    dbw->ulc_accel_i = 0.0;
+}
+
+/* Ends the engagement: a channel's (sync mode NONE) or the whole system's. */
+static void disengage(pdk_dbw_state *dbw, const pdk_dbw_def *def, int channel, int reason,
+                      uint64_t tick, int system_wide)
+{
+    int was_active = dbw->enabled;
+    if (channel >= 0) {
+        was_active = dbw->ch[channel].enabled;
+        dbw->ch[channel].enabled = 0;
+    }
+    if (system_wide || dbw->sync_mode != PDK_DBW_SYNC_NONE || channel < 0) {
+        for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+            was_active |= dbw->ch[c].enabled;
+            dbw->ch[c].enabled = 0;
+        }
+        disengage_ulc(dbw);
+        dbw->enabled = 0;
+    } else if (channel != PDK_DBW_CH_STEER && dbw->ulc_enabled) {
+        disengage_ulc(dbw);
+    }
+    if (!was_active) {
+        return;
+    }
+    dbw->reason_disengage = reason;
+    dbw->reengage_tick = tick + ticks_of(def->reengage_delay_s);
+}
+
+static int relevant(const pdk_dbw_state *dbw, int c)
+{
+    if (dbw->sync_mode >= PDK_DBW_SYNC_ALL_OR_NONE) {
+        return 1;
+    }
+    const pdk_dbw_chan *ch = &dbw->ch[c];
+    return ch->have_cmd || ch->bad_crc || ch->bad_rc || ch->enabled;
+}
+
+static int override_active(const pdk_dbw_state *dbw, int c)
+{
+    return dbw->ch[c].override_active && !dbw->ch[c].ignore;
+}
+
+static int gear_override_active(const pdk_dbw_state *dbw, uint64_t tick)
+{
+    return tick < dbw->gear_override_until;
+}
+
+/* Why channel c cannot engage now, as the kit's code, or 0. */
+static int chan_blocker(const pdk_dbw_state *dbw, int c, uint64_t tick)
+{
+    const pdk_dbw_chan *ch = &dbw->ch[c];
+    if (ch->report_missing) {
+        return PDK_NR_MISSING_REPORT_STEER + c;
+    }
+    if (ch->fault) {
+        return PDK_NR_FAULT_STEER + c;
+    }
+    if (ch->bad_crc || ch->bad_rc) {
+        return PDK_NR_BAD_CRC_RC_CMD_STEER + c;
+    }
+    if (override_active(dbw, c)) {
+        return PDK_NR_OVERRIDE_ACTIVE_STEER + c;
+    }
+    if (ch->override_latched) {
+        return PDK_NR_OVERRIDE_LATCHED_STEER + c;
+    }
+    if (ch->override_other) {
+        return PDK_NR_OVERRIDE_OTHER_STEER + c;
+    }
+    if (tick < ch->boot_until) {
+        return PDK_NR_NOT_READY_STEER + c;
+    }
+    if (!ch->have_cmd || ch->timeout) {
+        return PDK_NR_MISSING_CMD_STEER + c;
+    }
+    if (!ch->enable_req) {
+        return PDK_NR_NOT_ENABLE_CMD_STEER + c;
+    }
+    return 0;
+}
+
+/* The kit's ReasonNotReady now: the first class any relevant channel is
+ * blocked by, in the kit's code order, then the system's own reasons. */
+static int not_ready_reason(const pdk_dbw_state *dbw, uint64_t tick)
+{
+    static const int classes[] = {PDK_NR_MISSING_REPORT_STEER,   PDK_NR_FAULT_STEER,
+                                  PDK_NR_BAD_CRC_RC_CMD_STEER,   PDK_NR_OVERRIDE_ACTIVE_STEER,
+                                  PDK_NR_OVERRIDE_LATCHED_STEER, PDK_NR_OVERRIDE_OTHER_STEER,
+                                  PDK_NR_NOT_READY_STEER,        PDK_NR_MISSING_CMD_STEER};
+    int block[PDK_DBW_CH_COUNT];
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        block[c] = relevant(dbw, c) ? chan_blocker(dbw, c, tick) : 0;
+    }
+    int other = 0;
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        other |= override_active(dbw, c);
+    }
+    for (size_t k = 0; k < sizeof classes / sizeof classes[0]; k++) {
+        for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+            if (block[c] == classes[k] + c) {
+                return block[c];
+            }
+        }
+        /* The gear's reasons sit after the channels' in each class. */
+        if (classes[k] == PDK_NR_MISSING_REPORT_STEER && dbw->gear_report_missing) {
+            return PDK_NR_MISSING_REPORT_GEAR;
+        }
+        if (classes[k] == PDK_NR_FAULT_STEER && dbw->gear_fault) {
+            return PDK_NR_FAULT_GEAR;
+        }
+        if (classes[k] == PDK_NR_BAD_CRC_RC_CMD_STEER && dbw->gear_bad_crc) {
+            return PDK_NR_BAD_CRC_CMD_GEAR;
+        }
+        if (classes[k] == PDK_NR_OVERRIDE_ACTIVE_STEER && gear_override_active(dbw, tick)) {
+            return PDK_NR_OVERRIDE_ACTIVE_GEAR;
+        }
+        if (classes[k] == PDK_NR_OVERRIDE_OTHER_STEER && other) {
+            return PDK_NR_OVERRIDE_OTHER_GEAR;
+        }
+    }
+    if (dbw->lockout_reason != 0) {
+        return dbw->lockout_reason;
+    }
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        if (block[c] == PDK_NR_NOT_ENABLE_CMD_STEER + c) {
+            return block[c];
+        }
+    }
+    if (tick < dbw->reengage_tick) {
+        return PDK_NR_SYSTEM_REENGAGE_DELAY;
+    }
+    if (dbw->lockout_latched) {
+        return PDK_NR_SYSTEM_LOCKOUT;
+    }
+    if (!dbw->enabled) {
+        return PDK_NR_SYSTEM_DISABLED;
+    }
+    return PDK_NR_NONE;
+}
+
+/* An enable (SystemCmd or the button). In the ALL_OR_NONE modes it takes
+ * only when every channel can engage; otherwise when nothing at system level
+ * blocks it, and the channels engage as they can. */
+static void try_enable(pdk_dbw_state *dbw, uint64_t tick)
+{
+    int reason = not_ready_reason(dbw, tick);
+    if (dbw->sync_mode >= PDK_DBW_SYNC_ALL_OR_NONE) {
+        if (reason == PDK_NR_NONE || reason == PDK_NR_SYSTEM_DISABLED) {
+            dbw->enabled = 1;
+        }
+        return;
+    }
+    int gear_fault = dbw->gear_fault || dbw->gear_report_missing;
+    if (dbw->lockout_reason == 0 && !dbw->lockout_latched && tick >= dbw->reengage_tick &&
+        !gear_fault) {
+        dbw->enabled = 1;
+    }
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+/* The limits a channel command asks for, in the actuator's units per second
+ * (and per second squared for steering): 0 the vehicle's default, infinity
+ * the actuator's own limit, otherwise the value floored as the kit floors a
+ * non-default rate (reference/dbw.md 1.3) and capped by the actuator. */
+static void resolve_rates(pdk_dbw_chan *ch, const pdk_dbw_def *d, const pdk_vehicle_def *def, int c,
+                          const pdk_dbw_chan_cmd *k)
+{
+    if (c == PDK_DBW_CH_STEER) {
+        ch->rate_a = k->rate_a == 0.0 ? d->steer_rate_degps
+                                      : fmin(fmax(k->rate_a, 100.0), d->steer_rate_max_degps);
+        ch->rate_b = k->rate_b == 0.0 ? d->steer_accel_degps2
+                                      : fmin(fmax(k->rate_b, 300.0), d->steer_accel_max_degps2);
+        return;
+    }
+    double per_unit = 1.0; /* actuator units per command unit */
+    double floor_rate = 100.0;
+    double deflt = d->throttle_rate_pctps;
+    double max = INFINITY;
+    if (c == PDK_DBW_CH_BRAKE) {
+        deflt = d->brake_rate_barps;
+        max = d->brake_rate_max_barps;
+        switch (k->cmd_type) {
+        case PDK_BRAKE_CMD_TORQUE:
+            per_unit = 1.0 / brake_nm_per_bar(def);
+            floor_rate = 2000.0;
+            break;
+        case PDK_BRAKE_CMD_ACCEL:
+        case PDK_BRAKE_CMD_ACCEL_ACC:
+        case PDK_BRAKE_CMD_ACCEL_AEB:
+            per_unit = def->brake.max_line_bar / d->brake_decel_max_mps2;
+            floor_rate = 5.0;
+            break;
+        case PDK_BRAKE_CMD_PEDAL_RAW:
+        case PDK_BRAKE_CMD_PERCENT:
+            per_unit = def->brake.max_line_bar / 100.0;
+            floor_rate = 50.0;
+            break;
+        default:
+            floor_rate = 20.0;
+            break;
+        }
+    }
+    double a = k->rate_a == 0.0 ? deflt : fmin(fmax(k->rate_a, floor_rate) * per_unit, max);
+    double b = k->rate_b == 0.0 ? deflt : fmin(fmax(k->rate_b, floor_rate) * per_unit, max);
+    ch->rate_a = a;
+    ch->rate_b = b;
+}
+
+/* A command's set point in the actuator's units (deg, bar, %), unclamped. */
+static double chan_setpoint(const pdk_dbw_state *dbw, const pdk_dbw_def *d,
+                            const pdk_vehicle_def *def, int c, int cmd_type, double cmd)
+{
+    (void)dbw;
+    if (c == PDK_DBW_CH_STEER) {
+        double L = def->chassis.wheelbase_m;
+        switch (cmd_type) {
+        case PDK_STEER_CMD_PERCENT:
+            return cmd / 100.0 * def->steering.lock_deg;
+        case PDK_STEER_CMD_CURVATURE:
+            return pdk_trig_atan2(clamp(cmd, -0.2, 0.2) * L, 1.0) * 180.0 / PI *
+                       def->steering.ratio +
+                   def->steering.center_offset_deg;
+        case PDK_STEER_CMD_YAW_RATE: {
+            double v = fmax(fabs(dbw->speed_prev_mps), 1.0) * (dbw->speed_prev_mps < 0 ? -1 : 1);
+            double k = clamp(clamp(cmd, -8.5, 8.5) / v, -0.2, 0.2);
+            return pdk_trig_atan2(k * L, 1.0) * 180.0 / PI * def->steering.ratio +
+                   def->steering.center_offset_deg;
+        }
+        default:
+            return cmd;
+        }
+    }
+    if (c == PDK_DBW_CH_BRAKE) {
+        switch (cmd_type) {
+        case PDK_BRAKE_CMD_TORQUE:
+            return cmd / brake_nm_per_bar(def);
+        case PDK_BRAKE_CMD_ACCEL:
+        case PDK_BRAKE_CMD_ACCEL_ACC:
+        case PDK_BRAKE_CMD_ACCEL_AEB:
+            /* a deceleration, positive or as the kit's negative acceleration */
+            return fabs(cmd) / d->brake_decel_max_mps2 * def->brake.max_line_bar;
+        case PDK_BRAKE_CMD_PEDAL_RAW:
+        case PDK_BRAKE_CMD_PERCENT:
+            return cmd / 100.0 * def->brake.max_line_bar;
+        default:
+            return cmd;
+        }
+    }
+    return cmd;
+}
+
+static void apply_chan(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_vehicle_def *def, int c,
+                       const pdk_dbw_msg *msg, uint64_t tick)
+{
+    pdk_dbw_chan *ch = &dbw->ch[c];
+    const pdk_dbw_chan_cmd *k = &msg->u.chan;
+    ch->bad_crc = dbw->validate_crc && msg->crc >= 0 && (uint8_t)msg->crc != pdk_dbw_crc8(msg);
+    ch->bad_rc = dbw->validate_crc && ch->rc_valid && k->rc == ch->rc;
+    ch->rc = k->rc;
+    ch->rc_valid = 1;
+    if (ch->bad_crc || ch->bad_rc) {
+        if (ch->enabled) {
+            ch->pending_dis = chan_dis_code(c, ch->bad_crc ? PDK_DIS_STEER_CMD_INVALID_CRC
+                                                           : PDK_DIS_STEER_CMD_INVALID_RC);
+        }
+        return;
+    }
+    if (k->clear) {
+        ch->override_latched = 0;
+        if (c != PDK_DBW_CH_STEER) {
+            dbw->ulc_override_latched = 0;
+        }
+    }
+    ch->ignore = k->ignore;
+    if (c != PDK_DBW_CH_STEER && dbw->ulc_enabled && k->enable) {
+        dbw->ulc_preempted = 1; /* the user took the pedals back from the ULC */
+        disengage_ulc(dbw);
+    }
+    ch->have_cmd = 1;
+    ch->timeout = 0;
+    ch->last_cmd_tick = tick;
+    ch->cmd = k->cmd;
+    ch->cmd_type = k->cmd_type;
+    ch->cmd_src = PDK_DBW_SRC_USER;
+    resolve_rates(ch, d, def, c, k);
+    if (!k->enable && ch->enabled) {
+        ch->pending_dis = chan_dis_code(c, PDK_DIS_STEER_CMD_DISENGAGE);
+    }
+    ch->enable_req = k->enable;
+    double sp = k->cmd_type == PDK_DBW_CMD_NONE
+                    ? driver_value(&(pdk_dbw_cmd){0}, c)
+                    : chan_setpoint(dbw, d, def, c, k->cmd_type, k->cmd);
+    double lo = chan_min(def, c), hi = chan_max(def, c);
+    ch->limiting_value = sp < lo || sp > hi;
+    ch->target = clamp(sp, lo, hi);
+}
+
+static void apply_ulc(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_dbw_msg *msg,
+                      uint64_t tick)
+{
+    const pdk_dbw_ulc_cmd *u = &msg->u.ulc;
+    dbw->ulc_bad_crc = dbw->validate_crc && msg->crc >= 0 && (uint8_t)msg->crc != pdk_dbw_crc8(msg);
+    dbw->ulc_bad_rc = dbw->validate_crc && dbw->ulc_have && u->rc == dbw->ulc_rc;
+    dbw->ulc_rc = u->rc;
+    if (dbw->ulc_bad_crc || dbw->ulc_bad_rc) {
+        disengage_ulc(dbw);
+        return;
+    }
+    if (u->clear) {
+        dbw->ulc_override_latched = 0;
+        dbw->ch[PDK_DBW_CH_BRAKE].override_latched = 0;
+        dbw->ch[PDK_DBW_CH_THROTTLE].override_latched = 0;
+    }
+    if (dbw->ulc_enabled && u->cmd_type != dbw->ulc_cmd_type) {
+        /* A new kind of command: the reference starts again from the car. */
+        dbw->ulc_vel_ref = dbw->speed_prev_mps;
+        dbw->ulc_accel_ref = 0.0;
+    }
+    dbw->ulc_have = 1;
+    dbw->ulc_timeout = 0;
+    dbw->ulc_last_tick = tick;
+    dbw->ulc_cmd = u->cmd;
+    dbw->ulc_cmd_type = u->cmd_type;
+    dbw->ulc_enable_req = u->enable && u->cmd_type != PDK_DBW_CMD_NONE;
+    dbw->ulc_coast = u->coast_decel;
+    dbw->ulc_shift = u->enable_shift;
+    dbw->ulc_shift_park = u->enable_shift_park;
+    dbw->ulc_limit_accel =
+        u->limit_accel == 0.0 ? d->ulc_accel_default_mps2 : clamp(u->limit_accel, 0.3, 3.0);
+    dbw->ulc_limit_decel =
+        u->limit_decel == 0.0 ? d->ulc_decel_default_mps2 : clamp(u->limit_decel, 0.3, 6.0);
+    dbw->ulc_jerk_throttle = u->limit_jerk_throttle == 0.0
+                                 ? d->ulc_jerk_default_mps3
+                                 : clamp(u->limit_jerk_throttle, 1.0, 25.0);
+    dbw->ulc_jerk_brake = u->limit_jerk_brake == 0.0 ? d->ulc_jerk_default_mps3
+                                                     : clamp(u->limit_jerk_brake, 1.0, 25.0);
+    if (!dbw->ulc_enable_req) {
+        disengage_ulc(dbw);
+    }
+}
+
+/* Speed or brake conditions that refuse a shift by wire, in the kit's
+ * GearReject order. */
+static int gear_reject(const pdk_dbw_state *dbw, const pdk_dbw_def *d, int gear, int current,
+                       double brake_bar, uint64_t tick)
+{
+    if (dbw->gear_fault) {
+        return PDK_DBW_REJECT_FAULT;
+    }
+    if (gear < PDK_GEAR_PARK || gear > PDK_GEAR_LOW) {
+        return PDK_DBW_REJECT_UNSUPPORTED;
+    }
+    if (dbw->gear_shifting) {
+        return PDK_DBW_REJECT_SHIFT_IN_PROGRESS;
+    }
+    if (gear_override_active(dbw, tick)) {
+        return PDK_DBW_REJECT_OVERRIDE;
+    }
+    if (dbw->hold_depleted && gear != PDK_GEAR_PARK) {
+        return PDK_DBW_REJECT_BRAKE_HOLD;
+    }
+    if (fabs(dbw->speed_prev_mps) > d->gear_max_speed_mps) {
+        return PDK_DBW_REJECT_VEHICLE_SPEED;
+    }
+    if ((gear == PDK_GEAR_PARK || current == PDK_GEAR_PARK) && gear != current &&
+        brake_bar < d->gear_brake_hold_bar) {
+        return PDK_DBW_REJECT_VEHICLE; /* "try pressing the brakes" */
+    }
+    return PDK_DBW_REJECT_NONE;
+}
+
+static int current_gear(const pdk_dbw_state *dbw, const pdk_dbw_cmd *driver)
+{
+    return dbw->gear_out_set ? dbw->gear_out : (int)driver->gear;
+}
+
+/* The line pressure the car has now: the kit's where it brakes, else the
+ * driver's. */
+static double brake_now(const pdk_dbw_state *dbw, const pdk_dbw_cmd *driver)
+{
+    const pdk_dbw_chan *b = &dbw->ch[PDK_DBW_CH_BRAKE];
+    int kit = b->enabled || dbw->comms_loss_active || dbw->external_brake;
+    return kit ? b->out : driver->brake_bar;
+}
+
+static void apply_gear(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_dbw_msg *msg,
+                       const pdk_dbw_cmd *driver, uint64_t tick)
+{
+    dbw->gear_bad_crc =
+        dbw->validate_crc && msg->crc >= 0 && (uint8_t)msg->crc != pdk_dbw_crc8(msg);
+    if (dbw->gear_bad_crc) {
+        return;
+    }
+    int gear = msg->u.value;
+    if (gear == PDK_GEAR_NONE) {
+        return;
+    }
+    dbw->gear_cmd = gear;
+    int current = current_gear(dbw, driver);
+    int reject = gear_reject(dbw, d, gear, current, brake_now(dbw, driver), tick);
+    /* As the kit's node does in sync mode NONE, a gear request goes out only
+     * while the system is enabled (reference/dbw.md 1.3 GearCmd); the
+     * refusals that stand whatever the system's state are still told. */
+    if (!dbw->enabled) {
+        if (reject == PDK_DBW_REJECT_FAULT || reject == PDK_DBW_REJECT_OVERRIDE ||
+            reject == PDK_DBW_REJECT_BRAKE_HOLD) {
+            dbw->gear_reject = reject;
+        }
+        return;
+    }
+    dbw->gear_reject = reject;
+    if (reject != PDK_DBW_REJECT_NONE || gear == current) {
+        return;
+    }
+    dbw->gear_pending = gear;
+    dbw->gear_shifting = 1;
+    dbw->gear_done_tick = tick + ticks_of(d->gear_shift_s);
+}
+
+static void apply_fault(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_dbw_fault_cmd *f,
+                        const pdk_dbw_cmd *driver, uint64_t tick)
+{
+    int t = f->target;
+    switch (f->kind) {
+    case PDK_FAULT_CLEAR:
+        for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+            pdk_dbw_chan *ch = &dbw->ch[c];
+            ch->fault_kind = 0;
+            ch->latency_ticks = 0;
+            ch->delay_ticks = base_delay_ticks(d, c);
+            ch->fault = 0;
+            ch->report_missing = 0;
+        }
+        dbw->gear_fault = 0;
+        dbw->gear_report_missing = 0;
+        for (int i = 0; i < PDK_SENSOR_COUNT; i++) {
+            dbw->sensor_bias[i] = 0.0;
+            dbw->sensor_noise_scale[i] = 1.0;
+        }
+        for (int i = 0; i < PDK_RPT_COUNT; i++) {
+            dbw->report_drop[i] = 0.0;
+            dbw->report_delay_ticks[i] = 0u;
+        }
+        break;
+    case PDK_FAULT_STUCK:
+        dbw->ch[t].fault_kind = PDK_FAULT_STUCK;
+        dbw->ch[t].stuck_value = dbw->ch[t].out;
+        break;
+    case PDK_FAULT_SATURATED:
+        dbw->ch[t].fault_kind = PDK_FAULT_SATURATED;
+        dbw->ch[t].stuck_value = f->value; /* clamped to the actuator's range when used */
+        break;
+    case PDK_FAULT_LATENCY:
+        dbw->ch[t].latency_ticks = (int32_t)ticks_of(f->value);
+        dbw->ch[t].delay_ticks = base_delay_ticks(d, t) + dbw->ch[t].latency_ticks;
+        if (dbw->ch[t].delay_ticks > PDK_DBW_DELAY_TICKS - 1) {
+            dbw->ch[t].delay_ticks = PDK_DBW_DELAY_TICKS - 1;
+        }
+        break;
+    case PDK_FAULT_CHANNEL:
+        if (t == PDK_DBW_TARGET_GEAR) {
+            dbw->gear_fault = 1;
+        } else {
+            dbw->ch[t].fault = 1;
+        }
+        break;
+    case PDK_FAULT_REPORT_MISSING:
+        if (t == PDK_DBW_TARGET_GEAR) {
+            dbw->gear_report_missing = 1;
+        } else {
+            dbw->ch[t].report_missing = 1;
+        }
+        break;
+    case PDK_FAULT_REPORT_DROP:
+        dbw->report_drop[t] = f->value;
+        break;
+    case PDK_FAULT_REPORT_DELAY:
+        dbw->report_delay_ticks[t] = ticks_of(f->value);
+        break;
+    case PDK_FAULT_SENSOR_NOISE:
+        dbw->sensor_noise_scale[t] = f->value;
+        break;
+    case PDK_FAULT_SENSOR_BIAS:
+        dbw->sensor_bias[t] = f->value;
+        break;
+    case PDK_FAULT_POWER_CYCLE:
+        reset_runtime(dbw, d, driver);
+        dbw->reason_disengage = PDK_DIS_POWER_CYCLE;
+        dbw->reengage_tick = tick + ticks_of(d->reengage_delay_s);
+        break;
+    case PDK_FAULT_MODULE_RESTART: {
+        /* The module forgets its command and boots; the kit sees its
+         * report say it disengaged. */
+        pdk_dbw_chan *ch = &dbw->ch[t];
+        if (ch->enabled) {
+            ch->pending_dis = chan_dis_code(t, PDK_DIS_STEER_RPT_DISENGAGE);
+        }
+        ch->have_cmd = 0;
+        ch->enable_req = 0;
+        ch->rc_valid = 0;
+        ch->boot_until = tick + BOOT_TICKS;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Autoware's gear numbers onto the kit's. */
+static int aw_gear_to_kit(int g)
+{
+    if (g == PDK_AW_GEAR_NEUTRAL) {
+        return PDK_GEAR_NEUTRAL;
+    }
+    if (g >= PDK_AW_GEAR_DRIVE && g <= 19) {
+        return PDK_GEAR_DRIVE;
+    }
+    if (g == PDK_AW_GEAR_REVERSE || g == 21) {
+        return PDK_GEAR_REVERSE;
+    }
+    if (g == PDK_AW_GEAR_PARK) {
+        return PDK_GEAR_PARK;
+    }
+    if (g == PDK_AW_GEAR_LOW || g == 24) {
+        return PDK_GEAR_LOW;
+    }
+    return PDK_GEAR_NONE;
+}
+
+/* Autoware's Control as the kit's steering and ULC commands, with the
+ * adapter's own rolling counters. */
+static void apply_aw_control(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_vehicle_def *def,
+                             const pdk_dbw_aw_control *a, uint64_t tick)
+{
+    int steer_on =
+        dbw->aw_mode == PDK_AW_MODE_AUTONOMOUS || dbw->aw_mode == PDK_AW_MODE_AUTONOMOUS_STEER_ONLY;
+    int long_on = dbw->aw_mode == PDK_AW_MODE_AUTONOMOUS ||
+                  dbw->aw_mode == PDK_AW_MODE_AUTONOMOUS_VELOCITY_ONLY;
+    pdk_dbw_msg s = {.kind = PDK_DBW_MSG_STEER, .crc = -1};
+    s.u.chan.cmd = a->steering_tire_angle_rad * 180.0 / PI * def->steering.ratio +
+                   def->steering.center_offset_deg;
+    s.u.chan.rate_a = a->rate_defined
+                          ? fabs(a->steering_tire_rate_radps) * 180.0 / PI * def->steering.ratio
+                          : 0.0;
+    s.u.chan.cmd_type = PDK_STEER_CMD_ANGLE;
+    s.u.chan.enable = (uint8_t)steer_on;
+    s.u.chan.rc = (uint8_t)((dbw->ch[PDK_DBW_CH_STEER].rc + 1u) & 15u);
+    apply_chan(dbw, d, def, PDK_DBW_CH_STEER, &s, tick);
+    pdk_dbw_msg u = {.kind = PDK_DBW_MSG_ULC, .crc = -1};
+    u.u.ulc.cmd = a->velocity_mps;
+    u.u.ulc.cmd_type = PDK_ULC_CMD_VELOCITY;
+    if (a->accel_defined && a->acceleration_mps2 != 0.0) {
+        u.u.ulc.limit_accel = fabs(a->acceleration_mps2);
+        u.u.ulc.limit_decel = fabs(a->acceleration_mps2);
+    }
+    if (a->jerk_defined && a->jerk_mps3 != 0.0) {
+        u.u.ulc.limit_jerk_throttle = fabs(a->jerk_mps3);
+        u.u.ulc.limit_jerk_brake = fabs(a->jerk_mps3);
+    }
+    u.u.ulc.enable = (uint8_t)long_on;
+    u.u.ulc.rc = (uint8_t)((dbw->ulc_rc + 1u) & 15u);
+    apply_ulc(dbw, d, &u, tick);
+}
+
+void pdk_dbw_apply(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_vehicle_def *def,
+                   const pdk_dbw_msg *msg, const pdk_dbw_cmd *driver, uint64_t tick)
+{
+    dbw->touched = 1;
+    switch (msg->kind) {
+    case PDK_DBW_MSG_STEER:
+        apply_chan(dbw, d, def, PDK_DBW_CH_STEER, msg, tick);
+        break;
+    case PDK_DBW_MSG_BRAKE:
+        apply_chan(dbw, d, def, PDK_DBW_CH_BRAKE, msg, tick);
+        break;
+    case PDK_DBW_MSG_THROTTLE:
+        apply_chan(dbw, d, def, PDK_DBW_CH_THROTTLE, msg, tick);
+        break;
+    case PDK_DBW_MSG_GEAR:
+        apply_gear(dbw, d, msg, driver, tick);
+        break;
+    case PDK_DBW_MSG_ULC:
+        apply_ulc(dbw, d, msg, tick);
+        break;
+    case PDK_DBW_MSG_TURN_SIGNAL:
+        dbw->turn_signal = msg->u.value;
+        break;
+    case PDK_DBW_MSG_MISC:
+        if (msg->u.value != 0) {
+            dbw->parking_brake = msg->u.value;
+        }
+        break;
+    case PDK_DBW_MSG_DRIVE_MODE:
+        dbw->drive_mode_cmd = msg->u.value + 1; /* 0: none asked */
+        break;
+    case PDK_DBW_MSG_SYSTEM: {
+        const pdk_dbw_system_cmd *y = &msg->u.system;
+        dbw->sys_bad_crc =
+            dbw->validate_crc && msg->crc >= 0 && (uint8_t)msg->crc != pdk_dbw_crc8(msg);
+        /* The counter is checked against the stream's last one; a stream
+         * quiet for 100 ms starts afresh. */
+        int fresh = !dbw->sys_rc_valid || tick >= dbw->sys_last_tick + TIMEOUT_TICKS;
+        dbw->sys_bad_rc = dbw->validate_crc && !fresh && y->rc == dbw->sys_rc;
+        dbw->sys_rc = y->rc;
+        dbw->sys_rc_valid = 1;
+        dbw->sys_last_tick = tick;
+        if (dbw->sys_bad_crc || dbw->sys_bad_rc) {
+            break;
+        }
+        if (y->sync_mode >= 0) {
+            dbw->sync_mode = y->sync_mode;
+        }
+        if (y->validate_crc >= 0) {
+            dbw->validate_crc = (uint8_t)y->validate_crc;
+        }
+        if (y->comms_loss_arm >= 0) {
+            dbw->comms_loss_armed = (uint8_t)y->comms_loss_arm;
+        }
+        if (y->cmd == PDK_DBW_SYS_DISABLE) {
+            disengage(dbw, d, -1, PDK_DIS_SYSTEM_DISABLE_CMD, tick, 1);
+            dbw->comms_loss_active = 0;
+            dbw->lockout_latched = 0; /* a disable acknowledges a lockout */
+            dbw->hold_depleted = 0;
+        } else if (y->cmd == PDK_DBW_SYS_ENABLE &&
+                   dbw->sync_mode != PDK_DBW_SYNC_ALL_OR_NONE_WITH_BTN) {
+            dbw->comms_loss_active = 0;
+            dbw->hold_depleted = 0;
+            dbw->comms_loss_hold_left_s = d->comms_loss_hold_s;
+            try_enable(dbw, tick);
+        }
+        break;
+    }
+    case PDK_DBW_MSG_BUTTON:
+        switch (msg->u.value) {
+        case PDK_DBW_BTN_ENABLE:
+            dbw->btn_enable = 1;
+            try_enable(dbw, tick);
+            break;
+        case PDK_DBW_BTN_DISABLE:
+            dbw->btn_disable = 1;
+            disengage(dbw, d, -1, PDK_DIS_SYSTEM_DISABLE_BTN, tick, 1);
+            break;
+        case PDK_DBW_BTN_EXTERNAL_BRAKE:
+            dbw->external_brake = 1;
+            disengage(dbw, d, -1, PDK_DIS_EXTERNAL_BRAKE, tick, 1);
+            break;
+        default:
+            dbw->external_brake = 0;
+            break;
+        }
+        break;
+    case PDK_DBW_MSG_FAULT:
+        apply_fault(dbw, d, &msg->u.fault, driver, tick);
+        break;
+    case PDK_DBW_MSG_AW_CONTROL:
+        apply_aw_control(dbw, d, def, &msg->u.aw, tick);
+        break;
+    case PDK_DBW_MSG_AW_GEAR: {
+        pdk_dbw_msg g = {.kind = PDK_DBW_MSG_GEAR, .crc = -1};
+        g.u.value = aw_gear_to_kit(msg->u.value);
+        apply_gear(dbw, d, &g, driver, tick);
+        break;
+    }
+    case PDK_DBW_MSG_AW_MODE:
+        if (msg->u.value == PDK_AW_MODE_MANUAL) {
+            dbw->aw_mode = PDK_AW_MODE_MANUAL;
+            disengage(dbw, d, -1, PDK_DIS_SYSTEM_DISABLE_CMD, tick, 1);
+        } else if (msg->u.value != PDK_AW_MODE_NO_COMMAND) {
+            dbw->aw_mode = msg->u.value;
+            try_enable(dbw, tick);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void pdk_dbw_driver_input(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_dbw_cmd *prev,
+                          const pdk_dbw_cmd *now, uint64_t tick)
+{
+    if (!dbw->touched) {
+        return;
+    }
+    const pdk_dbw_chan *st = &dbw->ch[PDK_DBW_CH_STEER];
+    if ((now->fields & PDK_DBW_STEER) &&
+        fabs(now->steer_wheel_deg - (st->enabled ? st->out : prev->steer_wheel_deg)) >
+            d->steer_override_deg) {
+        dbw->ch[PDK_DBW_CH_STEER].override_until = tick + OVERRIDE_HOLD_TICKS;
+    }
+    if ((now->fields & PDK_DBW_GEAR) && now->gear != PDK_GEAR_NONE &&
+        now->gear != (pdk_gear)current_gear(dbw, prev)) {
+        dbw->gear_override_until = tick + ticks_of(d->gear_shift_s) + 1u;
+        dbw->gear_out_set = 0; /* the lever is the driver's again */
+        dbw->gear_shifting = 0;
+    }
+}
+
+/* ---- the tick -------------------------------------------------------------- */
+
+/* Moves a first-order actuator (brake line, throttle signal) one tick toward
+ * target: the exact exponential of its lag, then its rate limits. */
+static double lag_step(double out, double target, double tau_s, double rate_up, double rate_down,
+                       double dt, uint8_t *limiting)
+{
+    double alpha = tau_s > 0.0 ? 1.0 - pdk_exp(-dt / tau_s) : 1.0;
+    double step = (target - out) * alpha;
+    double lim = step > 0.0 ? rate_up * dt : rate_down * dt;
+    *limiting = fabs(step) > lim;
+    return out + clamp(step, -lim, lim);
+}
+
+/* The steering servo: toward target at most rate_degps, changing its rate by
+ * at most accel_degps2, slowing in time to stop on it. */
+static void servo_step(pdk_dbw_chan *ch, double target, double dt)
+{
+    double e = target - ch->out;
+    double rate = ch->rate_a;
+    double dv_max = ch->rate_b * dt; /* the most the rate changes in a tick */
+    /* The fastest rate from which ticks of decreasing rate (by dv_max each)
+     * stop within |e|: n dv_max with dt dv_max n (n + 1) / 2 <= |e|. */
+    double n = (sqrt(1.0 + 8.0 * fabs(e) / (dv_max * dt)) - 1.0) / 2.0;
+    double want = sgn(e) * fmin(fmin(fabs(e) / dt, rate), n * dv_max);
+    ch->limiting_rate = fabs(e) / dt > rate;
+    double dv = clamp(want - ch->out_rate, -dv_max, dv_max);
+    ch->out_rate = clamp(ch->out_rate + dv, -rate, rate);
+    double next = ch->out + ch->out_rate * dt;
+    if ((target - next) * e <= 0.0 && fabs(ch->out_rate) <= dv_max * (1.0 + 1e-9)) {
+        next = target; /* arrived, and slow enough to stop there */
+        ch->out_rate = 0.0;
+    }
+    ch->out = next;
+}
+
+/* The ULC: a reference shaped by the accel, decel and jerk limits; an
+ * outer P + I speed loop on it whose acceleration command stays within the
+ * limits; an inner loop that makes the car's acceleration follow that
+ * command, so that a pedal's dead band (a CVT's engagement, a converter's
+ * stall), a grade or a wrong guess of the car's acceleration at full
+ * throttle are taken out within about half a second. The pedal or brake
+ * then follows from the vehicle's full-throttle acceleration, its brakes'
+ * deceleration at full pressure and its rolling and aerodynamic drag. Sets
+ * the throttle and brake channels' targets. */
+static void ulc_step(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_vehicle_def *def, double v,
+                     double dt)
+{
+    double a_prev = dbw->ulc_accel_ref;
+    double a_want;
+    if (dbw->ulc_cmd_type == PDK_ULC_CMD_VELOCITY) {
+        double target = clamp(dbw->ulc_cmd, 0.0, ULC_VEL_MAX_MPS);
+        double e = target - dbw->ulc_vel_ref;
+        double jerk = e >= 0.0 ? dbw->ulc_jerk_throttle : dbw->ulc_jerk_brake;
+        double lim = e >= 0.0 ? dbw->ulc_limit_accel : dbw->ulc_limit_decel;
+        /* The largest acceleration from which the jerk limit still brings
+         * it to zero as the reference meets the target: |a| <= sqrt(2 j |e|). */
+        a_want = sgn(e) * fmin(lim, sqrt(2.0 * jerk * fabs(e)));
+        double da = clamp(a_want - a_prev, -jerk * dt, jerk * dt);
+        double a = a_prev + da;
+        double next = dbw->ulc_vel_ref + a * dt;
+        if ((target - next) * e <= 0.0) {
+            /* On the target: the reference stays there and its
+             * acceleration winds down at the jerk limit. */
+            next = target;
+            a = a_prev - clamp(a_prev, -jerk * dt, jerk * dt);
+        }
+        dbw->ulc_vel_ref = next;
+        dbw->ulc_accel_ref = a;
+    } else {
+        a_want = clamp(dbw->ulc_cmd, ULC_ACCEL_MIN_MPS2, ULC_ACCEL_MAX_MPS2);
+        double jerk = a_want >= a_prev ? dbw->ulc_jerk_throttle : dbw->ulc_jerk_brake;
+        dbw->ulc_accel_ref = a_prev + clamp(a_want - a_prev, -jerk * dt, jerk * dt);
+        dbw->ulc_vel_ref = v;
+    }
+    double err = dbw->ulc_vel_ref - v;
+    double lo = -dbw->ulc_limit_decel, hi = dbw->ulc_limit_accel;
+    if (dbw->ulc_cmd_type == PDK_ULC_CMD_ACCEL) {
+        lo = fmin(lo, dbw->ulc_accel_ref);
+        hi = fmax(hi, dbw->ulc_accel_ref);
+    }
+    double a_raw = dbw->ulc_accel_ref + d->ulc_kp_per_s * err + dbw->ulc_integral;
+    double a_cmd = clamp(a_raw, lo, hi);
+    dbw->ulc_accel_filt +=
+        (dbw->accel_meas_mps2 - dbw->ulc_accel_filt) * (1.0 - pdk_exp(-dt / ULC_ACCEL_FILTER_S));
+    /* Drag the pedal must overcome: rolling resistance and air at 1.225
+     * kg/m^3; the inner loop takes the rest, a grade included. */
+    double m = def->chassis.mass_kg;
+    double a_drag = 9.81 * def->resist.rolling_coeff * (fabs(v) > 0.1 ? 1.0 : 0.0) +
+                    0.5 * 1.225 * def->resist.drag_area_m2 * v * v / m;
+    /* The inner loop's proportional part: the car's acceleration beyond
+     * (or short of) the command takes pedal off (or adds it) at once. */
+    double need = a_cmd + dbw->ulc_accel_i + ULC_ACCEL_P * (a_cmd - dbw->ulc_accel_filt) + a_drag;
+    double thr = 0.0, brk = 0.0;
+    int stop_hold = dbw->ulc_cmd_type == PDK_ULC_CMD_VELOCITY && dbw->ulc_cmd <= 0.0 &&
+                    fabs(v) < 0.1 && dbw->ulc_vel_ref <= 0.0;
+    if (stop_hold) {
+        brk = d->comms_loss_hold_bar;
+    } else if (need >= 0.0) {
+        thr = 100.0 * need / d->ulc_accel_full_mps2;
+    } else if (!dbw->ulc_coast) {
+        brk = -need / d->brake_decel_max_mps2 * def->brake.max_line_bar;
+    }
+    double thr_c = clamp(thr, 0.0, 100.0), brk_c = clamp(brk, 0.0, def->brake.max_line_bar);
+    /* The integrals move unless the output is pinned against its limit the
+     * same way (anti-windup), or the car is held at a stop. */
+    double a_err = a_cmd - dbw->ulc_accel_filt;
+    int sat_up = thr > 100.0;
+    int sat_down = brk > def->brake.max_line_bar || (dbw->ulc_coast && need < 0.0);
+    if (!stop_hold && !(sat_up && a_err > 0.0) && !(sat_down && a_err < 0.0)) {
+        dbw->ulc_accel_i =
+            clamp(dbw->ulc_accel_i + d->ulc_accel_loop_per_s * a_err * dt, -5.0, 5.0);
+    }
+    int pinned_up = sat_up || a_raw > hi;
+    int pinned_down = sat_down || a_raw < lo;
+    if (!stop_hold && !(pinned_up && err > 0.0) && !(pinned_down && err < 0.0)) {
+        dbw->ulc_integral = clamp(dbw->ulc_integral + d->ulc_ki_per_s2 * err * dt, -3.0, 3.0);
+    }
+    dbw->ulc_accel_cmd = a_cmd;
+    pdk_dbw_chan *t = &dbw->ch[PDK_DBW_CH_THROTTLE];
+    pdk_dbw_chan *b = &dbw->ch[PDK_DBW_CH_BRAKE];
+    t->target = thr_c;
+    t->cmd = thr_c;
+    t->cmd_type = PDK_THROTTLE_CMD_PERCENT;
+    b->target = brk_c;
+    b->cmd = brk_c;
+    b->cmd_type = PDK_BRAKE_CMD_PRESSURE;
+    for (int c = PDK_DBW_CH_BRAKE; c <= PDK_DBW_CH_THROTTLE; c++) {
+        pdk_dbw_chan *ch = &dbw->ch[c];
+        ch->cmd_src = PDK_DBW_SRC_ULC;
+        ch->have_cmd = 1;
+        ch->enable_req = 1;
+        ch->last_cmd_tick = dbw->ulc_last_tick;
+        ch->timeout = 0; /* the ULC's own watchdog stands for it */
+        ch->rate_a = c == PDK_DBW_CH_BRAKE ? d->brake_rate_barps : d->throttle_rate_pctps;
+        ch->rate_b = ch->rate_a;
+        ch->limiting_value = 0;
+    }
+}
+
+/* Comms loss and the external brake: the kit brakes on its own at
+ * comms_loss_decel to a stop, then holds; with the hold spent it asks for
+ * park and shifts there itself. */
+static void self_brake(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_vehicle_def *def,
+                       double v, double dt)
+{
+    pdk_dbw_chan *b = &dbw->ch[PDK_DBW_CH_BRAKE];
+    pdk_dbw_chan *t = &dbw->ch[PDK_DBW_CH_THROTTLE];
+    double bar = d->comms_loss_decel_mps2 / d->brake_decel_max_mps2 * def->brake.max_line_bar;
+    if (fabs(v) < STOPPED_MPS) {
+        bar = fmax(bar, d->comms_loss_hold_bar);
+        dbw->comms_loss_hold_left_s -= dt;
+        if (dbw->comms_loss_hold_left_s <= 0.0 && !dbw->hold_depleted) {
+            dbw->hold_depleted = 1;
+            dbw->gear_out = PDK_GEAR_PARK;
+            dbw->gear_out_set = 1;
+        }
+    }
+    b->target = clamp(bar, 0.0, def->brake.max_line_bar);
+    b->cmd_src = dbw->external_brake ? PDK_DBW_SRC_BUTTON : PDK_DBW_SRC_COMMS_LOSS;
+    b->rate_a = b->rate_b = d->brake_rate_barps;
+    t->target = 0.0;
+    t->cmd_src = b->cmd_src;
+    t->rate_a = t->rate_b = d->throttle_rate_pctps;
+}
+
+void pdk_dbw_tick(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_vehicle_def *def,
+                  const pdk_dbw_vehicle *veh, const pdk_dbw_cmd *driver, uint64_t tick, double dt_s,
+                  pdk_dbw_cmd *out)
+{
+    *out = *driver;
+    if (!dbw->touched) {
+        return;
+    }
+    double v = veh->speed_mps;
+    if (dbw->touched == 1) {
+        /* The kit's first tick: it has no earlier speed to difference. */
+        dbw->speed_prev_mps = v;
+        dbw->touched = 2;
+    }
+    dbw->accel_meas_mps2 = (v - dbw->speed_prev_mps) / dt_s;
+    dbw->speed_prev_mps = v;
+
+    /* Watchdogs (100 ms of simulation time). */
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        pdk_dbw_chan *ch = &dbw->ch[c];
+        if (ch->have_cmd && !ch->timeout && tick >= ch->last_cmd_tick + TIMEOUT_TICKS) {
+            ch->timeout = 1;
+            ch->rc_valid = 0; /* a stream that starts again may start anywhere */
+        }
+    }
+    if (dbw->ulc_have && !dbw->ulc_timeout && tick >= dbw->ulc_last_tick + TIMEOUT_TICKS) {
+        dbw->ulc_timeout = 1;
+        dbw->ulc_rc = 0xFFu; /* no counter matches: a new stream may start anywhere */
+    }
+
+    /* The driver acting now. */
+    dbw->ch[PDK_DBW_CH_STEER].override_active = tick < dbw->ch[PDK_DBW_CH_STEER].override_until;
+    dbw->ch[PDK_DBW_CH_BRAKE].override_active = driver->brake_bar > d->brake_override_bar;
+    dbw->ch[PDK_DBW_CH_THROTTLE].override_active = driver->throttle_pct > d->throttle_override_pct;
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        int other = 0;
+        for (int o = 0; o < PDK_DBW_CH_COUNT; o++) {
+            other |= o != c && override_active(dbw, o);
+        }
+        dbw->ch[c].override_other =
+            (uint8_t)(other && !override_active(dbw, c) && relevant(dbw, c));
+    }
+
+    /* Lockouts: the condition now, and the latch it leaves. */
+    double a_plane = sqrt(veh->ax_mps2 * veh->ax_mps2 + veh->ay_mps2 * veh->ay_mps2);
+    int lockout = 0;
+    if (fabs(v) > d->lockout_speed_mps) {
+        lockout = PDK_NR_LOCKOUT_VEHICLE_VELOCITY;
+    } else if (a_plane > d->lockout_accel_mps2) {
+        lockout = PDK_NR_LOCKOUT_VEHICLE_ACCEL;
+    } else if (d->lockout_reverse && current_gear(dbw, driver) == PDK_GEAR_REVERSE) {
+        lockout = PDK_NR_LOCKOUT_GEAR_REVERSE;
+    }
+    dbw->lockout_reason = lockout;
+    dbw->lockout = (uint8_t)(lockout != 0);
+
+    /* The ULC's timeout and the user's pedal commands end it. */
+    int was_active = dbw->state == PDK_DBW_ACTIVE;
+    if (dbw->ulc_enabled && dbw->ulc_timeout) {
+        disengage_ulc(dbw);
+    }
+
+    /* Disengagements, in the kit's order of causes. */
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        pdk_dbw_chan *ch = &dbw->ch[c];
+        int reason = 0;
+        if (ch->pending_dis) {
+            reason = ch->pending_dis;
+        } else if (!ch->enabled) {
+            reason = 0;
+        } else if (ch->report_missing) {
+            reason = chan_dis_code(c, PDK_DIS_STEER_RPT_DISENGAGE);
+        } else if (ch->fault) {
+            reason = chan_dis_code(c, PDK_DIS_STEER_RPT_FAULT);
+        } else if (override_active(dbw, c)) {
+            reason = chan_dis_code(c, PDK_DIS_STEER_RPT_OVERRIDE);
+            ch->override_latched = 1;
+            if (c != PDK_DBW_CH_STEER && dbw->ulc_enabled) {
+                dbw->ulc_override_latched = 1;
+            }
+        } else if (ch->timeout) {
+            reason = chan_dis_code(c, PDK_DIS_STEER_CMD_TIMEOUT);
+        }
+        ch->pending_dis = 0;
+        if (reason != 0) {
+            int fault = reason == chan_dis_code(c, PDK_DIS_STEER_RPT_FAULT);
+            disengage(dbw, d, c, reason, tick, fault);
+            if (reason == chan_dis_code(c, PDK_DIS_STEER_CMD_TIMEOUT) && dbw->comms_loss_armed &&
+                was_active) {
+                dbw->comms_loss_active = 1;
+                dbw->comms_loss_hold_left_s = d->comms_loss_hold_s;
+            }
+        }
+    }
+    if (dbw->enabled && dbw->gear_fault) {
+        disengage(dbw, d, -1, PDK_DIS_GEAR_RPT_FAULT, tick, 1);
+    } else if (dbw->enabled && gear_override_active(dbw, tick)) {
+        disengage(dbw, d, -1, PDK_DIS_GEAR_RPT_OVERRIDE, tick, 1);
+    } else if (dbw->enabled && lockout != 0) {
+        disengage(dbw, d, -1,
+                  PDK_DIS_LOCKOUT_VEHICLE_VELOCITY + (lockout - PDK_NR_LOCKOUT_VEHICLE_VELOCITY),
+                  tick, 1);
+        dbw->lockout_latched = 1;
+    }
+
+    /* Engagement: channels join an enabled system as they can. */
+    if (dbw->enabled) {
+        int can[PDK_DBW_CH_COUNT];
+        int all = 1;
+        for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+            can[c] = dbw->ch[c].enabled ||
+                     (chan_blocker(dbw, c, tick) == 0 && tick >= dbw->reengage_tick);
+            all &= can[c];
+        }
+        for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+            if (can[c] && (dbw->sync_mode < PDK_DBW_SYNC_ALL_OR_NONE || all)) {
+                dbw->ch[c].enabled = 1;
+            }
+        }
+        if (!dbw->ulc_enabled && dbw->ulc_enable_req && !dbw->ulc_timeout &&
+            !dbw->ulc_override_latched && dbw->ch[PDK_DBW_CH_BRAKE].enabled == 0 &&
+            dbw->ch[PDK_DBW_CH_THROTTLE].enabled == 0) {
+            /* The ULC takes the pedals when the user's commands are not
+             * holding them: it feeds both channels from now on. */
+            dbw->ulc_enabled = 1;
+            dbw->ulc_preempted = 0;
+            dbw->ulc_integral = 0.0;
+            dbw->ulc_accel_i = 0.0;
+            /* The reference starts from the car as it is. */
+            dbw->ulc_vel_ref = v;
+            dbw->ulc_accel_ref = 0.0;
+            dbw->ulc_accel_filt = 0.0;
+        }
+    }
+    if (dbw->ulc_enabled) {
+        ulc_step(dbw, d, def, v, dt_s);
+        if (dbw->enabled) {
+            for (int c = PDK_DBW_CH_BRAKE; c <= PDK_DBW_CH_THROTTLE; c++) {
+                if (chan_blocker(dbw, c, tick) == 0) {
+                    dbw->ch[c].enabled = 1;
+                }
+            }
+        }
+    }
+
+    dbw->reason_not_ready = not_ready_reason(dbw, tick);
+    int any = 0, every = 1;
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        any |= dbw->ch[c].enabled;
+        every &= dbw->ch[c].enabled;
+    }
+    int fault = dbw->gear_fault;
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        fault |= dbw->ch[c].fault;
+    }
+    if (fault) {
+        dbw->state = PDK_DBW_FAULT;
+    } else if (dbw->enabled && (dbw->sync_mode >= PDK_DBW_SYNC_ALL_OR_NONE ? every : any)) {
+        dbw->state = PDK_DBW_ACTIVE;
+        dbw->reason_not_ready = PDK_NR_NONE;
+    } else if (dbw->reason_not_ready == PDK_NR_SYSTEM_DISABLED ||
+               dbw->reason_not_ready == PDK_NR_NONE) {
+        dbw->state = PDK_DBW_READY;
+    } else {
+        dbw->state = PDK_DBW_MANUAL;
+    }
+
+    /* Gear: a shift by wire completes after its time. */
+    if (dbw->gear_shifting && tick >= dbw->gear_done_tick) {
+        dbw->gear_shifting = 0;
+        dbw->gear_out = dbw->gear_pending;
+        dbw->gear_out_set = 1;
+    }
+    if (dbw->ulc_enabled && dbw->ulc_shift && dbw->enabled && !dbw->gear_shifting &&
+        dbw->ulc_cmd_type == PDK_ULC_CMD_VELOCITY && dbw->ulc_cmd > 0.0) {
+        int cur = current_gear(dbw, driver);
+        if (cur == PDK_GEAR_PARK || cur == PDK_GEAR_NEUTRAL) {
+            pdk_dbw_msg g = {.kind = PDK_DBW_MSG_GEAR, .crc = -1};
+            g.u.value = PDK_GEAR_DRIVE;
+            /* The ULC holds the brake while it shifts (its target is 0 m/s
+             * until the shift is done). */
+            dbw->ch[PDK_DBW_CH_BRAKE].target =
+                fmax(dbw->ch[PDK_DBW_CH_BRAKE].target,
+                     fmin(d->gear_brake_hold_bar + 1.0, def->brake.max_line_bar));
+            dbw->ch[PDK_DBW_CH_THROTTLE].target = 0.0;
+            apply_gear(dbw, d, &g, driver, tick);
+        }
+    }
+
+    int self = dbw->comms_loss_active || dbw->external_brake;
+    if (self) {
+        self_brake(dbw, d, def, v, dt_s);
+    }
+
+    /* The actuators: an engaged channel (or the kit braking on its own)
+     * moves its actuator; otherwise the actuator follows the driver's
+     * control, so that an engagement starts where the car is. */
+    double control[PDK_DBW_CH_COUNT];
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        pdk_dbw_chan *ch = &dbw->ch[c];
+        int kit = ch->enabled || (self && c != PDK_DBW_CH_STEER);
+        double drv = driver_value(driver, c);
+        if (!kit) {
+            ch->out = drv;
+            ch->out_rate = 0.0;
+            ch->limiting_rate = 0;
+            fill_delay(ch, drv);
+            control[c] = drv;
+            continue;
+        }
+        /* The delay line: slot tick % N holds the set point of that tick. */
+        ch->delay_line[tick % PDK_DBW_DELAY_TICKS] = ch->target;
+        double delayed = ch->delay_line[(tick + PDK_DBW_DELAY_TICKS - (uint64_t)ch->delay_ticks) %
+                                        PDK_DBW_DELAY_TICKS];
+        if (c == PDK_DBW_CH_STEER) {
+            servo_step(ch, delayed, dt_s);
+        } else {
+            double tau = c == PDK_DBW_CH_BRAKE ? d->brake_tau_s : d->throttle_tau_s;
+            double up = ch->rate_a, down = ch->rate_b;
+            if (c == PDK_DBW_CH_BRAKE) {
+                up = fmin(up, d->brake_rate_max_barps);
+                down = fmin(down, d->brake_rate_max_barps);
+            }
+            ch->out = lag_step(ch->out, delayed, tau, up, down, dt_s, &ch->limiting_rate);
+        }
+        if (ch->fault_kind == PDK_FAULT_STUCK) {
+            ch->out = ch->stuck_value;
+            ch->out_rate = 0.0;
+        } else if (ch->fault_kind == PDK_FAULT_SATURATED) {
+            ch->out = clamp(ch->stuck_value, chan_min(def, c), chan_max(def, c));
+            ch->out_rate = 0.0;
+        }
+        control[c] = ch->out;
+    }
+    out->steer_wheel_deg =
+        clamp(control[PDK_DBW_CH_STEER], -def->steering.lock_deg, def->steering.lock_deg);
+    out->brake_bar = clamp(control[PDK_DBW_CH_BRAKE], 0.0, def->brake.max_line_bar);
+    out->throttle_pct = clamp(control[PDK_DBW_CH_THROTTLE], 0.0, 100.0);
+    if (dbw->gear_out_set) {
+        out->gear = (pdk_gear)dbw->gear_out;
+    }
+}
+
+/* ---- reports -------------------------------------------------------------- */
+
+static uint64_t noise_key(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis)
+{
+    uint64_t s = seed ^ pdk_hash_fmix64(((uint64_t)vehicle << 32) ^ axis);
+    s ^= pdk_hash_fmix64(tick + UINT64_C(0x9E3779B97F4A7C15));
+    return pdk_prng_splitmix64(&s);
+}
+
+double pdk_dbw_noise_unit(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis)
+{
+    return (double)(noise_key(seed, vehicle, tick, axis) >> 11) * 0x1.0p-53;
+}
+
+double pdk_dbw_noise_normal(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis)
+{
+    /* Box-Muller on two independent uniforms (axis and axis + 2^31). */
+    double u1 = pdk_dbw_noise_unit(seed, vehicle, tick, axis);
+    double u2 = pdk_dbw_noise_unit(seed, vehicle, tick, axis + 0x80000000u);
+    double r = sqrt(-2.0 * log(1.0 - u1));
+    return r * cos(2.0 * PI * u2);
+}
+
+static void chan_report(const pdk_dbw_state *dbw, const pdk_vehicle_def *def,
+                        const pdk_dbw_cmd *driver, int c, uint64_t tick, pdk_dbw_chan_report *r)
+{
+    const pdk_dbw_chan *ch = &dbw->ch[c];
+    int self = (dbw->comms_loss_active || dbw->external_brake) && c != PDK_DBW_CH_STEER;
+    r->cmd = ch->cmd;
+    r->input = driver_value(driver, c);
+    r->output = ch->enabled || self ? ch->out : r->input;
+    r->limit_value = chan_max(def, c);
+    r->limit_rate = ch->rate_a;
+    r->cmd_type = ch->cmd_type;
+    r->cmd_src = ch->cmd_src;
+    r->ready = chan_blocker(dbw, c, tick) == 0;
+    r->enabled = ch->enabled;
+    r->override_active = ch->override_active;
+    r->override_other = ch->override_other;
+    r->override_latched = ch->override_latched;
+    r->timeout = ch->timeout;
+    r->fault = ch->fault;
+    r->bad_crc = ch->bad_crc;
+    r->bad_rc = ch->bad_rc;
+    r->limiting_value = ch->limiting_value;
+    r->limiting_rate = ch->limiting_rate;
+    r->degraded = ch->fault_kind != 0 || ch->latency_ticks != 0;
+}
+
+static int kit_to_aw_gear(int g)
+{
+    switch (g) {
+    case PDK_GEAR_PARK:
+        return PDK_AW_GEAR_PARK;
+    case PDK_GEAR_REVERSE:
+        return PDK_AW_GEAR_REVERSE;
+    case PDK_GEAR_NEUTRAL:
+        return PDK_AW_GEAR_NEUTRAL;
+    case PDK_GEAR_DRIVE:
+        return PDK_AW_GEAR_DRIVE;
+    case PDK_GEAR_LOW:
+        return PDK_AW_GEAR_LOW;
+    default:
+        return PDK_AW_GEAR_NONE;
+    }
+}
+
+void pdk_dbw_report_fill(const pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_vehicle_def *def,
+                         const pdk_dbw_truth *tr, const pdk_dbw_cmd *driver, uint64_t seed,
+                         uint32_t vehicle, uint64_t tick, pdk_dbw_report *out)
+{
+    memset(out, 0, sizeof *out);
+    out->tick = tick;
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        chan_report(dbw, def, driver, c, tick, &out->ch[c]);
+    }
+    out->steering_wheel_angle_deg = out->ch[PDK_DBW_CH_STEER].output;
+    out->road_wheel_angle_deg = tr->road_wheel_angle_rad * 180.0 / PI;
+    double nm_bar = brake_nm_per_bar(def);
+    const pdk_dbw_chan *b = &dbw->ch[PDK_DBW_CH_BRAKE];
+    out->brake_torque_cmd_nm = b->target * nm_bar;
+    out->brake_torque_output_nm = tr->brake_torque_nm;
+    out->brake_accel_cmd_mps2 = -b->target / def->brake.max_line_bar * d->brake_decel_max_mps2;
+    out->brake_accel_output_mps2 =
+        -out->ch[PDK_DBW_CH_BRAKE].output / def->brake.max_line_bar * d->brake_decel_max_mps2;
+    out->brake_percent_output = 100.0 * out->ch[PDK_DBW_CH_BRAKE].output / def->brake.max_line_bar;
+    out->comms_loss_armed = dbw->comms_loss_armed;
+    out->external_button = dbw->external_brake;
+    out->req_shift_park = dbw->hold_depleted;
+    out->req_park_brake = dbw->hold_depleted;
+    out->brake_available_s = fmax(dbw->comms_loss_hold_left_s, 0.0);
+
+    out->gear = tr->gear;
+    out->gear_cmd = dbw->gear_cmd;
+    out->gear_driver = driver->gear;
+    out->gear_reject = dbw->gear_reject != 0 ? dbw->gear_reject : tr->powertrain_reject;
+    out->gear_number = tr->gear_number;
+    out->gear_cmd_src = dbw->hold_depleted                   ? PDK_DBW_SRC_COMMS_LOSS
+                        : dbw->ulc_enabled && dbw->ulc_shift ? PDK_DBW_SRC_ULC
+                                                             : PDK_DBW_SRC_USER;
+    out->gear_ready = !dbw->gear_fault && !dbw->gear_report_missing;
+    out->gear_override = gear_override_active(dbw, tick);
+    out->gear_fault = dbw->gear_fault;
+    out->gear_bad_crc = dbw->gear_bad_crc;
+
+    out->state = dbw->state;
+    out->sync_mode = dbw->sync_mode;
+    out->reason_disengage = dbw->reason_disengage;
+    out->reason_not_ready = dbw->reason_not_ready;
+    out->sys_enabled = dbw->state == PDK_DBW_ACTIVE;
+    out->sys_ready = dbw->state == PDK_DBW_READY || dbw->state == PDK_DBW_ACTIVE;
+    int ovr = gear_override_active(dbw, tick);
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        ovr |= dbw->ch[c].override_active || dbw->ch[c].override_latched;
+    }
+    out->sys_override = (uint8_t)ovr;
+    out->sys_fault = dbw->state == PDK_DBW_FAULT;
+    out->sys_lockout = dbw->lockout || dbw->lockout_latched;
+    out->validate_crc = dbw->validate_crc;
+    out->sys_bad_crc = dbw->sys_bad_crc;
+    out->sys_bad_rc = dbw->sys_bad_rc;
+    out->btn_enable = dbw->btn_enable;
+    out->btn_disable = dbw->btn_disable;
+
+    out->ulc_cmd_type = dbw->ulc_cmd_type;
+    out->ulc_vel_ref = dbw->ulc_vel_ref;
+    out->ulc_vel_meas = tr->speed_mps;
+    out->ulc_accel_ref = dbw->ulc_accel_ref;
+    out->ulc_accel_meas = dbw->accel_meas_mps2;
+    out->ulc_ready = dbw->ulc_have && !dbw->ulc_timeout && !dbw->ulc_override_latched;
+    out->ulc_enabled = dbw->ulc_enabled;
+    out->ulc_override_active =
+        override_active(dbw, PDK_DBW_CH_BRAKE) || override_active(dbw, PDK_DBW_CH_THROTTLE);
+    out->ulc_override_latched = dbw->ulc_override_latched;
+    out->ulc_preempted = dbw->ulc_preempted;
+    out->ulc_timeout = dbw->ulc_timeout;
+    out->ulc_coast = dbw->ulc_coast;
+    out->ulc_bad_rc = dbw->ulc_bad_rc;
+    out->ulc_bad_crc = dbw->ulc_bad_crc;
+
+    double dir = tr->gear == PDK_GEAR_REVERSE ? -1.0 : 1.0;
+    out->velocity_brake_mps = dir * fabs(tr->speed_mps);
+    out->velocity_propulsion_mps = dir * fabs(tr->speed_mps);
+    for (int w = 0; w < 4; w++) {
+        out->wheel_speed_radps[w] = tr->wheel_speed_radps[w];
+    }
+
+    const double truth_imu[6] = {tr->ax_mps2,         tr->ay_mps2,          tr->az_mps2,
+                                 tr->roll_rate_radps, tr->pitch_rate_radps, tr->yaw_rate_radps};
+    for (int i = 0; i < 6; i++) {
+        double sigma = (i < 3 ? d->imu_accel_noise_mps2 : d->imu_gyro_noise_radps) *
+                       dbw->sensor_noise_scale[i];
+        double n =
+            sigma > 0.0 ? sigma * pdk_dbw_noise_normal(seed, vehicle, tick, (uint32_t)i) : 0.0;
+        double v = truth_imu[i] + n + dbw->sensor_bias[i];
+        if (i < 3) {
+            out->accel_mps2[i] = v;
+        } else {
+            out->gyro_radps[i - 3] = v;
+        }
+    }
+    double gs = d->gnss_noise_m * dbw->sensor_noise_scale[PDK_SENSOR_GNSS];
+    out->gnss_valid = pdk_dbw_noise_unit(seed, vehicle, tick, 16u) >= d->gnss_dropout;
+    out->gnss_x_m = tr->x_m + dbw->sensor_bias[PDK_SENSOR_GNSS] +
+                    (gs > 0.0 ? gs * pdk_dbw_noise_normal(seed, vehicle, tick, 17u) : 0.0);
+    out->gnss_y_m = tr->y_m + dbw->sensor_bias[PDK_SENSOR_GNSS] +
+                    (gs > 0.0 ? gs * pdk_dbw_noise_normal(seed, vehicle, tick, 18u) : 0.0);
+
+    out->turn_signal = dbw->turn_signal;
+    out->parking_brake = tr->gear == PDK_GEAR_PARK || dbw->parking_brake == 1 ? 1 : 2;
+    out->drive_mode =
+        dbw->drive_mode_cmd > 0 ? dbw->drive_mode_cmd - 1 : (int32_t)def->powertrain.drive_mode;
+
+    int steer_on = dbw->ch[PDK_DBW_CH_STEER].enabled;
+    int long_on = dbw->ch[PDK_DBW_CH_BRAKE].enabled || dbw->ch[PDK_DBW_CH_THROTTLE].enabled;
+    if (dbw->state == PDK_DBW_ACTIVE) {
+        out->aw_mode = steer_on && long_on ? PDK_AW_MODE_AUTONOMOUS
+                                           : (steer_on ? PDK_AW_MODE_AUTONOMOUS_STEER_ONLY
+                                                       : PDK_AW_MODE_AUTONOMOUS_VELOCITY_ONLY);
+    } else if (dbw->reason_disengage != PDK_DIS_NONE && dbw->state != PDK_DBW_READY) {
+        out->aw_mode = PDK_AW_MODE_DISENGAGED;
+    } else if (dbw->state == PDK_DBW_READY) {
+        out->aw_mode = PDK_AW_MODE_MANUAL;
+    } else {
+        out->aw_mode = PDK_AW_MODE_NOT_READY;
+    }
+    out->aw_gear = kit_to_aw_gear(tr->gear);
+    out->aw_longitudinal_mps = tr->vx_mps;
+    out->aw_lateral_mps = tr->vy_mps;
+    out->aw_heading_rate_radps = tr->yaw_rate_radps;
+    out->aw_tire_angle_rad = tr->road_wheel_angle_rad;
+}
+
+/* ---- hash ---------------------------------------------------------------- */
+
+uint64_t pdk_dbw_hash(uint64_t h, const pdk_dbw_state *dbw)
+{
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        const pdk_dbw_chan *ch = &dbw->ch[c];
+        const double dv[] = {ch->cmd, ch->rate_a,   ch->rate_b,     ch->target,
+                             ch->out, ch->out_rate, ch->stuck_value};
+        for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++) {
+            h = pdk_hash_f64(h, dv[i]);
+        }
+        for (int i = 0; i < PDK_DBW_DELAY_TICKS; i++) {
+            h = pdk_hash_f64(h, ch->delay_line[i]);
+        }
+        const uint64_t uv[] = {ch->last_cmd_tick,
+                               ch->override_until,
+                               ch->boot_until,
+                               (uint64_t)(uint32_t)ch->cmd_type,
+                               (uint64_t)(uint32_t)ch->cmd_src,
+                               (uint64_t)(uint32_t)ch->delay_ticks,
+                               (uint64_t)(uint32_t)ch->fault_kind,
+                               (uint64_t)(uint32_t)ch->pending_dis,
+                               (uint64_t)(uint32_t)ch->latency_ticks,
+                               (uint64_t)ch->have_cmd | (uint64_t)ch->enable_req << 8 |
+                                   (uint64_t)ch->rc << 16 | (uint64_t)ch->rc_valid << 24 |
+                                   (uint64_t)ch->enabled << 32 | (uint64_t)ch->timeout << 40 |
+                                   (uint64_t)ch->bad_crc << 48 | (uint64_t)ch->bad_rc << 56,
+                               (uint64_t)ch->override_active | (uint64_t)ch->override_latched << 8 |
+                                   (uint64_t)ch->override_other << 16 | (uint64_t)ch->ignore << 24 |
+                                   (uint64_t)ch->fault << 32 | (uint64_t)ch->report_missing << 40 |
+                                   (uint64_t)ch->limiting_value << 48 |
+                                   (uint64_t)ch->limiting_rate << 56};
+        for (size_t i = 0; i < sizeof uv / sizeof uv[0]; i++) {
+            h = pdk_hash_u64(h, uv[i]);
+        }
+    }
+    const double dv[] = {dbw->ulc_cmd,         dbw->ulc_limit_accel,
+                         dbw->ulc_limit_decel, dbw->ulc_jerk_throttle,
+                         dbw->ulc_jerk_brake,  dbw->ulc_vel_ref,
+                         dbw->ulc_accel_ref,   dbw->ulc_accel_cmd,
+                         dbw->ulc_integral,    dbw->comms_loss_hold_left_s,
+                         dbw->speed_prev_mps,  dbw->accel_meas_mps2,
+                         dbw->ulc_accel_filt,  dbw->ulc_accel_i};
+    for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++) {
+        h = pdk_hash_f64(h, dv[i]);
+    }
+    for (int i = 0; i < PDK_SENSOR_COUNT; i++) {
+        h = pdk_hash_f64(h, dbw->sensor_bias[i]);
+        h = pdk_hash_f64(h, dbw->sensor_noise_scale[i]);
+    }
+    for (int i = 0; i < PDK_RPT_COUNT; i++) {
+        h = pdk_hash_f64(h, dbw->report_drop[i]);
+        h = pdk_hash_u64(h, dbw->report_delay_ticks[i]);
+    }
+    const uint64_t uv[] = {
+        dbw->ulc_last_tick,
+        dbw->sys_last_tick,
+        dbw->gear_done_tick,
+        dbw->gear_override_until,
+        dbw->reengage_tick,
+        (uint64_t)(uint32_t)dbw->ulc_cmd_type,
+        (uint64_t)(uint32_t)dbw->gear_cmd << 32 | (uint32_t)dbw->gear_reject,
+        (uint64_t)(uint32_t)dbw->gear_pending << 32 | (uint32_t)dbw->gear_fault,
+        (uint64_t)(uint32_t)dbw->gear_out,
+        (uint64_t)(uint32_t)dbw->state << 32 | (uint32_t)dbw->sync_mode,
+        (uint64_t)(uint32_t)dbw->reason_disengage << 32 | (uint32_t)dbw->reason_not_ready,
+        (uint64_t)(uint32_t)dbw->lockout_reason,
+        (uint64_t)(uint32_t)dbw->turn_signal << 32 | (uint32_t)dbw->parking_brake,
+        (uint64_t)(uint32_t)dbw->drive_mode_cmd << 32 | (uint32_t)dbw->aw_mode,
+        (uint64_t)dbw->ulc_have | (uint64_t)dbw->ulc_enable_req << 8 |
+            (uint64_t)dbw->ulc_enabled << 16 | (uint64_t)dbw->ulc_timeout << 24 |
+            (uint64_t)dbw->ulc_override_latched << 32 | (uint64_t)dbw->ulc_preempted << 40 |
+            (uint64_t)dbw->ulc_bad_rc << 48 | (uint64_t)dbw->ulc_bad_crc << 56,
+        (uint64_t)dbw->ulc_coast | (uint64_t)dbw->ulc_shift << 8 |
+            (uint64_t)dbw->ulc_shift_park << 16 | (uint64_t)dbw->ulc_rc << 24 |
+            (uint64_t)dbw->gear_bad_crc << 32 | (uint64_t)dbw->gear_report_missing << 40 |
+            (uint64_t)dbw->gear_out_set << 48 | (uint64_t)dbw->gear_shifting << 56,
+        (uint64_t)dbw->enabled | (uint64_t)dbw->validate_crc << 8 |
+            (uint64_t)dbw->comms_loss_armed << 16 | (uint64_t)dbw->comms_loss_active << 24 |
+            (uint64_t)dbw->lockout << 32 | (uint64_t)dbw->btn_enable << 40 |
+            (uint64_t)dbw->btn_disable << 48 | (uint64_t)dbw->external_brake << 56,
+        (uint64_t)dbw->sys_rc | (uint64_t)dbw->sys_bad_rc << 8 | (uint64_t)dbw->sys_bad_crc << 16 |
+            (uint64_t)dbw->touched << 24 | (uint64_t)dbw->sys_rc_valid << 32 |
+            (uint64_t)dbw->lockout_latched << 40 | (uint64_t)dbw->hold_depleted << 48,
+    };
+    for (size_t i = 0; i < sizeof uv / sizeof uv[0]; i++) {
+        h = pdk_hash_u64(h, uv[i]);
+    }
+    return h;
+}
