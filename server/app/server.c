@@ -1,5 +1,6 @@
-/* paddockd's server: connections and their requests, the session table, the
- * real-time scheduler and clean shutdown, all on one libuv loop. */
+/* paddockd's server: connections and their requests (viewers, control
+ * leases), the session table, the real-time scheduler and clean shutdown,
+ * all on one libuv loop. */
 #include "server.h"
 
 #include <errno.h>
@@ -35,6 +36,8 @@ typedef struct conn_ctx {
     uint64_t id;
     pdk_conn *conn;
     bool greeted;
+    bool viewer;          /* Hello.viewer: watches, never commands */
+    char holder[96];      /* "connection 4 (wheel-rig)": how lease messages name it */
     uint32_t last_sub_id; /* subscription ids are unique per connection */
     int n_subs;
     int pending; /* queued inputs whose reply is still to come */
@@ -210,6 +213,49 @@ static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uin
     return c ? pdk_conn_send_state(c->conn, sub_id, frame, len) : PDK_OK;
 }
 
+/* Each report kind of a DBW subscription is its own latest-wins stream, so
+ * a fast steering report never replaces a pending system report. State
+ * streams are keyed by their subscription id (below 2^31 in practice);
+ * report streams set the top bit. Two live streams of one connection share
+ * a key only after 2^27 subscriptions on it, and then merely share a
+ * latest-wins slot. */
+static uint32_t report_key(uint32_t sub_id, int kind)
+{
+    return 0x80000000u | ((sub_id & 0x07FFFFFFu) << 4) | (uint32_t)kind;
+}
+
+static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int kind,
+                               const uint8_t *frame, size_t len)
+{
+    pdk_server *srv = ud;
+    conn_ctx *c = conn_find(srv, conn_id);
+    return c ? pdk_conn_send_state(c->conn, report_key(sub_id, kind), frame, len) : PDK_OK;
+}
+
+/* A lease holder hears that its vehicle changed hands. */
+static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
+{
+    pdk_server *srv = ud;
+    conn_ctx *c = conn_find(srv, conn_id);
+    if (!c)
+        return;
+    /* Clients with fixed buffers (nanopb, ControlEvent.reason max_size 160)
+     * take at most 159 bytes; the reason's names are printable ASCII. */
+    char reason[160];
+    snprintf(reason, sizeof(reason), "%s", ev->reason ? ev->reason : "");
+    Paddock__V1__ControlEvent e = PADDOCK__V1__CONTROL_EVENT__INIT;
+    e.session_id = ev->session_id;
+    e.vehicle_id = ev->vehicle;
+    e.active_source = (Paddock__V1__ControlSource)ev->active;
+    e.preempted = (Paddock__V1__ControlSource)ev->preempted;
+    e.reason = reason;
+    e.tick = ev->tick;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.body_case = PADDOCK__V1__FRAME__BODY_CONTROL_EVENT;
+    f.control_event = &e;
+    send_frame(srv, c->conn, &f);
+}
+
 /* A subscriber whose subscription ends (its session closed, its batches
  * outgrew the frame limit) is told so with a pushed Error rather than left
  * waiting for state that will never come. */
@@ -281,8 +327,12 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
         .build_id = PDK_BUILD_ID,
         .store = record ? srv->store : NULL,
     };
-    pdk_session_hooks hooks = {
-        .on_result = on_input_result, .on_state = on_state, .on_sub_end = on_sub_end, .ud = srv};
+    pdk_session_hooks hooks = {.on_result = on_input_result,
+                               .on_state = on_state,
+                               .on_sub_end = on_sub_end,
+                               .on_dbw_report = on_dbw_report,
+                               .on_control = on_control,
+                               .ud = srv};
     pdk_session *s = NULL;
     e = pdk_session_create(id, &def, &hooks, &s);
     free(world_json);
@@ -587,6 +637,22 @@ static bool text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *f
     return false;
 }
 
+static const char *body_name(Paddock__V1__Frame__BodyCase bc);
+
+/* A viewer (Hello.viewer) may watch (list, subscribe, ping) but every
+ * request that would change something is refused, naming the role. */
+static bool refuse_viewer(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
+{
+    if (!c->viewer)
+        return false;
+    char msg[160];
+    snprintf(msg, sizeof(msg),
+             "this connection said Hello as a viewer: a viewer watches and may not send %s",
+             body_name(f->body_case));
+    send_error(srv, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
+    return true;
+}
+
 static void handle_hello(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
 {
     if (f->hello->protocol_version != PDK_PROTOCOL_VERSION) {
@@ -597,6 +663,18 @@ static void handle_hello(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame 
         return;
     }
     c->greeted = true;
+    c->viewer = f->hello->viewer;
+    /* The name goes into messages other clients read: printable ASCII only,
+     * at most 63 bytes of it. */
+    char name[64];
+    size_t n = 0;
+    for (const char *p = f->hello->client_name; *p && n < sizeof(name) - 1; p++)
+        name[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+    name[n] = '\0';
+    if (n > 0)
+        snprintf(c->holder, sizeof(c->holder), "connection %" PRIu64 " (%s)", c->id, name);
+    else
+        snprintf(c->holder, sizeof(c->holder), "connection %" PRIu64, c->id);
     Paddock__V1__Welcome w = PADDOCK__V1__WELCOME__INIT;
     w.protocol_version = PDK_PROTOCOL_VERSION;
     w.server_version = PDK_SERVER_VERSION;
@@ -773,6 +851,14 @@ static void handle_dbw(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f
         send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
+    /* The driver's own controls: the DRIVER lease, taken when free. */
+    char why[256];
+    pdk_error e = pdk_session_lease_command(slot->session, m->vehicle_id, PDK_SOURCE_DRIVER, c->id,
+                                            c->holder, why, sizeof(why));
+    if (e != PDK_OK) {
+        send_error(srv, c->conn, f->request_id, e, why);
+        return;
+    }
     pdk_dbw_cmd cmd;
     pdk_wire_dbw_from_pb(m, &cmd);
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
@@ -807,18 +893,143 @@ static void handle_tyre(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *
         c->pending++;
 }
 
+/* A DBW kit message: what the message alone decides is checked here
+ * (wire), the lease gate next (AUTONOMY, or AI for a connection that holds
+ * the vehicle's AI lease and not its AUTONOMY one; faults and buttons pass
+ * without one), the rest at the tick boundary (session, sim). */
+static void handle_dbw_message(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
+{
+    const Paddock__V1__DbwMessage *m = f->dbw_message;
+    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
+    if (!slot)
+        return;
+    pdk_dbw_msg msg;
+    char why[256];
+    pdk_error e = pdk_wire_dbw_msg_from_pb(m, &msg, why, sizeof(why));
+    if (e != PDK_OK) {
+        send_error(srv, c->conn, f->request_id, e, why);
+        return;
+    }
+    /* A fault injection is the test rig's, a button press the safety
+     * operator's hand on the kit: neither drives, so neither needs a lease. */
+    if (msg.kind != PDK_DBW_MSG_FAULT && msg.kind != PDK_DBW_MSG_BUTTON) {
+        pdk_control_source src = PDK_SOURCE_AUTONOMY;
+        if (pdk_session_lease_holder(slot->session, m->vehicle_id, PDK_SOURCE_AI) == c->id &&
+            pdk_session_lease_holder(slot->session, m->vehicle_id, PDK_SOURCE_AUTONOMY) != c->id)
+            src = PDK_SOURCE_AI;
+        e = pdk_session_lease_command(slot->session, m->vehicle_id, src, c->id, c->holder, why,
+                                      sizeof(why));
+        if (e != PDK_OK) {
+            send_error(srv, c->conn, f->request_id, e, why);
+            return;
+        }
+    }
+    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
+    e = pdk_session_queue_dbw_kit(slot->session, m->vehicle_id, &msg, to);
+    if (e == PDK_ERR_BUSY)
+        send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
+                   "too many inputs are waiting for the next tick");
+    else if (e != PDK_OK)
+        send_error(srv, c->conn, f->request_id, e, "the DBW message could not be queued");
+    else
+        c->pending++;
+}
+
+/* ControlLease: take or release one source's lease on one vehicle. */
+static void handle_control_lease(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
+{
+    const Paddock__V1__ControlLease *m = f->control_lease;
+    session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
+    if (!slot)
+        return;
+    pdk_control_source src = (pdk_control_source)m->source;
+    char why[256];
+    pdk_error e = m->release ? pdk_session_lease_release(slot->session, m->vehicle_id, src, c->id,
+                                                         why, sizeof(why))
+                             : pdk_session_lease_take(slot->session, m->vehicle_id, src, c->id,
+                                                      c->holder, why, sizeof(why));
+    if (e != PDK_OK) {
+        send_error(srv, c->conn, f->request_id, e, why);
+        return;
+    }
+    Paddock__V1__ControlLeaseReply lr = PADDOCK__V1__CONTROL_LEASE_REPLY__INIT;
+    lr.vehicle_id = m->vehicle_id;
+    lr.source = m->release ? PADDOCK__V1__CONTROL_SOURCE__CONTROL_SOURCE_NONE
+                           : (Paddock__V1__ControlSource)src;
+    lr.active_source =
+        (Paddock__V1__ControlSource)pdk_session_active_source(slot->session, m->vehicle_id);
+    lr.tick = pdk_world_tick(pdk_session_world(slot->session));
+    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
+    r.request_id = f->request_id;
+    r.body_case = PADDOCK__V1__FRAME__BODY_CONTROL_LEASE_REPLY;
+    r.control_lease_reply = &lr;
+    send_frame(srv, c->conn, &r);
+}
+
+static bool conn_sub_room(pdk_server *srv, conn_ctx *c, uint64_t request_id)
+{
+    if (c->n_subs < CONN_MAX_SUBS)
+        return true;
+    char msg[96];
+    snprintf(msg, sizeof(msg), "this connection already holds %d subscriptions", CONN_MAX_SUBS);
+    send_error(srv, c->conn, request_id, PDK_ERR_CAPACITY, msg);
+    return false;
+}
+
+/* DbwSubscribe: one vehicle's kit reports, each kind at its own rate. */
+static void handle_dbw_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
+{
+    const Paddock__V1__DbwSubscribe *m = f->dbw_subscribe;
+    session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
+    if (!slot || !conn_sub_room(srv, c, f->request_id))
+        return;
+    uint32_t kinds = m->n_reports == 0 ? (1u << PDK_RPT_COUNT) - 1u : 0u;
+    uint32_t fastest = 0; /* the shortest period asked for, ticks */
+    for (size_t i = 0; i < m->n_reports; i++) {
+        int k = (int)m->reports[i];
+        if (k < 0 || k >= PDK_RPT_COUNT) {
+            char msg[160];
+            snprintf(msg, sizeof(msg),
+                     "reports[%zu] = %d is not a DbwReportKind (0 STEERING .. 11 AW_STATUS)", i, k);
+            send_error(srv, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT, msg);
+            return;
+        }
+        kinds |= 1u << k;
+    }
+    for (int k = 0; k < PDK_RPT_COUNT; k++)
+        if ((kinds & (1u << k)) && (fastest == 0 || pdk_dbw_report_period_ticks[k] < fastest))
+            fastest = pdk_dbw_report_period_ticks[k];
+    uint32_t sub_id = c->last_sub_id + 1;
+    pdk_error e = pdk_session_dbw_subscribe(slot->session, c->id, sub_id, m->vehicle_id, kinds);
+    if (e != PDK_OK) {
+        char msg[128];
+        if (e == PDK_ERR_STALE_ID)
+            snprintf(msg, sizeof(msg), "vehicle %u is not in session %" PRIu64, m->vehicle_id,
+                     m->session_id);
+        else
+            snprintf(msg, sizeof(msg), "session %" PRIu64 " has too many DBW subscriptions",
+                     m->session_id);
+        send_error(srv, c->conn, f->request_id, e, msg);
+        return;
+    }
+    c->last_sub_id = sub_id;
+    c->n_subs++;
+    Paddock__V1__Subscribed sd = PADDOCK__V1__SUBSCRIBED__INIT;
+    sd.subscription_id = sub_id;
+    sd.rate_hz = PDK_TICK_HZ / fastest;
+    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
+    r.request_id = f->request_id;
+    r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
+    r.subscribed = &sd;
+    send_frame(srv, c->conn, &r);
+}
+
 static void handle_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__Subscribe *m = f->subscribe;
     session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot)
+    if (!slot || !conn_sub_room(srv, c, f->request_id))
         return;
-    if (c->n_subs >= CONN_MAX_SUBS) {
-        char msg[96];
-        snprintf(msg, sizeof(msg), "this connection already holds %d subscriptions", CONN_MAX_SUBS);
-        send_error(srv, c->conn, f->request_id, PDK_ERR_CAPACITY, msg);
-        return;
-    }
     uint32_t sub_id = c->last_sub_id + 1;
     pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->vehicle_ids,
                                         m->n_vehicle_ids);
@@ -903,6 +1114,21 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
         return;
     }
     switch (f->body_case) {
+    case PADDOCK__V1__FRAME__BODY_SESSION_CREATE:
+    case PADDOCK__V1__FRAME__BODY_SESSION_CLOSE:
+    case PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN:
+    case PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE:
+    case PADDOCK__V1__FRAME__BODY_DBW_COMMAND:
+    case PADDOCK__V1__FRAME__BODY_TYRE_COMMAND:
+    case PADDOCK__V1__FRAME__BODY_DBW_MESSAGE:
+    case PADDOCK__V1__FRAME__BODY_CONTROL_LEASE:
+        if (refuse_viewer(srv, c, f))
+            return;
+        break;
+    default:
+        break;
+    }
+    switch (f->body_case) {
     case PADDOCK__V1__FRAME__BODY_HELLO:
         handle_hello(srv, c, f);
         break;
@@ -929,6 +1155,15 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
         break;
     case PADDOCK__V1__FRAME__BODY_TYRE_COMMAND:
         handle_tyre(srv, c, f);
+        break;
+    case PADDOCK__V1__FRAME__BODY_DBW_MESSAGE:
+        handle_dbw_message(srv, c, f);
+        break;
+    case PADDOCK__V1__FRAME__BODY_CONTROL_LEASE:
+        handle_control_lease(srv, c, f);
+        break;
+    case PADDOCK__V1__FRAME__BODY_DBW_SUBSCRIBE:
+        handle_dbw_subscribe(srv, c, f);
         break;
     case PADDOCK__V1__FRAME__BODY_SUBSCRIBE:
         handle_subscribe(srv, c, f);

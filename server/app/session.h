@@ -1,9 +1,10 @@
-/* A session: one world, its queued inputs, its subscriptions and its
- * recording. Every change to the world is an input stamped (tick, seq) and
- * applied at a tick boundary, in order, then recorded; nothing else changes a
- * world. The session knows nothing of sockets or clocks: the server (or the
- * offline runner) calls pdk_session_tick when a tick is due and receives
- * replies and state frames through the hooks below. */
+/* A session: one world, its queued inputs, its subscriptions (state and DBW
+ * reports), its vehicles' control leases and its recording. Every change to
+ * the world is an input stamped (tick, seq) and applied at a tick boundary,
+ * in order, then recorded; nothing else changes a world. The session knows
+ * nothing of sockets or clocks: the server (or the offline runner) calls
+ * pdk_session_tick when a tick is due and receives replies, state and report
+ * frames and control events through the hooks below. */
 #ifndef PDK_SESSION_H
 #define PDK_SESSION_H
 
@@ -22,13 +23,40 @@
 #define PDK_SESSION_MAX_SUBS 256
 #define PDK_SESSION_MAX_SCRIPTS 64
 #define PDK_SESSION_HASH_EVERY 12       /* ticks between recorded state hashes */
+#define PDK_SESSION_MAX_DBW_SUBS 256    /* DBW report subscriptions */
+/* The longest a report may be delayed (FaultInject REPORT_DELAY): 0.5 s. A
+ * subscribed vehicle keeps this many past reports, and one more. */
+#define PDK_SESSION_REPORT_DELAY_MAX_TICKS 60u
 
 typedef enum pdk_input_kind {
     PDK_INPUT_SPAWN = 1,
     PDK_INPUT_REMOVE = 2,
     PDK_INPUT_DBW = 3,
-    PDK_INPUT_TYRE = 4, /* recorded as a TyreCommand body */
+    PDK_INPUT_TYRE = 4,    /* recorded as a TyreCommand body */
+    PDK_INPUT_DBW_KIT = 5, /* a DBW kit message (sim/dbw.h), recorded as a DbwMessage body */
 } pdk_input_kind;
+
+/* Who drives a vehicle: ControlSource's numbers (proto). A lower number is
+ * a higher priority; each source's lease is held by at most one client. */
+typedef enum pdk_control_source {
+    PDK_SOURCE_NONE = 0,
+    PDK_SOURCE_DRIVER = 1,   /* a remote human's controls (DbwCommand) */
+    PDK_SOURCE_AUTONOMY = 2, /* an autonomy stack or DBW controller (DbwMessage) */
+    PDK_SOURCE_AI = 3,       /* scripts and AI traffic */
+} pdk_control_source;
+
+/* "DRIVER", "AUTONOMY", "AI", "NONE" (anything else). */
+const char *pdk_control_source_name(int source);
+
+/* A vehicle's active source changed (pdk_session_lease_*). */
+typedef struct pdk_control_event {
+    uint64_t session_id;
+    pdk_vehicle_id vehicle;
+    pdk_control_source active;    /* the highest source holding a lease now */
+    pdk_control_source preempted; /* the receiver's source when it lost control, else NONE */
+    const char *reason;           /* who did what */
+    uint64_t tick;
+} pdk_control_event;
 
 typedef enum pdk_timing {
     PDK_TIMING_REALTIME = 1,
@@ -59,9 +87,16 @@ typedef struct pdk_session_hooks {
     pdk_error (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
                           size_t len);
     /* A subscription ended without being asked to: its session is being
-     * destroyed, or its batches outgrew the frame limit. why names it. */
+     * destroyed, its batches outgrew the frame limit, or (a DBW report
+     * subscription) its vehicle was removed. why names it. */
     void (*on_sub_end)(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code,
                        const char *why);
+    /* A DBW report subscription's frame of one report kind (a complete
+     * delimited Frame with a DbwReport) is ready. Errors as on_state. */
+    pdk_error (*on_dbw_report)(void *ud, uint64_t conn_id, uint32_t sub_id, int kind,
+                               const uint8_t *frame, size_t len);
+    /* A lease holder's vehicle changed hands (pdk_control_event). */
+    void (*on_control)(void *ud, uint64_t conn_id, const pdk_control_event *ev);
     void *ud;
 } pdk_session_hooks;
 
@@ -121,6 +156,18 @@ pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw
 pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_tyre_input *in,
                                  pdk_reply_to to);
 
+/* Queues a DBW kit message (sim/dbw.h): applied at the next tick boundary
+ * through pdk_world_dbw, recorded when it applies (kind PDK_INPUT_DBW_KIT, a
+ * DbwMessage body), refused with a message naming what was wrong (a vehicle
+ * not in the session, sim's pdk_world_dbw_problem). What applies is the
+ * message as its recording gives it back (the kit's float fields as
+ * float32), so a replay feeds the world the same bits. PDK_ERR_BUSY when too
+ * many inputs wait; PDK_ERR_INVALID_ARGUMENT (an unknown kind) or
+ * PDK_ERR_OUT_OF_RANGE (a crc above 255) when the message has no recorded
+ * form: nothing is queued then. */
+pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *msg,
+                                    pdk_reply_to to);
+
 /* Drives vehicle id from a script, starting at the next tick: each step
  * becomes a DBW input at tick start + round(t * 120). With loop the script
  * starts over loop_gap_s after its last step. The script is copied. */
@@ -135,11 +182,71 @@ pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk
  * PDK_ERR_CAPACITY when the session has PDK_SESSION_MAX_SUBS. */
 pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
                                 uint32_t rate_hz, const uint32_t *ids, size_t n_ids);
-/* PDK_ERR_NOT_FOUND when conn_id has no such subscription here. */
+/* Adds DBW report subscription sub_id (from the same per-connection ids as
+ * state subscriptions) for conn_id on vehicle: after each tick's step, each
+ * kind in kinds (bit k for pdk_dbw_report_kind k) that is due (tick %
+ * pdk_dbw_report_period_ticks[k] == 0) is sent through on_dbw_report, the
+ * report built once per tick per vehicle and shared. The kit's injected
+ * report faults apply: a frame is dropped when pdk_dbw_noise_unit(seed,
+ * vehicle, tick, 1000 + k) < report_drop[k] (so a replay drops the same
+ * ones), and a delayed kind sends the report of tick - report_delay_ticks[k]
+ * (at most PDK_SESSION_REPORT_DELAY_MAX_TICKS; nothing while the vehicle has
+ * no report that old since its first subscription). Ends (on_sub_end,
+ * STALE_ID) when the vehicle is removed. Errors: PDK_ERR_STALE_ID (vehicle
+ * not in the session), PDK_ERR_INVALID_ARGUMENT (kinds 0 or with a bit
+ * beyond PDK_RPT_COUNT), PDK_ERR_CAPACITY (PDK_SESSION_MAX_DBW_SUBS). */
+pdk_error pdk_session_dbw_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
+                                    pdk_vehicle_id vehicle, uint32_t kinds);
+
+/* Ends a state or DBW report subscription. PDK_ERR_NOT_FOUND when conn_id
+ * has no such subscription here. */
 pdk_error pdk_session_unsubscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id);
-/* Drops every subscription and pending reply of a connection that closed. */
+/* Drops every subscription and pending reply of a connection that closed,
+ * and releases its leases (the remaining holders hear of it, on_control). */
 void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id);
+/* State and DBW report subscriptions together. */
 int pdk_session_subscriber_count(const pdk_session *s);
+
+/* ---- Control leases ---------------------------------------------------
+ *
+ * Per vehicle, each source's lease is held by at most one connection; a
+ * drive script attached to the session holds its vehicle's AI lease. The
+ * active source is the highest one held. Leases are not inputs: they decide
+ * which inputs a client may queue, and a refused input changes nothing, so a
+ * replay needs no leases. holder names a connection for the messages others
+ * read ("connection 4 (wheel-rig)"; copied, at most 95 bytes kept). */
+
+/* Takes src's lease on id for conn_id (again: nothing changes). When that
+ * raises the active source, every holder of a lower source on the vehicle
+ * hears on_control (preempted: its source). Errors, each with why naming it:
+ * PDK_ERR_INVALID_ARGUMENT (src not DRIVER, AUTONOMY or AI),
+ * PDK_ERR_STALE_ID (id not in the session), PDK_ERR_BUSY (another holder:
+ * why names it). */
+pdk_error pdk_session_lease_take(pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
+                                 uint64_t conn_id, const char *holder, char *why, size_t why_len);
+
+/* Releases it; when that lowers the active source, the remaining holders
+ * hear on_control. PDK_ERR_NOT_FOUND (why says so) when conn_id does not
+ * hold it; PDK_ERR_INVALID_ARGUMENT for src as above. */
+pdk_error pdk_session_lease_release(pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
+                                    uint64_t conn_id, char *why, size_t why_len);
+
+/* The gate every command of source src from conn_id passes before it is
+ * queued: conn_id must hold src's lease, or take it when it is free
+ * (pdk_session_lease_take), and no other connection may hold a higher
+ * source's lease on the vehicle. PDK_ERR_BUSY otherwise, why naming the
+ * holder or the active source. A vehicle not in the session passes: the
+ * queued input is refused with STALE_ID when it applies. */
+pdk_error pdk_session_lease_command(pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
+                                    uint64_t conn_id, const char *holder, char *why,
+                                    size_t why_len);
+
+/* The highest source holding a lease on id (NONE without one). */
+pdk_control_source pdk_session_active_source(const pdk_session *s, pdk_vehicle_id id);
+
+/* The connection holding src's lease on id; 0 when free or held by a
+ * script. */
+uint64_t pdk_session_lease_holder(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src);
 
 /* Applies every queued input and due script step at the current tick
  * boundary without stepping (pdk_session_tick does this first). The offline
@@ -147,8 +254,10 @@ int pdk_session_subscriber_count(const pdk_session *s);
 void pdk_session_apply_inputs(pdk_session *s);
 
 /* One tick: applies every queued input (stamped with the current tick, in
- * arrival order) and every due script step, steps the world, records the
- * state hash when due, and publishes due subscriptions. */
+ * arrival order) and every due script step (a script's steps are skipped,
+ * not queued, while a connection holds its vehicle's DRIVER or AUTONOMY
+ * lease), steps the world, records the state hash when due, and publishes
+ * due state and DBW report subscriptions. */
 void pdk_session_tick(pdk_session *s);
 
 /* The state hash of the world now (computed on each call). */

@@ -12,14 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire_internal.h"
+
 /* Field numbers and wire types the hand-built state frame relies on
  * (proto/paddock/v1/paddock.proto). The round-trip tests decode what these
  * produce with protobuf-c, so a renumbering cannot go unnoticed. */
 enum {
     WIRETYPE_VARINT = 0,
     WIRETYPE_LEN = 2,
-    STATE_BATCH_SUBSCRIPTION_ID = 1, /* StateBatch.subscription_id, uint32 */
-    STATE_BATCH_VEHICLES = 5,        /* StateBatch.vehicles, repeated VehicleState */
+    SUBSCRIPTION_ID = 1,      /* StateBatch.subscription_id, DbwReport.subscription_id: uint32 */
+    STATE_BATCH_VEHICLES = 5, /* StateBatch.vehicles, repeated VehicleState */
 };
 
 #define TAG(field, wiretype) ((uint64_t)(((uint64_t)(field) << 3) | (uint64_t)(wiretype)))
@@ -188,10 +190,8 @@ static size_t decode_budget_for(size_t len)
     return DECODE_BUDGET_BASE + len * DECODE_BUDGET_PER_BYTE;
 }
 
-/* Unpacks one message of type desc with the bounded allocator. What it
- * returns is plain malloc memory, freed with protobuf-c's default allocator. */
-static ProtobufCMessage *unpack_bounded(const ProtobufCMessageDescriptor *desc,
-                                        const uint8_t *body, size_t len)
+ProtobufCMessage *pdk_wire_unpack_bounded(const ProtobufCMessageDescriptor *desc,
+                                          const uint8_t *body, size_t len)
 {
     static const uint8_t empty[1] = {0};
     decode_budget budget = {decode_budget_for(len)};
@@ -210,7 +210,7 @@ Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_e
         *err = PDK_ERR_INVALID_ARGUMENT;
         return NULL;
     }
-    ProtobufCMessage *msg = unpack_bounded(&paddock__v1__frame__descriptor, body, len);
+    ProtobufCMessage *msg = pdk_wire_unpack_bounded(&paddock__v1__frame__descriptor, body, len);
     if (msg == NULL) {
         *err = PDK_ERR_PROTOCOL;
         return NULL;
@@ -380,7 +380,8 @@ pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
     if (out == NULL || (body == NULL && len > 0)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    ProtobufCMessage *msg = unpack_bounded(&paddock__v1__dbw_command__descriptor, body, len);
+    ProtobufCMessage *msg =
+        pdk_wire_unpack_bounded(&paddock__v1__dbw_command__descriptor, body, len);
     if (msg == NULL) {
         return PDK_ERR_PROTOCOL;
     }
@@ -495,7 +496,8 @@ pdk_error pdk_wire_tyre_decode(const uint8_t *body, size_t len, pdk_tyre_input *
     if (out == NULL || (body == NULL && len > 0)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    ProtobufCMessage *msg = unpack_bounded(&paddock__v1__tyre_command__descriptor, body, len);
+    ProtobufCMessage *msg =
+        pdk_wire_unpack_bounded(&paddock__v1__tyre_command__descriptor, body, len);
     if (msg == NULL) {
         return PDK_ERR_PROTOCOL;
     }
@@ -593,30 +595,31 @@ pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
     return PDK_OK;
 }
 
-pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id,
-                                      const uint8_t *common, size_t common_len)
+pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,
+                                         uint32_t subscription_id, const uint8_t *common,
+                                         size_t common_len)
 {
     if (out == NULL || (common == NULL && common_len > 0)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    /* StateBatch.subscription_id is field 1, ahead of everything in common,
-     * so the batch stays in field order; proto3 omits it when zero. */
+    /* subscription_id is field 1 of the body, ahead of everything in common,
+     * so the body stays in field order; proto3 omits it when zero. */
     uint8_t sub[1 + PDK_WIRE_VARINT_MAX];
     size_t sub_len = 0;
     if (subscription_id != 0) {
-        sub_len = pdk_wire_varint_put(TAG(STATE_BATCH_SUBSCRIPTION_ID, WIRETYPE_VARINT), sub);
+        sub_len = pdk_wire_varint_put(TAG(SUBSCRIPTION_ID, WIRETYPE_VARINT), sub);
         sub_len += pdk_wire_varint_put(subscription_id, sub + sub_len);
     }
     if (common_len > SIZE_MAX / 2) {
         return PDK_ERR_NO_MEMORY;
     }
-    uint64_t batch_len = (uint64_t)sub_len + common_len;
+    uint64_t body_len = (uint64_t)sub_len + common_len;
     uint8_t head[3 * PDK_WIRE_VARINT_MAX];
-    uint64_t tag = TAG(PADDOCK__V1__FRAME__BODY_STATE_BATCH, WIRETYPE_LEN);
-    uint64_t frame_len = varint_len(tag) + varint_len(batch_len) + batch_len;
+    uint64_t tag = TAG(frame_field, WIRETYPE_LEN);
+    uint64_t frame_len = varint_len(tag) + varint_len(body_len) + body_len;
     size_t hlen = pdk_wire_varint_put(frame_len, head);
     hlen += pdk_wire_varint_put(tag, head + hlen);
-    hlen += pdk_wire_varint_put(batch_len, head + hlen);
+    hlen += pdk_wire_varint_put(body_len, head + hlen);
     pdk_error err = pdk_buf_reserve(out, hlen + sub_len + common_len);
     if (err != PDK_OK) {
         return err;
@@ -629,4 +632,11 @@ pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id,
     }
     out->len += hlen + sub_len + common_len;
     return PDK_OK;
+}
+
+pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id, const uint8_t *common,
+                                      size_t common_len)
+{
+    return pdk_wire_frame_with_sub_append(out, PADDOCK__V1__FRAME__BODY_STATE_BATCH,
+                                          subscription_id, common, common_len);
 }

@@ -1,6 +1,7 @@
 /* wire: the only code that knows both protobuf-c's generated types and sim's
- * structs. Frames, the varint length prefix, conversions, and the state batch
- * encoded once per tick and shared by every subscriber. */
+ * structs. Frames, the varint length prefix, conversions, the state batch
+ * encoded once per tick and shared by every subscriber, and the DBW kit's
+ * messages and reports (wire_dbw.c). */
 #ifndef PDK_WIRE_H
 #define PDK_WIRE_H
 
@@ -102,5 +103,46 @@ pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
  * in Frame.state_batch. Costs a copy, never a re-encode. */
 pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id,
                                       const uint8_t *common, size_t common_len);
+
+/* ---- the DBW kit (sim/dbw.h; wire_dbw.c) ---------------------------------
+ *
+ * DbwMessage <-> pdk_dbw_msg. The kit's float fields become doubles exactly;
+ * an absent crc is -1; SystemCmd's absent sync_mode, validate_cmd_crc_rc and
+ * comms_loss_arm are -1 ("keep"). A uint32 field beyond int32 (cmd_type, a
+ * kind, a target, a value) is passed on as INT32_MAX and a rolling counter
+ * beyond 255 as 255, for sim to refuse by name (pdk_dbw_msg_problem). What
+ * the message alone decides is checked here, with why (why_len bytes)
+ * naming the field: INVALID_ARGUMENT when no message is set, OUT_OF_RANGE
+ * for a crc above 255 (a CRC-8) or a GearCmd gear that is not a DBW2 gear.
+ * *out is unspecified after an error. */
+pdk_error pdk_wire_dbw_msg_from_pb(const Paddock__V1__DbwMessage *msg, pdk_dbw_msg *out, char *why,
+                                   size_t why_len);
+
+/* And back, for recording inputs: msg as a DbwMessage body appended to out
+ * (a crc only for the kinds whose message has one, dbw.h pdk_dbw_crc8).
+ * The kit's float fields are written as float32, the kit's width, so a
+ * message that came from the wire round-trips to the bit (a double that no
+ * float represents does not: pdk_session_queue_dbw_kit applies the recorded
+ * form). PDK_ERR_INVALID_ARGUMENT for NULL or an unknown kind. Decode:
+ * PDK_ERR_PROTOCOL when the bytes are not a DbwMessage, else what
+ * pdk_wire_dbw_msg_from_pb says of it. */
+pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_dbw_msg *msg,
+                                  pdk_buf *out);
+pdk_error pdk_wire_dbw_msg_decode(const uint8_t *body, size_t len, pdk_dbw_msg *out,
+                                  pdk_vehicle_id *id);
+
+/* The body of one DbwReport of kind (pdk_dbw_report_kind) from r, without
+ * subscription_id: session, vehicle, r->tick, sim time r->tick * dt_s and the
+ * kind's block, appended to out. The system report's reason strings are
+ * sim's names (pdk_dbw_disengage_name, pdk_dbw_not_ready_name) and its
+ * active_source is the given ControlSource number (the session's leases,
+ * not the kit's). PDK_ERR_INVALID_ARGUMENT for NULL or an unknown kind. */
+pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, double dt_s, int kind,
+                                     const pdk_dbw_report *r, int active_source, pdk_buf *out);
+
+/* One subscriber's delimited Frame: the common body with its subscription_id
+ * prepended, wrapped in Frame.dbw_report (a copy, as the state batch). */
+pdk_error pdk_wire_dbw_report_frame_append(pdk_buf *out, uint32_t subscription_id,
+                                           const uint8_t *common, size_t common_len);
 
 #endif

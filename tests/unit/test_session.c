@@ -1,6 +1,7 @@
 /* Unit tests of app's session and lateness statistics: inputs at tick
- * boundaries with (tick, seq), replies, refusals, scripts, subscriptions and
- * recording into a real SQLite file. */
+ * boundaries with (tick, seq), replies, refusals, scripts, subscriptions
+ * (state and DBW reports), control leases and recording into a real SQLite
+ * file. */
 #include <check.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -61,10 +62,79 @@ static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error co
     snprintf(ended_why, sizeof(ended_why), "%s", why);
 }
 
+/* DBW report frames as they were pushed: the session tick they went out
+ * at, and what they said. */
+typedef struct got_report {
+    uint64_t sent_tick;
+    uint64_t tick;
+    uint32_t sub;
+    int kind;
+    float steer_deg;
+    uint32_t sys_state, reason_disengage, active_source;
+} got_report;
+
+#define MAX_REPORTS 8192
+static got_report reports[MAX_REPORTS];
+static int n_reports;
+static const pdk_session *report_session; /* whose tick stamps the frames */
+
+static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int kind,
+                               const uint8_t *frame, size_t len)
+{
+    (void)ud;
+    (void)conn_id;
+    uint64_t body = 0;
+    int n = pdk_wire_varint_get(frame, len, &body);
+    ck_assert_int_gt(n, 0);
+    ck_assert_uint_eq((uint64_t)n + body, len);
+    pdk_error err;
+    Paddock__V1__Frame *f = pdk_wire_frame_decode(frame + n, (size_t)body, &err);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->body_case, PADDOCK__V1__FRAME__BODY_DBW_REPORT);
+    const Paddock__V1__DbwReport *d = f->dbw_report;
+    ck_assert_uint_eq(d->subscription_id, sub_id);
+    ck_assert_int_eq((int)d->report_case, kind + 10);
+    ck_assert_int_lt(n_reports, MAX_REPORTS);
+    got_report *g = &reports[n_reports++];
+    memset(g, 0, sizeof(*g));
+    g->sent_tick = report_session ? pdk_world_tick(pdk_session_world(report_session)) : 0;
+    g->tick = d->tick;
+    g->sub = sub_id;
+    g->kind = kind;
+    if (kind == PDK_RPT_STEER)
+        g->steer_deg = d->steering->steering_wheel_angle;
+    if (kind == PDK_RPT_SYSTEM) {
+        g->sys_state = d->system->state;
+        g->reason_disengage = d->system->reason_disengage;
+        g->active_source = (uint32_t)d->system->active_source;
+    }
+    pdk_wire_frame_free(f);
+    return PDK_OK;
+}
+
+#define MAX_EVENTS 16
+static pdk_control_event events[MAX_EVENTS];
+static uint64_t event_conn[MAX_EVENTS];
+static char event_reason[MAX_EVENTS][192];
+static int n_events;
+
+static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
+{
+    (void)ud;
+    ck_assert_int_lt(n_events, MAX_EVENTS);
+    events[n_events] = *ev;
+    event_conn[n_events] = conn_id;
+    snprintf(event_reason[n_events], sizeof(event_reason[0]), "%s", ev->reason);
+    events[n_events].reason = event_reason[n_events];
+    n_events++;
+}
+
 static pdk_session *make(pdk_store *store)
 {
     n_results = 0;
     n_states = 0;
+    n_reports = 0;
+    n_events = 0;
     pdk_session_def def = {
         .name = "unit",
         .world_preset = "flat",
@@ -75,8 +145,11 @@ static pdk_session *make(pdk_store *store)
         .store = store,
     };
     n_ended = 0;
-    pdk_session_hooks hooks = {
-        .on_result = on_result, .on_state = on_state, .on_sub_end = on_sub_end};
+    pdk_session_hooks hooks = {.on_result = on_result,
+                               .on_state = on_state,
+                               .on_sub_end = on_sub_end,
+                               .on_dbw_report = on_dbw_report,
+                               .on_control = on_control};
     pdk_session *s = NULL;
     ck_assert_int_eq(pdk_session_create(7, &def, &hooks, &s), PDK_OK);
     return s;
@@ -427,6 +500,461 @@ START_TEST(tyre_inputs_apply_record_and_replay)
 }
 END_TEST
 
+/* ---- the DBW kit ------------------------------------------------------- */
+
+static pdk_dbw_msg kit_chan(int kind, double cmd, int cmd_type, uint8_t rc)
+{
+    pdk_dbw_msg m = {.kind = kind, .crc = -1};
+    m.u.chan.cmd = cmd;
+    m.u.chan.cmd_type = cmd_type;
+    m.u.chan.enable = 1;
+    m.u.chan.rc = rc;
+    return m;
+}
+
+static pdk_dbw_msg kit_fault(int kind, int target, double value)
+{
+    pdk_dbw_msg m = {.kind = PDK_DBW_MSG_FAULT, .crc = -1};
+    m.u.fault.kind = kind;
+    m.u.fault.target = target;
+    m.u.fault.value = value;
+    return m;
+}
+
+static pdk_dbw_msg kit_enable(void)
+{
+    pdk_dbw_msg m = {.kind = PDK_DBW_MSG_SYSTEM, .crc = -1};
+    m.u.system.cmd = PDK_DBW_SYS_ENABLE;
+    m.u.system.sync_mode = -1;
+    m.u.system.validate_crc = -1;
+    m.u.system.comms_loss_arm = -1;
+    m.u.system.rc = 1;
+    return m;
+}
+
+/* The kit inputs of one run, by the tick they applied. */
+#define MAX_KIT 128
+typedef struct kit_input {
+    uint64_t tick;
+    pdk_dbw_msg msg;
+    pdk_vehicle_id vehicle;
+} kit_input;
+
+typedef struct kit_inputs {
+    int spawns;
+    int n;
+    kit_input in[MAX_KIT];
+} kit_inputs;
+
+static pdk_error collect_kit(void *ctx, uint64_t tick, uint32_t seq, int kind, const void *payload,
+                             size_t len)
+{
+    (void)seq;
+    kit_inputs *r = ctx;
+    if (kind == PDK_INPUT_SPAWN)
+        r->spawns++;
+    if (kind != PDK_INPUT_DBW_KIT)
+        return PDK_OK;
+    ck_assert_int_lt(r->n, MAX_KIT);
+    kit_input *k = &r->in[r->n++];
+    k->tick = tick;
+    ck_assert_int_eq(pdk_wire_dbw_msg_decode(payload, len, &k->msg, &k->vehicle), PDK_OK);
+    return PDK_OK;
+}
+
+/* The kit script of the run: enable, steer left in steps, a stuck steering
+ * servo at tick 60, the steering report losing half its frames from tick
+ * 90 and the system report 0.1 s late from tick 100; each given at the
+ * tick it is listed for. The run feeds it live; the replay feeds what the
+ * recording gives back. */
+static void kit_script(pdk_session *s, pdk_vehicle_id v, uint64_t tick, int *sent)
+{
+    pdk_reply_to to = {1, 100 + tick};
+    if (tick == 2) {
+        pdk_dbw_msg m = kit_enable();
+        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+    }
+    if (tick >= 2 && tick % 6 == 2) {
+        /* A new rolling counter every time; the angle sweeps. */
+        pdk_dbw_msg m = kit_chan(PDK_DBW_MSG_STEER, 0.1 * (double)tick * (tick < 120 ? 1 : -1),
+                                 PDK_STEER_CMD_ANGLE, (uint8_t)((tick / 6) % 16));
+        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+        (*sent)++;
+    }
+    if (tick == 60) {
+        pdk_dbw_msg m = kit_fault(PDK_FAULT_STUCK, PDK_DBW_CH_STEER, 0.0);
+        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+    }
+    if (tick == 90) {
+        pdk_dbw_msg m = kit_fault(PDK_FAULT_REPORT_DROP, PDK_RPT_STEER, 0.5);
+        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+    }
+    if (tick == 100) {
+        pdk_dbw_msg m = kit_fault(PDK_FAULT_REPORT_DELAY, PDK_RPT_SYSTEM, 0.1);
+        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+    }
+}
+
+static int cmp_reports(const got_report *a, int na, const got_report *b, int nb)
+{
+    if (na != nb)
+        return 0;
+    for (int i = 0; i < na; i++) {
+        if (a[i].sent_tick != b[i].sent_tick || a[i].tick != b[i].tick || a[i].kind != b[i].kind ||
+            memcmp(&a[i].steer_deg, &b[i].steer_deg, sizeof(float)) != 0 ||
+            a[i].sys_state != b[i].sys_state || a[i].reason_disengage != b[i].reason_disengage)
+            return 0;
+    }
+    return 1;
+}
+
+/* DBW kit messages apply at the tick boundary like every input: refusals
+ * name what was wrong; the accepted ones are recorded as DbwMessage bodies
+ * of kind PDK_INPUT_DBW_KIT; fed back at their ticks into a fresh session
+ * they reproduce the state hash and every DBW report the subscriber saw,
+ * the stuck steering servo's frozen angle, the dropped steering frames and
+ * the late system reports included. */
+START_TEST(dbw_kit_inputs_apply_record_and_replay)
+{
+    char dir[] = "/tmp/pdk-session-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/t.db", dir);
+    char err[PDK_STORE_ERR_LEN];
+    pdk_store *store = NULL;
+    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
+                     PDK_OK);
+    pdk_session *s = make(store);
+    report_session = s;
+    pdk_vehicle_id v = spawn(s, 1, 1); /* applies at tick 0; the world is at tick 1 */
+
+    /* Refusals, each naming what was wrong; nothing of them is recorded. */
+    int first = n_results;
+    pdk_dbw_msg ok = kit_chan(PDK_DBW_MSG_THROTTLE, 0.0, PDK_THROTTLE_CMD_PERCENT, 0);
+    pdk_dbw_msg bad_rc = kit_chan(PDK_DBW_MSG_BRAKE, 10.0, PDK_BRAKE_CMD_PRESSURE, 16);
+    pdk_dbw_msg torque = kit_chan(PDK_DBW_MSG_STEER, 1.0, PDK_STEER_CMD_TORQUE, 1);
+    pdk_dbw_msg bad_type = kit_chan(PDK_DBW_MSG_THROTTLE, 1.0, 7, 1);
+    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v + 9, &ok, (pdk_reply_to){1, 2}), PDK_OK);
+    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &bad_rc, (pdk_reply_to){1, 3}), PDK_OK);
+    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &torque, (pdk_reply_to){1, 4}), PDK_OK);
+    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &bad_type, (pdk_reply_to){1, 5}), PDK_OK);
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_results, first + 4);
+    ck_assert_int_eq(results[first].err, PDK_ERR_STALE_ID);
+    ck_assert_int_eq(results[first].kind, PDK_INPUT_DBW_KIT);
+    ck_assert_msg(strstr(messages[first], "is not in session 7") != NULL, "%s", messages[first]);
+    for (int i = 1; i < 4; i++) {
+        ck_assert_int_ne(results[first + i].err, PDK_OK);
+        ck_assert_msg(strstr(messages[first + i], "DBW message refused: ") != NULL, "%s",
+                      messages[first + i]);
+    }
+    ck_assert_int_eq(results[first + 1].err, PDK_ERR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(messages[first + 1], "rc") != NULL, "%s", messages[first + 1]);
+    ck_assert_int_eq(results[first + 2].err, PDK_ERR_UNSUPPORTED);
+    ck_assert_int_eq(results[first + 3].err, PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(messages[first + 3], "cmd_type") != NULL, "%s", messages[first + 3]);
+    /* A message with no recorded form is not queued at all. */
+    pdk_dbw_msg unknown = {.kind = 99, .crc = -1};
+    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &unknown, (pdk_reply_to){1, 6}),
+                     PDK_ERR_INVALID_ARGUMENT);
+    pdk_dbw_msg big_crc = ok;
+    big_crc.crc = 300;
+    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &big_crc, (pdk_reply_to){1, 7}),
+                     PDK_ERR_OUT_OF_RANGE);
+    ck_assert_uint_eq(pdk_session_inputs_applied(s), 1);
+
+    /* The subscriber of every kind, from tick 2 on. */
+    uint64_t sub_tick = pdk_world_tick(pdk_session_world(s));
+    ck_assert_uint_eq(sub_tick, 2);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 50, v, (1u << PDK_RPT_COUNT) - 1u), PDK_OK);
+    n_reports = 0;
+    int sent = 0;
+    while (pdk_world_tick(pdk_session_world(s)) < 240) {
+        kit_script(s, v, pdk_world_tick(pdk_session_world(s)), &sent);
+        pdk_session_tick(s);
+    }
+    ck_assert_int_eq(results[n_results - 1].err, PDK_OK);
+    uint64_t end_tick = pdk_world_tick(pdk_session_world(s));
+    uint64_t hash = pdk_session_hash(s);
+    int n_live = n_reports;
+    static got_report live[MAX_REPORTS];
+    memcpy(live, reports, sizeof(reports[0]) * (size_t)n_live);
+
+    /* What the subscriber saw: the steering servo moved, then froze at the
+     * stuck fault while its commands went on; half the steering frames were
+     * lost after tick 90; the system report came 12 ticks late after tick
+     * 100. */
+    float before_stuck = 0, at_stuck = 0;
+    int steer_90_239 = 0, sys_late = 0, sys_on_time = 0;
+    for (int i = 0; i < n_live; i++) {
+        const got_report *g = &live[i];
+        if (g->kind == PDK_RPT_STEER && g->tick == 55)
+            before_stuck = g->steer_deg;
+        if (g->kind == PDK_RPT_STEER && g->tick == 62)
+            at_stuck = g->steer_deg;
+        if (g->kind == PDK_RPT_STEER && g->tick > 62)
+            ck_assert_msg(g->steer_deg == at_stuck, "tick %llu: %g deg, stuck at %g",
+                          (unsigned long long)g->tick, (double)g->steer_deg, (double)at_stuck);
+        if (g->kind == PDK_RPT_STEER && g->sent_tick >= 91)
+            steer_90_239++;
+        if (g->kind == PDK_RPT_SYSTEM && g->sent_tick > 101) {
+            ck_assert_uint_eq(g->tick + 12, g->sent_tick);
+            sys_late++;
+        } else if (g->kind == PDK_RPT_SYSTEM) {
+            ck_assert_uint_eq(g->tick, g->sent_tick);
+            sys_on_time++;
+            ck_assert_uint_eq(g->sys_state, PDK_DBW_ACTIVE * (g->tick > 2));
+        }
+        ck_assert_uint_eq(g->sent_tick % pdk_dbw_report_period_ticks[g->kind], 0);
+    }
+    ck_assert_msg(at_stuck > 0.5f && at_stuck > before_stuck, "steering %g then %g",
+                  (double)before_stuck, (double)at_stuck);
+    ck_assert_msg(steer_90_239 > 35 && steer_90_239 < 115, "%d of 149 steering frames",
+                  steer_90_239);
+    ck_assert_int_gt(sys_late, 8);
+    ck_assert_int_gt(sys_on_time, 6);
+
+    pdk_session_destroy(s);
+    pdk_store_close(store);
+    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
+                     PDK_OK);
+    static kit_inputs rec;
+    memset(&rec, 0, sizeof(rec));
+    ck_assert_msg(pdk_store_read_inputs(store, 7, collect_kit, &rec, err, sizeof(err)) == PDK_OK,
+                  "%s", err);
+    pdk_store_close(store);
+    ck_assert_int_eq(rec.spawns, 1);
+    ck_assert_int_eq(rec.n, 1 + sent + 3); /* enable, the steering, three faults */
+    ck_assert_uint_eq(rec.in[0].tick, 2);
+    ck_assert_int_eq(rec.in[0].msg.kind, PDK_DBW_MSG_SYSTEM);
+    ck_assert_int_eq(rec.in[0].msg.u.system.sync_mode, -1);
+    int faults = 0;
+    for (int i = 0; i < rec.n; i++) {
+        ck_assert_uint_eq(rec.in[i].vehicle, v);
+        if (rec.in[i].msg.kind == PDK_DBW_MSG_FAULT)
+            faults++;
+    }
+    ck_assert_int_eq(faults, 3);
+
+    /* The replay: the same spawn and subscription, the recorded kit
+     * messages at their ticks. */
+    pdk_session *r = make(NULL);
+    report_session = r;
+    ck_assert_uint_eq(spawn(r, 1, 1), v);
+    pdk_session_tick(r);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(r, 1, 50, v, (1u << PDK_RPT_COUNT) - 1u), PDK_OK);
+    n_reports = 0;
+    int next = 0;
+    while (pdk_world_tick(pdk_session_world(r)) < end_tick) {
+        uint64_t t = pdk_world_tick(pdk_session_world(r));
+        for (; next < rec.n && rec.in[next].tick == t; next++)
+            ck_assert_int_eq(pdk_session_queue_dbw_kit(r, rec.in[next].vehicle, &rec.in[next].msg,
+                                                       (pdk_reply_to){0, 0}),
+                             PDK_OK);
+        pdk_session_tick(r);
+    }
+    ck_assert_int_eq(next, rec.n);
+    ck_assert_uint_eq(pdk_session_hash(r), hash);
+    ck_assert_msg(cmp_reports(live, n_live, reports, n_reports), "%d reports live, %d replayed",
+                  n_live, n_reports);
+
+    /* Removing the vehicle ends the subscription, saying why. */
+    n_ended = 0;
+    ck_assert_int_eq(pdk_session_queue_remove(r, v, (pdk_reply_to){0, 0}), PDK_OK);
+    pdk_session_tick(r);
+    ck_assert_int_eq(n_ended, 1);
+    ck_assert_int_eq(ended_code, PDK_ERR_STALE_ID);
+    ck_assert_msg(strstr(ended_why, "subscription 50 ended: vehicle") != NULL &&
+                      strstr(ended_why, "was removed") != NULL,
+                  "%s", ended_why);
+    ck_assert_int_eq(pdk_session_subscriber_count(r), 0);
+    report_session = NULL;
+    pdk_session_destroy(r);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+/* A DBW subscription's arguments, its kinds' rates, and its end. */
+START_TEST(dbw_subscriptions_are_checked_and_end)
+{
+    pdk_session *s = make(NULL);
+    report_session = s;
+    pdk_vehicle_id v = spawn(s, 1, 1);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 1, v, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 1, v, 1u << PDK_RPT_COUNT),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 1, v + 9, 1u), PDK_ERR_STALE_ID);
+    for (uint32_t i = 0; i < PDK_SESSION_MAX_DBW_SUBS; i++)
+        ck_assert_int_eq(pdk_session_dbw_subscribe(s, 2, 100 + i, v, 1u << PDK_RPT_GEAR), PDK_OK);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 1, v, 1u), PDK_ERR_CAPACITY);
+    pdk_session_forget_conn(s, 2);
+    ck_assert_int_eq(pdk_session_subscriber_count(s), 0);
+
+    /* Two kinds, each at its own period, shared ring, both subscribers. */
+    uint32_t kinds = (1u << PDK_RPT_BRAKE) | (1u << PDK_RPT_SECONDARY);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 1, v, kinds), PDK_OK);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 3, 1, v, 1u << PDK_RPT_SECONDARY), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscriber_count(s), 2);
+    n_reports = 0;
+    while (pdk_world_tick(pdk_session_world(s)) < 120)
+        pdk_session_tick(s);
+    int brake = 0, secondary = 0;
+    for (int i = 0; i < n_reports; i++) {
+        brake += reports[i].kind == PDK_RPT_BRAKE;
+        secondary += reports[i].kind == PDK_RPT_SECONDARY;
+        ck_assert_uint_eq(reports[i].tick, reports[i].sent_tick);
+        ck_assert_uint_eq(reports[i].tick % pdk_dbw_report_period_ticks[reports[i].kind], 0);
+    }
+    /* Ticks 2..120: brake every 2 ticks, secondary every 24 to both. */
+    ck_assert_int_eq(brake, 60);
+    ck_assert_int_eq(secondary, 2 * 5);
+    ck_assert_int_eq(pdk_session_unsubscribe(s, 3, 1), PDK_OK);
+    ck_assert_int_eq(pdk_session_unsubscribe(s, 3, 1), PDK_ERR_NOT_FOUND);
+    /* Closing the session ends the rest, with CLOSED. */
+    n_ended = 0;
+    report_session = NULL;
+    pdk_session_destroy(s);
+    ck_assert_int_eq(n_ended, 1);
+    ck_assert_int_eq(ended_code, PDK_ERR_CLOSED);
+    ck_assert_ptr_nonnull(strstr(ended_why, "was closed"));
+}
+END_TEST
+
+/* Control leases: one holder per source; a higher source pre-empts and the
+ * lower holders hear it; the gate refuses a pre-empted source's commands
+ * and takes a free lease implicitly; a disconnect releases; a script holds
+ * its vehicle's AI lease and stops while a connection holds a higher one;
+ * a removed vehicle's holders hear so. */
+START_TEST(control_leases)
+{
+    pdk_session *s = make(NULL);
+    pdk_vehicle_id v = spawn(s, 1, 1);
+    char why[256];
+    ck_assert_int_eq(pdk_session_active_source(s, v), PDK_SOURCE_NONE);
+    ck_assert_int_eq(pdk_session_lease_take(s, v, (pdk_control_source)0, 1, "c1", why, sizeof why),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(why, "source 0 is not a control source") != NULL, "%s", why);
+    ck_assert_int_eq(pdk_session_lease_take(s, v + 9, PDK_SOURCE_AI, 1, "c1", why, sizeof why),
+                     PDK_ERR_STALE_ID);
+    ck_assert_msg(strstr(why, "is not in session 7") != NULL, "%s", why);
+
+    /* Connection 1 drives as AUTONOMY; connection 2 may not take it. */
+    ck_assert_int_eq(pdk_session_lease_take(s, v, PDK_SOURCE_AUTONOMY, 1, "connection 1 (stack)",
+                                            why, sizeof why),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_session_lease_take(s, v, PDK_SOURCE_AUTONOMY, 1, "again", why, sizeof why),
+                     PDK_OK);
+    ck_assert_int_eq(
+        pdk_session_lease_take(s, v, PDK_SOURCE_AUTONOMY, 2, "connection 2", why, sizeof why),
+        PDK_ERR_BUSY);
+    ck_assert_msg(strstr(why, "AUTONOMY lease") && strstr(why, "connection 1 (stack)"), "%s", why);
+    ck_assert_uint_eq(pdk_session_lease_holder(s, v, PDK_SOURCE_AUTONOMY), 1);
+    ck_assert_int_eq(pdk_session_active_source(s, v), PDK_SOURCE_AUTONOMY);
+    ck_assert_int_eq(n_events, 0);
+
+    /* Connection 3 takes AI: lower, so nothing changes and nobody hears. */
+    ck_assert_int_eq(
+        pdk_session_lease_command(s, v, PDK_SOURCE_AI, 3, "connection 3", why, sizeof why),
+        PDK_ERR_BUSY);
+    ck_assert_msg(strstr(why, "driven by its AUTONOMY lease, held by connection 1 (stack)") &&
+                      strstr(why, "AI commands are refused"),
+                  "%s", why);
+    ck_assert_uint_eq(pdk_session_lease_holder(s, v, PDK_SOURCE_AI), 0); /* not taken */
+    ck_assert_int_eq(
+        pdk_session_lease_take(s, v, PDK_SOURCE_AI, 3, "connection 3", why, sizeof why), PDK_OK);
+    ck_assert_int_eq(n_events, 0);
+
+    /* Connection 2 drives: DRIVER pre-empts, both lower holders hear. */
+    ck_assert_int_eq(pdk_session_lease_command(s, v, PDK_SOURCE_DRIVER, 2, "connection 2 (wheel)",
+                                               why, sizeof why),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_session_active_source(s, v), PDK_SOURCE_DRIVER);
+    ck_assert_int_eq(n_events, 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(events[i].active, PDK_SOURCE_DRIVER);
+        ck_assert_uint_eq(events[i].session_id, 7);
+        ck_assert_uint_eq(events[i].vehicle, v);
+        ck_assert_msg(strstr(events[i].reason, "connection 2 (wheel) took the DRIVER lease"), "%s",
+                      events[i].reason);
+        ck_assert_int_eq(events[i].preempted,
+                         event_conn[i] == 1 ? PDK_SOURCE_AUTONOMY : PDK_SOURCE_AI);
+    }
+    /* The pre-empted source's commands are refused, naming the driver; the
+     * driver's own go through; the driver's connection may use its lower
+     * lease too. */
+    ck_assert_int_eq(pdk_session_lease_command(s, v, PDK_SOURCE_AUTONOMY, 1, "c1", why, sizeof why),
+                     PDK_ERR_BUSY);
+    ck_assert_msg(strstr(why, "driven by its DRIVER lease, held by connection 2 (wheel)"), "%s",
+                  why);
+    ck_assert_int_eq(pdk_session_lease_command(s, v, PDK_SOURCE_DRIVER, 2, "c2", why, sizeof why),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_session_lease_command(s, v, PDK_SOURCE_DRIVER, 1, "c1", why, sizeof why),
+                     PDK_ERR_BUSY);
+    ck_assert_msg(strstr(why, "the DRIVER lease on vehicle") && strstr(why, "connection 2 (wheel)"),
+                  "%s", why);
+    /* A stale vehicle passes the gate: the input says STALE_ID later. */
+    ck_assert_int_eq(pdk_session_lease_command(s, v + 9, PDK_SOURCE_AI, 5, "c5", why, sizeof why),
+                     PDK_OK);
+
+    /* Releases: not held, then the driver's disconnect. */
+    ck_assert_int_eq(pdk_session_lease_release(s, v, PDK_SOURCE_DRIVER, 1, why, sizeof why),
+                     PDK_ERR_NOT_FOUND);
+    ck_assert_msg(strstr(why, "does not hold the DRIVER lease"), "%s", why);
+    ck_assert_int_eq(pdk_session_lease_release(s, v, (pdk_control_source)7, 1, why, sizeof why),
+                     PDK_ERR_INVALID_ARGUMENT);
+    n_events = 0;
+    pdk_session_forget_conn(s, 2);
+    ck_assert_int_eq(pdk_session_active_source(s, v), PDK_SOURCE_AUTONOMY);
+    ck_assert_int_eq(n_events, 2);
+    ck_assert_int_eq(events[0].active, PDK_SOURCE_AUTONOMY);
+    ck_assert_int_eq(events[0].preempted, PDK_SOURCE_NONE);
+    ck_assert_msg(strstr(events[0].reason, "disconnected"), "%s", events[0].reason);
+    n_events = 0;
+    ck_assert_int_eq(pdk_session_lease_release(s, v, PDK_SOURCE_AUTONOMY, 1, why, sizeof why),
+                     PDK_OK);
+    ck_assert_int_eq(n_events, 1); /* connection 3 (AI) hears AI is active */
+    ck_assert_uint_eq(event_conn[0], 3);
+    ck_assert_int_eq(events[0].active, PDK_SOURCE_AI);
+    ck_assert_msg(strstr(events[0].reason, "released the AUTONOMY lease"), "%s", events[0].reason);
+
+    /* Removing the vehicle drops its leases; the holder hears why. */
+    n_events = 0;
+    ck_assert_int_eq(pdk_session_queue_remove(s, v, (pdk_reply_to){0, 0}), PDK_OK);
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_events, 1);
+    ck_assert_int_eq(events[0].active, PDK_SOURCE_NONE);
+    ck_assert_int_eq(events[0].preempted, PDK_SOURCE_AI);
+    ck_assert_msg(strstr(events[0].reason, "was removed"), "%s", events[0].reason);
+    ck_assert_uint_eq(pdk_session_lease_holder(s, v, PDK_SOURCE_AI), 0);
+
+    /* A script holds its vehicle's AI lease; a connection's DRIVER lease
+     * stops its steps. */
+    pdk_vehicle_id w = spawn(s, 1, 2);
+    pdk_script_step steps[2] = {
+        {.t_s = 0.0, .cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 40}},
+        {.t_s = 0.1, .cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 20}},
+    };
+    pdk_script script = {.steps = steps, .n_steps = 2};
+    ck_assert_int_eq(pdk_session_attach_script(s, w, &script, false, 0.0), PDK_OK);
+    ck_assert_int_eq(pdk_session_active_source(s, w), PDK_SOURCE_AI);
+    ck_assert_int_eq(pdk_session_lease_take(s, w, PDK_SOURCE_AI, 4, "c4", why, sizeof why),
+                     PDK_ERR_BUSY);
+    ck_assert_msg(strstr(why, "held by a drive script"), "%s", why);
+    pdk_session_tick(s);
+    ck_assert_double_eq(pdk_world_channels(pdk_session_world(s), w)[PDK_CH_THROTTLE], 40.0);
+    ck_assert_int_eq(pdk_session_lease_take(s, w, PDK_SOURCE_DRIVER, 4, "c4", why, sizeof why),
+                     PDK_OK);
+    uint64_t applied = pdk_session_inputs_applied(s);
+    for (int i = 0; i < 24; i++)
+        pdk_session_tick(s);
+    ck_assert_uint_eq(pdk_session_inputs_applied(s), applied); /* the 0.1 s step passed unapplied */
+    ck_assert_double_eq(pdk_world_channels(pdk_session_world(s), w)[PDK_CH_THROTTLE], 40.0);
+    ck_assert_int_eq(pdk_session_active_source(s, w), PDK_SOURCE_DRIVER);
+    pdk_session_destroy(s);
+}
+END_TEST
+
 START_TEST(lateness_quantiles)
 {
     static pdk_lateness l;
@@ -475,6 +1003,9 @@ static Suite *session_suite(void)
     tcase_add_test(tc, subscriptions_publish_at_their_rate);
     tcase_add_test(tc, sessions_are_recorded);
     tcase_add_test(tc, tyre_inputs_apply_record_and_replay);
+    tcase_add_test(tc, dbw_kit_inputs_apply_record_and_replay);
+    tcase_add_test(tc, dbw_subscriptions_are_checked_and_end);
+    tcase_add_test(tc, control_leases);
     tcase_add_test(tc, lateness_quantiles);
     suite_add_tcase(s, tc);
     return s;
