@@ -224,10 +224,16 @@ const char *pdk_client_body_name(pb_size_t body_tag)
         BODY_(vehicle_remove)
         BODY_(dbw_command)
         BODY_(tyre_command)
+        BODY_(dbw_message)
+        BODY_(control_lease)
+        BODY_(control_lease_reply)
         BODY_(subscribe)
         BODY_(subscribed)
         BODY_(unsubscribe)
+        BODY_(dbw_subscribe)
         BODY_(state_batch)
+        BODY_(dbw_report)
+        BODY_(control_event)
 #undef BODY_
     default:
         break;

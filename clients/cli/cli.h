@@ -20,6 +20,7 @@ enum {
     PDK_CLI_OPT_HELP = 1,
     PDK_CLI_OPT_SERVER,
     PDK_CLI_OPT_TIMEOUT,
+    PDK_CLI_OPT_OPERAND, /* pdk_cli_next_arg: an argument that is not an option */
     PDK_CLI_OPT_FIRST = 10,
 };
 #define PDK_CLI_COMMON_OPTS                                                                        \
@@ -62,6 +63,12 @@ void pdk_cli_catch_stop(void);
 int pdk_cli_next_option(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
                         const char **value, int *exit_code);
 
+/* pdk_cli_next_option for a command that takes operands (words and
+ * numbers, negative ones too, among its options): an operand comes back as
+ * PDK_CLI_OPT_OPERAND with *value set. */
+int pdk_cli_next_arg(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
+                     const char **value, int *exit_code);
+
 /* Prints "paddock CMD: MESSAGE", the synopsis and a hint; returns 2. */
 int pdk_cli_usage_error(const pdk_cli_command *cmd, const char *message);
 
@@ -102,8 +109,9 @@ int pdk_cli_find_session(pdk_cli *cli, uint64_t id, paddock_v1_SessionInfo *out,
 /* Required option missing: a usage error naming it. */
 int pdk_cli_missing(const pdk_cli_command *cmd, const char *option);
 
-/* The long-running commands, defined in drive.c and watch.c. */
+/* The long-running commands, defined in drive.c, dbw.c and watch.c. */
 extern const pdk_cli_command pdk_cli_drive_command;
+extern const pdk_cli_command pdk_cli_dbw_command;
 extern const pdk_cli_command pdk_cli_watch_command;
 
 /* Seconds on the monotonic clock. */

@@ -1,6 +1,6 @@
 /* paddock, the command-line client: global options, the command table, the
  * shared connection and reporting, and the short commands (info, sessions,
- * create, spawn, tyre, remove, close). drive.c and watch.c hold the
+ * create, spawn, tyre, remove, close). drive.c, dbw.c and watch.c hold the
  * long-running ones. */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -97,17 +97,31 @@ static int parse_timeout(const char *value, int *out, char *err, size_t err_len)
     return 0;
 }
 
-int pdk_cli_next_option(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
-                        const char **value, int *exit_code)
+/* A negative number ("-12.5") is an operand, not an option. */
+static int is_negative_number(const char *arg)
+{
+    return arg[0] == '-' && ((arg[1] >= '0' && arg[1] <= '9') || arg[1] == '.');
+}
+
+static int next_arg(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
+                    const char **value, int *exit_code, int operands)
 {
     char err[PDK_CLI_ERR_LEN];
     for (;;) {
+        if (operands && args->next < args->argc && is_negative_number(args->argv[args->next])) {
+            *value = args->argv[args->next++];
+            return PDK_CLI_OPT_OPERAND;
+        }
         int id = pdk_cli_args_next(args, value, err, sizeof err);
         if (id == PDK_CLI_ARGS_ERROR) {
             *exit_code = pdk_cli_usage_error(cmd, err);
             return -1;
         }
         if (id == PDK_CLI_ARGS_END) {
+            if (args->next < args->argc && operands) {
+                *value = args->argv[args->next++];
+                return PDK_CLI_OPT_OPERAND;
+            }
             if (args->next < args->argc) {
                 snprintf(err, sizeof err, "unexpected argument '%s'", args->argv[args->next]);
                 *exit_code = pdk_cli_usage_error(cmd, err);
@@ -137,6 +151,18 @@ int pdk_cli_next_option(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *
             return id;
         }
     }
+}
+
+int pdk_cli_next_option(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
+                        const char **value, int *exit_code)
+{
+    return next_arg(cli, cmd, args, value, exit_code, 0);
+}
+
+int pdk_cli_next_arg(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
+                     const char **value, int *exit_code)
+{
+    return next_arg(cli, cmd, args, value, exit_code, 1);
 }
 
 int pdk_cli_open(pdk_cli *cli)
@@ -808,8 +834,9 @@ static const pdk_cli_command TYRE_COMMAND = {
 
 /* In the order `paddock --help` lists them. */
 static const pdk_cli_command *const COMMANDS[] = {
-    &INFO_COMMAND, &SESSIONS_COMMAND,      &CREATE_COMMAND, &SPAWN_COMMAND, &pdk_cli_drive_command,
-    &TYRE_COMMAND, &pdk_cli_watch_command, &REMOVE_COMMAND, &CLOSE_COMMAND,
+    &INFO_COMMAND,          &SESSIONS_COMMAND, &CREATE_COMMAND,      &SPAWN_COMMAND,
+    &pdk_cli_drive_command, &TYRE_COMMAND,     &pdk_cli_dbw_command, &pdk_cli_watch_command,
+    &REMOVE_COMMAND,        &CLOSE_COMMAND,
 };
 
 static void print_global_help(FILE *out)
