@@ -384,6 +384,103 @@ static void bench_driveline(double seconds)
     }
 }
 
+/* The DBW kit's cost: n default cars, each with its kit engaged (ULC speed
+ * target and steering angle commanded at 60 Hz, as a controller does), against
+ * the same cars on their driver's controls; and the cost of building one
+ * vehicle's reports. */
+static void bench_dbw(double seconds)
+{
+    const int sizes[] = {1, 100, 1000};
+    printf("DBW kit, default car, 2 substeps (ns/car-step; commands at 60 Hz included):\n");
+    printf("%8s %18s %18s %18s %18s\n", "vehicles", "driver controls", "kit engaged", "kit alone",
+           "reports/vehicle");
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int n = sizes[i];
+        double best[2] = {1e30, 1e30}, best_rep = 1e30;
+        for (int rep = 0; rep < 3; rep++) {
+            for (int kit = 0; kit < 2; kit++) {
+                pdk_world_def wd = pdk_world_def_default();
+                wd.max_vehicles = n;
+                size_t bytes = pdk_world_mem_size(&wd);
+                void *mem = pdk_world_mem_alloc(bytes);
+                pdk_world *w = NULL;
+                if (mem == NULL || pdk_world_init(mem, bytes, &wd, &w) != PDK_OK) {
+                    exit(1);
+                }
+                pdk_vehicle_def def = pdk_vehicle_def_default();
+                for (int v = 0; v < n; v++) {
+                    pdk_pose pose = {.x_m = 50.0 * (double)(v % 100),
+                                     .y_m = 50.0 * (double)(v / 100)};
+                    pdk_vehicle_id id;
+                    if (pdk_world_spawn(w, &def, &pose, 10.0, PDK_GEAR_DRIVE, &id) != PDK_OK) {
+                        exit(1);
+                    }
+                    if (kit) {
+                        pdk_dbw_msg on = {.kind = PDK_DBW_MSG_SYSTEM, .crc = -1};
+                        on.u.system = (pdk_dbw_system_cmd){.cmd = PDK_DBW_SYS_ENABLE,
+                                                           .sync_mode = -1,
+                                                           .validate_crc = -1,
+                                                           .comms_loss_arm = -1};
+                        pdk_world_dbw(w, id, &on);
+                    } else {
+                        pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE | PDK_DBW_STEER,
+                                         .throttle_pct = 20.0,
+                                         .steer_wheel_deg = 10.0,
+                                         .gear = PDK_GEAR_DRIVE};
+                        pdk_world_command(w, id, &c);
+                    }
+                }
+                long ticks = 0;
+                double start = now_s(), elapsed = 0.0;
+                do {
+                    for (int k = 0; k < 16; k++, ticks++) {
+                        if (kit && ticks % 2 == 0) {
+                            for (int v = 0; v < n; v++) {
+                                pdk_vehicle_id id = pdk_world_vehicle_at(w, v);
+                                pdk_dbw_msg u = {.kind = PDK_DBW_MSG_ULC, .crc = -1};
+                                u.u.ulc = (pdk_dbw_ulc_cmd){.cmd = 12.0,
+                                                            .cmd_type = PDK_ULC_CMD_VELOCITY,
+                                                            .enable = 1,
+                                                            .rc = (uint8_t)((ticks / 2) & 15)};
+                                pdk_world_dbw(w, id, &u);
+                                pdk_dbw_msg st = {.kind = PDK_DBW_MSG_STEER, .crc = -1};
+                                st.u.chan = (pdk_dbw_chan_cmd){.cmd = 10.0,
+                                                               .cmd_type = PDK_STEER_CMD_ANGLE,
+                                                               .enable = 1,
+                                                               .rc = (uint8_t)((ticks / 2) & 15)};
+                                pdk_world_dbw(w, id, &st);
+                            }
+                        }
+                        pdk_world_step(w);
+                    }
+                    elapsed = now_s() - start;
+                } while (elapsed < seconds);
+                double ns = elapsed * 1e9 / ((double)ticks * (double)n);
+                best[kit] = ns < best[kit] ? ns : best[kit];
+                if (kit) {
+                    pdk_dbw_report r;
+                    long reps = 0;
+                    double t0 = now_s(), t = 0.0;
+                    do {
+                        for (int v = 0; v < n; v++, reps++) {
+                            pdk_world_dbw_report(w, pdk_world_vehicle_at(w, v), &r);
+                        }
+                        t = now_s() - t0;
+                    } while (t < seconds / 4.0);
+                    double per = t * 1e9 / (double)reps;
+                    best_rep = per < best_rep ? per : best_rep;
+                    if (r.state != PDK_DBW_ACTIVE) {
+                        printf("(kit not active: state %d)\n", r.state);
+                    }
+                }
+                free(mem);
+            }
+        }
+        printf("%8d %18.1f %18.1f %18.1f %18.1f\n", n, best[0], best[1], best[1] - best[0],
+               best_rep);
+    }
+}
+
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 0.25;
@@ -430,6 +527,7 @@ int main(int argc, char **argv)
                    1e9 / (120.0 * r.ns_per_vehicle_step));
         }
     }
+    bench_dbw(seconds);
     bench_tyres(seconds);
     bench_driveline(seconds);
     bench_builds(seconds);
