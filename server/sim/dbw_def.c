@@ -62,50 +62,22 @@ pdk_dbw_def pdk_dbw_def_default(void)
  * in presets/vehicles/polaris_ranger.json. */
 pdk_dbw_def pdk_dbw_def_polaris(void)
 {
-    pdk_dbw_def d = {
-        .steer_delay_s = 0.05,
-        .steer_rate_degps = 360.0,
-        .steer_accel_degps2 = 2000.0,
-        .steer_rate_max_degps = 1016.0,
-        .steer_accel_max_degps2 = 25400.0,
-        .steer_override_deg = 10.0,
-        .brake_tau_s = 0.06,
-        .brake_rate_barps = 150.0,
-        .brake_rate_max_barps = 400.0,
-        /* 2 (G_f + G_r) P_max / (R m) = 2 (22 + 12) N m/bar x 80 bar /
-         * (0.3429 m x 1233 kg): seed 003's brake gains, full scale, tyre
-         * radius and mass with the driver, rounded. */
-        .brake_decel_max_mps2 = 12.87,
-        .brake_override_bar = 3.0,
-        .throttle_tau_s = 0.1,
-        .throttle_rate_pctps = 200.0,
-        .throttle_override_pct = 5.0,
-        .gear_shift_s = 1.0,
-        .gear_max_speed_mps = 0.3,
-        .gear_brake_hold_bar = 5.0,
-        .lockout_speed_mps = 45.0,
-        .lockout_accel_mps2 = 12.0,
-        .lockout_reverse = 0,
-        .reengage_delay_s = 0.5,
-        .ulc_accel_default_mps2 = 1.5,
-        .ulc_decel_default_mps2 = 3.0,
-        .ulc_jerk_default_mps3 = 5.0,
-        .ulc_kp_per_s = 1.0,
-        .ulc_ki_per_s2 = 0.3,
-        /* The CVT answers the pedal over seconds (its ratio follows the
-         * engine's speed): a slower inner loop, tuned on a 10 % grade. */
-        .ulc_accel_loop_per_s = 0.3,
-        /* 16.67 m/s over the 5.78 s this model takes from rest to 60 km/h
-         * at full throttle in H (DRIVE) on flat tarmac, rounded. */
-        .ulc_accel_full_mps2 = 2.88,
-        .comms_loss_decel_mps2 = 3.0,
-        .comms_loss_hold_bar = 20.0,
-        .comms_loss_hold_s = 300.0,
-        .imu_accel_noise_mps2 = 0.05,
-        .imu_gyro_noise_radps = 0.002,
-        .gnss_noise_m = 0.5,
-        .gnss_dropout = 0.02,
-    };
+    pdk_dbw_def d = pdk_dbw_def_default();
+    /* 2 (G_f + G_r) P_max / (R m) = 2 (22 + 12) N m/bar x 80 bar /
+     * (0.3429 m x 1233 kg): seed 003's brake gains, full scale, tyre radius
+     * and mass with the driver, rounded. */
+    d.brake_decel_max_mps2 = 12.87;
+    d.gear_shift_s = 1.0;
+    d.gear_max_speed_mps = 0.3;
+    d.lockout_accel_mps2 = 12.0; /* above the 1 g its tyres give on tarmac */
+    d.ulc_kp_per_s = 1.0;
+    d.ulc_ki_per_s2 = 0.3;
+    /* The CVT answers the pedal over seconds (its ratio follows the
+     * engine's speed): a slower inner loop, tuned on a 10 % grade. */
+    d.ulc_accel_loop_per_s = 0.3;
+    /* 16.67 m/s over the 5.78 s this model takes from rest to 60 km/h at
+     * full throttle in H (DRIVE) on flat tarmac, rounded. */
+    d.ulc_accel_full_mps2 = 2.88;
     return d;
 }
 

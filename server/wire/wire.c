@@ -200,6 +200,19 @@ ProtobufCMessage *pdk_wire_unpack_bounded(const ProtobufCMessageDescriptor *desc
     return protobuf_c_message_unpack(desc, &allocator, len, body != NULL ? body : empty);
 }
 
+pdk_error pdk_wire_pack_append(pdk_buf *out, const ProtobufCMessage *msg)
+{
+    size_t len = protobuf_c_message_get_packed_size(msg);
+    pdk_error err = pdk_buf_reserve(out, len);
+    if (err != PDK_OK) {
+        return err;
+    }
+    size_t packed = protobuf_c_message_pack(msg, out->data + out->len);
+    PDK_ASSERT(packed == len);
+    out->len += len;
+    return PDK_OK;
+}
+
 Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_error *err)
 {
     pdk_error dummy;
@@ -363,15 +376,7 @@ pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_
         msg.gear_number_set_case = PADDOCK__V1__DBW_COMMAND__GEAR_NUMBER_SET_GEAR_NUMBER;
         msg.gear_number = (uint32_t)cmd->gear_number;
     }
-    size_t len = paddock__v1__dbw_command__get_packed_size(&msg);
-    pdk_error err = pdk_buf_reserve(out, len);
-    if (err != PDK_OK) {
-        return err;
-    }
-    size_t packed = paddock__v1__dbw_command__pack(&msg, out->data + out->len);
-    PDK_ASSERT(packed == len);
-    out->len += len;
-    return PDK_OK;
+    return pdk_wire_pack_append(out, &msg.base);
 }
 
 pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
@@ -479,15 +484,7 @@ pdk_error pdk_wire_tyre_encode(uint64_t session_id, pdk_vehicle_id id, const pdk
     msg.wheel_mask = in->wheel_mask;
     msg.action = (Paddock__V1__TyreAction)in->action;
     msg.value = in->value;
-    size_t len = paddock__v1__tyre_command__get_packed_size(&msg);
-    pdk_error err = pdk_buf_reserve(out, len);
-    if (err != PDK_OK) {
-        return err;
-    }
-    size_t packed = paddock__v1__tyre_command__pack(&msg, out->data + out->len);
-    PDK_ASSERT(packed == len);
-    out->len += len;
-    return PDK_OK;
+    return pdk_wire_pack_append(out, &msg.base);
 }
 
 pdk_error pdk_wire_tyre_decode(const uint8_t *body, size_t len, pdk_tyre_input *out,

@@ -422,15 +422,7 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
     default:
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    size_t len = paddock__v1__dbw_message__get_packed_size(&m);
-    pdk_error err = pdk_buf_reserve(out, len);
-    if (err != PDK_OK) {
-        return err;
-    }
-    size_t packed = paddock__v1__dbw_message__pack(&m, out->data + out->len);
-    PDK_ASSERT(packed == len);
-    out->len += len;
-    return PDK_OK;
+    return pdk_wire_pack_append(out, &m.base);
 }
 
 pdk_error pdk_wire_dbw_msg_decode(const uint8_t *body, size_t len, pdk_dbw_msg *out,
@@ -661,15 +653,7 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
     default:
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    size_t len = paddock__v1__dbw_report__get_packed_size(&rep);
-    pdk_error err = pdk_buf_reserve(out, len);
-    if (err != PDK_OK) {
-        return err;
-    }
-    size_t packed = paddock__v1__dbw_report__pack(&rep, out->data + out->len);
-    PDK_ASSERT(packed == len);
-    out->len += len;
-    return PDK_OK;
+    return pdk_wire_pack_append(out, &rep.base);
 }
 
 pdk_error pdk_wire_dbw_report_frame_append(pdk_buf *out, uint32_t subscription_id,

@@ -1,5 +1,6 @@
-/* What wire's own files share and nobody else uses: the bounded unpack and
- * the frame that prepends a subscription id to a body encoded once. */
+/* What wire's own files share and nobody else uses: the bounded unpack, the
+ * packing of a message onto a buffer and the frame that prepends a
+ * subscription id to a body encoded once. */
 #ifndef PDK_WIRE_INTERNAL_H
 #define PDK_WIRE_INTERNAL_H
 
@@ -14,6 +15,9 @@
  * not one such message or need more memory than that. */
 ProtobufCMessage *pdk_wire_unpack_bounded(const ProtobufCMessageDescriptor *desc,
                                           const uint8_t *body, size_t len);
+
+/* Appends msg's encoding (no length prefix) to out. */
+pdk_error pdk_wire_pack_append(pdk_buf *out, const ProtobufCMessage *msg);
 
 /* Appends a delimited Frame whose body (Frame field frame_field) is common
  * with subscription_id as its field 1 prepended: a copy, never a re-encode.
