@@ -199,7 +199,7 @@ typedef struct pdk_fw_cmd {
     double brake_nm[PDK_WHEELS]; /* a powertrain's brakes, as torques (hold_n 0 then) */
     double pedal_map;            /* a powertrain's: the engine's map of the pedal */
     int32_t gear_number;         /* a manual gearbox's gear in D, 1..n (0: none named yet) */
-    int32_t pad;
+    int32_t park_brake;          /* 1: the DBW kit holds the parking brake on (world.c) */
     double gear_code;
     int32_t gear;
 } pdk_fw_cmd;

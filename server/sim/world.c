@@ -470,7 +470,7 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
                                p.c.radius_m[PDK_RL]);
         pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
         fw_cmd_of(world)[slot].gear_number = 0; /* a manual box keeps its spawn gear */
-        fw_cmd_of(world)[slot].pad = 0;
+        fw_cmd_of(world)[slot].park_brake = 0;
     } else {
         /* The single-track model has no wheels to find the ground under:
          * it takes the base surface's peak friction relative to the
@@ -725,6 +725,25 @@ static pdk_dbw_vehicle dbw_vehicle_of(const pdk_world *w, uint32_t slot)
     return v;
 }
 
+/* The parking brake a MiscCmd sets on: a Coulomb hold on the rear wheels
+ * added to the service brakes' (a geared car's handbrake torque; where a
+ * definition has no parking brake of its own, its park pawl's capacity
+ * stands for it). It goes through ABS as an electric parking brake applied
+ * at speed does. */
+static void parking_brake_on(pdk_fw_cmd *fc, const pdk_vehicle_def *def)
+{
+    const pdk_powertrain_def *pt = &def->powertrain;
+    if (pt->kind == PDK_POWERTRAIN_LUMPED) {
+        fc->hold_n[PDK_RL] += 0.5 * def->brake.park_hold_force_n;
+        fc->hold_n[PDK_RR] += 0.5 * def->brake.park_hold_force_n;
+        return;
+    }
+    double nm = pt->kind == PDK_POWERTRAIN_GEARED ? pt->geared.handbrake_nm
+                                                  : 0.5 * pt->gearbox.park_hold_nm;
+    fc->brake_nm[PDK_RL] += nm;
+    fc->brake_nm[PDK_RR] += nm;
+}
+
 /* Runs each spoken-to kit for the coming tick and sets the controls its
  * vehicle steps with. A kit never spoken to leaves the driver's. */
 static void dbw_tick_all(pdk_world *world)
@@ -744,13 +763,19 @@ static void dbw_tick_all(pdk_world *world)
                      &c);
         if (is_four_wheel(world, slot)) {
             pdk_fw_cmd *fc = &fw_cmd_of(world)[slot];
+            int32_t park = dbw->parking_brake == 1;
             if (fc->throttle_pct == c.throttle_pct && fc->brake_bar == c.brake_bar &&
-                fc->steer_wheel_deg == c.steer_wheel_deg && fc->gear == (int32_t)c.gear) {
+                fc->steer_wheel_deg == c.steer_wheel_deg && fc->gear == (int32_t)c.gear &&
+                fc->park_brake == park) {
                 continue; /* held: its derived part is already these controls' */
             }
             int32_t number = fc->gear_number;
             pdk_fw_cmd_set(fc, &defs[slot], c.throttle_pct, c.brake_bar, c.steer_wheel_deg, c.gear);
             fc->gear_number = number;
+            fc->park_brake = park;
+            if (park) {
+                parking_brake_on(fc, &defs[slot]);
+            }
         } else {
             pdk_st_cmd_set(&st_cmd_of(world)[slot], &defs[slot], c.throttle_pct, c.brake_bar,
                            c.steer_wheel_deg, c.gear);

@@ -802,6 +802,41 @@ START_TEST(reengage_after_disable_and_timeout)
 }
 END_TEST
 
+/* MiscCmd's parking brake: on, it holds the car in neutral on a 15 %
+ * slope and the report says ON; off, the car rolls away. */
+START_TEST(parking_brake_holds_on_a_slope)
+{
+    const char *cars[2] = {"midsize_sedan", "ref1_sedan"};
+    for (int c = 0; c < 2; c++) {
+        pdk_terrain_def t = ramp_terrain(-50.0, 0.15);
+        rig r;
+        rig_open_on(&r, cars[c], NULL, 0.0, PDK_GEAR_NEUTRAL, &t);
+        kit(&r, &(pdk_dbw_msg){.kind = PDK_DBW_MSG_MISC, .crc = -1, .u.value = 1});
+        for (int i = 0; i < 240; i++) {
+            pdk_world_step(r.w);
+        }
+        double x0 = pdk_world_channels(r.w, r.id)[PDK_CH_POS_X];
+        for (int i = 0; i < 240; i++) {
+            pdk_world_step(r.w);
+        }
+        double held = pdk_world_channels(r.w, r.id)[PDK_CH_POS_X] - x0;
+        ck_assert_int_eq(report(&r).parking_brake, 1);
+        kit(&r, &(pdk_dbw_msg){.kind = PDK_DBW_MSG_MISC, .crc = -1, .u.value = 2});
+        for (int i = 0; i < 240; i++) {
+            pdk_world_step(r.w);
+        }
+        double rolled = pdk_world_channels(r.w, r.id)[PDK_CH_POS_X] - x0;
+        printf("dbw parking brake %s on 15 %%: moved %.2e m in 2 s held, %.2f m 2 s after "
+               "release\n",
+               cars[c], held, rolled);
+        ck_assert_double_lt(fabs(held), 1e-3);
+        ck_assert_double_lt(rolled, -1.0);
+        ck_assert_int_eq(report(&r).parking_brake, 2);
+        rig_close(&r);
+    }
+}
+END_TEST
+
 /* GNSS loses about gnss_dropout of its fixes and the IMU's noise has the
  * kit's sigma; each sample depends on (seed, vehicle, tick, axis) only. */
 START_TEST(sensor_noise_statistics)
@@ -1081,6 +1116,7 @@ static Suite *dbw_suite(void)
     tcase_add_test(tc, gear_rejects);
     tcase_add_test(tc, override_latch_clear_and_ignore);
     tcase_add_test(tc, fault_injection);
+    tcase_add_test(tc, parking_brake_holds_on_a_slope);
     tcase_add_test(tc, reengage_after_disable_and_timeout);
     tcase_add_test(tc, sensor_noise_statistics);
     tcase_add_test(tc, autoware_profile);
