@@ -837,6 +837,24 @@ START_TEST(parking_brake_holds_on_a_slope)
 }
 END_TEST
 
+/* The UTV's drive-mode switch by wire and the turn signals: the switch
+ * moves (the DriveMode channel and the secondary report say so), the turn
+ * signal is reported as commanded. */
+START_TEST(drive_mode_and_turn_signal)
+{
+    rig r;
+    rig_open(&r, "polaris_ranger", NULL, 0.0, PDK_GEAR_PARK);
+    ck_assert_int_eq(report(&r).drive_mode, PDK_DRIVE_AWD);
+    kit(&r, &(pdk_dbw_msg){.kind = PDK_DBW_MSG_DRIVE_MODE, .crc = -1, .u.value = PDK_DRIVE_TURF});
+    kit(&r, &(pdk_dbw_msg){.kind = PDK_DBW_MSG_TURN_SIGNAL, .crc = -1, .u.value = 3});
+    pdk_world_step(r.w);
+    ck_assert_double_eq(pdk_world_channels(r.w, r.id)[PDK_CH_DRIVE_MODE], PDK_DRIVE_TURF);
+    ck_assert_int_eq(report(&r).drive_mode, PDK_DRIVE_TURF);
+    ck_assert_int_eq(report(&r).turn_signal, 3);
+    rig_close(&r);
+}
+END_TEST
+
 /* GNSS loses about gnss_dropout of its fixes and the IMU's noise has the
  * kit's sigma; each sample depends on (seed, vehicle, tick, axis) only. */
 START_TEST(sensor_noise_statistics)
@@ -1117,6 +1135,7 @@ static Suite *dbw_suite(void)
     tcase_add_test(tc, override_latch_clear_and_ignore);
     tcase_add_test(tc, fault_injection);
     tcase_add_test(tc, parking_brake_holds_on_a_slope);
+    tcase_add_test(tc, drive_mode_and_turn_signal);
     tcase_add_test(tc, reengage_after_disable_and_timeout);
     tcase_add_test(tc, sensor_noise_statistics);
     tcase_add_test(tc, autoware_profile);
