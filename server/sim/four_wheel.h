@@ -133,7 +133,8 @@ typedef struct pdk_fw_powertrain {
     int32_t kind;         /* pdk_powertrain_kind: 0 (lumped) leaves all of this 0 */
     double ledger_j[PDK_LEDGER_COUNT]; /* since spawn */
     /* A geared powertrain's gear: the forward gear engaged (1..n_gears),
-     * and while it shifts the gear it goes to and the time left. */
+     * and while it shifts the gear it goes to and the time left (negative:
+     * the time left of the new gear's clutch take-up). */
     int32_t gear_index;
     int32_t gear_target;
     double shift_left_s;

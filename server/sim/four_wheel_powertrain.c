@@ -171,9 +171,20 @@ static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_e
     if (s->shift_left_s > 0.0) {
         s->shift_left_s -= tick_s;
         if (s->shift_left_s <= 0.0) {
-            s->shift_left_s = 0.0;
+            /* In gear: its clutch takes up over as long again (negative
+             * time counts the take-up). */
             s->gear_index = s->gear_target;
+            s->shift_left_s = -gb->shift_time_s;
         }
+        return;
+    }
+    if (s->shift_left_s < 0.0) {
+        /* The take-up ends when its time is up or the engine has come to
+         * the new gear's speed (within 100 rev/min): no new shift before. */
+        const double synced = fabs(s->carrier_radps) * geared_ratio(gb, s->gear_index, cmd->gear);
+        s->shift_left_s = fabs(s->engine_radps - synced) < 100.0 * (2.0 * PI / 60.0)
+                              ? 0.0
+                              : min_d(0.0, s->shift_left_s + tick_s);
         return;
     }
     if (cmd->gear != PDK_GEAR_DRIVE && cmd->gear != PDK_GEAR_LOW) {
@@ -350,7 +361,20 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
     const double w_full = gb->clutch_full_rpm * (2.0 * PI / 60.0);
     const double share =
         (omega_free * omega_free - w_eng * w_eng) / (w_full * w_full - w_eng * w_eng);
-    const double cap = ratio != 0.0 ? gb->clutch_capacity_nm * min_d(1.0, max_d(0.0, share)) : 0.0;
+    double cap = ratio != 0.0 ? gb->clutch_capacity_nm * min_d(1.0, max_d(0.0, share)) : 0.0;
+    if (s->shift_left_s < 0.0) {
+        /* The next gear's clutch takes up (for shift_time_s after the
+         * shift): it carries what the pedal asks of the engine, a fifth
+         * more, at least a quarter of its capacity, so that the engine's
+         * speed comes down to the new gear's through its slip while the
+         * car pulls as the driver asked, not in one jolt. */
+        double peak_nm = 0.0;
+        for (int i = 0; i < pt->engine.n_curve; i++) {
+            peak_nm = max_d(peak_nm, pt->engine.curve_nm[i]);
+        }
+        const double pedal = min_d(1.0, max_d(0.0, cmd->throttle_pct / 100.0));
+        cap = min_d(cap, max_d(0.25 * gb->clutch_capacity_nm, 1.2 * pedal * peak_nm));
+    }
     tr->ratio = ratio;
     tr->cap_fwd_nm = cap;
     tr->cap_rev_nm = cap;
@@ -412,10 +436,10 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     const double v_drive = fabs(drive_omega) * wheels[p].radius_m;
     const bool empty = pt->fuel_tank_l > 0.0 && !(s->fuel_l > 0.0);
     /* A geared box cuts the engine's torque while it shifts (the torque
-     * management every automatic and sequential box does), so that the
-     * engine does not flare with its clutch open and lurch the car when the
-     * next gear takes up. */
-    const bool shifting = pt->kind == PDK_POWERTRAIN_GEARED && s->shift_left_s > 0.0;
+     * management every automatic and sequential box does) and while the
+     * next gear's clutch takes up, so that the engine does not flare with
+     * its clutch open and its speed comes down to the new gear's. */
+    const bool shifting = pt->kind == PDK_POWERTRAIN_GEARED && s->shift_left_s != 0.0;
     const double target = pdk_engine_target_request_mapped(eng, shifting ? 0.0 : cmd->pedal_map,
                                                            s->engine_radps, v_drive, empty);
     s->request = target + (s->request - target) * c->engine_lag; /* pdk_engine_lag_request */
