@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "dbw_def.h"
+#include "error.h"
 #include "input.h"
 #include "vehicle_def.h"
 
@@ -360,6 +361,12 @@ uint8_t pdk_crc8_j1850(const uint8_t *data, uint32_t n);
  * Values beyond the actuator's range are not refused: the kit clamps them
  * and reports limiting_value. */
 const char *pdk_dbw_msg_problem(const pdk_dbw_msg *msg, const pdk_vehicle_def *def);
+
+/* The error a refusal of pdk_dbw_msg_problem stands for: PDK_ERR_UNSUPPORTED
+ * for a command type the model cannot do, PDK_ERR_OUT_OF_RANGE for a value
+ * beyond its bounds (or a key of another kind of vehicle),
+ * PDK_ERR_INVALID_ARGUMENT for anything else; PDK_OK for NULL. */
+pdk_error pdk_dbw_problem_error(const char *why);
 
 /* Per channel state: the command as received, the watchdog and flags, the
  * actuator. Plain data; part of the world's state and hash. */

@@ -436,3 +436,19 @@ const char *pdk_dbw_msg_problem(const pdk_dbw_msg *msg, const pdk_vehicle_def *d
                "misc, drive mode, system, button, fault, Autoware control, gear, mode)";
     }
 }
+
+/* The refusals above are worded to say their kind: "is not supported", a
+ * bound the value must be "within", a key that "applies to" another kind of
+ * vehicle. */
+pdk_error pdk_dbw_problem_error(const char *why)
+{
+    if (why == NULL) {
+        return PDK_OK;
+    }
+    if (strstr(why, "not supported") != NULL) {
+        return PDK_ERR_UNSUPPORTED;
+    }
+    return strstr(why, "within") != NULL || strstr(why, "applies to") != NULL
+               ? PDK_ERR_OUT_OF_RANGE
+               : PDK_ERR_INVALID_ARGUMENT;
+}

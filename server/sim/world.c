@@ -649,12 +649,6 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
     return PDK_OK;
 }
 
-const pdk_dbw_cmd *pdk_world_driver_controls(const pdk_world *world, pdk_vehicle_id id)
-{
-    int32_t s = world == NULL ? -1 : slot_of(world, id);
-    return s < 0 ? NULL : &driver_of(world)[s];
-}
-
 const char *pdk_world_dbw_problem(const pdk_world *world, pdk_vehicle_id id, const pdk_dbw_msg *msg)
 {
     if (world == NULL || msg == NULL) {
@@ -677,18 +671,9 @@ pdk_error pdk_world_dbw(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_msg *
         return PDK_ERR_STALE_ID;
     }
     const pdk_vehicle_def *def = &defs_of(world)[s];
-    const char *why = pdk_dbw_msg_problem(msg, def);
-    if (why != NULL) {
-        /* dbw.c words its refusals so: a command type the model cannot do
-         * "is not supported", a value beyond its bounds must be "within"
-         * them (or a key "applies to" other vehicles); anything else is a
-         * malformed message. */
-        if (strstr(why, "not supported") != NULL) {
-            return PDK_ERR_UNSUPPORTED;
-        }
-        return strstr(why, "within") != NULL || strstr(why, "applies to") != NULL
-                   ? PDK_ERR_OUT_OF_RANGE
-                   : PDK_ERR_INVALID_ARGUMENT;
+    pdk_error err = pdk_dbw_problem_error(pdk_dbw_msg_problem(msg, def));
+    if (err != PDK_OK) {
+        return err;
     }
     pdk_dbw_apply(&dbw_of(world)[s], &def->dbw, def, msg, &driver_of(world)[s], world->tick);
     if (msg->kind == PDK_DBW_MSG_DRIVE_MODE && is_four_wheel(world, (uint32_t)s)) {

@@ -109,11 +109,6 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
 const char *pdk_world_command_problem(const pdk_world *world, pdk_vehicle_id id,
                                       const pdk_dbw_cmd *cmd);
 
-/* The driver's controls (pdk_world_command) as the driver last set them;
- * with a DBW kit engaged the vehicle may be driven otherwise. NULL for a
- * dead id. */
-const pdk_dbw_cmd *pdk_world_driver_controls(const pdk_world *world, pdk_vehicle_id id);
-
 /* Applies a DBW kit message (dbw.h) at once, between steps: the kit's
  * commands, enable and disable, fault injection, the Autoware profile.
  * Errors: PDK_ERR_STALE_ID (dead id), PDK_ERR_INVALID_ARGUMENT (NULL, an
