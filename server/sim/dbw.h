@@ -550,7 +550,9 @@ void pdk_dbw_report_fill(const pdk_dbw_state *dbw, const pdk_dbw_def *dbw_def,
 double pdk_dbw_noise_normal(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis);
 double pdk_dbw_noise_unit(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis);
 
-/* Hashes the kit's whole state into h (pdk_hash_*), field by field. */
-uint64_t pdk_dbw_hash(uint64_t h, const pdk_dbw_state *dbw);
+/* Feeds the kit's whole state into the wide hash h (hash.h pdk_hash4),
+ * field by field. */
+struct pdk_hash4;
+void pdk_dbw_hash(struct pdk_hash4 *h, const pdk_dbw_state *dbw);
 
 #endif

@@ -205,18 +205,14 @@ void pdk_dbw_report_fill(const pdk_dbw_state *dbw, const pdk_dbw_def *d, const p
 
 /* ---- hash ---------------------------------------------------------------- */
 
-uint64_t pdk_dbw_hash(uint64_t h, const pdk_dbw_state *dbw)
+void pdk_dbw_hash(pdk_hash4 *h, const pdk_dbw_state *dbw)
 {
     for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
         const pdk_dbw_chan *ch = &dbw->ch[c];
         const double dv[] = {ch->cmd, ch->rate_a,   ch->rate_b,     ch->target,
                              ch->out, ch->out_rate, ch->stuck_value};
-        for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++) {
-            h = pdk_hash_f64(h, dv[i]);
-        }
-        for (int i = 0; i < PDK_DBW_DELAY_TICKS; i++) {
-            h = pdk_hash_f64(h, ch->delay_line[i]);
-        }
+        pdk_hash4_f64s(h, dv, sizeof dv / sizeof dv[0]);
+        pdk_hash4_f64s(h, ch->delay_line, PDK_DBW_DELAY_TICKS);
         const uint64_t uv[] = {ch->last_cmd_tick,
                                ch->override_until,
                                ch->boot_until,
@@ -235,9 +231,7 @@ uint64_t pdk_dbw_hash(uint64_t h, const pdk_dbw_state *dbw)
                                    (uint64_t)ch->fault << 32 | (uint64_t)ch->report_missing << 40 |
                                    (uint64_t)ch->limiting_value << 48 |
                                    (uint64_t)ch->limiting_rate << 56};
-        for (size_t i = 0; i < sizeof uv / sizeof uv[0]; i++) {
-            h = pdk_hash_u64(h, uv[i]);
-        }
+        pdk_hash4_u64s(h, uv, sizeof uv / sizeof uv[0]);
     }
     const double dv[] = {dbw->ulc_cmd,         dbw->ulc_limit_accel,
                          dbw->ulc_limit_decel, dbw->ulc_jerk_throttle,
@@ -246,17 +240,15 @@ uint64_t pdk_dbw_hash(uint64_t h, const pdk_dbw_state *dbw)
                          dbw->ulc_integral,    dbw->comms_loss_hold_left_s,
                          dbw->speed_prev_mps,  dbw->accel_meas_mps2,
                          dbw->ulc_accel_filt,  dbw->ulc_accel_i};
-    for (size_t i = 0; i < sizeof dv / sizeof dv[0]; i++) {
-        h = pdk_hash_f64(h, dv[i]);
-    }
-    for (int i = 0; i < PDK_SENSOR_COUNT; i++) {
-        h = pdk_hash_f64(h, dbw->sensor_bias[i]);
-        h = pdk_hash_f64(h, dbw->sensor_noise_scale[i]);
-    }
+    pdk_hash4_f64s(h, dv, sizeof dv / sizeof dv[0]);
+    pdk_hash4_f64s(h, dbw->sensor_bias, PDK_SENSOR_COUNT);
+    pdk_hash4_f64s(h, dbw->sensor_noise_scale, PDK_SENSOR_COUNT);
+    pdk_hash4_f64s(h, dbw->report_drop, PDK_RPT_COUNT);
+    uint64_t delays[PDK_RPT_COUNT];
     for (int i = 0; i < PDK_RPT_COUNT; i++) {
-        h = pdk_hash_f64(h, dbw->report_drop[i]);
-        h = pdk_hash_u64(h, dbw->report_delay_ticks[i]);
+        delays[i] = dbw->report_delay_ticks[i];
     }
+    pdk_hash4_u64s(h, delays, PDK_RPT_COUNT);
     const uint64_t uv[] = {
         dbw->ulc_last_tick,
         dbw->sys_last_tick,
@@ -288,8 +280,5 @@ uint64_t pdk_dbw_hash(uint64_t h, const pdk_dbw_state *dbw)
             (uint64_t)dbw->touched << 24 | (uint64_t)dbw->sys_rc_valid << 32 |
             (uint64_t)dbw->lockout_latched << 40 | (uint64_t)dbw->hold_depleted << 48,
     };
-    for (size_t i = 0; i < sizeof uv / sizeof uv[0]; i++) {
-        h = pdk_hash_u64(h, uv[i]);
-    }
-    return h;
+    pdk_hash4_u64s(h, uv, sizeof uv / sizeof uv[0]);
 }

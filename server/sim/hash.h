@@ -4,6 +4,7 @@
 #ifndef PDK_HASH_H
 #define PDK_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -43,6 +44,94 @@ static inline uint64_t pdk_hash_f64(uint64_t h, double value)
 static inline uint64_t pdk_hash_finish(uint64_t h)
 {
     return pdk_hash_fmix64(h ^ UINT64_C(0x13198A2E03707344));
+}
+
+/* The wide hash for bulk state: four independent lanes, each taking one
+ * word per step as add-rotate-xor (v = rotl(v + w, 23) ^ w), so a core
+ * runs the four chains side by side instead of waiting on one: about a
+ * quarter of a nanosecond a word against four for pdk_hash_u64's serial
+ * multiply chain. That is what lets a session hash its whole state every
+ * tick for a few per cent of the tick (docs/adr/0012). Each step is a
+ * bijection of the lane for a given word and is not linear (the add's
+ * carries), so a change in any word changes its lane, and a later word
+ * undoes it only by matching it exactly; pdk_hash4_fold feeds the lanes to
+ * the serial hash, whose multiply chain mixes them. It detects divergence; it is not a
+ * cryptographic hash. Words go to lanes in the order given: feeding the
+ * same values in another grouping gives another hash. */
+typedef struct pdk_hash4 {
+    uint64_t v[4];
+} pdk_hash4;
+
+static inline pdk_hash4 pdk_hash4_init(uint64_t seed)
+{
+    pdk_hash4 h = {{seed, seed ^ UINT64_C(0x9E3779B97F4A7C15), seed ^ UINT64_C(0xBF58476D1CE4E5B9),
+                    seed ^ UINT64_C(0x94D049BB133111EB)}};
+    return h;
+}
+
+static inline uint64_t pdk_hash4_step_(uint64_t v, uint64_t w)
+{
+    return ((v << 23) | (v >> 41)) + w;
+}
+
+static inline uint64_t pdk_hash_bits(double value)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+/* One word into each lane. */
+static inline void pdk_hash4_take(pdk_hash4 *h, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    h->v[0] = pdk_hash4_step_(h->v[0], a);
+    h->v[1] = pdk_hash4_step_(h->v[1], b);
+    h->v[2] = pdk_hash4_step_(h->v[2], c);
+    h->v[3] = pdk_hash4_step_(h->v[3], d);
+}
+
+static inline void pdk_hash4_f64x4(pdk_hash4 *h, double a, double b, double c, double d)
+{
+    pdk_hash4_take(h, pdk_hash_bits(a), pdk_hash_bits(b), pdk_hash_bits(c), pdk_hash_bits(d));
+}
+
+/* n doubles by their bit patterns, four at a time; a tail of one to three
+ * is padded with zero words. */
+static inline void pdk_hash4_f64s(pdk_hash4 *h, const double *p, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        pdk_hash4_f64x4(h, p[i], p[i + 1], p[i + 2], p[i + 3]);
+    }
+    if (i < n) {
+        double t[4] = {0.0, 0.0, 0.0, 0.0};
+        memcpy(t, p + i, (n - i) * sizeof *p);
+        pdk_hash4_f64x4(h, t[0], t[1], t[2], t[3]);
+    }
+}
+
+/* n words, four at a time; a tail is padded with zero words. */
+static inline void pdk_hash4_u64s(pdk_hash4 *h, const uint64_t *w, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        pdk_hash4_take(h, w[i], w[i + 1], w[i + 2], w[i + 3]);
+    }
+    if (i < n) {
+        uint64_t t[4] = {0, 0, 0, 0};
+        memcpy(t, w + i, (n - i) * sizeof *w);
+        pdk_hash4_take(h, t[0], t[1], t[2], t[3]);
+    }
+}
+
+/* Folds the lanes into a running serial hash (pdk_hash_u64), so a wide
+ * part can sit inside a serial one. */
+static inline uint64_t pdk_hash4_fold(uint64_t h, const pdk_hash4 *w)
+{
+    for (int i = 0; i < 4; i++) {
+        h = pdk_hash_u64(h, w->v[i]);
+    }
+    return h;
 }
 
 #endif

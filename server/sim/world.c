@@ -1,7 +1,8 @@
 /* The world: its memory layout inside the caller's buffer, vehicle ids and
  * slots, commands, the tick loop and the state hash. The physics of one
  * vehicle lives in single_track.c and four_wheel.c; a slot's meta says which
- * model steps it, and each model keeps its own arrays. */
+ * model steps it, and each model keeps its own arrays. The header and the
+ * array views are world_internal.h's, shared with world_snapshot.c. */
 #include "world.h"
 
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "terrain.h"
 #include "trig.h"
 #include "tyre_life.h"
+#include "world_internal.h"
 
 #define WORLD_ALIGN 64u          /* arrays start on cache lines */
 #define MAX_SUBSTEPS 64
@@ -22,51 +24,8 @@
  * it, and no vehicle model is meaningful at a coarser internal rate. */
 #define MAX_SUBSTEP_S 0.02
 #define MAX_VEHICLES 65535
-#define SLOT_MASK 0xFFFFu
 #define ALL_FIELDS                                                                                 \
     (PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR | PDK_DBW_GEAR_NUMBER)
-
-/* Per slot bookkeeping; part of the state (ids must replay identically). */
-typedef struct slot_meta {
-    uint32_t generation; /* 0..65535, bumped when the slot's vehicle is removed */
-    uint32_t alive;
-    uint32_t model;      /* pdk_model of the live vehicle */
-    uint32_t tyre;       /* a four-wheel vehicle's entry in the tyres array */
-} slot_meta;
-
-/* The header at the start of the caller's memory. Arrays follow it at fixed
- * offsets, each max_vehicles long and indexed by slot:
- *   live      uint32_t        live slots in ascending order (count of them)
- *   meta      slot_meta       generation and liveness
- *   st_state, st_cmd, st_params   hot: a single-track vehicle's state, held
- *                                 command and constants
- *   fw_state, fw_cmd, fw_consts   hot: the same for a four-wheel vehicle (its
- *                                 kinematic curves are read from defs)
- * Each model has arrays of its own (a slot uses one set), so a fleet of
- * single-track cars is as dense in memory as if the four-wheel model, whose
- * constants are six times larger, did not exist.
- *   tyres     pdk_tyre_consts4  hot: the four-wheel vehicles' tyre constants,
- *             one entry per distinct set, shared by the vehicles spawned from
- *             equal definitions (4 KB each: a fleet of one preset reads one
- *             copy a tick instead of one per car)
- *   tyre_refs uint32_t        how many live vehicles use each entry
- *   channels  double[PDK_CH_COUNT]  the last tick's telemetry
- *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
- *   dbw       pdk_dbw_state   cold until a kit is spoken to: each vehicle's DBW kit
- *   driver    pdk_dbw_cmd     the driver's controls as last set (pdk_world_command)
- * Offsets rather than pointers keep the block position independent. */
-struct pdk_world {
-    pdk_world_def def;
-    double substep_s;
-    uint64_t tick;
-    pdk_prng prng;
-    int32_t count;
-    int32_t capacity;
-    int32_t first_free; /* no slot below this one is free */
-    int32_t faulted;    /* live vehicles whose state has faulted */
-    size_t off_live, off_meta, off_st_state, off_st_cmd, off_st_params, off_fw_state, off_fw_cmd,
-        off_fw_consts, off_tyres, off_tyre_refs, off_channels, off_defs, off_dbw, off_driver, bytes;
-};
 
 typedef struct layout {
     size_t live, meta, st_state, st_cmd, st_params, fw_state, fw_cmd, fw_consts, tyres, tyre_refs,
@@ -115,41 +74,6 @@ static layout layout_of(int max_vehicles)
     return l;
 }
 
-/* Array views. The world's const-ness is the caller's promise; internally the
- * arrays are reached from the header's address. */
-static unsigned char *base_of(const pdk_world *w)
-{
-    return (unsigned char *)(uintptr_t)w;
-}
-
-static uint32_t *live_of(const pdk_world *w)
-{
-    return (uint32_t *)(void *)(base_of(w) + w->off_live);
-}
-
-static slot_meta *meta_of(const pdk_world *w)
-{
-    return (slot_meta *)(void *)(base_of(w) + w->off_meta);
-}
-
-/* The per-model arrays, indexed by slot. */
-#define PDK_WORLD_ARRAY_(type, name)                                                               \
-    static type *name##_of(const pdk_world *w)                                                     \
-    {                                                                                              \
-        return (type *)(void *)(base_of(w) + w->off_##name);                                       \
-    }
-PDK_WORLD_ARRAY_(pdk_st_state, st_state)
-PDK_WORLD_ARRAY_(pdk_st_cmd, st_cmd)
-PDK_WORLD_ARRAY_(pdk_st_params, st_params)
-PDK_WORLD_ARRAY_(pdk_fw_state, fw_state)
-PDK_WORLD_ARRAY_(pdk_fw_cmd, fw_cmd)
-PDK_WORLD_ARRAY_(pdk_fw_consts, fw_consts)
-PDK_WORLD_ARRAY_(pdk_tyre_consts4, tyres)
-PDK_WORLD_ARRAY_(uint32_t, tyre_refs)
-PDK_WORLD_ARRAY_(pdk_dbw_state, dbw)
-PDK_WORLD_ARRAY_(pdk_dbw_cmd, driver)
-#undef PDK_WORLD_ARRAY_
-
 /* The entry of tyres holding c, shared (its count of users raised) where
  * one holds the same constants, else a free one filled with them. There is
  * always a free one: the array has an entry per slot. The constants have no
@@ -173,50 +97,6 @@ static uint32_t tyre_entry(pdk_world *w, const pdk_tyre_consts4 *c)
     t[free_at] = *c;
     refs[free_at] = 1u;
     return (uint32_t)free_at;
-}
-
-static int is_four_wheel(const pdk_world *w, uint32_t slot)
-{
-    return meta_of(w)[slot].model == (uint32_t)PDK_MODEL_FOUR_WHEEL;
-}
-
-static uint32_t faulted_of(const pdk_world *w, uint32_t slot)
-{
-    return is_four_wheel(w, slot) ? fw_state_of(w)[slot].faulted : st_state_of(w)[slot].faulted;
-}
-
-static double *channels_of(const pdk_world *w, uint32_t slot)
-{
-    double *all = (double *)(void *)(base_of(w) + w->off_channels);
-    return all + (size_t)slot * (size_t)PDK_CH_COUNT;
-}
-
-static pdk_vehicle_def *defs_of(const pdk_world *w)
-{
-    return (pdk_vehicle_def *)(void *)(base_of(w) + w->off_defs);
-}
-
-static pdk_vehicle_id make_id(uint32_t slot, uint32_t generation)
-{
-    return (generation << 16) | (slot + 1u);
-}
-
-/* The slot of a live vehicle, or -1 for zero, stale or out-of-range ids. */
-static int32_t slot_of(const pdk_world *w, pdk_vehicle_id id)
-{
-    if (w == NULL) {
-        return -1;
-    }
-    uint32_t low = id & SLOT_MASK;
-    if (low == 0u || low > (uint32_t)w->capacity) {
-        return -1;
-    }
-    uint32_t slot = low - 1u;
-    const slot_meta *m = &meta_of(w)[slot];
-    if (!m->alive || m->generation != (id >> 16)) {
-        return -1;
-    }
-    return (int32_t)slot;
 }
 
 pdk_world_def pdk_world_def_default(void)
@@ -317,6 +197,7 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->capacity = def->max_vehicles;
     w->first_free = 0;
     w->faulted = 0;
+    w->generation_top = 0;
     w->off_live = l.live;
     w->off_meta = l.meta;
     w->off_st_state = l.st_state;
@@ -433,27 +314,12 @@ static int step_planar(pdk_st_state *const *st, const pdk_st_cmd *const *cm,
     return faults;
 }
 
-pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pdk_pose *pose,
-                          double speed_mps, pdk_gear gear, pdk_vehicle_id *out_id)
+/* Sets a free slot up for def at pose (spawn's checks passed) and enters it
+ * in the live list; first_free is the caller's. */
+static void place(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, const pdk_pose *pose,
+                  double speed_mps, pdk_gear gear)
 {
-    const char *why;
-    if (out_id == NULL) {
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    *out_id = 0;
-    pdk_error err = check_spawn(world, def, pose, speed_mps, gear, &why);
-    if (err != PDK_OK) {
-        return err;
-    }
     slot_meta *meta = meta_of(world);
-    int32_t s = world->first_free;
-    while (meta[s].alive) {
-        s++;
-    }
-    PDK_ASSERT(s < world->capacity);
-    uint32_t slot = (uint32_t)s;
-    world->first_free = s + 1;
-
     const pdk_world_def *wd = &world->def;
     defs_of(world)[slot] = *def;
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
@@ -499,9 +365,40 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
     memmove(&live[at + 1], &live[at], sizeof(uint32_t) * (size_t)(world->count - at));
     live[at] = slot;
     world->count++;
+}
 
-    *out_id = make_id(slot, meta[slot].generation);
+pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pdk_pose *pose,
+                          double speed_mps, pdk_gear gear, pdk_vehicle_id *out_id)
+{
+    const char *why;
+    if (out_id == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    *out_id = 0;
+    pdk_error err = check_spawn(world, def, pose, speed_mps, gear, &why);
+    if (err != PDK_OK) {
+        return err;
+    }
+    slot_meta *meta = meta_of(world);
+    int32_t s = world->first_free;
+    while (meta[s].alive) {
+        s++;
+    }
+    PDK_ASSERT(s < world->capacity);
+    world->first_free = s + 1;
+    place(world, (uint32_t)s, def, pose, speed_mps, gear);
+    *out_id = make_id((uint32_t)s, meta[s].generation);
     return PDK_OK;
+}
+
+void pdk_world_spawn_at_(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, pdk_gear gear)
+{
+    PDK_ASSERT(slot < (uint32_t)world->capacity && !meta_of(world)[slot].alive);
+    if ((int32_t)slot == world->first_free) {
+        world->first_free++;
+    }
+    const pdk_pose origin = {0.0, 0.0, 0.0};
+    place(world, slot, def, &origin, 0.0, gear);
 }
 
 pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
@@ -521,7 +418,10 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     }
     m->alive = 0u;
     m->model = 0u;
-    m->generation = (m->generation + 1u) & SLOT_MASK;
+    m->generation = (m->generation + 1u) & PDK_WORLD_SLOT_MASK;
+    if (s >= world->generation_top) {
+        world->generation_top = s + 1;
+    }
     memset(&st_state_of(world)[slot], 0, sizeof(pdk_st_state));
     memset(&st_cmd_of(world)[slot], 0, sizeof(pdk_st_cmd));
     memset(&fw_state_of(world)[slot], 0, sizeof(pdk_fw_state));
@@ -541,6 +441,32 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     PDK_ASSERT(at < world->count);
     memmove(&live[at], &live[at + 1], sizeof(uint32_t) * (size_t)(world->count - at - 1));
     world->count--;
+    return PDK_OK;
+}
+
+pdk_error pdk_world_reseed(pdk_world *world, uint64_t seed)
+{
+    if (world == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    world->def.seed = seed;
+    pdk_prng_seed(&world->prng, seed);
+    return PDK_OK;
+}
+
+pdk_error pdk_world_reset(pdk_world *world)
+{
+    if (world == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    /* The lowest live slot each time: id order, and the list shrinks from
+     * its front. */
+    while (world->count > 0) {
+        uint32_t slot = live_of(world)[0];
+        pdk_error err = pdk_world_remove(world, make_id(slot, meta_of(world)[slot].generation));
+        PDK_ASSERT(err == PDK_OK);
+    }
+    pdk_prng_seed(&world->prng, world->def.seed);
     return PDK_OK;
 }
 
@@ -1046,99 +972,117 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
     return s < 0 ? NULL : &defs_of(world)[s];
 }
 
-static uint64_t hash_single_track(uint64_t h, const pdk_st_state *st, const pdk_st_cmd *c)
+/* The state hash runs the wide hash (hash.h pdk_hash4) over every live
+ * vehicle's fields, four words at a time, so that a session can record it
+ * every tick for a few per cent of the tick (docs/adr/0012). Which field
+ * sits in which lane is fixed here; the values are fed, never struct bytes. */
+static uint64_t u32w(uint32_t v)
 {
-    h = pdk_hash_f64(h, st->x_m);
-    h = pdk_hash_f64(h, st->y_m);
-    h = pdk_hash_f64(h, st->yaw_rad);
-    h = pdk_hash_f64(h, st->vx_mps);
-    h = pdk_hash_f64(h, st->vy_mps);
-    h = pdk_hash_f64(h, st->yaw_rate_radps);
-    h = pdk_hash_f64(h, st->ax_mps2);
-    h = pdk_hash_f64(h, st->ay_mps2);
-    h = pdk_hash_u64(h, st->faulted);
+    return (uint64_t)v;
+}
+
+static uint64_t i32w(int32_t v)
+{
+    return (uint64_t)(uint32_t)v;
+}
+
+static void hash_single_track(pdk_hash4 *h, const pdk_st_state *st, const pdk_st_cmd *c)
+{
+    pdk_hash4_f64x4(h, st->x_m, st->y_m, st->yaw_rad, st->vx_mps);
+    pdk_hash4_f64x4(h, st->vy_mps, st->yaw_rate_radps, st->ax_mps2, st->ay_mps2);
     /* The held command; its cached part is a function of these. */
-    h = pdk_hash_f64(h, c->throttle_pct);
-    h = pdk_hash_f64(h, c->brake_bar);
-    h = pdk_hash_f64(h, c->steer_wheel_deg);
-    return pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear);
+    pdk_hash4_f64x4(h, c->throttle_pct, c->brake_bar, c->steer_wheel_deg, 0.0);
+    pdk_hash4_take(h, u32w(st->faulted), i32w(c->gear), 0u, 0u);
 }
 
-static uint64_t hash_f64s(uint64_t h, const double *v, int n)
+static void hash_four_wheel(pdk_hash4 *h, const pdk_fw_state *fw, const pdk_fw_cmd *c)
 {
-    for (int i = 0; i < n; i++) {
-        h = pdk_hash_f64(h, v[i]);
-    }
-    return h;
-}
-
-static uint64_t hash_four_wheel(uint64_t h, const pdk_fw_state *fw, const pdk_fw_cmd *c)
-{
-    h = hash_f64s(h, fw->pos_m, 3);
-    h = hash_f64s(h, fw->quat, 4);
-    h = hash_f64s(h, fw->vel_mps, 3);
-    h = hash_f64s(h, fw->omega_radps, 3);
-    h = hash_f64s(h, fw->prev_fx_n, PDK_WHEELS);
-    h = hash_f64s(h, fw->prev_fy_n, PDK_WHEELS);
-    h = hash_f64s(h, fw->accel_mps2, 3);
-    h = hash_f64s(h, fw->spin_radps, PDK_WHEELS);
-    h = hash_f64s(h, fw->defl_x_m, PDK_WHEELS);
-    h = hash_f64s(h, fw->defl_y_m, PDK_WHEELS);
-    h = hash_f64s(h, fw->sinkage_m, PDK_WHEELS);
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        const pdk_tyre_life *l = &fw->life[i];
-        h = pdk_hash_f64(h, l->surface_temp_c);
-        h = pdk_hash_f64(h, l->carcass_temp_c);
-        h = pdk_hash_f64(h, l->gas_temp_c);
-        h = pdk_hash_f64(h, l->air_share);
-        h = pdk_hash_f64(h, l->leak_per_s);
-        h = pdk_hash_f64(h, l->tread_m);
-        h = pdk_hash_f64(h, l->flat_run_m);
-        h = pdk_hash_f64(h, l->grip_scale);
-        h = pdk_hash_u64(h, (uint64_t)(uint32_t)l->condition);
-        const pdk_tyre_effect *e = &fw->effect[i];
-        h = pdk_hash_f64(h, e->grip);
-        h = pdk_hash_f64(h, e->radius_drop_m);
-        h = pdk_hash_f64(h, e->rolling_scale);
-        h = pdk_hash_f64(h, e->pressure_kpa);
-    }
-    h = hash_f64s(h, fw->work_power_w, PDK_WHEELS);
-    h = hash_f64s(h, fw->work_load_n, PDK_WHEELS);
-    h = hash_f64s(h, fw->work_speed_mps, PDK_WHEELS);
-    h = hash_f64s(h, fw->work_contact, PDK_WHEELS);
-    h = pdk_hash_u64(h, fw->work_ticks);
-    h = pdk_hash_f64(h, fw->power_scale);
-    h = pdk_hash_u64(h, fw->faulted);
+    pdk_hash4_f64s(h, fw->pos_m, 3);
+    pdk_hash4_f64s(h, fw->quat, 4);
+    pdk_hash4_f64s(h, fw->vel_mps, 3);
+    pdk_hash4_f64s(h, fw->omega_radps, 3);
+    pdk_hash4_f64s(h, fw->prev_fx_n, PDK_WHEELS);
+    pdk_hash4_f64s(h, fw->prev_fy_n, PDK_WHEELS);
+    pdk_hash4_f64s(h, fw->accel_mps2, 3);
+    pdk_hash4_f64s(h, fw->spin_radps, PDK_WHEELS);
+    pdk_hash4_f64s(h, fw->defl_x_m, PDK_WHEELS);
+    pdk_hash4_f64s(h, fw->defl_y_m, PDK_WHEELS);
+    pdk_hash4_f64s(h, fw->sinkage_m, PDK_WHEELS);
+    /* The tyres' lives, one field of the four wheels at a time. */
+    const pdk_tyre_life *l = fw->life;
+    const pdk_tyre_effect *e = fw->effect;
+#define PDK_HASH_WHEELS_(arr, field)                                                               \
+    pdk_hash4_f64x4(h, arr[0].field, arr[1].field, arr[2].field, arr[3].field)
+    PDK_HASH_WHEELS_(l, surface_temp_c);
+    PDK_HASH_WHEELS_(l, carcass_temp_c);
+    PDK_HASH_WHEELS_(l, gas_temp_c);
+    PDK_HASH_WHEELS_(l, air_share);
+    PDK_HASH_WHEELS_(l, leak_per_s);
+    PDK_HASH_WHEELS_(l, tread_m);
+    PDK_HASH_WHEELS_(l, flat_run_m);
+    PDK_HASH_WHEELS_(l, grip_scale);
+    PDK_HASH_WHEELS_(e, grip);
+    PDK_HASH_WHEELS_(e, radius_drop_m);
+    PDK_HASH_WHEELS_(e, rolling_scale);
+    PDK_HASH_WHEELS_(e, pressure_kpa);
+#undef PDK_HASH_WHEELS_
+    pdk_hash4_take(h, i32w(l[0].condition), i32w(l[1].condition), i32w(l[2].condition),
+                   i32w(l[3].condition));
+    pdk_hash4_f64s(h, fw->work_power_w, PDK_WHEELS);
+    pdk_hash4_f64s(h, fw->work_load_n, PDK_WHEELS);
+    pdk_hash4_f64s(h, fw->work_speed_mps, PDK_WHEELS);
+    pdk_hash4_f64s(h, fw->work_contact, PDK_WHEELS);
+    pdk_hash4_take(h, u32w(fw->work_ticks), pdk_hash_bits(fw->power_scale), u32w(fw->faulted), 0u);
     const pdk_fw_powertrain *pt = &fw->pt;
     if (pt->kind != PDK_POWERTRAIN_LUMPED) {
-        h = pdk_hash_f64(h, pt->engine_radps);
-        h = pdk_hash_f64(h, pt->request);
-        h = pdk_hash_f64(h, pt->cvt_ratio);
-        h = pdk_hash_f64(h, pt->clutch_nm);
-        h = pdk_hash_f64(h, pt->carrier_radps);
-        h = pdk_hash_f64(h, pt->fuel_l);
-        h = pdk_hash_f64(h, pt->fuel_used_l);
-        h = pdk_hash_u64(h, (uint64_t)pt->lever.engaged);
-        h = pdk_hash_u64(h, (uint64_t)pt->lever.target);
-        h = pdk_hash_f64(h, pt->lever.shift_left_s);
-        h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->requested);
-        h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->reject);
-        h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->drive_mode);
-        h = hash_f64s(h, pt->ledger_j, PDK_LEDGER_COUNT);
-        h = hash_f64s(h, pt->abs_scale, PDK_WHEELS);
+        pdk_hash4_f64x4(h, pt->engine_radps, pt->request, pt->cvt_ratio, pt->clutch_nm);
+        pdk_hash4_f64x4(h, pt->carrier_radps, pt->fuel_l, pt->fuel_used_l, pt->lever.shift_left_s);
+        pdk_hash4_take(h, (uint64_t)pt->lever.engaged, (uint64_t)pt->lever.target,
+                       i32w(pt->requested), i32w(pt->reject));
+        pdk_hash4_take(h, i32w(pt->drive_mode), 0u, 0u, 0u);
+        pdk_hash4_f64s(h, pt->ledger_j, PDK_LEDGER_COUNT);
+        pdk_hash4_f64s(h, pt->abs_scale, PDK_WHEELS);
         if (pt->kind == PDK_POWERTRAIN_GEARED) {
-            h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->gear_index);
-            h = pdk_hash_u64(h, (uint64_t)(uint32_t)pt->gear_target);
-            h = pdk_hash_f64(h, pt->shift_left_s);
+            pdk_hash4_take(h, i32w(pt->gear_index), i32w(pt->gear_target),
+                           pdk_hash_bits(pt->shift_left_s), 0u);
         }
     }
-    h = pdk_hash_f64(h, c->throttle_pct);
-    h = pdk_hash_f64(h, c->brake_bar);
-    h = pdk_hash_f64(h, c->steer_wheel_deg);
-    if (c->gear_number != 0) { /* a manual gearbox's (0 for every other vehicle) */
-        h = pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear_number);
+    /* The held command; its cached part is a function of these and the
+     * definition. gear_number is 0 but for a manual gearbox. */
+    pdk_hash4_f64x4(h, c->throttle_pct, c->brake_bar, c->steer_wheel_deg, 0.0);
+    pdk_hash4_take(h, i32w(c->gear_number), i32w(c->gear), 0u, 0u);
+}
+
+/* A live vehicle's part of the world's hash: its id, its model's state and
+ * held command, and its DBW kit once spoken to. */
+static void hash_vehicle(pdk_hash4 *h, const pdk_world *w, uint32_t slot)
+{
+    pdk_hash4_take(h, make_id(slot, meta_of(w)[slot].generation), 0u, 0u, 0u);
+    if (is_four_wheel(w, slot)) {
+        hash_four_wheel(h, &fw_state_of(w)[slot], &fw_cmd_of(w)[slot]);
+    } else {
+        hash_single_track(h, &st_state_of(w)[slot], &st_cmd_of(w)[slot]);
     }
-    return pdk_hash_u64(h, (uint64_t)(uint32_t)c->gear);
+    const pdk_dbw_state *dbw = &dbw_of(w)[slot];
+    if (dbw->touched) {
+        /* A kit never spoken to is where spawn put it and changes
+         * nothing; once spoken to it is state like any other. */
+        const pdk_dbw_cmd *d = &driver_of(w)[slot];
+        pdk_hash4_f64x4(h, d->throttle_pct, d->brake_bar, d->steer_wheel_deg, 0.0);
+        pdk_hash4_take(h, i32w(d->gear), i32w(d->gear_number), 0u, 0u);
+        pdk_dbw_hash(h, dbw);
+    }
+}
+
+uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id)
+{
+    int32_t s = slot_of(world, id);
+    if (s < 0) {
+        return 0u;
+    }
+    pdk_hash4 h = pdk_hash4_init(PDK_HASH_INIT);
+    hash_vehicle(&h, world, (uint32_t)s);
+    return pdk_hash_finish(pdk_hash4_fold(PDK_HASH_INIT, &h));
 }
 
 uint64_t pdk_world_hash(const pdk_world *world)
@@ -1154,27 +1098,14 @@ uint64_t pdk_world_hash(const pdk_world *world)
     h = pdk_hash_u64(h, (uint64_t)world->count);
     const uint32_t *live = live_of(world);
     const slot_meta *meta = meta_of(world);
+    pdk_hash4 vehicles = pdk_hash4_init(PDK_HASH_INIT);
     for (int32_t i = 0; i < world->count; i++) {
-        uint32_t slot = live[i];
-        h = pdk_hash_u64(h, make_id(slot, meta[slot].generation));
-        h = is_four_wheel(world, slot)
-                ? hash_four_wheel(h, &fw_state_of(world)[slot], &fw_cmd_of(world)[slot])
-                : hash_single_track(h, &st_state_of(world)[slot], &st_cmd_of(world)[slot]);
-        const pdk_dbw_state *dbw = &dbw_of(world)[slot];
-        if (dbw->touched) {
-            /* A kit never spoken to is where spawn put it and changes
-             * nothing; once spoken to it is state like any other. */
-            const pdk_dbw_cmd *d = &driver_of(world)[slot];
-            h = pdk_hash_f64(h, d->throttle_pct);
-            h = pdk_hash_f64(h, d->brake_bar);
-            h = pdk_hash_f64(h, d->steer_wheel_deg);
-            h = pdk_hash_u64(h, ((uint64_t)(uint32_t)d->gear << 32) | (uint32_t)d->gear_number);
-            h = pdk_dbw_hash(h, dbw);
-        }
+        hash_vehicle(&vehicles, world, live[i]);
     }
+    h = pdk_hash4_fold(h, &vehicles);
     /* Free slots' generations decide the ids given out next, so they are
      * state too (a fresh slot's generation is zero and adds nothing). */
-    for (int32_t s = 0; s < world->capacity; s++) {
+    for (int32_t s = 0; s < world->generation_top; s++) {
         if (!meta[s].alive && meta[s].generation != 0u) {
             h = pdk_hash_u64(h, ((uint64_t)(uint32_t)s << 32) | meta[s].generation);
         }

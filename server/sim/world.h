@@ -96,6 +96,17 @@ const char *pdk_world_spawn_problem(const pdk_world *world, const pdk_vehicle_de
 /* Removes a vehicle. PDK_ERR_STALE_ID when id is not alive. */
 pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id);
 
+/* Sets the world's seed (def.seed: the DBW kits' sensor noise reads it) and
+ * reseeds the PRNG from it, between steps. Nothing else changes: the tick
+ * keeps counting. PDK_ERR_INVALID_ARGUMENT for NULL. */
+pdk_error pdk_world_reseed(pdk_world *world, uint64_t seed);
+
+/* Removes every vehicle, in id order, each as pdk_world_remove does (so
+ * every used slot's generation is bumped and old ids go stale), and reseeds
+ * the PRNG from def.seed, between steps. The tick keeps counting.
+ * PDK_ERR_INVALID_ARGUMENT for NULL. */
+pdk_error pdk_world_reset(pdk_world *world);
+
 /* Applies a DBW command to a vehicle; it holds until changed. Out-of-range
  * values are refused (PDK_ERR_OUT_OF_RANGE) and change nothing; throttle is
  * 0..100 %, brake 0..max_line_bar, steering within lock, gear PARK..LOW or
@@ -213,5 +224,11 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
  * Equal hashes after equal inputs is the determinism promise; it is
  * recorded and compared on replay. */
 uint64_t pdk_world_hash(const pdk_world *world);
+
+/* The part of pdk_world_hash one live vehicle contributes (its id, state,
+ * held command and spoken-to DBW kit), finished as a hash of its own: two
+ * worlds whose hashes differ can name the vehicles that differ. 0 for a
+ * dead id. */
+uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id);
 
 #endif

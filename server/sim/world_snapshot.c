@@ -1,0 +1,627 @@
+/* Snapshots of a world and their restore (snapshot.h): the head, each live
+ * vehicle's state record, the record's layout fingerprint, and the restore
+ * that spawns each vehicle from its definition into its own slot before
+ * laying its record over it. */
+#include "snapshot.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "hash.h"
+#include "world_internal.h"
+
+/* Bump whenever what a record means changes without its layout changing
+ * (a member's unit, an enum's numbering, a state the model now keeps
+ * elsewhere): the layout fingerprint cannot see those. */
+#define RECORD_VERSION 1u
+
+/* One vehicle's state record: everything of a slot that evolves, in this
+ * build's plain-data structs. The model's state and held command (with the
+ * command's cached part, which the step reads) are one of the two models';
+ * the faulted flag is the model state's. Written zeroed first, so equal
+ * states give equal bytes wherever the world's copies have equal padding. */
+typedef struct vehicle_record {
+    uint64_t layout; /* pdk_snapshot_layout() of the build that wrote it */
+    uint32_t model;  /* pdk_model */
+    uint32_t pad;
+    union {
+        struct {
+            pdk_fw_state state;
+            pdk_fw_cmd cmd;
+        } fw;
+        struct {
+            pdk_st_state state;
+            pdk_st_cmd cmd;
+        } st;
+    } m;
+    pdk_dbw_state dbw;
+    pdk_dbw_cmd driver; /* the driver's controls, under the kit */
+    double channels[PDK_CH_COUNT];
+} vehicle_record;
+
+/* ---- the layout fingerprint ---------------------------------------------- */
+
+/* Folds a member's offset and size in, and a struct's size. */
+#define MEMBER(h, type, member)                                                                    \
+    (pdk_hash_u64(pdk_hash_u64((h), (uint64_t)offsetof(type, member)),                             \
+                  (uint64_t)sizeof(((type *)0)->member)))
+#define STRUCT(h, type) pdk_hash_u64((h), (uint64_t)sizeof(type))
+
+static uint64_t layout_fw(uint64_t h)
+{
+    h = STRUCT(h, pdk_fw_state);
+    h = MEMBER(h, pdk_fw_state, pos_m);
+    h = MEMBER(h, pdk_fw_state, quat);
+    h = MEMBER(h, pdk_fw_state, vel_mps);
+    h = MEMBER(h, pdk_fw_state, omega_radps);
+    h = MEMBER(h, pdk_fw_state, prev_fx_n);
+    h = MEMBER(h, pdk_fw_state, prev_fy_n);
+    h = MEMBER(h, pdk_fw_state, accel_mps2);
+    h = MEMBER(h, pdk_fw_state, spin_radps);
+    h = MEMBER(h, pdk_fw_state, defl_x_m);
+    h = MEMBER(h, pdk_fw_state, defl_y_m);
+    h = MEMBER(h, pdk_fw_state, sinkage_m);
+    h = MEMBER(h, pdk_fw_state, life);
+    h = MEMBER(h, pdk_fw_state, effect);
+    h = MEMBER(h, pdk_fw_state, work_power_w);
+    h = MEMBER(h, pdk_fw_state, work_load_n);
+    h = MEMBER(h, pdk_fw_state, work_speed_mps);
+    h = MEMBER(h, pdk_fw_state, work_contact);
+    h = MEMBER(h, pdk_fw_state, work_ticks);
+    h = MEMBER(h, pdk_fw_state, power_scale);
+    h = MEMBER(h, pdk_fw_state, faulted);
+    h = MEMBER(h, pdk_fw_state, pt);
+
+    h = STRUCT(h, pdk_tyre_life);
+    h = MEMBER(h, pdk_tyre_life, surface_temp_c);
+    h = MEMBER(h, pdk_tyre_life, carcass_temp_c);
+    h = MEMBER(h, pdk_tyre_life, gas_temp_c);
+    h = MEMBER(h, pdk_tyre_life, air_share);
+    h = MEMBER(h, pdk_tyre_life, leak_per_s);
+    h = MEMBER(h, pdk_tyre_life, tread_m);
+    h = MEMBER(h, pdk_tyre_life, flat_run_m);
+    h = MEMBER(h, pdk_tyre_life, grip_scale);
+    h = MEMBER(h, pdk_tyre_life, condition);
+    h = STRUCT(h, pdk_tyre_effect);
+    h = MEMBER(h, pdk_tyre_effect, grip);
+    h = MEMBER(h, pdk_tyre_effect, radius_drop_m);
+    h = MEMBER(h, pdk_tyre_effect, rolling_scale);
+    h = MEMBER(h, pdk_tyre_effect, pressure_kpa);
+
+    h = STRUCT(h, pdk_fw_powertrain);
+    h = MEMBER(h, pdk_fw_powertrain, engine_radps);
+    h = MEMBER(h, pdk_fw_powertrain, request);
+    h = MEMBER(h, pdk_fw_powertrain, cvt_ratio);
+    h = MEMBER(h, pdk_fw_powertrain, clutch_nm);
+    h = MEMBER(h, pdk_fw_powertrain, carrier_radps);
+    h = MEMBER(h, pdk_fw_powertrain, fuel_l);
+    h = MEMBER(h, pdk_fw_powertrain, fuel_used_l);
+    h = MEMBER(h, pdk_fw_powertrain, lever);
+    h = MEMBER(h, pdk_fw_powertrain, requested);
+    h = MEMBER(h, pdk_fw_powertrain, reject);
+    h = MEMBER(h, pdk_fw_powertrain, drive_mode);
+    h = MEMBER(h, pdk_fw_powertrain, kind);
+    h = MEMBER(h, pdk_fw_powertrain, ledger_j);
+    h = MEMBER(h, pdk_fw_powertrain, gear_index);
+    h = MEMBER(h, pdk_fw_powertrain, gear_target);
+    h = MEMBER(h, pdk_fw_powertrain, shift_left_s);
+    h = MEMBER(h, pdk_fw_powertrain, abs_scale);
+    h = STRUCT(h, pdk_utv_lever);
+    h = MEMBER(h, pdk_utv_lever, engaged);
+    h = MEMBER(h, pdk_utv_lever, target);
+    h = MEMBER(h, pdk_utv_lever, shift_left_s);
+
+    h = STRUCT(h, pdk_fw_cmd);
+    h = MEMBER(h, pdk_fw_cmd, throttle_pct);
+    h = MEMBER(h, pdk_fw_cmd, brake_bar);
+    h = MEMBER(h, pdk_fw_cmd, steer_wheel_deg);
+    h = MEMBER(h, pdk_fw_cmd, steer_rad);
+    h = MEMBER(h, pdk_fw_cmd, wheel_steer_rad);
+    h = MEMBER(h, pdk_fw_cmd, wheel_sin);
+    h = MEMBER(h, pdk_fw_cmd, wheel_cos);
+    h = MEMBER(h, pdk_fw_cmd, drive_gain);
+    h = MEMBER(h, pdk_fw_cmd, governor_mps);
+    h = MEMBER(h, pdk_fw_cmd, governor_fade_mps);
+    h = MEMBER(h, pdk_fw_cmd, hold_n);
+    h = MEMBER(h, pdk_fw_cmd, brake_nm);
+    h = MEMBER(h, pdk_fw_cmd, pedal_map);
+    h = MEMBER(h, pdk_fw_cmd, gear_number);
+    h = MEMBER(h, pdk_fw_cmd, park_brake);
+    h = MEMBER(h, pdk_fw_cmd, gear_code);
+    return MEMBER(h, pdk_fw_cmd, gear);
+}
+
+static uint64_t layout_st(uint64_t h)
+{
+    h = STRUCT(h, pdk_st_state);
+    h = MEMBER(h, pdk_st_state, x_m);
+    h = MEMBER(h, pdk_st_state, y_m);
+    h = MEMBER(h, pdk_st_state, yaw_rad);
+    h = MEMBER(h, pdk_st_state, vx_mps);
+    h = MEMBER(h, pdk_st_state, vy_mps);
+    h = MEMBER(h, pdk_st_state, yaw_rate_radps);
+    h = MEMBER(h, pdk_st_state, ax_mps2);
+    h = MEMBER(h, pdk_st_state, ay_mps2);
+    h = MEMBER(h, pdk_st_state, faulted);
+
+    h = STRUCT(h, pdk_st_cmd);
+    h = MEMBER(h, pdk_st_cmd, throttle_pct);
+    h = MEMBER(h, pdk_st_cmd, brake_bar);
+    h = MEMBER(h, pdk_st_cmd, steer_wheel_deg);
+    h = MEMBER(h, pdk_st_cmd, steer_rad);
+    h = MEMBER(h, pdk_st_cmd, sin_steer);
+    h = MEMBER(h, pdk_st_cmd, cos_steer);
+    h = MEMBER(h, pdk_st_cmd, drive_gain);
+    h = MEMBER(h, pdk_st_cmd, governor_mps);
+    h = MEMBER(h, pdk_st_cmd, governor_fade_mps);
+    h = MEMBER(h, pdk_st_cmd, hold_front_n);
+    h = MEMBER(h, pdk_st_cmd, hold_rear_n);
+    h = MEMBER(h, pdk_st_cmd, gear_code);
+    return MEMBER(h, pdk_st_cmd, gear);
+}
+
+static uint64_t layout_dbw_chan(uint64_t h)
+{
+    h = STRUCT(h, pdk_dbw_chan);
+    h = MEMBER(h, pdk_dbw_chan, cmd);
+    h = MEMBER(h, pdk_dbw_chan, rate_a);
+    h = MEMBER(h, pdk_dbw_chan, rate_b);
+    h = MEMBER(h, pdk_dbw_chan, target);
+    h = MEMBER(h, pdk_dbw_chan, out);
+    h = MEMBER(h, pdk_dbw_chan, out_rate);
+    h = MEMBER(h, pdk_dbw_chan, stuck_value);
+    h = MEMBER(h, pdk_dbw_chan, delay_line);
+    h = MEMBER(h, pdk_dbw_chan, last_cmd_tick);
+    h = MEMBER(h, pdk_dbw_chan, override_until);
+    h = MEMBER(h, pdk_dbw_chan, boot_until);
+    h = MEMBER(h, pdk_dbw_chan, cmd_type);
+    h = MEMBER(h, pdk_dbw_chan, cmd_src);
+    h = MEMBER(h, pdk_dbw_chan, delay_ticks);
+    h = MEMBER(h, pdk_dbw_chan, fault_kind);
+    h = MEMBER(h, pdk_dbw_chan, pending_dis);
+    h = MEMBER(h, pdk_dbw_chan, latency_ticks);
+    h = MEMBER(h, pdk_dbw_chan, have_cmd);
+    h = MEMBER(h, pdk_dbw_chan, enable_req);
+    h = MEMBER(h, pdk_dbw_chan, rc);
+    h = MEMBER(h, pdk_dbw_chan, rc_valid);
+    h = MEMBER(h, pdk_dbw_chan, enabled);
+    h = MEMBER(h, pdk_dbw_chan, timeout);
+    h = MEMBER(h, pdk_dbw_chan, bad_crc);
+    h = MEMBER(h, pdk_dbw_chan, bad_rc);
+    h = MEMBER(h, pdk_dbw_chan, override_active);
+    h = MEMBER(h, pdk_dbw_chan, override_latched);
+    h = MEMBER(h, pdk_dbw_chan, override_other);
+    h = MEMBER(h, pdk_dbw_chan, ignore);
+    h = MEMBER(h, pdk_dbw_chan, fault);
+    h = MEMBER(h, pdk_dbw_chan, report_missing);
+    h = MEMBER(h, pdk_dbw_chan, limiting_value);
+    return MEMBER(h, pdk_dbw_chan, limiting_rate);
+}
+
+static uint64_t layout_dbw(uint64_t h)
+{
+    h = layout_dbw_chan(h);
+    h = STRUCT(h, pdk_dbw_state);
+    h = MEMBER(h, pdk_dbw_state, ch);
+    h = MEMBER(h, pdk_dbw_state, ulc_cmd);
+    h = MEMBER(h, pdk_dbw_state, ulc_limit_accel);
+    h = MEMBER(h, pdk_dbw_state, ulc_limit_decel);
+    h = MEMBER(h, pdk_dbw_state, ulc_jerk_throttle);
+    h = MEMBER(h, pdk_dbw_state, ulc_jerk_brake);
+    h = MEMBER(h, pdk_dbw_state, ulc_vel_ref);
+    h = MEMBER(h, pdk_dbw_state, ulc_accel_ref);
+    h = MEMBER(h, pdk_dbw_state, ulc_accel_cmd);
+    h = MEMBER(h, pdk_dbw_state, ulc_integral);
+    h = MEMBER(h, pdk_dbw_state, ulc_accel_filt);
+    h = MEMBER(h, pdk_dbw_state, ulc_accel_i);
+    h = MEMBER(h, pdk_dbw_state, ulc_last_tick);
+    h = MEMBER(h, pdk_dbw_state, ulc_cmd_type);
+    h = MEMBER(h, pdk_dbw_state, ulc_have);
+    h = MEMBER(h, pdk_dbw_state, ulc_enable_req);
+    h = MEMBER(h, pdk_dbw_state, ulc_enabled);
+    h = MEMBER(h, pdk_dbw_state, ulc_timeout);
+    h = MEMBER(h, pdk_dbw_state, ulc_override_latched);
+    h = MEMBER(h, pdk_dbw_state, ulc_preempted);
+    h = MEMBER(h, pdk_dbw_state, ulc_bad_rc);
+    h = MEMBER(h, pdk_dbw_state, ulc_bad_crc);
+    h = MEMBER(h, pdk_dbw_state, ulc_coast);
+    h = MEMBER(h, pdk_dbw_state, ulc_shift);
+    h = MEMBER(h, pdk_dbw_state, ulc_shift_park);
+    h = MEMBER(h, pdk_dbw_state, ulc_rc);
+    h = MEMBER(h, pdk_dbw_state, gear_cmd);
+    h = MEMBER(h, pdk_dbw_state, gear_reject);
+    h = MEMBER(h, pdk_dbw_state, gear_pending);
+    h = MEMBER(h, pdk_dbw_state, gear_fault);
+    h = MEMBER(h, pdk_dbw_state, gear_out);
+    h = MEMBER(h, pdk_dbw_state, gear_done_tick);
+    h = MEMBER(h, pdk_dbw_state, gear_override_until);
+    h = MEMBER(h, pdk_dbw_state, gear_bad_crc);
+    h = MEMBER(h, pdk_dbw_state, gear_report_missing);
+    h = MEMBER(h, pdk_dbw_state, gear_out_set);
+    h = MEMBER(h, pdk_dbw_state, gear_shifting);
+    h = MEMBER(h, pdk_dbw_state, state);
+    h = MEMBER(h, pdk_dbw_state, sync_mode);
+    h = MEMBER(h, pdk_dbw_state, reason_disengage);
+    h = MEMBER(h, pdk_dbw_state, reason_not_ready);
+    h = MEMBER(h, pdk_dbw_state, reengage_tick);
+    h = MEMBER(h, pdk_dbw_state, sys_last_tick);
+    h = MEMBER(h, pdk_dbw_state, enabled);
+    h = MEMBER(h, pdk_dbw_state, validate_crc);
+    h = MEMBER(h, pdk_dbw_state, comms_loss_armed);
+    h = MEMBER(h, pdk_dbw_state, comms_loss_active);
+    h = MEMBER(h, pdk_dbw_state, lockout);
+    h = MEMBER(h, pdk_dbw_state, btn_enable);
+    h = MEMBER(h, pdk_dbw_state, btn_disable);
+    h = MEMBER(h, pdk_dbw_state, external_brake);
+    h = MEMBER(h, pdk_dbw_state, sys_rc);
+    h = MEMBER(h, pdk_dbw_state, sys_bad_rc);
+    h = MEMBER(h, pdk_dbw_state, sys_bad_crc);
+    h = MEMBER(h, pdk_dbw_state, touched);
+    h = MEMBER(h, pdk_dbw_state, sys_rc_valid);
+    h = MEMBER(h, pdk_dbw_state, lockout_latched);
+    h = MEMBER(h, pdk_dbw_state, hold_depleted);
+    h = MEMBER(h, pdk_dbw_state, pad_s);
+    h = MEMBER(h, pdk_dbw_state, lockout_reason);
+    h = MEMBER(h, pdk_dbw_state, comms_loss_hold_left_s);
+    h = MEMBER(h, pdk_dbw_state, turn_signal);
+    h = MEMBER(h, pdk_dbw_state, parking_brake);
+    h = MEMBER(h, pdk_dbw_state, drive_mode_cmd);
+    h = MEMBER(h, pdk_dbw_state, aw_mode);
+    h = MEMBER(h, pdk_dbw_state, sensor_bias);
+    h = MEMBER(h, pdk_dbw_state, sensor_noise_scale);
+    h = MEMBER(h, pdk_dbw_state, report_drop);
+    h = MEMBER(h, pdk_dbw_state, report_delay_ticks);
+    h = MEMBER(h, pdk_dbw_state, speed_prev_mps);
+    h = MEMBER(h, pdk_dbw_state, accel_meas_mps2);
+
+    h = STRUCT(h, pdk_dbw_cmd);
+    h = MEMBER(h, pdk_dbw_cmd, fields);
+    h = MEMBER(h, pdk_dbw_cmd, throttle_pct);
+    h = MEMBER(h, pdk_dbw_cmd, brake_bar);
+    h = MEMBER(h, pdk_dbw_cmd, steer_wheel_deg);
+    h = MEMBER(h, pdk_dbw_cmd, gear);
+    return MEMBER(h, pdk_dbw_cmd, gear_number);
+}
+
+/* What it catches: a member added, removed, resized, moved or renamed in
+ * any struct the record holds (listed below member by member, nested
+ * structs too), a change of an array's length (PDK_WHEELS, PDK_CH_COUNT,
+ * the delay line), another byte order or another double format. What it
+ * cannot see: a member added where padding was, which moves and resizes
+ * nothing, unless it is listed here; a member whose meaning, unit or enum
+ * numbering changes in place; and a change in the physics that reads the
+ * state. The first two need RECORD_VERSION bumped (and the member listed);
+ * the last is what replay's per-tick hashes are for. */
+uint64_t pdk_snapshot_layout(void)
+{
+    uint64_t h = PDK_HASH_INIT;
+    h = pdk_hash_u64(h, RECORD_VERSION);
+    /* The byte order and the double format, as the record's bytes hold
+     * them. */
+    const uint32_t order = 0x01020304u;
+    unsigned char order_bytes[sizeof order];
+    memcpy(order_bytes, &order, sizeof order);
+    h = pdk_hash_u64(h, (uint64_t)order_bytes[0]);
+    h = pdk_hash_f64(h, 1.0 / 3.0);
+    h = STRUCT(h, vehicle_record);
+    h = MEMBER(h, vehicle_record, layout);
+    h = MEMBER(h, vehicle_record, model);
+    h = MEMBER(h, vehicle_record, m);
+    h = MEMBER(h, vehicle_record, m.fw.state);
+    h = MEMBER(h, vehicle_record, m.fw.cmd);
+    h = MEMBER(h, vehicle_record, m.st.state);
+    h = MEMBER(h, vehicle_record, m.st.cmd);
+    h = MEMBER(h, vehicle_record, dbw);
+    h = MEMBER(h, vehicle_record, driver);
+    h = MEMBER(h, vehicle_record, channels);
+    h = layout_fw(h);
+    h = layout_st(h);
+    h = layout_dbw(h);
+    return pdk_hash_finish(h);
+}
+
+#undef MEMBER
+#undef STRUCT
+
+size_t pdk_snapshot_vehicle_bytes(void)
+{
+    return sizeof(vehicle_record);
+}
+
+/* ---- taking a snapshot ---------------------------------------------------- */
+
+void pdk_world_snapshot_head_get(const pdk_world *world, pdk_world_snapshot_head *out)
+{
+    if (out == NULL) {
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    if (world == NULL) {
+        return;
+    }
+    out->tick = world->tick;
+    out->seed = world->def.seed;
+    for (int i = 0; i < 4; i++) {
+        out->prng[i] = world->prng.s[i];
+    }
+    out->capacity = world->capacity;
+    out->count = world->count;
+}
+
+pdk_error pdk_world_snapshot_generations(const pdk_world *world, uint32_t *out, size_t n)
+{
+    if (world == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (n < (size_t)world->capacity) {
+        return PDK_ERR_CAPACITY;
+    }
+    const slot_meta *meta = meta_of(world);
+    for (int32_t s = 0; s < world->capacity; s++) {
+        out[s] = meta[s].generation;
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_world_snapshot_vehicle(const pdk_world *world, pdk_vehicle_id id, void *out,
+                                     size_t len)
+{
+    if (world == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    int32_t s = slot_of(world, id);
+    if (s < 0) {
+        return PDK_ERR_STALE_ID;
+    }
+    if (len < sizeof(vehicle_record)) {
+        return PDK_ERR_CAPACITY;
+    }
+    uint32_t slot = (uint32_t)s;
+    vehicle_record r;
+    memset(&r, 0, sizeof r);
+    r.layout = pdk_snapshot_layout();
+    r.model = meta_of(world)[slot].model;
+    if (is_four_wheel(world, slot)) {
+        r.m.fw.state = fw_state_of(world)[slot];
+        r.m.fw.cmd = fw_cmd_of(world)[slot];
+    } else {
+        r.m.st.state = st_state_of(world)[slot];
+        r.m.st.cmd = st_cmd_of(world)[slot];
+    }
+    r.dbw = dbw_of(world)[slot];
+    r.driver = driver_of(world)[slot];
+    memcpy(r.channels, channels_of(world, slot), sizeof r.channels);
+    memcpy(out, &r, sizeof r);
+    return PDK_OK;
+}
+
+/* ---- restoring ------------------------------------------------------------ */
+
+/* Records the failure: the world is unusable from here on. */
+static pdk_error fail(pdk_world *w, pdk_error err, const char *why)
+{
+    if (w != NULL) {
+        w->restore_phase = PDK_RESTORE_FAILED;
+        w->restore_problem = why;
+    }
+    return err;
+}
+
+const char *pdk_world_restore_problem(const pdk_world *world)
+{
+    return world == NULL ? NULL : world->restore_problem;
+}
+
+pdk_error pdk_world_restore_head(pdk_world *world, const pdk_world_snapshot_head *head,
+                                 const uint32_t *generations, size_t n)
+{
+    if (world == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (head == NULL || generations == NULL) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT, "snapshot head or generations is NULL");
+    }
+    /* Fresh: as pdk_world_init left it, every slot's generation still 0. */
+    int fresh = world->restore_phase == PDK_RESTORE_NONE && world->count == 0 && world->tick == 0;
+    const slot_meta *meta = meta_of(world);
+    for (int32_t s = 0; fresh && s < world->capacity; s++) {
+        fresh = meta[s].generation == 0u;
+    }
+    if (!fresh) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT,
+                    "the staging world is not fresh (it has stepped, spawned or been restored "
+                    "into): restore into a world just laid out by pdk_world_init");
+    }
+    if (head->capacity != world->capacity) {
+        return fail(world, PDK_ERR_OUT_OF_RANGE,
+                    "the snapshot's capacity (max_vehicles) differs from the staging world's");
+    }
+    if (n < (size_t)head->capacity) {
+        return fail(world, PDK_ERR_OUT_OF_RANGE,
+                    "fewer generations than the snapshot's capacity (one per slot)");
+    }
+    if (head->count < 0 || head->count > head->capacity) {
+        return fail(world, PDK_ERR_OUT_OF_RANGE,
+                    "the snapshot's vehicle count is not within 0..capacity");
+    }
+    if ((head->prng[0] | head->prng[1] | head->prng[2] | head->prng[3]) == 0u) {
+        /* xoshiro256** never reaches the all-zero state and stays in it. */
+        return fail(world, PDK_ERR_OUT_OF_RANGE, "the snapshot's PRNG state is all zero");
+    }
+    for (int32_t s = 0; s < head->capacity; s++) {
+        if (generations[s] > PDK_WORLD_SLOT_MASK) {
+            return fail(world, PDK_ERR_OUT_OF_RANGE,
+                        "a slot's generation is above 65535 (it must fit an id's high 16 bits)");
+        }
+    }
+    slot_meta *m = meta_of(world);
+    for (int32_t s = 0; s < head->capacity; s++) {
+        m[s].generation = generations[s];
+        if (generations[s] != 0u) {
+            world->generation_top = s + 1;
+        }
+    }
+    world->tick = head->tick;
+    world->def.seed = head->seed;
+    for (int i = 0; i < 4; i++) {
+        world->prng.s[i] = head->prng[i];
+    }
+    world->restore_phase = PDK_RESTORE_VEHICLES;
+    world->restore_count = head->count;
+    world->restore_next_slot = 0;
+    world->restore_problem = NULL;
+    return PDK_OK;
+}
+
+static int all_finite(const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Why record r cannot be laid over a vehicle spawned from def, or NULL. A
+ * record's state is checked where a bad value would make the step read
+ * out of bounds or start from a non-finite state; the rest is the hash's to
+ * vouch for (the wire restore compares it). */
+static const char *record_problem(const vehicle_record *r, const pdk_vehicle_def *def)
+{
+    if (r->model != (uint32_t)def->model) {
+        return "the record's model differs from the definition's (four-wheel against "
+               "single-track)";
+    }
+    for (int c = 0; c < PDK_DBW_CH_COUNT; c++) {
+        const pdk_dbw_chan *ch = &r->dbw.ch[c];
+        if (ch->delay_ticks < 0 || ch->delay_ticks >= PDK_DBW_DELAY_TICKS) {
+            return "the record's DBW delay_ticks is not within 0..63";
+        }
+    }
+    if (def->model != PDK_MODEL_FOUR_WHEEL) {
+        const pdk_st_state *st = &r->m.st.state;
+        double v[8] = {st->x_m,     st->y_m,    st->yaw_rad,
+                       st->vx_mps,  st->vy_mps, st->yaw_rate_radps,
+                       st->ax_mps2, st->ay_mps2};
+        if (!all_finite(v, 8)) {
+            return "the record's single-track state holds a non-finite number";
+        }
+        return st->faulted > 1u ? "the record's faulted flag is not 0 or 1" : NULL;
+    }
+    const pdk_fw_state *fw = &r->m.fw.state;
+    if (!all_finite(fw->pos_m, 3) || !all_finite(fw->quat, 4) || !all_finite(fw->vel_mps, 3) ||
+        !all_finite(fw->omega_radps, 3) || !all_finite(fw->spin_radps, PDK_WHEELS)) {
+        return "the record's four-wheel state holds a non-finite position, orientation, "
+               "velocity or wheel spin";
+    }
+    if (fw->faulted > 1u) {
+        return "the record's faulted flag is not 0 or 1";
+    }
+    if (fw->pt.kind != (int32_t)def->powertrain.kind) {
+        return "the record's powertrain kind differs from the definition's";
+    }
+    if (def->powertrain.kind == PDK_POWERTRAIN_GEARED) {
+        int32_t n = def->powertrain.geared.n_gears;
+        if (fw->pt.gear_index < 0 || fw->pt.gear_index > n || fw->pt.gear_target < 0 ||
+            fw->pt.gear_target > n || r->m.fw.cmd.gear_number < 0 || r->m.fw.cmd.gear_number > n) {
+            return "the record's gear index, target or number is beyond the definition's "
+                   "gears";
+        }
+    }
+    return NULL;
+}
+
+pdk_error pdk_world_restore_vehicle(pdk_world *world, pdk_vehicle_id id, const pdk_vehicle_def *def,
+                                    const void *record, size_t len)
+{
+    if (world == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (world->restore_phase != PDK_RESTORE_VEHICLES) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT,
+                    "a vehicle restored before pdk_world_restore_head, after "
+                    "pdk_world_restore_end or after a failed call");
+    }
+    if (def == NULL || record == NULL) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT, "the definition or the record is NULL");
+    }
+    uint32_t low = id & PDK_WORLD_SLOT_MASK;
+    if (low == 0u || low > (uint32_t)world->capacity) {
+        return fail(world, PDK_ERR_OUT_OF_RANGE,
+                    "the vehicle id's slot is zero or beyond the world's capacity");
+    }
+    uint32_t slot = low - 1u;
+    if ((int32_t)slot < world->restore_next_slot) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT,
+                    "vehicles out of order: each must come after the last in ascending id "
+                    "(slot) order, once");
+    }
+    if (meta_of(world)[slot].generation != (id >> 16)) {
+        return fail(world, PDK_ERR_OUT_OF_RANGE,
+                    "the vehicle id's generation differs from its slot's in the snapshot head");
+    }
+    if (world->count >= world->restore_count) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT,
+                    "more vehicles than the snapshot head's count");
+    }
+    if (len != sizeof(vehicle_record)) {
+        return fail(world, PDK_ERR_VERSION,
+                    "the state record's length differs from this build's: a record of another "
+                    "layout");
+    }
+    vehicle_record r;
+    memcpy(&r, record, sizeof r);
+    if (r.layout != pdk_snapshot_layout()) {
+        return fail(world, PDK_ERR_VERSION,
+                    "the state record carries another layout fingerprint than this build's");
+    }
+    pdk_error err = pdk_vehicle_def_check(def);
+    if (err != PDK_OK) {
+        return fail(world, err, pdk_vehicle_def_problem(def));
+    }
+    const char *why = record_problem(&r, def);
+    if (why != NULL) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT, why);
+    }
+
+    /* Everything that follows from def alone comes from the spawn; what
+     * evolves comes from the record. */
+    pdk_world_spawn_at_(world, slot, def, PDK_GEAR_PARK);
+    uint32_t faulted;
+    if (def->model == PDK_MODEL_FOUR_WHEEL) {
+        fw_state_of(world)[slot] = r.m.fw.state;
+        fw_cmd_of(world)[slot] = r.m.fw.cmd;
+        faulted = r.m.fw.state.faulted;
+    } else {
+        st_state_of(world)[slot] = r.m.st.state;
+        st_cmd_of(world)[slot] = r.m.st.cmd;
+        faulted = r.m.st.state.faulted;
+    }
+    dbw_of(world)[slot] = r.dbw;
+    driver_of(world)[slot] = r.driver;
+    memcpy(channels_of(world, slot), r.channels, sizeof r.channels);
+    world->faulted += (int32_t)faulted;
+    world->restore_next_slot = (int32_t)slot + 1;
+    return PDK_OK;
+}
+
+pdk_error pdk_world_restore_end(pdk_world *world)
+{
+    if (world == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (world->restore_phase != PDK_RESTORE_VEHICLES) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT,
+                    "pdk_world_restore_end without a restored head, twice or after a failed "
+                    "call");
+    }
+    if (world->count != world->restore_count) {
+        return fail(world, PDK_ERR_INVALID_ARGUMENT,
+                    "fewer vehicles restored than the snapshot head's count");
+    }
+    world->restore_phase = PDK_RESTORE_DONE;
+    world->restore_problem = NULL;
+    return PDK_OK;
+}

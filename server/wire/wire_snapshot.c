@@ -1,0 +1,273 @@
+/* wire_snapshot: a world's snapshot as a protobuf WorldSnapshot
+ * (proto/paddock/v1/snapshot.proto) through protobuf-c, and its restore into
+ * a staging world through sim's restore calls (sim/snapshot.h), every
+ * refusal named. */
+#include "wire_snapshot.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paddock/v1/snapshot.pb-c.h"
+
+#include "snapshot.h"
+#include "wire_internal.h"
+
+#define PRNG_WORDS 4
+
+static void say(char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err == NULL || err_len == 0) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
+/* The parts of an encoded snapshot, freed together. */
+typedef struct parts {
+    uint32_t *generations;
+    Paddock__V1__VehicleSnapshot *vehicles;
+    Paddock__V1__VehicleSnapshot **vehicle_ptrs;
+    uint8_t *records;
+} parts;
+
+static void parts_free(parts *p)
+{
+    free(p->generations);
+    free(p->vehicles);
+    free(p->vehicle_ptrs);
+    free(p->records);
+}
+
+pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out)
+{
+    if (world == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_world_snapshot_head head;
+    pdk_world_snapshot_head_get(world, &head);
+    const size_t capacity = (size_t)head.capacity;
+    const size_t count = (size_t)head.count;
+    const size_t record_bytes = pdk_snapshot_vehicle_bytes();
+    /* calloc(0) may return NULL: every array has at least one element. */
+    parts p = {
+        .generations = calloc(capacity + 1u, sizeof(uint32_t)),
+        .vehicles = calloc(count + 1u, sizeof(Paddock__V1__VehicleSnapshot)),
+        .vehicle_ptrs = calloc(count + 1u, sizeof(Paddock__V1__VehicleSnapshot *)),
+        .records = malloc((count + 1u) * record_bytes),
+    };
+    if (p.generations == NULL || p.vehicles == NULL || p.vehicle_ptrs == NULL ||
+        p.records == NULL) {
+        parts_free(&p);
+        return PDK_ERR_NO_MEMORY;
+    }
+    pdk_error err = pdk_world_snapshot_generations(world, p.generations, capacity);
+    PDK_ASSERT(err == PDK_OK);
+    for (size_t i = 0; i < count; i++) {
+        pdk_vehicle_id id = pdk_world_vehicle_at(world, (int)i);
+        uint8_t *rec = p.records + i * record_bytes;
+        err = pdk_world_snapshot_vehicle(world, id, rec, record_bytes);
+        PDK_ASSERT(err == PDK_OK);
+        pdk_vehicle_pose pose;
+        err = pdk_world_vehicle_pose(world, id, &pose);
+        PDK_ASSERT(err == PDK_OK);
+        Paddock__V1__VehicleSnapshot *v = &p.vehicles[i];
+        paddock__v1__vehicle_snapshot__init(v);
+        v->vehicle_id = id;
+        v->model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
+        v->x_m = pose.x_m;
+        v->y_m = pose.y_m;
+        v->z_m = pose.z_m;
+        v->yaw_rad = pose.yaw_rad;
+        v->speed_mps = pose.speed_mps;
+        v->faulted = pose.faulted != 0;
+        v->state.data = rec;
+        v->state.len = record_bytes;
+        p.vehicle_ptrs[i] = v;
+    }
+    Paddock__V1__WorldSnapshot msg;
+    paddock__v1__world_snapshot__init(&msg);
+    msg.tick = head.tick;
+    msg.seed = head.seed;
+    msg.n_prng = PRNG_WORDS;
+    msg.prng = head.prng;
+    msg.capacity = (uint32_t)head.capacity;
+    msg.n_generations = capacity;
+    msg.generations = p.generations;
+    msg.n_vehicles = count;
+    msg.vehicles = p.vehicle_ptrs;
+    msg.state_hash = pdk_world_hash(world);
+    msg.state_layout = pdk_snapshot_layout();
+    /* protobuf-c packs the string without writing to it. */
+    msg.build_id = build_id != NULL ? (char *)(uintptr_t)build_id : (char *)"";
+    msg.record_bytes = (uint32_t)record_bytes;
+    pdk_buf_reset(out);
+    err = pdk_wire_pack_append(out, &msg.base);
+    parts_free(&p);
+    return err;
+}
+
+/* The snapshot in data, or NULL with err said. */
+static Paddock__V1__WorldSnapshot *unpack(const uint8_t *data, size_t len, char *err,
+                                          size_t err_len)
+{
+    if (data == NULL || len == 0) {
+        /* Zero bytes would parse as a WorldSnapshot of defaults. */
+        say(err, err_len, "snapshot: no bytes (not a WorldSnapshot message)");
+        return NULL;
+    }
+    Paddock__V1__WorldSnapshot *msg = (Paddock__V1__WorldSnapshot *)pdk_wire_unpack_bounded(
+        &paddock__v1__world_snapshot__descriptor, data, len);
+    if (msg == NULL) {
+        say(err, err_len, "snapshot: the %zu bytes are not a WorldSnapshot message", len);
+    }
+    return msg;
+}
+
+static void free_msg(Paddock__V1__WorldSnapshot *msg)
+{
+    protobuf_c_message_free_unpacked(&msg->base, NULL);
+}
+
+pdk_error pdk_wire_snapshot_peek(const uint8_t *data, size_t len, uint64_t *tick, uint64_t *hash,
+                                 uint64_t *layout)
+{
+    Paddock__V1__WorldSnapshot *msg = unpack(data, len, NULL, 0);
+    if (msg == NULL) {
+        return PDK_ERR_PARSE;
+    }
+    if (tick != NULL) {
+        *tick = msg->tick;
+    }
+    if (hash != NULL) {
+        *hash = msg->state_hash;
+    }
+    if (layout != NULL) {
+        *layout = msg->state_layout;
+    }
+    free_msg(msg);
+    return PDK_OK;
+}
+
+/* What the message must hold before sim sees it. */
+static pdk_error check_message(const Paddock__V1__WorldSnapshot *msg, char *err, size_t err_len)
+{
+    const size_t record_bytes = pdk_snapshot_vehicle_bytes();
+    if (msg->state_layout != pdk_snapshot_layout() || msg->record_bytes != record_bytes) {
+        say(err, err_len,
+            "snapshot: state_layout %016llx with %u-byte records (build '%s') is not this "
+            "build's %016llx with %zu-byte records; re-simulate from the inputs instead",
+            (unsigned long long)msg->state_layout, (unsigned)msg->record_bytes,
+            msg->build_id != NULL ? msg->build_id : "", (unsigned long long)pdk_snapshot_layout(),
+            record_bytes);
+        return PDK_ERR_VERSION;
+    }
+    if (msg->n_prng != PRNG_WORDS) {
+        say(err, err_len, "snapshot: prng has %zu words, not 4", msg->n_prng);
+        return PDK_ERR_PARSE;
+    }
+    if (msg->capacity > 65535u || msg->n_generations != msg->capacity) {
+        say(err, err_len,
+            "snapshot: capacity %u with %zu generations (one per slot, capacity at most 65535)",
+            (unsigned)msg->capacity, msg->n_generations);
+        return PDK_ERR_PARSE;
+    }
+    if (msg->n_vehicles > msg->capacity) {
+        say(err, err_len, "snapshot: %zu vehicles in a world of capacity %u", msg->n_vehicles,
+            (unsigned)msg->capacity);
+        return PDK_ERR_PARSE;
+    }
+    for (size_t i = 0; i < msg->n_vehicles; i++) {
+        const Paddock__V1__VehicleSnapshot *v = msg->vehicles[i];
+        if (v->state.len != record_bytes) {
+            say(err, err_len,
+                "snapshot: vehicle %u's state is %zu bytes, not this build's %zu: a record of "
+                "another layout",
+                (unsigned)v->vehicle_id, v->state.len, record_bytes);
+            return PDK_ERR_VERSION;
+        }
+    }
+    return PDK_OK;
+}
+
+static pdk_error restore_into(const Paddock__V1__WorldSnapshot *msg, pdk_world *staging,
+                              pdk_snapshot_def_fn def_for, void *ctx, char *err, size_t err_len)
+{
+    pdk_world_snapshot_head head = {
+        .tick = msg->tick,
+        .seed = msg->seed,
+        .capacity = (int32_t)msg->capacity,
+        .count = (int32_t)msg->n_vehicles,
+    };
+    memcpy(head.prng, msg->prng, sizeof head.prng);
+    pdk_error e = pdk_world_restore_head(staging, &head, msg->generations, msg->n_generations);
+    if (e != PDK_OK) {
+        const char *why = pdk_world_restore_problem(staging);
+        say(err, err_len, "snapshot head: %s", why != NULL ? why : pdk_error_message(e));
+        return e;
+    }
+    for (size_t i = 0; i < msg->n_vehicles; i++) {
+        const Paddock__V1__VehicleSnapshot *v = msg->vehicles[i];
+        pdk_vehicle_id id = v->vehicle_id;
+        const pdk_vehicle_def *def = def_for(ctx, id);
+        if (def == NULL) {
+            say(err, err_len,
+                "snapshot: no definition for vehicle %u (slot %u, generation %u) to restore it "
+                "from",
+                (unsigned)id, (unsigned)(id & 0xFFFFu) - 1u, (unsigned)(id >> 16));
+            return PDK_ERR_NOT_FOUND;
+        }
+        e = pdk_world_restore_vehicle(staging, id, def, v->state.data, v->state.len);
+        if (e != PDK_OK) {
+            const char *why = pdk_world_restore_problem(staging);
+            say(err, err_len, "snapshot: vehicle %u (slot %u, generation %u): %s", (unsigned)id,
+                (unsigned)(id & 0xFFFFu) - 1u, (unsigned)(id >> 16),
+                why != NULL ? why : pdk_error_message(e));
+            return e;
+        }
+    }
+    e = pdk_world_restore_end(staging);
+    if (e != PDK_OK) {
+        const char *why = pdk_world_restore_problem(staging);
+        say(err, err_len, "snapshot: %s", why != NULL ? why : pdk_error_message(e));
+        return e;
+    }
+    uint64_t restored = pdk_world_hash(staging);
+    if (restored != msg->state_hash) {
+        say(err, err_len,
+            "snapshot: the restored world's state hash %016llx at tick %llu is not the "
+            "snapshot's %016llx: the records did not restore the state they describe",
+            (unsigned long long)restored, (unsigned long long)msg->tick,
+            (unsigned long long)msg->state_hash);
+        return PDK_ERR_VERSION;
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_wire_snapshot_restore(const uint8_t *data, size_t len, pdk_world *staging,
+                                    pdk_snapshot_def_fn def_for, void *ctx, uint64_t *tick,
+                                    char *err, size_t err_len)
+{
+    say(err, err_len, "%s", "");
+    if (staging == NULL || def_for == NULL) {
+        say(err, err_len, "snapshot: %s is NULL", staging == NULL ? "staging world" : "def_for");
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    Paddock__V1__WorldSnapshot *msg = unpack(data, len, err, err_len);
+    if (msg == NULL) {
+        return PDK_ERR_PARSE;
+    }
+    pdk_error e = check_message(msg, err, err_len);
+    if (e == PDK_OK) {
+        e = restore_into(msg, staging, def_for, ctx, err, err_len);
+    }
+    if (e == PDK_OK && tick != NULL) {
+        *tick = msg->tick;
+    }
+    free_msg(msg);
+    return e;
+}

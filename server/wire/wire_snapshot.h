@@ -1,0 +1,40 @@
+/* A world's complete snapshot as a protobuf WorldSnapshot
+ * (proto/paddock/v1/snapshot.proto), and its restore into a staging world
+ * (sim/snapshot.h). */
+#ifndef PDK_WIRE_SNAPSHOT_H
+#define PDK_WIRE_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "wire.h"
+#include "world.h"
+
+/* Replaces out's contents with world's snapshot: head, generations, each
+ * live vehicle's state record with a readable pose, the state hash and
+ * layout, and build_id (may be NULL). PDK_ERR_NO_MEMORY. */
+pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out);
+
+/* The definition a restore spawns vehicle id from (NULL: unknown, which
+ * fails the restore with PDK_ERR_NOT_FOUND naming the vehicle). */
+typedef const pdk_vehicle_def *(*pdk_snapshot_def_fn)(void *ctx, pdk_vehicle_id id);
+
+/* Restores the snapshot in data into staging, a world freshly laid out by
+ * pdk_world_init from the definition the snapshot's world ran with (its
+ * seed is taken from the snapshot). On success *tick (may be NULL) is the
+ * snapshot's tick, and the restored world's pdk_world_hash equals the hash
+ * the snapshot carries (else PDK_ERR_VERSION: the record did not restore
+ * what it described). Errors, err naming what was wrong: PDK_ERR_PARSE (not
+ * a WorldSnapshot), PDK_ERR_VERSION (another state layout), PDK_ERR_NOT_FOUND
+ * (a vehicle def_for does not know), and sim's restore errors. On error the
+ * staging world must be discarded. */
+pdk_error pdk_wire_snapshot_restore(const uint8_t *data, size_t len, pdk_world *staging,
+                                    pdk_snapshot_def_fn def_for, void *ctx, uint64_t *tick,
+                                    char *err, size_t err_len);
+
+/* Reads the tick, hash and layout of a snapshot without restoring it. */
+pdk_error pdk_wire_snapshot_peek(const uint8_t *data, size_t len, uint64_t *tick, uint64_t *hash,
+                                 uint64_t *layout);
+
+#endif
