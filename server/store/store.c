@@ -19,6 +19,16 @@
  * otherwise print one line per queued input). */
 #define LOG_LINES_PER_BATCH 20
 
+/* One transaction holds at most this many records or bytes of texts and
+ * payloads (a record bigger than that goes alone). A backlog is then
+ * written as a run of short transactions: each commits within milliseconds,
+ * so what a kill -9 loses is only what was not yet committed, a reader or an
+ * import waiting for the write lock waits that long at most, and the WAL
+ * grows in steps the checkpointer can follow. Measured on the development
+ * machine, 8192 state hashes commit in about 15 ms. */
+#define MAX_BATCH_RECORDS 8192u
+#define MAX_BATCH_BYTES (16u * 1024u * 1024u)
+
 typedef enum rec_kind {
     REC_SESSION,
     REC_SESSION_END,
@@ -26,6 +36,8 @@ typedef enum rec_kind {
     REC_VEHICLE_REMOVED,
     REC_INPUT,
     REC_HASH,
+    REC_SNAPSHOT,
+    REC_MARK_INTERRUPTED,
 } rec_kind;
 
 typedef enum rec_state {
@@ -34,6 +46,14 @@ typedef enum rec_state {
     REC_FAILED,  /* SQLite refused it; counted and logged */
 } rec_state;
 
+/* What pdk_store_mark_interrupted waits for: the writer fills it before it
+ * frees the record, and the caller reads it once flush returned. */
+typedef struct mark_reply {
+    uint64_t n_marked;
+    int refused;
+    char why[PDK_STORE_ERR_LEN];
+} mark_reply;
+
 /* One queued record: a single allocation holding the fields and a copy of
  * every text and payload (data[] at the end). */
 struct pdk_store_record {
@@ -41,12 +61,14 @@ struct pdk_store_record {
     rec_kind kind;
     rec_state state;
     uint64_t session_id;
-    uint64_t tick;   /* input, hash, spawn, removal, final tick */
-    uint64_t value;  /* state hash or final hash */
+    uint64_t tick;   /* input, hash, snapshot, spawn, removal, final or start tick */
+    uint64_t value;  /* state hash, final hash or parent session id */
+    uint64_t aux;    /* snapshot layout or parent tick */
     int64_t unix_ms; /* created or closed */
     double dt_s;
-    int32_t number; /* input kind or substeps */
-    uint32_t id;    /* input seq or vehicle id */
+    int32_t number;    /* input kind or substeps */
+    uint32_t id;       /* input seq, vehicle id or keyframe interval */
+    mark_reply *reply; /* REC_MARK_INTERRUPTED only */
     const char *text[5];
     size_t text_len[5];
     const unsigned char *blob;
@@ -198,7 +220,8 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
          "INSERT OR IGNORE INTO build(build_id, first_seen_unix_ms) VALUES (?1, ?2)"},
         {&s->st.insert_session,
          "INSERT INTO sessions(session_id, name, timing, world_preset, world_json, build_id, "
-         "dt_s, substeps, created_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"},
+         "dt_s, substeps, created_unix_ms, start_tick, parent_session_id, parent_tick, "
+         "keyframe_every_ticks) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"},
         {&s->st.end_session,
          "UPDATE sessions SET final_tick = ?2, final_hash = ?3, closed_unix_ms = ?4 "
          "WHERE session_id = ?1"},
@@ -212,6 +235,17 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
          "INSERT INTO inputs(session_id, tick, seq, kind, payload) VALUES (?1, ?2, ?3, ?4, ?5)"},
         {&s->st.insert_hash,
          "INSERT INTO state_hashes(session_id, tick, hash) VALUES (?1, ?2, ?3)"},
+        {&s->st.insert_snapshot,
+         "INSERT INTO snapshots(session_id, tick, hash, layout, blob) VALUES (?1, ?2, ?3, ?4, "
+         "?5)"},
+        /* The last hash by tick is one step down state_hashes' primary key. */
+        {&s->st.mark_interrupted,
+         "UPDATE sessions SET interrupted = 1, "
+         "final_tick = COALESCE((SELECT h.tick FROM state_hashes h "
+         "WHERE h.session_id = sessions.session_id ORDER BY h.tick DESC LIMIT 1), 0), "
+         "final_hash = COALESCE((SELECT h.hash FROM state_hashes h "
+         "WHERE h.session_id = sessions.session_id ORDER BY h.tick DESC LIMIT 1), 0) "
+         "WHERE closed_unix_ms IS NULL AND interrupted = 0"},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
         pdk_error rc = prepare(s, list[i].sql, list[i].stmt, err, err_len);
@@ -224,10 +258,10 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
 
 static void finalize_all(pdk_store *s)
 {
-    sqlite3_stmt **all[] = {&s->st.begin,          &s->st.commit,         &s->st.rollback,
-                            &s->st.insert_build,   &s->st.insert_session, &s->st.end_session,
-                            &s->st.insert_vehicle, &s->st.remove_vehicle, &s->st.insert_input,
-                            &s->st.insert_hash};
+    sqlite3_stmt **all[] = {&s->st.begin,          &s->st.commit,          &s->st.rollback,
+                            &s->st.insert_build,   &s->st.insert_session,  &s->st.end_session,
+                            &s->st.insert_vehicle, &s->st.remove_vehicle,  &s->st.insert_input,
+                            &s->st.insert_hash,    &s->st.insert_snapshot, &s->st.mark_interrupted};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;
@@ -481,6 +515,10 @@ pdk_error pdk_store_record_session(pdk_store *store, const pdk_store_session *se
     r->dt_s = session->dt_s;
     r->number = session->substeps;
     r->unix_ms = session->created_unix_ms;
+    r->tick = session->start_tick;
+    r->value = session->parent_session_id;
+    r->aux = session->parent_tick;
+    r->id = session->keyframe_every_ticks;
     return enqueue(store, r);
 }
 
@@ -587,6 +625,28 @@ pdk_error pdk_store_record_hash(pdk_store *store, uint64_t session_id, uint64_t 
     return enqueue(store, r);
 }
 
+pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint64_t tick,
+                                    uint64_t hash, uint64_t layout, const void *blob,
+                                    size_t blob_len)
+{
+    if (!store || (!blob && blob_len > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_SNAPSHOT, NULL, 0, blob, blob_len, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->tick = tick;
+    r->value = hash;
+    r->aux = layout;
+    return enqueue(store, r);
+}
+
 /* ---- The writer thread ---- */
 
 /* Steps a statement that returns no rows and resets it; on failure copies
@@ -635,6 +695,10 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
         sqlite3_bind_double(st, 7, r->dt_s);
         sqlite3_bind_int(st, 8, r->number);
         sqlite3_bind_int64(st, 9, r->unix_ms);
+        bind_u64(st, 10, r->tick);
+        bind_u64(st, 11, r->value);
+        bind_u64(st, 12, r->aux);
+        sqlite3_bind_int64(st, 13, r->id);
         return run(s->wdb, st, why, why_len);
     case REC_SESSION_END:
         st = s->st.end_session;
@@ -688,6 +752,24 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
         bind_u64(st, 2, r->tick);
         bind_u64(st, 3, r->value);
         return run(s->wdb, st, why, why_len);
+    case REC_SNAPSHOT:
+        st = s->st.insert_snapshot;
+        bind_u64(st, 1, r->session_id);
+        bind_u64(st, 2, r->tick);
+        bind_u64(st, 3, r->value);
+        bind_u64(st, 4, r->aux);
+        if (r->blob_len) {
+            sqlite3_bind_blob64(st, 5, r->blob, r->blob_len, SQLITE_STATIC);
+        } else {
+            sqlite3_bind_zeroblob(st, 5, 0);
+        }
+        return run(s->wdb, st, why, why_len);
+    case REC_MARK_INTERRUPTED:
+        rc = run(s->wdb, s->st.mark_interrupted, why, why_len);
+        if (rc == SQLITE_OK) {
+            r->reply->n_marked = (uint64_t)sqlite3_changes64(s->wdb);
+        }
+        return rc;
     }
     snprintf(why, why_len, "unknown record kind %d", (int)r->kind);
     return SQLITE_MISUSE;
@@ -717,6 +799,12 @@ static void describe(const pdk_store_record *r, char *out, size_t len)
     case REC_HASH:
         snprintf(out, len, "state hash (session %llu, tick %llu)", sid, tick);
         return;
+    case REC_SNAPSHOT:
+        snprintf(out, len, "keyframe (session %llu, tick %llu, %zu bytes)", sid, tick, r->blob_len);
+        return;
+    case REC_MARK_INTERRUPTED:
+        snprintf(out, len, "marking sessions without an end as interrupted");
+        return;
     }
     snprintf(out, len, "record of unknown kind %d", (int)r->kind);
 }
@@ -732,6 +820,10 @@ static void refuse(pdk_store *s, pdk_store_record *r, const char *why, batch_res
 {
     r->state = REC_FAILED;
     res->failed++;
+    if (r->reply) {
+        r->reply->refused = 1;
+        snprintf(r->reply->why, sizeof r->reply->why, "%s", why);
+    }
     if (res->failed > LOG_LINES_PER_BATCH) {
         res->unlogged++;
         return;
@@ -852,24 +944,64 @@ static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res
     }
 }
 
+static size_t record_bytes(const pdk_store_record *r)
+{
+    size_t n = r->blob_len;
+    for (size_t t = 0; t < sizeof r->text_len / sizeof r->text_len[0]; t++) {
+        n += r->text_len[t];
+    }
+    return n;
+}
+
+/* Cuts the first batch off list (see MAX_BATCH_RECORDS): returns the rest
+ * and sets *n to the batch's length. */
+static pdk_store_record *split_batch(pdk_store_record *list, uint64_t *n)
+{
+    pdk_store_record *last = list;
+    uint64_t count = 1;
+    size_t bytes = record_bytes(list);
+    while (last->next && count < MAX_BATCH_RECORDS) {
+        size_t more = record_bytes(last->next);
+        if (bytes + more > MAX_BATCH_BYTES) {
+            break;
+        }
+        bytes += more;
+        last = last->next;
+        count++;
+    }
+    pdk_store_record *rest = last->next;
+    last->next = NULL;
+    *n = count;
+    return rest;
+}
+
+/* The writer takes the whole queue at once under mu (so a record_* call
+ * never waits for more than a pointer swap), then writes it in batches in
+ * queue order; flushed_seq advances by each batch's length because every
+ * record took the next sequence number when it was queued. */
 static void *writer_main(void *arg)
 {
     pdk_store *s = arg;
+    pdk_store_record *taken = NULL; /* taken from the queue, not yet written */
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        while (!s->head && !s->closing) {
-            pthread_cond_wait(&s->work_cv, &s->mu);
+        if (!taken) {
+            while (!s->head && !s->closing) {
+                pthread_cond_wait(&s->work_cv, &s->mu);
+            }
+            if (!s->head) {
+                break; /* closing, and everything is written */
+            }
+            taken = s->head;
+            s->in_flight = s->queue_len;
+            s->head = s->tail = NULL;
+            s->queue_len = 0;
         }
-        if (!s->head) {
-            break; /* closing, and everything is written */
-        }
-        pdk_store_record *batch = s->head;
-        uint64_t batch_seq = s->enqueued_seq;
-        s->in_flight = s->queue_len;
-        s->head = s->tail = NULL;
-        s->queue_len = 0;
         pthread_mutex_unlock(&s->mu);
 
+        pdk_store_record *batch = taken;
+        uint64_t n = 0;
+        taken = split_batch(batch, &n);
         batch_result res = {0};
         write_batch(s, batch, &res);
         if (res.unlogged) {
@@ -886,8 +1018,8 @@ static void *writer_main(void *arg)
         s->written += res.written;
         s->failed += res.failed;
         s->transactions += res.transactions;
-        s->in_flight = 0;
-        s->flushed_seq = batch_seq;
+        s->in_flight -= n;
+        s->flushed_seq += n;
         pthread_cond_broadcast(&s->flushed_cv);
     }
     pthread_mutex_unlock(&s->mu);
@@ -907,6 +1039,47 @@ pdk_error pdk_store_flush(pdk_store *store)
         pthread_cond_wait(&store->flushed_cv, &store->mu);
     }
     pthread_mutex_unlock(&store->mu);
+    return PDK_OK;
+}
+
+/* The update runs on the writer's connection like any record, so it never
+ * races the writer for the write lock, and flush is the wait: the record is
+ * queued after everything recorded before the call, and flush returns once
+ * the writer finished it and filled the reply. */
+pdk_error pdk_store_mark_interrupted(pdk_store *store, uint64_t *n_marked, char *err,
+                                     size_t err_len)
+{
+    pdk_store_errf(err, err_len, "%s", "");
+    if (n_marked) {
+        *n_marked = 0;
+    }
+    if (!store) {
+        pdk_store_errf(err, err_len, "pdk_store_mark_interrupted: store is NULL");
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_MARK_INTERRUPTED, NULL, 0, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        pdk_store_errf(err, err_len, "%s: out of memory marking interrupted sessions", store->path);
+        return rc;
+    }
+    mark_reply reply;
+    memset(&reply, 0, sizeof reply);
+    r->reply = &reply;
+    rc = enqueue(store, r);
+    if (rc != PDK_OK) {
+        pdk_store_errf(err, err_len, "%s: the store is closing", store->path);
+        return rc;
+    }
+    pdk_store_flush(store);
+    if (reply.refused) {
+        pdk_store_errf(err, err_len, "%s: marking interrupted sessions: %s", store->path,
+                       reply.why);
+        return PDK_ERR_DB;
+    }
+    if (n_marked) {
+        *n_marked = reply.n_marked;
+    }
     return PDK_OK;
 }
 

@@ -74,6 +74,11 @@ typedef struct pdk_store_session {
     double dt_s;
     int substeps;
     int64_t created_unix_ms;
+    /* Since migration 0002 (each 0 in older files): */
+    uint64_t start_tick;        /* its first tick; a fork starts at its parent's tick */
+    uint64_t parent_session_id; /* 0 unless forked from a recording */
+    uint64_t parent_tick;
+    uint32_t keyframe_every_ticks; /* ticks between keyframe snapshots */
 } pdk_store_session;
 
 /* Each record_* copies what it is given and returns at once. They return
@@ -107,6 +112,15 @@ pdk_error pdk_store_record_input(pdk_store *store, uint64_t session_id, uint64_t
 pdk_error pdk_store_record_hash(pdk_store *store, uint64_t session_id, uint64_t tick,
                                 uint64_t hash);
 
+/* A keyframe: the session's complete snapshot at tick (a WorldSnapshot
+ * message, snapshot.proto), with the state hash at that tick and the state
+ * layout it was written in (sim/snapshot.h pdk_snapshot_layout). The blob
+ * is copied (NULL only with blob_len 0). A second keyframe at the same tick
+ * of a session is refused by SQLite like a duplicate input. */
+pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint64_t tick,
+                                    uint64_t hash, uint64_t layout, const void *blob,
+                                    size_t blob_len);
+
 /* Blocks until every record queued before the call is committed (or refused
  * and counted in failed). For tests, shutdown and offline runs; never on the
  * loop thread of a live server. PDK_ERR_INVALID_ARGUMENT when store is NULL. */
@@ -122,6 +136,19 @@ typedef struct pdk_store_stats {
 
 /* A consistent snapshot of the counters (all zero when store is NULL). */
 void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out);
+
+/* At start-up, before any session runs: every session whose end was never
+ * recorded and that is not marked yet (paddockd was killed or crashed while
+ * it ran) is marked interrupted, with its last committed state hash's tick
+ * and hash as its final tick and hash (0 and 0 without any hash); its
+ * closed_unix_ms stays unset. Calling it again marks nothing more. *n_marked
+ * (may be NULL) gets how many were marked now. Synchronous: it is queued
+ * behind every record queued before it, runs on the writer's connection (so
+ * it never races the writer) and waits for it like pdk_store_flush. Errors:
+ * PDK_ERR_INVALID_ARGUMENT (store NULL), PDK_ERR_CLOSED (after shutdown),
+ * PDK_ERR_DB (SQLite refused it; err says why). */
+pdk_error pdk_store_mark_interrupted(pdk_store *store, uint64_t *n_marked, char *err,
+                                     size_t err_len);
 
 /* ---- Reading (synchronous, on the store's own read-only connection) ----
  *
@@ -142,10 +169,14 @@ pdk_error pdk_store_session_count(pdk_store *store, uint64_t *out, char *err, si
 
 /* A session as recorded. The strings in session belong to the info and live
  * until pdk_store_session_info_free. ended is 1 once a session end was
- * recorded; final_tick, final_hash and closed_unix_ms are 0 before. */
+ * recorded; final_tick, final_hash and closed_unix_ms are 0 before. An
+ * interrupted session has ended 0, interrupted 1, closed_unix_ms 0, and the
+ * final_tick and final_hash pdk_store_mark_interrupted gave it. */
 typedef struct pdk_store_session_info {
     pdk_store_session session;
     int ended;
+    int interrupted;    /* marked by pdk_store_mark_interrupted */
+    uint64_t last_tick; /* the tick of its last recorded state hash (0: none) */
     uint64_t final_tick;
     uint64_t final_hash;
     int64_t closed_unix_ms;
@@ -186,5 +217,49 @@ pdk_error pdk_store_read_inputs(pdk_store *store, uint64_t session_id, pdk_store
 /* The session's state hashes in tick order. */
 pdk_error pdk_store_read_hashes(pdk_store *store, uint64_t session_id, pdk_store_hash_fn fn,
                                 void *ctx, char *err, size_t err_len);
+
+/* The session's keyframes' ticks, hashes and layouts in tick order (no blobs). */
+typedef pdk_error (*pdk_store_keyframe_fn)(void *ctx, uint64_t tick, uint64_t hash, uint64_t layout,
+                                           size_t blob_len);
+pdk_error pdk_store_read_keyframes(pdk_store *store, uint64_t session_id, pdk_store_keyframe_fn fn,
+                                   void *ctx, char *err, size_t err_len);
+
+/* The keyframe at exactly tick: *blob (malloc'd, the caller frees) and
+ * *blob_len. PDK_ERR_NOT_FOUND when there is none. */
+pdk_error pdk_store_read_snapshot(pdk_store *store, uint64_t session_id, uint64_t tick, void **blob,
+                                  size_t *blob_len, char *err, size_t err_len);
+
+/* ---- Standalone session files ----------------------------------------------
+ *
+ * A session exported is an SQLite file of its own: the same tables holding
+ * that one session (its rows, vehicles, inputs, hashes, keyframes), its own
+ * schema_migrations, and an export table (format 1, the original session id,
+ * the exporting build, the time). Both calls open connections of their own
+ * and may run on any thread but the loop's; they wait for the writer's
+ * queue to drain first (pdk_store_flush). */
+
+/* Writes session_id to a new file at path (refused with PDK_ERR_ALREADY_EXISTS
+ * when path exists), its schema made by migrations_dir's migrations, which
+ * must give the store's own schema version (else PDK_ERR_DB naming both). The
+ * file is written beside path as path.tmp-XXXXXX and only then linked to
+ * path, so a crash never leaves a partial file there. An interrupted or
+ * still running session is exported as far as it is committed. Errors:
+ * PDK_ERR_INVALID_ARGUMENT, PDK_ERR_NOT_FOUND, PDK_ERR_IO (the folder, the
+ * migrations folder), PDK_ERR_PARSE (a misnamed migration), PDK_ERR_DB; on
+ * error no file is left at path. */
+pdk_error pdk_store_export_session(pdk_store *store, uint64_t session_id, const char *path,
+                                   const char *migrations_dir, char *err, size_t err_len);
+
+/* Imports the one session in the standalone file at path as a new session
+ * (its id from pdk_store_next_session_id, in *new_id; the original id in
+ * *original_id, may be NULL), all in one transaction on a connection of its
+ * own (it waits up to the busy timeout for the writer's write lock). Its
+ * parent_session_id is kept as it was. Errors: PDK_ERR_INVALID_ARGUMENT,
+ * PDK_ERR_IO (unreadable), PDK_ERR_PARSE (not an SQLite file, a damaged
+ * one, or not a Paddock export: err says what is missing),
+ * PDK_ERR_DB_TOO_NEW (its schema version or export format is newer than
+ * this server's), PDK_ERR_DB; on error nothing is added and *new_id is 0. */
+pdk_error pdk_store_import_session(pdk_store *store, const char *path, uint64_t *new_id,
+                                   uint64_t *original_id, char *err, size_t err_len);
 
 #endif

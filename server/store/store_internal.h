@@ -30,6 +30,8 @@ typedef struct pdk_store_stmts {
     sqlite3_stmt *remove_vehicle;
     sqlite3_stmt *insert_input;
     sqlite3_stmt *insert_hash;
+    sqlite3_stmt *insert_snapshot;
+    sqlite3_stmt *mark_interrupted;
 } pdk_store_stmts;
 
 struct pdk_store {

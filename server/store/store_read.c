@@ -1,6 +1,6 @@
 /* The store's synchronous read API on its read-only connection: session
- * count, one session, and a session's vehicles, inputs and state hashes, each
- * value checked against its C type before it is handed out. */
+ * count, one session, and a session's vehicles, inputs, state hashes and
+ * keyframes, each value checked against its C type before it is handed out. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <limits.h>
@@ -181,7 +181,10 @@ pdk_error pdk_store_read_session(pdk_store *store, uint64_t session_id, pdk_stor
     reader rd;
     pdk_error rc = begin_read(store,
                               "SELECT name, timing, world_preset, world_json, build_id, dt_s, "
-                              "substeps, created_unix_ms, closed_unix_ms, final_tick, final_hash "
+                              "substeps, created_unix_ms, closed_unix_ms, final_tick, final_hash, "
+                              "start_tick, parent_session_id, parent_tick, keyframe_every_ticks, "
+                              "interrupted, (SELECT h.tick FROM state_hashes h WHERE "
+                              "h.session_id = ?1 ORDER BY h.tick DESC LIMIT 1) AS last_tick "
                               "FROM sessions WHERE session_id = ?1",
                               &rd, err, err_len);
     if (rc != PDK_OK) {
@@ -206,18 +209,42 @@ pdk_error pdk_store_read_session(pdk_store *store, uint64_t session_id, pdk_stor
     if (rc == PDK_OK) {
         rc = col_int(&rd, 7, INT64_MIN, INT64_MAX, &info.session.created_unix_ms);
     }
-    if (rc == PDK_OK && sqlite3_column_type(rd.st, 9) != SQLITE_NULL) {
+    /* A recorded end sets all three; an interrupted session has its final
+     * tick and hash from pdk_store_mark_interrupted and no close time. */
+    if (rc == PDK_OK && sqlite3_column_type(rd.st, 8) != SQLITE_NULL) {
         info.ended = 1;
+        rc = col_int(&rd, 8, INT64_MIN, INT64_MAX, &info.closed_unix_ms);
+    }
+    if (rc == PDK_OK && sqlite3_column_type(rd.st, 9) != SQLITE_NULL) {
         rc = col_u64(&rd, 9, &info.final_tick);
         if (rc == PDK_OK) {
             rc = col_u64(&rd, 10, &info.final_hash);
         }
-        if (rc == PDK_OK) {
-            rc = col_int(&rd, 8, INT64_MIN, INT64_MAX, &info.closed_unix_ms);
-        }
+    }
+    int64_t keyframe_every = 0;
+    int64_t interrupted = 0;
+    if (rc == PDK_OK) {
+        rc = col_u64(&rd, 11, &info.session.start_tick);
+    }
+    if (rc == PDK_OK) {
+        rc = col_u64(&rd, 12, &info.session.parent_session_id);
+    }
+    if (rc == PDK_OK) {
+        rc = col_u64(&rd, 13, &info.session.parent_tick);
+    }
+    if (rc == PDK_OK) {
+        rc = col_int(&rd, 14, 0, UINT32_MAX, &keyframe_every);
+    }
+    if (rc == PDK_OK) {
+        rc = col_int(&rd, 15, 0, 1, &interrupted);
+    }
+    if (rc == PDK_OK && sqlite3_column_type(rd.st, 16) != SQLITE_NULL) {
+        rc = col_u64(&rd, 16, &info.last_tick);
     }
     if (rc == PDK_OK) {
         info.session.substeps = (int)substeps;
+        info.session.keyframe_every_ticks = (uint32_t)keyframe_every;
+        info.interrupted = (int)interrupted;
         info.session.dt_s = sqlite3_column_double(rd.st, 5);
         const char *texts[5];
         size_t lens[5];
@@ -389,6 +416,103 @@ pdk_error pdk_store_read_hashes(pdk_store *store, uint64_t session_id, pdk_store
     }
     if (rc == PDK_OK && row < 0) {
         rc = PDK_ERR_DB;
+    }
+    end_read(&rd);
+    return rc;
+}
+
+pdk_error pdk_store_read_keyframes(pdk_store *store, uint64_t session_id, pdk_store_keyframe_fn fn,
+                                   void *ctx, char *err, size_t err_len)
+{
+    reader rd;
+    pdk_error rc = begin_session_read(store, session_id, fn != NULL, "keyframes",
+                                      "SELECT tick, hash, layout, length(blob) FROM snapshots "
+                                      "WHERE session_id = ?1 ORDER BY tick",
+                                      &rd, err, err_len);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    int row = 0;
+    while (rc == PDK_OK && (row = step(&rd)) == 1) {
+        uint64_t tick = 0;
+        uint64_t hash = 0;
+        uint64_t layout = 0;
+        int64_t len = 0;
+        rc = col_u64(&rd, 0, &tick);
+        if (rc == PDK_OK) {
+            rc = col_u64(&rd, 1, &hash);
+        }
+        if (rc == PDK_OK) {
+            rc = col_u64(&rd, 2, &layout);
+        }
+        if (rc == PDK_OK) {
+            rc = col_int(&rd, 3, 0, INT64_MAX, &len);
+        }
+        if (rc != PDK_OK) {
+            break;
+        }
+        rc = fn(ctx, tick, hash, layout, (size_t)len);
+        if (rc != PDK_OK) {
+            rc = callback_stopped(&rd, rc, "keyframes");
+        }
+    }
+    if (rc == PDK_OK && row < 0) {
+        rc = PDK_ERR_DB;
+    }
+    end_read(&rd);
+    return rc;
+}
+
+pdk_error pdk_store_read_snapshot(pdk_store *store, uint64_t session_id, uint64_t tick, void **blob,
+                                  size_t *blob_len, char *err, size_t err_len)
+{
+    if (blob) {
+        *blob = NULL;
+    }
+    if (blob_len) {
+        *blob_len = 0;
+    }
+    if (!blob || !blob_len) {
+        pdk_store_errf(err, err_len, "reading a keyframe: %s is NULL", blob ? "blob_len" : "blob");
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    reader rd;
+    pdk_error rc = begin_session_read(store, session_id, 1, "a keyframe",
+                                      "SELECT blob FROM snapshots WHERE session_id = ?1 "
+                                      "AND tick = ?2",
+                                      &rd, err, err_len);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    sqlite3_bind_int64(rd.st, 2, pdk_store_u64_to_i64(tick));
+    int row = step(&rd);
+    if (row == 0) {
+        pdk_store_errf(err, err_len, "%s: session %llu has no keyframe at tick %llu", store->path,
+                       (unsigned long long)session_id, (unsigned long long)tick);
+        rc = PDK_ERR_NOT_FOUND;
+    } else if (row < 0) {
+        rc = PDK_ERR_DB;
+    } else if (sqlite3_column_type(rd.st, 0) != SQLITE_BLOB &&
+               sqlite3_column_type(rd.st, 0) != SQLITE_NULL) {
+        pdk_store_errf(err, err_len, "%s: the keyframe of session %llu at tick %llu is not a blob",
+                       store->path, (unsigned long long)session_id, (unsigned long long)tick);
+        rc = PDK_ERR_DB;
+    } else {
+        const void *p = sqlite3_column_blob(rd.st, 0);
+        size_t len = p ? (size_t)sqlite3_column_bytes(rd.st, 0) : 0;
+        /* One byte more so an empty keyframe still gets a pointer to free. */
+        void *copy = malloc(len + 1);
+        if (!copy) {
+            pdk_store_errf(err, err_len, "%s: out of memory reading a %zu-byte keyframe",
+                           store->path, len);
+            rc = PDK_ERR_NO_MEMORY;
+        } else {
+            if (len) {
+                memcpy(copy, p, len);
+            }
+            *blob = copy;
+            *blob_len = len;
+        }
     }
     end_read(&rd);
     return rc;

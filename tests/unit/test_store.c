@@ -76,16 +76,21 @@ static char *read_file(const char *path)
     return buf;
 }
 
-/* A migrations folder in g_tmp holding a copy of the real 0001. */
-static const char *migrations_with_initial(const char *rel)
+/* A migrations folder in g_tmp holding copies of the real migrations (the
+ * store's statements need the schema they make), 0001 and 0002. */
+static const char *migrations_copy(const char *rel)
 {
     const char *dir = tmp_path(rel);
     ck_assert_int_eq(mkdir(dir, 0755), 0);
-    char *sql = read_file(MIGRATIONS "/0001_initial.sql");
-    char file[600];
-    snprintf(file, sizeof file, "%s/0001_initial.sql", dir);
-    write_file(file, sql);
-    free(sql);
+    const char *names[] = {"0001_initial.sql", "0002_replay.sql"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char file[600];
+        snprintf(file, sizeof file, "%s/%s", MIGRATIONS, names[i]);
+        char *sql = read_file(file);
+        snprintf(file, sizeof file, "%s/%s", dir, names[i]);
+        write_file(file, sql);
+        free(sql);
+    }
     return dir;
 }
 
@@ -319,17 +324,19 @@ START_TEST(test_fresh_open_applies_initial)
 {
     const char *path = tmp_path("deep/er/paddock.db"); /* the folders do not exist yet */
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 1);
+    ck_assert_int_eq(pdk_store_schema_version(s), 2);
     pdk_store_close(s);
 
-    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 1);
-    ck_assert_int_eq(file_int(path, "SELECT version FROM schema_migrations"), 1);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 2);
     ck_assert_int_eq(
         file_int(path, "SELECT COUNT(*) FROM schema_migrations WHERE name = 'initial'"), 1);
-    ck_assert_int_gt(file_int(path, "SELECT applied_unix_ms FROM schema_migrations"),
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations WHERE name = 'replay'"),
+                     1);
+    ck_assert_int_gt(file_int(path, "SELECT MIN(applied_unix_ms) FROM schema_migrations"),
                      1600000000000);
-    const char *tables[] = {"build", "sessions", "vehicles", "inputs", "state_hashes"};
-    for (size_t i = 0; i < 5; i++) {
+    const char *tables[] = {"build", "sessions", "vehicles", "inputs", "state_hashes", "snapshots"};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
         ck_assert_msg(table_exists(path, tables[i]), "table %s missing", tables[i]);
     }
     sqlite3 *db = raw_open(path);
@@ -346,29 +353,29 @@ START_TEST(test_reopen_applies_nothing)
 {
     const char *path = tmp_path("paddock.db");
     pdk_store_close(open_ok(path, MIGRATIONS));
-    int64_t applied = file_int(path, "SELECT applied_unix_ms FROM schema_migrations");
+    int64_t applied = file_int(path, "SELECT MAX(applied_unix_ms) FROM schema_migrations");
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 1);
+    ck_assert_int_eq(pdk_store_schema_version(s), 2);
     pdk_store_close(s);
-    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 1);
-    ck_assert_int_eq(file_int(path, "SELECT applied_unix_ms FROM schema_migrations"), applied);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 2);
+    ck_assert_int_eq(file_int(path, "SELECT MAX(applied_unix_ms) FROM schema_migrations"), applied);
 }
 END_TEST
 
 START_TEST(test_second_migration_applies_on_reopen)
 {
-    const char *dir = migrations_with_initial("mig");
+    const char *dir = migrations_copy("mig");
     const char *path = tmp_path("paddock.db");
     pdk_store_close(open_ok(path, dir));
-    add_migration(dir, "0002_extra.sql",
+    add_migration(dir, "0003_extra.sql",
                   "CREATE TABLE extra (x INTEGER NOT NULL);\n"
                   "CREATE INDEX extra_x ON extra(x);\n");
     add_migration(dir, "README.md", "not a migration: ignored\n");
     pdk_store *s = open_ok(path, dir);
-    ck_assert_int_eq(pdk_store_schema_version(s), 2);
+    ck_assert_int_eq(pdk_store_schema_version(s), 3);
     pdk_store_close(s);
-    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 2);
-    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations WHERE version = 2 "
+    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 3);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations WHERE version = 3 "
                                     "AND name = 'extra'"),
                      1);
     ck_assert(table_exists(path, "extra"));
@@ -390,7 +397,7 @@ START_TEST(test_newer_database_refused)
     ck_assert_ptr_null(s);
     char want[PDK_STORE_ERR_LEN];
     snprintf(want, sizeof want,
-             "%s: database schema version 9999 is newer than this binary knows (1); "
+             "%s: database schema version 9999 is newer than this binary knows (2); "
              "use a newer paddockd",
              path);
     ck_assert_str_eq(err, want);
@@ -404,7 +411,7 @@ START_TEST(test_misnamed_migration_refused)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char rel[64];
         snprintf(rel, sizeof rel, "mig%zu", i);
-        const char *dir = migrations_with_initial(rel);
+        const char *dir = migrations_copy(rel);
         add_migration(dir, bad[i], "CREATE TABLE t (x);\n");
         snprintf(rel, sizeof rel, "db%zu/paddock.db", i);
         const char *path = tmp_path(rel);
@@ -421,7 +428,7 @@ END_TEST
 
 START_TEST(test_duplicate_migration_number_refused)
 {
-    const char *dir = migrations_with_initial("mig");
+    const char *dir = migrations_copy("mig");
     add_migration(dir, "0001_again.sql", "CREATE TABLE t (x);\n");
     pdk_store *s = NULL;
     char err[PDK_STORE_ERR_LEN];
@@ -435,13 +442,13 @@ END_TEST
 
 START_TEST(test_migration_gap_refused)
 {
-    const char *dir = migrations_with_initial("mig");
-    add_migration(dir, "0003_later.sql", "CREATE TABLE t (x);\n");
+    const char *dir = migrations_copy("mig");
+    add_migration(dir, "0004_later.sql", "CREATE TABLE t (x);\n");
     pdk_store *s = NULL;
     char err[PDK_STORE_ERR_LEN];
     ck_assert_int_eq(pdk_store_open(tmp_path("p.db"), dir, &s, err, sizeof err), PDK_ERR_PARSE);
     ck_assert_ptr_null(s);
-    ck_assert_msg(strstr(err, "0003_later.sql") && strstr(err, "expected migration 0002"), "%s",
+    ck_assert_msg(strstr(err, "0004_later.sql") && strstr(err, "expected migration 0003"), "%s",
                   err);
 }
 END_TEST
@@ -466,10 +473,10 @@ END_TEST
 
 START_TEST(test_broken_migration_rolls_back)
 {
-    const char *dir = migrations_with_initial("mig");
+    const char *dir = migrations_copy("mig");
     const char *path = tmp_path("paddock.db");
     pdk_store_close(open_ok(path, dir));
-    add_migration(dir, "0002_broken.sql",
+    add_migration(dir, "0003_broken.sql",
                   "CREATE TABLE partial (x INTEGER);\n"
                   "INSERT INTO partial VALUES (1);\n"
                   "CREATE TABLEX oops (y);\n");
@@ -477,24 +484,24 @@ START_TEST(test_broken_migration_rolls_back)
     char err[PDK_STORE_ERR_LEN];
     ck_assert_int_eq(pdk_store_open(path, dir, &s, err, sizeof err), PDK_ERR_DB);
     ck_assert_ptr_null(s);
-    ck_assert_msg(strstr(err, "0002_broken.sql") && strstr(err, "syntax error") &&
-                      strstr(err, "left at version 1"),
+    ck_assert_msg(strstr(err, "0003_broken.sql") && strstr(err, "syntax error") &&
+                      strstr(err, "left at version 2"),
                   "%s", err);
-    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 1);
+    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 2);
     ck_assert_int_eq(table_exists(path, "partial"), 0);
 
     /* Fixed, it applies; the same holds on a fresh file where 0001 and the
-     * broken 0002 come in one open. */
-    add_migration(dir, "0002_broken.sql", "CREATE TABLE partial (x INTEGER);\n");
+     * broken 0003 come in one open. */
+    add_migration(dir, "0003_broken.sql", "CREATE TABLE partial (x INTEGER);\n");
     s = open_ok(path, dir);
-    ck_assert_int_eq(pdk_store_schema_version(s), 2);
+    ck_assert_int_eq(pdk_store_schema_version(s), 3);
     pdk_store_close(s);
     ck_assert(table_exists(path, "partial"));
 
-    add_migration(dir, "0002_broken.sql", "CREATE TABLE partial (x INTEGER);\nSELEC 1;\n");
+    add_migration(dir, "0003_broken.sql", "CREATE TABLE partial (x INTEGER);\nSELEC 1;\n");
     const char *fresh = tmp_path("fresh.db");
     ck_assert_int_eq(pdk_store_open(fresh, dir, &s, err, sizeof err), PDK_ERR_DB);
-    ck_assert_int_eq(file_int(fresh, "SELECT MAX(version) FROM schema_migrations"), 1);
+    ck_assert_int_eq(file_int(fresh, "SELECT MAX(version) FROM schema_migrations"), 2);
     ck_assert_int_eq(table_exists(fresh, "partial"), 0);
     ck_assert(table_exists(fresh, "sessions"));
 }
@@ -502,16 +509,16 @@ END_TEST
 
 START_TEST(test_migration_with_own_transaction_refused)
 {
-    const char *dir = migrations_with_initial("mig");
-    add_migration(dir, "0002_commits.sql",
+    const char *dir = migrations_copy("mig");
+    add_migration(dir, "0003_commits.sql",
                   "CREATE TABLE early (x);\nCOMMIT;\n"
                   "CREATE TABLE late (y);\n");
     const char *path = tmp_path("paddock.db");
     pdk_store *s = NULL;
     char err[PDK_STORE_ERR_LEN];
     ck_assert_int_eq(pdk_store_open(path, dir, &s, err, sizeof err), PDK_ERR_DB);
-    ck_assert_msg(strstr(err, "0002_commits.sql") && strstr(err, "not allowed"), "%s", err);
-    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 1);
+    ck_assert_msg(strstr(err, "0003_commits.sql") && strstr(err, "not allowed"), "%s", err);
+    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 2);
     ck_assert_int_eq(table_exists(path, "early"), 0);
     ck_assert_int_eq(table_exists(path, "late"), 0);
 }
