@@ -14,6 +14,10 @@
 
 #include "store_internal.h"
 
+#define PDK_STORE_GATHER_NS 4000000u /* 4 ms: under half a 120 Hz tick */
+#define PDK_STORE_IDLE_NS 200000000u /* 200 ms of empty queue: sleep until called */
+#define PDK_STORE_WAKE_RECORDS 4096u /* a backlog this long is written at once */
+
 /* Past this many refused records in one batch, the rest of that batch is
  * summarised in one line instead of one line each (a full disk would
  * otherwise print one line per queued input). */
@@ -374,7 +378,12 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
     s->path = pcopy;
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->read_mu, NULL);
-    pthread_cond_init(&s->work_cv, NULL);
+    /* The writer's timed waits run on the monotonic clock. */
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->work_cv, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     pthread_cond_init(&s->flushed_cv, NULL);
 
     rc = open_store(s, path, &migrations, err, err_len);
@@ -460,6 +469,13 @@ static pdk_error new_record(rec_kind kind, const char *const *texts, size_t ntex
     return PDK_OK;
 }
 
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static pdk_error enqueue(pdk_store *s, pdk_store_record *r)
 {
     pthread_mutex_lock(&s->mu);
@@ -473,13 +489,14 @@ static pdk_error enqueue(pdk_store *s, pdk_store_record *r)
         s->tail->next = r;
     } else {
         s->head = r;
+        s->head_ns = monotonic_ns();
     }
     s->tail = r;
     s->queue_len++;
     s->enqueued_seq++;
-    /* The writer only sleeps on an empty queue, so only the first record
-     * after it emptied needs to wake it. */
-    if (was_empty) {
+    /* A gathering writer wakes by itself within PDK_STORE_GATHER_NS; only
+     * an idle one, or a backlog worth a transaction now, needs the call. */
+    if ((was_empty && s->writer_idle) || s->queue_len == PDK_STORE_WAKE_RECORDS) {
         pthread_cond_signal(&s->work_cv);
     }
     pthread_mutex_unlock(&s->mu);
@@ -487,13 +504,12 @@ static pdk_error enqueue(pdk_store *s, pdk_store_record *r)
 }
 
 /* CLOSED is reported before any copy is made, so a closed store costs a
- * caller nothing; enqueue checks again under the lock. */
+ * caller nothing; enqueue checks again under the lock. The unlocked read is
+ * a hint only (closing goes from 0 to 1 once), read atomically so that it
+ * costs a record no second lock round trip. */
 static int is_closing(pdk_store *s)
 {
-    pthread_mutex_lock(&s->mu);
-    int c = s->closing;
-    pthread_mutex_unlock(&s->mu);
-    return c;
+    return __atomic_load_n(&s->closing, __ATOMIC_RELAXED);
 }
 
 pdk_error pdk_store_record_session(pdk_store *store, const pdk_store_session *session)
@@ -975,6 +991,39 @@ static pdk_store_record *split_batch(pdk_store_record *list, uint64_t *n)
     return rest;
 }
 
+/* Waits, under mu, until the queue holds something worth a transaction:
+ * records PDK_STORE_GATHER_NS old, PDK_STORE_WAKE_RECORDS of them, a flush
+ * waiting, or a close. While records keep coming the writer wakes on that
+ * period by itself, so a ticking session's records cost it no wake-up
+ * call (one per tick was most of recording's cost); after
+ * PDK_STORE_IDLE_NS of empty queue it sleeps until enqueue calls. A record
+ * waits at most PDK_STORE_GATHER_NS, under a real-time tick, before its
+ * transaction starts: what a kill -9 can catch uncommitted (ADR 0012). */
+static void gather(pdk_store *s)
+{
+    uint64_t idle_since = monotonic_ns();
+    for (;;) {
+        if (s->closing) {
+            return;
+        }
+        uint64_t now = monotonic_ns();
+        if (s->head && (s->queue_len >= PDK_STORE_WAKE_RECORDS || s->flush_waiting ||
+                        now - s->head_ns >= PDK_STORE_GATHER_NS)) {
+            return;
+        }
+        if (!s->head && now - idle_since >= PDK_STORE_IDLE_NS) {
+            s->writer_idle = 1;
+            pthread_cond_wait(&s->work_cv, &s->mu);
+            s->writer_idle = 0;
+            idle_since = monotonic_ns();
+            continue;
+        }
+        uint64_t until = s->head ? s->head_ns + PDK_STORE_GATHER_NS : now + PDK_STORE_GATHER_NS;
+        struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+        pthread_cond_timedwait(&s->work_cv, &s->mu, &ts);
+    }
+}
+
 /* The writer takes the whole queue at once under mu (so a record_* call
  * never waits for more than a pointer swap), then writes it in batches in
  * queue order; flushed_seq advances by each batch's length because every
@@ -986,9 +1035,7 @@ static void *writer_main(void *arg)
     pthread_mutex_lock(&s->mu);
     for (;;) {
         if (!taken) {
-            while (!s->head && !s->closing) {
-                pthread_cond_wait(&s->work_cv, &s->mu);
-            }
+            gather(s);
             if (!s->head) {
                 break; /* closing, and everything is written */
             }
@@ -1035,9 +1082,12 @@ pdk_error pdk_store_flush(pdk_store *store)
     }
     pthread_mutex_lock(&store->mu);
     uint64_t target = store->enqueued_seq;
+    store->flush_waiting++;
+    pthread_cond_signal(&store->work_cv);
     while (store->flushed_seq < target) {
         pthread_cond_wait(&store->flushed_cv, &store->mu);
     }
+    store->flush_waiting--;
     pthread_mutex_unlock(&store->mu);
     return PDK_OK;
 }
@@ -1106,7 +1156,7 @@ void pdk_store_shutdown(pdk_store *store)
         return;
     }
     pthread_mutex_lock(&store->mu);
-    store->closing = 1;
+    __atomic_store_n(&store->closing, 1, __ATOMIC_RELAXED);
     pthread_cond_signal(&store->work_cv);
     pthread_mutex_unlock(&store->mu);
     if (store->writer_started && !store->writer_joined) {

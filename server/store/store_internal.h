@@ -62,6 +62,13 @@ struct pdk_store {
     uint64_t failed;
     uint64_t transactions;
     int closing;
+    /* Gathering (writer_main): the writer sleeps without a timeout only
+     * after the queue stayed empty for PDK_STORE_IDLE_NS (writer_idle);
+     * otherwise it wakes every PDK_STORE_GATHER_NS on its own, so a record
+     * queued by a ticking session costs no wake-up call. */
+    int writer_idle;
+    int flush_waiting; /* flush (and mark_interrupted) calls waiting now */
+    uint64_t head_ns;  /* CLOCK_MONOTONIC when the oldest queued record came */
 
     pthread_t writer;
     int writer_started;
