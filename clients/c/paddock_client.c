@@ -234,6 +234,21 @@ const char *pdk_client_body_name(pb_size_t body_tag)
         BODY_(state_batch)
         BODY_(dbw_report)
         BODY_(control_event)
+        BODY_(session_control)
+        BODY_(session_control_reply)
+        BODY_(stats_subscribe)
+        BODY_(session_stats)
+        BODY_(replay_open)
+        BODY_(verify_request)
+        BODY_(verify_reply)
+        BODY_(fork_request)
+        BODY_(export_request)
+        BODY_(csv_export_request)
+        BODY_(export_chunk)
+        BODY_(import_chunk)
+        BODY_(session_imported)
+        BODY_(session_meta_request)
+        BODY_(session_meta)
 #undef BODY_
     default:
         break;
@@ -909,4 +924,126 @@ void pdk_client_close(pdk_client *c)
 int pdk_client_is_connected(const pdk_client *c)
 {
     return c != NULL && c->fd >= 0 && c->next_request_id > 1;
+}
+
+/* --- files in chunks ------------------------------------------------------ */
+
+pdk_client_status pdk_client_download(pdk_client *c, paddock_v1_Frame *frame,
+                                      pdk_client_sink_fn sink, void *ud, pdk_client_push_fn on_push,
+                                      void *push_ud, uint64_t *total_bytes)
+{
+    if (c == NULL) {
+        return PDK_CLIENT_EINVAL;
+    }
+    begin(c);
+    if (frame == NULL || sink == NULL) {
+        return fail(c, PDK_CLIENT_EINVAL, "pdk_client_download: %s is NULL",
+                    frame == NULL ? "frame" : "sink");
+    }
+    pdk_client_status st = require_connected(c);
+    if (st != PDK_CLIENT_OK) {
+        return st;
+    }
+    assign_request_id(c, frame);
+    const uint64_t id = frame->request_id;
+    const pb_size_t req_body = frame->which_body;
+    st = encode_and_send(c, frame, deadline_after(c->timeout_ms));
+    if (st != PDK_CLIENT_OK) {
+        return st;
+    }
+    uint64_t offset = 0;
+    for (;;) {
+        /* Each chunk may take c->timeout_ms: a large export streams for as
+         * long as it needs while it keeps coming. */
+        size_t off = 0;
+        size_t len = 0;
+        st = next_frame(c, deadline_after(c->timeout_ms), &off, &len);
+        if (st == PDK_CLIENT_ETIMEOUT) {
+            return fail(c, st, "no chunk of request %llu (%s) within %d ms after byte %llu",
+                        (unsigned long long)id, pdk_client_body_name(req_body), c->timeout_ms,
+                        (unsigned long long)offset);
+        }
+        if (st == PDK_CLIENT_OK) {
+            st = decode_frame(c, off, len, frame);
+        }
+        if (st != PDK_CLIENT_OK) {
+            return st;
+        }
+        if (frame->request_id == 0) {
+            if (on_push != NULL) {
+                on_push(frame, push_ud);
+            }
+            continue;
+        }
+        if (frame->request_id != id) {
+            continue; /* a reply to a request that already timed out */
+        }
+        if (frame->which_body == paddock_v1_Frame_error_tag) {
+            return server_error(c, &frame->body.error);
+        }
+        if (frame->which_body != paddock_v1_Frame_export_chunk_tag) {
+            return fail(c, PDK_CLIENT_EPROTO,
+                        "expected an export_chunk reply to request %llu, got %s",
+                        (unsigned long long)id, pdk_client_body_name(frame->which_body));
+        }
+        const paddock_v1_ExportChunk *ch = &frame->body.export_chunk;
+        if (ch->offset != offset) {
+            return fail_fatal(c, PDK_CLIENT_EPROTO,
+                              "export chunk at offset %llu where %llu was next; connection closed",
+                              (unsigned long long)ch->offset, (unsigned long long)offset);
+        }
+        if (ch->data.size > 0 && sink(ch->data.bytes, ch->data.size, ud) != 0) {
+            return fail(c, PDK_CLIENT_EINVAL,
+                        "the sink refused %u bytes at offset %llu (the rest is not read: close "
+                        "the connection)",
+                        (unsigned)ch->data.size, (unsigned long long)offset);
+        }
+        offset += ch->data.size;
+        if (ch->last) {
+            if (total_bytes != NULL) {
+                *total_bytes = offset;
+            }
+            return PDK_CLIENT_OK;
+        }
+    }
+}
+
+pdk_client_status pdk_client_upload(pdk_client *c, paddock_v1_Frame *frame,
+                                    pdk_client_source_fn source, void *ud,
+                                    pdk_client_push_fn on_push, void *push_ud)
+{
+    if (c == NULL) {
+        return PDK_CLIENT_EINVAL;
+    }
+    begin(c);
+    if (frame == NULL || source == NULL) {
+        return fail(c, PDK_CLIENT_EINVAL, "pdk_client_upload: %s is NULL",
+                    frame == NULL ? "frame" : "source");
+    }
+    uint64_t offset = 0;
+    for (;;) {
+        memset(frame, 0, sizeof *frame);
+        frame->which_body = paddock_v1_Frame_import_chunk_tag;
+        paddock_v1_ImportChunk *ch = &frame->body.import_chunk;
+        long n = source(ch->data.bytes, PDK_CLIENT_CHUNK_BYTES, ud);
+        if (n < 0 || (size_t)n > PDK_CLIENT_CHUNK_BYTES) {
+            return fail(c, PDK_CLIENT_EINVAL, "the source failed at byte %llu",
+                        (unsigned long long)offset);
+        }
+        /* The end is an empty chunk with last set: the source need not know
+         * its size. */
+        ch->offset = offset;
+        ch->data.size = (pb_size_t)n;
+        ch->last = n == 0;
+        pdk_client_status st = pdk_client_call(c, frame, frame, on_push, push_ud);
+        if (st != PDK_CLIENT_OK) {
+            return st;
+        }
+        pb_size_t want = n == 0 ? paddock_v1_Frame_session_imported_tag : paddock_v1_Frame_ok_tag;
+        st = pdk_client_expect(c, frame, want);
+        if (st != PDK_CLIENT_OK || n == 0) {
+            return st;
+        }
+        offset += (uint64_t)n;
+    }
 }

@@ -12,7 +12,15 @@
 
 #define PDK_CLIENT_DEFAULT_SERVER "127.0.0.1:7420"
 #define PDK_CLIENT_RX_BYTES (64u * 1024u)
-#define PDK_CLIENT_TX_BYTES (4u * 1024u)
+/* The send buffer holds one ImportChunk of 16 KiB with its framing. A
+ * device that never uploads may build with a smaller one (4 KiB holds every
+ * other request); its uploads then go in chunks that fit. */
+#ifndef PDK_CLIENT_TX_BYTES
+#define PDK_CLIENT_TX_BYTES (17u * 1024u)
+#endif
+/* The data of one ImportChunk pdk_client_upload sends. */
+#define PDK_CLIENT_CHUNK_BYTES                                                                     \
+    (PDK_CLIENT_TX_BYTES >= 16384u + 256u ? 16384u : PDK_CLIENT_TX_BYTES - 256u)
 #define PDK_CLIENT_ERR_LEN 512
 /* Used by pdk_client_connect when it is given a timeout of 0 or less. */
 #define PDK_CLIENT_DEFAULT_TIMEOUT_MS 5000
@@ -124,6 +132,37 @@ const char *pdk_client_body_name(pb_size_t body_tag);
 /* The proto name of a server error code ("NOT_FOUND"); "UNKNOWN_ERROR" for a
  * code this client does not know. Never NULL. */
 const char *pdk_client_error_code_name(paddock_v1_ErrorCode code);
+
+/* Where pdk_client_download puts a file's bytes, in order: return 0 to go
+ * on, anything else to stop. */
+typedef int (*pdk_client_sink_fn)(const uint8_t *data, size_t len, void *ud);
+
+/* Sends frame (an ExportRequest or a CsvExportRequest; its request_id is
+ * assigned here) and hands the data of each ExportChunk of the reply to sink
+ * in order, until the chunk marked last; *total_bytes (may be NULL) gets the
+ * size. frame receives the chunks. Each chunk must come within
+ * c->timeout_ms of the one before; pushed frames meanwhile go to on_push.
+ * Errors: ESERVER (refused, or failed part-way: what came stays with the
+ * sink), EPROTO (a chunk out of order, another reply), ETIMEOUT, EIO,
+ * EINVAL (NULL, or the sink stopped: the rest of the reply is then still on
+ * the way, so close the connection). */
+pdk_client_status pdk_client_download(pdk_client *c, paddock_v1_Frame *frame,
+                                      pdk_client_sink_fn sink, void *ud, pdk_client_push_fn on_push,
+                                      void *push_ud, uint64_t *total_bytes);
+
+/* Gives pdk_client_upload the next bytes: fills buf with at most cap and
+ * returns how many, 0 at the end, or -1 when it cannot read. */
+typedef long (*pdk_client_source_fn)(uint8_t *buf, size_t cap, void *ud);
+
+/* Uploads a standalone session file (paddock export) from source as
+ * ImportChunks of PDK_CLIENT_CHUNK_BYTES, each answered Ok, then an empty
+ * chunk marked last; on success frame holds the SessionImported reply.
+ * Errors as pdk_client_call, and EINVAL when the source fails (the server
+ * drops the upload when the connection closes or the next upload starts
+ * at offset 0). */
+pdk_client_status pdk_client_upload(pdk_client *c, paddock_v1_Frame *frame,
+                                    pdk_client_source_fn source, void *ud,
+                                    pdk_client_push_fn on_push, void *push_ud);
 
 /* True while the connection is open (connect succeeded and no EIO or EPROTO
  * closed it since). */

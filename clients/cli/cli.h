@@ -47,6 +47,7 @@ typedef struct pdk_cli_command {
 struct pdk_cli {
     const char *server; /* --server, or NULL for $PADDOCK_SERVER or the default */
     int timeout_ms;
+    int timeout_set; /* --timeout was given (long commands otherwise wait longer) */
     pdk_client *client;
     paddock_v1_Frame *frame;
     paddock_v1_Welcome welcome;
@@ -109,10 +110,33 @@ int pdk_cli_find_session(pdk_cli *cli, uint64_t id, paddock_v1_SessionInfo *out,
 /* Required option missing: a usage error naming it. */
 int pdk_cli_missing(const pdk_cli_command *cmd, const char *option);
 
-/* The long-running commands, defined in drive.c, dbw.c and watch.c. */
+/* The long-running commands, defined in drive.c, dbw.c and watch.c, and
+ * those of session control (control.c) and recordings (recording.c). */
 extern const pdk_cli_command pdk_cli_drive_command;
 extern const pdk_cli_command pdk_cli_dbw_command;
 extern const pdk_cli_command pdk_cli_watch_command;
+extern const pdk_cli_command pdk_cli_control_command;
+extern const pdk_cli_command pdk_cli_stepper_command;
+extern const pdk_cli_command pdk_cli_stats_command;
+extern const pdk_cli_command pdk_cli_replay_command;
+extern const pdk_cli_command pdk_cli_verify_command;
+extern const pdk_cli_command pdk_cli_fork_command;
+extern const pdk_cli_command pdk_cli_export_command;
+extern const pdk_cli_command pdk_cli_import_command;
+extern const pdk_cli_command pdk_cli_csv_command;
+extern const pdk_cli_command pdk_cli_meta_command;
+
+/* On an open connection: subscribes to sub, prints the state header and
+ * one line per vehicle per batch (as `paddock watch`) until count batches
+ * (0: no limit), duration_s (0: none), Ctrl-C or the session's end, then
+ * unsubscribes. Returns the exit code. */
+int pdk_cli_watch_session(pdk_cli *cli, const paddock_v1_Subscribe *sub, uint64_t count,
+                          double duration_s);
+
+/* The reply wait of a command whose work can take long on the server (a
+ * verify, an export): --timeout when given, else this many ms. */
+#define PDK_CLI_LONG_TIMEOUT_MS 600000
+void pdk_cli_long_wait(pdk_cli *cli);
 
 /* Seconds on the monotonic clock. */
 double pdk_cli_now_s(void);

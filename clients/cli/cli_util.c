@@ -300,6 +300,21 @@ int pdk_cli_parse_timing(const char *opt, const char *text, paddock_v1_TimingMod
     return -1;
 }
 
+int pdk_cli_parse_timing_mode(const char *opt, const char *text, paddock_v1_TimingMode *out,
+                              char *err, size_t err_len)
+{
+    if (strcmp(text, "lockstep") == 0) {
+        *out = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
+        return 0;
+    }
+    if (pdk_cli_parse_timing(opt, text, out, err, err_len) == 0) {
+        return 0;
+    }
+    snprintf(err, err_len, "--%s: '%s' is not a timing mode (realtime, fast or lockstep)", opt,
+             text);
+    return -1;
+}
+
 const char *pdk_cli_timing_name(paddock_v1_TimingMode mode)
 {
     switch (mode) {
@@ -309,6 +324,8 @@ const char *pdk_cli_timing_name(paddock_v1_TimingMode mode)
         return "realtime";
     case paddock_v1_TimingMode_TIMING_MODE_FAST:
         return "fast";
+    case paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP:
+        return "lockstep";
     }
     return "unknown";
 }
@@ -397,6 +414,64 @@ void pdk_cli_format_drive(char *out, size_t out_len, unsigned pass, const char *
     snprintf(pass_text, sizeof pass_text, "%u", pass);
     snprintf(tick_text, sizeof tick_text, "%llu", (unsigned long long)tick);
     snprintf(out, out_len, DRIVE_HDR, pass_text, when, tick_text, throttle, brake, steer, gear);
+}
+
+#define STATS_HDR "%10s %10s %7s %-8s %6s %9s %8s %8s %8s  %s"
+#define STATS_ROW "%10llu %10.3f %7.3f %-8s %6s %9s %8llu %8llu %8llu  %s"
+
+void pdk_cli_format_stats_header(char *out, size_t out_len)
+{
+    snprintf(out, out_len, STATS_HDR, "TICK", "SIM_TIME_S", "RTF", "STATE", "LEASE", "LEFT_MS",
+             "OVERRUNS", "SKIPPED", "WRITER_Q", "REASON");
+}
+
+void pdk_cli_format_stats(char *out, size_t out_len, const paddock_v1_SessionStats *s)
+{
+    char lease[24] = "-";
+    char left[24] = "-";
+    if (s->step_lease_conn != 0) {
+        snprintf(lease, sizeof lease, "%llu", (unsigned long long)s->step_lease_conn);
+        snprintf(left, sizeof left, "%.0f", s->step_lease_left_ms);
+    }
+    const char *reason = s->pause_reason[0] != '\0'    ? s->pause_reason
+                         : s->timing_reason[0] != '\0' ? s->timing_reason
+                                                       : "-";
+    snprintf(out, out_len, STATS_ROW, (unsigned long long)s->tick, s->sim_time_s,
+             s->real_time_factor, s->paused ? "paused" : pdk_cli_timing_name(s->timing), lease,
+             left, (unsigned long long)s->overruns, (unsigned long long)s->skipped_ticks,
+             (unsigned long long)s->writer_queued, reason);
+}
+
+void pdk_cli_format_verify(char *out, size_t out_len, const paddock_v1_VerifyReply *v)
+{
+    char divergent[24] = "-";
+    char vehicle[16] = "-";
+    if (!v->match && v->first_divergent_tick != 0) {
+        snprintf(divergent, sizeof divergent, "%llu", (unsigned long long)v->first_divergent_tick);
+    }
+    if (v->vehicle_id != 0) {
+        snprintf(vehicle, sizeof vehicle, "%u", (unsigned)v->vehicle_id);
+    }
+    snprintf(out, out_len,
+             "session:          %llu\n"
+             "match:            %s\n"
+             "hashes_checked:   %llu\n"
+             "last_tick:        %llu\n"
+             "first_divergent:  %s\n"
+             "vehicle:          %s\n"
+             "field:            %s\n"
+             "recorded_build:   %s\n"
+             "this_build:       %s\n"
+             "same_build:       %s\n"
+             "interrupted:      %s\n"
+             "seconds:          %.3f\n"
+             "message:          %s\n",
+             (unsigned long long)v->session_id, v->match ? "yes" : "no",
+             (unsigned long long)v->hashes_checked, (unsigned long long)v->last_tick, divergent,
+             vehicle, v->field[0] != '\0' ? v->field : "-",
+             v->recorded_build[0] != '\0' ? v->recorded_build : "-",
+             v->this_build[0] != '\0' ? v->this_build : "-", v->same_build ? "yes" : "no",
+             v->interrupted ? "yes" : "no", v->seconds, v->message[0] != '\0' ? v->message : "-");
 }
 
 /* --- drive scripts ------------------------------------------------------ */

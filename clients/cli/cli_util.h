@@ -98,7 +98,12 @@ int pdk_cli_parse_tyre_condition(const char *opt, const char *text, paddock_v1_T
 int pdk_cli_parse_timing(const char *opt, const char *text, paddock_v1_TimingMode *out, char *err,
                          size_t err_len);
 
-/* "realtime", "fast", "default" (unspecified) or "unknown". */
+/* "realtime", "fast" or "lockstep" (a lockstep session ticks only when
+ * the holder of its step lease steps it). */
+int pdk_cli_parse_timing_mode(const char *opt, const char *text, paddock_v1_TimingMode *out,
+                              char *err, size_t err_len);
+
+/* "realtime", "fast", "lockstep", "default" (unspecified) or "unknown". */
 const char *pdk_cli_timing_name(paddock_v1_TimingMode mode);
 
 /* An angle in degrees brought into (-180, 180]. */
@@ -124,6 +129,17 @@ void pdk_cli_format_state(char *out, size_t out_len, uint64_t tick, double sim_t
 void pdk_cli_format_drive_header(char *out, size_t out_len);
 void pdk_cli_format_drive(char *out, size_t out_len, unsigned pass, const char *when, uint64_t tick,
                           const paddock_v1_DbwCommand *cmd);
+
+/* stats: tick, sim time, real-time factor, state (running, paused or the
+ * timing mode), the step lease's holder (connection id) and time left, overruns,
+ * dropped deadlines, the writer's queue, then the pause or timing reason
+ * ('-' when none), which may hold spaces and ends the row. */
+void pdk_cli_format_stats_header(char *out, size_t out_len);
+void pdk_cli_format_stats(char *out, size_t out_len, const paddock_v1_SessionStats *s);
+
+/* verify's report (and `paddockd verify`'s, which prints the same): one
+ * "key: value" line per VerifyReply field, newline-terminated. */
+void pdk_cli_format_verify(char *out, size_t out_len, const paddock_v1_VerifyReply *v);
 
 /* --- drive scripts ------------------------------------------------------ */
 

@@ -146,6 +146,7 @@ static int next_arg(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
                 *exit_code = pdk_cli_usage_error(cmd, err);
                 return -1;
             }
+            cli->timeout_set = 1;
             break;
         default:
             return id;
@@ -163,6 +164,13 @@ int pdk_cli_next_arg(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *arg
                      const char **value, int *exit_code)
 {
     return next_arg(cli, cmd, args, value, exit_code, 1);
+}
+
+void pdk_cli_long_wait(pdk_cli *cli)
+{
+    if (!cli->timeout_set) {
+        cli->client->timeout_ms = PDK_CLI_LONG_TIMEOUT_MS;
+    }
 }
 
 int pdk_cli_open(pdk_cli *cli)
@@ -392,7 +400,7 @@ static int run_create(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
                                     sizeof err);
             break;
         case OPT_TIMING:
-            bad = pdk_cli_parse_timing("timing", v, &req.timing, err, sizeof err);
+            bad = pdk_cli_parse_timing_mode("timing", v, &req.timing, err, sizeof err);
             break;
         case OPT_NO_RECORD:
             req.no_record = true;
@@ -772,12 +780,14 @@ static const pdk_cli_command SESSIONS_COMMAND = {
 
 static const pdk_cli_command CREATE_COMMAND = {
     "create",
-    "[--name N] [--world PRESET] [--set 'k=v;...'] [--timing realtime|fast] [--no-record]",
+    "[--name N] [--world PRESET] [--set 'k=v;...'] [--timing realtime|fast|lockstep] "
+    "[--no-record]",
     "Create a session; print its id alone on stdout (S=$(paddock create)).",
     "  --name N            a label for people (at most 63 bytes)\n"
     "  --world PRESET      world preset (presets/worlds/PRESET.json); default flat\n"
     "  --set 'k=v;...'     overrides on the world preset, JSON paths\n"
-    "  --timing MODE       realtime (the server's default) or fast\n"
+    "  --timing MODE       realtime (the server's default), fast, or lockstep (ticks only\n"
+    "                      when the holder of its step lease steps it: paddock stepper)\n"
     "  --no-record         do not record the session\n",
     CREATE_OPTS,
     N_OF(CREATE_OPTS),
@@ -834,9 +844,26 @@ static const pdk_cli_command TYRE_COMMAND = {
 
 /* In the order `paddock --help` lists them. */
 static const pdk_cli_command *const COMMANDS[] = {
-    &INFO_COMMAND,          &SESSIONS_COMMAND, &CREATE_COMMAND,      &SPAWN_COMMAND,
-    &pdk_cli_drive_command, &TYRE_COMMAND,     &pdk_cli_dbw_command, &pdk_cli_watch_command,
-    &REMOVE_COMMAND,        &CLOSE_COMMAND,
+    &INFO_COMMAND,
+    &SESSIONS_COMMAND,
+    &CREATE_COMMAND,
+    &SPAWN_COMMAND,
+    &pdk_cli_drive_command,
+    &TYRE_COMMAND,
+    &pdk_cli_dbw_command,
+    &pdk_cli_watch_command,
+    &pdk_cli_control_command,
+    &pdk_cli_stepper_command,
+    &pdk_cli_stats_command,
+    &pdk_cli_replay_command,
+    &pdk_cli_verify_command,
+    &pdk_cli_fork_command,
+    &pdk_cli_export_command,
+    &pdk_cli_import_command,
+    &pdk_cli_csv_command,
+    &pdk_cli_meta_command,
+    &REMOVE_COMMAND,
+    &CLOSE_COMMAND,
 };
 
 static void print_global_help(FILE *out)
@@ -914,6 +941,7 @@ int main(int argc, char **argv)
             if (parse_timeout(v, &cli.timeout_ms, err, sizeof err) != 0) {
                 return global_usage_error(err);
             }
+            cli.timeout_set = 1;
             break;
         default:
             break;

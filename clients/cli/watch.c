@@ -134,7 +134,8 @@ static int session_gone(pdk_cli *cli, uint64_t session_id, watch_state *ws)
 
 /* Receives and prints batches until a limit, Ctrl-C, or the end of the
  * session. */
-static int stream(pdk_cli *cli, const watch_opts *o, const paddock_v1_Subscribed *sub)
+static int stream(pdk_cli *cli, uint64_t session_id, uint64_t count, double duration_s,
+                  const paddock_v1_Subscribed *sub)
 {
     watch_state ws;
     memset(&ws, 0, sizeof ws);
@@ -143,14 +144,14 @@ static int stream(pdk_cli *cli, const watch_opts *o, const paddock_v1_Subscribed
     const double period_s = 1.0 / (sub->rate_hz > 0 ? sub->rate_hz : 120u);
     const double timeout_s = cli->timeout_ms * 1e-3;
     const double quiet_s = 3.0 * period_s > timeout_s ? 3.0 * period_s : timeout_s;
-    const double end_s = o->duration_s > 0.0 ? pdk_cli_now_s() + o->duration_s : 0.0;
+    const double end_s = duration_s > 0.0 ? pdk_cli_now_s() + duration_s : 0.0;
     for (;;) {
         if (ws.ended) {
             fprintf(stderr, "paddock: %s: %s\n", pdk_client_error_code_name(ws.end_code),
                     ws.end_message);
             return PDK_CLI_EXIT_FAILED;
         }
-        if (pdk_cli_stop_requested || (o->count > 0 && ws.batches >= o->count)) {
+        if (pdk_cli_stop_requested || (count > 0 && ws.batches >= count)) {
             return PDK_CLI_EXIT_OK;
         }
         double now_s = pdk_cli_now_s();
@@ -163,10 +164,10 @@ static int stream(pdk_cli *cli, const watch_opts *o, const paddock_v1_Subscribed
             slice_ms = left_ms < slice_ms ? (int)left_ms + 1 : slice_ms;
         }
         if (now_s - ws.last_batch_s > quiet_s) {
-            int gone = session_gone(cli, o->sub.session_id, &ws);
+            int gone = session_gone(cli, session_id, &ws);
             if (gone == PDK_CLI_SESSION_MISSING) {
                 fprintf(stderr, "paddock: session %llu no longer exists (closed)\n",
-                        (unsigned long long)o->sub.session_id);
+                        (unsigned long long)session_id);
                 return PDK_CLI_EXIT_FAILED;
             }
             if (gone != 0) {
@@ -228,23 +229,30 @@ static int run_watch(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *arg
             return pdk_cli_usage_error(cmd, err);
         }
     }
+    rc = pdk_cli_watch_session(cli, &o.sub, o.count, o.duration_s);
+    pdk_client_close(cli->client);
+    return rc;
+}
+
+int pdk_cli_watch_session(pdk_cli *cli, const paddock_v1_Subscribe *subscribe, uint64_t count,
+                          double duration_s)
+{
     paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_subscribe_tag);
-    f->body.subscribe = o.sub;
-    rc = pdk_cli_call(cli, paddock_v1_Frame_subscribed_tag);
+    f->body.subscribe = *subscribe;
+    int rc = pdk_cli_call(cli, paddock_v1_Frame_subscribed_tag);
     if (rc != 0) {
-        pdk_client_close(cli->client);
         return rc;
     }
     const paddock_v1_Subscribed sub = cli->frame->body.subscribed;
     fprintf(stderr, "watching session %llu at %u Hz (subscription %u); Ctrl-C stops\n",
-            (unsigned long long)o.sub.session_id, (unsigned)sub.rate_hz,
+            (unsigned long long)subscribe->session_id, (unsigned)sub.rate_hz,
             (unsigned)sub.subscription_id);
     char header[PDK_CLI_ROW_LEN];
     pdk_cli_format_state_header(header, sizeof header);
     printf("%s\n", header);
     fflush(stdout);
 
-    rc = stream(cli, &o, &sub);
+    rc = stream(cli, subscribe->session_id, count, duration_s, &sub);
     if (rc == PDK_CLI_EXIT_OK && pdk_client_is_connected(cli->client)) {
         /* Closing would drop the subscription too; unsubscribing says so. A
          * failure here does not undo the batches already shown. */
@@ -255,7 +263,6 @@ static int run_watch(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *arg
             fprintf(stderr, "paddock: note: unsubscribe failed: %s\n", cli->client->error);
         }
     }
-    pdk_client_close(cli->client);
     return rc;
 }
 

@@ -11,8 +11,10 @@
 
 #include "channels.h"
 #include "params.h"
+#include "replay.h"
 #include "run.h"
 #include "server.h"
+#include "store.h"
 #include "surface.h"
 
 #ifndef PDK_BUILD_ID
@@ -27,6 +29,7 @@ static void usage(FILE *to)
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
+                "       paddockd verify [--db PATH] [--to-tick T] SESSION\n"
                 "       paddockd channels\n"
                 "       paddockd presets [list | describe [vehicle|world]]\n"
                 "       paddockd version\n"
@@ -184,6 +187,63 @@ static int cmd_channels(void)
     return 0;
 }
 
+/* paddockd verify: the recorded session re-simulated against every state
+ * hash, offline, printed as `paddock verify` prints it. 0 on a match, 1 on a
+ * mismatch or a failure, 2 for bad arguments. */
+static int cmd_verify(const char *db_path, const char *migrations_dir, uint64_t session_id,
+                      uint64_t to_tick)
+{
+    char err[PDK_REPLAY_ERR_LEN];
+    pdk_store *store = NULL;
+    if (pdk_store_open(db_path, migrations_dir, &store, err, sizeof(err)) != PDK_OK) {
+        fprintf(stderr, "paddockd verify: %s\n", err);
+        return 1;
+    }
+    pdk_verify_result v;
+    memset(&v, 0, sizeof(v));
+    pdk_error e = pdk_verify(store, session_id, to_tick, PDK_BUILD_ID, &v, err, sizeof(err));
+    pdk_store_close(store);
+    if (e != PDK_OK) {
+        fprintf(stderr, "paddockd verify: %s: %s\n", pdk_error_name(e), err);
+        return 1;
+    }
+    char divergent[24] = "-", vehicle[16] = "-";
+    if (!v.match && v.first_divergent_tick != 0)
+        snprintf(divergent, sizeof(divergent), "%llu", (unsigned long long)v.first_divergent_tick);
+    if (v.vehicle_id != 0)
+        snprintf(vehicle, sizeof(vehicle), "%u", (unsigned)v.vehicle_id);
+    printf("session:          %llu\n"
+           "match:            %s\n"
+           "hashes_checked:   %llu\n"
+           "last_tick:        %llu\n"
+           "first_divergent:  %s\n"
+           "vehicle:          %s\n"
+           "field:            %s\n"
+           "recorded_build:   %s\n"
+           "this_build:       %s\n"
+           "same_build:       %s\n"
+           "interrupted:      %s\n"
+           "seconds:          %.3f\n"
+           "message:          %s\n",
+           (unsigned long long)session_id, v.match ? "yes" : "no",
+           (unsigned long long)v.hashes_checked, (unsigned long long)v.last_tick, divergent,
+           vehicle, v.field[0] ? v.field : "-", v.recorded_build[0] ? v.recorded_build : "-",
+           PDK_BUILD_ID, v.same_build ? "yes" : "no", v.interrupted ? "yes" : "no", v.seconds,
+           v.message[0] ? v.message : "-");
+    return v.match ? 0 : 1;
+}
+
+static bool parse_u64(const char *text, uint64_t min, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || v < min)
+        return false;
+    *out = v;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = "serve";
@@ -200,6 +260,8 @@ int main(int argc, char **argv)
     int rest = argc;
     bool demo_default = false;
     bool serve = strcmp(cmd, "serve") == 0, run = strcmp(cmd, "run") == 0;
+    bool verify = strcmp(cmd, "verify") == 0;
+    uint64_t to_tick = 0;
 
     for (; i < argc; i++) {
         const char *arg = argv[i];
@@ -212,7 +274,13 @@ int main(int argc, char **argv)
         } else if (strcmp(arg, "--migrations") == 0) {
             NEED_VALUE();
             migrations_flag = argv[++i];
-        } else if (strcmp(arg, "--db") == 0 && (serve || run)) {
+        } else if (verify && strcmp(arg, "--to-tick") == 0) {
+            NEED_VALUE();
+            if (!parse_u64(argv[++i], 1, &to_tick)) {
+                fprintf(stderr, "paddockd verify: --to-tick: '%s' is not a tick 1..\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(arg, "--db") == 0 && (serve || run || verify)) {
             NEED_VALUE();
             scfg.db_path = rcfg.db_path = argv[++i];
         } else if (serve && strcmp(arg, "--listen") == 0) {
@@ -342,6 +410,26 @@ int main(int argc, char **argv)
         rcfg.presets_dir = presets_dir;
         rcfg.migrations_dir = migrations_dir;
         return pdk_run(&rcfg);
+    }
+    if (verify) {
+        uint64_t session_id = 0;
+        if (rest >= argc || !parse_u64(argv[rest], 1, &session_id)) {
+            fprintf(stderr, "paddockd verify: give the session id (paddockd verify --db PATH "
+                            "SESSION)\n");
+            return 2;
+        }
+        for (int k = rest + 1; k < argc; k++) {
+            if (strcmp(argv[k], "--db") == 0 && k + 1 < argc) {
+                scfg.db_path = argv[++k];
+            } else if (strcmp(argv[k], "--to-tick") == 0 && k + 1 < argc &&
+                       parse_u64(argv[k + 1], 1, &to_tick)) {
+                k++;
+            } else {
+                fprintf(stderr, "paddockd verify: unexpected argument '%s'\n", argv[k]);
+                return 2;
+            }
+        }
+        return cmd_verify(scfg.db_path, migrations_dir, session_id, to_tick);
     }
     if (strcmp(cmd, "channels") == 0)
         return cmd_channels();

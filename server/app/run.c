@@ -210,7 +210,9 @@ int pdk_run(const pdk_run_config *cfg)
     if (cfg->csv_path)
         printf("csv: %s (%d channels)\n", cfg->csv_path, n_channels);
     if (store)
-        printf("recorded in: %s\n", cfg->db_path);
+        printf("recorded in: %s (session %" PRIu64 ": a state hash every tick, a keyframe "
+               "every %u ticks; `paddockd verify --db %s %" PRIu64 "` replays it)\n",
+               cfg->db_path, id, PDK_SESSION_KEYFRAME_EVERY, cfg->db_path, id);
     rc = 0;
 out:
     pdk_session_destroy(s);

@@ -1,6 +1,8 @@
-/* paddockd's server: connections and their requests (viewers, control
- * leases), the session table, the real-time scheduler and clean shutdown,
- * all on one libuv loop. */
+/* paddockd's server: the libuv loop, connections (viewers, their frames
+ * dispatched), the session table, the schedulers (real-time deadlines on a
+ * timerfd, fast sessions and owed steps in idle slices, replays at their
+ * speed) and clean shutdown. The requests themselves are in
+ * server_requests.c, server_control.c and server_recording.c. */
 #include "server.h"
 
 #include <errno.h>
@@ -17,71 +19,14 @@
 #include "params.h"
 #include "run.h"
 #include "script.h"
-#include "session.h"
-#include "store.h"
-#include "wire.h"
+#include "server_internal.h"
+#include "world_mem.h"
 
-#ifndef PDK_BUILD_ID
-#define PDK_BUILD_ID "unknown"
-#endif
-#define PDK_SERVER_VERSION "0.1.0"
-#define NS_PER_S 1000000000ull
-#define FAST_SLICE_NS 2000000ull  /* a fast session yields every 2 ms */
-#define WRITER_HIGH_WATER 200000u /* queued records that pause ticking */
-#define CONN_MAX_SUBS 32          /* subscriptions one connection may hold */
-#define MAX_TEXT_BYTES 4096       /* overrides strings in a request */
-#define MAX_NAME_BYTES 64
-
-typedef struct conn_ctx {
-    uint64_t id;
-    pdk_conn *conn;
-    bool greeted;
-    bool viewer;          /* Hello.viewer: watches, never commands */
-    char holder[96];      /* "connection 4 (wheel-rig)": how lease messages name it */
-    uint32_t last_sub_id; /* subscription ids are unique per connection */
-    int n_subs;
-    int pending; /* queued inputs whose reply is still to come */
-    bool eof;    /* the peer half-closed: close once pending is 0 */
-} conn_ctx;
-
-typedef struct session_slot {
-    pdk_session *session;
-    uint64_t start_ns;   /* wall-clock origin of the tick schedule */
-    uint64_t next_index; /* the next deadline is start + next_index / 120 s */
-    size_t world_bytes;  /* the world's memory, counted against max_world_bytes */
-    bool paused;
-    char pause_reason[160];
-} session_slot;
-
-typedef struct pdk_server {
-    pdk_server_config cfg;
-    uv_loop_t loop;
-    pdk_net *net;
-    pdk_store *store;
-
-    conn_ctx **conns;
-    size_t n_conns, cap_conns;
-
-    session_slot *sessions;
-    size_t n_sessions, cap_sessions;
-    size_t world_bytes; /* sum over sessions */
-
-    int timer_fd;
-    uv_poll_t timer_poll;
-    uv_idle_t fast_idle;
-    bool fast_idle_on;
-    uv_timer_t writer_wait; /* re-checks a stalled writer while fast sessions wait */
-    size_t fast_first;      /* the fast session that goes first next slice */
-    uv_signal_t sig_int, sig_term;
-    uv_timer_t live_timer;
-    bool live_on;
-    bool stopping;
-    uint64_t writer_stalls;
-    bool writer_stalled;
-
-    uint64_t demo_session;
-    pdk_buf out;
-} pdk_server;
+#define NS_PER_S PDK_SERVER_NS_PER_S
+#define FAST_SLICE_NS 2000000ull    /* a fast session yields every 2 ms */
+#define WRITER_HIGH_WATER 200000u   /* queued records that pause ticking */
+#define REPLAY_SLICE_NS 2000000ull  /* a replay's catch-up per wake-up */
+#define REPLAY_BEHIND_NS 250000000u /* a replay further behind starts its schedule afresh */
 
 pdk_server_config pdk_server_config_default(void)
 {
@@ -104,9 +49,13 @@ pdk_server_config pdk_server_config_default(void)
     return c;
 }
 
-static uint64_t deadline_ns(const session_slot *slot)
+static uint64_t deadline_ns(const pdk_server_slot *slot)
 {
-    /* Integer arithmetic keeps the schedule exact over any run length. */
+    /* Integer arithmetic keeps the real-time schedule exact over any run
+     * length; a replay's period is 1/(120 * speed) s. */
+    if (slot->player)
+        return slot->start_ns + (uint64_t)((double)slot->next_index * (double)NS_PER_S /
+                                           ((double)PDK_TICK_HZ * slot->speed));
     return slot->start_ns + slot->next_index * NS_PER_S / PDK_TICK_HZ;
 }
 
@@ -116,7 +65,7 @@ static uint64_t deadline_ns(const session_slot *slot)
  * table only appends and removes in place), so a reply or a state frame
  * finds its connection by binary search: this runs for every subscription
  * every published tick. */
-static conn_ctx *conn_find(pdk_server *srv, uint64_t id)
+pdk_server_conn *pdk_server_conn_find(pdk_server *srv, uint64_t id)
 {
     size_t lo = 0, hi = srv->n_conns;
     while (lo < hi) {
@@ -129,7 +78,7 @@ static conn_ctx *conn_find(pdk_server *srv, uint64_t id)
     return lo < srv->n_conns && srv->conns[lo]->id == id ? srv->conns[lo] : NULL;
 }
 
-static void send_frame(pdk_server *srv, pdk_conn *conn, const Paddock__V1__Frame *frame)
+void pdk_server_send_frame(pdk_server *srv, pdk_conn *conn, const Paddock__V1__Frame *frame)
 {
     pdk_buf_reset(&srv->out);
     if (pdk_wire_frame_append(&srv->out, frame) != PDK_OK) {
@@ -141,15 +90,23 @@ static void send_frame(pdk_server *srv, pdk_conn *conn, const Paddock__V1__Frame
                       "the reply is larger than the frame limit");
 }
 
-static void send_error(pdk_server *srv, pdk_conn *conn, uint64_t request_id, pdk_error code,
-                       const char *message)
+void pdk_server_send_error(pdk_server *srv, pdk_conn *conn, uint64_t request_id, pdk_error code,
+                           const char *message)
 {
     pdk_buf_reset(&srv->out);
     if (pdk_wire_error_append(&srv->out, request_id, code, message) == PDK_OK)
         pdk_conn_send(conn, srv->out.data, srv->out.len);
 }
 
-static void send_ok(pdk_server *srv, pdk_conn *conn, uint64_t request_id, uint64_t tick)
+void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id, pdk_error code,
+                         const char *message)
+{
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    if (c)
+        pdk_server_send_error(srv, c->conn, request_id, code, message);
+}
+
+void pdk_server_send_ok(pdk_server *srv, pdk_conn *conn, uint64_t request_id, uint64_t tick)
 {
     Paddock__V1__Ok ok = PADDOCK__V1__OK__INIT;
     ok.tick = tick;
@@ -157,40 +114,24 @@ static void send_ok(pdk_server *srv, pdk_conn *conn, uint64_t request_id, uint64
     f.request_id = request_id;
     f.body_case = PADDOCK__V1__FRAME__BODY_OK;
     f.ok = &ok;
-    send_frame(srv, conn, &f);
+    pdk_server_send_frame(srv, conn, &f);
 }
 
 /* ---- sessions ---------------------------------------------------------- */
 
-static session_slot *session_find(pdk_server *srv, uint64_t id)
+pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id)
 {
     for (size_t i = 0; i < srv->n_sessions; i++)
-        if (pdk_session_id(srv->sessions[i].session) == id)
+        if (srv->sessions[i].id == id)
             return &srv->sessions[i];
     return NULL;
 }
 
-static void send_input_reply(pdk_server *srv, conn_ctx *c, pdk_reply_to to,
-                             const pdk_input_result *res);
-
-static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
-{
-    pdk_server *srv = ud;
-    conn_ctx *c = conn_find(srv, to.conn_id);
-    if (!c)
-        return;
-    c->pending--;
-    if (res->err != PDK_OK)
-        send_error(srv, c->conn, to.request_id, res->err, res->message);
-    else
-        send_input_reply(srv, c, to, res);
-    if (c->eof && c->pending == 0)
-        pdk_conn_close(c->conn);
-}
-
-static void send_input_reply(pdk_server *srv, conn_ctx *c, pdk_reply_to to,
+static void send_input_reply(pdk_server *srv, pdk_server_conn *c, pdk_reply_to to,
                              const pdk_input_result *res)
 {
+    if (pdk_server_control_result(srv, c, to, res))
+        return;
     if (res->kind == PDK_INPUT_SPAWN) {
         Paddock__V1__VehicleSpawned sp = PADDOCK__V1__VEHICLE_SPAWNED__INIT;
         sp.vehicle_id = res->vehicle;
@@ -199,17 +140,63 @@ static void send_input_reply(pdk_server *srv, conn_ctx *c, pdk_reply_to to,
         f.request_id = to.request_id;
         f.body_case = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWNED;
         f.vehicle_spawned = &sp;
-        send_frame(srv, c->conn, &f);
+        pdk_server_send_frame(srv, c->conn, &f);
     } else {
-        send_ok(srv, c->conn, to.request_id, res->tick);
+        pdk_server_send_ok(srv, c->conn, to.request_id, res->tick);
     }
+}
+
+/* True on the loop's thread; hooks called elsewhere (a worker's seek) keep
+ * what they have for the loop. */
+static bool on_loop(const pdk_server *srv)
+{
+    uv_thread_t self = uv_thread_self();
+    return uv_thread_equal(&self, &srv->loop_thread) != 0;
+}
+
+static void defer(pdk_server *srv, const pdk_deferred *d)
+{
+    uv_mutex_lock(&srv->defer_lock);
+    if (srv->n_deferred == srv->cap_deferred) {
+        size_t cap = srv->cap_deferred ? srv->cap_deferred * 2 : 8;
+        pdk_deferred *p = realloc(srv->deferred, cap * sizeof(*p));
+        if (p) {
+            srv->deferred = p;
+            srv->cap_deferred = cap;
+        }
+    }
+    if (srv->n_deferred < srv->cap_deferred)
+        srv->deferred[srv->n_deferred++] = *d;
+    uv_mutex_unlock(&srv->defer_lock);
+}
+
+static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
+{
+    pdk_server *srv = ud;
+    /* Inputs with a reply are queued by requests, on the loop, into
+     * sessions the loop ticks. */
+    PDK_ASSERT(on_loop(srv));
+    pdk_server_conn *c = pdk_server_conn_find(srv, to.conn_id);
+    if (!c)
+        return;
+    c->pending--;
+    if (res->err != PDK_OK) {
+        pdk_server_control_result(srv, NULL, to, res); /* forgets a failed reset's entry */
+        pdk_server_send_error(srv, c->conn, to.request_id, res->err, res->message);
+    } else {
+        send_input_reply(srv, c, to, res);
+    }
+    if (c->eof && c->pending == 0)
+        pdk_conn_close(c->conn);
 }
 
 static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
                           size_t len)
 {
     pdk_server *srv = ud;
-    conn_ctx *c = conn_find(srv, conn_id);
+    if (!on_loop(srv))
+        return PDK_OK;
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
     return c ? pdk_conn_send_state(c->conn, sub_id, frame, len) : PDK_OK;
 }
 
@@ -228,7 +215,9 @@ static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int 
                                const uint8_t *frame, size_t len)
 {
     pdk_server *srv = ud;
-    conn_ctx *c = conn_find(srv, conn_id);
+    if (!on_loop(srv))
+        return PDK_OK;
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
     return c ? pdk_conn_send_state(c->conn, report_key(sub_id, kind), frame, len) : PDK_OK;
 }
 
@@ -236,7 +225,13 @@ static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int 
 static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
 {
     pdk_server *srv = ud;
-    conn_ctx *c = conn_find(srv, conn_id);
+    if (!on_loop(srv)) {
+        pdk_deferred d = {.control = true, .conn_id = conn_id, .event = *ev};
+        snprintf(d.why, sizeof(d.why), "%s", ev->reason ? ev->reason : "");
+        defer(srv, &d);
+        return;
+    }
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
     if (!c)
         return;
     /* Clients with fixed buffers (nanopb, ControlEvent.reason max_size 160)
@@ -253,7 +248,7 @@ static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
     Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
     f.body_case = PADDOCK__V1__FRAME__BODY_CONTROL_EVENT;
     f.control_event = &e;
-    send_frame(srv, c->conn, &f);
+    pdk_server_send_frame(srv, c->conn, &f);
 }
 
 /* A subscriber whose subscription ends (its session closed, its batches
@@ -261,27 +256,101 @@ static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
  * waiting for state that will never come. */
 static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code, const char *why)
 {
-    (void)sub_id;
     pdk_server *srv = ud;
-    conn_ctx *c = conn_find(srv, conn_id);
+    if (!on_loop(srv)) {
+        pdk_deferred d = {.conn_id = conn_id, .sub_id = sub_id, .code = code};
+        snprintf(d.why, sizeof(d.why), "%s", why ? why : "");
+        defer(srv, &d);
+        return;
+    }
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
     if (!c)
         return;
     c->n_subs--;
-    send_error(srv, c->conn, 0, code, why);
+    pdk_server_send_error(srv, c->conn, 0, code, why);
 }
 
-static void update_fast_idle(pdk_server *srv);
-static void arm_timer(pdk_server *srv);
-
-static pdk_error session_open(pdk_server *srv, const char *name, const char *world_preset,
-                              const char *world_overrides, pdk_timing timing, bool record,
-                              char *err, size_t err_len, session_slot **out)
+void pdk_server_flush_deferred(pdk_server *srv)
 {
-    if ((int)srv->n_sessions >= srv->cfg.max_sessions) {
+    uv_mutex_lock(&srv->defer_lock);
+    size_t n = srv->n_deferred;
+    pdk_deferred *list = srv->deferred;
+    srv->deferred = NULL;
+    srv->n_deferred = srv->cap_deferred = 0;
+    uv_mutex_unlock(&srv->defer_lock);
+    for (size_t i = 0; i < n; i++) {
+        pdk_deferred *d = &list[i];
+        if (d->control) {
+            d->event.reason = d->why;
+            on_control(srv, d->conn_id, &d->event);
+        } else {
+            on_sub_end(srv, d->conn_id, d->sub_id, d->code, d->why);
+        }
+    }
+    free(list);
+}
+
+pdk_session_hooks pdk_server_hooks(pdk_server *srv)
+{
+    pdk_session_hooks hooks = {.on_result = on_input_result,
+                               .on_state = on_state,
+                               .on_sub_end = on_sub_end,
+                               .on_dbw_report = on_dbw_report,
+                               .on_control = on_control,
+                               .ud = srv};
+    return hooks;
+}
+
+pdk_error pdk_server_session_room(pdk_server *srv, size_t bytes, char *err, size_t err_len)
+{
+    if ((int)srv->n_sessions + srv->reserved_sessions >= srv->cfg.max_sessions) {
         snprintf(err, err_len, "the server hosts its maximum of %d sessions",
                  srv->cfg.max_sessions);
         return PDK_ERR_CAPACITY;
     }
+    if (bytes > srv->cfg.max_world_bytes - srv->world_bytes ||
+        srv->world_bytes > srv->cfg.max_world_bytes) {
+        snprintf(err, err_len,
+                 "a world of this size needs %zu bytes; the server's world memory budget has "
+                 "%zu of %zu bytes left (lower maxVehicles or raise --max-world-mb)",
+                 bytes,
+                 srv->world_bytes > srv->cfg.max_world_bytes
+                     ? (size_t)0
+                     : srv->cfg.max_world_bytes - srv->world_bytes,
+                 srv->cfg.max_world_bytes);
+        return PDK_ERR_CAPACITY;
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing timing,
+                                   size_t world_bytes, pdk_server_slot **out)
+{
+    if (srv->n_sessions == srv->cap_sessions) {
+        size_t cap = srv->cap_sessions ? srv->cap_sessions * 2 : 8;
+        pdk_server_slot *p = realloc(srv->sessions, cap * sizeof(*p));
+        if (!p)
+            return PDK_ERR_NO_MEMORY;
+        srv->sessions = p;
+        srv->cap_sessions = cap;
+    }
+    pdk_server_slot *slot = &srv->sessions[srv->n_sessions++];
+    memset(slot, 0, sizeof(*slot));
+    slot->session = s;
+    slot->id = pdk_session_id(s);
+    slot->timing = timing;
+    slot->world_bytes = world_bytes;
+    slot->speed = 1.0;
+    pdk_server_rebase(slot);
+    *out = slot;
+    pdk_server_reschedule(srv);
+    return PDK_OK;
+}
+
+pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char *world_preset,
+                                  const char *world_overrides, pdk_timing timing, bool record,
+                                  char *err, size_t err_len, pdk_server_slot **out)
+{
     if (!world_preset || !*world_preset)
         world_preset = "flat";
     pdk_world_def wdef;
@@ -291,26 +360,10 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
     if (e != PDK_OK)
         return e;
     size_t bytes = pdk_world_mem_size(&wdef);
-    if (bytes > srv->cfg.max_world_bytes - srv->world_bytes ||
-        srv->world_bytes > srv->cfg.max_world_bytes) {
-        snprintf(err, err_len,
-                 "a world of %d vehicles needs %zu bytes; the server's world memory budget has "
-                 "%zu of %zu bytes left (lower maxVehicles or raise --max-world-mb)",
-                 wdef.max_vehicles, bytes, srv->cfg.max_world_bytes - srv->world_bytes,
-                 srv->cfg.max_world_bytes);
+    e = pdk_server_session_room(srv, bytes, err, err_len);
+    if (e != PDK_OK) {
         free(world_json);
-        return PDK_ERR_CAPACITY;
-    }
-    if (srv->n_sessions == srv->cap_sessions) {
-        size_t cap = srv->cap_sessions ? srv->cap_sessions * 2 : 8;
-        session_slot *p = realloc(srv->sessions, cap * sizeof(*p));
-        if (!p) {
-            free(world_json);
-            snprintf(err, err_len, "out of memory");
-            return PDK_ERR_NO_MEMORY;
-        }
-        srv->sessions = p;
-        srv->cap_sessions = cap;
+        return e;
     }
     uint64_t id = pdk_store_next_session_id(srv->store);
     char default_name[32];
@@ -327,12 +380,7 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
         .build_id = PDK_BUILD_ID,
         .store = record ? srv->store : NULL,
     };
-    pdk_session_hooks hooks = {.on_result = on_input_result,
-                               .on_state = on_state,
-                               .on_sub_end = on_sub_end,
-                               .on_dbw_report = on_dbw_report,
-                               .on_control = on_control,
-                               .ud = srv};
+    pdk_session_hooks hooks = pdk_server_hooks(srv);
     pdk_session *s = NULL;
     e = pdk_session_create(id, &def, &hooks, &s);
     free(world_json);
@@ -340,38 +388,69 @@ static pdk_error session_open(pdk_server *srv, const char *name, const char *wor
         snprintf(err, err_len, "session could not be created: %s", pdk_error_message(e));
         return e;
     }
-    session_slot *slot = &srv->sessions[srv->n_sessions++];
-    slot->session = s;
-    slot->start_ns = uv_hrtime();
-    slot->next_index = 1;
-    slot->world_bytes = bytes;
-    slot->paused = false;
-    slot->pause_reason[0] = '\0';
+    e = pdk_server_session_adopt(srv, s, timing, bytes, out);
+    if (e != PDK_OK) {
+        pdk_session_destroy(s);
+        snprintf(err, err_len, "out of memory");
+        return e;
+    }
     srv->world_bytes += bytes;
-    *out = slot;
-    update_fast_idle(srv);
-    arm_timer(srv);
     return PDK_OK;
 }
 
-static void session_close(pdk_server *srv, session_slot *slot)
+void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
 {
+    pdk_server_control_forget_session(srv, slot);
     srv->world_bytes -= slot->world_bytes;
-    pdk_session_destroy(slot->session);
+    if (!slot->busy) {
+        /* A busy slot's session, player and recording are its worker's to
+         * free once it is done (server_recording.c). */
+        pdk_player_free(slot->player);
+        pdk_session_destroy(slot->session);
+        pdk_recording_free(slot->rec);
+    }
+    free(slot->forget);
     size_t i = (size_t)(slot - srv->sessions);
     memmove(&srv->sessions[i], &srv->sessions[i + 1],
             (srv->n_sessions - i - 1) * sizeof(srv->sessions[0]));
     srv->n_sessions--;
-    update_fast_idle(srv);
-    arm_timer(srv);
+    pdk_server_reschedule(srv);
+}
+
+uint64_t pdk_server_slot_tick(const pdk_server_slot *slot)
+{
+    return slot->busy ? slot->view.tick : pdk_world_tick(pdk_session_world(slot->session));
+}
+
+void pdk_server_rebase(pdk_server_slot *slot)
+{
+    slot->start_ns = uv_hrtime();
+    slot->next_index = 1;
+}
+
+bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot)
+{
+    if (!slot->player) {
+        pdk_session_tick(slot->session);
+        return true;
+    }
+    if (pdk_player_step(slot->player) == PDK_OK)
+        return true;
+    char reason[PDK_SERVER_REASON_LEN];
+    snprintf(reason, sizeof(reason), "replay reached the recording's last tick %" PRIu64,
+             pdk_player_end_tick(slot->player));
+    pdk_server_pause(srv, slot, PDK_PAUSE_REPLAY_END, reason);
+    return false;
 }
 
 /* True while the SQLite writer is too far behind for sessions to tick; the
- * start and end of each such stall are logged. */
-static bool writer_lagging(pdk_server *srv)
+ * start and end of each such stall are logged, and sessions report it as
+ * their pause reason meanwhile. */
+bool pdk_server_writer_lagging(pdk_server *srv)
 {
     pdk_store_stats st;
     pdk_store_stats_get(srv->store, &st);
+    srv->writer_queued = st.queued;
     bool lagging = st.queued > WRITER_HIGH_WATER;
     if (lagging && !srv->writer_stalled) {
         srv->writer_stalls++;
@@ -382,20 +461,40 @@ static bool writer_lagging(pdk_server *srv)
     } else if (!lagging && srv->writer_stalled) {
         fprintf(stderr, "paddockd: the database writer caught up; sessions resume\n");
     }
+    if (lagging)
+        snprintf(srv->writer_reason, sizeof(srv->writer_reason),
+                 "the database writer is %" PRIu64
+                 " records behind: sessions wait for it (nothing is dropped)",
+                 st.queued);
     srv->writer_stalled = lagging;
     return lagging;
 }
 
-/* ---- the real-time scheduler ------------------------------------------- */
+/* ---- the schedulers ------------------------------------------------------ */
 
-/* Arms the timerfd for the earliest real-time deadline, or not before
- * not_before_ns when that is later (a pause while the writer catches up). */
-/* The earliest deadline of the real-time sessions, or 0 when there is none. */
+/* Real-time sessions and playing replays tick on the timerfd's deadlines. */
+static bool runs_on_timer(const pdk_server_slot *slot)
+{
+    return !slot->busy && !slot->stepping && slot->pause == PDK_PAUSE_NONE &&
+           (slot->player != NULL || slot->timing == PDK_TIMING_REALTIME);
+}
+
+/* Fast sessions and owed steps tick in the idle slices. */
+static bool runs_fast(const pdk_server_slot *slot)
+{
+    if (slot->busy)
+        return false;
+    if (slot->stepping)
+        return true;
+    return !slot->player && slot->timing == PDK_TIMING_FAST && slot->pause == PDK_PAUSE_NONE;
+}
+
+/* The earliest deadline of the sessions on the timer, or 0 when there is none. */
 static uint64_t next_deadline_ns(const pdk_server *srv)
 {
     uint64_t next = 0;
     for (size_t i = 0; i < srv->n_sessions; i++) {
-        if (pdk_session_timing(srv->sessions[i].session) != PDK_TIMING_REALTIME)
+        if (!runs_on_timer(&srv->sessions[i]))
             continue;
         uint64_t d = deadline_ns(&srv->sessions[i]);
         if (next == 0 || d < next)
@@ -404,9 +503,11 @@ static uint64_t next_deadline_ns(const pdk_server *srv)
     return next;
 }
 
-/* The timer fires tick_spin_ns before the deadline and on_timer waits out the
- * rest on the clock: waking a sleeping core (a VM's above all) can take
- * hundreds of microseconds, a short spin does not. */
+/* Arms the timerfd for the earliest deadline, or not before not_before_ns
+ * when that is later (a pause while the writer catches up). The timer fires
+ * tick_spin_ns before the deadline and on_timer waits out the rest on the
+ * clock: waking a sleeping core (a VM's above all) can take hundreds of
+ * microseconds, a short spin does not. */
 static void arm_timer_after(pdk_server *srv, uint64_t not_before_ns)
 {
     if (srv->timer_fd < 0 || srv->stopping)
@@ -432,6 +533,49 @@ static void arm_timer(pdk_server *srv)
     arm_timer_after(srv, 0);
 }
 
+/* A real-time session's due ticks, at most max_catchup_ticks of them; the
+ * deadlines further behind are dropped and counted. */
+static void run_realtime(pdk_server *srv, pdk_server_slot *slot)
+{
+    uint64_t period = NS_PER_S / PDK_TICK_HZ;
+    pdk_lateness *lat = pdk_session_lateness(slot->session);
+    int ran = 0;
+    uint64_t now = uv_hrtime();
+    while (deadline_ns(slot) <= now && ran < srv->cfg.max_catchup_ticks) {
+        pdk_lateness_add(lat, now - deadline_ns(slot), period);
+        pdk_session_tick(slot->session);
+        slot->next_index++;
+        ran++;
+        now = uv_hrtime();
+    }
+    if (deadline_ns(slot) <= now) {
+        /* Bounded catch-up: drop the deadlines already past, so one slow
+         * moment does not become a burst of ticks. Sim time now lags wall
+         * time by the dropped ticks, which are reported. */
+        uint64_t behind = (now - slot->start_ns) * PDK_TICK_HZ / NS_PER_S + 1;
+        lat->skipped += behind - slot->next_index;
+        slot->next_index = behind; /* the first deadline after now */
+    }
+}
+
+/* A playing replay's due ticks, for at most REPLAY_SLICE_NS: a replay drops
+ * no tick, so one too fast for the CPU plays slower than asked (its stats
+ * show the real-time factor), its schedule starting afresh once it is a
+ * quarter of a second behind. */
+static void run_replay(pdk_server *srv, pdk_server_slot *slot)
+{
+    uint64_t t0 = uv_hrtime();
+    uint64_t now = t0;
+    while (deadline_ns(slot) <= now && now - t0 < REPLAY_SLICE_NS) {
+        if (!pdk_server_tick_slot(srv, slot))
+            return;
+        slot->next_index++;
+        now = uv_hrtime();
+    }
+    if (deadline_ns(slot) + REPLAY_BEHIND_NS < now)
+        pdk_server_rebase(slot);
+}
+
 static void on_timer(uv_poll_t *handle, int status, int events)
 {
     (void)status;
@@ -440,7 +584,7 @@ static void on_timer(uv_poll_t *handle, int status, int events)
     uint64_t expirations;
     if (read(srv->timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
         fprintf(stderr, "paddockd: timerfd read: %s\n", strerror(errno));
-    if (writer_lagging(srv)) {
+    if (pdk_server_writer_lagging(srv)) {
         /* The writer is behind: slow down rather than lose an input. Look
          * again in a millisecond; the deadlines missed meanwhile count as
          * late ticks or dropped deadlines. */
@@ -453,32 +597,19 @@ static void on_timer(uv_poll_t *handle, int status, int events)
         while (uv_hrtime() < due) {
         }
     }
-    uint64_t period = NS_PER_S / PDK_TICK_HZ;
     for (size_t i = 0; i < srv->n_sessions; i++) {
-        session_slot *slot = &srv->sessions[i];
-        if (pdk_session_timing(slot->session) != PDK_TIMING_REALTIME)
+        pdk_server_slot *slot = &srv->sessions[i];
+        if (!runs_on_timer(slot))
             continue;
-        pdk_lateness *lat = pdk_session_lateness(slot->session);
-        int ran = 0;
-        uint64_t now = uv_hrtime();
-        while (deadline_ns(slot) <= now && ran < srv->cfg.max_catchup_ticks) {
-            pdk_lateness_add(lat, now - deadline_ns(slot), period);
-            pdk_session_tick(slot->session);
-            slot->next_index++;
-            ran++;
-            now = uv_hrtime();
-        }
-        if (deadline_ns(slot) <= now) {
-            /* Bounded catch-up: drop the deadlines already past, so one slow
-             * moment does not become a burst of ticks. Sim time now lags
-             * wall time by the dropped ticks, which are reported. */
-            uint64_t behind = (now - slot->start_ns) * PDK_TICK_HZ / NS_PER_S + 1;
-            lat->skipped += behind - slot->next_index;
-            slot->next_index = behind; /* the first deadline after now */
-        }
+        if (slot->player)
+            run_replay(srv, slot);
+        else
+            run_realtime(srv, slot);
     }
     arm_timer(srv);
 }
+
+static void update_fast_idle(pdk_server *srv);
 
 static void on_writer_wait(uv_timer_t *t)
 {
@@ -486,12 +617,37 @@ static void on_writer_wait(uv_timer_t *t)
     update_fast_idle(srv);
 }
 
-/* Fast sessions share each 2 ms slice equally, starting with a different one
- * every slice so none waits behind another. */
+/* One slot's share of a slice: owed steps up to their tick (answered when
+ * done), or a fast session up to the fast-tick limit. */
+static void run_fast(pdk_server *srv, pdk_server_slot *slot, uint64_t budget)
+{
+    uint64_t t0 = uv_hrtime();
+    do {
+        if (slot->stepping) {
+            if (pdk_server_slot_tick(slot) >= slot->step_to)
+                break;
+        } else if (pdk_world_tick(pdk_session_world(slot->session)) >= srv->cfg.max_fast_ticks) {
+            char reason[PDK_SERVER_REASON_LEN];
+            snprintf(reason, sizeof(reason),
+                     "a fast session stops at the server's limit of %" PRIu64
+                     " ticks (--max-fast-ticks)",
+                     srv->cfg.max_fast_ticks);
+            pdk_server_pause(srv, slot, PDK_PAUSE_LIMIT, reason);
+            return;
+        }
+        if (!pdk_server_tick_slot(srv, slot))
+            return;
+    } while (uv_hrtime() - t0 < budget);
+    if (slot->stepping && pdk_server_slot_tick(slot) >= slot->step_to)
+        pdk_server_steps_done(srv, slot);
+}
+
+/* Fast sessions and owed steps share each 2 ms slice equally, starting with
+ * a different one every slice so none waits behind another. */
 static void on_fast_idle(uv_idle_t *handle)
 {
     pdk_server *srv = handle->data;
-    if (writer_lagging(srv)) {
+    if (pdk_server_writer_lagging(srv)) {
         /* Sleep, not spin, while the writer catches up: it needs the CPU. */
         uv_idle_stop(&srv->fast_idle);
         srv->fast_idle_on = false;
@@ -500,32 +656,18 @@ static void on_fast_idle(uv_idle_t *handle)
     }
     size_t n_fast = 0;
     for (size_t i = 0; i < srv->n_sessions; i++)
-        if (pdk_session_timing(srv->sessions[i].session) == PDK_TIMING_FAST &&
-            !srv->sessions[i].paused)
+        if (runs_fast(&srv->sessions[i]))
             n_fast++;
-    if (n_fast == 0)
-        return;
-    uint64_t budget = FAST_SLICE_NS / n_fast;
-    size_t n = srv->n_sessions;
-    size_t first = srv->fast_first % n;
-    srv->fast_first = first + 1;
-    for (size_t k = 0; k < n; k++) {
-        session_slot *slot = &srv->sessions[(first + k) % n];
-        if (pdk_session_timing(slot->session) != PDK_TIMING_FAST || slot->paused)
-            continue;
-        const pdk_world *w = pdk_session_world(slot->session);
-        uint64_t t0 = uv_hrtime();
-        do {
-            if (pdk_world_tick(w) >= srv->cfg.max_fast_ticks) {
-                slot->paused = true;
-                snprintf(slot->pause_reason, sizeof(slot->pause_reason),
-                         "a fast session stops at the server's limit of %" PRIu64
-                         " ticks (--max-fast-ticks)",
-                         srv->cfg.max_fast_ticks);
-                break;
-            }
-            pdk_session_tick(slot->session);
-        } while (uv_hrtime() - t0 < budget);
+    if (n_fast > 0) {
+        uint64_t budget = FAST_SLICE_NS / n_fast;
+        size_t n = srv->n_sessions;
+        size_t first = srv->fast_first % n;
+        srv->fast_first = first + 1;
+        for (size_t k = 0; k < n; k++) {
+            pdk_server_slot *slot = &srv->sessions[(first + k) % n];
+            if (runs_fast(slot))
+                run_fast(srv, slot, budget);
+        }
     }
     update_fast_idle(srv);
 }
@@ -534,10 +676,9 @@ static void update_fast_idle(pdk_server *srv)
 {
     bool any = false;
     for (size_t i = 0; i < srv->n_sessions; i++)
-        if (pdk_session_timing(srv->sessions[i].session) == PDK_TIMING_FAST &&
-            !srv->sessions[i].paused)
+        if (runs_fast(&srv->sessions[i]))
             any = true;
-    if (any && !srv->fast_idle_on && !srv->stopping && !writer_lagging(srv)) {
+    if (any && !srv->fast_idle_on && !srv->stopping && !pdk_server_writer_lagging(srv)) {
         uv_idle_start(&srv->fast_idle, on_fast_idle);
         srv->fast_idle_on = true;
     } else if (!any && srv->fast_idle_on) {
@@ -548,63 +689,126 @@ static void update_fast_idle(pdk_server *srv)
     }
 }
 
-/* ---- requests ---------------------------------------------------------- */
+void pdk_server_reschedule(pdk_server *srv)
+{
+    update_fast_idle(srv);
+    arm_timer(srv);
+}
 
-static void fill_info(session_slot *slot, Paddock__V1__SessionInfo *info)
+/* ---- what requests share ------------------------------------------------- */
+
+static Paddock__V1__TimingMode timing_pb(pdk_timing t)
+{
+    switch (t) {
+    case PDK_TIMING_FAST:
+        return PADDOCK__V1__TIMING_MODE__TIMING_MODE_FAST;
+    case PDK_TIMING_LOCKSTEP:
+        return PADDOCK__V1__TIMING_MODE__TIMING_MODE_LOCKSTEP;
+    case PDK_TIMING_REALTIME:
+        break;
+    }
+    return PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME;
+}
+
+void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__SessionInfo *info)
 {
     pdk_session *s = slot->session;
-    const pdk_world *w = pdk_session_world(s);
     pdk_lateness *lat = pdk_session_lateness(s);
     paddock__v1__session_info__init(info);
-    info->session_id = pdk_session_id(s);
+    info->session_id = slot->id;
     info->name = (char *)pdk_session_name(s);
-    info->tick = pdk_world_tick(w);
-    info->sim_time_s = pdk_world_time_s(w);
-    info->vehicle_count = (uint32_t)pdk_world_vehicle_count(w);
-    info->timing = pdk_session_timing(s) == PDK_TIMING_FAST
-                       ? PADDOCK__V1__TIMING_MODE__TIMING_MODE_FAST
-                       : PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME;
+    if (slot->busy) {
+        info->tick = slot->view.tick;
+        info->sim_time_s = slot->view.sim_time_s;
+        info->vehicle_count = slot->view.vehicle_count;
+        info->state_hash = slot->view.state_hash;
+        info->subscriber_count = slot->view.subscriber_count;
+    } else {
+        const pdk_world *w = pdk_session_world(s);
+        info->tick = pdk_world_tick(w);
+        info->sim_time_s = pdk_world_time_s(w);
+        info->vehicle_count = (uint32_t)pdk_world_vehicle_count(w);
+        info->state_hash = pdk_session_hash(s);
+        info->subscriber_count = (uint32_t)pdk_session_subscriber_count(s);
+    }
+    info->timing = timing_pb(slot->timing);
     info->world_preset = (char *)pdk_session_world_preset(s);
     info->overruns = lat->overruns;
     info->lateness_p50_ms = pdk_lateness_quantile_ms(lat, 0.50);
     info->lateness_p99_ms = pdk_lateness_quantile_ms(lat, 0.99);
-    info->state_hash = pdk_session_hash(s);
-    info->subscriber_count = (uint32_t)pdk_session_subscriber_count(s);
     info->skipped_ticks = lat->skipped;
-    info->paused = slot->paused;
-    info->pause_reason = slot->pause_reason;
+    info->paused = slot->pause != PDK_PAUSE_NONE || srv->writer_stalled;
+    info->pause_reason = slot->pause != PDK_PAUSE_NONE ? slot->pause_reason
+                         : srv->writer_stalled         ? srv->writer_reason
+                                                       : (char *)"";
+    info->timing_reason = slot->timing_reason;
+    info->replay_of = slot->replay_of;
 }
 
-static session_slot *need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid, uint64_t id)
+pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid, uint64_t id)
 {
-    session_slot *slot = session_find(srv, id);
+    pdk_server_slot *slot = pdk_server_session_find(srv, id);
+    char msg[160];
     if (!slot) {
-        char msg[96];
         snprintf(msg, sizeof(msg), "session %" PRIu64 " does not exist", id);
-        send_error(srv, conn, rid, PDK_ERR_NOT_FOUND, msg);
+        pdk_server_send_error(srv, conn, rid, PDK_ERR_NOT_FOUND, msg);
+        return NULL;
     }
-    return slot;
-}
-
-/* A session that takes inputs: it exists and is not paused (a paused
- * session would hold the input, and its reply, for ever). */
-static session_slot *need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid, uint64_t id)
-{
-    session_slot *slot = need_session(srv, conn, rid, id);
-    if (slot && slot->paused) {
-        char msg[256];
-        snprintf(msg, sizeof(msg), "session %" PRIu64 " is paused and takes no inputs: %s", id,
-                 slot->pause_reason);
-        send_error(srv, conn, rid, PDK_ERR_CLOSED, msg);
+    if (slot->busy) {
+        snprintf(msg, sizeof(msg),
+                 "session %" PRIu64 " is a replay seeking a tick; ask again once the seek is "
+                 "answered",
+                 id);
+        pdk_server_send_error(srv, conn, rid, PDK_ERR_BUSY, msg);
         return NULL;
     }
     return slot;
 }
 
-/* Checks a request's text field: at most max bytes of UTF-8 without control
- * characters. On failure replies INVALID_ARGUMENT naming the field. */
-static bool text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
-                    const char *text, size_t max)
+bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+                              const pdk_server_slot *slot)
+{
+    if (!slot->player)
+        return false;
+    char msg[160];
+    snprintf(msg, sizeof(msg),
+             "session %" PRIu64 " is a replay of session %" PRIu64
+             " and takes no commands; fork it to drive",
+             slot->id, slot->replay_of);
+    pdk_server_send_error(srv, conn, rid, PDK_ERR_UNSUPPORTED, msg);
+    return true;
+}
+
+/* A session that takes inputs: it exists, is not a replay and is not paused
+ * at the fast-tick limit (which would hold the input, and its reply, for
+ * ever). A session paused otherwise takes them at once. */
+pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+                                              uint64_t id)
+{
+    pdk_server_slot *slot = pdk_server_need_session(srv, conn, rid, id);
+    if (!slot || pdk_server_refuse_replay(srv, conn, rid, slot))
+        return NULL;
+    if (slot->pause == PDK_PAUSE_LIMIT) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "session %" PRIu64 " is paused and takes no inputs: %s", id,
+                 slot->pause_reason);
+        pdk_server_send_error(srv, conn, rid, PDK_ERR_CLOSED, msg);
+        return NULL;
+    }
+    return slot;
+}
+
+void pdk_server_settle_inputs(pdk_server *srv, pdk_server_slot *slot)
+{
+    (void)srv;
+    if (slot->busy || slot->player || slot->pause == PDK_PAUSE_LIMIT || slot->stepping)
+        return;
+    if (slot->pause != PDK_PAUSE_NONE || slot->timing == PDK_TIMING_LOCKSTEP)
+        pdk_session_apply_inputs(slot->session);
+}
+
+bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
+                        const char *text, size_t max)
 {
     const unsigned char *p = (const unsigned char *)text;
     size_t len = strlen(text);
@@ -633,479 +837,102 @@ static bool text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *f
         return true;
     char msg[160];
     snprintf(msg, sizeof(msg), "%s %s (at most %zu bytes of UTF-8 text)", field, why, max);
-    send_error(srv, conn, rid, PDK_ERR_INVALID_ARGUMENT, msg);
+    pdk_server_send_error(srv, conn, rid, PDK_ERR_INVALID_ARGUMENT, msg);
     return false;
 }
 
-static const char *body_name(Paddock__V1__Frame__BodyCase bc);
-
-/* A viewer (Hello.viewer) may watch (list, subscribe, ping) but every
- * request that would change something is refused, naming the role. */
-static bool refuse_viewer(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    if (!c->viewer)
-        return false;
-    char msg[160];
-    snprintf(msg, sizeof(msg),
-             "this connection said Hello as a viewer: a viewer watches and may not send %s",
-             body_name(f->body_case));
-    send_error(srv, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
-    return true;
-}
-
-static void handle_hello(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    if (f->hello->protocol_version != PDK_PROTOCOL_VERSION) {
-        char msg[128];
-        snprintf(msg, sizeof(msg), "protocol version %u is not supported; this server speaks %u",
-                 f->hello->protocol_version, PDK_PROTOCOL_VERSION);
-        pdk_conn_fail(c->conn, f->request_id, PDK_ERR_VERSION, msg);
-        return;
-    }
-    c->greeted = true;
-    c->viewer = f->hello->viewer;
-    /* The name goes into messages other clients read: printable ASCII only,
-     * at most 63 bytes of it. */
-    char name[64];
-    size_t n = 0;
-    for (const char *p = f->hello->client_name; *p && n < sizeof(name) - 1; p++)
-        name[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
-    name[n] = '\0';
-    if (n > 0)
-        snprintf(c->holder, sizeof(c->holder), "connection %" PRIu64 " (%s)", c->id, name);
-    else
-        snprintf(c->holder, sizeof(c->holder), "connection %" PRIu64, c->id);
-    Paddock__V1__Welcome w = PADDOCK__V1__WELCOME__INIT;
-    w.protocol_version = PDK_PROTOCOL_VERSION;
-    w.server_version = PDK_SERVER_VERSION;
-    w.build_id = PDK_BUILD_ID;
-    w.tick_rate_hz = PDK_TICK_HZ;
-    w.max_frame_bytes = (uint32_t)srv->cfg.limits.max_frame_bytes;
-    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
-    r.request_id = f->request_id;
-    r.body_case = PADDOCK__V1__FRAME__BODY_WELCOME;
-    r.welcome = &w;
-    send_frame(srv, c->conn, &r);
-}
-
-static void handle_session_create(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__SessionCreate *m = f->session_create;
-    pdk_timing timing = PDK_TIMING_REALTIME;
-    if (m->timing == PADDOCK__V1__TIMING_MODE__TIMING_MODE_FAST)
-        timing = PDK_TIMING_FAST;
-    else if (m->timing != PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME &&
-             m->timing != PADDOCK__V1__TIMING_MODE__TIMING_MODE_UNSPECIFIED) {
-        send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
-                   "timing must be TIMING_MODE_REALTIME or TIMING_MODE_FAST");
-        return;
-    }
-    if (!text_ok(srv, c->conn, f->request_id, "name", m->name, MAX_NAME_BYTES) ||
-        !text_ok(srv, c->conn, f->request_id, "world_preset", m->world_preset, MAX_NAME_BYTES) ||
-        !text_ok(srv, c->conn, f->request_id, "world_overrides", m->world_overrides,
-                 MAX_TEXT_BYTES))
-        return;
-    char err[PDK_PARAMS_ERR_LEN];
-    session_slot *slot;
-    pdk_error e = session_open(srv, m->name, m->world_preset, m->world_overrides, timing,
-                               !m->no_record, err, sizeof(err), &slot);
-    if (e != PDK_OK) {
-        send_error(srv, c->conn, f->request_id, e, err);
-        return;
-    }
-    Paddock__V1__SessionInfo info;
-    fill_info(slot, &info);
-    Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
-    sc.session = &info;
-    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
-    r.request_id = f->request_id;
-    r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATED;
-    r.session_created = &sc;
-    send_frame(srv, c->conn, &r);
-}
-
-static void handle_session_list(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__SessionList *m = f->session_list;
-    size_t first = m->offset < srv->n_sessions ? m->offset : srv->n_sessions;
-    size_t n = srv->n_sessions - first;
-    if (m->limit > 0 && m->limit < n)
-        n = m->limit;
-    /* A reply must fit one frame: an encoded SessionInfo stays under 512
-     * bytes (names are capped), so a page holds at most frame / 512; the
-     * client reads total and asks for the next page. */
-    size_t fit = srv->cfg.limits.max_frame_bytes / 512;
-    if (n > fit)
-        n = fit;
-    Paddock__V1__SessionInfo *infos = calloc(n ? n : 1, sizeof(*infos));
-    Paddock__V1__SessionInfo **ptrs = calloc(n ? n : 1, sizeof(*ptrs));
-    if (!infos || !ptrs) {
-        free(infos);
-        free(ptrs);
-        send_error(srv, c->conn, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        fill_info(&srv->sessions[first + i], &infos[i]);
-        ptrs[i] = &infos[i];
-    }
-    Paddock__V1__SessionListReply lr = PADDOCK__V1__SESSION_LIST_REPLY__INIT;
-    lr.n_sessions = n;
-    lr.sessions = ptrs;
-    lr.total = (uint32_t)srv->n_sessions;
-    lr.offset = (uint32_t)first;
-    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
-    r.request_id = f->request_id;
-    r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_LIST_REPLY;
-    r.session_list_reply = &lr;
-    send_frame(srv, c->conn, &r);
-    free(infos);
-    free(ptrs);
-}
-
-static void handle_session_close(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    session_slot *slot = need_session(srv, c->conn, f->request_id, f->session_close->session_id);
-    if (!slot)
-        return;
-    uint64_t tick = pdk_world_tick(pdk_session_world(slot->session));
-    if (pdk_session_id(slot->session) == srv->demo_session)
-        srv->demo_session = 0;
-    session_close(srv, slot);
-    send_ok(srv, c->conn, f->request_id, tick);
-}
-
-static void handle_spawn(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__VehicleSpawn *m = f->vehicle_spawn;
-    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot)
-        return;
-    if (!text_ok(srv, c->conn, f->request_id, "preset", m->preset, MAX_NAME_BYTES) ||
-        !text_ok(srv, c->conn, f->request_id, "overrides", m->overrides, MAX_TEXT_BYTES))
-        return;
-    pdk_gear gear = PDK_GEAR_PARK;
-    if (m->gear != PADDOCK__V1__GEAR__GEAR_NONE &&
-        pdk_wire_gear_from_pb(m->gear, &gear) != PDK_OK) {
-        char msg[96];
-        snprintf(msg, sizeof(msg), "gear %d is not a DBW2 gear (1 P, 2 R, 3 N, 4 D, 5 L)",
-                 (int)m->gear);
-        send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
-        return;
-    }
-    if (!isfinite(m->x_m) || !isfinite(m->y_m) || !isfinite(m->yaw_deg) ||
-        !isfinite(m->speed_mps)) {
-        send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
-                   "x_m, y_m, yaw_deg and speed_mps must be finite numbers");
-        return;
-    }
-    char err[PDK_PARAMS_ERR_LEN];
-    pdk_vehicle_def def;
-    char *json = NULL;
-    pdk_error e = pdk_params_vehicle_load(srv->cfg.presets_dir, m->preset, m->overrides, &def,
-                                          &json, err, sizeof(err));
-    if (e != PDK_OK) {
-        send_error(srv, c->conn, f->request_id, e, err);
-        return;
-    }
-    pdk_spawn_place place = {.x_m = m->x_m,
-                             .y_m = m->y_m,
-                             .yaw_deg = m->yaw_deg,
-                             .speed_mps = m->speed_mps,
-                             .gear = gear};
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    e = pdk_session_queue_spawn(slot->session, &def, m->preset, m->overrides, json, &place, to);
-    free(json);
-    if (e != PDK_OK)
-        send_error(srv, c->conn, f->request_id, e, "too many inputs are waiting for the next tick");
-    else
-        c->pending++;
-}
-
-static void handle_remove(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__VehicleRemove *m = f->vehicle_remove;
-    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot)
-        return;
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    if (pdk_session_queue_remove(slot->session, m->vehicle_id, to) != PDK_OK)
-        send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
-                   "too many inputs are waiting for the next tick");
-    else
-        c->pending++;
-}
-
-static void handle_dbw(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__DbwCommand *m = f->dbw_command;
-    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot)
-        return;
-    pdk_gear gear;
-    if (m->gear != PADDOCK__V1__GEAR__GEAR_NONE &&
-        pdk_wire_gear_from_pb(m->gear, &gear) != PDK_OK) {
-        char msg[96];
-        snprintf(msg, sizeof(msg), "gear %d is not a DBW2 gear (1 P, 2 R, 3 N, 4 D, 5 L)",
-                 (int)m->gear);
-        send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
-        return;
-    }
-    /* The driver's own controls: the DRIVER lease, taken when free. */
-    char why[256];
-    pdk_error e = pdk_session_lease_command(slot->session, m->vehicle_id, PDK_SOURCE_DRIVER, c->id,
-                                            c->holder, why, sizeof(why));
-    if (e != PDK_OK) {
-        send_error(srv, c->conn, f->request_id, e, why);
-        return;
-    }
-    pdk_dbw_cmd cmd;
-    pdk_wire_dbw_from_pb(m, &cmd);
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    if (pdk_session_queue_dbw(slot->session, m->vehicle_id, &cmd, to) != PDK_OK)
-        send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
-                   "too many inputs are waiting for the next tick");
-    else
-        c->pending++;
-}
-
-/* A TyreCommand: what the message alone decides is checked here (wire);
- * the vehicle, the action's range and the model at the tick boundary
- * (session), exactly as a DbwCommand. */
-static void handle_tyre(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__TyreCommand *m = f->tyre_command;
-    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot)
-        return;
-    pdk_tyre_input in;
-    char why[192];
-    pdk_error e = pdk_wire_tyre_from_pb(m, &in, why, sizeof(why));
-    if (e != PDK_OK) {
-        send_error(srv, c->conn, f->request_id, e, why);
-        return;
-    }
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    if (pdk_session_queue_tyre(slot->session, m->vehicle_id, &in, to) != PDK_OK)
-        send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
-                   "too many inputs are waiting for the next tick");
-    else
-        c->pending++;
-}
-
-/* A DBW kit message: what the message alone decides is checked here
- * (wire), the lease gate next (AUTONOMY, or AI for a connection that holds
- * the vehicle's AI lease and not its AUTONOMY one; faults and buttons pass
- * without one), the rest at the tick boundary (session, sim). */
-static void handle_dbw_message(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__DbwMessage *m = f->dbw_message;
-    session_slot *slot = need_live_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot)
-        return;
-    pdk_dbw_msg msg;
-    char why[256];
-    pdk_error e = pdk_wire_dbw_msg_from_pb(m, &msg, why, sizeof(why));
-    if (e != PDK_OK) {
-        send_error(srv, c->conn, f->request_id, e, why);
-        return;
-    }
-    /* A fault injection is the test rig's, a button press the safety
-     * operator's hand on the kit: neither drives, so neither needs a lease. */
-    if (msg.kind != PDK_DBW_MSG_FAULT && msg.kind != PDK_DBW_MSG_BUTTON) {
-        pdk_control_source src = PDK_SOURCE_AUTONOMY;
-        if (pdk_session_lease_holder(slot->session, m->vehicle_id, PDK_SOURCE_AI) == c->id &&
-            pdk_session_lease_holder(slot->session, m->vehicle_id, PDK_SOURCE_AUTONOMY) != c->id)
-            src = PDK_SOURCE_AI;
-        e = pdk_session_lease_command(slot->session, m->vehicle_id, src, c->id, c->holder, why,
-                                      sizeof(why));
-        if (e != PDK_OK) {
-            send_error(srv, c->conn, f->request_id, e, why);
-            return;
-        }
-    }
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    e = pdk_session_queue_dbw_kit(slot->session, m->vehicle_id, &msg, to);
-    if (e == PDK_ERR_BUSY)
-        send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
-                   "too many inputs are waiting for the next tick");
-    else if (e != PDK_OK)
-        send_error(srv, c->conn, f->request_id, e, "the DBW message could not be queued");
-    else
-        c->pending++;
-}
-
-/* ControlLease: take or release one source's lease on one vehicle. */
-static void handle_control_lease(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__ControlLease *m = f->control_lease;
-    session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot)
-        return;
-    pdk_control_source src = (pdk_control_source)m->source;
-    char why[256];
-    pdk_error e = m->release ? pdk_session_lease_release(slot->session, m->vehicle_id, src, c->id,
-                                                         why, sizeof(why))
-                             : pdk_session_lease_take(slot->session, m->vehicle_id, src, c->id,
-                                                      c->holder, why, sizeof(why));
-    if (e != PDK_OK) {
-        send_error(srv, c->conn, f->request_id, e, why);
-        return;
-    }
-    Paddock__V1__ControlLeaseReply lr = PADDOCK__V1__CONTROL_LEASE_REPLY__INIT;
-    lr.vehicle_id = m->vehicle_id;
-    lr.source = m->release ? PADDOCK__V1__CONTROL_SOURCE__CONTROL_SOURCE_NONE
-                           : (Paddock__V1__ControlSource)src;
-    lr.active_source =
-        (Paddock__V1__ControlSource)pdk_session_active_source(slot->session, m->vehicle_id);
-    lr.tick = pdk_world_tick(pdk_session_world(slot->session));
-    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
-    r.request_id = f->request_id;
-    r.body_case = PADDOCK__V1__FRAME__BODY_CONTROL_LEASE_REPLY;
-    r.control_lease_reply = &lr;
-    send_frame(srv, c->conn, &r);
-}
-
-static bool conn_sub_room(pdk_server *srv, conn_ctx *c, uint64_t request_id)
-{
-    if (c->n_subs < CONN_MAX_SUBS)
-        return true;
-    char msg[96];
-    snprintf(msg, sizeof(msg), "this connection already holds %d subscriptions", CONN_MAX_SUBS);
-    send_error(srv, c->conn, request_id, PDK_ERR_CAPACITY, msg);
-    return false;
-}
-
-/* DbwSubscribe: one vehicle's kit reports, each kind at its own rate. */
-static void handle_dbw_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__DbwSubscribe *m = f->dbw_subscribe;
-    session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot || !conn_sub_room(srv, c, f->request_id))
-        return;
-    uint32_t kinds = m->n_reports == 0 ? (1u << PDK_RPT_COUNT) - 1u : 0u;
-    uint32_t fastest = 0; /* the shortest period asked for, ticks */
-    for (size_t i = 0; i < m->n_reports; i++) {
-        int k = (int)m->reports[i];
-        if (k < 0 || k >= PDK_RPT_COUNT) {
-            char msg[160];
-            snprintf(msg, sizeof(msg),
-                     "reports[%zu] = %d is not a DbwReportKind (0 STEERING .. 11 AW_STATUS)", i, k);
-            send_error(srv, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT, msg);
-            return;
-        }
-        kinds |= 1u << k;
-    }
-    for (int k = 0; k < PDK_RPT_COUNT; k++)
-        if ((kinds & (1u << k)) && (fastest == 0 || pdk_dbw_report_period_ticks[k] < fastest))
-            fastest = pdk_dbw_report_period_ticks[k];
-    uint32_t sub_id = c->last_sub_id + 1;
-    pdk_error e = pdk_session_dbw_subscribe(slot->session, c->id, sub_id, m->vehicle_id, kinds);
-    if (e != PDK_OK) {
-        char msg[128];
-        if (e == PDK_ERR_STALE_ID)
-            snprintf(msg, sizeof(msg), "vehicle %u is not in session %" PRIu64, m->vehicle_id,
-                     m->session_id);
-        else
-            snprintf(msg, sizeof(msg), "session %" PRIu64 " has too many DBW subscriptions",
-                     m->session_id);
-        send_error(srv, c->conn, f->request_id, e, msg);
-        return;
-    }
-    c->last_sub_id = sub_id;
-    c->n_subs++;
-    Paddock__V1__Subscribed sd = PADDOCK__V1__SUBSCRIBED__INIT;
-    sd.subscription_id = sub_id;
-    sd.rate_hz = PDK_TICK_HZ / fastest;
-    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
-    r.request_id = f->request_id;
-    r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
-    r.subscribed = &sd;
-    send_frame(srv, c->conn, &r);
-}
-
-static void handle_subscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    const Paddock__V1__Subscribe *m = f->subscribe;
-    session_slot *slot = need_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot || !conn_sub_room(srv, c, f->request_id))
-        return;
-    uint32_t sub_id = c->last_sub_id + 1;
-    pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->vehicle_ids,
-                                        m->n_vehicle_ids);
-    if (e == PDK_ERR_OUT_OF_RANGE) {
-        char msg[128];
-        snprintf(msg, sizeof(msg),
-                 "vehicle_ids lists %zu ids; session %" PRIu64 " holds at most %d vehicles",
-                 m->n_vehicle_ids, m->session_id,
-                 pdk_world_def_get(pdk_session_world(slot->session))->max_vehicles);
-        send_error(srv, c->conn, f->request_id, e, msg);
-        return;
-    }
-    if (e == PDK_ERR_INVALID_ARGUMENT) {
-        char msg[160];
-        snprintf(msg, sizeof(msg),
-                 "rate_hz %u does not divide 120; use 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, "
-                 "30, 40, 60 or 120",
-                 m->rate_hz);
-        send_error(srv, c->conn, f->request_id, e, msg);
-        return;
-    }
-    if (e != PDK_OK) {
-        send_error(srv, c->conn, f->request_id, e, "session has too many subscriptions");
-        return;
-    }
-    c->last_sub_id = sub_id;
-    c->n_subs++;
-    Paddock__V1__Subscribed sd = PADDOCK__V1__SUBSCRIBED__INIT;
-    sd.subscription_id = sub_id;
-    sd.rate_hz = m->rate_hz ? m->rate_hz : PDK_TICK_HZ;
-    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
-    r.request_id = f->request_id;
-    r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
-    r.subscribed = &sd;
-    send_frame(srv, c->conn, &r);
-}
-
-static void handle_unsubscribe(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    uint32_t sub = f->unsubscribe->subscription_id;
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        if (pdk_session_unsubscribe(srv->sessions[i].session, c->id, sub) == PDK_OK) {
-            c->n_subs--;
-            send_ok(srv, c->conn, f->request_id,
-                    pdk_world_tick(pdk_session_world(srv->sessions[i].session)));
-            return;
-        }
-    }
-    char msg[96];
-    snprintf(msg, sizeof(msg), "subscription %u does not exist on this connection", sub);
-    send_error(srv, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
-}
-
-static void handle_ping(pdk_server *srv, conn_ctx *c, const Paddock__V1__Frame *f)
-{
-    Paddock__V1__Pong p = PADDOCK__V1__PONG__INIT;
-    p.client_time_ns = f->ping->client_time_ns;
-    p.server_time_ns = uv_hrtime();
-    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
-    r.request_id = f->request_id;
-    r.body_case = PADDOCK__V1__FRAME__BODY_PONG;
-    r.pong = &p;
-    send_frame(srv, c->conn, &r);
-}
-
-static const char *body_name(Paddock__V1__Frame__BodyCase bc)
+const char *pdk_server_body_name(Paddock__V1__Frame__BodyCase bc)
 {
     const ProtobufCFieldDescriptor *fd =
         protobuf_c_message_descriptor_get_field(&paddock__v1__frame__descriptor, (unsigned)bc);
     return fd ? fd->name : "unknown";
 }
 
+/* A viewer (Hello.viewer) may watch (list, subscribe, ping, read
+ * recordings) but every request that would change something is refused,
+ * naming the role. */
+static bool refuse_viewer(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    if (!c->viewer)
+        return false;
+    char msg[160];
+    snprintf(msg, sizeof(msg),
+             "this connection said Hello as a viewer: a viewer watches and may not send %s",
+             pdk_server_body_name(f->body_case));
+    pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
+    return true;
+}
+
+/* ---- connections' frames ------------------------------------------------- */
+
+typedef void (*handler_fn)(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
+
+/* The requests a client may send, and whether a viewer may. */
+static handler_fn handler_for(Paddock__V1__Frame__BodyCase bc, bool *changes)
+{
+    *changes = true;
+    switch (bc) {
+    case PADDOCK__V1__FRAME__BODY_SESSION_CREATE:
+        return pdk_server_handle_session_create;
+    case PADDOCK__V1__FRAME__BODY_SESSION_CLOSE:
+        return pdk_server_handle_session_close;
+    case PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN:
+        return pdk_server_handle_spawn;
+    case PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE:
+        return pdk_server_handle_remove;
+    case PADDOCK__V1__FRAME__BODY_DBW_COMMAND:
+        return pdk_server_handle_dbw;
+    case PADDOCK__V1__FRAME__BODY_TYRE_COMMAND:
+        return pdk_server_handle_tyre;
+    case PADDOCK__V1__FRAME__BODY_DBW_MESSAGE:
+        return pdk_server_handle_dbw_message;
+    case PADDOCK__V1__FRAME__BODY_CONTROL_LEASE:
+        return pdk_server_handle_control_lease;
+    case PADDOCK__V1__FRAME__BODY_SESSION_CONTROL:
+        return pdk_server_handle_control;
+    case PADDOCK__V1__FRAME__BODY_REPLAY_OPEN:
+        return pdk_server_handle_replay_open;
+    case PADDOCK__V1__FRAME__BODY_FORK_REQUEST:
+        return pdk_server_handle_fork;
+    case PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK:
+        return pdk_server_handle_import;
+    default:
+        break;
+    }
+    *changes = false;
+    switch (bc) {
+    case PADDOCK__V1__FRAME__BODY_HELLO:
+        return pdk_server_handle_hello;
+    case PADDOCK__V1__FRAME__BODY_PING:
+        return pdk_server_handle_ping;
+    case PADDOCK__V1__FRAME__BODY_SESSION_LIST:
+        return pdk_server_handle_session_list;
+    case PADDOCK__V1__FRAME__BODY_SUBSCRIBE:
+        return pdk_server_handle_subscribe;
+    case PADDOCK__V1__FRAME__BODY_DBW_SUBSCRIBE:
+        return pdk_server_handle_dbw_subscribe;
+    case PADDOCK__V1__FRAME__BODY_UNSUBSCRIBE:
+        return pdk_server_handle_unsubscribe;
+    case PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE:
+        return pdk_server_handle_stats_subscribe;
+    case PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST:
+        return pdk_server_handle_verify;
+    case PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST:
+        return pdk_server_handle_export;
+    case PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST:
+        return pdk_server_handle_csv;
+    case PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST:
+        return pdk_server_handle_meta;
+    default:
+        break;
+    }
+    return NULL;
+}
+
 static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
 {
     pdk_server *srv = ud;
-    conn_ctx *c = pdk_conn_data(conn);
+    pdk_server_conn *c = pdk_conn_data(conn);
     if (!c)
         return;
     if (!c->greeted && f->body_case != PADDOCK__V1__FRAME__BODY_HELLO) {
@@ -1113,81 +940,27 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
                       "the first frame on a connection must be Hello with protocol_version 1");
         return;
     }
-    switch (f->body_case) {
-    case PADDOCK__V1__FRAME__BODY_SESSION_CREATE:
-    case PADDOCK__V1__FRAME__BODY_SESSION_CLOSE:
-    case PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN:
-    case PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE:
-    case PADDOCK__V1__FRAME__BODY_DBW_COMMAND:
-    case PADDOCK__V1__FRAME__BODY_TYRE_COMMAND:
-    case PADDOCK__V1__FRAME__BODY_DBW_MESSAGE:
-    case PADDOCK__V1__FRAME__BODY_CONTROL_LEASE:
-        if (refuse_viewer(srv, c, f))
-            return;
-        break;
-    default:
-        break;
-    }
-    switch (f->body_case) {
-    case PADDOCK__V1__FRAME__BODY_HELLO:
-        handle_hello(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_PING:
-        handle_ping(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_SESSION_CREATE:
-        handle_session_create(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_SESSION_LIST:
-        handle_session_list(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_SESSION_CLOSE:
-        handle_session_close(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN:
-        handle_spawn(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE:
-        handle_remove(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_DBW_COMMAND:
-        handle_dbw(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_TYRE_COMMAND:
-        handle_tyre(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_DBW_MESSAGE:
-        handle_dbw_message(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_CONTROL_LEASE:
-        handle_control_lease(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_DBW_SUBSCRIBE:
-        handle_dbw_subscribe(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_SUBSCRIBE:
-        handle_subscribe(srv, c, f);
-        break;
-    case PADDOCK__V1__FRAME__BODY_UNSUBSCRIBE:
-        handle_unsubscribe(srv, c, f);
-        break;
-    default: {
+    bool changes = false;
+    handler_fn fn = handler_for(f->body_case, &changes);
+    if (!fn) {
         char msg[128];
         snprintf(msg, sizeof(msg), "'%s' is not a request a client may send",
-                 body_name(f->body_case));
-        send_error(srv, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
-        break;
+                 pdk_server_body_name(f->body_case));
+        pdk_server_send_error(srv, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
+        return;
     }
-    }
+    if (changes && refuse_viewer(srv, c, f))
+        return;
+    fn(srv, c, f);
 }
 
 static void on_open(pdk_conn *conn, void *ud)
 {
     pdk_server *srv = ud;
-    conn_ctx *c = calloc(1, sizeof(*c));
+    pdk_server_conn *c = calloc(1, sizeof(*c));
     if (c && srv->n_conns == srv->cap_conns) {
         size_t cap = srv->cap_conns ? srv->cap_conns * 2 : 16;
-        conn_ctx **p = realloc(srv->conns, cap * sizeof(*p));
+        pdk_server_conn **p = realloc(srv->conns, cap * sizeof(*p));
         if (!p) {
             free(c);
             c = NULL;
@@ -1202,6 +975,8 @@ static void on_open(pdk_conn *conn, void *ud)
     }
     c->id = pdk_conn_id(conn);
     c->conn = conn;
+    c->upload.fd = -1;
+    snprintf(c->holder, sizeof(c->holder), "connection %" PRIu64, c->id);
     PDK_ASSERT(srv->n_conns == 0 || srv->conns[srv->n_conns - 1]->id < c->id);
     srv->conns[srv->n_conns++] = c;
     pdk_conn_set_data(conn, c);
@@ -1211,21 +986,44 @@ static void on_open(pdk_conn *conn, void *ud)
 static bool on_eof(pdk_conn *conn, void *ud)
 {
     (void)ud;
-    conn_ctx *c = pdk_conn_data(conn);
+    pdk_server_conn *c = pdk_conn_data(conn);
     if (!c || c->pending == 0)
         return false;
     c->eof = true;
     return true;
 }
 
+/* A session a worker owns forgets the connection once the worker is done. */
+static void forget_later(pdk_server_slot *slot, uint64_t conn_id)
+{
+    if (slot->n_forget == slot->cap_forget) {
+        size_t cap = slot->cap_forget ? slot->cap_forget * 2 : 4;
+        uint64_t *p = realloc(slot->forget, cap * sizeof(*p));
+        if (!p)
+            return; /* its subscriptions then end when they fail to send */
+        slot->forget = p;
+        slot->cap_forget = cap;
+    }
+    slot->forget[slot->n_forget++] = conn_id;
+}
+
 static void on_close(pdk_conn *conn, void *ud)
 {
     pdk_server *srv = ud;
-    conn_ctx *c = pdk_conn_data(conn);
+    pdk_server_conn *c = pdk_conn_data(conn);
     if (!c)
         return;
-    for (size_t i = 0; i < srv->n_sessions; i++)
-        pdk_session_forget_conn(srv->sessions[i].session, c->id);
+    /* Its subscriptions and pending replies go first, then its step leases
+     * lapse (which may apply other connections' inputs at once). */
+    c->eof = false;
+    for (size_t i = 0; i < srv->n_sessions; i++) {
+        if (srv->sessions[i].busy)
+            forget_later(&srv->sessions[i], c->id);
+        else
+            pdk_session_forget_conn(srv->sessions[i].session, c->id);
+    }
+    pdk_server_control_forget_conn(srv, c->id);
+    pdk_server_recording_forget_conn(srv, c);
     for (size_t i = 0; i < srv->n_conns; i++) {
         if (srv->conns[i] == c) {
             memmove(&srv->conns[i], &srv->conns[i + 1],
@@ -1248,9 +1046,9 @@ static int start_demo(pdk_server *srv)
         fprintf(stderr, "paddockd: demo: %s\n", err);
         return -1;
     }
-    session_slot *slot;
-    pdk_error e =
-        session_open(srv, "demo", "flat", NULL, PDK_TIMING_REALTIME, true, err, sizeof(err), &slot);
+    pdk_server_slot *slot;
+    pdk_error e = pdk_server_session_open(srv, "demo", "flat", NULL, PDK_TIMING_REALTIME, true, err,
+                                          sizeof(err), &slot);
     pdk_vehicle_def def;
     char *json = NULL;
     if (e == PDK_OK)
@@ -1295,7 +1093,7 @@ static int start_demo(pdk_server *srv)
 static void on_live(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
-    session_slot *slot = session_find(srv, srv->demo_session);
+    pdk_server_slot *slot = pdk_server_session_find(srv, srv->demo_session);
     if (!slot)
         return;
     const pdk_world *w = pdk_session_world(slot->session);
@@ -1335,10 +1133,37 @@ static void on_signal(uv_signal_t *sig, int signum)
     printf("paddockd: %s, stopping\n", signum == SIGINT ? "interrupted" : "terminated");
     fflush(stdout);
     while (srv->n_sessions > 0)
-        session_close(srv, &srv->sessions[srv->n_sessions - 1]);
+        pdk_server_session_close(srv, &srv->sessions[srv->n_sessions - 1]);
+    pdk_server_recording_stop(srv);
     pdk_net_close(srv->net);
     srv->net = NULL;
+    /* Work still running on the pool (a verify, an export) finishes, and
+     * its results are dropped, before uv_run returns. */
     uv_walk(&srv->loop, on_walk_close, NULL);
+}
+
+/* Sessions an earlier paddockd left running (killed, crashed) are marked
+ * interrupted before any session of this one runs. */
+static int mark_interrupted(pdk_server *srv)
+{
+    char err[PDK_STORE_ERR_LEN];
+    uint64_t marked = 0;
+    if (pdk_store_mark_interrupted(srv->store, &marked, err, sizeof(err)) != PDK_OK) {
+        fprintf(stderr, "paddockd: cannot mark interrupted sessions: %s\n", err);
+        return -1;
+    }
+    if (marked > 0)
+        printf("paddockd: %" PRIu64 " session%s left running by an earlier paddockd (killed or "
+               "crashed) marked interrupted; each replays and verifies up to its last committed "
+               "tick\n",
+               marked, marked == 1 ? "" : "s");
+    return 0;
+}
+
+static void init_timer(pdk_server *srv, uv_timer_t *t)
+{
+    uv_timer_init(&srv->loop, t);
+    t->data = srv;
 }
 
 int pdk_server_run(const pdk_server_config *config)
@@ -1357,6 +1182,10 @@ int pdk_server_run(const pdk_server_config *config)
         return 1;
     }
     uv_loop_init(&srv->loop);
+    srv->loop_thread = uv_thread_self();
+    uv_mutex_init(&srv->defer_lock);
+    if (mark_interrupted(srv) != 0)
+        goto out;
     /* Linux lets a timer fire up to the thread's timer slack (50 µs by
      * default) late so it can batch wake-ups; ticks want their deadline. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -1370,8 +1199,10 @@ int pdk_server_run(const pdk_server_config *config)
     uv_poll_start(&srv->timer_poll, UV_READABLE, on_timer);
     uv_idle_init(&srv->loop, &srv->fast_idle);
     srv->fast_idle.data = srv;
-    uv_timer_init(&srv->loop, &srv->writer_wait);
-    srv->writer_wait.data = srv;
+    init_timer(srv, &srv->writer_wait);
+    init_timer(srv, &srv->lease_timer);
+    init_timer(srv, &srv->stats_timer);
+    init_timer(srv, &srv->stream_timer);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);
     srv->sig_int.data = srv->sig_term.data = srv;
@@ -1429,6 +1260,11 @@ out:
         free(srv->conns[i]);
     free(srv->conns);
     free(srv->sessions);
+    free(srv->stats);
+    free(srv->streams);
+    free(srv->controls);
+    free(srv->deferred);
+    uv_mutex_destroy(&srv->defer_lock);
     pdk_buf_free(&srv->out);
     free(srv);
     if (rc == 0)

@@ -1,7 +1,7 @@
 /* A session: its world, the queue of inputs waiting for the next tick
  * boundary, scripted drivers, state and DBW report subscriptions, the
  * vehicles' control leases and the recording of all of it. */
-#include "session.h"
+#include "session_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,131 +13,13 @@
 #include "wire.h"
 #include "world_mem.h"
 
-typedef struct pending_input {
-    pdk_input_kind kind;
-    pdk_reply_to to;
-    pdk_vehicle_id vehicle;
-    pdk_dbw_cmd cmd;
-    pdk_tyre_input tyre;
-    pdk_dbw_msg kit;
-    /* spawn only */
-    pdk_vehicle_def def;
-    pdk_spawn_place place;
-    char *preset;
-    char *overrides;
-    char *params_json;
-} pending_input;
-
-typedef struct subscription {
-    uint32_t id;
-    uint64_t conn_id;
-    uint32_t divisor; /* publish when tick % divisor == 0 */
-    uint32_t *ids;    /* NULL: every vehicle */
-    size_t n_ids;
-    size_t too_large; /* set by publish: the batch that did not fit */
-} subscription;
-
-/* A DBW report subscription: one vehicle, a set of report kinds. */
-typedef struct dbw_sub {
-    uint32_t id;
-    uint64_t conn_id;
-    pdk_vehicle_id vehicle;
-    uint32_t kinds; /* bit k: pdk_dbw_report_kind k */
-    bool too_large; /* set by publish: a frame did not fit */
-} dbw_sub;
-
-/* The last REPORT_RING reports of a vehicle with DBW subscriptions, by tick
- * (slot tick % REPORT_RING), so a delayed kind can send an older one. Not
- * sim state: it only holds what the world reported. */
-#define REPORT_RING (PDK_SESSION_REPORT_DELAY_MAX_TICKS + 1u)
-typedef struct report_ring {
-    pdk_vehicle_id vehicle;
-    uint64_t filled[REPORT_RING]; /* the slot's tick + 1; 0: empty */
-    pdk_dbw_report r[REPORT_RING];
-} report_ring;
-
-/* One source's lease on one vehicle. */
-typedef struct lease {
-    pdk_vehicle_id vehicle;
-    pdk_control_source source;
-    uint64_t conn_id;
-    char holder[96];
-} lease;
-
-typedef struct script_driver {
-    pdk_vehicle_id vehicle;
-    pdk_script_step *steps;
-    size_t n_steps;
-    size_t next;
-    uint64_t start_tick;
-    bool loop;
-    uint64_t gap_ticks;
-} script_driver;
-
-struct pdk_session {
-    uint64_t id;
-    char *name;
-    char *world_preset;
-    pdk_timing timing;
-    pdk_store *store;
-    pdk_session_hooks hooks;
-
-    void *world_mem;
-    pdk_world *world;
-    uint64_t seq;
-
-    pending_input *pending;
-    size_t n_pending;
-    size_t cap_pending;
-
-    subscription subs[PDK_SESSION_MAX_SUBS];
-    size_t n_subs;
-
-    script_driver scripts[PDK_SESSION_MAX_SCRIPTS];
-    size_t n_scripts;
-
-    dbw_sub dbw_subs[PDK_SESSION_MAX_DBW_SUBS];
-    size_t n_dbw_subs;
-    report_ring *rings[PDK_SESSION_MAX_DBW_SUBS]; /* one per subscribed vehicle */
-    size_t n_rings;
-
-    lease *leases; /* at most one per (vehicle, source) of a live vehicle */
-    size_t n_leases;
-    size_t cap_leases;
-
-    pdk_buf common;  /* the tick's shared state batch body */
-    pdk_buf frame;   /* one subscriber's frame */
-    pdk_buf payload; /* an input's recorded form */
-    pdk_lateness lateness;
-    uint64_t record_failures; /* record_* calls the store refused */
-};
-
-static int64_t unix_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static char *dup_or_empty(const char *s)
+char *pdk_session_dup_(const char *s)
 {
     return strdup(s ? s : "");
 }
 
-/* The store refuses a record only when it is closing or out of memory; the
- * session goes on, and the first refusal is logged so the gap in the
- * recording is known. */
-static void recorded(pdk_session *s, pdk_error err, const char *what)
-{
-    if (err == PDK_OK)
-        return;
-    if (s->record_failures++ == 0)
-        fprintf(stderr, "paddockd: session %llu: the recording lost %s: %s\n",
-                (unsigned long long)s->id, what, pdk_error_message(err));
-}
-
-pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
-                             const pdk_session_hooks *hooks, pdk_session **out)
+pdk_error pdk_session_create_bare_(uint64_t id, const pdk_session_def *def,
+                                   const pdk_session_hooks *hooks, pdk_session **out)
 {
     *out = NULL;
     pdk_error err = pdk_world_def_check(&def->world);
@@ -148,43 +30,46 @@ pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
         return PDK_ERR_NO_MEMORY;
     size_t bytes = pdk_world_mem_size(&def->world);
     s->world_mem = pdk_world_mem_alloc(bytes);
-    s->name = dup_or_empty(def->name);
-    s->world_preset = dup_or_empty(def->world_preset);
-    if (!s->world_mem || !s->name || !s->world_preset) {
+    s->name = pdk_session_dup_(def->name);
+    s->world_preset = pdk_session_dup_(def->world_preset);
+    s->build_id = pdk_session_dup_(def->build_id ? def->build_id : "unknown");
+    if (!s->world_mem || !s->name || !s->world_preset || !s->build_id) {
         pdk_session_destroy(s);
         return PDK_ERR_NO_MEMORY;
     }
-    err = pdk_world_init(s->world_mem, bytes, &def->world, &s->world);
+    s->world_def = def->world;
+    err = pdk_world_init(s->world_mem, bytes, &s->world_def, &s->world);
     if (err != PDK_OK) {
         pdk_session_destroy(s);
         return err;
     }
     s->id = id;
     s->timing = def->timing;
-    s->store = def->store;
+    s->publishing = true;
+    s->keyframe_every =
+        def->keyframe_every_ticks ? def->keyframe_every_ticks : PDK_SESSION_KEYFRAME_EVERY;
     if (hooks)
         s->hooks = *hooks;
     pdk_lateness_reset(&s->lateness);
+    *out = s;
+    return PDK_OK;
+}
 
-    if (s->store) {
-        pdk_store_session rec = {
-            .session_id = id,
-            .name = s->name,
-            .timing = def->timing == PDK_TIMING_FAST ? "fast" : "realtime",
-            .world_preset = s->world_preset,
-            .world_json = def->world_json ? def->world_json : "{}",
-            .build_id = def->build_id ? def->build_id : "unknown",
-            .dt_s = def->world.dt_s,
-            .substeps = def->world.substeps,
-            .created_unix_ms = unix_ms(),
-        };
-        err = pdk_store_record_session(s->store, &rec);
+pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
+                             const pdk_session_hooks *hooks, pdk_session **out)
+{
+    pdk_session *s;
+    pdk_error err = pdk_session_create_bare_(id, def, hooks, &s);
+    if (err != PDK_OK)
+        return err;
+    if (def->store) {
+        s->store = def->store;
+        err = pdk_session_record_start_(s, def, NULL, 0);
         if (err != PDK_OK) {
+            s->store = NULL; /* nothing of it was recorded: no end either */
             pdk_session_destroy(s);
             return err;
         }
-        recorded(s, pdk_store_record_hash(s->store, id, 0, pdk_world_hash(s->world)),
-                 "a state hash");
     }
     *out = s;
     return PDK_OK;
@@ -192,9 +77,11 @@ pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
 
 static void pending_free(pending_input *p)
 {
+    free(p->def);
     free(p->preset);
     free(p->overrides);
     free(p->params_json);
+    p->def = NULL;
     p->preset = p->overrides = p->params_json = NULL;
 }
 
@@ -246,16 +133,15 @@ void pdk_session_destroy(pdk_session *s)
     for (size_t i = 0; i < s->n_scripts; i++)
         free(s->scripts[i].steps);
     if (s->store && s->world)
-        recorded(s,
-                 pdk_store_record_session_end(s->store, s->id, pdk_world_tick(s->world),
-                                              pdk_world_hash(s->world), unix_ms()),
-                 "the session's end");
+        pdk_session_record_end_(s);
     pdk_buf_free(&s->common);
     pdk_buf_free(&s->frame);
     pdk_buf_free(&s->payload);
+    pdk_buf_free(&s->snapshot);
     free(s->world_mem);
     free(s->name);
     free(s->world_preset);
+    free(s->build_id);
     free(s);
 }
 
@@ -325,12 +211,14 @@ pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, co
         return PDK_ERR_BUSY;
     p->kind = PDK_INPUT_SPAWN;
     p->to = to;
-    p->def = *def;
+    p->def = malloc(sizeof(*p->def));
+    if (p->def)
+        *p->def = *def;
     p->place = *place;
-    p->preset = dup_or_empty(preset);
-    p->overrides = dup_or_empty(overrides);
-    p->params_json = dup_or_empty(params_json);
-    if (!p->preset || !p->overrides || !p->params_json) {
+    p->preset = pdk_session_dup_(preset);
+    p->overrides = pdk_session_dup_(overrides);
+    p->params_json = pdk_session_dup_(params_json);
+    if (!p->def || !p->preset || !p->overrides || !p->params_json) {
         pending_free(p);
         s->n_pending--;
         return PDK_ERR_NO_MEMORY;
@@ -394,6 +282,33 @@ pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk
     p->to = to;
     p->vehicle = id;
     p->kit = recorded_form;
+    /* The recorded form's bytes, kept so that recording it costs no second
+     * encode. */
+    if (s->store && s->payload.len <= sizeof(p->kit_payload)) {
+        memcpy(p->kit_payload, s->payload.data, s->payload.len);
+        p->kit_payload_len = (uint8_t)s->payload.len;
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_session_queue_reset(pdk_session *s, pdk_reply_to to)
+{
+    pending_input *p = push_pending(s);
+    if (!p)
+        return PDK_ERR_BUSY;
+    p->kind = PDK_INPUT_RESET;
+    p->to = to;
+    return PDK_OK;
+}
+
+pdk_error pdk_session_queue_reseed(pdk_session *s, uint64_t seed, pdk_reply_to to)
+{
+    pending_input *p = push_pending(s);
+    if (!p)
+        return PDK_ERR_BUSY;
+    p->kind = PDK_INPUT_RESEED;
+    p->to = to;
+    p->seed = seed;
     return PDK_OK;
 }
 
@@ -424,9 +339,6 @@ static uint64_t step_tick(const script_driver *d, size_t i)
     return d->start_tick + (uint64_t)llround(d->steps[i].t_s * PDK_TICK_HZ);
 }
 
-static bool conn_lease_above(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
-                             uint64_t except_conn);
-
 /* Turns every script step due at this tick into a queued input. A script
  * drives as source AI: while a connection holds its vehicle's DRIVER or
  * AUTONOMY lease its due steps pass unapplied. */
@@ -436,7 +348,7 @@ static void run_scripts(pdk_session *s)
     for (size_t i = 0; i < s->n_scripts;) {
         script_driver *d = &s->scripts[i];
         bool gone = pdk_world_vehicle_pose(s->world, d->vehicle, &(pdk_vehicle_pose){0}) != PDK_OK;
-        bool preempted = !gone && conn_lease_above(s, d->vehicle, PDK_SOURCE_AI, 0);
+        bool preempted = !gone && pdk_session_conn_lease_above_(s, d->vehicle, PDK_SOURCE_AI, 0);
         while (!gone && d->next < d->n_steps && step_tick(d, d->next) <= tick) {
             pdk_reply_to none = {0, 0};
             if (!preempted &&
@@ -463,10 +375,10 @@ static void run_scripts(pdk_session *s)
 
 static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
 {
-    recorded(s,
-             pdk_store_record_input(s->store, s->id, tick, (uint32_t)s->seq, (int)kind,
-                                    s->payload.data, s->payload.len),
-             "an input");
+    pdk_session_recorded_(s,
+                          pdk_store_record_input(s->store, s->id, tick, (uint32_t)s->seq, (int)kind,
+                                                 s->payload.data, s->payload.len),
+                          "an input");
 }
 
 static void encode_spawn(pdk_session *s, const pending_input *p)
@@ -501,7 +413,55 @@ static void encode_remove(pdk_session *s, pdk_vehicle_id id)
     }
 }
 
-static void drop_vehicle_leases(pdk_session *s, pdk_vehicle_id id);
+/* A SessionControl body with reset or reseed set. */
+static void encode_control(pdk_session *s, const pending_input *p)
+{
+    Paddock__V1__SessionControl msg = PADDOCK__V1__SESSION_CONTROL__INIT;
+    msg.session_id = s->id;
+    if (p->kind == PDK_INPUT_RESET) {
+        msg.action_case = PADDOCK__V1__SESSION_CONTROL__ACTION_RESET;
+        msg.reset = 1;
+    } else {
+        msg.action_case = PADDOCK__V1__SESSION_CONTROL__ACTION_RESEED;
+        msg.reseed = p->seed;
+    }
+    pdk_buf_reset(&s->payload);
+    size_t n = paddock__v1__session_control__get_packed_size(&msg);
+    if (pdk_buf_reserve(&s->payload, n) == PDK_OK) {
+        paddock__v1__session_control__pack(&msg, s->payload.data);
+        s->payload.len = n;
+    }
+}
+
+/* Every vehicle goes: their leases and DBW report subscriptions end, each
+ * holder and subscriber told why, and the recording notes each removal. */
+static pdk_error apply_reset(pdk_session *s, const pending_input *p, uint64_t tick)
+{
+    int n = pdk_world_vehicle_count(s->world);
+    pdk_vehicle_id *ids = n > 0 ? malloc((size_t)n * sizeof(*ids)) : NULL;
+    if (n > 0 && !ids)
+        return PDK_ERR_NO_MEMORY;
+    for (int i = 0; i < n; i++)
+        ids[i] = pdk_world_vehicle_at(s->world, i);
+    pdk_error err = pdk_world_reset(s->world);
+    if (err == PDK_OK) {
+        char what[96];
+        snprintf(what, sizeof(what), "session %llu was reset", (unsigned long long)s->id);
+        for (int i = 0; i < n; i++) {
+            pdk_session_drop_vehicle_leases_(s, ids[i], what);
+            pdk_session_end_vehicle_subs_(s, ids[i], PDK_ERR_STALE_ID, what);
+        }
+    }
+    if (err == PDK_OK && s->store) {
+        encode_control(s, p);
+        record_payload(s, tick, PDK_INPUT_RESET);
+        for (int i = 0; i < n; i++)
+            pdk_session_recorded_(
+                s, pdk_store_record_vehicle_removed(s->store, s->id, ids[i], tick), "a removal");
+    }
+    free(ids);
+    return err;
+}
 
 /* Applies one input at the current tick boundary; on success it is stamped
  * with the next seq and recorded. */
@@ -513,23 +473,23 @@ static void apply_input(pdk_session *s, pending_input *p)
     switch (p->kind) {
     case PDK_INPUT_SPAWN: {
         pdk_pose pose = {p->place.x_m, p->place.y_m, pdk_script_deg_to_rad(p->place.yaw_deg)};
-        err = pdk_world_spawn(s->world, &p->def, &pose, p->place.speed_mps, p->place.gear,
+        err = pdk_world_spawn(s->world, p->def, &pose, p->place.speed_mps, p->place.gear,
                               &p->vehicle);
         if (err == PDK_ERR_CAPACITY) {
             snprintf(msg, sizeof(msg), "session %llu is full (%d vehicles)",
                      (unsigned long long)s->id, pdk_world_def_get(s->world)->max_vehicles);
         } else if (err != PDK_OK) {
-            const char *why = pdk_world_spawn_problem(s->world, &p->def, &pose, p->place.speed_mps,
-                                                      p->place.gear);
+            const char *why =
+                pdk_world_spawn_problem(s->world, p->def, &pose, p->place.speed_mps, p->place.gear);
             snprintf(msg, sizeof(msg), "spawn refused: %s", why ? why : pdk_error_message(err));
         }
         if (err == PDK_OK && s->store) {
             encode_spawn(s, p);
             record_payload(s, tick, p->kind);
-            recorded(s,
-                     pdk_store_record_vehicle(s->store, s->id, p->vehicle, tick, p->preset,
-                                              p->overrides, p->params_json),
-                     "a vehicle");
+            pdk_session_recorded_(s,
+                                  pdk_store_record_vehicle(s->store, s->id, p->vehicle, tick,
+                                                           p->preset, p->overrides, p->params_json),
+                                  "a vehicle");
         }
         break;
     }
@@ -538,13 +498,18 @@ static void apply_input(pdk_session *s, pending_input *p)
         if (err != PDK_OK)
             snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
                      (unsigned long long)s->id);
-        if (err == PDK_OK)
-            drop_vehicle_leases(s, p->vehicle);
+        if (err == PDK_OK) {
+            char reason[96];
+            snprintf(reason, sizeof(reason), "vehicle %u was removed from session %llu", p->vehicle,
+                     (unsigned long long)s->id);
+            pdk_session_drop_vehicle_leases_(s, p->vehicle, reason);
+        }
         if (err == PDK_OK && s->store) {
             encode_remove(s, p->vehicle);
             record_payload(s, tick, p->kind);
-            recorded(s, pdk_store_record_vehicle_removed(s->store, s->id, p->vehicle, tick),
-                     "a removal");
+            pdk_session_recorded_(
+                s, pdk_store_record_vehicle_removed(s->store, s->id, p->vehicle, tick),
+                "a removal");
         }
         break;
     case PDK_INPUT_DBW:
@@ -599,8 +564,29 @@ static void apply_input(pdk_session *s, pending_input *p)
         }
         if (err == PDK_OK && s->store) {
             pdk_buf_reset(&s->payload);
-            if (pdk_wire_dbw_msg_encode(s->id, p->vehicle, &p->kit, &s->payload) == PDK_OK)
+            pdk_error e = p->kit_payload_len > 0
+                              ? pdk_buf_append(&s->payload, p->kit_payload, p->kit_payload_len)
+                              : pdk_wire_dbw_msg_encode(s->id, p->vehicle, &p->kit, &s->payload);
+            if (e == PDK_OK)
                 record_payload(s, tick, p->kind);
+            else
+                pdk_session_recorded_(s, e, "an input");
+        }
+        break;
+    case PDK_INPUT_RESET:
+        err = apply_reset(s, p, tick);
+        if (err != PDK_OK)
+            snprintf(msg, sizeof(msg), "reset of session %llu failed: %s",
+                     (unsigned long long)s->id, pdk_error_message(err));
+        break;
+    case PDK_INPUT_RESEED:
+        err = pdk_world_reseed(s->world, p->seed);
+        if (err != PDK_OK)
+            snprintf(msg, sizeof(msg), "reseed of session %llu failed: %s",
+                     (unsigned long long)s->id, pdk_error_message(err));
+        if (err == PDK_OK && s->store) {
+            encode_control(s, p);
+            record_payload(s, tick, p->kind);
         }
         break;
     }
@@ -693,11 +679,10 @@ void pdk_session_tick(pdk_session *s)
 {
     pdk_session_apply_inputs(s);
     pdk_world_step(s->world);
-    uint64_t tick = pdk_world_tick(s->world);
-    if (s->store && tick % PDK_SESSION_HASH_EVERY == 0)
-        recorded(s, pdk_store_record_hash(s->store, s->id, tick, pdk_world_hash(s->world)),
-                 "a state hash");
-    publish(s);
+    if (s->store)
+        pdk_session_record_tick_(s);
+    if (s->publishing)
+        publish(s);
     publish_dbw(s);
 }
 
@@ -765,8 +750,6 @@ pdk_error pdk_session_unsubscribe(pdk_session *s, uint64_t conn_id, uint32_t sub
     return PDK_ERR_NOT_FOUND;
 }
 
-static void release_conn_leases(pdk_session *s, uint64_t conn_id);
-
 void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id)
 {
     size_t w = 0;
@@ -786,7 +769,7 @@ void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id)
     for (size_t i = 0; i < s->n_pending; i++)
         if (s->pending[i].to.conn_id == conn_id)
             s->pending[i].to.conn_id = 0; /* still applied; nobody to tell */
-    release_conn_leases(s, conn_id);
+    pdk_session_release_conn_leases_(s, conn_id);
 }
 
 int pdk_session_subscriber_count(const pdk_session *s)
@@ -848,7 +831,8 @@ pdk_error pdk_session_dbw_subscribe(pdk_session *s, uint64_t conn_id, uint32_t s
 }
 
 /* Ends every subscription on vehicle v, telling each subscriber why. */
-static void end_vehicle_subs(pdk_session *s, pdk_vehicle_id v, pdk_error code, const char *what)
+void pdk_session_end_vehicle_subs_(pdk_session *s, pdk_vehicle_id v, pdk_error code,
+                                   const char *what)
 {
     for (size_t i = 0; i < s->n_dbw_subs;) {
         dbw_sub *sub = &s->dbw_subs[i];
@@ -896,7 +880,7 @@ static void send_dbw_kind(pdk_session *s, const report_ring *ring, int kind,
 /* After the step: each subscribed vehicle's report for this tick goes into
  * its ring; each due kind is sent unless the kit's injected faults drop it
  * (deterministically, from the world's seed) or delay it (an older report
- * from the ring). */
+ * from the ring). With publishing off the rings fill and nothing is sent. */
 static void publish_dbw(pdk_session *s)
 {
     if (s->n_dbw_subs == 0 || !s->hooks.on_dbw_report)
@@ -911,10 +895,14 @@ static void publish_dbw(pdk_session *s)
             char what[96];
             snprintf(what, sizeof(what), "vehicle %u was removed from session %llu", ring->vehicle,
                      (unsigned long long)s->id);
-            end_vehicle_subs(s, ring->vehicle, PDK_ERR_STALE_ID, what);
+            pdk_session_end_vehicle_subs_(s, ring->vehicle, PDK_ERR_STALE_ID, what);
             continue; /* its ring went with its last subscription */
         }
         ring->filled[slot] = tick + 1;
+        if (!s->publishing) {
+            i++;
+            continue; /* the ring still fills, so delayed kinds are whole once it is on again */
+        }
         uint32_t wanted = 0;
         for (size_t k = 0; k < s->n_dbw_subs; k++)
             if (s->dbw_subs[k].vehicle == ring->vehicle)
@@ -954,239 +942,32 @@ static void publish_dbw(pdk_session *s)
     }
 }
 
-/* ---- control leases -------------------------------------------------------- */
-
-const char *pdk_control_source_name(int source)
+void pdk_session_rings_restart_(pdk_session *s)
 {
-    switch (source) {
-    case PDK_SOURCE_DRIVER:
-        return "DRIVER";
-    case PDK_SOURCE_AUTONOMY:
-        return "AUTONOMY";
-    case PDK_SOURCE_AI:
-        return "AI";
-    default:
-        return "NONE";
-    }
-}
-
-static bool source_ok(pdk_control_source src)
-{
-    return src == PDK_SOURCE_DRIVER || src == PDK_SOURCE_AUTONOMY || src == PDK_SOURCE_AI;
-}
-
-static lease *lease_find(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src)
-{
-    for (size_t i = 0; i < s->n_leases; i++)
-        if (s->leases[i].vehicle == id && s->leases[i].source == src)
-            return &s->leases[i];
-    return NULL;
-}
-
-static bool script_drives(const pdk_session *s, pdk_vehicle_id id)
-{
-    for (size_t i = 0; i < s->n_scripts; i++)
-        if (s->scripts[i].vehicle == id)
-            return true;
-    return false;
-}
-
-/* True when a connection other than except_conn holds a source above src
- * on id. */
-static bool conn_lease_above(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
-                             uint64_t except_conn)
-{
-    for (size_t i = 0; i < s->n_leases; i++) {
-        const lease *l = &s->leases[i];
-        if (l->vehicle == id && l->source < src && l->conn_id != except_conn)
-            return true;
-    }
-    return false;
-}
-
-pdk_control_source pdk_session_active_source(const pdk_session *s, pdk_vehicle_id id)
-{
-    pdk_control_source best = script_drives(s, id) ? PDK_SOURCE_AI : PDK_SOURCE_NONE;
-    for (size_t i = 0; i < s->n_leases; i++) {
-        const lease *l = &s->leases[i];
-        if (l->vehicle == id && (best == PDK_SOURCE_NONE || l->source < best))
-            best = l->source;
-    }
-    return best;
-}
-
-uint64_t pdk_session_lease_holder(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src)
-{
-    const lease *l = lease_find(s, id, src);
-    return l ? l->conn_id : 0;
-}
-
-/* Tells every holder on id but except_conn (each connection once) that the
- * active source is now active; a holder below it hears which of its
- * sources was pre-empted when preempting. */
-static void tell_holders(pdk_session *s, pdk_vehicle_id id, uint64_t except_conn,
-                         pdk_control_source active, bool preempting, const char *reason)
-{
-    if (!s->hooks.on_control)
-        return;
-    for (size_t i = 0; i < s->n_leases; i++) {
-        const lease *l = &s->leases[i];
-        if (l->vehicle != id || l->conn_id == except_conn)
-            continue;
-        bool seen = false;
-        for (size_t k = 0; k < i; k++)
-            if (s->leases[k].vehicle == id && s->leases[k].conn_id == l->conn_id)
-                seen = true;
-        if (seen)
-            continue;
-        /* The connection's highest source on the vehicle. */
-        pdk_control_source mine = l->source;
-        for (size_t k = i + 1; k < s->n_leases; k++)
-            if (s->leases[k].vehicle == id && s->leases[k].conn_id == l->conn_id &&
-                s->leases[k].source < mine)
-                mine = s->leases[k].source;
-        pdk_control_event ev = {
-            .session_id = s->id,
-            .vehicle = id,
-            .active = active,
-            .preempted = preempting && mine > active ? mine : PDK_SOURCE_NONE,
-            .reason = reason,
-            .tick = pdk_world_tick(s->world),
-        };
-        s->hooks.on_control(s->hooks.ud, l->conn_id, &ev);
-    }
-}
-
-pdk_error pdk_session_lease_take(pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
-                                 uint64_t conn_id, const char *holder, char *why, size_t why_len)
-{
-    if (!source_ok(src)) {
-        snprintf(why, why_len, "source %d is not a control source (1 DRIVER, 2 AUTONOMY, 3 AI)",
-                 (int)src);
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    if (pdk_world_dbw_state(s->world, id) == NULL) {
-        snprintf(why, why_len, "vehicle %u is not in session %llu", id, (unsigned long long)s->id);
-        return PDK_ERR_STALE_ID;
-    }
-    lease *l = lease_find(s, id, src);
-    if (l && l->conn_id == conn_id)
-        return PDK_OK;
-    if (l) {
-        snprintf(why, why_len, "the %s lease on vehicle %u is held by %s",
-                 pdk_control_source_name(src), id, l->holder);
-        return PDK_ERR_BUSY;
-    }
-    if (src == PDK_SOURCE_AI && script_drives(s, id)) {
-        snprintf(why, why_len,
-                 "the AI lease on vehicle %u is held by a drive script attached to session %llu",
-                 id, (unsigned long long)s->id);
-        return PDK_ERR_BUSY;
-    }
-    if (s->n_leases == s->cap_leases) {
-        size_t cap = s->cap_leases ? s->cap_leases * 2 : 8;
-        lease *p = realloc(s->leases, cap * sizeof(*p));
-        if (!p) {
-            snprintf(why, why_len, "out of memory");
-            return PDK_ERR_NO_MEMORY;
+    for (size_t i = 0; i < s->n_rings;) {
+        report_ring *ring = s->rings[i];
+        if (pdk_world_dbw_state(s->world, ring->vehicle) == NULL) {
+            char what[128];
+            snprintf(what, sizeof(what), "vehicle %u is not in session %llu's restored world",
+                     ring->vehicle, (unsigned long long)s->id);
+            pdk_session_end_vehicle_subs_(s, ring->vehicle, PDK_ERR_STALE_ID, what);
+            continue; /* its ring went with its last subscription */
         }
-        s->leases = p;
-        s->cap_leases = cap;
-    }
-    pdk_control_source before = pdk_session_active_source(s, id);
-    l = &s->leases[s->n_leases++];
-    l->vehicle = id;
-    l->source = src;
-    l->conn_id = conn_id;
-    snprintf(l->holder, sizeof(l->holder), "%s", holder ? holder : "a client");
-    if (before != PDK_SOURCE_NONE && src < before) {
-        char reason[160];
-        snprintf(reason, sizeof(reason), "%s took the %s lease on vehicle %u", l->holder,
-                 pdk_control_source_name(src), id);
-        tell_holders(s, id, conn_id, src, true, reason);
-    }
-    return PDK_OK;
-}
-
-/* Removes lease i; when that lowers the vehicle's active source, the
- * remaining holders but except_conn (a connection that is going away) hear
- * why. */
-static void lease_remove(pdk_session *s, size_t i, const char *what, uint64_t except_conn)
-{
-    pdk_vehicle_id id = s->leases[i].vehicle;
-    pdk_control_source before = pdk_session_active_source(s, id);
-    char reason[192];
-    snprintf(reason, sizeof(reason), "%s %s the %s lease on vehicle %u", s->leases[i].holder, what,
-             pdk_control_source_name(s->leases[i].source), id);
-    s->leases[i] = s->leases[--s->n_leases];
-    pdk_control_source after = pdk_session_active_source(s, id);
-    if (after != before)
-        tell_holders(s, id, except_conn, after, false, reason);
-}
-
-pdk_error pdk_session_lease_release(pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
-                                    uint64_t conn_id, char *why, size_t why_len)
-{
-    if (!source_ok(src)) {
-        snprintf(why, why_len, "source %d is not a control source (1 DRIVER, 2 AUTONOMY, 3 AI)",
-                 (int)src);
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    lease *l = lease_find(s, id, src);
-    if (!l || l->conn_id != conn_id) {
-        snprintf(why, why_len, "this connection does not hold the %s lease on vehicle %u",
-                 pdk_control_source_name(src), id);
-        return PDK_ERR_NOT_FOUND;
-    }
-    lease_remove(s, (size_t)(l - s->leases), "released", conn_id);
-    return PDK_OK;
-}
-
-static void release_conn_leases(pdk_session *s, uint64_t conn_id)
-{
-    for (size_t i = 0; i < s->n_leases;) {
-        if (s->leases[i].conn_id == conn_id)
-            lease_remove(s, i, "disconnected, releasing", conn_id);
-        else
-            i++;
+        memset(ring->filled, 0, sizeof(ring->filled));
+        uint64_t tick = pdk_world_tick(s->world);
+        size_t slot = (size_t)(tick % REPORT_RING);
+        if (pdk_world_dbw_report(s->world, ring->vehicle, &ring->r[slot]) == PDK_OK)
+            ring->filled[slot] = tick + 1;
+        i++;
     }
 }
 
-/* A removed vehicle's leases go with it; their holders hear so. */
-static void drop_vehicle_leases(pdk_session *s, pdk_vehicle_id id)
+void pdk_session_set_publishing(pdk_session *s, bool on)
 {
-    char reason[96];
-    snprintf(reason, sizeof(reason), "vehicle %u was removed from session %llu", id,
-             (unsigned long long)s->id);
-    tell_holders(s, id, 0, PDK_SOURCE_NONE, true, reason);
-    for (size_t i = 0; i < s->n_leases;) {
-        if (s->leases[i].vehicle == id)
-            s->leases[i] = s->leases[--s->n_leases];
-        else
-            i++;
-    }
+    s->publishing = on;
 }
 
-pdk_error pdk_session_lease_command(pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
-                                    uint64_t conn_id, const char *holder, char *why, size_t why_len)
+bool pdk_session_publishing(const pdk_session *s)
 {
-    if (pdk_world_dbw_state(s->world, id) == NULL)
-        return PDK_OK; /* refused with STALE_ID when it applies */
-    /* Pre-empted first, so a refused command takes no lease. */
-    const lease *above = NULL;
-    for (size_t i = 0; i < s->n_leases; i++) {
-        const lease *l = &s->leases[i];
-        if (l->vehicle == id && l->source < src && l->conn_id != conn_id &&
-            (above == NULL || l->source < above->source))
-            above = l;
-    }
-    if (above) {
-        snprintf(why, why_len,
-                 "vehicle %u is driven by its %s lease, held by %s: %s commands are refused "
-                 "until it is released",
-                 id, pdk_control_source_name(above->source), above->holder,
-                 pdk_control_source_name(src));
-        return PDK_ERR_BUSY;
-    }
-    return pdk_session_lease_take(s, id, src, conn_id, holder, why, why_len);
+    return s->publishing;
 }

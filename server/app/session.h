@@ -16,17 +16,20 @@
 #include "script.h"
 #include "stats.h"
 #include "store.h"
+#include "wire_snapshot.h"
 #include "world.h"
 
 #define PDK_TICK_HZ 120u
 #define PDK_SESSION_MAX_PENDING 4096    /* queued inputs before BUSY */
 #define PDK_SESSION_MAX_SUBS 256
 #define PDK_SESSION_MAX_SCRIPTS 64
-#define PDK_SESSION_HASH_EVERY 12       /* ticks between recorded state hashes */
+#define PDK_SESSION_HASH_EVERY 1        /* ticks between recorded state hashes: every tick */
+#define PDK_SESSION_KEYFRAME_EVERY 120  /* default ticks between keyframe snapshots: 1 s */
 #define PDK_SESSION_MAX_DBW_SUBS 256    /* DBW report subscriptions */
 /* The longest a report may be delayed (FaultInject REPORT_DELAY): 0.5 s. A
  * subscribed vehicle keeps this many past reports, and one more. */
 #define PDK_SESSION_REPORT_DELAY_MAX_TICKS 60u
+#define PDK_SESSION_ERR_LEN 512 /* the err buffers below: this many bytes or more */
 
 typedef enum pdk_input_kind {
     PDK_INPUT_SPAWN = 1,
@@ -34,6 +37,8 @@ typedef enum pdk_input_kind {
     PDK_INPUT_DBW = 3,
     PDK_INPUT_TYRE = 4,    /* recorded as a TyreCommand body */
     PDK_INPUT_DBW_KIT = 5, /* a DBW kit message (sim/dbw.h), recorded as a DbwMessage body */
+    PDK_INPUT_RESET = 6,   /* every vehicle removed, PRNG reseeded (a SessionControl body) */
+    PDK_INPUT_RESEED = 7,  /* the world's seed changed (a SessionControl body) */
 } pdk_input_kind;
 
 /* Who drives a vehicle: ControlSource's numbers (proto). A lower number is
@@ -61,6 +66,7 @@ typedef struct pdk_control_event {
 typedef enum pdk_timing {
     PDK_TIMING_REALTIME = 1,
     PDK_TIMING_FAST = 2,
+    PDK_TIMING_LOCKSTEP = 3, /* ticks only when its stepper steps it (server.c) */
 } pdk_timing;
 
 /* Where the answer to a queued input goes: a connection and its request. */
@@ -108,14 +114,49 @@ typedef struct pdk_session_def {
     pdk_timing timing;
     const char *build_id;
     pdk_store *store;          /* NULL: not recorded */
+    uint32_t keyframe_every_ticks; /* 0: PDK_SESSION_KEYFRAME_EVERY */
+    uint64_t parent_session_id;    /* a fork: the recording it started from (recorded) */
+    uint64_t parent_tick;
 } pdk_session_def;
 
 typedef struct pdk_session pdk_session;
 
-/* Creates a session with id (from pdk_store_next_session_id) and records it.
- * Errors: PDK_ERR_OUT_OF_RANGE (bad world def), PDK_ERR_NO_MEMORY. */
+/* Creates a session with id (from pdk_store_next_session_id) and, when
+ * def->store is set, records it: its row (start tick 0, def's parent and
+ * keyframe interval), then, as it runs, every applied input, the state hash
+ * of every tick from tick 0 on and a keyframe snapshot at its start tick and
+ * every keyframe_every_ticks ticks after it. Errors: PDK_ERR_OUT_OF_RANGE
+ * (bad world def), PDK_ERR_NO_MEMORY, the store's refusal of the row. */
 pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
                              const pdk_session_hooks *hooks, pdk_session **out);
+
+/* A vehicle a session holds from its first tick (a fork's): how it came
+ * into the world in the recording it came from. The call copies nothing
+ * it keeps: def is read during the call, the strings are recorded. */
+typedef struct pdk_session_vehicle {
+    pdk_vehicle_id id;
+    uint64_t spawn_tick;        /* its spawn in the recording it came from */
+    const pdk_vehicle_def *def; /* its definition: the restore spawns it from this */
+    const char *preset;
+    const char *overrides;
+    const char *params_json; /* its resolved parameters, recorded again */
+} pdk_session_vehicle;
+
+/* Creates a session whose world starts as snapshot (a WorldSnapshot of a
+ * world with def->world's definition, wire_snapshot.h), its start tick the
+ * snapshot's; each of the snapshot's vehicles is spawned from its entry in
+ * vehicles (entries of other ids are ignored). Recorded when def->store is
+ * set as pdk_session_create records, with a row for each of its vehicles
+ * (their original spawn ticks, presets, overrides and parameters), the
+ * state hash and a keyframe at the start tick, so that its recording
+ * replays on its own. Errors, err naming what was wrong:
+ * PDK_ERR_INVALID_ARGUMENT (no snapshot), pdk_session_restore's, and
+ * pdk_session_create's. */
+pdk_error pdk_session_create_from_snapshot(uint64_t id, const pdk_session_def *def,
+                                           const pdk_session_hooks *hooks, const uint8_t *snapshot,
+                                           size_t len, const pdk_session_vehicle *vehicles,
+                                           size_t n_vehicles, pdk_session **out, char *err,
+                                           size_t err_len);
 
 /* Records the end (final tick and hash) and frees everything; accepts NULL.
  * Pending inputs are answered with PDK_ERR_CLOSED. */
@@ -127,6 +168,8 @@ pdk_timing pdk_session_timing(const pdk_session *s);
 const pdk_world *pdk_session_world(const pdk_session *s);
 pdk_lateness *pdk_session_lateness(pdk_session *s);
 const char *pdk_session_world_preset(const pdk_session *s);
+/* The tick its recording starts at: 0, or a session made from a snapshot's. */
+uint64_t pdk_session_start_tick(const pdk_session *s);
 
 /* Where and how a vehicle enters the world. The heading is in degrees, as
  * every request and script gives it; the session converts it once, with
@@ -167,6 +210,20 @@ pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_ty
  * form: nothing is queued then. */
 pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *msg,
                                     pdk_reply_to to);
+
+/* Queues a reset: at the next tick boundary every vehicle is removed
+ * (pdk_world_reset: their ids go stale, the PRNG is reseeded from the
+ * world's seed, the tick keeps counting); their leases and DBW report
+ * subscriptions end, holders and subscribers told why. Recorded as kind
+ * PDK_INPUT_RESET (a SessionControl body with reset set), with a removal
+ * for each vehicle. PDK_ERR_BUSY when too many inputs wait. */
+pdk_error pdk_session_queue_reset(pdk_session *s, pdk_reply_to to);
+
+/* Queues a reseed: at the next tick boundary the world's seed becomes seed
+ * (pdk_world_reseed: the PRNG and the DBW kits' sensor noise and report
+ * drops follow it). Recorded as kind PDK_INPUT_RESEED (a SessionControl body
+ * with reseed set). PDK_ERR_BUSY when too many inputs wait. */
+pdk_error pdk_session_queue_reseed(pdk_session *s, uint64_t seed, pdk_reply_to to);
 
 /* Drives vehicle id from a script, starting at the next tick: each step
  * becomes a DBW input at tick start + round(t * 120). With loop the script
@@ -256,9 +313,45 @@ void pdk_session_apply_inputs(pdk_session *s);
 /* One tick: applies every queued input (stamped with the current tick, in
  * arrival order) and every due script step (a script's steps are skipped,
  * not queued, while a connection holds its vehicle's DRIVER or AUTONOMY
- * lease), steps the world, records the state hash when due, and publishes
- * due state and DBW report subscriptions. */
+ * lease), steps the world, records the state hash (and a keyframe when
+ * one is due), and publishes due state and DBW report subscriptions unless
+ * publishing is off. */
 void pdk_session_tick(pdk_session *s);
+
+/* Publishing on (the default) or off. Off, ticks send no state or DBW
+ * report frames, but each subscribed vehicle's report ring still fills, so
+ * that delayed report kinds send the same frames once it is on again (a
+ * replay's seek fast-forwards with it off). */
+void pdk_session_set_publishing(pdk_session *s, bool on);
+bool pdk_session_publishing(const pdk_session *s);
+
+/* Replaces the world of a session that is not recorded with snapshot's (a
+ * WorldSnapshot, wire_snapshot.h), each vehicle spawned from def_for's
+ * definition: a staging world is laid out from the session's world
+ * definition, the snapshot restored into it, and swapped in only when all of
+ * that succeeded (the old world is freed then; on error nothing changed).
+ * snapshot NULL restores a fresh world at tick 0.
+ *
+ * What the session keeps: inputs already queued (they apply at the restored
+ * world's next tick boundary), state and DBW report subscriptions, and the
+ * leases of vehicles the restored world holds. Leases and DBW report
+ * subscriptions of vehicles it does not hold end (holders and subscribers
+ * told why, STALE_ID); drive scripts are detached. Report rings start over
+ * with the restored tick's report, so after a restore at tick K the frames
+ * of every report kind that is not delayed are those the original run sent
+ * from K + 1 on (their drops follow the restored seed); a kind delayed by d
+ * ticks sends from tick K + d on (the original may have sent some between,
+ * from reports older than K that a restore cannot rebuild), the same frames
+ * as the original from then on. A seek that restores a keyframe and
+ * fast-forwards d ticks or more with publishing off is exact for every
+ * kind.
+ *
+ * Errors, err (PDK_SESSION_ERR_LEN) naming what was wrong:
+ * PDK_ERR_INVALID_ARGUMENT (a recorded session: its recording would not
+ * replay), PDK_ERR_NO_MEMORY, and pdk_wire_snapshot_restore's
+ * (PDK_ERR_PARSE, PDK_ERR_VERSION, PDK_ERR_NOT_FOUND, sim's). */
+pdk_error pdk_session_restore(pdk_session *s, const uint8_t *snapshot, size_t len,
+                              pdk_snapshot_def_fn def_for, void *ctx, char *err, size_t err_len);
 
 /* The state hash of the world now (computed on each call). */
 uint64_t pdk_session_hash(const pdk_session *s);

@@ -1,7 +1,8 @@
 /* Unit tests of app's session and lateness statistics: inputs at tick
  * boundaries with (tick, seq), replies, refusals, scripts, subscriptions
- * (state and DBW reports), control leases and recording into a real SQLite
- * file. */
+ * (state and DBW reports), control leases, reset and reseed, restores
+ * through a staging world, publishing off, and recording (a hash every
+ * tick, keyframes) into a real SQLite file. */
 #include <check.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -14,6 +15,7 @@
 #include "session.h"
 #include "stats.h"
 #include "wire.h"
+#include "wire_snapshot.h"
 #include "world_mem.h"
 
 #define MAX_RESULTS 64
@@ -364,8 +366,25 @@ START_TEST(sessions_are_recorded)
     ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM vehicles WHERE params_json = "
                                    "'{\"x\":1}'"),
                      1);
-    /* Tick 0 and every PDK_SESSION_HASH_EVERY ticks: 0, 12, 24. */
-    ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM state_hashes WHERE session_id = 7"), 3);
+    /* A hash every tick, tick 0 included: 0..25. */
+    ck_assert_int_eq(PDK_SESSION_HASH_EVERY, 1);
+    ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM state_hashes WHERE session_id = 7"), 26);
+    ck_assert_int_eq(sql_int(path, "SELECT min(tick) FROM state_hashes WHERE session_id = 7"), 0);
+    ck_assert_int_eq(sql_int(path, "SELECT hash FROM state_hashes WHERE session_id = 7 AND "
+                                   "tick = 25"),
+                     (int64_t)hash);
+    /* A keyframe at its start tick (the next is due at tick 120), and the
+     * recording's settings. */
+    ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM snapshots WHERE session_id = 7 AND "
+                                   "tick = 0"),
+                     1);
+    ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM snapshots WHERE session_id = 7"), 1);
+    ck_assert_int_eq(sql_int(path, "SELECT keyframe_every_ticks FROM sessions WHERE "
+                                   "session_id = 7"),
+                     PDK_SESSION_KEYFRAME_EVERY);
+    ck_assert_int_eq(sql_int(path, "SELECT start_tick + parent_session_id + parent_tick FROM "
+                                   "sessions WHERE session_id = 7"),
+                     0);
 }
 END_TEST
 
@@ -775,6 +794,199 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
 }
 END_TEST
 
+/* Reset and reseed are inputs: applied at the tick boundary, answered with
+ * their kinds, recorded as SessionControl bodies; a reset removes every
+ * vehicle (recorded as removals), ends their leases and DBW report
+ * subscriptions saying why, and the next spawn gets the slot's next
+ * generation. */
+START_TEST(reset_and_reseed_are_inputs)
+{
+    char dir[] = "/tmp/pdk-session-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/t.db", dir);
+    char err[PDK_STORE_ERR_LEN];
+    pdk_store *store = NULL;
+    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
+                     PDK_OK);
+    pdk_session *s = make(store);
+    report_session = s;
+    pdk_vehicle_id v = spawn(s, 1, 1);
+    pdk_vehicle_id w = spawn(s, 1, 2);
+    char why[256];
+    ck_assert_int_eq(pdk_session_lease_take(s, v, PDK_SOURCE_AUTONOMY, 3, "c3", why, sizeof why),
+                     PDK_OK);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 4, 9, w, 1u << PDK_RPT_STEER), PDK_OK);
+    int first = n_results;
+    ck_assert_int_eq(pdk_session_queue_reseed(s, 99, (pdk_reply_to){1, 3}), PDK_OK);
+    ck_assert_uint_eq(pdk_world_def_get(pdk_session_world(s))->seed, 1);
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_results, first + 1);
+    ck_assert_int_eq(results[first].kind, PDK_INPUT_RESEED);
+    ck_assert_int_eq(results[first].err, PDK_OK);
+    ck_assert_uint_eq(pdk_world_def_get(pdk_session_world(s))->seed, 99);
+
+    n_events = 0;
+    n_ended = 0;
+    uint64_t reset_tick = pdk_world_tick(pdk_session_world(s));
+    ck_assert_int_eq(pdk_session_queue_reset(s, (pdk_reply_to){1, 4}), PDK_OK);
+    pdk_session_tick(s);
+    ck_assert_int_eq(results[first + 1].kind, PDK_INPUT_RESET);
+    ck_assert_int_eq(results[first + 1].err, PDK_OK);
+    ck_assert_uint_eq(results[first + 1].tick, reset_tick);
+    ck_assert_int_eq(pdk_world_vehicle_count(pdk_session_world(s)), 0);
+    ck_assert_int_eq(n_events, 1);
+    ck_assert_uint_eq(event_conn[0], 3);
+    ck_assert_msg(strstr(events[0].reason, "session 7 was reset"), "%s", events[0].reason);
+    ck_assert_int_eq(n_ended, 1);
+    ck_assert_int_eq(ended_code, PDK_ERR_STALE_ID);
+    ck_assert_msg(strstr(ended_why, "subscription 9 ended: session 7 was reset"), "%s", ended_why);
+    ck_assert_int_eq(pdk_session_subscriber_count(s), 0);
+    /* The reseeded seed stays; the next spawn takes slot 0's next generation. */
+    ck_assert_uint_eq(pdk_world_def_get(pdk_session_world(s))->seed, 99);
+    ck_assert_uint_eq(spawn(s, 1, 5), (1u << 16) | 1u);
+    report_session = NULL;
+    pdk_session_destroy(s);
+    pdk_store_close(store);
+
+    ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM inputs WHERE kind = 6"), 1);
+    ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM inputs WHERE kind = 7"), 1);
+    char sql[160];
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM vehicles WHERE removed_tick = %llu AND vehicle_id IN (%u, %u)",
+             (unsigned long long)reset_tick, v, w);
+    ck_assert_int_eq(sql_int(path, sql), 2);
+    /* The bodies: SessionControl, session 7, reseed 99 and reset. */
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT kind, payload FROM inputs WHERE kind IN (6, 7) "
+                                        "ORDER BY tick",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        Paddock__V1__SessionControl *m = paddock__v1__session_control__unpack(
+            NULL, (size_t)sqlite3_column_bytes(st, 1), sqlite3_column_blob(st, 1));
+        ck_assert_ptr_nonnull(m);
+        ck_assert_uint_eq(m->session_id, 7);
+        if (i == 0) {
+            ck_assert_int_eq(sqlite3_column_int(st, 0), PDK_INPUT_RESEED);
+            ck_assert_int_eq(m->action_case, PADDOCK__V1__SESSION_CONTROL__ACTION_RESEED);
+            ck_assert_uint_eq(m->reseed, 99);
+        } else {
+            ck_assert_int_eq(sqlite3_column_int(st, 0), PDK_INPUT_RESET);
+            ck_assert_int_eq(m->action_case, PADDOCK__V1__SESSION_CONTROL__ACTION_RESET);
+        }
+        paddock__v1__session_control__free_unpacked(m, NULL);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+static pdk_vehicle_def restore_def;
+
+static const pdk_vehicle_def *def_for_any(void *ctx, pdk_vehicle_id id)
+{
+    (void)id;
+    return ctx ? &restore_def : NULL;
+}
+
+/* A restore lays a snapshot's world under the session through a staging
+ * world: on any error nothing changed; on success the hash is the
+ * snapshot's and subscriptions go on. Publishing off sends nothing. */
+START_TEST(restore_swaps_only_when_it_all_succeeds)
+{
+    restore_def = pdk_vehicle_def_default();
+    pdk_session *s = make(NULL);
+    report_session = s;
+    pdk_vehicle_id v = spawn(s, 1, 1);
+    pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 40};
+    pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){0, 0});
+    for (int i = 0; i < 48; i++)
+        pdk_session_tick(s);
+    ck_assert_uint_eq(pdk_world_tick(pdk_session_world(s)), 49);
+    pdk_buf snap = {0};
+    ck_assert_int_eq(pdk_wire_snapshot_encode(pdk_session_world(s), "test", &snap), PDK_OK);
+    uint64_t at49 = pdk_session_hash(s);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 2, v, 1u << PDK_RPT_STEER), PDK_OK);
+    for (int i = 0; i < 51; i++)
+        pdk_session_tick(s);
+    uint64_t at100 = pdk_session_hash(s);
+
+    char err[PDK_SESSION_ERR_LEN];
+    /* Bytes that are not a snapshot, then a vehicle nobody defines. */
+    const uint8_t junk[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    ck_assert_int_ne(
+        pdk_session_restore(s, junk, sizeof(junk), def_for_any, &restore_def, err, sizeof(err)),
+        PDK_OK);
+    ck_assert_msg(strstr(err, "session 7: the snapshot does not restore"), "%s", err);
+    ck_assert_int_eq(
+        pdk_session_restore(s, snap.data, snap.len, def_for_any, NULL, err, sizeof(err)),
+        PDK_ERR_NOT_FOUND);
+    ck_assert_uint_eq(pdk_world_tick(pdk_session_world(s)), 100);
+    ck_assert_uint_eq(pdk_session_hash(s), at100);
+
+    /* The good one: tick 49 again, the same ticks after it. */
+    ck_assert_msg(pdk_session_restore(s, snap.data, snap.len, def_for_any, &restore_def, err,
+                                      sizeof(err)) == PDK_OK,
+                  "%s", err);
+    ck_assert_uint_eq(pdk_world_tick(pdk_session_world(s)), 49);
+    ck_assert_uint_eq(pdk_session_hash(s), at49);
+    ck_assert_int_eq(pdk_session_subscriber_count(s), 2);
+    n_states = 0;
+    n_reports = 0;
+    pdk_session_set_publishing(s, false);
+    ck_assert(!pdk_session_publishing(s));
+    for (int i = 0; i < 11; i++)
+        pdk_session_tick(s);
+    ck_assert_int_eq(n_states, 0);
+    ck_assert_int_eq(n_reports, 0);
+    pdk_session_set_publishing(s, true);
+    for (int i = 0; i < 40; i++)
+        pdk_session_tick(s);
+    ck_assert_int_eq(n_states, 40);
+    ck_assert_int_gt(n_reports, 0);
+    ck_assert_uint_eq(pdk_session_hash(s), at100);
+
+    /* No snapshot: a fresh world; the vehicle's subscription ends. */
+    n_ended = 0;
+    ck_assert_int_eq(pdk_session_restore(s, NULL, 0, NULL, NULL, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_world_tick(pdk_session_world(s)), 0);
+    ck_assert_int_eq(pdk_world_vehicle_count(pdk_session_world(s)), 0);
+    ck_assert_int_eq(n_ended, 1);
+    ck_assert_int_eq(ended_code, PDK_ERR_STALE_ID);
+    ck_assert_msg(strstr(ended_why, "restored world"), "%s", ended_why);
+    ck_assert_int_eq(pdk_session_subscriber_count(s), 1);
+    report_session = NULL;
+    pdk_session_destroy(s);
+
+    /* A recorded session refuses: its recording would not replay. */
+    char dir[] = "/tmp/pdk-session-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/t.db", dir);
+    pdk_store *store = NULL;
+    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
+                     PDK_OK);
+    s = make(store);
+    ck_assert_int_eq(
+        pdk_session_restore(s, snap.data, snap.len, def_for_any, &restore_def, err, sizeof(err)),
+        PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err, "session 7 is recorded"), "%s", err);
+    pdk_session_destroy(s);
+    pdk_store_close(store);
+    pdk_buf_free(&snap);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 /* A DBW subscription's arguments, its kinds' rates, and its end. */
 START_TEST(dbw_subscriptions_are_checked_and_end)
 {
@@ -1006,6 +1218,8 @@ static Suite *session_suite(void)
     tcase_add_test(tc, dbw_kit_inputs_apply_record_and_replay);
     tcase_add_test(tc, dbw_subscriptions_are_checked_and_end);
     tcase_add_test(tc, control_leases);
+    tcase_add_test(tc, reset_and_reseed_are_inputs);
+    tcase_add_test(tc, restore_swaps_only_when_it_all_succeeds);
     tcase_add_test(tc, lateness_quantiles);
     suite_add_tcase(s, tc);
     return s;

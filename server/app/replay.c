@@ -1,0 +1,928 @@
+/* Recordings loaded from the store, and the player that feeds one into a
+ * session at its recorded ticks, compares its state hashes and seeks
+ * through keyframes (replay.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paddock/v1/paddock.pb-c.h"
+#include "params.h"
+#include "replay_internal.h"
+#include "snapshot.h"
+#include "wire.h"
+#include "wire_snapshot.h"
+#include "world_mem.h"
+
+/* A parent chain longer than this is a loop in a damaged file. */
+#define MAX_FORK_DEPTH 64
+
+void pdk_rec_errf(char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err == NULL || err_len == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case PDK_INPUT_SPAWN:
+        return "VehicleSpawn";
+    case PDK_INPUT_REMOVE:
+        return "VehicleRemove";
+    case PDK_INPUT_DBW:
+        return "DbwCommand";
+    case PDK_INPUT_TYRE:
+        return "TyreCommand";
+    case PDK_INPUT_DBW_KIT:
+        return "DbwMessage";
+    case PDK_INPUT_RESET:
+    case PDK_INPUT_RESEED:
+        return "SessionControl";
+    default:
+        return "unknown kind";
+    }
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+typedef struct loader {
+    pdk_recording *rec;
+    size_t cap_vehicles, cap_inputs, cap_hashes, cap_keyframes;
+    char *err;
+    size_t err_len;
+} loader;
+
+/* Grows *arr (of elem bytes) to hold one more than n. */
+static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *p = realloc(*arr, c * elem);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = c;
+    return true;
+}
+
+static pdk_error on_vehicle(void *ctx, const pdk_store_vehicle_row *row)
+{
+    loader *ld = ctx;
+    pdk_recording *rec = ld->rec;
+    if (!grow((void **)&rec->vehicles, &ld->cap_vehicles, rec->n_vehicles, sizeof(rec_vehicle)))
+        return PDK_ERR_NO_MEMORY;
+    rec_vehicle *v = &rec->vehicles[rec->n_vehicles];
+    memset(v, 0, sizeof(*v));
+    v->id = row->vehicle_id;
+    v->spawn_tick = row->spawn_tick;
+    v->removed = row->removed != 0;
+    v->removed_tick = row->removed_tick;
+    v->preset = strdup(row->preset ? row->preset : "");
+    v->overrides = strdup(row->overrides ? row->overrides : "");
+    v->params_json = strdup(row->params_json ? row->params_json : "");
+    rec->n_vehicles++;
+    if (!v->preset || !v->overrides || !v->params_json)
+        return PDK_ERR_NO_MEMORY;
+    /* A fleet of one preset has many rows of the same parameters: each
+     * distinct text is parsed once (parsing is most of a load). */
+    uint64_t h = 1469598103934665603u;
+    for (const unsigned char *c = (const unsigned char *)v->params_json; *c; c++)
+        h = (h ^ *c) * 1099511628211u;
+    v->params_hash = h;
+    for (size_t i = 0; i + 1 < rec->n_vehicles; i++) {
+        const rec_vehicle *o = &rec->vehicles[i];
+        if (o->params_hash == h && strcmp(o->params_json, v->params_json) == 0) {
+            v->def = o->def;
+            return PDK_OK;
+        }
+    }
+    char origin[128];
+    snprintf(origin, sizeof(origin), "session %llu, vehicle %u's recorded parameters",
+             (unsigned long long)rec->info.session.session_id, v->id);
+    char why[PDK_PARAMS_ERR_LEN];
+    pdk_error e =
+        pdk_params_vehicle_parse(v->params_json, origin, NULL, &v->def, NULL, why, sizeof(why));
+    if (e != PDK_OK)
+        pdk_rec_errf(ld->err, ld->err_len,
+                     "session %llu: vehicle %u (preset %s, spawned at tick %llu) no longer "
+                     "parses: %s",
+                     (unsigned long long)rec->info.session.session_id, v->id, v->preset,
+                     (unsigned long long)v->spawn_tick, why);
+    return e;
+}
+
+static pdk_error decode_spawn(rec_input *in, const void *payload, size_t len)
+{
+    Paddock__V1__VehicleSpawn *m = paddock__v1__vehicle_spawn__unpack(NULL, len, payload);
+    if (!m)
+        return PDK_ERR_PARSE;
+    in->u.place = (pdk_spawn_place){.x_m = m->x_m,
+                                    .y_m = m->y_m,
+                                    .yaw_deg = m->yaw_deg,
+                                    .speed_mps = m->speed_mps,
+                                    .gear = (pdk_gear)m->gear};
+    in->preset = strdup(m->preset ? m->preset : "");
+    in->overrides = strdup(m->overrides ? m->overrides : "");
+    paddock__v1__vehicle_spawn__free_unpacked(m, NULL);
+    return in->preset && in->overrides ? PDK_OK : PDK_ERR_NO_MEMORY;
+}
+
+static pdk_error decode_remove(rec_input *in, const void *payload, size_t len)
+{
+    Paddock__V1__VehicleRemove *m = paddock__v1__vehicle_remove__unpack(NULL, len, payload);
+    if (!m)
+        return PDK_ERR_PARSE;
+    in->vehicle = m->vehicle_id;
+    paddock__v1__vehicle_remove__free_unpacked(m, NULL);
+    return PDK_OK;
+}
+
+static pdk_error decode_control(rec_input *in, const void *payload, size_t len)
+{
+    Paddock__V1__SessionControl *m = paddock__v1__session_control__unpack(NULL, len, payload);
+    if (!m)
+        return PDK_ERR_PARSE;
+    pdk_error e = PDK_OK;
+    if (in->kind == PDK_INPUT_RESET && m->action_case != PADDOCK__V1__SESSION_CONTROL__ACTION_RESET)
+        e = PDK_ERR_PARSE;
+    if (in->kind == PDK_INPUT_RESEED) {
+        if (m->action_case != PADDOCK__V1__SESSION_CONTROL__ACTION_RESEED)
+            e = PDK_ERR_PARSE;
+        in->u.seed = m->reseed;
+    }
+    paddock__v1__session_control__free_unpacked(m, NULL);
+    return e;
+}
+
+static pdk_error on_input(void *ctx, uint64_t tick, uint32_t seq, int kind, const void *payload,
+                          size_t len)
+{
+    loader *ld = ctx;
+    pdk_recording *rec = ld->rec;
+    if (!grow((void **)&rec->inputs, &ld->cap_inputs, rec->n_inputs, sizeof(rec_input)))
+        return PDK_ERR_NO_MEMORY;
+    rec_input *in = &rec->inputs[rec->n_inputs++];
+    memset(in, 0, sizeof(*in));
+    in->tick = tick;
+    in->seq = seq;
+    in->kind = (pdk_input_kind)kind;
+    pdk_error e;
+    switch (kind) {
+    case PDK_INPUT_SPAWN:
+        e = decode_spawn(in, payload, len);
+        break;
+    case PDK_INPUT_REMOVE:
+        e = decode_remove(in, payload, len);
+        break;
+    case PDK_INPUT_DBW:
+        e = pdk_wire_dbw_decode(payload, len, &in->u.cmd, &in->vehicle);
+        break;
+    case PDK_INPUT_TYRE:
+        e = pdk_wire_tyre_decode(payload, len, &in->u.tyre, &in->vehicle);
+        break;
+    case PDK_INPUT_DBW_KIT:
+        e = pdk_wire_dbw_msg_decode(payload, len, &in->u.kit, &in->vehicle);
+        break;
+    case PDK_INPUT_RESET:
+    case PDK_INPUT_RESEED:
+        e = decode_control(in, payload, len);
+        break;
+    default:
+        pdk_rec_errf(ld->err, ld->err_len,
+                     "session %llu: the input at tick %llu, seq %u has kind %d, which this "
+                     "build does not know",
+                     (unsigned long long)rec->info.session.session_id, (unsigned long long)tick,
+                     seq, kind);
+        return PDK_ERR_PARSE;
+    }
+    if (e == PDK_ERR_NO_MEMORY)
+        return e;
+    if (e != PDK_OK) {
+        pdk_rec_errf(ld->err, ld->err_len,
+                     "session %llu: the input at tick %llu, seq %u (kind %d) is not a valid %s "
+                     "(%zu bytes): %s",
+                     (unsigned long long)rec->info.session.session_id, (unsigned long long)tick,
+                     seq, kind, kind_name(kind), len, pdk_error_message(e));
+        return PDK_ERR_PARSE;
+    }
+    return PDK_OK;
+}
+
+static pdk_error on_hash(void *ctx, uint64_t tick, uint64_t hash)
+{
+    loader *ld = ctx;
+    pdk_recording *rec = ld->rec;
+    if (!grow((void **)&rec->hashes, &ld->cap_hashes, rec->n_hashes, sizeof(rec_hash)))
+        return PDK_ERR_NO_MEMORY;
+    rec->hashes[rec->n_hashes++] = (rec_hash){tick, hash};
+    return PDK_OK;
+}
+
+static pdk_error on_keyframe(void *ctx, uint64_t tick, uint64_t hash, uint64_t layout,
+                             size_t blob_len)
+{
+    loader *ld = ctx;
+    pdk_recording *rec = ld->rec;
+    if (!grow((void **)&rec->keyframes, &ld->cap_keyframes, rec->n_keyframes, sizeof(rec_keyframe)))
+        return PDK_ERR_NO_MEMORY;
+    rec->keyframes[rec->n_keyframes++] = (rec_keyframe){tick, hash, layout, blob_len};
+    return PDK_OK;
+}
+
+/* The recording must hang together: inputs from its start tick on, a
+ * vehicle row for every spawn a replay applies (same tick, same count). */
+static pdk_error check_recording(const pdk_recording *rec, char *err, size_t err_len)
+{
+    unsigned long long sid = (unsigned long long)rec->info.session.session_id;
+    if (rec->n_inputs > 0 && rec->inputs[0].tick < rec->start_tick) {
+        pdk_rec_errf(err, err_len,
+                     "session %llu: an input at tick %llu comes before its start tick %llu", sid,
+                     (unsigned long long)rec->inputs[0].tick, (unsigned long long)rec->start_tick);
+        return PDK_ERR_PARSE;
+    }
+    size_t v = 0;
+    while (v < rec->n_vehicles && rec->vehicles[v].spawn_tick < rec->start_tick)
+        v++;
+    for (size_t i = 0; i < rec->n_inputs;) {
+        uint64_t tick = rec->inputs[i].tick;
+        if (tick >= rec->end_tick)
+            break; /* a replay stops before it applies them */
+        size_t spawns = 0;
+        for (; i < rec->n_inputs && rec->inputs[i].tick == tick; i++)
+            spawns += rec->inputs[i].kind == PDK_INPUT_SPAWN;
+        while (v < rec->n_vehicles && rec->vehicles[v].spawn_tick < tick) {
+            pdk_rec_errf(err, err_len,
+                         "session %llu: vehicle %u's row says it was spawned at tick %llu, "
+                         "where no spawn was recorded",
+                         sid, rec->vehicles[v].id, (unsigned long long)rec->vehicles[v].spawn_tick);
+            return PDK_ERR_PARSE;
+        }
+        size_t rows = 0;
+        for (; v < rec->n_vehicles && rec->vehicles[v].spawn_tick == tick; v++)
+            rows++;
+        if (rows != spawns) {
+            pdk_rec_errf(err, err_len,
+                         "session %llu: tick %llu has %zu recorded spawns but %zu vehicle rows",
+                         sid, (unsigned long long)tick, spawns, rows);
+            return PDK_ERR_PARSE;
+        }
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_recording_load(pdk_store *store, uint64_t session_id, pdk_recording **out, char *err,
+                             size_t err_len)
+{
+    *out = NULL;
+    pdk_rec_errf(err, err_len, "%s", "");
+    if (store == NULL) {
+        pdk_rec_errf(err, err_len, "no store to load session %llu from",
+                     (unsigned long long)session_id);
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_recording *rec = calloc(1, sizeof(*rec));
+    if (!rec)
+        return PDK_ERR_NO_MEMORY;
+    rec->store = store;
+    char why[PDK_STORE_ERR_LEN];
+    why[0] = '\0';
+    pdk_error e = pdk_store_read_session(store, session_id, &rec->info, why, sizeof(why));
+    if (e != PDK_OK) {
+        free(rec);
+        if (e == PDK_ERR_NOT_FOUND)
+            pdk_rec_errf(err, err_len, "session %llu is not in the database",
+                         (unsigned long long)session_id);
+        else
+            pdk_rec_errf(err, err_len, "session %llu: %s", (unsigned long long)session_id,
+                         why[0] ? why : pdk_error_message(e));
+        return e;
+    }
+    const pdk_store_session *ss = &rec->info.session;
+    char origin[96];
+    snprintf(origin, sizeof(origin), "session %llu's recorded world",
+             (unsigned long long)session_id);
+    char pwhy[PDK_PARAMS_ERR_LEN];
+    e = pdk_params_world_parse(ss->world_json, origin, NULL, &rec->world, NULL, pwhy, sizeof(pwhy));
+    if (e != PDK_OK) {
+        pdk_rec_errf(err, err_len, "session %llu: its world no longer parses: %s",
+                     (unsigned long long)session_id, pwhy);
+        pdk_recording_free(rec);
+        return e;
+    }
+    /* The tick length is not a world parameter; the session's row keeps it. */
+    if (ss->dt_s > 0.0)
+        rec->world.dt_s = ss->dt_s;
+    if (ss->substeps != rec->world.substeps) {
+        pdk_rec_errf(err, err_len, "session %llu: its row says %d substeps, its recorded world %d",
+                     (unsigned long long)session_id, ss->substeps, rec->world.substeps);
+        pdk_recording_free(rec);
+        return PDK_ERR_PARSE;
+    }
+    rec->start_tick = ss->start_tick;
+    loader ld = {.rec = rec, .err = err, .err_len = err_len};
+    why[0] = '\0';
+    e = pdk_store_read_vehicles(store, session_id, on_vehicle, &ld, why, sizeof(why));
+    if (e == PDK_OK)
+        e = pdk_store_read_inputs(store, session_id, on_input, &ld, why, sizeof(why));
+    if (e == PDK_OK)
+        e = pdk_store_read_hashes(store, session_id, on_hash, &ld, why, sizeof(why));
+    if (e == PDK_OK)
+        e = pdk_store_read_keyframes(store, session_id, on_keyframe, &ld, why, sizeof(why));
+    if (e != PDK_OK) {
+        /* A callback's own error already wrote err; the store's says why. */
+        if (e == PDK_ERR_NO_MEMORY)
+            pdk_rec_errf(err, err_len, "session %llu: out of memory loading its recording",
+                         (unsigned long long)session_id);
+        else if (why[0] != '\0' && e == PDK_ERR_DB)
+            pdk_rec_errf(err, err_len, "session %llu: %s", (unsigned long long)session_id, why);
+        pdk_recording_free(rec);
+        return e;
+    }
+    uint64_t end = rec->info.last_tick;
+    if (rec->info.final_tick > end)
+        end = rec->info.final_tick;
+    if (rec->n_hashes > 0 && rec->hashes[rec->n_hashes - 1].tick > end)
+        end = rec->hashes[rec->n_hashes - 1].tick;
+    rec->end_tick = end < rec->start_tick ? rec->start_tick : end;
+    e = check_recording(rec, err, err_len);
+    if (e != PDK_OK) {
+        pdk_recording_free(rec);
+        return e;
+    }
+    *out = rec;
+    return PDK_OK;
+}
+
+void pdk_recording_free(pdk_recording *rec)
+{
+    if (!rec)
+        return;
+    for (size_t i = 0; i < rec->n_vehicles; i++) {
+        free(rec->vehicles[i].preset);
+        free(rec->vehicles[i].overrides);
+        free(rec->vehicles[i].params_json);
+    }
+    for (size_t i = 0; i < rec->n_inputs; i++) {
+        free(rec->inputs[i].preset);
+        free(rec->inputs[i].overrides);
+    }
+    free(rec->vehicles);
+    free(rec->inputs);
+    free(rec->hashes);
+    free(rec->keyframes);
+    pdk_store_session_info_free(&rec->info);
+    free(rec);
+}
+
+void pdk_recording_info_get(const pdk_recording *rec, pdk_recording_info *out)
+{
+    const pdk_store_session *ss = &rec->info.session;
+    *out = (pdk_recording_info){
+        .session_id = ss->session_id,
+        .name = ss->name,
+        .build_id = ss->build_id,
+        .world_preset = ss->world_preset,
+        .start_tick = rec->start_tick,
+        .last_tick = rec->end_tick,
+        .parent_session_id = ss->parent_session_id,
+        .parent_tick = ss->parent_tick,
+        .ended = rec->info.ended != 0,
+        .interrupted = rec->info.interrupted != 0,
+        .n_inputs = rec->n_inputs,
+        .n_hashes = rec->n_hashes,
+        .n_keyframes = rec->n_keyframes,
+        .n_vehicles = rec->n_vehicles,
+    };
+}
+
+const pdk_world_def *pdk_recording_world_def(const pdk_recording *rec)
+{
+    return &rec->world;
+}
+
+uint64_t pdk_rec_hash_at(const pdk_recording *rec, uint64_t tick, bool *found)
+{
+    size_t lo = 0, hi = rec->n_hashes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rec->hashes[mid].tick < tick)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < rec->n_hashes && rec->hashes[lo].tick == tick;
+    return *found ? rec->hashes[lo].hash : 0;
+}
+
+uint64_t pdk_recording_hash_at(const pdk_recording *rec, uint64_t tick, bool *found)
+{
+    return pdk_rec_hash_at(rec, tick, found);
+}
+
+const rec_vehicle *pdk_rec_vehicle_at(const pdk_recording *rec, pdk_vehicle_id id, uint64_t tick)
+{
+    /* The state at tick is taken before tick's inputs apply: a vehicle
+     * spawned at tick is not in it yet, one removed at tick still is. */
+    for (size_t i = 0; i < rec->n_vehicles; i++) {
+        const rec_vehicle *v = &rec->vehicles[i];
+        if (v->id == id && v->spawn_tick < tick && (!v->removed || v->removed_tick >= tick))
+            return v;
+    }
+    return NULL;
+}
+
+typedef struct alive_ctx {
+    const pdk_recording *rec;
+    uint64_t tick;
+} alive_ctx;
+
+static const pdk_vehicle_def *def_alive(void *ctx, pdk_vehicle_id id)
+{
+    const alive_ctx *a = ctx;
+    const rec_vehicle *v = pdk_rec_vehicle_at(a->rec, id, a->tick);
+    return v ? &v->def : NULL;
+}
+
+static pdk_error read_keyframe(const pdk_recording *rec, size_t k, void **blob, size_t *len,
+                               char *err, size_t err_len)
+{
+    char why[PDK_STORE_ERR_LEN];
+    why[0] = '\0';
+    pdk_error e = pdk_store_read_snapshot(rec->store, rec->info.session.session_id,
+                                          rec->keyframes[k].tick, blob, len, why, sizeof(why));
+    if (e != PDK_OK)
+        pdk_rec_errf(err, err_len, "session %llu: its keyframe at tick %llu cannot be read: %s",
+                     (unsigned long long)rec->info.session.session_id,
+                     (unsigned long long)rec->keyframes[k].tick,
+                     why[0] ? why : pdk_error_message(e));
+    return e;
+}
+
+pdk_error pdk_rec_keyframe_world(const pdk_recording *rec, size_t k, void **mem, pdk_world **out,
+                                 char *err, size_t err_len)
+{
+    *mem = NULL;
+    *out = NULL;
+    void *blob = NULL;
+    size_t len = 0;
+    pdk_error e = read_keyframe(rec, k, &blob, &len, err, err_len);
+    if (e != PDK_OK)
+        return e;
+    size_t bytes = pdk_world_mem_size(&rec->world);
+    *mem = pdk_world_mem_alloc(bytes);
+    if (!*mem) {
+        free(blob);
+        return PDK_ERR_NO_MEMORY;
+    }
+    pdk_world *w;
+    e = pdk_world_init(*mem, bytes, &rec->world, &w);
+    if (e == PDK_OK) {
+        alive_ctx a = {rec, rec->keyframes[k].tick};
+        char why[PDK_REPLAY_ERR_LEN];
+        why[0] = '\0';
+        e = pdk_wire_snapshot_restore(blob, len, w, def_alive, &a, NULL, why, sizeof(why));
+        if (e != PDK_OK)
+            pdk_rec_errf(
+                err, err_len, "session %llu: its keyframe at tick %llu does not restore: %s",
+                (unsigned long long)rec->info.session.session_id,
+                (unsigned long long)rec->keyframes[k].tick, why[0] ? why : pdk_error_message(e));
+    }
+    free(blob);
+    if (e == PDK_OK)
+        *out = w;
+    return e;
+}
+
+pdk_error pdk_rec_scratch_session(const pdk_recording *rec, pdk_session **out, char *err,
+                                  size_t err_len)
+{
+    pdk_session_def def = {
+        .name = rec->info.session.name,
+        .world_preset = rec->info.session.world_preset,
+        .world_json = rec->info.session.world_json,
+        .world = rec->world,
+        .timing = PDK_TIMING_FAST,
+        .build_id = rec->info.session.build_id,
+    };
+    pdk_error e = pdk_session_create(rec->info.session.session_id, &def, NULL, out);
+    if (e != PDK_OK)
+        pdk_rec_errf(err, err_len, "session %llu: a session for its replay: %s",
+                     (unsigned long long)rec->info.session.session_id, pdk_error_message(e));
+    return e;
+}
+
+/* ---- the player --------------------------------------------------------------- */
+
+static size_t first_input_at(const pdk_recording *rec, uint64_t tick)
+{
+    size_t lo = 0, hi = rec->n_inputs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rec->inputs[mid].tick < tick)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static uint64_t player_tick(const pdk_player *p)
+{
+    return pdk_world_tick(pdk_session_world(p->s));
+}
+
+/* Compares the session's hash with the recording's at the session's tick. */
+static void check_hash(pdk_player *p)
+{
+    uint64_t tick = player_tick(p);
+    bool found;
+    uint64_t want = pdk_rec_hash_at(p->rec, tick, &found);
+    if (!found)
+        return;
+    p->hashes_checked++;
+    if (pdk_session_hash(p->s) != want && !p->has_diverged) {
+        p->has_diverged = true;
+        p->diverged = tick;
+    }
+}
+
+/* Which vehicle row each spawn of the tick at inputs [i, end) creates. The
+ * world gives a spawn the lowest free slot with that slot's generation, and
+ * removals (a reset's too) free slots and bump their generations, so
+ * walking the tick's inputs in seq order over the world's slots gives the
+ * id each spawn gets; the row with that id and tick holds its definition.
+ * rows[j] gets the row of the tick's j-th spawn. */
+static pdk_error spawn_rows(pdk_player *p, size_t i, size_t end, const rec_vehicle **rows,
+                            size_t n_rows)
+{
+    const pdk_recording *rec = p->rec;
+    const pdk_world *w = pdk_session_world(p->s);
+    if (pdk_world_snapshot_generations(w, p->generations, (size_t)p->capacity) != PDK_OK)
+        return PDK_ERR_CAPACITY;
+    memset(p->alive, 0, (size_t)p->capacity * sizeof(bool));
+    for (int k = 0; k < pdk_world_vehicle_count(w); k++)
+        p->alive[(pdk_world_vehicle_at(w, k) & 0xffffu) - 1u] = true;
+    uint64_t tick = rec->inputs[i].tick;
+    size_t first_row = 0;
+    while (first_row < rec->n_vehicles && rec->vehicles[first_row].spawn_tick < tick)
+        first_row++;
+    size_t j = 0;
+    for (; i < end; i++) {
+        const rec_input *in = &rec->inputs[i];
+        if (in->kind == PDK_INPUT_REMOVE || in->kind == PDK_INPUT_RESET) {
+            int from = 0, to = p->capacity;
+            if (in->kind == PDK_INPUT_REMOVE) {
+                from = (int)(in->vehicle & 0xffffu) - 1;
+                to = from + 1;
+                if (from < 0 || to > p->capacity || (in->vehicle >> 16) != p->generations[from])
+                    continue; /* not alive: it was refused */
+            }
+            for (int slot = from; slot < to; slot++) {
+                if (p->alive[slot]) {
+                    p->alive[slot] = false;
+                    p->generations[slot] = (p->generations[slot] + 1u) & 0xffffu;
+                }
+            }
+            continue;
+        }
+        if (in->kind != PDK_INPUT_SPAWN)
+            continue;
+        int slot = 0;
+        while (slot < p->capacity && p->alive[slot])
+            slot++;
+        pdk_vehicle_id id = 0;
+        if (slot < p->capacity) {
+            p->alive[slot] = true;
+            id = (p->generations[slot] << 16) | (uint32_t)(slot + 1);
+        }
+        /* The row with the predicted id; failing that (a file written by
+         * another allocator), the first unused row of the same preset. */
+        const rec_vehicle *row = NULL;
+        for (size_t r = first_row; r < n_rows && rec->vehicles[r].spawn_tick == tick; r++)
+            if (rec->vehicles[r].id == id)
+                row = &rec->vehicles[r];
+        for (size_t r = first_row; !row && r < n_rows && rec->vehicles[r].spawn_tick == tick; r++) {
+            bool used = false;
+            for (size_t u = 0; u < j; u++)
+                used = used || rows[u] == &rec->vehicles[r];
+            if (!used && strcmp(rec->vehicles[r].preset, in->preset) == 0 &&
+                strcmp(rec->vehicles[r].overrides, in->overrides) == 0)
+                row = &rec->vehicles[r];
+        }
+        if (!row)
+            return PDK_ERR_NOT_FOUND;
+        rows[j++] = row;
+    }
+    return PDK_OK;
+}
+
+/* Queues the recorded inputs of the session's tick, in seq order, through
+ * the session's own queue. */
+static pdk_error queue_tick(pdk_player *p)
+{
+    const pdk_recording *rec = p->rec;
+    uint64_t tick = player_tick(p);
+    if (p->next_input > rec->n_inputs ||
+        (p->next_input < rec->n_inputs && rec->inputs[p->next_input].tick < tick) ||
+        (p->next_input > 0 && rec->inputs[p->next_input - 1].tick >= tick))
+        p->next_input = first_input_at(rec, tick);
+    size_t end = p->next_input;
+    size_t spawns = 0;
+    while (end < rec->n_inputs && rec->inputs[end].tick == tick)
+        spawns += rec->inputs[end++].kind == PDK_INPUT_SPAWN;
+    const rec_vehicle *stack_rows[16];
+    const rec_vehicle **rows = stack_rows;
+    if (spawns > 16) {
+        rows = malloc(spawns * sizeof(*rows));
+        if (!rows)
+            return PDK_ERR_NO_MEMORY;
+    }
+    pdk_error e = spawns ? spawn_rows(p, p->next_input, end, rows, rec->n_vehicles) : PDK_OK;
+    pdk_reply_to none = {0, 0};
+    size_t j = 0;
+    for (size_t i = p->next_input; e == PDK_OK && i < end; i++) {
+        const rec_input *in = &rec->inputs[i];
+        switch (in->kind) {
+        case PDK_INPUT_SPAWN: {
+            const rec_vehicle *row = rows[j++];
+            e = pdk_session_queue_spawn(p->s, &row->def, row->preset, row->overrides,
+                                        row->params_json, &in->u.place, none);
+            break;
+        }
+        case PDK_INPUT_REMOVE:
+            e = pdk_session_queue_remove(p->s, in->vehicle, none);
+            break;
+        case PDK_INPUT_DBW:
+            e = pdk_session_queue_dbw(p->s, in->vehicle, &in->u.cmd, none);
+            break;
+        case PDK_INPUT_TYRE:
+            e = pdk_session_queue_tyre(p->s, in->vehicle, &in->u.tyre, none);
+            break;
+        case PDK_INPUT_DBW_KIT:
+            e = pdk_session_queue_dbw_kit(p->s, in->vehicle, &in->u.kit, none);
+            break;
+        case PDK_INPUT_RESET:
+            e = pdk_session_queue_reset(p->s, none);
+            break;
+        case PDK_INPUT_RESEED:
+            e = pdk_session_queue_reseed(p->s, in->u.seed, none);
+            break;
+        }
+    }
+    if (rows != stack_rows)
+        free(rows);
+    p->next_input = end;
+    return e;
+}
+
+pdk_error pdk_player_step(pdk_player *p)
+{
+    if (player_tick(p) >= p->rec->end_tick)
+        return PDK_ERR_CLOSED;
+    pdk_error e = queue_tick(p);
+    if (e != PDK_OK)
+        return e;
+    pdk_session_tick(p->s);
+    check_hash(p);
+    return PDK_OK;
+}
+
+static bool keyframe_usable(const pdk_player *p, size_t k)
+{
+    const rec_keyframe *kf = &p->rec->keyframes[k];
+    if (p->bad_keyframe[k] || kf->layout != pdk_snapshot_layout())
+        return false;
+    bool found;
+    uint64_t h = pdk_rec_hash_at(p->rec, kf->tick, &found);
+    return !found || h == kf->hash;
+}
+
+/* Restores keyframe k into the session; a keyframe that fails is marked
+ * and never tried again. *swapped tells whether the session's world was
+ * replaced (also when the restored world then failed its hash). */
+static pdk_error restore_keyframe(pdk_player *p, size_t k, bool *swapped, char *err, size_t err_len)
+{
+    const pdk_recording *rec = p->rec;
+    void *blob = NULL;
+    size_t len = 0;
+    pdk_error e = read_keyframe(rec, k, &blob, &len, err, err_len);
+    if (e == PDK_OK) {
+        alive_ctx a = {rec, rec->keyframes[k].tick};
+        e = pdk_session_restore(p->s, blob, len, def_alive, &a, err, err_len);
+        free(blob);
+    }
+    if (e == PDK_OK) {
+        *swapped = true;
+        bool found;
+        uint64_t want = pdk_rec_hash_at(rec, rec->keyframes[k].tick, &found);
+        if (found && pdk_session_hash(p->s) != want) {
+            pdk_rec_errf(err, err_len,
+                         "session %llu: its keyframe at tick %llu restores a state whose hash "
+                         "differs from the one recorded at that tick",
+                         (unsigned long long)rec->info.session.session_id,
+                         (unsigned long long)rec->keyframes[k].tick);
+            e = PDK_ERR_VERSION;
+        }
+    }
+    if (e != PDK_OK && e != PDK_ERR_NO_MEMORY)
+        p->bad_keyframe[k] = true;
+    return e;
+}
+
+static pdk_error player_create(const pdk_recording *rec, pdk_session *s, int depth,
+                               pdk_player **out, char *err, size_t err_len);
+
+/* A fork whose first keyframe cannot be restored starts from its parent's
+ * recording instead: replayed up to the tick it was forked at, that is the
+ * state its own recording starts from. */
+static pdk_error start_from_parent(pdk_player *p, int depth, const char *why, char *err,
+                                   size_t err_len)
+{
+    const pdk_store_session *ss = &p->rec->info.session;
+    unsigned long long sid = (unsigned long long)ss->session_id;
+    if (ss->parent_session_id == 0 || ss->parent_tick != p->rec->start_tick ||
+        depth >= MAX_FORK_DEPTH) {
+        pdk_rec_errf(err, err_len, "session %llu cannot start at its tick %llu: %s", sid,
+                     (unsigned long long)p->rec->start_tick, why);
+        return PDK_ERR_NOT_FOUND;
+    }
+    pdk_recording *parent = NULL;
+    char perr[PDK_REPLAY_ERR_LEN];
+    pdk_error e =
+        pdk_recording_load(p->rec->store, ss->parent_session_id, &parent, perr, sizeof(perr));
+    pdk_player *pp = NULL;
+    if (e == PDK_OK)
+        e = player_create(parent, p->s, depth + 1, &pp, perr, sizeof(perr));
+    if (e == PDK_OK)
+        e = pdk_player_seek(pp, ss->parent_tick, perr, sizeof(perr));
+    pdk_player_free(pp);
+    pdk_recording_free(parent);
+    if (e != PDK_OK)
+        pdk_rec_errf(err, err_len,
+                     "session %llu cannot start at its tick %llu: %s; nor from its parent, "
+                     "session %llu: %s",
+                     sid, (unsigned long long)p->rec->start_tick, why,
+                     (unsigned long long)ss->parent_session_id, perr);
+    return e;
+}
+
+/* Puts the session at the recording's start: a fresh world at tick 0, or
+ * (a fork) its first keyframe, or its parent's replay. */
+static pdk_error position_start(pdk_player *p, int depth, char *err, size_t err_len)
+{
+    const pdk_recording *rec = p->rec;
+    pdk_error e = PDK_OK;
+    if (rec->start_tick == 0) {
+        const pdk_world *w = pdk_session_world(p->s);
+        if (pdk_world_tick(w) != 0 || pdk_world_vehicle_count(w) != 0)
+            e = pdk_session_restore(p->s, NULL, 0, NULL, NULL, err, err_len);
+    } else {
+        char why[PDK_REPLAY_ERR_LEN] = "it has no keyframe at that tick";
+        e = PDK_ERR_NOT_FOUND;
+        for (size_t k = 0; k < rec->n_keyframes && e != PDK_OK; k++) {
+            if (rec->keyframes[k].tick != rec->start_tick)
+                continue;
+            if (!keyframe_usable(p, k)) {
+                snprintf(why, sizeof(why),
+                         "its keyframe there was written in another state layout");
+                continue;
+            }
+            bool swapped = false;
+            e = restore_keyframe(p, k, &swapped, why, sizeof(why));
+        }
+        if (e != PDK_OK)
+            e = start_from_parent(p, depth, why, err, err_len);
+    }
+    if (e == PDK_OK)
+        check_hash(p);
+    return e;
+}
+
+static pdk_error player_create(const pdk_recording *rec, pdk_session *s, int depth,
+                               pdk_player **out, char *err, size_t err_len)
+{
+    *out = NULL;
+    pdk_player *p = calloc(1, sizeof(*p));
+    if (!p)
+        return PDK_ERR_NO_MEMORY;
+    p->rec = rec;
+    p->s = s;
+    p->capacity = rec->world.max_vehicles;
+    p->bad_keyframe = calloc(rec->n_keyframes + 1, sizeof(bool));
+    p->generations = calloc((size_t)p->capacity, sizeof(uint32_t));
+    p->alive = calloc((size_t)p->capacity, sizeof(bool));
+    if (!p->bad_keyframe || !p->generations || !p->alive) {
+        pdk_player_free(p);
+        return PDK_ERR_NO_MEMORY;
+    }
+    bool publishing = pdk_session_publishing(s);
+    pdk_session_set_publishing(s, false);
+    pdk_error e = position_start(p, depth, err, err_len);
+    pdk_session_set_publishing(s, publishing);
+    if (e != PDK_OK) {
+        pdk_player_free(p);
+        return e;
+    }
+    *out = p;
+    return PDK_OK;
+}
+
+pdk_error pdk_player_create(const pdk_recording *rec, pdk_session *s, pdk_player **out, char *err,
+                            size_t err_len)
+{
+    pdk_rec_errf(err, err_len, "%s", "");
+    return player_create(rec, s, 0, out, err, err_len);
+}
+
+void pdk_player_free(pdk_player *p)
+{
+    if (!p)
+        return;
+    free(p->bad_keyframe);
+    free(p->generations);
+    free(p->alive);
+    free(p);
+}
+
+/* Steps up to tick with publishing off. */
+static pdk_error fast_forward(pdk_player *p, uint64_t tick)
+{
+    bool publishing = pdk_session_publishing(p->s);
+    pdk_session_set_publishing(p->s, false);
+    pdk_error e = PDK_OK;
+    while (e == PDK_OK && player_tick(p) < tick)
+        e = pdk_player_step(p);
+    pdk_session_set_publishing(p->s, publishing);
+    return e;
+}
+
+pdk_error pdk_player_seek(pdk_player *p, uint64_t tick, char *err, size_t err_len)
+{
+    const pdk_recording *rec = p->rec;
+    pdk_rec_errf(err, err_len, "%s", "");
+    if (tick < rec->start_tick || tick > rec->end_tick) {
+        pdk_rec_errf(err, err_len, "session %llu: tick %llu is outside its recording (%llu..%llu)",
+                     (unsigned long long)rec->info.session.session_id, (unsigned long long)tick,
+                     (unsigned long long)rec->start_tick, (unsigned long long)rec->end_tick);
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    p->diverged = 0;
+    p->has_diverged = false;
+    p->hashes_checked = 0;
+    uint64_t cur = player_tick(p);
+    bool swapped = false, positioned = false;
+    /* The nearest usable keyframe at or before tick, unless stepping on
+     * from where the player is gets there sooner. */
+    for (size_t k = rec->n_keyframes; k-- > 0 && !positioned;) {
+        uint64_t kt = rec->keyframes[k].tick;
+        if (kt > tick || !keyframe_usable(p, k))
+            continue;
+        if (cur <= tick && kt <= cur && !swapped)
+            break;
+        char why[PDK_REPLAY_ERR_LEN];
+        pdk_error e = restore_keyframe(p, k, &swapped, why, sizeof(why));
+        if (e == PDK_ERR_NO_MEMORY) {
+            pdk_rec_errf(err, err_len, "%s", why);
+            return e;
+        }
+        positioned = e == PDK_OK;
+    }
+    if (!positioned && (swapped || cur > tick)) {
+        bool publishing = pdk_session_publishing(p->s);
+        pdk_session_set_publishing(p->s, false);
+        pdk_error e = position_start(p, 0, err, err_len);
+        pdk_session_set_publishing(p->s, publishing);
+        if (e != PDK_OK)
+            return e;
+    }
+    if (positioned)
+        check_hash(p);
+    pdk_error e = fast_forward(p, tick);
+    if (e != PDK_OK)
+        pdk_rec_errf(err, err_len,
+                     "session %llu: replaying up to tick %llu failed at tick %llu: %s",
+                     (unsigned long long)rec->info.session.session_id, (unsigned long long)tick,
+                     (unsigned long long)player_tick(p), pdk_error_message(e));
+    return e;
+}
+
+uint64_t pdk_player_tick(const pdk_player *p)
+{
+    return player_tick(p);
+}
+
+uint64_t pdk_player_end_tick(const pdk_player *p)
+{
+    return p->rec->end_tick;
+}
+
+uint64_t pdk_player_diverged(const pdk_player *p)
+{
+    return p->diverged;
+}

@@ -1,0 +1,107 @@
+/* What replay's files share: the recording and the player as they are in
+ * memory (replay.c loads and plays; replay_verify.c verifies, diagnoses and
+ * forks; replay_csv.c exports CSV and metadata). */
+#ifndef PDK_REPLAY_INTERNAL_H
+#define PDK_REPLAY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay.h"
+
+/* One vehicle row, its recorded parameters parsed. */
+typedef struct rec_vehicle {
+    pdk_vehicle_id id;
+    uint64_t spawn_tick;
+    bool removed;
+    uint64_t removed_tick;
+    char *preset;
+    char *overrides;
+    char *params_json;
+    uint64_t params_hash; /* of params_json: equal texts parse once */
+    pdk_vehicle_def def;
+} rec_vehicle;
+
+/* One recorded input, decoded once at load. */
+typedef struct rec_input {
+    uint64_t tick;
+    uint32_t seq;
+    pdk_input_kind kind;
+    pdk_vehicle_id vehicle; /* REMOVE, DBW, TYRE, DBW_KIT */
+    union {
+        pdk_dbw_cmd cmd;       /* DBW */
+        pdk_tyre_input tyre;   /* TYRE */
+        pdk_dbw_msg kit;       /* DBW_KIT */
+        pdk_spawn_place place; /* SPAWN */
+        uint64_t seed;         /* RESEED */
+    } u;
+    char *preset; /* SPAWN: as its payload names them */
+    char *overrides;
+} rec_input;
+
+typedef struct rec_hash {
+    uint64_t tick;
+    uint64_t hash;
+} rec_hash;
+
+typedef struct rec_keyframe {
+    uint64_t tick;
+    uint64_t hash;
+    uint64_t layout;
+    size_t blob_len;
+} rec_keyframe;
+
+struct pdk_recording {
+    pdk_store *store;
+    pdk_store_session_info info;
+    pdk_world_def world;
+    uint64_t start_tick;
+    uint64_t end_tick;     /* the last tick a replay reaches */
+    rec_vehicle *vehicles; /* in (spawn_tick, id) order */
+    size_t n_vehicles;
+    rec_input *inputs; /* in (tick, seq) order */
+    size_t n_inputs;
+    rec_hash *hashes; /* in tick order */
+    size_t n_hashes;
+    rec_keyframe *keyframes; /* in tick order */
+    size_t n_keyframes;
+};
+
+struct pdk_player {
+    const pdk_recording *rec;
+    pdk_session *s;
+    size_t next_input; /* the first input at or after the session's tick */
+    uint64_t diverged; /* the first tick whose hash differed, with has_diverged */
+    bool has_diverged;
+    uint64_t hashes_checked; /* since created or last seeked */
+    bool *bad_keyframe;      /* one per keyframe: refused once, never tried again */
+    uint32_t *generations;   /* spawn ids: one per slot of the world */
+    bool *alive;
+    int capacity;
+};
+
+/* The row of vehicle id alive in the state at tick (spawned before it, not
+ * removed before it), or NULL. */
+const rec_vehicle *pdk_rec_vehicle_at(const pdk_recording *rec, pdk_vehicle_id id, uint64_t tick);
+
+/* The recorded hash at tick (*found false when none). */
+uint64_t pdk_rec_hash_at(const pdk_recording *rec, uint64_t tick, bool *found);
+
+/* Restores keyframe k into a scratch world laid out from rec's world
+ * definition in *mem (malloc'd: the caller frees it, also on error, when it
+ * is not NULL). Errors name the keyframe and why. */
+pdk_error pdk_rec_keyframe_world(const pdk_recording *rec, size_t k, void **mem, pdk_world **out,
+                                 char *err, size_t err_len);
+
+/* A session for replaying rec: not recorded, no hooks, rec's world. */
+pdk_error pdk_rec_scratch_session(const pdk_recording *rec, pdk_session **out, char *err,
+                                  size_t err_len);
+
+/* Formats into err, like snprintf, when err is not NULL. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void pdk_rec_errf(char *err, size_t err_len, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,919 @@
+/* Recordings served: replays (a read-only live session fed by a player),
+ * and verify, fork, export, import, CSV export and metadata. What reads
+ * SQLite or re-simulates runs on libuv's thread pool (uv_queue_work); the
+ * loop only checks requests, adopts results and streams files back. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "channels.h"
+#include "server_internal.h"
+#include "world_mem.h"
+
+#define STREAM_QUEUE_BYTES (128u * 1024u) /* a stream waits while its conn queues more */
+#define IMPORT_MAX_BYTES (1ull << 30)     /* an uploaded session file: 1 GiB */
+#define META_MAX_BYTES 16383u             /* SessionMeta.json for fixed-buffer clients */
+#define CSV_MAX_CHANNELS 256u
+#define CSV_MAX_IDS 256u
+
+typedef enum job_kind {
+    JOB_REPLAY_LOAD, /* the recording, then JOB_REPLAY_MAKE once there is room */
+    JOB_REPLAY_MAKE,
+    JOB_FORK_LOAD,
+    JOB_FORK_MAKE,
+    JOB_SEEK,
+    JOB_VERIFY,
+    JOB_EXPORT,
+    JOB_CSV,
+    JOB_IMPORT,
+    JOB_META,
+} job_kind;
+
+/* One piece of work off the loop: what it was asked, what it found. The
+ * worker touches only the job, the store (thread-safe) and, for a seek,
+ * the session its slot lent it. */
+typedef struct job {
+    uv_work_t req;
+    pdk_server *srv;
+    job_kind kind;
+    uint64_t conn_id;
+    uint64_t request_id;
+    uint64_t session_id;
+    pdk_error err;
+    char msg[PDK_REPLAY_ERR_LEN];
+    /* asked */
+    uint64_t tick; /* seek, fork; verify's to_tick */
+    double speed;
+    bool paused;
+    char name[PDK_SERVER_MAX_NAME_BYTES + 1];
+    pdk_timing timing;
+    uint64_t from_tick, to_tick;
+    uint32_t every_ticks;
+    char **channels;
+    size_t n_channels;
+    uint32_t *ids;
+    size_t n_ids;
+    char dir[256];
+    char path[300];
+    /* found */
+    pdk_recording *rec;
+    pdk_session *session;
+    pdk_player *player;
+    size_t world_bytes;
+    pdk_verify_result verify;
+    char *json;
+    uint64_t new_id, original_id, last_tick;
+    uint64_t size; /* an export's or CSV's file */
+} job;
+
+static void remove_temp(const char *dir, const char *path)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    if (path[0])
+        for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+            char p[320];
+            snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
+            unlink(p);
+        }
+    if (dir[0])
+        rmdir(dir);
+}
+
+/* A fresh temporary folder and a file name in it. */
+static pdk_error make_temp(char *dir, size_t dir_len, char *path, size_t path_len, const char *file,
+                           char *err, size_t err_len)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, dir_len, "%s/paddockd-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        snprintf(err, err_len, "cannot make a temporary folder in %s: %s",
+                 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        dir[0] = '\0';
+        return PDK_ERR_IO;
+    }
+    snprintf(path, path_len, "%s/%s", dir, file);
+    return PDK_OK;
+}
+
+static void job_free(job *j)
+{
+    pdk_player_free(j->player);
+    pdk_session_destroy(j->session);
+    pdk_recording_free(j->rec);
+    for (size_t i = 0; i < j->n_channels; i++)
+        free(j->channels[i]);
+    free(j->channels);
+    free(j->ids);
+    free(j->json);
+    remove_temp(j->dir, j->path);
+    free(j);
+}
+
+static job *job_new(pdk_server *srv, job_kind kind, pdk_server_conn *c, uint64_t request_id,
+                    uint64_t session_id)
+{
+    job *j = calloc(1, sizeof(*j));
+    if (!j) {
+        pdk_server_send_error(srv, c->conn, request_id, PDK_ERR_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    j->srv = srv;
+    j->kind = kind;
+    j->conn_id = c->id;
+    j->request_id = request_id;
+    j->session_id = session_id;
+    j->req.data = j;
+    return j;
+}
+
+static void job_work(uv_work_t *req);
+static void job_done(uv_work_t *req, int status);
+
+/* Queues j on the pool. On failure the request is answered and j is
+ * left to the caller. */
+static bool job_queue(job *j)
+{
+    pdk_server *srv = j->srv;
+    int rc = uv_queue_work(&srv->loop, &j->req, job_work, job_done);
+    if (rc != 0) {
+        pdk_server_error_to(srv, j->conn_id, j->request_id, PDK_ERR_NO_MEMORY, uv_strerror(rc));
+        return false;
+    }
+    return true;
+}
+
+static void job_start(job *j)
+{
+    if (!job_queue(j))
+        job_free(j);
+}
+
+static void fail_job(job *j, pdk_error err)
+{
+    pdk_server_error_to(j->srv, j->conn_id, j->request_id, err, j->msg);
+    job_free(j);
+}
+
+/* ---- on the pool ------------------------------------------------------------ */
+
+static pdk_error csv_write(void *ctx, const char *text, size_t len)
+{
+    return fwrite(text, 1, len, ctx) == len ? PDK_OK : PDK_ERR_IO;
+}
+
+static void make_replay(job *j)
+{
+    pdk_server *srv = j->srv;
+    pdk_recording_info ri;
+    pdk_recording_info_get(j->rec, &ri);
+    j->new_id = pdk_store_next_session_id(srv->store);
+    char name[PDK_SERVER_MAX_NAME_BYTES];
+    snprintf(name, sizeof(name), "replay of %s", ri.name ? ri.name : "");
+    pdk_session_def def = {
+        .name = name,
+        .world_preset = ri.world_preset,
+        .world_json = "",
+        .world = *pdk_recording_world_def(j->rec),
+        .timing = PDK_TIMING_REALTIME,
+        .build_id = PDK_BUILD_ID,
+        .store = NULL,
+    };
+    pdk_session_hooks hooks = pdk_server_hooks(srv);
+    j->err = pdk_session_create(j->new_id, &def, &hooks, &j->session);
+    if (j->err != PDK_OK) {
+        snprintf(j->msg, sizeof(j->msg), "the replay's session could not be created: %s",
+                 pdk_error_message(j->err));
+        return;
+    }
+    j->err = pdk_player_create(j->rec, j->session, &j->player, j->msg, sizeof(j->msg));
+}
+
+static void make_fork(job *j)
+{
+    pdk_server *srv = j->srv;
+    pdk_recording_info ri;
+    pdk_recording_info_get(j->rec, &ri);
+    j->new_id = pdk_store_next_session_id(srv->store);
+    if (!j->name[0])
+        snprintf(j->name, sizeof(j->name), "fork of %" PRIu64 " at %" PRIu64, j->session_id,
+                 j->tick);
+    pdk_session_def def = {
+        .name = j->name,
+        .world_preset = ri.world_preset,
+        .world = *pdk_recording_world_def(j->rec),
+        .timing = j->timing,
+        .build_id = PDK_BUILD_ID,
+        .store = srv->store,
+    };
+    pdk_session_hooks hooks = pdk_server_hooks(srv);
+    j->err =
+        pdk_fork(j->rec, j->tick, j->new_id, &def, &hooks, &j->session, j->msg, sizeof(j->msg));
+    pdk_recording_free(j->rec);
+    j->rec = NULL;
+}
+
+/* The finished file's size, for streaming it. */
+static void open_result(job *j)
+{
+    struct stat st;
+    if (stat(j->path, &st) != 0) {
+        j->err = PDK_ERR_IO;
+        snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
+        return;
+    }
+    j->size = (uint64_t)st.st_size;
+}
+
+static void write_csv(job *j)
+{
+    pdk_server *srv = j->srv;
+    j->err = pdk_recording_load(srv->store, j->session_id, &j->rec, j->msg, sizeof(j->msg));
+    if (j->err != PDK_OK)
+        return;
+    j->err = make_temp(j->dir, sizeof(j->dir), j->path, sizeof(j->path), "export.csv", j->msg,
+                       sizeof(j->msg));
+    if (j->err != PDK_OK)
+        return;
+    FILE *out = fopen(j->path, "w");
+    if (!out) {
+        j->err = PDK_ERR_IO;
+        snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
+        return;
+    }
+    j->err = pdk_csv_export(j->rec, j->from_tick, j->to_tick, j->every_ticks,
+                            (const char *const *)j->channels, j->n_channels, j->ids, j->n_ids,
+                            csv_write, out, j->msg, sizeof(j->msg));
+    if (fclose(out) != 0 && j->err == PDK_OK) {
+        j->err = PDK_ERR_IO;
+        snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
+    }
+    if (j->err == PDK_OK)
+        open_result(j);
+}
+
+static void job_work(uv_work_t *req)
+{
+    job *j = req->data;
+    pdk_server *srv = j->srv;
+    switch (j->kind) {
+    case JOB_REPLAY_LOAD:
+    case JOB_FORK_LOAD:
+    case JOB_META:
+        j->err = pdk_recording_load(srv->store, j->session_id, &j->rec, j->msg, sizeof(j->msg));
+        if (j->err == PDK_OK && j->kind == JOB_META) {
+            j->json = pdk_recording_meta_json(j->rec);
+            if (!j->json) {
+                j->err = PDK_ERR_NO_MEMORY;
+                snprintf(j->msg, sizeof(j->msg), "out of memory");
+            }
+        }
+        break;
+    case JOB_REPLAY_MAKE:
+        make_replay(j);
+        break;
+    case JOB_FORK_MAKE:
+        make_fork(j);
+        break;
+    case JOB_SEEK:
+        j->err = pdk_player_seek(j->player, j->tick, j->msg, sizeof(j->msg));
+        break;
+    case JOB_VERIFY:
+        j->err = pdk_verify(srv->store, j->session_id, j->tick, PDK_BUILD_ID, &j->verify, j->msg,
+                            sizeof(j->msg));
+        break;
+    case JOB_EXPORT:
+        j->err = make_temp(j->dir, sizeof(j->dir), j->path, sizeof(j->path), "session.db", j->msg,
+                           sizeof(j->msg));
+        if (j->err == PDK_OK)
+            j->err = pdk_store_export_session(srv->store, j->session_id, j->path,
+                                              srv->cfg.migrations_dir, j->msg, sizeof(j->msg));
+        if (j->err == PDK_OK)
+            open_result(j);
+        break;
+    case JOB_CSV:
+        write_csv(j);
+        break;
+    case JOB_IMPORT: {
+        j->err = pdk_store_import_session(srv->store, j->path, &j->new_id, &j->original_id, j->msg,
+                                          sizeof(j->msg));
+        remove_temp(j->dir, j->path);
+        j->dir[0] = j->path[0] = '\0';
+        pdk_store_session_info info;
+        if (j->err == PDK_OK &&
+            pdk_store_read_session(srv->store, j->new_id, &info, NULL, 0) == PDK_OK) {
+            j->last_tick = info.last_tick;
+            pdk_store_session_info_free(&info);
+        }
+        break;
+    }
+    }
+}
+
+/* ---- back on the loop --------------------------------------------------------- */
+
+static void send_created(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot)
+{
+    Paddock__V1__SessionInfo info;
+    pdk_server_fill_info(srv, slot, &info);
+    Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
+    sc.session = &info;
+    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
+    r.request_id = rid;
+    r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATED;
+    r.session_created = &sc;
+    pdk_server_send_frame(srv, conn, &r);
+}
+
+/* A recording loaded for a replay or a fork: room is reserved for its
+ * world, then the session is made on the pool. */
+static void loaded(job *j)
+{
+    pdk_server *srv = j->srv;
+    pdk_recording_info ri;
+    pdk_recording_info_get(j->rec, &ri);
+    if (j->kind == JOB_FORK_LOAD && (j->tick < ri.start_tick || j->tick > ri.last_tick)) {
+        snprintf(j->msg, sizeof(j->msg),
+                 "tick %" PRIu64 " is outside the recording of session %" PRIu64 " (%" PRIu64
+                 "..%" PRIu64 ")",
+                 j->tick, j->session_id, ri.start_tick, ri.last_tick);
+        fail_job(j, PDK_ERR_OUT_OF_RANGE);
+        return;
+    }
+    j->world_bytes = pdk_world_mem_size(pdk_recording_world_def(j->rec));
+    pdk_error e = pdk_server_session_room(srv, j->world_bytes, j->msg, sizeof(j->msg));
+    if (e != PDK_OK) {
+        fail_job(j, e);
+        return;
+    }
+    srv->world_bytes += j->world_bytes;
+    srv->reserved_sessions++;
+    j->kind = j->kind == JOB_FORK_LOAD ? JOB_FORK_MAKE : JOB_REPLAY_MAKE;
+    if (!job_queue(j)) {
+        srv->world_bytes -= j->world_bytes;
+        srv->reserved_sessions--;
+        job_free(j);
+    }
+}
+
+/* A replay's or fork's session is made: into the table. */
+static void made(job *j)
+{
+    pdk_server *srv = j->srv;
+    srv->reserved_sessions--;
+    bool replay = j->kind == JOB_REPLAY_MAKE;
+    pdk_server_slot *slot = NULL;
+    pdk_error e = pdk_server_session_adopt(
+        srv, j->session, replay ? PDK_TIMING_REALTIME : j->timing, j->world_bytes, &slot);
+    if (e != PDK_OK) {
+        srv->world_bytes -= j->world_bytes;
+        snprintf(j->msg, sizeof(j->msg), "out of memory");
+        fail_job(j, e);
+        return;
+    }
+    j->session = NULL;
+    if (replay) {
+        slot->rec = j->rec;
+        slot->player = j->player;
+        slot->replay_of = j->session_id;
+        slot->speed = j->speed;
+        j->rec = NULL;
+        j->player = NULL;
+        pdk_server_rebase(slot);
+        if (j->paused) {
+            char reason[PDK_SERVER_REASON_LEN];
+            snprintf(reason, sizeof(reason), "opened paused at tick %" PRIu64,
+                     pdk_server_slot_tick(slot));
+            pdk_server_pause(srv, slot, PDK_PAUSE_USER, reason);
+        }
+        pdk_server_reschedule(srv);
+    }
+    pdk_server_conn *c = pdk_server_conn_find(srv, j->conn_id);
+    if (c)
+        send_created(srv, c->conn, j->request_id, slot);
+    job_free(j);
+}
+
+/* A seek came back: the slot is the loop's again. */
+static void sought(job *j)
+{
+    pdk_server *srv = j->srv;
+    pdk_server_slot *slot = pdk_server_session_find(srv, j->session_id);
+    if (!slot || slot->session != j->session) {
+        /* Closed meanwhile: the session, player and recording are ours. */
+        snprintf(j->msg, sizeof(j->msg), "session %" PRIu64 " closed during the seek",
+                 j->session_id);
+        fail_job(j, PDK_ERR_CLOSED);
+        return;
+    }
+    j->session = NULL;
+    j->player = NULL;
+    j->rec = NULL;
+    slot->busy = false;
+    for (size_t i = 0; i < slot->n_forget; i++)
+        pdk_session_forget_conn(slot->session, slot->forget[i]);
+    slot->n_forget = 0;
+    if (j->err != PDK_OK) {
+        fail_job(j, j->err);
+        pdk_server_reschedule(srv);
+        return;
+    }
+    if (slot->pause == PDK_PAUSE_REPLAY_END) {
+        /* It had played to the end: it waits at the sought tick. */
+        slot->pause = PDK_PAUSE_USER;
+        snprintf(slot->pause_reason, sizeof(slot->pause_reason),
+                 "sought tick %" PRIu64 " after the replay's end: resume to play on", j->tick);
+    }
+    pdk_server_rebase(slot);
+    pdk_server_reschedule(srv);
+    pdk_server_conn *c = pdk_server_conn_find(srv, j->conn_id);
+    if (c)
+        pdk_server_reply_control(srv, c->conn, j->request_id, slot);
+    job_free(j);
+}
+
+static void send_verify(pdk_server *srv, pdk_conn *conn, job *j)
+{
+    pdk_verify_result *v = &j->verify;
+    Paddock__V1__VerifyReply r = PADDOCK__V1__VERIFY_REPLY__INIT;
+    r.session_id = j->session_id;
+    r.match = v->match;
+    r.hashes_checked = v->hashes_checked;
+    r.last_tick = v->last_tick;
+    r.first_divergent_tick = v->first_divergent_tick;
+    r.vehicle_id = v->vehicle_id;
+    r.field = v->field;
+    r.recorded_build = v->recorded_build;
+    r.this_build = (char *)PDK_BUILD_ID;
+    r.same_build = v->same_build;
+    r.seconds = v->seconds;
+    r.message = v->message;
+    r.interrupted = v->interrupted;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = j->request_id;
+    f.body_case = PADDOCK__V1__FRAME__BODY_VERIFY_REPLY;
+    f.verify_reply = &r;
+    pdk_server_send_frame(srv, conn, &f);
+}
+
+static void add_stream(job *j)
+{
+    pdk_server *srv = j->srv;
+    int fd = open(j->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
+        fail_job(j, PDK_ERR_IO);
+        return;
+    }
+    if (srv->n_streams == srv->cap_streams) {
+        size_t cap = srv->cap_streams ? srv->cap_streams * 2 : 4;
+        pdk_stream *p = realloc(srv->streams, cap * sizeof(*p));
+        if (!p) {
+            close(fd);
+            snprintf(j->msg, sizeof(j->msg), "out of memory");
+            fail_job(j, PDK_ERR_NO_MEMORY);
+            return;
+        }
+        srv->streams = p;
+        srv->cap_streams = cap;
+    }
+    pdk_stream *s = &srv->streams[srv->n_streams++];
+    memset(s, 0, sizeof(*s));
+    s->conn_id = j->conn_id;
+    s->request_id = j->request_id;
+    s->fd = fd;
+    s->size = j->size;
+    snprintf(s->dir, sizeof(s->dir), "%s", j->dir);
+    snprintf(s->path, sizeof(s->path), "%s", j->path);
+    j->dir[0] = j->path[0] = '\0'; /* the stream removes them */
+    if (!srv->stream_timer_on) {
+        uv_timer_start(&srv->stream_timer, pdk_server_on_stream_timer, 0, 1);
+        srv->stream_timer_on = true;
+    }
+    job_free(j);
+}
+
+static void job_done(uv_work_t *req, int status)
+{
+    (void)status;
+    job *j = req->data;
+    pdk_server *srv = j->srv;
+    pdk_server_flush_deferred(srv);
+    if (j->kind == JOB_SEEK) {
+        sought(j);
+        return;
+    }
+    if (j->kind == JOB_REPLAY_MAKE || j->kind == JOB_FORK_MAKE) {
+        if (j->err != PDK_OK || srv->stopping) {
+            srv->reserved_sessions--;
+            srv->world_bytes -= j->world_bytes;
+            fail_job(j, j->err != PDK_OK ? j->err : PDK_ERR_CLOSED);
+            return;
+        }
+        made(j);
+        return;
+    }
+    if (srv->stopping) {
+        job_free(j);
+        return;
+    }
+    if (j->err != PDK_OK) {
+        fail_job(j, j->err);
+        return;
+    }
+    pdk_server_conn *c = pdk_server_conn_find(srv, j->conn_id);
+    switch (j->kind) {
+    case JOB_REPLAY_LOAD:
+    case JOB_FORK_LOAD:
+        loaded(j);
+        return;
+    case JOB_VERIFY:
+        if (c)
+            send_verify(srv, c->conn, j);
+        break;
+    case JOB_EXPORT:
+    case JOB_CSV:
+        if (c) {
+            add_stream(j);
+            return;
+        }
+        break;
+    case JOB_IMPORT:
+        if (c) {
+            Paddock__V1__SessionImported si = PADDOCK__V1__SESSION_IMPORTED__INIT;
+            si.session_id = j->new_id;
+            si.original_session_id = j->original_id;
+            si.last_tick = j->last_tick;
+            Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+            f.request_id = j->request_id;
+            f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_IMPORTED;
+            f.session_imported = &si;
+            pdk_server_send_frame(srv, c->conn, &f);
+        }
+        printf("paddockd: imported an export of session %" PRIu64 " as session %" PRIu64 "\n",
+               j->original_id, j->new_id);
+        fflush(stdout);
+        break;
+    case JOB_META:
+        if (c && strlen(j->json) > META_MAX_BYTES) {
+            char msg[160];
+            snprintf(msg, sizeof(msg),
+                     "the metadata of session %" PRIu64 " is %zu bytes; a SessionMeta carries "
+                     "at most %u",
+                     j->session_id, strlen(j->json), META_MAX_BYTES);
+            pdk_server_send_error(srv, c->conn, j->request_id, PDK_ERR_CAPACITY, msg);
+        } else if (c) {
+            Paddock__V1__SessionMeta sm = PADDOCK__V1__SESSION_META__INIT;
+            sm.json = j->json;
+            Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+            f.request_id = j->request_id;
+            f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_META;
+            f.session_meta = &sm;
+            pdk_server_send_frame(srv, c->conn, &f);
+        }
+        break;
+    default:
+        break;
+    }
+    job_free(j);
+}
+
+/* ---- requests ------------------------------------------------------------------ */
+
+void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    const Paddock__V1__ReplayOpen *m = f->replay_open;
+    double speed = m->speed == 0.0 ? 1.0 : m->speed;
+    if (!isfinite(speed) || speed < 0.01 || speed > 1000.0) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "speed %g is outside 0.01..1000 (a multiple of real time)",
+                 m->speed);
+        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        return;
+    }
+    job *j = job_new(srv, JOB_REPLAY_LOAD, c, f->request_id, m->session_id);
+    if (!j)
+        return;
+    j->speed = speed;
+    j->paused = m->paused;
+    job_start(j);
+}
+
+void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t request_id,
+                            pdk_server_slot *slot, uint64_t tick)
+{
+    job *j = job_new(srv, JOB_SEEK, c, request_id, slot->id);
+    if (!j)
+        return;
+    j->tick = tick;
+    j->session = slot->session;
+    j->player = slot->player;
+    j->rec = slot->rec;
+    const pdk_world *w = pdk_session_world(slot->session);
+    slot->view = (pdk_slot_view){
+        .tick = pdk_world_tick(w),
+        .sim_time_s = pdk_world_time_s(w),
+        .vehicle_count = (uint32_t)pdk_world_vehicle_count(w),
+        .state_hash = pdk_session_hash(slot->session),
+        .subscriber_count = (uint32_t)pdk_session_subscriber_count(slot->session),
+    };
+    slot->busy = true;
+    if (!job_queue(j)) {
+        slot->busy = false;
+        j->session = NULL;
+        j->player = NULL;
+        j->rec = NULL;
+        job_free(j);
+    }
+    pdk_server_reschedule(srv);
+}
+
+void pdk_server_replay_speed(pdk_server_slot *slot, double speed)
+{
+    slot->speed = speed;
+    pdk_server_rebase(slot);
+}
+
+void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    job *j = job_new(srv, JOB_VERIFY, c, f->request_id, f->verify_request->session_id);
+    if (!j)
+        return;
+    j->tick = f->verify_request->to_tick;
+    job_start(j);
+}
+
+void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    const Paddock__V1__ForkRequest *m = f->fork_request;
+    if (!pdk_server_text_ok(srv, c->conn, f->request_id, "name", m->name,
+                            PDK_SERVER_MAX_NAME_BYTES - 1))
+        return;
+    pdk_timing timing;
+    switch (m->timing) {
+    case PADDOCK__V1__TIMING_MODE__TIMING_MODE_UNSPECIFIED:
+    case PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME:
+        timing = PDK_TIMING_REALTIME;
+        break;
+    case PADDOCK__V1__TIMING_MODE__TIMING_MODE_FAST:
+        timing = PDK_TIMING_FAST;
+        break;
+    case PADDOCK__V1__TIMING_MODE__TIMING_MODE_LOCKSTEP:
+        timing = PDK_TIMING_LOCKSTEP;
+        break;
+    default:
+        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+                              "timing must be TIMING_MODE_REALTIME, TIMING_MODE_FAST or "
+                              "TIMING_MODE_LOCKSTEP");
+        return;
+    }
+    job *j = job_new(srv, JOB_FORK_LOAD, c, f->request_id, m->session_id);
+    if (!j)
+        return;
+    j->tick = m->tick;
+    j->timing = timing;
+    snprintf(j->name, sizeof(j->name), "%s", m->name);
+    job_start(j);
+}
+
+void pdk_server_handle_export(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    job *j = job_new(srv, JOB_EXPORT, c, f->request_id, f->export_request->session_id);
+    if (j)
+        job_start(j);
+}
+
+void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    const Paddock__V1__CsvExportRequest *m = f->csv_export_request;
+    char msg[160];
+    if (m->n_channels > CSV_MAX_CHANNELS || m->n_vehicle_ids > CSV_MAX_IDS) {
+        snprintf(msg, sizeof(msg), "a CSV export names at most %u channels and %u vehicles",
+                 CSV_MAX_CHANNELS, CSV_MAX_IDS);
+        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        return;
+    }
+    for (size_t i = 0; i < m->n_channels; i++) {
+        if (pdk_channel_find(m->channels[i]) < 0) {
+            snprintf(msg, sizeof(msg),
+                     "channels[%zu] '%.40s' is not a telemetry channel (paddockd channels lists "
+                     "them)",
+                     i, m->channels[i]);
+            pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_UNKNOWN_KEY, msg);
+            return;
+        }
+    }
+    if (m->to_tick != 0 && m->to_tick < m->from_tick) {
+        snprintf(msg, sizeof(msg), "to_tick %" PRIu64 " is before from_tick %" PRIu64, m->to_tick,
+                 m->from_tick);
+        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        return;
+    }
+    job *j = job_new(srv, JOB_CSV, c, f->request_id, m->session_id);
+    if (!j)
+        return;
+    j->from_tick = m->from_tick;
+    j->to_tick = m->to_tick;
+    j->every_ticks = m->every_ticks ? m->every_ticks : 1;
+    j->channels = calloc(m->n_channels ? m->n_channels : 1, sizeof(*j->channels));
+    j->ids = calloc(m->n_vehicle_ids ? m->n_vehicle_ids : 1, sizeof(*j->ids));
+    bool ok = j->channels && j->ids;
+    for (size_t i = 0; ok && i < m->n_channels; i++) {
+        j->channels[i] = strdup(m->channels[i]);
+        ok = j->channels[i] != NULL;
+        j->n_channels = i + 1;
+    }
+    if (!ok) {
+        snprintf(j->msg, sizeof(j->msg), "out of memory");
+        fail_job(j, PDK_ERR_NO_MEMORY);
+        return;
+    }
+    if (m->n_vehicle_ids)
+        memcpy(j->ids, m->vehicle_ids, m->n_vehicle_ids * sizeof(*j->ids));
+    j->n_ids = m->n_vehicle_ids;
+    job_start(j);
+}
+
+void pdk_server_handle_meta(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    job *j = job_new(srv, JOB_META, c, f->request_id, f->session_meta_request->session_id);
+    if (j)
+        job_start(j);
+}
+
+static void upload_drop(pdk_upload *u)
+{
+    if (u->fd >= 0)
+        close(u->fd);
+    u->fd = -1;
+    remove_temp(u->dir, u->path);
+    u->dir[0] = u->path[0] = '\0';
+    u->offset = 0;
+}
+
+static void upload_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error code,
+                          const char *msg)
+{
+    upload_drop(&c->upload);
+    pdk_server_send_error(srv, c->conn, rid, code, msg);
+}
+
+/* ImportChunk: the file is written to a temporary folder in order; the
+ * last chunk hands it to the store on the pool. */
+void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    const Paddock__V1__ImportChunk *m = f->import_chunk;
+    pdk_upload *u = &c->upload;
+    char msg[512];
+    if (u->fd >= 0 && m->offset == 0 && u->offset != 0)
+        upload_drop(u); /* a new upload starts over */
+    if (u->fd < 0) {
+        if (m->offset != 0) {
+            snprintf(msg, sizeof(msg),
+                     "an upload starts at offset 0; this ImportChunk says %" PRIu64, m->offset);
+            upload_refuse(srv, c, f->request_id, PDK_ERR_INVALID_ARGUMENT, msg);
+            return;
+        }
+        if (make_temp(u->dir, sizeof(u->dir), u->path, sizeof(u->path), "upload.db", msg,
+                      sizeof(msg)) != PDK_OK) {
+            upload_refuse(srv, c, f->request_id, PDK_ERR_IO, msg);
+            return;
+        }
+        u->fd = open(u->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (u->fd < 0) {
+            snprintf(msg, sizeof(msg), "%s: %s", u->path, strerror(errno));
+            upload_refuse(srv, c, f->request_id, PDK_ERR_IO, msg);
+            return;
+        }
+    } else if (m->offset != u->offset) {
+        snprintf(msg, sizeof(msg),
+                 "ImportChunk at offset %" PRIu64 " where %" PRIu64
+                 " was next: the upload is dropped; start again at offset 0",
+                 m->offset, u->offset);
+        upload_refuse(srv, c, f->request_id, PDK_ERR_INVALID_ARGUMENT, msg);
+        return;
+    }
+    if (m->data.len > PDK_SERVER_CHUNK_BYTES || u->offset + m->data.len > IMPORT_MAX_BYTES) {
+        snprintf(msg, sizeof(msg),
+                 "an ImportChunk carries at most %u bytes and an upload at most %llu; the upload "
+                 "is dropped",
+                 PDK_SERVER_CHUNK_BYTES, (unsigned long long)IMPORT_MAX_BYTES);
+        upload_refuse(srv, c, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        return;
+    }
+    for (size_t done = 0; done < m->data.len;) {
+        ssize_t n = write(u->fd, m->data.data + done, m->data.len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(msg, sizeof(msg), "the upload could not be written: %s", strerror(errno));
+            upload_refuse(srv, c, f->request_id, PDK_ERR_IO, msg);
+            return;
+        }
+        done += (size_t)n;
+    }
+    u->offset += m->data.len;
+    if (!m->last) {
+        pdk_server_send_ok(srv, c->conn, f->request_id, 0);
+        return;
+    }
+    close(u->fd);
+    u->fd = -1;
+    job *j = job_new(srv, JOB_IMPORT, c, f->request_id, 0);
+    if (!j) {
+        upload_drop(u);
+        return;
+    }
+    snprintf(j->dir, sizeof(j->dir), "%s", u->dir);
+    snprintf(j->path, sizeof(j->path), "%s", u->path);
+    u->dir[0] = u->path[0] = '\0';
+    u->offset = 0;
+    job_start(j);
+}
+
+/* ---- streams ------------------------------------------------------------------- */
+
+static void stream_drop(pdk_server *srv, size_t i)
+{
+    pdk_stream *s = &srv->streams[i];
+    if (s->fd >= 0)
+        close(s->fd);
+    remove_temp(s->dir, s->path);
+    srv->streams[i] = srv->streams[--srv->n_streams];
+    if (srv->n_streams == 0 && srv->stream_timer_on) {
+        uv_timer_stop(&srv->stream_timer);
+        srv->stream_timer_on = false;
+    }
+}
+
+/* Sends chunks while the connection's queue is short. True when the
+ * stream is finished (or failed). */
+static bool stream_pump(pdk_server *srv, pdk_server_conn *c, pdk_stream *s)
+{
+    static uint8_t chunk[PDK_SERVER_CHUNK_BYTES];
+    for (;;) {
+        pdk_conn_stats cs;
+        pdk_conn_stats_get(c->conn, &cs);
+        if (cs.queued_bytes >= STREAM_QUEUE_BYTES)
+            return false;
+        size_t want =
+            s->size - s->offset < sizeof(chunk) ? (size_t)(s->size - s->offset) : sizeof(chunk);
+        ssize_t n = want ? pread(s->fd, chunk, want, (off_t)s->offset) : 0;
+        if (n < 0 || (size_t)n != want) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "the export could not be read back: %s",
+                     n < 0 ? strerror(errno) : "short read");
+            pdk_server_send_error(srv, c->conn, s->request_id, PDK_ERR_IO, msg);
+            return true;
+        }
+        bool last = s->offset + (uint64_t)n >= s->size;
+        Paddock__V1__ExportChunk ch = PADDOCK__V1__EXPORT_CHUNK__INIT;
+        ch.offset = s->offset;
+        ch.data.data = chunk;
+        ch.data.len = (size_t)n;
+        ch.last = last;
+        ch.total_bytes = last ? s->size : 0;
+        Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+        f.request_id = s->request_id;
+        f.body_case = PADDOCK__V1__FRAME__BODY_EXPORT_CHUNK;
+        f.export_chunk = &ch;
+        pdk_server_send_frame(srv, c->conn, &f);
+        s->offset += (uint64_t)n;
+        if (last)
+            return true;
+    }
+}
+
+void pdk_server_on_stream_timer(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    for (size_t i = 0; i < srv->n_streams;) {
+        pdk_server_conn *c = pdk_server_conn_find(srv, srv->streams[i].conn_id);
+        if (!c || stream_pump(srv, c, &srv->streams[i]))
+            stream_drop(srv, i);
+        else
+            i++;
+    }
+}
+
+void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c)
+{
+    upload_drop(&c->upload);
+    for (size_t i = 0; i < srv->n_streams;) {
+        if (srv->streams[i].conn_id == c->id)
+            stream_drop(srv, i);
+        else
+            i++;
+    }
+}
+
+void pdk_server_recording_stop(pdk_server *srv)
+{
+    while (srv->n_streams > 0)
+        stream_drop(srv, srv->n_streams - 1);
+}

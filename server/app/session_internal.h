@@ -1,0 +1,173 @@
+/* What the session's files share and nobody else sees: the session struct
+ * and its parts, and the helpers one file of the session calls in another
+ * (session.c: inputs, ticks and subscriptions; session_lease.c: control
+ * leases; session_record.c: the recording, keyframes and restores). */
+#ifndef PDK_SESSION_INTERNAL_H
+#define PDK_SESSION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session.h"
+#include "wire.h"
+
+typedef struct pending_input {
+    pdk_input_kind kind;
+    pdk_reply_to to;
+    pdk_vehicle_id vehicle;
+    pdk_dbw_cmd cmd;
+    pdk_tyre_input tyre;
+    pdk_dbw_msg kit;
+    uint8_t kit_payload[96]; /* its recorded DbwMessage body, when it fits */
+    uint8_t kit_payload_len; /* 0: encoded when it applies */
+    uint64_t seed;           /* reseed only */
+    /* spawn only (the definition is large: a queued command carries none) */
+    pdk_vehicle_def *def;
+    pdk_spawn_place place;
+    char *preset;
+    char *overrides;
+    char *params_json;
+} pending_input;
+
+typedef struct subscription {
+    uint32_t id;
+    uint64_t conn_id;
+    uint32_t divisor; /* publish when tick % divisor == 0 */
+    uint32_t *ids;    /* NULL: every vehicle */
+    size_t n_ids;
+    size_t too_large; /* set by publish: the batch that did not fit */
+} subscription;
+
+/* A DBW report subscription: one vehicle, a set of report kinds. */
+typedef struct dbw_sub {
+    uint32_t id;
+    uint64_t conn_id;
+    pdk_vehicle_id vehicle;
+    uint32_t kinds; /* bit k: pdk_dbw_report_kind k */
+    bool too_large; /* set by publish: a frame did not fit */
+} dbw_sub;
+
+/* The last REPORT_RING reports of a vehicle with DBW subscriptions, by tick
+ * (slot tick % REPORT_RING), so a delayed kind can send an older one. Not
+ * sim state: it only holds what the world reported. */
+#define REPORT_RING (PDK_SESSION_REPORT_DELAY_MAX_TICKS + 1u)
+typedef struct report_ring {
+    pdk_vehicle_id vehicle;
+    uint64_t filled[REPORT_RING]; /* the slot's tick + 1; 0: empty */
+    pdk_dbw_report r[REPORT_RING];
+} report_ring;
+
+/* One source's lease on one vehicle. */
+typedef struct lease {
+    pdk_vehicle_id vehicle;
+    pdk_control_source source;
+    uint64_t conn_id;
+    char holder[96];
+} lease;
+
+typedef struct script_driver {
+    pdk_vehicle_id vehicle;
+    pdk_script_step *steps;
+    size_t n_steps;
+    size_t next;
+    uint64_t start_tick;
+    bool loop;
+    uint64_t gap_ticks;
+} script_driver;
+
+struct pdk_session {
+    uint64_t id;
+    char *name;
+    char *world_preset;
+    char *build_id;
+    pdk_timing timing;
+    pdk_store *store;
+    pdk_session_hooks hooks;
+
+    pdk_world_def world_def; /* as given: a restore lays a fresh world out from it */
+    void *world_mem;
+    pdk_world *world;
+    uint64_t seq;
+    bool publishing; /* false: ticks send no state or report frames */
+
+    pending_input *pending;
+    size_t n_pending;
+    size_t cap_pending;
+
+    subscription subs[PDK_SESSION_MAX_SUBS];
+    size_t n_subs;
+
+    script_driver scripts[PDK_SESSION_MAX_SCRIPTS];
+    size_t n_scripts;
+
+    dbw_sub dbw_subs[PDK_SESSION_MAX_DBW_SUBS];
+    size_t n_dbw_subs;
+    report_ring *rings[PDK_SESSION_MAX_DBW_SUBS]; /* one per subscribed vehicle */
+    size_t n_rings;
+
+    lease *leases; /* at most one per (vehicle, source) of a live vehicle */
+    size_t n_leases;
+    size_t cap_leases;
+
+    pdk_buf common;  /* the tick's shared state batch body */
+    pdk_buf frame;   /* one subscriber's frame */
+    pdk_buf payload; /* an input's recorded form */
+    pdk_lateness lateness;
+
+    /* The recording (session_record.c); all unused when store is NULL. */
+    uint64_t start_tick;      /* the recording's first tick */
+    uint32_t keyframe_every;  /* ticks between keyframes */
+    pdk_buf snapshot;         /* the keyframe being encoded */
+    uint64_t record_failures; /* record_* calls the store refused */
+};
+
+/* ---- session.c ---------------------------------------------------------- */
+
+/* strdup of s, or of "" for NULL; NULL when out of memory. */
+char *pdk_session_dup_(const char *s);
+
+/* A session with its fresh world at tick 0, hooks and settings from def,
+ * nothing recorded (store stays NULL). Errors as pdk_session_create. */
+pdk_error pdk_session_create_bare_(uint64_t id, const pdk_session_def *def,
+                                   const pdk_session_hooks *hooks, pdk_session **out);
+
+/* After a restore: each report ring starts over, holding only the restored
+ * tick's report; the subscriptions of vehicles the world no longer holds
+ * end (STALE_ID). */
+void pdk_session_rings_restart_(pdk_session *s);
+
+/* Ends every DBW report subscription on vehicle v, telling each subscriber
+ * why ("subscription N ended: " what). */
+void pdk_session_end_vehicle_subs_(pdk_session *s, pdk_vehicle_id v, pdk_error code,
+                                   const char *what);
+
+/* ---- session_lease.c ---------------------------------------------------- */
+
+/* True when a connection other than except_conn holds a source above src
+ * on id. */
+bool pdk_session_conn_lease_above_(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
+                                   uint64_t except_conn);
+/* Releases every lease conn_id holds; the remaining holders hear of it. */
+void pdk_session_release_conn_leases_(pdk_session *s, uint64_t conn_id);
+/* A removed vehicle's leases go with it; their holders hear reason. */
+void pdk_session_drop_vehicle_leases_(pdk_session *s, pdk_vehicle_id id, const char *reason);
+
+/* ---- session_record.c --------------------------------------------------- */
+
+/* Notes a refused record (the first one is logged). */
+void pdk_session_recorded_(pdk_session *s, pdk_error err, const char *what);
+
+/* Records the session's row (its start tick is the world's tick now), then
+ * each of vehicles' rows, then the state hash and a keyframe at the start
+ * tick. PDK_ERR_* of pdk_store_record_session. */
+pdk_error pdk_session_record_start_(pdk_session *s, const pdk_session_def *def,
+                                    const pdk_session_vehicle *vehicles, size_t n_vehicles);
+
+/* After a step: the state hash, and a keyframe when one is due. */
+void pdk_session_record_tick_(pdk_session *s);
+
+/* The session's end (final tick and hash). */
+void pdk_session_record_end_(pdk_session *s);
+
+#endif

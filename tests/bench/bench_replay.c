@@ -1,0 +1,294 @@
+/* Measures recordings and their replays: sessions of 1 and 100 vehicles of
+ * one preset (the midsize sedan unless told), driven by varied DbwCommands and DBW kit
+ * messages, recorded into a real SQLite file in /tmp; then, for each, the
+ * replay's speed (a player stepping a session that publishes, with no
+ * subscriber) and verify's (load, re-simulate, compare every hash) as
+ * multiples of real time; and the cost of recording: the tick of a
+ * recorded session against the tick of an unrecorded one fed the same
+ * inputs, in ns per tick and percent, with what it is made of (the state
+ * hash, the keyframe's encode and the store's queue). Times are the
+ * calling thread's CPU time (the store's writer thread runs beside it), the
+ * best of three runs. Targets (issue 7): replay of one car at 500x real
+ * time or more, verify of 100 cars at 100x or more, recording under 5 % of
+ * the tick. It prints; it never fails on a time.
+ * Usage: bench_replay [simulated seconds per session, default 20] [vehicle preset,
+ * default midsize_sedan]. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "params.h"
+#include "replay.h"
+#include "session.h"
+#include "snapshot.h"
+#include "wire_snapshot.h"
+
+#ifndef PDK_SOURCE_DIR
+#define PDK_SOURCE_DIR "."
+#endif
+
+/* The calling thread's CPU time: what a tick costs the thread that runs
+ * it, without the store's writer thread (it runs beside, on another core
+ * where there is one) and without the machine's other load. */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, const char *err)
+{
+    fprintf(stderr, "bench_replay: %s: %s\n", what, err);
+    exit(1);
+}
+
+static pdk_world_def world;
+static char *world_json;
+static pdk_vehicle_def car;
+static char *car_json;
+static const char *car_name = "midsize_sedan";
+
+/* What drives vehicle i at tick: every vehicle changes its DbwCommand every
+ * 12 ticks (10 Hz, as a remote driver's client sends), every fourth
+ * vehicle is driven by the kit instead (enable, then steering and throttle
+ * commands at 40 Hz). Values follow tick and i only. */
+static void drive(pdk_session *s, uint64_t tick)
+{
+    const pdk_world *w = pdk_session_world(s);
+    pdk_reply_to none = {0, 0};
+    for (int i = 0; i < pdk_world_vehicle_count(w); i++) {
+        pdk_vehicle_id id = pdk_world_vehicle_at(w, i);
+        uint64_t t = tick + 5u * (uint64_t)i;
+        double phase = (double)(t % 960u) / 960.0;
+        if (i % 4 == 3) {
+            if (t % 960u == 1) {
+                pdk_dbw_msg m = {.kind = PDK_DBW_MSG_SYSTEM, .crc = -1};
+                m.u.system.cmd = PDK_DBW_SYS_ENABLE;
+                m.u.system.sync_mode = -1;
+                m.u.system.validate_crc = -1;
+                m.u.system.comms_loss_arm = -1;
+                pdk_session_queue_dbw_kit(s, id, &m, none);
+            } else if (t % 3u == 0) {
+                pdk_dbw_msg m = {.kind = PDK_DBW_MSG_STEER, .crc = -1};
+                m.u.chan.cmd = 90.0 * sin(6.283185307179586 * phase);
+                m.u.chan.cmd_type = PDK_STEER_CMD_ANGLE;
+                m.u.chan.enable = 1;
+                m.u.chan.rc = (uint8_t)((t / 3u) % 16u);
+                pdk_session_queue_dbw_kit(s, id, &m, none);
+                m.kind = PDK_DBW_MSG_THROTTLE;
+                m.u.chan.cmd = phase < 0.7 ? 30.0 : 0.0;
+                m.u.chan.cmd_type = PDK_THROTTLE_CMD_PERCENT;
+                pdk_session_queue_dbw_kit(s, id, &m, none);
+            }
+        } else if (t % 12u == 0) {
+            pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER};
+            c.throttle_pct = phase < 0.6 ? 15.0 + 40.0 * phase : 0.0;
+            c.brake_bar = phase < 0.6 ? 0.0 : 20.0 * (phase - 0.5);
+            c.steer_wheel_deg = 120.0 * sin(6.283185307179586 * 2.0 * phase);
+            pdk_session_queue_dbw(s, id, &c, none);
+        }
+    }
+}
+
+static pdk_session *new_session(pdk_store *store, uint64_t id, int n)
+{
+    pdk_session_def def = {
+        .name = "bench",
+        .world_preset = "flat",
+        .world_json = world_json,
+        .world = world,
+        .timing = PDK_TIMING_FAST,
+        .build_id = "bench",
+        .store = store,
+    };
+    pdk_session *s = NULL;
+    if (pdk_session_create(id, &def, NULL, &s) != PDK_OK)
+        die("session", "cannot create");
+    pdk_reply_to none = {0, 0};
+    for (int i = 0; i < n; i++) {
+        pdk_spawn_place place = {.x_m = 50.0 * (double)(i % 10),
+                                 .y_m = 50.0 * (double)(i / 10),
+                                 .speed_mps = 5.0 + (double)(i % 7),
+                                 .gear = PDK_GEAR_DRIVE};
+        pdk_session_queue_spawn(s, &car, car_name, "", car_json, &place, none);
+    }
+    pdk_session_apply_inputs(s);
+    return s;
+}
+
+/* Runs ticks ticks of n vehicles, recorded into store when it is not NULL,
+ * and returns the thread's CPU time spent in drive and pdk_session_tick. */
+static double run(pdk_store *store, uint64_t id, int n, uint64_t ticks)
+{
+    pdk_session *s = new_session(store, id, n);
+    double t0 = cpu_s();
+    for (uint64_t k = 0; k < ticks; k++) {
+        drive(s, pdk_world_tick(pdk_session_world(s)));
+        pdk_session_tick(s);
+    }
+    double wall = cpu_s() - t0;
+    pdk_session_destroy(s);
+    if (store)
+        pdk_store_flush(store);
+    return wall;
+}
+
+typedef struct parts {
+    double hash_ns, keyframe_ns, keyframe_bytes;
+} parts;
+
+/* What recording adds to a tick, piece by piece, on a world of n vehicles
+ * like the session's: the state hash (every tick), a keyframe's encode
+ * (every 120 ticks, so a 120th of it per tick). */
+static parts recording_parts(int n)
+{
+    pdk_session *s = new_session(NULL, 1, n);
+    for (int k = 0; k < 240; k++) {
+        drive(s, pdk_world_tick(pdk_session_world(s)));
+        pdk_session_tick(s);
+    }
+    const pdk_world *w = pdk_session_world(s);
+    parts p = {0};
+    uint64_t sink = 0;
+    int reps = n == 1 ? 20000 : 2000;
+    double t0 = cpu_s();
+    for (int i = 0; i < reps; i++)
+        sink += pdk_world_hash(w);
+    p.hash_ns = (cpu_s() - t0) * 1e9 / reps;
+    pdk_buf buf = {0};
+    reps = n == 1 ? 5000 : 200;
+    t0 = cpu_s();
+    for (int i = 0; i < reps; i++)
+        pdk_wire_snapshot_encode(w, "bench", &buf);
+    p.keyframe_ns = (cpu_s() - t0) * 1e9 / reps;
+    p.keyframe_bytes = (double)buf.len;
+    pdk_buf_free(&buf);
+    if (sink == 1)
+        printf("(hash 1)\n");
+    pdk_session_destroy(s);
+    return p;
+}
+
+static double best(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 20.0;
+    if (!(seconds > 0.0))
+        seconds = 20.0;
+    if (argc > 2)
+        car_name = argv[2];
+    char err[PDK_REPLAY_ERR_LEN];
+    /* Room for the larger fleet: the recorded world is the one that runs. */
+    if (pdk_params_world_load(PDK_SOURCE_DIR "/presets", "flat", "maxVehicles=100", &world,
+                              &world_json, err, sizeof(err)) != PDK_OK)
+        die("world", err);
+    if (pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", car_name, NULL, &car, &car_json, err,
+                                sizeof(err)) != PDK_OK)
+        die("vehicle", err);
+    char dir[] = "/tmp/pdk-bench-replay-XXXXXX";
+    if (!mkdtemp(dir))
+        die("mkdtemp", "failed");
+    char path[128];
+    snprintf(path, sizeof(path), "%s/bench.db", dir);
+    pdk_store *store = NULL;
+    if (pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)) != PDK_OK)
+        die("store", err);
+
+    const int sizes[2] = {1, 100};
+    printf("recording, replay and verify: %s on flat, %.0f s simulated per session (the single "
+           "car's five times as long), DbwCommand at 10 Hz, a quarter of the cars by DBW kit at "
+           "40 Hz; CPU time of the thread that ticks\n",
+           car_name, seconds);
+    printf("%-8s %12s %12s %12s %14s %14s %10s\n", "vehicles", "tick us", "recorded us",
+           "recording", "replay x rt", "verify x rt", "keyframe");
+    for (int si = 0; si < 2; si++) {
+        int n = sizes[si];
+        double sim_s = n == 1 ? seconds * 5.0 : seconds; /* one car: more ticks to time */
+        uint64_t ticks = (uint64_t)llround(sim_s * PDK_TICK_HZ);
+        /* Unrecorded against recorded, alternated, best of three each. */
+        double plain = 1e30, recorded = 1e30;
+        uint64_t id = 0;
+        for (int r = 0; r < 3; r++) {
+            plain = best(plain, run(NULL, 1, n, ticks));
+            id = pdk_store_next_session_id(store);
+            recorded = best(recorded, run(store, id, n, ticks));
+        }
+        double tick_ns = plain * 1e9 / (double)ticks;
+        double rec_ns = recorded * 1e9 / (double)ticks;
+
+        /* Replay: the last recording, played through a session that
+         * publishes (no subscriber). */
+        pdk_recording *rec = NULL;
+        if (pdk_recording_load(store, id, &rec, err, sizeof(err)) != PDK_OK)
+            die("load", err);
+        double replay = 1e30;
+        for (int r = 0; r < 3; r++) {
+            pdk_session_def def = {.name = "replay",
+                                   .world = *pdk_recording_world_def(rec),
+                                   .timing = PDK_TIMING_FAST};
+            pdk_session *s = NULL;
+            pdk_player *p = NULL;
+            if (pdk_session_create(1, &def, NULL, &s) != PDK_OK ||
+                pdk_player_create(rec, s, &p, err, sizeof(err)) != PDK_OK)
+                die("player", err);
+            double t0 = cpu_s();
+            while (pdk_player_step(p) == PDK_OK)
+                ;
+            replay = best(replay, cpu_s() - t0);
+            if (pdk_player_diverged(p) != 0)
+                die("replay", "diverged");
+            pdk_player_free(p);
+            pdk_session_destroy(s);
+        }
+        pdk_recording_free(rec);
+        double verify = 1e30, wall_verify = 1e30;
+        for (int r = 0; r < 3; r++) {
+            pdk_verify_result v;
+            double t0 = cpu_s();
+            if (pdk_verify(store, id, 0, "bench", &v, err, sizeof(err)) != PDK_OK)
+                die("verify", err);
+            if (!v.match)
+                die("verify", v.message);
+            verify = best(verify, cpu_s() - t0);
+            wall_verify = best(wall_verify, v.seconds);
+        }
+        parts p = recording_parts(n);
+        printf("%-8d %12.2f %12.2f %7.0f ns %4.1f%% %13.0fx %13.0fx %7.0f kB\n", n, tick_ns * 1e-3,
+               rec_ns * 1e-3, rec_ns - tick_ns, 100.0 * (rec_ns - tick_ns) / tick_ns,
+               sim_s / replay, sim_s / verify, p.keyframe_bytes / 1024.0);
+        printf("         verify's own wall clock: %.0fx real time\n", sim_s / wall_verify);
+        printf("         recording's parts per tick: state hash %.0f ns (%.1f%%), keyframe "
+               "encode %.0f ns / 120 = %.0f ns (%.1f%%), the rest (store queue, inputs' "
+               "records) %.0f ns\n",
+               p.hash_ns, 100.0 * p.hash_ns / tick_ns, p.keyframe_ns, p.keyframe_ns / 120.0,
+               100.0 * p.keyframe_ns / 120.0 / tick_ns,
+               (rec_ns - tick_ns) - p.hash_ns - p.keyframe_ns / 120.0);
+    }
+    pdk_store_stats st;
+    pdk_store_stats_get(store, &st);
+    printf("store: %" PRIu64 " records written in %" PRIu64 " transactions, %" PRIu64
+           " failed; file %s\n",
+           st.written, st.transactions, st.failed, path);
+    pdk_store_close(store);
+    char p2[160];
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p2, sizeof(p2), "%s%s", path, suffix[i]);
+        unlink(p2);
+    }
+    rmdir(dir);
+    free(world_json);
+    free(car_json);
+    return 0;
+}

@@ -1,0 +1,1145 @@
+/* Unit tests of app's replay: sessions recorded into real SQLite files with
+ * every kind of input (several presets, DBW commands, DBW kit messages with
+ * fault injections and the ULC, tyre damage, a removal and a respawn, a
+ * reseed and a reset), then verified, replayed, seeked, forked and exported
+ * as CSV; tampered and damaged recordings; and a ten-minute session of
+ * twenty vehicles verified bit for bit. */
+#include <check.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "channels.h"
+#include "params.h"
+#include "replay.h"
+#include "session.h"
+#include "snapshot.h"
+#include "wire.h"
+
+#define PRESETS PDK_SOURCE_DIR "/presets"
+#define MIGRATIONS PDK_SOURCE_DIR "/migrations"
+#define BUILD "test-build"
+
+/* ---- presets, loaded once per process ------------------------------------- */
+
+typedef struct preset {
+    const char *name;
+    pdk_vehicle_def def;
+    char *json;
+} preset;
+
+static preset presets[] = {
+    {"midsize_sedan", {0}, NULL}, {"polaris_ranger", {0}, NULL}, {"traffic_sedan", {0}, NULL},
+    {"kart", {0}, NULL},          {"compact_hatch", {0}, NULL},  {"pickup4x4", {0}, NULL},
+    {"sports_car", {0}, NULL},    {"open_wheeler", {0}, NULL},
+};
+#define N_PRESETS (sizeof(presets) / sizeof(presets[0]))
+
+static const preset *preset_get(size_t i)
+{
+    preset *p = &presets[i % N_PRESETS];
+    if (!p->json) {
+        char err[PDK_PARAMS_ERR_LEN];
+        ck_assert_msg(pdk_params_vehicle_load(PRESETS, p->name, NULL, &p->def, &p->json, err,
+                                              sizeof(err)) == PDK_OK,
+                      "%s", err);
+    }
+    return p;
+}
+
+static pdk_world_def world_def;
+static char *world_json;
+
+static void world_load(void)
+{
+    if (world_json)
+        return;
+    char err[PDK_PARAMS_ERR_LEN];
+    ck_assert_msg(pdk_params_world_load(PRESETS, "flat", NULL, &world_def, &world_json, err,
+                                        sizeof(err)) == PDK_OK,
+                  "%s", err);
+}
+
+/* ---- a temp dir with a store -------------------------------------------- */
+
+typedef struct tmp_db {
+    char dir[64];
+    char path[128];
+} tmp_db;
+
+static void tmp_make(tmp_db *t)
+{
+    snprintf(t->dir, sizeof(t->dir), "/tmp/pdk-replay-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(t->dir));
+    snprintf(t->path, sizeof(t->path), "%s/r.db", t->dir);
+}
+
+static void tmp_remove(tmp_db *t)
+{
+    char p[160];
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof(p), "%s%s", t->path, suffix[i]);
+        unlink(p);
+    }
+    rmdir(t->dir);
+}
+
+static pdk_store *store_open(const tmp_db *t)
+{
+    char err[PDK_STORE_ERR_LEN];
+    pdk_store *store = NULL;
+    ck_assert_msg(pdk_store_open(t->path, MIGRATIONS, &store, err, sizeof(err)) == PDK_OK, "%s",
+                  err);
+    return store;
+}
+
+static void sql_exec(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
+                  msg ? msg : "");
+    sqlite3_close(db);
+}
+
+static int64_t sql_int(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* ---- what the sessions tell ------------------------------------------------- */
+
+static int n_refused;
+static char refused[256]; /* the last refusal */
+
+static void on_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
+{
+    (void)ud;
+    (void)to;
+    if (res->err != PDK_OK) {
+        n_refused++;
+        snprintf(refused, sizeof(refused), "tick %llu, vehicle %u: %s",
+                 (unsigned long long)res->tick, res->vehicle, res->message);
+    }
+}
+
+/* DBW report frames as pushed: the tick they went out at and their bytes'
+ * digest, so two runs' frames compare exactly. */
+typedef struct frame_seen {
+    uint64_t sent_tick;
+    int kind;
+    uint64_t digest;
+} frame_seen;
+
+#define MAX_FRAMES 20000
+static frame_seen frames[MAX_FRAMES];
+static int n_frames;
+static const pdk_session *frames_of;
+
+static uint64_t digest(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211u;
+    return h;
+}
+
+static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int kind,
+                               const uint8_t *frame, size_t len)
+{
+    (void)ud;
+    (void)conn_id;
+    (void)sub_id;
+    ck_assert_int_lt(n_frames, MAX_FRAMES);
+    frames[n_frames++] =
+        (frame_seen){pdk_world_tick(pdk_session_world(frames_of)), kind, digest(frame, len)};
+    return PDK_OK;
+}
+
+static int n_state_frames;
+
+static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
+                          size_t len)
+{
+    (void)ud;
+    (void)conn_id;
+    (void)sub_id;
+    (void)frame;
+    (void)len;
+    n_state_frames++;
+    return PDK_OK;
+}
+
+static const pdk_session_hooks hooks = {
+    .on_result = on_result, .on_state = on_state, .on_dbw_report = on_dbw_report};
+
+static pdk_session *session_new(pdk_store *store, uint64_t id)
+{
+    world_load();
+    pdk_session_def def = {
+        .name = "replay test",
+        .world_preset = "flat",
+        .world_json = world_json,
+        .world = world_def,
+        .timing = PDK_TIMING_FAST,
+        .build_id = BUILD,
+        .store = store,
+    };
+    pdk_session *s = NULL;
+    ck_assert_int_eq(pdk_session_create(id, &def, &hooks, &s), PDK_OK);
+    return s;
+}
+
+/* A session for a recording's replay, with the test's hooks. */
+static pdk_session *replay_session(const pdk_recording *rec)
+{
+    pdk_session_def def = {
+        .name = "replay",
+        .world = *pdk_recording_world_def(rec),
+        .timing = PDK_TIMING_FAST,
+        .build_id = BUILD,
+    };
+    pdk_session *s = NULL;
+    ck_assert_int_eq(pdk_session_create(900, &def, &hooks, &s), PDK_OK);
+    return s;
+}
+
+/* ---- the drivers ------------------------------------------------------------ */
+
+static const pdk_reply_to told = {1, 1};
+
+static void spawn(pdk_session *s, size_t preset_index, double x, double y, double speed)
+{
+    const preset *p = preset_get(preset_index);
+    pdk_spawn_place place = {
+        .x_m = x, .y_m = y, .yaw_deg = 3.0 * y, .speed_mps = speed, .gear = PDK_GEAR_DRIVE};
+    ck_assert_int_eq(pdk_session_queue_spawn(s, &p->def, p->name, "", p->json, &place, told),
+                     PDK_OK);
+}
+
+static pdk_dbw_msg kit_chan(int kind, double cmd, int cmd_type, uint64_t tick)
+{
+    pdk_dbw_msg m = {.kind = kind, .crc = -1};
+    m.u.chan.cmd = cmd;
+    m.u.chan.cmd_type = cmd_type;
+    m.u.chan.enable = 1;
+    m.u.chan.rc = (uint8_t)((tick / 3) % 16);
+    return m;
+}
+
+static pdk_dbw_msg kit_fault(int kind, int target, double value)
+{
+    pdk_dbw_msg m = {.kind = PDK_DBW_MSG_FAULT, .crc = -1};
+    m.u.fault.kind = kind;
+    m.u.fault.target = target;
+    m.u.fault.value = value;
+    return m;
+}
+
+static pdk_dbw_msg kit_system(int cmd, uint64_t tick)
+{
+    pdk_dbw_msg m = {.kind = PDK_DBW_MSG_SYSTEM, .crc = -1};
+    m.u.system.cmd = cmd;
+    m.u.system.sync_mode = -1;
+    m.u.system.validate_crc = -1;
+    m.u.system.comms_loss_arm = -1;
+    m.u.system.rc = (uint8_t)(tick % 16);
+    return m;
+}
+
+static pdk_dbw_msg kit_ulc(double speed, uint64_t tick)
+{
+    pdk_dbw_msg m = {.kind = PDK_DBW_MSG_ULC, .crc = -1};
+    m.u.ulc.cmd = speed;
+    m.u.ulc.cmd_type = PDK_ULC_CMD_VELOCITY;
+    m.u.ulc.limit_accel = 1.5;
+    m.u.ulc.limit_decel = 3.0;
+    m.u.ulc.limit_jerk_throttle = 4.0;
+    m.u.ulc.limit_jerk_brake = 4.0;
+    m.u.ulc.enable = 1;
+    m.u.ulc.rc = (uint8_t)((tick / 3) % 16);
+    return m;
+}
+
+/* Queues what drives the vehicles at tick: each vehicle's role follows
+ * its slot. Slot % 3 == 0 is driven by DbwCommand, 1 by the kit's channel
+ * commands, 2 by the kit's ULC; faults, tyre damage and sensor noise at
+ * set ticks of a 1200-tick cycle. Every value is a function of tick and
+ * slot, so the run is the same every time. */
+static void drive(pdk_session *s, uint64_t tick)
+{
+    const pdk_world *w = pdk_session_world(s);
+    for (int i = 0; i < pdk_world_vehicle_count(w); i++) {
+        pdk_vehicle_id id = pdk_world_vehicle_at(w, i);
+        uint32_t slot = (id & 0xffffu) - 1u;
+        const pdk_vehicle_def *def = pdk_world_vehicle_def(w, id);
+        uint64_t t = tick + 7u * slot;
+        uint64_t cycle = t % 1200u;
+        double phase = (double)(t % 600u) / 600.0;
+        int role = (int)(slot % 3u);
+        if (role == 0 && t % 6u == 0) {
+            pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER};
+            c.throttle_pct = phase < 0.6 ? 20.0 + 30.0 * phase : 0.0;
+            c.brake_bar = phase < 0.6 ? 0.0 : 0.2 * def->brake.max_line_bar * (phase - 0.5);
+            c.steer_wheel_deg = 0.4 * def->steering.lock_deg * sin(6.283185307179586 * phase);
+            if (cycle == 6)
+                c.fields |= PDK_DBW_GEAR, c.gear = PDK_GEAR_DRIVE;
+            ck_assert_int_eq(pdk_session_queue_dbw(s, id, &c, told), PDK_OK);
+        }
+        if (role != 0 && cycle == 3) {
+            pdk_dbw_msg m = kit_system(PDK_DBW_SYS_ENABLE, t);
+            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+        }
+        if (role == 1 && t % 3u == 0 && cycle > 3) {
+            double steer = 0.3 * def->steering.lock_deg * sin(6.283185307179586 * 2.0 * phase);
+            pdk_dbw_msg m = kit_chan(PDK_DBW_MSG_STEER, steer, PDK_STEER_CMD_ANGLE, t);
+            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+            m = kit_chan(PDK_DBW_MSG_THROTTLE, phase < 0.7 ? 25.0 : 0.0, PDK_THROTTLE_CMD_PERCENT,
+                         t);
+            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+            m = kit_chan(PDK_DBW_MSG_BRAKE, phase < 0.7 ? 0.0 : 8.0, PDK_BRAKE_CMD_PRESSURE, t);
+            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+        }
+        if (role == 2 && t % 3u == 0 && cycle > 3) {
+            pdk_dbw_msg m = kit_ulc(phase < 0.5 ? 8.0 : 3.0, t);
+            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+        }
+        pdk_dbw_msg f = {0};
+        bool fault = true;
+        switch (cycle) {
+        case 40:
+            f = kit_fault(PDK_FAULT_REPORT_DROP, PDK_RPT_STEER, 0.4);
+            break;
+        case 60:
+            f = kit_fault(PDK_FAULT_REPORT_DELAY, PDK_RPT_SYSTEM, 0.1);
+            break;
+        case 80:
+            f = kit_fault(PDK_FAULT_SENSOR_NOISE, PDK_SENSOR_ACCEL_X, 3.0);
+            break;
+        case 300:
+            f = kit_fault(PDK_FAULT_STUCK, PDK_DBW_CH_STEER, 0.0);
+            break;
+        case 420:
+            f = kit_fault(PDK_FAULT_LATENCY, PDK_DBW_CH_THROTTLE, 0.05);
+            break;
+        case 700:
+            f = kit_fault(PDK_FAULT_CLEAR, 0, 0.0);
+            break;
+        default:
+            fault = false;
+        }
+        if (fault)
+            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &f, told), PDK_OK);
+        if (def->model == PDK_MODEL_FOUR_WHEEL && cycle == 150 && slot % 2 == 1) {
+            pdk_tyre_input in = {
+                .wheel_mask = 1u << (slot % 4u), .action = PDK_TYRE_PUNCTURE, .value = 0.05};
+            ck_assert_int_eq(pdk_session_queue_tyre(s, id, &in, told), PDK_OK);
+        }
+        if (def->model == PDK_MODEL_FOUR_WHEEL && cycle == 500) {
+            pdk_tyre_input in = {.wheel_mask = 15u,
+                                 .action = PDK_TYRE_SET_GRIP_SCALE,
+                                 .value = 0.8 + 0.05 * (double)(slot % 4u)};
+            ck_assert_int_eq(pdk_session_queue_tyre(s, id, &in, told), PDK_OK);
+        }
+        if (def->model == PDK_MODEL_FOUR_WHEEL && cycle == 1100) {
+            pdk_tyre_input in = {.wheel_mask = 15u, .action = PDK_TYRE_REPLACE, .value = 0};
+            ck_assert_int_eq(pdk_session_queue_tyre(s, id, &in, told), PDK_OK);
+        }
+    }
+}
+
+/* ---- the rich recording ------------------------------------------------------ */
+
+#define RICH_ID 5
+#define RICH_TICKS 600
+#define CSV_FROM 100
+#define CSV_TO 200
+#define CSV_EVERY 10
+
+/* What the live run showed: Speed and PosX of vehicles 1 and 3 at the CSV
+ * ticks, the DBW report frames of vehicle 2, the hash at the end. */
+typedef struct live_run {
+    double speed[2][CSV_TO + 1];
+    double posx[2][CSV_TO + 1];
+    uint64_t end_hash;
+    uint64_t hash[RICH_TICKS + 1];
+    pdk_vehicle_id kart_respawned;
+} live_run;
+
+/* The rich session: four presets spawned at tick 0 (the sedan, the
+ * Polaris Ranger, the single-track traffic sedan, the kart), driven by
+ * drive(); the kart removed at tick 200 and spawned again at 230 (into its
+ * old slot, with the next generation), a reseed at 300, a reset at 400, a
+ * sedan and a traffic sedan spawned at 410, to tick 600. */
+static void record_rich(const tmp_db *t, live_run *live)
+{
+    pdk_store *store = store_open(t);
+    pdk_session *s = session_new(store, RICH_ID);
+    memset(live, 0, sizeof(*live));
+    live->hash[0] = pdk_session_hash(s);
+    spawn(s, 0, 0.0, 0.0, 5.0);
+    spawn(s, 1, 0.0, 20.0, 3.0);
+    spawn(s, 2, 0.0, 40.0, 10.0);
+    spawn(s, 3, 0.0, 60.0, 2.0);
+    n_refused = 0;
+    while (pdk_world_tick(pdk_session_world(s)) < RICH_TICKS) {
+        uint64_t tick = pdk_world_tick(pdk_session_world(s));
+        drive(s, tick); /* first: the reset at 400 comes after the tick's drive */
+        if (tick == 200)
+            ck_assert_int_eq(pdk_session_queue_remove(s, 4, told), PDK_OK);
+        if (tick == 230)
+            spawn(s, 3, 0.0, 60.0, 0.0);
+        if (tick == 300)
+            ck_assert_int_eq(pdk_session_queue_reseed(s, 42, told), PDK_OK);
+        if (tick == 400)
+            ck_assert_int_eq(pdk_session_queue_reset(s, told), PDK_OK);
+        if (tick == 410) {
+            spawn(s, 0, 5.0, 0.0, 1.0);
+            spawn(s, 2, 5.0, 40.0, 1.0);
+        }
+        pdk_session_tick(s);
+        tick++;
+        live->hash[tick] = pdk_session_hash(s);
+        if (tick == 231)
+            live->kart_respawned = pdk_world_vehicle_at(pdk_session_world(s), 3);
+        if (tick >= CSV_FROM && tick <= CSV_TO) {
+            const pdk_vehicle_id ids[2] = {1, 3};
+            for (int k = 0; k < 2; k++) {
+                const double *ch = pdk_world_channels(pdk_session_world(s), ids[k]);
+                live->speed[k][tick] = ch[PDK_CH_SPEED];
+                live->posx[k][tick] = ch[PDK_CH_POS_X];
+            }
+        }
+    }
+    ck_assert_msg(n_refused == 0, "%d refused, the last at %s", n_refused, refused);
+    ck_assert_uint_eq(live->kart_respawned, (1u << 16) | 4u);
+    ck_assert_int_eq(pdk_world_vehicle_count(pdk_session_world(s)), 2);
+    live->end_hash = pdk_session_hash(s);
+    pdk_session_destroy(s);
+    pdk_store_close(store);
+}
+
+static pdk_recording *load(pdk_store *store, uint64_t id)
+{
+    char err[PDK_REPLAY_ERR_LEN];
+    pdk_recording *rec = NULL;
+    ck_assert_msg(pdk_recording_load(store, id, &rec, err, sizeof(err)) == PDK_OK, "%s", err);
+    return rec;
+}
+
+/* ---- the tests ---------------------------------------------------------------- */
+
+/* Recorded, closed, verified: every hash from tick 0 to the end matches, one
+ * per tick; the recording holds what the session did. */
+START_TEST(recorded_session_verifies)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM state_hashes WHERE session_id = 5"),
+                     RICH_TICKS + 1);
+    ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM snapshots WHERE session_id = 5"),
+                     RICH_TICKS / PDK_SESSION_KEYFRAME_EVERY + 1);
+    ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM inputs WHERE kind = 6"), 1);
+    ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM inputs WHERE kind = 7"), 1);
+    ck_assert_int_gt(sql_int(t.path, "SELECT count(*) FROM inputs WHERE kind = 5"), 300);
+    ck_assert_int_gt(sql_int(t.path, "SELECT count(*) FROM inputs WHERE kind = 4"), 0);
+    /* The reset removed the four vehicles it found; the kart's first life
+     * ended at 200. */
+    ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM vehicles WHERE removed_tick = 400"), 4);
+    ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM vehicles WHERE removed_tick = 200"), 1);
+
+    pdk_store *store = store_open(&t);
+    pdk_verify_result r;
+    char err[PDK_REPLAY_ERR_LEN];
+    ck_assert_msg(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, RICH_TICKS + 1);
+    ck_assert_uint_eq(r.last_tick, RICH_TICKS);
+    ck_assert_uint_eq(r.first_divergent_tick, 0);
+    ck_assert_str_eq(r.recorded_build, BUILD);
+    ck_assert(r.same_build);
+    ck_assert(!r.interrupted);
+    ck_assert_ptr_nonnull(strstr(r.message, "matches"));
+    /* Part of it, and another build's view. */
+    ck_assert_int_eq(pdk_verify(store, RICH_ID, 300, "other", &r, err, sizeof(err)), PDK_OK);
+    ck_assert(r.match);
+    ck_assert_uint_eq(r.hashes_checked, 301);
+    ck_assert(!r.same_build);
+
+    /* The recording as loaded. */
+    pdk_recording *rec = load(store, RICH_ID);
+    pdk_recording_info info;
+    pdk_recording_info_get(rec, &info);
+    ck_assert_uint_eq(info.session_id, RICH_ID);
+    ck_assert_uint_eq(info.start_tick, 0);
+    ck_assert_uint_eq(info.last_tick, RICH_TICKS);
+    ck_assert(info.ended);
+    ck_assert_uint_eq(info.n_hashes, RICH_TICKS + 1);
+    ck_assert_uint_eq(info.n_vehicles, 7);
+    ck_assert_uint_eq(info.n_keyframes, 6);
+    bool found;
+    ck_assert_uint_eq(pdk_recording_hash_at(rec, RICH_TICKS, &found), live.end_hash);
+    ck_assert(found);
+    pdk_recording_hash_at(rec, RICH_TICKS + 1, &found);
+    ck_assert(!found);
+    char *json = pdk_recording_meta_json(rec);
+    ck_assert_ptr_nonnull(json);
+    ck_assert_msg(strstr(json, "\"session_id\":5,\"name\":\"replay test\"") &&
+                      strstr(json, "\"preset\":\"polaris_ranger\"") &&
+                      strstr(json, "\"model\":\"singleTrack\"") &&
+                      strstr(json, "\"removed_tick\":200") && strstr(json, "\"parent\":null") &&
+                      strstr(json, "\"interrupted\":false") && strstr(json, "\"keyframes\":6"),
+                  "%s", json);
+    free(json);
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A player feeds the recording into a session of its own: the same hash
+ * at every tick, state frames published, then CLOSED at the end. */
+START_TEST(player_replays_to_the_end)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    pdk_store *store = store_open(&t);
+    pdk_recording *rec = load(store, RICH_ID);
+    pdk_session *s = replay_session(rec);
+    char err[PDK_REPLAY_ERR_LEN];
+    pdk_player *p = NULL;
+    ck_assert_msg(pdk_player_create(rec, s, &p, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_uint_eq(pdk_player_tick(p), 0);
+    ck_assert_uint_eq(pdk_player_end_tick(p), RICH_TICKS);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 60, NULL, 0), PDK_OK);
+    n_state_frames = 0;
+    while (pdk_player_step(p) == PDK_OK) {
+        uint64_t tick = pdk_player_tick(p);
+        ck_assert_msg(pdk_session_hash(s) == live.hash[tick], "tick %llu",
+                      (unsigned long long)tick);
+    }
+    ck_assert_uint_eq(pdk_player_tick(p), RICH_TICKS);
+    ck_assert_int_eq(pdk_player_step(p), PDK_ERR_CLOSED);
+    ck_assert_uint_eq(pdk_player_diverged(p), 0);
+    ck_assert_int_eq(n_state_frames, RICH_TICKS / 2);
+    ck_assert_uint_eq(pdk_session_hash(s), live.end_hash);
+    pdk_player_free(p);
+    pdk_session_destroy(s);
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Seeks: forward to a tick between keyframes, on from there, backward, to
+ * the very start and the very end; each lands on the recorded hash and
+ * steps on to the recorded hashes. Seeking publishes nothing; a DBW report
+ * subscription sees the same frames after a seek as a straight replay,
+ * delayed kinds included, since the fast-forward from the keyframe is
+ * longer than the delay. */
+START_TEST(seek_forward_and_backward)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    pdk_store *store = store_open(&t);
+    pdk_recording *rec = load(store, RICH_ID);
+    char err[PDK_REPLAY_ERR_LEN];
+
+    /* The straight replay's DBW frames of vehicle 2 from tick 130 on. */
+    pdk_session *a = replay_session(rec);
+    pdk_player *pa = NULL;
+    ck_assert_int_eq(pdk_player_create(rec, a, &pa, err, sizeof(err)), PDK_OK);
+    ck_assert_int_eq(pdk_player_seek(pa, 10, err, sizeof(err)), PDK_OK);
+    ck_assert_int_eq(pdk_session_dbw_subscribe(a, 1, 1, 2, (1u << PDK_RPT_COUNT) - 1u), PDK_OK);
+    frames_of = a;
+    n_frames = 0;
+    while (pdk_player_tick(pa) < 260)
+        ck_assert_int_eq(pdk_player_step(pa), PDK_OK);
+    static frame_seen straight[MAX_FRAMES];
+    int n_straight = 0;
+    for (int i = 0; i < n_frames; i++)
+        if (frames[i].sent_tick > 190)
+            straight[n_straight++] = frames[i];
+    ck_assert_int_gt(n_straight, 300);
+
+    pdk_session *s = replay_session(rec);
+    pdk_player *p = NULL;
+    ck_assert_int_eq(pdk_player_create(rec, s, &p, err, sizeof(err)), PDK_OK);
+    ck_assert_int_eq(pdk_player_step(p), PDK_OK); /* the vehicles are in from tick 1 */
+    ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 1, 2, (1u << PDK_RPT_COUNT) - 1u), PDK_OK);
+    frames_of = s;
+    n_frames = 0;
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, NULL, 0), PDK_OK);
+    n_state_frames = 0;
+    /* 190: the keyframe at 120, then 70 ticks without publishing. */
+    ck_assert_msg(pdk_player_seek(p, 190, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_uint_eq(pdk_player_tick(p), 190);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[190]);
+    ck_assert_int_eq(n_state_frames, 0);
+    ck_assert_int_eq(n_frames, 0);
+    ck_assert(pdk_session_publishing(s));
+    while (pdk_player_tick(p) < 260) {
+        ck_assert_int_eq(pdk_player_step(p), PDK_OK);
+        ck_assert_uint_eq(pdk_session_hash(s), live.hash[pdk_player_tick(p)]);
+    }
+    ck_assert_int_eq(n_state_frames, 70);
+    ck_assert_int_eq(n_frames, n_straight);
+    for (int i = 0; i < n_frames; i++) {
+        ck_assert_uint_eq(frames[i].sent_tick, straight[i].sent_tick);
+        ck_assert_int_eq(frames[i].kind, straight[i].kind);
+        ck_assert_uint_eq(frames[i].digest, straight[i].digest);
+    }
+    /* Backward, across the kart's respawn (the world at 130 has it under
+     * its first id). */
+    ck_assert_int_eq(pdk_player_seek(p, 130, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[130]);
+    for (int i = 0; i < 30; i++)
+        ck_assert_int_eq(pdk_player_step(p), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[160]);
+    /* After the reset and the reseed, forward to the end, back to tick 0. */
+    ck_assert_int_eq(pdk_player_seek(p, 455, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[455]);
+    ck_assert_int_eq(pdk_player_seek(p, RICH_TICKS, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.end_hash);
+    ck_assert_int_eq(pdk_player_step(p), PDK_ERR_CLOSED);
+    ck_assert_int_eq(pdk_player_seek(p, 0, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[0]);
+    ck_assert_int_eq(pdk_world_vehicle_count(pdk_session_world(s)), 0);
+    ck_assert_int_eq(pdk_player_step(p), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[1]);
+    ck_assert_uint_eq(pdk_player_diverged(p), 0);
+    /* Out of range, named. */
+    ck_assert_int_eq(pdk_player_seek(p, RICH_TICKS + 1, err, sizeof(err)), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(err, "tick 601 is outside its recording (0..600)") &&
+                      strstr(err, "session 5"),
+                  "%s", err);
+    ck_assert_uint_eq(pdk_player_tick(p), 1);
+
+    frames_of = NULL;
+    pdk_player_free(p);
+    pdk_session_destroy(s);
+    pdk_player_free(pa);
+    pdk_session_destroy(a);
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A fork at tick 250 is a new recorded session holding the recording's
+ * state there (the same hash), run on with inputs of its own; closed, it
+ * verifies on its own, names its parent, and can itself be forked. */
+START_TEST(fork_runs_on_and_verifies)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    pdk_store *store = store_open(&t);
+    pdk_recording *rec = load(store, RICH_ID);
+    char err[PDK_REPLAY_ERR_LEN];
+    pdk_session_def def = {.name = "fork",
+                           .timing = PDK_TIMING_FAST,
+                           .build_id = BUILD,
+                           .store = store,
+                           .keyframe_every_ticks = 50};
+    pdk_session *f = NULL;
+    ck_assert_msg(pdk_fork(rec, 250, 6, &def, &hooks, &f, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_uint_eq(pdk_session_start_tick(f), 250);
+    ck_assert_uint_eq(pdk_world_tick(pdk_session_world(f)), 250);
+    ck_assert_uint_eq(pdk_session_hash(f), live.hash[250]);
+    ck_assert_int_eq(pdk_world_vehicle_count(pdk_session_world(f)), 4);
+    /* New inputs: the drive with another phase, a new vehicle, a reseed. */
+    n_refused = 0;
+    spawn(f, 5, 30.0, 0.0, 4.0);
+    while (pdk_world_tick(pdk_session_world(f)) < 450) {
+        uint64_t tick = pdk_world_tick(pdk_session_world(f));
+        if (tick == 330)
+            ck_assert_int_eq(pdk_session_queue_reseed(f, 7, told), PDK_OK);
+        drive(f, tick + 100);
+        pdk_session_tick(f);
+    }
+    ck_assert_msg(n_refused == 0, "%d refused, the last at %s", n_refused, refused);
+    uint64_t fork_hash = pdk_session_hash(f);
+    ck_assert_uint_ne(fork_hash, live.hash[450]);
+    pdk_session_destroy(f);
+    pdk_store_flush(store);
+
+    pdk_verify_result r;
+    ck_assert_msg(pdk_verify(store, 6, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, 201);
+    ck_assert_uint_eq(r.last_tick, 450);
+    pdk_recording *fr = load(store, 6);
+    pdk_recording_info info;
+    pdk_recording_info_get(fr, &info);
+    ck_assert_uint_eq(info.start_tick, 250);
+    ck_assert_uint_eq(info.parent_session_id, RICH_ID);
+    ck_assert_uint_eq(info.parent_tick, 250);
+    ck_assert_uint_eq(info.n_vehicles, 5);
+    ck_assert_uint_eq(info.n_keyframes, 5); /* 250, 300, 350, 400, 450 */
+    char *json = pdk_recording_meta_json(fr);
+    ck_assert_msg(strstr(json, "\"parent\":{\"session_id\":5,\"tick\":250}") &&
+                      strstr(json, "\"start_tick\":250") && strstr(json, "\"spawn_tick\":0"),
+                  "%s", json);
+    free(json);
+    /* Its player starts at 250 from its own keyframe and ends the same. */
+    pdk_session *s = replay_session(fr);
+    pdk_player *p = NULL;
+    ck_assert_int_eq(pdk_player_create(fr, s, &p, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_player_tick(p), 250);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[250]);
+    ck_assert_int_eq(pdk_player_seek(p, 450, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), fork_hash);
+    ck_assert_int_eq(pdk_player_seek(p, 249, err, sizeof(err)), PDK_ERR_OUT_OF_RANGE);
+    pdk_player_free(p);
+    pdk_session_destroy(s);
+
+    /* Without its keyframes, the fork starts from its parent's replay. */
+    pdk_recording_free(fr);
+    pdk_store_close(store);
+    sql_exec(t.path, "DELETE FROM snapshots WHERE session_id = 6");
+    store = store_open(&t);
+    ck_assert_msg(pdk_verify(store, 6, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, 201);
+    /* A fork of the fork, at its start. */
+    fr = load(store, 6);
+    def.store = NULL;
+    ck_assert_int_eq(pdk_fork(fr, 300, 8, &def, NULL, &f, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_start_tick(f), 300);
+    pdk_session_destroy(f);
+    ck_assert_int_eq(pdk_fork(fr, 451, 8, &def, NULL, &f, err, sizeof(err)), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_ptr_null(f);
+    pdk_recording_free(fr);
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+typedef struct text {
+    char *s;
+    size_t len;
+} text;
+
+static pdk_error collect_text(void *ctx, const char *s, size_t len)
+{
+    text *t = ctx;
+    t->s = realloc(t->s, t->len + len + 1);
+    ck_assert_ptr_nonnull(t->s);
+    memcpy(t->s + t->len, s, len);
+    t->len += len;
+    t->s[t->len] = '\0';
+    return PDK_OK;
+}
+
+/* The CSV of a range: a header, one row per chosen vehicle every 10 ticks,
+ * each value the bits the live run's channels had. */
+START_TEST(csv_export_matches_live_channels)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    pdk_store *store = store_open(&t);
+    pdk_recording *rec = load(store, RICH_ID);
+    char err[PDK_REPLAY_ERR_LEN];
+    const char *chans[2] = {"Speed", "PosX"};
+    const uint32_t ids[2] = {1, 3};
+    text out = {0};
+    ck_assert_msg(pdk_csv_export(rec, CSV_FROM, CSV_TO, CSV_EVERY, chans, 2, ids, 2, collect_text,
+                                 &out, err, sizeof(err)) == PDK_OK,
+                  "%s", err);
+    char *line = strtok(out.s, "\n");
+    ck_assert_str_eq(line, "tick,time_s,vehicle,Speed,PosX");
+    int rows = 0;
+    while ((line = strtok(NULL, "\n")) != NULL) {
+        unsigned long long tick;
+        double time_s, speed, posx;
+        unsigned vehicle;
+        ck_assert_int_eq(
+            sscanf(line, "%llu,%lf,%u,%lf,%lf", &tick, &time_s, &vehicle, &speed, &posx), 5);
+        ck_assert_uint_eq((tick - CSV_FROM) % CSV_EVERY, 0);
+        ck_assert_double_eq(time_s, (double)tick * world_def.dt_s);
+        int k = vehicle == 1 ? 0 : 1;
+        ck_assert_msg(speed == live.speed[k][tick] && posx == live.posx[k][tick],
+                      "tick %llu vehicle %u: %s", tick, vehicle, line);
+        rows++;
+    }
+    ck_assert_int_eq(rows, 2 * ((CSV_TO - CSV_FROM) / CSV_EVERY + 1));
+    free(out.s);
+
+    /* Every channel, every vehicle: a row per vehicle at each tick. */
+    memset(&out, 0, sizeof(out));
+    ck_assert_int_eq(
+        pdk_csv_export(rec, 598, 0, 1, NULL, 0, NULL, 0, collect_text, &out, err, sizeof(err)),
+        PDK_OK);
+    int lines = 0;
+    for (size_t i = 0; i < out.len; i++)
+        lines += out.s[i] == '\n';
+    ck_assert_int_eq(lines, 1 + 3 * 2);
+    ck_assert_ptr_nonnull(strstr(out.s, "tick,time_s,vehicle,PosX,PosY,"));
+    free(out.s);
+
+    /* Errors, each named. */
+    const char *bad[2] = {"Speed", "Sped"};
+    ck_assert_int_eq(
+        pdk_csv_export(rec, 0, 10, 1, bad, 2, NULL, 0, collect_text, &out, err, sizeof(err)),
+        PDK_ERR_UNKNOWN_KEY);
+    ck_assert_msg(strstr(err, "unknown channel 'Sped'"), "%s", err);
+    ck_assert_int_eq(
+        pdk_csv_export(rec, 10, 700, 1, NULL, 0, NULL, 0, collect_text, &out, err, sizeof(err)),
+        PDK_ERR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(err, "10..700") && strstr(err, "0..600"), "%s", err);
+    const uint32_t stranger = 77;
+    ck_assert_int_eq(
+        pdk_csv_export(rec, 0, 10, 1, NULL, 0, &stranger, 1, collect_text, &out, err, sizeof(err)),
+        PDK_ERR_NOT_FOUND);
+    ck_assert_msg(strstr(err, "vehicle 77 is not in session 5"), "%s", err);
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Rewrites the DbwCommand input of vehicle 1 at tick with throttle + 1 %. */
+static void tamper_dbw(const char *path, uint64_t tick, uint32_t *seq_out)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT seq, payload FROM inputs WHERE session_id = 5 "
+                                        "AND kind = 3 AND tick = ?",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(st, 1, (int64_t)tick);
+    bool done = false;
+    while (!done && sqlite3_step(st) == SQLITE_ROW) {
+        pdk_dbw_cmd cmd;
+        pdk_vehicle_id id;
+        ck_assert_int_eq(pdk_wire_dbw_decode(sqlite3_column_blob(st, 1),
+                                             (size_t)sqlite3_column_bytes(st, 1), &cmd, &id),
+                         PDK_OK);
+        if (id != 1)
+            continue;
+        cmd.throttle_pct += 1.0;
+        pdk_buf b = {0};
+        ck_assert_int_eq(pdk_wire_dbw_encode(5, id, &cmd, &b), PDK_OK);
+        uint32_t seq = (uint32_t)sqlite3_column_int64(st, 0);
+        sqlite3_stmt *up;
+        ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                            "UPDATE inputs SET payload = ? WHERE session_id = 5 "
+                                            "AND tick = ? AND seq = ?",
+                                            -1, &up, NULL),
+                         SQLITE_OK);
+        sqlite3_bind_blob(up, 1, b.data, (int)b.len, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(up, 2, (int64_t)tick);
+        sqlite3_bind_int64(up, 3, seq);
+        ck_assert_int_eq(sqlite3_step(up), SQLITE_DONE);
+        sqlite3_finalize(up);
+        pdk_buf_free(&b);
+        *seq_out = seq;
+        done = true;
+    }
+    ck_assert(done);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* A recording changed behind Paddock's back: one DbwCommand's throttle one
+ * percent higher. Verify names the first tick that differs, the vehicle and
+ * a field with both values. A changed hash is found too, and the replay
+ * then matches the next keyframe: the hash itself is the damage. */
+START_TEST(tampered_recording_is_diagnosed)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    uint32_t seq;
+    tamper_dbw(t.path, 132, &seq); /* vehicle 1 drives by DbwCommand every 6 ticks */
+    pdk_store *store = store_open(&t);
+    pdk_verify_result r;
+    char err[PDK_REPLAY_ERR_LEN];
+    ck_assert_msg(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 133);
+    ck_assert_uint_eq(r.hashes_checked, 133 + 1);
+    ck_assert_uint_eq(r.vehicle_id, 1);
+    ck_assert_msg(strstr(r.field, "recorded ") && strstr(r.field, "replayed "), "%s", r.field);
+    ck_assert_msg(strstr(r.message, "diverged at tick 133") &&
+                      strstr(r.message, "keyframe of tick 240") &&
+                      strstr(r.message, "vehicle 1 differs first"),
+                  "%s", r.message);
+    pdk_store_close(store);
+
+    /* One state hash changed (and the input put back as it was). */
+    tmp_db t2;
+    tmp_make(&t2);
+    record_rich(&t2, &live);
+    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash + 1 WHERE session_id = 5 AND "
+                      "tick = 321");
+    store = store_open(&t2);
+    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 321);
+    ck_assert_uint_eq(r.vehicle_id, 0);
+    ck_assert_msg(strstr(r.message, "matches the keyframe of tick 360") &&
+                      strstr(r.message, "may itself be damaged"),
+                  "%s", r.message);
+    /* Past the last keyframe: said so. */
+    pdk_store_close(store);
+    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash - 1 WHERE session_id = 5 AND "
+                      "tick = 321");
+    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash + 1 WHERE session_id = 5 AND "
+                      "tick = 601 - 1");
+    sql_exec(t2.path, "DELETE FROM snapshots WHERE session_id = 5 AND tick = 600");
+    store = store_open(&t2);
+    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 600);
+    ck_assert_msg(strstr(r.message, "no keyframe follows it"), "%s", r.message);
+    pdk_store_close(store);
+    tmp_remove(&t);
+    tmp_remove(&t2);
+}
+END_TEST
+
+/* A keyframe whose blob was damaged is skipped for an earlier one (the
+ * replay is still exact); a session that does not exist is named; a
+ * recording without keyframes (as before migration 0002) replays and seeks
+ * from tick 0. */
+START_TEST(damage_and_errors)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    /* Bytes in the middle of the keyframe at 240 flipped. */
+    sql_exec(t.path, "UPDATE snapshots SET blob = substr(blob, 1, length(blob) / 2) || "
+                     "randomblob(16) || substr(blob, length(blob) / 2 + 17) WHERE session_id = 5 "
+                     "AND tick = 240");
+    /* The one at 360 cut short. */
+    sql_exec(t.path, "UPDATE snapshots SET blob = substr(blob, 1, 100) WHERE session_id = 5 AND "
+                     "tick = 360");
+    pdk_store *store = store_open(&t);
+    char err[PDK_REPLAY_ERR_LEN];
+    pdk_recording *rec = load(store, RICH_ID);
+    pdk_session *s = replay_session(rec);
+    pdk_player *p = NULL;
+    ck_assert_int_eq(pdk_player_create(rec, s, &p, err, sizeof(err)), PDK_OK);
+    ck_assert_msg(pdk_player_seek(p, 250, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[250]);
+    ck_assert_uint_eq(pdk_player_diverged(p), 0);
+    ck_assert_msg(pdk_player_seek(p, 370, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[370]);
+    ck_assert_int_eq(pdk_player_seek(p, 245, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[245]);
+    pdk_player_free(p);
+    pdk_session_destroy(s);
+    pdk_recording_free(rec);
+
+    pdk_verify_result r;
+    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
+    ck_assert_msg(r.match, "%s", r.message);
+
+    ck_assert_int_eq(pdk_verify(store, 99, 0, BUILD, &r, err, sizeof(err)), PDK_ERR_NOT_FOUND);
+    ck_assert_msg(strstr(err, "session 99 is not in the database"), "%s", err);
+    ck_assert_int_eq(pdk_recording_load(store, 99, &rec, err, sizeof(err)), PDK_ERR_NOT_FOUND);
+    ck_assert_ptr_null(rec);
+    ck_assert_int_eq(pdk_verify(store, RICH_ID, 601, BUILD, &r, err, sizeof(err)),
+                     PDK_ERR_OUT_OF_RANGE);
+    ck_assert_msg(strstr(err, "tick 601 is outside its recording (0..600)"), "%s", err);
+    pdk_store_close(store);
+
+    /* No keyframes at all. */
+    sql_exec(t.path, "DELETE FROM snapshots; UPDATE sessions SET keyframe_every_ticks = 0");
+    store = store_open(&t);
+    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, RICH_TICKS + 1);
+    rec = load(store, RICH_ID);
+    s = replay_session(rec);
+    ck_assert_int_eq(pdk_player_create(rec, s, &p, err, sizeof(err)), PDK_OK);
+    ck_assert_int_eq(pdk_player_seek(p, 500, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[500]);
+    ck_assert_int_eq(pdk_player_seek(p, 100, err, sizeof(err)), PDK_OK);
+    ck_assert_uint_eq(pdk_session_hash(s), live.hash[100]);
+    pdk_player_free(p);
+    pdk_session_destroy(s);
+    pdk_recording_free(rec);
+
+    /* A vehicle whose recorded parameters no longer parse: named. */
+    pdk_store_close(store);
+    sql_exec(t.path, "UPDATE vehicles SET params_json = '{\"model\": 5}' WHERE vehicle_id = 2");
+    store = store_open(&t);
+    ck_assert_int_eq(pdk_recording_load(store, RICH_ID, &rec, err, sizeof(err)) != PDK_OK, 1);
+    ck_assert_msg(strstr(err, "session 5: vehicle 2 (preset polaris_ranger, spawned at tick 0) "
+                              "no longer parses"),
+                  "%s", err);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A session whose paddockd died: marked interrupted at the next start, it
+ * verifies exactly up to its last committed hash. */
+START_TEST(interrupted_session_verifies)
+{
+    tmp_db t;
+    tmp_make(&t);
+    pdk_store *store = store_open(&t);
+    pdk_session *s = session_new(store, 3);
+    spawn(s, 1, 0.0, 0.0, 2.0);
+    spawn(s, 2, 0.0, 10.0, 2.0);
+    for (uint64_t tick = 0; tick < 250; tick++) {
+        drive(s, tick);
+        pdk_session_tick(s);
+    }
+    /* The kill: nothing more reaches the file, not even the end. */
+    pdk_store_shutdown(store);
+    pdk_session_destroy(s);
+    pdk_store_close(store);
+    store = store_open(&t);
+    char err[PDK_REPLAY_ERR_LEN];
+    uint64_t marked = 0;
+    ck_assert_msg(pdk_store_mark_interrupted(store, &marked, err, sizeof(err)) == PDK_OK, "%s",
+                  err);
+    ck_assert_uint_eq(marked, 1);
+    pdk_verify_result r;
+    ck_assert_msg(pdk_verify(store, 3, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert(r.interrupted);
+    ck_assert_uint_eq(r.last_tick, 250);
+    ck_assert_uint_eq(r.hashes_checked, 251);
+    pdk_recording *rec = load(store, 3);
+    char *json = pdk_recording_meta_json(rec);
+    ck_assert_ptr_nonnull(strstr(json, "\"interrupted\":true"));
+    free(json);
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* ---- the ten-minute session ------------------------------------------------------ */
+
+/* Issue 7's done-when: ten minutes (72,000 ticks) of twenty vehicles of
+ * eight presets, the Polaris Ranger and the single-track traffic sedan
+ * among them, driven by DbwCommand, the kit's channel commands and its ULC,
+ * with report and actuator faults, sensor noise and tyre damage every
+ * 1200-tick cycle, a vehicle removed and spawned again every 6000 ticks
+ * and a reseed at the half: verified bit for bit, every hash. PDK_LONG_TICKS
+ * (environment) shortens it for a quick look; the suite runs it whole. */
+START_TEST(ten_minutes_of_twenty_vehicles_verify)
+{
+    uint64_t ticks = 72000;
+    const char *env = getenv("PDK_LONG_TICKS");
+    if (env && atoll(env) > 0)
+        ticks = (uint64_t)atoll(env);
+    tmp_db t;
+    tmp_make(&t);
+    pdk_store *store = store_open(&t);
+    pdk_session *s = session_new(store, 11);
+    for (size_t i = 0; i < 20; i++)
+        spawn(s, i, 50.0 * (double)(i % 5), 40.0 * (double)(i / 5), 2.0 + (double)(i % 4));
+    n_refused = 0;
+    struct timespec t0, t1, t2;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (uint64_t tick = 0; tick < ticks; tick++) {
+        drive(s, tick); /* first: a removal comes after the tick's drive */
+        if (tick % 6000 == 3000) {
+            /* The vehicle in slot k leaves; it comes back 60 ticks later. */
+            uint32_t slot = (uint32_t)((tick / 6000) % 20);
+            const pdk_world *w = pdk_session_world(s);
+            for (int i = 0; i < pdk_world_vehicle_count(w); i++)
+                if (((pdk_world_vehicle_at(w, i) & 0xffffu) - 1u) == slot)
+                    ck_assert_int_eq(pdk_session_queue_remove(s, pdk_world_vehicle_at(w, i), told),
+                                     PDK_OK);
+        }
+        if (tick % 6000 == 3060) {
+            size_t k = (size_t)((tick / 6000) % 20);
+            spawn(s, k, 50.0 * (double)(k % 5), 40.0 * (double)(k / 5), 1.0);
+        }
+        if (tick == ticks / 2)
+            ck_assert_int_eq(pdk_session_queue_reseed(s, 2024, told), PDK_OK);
+        pdk_session_tick(s);
+    }
+    ck_assert_msg(n_refused == 0, "%d refused, the last at %s", n_refused, refused);
+    ck_assert_int_eq(pdk_world_vehicle_count(pdk_session_world(s)), 20);
+    pdk_session_destroy(s);
+    pdk_store_close(store);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+
+    store = store_open(&t);
+    pdk_verify_result r;
+    char err[PDK_REPLAY_ERR_LEN];
+    ck_assert_msg(pdk_verify(store, 11, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, ticks + 1);
+    ck_assert_uint_eq(r.last_tick, ticks);
+    double rec_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    double ver_s = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
+    printf("ten minutes of twenty vehicles: %llu ticks recorded in %.1f s, verified in %.1f s "
+           "(%llu hashes, %zu-byte keyframes)\n",
+           (unsigned long long)ticks, rec_s, ver_s, (unsigned long long)r.hashes_checked,
+           (size_t)sql_int(t.path, "SELECT max(length(blob)) FROM snapshots"));
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+static Suite *replay_suite(void)
+{
+    Suite *s = suite_create("replay");
+    TCase *tc = tcase_create("replay");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, recorded_session_verifies);
+    tcase_add_test(tc, player_replays_to_the_end);
+    tcase_add_test(tc, seek_forward_and_backward);
+    tcase_add_test(tc, fork_runs_on_and_verifies);
+    tcase_add_test(tc, csv_export_matches_live_channels);
+    tcase_add_test(tc, tampered_recording_is_diagnosed);
+    tcase_add_test(tc, damage_and_errors);
+    tcase_add_test(tc, interrupted_session_verifies);
+    suite_add_tcase(s, tc);
+    TCase *big = tcase_create("ten_minutes");
+    tcase_set_timeout(big, 900);
+    tcase_add_test(big, ten_minutes_of_twenty_vehicles_verify);
+    suite_add_tcase(s, big);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(replay_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
