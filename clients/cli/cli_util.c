@@ -296,18 +296,8 @@ int pdk_cli_parse_timing(const char *opt, const char *text, paddock_v1_TimingMod
         *out = paddock_v1_TimingMode_TIMING_MODE_FAST;
         return 0;
     }
-    snprintf(err, err_len, "--%s: '%s' is not a timing mode (realtime or fast)", opt, text);
-    return -1;
-}
-
-int pdk_cli_parse_timing_mode(const char *opt, const char *text, paddock_v1_TimingMode *out,
-                              char *err, size_t err_len)
-{
     if (strcmp(text, "lockstep") == 0) {
         *out = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
-        return 0;
-    }
-    if (pdk_cli_parse_timing(opt, text, out, err, err_len) == 0) {
         return 0;
     }
     snprintf(err, err_len, "--%s: '%s' is not a timing mode (realtime, fast or lockstep)", opt,

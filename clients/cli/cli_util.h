@@ -94,14 +94,10 @@ void pdk_cli_format_wheels(uint32_t mask, char *out, size_t out_len);
 int pdk_cli_parse_tyre_condition(const char *opt, const char *text, paddock_v1_TyreCondition *out,
                                  char *err, size_t err_len);
 
-/* "realtime" or "fast". */
-int pdk_cli_parse_timing(const char *opt, const char *text, paddock_v1_TimingMode *out, char *err,
-                         size_t err_len);
-
 /* "realtime", "fast" or "lockstep" (a lockstep session ticks only when
  * the holder of its step lease steps it). */
-int pdk_cli_parse_timing_mode(const char *opt, const char *text, paddock_v1_TimingMode *out,
-                              char *err, size_t err_len);
+int pdk_cli_parse_timing(const char *opt, const char *text, paddock_v1_TimingMode *out, char *err,
+                         size_t err_len);
 
 /* "realtime", "fast", "lockstep", "default" (unspecified) or "unknown". */
 const char *pdk_cli_timing_name(paddock_v1_TimingMode mode);

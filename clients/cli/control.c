@@ -108,7 +108,7 @@ static int parse_action(const char *action, const char *value, paddock_v1_Sessio
         return pdk_cli_parse_u64("reseed", value, 0, UINT64_MAX, &req->action.reseed, err, err_len);
     case 3:
         req->which_action = paddock_v1_SessionControl_set_timing_tag;
-        return pdk_cli_parse_timing_mode("timing", value, &req->action.set_timing, err, err_len);
+        return pdk_cli_parse_timing("timing", value, &req->action.set_timing, err, err_len);
     case 4:
         req->which_action = paddock_v1_SessionControl_seek_tag;
         return pdk_cli_parse_u64("seek", value, 0, UINT64_MAX, &req->action.seek, err, err_len);

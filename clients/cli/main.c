@@ -400,7 +400,7 @@ static int run_create(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
                                     sizeof err);
             break;
         case OPT_TIMING:
-            bad = pdk_cli_parse_timing_mode("timing", v, &req.timing, err, sizeof err);
+            bad = pdk_cli_parse_timing("timing", v, &req.timing, err, sizeof err);
             break;
         case OPT_NO_RECORD:
             req.no_record = true;

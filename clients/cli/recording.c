@@ -275,7 +275,7 @@ static int run_fork(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
             bad = pdk_cli_copy_text("name", v, req.name, sizeof req.name, err, sizeof err);
             break;
         case OPT_TIMING:
-            bad = pdk_cli_parse_timing_mode("timing", v, &req.timing, err, sizeof err);
+            bad = pdk_cli_parse_timing("timing", v, &req.timing, err, sizeof err);
             break;
         default:
             break;

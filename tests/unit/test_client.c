@@ -777,8 +777,11 @@ START_TEST(cli_timing_modes)
     ck_assert_int_eq(m, paddock_v1_TimingMode_TIMING_MODE_FAST);
     ck_assert_int_eq(pdk_cli_parse_timing("timing", "realtime", &m, err, sizeof err), 0);
     ck_assert_int_eq(m, paddock_v1_TimingMode_TIMING_MODE_REALTIME);
-    ck_assert_int_eq(pdk_cli_parse_timing("timing", "lockstep", &m, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "'lockstep'") != NULL, "%s", err);
+    ck_assert_int_eq(pdk_cli_parse_timing("timing", "lockstep", &m, err, sizeof err), 0);
+    ck_assert_int_eq(m, paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP);
+    ck_assert_int_eq(pdk_cli_parse_timing("timing", "slow", &m, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "'slow'") != NULL && strstr(err, "lockstep") != NULL, "%s", err);
+    ck_assert_str_eq(pdk_cli_timing_name(paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP), "lockstep");
     ck_assert_str_eq(pdk_cli_timing_name(paddock_v1_TimingMode_TIMING_MODE_FAST), "fast");
     ck_assert_str_eq(pdk_cli_timing_name(paddock_v1_TimingMode_TIMING_MODE_REALTIME), "realtime");
     ck_assert_str_eq(pdk_cli_timing_name(paddock_v1_TimingMode_TIMING_MODE_UNSPECIFIED), "default");
