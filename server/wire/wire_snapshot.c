@@ -27,12 +27,76 @@ static void say(char *err, size_t err_len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A record's zero words left out (snapshot.proto, VehicleSnapshot.state_words):
+ * the bitmap of nonzero words, then those words. out holds at least
+ * packed_max(n) bytes; returns the bytes written. */
+static size_t bitmap_bytes(size_t words)
+{
+    return (words + 7u) / 8u;
+}
+
+static size_t packed_max(size_t record_bytes)
+{
+    return bitmap_bytes(record_bytes / 8u) + record_bytes;
+}
+
+static size_t pack_words(const uint8_t *rec, size_t record_bytes, uint8_t *out)
+{
+    size_t words = record_bytes / 8u;
+    size_t map = bitmap_bytes(words);
+    memset(out, 0, map);
+    uint8_t *w = out + map;
+    for (size_t i = 0; i < words; i++) {
+        uint64_t v;
+        memcpy(&v, rec + 8u * i, 8u);
+        if (v != 0u) {
+            out[i / 8u] |= (uint8_t)(1u << (i % 8u));
+            memcpy(w, &v, 8u);
+            w += 8u;
+        }
+    }
+    return (size_t)(w - out);
+}
+
+/* The record back from its packed form into rec (record_bytes), or a
+ * sentence naming what is wrong with the packed bytes. */
+static const char *unpack_words(const uint8_t *packed, size_t len, uint8_t *rec,
+                                size_t record_bytes)
+{
+    size_t words = record_bytes / 8u;
+    size_t map = bitmap_bytes(words);
+    if (len < map) {
+        return "its packed state is shorter than the bitmap of its words";
+    }
+    const uint8_t *w = packed + map;
+    const uint8_t *end = packed + len;
+    for (size_t i = 0; i < words; i++) {
+        uint64_t v = 0u;
+        if (packed[i / 8u] & (1u << (i % 8u))) {
+            if (end - w < 8) {
+                return "its packed state holds fewer words than its bitmap marks";
+            }
+            memcpy(&v, w, 8u);
+            w += 8u;
+        }
+        memcpy(rec + 8u * i, &v, 8u);
+    }
+    if (w != end) {
+        return "its packed state holds more words than its bitmap marks";
+    }
+    if (words % 8u != 0u && (packed[map - 1u] >> (words % 8u)) != 0u) {
+        return "its packed state's bitmap marks words beyond the record";
+    }
+    return NULL;
+}
+
 /* The parts of an encoded snapshot, freed together. */
 typedef struct parts {
     uint32_t *generations;
     Paddock__V1__VehicleSnapshot *vehicles;
     Paddock__V1__VehicleSnapshot **vehicle_ptrs;
     uint8_t *records;
+    uint8_t *packed;
 } parts;
 
 static void parts_free(parts *p)
@@ -41,6 +105,7 @@ static void parts_free(parts *p)
     free(p->vehicles);
     free(p->vehicle_ptrs);
     free(p->records);
+    free(p->packed);
 }
 
 pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out)
@@ -58,10 +123,11 @@ pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id,
         .generations = calloc(capacity + 1u, sizeof(uint32_t)),
         .vehicles = calloc(count + 1u, sizeof(Paddock__V1__VehicleSnapshot)),
         .vehicle_ptrs = calloc(count + 1u, sizeof(Paddock__V1__VehicleSnapshot *)),
-        .records = malloc((count + 1u) * record_bytes),
+        .records = malloc(record_bytes),
+        .packed = malloc((count + 1u) * packed_max(record_bytes)),
     };
     if (p.generations == NULL || p.vehicles == NULL || p.vehicle_ptrs == NULL ||
-        p.records == NULL) {
+        p.records == NULL || p.packed == NULL) {
         parts_free(&p);
         return PDK_ERR_NO_MEMORY;
     }
@@ -69,7 +135,7 @@ pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id,
     PDK_ASSERT(err == PDK_OK);
     for (size_t i = 0; i < count; i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(world, (int)i);
-        uint8_t *rec = p.records + i * record_bytes;
+        uint8_t *rec = p.records;
         err = pdk_world_snapshot_vehicle(world, id, rec, record_bytes);
         PDK_ASSERT(err == PDK_OK);
         pdk_vehicle_pose pose;
@@ -85,8 +151,17 @@ pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id,
         v->yaw_rad = pose.yaw_rad;
         v->speed_mps = pose.speed_mps;
         v->faulted = pose.faulted != 0;
-        v->state.data = rec;
-        v->state.len = record_bytes;
+        if (record_bytes % 8u == 0u) {
+            uint8_t *packed = p.packed + i * packed_max(record_bytes);
+            v->state_words.data = packed;
+            v->state_words.len = pack_words(rec, record_bytes, packed);
+        } else {
+            /* Not whole words (no build has such a record): kept whole. */
+            uint8_t *whole = p.packed + i * packed_max(record_bytes);
+            memcpy(whole, rec, record_bytes);
+            v->state.data = whole;
+            v->state.len = record_bytes;
+        }
         p.vehicle_ptrs[i] = v;
     }
     Paddock__V1__WorldSnapshot msg;
@@ -183,6 +258,9 @@ static pdk_error check_message(const Paddock__V1__WorldSnapshot *msg, char *err,
     }
     for (size_t i = 0; i < msg->n_vehicles; i++) {
         const Paddock__V1__VehicleSnapshot *v = msg->vehicles[i];
+        if (v->state_words.len > 0 && record_bytes % 8u == 0u) {
+            continue; /* unpacked, and checked, as it is restored */
+        }
         if (v->state.len != record_bytes) {
             say(err, err_len,
                 "snapshot: vehicle %u's state is %zu bytes, not this build's %zu: a record of "
@@ -195,7 +273,8 @@ static pdk_error check_message(const Paddock__V1__WorldSnapshot *msg, char *err,
 }
 
 static pdk_error restore_into(const Paddock__V1__WorldSnapshot *msg, pdk_world *staging,
-                              pdk_snapshot_def_fn def_for, void *ctx, char *err, size_t err_len)
+                              pdk_snapshot_def_fn def_for, void *ctx, uint8_t *rec, char *err,
+                              size_t err_len)
 {
     pdk_world_snapshot_head head = {
         .tick = msg->tick,
@@ -221,7 +300,20 @@ static pdk_error restore_into(const Paddock__V1__WorldSnapshot *msg, pdk_world *
                 (unsigned)id, (unsigned)(id & 0xFFFFu) - 1u, (unsigned)(id >> 16));
             return PDK_ERR_NOT_FOUND;
         }
-        e = pdk_world_restore_vehicle(staging, id, def, v->state.data, v->state.len);
+        const uint8_t *state = v->state.data;
+        size_t state_len = v->state.len;
+        if (v->state_words.len > 0) {
+            const size_t record_bytes = pdk_snapshot_vehicle_bytes();
+            const char *bad =
+                unpack_words(v->state_words.data, v->state_words.len, rec, record_bytes);
+            if (bad != NULL) {
+                say(err, err_len, "snapshot: vehicle %u: %s", (unsigned)id, bad);
+                return PDK_ERR_PARSE;
+            }
+            state = rec;
+            state_len = record_bytes;
+        }
+        e = pdk_world_restore_vehicle(staging, id, def, state, state_len);
         if (e != PDK_OK) {
             const char *why = pdk_world_restore_problem(staging);
             say(err, err_len, "snapshot: vehicle %u (slot %u, generation %u): %s", (unsigned)id,
@@ -262,9 +354,18 @@ pdk_error pdk_wire_snapshot_restore(const uint8_t *data, size_t len, pdk_world *
         return PDK_ERR_PARSE;
     }
     pdk_error e = check_message(msg, err, err_len);
+    uint8_t *rec = NULL;
     if (e == PDK_OK) {
-        e = restore_into(msg, staging, def_for, ctx, err, err_len);
+        rec = malloc(pdk_snapshot_vehicle_bytes());
+        if (rec == NULL) {
+            say(err, err_len, "snapshot: out of memory");
+            e = PDK_ERR_NO_MEMORY;
+        }
     }
+    if (e == PDK_OK) {
+        e = restore_into(msg, staging, def_for, ctx, rec, err, err_len);
+    }
+    free(rec);
     if (e == PDK_OK && tick != NULL) {
         *tick = msg->tick;
     }

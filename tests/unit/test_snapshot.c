@@ -578,6 +578,11 @@ static void reencode(const fixture *f, void (*edit)(Paddock__V1__WorldSnapshot *
     /* The counts an edit may lower, put back before the free. */
     size_t n_prng = msg->n_prng, n_generations = msg->n_generations;
     size_t n_vehicles = msg->n_vehicles;
+    /* And the second vehicle's state, whose bytes an edit may point elsewhere. */
+    ck_assert_uint_ge(n_vehicles, 2u);
+    Paddock__V1__VehicleSnapshot *second = msg->vehicles[1];
+    ProtobufCBinaryData state = second->state;
+    ProtobufCBinaryData words = second->state_words;
     edit(msg);
     size_t n = paddock__v1__world_snapshot__get_packed_size(msg);
     pdk_buf_reset(out);
@@ -586,12 +591,49 @@ static void reencode(const fixture *f, void (*edit)(Paddock__V1__WorldSnapshot *
     msg->n_prng = n_prng;
     msg->n_generations = n_generations;
     msg->n_vehicles = n_vehicles;
+    second->state = state;
+    second->state_words = words;
     paddock__v1__world_snapshot__free_unpacked(msg, NULL);
 }
 
+/* A whole record 8 bytes short, in place of the packed one. */
+static uint8_t whole_record[8192];
+
 static void short_record(Paddock__V1__WorldSnapshot *m)
 {
-    m->vehicles[1]->state.len -= 8u;
+    m->vehicles[1]->state.data = whole_record;
+    m->vehicles[1]->state.len = pdk_snapshot_vehicle_bytes() - 8u;
+    m->vehicles[1]->state_words.len = 0;
+}
+
+/* The packed record with its last word cut off, or with one word too many. */
+static void packed_short(Paddock__V1__WorldSnapshot *m)
+{
+    m->vehicles[1]->state_words.len -= 8u;
+}
+
+static uint8_t packed_long_bytes[8192];
+
+static void packed_long(Paddock__V1__WorldSnapshot *m)
+{
+    ProtobufCBinaryData *w = &m->vehicles[1]->state_words;
+    ck_assert_uint_le(w->len + 8u, sizeof packed_long_bytes);
+    memcpy(packed_long_bytes, w->data, w->len);
+    memset(packed_long_bytes + w->len, 0x5A, 8u);
+    w->data = packed_long_bytes;
+    w->len += 8u;
+}
+
+/* A bitmap that marks a word beyond the record's last (called only when
+ * the record's words leave spare bits in the bitmap's last byte). */
+static void packed_beyond(Paddock__V1__WorldSnapshot *m)
+{
+    size_t words = pdk_snapshot_vehicle_bytes() / 8u;
+    ProtobufCBinaryData *w = &m->vehicles[1]->state_words;
+    ck_assert_uint_le(w->len, sizeof packed_long_bytes);
+    memcpy(packed_long_bytes, w->data, w->len);
+    packed_long_bytes[(words + 7u) / 8u - 1u] |= (uint8_t)(0x80u);
+    w->data = packed_long_bytes;
 }
 
 static void other_layout(Paddock__V1__WorldSnapshot *m)
@@ -672,6 +714,17 @@ START_TEST(every_refusal_is_named)
     reencode(&f, short_record, &b);
     ck_assert_int_eq(try_restore(b.data, b.len, &f.wd, def_for, &f.defs, err), PDK_ERR_VERSION);
     ASSERT_HAS(err, "another layout");
+    reencode(&f, packed_short, &b);
+    ck_assert_int_eq(try_restore(b.data, b.len, &f.wd, def_for, &f.defs, err), PDK_ERR_PARSE);
+    ASSERT_HAS(err, "fewer words than its bitmap marks");
+    reencode(&f, packed_long, &b);
+    ck_assert_int_eq(try_restore(b.data, b.len, &f.wd, def_for, &f.defs, err), PDK_ERR_PARSE);
+    ASSERT_HAS(err, "more words than its bitmap marks");
+    if ((pdk_snapshot_vehicle_bytes() / 8u) % 8u != 0u) {
+        reencode(&f, packed_beyond, &b);
+        ck_assert_int_eq(try_restore(b.data, b.len, &f.wd, def_for, &f.defs, err), PDK_ERR_PARSE);
+        ASSERT_HAS(err, "beyond the record");
+    }
     reencode(&f, other_layout, &b);
     ck_assert_int_eq(try_restore(b.data, b.len, &f.wd, def_for, &f.defs, err), PDK_ERR_VERSION);
     ASSERT_HAS(err, "state_layout");
