@@ -539,3 +539,13 @@ void pdk_cli_spawn_from_initial(paddock_v1_VehicleSpawn *spawn, const pdk_script
         spawn->gear = (paddock_v1_Gear)script->initial_gear;
     }
 }
+
+int pdk_cli_take_session(const char *value, uint64_t *session, char *err, size_t err_len)
+{
+    if (*session != 0) {
+        snprintf(err, err_len, "the session is given twice (%llu, then '%s')",
+                 (unsigned long long)*session, value);
+        return -1;
+    }
+    return pdk_cli_parse_u64("session", value, 1, UINT64_MAX, session, err, err_len);
+}

@@ -63,6 +63,10 @@ int pdk_cli_args_next(pdk_cli_args *a, const char **value, char *err, size_t err
 int pdk_cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out,
                       char *err, size_t err_len);
 
+/* A session id from --session or an operand, into *session (0 until
+ * given): -1 with err when it was given already or is not an id. */
+int pdk_cli_take_session(const char *value, uint64_t *session, char *err, size_t err_len);
+
 /* A finite decimal number within [min, max]. */
 int pdk_cli_parse_double(const char *opt, const char *text, double min, double max, double *out,
                          char *err, size_t err_len);

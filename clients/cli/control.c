@@ -17,17 +17,6 @@ enum {
     OPT_RATE,
 };
 
-/* The session from --session or the first operand. */
-static int take_session(const char *value, uint64_t *session, char *err, size_t err_len)
-{
-    if (*session != 0) {
-        snprintf(err, err_len, "the session is given twice (%llu, then '%s')",
-                 (unsigned long long)*session, value);
-        return -1;
-    }
-    return pdk_cli_parse_u64("session", value, 1, UINT64_MAX, session, err, err_len);
-}
-
 /* Prints the reply's tick alone on stdout and what the session is doing on
  * stderr. */
 static void print_control(const char *what, const paddock_v1_SessionControlReply *r)
@@ -129,7 +118,7 @@ static int run_control(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *a
     int id;
     while ((id = pdk_cli_next_arg(cli, cmd, args, &v, &rc)) > 0) {
         if (id == OPT_SESSION) {
-            if (take_session(v, &session, err, sizeof err) != 0) {
+            if (pdk_cli_take_session(v, &session, err, sizeof err) != 0) {
                 return pdk_cli_usage_error(cmd, err);
             }
         } else if (id == PDK_CLI_OPT_OPERAND) {
@@ -145,7 +134,7 @@ static int run_control(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *a
     }
     size_t w = 0;
     if (session == 0 && n_words > 0) {
-        if (take_session(words[w++], &session, err, sizeof err) != 0) {
+        if (pdk_cli_take_session(words[w++], &session, err, sizeof err) != 0) {
             return pdk_cli_usage_error(cmd, err);
         }
     }
@@ -239,7 +228,7 @@ static int run_stepper(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *a
         switch (id) {
         case OPT_SESSION:
         case PDK_CLI_OPT_OPERAND:
-            bad = take_session(v, &session, err, sizeof err);
+            bad = pdk_cli_take_session(v, &session, err, sizeof err);
             break;
         case OPT_TICKS:
             bad = pdk_cli_parse_u64("ticks", v, 1, UINT64_MAX / 2, &ticks, err, sizeof err);
@@ -374,7 +363,7 @@ static int run_stats(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *arg
     while ((id = pdk_cli_next_arg(cli, cmd, args, &v, &rc)) > 0) {
         int bad = 0;
         if (id == OPT_SESSION || id == PDK_CLI_OPT_OPERAND) {
-            bad = take_session(v, &session, err, sizeof err);
+            bad = pdk_cli_take_session(v, &session, err, sizeof err);
         } else if (id == OPT_COUNT) {
             bad = pdk_cli_parse_u64("count", v, 1, UINT64_MAX, &count, err, sizeof err);
         } else if (id == OPT_RATE) {

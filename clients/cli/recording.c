@@ -32,17 +32,6 @@ enum {
     OPT_EVERY,
 };
 
-/* The session from --session or an operand. */
-static int take_session(const char *value, uint64_t *session, char *err, size_t err_len)
-{
-    if (*session != 0) {
-        snprintf(err, err_len, "the session is given twice (%llu, then '%s')",
-                 (unsigned long long)*session, value);
-        return -1;
-    }
-    return pdk_cli_parse_u64("session", value, 1, UINT64_MAX, session, err, err_len);
-}
-
 /* Options that only name the session: parses them, or returns the exit
  * code in *rc and -1. */
 static int session_only(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args,
@@ -53,7 +42,7 @@ static int session_only(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *
     int id;
     while ((id = pdk_cli_next_arg(cli, cmd, args, &v, rc)) > 0) {
         if ((id == OPT_SESSION || id == PDK_CLI_OPT_OPERAND) &&
-            take_session(v, session, err, sizeof err) != 0) {
+            pdk_cli_take_session(v, session, err, sizeof err) != 0) {
             *rc = pdk_cli_usage_error(cmd, err);
             return -1;
         }
@@ -93,7 +82,7 @@ static int run_replay(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
         switch (id) {
         case OPT_SESSION:
         case PDK_CLI_OPT_OPERAND:
-            bad = take_session(v, &req.session_id, err, sizeof err);
+            bad = pdk_cli_take_session(v, &req.session_id, err, sizeof err);
             break;
         case OPT_SPEED:
             bad = pdk_cli_parse_double("speed", v, 0.01, 1000.0, &req.speed, err, sizeof err);
@@ -198,7 +187,7 @@ static int run_verify(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
     while ((id = pdk_cli_next_arg(cli, cmd, args, &v, &rc)) > 0) {
         int bad = 0;
         if (id == OPT_SESSION || id == PDK_CLI_OPT_OPERAND) {
-            bad = take_session(v, &req.session_id, err, sizeof err);
+            bad = pdk_cli_take_session(v, &req.session_id, err, sizeof err);
         } else if (id == OPT_TO_TICK) {
             bad = pdk_cli_parse_u64("to-tick", v, 1, UINT64_MAX, &req.to_tick, err, sizeof err);
         }
@@ -265,7 +254,7 @@ static int run_fork(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
         switch (id) {
         case OPT_SESSION:
         case PDK_CLI_OPT_OPERAND:
-            bad = take_session(v, &req.session_id, err, sizeof err);
+            bad = pdk_cli_take_session(v, &req.session_id, err, sizeof err);
             break;
         case OPT_TICK:
             bad = pdk_cli_parse_u64("tick", v, 0, UINT64_MAX, &req.tick, err, sizeof err);
@@ -396,7 +385,7 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
     int id;
     while ((id = pdk_cli_next_arg(cli, cmd, args, &v, &rc)) > 0) {
         if ((id == OPT_SESSION || id == PDK_CLI_OPT_OPERAND) &&
-            take_session(v, &session, err, sizeof err) != 0) {
+            pdk_cli_take_session(v, &session, err, sizeof err) != 0) {
             return pdk_cli_usage_error(cmd, err);
         }
         if (id == OPT_OUT) {
@@ -491,7 +480,7 @@ static int run_csv(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
         switch (id) {
         case OPT_SESSION:
         case PDK_CLI_OPT_OPERAND:
-            bad = take_session(v, &req.session_id, err, sizeof err);
+            bad = pdk_cli_take_session(v, &req.session_id, err, sizeof err);
             break;
         case OPT_FROM:
             bad = pdk_cli_parse_u64("from", v, 0, UINT64_MAX, &req.from_tick, err, sizeof err);

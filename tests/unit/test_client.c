@@ -789,6 +789,21 @@ START_TEST(cli_timing_modes)
 }
 END_TEST
 
+START_TEST(cli_take_session)
+{
+    char err[256];
+    uint64_t s = 0;
+    ck_assert_int_eq(pdk_cli_take_session("7", &s, err, sizeof err), 0);
+    ck_assert_uint_eq(s, 7u);
+    ck_assert_int_eq(pdk_cli_take_session("8", &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "given twice (7, then '8')") != NULL, "%s", err);
+    s = 0;
+    ck_assert_int_eq(pdk_cli_take_session("0", &s, err, sizeof err), -1);
+    ck_assert_int_eq(pdk_cli_take_session("x3", &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "x3") != NULL, "%s", err);
+}
+END_TEST
+
 START_TEST(cli_wrap_degrees)
 {
     ck_assert_double_eq_tol(pdk_cli_wrap_deg(0.0), 0.0, 1e-12);
@@ -1034,6 +1049,7 @@ static Suite *client_suite(void)
     tcase_add_test(cli, cli_wheel_lists);
     tcase_add_test(cli, cli_tyre_conditions);
     tcase_add_test(cli, cli_timing_modes);
+    tcase_add_test(cli, cli_take_session);
     tcase_add_test(cli, cli_wrap_degrees);
     tcase_add_test(cli, cli_state_rows_are_fixed_width);
     tcase_add_test(cli, cli_session_and_drive_rows_are_fixed_width);
