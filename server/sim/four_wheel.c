@@ -39,7 +39,15 @@
  *     and by its sinkage into soil: both add to the hit's distance. x <
  *     -droop: the wheel is in the air. The compression rate xdot = -(n .
  *     v_c) / (z_b . n), with v_c = v + w x r the contact's velocity at the
- *     start.
+ *     start. A strut meets the ground only below the ray's origin (the top
+ *     of its travel): a wheel whose ray starts behind a vertical face, or
+ *     is tilted into a face's side, stands on the ground at the face's foot
+ *     (terrain.h pdk_terrain_face), and where the travel would pass the
+ *     ray's top the strut takes nothing; the face, or the ground, then
+ *     holds the wheel by a hard contact (PDK_FW_HARD_DAMPING: a damper in
+ *     the solve along the face's or ground's normal, toward a bounded speed
+ *     out, that never pulls; docs/vehicle-model.md, "Faces and the end of
+ *     the travel").
  *  2. Wheel angles: Ackermann and static toe from the command, plus the toe
  *     curve; the wheel's heading projected on the contact plane gives the
  *     tyre frame (e_x, e_y, n). Camber from the spin axis tilted about body
@@ -109,7 +117,8 @@
  *       (M/h + sum_k c_k J_k' J_k - G) q1 = M q0 / h + F_explicit,
  *     q = (v, w), M = diag(m, m, m, Ixx, Iyy, Izz), every damper k (each
  *     loaded wheel's n with c_n, e_x and e_y with the tyre's, each axle's
- *     bar, and the air drag on body x) with J_k = [d', (r x d)']
+ *     bar, the air drag on body x and each hard contact's normal at its
+ *     point) with J_k = [d', (r x d)']
  *     (build_system); F_explicit holds the explicit halves (S_exp + c_n
  *     xdot on the normal, the bar's, the gyroscopic one, the tyres' explicit
  *     forces, and their aligning moments where MZ_ON_CHASSIS). It is solved
@@ -120,7 +129,8 @@
  *     zero against its Coulomb torque is locked; a locked wheel whose
  *     holding torque would exceed B is freed with B turned against it; a
  *     tyre whose linearised end force would leave its friction circle (the
- *     law's peak) takes the force on the circle, explicitly; and a strut
+ *     law's peak) takes the force on the circle, explicitly; a hard
+ *     contact whose force would pull lets go; and a strut
  *     that crosses a kink of its force within the substep takes that part
  *     of its force at the END travel x1 = x + h (xdot + xdot_end) / 2: a
  *     loaded strut entering its bump stop takes k_bs (x1 - bump), a wheel in

@@ -81,6 +81,30 @@
 #define PDK_FW_REST_SPEED_MPS 1.0e-3
 #define PDK_FW_REST_RATE_RADPS 1.0e-3
 
+/* Faces and the end of the travel (docs/vehicle-model.md): a strut meets
+ * the ground only below the top of its ray. A wheel whose ray starts behind
+ * a face (terrain.h pdk_terrain_face), within PDK_FW_FACE_REACH_M of it,
+ * ran into the face's side: its strut stands on the ground at the face's
+ * foot, and the face holds the wheel. A wheel whose ray starts below the
+ * ground elsewhere has run out of travel: its strut takes nothing, and the
+ * ground holds the body there. Either hold is a hard contact along the
+ * normal out of the face or ground, at the wheel's centre for a face and at
+ * the ray's origin for the ground: a damper of PDK_FW_HARD_DAMPING times
+ * the car's mass over the substep on the point's velocity along the
+ * normal, so that the speed into the ground is
+ * all but gone at the substep's end (a plastic impact, restitution 0, as
+ * Stewart and Trinkle's time-stepping contact takes one: "An implicit
+ * time-stepping scheme for rigid body dynamics with inelastic collisions
+ * and Coulomb friction", Int. J. Numer. Meth. Eng. 39, 1996), toward a
+ * speed out of it of at most PDK_FW_HARD_OUT_MPS (or the depth in one
+ * substep), as a rigid-body engine lets a body out of penetration at a
+ * bounded speed (PhysX's maxDepenetrationVelocity). It never pulls. The
+ * reach is what a wheel crosses in a substep at 120 m/s at the default
+ * 1/240 s. */
+#define PDK_FW_FACE_REACH_M 0.5
+#define PDK_FW_HARD_DAMPING 10.0
+#define PDK_FW_HARD_OUT_MPS 0.5
+
 /* The tyres' life (heat, pressure, wear, condition) is advanced every this
  * many ticks (15 Hz at 120 Hz) with the means of what they did meanwhile:
  * its fastest node, the tread surface, has a time constant of some
@@ -247,6 +271,7 @@ typedef struct pdk_fw_consts {
     double gravity_mps2;
     double cg_height_m;
     double ride_ray_top_m;   /* how far above the static contact a ray starts */
+    double hard_nspm;        /* a hard contact's damper (PDK_FW_HARD_DAMPING) */
     double surface_friction; /* the world's, on every tyre's grip */
     double steering_ratio;   /* for SteeringTorque */
     double drag_n_per_mps2;  /* 0.5 rho CdA */

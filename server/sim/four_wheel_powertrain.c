@@ -615,6 +615,9 @@ void pdk_fwpt_chassis_energy(pdk_fw_state *state, const pdk_fwpt_energy *e)
             0.5 * e->inertia_kgm2_body[k] *
             (e->w1_solve_radps[k] * e->w1_solve_radps[k] - e->w1_radps[k] * e->w1_radps[k]);
     }
+    /* The hard contacts at the struts' tops (docs/vehicle-model.md, "Faces
+     * and the end of the travel") are counted with the struts. */
+    ledger[PDK_LEDGER_SUSPENSION] -= e->hard_work_j;
     ledger[PDK_LEDGER_POTENTIAL] += e->mass_kg * e->gravity_mps2 * e->dz_m;
     ledger[PDK_LEDGER_AERO] +=
         e->drag_n_per_mps * e->v1_mps[0] * 0.5 * (e->v0_mps[0] + e->v1_mps[0]) * h;

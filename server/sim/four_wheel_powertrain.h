@@ -52,7 +52,8 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
  * forces along e_x and e_y, the contact's other forces there, the strut's
  * normal force, the contact's velocities along e_x, e_y and the normal at
  * the start and the end; the body's mass, inertia and velocities (body
- * frame of the start), the height it gained, the drag's damper on body x. */
+ * frame of the start), the height it gained, the drag's damper on body x,
+ * and the work the hard contacts did on the body (four_wheel_step.h). */
 typedef struct pdk_fwpt_energy {
     double h_s;
     double inertia_kgm2[PDK_WHEELS], radius_m[PDK_WHEELS];
@@ -67,6 +68,7 @@ typedef struct pdk_fwpt_energy {
     double w1_solve_radps[3]; /* the end rates before the body's angular damping */
     double dz_m;
     double drag_n_per_mps;
+    double hard_work_j;
 } pdk_fwpt_energy;
 
 /* Adds a substep's chassis, wheel and tyre terms to the ledger: each force's

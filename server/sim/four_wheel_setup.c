@@ -223,6 +223,7 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
         }
     }
     p->ride_ray_top_m = top;
+    p->hard_nspm = PDK_FW_HARD_DAMPING * m / substep_s;
     params->powertrain = def->powertrain;
     pdk_tyre_consts4_init(&params->tyre, &params->axle[0].law, &params->axle[1].law);
     double kappa_peak[2], tan_peak[2];

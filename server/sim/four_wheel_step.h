@@ -38,8 +38,9 @@
 
 /* Most solves in one substep: the first, and one more each time a wheel is
  * found to lift off, to enter its bump stop, to take load, to lock, to be
- * freed or to saturate (each happens to a wheel at most once). */
-#define MAX_SOLVES 25
+ * freed, to saturate or to leave its hard contact (each happens to a wheel
+ * at most once). */
+#define MAX_SOLVES 29
 
 /* The camber inputs of wheel i where its axle (curves kin) has a camber
  * curve or is a solid axle: the sine and cosine of the wheel's inclination
@@ -67,6 +68,75 @@ static void camber_rare(const wheels *q, const pdk_fw_consts *p, const pdk_kinem
     }
     *sg_out = sg;
     *cgam_out = cgam;
+}
+
+/* Wheel i's hard contact (PDK_FW_HARD_DAMPING): held at the body point
+ * (x_i, y_i, rz_m) along the unit normal n_world (world frame, pointing out
+ * of the ground or face) by depth_m. */
+static void hard_set(wheels *restrict q, const mat3 *rm, int i, const double n_world[3],
+                     double depth_m, double rz_m)
+{
+    double nb[3];
+    rot_apply_t(rm, n_world, nb);
+    q->hard[i] = -1;
+    q->hnx[i] = nb[0];
+    q->hny[i] = nb[1];
+    q->hnz[i] = nb[2];
+    q->hard_d[i] = depth_m;
+    q->hard_rz[i] = rz_m;
+}
+
+/* The wheels (past) whose struts the plane z = 0 has pushed past their top,
+ * by depth_m (vertically): the plane holds them (hard_set) along e_z at the
+ * rays' origins, rz_m in the body. */
+static __attribute__((noinline)) void plane_under(wheels *restrict q, const mat3 *rm, m4 past,
+                                                  v4 depth_m, double rz_m)
+{
+    static const double up[3] = {0.0, 0.0, 1.0};
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (past[i]) {
+            hard_set(q, rm, i, up, depth_m[i], rz_m);
+        }
+    }
+}
+
+/* Wheel i's ray (or sweep) hit where it may lie beyond the strut's reach
+ * (docs/vehicle-model.md, "Faces and the end of the travel"), lower_m the
+ * wheel's radius drop and sinkage (the travel is top - distance - lower):
+ * on a terrain with faces the wheel stands on the ground on its own side of
+ * a face (pdk_terrain_face). A ray tilted into a face's side meets the
+ * ground at the face's foot instead; a wheel whose ray starts behind a face
+ * ran into the face's side, which its strut cannot climb: it stands on the
+ * ground at the face's foot and the face holds it with a hard contact
+ * along the face's normal, at the wheel's centre (where a tyre meets a
+ * vertical face, with its tread rolling into it or its side sliding into
+ * it). Where the travel would pass the ray's top otherwise (its distance
+ * below -lower_m), the strut takes nothing, and the ground holds the body
+ * at the ray's origin with a hard contact along its normal (the suspension
+ * bottomed, or a car that fell through on its roof turned upright below
+ * the ground). Returns whether the strut may take hit. Not inlined: only
+ * for rays that start below the ground or stop on a face's side. */
+static __attribute__((noinline)) int
+ground_beyond(const fw_vehicle *restrict vh, const sub *restrict sv, const pdk_terrain_def *terrain,
+              wheels *restrict q, const mat3 *rm, int i, const double origin[3],
+              const double dir[3], double lower_m, pdk_ground_hit *hit)
+{
+    const pdk_fw_consts *p = vh->p;
+    const int faces = sv->faces;
+    pdk_face_hit face;
+    int kind = faces ? pdk_terrain_face(terrain, origin, dir, PDK_FW_FACE_REACH_M, &face, hit)
+                     : PDK_FACE_NONE;
+    const double past = -hit->distance_m - lower_m; /* beyond the top, along the ray */
+    if (kind == PDK_FACE_BEHIND) {
+        hard_set(q, rm, i, face.normal, face.depth_m, sv->radius[i] - p->cg_height_m);
+    } else if (past > 0.0) {
+        /* The depth along the normal: the distance along the ray times its
+         * cosine with the normal. */
+        const double *n = hit->normal;
+        hard_set(q, rm, i, n, past * -(n[0] * dir[0] + n[1] * dir[1] + n[2] * dir[2]),
+                 p->ride_ray_top_m - p->cg_height_m);
+    }
+    return !(past > 0.0);
 }
 
 /* 1. and 2. of a substep: the body's velocity in its frame, each corner's
@@ -115,6 +185,7 @@ VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
         q->surf[i] = terrain->base_surface_id;
         q->water_m[i] = 0.0;
     }
+    q->hard = (m4){0, 0, 0, 0};
     if (upright && sv->plane) {
         /* The ray against the plane z = 0: the distance o_z / (z_b)_z and
          * the normal e_z, R' e_z in the body. */
@@ -123,6 +194,13 @@ VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
         v4 dist = origin_z * splat(inv_zb);
         v4 xf = (splat(top) - dist) - lower;
         contact = ge4(xf, -droop);
+        const m4 past = gt4(xf, splat(top));
+        if (any4(past)) {
+            /* Past the struts' top (their rays start below the plane, less
+             * the wheels' drop and sinkage). */
+            contact &= ~past;
+            plane_under(q, &rm, past, (xf - splat(top)) * splat(zb[2]), top - cg);
+        }
         nbx = splat(rm.m[2][0]);
         nby = splat(rm.m[2][1]);
         nbz = splat(rm.m[2][2]);
@@ -161,12 +239,16 @@ VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
             } else {
                 pdk_terrain_ray_hit(terrain, origin, dir, &hit);
             }
+            const int reach =
+                (hit.face_side || hit.distance_m < 0.0)
+                    ? ground_beyond(vh, sv, terrain, q, &rm, i, origin, dir, lower[i], &hit)
+                    : 1;
             q->surf[i] = hit.surface_id;
             q->water_m[i] = hit.water_depth_m;
             double xi = (top - hit.distance_m) - lower[i];
             rot_apply_t(&rm, hit.normal, nb);
-            if (!(xi >= -droop[i]) || !(nb[2] > MIN_COS)) {
-                continue; /* in the air (or the strut lies along the ground) */
+            if (!reach || !(xi >= -droop[i]) || !(nb[2] > MIN_COS)) {
+                continue; /* in the air (or the strut lies along the ground or past its top) */
             }
             contact[i] = -1;
             x[i] = xi;
@@ -318,6 +400,102 @@ VEC void frame(PHASE_ARGS)
     }
 }
 
+/* The body-frame point where wheel i's hard contact holds it (hard_set). */
+static inline void hard_point(const wheels *q, int i, double r[3])
+{
+    r[0] = q->rx[i];
+    r[1] = q->ry[i];
+    r[2] = q->hard_rz[i];
+}
+
+/* The velocity along n of the body point r, for the body velocity v and
+ * rate w: n . (v + w x r) = n . v + (r x n) . w. */
+static inline double point_speed(const double n[3], const double r[3], const double v[3],
+                                 const double w[3])
+{
+    const double g[3] = {r[1] * n[2] - r[2] * n[1], r[2] * n[0] - r[0] * n[2],
+                         r[0] * n[1] - r[1] * n[0]};
+    return (n[0] * v[0] + n[1] * v[1] + n[2] * v[2]) + (g[0] * w[0] + g[1] * w[1] + g[2] * w[2]);
+}
+
+/* 3. for the wheels held by a hard contact (PDK_FW_HARD_DAMPING): its force
+ * along the normal n out of the ground or face, a damper c on the point's
+ * end velocity along n, vn1, toward the speed it may leave at, v_out =
+ * min(PDK_FW_HARD_OUT_MPS, depth / h): F = c (v_out - vn1), explicit part
+ * c v_out. The point's start velocity along n, for the energy ledger. */
+static __attribute__((noinline)) void hard_start(const fw_vehicle *restrict vh, sub *restrict sv,
+                                                 wheels *restrict q)
+{
+    const pdk_fw_consts *p = vh->p;
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (!q->hard[i]) {
+            continue;
+        }
+        const double n[3] = {q->hnx[i], q->hny[i], q->hnz[i]};
+        double r[3];
+        hard_point(q, i, r);
+        const double out = q->hard_d[i] * p->inv_h;
+        const double v_out = out < PDK_FW_HARD_OUT_MPS ? out : PDK_FW_HARD_OUT_MPS;
+        q->hard_vn0[i] = point_speed(n, r, sv->v, sv->w);
+        q->hard_fe[i] = p->hard_nspm * v_out;
+        q->hard_f[i] = 0.0;
+        q->hard_vn1[i] = q->hard_vn0[i];
+    }
+}
+
+/* The hard contacts' dampers and forces in the system (build_system's form
+ * for one damper c along J = [n; r x n] with the explicit force f_e along
+ * n): T += c n n', B += c n g', W += c g g' with g = r x n, and (f_e n, f_e
+ * g) on the right. */
+static __attribute__((noinline)) void add_hard(system6 *restrict sy, const pdk_fw_consts *p,
+                                               const wheels *restrict q)
+{
+    const double c = p->hard_nspm;
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (!q->hard[i]) {
+            continue;
+        }
+        const double n[3] = {q->hnx[i], q->hny[i], q->hnz[i]};
+        double r[3];
+        hard_point(q, i, r);
+        const double g[3] = {r[1] * n[2] - r[2] * n[1], r[2] * n[0] - r[0] * n[2],
+                             r[0] * n[1] - r[1] * n[0]};
+        const double fe = q->hard_fe[i];
+        sy->g[0] += (v4){c * n[0] * n[0], c * n[0] * n[1], c * n[0] * n[2], c * n[1] * n[1]};
+        sy->g[1] += (v4){c * n[1] * n[2], c * n[2] * n[2], c * g[0] * g[0], c * g[0] * g[1]};
+        sy->g[2] += (v4){c * g[0] * g[2], c * g[1] * g[1], c * g[1] * g[2], c * g[2] * g[2]};
+        sy->g[3] += (v4){c * n[0] * g[0], c * n[0] * g[1], c * n[0] * g[2], fe * n[0]};
+        sy->g[4] += (v4){c * n[1] * g[0], c * n[1] * g[1], c * n[1] * g[2], fe * n[1]};
+        sy->g[5] += (v4){c * n[2] * g[0], c * n[2] * g[1], c * n[2] * g[2], fe * n[2]};
+        sy->g[6] += (v4){fe * g[0], fe * g[1], fe * g[2], 0.0};
+    }
+}
+
+/* After a pass: each hard contact's end velocity and force; those that
+ * would pull (the ground never pulls), not yet let go this substep, are let
+ * go. Returns them. */
+static __attribute__((noinline)) m4 hard_check(const fw_vehicle *restrict vh, sub *restrict sv,
+                                               wheels *restrict q)
+{
+    const pdk_fw_consts *p = vh->p;
+    m4 release = (m4){0, 0, 0, 0};
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (!q->hard[i]) {
+            continue;
+        }
+        const double n[3] = {q->hnx[i], q->hny[i], q->hnz[i]};
+        double r[3];
+        hard_point(q, i, r);
+        const double vn1 = point_speed(n, r, sv->sol, sv->sol + 3);
+        q->hard_vn1[i] = vn1;
+        q->hard_f[i] = q->hard_fe[i] - p->hard_nspm * vn1;
+        if (q->hard_f[i] < 0.0 && !sv->tried_hard[i]) {
+            release[i] = -1;
+        }
+    }
+    return release;
+}
+
 /* 3. of a substep: the struts, the links, which wheels are loaded, and the
  * tyres' forces; and what the passes of the solve start from. */
 VEC void struts(PHASE_ARGS)
@@ -446,6 +624,10 @@ VEC void struts(PHASE_ARGS)
     sv->entered = (m4){0, 0, 0, 0};
     sv->tried_lock = (m4){0, 0, 0, 0};
     sv->tried_unlock = (m4){0, 0, 0, 0};
+    sv->tried_hard = (m4){0, 0, 0, 0};
+    if (any4(q->hard)) {
+        hard_start(vh, sv, q);
+    }
 }
 
 /* 4. of a substep, a pass of the solve: the system (build_system), its
@@ -453,6 +635,9 @@ VEC void struts(PHASE_ARGS)
 VEC void build_pass(PHASE_ARGS)
 {
     build_system(&sv->sy, q, vh->p, sv->v, sv->w, sv->grav, sv->c_drag, sv->gyro);
+    if (any4(q->hard)) {
+        add_hard(&sv->sy, vh->p, q);
+    }
     if (vh->p->lift) {
         /* Downforce (resist.downforce_area_m2), explicit at the start's
          * forward speed: -L_f - L_r along body z, and its moment about
@@ -511,6 +696,7 @@ VEC void check_pass(PHASE_ARGS, int pass)
     q->u1 = u1;
     q->vl1 = vl1;
     q->sx1 = sx1;
+    const m4 hard_ev = any4(q->hard) ? hard_check(vh, sv, q) : (m4){0, 0, 0, 0};
     if (pass + 1 >= MAX_SOLVES) {
         return;
     }
@@ -575,9 +761,12 @@ VEC void check_pass(PHASE_ARGS, int pass)
             }
         }
     }
-    if (!any4(lift | wheel_ev | enter | engage)) {
+    if (!any4(lift | wheel_ev | enter | engage | hard_ev)) {
         return;
     }
+    q->hard &= ~hard_ev;
+    q->hard_f = keep(~hard_ev, q->hard_f);
+    sv->tried_hard |= hard_ev;
     q->loaded = (q->loaded & ~lift) | engage;
     q->soil &= q->loaded;
     tried |= lift | engage;
@@ -656,6 +845,12 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
     }
     e.dz_m = (0.5 * p->h_s) * (vz0 + st->vel_mps[2]);
     e.drag_n_per_mps = sv->c_drag;
+    e.hard_work_j = 0.0;
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        if (q->hard[j]) {
+            e.hard_work_j += q->hard_f[j] * (0.5 * (q->hard_vn0[j] + q->hard_vn1[j])) * p->h_s;
+        }
+    }
     pdk_fwpt_chassis_energy(st, &e);
 }
 

@@ -175,6 +175,14 @@ typedef struct wheels {
     m4 lock;     /* the wheel's spin is held at 0 this substep */
     m4 unlocked; /* freed from a lock this substep, its Coulomb torque unlock_sign B */
     m4 sat;      /* the tyre's force is held on its friction circle this substep */
+    /* Hard contacts (PDK_FW_HARD_DAMPING): the wheels held behind a face or
+     * below the ground, at the body point (rx, ry, hard_rz); the normal out
+     * of it (body), the depth, the explicit part of the force along the
+     * normal (hard_fe - c vn1, vn1 the point's end velocity along it), the
+     * point's velocity along it at the start and the end, and the end
+     * force. */
+    m4 hard;
+    v4 hnx, hny, hnz, hard_d, hard_rz, hard_fe, hard_vn0, hard_vn1, hard_f;
 } wheels;
 
 /* The linear system of the velocity solve, A q1 = rhs with q = (v, w):
@@ -222,13 +230,14 @@ typedef struct sub {
     m4 entered;      /* wheels whose bump stop was engaged */
     m4 tried_lock;   /* wheels locked by check_pass */
     m4 tried_unlock; /* wheels freed by check_pass */
+    m4 tried_hard;   /* wheels whose hard contact check_pass let go */
     system6 sy;
     /* The tick's (tick_begin): the terrain's kind (a plane, one surface
      * everywhere), the contact mode, the tyres' rolling radius R, radius
      * drop, grip (their own times the world's friction), rolling-resistance
      * scale and pressure (gauge), and the ground of a terrain of
      * one surface. */
-    int plane, uniform, cylinder, want_mz, any_sinkage;
+    int plane, uniform, cylinder, faces, want_mz, any_sinkage;
     v4 radius, inv_radius, drop, tyre_grip, roll_scale, pressure_pa;
     pdk_tyre_ground4 base_ground;
     v4 base_roll_f;

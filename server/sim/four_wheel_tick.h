@@ -338,9 +338,10 @@ VEC void telemetry(const fw_vehicle *vh, const sub *sv, const wheels *q, int sub
 
 /* What a step needs to know of the terrain, the same for every vehicle on
  * it: whether it is the plane, of one surface everywhere (and that
- * surface's ground), and how wheels meet it. */
+ * surface's ground), how wheels meet it and whether it has faces (ramps or
+ * bumps, pdk_terrain_face). */
 typedef struct terrain_kind {
-    int plane, uniform, cylinder;
+    int plane, uniform, cylinder, faces;
     pdk_fw_ground base;
 } terrain_kind;
 
@@ -352,6 +353,7 @@ static __attribute__((unused)) void terrain_kind_of(const pdk_terrain_def *terra
     k->uniform =
         terrain->n_patches == 0 && !(terrain->field.nx > 0 && terrain->field.has_materials);
     k->cylinder = terrain->contact_mode == PDK_CONTACT_CYLINDER;
+    k->faces = terrain->n_ramps > 0 || terrain->n_bumps > 0;
     pdk_fw_ground_of(terrain->base_surface_id, &k->base);
 }
 
@@ -381,6 +383,7 @@ VEC void tick_begin(const fw_vehicle *vh, sub *sv, const terrain_kind *tk)
     sv->plane = tk->plane;
     sv->uniform = tk->uniform;
     sv->cylinder = tk->cylinder;
+    sv->faces = tk->faces;
     if (sv->uniform) {
         const pdk_fw_ground *g = &tk->base;
         sv->base_ground.grip = splat(g->grip) * sv->tyre_grip;

@@ -1,6 +1,7 @@
 /* The ground (terrain.h): the plane or a heightfield, ramps and
- * raised-cosine bumps on it, surface materials and water patches, and the
- * wheel's two queries, the ray and the cylinder sweep. */
+ * raised-cosine bumps on it, surface materials and water patches, the
+ * wheel's two queries, the ray and the cylinder sweep, and what a wheel's
+ * query becomes at a vertical face. */
 #include "terrain.h"
 
 #include <math.h>
@@ -647,6 +648,11 @@ int pdk_terrain_surface(const pdk_terrain_def *t, double x, double y, double *wa
 /* ------------------------------------------------------------------------ */
 /* Rays */
 
+/* A ray's root bracketed this closely (in its distance) with the ray still
+ * more than PDK_TERRAIN_FACE_SIDE_M off the ground is a step of the ground:
+ * the ray met a face's side. */
+#define FACE_BRACKET_M 1.0e-6
+
 /* Whether the segment from (x0, y0) to (x1, y1) may pass over a bump: its
  * box meets a bump's box. */
 static int path_meets_a_bump(const pieces *p, double x0, double y0, double x1, double y1)
@@ -700,7 +706,8 @@ static double ray_bumps(const pieces *p, const double o[3], const double d[3], d
 /* A ray over ramps and a heightfield (and bumps): safeguarded Newton on
  * f(s) = o_z + s d_z - h(o_xy + s d_xy), as terrain.h describes. f > 0 is
  * above the ground. */
-static double ray_newton(const pieces *p, const double o[3], const double d[3], double normal[3])
+static double ray_newton(const pieces *p, const double o[3], const double d[3], double normal[3],
+                         int *side)
 {
     const pdk_terrain_def *t = p->t;
     double max_xy = PDK_TERRAIN_RAY_MAX_STEP_M;
@@ -711,12 +718,12 @@ static double ray_newton(const pieces *p, const double o[3], const double d[3], 
     double max_step = dxy > 0.0 ? max_xy / dxy : (double)INFINITY;
     double gx, gy;
     double s = (ground_at(p, o[0], o[1], &gx, &gy) - o[2]) / d[2];
-    double above = 0.0, below = 0.0;
+    double above = 0.0, below = 0.0, f = 0.0;
     int have_above = 0, have_below = 0;
     for (int k = 0; k < PDK_TERRAIN_RAY_MAX_ITER; k++) {
         double h = ground_at(p, o[0] + s * d[0], o[1] + s * d[1], &gx, &gy);
         normal_of(gx, gy, normal);
-        double f = (o[2] + s * d[2]) - h;
+        f = (o[2] + s * d[2]) - h;
         if (f == 0.0) {
             break;
         }
@@ -751,16 +758,23 @@ static double ray_newton(const pieces *p, const double o[3], const double d[3], 
             break;
         }
     }
+    /* Stopped at a step of the ground: the root bracketed within a hair,
+     * and the ray still well off the ground there (a smooth root leaves it
+     * within the slope times the tolerance). */
+    *side = have_above && have_below && fabs(above - below) <= FACE_BRACKET_M &&
+            fabs(f) > PDK_TERRAIN_FACE_SIDE_M;
     return s;
 }
 
-static double ray_of(const pieces *p, const double o[3], const double d[3], double normal[3])
+static double ray_of(const pieces *p, const double o[3], const double d[3], double normal[3],
+                     int *side)
 {
     const pdk_terrain_def *t = p->t;
     if (t->n_ramps == 0 && !field_has_heights(t)) {
+        *side = 0;
         return ray_bumps(p, o, d, normal);
     }
-    return ray_newton(p, o, d, normal);
+    return ray_newton(p, o, d, normal, side);
 }
 
 /* The plane z = 0: o_z + s d_z = 0. */
@@ -781,7 +795,8 @@ double pdk_terrain_raycast(const pdk_terrain_def *t, const double o[3], const do
     scratch sc;
     pieces p;
     pieces_of(t, &sc, &p);
-    return ray_of(&p, o, d, normal);
+    int side;
+    return ray_of(&p, o, d, normal, &side);
 }
 
 /* Fills hit from a ray's distance s from o along d and its normal. */
@@ -795,6 +810,7 @@ static void fill_hit(const pieces *p, const double o[3], const double d[3], doub
     }
     hit->surface_id =
         surface_of(p, hit->point_m[0], hit->point_m[1], &hit->point_m[2], &hit->water_depth_m);
+    hit->face_side = 0;
 }
 
 void pdk_terrain_ray_hit(const pdk_terrain_def *t, const double o[3], const double d[3],
@@ -812,8 +828,10 @@ void pdk_terrain_ray_hit(const pdk_terrain_def *t, const double o[3], const doub
     }
     pieces_of(t, &sc, &p);
     double n[3];
-    double s = pdk_terrain_is_plane(t) ? ray_plane(o, d, n) : ray_of(&p, o, d, n);
+    int side = 0;
+    double s = pdk_terrain_is_plane(t) ? ray_plane(o, d, n) : ray_of(&p, o, d, n, &side);
     fill_hit(&p, o, d, s, n, hit);
+    hit->face_side = side;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -836,7 +854,8 @@ void pdk_terrain_sweep(const pdk_terrain_def *t, const double o[3], const double
     pieces p;
     pieces_of(t, &sc, &p);
     double n[3];
-    const double s_c = ray_of(&p, o, dir, n);
+    int side;
+    const double s_c = ray_of(&p, o, dir, n, &side);
     double best = s_c;
     double c[3] = {o[0] + s_c * dir[0], o[1] + s_c * dir[1], o[2] + s_c * dir[2]};
     double reach = radius_m + 0.5 * width_m;
@@ -844,6 +863,7 @@ void pdk_terrain_sweep(const pdk_terrain_def *t, const double o[3], const double
         !path_meets_a_bump(&p, c[0] - reach, c[1] - reach, c[0] + reach, c[1] + reach)) {
         /* Bumps on the plane, none under the footprint: level ground. */
         fill_hit(&p, o, dir, best, n, hit);
+        hit->face_side = side;
         return;
     }
     /* Forward in the wheel's plane, dir x axle made unit, and the axle, on
@@ -879,7 +899,10 @@ void pdk_terrain_sweep(const pdk_terrain_def *t, const double o[3], const double
                 continue;
             }
             double s = s_c - rise_m * inv_down;
-            if (s < best) {
+            /* A sample that would stop the wheel above the origin (the top
+             * of its strut's reach) is the side of a face the shoulder
+             * meets, not ground the wheel can stand on (pdk_terrain_face). */
+            if (s < best && s >= 0.0) {
                 best = s;
                 won = 1;
                 win[0] = x;
@@ -892,6 +915,7 @@ void pdk_terrain_sweep(const pdk_terrain_def *t, const double o[3], const double
     }
     if (!won) {
         fill_hit(&p, o, dir, best, n, hit);
+        hit->face_side = side;
         return;
     }
     hit->distance_m = best;
@@ -900,4 +924,148 @@ void pdk_terrain_sweep(const pdk_terrain_def *t, const double o[3], const double
         hit->point_m[j] = win[j];
     }
     hit->surface_id = surface_of(&p, win[0], win[1], &win[2], &hit->water_depth_m);
+    hit->face_side = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Faces */
+
+/* The nearest face found so far. */
+typedef struct face_search {
+    const pieces *p;
+    double x, y, z; /* the point behind the face */
+    double reach;
+    int found;
+    double depth, nx, ny, fx, fy, fz;
+} face_search;
+
+/* One line where a piece's height steps: w = edge along the horizontal unit
+ * axis (ax, ay), w the point's coordinate along it. The point is behind a
+ * face there when the ground just across the line, on the side away from
+ * the point, is no higher than the point. A point on the line itself
+ * belongs to the piece (its height holds up to and including the edge), so
+ * its other side is outward, away from the piece's centre (the sign of
+ * edge). */
+static void face_line(face_search *f, double w, double edge, double ax, double ay)
+{
+    double gap = edge - w;
+    double depth = fabs(gap);
+    if (!(depth <= f->reach) || (f->found && !(depth < f->depth))) {
+        return;
+    }
+    double side = gap > 0.0 ? 1.0 : gap < 0.0 ? -1.0 : (edge > 0.0 ? 1.0 : -1.0);
+    double step = gap + side * PDK_TERRAIN_FACE_ACROSS_M;
+    double fx = f->x + step * ax, fy = f->y + step * ay;
+    double gx, gy;
+    double fz = ground_at(f->p, fx, fy, &gx, &gy);
+    if (!(fz <= f->z)) {
+        return;
+    }
+    f->found = 1;
+    f->depth = depth;
+    f->nx = side * ax;
+    f->ny = side * ay;
+    f->fx = fx;
+    f->fy = fy;
+    f->fz = fz;
+}
+
+/* The nearest face behind which the point (x, y, z) lies within reach (its
+ * ground above z, the ground across the face at or below z), into f. */
+static int face_search_at(const pieces *p, double x, double y, double z, double reach,
+                          face_search *f)
+{
+    const pdk_terrain_def *t = p->t;
+    *f = (face_search){p, x, y, z, reach, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    /* A ramp's sides, w = +-width / 2 across it (its ends are continuous). */
+    for (int i = 0; i < t->n_ramps; i++) {
+        const pdk_ramp *r = &p->ramps[i];
+        double dx = x - r->x_m, dy = y - r->y_m;
+        double w = -dx * r->sin_yaw + dy * r->cos_yaw;
+        for (int k = 0; k < 2; k++) {
+            face_line(f, w, (k == 0 ? 0.5 : -0.5) * r->width_m, -r->sin_yaw, r->cos_yaw);
+        }
+    }
+    /* A bump's sides, and its ends along its length: there its raised
+     * cosine meets the plane continuously, but a lower bump under it (a
+     * dip) steps. */
+    for (int i = 0; i < t->n_bumps; i++) {
+        const pdk_bump *b = &p->bumps[i];
+        double dx = x - b->x_m, dy = y - b->y_m;
+        double w = -dx * b->sin_yaw + dy * b->cos_yaw;
+        double along = dx * b->cos_yaw + dy * b->sin_yaw;
+        for (int k = 0; k < 2; k++) {
+            double half = k == 0 ? 0.5 : -0.5;
+            face_line(f, w, half * b->width_m, -b->sin_yaw, b->cos_yaw);
+            face_line(f, along, half * b->length_m, b->cos_yaw, b->sin_yaw);
+        }
+    }
+    return f->found;
+}
+
+/* hit becomes the ray from o along d against the plane tangent to the
+ * ground at the foot of face f: n . (o + s d - foot) = 0. */
+static void foot_hit(const pieces *p, const face_search *f, const double o[3], const double d[3],
+                     pdk_ground_hit *hit)
+{
+    double n[3], gx, gy;
+    double hz = ground_at(p, f->fx, f->fy, &gx, &gy);
+    normal_of(gx, gy, n);
+    double nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2];
+    /* A ray that does not point into the plane (nd >= 0: it runs along or
+     * away from a slope steeper than itself) never meets it. */
+    double s = nd < 0.0 ? (n[0] * (f->fx - o[0]) + n[1] * (f->fy - o[1]) + n[2] * (hz - o[2])) / nd
+                        : (double)INFINITY;
+    const double foot[3] = {f->fx, f->fy, hz};
+    hit->distance_m = s;
+    for (int j = 0; j < 3; j++) {
+        hit->normal[j] = n[j];
+        hit->point_m[j] = nd < 0.0 ? o[j] + s * d[j] : foot[j];
+    }
+    hit->surface_id = surface_of(p, f->fx, f->fy, &hz, &hit->water_depth_m);
+}
+
+int pdk_terrain_face(const pdk_terrain_def *t, const double o[3], const double dir[3],
+                     double reach_m, pdk_face_hit *face, pdk_ground_hit *hit)
+{
+    if (t->n_ramps == 0 && t->n_bumps == 0) {
+        return PDK_FACE_NONE;
+    }
+    scratch sc;
+    pieces p;
+    pieces_of(t, &sc, &p);
+    face_search f;
+    double gx, gy;
+    if (hit->distance_m < 0.0) {
+        /* The origin below the ground: behind a face, or pushed in from
+         * above. */
+        if (!(ground_at(&p, o[0], o[1], &gx, &gy) > o[2]) ||
+            !face_search_at(&p, o[0], o[1], o[2], reach_m, &f)) {
+            return PDK_FACE_NONE;
+        }
+        face->normal[0] = f.nx;
+        face->normal[1] = f.ny;
+        face->normal[2] = 0.0;
+        face->depth_m = f.depth;
+        face->foot_m[0] = f.fx;
+        face->foot_m[1] = f.fy;
+        face->foot_m[2] = f.fz;
+        foot_hit(&p, &f, o, dir, hit);
+        return PDK_FACE_BEHIND;
+    }
+    /* The ray stopped on a face's side: just past the hit along the ray
+     * the ground stands above it, and the face's line lies between. */
+    if (!hit->face_side) {
+        return PDK_FACE_NONE;
+    }
+    const double *h = hit->point_m;
+    const double past[3] = {h[0] + PDK_TERRAIN_FACE_PROBE_M * dir[0],
+                            h[1] + PDK_TERRAIN_FACE_PROBE_M * dir[1],
+                            h[2] + PDK_TERRAIN_FACE_PROBE_M * dir[2]};
+    if (!(ground_at(&p, past[0], past[1], &gx, &gy) > past[2]) ||
+        !face_search_at(&p, past[0], past[1], past[2], 2.0 * PDK_TERRAIN_FACE_PROBE_M, &f)) {
+        return PDK_FACE_NONE;
+    }
+    foot_hit(&p, &f, o, dir, hit);
+    return PDK_FACE_SIDE;
 }

@@ -24,8 +24,8 @@
  * which is smooth where it meets the plane (zero height and slope), so a
  * wheel rolling along the length axis sees a continuous surface and normal.
  * Across its width it has full height over width_m and ends in a vertical
- * edge: cross it along its length, as a wheel crosses a kerb or a hump, not
- * along its width.
+ * edge: cross it along its length, as a wheel crosses a kerb or a hump; a
+ * wheel that crosses the edge meets a face (pdk_terrain_face).
  *
  * A wheel meets the ground by a ray (pdk_terrain_raycast), or, where the
  * world asks for it, by a cylinder sweep (pdk_terrain_sweep) that samples
@@ -66,11 +66,11 @@ typedef struct pdk_bump {
  * along yaw_rad and then holds its top, grade * length_m above where it
  * started; over width_m (centred on the line x_m, y_m along yaw_rad) it
  * applies, and outside that width it does not (a vertical edge, as a
- * bump's). Both corners of the slope are rounded over transition_m centred
- * on them (the grade fades in and out as a raised cosine in slope), so the
- * normal never jumps and the profile is the sharp one outside the two
- * rounded stretches: with s along yaw_rad from the start line, G the grade,
- * L the length and T the transition, the slope is
+ * bump's: a face, pdk_terrain_face). Both corners of the slope are rounded
+ * over transition_m centred on them (the grade fades in and out as a raised
+ * cosine in slope), so the normal never jumps and the profile is the sharp
+ * one outside the two rounded stretches: with s along yaw_rad from the
+ * start line, G the grade, L the length and T the transition, the slope is
  *   G (1 - cos(pi (s + T/2) / T)) / 2   for -T/2 <= s <= T/2,
  *   G                                   for  T/2 <= s <= L - T/2,
  *   G (1 + cos(pi (s - L + T/2) / T)) / 2 for L - T/2 <= s <= L + T/2,
@@ -168,12 +168,18 @@ typedef struct pdk_terrain_def {
 
 /* What a wheel's query finds: the distance along the query's direction,
  * the upward unit normal, the contact point (world), the surface id there
- * and the water depth over it. */
+ * and the water depth over it, and whether the ray stopped on a vertical
+ * face's side rather than on the ground: with ramps or heightfield
+ * heights, where the ray's root is bracketed within 1e-6 m at a step of the
+ * ground, the ray still more than PDK_TERRAIN_FACE_SIDE_M off it (the
+ * fixed-point ray over bumps alone does not tell, nor does a sweep whose
+ * sample stops the wheel). */
 typedef struct pdk_ground_hit {
     double distance_m;
     double normal[3];
     double point_m[3];
     int32_t surface_id;
+    int32_t face_side; /* 1: the ray stopped on a vertical face's side (pdk_terrain_face) */
     double water_depth_m;
 } pdk_ground_hit;
 
@@ -239,7 +245,8 @@ int pdk_terrain_surface(const pdk_terrain_def *terrain, double x_m, double y_m,
  *    PDK_TERRAIN_RAY_TOL_M, so the hit is within about that of the ground
  *    where the ground is smooth (a vertical ray, or a plane or ramp stretch,
  *    converges in one or two steps), and at the edge itself where the ray
- *    meets a vertical edge; after PDK_TERRAIN_RAY_MAX_ITER steps it returns
+ *    meets a vertical edge (pdk_ground_hit.face_side tells which the ray
+ *    hit found); after PDK_TERRAIN_RAY_MAX_ITER steps it returns
  *    where it is (a ray grazing a slope steeper than itself). */
 #define PDK_TERRAIN_RAY_MAX_STEP_M 0.25
 #define PDK_TERRAIN_RAY_TOL_M 1.0e-9
@@ -284,8 +291,12 @@ void pdk_terrain_ray_hit(const pdk_terrain_def *terrain, const double origin[3],
  * it is the ray without sampling. A kerb under the tyre's shoulder, or one
  * just ahead of the contact higher than the circle's rise there (R (1 -
  * cos 30 deg) = 0.134 R at R/2 ahead), shortens the distance where the ray
- * through the centre plane misses it. The samples sit around the ray's
- * hit rather than moving with the wheel down a tilted strut: for a strut
+ * through the centre plane misses it. A sample that would stop the centre
+ * before it leaves origin (a negative distance) is not taken: the ground
+ * there stands above the top of the wheel's reach, the side of a face
+ * (pdk_terrain_face) that the shoulder meets and cannot stand on; with the
+ * ray's own distance negative no sample is taken. The samples sit around
+ * the ray's hit rather than moving with the wheel down a tilted strut: for a strut
  * tilted by theta the footprint is off by the sample's rise times tan
  * theta (under 1 mm for a 5 cm kerb at 1 degree). Costs one ray and up to
  * 15 height evaluations. */
@@ -294,5 +305,68 @@ void pdk_terrain_ray_hit(const pdk_terrain_def *terrain, const double origin[3],
 void pdk_terrain_sweep(const pdk_terrain_def *terrain, const double origin[3],
                        const double dir[3], const double axle[3], double radius_m,
                        double width_m, pdk_ground_hit *hit);
+
+/* A vertical face: where a bump or a ramp ends across its width (or a
+ * bump along its length, where it stands on a lower one), the ground steps
+ * from one height to another at a line. A point below the ground within
+ * reach of such a line, across which the ground is no higher than the
+ * point, is behind that face: it came there through the face's side, not
+ * from above. */
+typedef struct pdk_face_hit {
+    double normal[3]; /* horizontal unit vector out of the face, toward its lower side */
+    double depth_m;   /* the point's horizontal distance behind the face's line */
+    double foot_m[3]; /* the ground just across the line: x, y and its height */
+} pdk_face_hit;
+
+/* What pdk_terrain_face found. Values are stable. */
+typedef enum pdk_face_kind {
+    PDK_FACE_NONE = 0,   /* hit stands */
+    PDK_FACE_SIDE = 1,   /* the query met a face's side below its top */
+    PDK_FACE_BEHIND = 2, /* the query's origin is behind a face */
+} pdk_face_kind;
+
+/* How far past a hit along the ray pdk_terrain_face looks for a face's
+ * side, and by how much the ground must stand off a ray that stopped at a
+ * step of it for that to be a face's side (pdk_ground_hit.face_side): well
+ * above a ray's tolerance, well below a step a wheel feels. */
+#define PDK_TERRAIN_FACE_PROBE_M 1.0e-6
+#define PDK_TERRAIN_FACE_SIDE_M 1.0e-4
+/* How far across a face's line its foot is taken: well above the rounding
+ * of a position within the world's bounds (1e7 m: 2e-9 m). */
+#define PDK_TERRAIN_FACE_ACROSS_M 1.0e-6
+
+/* What a wheel's query (*hit, from pdk_terrain_ray_hit or pdk_terrain_sweep
+ * from origin along the unit direction dir, dir[2] < 0) becomes at a face:
+ * the ground a wheel stands on is ground it meets from above, on its own
+ * side of every face.
+ *  - PDK_FACE_BEHIND: hit's distance is negative and origin lies behind a
+ *    face within reach_m (horizontally) of it, the nearest such face: the
+ *    ground under origin is higher than origin, and at the foot,
+ *    PDK_TERRAIN_FACE_ACROSS_M across the face's line on its other side, it
+ *    is at or below origin. *face is that face and origin's depth behind
+ *    it.
+ *  - PDK_FACE_SIDE: hit->face_side, the ray met a face's side below its
+ *    top, as a ray tilted toward a face meets it before its origin reaches
+ *    it: just past the hit (PDK_TERRAIN_FACE_PROBE_M along dir) the ground
+ *    stands above the ray, and a face's line lies within twice that of the
+ *    point there with the ground across it below. *face is not written.
+ * In both, *hit becomes what the ray from origin along dir meets on the
+ * face's lower side: the plane tangent to the ground at the foot, with the
+ * foot's normal, surface and water depth (hit->point_m is on that plane,
+ * an infinite distance where dir does not point into it). The four-wheel
+ * model's wheel that runs into a face taller than its strut's reach stands
+ * on the foot and is held by the face (docs/vehicle-model.md, "Faces and
+ * the end of the travel").
+ * PDK_FACE_NONE leaves *face and *hit untouched: where origin is on or
+ * above the ground and the hit is not on a face's side, where no face lies
+ * within reach_m, or where the ground across every face within reach is
+ * higher than origin (a wheel pushed into level ground from above, as on a
+ * hard landing, is not behind a face). Costs nothing on a terrain without
+ * ramps or bumps or where hit is on the ground from above (the four-wheel
+ * model calls it only for a negative distance or face_side); else one
+ * height evaluation and one per side line within reach (two per ramp,
+ * four per bump). The heightfield has no faces: it is continuous. */
+int pdk_terrain_face(const pdk_terrain_def *terrain, const double origin[3], const double dir[3],
+                     double reach_m, pdk_face_hit *face, pdk_ground_hit *hit);
 
 #endif
