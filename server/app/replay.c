@@ -545,7 +545,6 @@ static void check_hash(pdk_player *p)
     uint64_t want = pdk_rec_hash_at(p->rec, tick, &found);
     if (!found)
         return;
-    p->hashes_checked++;
     if (pdk_session_hash(p->s) != want && !p->has_diverged) {
         p->has_diverged = true;
         p->diverged = tick;
@@ -804,8 +803,7 @@ static pdk_error position_start(pdk_player *p, int depth, char *err, size_t err_
     return e;
 }
 
-static pdk_error player_create(const pdk_recording *rec, pdk_session *s, int depth,
-                               pdk_player **out, char *err, size_t err_len)
+pdk_error pdk_rec_player_new(const pdk_recording *rec, pdk_session *s, pdk_player **out)
 {
     *out = NULL;
     pdk_player *p = calloc(1, sizeof(*p));
@@ -821,9 +819,58 @@ static pdk_error player_create(const pdk_recording *rec, pdk_session *s, int dep
         pdk_player_free(p);
         return PDK_ERR_NO_MEMORY;
     }
+    *out = p;
+    return PDK_OK;
+}
+
+/* Forgets what was compared since the player last started or seeked. */
+static void reset_comparison(pdk_player *p)
+{
+    p->diverged = 0;
+    p->has_diverged = false;
+}
+
+pdk_error pdk_rec_player_start(pdk_player *p, char *err, size_t err_len)
+{
+    reset_comparison(p);
+    bool publishing = pdk_session_publishing(p->s);
+    pdk_session_set_publishing(p->s, false);
+    pdk_error e = position_start(p, 0, err, err_len);
+    pdk_session_set_publishing(p->s, publishing);
+    return e;
+}
+
+pdk_error pdk_rec_player_restore(pdk_player *p, size_t k, char *err, size_t err_len)
+{
+    const pdk_recording *rec = p->rec;
+    reset_comparison(p);
+    bool found;
+    pdk_rec_hash_at(rec, rec->keyframes[k].tick, &found);
+    if (!found || !keyframe_usable(p, k)) {
+        pdk_rec_errf(err, err_len,
+                     "session %llu: its keyframe at tick %llu is of another state layout, or no "
+                     "recorded state hash vouches for it",
+                     (unsigned long long)rec->info.session.session_id,
+                     (unsigned long long)rec->keyframes[k].tick);
+        return PDK_ERR_VERSION;
+    }
+    bool swapped = false;
+    pdk_error e = restore_keyframe(p, k, &swapped, err, err_len);
+    if (e == PDK_OK)
+        check_hash(p);
+    return e;
+}
+
+static pdk_error player_create(const pdk_recording *rec, pdk_session *s, int depth,
+                               pdk_player **out, char *err, size_t err_len)
+{
+    pdk_player *p = NULL;
+    pdk_error e = pdk_rec_player_new(rec, s, &p);
+    if (e != PDK_OK)
+        return e;
     bool publishing = pdk_session_publishing(s);
     pdk_session_set_publishing(s, false);
-    pdk_error e = position_start(p, depth, err, err_len);
+    e = position_start(p, depth, err, err_len);
     pdk_session_set_publishing(s, publishing);
     if (e != PDK_OK) {
         pdk_player_free(p);
@@ -872,9 +919,7 @@ pdk_error pdk_player_seek(pdk_player *p, uint64_t tick, char *err, size_t err_le
                      (unsigned long long)rec->start_tick, (unsigned long long)rec->end_tick);
         return PDK_ERR_OUT_OF_RANGE;
     }
-    p->diverged = 0;
-    p->has_diverged = false;
-    p->hashes_checked = 0;
+    reset_comparison(p);
     uint64_t cur = player_tick(p);
     bool swapped = false, positioned = false;
     /* The nearest usable keyframe at or before tick, unless stepping on

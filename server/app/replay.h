@@ -6,7 +6,8 @@
  * recorded session from any tick) and CSV export (telemetry re-simulated).
  *
  * Nothing here touches a socket or a clock (verify reads one to say how
- * long it took). Loading reads SQLite: call it off the loop thread of a live
+ * long it took, and runs worker threads of its own for the time of a
+ * call). Loading reads SQLite: call it off the loop thread of a live
  * server (uv_queue_work); so do verify, fork, CSV export and a player's
  * create and seek, which read keyframes; pdk_player_step reads nothing and
  * runs where the session runs. A recording is read-only once loaded: many
@@ -132,25 +133,39 @@ typedef struct pdk_verify_result {
     bool same_build;
     bool interrupted;
     double seconds;    /* wall time spent */
+    int threads;       /* worker threads that re-simulated it: never changes the rest */
     char message[512]; /* one line for a person */
 } pdk_verify_result;
 
 /* Re-simulates session_id from its start to to_tick (0: its last tick)
  * against every recorded hash (hashes_checked counts them, the start
  * tick's included: a whole recording of N ticks from tick 0 checks N + 1),
- * stopping at the first that differs. Then it finds what differs: it
- * re-simulates on to the first keyframe at or after the divergent tick,
- * restores that keyframe into a scratch world and compares the two worlds:
- * the vehicles each holds, then vehicle by vehicle in id order their
- * pdk_world_vehicle_hash, and for the first that differs its pose and
- * every channel, naming the first field with both values (field, e.g.
- * "pose.x_m: recorded 12.5, replayed 12.500000000000002"). When the
- * replay matches the keyframe, the recorded hash itself is said to be
- * suspect; when no keyframe follows, message says so. this_build is
- * compared with the recording's build. Usable offline: store may be opened
- * on any file (pdk_store_open). Errors: the loader's, PDK_ERR_OUT_OF_RANGE
- * (to_tick outside the recording; err gives its bounds); a mismatch is
- * not an error (result->match false). */
+ * stopping at the first that differs. The stretches between keyframes are
+ * re-simulated side by side by worker threads, a worker restoring the
+ * keyframe where it takes up a stretch: one thread per online CPU, at most
+ * 8, at most one per stretch, or as many as the environment's
+ * PADDOCK_VERIFY_THREADS says (1: from the start to the end on the calling
+ * thread, no keyframe restored). A keyframe of another layout, whose
+ * carried hash is not the one recorded at its tick, or that does not
+ * restore to it, starts no stretch: the one before runs on through it (a
+ * recording of another build verifies from its start). The outcome is
+ * that of one thread replaying from the start, whatever the number of
+ * threads: the first divergence, counts and messages alike; a divergence
+ * found in a later stretch never hides an earlier one.
+ *
+ * Then it finds what differs: it re-simulates on to the first keyframe at
+ * or after the divergent tick, restores that keyframe into a scratch world
+ * and compares the two worlds: the vehicles each holds, then vehicle by
+ * vehicle in id order their pdk_world_vehicle_hash, and for the first that
+ * differs its pose and every channel, naming the first field with both
+ * values (field, e.g. "pose.x_m: recorded 12.5, replayed
+ * 12.500000000000002"). When the replay matches the keyframe, the
+ * recorded hash itself is said to be suspect; when no keyframe follows,
+ * message says so. this_build is compared with the recording's build.
+ * Usable offline: store may be opened on any file (pdk_store_open).
+ * Errors: the loader's, PDK_ERR_OUT_OF_RANGE (to_tick outside the
+ * recording; err gives its bounds); a mismatch is not an error
+ * (result->match false). */
 pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
                      const char *this_build, pdk_verify_result *result, char *err, size_t err_len);
 

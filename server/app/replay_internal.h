@@ -74,7 +74,6 @@ struct pdk_player {
     size_t next_input; /* the first input at or after the session's tick */
     uint64_t diverged; /* the first tick whose hash differed, with has_diverged */
     bool has_diverged;
-    uint64_t hashes_checked; /* since created or last seeked */
     bool *bad_keyframe;      /* one per keyframe: refused once, never tried again */
     uint32_t *generations;   /* spawn ids: one per slot of the world */
     bool *alive;
@@ -93,6 +92,26 @@ uint64_t pdk_rec_hash_at(const pdk_recording *rec, uint64_t tick, bool *found);
  * is not NULL). Errors name the keyframe and why. */
 pdk_error pdk_rec_keyframe_world(const pdk_recording *rec, size_t k, void **mem, pdk_world **out,
                                  char *err, size_t err_len);
+
+/* A player of rec into s positioned nowhere yet: pdk_rec_player_start or
+ * pdk_rec_player_restore places it (verify's workers each hold one).
+ * Errors: PDK_ERR_NO_MEMORY. */
+pdk_error pdk_rec_player_new(const pdk_recording *rec, pdk_session *s, pdk_player **out);
+
+/* Positions p at the recording's start as pdk_player_create does (a fresh
+ * world, a fork's first keyframe or its parent's replay) and compares the
+ * start tick's hash; what was compared before is forgotten. Errors as
+ * pdk_player_create. */
+pdk_error pdk_rec_player_start(pdk_player *p, char *err, size_t err_len);
+
+/* Restores keyframe k into p's session as the start of a stretch to
+ * re-simulate, what was compared before forgotten. It must be of this
+ * build's layout, its carried hash must equal the state hash recorded at
+ * its tick (one must be recorded there), and the restored world must hash
+ * to it; otherwise PDK_ERR_VERSION. Read and restore errors as
+ * pdk_session_restore's, err naming the keyframe. On error the session's
+ * world may have been replaced: start or restore again before stepping. */
+pdk_error pdk_rec_player_restore(pdk_player *p, size_t k, char *err, size_t err_len);
 
 /* A session for replaying rec: not recorded, no hooks, rec's world. */
 pdk_error pdk_rec_scratch_session(const pdk_recording *rec, pdk_session **out, char *err,

@@ -1,12 +1,16 @@
-/* Verify (a recording re-simulated against every recorded state hash, and
- * what differs where it first diverges) and fork (a new recorded session
- * from any tick of a recording) (replay.h). */
+/* Verify (a recording re-simulated against every recorded state hash, its
+ * keyframe segments by worker threads, and what differs where it first
+ * diverges) and fork (a new recorded session from any tick of a
+ * recording) (replay.h). */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "channels.h"
 #include "replay_internal.h"
@@ -217,6 +221,399 @@ static void diagnose(pdk_player *p, pdk_verify_result *r)
     free(mem);
 }
 
+/* ---- verify, keyframe segment by keyframe segment ----------------------------
+ *
+ * The state at tick t + 1 follows from the state at t and t's inputs, so
+ * the stretch from one usable keyframe to the next (a segment) can be
+ * re-simulated from the first one restored, by a worker thread with a
+ * scratch session of its own (the recording is shared, read only; blobs
+ * come from the store, whose reads are serialized). The pieces make one
+ * sound chain: each segment's last tick is compared with the hash recorded
+ * there, and a keyframe starts a segment only when its carried hash is the
+ * one recorded at its tick (and the world it restores hashes to it).
+ *
+ * A keyframe of another layout or hash starts no segment. One that does
+ * not read or restore is found out by the worker that tries it: the worker
+ * that ends the segment before goes on through it, its state exact there.
+ * A worker ending a segment also goes on into the next when nobody has
+ * taken it: one worker re-simulates start to end without a restore.
+ *
+ * Events (a hash that differs, a step that fails) are ordered as a serial
+ * replay meets them (event keys below) and the earliest wins, however many
+ * workers ran it and whenever each got there: every segment before the
+ * one holding it ran to its end without one. A worker meeting an event
+ * stops and keeps its player for the diagnosis; work that can only find
+ * later events is given up. */
+
+/* Workers by default: one per online CPU, at most this many; the
+ * environment's PADDOCK_VERIFY_THREADS (1: serial) may ask for up to
+ * VERIFY_MAX_THREADS. Never more than there are segments. */
+#define VERIFY_DEFAULT_MAX_THREADS 8
+#define VERIFY_MAX_THREADS 64
+
+typedef enum seg_state {
+    SEG_PENDING,   /* nobody has taken it */
+    SEG_RESTORING, /* a worker is restoring its keyframe */
+    SEG_RUNNING,   /* a worker re-simulates it */
+    SEG_UNUSABLE,  /* its keyframe did not restore: the worker that ends the one before goes on */
+    SEG_DONE,      /* ended without an event, or given up as after the earliest event */
+} seg_state;
+
+typedef struct segment {
+    size_t keyframe; /* the keyframe at start_tick (not for the first segment) */
+    uint64_t start_tick;
+    uint64_t end_tick; /* the next segment's start, or the tick verify goes to */
+    seg_state state;   /* under verify_job.mu */
+} segment;
+
+struct verify_job;
+
+typedef struct verify_worker {
+    struct verify_job *job;
+    pdk_session *s;
+    pdk_player *p;
+    pthread_t thread;
+    bool threaded;
+    /* Its event, written by the worker itself, read after it was joined. */
+    pdk_error event_err; /* PDK_OK: the hash at event_tick differed */
+    uint64_t event_tick;
+    char err[PDK_REPLAY_ERR_LEN];
+} verify_worker;
+
+typedef struct verify_job {
+    const pdk_recording *rec;
+    segment *segs;
+    size_t n_segs;
+    pthread_mutex_t mu;
+    pthread_cond_t changed;     /* a segment left SEG_RESTORING */
+    verify_worker *first;       /* under mu: the worker holding the earliest event */
+    _Atomic uint64_t first_key; /* stored under mu, read without it: first's key */
+} verify_job;
+
+/* Event keys, in the order a serial replay meets events: the hash at tick
+ * t differs (2t) before the step from t fails queueing t's inputs
+ * (2t + 1), and both before anything at t + 1. The first segment failing
+ * to start is key 0: nothing comes before it. Ticks stay far below 2^63. */
+static uint64_t diverged_key(uint64_t tick)
+{
+    return 2u * tick;
+}
+
+static uint64_t failed_key(uint64_t tick)
+{
+    return 2u * tick + 1u;
+}
+
+/* The earliest event segment k can hold. */
+static uint64_t segment_min_key(const verify_job *job, size_t k)
+{
+    return k == 0 ? 0 : failed_key(job->segs[k].start_tick);
+}
+
+static uint64_t earliest_key(verify_job *job)
+{
+    return atomic_load_explicit(&job->first_key, memory_order_relaxed);
+}
+
+/* Under mu. */
+static void record_event(verify_job *job, verify_worker *w, uint64_t key, pdk_error e,
+                         uint64_t tick)
+{
+    w->event_err = e;
+    w->event_tick = tick;
+    if (key < earliest_key(job)) {
+        job->first = w;
+        atomic_store_explicit(&job->first_key, key, memory_order_relaxed);
+    }
+}
+
+/* Under mu: whether a worker will go on into segment k from the one
+ * before it (running or restoring, with only unusable ones between). */
+static bool reached(const verify_job *job, size_t k)
+{
+    while (k-- > 0) {
+        seg_state st = job->segs[k].state;
+        if (st == SEG_RUNNING || st == SEG_RESTORING)
+            return true;
+        if (st != SEG_UNUSABLE)
+            return false;
+    }
+    return false;
+}
+
+/* Under mu: the segment a worker without one takes, or n_segs. A restore
+ * costs what re-simulating tens of ticks does (a 100-car keyframe about
+ * 60 ticks' worth), and a worker going on into the next segment needs
+ * none, so segments are not dealt out one by one: the first pending one
+ * that no worker will reach is taken at its start (the first segment,
+ * first of all); else the longest run of pending segments that a worker
+ * will reach (two or more) is split, its second half taken from its
+ * middle. Nothing is taken that can only hold events after the earliest
+ * found. */
+static size_t claim(verify_job *job)
+{
+    size_t n = job->n_segs, best = n, best_len = 0;
+    uint64_t earliest = earliest_key(job);
+    for (size_t a = 0; a < n;) {
+        if (job->segs[a].state != SEG_PENDING) {
+            a++;
+            continue;
+        }
+        size_t b = a;
+        while (b < n && job->segs[b].state == SEG_PENDING)
+            b++;
+        if (segment_min_key(job, a) >= earliest)
+            break; /* nor can any after it */
+        if (!reached(job, a))
+            return a;
+        size_t mid = a + (b - a) / 2;
+        if (b - a >= 2 && b - a > best_len && segment_min_key(job, mid) < earliest) {
+            best = mid;
+            best_len = b - a;
+        }
+        a = b;
+    }
+    return best;
+}
+
+/* Re-simulates segment k, from the state w's player holds at its start,
+ * and goes on into the next segment while it is unusable or not taken.
+ * Called and returns under mu (released while stepping). True when w met
+ * an event: it then keeps its player as it is and takes no more work. */
+static bool run_segments(verify_job *job, verify_worker *w, size_t k)
+{
+    pdk_player *p = w->p;
+    for (;;) {
+        uint64_t end = job->segs[k].end_tick;
+        pthread_mutex_unlock(&job->mu);
+        pdk_error e = PDK_OK;
+        bool given_up = false;
+        while (e == PDK_OK && !p->has_diverged && pdk_player_tick(p) < end) {
+            if (failed_key(pdk_player_tick(p)) >= earliest_key(job)) {
+                given_up = true; /* all it could still meet comes after the earliest */
+                break;
+            }
+            e = pdk_player_step(p);
+        }
+        pthread_mutex_lock(&job->mu);
+        if (e != PDK_OK) {
+            uint64_t tick = pdk_player_tick(p);
+            pdk_rec_errf(w->err, sizeof(w->err), "session %llu: the replay failed at tick %llu: %s",
+                         (unsigned long long)job->rec->info.session.session_id,
+                         (unsigned long long)tick, pdk_error_message(e));
+            record_event(job, w, failed_key(tick), e, tick);
+            return true;
+        }
+        if (p->has_diverged) {
+            record_event(job, w, diverged_key(p->diverged), PDK_OK, p->diverged);
+            return true;
+        }
+        job->segs[k].state = SEG_DONE;
+        if (given_up || k + 1 == job->n_segs)
+            return false;
+        segment *next = &job->segs[k + 1];
+        while (next->state == SEG_RESTORING)
+            pthread_cond_wait(&job->changed, &job->mu);
+        if ((next->state != SEG_PENDING && next->state != SEG_UNUSABLE) ||
+            segment_min_key(job, k + 1) >= earliest_key(job))
+            return false;
+        next->state = SEG_RUNNING;
+        k++;
+    }
+}
+
+/* A worker: takes segments until none is left that can matter. */
+static void work(verify_worker *w)
+{
+    verify_job *job = w->job;
+    pthread_mutex_lock(&job->mu);
+    for (;;) {
+        size_t k = claim(job);
+        if (k == job->n_segs)
+            break;
+        segment *seg = &job->segs[k];
+        seg->state = SEG_RESTORING;
+        pthread_mutex_unlock(&job->mu);
+        pdk_error e = k == 0 ? pdk_rec_player_start(w->p, w->err, sizeof(w->err))
+                             : pdk_rec_player_restore(w->p, seg->keyframe, NULL, 0);
+        pthread_mutex_lock(&job->mu);
+        seg->state = e == PDK_OK ? SEG_RUNNING : k == 0 ? SEG_DONE : SEG_UNUSABLE;
+        pthread_cond_broadcast(&job->changed);
+        if (e != PDK_OK && k == 0) {
+            record_event(job, w, 0, e, job->rec->start_tick);
+            break;
+        }
+        if (e == PDK_OK && run_segments(job, w, k))
+            break;
+    }
+    pthread_mutex_unlock(&job->mu);
+}
+
+/* A worker's scratch session and player (replay publishes nothing). */
+static pdk_error worker_open(verify_worker *w, char *err, size_t err_len)
+{
+    const pdk_recording *rec = w->job->rec;
+    pdk_error e = pdk_rec_scratch_session(rec, &w->s, err, err_len);
+    if (e == PDK_OK)
+        e = pdk_rec_player_new(rec, w->s, &w->p);
+    if (e == PDK_OK)
+        pdk_session_set_publishing(w->s, false);
+    return e;
+}
+
+/* A worker of its own thread lays out its session there, beside the
+ * others; one that cannot only leaves the work to the rest. */
+static void *worker_main(void *arg)
+{
+    verify_worker *w = arg;
+    if (worker_open(w, NULL, 0) == PDK_OK)
+        work(w);
+    return NULL;
+}
+
+/* The segments of start..to: the first from the recording's start, one
+ * more from each keyframe strictly between of this build's layout whose
+ * carried hash is the one recorded at its tick. */
+static pdk_error make_segments(const pdk_recording *rec, uint64_t to, segment **out, size_t *n_out)
+{
+    segment *segs = calloc(rec->n_keyframes + 1, sizeof(*segs));
+    if (!segs)
+        return PDK_ERR_NO_MEMORY;
+    size_t n = 0;
+    segs[n++] = (segment){.start_tick = rec->start_tick, .state = SEG_PENDING};
+    uint64_t layout = pdk_snapshot_layout();
+    for (size_t k = 0; k < rec->n_keyframes; k++) {
+        const rec_keyframe *kf = &rec->keyframes[k];
+        bool found;
+        uint64_t h = pdk_rec_hash_at(rec, kf->tick, &found);
+        if (kf->tick <= segs[n - 1].start_tick || kf->tick >= to || kf->layout != layout ||
+            !found || h != kf->hash)
+            continue;
+        segs[n - 1].end_tick = kf->tick;
+        segs[n++] = (segment){.keyframe = k, .start_tick = kf->tick, .state = SEG_PENDING};
+    }
+    segs[n - 1].end_tick = to;
+    *out = segs;
+    *n_out = n;
+    return PDK_OK;
+}
+
+static size_t verify_threads(size_t n_segs)
+{
+    long n = 0;
+    const char *env = getenv("PADDOCK_VERIFY_THREADS");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end == '\0' && v > 0)
+            n = v < VERIFY_MAX_THREADS ? v : VERIFY_MAX_THREADS;
+    }
+    if (n == 0) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        if (n < 1)
+            n = 1;
+        if (n > VERIFY_DEFAULT_MAX_THREADS)
+            n = VERIFY_DEFAULT_MAX_THREADS;
+    }
+    return (size_t)n < n_segs ? (size_t)n : n_segs;
+}
+
+/* The recorded hashes of ticks from..to. */
+static uint64_t hashes_between(const pdk_recording *rec, uint64_t from, uint64_t to)
+{
+    size_t lo = 0, hi = rec->n_hashes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rec->hashes[mid].tick < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t n = 0;
+    while (lo + n < rec->n_hashes && rec->hashes[lo + n].tick <= to)
+        n++;
+    return n;
+}
+
+/* Re-simulates rec from its start to to with up to verify_threads workers
+ * (the calling thread is the first) and writes the outcome into result, a
+ * divergence diagnosed. */
+static pdk_error verify_recording(const pdk_recording *rec, uint64_t to, pdk_verify_result *result,
+                                  char *err, size_t err_len)
+{
+    unsigned long long sid = (unsigned long long)rec->info.session.session_id;
+    verify_job job = {.rec = rec};
+    pdk_error e = make_segments(rec, to, &job.segs, &job.n_segs);
+    if (e != PDK_OK)
+        return e;
+    size_t n = verify_threads(job.n_segs);
+    verify_worker *workers = calloc(n, sizeof(*workers));
+    if (!workers) {
+        free(job.segs);
+        return PDK_ERR_NO_MEMORY;
+    }
+    for (size_t i = 0; i < n; i++)
+        workers[i].job = &job;
+    /* The calling thread's worker must have its session (a serial replay
+     * needs one too); the others make theirs in their threads. */
+    e = worker_open(&workers[0], err, err_len);
+    if (e != PDK_OK) {
+        pdk_player_free(workers[0].p);
+        pdk_session_destroy(workers[0].s);
+        free(workers);
+        free(job.segs);
+        return e;
+    }
+    pthread_mutex_init(&job.mu, NULL);
+    pthread_cond_init(&job.changed, NULL);
+    atomic_init(&job.first_key, UINT64_MAX);
+    for (size_t i = 1; i < n; i++)
+        workers[i].threaded =
+            pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0;
+    work(&workers[0]);
+    result->threads = 1;
+    for (size_t i = 1; i < n; i++) {
+        if (workers[i].threaded) {
+            pthread_join(workers[i].thread, NULL);
+            result->threads++;
+        }
+    }
+    verify_worker *first = job.first;
+    if (!first) {
+        for (size_t k = 0; k < job.n_segs; k++)
+            PDK_ASSERT(job.segs[k].state == SEG_DONE);
+    }
+    if (first && first->event_err != PDK_OK) {
+        e = first->event_err;
+        pdk_rec_errf(err, err_len, "%s", first->err);
+    } else {
+        uint64_t last = first ? first->event_tick : to;
+        result->match = first == NULL;
+        result->hashes_checked = hashes_between(rec, rec->start_tick, last);
+        result->last_tick = last;
+        if (first) {
+            result->first_divergent_tick = last;
+            diagnose(first->p, result);
+        } else {
+            pdk_rec_errf(result->message, sizeof(result->message),
+                         "session %llu matches its recording: %llu state hashes from tick %llu to "
+                         "%llu%s",
+                         sid, (unsigned long long)result->hashes_checked,
+                         (unsigned long long)rec->start_tick, (unsigned long long)last,
+                         result->same_build ? "" : " (recorded by another build)");
+        }
+    }
+    pthread_cond_destroy(&job.changed);
+    pthread_mutex_destroy(&job.mu);
+    for (size_t i = 0; i < n; i++) {
+        pdk_player_free(workers[i].p);
+        pdk_session_destroy(workers[i].s);
+    }
+    free(workers);
+    free(job.segs);
+    return e;
+}
+
 pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
                      const char *this_build, pdk_verify_result *result, char *err, size_t err_len)
 {
@@ -238,38 +635,7 @@ pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
         pdk_recording_free(rec);
         return PDK_ERR_OUT_OF_RANGE;
     }
-    pdk_session *s = NULL;
-    pdk_player *p = NULL;
-    e = pdk_rec_scratch_session(rec, &s, err, err_len);
-    if (e == PDK_OK)
-        e = pdk_player_create(rec, s, &p, err, err_len);
-    if (e == PDK_OK)
-        pdk_session_set_publishing(s, false);
-    while (e == PDK_OK && !p->has_diverged && pdk_player_tick(p) < to) {
-        e = pdk_player_step(p);
-        if (e != PDK_OK)
-            pdk_rec_errf(err, err_len, "session %llu: the replay failed at tick %llu: %s",
-                         (unsigned long long)session_id, (unsigned long long)pdk_player_tick(p),
-                         pdk_error_message(e));
-    }
-    if (e == PDK_OK) {
-        result->match = !p->has_diverged;
-        result->hashes_checked = p->hashes_checked;
-        result->last_tick = pdk_player_tick(p);
-        if (p->has_diverged) {
-            result->first_divergent_tick = p->diverged;
-            diagnose(p, result);
-        } else {
-            pdk_rec_errf(result->message, sizeof(result->message),
-                         "session %llu matches its recording: %llu state hashes from tick %llu to "
-                         "%llu%s",
-                         (unsigned long long)session_id, (unsigned long long)result->hashes_checked,
-                         (unsigned long long)rec->start_tick, (unsigned long long)result->last_tick,
-                         result->same_build ? "" : " (recorded by another build)");
-        }
-    }
-    pdk_player_free(p);
-    pdk_session_destroy(s);
+    e = verify_recording(rec, to, result, err, err_len);
     pdk_recording_free(rec);
     result->seconds = wall_s() - t0;
     return e;

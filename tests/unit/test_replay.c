@@ -2,8 +2,9 @@
  * every kind of input (several presets, DBW commands, DBW kit messages with
  * fault injections and the ULC, tyre damage, a removal and a respawn, a
  * reseed and a reset), then verified, replayed, seeked, forked and exported
- * as CSV; tampered and damaged recordings; and a ten-minute session of
- * twenty vehicles verified bit for bit. */
+ * as CSV; tampered and damaged recordings, and keyframes verify cannot
+ * use, verified by one thread and by several to the same outcome; and a
+ * ten-minute session of twenty vehicles verified bit for bit. */
 #include <check.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "channels.h"
+#include "paddock/v1/snapshot.pb-c.h"
 #include "params.h"
 #include "replay.h"
 #include "session.h"
@@ -443,6 +445,58 @@ static pdk_recording *load(pdk_store *store, uint64_t id)
     return rec;
 }
 
+/* ---- verify by worker threads ----------------------------------------------- */
+
+/* pdk_verify of session id up to to_tick with threads workers, as
+ * PADDOCK_VERIFY_THREADS asks (each test runs in a process of its own). */
+static pdk_verify_result verify_by(pdk_store *store, uint64_t id, uint64_t to_tick, int threads)
+{
+    char n[16];
+    snprintf(n, sizeof(n), "%d", threads);
+    ck_assert_int_eq(setenv("PADDOCK_VERIFY_THREADS", n, 1), 0);
+    pdk_verify_result r;
+    char err[PDK_REPLAY_ERR_LEN];
+    pdk_error e = pdk_verify(store, id, to_tick, BUILD, &r, err, sizeof(err));
+    unsetenv("PADDOCK_VERIFY_THREADS");
+    ck_assert_msg(e == PDK_OK, "%d threads: %s", threads, err);
+    return r;
+}
+
+/* Everything verify tells but its wall time and its thread count. */
+static void assert_same_outcome(const pdk_verify_result *a, const pdk_verify_result *b)
+{
+    ck_assert_int_eq(a->match, b->match);
+    ck_assert_uint_eq(a->hashes_checked, b->hashes_checked);
+    ck_assert_uint_eq(a->last_tick, b->last_tick);
+    ck_assert_uint_eq(a->first_divergent_tick, b->first_divergent_tick);
+    ck_assert_uint_eq(a->vehicle_id, b->vehicle_id);
+    ck_assert_str_eq(a->field, b->field);
+    ck_assert_str_eq(a->recorded_build, b->recorded_build);
+    ck_assert_int_eq(a->same_build, b->same_build);
+    ck_assert_int_eq(a->interrupted, b->interrupted);
+    ck_assert_str_eq(a->message, b->message);
+}
+
+/* Verifies session id of the file t up to to_tick with one thread, then
+ * with four (three times: the workers' timing differs from run to run)
+ * and eight: the same outcome every time, which it returns. segments is
+ * how many keyframe segments the recording has (the most threads that
+ * run). */
+static pdk_verify_result verify_agree(const tmp_db *t, uint64_t id, uint64_t to_tick, int segments)
+{
+    pdk_store *store = store_open(t);
+    pdk_verify_result one = verify_by(store, id, to_tick, 1);
+    ck_assert_int_eq(one.threads, 1);
+    for (int i = 0; i < 4; i++) {
+        int n = i < 3 ? 4 : 8;
+        pdk_verify_result many = verify_by(store, id, to_tick, n);
+        assert_same_outcome(&one, &many);
+        ck_assert_int_eq(many.threads, n < segments ? n : segments);
+    }
+    pdk_store_close(store);
+    return one;
+}
+
 /* ---- the tests ---------------------------------------------------------------- */
 
 /* Recorded, closed, verified: every hash from tick 0 to the end matches, one
@@ -717,9 +771,18 @@ START_TEST(fork_runs_on_and_verifies)
     pdk_player_free(p);
     pdk_session_destroy(s);
 
-    /* Without its keyframes, the fork starts from its parent's replay. */
+    /* Its keyframes at 300, 350 and 400 start segments of their own;
+     * without its first, it starts from its parent's replay, the same on
+     * one thread or four. */
     pdk_recording_free(fr);
     pdk_store_close(store);
+    r = verify_agree(&t, 6, 0, 4);
+    ck_assert_msg(r.match, "%s", r.message);
+    sql_exec(t.path, "DELETE FROM snapshots WHERE session_id = 6 AND tick = 250");
+    r = verify_agree(&t, 6, 0, 4);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, 201);
+    /* Without any keyframe, too. */
     sql_exec(t.path, "DELETE FROM snapshots WHERE session_id = 6");
     store = store_open(&t);
     ck_assert_msg(pdk_verify(store, 6, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
@@ -825,8 +888,10 @@ START_TEST(csv_export_matches_live_channels)
 }
 END_TEST
 
-/* Rewrites the DbwCommand input of vehicle 1 at tick with throttle + 1 %. */
-static void tamper_dbw(const char *path, uint64_t tick, uint32_t *seq_out)
+/* Rewrites the DbwCommand input of vehicle at tick with throttle + 1 % and
+ * the steering wheel 1 degree further (so that it tells even when the
+ * throttle was closed). */
+static void tamper_dbw(const char *path, uint64_t tick, pdk_vehicle_id vehicle)
 {
     sqlite3 *db;
     ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
@@ -844,9 +909,10 @@ static void tamper_dbw(const char *path, uint64_t tick, uint32_t *seq_out)
         ck_assert_int_eq(pdk_wire_dbw_decode(sqlite3_column_blob(st, 1),
                                              (size_t)sqlite3_column_bytes(st, 1), &cmd, &id),
                          PDK_OK);
-        if (id != 1)
+        if (id != vehicle)
             continue;
         cmd.throttle_pct += 1.0;
+        cmd.steer_wheel_deg += 1.0;
         pdk_buf b = {0};
         ck_assert_int_eq(pdk_wire_dbw_encode(5, id, &cmd, &b), PDK_OK);
         uint32_t seq = (uint32_t)sqlite3_column_int64(st, 0);
@@ -862,10 +928,10 @@ static void tamper_dbw(const char *path, uint64_t tick, uint32_t *seq_out)
         ck_assert_int_eq(sqlite3_step(up), SQLITE_DONE);
         sqlite3_finalize(up);
         pdk_buf_free(&b);
-        *seq_out = seq;
         done = true;
     }
-    ck_assert(done);
+    ck_assert_msg(done, "no DbwCommand of vehicle %u at tick %llu", vehicle,
+                  (unsigned long long)tick);
     sqlite3_finalize(st);
     sqlite3_close(db);
 }
@@ -880,8 +946,7 @@ START_TEST(tampered_recording_is_diagnosed)
     tmp_make(&t);
     static live_run live;
     record_rich(&t, &live);
-    uint32_t seq;
-    tamper_dbw(t.path, 132, &seq); /* vehicle 1 drives by DbwCommand every 6 ticks */
+    tamper_dbw(t.path, 132, 1); /* vehicle 1 drives by DbwCommand every 6 ticks */
     pdk_store *store = store_open(&t);
     pdk_verify_result r;
     char err[PDK_REPLAY_ERR_LEN];
@@ -1006,6 +1071,181 @@ START_TEST(damage_and_errors)
 }
 END_TEST
 
+/* The rich recording verified by 1, 4 and 8 threads: matching, in part,
+ * and tampered in three segments (the earliest divergence is the one
+ * told, also when a later segment finds its own first) or only in the
+ * last one. */
+START_TEST(verify_threads_agree)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    /* Keyframes at 0, 120, ..., 600: segments from 0, 120, 240, 360, 480. */
+    pdk_verify_result r = verify_agree(&t, RICH_ID, 0, 5);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, RICH_TICKS + 1);
+    ck_assert_uint_eq(r.last_tick, RICH_TICKS);
+    r = verify_agree(&t, RICH_ID, 300, 3);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, 301);
+    ck_assert_uint_eq(r.last_tick, 300);
+    /* Near the end of the second segment, early in the fourth (which a
+     * worker of its own reaches first) and in the last. */
+    tamper_dbw(t.path, 234, 1);
+    tamper_dbw(t.path, 366, 1);
+    tamper_dbw(t.path, 552, (1u << 16) | 1u); /* the sedan spawned after the reset */
+    r = verify_agree(&t, RICH_ID, 0, 5);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 235);
+    ck_assert_uint_eq(r.last_tick, 235);
+    ck_assert_uint_eq(r.hashes_checked, 236);
+    ck_assert_uint_eq(r.vehicle_id, 1);
+    ck_assert_msg(strstr(r.message, "diverged at tick 235") &&
+                      strstr(r.message, "keyframe of tick 240"),
+                  "%s", r.message);
+    tmp_remove(&t);
+
+    /* Only the last segment tampered. */
+    tmp_make(&t);
+    record_rich(&t, &live);
+    tamper_dbw(t.path, 552, (1u << 16) | 1u);
+    r = verify_agree(&t, RICH_ID, 0, 5);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 553);
+    ck_assert_uint_eq(r.hashes_checked, 554);
+    ck_assert_uint_eq(r.vehicle_id, (1u << 16) | 1u);
+    ck_assert_msg(strstr(r.message, "keyframe of tick 600"), "%s", r.message);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Keyframes deleted, damaged, truncated or carrying another hash than the
+ * one recorded at their tick start no segment, or are found out when a
+ * worker tries one: the segment before runs on through them, and the
+ * outcome is the one thread's. A damaged state hash at a keyframe's tick
+ * is a divergence there. */
+START_TEST(unusable_keyframes_fall_back)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    sql_exec(t.path, "DELETE FROM snapshots WHERE session_id = 5 AND tick = 120");
+    sql_exec(t.path, "UPDATE snapshots SET blob = substr(blob, 1, length(blob) / 2) || "
+                     "randomblob(16) || substr(blob, length(blob) / 2 + 17) WHERE session_id = 5 "
+                     "AND tick = 240");
+    sql_exec(t.path, "UPDATE snapshots SET blob = substr(blob, 1, 100) WHERE session_id = 5 AND "
+                     "tick = 360");
+    sql_exec(t.path, "UPDATE snapshots SET hash = hash + 1 WHERE session_id = 5 AND tick = 480");
+    /* Segments from 0, 240 and 360; the last two do not restore. */
+    pdk_verify_result r = verify_agree(&t, RICH_ID, 0, 3);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, RICH_TICKS + 1);
+    /* A divergence behind the damaged keyframe of 240. */
+    tamper_dbw(t.path, 246, 1);
+    r = verify_agree(&t, RICH_ID, 0, 3);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 247);
+    ck_assert_uint_eq(r.hashes_checked, 248);
+    ck_assert_msg(strstr(r.message, "diverged at tick 247") &&
+                      strstr(r.message, "cannot show what differs"),
+                  "%s", r.message);
+    tmp_remove(&t);
+
+    /* The state hash recorded at the keyframe of 360 damaged: that keyframe
+     * starts no segment, and the one before diverges at its end. */
+    tmp_make(&t);
+    record_rich(&t, &live);
+    sql_exec(t.path, "UPDATE state_hashes SET hash = hash + 1 WHERE session_id = 5 AND "
+                     "tick = 360");
+    r = verify_agree(&t, RICH_ID, 0, 4);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 360);
+    ck_assert_uint_eq(r.vehicle_id, 0);
+    ck_assert_msg(strstr(r.message, "matches the keyframe of tick 360") &&
+                      strstr(r.message, "may itself be damaged"),
+                  "%s", r.message);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Rewrites the state layout in the header of the keyframe blob at tick (a
+ * keyframe another build wrote, its row saying this build's layout). */
+static void foreign_blob_layout(const char *path, uint64_t tick)
+{
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT blob FROM snapshots WHERE session_id = 5 AND "
+                                        "tick = ?",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(st, 1, (int64_t)tick);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    Paddock__V1__WorldSnapshot *m = paddock__v1__world_snapshot__unpack(
+        NULL, (size_t)sqlite3_column_bytes(st, 0), sqlite3_column_blob(st, 0));
+    sqlite3_finalize(st);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_uint_eq(m->state_layout, pdk_snapshot_layout());
+    m->state_layout ^= 0x5a5a5a5aull;
+    size_t len = paddock__v1__world_snapshot__get_packed_size(m);
+    uint8_t *buf = malloc(len);
+    ck_assert_ptr_nonnull(buf);
+    paddock__v1__world_snapshot__pack(m, buf);
+    paddock__v1__world_snapshot__free_unpacked(m, NULL);
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "UPDATE snapshots SET blob = ? WHERE session_id = 5 AND "
+                                        "tick = ?",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_blob(st, 1, buf, (int)len, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, (int64_t)tick);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    free(buf);
+}
+
+/* Keyframes of another layout (a recording from another build): by their
+ * rows, they start no segment at all, so it verifies on one thread from its
+ * start; by their blobs' headers only, the restore refuses them and the
+ * segment before runs on. Either way the outcome is the one thread's. */
+START_TEST(foreign_layout_keyframes_fall_back)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    sql_exec(t.path, "UPDATE snapshots SET layout = layout + 1 WHERE session_id = 5");
+    pdk_verify_result r = verify_agree(&t, RICH_ID, 0, 1);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, RICH_TICKS + 1);
+    tamper_dbw(t.path, 132, 1);
+    r = verify_agree(&t, RICH_ID, 0, 1);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 133);
+    ck_assert_msg(strstr(r.message, "no keyframe follows it"), "%s", r.message);
+    tmp_remove(&t);
+
+    tmp_make(&t);
+    record_rich(&t, &live);
+    foreign_blob_layout(t.path, 240);
+    foreign_blob_layout(t.path, 360);
+    r = verify_agree(&t, RICH_ID, 0, 5);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, RICH_TICKS + 1);
+    tamper_dbw(t.path, 300, 1);
+    r = verify_agree(&t, RICH_ID, 0, 5);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 301);
+    ck_assert_uint_eq(r.vehicle_id, 0); /* the keyframe of 360 cannot show it */
+    ck_assert_msg(strstr(r.message, "cannot show what differs"), "%s", r.message);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* A session whose paddockd died: marked interrupted at the next start, it
  * verifies exactly up to its last committed hash. */
 START_TEST(interrupted_session_verifies)
@@ -1126,6 +1366,9 @@ static Suite *replay_suite(void)
     tcase_add_test(tc, csv_export_matches_live_channels);
     tcase_add_test(tc, tampered_recording_is_diagnosed);
     tcase_add_test(tc, damage_and_errors);
+    tcase_add_test(tc, verify_threads_agree);
+    tcase_add_test(tc, unusable_keyframes_fall_back);
+    tcase_add_test(tc, foreign_layout_keyframes_fall_back);
     tcase_add_test(tc, interrupted_session_verifies);
     suite_add_tcase(s, tc);
     TCase *big = tcase_create("ten_minutes");
