@@ -137,6 +137,7 @@ void pdk_session_destroy(pdk_session *s)
     pdk_buf_free(&s->common);
     pdk_buf_free(&s->frame);
     pdk_buf_free(&s->payload);
+    pdk_buf_free(&s->inputs);
     pdk_buf_free(&s->snapshot);
     free(s->world_mem);
     free(s->name);
@@ -373,12 +374,28 @@ static void run_scripts(pdk_session *s)
     }
 }
 
+/* Adds the input in payload to this tick's packed inputs (one store
+ * record a tick, pdk_session_flush_inputs_). */
 static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
 {
-    pdk_session_recorded_(s,
-                          pdk_store_record_input(s->store, s->id, tick, (uint32_t)s->seq, (int)kind,
-                                                 s->payload.data, s->payload.len),
-                          "an input");
+    pdk_session_flush_hashes_(s);
+    if (s->inputs.len > 0 && s->inputs_tick != tick)
+        pdk_session_flush_inputs_(s);
+    s->inputs_tick = tick;
+    uint32_t head[3] = {(uint32_t)s->seq, (uint32_t)kind, (uint32_t)s->payload.len};
+    if (pdk_buf_append(&s->inputs, head, sizeof head) != PDK_OK ||
+        pdk_buf_append(&s->inputs, s->payload.data, s->payload.len) != PDK_OK)
+        pdk_session_recorded_(s, PDK_ERR_NO_MEMORY, "an input");
+}
+
+void pdk_session_flush_inputs_(pdk_session *s)
+{
+    if (s->inputs.len == 0)
+        return;
+    pdk_session_recorded_(
+        s, pdk_store_record_inputs(s->store, s->id, s->inputs_tick, s->inputs.data, s->inputs.len),
+        "inputs");
+    pdk_buf_reset(&s->inputs);
 }
 
 static void encode_spawn(pdk_session *s, const pending_input *p)
@@ -455,6 +472,7 @@ static pdk_error apply_reset(pdk_session *s, const pending_input *p, uint64_t ti
     if (err == PDK_OK && s->store) {
         encode_control(s, p);
         record_payload(s, tick, PDK_INPUT_RESET);
+        pdk_session_flush_inputs_(s);
         for (int i = 0; i < n; i++)
             pdk_session_recorded_(
                 s, pdk_store_record_vehicle_removed(s->store, s->id, ids[i], tick), "a removal");
@@ -486,6 +504,7 @@ static void apply_input(pdk_session *s, pending_input *p)
         if (err == PDK_OK && s->store) {
             encode_spawn(s, p);
             record_payload(s, tick, p->kind);
+            pdk_session_flush_inputs_(s);
             pdk_session_recorded_(s,
                                   pdk_store_record_vehicle(s->store, s->id, p->vehicle, tick,
                                                            p->preset, p->overrides, p->params_json),
@@ -507,6 +526,7 @@ static void apply_input(pdk_session *s, pending_input *p)
         if (err == PDK_OK && s->store) {
             encode_remove(s, p->vehicle);
             record_payload(s, tick, p->kind);
+            pdk_session_flush_inputs_(s);
             pdk_session_recorded_(
                 s, pdk_store_record_vehicle_removed(s->store, s->id, p->vehicle, tick),
                 "a removal");
@@ -671,6 +691,8 @@ void pdk_session_apply_inputs(pdk_session *s)
         memmove(s->pending, s->pending + n, (s->n_pending - n) * sizeof(*s->pending));
         s->n_pending -= n;
     }
+    if (s->store)
+        pdk_session_flush_inputs_(s);
 }
 
 static void publish_dbw(pdk_session *s);

@@ -113,12 +113,20 @@ struct pdk_session {
     pdk_buf common;  /* the tick's shared state batch body */
     pdk_buf frame;   /* one subscriber's frame */
     pdk_buf payload; /* an input's recorded form */
+    pdk_buf inputs;  /* this tick's recorded inputs, packed for one store record */
+    uint64_t inputs_tick;
     pdk_lateness lateness;
 
     /* The recording (session_record.c); all unused when store is NULL. */
     uint64_t start_tick;      /* the recording's first tick */
     uint32_t keyframe_every;  /* ticks between keyframes */
     pdk_buf snapshot;         /* the keyframe being encoded */
+    /* State hashes not yet handed to the store: consecutive ticks from
+     * hashes_from, recorded as one record before the session's next other
+     * record or when PDK_SESSION_HASH_BATCH are held (session_record.c). */
+    uint64_t hashes[PDK_SESSION_HASH_BATCH];
+    uint64_t hashes_from;
+    size_t n_hashes;
     uint64_t record_failures; /* record_* calls the store refused */
 };
 
@@ -157,6 +165,16 @@ void pdk_session_drop_vehicle_leases_(pdk_session *s, pdk_vehicle_id id, const c
 
 /* Notes a refused record (the first one is logged). */
 void pdk_session_recorded_(pdk_session *s, pdk_error err, const char *what);
+
+/* Hands the held state hashes to the store as one record. Every other
+ * record of the session is queued after this call, so that a committed
+ * input of tick T follows the hashes of every tick before T. */
+void pdk_session_flush_hashes_(pdk_session *s);
+
+/* Hands this tick's packed inputs to the store as one record
+ * (pdk_store_record_inputs): at the end of the tick's inputs, and before a
+ * vehicle's row, so that a row never lands before its input. */
+void pdk_session_flush_inputs_(pdk_session *s);
 
 /* Records the session's row (its start tick is the world's tick now), then
  * each of vehicles' rows, then the state hash and a keyframe at the start

@@ -44,11 +44,34 @@ static const char *timing_name(pdk_timing timing)
     return "realtime";
 }
 
+void pdk_session_flush_hashes_(pdk_session *s)
+{
+    if (s->n_hashes == 0)
+        return;
+    pdk_session_recorded_(
+        s, pdk_store_record_hashes(s->store, s->id, s->hashes_from, s->hashes, s->n_hashes),
+        "state hashes");
+    s->n_hashes = 0;
+}
+
+/* Holds tick's hash for the next record of held hashes. */
+static void hold_hash(pdk_session *s, uint64_t tick, uint64_t hash)
+{
+    if (s->n_hashes > 0 && s->hashes_from + s->n_hashes != tick)
+        pdk_session_flush_hashes_(s); /* not the next tick: a run of its own */
+    if (s->n_hashes == 0)
+        s->hashes_from = tick;
+    s->hashes[s->n_hashes++] = hash;
+    if (s->n_hashes == PDK_SESSION_HASH_BATCH)
+        pdk_session_flush_hashes_(s);
+}
+
 /* The world's complete snapshot now, as a keyframe. A snapshot that cannot
  * be encoded (out of memory) is a lost record like any other: a replay
  * seeks from an earlier keyframe. */
 static void record_keyframe(pdk_session *s, uint64_t tick, uint64_t hash)
 {
+    pdk_session_flush_hashes_(s);
     pdk_error err = pdk_wire_snapshot_encode(s->world, s->build_id, &s->snapshot);
     if (err == PDK_OK)
         err = pdk_store_record_snapshot(s->store, s->id, tick, hash, pdk_snapshot_layout(),
@@ -101,7 +124,7 @@ pdk_error pdk_session_record_start_(pdk_session *s, const pdk_session_def *def,
                               "a vehicle");
     }
     uint64_t hash = pdk_world_hash(s->world);
-    pdk_session_recorded_(s, pdk_store_record_hash(s->store, s->id, tick, hash), "a state hash");
+    hold_hash(s, tick, hash);
     record_keyframe(s, tick, hash);
     return PDK_OK;
 }
@@ -115,14 +138,15 @@ void pdk_session_record_tick_(pdk_session *s)
         return;
     uint64_t hash = pdk_world_hash(s->world);
     if (hash_due)
-        pdk_session_recorded_(s, pdk_store_record_hash(s->store, s->id, tick, hash),
-                              "a state hash");
+        hold_hash(s, tick, hash);
     if (keyframe_due)
         record_keyframe(s, tick, hash);
 }
 
 void pdk_session_record_end_(pdk_session *s)
 {
+    pdk_session_flush_inputs_(s);
+    pdk_session_flush_hashes_(s);
     pdk_session_recorded_(s,
                           pdk_store_record_session_end(s->store, s->id, pdk_world_tick(s->world),
                                                        pdk_world_hash(s->world), unix_ms()),

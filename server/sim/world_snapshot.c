@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "hash.h"
@@ -293,7 +294,7 @@ static uint64_t layout_dbw(uint64_t h)
  * numbering changes in place; and a change in the physics that reads the
  * state. The first two need RECORD_VERSION bumped (and the member listed);
  * the last is what replay's per-tick hashes are for. */
-uint64_t pdk_snapshot_layout(void)
+static uint64_t layout_compute(void)
 {
     uint64_t h = PDK_HASH_INIT;
     h = pdk_hash_u64(h, RECORD_VERSION);
@@ -319,6 +320,20 @@ uint64_t pdk_snapshot_layout(void)
     h = layout_st(h);
     h = layout_dbw(h);
     return pdk_hash_finish(h);
+}
+
+/* Every record written and read asks for it, so it is worked out once: a
+ * constant of the build, cached with relaxed atomics (any thread that
+ * races the first call computes the same value; 0 means not yet). */
+uint64_t pdk_snapshot_layout(void)
+{
+    static _Atomic uint64_t cached;
+    uint64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v == 0u) {
+        v = layout_compute();
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
+    }
+    return v;
 }
 
 #undef MEMBER

@@ -40,6 +40,8 @@ typedef enum rec_kind {
     REC_VEHICLE_REMOVED,
     REC_INPUT,
     REC_HASH,
+    REC_HASHES, /* consecutive ticks' hashes, from tick, in blob */
+    REC_INPUTS, /* one tick's inputs, packed in blob (pdk_store_record_inputs) */
     REC_SNAPSHOT,
     REC_MARK_INTERRUPTED,
 } rec_kind;
@@ -641,6 +643,63 @@ pdk_error pdk_store_record_hash(pdk_store *store, uint64_t session_id, uint64_t 
     return enqueue(store, r);
 }
 
+/* Walks a packed inputs blob: PDK_OK when its entries fill it exactly. */
+static pdk_error inputs_well_formed(const unsigned char *p, size_t len)
+{
+    size_t at = 0;
+    while (at < len) {
+        uint32_t head[3];
+        if (len - at < sizeof head) {
+            return PDK_ERR_INVALID_ARGUMENT;
+        }
+        memcpy(head, p + at, sizeof head);
+        at += sizeof head;
+        if (head[2] > len - at) {
+            return PDK_ERR_INVALID_ARGUMENT;
+        }
+        at += head[2];
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_store_record_inputs(pdk_store *store, uint64_t session_id, uint64_t tick,
+                                  const void *packed, size_t len)
+{
+    if (!store || !packed || len == 0 || inputs_well_formed(packed, len) != PDK_OK) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_INPUTS, NULL, 0, packed, len, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->tick = tick;
+    return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_hashes(pdk_store *store, uint64_t session_id, uint64_t first_tick,
+                                  const uint64_t *hashes, size_t n)
+{
+    if (!store || !hashes || n == 0 || n > PDK_STORE_MAX_HASHES) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_HASHES, NULL, 0, hashes, n * sizeof *hashes, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->tick = first_tick;
+    return enqueue(store, r);
+}
+
 pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint64_t tick,
                                     uint64_t hash, uint64_t layout, const void *blob,
                                     size_t blob_len)
@@ -768,6 +827,49 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
         bind_u64(st, 2, r->tick);
         bind_u64(st, 3, r->value);
         return run(s->wdb, st, why, why_len);
+    case REC_INPUTS: {
+        /* One row per input through the same statement, as REC_HASHES. */
+        st = s->st.insert_input;
+        size_t at = 0;
+        while (at < r->blob_len) {
+            uint32_t head[3];
+            memcpy(head, r->blob + at, sizeof head);
+            at += sizeof head;
+            bind_u64(st, 1, r->session_id);
+            bind_u64(st, 2, r->tick);
+            sqlite3_bind_int64(st, 3, head[0]);
+            sqlite3_bind_int(st, 4, (int)head[1]);
+            if (head[2]) {
+                sqlite3_bind_blob64(st, 5, r->blob + at, head[2], SQLITE_STATIC);
+            } else {
+                sqlite3_bind_zeroblob(st, 5, 0);
+            }
+            at += head[2];
+            rc = run(s->wdb, st, why, why_len);
+            if (rc != SQLITE_OK) {
+                return rc;
+            }
+        }
+        return SQLITE_OK;
+    }
+    case REC_HASHES: {
+        /* One row per hash through the same statement; a refused row (a
+         * duplicate tick) refuses the record from that row on. */
+        st = s->st.insert_hash;
+        size_t n = r->blob_len / sizeof(uint64_t);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h;
+            memcpy(&h, r->blob + i * sizeof h, sizeof h);
+            bind_u64(st, 1, r->session_id);
+            bind_u64(st, 2, r->tick + i);
+            bind_u64(st, 3, h);
+            rc = run(s->wdb, st, why, why_len);
+            if (rc != SQLITE_OK) {
+                return rc;
+            }
+        }
+        return SQLITE_OK;
+    }
     case REC_SNAPSHOT:
         st = s->st.insert_snapshot;
         bind_u64(st, 1, r->session_id);
@@ -814,6 +916,13 @@ static void describe(const pdk_store_record *r, char *out, size_t len)
         return;
     case REC_HASH:
         snprintf(out, len, "state hash (session %llu, tick %llu)", sid, tick);
+        return;
+    case REC_INPUTS:
+        snprintf(out, len, "inputs (session %llu, tick %llu, %zu bytes)", sid, tick, r->blob_len);
+        return;
+    case REC_HASHES:
+        snprintf(out, len, "%zu state hashes (session %llu, from tick %llu)",
+                 r->blob_len / sizeof(uint64_t), sid, tick);
         return;
     case REC_SNAPSHOT:
         snprintf(out, len, "keyframe (session %llu, tick %llu, %zu bytes)", sid, tick, r->blob_len);

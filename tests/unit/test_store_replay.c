@@ -462,6 +462,98 @@ START_TEST(test_session_fields_round_trip)
 }
 END_TEST
 
+/* Inputs and hashes recorded in batches read back as rows of their own. */
+typedef struct batch_rows {
+    uint64_t ticks[16];
+    uint32_t seqs[16];
+    int kinds[16];
+    size_t lens[16];
+    unsigned char first[16];
+    size_t n;
+} batch_rows;
+
+static pdk_error collect_input(void *ctx, uint64_t tick, uint32_t seq, int kind,
+                               const void *payload, size_t len)
+{
+    batch_rows *b = ctx;
+    ck_assert_uint_lt(b->n, 16);
+    b->ticks[b->n] = tick;
+    b->seqs[b->n] = seq;
+    b->kinds[b->n] = kind;
+    b->lens[b->n] = len;
+    b->first[b->n] = len ? ((const unsigned char *)payload)[0] : 0;
+    b->n++;
+    return PDK_OK;
+}
+
+static pdk_error collect_hash(void *ctx, uint64_t tick, uint64_t hash)
+{
+    batch_rows *b = ctx;
+    ck_assert_uint_lt(b->n, 16);
+    ck_assert_uint_eq(hash, tick * 3u + 1u);
+    b->ticks[b->n++] = tick;
+    return PDK_OK;
+}
+
+START_TEST(test_batched_inputs_and_hashes)
+{
+    const char *path = tmp_path("b.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    pdk_store_session def = session_def(1, "batches");
+    ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
+    /* Three inputs of tick 7, the second with an empty payload. */
+    unsigned char packed[64];
+    size_t at = 0;
+    const uint32_t entries[3][3] = {{0, 3, 2}, {1, 5, 0}, {2, 4, 1}};
+    for (int i = 0; i < 3; i++) {
+        memcpy(packed + at, entries[i], sizeof entries[i]);
+        at += sizeof entries[i];
+        memset(packed + at, 0xC0 + i, entries[i][2]);
+        at += entries[i][2];
+    }
+    ck_assert_int_eq(pdk_store_record_inputs(s, 1, 7, packed, at), PDK_OK);
+    uint64_t hashes[5];
+    for (uint64_t i = 0; i < 5; i++) {
+        hashes[i] = (10 + i) * 3u + 1u;
+    }
+    ck_assert_int_eq(pdk_store_record_hashes(s, 1, 10, hashes, 5), PDK_OK);
+    /* Refused before anything is queued: entries that do not fill the
+     * bytes, none at all, too many hashes. */
+    ck_assert_int_eq(pdk_store_record_inputs(s, 1, 8, packed, at - 1), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_inputs(s, 1, 8, packed, 5), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_inputs(s, 1, 8, packed, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_hashes(s, 1, 20, hashes, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_hashes(s, 1, 20, NULL, 1), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_hashes(s, 1, 20, hashes, PDK_STORE_MAX_HASHES + 1),
+                     PDK_ERR_INVALID_ARGUMENT);
+    /* A batch overlapping committed ticks: its rows from the duplicate on
+     * are refused and counted, the rest of the file is untouched. */
+    ck_assert_int_eq(pdk_store_record_hashes(s, 1, 14, hashes, 2), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    pdk_store_stats st;
+    pdk_store_stats_get(s, &st);
+    ck_assert_uint_eq(st.failed, 1);
+    char err[PDK_STORE_ERR_LEN];
+    batch_rows in = {0};
+    ck_assert_int_eq(pdk_store_read_inputs(s, 1, collect_input, &in, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(in.n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_uint_eq(in.ticks[i], 7);
+        ck_assert_uint_eq(in.seqs[i], entries[i][0]);
+        ck_assert_int_eq(in.kinds[i], (int)entries[i][1]);
+        ck_assert_uint_eq(in.lens[i], entries[i][2]);
+        ck_assert_uint_eq(in.first[i], entries[i][2] ? 0xC0 + i : 0);
+    }
+    batch_rows hs = {0};
+    ck_assert_int_eq(pdk_store_read_hashes(s, 1, collect_hash, &hs, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(hs.n, 5);
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_uint_eq(hs.ticks[i], 10 + i);
+    }
+    pdk_store_close(s);
+}
+END_TEST
+
 START_TEST(test_snapshots_round_trip)
 {
     const char *path = tmp_path("p.db");
@@ -1102,6 +1194,7 @@ static Suite *store_replay_suite(void)
     tcase_set_timeout(tc, 100);
     tcase_add_test(tc, test_migration_keeps_0001_rows);
     tcase_add_test(tc, test_session_fields_round_trip);
+    tcase_add_test(tc, test_batched_inputs_and_hashes);
     tcase_add_test(tc, test_snapshots_round_trip);
     tcase_add_test(tc, test_mark_interrupted);
     tcase_add_test(tc, test_export_import_round_trip);
