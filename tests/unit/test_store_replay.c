@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "sql_test_util.h"
 
 #define MIGRATIONS PDK_SOURCE_DIR "/migrations"
 #define BUILD_ID "0.1.0+test"
@@ -89,48 +90,6 @@ static void copy_file(const char *from, const char *to)
     }
     fclose(in);
     fclose(out);
-}
-
-static sqlite3 *raw_open(const char *path)
-{
-    sqlite3 *db = NULL;
-    ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    return db;
-}
-
-static int64_t raw_int(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st = NULL;
-    ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK, "%s: %s", sql,
-                  sqlite3_errmsg(db));
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-static void raw_exec(sqlite3 *db, const char *sql)
-{
-    char *e = NULL;
-    int rc = sqlite3_exec(db, sql, NULL, NULL, &e);
-    ck_assert_msg(rc == SQLITE_OK, "%s: %s", sql, e ? e : "?");
-    sqlite3_free(e);
-}
-
-static int64_t file_int(const char *path, const char *sql)
-{
-    sqlite3 *db = raw_open(path);
-    int64_t v = raw_int(db, sql);
-    sqlite3_close(db);
-    return v;
-}
-
-static void file_exec(const char *path, const char *sql)
-{
-    sqlite3 *db = raw_open(path);
-    raw_exec(db, sql);
-    sqlite3_close(db);
 }
 
 /* PRAGMA integrity_check of path is "ok". */
