@@ -664,7 +664,7 @@ static pdk_error queue_tick(pdk_player *p)
             e = pdk_session_queue_tyre(p->s, in->vehicle, &in->u.tyre, none);
             break;
         case PDK_INPUT_DBW_KIT:
-            e = pdk_session_queue_dbw_kit(p->s, in->vehicle, &in->u.kit, none);
+            e = pdk_session_queue_dbw_kit_recorded(p->s, in->vehicle, &in->u.kit, none);
             break;
         case PDK_INPUT_RESET:
             e = pdk_session_queue_reset(p->s, none);

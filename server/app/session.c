@@ -264,6 +264,21 @@ pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_ty
     return PDK_OK;
 }
 
+pdk_error pdk_session_queue_dbw_kit_recorded(pdk_session *s, pdk_vehicle_id id,
+                                             const pdk_dbw_msg *msg, pdk_reply_to to)
+{
+    if (s->store)
+        return pdk_session_queue_dbw_kit(s, id, msg, to); /* its own recording needs the bytes */
+    pending_input *p = push_pending(s);
+    if (!p)
+        return PDK_ERR_BUSY;
+    p->kind = PDK_INPUT_DBW_KIT;
+    p->to = to;
+    p->vehicle = id;
+    p->kit = *msg;
+    return PDK_OK;
+}
+
 pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *msg,
                                     pdk_reply_to to)
 {

@@ -217,6 +217,14 @@ pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_ty
 pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *msg,
                                     pdk_reply_to to);
 
+/* The same for a message already in its recorded form (a recording's, as
+ * the wire layer decoded it): queued as it is, without the round trip
+ * through its encoding, which gives a recorded form back unchanged. A
+ * replay feeds its kit messages this way; a session that records takes
+ * the round trip (pdk_session_queue_dbw_kit) for its own recording. */
+pdk_error pdk_session_queue_dbw_kit_recorded(pdk_session *s, pdk_vehicle_id id,
+                                             const pdk_dbw_msg *msg, pdk_reply_to to);
+
 /* Queues a reset: at the next tick boundary every vehicle is removed
  * (pdk_world_reset: their ids go stale, the PRNG is reseeded from the
  * world's seed, the tick keeps counting); their leases and DBW report
