@@ -314,6 +314,8 @@ static int step_planar(pdk_st_state *const *st, const pdk_st_cmd *const *cm,
     return faults;
 }
 
+static void enter_live(pdk_world *world, uint32_t slot, uint32_t model);
+
 /* Sets a free slot up for def at pose (spawn's checks passed) and enters it
  * in the live list; first_free is the caller's. */
 static void place(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, const pdk_pose *pose,
@@ -353,8 +355,15 @@ static void place(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, c
     memset(driver, 0, sizeof *driver);
     driver->gear = gear;
     pdk_dbw_init(&dbw_of(world)[slot], &def->dbw, driver);
+    enter_live(world, slot, (uint32_t)def->model);
+}
+
+/* Marks slot alive with model and enters it in the live list. */
+static void enter_live(pdk_world *world, uint32_t slot, uint32_t model)
+{
+    slot_meta *meta = meta_of(world);
     meta[slot].alive = 1u;
-    meta[slot].model = (uint32_t)def->model;
+    meta[slot].model = model;
 
     /* Keep the live list sorted: insert slot after every smaller one. */
     uint32_t *live = live_of(world);
@@ -399,6 +408,27 @@ void pdk_world_spawn_at_(pdk_world *world, uint32_t slot, const pdk_vehicle_def 
     }
     const pdk_pose origin = {0.0, 0.0, 0.0};
     place(world, slot, def, &origin, 0.0, gear);
+}
+
+void pdk_world_spawn_like_(pdk_world *world, uint32_t slot, uint32_t like)
+{
+    slot_meta *meta = meta_of(world);
+    PDK_ASSERT(slot < (uint32_t)world->capacity && !meta[slot].alive && meta[like].alive);
+    if ((int32_t)slot == world->first_free) {
+        world->first_free++;
+    }
+    /* What follows from the definition alone is like's: the same
+     * definition gives the same constants (pdk_fw_params_init and
+     * pdk_st_params_init are pure), and the tyre set is shared. */
+    defs_of(world)[slot] = defs_of(world)[like];
+    if (meta[like].model == PDK_MODEL_FOUR_WHEEL) {
+        fw_consts_of(world)[slot] = fw_consts_of(world)[like];
+        meta[slot].tyre = meta[like].tyre;
+        tyre_refs_of(world)[meta[slot].tyre]++;
+    } else {
+        st_params_of(world)[slot] = st_params_of(world)[like];
+    }
+    enter_live(world, slot, meta[like].model);
 }
 
 pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)

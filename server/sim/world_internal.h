@@ -156,4 +156,11 @@ static inline int32_t slot_of(const pdk_world *w, pdk_vehicle_id id)
 void pdk_world_spawn_at_(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def,
                          pdk_gear gear);
 
+/* A restore's spawn of a vehicle whose definition is byte for byte live
+ * slot like's: slot takes like's definition, constants and tyre set
+ * without working them out again (a restore of a fleet of one preset
+ * spends most of its time there), enters the live list, and holds no
+ * evolving state: the caller lays the vehicle's record over it at once. */
+void pdk_world_spawn_like_(pdk_world *world, uint32_t slot, uint32_t like);
+
 #endif

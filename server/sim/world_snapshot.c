@@ -592,18 +592,33 @@ pdk_error pdk_world_restore_vehicle(pdk_world *world, pdk_vehicle_id id, const p
         return fail(world, PDK_ERR_VERSION,
                     "the state record carries another layout fingerprint than this build's");
     }
-    pdk_error err = pdk_vehicle_def_check(def);
-    if (err != PDK_OK) {
-        return fail(world, err, pdk_vehicle_def_problem(def));
+    /* A fleet of one preset: the vehicle restored before holds the same
+     * definition, already checked, and its constants. */
+    int32_t like = -1;
+    if (world->count > 0) {
+        uint32_t prev = live_of(world)[world->count - 1];
+        if (memcmp(&defs_of(world)[prev], def, sizeof *def) == 0) {
+            like = (int32_t)prev;
+        }
+    }
+    if (like < 0) {
+        pdk_error err = pdk_vehicle_def_check(def);
+        if (err != PDK_OK) {
+            return fail(world, err, pdk_vehicle_def_problem(def));
+        }
     }
     const char *why = record_problem(&r, def);
     if (why != NULL) {
         return fail(world, PDK_ERR_INVALID_ARGUMENT, why);
     }
 
-    /* Everything that follows from def alone comes from the spawn; what
-     * evolves comes from the record. */
-    pdk_world_spawn_at_(world, slot, def, PDK_GEAR_PARK);
+    /* Everything that follows from def alone comes from the spawn (or the
+     * like vehicle's); what evolves comes from the record. */
+    if (like >= 0) {
+        pdk_world_spawn_like_(world, slot, (uint32_t)like);
+    } else {
+        pdk_world_spawn_at_(world, slot, def, PDK_GEAR_PARK);
+    }
     uint32_t faulted;
     if (def->model == PDK_MODEL_FOUR_WHEEL) {
         fw_state_of(world)[slot] = r.m.fw.state;
