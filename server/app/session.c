@@ -264,19 +264,26 @@ pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_ty
     return PDK_OK;
 }
 
+/* Queues a kit message already in its recorded form. */
+static pending_input *push_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *recorded,
+                               pdk_reply_to to)
+{
+    pending_input *p = push_pending(s);
+    if (p) {
+        p->kind = PDK_INPUT_DBW_KIT;
+        p->to = to;
+        p->vehicle = id;
+        p->kit = *recorded;
+    }
+    return p;
+}
+
 pdk_error pdk_session_queue_dbw_kit_recorded(pdk_session *s, pdk_vehicle_id id,
                                              const pdk_dbw_msg *msg, pdk_reply_to to)
 {
     if (s->store)
         return pdk_session_queue_dbw_kit(s, id, msg, to); /* its own recording needs the bytes */
-    pending_input *p = push_pending(s);
-    if (!p)
-        return PDK_ERR_BUSY;
-    p->kind = PDK_INPUT_DBW_KIT;
-    p->to = to;
-    p->vehicle = id;
-    p->kit = *msg;
-    return PDK_OK;
+    return push_kit(s, id, msg, to) ? PDK_OK : PDK_ERR_BUSY;
 }
 
 pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *msg,
@@ -291,13 +298,9 @@ pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk
         err = pdk_wire_dbw_msg_decode(s->payload.data, s->payload.len, &recorded_form, NULL);
     if (err != PDK_OK)
         return err;
-    pending_input *p = push_pending(s);
+    pending_input *p = push_kit(s, id, &recorded_form, to);
     if (!p)
         return PDK_ERR_BUSY;
-    p->kind = PDK_INPUT_DBW_KIT;
-    p->to = to;
-    p->vehicle = id;
-    p->kit = recorded_form;
     /* The recorded form's bytes, kept so that recording it costs no second
      * encode. */
     if (s->store && s->payload.len <= sizeof(p->kit_payload)) {
