@@ -71,6 +71,27 @@ double pdk_dl_wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_ra
 /* A non-decreasing function of x and its slope at x (>= 0). */
 typedef double (*rising_fn)(const void *ctx, double x, double *slope);
 
+/* The root finder's tolerance at x: a few ulps of the larger of |x| and
+ * the scale. */
+static double root_tol(double x, double x_scale)
+{
+    return 2.0 * DBL_EPSILON * max_d(fabs(x), x_scale);
+}
+
+/* Whether x, where f is fx with slope sx, is a root within the tolerance:
+ * f is exactly 0 there, or the Newton step to the root of f's tangent is
+ * shorter than the tolerance. The torque laws are linear between their
+ * kinks, so Newton lands on a piece's root and this ends the search at
+ * that evaluation, instead of two more that only closed a bracket of the
+ * tolerance's width around it (and then mostly returned this same point,
+ * the end with the smaller |f|). What is left of f is below sx times a few
+ * ulps of x: about 1e-10 N m on a car's driveline. A driveline solve of the
+ * midsize sedan went from 38 wheel-torque evaluations to 17. */
+static bool root_found(double x, double fx, double sx, double x_scale)
+{
+    return fx == 0.0 || (sx > 0.0 && fabs(fx) <= sx * root_tol(x, x_scale));
+}
+
 /* The x where f crosses 0, given f's value f0 and slope slope0 at a first
  * estimate x0. It steps from x0 toward the root, first by the Newton
  * distance and then by step0 and doubling, until f changes sign; then,
@@ -78,16 +99,17 @@ typedef double (*rising_fn)(const void *ctx, double x, double *slope);
  * |f| and bisects where a step would leave the bracket, the slope is 0, or
  * Newton has twice failed to halve the bracket. A Newton step moves at
  * least the tolerance, so that a step converging from one side crosses
- * the root and closes the bracket. It stops where f is exactly 0, where
- * the bracket is within a few ulps of max(|lo|, |hi|, x_scale), or after
- * ROOT_MAX_STEPS, returning the end with the smaller |f|. If f never
+ * the root and closes the bracket. It stops at a point where f is exactly
+ * 0 or where the Newton step f / slope is within the tolerance (a few ulps
+ * of max(|x|, x_scale)), where the bracket is within that tolerance, or
+ * after ROOT_MAX_STEPS, returning the end with the smaller |f|. If f never
  * changes sign (it is bounded: only a pathological wheel without inertia
  * does that) it returns the last point tried. Each evaluation of f adds 1
  * to *evaluations. */
 static double rising_root(rising_fn f, const void *ctx, double x0, double f0, double slope0,
                           double step0, double x_scale, int *evaluations)
 {
-    if (f0 == 0.0) {
+    if (root_found(x0, f0, slope0, x_scale)) {
         return x0;
     }
     const double dir = f0 > 0.0 ? -1.0 : 1.0;
@@ -101,7 +123,7 @@ static double rising_root(rising_fn f, const void *ctx, double x0, double f0, do
         x_far = x_near + dir * step;
         f_far = f(ctx, x_far, &s_far);
         (*evaluations)++;
-        if (f_far == 0.0) {
+        if (root_found(x_far, f_far, s_far, x_scale)) {
             return x_far;
         }
         if (dir > 0.0 ? f_far > 0.0 : f_far < 0.0) {
@@ -126,7 +148,7 @@ static double rising_root(rising_fn f, const void *ctx, double x0, double f0, do
     int slow = 0;
     for (int i = 0; i < ROOT_MAX_STEPS; i++) {
         const double width = hi - lo;
-        const double tol = 2.0 * DBL_EPSILON * max_d(max_d(fabs(lo), fabs(hi)), x_scale);
+        const double tol = root_tol(max_d(fabs(lo), fabs(hi)), x_scale);
         if (!(width > 2.0 * tol)) {
             break;
         }
@@ -145,7 +167,7 @@ static double rising_root(rising_fn f, const void *ctx, double x0, double f0, do
         double sx;
         const double fx = f(ctx, x, &sx);
         (*evaluations)++;
-        if (fx == 0.0) {
+        if (root_found(x, fx, sx, x_scale)) {
             return x;
         }
         if (fx < 0.0) {

@@ -614,6 +614,31 @@ static void assert_solves_itself(const pdk_dl_layout *layout, const pdk_dl_engin
     }
 }
 
+/* Newton on the balance's true slope: with every law on one linear piece
+ * (wheels turning, tyres inside their bound, the clutch holding) a
+ * cornering open diff's solve takes three evaluations of the balance: the
+ * first estimate, one Newton step, which lands on the root to within its
+ * tolerance and ends the search there, and the final one that fills the
+ * result. The balance is met to within that step. */
+START_TEST(newton_lands_on_a_linear_piece)
+{
+    pdk_dl_wheel wheels[4] = {rolling(1e6), rolling(1e6), rolling(1e6), rolling(1e6)};
+    wheels[2].vx_mps = 8.8;
+    wheels[3].vx_mps = 9.2;
+    const pdk_dl_layout layout = rear_drive(PDK_DIFF_OPEN);
+    const pdk_dl_engine e = engine_of(330.0, 10.0, 0.9, 1e4, 1e4);
+    pdk_dl_result out;
+    pdk_dl_solve(&layout, &e, wheels, H_S, &out);
+    ck_assert_int_eq(out.clutch_slips, 0);
+    ck_assert(out.spin_radps[2] < out.spin_radps[3]); /* the inner wheel (slower contact) */
+    ck_assert_int_eq(out.evaluations, 3);
+    assert_rel(out.shaft_nm[2], out.shaft_nm[3], 1e-12);
+    const double residual = out.shaft_nm[2] + out.shaft_nm[3] - out.delivered_nm;
+    ck_assert_double_le(fabs(residual), 1e-9 * fabs(out.delivered_nm));
+    assert_solves_itself(&layout, &e, wheels, &out);
+}
+END_TEST
+
 /* A fixed sweep: both primary axles, the three diffs, the four couplings,
  * and five engine cases (driving at capacity, holding, neutral, reverse
  * gear while rolling forward, engine braking), on wheels whose grip,
@@ -674,6 +699,7 @@ static Suite *driveline_suite(void)
     tcase_add_test(tc, centre_diff_splits_by_hand);
     tcase_add_test(tc, efficiency_in_each_direction);
     tcase_add_test(tc, open_diff_splits_equally);
+    tcase_add_test(tc, newton_lands_on_a_linear_piece);
     tcase_add_test(tc, lsd_bias_ratio_and_hold);
     tcase_add_test(tc, neutral_passes_no_torque);
     tcase_add_test(tc, overrunning_front_engages_on_rear_slip);

@@ -841,9 +841,12 @@ END_TEST
  * change to any bit of the UTV's results is seen (and a replay can check
  * itself against it). The world takes the widest build; every build gives
  * the same bits (test_builds_same_bits). Changed from 0x412319F0EE0FF21A for
- * issue 7 with the wide state hash (hash.h pdk_hash4, ADR 0012); the state
- * is unchanged. */
-#define GOLDEN_HASH_UTV UINT64_C(0x18584290FB0DC1C5)
+ * issue 7 with the wide state hash (hash.h pdk_hash4, ADR 0012; the state
+ * was unchanged), then from 0x18584290FB0DC1C5 when the driveline's root
+ * finder came to stop where its Newton step is within the tolerance
+ * (driveline.c root_found): the roots moved by a few ulps, the figures this
+ * suite prints did not. */
+#define GOLDEN_HASH_UTV UINT64_C(0xADDE1A66EFDEDE4E)
 
 START_TEST(test_world_golden_hash)
 {
