@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "error.h"
 #include "vmath.h" /* pdk_tanh: the same bits on every build, unlike libm's */
@@ -38,6 +39,12 @@ static inline double min_d(double a, double b)
 static double clamp(double v, double lo, double hi)
 {
     return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* a and b are the same double bit for bit (so -0 is not 0). */
+static bool same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
 }
 
 double pdk_dl_wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_radps, double *slope)
@@ -186,6 +193,15 @@ static double rising_root(rising_fn f, const void *ctx, double x0, double f0, do
 
 /* ---- one axle behind its differential ---- */
 
+/* The wheels' torques and slopes at the last split d that gap evaluated,
+ * so that the split the root finder returns (mostly that last one) costs
+ * no second evaluation. */
+typedef struct gap_last {
+    double d_radps;
+    double t_l_nm, slope_l, t_r_nm, slope_r;
+    bool valid;
+} gap_last;
+
 /* The slipping differential: wheels at c + d and c - d, the torque
  * difference at the friction's limit in the direction s it slips. */
 typedef struct gap_ctx {
@@ -196,6 +212,7 @@ typedef struct gap_ctx {
     double k_b;        /* (TBR - 1) / (TBR + 1) */
     double preload_nm; /* P */
     double sign;       /* s: +1 while the left wheel takes the larger torque */
+    gap_last *last;    /* gap's last evaluation, when not NULL */
 } gap_ctx;
 
 /* g = T_L - T_R - s (k_b |T_L + T_R| + P) from the wheels' torques, and its
@@ -215,6 +232,9 @@ static double gap(const void *ctx, double d_radps, double *slope)
     double slope_l, slope_r;
     const double t_l = pdk_dl_wheel_torque(g->left, g->h_s, g->carrier_radps + d_radps, &slope_l);
     const double t_r = pdk_dl_wheel_torque(g->right, g->h_s, g->carrier_radps - d_radps, &slope_r);
+    if (g->last != NULL) {
+        *g->last = (gap_last){d_radps, t_l, slope_l, t_r, slope_r, true};
+    }
     return gap_of(g, t_l, slope_l, t_r, slope_r, slope);
 }
 
@@ -258,11 +278,23 @@ static void axle_at(const pdk_dl_wheel *left, const pdk_dl_wheel *right, const p
             double g0_slope;
             const double g0 = gap_of(&g, t_l, slope_l, t_r, slope_r, &g0_slope);
             int evaluations = 0;
+            gap_last last = {.valid = false};
+            g.last = &last;
             d_radps =
                 rising_root(gap, &g, 0.0, g0, g0_slope, max_d(1.0, 0.05 * fabs(carrier_radps)),
                             max_d(fabs(carrier_radps), 1e-9), &evaluations);
-            t_l = pdk_dl_wheel_torque(left, h_s, carrier_radps + d_radps, &slope_l);
-            t_r = pdk_dl_wheel_torque(right, h_s, carrier_radps - d_radps, &slope_r);
+            /* The torques at d: at 0 they are t_l and t_r already; at the
+             * last split tried, gap's; elsewhere (an end of the bracket
+             * tried earlier) evaluated again. */
+            if (last.valid && same_bits(last.d_radps, d_radps)) {
+                t_l = last.t_l_nm;
+                slope_l = last.slope_l;
+                t_r = last.t_r_nm;
+                slope_r = last.slope_r;
+            } else if (d_radps != 0.0 || carrier_radps == 0.0) { /* c + 0 is +0 for c = -0 */
+                t_l = pdk_dl_wheel_torque(left, h_s, carrier_radps + d_radps, &slope_l);
+                t_r = pdk_dl_wheel_torque(right, h_s, carrier_radps - d_radps, &slope_r);
+            }
             /* The implicit derivative of T_L + T_R in c with the diff at its
              * limit: differentiating (1 - q) T_L - (1 + q) T_R = s P,
              * q = s k_b sign(T_L + T_R), with w_L = c + d and w_R = c - d
@@ -364,6 +396,11 @@ typedef struct balance_ctx {
     const pdk_dl_wheel *wheels;
     double h_s;
     bool clutch_open; /* neutral, or no capacity either way */
+    /* The outputs at the last carrier speed evaluated (balance fills
+     * them), so that the root the finder returns, mostly that last one,
+     * costs no second evaluation. */
+    pdk_dl_result *last;
+    double *last_c_radps;
 } balance_ctx;
 
 static void put_wheel(pdk_dl_result *out, int j, double spin_radps, double shaft_nm)
@@ -501,7 +538,10 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
 
 static double balance(const void *ctx, double c_radps, double *slope)
 {
-    return balance_at(ctx, c_radps, slope, NULL);
+    const balance_ctx *b = ctx;
+    *b->last = (pdk_dl_result){0};
+    *b->last_c_radps = c_radps;
+    return balance_at(b, c_radps, slope, b->last);
 }
 
 void pdk_dl_solve(const pdk_dl_layout *layout, const pdk_dl_engine *engine,
@@ -513,6 +553,8 @@ void pdk_dl_solve(const pdk_dl_layout *layout, const pdk_dl_engine *engine,
     PDK_ASSERT(layout->coupling != PDK_COUPLING_CENTRE ||
                layout->centre_diff.kind != PDK_DIFF_LSD || layout->centre_diff.bias_ratio >= 1.0);
     PDK_ASSERT(engine->efficiency > 0.0);
+    pdk_dl_result last;
+    double last_c_radps;
     const balance_ctx ctx = {
         .layout = layout,
         .engine = engine,
@@ -520,18 +562,28 @@ void pdk_dl_solve(const pdk_dl_layout *layout, const pdk_dl_engine *engine,
         .h_s = h_s,
         .clutch_open =
             engine->ratio == 0.0 || (engine->cap_fwd_nm == 0.0 && engine->cap_rev_nm == 0.0),
+        .last = &last,
+        .last_c_radps = &last_c_radps,
     };
     /* The first estimate: the primary wheels' mean spin at the start. */
     const int p = 2 * layout->primary;
     const double c0_radps = 0.5 * (wheels[p].spin0_radps + wheels[p + 1].spin0_radps);
     double slope0;
-    const double f0 = balance_at(&ctx, c0_radps, &slope0, NULL);
+    const double f0 = balance(&ctx, c0_radps, &slope0);
     int evaluations = 1;
     const double c_radps = rising_root(balance, &ctx, c0_radps, f0, slope0,
                                        max_d(1.0, 0.05 * fabs(c0_radps)), 1e-9, &evaluations);
-    *out = (pdk_dl_result){0};
-    double slope;
-    (void)balance_at(&ctx, c_radps, &slope, out);
+    /* The outputs at the root: the last evaluation's where the root is
+     * where it evaluated last (the same bits as evaluating again), else
+     * one more evaluation (an end of the bracket tried earlier). */
+    if (same_bits(c_radps, last_c_radps)) {
+        *out = last;
+    } else {
+        *out = (pdk_dl_result){0};
+        double slope;
+        (void)balance_at(&ctx, c_radps, &slope, out);
+        evaluations++;
+    }
     out->carrier_radps = c_radps;
-    out->evaluations = evaluations + 1;
+    out->evaluations = evaluations;
 }

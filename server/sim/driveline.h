@@ -128,7 +128,7 @@ typedef struct pdk_dl_result {
     double engine_radps;   /* max(0, w_free - h T_c / J_e) */
     uint32_t driven;       /* bit j: wheel j is coupled to the carrier this substep */
     int clutch_slips;      /* T_c is at a capacity (or the clutch is open) */
-    int evaluations;       /* of the balance, the last at c included, for the benchmark */
+    int evaluations;       /* of the balance, for the benchmark */
 } pdk_dl_result;
 
 /* T_j(w) of one wheel, as above, and its slope dT_j/dw in *slope (which
