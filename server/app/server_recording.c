@@ -257,10 +257,36 @@ static void write_csv(job *j)
         open_result(j);
 }
 
+/* Whether a job reads a recording from the store. */
+static bool reads_recording(job_kind kind)
+{
+    switch (kind) {
+    case JOB_REPLAY_LOAD:
+    case JOB_FORK_LOAD:
+    case JOB_META:
+    case JOB_VERIFY:
+    case JOB_EXPORT:
+    case JOB_CSV:
+        return true;
+    case JOB_REPLAY_MAKE:
+    case JOB_FORK_MAKE:
+    case JOB_SEEK:
+    case JOB_IMPORT:
+        break;
+    }
+    return false;
+}
+
 static void job_work(uv_work_t *req)
 {
     job *j = req->data;
     pdk_server *srv = j->srv;
+    /* A request reads what was recorded before it came: the records still
+     * queued for the writer (a session closed just before, whose end and
+     * last hashes are not committed yet) are committed first, so that a
+     * replay of it ends where the close said and not a few ticks before. */
+    if (reads_recording(j->kind))
+        (void)pdk_store_flush(srv->store);
     switch (j->kind) {
     case JOB_REPLAY_LOAD:
     case JOB_FORK_LOAD:

@@ -1000,6 +1000,79 @@ START_TEST(replay_reproduces_live_state)
 }
 END_TEST
 
+/* Another process's write lock on the file, taken and given back from a
+ * thread of the test. */
+typedef struct lock_holder {
+    sqlite3 *db;
+    int release_after_ms;
+} lock_holder;
+
+static void *release_later(void *p)
+{
+    lock_holder *h = p;
+    sleep_ms(h->release_after_ms);
+    sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(h->db);
+    return NULL;
+}
+
+static bool any_stats(const paddock_v1_SessionStats *s, const void *arg)
+{
+    (void)s;
+    (void)arg;
+    return true;
+}
+
+/* A replay opened just after its session closed, while the session's last
+ * records are still queued (here: another process holds the file's write
+ * lock, so the writer cannot commit them), waits for them: it ends at the
+ * tick the close answered, not at the last tick committed before. */
+START_TEST(replay_waits_for_its_recording)
+{
+    pdk_test_server srv;
+    start_on(&srv, NULL);
+    static pdk_client a;
+    connect_as(&a, &srv, "live");
+    uint64_t sid = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_REALTIME, "locked-close");
+    uint32_t vid = spawn(&a, sid, 3.0);
+    dbw(&a, sid, vid, 30, 0, NULL, NULL);
+    sleep_ms(300);
+
+    lock_holder h = {NULL, 400};
+    ck_assert_int_eq(sqlite3_open(srv.db, &h.db), SQLITE_OK);
+    sqlite3_busy_timeout(h.db, 5000);
+    ck_assert_int_eq(sqlite3_exec(h.db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_close_tag;
+    req.body.session_close.session_id = sid;
+    ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    uint64_t last = rep.body.ok.tick;
+    pthread_t releaser;
+    ck_assert_int_eq(pthread_create(&releaser, NULL, release_later, &h), 0);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_replay_open_tag;
+    req.body.replay_open.session_id = sid;
+    req.body.replay_open.paused = true;
+    double asked = now_s();
+    ck_assert_msg(pdk_client_call(&a, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", a.error);
+    double waited_s = now_s() - asked;
+    pthread_join(releaser, NULL);
+    uint64_t rid = rep.body.session_created.session.session_id;
+    uint32_t sub = stats_subscribe(&a, rid, 20);
+    paddock_v1_SessionStats st;
+    ck_assert(wait_stats(&a, sub, any_stats, NULL, 3000, &st));
+    ck_assert_uint_eq(st.replay_of, sid);
+    ck_assert_msg(st.replay_end_tick == last,
+                  "the replay ends at tick %" PRIu64 ", the close answered %" PRIu64
+                  " (opened after %.3f s)",
+                  st.replay_end_tick, last, waited_s);
+    ck_assert_double_ge(waited_s, 0.2); /* it waited for the lock to go */
+    pdk_client_close(&a);
+    stop_clean(&srv);
+}
+END_TEST
+
 /* ---- kill -9 ------------------------------------------------------------------------ */
 
 typedef struct streamer {
@@ -1169,6 +1242,7 @@ static Suite *replay_suite(void)
     tcase_add_test(tc, session_control);
     tcase_add_test(tc, recordings_round_trip);
     tcase_add_test(tc, replay_reproduces_live_state);
+    tcase_add_test(tc, replay_waits_for_its_recording);
     tcase_add_test(tc, kill_nine);
     suite_add_tcase(s, tc);
     return s;
