@@ -342,6 +342,15 @@ void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
 void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
                         double gravity_mps2, double air_density_kgpm3, double surface_friction);
 
+/* The same, with the tyres' peak slips (the scan of each law that is most
+ * of the resolve's cost) taken from same: the constants resolved before
+ * from a definition byte for byte equal to def, with the same world
+ * constants, which give the same peaks. A fleet of one preset spawns at a
+ * fraction of the cost. */
+void pdk_fw_params_init_like(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
+                             double gravity_mps2, double air_density_kgpm3, double surface_friction,
+                             const pdk_fw_consts *same);
+
 /* A vehicle at rest on its springs at pose (CG at cg_height_m above the
  * ground under it, level), moving forward at speed_mps along its heading,
  * its wheels rolling at that speed without slip, its tyres new at the

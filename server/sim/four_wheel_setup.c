@@ -97,8 +97,10 @@ void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
     }
 }
 
-void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
-                        double gravity_mps2, double air_density_kgpm3, double surface_friction)
+/* pdk_fw_params_init, with the peak slips from same where it is not NULL. */
+static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
+                        double gravity_mps2, double air_density_kgpm3, double surface_friction,
+                        const pdk_fw_consts *same)
 {
     const pdk_chassis_def *c = &def->chassis;
     double m = c->mass_kg;
@@ -226,12 +228,30 @@ void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     p->hard_nspm = PDK_FW_HARD_DAMPING * m / substep_s;
     params->powertrain = def->powertrain;
     pdk_tyre_consts4_init(&params->tyre, &params->axle[0].law, &params->axle[1].law);
+    if (same != NULL) {
+        memcpy(p->kappa_rest, same->kappa_rest, sizeof p->kappa_rest);
+        memcpy(p->tan_alpha_rest, same->tan_alpha_rest, sizeof p->tan_alpha_rest);
+        return;
+    }
     double kappa_peak[2], tan_peak[2];
     peak_slips(&params->tyre, kappa_peak, tan_peak);
     for (int i = 0; i < PDK_WHEELS; i++) {
         p->kappa_rest[i] = kappa_peak[i >> 1];
         p->tan_alpha_rest[i] = tan_peak[i >> 1];
     }
+}
+
+void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
+                        double gravity_mps2, double air_density_kgpm3, double surface_friction)
+{
+    params_init(params, def, substep_s, gravity_mps2, air_density_kgpm3, surface_friction, NULL);
+}
+
+void pdk_fw_params_init_like(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
+                             double gravity_mps2, double air_density_kgpm3, double surface_friction,
+                             const pdk_fw_consts *same)
+{
+    params_init(params, def, substep_s, gravity_mps2, air_density_kgpm3, surface_friction, same);
 }
 
 void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrain_def *terrain,

@@ -327,10 +327,20 @@ static void place(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, c
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
     if (def->model == PDK_MODEL_FOUR_WHEEL) {
         /* The whole constants on the stack; the world keeps their hot part
-         * (the curves stay in defs). */
+         * (the curves stay in defs). A fleet of one preset: the vehicle
+         * placed last (the highest live slot) from the same definition
+         * lends its tyres' peak slips. */
+        const pdk_fw_consts *same = NULL;
+        if (world->count > 0) {
+            uint32_t prev = live_of(world)[world->count - 1];
+            if (meta[prev].model == PDK_MODEL_FOUR_WHEEL &&
+                memcmp(&defs_of(world)[prev], def, sizeof *def) == 0) {
+                same = &fw_consts_of(world)[prev];
+            }
+        }
         pdk_fw_params p;
-        pdk_fw_params_init(&p, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
-                           wd->surface_friction);
+        pdk_fw_params_init_like(&p, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
+                                wd->surface_friction, same);
         fw_consts_of(world)[slot] = p.c;
         meta[slot].tyre = tyre_entry(world, &p.tyre);
         pdk_fw_state_init(&fw_state_of(world)[slot], &p, &wd->terrain, pose, speed_mps);

@@ -916,6 +916,49 @@ START_TEST(test_tyre_sets_shared_by_definition)
 }
 END_TEST
 
+/* A fleet of one definition, spawned one after another from rest, takes
+ * each vehicle's tyre peaks from the one before (pdk_fw_params_init_like):
+ * every one of them runs bit for bit as the same vehicle spawned alone, at
+ * rest too, where the peaks bound the tyres' slips. */
+START_TEST(test_fleet_spawn_runs_as_alone)
+{
+    const pdk_vehicle_def magic = magic_def();
+    enum { FLEET = 4 };
+    pdk_world *w = world_cap(FLEET);
+    pdk_vehicle_id ids[FLEET];
+    pdk_world *alone[FLEET];
+    pdk_vehicle_id solo[FLEET];
+    for (int i = 0; i < FLEET; i++) {
+        pdk_pose pose = {.x_m = 40.0 * i, .y_m = 5.0 * i, .yaw_rad = 0.2 * i};
+        ck_assert_int_eq(pdk_world_spawn(w, &magic, &pose, 0.0, PDK_GEAR_DRIVE, &ids[i]), PDK_OK);
+        alone[i] = world_cap(1);
+        ck_assert_int_eq(pdk_world_spawn(alone[i], &magic, &pose, 0.0, PDK_GEAR_DRIVE, &solo[i]),
+                         PDK_OK);
+    }
+    for (int t = 0; t < 240; t++) {
+        for (int i = 0; i < FLEET; i++) {
+            /* held on the brake for a while, then away slowly, steering */
+            double throttle = t < 60 ? 0.0 : 8.0 * i;
+            double brake = t < 60 ? 5.0 : 0.0;
+            double steer = 90.0 * (i - 1.5);
+            ck_assert_int_eq(drive(w, ids[i], throttle, brake, steer), PDK_OK);
+            ck_assert_int_eq(drive(alone[i], solo[i], throttle, brake, steer), PDK_OK);
+        }
+        pdk_world_step(w);
+        for (int i = 0; i < FLEET; i++) {
+            pdk_world_step(alone[i]);
+        }
+    }
+    for (int i = 0; i < FLEET; i++) {
+        ck_assert_msg(memcmp(pdk_world_channels(w, ids[i]), pdk_world_channels(alone[i], solo[i]),
+                             sizeof(double) * PDK_CH_COUNT) == 0,
+                      "vehicle %d of the fleet differs from its twin alone", i);
+        world_free(alone[i]);
+    }
+    world_free(w);
+}
+END_TEST
+
 /* The world holds no pointers: a byte copy is a snapshot that continues
  * exactly as the original, and independently of it. */
 START_TEST(test_byte_copy_is_a_snapshot)
@@ -1089,6 +1132,7 @@ static Suite *world_suite(void)
     tcase_add_test(mem, test_init_errors);
     tcase_add_test(mem, test_mem_size_grows_with_capacity);
     tcase_add_test(mem, test_tyre_sets_shared_by_definition);
+    tcase_add_test(mem, test_fleet_spawn_runs_as_alone);
     tcase_add_loop_test(mem, test_byte_copy_is_a_snapshot, 0, 2);
     tcase_add_loop_test(mem, test_corrupted_vehicle_faults_alone, 0, 2);
     suite_add_tcase(s, mem);
