@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hash.h"
 #include "trig.h"
 #include "vmath.h"
 
@@ -33,11 +34,32 @@ static uint32_t ticks_of(double s)
     return t < 0.0 ? 0u : (uint32_t)t;
 }
 
+uint64_t pdk_dbw_delay_term(int i, double value)
+{
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return pdk_hash_fmix64(bits ^ (UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(i + 1)));
+}
+
+uint64_t pdk_dbw_delay_digest(const pdk_dbw_chan *ch)
+{
+    uint64_t sum = 0u;
+    for (int i = 0; i < PDK_DBW_DELAY_TICKS; i++) {
+        sum += pdk_dbw_delay_term(i, ch->delay_line[i]);
+    }
+    return sum;
+}
+
+/* The line as it is when the channel starts to move its actuator: every
+ * slot at v, the actuator's position, so that the delayed set point starts
+ * where the car is. */
 static void fill_delay(pdk_dbw_chan *ch, double v)
 {
     for (int i = 0; i < PDK_DBW_DELAY_TICKS; i++) {
         ch->delay_line[i] = v;
     }
+    ch->delay_digest = pdk_dbw_delay_digest(ch);
+    ch->line_live = 1;
 }
 
 static int base_delay_ticks(const pdk_dbw_def *d, int c)
@@ -61,7 +83,8 @@ static void reset_runtime(pdk_dbw_state *dbw, const pdk_dbw_def *def, const pdk_
         ch->out = driver_value(driver, c);
         ch->target = ch->out;
         ch->delay_ticks = base_delay_ticks(def, c) + latency;
-        fill_delay(ch, ch->out);
+        /* The line is dead (line_live 0, from the memset): the channel's
+         * first tick engaged fills it with out. */
     }
     dbw->ulc_cmd = dbw->ulc_vel_ref = dbw->ulc_accel_ref = dbw->ulc_accel_cmd = 0.0;
     dbw->ulc_integral = 0.0;
@@ -1136,12 +1159,21 @@ void pdk_dbw_tick(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_vehicle_de
             ch->out = drv;
             ch->out_rate = 0.0;
             ch->limiting_rate = 0;
-            fill_delay(ch, drv);
+            ch->line_live = 0; /* refilled with out when it engages */
             control[c] = drv;
             continue;
         }
-        /* The delay line: slot tick % N holds the set point of that tick. */
-        ch->delay_line[tick % PDK_DBW_DELAY_TICKS] = ch->target;
+        /* The delay line: slot tick % N holds the set point of that tick;
+         * on the first tick engaged every slot holds out (where the
+         * actuator is: the driver's control of the tick before, or what a
+         * reset put there). */
+        if (!ch->line_live) {
+            fill_delay(ch, ch->out);
+        }
+        const int slot = (int)(tick % PDK_DBW_DELAY_TICKS);
+        ch->delay_digest +=
+            pdk_dbw_delay_term(slot, ch->target) - pdk_dbw_delay_term(slot, ch->delay_line[slot]);
+        ch->delay_line[slot] = ch->target;
         double delayed = ch->delay_line[(tick + PDK_DBW_DELAY_TICKS - (uint64_t)ch->delay_ticks) %
                                         PDK_DBW_DELAY_TICKS];
         if (c == PDK_DBW_CH_STEER) {

@@ -379,7 +379,14 @@ typedef struct pdk_dbw_chan {
     double out;            /* the actuator's position: deg, bar or % */
     double out_rate;       /* steering: deg/s */
     double stuck_value;    /* with a stuck or saturated fault */
+    /* Slot tick % PDK_DBW_DELAY_TICKS holds the set point of that tick while
+     * the channel moves its actuator (line_live); a channel that follows
+     * the driver leaves it, and its first tick engaged fills it with the
+     * actuator's position. delay_digest is pdk_dbw_delay_digest of the
+     * line, kept as slots are written: the state hash takes it instead of
+     * the 64 slots (docs/adr/0014). */
     double delay_line[PDK_DBW_DELAY_TICKS];
+    uint64_t delay_digest;
     uint64_t last_cmd_tick;  /* the tick its last valid command came */
     uint64_t override_until; /* steering: a driver's wheel input counts as acting until then */
     uint64_t boot_until;     /* after a power cycle the module is not ready until then */
@@ -393,6 +400,7 @@ typedef struct pdk_dbw_chan {
     uint8_t enabled, timeout, bad_crc, bad_rc;
     uint8_t override_active, override_latched, override_other, ignore;
     uint8_t fault, report_missing, limiting_value, limiting_rate;
+    uint8_t line_live; /* delay_line holds set points (the channel moved its actuator) */
 } pdk_dbw_chan;
 
 typedef struct pdk_dbw_state {
@@ -551,8 +559,19 @@ double pdk_dbw_noise_normal(uint64_t seed, uint32_t vehicle, uint64_t tick, uint
 double pdk_dbw_noise_unit(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis);
 
 /* Feeds the kit's whole state into the wide hash h (hash.h pdk_hash4),
- * field by field. */
+ * field by field; a live delay line by its digest, a dead one (the channel
+ * follows the driver, and refills the line when it engages) not at all. */
 struct pdk_hash4;
 void pdk_dbw_hash(struct pdk_hash4 *h, const pdk_dbw_state *dbw);
+
+/* The digest of ch's delay line: the sum, modulo 2^64, over its slots i of
+ * MurmurHash3's finaliser of the slot's bits mixed with i (hash.h), so that
+ * writing one slot updates it by two terms. Any change of one slot changes
+ * it (the finaliser is a bijection); two slots changed at once leave it
+ * unchanged only by an exact cancellation of their terms. */
+uint64_t pdk_dbw_delay_digest(const pdk_dbw_chan *ch);
+
+/* Slot i's term of that sum. */
+uint64_t pdk_dbw_delay_term(int i, double value);
 
 #endif

@@ -212,7 +212,9 @@ void pdk_dbw_hash(pdk_hash4 *h, const pdk_dbw_state *dbw)
         const double dv[] = {ch->cmd, ch->rate_a,   ch->rate_b,     ch->target,
                              ch->out, ch->out_rate, ch->stuck_value};
         pdk_hash4_f64s(h, dv, sizeof dv / sizeof dv[0]);
-        pdk_hash4_f64s(h, ch->delay_line, PDK_DBW_DELAY_TICKS);
+        /* The live line by its digest (its 64 slots are most of the kit's
+         * state); a dead one is refilled before it is read again. */
+        pdk_hash4_take(h, ch->line_live ? ch->delay_digest : 0u, (uint64_t)ch->line_live, 0u, 0u);
         const uint64_t uv[] = {ch->last_cmd_tick,
                                ch->override_until,
                                ch->boot_until,

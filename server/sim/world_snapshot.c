@@ -173,6 +173,7 @@ static uint64_t layout_dbw_chan(uint64_t h)
     h = MEMBER(h, pdk_dbw_chan, out_rate);
     h = MEMBER(h, pdk_dbw_chan, stuck_value);
     h = MEMBER(h, pdk_dbw_chan, delay_line);
+    h = MEMBER(h, pdk_dbw_chan, delay_digest);
     h = MEMBER(h, pdk_dbw_chan, last_cmd_tick);
     h = MEMBER(h, pdk_dbw_chan, override_until);
     h = MEMBER(h, pdk_dbw_chan, boot_until);
@@ -197,7 +198,8 @@ static uint64_t layout_dbw_chan(uint64_t h)
     h = MEMBER(h, pdk_dbw_chan, fault);
     h = MEMBER(h, pdk_dbw_chan, report_missing);
     h = MEMBER(h, pdk_dbw_chan, limiting_value);
-    return MEMBER(h, pdk_dbw_chan, limiting_rate);
+    h = MEMBER(h, pdk_dbw_chan, limiting_rate);
+    return MEMBER(h, pdk_dbw_chan, line_live);
 }
 
 static uint64_t layout_dbw(uint64_t h)
@@ -513,6 +515,11 @@ static const char *record_problem(const vehicle_record *r, const pdk_vehicle_def
         const pdk_dbw_chan *ch = &r->dbw.ch[c];
         if (ch->delay_ticks < 0 || ch->delay_ticks >= PDK_DBW_DELAY_TICKS) {
             return "the record's DBW delay_ticks is not within 0..63";
+        }
+        /* The state hash takes a live line by its digest, so the restore's
+         * hash check cannot see a slot that disagrees with it: this does. */
+        if (ch->line_live > 1u || (ch->line_live && ch->delay_digest != pdk_dbw_delay_digest(ch))) {
+            return "the record's DBW delay line does not match its digest";
         }
     }
     if (def->model != PDK_MODEL_FOUR_WHEEL) {

@@ -14,6 +14,7 @@
 
 #include "paddock/v1/snapshot.pb-c.h"
 
+#include "dbw.h"
 #include "params.h"
 #include "prng.h"
 #include "snapshot.h"
@@ -974,6 +975,100 @@ START_TEST(sim_restore_refusals)
 }
 END_TEST
 
+/* A channel command of the kit, or its system enable, with the next rolling
+ * counter of its stream. */
+static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, double cmd,
+                       unsigned *rc)
+{
+    pdk_dbw_msg m = {.kind = kind, .crc = -1};
+    if (kind == PDK_DBW_MSG_SYSTEM) {
+        m.u.system.cmd = (int32_t)cmd;
+        m.u.system.sync_mode = -1;
+        m.u.system.validate_crc = -1;
+        m.u.system.comms_loss_arm = -1;
+        m.u.system.rc = (uint8_t)((*rc)++ & 15u);
+    } else {
+        m.u.chan.cmd = cmd;
+        m.u.chan.cmd_type = type;
+        m.u.chan.enable = 1;
+        m.u.chan.rc = (uint8_t)((*rc)++ & 15u);
+    }
+    const char *why = pdk_world_dbw_problem(w, id, &m);
+    ck_assert_msg(why == NULL, "kit message refused: %s", why);
+    ck_assert_int_eq(pdk_world_dbw(w, id, &m), PDK_OK);
+}
+
+/* The state hash takes a live delay line by its digest (docs/adr/0014):
+ * the digest is the line's (pdk_dbw_delay_digest) after the kit has
+ * steered through it, a record restores to the same hash, and a record
+ * whose line disagrees with its digest is refused, naming the line. A
+ * channel that follows the driver has a dead line. */
+START_TEST(kit_delay_line_and_its_digest)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 2;
+    pdk_vehicle_def sedan = vehicle("midsize_sedan");
+    box b;
+    box_open(&b, &wd);
+    pdk_vehicle_id id = spawn(b.w, &sedan, 0.0, 0.0, 5.0);
+    unsigned rc[4] = {0, 0, 0, 0};
+    for (int t = 0; t < 90; t++) {
+        if (t % 2 == 0) {
+            kit_stream(b.w, id, PDK_DBW_MSG_STEER, PDK_STEER_CMD_ANGLE, 3.0 * t, &rc[0]);
+            kit_stream(b.w, id, PDK_DBW_MSG_THROTTLE, PDK_THROTTLE_CMD_PERCENT, 10.0, &rc[2]);
+        }
+        if (t == 4) {
+            kit_stream(b.w, id, PDK_DBW_MSG_SYSTEM, 0, PDK_DBW_SYS_ENABLE, &rc[3]);
+        }
+        pdk_world_step(b.w);
+    }
+    const pdk_dbw_state *dbw = pdk_world_dbw_state(b.w, id);
+    ck_assert_ptr_nonnull(dbw);
+    const pdk_dbw_chan *steer = &dbw->ch[PDK_DBW_CH_STEER];
+    ck_assert_int_eq(steer->line_live, 1);
+    ck_assert_int_eq(dbw->ch[PDK_DBW_CH_BRAKE].line_live, 0); /* never commanded */
+    ck_assert_uint_eq(steer->delay_digest, pdk_dbw_delay_digest(steer));
+    ck_assert(steer->delay_line[0] != steer->delay_line[63]); /* it moved */
+
+    pdk_world_snapshot_head head;
+    pdk_world_snapshot_head_get(b.w, &head);
+    uint32_t gens[2];
+    ck_assert_int_eq(pdk_world_snapshot_generations(b.w, gens, 2), PDK_OK);
+    size_t bytes = pdk_snapshot_vehicle_bytes();
+    uint8_t *rec = malloc(bytes);
+    ck_assert_int_eq(pdk_world_snapshot_vehicle(b.w, id, rec, bytes), PDK_OK);
+    box s;
+    box_open(&s, &wd);
+    ck_assert_int_eq(pdk_world_restore_head(s.w, &head, gens, 2), PDK_OK);
+    ck_assert_int_eq(pdk_world_restore_vehicle(s.w, id, &sedan, rec, bytes), PDK_OK);
+    ck_assert_int_eq(pdk_world_restore_end(s.w), PDK_OK);
+    ck_assert_uint_eq(pdk_world_hash(s.w), pdk_world_hash(b.w));
+    box_close(&s);
+
+    /* The line's last slot sits just before the digest in the record (the
+     * struct's bytes): change it and the record no longer restores. */
+    uint8_t digest[8];
+    memcpy(digest, &steer->delay_digest, sizeof digest);
+    uint8_t *at = NULL;
+    for (size_t k = 8; k + 8 <= bytes && at == NULL; k++) {
+        if (memcmp(rec + k, digest, 8) == 0) {
+            at = rec + k;
+        }
+    }
+    ck_assert_ptr_nonnull(at);
+    ck_assert(memcmp(at - 8, &steer->delay_line[63], 8) == 0);
+    at[-8] ^= 1u;
+    box_open(&s, &wd);
+    ck_assert_int_eq(pdk_world_restore_head(s.w, &head, gens, 2), PDK_OK);
+    ck_assert_int_eq(pdk_world_restore_vehicle(s.w, id, &sedan, rec, bytes),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ASSERT_HAS(pdk_world_restore_problem(s.w), "delay line does not match its digest");
+    box_close(&s);
+    free(rec);
+    box_close(&b);
+}
+END_TEST
+
 /* The fingerprint is stable within a build and the record's size is what
  * the wire carries. */
 START_TEST(layout_fingerprint)
@@ -1146,6 +1241,7 @@ static Suite *snapshot_suite(void)
     tcase_add_test(refusals, every_refusal_is_named);
     tcase_add_test(refusals, sim_restore_refusals);
     tcase_add_test(refusals, layout_fingerprint);
+    tcase_add_test(refusals, kit_delay_line_and_its_digest);
     suite_add_tcase(s, refusals);
     TCase *world = tcase_create("reseed and reset");
     tcase_add_test(world, reset_removes_everything_and_reseeds);
