@@ -20,7 +20,8 @@
  * verify of 100 cars at 100x or more, recording under 5 % of the tick. It
  * prints; it never fails on a time.
  * Usage: bench_replay [simulated seconds per session, default 20] [vehicle
- * preset, default midsize_sedan]. */
+ * preset, default midsize_sedan] [which cars the DBW kit drives: quarter
+ * (every fourth, the default), all or none]. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -62,11 +63,16 @@ static char *world_json;
 static pdk_vehicle_def car;
 static char *car_json;
 static const char *car_name = "midsize_sedan";
+/* Vehicle i is driven by its kit when i % kit_every == kit_every - 1 (0:
+ * none is). */
+static int kit_every = 4;
+static const char *kits_name = "quarter";
 
 /* What drives vehicle i at tick: every vehicle changes its DbwCommand every
  * 12 ticks (10 Hz, as a remote driver's client sends), every fourth
- * vehicle is driven by the kit instead (enable, then steering and throttle
- * commands at 40 Hz). Values follow tick and i only. */
+ * vehicle (or each, or none: kit_every) is driven by the kit instead
+ * (enable, then steering and throttle commands at 40 Hz). Values follow
+ * tick and i only. */
 static void drive(pdk_session *s, uint64_t tick)
 {
     const pdk_world *w = pdk_session_world(s);
@@ -75,7 +81,7 @@ static void drive(pdk_session *s, uint64_t tick)
         pdk_vehicle_id id = pdk_world_vehicle_at(w, i);
         uint64_t t = tick + 5u * (uint64_t)i;
         double phase = (double)(t % 960u) / 960.0;
-        if (i % 4 == 3) {
+        if (kit_every > 0 && i % kit_every == kit_every - 1) {
             if (t % 960u == 1) {
                 pdk_dbw_msg m = {.kind = PDK_DBW_MSG_SYSTEM, .crc = -1};
                 m.u.system.cmd = PDK_DBW_SYS_ENABLE;
@@ -245,6 +251,15 @@ int main(int argc, char **argv)
         seconds = 20.0;
     if (argc > 2)
         car_name = argv[2];
+    if (argc > 3) {
+        kits_name = argv[3];
+        if (strcmp(kits_name, "all") == 0)
+            kit_every = 1;
+        else if (strcmp(kits_name, "none") == 0)
+            kit_every = 0;
+        else if (strcmp(kits_name, "quarter") != 0)
+            die("which cars the kit drives", "give quarter, all or none");
+    }
     char err[PDK_REPLAY_ERR_LEN];
     /* Room for the larger fleet: the recorded world is the one that runs. */
     if (pdk_params_world_load(PDK_SOURCE_DIR "/presets", "flat", "maxVehicles=100", &world,
@@ -265,10 +280,13 @@ int main(int argc, char **argv)
     const int sizes[2] = {1, 100};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     printf("recording, replay and verify: vehicle preset %s%s on flat, %.0f s simulated per "
-           "session (the single car's five times as long), DbwCommand at 10 Hz, a quarter of the "
-           "cars by DBW kit at 40 Hz; %ld CPUs online\n",
-           car_name, argc > 2 ? "" : " (the default; another: bench_replay SECONDS PRESET)",
-           seconds, cpus);
+           "session (the single car's five times as long), DbwCommand at 10 Hz, %s of the cars "
+           "by DBW kit at 40 Hz (every fourth, from the fourth: quarter; also all or none); %ld "
+           "CPUs online\n",
+           car_name,
+           argc > 2 ? ""
+                    : " (the default; another: bench_replay SECONDS PRESET [quarter|all|none])",
+           seconds, kits_name, cpus);
     printf("tick, recording and replay: CPU time of the thread that ticks; verify x rt: on 1 "
            "thread by its CPU time and by wall time, then on the threads verify takes by default "
            "(thr) by wall time and by the CPU time of them all\n");
