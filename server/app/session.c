@@ -393,10 +393,10 @@ static void run_scripts(pdk_session *s)
 }
 
 /* Adds the input in payload to this tick's packed inputs (one store
- * record a tick, pdk_session_flush_inputs_). */
+ * record a tick with the hashes held before them,
+ * pdk_session_flush_inputs_). */
 static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
 {
-    pdk_session_flush_hashes_(s);
     if (s->inputs.len > 0 && s->inputs_tick != tick)
         pdk_session_flush_inputs_(s);
     s->inputs_tick = tick;
@@ -406,13 +406,19 @@ static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
         pdk_session_recorded_(s, PDK_ERR_NO_MEMORY, "an input");
 }
 
+/* The held inputs as one record, with the hashes held before them (every
+ * one of a tick up to the inputs' tick: the inputs of tick T are queued
+ * after the hashes of every tick up to T, docs/adr/0012). */
 void pdk_session_flush_inputs_(pdk_session *s)
 {
     if (s->inputs.len == 0)
         return;
-    pdk_session_recorded_(
-        s, pdk_store_record_inputs(s->store, s->id, s->inputs_tick, s->inputs.data, s->inputs.len),
-        "inputs");
+    pdk_session_recorded_(s,
+                          pdk_store_record_tick(s->store, s->id, s->hashes_from, s->hashes,
+                                                s->n_hashes, s->inputs_tick, s->inputs.data,
+                                                s->inputs.len),
+                          s->n_hashes > 0 ? "state hashes and inputs" : "inputs");
+    s->n_hashes = 0;
     pdk_buf_reset(&s->inputs);
 }
 

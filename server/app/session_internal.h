@@ -122,8 +122,10 @@ struct pdk_session {
     uint32_t keyframe_every;  /* ticks between keyframes */
     pdk_buf snapshot;         /* the keyframe being encoded */
     /* State hashes not yet handed to the store: consecutive ticks from
-     * hashes_from, recorded as one record before the session's next other
-     * record or when PDK_SESSION_HASH_BATCH are held (session_record.c). */
+     * hashes_from, recorded in the record of the session's next inputs
+     * (pdk_session_flush_inputs_), or as one record of their own before
+     * its next other record or when PDK_SESSION_HASH_BATCH are held
+     * (session_record.c). */
     uint64_t hashes[PDK_SESSION_HASH_BATCH];
     uint64_t hashes_from;
     size_t n_hashes;

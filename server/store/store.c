@@ -40,8 +40,9 @@ typedef enum rec_kind {
     REC_VEHICLE_REMOVED,
     REC_INPUT,
     REC_HASH,
-    REC_HASHES, /* consecutive ticks' hashes, from tick, in blob */
-    REC_INPUTS, /* one tick's inputs, packed in blob (pdk_store_record_inputs) */
+    /* number consecutive ticks' hashes from value, then tick's inputs packed
+     * (pdk_store_record_tick), in blob */
+    REC_TICK,
     REC_SNAPSHOT,
     REC_MARK_INTERRUPTED,
 } rec_kind;
@@ -430,7 +431,8 @@ static pdk_error text_len(const char *t, size_t *len)
 
 /* Allocates a record with room for ntext texts and a blob, copies them in. */
 static pdk_error new_record(rec_kind kind, const char *const *texts, size_t ntext, const void *blob,
-                            size_t blob_len, pdk_store_record **out)
+                            size_t blob_len, const void *more, size_t more_len,
+                            pdk_store_record **out)
 {
     *out = NULL;
     size_t lens[5] = {0};
@@ -442,10 +444,10 @@ static pdk_error new_record(rec_kind kind, const char *const *texts, size_t ntex
         }
         total += lens[i] + 1;
     }
-    if (blob_len > PDK_STORE_MAX_FIELD_BYTES) {
+    if (blob_len > PDK_STORE_MAX_FIELD_BYTES || more_len > PDK_STORE_MAX_FIELD_BYTES - blob_len) {
         return PDK_ERR_OUT_OF_RANGE;
     }
-    total += blob_len;
+    total += blob_len + more_len;
     pdk_store_record *r = malloc(sizeof *r + total);
     if (!r) {
         return PDK_ERR_NO_MEMORY;
@@ -462,11 +464,16 @@ static pdk_error new_record(rec_kind kind, const char *const *texts, size_t ntex
         r->text_len[i] = lens[i];
         p += lens[i] + 1;
     }
-    if (blob_len) {
-        memcpy(p, blob, blob_len);
+    if (blob_len + more_len) {
         r->blob = p;
     }
-    r->blob_len = blob_len;
+    if (blob_len) {
+        memcpy(p, blob, blob_len);
+    }
+    if (more_len) {
+        memcpy(p + blob_len, more, more_len);
+    }
+    r->blob_len = blob_len + more_len;
     *out = r;
     return PDK_OK;
 }
@@ -525,7 +532,7 @@ pdk_error pdk_store_record_session(pdk_store *store, const pdk_store_session *se
     const char *texts[5] = {session->name, session->timing, session->world_preset,
                             session->world_json, session->build_id};
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_SESSION, texts, 5, NULL, 0, &r);
+    pdk_error rc = new_record(REC_SESSION, texts, 5, NULL, 0, NULL, 0, &r);
     if (rc != PDK_OK) {
         return rc;
     }
@@ -550,7 +557,7 @@ pdk_error pdk_store_record_session_end(pdk_store *store, uint64_t session_id, ui
         return PDK_ERR_CLOSED;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_SESSION_END, NULL, 0, NULL, 0, &r);
+    pdk_error rc = new_record(REC_SESSION_END, NULL, 0, NULL, 0, NULL, 0, &r);
     if (rc != PDK_OK) {
         return rc;
     }
@@ -573,7 +580,7 @@ pdk_error pdk_store_record_vehicle(pdk_store *store, uint64_t session_id, uint32
     }
     const char *texts[3] = {preset, overrides, params_json};
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_VEHICLE, texts, 3, NULL, 0, &r);
+    pdk_error rc = new_record(REC_VEHICLE, texts, 3, NULL, 0, NULL, 0, &r);
     if (rc != PDK_OK) {
         return rc;
     }
@@ -593,7 +600,7 @@ pdk_error pdk_store_record_vehicle_removed(pdk_store *store, uint64_t session_id
         return PDK_ERR_CLOSED;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_VEHICLE_REMOVED, NULL, 0, NULL, 0, &r);
+    pdk_error rc = new_record(REC_VEHICLE_REMOVED, NULL, 0, NULL, 0, NULL, 0, &r);
     if (rc != PDK_OK) {
         return rc;
     }
@@ -613,7 +620,7 @@ pdk_error pdk_store_record_input(pdk_store *store, uint64_t session_id, uint64_t
         return PDK_ERR_CLOSED;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_INPUT, NULL, 0, payload, payload_len, &r);
+    pdk_error rc = new_record(REC_INPUT, NULL, 0, payload, payload_len, NULL, 0, &r);
     if (rc != PDK_OK) {
         return rc;
     }
@@ -633,7 +640,7 @@ pdk_error pdk_store_record_hash(pdk_store *store, uint64_t session_id, uint64_t 
         return PDK_ERR_CLOSED;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_HASH, NULL, 0, NULL, 0, &r);
+    pdk_error rc = new_record(REC_HASH, NULL, 0, NULL, 0, NULL, 0, &r);
     if (rc != PDK_OK) {
         return rc;
     }
@@ -662,42 +669,47 @@ static pdk_error inputs_well_formed(const unsigned char *p, size_t len)
     return PDK_OK;
 }
 
-pdk_error pdk_store_record_inputs(pdk_store *store, uint64_t session_id, uint64_t tick,
-                                  const void *packed, size_t len)
+pdk_error pdk_store_record_tick(pdk_store *store, uint64_t session_id, uint64_t hashes_from,
+                                const uint64_t *hashes, size_t n_hashes, uint64_t tick,
+                                const void *packed, size_t len)
 {
-    if (!store || !packed || len == 0 || inputs_well_formed(packed, len) != PDK_OK) {
+    if (!store || (n_hashes == 0 && len == 0) || (n_hashes > 0 && !hashes) ||
+        n_hashes > PDK_STORE_MAX_HASHES ||
+        (len > 0 && (!packed || inputs_well_formed(packed, len) != PDK_OK))) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
     if (is_closing(store)) {
         return PDK_ERR_CLOSED;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_INPUTS, NULL, 0, packed, len, &r);
+    pdk_error rc =
+        new_record(REC_TICK, NULL, 0, hashes, n_hashes * sizeof *hashes, packed, len, &r);
     if (rc != PDK_OK) {
         return rc;
     }
     r->session_id = session_id;
+    r->value = hashes_from;
+    r->number = (int32_t)n_hashes;
     r->tick = tick;
     return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_inputs(pdk_store *store, uint64_t session_id, uint64_t tick,
+                                  const void *packed, size_t len)
+{
+    if (len == 0) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    return pdk_store_record_tick(store, session_id, 0u, NULL, 0, tick, packed, len);
 }
 
 pdk_error pdk_store_record_hashes(pdk_store *store, uint64_t session_id, uint64_t first_tick,
                                   const uint64_t *hashes, size_t n)
 {
-    if (!store || !hashes || n == 0 || n > PDK_STORE_MAX_HASHES) {
+    if (n == 0) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    if (is_closing(store)) {
-        return PDK_ERR_CLOSED;
-    }
-    pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_HASHES, NULL, 0, hashes, n * sizeof *hashes, &r);
-    if (rc != PDK_OK) {
-        return rc;
-    }
-    r->session_id = session_id;
-    r->tick = first_tick;
-    return enqueue(store, r);
+    return pdk_store_record_tick(store, session_id, first_tick, hashes, n, 0u, NULL, 0);
 }
 
 pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint64_t tick,
@@ -711,7 +723,7 @@ pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint6
         return PDK_ERR_CLOSED;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_SNAPSHOT, NULL, 0, blob, blob_len, &r);
+    pdk_error rc = new_record(REC_SNAPSHOT, NULL, 0, blob, blob_len, NULL, 0, &r);
     if (rc != PDK_OK) {
         return rc;
     }
@@ -827,10 +839,26 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
         bind_u64(st, 2, r->tick);
         bind_u64(st, 3, r->value);
         return run(s->wdb, st, why, why_len);
-    case REC_INPUTS: {
-        /* One row per input through the same statement, as REC_HASHES. */
+    case REC_TICK: {
+        /* The hashes first, then the inputs (the order they were held in):
+         * one row each through the same statement; a refused row (a
+         * duplicate tick, or (tick, seq)) refuses the record from that row
+         * on. */
+        const size_t n = (size_t)r->number;
+        st = s->st.insert_hash;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t h;
+            memcpy(&h, r->blob + i * sizeof h, sizeof h);
+            bind_u64(st, 1, r->session_id);
+            bind_u64(st, 2, r->value + i);
+            bind_u64(st, 3, h);
+            rc = run(s->wdb, st, why, why_len);
+            if (rc != SQLITE_OK) {
+                return rc;
+            }
+        }
         st = s->st.insert_input;
-        size_t at = 0;
+        size_t at = n * sizeof(uint64_t);
         while (at < r->blob_len) {
             uint32_t head[3];
             memcpy(head, r->blob + at, sizeof head);
@@ -845,24 +873,6 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
                 sqlite3_bind_zeroblob(st, 5, 0);
             }
             at += head[2];
-            rc = run(s->wdb, st, why, why_len);
-            if (rc != SQLITE_OK) {
-                return rc;
-            }
-        }
-        return SQLITE_OK;
-    }
-    case REC_HASHES: {
-        /* One row per hash through the same statement; a refused row (a
-         * duplicate tick) refuses the record from that row on. */
-        st = s->st.insert_hash;
-        size_t n = r->blob_len / sizeof(uint64_t);
-        for (size_t i = 0; i < n; i++) {
-            uint64_t h;
-            memcpy(&h, r->blob + i * sizeof h, sizeof h);
-            bind_u64(st, 1, r->session_id);
-            bind_u64(st, 2, r->tick + i);
-            bind_u64(st, 3, h);
             rc = run(s->wdb, st, why, why_len);
             if (rc != SQLITE_OK) {
                 return rc;
@@ -917,13 +927,14 @@ static void describe(const pdk_store_record *r, char *out, size_t len)
     case REC_HASH:
         snprintf(out, len, "state hash (session %llu, tick %llu)", sid, tick);
         return;
-    case REC_INPUTS:
-        snprintf(out, len, "inputs (session %llu, tick %llu, %zu bytes)", sid, tick, r->blob_len);
+    case REC_TICK: {
+        const size_t hash_bytes = (size_t)r->number * sizeof(uint64_t);
+        snprintf(out, len,
+                 "%d state hashes from tick %llu and %zu bytes of inputs at tick %llu (session "
+                 "%llu)",
+                 (int)r->number, (unsigned long long)r->value, r->blob_len - hash_bytes, tick, sid);
         return;
-    case REC_HASHES:
-        snprintf(out, len, "%zu state hashes (session %llu, from tick %llu)",
-                 r->blob_len / sizeof(uint64_t), sid, tick);
-        return;
+    }
     case REC_SNAPSHOT:
         snprintf(out, len, "keyframe (session %llu, tick %llu, %zu bytes)", sid, tick, r->blob_len);
         return;
@@ -1217,7 +1228,7 @@ pdk_error pdk_store_mark_interrupted(pdk_store *store, uint64_t *n_marked, char 
         return PDK_ERR_INVALID_ARGUMENT;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_MARK_INTERRUPTED, NULL, 0, NULL, 0, &r);
+    pdk_error rc = new_record(REC_MARK_INTERRUPTED, NULL, 0, NULL, 0, NULL, 0, &r);
     if (rc != PDK_OK) {
         pdk_store_errf(err, err_len, "%s: out of memory marking interrupted sessions", store->path);
         return rc;

@@ -129,6 +129,16 @@ pdk_error pdk_store_record_inputs(pdk_store *store, uint64_t session_id, uint64_
 pdk_error pdk_store_record_hashes(pdk_store *store, uint64_t session_id, uint64_t first_tick,
                                   const uint64_t *hashes, size_t n);
 
+/* Both in one record, what a session records at the end of a tick's
+ * inputs: the n_hashes hashes it held from hashes_from (0 or more), then
+ * the inputs of tick packed as pdk_store_record_inputs takes them (len 0
+ * or more; not both none). The hashes' rows go in first. One record a tick
+ * instead of two: a session with inputs every tick queued one for its
+ * hashes and one for its inputs. */
+pdk_error pdk_store_record_tick(pdk_store *store, uint64_t session_id, uint64_t hashes_from,
+                                const uint64_t *hashes, size_t n_hashes, uint64_t tick,
+                                const void *packed, size_t len);
+
 /* A keyframe: the session's complete snapshot at tick (a WorldSnapshot
  * message, snapshot.proto), with the state hash at that tick and the state
  * layout it was written in (sim/snapshot.h pdk_snapshot_layout). The blob

@@ -513,6 +513,76 @@ START_TEST(test_batched_inputs_and_hashes)
 }
 END_TEST
 
+/* A tick's record (pdk_store_record_tick): the hashes held, then the
+ * tick's inputs, rows in that order; either part may be empty, not both;
+ * a refused hash row refuses the inputs after it too. */
+START_TEST(test_tick_record_hashes_then_inputs)
+{
+    const char *path = tmp_path("t.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    pdk_store_session def = session_def(1, "ticks");
+    ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
+    uint64_t hashes[4];
+    for (uint64_t i = 0; i < 4; i++) {
+        hashes[i] = (5 + i) * 3u + 1u;
+    }
+    unsigned char packed[32];
+    const uint32_t head[2][3] = {{0, 3, 1}, {1, 4, 1}};
+    size_t at = 0;
+    for (int i = 0; i < 2; i++) {
+        memcpy(packed + at, head[i], sizeof head[i]);
+        at += sizeof head[i];
+        packed[at++] = (unsigned char)(0xA0 + i);
+    }
+    /* Hashes of ticks 5 to 8 and the inputs of tick 8; then hashes alone,
+     * inputs alone. */
+    ck_assert_int_eq(pdk_store_record_tick(s, 1, 5, hashes, 4, 8, packed, at), PDK_OK);
+    uint64_t more = 9u * 3u + 1u;
+    ck_assert_int_eq(pdk_store_record_tick(s, 1, 9, &more, 1, 0, NULL, 0), PDK_OK);
+    const uint32_t later[3] = {2, 5, 0};
+    ck_assert_int_eq(pdk_store_record_tick(s, 1, 0, NULL, 0, 10, later, sizeof later), PDK_OK);
+    /* Refused before anything is queued. */
+    ck_assert_int_eq(pdk_store_record_tick(s, 1, 0, NULL, 0, 11, NULL, 0),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_tick(s, 1, 11, NULL, 2, 11, packed, at),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_tick(s, 1, 11, hashes, 1, 11, packed, at - 1),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(
+        pdk_store_record_tick(s, 1, 11, hashes, PDK_STORE_MAX_HASHES + 1, 11, packed, at),
+        PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_tick(NULL, 1, 11, hashes, 1, 11, packed, at),
+                     PDK_ERR_INVALID_ARGUMENT);
+    /* Hashes from tick 8 again: refused at their first row, and the inputs
+     * of tick 12 after them with it. */
+    const uint32_t lost[3] = {3, 5, 0};
+    ck_assert_int_eq(pdk_store_record_tick(s, 1, 8, &hashes[3], 1, 12, lost, sizeof lost), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    pdk_store_stats st;
+    pdk_store_stats_get(s, &st);
+    ck_assert_uint_eq(st.failed, 1);
+    char err[PDK_STORE_ERR_LEN];
+    batch_rows hs = {0};
+    ck_assert_int_eq(pdk_store_read_hashes(s, 1, collect_hash, &hs, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(hs.n, 5);
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_uint_eq(hs.ticks[i], 5 + i);
+    }
+    batch_rows in = {0};
+    ck_assert_int_eq(pdk_store_read_inputs(s, 1, collect_input, &in, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(in.n, 3);
+    const uint64_t ticks[3] = {8, 8, 10};
+    const uint32_t seqs[3] = {0, 1, 2};
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_uint_eq(in.ticks[i], ticks[i]);
+        ck_assert_uint_eq(in.seqs[i], seqs[i]);
+    }
+    ck_assert_uint_eq(in.first[0], 0xA0);
+    ck_assert_uint_eq(in.first[1], 0xA1);
+    pdk_store_close(s);
+}
+END_TEST
+
 START_TEST(test_snapshots_round_trip)
 {
     const char *path = tmp_path("p.db");
@@ -1154,6 +1224,7 @@ static Suite *store_replay_suite(void)
     tcase_add_test(tc, test_migration_keeps_0001_rows);
     tcase_add_test(tc, test_session_fields_round_trip);
     tcase_add_test(tc, test_batched_inputs_and_hashes);
+    tcase_add_test(tc, test_tick_record_hashes_then_inputs);
     tcase_add_test(tc, test_snapshots_round_trip);
     tcase_add_test(tc, test_mark_interrupted);
     tcase_add_test(tc, test_export_import_round_trip);
