@@ -42,19 +42,13 @@
  * at most once). */
 #define MAX_SOLVES 29
 
-/* The camber inputs of wheel i where its axle (curves kin) has a camber
- * curve or is a solid axle: the sine and cosine of the wheel's inclination
- * to the body (or, on a solid axle with both wheels down, to the beam), as
- * the vector code's sg and cgam. */
-static void camber_rare(const wheels *q, const pdk_fw_consts *p, const pdk_kinematics_def *kin,
-                        int i, double *sg_out, double *cgam_out)
+/* The camber inputs of wheel i on a solid axle: the sine and cosine of
+ * the wheel's inclination to the body (sg, cgam, from its camber curve or
+ * its static camber) turned, with both wheels down, to the beam's. */
+static void camber_beam(const wheels *q, const pdk_fw_consts *p, int i, double *sg_out,
+                        double *cgam_out)
 {
-    const double side = (i & 1) ? -1.0 : 1.0;
     double sg = *sg_out, cgam = *cgam_out;
-    if ((p->camber_curve >> i) & 1u) {
-        double cam = p->static_camber_rad[i >> 1] + pdk_curve_eval(&kin->camber_rad, q->travel[i]);
-        pdk_trig_sincos(-side * cam, &sg, &cgam);
-    }
     int l = i & ~1, r = i | 1;
     if (((p->solid >> i) & 1u) && q->contact[l] != 0 && q->contact[r] != 0) {
         double by = q->ry[l] - q->ry[r];
@@ -384,11 +378,33 @@ VEC void frame(PHASE_ARGS)
     if (any4(need)) {
         v4 sg = load4(cr->sin_camber);
         v4 cgam = load4(cr->cos_camber);
-        uint32_t rare = (cr->camber_curve | cr->solid) & bits4(need);
-        for (int i = 0; rare != 0u && i < PDK_WHEELS; i++) {
-            if ((rare >> i) & 1u) {
+        const uint32_t want = bits4(need);
+        const uint32_t curved = cr->camber_curve & want;
+        if (curved != 0u) {
+            /* A camber curve's wheels: the inclination -side * (static +
+             * curve(travel)), its sine and cosine on four lanes (sincos4,
+             * pdk_trig_sincos's bits). */
+            v4 arg = zero;
+            for (int i = 0; i < PDK_WHEELS; i++) {
+                if ((curved >> i) & 1u) {
+                    const double side = (i & 1) ? -1.0 : 1.0;
+                    const double cam = p->static_camber_rad[i >> 1] +
+                                       pdk_curve_eval(&kin[i >> 1]->camber_rad, q->travel[i]);
+                    arg[i] = -side * cam;
+                }
+            }
+            v4 s4, c4;
+            sincos4(arg, &s4, &c4);
+            const m4 on = {(curved & 1u) ? -1 : 0, (curved & 2u) ? -1 : 0, (curved & 4u) ? -1 : 0,
+                           (curved & 8u) ? -1 : 0};
+            sg = sel(on, s4, sg);
+            cgam = sel(on, c4, cgam);
+        }
+        const uint32_t beam = cr->solid & want;
+        for (int i = 0; beam != 0u && i < PDK_WHEELS; i++) {
+            if ((beam >> i) & 1u) {
                 double sg_i = sg[i], cg_i = cgam[i];
-                camber_rare(q, p, kin[i >> 1], i, &sg_i, &cg_i);
+                camber_beam(q, p, i, &sg_i, &cg_i);
                 sg[i] = sg_i;
                 cgam[i] = cg_i;
             }

@@ -146,6 +146,45 @@ VEC int any4(m4 m)
     return (t[0] | t[1]) != 0;
 }
 
+/* pdk_trig_sincos (trig.h) lane by lane, step for step, so that each lane
+ * is bit for bit the scalar function's sine and cosine. */
+VEC void sincos4(v4 x, v4 *sin_out, v4 *cos_out)
+{
+    typedef int64_t i4 __attribute__((vector_size(4 * sizeof(int64_t))));
+    v4 t = x * splat(PDK_TRIG_TWO_OVER_PI);
+    v4 k = (t + splat(PDK_TRIG_ROUND_MAGIC)) - splat(PDK_TRIG_ROUND_MAGIC);
+    /* The quadrant's integer where the scalar code converts it, 0 where it
+     * does not (NaN, or beyond its range). */
+    m4 in_range = gt4(k, splat(-4.0e15)) & lt4(k, splat(4.0e15));
+    i4 n = __builtin_convertvector(keep(in_range, k), i4);
+    v4 y = (x - k * splat(PDK_TRIG_PIO2_HI)) - k * splat(PDK_TRIG_PIO2_LO);
+    v4 z = y * y;
+    v4 p = splat(-1.0 / 1307674368000.0);
+    p = splat(1.0 / 6227020800.0) + z * p;
+    p = splat(-1.0 / 39916800.0) + z * p;
+    p = splat(1.0 / 362880.0) + z * p;
+    p = splat(-1.0 / 5040.0) + z * p;
+    p = splat(1.0 / 120.0) + z * p;
+    p = splat(-1.0 / 6.0) + z * p;
+    v4 s = y + y * z * p;
+    p = splat(1.0 / 20922789888000.0);
+    p = splat(-1.0 / 87178291200.0) + z * p;
+    p = splat(1.0 / 479001600.0) + z * p;
+    p = splat(-1.0 / 3628800.0) + z * p;
+    p = splat(1.0 / 40320.0) + z * p;
+    p = splat(-1.0 / 720.0) + z * p;
+    p = splat(1.0 / 24.0) + z * p;
+    v4 c = splat(1.0) - (splat(0.5) * z - z * z * p);
+    /* Quadrant q = n mod 4: sin takes the cosine kernel in odd quadrants
+     * and flips in quadrants 2 and 3, cos flips in 1 and 2. */
+    i4 q = n & 3;
+    m4 odd = (m4)((q & 1) != 0);
+    m4 sin_flip = (m4)((q >> 1) != 0);
+    m4 cos_flip = (m4)((((q + 1) >> 1) & 1) != 0);
+    *sin_out = sel(odd, c, s) * sel(sin_flip, splat(-1.0), splat(1.0));
+    *cos_out = sel(odd, s, c) * sel(cos_flip, splat(-1.0), splat(1.0));
+}
+
 /* pdk_trig_atan2 (trig.h) lane by lane, step for step, so that each lane
  * is bit for bit the scalar function's value. */
 VEC v4 atan2_4(v4 y, v4 x)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trig.h"
 #include "vmath.h"
 
 #define N_RANDOM (1 << 17)
@@ -658,6 +659,44 @@ START_TEST(test_avx_same_bits)
 }
 END_TEST
 
+/* lanes.h's sincos4 is pdk_trig_sincos (trig.h) on four lanes: bit for
+ * bit the scalar sine and cosine, in every quadrant, at the reduction's
+ * range and past it, at +-0, NaN and the infinities (NaN for NaN). */
+START_TEST(test_sincos4_is_trig_sincos)
+{
+    enum { N = 4096 };
+    static double x[N];
+    rng_state = 0x243F6A8885A308D3u;
+    const double fixed[] = {0.0,      -0.0,  1e-300,       -1e-300,  M_PI / 4, -M_PI / 4,
+                            M_PI / 2, M_PI,  3 * M_PI / 2, 2 * M_PI, 1e5,      -1e5,
+                            4e15,     -4e15, 1e300,        NAN,      INFINITY, -INFINITY};
+    const int n_fixed = (int)(sizeof fixed / sizeof fixed[0]);
+    for (int i = 0; i < N; i++) {
+        if (i < n_fixed) {
+            x[i] = fixed[i];
+        } else if (i % 3 == 0) {
+            x[i] = uniform(-0.3, 0.3); /* camber angles */
+        } else if (i % 3 == 1) {
+            x[i] = uniform(-10.0, 10.0);
+        } else {
+            x[i] = uniform(-1e5, 1e5);
+        }
+    }
+    for (int i = 0; i < N; i += 4) {
+        v4 s4, c4;
+        sincos4((v4){x[i], x[i + 1], x[i + 2], x[i + 3]}, &s4, &c4);
+        for (int k = 0; k < 4; k++) {
+            double s, c;
+            pdk_trig_sincos(x[i + k], &s, &c);
+            ck_assert_msg((isnan(s) && isnan(s4[k])) || same_bits(s, s4[k]),
+                          "sin at %a: scalar %a, four lanes %a", x[i + k], s, s4[k]);
+            ck_assert_msg((isnan(c) && isnan(c4[k])) || same_bits(c, c4[k]),
+                          "cos at %a: scalar %a, four lanes %a", x[i + k], c, c4[k]);
+        }
+    }
+}
+END_TEST
+
 static Suite *vmath_suite(void)
 {
     Suite *s = suite_create("vmath");
@@ -676,6 +715,7 @@ static Suite *vmath_suite(void)
     tcase_add_test(exact, test_symmetry);
     tcase_add_test(exact, test_near0_same_bits);
     tcase_add_test(exact, test_avx_same_bits);
+    tcase_add_test(exact, test_sincos4_is_trig_sincos);
     suite_add_tcase(s, exact);
     return s;
 }
