@@ -47,7 +47,9 @@ static bool same_bits(double a, double b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-double pdk_dl_wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_radps, double *slope)
+/* pdk_dl_wheel_torque, inlined into the solve's loops. */
+static inline __attribute__((always_inline)) double
+wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_radps, double *slope)
 {
     /* Seed 003 "Driveline Solve", WheelShaftTorqueNm: the torque that
      * turns the wheel from w0 to w over h by backward Euler, J (w - w0) / h,
@@ -71,6 +73,11 @@ double pdk_dl_wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_ra
     }
     return wheel->inertia_kgm2 * (spin_radps - wheel->spin0_radps) / h_s + wheel->radius_m * fx_n +
            wheel->coulomb_nm * th;
+}
+
+double pdk_dl_wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_radps, double *slope)
+{
+    return wheel_torque(wheel, h_s, spin_radps, slope);
 }
 
 /* ---- the rising root finder (seed 003's RisingRoot, with Newton steps) ---- */
@@ -230,8 +237,8 @@ static double gap(const void *ctx, double d_radps, double *slope)
 {
     const gap_ctx *g = ctx;
     double slope_l, slope_r;
-    const double t_l = pdk_dl_wheel_torque(g->left, g->h_s, g->carrier_radps + d_radps, &slope_l);
-    const double t_r = pdk_dl_wheel_torque(g->right, g->h_s, g->carrier_radps - d_radps, &slope_r);
+    const double t_l = wheel_torque(g->left, g->h_s, g->carrier_radps + d_radps, &slope_l);
+    const double t_r = wheel_torque(g->right, g->h_s, g->carrier_radps - d_radps, &slope_r);
     if (g->last != NULL) {
         *g->last = (gap_last){d_radps, t_l, slope_l, t_r, slope_r, true};
     }
@@ -252,8 +259,8 @@ static void axle_at(const pdk_dl_wheel *left, const pdk_dl_wheel *right, const p
                     double h_s, double carrier_radps, axle_state *out)
 {
     double slope_l, slope_r;
-    double t_l = pdk_dl_wheel_torque(left, h_s, carrier_radps, &slope_l);
-    double t_r = pdk_dl_wheel_torque(right, h_s, carrier_radps, &slope_r);
+    double t_l = wheel_torque(left, h_s, carrier_radps, &slope_l);
+    double t_r = wheel_torque(right, h_s, carrier_radps, &slope_r);
     double d_radps = 0.0;
     double slope = slope_l + slope_r;
     if (diff->kind != PDK_DIFF_LOCKED) {
@@ -292,8 +299,8 @@ static void axle_at(const pdk_dl_wheel *left, const pdk_dl_wheel *right, const p
                 t_r = last.t_r_nm;
                 slope_r = last.slope_r;
             } else if (d_radps != 0.0 || carrier_radps == 0.0) { /* c + 0 is +0 for c = -0 */
-                t_l = pdk_dl_wheel_torque(left, h_s, carrier_radps + d_radps, &slope_l);
-                t_r = pdk_dl_wheel_torque(right, h_s, carrier_radps - d_radps, &slope_r);
+                t_l = wheel_torque(left, h_s, carrier_radps + d_radps, &slope_l);
+                t_r = wheel_torque(right, h_s, carrier_radps - d_radps, &slope_r);
             }
             /* The implicit derivative of T_L + T_R in c with the diff at its
              * limit: differentiating (1 - q) T_L - (1 + q) T_R = s P,
@@ -468,8 +475,7 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
                                                  : 0.0;
         for (int j = s; j < s + 2; j++) {
             double t_slope;
-            const double t_nm =
-                pdk_dl_wheel_torque(&ctx->wheels[j], ctx->h_s, ring_radps, &t_slope);
+            const double t_nm = wheel_torque(&ctx->wheels[j], ctx->h_s, ring_radps, &t_slope);
             if (layout->coupling == PDK_COUPLING_BOTH || ring_sign * t_nm > 0.0) {
                 need_nm += k * t_nm;
                 need_slope += k * k * t_slope;
