@@ -429,7 +429,8 @@ static pdk_error text_len(const char *t, size_t *len)
     return *len > PDK_STORE_MAX_FIELD_BYTES ? PDK_ERR_OUT_OF_RANGE : PDK_OK;
 }
 
-/* Allocates a record with room for ntext texts and a blob, copies them in. */
+/* Allocates a record with room for ntext texts and a blob, copies them in;
+ * the blob is blob_len bytes of blob followed by more_len of more. */
 static pdk_error new_record(rec_kind kind, const char *const *texts, size_t ntext, const void *blob,
                             size_t blob_len, const void *more, size_t more_len,
                             pdk_store_record **out)
