@@ -1,10 +1,12 @@
 /* Recordings loaded from the store, and the player that feeds one into a
  * session at its recorded ticks, compares its state hashes and seeks
  * through keyframes (replay.h). */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "paddock/v1/paddock.pb-c.h"
 #include "params.h"
@@ -50,9 +52,22 @@ static const char *kind_name(int kind)
 
 /* ---- loading ------------------------------------------------------------------ */
 
+/* An input as the store gave it: its payload is at bytes + at. */
+typedef struct raw_input {
+    uint64_t tick;
+    uint32_t seq;
+    int kind;
+    size_t at, len;
+} raw_input;
+
 typedef struct loader {
     pdk_recording *rec;
-    size_t cap_vehicles, cap_inputs, cap_hashes, cap_keyframes;
+    size_t cap_vehicles, cap_hashes, cap_keyframes;
+    /* The inputs read, decoded once all are in (decode_inputs). */
+    raw_input *raw;
+    size_t n_raw, cap_raw;
+    unsigned char *bytes;
+    size_t n_bytes, cap_bytes;
     char *err;
     size_t err_len;
 } loader;
@@ -164,51 +179,131 @@ static pdk_error on_input(void *ctx, uint64_t tick, uint32_t seq, int kind, cons
                           size_t len)
 {
     loader *ld = ctx;
-    pdk_recording *rec = ld->rec;
-    if (!grow((void **)&rec->inputs, &ld->cap_inputs, rec->n_inputs, sizeof(rec_input)))
+    if (!grow((void **)&ld->raw, &ld->cap_raw, ld->n_raw, sizeof(raw_input)))
         return PDK_ERR_NO_MEMORY;
-    rec_input *in = &rec->inputs[rec->n_inputs++];
-    memset(in, 0, sizeof(*in));
-    in->tick = tick;
-    in->seq = seq;
-    in->kind = (pdk_input_kind)kind;
-    pdk_error e;
-    switch (kind) {
+    while (ld->cap_bytes - ld->n_bytes < len) {
+        size_t c = ld->cap_bytes ? ld->cap_bytes * 2 : 4096;
+        unsigned char *b = realloc(ld->bytes, c);
+        if (!b)
+            return PDK_ERR_NO_MEMORY;
+        ld->bytes = b;
+        ld->cap_bytes = c;
+    }
+    if (len > 0)
+        memcpy(ld->bytes + ld->n_bytes, payload, len);
+    ld->raw[ld->n_raw++] = (raw_input){tick, seq, kind, ld->n_bytes, len};
+    ld->n_bytes += len;
+    return PDK_OK;
+}
+
+/* Decodes one input into in (PDK_ERR_UNSUPPORTED for a kind this build
+ * does not know). Touches nothing but in and the heap, so several threads
+ * decode at once. */
+static pdk_error decode_input(rec_input *in, const raw_input *r, const unsigned char *bytes)
+{
+    const void *payload = bytes + r->at;
+    in->tick = r->tick;
+    in->seq = r->seq;
+    in->kind = (pdk_input_kind)r->kind;
+    switch (r->kind) {
     case PDK_INPUT_SPAWN:
-        e = decode_spawn(in, payload, len);
-        break;
+        return decode_spawn(in, payload, r->len);
     case PDK_INPUT_REMOVE:
-        e = decode_remove(in, payload, len);
-        break;
+        return decode_remove(in, payload, r->len);
     case PDK_INPUT_DBW:
-        e = pdk_wire_dbw_decode(payload, len, &in->u.cmd, &in->vehicle);
-        break;
+        return pdk_wire_dbw_decode(payload, r->len, &in->u.cmd, &in->vehicle);
     case PDK_INPUT_TYRE:
-        e = pdk_wire_tyre_decode(payload, len, &in->u.tyre, &in->vehicle);
-        break;
+        return pdk_wire_tyre_decode(payload, r->len, &in->u.tyre, &in->vehicle);
     case PDK_INPUT_DBW_KIT:
-        e = pdk_wire_dbw_msg_decode(payload, len, &in->u.kit, &in->vehicle);
-        break;
+        return pdk_wire_dbw_msg_decode(payload, r->len, &in->u.kit, &in->vehicle);
     case PDK_INPUT_RESET:
     case PDK_INPUT_RESEED:
-        e = decode_control(in, payload, len);
-        break;
+        return decode_control(in, payload, r->len);
     default:
-        pdk_rec_errf(ld->err, ld->err_len,
-                     "session %llu: the input at tick %llu, seq %u has kind %d, which this "
-                     "build does not know",
-                     (unsigned long long)rec->info.session.session_id, (unsigned long long)tick,
-                     seq, kind);
-        return PDK_ERR_PARSE;
+        return PDK_ERR_UNSUPPORTED;
     }
-    if (e == PDK_ERR_NO_MEMORY)
-        return e;
-    if (e != PDK_OK) {
-        pdk_rec_errf(ld->err, ld->err_len,
-                     "session %llu: the input at tick %llu, seq %u (kind %d) is not a valid %s "
-                     "(%zu bytes): %s",
-                     (unsigned long long)rec->info.session.session_id, (unsigned long long)tick,
-                     seq, kind, kind_name(kind), len, pdk_error_message(e));
+}
+
+/* A share of the inputs to decode, and the first that did not. */
+typedef struct decode_share {
+    const loader *ld;
+    size_t from, to;
+    size_t failed_at; /* to when none failed */
+    pdk_error failed;
+} decode_share;
+
+static void *decode_share_run(void *arg)
+{
+    decode_share *d = arg;
+    d->failed_at = d->to;
+    d->failed = PDK_OK;
+    for (size_t i = d->from; i < d->to; i++) {
+        pdk_error e = decode_input(&d->ld->rec->inputs[i], &d->ld->raw[i], d->ld->bytes);
+        if (e != PDK_OK) {
+            d->failed_at = i;
+            d->failed = e;
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Below this many inputs one thread decodes them all. */
+#define DECODE_SHARE_MIN 8192u
+#define DECODE_THREADS_MAX 4
+
+/* Decodes every input read into rec->inputs, in shares on up to
+ * DECODE_THREADS_MAX threads (decoding is most of a large recording's
+ * load, and a verify waits for it); the error is the first input's that
+ * does not decode, whichever thread found it. */
+static pdk_error decode_inputs(loader *ld)
+{
+    pdk_recording *rec = ld->rec;
+    if (ld->n_raw == 0)
+        return PDK_OK;
+    rec->inputs = calloc(ld->n_raw, sizeof(rec_input));
+    if (!rec->inputs)
+        return PDK_ERR_NO_MEMORY;
+    rec->n_inputs = ld->n_raw;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = ld->n_raw < 2 * DECODE_SHARE_MIN ? 1 : (size_t)(cpus > 1 ? cpus : 1);
+    if (n > DECODE_THREADS_MAX)
+        n = DECODE_THREADS_MAX;
+    decode_share shares[DECODE_THREADS_MAX];
+    pthread_t threads[DECODE_THREADS_MAX];
+    bool started[DECODE_THREADS_MAX] = {false};
+    for (size_t t = 0; t < n; t++) {
+        shares[t] =
+            (decode_share){.ld = ld, .from = ld->n_raw * t / n, .to = ld->n_raw * (t + 1) / n};
+        if (t > 0)
+            started[t] = pthread_create(&threads[t], NULL, decode_share_run, &shares[t]) == 0;
+    }
+    for (size_t t = 0; t < n; t++) {
+        if (t == 0 || !started[t])
+            decode_share_run(&shares[t]); /* this thread's, or one no thread took */
+        else
+            pthread_join(threads[t], NULL);
+    }
+    for (size_t t = 0; t < n; t++) {
+        if (shares[t].failed == PDK_OK)
+            continue;
+        const raw_input *r = &ld->raw[shares[t].failed_at];
+        pdk_error e = shares[t].failed;
+        if (e == PDK_ERR_NO_MEMORY)
+            return e;
+        if (strcmp(kind_name(r->kind), "unknown kind") == 0)
+            pdk_rec_errf(ld->err, ld->err_len,
+                         "session %llu: the input at tick %llu, seq %u has kind %d, which this "
+                         "build does not know",
+                         (unsigned long long)rec->info.session.session_id,
+                         (unsigned long long)r->tick, r->seq, r->kind);
+        else
+            pdk_rec_errf(ld->err, ld->err_len,
+                         "session %llu: the input at tick %llu, seq %u (kind %d) is not a valid "
+                         "%s (%zu bytes): %s",
+                         (unsigned long long)rec->info.session.session_id,
+                         (unsigned long long)r->tick, r->seq, r->kind, kind_name(r->kind), r->len,
+                         pdk_error_message(e));
         return PDK_ERR_PARSE;
     }
     return PDK_OK;
@@ -330,6 +425,10 @@ pdk_error pdk_recording_load(pdk_store *store, uint64_t session_id, pdk_recordin
     e = pdk_store_read_vehicles(store, session_id, on_vehicle, &ld, why, sizeof(why));
     if (e == PDK_OK)
         e = pdk_store_read_inputs(store, session_id, on_input, &ld, why, sizeof(why));
+    if (e == PDK_OK)
+        e = decode_inputs(&ld);
+    free(ld.raw);
+    free(ld.bytes);
     if (e == PDK_OK)
         e = pdk_store_read_hashes(store, session_id, on_hash, &ld, why, sizeof(why));
     if (e == PDK_OK)

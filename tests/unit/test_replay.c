@@ -1071,6 +1071,101 @@ START_TEST(damage_and_errors)
 }
 END_TEST
 
+/* The rich recording's inputs, but for its spawns, copied 24 times at
+ * the same ticks (new seqs): well over the load's threshold for decoding
+ * on several threads. A load only; nothing replays them. */
+static void inflate_inputs(const char *path)
+{
+    for (int k = 1; k <= 24; k++) {
+        char sql[256];
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO inputs SELECT session_id, tick, seq + %d, kind, payload FROM inputs "
+                 "WHERE session_id = 5 AND seq < 100000 AND kind != 1",
+                 k * 100000);
+        sql_exec(path, sql);
+    }
+}
+
+/* An input that does not decode is named, the first of them in tick and
+ * seq order whichever decoding thread met it, and so is one of a kind this
+ * build does not know. */
+START_TEST(inputs_that_do_not_decode_are_named)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    inflate_inputs(t.path);
+    int64_t n = sql_int(t.path, "SELECT count(*) FROM inputs WHERE session_id = 5");
+    ck_assert_int_gt(n, 20000);
+    pdk_store *store = store_open(&t);
+    pdk_recording *rec = load(store, RICH_ID);
+    pdk_recording_info info;
+    pdk_recording_info_get(rec, &info);
+    ck_assert_uint_eq(info.n_inputs, (size_t)n);
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+
+    /* The last DbwCommand of the recording broken: named. */
+    const int64_t late_tick =
+        sql_int(t.path, "SELECT max(tick) FROM inputs WHERE session_id = 5 AND kind = 3");
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "SELECT max(seq) FROM inputs WHERE session_id = 5 AND kind = 3 AND tick = %lld",
+             (long long)late_tick);
+    const int64_t late_seq = sql_int(t.path, sql);
+    ck_assert_int_gt(late_tick, 300);
+    snprintf(sql, sizeof(sql),
+             "UPDATE inputs SET payload = x'ff' WHERE session_id = 5 AND tick = %lld AND seq = "
+             "%lld",
+             (long long)late_tick, (long long)late_seq);
+    sql_exec(t.path, sql);
+    char err[PDK_REPLAY_ERR_LEN];
+    char want[160];
+    store = store_open(&t);
+    ck_assert_int_eq(pdk_recording_load(store, RICH_ID, &rec, err, sizeof(err)), PDK_ERR_PARSE);
+    ck_assert_ptr_null(rec);
+    snprintf(want, sizeof(want),
+             "session 5: the input at tick %lld, seq %lld (kind 3) is not a valid DbwCommand "
+             "(1 bytes)",
+             (long long)late_tick, (long long)late_seq);
+    ck_assert_msg(strstr(err, want), "%s", err);
+    pdk_store_close(store);
+
+    /* And one early too: the early one is named. */
+    const int64_t early_seq = sql_int(t.path, "SELECT min(seq) FROM inputs WHERE session_id = 5 "
+                                              "AND kind = 3 AND tick >= 12");
+    const int64_t early_tick =
+        sql_int(t.path, "SELECT min(tick) FROM inputs WHERE session_id = 5 AND kind = 3 AND "
+                        "tick >= 12");
+    snprintf(sql, sizeof(sql),
+             "UPDATE inputs SET payload = x'ff' WHERE session_id = 5 AND tick = %lld AND seq = "
+             "%lld",
+             (long long)early_tick, (long long)early_seq);
+    sql_exec(t.path, sql);
+    store = store_open(&t);
+    ck_assert_int_eq(pdk_recording_load(store, RICH_ID, &rec, err, sizeof(err)), PDK_ERR_PARSE);
+    snprintf(want, sizeof(want), "the input at tick %lld, seq %lld (kind 3)", (long long)early_tick,
+             (long long)early_seq);
+    ck_assert_msg(strstr(err, want), "%s", err);
+    pdk_store_close(store);
+
+    /* A kind this build does not know. */
+    snprintf(sql, sizeof(sql),
+             "UPDATE inputs SET kind = 99 WHERE session_id = 5 AND tick = %lld AND seq = %lld",
+             (long long)early_tick, (long long)early_seq);
+    sql_exec(t.path, sql);
+    store = store_open(&t);
+    ck_assert_int_eq(pdk_recording_load(store, RICH_ID, &rec, err, sizeof(err)), PDK_ERR_PARSE);
+    snprintf(want, sizeof(want),
+             "the input at tick %lld, seq %lld has kind 99, which this build does not know",
+             (long long)early_tick, (long long)early_seq);
+    ck_assert_msg(strstr(err, want), "%s", err);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* The rich recording verified by 1, 4 and 8 threads: matching, in part,
  * and tampered in three segments (the earliest divergence is the one
  * told, also when a later segment finds its own first) or only in the
@@ -1371,6 +1466,7 @@ static Suite *replay_suite(void)
     tcase_add_test(tc, csv_export_matches_live_channels);
     tcase_add_test(tc, tampered_recording_is_diagnosed);
     tcase_add_test(tc, damage_and_errors);
+    tcase_add_test(tc, inputs_that_do_not_decode_are_named);
     tcase_add_test(tc, verify_threads_agree);
     tcase_add_test(tc, unusable_keyframes_fall_back);
     tcase_add_test(tc, foreign_layout_keyframes_fall_back);
