@@ -12,8 +12,23 @@
 
 /* An input was queued: its reply is owed, and a session that will not tick
  * soon applies it now. */
-static void queued(pdk_server *srv, pdk_server_conn *c, pdk_server_slot *slot)
+/* Answers an input's queueing (err, what pdk_session_queue_* returned):
+ * refused with the reason when the queue did not take it, else pending
+ * until its tick answers it. */
+static void answer_queued(pdk_server *srv, pdk_server_conn *c, uint64_t request_id,
+                          pdk_server_slot *slot, pdk_error err, const char *what)
 {
+    if (err == PDK_ERR_BUSY) {
+        pdk_server_send_error(srv, c->conn, request_id, err,
+                              "too many inputs are waiting for the next tick");
+        return;
+    }
+    if (err != PDK_OK) {
+        char msg[128];
+        snprintf(msg, sizeof(msg), "the %s could not be queued: %s", what, pdk_error_message(err));
+        pdk_server_send_error(srv, c->conn, request_id, err, msg);
+        return;
+    }
     c->pending++;
     pdk_server_settle_inputs(srv, slot);
 }
@@ -199,11 +214,7 @@ void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c, const Paddock_
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
     e = pdk_session_queue_spawn(slot->session, &def, m->preset, m->overrides, json, &place, to);
     free(json);
-    if (e != PDK_OK)
-        pdk_server_send_error(srv, c->conn, f->request_id, e,
-                              "too many inputs are waiting for the next tick");
-    else
-        queued(srv, c, slot);
+    answer_queued(srv, c, f->request_id, slot, e, "spawn");
 }
 
 void pdk_server_handle_remove(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
@@ -214,11 +225,8 @@ void pdk_server_handle_remove(pdk_server *srv, pdk_server_conn *c, const Paddock
     if (!slot)
         return;
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    if (pdk_session_queue_remove(slot->session, m->vehicle_id, to) != PDK_OK)
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
-                              "too many inputs are waiting for the next tick");
-    else
-        queued(srv, c, slot);
+    answer_queued(srv, c, f->request_id, slot,
+                  pdk_session_queue_remove(slot->session, m->vehicle_id, to), "removal");
 }
 
 void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
@@ -248,11 +256,8 @@ void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Paddock__V
     pdk_dbw_cmd cmd;
     pdk_wire_dbw_from_pb(m, &cmd);
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    if (pdk_session_queue_dbw(slot->session, m->vehicle_id, &cmd, to) != PDK_OK)
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
-                              "too many inputs are waiting for the next tick");
-    else
-        queued(srv, c, slot);
+    answer_queued(srv, c, f->request_id, slot,
+                  pdk_session_queue_dbw(slot->session, m->vehicle_id, &cmd, to), "DbwCommand");
 }
 
 /* A TyreCommand: what the message alone decides is checked here (wire);
@@ -273,11 +278,8 @@ void pdk_server_handle_tyre(pdk_server *srv, pdk_server_conn *c, const Paddock__
         return;
     }
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    if (pdk_session_queue_tyre(slot->session, m->vehicle_id, &in, to) != PDK_OK)
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
-                              "too many inputs are waiting for the next tick");
-    else
-        queued(srv, c, slot);
+    answer_queued(srv, c, f->request_id, slot,
+                  pdk_session_queue_tyre(slot->session, m->vehicle_id, &in, to), "TyreCommand");
 }
 
 /* A DBW kit message: what the message alone decides is checked here
@@ -313,15 +315,8 @@ void pdk_server_handle_dbw_message(pdk_server *srv, pdk_server_conn *c, const Pa
         }
     }
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    e = pdk_session_queue_dbw_kit(slot->session, m->vehicle_id, &msg, to);
-    if (e == PDK_ERR_BUSY)
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY,
-                              "too many inputs are waiting for the next tick");
-    else if (e != PDK_OK)
-        pdk_server_send_error(srv, c->conn, f->request_id, e,
-                              "the DBW message could not be queued");
-    else
-        queued(srv, c, slot);
+    answer_queued(srv, c, f->request_id, slot,
+                  pdk_session_queue_dbw_kit(slot->session, m->vehicle_id, &msg, to), "DBW message");
 }
 
 /* ControlLease: take or release one source's lease on one vehicle. */
