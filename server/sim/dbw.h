@@ -558,11 +558,7 @@ void pdk_dbw_report_fill(const pdk_dbw_state *dbw, const pdk_dbw_def *dbw_def,
 double pdk_dbw_noise_normal(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis);
 double pdk_dbw_noise_unit(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis);
 
-/* Feeds the kit's whole state into the wide hash h (hash.h pdk_hash4),
- * field by field; a live delay line by its digest, a dead one (the channel
- * follows the driver, and refills the line when it engages) not at all. */
-struct pdk_hash4;
-void pdk_dbw_hash(struct pdk_hash4 *h, const pdk_dbw_state *dbw);
+/* The kit's part of the state hash is dbw_hash.h pdk_dbw_hash. */
 
 /* The digest of ch's delay line: the sum, modulo 2^64, over its slots i of
  * MurmurHash3's finaliser of the slot's bits mixed with i (hash.h), so that

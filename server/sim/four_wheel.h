@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "builds.h"
 #include "error.h"
 #include "input.h"
 #include "terrain.h"
@@ -411,20 +412,8 @@ int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
                       const pdk_vehicle_def *const *defs, double *const *channels, int count,
                       const pdk_terrain_def *terrain, int substeps);
 
-/* The builds of the step: the baseline instruction set (on x86-64 SSE2,
- * or whatever the platform has), AVX2 and AVX-512 (x86-64, where the
- * processor and the operating system have them), and BEST, the widest one
- * available, which pdk_fw_step and pdk_fw_step_batch take. All give the
- * same results, bit for bit (ADR 0007, 0009). */
-typedef enum pdk_fw_build {
-    PDK_FW_BUILD_BEST,
-    PDK_FW_BUILD_BASELINE,
-    PDK_FW_BUILD_AVX2,
-    PDK_FW_BUILD_AVX512
-} pdk_fw_build;
-
-/* 1 where this processor can run build, else 0. */
-int pdk_fw_build_available(pdk_fw_build build);
+/* The builds of the step (builds.h pdk_fw_build): pdk_fw_step and
+ * pdk_fw_step_batch take BEST. */
 
 /* pdk_fw_step and pdk_fw_step_batch by the given build, or by the baseline
  * where the processor does not have it: for the tests that check the

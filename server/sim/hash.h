@@ -47,86 +47,114 @@ static inline uint64_t pdk_hash_finish(uint64_t h)
 }
 
 /* The wide hash for bulk state: four independent lanes, each taking one
- * word per step as add-rotate-xor (v = rotl(v + w, 23) ^ w), so a core
- * runs the four chains side by side instead of waiting on one: about a
- * quarter of a nanosecond a word against four for pdk_hash_u64's serial
- * multiply chain. That is what lets a session hash its whole state every
- * tick for a few per cent of the tick (docs/adr/0012). Each step is a
- * bijection of the lane for a given word and is not linear (the add's
- * carries), so a change in any word changes its lane, and a later word
- * undoes it only by matching it exactly; pdk_hash4_fold feeds the lanes to
- * the serial hash, whose multiply chain mixes them. It detects divergence; it is not a
+ * word per step as add-rotate (v = rotl(v, 23) + w), so a core runs the
+ * four chains side by side instead of waiting on one: about a quarter of a
+ * nanosecond a word against four for pdk_hash_u64's serial multiply chain.
+ * That is what lets a session hash its whole state every tick for a few
+ * per cent of the tick (docs/adr/0012). Each step is a bijection of the
+ * lane for a given word and is not linear (the add's carries), so a change
+ * in any word changes its lane, and a later word undoes it only by
+ * matching it exactly; pdk_hash4_fold feeds the lanes to the serial hash,
+ * whose multiply chain mixes them. It detects divergence; it is not a
  * cryptographic hash. Words go to lanes in the order given: feeding the
- * same values in another grouping gives another hash. */
+ * same values in another grouping gives another hash.
+ *
+ * The lanes are one four-wide vector (GCC vector extensions, as lanes.h),
+ * and every function here is always inlined: a caller compiled for
+ * AVX-512 (world.c's hash builds, docs/adr/0015) takes a step as one
+ * rotate and one add of a whole vector, and a four-word array as one load.
+ * The result is the same bits on every processor: the operations are on
+ * integers. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi" /* vectors pass between inlined functions only */
+#endif
+typedef uint64_t pdk_u64x4 __attribute__((vector_size(4 * sizeof(uint64_t))));
+#define PDK_HASH_INLINE static inline __attribute__((always_inline))
+
 typedef struct pdk_hash4 {
-    uint64_t v[4];
+    pdk_u64x4 v;
 } pdk_hash4;
 
-static inline pdk_hash4 pdk_hash4_init(uint64_t seed)
+PDK_HASH_INLINE pdk_hash4 pdk_hash4_init(uint64_t seed)
 {
     pdk_hash4 h = {{seed, seed ^ UINT64_C(0x9E3779B97F4A7C15), seed ^ UINT64_C(0xBF58476D1CE4E5B9),
                     seed ^ UINT64_C(0x94D049BB133111EB)}};
     return h;
 }
 
-static inline uint64_t pdk_hash4_step_(uint64_t v, uint64_t w)
+/* One word into each lane: rotl(v, 23) + w, lane by lane. */
+PDK_HASH_INLINE void pdk_hash4_step_(pdk_hash4 *h, pdk_u64x4 w)
 {
-    return ((v << 23) | (v >> 41)) + w;
+    h->v = ((h->v << 23) | (h->v >> 41)) + w;
 }
 
-static inline uint64_t pdk_hash_bits(double value)
+PDK_HASH_INLINE uint64_t pdk_hash_bits(double value)
 {
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
     return bits;
 }
 
-/* One word into each lane. */
-static inline void pdk_hash4_take(pdk_hash4 *h, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+/* A tail of n (1 to 3) words at p, padded with zero words. The vector is
+ * put together from the words, not copied through memory: a wide load of
+ * a partly written stack slot would wait for the narrow stores (a failed
+ * store forward, some fifteen cycles). */
+PDK_HASH_INLINE void pdk_hash4_tail_(pdk_hash4 *h, const unsigned char *p, size_t n)
 {
-    h->v[0] = pdk_hash4_step_(h->v[0], a);
-    h->v[1] = pdk_hash4_step_(h->v[1], b);
-    h->v[2] = pdk_hash4_step_(h->v[2], c);
-    h->v[3] = pdk_hash4_step_(h->v[3], d);
+    uint64_t w[3] = {0, 0, 0};
+    memcpy(&w[0], p, sizeof w[0]);
+    if (n > 1) {
+        memcpy(&w[1], p + 8, sizeof w[1]);
+    }
+    if (n > 2) {
+        memcpy(&w[2], p + 16, sizeof w[2]);
+    }
+    pdk_hash4_step_(h, (pdk_u64x4){w[0], w[1], w[2], 0});
 }
 
-static inline void pdk_hash4_f64x4(pdk_hash4 *h, double a, double b, double c, double d)
+/* One word into each lane. */
+PDK_HASH_INLINE void pdk_hash4_take(pdk_hash4 *h, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    pdk_hash4_step_(h, (pdk_u64x4){a, b, c, d});
+}
+
+PDK_HASH_INLINE void pdk_hash4_f64x4(pdk_hash4 *h, double a, double b, double c, double d)
 {
     pdk_hash4_take(h, pdk_hash_bits(a), pdk_hash_bits(b), pdk_hash_bits(c), pdk_hash_bits(d));
 }
 
-/* n doubles by their bit patterns, four at a time; a tail of one to three
- * is padded with zero words. */
-static inline void pdk_hash4_f64s(pdk_hash4 *h, const double *p, size_t n)
+/* n doubles by their bit patterns, four at a time (one load each); a tail
+ * of one to three is padded with zero words. */
+PDK_HASH_INLINE void pdk_hash4_f64s(pdk_hash4 *h, const double *p, size_t n)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        pdk_hash4_f64x4(h, p[i], p[i + 1], p[i + 2], p[i + 3]);
+        pdk_u64x4 w;
+        memcpy(&w, p + i, sizeof w);
+        pdk_hash4_step_(h, w);
     }
     if (i < n) {
-        double t[4] = {0.0, 0.0, 0.0, 0.0};
-        memcpy(t, p + i, (n - i) * sizeof *p);
-        pdk_hash4_f64x4(h, t[0], t[1], t[2], t[3]);
+        pdk_hash4_tail_(h, (const unsigned char *)(p + i), n - i);
     }
 }
 
 /* n words, four at a time; a tail is padded with zero words. */
-static inline void pdk_hash4_u64s(pdk_hash4 *h, const uint64_t *w, size_t n)
+PDK_HASH_INLINE void pdk_hash4_u64s(pdk_hash4 *h, const uint64_t *words, size_t n)
 {
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        pdk_hash4_take(h, w[i], w[i + 1], w[i + 2], w[i + 3]);
+        pdk_u64x4 w;
+        memcpy(&w, words + i, sizeof w);
+        pdk_hash4_step_(h, w);
     }
     if (i < n) {
-        uint64_t t[4] = {0, 0, 0, 0};
-        memcpy(t, w + i, (n - i) * sizeof *w);
-        pdk_hash4_take(h, t[0], t[1], t[2], t[3]);
+        pdk_hash4_tail_(h, (const unsigned char *)(words + i), n - i);
     }
 }
 
 /* Folds the lanes into a running serial hash (pdk_hash_u64), so a wide
  * part can sit inside a serial one. */
-static inline uint64_t pdk_hash4_fold(uint64_t h, const pdk_hash4 *w)
+PDK_HASH_INLINE uint64_t pdk_hash4_fold(uint64_t h, const pdk_hash4 *w)
 {
     for (int i = 0; i < 4; i++) {
         h = pdk_hash_u64(h, w->v[i]);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dbw_hash.h"
 #include "hash.h"
 #include "prng.h"
 #include "four_wheel.h"
@@ -1015,18 +1016,21 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
 /* The state hash runs the wide hash (hash.h pdk_hash4) over every live
  * vehicle's fields, four words at a time, so that a session can record it
  * every tick for a few per cent of the tick (docs/adr/0012). Which field
- * sits in which lane is fixed here; the values are fed, never struct bytes. */
-static uint64_t u32w(uint32_t v)
+ * sits in which lane is fixed here; the values are fed, never struct bytes.
+ * Everything down to pdk_world_hash_build is always inlined, so that each
+ * build of the hash (baseline, AVX2, AVX-512; docs/adr/0015) compiles all
+ * of it for its processor. */
+PDK_HASH_INLINE uint64_t u32w(uint32_t v)
 {
     return (uint64_t)v;
 }
 
-static uint64_t i32w(int32_t v)
+PDK_HASH_INLINE uint64_t i32w(int32_t v)
 {
     return (uint64_t)(uint32_t)v;
 }
 
-static void hash_single_track(pdk_hash4 *h, const pdk_st_state *st, const pdk_st_cmd *c)
+PDK_HASH_INLINE void hash_single_track(pdk_hash4 *h, const pdk_st_state *st, const pdk_st_cmd *c)
 {
     pdk_hash4_f64x4(h, st->x_m, st->y_m, st->yaw_rad, st->vx_mps);
     pdk_hash4_f64x4(h, st->vy_mps, st->yaw_rate_radps, st->ax_mps2, st->ay_mps2);
@@ -1035,7 +1039,7 @@ static void hash_single_track(pdk_hash4 *h, const pdk_st_state *st, const pdk_st
     pdk_hash4_take(h, u32w(st->faulted), i32w(c->gear), 0u, 0u);
 }
 
-static void hash_four_wheel(pdk_hash4 *h, const pdk_fw_state *fw, const pdk_fw_cmd *c)
+PDK_HASH_INLINE void hash_four_wheel(pdk_hash4 *h, const pdk_fw_state *fw, const pdk_fw_cmd *c)
 {
     pdk_hash4_f64s(h, fw->pos_m, 3);
     pdk_hash4_f64s(h, fw->quat, 4);
@@ -1095,7 +1099,7 @@ static void hash_four_wheel(pdk_hash4 *h, const pdk_fw_state *fw, const pdk_fw_c
 
 /* A live vehicle's part of the world's hash: its id, its model's state and
  * held command, and its DBW kit once spoken to. */
-static void hash_vehicle(pdk_hash4 *h, const pdk_world *w, uint32_t slot)
+PDK_HASH_INLINE void hash_vehicle(pdk_hash4 *h, const pdk_world *w, uint32_t slot)
 {
     pdk_hash4_take(h, make_id(slot, meta_of(w)[slot].generation), 0u, 0u, 0u);
     if (is_four_wheel(w, slot)) {
@@ -1125,11 +1129,8 @@ uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id)
     return pdk_hash_finish(pdk_hash4_fold(PDK_HASH_INIT, &h));
 }
 
-uint64_t pdk_world_hash(const pdk_world *world)
+PDK_HASH_INLINE uint64_t world_hash(const pdk_world *world)
 {
-    if (world == NULL) {
-        return 0u;
-    }
     uint64_t h = PDK_HASH_INIT;
     h = pdk_hash_u64(h, world->tick);
     for (int i = 0; i < 4; i++) {
@@ -1151,4 +1152,53 @@ uint64_t pdk_world_hash(const pdk_world *world)
         }
     }
     return pdk_hash_finish(h);
+}
+
+/* The builds of world_hash: the same integer operations in the same order,
+ * so the same bits; the AVX-512 one takes a lane step as one rotate and one
+ * add (vprolq, vpaddq) and a wheel array as one load. */
+static uint64_t world_hash_baseline(const pdk_world *world)
+{
+    return world_hash(world);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_HASH_BUILDS 1
+__attribute__((target("avx2"))) static uint64_t world_hash_avx2(const pdk_world *world)
+{
+    return world_hash(world);
+}
+
+__attribute__((target("avx2,avx512f,avx512vl"))) static uint64_t
+world_hash_avx512(const pdk_world *world)
+{
+    return world_hash(world);
+}
+#else
+#define HAVE_HASH_BUILDS 0
+#endif
+
+uint64_t pdk_world_hash_build(const pdk_world *world, pdk_fw_build build)
+{
+    if (world == NULL) {
+        return 0u;
+    }
+    if (build == PDK_FW_BUILD_BEST) {
+        build =
+            pdk_fw_build_available(PDK_FW_BUILD_AVX512) ? PDK_FW_BUILD_AVX512 : PDK_FW_BUILD_AVX2;
+    }
+#if HAVE_HASH_BUILDS
+    if (build == PDK_FW_BUILD_AVX512 && pdk_fw_build_available(build)) {
+        return world_hash_avx512(world);
+    }
+    if (build == PDK_FW_BUILD_AVX2 && pdk_fw_build_available(build)) {
+        return world_hash_avx2(world);
+    }
+#endif
+    return world_hash_baseline(world);
+}
+
+uint64_t pdk_world_hash(const pdk_world *world)
+{
+    return pdk_world_hash_build(world, PDK_FW_BUILD_BEST);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "builds.h"
 #include "channels.h"
 #include "dbw.h"
 #include "error.h"
@@ -224,6 +225,11 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
  * Equal hashes after equal inputs is the determinism promise; it is
  * recorded and compared on replay. */
 uint64_t pdk_world_hash(const pdk_world *world);
+
+/* pdk_world_hash by a chosen build (builds.h pdk_fw_build; BEST is the
+ * widest the processor has, one it lacks runs the baseline), for the tests
+ * and benchmarks: every build gives the same bits. */
+uint64_t pdk_world_hash_build(const pdk_world *world, pdk_fw_build build);
 
 /* The part of pdk_world_hash one live vehicle contributes (its id, state,
  * held command and spoken-to DBW kit), finished as a hash of its own: two

@@ -317,6 +317,25 @@ static void name_divergence(const pdk_world *a, const pdk_world *b, char *out, s
 /* Runs original and restored on for AFTER_TICKS with the same inputs and
  * requires equal hashes at every tick; hashes[k] is the original's after
  * its k-th tick from the snapshot. */
+/* Every build of the state hash (world.h pdk_world_hash_build) the
+ * processor has gives pdk_world_hash's bits; one it lacks runs the
+ * baseline, which must too. */
+static void hash_builds_agree(const pdk_world *w, const char *what)
+{
+    static const pdk_fw_build builds[] = {PDK_FW_BUILD_BASELINE, PDK_FW_BUILD_AVX2,
+                                          PDK_FW_BUILD_AVX512};
+    static const char *const names[] = {"baseline", "AVX2", "AVX-512"};
+    const uint64_t h = pdk_world_hash(w);
+    for (size_t b = 0; b < sizeof builds / sizeof builds[0]; b++) {
+        const uint64_t hb = pdk_world_hash_build(w, builds[b]);
+        ck_assert_msg(hb == h,
+                      "%s at tick %llu: the %s build of the state hash gives 0x%016llX, "
+                      "pdk_world_hash 0x%016llX",
+                      what, (unsigned long long)pdk_world_tick(w), names[b], (unsigned long long)hb,
+                      (unsigned long long)h);
+    }
+}
+
 static void run_both(pdk_world *orig, pdk_world *copy, const char *what)
 {
     char diverged[256];
@@ -327,6 +346,7 @@ static void run_both(pdk_world *orig, pdk_world *copy, const char *what)
         ck_assert_int_eq(a1.kit, a2.kit);
         pdk_world_step(orig);
         pdk_world_step(copy);
+        hash_builds_agree(orig, what);
         uint64_t h1 = pdk_world_hash(orig), h2 = pdk_world_hash(copy);
         if (h1 != h2) {
             name_divergence(orig, copy, diverged, sizeof diverged);
