@@ -116,15 +116,18 @@ pdk_error pdk_store_record_hash(pdk_store *store, uint64_t session_id, uint64_t 
  * end of a tick's inputs: packed holds entries one after another, each
  * three uint32_t in host order (seq, kind, payload length) and then the
  * payload. PDK_ERR_INVALID_ARGUMENT when the entries do not fill len
- * exactly. Rows as pdk_store_record_input's; a refused row (a duplicate
- * (tick, seq)) refuses the record from that row on. */
+ * exactly. Rows as pdk_store_record_input's, written in statements of up to
+ * 16 rows each: a refused row (a duplicate (tick, seq)) refuses its
+ * statement's rows and the rest of the record; the statements before it
+ * stay written. */
 pdk_error pdk_store_record_inputs(pdk_store *store, uint64_t session_id, uint64_t tick,
                                   const void *packed, size_t len);
 
 /* The state hashes of n consecutive ticks from first_tick (n at most
  * PDK_STORE_MAX_HASHES), one record: what a session records between
  * inputs, so that a tick's hash costs it no record of its own. A refused
- * row (a duplicate tick) refuses the record from that row on. */
+ * row (a duplicate tick) refuses its statement's rows and the rest of the
+ * record, as pdk_store_record_inputs. */
 #define PDK_STORE_MAX_HASHES 1024u
 pdk_error pdk_store_record_hashes(pdk_store *store, uint64_t session_id, uint64_t first_tick,
                                   const uint64_t *hashes, size_t n);

@@ -18,6 +18,10 @@
 
 typedef struct pdk_store_record pdk_store_record;
 
+/* A record's rows go in statements of up to 2^(PDK_STORE_ROW_GROUPS - 1)
+ * rows (store.c insert_rows). */
+#define PDK_STORE_ROW_GROUPS 5
+
 /* Prepared once at open on the write connection, reused for every record. */
 typedef struct pdk_store_stmts {
     sqlite3_stmt *begin;
@@ -28,8 +32,9 @@ typedef struct pdk_store_stmts {
     sqlite3_stmt *end_session;
     sqlite3_stmt *insert_vehicle;
     sqlite3_stmt *remove_vehicle;
-    sqlite3_stmt *insert_input;
-    sqlite3_stmt *insert_hash;
+    /* [g] inserts 2^g rows in one statement (store.c insert_rows). */
+    sqlite3_stmt *insert_inputs[PDK_STORE_ROW_GROUPS];
+    sqlite3_stmt *insert_hashes[PDK_STORE_ROW_GROUPS];
     sqlite3_stmt *insert_snapshot;
     sqlite3_stmt *mark_interrupted;
 } pdk_store_stmts;

@@ -583,6 +583,115 @@ START_TEST(test_tick_record_hashes_then_inputs)
 }
 END_TEST
 
+/* The grouped-insert test's rows: record k (0 to 30) holds the inputs of
+ * tick 100 + k, k + 1 of them, seq counting on from 0 across records, and
+ * before them k + 1 hashes of the ticks counting on from 1000. Each input's
+ * kind, payload length and bytes follow its seq. */
+#define GROUPED_RECORDS 31u
+
+static uint64_t grouped_hash(uint64_t tick)
+{
+    return tick * UINT64_C(0x9E3779B97F4A7C15);
+}
+
+typedef struct grouped_read {
+    uint64_t n;
+    uint64_t last_tick;
+} grouped_read;
+
+static pdk_error grouped_input(void *ctx, uint64_t tick, uint32_t seq, int kind,
+                               const void *payload, size_t len)
+{
+    grouped_read *g = ctx;
+    ck_assert_uint_eq(seq, g->n); /* every row, in order */
+    uint64_t k = 0;
+    while ((k + 1) * (k + 2) / 2 <= seq) {
+        k++;
+    }
+    ck_assert_uint_eq(tick, 100 + k);
+    ck_assert_int_eq(kind, (int)(1 + seq % 7));
+    ck_assert_uint_eq(len, seq % 8);
+    for (size_t b = 0; b < len; b++) {
+        ck_assert_uint_eq(((const unsigned char *)payload)[b], (unsigned char)(seq * 31u + b));
+    }
+    g->n++;
+    return PDK_OK;
+}
+
+static pdk_error grouped_hash_row(void *ctx, uint64_t tick, uint64_t hash)
+{
+    grouped_read *g = ctx;
+    ck_assert_uint_eq(hash, grouped_hash(tick));
+    ck_assert_uint_gt(tick, g->last_tick);
+    g->last_tick = tick;
+    g->n++;
+    return PDK_OK;
+}
+
+/* A record's rows go to SQLite in statements of 16, 8, 4, 2 and 1 rows
+ * (store.c row_group): records of every length from 1 to 31 rows read back
+ * row for row, every field in its place. A refused row refuses its
+ * statement's group and the rest of the record; the groups before it
+ * stay. */
+START_TEST(test_grouped_rows_read_back_row_for_row)
+{
+    const char *path = tmp_path("g.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    pdk_store_session def = session_def(1, "groups");
+    ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
+    unsigned char packed[GROUPED_RECORDS * 20];
+    uint64_t hashes[GROUPED_RECORDS];
+    uint32_t seq = 0;
+    uint64_t hash_tick = 1000;
+    for (uint32_t k = 0; k < GROUPED_RECORDS; k++) {
+        size_t at = 0;
+        for (uint32_t j = 0; j <= k; j++, seq++) {
+            const uint32_t head[3] = {seq, 1 + seq % 7, seq % 8};
+            memcpy(packed + at, head, sizeof head);
+            at += sizeof head;
+            for (uint32_t b = 0; b < head[2]; b++) {
+                packed[at++] = (unsigned char)(seq * 31u + b);
+            }
+            hashes[j] = grouped_hash(hash_tick + j);
+        }
+        ck_assert_int_eq(pdk_store_record_tick(s, 1, hash_tick, hashes, k + 1, 100 + k, packed, at),
+                         PDK_OK);
+        hash_tick += k + 1;
+    }
+    const uint64_t rows = GROUPED_RECORDS * (GROUPED_RECORDS + 1) / 2; /* 496 of each */
+
+    /* Tick 2011's hash alone, then 23 hashes from tick 1990 (groups of
+     * 16, 4, 2 and 1) and three inputs of tick 2012: the group of 2010 and
+     * 2011 is refused whole, and with it the last hash and the inputs. */
+    ck_assert_int_eq(pdk_store_record_hash(s, 1, 2011, grouped_hash(2011)), PDK_OK);
+    for (uint64_t j = 0; j < 23; j++) {
+        hashes[j] = grouped_hash(1990 + j);
+    }
+    size_t at = 0;
+    for (uint32_t j = 0; j < 3; j++) {
+        const uint32_t head[3] = {5000 + j, 1, 0};
+        memcpy(packed + at, head, sizeof head);
+        at += sizeof head;
+    }
+    ck_assert_int_eq(pdk_store_record_tick(s, 1, 1990, hashes, 23, 2012, packed, at), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    pdk_store_stats st;
+    pdk_store_stats_get(s, &st);
+    ck_assert_uint_eq(st.failed, 1);
+
+    char err[PDK_STORE_ERR_LEN];
+    grouped_read in = {0, 0};
+    ck_assert_int_eq(pdk_store_read_inputs(s, 1, grouped_input, &in, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(in.n, rows); /* none of tick 2012's */
+    grouped_read hs = {0, 0};
+    ck_assert_int_eq(pdk_store_read_hashes(s, 1, grouped_hash_row, &hs, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(hs.n, rows + 16 + 4 + 1); /* 1990..2009 and 2011's own */
+    ck_assert_uint_eq(hs.last_tick, 2011);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM state_hashes WHERE tick >= 1990"), 21);
+    pdk_store_close(s);
+}
+END_TEST
+
 START_TEST(test_snapshots_round_trip)
 {
     const char *path = tmp_path("p.db");
@@ -1225,6 +1334,7 @@ static Suite *store_replay_suite(void)
     tcase_add_test(tc, test_session_fields_round_trip);
     tcase_add_test(tc, test_batched_inputs_and_hashes);
     tcase_add_test(tc, test_tick_record_hashes_then_inputs);
+    tcase_add_test(tc, test_grouped_rows_read_back_row_for_row);
     tcase_add_test(tc, test_snapshots_round_trip);
     tcase_add_test(tc, test_mark_interrupted);
     tcase_add_test(tc, test_export_import_round_trip);
