@@ -326,12 +326,16 @@ static void *writer_main(void *arg);
 static void destroy(pdk_store *s)
 {
     finalize_all(s);
-    sqlite3_close(s->rdb);
+    for (int i = 0; i < PDK_STORE_READERS; i++) {
+        sqlite3_close(s->rdb[i]);
+    }
     sqlite3_close(s->wdb);
     pthread_cond_destroy(&s->flushed_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_mutex_destroy(&s->mu);
-    pthread_mutex_destroy(&s->read_mu);
+    for (int i = 0; i < PDK_STORE_READERS; i++) {
+        pthread_mutex_destroy(&s->read_mu[i]);
+    }
     free(s->path);
     free(s);
 }
@@ -362,8 +366,8 @@ static pdk_error open_store(pdk_store *s, const char *path, const pdk_migration_
     if (rc == PDK_OK) {
         rc = prepare_all(s, err, err_len);
     }
-    if (rc == PDK_OK) {
-        rc = open_connection(path, SQLITE_OPEN_READONLY, &s->rdb, err, err_len);
+    for (int i = 0; i < PDK_STORE_READERS && rc == PDK_OK; i++) {
+        rc = open_connection(path, SQLITE_OPEN_READONLY, &s->rdb[i], err, err_len);
     }
     return rc;
 }
@@ -407,7 +411,9 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
     memcpy(pcopy, path, plen);
     s->path = pcopy;
     pthread_mutex_init(&s->mu, NULL);
-    pthread_mutex_init(&s->read_mu, NULL);
+    for (int i = 0; i < PDK_STORE_READERS; i++) {
+        pthread_mutex_init(&s->read_mu[i], NULL);
+    }
     /* The writer's timed waits run on the monotonic clock. */
     pthread_condattr_t monotonic;
     pthread_condattr_init(&monotonic);

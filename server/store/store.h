@@ -244,6 +244,13 @@ pdk_error pdk_store_read_vehicles(pdk_store *store, uint64_t session_id, pdk_sto
  * payload is NULL when payload_len is 0. */
 pdk_error pdk_store_read_inputs(pdk_store *store, uint64_t session_id, pdk_store_input_fn fn,
                                 void *ctx, char *err, size_t err_len);
+/* Those of ticks first_tick to last_tick (both included; ticks from 2^63
+ * on, which no session reaches, are never read). The store has
+ * PDK_STORE_READERS read connections, so as many threads read at once: a
+ * recording's load reads two halves side by side. */
+pdk_error pdk_store_read_inputs_between(pdk_store *store, uint64_t session_id, uint64_t first_tick,
+                                        uint64_t last_tick, pdk_store_input_fn fn, void *ctx,
+                                        char *err, size_t err_len);
 /* The session's state hashes in tick order. */
 pdk_error pdk_store_read_hashes(pdk_store *store, uint64_t session_id, pdk_store_hash_fn fn,
                                 void *ctx, char *err, size_t err_len);

@@ -22,6 +22,9 @@ typedef struct pdk_store_record pdk_store_record;
  * rows (store.c insert_rows). */
 #define PDK_STORE_ROW_GROUPS 5
 
+/* Read-only connections (pdk_store.rdb). */
+#define PDK_STORE_READERS 2
+
 /* Prepared once at open on the write connection, reused for every record. */
 typedef struct pdk_store_stmts {
     sqlite3_stmt *begin;
@@ -49,9 +52,11 @@ struct pdk_store {
     sqlite3 *wdb;
     pdk_store_stmts st;
 
-    /* The read-only connection of the read API, serialized by read_mu. */
-    sqlite3 *rdb;
-    pthread_mutex_t read_mu;
+    /* The read-only connections of the read API, each serialized by its
+     * mutex: PDK_STORE_READERS of them, so that as many reads run at once
+     * (a recording's load reads its inputs in two halves, app/replay.c). */
+    sqlite3 *rdb[PDK_STORE_READERS];
+    pthread_mutex_t read_mu[PDK_STORE_READERS];
 
     /* Everything below is guarded by mu. */
     pthread_mutex_t mu;

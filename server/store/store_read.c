@@ -1,4 +1,4 @@
-/* The store's synchronous read API on its read-only connection: session
+/* The store's synchronous read API on its read-only connections: session
  * count, one session, and a session's vehicles, inputs, state hashes and
  * keyframes, each value checked against its C type before it is handed out. */
 #define _POSIX_C_SOURCE 200809L
@@ -10,13 +10,29 @@
 
 #include "store_internal.h"
 
-/* One read: the prepared statement, the store (locked) and where to report. */
+/* One read: the prepared statement, the store, the connection it holds
+ * (locked) and where to report. */
 typedef struct reader {
     pdk_store *s;
+    sqlite3 *db;
+    int slot;
     sqlite3_stmt *st;
     char *err;
     size_t err_len;
 } reader;
+
+/* Takes a free read connection, or waits for the first one when every one
+ * is busy. */
+static int take_connection(pdk_store *s)
+{
+    for (int i = 0; i < PDK_STORE_READERS; i++) {
+        if (pthread_mutex_trylock(&s->read_mu[i]) == 0) {
+            return i;
+        }
+    }
+    pthread_mutex_lock(&s->read_mu[0]);
+    return 0;
+}
 
 static pdk_error begin_read(pdk_store *s, const char *sql, reader *rd, char *err, size_t err_len)
 {
@@ -24,10 +40,11 @@ static pdk_error begin_read(pdk_store *s, const char *sql, reader *rd, char *err
     rd->st = NULL;
     rd->err = err;
     rd->err_len = err_len;
-    pthread_mutex_lock(&s->read_mu);
-    if (sqlite3_prepare_v2(s->rdb, sql, -1, &rd->st, NULL) != SQLITE_OK) {
-        pdk_store_errf(err, err_len, "%s: preparing a read: %s", s->path, sqlite3_errmsg(s->rdb));
-        pthread_mutex_unlock(&s->read_mu);
+    rd->slot = take_connection(s);
+    rd->db = s->rdb[rd->slot];
+    if (sqlite3_prepare_v2(rd->db, sql, -1, &rd->st, NULL) != SQLITE_OK) {
+        pdk_store_errf(err, err_len, "%s: preparing a read: %s", s->path, sqlite3_errmsg(rd->db));
+        pthread_mutex_unlock(&s->read_mu[rd->slot]);
         return PDK_ERR_DB;
     }
     return PDK_OK;
@@ -36,7 +53,7 @@ static pdk_error begin_read(pdk_store *s, const char *sql, reader *rd, char *err
 static void end_read(reader *rd)
 {
     sqlite3_finalize(rd->st);
-    pthread_mutex_unlock(&rd->s->read_mu);
+    pthread_mutex_unlock(&rd->s->read_mu[rd->slot]);
 }
 
 /* sqlite3_step: 1 for a row, 0 when done, -1 on error (err filled). */
@@ -49,8 +66,7 @@ static int step(reader *rd)
     if (rc == SQLITE_DONE) {
         return 0;
     }
-    pdk_store_errf(rd->err, rd->err_len, "%s: reading: %s", rd->s->path,
-                   sqlite3_errmsg(rd->s->rdb));
+    pdk_store_errf(rd->err, rd->err_len, "%s: reading: %s", rd->s->path, sqlite3_errmsg(rd->db));
     return -1;
 }
 
@@ -97,13 +113,14 @@ static pdk_error callback_stopped(reader *rd, pdk_error rc, const char *what)
     return rc;
 }
 
-/* NOT_FOUND (with a message) unless the session exists. Called under
- * read_mu by the readers of one session's rows. */
-static pdk_error session_exists(pdk_store *s, uint64_t session_id, char *err, size_t err_len)
+/* NOT_FOUND (with a message) unless the session exists, on the connection
+ * rd holds: the readers of one session's rows ask first. */
+static pdk_error session_exists(const reader *rd, uint64_t session_id, char *err, size_t err_len)
 {
+    const pdk_store *s = rd->s;
     sqlite3_stmt *st = NULL;
     int rc =
-        sqlite3_prepare_v2(s->rdb, "SELECT 1 FROM sessions WHERE session_id = ?1", -1, &st, NULL);
+        sqlite3_prepare_v2(rd->db, "SELECT 1 FROM sessions WHERE session_id = ?1", -1, &st, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, pdk_store_u64_to_i64(session_id));
         rc = sqlite3_step(st);
@@ -115,7 +132,7 @@ static pdk_error session_exists(pdk_store *s, uint64_t session_id, char *err, si
         out = PDK_ERR_NOT_FOUND;
     } else if (rc != SQLITE_ROW) {
         pdk_store_errf(err, err_len, "%s: looking up session %llu: %s", s->path,
-                       (unsigned long long)session_id, sqlite3_errmsg(s->rdb));
+                       (unsigned long long)session_id, sqlite3_errmsg(rd->db));
         out = PDK_ERR_DB;
     }
     sqlite3_finalize(st);
@@ -293,7 +310,7 @@ static pdk_error begin_session_read(pdk_store *store, uint64_t session_id, int h
     if (rc != PDK_OK) {
         return rc;
     }
-    rc = session_exists(store, session_id, err, err_len);
+    rc = session_exists(rd, session_id, err, err_len);
     if (rc != PDK_OK) {
         end_read(rd);
         return rc;
@@ -350,14 +367,26 @@ pdk_error pdk_store_read_vehicles(pdk_store *store, uint64_t session_id, pdk_sto
 pdk_error pdk_store_read_inputs(pdk_store *store, uint64_t session_id, pdk_store_input_fn fn,
                                 void *ctx, char *err, size_t err_len)
 {
+    return pdk_store_read_inputs_between(store, session_id, 0, UINT64_MAX, fn, ctx, err, err_len);
+}
+
+pdk_error pdk_store_read_inputs_between(pdk_store *store, uint64_t session_id, uint64_t first_tick,
+                                        uint64_t last_tick, pdk_store_input_fn fn, void *ctx,
+                                        char *err, size_t err_len)
+{
     reader rd;
     pdk_error rc = begin_session_read(store, session_id, fn != NULL, "inputs",
                                       "SELECT tick, seq, kind, payload FROM inputs "
-                                      "WHERE session_id = ?1 ORDER BY tick, seq",
+                                      "WHERE session_id = ?1 AND tick BETWEEN ?2 AND ?3 "
+                                      "ORDER BY tick, seq",
                                       &rd, err, err_len);
     if (rc != PDK_OK) {
         return rc;
     }
+    /* Ticks are stored as the signed integers with their bits: past 2^63 - 1
+     * the range would wrap. */
+    sqlite3_bind_int64(rd.st, 2, first_tick > INT64_MAX ? INT64_MAX : (int64_t)first_tick);
+    sqlite3_bind_int64(rd.st, 3, last_tick > INT64_MAX ? INT64_MAX : (int64_t)last_tick);
     int row = 0;
     while (rc == PDK_OK && (row = step(&rd)) == 1) {
         uint64_t tick = 0;

@@ -1166,6 +1166,53 @@ START_TEST(inputs_that_do_not_decode_are_named)
 }
 END_TEST
 
+/* A recording's inputs are read in two halves by tick, side by side
+ * (replay.c read_vehicles_and_inputs): it loads with every input in tick
+ * and seq order across the seam, and a row that does not read (a seq out
+ * of range, as a damaged or foreign file might hold) is named whichever
+ * half holds it, the earlier one when both do. */
+START_TEST(rows_that_do_not_read_are_named_in_either_half)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    pdk_store *store = store_open(&t);
+    pdk_recording *rec = load(store, RICH_ID);
+    pdk_recording_info info;
+    pdk_recording_info_get(rec, &info);
+    ck_assert_uint_eq(info.n_inputs,
+                      (size_t)sql_int(t.path, "SELECT count(*) FROM inputs WHERE session_id = 5"));
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+    const int64_t last = sql_int(t.path, "SELECT max(tick) FROM state_hashes WHERE session_id = 5");
+    ck_assert_int_gt(last, 300);
+
+    char err[PDK_REPLAY_ERR_LEN];
+    /* In the later half: a row of the last hashed tick. */
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO inputs(session_id, tick, seq, kind, payload) VALUES "
+             "(5, %lld, 5000000000, 3, x'00')",
+             (long long)last);
+    sql_exec(t.path, sql);
+    store = store_open(&t);
+    ck_assert_int_eq(pdk_recording_load(store, RICH_ID, &rec, err, sizeof(err)), PDK_ERR_DB);
+    ck_assert_ptr_null(rec);
+    ck_assert_msg(strstr(err, "session 5") && strstr(err, "seq = 5000000000"), "%s", err);
+    pdk_store_close(store);
+
+    /* And in the earlier half too: that one is named. */
+    sql_exec(t.path, "INSERT INTO inputs(session_id, tick, seq, kind, payload) VALUES "
+                     "(5, 2, 6000000000, 3, x'00')");
+    store = store_open(&t);
+    ck_assert_int_eq(pdk_recording_load(store, RICH_ID, &rec, err, sizeof(err)), PDK_ERR_DB);
+    ck_assert_msg(strstr(err, "seq = 6000000000"), "%s", err);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* The rich recording verified by 1, 4 and 8 threads: matching, in part,
  * and tampered in three segments (the earliest divergence is the one
  * told, also when a later segment finds its own first) or only in the
@@ -1467,6 +1514,7 @@ static Suite *replay_suite(void)
     tcase_add_test(tc, tampered_recording_is_diagnosed);
     tcase_add_test(tc, damage_and_errors);
     tcase_add_test(tc, inputs_that_do_not_decode_are_named);
+    tcase_add_test(tc, rows_that_do_not_read_are_named_in_either_half);
     tcase_add_test(tc, verify_threads_agree);
     tcase_add_test(tc, unusable_keyframes_fall_back);
     tcase_add_test(tc, foreign_layout_keyframes_fall_back);

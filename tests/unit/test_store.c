@@ -1120,6 +1120,82 @@ START_TEST(test_read_errors)
 }
 END_TEST
 
+/* Inputs of a tick range (pdk_store_read_inputs_between): both ends
+ * included, in (tick, seq) order; an empty or reversed range reads
+ * nothing; a range running past 2^63 reads to the end. Two threads read
+ * at once through the store's two read connections, and a third waits
+ * its turn: every read sees all its rows. */
+typedef struct range_read {
+    pdk_store *s;
+    uint64_t first, last;
+    size_t n;
+    pdk_error e;
+} range_read;
+
+static void *read_range(void *arg)
+{
+    range_read *r = arg;
+    for (int k = 0; k < 20 && r->e == PDK_OK; k++) {
+        inputs_ctx ic = {NULL, 0, 0, 0}; /* counts the rows, keeps none */
+        char err[PDK_STORE_ERR_LEN];
+        r->e = pdk_store_read_inputs_between(r->s, 1, r->first, r->last, collect_input, &ic, err,
+                                             sizeof err);
+        r->n = ic.n;
+    }
+    return NULL;
+}
+
+START_TEST(test_inputs_between_ticks)
+{
+    pdk_store *s = open_ok(tmp_path("paddock.db"), MIGRATIONS);
+    pdk_store_session def = session_def(1, "ranges");
+    ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
+    /* Ticks 0 to 999, two inputs each (seq 1 queued before seq 0). */
+    for (uint32_t t = 0; t < 1000; t++) {
+        ck_assert_int_eq(pdk_store_record_input(s, 1, t, 2 * t + 1, 1, &t, sizeof t), PDK_OK);
+        ck_assert_int_eq(pdk_store_record_input(s, 1, t, 2 * t, 1, &t, sizeof t), PDK_OK);
+    }
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    char err[PDK_STORE_ERR_LEN];
+    input_seen rows[8];
+    inputs_ctx ic = {rows, 8, 0, 0};
+    ck_assert_int_eq(
+        pdk_store_read_inputs_between(s, 1, 10, 12, collect_input, &ic, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(ic.n, 6);
+    for (size_t i = 0; i < 6; i++) {
+        ck_assert_uint_eq(rows[i].tick, 10 + i / 2);
+        ck_assert_uint_eq(rows[i].seq, 20 + i);
+    }
+    ic = (inputs_ctx){rows, 8, 0, 0};
+    ck_assert_int_eq(
+        pdk_store_read_inputs_between(s, 1, 12, 11, collect_input, &ic, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(ic.n, 0);
+    ic = (inputs_ctx){rows, 8, 0, 0};
+    ck_assert_int_eq(
+        pdk_store_read_inputs_between(s, 1, 998, UINT64_MAX, collect_input, &ic, err, sizeof err),
+        PDK_OK);
+    ck_assert_uint_eq(ic.n, 4);
+    ck_assert_int_eq(pdk_store_read_inputs_between(s, 2, 0, 5, collect_input, &ic, err, sizeof err),
+                     PDK_ERR_NOT_FOUND);
+    ck_assert_int_eq(pdk_store_read_inputs_between(s, 1, 0, 5, NULL, &ic, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+
+    range_read r[3] = {{s, 0, 499, 0, PDK_OK}, {s, 500, 999, 0, PDK_OK}, {s, 0, 999, 0, PDK_OK}};
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(pthread_create(&th[i], NULL, read_range, &r[i]), 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_int_eq(r[i].e, PDK_OK);
+    }
+    ck_assert_uint_eq(r[0].n, 1000);
+    ck_assert_uint_eq(r[1].n, 1000);
+    ck_assert_uint_eq(r[2].n, 2000);
+    pdk_store_close(s);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -1154,6 +1230,7 @@ static Suite *store_suite(void)
     tcase_add_test(rec, test_refused_records_counted_and_logged);
     tcase_add_test(rec, test_invalid_arguments);
     tcase_add_test(rec, test_read_errors);
+    tcase_add_test(rec, test_inputs_between_ticks);
     suite_add_tcase(s, rec);
     return s;
 }
