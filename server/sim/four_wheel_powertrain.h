@@ -46,34 +46,8 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
                       const pdk_fw_consts *consts, const pdk_dl_wheel wheels[PDK_WHEELS],
                       const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out);
 
-/* What a substep's end gives the energy ledger of the chassis, wheels and
- * tyres (pdk_fwpt_chassis_energy): per wheel, its spins, drive torque,
- * Coulomb capacities (brakes with the pawl, and rolling), the tyre's end
- * forces along e_x and e_y, the contact's other forces there, the strut's
- * normal force, the contact's velocities along e_x, e_y and the normal at
- * the start and the end; the body's mass, inertia and velocities (body
- * frame of the start), the height it gained, the drag's damper on body x,
- * and the work the hard contacts did on the body (four_wheel_step.h). */
-typedef struct pdk_fwpt_energy {
-    double h_s;
-    double inertia_kgm2[PDK_WHEELS], radius_m[PDK_WHEELS];
-    double spin0_radps[PDK_WHEELS], spin1_radps[PDK_WHEELS];
-    double drive_nm[PDK_WHEELS], brake_nm[PDK_WHEELS], rolling_nm[PDK_WHEELS];
-    double fx_n[PDK_WHEELS], fy_n[PDK_WHEELS], ext_x_n[PDK_WHEELS], ext_y_n[PDK_WHEELS];
-    double fn_n[PDK_WHEELS];
-    double u0_mps[PDK_WHEELS], u1_mps[PDK_WHEELS], lat0_mps[PDK_WHEELS], lat1_mps[PDK_WHEELS];
-    double vn0_mps[PDK_WHEELS], vn1_mps[PDK_WHEELS];
-    double mass_kg, inertia_kgm2_body[3], gravity_mps2;
-    double v0_mps[3], v1_mps[3], w0_radps[3], w1_radps[3];
-    double w1_solve_radps[3]; /* the end rates before the body's angular damping */
-    double dz_m;
-    double drag_n_per_mps;
-    double hard_work_j;
-} pdk_fwpt_energy;
-
-/* Adds a substep's chassis, wheel and tyre terms to the ledger: each force's
- * work at the velocities the step integrated with (ADR 0010). */
-void pdk_fwpt_chassis_energy(pdk_fw_state *state, const pdk_fwpt_energy *energy);
+/* The chassis', wheels' and tyres' terms of the energy ledger are added
+ * by the step itself, each substep (four_wheel_step.h energy_ledger). */
 
 /* Writes the powertrain's channels for the tick's end from its last
  * substep's out: engine, belt, clutch, drive mode, fuel, the lever's

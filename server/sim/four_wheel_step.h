@@ -810,64 +810,90 @@ VEC void check_pass(PHASE_ARGS, int pass)
     sv->more = 1;
 }
 
-/* A powertrain's energy ledger for the substep integrate has just ended
- * (four_wheel_powertrain.h): what each force did at the velocities the
- * step integrated with. om0 is the wheels' spin at the start, vz0 the
- * body's world vertical velocity there. Rare (powertrains only): not
+/* A powertrain's energy ledger for the substep integrate has just ended:
+ * each force's work at the velocities the step integrated with (ADR 0010;
+ * docs/powertrain.md, "The energy ledger"). om0 is the wheels' spin at the start, vz0
+ * the body's world vertical velocity there. The wheels' terms are computed
+ * in lanes, each lane the IEEE operations of the formula for its wheel,
+ * and each ledger entry takes its four wheels' terms in wheel order, so
+ * the sums are a wheel-by-wheel loop's. Rare (powertrains only): not
  * inlined. */
 static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double vz0)
 {
     pdk_fw_state *st = vh->st;
     const pdk_fw_consts *restrict p = vh->p;
     const double *sol = sv->sol, *v = sv->v, *w = sv->w;
-    pdk_fwpt_energy e;
-    e.h_s = p->h_s;
+    const double h = p->h_s;
+    const v4 hv = splat(h);
+    /* The wheel, by backward Euler: J (w1 - w0) / h = T_drive + T_b - R F_x,
+     * so its energy changes by (T_drive + T_b - R F_x) mean(w) h exactly.
+     * T_b is the Coulomb torque the solve applied (against the spin, or
+     * what held a locked wheel), shared between the brakes and pawl and
+     * the rolling resistance by their capacities. */
+    const v4 inertia = load4(p->spin_inertia_kgm2);
+    const v4 w0 = om0, w1 = load4(st->spin_radps);
+    const v4 mean_w = 0.5 * (w0 + w1);
+    const v4 t_b = inertia * (w1 - w0) / hv - q->t_drive + sv->radius * q->fx_end;
+    const v4 coulomb = -t_b * mean_w * hv;
+    const v4 brake = sv->brake + sv->pawl;
+    const v4 cap = brake + q->roll_t;
+    const v4 brake_share = sel(gt4(cap, splat(0.0)), brake / cap, splat(0.0));
+    const v4 brake_j = brake_share * coulomb;
+    const v4 rolling_j = (1.0 - brake_share) * coulomb;
+    const v4 spin_j = 0.5 * inertia * (w1 * w1 - w0 * w0);
+    /* The tyre: the wheel gives it R F_x mean(w), the chassis takes F_x
+     * mean(V_x) + F_y mean(V_y); the difference is its slip's. */
+    const v4 mean_u = 0.5 * (q->u0 + q->u1);
+    const v4 mean_l = 0.5 * (q->vlat0 + q->vl1);
+    const v4 slip_j = (q->fx_end * (sv->radius * mean_w - mean_u) - q->fy_end * mean_l) * hv;
+    /* The other forces at the contact (soil, water) and the strut's along
+     * the normal, each at the contact's mean velocity; the normal
+     * velocity at the start is n . (v + w x r), at the end check_pass's. */
+    const v4 soil_j =
+        (keep(q->loaded, q->ext_x) * mean_u + keep(q->loaded, q->ext_y) * mean_l) * hv;
+    const v4 vc0x = splat(v[0]) + (splat(w[1]) * q->rz - splat(w[2]) * q->ry);
+    const v4 vc0y = splat(v[1]) + (splat(w[2]) * q->rx - splat(w[0]) * q->rz);
+    const v4 vc0z = splat(v[2]) + (splat(w[0]) * q->ry - splat(w[1]) * q->rx);
+    const v4 vn0 = (q->nx * vc0x + q->ny * vc0y) + q->nz * vc0z;
+    const v4 vn1 = (q->nx * q->vcx + q->ny * q->vcy) + q->nz * q->vcz;
+    const v4 strut_j = q->fz * 0.5 * (vn0 + vn1) * hv;
+    double *ledger = st->pt.ledger_j;
     for (int j = 0; j < PDK_WHEELS; j++) {
-        /* The contact's velocity along the normal at the start, n . (v +
-         * w x r), and at the end (check_pass's). */
-        const double r[3] = {q->rx[j], q->ry[j], q->rz[j]};
-        const double n[3] = {q->nx[j], q->ny[j], q->nz[j]};
-        const double vc0[3] = {v[0] + (w[1] * r[2] - w[2] * r[1]),
-                               v[1] + (w[2] * r[0] - w[0] * r[2]),
-                               v[2] + (w[0] * r[1] - w[1] * r[0])};
-        e.inertia_kgm2[j] = p->spin_inertia_kgm2[j];
-        e.radius_m[j] = sv->radius[j];
-        e.spin0_radps[j] = om0[j];
-        e.spin1_radps[j] = st->spin_radps[j];
-        e.drive_nm[j] = q->t_drive[j];
-        e.brake_nm[j] = sv->brake[j] + sv->pawl[j];
-        e.rolling_nm[j] = q->roll_t[j];
-        e.fx_n[j] = q->fx_end[j];
-        e.fy_n[j] = q->fy_end[j];
-        e.ext_x_n[j] = q->loaded[j] ? q->ext_x[j] : 0.0;
-        e.ext_y_n[j] = q->loaded[j] ? q->ext_y[j] : 0.0;
-        e.fn_n[j] = q->fz[j];
-        e.u0_mps[j] = q->u0[j];
-        e.u1_mps[j] = q->u1[j];
-        e.lat0_mps[j] = q->vlat0[j];
-        e.lat1_mps[j] = q->vl1[j];
-        e.vn0_mps[j] = (n[0] * vc0[0] + n[1] * vc0[1]) + n[2] * vc0[2];
-        e.vn1_mps[j] = (n[0] * q->vcx[j] + n[1] * q->vcy[j]) + n[2] * q->vcz[j];
+        ledger[PDK_LEDGER_BRAKE] += brake_j[j];
+        ledger[PDK_LEDGER_ROLLING] += rolling_j[j];
+        ledger[PDK_LEDGER_KINETIC] += spin_j[j];
+        ledger[PDK_LEDGER_TYRE_SLIP] += slip_j[j];
+        ledger[PDK_LEDGER_SOIL] -= soil_j[j];
+        ledger[PDK_LEDGER_SUSPENSION] -= strut_j[j];
     }
-    e.mass_kg = p->mass_kg;
-    e.gravity_mps2 = p->gravity_mps2;
+    /* The body: its kinetic energy in the start's frame (the solve's), its
+     * height by the mean world velocity, the drag at the end's speed. */
+    double ke = 0.0;
     for (int k = 0; k < 3; k++) {
-        e.inertia_kgm2_body[k] = p->inertia_kgm2[k];
-        e.v0_mps[k] = v[k];
-        e.v1_mps[k] = sol[k];
-        e.w0_radps[k] = w[k];
-        e.w1_radps[k] = st->omega_radps[k]; /* after the body's angular damping */
-        e.w1_solve_radps[k] = sol[3 + k];
+        ke += 0.5 * p->mass_kg * (sol[k] * sol[k] - v[k] * v[k]);
+        ke += 0.5 * p->inertia_kgm2[k] * (st->omega_radps[k] * st->omega_radps[k] - w[k] * w[k]);
     }
-    e.dz_m = (0.5 * p->h_s) * (vz0 + st->vel_mps[2]);
-    e.drag_n_per_mps = sv->c_drag;
-    e.hard_work_j = 0.0;
+    ledger[PDK_LEDGER_KINETIC] += ke;
+    /* The body's angular damping (chassis.angular_damping_per_s) takes what
+     * the rates lose after the solve (sol: before it, omega_radps: after);
+     * the ledger counts it with the air's. */
+    for (int k = 0; k < 3; k++) {
+        ledger[PDK_LEDGER_AERO] +=
+            0.5 * p->inertia_kgm2[k] *
+            (sol[3 + k] * sol[3 + k] - st->omega_radps[k] * st->omega_radps[k]);
+    }
+    /* The hard contacts at the struts' tops (docs/vehicle-model.md, "Faces
+     * and the end of the travel") are counted with the struts. */
+    double hard_work_j = 0.0;
     for (int j = 0; j < PDK_WHEELS; j++) {
         if (q->hard[j]) {
-            e.hard_work_j += q->hard_f[j] * (0.5 * (q->hard_vn0[j] + q->hard_vn1[j])) * p->h_s;
+            hard_work_j += q->hard_f[j] * (0.5 * (q->hard_vn0[j] + q->hard_vn1[j])) * h;
         }
     }
-    pdk_fwpt_chassis_energy(st, &e);
+    ledger[PDK_LEDGER_SUSPENSION] -= hard_work_j;
+    const double dz_m = (0.5 * h) * (vz0 + st->vel_mps[2]);
+    ledger[PDK_LEDGER_POTENTIAL] += p->mass_kg * p->gravity_mps2 * dz_m;
+    ledger[PDK_LEDGER_AERO] += sv->c_drag * sol[0] * 0.5 * (v[0] + sol[0]) * h;
 }
 
 /* 7. of a substep: the end forces, the wheels' spins and deflections, the
