@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 
 #include "store_internal.h"
@@ -1235,6 +1238,9 @@ static void gather(pdk_store *s)
 static void *writer_main(void *arg)
 {
     pdk_store *s = arg;
+#ifdef __linux__
+    prctl(PR_SET_NAME, "pdk-store", 0, 0, 0); /* what top -H and perf show */
+#endif
     pdk_store_record *taken = NULL; /* taken from the queue, not yet written */
     pthread_mutex_lock(&s->mu);
     for (;;) {
