@@ -19,7 +19,7 @@ typedef struct rec_vehicle {
     char *preset;
     char *overrides;
     char *params_json;
-    uint64_t params_hash; /* of params_json: equal texts parse once */
+    size_t params_len; /* of params_json: equal texts parse once */
     pdk_vehicle_def def;
 } rec_vehicle;
 
