@@ -259,7 +259,7 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
             return rc;
         }
     }
-    /* The grouped inserts (insert_rows): 2^g rows; an input row binds its
+    /* The grouped inserts (row_group): 2^g rows; an input row binds its
      * seq, kind and payload after the record's session and tick (?1, ?2),
      * a hash row its tick and hash after the session (?1). */
     char sql[2048];

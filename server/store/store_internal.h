@@ -19,7 +19,7 @@
 typedef struct pdk_store_record pdk_store_record;
 
 /* A record's rows go in statements of up to 2^(PDK_STORE_ROW_GROUPS - 1)
- * rows (store.c insert_rows). */
+ * rows (store.c row_group). */
 #define PDK_STORE_ROW_GROUPS 5
 
 /* Read-only connections (pdk_store.rdb). */
@@ -35,7 +35,7 @@ typedef struct pdk_store_stmts {
     sqlite3_stmt *end_session;
     sqlite3_stmt *insert_vehicle;
     sqlite3_stmt *remove_vehicle;
-    /* [g] inserts 2^g rows in one statement (store.c insert_rows). */
+    /* [g] inserts 2^g rows in one statement (store.c row_group). */
     sqlite3_stmt *insert_inputs[PDK_STORE_ROW_GROUPS];
     sqlite3_stmt *insert_hashes[PDK_STORE_ROW_GROUPS];
     sqlite3_stmt *insert_snapshot;
