@@ -46,20 +46,24 @@ static inline uint64_t pdk_hash_finish(uint64_t h)
     return pdk_hash_fmix64(h ^ UINT64_C(0x13198A2E03707344));
 }
 
-/* The wide hash for bulk state: four independent lanes, each taking one
- * word per step as add-rotate (v = rotl(v, 23) + w), so a core runs the
- * four chains side by side instead of waiting on one: about a quarter of a
- * nanosecond a word against four for pdk_hash_u64's serial multiply chain.
- * That is what lets a session hash its whole state every tick for a few
- * per cent of the tick (docs/adr/0012). Each step is a bijection of the
- * lane for a given word and is not linear (the add's carries), so a change
- * in any word changes its lane, and a later word undoes it only by
- * matching it exactly; pdk_hash4_fold feeds the lanes to the serial hash,
+/* The wide hash for bulk state: eight independent lanes in two chains of
+ * four, v and u. A step takes four words, one a lane, into chain v as
+ * add-rotate (rotl(v, 23) + w) and then swaps the chains, so consecutive
+ * steps go to alternate chains and a core runs them side by side instead
+ * of waiting on one (a step's rotate and add are two cycles of latency;
+ * with two chains a step costs one): about 0.15 ns a word against four
+ * for pdk_hash_u64's serial multiply chain. That is what lets a session
+ * hash its whole state every tick for a few per cent of the tick
+ * (docs/adr/0012, 0015). Each step is a bijection of the lane for a given
+ * word and is not linear (the add's carries), so a change in any word
+ * changes its lane, and a later word undoes it only by matching it
+ * exactly; pdk_hash4_fold adds the chains lane by lane (u rotated by 32
+ * bits, a bijection in each) and feeds the four sums to the serial hash,
  * whose multiply chain mixes them. It detects divergence; it is not a
  * cryptographic hash. Words go to lanes in the order given: feeding the
  * same values in another grouping gives another hash.
  *
- * The lanes are one four-wide vector (GCC vector extensions, as lanes.h),
+ * The chains are four-wide vectors (GCC vector extensions, as lanes.h),
  * and every function here is always inlined: a caller compiled for
  * AVX-512 (world.c's hash builds, docs/adr/0015) takes a step as one
  * rotate and one add of a whole vector, and a four-word array as one load.
@@ -72,20 +76,25 @@ typedef uint64_t pdk_u64x4 __attribute__((vector_size(4 * sizeof(uint64_t))));
 #define PDK_HASH_INLINE static inline __attribute__((always_inline))
 
 typedef struct pdk_hash4 {
-    pdk_u64x4 v;
+    pdk_u64x4 v, u;
 } pdk_hash4;
 
 PDK_HASH_INLINE pdk_hash4 pdk_hash4_init(uint64_t seed)
 {
     pdk_hash4 h = {{seed, seed ^ UINT64_C(0x9E3779B97F4A7C15), seed ^ UINT64_C(0xBF58476D1CE4E5B9),
-                    seed ^ UINT64_C(0x94D049BB133111EB)}};
+                    seed ^ UINT64_C(0x94D049BB133111EB)},
+                   {~seed, ~seed ^ UINT64_C(0x9E3779B97F4A7C15),
+                    ~seed ^ UINT64_C(0xBF58476D1CE4E5B9), ~seed ^ UINT64_C(0x94D049BB133111EB)}};
     return h;
 }
 
-/* One word into each lane: rotl(v, 23) + w, lane by lane. */
+/* One word into each lane of chain v, rotl(v, 23) + w lane by lane; then
+ * the chains swap, so the next step takes chain u. */
 PDK_HASH_INLINE void pdk_hash4_step_(pdk_hash4 *h, pdk_u64x4 w)
 {
-    h->v = ((h->v << 23) | (h->v >> 41)) + w;
+    const pdk_u64x4 t = ((h->v << 23) | (h->v >> 41)) + w;
+    h->v = h->u;
+    h->u = t;
 }
 
 PDK_HASH_INLINE uint64_t pdk_hash_bits(double value)
@@ -153,11 +162,13 @@ PDK_HASH_INLINE void pdk_hash4_u64s(pdk_hash4 *h, const uint64_t *words, size_t 
 }
 
 /* Folds the lanes into a running serial hash (pdk_hash_u64), so a wide
- * part can sit inside a serial one. */
+ * part can sit inside a serial one: the chains' sums lane by lane, u's
+ * halves swapped, four words. */
 PDK_HASH_INLINE uint64_t pdk_hash4_fold(uint64_t h, const pdk_hash4 *w)
 {
+    const pdk_u64x4 c = w->v + ((w->u << 32) | (w->u >> 32));
     for (int i = 0; i < 4; i++) {
-        h = pdk_hash_u64(h, w->v[i]);
+        h = pdk_hash_u64(h, c[i]);
     }
     return h;
 }

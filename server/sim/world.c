@@ -1131,19 +1131,18 @@ uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id)
 
 PDK_HASH_INLINE uint64_t world_hash(const pdk_world *world)
 {
-    uint64_t h = PDK_HASH_INIT;
-    h = pdk_hash_u64(h, world->tick);
-    for (int i = 0; i < 4; i++) {
-        h = pdk_hash_u64(h, world->prng.s[i]);
-    }
-    h = pdk_hash_u64(h, (uint64_t)world->count);
+    /* The tick, the vehicle count and the PRNG go into the wide hash with
+     * the vehicles: a serial word costs a multiply chain (some twelve
+     * cycles), which for a lone car was most of its hash. */
     const uint32_t *live = live_of(world);
     const slot_meta *meta = meta_of(world);
-    pdk_hash4 vehicles = pdk_hash4_init(PDK_HASH_INIT);
+    pdk_hash4 wide = pdk_hash4_init(PDK_HASH_INIT);
+    pdk_hash4_take(&wide, world->tick, (uint64_t)world->count, 0u, 0u);
+    pdk_hash4_take(&wide, world->prng.s[0], world->prng.s[1], world->prng.s[2], world->prng.s[3]);
     for (int32_t i = 0; i < world->count; i++) {
-        hash_vehicle(&vehicles, world, live[i]);
+        hash_vehicle(&wide, world, live[i]);
     }
-    h = pdk_hash4_fold(h, &vehicles);
+    uint64_t h = pdk_hash4_fold(PDK_HASH_INIT, &wide);
     /* Free slots' generations decide the ids given out next, so they are
      * state too (a fresh slot's generation is zero and adds nothing). */
     for (int32_t s = 0; s < world->generation_top; s++) {

@@ -779,8 +779,10 @@ END_TEST
  * fault flag joined the hashed state. Changed from 0x74BF67CCC9A92F29
  * for issue 7, when the state hash became the four-lane wide hash
  * (hash.h pdk_hash4, ADR 0012) so that it can be recorded every tick; the
- * state is unchanged. */
-#define GOLDEN_HASH_ST UINT64_C(0x64B82BBC9F6FFCB1)
+ * state is unchanged. Changed from 0x64B82BBC9F6FFCB1 when the wide hash
+ * became two chains of four lanes taking words in turns and the tick, count
+ * and PRNG joined it (ADR 0015); the state is unchanged. */
+#define GOLDEN_HASH_ST UINT64_C(0xB999D44202E9DE8E)
 /* The same scenario on the four-wheel model. Recorded 2026-11-29, after the
  * struts, dampers and bars moved to the trapezoidal rule, the substep to
  * four-wide wheel vectors and the terrain to prepared bumps; re-recorded the
@@ -793,8 +795,9 @@ END_TEST
  * hash now covering the wheels' and tyres' state. It also moves with the
  * tyre modules' arithmetic (tyre_lanes.h, vmath.h, tyre_life.c).
  * Changed from 0xA9A59CDD4FA2D59B for issue 7 with the wide state hash
- * (as GOLDEN_HASH_ST); the state is unchanged. */
-#define GOLDEN_HASH_FW UINT64_C(0x628BD0785B07AE8A)
+ * (as GOLDEN_HASH_ST); the state is unchanged. Changed from
+ * 0x628BD0785B07AE8A with the two-chain wide hash (as GOLDEN_HASH_ST). */
+#define GOLDEN_HASH_FW UINT64_C(0x2CFAC0B3673E7B56)
 
 START_TEST(test_golden_hash)
 {
