@@ -107,8 +107,7 @@ static pdk_error on_vehicle(void *ctx, const pdk_store_vehicle_row *row)
     /* A fleet of one preset has many rows of the same parameters: each
      * distinct text is parsed once (parsing is most of a load). Texts are
      * compared by length, then by memcmp, latest first: a byte-wise hash
-     * of each text cost more than the reading (100 rows of some 25 kB:
-     * 2.5 ms). */
+     * of each text was about 1 ms of a load of 100 rows of 7.5 kB. */
     v->params_len = strlen(v->params_json);
     for (size_t i = rec->n_vehicles - 1; i-- > 0;) {
         const rec_vehicle *o = &rec->vehicles[i];
@@ -373,7 +372,8 @@ static pdk_error check_recording(const pdk_recording *rec, char *err, size_t err
 }
 
 /* The later half of a recording's inputs, read on a thread of its own
- * into a loader of its own (read_vehicles_and_inputs). */
+ * into a loader of its own (read_vehicles_and_inputs): on_input touches
+ * nothing but its loader's buffers. */
 typedef struct input_half {
     loader ld;
     pdk_store *store;
