@@ -120,6 +120,7 @@ struct pdk_session {
     /* The recording (session_record.c); all unused when store is NULL. */
     uint64_t start_tick;      /* the recording's first tick */
     uint32_t keyframe_every;  /* ticks between keyframes */
+    uint64_t next_keyframe;   /* the next tick a keyframe is due (session_record.c) */
     pdk_buf snapshot;         /* the keyframe being encoded */
     /* State hashes not yet handed to the store: consecutive ticks from
      * hashes_from, recorded in the record of the session's next inputs
