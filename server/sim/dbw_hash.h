@@ -11,6 +11,15 @@
 #include "dbw.h"
 #include "hash.h"
 
+/* Eight byte-sized fields as one word, the first in the lowest byte (each
+ * shifted as it is, so a field of more than eight bits overlaps the next
+ * as the hash always took it). */
+PDK_HASH_INLINE uint64_t pdk_dbw_bytes8(uint64_t b0, uint64_t b1, uint64_t b2, uint64_t b3,
+                                        uint64_t b4, uint64_t b5, uint64_t b6, uint64_t b7)
+{
+    return b0 | b1 << 8 | b2 << 16 | b3 << 24 | b4 << 32 | b5 << 40 | b6 << 48 | b7 << 56;
+}
+
 /* Lane by lane, four words a take, in the order of the kit's fields; a
  * group's last take is padded with zero words. Values are put in lanes
  * directly rather than through a local array, which the wide load would
@@ -24,15 +33,11 @@ PDK_HASH_INLINE void pdk_dbw_hash(pdk_hash4 *h, const pdk_dbw_state *dbw)
         /* The live line by its digest (its 64 slots are most of the kit's
          * state); a dead one is refilled before it is read again. */
         pdk_hash4_take(h, ch->line_live ? ch->delay_digest : 0u, (uint64_t)ch->line_live, 0u, 0u);
-        const uint64_t flags = (uint64_t)ch->have_cmd | (uint64_t)ch->enable_req << 8 |
-                               (uint64_t)ch->rc << 16 | (uint64_t)ch->rc_valid << 24 |
-                               (uint64_t)ch->enabled << 32 | (uint64_t)ch->timeout << 40 |
-                               (uint64_t)ch->bad_crc << 48 | (uint64_t)ch->bad_rc << 56;
-        const uint64_t override_flags =
-            (uint64_t)ch->override_active | (uint64_t)ch->override_latched << 8 |
-            (uint64_t)ch->override_other << 16 | (uint64_t)ch->ignore << 24 |
-            (uint64_t)ch->fault << 32 | (uint64_t)ch->report_missing << 40 |
-            (uint64_t)ch->limiting_value << 48 | (uint64_t)ch->limiting_rate << 56;
+        const uint64_t flags = pdk_dbw_bytes8(ch->have_cmd, ch->enable_req, ch->rc, ch->rc_valid,
+                                              ch->enabled, ch->timeout, ch->bad_crc, ch->bad_rc);
+        const uint64_t override_flags = pdk_dbw_bytes8(
+            ch->override_active, ch->override_latched, ch->override_other, ch->ignore, ch->fault,
+            ch->report_missing, ch->limiting_value, ch->limiting_rate);
         pdk_hash4_take(h, ch->last_cmd_tick, ch->override_until, ch->boot_until,
                        (uint64_t)(uint32_t)ch->cmd_type);
         pdk_hash4_take(h, (uint64_t)(uint32_t)ch->cmd_src, (uint64_t)(uint32_t)ch->delay_ticks,
@@ -64,28 +69,21 @@ PDK_HASH_INLINE void pdk_dbw_hash(pdk_hash4 *h, const pdk_dbw_state *dbw)
                    (uint64_t)(uint32_t)dbw->reason_disengage << 32 |
                        (uint32_t)dbw->reason_not_ready,
                    (uint64_t)(uint32_t)dbw->lockout_reason);
-    const uint64_t ulc_flags = (uint64_t)dbw->ulc_have | (uint64_t)dbw->ulc_enable_req << 8 |
-                               (uint64_t)dbw->ulc_enabled << 16 | (uint64_t)dbw->ulc_timeout << 24 |
-                               (uint64_t)dbw->ulc_override_latched << 32 |
-                               (uint64_t)dbw->ulc_preempted << 40 |
-                               (uint64_t)dbw->ulc_bad_rc << 48 | (uint64_t)dbw->ulc_bad_crc << 56;
-    const uint64_t ulc_gear_flags =
-        (uint64_t)dbw->ulc_coast | (uint64_t)dbw->ulc_shift << 8 |
-        (uint64_t)dbw->ulc_shift_park << 16 | (uint64_t)dbw->ulc_rc << 24 |
-        (uint64_t)dbw->gear_bad_crc << 32 | (uint64_t)dbw->gear_report_missing << 40 |
-        (uint64_t)dbw->gear_out_set << 48 | (uint64_t)dbw->gear_shifting << 56;
+    const uint64_t ulc_flags = pdk_dbw_bytes8(
+        dbw->ulc_have, dbw->ulc_enable_req, dbw->ulc_enabled, dbw->ulc_timeout,
+        dbw->ulc_override_latched, dbw->ulc_preempted, dbw->ulc_bad_rc, dbw->ulc_bad_crc);
+    const uint64_t ulc_gear_flags = pdk_dbw_bytes8(
+        dbw->ulc_coast, dbw->ulc_shift, dbw->ulc_shift_park, dbw->ulc_rc, dbw->gear_bad_crc,
+        dbw->gear_report_missing, dbw->gear_out_set, dbw->gear_shifting);
     pdk_hash4_take(h, (uint64_t)(uint32_t)dbw->turn_signal << 32 | (uint32_t)dbw->parking_brake,
                    (uint64_t)(uint32_t)dbw->drive_mode_cmd << 32 | (uint32_t)dbw->aw_mode,
                    ulc_flags, ulc_gear_flags);
-    const uint64_t system_flags =
-        (uint64_t)dbw->enabled | (uint64_t)dbw->validate_crc << 8 |
-        (uint64_t)dbw->comms_loss_armed << 16 | (uint64_t)dbw->comms_loss_active << 24 |
-        (uint64_t)dbw->lockout << 32 | (uint64_t)dbw->btn_enable << 40 |
-        (uint64_t)dbw->btn_disable << 48 | (uint64_t)dbw->external_brake << 56;
+    const uint64_t system_flags = pdk_dbw_bytes8(
+        dbw->enabled, dbw->validate_crc, dbw->comms_loss_armed, dbw->comms_loss_active,
+        dbw->lockout, dbw->btn_enable, dbw->btn_disable, dbw->external_brake);
     const uint64_t system_rc_flags =
-        (uint64_t)dbw->sys_rc | (uint64_t)dbw->sys_bad_rc << 8 | (uint64_t)dbw->sys_bad_crc << 16 |
-        (uint64_t)dbw->touched << 24 | (uint64_t)dbw->sys_rc_valid << 32 |
-        (uint64_t)dbw->lockout_latched << 40 | (uint64_t)dbw->hold_depleted << 48;
+        pdk_dbw_bytes8(dbw->sys_rc, dbw->sys_bad_rc, dbw->sys_bad_crc, dbw->touched,
+                       dbw->sys_rc_valid, dbw->lockout_latched, dbw->hold_depleted, 0u);
     pdk_hash4_take(h, system_flags, system_rc_flags, 0u, 0u);
 }
 
