@@ -1018,6 +1018,51 @@ static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, doub
     ck_assert_int_eq(pdk_world_dbw(w, id, &m), PDK_OK);
 }
 
+/* Golden hash of a world whose DBW kit has been spoken to: the kit's part
+ * of the state hash (dbw_hash.h) is in no other golden (test_world.c's and
+ * test_utv.c's drive through DbwCommands, which leave the kit untouched),
+ * so a change to it, or to the kit's behaviour, shows here and must be
+ * made deliberately (a recording of an earlier build then verifies as
+ * another build's). A midsize sedan on flat ground, 600 ticks: steering
+ * and throttle commands every second tick, the system enabled at tick 4,
+ * a brake command at 400. Recorded 2026-11-30 with the two-chain hash
+ * (ADR 0015). */
+#define GOLDEN_HASH_KIT UINT64_C(0x526094F807D97459)
+
+START_TEST(kit_golden_hash)
+{
+    pdk_world_def wd = world_preset("flat");
+    wd.max_vehicles = 2;
+    pdk_vehicle_def sedan = vehicle("midsize_sedan");
+    box b;
+    box_open(&b, &wd);
+    pdk_vehicle_id id = spawn(b.w, &sedan, 0.0, 0.0, 5.0);
+    unsigned rc[4] = {0, 0, 0, 0};
+    for (int t = 0; t < 600; t++) {
+        if (t % 2 == 0) {
+            kit_stream(b.w, id, PDK_DBW_MSG_STEER, PDK_STEER_CMD_ANGLE, 90.0 * sin(0.02 * t),
+                       &rc[0]);
+            kit_stream(b.w, id, PDK_DBW_MSG_THROTTLE, PDK_THROTTLE_CMD_PERCENT,
+                       t < 300 ? 20.0 : 0.0, &rc[1]);
+        }
+        if (t == 4) {
+            kit_stream(b.w, id, PDK_DBW_MSG_SYSTEM, 0, PDK_DBW_SYS_ENABLE, &rc[3]);
+        }
+        if (t == 400) {
+            kit_stream(b.w, id, PDK_DBW_MSG_BRAKE, PDK_BRAKE_CMD_PERCENT, 30.0, &rc[2]);
+        }
+        pdk_world_step(b.w);
+    }
+    const pdk_dbw_state *dbw = pdk_world_dbw_state(b.w, id);
+    ck_assert_int_eq(dbw->touched, 2);
+    ck_assert(dbw->enabled);
+    uint64_t hash = pdk_world_hash(b.w);
+    printf("midsize sedan on its kit after 600 ticks: hash 0x%016llX\n", (unsigned long long)hash);
+    ck_assert_uint_eq(hash, GOLDEN_HASH_KIT);
+    box_close(&b);
+}
+END_TEST
+
 /* The state hash takes a live delay line by its digest (docs/adr/0014):
  * the digest is the line's (pdk_dbw_delay_digest) after the kit has
  * steered through it, a record restores to the same hash, and a record
@@ -1262,6 +1307,7 @@ static Suite *snapshot_suite(void)
     tcase_add_test(refusals, sim_restore_refusals);
     tcase_add_test(refusals, layout_fingerprint);
     tcase_add_test(refusals, kit_delay_line_and_its_digest);
+    tcase_add_test(refusals, kit_golden_hash);
     suite_add_tcase(s, refusals);
     TCase *world = tcase_create("reseed and reset");
     tcase_add_test(world, reset_removes_everything_and_reseeds);
