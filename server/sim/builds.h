@@ -17,4 +17,8 @@ typedef enum pdk_fw_build {
 /* 1 where this processor can run build, else 0. */
 int pdk_fw_build_available(pdk_fw_build build);
 
+/* The build that runs for build: BEST the widest available, one the
+ * processor lacks the baseline. */
+pdk_fw_build pdk_fw_build_resolve(pdk_fw_build build);
+
 #endif

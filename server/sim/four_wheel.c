@@ -192,9 +192,7 @@ static pdk_fw_build best_build(void)
                                                        : PDK_FW_BUILD_BASELINE;
 }
 
-/* build as the step runs it: BEST resolved, one the processor lacks the
- * baseline. */
-static pdk_fw_build build_to_run(pdk_fw_build build)
+pdk_fw_build pdk_fw_build_resolve(pdk_fw_build build)
 {
     if (build == PDK_FW_BUILD_BEST) {
         return best_build();
@@ -202,7 +200,7 @@ static pdk_fw_build build_to_run(pdk_fw_build build)
     return pdk_fw_build_available(build) ? build : PDK_FW_BUILD_BASELINE;
 }
 
-/* Steps vs[0..n), n 1 or PDK_FW_GROUP, by build (from build_to_run): the
+/* Steps vs[0..n), n 1 or PDK_FW_GROUP, by build (from pdk_fw_build_resolve): the
  * baseline build here, the others in their own files. */
 static void group_step(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
                        const terrain_kind *tk, int substeps, pdk_fw_build build)
@@ -248,7 +246,7 @@ void pdk_fw_step_build(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_para
     const fw_vehicle v = vehicle_of(s, cmd, p, ch);
     terrain_kind tk;
     terrain_kind_of(terrain, &tk);
-    group_step(&v, 1, terrain, &tk, substeps, build_to_run(build));
+    group_step(&v, 1, terrain, &tk, substeps, pdk_fw_build_resolve(build));
 }
 
 static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
@@ -259,7 +257,7 @@ static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
     int faults = 0;
     terrain_kind tk;
     terrain_kind_of(terrain, &tk);
-    build = build_to_run(build);
+    build = pdk_fw_build_resolve(build);
     for (int i = 0, n = 0; i < count; i += n) {
         n = count - i >= PDK_FW_GROUP ? PDK_FW_GROUP : 1;
         fw_vehicle vs[PDK_FW_GROUP];

@@ -1182,17 +1182,17 @@ uint64_t pdk_world_hash_build(const pdk_world *world, pdk_fw_build build)
     if (world == NULL) {
         return 0u;
     }
-    if (build == PDK_FW_BUILD_BEST) {
-        build =
-            pdk_fw_build_available(PDK_FW_BUILD_AVX512) ? PDK_FW_BUILD_AVX512 : PDK_FW_BUILD_AVX2;
-    }
 #if HAVE_HASH_BUILDS
-    if (build == PDK_FW_BUILD_AVX512 && pdk_fw_build_available(build)) {
+    switch (pdk_fw_build_resolve(build)) {
+    case PDK_FW_BUILD_AVX512:
         return world_hash_avx512(world);
-    }
-    if (build == PDK_FW_BUILD_AVX2 && pdk_fw_build_available(build)) {
+    case PDK_FW_BUILD_AVX2:
         return world_hash_avx2(world);
+    default:
+        break;
     }
+#else
+    (void)build;
 #endif
     return world_hash_baseline(world);
 }
