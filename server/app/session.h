@@ -25,10 +25,11 @@
 #define PDK_SESSION_MAX_SCRIPTS 64
 #define PDK_SESSION_HASH_EVERY 1        /* ticks between recorded state hashes: every tick */
 /* Ticks of hashes recorded as one store record while no input comes (an
- * input, a keyframe or the end records the held ones first): a hash costs
- * a tick no record of its own. A kill loses held hashes of ticks without
- * inputs, never an input: the inputs of tick T are queued after the
- * hashes of every tick before T (ADR 0012). */
+ * input, a keyframe or the end records the held ones first; a full batch
+ * waits for the next tick's hash): a hash costs a tick no record of its
+ * own. A kill loses held hashes of ticks without inputs (at most this
+ * many), never an input: the inputs of tick T are queued after the hashes
+ * of every tick before T (ADR 0012). */
 #define PDK_SESSION_HASH_BATCH 12
 #define PDK_SESSION_KEYFRAME_EVERY 120  /* default ticks between keyframe snapshots: 1 s */
 #define PDK_SESSION_MAX_DBW_SUBS 256    /* DBW report subscriptions */

@@ -54,16 +54,18 @@ void pdk_session_flush_hashes_(pdk_session *s)
     s->n_hashes = 0;
 }
 
-/* Holds tick's hash for the next record of held hashes. */
+/* Holds tick's hash for the next record of held hashes. A full batch is
+ * recorded when the next hash comes, not when it fills: inputs that come
+ * every PDK_SESSION_HASH_BATCH ticks (a 10 Hz client) then carry the
+ * batch in their own record, one record where there were two. */
 static void hold_hash(pdk_session *s, uint64_t tick, uint64_t hash)
 {
-    if (s->n_hashes > 0 && s->hashes_from + s->n_hashes != tick)
-        pdk_session_flush_hashes_(s); /* not the next tick: a run of its own */
+    if (s->n_hashes > 0 &&
+        (s->hashes_from + s->n_hashes != tick || s->n_hashes == PDK_SESSION_HASH_BATCH))
+        pdk_session_flush_hashes_(s); /* full, or not the next tick: a run of its own */
     if (s->n_hashes == 0)
         s->hashes_from = tick;
     s->hashes[s->n_hashes++] = hash;
-    if (s->n_hashes == PDK_SESSION_HASH_BATCH)
-        pdk_session_flush_hashes_(s);
 }
 
 /* The world's complete snapshot now, as a keyframe. A snapshot that cannot

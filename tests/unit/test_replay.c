@@ -707,7 +707,7 @@ START_TEST(interrupted_session_verifies)
     ck_assert_msg(r.match, "%s", r.message);
     ck_assert(r.interrupted);
     ck_assert_uint_le(r.last_tick, 250);
-    ck_assert_uint_ge(r.last_tick, 250 - (PDK_SESSION_HASH_BATCH - 1));
+    ck_assert_uint_ge(r.last_tick, 250 - PDK_SESSION_HASH_BATCH);
     ck_assert_uint_eq(r.hashes_checked, r.last_tick + 1);
     ck_assert_int_le(sql_int(t.path, "SELECT max(tick) FROM inputs WHERE session_id=3"),
                      (int64_t)r.last_tick);
@@ -716,6 +716,53 @@ START_TEST(interrupted_session_verifies)
     ck_assert_ptr_nonnull(strstr(json, "\"interrupted\":true"));
     free(json);
     pdk_recording_free(rec);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A client that commands every PDK_SESSION_HASH_BATCH ticks (10 Hz) costs
+ * the store one record a command: the batch of hashes held since the last
+ * one rides in the command's record instead of a record of its own the
+ * tick before. Every tick's hash is still recorded, and the recording
+ * verifies. */
+START_TEST(ten_hz_commands_carry_the_held_hashes)
+{
+    tmp_db t;
+    tmp_make(&t);
+    pdk_store *store = store_open(&t);
+    pdk_session *s = session_new(store, 4);
+    spawn(s, 0, 0.0, 0.0, 5.0);
+    pdk_session_apply_inputs(s); /* the spawn, at tick 0, with the first keyframe */
+    ck_assert_int_eq(pdk_store_flush(store), PDK_OK);
+    pdk_store_stats before;
+    pdk_store_stats_get(store, &before);
+    /* Ticks 1..119: commands at 12, 24, .., 108 (9 of them), no keyframe
+     * (the next is due at 120). */
+    enum { TICKS = 119 };
+    for (uint64_t tick = 1; tick <= TICKS; tick++) {
+        if (tick % PDK_SESSION_HASH_BATCH == 0) {
+            pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE, .throttle_pct = (double)tick / 4.0};
+            ck_assert_int_eq(pdk_session_queue_dbw(s, 1, &c, told), PDK_OK);
+        }
+        pdk_session_tick(s);
+    }
+    ck_assert_int_eq(pdk_store_flush(store), PDK_OK);
+    pdk_store_stats after;
+    pdk_store_stats_get(store, &after);
+    /* Nine command records, each with the twelve hashes before it; the
+     * hashes after the last command stay held (fewer than a batch). */
+    ck_assert_uint_eq(after.written - before.written, TICKS / PDK_SESSION_HASH_BATCH);
+    ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM inputs WHERE session_id=4"), 1 + 9);
+    pdk_session_destroy(s); /* its end records the held hashes */
+    ck_assert_int_eq(pdk_store_flush(store), PDK_OK);
+    ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM state_hashes WHERE session_id=4"),
+                     TICKS + 1);
+    char err[PDK_REPLAY_ERR_LEN];
+    pdk_verify_result r;
+    ck_assert_msg(pdk_verify(store, 4, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_msg(r.match, "%s", r.message);
+    ck_assert_uint_eq(r.hashes_checked, TICKS + 1);
     pdk_store_close(store);
     tmp_remove(&t);
 }
@@ -804,6 +851,7 @@ static Suite *replay_suite(void)
     tcase_add_test(tc, unusable_keyframes_fall_back);
     tcase_add_test(tc, foreign_layout_keyframes_fall_back);
     tcase_add_test(tc, interrupted_session_verifies);
+    tcase_add_test(tc, ten_hz_commands_carry_the_held_hashes);
     suite_add_tcase(s, tc);
     TCase *big = tcase_create("ten_minutes");
     tcase_set_timeout(big, 900);
