@@ -323,8 +323,7 @@ int main(int argc, char **argv)
     printf("recording, replay and verify: vehicle preset %s%s on flat, %.0f s simulated per "
            "session (the single car's five times as long, its twin runs 25 times), DbwCommand at "
            "10 Hz, %s of the cars by DBW kit at 40 Hz (every fourth, from the fourth: quarter; "
-           "also all or none); %ld "
-           "CPUs online\n",
+           "also all or none); %ld CPUs online\n",
            car_name,
            argc > 2 ? ""
                     : " (the default; another: bench_replay SECONDS PRESET [quarter|all|none])",

@@ -737,8 +737,8 @@ START_TEST(ten_hz_commands_carry_the_held_hashes)
     ck_assert_int_eq(pdk_store_flush(store), PDK_OK);
     pdk_store_stats before;
     pdk_store_stats_get(store, &before);
-    /* Ticks 1..119: commands at 12, 24, .., 108 (9 of them), no keyframe
-     * (the next is due at 120). */
+    /* 119 ticks, a command queued before every twelfth: applied at ticks
+     * 11, 23, .., 107 (9 of them). No keyframe: the next is due at 120. */
     enum { TICKS = 119 };
     for (uint64_t tick = 1; tick <= TICKS; tick++) {
         if (tick % PDK_SESSION_HASH_BATCH == 0) {
@@ -750,8 +750,9 @@ START_TEST(ten_hz_commands_carry_the_held_hashes)
     ck_assert_int_eq(pdk_store_flush(store), PDK_OK);
     pdk_store_stats after;
     pdk_store_stats_get(store, &after);
-    /* Nine command records, each with the twelve hashes before it; the
-     * hashes after the last command stay held (fewer than a batch). */
+    /* Nine records, one a command, each with the hashes held since the one
+     * before (11 for the first, then 12); the twelve after the last command
+     * stay held: a full batch waits for the next tick's hash. */
     ck_assert_uint_eq(after.written - before.written, TICKS / PDK_SESSION_HASH_BATCH);
     ck_assert_int_eq(sql_int(t.path, "SELECT count(*) FROM inputs WHERE session_id=4"), 1 + 9);
     pdk_session_destroy(s); /* its end records the held hashes */
