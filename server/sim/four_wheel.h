@@ -384,7 +384,10 @@ void pdk_fw_tyre_action(pdk_fw_state *state, const pdk_vehicle_def *def, uint32_
  * terrain, and writes every channel (PDK_CH_COUNT values) for the tick's
  * end. A step that produces a non-finite value faults the vehicle exactly as
  * pdk_st_step does (pose held where the tick began, velocities zeroed,
- * state->faulted set, PDK_CH_FAULTED 1). */
+ * state->faulted set, PDK_CH_FAULTED 1). channels may be NULL: the step
+ * then writes no channel and its state is the same bits (no step reads a
+ * channel; a verify, which compares state hashes, needs none of them, and
+ * they were about 4 % of a midsize sedan's tick). */
 void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
                  const pdk_terrain_def *terrain, int substeps, double *channels);
 
@@ -405,8 +408,9 @@ void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params
  * one), so that a world keeps the small consts per vehicle, the tyres'
  * constants once per definition and the rest in the definitions it holds
  * anyway. Each vehicle's result, state and channels, is
- * bit-identical to pdk_fw_step on it alone, on any processor. Returns how
- * many of them faulted in this tick. */
+ * bit-identical to pdk_fw_step on it alone, on any processor; a vehicle
+ * whose channels pointer is NULL has none written. Returns how many of
+ * them faulted in this tick. */
 int pdk_fw_step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
                       const pdk_fw_consts *const *consts, const pdk_tyre_consts4 *const *tyres,
                       const pdk_vehicle_def *const *defs, double *const *channels, int count,

@@ -1090,7 +1090,7 @@ VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terra
         faulted[j] = settle(&vs[j], &start);
     }
     for (int j = 0; j < n; j++) {
-        if (!faulted[j]) {
+        if (!faulted[j] && vs[j].ch != NULL) {
             telemetry(&vs[j], &svs[j], &qs[j], substeps);
         }
     }

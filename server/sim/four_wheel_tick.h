@@ -114,6 +114,9 @@ static void fault(const fw_vehicle *vh, const pose7 *start)
     s->work_ticks = 0u;
     s->power_scale = finite_or_zero(s->power_scale);
     s->faulted = 1u;
+    if (ch == NULL) {
+        return; /* no telemetry asked for (pdk_fw_step_batch) */
+    }
     for (int i = 0; i < PDK_CH_COUNT; i++) {
         ch[i] = 0.0;
     }

@@ -891,7 +891,7 @@ void pdk_world_step(pdk_world *world)
             fk[nf] = &fw_consts[slot];
             ft[nf] = &tyres[meta[slot].tyre];
             fd[nf] = &defs[slot];
-            fch[nf] = channels_of(world, slot);
+            fch[nf] = world->telemetry_off ? NULL : channels_of(world, slot);
             if (++nf == PDK_FW_BATCH) {
                 faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, nf, terrain, substeps);
                 nf = 0;
@@ -915,6 +915,13 @@ void pdk_world_step(pdk_world *world)
     }
     world->faulted += faults;
     world->tick++;
+}
+
+void pdk_world_set_telemetry(pdk_world *world, int on)
+{
+    if (world != NULL) {
+        world->telemetry_off = !on;
+    }
 }
 
 int pdk_world_tyre_sets(const pdk_world *world)

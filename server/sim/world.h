@@ -174,6 +174,16 @@ const char *pdk_world_tyre_input_problem(const pdk_world *world, pdk_vehicle_id 
  * others. A faulted vehicle (pdk_world_vehicle_faulted) is not stepped. */
 void pdk_world_step(pdk_world *world);
 
+/* Whether the steps write the four-wheel vehicles' channels (on, 1, from
+ * pdk_world_init). Off, they write none (pdk_world_channels keeps the last
+ * values written, stale), and the state is the same bits: channels are
+ * outputs only (no step reads them, the state hash leaves them out). For
+ * runs that need only the state, as a verify does (about 4 % of a midsize
+ * sedan's tick). Single-track vehicles, whose channels cost next to
+ * nothing, write theirs either way. The switch is no part of the state: a
+ * snapshot neither keeps nor restores it. */
+void pdk_world_set_telemetry(pdk_world *world, int on);
+
 /* Number of live vehicles, and the i-th live vehicle's id in id order
  * (0 when i is out of range). */
 int pdk_world_vehicle_count(const pdk_world *world);

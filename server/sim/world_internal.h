@@ -75,6 +75,9 @@ struct pdk_world {
     int32_t restore_count;
     int32_t restore_next_slot;
     const char *restore_problem;
+    /* 1: the steps write no four-wheel channels (pdk_world_set_telemetry);
+     * not state, not hashed. */
+    int32_t telemetry_off;
     size_t off_live, off_meta, off_st_state, off_st_cmd, off_st_params, off_fw_state, off_fw_cmd,
         off_fw_consts, off_tyres, off_tyre_refs, off_channels, off_defs, off_dbw, off_driver, bytes;
 };

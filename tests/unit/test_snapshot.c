@@ -440,6 +440,68 @@ START_TEST(every_preset_restores_mid_manoeuvre)
 }
 END_TEST
 
+/* ---- telemetry off ------------------------------------------------------- */
+
+/* Channels are outputs only: every preset, driven by its kit with a tyre
+ * input, steps to the same state hashes with its channels off (from tick
+ * 100 to SNAP_TICK) as with them on. While off a four-wheel vehicle's
+ * channels are not written (they keep tick 100's); the first step with
+ * them on again writes the same channels as the world that never turned
+ * them off. */
+START_TEST(telemetry_off_changes_no_state)
+{
+    const char *world_name = worlds[_i];
+    preset_list presets = {.n = 0};
+    ck_assert_int_eq(pdk_params_list(PRESETS, PDK_PRESET_VEHICLE, collect, &presets), PDK_OK);
+    pdk_world_def wd = world_preset(world_name);
+    for (int p = 0; p < presets.n; p++) {
+        char what[160];
+        snprintf(what, sizeof what, "%s on %s", presets.names[p], world_name);
+        pdk_vehicle_def def = vehicle(presets.names[p]);
+        box on, off;
+        box_open(&on, &wd);
+        box_open(&off, &wd);
+        pdk_vehicle_id id = spawn(on.w, &def, start_x_m[_i], 0.0, 8.0);
+        ck_assert_uint_eq(spawn(off.w, &def, start_x_m[_i], 0.0, 8.0), id);
+        applied a_on = {0}, a_off = {0};
+        double held[PDK_CH_COUNT];
+        while (pdk_world_tick(on.w) <= SNAP_TICK) {
+            uint64_t tick = pdk_world_tick(on.w);
+            if (tick == 100) {
+                pdk_world_set_telemetry(off.w, 0);
+                memcpy(held, pdk_world_channels(off.w, id), sizeof held);
+            } else if (tick == SNAP_TICK) {
+                pdk_world_set_telemetry(off.w, 1);
+            }
+            drive_all(on.w, &a_on);
+            drive_all(off.w, &a_off);
+            pdk_world_step(on.w);
+            pdk_world_step(off.w);
+            ck_assert_msg(pdk_world_hash(on.w) == pdk_world_hash(off.w),
+                          "%s: the hashes differ at tick %llu", what,
+                          (unsigned long long)pdk_world_tick(on.w));
+            const double *ch = pdk_world_channels(off.w, id);
+            if (tick >= 100 && tick < SNAP_TICK && def.model == PDK_MODEL_FOUR_WHEEL)
+                ck_assert_msg(memcmp(ch, held, sizeof held) == 0,
+                              "%s: channels written at tick %llu with telemetry off", what,
+                              (unsigned long long)tick);
+        }
+        ck_assert_msg(!pdk_world_vehicle_faulted(on.w, id), "%s faulted", what);
+        ck_assert_msg(a_on.kit > 100 && a_on.kit == a_off.kit, "%s: kit messages %d and %d", what,
+                      a_on.kit, a_off.kit);
+        ck_assert_msg(memcmp(pdk_world_channels(on.w, id), pdk_world_channels(off.w, id),
+                             sizeof(double) * PDK_CH_COUNT) == 0,
+                      "%s: the channels differ after telemetry is on again", what);
+        if (def.model == PDK_MODEL_FOUR_WHEEL)
+            ck_assert_msg(memcmp(pdk_world_channels(on.w, id), held, sizeof held) != 0,
+                          "%s: the channels of tick 100 are those of tick %u", what,
+                          SNAP_TICK + 1u);
+        box_close(&on);
+        box_close(&off);
+    }
+}
+END_TEST
+
 /* ---- (b) several vehicles, removals, both models ------------------------ */
 
 START_TEST(a_fleet_with_removals_restores)
@@ -1295,6 +1357,8 @@ static Suite *snapshot_suite(void)
     TCase *presets = tcase_create("every preset");
     tcase_set_timeout(presets, 60);
     tcase_add_loop_test(presets, every_preset_restores_mid_manoeuvre, 0,
+                        (int)(sizeof worlds / sizeof worlds[0]));
+    tcase_add_loop_test(presets, telemetry_off_changes_no_state, 0,
                         (int)(sizeof worlds / sizeof worlds[0]));
     suite_add_tcase(s, presets);
     TCase *fleet = tcase_create("fleet");
