@@ -195,6 +195,7 @@ static void diagnose(pdk_player *p, pdk_verify_result *r)
     }
     uint64_t kt = rec->keyframes[k].tick;
     pdk_session_set_publishing(p->s, false);
+    pdk_session_set_telemetry(p->s, true); /* the channels compared at kt */
     pdk_error e = PDK_OK;
     while (e == PDK_OK && pdk_player_tick(p) < kt)
         e = pdk_player_step(p);
@@ -376,6 +377,20 @@ static size_t claim(verify_job *job)
     return best;
 }
 
+/* Whether rec has a keyframe at tick (keyframes are in tick order). */
+static bool keyframe_at(const pdk_recording *rec, uint64_t tick)
+{
+    size_t lo = 0, hi = rec->n_keyframes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rec->keyframes[mid].tick < tick)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < rec->n_keyframes && rec->keyframes[lo].tick == tick;
+}
+
 /* Re-simulates segment k, from the state w's player holds at its start,
  * and goes on into the next segment while it is unusable or not taken.
  * Called and returns under mu (released while stepping). True when w met
@@ -393,6 +408,9 @@ static bool run_segments(verify_job *job, verify_worker *w, size_t k)
                 given_up = true; /* all it could still meet comes after the earliest */
                 break;
             }
+            /* Channels only where a diagnosis may read them: at a
+             * keyframe's tick (diagnose). Elsewhere the step skips them. */
+            pdk_session_set_telemetry(w->s, keyframe_at(job->rec, pdk_player_tick(p) + 1));
             e = pdk_player_step(p);
         }
         pthread_mutex_lock(&job->mu);

@@ -46,6 +46,7 @@ pdk_error pdk_session_create_bare_(uint64_t id, const pdk_session_def *def,
     s->id = id;
     s->timing = def->timing;
     s->publishing = true;
+    s->telemetry = true;
     s->keyframe_every =
         def->keyframe_every_ticks ? def->keyframe_every_ticks : PDK_SESSION_KEYFRAME_EVERY;
     if (hooks)
@@ -1016,4 +1017,10 @@ void pdk_session_set_publishing(pdk_session *s, bool on)
 bool pdk_session_publishing(const pdk_session *s)
 {
     return s->publishing;
+}
+
+void pdk_session_set_telemetry(pdk_session *s, bool on)
+{
+    s->telemetry = on;
+    pdk_world_set_telemetry(s->world, on);
 }

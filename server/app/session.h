@@ -340,6 +340,14 @@ void pdk_session_tick(pdk_session *s);
 void pdk_session_set_publishing(pdk_session *s, bool on);
 bool pdk_session_publishing(const pdk_session *s);
 
+/* Telemetry on (the default) or off: whether the world's steps write the
+ * four-wheel vehicles' channels (pdk_world_set_telemetry), kept across
+ * restores. Off, the state and its hashes are the same bits and the
+ * channels are stale, so it is for a session whose channels nobody reads:
+ * verify's workers, which compare hashes only (and turn it on again to
+ * diagnose a divergence from the channels). */
+void pdk_session_set_telemetry(pdk_session *s, bool on);
+
 /* Replaces the world of a session that is not recorded with snapshot's (a
  * WorldSnapshot, wire_snapshot.h), each vehicle spawned from def_for's
  * definition: a staging world is laid out from the session's world

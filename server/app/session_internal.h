@@ -90,6 +90,7 @@ struct pdk_session {
     pdk_world *world;
     uint64_t seq;
     bool publishing; /* false: ticks send no state or report frames */
+    bool telemetry;  /* false: the world writes no four-wheel channels */
 
     pending_input *pending;
     size_t n_pending;

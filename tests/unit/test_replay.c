@@ -483,10 +483,25 @@ START_TEST(tampered_recording_is_diagnosed)
     ck_assert_msg(strstr(r.message, "matches the keyframe of tick 360") &&
                       strstr(r.message, "may itself be damaged"),
                   "%s", r.message);
-    /* Past the last keyframe: said so. */
+    /* A hash changed at a keyframe's own tick (no step left to take before
+     * the comparison): the replay matches the keyframe there. */
     pdk_store_close(store);
     sql_exec(t2.path, "UPDATE state_hashes SET hash = hash - 1 WHERE session_id = 5 AND "
                       "tick = 321");
+    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash + 1 WHERE session_id = 5 AND "
+                      "tick = 240");
+    store = store_open(&t2);
+    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 240);
+    ck_assert_uint_eq(r.vehicle_id, 0);
+    ck_assert_msg(strstr(r.message, "matches the keyframe of tick 240") &&
+                      strstr(r.message, "may itself be damaged"),
+                  "%s", r.message);
+    /* Past the last keyframe: said so. */
+    pdk_store_close(store);
+    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash - 1 WHERE session_id = 5 AND "
+                      "tick = 240");
     sql_exec(t2.path, "UPDATE state_hashes SET hash = hash + 1 WHERE session_id = 5 AND "
                       "tick = 601 - 1");
     sql_exec(t2.path, "DELETE FROM snapshots WHERE session_id = 5 AND tick = 600");
@@ -496,8 +511,32 @@ START_TEST(tampered_recording_is_diagnosed)
     ck_assert_uint_eq(r.first_divergent_tick, 600);
     ck_assert_msg(strstr(r.message, "no keyframe follows it"), "%s", r.message);
     pdk_store_close(store);
+
+    /* A divergence at a keyframe's own tick that no pose or channel shows:
+     * vehicle 1's kit (never enabled: it drives by DbwCommand) takes its
+     * tick-300 fault at 239 instead. The comparison at 240 takes no step
+     * first, so the channels there are the ones verify's step into 240
+     * computed (it skips them elsewhere), and they match. */
+    tmp_db t3;
+    tmp_make(&t3);
+    record_rich(&t3, &live);
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "UPDATE inputs SET tick = 239 WHERE session_id = 5 AND tick = 300 AND kind = %d",
+             (int)PDK_INPUT_DBW_KIT);
+    sql_exec(t3.path, sql);
+    store = store_open(&t3);
+    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, 240);
+    ck_assert_uint_eq(r.vehicle_id, 1);
+    ck_assert_msg(strstr(r.message, "keyframe of tick 240") &&
+                      strstr(r.field, "state not shown by its pose or channels"),
+                  "%s", r.message);
+    pdk_store_close(store);
     tmp_remove(&t);
     tmp_remove(&t2);
+    tmp_remove(&t3);
 }
 END_TEST
 
