@@ -214,8 +214,10 @@ typedef struct pdk_vehicle_pose {
  * (PDK_ERR_INVALID_ARGUMENT when out is NULL). */
 pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_vehicle_pose *out);
 
-/* The vehicle's channel values from the last step (PDK_CH_COUNT doubles,
- * indexed by pdk_channel), or NULL for a dead id. Valid until the next step. */
+/* The vehicle's channel values from the last step that wrote them (every
+ * step unless telemetry is off, pdk_world_set_telemetry; PDK_CH_COUNT
+ * doubles, indexed by pdk_channel), or NULL for a dead id. Valid until the
+ * next step. */
 const double *pdk_world_channels(const pdk_world *world, pdk_vehicle_id id);
 
 /* 1 when the live vehicle id is faulted, else 0 (also for a dead id). A

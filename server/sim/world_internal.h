@@ -48,7 +48,8 @@ enum {
  *             equal definitions (4 KB each: a fleet of one preset reads one
  *             copy a tick instead of one per car)
  *   tyre_refs uint32_t        how many live vehicles use each entry
- *   channels  double[PDK_CH_COUNT]  the last tick's telemetry
+ *   channels  double[PDK_CH_COUNT]  the last telemetry written (every tick
+ *             unless telemetry_off)
  *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
  *   dbw       pdk_dbw_state   cold until a kit is spoken to: each vehicle's DBW kit
  *   driver    pdk_dbw_cmd     the driver's controls as last set (pdk_world_command)
