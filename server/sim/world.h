@@ -179,7 +179,9 @@ void pdk_world_step(pdk_world *world);
  * values written, stale), and the state is the same bits: channels are
  * outputs only (no step reads them, the state hash leaves them out). For
  * runs that need only the state, as a verify does (about 4 % of a midsize
- * sedan's tick). Single-track vehicles, whose channels cost next to
+ * sedan's tick). A vehicle that faults meanwhile keeps stale channels for
+ * good (a faulted vehicle is not stepped again; pdk_world_vehicle_faulted
+ * and its pose say so). Single-track vehicles, whose channels cost next to
  * nothing, write theirs either way. The switch is no part of the state: a
  * snapshot neither keeps nor restores it. */
 void pdk_world_set_telemetry(pdk_world *world, int on);
