@@ -604,14 +604,7 @@ const pdk_world_def *pdk_recording_world_def(const pdk_recording *rec)
 
 uint64_t pdk_rec_hash_at(const pdk_recording *rec, uint64_t tick, bool *found)
 {
-    size_t lo = 0, hi = rec->n_hashes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rec->hashes[mid].tick < tick)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = pdk_rec_first_at(rec->hashes, rec->n_hashes, sizeof(rec_hash), tick);
     *found = lo < rec->n_hashes && rec->hashes[lo].tick == tick;
     return *found ? rec->hashes[lo].hash : 0;
 }
@@ -717,15 +710,7 @@ pdk_error pdk_rec_scratch_session(const pdk_recording *rec, pdk_session **out, c
 
 static size_t first_input_at(const pdk_recording *rec, uint64_t tick)
 {
-    size_t lo = 0, hi = rec->n_inputs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rec->inputs[mid].tick < tick)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return pdk_rec_first_at(rec->inputs, rec->n_inputs, sizeof(rec_input), tick);
 }
 
 static uint64_t player_tick(const pdk_player *p)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "replay.h"
 
@@ -79,6 +80,28 @@ struct pdk_player {
     bool *alive;
     int capacity;
 };
+
+/* The index of the first of the n items at items, each size bytes and in
+ * tick order, whose tick is tick or later (n when none): rec_input,
+ * rec_hash and rec_keyframe each begin with their tick. */
+_Static_assert(offsetof(rec_input, tick) == 0 && offsetof(rec_hash, tick) == 0 &&
+                   offsetof(rec_keyframe, tick) == 0,
+               "a recorded item begins with its tick");
+static inline size_t pdk_rec_first_at(const void *items, size_t n, size_t size, uint64_t tick)
+{
+    const unsigned char *base = items;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t t;
+        memcpy(&t, base + mid * size, sizeof t);
+        if (t < tick)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* The row of vehicle id alive in the state at tick (spawned before it, not
  * removed before it), or NULL. */

@@ -380,14 +380,7 @@ static size_t claim(verify_job *job)
 /* Whether rec has a keyframe at tick (keyframes are in tick order). */
 static bool keyframe_at(const pdk_recording *rec, uint64_t tick)
 {
-    size_t lo = 0, hi = rec->n_keyframes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rec->keyframes[mid].tick < tick)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = pdk_rec_first_at(rec->keyframes, rec->n_keyframes, sizeof(rec_keyframe), tick);
     return lo < rec->n_keyframes && rec->keyframes[lo].tick == tick;
 }
 
@@ -539,14 +532,7 @@ static size_t verify_threads(size_t n_segs)
 /* The recorded hashes of ticks from..to. */
 static uint64_t hashes_between(const pdk_recording *rec, uint64_t from, uint64_t to)
 {
-    size_t lo = 0, hi = rec->n_hashes;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rec->hashes[mid].tick < from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = pdk_rec_first_at(rec->hashes, rec->n_hashes, sizeof(rec_hash), from);
     size_t n = 0;
     while (lo + n < rec->n_hashes && rec->hashes[lo + n].tick <= to)
         n++;
