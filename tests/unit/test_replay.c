@@ -443,6 +443,29 @@ static void tamper_dbw(const char *path, uint64_t tick, pdk_vehicle_id vehicle)
     sqlite3_close(db);
 }
 
+/* Verifies the rich recording in t, which must diverge first at tick. */
+static pdk_verify_result verify_diverges(const tmp_db *t, uint64_t tick)
+{
+    pdk_store *store = store_open(t);
+    pdk_verify_result r;
+    char err[PDK_REPLAY_ERR_LEN];
+    ck_assert_msg(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert(!r.match);
+    ck_assert_uint_eq(r.first_divergent_tick, tick);
+    pdk_store_close(store);
+    return r;
+}
+
+/* Adds delta to the state hash recorded at tick. */
+static void bump_hash(const tmp_db *t, uint64_t tick, int delta)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "UPDATE state_hashes SET hash = hash + %d WHERE session_id = 5 AND tick = %llu", delta,
+             (unsigned long long)tick);
+    sql_exec(t->path, sql);
+}
+
 /* A recording changed behind Paddock's back: one DbwCommand's throttle one
  * percent higher. Verify names the first tick that differs, the vehicle and
  * a field with both values. A changed hash is found too, and the replay
@@ -454,12 +477,7 @@ START_TEST(tampered_recording_is_diagnosed)
     static live_run live;
     record_rich(&t, &live);
     tamper_dbw(t.path, 132, 1); /* vehicle 1 drives by DbwCommand every 6 ticks */
-    pdk_store *store = store_open(&t);
-    pdk_verify_result r;
-    char err[PDK_REPLAY_ERR_LEN];
-    ck_assert_msg(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)) == PDK_OK, "%s", err);
-    ck_assert(!r.match);
-    ck_assert_uint_eq(r.first_divergent_tick, 133);
+    pdk_verify_result r = verify_diverges(&t, 133);
     ck_assert_uint_eq(r.hashes_checked, 133 + 1);
     ck_assert_uint_eq(r.vehicle_id, 1);
     ck_assert_msg(strstr(r.field, "recorded ") && strstr(r.field, "replayed "), "%s", r.field);
@@ -467,50 +485,32 @@ START_TEST(tampered_recording_is_diagnosed)
                       strstr(r.message, "keyframe of tick 240") &&
                       strstr(r.message, "vehicle 1 differs first"),
                   "%s", r.message);
-    pdk_store_close(store);
 
     /* One state hash changed (and the input put back as it was). */
     tmp_db t2;
     tmp_make(&t2);
     record_rich(&t2, &live);
-    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash + 1 WHERE session_id = 5 AND "
-                      "tick = 321");
-    store = store_open(&t2);
-    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
-    ck_assert(!r.match);
-    ck_assert_uint_eq(r.first_divergent_tick, 321);
+    bump_hash(&t2, 321, 1);
+    r = verify_diverges(&t2, 321);
     ck_assert_uint_eq(r.vehicle_id, 0);
     ck_assert_msg(strstr(r.message, "matches the keyframe of tick 360") &&
                       strstr(r.message, "may itself be damaged"),
                   "%s", r.message);
     /* A hash changed at a keyframe's own tick (no step left to take before
      * the comparison): the replay matches the keyframe there. */
-    pdk_store_close(store);
-    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash - 1 WHERE session_id = 5 AND "
-                      "tick = 321");
-    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash + 1 WHERE session_id = 5 AND "
-                      "tick = 240");
-    store = store_open(&t2);
-    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
-    ck_assert(!r.match);
-    ck_assert_uint_eq(r.first_divergent_tick, 240);
+    bump_hash(&t2, 321, -1);
+    bump_hash(&t2, 240, 1);
+    r = verify_diverges(&t2, 240);
     ck_assert_uint_eq(r.vehicle_id, 0);
     ck_assert_msg(strstr(r.message, "matches the keyframe of tick 240") &&
                       strstr(r.message, "may itself be damaged"),
                   "%s", r.message);
     /* Past the last keyframe: said so. */
-    pdk_store_close(store);
-    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash - 1 WHERE session_id = 5 AND "
-                      "tick = 240");
-    sql_exec(t2.path, "UPDATE state_hashes SET hash = hash + 1 WHERE session_id = 5 AND "
-                      "tick = 601 - 1");
+    bump_hash(&t2, 240, -1);
+    bump_hash(&t2, 601 - 1, 1);
     sql_exec(t2.path, "DELETE FROM snapshots WHERE session_id = 5 AND tick = 600");
-    store = store_open(&t2);
-    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
-    ck_assert(!r.match);
-    ck_assert_uint_eq(r.first_divergent_tick, 600);
+    r = verify_diverges(&t2, 600);
     ck_assert_msg(strstr(r.message, "no keyframe follows it"), "%s", r.message);
-    pdk_store_close(store);
 
     /* A divergence at a keyframe's own tick that no pose or channel shows:
      * vehicle 1's kit (never enabled: it drives by DbwCommand) takes its
@@ -525,15 +525,11 @@ START_TEST(tampered_recording_is_diagnosed)
              "UPDATE inputs SET tick = 239 WHERE session_id = 5 AND tick = 300 AND kind = %d",
              (int)PDK_INPUT_DBW_KIT);
     sql_exec(t3.path, sql);
-    store = store_open(&t3);
-    ck_assert_int_eq(pdk_verify(store, RICH_ID, 0, BUILD, &r, err, sizeof(err)), PDK_OK);
-    ck_assert(!r.match);
-    ck_assert_uint_eq(r.first_divergent_tick, 240);
+    r = verify_diverges(&t3, 240);
     ck_assert_uint_eq(r.vehicle_id, 1);
     ck_assert_msg(strstr(r.message, "keyframe of tick 240") &&
                       strstr(r.field, "state not shown by its pose or channels"),
                   "%s", r.message);
-    pdk_store_close(store);
     tmp_remove(&t);
     tmp_remove(&t2);
     tmp_remove(&t3);
