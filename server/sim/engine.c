@@ -150,17 +150,26 @@ double pdk_engine_governor(const pdk_engine_def *d, double speed_mps)
     return clamp01((d->max_speed_mps - speed_mps) / 0.5);
 }
 
-double pdk_engine_idle_request(const pdk_engine_def *d, double omega_radps)
+double pdk_engine_idle_feed(const pdk_engine_def *d)
 {
     const double idle_rpm = d->idle_rpm;
-    const double omega_idle = idle_rpm / RPM_PER_RADPS;
     const double fr = pdk_engine_friction_nm(d, idle_rpm);
     const double pu = pdk_engine_pumping_nm(d);
     const double wot = pdk_engine_full_load_nm(d, idle_rpm);
     double den = wot + fr + pu;
     den = den > 1.0 ? den : 1.0;
-    const double feed = (fr + pu + d->accessory_drag_nm) / den;
+    return (fr + pu + d->accessory_drag_nm) / den;
+}
+
+double pdk_engine_idle_request_fed(const pdk_engine_def *d, double feed, double omega_radps)
+{
+    const double omega_idle = d->idle_rpm / RPM_PER_RADPS;
     return clamp01(feed + d->idle_gain * (omega_idle - omega_radps) / omega_idle);
+}
+
+double pdk_engine_idle_request(const pdk_engine_def *d, double omega_radps)
+{
+    return pdk_engine_idle_request_fed(d, pdk_engine_idle_feed(d), omega_radps);
 }
 
 double pdk_engine_pedal_map(const pdk_engine_def *d, double pedal)
@@ -170,22 +179,23 @@ double pdk_engine_pedal_map(const pdk_engine_def *d, double pedal)
     return p > 0.0 ? pdk_pow(p, gamma) : 0.0;
 }
 
-double pdk_engine_target_request_mapped(const pdk_engine_def *d, double mapped, double omega_radps,
-                                        double speed_mps, bool tank_empty)
+double pdk_engine_target_request_mapped(const pdk_engine_def *d, double mapped, double idle_feed,
+                                        double omega_radps, double speed_mps, bool tank_empty)
 {
     if (tank_empty) {
         return 0.0;
     }
     const double driver = mapped * pdk_engine_governor(d, speed_mps);
-    const double idle = pdk_engine_idle_request(d, omega_radps);
+    const double idle = pdk_engine_idle_request_fed(d, idle_feed, omega_radps);
     return driver > idle ? driver : idle;
 }
 
 double pdk_engine_target_request(const pdk_engine_def *d, double pedal, double omega_radps,
                                  double speed_mps, bool tank_empty)
 {
-    return pdk_engine_target_request_mapped(d, pdk_engine_pedal_map(d, pedal), omega_radps,
-                                            speed_mps, tank_empty);
+    return pdk_engine_target_request_mapped(d, pdk_engine_pedal_map(d, pedal),
+                                            pdk_engine_idle_feed(d), omega_radps, speed_mps,
+                                            tank_empty);
 }
 
 double pdk_engine_lag_factor(const pdk_engine_def *d, double dt_s)

@@ -89,12 +89,16 @@ double pdk_engine_target_request(const pdk_engine_def *def, double pedal, double
 double pdk_engine_lag_request(const pdk_engine_def *def, double request, double target,
                               double dt_s);
 
-/* The pieces of the two above, for a caller that keeps what does not
+/* The pieces of the ones above, for a caller that keeps what does not
  * change from step to step (the same bits): the pedal map p^max(0.1,
- * gamma) of a pedal 0..1; the target from a mapped pedal; the lag's factor
- * exp(-dt / max(1e-4, tau)). */
+ * gamma) of a pedal 0..1; the idle governor's feed-forward (friction,
+ * pumping and accessories at idle over the full-load torque there, with
+ * them) and its request from it; the target from a mapped pedal and the
+ * feed-forward; the lag's factor exp(-dt / max(1e-4, tau)). */
 double pdk_engine_pedal_map(const pdk_engine_def *def, double pedal);
-double pdk_engine_target_request_mapped(const pdk_engine_def *def, double mapped,
+double pdk_engine_idle_feed(const pdk_engine_def *def);
+double pdk_engine_idle_request_fed(const pdk_engine_def *def, double feed, double omega_radps);
+double pdk_engine_target_request_mapped(const pdk_engine_def *def, double mapped, double idle_feed,
                                         double omega_radps, double speed_mps, bool tank_empty);
 double pdk_engine_lag_factor(const pdk_engine_def *def, double dt_s);
 

@@ -283,8 +283,9 @@ typedef struct pdk_fw_consts {
     double lift_x_m[2];
     int32_t lift;
     /* A powertrain's lags over a substep: the engine's request's and the
-     * CVT's ratio's exp(-h / tau). */
-    double engine_lag, cvt_lag;
+     * CVT's ratio's exp(-h / tau); its idle governor's feed-forward
+     * (pdk_engine_idle_feed). */
+    double engine_lag, cvt_lag, idle_feed;
     /* The body's angular damping over a substep, max(0, 1 - c h); 1 for
      * none (chassis.angular_damping_per_s 0). */
     double spin_keep;

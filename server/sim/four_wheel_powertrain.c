@@ -440,8 +440,8 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
      * next gear's clutch takes up, so that the engine does not flare with
      * its clutch open and its speed comes down to the new gear's. */
     const bool shifting = pt->kind == PDK_POWERTRAIN_GEARED && s->shift_left_s != 0.0;
-    const double target = pdk_engine_target_request_mapped(eng, shifting ? 0.0 : cmd->pedal_map,
-                                                           s->engine_radps, v_drive, empty);
+    const double target = pdk_engine_target_request_mapped(
+        eng, shifting ? 0.0 : cmd->pedal_map, c->idle_feed, s->engine_radps, v_drive, empty);
     s->request = target + (s->request - target) * c->engine_lag; /* pdk_engine_lag_request */
     pdk_engine_torque et;
     pdk_engine_torque_at(eng, s->request, s->engine_radps, empty, &et);

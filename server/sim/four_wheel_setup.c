@@ -136,6 +136,7 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
         p->engine_lag = pdk_engine_lag_factor(&def->powertrain.engine, substep_s);
         p->cvt_lag = pdk_cvt_lag_factor(&def->powertrain.cvt, substep_s);
+        p->idle_feed = pdk_engine_idle_feed(&def->powertrain.engine);
     }
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
