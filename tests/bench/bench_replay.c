@@ -408,10 +408,9 @@ int main(int argc, char **argv)
         verify_x[si] = sim_s / all.wall_s;
         printf("%-8d %12.2f %12.2f %7.0f ns %4.1f%% %13.0fx %7.0fx %7.0fx %7.0fx %7.0fx %3d %7.0f "
                "kB\n",
-               n, tick_ns * 1e-3, rec_ns * 1e-3, rec_ns - tick_ns,
-               100.0 * (rec_ns - tick_ns) / tick_ns, sim_s / replay, sim_s / one.cpu_s,
-               sim_s / one.wall_s, sim_s / all.wall_s, sim_s / all.process_cpu_s, all.threads,
-               p.keyframe_bytes / 1024.0);
+               n, tick_ns * 1e-3, rec_ns * 1e-3, rec_ns - tick_ns, rec_pct[si], replay_x[si],
+               sim_s / one.cpu_s, sim_s / one.wall_s, verify_x[si], sim_s / all.process_cpu_s,
+               all.threads, p.keyframe_bytes / 1024.0);
         printf("         recording's parts per tick: state hash %.0f ns (%.1f%%), keyframe "
                "encode %.0f ns / 120 = %.0f ns (%.1f%%), the rest (store queue, inputs' "
                "records) %.0f ns\n",
