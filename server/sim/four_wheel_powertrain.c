@@ -406,9 +406,10 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
     }
 }
 
-void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                      const pdk_fw_consts *c, const pdk_dl_wheel wheels_in[PDK_WHEELS],
-                      const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out)
+void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
+                            const pdk_powertrain_def *pt, const pdk_fw_consts *c,
+                            const pdk_dl_wheel wheels_in[PDK_WHEELS],
+                            const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out, pdk_fwpt_mid *mid)
 {
     pdk_fw_powertrain *s = &state->pt;
     const pdk_engine_def *eng = &pt->engine;
@@ -424,8 +425,6 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
         out->brake_nm[j] = brake_nm[j] * s->abs_scale[j];
         wheels[j].coulomb_nm += out->brake_nm[j];
     }
-    double *ledger = s->ledger_j;
-    const double carrier_start = s->carrier_radps;
     const double pedal = cmd->throttle_pct / 100.0;
     const int p = 2 * primary_axle(pt);
 
@@ -457,34 +456,55 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     const double ratio = tr.ratio;
     out->ratio = ratio;
 
+    mid->et = et;
+    mid->omega_start = omega_start;
+    mid->carrier_start = s->carrier_radps;
+    mid->solve = !tr.parked;
     if (tr.parked) {
         /* The engine runs free. */
         s->engine_radps = omega_free;
         s->clutch_nm = 0.0;
         s->carrier_radps = 0.0;
-    } else {
-        /* The driveline (seed 003 "Driveline Solve"). What turns with the
-         * carrier (the UTV's secondary clutch and gearbox, J_s i_r^2, or a
-         * gearbox's output) is shared by the primary wheels: in the solve's
-         * balance, and taken off the shaft torque the chassis' wheel (its
-         * own inertia) receives. */
-        pdk_dl_wheel w[PDK_WHEELS];
-        memcpy(w, wheels, sizeof w);
-        const double j_sec = 0.5 * tr.carrier_inertia_kgm2;
-        w[p].inertia_kgm2 += j_sec;
-        w[p + 1].inertia_kgm2 += j_sec;
-        const pdk_dl_engine side = {
-            .free_radps = omega_free,
-            .inertia_kgm2 = eng->inertia_kgm2,
-            .ratio = ratio,
-            .efficiency = tr.efficiency,
-            .cap_fwd_nm = tr.cap_fwd_nm,
-            .cap_rev_nm = tr.cap_rev_nm,
-            .converter_stall_ratio = tr.converter_stall_ratio,
-            .converter_coupling = tr.converter_coupling,
-        };
-        pdk_dl_result res;
-        pdk_dl_solve(&tr.layout, &side, w, h_s, &res);
+        return;
+    }
+    /* The driveline (seed 003 "Driveline Solve"). What turns with the
+     * carrier (the UTV's secondary clutch and gearbox, J_s i_r^2, or a
+     * gearbox's output) is shared by the primary wheels: in the solve's
+     * balance, and taken off the shaft torque the chassis' wheel (its own
+     * inertia) receives. */
+    memcpy(mid->wheels, wheels, sizeof mid->wheels);
+    mid->j_sec = 0.5 * tr.carrier_inertia_kgm2;
+    mid->wheels[p].inertia_kgm2 += mid->j_sec;
+    mid->wheels[p + 1].inertia_kgm2 += mid->j_sec;
+    mid->side = (pdk_dl_engine){
+        .free_radps = omega_free,
+        .inertia_kgm2 = eng->inertia_kgm2,
+        .ratio = ratio,
+        .efficiency = tr.efficiency,
+        .cap_fwd_nm = tr.cap_fwd_nm,
+        .cap_rev_nm = tr.cap_rev_nm,
+        .converter_stall_ratio = tr.converter_stall_ratio,
+        .converter_coupling = tr.converter_coupling,
+    };
+    mid->layout = tr.layout;
+}
+
+void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, const pdk_fw_consts *c,
+                          const pdk_fwpt_mid *mid, pdk_fwpt_out *out)
+{
+    pdk_fw_powertrain *s = &state->pt;
+    const pdk_engine_def *eng = &pt->engine;
+    const double h_s = c->h_s;
+    double *ledger = s->ledger_j;
+    const double omega_start = mid->omega_start;
+    const pdk_engine_torque et = mid->et;
+    if (mid->solve) {
+        const pdk_dl_result res = mid->res;
+        const pdk_dl_wheel *w = mid->wheels;
+        const int p = 2 * primary_axle(pt);
+        const double j_sec = mid->j_sec;
+        const double carrier_start = mid->carrier_start;
+        const double ratio = mid->side.ratio;
         for (int j = 0; j < PDK_WHEELS; j++) {
             if ((res.driven >> j) & 1u) {
                 const double w0 = w[j].spin0_radps, w1 = res.spin_radps[j];
@@ -533,6 +553,18 @@ void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powe
     }
     out->fuel_rate_lph = fuel_w * litres_per_j * 3600.0;
     out->engine_nm = et.brake_nm - eng->accessory_drag_nm;
+}
+
+void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
+                      const pdk_fw_consts *c, const pdk_dl_wheel wheels[PDK_WHEELS],
+                      const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out)
+{
+    pdk_fwpt_mid mid;
+    pdk_fwpt_substep_begin(state, cmd, pt, c, wheels, brake_nm, out, &mid);
+    if (mid.solve) {
+        pdk_dl_solve(&mid.layout, &mid.side, mid.wheels, c->h_s, &mid.res);
+    }
+    pdk_fwpt_substep_end(state, pt, c, &mid, out);
 }
 
 void pdk_fwpt_channels(const pdk_fw_state *state, const pdk_powertrain_def *pt,

@@ -15,6 +15,7 @@
 #define PDK_FOUR_WHEEL_POWERTRAIN_H
 
 #include "driveline.h"
+#include "engine.h"
 #include "four_wheel.h"
 
 /* What a substep's powertrain gives the chassis solve and the channels. */
@@ -35,6 +36,34 @@ typedef struct pdk_fwpt_out {
  * tick_s. */
 void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
                    double tick_s, double speed_mps);
+
+/* A substep's powertrain between its two halves: the driveline's problem
+ * (pdk_dl_solve's arguments, solve 0 in park, where there is none), its
+ * result for the second half, and what that half needs of the first. The
+ * step solves the problems of a group's vehicles together
+ * (driveline_lanes.h); pdk_fwpt_substep solves one alone. */
+typedef struct pdk_fwpt_mid {
+    pdk_dl_layout layout;
+    pdk_dl_engine side;
+    pdk_dl_wheel wheels[PDK_WHEELS]; /* with the carrier's share of inertia on the primary */
+    pdk_dl_result res;               /* the solve's, filled between the halves */
+    pdk_engine_torque et;            /* the engine's at the substep's start */
+    double omega_start, carrier_start, j_sec;
+    int solve;
+} pdk_fwpt_mid;
+
+/* pdk_fwpt_substep's first half: everything before the driveline's solve
+ * (all of it in park). */
+void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
+                            const pdk_powertrain_def *pt, const pdk_fw_consts *consts,
+                            const pdk_dl_wheel wheels[PDK_WHEELS],
+                            const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out,
+                            pdk_fwpt_mid *mid);
+
+/* Its second half, from mid->res when mid->solve: the shaft torques, the
+ * engine's, clutch's and carrier's end state, the ledger and the fuel. */
+void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt,
+                          const pdk_fw_consts *consts, const pdk_fwpt_mid *mid, pdk_fwpt_out *out);
 
 /* One substep of consts->h_s (consts also gives the lags' factors): ABS on the brakes (brake_nm,
  * each wheel's from the line pressure), the engine's request and free speed, the clutch's

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "channels.h"
+#include "driveline_lanes.h"
 #include "four_wheel.h"
 #include "four_wheel_ground.h"
 #include "four_wheel_lanes.h"
@@ -608,10 +609,8 @@ VEC void struts(PHASE_ARGS)
     q->fcap_y = zero;
     tyre_law(vh, sv, q);
     if (vh->pt != NULL) {
-        powertrain(vh, sv, q);
+        powertrain_begin(vh, sv, q); /* its driveline solved by solve_drivelines */
     }
-    wheel_hold(vh, sv, q);
-    wheel_coeffs(vh, sv, q);
 
     /* 5. The implicit solve; again after the events of check_pass (a wheel
      * lifting off, locking, freed, saturating, a strut crossing a kink of
@@ -641,6 +640,18 @@ VEC void struts(PHASE_ARGS)
     sv->tried_lock = (m4){0, 0, 0, 0};
     sv->tried_unlock = (m4){0, 0, 0, 0};
     sv->tried_hard = (m4){0, 0, 0, 0};
+}
+
+/* The rest of 4., once the group's drivelines are solved
+ * (solve_drivelines): a powertrain's second half, each wheel's drive and
+ * holding torques and its linearised tyre; then the hard contacts' start. */
+VEC void struts_end(PHASE_ARGS)
+{
+    if (vh->pt != NULL) {
+        powertrain_end(vh, sv, q);
+    }
+    wheel_hold(vh, sv, q);
+    wheel_coeffs(vh, sv, q);
     if (any4(q->hard)) {
         hard_start(vh, sv, q);
     }
@@ -1024,6 +1035,41 @@ VEC void integrate(PHASE_ARGS)
     }
 }
 
+/* The drivelines of the group's powertrains for this substep (each
+ * vehicle's problem in its sv->ptm, from powertrain_begin): two or more
+ * that driveline_lanes.h takes side by side in its lanes, the rest one by
+ * one. The same bits either way. */
+VEC void solve_drivelines(const fw_vehicle *vs, sub *svs, int n)
+{
+    const pdk_dl_layout *layouts[PDK_FW_GROUP];
+    const pdk_dl_engine *engines[PDK_FW_GROUP];
+    const pdk_dl_wheel *axles[PDK_FW_GROUP];
+    double h_s[PDK_FW_GROUP];
+    pdk_dl_result *out[PDK_FW_GROUP];
+    int lanes = 0;
+    for (int j = 0; j < n; j++) {
+        pdk_fwpt_mid *m = &svs[j].ptm;
+        if (vs[j].pt == NULL || !m->solve) {
+            continue;
+        }
+        if (n > 1 && pdk_dl_lanes_take(&m->layout)) {
+            layouts[lanes] = &m->layout;
+            engines[lanes] = &m->side;
+            axles[lanes] = m->wheels;
+            h_s[lanes] = vs[j].p->h_s;
+            out[lanes] = &m->res;
+            lanes++;
+        } else {
+            pdk_dl_solve(&m->layout, &m->side, m->wheels, vs[j].p->h_s, &m->res);
+        }
+    }
+    if (lanes == 1) {
+        pdk_dl_solve(layouts[0], engines[0], axles[0], h_s[0], out[0]);
+    } else if (lanes > 1) {
+        pdk_dl_solve4(layouts, engines, axles, h_s, lanes, out);
+    }
+}
+
 /* Steps the n vehicles of vs_in (1..PDK_FW_GROUP) by one tick: each phase
  * of a substep (sub) for every one of them in turn, then each one's tick's
  * end. Inlined into the step's builds below, each for one n. */
@@ -1061,6 +1107,10 @@ VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terra
         }
         for (int j = 0; j < n; j++) {
             struts(&vs[j], &svs[j], &qs[j]);
+        }
+        solve_drivelines(vs, svs, n);
+        for (int j = 0; j < n; j++) {
+            struts_end(&vs[j], &svs[j], &qs[j]);
         }
         for (int j = 0; j < n; j++) {
             build_pass(&vs[j], &svs[j], &qs[j]);

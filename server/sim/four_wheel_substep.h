@@ -250,6 +250,7 @@ typedef struct sub {
      * channels report. */
     v4 shaft, pawl, brake;
     pdk_fwpt_out pto;
+    pdk_fwpt_mid ptm; /* between the powertrain's halves (struts, struts_end) */
 } sub;
 
 /* What one vehicle's step reads and writes: the world's arrays (or a

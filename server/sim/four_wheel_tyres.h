@@ -191,9 +191,10 @@ VEC void wheel_hold(PHASE_ARGS)
  * tyre linearised as wheel_coeffs linearises it (F_x1 = fex + kx s_x1 at
  * the start's contact speed), at most the friction circle's share left by
  * its lateral force, with its Coulomb torques (brakes and rolling); then
- * the shaft torques and the pawl for wheel_hold. Scalar and rare enough
- * (UTVs only) not to be inlined. */
-static __attribute__((noinline)) void powertrain(PHASE_ARGS)
+ * its first half, up to the driveline's problem in sv->ptm, which the
+ * step solves with the group's others (solve_drivelines) before
+ * powertrain_end. Scalar: not inlined. */
+static __attribute__((noinline)) void powertrain_begin(PHASE_ARGS)
 {
     const pdk_fw_consts *restrict p = vh->p;
     const pdk_fw_state *st = vh->st;
@@ -214,7 +215,15 @@ static __attribute__((noinline)) void powertrain(PHASE_ARGS)
         w[j].fx_max_n = left > 0.0 ? sqrt(left) : 0.0;
         w[j].coulomb_nm = roll_t[j];
     }
-    pdk_fwpt_substep(vh->st, vh->cmd, vh->pt, p, w, vh->cmd->brake_nm, &sv->pto);
+    pdk_fwpt_substep_begin(vh->st, vh->cmd, vh->pt, p, w, vh->cmd->brake_nm, &sv->pto, &sv->ptm);
+}
+
+/* The powertrain's second half, from the solved driveline: the shaft
+ * torques, the pawl and the brakes for wheel_hold. */
+static __attribute__((noinline)) void powertrain_end(PHASE_ARGS)
+{
+    (void)q;
+    pdk_fwpt_substep_end(vh->st, vh->pt, vh->p, &sv->ptm, &sv->pto);
     sv->shaft = load4(sv->pto.shaft_nm);
     sv->pawl = load4(sv->pto.pawl_nm);
     sv->brake = load4(sv->pto.brake_nm);

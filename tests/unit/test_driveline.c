@@ -11,8 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "driveline.h"
+#include "driveline_lanes.h"
 
 #define H_S 0.01
 #define J_W 1.2       /* wheel inertia, kg m^2 */
@@ -688,6 +690,132 @@ START_TEST(results_solve_their_own_equations)
 }
 END_TEST
 
+/* A deterministic stream for random problems (xorshift64*). */
+static uint64_t rng_state = UINT64_C(0x9E3779B97F4A7C15);
+
+static double uniform(double lo, double hi)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    uint64_t r = rng_state * UINT64_C(2685821657736338717);
+    return lo + (hi - lo) * (double)(r >> 11) * 0x1p-53;
+}
+
+/* A spin from every regime of the wheel's torque law: -0 and 0, inside
+ * the Coulomb smoothing (|w| < 2 rad/s), at its edge, and rolling either
+ * way. */
+static double any_spin(void)
+{
+    switch ((int)uniform(0.0, 6.0)) {
+    case 0:
+        return uniform(0.0, 1.0) < 0.5 ? -0.0 : 0.0;
+    case 1:
+        return uniform(-2.0, 2.0);
+    case 2:
+        return uniform(-2.0000001, 2.0000001) < 0.0 ? -2.000000001 : 2.000000002;
+    default:
+        return uniform(-150.0, 150.0);
+    }
+}
+
+/* A random problem that pdk_dl_lanes_take takes: one driven axle, any
+ * differential, any engine side (neutral, a clutch with no capacity, a
+ * torque converter, reverse). */
+static void any_problem(pdk_dl_layout *l, pdk_dl_engine *e, pdk_dl_wheel w[4], double *h_s)
+{
+    const pdk_diff_kind kinds[3] = {PDK_DIFF_OPEN, PDK_DIFF_LOCKED, PDK_DIFF_LSD};
+    *l = rear_drive(kinds[(int)uniform(0.0, 3.0)]);
+    l->primary = uniform(0.0, 1.0) < 0.5 ? 0 : 1;
+    l->primary_diff.bias_ratio = uniform(1.0, 4.0);
+    l->primary_diff.preload_nm = uniform(0.0, 1.0) < 0.5 ? 0.0 : uniform(0.0, 200.0);
+    const double common = any_spin();
+    for (int j = 0; j < 4; j++) {
+        const bool same = uniform(0.0, 1.0) < 0.2; /* both wheels alike: no slip */
+        w[j] = (pdk_dl_wheel){
+            .spin0_radps = same ? common : any_spin(),
+            .inertia_kgm2 = uniform(0.5, 3.0),
+            .radius_m = uniform(0.25, 0.4),
+            .fx_e_n = uniform(-3000.0, 3000.0),
+            .kx_nspm = uniform(0.0, 1.0) < 0.1 ? 0.0 : uniform(100.0, 60000.0),
+            .vx_mps = uniform(-40.0, 40.0),
+            .fx_max_n = uniform(0.0, 1.0) < 0.1 ? 0.0 : uniform(10.0, 9000.0),
+            .coulomb_nm = uniform(0.0, 1.0) < 0.2 ? 0.0 : uniform(0.0, 2500.0),
+        };
+    }
+    const double ratios[4] = {0.0, uniform(1.0, 20.0), -uniform(1.0, 20.0), uniform(2.0, 4.0)};
+    const double cap = uniform(0.0, 1.0) < 0.1 ? 0.0 : uniform(1.0, 800.0);
+    *e = (pdk_dl_engine){
+        .free_radps = uniform(0.0, 1.0) < 0.1 ? 0.0 : uniform(0.0, 700.0),
+        .inertia_kgm2 = uniform(0.1, 0.4),
+        .ratio = ratios[(int)uniform(0.0, 4.0)],
+        .efficiency = uniform(0.05, 1.0),
+        .cap_fwd_nm = cap,
+        .cap_rev_nm = uniform(0.0, 1.0) < 0.5 ? cap : 0.4 * cap,
+        .converter_stall_ratio = uniform(0.0, 1.0) < 0.5 ? 0.0 : uniform(1.0, 2.5),
+        .converter_coupling = uniform(0.8, 0.95),
+    };
+    const double steps[3] = {1.0 / 240.0, 1.0 / 480.0, H_S};
+    *h_s = steps[(int)uniform(0.0, 3.0)];
+}
+
+static void assert_same_bits(double a, double b, const char *what, int problem)
+{
+    ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "problem %d: %s %.17g in lanes, %.17g alone",
+                  problem, what, a, b);
+}
+
+/* driveline_lanes.h against pdk_dl_solve: 4,000 random problems, one to
+ * four a call, every output the same bits (the four-wheel step's golden
+ * hashes check the builds of it that the step compiles). */
+START_TEST(lanes_solve_as_the_scalar_solve)
+{
+    int problem = 0;
+    while (problem < 4000) {
+        const int n = 1 + problem % 4;
+        pdk_dl_layout layouts[4];
+        pdk_dl_engine engines[4];
+        pdk_dl_wheel wheels[4][4];
+        double h_s[4];
+        pdk_dl_result lanes[4];
+        const pdk_dl_layout *lp[4];
+        const pdk_dl_engine *ep[4];
+        const pdk_dl_wheel *wp[4];
+        pdk_dl_result *out[4];
+        for (int i = 0; i < n; i++) {
+            any_problem(&layouts[i], &engines[i], wheels[i], &h_s[i]);
+            ck_assert(pdk_dl_lanes_take(&layouts[i]));
+            lp[i] = &layouts[i];
+            ep[i] = &engines[i];
+            wp[i] = wheels[i];
+            out[i] = &lanes[i];
+        }
+        pdk_dl_solve4(lp, ep, wp, h_s, n, out);
+        for (int i = 0; i < n; i++, problem++) {
+            pdk_dl_result alone;
+            pdk_dl_solve(&layouts[i], &engines[i], wheels[i], h_s[i], &alone);
+            const pdk_dl_result *r = &lanes[i];
+            assert_same_bits(r->carrier_radps, alone.carrier_radps, "carrier", problem);
+            for (int j = 0; j < 4; j++) {
+                assert_same_bits(r->spin_radps[j], alone.spin_radps[j], "spin", problem);
+                assert_same_bits(r->shaft_nm[j], alone.shaft_nm[j], "shaft", problem);
+            }
+            assert_same_bits(r->clutch_nm, alone.clutch_nm, "clutch", problem);
+            assert_same_bits(r->delivered_nm, alone.delivered_nm, "delivered", problem);
+            assert_same_bits(r->torque_ratio, alone.torque_ratio, "torque ratio", problem);
+            assert_same_bits(r->engine_radps, alone.engine_radps, "engine", problem);
+            ck_assert_uint_eq(r->driven, alone.driven);
+            ck_assert_int_eq(r->clutch_slips, alone.clutch_slips);
+            ck_assert_int_eq(r->evaluations, alone.evaluations);
+        }
+    }
+    /* Other layouts are the scalar solve's alone. */
+    pdk_dl_layout coupled = rear_drive(PDK_DIFF_OPEN);
+    coupled.coupling = PDK_COUPLING_LOCKED;
+    ck_assert(!pdk_dl_lanes_take(&coupled));
+}
+END_TEST
+
 static Suite *driveline_suite(void)
 {
     Suite *s = suite_create("driveline");
@@ -705,6 +833,7 @@ static Suite *driveline_suite(void)
     tcase_add_test(tc, overrunning_front_engages_on_rear_slip);
     tcase_add_test(tc, reverse_turns_the_wheels_backward);
     tcase_add_test(tc, results_solve_their_own_equations);
+    tcase_add_test(tc, lanes_solve_as_the_scalar_solve);
     suite_add_tcase(s, tc);
     return s;
 }
