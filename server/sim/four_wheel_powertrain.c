@@ -555,18 +555,6 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
     out->engine_nm = et.brake_nm - eng->accessory_drag_nm;
 }
 
-void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                      const pdk_fw_consts *c, const pdk_dl_wheel wheels[PDK_WHEELS],
-                      const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out)
-{
-    pdk_fwpt_mid mid;
-    pdk_fwpt_substep_begin(state, cmd, pt, c, wheels, brake_nm, out, &mid);
-    if (mid.solve) {
-        pdk_dl_solve(&mid.layout, &mid.side, mid.wheels, c->h_s, &mid.res);
-    }
-    pdk_fwpt_substep_end(state, pt, c, &mid, out);
-}
-
 void pdk_fwpt_channels(const pdk_fw_state *state, const pdk_powertrain_def *pt,
                        const pdk_fwpt_out *out, double *ch)
 {

@@ -41,7 +41,7 @@ void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertr
  * (pdk_dl_solve's arguments, solve 0 in park, where there is none), its
  * result for the second half, and what that half needs of the first. The
  * step solves the problems of a group's vehicles together
- * (driveline_lanes.h); pdk_fwpt_substep solves one alone. */
+ * (driveline_lanes.h), or one alone with pdk_dl_solve. */
 typedef struct pdk_fwpt_mid {
     pdk_dl_layout layout;
     pdk_dl_engine side;
@@ -52,28 +52,25 @@ typedef struct pdk_fwpt_mid {
     int solve;
 } pdk_fwpt_mid;
 
-/* pdk_fwpt_substep's first half: everything before the driveline's solve
- * (all of it in park). */
+/* One substep of consts->h_s (consts also gives the lags' factors), in
+ * two halves around the driveline's solve. The first: ABS on the brakes
+ * (brake_nm, each wheel's from the line pressure), the engine's request
+ * and free speed, the clutch's capacities and the belt's ratio, and the
+ * driveline's problem over wheels (each wheel's own spin inertia, its
+ * Coulomb torque without the brakes: they are added here; the
+ * secondary's share of inertia too) in mid. In park there is no problem
+ * (mid->solve 0): the engine runs free and the pawl holds. */
 void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
                             const pdk_powertrain_def *pt, const pdk_fw_consts *consts,
                             const pdk_dl_wheel wheels[PDK_WHEELS],
                             const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out,
                             pdk_fwpt_mid *mid);
 
-/* Its second half, from mid->res when mid->solve: the shaft torques, the
- * engine's, clutch's and carrier's end state, the ledger and the fuel. */
+/* The second half, from mid->res when mid->solve: the shaft torques, the
+ * engine's, clutch's and carrier's end state, the ledger and the fuel.
+ * Between them the two halves update state->pt and fill out. */
 void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt,
                           const pdk_fw_consts *consts, const pdk_fwpt_mid *mid, pdk_fwpt_out *out);
-
-/* One substep of consts->h_s (consts also gives the lags' factors): ABS on the brakes (brake_nm,
- * each wheel's from the line pressure), the engine's request and free speed, the clutch's
- * capacities and the belt's ratio, then the driveline over wheels (each
- * wheel's own spin inertia, its Coulomb torque without the brakes: they
- * are added here; the secondary's share of inertia too) or, in park, the
- * pawl. Updates state->pt and fills out. */
-void pdk_fwpt_substep(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                      const pdk_fw_consts *consts, const pdk_dl_wheel wheels[PDK_WHEELS],
-                      const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out);
 
 /* The chassis', wheels' and tyres' terms of the energy ledger are added
  * by the step itself, each substep (four_wheel_step.h energy_ledger). */
