@@ -7,6 +7,8 @@
 #include "dbw_internal.h"
 #include "hash.h"
 #include "prng.h"
+#include "trig.h"
+#include "vmath.h"
 
 #define PI 3.14159265358979323846
 
@@ -26,11 +28,17 @@ double pdk_dbw_noise_unit(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32
 
 double pdk_dbw_noise_normal(uint64_t seed, uint32_t vehicle, uint64_t tick, uint32_t axis)
 {
-    /* Box-Muller on two independent uniforms (axis and axis + 2^31). */
+    /* Box-Muller on two independent uniforms (axis and axis + 2^31), with
+     * the simulation's own log and cosine (vmath.h, trig.h), not libm's:
+     * glibc picks a variant of log and cos by processor and changes them
+     * between releases, and a report replayed on another machine must
+     * carry the same bits. sqrt is IEEE's, correctly rounded everywhere. */
     double u1 = pdk_dbw_noise_unit(seed, vehicle, tick, axis);
     double u2 = pdk_dbw_noise_unit(seed, vehicle, tick, axis + 0x80000000u);
-    double r = sqrt(-2.0 * log(1.0 - u1));
-    return r * cos(2.0 * PI * u2);
+    double r = sqrt(-2.0 * pdk_log(1.0 - u1));
+    double s, c;
+    pdk_trig_sincos(2.0 * PI * u2, &s, &c);
+    return r * c;
 }
 
 static void chan_report(const pdk_dbw_state *dbw, const pdk_vehicle_def *def,

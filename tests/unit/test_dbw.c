@@ -882,6 +882,27 @@ START_TEST(sensor_noise_statistics)
 }
 END_TEST
 
+/* The noise is the same bits on every machine: it takes no libm function
+ * whose variant the processor or the glibc release chooses (log, cos), so
+ * a replayed report repeats the original's. Pinned values, computed from
+ * IEEE operations only, and agreement with libm's formula to within
+ * rounding. */
+START_TEST(sensor_noise_same_bits_everywhere)
+{
+    ck_assert_double_eq(pdk_dbw_noise_normal(7, 3, 99, 2), 0x1.643a04e0e6cc1p-2);
+    ck_assert_double_eq(pdk_dbw_noise_normal(1, 1, 0, 0), -0x1.50c77012eec1cp-1);
+    ck_assert_double_eq(pdk_dbw_noise_normal(12345, 40, 7200, 18), 0x1.dca5d5e93cf79p-3);
+    double worst = 0.0;
+    for (uint64_t t = 0; t < 100000; t++) {
+        double u1 = pdk_dbw_noise_unit(1, 1, t, 0u);
+        double u2 = pdk_dbw_noise_unit(1, 1, t, 0x80000000u);
+        double libm = sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * 3.14159265358979323846 * u2);
+        worst = fmax(worst, fabs(pdk_dbw_noise_normal(1, 1, t, 0u) - libm));
+    }
+    ck_assert_double_le(worst, 1e-14);
+}
+END_TEST
+
 /* The Autoware profile: a tyre angle through the ratio and centre, a
  * target speed through the ULC, its gear numbers, its control modes. */
 START_TEST(autoware_profile)
@@ -1140,6 +1161,7 @@ static Suite *dbw_suite(void)
     tcase_add_test(tc, drive_mode_and_turn_signal);
     tcase_add_test(tc, reengage_after_disable_and_timeout);
     tcase_add_test(tc, sensor_noise_statistics);
+    tcase_add_test(tc, sensor_noise_same_bits_everywhere);
     tcase_add_test(tc, autoware_profile);
     tcase_add_test(tc, refusals_name_the_field);
     suite_add_tcase(s, tc);
