@@ -203,16 +203,19 @@ static __attribute__((noinline)) void powertrain_begin(PHASE_ARGS)
     const v4 roll_t = keep(on, q->roll_f * q->fz0 * r);
     const v4 fex = keep(on, q->fex), kx = keep(on, q->kx), fey = keep(on, q->fey);
     const v4 peak = keep(on, q->peak);
+    /* The friction circle's share left, its square root on four lanes (the
+     * IEEE root in each, as sqrt gives it: the same bits). */
+    const v4 left = peak * peak - fey * fey;
+    const v4 fx_max = keep(gt4(left, splat(0.0)), sqrt4(left));
     pdk_dl_wheel w[PDK_WHEELS];
     for (int j = 0; j < PDK_WHEELS; j++) {
-        const double left = peak[j] * peak[j] - fey[j] * fey[j];
         w[j].spin0_radps = st->spin_radps[j];
         w[j].inertia_kgm2 = p->spin_inertia_kgm2[j];
         w[j].radius_m = r[j];
         w[j].fx_e_n = fex[j];
         w[j].kx_nspm = kx[j];
         w[j].vx_mps = q->u0[j];
-        w[j].fx_max_n = left > 0.0 ? sqrt(left) : 0.0;
+        w[j].fx_max_n = fx_max[j];
         w[j].coulomb_nm = roll_t[j];
     }
     pdk_fwpt_substep_begin(vh->st, vh->cmd, vh->pt, p, w, vh->cmd->brake_nm, &sv->pto, &sv->ptm);
