@@ -13,8 +13,8 @@
  * (a file outside sim that includes this one needs -ffp-contract=off too,
  * which GCC's ISO C mode, -std=c11, implies).
  * Each lane depends on its own inputs only, and a scalar twin (pdk_sin
- * ...) is lane 0 of its vector function, so scalar and vector code agree
- * bit for bit.
+ * ...) is lane 0 of its vector function (pdk_tanh: its operations, path
+ * by path), so scalar and vector code agree bit for bit.
  *
  * Accuracy: the largest error against the long double libm that
  * tests/unit/test_vmath.c finds (1.3e5 to 1.6e5 points per function,
@@ -803,7 +803,8 @@ VEC v4 pdk_v_tanh(v4 x)
 /* ---- scalar twins: lane 0 of the vector functions ---- */
 
 /* Each is its vector function on four copies of the argument, lane 0
- * taken: the same bits as any lane of the vector call, by construction. */
+ * taken: the same bits as any lane of the vector call, by construction;
+ * pdk_tanh, last, repeats its function's operations instead (below). */
 
 static inline void pdk_sincos(double x, double *s, double *c)
 {
@@ -843,9 +844,79 @@ static inline double pdk_pow(double x, double y)
     return pdk_v_pow(splat(x), splat(y))[0];
 }
 
+/* Bits of a double and back, for the scalar twins below. */
+static inline uint64_t vm_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline double vm_from_bits(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* pdk_v_tanh on one value, path by path: the vector function computes
+ * both of its paths and selects, and a scalar caller (the driveline's
+ * Coulomb torques near a standstill, driveline.c, which is most of a lone
+ * car's solve there) paid for both on every call, each on four lanes and,
+ * in the baseline build, two instructions a vector. Each path here is the
+ * vector one's operations in its order on one double, with vm_exp_core's
+ * clamps left out where they cannot act (0.5 <= 2a <= 40) and its table
+ * loads plain loads, and x's sign bit is put on as there: the same bits
+ * (test_vmath compares every twin with its vector function on every
+ * lane). NaN and |x| > 20 take the vector function itself. */
 static inline double pdk_tanh(double x)
 {
-    return pdk_v_tanh(splat(x))[0];
+    const double a = fabs(x);
+    double r;
+    if (a < VM_TANH_SMALL) {
+        const double z = a * a;
+        const double z2 = z * z;
+        const double z4 = z2 * z2;
+        const double poly = ((VM_TH0 + z * VM_TH1) + z2 * (VM_TH2 + z * VM_TH3)) +
+                            z4 * ((VM_TH4 + z * VM_TH5) + z2 * (VM_TH6 + z * VM_TH7));
+        r = a + a * z * poly;
+    } else if (a <= 20.0) {
+        /* vm_exp_core(2a, 0): E = (v + vl) s1 s2. */
+        const double xe = 2.0 * a;
+        const double kb = xe * VM_N_OVER_LN2 + VM_ROUND_MAGIC;
+        const double kd = kb - VM_ROUND_MAGIC;
+        const uint64_t j = (vm_bits(kb) - vm_bits(VM_ROUND_MAGIC)) & 127u;
+        const double rr = ((xe - kd * VM_LN2N_HI) - kd * VM_LN2N_LO) + 0.0;
+        const double th = pdk_vm_exp2_hi[j];
+        const double tail = pdk_vm_exp2_tail[j];
+        const double r2 = rr * rr;
+        const double tmp =
+            tail + rr + r2 * (VM_EXP_C2 + rr * VM_EXP_C3) + r2 * r2 * (VM_EXP_C4 + rr * VM_EXP_C5);
+        const double thtmp = th * tmp;
+        const double v = th + thtmp;
+        const double vl = (th - v) + thtmp;
+        const double md = (kd - (double)j) * 0x1p-7;
+        const uint64_t m = vm_bits(md + VM_ROUND_MAGIC) - vm_bits(VM_ROUND_MAGIC);
+        const uint64_t m1 = vm_bits(md * 0.5 + VM_ROUND_MAGIC) - vm_bits(VM_ROUND_MAGIC);
+        const double s1 = vm_from_bits((m1 + 1023u) << 52);
+        const double s2 = vm_from_bits((m - m1 + 1023u) << 52);
+        /* The quotient as pdk_v_tanh takes it. */
+        const double eh = v * s1 * s2;
+        const double el = vl * s1 * s2;
+        const double nh = eh - 1.0;
+        const double nl = ((eh - nh) - 1.0) + el;
+        const double dh = eh + 1.0;
+        const double dl = ((eh - dh) + 1.0) + el;
+        const double inv = 1.0 / dh;
+        const uint64_t top26 = ~UINT64_C(0) << 27;
+        const double qt = vm_from_bits(vm_bits(nh * inv) & top26);
+        const double dhh = vm_from_bits(vm_bits(dh) & top26);
+        const double ql = ((((nh - qt * dhh) - qt * (dh - dhh)) + nl) - qt * dl) * inv;
+        r = qt + ql;
+    } else {
+        return pdk_v_tanh(splat(x))[0];
+    }
+    return vm_from_bits(vm_bits(r) | (vm_bits(x) & UINT64_C(0x8000000000000000)));
 }
 
 #endif

@@ -423,12 +423,11 @@ START_TEST(test_tanh_accuracy)
 {
     rng_state = 0x6A09E667F3BCC909u;
     worst w = {0};
-    static const double edges[] = {0.0,        -0.0,      0x1p-1074,
-                                   -0x1p-1074, 1e-300,    1e-9,
-                                   0.55,       -0.55,     0.54999999999999993,
-                                   19.0,       19.1,      20.0,
-                                   -20.0,      710.0,     DBL_MAX,
-                                   INFINITY,   -INFINITY, NAN};
+    static const double edges[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, 1e-300, 1e-9, 0.55, -0.55,
+                                   0.54999999999999993, 19.0, 19.1, 20.0, -20.0, 710.0, DBL_MAX,
+                                   /* where the scalar twin changes path */
+                                   0.25, -0.25, 0x1.fffffffffffffp-3, 0x1.3ffffffffffffp+4,
+                                   0x1.4000000000001p+4, INFINITY, -INFINITY, NAN};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
         check_point(F_TANH, edges[i], 0.0, &w);
     }
