@@ -5,8 +5,9 @@
  *
  * Determinism. Only IEEE add, subtract, multiply, divide, comparisons,
  * selects, exact integer and bit operations and loads from the constant
- * tables below are used, lane by lane, with no branch on a value (a
- * select takes the place of each case) and no libm call; sim is built
+ * tables below are used, lane by lane, with no branch on a value in a
+ * vector function (a select takes the place of each case; a scalar twin
+ * may branch to the one case its value takes) and no libm call; sim is built
  * with -ffp-contract=off and AVX has no fused multiply-add, so the
  * baseline x86-64 build, the AVX build of the four-wheel step
  * (four_wheel.c) and any other conforming platform give the same bits
