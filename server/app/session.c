@@ -140,6 +140,7 @@ void pdk_session_destroy(pdk_session *s)
     pdk_buf_free(&s->payload);
     pdk_buf_free(&s->inputs);
     pdk_buf_free(&s->snapshot);
+    pdk_wire_snapshot_scratch_free(&s->snapshot_scratch);
     free(s->world_mem);
     free(s->name);
     free(s->world_preset);

@@ -74,7 +74,8 @@ static void hold_hash(pdk_session *s, uint64_t tick, uint64_t hash)
 static void record_keyframe(pdk_session *s, uint64_t tick, uint64_t hash)
 {
     pdk_session_flush_hashes_(s);
-    pdk_error err = pdk_wire_snapshot_encode(s->world, s->build_id, &s->snapshot);
+    pdk_error err =
+        pdk_wire_snapshot_encode_with(&s->snapshot_scratch, s->world, s->build_id, &s->snapshot);
     if (err == PDK_OK)
         err = pdk_store_record_snapshot(s->store, s->id, tick, hash, pdk_snapshot_layout(),
                                         s->snapshot.data, s->snapshot.len);

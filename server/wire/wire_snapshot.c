@@ -5,6 +5,8 @@
 #include "wire_snapshot.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,27 +99,50 @@ static const char *unpack_words(const uint8_t *packed, size_t len, uint8_t *rec,
     return NULL;
 }
 
-/* The parts of an encoded snapshot, freed together. */
-typedef struct parts {
-    uint32_t *generations;
-    Paddock__V1__VehicleSnapshot *vehicles;
-    Paddock__V1__VehicleSnapshot **vehicle_ptrs;
-    uint8_t *records;
-    uint8_t *packed;
-} parts;
-
-static void parts_free(parts *p)
+/* Grows *arr to hold at least n elements of elem bytes (the arrays of
+ * pdk_wire_snapshot_scratch keep their size between snapshots). */
+static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
-    free(p->generations);
-    free(p->vehicles);
-    free(p->vehicle_ptrs);
-    free(p->records);
-    free(p->packed);
+    if (n <= *cap) {
+        return true;
+    }
+    if (n > SIZE_MAX / elem) {
+        return false;
+    }
+    void *p = realloc(*arr, n * elem);
+    if (p == NULL) {
+        return false;
+    }
+    *arr = p;
+    *cap = n;
+    return true;
+}
+
+void pdk_wire_snapshot_scratch_free(pdk_wire_snapshot_scratch *scratch)
+{
+    if (scratch == NULL) {
+        return;
+    }
+    free(scratch->generations);
+    free(scratch->vehicles);
+    free(scratch->vehicle_ptrs);
+    free(scratch->records);
+    free(scratch->packed);
+    *scratch = (pdk_wire_snapshot_scratch){0};
 }
 
 pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out)
 {
-    if (world == NULL || out == NULL) {
+    pdk_wire_snapshot_scratch scratch = {0};
+    pdk_error err = pdk_wire_snapshot_encode_with(&scratch, world, build_id, out);
+    pdk_wire_snapshot_scratch_free(&scratch);
+    return err;
+}
+
+pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
+                                        const char *build_id, pdk_buf *out)
+{
+    if (scratch == NULL || world == NULL || out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
     pdk_world_snapshot_head head;
@@ -125,30 +150,30 @@ pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id,
     const size_t capacity = (size_t)head.capacity;
     const size_t count = (size_t)head.count;
     const size_t record_bytes = pdk_snapshot_vehicle_bytes();
-    /* calloc(0) may return NULL: every array has at least one element. */
-    parts p = {
-        .generations = calloc(capacity + 1u, sizeof(uint32_t)),
-        .vehicles = calloc(count + 1u, sizeof(Paddock__V1__VehicleSnapshot)),
-        .vehicle_ptrs = calloc(count + 1u, sizeof(Paddock__V1__VehicleSnapshot *)),
-        .records = malloc(record_bytes),
-        .packed = malloc((count + 1u) * packed_max(record_bytes)),
-    };
-    if (p.generations == NULL || p.vehicles == NULL || p.vehicle_ptrs == NULL ||
-        p.records == NULL || p.packed == NULL) {
-        parts_free(&p);
+    /* Every array has at least one element, so that none is NULL. */
+    pdk_wire_snapshot_scratch *p = scratch;
+    if (!grow((void **)&p->generations, &p->cap_generations, capacity + 1u, sizeof(uint32_t)) ||
+        !grow((void **)&p->vehicles, &p->cap_vehicles, count + 1u,
+              sizeof(Paddock__V1__VehicleSnapshot)) ||
+        !grow((void **)&p->vehicle_ptrs, &p->cap_vehicle_ptrs, count + 1u,
+              sizeof(Paddock__V1__VehicleSnapshot *)) ||
+        !grow((void **)&p->records, &p->cap_records, record_bytes, 1u) ||
+        !grow((void **)&p->packed, &p->cap_packed, (count + 1u) * packed_max(record_bytes), 1u)) {
         return PDK_ERR_NO_MEMORY;
     }
-    pdk_error err = pdk_world_snapshot_generations(world, p.generations, capacity);
+    Paddock__V1__VehicleSnapshot *const vehicles = p->vehicles;
+    Paddock__V1__VehicleSnapshot **const vehicle_ptrs = p->vehicle_ptrs;
+    pdk_error err = pdk_world_snapshot_generations(world, p->generations, capacity);
     PDK_ASSERT(err == PDK_OK);
     for (size_t i = 0; i < count; i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(world, (int)i);
-        uint8_t *rec = p.records;
+        uint8_t *rec = p->records;
         err = pdk_world_snapshot_vehicle(world, id, rec, record_bytes);
         PDK_ASSERT(err == PDK_OK);
         pdk_vehicle_pose pose;
         err = pdk_world_vehicle_pose(world, id, &pose);
         PDK_ASSERT(err == PDK_OK);
-        Paddock__V1__VehicleSnapshot *v = &p.vehicles[i];
+        Paddock__V1__VehicleSnapshot *v = &vehicles[i];
         paddock__v1__vehicle_snapshot__init(v);
         v->vehicle_id = id;
         v->model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
@@ -159,17 +184,17 @@ pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id,
         v->speed_mps = pose.speed_mps;
         v->faulted = pose.faulted != 0;
         if (record_bytes % 8u == 0u) {
-            uint8_t *packed = p.packed + i * packed_max(record_bytes);
+            uint8_t *packed = p->packed + i * packed_max(record_bytes);
             v->state_words.data = packed;
             v->state_words.len = pack_words(rec, record_bytes, packed);
         } else {
             /* Not whole words (no build has such a record): kept whole. */
-            uint8_t *whole = p.packed + i * packed_max(record_bytes);
+            uint8_t *whole = p->packed + i * packed_max(record_bytes);
             memcpy(whole, rec, record_bytes);
             v->state.data = whole;
             v->state.len = record_bytes;
         }
-        p.vehicle_ptrs[i] = v;
+        vehicle_ptrs[i] = v;
     }
     Paddock__V1__WorldSnapshot msg;
     paddock__v1__world_snapshot__init(&msg);
@@ -179,18 +204,16 @@ pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id,
     msg.prng = head.prng;
     msg.capacity = (uint32_t)head.capacity;
     msg.n_generations = capacity;
-    msg.generations = p.generations;
+    msg.generations = p->generations;
     msg.n_vehicles = count;
-    msg.vehicles = p.vehicle_ptrs;
+    msg.vehicles = vehicle_ptrs;
     msg.state_hash = pdk_world_hash(world);
     msg.state_layout = pdk_snapshot_layout();
     /* protobuf-c packs the string without writing to it. */
     msg.build_id = build_id != NULL ? (char *)(uintptr_t)build_id : (char *)"";
     msg.record_bytes = (uint32_t)record_bytes;
     pdk_buf_reset(out);
-    err = pdk_wire_pack_append(out, &msg.base);
-    parts_free(&p);
-    return err;
+    return pdk_wire_pack_append(out, &msg.base);
 }
 
 /* The snapshot in data, or NULL with err said. */

@@ -16,6 +16,26 @@
  * layout, and build_id (may be NULL). PDK_ERR_NO_MEMORY. */
 pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out);
 
+/* The arrays an encode builds the message in, kept by a caller that encodes
+ * again and again (a recording session, a keyframe a second) so that an
+ * encode allocates nothing once they are large enough: five allocations
+ * and their frees were a third of a lone car's keyframe (ADR 0018).
+ * Zero-initialise; pdk_wire_snapshot_scratch_free frees. Opaque. */
+typedef struct pdk_wire_snapshot_scratch {
+    uint32_t *generations;
+    void *vehicles, *vehicle_ptrs; /* VehicleSnapshot and pointers to them */
+    uint8_t *records, *packed;
+    size_t cap_generations, cap_vehicles, cap_vehicle_ptrs, cap_records, cap_packed;
+} pdk_wire_snapshot_scratch;
+
+/* pdk_wire_snapshot_encode, the same bytes, building in scratch's arrays
+ * (grown as needed). PDK_ERR_INVALID_ARGUMENT when scratch is NULL. */
+pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
+                                        const char *build_id, pdk_buf *out);
+
+/* Frees scratch's arrays and zeroes it (NULL: nothing). */
+void pdk_wire_snapshot_scratch_free(pdk_wire_snapshot_scratch *scratch);
+
 /* The definition a restore spawns vehicle id from (NULL: unknown, which
  * fails the restore with PDK_ERR_NOT_FOUND naming the vehicle). */
 typedef const pdk_vehicle_def *(*pdk_snapshot_def_fn)(void *ctx, pdk_vehicle_id id);

@@ -580,6 +580,58 @@ START_TEST(a_fleet_with_removals_restores)
 }
 END_TEST
 
+/* One scratch kept across encodes (as a recording session keeps it) gives
+ * the bytes a fresh encode gives: an empty world, then a fleet growing
+ * past what the scratch held, of every model, then one after removals and
+ * more steps, when its arrays are larger than needed. */
+START_TEST(a_kept_scratch_encodes_the_same_bytes)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 12;
+    box orig;
+    box_open(&orig, &wd);
+    const char *const names[] = {"midsize_sedan",  "kart",       "traffic_sedan",
+                                 "polaris_ranger", "sports_car", "pickup4x4"};
+    pdk_wire_snapshot_scratch scratch = {0};
+    pdk_buf fresh = {0}, kept = {0};
+    pdk_vehicle_id ids[6];
+    applied a = {0};
+    for (int n = 0; n <= 6; n++) {
+        if (n > 0) {
+            pdk_vehicle_def def = vehicle(names[n - 1]);
+            ids[n - 1] = spawn(orig.w, &def, 0.0, 12.0 * n, 6.0 + n);
+        }
+        for (int t = 0; t < 30; t++) {
+            drive_all(orig.w, &a);
+            pdk_world_step(orig.w);
+        }
+        ck_assert_int_eq(pdk_wire_snapshot_encode(orig.w, "kept", &fresh), PDK_OK);
+        ck_assert_int_eq(pdk_wire_snapshot_encode_with(&scratch, orig.w, "kept", &kept), PDK_OK);
+        ck_assert_uint_eq(kept.len, fresh.len);
+        ck_assert_mem_eq(kept.data, fresh.data, fresh.len);
+    }
+    ck_assert_int_eq(pdk_world_remove(orig.w, ids[1]), PDK_OK);
+    ck_assert_int_eq(pdk_world_remove(orig.w, ids[4]), PDK_OK);
+    for (int t = 0; t < 30; t++) {
+        drive_all(orig.w, &a);
+        pdk_world_step(orig.w);
+    }
+    ck_assert_int_eq(pdk_wire_snapshot_encode(orig.w, NULL, &fresh), PDK_OK);
+    ck_assert_int_eq(pdk_wire_snapshot_encode_with(&scratch, orig.w, NULL, &kept), PDK_OK);
+    ck_assert_uint_eq(kept.len, fresh.len);
+    ck_assert_mem_eq(kept.data, fresh.data, fresh.len);
+    ck_assert_int_eq(pdk_wire_snapshot_encode_with(NULL, orig.w, NULL, &kept),
+                     PDK_ERR_INVALID_ARGUMENT);
+    pdk_wire_snapshot_scratch_free(&scratch);
+    ck_assert_ptr_null(scratch.records);
+    pdk_wire_snapshot_scratch_free(&scratch); /* twice, and NULL: nothing */
+    pdk_wire_snapshot_scratch_free(NULL);
+    pdk_buf_free(&fresh);
+    pdk_buf_free(&kept);
+    box_close(&orig);
+}
+END_TEST
+
 /* An empty world, and one just reset, restore too. */
 START_TEST(an_empty_world_restores)
 {
@@ -1364,6 +1416,7 @@ static Suite *snapshot_suite(void)
     TCase *fleet = tcase_create("fleet");
     tcase_set_timeout(fleet, 60);
     tcase_add_test(fleet, a_fleet_with_removals_restores);
+    tcase_add_test(fleet, a_kept_scratch_encodes_the_same_bytes);
     tcase_add_test(fleet, an_empty_world_restores);
     suite_add_tcase(s, fleet);
     TCase *refusals = tcase_create("refusals");
