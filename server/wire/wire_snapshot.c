@@ -152,22 +152,24 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
     const size_t record_bytes = pdk_snapshot_vehicle_bytes();
     /* Every array has at least one element, so that none is NULL. */
     pdk_wire_snapshot_scratch *p = scratch;
-    if (!grow((void **)&p->generations, &p->cap_generations, capacity + 1u, sizeof(uint32_t)) ||
-        !grow((void **)&p->vehicles, &p->cap_vehicles, count + 1u,
-              sizeof(Paddock__V1__VehicleSnapshot)) ||
-        !grow((void **)&p->vehicle_ptrs, &p->cap_vehicle_ptrs, count + 1u,
+    if (!grow(&p->generations, &p->cap_generations, capacity + 1u, sizeof(uint32_t)) ||
+        !grow(&p->vehicles, &p->cap_vehicles, count + 1u, sizeof(Paddock__V1__VehicleSnapshot)) ||
+        !grow(&p->vehicle_ptrs, &p->cap_vehicle_ptrs, count + 1u,
               sizeof(Paddock__V1__VehicleSnapshot *)) ||
-        !grow((void **)&p->records, &p->cap_records, record_bytes, 1u) ||
-        !grow((void **)&p->packed, &p->cap_packed, (count + 1u) * packed_max(record_bytes), 1u)) {
+        !grow(&p->records, &p->cap_records, record_bytes, 1u) ||
+        !grow(&p->packed, &p->cap_packed, (count + 1u) * packed_max(record_bytes), 1u)) {
         return PDK_ERR_NO_MEMORY;
     }
+    uint32_t *const generations = p->generations;
     Paddock__V1__VehicleSnapshot *const vehicles = p->vehicles;
     Paddock__V1__VehicleSnapshot **const vehicle_ptrs = p->vehicle_ptrs;
-    pdk_error err = pdk_world_snapshot_generations(world, p->generations, capacity);
+    uint8_t *const records = p->records;
+    uint8_t *const packed_all = p->packed;
+    pdk_error err = pdk_world_snapshot_generations(world, generations, capacity);
     PDK_ASSERT(err == PDK_OK);
     for (size_t i = 0; i < count; i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(world, (int)i);
-        uint8_t *rec = p->records;
+        uint8_t *rec = records;
         err = pdk_world_snapshot_vehicle(world, id, rec, record_bytes);
         PDK_ASSERT(err == PDK_OK);
         pdk_vehicle_pose pose;
@@ -184,12 +186,12 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
         v->speed_mps = pose.speed_mps;
         v->faulted = pose.faulted != 0;
         if (record_bytes % 8u == 0u) {
-            uint8_t *packed = p->packed + i * packed_max(record_bytes);
+            uint8_t *packed = packed_all + i * packed_max(record_bytes);
             v->state_words.data = packed;
             v->state_words.len = pack_words(rec, record_bytes, packed);
         } else {
             /* Not whole words (no build has such a record): kept whole. */
-            uint8_t *whole = p->packed + i * packed_max(record_bytes);
+            uint8_t *whole = packed_all + i * packed_max(record_bytes);
             memcpy(whole, rec, record_bytes);
             v->state.data = whole;
             v->state.len = record_bytes;
@@ -204,7 +206,7 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
     msg.prng = head.prng;
     msg.capacity = (uint32_t)head.capacity;
     msg.n_generations = capacity;
-    msg.generations = p->generations;
+    msg.generations = generations;
     msg.n_vehicles = count;
     msg.vehicles = vehicle_ptrs;
     msg.state_hash = pdk_world_hash(world);

@@ -22,9 +22,10 @@ pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id,
  * and their frees were a third of a lone car's keyframe (ADR 0018).
  * Zero-initialise; pdk_wire_snapshot_scratch_free frees. Opaque. */
 typedef struct pdk_wire_snapshot_scratch {
-    uint32_t *generations;
-    void *vehicles, *vehicle_ptrs; /* VehicleSnapshot and pointers to them */
-    uint8_t *records, *packed;
+    /* The slots' generations (uint32_t), the VehicleSnapshot messages and
+     * pointers to them, a vehicle's state record and the packed records
+     * (bytes); void so that one grow serves them all. */
+    void *generations, *vehicles, *vehicle_ptrs, *records, *packed;
     size_t cap_generations, cap_vehicles, cap_vehicle_ptrs, cap_records, cap_packed;
 } pdk_wire_snapshot_scratch;
 
