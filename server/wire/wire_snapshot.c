@@ -99,17 +99,14 @@ static const char *unpack_words(const uint8_t *packed, size_t len, uint8_t *rec,
     return NULL;
 }
 
-/* Grows *arr to hold at least n elements of elem bytes (the arrays of
+/* Grows *arr to hold at least n bytes (the arrays of
  * pdk_wire_snapshot_scratch keep their size between snapshots). */
-static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
+static bool grow(void **arr, size_t *cap, size_t n)
 {
     if (n <= *cap) {
         return true;
     }
-    if (n > SIZE_MAX / elem) {
-        return false;
-    }
-    void *p = realloc(*arr, n * elem);
+    void *p = realloc(*arr, n);
     if (p == NULL) {
         return false;
     }
@@ -124,11 +121,144 @@ void pdk_wire_snapshot_scratch_free(pdk_wire_snapshot_scratch *scratch)
         return;
     }
     free(scratch->generations);
-    free(scratch->vehicles);
-    free(scratch->vehicle_ptrs);
-    free(scratch->records);
+    free(scratch->record);
     free(scratch->packed);
     *scratch = (pdk_wire_snapshot_scratch){0};
+}
+
+/* ---- the WorldSnapshot, field by field ------------------------------------ */
+
+/* snapshot.proto's field numbers and protobuf's wire types. The encoder
+ * writes the bytes protobuf-c's pack writes for the same message: fields
+ * in number order, proto3's zero scalars left out (doubles equal to 0.0,
+ * -0.0 included, as protobuf-c does), repeated scalars packed. test_snapshot
+ * checks that packing the decoded message again gives the same bytes. */
+enum {
+    WT_VARINT = 0,
+    WT_I64 = 1,
+    WT_LEN = 2,
+    WS_TICK = 1,
+    WS_SEED = 2,
+    WS_PRNG = 3,
+    WS_CAPACITY = 4,
+    WS_GENERATIONS = 5,
+    WS_VEHICLES = 6,
+    WS_STATE_HASH = 7,
+    WS_STATE_LAYOUT = 8,
+    WS_BUILD_ID = 9,
+    WS_RECORD_BYTES = 10,
+    VS_VEHICLE_ID = 1,
+    VS_MODEL = 2,
+    VS_X = 3,
+    VS_Y = 4,
+    VS_Z = 5,
+    VS_YAW = 6,
+    VS_SPEED = 7,
+    VS_FAULTED = 8,
+    VS_STATE = 9,
+    VS_STATE_WORDS = 10,
+};
+
+/* At most this many bytes: a key (fields below 16), a varint, a double. */
+enum { KEY_MAX = 1, VARINT_MAX = 10, I64_FIELD = 1 + 8 };
+
+static size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80u) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+    return p + pdk_wire_varint_put(v, p);
+}
+
+static uint8_t *put_key(uint8_t *p, unsigned field, unsigned wire_type)
+{
+    return put_varint(p, (uint64_t)field << 3 | wire_type);
+}
+
+static uint8_t *put_fixed64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        *p++ = (uint8_t)(v >> (8 * i));
+    }
+    return p;
+}
+
+static uint8_t *put_varint_field(uint8_t *p, unsigned field, uint64_t v)
+{
+    return v != 0u ? put_varint(put_key(p, field, WT_VARINT), v) : p;
+}
+
+static uint8_t *put_fixed64_field(uint8_t *p, unsigned field, uint64_t v)
+{
+    return v != 0u ? put_fixed64(put_key(p, field, WT_I64), v) : p;
+}
+
+static uint8_t *put_double_field(uint8_t *p, unsigned field, double v)
+{
+    if (v == 0.0) {
+        return p;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return put_fixed64(put_key(p, field, WT_I64), bits);
+}
+
+static uint8_t *put_bytes_field(uint8_t *p, unsigned field, const void *data, size_t len)
+{
+    if (len == 0) {
+        return p;
+    }
+    p = put_varint(put_key(p, field, WT_LEN), len);
+    memcpy(p, data, len);
+    return p + len;
+}
+
+static size_t varint_field_size(uint64_t v)
+{
+    return v != 0u ? KEY_MAX + varint_size(v) : 0u;
+}
+
+static size_t double_field_size(double v)
+{
+    return v != 0.0 ? I64_FIELD : 0u;
+}
+
+static size_t bytes_field_size(size_t len)
+{
+    return len != 0u ? KEY_MAX + varint_size(len) + len : 0u;
+}
+
+/* A VehicleSnapshot's fields at p (its key and length written by the
+ * caller); body is its state, packed or whole, of body_len bytes. */
+static uint8_t *put_vehicle(uint8_t *p, pdk_vehicle_id id, uint32_t model,
+                            const pdk_vehicle_pose *pose, bool words, const uint8_t *body,
+                            size_t body_len)
+{
+    p = put_varint_field(p, VS_VEHICLE_ID, id);
+    p = put_varint_field(p, VS_MODEL, model);
+    p = put_double_field(p, VS_X, pose->x_m);
+    p = put_double_field(p, VS_Y, pose->y_m);
+    p = put_double_field(p, VS_Z, pose->z_m);
+    p = put_double_field(p, VS_YAW, pose->yaw_rad);
+    p = put_double_field(p, VS_SPEED, pose->speed_mps);
+    p = put_varint_field(p, VS_FAULTED, pose->faulted != 0);
+    return put_bytes_field(p, words ? VS_STATE_WORDS : VS_STATE, body, body_len);
+}
+
+static size_t vehicle_size(pdk_vehicle_id id, uint32_t model, const pdk_vehicle_pose *pose,
+                           size_t body_len)
+{
+    return varint_field_size(id) + varint_field_size(model) + double_field_size(pose->x_m) +
+           double_field_size(pose->y_m) + double_field_size(pose->z_m) +
+           double_field_size(pose->yaw_rad) + double_field_size(pose->speed_mps) +
+           varint_field_size(pose->faulted != 0) + bytes_field_size(body_len);
 }
 
 pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out)
@@ -150,72 +280,72 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
     const size_t capacity = (size_t)head.capacity;
     const size_t count = (size_t)head.count;
     const size_t record_bytes = pdk_snapshot_vehicle_bytes();
-    /* Every array has at least one element, so that none is NULL. */
-    pdk_wire_snapshot_scratch *p = scratch;
-    if (!grow(&p->generations, &p->cap_generations, capacity + 1u, sizeof(uint32_t)) ||
-        !grow(&p->vehicles, &p->cap_vehicles, count + 1u, sizeof(Paddock__V1__VehicleSnapshot)) ||
-        !grow(&p->vehicle_ptrs, &p->cap_vehicle_ptrs, count + 1u,
-              sizeof(Paddock__V1__VehicleSnapshot *)) ||
-        !grow(&p->records, &p->cap_records, record_bytes, 1u) ||
-        !grow(&p->packed, &p->cap_packed, (count + 1u) * packed_max(record_bytes), 1u)) {
+    const bool words = record_bytes % 8u == 0u; /* else kept whole: no build has such a record */
+    const char *build = build_id != NULL ? build_id : "";
+    const size_t build_len = strlen(build);
+    /* One vehicle's record and its packed form at a time (they stay in the
+     * cache), the generations; then the message straight into out, whose
+     * room is reserved once: every field at its largest. */
+    const size_t vehicle_max = 2 * (KEY_MAX + VARINT_MAX) + 5 * I64_FIELD + KEY_MAX + 1 + KEY_MAX +
+                               VARINT_MAX + packed_max(record_bytes);
+    const size_t head_max = 2 * (KEY_MAX + VARINT_MAX) + KEY_MAX + VARINT_MAX + 8 * PRNG_WORDS +
+                            KEY_MAX + VARINT_MAX + KEY_MAX + VARINT_MAX + 5 * capacity +
+                            2 * I64_FIELD + KEY_MAX + VARINT_MAX + build_len + KEY_MAX + VARINT_MAX;
+    pdk_wire_snapshot_scratch *sc = scratch;
+    if (count > (SIZE_MAX - head_max) / (KEY_MAX + VARINT_MAX + vehicle_max) ||
+        !grow(&sc->generations, &sc->cap_generations, (capacity + 1u) * sizeof(uint32_t)) ||
+        !grow(&sc->record, &sc->cap_record, record_bytes) ||
+        !grow(&sc->packed, &sc->cap_packed, packed_max(record_bytes))) {
         return PDK_ERR_NO_MEMORY;
     }
-    uint32_t *const generations = p->generations;
-    Paddock__V1__VehicleSnapshot *const vehicles = p->vehicles;
-    Paddock__V1__VehicleSnapshot **const vehicle_ptrs = p->vehicle_ptrs;
-    uint8_t *const records = p->records;
-    uint8_t *const packed_all = p->packed;
-    pdk_error err = pdk_world_snapshot_generations(world, generations, capacity);
+    pdk_buf_reset(out);
+    pdk_error err = pdk_buf_reserve(out, head_max + count * (KEY_MAX + VARINT_MAX + vehicle_max));
+    if (err != PDK_OK) {
+        return err;
+    }
+    uint32_t *const generations = sc->generations;
+    uint8_t *const rec = sc->record;
+    uint8_t *const packed = sc->packed;
+    err = pdk_world_snapshot_generations(world, generations, capacity);
     PDK_ASSERT(err == PDK_OK);
+
+    uint8_t *p = out->data;
+    p = put_varint_field(p, WS_TICK, head.tick);
+    p = put_varint_field(p, WS_SEED, head.seed);
+    p = put_varint(put_key(p, WS_PRNG, WT_LEN), 8u * PRNG_WORDS);
+    for (int i = 0; i < PRNG_WORDS; i++) {
+        p = put_fixed64(p, head.prng[i]);
+    }
+    p = put_varint_field(p, WS_CAPACITY, (uint32_t)head.capacity);
+    if (capacity > 0) {
+        size_t len = 0;
+        for (size_t i = 0; i < capacity; i++) {
+            len += varint_size(generations[i]);
+        }
+        p = put_varint(put_key(p, WS_GENERATIONS, WT_LEN), len);
+        for (size_t i = 0; i < capacity; i++) {
+            p = put_varint(p, generations[i]);
+        }
+    }
     for (size_t i = 0; i < count; i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(world, (int)i);
-        uint8_t *rec = records;
         err = pdk_world_snapshot_vehicle(world, id, rec, record_bytes);
         PDK_ASSERT(err == PDK_OK);
         pdk_vehicle_pose pose;
         err = pdk_world_vehicle_pose(world, id, &pose);
         PDK_ASSERT(err == PDK_OK);
-        Paddock__V1__VehicleSnapshot *v = &vehicles[i];
-        paddock__v1__vehicle_snapshot__init(v);
-        v->vehicle_id = id;
-        v->model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
-        v->x_m = pose.x_m;
-        v->y_m = pose.y_m;
-        v->z_m = pose.z_m;
-        v->yaw_rad = pose.yaw_rad;
-        v->speed_mps = pose.speed_mps;
-        v->faulted = pose.faulted != 0;
-        if (record_bytes % 8u == 0u) {
-            uint8_t *packed = packed_all + i * packed_max(record_bytes);
-            v->state_words.data = packed;
-            v->state_words.len = pack_words(rec, record_bytes, packed);
-        } else {
-            /* Not whole words (no build has such a record): kept whole. */
-            uint8_t *whole = packed_all + i * packed_max(record_bytes);
-            memcpy(whole, rec, record_bytes);
-            v->state.data = whole;
-            v->state.len = record_bytes;
-        }
-        vehicle_ptrs[i] = v;
+        const uint32_t model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
+        const uint8_t *body = words ? packed : rec;
+        const size_t body_len = words ? pack_words(rec, record_bytes, packed) : record_bytes;
+        p = put_varint(put_key(p, WS_VEHICLES, WT_LEN), vehicle_size(id, model, &pose, body_len));
+        p = put_vehicle(p, id, model, &pose, words, body, body_len);
     }
-    Paddock__V1__WorldSnapshot msg;
-    paddock__v1__world_snapshot__init(&msg);
-    msg.tick = head.tick;
-    msg.seed = head.seed;
-    msg.n_prng = PRNG_WORDS;
-    msg.prng = head.prng;
-    msg.capacity = (uint32_t)head.capacity;
-    msg.n_generations = capacity;
-    msg.generations = generations;
-    msg.n_vehicles = count;
-    msg.vehicles = vehicle_ptrs;
-    msg.state_hash = pdk_world_hash(world);
-    msg.state_layout = pdk_snapshot_layout();
-    /* protobuf-c packs the string without writing to it. */
-    msg.build_id = build_id != NULL ? (char *)(uintptr_t)build_id : (char *)"";
-    msg.record_bytes = (uint32_t)record_bytes;
-    pdk_buf_reset(out);
-    return pdk_wire_pack_append(out, &msg.base);
+    p = put_fixed64_field(p, WS_STATE_HASH, pdk_world_hash(world));
+    p = put_fixed64_field(p, WS_STATE_LAYOUT, pdk_snapshot_layout());
+    p = put_bytes_field(p, WS_BUILD_ID, build, build_len);
+    p = put_varint_field(p, WS_RECORD_BYTES, (uint32_t)record_bytes);
+    out->len = (size_t)(p - out->data);
+    return PDK_OK;
 }
 
 /* The snapshot in data, or NULL with err said. */

@@ -16,17 +16,15 @@
  * layout, and build_id (may be NULL). PDK_ERR_NO_MEMORY. */
 pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out);
 
-/* The arrays an encode builds the message in, kept by a caller that encodes
- * again and again (a recording session, a keyframe a second) so that an
- * encode allocates nothing once they are large enough: five allocations
- * and their frees were a third of a lone car's keyframe (ADR 0018).
- * Zero-initialise; pdk_wire_snapshot_scratch_free frees. Opaque. */
+/* The scratch an encode works in, kept by a caller that encodes again and
+ * again (a recording session, a keyframe a second) so that an encode
+ * allocates nothing once it is large enough (ADR 0018). Zero-initialise;
+ * pdk_wire_snapshot_scratch_free frees. Opaque. */
 typedef struct pdk_wire_snapshot_scratch {
-    /* The slots' generations (uint32_t), the VehicleSnapshot messages and
-     * pointers to them, a vehicle's state record and the packed records
-     * (bytes); void so that one grow serves them all. */
-    void *generations, *vehicles, *vehicle_ptrs, *records, *packed;
-    size_t cap_generations, cap_vehicles, cap_vehicle_ptrs, cap_records, cap_packed;
+    /* The slots' generations (uint32_t), one vehicle's state record and its
+     * packed form (bytes); void so that one grow serves them all. */
+    void *generations, *record, *packed;
+    size_t cap_generations, cap_record, cap_packed;
 } pdk_wire_snapshot_scratch;
 
 /* pdk_wire_snapshot_encode, the same bytes, building in scratch's arrays
