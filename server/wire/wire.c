@@ -14,18 +14,13 @@
 
 #include "wire_internal.h"
 
-/* Field numbers and wire types the hand-built state frame relies on
+/* Field numbers the hand-built state frame relies on
  * (proto/paddock/v1/paddock.proto). The round-trip tests decode what these
  * produce with protobuf-c, so a renumbering cannot go unnoticed. */
 enum {
-    WIRETYPE_VARINT = 0,
-    WIRETYPE_I64 = 1,
-    WIRETYPE_LEN = 2,
     SUBSCRIPTION_ID = 1,      /* StateBatch.subscription_id, DbwReport.subscription_id: uint32 */
     STATE_BATCH_VEHICLES = 5, /* StateBatch.vehicles, repeated VehicleState */
 };
-
-#define TAG(field, wiretype) ((uint64_t)(((uint64_t)(field) << 3) | (uint64_t)(wiretype)))
 
 /* Decoding an untrusted frame may allocate at most this many bytes: protobuf-c
  * would otherwise turn a 1 MiB frame of 2-byte empty submessages into ~100 MiB
@@ -128,16 +123,6 @@ int pdk_wire_varint_get(const uint8_t *in, size_t n, uint64_t *out)
         }
     }
     return -1;
-}
-
-static size_t varint_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
 }
 
 /* ---- frames ------------------------------------------------------------- */
@@ -361,25 +346,6 @@ enum {
     DBW_GEAR_NUMBER = 7,     /* oneof gear_number_set, uint32 */
 };
 
-/* A varint field at p: its key and its value; returns the end. */
-static uint8_t *put_varint_field(uint8_t *p, unsigned field, uint64_t v)
-{
-    p += pdk_wire_varint_put(TAG(field, WIRETYPE_VARINT), p);
-    return p + pdk_wire_varint_put(v, p);
-}
-
-/* A double field at p: its key and its eight little-endian bytes. */
-static uint8_t *put_double_field(uint8_t *p, unsigned field, double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    p += pdk_wire_varint_put(TAG(field, WIRETYPE_I64), p);
-    for (int i = 0; i < 8; i++) {
-        *p++ = (uint8_t)(bits >> (8 * i));
-    }
-    return p;
-}
-
 /* DbwCommand written out field by field: the bytes protobuf-c's pack
  * writes, which test_wire checks over random commands. A recorded session
  * encodes every driver's command it applies, and protobuf-c's walk of the
@@ -403,27 +369,27 @@ pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_
     uint8_t *const start = out->data + out->len;
     uint8_t *p = start;
     if (session_id != 0) {
-        p = put_varint_field(p, DBW_SESSION_ID, session_id);
+        p = pdk_wire_put_varint_field(p, DBW_SESSION_ID, session_id);
     }
     if (id != 0) {
-        p = put_varint_field(p, DBW_VEHICLE_ID, id);
+        p = pdk_wire_put_varint_field(p, DBW_VEHICLE_ID, id);
     }
     if (cmd->fields & PDK_DBW_THROTTLE) {
-        p = put_double_field(p, DBW_THROTTLE_PCT, cmd->throttle_pct);
+        p = pdk_wire_put_double_field(p, DBW_THROTTLE_PCT, cmd->throttle_pct);
     }
     if (cmd->fields & PDK_DBW_BRAKE) {
-        p = put_double_field(p, DBW_BRAKE_BAR, cmd->brake_bar);
+        p = pdk_wire_put_double_field(p, DBW_BRAKE_BAR, cmd->brake_bar);
     }
     if (cmd->fields & PDK_DBW_STEER) {
-        p = put_double_field(p, DBW_STEER_WHEEL_DEG, cmd->steer_wheel_deg);
+        p = pdk_wire_put_double_field(p, DBW_STEER_WHEEL_DEG, cmd->steer_wheel_deg);
     }
     if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE) {
         /* An int32 on the wire as protobuf writes one: sign-extended to 64
          * bits, so a negative value takes ten bytes. */
-        p = put_varint_field(p, DBW_GEAR, (uint64_t)(int64_t)(int32_t)cmd->gear);
+        p = pdk_wire_put_varint_field(p, DBW_GEAR, (uint64_t)(int64_t)(int32_t)cmd->gear);
     }
     if ((cmd->fields & PDK_DBW_GEAR_NUMBER) && cmd->gear_number > 0) {
-        p = put_varint_field(p, DBW_GEAR_NUMBER, (uint32_t)cmd->gear_number);
+        p = pdk_wire_put_varint_field(p, DBW_GEAR_NUMBER, (uint32_t)cmd->gear_number);
     }
     out->len += (size_t)(p - start);
     return PDK_OK;
@@ -589,7 +555,7 @@ static pdk_error append_vehicle(pdk_buf *out, const pdk_vehicle_pose *pose)
     pdk_wire_state_from_pose(pose, &vs);
     size_t len = paddock__v1__vehicle_state__get_packed_size(&vs);
     uint8_t head[2 * PDK_WIRE_VARINT_MAX];
-    size_t hlen = pdk_wire_varint_put(TAG(STATE_BATCH_VEHICLES, WIRETYPE_LEN), head);
+    size_t hlen = pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_VEHICLES, PDK_WT_LEN), head);
     hlen += pdk_wire_varint_put(len, head + hlen);
     pdk_error err = pdk_buf_reserve(out, hlen + len);
     if (err != PDK_OK) {
@@ -654,7 +620,7 @@ pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,
     uint8_t sub[1 + PDK_WIRE_VARINT_MAX];
     size_t sub_len = 0;
     if (subscription_id != 0) {
-        sub_len = pdk_wire_varint_put(TAG(SUBSCRIPTION_ID, WIRETYPE_VARINT), sub);
+        sub_len = pdk_wire_varint_put(PDK_WIRE_TAG(SUBSCRIPTION_ID, PDK_WT_VARINT), sub);
         sub_len += pdk_wire_varint_put(subscription_id, sub + sub_len);
     }
     if (common_len > SIZE_MAX / 2) {
@@ -662,8 +628,8 @@ pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,
     }
     uint64_t body_len = (uint64_t)sub_len + common_len;
     uint8_t head[3 * PDK_WIRE_VARINT_MAX];
-    uint64_t tag = TAG(frame_field, WIRETYPE_LEN);
-    uint64_t frame_len = varint_len(tag) + varint_len(body_len) + body_len;
+    uint64_t tag = PDK_WIRE_TAG(frame_field, PDK_WT_LEN);
+    uint64_t frame_len = pdk_wire_varint_size(tag) + pdk_wire_varint_size(body_len) + body_len;
     size_t hlen = pdk_wire_varint_put(frame_len, head);
     hlen += pdk_wire_varint_put(tag, head + hlen);
     hlen += pdk_wire_varint_put(body_len, head + hlen);

@@ -1,13 +1,65 @@
 /* What wire's own files share and nobody else uses: the bounded unpack, the
- * packing of a message onto a buffer and the frame that prepends a
- * subscription id to a body encoded once. */
+ * packing of a message onto a buffer, the frame that prepends a
+ * subscription id to a body encoded once, and the hand-written encoders'
+ * field writers. */
 #ifndef PDK_WIRE_INTERNAL_H
 #define PDK_WIRE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "wire.h"
+
+/* ---- the hand-written encoders' pieces (state frames, DbwCommand,
+ * WorldSnapshot): protobuf's wire types and a field's key, and writers
+ * that put a key and its value at p and return the end. The caller has
+ * reserved the room. Fields below 16 take a one-byte key. */
+enum { PDK_WT_VARINT = 0, PDK_WT_I64 = 1, PDK_WT_LEN = 2 };
+
+#define PDK_WIRE_TAG(field, wiretype) ((uint64_t)(((uint64_t)(field) << 3) | (uint64_t)(wiretype)))
+
+/* The bytes v takes as a varint (1 to PDK_WIRE_VARINT_MAX). */
+static inline size_t pdk_wire_varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80u) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline uint8_t *pdk_wire_put_varint(uint8_t *p, uint64_t v)
+{
+    return p + pdk_wire_varint_put(v, p);
+}
+
+static inline uint8_t *pdk_wire_put_key(uint8_t *p, unsigned field, unsigned wire_type)
+{
+    return pdk_wire_put_varint(p, PDK_WIRE_TAG(field, wire_type));
+}
+
+/* Eight little-endian bytes. */
+static inline uint8_t *pdk_wire_put_fixed64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        *p++ = (uint8_t)(v >> (8 * i));
+    }
+    return p;
+}
+
+static inline uint8_t *pdk_wire_put_varint_field(uint8_t *p, unsigned field, uint64_t v)
+{
+    return pdk_wire_put_varint(pdk_wire_put_key(p, field, PDK_WT_VARINT), v);
+}
+
+static inline uint8_t *pdk_wire_put_double_field(uint8_t *p, unsigned field, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return pdk_wire_put_fixed64(pdk_wire_put_key(p, field, PDK_WT_I64), bits);
+}
 
 /* Unpacks one message of type desc with the bounded allocator (at most 64 KiB
  * + 16 bytes per input byte). What it returns is plain malloc memory, freed

@@ -128,15 +128,12 @@ void pdk_wire_snapshot_scratch_free(pdk_wire_snapshot_scratch *scratch)
 
 /* ---- the WorldSnapshot, field by field ------------------------------------ */
 
-/* snapshot.proto's field numbers and protobuf's wire types. The encoder
+/* snapshot.proto's field numbers. The encoder
  * writes the bytes protobuf-c's pack writes for the same message: fields
  * in number order, proto3's zero scalars left out (doubles equal to 0.0,
  * -0.0 included, as protobuf-c does), repeated scalars packed. test_snapshot
  * checks that packing the decoded message again gives the same bytes. */
 enum {
-    WT_VARINT = 0,
-    WT_I64 = 1,
-    WT_LEN = 2,
     WS_TICK = 1,
     WS_SEED = 2,
     WS_PRNG = 3,
@@ -162,52 +159,20 @@ enum {
 /* At most this many bytes: a key (fields below 16), a varint, a double. */
 enum { KEY_MAX = 1, VARINT_MAX = 10, I64_FIELD = 1 + 8 };
 
-static size_t varint_size(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80u) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-    return p + pdk_wire_varint_put(v, p);
-}
-
-static uint8_t *put_key(uint8_t *p, unsigned field, unsigned wire_type)
-{
-    return put_varint(p, (uint64_t)field << 3 | wire_type);
-}
-
-static uint8_t *put_fixed64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) {
-        *p++ = (uint8_t)(v >> (8 * i));
-    }
-    return p;
-}
-
+/* The proto3 scalars, left out when zero (wire_internal.h writes them). */
 static uint8_t *put_varint_field(uint8_t *p, unsigned field, uint64_t v)
 {
-    return v != 0u ? put_varint(put_key(p, field, WT_VARINT), v) : p;
+    return v != 0u ? pdk_wire_put_varint_field(p, field, v) : p;
 }
 
 static uint8_t *put_fixed64_field(uint8_t *p, unsigned field, uint64_t v)
 {
-    return v != 0u ? put_fixed64(put_key(p, field, WT_I64), v) : p;
+    return v != 0u ? pdk_wire_put_fixed64(pdk_wire_put_key(p, field, PDK_WT_I64), v) : p;
 }
 
 static uint8_t *put_double_field(uint8_t *p, unsigned field, double v)
 {
-    if (v == 0.0) {
-        return p;
-    }
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return put_fixed64(put_key(p, field, WT_I64), bits);
+    return v != 0.0 ? pdk_wire_put_double_field(p, field, v) : p;
 }
 
 static uint8_t *put_bytes_field(uint8_t *p, unsigned field, const void *data, size_t len)
@@ -215,14 +180,14 @@ static uint8_t *put_bytes_field(uint8_t *p, unsigned field, const void *data, si
     if (len == 0) {
         return p;
     }
-    p = put_varint(put_key(p, field, WT_LEN), len);
+    p = pdk_wire_put_varint(pdk_wire_put_key(p, field, PDK_WT_LEN), len);
     memcpy(p, data, len);
     return p + len;
 }
 
 static size_t varint_field_size(uint64_t v)
 {
-    return v != 0u ? KEY_MAX + varint_size(v) : 0u;
+    return v != 0u ? KEY_MAX + pdk_wire_varint_size(v) : 0u;
 }
 
 static size_t double_field_size(double v)
@@ -232,7 +197,7 @@ static size_t double_field_size(double v)
 
 static size_t bytes_field_size(size_t len)
 {
-    return len != 0u ? KEY_MAX + varint_size(len) + len : 0u;
+    return len != 0u ? KEY_MAX + pdk_wire_varint_size(len) + len : 0u;
 }
 
 /* A VehicleSnapshot's fields at p (its key and length written by the
@@ -312,19 +277,19 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
     uint8_t *p = out->data;
     p = put_varint_field(p, WS_TICK, head.tick);
     p = put_varint_field(p, WS_SEED, head.seed);
-    p = put_varint(put_key(p, WS_PRNG, WT_LEN), 8u * PRNG_WORDS);
+    p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_PRNG, PDK_WT_LEN), 8u * PRNG_WORDS);
     for (int i = 0; i < PRNG_WORDS; i++) {
-        p = put_fixed64(p, head.prng[i]);
+        p = pdk_wire_put_fixed64(p, head.prng[i]);
     }
     p = put_varint_field(p, WS_CAPACITY, (uint32_t)head.capacity);
     if (capacity > 0) {
         size_t len = 0;
         for (size_t i = 0; i < capacity; i++) {
-            len += varint_size(generations[i]);
+            len += pdk_wire_varint_size(generations[i]);
         }
-        p = put_varint(put_key(p, WS_GENERATIONS, WT_LEN), len);
+        p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_GENERATIONS, PDK_WT_LEN), len);
         for (size_t i = 0; i < capacity; i++) {
-            p = put_varint(p, generations[i]);
+            p = pdk_wire_put_varint(p, generations[i]);
         }
     }
     for (size_t i = 0; i < count; i++) {
@@ -337,7 +302,8 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
         const uint32_t model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
         const uint8_t *body = words ? packed : rec;
         const size_t body_len = words ? pack_words(rec, record_bytes, packed) : record_bytes;
-        p = put_varint(put_key(p, WS_VEHICLES, WT_LEN), vehicle_size(id, model, &pose, body_len));
+        p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_VEHICLES, PDK_WT_LEN),
+                                vehicle_size(id, model, &pose, body_len));
         p = put_vehicle(p, id, model, &pose, words, body, body_len);
     }
     p = put_fixed64_field(p, WS_STATE_HASH, pdk_world_hash(world));
