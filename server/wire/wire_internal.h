@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "builds.h"
 #include "wire.h"
 
 /* ---- the hand-written encoders' pieces (state frames, DbwCommand,
@@ -30,8 +31,14 @@ static inline size_t pdk_wire_varint_size(uint64_t v)
     return n;
 }
 
+/* A value below 128 (every key of a field below 16, a zero generation, a
+ * small count) is its own byte, written here without the call. */
 static inline uint8_t *pdk_wire_put_varint(uint8_t *p, uint64_t v)
 {
+    if (v < 0x80u) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
     return p + pdk_wire_varint_put(v, p);
 }
 
@@ -60,6 +67,30 @@ static inline uint8_t *pdk_wire_put_double_field(uint8_t *p, unsigned field, dou
     memcpy(&bits, &v, sizeof bits);
     return pdk_wire_put_fixed64(pdk_wire_put_key(p, field, PDK_WT_I64), bits);
 }
+
+/* ---- a state record's zero words left out (snapshot_words.c;
+ * snapshot.proto VehicleSnapshot.state_words): a bitmap of one bit a word,
+ * set for a nonzero word (bit i % 8 of byte i / 8), then the nonzero words
+ * in order. */
+static inline size_t pdk_wire_bitmap_bytes(size_t words)
+{
+    return (words + 7u) / 8u;
+}
+
+/* The room a packed record of record_bytes (a multiple of 8) may take. */
+static inline size_t pdk_wire_packed_max(size_t record_bytes)
+{
+    return pdk_wire_bitmap_bytes(record_bytes / 8u) + record_bytes;
+}
+
+/* Packs the record at rec into out, which holds pdk_wire_packed_max(
+ * record_bytes) bytes: a build may write anywhere in them, past the bytes it
+ * returns too. Returns the packed length. Every build gives the same bytes;
+ * _build runs the one given (resolved by pdk_fw_build_resolve), the other
+ * the widest this processor has. */
+size_t pdk_wire_pack_words(const uint8_t *rec, size_t record_bytes, uint8_t *out);
+size_t pdk_wire_pack_words_build(const uint8_t *rec, size_t record_bytes, uint8_t *out,
+                                 pdk_fw_build build);
 
 /* Unpacks one message of type desc with the bounded allocator (at most 64 KiB
  * + 16 bytes per input byte). What it returns is plain malloc memory, freed

@@ -1,0 +1,136 @@
+/* A vehicle's state record with its zero 8-byte words left out
+ * (snapshot.proto VehicleSnapshot.state_words): a keyframe packs every live
+ * vehicle's record this way, about 640 words each, two thirds of them zero.
+ * Three builds give the same bytes (builds.h): the baseline walks the words
+ * one by one; AVX2 and AVX-512 take four words at once, find the nonzero
+ * ones by one compare and move them to the front of the vector (a table
+ * permute for AVX2, a compress for AVX-512), then store the whole vector and
+ * step past the nonzero words only. A 100-car keyframe's encode takes about
+ * a third less time (docs/adr/0019). */
+#include "wire_internal.h"
+
+#include "builds.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_PACK_BUILDS 1
+#else
+#define HAVE_PACK_BUILDS 0
+#endif
+
+/* Words i and up (a tail of fewer than eight, or all of them), one by one.
+ * Without a branch on each word (whether a word is zero follows the state):
+ * every word is written, and the write position moves past the nonzero ones
+ * only; out has room for every word. */
+static uint8_t *pack_scalar_from(const uint8_t *rec, size_t words, size_t i, uint8_t *out,
+                                 uint8_t *w)
+{
+    for (; i < words; i += 8u) {
+        unsigned bits = 0u;
+        size_t n = words - i < 8u ? words - i : 8u;
+        for (size_t j = 0; j < n; j++) {
+            uint64_t v;
+            memcpy(&v, rec + 8u * (i + j), 8u);
+            memcpy(w, &v, 8u);
+            unsigned nonzero = v != 0u;
+            bits |= nonzero << j;
+            w += 8u * nonzero;
+        }
+        out[i / 8u] = (uint8_t)bits;
+    }
+    return w;
+}
+
+#if HAVE_PACK_BUILDS
+/* For each mask of nonzero words among four, the 32-bit lanes that move
+ * those words to the front, in order (word k is lanes 2k and 2k + 1); the
+ * lanes after them are don't-care. */
+static const int32_t front_lanes[16][8] __attribute__((aligned(32))) = {
+    {0, 0, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0}, {2, 3, 0, 0, 0, 0, 0, 0},
+    {0, 1, 2, 3, 0, 0, 0, 0}, {4, 5, 0, 0, 0, 0, 0, 0}, {0, 1, 4, 5, 0, 0, 0, 0},
+    {2, 3, 4, 5, 0, 0, 0, 0}, {0, 1, 2, 3, 4, 5, 0, 0}, {6, 7, 0, 0, 0, 0, 0, 0},
+    {0, 1, 6, 7, 0, 0, 0, 0}, {2, 3, 6, 7, 0, 0, 0, 0}, {0, 1, 2, 3, 6, 7, 0, 0},
+    {4, 5, 6, 7, 0, 0, 0, 0}, {0, 1, 4, 5, 6, 7, 0, 0}, {2, 3, 4, 5, 6, 7, 0, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7},
+};
+
+/* Four words at rec to w, the nonzero ones first; returns their mask. The
+ * store is a whole vector: 32 bytes at w, which out has room for while a
+ * group of eight words remains (pdk_wire_pack_words_build). */
+__attribute__((target("avx2"))) static inline unsigned four_avx2(const uint8_t *rec, uint8_t *w)
+{
+    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)rec);
+    const __m256i zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
+    const unsigned mask = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(zero)) & 0xFu;
+    const __m256i lanes = _mm256_load_si256((const __m256i *)(const void *)front_lanes[mask]);
+    _mm256_storeu_si256((__m256i *)(void *)w, _mm256_permutevar8x32_epi32(v, lanes));
+    return mask;
+}
+
+__attribute__((target("avx2,popcnt"))) static uint8_t *pack_avx2(const uint8_t *rec, size_t words,
+                                                                 uint8_t *out, uint8_t *w)
+{
+    size_t i = 0;
+    for (; i + 8u <= words; i += 8u) {
+        const unsigned lo = four_avx2(rec + 8u * i, w);
+        w += 8 * __builtin_popcount(lo);
+        const unsigned hi = four_avx2(rec + 8u * i + 32u, w);
+        w += 8 * __builtin_popcount(hi);
+        out[i / 8u] = (uint8_t)(lo | hi << 4);
+    }
+    return pack_scalar_from(rec, words, i, out, w);
+}
+
+__attribute__((target("avx2,avx512f,avx512vl"))) static inline unsigned
+four_avx512(const uint8_t *rec, uint8_t *w)
+{
+    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)rec);
+    const __mmask8 mask = _mm256_test_epi64_mask(v, v);
+    _mm256_storeu_si256((__m256i *)(void *)w, _mm256_maskz_compress_epi64(mask, v));
+    return (unsigned)mask;
+}
+
+__attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint8_t *
+pack_avx512(const uint8_t *rec, size_t words, uint8_t *out, uint8_t *w)
+{
+    size_t i = 0;
+    for (; i + 8u <= words; i += 8u) {
+        const unsigned lo = four_avx512(rec + 8u * i, w);
+        w += 8 * __builtin_popcount(lo);
+        const unsigned hi = four_avx512(rec + 8u * i + 32u, w);
+        w += 8 * __builtin_popcount(hi);
+        out[i / 8u] = (uint8_t)(lo | hi << 4);
+    }
+    return pack_scalar_from(rec, words, i, out, w);
+}
+#endif
+
+size_t pdk_wire_pack_words_build(const uint8_t *rec, size_t record_bytes, uint8_t *out,
+                                 pdk_fw_build build)
+{
+    const size_t words = record_bytes / 8u;
+    uint8_t *const w = out + pdk_wire_bitmap_bytes(words);
+    uint8_t *end = NULL;
+#if HAVE_PACK_BUILDS
+    switch (pdk_fw_build_resolve(build)) {
+    case PDK_FW_BUILD_AVX512:
+        end = pack_avx512(rec, words, out, w);
+        break;
+    case PDK_FW_BUILD_AVX2:
+        end = pack_avx2(rec, words, out, w);
+        break;
+    default:
+        end = pack_scalar_from(rec, words, 0, out, w);
+        break;
+    }
+#else
+    (void)build;
+    end = pack_scalar_from(rec, words, 0, out, w);
+#endif
+    return (size_t)(end - out);
+}
+
+size_t pdk_wire_pack_words(const uint8_t *rec, size_t record_bytes, uint8_t *out)
+{
+    return pdk_wire_pack_words_build(rec, record_bytes, out, PDK_FW_BUILD_BEST);
+}
