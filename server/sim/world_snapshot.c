@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "hash.h"
@@ -394,22 +396,29 @@ pdk_error pdk_world_snapshot_vehicle(const pdk_world *world, pdk_vehicle_id id, 
     if (len < sizeof(vehicle_record)) {
         return PDK_ERR_CAPACITY;
     }
+    /* Composed in place where out is aligned for it (a malloc'd buffer
+     * is), else on the stack and copied: the same bytes, one 5 kB copy
+     * less a vehicle in a keyframe. */
+    vehicle_record local;
+    const bool aligned = (uintptr_t)out % _Alignof(vehicle_record) == 0u;
+    vehicle_record *r = aligned ? (vehicle_record *)out : &local;
     uint32_t slot = (uint32_t)s;
-    vehicle_record r;
-    memset(&r, 0, sizeof r);
-    r.layout = pdk_snapshot_layout();
-    r.model = meta_of(world)[slot].model;
+    memset(r, 0, sizeof *r);
+    r->layout = pdk_snapshot_layout();
+    r->model = meta_of(world)[slot].model;
     if (is_four_wheel(world, slot)) {
-        r.m.fw.state = fw_state_of(world)[slot];
-        r.m.fw.cmd = fw_cmd_of(world)[slot];
+        r->m.fw.state = fw_state_of(world)[slot];
+        r->m.fw.cmd = fw_cmd_of(world)[slot];
     } else {
-        r.m.st.state = st_state_of(world)[slot];
-        r.m.st.cmd = st_cmd_of(world)[slot];
+        r->m.st.state = st_state_of(world)[slot];
+        r->m.st.cmd = st_cmd_of(world)[slot];
     }
-    r.dbw = dbw_of(world)[slot];
-    r.driver = driver_of(world)[slot];
-    memcpy(r.channels, channels_of(world, slot), sizeof r.channels);
-    memcpy(out, &r, sizeof r);
+    r->dbw = dbw_of(world)[slot];
+    r->driver = driver_of(world)[slot];
+    memcpy(r->channels, channels_of(world, slot), sizeof r->channels);
+    if (!aligned) {
+        memcpy(out, &local, sizeof local);
+    }
     return PDK_OK;
 }
 
