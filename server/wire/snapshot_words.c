@@ -54,10 +54,30 @@ static const int32_t front_lanes[16][8] __attribute__((aligned(32))) = {
     {0, 1, 2, 3, 4, 5, 6, 7},
 };
 
+/* Groups of eight words, four at a time by four (a build's function, which
+ * stores the four with the nonzero ones first and returns their mask),
+ * then the tail word by word. Always inlined, four with it, so that each
+ * build compiles the whole loop for its instruction set. */
+__attribute__((always_inline)) static inline uint8_t *
+pack_by_fours(const uint8_t *rec, size_t words, uint8_t *out, uint8_t *w,
+              unsigned (*four)(const uint8_t *, uint8_t *))
+{
+    size_t i = 0;
+    for (; i + 8u <= words; i += 8u) {
+        const unsigned lo = four(rec + 8u * i, w);
+        w += 8 * __builtin_popcount(lo);
+        const unsigned hi = four(rec + 8u * i + 32u, w);
+        w += 8 * __builtin_popcount(hi);
+        out[i / 8u] = (uint8_t)(lo | hi << 4);
+    }
+    return pack_scalar_from(rec, words, i, out, w);
+}
+
 /* Four words at rec to w, the nonzero ones first; returns their mask. The
  * store is a whole vector: 32 bytes at w, which out has room for while a
  * group of eight words remains (pdk_wire_pack_words_build). */
-__attribute__((target("avx2"))) static inline unsigned four_avx2(const uint8_t *rec, uint8_t *w)
+__attribute__((target("avx2"), always_inline)) static inline unsigned four_avx2(const uint8_t *rec,
+                                                                                uint8_t *w)
 {
     const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)rec);
     const __m256i zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
@@ -70,18 +90,10 @@ __attribute__((target("avx2"))) static inline unsigned four_avx2(const uint8_t *
 __attribute__((target("avx2,popcnt"))) static uint8_t *pack_avx2(const uint8_t *rec, size_t words,
                                                                  uint8_t *out, uint8_t *w)
 {
-    size_t i = 0;
-    for (; i + 8u <= words; i += 8u) {
-        const unsigned lo = four_avx2(rec + 8u * i, w);
-        w += 8 * __builtin_popcount(lo);
-        const unsigned hi = four_avx2(rec + 8u * i + 32u, w);
-        w += 8 * __builtin_popcount(hi);
-        out[i / 8u] = (uint8_t)(lo | hi << 4);
-    }
-    return pack_scalar_from(rec, words, i, out, w);
+    return pack_by_fours(rec, words, out, w, four_avx2);
 }
 
-__attribute__((target("avx2,avx512f,avx512vl"))) static inline unsigned
+__attribute__((target("avx2,avx512f,avx512vl"), always_inline)) static inline unsigned
 four_avx512(const uint8_t *rec, uint8_t *w)
 {
     const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)rec);
@@ -93,15 +105,7 @@ four_avx512(const uint8_t *rec, uint8_t *w)
 __attribute__((target("avx2,avx512f,avx512vl,popcnt"))) static uint8_t *
 pack_avx512(const uint8_t *rec, size_t words, uint8_t *out, uint8_t *w)
 {
-    size_t i = 0;
-    for (; i + 8u <= words; i += 8u) {
-        const unsigned lo = four_avx512(rec + 8u * i, w);
-        w += 8 * __builtin_popcount(lo);
-        const unsigned hi = four_avx512(rec + 8u * i + 32u, w);
-        w += 8 * __builtin_popcount(hi);
-        out[i / 8u] = (uint8_t)(lo | hi << 4);
-    }
-    return pack_scalar_from(rec, words, i, out, w);
+    return pack_by_fours(rec, words, out, w, four_avx512);
 }
 #endif
 
