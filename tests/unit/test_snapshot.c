@@ -19,7 +19,6 @@
 #include "prng.h"
 #include "snapshot.h"
 #include "wire.h"
-#include "wire_internal.h"
 #include "wire_snapshot.h"
 #include "world.h"
 
@@ -650,126 +649,6 @@ START_TEST(a_kept_scratch_encodes_the_same_bytes)
     pdk_wire_snapshot_scratch_free(NULL);
     pdk_buf_free(&fresh);
     pdk_buf_free(&kept);
-    box_close(&orig);
-}
-END_TEST
-
-/* The packed record as snapshot.proto describes it, written plainly: the
- * reference every build of pdk_wire_pack_words is held to. */
-static size_t pack_reference(const uint8_t *rec, size_t words, uint8_t *out)
-{
-    size_t map = pdk_wire_bitmap_bytes(words);
-    memset(out, 0, map);
-    size_t len = map;
-    for (size_t i = 0; i < words; i++) {
-        uint64_t v;
-        memcpy(&v, rec + 8 * i, 8);
-        if (v != 0) {
-            out[i / 8] |= (uint8_t)(1u << (i % 8));
-            memcpy(out + len, &v, 8);
-            len += 8;
-        }
-    }
-    return len;
-}
-
-/* Every build of the record's packing (baseline, AVX2, AVX-512, as the
- * processor has them) gives the reference's bytes: records of 0 to 90
- * words (every tail after groups of four and eight), all zero, all
- * nonzero, and at random densities, with words that are zero but for one
- * bit (the top one too: -0.0) and a run of nonzero words across the group
- * boundaries; and none writes past the room it is given. Then a real
- * record, composed into an unaligned buffer too (pdk_world_snapshot_vehicle
- * composes in place only where it is aligned): the same bytes. */
-START_TEST(every_pack_build_gives_the_same_bytes)
-{
-    const pdk_fw_build builds[] = {PDK_FW_BUILD_BASELINE, PDK_FW_BUILD_AVX2, PDK_FW_BUILD_AVX512,
-                                   PDK_FW_BUILD_BEST};
-    enum { MAX_WORDS = 90, CANARY = 64 };
-    uint8_t rec[MAX_WORDS * 8];
-    uint8_t want[MAX_WORDS * 8 + MAX_WORDS];
-    uint8_t got[MAX_WORDS * 8 + MAX_WORDS + CANARY];
-    uint64_t x = UINT64_C(0x9E3779B97F4A7C15);
-    int checked = 0;
-    for (size_t words = 0; words <= MAX_WORDS; words++) {
-        for (int pattern = 0; pattern < 7; pattern++) {
-            for (size_t i = 0; i < words; i++) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                uint64_t v = x;
-                switch (pattern) {
-                case 0:
-                    v = 0;
-                    break; /* all zero */
-                case 1:
-                    v |= 1;
-                    break; /* all nonzero */
-                case 2:
-                    v = (x >> 8) % 4 == 0 ? v : 0;
-                    break; /* a quarter */
-                case 3:
-                    v = (x >> 8) % 2 == 0 ? v : 0;
-                    break; /* a half */
-                case 4:
-                    v = (x >> 8) % 4 != 0 ? v : 0;
-                    break; /* three quarters */
-                case 5:
-                    v = (uint64_t)1 << (x % 64);
-                    break; /* one bit each */
-                default:
-                    v = i % 11 >= 3 && i % 11 < 9 ? UINT64_C(0x8000000000000000) : 0;
-                    break;
-                }
-                memcpy(rec + 8 * i, &v, 8);
-            }
-            const size_t room = pdk_wire_packed_max(8 * words);
-            const size_t want_len = pack_reference(rec, words, want);
-            for (size_t b = 0; b < sizeof builds / sizeof builds[0]; b++) {
-                if (!pdk_fw_build_available(builds[b]))
-                    continue;
-                memset(got, 0xA5, sizeof got);
-                size_t len = pdk_wire_pack_words_build(rec, 8 * words, got, builds[b]);
-                ck_assert_msg(len == want_len && memcmp(got, want, len) == 0,
-                              "build %d, %zu words, pattern %d: %zu bytes, want %zu",
-                              (int)builds[b], words, pattern, len, want_len);
-                for (size_t k = room; k < room + CANARY; k++)
-                    ck_assert_msg(got[k] == 0xA5, "build %d wrote byte %zu of %zu room",
-                                  (int)builds[b], k, room);
-                checked++;
-            }
-        }
-    }
-    ck_assert_int_ge(checked, 91 * 7 * 2);
-
-    pdk_world_def wd = pdk_world_def_default();
-    wd.max_vehicles = 2;
-    box orig;
-    box_open(&orig, &wd);
-    pdk_vehicle_def def = vehicle("polaris_ranger");
-    pdk_vehicle_id id = spawn(orig.w, &def, 0.0, 0.0, 8.0);
-    applied a = {0};
-    for (int t = 0; t < 60; t++) {
-        drive_all(orig.w, &a);
-        pdk_world_step(orig.w);
-    }
-    const size_t bytes = pdk_snapshot_vehicle_bytes();
-    uint8_t *aligned = malloc(bytes), *odd = malloc(bytes + 1);
-    uint8_t *packed = malloc(pdk_wire_packed_max(bytes)), *ref = malloc(pdk_wire_packed_max(bytes));
-    ck_assert(aligned && odd && packed && ref);
-    memset(aligned, 0x5A, bytes);
-    memset(odd, 0xC3, bytes + 1);
-    ck_assert_int_eq(pdk_world_snapshot_vehicle(orig.w, id, aligned, bytes), PDK_OK);
-    ck_assert_int_eq(pdk_world_snapshot_vehicle(orig.w, id, odd + 1, bytes), PDK_OK);
-    ck_assert_mem_eq(aligned, odd + 1, bytes);
-    size_t len = pdk_wire_pack_words(aligned, bytes, packed);
-    ck_assert_uint_eq(len, pack_reference(aligned, bytes / 8, ref));
-    ck_assert_mem_eq(packed, ref, len);
-    ck_assert_uint_lt(len, bytes / 2); /* most of a record is zeros */
-    free(aligned);
-    free(odd);
-    free(packed);
-    free(ref);
     box_close(&orig);
 }
 END_TEST
@@ -1559,7 +1438,6 @@ static Suite *snapshot_suite(void)
     tcase_set_timeout(fleet, 60);
     tcase_add_test(fleet, a_fleet_with_removals_restores);
     tcase_add_test(fleet, a_kept_scratch_encodes_the_same_bytes);
-    tcase_add_test(fleet, every_pack_build_gives_the_same_bytes);
     tcase_add_test(fleet, an_empty_world_restores);
     suite_add_tcase(s, fleet);
     TCase *refusals = tcase_create("refusals");
