@@ -133,8 +133,3 @@ size_t pdk_wire_pack_words_build(const uint8_t *rec, size_t record_bytes, uint8_
 #endif
     return (size_t)(end - out);
 }
-
-size_t pdk_wire_pack_words(const uint8_t *rec, size_t record_bytes, uint8_t *out)
-{
-    return pdk_wire_pack_words_build(rec, record_bytes, out, PDK_FW_BUILD_BEST);
-}

@@ -85,10 +85,9 @@ static inline size_t pdk_wire_packed_max(size_t record_bytes)
 
 /* Packs the record at rec into out, which holds pdk_wire_packed_max(
  * record_bytes) bytes: a build may write anywhere in them, past the bytes it
- * returns too. Returns the packed length. Every build gives the same bytes;
- * _build runs the one given (resolved by pdk_fw_build_resolve), the other
- * the widest this processor has. */
-size_t pdk_wire_pack_words(const uint8_t *rec, size_t record_bytes, uint8_t *out);
+ * returns too. Returns the packed length. Runs build as
+ * pdk_fw_build_resolve resolves it (BEST: the widest this processor has);
+ * every build gives the same bytes. */
 size_t pdk_wire_pack_words_build(const uint8_t *rec, size_t record_bytes, uint8_t *out,
                                  pdk_fw_build build);
 

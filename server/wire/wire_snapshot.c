@@ -236,6 +236,8 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
     err = pdk_world_snapshot_generations(world, generations, capacity);
     PDK_ASSERT(err == PDK_OK);
 
+    /* The packing's build, resolved once for every vehicle. */
+    const pdk_fw_build pack_build = pdk_fw_build_resolve(PDK_FW_BUILD_BEST);
     uint8_t *p = out->data;
     p = put_varint_field(p, WS_TICK, head.tick);
     p = put_varint_field(p, WS_SEED, head.seed);
@@ -264,7 +266,7 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
         const uint32_t model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
         const uint8_t *body = words ? packed : rec;
         const size_t body_len =
-            words ? pdk_wire_pack_words(rec, record_bytes, packed) : record_bytes;
+            words ? pdk_wire_pack_words_build(rec, record_bytes, packed, pack_build) : record_bytes;
         p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_VEHICLES, PDK_WT_LEN),
                                 vehicle_size(id, model, &pose, body_len));
         p = put_vehicle(p, id, model, &pose, words, body, body_len);

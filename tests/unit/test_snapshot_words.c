@@ -143,7 +143,7 @@ START_TEST(a_real_record_composes_and_packs_the_same_anywhere)
     ck_assert_int_eq(pdk_world_snapshot_vehicle(w, id, aligned, bytes), PDK_OK);
     ck_assert_int_eq(pdk_world_snapshot_vehicle(w, id, odd + 1, bytes), PDK_OK);
     ck_assert_mem_eq(aligned, odd + 1, bytes);
-    size_t len = pdk_wire_pack_words(aligned, bytes, packed);
+    size_t len = pdk_wire_pack_words_build(aligned, bytes, packed, PDK_FW_BUILD_BEST);
     ck_assert_uint_eq(len, pack_reference(aligned, bytes / 8, ref));
     ck_assert_mem_eq(packed, ref, len);
     ck_assert_uint_lt(len, bytes / 2); /* most of a record is zeros */
