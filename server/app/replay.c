@@ -3,6 +3,7 @@
  * through keyframes (replay.h). */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,7 @@ typedef struct loader {
     /* The inputs read, decoded once all are in (decode_inputs). */
     raw_input *raw;
     size_t n_raw, cap_raw;
+    size_t n_spawns; /* of the raw inputs: those that will own text */
     unsigned char *bytes;
     size_t n_bytes, cap_bytes;
     char *err;
@@ -192,6 +194,7 @@ static pdk_error on_input(void *ctx, uint64_t tick, uint32_t seq, int kind, cons
     if (len > 0)
         memcpy(ld->bytes + ld->n_bytes, payload, len);
     ld->raw[ld->n_raw++] = (raw_input){tick, seq, kind, ld->n_bytes, len};
+    ld->n_spawns += kind == PDK_INPUT_SPAWN;
     ld->n_bytes += len;
     return PDK_OK;
 }
@@ -224,21 +227,29 @@ static pdk_error decode_input(rec_input *in, const raw_input *r, const unsigned 
     }
 }
 
-/* A share of the inputs to decode, and the first that did not. */
+/* A share of the inputs to decode, and the first that did not. The
+ * spawns it decodes (even one that failed half way: what decode_spawn did
+ * allocate is freed with the recording) take the next slots of the
+ * recording's text_inputs, whose length the loader counted: in no
+ * particular order, which freeing them does not need. */
 typedef struct decode_share {
     const loader *ld;
     size_t from, to;
     size_t failed_at; /* to when none failed */
     pdk_error failed;
+    atomic_size_t *next_text;
 } decode_share;
 
 static void *decode_share_run(void *arg)
 {
     decode_share *d = arg;
+    pdk_recording *rec = d->ld->rec;
     d->failed_at = d->to;
     d->failed = PDK_OK;
     for (size_t i = d->from; i < d->to; i++) {
-        pdk_error e = decode_input(&d->ld->rec->inputs[i], &d->ld->raw[i], d->ld->bytes);
+        pdk_error e = decode_input(&rec->inputs[i], &d->ld->raw[i], d->ld->bytes);
+        if (d->ld->raw[i].kind == PDK_INPUT_SPAWN)
+            rec->text_inputs[atomic_fetch_add_explicit(d->next_text, 1, memory_order_relaxed)] = i;
         if (e != PDK_OK) {
             d->failed_at = i;
             d->failed = e;
@@ -265,6 +276,13 @@ static pdk_error decode_inputs(loader *ld)
     if (!rec->inputs)
         return PDK_ERR_NO_MEMORY;
     rec->n_inputs = ld->n_raw;
+    if (ld->n_spawns > 0) {
+        rec->text_inputs = malloc(ld->n_spawns * sizeof(*rec->text_inputs));
+        if (!rec->text_inputs)
+            return PDK_ERR_NO_MEMORY;
+    }
+    atomic_size_t next_text;
+    atomic_init(&next_text, 0);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t n = ld->n_raw < 2 * DECODE_SHARE_MIN ? 1 : (size_t)(cpus > 1 ? cpus : 1);
     if (n > DECODE_THREADS_MAX)
@@ -273,8 +291,10 @@ static pdk_error decode_inputs(loader *ld)
     pthread_t threads[DECODE_THREADS_MAX];
     bool started[DECODE_THREADS_MAX] = {false};
     for (size_t t = 0; t < n; t++) {
-        shares[t] =
-            (decode_share){.ld = ld, .from = ld->n_raw * t / n, .to = ld->n_raw * (t + 1) / n};
+        shares[t] = (decode_share){.ld = ld,
+                                   .from = ld->n_raw * t / n,
+                                   .to = ld->n_raw * (t + 1) / n,
+                                   .next_text = &next_text};
         if (t > 0)
             started[t] = pthread_create(&threads[t], NULL, decode_share_run, &shares[t]) == 0;
     }
@@ -284,6 +304,7 @@ static pdk_error decode_inputs(loader *ld)
         else
             pthread_join(threads[t], NULL);
     }
+    rec->n_text_inputs = atomic_load(&next_text);
     for (size_t t = 0; t < n; t++) {
         if (shares[t].failed == PDK_OK)
             continue;
@@ -417,6 +438,7 @@ static pdk_error join_halves(loader *ld, loader *later)
     }
     ld->n_raw += later->n_raw;
     ld->n_bytes += later->n_bytes;
+    ld->n_spawns += later->n_spawns;
     return PDK_OK;
 }
 
@@ -564,10 +586,11 @@ void pdk_recording_free(pdk_recording *rec)
         free(rec->vehicles[i].overrides);
         free(rec->vehicles[i].params_json);
     }
-    for (size_t i = 0; i < rec->n_inputs; i++) {
-        free(rec->inputs[i].preset);
-        free(rec->inputs[i].overrides);
+    for (size_t k = 0; k < rec->n_text_inputs; k++) {
+        free(rec->inputs[rec->text_inputs[k]].preset);
+        free(rec->inputs[rec->text_inputs[k]].overrides);
     }
+    free(rec->text_inputs);
     free(rec->vehicles);
     free(rec->inputs);
     free(rec->hashes);

@@ -63,6 +63,12 @@ struct pdk_recording {
     size_t n_vehicles;
     rec_input *inputs; /* in (tick, seq) order */
     size_t n_inputs;
+    /* The indices of the inputs that may own text (the spawns, with
+     * their preset and overrides), in no order: what freeing the
+     * recording walks, where walking every input would read the whole
+     * array again, megabytes long and cold by then (ADR 0020). */
+    size_t *text_inputs;
+    size_t n_text_inputs;
     rec_hash *hashes; /* in tick order */
     size_t n_hashes;
     rec_keyframe *keyframes; /* in tick order */
