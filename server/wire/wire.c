@@ -186,6 +186,45 @@ ProtobufCMessage *pdk_wire_unpack_bounded(const ProtobufCMessageDescriptor *desc
     return protobuf_c_message_unpack(desc, &allocator, len, body != NULL ? body : empty);
 }
 
+/* Zeroed, as budget_alloc's; 16-byte aligned, as malloc's. */
+static void *arena_alloc(void *data, size_t size)
+{
+    pdk_wire_arena *arena = data;
+    size_t need = size > 0 ? (size + 15u) & ~(size_t)15u : 16u;
+    if (need < size || need > sizeof(arena->bytes) - arena->used) {
+        arena->overflowed = true;
+        return NULL;
+    }
+    void *p = arena->bytes + arena->used;
+    arena->used += need;
+    memset(p, 0, size);
+    return p;
+}
+
+static void arena_free(void *data, void *ptr)
+{
+    (void)data;
+    (void)ptr; /* the arena goes as a whole */
+}
+
+ProtobufCMessage *pdk_wire_unpack_small(const ProtobufCMessageDescriptor *desc, const uint8_t *body,
+                                        size_t len, pdk_wire_arena *arena, bool *heap)
+{
+    static const uint8_t empty[1] = {0};
+    *heap = false;
+    arena->used = 0;
+    arena->overflowed = false;
+    ProtobufCAllocator allocator = {
+        .alloc = arena_alloc, .free = arena_free, .allocator_data = arena};
+    ProtobufCMessage *msg =
+        protobuf_c_message_unpack(desc, &allocator, len, body != NULL ? body : empty);
+    if (msg == NULL && arena->overflowed) {
+        msg = pdk_wire_unpack_bounded(desc, body, len);
+        *heap = msg != NULL;
+    }
+    return msg;
+}
+
 pdk_error pdk_wire_pack_append(pdk_buf *out, const ProtobufCMessage *msg)
 {
     size_t len = protobuf_c_message_get_packed_size(msg);
@@ -401,8 +440,10 @@ pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
     if (out == NULL || (body == NULL && len > 0)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
+    pdk_wire_arena arena;
+    bool heap;
     ProtobufCMessage *msg =
-        pdk_wire_unpack_bounded(&paddock__v1__dbw_command__descriptor, body, len);
+        pdk_wire_unpack_small(&paddock__v1__dbw_command__descriptor, body, len, &arena, &heap);
     if (msg == NULL) {
         return PDK_ERR_PROTOCOL;
     }
@@ -411,7 +452,9 @@ pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
     if (id != NULL) {
         *id = cmd->vehicle_id;
     }
-    protobuf_c_message_free_unpacked(msg, NULL);
+    if (heap) {
+        protobuf_c_message_free_unpacked(msg, NULL);
+    }
     return PDK_OK;
 }
 

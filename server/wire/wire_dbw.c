@@ -431,8 +431,10 @@ pdk_error pdk_wire_dbw_msg_decode(const uint8_t *body, size_t len, pdk_dbw_msg *
     if (out == NULL || (body == NULL && len > 0)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
+    pdk_wire_arena arena;
+    bool heap;
     ProtobufCMessage *msg =
-        pdk_wire_unpack_bounded(&paddock__v1__dbw_message__descriptor, body, len);
+        pdk_wire_unpack_small(&paddock__v1__dbw_message__descriptor, body, len, &arena, &heap);
     if (msg == NULL) {
         return PDK_ERR_PROTOCOL;
     }
@@ -441,7 +443,9 @@ pdk_error pdk_wire_dbw_msg_decode(const uint8_t *body, size_t len, pdk_dbw_msg *
     if (err == PDK_OK && id != NULL) {
         *id = m->vehicle_id;
     }
-    protobuf_c_message_free_unpacked(msg, NULL);
+    if (heap) {
+        protobuf_c_message_free_unpacked(msg, NULL);
+    }
     return err;
 }
 

@@ -142,6 +142,66 @@ static void assert_kit_msg_eq(const pdk_dbw_msg *a, const pdk_dbw_msg *b)
     }
 }
 
+/* Appends an unknown field (99, length-delimited) of n zero bytes to buf,
+ * which protobuf-c keeps with the message it decodes. */
+static void append_unknown(pdk_buf *buf, size_t n)
+{
+    uint8_t head[8] = {0x9a, 0x06}; /* (99 << 3) | 2 */
+    size_t k = 2;
+    for (size_t v = n; k < sizeof head; v >>= 7) {
+        head[k++] = (uint8_t)((v & 0x7fu) | (v > 0x7fu ? 0x80u : 0u));
+        if (v <= 0x7fu)
+            break;
+    }
+    ck_assert_int_eq(pdk_buf_reserve(buf, k + n), PDK_OK);
+    memcpy(buf->data + buf->len, head, k);
+    memset(buf->data + buf->len + k, 0, n);
+    buf->len += k + n;
+}
+
+/* Decodes take their memory from a small arena on the stack, and a
+ * message that needs more (a large unknown field: protobuf-c keeps a copy)
+ * from the heap instead: either way the same decode, of every kind, and of
+ * a DbwCommand. */
+START_TEST(dbw_decodes_past_the_arena)
+{
+    static const size_t extra[] = {0, 16, 1500, 3000, 20000};
+    for (size_t e = 0; e < sizeof extra / sizeof extra[0]; e++) {
+        for (int kind = PDK_DBW_MSG_STEER; kind <= PDK_DBW_MSG_AW_MODE; kind++) {
+            pdk_dbw_msg in = kit_msg(kind);
+            pdk_buf buf = {0};
+            ck_assert_int_eq(pdk_wire_dbw_msg_encode(42, 7, &in, &buf), PDK_OK);
+            append_unknown(&buf, extra[e]);
+            pdk_dbw_msg out;
+            memset(&out, 0x5a, sizeof out);
+            pdk_vehicle_id id = 0;
+            ck_assert_int_eq(pdk_wire_dbw_msg_decode(buf.data, buf.len, &out, &id), PDK_OK);
+            ck_assert_uint_eq(id, 7);
+            assert_kit_msg_eq(&in, &out);
+            /* Cut inside the unknown field: not a message, in either path. */
+            ck_assert_int_eq(pdk_wire_dbw_msg_decode(buf.data, buf.len - 1, &out, &id),
+                             PDK_ERR_PROTOCOL);
+            pdk_buf_free(&buf);
+        }
+        pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE | PDK_DBW_STEER,
+                           .throttle_pct = 37.5,
+                           .steer_wheel_deg = -12.0};
+        pdk_buf buf = {0};
+        ck_assert_int_eq(pdk_wire_dbw_encode(3, 9, &cmd, &buf), PDK_OK);
+        append_unknown(&buf, extra[e]);
+        pdk_dbw_cmd back;
+        pdk_vehicle_id id = 0;
+        ck_assert_int_eq(pdk_wire_dbw_decode(buf.data, buf.len, &back, &id), PDK_OK);
+        ck_assert_uint_eq(id, 9);
+        ck_assert_uint_eq(back.fields, cmd.fields);
+        ck_assert_double_eq(back.throttle_pct, 37.5);
+        ck_assert_double_eq(back.steer_wheel_deg, -12.0);
+        ck_assert_int_eq(pdk_wire_dbw_decode(buf.data, buf.len - 1, &back, &id), PDK_ERR_PROTOCOL);
+        pdk_buf_free(&buf);
+    }
+}
+END_TEST
+
 /* Every kind survives encode and decode to the bit, and protobuf-c reads
  * the fields where the proto puts them. */
 START_TEST(dbw_msg_round_trip_every_kind)
@@ -567,6 +627,7 @@ static Suite *wire_dbw_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, dbw_msg_round_trip_every_kind);
+    tcase_add_test(tc, dbw_decodes_past_the_arena);
     tcase_add_test(tc, dbw_msg_from_pb_converts_exactly);
     tcase_add_test(tc, dbw_msg_from_pb_names_what_is_wrong);
     tcase_add_test(tc, dbw_report_every_kind);
