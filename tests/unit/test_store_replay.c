@@ -344,12 +344,14 @@ static int64_t all_rows(const char *path)
                           "FROM build)");
 }
 
-/* ---- Migration 0002 on an older file ---- */
+/* ---- Migrations 0002 and 0003 on an older file ---- */
 
 START_TEST(test_migration_keeps_0001_rows)
 {
     /* A file as a server before migration 0002 left it, made without the
-     * store (which needs the newest schema): 0001 applied and recorded. */
+     * store (which needs the newest schema): 0001 applied and recorded,
+     * its inputs written out of key order (0003 copies them into a table
+     * of their key). */
     const char *path = tmp_path("paddock.db");
     FILE *f = fopen(MIGRATIONS "/0001_initial.sql", "rb");
     ck_assert_ptr_nonnull(f);
@@ -371,13 +373,16 @@ START_TEST(test_migration_keeps_0001_rows)
                  "'realtime', 'flat', '{}', '0.0.9+old', 0.008333, 4, 1700000000000);"
                  "INSERT INTO vehicles(session_id, vehicle_id, spawn_tick, preset, overrides, "
                  "params_json) VALUES (1, 1, 0, 'kart', '', '{}');"
+                 "INSERT INTO inputs VALUES (1, 5, 0, 1, x'63');"
                  "INSERT INTO inputs VALUES (1, 3, 0, 1, x'6162');"
+                 "INSERT INTO inputs VALUES (1, 4, 1, 1, x'65');"
+                 "INSERT INTO inputs VALUES (1, 4, 0, 1, x'64');"
                  "WITH RECURSIVE t(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM t WHERE x < 9) "
                  "INSERT INTO state_hashes SELECT 1, x, x * 11 FROM t;");
     sqlite3_close(db);
 
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 2);
+    ck_assert_int_eq(pdk_store_schema_version(s), 3);
     pdk_store_session_info info = read_info(s, 1);
     ck_assert_str_eq(info.session.name, "before replay");
     ck_assert_uint_eq(info.session.start_tick, 0);
@@ -389,12 +394,20 @@ START_TEST(test_migration_keeps_0001_rows)
     ck_assert_uint_eq(info.last_tick, 9);
     pdk_store_session_info_free(&info);
     char *d = dump_session(s, 1);
-    ck_assert_msg(strstr(d, "input 3 0 1 2 6162\n") && strstr(d, "hash 9 99\n") &&
-                      strstr(d, "vehicle 1 spawn 0") && !strstr(d, "keyframe"),
+    ck_assert_msg(strstr(d, "input 3 0 1 2 6162\ninput 4 0 1 1 64\ninput 4 1 1 1 65\n"
+                             "input 5 0 1 1 63\n") &&
+                      strstr(d, "hash 9 99\n") && strstr(d, "vehicle 1 spawn 0") &&
+                      !strstr(d, "keyframe"),
                   "%s", d);
     free(d);
     pdk_store_close(s);
     assert_intact(path);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'inputs' "
+                                    "AND sql LIKE '%WITHOUT ROWID%'"),
+                     1);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE "
+                                    "'inputs_by_key%'"),
+                     0);
 }
 END_TEST
 
@@ -873,7 +886,7 @@ START_TEST(test_export_import_round_trip)
     ck_assert_int_eq(file_int(file, "SELECT original_session_id FROM paddock_export"), 2);
     ck_assert_int_gt(file_int(file, "SELECT exported_unix_ms FROM paddock_export"), 1600000000000);
     ck_assert_int_eq(file_int(file, "SELECT length(exported_by_build) > 0 FROM paddock_export"), 1);
-    ck_assert_int_eq(file_int(file, "SELECT MAX(version) FROM schema_migrations"), 2);
+    ck_assert_int_eq(file_int(file, "SELECT MAX(version) FROM schema_migrations"), 3);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM sessions"), 1);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM build"), 1);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM state_hashes WHERE session_id <> 2"), 0);
@@ -974,7 +987,7 @@ START_TEST(test_export_errors)
     copy_file(MIGRATIONS "/0001_initial.sql", mfile);
     const char *file2 = tmp_path("old.paddock");
     ck_assert_int_eq(pdk_store_export_session(s, 1, file2, old_dir, err, sizeof err), PDK_ERR_DB);
-    ck_assert_msg(strstr(err, "version 1") && strstr(err, "version 2"), "%s", err);
+    ck_assert_msg(strstr(err, "version 1") && strstr(err, "version 3"), "%s", err);
     ck_assert(!exists(file2));
     ck_assert_int_eq(pdk_store_export_session(s, 1, file2, tmp_path("nope"), err, sizeof err),
                      PDK_ERR_IO);
@@ -1047,7 +1060,7 @@ START_TEST(test_import_errors)
     copy_file(good, newer);
     file_exec(newer, "INSERT INTO schema_migrations(version, name, applied_unix_ms) "
                      "VALUES (9999, 'future', 0)");
-    const char *too_new[] = {"9999", "(2)"};
+    const char *too_new[] = {"9999", "(3)"};
     import_fails(s, path, newer, PDK_ERR_DB_TOO_NEW, too_new, 2);
 
     const char *fmt2 = tmp_path("format2.paddock");
