@@ -1099,7 +1099,12 @@ VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terra
     for (int k = 0; k < substeps; k++) {
         for (int j = 0; j < n; j++) {
             svs[j].last = k == substeps - 1;
-            svs[j].want_mz = MZ_ON_CHASSIS || svs[j].last;
+            /* The moment feeds the chassis only where MZ_ON_CHASSIS; else
+             * only the channels (telemetry), so a vehicle without them
+             * this tick (a verify, pdk_world_set_telemetry) skips it: the
+             * same state, some 5 % of a Magic Formula car's step (ADR
+             * 0020; test_snapshot's telemetry_off_changes_no_state). */
+            svs[j].want_mz = MZ_ON_CHASSIS || (svs[j].last && vs[j].ch != NULL);
             geometry(&vs[j], &svs[j], &qs[j], terrain);
         }
         for (int j = 0; j < n; j++) {

@@ -25,7 +25,8 @@
 
 /* Whether the tyres' aligning moments act on the chassis in every substep
  * (1), or are computed only in the tick's last substep for the channels
- * (TyreMz_*, SteeringTorque) (0). 0: the moment costs a Magic Formula car
+ * (TyreMz_*, SteeringTorque), and only for a vehicle that has channels
+ * that tick (0). 0: the moment costs a Magic Formula car
  * about 100 ns a step (8 %) in every substep, and on the chassis it is a
  * yaw moment of -t sum F_y, 2 % more understeer at 0.3 g with 3 cm of
  * trail, below what the model leaves out of the steering (no compliance,
