@@ -116,7 +116,7 @@ typedef struct pdk_wire_arena {
  * by pdk_wire_unpack_bounded instead and *heap set: that one is freed as
  * its comment says. NULL when the bytes are not one such message. The
  * recorded inputs a verify loads are tens of thousands of these; on the
- * heap their allocations and frees were a third of the decode (ADR 0020). */
+ * heap their allocations and frees were a quarter of the decode (ADR 0020). */
 ProtobufCMessage *pdk_wire_unpack_small(const ProtobufCMessageDescriptor *desc, const uint8_t *body,
                                         size_t len, pdk_wire_arena *arena, bool *heap);
 
