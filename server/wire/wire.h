@@ -145,4 +145,31 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
 pdk_error pdk_wire_dbw_report_frame_append(pdk_buf *out, uint32_t subscription_id,
                                            const uint8_t *common, size_t common_len);
 
+/* ---- the recorded bodies of other session inputs (wire_input.c) ----------
+ *
+ * A spawn as a VehicleSpawn, a removal as a VehicleRemove, a reset and a
+ * reseed as a SessionControl with that action set, each appended to out.
+ * Decode: PDK_ERR_PARSE when the bytes are not one (or, for a
+ * SessionControl, carry another action). */
+typedef struct pdk_wire_spawn {
+    double x_m;
+    double y_m;
+    double yaw_deg;
+    double speed_mps;
+    pdk_gear gear;
+    char *preset;    /* encode: read (NULL as ""); decode: malloc'd, the caller frees */
+    char *overrides; /* as preset */
+} pdk_wire_spawn;
+
+pdk_error pdk_wire_spawn_encode(uint64_t session_id, const pdk_wire_spawn *in, pdk_buf *out);
+/* PDK_ERR_NO_MEMORY too; out's strings are NULL after any error. */
+pdk_error pdk_wire_spawn_decode(const uint8_t *body, size_t len, pdk_wire_spawn *out);
+pdk_error pdk_wire_remove_encode(uint64_t session_id, pdk_vehicle_id id, pdk_buf *out);
+pdk_error pdk_wire_remove_decode(const uint8_t *body, size_t len, pdk_vehicle_id *id);
+pdk_error pdk_wire_reset_encode(uint64_t session_id, pdk_buf *out);
+pdk_error pdk_wire_reset_decode(const uint8_t *body, size_t len);
+pdk_error pdk_wire_reseed_encode(uint64_t session_id, uint64_t seed, pdk_buf *out);
+/* *seed is the body's reseed, also when the action is not a reseed. */
+pdk_error pdk_wire_reseed_decode(const uint8_t *body, size_t len, uint64_t *seed);
+
 #endif
