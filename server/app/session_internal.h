@@ -12,23 +12,19 @@
 #include "session.h"
 #include "wire.h"
 
-typedef struct pending_input {
-    pdk_input_kind kind;
+/* An input waiting for the next tick boundary. */
+struct pdk_pending_input {
+    pdk_input in; /* a spawn's preset and overrides are owned here */
     pdk_reply_to to;
-    pdk_vehicle_id vehicle;
-    pdk_dbw_cmd cmd;
-    pdk_tyre_input tyre;
-    pdk_dbw_msg kit;
-    uint8_t kit_payload[96]; /* its recorded DbwMessage body, when it fits */
-    uint8_t kit_payload_len; /* 0: encoded when it applies */
-    uint64_t seed;           /* reseed only */
+    uint8_t payload[96]; /* its recorded body, when prepare kept it */
+    uint8_t payload_len; /* 0: encoded when it is recorded */
     /* spawn only (the definition is large: a queued command carries none) */
     pdk_vehicle_def *def;
-    pdk_spawn_place place;
-    char *preset;
-    char *overrides;
     char *params_json;
-} pending_input;
+    /* reset only: the vehicles it removed, for the recording */
+    pdk_vehicle_id *removed;
+    int n_removed;
+};
 
 typedef struct subscription {
     uint32_t id;
@@ -92,7 +88,7 @@ struct pdk_session {
     bool publishing; /* false: ticks send no state or report frames */
     bool telemetry;  /* false: the world writes no four-wheel channels */
 
-    pending_input *pending;
+    pdk_pending_input *pending;
     size_t n_pending;
     size_t cap_pending;
 
