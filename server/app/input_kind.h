@@ -1,11 +1,13 @@
 /* The kinds of input that change a session's world, and the one table that
  * says, for each kind, everything the session and the replay need of it:
  * its name, its recorded body's encode and decode (functions of wire), how
- * it applies at a tick boundary, what the recording keeps of it and how a
- * replay queues it again. A new kind is a number here, a member of
- * pdk_input's union, its entry in input_kinds.c and the request handler
- * that queues it (pdk_session_queue_input); the session's tick, the
- * recording and the replay go through the table and need no change. */
+ * it is prepared and applied at a tick boundary, what the recording keeps
+ * of it and what it does to the world's vehicle slots (what a replay
+ * predicts). A new kind is a number here, a member of pdk_input's union,
+ * its entry in input_kinds.c and the request handler that queues it
+ * (pdk_session_queue_input); the session's tick, the recording and the
+ * replay go through the table and need no change. The entries see their
+ * session only through pdk_input_ctx. */
 #ifndef PDK_INPUT_KIND_H
 #define PDK_INPUT_KIND_H
 
@@ -14,6 +16,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "store.h"
 #include "wire.h"
 #include "world.h"
 
@@ -55,9 +58,39 @@ typedef struct pdk_input {
     char *overrides;
 } pdk_input;
 
-typedef struct pdk_session pdk_session;
-typedef struct pdk_pending_input pdk_pending_input;     /* session_internal.h */
-typedef struct pdk_session_vehicle pdk_session_vehicle; /* session.h */
+/* Where the answer to a queued input goes: a connection and its request. */
+typedef struct pdk_reply_to {
+    uint64_t conn_id; /* 0: nobody waits (scripts, the offline runner, a replay) */
+    uint64_t request_id;
+} pdk_reply_to;
+
+/* An input waiting for its tick boundary. */
+typedef struct pdk_pending_input {
+    pdk_input in; /* a spawn's preset and overrides are owned here */
+    pdk_reply_to to;
+    uint8_t payload[96]; /* its recorded body, when prepare kept it */
+    uint8_t payload_len; /* 0: encoded when it is recorded */
+    /* spawn only (the definition is large: a queued command carries none) */
+    pdk_vehicle_def *def;
+    char *params_json;
+    /* reset only: the vehicles it removed, for the recording */
+    pdk_vehicle_id *removed;
+    int n_removed;
+} pdk_pending_input;
+
+/* What a kind's entry may touch of the session it applies to. */
+typedef struct pdk_input_ctx {
+    uint64_t session_id;
+    pdk_world *world;
+    pdk_store *store; /* NULL: the session is not recorded */
+    pdk_buf *scratch; /* a buffer prepare may use */
+    /* Vehicle id left the world: its leases end, their holders told why;
+     * with end_subs its DBW report subscriptions end too (STALE_ID). */
+    void (*vehicle_gone)(void *ud, pdk_vehicle_id id, const char *why, bool end_subs);
+    /* The store refused a record (what names it). */
+    void (*recorded)(void *ud, pdk_error err, const char *what);
+    void *ud;
+} pdk_input_ctx;
 
 /* What an input does to the world's vehicle slots, for a replay that
  * predicts the ids its spawns get. */
@@ -79,18 +112,17 @@ typedef struct pdk_input_ops {
      * are the caller's to free, also after an error. */
     pdk_error (*decode)(const uint8_t *body, size_t len, pdk_input *in);
     /* Optional: turns a queued input into what will apply, before it is
-     * queued (a kit message: its recorded form). An error refuses it. */
-    pdk_error (*prepare)(pdk_session *s, pdk_pending_input *p);
+     * queued (a kit message: its recorded form). An error refuses it. A
+     * replay's input skips it unless the session records itself
+     * (pdk_session_queue_recorded). */
+    pdk_error (*prepare)(const pdk_input_ctx *ctx, pdk_pending_input *p);
     /* Applies it at the current tick boundary; on an error msg (msg_len
      * bytes) names what was wrong. */
-    pdk_error (*apply)(pdk_session *s, pdk_pending_input *p, char *msg, size_t msg_len);
+    pdk_error (*apply)(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg, size_t msg_len);
     /* Optional, for a recorded session: the store's rows an applied input
      * leaves besides its own record (a vehicle's row, removals), written
      * after it. */
-    void (*record_rows)(pdk_session *s, const pdk_pending_input *p, uint64_t tick);
-    /* Queues a recorded input again (a replay's, no reply); row is the
-     * vehicle row of a spawn, NULL for other kinds. */
-    pdk_error (*replay)(pdk_session *s, const pdk_input *in, const pdk_session_vehicle *row);
+    void (*record_rows)(const pdk_input_ctx *ctx, const pdk_pending_input *p, uint64_t tick);
 } pdk_input_ops;
 
 /* The entry of kind; NULL for a number this build does not know. */

@@ -1,27 +1,19 @@
 /* The input table (input_kind.h): one entry per kind of input, each with
  * its recorded body's encode and decode (wire's), how it applies at a tick
- * boundary and the messages it refuses with, the store rows it leaves and
- * how a replay queues it again. */
+ * boundary and the messages it refuses with, the store rows it leaves and what
+ * it does to the world's vehicle slots. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "input_kind.h"
-#include "session_internal.h"
-
-static const pdk_reply_to no_reply = {0, 0};
+#include "script.h"
 
 /* The message of an input whose vehicle is not in the session. */
-static void not_in_session(const pdk_session *s, pdk_vehicle_id id, char *msg, size_t msg_len)
+static void not_in_session(const pdk_input_ctx *ctx, pdk_vehicle_id id, char *msg, size_t msg_len)
 {
-    snprintf(msg, msg_len, "vehicle %u is not in session %llu", id, (unsigned long long)s->id);
-}
-
-static pdk_error replay_as_recorded(pdk_session *s, const pdk_input *in,
-                                    const pdk_session_vehicle *row)
-{
-    (void)row;
-    return pdk_session_queue_recorded(s, in, no_reply);
+    snprintf(msg, msg_len, "vehicle %u is not in session %llu", id,
+             (unsigned long long)ctx->session_id);
 }
 
 /* ---- SPAWN -------------------------------------------------------------- */
@@ -47,34 +39,30 @@ static pdk_error spawn_decode(const uint8_t *body, size_t len, pdk_input *in)
     return PDK_OK;
 }
 
-static pdk_error spawn_apply(pdk_session *s, pdk_pending_input *p, char *msg, size_t msg_len)
+static pdk_error spawn_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                             size_t msg_len)
 {
     const pdk_spawn_place *pl = &p->in.u.place;
     pdk_pose pose = {pl->x_m, pl->y_m, pdk_script_deg_to_rad(pl->yaw_deg)};
     pdk_error err =
-        pdk_world_spawn(s->world, p->def, &pose, pl->speed_mps, pl->gear, &p->in.vehicle);
+        pdk_world_spawn(ctx->world, p->def, &pose, pl->speed_mps, pl->gear, &p->in.vehicle);
     if (err == PDK_ERR_CAPACITY) {
-        snprintf(msg, msg_len, "session %llu is full (%d vehicles)", (unsigned long long)s->id,
-                 pdk_world_def_get(s->world)->max_vehicles);
+        snprintf(msg, msg_len, "session %llu is full (%d vehicles)",
+                 (unsigned long long)ctx->session_id, pdk_world_def_get(ctx->world)->max_vehicles);
     } else if (err != PDK_OK) {
-        const char *why = pdk_world_spawn_problem(s->world, p->def, &pose, pl->speed_mps, pl->gear);
+        const char *why =
+            pdk_world_spawn_problem(ctx->world, p->def, &pose, pl->speed_mps, pl->gear);
         snprintf(msg, msg_len, "spawn refused: %s", why ? why : pdk_error_message(err));
     }
     return err;
 }
 
-static void spawn_record_rows(pdk_session *s, const pdk_pending_input *p, uint64_t tick)
+static void spawn_record_rows(const pdk_input_ctx *ctx, const pdk_pending_input *p, uint64_t tick)
 {
-    pdk_session_recorded_(s,
-                          pdk_store_record_vehicle(s->store, s->id, p->in.vehicle, tick,
-                                                   p->in.preset, p->in.overrides, p->params_json),
-                          "a vehicle");
-}
-
-static pdk_error spawn_replay(pdk_session *s, const pdk_input *in, const pdk_session_vehicle *row)
-{
-    return pdk_session_queue_spawn(s, row->def, row->preset, row->overrides, row->params_json,
-                                   &in->u.place, no_reply);
+    ctx->recorded(ctx->ud,
+                  pdk_store_record_vehicle(ctx->store, ctx->session_id, p->in.vehicle, tick,
+                                           p->in.preset, p->in.overrides, p->params_json),
+                  "a vehicle");
 }
 
 /* ---- REMOVE ------------------------------------------------------------- */
@@ -89,24 +77,26 @@ static pdk_error remove_decode(const uint8_t *body, size_t len, pdk_input *in)
     return pdk_wire_remove_decode(body, len, &in->vehicle);
 }
 
-static pdk_error remove_apply(pdk_session *s, pdk_pending_input *p, char *msg, size_t msg_len)
+static pdk_error remove_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                              size_t msg_len)
 {
-    pdk_error err = pdk_world_remove(s->world, p->in.vehicle);
+    pdk_error err = pdk_world_remove(ctx->world, p->in.vehicle);
     if (err != PDK_OK) {
-        not_in_session(s, p->in.vehicle, msg, msg_len);
+        not_in_session(ctx, p->in.vehicle, msg, msg_len);
         return err;
     }
     char reason[96];
     snprintf(reason, sizeof(reason), "vehicle %u was removed from session %llu", p->in.vehicle,
-             (unsigned long long)s->id);
-    pdk_session_drop_vehicle_leases_(s, p->in.vehicle, reason);
+             (unsigned long long)ctx->session_id);
+    ctx->vehicle_gone(ctx->ud, p->in.vehicle, reason, false);
     return PDK_OK;
 }
 
-static void remove_record_rows(pdk_session *s, const pdk_pending_input *p, uint64_t tick)
+static void remove_record_rows(const pdk_input_ctx *ctx, const pdk_pending_input *p, uint64_t tick)
 {
-    pdk_session_recorded_(s, pdk_store_record_vehicle_removed(s->store, s->id, p->in.vehicle, tick),
-                          "a removal");
+    ctx->recorded(
+        ctx->ud, pdk_store_record_vehicle_removed(ctx->store, ctx->session_id, p->in.vehicle, tick),
+        "a removal");
 }
 
 /* ---- DBW: a remote driver's DbwCommand ------------------------------------- */
@@ -121,16 +111,17 @@ static pdk_error dbw_decode(const uint8_t *body, size_t len, pdk_input *in)
     return pdk_wire_dbw_decode(body, len, &in->u.cmd, &in->vehicle);
 }
 
-static pdk_error dbw_apply(pdk_session *s, pdk_pending_input *p, char *msg, size_t msg_len)
+static pdk_error dbw_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                           size_t msg_len)
 {
-    pdk_error err = pdk_world_command(s->world, p->in.vehicle, &p->in.u.cmd);
+    pdk_error err = pdk_world_command(ctx->world, p->in.vehicle, &p->in.u.cmd);
     if (err == PDK_ERR_STALE_ID) {
-        not_in_session(s, p->in.vehicle, msg, msg_len);
+        not_in_session(ctx, p->in.vehicle, msg, msg_len);
     } else if (err != PDK_OK) {
         /* sim names the field and its bound; the vehicle's own limits are
          * added so the client knows the numbers. */
-        const pdk_vehicle_def *vd = pdk_world_vehicle_def(s->world, p->in.vehicle);
-        const char *why = pdk_world_command_problem(s->world, p->in.vehicle, &p->in.u.cmd);
+        const pdk_vehicle_def *vd = pdk_world_vehicle_def(ctx->world, p->in.vehicle);
+        const char *why = pdk_world_command_problem(ctx->world, p->in.vehicle, &p->in.u.cmd);
         snprintf(msg, msg_len,
                  "command refused: %s (this vehicle: brake_bar 0..%g, steer_wheel_deg "
                  "within +-%g)",
@@ -152,14 +143,15 @@ static pdk_error tyre_decode(const uint8_t *body, size_t len, pdk_input *in)
     return pdk_wire_tyre_decode(body, len, &in->u.tyre, &in->vehicle);
 }
 
-static pdk_error tyre_apply(pdk_session *s, pdk_pending_input *p, char *msg, size_t msg_len)
+static pdk_error tyre_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                            size_t msg_len)
 {
-    pdk_error err = pdk_world_tyre_input(s->world, p->in.vehicle, &p->in.u.tyre);
+    pdk_error err = pdk_world_tyre_input(ctx->world, p->in.vehicle, &p->in.u.tyre);
     if (err == PDK_ERR_STALE_ID) {
-        not_in_session(s, p->in.vehicle, msg, msg_len);
+        not_in_session(ctx, p->in.vehicle, msg, msg_len);
     } else if (err != PDK_OK) {
         /* sim names the field and its bound. */
-        const char *why = pdk_world_tyre_input_problem(s->world, p->in.vehicle, &p->in.u.tyre);
+        const char *why = pdk_world_tyre_input_problem(ctx->world, p->in.vehicle, &p->in.u.tyre);
         snprintf(msg, msg_len, "tyre command refused: %s", why ? why : pdk_error_message(err));
     }
     return err;
@@ -179,33 +171,35 @@ static pdk_error kit_decode(const uint8_t *body, size_t len, pdk_input *in)
 
 /* What applies is what the recording will give back, so the run and its
  * replay feed the kit the same bits. */
-static pdk_error kit_prepare(pdk_session *s, pdk_pending_input *p)
+static pdk_error kit_prepare(const pdk_input_ctx *ctx, pdk_pending_input *p)
 {
-    pdk_buf_reset(&s->payload);
-    pdk_error err = pdk_wire_dbw_msg_encode(s->id, p->in.vehicle, &p->in.u.kit, &s->payload);
+    pdk_buf *buf = ctx->scratch;
+    pdk_buf_reset(buf);
+    pdk_error err = pdk_wire_dbw_msg_encode(ctx->session_id, p->in.vehicle, &p->in.u.kit, buf);
     pdk_dbw_msg recorded_form;
     if (err == PDK_OK)
-        err = pdk_wire_dbw_msg_decode(s->payload.data, s->payload.len, &recorded_form, NULL);
+        err = pdk_wire_dbw_msg_decode(buf->data, buf->len, &recorded_form, NULL);
     if (err != PDK_OK)
         return err;
     p->in.u.kit = recorded_form;
     /* The recorded form's bytes, kept so that recording it costs no second
      * encode. */
-    if (s->store && s->payload.len <= sizeof(p->payload)) {
-        memcpy(p->payload, s->payload.data, s->payload.len);
-        p->payload_len = (uint8_t)s->payload.len;
+    if (ctx->store && buf->len <= sizeof(p->payload)) {
+        memcpy(p->payload, buf->data, buf->len);
+        p->payload_len = (uint8_t)buf->len;
     }
     return PDK_OK;
 }
 
-static pdk_error kit_apply(pdk_session *s, pdk_pending_input *p, char *msg, size_t msg_len)
+static pdk_error kit_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                           size_t msg_len)
 {
-    pdk_error err = pdk_world_dbw(s->world, p->in.vehicle, &p->in.u.kit);
+    pdk_error err = pdk_world_dbw(ctx->world, p->in.vehicle, &p->in.u.kit);
     if (err == PDK_ERR_STALE_ID) {
-        not_in_session(s, p->in.vehicle, msg, msg_len);
+        not_in_session(ctx, p->in.vehicle, msg, msg_len);
     } else if (err != PDK_OK) {
         /* sim names the field and its bound. */
-        const char *why = pdk_world_dbw_problem(s->world, p->in.vehicle, &p->in.u.kit);
+        const char *why = pdk_world_dbw_problem(ctx->world, p->in.vehicle, &p->in.u.kit);
         snprintf(msg, msg_len, "DBW message refused: %s", why ? why : pdk_error_message(err));
     }
     return err;
@@ -227,44 +221,45 @@ static pdk_error reset_decode(const uint8_t *body, size_t len, pdk_input *in)
 
 /* Their leases and DBW report subscriptions end, each holder and
  * subscriber told why; the ids are kept for the recording's removals. */
-static pdk_error reset_world(pdk_session *s, pdk_pending_input *p)
+static pdk_error reset_world(const pdk_input_ctx *ctx, pdk_pending_input *p)
 {
-    int n = pdk_world_vehicle_count(s->world);
+    int n = pdk_world_vehicle_count(ctx->world);
     pdk_vehicle_id *ids = n > 0 ? malloc((size_t)n * sizeof(*ids)) : NULL;
     if (n > 0 && !ids)
         return PDK_ERR_NO_MEMORY;
     for (int i = 0; i < n; i++)
-        ids[i] = pdk_world_vehicle_at(s->world, i);
-    pdk_error err = pdk_world_reset(s->world);
+        ids[i] = pdk_world_vehicle_at(ctx->world, i);
+    pdk_error err = pdk_world_reset(ctx->world);
     if (err != PDK_OK) {
         free(ids);
         return err;
     }
     char what[96];
-    snprintf(what, sizeof(what), "session %llu was reset", (unsigned long long)s->id);
-    for (int i = 0; i < n; i++) {
-        pdk_session_drop_vehicle_leases_(s, ids[i], what);
-        pdk_session_end_vehicle_subs_(s, ids[i], PDK_ERR_STALE_ID, what);
-    }
+    snprintf(what, sizeof(what), "session %llu was reset", (unsigned long long)ctx->session_id);
+    for (int i = 0; i < n; i++)
+        ctx->vehicle_gone(ctx->ud, ids[i], what, true);
     p->removed = ids;
     p->n_removed = n;
     return PDK_OK;
 }
 
-static pdk_error reset_apply(pdk_session *s, pdk_pending_input *p, char *msg, size_t msg_len)
+static pdk_error reset_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                             size_t msg_len)
 {
-    pdk_error err = reset_world(s, p);
+    pdk_error err = reset_world(ctx, p);
     if (err != PDK_OK)
-        snprintf(msg, msg_len, "reset of session %llu failed: %s", (unsigned long long)s->id,
-                 pdk_error_message(err));
+        snprintf(msg, msg_len, "reset of session %llu failed: %s",
+                 (unsigned long long)ctx->session_id, pdk_error_message(err));
     return err;
 }
 
-static void reset_record_rows(pdk_session *s, const pdk_pending_input *p, uint64_t tick)
+static void reset_record_rows(const pdk_input_ctx *ctx, const pdk_pending_input *p, uint64_t tick)
 {
     for (int i = 0; i < p->n_removed; i++)
-        pdk_session_recorded_(
-            s, pdk_store_record_vehicle_removed(s->store, s->id, p->removed[i], tick), "a removal");
+        ctx->recorded(
+            ctx->ud,
+            pdk_store_record_vehicle_removed(ctx->store, ctx->session_id, p->removed[i], tick),
+            "a removal");
 }
 
 /* ---- RESEED ------------------------------------------------------------- */
@@ -279,12 +274,13 @@ static pdk_error reseed_decode(const uint8_t *body, size_t len, pdk_input *in)
     return pdk_wire_reseed_decode(body, len, &in->u.seed);
 }
 
-static pdk_error reseed_apply(pdk_session *s, pdk_pending_input *p, char *msg, size_t msg_len)
+static pdk_error reseed_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                              size_t msg_len)
 {
-    pdk_error err = pdk_world_reseed(s->world, p->in.u.seed);
+    pdk_error err = pdk_world_reseed(ctx->world, p->in.u.seed);
     if (err != PDK_OK)
-        snprintf(msg, msg_len, "reseed of session %llu failed: %s", (unsigned long long)s->id,
-                 pdk_error_message(err));
+        snprintf(msg, msg_len, "reseed of session %llu failed: %s",
+                 (unsigned long long)ctx->session_id, pdk_error_message(err));
     return err;
 }
 
@@ -299,53 +295,46 @@ static const pdk_input_ops kinds[] = {
                          .encode = spawn_encode,
                          .decode = spawn_decode,
                          .apply = spawn_apply,
-                         .record_rows = spawn_record_rows,
-                         .replay = spawn_replay},
+                         .record_rows = spawn_record_rows},
     [PDK_INPUT_REMOVE] = {.kind = PDK_INPUT_REMOVE,
                           .name = "VehicleRemove",
                           .slots = PDK_INPUT_SLOTS_FREE_ONE,
                           .encode = remove_encode,
                           .decode = remove_decode,
                           .apply = remove_apply,
-                          .record_rows = remove_record_rows,
-                          .replay = replay_as_recorded},
+                          .record_rows = remove_record_rows},
     [PDK_INPUT_DBW] = {.kind = PDK_INPUT_DBW,
                        .name = "DbwCommand",
                        .slots = PDK_INPUT_SLOTS_KEPT,
                        .encode = dbw_encode,
                        .decode = dbw_decode,
-                       .apply = dbw_apply,
-                       .replay = replay_as_recorded},
+                       .apply = dbw_apply},
     [PDK_INPUT_TYRE] = {.kind = PDK_INPUT_TYRE,
                         .name = "TyreCommand",
                         .slots = PDK_INPUT_SLOTS_KEPT,
                         .encode = tyre_encode,
                         .decode = tyre_decode,
-                        .apply = tyre_apply,
-                        .replay = replay_as_recorded},
+                        .apply = tyre_apply},
     [PDK_INPUT_DBW_KIT] = {.kind = PDK_INPUT_DBW_KIT,
                            .name = "DbwMessage",
                            .slots = PDK_INPUT_SLOTS_KEPT,
                            .encode = kit_encode,
                            .decode = kit_decode,
                            .prepare = kit_prepare,
-                           .apply = kit_apply,
-                           .replay = replay_as_recorded},
+                           .apply = kit_apply},
     [PDK_INPUT_RESET] = {.kind = PDK_INPUT_RESET,
                          .name = "SessionControl",
                          .slots = PDK_INPUT_SLOTS_FREE_ALL,
                          .encode = reset_encode,
                          .decode = reset_decode,
                          .apply = reset_apply,
-                         .record_rows = reset_record_rows,
-                         .replay = replay_as_recorded},
+                         .record_rows = reset_record_rows},
     [PDK_INPUT_RESEED] = {.kind = PDK_INPUT_RESEED,
                           .name = "SessionControl",
                           .slots = PDK_INPUT_SLOTS_KEPT,
                           .encode = reseed_encode,
                           .decode = reseed_decode,
-                          .apply = reseed_apply,
-                          .replay = replay_as_recorded},
+                          .apply = reseed_apply},
 };
 
 const pdk_input_ops *pdk_input_ops_of(int kind)

@@ -789,21 +789,16 @@ static pdk_error queue_tick(pdk_player *p)
             return PDK_ERR_NO_MEMORY;
     }
     pdk_error e = spawns ? spawn_rows(p, p->next_input, end, rows, rec->n_vehicles) : PDK_OK;
+    pdk_reply_to none = {0, 0};
     size_t j = 0;
     for (size_t i = p->next_input; e == PDK_OK && i < end; i++) {
         const rec_input *in = &rec->inputs[i];
-        const pdk_input_ops *ops = pdk_input_ops_of(in->in.kind);
-        if (ops->slots == PDK_INPUT_SLOTS_TAKE_ONE) {
+        if (is_spawn(in->in.kind)) {
             const rec_vehicle *row = rows[j++];
-            pdk_session_vehicle v = {.id = row->id,
-                                     .spawn_tick = row->spawn_tick,
-                                     .def = &row->def,
-                                     .preset = row->preset,
-                                     .overrides = row->overrides,
-                                     .params_json = row->params_json};
-            e = ops->replay(p->s, &in->in, &v);
+            e = pdk_session_queue_spawn(p->s, &row->def, row->preset, row->overrides,
+                                        row->params_json, &in->in.u.place, none);
         } else {
-            e = ops->replay(p->s, &in->in, NULL);
+            e = pdk_session_queue_recorded(p->s, &in->in, none);
         }
     }
     if (rows != stack_rows)

@@ -230,6 +230,31 @@ pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, co
     return PDK_OK;
 }
 
+static void vehicle_gone(void *ud, pdk_vehicle_id id, const char *why, bool end_subs)
+{
+    pdk_session *s = ud;
+    pdk_session_drop_vehicle_leases_(s, id, why);
+    if (end_subs)
+        pdk_session_end_vehicle_subs_(s, id, PDK_ERR_STALE_ID, why);
+}
+
+static void recorded(void *ud, pdk_error err, const char *what)
+{
+    pdk_session_recorded_(ud, err, what);
+}
+
+/* What the input table's entries see of s. */
+static pdk_input_ctx input_ctx(pdk_session *s)
+{
+    return (pdk_input_ctx){.session_id = s->id,
+                           .world = s->world,
+                           .store = s->store,
+                           .scratch = &s->payload,
+                           .vehicle_gone = vehicle_gone,
+                           .recorded = recorded,
+                           .ud = s};
+}
+
 /* Queues in through its kind's entry, with its prepare unless raw. */
 static pdk_error queue_input(pdk_session *s, const pdk_input *in, pdk_reply_to to, bool raw)
 {
@@ -239,7 +264,8 @@ static pdk_error queue_input(pdk_session *s, const pdk_input *in, pdk_reply_to t
     pdk_pending_input staged = {.in = *in, .to = to};
     staged.in.preset = staged.in.overrides = NULL;
     if (!raw && ops->prepare) {
-        pdk_error err = ops->prepare(s, &staged);
+        pdk_input_ctx ctx = input_ctx(s);
+        pdk_error err = ops->prepare(&ctx, &staged);
         if (err != PDK_OK)
             return err;
     }
@@ -369,56 +395,6 @@ static void run_scripts(pdk_session *s)
     }
 }
 
-/* Adds the input in payload to this tick's packed inputs (one store
- * record a tick with the hashes held before them,
- * pdk_session_flush_inputs_). */
-static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
-{
-    if (s->inputs.len > 0 && s->inputs_tick != tick)
-        pdk_session_flush_inputs_(s);
-    s->inputs_tick = tick;
-    uint32_t head[3] = {(uint32_t)s->seq, (uint32_t)kind, (uint32_t)s->payload.len};
-    if (pdk_buf_append(&s->inputs, head, sizeof head) != PDK_OK ||
-        pdk_buf_append(&s->inputs, s->payload.data, s->payload.len) != PDK_OK)
-        pdk_session_recorded_(s, PDK_ERR_NO_MEMORY, "an input");
-}
-
-/* The held inputs as one record, with the hashes held before them (every
- * one of a tick up to the inputs' tick: the inputs of tick T are queued
- * after the hashes of every tick up to T, docs/adr/0012). */
-void pdk_session_flush_inputs_(pdk_session *s)
-{
-    if (s->inputs.len == 0)
-        return;
-    pdk_session_recorded_(s,
-                          pdk_store_record_tick(s->store, s->id, s->hashes_from, s->hashes,
-                                                s->n_hashes, s->inputs_tick, s->inputs.data,
-                                                s->inputs.len),
-                          s->n_hashes > 0 ? "state hashes and inputs" : "inputs");
-    s->n_hashes = 0;
-    pdk_buf_reset(&s->inputs);
-}
-
-/* Records an applied input: its body (kept by its kind's prepare, else
- * encoded now), then the store rows its kind leaves besides it, after the
- * tick's inputs so far, so that a row never lands before its input. */
-static void record_input(pdk_session *s, const pdk_input_ops *ops, const pdk_pending_input *p,
-                         uint64_t tick)
-{
-    pdk_buf_reset(&s->payload);
-    pdk_error e = p->payload_len > 0 ? pdk_buf_append(&s->payload, p->payload, p->payload_len)
-                                     : ops->encode(s->id, &p->in, &s->payload);
-    if (e != PDK_OK) {
-        pdk_session_recorded_(s, e, "an input");
-        return;
-    }
-    record_payload(s, tick, p->in.kind);
-    if (ops->record_rows) {
-        pdk_session_flush_inputs_(s);
-        ops->record_rows(s, p, tick);
-    }
-}
-
 /* Applies one input at the current tick boundary through its kind's entry;
  * on success it is stamped with the next seq and recorded. */
 static void apply_input(pdk_session *s, pdk_pending_input *p)
@@ -427,9 +403,10 @@ static void apply_input(pdk_session *s, pdk_pending_input *p)
     const pdk_input_ops *ops = pdk_input_ops_of(p->in.kind);
     PDK_ASSERT(ops); /* only known kinds are queued */
     char msg[256] = "";
-    pdk_error err = ops->apply(s, p, msg, sizeof(msg));
+    pdk_input_ctx ctx = input_ctx(s);
+    pdk_error err = ops->apply(&ctx, p, msg, sizeof(msg));
     if (err == PDK_OK && s->store)
-        record_input(s, ops, p, tick);
+        pdk_session_record_input_(s, &ctx, ops, p, tick);
     if (err == PDK_OK)
         s->seq++;
     tell(s, p, err, err == PDK_OK ? "" : msg);

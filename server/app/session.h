@@ -67,12 +67,6 @@ typedef enum pdk_timing {
     PDK_TIMING_LOCKSTEP = 3, /* ticks only when its stepper steps it (server.c) */
 } pdk_timing;
 
-/* Where the answer to a queued input goes: a connection and its request. */
-typedef struct pdk_reply_to {
-    uint64_t conn_id;      /* 0: nobody waits (scripts, the offline runner) */
-    uint64_t request_id;
-} pdk_reply_to;
-
 /* What became of a queued input, told once it was applied or refused. */
 typedef struct pdk_input_result {
     pdk_input_kind kind;

@@ -1,7 +1,9 @@
 /* What the session's files share and nobody else sees: the session struct
  * and its parts, and the helpers one file of the session calls in another
  * (session.c: inputs, ticks and subscriptions; session_lease.c: control
- * leases; session_record.c: the recording, keyframes and restores). */
+ * leases; session_record.c: the recording and keyframes; session_restore.c:
+ * restores and sessions made from a snapshot). Calls go one way: restore
+ * -> session -> record and lease, each of those calling nothing above it. */
 #ifndef PDK_SESSION_INTERNAL_H
 #define PDK_SESSION_INTERNAL_H
 
@@ -11,20 +13,6 @@
 
 #include "session.h"
 #include "wire.h"
-
-/* An input waiting for the next tick boundary. */
-struct pdk_pending_input {
-    pdk_input in; /* a spawn's preset and overrides are owned here */
-    pdk_reply_to to;
-    uint8_t payload[96]; /* its recorded body, when prepare kept it */
-    uint8_t payload_len; /* 0: encoded when it is recorded */
-    /* spawn only (the definition is large: a queued command carries none) */
-    pdk_vehicle_def *def;
-    char *params_json;
-    /* reset only: the vehicles it removed, for the recording */
-    pdk_vehicle_id *removed;
-    int n_removed;
-};
 
 typedef struct subscription {
     uint32_t id;
@@ -163,6 +151,17 @@ void pdk_session_release_conn_leases_(pdk_session *s, uint64_t conn_id);
 void pdk_session_drop_vehicle_leases_(pdk_session *s, pdk_vehicle_id id, const char *reason);
 
 /* ---- session_record.c --------------------------------------------------- */
+
+/* Records an applied input: its body (kept by its kind's prepare, else
+ * encoded now) in this tick's packed inputs, then the store rows its kind
+ * leaves besides it, after the tick's inputs so far, so that a row never
+ * lands before its input. */
+void pdk_session_record_input_(pdk_session *s, const pdk_input_ctx *ctx, const pdk_input_ops *ops,
+                               const pdk_pending_input *p, uint64_t tick);
+
+/* The entry of vehicles (n of them) with id; NULL without one. */
+const pdk_session_vehicle *pdk_session_vehicle_origin_(const pdk_session_vehicle *vehicles,
+                                                       size_t n, pdk_vehicle_id id);
 
 /* Notes a refused record (the first one is logged). */
 void pdk_session_recorded_(pdk_session *s, pdk_error err, const char *what);
