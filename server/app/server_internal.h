@@ -1,12 +1,16 @@
 /* What paddockd's server files share: the server's state, a connection's and
- * a session slot's, and the helpers their requests use. server.c owns the
- * loop, the connections, the session table and the schedulers;
- * server_requests.c the requests of a live session (create, spawn, DBW,
- * leases, subscriptions); server_control.c session control, lockstep and
- * the stats stream; server_recording.c replays and the recording services
- * that run off the loop (verify, fork, export, import, CSV, metadata).
- * Private to those files. Everything here runs on the loop thread unless a
- * comment says otherwise. */
+ * a session slot's, and the functions of each file, in the order they call
+ * each other: a file calls only those above it. server_conn.c: connections
+ * and sending; server_sched.c: the tick scheduler, owed steps and the step
+ * lease; server_stats.c: the stats stream; server_hooks.c: the sessions'
+ * hooks and the replies to queued inputs; server_sessions.c: the session
+ * table; the requests by topic in server_requests.c (sessions, vehicles,
+ * DBW, leases, subscriptions), server_control.c (SessionControl) and
+ * server_recording.c (replays and the recording services that run off the
+ * loop: verify, fork, export, import, CSV, metadata); server.c: the loop,
+ * connections' frames dispatched, start and stop. Private to those files.
+ * Everything here runs on the loop thread unless a comment says
+ * otherwise. */
 #ifndef PDK_SERVER_INTERNAL_H
 #define PDK_SERVER_INTERNAL_H
 
@@ -210,11 +214,9 @@ typedef struct pdk_server {
     pdk_buf out;
 } pdk_server;
 
-/* ---- server.c ------------------------------------------------------------ */
+/* ---- server_conn.c: connections and sending ---------------------- */
 
 pdk_server_conn *pdk_server_conn_find(pdk_server *srv, uint64_t id);
-pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id);
-
 /* Encodes and queues a frame (an encoding failure closes the connection). */
 void pdk_server_send_frame(pdk_server *srv, pdk_conn *conn, const Paddock__V1__Frame *frame);
 void pdk_server_send_error(pdk_server *srv, pdk_conn *conn, uint64_t request_id, pdk_error code,
@@ -223,6 +225,86 @@ void pdk_server_send_ok(pdk_server *srv, pdk_conn *conn, uint64_t request_id, ui
 /* The same, addressed by connection id (nothing when it is gone). */
 void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id, pdk_error code,
                          const char *message);
+/* Checks a request's text field: at most max bytes of UTF-8 without control
+ * characters. On failure replies INVALID_ARGUMENT naming the field. */
+bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
+                        const char *text, size_t max);
+const char *pdk_server_body_name(Paddock__V1__Frame__BodyCase bc);
+/* Room for one more subscription on c (CAPACITY reply otherwise). */
+bool pdk_server_sub_room(pdk_server *srv, pdk_server_conn *c, uint64_t request_id);
+/* An error reply to c's request rid, its message printf-formatted. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+void pdk_server_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error code,
+                       const char *fmt, ...);
+
+/* ---- server_sched.c: the tick scheduler, owed steps, the step lease --- */
+
+pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id);
+/* The session's tick now (the view's while a worker owns it). */
+uint64_t pdk_server_slot_tick(const pdk_server_slot *slot);
+/* Starts the tick schedule afresh from now (no burst of catch-up ticks). */
+void pdk_server_rebase(pdk_server_slot *slot);
+/* One tick: a replay's next recorded tick, else the session's. False when
+ * a replay is at its recording's end (the slot is paused then). */
+bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot);
+/* The real-time timer (a timerfd the loop polls): fires at the earliest
+ * deadline, which pdk_server_arm_timer sets. */
+void pdk_server_on_timer(uv_poll_t *handle, int status, int events);
+void pdk_server_arm_timer(pdk_server *srv);
+/* Re-evaluates which schedulers must run after a slot changed. */
+void pdk_server_reschedule(pdk_server *srv);
+/* True while the SQLite writer is too far behind for sessions to tick. */
+bool pdk_server_writer_lagging(pdk_server *srv);
+void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__SessionInfo *info);
+/* SessionControlReply: the session's tick and info now. */
+void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot);
+/* The slot of session id, or an error reply (NOT_FOUND; BUSY while a worker
+ * owns it) and NULL. */
+pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+                                         uint64_t id);
+/* A session that takes a command: it exists, is not a replay and is not
+ * paused at a limit. Else an error reply and NULL. */
+pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+                                              uint64_t id);
+/* A replay takes no commands: true after replying so (UNSUPPORTED). */
+bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+                              const pdk_server_slot *slot);
+/* A session that will not tick by itself soon (paused, or lockstep with no
+ * steps owed) applies queued inputs at once, so their replies come now. */
+void pdk_server_settle_inputs(pdk_server *srv, pdk_server_slot *slot);
+/* The step lease's deadline starts again from now (nothing when free). */
+void pdk_server_lease_refresh(pdk_server *srv, pdk_server_slot *slot);
+/* Owed steps reached their tick: the reply, and the lease's deadline
+ * starts again. */
+void pdk_server_steps_done(pdk_server *srv, pdk_server_slot *slot);
+/* Drops owed steps, answering their request with code and why. */
+void pdk_server_steps_abort(pdk_server *srv, pdk_server_slot *slot, pdk_error code,
+                            const char *why);
+/* Pauses slot (kind, reason); owed steps are answered with an error. */
+void pdk_server_pause(pdk_server *srv, pdk_server_slot *slot, pdk_pause_kind kind,
+                      const char *reason);
+/* Re-arms the lease timer for the earliest step lease deadline. */
+void pdk_server_arm_lease_timer(pdk_server *srv);
+void pdk_server_on_lease_timer(uv_timer_t *t);
+/* A connection closed: owed steps nobody waits for stop, and its step
+ * leases lapse. */
+void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id);
+
+/* ---- server_stats.c: the stats stream ---------------------------- */
+
+void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *c,
+                                       const Paddock__V1__Frame *f);
+/* Ends a stats subscription of conn_id; false when it has none of that id. */
+bool pdk_server_stats_unsubscribe(pdk_server *srv, uint64_t conn_id, uint32_t sub_id);
+void pdk_server_on_stats_timer(uv_timer_t *t);
+/* A connection closed: its stats subscriptions go. */
+void pdk_server_stats_forget_conn(pdk_server *srv, uint64_t conn_id);
+/* A session is closing: its stats subscribers hear so. */
+void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slot);
+
+/* ---- server_hooks.c: the sessions' hooks and the replies to queued inputs --- */
 
 /* The session hooks every session of this server gets. Called on a worker
  * thread (sessions made or sought off the loop), they keep subscription
@@ -231,6 +313,14 @@ void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id,
 pdk_session_hooks pdk_server_hooks(pdk_server *srv);
 /* Delivers what hooks kept on worker threads (after each job). */
 void pdk_server_flush_deferred(pdk_server *srv);
+/* A reset's or reseed's result: its SessionControlReply. True when res
+ * answered one (the caller sends nothing else). */
+bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to to,
+                               const pdk_input_result *res);
+/* A connection closed: the resets and reseeds it waits for go. */
+void pdk_server_controls_forget_conn(pdk_server *srv, uint64_t conn_id);
+
+/* ---- server_sessions.c: the session table ------------------------ */
 
 /* A new session from a world preset, in the table. err names what failed. */
 pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char *world_preset,
@@ -247,45 +337,8 @@ pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing t
  * slot: owed steps, stats subscriptions and pending controls are told. */
 void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot);
 
-/* The session's tick now (the view's while a worker owns it). */
-uint64_t pdk_server_slot_tick(const pdk_server_slot *slot);
-/* Starts the tick schedule afresh from now (no burst of catch-up ticks). */
-void pdk_server_rebase(pdk_server_slot *slot);
-/* One tick: a replay's next recorded tick, else the session's. False when
- * a replay is at its recording's end (the slot is paused then). */
-bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot);
-/* Re-evaluates which schedulers must run after a slot changed. */
-void pdk_server_reschedule(pdk_server *srv);
-/* True while the SQLite writer is too far behind for sessions to tick. */
-bool pdk_server_writer_lagging(pdk_server *srv);
+/* ---- server_requests.c: sessions, vehicles, DBW, leases, subscriptions --- */
 
-void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__SessionInfo *info);
-
-/* The slot of session id, or an error reply (NOT_FOUND; BUSY while a worker
- * owns it) and NULL. */
-pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                                         uint64_t id);
-/* A session that takes a command: it exists, is not a replay and is not
- * paused at a limit. Else an error reply and NULL. */
-pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                                              uint64_t id);
-/* A replay takes no commands: true after replying so (UNSUPPORTED). */
-bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                              const pdk_server_slot *slot);
-/* A session that will not tick by itself soon (paused, or lockstep with no
- * steps owed) applies queued inputs at once, so their replies come now. */
-void pdk_server_settle_inputs(pdk_server *srv, pdk_server_slot *slot);
-
-/* Checks a request's text field: at most max bytes of UTF-8 without control
- * characters. On failure replies INVALID_ARGUMENT naming the field. */
-bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
-                        const char *text, size_t max);
-const char *pdk_server_body_name(Paddock__V1__Frame__BodyCase bc);
-
-/* ---- server_requests.c -------------------------------------------------- */
-
-/* Room for one more subscription on c (CAPACITY reply otherwise). */
-bool pdk_server_sub_room(pdk_server *srv, pdk_server_conn *c, uint64_t request_id);
 void pdk_server_handle_hello(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
 void pdk_server_handle_ping(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
 void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c,
@@ -308,40 +361,11 @@ void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
 void pdk_server_handle_unsubscribe(pdk_server *srv, pdk_server_conn *c,
                                    const Paddock__V1__Frame *f);
 
-/* ---- server_control.c --------------------------------------------------- */
+/* ---- server_control.c: SessionControl (pause, resume, steps, timing, reset, reseed, a replay's seek and speed) --- */
 
-/* SessionControlReply: the session's tick and info now. */
-void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot);
 void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *c,
-                                       const Paddock__V1__Frame *f);
-/* Ends a stats subscription of conn_id; false when it has none of that id. */
-bool pdk_server_stats_unsubscribe(pdk_server *srv, uint64_t conn_id, uint32_t sub_id);
-/* A reset's or reseed's result: its SessionControlReply. True when res
- * answered one (the caller sends nothing else). */
-bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to to,
-                               const pdk_input_result *res);
-/* Owed steps reached their tick: the reply, and the lease's deadline
- * starts again. */
-void pdk_server_steps_done(pdk_server *srv, pdk_server_slot *slot);
-/* Drops owed steps, answering their request with code and why. */
-void pdk_server_steps_abort(pdk_server *srv, pdk_server_slot *slot, pdk_error code,
-                            const char *why);
-/* Pauses slot (kind, reason); owed steps are answered with an error. */
-void pdk_server_pause(pdk_server *srv, pdk_server_slot *slot, pdk_pause_kind kind,
-                      const char *reason);
-/* A connection closed: its step leases lapse, its stats subscriptions and
- * pending controls go. */
-void pdk_server_control_forget_conn(pdk_server *srv, uint64_t conn_id);
-/* A session is closing: its stats subscribers hear so, its step request is
- * answered, its pending controls go. */
-void pdk_server_control_forget_session(pdk_server *srv, pdk_server_slot *slot);
-/* Re-arms the lease timer for the earliest step lease deadline. */
-void pdk_server_arm_lease_timer(pdk_server *srv);
-void pdk_server_on_lease_timer(uv_timer_t *t);
-void pdk_server_on_stats_timer(uv_timer_t *t);
 
-/* ---- server_recording.c ------------------------------------------------- */
+/* ---- server_recording.c: replays and the recording services ------ */
 
 void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c,
                                    const Paddock__V1__Frame *f);

@@ -351,17 +351,6 @@ void pdk_server_handle_control_lease(pdk_server *srv, pdk_server_conn *c,
     pdk_server_send_frame(srv, c->conn, &r);
 }
 
-bool pdk_server_sub_room(pdk_server *srv, pdk_server_conn *c, uint64_t request_id)
-{
-    if (c->n_subs < PDK_SERVER_CONN_MAX_SUBS)
-        return true;
-    char msg[96];
-    snprintf(msg, sizeof(msg), "this connection already holds %d subscriptions",
-             PDK_SERVER_CONN_MAX_SUBS);
-    pdk_server_send_error(srv, c->conn, request_id, PDK_ERR_CAPACITY, msg);
-    return false;
-}
-
 /* DbwSubscribe: one vehicle's kit reports, each kind at its own rate. */
 void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
                                      const Paddock__V1__Frame *f)
