@@ -22,7 +22,6 @@
 #include "server_internal.h"
 #include "world_mem.h"
 
-
 pdk_server_config pdk_server_config_default(void)
 {
     pdk_server_config c = {
@@ -192,15 +191,15 @@ static bool on_eof(pdk_conn *conn, void *ud)
 /* A session a worker owns forgets the connection once the worker is done. */
 static void forget_later(pdk_server_slot *slot, uint64_t conn_id)
 {
-    if (slot->n_forget == slot->cap_forget) {
-        size_t cap = slot->cap_forget ? slot->cap_forget * 2 : 4;
-        uint64_t *p = realloc(slot->forget, cap * sizeof(*p));
+    if (slot->worker.n_forget == slot->worker.cap_forget) {
+        size_t cap = slot->worker.cap_forget ? slot->worker.cap_forget * 2 : 4;
+        uint64_t *p = realloc(slot->worker.forget, cap * sizeof(*p));
         if (!p)
             return; /* its subscriptions then end when they fail to send */
-        slot->forget = p;
-        slot->cap_forget = cap;
+        slot->worker.forget = p;
+        slot->worker.cap_forget = cap;
     }
-    slot->forget[slot->n_forget++] = conn_id;
+    slot->worker.forget[slot->worker.n_forget++] = conn_id;
 }
 
 static void on_close(pdk_conn *conn, void *ud)
@@ -213,7 +212,7 @@ static void on_close(pdk_conn *conn, void *ud)
      * lapse (which may apply other connections' inputs at once). */
     c->eof = false;
     for (size_t i = 0; i < srv->n_sessions; i++) {
-        if (srv->sessions[i].busy)
+        if (srv->sessions[i].worker.busy)
             forget_later(&srv->sessions[i], c->id);
         else
             pdk_session_forget_conn(srv->sessions[i].session, c->id);
@@ -264,7 +263,7 @@ static int start_demo(pdk_server *srv)
     free(json);
     /* The spawn applies at the next tick; the first vehicle gets the first id. */
     pdk_session_tick(slot->session);
-    slot->next_index++;
+    slot->sched.next_index++;
     pdk_vehicle_id id = pdk_world_vehicle_at(pdk_session_world(slot->session), 0);
     if (id == 0) {
         fprintf(stderr,

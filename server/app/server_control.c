@@ -12,7 +12,6 @@
 
 #include "server_internal.h"
 
-
 /* The requester must hold a lockstep session's step lease; else a reply
  * naming who does (BUSY) or that nobody does (NOT_FOUND). */
 static bool holds_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid,
@@ -21,50 +20,55 @@ static bool holds_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid,
     if (slot->lease.conn_id == c->id)
         return true;
     if (slot->lease.conn_id != 0)
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY, "the step lease of session %" PRIu64 " is held by %s",
-               slot->id, slot->lease.holder);
+        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+                          "the step lease of session %" PRIu64 " is held by %s", slot->id,
+                          slot->lease.holder);
     else
         pdk_server_refuse(srv, c, rid, PDK_ERR_NOT_FOUND,
-               "%s does not hold the step lease of lockstep session %" PRIu64
-               " (nobody does): take it first (take_step_lease)%s%s",
-               c->holder, slot->id, slot->pause == PDK_PAUSE_LEASE ? "; " : "",
-               slot->pause == PDK_PAUSE_LEASE ? slot->pause_reason : "");
+                          "%s does not hold the step lease of lockstep session %" PRIu64
+                          " (nobody does): take it first (take_step_lease)%s%s",
+                          c->holder, slot->id, slot->sched.pause == PDK_PAUSE_LEASE ? "; " : "",
+                          slot->sched.pause == PDK_PAUSE_LEASE ? slot->sched.pause_reason : "");
     return false;
 }
 
 static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot,
                        const Paddock__V1__StepLease *m)
 {
-    if (slot->timing != PDK_TIMING_LOCKSTEP) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
-               "session %" PRIu64 " is not lockstep: the step lease is lockstep's (set_timing "
-               "TIMING_MODE_LOCKSTEP first)%s%s",
-               slot->id, slot->timing_reason[0] ? "; " : "", slot->timing_reason);
+    if (slot->sched.timing != PDK_TIMING_LOCKSTEP) {
+        pdk_server_refuse(
+            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            "session %" PRIu64 " is not lockstep: the step lease is lockstep's (set_timing "
+            "TIMING_MODE_LOCKSTEP first)%s%s",
+            slot->id, slot->sched.timing_reason[0] ? "; " : "", slot->sched.timing_reason);
         return;
     }
     uint32_t ms = m && m->deadline_ms ? m->deadline_ms : PDK_SERVER_LEASE_DEFAULT_MS;
     if (ms < PDK_SERVER_LEASE_MIN_MS || ms > PDK_SERVER_LEASE_MAX_MS) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
-               "deadline_ms %u is outside %u..%u (0: the default, %u)", ms, PDK_SERVER_LEASE_MIN_MS,
-               PDK_SERVER_LEASE_MAX_MS, PDK_SERVER_LEASE_DEFAULT_MS);
+                          "deadline_ms %u is outside %u..%u (0: the default, %u)", ms,
+                          PDK_SERVER_LEASE_MIN_MS, PDK_SERVER_LEASE_MAX_MS,
+                          PDK_SERVER_LEASE_DEFAULT_MS);
         return;
     }
     int policy = m ? (int)m->on_lapse : 0;
     if (policy != PADDOCK__V1__LAPSE_POLICY__LAPSE_PAUSE &&
         policy != PADDOCK__V1__LAPSE_POLICY__LAPSE_REALTIME) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
-               "on_lapse %d is not a LapsePolicy (0 LAPSE_PAUSE, 1 LAPSE_REALTIME)", policy);
+                          "on_lapse %d is not a LapsePolicy (0 LAPSE_PAUSE, 1 LAPSE_REALTIME)",
+                          policy);
         return;
     }
     if (slot->lease.conn_id != 0 && slot->lease.conn_id != c->id) {
         uint64_t now = uv_hrtime();
-        double left = slot->stepping                 ? slot->lease.deadline_ms
+        double left = slot->steps.owed               ? slot->lease.deadline_ms
                       : slot->lease.expires_ns > now ? (double)(slot->lease.expires_ns - now) / 1e6
                                                      : 0.0;
         pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
-               "the step lease of session %" PRIu64 " is held by %s (it lapses %.0f ms after "
-               "its last step)",
-               slot->id, slot->lease.holder, left);
+                          "the step lease of session %" PRIu64
+                          " is held by %s (it lapses %.0f ms after "
+                          "its last step)",
+                          slot->id, slot->lease.holder, left);
         return;
     }
     slot->lease.conn_id = c->id;
@@ -85,59 +89,61 @@ static void start_steps(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_s
                         uint64_t target)
 {
     uint64_t tick = pdk_server_slot_tick(slot);
-    if (slot->stepping) {
+    if (slot->steps.owed) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
-               "session %" PRIu64 " is still stepping to tick %" PRIu64 " for connection %" PRIu64,
-               slot->id, slot->step_to, slot->step_conn);
+                          "session %" PRIu64 " is still stepping to tick %" PRIu64
+                          " for connection %" PRIu64,
+                          slot->id, slot->steps.to, slot->steps.conn_id);
         return;
     }
-    if (slot->pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " takes no steps: %s", slot->id,
-               slot->pause_reason);
+    if (slot->sched.pause == PDK_PAUSE_LIMIT) {
+        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " takes no steps: %s",
+                          slot->id, slot->sched.pause_reason);
         return;
     }
-    if (slot->player && target > pdk_player_end_tick(slot->player)) {
+    if (slot->replay.player && target > pdk_player_end_tick(slot->replay.player)) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
-               "session %" PRIu64 " replays session %" PRIu64 " up to tick %" PRIu64
-               "; tick %" PRIu64 " is past it",
-               slot->id, slot->replay_of, pdk_player_end_tick(slot->player), target);
+                          "session %" PRIu64 " replays session %" PRIu64 " up to tick %" PRIu64
+                          "; tick %" PRIu64 " is past it",
+                          slot->id, slot->replay.of, pdk_player_end_tick(slot->replay.player),
+                          target);
         return;
     }
-    if (!slot->player && slot->timing == PDK_TIMING_LOCKSTEP) {
+    if (!slot->replay.player && slot->sched.timing == PDK_TIMING_LOCKSTEP) {
         if (!holds_lease(srv, c, rid, slot))
             return;
-        if (slot->pause == PDK_PAUSE_LEASE) {
-            slot->pause = PDK_PAUSE_NONE;
-            slot->pause_reason[0] = '\0';
+        if (slot->sched.pause == PDK_PAUSE_LEASE) {
+            slot->sched.pause = PDK_PAUSE_NONE;
+            slot->sched.pause_reason[0] = '\0';
         }
-    } else if (slot->pause == PDK_PAUSE_NONE || slot->pause == PDK_PAUSE_REPLAY_END) {
+    } else if (slot->sched.pause == PDK_PAUSE_NONE || slot->sched.pause == PDK_PAUSE_REPLAY_END) {
         char reason[PDK_SERVER_REASON_LEN];
         snprintf(reason, sizeof(reason), "paused by %s at tick %" PRIu64 " to step", c->holder,
                  tick);
         pdk_server_pause(srv, slot, PDK_PAUSE_USER, reason);
     }
-    slot->step_conn = c->id;
-    slot->step_request = rid;
-    slot->step_from = tick;
-    slot->step_to = target;
+    slot->steps.conn_id = c->id;
+    slot->steps.request_id = rid;
+    slot->steps.from = tick;
+    slot->steps.to = target;
     if (target == tick) {
         pdk_server_lease_refresh(srv, slot);
         pdk_server_reply_control(srv, c->conn, rid, slot);
         return;
     }
-    slot->stepping = true;
+    slot->steps.owed = true;
     pdk_server_arm_lease_timer(srv);
     pdk_server_reschedule(srv);
 }
 
 static void do_pause(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot)
 {
-    if (slot->pause == PDK_PAUSE_NONE) {
+    if (slot->sched.pause == PDK_PAUSE_NONE) {
         char reason[PDK_SERVER_REASON_LEN];
         snprintf(reason, sizeof(reason), "paused by %s at tick %" PRIu64, c->holder,
                  pdk_server_slot_tick(slot));
         pdk_server_pause(srv, slot, PDK_PAUSE_USER, reason);
-    } else if (slot->stepping) {
+    } else if (slot->steps.owed) {
         char why[256];
         snprintf(why, sizeof(why), "session %" PRIu64 " was paused by %s", slot->id, c->holder);
         pdk_server_steps_abort(srv, slot, PDK_ERR_CLOSED, why);
@@ -147,27 +153,27 @@ static void do_pause(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_serv
 
 static void do_resume(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot)
 {
-    if (slot->stepping) {
+    if (slot->steps.owed) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
-               "session %" PRIu64 " is stepping to tick %" PRIu64
-               "; resume once the step is answered",
-               slot->id, slot->step_to);
+                          "session %" PRIu64 " is stepping to tick %" PRIu64
+                          "; resume once the step is answered",
+                          slot->id, slot->steps.to);
         return;
     }
-    if (slot->pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " cannot resume: %s", slot->id,
-               slot->pause_reason);
+    if (slot->sched.pause == PDK_PAUSE_LIMIT) {
+        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " cannot resume: %s",
+                          slot->id, slot->sched.pause_reason);
         return;
     }
-    if (slot->pause == PDK_PAUSE_REPLAY_END) {
+    if (slot->sched.pause == PDK_PAUSE_REPLAY_END) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
-               "session %" PRIu64 " cannot resume: %s; seek back to play again", slot->id,
-               slot->pause_reason);
+                          "session %" PRIu64 " cannot resume: %s; seek back to play again",
+                          slot->id, slot->sched.pause_reason);
         return;
     }
-    if (slot->pause != PDK_PAUSE_NONE) {
-        slot->pause = PDK_PAUSE_NONE;
-        slot->pause_reason[0] = '\0';
+    if (slot->sched.pause != PDK_PAUSE_NONE) {
+        slot->sched.pause = PDK_PAUSE_NONE;
+        slot->sched.pause_reason[0] = '\0';
         pdk_server_rebase(slot);
         pdk_server_reschedule(srv);
     }
@@ -200,20 +206,21 @@ static void set_timing(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
     pdk_timing t;
     if (!timing_from_pb(mode, &t)) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
-               "set_timing %d is not a TimingMode (1 REALTIME, 2 FAST, 3 LOCKSTEP)", mode);
+                          "set_timing %d is not a TimingMode (1 REALTIME, 2 FAST, 3 LOCKSTEP)",
+                          mode);
         return;
     }
-    if (slot->stepping) {
+    if (slot->steps.owed) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
-               "session %" PRIu64 " is stepping to tick %" PRIu64
-               "; change its timing once the step is answered",
-               slot->id, slot->step_to);
+                          "session %" PRIu64 " is stepping to tick %" PRIu64
+                          "; change its timing once the step is answered",
+                          slot->id, slot->steps.to);
         return;
     }
     if (t != PDK_TIMING_LOCKSTEP)
         memset(&slot->lease, 0, sizeof(slot->lease));
-    slot->timing = t;
-    slot->timing_reason[0] = '\0';
+    slot->sched.timing = t;
+    slot->sched.timing_reason[0] = '\0';
     pdk_server_rebase(slot);
     pdk_server_settle_inputs(srv, slot);
     pdk_server_arm_lease_timer(srv);
@@ -241,9 +248,10 @@ static bool remember_control(pdk_server *srv, uint64_t conn_id, uint64_t rid, ui
 static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot,
                           bool reset, uint64_t seed)
 {
-    if (slot->pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " is paused and takes no inputs: %s",
-               slot->id, slot->pause_reason);
+    if (slot->sched.pause == PDK_PAUSE_LIMIT) {
+        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED,
+                          "session %" PRIu64 " is paused and takes no inputs: %s", slot->id,
+                          slot->sched.pause_reason);
         return;
     }
     if (!remember_control(srv, c->id, rid, slot->id)) {
@@ -255,7 +263,8 @@ static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
                         : pdk_session_queue_reseed(slot->session, seed, to);
     if (e != PDK_OK) {
         srv->n_controls--;
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY, "too many inputs are waiting for the next tick");
+        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+                          "too many inputs are waiting for the next tick");
         return;
     }
     c->pending++;
@@ -276,17 +285,18 @@ static bool commands(Paddock__V1__SessionControl__ActionCase a)
 static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot,
                           const Paddock__V1__SessionControl *m)
 {
-    if (!slot->player) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
-               "session %" PRIu64 " is not a replay: %s is a replay's (open one with ReplayOpen)",
-               slot->id,
-               m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_SEEK ? "seek" : "speed");
+    if (!slot->replay.player) {
+        pdk_server_refuse(
+            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            "session %" PRIu64 " is not a replay: %s is a replay's (open one with ReplayOpen)",
+            slot->id,
+            m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_SEEK ? "seek" : "speed");
         return;
     }
     if (m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_SPEED) {
         if (!isfinite(m->speed) || m->speed < 0.01 || m->speed > 1000.0) {
             pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
-                   "speed %g is outside 0.01..1000 (a multiple of real time)", m->speed);
+                              "speed %g is outside 0.01..1000 (a multiple of real time)", m->speed);
             return;
         }
         pdk_server_replay_speed(slot, m->speed);
@@ -294,20 +304,20 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
         pdk_server_reply_control(srv, c->conn, rid, slot);
         return;
     }
-    if (slot->stepping) {
+    if (slot->steps.owed) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
-               "session %" PRIu64 " is stepping to tick %" PRIu64
-               "; seek once the step is answered",
-               slot->id, slot->step_to);
+                          "session %" PRIu64 " is stepping to tick %" PRIu64
+                          "; seek once the step is answered",
+                          slot->id, slot->steps.to);
         return;
     }
     pdk_recording_info ri;
-    pdk_recording_info_get(slot->rec, &ri);
+    pdk_recording_info_get(slot->replay.rec, &ri);
     if (m->seek < ri.start_tick || m->seek > ri.last_tick) {
         pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
-               "tick %" PRIu64 " is outside the recording of session %" PRIu64 " (%" PRIu64
-               "..%" PRIu64 ")",
-               m->seek, slot->replay_of, ri.start_tick, ri.last_tick);
+                          "tick %" PRIu64 " is outside the recording of session %" PRIu64
+                          " (%" PRIu64 "..%" PRIu64 ")",
+                          m->seek, slot->replay.of, ri.start_tick, ri.last_tick);
         return;
     }
     pdk_server_replay_seek(srv, c, rid, slot, m->seek);
@@ -332,8 +342,8 @@ void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddoc
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_STEP:
         if (m->step < 1 || m->step > PDK_SERVER_STEP_MAX) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE, "step %u is outside 1..%u ticks", m->step,
-                   PDK_SERVER_STEP_MAX);
+            pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE, "step %u is outside 1..%u ticks",
+                              m->step, PDK_SERVER_STEP_MAX);
             break;
         }
         start_steps(srv, c, rid, slot, tick + m->step);
@@ -341,9 +351,9 @@ void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddoc
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RUN_TO_TICK:
         if (m->run_to_tick < tick || m->run_to_tick - tick > PDK_SERVER_STEP_MAX) {
             pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
-                   "run_to_tick %" PRIu64 " must be from session %" PRIu64 "'s tick %" PRIu64
-                   " to %u ticks after it",
-                   m->run_to_tick, slot->id, tick, PDK_SERVER_STEP_MAX);
+                              "run_to_tick %" PRIu64 " must be from session %" PRIu64
+                              "'s tick %" PRIu64 " to %u ticks after it",
+                              m->run_to_tick, slot->id, tick, PDK_SERVER_STEP_MAX);
             break;
         }
         start_steps(srv, c, rid, slot, m->run_to_tick);
@@ -364,9 +374,9 @@ void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddoc
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RENEW_STEP_LEASE:
         if (slot->lease.conn_id != c->id) {
             pdk_server_refuse(srv, c, rid, PDK_ERR_NOT_FOUND,
-                   "%s does not hold the step lease of session %" PRIu64 "%s%s", c->holder,
-                   slot->id, slot->lease.conn_id ? ": " : "",
-                   slot->lease.conn_id ? slot->lease.holder : "");
+                              "%s does not hold the step lease of session %" PRIu64 "%s%s",
+                              c->holder, slot->id, slot->lease.conn_id ? ": " : "",
+                              slot->lease.conn_id ? slot->lease.holder : "");
             break;
         }
         if (m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_RENEW_STEP_LEASE) {
@@ -387,10 +397,11 @@ void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddoc
         replay_action(srv, c, rid, slot, m);
         break;
     default:
-        pdk_server_refuse(srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
-               "the SessionControl carries no action: set one of pause, resume, step, "
-               "run_to_tick, reset, reseed, set_timing, take_step_lease, release_step_lease, "
-               "renew_step_lease, seek or speed");
+        pdk_server_refuse(
+            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            "the SessionControl carries no action: set one of pause, resume, step, "
+            "run_to_tick, reset, reseed, set_timing, take_step_lease, release_step_lease, "
+            "renew_step_lease, seek or speed");
         break;
     }
 }

@@ -71,35 +71,54 @@ typedef struct pdk_slot_view {
     uint32_t subscriber_count;
 } pdk_slot_view;
 
-typedef struct pdk_server_slot {
-    pdk_session *session;
-    uint64_t id;
+/* When a session ticks: its timing, the real-time schedule and why it
+ * does not tick on its own. */
+typedef struct pdk_slot_schedule {
     pdk_timing timing;   /* how it ticks now (SessionControl set_timing changes it) */
     uint64_t start_ns;   /* wall-clock origin of the tick schedule */
     uint64_t next_index; /* the next deadline is start + next_index periods */
-    size_t world_bytes;  /* the world's memory, counted against max_world_bytes */
     pdk_pause_kind pause;
     char pause_reason[PDK_SERVER_REASON_LEN];
     char timing_reason[PDK_SERVER_REASON_LEN];
-    pdk_step_lease lease;
-    /* Owed steps (Step, run_to_tick): ticked in the fast slices up to
-     * step_to, then answered. */
-    bool stepping;
-    uint64_t step_to;
-    uint64_t step_from;
-    uint64_t step_conn;
-    uint64_t step_request;
-    /* A replay: the recording it plays, its player and speed. */
+} pdk_slot_schedule;
+
+/* Owed steps (Step, run_to_tick): ticked in the fast slices up to to, then
+ * answered. */
+typedef struct pdk_owed_steps {
+    bool owed;
+    uint64_t to;
+    uint64_t from;
+    uint64_t conn_id;
+    uint64_t request_id;
+} pdk_owed_steps;
+
+/* A replay: the recording it plays, its player and speed. */
+typedef struct pdk_slot_replay {
     pdk_recording *rec;
-    pdk_player *player;
-    uint64_t replay_of;
+    pdk_player *player; /* NULL: a live session */
+    uint64_t of;        /* the recorded session's id */
     double speed;
-    /* A worker owns the session (a seek): nothing on the loop touches it;
-     * connections that close meanwhile are forgotten when it comes back. */
+} pdk_slot_replay;
+
+/* A worker owns the session (a seek): nothing on the loop touches it;
+ * connections that close meanwhile are forgotten when it comes back. */
+typedef struct pdk_slot_worker {
     bool busy;
     pdk_slot_view view;
     uint64_t *forget;
     size_t n_forget, cap_forget;
+} pdk_slot_worker;
+
+/* One session in the server's table, its concerns apart. */
+typedef struct pdk_server_slot {
+    pdk_session *session;
+    uint64_t id;
+    size_t world_bytes; /* the world's memory, counted against max_world_bytes */
+    pdk_slot_schedule sched;
+    pdk_step_lease lease;
+    pdk_owed_steps steps;
+    pdk_slot_replay replay;
+    pdk_slot_worker worker;
 } pdk_server_slot;
 
 /* An ImportChunk upload in progress on one connection. */
@@ -361,7 +380,8 @@ void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
 void pdk_server_handle_unsubscribe(pdk_server *srv, pdk_server_conn *c,
                                    const Paddock__V1__Frame *f);
 
-/* ---- server_control.c: SessionControl (pause, resume, steps, timing, reset, reseed, a replay's seek and speed) --- */
+/* ---- server_control.c: SessionControl (pause, resume, steps, timing, reset, reseed, a replay's
+ * seek and speed) --- */
 
 void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
 

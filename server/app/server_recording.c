@@ -404,10 +404,10 @@ static void made(job *j)
     }
     j->session = NULL;
     if (replay) {
-        slot->rec = j->rec;
-        slot->player = j->player;
-        slot->replay_of = j->session_id;
-        slot->speed = j->speed;
+        slot->replay.rec = j->rec;
+        slot->replay.player = j->player;
+        slot->replay.of = j->session_id;
+        slot->replay.speed = j->speed;
         j->rec = NULL;
         j->player = NULL;
         pdk_server_rebase(slot);
@@ -440,19 +440,19 @@ static void sought(job *j)
     j->session = NULL;
     j->player = NULL;
     j->rec = NULL;
-    slot->busy = false;
-    for (size_t i = 0; i < slot->n_forget; i++)
-        pdk_session_forget_conn(slot->session, slot->forget[i]);
-    slot->n_forget = 0;
+    slot->worker.busy = false;
+    for (size_t i = 0; i < slot->worker.n_forget; i++)
+        pdk_session_forget_conn(slot->session, slot->worker.forget[i]);
+    slot->worker.n_forget = 0;
     if (j->err != PDK_OK) {
         fail_job(j, j->err);
         pdk_server_reschedule(srv);
         return;
     }
-    if (slot->pause == PDK_PAUSE_REPLAY_END) {
+    if (slot->sched.pause == PDK_PAUSE_REPLAY_END) {
         /* It had played to the end: it waits at the sought tick. */
-        slot->pause = PDK_PAUSE_USER;
-        snprintf(slot->pause_reason, sizeof(slot->pause_reason),
+        slot->sched.pause = PDK_PAUSE_USER;
+        snprintf(slot->sched.pause_reason, sizeof(slot->sched.pause_reason),
                  "sought tick %" PRIu64 " after the replay's end: resume to play on", j->tick);
     }
     pdk_server_rebase(slot);
@@ -638,19 +638,19 @@ void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t reques
         return;
     j->tick = tick;
     j->session = slot->session;
-    j->player = slot->player;
-    j->rec = slot->rec;
+    j->player = slot->replay.player;
+    j->rec = slot->replay.rec;
     const pdk_world *w = pdk_session_world(slot->session);
-    slot->view = (pdk_slot_view){
+    slot->worker.view = (pdk_slot_view){
         .tick = pdk_world_tick(w),
         .sim_time_s = pdk_world_time_s(w),
         .vehicle_count = (uint32_t)pdk_world_vehicle_count(w),
         .state_hash = pdk_session_hash(slot->session),
         .subscriber_count = (uint32_t)pdk_session_subscriber_count(slot->session),
     };
-    slot->busy = true;
+    slot->worker.busy = true;
     if (!job_queue(j)) {
-        slot->busy = false;
+        slot->worker.busy = false;
         j->session = NULL;
         j->player = NULL;
         j->rec = NULL;
@@ -661,7 +661,7 @@ void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t reques
 
 void pdk_server_replay_speed(pdk_server_slot *slot, double speed)
 {
-    slot->speed = speed;
+    slot->replay.speed = speed;
     pdk_server_rebase(slot);
 }
 

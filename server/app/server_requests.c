@@ -454,7 +454,7 @@ void pdk_server_handle_unsubscribe(pdk_server *srv, pdk_server_conn *c, const Pa
     bool busy = false;
     for (size_t i = 0; i < srv->n_sessions; i++) {
         pdk_server_slot *slot = &srv->sessions[i];
-        if (slot->busy) {
+        if (slot->worker.busy) {
             busy = true;
             continue;
         }

@@ -26,10 +26,10 @@ static uint64_t deadline_ns(const pdk_server_slot *slot)
 {
     /* Integer arithmetic keeps the real-time schedule exact over any run
      * length; a replay's period is 1/(120 * speed) s. */
-    if (slot->player)
-        return slot->start_ns + (uint64_t)((double)slot->next_index * (double)NS_PER_S /
-                                           ((double)PDK_TICK_HZ * slot->speed));
-    return slot->start_ns + slot->next_index * NS_PER_S / PDK_TICK_HZ;
+    if (slot->replay.player)
+        return slot->sched.start_ns + (uint64_t)((double)slot->sched.next_index * (double)NS_PER_S /
+                                                 ((double)PDK_TICK_HZ * slot->replay.speed));
+    return slot->sched.start_ns + slot->sched.next_index * NS_PER_S / PDK_TICK_HZ;
 }
 
 /* ---- sessions ---------------------------------------------------------- */
@@ -44,26 +44,27 @@ pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id)
 
 uint64_t pdk_server_slot_tick(const pdk_server_slot *slot)
 {
-    return slot->busy ? slot->view.tick : pdk_world_tick(pdk_session_world(slot->session));
+    return slot->worker.busy ? slot->worker.view.tick
+                             : pdk_world_tick(pdk_session_world(slot->session));
 }
 
 void pdk_server_rebase(pdk_server_slot *slot)
 {
-    slot->start_ns = uv_hrtime();
-    slot->next_index = 1;
+    slot->sched.start_ns = uv_hrtime();
+    slot->sched.next_index = 1;
 }
 
 bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot)
 {
-    if (!slot->player) {
+    if (!slot->replay.player) {
         pdk_session_tick(slot->session);
         return true;
     }
-    if (pdk_player_step(slot->player) == PDK_OK)
+    if (pdk_player_step(slot->replay.player) == PDK_OK)
         return true;
     char reason[PDK_SERVER_REASON_LEN];
     snprintf(reason, sizeof(reason), "replay reached the recording's last tick %" PRIu64,
-             pdk_player_end_tick(slot->player));
+             pdk_player_end_tick(slot->replay.player));
     pdk_server_pause(srv, slot, PDK_PAUSE_REPLAY_END, reason);
     return false;
 }
@@ -100,18 +101,19 @@ bool pdk_server_writer_lagging(pdk_server *srv)
 /* Real-time sessions and playing replays tick on the timerfd's deadlines. */
 static bool runs_on_timer(const pdk_server_slot *slot)
 {
-    return !slot->busy && !slot->stepping && slot->pause == PDK_PAUSE_NONE &&
-           (slot->player != NULL || slot->timing == PDK_TIMING_REALTIME);
+    return !slot->worker.busy && !slot->steps.owed && slot->sched.pause == PDK_PAUSE_NONE &&
+           (slot->replay.player != NULL || slot->sched.timing == PDK_TIMING_REALTIME);
 }
 
 /* Fast sessions and owed steps tick in the idle slices. */
 static bool runs_fast(const pdk_server_slot *slot)
 {
-    if (slot->busy)
+    if (slot->worker.busy)
         return false;
-    if (slot->stepping)
+    if (slot->steps.owed)
         return true;
-    return !slot->player && slot->timing == PDK_TIMING_FAST && slot->pause == PDK_PAUSE_NONE;
+    return !slot->replay.player && slot->sched.timing == PDK_TIMING_FAST &&
+           slot->sched.pause == PDK_PAUSE_NONE;
 }
 
 /* The earliest deadline of the sessions on the timer, or 0 when there is none. */
@@ -169,7 +171,7 @@ static void run_realtime(pdk_server *srv, pdk_server_slot *slot)
     while (deadline_ns(slot) <= now && ran < srv->cfg.max_catchup_ticks) {
         pdk_lateness_add(lat, now - deadline_ns(slot), period);
         pdk_session_tick(slot->session);
-        slot->next_index++;
+        slot->sched.next_index++;
         ran++;
         now = uv_hrtime();
     }
@@ -177,9 +179,9 @@ static void run_realtime(pdk_server *srv, pdk_server_slot *slot)
         /* Bounded catch-up: drop the deadlines already past, so one slow
          * moment does not become a burst of ticks. Sim time now lags wall
          * time by the dropped ticks, which are reported. */
-        uint64_t behind = (now - slot->start_ns) * PDK_TICK_HZ / NS_PER_S + 1;
-        lat->skipped += behind - slot->next_index;
-        slot->next_index = behind; /* the first deadline after now */
+        uint64_t behind = (now - slot->sched.start_ns) * PDK_TICK_HZ / NS_PER_S + 1;
+        lat->skipped += behind - slot->sched.next_index;
+        slot->sched.next_index = behind; /* the first deadline after now */
     }
 }
 
@@ -194,7 +196,7 @@ static void run_replay(pdk_server *srv, pdk_server_slot *slot)
     while (deadline_ns(slot) <= now && now - t0 < REPLAY_SLICE_NS) {
         if (!pdk_server_tick_slot(srv, slot))
             return;
-        slot->next_index++;
+        slot->sched.next_index++;
         now = uv_hrtime();
     }
     if (deadline_ns(slot) + REPLAY_BEHIND_NS < now)
@@ -226,7 +228,7 @@ void pdk_server_on_timer(uv_poll_t *handle, int status, int events)
         pdk_server_slot *slot = &srv->sessions[i];
         if (!runs_on_timer(slot))
             continue;
-        if (slot->player)
+        if (slot->replay.player)
             run_replay(srv, slot);
         else
             run_realtime(srv, slot);
@@ -248,8 +250,8 @@ static void run_fast(pdk_server *srv, pdk_server_slot *slot, uint64_t budget)
 {
     uint64_t t0 = uv_hrtime();
     do {
-        if (slot->stepping) {
-            if (pdk_server_slot_tick(slot) >= slot->step_to)
+        if (slot->steps.owed) {
+            if (pdk_server_slot_tick(slot) >= slot->steps.to)
                 break;
         } else if (pdk_world_tick(pdk_session_world(slot->session)) >= srv->cfg.max_fast_ticks) {
             char reason[PDK_SERVER_REASON_LEN];
@@ -263,7 +265,7 @@ static void run_fast(pdk_server *srv, pdk_server_slot *slot, uint64_t budget)
         if (!pdk_server_tick_slot(srv, slot))
             return;
     } while (uv_hrtime() - t0 < budget);
-    if (slot->stepping && pdk_server_slot_tick(slot) >= slot->step_to)
+    if (slot->steps.owed && pdk_server_slot_tick(slot) >= slot->steps.to)
         pdk_server_steps_done(srv, slot);
 }
 
@@ -342,12 +344,12 @@ void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__S
     paddock__v1__session_info__init(info);
     info->session_id = slot->id;
     info->name = (char *)pdk_session_name(s);
-    if (slot->busy) {
-        info->tick = slot->view.tick;
-        info->sim_time_s = slot->view.sim_time_s;
-        info->vehicle_count = slot->view.vehicle_count;
-        info->state_hash = slot->view.state_hash;
-        info->subscriber_count = slot->view.subscriber_count;
+    if (slot->worker.busy) {
+        info->tick = slot->worker.view.tick;
+        info->sim_time_s = slot->worker.view.sim_time_s;
+        info->vehicle_count = slot->worker.view.vehicle_count;
+        info->state_hash = slot->worker.view.state_hash;
+        info->subscriber_count = slot->worker.view.subscriber_count;
     } else {
         const pdk_world *w = pdk_session_world(s);
         info->tick = pdk_world_tick(w);
@@ -356,18 +358,18 @@ void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__S
         info->state_hash = pdk_session_hash(s);
         info->subscriber_count = (uint32_t)pdk_session_subscriber_count(s);
     }
-    info->timing = timing_pb(slot->timing);
+    info->timing = timing_pb(slot->sched.timing);
     info->world_preset = (char *)pdk_session_world_preset(s);
     info->overruns = lat->overruns;
     info->lateness_p50_ms = pdk_lateness_quantile_ms(lat, 0.50);
     info->lateness_p99_ms = pdk_lateness_quantile_ms(lat, 0.99);
     info->skipped_ticks = lat->skipped;
-    info->paused = slot->pause != PDK_PAUSE_NONE || srv->writer_stalled;
-    info->pause_reason = slot->pause != PDK_PAUSE_NONE ? slot->pause_reason
-                         : srv->writer_stalled         ? srv->writer_reason
-                                                       : (char *)"";
-    info->timing_reason = slot->timing_reason;
-    info->replay_of = slot->replay_of;
+    info->paused = slot->sched.pause != PDK_PAUSE_NONE || srv->writer_stalled;
+    info->pause_reason = slot->sched.pause != PDK_PAUSE_NONE ? slot->sched.pause_reason
+                         : srv->writer_stalled               ? srv->writer_reason
+                                                             : (char *)"";
+    info->timing_reason = slot->sched.timing_reason;
+    info->replay_of = slot->replay.of;
 }
 
 pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid, uint64_t id)
@@ -379,7 +381,7 @@ pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64
         pdk_server_send_error(srv, conn, rid, PDK_ERR_NOT_FOUND, msg);
         return NULL;
     }
-    if (slot->busy) {
+    if (slot->worker.busy) {
         snprintf(msg, sizeof(msg),
                  "session %" PRIu64 " is a replay seeking a tick; ask again once the seek is "
                  "answered",
@@ -393,13 +395,13 @@ pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64
 bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
                               const pdk_server_slot *slot)
 {
-    if (!slot->player)
+    if (!slot->replay.player)
         return false;
     char msg[160];
     snprintf(msg, sizeof(msg),
              "session %" PRIu64 " is a replay of session %" PRIu64
              " and takes no commands; fork it to drive",
-             slot->id, slot->replay_of);
+             slot->id, slot->replay.of);
     pdk_server_send_error(srv, conn, rid, PDK_ERR_UNSUPPORTED, msg);
     return true;
 }
@@ -413,10 +415,10 @@ pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, u
     pdk_server_slot *slot = pdk_server_need_session(srv, conn, rid, id);
     if (!slot || pdk_server_refuse_replay(srv, conn, rid, slot))
         return NULL;
-    if (slot->pause == PDK_PAUSE_LIMIT) {
+    if (slot->sched.pause == PDK_PAUSE_LIMIT) {
         char msg[256];
         snprintf(msg, sizeof(msg), "session %" PRIu64 " is paused and takes no inputs: %s", id,
-                 slot->pause_reason);
+                 slot->sched.pause_reason);
         pdk_server_send_error(srv, conn, rid, PDK_ERR_CLOSED, msg);
         return NULL;
     }
@@ -426,9 +428,10 @@ pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, u
 void pdk_server_settle_inputs(pdk_server *srv, pdk_server_slot *slot)
 {
     (void)srv;
-    if (slot->busy || slot->player || slot->pause == PDK_PAUSE_LIMIT || slot->stepping)
+    if (slot->worker.busy || slot->replay.player || slot->sched.pause == PDK_PAUSE_LIMIT ||
+        slot->steps.owed)
         return;
-    if (slot->pause != PDK_PAUSE_NONE || slot->timing == PDK_TIMING_LOCKSTEP)
+    if (slot->sched.pause != PDK_PAUSE_NONE || slot->sched.timing == PDK_TIMING_LOCKSTEP)
         pdk_session_apply_inputs(slot->session);
 }
 
@@ -458,39 +461,39 @@ void pdk_server_lease_refresh(pdk_server *srv, pdk_server_slot *slot)
 
 void pdk_server_steps_done(pdk_server *srv, pdk_server_slot *slot)
 {
-    slot->stepping = false;
+    slot->steps.owed = false;
     pdk_server_lease_refresh(srv, slot);
-    pdk_server_conn *c = pdk_server_conn_find(srv, slot->step_conn);
+    pdk_server_conn *c = pdk_server_conn_find(srv, slot->steps.conn_id);
     if (c)
-        pdk_server_reply_control(srv, c->conn, slot->step_request, slot);
+        pdk_server_reply_control(srv, c->conn, slot->steps.request_id, slot);
     pdk_server_settle_inputs(srv, slot);
     pdk_server_reschedule(srv);
 }
 
 void pdk_server_steps_abort(pdk_server *srv, pdk_server_slot *slot, pdk_error code, const char *why)
 {
-    if (!slot->stepping)
+    if (!slot->steps.owed)
         return;
-    slot->stepping = false;
+    slot->steps.owed = false;
     uint64_t tick = pdk_server_slot_tick(slot);
     char msg[512];
     snprintf(msg, sizeof(msg),
              "%s; %" PRIu64 " of %" PRIu64 " owed steps were done (tick %" PRIu64 ")", why,
-             tick - slot->step_from, slot->step_to - slot->step_from, tick);
-    pdk_server_error_to(srv, slot->step_conn, slot->step_request, code, msg);
+             tick - slot->steps.from, slot->steps.to - slot->steps.from, tick);
+    pdk_server_error_to(srv, slot->steps.conn_id, slot->steps.request_id, code, msg);
     pdk_server_reschedule(srv);
 }
 
 void pdk_server_pause(pdk_server *srv, pdk_server_slot *slot, pdk_pause_kind kind,
                       const char *reason)
 {
-    if (slot->stepping) {
+    if (slot->steps.owed) {
         char why[256];
         snprintf(why, sizeof(why), "session %" PRIu64 " paused: %s", slot->id, reason);
         pdk_server_steps_abort(srv, slot, PDK_ERR_CLOSED, why);
     }
-    slot->pause = kind;
-    snprintf(slot->pause_reason, sizeof(slot->pause_reason), "%s", reason);
+    slot->sched.pause = kind;
+    snprintf(slot->sched.pause_reason, sizeof(slot->sched.pause_reason), "%s", reason);
     pdk_server_settle_inputs(srv, slot);
     pdk_server_reschedule(srv);
 }
@@ -511,11 +514,12 @@ static void lapse(pdk_server *srv, pdk_server_slot *slot, const char *why)
     fprintf(stderr, "paddockd: session %" PRIu64 ": %s; %s\n", slot->id, reason,
             realtime ? "it runs in real time" : "paused");
     if (realtime) {
-        slot->timing = PDK_TIMING_REALTIME;
+        slot->sched.timing = PDK_TIMING_REALTIME;
         /* The reason, cut where it must, and what became of the session. */
         static const char tail[] = ": running in real time (LAPSE_REALTIME)";
-        int keep = (int)(sizeof(slot->timing_reason) - sizeof(tail));
-        snprintf(slot->timing_reason, sizeof(slot->timing_reason), "%.*s%s", keep, reason, tail);
+        int keep = (int)(sizeof(slot->sched.timing_reason) - sizeof(tail));
+        snprintf(slot->sched.timing_reason, sizeof(slot->sched.timing_reason), "%.*s%s", keep,
+                 reason, tail);
         pdk_server_rebase(slot);
         pdk_server_reschedule(srv);
     } else {
@@ -529,7 +533,7 @@ void pdk_server_arm_lease_timer(pdk_server *srv)
     uint64_t next = 0;
     for (size_t i = 0; i < srv->n_sessions; i++) {
         const pdk_server_slot *slot = &srv->sessions[i];
-        if (slot->lease.conn_id == 0 || slot->stepping)
+        if (slot->lease.conn_id == 0 || slot->steps.owed)
             continue;
         if (next == 0 || slot->lease.expires_ns < next)
             next = slot->lease.expires_ns;
@@ -550,7 +554,7 @@ void pdk_server_on_lease_timer(uv_timer_t *t)
     uint64_t now = uv_hrtime();
     for (size_t i = 0; i < srv->n_sessions; i++) {
         pdk_server_slot *slot = &srv->sessions[i];
-        if (slot->lease.conn_id == 0 || slot->stepping || slot->lease.expires_ns > now)
+        if (slot->lease.conn_id == 0 || slot->steps.owed || slot->lease.expires_ns > now)
             continue;
         char why[96];
         snprintf(why, sizeof(why), "lapsed after %u ms without a step", slot->lease.deadline_ms);
@@ -565,9 +569,9 @@ void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id)
 {
     for (size_t i = 0; i < srv->n_sessions; i++) {
         pdk_server_slot *slot = &srv->sessions[i];
-        if (slot->stepping && slot->step_conn == conn_id && slot->lease.conn_id != conn_id) {
+        if (slot->steps.owed && slot->steps.conn_id == conn_id && slot->lease.conn_id != conn_id) {
             /* Nobody waits for these steps any more. */
-            slot->stepping = false;
+            slot->steps.owed = false;
             pdk_server_reschedule(srv);
         }
         if (slot->lease.conn_id == conn_id)

@@ -51,9 +51,9 @@ pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing t
     memset(slot, 0, sizeof(*slot));
     slot->session = s;
     slot->id = pdk_session_id(s);
-    slot->timing = timing;
+    slot->sched.timing = timing;
     slot->world_bytes = world_bytes;
-    slot->speed = 1.0;
+    slot->replay.speed = 1.0;
     pdk_server_rebase(slot);
     *out = slot;
     pdk_server_reschedule(srv);
@@ -120,14 +120,14 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
     memset(&slot->lease, 0, sizeof(slot->lease));
     pdk_server_arm_lease_timer(srv);
     srv->world_bytes -= slot->world_bytes;
-    if (!slot->busy) {
+    if (!slot->worker.busy) {
         /* A busy slot's session, player and recording are its worker's to
          * free once it is done (server_recording.c). */
-        pdk_player_free(slot->player);
+        pdk_player_free(slot->replay.player);
         pdk_session_destroy(slot->session);
-        pdk_recording_free(slot->rec);
+        pdk_recording_free(slot->replay.rec);
     }
-    free(slot->forget);
+    free(slot->worker.forget);
     size_t i = (size_t)(slot - srv->sessions);
     memmove(&srv->sessions[i], &srv->sessions[i + 1],
             (srv->n_sessions - i - 1) * sizeof(srv->sessions[0]));

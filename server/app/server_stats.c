@@ -57,19 +57,19 @@ static void send_stats(pdk_server *srv, pdk_server_conn *c, pdk_stats_sub *sub,
     st.step_lease_conn = slot->lease.conn_id;
     st.step_lease_holder = slot->lease.conn_id ? slot->lease.holder : (char *)"";
     if (slot->lease.conn_id)
-        st.step_lease_left_ms = slot->stepping ? (double)slot->lease.deadline_ms
+        st.step_lease_left_ms = slot->steps.owed ? (double)slot->lease.deadline_ms
                                 : slot->lease.expires_ns > now
                                     ? (double)(slot->lease.expires_ns - now) / 1e6
                                     : 0.0;
     st.overruns = info.overruns;
     st.skipped_ticks = info.skipped_ticks;
     st.writer_queued = ws.queued;
-    st.replay_of = slot->replay_of;
-    if (slot->player) {
-        st.speed = slot->speed;
-        if (!slot->busy) {
-            st.replay_end_tick = pdk_player_end_tick(slot->player);
-            st.diverged_tick = pdk_player_diverged(slot->player);
+    st.replay_of = slot->replay.of;
+    if (slot->replay.player) {
+        st.speed = slot->replay.speed;
+        if (!slot->worker.busy) {
+            st.replay_end_tick = pdk_player_end_tick(slot->replay.player);
+            st.diverged_tick = pdk_player_diverged(slot->replay.player);
         }
     }
     Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
@@ -138,8 +138,8 @@ void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *c,
     sub->period_ns = PDK_SERVER_NS_PER_S / hz;
     sub->due_ns = now + sub->period_ns;
     sub->last_ns = now;
-    sub->last_sim_s =
-        slot->busy ? slot->view.sim_time_s : pdk_world_time_s(pdk_session_world(slot->session));
+    sub->last_sim_s = slot->worker.busy ? slot->worker.view.sim_time_s
+                                        : pdk_world_time_s(pdk_session_world(slot->session));
     c->n_subs++;
     Paddock__V1__Subscribed sd = PADDOCK__V1__SUBSCRIBED__INIT;
     sd.subscription_id = sub->sub_id;
