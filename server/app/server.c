@@ -60,67 +60,18 @@ static bool refuse_viewer(pdk_server *srv, pdk_server_conn *c, const Paddock__V1
 
 /* ---- connections' frames ------------------------------------------------- */
 
-typedef void (*handler_fn)(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
+/* Every request a client may send, by topic. */
+static const pdk_server_request *const topics[] = {
+    pdk_server_session_requests, pdk_server_vehicle_requests, pdk_server_subscription_requests,
+    pdk_server_control_requests, pdk_server_stats_requests,   pdk_server_recording_requests,
+};
 
-/* The requests a client may send, and whether a viewer may. */
-static handler_fn handler_for(Paddock__V1__Frame__BodyCase bc, bool *changes)
+static const pdk_server_request *request_for(Paddock__V1__Frame__BodyCase bc)
 {
-    *changes = true;
-    switch (bc) {
-    case PADDOCK__V1__FRAME__BODY_SESSION_CREATE:
-        return pdk_server_handle_session_create;
-    case PADDOCK__V1__FRAME__BODY_SESSION_CLOSE:
-        return pdk_server_handle_session_close;
-    case PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN:
-        return pdk_server_handle_spawn;
-    case PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE:
-        return pdk_server_handle_remove;
-    case PADDOCK__V1__FRAME__BODY_DBW_COMMAND:
-        return pdk_server_handle_dbw;
-    case PADDOCK__V1__FRAME__BODY_TYRE_COMMAND:
-        return pdk_server_handle_tyre;
-    case PADDOCK__V1__FRAME__BODY_DBW_MESSAGE:
-        return pdk_server_handle_dbw_message;
-    case PADDOCK__V1__FRAME__BODY_CONTROL_LEASE:
-        return pdk_server_handle_control_lease;
-    case PADDOCK__V1__FRAME__BODY_SESSION_CONTROL:
-        return pdk_server_handle_control;
-    case PADDOCK__V1__FRAME__BODY_REPLAY_OPEN:
-        return pdk_server_handle_replay_open;
-    case PADDOCK__V1__FRAME__BODY_FORK_REQUEST:
-        return pdk_server_handle_fork;
-    case PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK:
-        return pdk_server_handle_import;
-    default:
-        break;
-    }
-    *changes = false;
-    switch (bc) {
-    case PADDOCK__V1__FRAME__BODY_HELLO:
-        return pdk_server_handle_hello;
-    case PADDOCK__V1__FRAME__BODY_PING:
-        return pdk_server_handle_ping;
-    case PADDOCK__V1__FRAME__BODY_SESSION_LIST:
-        return pdk_server_handle_session_list;
-    case PADDOCK__V1__FRAME__BODY_SUBSCRIBE:
-        return pdk_server_handle_subscribe;
-    case PADDOCK__V1__FRAME__BODY_DBW_SUBSCRIBE:
-        return pdk_server_handle_dbw_subscribe;
-    case PADDOCK__V1__FRAME__BODY_UNSUBSCRIBE:
-        return pdk_server_handle_unsubscribe;
-    case PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE:
-        return pdk_server_handle_stats_subscribe;
-    case PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST:
-        return pdk_server_handle_verify;
-    case PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST:
-        return pdk_server_handle_export;
-    case PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST:
-        return pdk_server_handle_csv;
-    case PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST:
-        return pdk_server_handle_meta;
-    default:
-        break;
-    }
+    for (size_t t = 0; t < sizeof(topics) / sizeof(topics[0]); t++)
+        for (const pdk_server_request *r = topics[t]; r->handle; r++)
+            if (r->body == bc)
+                return r;
     return NULL;
 }
 
@@ -135,18 +86,17 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
                       "the first frame on a connection must be Hello with protocol_version 1");
         return;
     }
-    bool changes = false;
-    handler_fn fn = handler_for(f->body_case, &changes);
-    if (!fn) {
+    const pdk_server_request *r = request_for(f->body_case);
+    if (!r) {
         char msg[128];
         snprintf(msg, sizeof(msg), "'%s' is not a request a client may send",
                  pdk_server_body_name(f->body_case));
         pdk_server_send_error(srv, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
         return;
     }
-    if (changes && refuse_viewer(srv, c, f))
+    if (r->changes && refuse_viewer(srv, c, f))
         return;
-    fn(srv, c, f);
+    r->handle(srv, c, f);
 }
 
 static void on_open(pdk_conn *conn, void *ud)

@@ -323,7 +323,8 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     pdk_server_replay_seek(srv, c, rid, slot, m->seek);
 }
 
-void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
+                                      const Paddock__V1__Frame *f)
 {
     const Paddock__V1__SessionControl *m = f->session_control;
     uint64_t rid = f->request_id;
@@ -405,3 +406,9 @@ void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddoc
         break;
     }
 }
+
+/* This file's requests (server.c dispatches them). */
+const pdk_server_request pdk_server_control_requests[] = {
+    {PADDOCK__V1__FRAME__BODY_SESSION_CONTROL, pdk_server_handle_control, true},
+    {0, NULL, false},
+};

@@ -233,7 +233,16 @@ typedef struct pdk_server {
     pdk_buf out;
 } pdk_server;
 
-/* ---- server_conn.c: connections and sending ---------------------- */
+/* A request a client may send: the handler of one Frame body, and whether
+ * it changes a session (a viewer may not send those). Each topic's file
+ * has a table of them, ended by a NULL handler; server.c dispatches. */
+typedef struct pdk_server_request {
+    Paddock__V1__Frame__BodyCase body;
+    void (*handle)(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
+    bool changes;
+} pdk_server_request;
+
+/* ---- server_conn.c: connections and sending ------------------------------ */
 
 pdk_server_conn *pdk_server_conn_find(pdk_server *srv, uint64_t id);
 /* Encodes and queues a frame (an encoding failure closes the connection). */
@@ -258,7 +267,7 @@ __attribute__((format(printf, 5, 6)))
 void pdk_server_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error code,
                        const char *fmt, ...);
 
-/* ---- server_sched.c: the tick scheduler, owed steps, the step lease --- */
+/* ---- server_sched.c: the tick scheduler, owed steps, the step lease ------ */
 
 pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id);
 /* The session's tick now (the view's while a worker owns it). */
@@ -311,10 +320,8 @@ void pdk_server_on_lease_timer(uv_timer_t *t);
  * leases lapse. */
 void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id);
 
-/* ---- server_stats.c: the stats stream ---------------------------- */
+/* ---- server_stats.c: the stats stream ------------------------------------ */
 
-void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *c,
-                                       const Paddock__V1__Frame *f);
 /* Ends a stats subscription of conn_id; false when it has none of that id. */
 bool pdk_server_stats_unsubscribe(pdk_server *srv, uint64_t conn_id, uint32_t sub_id);
 void pdk_server_on_stats_timer(uv_timer_t *t);
@@ -339,7 +346,7 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
 /* A connection closed: the resets and reseeds it waits for go. */
 void pdk_server_controls_forget_conn(pdk_server *srv, uint64_t conn_id);
 
-/* ---- server_sessions.c: the session table ------------------------ */
+/* ---- server_sessions.c: the session table -------------------------------- */
 
 /* A new session from a world preset, in the table. err names what failed. */
 pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char *world_preset,
@@ -353,48 +360,20 @@ pdk_error pdk_server_session_room(pdk_server *srv, size_t world_bytes, char *err
 pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing timing,
                                    size_t world_bytes, pdk_server_slot **out);
 /* Destroys a session (or hands a busy one to its worker) and drops the
- * slot: owed steps, stats subscriptions and pending controls are told. */
+ * slot: owed steps and stats subscriptions are told. */
 void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot);
 
-/* ---- server_requests.c: sessions, vehicles, DBW, leases, subscriptions --- */
+/* ---- the requests, by topic ---------------------------------------------- */
 
-void pdk_server_handle_hello(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_ping(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c,
-                                      const Paddock__V1__Frame *f);
-void pdk_server_handle_session_list(pdk_server *srv, pdk_server_conn *c,
-                                    const Paddock__V1__Frame *f);
-void pdk_server_handle_session_close(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f);
-void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_remove(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_tyre(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_dbw_message(pdk_server *srv, pdk_server_conn *c,
-                                   const Paddock__V1__Frame *f);
-void pdk_server_handle_control_lease(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f);
-void pdk_server_handle_subscribe(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f);
-void pdk_server_handle_unsubscribe(pdk_server *srv, pdk_server_conn *c,
-                                   const Paddock__V1__Frame *f);
+extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */
+extern const pdk_server_request pdk_server_vehicle_requests[];      /* server_vehicles.c */
+extern const pdk_server_request pdk_server_subscription_requests[]; /* server_subscriptions.c */
+extern const pdk_server_request pdk_server_control_requests[];      /* server_control.c */
+extern const pdk_server_request pdk_server_stats_requests[];        /* server_stats.c */
+extern const pdk_server_request pdk_server_recording_requests[];    /* server_recording.c */
 
-/* ---- server_control.c: SessionControl (pause, resume, steps, timing, reset, reseed, a replay's
- * seek and speed) --- */
+/* ---- server_recording.c: replays and the recording services -------------- */
 
-void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-
-/* ---- server_recording.c: replays and the recording services ------ */
-
-void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c,
-                                   const Paddock__V1__Frame *f);
-void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_export(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-void pdk_server_handle_meta(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
 /* A replay's seek (SessionControl seek), off the loop. */
 void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t request_id,
                             pdk_server_slot *slot, uint64_t tick);

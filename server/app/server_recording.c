@@ -611,7 +611,8 @@ static void job_done(uv_work_t *req, int status)
 
 /* ---- requests ------------------------------------------------------------------ */
 
-void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c,
+                                          const Paddock__V1__Frame *f)
 {
     const Paddock__V1__ReplayOpen *m = f->replay_open;
     double speed = m->speed == 0.0 ? 1.0 : m->speed;
@@ -665,7 +666,8 @@ void pdk_server_replay_speed(pdk_server_slot *slot, double speed)
     pdk_server_rebase(slot);
 }
 
-void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c,
+                                     const Paddock__V1__Frame *f)
 {
     job *j = job_new(srv, JOB_VERIFY, c, f->request_id, f->verify_request->session_id);
     if (!j)
@@ -674,7 +676,7 @@ void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c, const Paddock
     job_start(j);
 }
 
-void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__ForkRequest *m = f->fork_request;
     if (!pdk_server_text_ok(srv, c->conn, f->request_id, "name", m->name,
@@ -707,14 +709,15 @@ void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__
     job_start(j);
 }
 
-void pdk_server_handle_export(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_export(pdk_server *srv, pdk_server_conn *c,
+                                     const Paddock__V1__Frame *f)
 {
     job *j = job_new(srv, JOB_EXPORT, c, f->request_id, f->export_request->session_id);
     if (j)
         job_start(j);
 }
 
-void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__CsvExportRequest *m = f->csv_export_request;
     char msg[160];
@@ -765,7 +768,7 @@ void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V
     job_start(j);
 }
 
-void pdk_server_handle_meta(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_meta(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
     job *j = job_new(srv, JOB_META, c, f->request_id, f->session_meta_request->session_id);
     if (j)
@@ -791,7 +794,8 @@ static void upload_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
 
 /* ImportChunk: the file is written to a temporary folder in order; the
  * last chunk hands it to the store on the pool. */
-void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c,
+                                     const Paddock__V1__Frame *f)
 {
     const Paddock__V1__ImportChunk *m = f->import_chunk;
     pdk_upload *u = &c->upload;
@@ -943,3 +947,15 @@ void pdk_server_recording_stop(pdk_server *srv)
     while (srv->n_streams > 0)
         stream_drop(srv, srv->n_streams - 1);
 }
+
+/* This file's requests (server.c dispatches them). */
+const pdk_server_request pdk_server_recording_requests[] = {
+    {PADDOCK__V1__FRAME__BODY_REPLAY_OPEN, pdk_server_handle_replay_open, true},
+    {PADDOCK__V1__FRAME__BODY_FORK_REQUEST, pdk_server_handle_fork, true},
+    {PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK, pdk_server_handle_import, true},
+    {PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST, pdk_server_handle_verify, false},
+    {PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST, pdk_server_handle_export, false},
+    {PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST, pdk_server_handle_csv, false},
+    {PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST, pdk_server_handle_meta, false},
+    {0, NULL, false},
+};

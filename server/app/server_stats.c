@@ -101,8 +101,8 @@ void pdk_server_on_stats_timer(uv_timer_t *t)
     arm_stats_timer(srv);
 }
 
-void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *c,
-                                       const Paddock__V1__Frame *f)
+static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *c,
+                                              const Paddock__V1__Frame *f)
 {
     const Paddock__V1__StatsSubscribe *m = f->stats_subscribe;
     pdk_server_slot *slot = pdk_server_session_find(srv, m->session_id);
@@ -195,3 +195,9 @@ void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slo
     }
     arm_stats_timer(srv);
 }
+
+/* This file's requests (server.c dispatches them). */
+const pdk_server_request pdk_server_stats_requests[] = {
+    {PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE, pdk_server_handle_stats_subscribe, false},
+    {0, NULL, false},
+};
