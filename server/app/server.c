@@ -53,7 +53,7 @@ static bool refuse_viewer(pdk_server *srv, pdk_server_conn *c, const Paddock__V1
     char msg[160];
     snprintf(msg, sizeof(msg),
              "this connection said Hello as a viewer: a viewer watches and may not send %s",
-             pdk_server_body_name(f->body_case));
+             pdk_wire_frame_body_name(f->body_case));
     pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
     return true;
 }
@@ -90,7 +90,7 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
     if (!r) {
         char msg[128];
         snprintf(msg, sizeof(msg), "'%s' is not a request a client may send",
-                 pdk_server_body_name(f->body_case));
+                 pdk_wire_frame_body_name(f->body_case));
         pdk_server_send_error(srv, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
         return;
     }

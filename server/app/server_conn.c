@@ -103,13 +103,6 @@ bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const cha
     return false;
 }
 
-const char *pdk_server_body_name(Paddock__V1__Frame__BodyCase bc)
-{
-    const ProtobufCFieldDescriptor *fd =
-        protobuf_c_message_descriptor_get_field(&paddock__v1__frame__descriptor, (unsigned)bc);
-    return fd ? fd->name : "unknown";
-}
-
 bool pdk_server_sub_room(pdk_server *srv, pdk_server_conn *c, uint64_t request_id)
 {
     if (c->n_subs < PDK_SERVER_CONN_MAX_SUBS)

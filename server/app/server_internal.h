@@ -257,7 +257,6 @@ void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id,
  * characters. On failure replies INVALID_ARGUMENT naming the field. */
 bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
                         const char *text, size_t max);
-const char *pdk_server_body_name(Paddock__V1__Frame__BodyCase bc);
 /* Room for one more subscription on c (CAPACITY reply otherwise). */
 bool pdk_server_sub_room(pdk_server *srv, pdk_server_conn *c, uint64_t request_id);
 /* An error reply to c's request rid, its message printf-formatted. */

@@ -48,6 +48,10 @@ pdk_error pdk_wire_frame_append(pdk_buf *out, const Paddock__V1__Frame *frame);
 Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_error *err);
 void pdk_wire_frame_free(Paddock__V1__Frame *frame);
 
+/* The proto name of a Frame body ("vehicle_spawn"), "unknown" for a case
+ * the proto does not have: how errors name a request. */
+const char *pdk_wire_frame_body_name(Paddock__V1__Frame__BodyCase bc);
+
 /* Appends an Error reply frame (request_id echoed). */
 pdk_error pdk_wire_error_append(pdk_buf *out, uint64_t request_id, pdk_error code,
                                 const char *message);
