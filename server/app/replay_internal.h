@@ -57,7 +57,7 @@ struct pdk_recording {
     /* The indices of the inputs that may own text (the spawns, with
      * their preset and overrides), in no order: what freeing the
      * recording walks, where walking every input would read the whole
-     * array again, megabytes long and cold by then (ADR 0020). */
+     * array again, megabytes long and cold by then. */
     size_t *text_inputs;
     size_t n_text_inputs;
     rec_hash *hashes; /* in tick order */

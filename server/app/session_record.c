@@ -192,9 +192,9 @@ void pdk_session_record_tick_(pdk_session *s)
 {
     uint64_t tick = pdk_world_tick(s->world);
     bool hash_due = tick % PDK_SESSION_HASH_EVERY == 0;
-    /* Due where (tick - start) % keyframe_every is 0, found by a compare:
-     * the division cost a lone car's tick 1 %. A tick that jumped (a
-     * restore, a reset) is placed again by the division. */
+    /* Due where (tick - start) % keyframe_every is 0, found by a compare
+     * rather than a division every tick. A tick that jumped (a restore, a
+     * reset) is placed again by the division. */
     if (tick > s->next_keyframe || s->next_keyframe - tick > s->keyframe_every)
         s->next_keyframe = keyframe_from(s, tick);
     bool keyframe_due = tick == s->next_keyframe;
