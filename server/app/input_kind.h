@@ -15,10 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
 #include "store.h"
 #include "wire.h"
-#include "world.h"
 
 /* The numbers recordings store with each input: never renumber one. */
 typedef enum pdk_input_kind {
