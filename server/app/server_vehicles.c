@@ -11,11 +11,10 @@
 #include "params.h"
 #include "server_internal.h"
 
-/* An input was queued: its reply is owed, and a session that will not tick
- * soon applies it now. */
 /* Answers an input's queueing (err, what pdk_session_queue_* returned):
- * refused with the reason when the queue did not take it, else pending
- * until its tick answers it. */
+ * refused with the reason when the queue did not take it, else its reply
+ * is owed until its tick answers it, and a session that will not tick
+ * soon applies it now. */
 static void answer_queued(pdk_server *srv, pdk_server_conn *c, uint64_t request_id,
                           pdk_server_slot *slot, pdk_error err, const char *what)
 {
@@ -32,6 +31,24 @@ static void answer_queued(pdk_server *srv, pdk_server_conn *c, uint64_t request_
     }
     c->pending++;
     pdk_server_settle_inputs(srv, slot);
+}
+
+/* Refuses c's request rid with e and why when e is an error. */
+static bool refused(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error e, const char *why)
+{
+    if (e == PDK_OK)
+        return false;
+    pdk_server_send_error(srv, c->conn, rid, e, why);
+    return true;
+}
+
+/* Queues in, the input of c's request rid, into slot's session through the
+ * input table (input_kind.h); what names it if the queue refuses it. */
+static void queue_input(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot,
+                        const pdk_input *in, const char *what)
+{
+    pdk_reply_to to = {.conn_id = c->id, .request_id = rid};
+    answer_queued(srv, c, rid, slot, pdk_session_queue_input(slot->session, in, to), what);
 }
 
 static void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c,
@@ -90,9 +107,8 @@ static void pdk_server_handle_remove(pdk_server *srv, pdk_server_conn *c,
         pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    answer_queued(srv, c, f->request_id, slot,
-                  pdk_session_queue_remove(slot->session, m->vehicle_id, to), "removal");
+    pdk_input in = {.kind = PDK_INPUT_REMOVE, .vehicle = m->vehicle_id};
+    queue_input(srv, c, f->request_id, slot, &in, "removal");
 }
 
 static void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
@@ -115,15 +131,11 @@ static void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Pad
     char why[256];
     pdk_error e = pdk_session_lease_command(slot->session, m->vehicle_id, PDK_SOURCE_DRIVER, c->id,
                                             c->holder, why, sizeof(why));
-    if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, why);
+    if (refused(srv, c, f->request_id, e, why))
         return;
-    }
-    pdk_dbw_cmd cmd;
-    pdk_wire_dbw_from_pb(m, &cmd);
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    answer_queued(srv, c, f->request_id, slot,
-                  pdk_session_queue_dbw(slot->session, m->vehicle_id, &cmd, to), "DbwCommand");
+    pdk_input in = {.kind = PDK_INPUT_DBW, .vehicle = m->vehicle_id};
+    pdk_wire_dbw_from_pb(m, &in.u.cmd);
+    queue_input(srv, c, f->request_id, slot, &in, "DbwCommand");
 }
 
 /* A TyreCommand: what the message alone decides is checked here (wire);
@@ -136,16 +148,11 @@ static void pdk_server_handle_tyre(pdk_server *srv, pdk_server_conn *c, const Pa
         pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
-    pdk_tyre_input in;
+    pdk_input in = {.kind = PDK_INPUT_TYRE, .vehicle = m->vehicle_id};
     char why[192];
-    pdk_error e = pdk_wire_tyre_from_pb(m, &in, why, sizeof(why));
-    if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, why);
+    if (refused(srv, c, f->request_id, pdk_wire_tyre_from_pb(m, &in.u.tyre, why, sizeof(why)), why))
         return;
-    }
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    answer_queued(srv, c, f->request_id, slot,
-                  pdk_session_queue_tyre(slot->session, m->vehicle_id, &in, to), "TyreCommand");
+    queue_input(srv, c, f->request_id, slot, &in, "TyreCommand");
 }
 
 /* A DBW kit message: what the message alone decides is checked here
@@ -160,30 +167,24 @@ static void pdk_server_handle_dbw_message(pdk_server *srv, pdk_server_conn *c,
         pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
-    pdk_dbw_msg msg;
+    pdk_input in = {.kind = PDK_INPUT_DBW_KIT, .vehicle = m->vehicle_id};
     char why[256];
-    pdk_error e = pdk_wire_dbw_msg_from_pb(m, &msg, why, sizeof(why));
-    if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, why);
+    if (refused(srv, c, f->request_id, pdk_wire_dbw_msg_from_pb(m, &in.u.kit, why, sizeof(why)),
+                why))
         return;
-    }
     /* A fault injection is the test rig's, a button press the safety
      * operator's hand on the kit: neither drives, so neither needs a lease. */
-    if (msg.kind != PDK_DBW_MSG_FAULT && msg.kind != PDK_DBW_MSG_BUTTON) {
+    if (in.u.kit.kind != PDK_DBW_MSG_FAULT && in.u.kit.kind != PDK_DBW_MSG_BUTTON) {
         pdk_control_source src = PDK_SOURCE_AUTONOMY;
         if (pdk_session_lease_holder(slot->session, m->vehicle_id, PDK_SOURCE_AI) == c->id &&
             pdk_session_lease_holder(slot->session, m->vehicle_id, PDK_SOURCE_AUTONOMY) != c->id)
             src = PDK_SOURCE_AI;
-        e = pdk_session_lease_command(slot->session, m->vehicle_id, src, c->id, c->holder, why,
-                                      sizeof(why));
-        if (e != PDK_OK) {
-            pdk_server_send_error(srv, c->conn, f->request_id, e, why);
+        pdk_error e = pdk_session_lease_command(slot->session, m->vehicle_id, src, c->id, c->holder,
+                                                why, sizeof(why));
+        if (refused(srv, c, f->request_id, e, why))
             return;
-        }
     }
-    pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
-    answer_queued(srv, c, f->request_id, slot,
-                  pdk_session_queue_dbw_kit(slot->session, m->vehicle_id, &msg, to), "DBW message");
+    queue_input(srv, c, f->request_id, slot, &in, "DBW message");
 }
 
 /* ControlLease: take or release one source's lease on one vehicle. */
