@@ -319,7 +319,7 @@ int pdk_server_run(const pdk_server_config *config)
     if (!srv)
         return 1;
     srv->cfg = *config;
-    srv->timer_fd = -1;
+    srv->sched.timer_fd = -1;
     char err[PDK_STORE_ERR_LEN];
     int rc = 1;
     if (pdk_store_open(config->db_path, config->migrations_dir, &srv->store, err, sizeof(err)) !=
@@ -329,27 +329,27 @@ int pdk_server_run(const pdk_server_config *config)
         return 1;
     }
     uv_loop_init(&srv->loop);
-    srv->loop_thread = uv_thread_self();
-    uv_mutex_init(&srv->defer_lock);
+    srv->deferred.loop_thread = uv_thread_self();
+    uv_mutex_init(&srv->deferred.lock);
     if (mark_interrupted(srv) != 0)
         goto out;
     /* Linux lets a timer fire up to the thread's timer slack (50 µs by
      * default) late so it can batch wake-ups; ticks want their deadline. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    srv->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (srv->timer_fd < 0) {
+    srv->sched.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (srv->sched.timer_fd < 0) {
         fprintf(stderr, "paddockd: timerfd_create: %s\n", strerror(errno));
         goto out;
     }
-    uv_poll_init(&srv->loop, &srv->timer_poll, srv->timer_fd);
-    srv->timer_poll.data = srv;
-    uv_poll_start(&srv->timer_poll, UV_READABLE, pdk_server_on_timer);
-    uv_idle_init(&srv->loop, &srv->fast_idle);
-    srv->fast_idle.data = srv;
-    init_timer(srv, &srv->writer_wait);
-    init_timer(srv, &srv->lease_timer);
-    init_timer(srv, &srv->stats_timer);
-    init_timer(srv, &srv->stream_timer);
+    uv_poll_init(&srv->loop, &srv->sched.timer_poll, srv->sched.timer_fd);
+    srv->sched.timer_poll.data = srv;
+    uv_poll_start(&srv->sched.timer_poll, UV_READABLE, pdk_server_on_timer);
+    uv_idle_init(&srv->loop, &srv->sched.fast_idle);
+    srv->sched.fast_idle.data = srv;
+    init_timer(srv, &srv->sched.writer_wait);
+    init_timer(srv, &srv->sched.lease_timer);
+    init_timer(srv, &srv->stats.timer);
+    init_timer(srv, &srv->streams.timer);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);
     srv->sig_int.data = srv->sig_term.data = srv;
@@ -400,18 +400,18 @@ int pdk_server_run(const pdk_server_config *config)
 out:
     if (uv_loop_close(&srv->loop) != 0)
         fprintf(stderr, "paddockd: the loop still had open handles at exit\n");
-    if (srv->timer_fd >= 0)
-        close(srv->timer_fd);
+    if (srv->sched.timer_fd >= 0)
+        close(srv->sched.timer_fd);
     pdk_store_close(srv->store);
     for (size_t i = 0; i < srv->n_conns; i++)
         free(srv->conns[i]);
     free(srv->conns);
     free(srv->sessions);
-    free(srv->stats);
-    free(srv->streams);
-    free(srv->controls);
-    free(srv->deferred);
-    uv_mutex_destroy(&srv->defer_lock);
+    free(srv->stats.subs);
+    free(srv->streams.items);
+    free(srv->controls.items);
+    free(srv->deferred.items);
+    uv_mutex_destroy(&srv->deferred.lock);
     pdk_buf_free(&srv->out);
     free(srv);
     if (rc == 0)

@@ -232,15 +232,15 @@ static void set_timing(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
  * boundary; their SessionControlReply comes once applied. */
 static bool remember_control(pdk_server *srv, uint64_t conn_id, uint64_t rid, uint64_t session_id)
 {
-    if (srv->n_controls == srv->cap_controls) {
-        size_t cap = srv->cap_controls ? srv->cap_controls * 2 : 8;
-        pdk_pending_control *p = realloc(srv->controls, cap * sizeof(*p));
+    if (srv->controls.n == srv->controls.cap) {
+        size_t cap = srv->controls.cap ? srv->controls.cap * 2 : 8;
+        pdk_pending_control *p = realloc(srv->controls.items, cap * sizeof(*p));
         if (!p)
             return false;
-        srv->controls = p;
-        srv->cap_controls = cap;
+        srv->controls.items = p;
+        srv->controls.cap = cap;
     }
-    srv->controls[srv->n_controls++] =
+    srv->controls.items[srv->controls.n++] =
         (pdk_pending_control){.conn_id = conn_id, .request_id = rid, .session_id = session_id};
     return true;
 }
@@ -262,7 +262,7 @@ static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     pdk_error e = reset ? pdk_session_queue_reset(slot->session, to)
                         : pdk_session_queue_reseed(slot->session, seed, to);
     if (e != PDK_OK) {
-        srv->n_controls--;
+        srv->controls.n--;
         pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
                           "too many inputs are waiting for the next tick");
         return;

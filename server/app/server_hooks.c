@@ -36,23 +36,23 @@ static void send_input_reply(pdk_server *srv, pdk_server_conn *c, pdk_reply_to t
 static bool on_loop(const pdk_server *srv)
 {
     uv_thread_t self = uv_thread_self();
-    return uv_thread_equal(&self, &srv->loop_thread) != 0;
+    return uv_thread_equal(&self, &srv->deferred.loop_thread) != 0;
 }
 
 static void defer(pdk_server *srv, const pdk_deferred *d)
 {
-    uv_mutex_lock(&srv->defer_lock);
-    if (srv->n_deferred == srv->cap_deferred) {
-        size_t cap = srv->cap_deferred ? srv->cap_deferred * 2 : 8;
-        pdk_deferred *p = realloc(srv->deferred, cap * sizeof(*p));
+    uv_mutex_lock(&srv->deferred.lock);
+    if (srv->deferred.n == srv->deferred.cap) {
+        size_t cap = srv->deferred.cap ? srv->deferred.cap * 2 : 8;
+        pdk_deferred *p = realloc(srv->deferred.items, cap * sizeof(*p));
         if (p) {
-            srv->deferred = p;
-            srv->cap_deferred = cap;
+            srv->deferred.items = p;
+            srv->deferred.cap = cap;
         }
     }
-    if (srv->n_deferred < srv->cap_deferred)
-        srv->deferred[srv->n_deferred++] = *d;
-    uv_mutex_unlock(&srv->defer_lock);
+    if (srv->deferred.n < srv->deferred.cap)
+        srv->deferred.items[srv->deferred.n++] = *d;
+    uv_mutex_unlock(&srv->deferred.lock);
 }
 
 static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
@@ -157,12 +157,12 @@ static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error co
 
 void pdk_server_flush_deferred(pdk_server *srv)
 {
-    uv_mutex_lock(&srv->defer_lock);
-    size_t n = srv->n_deferred;
-    pdk_deferred *list = srv->deferred;
-    srv->deferred = NULL;
-    srv->n_deferred = srv->cap_deferred = 0;
-    uv_mutex_unlock(&srv->defer_lock);
+    uv_mutex_lock(&srv->deferred.lock);
+    size_t n = srv->deferred.n;
+    pdk_deferred *list = srv->deferred.items;
+    srv->deferred.items = NULL;
+    srv->deferred.n = srv->deferred.cap = 0;
+    uv_mutex_unlock(&srv->deferred.lock);
     for (size_t i = 0; i < n; i++) {
         pdk_deferred *d = &list[i];
         if (d->control) {
@@ -192,13 +192,13 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
     if (res->kind != PDK_INPUT_RESET && res->kind != PDK_INPUT_RESEED)
         return false;
     size_t i = 0;
-    while (i < srv->n_controls &&
-           (srv->controls[i].conn_id != to.conn_id || srv->controls[i].request_id != to.request_id))
+    while (i < srv->controls.n && (srv->controls.items[i].conn_id != to.conn_id ||
+                                   srv->controls.items[i].request_id != to.request_id))
         i++;
-    if (i == srv->n_controls)
+    if (i == srv->controls.n)
         return false;
-    uint64_t session_id = srv->controls[i].session_id;
-    srv->controls[i] = srv->controls[--srv->n_controls];
+    uint64_t session_id = srv->controls.items[i].session_id;
+    srv->controls.items[i] = srv->controls.items[--srv->controls.n];
     if (!c)
         return true;
     pdk_server_slot *slot = pdk_server_session_find(srv, session_id);
@@ -218,9 +218,9 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
 
 void pdk_server_controls_forget_conn(pdk_server *srv, uint64_t conn_id)
 {
-    for (size_t i = 0; i < srv->n_controls;) {
-        if (srv->controls[i].conn_id == conn_id)
-            srv->controls[i] = srv->controls[--srv->n_controls];
+    for (size_t i = 0; i < srv->controls.n;) {
+        if (srv->controls.items[i].conn_id == conn_id)
+            srv->controls.items[i] = srv->controls.items[--srv->controls.n];
         else
             i++;
     }

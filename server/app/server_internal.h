@@ -184,6 +184,52 @@ typedef struct pdk_pending_control {
     uint64_t session_id;
 } pdk_pending_control;
 
+/* The tick scheduler's own state (server_sched.c). */
+typedef struct pdk_server_sched {
+    int timer_fd;
+    uv_poll_t timer_poll;
+    uv_idle_t fast_idle;
+    bool fast_idle_on;
+    uv_timer_t writer_wait; /* re-checks a stalled writer while fast sessions wait */
+    size_t fast_first;      /* the fast session that goes first next slice */
+    uint64_t writer_stalls;
+    bool writer_stalled;
+    uint64_t writer_queued; /* at the last look */
+    char writer_reason[PDK_SERVER_REASON_LEN];
+    uv_timer_t lease_timer; /* the earliest step lease deadline */
+} pdk_server_sched;
+
+/* The stats subscriptions and the timer of the earliest one due
+ * (server_stats.c). */
+typedef struct pdk_server_stats {
+    pdk_stats_sub *subs;
+    size_t n, cap;
+    uv_timer_t timer;
+} pdk_server_stats;
+
+/* Files streamed back (server_recording.c). */
+typedef struct pdk_server_streams {
+    pdk_stream *items;
+    size_t n, cap;
+    uv_timer_t timer;
+    bool timer_on;
+} pdk_server_streams;
+
+/* Resets and reseeds waiting for their tick (server_control.c queues them,
+ * server_hooks.c answers them). */
+typedef struct pdk_server_controls {
+    pdk_pending_control *items;
+    size_t n, cap;
+} pdk_server_controls;
+
+/* What hooks called off the loop keep for it (server_hooks.c). */
+typedef struct pdk_server_deferred {
+    uv_thread_t loop_thread;
+    uv_mutex_t lock;
+    pdk_deferred *items;
+    size_t n, cap;
+} pdk_server_deferred;
+
 typedef struct pdk_server {
     pdk_server_config cfg;
     uv_loop_t loop;
@@ -198,36 +244,16 @@ typedef struct pdk_server {
     size_t world_bytes;    /* sum over sessions and reservations */
     int reserved_sessions; /* replays and forks being made off the loop */
 
-    int timer_fd;
-    uv_poll_t timer_poll;
-    uv_idle_t fast_idle;
-    bool fast_idle_on;
-    uv_timer_t writer_wait; /* re-checks a stalled writer while fast sessions wait */
-    size_t fast_first;      /* the fast session that goes first next slice */
+    pdk_server_sched sched;
     uv_signal_t sig_int, sig_term;
     uv_timer_t live_timer;
     bool live_on;
     bool stopping;
-    uint64_t writer_stalls;
-    bool writer_stalled;
-    uint64_t writer_queued; /* at the last look */
-    char writer_reason[PDK_SERVER_REASON_LEN];
 
-    uv_timer_t lease_timer; /* the earliest step lease deadline */
-    uv_timer_t stats_timer; /* the earliest stats subscription due */
-    uv_timer_t stream_timer;
-    bool stream_timer_on;
-
-    pdk_stats_sub *stats;
-    size_t n_stats, cap_stats;
-    pdk_stream *streams;
-    size_t n_streams, cap_streams;
-    pdk_pending_control *controls;
-    size_t n_controls, cap_controls;
-    uv_thread_t loop_thread;
-    uv_mutex_t defer_lock;
-    pdk_deferred *deferred;
-    size_t n_deferred, cap_deferred;
+    pdk_server_stats stats;
+    pdk_server_streams streams;
+    pdk_server_controls controls;
+    pdk_server_deferred deferred;
 
     uint64_t demo_session;
     pdk_buf out;

@@ -496,19 +496,19 @@ static void add_stream(job *j)
         fail_job(j, PDK_ERR_IO);
         return;
     }
-    if (srv->n_streams == srv->cap_streams) {
-        size_t cap = srv->cap_streams ? srv->cap_streams * 2 : 4;
-        pdk_stream *p = realloc(srv->streams, cap * sizeof(*p));
+    if (srv->streams.n == srv->streams.cap) {
+        size_t cap = srv->streams.cap ? srv->streams.cap * 2 : 4;
+        pdk_stream *p = realloc(srv->streams.items, cap * sizeof(*p));
         if (!p) {
             close(fd);
             snprintf(j->msg, sizeof(j->msg), "out of memory");
             fail_job(j, PDK_ERR_NO_MEMORY);
             return;
         }
-        srv->streams = p;
-        srv->cap_streams = cap;
+        srv->streams.items = p;
+        srv->streams.cap = cap;
     }
-    pdk_stream *s = &srv->streams[srv->n_streams++];
+    pdk_stream *s = &srv->streams.items[srv->streams.n++];
     memset(s, 0, sizeof(*s));
     s->conn_id = j->conn_id;
     s->request_id = j->request_id;
@@ -517,9 +517,9 @@ static void add_stream(job *j)
     snprintf(s->dir, sizeof(s->dir), "%s", j->dir);
     snprintf(s->path, sizeof(s->path), "%s", j->path);
     j->dir[0] = j->path[0] = '\0'; /* the stream removes them */
-    if (!srv->stream_timer_on) {
-        uv_timer_start(&srv->stream_timer, pdk_server_on_stream_timer, 0, 1);
-        srv->stream_timer_on = true;
+    if (!srv->streams.timer_on) {
+        uv_timer_start(&srv->streams.timer, pdk_server_on_stream_timer, 0, 1);
+        srv->streams.timer_on = true;
     }
     job_free(j);
 }
@@ -870,14 +870,14 @@ static void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c,
 
 static void stream_drop(pdk_server *srv, size_t i)
 {
-    pdk_stream *s = &srv->streams[i];
+    pdk_stream *s = &srv->streams.items[i];
     if (s->fd >= 0)
         close(s->fd);
     remove_temp(s->dir, s->path);
-    srv->streams[i] = srv->streams[--srv->n_streams];
-    if (srv->n_streams == 0 && srv->stream_timer_on) {
-        uv_timer_stop(&srv->stream_timer);
-        srv->stream_timer_on = false;
+    srv->streams.items[i] = srv->streams.items[--srv->streams.n];
+    if (srv->streams.n == 0 && srv->streams.timer_on) {
+        uv_timer_stop(&srv->streams.timer);
+        srv->streams.timer_on = false;
     }
 }
 
@@ -922,9 +922,9 @@ static bool stream_pump(pdk_server *srv, pdk_server_conn *c, pdk_stream *s)
 void pdk_server_on_stream_timer(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
-    for (size_t i = 0; i < srv->n_streams;) {
-        pdk_server_conn *c = pdk_server_conn_find(srv, srv->streams[i].conn_id);
-        if (!c || stream_pump(srv, c, &srv->streams[i]))
+    for (size_t i = 0; i < srv->streams.n;) {
+        pdk_server_conn *c = pdk_server_conn_find(srv, srv->streams.items[i].conn_id);
+        if (!c || stream_pump(srv, c, &srv->streams.items[i]))
             stream_drop(srv, i);
         else
             i++;
@@ -934,8 +934,8 @@ void pdk_server_on_stream_timer(uv_timer_t *t)
 void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c)
 {
     upload_drop(&c->upload);
-    for (size_t i = 0; i < srv->n_streams;) {
-        if (srv->streams[i].conn_id == c->id)
+    for (size_t i = 0; i < srv->streams.n;) {
+        if (srv->streams.items[i].conn_id == c->id)
             stream_drop(srv, i);
         else
             i++;
@@ -944,8 +944,8 @@ void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c)
 
 void pdk_server_recording_stop(pdk_server *srv)
 {
-    while (srv->n_streams > 0)
-        stream_drop(srv, srv->n_streams - 1);
+    while (srv->streams.n > 0)
+        stream_drop(srv, srv->streams.n - 1);
 }
 
 /* This file's requests (server.c dispatches them). */

@@ -76,23 +76,23 @@ bool pdk_server_writer_lagging(pdk_server *srv)
 {
     pdk_store_stats st;
     pdk_store_stats_get(srv->store, &st);
-    srv->writer_queued = st.queued;
+    srv->sched.writer_queued = st.queued;
     bool lagging = st.queued > WRITER_HIGH_WATER;
-    if (lagging && !srv->writer_stalled) {
-        srv->writer_stalls++;
+    if (lagging && !srv->sched.writer_stalled) {
+        srv->sched.writer_stalls++;
         fprintf(stderr,
                 "paddockd: the database writer is %" PRIu64 " records behind; sessions pause "
                 "until it catches up (stall %" PRIu64 ")\n",
-                st.queued, srv->writer_stalls);
-    } else if (!lagging && srv->writer_stalled) {
+                st.queued, srv->sched.writer_stalls);
+    } else if (!lagging && srv->sched.writer_stalled) {
         fprintf(stderr, "paddockd: the database writer caught up; sessions resume\n");
     }
     if (lagging)
-        snprintf(srv->writer_reason, sizeof(srv->writer_reason),
+        snprintf(srv->sched.writer_reason, sizeof(srv->sched.writer_reason),
                  "the database writer is %" PRIu64
                  " records behind: sessions wait for it (nothing is dropped)",
                  st.queued);
-    srv->writer_stalled = lagging;
+    srv->sched.writer_stalled = lagging;
     return lagging;
 }
 
@@ -137,7 +137,7 @@ static uint64_t next_deadline_ns(const pdk_server *srv)
  * microseconds, a short spin does not. */
 static void arm_timer_after(pdk_server *srv, uint64_t not_before_ns)
 {
-    if (srv->timer_fd < 0 || srv->stopping)
+    if (srv->sched.timer_fd < 0 || srv->stopping)
         return;
     uint64_t next = next_deadline_ns(srv);
     if (next > srv->cfg.tick_spin_ns)
@@ -152,7 +152,7 @@ static void arm_timer_after(pdk_server *srv, uint64_t not_before_ns)
         if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
             its.it_value.tv_nsec = 1;
     }
-    timerfd_settime(srv->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+    timerfd_settime(srv->sched.timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 void pdk_server_arm_timer(pdk_server *srv)
@@ -209,7 +209,7 @@ void pdk_server_on_timer(uv_poll_t *handle, int status, int events)
     (void)events;
     pdk_server *srv = handle->data;
     uint64_t expirations;
-    if (read(srv->timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+    if (read(srv->sched.timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
         fprintf(stderr, "paddockd: timerfd read: %s\n", strerror(errno));
     if (pdk_server_writer_lagging(srv)) {
         /* The writer is behind: slow down rather than lose an input. Look
@@ -276,9 +276,9 @@ static void on_fast_idle(uv_idle_t *handle)
     pdk_server *srv = handle->data;
     if (pdk_server_writer_lagging(srv)) {
         /* Sleep, not spin, while the writer catches up: it needs the CPU. */
-        uv_idle_stop(&srv->fast_idle);
-        srv->fast_idle_on = false;
-        uv_timer_start(&srv->writer_wait, on_writer_wait, 1, 0);
+        uv_idle_stop(&srv->sched.fast_idle);
+        srv->sched.fast_idle_on = false;
+        uv_timer_start(&srv->sched.writer_wait, on_writer_wait, 1, 0);
         return;
     }
     size_t n_fast = 0;
@@ -288,8 +288,8 @@ static void on_fast_idle(uv_idle_t *handle)
     if (n_fast > 0) {
         uint64_t budget = FAST_SLICE_NS / n_fast;
         size_t n = srv->n_sessions;
-        size_t first = srv->fast_first % n;
-        srv->fast_first = first + 1;
+        size_t first = srv->sched.fast_first % n;
+        srv->sched.fast_first = first + 1;
         for (size_t k = 0; k < n; k++) {
             pdk_server_slot *slot = &srv->sessions[(first + k) % n];
             if (runs_fast(slot))
@@ -305,14 +305,14 @@ static void update_fast_idle(pdk_server *srv)
     for (size_t i = 0; i < srv->n_sessions; i++)
         if (runs_fast(&srv->sessions[i]))
             any = true;
-    if (any && !srv->fast_idle_on && !srv->stopping && !pdk_server_writer_lagging(srv)) {
-        uv_idle_start(&srv->fast_idle, on_fast_idle);
-        srv->fast_idle_on = true;
-    } else if (!any && srv->fast_idle_on) {
-        uv_idle_stop(&srv->fast_idle);
-        srv->fast_idle_on = false;
-    } else if (any && !srv->fast_idle_on && !srv->stopping) {
-        uv_timer_start(&srv->writer_wait, on_writer_wait, 1, 0); /* the writer lags */
+    if (any && !srv->sched.fast_idle_on && !srv->stopping && !pdk_server_writer_lagging(srv)) {
+        uv_idle_start(&srv->sched.fast_idle, on_fast_idle);
+        srv->sched.fast_idle_on = true;
+    } else if (!any && srv->sched.fast_idle_on) {
+        uv_idle_stop(&srv->sched.fast_idle);
+        srv->sched.fast_idle_on = false;
+    } else if (any && !srv->sched.fast_idle_on && !srv->stopping) {
+        uv_timer_start(&srv->sched.writer_wait, on_writer_wait, 1, 0); /* the writer lags */
     }
 }
 
@@ -364,9 +364,9 @@ void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__S
     info->lateness_p50_ms = pdk_lateness_quantile_ms(lat, 0.50);
     info->lateness_p99_ms = pdk_lateness_quantile_ms(lat, 0.99);
     info->skipped_ticks = lat->skipped;
-    info->paused = slot->sched.pause != PDK_PAUSE_NONE || srv->writer_stalled;
+    info->paused = slot->sched.pause != PDK_PAUSE_NONE || srv->sched.writer_stalled;
     info->pause_reason = slot->sched.pause != PDK_PAUSE_NONE ? slot->sched.pause_reason
-                         : srv->writer_stalled               ? srv->writer_reason
+                         : srv->sched.writer_stalled         ? srv->sched.writer_reason
                                                              : (char *)"";
     info->timing_reason = slot->sched.timing_reason;
     info->replay_of = slot->replay.of;
@@ -539,13 +539,13 @@ void pdk_server_arm_lease_timer(pdk_server *srv)
             next = slot->lease.expires_ns;
     }
     if (next == 0 || srv->stopping) {
-        uv_timer_stop(&srv->lease_timer);
+        uv_timer_stop(&srv->sched.lease_timer);
         return;
     }
     uint64_t now = uv_hrtime();
     uint64_t ms = next > now ? (next - now + NS_PER_MS - 1) / NS_PER_MS : 0;
     uv_update_time(&srv->loop);
-    uv_timer_start(&srv->lease_timer, pdk_server_on_lease_timer, ms, 0);
+    uv_timer_start(&srv->sched.lease_timer, pdk_server_on_lease_timer, ms, 0);
 }
 
 void pdk_server_on_lease_timer(uv_timer_t *t)

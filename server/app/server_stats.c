@@ -19,18 +19,18 @@
 
 static void arm_stats_timer(pdk_server *srv)
 {
-    if (srv->n_stats == 0 || srv->stopping) {
-        uv_timer_stop(&srv->stats_timer);
+    if (srv->stats.n == 0 || srv->stopping) {
+        uv_timer_stop(&srv->stats.timer);
         return;
     }
-    uint64_t next = srv->stats[0].due_ns;
-    for (size_t i = 1; i < srv->n_stats; i++)
-        if (srv->stats[i].due_ns < next)
-            next = srv->stats[i].due_ns;
+    uint64_t next = srv->stats.subs[0].due_ns;
+    for (size_t i = 1; i < srv->stats.n; i++)
+        if (srv->stats.subs[i].due_ns < next)
+            next = srv->stats.subs[i].due_ns;
     uint64_t now = uv_hrtime();
     uint64_t ms = next > now ? (next - now + NS_PER_MS - 1) / NS_PER_MS : 0;
     uv_update_time(&srv->loop);
-    uv_timer_start(&srv->stats_timer, pdk_server_on_stats_timer, ms, 0);
+    uv_timer_start(&srv->stats.timer, pdk_server_on_stats_timer, ms, 0);
 }
 
 static void send_stats(pdk_server *srv, pdk_server_conn *c, pdk_stats_sub *sub,
@@ -86,8 +86,8 @@ void pdk_server_on_stats_timer(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
     uint64_t now = uv_hrtime();
-    for (size_t i = 0; i < srv->n_stats; i++) {
-        pdk_stats_sub *sub = &srv->stats[i];
+    for (size_t i = 0; i < srv->stats.n; i++) {
+        pdk_stats_sub *sub = &srv->stats.subs[i];
         if (sub->due_ns > now)
             continue;
         pdk_server_conn *c = pdk_server_conn_find(srv, sub->conn_id);
@@ -120,18 +120,18 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *
     }
     if (!pdk_server_sub_room(srv, c, f->request_id))
         return;
-    if (srv->n_stats == srv->cap_stats) {
-        size_t cap = srv->cap_stats ? srv->cap_stats * 2 : 8;
-        pdk_stats_sub *p = realloc(srv->stats, cap * sizeof(*p));
+    if (srv->stats.n == srv->stats.cap) {
+        size_t cap = srv->stats.cap ? srv->stats.cap * 2 : 8;
+        pdk_stats_sub *p = realloc(srv->stats.subs, cap * sizeof(*p));
         if (!p) {
             pdk_server_refuse(srv, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
             return;
         }
-        srv->stats = p;
-        srv->cap_stats = cap;
+        srv->stats.subs = p;
+        srv->stats.cap = cap;
     }
     uint64_t now = uv_hrtime();
-    pdk_stats_sub *sub = &srv->stats[srv->n_stats++];
+    pdk_stats_sub *sub = &srv->stats.subs[srv->stats.n++];
     sub->conn_id = c->id;
     sub->sub_id = ++c->last_sub_id;
     sub->session_id = slot->id;
@@ -154,9 +154,9 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *
 
 bool pdk_server_stats_unsubscribe(pdk_server *srv, uint64_t conn_id, uint32_t sub_id)
 {
-    for (size_t i = 0; i < srv->n_stats; i++) {
-        if (srv->stats[i].conn_id == conn_id && srv->stats[i].sub_id == sub_id) {
-            srv->stats[i] = srv->stats[--srv->n_stats];
+    for (size_t i = 0; i < srv->stats.n; i++) {
+        if (srv->stats.subs[i].conn_id == conn_id && srv->stats.subs[i].sub_id == sub_id) {
+            srv->stats.subs[i] = srv->stats.subs[--srv->stats.n];
             arm_stats_timer(srv);
             return true;
         }
@@ -166,9 +166,9 @@ bool pdk_server_stats_unsubscribe(pdk_server *srv, uint64_t conn_id, uint32_t su
 
 void pdk_server_stats_forget_conn(pdk_server *srv, uint64_t conn_id)
 {
-    for (size_t i = 0; i < srv->n_stats;) {
-        if (srv->stats[i].conn_id == conn_id)
-            srv->stats[i] = srv->stats[--srv->n_stats];
+    for (size_t i = 0; i < srv->stats.n;) {
+        if (srv->stats.subs[i].conn_id == conn_id)
+            srv->stats.subs[i] = srv->stats.subs[--srv->stats.n];
         else
             i++;
     }
@@ -177,8 +177,8 @@ void pdk_server_stats_forget_conn(pdk_server *srv, uint64_t conn_id)
 
 void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slot)
 {
-    for (size_t i = 0; i < srv->n_stats;) {
-        pdk_stats_sub *sub = &srv->stats[i];
+    for (size_t i = 0; i < srv->stats.n;) {
+        pdk_stats_sub *sub = &srv->stats.subs[i];
         if (sub->session_id != slot->id) {
             i++;
             continue;
@@ -191,7 +191,7 @@ void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slo
             c->n_subs--;
             pdk_server_send_error(srv, c->conn, 0, PDK_ERR_CLOSED, msg);
         }
-        *sub = srv->stats[--srv->n_stats];
+        *sub = srv->stats.subs[--srv->stats.n];
     }
     arm_stats_timer(srv);
 }
