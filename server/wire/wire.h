@@ -1,7 +1,8 @@
 /* wire: the only code that knows both protobuf-c's generated types and sim's
  * structs. Frames, the varint length prefix, conversions, the state batch
- * encoded once per tick and shared by every subscriber, and the DBW kit's
- * messages and reports (wire_dbw.c). */
+ * encoded once per tick and shared by every subscriber, the DBW kit's
+ * messages and reports (wire_dbw.c), and the recorded bodies of the
+ * session's inputs (wire_input.c). */
 #ifndef PDK_WIRE_H
 #define PDK_WIRE_H
 
