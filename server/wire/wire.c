@@ -146,6 +146,52 @@ pdk_error pdk_wire_frame_append(pdk_buf *out, const Paddock__V1__Frame *frame)
     return PDK_OK;
 }
 
+/* Walks the top-level field headers only: a transport calls this on every
+ * frame it is handed, so it must cost a few varint reads, never a decode. */
+pdk_error pdk_wire_frame_check(const uint8_t *bytes, size_t len)
+{
+    if (bytes == NULL || len == 0) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    size_t off = 0;
+    int request_ids = 0;
+    int bodies = 0;
+    while (off < len) {
+        uint64_t key = 0;
+        int n = pdk_wire_varint_get(bytes + off, len - off, &key);
+        if (n <= 0) {
+            return PDK_ERR_INVALID_ARGUMENT;
+        }
+        off += (size_t)n;
+        uint64_t field = key >> 3;
+        uint64_t wire_type = key & 7u;
+        uint64_t v = 0;
+        if (field == 0) { /* no field has number 0 */
+            return PDK_ERR_INVALID_ARGUMENT;
+        }
+        if (field == 1 && wire_type == PDK_WT_VARINT) { /* request_id */
+            n = pdk_wire_varint_get(bytes + off, len - off, &v);
+            if (n <= 0) {
+                return PDK_ERR_INVALID_ARGUMENT;
+            }
+            off += (size_t)n;
+            request_ids++;
+        } else if (field != 1 && wire_type == PDK_WT_LEN) { /* one of the bodies */
+            n = pdk_wire_varint_get(bytes + off, len - off, &v);
+            if (n <= 0 || v > len - off - (size_t)n) {
+                return PDK_ERR_INVALID_ARGUMENT;
+            }
+            off += (size_t)n + (size_t)v;
+            bodies++;
+        } else {
+            return PDK_ERR_INVALID_ARGUMENT;
+        }
+    }
+    /* Two frames run together would still parse as one (protobuf merges
+     * concatenated messages), so a repeated field is refused. */
+    return request_ids <= 1 && bodies == 1 ? PDK_OK : PDK_ERR_INVALID_ARGUMENT;
+}
+
 typedef struct decode_budget {
     size_t left;
 } decode_budget;

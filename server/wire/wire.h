@@ -41,6 +41,13 @@ int pdk_wire_varint_get(const uint8_t *in, size_t n, uint64_t *out);
 /* Appends frame to out as a length-delimited Frame (varint prefix + body). */
 pdk_error pdk_wire_frame_append(pdk_buf *out, const Paddock__V1__Frame *frame);
 
+/* Checks that the len bytes at bytes are one whole encoded Frame with a body,
+ * as a transport is handed it: the top-level fields parse and span exactly
+ * len bytes, request_id appears at most once and exactly one body is present
+ * (so two frames run together are refused). Reads field headers only, never
+ * decodes a body. PDK_OK or PDK_ERR_INVALID_ARGUMENT. */
+pdk_error pdk_wire_frame_check(const uint8_t *bytes, size_t len);
+
 /* Decodes one Frame body (no prefix). NULL and PDK_ERR_PROTOCOL in *err when
  * the bytes are not a Frame or carry no body. Free with pdk_wire_frame_free.
  * Decoding allocates at most 64 KiB + 16 bytes per input byte; a frame that

@@ -251,6 +251,42 @@ START_TEST(frame_round_trip)
 }
 END_TEST
 
+START_TEST(frame_check_refuses_all_but_one_whole_frame)
+{
+    Paddock__V1__Ping ping = PADDOCK__V1__PING__INIT;
+    ping.client_time_ns = 5;
+    Paddock__V1__Frame frame = PADDOCK__V1__FRAME__INIT;
+    frame.request_id = 300;
+    frame.body_case = PADDOCK__V1__FRAME__BODY_PING;
+    frame.ping = &ping;
+    uint8_t buf[64];
+    size_t one = paddock__v1__frame__pack(&frame, buf);
+    ck_assert_int_eq(pdk_wire_frame_check(buf, one), PDK_OK);
+    /* Cut anywhere: a field header or a body runs past the end. */
+    for (size_t cut = 1; cut < one; cut++) {
+        ck_assert_int_eq(pdk_wire_frame_check(buf, one - cut), PDK_ERR_INVALID_ARGUMENT);
+    }
+    /* Two frames run together parse as one message, but are two frames. */
+    ck_assert_uint_eq(paddock__v1__frame__pack(&frame, buf + one), one);
+    ck_assert_int_eq(pdk_wire_frame_check(buf, 2 * one), PDK_ERR_INVALID_ARGUMENT);
+    /* A request_id alone has no body; field 0 and a wrong wire type are
+     * not a Frame. */
+    static const uint8_t id_only[] = {0x08, 0x07};
+    static const uint8_t field_zero[] = {0x00};
+    static const uint8_t id_as_bytes[] = {0x0a, 0x00, 0x72, 0x00};
+    static const uint8_t body_as_varint[] = {0x70, 0x01};
+    ck_assert_int_eq(pdk_wire_frame_check(id_only, sizeof id_only), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(field_zero, sizeof field_zero),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(id_as_bytes, sizeof id_as_bytes),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(body_as_varint, sizeof body_as_varint),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(buf, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(NULL, 4), PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
 START_TEST(frame_decode_refuses_non_frames)
 {
     pdk_error err = PDK_OK;
@@ -1053,6 +1089,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, varint_matches_protobuf_c);
     tcase_add_test(tc, varint_overlong_is_malformed);
     tcase_add_test(tc, frame_round_trip);
+    tcase_add_test(tc, frame_check_refuses_all_but_one_whole_frame);
     tcase_add_test(tc, frame_decode_refuses_non_frames);
     tcase_add_test(tc, frame_decode_budget_refuses_amplification);
     tcase_add_test(tc, frame_decode_survives_mutations);
