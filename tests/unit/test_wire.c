@@ -218,14 +218,13 @@ START_TEST(frame_round_trip)
     size_t first_len = buf.len;
     ck_assert_int_eq(pdk_wire_frame_append(&buf, &second), PDK_OK);
 
-    uint64_t body = 0;
-    int n = pdk_wire_varint_get(buf.data, buf.len, &body);
-    ck_assert_int_eq(n, 1);
-    ck_assert_uint_eq(body, paddock__v1__frame__get_packed_size(&frame));
-    ck_assert_uint_eq(n + body, first_len);
+    /* Whole frames, no prefix: each is exactly its packed bytes. */
+    ck_assert_uint_eq(first_len, paddock__v1__frame__get_packed_size(&frame));
+    ck_assert_uint_eq(buf.len - first_len, paddock__v1__frame__get_packed_size(&second));
+    ck_assert_int_eq(pdk_wire_frame_check(buf.data, first_len), PDK_OK);
 
     pdk_error err = PDK_ERR_IO;
-    Paddock__V1__Frame *got = pdk_wire_frame_decode(buf.data + n, (size_t)body, &err);
+    Paddock__V1__Frame *got = pdk_wire_frame_decode(buf.data, first_len, &err);
     ck_assert_ptr_nonnull(got);
     ck_assert_int_eq(err, PDK_OK);
     ck_assert_uint_eq(got->request_id, 0x123456789ull);
@@ -235,10 +234,8 @@ START_TEST(frame_round_trip)
     pdk_wire_frame_free(got);
 
     const uint8_t *p = buf.data + first_len;
-    n = pdk_wire_varint_get(p, buf.len - first_len, &body);
-    ck_assert_int_gt(n, 0);
-    ck_assert_uint_eq(first_len + (size_t)n + body, buf.len);
-    got = pdk_wire_frame_decode(p + n, (size_t)body, &err);
+    ck_assert_int_eq(pdk_wire_frame_check(p, buf.len - first_len), PDK_OK);
+    got = pdk_wire_frame_decode(p, buf.len - first_len, &err);
     ck_assert_ptr_nonnull(got);
     ck_assert_int_eq(got->body_case, PADDOCK__V1__FRAME__BODY_PING);
     ck_assert_uint_eq(got->ping->client_time_ns, 99);
