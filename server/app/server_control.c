@@ -259,8 +259,8 @@ static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
         return;
     }
     pdk_reply_to to = {.conn_id = c->id, .request_id = rid};
-    pdk_error e = reset ? pdk_session_queue_reset(slot->session, to)
-                        : pdk_session_queue_reseed(slot->session, seed, to);
+    pdk_input in = {.kind = reset ? PDK_INPUT_RESET : PDK_INPUT_RESEED, .u.seed = seed};
+    pdk_error e = pdk_session_queue_input(slot->session, &in, to);
     if (e != PDK_OK) {
         srv->controls.n--;
         pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
