@@ -1,8 +1,9 @@
 /* paddockd's server: the libuv loop, connections opened and closed, their
- * frames dispatched to the requests by topic (server_requests.c,
- * server_control.c, server_stats.c, server_recording.c), the demo, and
- * start and clean shutdown. The scheduler is server_sched.c, the session
- * table server_sessions.c. */
+ * frames dispatched to the requests by topic (each topic's file has a
+ * table of its requests: server_requests.c, server_vehicles.c,
+ * server_subscriptions.c, server_control.c, server_stats.c,
+ * server_recording.c), the demo, and start and clean shutdown. The
+ * scheduler is server_sched.c, the session table server_sessions.c. */
 #include "server.h"
 
 #include <errno.h>

@@ -64,7 +64,7 @@ typedef struct pdk_control_event {
 typedef enum pdk_timing {
     PDK_TIMING_REALTIME = 1,
     PDK_TIMING_FAST = 2,
-    PDK_TIMING_LOCKSTEP = 3, /* ticks only when its stepper steps it (server.c) */
+    PDK_TIMING_LOCKSTEP = 3, /* ticks only when its stepper steps it (server_sched.c) */
 } pdk_timing;
 
 /* What became of a queued input, told once it was applied or refused. */
