@@ -99,6 +99,7 @@ typedef enum pdk_input_slots {
     PDK_INPUT_SLOTS_FREE_ALL,
 } pdk_input_slots;
 
+/* One kind's entry in the input table. */
 typedef struct pdk_input_ops {
     pdk_input_kind kind;
     const char *name; /* the recorded body's message, as load errors name it */
