@@ -14,7 +14,7 @@
 
 #include <uv.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "wire.h"
 
 typedef struct pdk_net pdk_net;

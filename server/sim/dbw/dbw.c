@@ -3,15 +3,15 @@
  * dbw_msg.c, its reports in dbw_report.c). The behaviour follows the
  * Dataspeed DBW2 kit as reference/dbw.md §1 reads it; where the kit's
  * documents leave a choice, docs/dbw.md "Behaviour" states the one made. */
-#include "dbw.h"
-#include "dbw_internal.h"
+#include "dbw/dbw.h"
+#include "dbw/dbw_internal.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "hash.h"
-#include "trig.h"
-#include "vmath.h"
+#include "math/hash.h"
+#include "math/trig.h"
+#include "math/vmath.h"
 
 #define TIMEOUT_TICKS 12u       /* 100 ms at 120 Hz (reference/dbw.md 1.7) */
 #define OVERRIDE_HOLD_TICKS 60u /* a driver's wheel input counts as acting for 0.5 s */

@@ -20,10 +20,10 @@
 
 #include <stdint.h>
 
-#include "dbw_def.h"
-#include "error.h"
-#include "input.h"
-#include "vehicle_def.h"
+#include "sim/dbw_def.h"
+#include "sim/error.h"
+#include "sim/input.h"
+#include "sim/vehicle_def.h"
 
 /* The kit's channels with a command stream and a watchdog. */
 typedef enum pdk_dbw_channel {

@@ -1,7 +1,7 @@
 /* The kits the presets start from and the bounds a kit must keep. Each
  * value's basis is in docs/dbw.md ("Parameters"); the presets' dbw.* keys
  * (server/params) hold the same bounds, and the same names. */
-#include "dbw_def.h"
+#include "sim/dbw_def.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "dbw.h"
-#include "hash.h"
+#include "dbw/dbw.h"
+#include "math/hash.h"
 
 /* Eight byte-sized fields as one word, the first in the lowest byte (each
  * shifted as it is, so a field of more than eight bits overlaps the next

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "dbw.h"
+#include "dbw/dbw.h"
 
 static inline double clamp(double v, double lo, double hi)
 {

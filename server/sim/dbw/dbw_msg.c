@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "dbw.h"
+#include "dbw/dbw.h"
 
 #define MAX_LATENCY_S 0.4
 #define MAX_REPORT_DELAY_S 0.5

@@ -4,11 +4,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "dbw_internal.h"
-#include "hash.h"
-#include "prng.h"
-#include "trig.h"
-#include "vmath.h"
+#include "dbw/dbw_internal.h"
+#include "math/hash.h"
+#include "math/prng.h"
+#include "math/trig.h"
+#include "math/vmath.h"
 
 #define PI 3.14159265358979323846
 

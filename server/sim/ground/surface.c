@@ -57,15 +57,15 @@
  *    0.025 m; other soils 0.02 m (the public SCM soil table's value). Bulk
  *    densities are estimates: dry sand 1600, wet clay 1800, silt loam
  *    1600 kg/m^3. */
-#include "surface.h"
+#include "ground/surface.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "error.h"
-#include "tyre.h"
-#include "vmath.h"
+#include "sim/error.h"
+#include "tyre/tyre.h"
+#include "math/vmath.h"
 
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)

@@ -2,15 +2,15 @@
  * raised-cosine bumps on it, surface materials and water patches, the
  * wheel's two queries, the ray and the cylinder sweep, and what a wheel's
  * query becomes at a vertical face. */
-#include "terrain.h"
+#include "ground/terrain.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "surface.h"
-#include "trig.h"
-#include "world.h"
+#include "ground/surface.h"
+#include "math/trig.h"
+#include "sim/world.h"
 
 #define PI 3.14159265358979323846
 #define TWO_PI 6.28318530717958647692

@@ -37,7 +37,7 @@
 
 #include <stdint.h>
 
-#include "error.h"
+#include "sim/error.h"
 
 #define PDK_TERRAIN_MAX_BUMPS 16
 #define PDK_TERRAIN_MAX_RAMPS 8

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "trig.h"
+#include "math/trig.h"
 
 #define PDK_LANES 4
 

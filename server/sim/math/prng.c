@@ -1,5 +1,5 @@
 /* xoshiro256** and splitmix64, the world's deterministic random source. */
-#include "prng.h"
+#include "math/prng.h"
 
 uint64_t pdk_prng_splitmix64(uint64_t *state)
 {

@@ -33,7 +33,7 @@
 
 #include <stdint.h>
 
-#include "lanes.h"
+#include "math/lanes.h"
 
 /* ---- exact helpers ---- */
 

@@ -1,10 +1,10 @@
 /* The CVT and its clutches (cvt.h; seed 003 "CVT and Primary Clutch"). */
-#include "cvt.h"
+#include "powertrain/cvt.h"
 
 #include <math.h>
 #include <stddef.h>
 
-#include "vmath.h" /* pdk_exp */
+#include "math/vmath.h" /* pdk_exp */
 
 #define PI 3.14159265358979323846
 #define RADPS_PER_RPM (2.0 * PI / 60.0)

@@ -2,7 +2,7 @@
  * Solve" and "Drive Modes"): each wheel's torque law, the differentials and
  * the couplings of a secondary axle, the clutch, and the bracketed Newton
  * root finder that solves them together for the carrier's end speed. */
-#include "driveline.h"
+#include "powertrain/driveline.h"
 
 #include <float.h>
 #include <math.h>
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "error.h"
-#include "vmath.h" /* pdk_tanh: the same bits on every build, unlike libm's */
+#include "sim/error.h"
+#include "math/vmath.h" /* pdk_tanh: the same bits on every build, unlike libm's */
 
 /* The root finder's limits. A bracket's step doubles at most this many
  * times (from 1 rad/s that is 1.6e60 rad/s, far beyond any speed), so a

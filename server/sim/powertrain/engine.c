@@ -1,11 +1,11 @@
 /* The engine as a torque source (engine.h; seed 003 "Engine", "Fuel and
  * Energy"). */
-#include "engine.h"
+#include "powertrain/engine.h"
 
 #include <math.h>
 #include <stddef.h>
 
-#include "vmath.h" /* pdk_exp, pdk_pow: deterministic, the same on every build */
+#include "math/vmath.h" /* pdk_exp, pdk_pow: deterministic, the same on every build */
 
 #define PI 3.14159265358979323846
 #define RPM_PER_RADPS (60.0 / (2.0 * PI))

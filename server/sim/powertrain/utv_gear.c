@@ -1,5 +1,5 @@
 /* The UTV's gear lever (utv_gear.h; seed 003 "Gear Lever"). */
-#include "utv_gear.h"
+#include "powertrain/utv_gear.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -2,12 +2,12 @@
  * axles' definitions, the scalar evaluation as lane 0 of the vector code
  * (tyre_lanes.h), the default definition and the checks of a
  * definition. The coefficient sets are in tyre_sets.c. */
-#include "tyre.h"
+#include "tyre/tyre.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "tyre_lanes.h"
+#include "tyre/tyre_lanes.h"
 
 static void put2(double a[4], double front, double rear)
 {

@@ -85,7 +85,7 @@
 
 #include <stdint.h>
 
-#include "error.h"
+#include "sim/error.h"
 
 /* Values are stable (recorded with a session's parameters). */
 typedef enum pdk_tyre_law {

@@ -2,13 +2,13 @@
  * stepped once per tick per wheel, and what they do to its grip, radius
  * and rolling drag; the inputs that change them. Sources: seed 004
  * "Tyres"; reference/tyres-soil.md sections 1.9, 3.3 and 4. */
-#include "tyre_life.h"
+#include "tyre/tyre_life.h"
 
 #include <math.h>
 #include <stddef.h>
 
-#include "error.h"
-#include "vmath.h"
+#include "sim/error.h"
+#include "math/vmath.h"
 
 #define ATM_KPA 101.325
 #define KELVIN 273.15

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "tyre.h"
+#include "tyre/tyre.h"
 
 /* Passenger car tyre 205/60R15 91V at 2.2 bar: Pacejka, Tyre and Vehicle
  * Dynamics, 2nd ed. (2006), Appendix 3, Table A3.1, as transcribed in

@@ -150,9 +150,9 @@
  * rang up without bound) and what is not passive (the lagged link loads):
  * docs/adr/0007-four-wheel-step.md, "The energy balance"; the wheels and
  * tyres: docs/adr/0008-tyres-spin-and-standstill.md. */
-#include "four_wheel.h"
+#include "vehicle/four_wheel.h"
 
-#include "four_wheel_step.h"
+#include "vehicle/four_wheel_step.h"
 
 void pdk_fw_euler(const double q[4], double *yaw_rad, double *pitch_rad, double *roll_rad)
 {

@@ -22,13 +22,13 @@
 
 #include <stdint.h>
 
-#include "builds.h"
-#include "error.h"
-#include "input.h"
-#include "terrain.h"
-#include "tyre_lanes.h"
-#include "tyre_life.h"
-#include "vehicle_def.h"
+#include "sim/builds.h"
+#include "sim/error.h"
+#include "sim/input.h"
+#include "ground/terrain.h"
+#include "tyre/tyre_lanes.h"
+#include "tyre/tyre_life.h"
+#include "sim/vehicle_def.h"
 
 /* The governors' fade band, as PDK_ST_GOVERNOR_BAND_MPS. */
 #define PDK_FW_GOVERNOR_BAND_MPS 0.5

@@ -12,7 +12,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC target("avx2")
 
-#include "four_wheel_step.h"
+#include "vehicle/four_wheel_step.h"
 
 void pdk_fw_group_avx2(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
                        const terrain_kind *tk, int substeps)

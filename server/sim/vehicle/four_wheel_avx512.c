@@ -19,7 +19,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC target("avx2,avx512f,avx512vl,avx512dq,avx512bw,prefer-vector-width=256")
 
-#include "four_wheel_step.h"
+#include "vehicle/four_wheel_step.h"
 
 void pdk_fw_group_avx512(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
                          const terrain_kind *tk, int substeps)

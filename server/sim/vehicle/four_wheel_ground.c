@@ -1,13 +1,13 @@
 /* The four-wheel step's scalar per-wheel helpers (four_wheel_ground.h): the
  * surface under a wheel, the tyre on deformable soil, and the tyres' life
  * once a tick. */
-#include "four_wheel_ground.h"
+#include "vehicle/four_wheel_ground.h"
 
 #include <math.h>
 #include <stddef.h>
 
-#include "tyre.h"
-#include "vmath.h"
+#include "tyre/tyre.h"
+#include "math/vmath.h"
 
 #define PI 3.14159265358979323846
 

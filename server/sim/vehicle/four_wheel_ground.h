@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "surface.h"
-#include "tyre_life.h"
+#include "ground/surface.h"
+#include "tyre/tyre_life.h"
 
 /* What a wheel takes from the surface it stands on: the tyre law's scales
  * (tyre.h pdk_tyre_ground, without the tyre's own grip), the surface's

@@ -3,15 +3,15 @@
  * Modes", "Driveline Solve" and "Fuel and Energy", each in its module
  * (engine.c, cvt.c, utv_gear.c, driveline.c); this file puts them in the
  * seed's order for one substep. */
-#include "four_wheel_powertrain.h"
+#include "vehicle/four_wheel_powertrain.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "channels.h"
-#include "cvt.h"
-#include "engine.h"
-#include "utv_gear.h"
+#include "sim/channels.h"
+#include "powertrain/cvt.h"
+#include "powertrain/engine.h"
+#include "powertrain/utv_gear.h"
 
 #define PI 3.14159265358979323846
 

@@ -14,9 +14,9 @@
 #ifndef PDK_FOUR_WHEEL_POWERTRAIN_H
 #define PDK_FOUR_WHEEL_POWERTRAIN_H
 
-#include "driveline.h"
-#include "engine.h"
-#include "four_wheel.h"
+#include "powertrain/driveline.h"
+#include "powertrain/engine.h"
+#include "vehicle/four_wheel.h"
 
 /* What a substep's powertrain gives the chassis solve and the channels. */
 typedef struct pdk_fwpt_out {

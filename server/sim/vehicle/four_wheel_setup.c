@@ -3,18 +3,18 @@
  * what a held command caches (the bicycle angle, Ackermann and toe per
  * wheel, drive and holding forces) and the tyre actions of the inputs. The
  * step itself is in four_wheel.c. */
-#include "four_wheel.h"
+#include "vehicle/four_wheel.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "four_wheel_ground.h"
-#include "single_track.h"
-#include "surface.h"
-#include "trig.h"
-#include "tyre_life.h"
-#include "vmath.h"
+#include "vehicle/four_wheel_ground.h"
+#include "vehicle/single_track.h"
+#include "ground/surface.h"
+#include "math/trig.h"
+#include "tyre/tyre_life.h"
+#include "math/vmath.h"
 
 #define PI 3.14159265358979323846
 

@@ -6,7 +6,7 @@
 #ifndef PDK_FOUR_WHEEL_SOLVE_H
 #define PDK_FOUR_WHEEL_SOLVE_H
 
-#include "four_wheel_substep.h"
+#include "vehicle/four_wheel_substep.h"
 
 /* The system: M/h, the air drag as a damper on body x; M q0 / h plus
  * gravity and the explicit half of the gyroscopic torque, (L0 / 2) x w0

@@ -11,20 +11,20 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "channels.h"
-#include "driveline_lanes.h"
-#include "four_wheel.h"
-#include "four_wheel_ground.h"
-#include "four_wheel_lanes.h"
-#include "four_wheel_solve.h"
-#include "four_wheel_substep.h"
-#include "four_wheel_tick.h"
-#include "four_wheel_tyres.h"
-#include "single_track.h"
-#include "surface.h"
-#include "trig.h"
-#include "tyre_lanes.h"
-#include "vmath.h"
+#include "sim/channels.h"
+#include "powertrain/driveline_lanes.h"
+#include "vehicle/four_wheel.h"
+#include "vehicle/four_wheel_ground.h"
+#include "vehicle/four_wheel_lanes.h"
+#include "vehicle/four_wheel_solve.h"
+#include "vehicle/four_wheel_substep.h"
+#include "vehicle/four_wheel_tick.h"
+#include "vehicle/four_wheel_tyres.h"
+#include "vehicle/single_track.h"
+#include "ground/surface.h"
+#include "math/trig.h"
+#include "tyre/tyre_lanes.h"
+#include "math/vmath.h"
 
 #define PI 3.14159265358979323846
 

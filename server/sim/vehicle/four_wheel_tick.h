@@ -5,9 +5,9 @@
 #ifndef PDK_FOUR_WHEEL_TICK_H
 #define PDK_FOUR_WHEEL_TICK_H
 
-#include "channels.h"
-#include "four_wheel_ground.h"
-#include "four_wheel_substep.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel_ground.h"
+#include "vehicle/four_wheel_substep.h"
 
 /* ---- the tick ------------------------------------------------------------ */
 

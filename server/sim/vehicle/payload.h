@@ -17,7 +17,7 @@
 #ifndef PDK_PAYLOAD_H
 #define PDK_PAYLOAD_H
 
-#include "vehicle_def.h"
+#include "sim/vehicle_def.h"
 
 /* Most seats: a car's (EU category M1: at most eight seats besides the
  * driver's). */

@@ -37,7 +37,7 @@
  * always has a solution. The price of the splitting is a steady-state error
  * of order h r / 2 in the centripetal balance (1e-3 of it at r = 0.5 rad/s,
  * h = 1/240 s), well inside the tests' 1 % against Pacejka's steady state. */
-#include "single_track.h"
+#include "vehicle/single_track.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -45,8 +45,8 @@
 #include <immintrin.h>
 #endif
 
-#include "channels.h"
-#include "trig.h"
+#include "sim/channels.h"
+#include "math/trig.h"
 
 #define PI 3.14159265358979323846
 #define TWO_PI 6.28318530717958647692

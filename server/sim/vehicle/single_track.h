@@ -16,9 +16,9 @@
 
 #include <stdint.h>
 
-#include "error.h"
-#include "input.h"
-#include "vehicle_def.h"
+#include "sim/error.h"
+#include "sim/input.h"
+#include "sim/vehicle_def.h"
 
 /* Below this wheel-plane speed the lateral slip tan(alpha) = v_lat / |u| uses
  * this floor instead of |u|, so at standstill the tyre is a finite lateral

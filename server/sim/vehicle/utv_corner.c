@@ -1,5 +1,5 @@
 /* The UTV's corner rates and dampers (utv_corner.h; seed 003 "Suspension"). */
-#include "utv_corner.h"
+#include "vehicle/utv_corner.h"
 
 #include <math.h>
 

@@ -1,12 +1,12 @@
 /* The Polaris Ranger CREW XP 1000's definition: utv_def.h. The numbers are
  * seed 003's parameter tables ("Geometry", "Suspension", "Tyres",
  * "Steering", "Brakes and Aerodynamics"). */
-#include "utv_def.h"
+#include "vehicle/utv_def.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "utv_corner.h"
+#include "vehicle/utv_corner.h"
 
 #define PI 3.14159265358979323846
 

@@ -13,8 +13,8 @@
 #ifndef PDK_UTV_DEF_H
 #define PDK_UTV_DEF_H
 
-#include "utv_mass.h"
-#include "vehicle_def.h"
+#include "vehicle/utv_mass.h"
+#include "sim/vehicle_def.h"
 
 /* Seed 003's suspension.* keys, in SI: a corner is the tyre's membrane in
  * series with the wheel rate, damped at damping_ratio of critical on the

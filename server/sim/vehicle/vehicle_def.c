@@ -1,6 +1,6 @@
 /* The default vehicle definition and the checks every definition passes
  * before a vehicle is spawned from it. */
-#include "vehicle_def.h"
+#include "sim/vehicle_def.h"
 
 #include <math.h>
 #include <stddef.h>

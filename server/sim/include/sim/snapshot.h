@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "world.h"
+#include "sim/error.h"
+#include "sim/world.h"
 
 /* A fingerprint of the state record's layout: the size and offset of every
  * member of every struct in it (nested ones too), the record's version, the

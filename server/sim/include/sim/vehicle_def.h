@@ -4,16 +4,16 @@
 #ifndef PDK_VEHICLE_DEF_H
 #define PDK_VEHICLE_DEF_H
 
-#include "cvt.h"
-#include "dbw_def.h"
-#include "driveline.h"
-#include "engine.h"
-#include "error.h"
-#include "input.h"
-#include "surface.h"
-#include "tyre.h"
-#include "tyre_life.h"
-#include "utv_gear.h"
+#include "powertrain/cvt.h"
+#include "sim/dbw_def.h"
+#include "powertrain/driveline.h"
+#include "powertrain/engine.h"
+#include "sim/error.h"
+#include "sim/input.h"
+#include "ground/surface.h"
+#include "tyre/tyre.h"
+#include "tyre/tyre_life.h"
+#include "powertrain/utv_gear.h"
 
 /* Which vehicle model steps the vehicle. Values are stable (recorded). */
 typedef enum pdk_model {

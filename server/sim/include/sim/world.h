@@ -7,13 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "builds.h"
-#include "channels.h"
-#include "dbw.h"
-#include "error.h"
-#include "input.h"
-#include "terrain.h"
-#include "vehicle_def.h"
+#include "sim/builds.h"
+#include "sim/channels.h"
+#include "dbw/dbw.h"
+#include "sim/error.h"
+#include "sim/input.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
 
 /* A vehicle id: low 16 bits slot + 1, high 16 bits the slot's generation.
  * Zero is null; an id whose vehicle was removed is stale and refused. */
