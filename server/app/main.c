@@ -15,7 +15,7 @@
 #include "run.h"
 #include "server.h"
 #include "store.h"
-#include "ground/surface.h"
+#include "sim/surface_def.h"
 
 #ifndef PDK_BUILD_ID
 #define PDK_BUILD_ID "unknown"

@@ -14,8 +14,8 @@
 
 #include "sim/error.h"
 #include "params.h"
-#include "vehicle/payload.h"
-#include "vehicle/utv_def.h"
+#include "sim/payload.h"
+#include "sim/utv_def.h"
 
 /* Free text is bounded so a resolved parameter set stays small. */
 #define PDK_SCHEMA_TEXT_MAX_BYTES 1000

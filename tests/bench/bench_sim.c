@@ -25,7 +25,7 @@
 #include "powertrain/driveline.h"
 #include "vehicle/four_wheel.h"
 #include "tyre/tyre.h"
-#include "vehicle/utv_def.h"
+#include "sim/utv_def.h"
 #include "sim/world.h"
 #include "world_mem.h"
 

@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 
-#include "dbw/dbw.h"
+#include "sim/dbw.h"
 #include "sim/input.h"
 
 typedef enum { SCN_KIT = 1, SCN_DRIVER = 2 } scn_what;

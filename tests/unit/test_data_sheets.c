@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "params.h"
+#include "powertrain/engine.h"
 #include "tyre/tyre.h"
 #include "tyre/tyre_life.h"
 #include "sim/world.h"

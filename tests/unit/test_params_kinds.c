@@ -17,8 +17,8 @@
 
 #include "sim/dbw_def.h"
 #include "params.h"
-#include "vehicle/utv_def.h"
-#include "vehicle/utv_mass.h"
+#include "sim/utv_def.h"
+#include "sim/utv_mass.h"
 
 #include "params_test_util.h"
 

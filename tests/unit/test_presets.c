@@ -19,7 +19,9 @@
 #include "params.h"
 #include "ground/surface.h"
 #include "ground/terrain.h"
-#include "vehicle/utv_def.h"
+#include "powertrain/engine.h"
+#include "tyre/tyre.h"
+#include "sim/utv_def.h"
 
 #include "params_test_util.h"
 

@@ -13,7 +13,8 @@
 
 #include "fw_test_util.h"
 #include "ground/surface.h"
-#include "vehicle/utv_def.h"
+#include "powertrain/engine.h"
+#include "sim/utv_def.h"
 #include "powertrain/utv_gear.h"
 #include "sim/world.h"
 

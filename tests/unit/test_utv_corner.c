@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "vehicle/utv_corner.h"
-#include "vehicle/utv_mass.h"
+#include "sim/utv_mass.h"
 
 #define G 9.81
 

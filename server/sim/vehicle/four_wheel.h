@@ -29,6 +29,7 @@
 #include "tyre/tyre_lanes.h"
 #include "tyre/tyre_life.h"
 #include "sim/vehicle_def.h"
+#include "powertrain/utv_gear.h"
 
 /* The governors' fade band, as PDK_ST_GOVERNOR_BAND_MPS. */
 #define PDK_FW_GOVERNOR_BAND_MPS 0.5

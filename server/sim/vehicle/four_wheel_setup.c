@@ -12,6 +12,8 @@
 #include "vehicle/four_wheel_ground.h"
 #include "vehicle/single_track.h"
 #include "ground/surface.h"
+#include "powertrain/cvt.h"
+#include "powertrain/engine.h"
 #include "math/trig.h"
 #include "tyre/tyre_life.h"
 #include "math/vmath.h"

@@ -1,5 +1,5 @@
 /* A car's payload on a chassis given with its driver (payload.h; issue 5). */
-#include "vehicle/payload.h"
+#include "sim/payload.h"
 
 #include <stddef.h>
 #include <string.h>

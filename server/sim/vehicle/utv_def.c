@@ -1,11 +1,13 @@
 /* The Polaris Ranger CREW XP 1000's definition: utv_def.h. The numbers are
  * seed 003's parameter tables ("Geometry", "Suspension", "Tyres",
  * "Steering", "Brakes and Aerodynamics"). */
-#include "vehicle/utv_def.h"
+#include "sim/utv_def.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "tyre/tyre.h"
+#include "tyre/tyre_life.h"
 #include "vehicle/utv_corner.h"
 
 #define PI 3.14159265358979323846

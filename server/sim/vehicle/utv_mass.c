@@ -1,5 +1,5 @@
 /* The UTV's mass model (utv_mass.h; seed 003 "Mass and Geometry"). */
-#include "vehicle/utv_mass.h"
+#include "sim/utv_mass.h"
 
 #include <stddef.h>
 

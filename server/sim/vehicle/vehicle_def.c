@@ -6,6 +6,13 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ground/surface.h"
+#include "powertrain/cvt.h"
+#include "powertrain/engine.h"
+#include "powertrain/utv_gear.h"
+#include "tyre/tyre.h"
+#include "tyre/tyre_life.h"
+
 /* A mid-size front-wheel-drive road car on the four-wheel model. Mass,
  * inertia and geometry are those of a typical D-segment saloon (Gillespie,
  * Fundamentals of Vehicle Dynamics, ch. 6 uses the same class); the axle

@@ -4,16 +4,16 @@
 #ifndef PDK_VEHICLE_DEF_H
 #define PDK_VEHICLE_DEF_H
 
-#include "powertrain/cvt.h"
+#include "sim/cvt_def.h"
 #include "sim/dbw_def.h"
-#include "powertrain/driveline.h"
-#include "powertrain/engine.h"
+#include "sim/driveline_def.h"
+#include "sim/engine_def.h"
 #include "sim/error.h"
 #include "sim/input.h"
-#include "ground/surface.h"
-#include "tyre/tyre.h"
-#include "tyre/tyre_life.h"
-#include "powertrain/utv_gear.h"
+#include "sim/surface_def.h"
+#include "sim/tyre_def.h"
+#include "sim/tyre_life_def.h"
+#include "sim/utv_gear_def.h"
 
 /* Which vehicle model steps the vehicle. Values are stable (recorded). */
 typedef enum pdk_model {

@@ -9,10 +9,10 @@
 
 #include "sim/builds.h"
 #include "sim/channels.h"
-#include "dbw/dbw.h"
+#include "sim/dbw.h"
 #include "sim/error.h"
 #include "sim/input.h"
-#include "ground/terrain.h"
+#include "sim/terrain_def.h"
 #include "sim/vehicle_def.h"
 
 /* A vehicle id: low 16 bits slot + 1, high 16 bits the slot's generation.

@@ -13,7 +13,7 @@
 #ifndef PDK_UTV_DEF_H
 #define PDK_UTV_DEF_H
 
-#include "vehicle/utv_mass.h"
+#include "sim/utv_mass.h"
 #include "sim/vehicle_def.h"
 
 /* Seed 003's suspension.* keys, in SI: a corner is the tyre's membrane in
