@@ -9,14 +9,14 @@
 #include <string.h>
 
 #include "dbw/dbw_hash.h"
-#include "math/hash.h"
-#include "math/prng.h"
-#include "vehicle/four_wheel.h"
-#include "vehicle/single_track.h"
 #include "ground/surface.h"
 #include "ground/terrain.h"
+#include "math/hash.h"
+#include "math/prng.h"
 #include "math/trig.h"
 #include "tyre/tyre_life.h"
+#include "vehicle/four_wheel.h"
+#include "vehicle/single_track.h"
 #include "world_internal.h"
 
 #define WORLD_ALIGN 64u          /* arrays start on cache lines */

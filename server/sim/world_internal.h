@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 #include "dbw/dbw.h"
-#include "vehicle/four_wheel.h"
 #include "math/prng.h"
-#include "vehicle/single_track.h"
 #include "sim/world.h"
+#include "vehicle/four_wheel.h"
+#include "vehicle/single_track.h"
 
 /* An id's low 16 bits are its slot + 1; a generation wraps within them too. */
 #define PDK_WORLD_SLOT_MASK 0xFFFFu

@@ -63,9 +63,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "math/vmath.h"
 #include "sim/error.h"
 #include "tyre/tyre.h"
-#include "math/vmath.h"
 
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)

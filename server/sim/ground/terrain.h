@@ -37,8 +37,8 @@
 
 #include <stdint.h>
 
-#include "sim/terrain_def.h"
 #include "sim/error.h"
+#include "sim/terrain_def.h"
 
 /* What a wheel's query finds: the distance along the query's direction,
  * the upward unit normal, the contact point (world), the surface id there

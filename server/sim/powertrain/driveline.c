@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sim/error.h"
 #include "math/vmath.h" /* pdk_tanh: the same bits on every build, unlike libm's */
+#include "sim/error.h"
 
 /* The root finder's limits. A bracket's step doubles at most this many
  * times (from 1 rad/s that is 1.6e60 rad/s, far beyond any speed), so a

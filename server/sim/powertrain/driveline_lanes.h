@@ -18,9 +18,9 @@
 
 #include <float.h>
 
-#include "powertrain/driveline.h"
 #include "math/lanes.h"
 #include "math/vmath.h"
+#include "powertrain/driveline.h"
 
 /* driveline.c's limits (ROOT_MAX_DOUBLINGS, ROOT_MAX_STEPS,
  * ROOT_SLOW_NEWTON): the same numbers, for the same decisions. */

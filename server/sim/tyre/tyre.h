@@ -85,8 +85,8 @@
 
 #include <stdint.h>
 
-#include "sim/tyre_def.h"
 #include "sim/error.h"
+#include "sim/tyre_def.h"
 
 /* Why a coefficient set cannot be used (a divisor that is 0, a
  * non-finite value), naming the coefficient, or NULL. */

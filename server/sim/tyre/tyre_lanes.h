@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "math/lanes.h" /* v4, m4, VEC, splat, sel, ... */
-#include "tyre/tyre.h"
 #include "math/vmath.h" /* pdk_v_sin, pdk_v_atan, pdk_v_exp, pdk_v_pow, pdk_v_tanh */
+#include "tyre/tyre.h"
 
 /* The Magic Formula coefficients the laws read, by name (tyre.h
  * pdk_mf_coeffs). */

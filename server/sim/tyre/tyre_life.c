@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "sim/error.h"
 #include "math/vmath.h"
+#include "sim/error.h"
 
 #define ATM_KPA 101.325
 #define KELVIN 273.15

@@ -4,8 +4,8 @@
  * gives. */
 #include <math.h>
 
-#include "tyre/tyre.h"
 #include "math/vmath.h"
+#include "tyre/tyre.h"
 
 double pdk_tyre_fx_at_spin(const pdk_tyre_law_def *def, const pdk_tyre_ground *ground,
                            const pdk_tyre_spin_in *in, double omega_radps, double *dfx_domega,

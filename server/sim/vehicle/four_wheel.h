@@ -22,14 +22,14 @@
 
 #include <stdint.h>
 
+#include "ground/terrain.h"
+#include "powertrain/utv_gear.h"
 #include "sim/builds.h"
 #include "sim/error.h"
 #include "sim/input.h"
-#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
 #include "tyre/tyre_lanes.h"
 #include "tyre/tyre_life.h"
-#include "sim/vehicle_def.h"
-#include "powertrain/utv_gear.h"
 
 /* The governors' fade band, as PDK_ST_GOVERNOR_BAND_MPS. */
 #define PDK_FW_GOVERNOR_BAND_MPS 0.5

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "tyre/tyre.h"
 #include "math/vmath.h"
+#include "tyre/tyre.h"
 
 #define PI 3.14159265358979323846
 

@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "vehicle/four_wheel.h"
 #include "math/lanes.h"
 #include "math/trig.h"
 #include "sim/vehicle_def.h"
+#include "vehicle/four_wheel.h"
 
 /* asin(s) for |s| <= 1, deterministic like trig.h. Up to |s| = 0.25 (14
  * degrees, every camber a car runs) by its Taylor series to s^23,

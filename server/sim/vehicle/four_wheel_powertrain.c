@@ -8,10 +8,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/channels.h"
 #include "powertrain/cvt.h"
 #include "powertrain/engine.h"
 #include "powertrain/utv_gear.h"
+#include "sim/channels.h"
 
 #define PI 3.14159265358979323846
 

@@ -9,14 +9,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "vehicle/four_wheel_ground.h"
-#include "vehicle/single_track.h"
 #include "ground/surface.h"
+#include "math/trig.h"
+#include "math/vmath.h"
 #include "powertrain/cvt.h"
 #include "powertrain/engine.h"
-#include "math/trig.h"
 #include "tyre/tyre_life.h"
-#include "math/vmath.h"
+#include "vehicle/four_wheel_ground.h"
+#include "vehicle/single_track.h"
 
 #define PI 3.14159265358979323846
 

@@ -11,8 +11,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sim/channels.h"
+#include "ground/surface.h"
+#include "math/trig.h"
+#include "math/vmath.h"
 #include "powertrain/driveline_lanes.h"
+#include "sim/channels.h"
+#include "tyre/tyre_lanes.h"
 #include "vehicle/four_wheel.h"
 #include "vehicle/four_wheel_ground.h"
 #include "vehicle/four_wheel_lanes.h"
@@ -21,10 +25,6 @@
 #include "vehicle/four_wheel_tick.h"
 #include "vehicle/four_wheel_tyres.h"
 #include "vehicle/single_track.h"
-#include "ground/surface.h"
-#include "math/trig.h"
-#include "tyre/tyre_lanes.h"
-#include "math/vmath.h"
 
 #define PI 3.14159265358979323846
 

@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "vehicle/four_wheel.h"
-#include "vehicle/four_wheel_powertrain.h"
-#include "vehicle/four_wheel_lanes.h"
-#include "vehicle/single_track.h"
 #include "math/trig.h"
 #include "tyre/tyre_lanes.h"
+#include "vehicle/four_wheel.h"
+#include "vehicle/four_wheel_lanes.h"
+#include "vehicle/four_wheel_powertrain.h"
+#include "vehicle/single_track.h"
 
 /* Seed 003's cap on the rolling-resistance coefficient, T_roll = min(f,
  * 0.45) N R. */

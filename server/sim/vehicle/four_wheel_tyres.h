@@ -7,10 +7,10 @@
 #ifndef PDK_FOUR_WHEEL_TYRES_H
 #define PDK_FOUR_WHEEL_TYRES_H
 
-#include "vehicle/four_wheel_ground.h"
-#include "vehicle/four_wheel_substep.h"
 #include "ground/surface.h"
 #include "math/vmath.h"
+#include "vehicle/four_wheel_ground.h"
+#include "vehicle/four_wheel_substep.h"
 
 /* The tyres' laws (tyre_lanes.h) at each loaded wheel's load fz0 and its
  * deflections' slips, on the ground under it and at its pressure; the soil

@@ -45,8 +45,8 @@
 #include <immintrin.h>
 #endif
 
-#include "sim/channels.h"
 #include "math/trig.h"
+#include "sim/channels.h"
 
 #define PI 3.14159265358979323846
 #define TWO_PI 6.28318530717958647692
