@@ -11,7 +11,7 @@
 
 #include "params.h"
 #include "replay_internal.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire.h"
 #include "wire_snapshot.h"
 #include "world_mem.h"

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "session_internal.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire_snapshot.h"
 
 static int64_t unix_ms(void)
