@@ -148,7 +148,7 @@
  * conserves, why a kink is taken at the end travel (a force at the mean
  * travel would gain the energy of the kink's far side: a stiff bump stop
  * rang up without bound) and what is not passive (the lagged link loads):
- * docs/adr/0007-four-wheel-step.md, "The energy balance"; the wheels and
+ * docs/vehicle-model.md, "The step's energy balance"; the wheels and
  * tyres: docs/adr/0008-tyres-spin-and-standstill.md. */
 #include "four_wheel.h"
 

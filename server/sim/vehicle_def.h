@@ -281,9 +281,10 @@ typedef struct pdk_vehicle_def {
 /* Rules the four-wheel model adds (pdk_vehicle_def_check). Its roll-centre and
  * pitch links are lagged one substep, as the four-wheel model specifies, and a
  * lagged link can feed energy into roll through the tyres' slip damping
- * (ADR 0007, "The energy balance"); the struts' own damping must outweigh
- * it. A sweep of the worst corners of the parameter space (ADR 0007) found
- * a self-excited roll only beyond these limits:
+ * (docs/vehicle-model.md, "The step's energy balance"); the struts' own
+ * damping must outweigh it. A sweep of the worst corners of the parameter
+ * space (the same section) found a self-excited roll only beyond these
+ * limits:
  *  - every strut damper, bump and rebound, at least PDK_MIN_DAMPING_RATIO of
  *    critical for its corner, 2 sqrt(k m_corner) (real cars run 0.2 to 0.7);
  *  - the roll centre, with its curve at every point, at most
