@@ -15,8 +15,8 @@
  * slip (the thrust is smooth in the slip). */
 #define SOIL_SLOPE_STEP 1.0e-4
 
-/* The Polaris model's smooth sign of the motion resistance, tanh(v / 0.1 m/s).
- * */
+/* The Polaris model's smooth sign of the motion resistance, tanh(v / 0.1
+ * m/s). */
 #define SOIL_RESIST_SPEED_MPS 0.1
 
 /* The least inflation the soil model is given: a flat tyre's gas pressure
@@ -73,8 +73,8 @@ void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out)
     /* Motion resistance, compaction and bulldozing, as the Polaris model's
      * SettleWheels applies it along the wheel's heading: F = -clamp(F_mr
      * tanh(v / 0.1), -m |v| / dt, m |v| / dt) with m the corner's static mass,
-     * so that one substep of it can at most stop the corner, never reverse it.
-     * */
+     * so that one substep of it can at most stop the corner, never reverse
+     * it. */
     double f_mr = sc.compaction_n + sc.bulldozing_n;
     double lim = in->corner_mass_kg * fabs(in->vx_mps) / in->substep_s;
     out->resistance_n = -clamp(f_mr * pdk_tanh(in->vx_mps / SOIL_RESIST_SPEED_MPS), -lim, lim);

@@ -29,8 +29,7 @@
  * in every substep the moment would be a large part of a Magic Formula car's
  * step, and on the chassis it is a yaw moment of -t sum F_y, 2 % more
  * understeer at 0.3 g with 3 cm of trail, below what the model leaves out of
- * the steering (no compliance, no caster); ADR 0008 records the measurement.
- * */
+ * the steering (no compliance, no caster); ADR 0008 records the measurement. */
 #define MZ_ON_CHASSIS 0
 
 static inline double max2(double p, double q)

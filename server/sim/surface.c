@@ -429,8 +429,8 @@ void pdk_soil_static(const pdk_soil *soil, const pdk_soil_tyre *tyre, double loa
         out->ground_pressure_pa = load_n / out->contact_area_m2;
     } else {
         /* The membrane's patch: area N / p_g, length that of the intersection
-         * ellipse, 2 sqrt(2 R delta - delta^2) (the exact chord of a circle).
-         * */
+         * ellipse, 2 sqrt(2 R delta - delta^2) (the exact chord of a
+         * circle). */
         out->contact_area_m2 = membrane_a;
         out->contact_length_m =
             2.0 * sqrt(2.0 * r * membrane_delta - membrane_delta * membrane_delta);
@@ -457,8 +457,8 @@ void pdk_soil_static(const pdk_soil *soil, const pdk_soil_tyre *tyre, double loa
      * Bekker's grousered track (Wong, ToGV ch. 2; recalled, not re-read). Only
      * the share r_l of the patch that the lugs fill drags a slab, so the
      * factor here is (1 + 2 h_l r_l / b): 1.04 for the UTV's 12 mm lugs at
-     * 0.35. The tread's compliance enters the thrust's K instead (tread_k_m).
-     * */
+     * 0.35. The tread's compliance enters the thrust's K instead
+     * (tread_k_m). */
     double base = soil->cohesion_pa * out->contact_area_m2 +
                   load_n * pdk_sin(soil->phi_rad) / pdk_cos(soil->phi_rad);
     out->traction_limit_n = base * (1.0 + 2.0 * tyre->lug_height_m * tyre->lug_area_ratio / b);

@@ -45,11 +45,10 @@
  *    wheel; trail_m 0 is the Polaris model's law).
  *
  * Parameters every law honours:
- *  - load_sensitivity: the peak friction falls with load as mu(Fz) = mu (Fz /
- *    Fz_nom)^(-load_sensitivity) (a power law, as BeamNG's wheel documentation
- *    gives it); 0 turns it off. The Magic Formula has its own (PDX2,
- * PDY2)
- *    and applies this on top only when it is non-zero.
+ *  - load_sensitivity: the peak friction falls with load as
+ *    mu(Fz) = mu (Fz / Fz_nom)^(-load_sensitivity) (a power law, as BeamNG's
+ *    wheel documentation gives it); 0 turns it off. The Magic Formula has
+ *    its own (PDX2, PDY2) and applies this on top only when it is non-zero.
  *  - slide_grip: the share of the peak left when the tyre slides fully
  *    (|kappa| = 1 or alpha = 90 degrees) on the reference surface, and
  *    beyond. The grip and UTV laws build their falling branch from it

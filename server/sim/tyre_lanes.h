@@ -114,11 +114,12 @@ typedef struct pdk_tyre_out4 {
 
 #define PDK_TYRE_L(c, f) load4((c)->f)
 
-/* The shape of the falling branch of the grip and UTV laws: the share of (peak
- * - slide) left at progress x (0 at the peak, 1 at full sliding), (1 - x) / (1
- * + c x). c = 1.27 puts half of it at 20 degrees for a tyre peaking at 3
- * degrees (a road tyre's sideways grip peaks at about 3 degrees, is halfway to
- * its sliding grip at 20 and there by 90), with progress measured as below. */
+/* The shape of the falling branch of the grip and UTV laws: the share of
+ * (peak - slide) left at progress x (0 at the peak, 1 at full sliding),
+ * (1 - x) / (1 + c x). c = 1.27 puts half of it at 20 degrees for a tyre
+ * peaking at 3 degrees (a road tyre's sideways grip peaks at about 3
+ * degrees, is halfway to its sliding grip at 20 and there by 90), with
+ * progress measured as below. */
 #define PDK_TYRE_FALL_SHAPE 1.27
 
 /* The friction-circle loss: the lateral force's factor at slip kappa, 1 - loss
@@ -145,16 +146,18 @@ VEC v4 tyre_load_factor4(const pdk_tyre_consts4 *c, v4 fz)
 /* The grip and UTV laws (tyre.h), on every lane; the caller keeps the
  * lanes whose law is one of them. Both are written in forces normalised by
  * the friction limits mu_x Fz and mu_y Fz:
- *   a_lin = Ck kappa / (mu_x Fz) (grip) or k_s kappa (UTV), a = a_lin (grip)
- *   or tanh(a_lin) (UTV), b = Ca (tan(alpha) - camber shift) / (mu_y Fz),
+ *   a_lin = Ck kappa / (mu_x Fz)  (grip)   or  k_s kappa  (UTV),
+ *   a     = a_lin                 (grip)   or  tanh(a_lin) (UTV),
+ *   b     = Ca (tan(alpha) - camber shift) / (mu_y Fz),
  * the demanded vector (a, b) is scaled back onto the unit circle where it
- * leaves it (the friction ellipse in forces), and past the peak (|(a_lin, b)|
- * > 1, where the linearised law meets the ellipse) it is multiplied by the
- * falling branch h = r + (1 - r) (1 - x) / (1 + c x), with r = min(1,
- * slide_grip ground.slide) and x the progress from the peak to full sliding,
- * measured by the sliding measure rho = sqrt(kappa^2 + sin^2(alpha)), which is
- * 1 at |kappa| = 1 or alpha = 90 degrees: x = (rho - rho_peak) / (1 -
- * rho_peak), rho_peak being rho at the peak along the same slip direction. */
+ * leaves it (the friction ellipse in forces), and past the peak
+ * (|(a_lin, b)| > 1, where the linearised law meets the ellipse) it is
+ * multiplied by the falling branch h = r + (1 - r) (1 - x) / (1 + c x),
+ * with r = min(1, slide_grip ground.slide) and x the progress from the peak
+ * to full sliding, measured by the sliding measure
+ * rho = sqrt(kappa^2 + sin^2(alpha)), which is 1 at |kappa| = 1 or
+ * alpha = 90 degrees: x = (rho - rho_peak) / (1 - rho_peak), rho_peak being
+ * rho at the peak along the same slip direction. */
 VEC void tyre_simple4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_tyre_ground4 *g,
                       v4 fz, v4 lsf, int want_mz, pdk_tyre_out4 *out)
 {

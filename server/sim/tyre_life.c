@@ -23,8 +23,8 @@
 #define HOT_WEAR_TEMP_C 120.0
 #define HOT_WEAR_FACTOR 3.0
 
-/* A puncture leaks until a quarter of the air is left; then the tyre is flat.
- * */
+/* A puncture leaks until a quarter of the air is left; then the tyre is
+ * flat. */
 #define FLAT_AIR_SHARE 0.25
 
 /* Condition grips (flat: half the grip; rim 0.3; detached: the hub on the
@@ -76,8 +76,8 @@ pdk_tyre_life_def pdk_tyre_life_def_default(double radius_m, double cold_pressur
     d.pressure_grip_slope = 0.05;
     /* Sizes for a car tyre (est., from rubber's heat capacity of about 2
      * kJ/kgK): a surface layer of about 1.3 mm over the 0.39 m^2 tread (0.5 kg
-     * of rubber at 2 kJ/kgK), an 8-10 kg carcass, 0.1 kg of air at 718 J/kgK.
-     * */
+     * of rubber at 2 kJ/kgK), an 8-10 kg carcass, 0.1 kg of air at 718
+     * J/kgK. */
     d.surface_heat_capacity_jpk = 1000.0 * s;
     d.carcass_heat_capacity_jpk = 15000.0 * s;
     d.gas_heat_capacity_jpk = 70.0 * s;

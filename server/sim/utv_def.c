@@ -154,8 +154,8 @@ pdk_vehicle_def pdk_vehicle_def_polaris(const pdk_utv_mass_def *mass, double gra
     def.dbw = pdk_dbw_def_polaris();
     def.steering.ackermann = 1.0;
     /* The Polaris model (docs/powertrain.md): 80 bar full scale, C_d A 2.5
-     * m^2; the powertrain's brakes are torques (force_per_bar_n is not read).
-     * */
+     * m^2; the powertrain's brakes are torques (force_per_bar_n is not
+     * read). */
     def.brake.max_line_bar = 80.0;
     def.resist.drag_area_m2 = 2.5;
     /* The Polaris model (docs/powertrain.md): the chassis' angular damping,
