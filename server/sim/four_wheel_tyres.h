@@ -88,7 +88,7 @@ VEC void tyre_law(PHASE_ARGS)
         }
     }
     if (!sv->uniform) {
-        /* Water drag on a wheel in water (docs/powertrain.md), with the
+        /* Water drag on a wheel in water (docs/presets.md, water_crossing), with the
          * contact's velocity in the contact plane for the horizontal. */
         for (int i = 0; i < PDK_WHEELS; i++) {
             if (!(q->water_m[i] > 0.0) || on[i] == 0) {

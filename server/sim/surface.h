@@ -145,9 +145,9 @@ double pdk_soil_bulldozing_n(const pdk_soil *soil, double width_m, double diamet
 double pdk_soil_thrust_n(const pdk_soil *soil, const pdk_soil_tyre *tyre,
                          const pdk_soil_contact *contact, double slip);
 
-/* Water drag on a wheel in water depth_m deep moving at velocity v
- * (docs/powertrain.md): F = -1/2 1000 Cd_w A_w |v| v with A_w = b min(2 R,
- * depth), per component of v given (the caller passes the wheel's horizontal
+/* Water drag on a wheel in water depth_m deep moving at velocity v: the
+ * quadratic drag of a body in water, F = -1/2 1000 Cd_w A_w |v| v, on the
+ * wheel's wetted frontal area A_w = b min(2 R, depth), per component of v given (the caller passes the wheel's horizontal
  * velocity). PDK_WATER_DRAG_COEFF is Cd_w. */
 #define PDK_WATER_DRAG_COEFF 1.0
 void pdk_water_drag(double depth_m, double width_m, double radius_m, const double v_mps[2],
