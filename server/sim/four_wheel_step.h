@@ -614,8 +614,9 @@ VEC void struts(PHASE_ARGS)
 
     /* 5. The implicit solve; again after the events of check_pass (a wheel
      * lifting off, locking, freed, saturating, a strut crossing a kink of
-     * its force: ADR 0007, "Kinks"; ADR 0008). Each pass changes a wheel one
-     * way only, once per kind, so there are at most MAX_SOLVES. */
+     * its force: docs/vehicle-model.md, "The step's energy balance"; ADR
+     * 0008). Each pass changes a wheel one way only, once per kind, so there
+     * are at most MAX_SOLVES. */
     const double c_drag = p->drag_n_per_mps2 * fabs(v[0]);
     /* The gyroscopic torque at the mean rate, -(w_avg x L0) with L0 = I w0:
      * half of it in the matrix (G = -[L0 / 2]x), half explicit. */
