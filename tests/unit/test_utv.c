@@ -13,10 +13,11 @@
 #include <string.h>
 
 #include "fw_test_util.h"
-#include "surface.h"
-#include "utv_def.h"
-#include "utv_gear.h"
-#include "world.h"
+#include "ground/surface.h"
+#include "powertrain/engine.h"
+#include "sim/utv_def.h"
+#include "powertrain/utv_gear.h"
+#include "sim/world.h"
 
 /* The steering wheel's angle for straight ahead: the Polaris's fitted centre
  * (docs/powertrain.md), 12.5314 deg; at 0 deg it turns right. */

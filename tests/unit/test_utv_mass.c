@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "utv_mass.h"
+#include "sim/utv_mass.h"
 
 #define G 9.81
 #define L 2.8702 /* the Polaris's geometry.wheelbase_m */
