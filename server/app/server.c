@@ -55,7 +55,7 @@ static bool refuse_viewer(pdk_server *srv, pdk_server_conn *c, const Paddock__V1
     snprintf(msg, sizeof(msg),
              "this connection said Hello as a viewer: a viewer watches and may not send %s",
              pdk_wire_frame_body_name(f->body_case));
-    pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
+    pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
     return true;
 }
 
@@ -92,7 +92,7 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
         char msg[128];
         snprintf(msg, sizeof(msg), "'%s' is not a request a client may send",
                  pdk_wire_frame_body_name(f->body_case));
-        pdk_server_send_error(srv, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
+        pdk_server_send_error(&srv->out, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
         return;
     }
     if (r->changes && refuse_viewer(srv, c, f))

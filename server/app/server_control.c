@@ -20,11 +20,11 @@ static bool holds_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid,
     if (slot->lease.conn_id == c->id)
         return true;
     if (slot->lease.conn_id != 0)
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "the step lease of session %" PRIu64 " is held by %s", slot->id,
                           slot->lease.holder);
     else
-        pdk_server_refuse(srv, c, rid, PDK_ERR_NOT_FOUND,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_NOT_FOUND,
                           "%s does not hold the step lease of lockstep session %" PRIu64
                           " (nobody does): take it first (take_step_lease)%s%s",
                           c->holder, slot->id, slot->sched.pause == PDK_PAUSE_LEASE ? "; " : "",
@@ -37,7 +37,7 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
 {
     if (slot->sched.timing != PDK_TIMING_LOCKSTEP) {
         pdk_server_refuse(
-            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            &srv->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
             "session %" PRIu64 " is not lockstep: the step lease is lockstep's (set_timing "
             "TIMING_MODE_LOCKSTEP first)%s%s",
             slot->id, slot->sched.timing_reason[0] ? "; " : "", slot->sched.timing_reason);
@@ -45,7 +45,7 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
     }
     uint32_t ms = m && m->deadline_ms ? m->deadline_ms : PDK_SERVER_LEASE_DEFAULT_MS;
     if (ms < PDK_SERVER_LEASE_MIN_MS || ms > PDK_SERVER_LEASE_MAX_MS) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "deadline_ms %u is outside %u..%u (0: the default, %u)", ms,
                           PDK_SERVER_LEASE_MIN_MS, PDK_SERVER_LEASE_MAX_MS,
                           PDK_SERVER_LEASE_DEFAULT_MS);
@@ -54,7 +54,7 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
     int policy = m ? (int)m->on_lapse : 0;
     if (policy != PADDOCK__V1__LAPSE_POLICY__LAPSE_PAUSE &&
         policy != PADDOCK__V1__LAPSE_POLICY__LAPSE_REALTIME) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
                           "on_lapse %d is not a LapsePolicy (0 LAPSE_PAUSE, 1 LAPSE_REALTIME)",
                           policy);
         return;
@@ -64,7 +64,7 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
         double left = slot->steps.owed               ? slot->lease.deadline_ms
                       : slot->lease.expires_ns > now ? (double)(slot->lease.expires_ns - now) / 1e6
                                                      : 0.0;
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "the step lease of session %" PRIu64
                           " is held by %s (it lapses %.0f ms after "
                           "its last step)",
@@ -90,19 +90,20 @@ static void start_steps(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_s
 {
     uint64_t tick = pdk_server_slot_tick(slot);
     if (slot->steps.owed) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "session %" PRIu64 " is still stepping to tick %" PRIu64
                           " for connection %" PRIu64,
                           slot->id, slot->steps.to, slot->steps.conn_id);
         return;
     }
     if (slot->sched.pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " takes no steps: %s",
-                          slot->id, slot->sched.pause_reason);
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_CLOSED,
+                          "session %" PRIu64 " takes no steps: %s", slot->id,
+                          slot->sched.pause_reason);
         return;
     }
     if (slot->replay.player && target > pdk_player_end_tick(slot->replay.player)) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "session %" PRIu64 " replays session %" PRIu64 " up to tick %" PRIu64
                           "; tick %" PRIu64 " is past it",
                           slot->id, slot->replay.of, pdk_player_end_tick(slot->replay.player),
@@ -154,19 +155,20 @@ static void do_pause(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_serv
 static void do_resume(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot)
 {
     if (slot->steps.owed) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "session %" PRIu64 " is stepping to tick %" PRIu64
                           "; resume once the step is answered",
                           slot->id, slot->steps.to);
         return;
     }
     if (slot->sched.pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " cannot resume: %s",
-                          slot->id, slot->sched.pause_reason);
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_CLOSED,
+                          "session %" PRIu64 " cannot resume: %s", slot->id,
+                          slot->sched.pause_reason);
         return;
     }
     if (slot->sched.pause == PDK_PAUSE_REPLAY_END) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "session %" PRIu64 " cannot resume: %s; seek back to play again",
                           slot->id, slot->sched.pause_reason);
         return;
@@ -205,13 +207,13 @@ static void set_timing(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
 {
     pdk_timing t;
     if (!timing_from_pb(mode, &t)) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "set_timing %d is not a TimingMode (1 REALTIME, 2 FAST, 3 LOCKSTEP)",
                           mode);
         return;
     }
     if (slot->steps.owed) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "session %" PRIu64 " is stepping to tick %" PRIu64
                           "; change its timing once the step is answered",
                           slot->id, slot->steps.to);
@@ -249,13 +251,13 @@ static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
                           bool reset, uint64_t seed)
 {
     if (slot->sched.pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_CLOSED,
                           "session %" PRIu64 " is paused and takes no inputs: %s", slot->id,
                           slot->sched.pause_reason);
         return;
     }
     if (!remember_control(srv, c->id, rid, slot->id)) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_NO_MEMORY, "out of memory");
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_NO_MEMORY, "out of memory");
         return;
     }
     pdk_reply_to to = {.conn_id = c->id, .request_id = rid};
@@ -263,7 +265,7 @@ static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     pdk_error e = pdk_session_queue_input(slot->session, &in, to);
     if (e != PDK_OK) {
         srv->controls.n--;
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "too many inputs are waiting for the next tick");
         return;
     }
@@ -287,7 +289,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
 {
     if (!slot->replay.player) {
         pdk_server_refuse(
-            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            &srv->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
             "session %" PRIu64 " is not a replay: %s is a replay's (open one with ReplayOpen)",
             slot->id,
             m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_SEEK ? "seek" : "speed");
@@ -295,7 +297,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     }
     if (m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_SPEED) {
         if (!isfinite(m->speed) || m->speed < 0.01 || m->speed > 1000.0) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+            pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                               "speed %g is outside 0.01..1000 (a multiple of real time)", m->speed);
             return;
         }
@@ -305,7 +307,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
         return;
     }
     if (slot->steps.owed) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "session %" PRIu64 " is stepping to tick %" PRIu64
                           "; seek once the step is answered",
                           slot->id, slot->steps.to);
@@ -314,7 +316,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     pdk_recording_info ri;
     pdk_recording_info_get(slot->replay.rec, &ri);
     if (m->seek < ri.start_tick || m->seek > ri.last_tick) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "tick %" PRIu64 " is outside the recording of session %" PRIu64
                           " (%" PRIu64 "..%" PRIu64 ")",
                           m->seek, slot->replay.of, ri.start_tick, ri.last_tick);
@@ -343,15 +345,15 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_STEP:
         if (m->step < 1 || m->step > PDK_SERVER_STEP_MAX) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE, "step %u is outside 1..%u ticks",
-                              m->step, PDK_SERVER_STEP_MAX);
+            pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
+                              "step %u is outside 1..%u ticks", m->step, PDK_SERVER_STEP_MAX);
             break;
         }
         start_steps(srv, c, rid, slot, tick + m->step);
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RUN_TO_TICK:
         if (m->run_to_tick < tick || m->run_to_tick - tick > PDK_SERVER_STEP_MAX) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+            pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                               "run_to_tick %" PRIu64 " must be from session %" PRIu64
                               "'s tick %" PRIu64 " to %u ticks after it",
                               m->run_to_tick, slot->id, tick, PDK_SERVER_STEP_MAX);
@@ -374,7 +376,7 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RELEASE_STEP_LEASE:
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RENEW_STEP_LEASE:
         if (slot->lease.conn_id != c->id) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_NOT_FOUND,
+            pdk_server_refuse(&srv->out, c, rid, PDK_ERR_NOT_FOUND,
                               "%s does not hold the step lease of session %" PRIu64 "%s%s",
                               c->holder, slot->id, slot->lease.conn_id ? ": " : "",
                               slot->lease.conn_id ? slot->lease.holder : "");
@@ -399,7 +401,7 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
         break;
     default:
         pdk_server_refuse(
-            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            &srv->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
             "the SessionControl carries no action: set one of pause, resume, step, "
             "run_to_tick, reset, reseed, set_timing, take_step_lease, release_step_lease, "
             "renew_step_lease, seek or speed");

@@ -272,24 +272,24 @@ typedef struct pdk_server_request {
 
 pdk_server_conn *pdk_server_conn_find(pdk_server *srv, uint64_t id);
 /* Encodes and queues a frame (an encoding failure closes the connection). */
-void pdk_server_send_frame(pdk_server *srv, pdk_conn *conn, const Paddock__V1__Frame *frame);
-void pdk_server_send_error(pdk_server *srv, pdk_conn *conn, uint64_t request_id, pdk_error code,
+void pdk_server_send_frame(pdk_buf *out, pdk_conn *conn, const Paddock__V1__Frame *frame);
+void pdk_server_send_error(pdk_buf *out, pdk_conn *conn, uint64_t request_id, pdk_error code,
                            const char *message);
-void pdk_server_send_ok(pdk_server *srv, pdk_conn *conn, uint64_t request_id, uint64_t tick);
+void pdk_server_send_ok(pdk_buf *out, pdk_conn *conn, uint64_t request_id, uint64_t tick);
 /* The same, addressed by connection id (nothing when it is gone). */
 void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id, pdk_error code,
                          const char *message);
 /* Checks a request's text field: at most max bytes of UTF-8 without control
  * characters. On failure replies INVALID_ARGUMENT naming the field. */
-bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
+bool pdk_server_text_ok(pdk_buf *out, pdk_conn *conn, uint64_t rid, const char *field,
                         const char *text, size_t max);
 /* Room for one more subscription on c (CAPACITY reply otherwise). */
-bool pdk_server_sub_room(pdk_server *srv, pdk_server_conn *c, uint64_t request_id);
+bool pdk_server_sub_room(pdk_buf *out, pdk_server_conn *c, uint64_t request_id);
 /* An error reply to c's request rid, its message printf-formatted. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-void pdk_server_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error code,
+void pdk_server_refuse(pdk_buf *out, pdk_server_conn *c, uint64_t rid, pdk_error code,
                        const char *fmt, ...);
 
 /* ---- server_sched.c: the tick scheduler, owed steps, the step lease ------ */

@@ -120,7 +120,7 @@ static job *job_new(pdk_server *srv, job_kind kind, pdk_server_conn *c, uint64_t
 {
     job *j = calloc(1, sizeof(*j));
     if (!j) {
-        pdk_server_send_error(srv, c->conn, request_id, PDK_ERR_NO_MEMORY, "out of memory");
+        pdk_server_send_error(&srv->out, c->conn, request_id, PDK_ERR_NO_MEMORY, "out of memory");
         return NULL;
     }
     j->srv = srv;
@@ -353,7 +353,7 @@ static void send_created(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_serv
     r.request_id = rid;
     r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATED;
     r.session_created = &sc;
-    pdk_server_send_frame(srv, conn, &r);
+    pdk_server_send_frame(&srv->out, conn, &r);
 }
 
 /* A recording loaded for a replay or a fork: room is reserved for its
@@ -484,7 +484,7 @@ static void send_verify(pdk_server *srv, pdk_conn *conn, job *j)
     f.request_id = j->request_id;
     f.body_case = PADDOCK__V1__FRAME__BODY_VERIFY_REPLY;
     f.verify_reply = &r;
-    pdk_server_send_frame(srv, conn, &f);
+    pdk_server_send_frame(&srv->out, conn, &f);
 }
 
 static void add_stream(job *j)
@@ -579,7 +579,7 @@ static void job_done(uv_work_t *req, int status)
             f.request_id = j->request_id;
             f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_IMPORTED;
             f.session_imported = &si;
-            pdk_server_send_frame(srv, c->conn, &f);
+            pdk_server_send_frame(&srv->out, c->conn, &f);
         }
         printf("paddockd: imported an export of session %" PRIu64 " as session %" PRIu64 "\n",
                j->original_id, j->new_id);
@@ -592,7 +592,7 @@ static void job_done(uv_work_t *req, int status)
                      "the metadata of session %" PRIu64 " is %zu bytes; a SessionMeta carries "
                      "at most %u",
                      j->session_id, strlen(j->json), META_MAX_BYTES);
-            pdk_server_send_error(srv, c->conn, j->request_id, PDK_ERR_CAPACITY, msg);
+            pdk_server_send_error(&srv->out, c->conn, j->request_id, PDK_ERR_CAPACITY, msg);
         } else if (c) {
             Paddock__V1__SessionMeta sm = PADDOCK__V1__SESSION_META__INIT;
             sm.json = j->json;
@@ -600,7 +600,7 @@ static void job_done(uv_work_t *req, int status)
             f.request_id = j->request_id;
             f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_META;
             f.session_meta = &sm;
-            pdk_server_send_frame(srv, c->conn, &f);
+            pdk_server_send_frame(&srv->out, c->conn, &f);
         }
         break;
     default:
@@ -620,7 +620,7 @@ static void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c,
         char msg[128];
         snprintf(msg, sizeof(msg), "speed %g is outside 0.01..1000 (a multiple of real time)",
                  m->speed);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     job *j = job_new(srv, JOB_REPLAY_LOAD, c, f->request_id, m->session_id);
@@ -679,7 +679,7 @@ static void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c,
 static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__ForkRequest *m = f->fork_request;
-    if (!pdk_server_text_ok(srv, c->conn, f->request_id, "name", m->name,
+    if (!pdk_server_text_ok(&srv->out, c->conn, f->request_id, "name", m->name,
                             PDK_SERVER_MAX_NAME_BYTES - 1))
         return;
     pdk_timing timing;
@@ -695,7 +695,7 @@ static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Pa
         timing = PDK_TIMING_LOCKSTEP;
         break;
     default:
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "timing must be TIMING_MODE_REALTIME, TIMING_MODE_FAST or "
                               "TIMING_MODE_LOCKSTEP");
         return;
@@ -724,7 +724,7 @@ static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Pad
     if (m->n_channels > CSV_MAX_CHANNELS || m->n_vehicle_ids > CSV_MAX_IDS) {
         snprintf(msg, sizeof(msg), "a CSV export names at most %u channels and %u vehicles",
                  CSV_MAX_CHANNELS, CSV_MAX_IDS);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     for (size_t i = 0; i < m->n_channels; i++) {
@@ -733,14 +733,14 @@ static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Pad
                      "channels[%zu] '%.40s' is not a telemetry channel (paddockd channels lists "
                      "them)",
                      i, m->channels[i]);
-            pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_UNKNOWN_KEY, msg);
+            pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_UNKNOWN_KEY, msg);
             return;
         }
     }
     if (m->to_tick != 0 && m->to_tick < m->from_tick) {
         snprintf(msg, sizeof(msg), "to_tick %" PRIu64 " is before from_tick %" PRIu64, m->to_tick,
                  m->from_tick);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     job *j = job_new(srv, JOB_CSV, c, f->request_id, m->session_id);
@@ -789,7 +789,7 @@ static void upload_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
                           const char *msg)
 {
     upload_drop(&c->upload);
-    pdk_server_send_error(srv, c->conn, rid, code, msg);
+    pdk_server_send_error(&srv->out, c->conn, rid, code, msg);
 }
 
 /* ImportChunk: the file is written to a temporary folder in order; the
@@ -849,7 +849,7 @@ static void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c,
     }
     u->offset += m->data.len;
     if (!m->last) {
-        pdk_server_send_ok(srv, c->conn, f->request_id, 0);
+        pdk_server_send_ok(&srv->out, c->conn, f->request_id, 0);
         return;
     }
     close(u->fd);
@@ -898,7 +898,7 @@ static bool stream_pump(pdk_server *srv, pdk_server_conn *c, pdk_stream *s)
             char msg[160];
             snprintf(msg, sizeof(msg), "the export could not be read back: %s",
                      n < 0 ? strerror(errno) : "short read");
-            pdk_server_send_error(srv, c->conn, s->request_id, PDK_ERR_IO, msg);
+            pdk_server_send_error(&srv->out, c->conn, s->request_id, PDK_ERR_IO, msg);
             return true;
         }
         bool last = s->offset + (uint64_t)n >= s->size;
@@ -912,7 +912,7 @@ static bool stream_pump(pdk_server *srv, pdk_server_conn *c, pdk_stream *s)
         f.request_id = s->request_id;
         f.body_case = PADDOCK__V1__FRAME__BODY_EXPORT_CHUNK;
         f.export_chunk = &ch;
-        pdk_server_send_frame(srv, c->conn, &f);
+        pdk_server_send_frame(&srv->out, c->conn, &f);
         s->offset += (uint64_t)n;
         if (last)
             return true;

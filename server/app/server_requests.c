@@ -42,7 +42,7 @@ static void pdk_server_handle_hello(pdk_server *srv, pdk_server_conn *c,
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_WELCOME;
     r.welcome = &w;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(&srv->out, c->conn, &r);
 }
 
 static void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c,
@@ -56,24 +56,24 @@ static void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c
         timing = PDK_TIMING_LOCKSTEP;
     else if (m->timing != PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME &&
              m->timing != PADDOCK__V1__TIMING_MODE__TIMING_MODE_UNSPECIFIED) {
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "timing must be TIMING_MODE_REALTIME, TIMING_MODE_FAST or "
                               "TIMING_MODE_LOCKSTEP");
         return;
     }
-    if (!pdk_server_text_ok(srv, c->conn, f->request_id, "name", m->name,
+    if (!pdk_server_text_ok(&srv->out, c->conn, f->request_id, "name", m->name,
                             PDK_SERVER_MAX_NAME_BYTES) ||
-        !pdk_server_text_ok(srv, c->conn, f->request_id, "world_preset", m->world_preset,
+        !pdk_server_text_ok(&srv->out, c->conn, f->request_id, "world_preset", m->world_preset,
                             PDK_SERVER_MAX_NAME_BYTES) ||
-        !pdk_server_text_ok(srv, c->conn, f->request_id, "world_overrides", m->world_overrides,
-                            PDK_SERVER_MAX_TEXT_BYTES))
+        !pdk_server_text_ok(&srv->out, c->conn, f->request_id, "world_overrides",
+                            m->world_overrides, PDK_SERVER_MAX_TEXT_BYTES))
         return;
     char err[PDK_PARAMS_ERR_LEN];
     pdk_server_slot *slot;
     pdk_error e = pdk_server_session_open(srv, m->name, m->world_preset, m->world_overrides, timing,
                                           !m->no_record, err, sizeof(err), &slot);
     if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, err);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, e, err);
         return;
     }
     Paddock__V1__SessionInfo info;
@@ -84,7 +84,7 @@ static void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATED;
     r.session_created = &sc;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(&srv->out, c->conn, &r);
 }
 
 static void pdk_server_handle_session_list(pdk_server *srv, pdk_server_conn *c,
@@ -106,7 +106,8 @@ static void pdk_server_handle_session_list(pdk_server *srv, pdk_server_conn *c,
     if (!infos || !ptrs) {
         free(infos);
         free(ptrs);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_NO_MEMORY,
+                              "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -122,7 +123,7 @@ static void pdk_server_handle_session_list(pdk_server *srv, pdk_server_conn *c,
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_LIST_REPLY;
     r.session_list_reply = &lr;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(&srv->out, c->conn, &r);
     free(infos);
     free(ptrs);
 }
@@ -137,14 +138,14 @@ static void pdk_server_handle_session_close(pdk_server *srv, pdk_server_conn *c,
         char msg[96];
         snprintf(msg, sizeof(msg), "session %" PRIu64 " does not exist",
                  f->session_close->session_id);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
         return;
     }
     uint64_t tick = pdk_server_slot_tick(slot);
     if (pdk_session_id(slot->session) == srv->demo_session)
         srv->demo_session = 0;
     pdk_server_session_close(srv, slot);
-    pdk_server_send_ok(srv, c->conn, f->request_id, tick);
+    pdk_server_send_ok(&srv->out, c->conn, f->request_id, tick);
 }
 
 static void pdk_server_handle_ping(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
@@ -156,7 +157,7 @@ static void pdk_server_handle_ping(pdk_server *srv, pdk_server_conn *c, const Pa
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_PONG;
     r.pong = &p;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(&srv->out, c->conn, &r);
 }
 
 /* This file's requests (server.c dispatches them). */

@@ -378,7 +378,7 @@ pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64
     char msg[160];
     if (!slot) {
         snprintf(msg, sizeof(msg), "session %" PRIu64 " does not exist", id);
-        pdk_server_send_error(srv, conn, rid, PDK_ERR_NOT_FOUND, msg);
+        pdk_server_send_error(&srv->out, conn, rid, PDK_ERR_NOT_FOUND, msg);
         return NULL;
     }
     if (slot->worker.busy) {
@@ -386,7 +386,7 @@ pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64
                  "session %" PRIu64 " is a replay seeking a tick; ask again once the seek is "
                  "answered",
                  id);
-        pdk_server_send_error(srv, conn, rid, PDK_ERR_BUSY, msg);
+        pdk_server_send_error(&srv->out, conn, rid, PDK_ERR_BUSY, msg);
         return NULL;
     }
     return slot;
@@ -402,7 +402,7 @@ bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
              "session %" PRIu64 " is a replay of session %" PRIu64
              " and takes no commands; fork it to drive",
              slot->id, slot->replay.of);
-    pdk_server_send_error(srv, conn, rid, PDK_ERR_UNSUPPORTED, msg);
+    pdk_server_send_error(&srv->out, conn, rid, PDK_ERR_UNSUPPORTED, msg);
     return true;
 }
 
@@ -419,7 +419,7 @@ pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, u
         char msg[256];
         snprintf(msg, sizeof(msg), "session %" PRIu64 " is paused and takes no inputs: %s", id,
                  slot->sched.pause_reason);
-        pdk_server_send_error(srv, conn, rid, PDK_ERR_CLOSED, msg);
+        pdk_server_send_error(&srv->out, conn, rid, PDK_ERR_CLOSED, msg);
         return NULL;
     }
     return slot;
@@ -446,7 +446,7 @@ void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk
     f.request_id = rid;
     f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CONTROL_REPLY;
     f.session_control_reply = &r;
-    pdk_server_send_frame(srv, conn, &f);
+    pdk_server_send_frame(&srv->out, conn, &f);
 }
 
 /* ---- owed steps ------------------------------------------------------------ */

@@ -107,24 +107,24 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *
     const Paddock__V1__StatsSubscribe *m = f->stats_subscribe;
     pdk_server_slot *slot = pdk_server_session_find(srv, m->session_id);
     if (!slot) {
-        pdk_server_refuse(srv, c, f->request_id, PDK_ERR_NOT_FOUND,
+        pdk_server_refuse(&srv->out, c, f->request_id, PDK_ERR_NOT_FOUND,
                           "session %" PRIu64 " does not exist", m->session_id);
         return;
     }
     uint32_t hz = m->rate_hz ? m->rate_hz : STATS_DEFAULT_HZ;
     if (hz > STATS_MAX_HZ) {
-        pdk_server_refuse(srv, c, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, f->request_id, PDK_ERR_OUT_OF_RANGE,
                           "rate_hz %u is outside 1..%u (0: %u)", hz, STATS_MAX_HZ,
                           STATS_DEFAULT_HZ);
         return;
     }
-    if (!pdk_server_sub_room(srv, c, f->request_id))
+    if (!pdk_server_sub_room(&srv->out, c, f->request_id))
         return;
     if (srv->stats.n == srv->stats.cap) {
         size_t cap = srv->stats.cap ? srv->stats.cap * 2 : 8;
         pdk_stats_sub *p = realloc(srv->stats.subs, cap * sizeof(*p));
         if (!p) {
-            pdk_server_refuse(srv, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
+            pdk_server_refuse(&srv->out, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
             return;
         }
         srv->stats.subs = p;
@@ -148,7 +148,7 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
     r.subscribed = &sd;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(&srv->out, c->conn, &r);
     arm_stats_timer(srv);
 }
 
@@ -189,7 +189,7 @@ void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slo
             snprintf(msg, sizeof(msg), "subscription %u ended: session %" PRIu64 " closed",
                      sub->sub_id, slot->id);
             c->n_subs--;
-            pdk_server_send_error(srv, c->conn, 0, PDK_ERR_CLOSED, msg);
+            pdk_server_send_error(&srv->out, c->conn, 0, PDK_ERR_CLOSED, msg);
         }
         *sub = srv->stats.subs[--srv->stats.n];
     }

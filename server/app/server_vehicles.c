@@ -19,14 +19,14 @@ static void answer_queued(pdk_server *srv, pdk_server_conn *c, uint64_t request_
                           pdk_server_slot *slot, pdk_error err, const char *what)
 {
     if (err == PDK_ERR_BUSY) {
-        pdk_server_send_error(srv, c->conn, request_id, err,
+        pdk_server_send_error(&srv->out, c->conn, request_id, err,
                               "too many inputs are waiting for the next tick");
         return;
     }
     if (err != PDK_OK) {
         char msg[128];
         snprintf(msg, sizeof(msg), "the %s could not be queued: %s", what, pdk_error_message(err));
-        pdk_server_send_error(srv, c->conn, request_id, err, msg);
+        pdk_server_send_error(&srv->out, c->conn, request_id, err, msg);
         return;
     }
     c->pending++;
@@ -38,7 +38,7 @@ static bool refused(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error
 {
     if (e == PDK_OK)
         return false;
-    pdk_server_send_error(srv, c->conn, rid, e, why);
+    pdk_server_send_error(&srv->out, c->conn, rid, e, why);
     return true;
 }
 
@@ -59,9 +59,9 @@ static void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c,
         pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
-    if (!pdk_server_text_ok(srv, c->conn, f->request_id, "preset", m->preset,
+    if (!pdk_server_text_ok(&srv->out, c->conn, f->request_id, "preset", m->preset,
                             PDK_SERVER_MAX_NAME_BYTES) ||
-        !pdk_server_text_ok(srv, c->conn, f->request_id, "overrides", m->overrides,
+        !pdk_server_text_ok(&srv->out, c->conn, f->request_id, "overrides", m->overrides,
                             PDK_SERVER_MAX_TEXT_BYTES))
         return;
     pdk_gear gear = PDK_GEAR_PARK;
@@ -70,12 +70,12 @@ static void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c,
         char msg[96];
         snprintf(msg, sizeof(msg), "gear %d is not a DBW2 gear (1 P, 2 R, 3 N, 4 D, 5 L)",
                  (int)m->gear);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     if (!isfinite(m->x_m) || !isfinite(m->y_m) || !isfinite(m->yaw_deg) ||
         !isfinite(m->speed_mps)) {
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "x_m, y_m, yaw_deg and speed_mps must be finite numbers");
         return;
     }
@@ -85,7 +85,7 @@ static void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c,
     pdk_error e = pdk_params_vehicle_load(srv->cfg.presets_dir, m->preset, m->overrides, &def,
                                           &json, err, sizeof(err));
     if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, err);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, e, err);
         return;
     }
     pdk_spawn_place place = {.x_m = m->x_m,
@@ -124,7 +124,7 @@ static void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Pad
         char msg[96];
         snprintf(msg, sizeof(msg), "gear %d is not a DBW2 gear (1 P, 2 R, 3 N, 4 D, 5 L)",
                  (int)m->gear);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     /* The driver's own controls: the DRIVER lease, taken when free. */
@@ -202,7 +202,7 @@ static void pdk_server_handle_control_lease(pdk_server *srv, pdk_server_conn *c,
                              : pdk_session_lease_take(slot->session, m->vehicle_id, src, c->id,
                                                       c->holder, why, sizeof(why));
     if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, why);
+        pdk_server_send_error(&srv->out, c->conn, f->request_id, e, why);
         return;
     }
     Paddock__V1__ControlLeaseReply lr = PADDOCK__V1__CONTROL_LEASE_REPLY__INIT;
@@ -216,7 +216,7 @@ static void pdk_server_handle_control_lease(pdk_server *srv, pdk_server_conn *c,
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_CONTROL_LEASE_REPLY;
     r.control_lease_reply = &lr;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(&srv->out, c->conn, &r);
 }
 
 /* This file's requests (server.c dispatches them). */
