@@ -162,11 +162,11 @@ static void on_close(pdk_conn *conn, void *ud)
     /* Its subscriptions and pending replies go first, then its step leases
      * lapse (which may apply other connections' inputs at once). */
     c->eof = false;
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        if (srv->sessions[i].worker.busy)
-            forget_later(&srv->sessions[i], c->id);
+    for (size_t i = 0; i < srv->table.n; i++) {
+        if (srv->table.items[i].worker.busy)
+            forget_later(&srv->table.items[i], c->id);
         else
-            pdk_session_forget_conn(srv->sessions[i].session, c->id);
+            pdk_session_forget_conn(srv->table.items[i].session, c->id);
     }
     pdk_server_stats_forget_conn(srv, c->id);
     pdk_server_controls_forget_conn(srv, c->id);
@@ -241,7 +241,7 @@ static int start_demo(pdk_server *srv)
 static void on_live(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
-    pdk_server_slot *slot = pdk_server_session_find(srv, srv->demo_session);
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, srv->demo_session);
     if (!slot)
         return;
     const pdk_world *w = pdk_session_world(slot->session);
@@ -280,8 +280,8 @@ static void on_signal(uv_signal_t *sig, int signum)
         printf("\n");
     printf("paddockd: %s, stopping\n", signum == SIGINT ? "interrupted" : "terminated");
     fflush(stdout);
-    while (srv->n_sessions > 0)
-        pdk_server_session_close(srv, &srv->sessions[srv->n_sessions - 1]);
+    while (srv->table.n > 0)
+        pdk_server_session_close(srv, &srv->table.items[srv->table.n - 1]);
     pdk_server_recording_stop(srv);
     pdk_listener_close(srv->net);
     srv->net = NULL;
@@ -407,7 +407,7 @@ out:
     for (size_t i = 0; i < srv->n_conns; i++)
         free(srv->conns[i]);
     free(srv->conns);
-    free(srv->sessions);
+    free(srv->table.items);
     free(srv->stats.subs);
     free(srv->streams.items);
     free(srv->controls.items);

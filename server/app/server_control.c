@@ -224,7 +224,7 @@ static void set_timing(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
     slot->sched.timing = t;
     slot->sched.timing_reason[0] = '\0';
     pdk_server_rebase(slot);
-    pdk_server_settle_inputs(srv, slot);
+    pdk_server_settle_inputs(slot);
     pdk_server_arm_lease_timer(srv);
     pdk_server_reschedule(srv);
     pdk_server_reply_control(srv, c->conn, rid, slot);
@@ -270,7 +270,7 @@ static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
         return;
     }
     c->pending++;
-    pdk_server_settle_inputs(srv, slot);
+    pdk_server_settle_inputs(slot);
 }
 
 /* The actions that command a session (a replay refuses them). */
@@ -330,10 +330,11 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
 {
     const Paddock__V1__SessionControl *m = f->session_control;
     uint64_t rid = f->request_id;
-    pdk_server_slot *slot = pdk_server_need_session(srv, c->conn, rid, m->session_id);
+    pdk_server_slot *slot =
+        pdk_server_need_session(&srv->table, &srv->out, c->conn, rid, m->session_id);
     if (!slot)
         return;
-    if (commands(m->action_case) && pdk_server_refuse_replay(srv, c->conn, rid, slot))
+    if (commands(m->action_case) && pdk_server_refuse_replay(&srv->out, c->conn, rid, slot))
         return;
     uint64_t tick = pdk_server_slot_tick(slot);
     switch (m->action_case) {
@@ -391,7 +392,7 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
             pdk_server_steps_abort(srv, slot, PDK_ERR_CLOSED, why);
             memset(&slot->lease, 0, sizeof(slot->lease));
             pdk_server_arm_lease_timer(srv);
-            pdk_server_settle_inputs(srv, slot);
+            pdk_server_settle_inputs(slot);
         }
         pdk_server_reply_control(srv, c->conn, rid, slot);
         break;

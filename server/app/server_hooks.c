@@ -201,7 +201,7 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
     srv->controls.items[i] = srv->controls.items[--srv->controls.n];
     if (!c)
         return true;
-    pdk_server_slot *slot = pdk_server_session_find(srv, session_id);
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, session_id);
     if (slot && !slot->worker.busy) {
         pdk_server_reply_control(srv, c->conn, to.request_id, slot);
         return true;

@@ -121,6 +121,15 @@ typedef struct pdk_server_slot {
     pdk_slot_worker worker;
 } pdk_server_slot;
 
+/* The session table (server_sessions.c): the sessions in creation order
+ * and the room they take. */
+typedef struct pdk_server_table {
+    pdk_server_slot *items;
+    size_t n, cap;
+    size_t world_bytes; /* sum over sessions and reservations */
+    int reserved;       /* replays and forks being made off the loop */
+} pdk_server_table;
+
 /* An ImportChunk upload in progress on one connection. */
 typedef struct pdk_upload {
     int fd; /* -1: none */
@@ -239,10 +248,7 @@ typedef struct pdk_server {
     pdk_server_conn **conns;
     size_t n_conns, cap_conns;
 
-    pdk_server_slot *sessions;
-    size_t n_sessions, cap_sessions;
-    size_t world_bytes;    /* sum over sessions and reservations */
-    int reserved_sessions; /* replays and forks being made off the loop */
+    pdk_server_table table;
 
     pdk_server_sched sched;
     uv_signal_t sig_int, sig_term;
@@ -294,7 +300,7 @@ void pdk_server_refuse(pdk_buf *out, pdk_server_conn *c, uint64_t rid, pdk_error
 
 /* ---- server_sched.c: the tick scheduler, owed steps, the step lease ------ */
 
-pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id);
+pdk_server_slot *pdk_server_session_find(pdk_server_table *table, uint64_t id);
 /* The session's tick now (the view's while a worker owns it). */
 uint64_t pdk_server_slot_tick(const pdk_server_slot *slot);
 /* Starts the tick schedule afresh from now (no burst of catch-up ticks). */
@@ -310,23 +316,24 @@ void pdk_server_arm_timer(pdk_server *srv);
 void pdk_server_reschedule(pdk_server *srv);
 /* True while the SQLite writer is too far behind for sessions to tick. */
 bool pdk_server_writer_lagging(pdk_server *srv);
-void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__SessionInfo *info);
+void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
+                          Paddock__V1__SessionInfo *info);
 /* SessionControlReply: the session's tick and info now. */
 void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot);
 /* The slot of session id, or an error reply (NOT_FOUND; BUSY while a worker
  * owns it) and NULL. */
-pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                                         uint64_t id);
+pdk_server_slot *pdk_server_need_session(pdk_server_table *table, pdk_buf *out, pdk_conn *conn,
+                                         uint64_t rid, uint64_t id);
 /* A session that takes a command: it exists, is not a replay and is not
  * paused at a limit. Else an error reply and NULL. */
-pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                                              uint64_t id);
+pdk_server_slot *pdk_server_need_live_session(pdk_server_table *table, pdk_buf *out, pdk_conn *conn,
+                                              uint64_t rid, uint64_t id);
 /* A replay takes no commands: true after replying so (UNSUPPORTED). */
-bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+bool pdk_server_refuse_replay(pdk_buf *out, pdk_conn *conn, uint64_t rid,
                               const pdk_server_slot *slot);
 /* A session that will not tick by itself soon (paused, or lockstep with no
  * steps owed) applies queued inputs at once, so their replies come now. */
-void pdk_server_settle_inputs(pdk_server *srv, pdk_server_slot *slot);
+void pdk_server_settle_inputs(pdk_server_slot *slot);
 /* The step lease's deadline starts again from now (nothing when free). */
 void pdk_server_lease_refresh(pdk_server *srv, pdk_server_slot *slot);
 /* Owed steps reached their tick: the reply, and the lease's deadline

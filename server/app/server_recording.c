@@ -346,7 +346,7 @@ static void job_work(uv_work_t *req)
 static void send_created(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot)
 {
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(srv, slot, &info);
+    pdk_server_fill_info(&srv->sched, slot, &info);
     Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
     sc.session = &info;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
@@ -377,12 +377,12 @@ static void loaded(job *j)
         fail_job(j, e);
         return;
     }
-    srv->world_bytes += j->world_bytes;
-    srv->reserved_sessions++;
+    srv->table.world_bytes += j->world_bytes;
+    srv->table.reserved++;
     j->kind = j->kind == JOB_FORK_LOAD ? JOB_FORK_MAKE : JOB_REPLAY_MAKE;
     if (!job_queue(j)) {
-        srv->world_bytes -= j->world_bytes;
-        srv->reserved_sessions--;
+        srv->table.world_bytes -= j->world_bytes;
+        srv->table.reserved--;
         job_free(j);
     }
 }
@@ -391,13 +391,13 @@ static void loaded(job *j)
 static void made(job *j)
 {
     pdk_server *srv = j->srv;
-    srv->reserved_sessions--;
+    srv->table.reserved--;
     bool replay = j->kind == JOB_REPLAY_MAKE;
     pdk_server_slot *slot = NULL;
     pdk_error e = pdk_server_session_adopt(
         srv, j->session, replay ? PDK_TIMING_REALTIME : j->timing, j->world_bytes, &slot);
     if (e != PDK_OK) {
-        srv->world_bytes -= j->world_bytes;
+        srv->table.world_bytes -= j->world_bytes;
         snprintf(j->msg, sizeof(j->msg), "out of memory");
         fail_job(j, e);
         return;
@@ -429,7 +429,7 @@ static void made(job *j)
 static void sought(job *j)
 {
     pdk_server *srv = j->srv;
-    pdk_server_slot *slot = pdk_server_session_find(srv, j->session_id);
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, j->session_id);
     if (!slot || slot->session != j->session) {
         /* Closed meanwhile: the session, player and recording are ours. */
         snprintf(j->msg, sizeof(j->msg), "session %" PRIu64 " closed during the seek",
@@ -536,8 +536,8 @@ static void job_done(uv_work_t *req, int status)
     }
     if (j->kind == JOB_REPLAY_MAKE || j->kind == JOB_FORK_MAKE) {
         if (j->err != PDK_OK || srv->stopping) {
-            srv->reserved_sessions--;
-            srv->world_bytes -= j->world_bytes;
+            srv->table.reserved--;
+            srv->table.world_bytes -= j->world_bytes;
             fail_job(j, j->err != PDK_OK ? j->err : PDK_ERR_CLOSED);
             return;
         }

@@ -77,7 +77,7 @@ static void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c
         return;
     }
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(srv, slot, &info);
+    pdk_server_fill_info(&srv->sched, slot, &info);
     Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
     sc.session = &info;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
@@ -91,8 +91,8 @@ static void pdk_server_handle_session_list(pdk_server *srv, pdk_server_conn *c,
                                            const Paddock__V1__Frame *f)
 {
     const Paddock__V1__SessionList *m = f->session_list;
-    size_t first = m->offset < srv->n_sessions ? m->offset : srv->n_sessions;
-    size_t n = srv->n_sessions - first;
+    size_t first = m->offset < srv->table.n ? m->offset : srv->table.n;
+    size_t n = srv->table.n - first;
     if (m->limit > 0 && m->limit < n)
         n = m->limit;
     /* A reply must fit one frame: an encoded SessionInfo stays under 768
@@ -111,13 +111,13 @@ static void pdk_server_handle_session_list(pdk_server *srv, pdk_server_conn *c,
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        pdk_server_fill_info(srv, &srv->sessions[first + i], &infos[i]);
+        pdk_server_fill_info(&srv->sched, &srv->table.items[first + i], &infos[i]);
         ptrs[i] = &infos[i];
     }
     Paddock__V1__SessionListReply lr = PADDOCK__V1__SESSION_LIST_REPLY__INIT;
     lr.n_sessions = n;
     lr.sessions = ptrs;
-    lr.total = (uint32_t)srv->n_sessions;
+    lr.total = (uint32_t)srv->table.n;
     lr.offset = (uint32_t)first;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
@@ -133,7 +133,7 @@ static void pdk_server_handle_session_close(pdk_server *srv, pdk_server_conn *c,
 {
     /* A session a worker owns (a replay seeking) closes too: the worker
      * frees it when it is done. */
-    pdk_server_slot *slot = pdk_server_session_find(srv, f->session_close->session_id);
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, f->session_close->session_id);
     if (!slot) {
         char msg[96];
         snprintf(msg, sizeof(msg), "session %" PRIu64 " does not exist",

@@ -37,7 +37,7 @@ static void send_stats(pdk_server *srv, pdk_server_conn *c, pdk_stats_sub *sub,
                        pdk_server_slot *slot, uint64_t now)
 {
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(srv, slot, &info);
+    pdk_server_fill_info(&srv->sched, slot, &info);
     pdk_store_stats ws;
     pdk_store_stats_get(srv->store, &ws);
     Paddock__V1__SessionStats st = PADDOCK__V1__SESSION_STATS__INIT;
@@ -91,7 +91,7 @@ void pdk_server_on_stats_timer(uv_timer_t *t)
         if (sub->due_ns > now)
             continue;
         pdk_server_conn *c = pdk_server_conn_find(srv, sub->conn_id);
-        pdk_server_slot *slot = pdk_server_session_find(srv, sub->session_id);
+        pdk_server_slot *slot = pdk_server_session_find(&srv->table, sub->session_id);
         if (c && slot)
             send_stats(srv, c, sub, slot, now);
         sub->due_ns += sub->period_ns;
@@ -105,7 +105,7 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *
                                               const Paddock__V1__Frame *f)
 {
     const Paddock__V1__StatsSubscribe *m = f->stats_subscribe;
-    pdk_server_slot *slot = pdk_server_session_find(srv, m->session_id);
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, m->session_id);
     if (!slot) {
         pdk_server_refuse(&srv->out, c, f->request_id, PDK_ERR_NOT_FOUND,
                           "session %" PRIu64 " does not exist", m->session_id);

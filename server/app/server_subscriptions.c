@@ -14,7 +14,8 @@ static void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
                                             const Paddock__V1__Frame *f)
 {
     const Paddock__V1__DbwSubscribe *m = f->dbw_subscribe;
-    pdk_server_slot *slot = pdk_server_need_session(srv, c->conn, f->request_id, m->session_id);
+    pdk_server_slot *slot =
+        pdk_server_need_session(&srv->table, &srv->out, c->conn, f->request_id, m->session_id);
     if (!slot || !pdk_server_sub_room(&srv->out, c, f->request_id))
         return;
     uint32_t kinds = m->n_reports == 0 ? (1u << PDK_RPT_COUNT) - 1u : 0u;
@@ -62,7 +63,8 @@ static void pdk_server_handle_subscribe(pdk_server *srv, pdk_server_conn *c,
                                         const Paddock__V1__Frame *f)
 {
     const Paddock__V1__Subscribe *m = f->subscribe;
-    pdk_server_slot *slot = pdk_server_need_session(srv, c->conn, f->request_id, m->session_id);
+    pdk_server_slot *slot =
+        pdk_server_need_session(&srv->table, &srv->out, c->conn, f->request_id, m->session_id);
     if (!slot || !pdk_server_sub_room(&srv->out, c, f->request_id))
         return;
     uint32_t sub_id = c->last_sub_id + 1;
@@ -113,8 +115,8 @@ static void pdk_server_handle_unsubscribe(pdk_server *srv, pdk_server_conn *c,
         return;
     }
     bool busy = false;
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        pdk_server_slot *slot = &srv->sessions[i];
+    for (size_t i = 0; i < srv->table.n; i++) {
+        pdk_server_slot *slot = &srv->table.items[i];
         if (slot->worker.busy) {
             busy = true;
             continue;

@@ -30,7 +30,7 @@ static void answer_queued(pdk_server *srv, pdk_server_conn *c, uint64_t request_
         return;
     }
     c->pending++;
-    pdk_server_settle_inputs(srv, slot);
+    pdk_server_settle_inputs(slot);
 }
 
 /* Refuses c's request rid with e and why when e is an error. */
@@ -56,7 +56,7 @@ static void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c,
 {
     const Paddock__V1__VehicleSpawn *m = f->vehicle_spawn;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(&srv->table, &srv->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     if (!pdk_server_text_ok(&srv->out, c->conn, f->request_id, "preset", m->preset,
@@ -104,7 +104,7 @@ static void pdk_server_handle_remove(pdk_server *srv, pdk_server_conn *c,
 {
     const Paddock__V1__VehicleRemove *m = f->vehicle_remove;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(&srv->table, &srv->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_input in = {.kind = PDK_INPUT_REMOVE, .vehicle = m->vehicle_id};
@@ -115,7 +115,7 @@ static void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Pad
 {
     const Paddock__V1__DbwCommand *m = f->dbw_command;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(&srv->table, &srv->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_gear gear;
@@ -145,7 +145,7 @@ static void pdk_server_handle_tyre(pdk_server *srv, pdk_server_conn *c, const Pa
 {
     const Paddock__V1__TyreCommand *m = f->tyre_command;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(&srv->table, &srv->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_input in = {.kind = PDK_INPUT_TYRE, .vehicle = m->vehicle_id};
@@ -164,7 +164,7 @@ static void pdk_server_handle_dbw_message(pdk_server *srv, pdk_server_conn *c,
 {
     const Paddock__V1__DbwMessage *m = f->dbw_message;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(&srv->table, &srv->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_input in = {.kind = PDK_INPUT_DBW_KIT, .vehicle = m->vehicle_id};
@@ -192,8 +192,9 @@ static void pdk_server_handle_control_lease(pdk_server *srv, pdk_server_conn *c,
                                             const Paddock__V1__Frame *f)
 {
     const Paddock__V1__ControlLease *m = f->control_lease;
-    pdk_server_slot *slot = pdk_server_need_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot || pdk_server_refuse_replay(srv, c->conn, f->request_id, slot))
+    pdk_server_slot *slot =
+        pdk_server_need_session(&srv->table, &srv->out, c->conn, f->request_id, m->session_id);
+    if (!slot || pdk_server_refuse_replay(&srv->out, c->conn, f->request_id, slot))
         return;
     pdk_control_source src = (pdk_control_source)m->source;
     char why[256];
