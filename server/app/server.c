@@ -20,7 +20,7 @@
 #include "params.h"
 #include "run.h"
 #include "script.h"
-#include "server_internal.h"
+#include "server_request.h"
 #include "world_mem.h"
 
 pdk_server_config pdk_server_config_default(void)
@@ -70,7 +70,7 @@ static const pdk_server_request *const topics[] = {
 static const pdk_server_request *request_for(Paddock__V1__Frame__BodyCase bc)
 {
     for (size_t t = 0; t < sizeof(topics) / sizeof(topics[0]); t++)
-        for (const pdk_server_request *r = topics[t]; r->handle; r++)
+        for (const pdk_server_request *r = topics[t]; r->handle || r->handle_server; r++)
             if (r->body == bc)
                 return r;
     return NULL;
@@ -97,7 +97,16 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
     }
     if (r->changes && refuse_viewer(srv, c, f))
         return;
-    r->handle(srv, c, f);
+    pdk_request rq = {.c = c,
+                      .f = f,
+                      .out = &srv->out,
+                      .cfg = &srv->cfg,
+                      .table = &srv->table,
+                      .sched = &srv->sched};
+    if (r->handle)
+        r->handle(&rq);
+    else
+        r->handle_server(srv, &rq);
 }
 
 static void on_open(pdk_conn *conn, void *ud)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server_internal.h"
+#include "server_request.h"
 
 /* The requester must hold a lockstep session's step lease; else a reply
  * naming who does (BUSY) or that nobody does (NOT_FOUND). */
@@ -325,9 +325,10 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     pdk_server_replay_seek(srv, c, rid, slot, m->seek);
 }
 
-static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
-                                      const Paddock__V1__Frame *f)
+static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__SessionControl *m = f->session_control;
     uint64_t rid = f->request_id;
     pdk_server_slot *slot =
@@ -410,8 +411,13 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
     }
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them). SessionControl sees
+ * the whole server: pausing, stepping, timing and seeking re-arm the
+ * scheduler's timers and leases on the loop, and a seek hands the session
+ * to a worker. */
 const pdk_server_request pdk_server_control_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_SESSION_CONTROL, pdk_server_handle_control, true},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_SESSION_CONTROL,
+     .handle_server = pdk_server_handle_control,
+     .changes = true},
+    {0},
 };

@@ -265,15 +265,6 @@ typedef struct pdk_server {
     pdk_buf out;
 } pdk_server;
 
-/* A request a client may send: the handler of one Frame body, and whether
- * it changes a session (a viewer may not send those). Each topic's file
- * has a table of them, ended by a NULL handler; server.c dispatches. */
-typedef struct pdk_server_request {
-    Paddock__V1__Frame__BodyCase body;
-    void (*handle)(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-    bool changes;
-} pdk_server_request;
-
 /* ---- server_conn.c: connections and sending ------------------------------ */
 
 pdk_server_conn *pdk_server_conn_find(pdk_server *srv, uint64_t id);
@@ -394,15 +385,6 @@ pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing t
 /* Destroys a session (or hands a busy one to its worker) and drops the
  * slot: owed steps and stats subscriptions are told. */
 void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot);
-
-/* ---- the requests, by topic ---------------------------------------------- */
-
-extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */
-extern const pdk_server_request pdk_server_vehicle_requests[];      /* server_vehicles.c */
-extern const pdk_server_request pdk_server_subscription_requests[]; /* server_subscriptions.c */
-extern const pdk_server_request pdk_server_control_requests[];      /* server_control.c */
-extern const pdk_server_request pdk_server_stats_requests[];        /* server_stats.c */
-extern const pdk_server_request pdk_server_recording_requests[];    /* server_recording.c */
 
 /* ---- server_recording.c: replays and the recording services -------------- */
 

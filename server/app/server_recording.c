@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "sim/channels.h"
-#include "server_internal.h"
+#include "server_request.h"
 #include "world_mem.h"
 
 #define STREAM_QUEUE_BYTES (128u * 1024u) /* a stream waits while its conn queues more */
@@ -611,9 +611,10 @@ static void job_done(uv_work_t *req, int status)
 
 /* ---- requests ------------------------------------------------------------------ */
 
-static void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c,
-                                          const Paddock__V1__Frame *f)
+static void pdk_server_handle_replay_open(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__ReplayOpen *m = f->replay_open;
     double speed = m->speed == 0.0 ? 1.0 : m->speed;
     if (!isfinite(speed) || speed < 0.01 || speed > 1000.0) {
@@ -666,9 +667,10 @@ void pdk_server_replay_speed(pdk_server_slot *slot, double speed)
     pdk_server_rebase(slot);
 }
 
-static void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f)
+static void pdk_server_handle_verify(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     job *j = job_new(srv, JOB_VERIFY, c, f->request_id, f->verify_request->session_id);
     if (!j)
         return;
@@ -676,8 +678,10 @@ static void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c,
     job_start(j);
 }
 
-static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_fork(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__ForkRequest *m = f->fork_request;
     if (!pdk_server_text_ok(&srv->out, c->conn, f->request_id, "name", m->name,
                             PDK_SERVER_MAX_NAME_BYTES - 1))
@@ -709,16 +713,19 @@ static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Pa
     job_start(j);
 }
 
-static void pdk_server_handle_export(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f)
+static void pdk_server_handle_export(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     job *j = job_new(srv, JOB_EXPORT, c, f->request_id, f->export_request->session_id);
     if (j)
         job_start(j);
 }
 
-static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_csv(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__CsvExportRequest *m = f->csv_export_request;
     char msg[160];
     if (m->n_channels > CSV_MAX_CHANNELS || m->n_vehicle_ids > CSV_MAX_IDS) {
@@ -768,8 +775,10 @@ static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Pad
     job_start(j);
 }
 
-static void pdk_server_handle_meta(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_meta(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     job *j = job_new(srv, JOB_META, c, f->request_id, f->session_meta_request->session_id);
     if (j)
         job_start(j);
@@ -794,9 +803,10 @@ static void upload_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
 
 /* ImportChunk: the file is written to a temporary folder in order; the
  * last chunk hands it to the store on the pool. */
-static void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f)
+static void pdk_server_handle_import(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__ImportChunk *m = f->import_chunk;
     pdk_upload *u = &c->upload;
     char msg[512];
@@ -948,14 +958,31 @@ void pdk_server_recording_stop(pdk_server *srv)
         stream_drop(srv, srv->streams.n - 1);
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them). Each sees the whole
+ * server: it runs as a job on the loop's worker pool against the store,
+ * and a replay or fork it makes joins the session table and the
+ * scheduler when it comes back. */
 const pdk_server_request pdk_server_recording_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_REPLAY_OPEN, pdk_server_handle_replay_open, true},
-    {PADDOCK__V1__FRAME__BODY_FORK_REQUEST, pdk_server_handle_fork, true},
-    {PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK, pdk_server_handle_import, true},
-    {PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST, pdk_server_handle_verify, false},
-    {PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST, pdk_server_handle_export, false},
-    {PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST, pdk_server_handle_csv, false},
-    {PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST, pdk_server_handle_meta, false},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_REPLAY_OPEN,
+     .handle_server = pdk_server_handle_replay_open,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_FORK_REQUEST,
+     .handle_server = pdk_server_handle_fork,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK,
+     .handle_server = pdk_server_handle_import,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST,
+     .handle_server = pdk_server_handle_verify,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST,
+     .handle_server = pdk_server_handle_export,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST,
+     .handle_server = pdk_server_handle_csv,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST,
+     .handle_server = pdk_server_handle_meta,
+     .changes = false},
+    {0},
 };

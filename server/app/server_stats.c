@@ -1,7 +1,7 @@
 /* The stats stream: SessionStats frames at each subscription's rate from
  * one timer, and the subscriptions' ends when their connection or session
  * goes. */
-#include "server_internal.h"
+#include "server_request.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -101,9 +101,10 @@ void pdk_server_on_stats_timer(uv_timer_t *t)
     arm_stats_timer(srv);
 }
 
-static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *c,
-                                              const Paddock__V1__Frame *f)
+static void pdk_server_handle_stats_subscribe(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__StatsSubscribe *m = f->stats_subscribe;
     pdk_server_slot *slot = pdk_server_session_find(&srv->table, m->session_id);
     if (!slot) {
@@ -196,8 +197,11 @@ void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slo
     arm_stats_timer(srv);
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them). A stats subscription
+ * sees the whole server: it arms the stats timer on the loop. */
 const pdk_server_request pdk_server_stats_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE, pdk_server_handle_stats_subscribe, false},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE,
+     .handle_server = pdk_server_handle_stats_subscribe,
+     .changes = false},
+    {0},
 };
