@@ -20,6 +20,7 @@
 #include "params.h"
 #include "run.h"
 #include "script.h"
+#include "server_internal.h"
 #include "server_request.h"
 #include "world_mem.h"
 

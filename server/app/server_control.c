@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server_internal.h"
 #include "server_request.h"
 
 /* The requester must hold a lockstep session's step lease; else a reply

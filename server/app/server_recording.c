@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sim/channels.h"
+#include "server_internal.h"
 #include "server_request.h"
 #include "world_mem.h"
 

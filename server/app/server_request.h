@@ -8,15 +8,22 @@
 
 #include <stdbool.h>
 
-#include "server_internal.h"
+#include "server.h"
+#include "server_table.h"
+#include "wire.h"
+
+/* Only the topics that must see the whole server or the scheduler's state
+ * (server_internal.h) use these. */
+typedef struct pdk_server pdk_server;
+struct pdk_server_sched;
 
 typedef struct pdk_request {
-    pdk_server_conn *c;            /* the connection it came from */
-    const Paddock__V1__Frame *f;   /* the request */
-    pdk_buf *out;                  /* replies are encoded here */
-    const pdk_server_config *cfg;  /* limits, presets, session caps */
-    pdk_server_table *table;       /* the session table */
-    const pdk_server_sched *sched; /* read only: the writer's stall, for session info */
+    pdk_server_conn *c;                   /* the connection it came from */
+    const Paddock__V1__Frame *f;          /* the request */
+    pdk_buf *out;                         /* replies are encoded here */
+    const pdk_server_config *cfg;         /* limits, presets, session caps */
+    pdk_server_table *table;              /* the session table */
+    const struct pdk_server_sched *sched; /* read only: the writer's stall, for session info */
 } pdk_request;
 
 /* A request a client may send: its handler, and whether it changes a

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "server_internal.h"
 #include "server_request.h"
 
 static void pdk_server_handle_hello(const pdk_request *rq)

@@ -1,6 +1,7 @@
 /* The stats stream: SessionStats frames at each subscription's rate from
  * one timer, and the subscriptions' ends when their connection or session
  * goes. */
+#include "server_internal.h"
 #include "server_request.h"
 
 #include <errno.h>

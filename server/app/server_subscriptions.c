@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "server_internal.h"
 #include "server_request.h"
 
 /* DbwSubscribe: one vehicle's kit reports, each kind at its own rate. */
