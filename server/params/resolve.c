@@ -1,12 +1,12 @@
-/* The resolve step of vehicle and world presets: preset JSON is checked
- * against the parameter schema (params_schema.h), overrides are applied, and
- * the result becomes a validated definition struct and its canonical
- * resolved JSON; also the preset files, their listing and `describe`. */
+/* Resolving a preset document against its schema (params_schema.h): the
+ * check of every value (type, bounds, choice names, curves, lists, grids)
+ * with messages naming the key, and the build of the definition struct and
+ * its canonical resolved JSON from a checked document. params.c runs these
+ * steps with provenance.c's and override.c's in between. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "params.h"
+#include "params_resolve.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,131 +21,6 @@
 static void *field_ptr(void *def, const pdk_param_key *key)
 {
     return (char *)def + key->offset;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Schema lookups */
-
-typedef enum node_kind {
-    NODE_NONE = 0,
-    NODE_LEAF = 1,
-    NODE_GROUP = 2,
-} node_kind;
-
-/* What path names in the schema: a key (its index in *leaf), a group of keys
- * (an object in the JSON; "" is the top), or nothing. */
-static node_kind classify(const pdk_schema *s, const char *path, size_t *leaf)
-{
-    size_t len = strlen(path);
-    if (len == 0) {
-        return NODE_GROUP;
-    }
-    for (size_t i = 0; i < s->n_keys; i++) {
-        if (strcmp(s->keys[i].path, path) == 0) {
-            if (leaf != NULL) {
-                *leaf = i;
-            }
-            return NODE_LEAF;
-        }
-    }
-    for (size_t i = 0; i < s->n_keys; i++) {
-        if (strncmp(s->keys[i].path, path, len) == 0 && s->keys[i].path[len] == '.') {
-            return NODE_GROUP;
-        }
-    }
-    return NODE_NONE;
-}
-
-/* The schema path (key or group) closest to path, or "" when none is close;
- * with aliases, an override's, the aliases' names too. */
-static void suggest(const pdk_schema *s, const char *path, bool aliases, char *out, size_t out_len)
-{
-    size_t best = SIZE_MAX;
-    out[0] = '\0';
-    for (size_t i = 0; aliases && i < s->n_aliases; i++) {
-        const char *from = s->aliases[i].from;
-        size_t d = pdk_params_edit_distance(path, from);
-        size_t limit = strlen(from) / 4 > 2 ? strlen(from) / 4 : 2;
-        if (d <= limit && d < best) {
-            best = d;
-            snprintf(out, out_len, "%s", from);
-        }
-    }
-    for (size_t i = 0; i < s->n_keys; i++) {
-        /* Every prefix ending before a '.' is a group; the whole is a key. */
-        const char *p = s->keys[i].path;
-        for (size_t end = 1;; end++) {
-            if (p[end] != '.' && p[end] != '\0') {
-                continue;
-            }
-            char cand[128];
-            if (end >= sizeof cand) {
-                break;
-            }
-            memcpy(cand, p, end);
-            cand[end] = '\0';
-            size_t d = pdk_params_edit_distance(path, cand);
-            size_t limit = end / 4 > 2 ? end / 4 : 2;
-            if (d <= limit && d < best) {
-                best = d;
-                snprintf(out, out_len, "%s", cand);
-            }
-            if (p[end] == '\0') {
-                break;
-            }
-        }
-    }
-}
-
-/* Lists the names directly under group ("" for the top), comma separated. */
-static void children(const pdk_schema *s, const char *group, char *out, size_t out_len)
-{
-    size_t glen = strlen(group);
-    size_t used = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < s->n_keys; i++) {
-        const char *p = s->keys[i].path;
-        if (glen > 0 && (strncmp(p, group, glen) != 0 || p[glen] != '.')) {
-            continue;
-        }
-        const char *name = glen > 0 ? p + glen + 1 : p;
-        size_t nlen = strcspn(name, ".");
-        /* Skip names already listed (siblings share group prefixes). */
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++) {
-            const char *q = s->keys[j].path;
-            if (glen > 0 && (strncmp(q, group, glen) != 0 || q[glen] != '.')) {
-                continue;
-            }
-            const char *qn = glen > 0 ? q + glen + 1 : q;
-            seen = strcspn(qn, ".") == nlen && strncmp(qn, name, nlen) == 0;
-        }
-        if (seen) {
-            continue;
-        }
-        int n =
-            snprintf(out + used, out_len - used, "%s%.*s", used > 0 ? ", " : "", (int)nlen, name);
-        if (n < 0 || (size_t)n >= out_len - used) {
-            return;
-        }
-        used += (size_t)n;
-    }
-}
-
-static pdk_error unknown_key(const pdk_schema *s, const char *where, const char *path,
-                             const char *parent, bool aliases, char *err, size_t err_len)
-{
-    char hint[128];
-    suggest(s, path, aliases, hint, sizeof hint);
-    if (hint[0] != '\0') {
-        return pdk_params_fail(PDK_ERR_UNKNOWN_KEY, err, err_len,
-                               "%s: %s: unknown key (did you mean %s?)", where, path, hint);
-    }
-    char known[400];
-    children(s, parent, known, sizeof known);
-    return pdk_params_fail(PDK_ERR_UNKNOWN_KEY, err, err_len,
-                           "%s: %s: unknown key (known %s%s: %s)", where, path,
-                           parent[0] != '\0' ? "keys under " : "keys", parent, known);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -327,8 +202,8 @@ static void field_names(const pdk_list_spec *spec, bool required_only, char *out
         if (required_only && spec->fields[f].optional) {
             continue;
         }
-        int n = snprintf(out + used, len - used, "%s%s", used > 0 ? ", " : "",
-                         spec->fields[f].path);
+        int n =
+            snprintf(out + used, len - used, "%s%s", used > 0 ? ", " : "", spec->fields[f].path);
         if (n < 0 || (size_t)n >= len - used) {
             break;
         }
@@ -439,9 +314,9 @@ static pdk_error check_grid(const pdk_param_key *key, const char *path, const js
                 char codes[256] = "";
                 size_t used = 0;
                 for (size_t c = 0; c < g->choices->n; c++) {
-                    int n = snprintf(codes + used, sizeof codes - used, "%s%c %s",
-                                     c > 0 ? ", " : "", g->codes[g->choices->items[c].value],
-                                     g->choices->items[c].name);
+                    int n =
+                        snprintf(codes + used, sizeof codes - used, "%s%c %s", c > 0 ? ", " : "",
+                                 g->codes[g->choices->items[c].value], g->choices->items[c].name);
                     if (n < 0 || (size_t)n >= sizeof codes - used) {
                         break;
                     }
@@ -466,12 +341,11 @@ static pdk_error check_grid(const pdk_param_key *key, const char *path, const js
         return PDK_OK;
     }
     if (!json_is_array(value)) {
-        return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len, "%s: %s: expected %s, got %s",
-                               where, path,
-                               g->kind == PDK_GRID_HEIGHTS
-                                   ? "a list of numbers"
-                                   : "a list of surface names or a string of codes",
-                               pdk_params_json_type(value));
+        return pdk_params_fail(
+            PDK_ERR_WRONG_TYPE, err, err_len, "%s: %s: expected %s, got %s", where, path,
+            g->kind == PDK_GRID_HEIGHTS ? "a list of numbers"
+                                        : "a list of surface names or a string of codes",
+            pdk_params_json_type(value));
     }
     if (json_array_size(value) > g->max_items) {
         return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
@@ -572,22 +446,17 @@ static pdk_error check_leaf(const pdk_param_key *key, const char *path, const js
                            where, path);
 }
 
-/* Longest dotted path a preset may contain: every schema path is shorter. */
-#define PATH_BUF 160
-
-/* Validates value found at path (a schema key or group) and everything
- * under it. where prefixes messages: the file, or the override. */
-static pdk_error check_node(const pdk_schema *s, const char *path, const json_t *value,
+pdk_error pdk_resolve_check(const pdk_schema *s, const char *path, const json_t *value,
                             const char *where, char *err, size_t err_len)
 {
     size_t leaf = 0;
-    switch (classify(s, path, &leaf)) {
-    case NODE_LEAF:
+    switch (pdk_schema_classify(s, path, &leaf)) {
+    case PDK_SCHEMA_LEAF:
         return check_leaf(&s->keys[leaf], s->keys[leaf].path, value, where, err, err_len);
-    case NODE_NONE:
+    case PDK_SCHEMA_NONE:
         return pdk_params_fail(PDK_ERR_UNKNOWN_KEY, err, err_len, "%s: %s: unknown key", where,
                                path);
-    case NODE_GROUP:
+    case PDK_SCHEMA_GROUP:
         break;
     }
     if (!json_is_object(value)) {
@@ -599,7 +468,7 @@ static pdk_error check_node(const pdk_schema *s, const char *path, const json_t 
     const json_t *child;
     json_object_foreach((json_t *)value, name, child)
     {
-        char child_path[PATH_BUF];
+        char child_path[PDK_SCHEMA_PATH_LEN];
         size_t nlen = strlen(name);
         bool plain = nlen > 0 && strcspn(name, ".[]") == nlen;
         int n = snprintf(child_path, sizeof child_path, "%s%s%s", path, path[0] ? "." : "", name);
@@ -609,200 +478,15 @@ static pdk_error check_node(const pdk_schema *s, const char *path, const json_t 
                                    "objects for groups)",
                                    where, path, path[0] ? "." : "", name);
         }
-        if (classify(s, child_path, NULL) == NODE_NONE) {
-            return unknown_key(s, where, child_path, path, false, err, err_len);
+        if (pdk_schema_classify(s, child_path, NULL) == PDK_SCHEMA_NONE) {
+            return pdk_schema_unknown_key(s, where, child_path, path, false, err, err_len);
         }
-        pdk_error rc = check_node(s, child_path, child, where, err, err_len);
+        pdk_error rc = pdk_resolve_check(s, child_path, child, where, err, err_len);
         if (rc != PDK_OK) {
             return rc;
         }
     }
     return PDK_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Provenance */
-
-/* Replaces each provenance object at a leaf of the group at path in doc
- * by its value, after pdk_params_check_provenance (provenance.c). The
- * model reads the value only; the rest stays in the preset file, for its
- * readers. Keys the schema does not know are left for check_node to
- * name. */
-static pdk_error strip_provenance(const pdk_schema *s, const char *path, json_t *group,
-                                  const char *where, char *err, size_t err_len)
-{
-    const char *name;
-    json_t *child;
-    void *tmp;
-    json_object_foreach_safe(group, tmp, name, child)
-    {
-        char child_path[PATH_BUF];
-        int n = snprintf(child_path, sizeof child_path, "%s%s%s", path, path[0] ? "." : "", name);
-        if (n < 0 || (size_t)n >= sizeof child_path || !json_is_object(child)) {
-            continue;
-        }
-        size_t leaf = 0;
-        node_kind kind = classify(s, child_path, &leaf);
-        if (kind == NODE_GROUP) {
-            pdk_error rc = strip_provenance(s, child_path, child, where, err, err_len);
-            if (rc != PDK_OK) {
-                return rc;
-            }
-        } else if (kind == NODE_LEAF && pdk_params_is_provenance(child)) {
-            const json_t *value = NULL;
-            pdk_error rc = pdk_params_check_provenance(&s->keys[leaf], child_path, child, where,
-                                                       &value, err, err_len);
-            if (rc != PDK_OK) {
-                return rc;
-            }
-            if (json_object_set_new(group, name, json_deep_copy(value)) != 0) {
-                return pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", where);
-            }
-        }
-    }
-    return PDK_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Overrides */
-
-/* Sets value (a reference is taken) at the dotted path in doc, creating
- * groups on the way; an object merges into an existing object. */
-static pdk_error set_path(json_t *doc, const pdk_path *path, size_t n_segs, json_t *value)
-{
-    json_t *cur = doc;
-    for (size_t i = 0; i + 1 < n_segs; i++) {
-        json_t *next = json_object_get(cur, path->segs[i].name);
-        if (next == NULL) {
-            next = json_object();
-            if (next == NULL || json_object_set_new(cur, path->segs[i].name, next) != 0) {
-                return PDK_ERR_NO_MEMORY;
-            }
-        }
-        cur = next;
-    }
-    return pdk_json_set_member(cur, path->segs[n_segs - 1].name, value);
-}
-
-static json_t *curve_json(const pdk_param_key *key, const pdk_curve *curve);
-static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def);
-static json_t *build_grid(const pdk_param_key *key, const json_t *v, void *def);
-
-/* A list, curve or grid key's value as the defaults hold it, in resolved
- * JSON: what an index in an override reaches into when the preset leaves
- * the key out (a utv's engine.torqueCurve). NULL when out of memory. */
-static json_t *default_whole(const pdk_schema *s, const pdk_param_key *key)
-{
-    void *def = calloc(1, s->def_size);
-    if (def == NULL) {
-        return NULL;
-    }
-    s->defaults(def);
-    json_t *out = key->type == PDK_KEY_LIST    ? build_list(key, NULL, def)
-                  : key->type == PDK_KEY_CURVE ? curve_json(key, field_ptr(def, key))
-                                               : build_grid(key, NULL, def);
-    free(def);
-    return out;
-}
-
-/* Sets the override's value at key_text (the override's key, or a key an
- * alias of it stands for). */
-static pdk_error apply_override_at(const pdk_schema *s, json_t *doc, const pdk_override *item,
-                                   const char *key_text, const char *where, char *err,
-                                   size_t err_len)
-{
-    char why[160];
-    pdk_path path;
-    if (pdk_path_parse(key_text, strlen(key_text), &path, why, sizeof why) != PDK_OK) {
-        return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: %s", where, why);
-    }
-    /* Walk the schema along the path's names down to a key or group; what
-     * follows a list or curve key (indices, and names inside a list's
-     * entries) addresses its value. */
-    char walked[PATH_BUF] = "";
-    size_t leaf = 0;
-    size_t at = 0;
-    for (; at < path.n_segs; at++) {
-        const pdk_path_seg *seg = &path.segs[at];
-        node_kind here = classify(s, walked, &leaf);
-        char next[PATH_BUF];
-        pdk_path_format(&path, at + 1, next, sizeof next);
-        if (here == NODE_LEAF) {
-            pdk_key_type type = s->keys[leaf].type;
-            bool listy = type == PDK_KEY_CURVE || type == PDK_KEY_LIST || type == PDK_KEY_GRID;
-            if (listy && seg->kind == PDK_PATH_INDEX) {
-                break;
-            }
-            if (seg->kind == PDK_PATH_INDEX) {
-                return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                                       "%s: %s: %s is a single value, not an array", where, next,
-                                       walked);
-            }
-            return pdk_params_fail(PDK_ERR_UNKNOWN_KEY, err, err_len,
-                                   "%s: %s: unknown key (%s is %s with no keys under it)", where,
-                                   next, walked,
-                                   listy ? "a list, indexed as [n]," : "a single value");
-        }
-        if (seg->kind == PDK_PATH_INDEX) {
-            return pdk_params_fail(PDK_ERR_WRONG_TYPE, err, err_len,
-                                   "%s: %s: %s is an object, not an array", where, next, walked);
-        }
-        if (classify(s, next, NULL) == NODE_NONE) {
-            char parent[PATH_BUF];
-            snprintf(parent, sizeof parent, "%s", walked);
-            return unknown_key(s, where, next, parent, true, err, err_len);
-        }
-        snprintf(walked, sizeof walked, "%s", next);
-    }
-
-    json_t *value = NULL;
-    if (pdk_override_value(item->value, &value, why, sizeof why) != PDK_OK) {
-        return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: %s", where, why);
-    }
-    pdk_error rc = PDK_OK;
-    if (at < path.n_segs) {
-        /* Inside a list or curve: change a copy of its whole value, check
-         * the whole, then put it in place of the old one. */
-        const char *key_path = s->keys[leaf].path;
-        json_t *old = pdk_json_get_dotted(doc, key_path);
-        json_t *whole = old != NULL ? json_deep_copy(old) : default_whole(s, &s->keys[leaf]);
-        rc = whole == NULL ? PDK_ERR_NO_MEMORY
-                           : pdk_json_set_at(whole, &path, at, value, where, err, err_len);
-        json_decref(value);
-        value = whole;
-        if (rc == PDK_OK) {
-            rc = check_node(s, key_path, value, where, err, err_len);
-        }
-    } else {
-        rc = check_node(s, walked, value, where, err, err_len);
-    }
-    if (rc == PDK_OK) {
-        rc = set_path(doc, &path, at, value);
-    }
-    if (rc == PDK_ERR_NO_MEMORY) {
-        pdk_params_fail(rc, err, err_len, "%s: out of memory", where);
-    }
-    json_decref(value);
-    return rc;
-}
-
-static pdk_error apply_override(const pdk_schema *s, json_t *doc, const pdk_override *item,
-                                char *err, size_t err_len)
-{
-    char where[PDK_PARAMS_ERR_LEN / 2];
-    snprintf(where, sizeof where, "override '%.200s'", item->text);
-    bool aliased = false;
-    for (size_t i = 0; i < s->n_aliases; i++) {
-        if (strcmp(item->key, s->aliases[i].from) != 0) {
-            continue;
-        }
-        aliased = true;
-        pdk_error rc = apply_override_at(s, doc, item, s->aliases[i].to, where, err, err_len);
-        if (rc != PDK_OK) {
-            return rc;
-        }
-    }
-    return aliased ? PDK_OK : apply_override_at(s, doc, item, item->key, where, err, err_len);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -964,7 +648,7 @@ static json_t *build_list(const pdk_param_key *key, const json_t *v, void *def)
             } else {
                 /* A default is re-expressed through the preset unit, as
                  * number keys' are. */
-                double x = fv != NULL ? json_number_value(fv)
+                double x = fv != NULL      ? json_number_value(fv)
                            : entry != NULL ? 0.0
                                            : preset_value(fk, item);
                 double si = to_si(fk, x);
@@ -1049,9 +733,8 @@ static json_t *build_grid(const pdk_param_key *key, const json_t *v, void *def)
     if (count == 0) {
         return json_array(); /* none, as an empty list of heights */
     }
-    size_t row = nx >= 2 && ny >= 2 && count == (size_t)(nx - 1) * (size_t)(ny - 1)
-                     ? (size_t)(nx - 1)
-                     : 0;
+    size_t row =
+        nx >= 2 && ny >= 2 && count == (size_t)(nx - 1) * (size_t)(ny - 1) ? (size_t)(nx - 1) : 0;
     char *text = malloc(2 * count + 1);
     if (text == NULL) {
         return NULL;
@@ -1069,13 +752,12 @@ static json_t *build_grid(const pdk_param_key *key, const json_t *v, void *def)
     return out;
 }
 
-/* Fills def from the validated document, key by key, starting from the
- * model's defaults, and builds the resolved JSON beside it. A unit-converted
- * key's value is stored as convert(preset value), and the resolved JSON
- * holds the preset value itself, so parsing the resolved JSON again yields
- * the very same bits; a default is first expressed in the preset unit. */
-static pdk_error build(const pdk_schema *s, json_t *doc, const char *origin, void *def,
-                       json_t **resolved_out, char *err, size_t err_len)
+/* A unit-converted key's value is stored as convert(preset value), and the
+ * resolved JSON holds the preset value itself, so parsing the resolved JSON
+ * again yields the very same bits; a default is first expressed in the
+ * preset unit. */
+pdk_error pdk_resolve_build(const pdk_schema *s, json_t *doc, const char *origin, void *def,
+                            json_t **resolved_out, char *err, size_t err_len)
 {
     s->defaults(def);
     json_t *resolved = json_object();
@@ -1191,176 +873,24 @@ static pdk_error build(const pdk_schema *s, json_t *doc, const char *origin, voi
     return PDK_OK;
 }
 
-static pdk_error resolve(const pdk_schema *s, const char *json_text, const char *origin,
-                         const char *overrides, void *out, char **resolved_json, char *err,
-                         size_t err_len)
-{
-    if (resolved_json != NULL) {
-        *resolved_json = NULL;
-    }
-    if (origin == NULL) {
-        origin = "(text)";
-    }
-    if (json_text == NULL || out == NULL) {
-        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
-                               "%s: no JSON text or no output definition given", origin);
-    }
-    json_t *doc = NULL;
-    pdk_error rc = pdk_params_load_object(json_text, strlen(json_text), origin, &doc, err, err_len);
-    if (rc != PDK_OK) {
-        return rc;
-    }
-    rc = strip_provenance(s, "", doc, origin, err, err_len);
-    if (rc == PDK_OK) {
-        rc = check_node(s, "", doc, origin, err, err_len);
-    }
-
-    pdk_override *items = NULL;
-    size_t n_items = 0;
-    if (rc == PDK_OK) {
-        rc = pdk_overrides_split(overrides, &items, &n_items, err, err_len);
-    }
-    for (size_t i = 0; i < n_items && rc == PDK_OK; i++) {
-        rc = apply_override(s, doc, &items[i], err, err_len);
-    }
-    pdk_overrides_free(items, n_items);
-    /* A rule between keys may be broken by the file or by its overrides:
-     * its message names both when there were overrides. */
-    char whole[PDK_PARAMS_ERR_LEN / 2];
-    snprintf(whole, sizeof whole, "%s%s", origin, n_items > 0 ? " with its overrides" : "");
-
-    /* A local copy, so *out is untouched on error. */
-    union {
-        pdk_vehicle_work vehicle;
-        pdk_world_def world;
-    } def;
-    PDK_ASSERT(s->def_size <= sizeof def && s->out_size <= s->def_size);
-    /* Only the kind's own bytes: a world is 80 KB (its grid), a vehicle
-     * much less. */
-    memset(&def, 0, s->def_size);
-    json_t *resolved = NULL;
-    if (rc == PDK_OK) {
-        rc = pdk_schema_check_variant(s, doc, &def, whole, err, err_len);
-    }
-    if (rc == PDK_OK) {
-        rc = build(s, doc, origin, &def, &resolved, err, err_len);
-    }
-    json_decref(doc);
-    if (rc == PDK_OK && s->complete != NULL) {
-        s->complete(&def);
-    }
-    if (rc == PDK_OK && s->cross_check != NULL) {
-        char why[PDK_PARAMS_ERR_LEN / 2];
-        rc = s->cross_check(&def, resolved, why, sizeof why);
-        if (rc != PDK_OK) {
-            pdk_params_fail(rc, err, err_len, "%s: %s", whole, why);
-        }
-    }
-    if (rc == PDK_OK) {
-        const char *why = NULL;
-        rc = s->model_check(&def, &why);
-        if (rc != PDK_OK) {
-            pdk_params_fail(rc, err, err_len,
-                            "%s: every key is in range but the %s model refuses the "
-                            "combination: %s",
-                            whole, s->what, why != NULL ? why : pdk_error_message(rc));
-        }
-    }
-    if (rc == PDK_OK && resolved_json != NULL) {
-        *resolved_json =
-            json_dumps(resolved, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
-        if (*resolved_json == NULL) {
-            rc = pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", origin);
-        }
-    }
-    json_decref(resolved);
-    if (rc == PDK_OK) {
-        memcpy(out, &def, s->out_size);
-    }
-    return rc;
-}
-
 /* ------------------------------------------------------------------------ */
-/* Files */
+/* Defaults as the resolved JSON and describe show them */
 
-static pdk_error load(const pdk_schema *s, const char *presets_dir, const char *name,
-                      const char *overrides, void *out, char **resolved_json, char *err,
-                      size_t err_len)
+json_t *pdk_resolve_default_json(const pdk_schema *s, const pdk_param_key *key)
 {
-    if (resolved_json != NULL) {
-        *resolved_json = NULL;
+    void *def = calloc(1, s->def_size);
+    if (def == NULL) {
+        return NULL;
     }
-    if (!pdk_params_valid_name(name)) {
-        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
-                               "preset name '%.80s' is not valid: use 1 to 64 characters of "
-                               "A-Z a-z 0-9 _ -",
-                               name != NULL ? name : "(null)");
-    }
-    if (presets_dir == NULL || out == NULL) {
-        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
-                               "preset '%s': no presets folder or no output definition given",
-                               name);
-    }
-    char path[PATH_MAX];
-    int n =
-        snprintf(path, sizeof path, "%s/%s/%s.json", presets_dir, pdk_params_folder(s->kind), name);
-    if (n < 0 || (size_t)n >= sizeof path) {
-        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
-                               "preset '%s': the presets folder path is too long", name);
-    }
-    char *text = NULL;
-    size_t len = 0;
-    pdk_error rc = pdk_params_read_file(path, PDK_PARAMS_PRESET_MAX_BYTES, PDK_ERR_NOT_FOUND, &text,
-                                        &len, err, err_len);
-    if (rc != PDK_OK) {
-        return rc;
-    }
-    if (strlen(text) != len) {
-        free(text);
-        return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: contains a NUL byte", path);
-    }
-    rc = resolve(s, text, path, overrides, out, resolved_json, err, err_len);
-    free(text);
-    return rc;
+    s->defaults(def);
+    json_t *out = key->type == PDK_KEY_LIST    ? build_list(key, NULL, def)
+                  : key->type == PDK_KEY_CURVE ? curve_json(key, field_ptr(def, key))
+                                               : build_grid(key, NULL, def);
+    free(def);
+    return out;
 }
 
-pdk_error pdk_params_vehicle_load(const char *presets_dir, const char *name, const char *overrides,
-                                  pdk_vehicle_def *out, char **resolved_json, char *err,
-                                  size_t err_len)
-{
-    return load(pdk_schema_for(PDK_PRESET_VEHICLE), presets_dir, name, overrides, out,
-                resolved_json, err, err_len);
-}
-
-pdk_error pdk_params_vehicle_parse(const char *json_text, const char *origin, const char *overrides,
-                                   pdk_vehicle_def *out, char **resolved_json, char *err,
-                                   size_t err_len)
-{
-    return resolve(pdk_schema_for(PDK_PRESET_VEHICLE), json_text, origin, overrides, out,
-                   resolved_json, err, err_len);
-}
-
-pdk_error pdk_params_world_load(const char *presets_dir, const char *name, const char *overrides,
-                                pdk_world_def *out, char **resolved_json, char *err, size_t err_len)
-{
-    return load(pdk_schema_for(PDK_PRESET_WORLD), presets_dir, name, overrides, out, resolved_json,
-                err, err_len);
-}
-
-pdk_error pdk_params_world_parse(const char *json_text, const char *origin, const char *overrides,
-                                 pdk_world_def *out, char **resolved_json, char *err,
-                                 size_t err_len)
-{
-    return resolve(pdk_schema_for(PDK_PRESET_WORLD), json_text, origin, overrides, out,
-                   resolved_json, err, err_len);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Listing and describing */
-
-/* A key's default as describe shows it: a number in the key's unit, a
- * name, a curve as JSON, "[]" for an empty list. */
-static void default_text(const pdk_param_key *key, const void *def, char *text, size_t len)
+void pdk_resolve_default_text(const pdk_param_key *key, const void *def, char *text, size_t len)
 {
     text[0] = '\0';
     switch (key->type) {
@@ -1406,63 +936,5 @@ static void default_text(const pdk_param_key *key, const void *def, char *text, 
     case PDK_KEY_GRID:
         snprintf(text, len, "%s", int32_at(def, key->grid->flag_offset) != 0 ? "(a grid)" : "[]");
         break;
-    }
-}
-
-void pdk_params_describe(pdk_preset_kind kind, pdk_param_key_fn fn, void *ud)
-{
-    if (fn == NULL) {
-        return;
-    }
-    const pdk_schema *s = pdk_schema_for(kind);
-    union {
-        pdk_vehicle_work vehicle;
-        pdk_world_def world;
-    } def;
-    s->defaults(&def);
-    const pdk_param_key *vkey =
-        s->variant_key != NULL ? pdk_schema_find_key(s, s->variant_key) : NULL;
-    for (size_t i = 0; i < s->n_keys; i++) {
-        const pdk_param_key *key = &s->keys[i];
-        char text[256];
-        default_text(key, &def, text, sizeof text);
-        /* A key of some variants says so first, and so do its list's
-         * fields: "(powertrain.kind "utv" only) ...". */
-        char scope[128] = "";
-        if (key->only_for != 0 && vkey != NULL) {
-            char names[96];
-            pdk_schema_variant_names(vkey->choices, key->only_for, names, sizeof names);
-            snprintf(scope, sizeof scope, "(%s %s only) ", vkey->path, names);
-        }
-        char key_description[1024];
-        snprintf(key_description, sizeof key_description, "%s%s", scope, key->description);
-        if (key->type == PDK_KEY_CURVE) {
-            char unit[32];
-            snprintf(unit, sizeof unit, "[m, %s]", key->unit);
-            fn(key->path, unit, key->min, key->max, text, key_description, ud);
-            continue;
-        }
-        fn(key->path, key->unit, key->min, key->max, text, key_description, ud);
-        /* A list's entries' fields follow it, as path[].field. */
-        for (size_t f = 0; key->type == PDK_KEY_LIST && f < key->list->n_fields; f++) {
-            const pdk_param_key *fk = &key->list->fields[f];
-            char path[128];
-            if (key->list->bare) {
-                snprintf(path, sizeof path, "%s[]", key->path);
-            } else {
-                snprintf(path, sizeof path, "%s[].%s", key->path, fk->path);
-            }
-            const char *dflt = "(required)";
-            if (fk->optional && fk->type == PDK_KEY_CHOICE) {
-                dflt = pdk_choice_name(fk->choices, 0);
-            } else if (fk->optional) {
-                /* 0 where it applies; a field that 0 does not fit (a
-                 * patch's sizes) is given whenever it applies. */
-                dflt = fk->min <= 0 && fk->max >= 0 ? "0" : "(optional)";
-            }
-            char field_description[1024];
-            snprintf(field_description, sizeof field_description, "%s%s", scope, fk->description);
-            fn(path, fk->unit, fk->min, fk->max, dflt != NULL ? dflt : "?", field_description, ud);
-        }
     }
 }

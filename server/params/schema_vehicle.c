@@ -1,8 +1,8 @@
-/* The parameter schema (params_schema.h): the vehicle's key table, with the
- * bounds docs/presets.md explains, a utv's and a geared car's keys and what
- * follows from them, and the lookups both schemas share (the world's table
- * is params_world.c's, the rules between a vehicle's keys
- * params_vehicle_rules.c's). */
+/* The vehicle's parameter schema (params_schema.h): every key of a vehicle
+ * preset with its unit, bounds (docs/presets.md explains them), default and
+ * meaning, as `paddockd presets describe vehicle` prints them; a utv's and
+ * a geared car's own keys and what follows from them; the override
+ * aliases. The rules between keys are schema_vehicle_rules.c's. */
 #include "params_schema.h"
 
 #include <math.h>
@@ -1372,7 +1372,7 @@ static pdk_error vehicle_model_check(const void *vwork, const char **why)
     return rc;
 }
 
-static const pdk_schema vehicle_schema = {
+const pdk_schema pdk_vehicle_schema = {
     .kind = PDK_PRESET_VEHICLE,
     .what = "vehicle",
     .keys = vehicle_keys,
@@ -1387,114 +1387,3 @@ static const pdk_schema vehicle_schema = {
     .cross_check = pdk_vehicle_cross_check,
     .model_check = vehicle_model_check,
 };
-
-const pdk_schema *pdk_schema_for(pdk_preset_kind kind)
-{
-    return kind == PDK_PRESET_WORLD ? &pdk_world_schema : &vehicle_schema;
-}
-
-const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path)
-{
-    for (size_t i = 0; i < schema->n_keys; i++) {
-        if (strcmp(schema->keys[i].path, path) == 0) {
-            return &schema->keys[i];
-        }
-    }
-    return NULL;
-}
-
-bool pdk_choice_value(const pdk_choice_set *set, const char *name, int *out)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        if (strcmp(set->items[i].name, name) == 0) {
-            *out = set->items[i].value;
-            return true;
-        }
-    }
-    return false;
-}
-
-const char *pdk_choice_name(const pdk_choice_set *set, int value)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        if (set->items[i].value == value) {
-            return set->items[i].name;
-        }
-    }
-    return NULL;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Variants: the keys of one powertrain kind */
-
-int pdk_schema_variant(const pdk_schema *s, json_t *doc, const void *def)
-{
-    if (s->variant_key == NULL) {
-        return 0;
-    }
-    const pdk_param_key *key = pdk_schema_find_key(s, s->variant_key);
-    PDK_ASSERT(key != NULL && key->type == PDK_KEY_CHOICE);
-    const json_t *v = pdk_json_get_dotted(doc, key->path);
-    int x;
-    memcpy(&x, (const char *)def + key->offset, sizeof x);
-    if (v != NULL) {
-        bool known = pdk_choice_value(key->choices, json_string_value(v), &x);
-        PDK_ASSERT(known);
-    }
-    return x;
-}
-
-bool pdk_schema_applies(const pdk_param_key *key, int variant)
-{
-    return key->only_for == 0 || (variant >= 0 && variant < 32 && (key->only_for >> variant) & 1u);
-}
-
-bool pdk_schema_resolved_when_given(const pdk_param_key *key, int variant)
-{
-    return variant >= 0 && variant < 32 && (key->resolved_when_given >> variant) & 1u;
-}
-
-void pdk_schema_variant_names(const pdk_choice_set *set, unsigned mask, char *out, size_t len)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < set->n; i++) {
-        int v = set->items[i].value;
-        if (v < 0 || v >= 32 || ((mask >> v) & 1u) == 0) {
-            continue;
-        }
-        int n = snprintf(out + used, len - used, "%s\"%s\"", used > 0 ? " or " : "",
-                         set->items[i].name);
-        if (n < 0 || (size_t)n >= len - used) {
-            return;
-        }
-        used += (size_t)n;
-    }
-}
-
-pdk_error pdk_schema_check_variant(const pdk_schema *s, json_t *doc, void *def, const char *where,
-                                   char *err, size_t err_len)
-{
-    if (s->variant_key == NULL) {
-        return PDK_OK;
-    }
-    s->defaults(def);
-    int variant = pdk_schema_variant(s, doc, def);
-    const pdk_param_key *vkey = pdk_schema_find_key(s, s->variant_key);
-    for (size_t i = 0; i < s->n_keys; i++) {
-        const pdk_param_key *key = &s->keys[i];
-        if (pdk_schema_applies(key, variant) || pdk_json_get_dotted(doc, key->path) == NULL) {
-            continue;
-        }
-        char names[96];
-        pdk_schema_variant_names(vkey->choices, key->only_for, names, sizeof names);
-        const char *here = pdk_choice_name(vkey->choices, variant);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                               "%s: %s: applies only when %s is %s, and here it is \"%s\"%s%s; "
-                               "remove the key or change %s",
-                               where, key->path, vkey->path, names, here != NULL ? here : "?",
-                               key->otherwise != NULL ? ": " : "",
-                               key->otherwise != NULL ? key->otherwise : "", vkey->path);
-    }
-    return PDK_OK;
-}
