@@ -43,6 +43,9 @@ typedef struct override_part {
     char *value; /* the value text, possibly empty */
 } override_part;
 
+/* ------------------------------------------------------------------------ */
+/* Reading the text: keys, parts and values */
+
 static bool is_name_char(char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -331,6 +334,9 @@ static pdk_error override_value(const char *text, json_t **out, char *why, size_
     *out = value;
     return PDK_OK;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Applying overrides to a document */
 
 /* Sets value (a reference is taken) as member name of the object obj; an
  * object merges into an existing object. PDK_ERR_NO_MEMORY on failure. */

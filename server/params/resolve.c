@@ -490,7 +490,7 @@ pdk_error pdk_resolve_check(const pdk_schema *s, const char *path, const json_t 
 }
 
 /* ------------------------------------------------------------------------ */
-/* Resolve: JSON document -> definition struct and resolved JSON */
+/* Building: a checked document -> definition struct and resolved JSON */
 
 /* Puts value (the reference is stolen) at a dotted path, creating groups. */
 static bool put_path(json_t *root, const char *dotted, json_t *value)
