@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "params_schema.h"
 
 /* Replaces each provenance object ({value, basis, source, sd | range,
