@@ -151,7 +151,7 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
 #define ONLY_GEARED (1u << PDK_POWERTRAIN_GEARED)
 #define NOT_UTV (ONLY_LUMPED | ONLY_GEARED)
 #define ENGINED (ONLY_UTV | ONLY_GEARED)
-#define BY_MASS "a utv's chassis follows from its mass.* keys (seed 003's parts)"
+#define BY_MASS "a utv's chassis follows from its mass.* keys (the UTV model's parts, docs/powertrain.md)"
 #define BY_CORNERS                                                                                 \
     "a utv's corners follow from suspension.frontWheelRate, rearWheelRate, dampingRatio, "         \
     "travel, droop, bumpStopLength and bumpStopRate"
@@ -251,7 +251,7 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
     V_CHOICE("tyres." AX ".law", M.law.law, tyre_law_choices,                                      \
              "Force law (tyre.h): grip (linear stiffness up to the friction ellipse, its "         \
              "stiffnesses and friction from corneringStiffness, friction and camberStiffness), "   \
-             "magicFormula (Pac2002 with the coefficient set mfSet) or utv (seed 003's "           \
+             "magicFormula (Pac2002 with the coefficient set mfSet) or utv (the UTV model's "           \
              "hard-surface law, mu N tanh(k s) and -C N alpha, C and mu from "                     \
              "corneringStiffness and friction)."),                                                 \
         V_CHOICE("tyres." AX ".mfSet", M.law.mf_set, mf_set_choices,                               \
@@ -272,15 +272,15 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
               "Grip law: pneumatic trail at zero slip, falling to 0 at full sliding (brush "       \
               "model)."),                                                                          \
         T_NUM(AX, "hardSlipStiffness", "-", 0.1, 200, M.law.hard_slip_stiffness, 1, 1,             \
-              "utv law: k_s in Fx = mu N tanh(k_s s) (seed 003, tyres.hard_slip_stiffness)."),     \
+              "utv law: k_s in Fx = mu N tanh(k_s s) (the UTV model's hard-surface law)."),     \
         T_NUM(AX, "loadSensitivity", "-", 0, 0.5, M.law.load_sensitivity, 1, 1,                    \
               "Peak friction falls with load as (Fz / nominalLoad)^-loadSensitivity; 0 off. On "   \
               "the magicFormula law it applies on top of the set's own load terms."),              \
         T_NUM(AX, "slideGrip", "-", 0, 1, M.law.slide_grip, 1, 1,                                  \
-              "Share of the peak left when the tyre slides fully (seed 004); 0 keeps the Magic "   \
+              "Share of the peak left when the tyre slides fully; 0 keeps the Magic "   \
               "Formula's own falling branch."),                                                    \
         T_NUM(AX, "combinedSlipLoss", "-", 0, 1, M.law.combined_slip_loss, 1, 1,                   \
-              "Seed 004's friction-circle loss: share of lateral grip lost between 10 % and 70 "   \
+              "Friction-circle loss: share of lateral grip lost between 10 % and 70 "   \
               "% of wheelspin or lock; 0 off (the Magic Formula has its own)."),                   \
         T_NUM(AX, "relaxationLong", "m", 0.005, 5, M.law.relaxation_long_m, 1, 1,                  \
               "Longitudinal relaxation length at nominal load (the magicFormula law uses its "     \
@@ -310,14 +310,14 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         T_NUM(AX, "treadK", "m", 0, 0.2, M.soil.tread_k_m, 1, 1,                                   \
               "The tread's shear compliance, added to the soil's Janosi modulus K."),              \
         T_NUM(AX, "hysteresis", "-", 0, 1, M.soil.hysteresis, 1, 1,                                \
-              "Rolling loss per unit of relative deflection on soil (seed 003): f = h delta / "    \
+              "Rolling loss per unit of relative deflection on soil: f = h delta / "    \
               "h_s."),                                                                             \
         T_NUM(AX, "life.coldTempC", "degC", -60, 60, M.life.cold_temp_c, 1, 1,                     \
               "Temperature at which inflationKpa is set."),                                        \
         T_NUM(AX, "life.optimalTempC", "degC", -20, 250, M.life.optimal_temp_c, 1, 1,              \
-              "Tread temperature of best grip, the centre of the grip window (seed 004: 80)."),    \
+              "Tread temperature of best grip, the centre of the grip window (default 80)."),    \
         T_NUM(AX, "life.windowC", "degC", 1, 300, M.life.window_c, 1, 1,                           \
-              "Half width of the grip window (seed 004: 55)."),                                    \
+              "Half width of the grip window (default 55)."),                                    \
         T_NUM(AX, "life.windowLoss", "-", 0, 1, M.life.window_loss, 1, 1,                          \
               "Grip lost at the window's edge; a parabola between centre and edge."),              \
         T_NUM(AX, "life.minTempGrip", "-", 0, 1, M.life.min_temp_grip, 1, 1,                       \
@@ -350,14 +350,14 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         T_NUM(AX, "life.hysteresisCoeff", "-", 0, 0.5, M.life.hysteresis_coeff, 1, 1,              \
               "f_rr in the carcass' flexing heat P = f_rr Fz |Vx|."),                              \
         T_NUM(AX, "life.heatScale", "-", 0, 100, M.life.heat_scale, 1, 1,                          \
-              "Multiplies the heating; 0 turns tyre temperature off (seed 004)."),                 \
+              "Multiplies the heating; 0 turns tyre temperature off."),                 \
         T_NUM(AX, "life.treadDepth", "m", 0.0001, 0.1, M.life.tread_depth_m, 1, 1,                 \
               "Tread depth of a new tyre."),                                                       \
         T_NUM(AX, "life.wearRate", "m/J", 0, 1e-4, M.life.wear_m_per_j, 1, 1,                      \
               "k_w: tread depth lost per joule of sliding work (Archard), three times faster "     \
               "above 120 C."),                                                                     \
         T_NUM(AX, "life.wearScale", "-", 0, 1e4, M.life.wear_scale, 1, 1,                          \
-              "Multiplies the wear; 0 turns wear off (seed 004)."),                                \
+              "Multiplies the wear; 0 turns wear off."),                                \
         T_NUM(AX, "life.wornGrip", "-", 0, 1, M.life.worn_grip, 1, 1,                              \
               "Grip at zero tread depth, as a share of a new tyre's."),                            \
         T_NUM(                                                                                     \
@@ -370,7 +370,7 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         T_NUM(AX, "life.hubRadius", "m", 0.01, 2, M.life.hub_radius_m, 1, 1,                       \
               "Height of the hub over the road when the wheel is off."),                           \
         T_NUM(AX, "life.flatToRim", "m", 0, 1e6, M.life.flat_to_rim_m, 1, 1,                       \
-              "Distance run flat before the tyre shreds to the rim (seed 004: 1500)."),
+              "Distance run flat before the tyre shreds to the rim (default 1500)."),
 
 /* What follows from an axle's tyre keys: the soil model's radius and
  * inflation pressure are the tyre's (one key each, so they cannot
@@ -512,8 +512,8 @@ static void vehicle_complete(void *vwork)
  * given, so a preset without them resolves as it did before they existed;
  * a utv's are always there, as all its keys. */
 #define BY_UTV_SEATS "a utv's seats are mass.frontSeatX, rearSeatX, seatLateral and seatZ"
-#define BY_UTV_CARGO "a utv's cargo is on the centre line (seed 003)"
-#define BY_UTV_BED "seed 003 gives the utv's bed no limit"
+#define BY_UTV_CARGO "a utv's cargo is on the centre line"
+#define BY_UTV_BED "the UTV model gives the utv's bed no limit"
 #define BY_CAR_SEATS "a lumped or geared vehicle's seats are mass.seats"
 #define P_NUM(p, u, lo, hi, member, desc)                                                          \
     {                                                                                              \
@@ -616,7 +616,7 @@ static const pdk_param_key vehicle_keys[] = {
      .description = "Free text: what the preset models and where its numbers come from."},
     V_CHOICE("simulation.model", model, model_choices,
              "Vehicle model: fourWheel (rigid chassis on four struts) or singleTrack (planar "
-             "single-track model, for traffic and as the analytic cross-check); seed 000."),
+             "single-track model, for traffic and as the analytic cross-check)."),
     N_NUM("chassis.mass", "kg", 50, 100000, chassis.mass_kg, 1, 1, BY_MASS,
           "Total mass with driver and fluids."),
     N_NUM("chassis.yawInertia", "kg*m^2", 1, 5e6, chassis.yaw_inertia_kgm2, 1, 1, BY_MASS,
@@ -635,7 +635,7 @@ static const pdk_param_key vehicle_keys[] = {
           "Track, contact to contact, of both axles unless an axle sets its own."),
     V_NUM("chassis.angularDamping", "1/s", 0, 10, chassis.angular_damping_per_s, 1, 1,
           "The body's angular velocity loses this share per second (omega <- omega (1 - c dt) "
-          "each substep): seed 003's chassis carries its game engine's 0.08; 0 for none. "
+          "each substep): the Polaris model's chassis carries 0.08; 0 for none. "
           "fourWheel model only."),
     N_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_front.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
@@ -710,15 +710,15 @@ static const pdk_param_key vehicle_keys[] = {
      .offset = offsetof(pdk_vehicle_def, powertrain.kind),
      .si_mul = 1,
      .si_div = 1,
-     .description = "lumped: the drive.* force and the brakes.* force per bar; utv: seed 003's "
-                    "UTV, its chassis from its mass.* parts, its corners from suspension.*, "
+     .description = "lumped: the drive.* force and the brakes.* force per bar; utv: the UTV model, "
+                    "its chassis from its mass.* parts, its corners from suspension.*, "
                     "driven by engine.*, cvt.* and gearbox.* and braked by torques; geared: an "
                     "engine.*, a launch clutch.*, a transmission.* of fixed ratios and the "
                     "driveline.*'s differentials, braked by torques (utv and geared: fourWheel "
                     "model only).",
      .choices = &powertrain_kind_choices},
     U_CHOICE("powertrain.driveMode", def.powertrain.drive_mode, drive_mode_choices,
-             "The AWD switch at spawn (seed 003 \"Drive Modes\"): turf (open rear "
+             "The AWD switch at spawn (the Polaris's drive modes): turf (open rear "
              "differential, front not driven), 2wd (locked rear) or awd (locked rear, the "
              "front's overrunning clutches engage when the rear slips)."),
     U_NUM("mass.dryKg", "kg", 10, 1e5, mass.dry_kg, 1, 1,
@@ -765,7 +765,7 @@ static const pdk_param_key vehicle_keys[] = {
           "Mass of one occupant; on a lumped or geared vehicle also that of the driver its "
           "chassis.* keys include."),
     P_INT("mass.occupants", 0, PDK_PAYLOAD_SEATS_MAX, mass.occupants,
-          "Occupants, the driver included: on a utv 0 to 6, seated in seed 003's order (driver "
+          "Occupants, the driver included: on a utv 0 to 6, seated in the UTV model's order (driver "
           "front left, front right, rear left, rear right, rear centre, front centre); on a "
           "lumped or geared vehicle 0 to the number of mass.seats, in their order, 1 being the "
           "driver its chassis already carries (0 takes the driver away)."),
@@ -806,7 +806,7 @@ static const pdk_param_key vehicle_keys[] = {
           "The cargo's centre of mass above the ground."),
     U_NUM("suspension.frontWheelRate", "N/m", 100, 1e7, suspension.front_wheel_rate_npm, 1, 1,
           "Spring rate at a front wheel; the corner is it in series with the tyre's membrane, "
-          "2 pi (p_i + p_c) sqrt(R b / 2) (seed 003)."),
+          "2 pi (p_i + p_c) sqrt(R b / 2)."),
     U_NUM("suspension.rearWheelRate", "N/m", 100, 1e7, suspension.rear_wheel_rate_npm, 1, 1,
           "Spring rate at a rear wheel, as frontWheelRate."),
     U_NUM("suspension.dampingRatio", "-", PDK_MIN_DAMPING_RATIO, 2, suspension.damping_ratio, 1, 1,

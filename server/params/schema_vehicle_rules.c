@@ -383,7 +383,7 @@ static pdk_error check_utv(const pdk_vehicle_work *w, char *why, size_t why_len)
     if (w->mass.occupants > PDK_UTV_SEATS) {
         return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
                                "mass.occupants (%d) must be at most %d on a utv, the seats of "
-                               "seed 003's crew cab",
+                               "the Polaris Ranger CREW's cab",
                                w->mass.occupants, PDK_UTV_SEATS);
     }
     pdk_error rc = check_engine(def, "utv", why, why_len);
