@@ -13,7 +13,6 @@ import sys
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(__file__), "..", ".."))
 SIM = "server/sim"
-SIM_PARTS = ("vehicle", "tyre", "powertrain", "ground", "dbw", "math")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 violations = []
 
@@ -118,14 +117,17 @@ def rule1_app_include_circle():
     report_cycles(graph, 1, "server/app's files call each other in a circle")
 
 
-def sim_part(name):
-    """The sim folder a sim include names, or None for a public or system header."""
-    if name.startswith("sim/"):
-        return None
-    top = name.split("/")[0] if "/" in name else "(top)"
-    if top in SIM_PARTS and os.path.exists(os.path.join(ROOT, SIM, name)):
-        return top
-    return "(top)" if top == "(top)" and os.path.exists(os.path.join(ROOT, SIM, name)) else None
+def sim_part(path, name):
+    """The sim folder an include of name from path reaches, or None outside the private parts."""
+    for base in (os.path.dirname(path), SIM, SIM + "/include"):  # as the compiler looks
+        full = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(os.path.join(ROOT, full)):
+            rel = os.path.relpath(full, SIM)
+            if rel.startswith(("..", "include/")):
+                return None  # outside sim, or its public contract
+            # Any folder of sim but include/ is a part (vehicle, tyre, ...).
+            return rel.split("/")[0] if "/" in rel else "(top)"
+    return None  # a system or generated header
 
 
 def rule2_sim_folder_circle():
@@ -137,7 +139,7 @@ def rule2_sim_folder_circle():
             continue
         src = rel.split("/")[0] if "/" in rel else "(top)"
         for line, kind, name in includes(f):
-            dst = sim_part(name) if kind == '"' else None
+            dst = sim_part(f, name) if kind == '"' else None
             if dst and dst != src:
                 graph.setdefault(src, {}).setdefault(dst, (f, line, f'{f}:{line} "{name}"'))
     report_cycles(graph, 2, "sim's folders include each other in a circle")
