@@ -1025,7 +1025,7 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
  * every tick for a few per cent of the tick (docs/adr/0012). Which field
  * sits in which lane is fixed here; the values are fed, never struct bytes.
  * Everything down to pdk_world_hash_build is always inlined, so that each
- * build of the hash (baseline, AVX2, AVX-512; docs/adr/0015) compiles all
+ * build of the hash (baseline, AVX2, AVX-512; docs/adr/0014) compiles all
  * of it for its processor. */
 PDK_HASH_INLINE uint64_t u32w(uint32_t v)
 {
