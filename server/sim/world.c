@@ -264,6 +264,7 @@ static void enter_live(pdk_world *world, uint32_t slot, uint32_t model)
     slot_meta *meta = meta_of(world);
     meta[slot].alive = 1u;
     meta[slot].model = model;
+    world->model_count[model]++;
 
     /* Keep the live list sorted: insert slot after every smaller one. */
     uint32_t *live = live_of(world);
@@ -335,6 +336,7 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
         world->faulted--;
     }
     model_of(world, slot)->remove(world, slot);
+    world->model_count[m->model]--;
     m->shared = 0u;
     m->alive = 0u;
     m->model = 0u;
@@ -668,7 +670,10 @@ void pdk_world_step(pdk_world *world)
     const uint32_t *live = live_of(world);
     int faults = 0;
     for (int m = 0; m < PDK_MODEL_COUNT; m++) {
-        faults += pdk_models[m]->step(world, live, world->count);
+        const pdk_model_ops *model = pdk_models[m];
+        if (world->model_count[model->kind] > 0) {
+            faults += model->step(world, live, world->count);
+        }
     }
     world->faulted += faults;
     world->tick++;

@@ -73,6 +73,9 @@ struct pdk_world {
     /* 1: the steps write no channels where a model can leave them out
      * (pdk_world_set_telemetry); not state, not hashed. */
     int32_t telemetry_off;
+    /* Live vehicles of each model kind, so that the step passes over a
+     * model with none; follows from meta, not hashed. */
+    int32_t model_count[PDK_MODEL_KIND_END];
     size_t off_live, off_meta, off_channels, off_defs, off_dbw, off_driver, bytes;
     size_t off_model[PDK_MODEL_KIND_END][PDK_MODEL_MAX_ARRAYS]; /* by kind, then array */
 };
