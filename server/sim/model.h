@@ -60,8 +60,8 @@ typedef struct pdk_model_ops {
 
     /* Sets the free slot up from def (checked) at pose, moving forward at
      * speed_mps, in gear: constants, state, held command. */
-    void (*spawn)(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def,
-                  const pdk_pose *pose, double speed_mps, pdk_gear gear);
+    void (*spawn)(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, const pdk_pose *pose,
+                  double speed_mps, pdk_gear gear);
     /* Sets the free slot up with live slot like's constants (their
      * definitions are byte for byte equal), leaving the state to the
      * restore that follows. */
@@ -155,7 +155,7 @@ static inline int pdk_all_finite(const double *v, int n)
 /* Fold a member's offset (at bytes further on) and size into h, and a
  * struct's size: the snapshot layout's fingerprint (world_snapshot.c). */
 #define PDK_LAYOUT_MEMBER(h, at, type, member)                                                     \
-    (pdk_hash_u64(pdk_hash_u64((h), (uint64_t)((at) + offsetof(type, member))),                   \
+    (pdk_hash_u64(pdk_hash_u64((h), (uint64_t)((at) + offsetof(type, member))),                    \
                   (uint64_t)sizeof(((type *)0)->member)))
 #define PDK_LAYOUT_STRUCT(h, type) pdk_hash_u64((h), (uint64_t)sizeof(type))
 
@@ -165,7 +165,7 @@ static inline int pdk_all_finite(const double *v, int n)
  * initializer. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PDK_MODEL_HASH_BUILDS(name, fn)                                                            \
-    static void name##_hash_baseline(pdk_hash4 *h, const pdk_world *w, uint32_t slot)             \
+    static void name##_hash_baseline(pdk_hash4 *h, const pdk_world *w, uint32_t slot)              \
     {                                                                                              \
         fn(h, w, slot);                                                                            \
     }                                                                                              \
@@ -180,15 +180,19 @@ static inline int pdk_all_finite(const double *v, int n)
         fn(h, w, slot);                                                                            \
     }
 #define PDK_MODEL_HASH_TABLE(name)                                                                 \
-    {name##_hash_baseline, name##_hash_baseline, name##_hash_avx2, name##_hash_avx512}
+    {                                                                                              \
+        name##_hash_baseline, name##_hash_baseline, name##_hash_avx2, name##_hash_avx512           \
+    }
 #else
 #define PDK_MODEL_HASH_BUILDS(name, fn)                                                            \
-    static void name##_hash_baseline(pdk_hash4 *h, const pdk_world *w, uint32_t slot)             \
+    static void name##_hash_baseline(pdk_hash4 *h, const pdk_world *w, uint32_t slot)              \
     {                                                                                              \
         fn(h, w, slot);                                                                            \
     }
 #define PDK_MODEL_HASH_TABLE(name)                                                                 \
-    {name##_hash_baseline, name##_hash_baseline, name##_hash_baseline, name##_hash_baseline}
+    {                                                                                              \
+        name##_hash_baseline, name##_hash_baseline, name##_hash_baseline, name##_hash_baseline     \
+    }
 #endif
 
 #endif

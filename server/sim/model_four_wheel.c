@@ -183,8 +183,8 @@ static pdk_dbw_vehicle kit_reading(const pdk_world *world, uint32_t slot)
     const pdk_fw_state *fw = &fw_state_of(world)[slot];
     double vb[3];
     pdk_fw_body_velocity(fw, vb);
-    pdk_dbw_vehicle v = {.speed_mps = vb[0], .ax_mps2 = fw->accel_mps2[0],
-                         .ay_mps2 = fw->accel_mps2[1]};
+    pdk_dbw_vehicle v = {
+        .speed_mps = vb[0], .ax_mps2 = fw->accel_mps2[0], .ay_mps2 = fw->accel_mps2[1]};
     return v;
 }
 
@@ -198,8 +198,8 @@ static void kit_message(pdk_world *world, uint32_t slot, const pdk_dbw_msg *msg)
 
 static void tyre_input(pdk_world *world, uint32_t slot, const pdk_tyre_input *in)
 {
-    pdk_fw_tyre_action(&fw_state_of(world)[slot], &defs_of(world)[slot], in->wheel_mask,
-                       in->action, in->value, world->def.terrain.air_temp_c);
+    pdk_fw_tyre_action(&fw_state_of(world)[slot], &defs_of(world)[slot], in->wheel_mask, in->action,
+                       in->value, world->def.terrain.air_temp_c);
 }
 
 static int tyre_sets(const pdk_world *world)

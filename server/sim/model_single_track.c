@@ -209,8 +209,8 @@ static const char *record_problem(const pdk_model_record *r, const pdk_vehicle_d
 {
     (void)def;
     const pdk_st_state *st = &r->st.state;
-    double v[8] = {st->x_m,     st->y_m,    st->yaw_rad,       st->vx_mps,
-                   st->vy_mps,  st->yaw_rate_radps, st->ax_mps2, st->ay_mps2};
+    double v[8] = {st->x_m,     st->y_m,    st->yaw_rad, st->vx_mps, st->vy_mps, st->yaw_rate_radps,
+                   st->ax_mps2, st->ay_mps2};
     if (!pdk_all_finite(v, 8)) {
         return "the record's single-track state holds a non-finite number";
     }
