@@ -44,9 +44,12 @@ typedef union pdk_model_record {
     pdk_st_record st;
 } pdk_model_record;
 
-/* A model's part of the state hash for one live vehicle, by build
- * (builds.h): every build feeds the same words. */
-typedef void (*pdk_model_hash_fn)(pdk_hash4 *h, const pdk_world *world, uint32_t slot);
+/* The state hash's words for count live vehicles of one model, slots in
+ * id order, each as world_internal.h has it (id, the model's state and
+ * held command, DBW kit), by build (builds.h): every build feeds the same
+ * words. */
+typedef void (*pdk_model_hash_fn)(pdk_hash4 *h, const pdk_world *world, const uint32_t *slots,
+                                  int32_t count);
 
 /* One model kind's operations. slot is always a live vehicle's of this
  * kind unless said otherwise; the world has already checked every input
@@ -105,8 +108,8 @@ typedef struct pdk_model_ops {
     void (*pose)(const pdk_world *world, uint32_t slot, pdk_vehicle_pose *out);
     /* 1 when the vehicle's state has faulted, else 0. */
     uint32_t (*faulted)(const pdk_world *world, uint32_t slot);
-    /* The model's state and held command into the state hash, indexed by
-     * the resolved build (never PDK_FW_BUILD_BEST). */
+    /* A run of the model's vehicles into the state hash, indexed by the
+     * resolved build (never PDK_FW_BUILD_BEST). */
     pdk_model_hash_fn hash[PDK_FW_BUILD_AVX512 + 1];
 
     /* The vehicle's record part, written into a zeroed r. */
@@ -159,36 +162,34 @@ static inline int pdk_all_finite(const double *v, int n)
                   (uint64_t)sizeof(((type *)0)->member)))
 #define PDK_LAYOUT_STRUCT(h, type) pdk_hash_u64((h), (uint64_t)sizeof(type))
 
-/* The builds of a model's hash from one always-inlined function fn, as
- * world.c's hash has them: for each build the model's words are compiled
- * for its processor. Defines name_hash_table, a pdk_model_hash_fn array
- * initializer. */
+/* The builds of a model's hash from one always-inlined function fn(h, w,
+ * slot) that feeds the model's words for one vehicle, as world.c's hash
+ * has them: for each build the whole run is compiled for its processor,
+ * the hash's chains held in registers across it. PDK_MODEL_HASH_TABLE(name)
+ * is the pdk_model_hash_fn array's initializer. */
+#define PDK_MODEL_HASH_RUN_(name, fn)                                                              \
+    static void name(pdk_hash4 *h, const pdk_world *w, const uint32_t *slots, int32_t count)       \
+    {                                                                                              \
+        pdk_hash4 run = *h;                                                                        \
+        for (int32_t i = 0; i < count; i++) {                                                      \
+            pdk_world_hash_id_(&run, w, slots[i]);                                                 \
+            fn(&run, w, slots[i]);                                                                 \
+            pdk_world_hash_kit_(&run, w, slots[i]);                                                \
+        }                                                                                          \
+        *h = run;                                                                                  \
+    }
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PDK_MODEL_HASH_BUILDS(name, fn)                                                            \
-    static void name##_hash_baseline(pdk_hash4 *h, const pdk_world *w, uint32_t slot)              \
-    {                                                                                              \
-        fn(h, w, slot);                                                                            \
-    }                                                                                              \
-    __attribute__((target("avx2"))) static void name##_hash_avx2(pdk_hash4 *h, const pdk_world *w, \
-                                                                 uint32_t slot)                    \
-    {                                                                                              \
-        fn(h, w, slot);                                                                            \
-    }                                                                                              \
-    __attribute__((target("avx2,avx512f,avx512vl"))) static void name##_hash_avx512(               \
-        pdk_hash4 *h, const pdk_world *w, uint32_t slot)                                           \
-    {                                                                                              \
-        fn(h, w, slot);                                                                            \
-    }
+    PDK_MODEL_HASH_RUN_(name##_hash_baseline, fn)                                                  \
+    __attribute__((target("avx2"))) PDK_MODEL_HASH_RUN_(name##_hash_avx2, fn)                      \
+        __attribute__((target("avx2,avx512f,avx512vl")))                                           \
+        PDK_MODEL_HASH_RUN_(name##_hash_avx512, fn)
 #define PDK_MODEL_HASH_TABLE(name)                                                                 \
     {                                                                                              \
         name##_hash_baseline, name##_hash_baseline, name##_hash_avx2, name##_hash_avx512           \
     }
 #else
-#define PDK_MODEL_HASH_BUILDS(name, fn)                                                            \
-    static void name##_hash_baseline(pdk_hash4 *h, const pdk_world *w, uint32_t slot)              \
-    {                                                                                              \
-        fn(h, w, slot);                                                                            \
-    }
+#define PDK_MODEL_HASH_BUILDS(name, fn) PDK_MODEL_HASH_RUN_(name##_hash_baseline, fn)
 #define PDK_MODEL_HASH_TABLE(name)                                                                 \
     {                                                                                              \
         name##_hash_baseline, name##_hash_baseline, name##_hash_baseline, name##_hash_baseline     \

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "dbw_hash.h"
 #include "hash.h"
 #include "model.h"
 #include "prng.h"
@@ -750,34 +749,13 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
 /* The state hash runs the wide hash (hash.h pdk_hash4) over every live
  * vehicle's fields, four words at a time, so that a session can afford to
  * record it every tick (docs/adr/0012). Which field sits in which lane is
- * fixed here and in each model's hash; the values are fed, never struct
- * bytes. The world's part down to pdk_world_hash_build is always inlined,
- * and each model's part has a build per instruction set
- * (PDK_MODEL_HASH_BUILDS), so that each build of the hash (baseline, AVX2,
- * AVX-512; docs/adr/0015) runs all of it for its processor. */
-PDK_HASH_INLINE uint64_t i32w(int32_t v)
-{
-    return (uint64_t)(uint32_t)v;
-}
-
-/* A live vehicle's part of the world's hash: its id, its model's state and
- * held command, and its DBW kit once spoken to. */
-PDK_HASH_INLINE void hash_vehicle(pdk_hash4 *h, const pdk_world *w, uint32_t slot,
-                                  pdk_fw_build build)
-{
-    pdk_hash4_take(h, make_id(slot, meta_of(w)[slot].generation), 0u, 0u, 0u);
-    model_of(w, slot)->hash[build](h, w, slot);
-    const pdk_dbw_state *dbw = &dbw_of(w)[slot];
-    if (dbw->touched) {
-        /* A kit never spoken to is where spawn put it and changes
-         * nothing; once spoken to it is state like any other. */
-        const pdk_dbw_cmd *d = &driver_of(w)[slot];
-        pdk_hash4_f64x4(h, d->throttle_pct, d->brake_bar, d->steer_wheel_deg, 0.0);
-        pdk_hash4_take(h, i32w(d->gear), i32w(d->gear_number), 0u, 0u);
-        pdk_dbw_hash(h, dbw);
-    }
-}
-
+ * fixed by world_internal.h (a vehicle's id and DBW kit) and by each
+ * model's hash (its state and held command); the values are fed, never
+ * struct bytes. The world's part down to pdk_world_hash_build is always
+ * inlined, and each model hashes a run of its vehicles in a build per
+ * instruction set (PDK_MODEL_HASH_BUILDS), so that each build of the hash
+ * (baseline, AVX2, AVX-512; docs/adr/0015) runs all of it for its
+ * processor. */
 uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id)
 {
     int32_t s = slot_of(world, id);
@@ -785,7 +763,8 @@ uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id)
         return 0u;
     }
     pdk_hash4 h = pdk_hash4_init(PDK_HASH_INIT);
-    hash_vehicle(&h, world, (uint32_t)s, PDK_FW_BUILD_BASELINE);
+    const uint32_t slot = (uint32_t)s;
+    model_of(world, slot)->hash[PDK_FW_BUILD_BASELINE](&h, world, &slot, 1);
     return pdk_hash_finish(pdk_hash4_fold(PDK_HASH_INIT, &h));
 }
 
@@ -799,8 +778,17 @@ PDK_HASH_INLINE uint64_t world_hash(const pdk_world *world, pdk_fw_build build)
     pdk_hash4 wide = pdk_hash4_init(PDK_HASH_INIT);
     pdk_hash4_take(&wide, world->tick, (uint64_t)world->count, 0u, 0u);
     pdk_hash4_take(&wide, world->prng.s[0], world->prng.s[1], world->prng.s[2], world->prng.s[3]);
-    for (int32_t i = 0; i < world->count; i++) {
-        hash_vehicle(&wide, world, live[i], build);
+    /* Each run of vehicles of one model in id order goes to that model's
+     * hash in one call: a fleet of one model is one call, found without
+     * reading every slot's model. */
+    for (int32_t i = 0; i < world->count;) {
+        const uint32_t kind = meta[live[i]].model;
+        int32_t end = world->model_count[kind] == world->count ? world->count : i + 1;
+        while (end < world->count && meta[live[end]].model == kind) {
+            end++;
+        }
+        pdk_model_ops_of(kind)->hash[build](&wide, world, &live[i], end - i);
+        i = end;
     }
     uint64_t h = pdk_hash4_fold(PDK_HASH_INIT, &wide);
     /* Free slots' generations decide the ids given out next, so they are

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "dbw.h"
+#include "dbw_hash.h"
+#include "hash.h"
 #include "model.h"
 #include "prng.h"
 #include "world.h"
@@ -145,6 +147,29 @@ static inline int32_t slot_of(const pdk_world *w, pdk_vehicle_id id)
         return -1;
     }
     return (int32_t)slot;
+}
+
+/* A live vehicle's part of the state hash is its id (pdk_world_hash_id_),
+ * then its model's state and held command (the model's hash), then its DBW
+ * kit once spoken to (pdk_world_hash_kit_). Always inlined, so that each
+ * build of a model's hash compiles them for its processor. */
+PDK_HASH_INLINE void pdk_world_hash_id_(pdk_hash4 *h, const pdk_world *w, uint32_t slot)
+{
+    pdk_hash4_take(h, make_id(slot, meta_of(w)[slot].generation), 0u, 0u, 0u);
+}
+
+PDK_HASH_INLINE void pdk_world_hash_kit_(pdk_hash4 *h, const pdk_world *w, uint32_t slot)
+{
+    const pdk_dbw_state *dbw = &dbw_of(w)[slot];
+    if (dbw->touched) {
+        /* A kit never spoken to is where spawn put it and changes
+         * nothing; once spoken to it is state like any other. */
+        const pdk_dbw_cmd *d = &driver_of(w)[slot];
+        pdk_hash4_f64x4(h, d->throttle_pct, d->brake_bar, d->steer_wheel_deg, 0.0);
+        pdk_hash4_take(h, (uint64_t)(uint32_t)d->gear, (uint64_t)(uint32_t)d->gear_number, 0u,
+                       0u);
+        pdk_dbw_hash(h, dbw);
+    }
 }
 
 /* Spawns def into the free slot, with the slot's generation as it stands:
