@@ -3,7 +3,8 @@
  * hashes, snapshots and removes its vehicles without knowing which model
  * runs them. The four-wheel model's table is model_four_wheel.c's, the
  * single-track model's model_single_track.c's; model.c lists them. A third
- * model is one more table, listed there. Private to sim. */
+ * model is one more table, listed there, and its record's place in
+ * pdk_model_record below. Private to sim. */
 #ifndef PDK_MODEL_H
 #define PDK_MODEL_H
 
