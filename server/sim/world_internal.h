@@ -1,20 +1,20 @@
 /* The world's private layout, shared by the files that implement pdk_world
  * (world.c: ids, commands, the tick loop and the hash; world_snapshot.c:
- * snapshots and restores) and by the models' tables (model.h), which keep
- * their vehicles in arrays of their own inside it. Nothing outside
- * server/sim includes it. */
+ * snapshots and restores) and by the models' tables (vehicle/model.h),
+ * which keep their vehicles in arrays of their own inside it. Nothing
+ * outside server/sim includes it. */
 #ifndef PDK_WORLD_INTERNAL_H
 #define PDK_WORLD_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dbw.h"
-#include "dbw_hash.h"
-#include "hash.h"
-#include "model.h"
-#include "prng.h"
-#include "world.h"
+#include "dbw/dbw.h"
+#include "dbw/dbw_hash.h"
+#include "math/hash.h"
+#include "math/prng.h"
+#include "sim/world.h"
+#include "vehicle/model.h"
 
 /* An id's low 16 bits are its slot + 1; a generation wraps within them too. */
 #define PDK_WORLD_SLOT_MASK 0xFFFFu
@@ -39,8 +39,8 @@ enum {
  * offsets, each max_vehicles long and indexed by slot:
  *   live      uint32_t        live slots in ascending order (count of them)
  *   meta      slot_meta       generation, liveness and model
- *   then each model's arrays (model.h pdk_model_ops.array_bytes), models
- *             in pdk_models order: hot per-vehicle state, held command and
+ *   then each model's arrays (vehicle/model.h array_bytes), models in
+ *             pdk_models order: hot per-vehicle state, held command and
  *             constants. A slot uses its model's set only, so a fleet of
  *             one model is as dense in memory as if the others did not
  *             exist.

@@ -2,7 +2,7 @@
  * vehicle's state record, the record's layout fingerprint, and the restore
  * that spawns each vehicle from its definition into its own slot before
  * laying its record over it. */
-#include "snapshot.h"
+#include "sim/snapshot.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hash.h"
+#include "math/hash.h"
 #include "world_internal.h"
 
 /* Bump whenever what a record means changes without its layout changing
@@ -20,10 +20,10 @@
 #define RECORD_VERSION 1u
 
 /* One vehicle's state record: everything of a slot that evolves, in this
- * build's plain-data structs. The model's part (model.h pdk_model_record)
- * is its state and held command, the faulted flag among them. Written
- * zeroed first, so equal states give equal bytes wherever the world's
- * copies have equal padding. */
+ * build's plain-data structs. The model's part (vehicle/model.h,
+ * pdk_model_record) is its state and held command, the faulted flag among
+ * them. Written zeroed first, so equal states give equal bytes wherever
+ * the world's copies have equal padding. */
 typedef struct vehicle_record {
     uint64_t layout; /* pdk_snapshot_layout() of the build that wrote it */
     uint32_t model;  /* pdk_model */

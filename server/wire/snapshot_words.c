@@ -9,7 +9,7 @@
  * a third less time in a hot loop, a fifth in place (docs/adr/0019). */
 #include "wire_internal.h"
 
-#include "builds.h"
+#include "sim/builds.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

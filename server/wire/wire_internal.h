@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "builds.h"
+#include "sim/builds.h"
 #include "wire.h"
 
 /* ---- the hand-written encoders' pieces (state frames, DbwCommand,

@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "wire.h"
-#include "world.h"
+#include "sim/world.h"
 
 /* Replaces out's contents with world's snapshot: head, generations, each
  * live vehicle's state record with a readable pose, the state hash and

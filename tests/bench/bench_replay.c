@@ -42,7 +42,7 @@
 #include "params.h"
 #include "replay.h"
 #include "session.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire_snapshot.h"
 
 #ifndef PDK_SOURCE_DIR

@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "channels.h"
-#include "driveline.h"
-#include "four_wheel.h"
-#include "tyre.h"
-#include "utv_def.h"
-#include "world.h"
+#include "sim/channels.h"
+#include "powertrain/driveline.h"
+#include "vehicle/four_wheel.h"
+#include "tyre/tyre.h"
+#include "sim/utv_def.h"
+#include "sim/world.h"
 #include "world_mem.h"
 
 static double now_s(void)

@@ -17,10 +17,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
-#include "terrain.h"
-#include "vehicle_def.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
 
 #define G 9.81
 #define RHO 1.225

@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
+#include "sim/channels.h"
 #include "params.h"
-#include "surface.h"
-#include "terrain.h"
-#include "tyre.h"
-#include "tyre_life.h"
-#include "vehicle_def.h"
-#include "world.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
+#include "tyre/tyre.h"
+#include "tyre/tyre_life.h"
+#include "sim/vehicle_def.h"
+#include "sim/world.h"
 
 #define PRESETS PDK_SOURCE_DIR "/presets"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "cvt.h"
+#include "powertrain/cvt.h"
 
 #define PI 3.14159265358979323846
 #define RADPS_PER_RPM (2.0 * PI / 60.0)

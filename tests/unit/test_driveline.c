@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driveline.h"
-#include "driveline_lanes.h"
+#include "powertrain/driveline.h"
+#include "powertrain/driveline_lanes.h"
 
 #define H_S 0.01
 #define J_W 1.2       /* wheel inertia, kg m^2 */

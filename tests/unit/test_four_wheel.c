@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
-#include "surface.h"
-#include "terrain.h"
-#include "vehicle_def.h"
-#include "world.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
+#include "sim/world.h"
 
 #define G 9.81
 #define RHO 1.225

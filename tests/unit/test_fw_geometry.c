@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
-#include "terrain.h"
-#include "vehicle_def.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
 
 #include "fw_test_util.h"
 

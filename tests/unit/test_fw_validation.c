@@ -23,12 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
 #include "params.h"
-#include "single_track.h"
-#include "terrain.h"
-#include "vehicle_def.h"
+#include "vehicle/single_track.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
 
 #include "fw_test_util.h"
 

@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "fw_test_util.h"
-#include "world.h"
+#include "powertrain/engine.h"
+#include "sim/world.h"
 
 /* The test car's engine: 85 kW at 5600 rev/min, 175 N m from 1400 to 4000;
  * friction from Heywood's correlation for spark-ignition engines,

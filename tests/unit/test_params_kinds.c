@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dbw_def.h"
+#include "sim/dbw_def.h"
 #include "params.h"
-#include "utv_def.h"
-#include "utv_mass.h"
+#include "sim/utv_def.h"
+#include "sim/utv_mass.h"
 
 #include "params_test_util.h"
 

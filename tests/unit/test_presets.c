@@ -17,9 +17,11 @@
 #include <string.h>
 
 #include "params.h"
-#include "surface.h"
-#include "terrain.h"
-#include "utv_def.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
+#include "powertrain/engine.h"
+#include "tyre/tyre.h"
+#include "sim/utv_def.h"
 
 #include "params_test_util.h"
 

@@ -14,7 +14,7 @@
 
 #include "params.h"
 #include "script.h"
-#include "world.h"
+#include "sim/world.h"
 
 #define SCRIPTS PDK_SOURCE_DIR "/presets/scripts"
 

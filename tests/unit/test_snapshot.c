@@ -14,13 +14,13 @@
 
 #include "paddock/v1/snapshot.pb-c.h"
 
-#include "dbw.h"
+#include "dbw/dbw.h"
 #include "params.h"
-#include "prng.h"
-#include "snapshot.h"
+#include "math/prng.h"
+#include "sim/snapshot.h"
 #include "wire.h"
 #include "wire_snapshot.h"
-#include "world.h"
+#include "sim/world.h"
 
 #define PRESETS PDK_SOURCE_DIR "/presets"
 /* The snapshot tick and the ticks compared after it: the kit engages at

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "surface.h"
-#include "tyre.h"
+#include "ground/surface.h"
+#include "tyre/tyre.h"
 
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tyre.h"
-#include "tyre_lanes.h"
+#include "tyre/tyre.h"
+#include "tyre/tyre_lanes.h"
 
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tyre_life.h"
+#include "tyre/tyre_life.h"
 
 #define ATM_KPA 101.325
 #define KELVIN 273.15

@@ -12,10 +12,11 @@
 #include <string.h>
 
 #include "fw_test_util.h"
-#include "surface.h"
-#include "utv_def.h"
-#include "utv_gear.h"
-#include "world.h"
+#include "ground/surface.h"
+#include "powertrain/engine.h"
+#include "sim/utv_def.h"
+#include "powertrain/utv_gear.h"
+#include "sim/world.h"
 
 /* The steering wheel's angle for straight ahead: the Polaris's fitted
  * centre (seed 003 "Steering"), 12.5314 deg; at 0 deg it turns right. */

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "utv_corner.h"
-#include "utv_mass.h"
+#include "vehicle/utv_corner.h"
+#include "sim/utv_mass.h"
 
 #define G 9.81
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "utv_gear.h"
+#include "powertrain/utv_gear.h"
 
 static pdk_utv_gearbox_def polaris(void)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "utv_mass.h"
+#include "sim/utv_mass.h"
 
 #define G 9.81
 #define L 2.8702 /* seed 003 geometry.wheelbase_m */

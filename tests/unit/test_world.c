@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prng.h"
-#include "world.h"
+#include "math/prng.h"
+#include "sim/world.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
