@@ -754,7 +754,7 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
  * struct bytes. The world's part down to pdk_world_hash_build is always
  * inlined, and each model hashes a run of its vehicles in a build per
  * instruction set (PDK_MODEL_HASH_BUILDS), so that each build of the hash
- * (baseline, AVX2, AVX-512; docs/adr/0015) runs all of it for its
+ * (baseline, AVX2, AVX-512; docs/adr/0014) runs all of it for its
  * processor. */
 uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id)
 {

@@ -214,9 +214,9 @@ static void life_neutral(pdk_vehicle_def *d)
 }
 
 /* Both axles on the law: the grip law with the def's friction and no load
- * sensitivity; the Magic Formula with the 205/60R15 road set (its own
- * load dependence and falling branch, slide_grip 0); the UTV law with seed
- * 003's hard-surface values (tanh slope 12, C_alpha / N 8). */
+ * sensitivity; the Magic Formula with the 205/60R15 road set (its own load
+ * dependence and falling branch, slide_grip 0); the UTV law with the Polaris
+ * model's hard-surface values (tanh slope 12, C_alpha / N 8). */
 static void set_law(pdk_vehicle_def *d, pdk_tyre_law law)
 {
     for (int axle = 0; axle < 2; axle++) {

@@ -1,7 +1,7 @@
-/* The drive-by-wire kit (dbw.h): messages, watchdogs, engagement, the
- * ULC, comms-loss braking and the actuators (its vocabulary is in
- * dbw_msg.c, its reports in dbw_report.c). The behaviour follows the
- * Dataspeed DBW2 kit as reference/dbw.md §1 reads it; where the kit's
+/* The drive-by-wire kit (dbw.h): messages, watchdogs, engagement, the ULC,
+ * comms-loss braking and the actuators (its vocabulary is in dbw_msg.c, its
+ * reports in dbw_report.c). The behaviour follows the Dataspeed DBW2 kit as
+ * its ds_dbw_msgs and ds_dbw_can packages define it; where the kit's
  * documents leave a choice, docs/dbw.md "Behaviour" states the one made. */
 #include "dbw/dbw.h"
 #include "dbw/dbw_internal.h"
@@ -13,10 +13,10 @@
 #include "math/trig.h"
 #include "math/vmath.h"
 
-#define TIMEOUT_TICKS 12u       /* 100 ms at 120 Hz (reference/dbw.md 1.7) */
+#define TIMEOUT_TICKS 12u       /* 100 ms at 120 Hz (ds_dbw_can) */
 #define OVERRIDE_HOLD_TICKS 60u /* a driver's wheel input counts as acting for 0.5 s */
 #define BOOT_TICKS 60u          /* a module restarts in 0.5 s after a power cycle */
-#define ULC_VEL_MIN_MPS (-7.0)  /* UlcCmd's decoded clamps (reference/dbw.md 1.3) */
+#define ULC_VEL_MIN_MPS (-7.0)  /* UlcCmd's decoded clamps (ds_dbw_msgs) */
 #define ULC_VEL_MAX_MPS 45.0
 #define ULC_ACCEL_MIN_MPS2 (-6.0)
 #define ULC_ACCEL_MAX_MPS2 3.0
@@ -251,9 +251,9 @@ static void try_enable(pdk_dbw_state *dbw, uint64_t tick)
 /* ---- messages ------------------------------------------------------------- */
 
 /* The limits a channel command asks for, in the actuator's units per second
- * (and per second squared for steering): 0 the vehicle's default, infinity
- * the actuator's own limit, otherwise the value floored as the kit floors a
- * non-default rate (reference/dbw.md 1.3) and capped by the actuator. */
+ * (and per second squared for steering): 0 the vehicle's default, infinity the
+ * actuator's own limit, otherwise the value floored as the kit floors a
+ * non-default rate (ds_dbw_msgs) and capped by the actuator. */
 static void resolve_rates(pdk_dbw_chan *ch, const pdk_dbw_def *d, const pdk_vehicle_def *def, int c,
                           const pdk_dbw_chan_cmd *k)
 {
@@ -491,8 +491,8 @@ static void apply_gear(pdk_dbw_state *dbw, const pdk_dbw_def *d, const pdk_dbw_m
     int current = current_gear(dbw, driver);
     int reject = gear_reject(dbw, d, gear, current, brake_now(dbw, driver), tick);
     /* As the kit's node does in sync mode NONE, a gear request goes out only
-     * while the system is enabled (reference/dbw.md 1.3 GearCmd); the
-     * refusals that stand whatever the system's state are still told. */
+     * while the system is enabled (ds_dbw_msgs GearCmd); the refusals that
+     * stand whatever the system's state are still told. */
     if (!dbw->enabled) {
         if (reject == PDK_DBW_REJECT_FAULT || reject == PDK_DBW_REJECT_OVERRIDE ||
             reject == PDK_DBW_REJECT_BRAKE_HOLD) {

@@ -48,24 +48,22 @@ pdk_dbw_def pdk_dbw_def_default(void)
     return d;
 }
 
-/* Seed 003 gives the UTV's gear rule ("Gear Lever": a change only below
- * 0.3 m/s, lasting 1 s, which the kit's gear actuator applies) and names
- * the Dataspeed documents and a fit to the vehicle's logs as the basis of
- * the kit's command ranges, ULC limits and actuator parameters; their
- * values are on its "Drive-by-Wire and ULC" page, which is not among our
- * seeds. So: the steering servo's limits are the kit's command ranges
- * (cmd_rate 0-1016 deg/s, cmd_accel 0-25400 deg/s^2, reference/dbw.md
- * 1.3); the brake's full-scale deceleration and the ULC's full-throttle
- * acceleration are derived from the UTV's own model and its inner loop
- * tuned on it; the ULC's speed-loop gains are estimates for the UTV; the
- * rest are estimates, the passenger car's kit's values, each with its range
- * in presets/vehicles/polaris_ranger.json. */
+/* The Polaris model gives the UTV's gear rule (a change only below 0.3 m/s,
+ * lasting 1 s, which the kit's gear actuator applies); the kit's command
+ * ranges, ULC limits and actuator parameters of this vehicle are not
+ * published. So: the steering servo's limits are the kit's command ranges
+ * (cmd_rate 0-1016 deg/s, cmd_accel 0-25400 deg/s^2, in Dataspeed's
+ * ds_dbw_msgs); the brake's full-scale deceleration and the ULC's
+ * full-throttle acceleration are derived from the UTV's own model and its
+ * inner loop tuned on it; the ULC's speed-loop gains are estimates for the
+ * UTV; the rest are estimates, the passenger car's kit's values, each with its
+ * range in presets/vehicles/polaris_ranger.json. */
 pdk_dbw_def pdk_dbw_def_polaris(void)
 {
     pdk_dbw_def d = pdk_dbw_def_default();
-    /* 2 (G_f + G_r) P_max / (R m) = 2 (22 + 12) N m/bar x 80 bar /
-     * (0.3429 m x 1233 kg): seed 003's brake gains, full scale, tyre radius
-     * and mass with the driver, rounded. */
+    /* 2 (G_f + G_r) P_max / (R m) = 2 (22 + 12) N m/bar x 80 bar / (0.3429 m x
+     * 1233 kg): the Polaris model's brake gains, full scale, tyre radius and
+     * mass with the driver, rounded. */
     d.brake_decel_max_mps2 = 12.87;
     d.gear_shift_s = 1.0;
     d.gear_max_speed_mps = 0.3;
@@ -101,8 +99,8 @@ typedef struct dbw_bound {
 /* docs/dbw.md gives the reason for each bound. Rates and time constants are
  * positive where a zero would stop the actuator; the kit's command fields
  * bound the defaults a command's 0 stands for (cmd_rate 0-1016 deg/s,
- * cmd_accel 0-25400 deg/s^2) and the ULC's (its config frame: accel
- * 0.3-3.0, decel 0.3-6.0, jerk 1.0-25 m/s^3, reference/dbw.md 1.3). */
+ * cmd_accel 0-25400 deg/s^2) and the ULC's (its config frame: accel 0.3-3.0,
+ * decel 0.3-6.0, jerk 1.0-25 m/s^3, Dataspeed's ds_dbw_msgs). */
 static const dbw_bound bounds[] = {
     BOUND(steer_delay_s, 0.0, STEER_DELAY_MAX_S,
           "dbw.steering.delay must be within 0..0.25 s: the kit's delay line holds 64 ticks at "

@@ -1,8 +1,8 @@
-/* The DBW kit's part of the state hash (world.c): the kit's whole state
- * fed into the wide hash field by field; a live delay line by its digest,
- * a dead one (the channel follows the driver, and refills the line when it
- * engages) not at all. Always inlined, like hash.h, so that each of
- * world.c's hash builds compiles it for its processor (docs/adr/0015). */
+/* The DBW kit's part of the state hash (world.c): the kit's whole state fed
+ * into the wide hash field by field; a live delay line by its digest, a dead
+ * one (the channel follows the driver, and refills the line when it engages)
+ * not at all. Always inlined, like hash.h, so that each of world.c's hash
+ * builds compiles it for its processor (docs/adr/0014). */
 #ifndef PDK_DBW_HASH_H
 #define PDK_DBW_HASH_H
 

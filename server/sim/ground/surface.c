@@ -1,10 +1,10 @@
-/* The ground-material table and the tyre-on-soil relations (surface.h):
- * one row per surface id with its friction, rolling resistance, curve
- * shape and soil values, each number with its source; the static state of
- * a tyre pressed on soil (Bekker), its thrust (Janosi-Hanamoto) and the
- * water drag of seed 003.
+/* The ground-material table and the tyre-on-soil relations (surface.h): one
+ * row per surface id with its friction, rolling resistance, curve shape and
+ * soil values, each number with its source; the static state of a tyre pressed
+ * on soil (Bekker), its thrust (Janosi-Hanamoto) and the drag of a wheel in
+ * water.
  *
- * Source keys, as in reference/tyres-soil.md section 2:
+ * Source keys:
  *  W  Wong, Theory of Ground Vehicles, ch. 3, average coefficients of road
  *     adhesion (peak and sliding);
  *  Bo Bosch Automotive Handbook rolling resistance, as Wong Table 1.1;
@@ -13,7 +13,7 @@
  *  Bu Burckhardt's mu(s) curves (Kiencke and Nielsen), whose slope at zero
  *     slip, c1 c2 - c3, gives the stiffness scales of wet tarmac, concrete,
  *     snow and ice relative to dry asphalt's 30.19;
- *  S  Wong, Table 2.3 terrain values (tyres-soil.md 3.2), converted to SI
+ *  S Wong, Table 2.3 terrain values, converted to SI
  *     (kc kN/m^(n+1) -> N/m^(n+1), kphi kN/m^(n+2) -> N/m^(n+2), c kPa ->
  *     Pa, phi deg -> rad).
  *
@@ -21,42 +21,39 @@
  *  - mu_peak is the road tyre's peak on the surface. Dry tarmac is 1.0, the
  *    modern-tyre value of W (1.0-1.2) and the friction every tyre preset
  *    quotes, so the other rows are ratios to it.
- *  - On loose ground a sliding tyre keeps nearly all of its peak (seed 004:
- *    "loose: gravel 0.8, mud 0.9"). We read seed 004's figure L as the
- *    share of tarmac's sliding loss that the surface takes away:
- *    mu_slide / mu_peak = r + L (1 - r), with r = 0.75 / 1.0 tarmac's
- *    ratio: gravel 0.95, mud and the other deformable soils (L 0.9: the
- *    Janosi shear curve has no peak) 0.975.
- *  - stiffness_scale on loose ground is tyres-soil.md section 2's "lower
- *    the stiffness by about 30-60 %" (est.).
- *  - On deformable rows, mu_peak is the Mohr-Coulomb traction limit
- *    (c A + W tan phi) / W of the proxy soil for the UTV example of
- *    tyres-soil.md 3.2 (W 2.5 kN, 110 kPa; A 0.02-0.05 m^2 from
- *    pdk_soil_static), checked against the section 2 range where it has
- *    one; rolling_coeff is the table's value for a tyre that does not run
- *    the soil model (a vehicle that does uses pdk_soil_static's
- *    resistances instead).
- *  - The soils. Sand is Wong's dry sand (LLL), the row tyres-soil.md 3.2's
- *    UTV example starts with. Mud is a clayey soil: the Thai clay at 38 %
- *    moisture, plastic and sticky, whose traction limit (0.28 of the load)
- *    sits in the middle of section 2's 0.2-0.4 for mud; the 55 % row is a
- *    near-liquid slurry (0.2) that a UTV could barely move in. Silt loam,
- *    seed 003's default soil class, has no row in Wong's table
- *    (tyres-soil.md 3.2, "Silt loam gap"); of the proxies offered we take
- *    North Gower clayey loam (46 %): silt loam is a fine-textured loam
- *    (USDA: mostly silt, with up to about a quarter clay), and of the three
- *    loams offered North Gower is the fine-textured one (Rubicon sandy loam
- *    is coarse, Grenville loam at 24 % dry and firm). Its kphi lies between
- *    theirs; it has the most cohesion and the least friction angle of the
- *    three, as a finer soil does. The UTV example's
- *    wheel (W 2.5 kN, 110 kPa) stays flexible on it and sinks 1.3 cm, with
- *    a traction limit of 0.58 of the load: a firm field. The cone-index
- *    route (Brixius) would need a cone index per cell and does not give
- *    the Bekker values the rest of the model uses.
- *  - Shear moduli K (tyres-soil.md 3.2, "not in the table"): loose sand
- *    0.025 m; other soils 0.02 m (the public SCM soil table's value). Bulk
- *    densities are estimates: dry sand 1600, wet clay 1800, silt loam
- *    1600 kg/m^3. */
+ *  - On loose ground a sliding tyre keeps nearly all of its peak: loose
+ *    material piles in front of a sliding tyre. A loose figure L (gravel 0.8,
+ *    mud 0.9) is read as the share of tarmac's sliding loss that the surface
+ *    takes away: mu_slide / mu_peak = r + L (1 - r), with r = 0.75 / 1.0
+ *    tarmac's ratio: gravel 0.95, mud and the other deformable soils (L 0.9:
+ *    the Janosi shear curve has no peak) 0.975.
+ *  - stiffness_scale on loose ground is 30 to 60 % below tarmac's (est.): a
+ *    loose layer shears before the tread does.
+ *  - On deformable rows, mu_peak is the Mohr-Coulomb traction limit (c A + W
+ *    tan phi) / W of the proxy soil for a UTV wheel (W 2.5 kN, 110 kPa; A
+ *    0.02-0.05 m^2 from pdk_soil_static), checked against the published ranges
+ *    for the surface where there are some; rolling_coeff is the table's value
+ *    for a tyre that does not run the soil model (a vehicle that does uses
+ *    pdk_soil_static's resistances instead).
+ *  - The soils. Sand is Wong's dry sand (LLL). Mud is a clayey soil: the Thai
+ *    clay at 38 % moisture, plastic and sticky, whose traction limit (0.28 of
+ *    the load) sits in the middle of the 0.2-0.4 usually quoted for mud; the
+ *    55 % row is a near-liquid slurry (0.2) that a UTV could barely move in.
+ *    Silt loam, the Polaris model's default soil class, has no row in Wong's
+ *    table; of the loams that have one we take North Gower clayey loam (46 %):
+ *    silt loam is a fine-textured loam (USDA: mostly silt, with up to about a
+ *    quarter clay), and of the three loams North Gower is the fine-textured
+ *    one (Rubicon sandy loam is coarse, Grenville loam at 24 % dry and firm).
+ *    Its kphi lies between theirs; it has the most cohesion and the least
+ *    friction angle of the three, as a finer soil does. The UTV wheel (W 2.5
+ *    kN, 110 kPa) stays flexible on it and sinks 1.3 cm, with a traction limit
+ *    of 0.58 of the load: a firm field. The cone-index route (Brixius) would
+ *    need a cone index per cell and does not give the Bekker values the rest
+ *    of the model uses.
+ *  - Shear moduli K, which Wong's table does not give: loose sand 0.025 m;
+ *    other soils 0.02 m (the value of Project Chrono's SCM soil table). Bulk
+ *    densities are estimates: dry sand 1600, wet clay 1800, silt loam 1600
+ *    kg/m^3. */
 #include "ground/surface.h"
 
 #include <math.h>
@@ -77,11 +74,12 @@
 #define BULLDOZE_ONSET_Z_PER_D 0.15
 #define BULLDOZE_FULL_Z_PER_D 0.25
 
-/* Seed 003 "Resistances": the rolling coefficient never exceeds 0.45. */
+/* The rolling coefficient never exceeds 0.45: past that a tyre is ploughing,
+ * which the compaction and bulldozing terms carry. */
 #define ROLLING_COEFF_MAX 0.45
 
-/* Sliding friction of loose ground from seed 004's loose figure L (the file
- * comment): peak (r + L (1 - r)) with tarmac's ratio r = 0.75. */
+/* Sliding friction of loose ground from its loose figure L (the file comment):
+ * peak (r + L (1 - r)) with tarmac's ratio r = 0.75. */
 #define LOOSE_SLIDE(peak, l) ((peak) * (0.75 + (l) * (1.0 - 0.75)))
 
 static const pdk_surface surfaces[PDK_SURFACE_COUNT] = {
@@ -182,7 +180,7 @@ static const char *const sources[PDK_SURFACE_COUNT] = {
         "row), sliding 0.75 (W's shared asphalt/concrete value; N puts concrete above asphalt, "
         "Bu below), rolling 0.011 (Bo), stiffness 0.98 (Bu slope 29.60 / 30.19).",
     [PDK_SURFACE_GRAVEL] =
-        "Loose gravel: peak 0.45 (N, C, ET 0.35-0.5), sliding 0.43 (seed 004 loose 0.8: 0.95 of "
+        "Loose gravel: peak 0.45 (N, C, ET 0.35-0.5), sliding 0.43 (loose 0.8: 0.95 of "
         "the peak, within 0.3-0.45), rolling 0.06 (C, ET 0.04-0.08), stiffness 0.55 (est., 30-60 "
         "% below tarmac).",
     [PDK_SURFACE_DIRT] =
@@ -193,7 +191,7 @@ static const char *const sources[PDK_SURFACE_COUNT] = {
         "0.08 (T), stiffness 0.6 (est.).",
     [PDK_SURFACE_MUD] =
         "Mud: soil of Wong's clayey soil at 38 % moisture (Thailand; S), K 0.02 m; peak 0.28 = "
-        "its traction limit for the UTV example (section 2: 0.2-0.4), sliding 0.27 (seed 004 "
+        "its traction limit for the UTV example (0.2-0.4 quoted for mud), sliding 0.27 ("
         "loose 0.9: 0.975 of the peak), rolling 0.2 (Bo field 0.1-0.35), stiffness 0.4 (est.).",
     [PDK_SURFACE_SNOW] =
         "Packed snow, a hard surface (fresh snow would be a soil): peak 0.2 (W, N; Bu 0.19), "
@@ -207,7 +205,8 @@ static const char *const sources[PDK_SURFACE_COUNT] = {
         "peak as mud: shear-limited, no peak), rolling 0.15 (C, ET 0.1-0.4; T 0.12), stiffness "
         "0.4 (est.).",
     [PDK_SURFACE_SILT_LOAM] =
-        "Silt loam, seed 003's default soil class, which Wong's table lacks: soil of North Gower "
+        "Silt loam, the Polaris model's default soil class, which Wong's table lacks: soil of "
+        "North Gower "
         "clayey loam at 46 % (S), the fine-textured loam between Grenville loam (dry, firm) and "
         "Rubicon sandy loam (coarse), K 0.02 m; peak 0.55 = its traction limit for the UTV "
         "example, sliding 0.54 (0.975 of the peak: no peak), rolling 0.1 (Bo field, firm end), "
@@ -292,7 +291,7 @@ const char *pdk_soil_tyre_problem(const pdk_soil_tyre *t)
     return NULL;
 }
 
-/* Bekker's bulldozing resistance (Wong, ToGV ch. 2; tyres-soil.md 3.1):
+/* Bekker's bulldozing resistance (Wong, Theory of Ground Vehicles, ch. 2):
  *   Rb = b sin(a + phi) / (2 sin a cos phi) (2 z c Kc + gs z^2 Kg)
  *        + (l0^3 gs / 3)(pi/2 - phi) + c l0^2 (1 + tan(pi/4 + phi/2))
  * with a = acos(1 - 2 z / D), l0 = z tan^2(pi/4 - phi/2), Kc = (Nc - tan
@@ -329,17 +328,17 @@ static double bulldozing_formula_n(const pdk_soil *soil, double b, double d, dou
            l0 * l0 * l0 * gs / 3.0 * (0.5 * PI - phi) + c * l0 * l0 * (1.0 + (1.0 + sphi) / cphi);
 }
 
-/* The share of the bulldozing formula that applies at sinkage ratio z / D.
- * The formula's wedge factor grows as 1 / sin a ~ sqrt(D / z) as the
- * sinkage shrinks, so on its own it would make Rb rise like sqrt(z) from
- * zero and exceed the compaction resistance tenfold at a couple of
- * centimetres (dry sand, UTV wheel), which no field measurement shows: at
- * shallow sinkage the soil under the front arc is compacted, not pushed
- * ahead (the wheel climbs over it), and the compaction closed forms hold
- * up to z / D of about 0.15 (tyres-soil.md 3.1). Bulldozing is therefore
- * phased in with a smoothstep from z / D = 0.15, where those closed forms
- * stop, to 0.25, where the sunk wheel pushes a bow wave (our choice, est.;
- * tyres-soil.md: "it matters only when the sinkage is large"). */
+/* The share of the bulldozing formula that applies at sinkage ratio z / D. The
+ * formula's wedge factor grows as 1 / sin a ~ sqrt(D / z) as the sinkage
+ * shrinks, so on its own it would make Rb rise like sqrt(z) from zero and
+ * exceed the compaction resistance tenfold at a couple of centimetres (dry
+ * sand, UTV wheel), which no field measurement shows: at shallow sinkage the
+ * soil under the front arc is compacted, not pushed ahead (the wheel climbs
+ * over it), and the compaction closed forms hold up to z / D of about 0.15
+ * (Wong, ch. 2). Bulldozing is therefore phased in with a smoothstep from z /
+ * D = 0.15, where those closed forms stop, to 0.25, where the sunk wheel
+ * pushes a bow wave (our choice, est.: bulldozing matters only when the
+ * sinkage is large). */
 static double bulldozing_weight(double z_per_d)
 {
     double t =
@@ -382,16 +381,16 @@ void pdk_soil_static(const pdk_soil *soil, const pdk_soil_tyre *tyre, double loa
     double k = soil->kc / b + soil->kphi; /* Bekker: p = (kc / b + kphi) z^n */
     double p_tyre = tyre->inflation_pa + tyre->carcass_pa;
 
-    /* Rigid wheel (tyres-soil.md 3.1): z0 = [3 W / ((3 - n) b sqrt(D) k)]^(2 / (2n + 1)),
-     * and the pressure under it, p_gcr = k z0^n, which is the closed form
-     * k^(1/(2n+1)) [3 W / ((3 - n) b sqrt(D))]^(2n/(2n+1)). */
+    /* Rigid wheel (Bekker; Wong, ch. 2): z0 = [3 W / ((3 - n) b sqrt(D) k)]^(2
+     * / (2n + 1)), and the pressure under it, p_gcr = k z0^n, which is the
+     * closed form k^(1/(2n+1)) [3 W / ((3 - n) b sqrt(D))]^(2n/(2n+1)). */
     double w3 = 3.0 * load_n / ((3.0 - n) * b * sqrt(d));
     double z_rigid = pdk_pow(w3 / k, 2.0 / (2.0 * n + 1.0));
     double p_gcr = k * pdk_pow(z_rigid, n);
     out->critical_pressure_pa = p_gcr;
 
-    /* The inflated membrane (seed 003; tyres-soil.md 3.3): on a flat
-     * ground it carries the load at p_i + p_c over A = N / (p_i + p_c),
+    /* The inflated membrane (Wong, Theory of Ground Vehicles, ch. 2): on a
+     * flat ground it carries the load at p_i + p_c over A = N / (p_i + p_c),
      * deflected by delta = A / (2 pi sqrt(R b / 2)) = N / k_tyre. */
     double membrane_a = p_tyre > 0.0 ? load_n / p_tyre : 0.0;
     double membrane_delta = membrane_a / (2.0 * PI * sqrt(r * b / 2.0));
@@ -429,36 +428,37 @@ void pdk_soil_static(const pdk_soil *soil, const pdk_soil_tyre *tyre, double loa
         out->contact_area_m2 = b * out->contact_length_m;
         out->ground_pressure_pa = load_n / out->contact_area_m2;
     } else {
-        /* The membrane's patch: area N / p_g, length that of the
-         * intersection ellipse, 2 sqrt(2 R delta - delta^2) (tyres-soil.md
-         * 3.3; exact chord for a circle). */
+        /* The membrane's patch: area N / p_g, length that of the intersection
+         * ellipse, 2 sqrt(2 R delta - delta^2) (the exact chord of a
+         * circle). */
         out->contact_area_m2 = membrane_a;
         out->contact_length_m =
             2.0 * sqrt(2.0 * r * membrane_delta - membrane_delta * membrane_delta);
         out->ground_pressure_pa = p_tyre;
     }
 
-    /* Compaction: the work of pressing a rut of depth z per unit length,
-     * Rc = b k z^(n+1) / (n+1) (both of tyres-soil.md 3.1's closed forms:
-     * in flexible mode k z^n = p_g gives b p_g^((n+1)/n) / ((n+1) k^(1/n))). */
+    /* Compaction: the work of pressing a rut of depth z per unit length, Rc =
+     * b k z^(n+1) / (n+1) (both of Bekker's closed forms, Wong, ch. 2: in
+     * flexible mode k z^n = p_g gives b p_g^((n+1)/n) / ((n+1) k^(1/n))). */
     out->compaction_n = b * k * pdk_pow(z, n + 1.0) / (n + 1.0);
     out->bulldozing_n = pdk_soil_bulldozing_n(soil, b, d, z);
 
-    /* Seed 003: f = h delta_t / h_s, at most 0.45. */
+    /* The carcass's hysteresis over its relative deflection, f = h delta_t /
+     * h_s, at most 0.45. */
     double f =
         tyre->section_height_m > 0.0 ? tyre->hysteresis * deflection / tyre->section_height_m : 0.0;
     out->rolling_coeff = f < ROLLING_COEFF_MAX ? f : ROLLING_COEFF_MAX;
 
-    /* Mohr-Coulomb limit of the shear under the patch, c A + N tan phi
-     * (tyres-soil.md 3.2), and the lugs (seed 003 tyres.lug_height_m,
-     * tyres.lug_area_ratio): a lug drags a slab of soil and shears it on
-     * its base and on its two vertical sides, h_l deep. With the sides
-     * carrying the base's shear stress, the shearing area grows from b l to
-     * (b + 2 h_l) l, the factor (1 + 2 h / b) of Bekker's grousered track
-     * (Wong, ToGV ch. 2; recalled, not re-read). Only the share r_l of the
-     * patch that the lugs fill drags a slab, so the factor here is
-     * (1 + 2 h_l r_l / b): 1.04 for the UTV's 12 mm lugs at 0.35. The
-     * tread's compliance enters the thrust's K instead (tread_k_m). */
+    /* Mohr-Coulomb limit of the shear under the patch, c A + N tan phi (Wong,
+     * ch. 2), and the lugs (tyre.soil lug height and area ratio): a lug drags
+     * a slab of soil and shears it on its base and on its two vertical sides,
+     * h_l deep. With the sides carrying the base's shear stress, the shearing
+     * area grows from b l to (b + 2 h_l) l, the factor (1 + 2 h / b) of
+     * Bekker's grousered track (Wong, ToGV ch. 2; recalled, not re-read). Only
+     * the share r_l of the patch that the lugs fill drags a slab, so the
+     * factor here is (1 + 2 h_l r_l / b): 1.04 for the UTV's 12 mm lugs at
+     * 0.35. The tread's compliance enters the thrust's K instead
+     * (tread_k_m). */
     double base = soil->cohesion_pa * out->contact_area_m2 +
                   load_n * pdk_sin(soil->phi_rad) / pdk_cos(soil->phi_rad);
     out->traction_limit_n = base * (1.0 + 2.0 * tyre->lug_height_m * tyre->lug_area_ratio / b);

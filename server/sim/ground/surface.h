@@ -1,5 +1,5 @@
-/* Ground materials and deformable soil (reference/tyres-soil.md sections 2
- * and 3; seed 004 "the ground"; seed 003 "Tyres", "Resistances").
+/* Ground materials and deformable soil: the surface table and the tyre-on-soil
+ * relations of terramechanics.
  *
  * A surface is one row of a fixed table, indexed by a stable id that the
  * terrain stores per cell and per analytic piece. Each row gives the peak
@@ -12,20 +12,21 @@
  * The tyre laws are written for the reference surface, dry tarmac
  * (tyre.h): pdk_surface_ground turns a row into the scales a law takes.
  *
- * Soil (tyres-soil.md 3.1, 3.3, 3.4; Bekker 1969; Wong, Theory of Ground
- * Vehicles, ch. 2): the tyre presses the soil with the inflated-membrane
- * pressure p_i + p_c over the area A = N / (p_i + p_c) (seed 003) while
- * that is below the pressure a rigid wheel of its size would put on the
- * soil (the critical pressure p_gcr); above it, it acts as a rigid wheel.
- * The static sinkage is Bekker's closed form for whichever mode applies,
- * capped at the sinkage limit (0.2 m, seed 003); the compaction
- * resistance follows from the same closed forms, bulldozing adds the soil
- * wedge in front of a deeply sunk tyre, and the soil's thrust is
- * Janosi-Hanamoto's integrated over the contact length at the wheel's
- * slip. Everything here is a pure function of its arguments: the
- * vehicle model keeps the sinkage as state and moves it toward the static
- * value at a limited rate (tyres-soil.md 3.4, "recipe"), so the stiff soil
- * never enters the 120 Hz integration as a spring. */
+ * Soil (Bekker, Introduction to Terrain-Vehicle Systems, 1969; Wong, Theory of
+ * Ground Vehicles, ch. 2): the tyre presses the soil with the
+ * inflated-membrane pressure p_i + p_c over the area A = N / (p_i + p_c) while
+ * that is below the pressure a rigid wheel of its size would put on the soil
+ * (the critical pressure p_gcr); above it, it acts as a rigid wheel. The
+ * static sinkage is Bekker's closed form for whichever mode applies, capped at
+ * the sinkage limit (0.2 m); the compaction resistance follows from the same
+ * closed forms, bulldozing adds the soil wedge in front of a deeply sunk tyre,
+ * and the soil's thrust is Janosi-Hanamoto's integrated over the contact
+ * length at the wheel's slip. Everything here is a pure function of its
+ * arguments: the vehicle model keeps the sinkage as state and moves it toward
+ * the static value at a limited rate (at most a share of the tyre's own
+ * deflection per substep, so that the tyre's spring in series with the soil
+ * sets the stiffness), and the stiff soil never enters the 120 Hz integration
+ * as a spring. */
 #ifndef PDK_SURFACE_H
 #define PDK_SURFACE_H
 
@@ -55,7 +56,7 @@ typedef struct pdk_soil_contact {
     double contact_area_m2;  /* A: N / (p_i + p_c) (flexible), b l (rigid) */
     double compaction_n;     /* Rc = b (kc / b + kphi) z^(n+1) / (n+1) */
     double bulldozing_n;     /* Rb (0 while z / D <= 0.15: pdk_soil_bulldozing_n) */
-    double rolling_coeff;    /* seed 003's hysteresis h delta_t / h_s, at most 0.45 */
+    double rolling_coeff;    /* the carcass's hysteresis h delta_t / h_s, at most 0.45 */
     double traction_limit_n; /* (c A + N tan(phi)) (1 + 2 h_lug r_lug / b): the thrust
                               * the soil can take, approached at full slip */
     double tyre_deflection_m; /* delta_t: the membrane's N / (2 pi (p_i + p_c)
@@ -67,22 +68,23 @@ typedef struct pdk_soil_contact {
 void pdk_soil_static(const pdk_soil *soil, const pdk_soil_tyre *tyre, double load_n,
                      pdk_soil_contact *out);
 
-/* Bekker's bulldozing resistance (Wong ch. 2, tyres-soil.md 3.1) of a wheel
- * of width_m and diameter_m sunk sinkage_m into soil, phased in between
+/* Bekker's bulldozing resistance (Wong, Theory of Ground Vehicles, ch. 2) of a
+ * wheel of width_m and diameter_m sunk sinkage_m into soil, phased in between
  * z / D = 0.15 and 0.25 (surface.c says why); 0 at z = 0. */
 double pdk_soil_bulldozing_n(const pdk_soil *soil, double width_m, double diameter_m,
                              double sinkage_m);
 
-/* Janosi-Hanamoto thrust (tyres-soil.md 3.1) at slip s (0..1, either sign:
- * the result takes its sign) over the contact: traction_limit (1 - K / (s l)
- * (1 - exp(-s l / K))), with K the soil's plus the tread's. */
+/* Janosi-Hanamoto thrust (Janosi and Hanamoto, 1961; Wong, ch. 2) at slip s
+ * (0..1, either sign: the result takes its sign) over the contact:
+ * traction_limit (1 - K / (s l) (1 - exp(-s l / K))), with K the soil's plus
+ * the tread's. */
 double pdk_soil_thrust_n(const pdk_soil *soil, const pdk_soil_tyre *tyre,
                          const pdk_soil_contact *contact, double slip);
 
-/* Water drag on a wheel in water depth_m deep moving at velocity v (seed
- * 003 "Resistances"): F = -1/2 1000 Cd_w A_w |v| v with A_w = b min(2 R,
- * depth), per component of v given (the caller passes the wheel's
- * horizontal velocity). PDK_WATER_DRAG_COEFF is Cd_w. */
+/* Water drag on a wheel in water depth_m deep moving at velocity v: the
+ * quadratic drag of a body in water, F = -1/2 1000 Cd_w A_w |v| v, on the
+ * wheel's wetted frontal area A_w = b min(2 R, depth), per component of v given (the caller passes the wheel's horizontal
+ * velocity). PDK_WATER_DRAG_COEFF is Cd_w. */
 #define PDK_WATER_DRAG_COEFF 1.0
 void pdk_water_drag(double depth_m, double width_m, double radius_m, const double v_mps[2],
                     double out_n[2]);

@@ -13,10 +13,10 @@
  *    bump wins.
  * The surface material at (x, y) (surface.h ids) is the grid cell's where
  * there is a material grid, else the base surface; a patch (rectangle or
- * circle, listed after the grid) overrides it, the last listed winning.
- * A water patch fills its area with level water (pdk_patch), whose depth
- * over the ground the queries report (wheels in it feel water drag, seed
- * 003); it does not change the ground or its surface.
+ * circle, listed after the grid) overrides it, the last listed winning. A
+ * water patch fills its area with level water (pdk_patch), whose depth over
+ * the ground the queries report (wheels in it feel water drag, the Polaris
+ * model); it does not change the ground or its surface.
  *
  * A bump is a strip centred at (x_m, y_m) whose length axis points along
  * yaw_rad. Across its length it rises as a raised cosine,
@@ -27,11 +27,11 @@
  * edge: cross it along its length, as a wheel crosses a kerb or a hump; a
  * wheel that crosses the edge meets a face (pdk_terrain_face).
  *
- * A wheel meets the ground by a ray (pdk_terrain_raycast), or, where the
- * world asks for it, by a cylinder sweep (pdk_terrain_sweep) that samples
- * the tyre's footprint across its width and along its circumference, so
- * that a kerb beside the ray (under the tyre's shoulder) is not missed
- * (seed 002 "From a road query to one loaded wheel"). */
+ * A wheel meets the ground by a ray (pdk_terrain_raycast), or, where the world
+ * asks for it, by a cylinder sweep (pdk_terrain_sweep) that samples the tyre's
+ * footprint across its width and along its circumference, so that a kerb
+ * beside the ray (under the tyre's shoulder) is not missed (a lone ray can
+ * miss a kerb beside the tyre). */
 #ifndef PDK_TERRAIN_H
 #define PDK_TERRAIN_H
 
@@ -121,13 +121,12 @@ double pdk_terrain_raycast(const pdk_terrain_def *terrain, const double origin[3
 void pdk_terrain_ray_hit(const pdk_terrain_def *terrain, const double origin[3],
                          const double dir[3], pdk_ground_hit *hit);
 
-/* The cylinder sweep of a wheel (seed 002, "From a road query to one loaded
- * wheel": a ray "can miss a kerb beside the tire", a swept shape "samples a
- * larger footprint"). The wheel's centre moves from origin along the unit
- * direction dir (down the strut; origin may be any point of that line, the
- * strut's top as well as the centre, and the distance is measured from
- * it, as a ray's); the wheel is a cylinder of radius_m and width_m whose
- * axis is the unit vector axle (perpendicular to dir).
+/* The cylinder sweep of a wheel (a ray can miss a kerb beside the tyre; a
+ * swept shape samples a larger footprint). The wheel's centre moves from
+ * origin along the unit direction dir (down the strut; origin may be any point
+ * of that line, the strut's top as well as the centre, and the distance is
+ * measured from it, as a ray's); the wheel is a cylinder of radius_m and
+ * width_m whose axis is the unit vector axle (perpendicular to dir).
  *
  * The ray from origin finds the wheel's lowest point on the ground, c. The
  * footprint around it is sampled at PDK_SWEEP_ACROSS offsets across the

@@ -46,29 +46,27 @@ static inline uint64_t pdk_hash_finish(uint64_t h)
     return pdk_hash_fmix64(h ^ UINT64_C(0x13198A2E03707344));
 }
 
-/* The wide hash for bulk state: eight independent lanes in two chains of
- * four, v and u. A step takes four words, one a lane, into chain v as
- * add-rotate (rotl(v, 23) + w) and then swaps the chains, so consecutive
- * steps go to alternate chains and a core runs them side by side instead
- * of waiting on one (a step's rotate and add are two cycles of latency;
- * with two chains a step costs one): about 0.15 ns a word against four
- * for pdk_hash_u64's serial multiply chain. That is what lets a session
- * hash its whole state every tick for a few per cent of the tick
- * (docs/adr/0012, 0015). Each step is a bijection of the lane for a given
- * word and is not linear (the add's carries), so a change in any word
- * changes its lane, and a later word undoes it only by matching it
- * exactly; pdk_hash4_fold adds the chains lane by lane (u rotated by 32
- * bits, a bijection in each) and feeds the four sums to the serial hash,
- * whose multiply chain mixes them. It detects divergence; it is not a
- * cryptographic hash. Words go to lanes in the order given: feeding the
- * same values in another grouping gives another hash.
+/* The wide hash for bulk state: eight independent lanes in two chains of four,
+ * v and u. A step takes four words, one a lane, into chain v as add-rotate
+ * (rotl(v, 23) + w) and then swaps the chains, so consecutive steps go to
+ * alternate chains and a core runs them side by side instead of waiting on one
+ * (a step's rotate and add are two cycles of latency; with two chains a step
+ * costs one), far cheaper a word than pdk_hash_u64's serial multiply chain.
+ * That is what lets a session hash its whole state every tick at about the
+ * cost of reading it (docs/adr/0012, 0014). Each step is a bijection of the
+ * lane for a given word and is not linear (the add's carries), so a change in
+ * any word changes its lane, and a later word undoes it only by matching it
+ * exactly; pdk_hash4_fold adds the chains lane by lane (u rotated by 32 bits,
+ * a bijection in each) and feeds the four sums to the serial hash, whose
+ * multiply chain mixes them. It detects divergence; it is not a cryptographic
+ * hash. Words go to lanes in the order given: feeding the same values in
+ * another grouping gives another hash.
  *
- * The chains are four-wide vectors (GCC vector extensions, as lanes.h),
- * and every function here is always inlined: a caller compiled for
- * AVX-512 (world.c's hash builds, docs/adr/0015) takes a step as one
- * rotate and one add of a whole vector, and a four-word array as one load.
- * The result is the same bits on every processor: the operations are on
- * integers. */
+ * The chains are four-wide vectors (GCC vector extensions, as lanes.h), and
+ * every function here is always inlined: a caller compiled for AVX-512
+ * (world.c's hash builds, docs/adr/0014) takes a step as one rotate and one
+ * add of a whole vector, and a four-word array as one load. The result is the
+ * same bits on every processor: the operations are on integers. */
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi" /* vectors pass between inlined functions only */
 #endif

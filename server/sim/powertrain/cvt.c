@@ -1,4 +1,4 @@
-/* The CVT and its clutches (cvt.h; seed 003 "CVT and Primary Clutch"). */
+/* The CVT and its clutches (cvt.h; docs/powertrain.md). */
 #include "powertrain/cvt.h"
 
 #include <math.h>
@@ -9,7 +9,7 @@
 #define PI 3.14159265358979323846
 #define RADPS_PER_RPM (2.0 * PI / 60.0)
 
-/* Seed 003's table of cvt.* parameters. */
+/* The Polaris model's table of cvt.* parameters. */
 pdk_cvt_def pdk_cvt_def_polaris(void)
 {
     pdk_cvt_def d = {

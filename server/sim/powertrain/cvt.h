@@ -1,7 +1,7 @@
-/* The UTV's continuously variable transmission and its clutches (seed 003
- * "CVT and Primary Clutch"): a quasi-static shift law with a first-order
- * lag, no sheave forces and no belt slip (the driveline's slip is the
- * primary clutch's).
+/* The UTV's continuously variable transmission and its clutches
+ * (docs/powertrain.md): a quasi-static shift law with a first-order lag, no
+ * sheave forces and no belt slip (the driveline's slip is the primary
+ * clutch's).
  *
  *  - The primary clutch is centrifugal: its capacity grows with the square
  *    of the engine's free speed from engage_rpm to full_engage_rpm,
@@ -27,7 +27,7 @@
 
 #include <stdbool.h>
 
-/* Seed 003's cvt.* defaults for the Polaris Ranger CREW XP 1000. */
+/* The Polaris model's cvt.* defaults for the Polaris Ranger CREW XP 1000. */
 pdk_cvt_def pdk_cvt_def_polaris(void);
 
 /* NULL when the definition can run, else what is wrong, naming the field
@@ -61,13 +61,12 @@ double pdk_cvt_lag_ratio(const pdk_cvt_def *def, double ratio, double target, do
 /* Its factor exp(-dt / max(1e-4, tau)), for a caller that keeps it. */
 double pdk_cvt_lag_factor(const pdk_cvt_def *def, double dt_s);
 
-/* The belt ratio and engine speed of a reset (seed 003 "Reset State"): at
- * rest the low ratio and idle; a moving start at speed v0 (m/s, either
- * sign) on wheels of radius R_t through the rear reduction i_r has the belt
- * gripping at the light-load shift speed, r = clamp((2 pi n_light / 60) /
- * w_s, r_high, r_low) with w_s = |v0| / R_t i_r, and the engine at
- * max(n_idle, r w_s) (rev/min). In park and neutral (i_r 0) the low ratio
- * and idle. */
+/* The belt ratio and engine speed of a reset (docs/powertrain.md): at rest the
+ * low ratio and idle; a moving start at speed v0 (m/s, either sign) on wheels
+ * of radius R_t through the rear reduction i_r has the belt gripping at the
+ * light-load shift speed, r = clamp((2 pi n_light / 60) / w_s, r_high, r_low)
+ * with w_s = |v0| / R_t i_r, and the engine at max(n_idle, r w_s) (rev/min).
+ * In park and neutral (i_r 0) the low ratio and idle. */
 void pdk_cvt_reset(const pdk_cvt_def *def, double idle_rpm, double speed_mps, double radius_m,
                    double rear_ratio, double *ratio_out, double *engine_rpm_out);
 

@@ -1,9 +1,8 @@
-/* The implicit driveline (seed 003 "Driveline Solve", generalised to the
- * layouts of every preset): over one substep of h seconds, the speed c of
- * the primary axle's carrier at the substep's end, and from it each
- * wheel's end spin, the torque the driveline puts on each wheel's shaft,
- * the clutch's torque and the engine's end speed, all by backward Euler
- * and solved together.
+/* The implicit driveline (docs/powertrain.md, generalised to the layouts of
+ * every preset): over one substep of h seconds, the speed c of the primary
+ * axle's carrier at the substep's end, and from it each wheel's end spin, the
+ * torque the driveline puts on each wheel's shaft, the clutch's torque and the
+ * engine's end speed, all by backward Euler and solved together.
  *
  * Each wheel is linear in its end spin w over the substep, as the chassis
  * solve linearises its tyre (ADR 0008): the shaft torque the wheel needs to
@@ -12,36 +11,34 @@
  *   T_j(w) = J (w - w0) / h + R clamp(F_e + k (w R - V_x), -F_max, F_max)
  *            + B tanh(w / 0.1 rad/s)
  *
- * (seed 003's WheelShaftTorqueNm: the inertia, the tyre's force at that
- * spin, the Coulomb torques of brakes and rolling resistance smoothed over
- * 0.1 rad/s), rising with w. A locked axle turns both wheels at c; a
- * differential (open, or limited slip with a torque bias ratio and a
- * preload) lets them differ, w_L = c + d, w_R = c - d, with the torque
- * difference its friction allows: |T_L - T_R| <= k_b |T_L + T_R| +
- * preload, k_b = (TBR - 1) / (TBR + 1), the larger torque on the slower
- * wheel (open: TBR 1; spool: locked). A secondary axle turns at K c (K the
- * secondary ring's speed over the primary carrier's) through a locked
- * coupling and its own differential (a part-time 4WD), or through an
- * overrunning clutch per wheel (the UTV's demand drive: a wheel is driven
- * while it needs torque in the ring's direction, sign(c), or sign(R) at
- * c = 0, to turn at K c; or both ways, where the caller locks it), or not
- * at all.
+ * (the Polaris model's WheelShaftTorqueNm: the inertia, the tyre's force at
+ * that spin, the Coulomb torques of brakes and rolling resistance smoothed
+ * over 0.1 rad/s), rising with w. A locked axle turns both wheels at c; a
+ * differential (open, or limited slip with a torque bias ratio and a preload)
+ * lets them differ, w_L = c + d, w_R = c - d, with the torque difference its
+ * friction allows: |T_L - T_R| <= k_b |T_L + T_R| + preload, k_b = (TBR - 1) /
+ * (TBR + 1), the larger torque on the slower wheel (open: TBR 1; spool:
+ * locked). A secondary axle turns at K c (K the secondary ring's speed over
+ * the primary carrier's) through a locked coupling and its own differential (a
+ * part-time 4WD), or through an overrunning clutch per wheel (the UTV's demand
+ * drive: a wheel is driven while it needs torque in the ring's direction,
+ * sign(c), or sign(R) at c = 0, to turn at K c; or both ways, where the caller
+ * locks it), or not at all.
  *
  * The engine side: a clutch that holds puts the engine at R c at the end,
  * T_c(c) = J_e (w_free - R c) / h, within -cap_rev..cap_fwd; the carrier
- * receives D(T_c) = R eta T_c while the engine drives (T_c >= 0) and
- * R T_c / eta while it is driven, times a torque converter's ratio where
- * there is one and it slips (pdk_dl_engine). The balance is T_need(c) = D(T_c(c)),
- * and T_need(c) - D(T_c(c)) rises in c (T_need rises, D falls), so its
- * root is unique; with the clutch open (ratio 0 or no capacity) it is
- * T_need(c) = 0. (With overrunning clutches T_need may jump up at c = 0,
- * where the ring's direction turns; if the root falls in that jump, c
- * comes out within about 1e-24 rad/s of 0, after some 80 evaluations, and
- * the balance is not met there.) Each equation is solved by a bracketing
- * root finder (seed 003's RisingRoot: a bracket around a first estimate,
- * doubled until the sign changes) with Newton steps on the function's
- * slope inside the bracket, bisection where a step would leave it, to
- * the last bits of c.
+ * receives D(T_c) = R eta T_c while the engine drives (T_c >= 0) and R T_c /
+ * eta while it is driven, times a torque converter's ratio where there is one
+ * and it slips (pdk_dl_engine). The balance is T_need(c) = D(T_c(c)), and
+ * T_need(c) - D(T_c(c)) rises in c (T_need rises, D falls), so its root is
+ * unique; with the clutch open (ratio 0 or no capacity) it is T_need(c) = 0.
+ * (With overrunning clutches T_need may jump up at c = 0, where the ring's
+ * direction turns; if the root falls in that jump, c comes out within about
+ * 1e-24 rad/s of 0, after some 80 evaluations, and the balance is not met
+ * there.) Each equation is solved by a bracketing root finder (the Polaris
+ * model's RisingRoot: a bracket around a first estimate, doubled until the
+ * sign changes) with Newton steps on the function's slope inside the bracket,
+ * bisection where a step would leave it, to the last bits of c.
  *
  * Park is not solved here: the pawl holds the wheels as a Coulomb torque in
  * the chassis solve (four_wheel.c), which holds a parked car exactly still.
@@ -54,7 +51,8 @@
 
 #include <stdint.h>
 
-/* The smoothing speed of the Coulomb torques inside the solve (seed 003). */
+/* The smoothing speed of the Coulomb torques inside the solve (the Polaris
+ * model). */
 #define PDK_DL_COULOMB_RADPS 0.1
 
 /* One wheel over the substep, as above. Wheels are FL, FR, RL, RR. */

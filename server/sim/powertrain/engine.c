@@ -1,4 +1,4 @@
-/* The engine as a torque source (engine.h; seed 003 "Engine", "Fuel and
+/* The engine as a torque source (engine.h; docs/powertrain.md, "Fuel and
  * Energy"). */
 #include "powertrain/engine.h"
 
@@ -10,7 +10,8 @@
 #define PI 3.14159265358979323846
 #define RPM_PER_RADPS (60.0 / (2.0 * PI))
 
-/* Seed 003's engine.* defaults for the ProStar 999 cm3 twin (its table
+/* The Polaris model's engine.* defaults for the ProStar 999 cm3 twin (its
+ * table
  * "Engine and Fuel" and the section "Engine"). */
 pdk_engine_def pdk_engine_def_prostar999(void)
 {

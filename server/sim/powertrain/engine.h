@@ -1,4 +1,4 @@
-/* A combustion engine as a torque source (seed 003 "Engine" and "Fuel and
+/* A combustion engine as a torque source (docs/powertrain.md and "Fuel and
  * Energy", the UTV's ProStar 999 cm3 twin; the same model serves every
  * preset with its own numbers):
  *
@@ -27,9 +27,9 @@
 
 #include <stdbool.h>
 
-/* The ProStar 999 cm3 twin of seed 003's Polaris Ranger CREW XP 1000: its
- * torque curve, mean effective pressures and the rest of the seed's
- * engine.* defaults. */
+/* The ProStar 999 cm3 twin of the Polaris Ranger CREW XP 1000: its torque
+ * curve, mean effective pressures and the rest of the Polaris model's engine.*
+ * defaults. */
 pdk_engine_def pdk_engine_def_prostar999(void);
 
 /* NULL when the definition can run, else what is wrong with it, naming the

@@ -1,10 +1,10 @@
-/* The UTV's gear lever (utv_gear.h; seed 003 "Gear Lever"). */
+/* The UTV's gear lever (utv_gear.h; docs/powertrain.md). */
 #include "powertrain/utv_gear.h"
 
 #include <math.h>
 #include <stddef.h>
 
-/* Seed 003's gearbox.* table and the shift rule of its "Gear Lever". */
+/* The Polaris model's gearbox.* table and the shift rule of its gear lever. */
 pdk_utv_gearbox_def pdk_utv_gearbox_def_polaris(void)
 {
     pdk_utv_gearbox_def d = {

@@ -1,9 +1,9 @@
-/* The UTV's gear lever (seed 003 "Gear Lever"): five positions with the
- * values of ds_dbw_msgs/Gear (reference/dbw.md 1.5), each with its
- * direction, rear and front reductions and the front ring's ratio K to the
- * rear carrier, and the shift rule: a change happens only below 0.3 m/s and
- * takes 1 s in neutral. A refused request gets the drive-by-wire kit's
- * GearReject code, so that issue 6's reports carry it as the kit does.
+/* The UTV's gear lever (docs/powertrain.md): five positions with the values of
+ * Dataspeed's ds_dbw_msgs/Gear, each with its direction, rear and front
+ * reductions and the front ring's ratio K to the rear carrier, and the shift
+ * rule: a change happens only below 0.3 m/s and takes 1 s in neutral. A
+ * refused request gets the drive-by-wire kit's GearReject code, so that issue
+ * 6's reports carry it as the kit does.
  *
  *   position  value  direction  rear    front (i_f i_d)  K
  *   P         1      0          0       0                0.925 (L's)
@@ -18,7 +18,7 @@
 
 #include "sim/utv_gear_def.h"
 
-/* Seed 003's gearbox.* defaults and its shift rule (0.3 m/s, 1 s). */
+/* The Polaris model's gearbox.* defaults and its shift rule (0.3 m/s, 1 s). */
 pdk_utv_gearbox_def pdk_utv_gearbox_def_polaris(void);
 
 /* NULL when the definition can be used, else what is wrong, naming the

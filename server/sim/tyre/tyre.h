@@ -1,5 +1,5 @@
-/* The tyre: one interface over three force laws (seed 002 "Why a tire needs
- * slip to make force", reference/tyres-soil.md section 1).
+/* The tyre: one interface over three force laws, each turning slip into force
+ * (Pacejka, Tyre and Vehicle Dynamics, ch. 1-4).
  *
  * Given a wheel's normal load, its slips, camber, the surface under it and
  * the tyre's own grip state, a law returns the longitudinal force Fx, the
@@ -8,50 +8,47 @@
  * surface's coefficient scaled by the tyre's rolling_coeff relative to dry
  * tarmac's, is the vehicle model's (four_wheel.c), not a law's.
  *
- * Axes and signs are ISO 8855 / TYDEX (reference/tyres-soil.md,
- * "Conventions"): x forward along the wheel heading, y left, z up. The slip
- * velocities are Vsx = Vx - Omega R and Vsy = Vy; the practical slips are
- * kappa = -Vsx / |Vx| (positive when driving: the tread moves backward
- * faster than the ground) and tan(alpha) = Vsy / |Vx| (positive when the
- * contact slides to the left, which makes Fy negative). The four-wheel
- * model does not divide by |Vx|: it carries the tyre's deflections as
- * state, kappa' = u_x / sigma_kappa and tan(alpha') = u_y / sigma_alpha
+ * Axes and signs are ISO 8855 / TYDEX: x forward along the wheel heading, y
+ * left, z up. The slip velocities are Vsx = Vx - Omega R and Vsy = Vy; the
+ * practical slips are kappa = -Vsx / |Vx| (positive when driving: the tread
+ * moves backward faster than the ground) and tan(alpha) = Vsy / |Vx| (positive
+ * when the contact slides to the left, which makes Fy negative). The
+ * four-wheel model does not divide by |Vx|: it carries the tyre's deflections
+ * as state, kappa' = u_x / sigma_kappa and tan(alpha') = u_y / sigma_alpha
  * (Pacejka, Tire and Vehicle Dynamics, 3rd ed., section 7.2, single contact
- * point transient model), which are finite at standstill; the laws take
- * those slips.
+ * point transient model), which are finite at standstill; the laws take those
+ * slips.
  *
  * The laws (pdk_tyre_law), selectable per axle in the preset:
- *  - PDK_TYRE_GRIP: the grip-limited baseline. Linear stiffness, Fx = Ck
- *    kappa and Fy = -Ca tan(alpha) (+ camber thrust), with Ck and Ca in
- *    proportion to the load, up to a friction ellipse mu_x Fz, mu_y Fz: the
- *    demanded vector is scaled back onto it, keeping its direction
- *    (tyres-soil.md 1.1), so the peak of pure slip is at kappa = mu_x Fz /
- *    Ck and tan(alpha) = mu_y Fz / Ca. Beyond the peak the force falls
- *    toward slide_grip of the peak at full sliding (seed 004's curve
- *    shape, tyre_lanes.h tyre_simple4). Aligning moment -t Fy by a
- *    pneumatic trail t that falls linearly from trail_m at zero slip to
- *    zero at the peak, where the brush model's contact slides entirely
- *    (tyres-soil.md 1.2, 1.8).
- *  - PDK_TYRE_MAGIC: the Magic Formula, Pac2002 / MF6.1 structure
- *    (tyres-soil.md 1.4, Pacejka 2012 eqs. 4.E1-4.E78): pure slip Fx0(kappa)
- *    and Fy0(alpha) with the dfz load terms, camber, Mz with pneumatic trail
- *    and residual moment, and the combined-slip weighting functions Gxa and
- *    Gyk. Coefficient sets are shipped in tyre_sets.c, each with its source
- *    (pdk_mf_set).
- *  - PDK_TYRE_UTV: the UTV's hard-surface law (seed 003 "Tyres"):
- *    Fx = mu N tanh(k_s kappa) and Fy = -C_alpha N tan(alpha), then the
- *    friction circle mu N (mu = mu_x). The seed has no load sensitivity,
- *    camber or aligning torque; here the common parameters below apply to
- *    it as to every law (slide_grip 1 and load_sensitivity 0 give the
- *    seed's law exactly), camber_per_load too, and trail_m gives it the
- *    grip law's aligning moment (Paddock's addition, so that a remote
- *    driver feels the wheel; trail_m 0 is the seed's law).
+ *  - PDK_TYRE_GRIP: the grip-limited baseline. Linear stiffness, Fx = Ck kappa
+ *    and Fy = -Ca tan(alpha) (+ camber thrust), with Ck and Ca in proportion
+ *    to the load, up to a friction ellipse mu_x Fz, mu_y Fz: the demanded
+ *    vector is scaled back onto it, keeping its direction (the friction
+ *    ellipse), so the peak of pure slip is at kappa = mu_x Fz / Ck and
+ *    tan(alpha) = mu_y Fz / Ca. Beyond the peak the force falls toward
+ *    slide_grip of the peak at full sliding (tyre_lanes.h tyre_simple4).
+ *    Aligning moment -t Fy by a pneumatic trail t that falls linearly from
+ *    trail_m at zero slip to zero at the peak, where the brush model's contact
+ *    slides entirely (Pacejka, ch. 3).
+ *  - PDK_TYRE_MAGIC: the Magic Formula, Pac2002 / MF6.1 structure (Pacejka
+ *    2012, eqs. 4.E1-4.E78): pure slip Fx0(kappa) and Fy0(alpha) with the dfz
+ *    load terms, camber, Mz with pneumatic trail and residual moment, and the
+ *    combined-slip weighting functions Gxa and Gyk. Coefficient sets are
+ *    shipped in tyre_sets.c, each with its source (pdk_mf_set).
+ *  - PDK_TYRE_UTV: the UTV's hard-surface law (docs/tyres.md): Fx = mu N
+ *    tanh(k_s kappa) and Fy = -C_alpha N tan(alpha), then the friction circle
+ *    mu N (mu = mu_x). The Polaris model has no load sensitivity, camber or
+ *    aligning torque; here the common parameters below apply to it as to every
+ *    law (slide_grip 1 and load_sensitivity 0 give the Polaris model's law
+ *    exactly), camber_per_load too, and trail_m gives it the grip law's
+ *    aligning moment (Paddock's addition, so that a remote driver feels the
+ *    wheel; trail_m 0 is the Polaris model's law).
  *
- * Parameters every law honours (seed 004 "Tyres"):
+ * Parameters every law honours:
  *  - load_sensitivity: the peak friction falls with load as
- *    mu(Fz) = mu (Fz / Fz_nom)^(-load_sensitivity) (tyres-soil.md 1.1, the
- *    power law); 0 turns it off. The Magic Formula has its own (PDX2, PDY2)
- *    and applies this on top only when it is non-zero.
+ *    mu(Fz) = mu (Fz / Fz_nom)^(-load_sensitivity) (a power law, as BeamNG's
+ *    wheel documentation gives it); 0 turns it off. The Magic Formula has
+ *    its own (PDX2, PDY2) and applies this on top only when it is non-zero.
  *  - slide_grip: the share of the peak left when the tyre slides fully
  *    (|kappa| = 1 or alpha = 90 degrees) on the reference surface, and
  *    beyond. The grip and UTV laws build their falling branch from it
@@ -59,10 +56,10 @@
  *    keeps its own shape when slide_grip is 0 and otherwise maps its falling
  *    branch linearly so that full sliding gives slide_grip of the peak; the
  *    rising branch is never touched.
- *  - combined_slip_loss: seed 004's friction-circle loss: past 10 % of
- *    wheelspin or lock the lateral force fades, linearly in |kappa|, by up
- *    to this share, reached at 70 %. The Magic Formula's own combined-slip
- *    functions already do this; it applies on top only when non-zero.
+ *  - combined_slip_loss: a friction-circle loss: past 10 % of wheelspin or
+ *    lock the lateral force fades, linearly in |kappa|, by up to this share,
+ *    reached at 70 %. The Magic Formula's own combined-slip functions already
+ *    do this; it applies on top only when non-zero.
  *
  * The surface (surface.h) scales a law: its peak friction relative to the
  * reference surface (dry tarmac, on which every coefficient set and preset
@@ -150,10 +147,9 @@ void pdk_tyre_eval_at_pressure(const pdk_tyre_law_def *def, const pdk_tyre_groun
 
 /* The relaxation lengths at load fz_n: the Magic Formula's Pac2002 lengths
  * (PTX*, PTY*) when the set has them, else the def's lengths (given at
- * nominal_load_n) scaled with load by Pac2002's lateral form
- * sin(2 atan(Fz / 2 Fz_nom)) / sin(2 atan(1/2)) (tyres-soil.md 1.7); each
- * floored at a tenth of its value at nominal load (tyre_lanes.h
- * pdk_tyre_relaxation4 has the formulas). */
+ * nominal_load_n) scaled with load by Pac2002's lateral form sin(2 atan(Fz / 2
+ * Fz_nom)) / sin(2 atan(1/2)); each floored at a tenth of its value at nominal
+ * load (tyre_lanes.h pdk_tyre_relaxation4 has the formulas). */
 void pdk_tyre_relaxation(const pdk_tyre_law_def *def, double fz_n, double *sigma_kappa_m,
                          double *sigma_alpha_m);
 
@@ -167,13 +163,13 @@ pdk_tyre_law_def pdk_tyre_law_def_default(void);
  * coefficients (pdk_mf_problem). */
 const char *pdk_tyre_law_def_problem(const pdk_tyre_law_def *def);
 
-/* The longitudinal force as a function of the wheel's spin, for a
- * driveline that solves wheel spins implicitly on the law's curve (seed
- * 003's backward-Euler driveline solve; Paddock's, driveline.h, takes the
- * chassis solve's linearisation instead, ADR 0010). Over a
- * step of h_s with the contact's forward speed vx_mps held, the tyre's
- * longitudinal deflection advances exactly as the four-wheel step
- * advances it (ADR 0008, Pacejka 2012 sec. 7.2):
+/* The longitudinal force as a function of the wheel's spin, for a driveline
+ * that solves wheel spins implicitly on the law's curve (the Polaris model's
+ * backward-Euler driveline solve; Paddock's, driveline.h, takes the chassis
+ * solve's linearisation instead, ADR 0010). Over a step of h_s with the
+ * contact's forward speed vx_mps held, the tyre's longitudinal deflection
+ * advances exactly as the four-wheel step advances it (ADR 0008, Pacejka 2012
+ * sec. 7.2):
  *   u1 = u0 e + g (omega R - vx),  e = exp(-|vx| h / sigma_kappa),
  *   g = sigma_kappa (1 - e) / |vx|  (h at rest),
  * and the law is evaluated at kappa = u1 / sigma_kappa (bounded to

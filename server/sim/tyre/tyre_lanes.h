@@ -117,13 +117,13 @@ typedef struct pdk_tyre_out4 {
 /* The shape of the falling branch of the grip and UTV laws: the share of
  * (peak - slide) left at progress x (0 at the peak, 1 at full sliding),
  * (1 - x) / (1 + c x). c = 1.27 puts half of it at 20 degrees for a tyre
- * peaking at 3 degrees (seed 004 "Tyres": sideways grip peaks at about 3
- * degrees, is halfway to slideGrip at 20 and at slideGrip by 90), with
+ * peaking at 3 degrees (a road tyre's sideways grip peaks at about 3
+ * degrees, is halfway to its sliding grip at 20 and there by 90), with
  * progress measured as below. */
 #define PDK_TYRE_FALL_SHAPE 1.27
 
-/* Seed 004's friction-circle loss: the lateral force's factor at slip
- * kappa, 1 - loss clamp((|kappa| - 0.1) / 0.6, 0, 1). */
+/* The friction-circle loss: the lateral force's factor at slip kappa, 1 - loss
+ * clamp((|kappa| - 0.1) / 0.6, 0, 1). */
 VEC v4 tyre_slip_loss4(v4 kappa, v4 loss)
 {
     v4 t = (abs4(kappa) - splat(0.1)) * splat(1.0 / 0.6);
@@ -147,14 +147,14 @@ VEC v4 tyre_load_factor4(const pdk_tyre_consts4 *c, v4 fz)
  * lanes whose law is one of them. Both are written in forces normalised by
  * the friction limits mu_x Fz and mu_y Fz:
  *   a_lin = Ck kappa / (mu_x Fz)  (grip)   or  k_s kappa  (UTV),
- *   a     = a_lin                 (grip)   or  tanh(a_lin) (UTV, seed 003),
+ *   a     = a_lin                 (grip)   or  tanh(a_lin) (UTV),
  *   b     = Ca (tan(alpha) - camber shift) / (mu_y Fz),
  * the demanded vector (a, b) is scaled back onto the unit circle where it
- * leaves it (the friction ellipse in forces, tyres-soil.md 1.1), and past
- * the peak (|(a_lin, b)| > 1, where the linearised law meets the ellipse)
- * it is multiplied by the falling branch h = r + (1 - r) (1 - x) / (1 +
- * c x), with r = min(1, slide_grip ground.slide) and x the progress from
- * the peak to full sliding, measured by the sliding measure
+ * leaves it (the friction ellipse in forces), and past the peak
+ * (|(a_lin, b)| > 1, where the linearised law meets the ellipse) it is
+ * multiplied by the falling branch h = r + (1 - r) (1 - x) / (1 + c x),
+ * with r = min(1, slide_grip ground.slide) and x the progress from the peak
+ * to full sliding, measured by the sliding measure
  * rho = sqrt(kappa^2 + sin^2(alpha)), which is 1 at |kappa| = 1 or
  * alpha = 90 degrees: x = (rho - rho_peak) / (1 - rho_peak), rho_peak being
  * rho at the peak along the same slip direction. */
@@ -222,7 +222,7 @@ VEC void tyre_simple4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const p
     out->peak_n = max4(dx, dy);
     if (want_mz) {
         /* Pneumatic trail falling linearly to zero at the peak, where the
-         * brush model's contact slides entirely (tyres-soil.md 1.2, 1.8). */
+         * brush model's contact slides entirely (Pacejka, ch. 3). */
         v4 tr = PDK_TYRE_L(c, trail_m) * max4(one - s_lin, zero);
         /* rolling backward the trail is ahead of the contact centre */
         tr = sel(lt4(in->vx_mps, zero), -tr, tr);
@@ -232,8 +232,8 @@ VEC void tyre_simple4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const p
     }
 }
 
-/* ---- The Magic Formula (tyres-soil.md 1.4; Pacejka, Tyre and Vehicle
- * Dynamics, 2nd ed. 2006 section 4.3.2 and 3rd ed. 2012 eqs. 4.E1-4.E78) ---- */
+/* ---- The Magic Formula (Pacejka, Tyre and Vehicle Dynamics, 2nd ed. 2006
+ * section 4.3.2 and 3rd ed. 2012 eqs. 4.E1-4.E78) ---- */
 
 #define PDK_TYRE_M(c, f) load4((c)->mf.f)
 
@@ -243,7 +243,8 @@ VEC v4 tyre_sgn4(v4 x)
     return sel(lt4(x, splat(0.0)), splat(-1.0), splat(1.0));
 }
 
-/* min(x, 1): the Magic Formula's E <= 1 (tyres-soil.md 1.4 gotcha d). */
+/* min(x, 1): the Magic Formula's curvature factor E must not exceed 1, or the
+ * curve folds back past its peak. */
 VEC v4 tyre_cap1(v4 x)
 {
     return sel(gt4(x, splat(1.0)), splat(1.0), x);
@@ -282,17 +283,17 @@ VEC v4 mf_remap(m4 remap, v4 y, v4 phi, v4 y_full, v4 r, v4 *k)
     return sel(falling, (v4)((m4)yr ^ sign), y);
 }
 
-/* The Magic Formula on every lane; the caller keeps the Magic Formula
- * lanes. fz > 0 is the load (the caller zeroes unloaded lanes), lsf the
+/* The Magic Formula on every lane; the caller keeps the Magic Formula lanes.
+ * fz > 0 is the load (the caller zeroes unloaded lanes), lsf the
  * load-sensitivity factor on top of the set's own, pressure_pa the gauge
- * pressure (0: nominal). ISO signs throughout (tyres-soil.md 1.4 gotcha c):
- * the sets hold negative PDY1 and PKY1 (pdk_mf_problem checks), so Dy < 0,
- * By > 0 and Fy0 < 0 for alpha > 0. The lateral slip is alpha* = tan(alpha)
- * (Pacejka 2006/2012 eq. 4.E3: alpha* = tan(alpha) sgn(Vcx); the slips are
- * taken with |Vx|, so sgn(Vcx) is 1), camber enters as gamma* = sin(gamma),
- * and the lambda scaling factors are 1 except lambda_mu (ground grip times
- * the load-sensitivity factor: mu_x, mu_y, SVx, SVy, Dr) and lambda_K
- * (ground stiffness: Kx, Ky, and Bt, Br through lambda_K / lambda_mu). */
+ * pressure (0: nominal). ISO signs throughout: the sets hold negative PDY1 and
+ * PKY1 (pdk_mf_problem checks), so Dy < 0, By > 0 and Fy0 < 0 for alpha > 0.
+ * The lateral slip is alpha* = tan(alpha) (Pacejka 2006/2012 eq. 4.E3: alpha*
+ * = tan(alpha) sgn(Vcx); the slips are taken with |Vx|, so sgn(Vcx) is 1),
+ * camber enters as gamma* = sin(gamma), and the lambda scaling factors are 1
+ * except lambda_mu (ground grip times the load-sensitivity factor: mu_x, mu_y,
+ * SVx, SVy, Dr) and lambda_K (ground stiffness: Kx, Ky, and Bt, Br through
+ * lambda_K / lambda_mu). */
 VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_tyre_ground4 *g,
                   v4 fz, v4 lsf, v4 pressure_pa, int want_mz, pdk_tyre_out4 *out)
 {
@@ -609,10 +610,10 @@ VEC void pdk_tyre_eval4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in,
     pdk_tyre_eval4_at_pressure(c, in, splat(0.0), g, want_mz, out);
 }
 
-/* The relaxation lengths at load fz_n (tyre.h pdk_tyre_relaxation), lane
- * by lane. Magic Formula sets with PTX1 and PTY1 give Pac2002's lengths
- * (tyres-soil.md 1.7 item 3, as projectchrono/chrono's ChPac02Tire codes
- * them in CalcSigmaK, CalcSigmaA):
+/* The relaxation lengths at load fz_n (tyre.h pdk_tyre_relaxation), lane by
+ * lane. Magic Formula sets with PTX1 and PTY1 give Pac2002's lengths (Pacejka,
+ * ch. 7, as projectchrono/chrono's ChPac02Tire codes them in CalcSigmaK,
+ * CalcSigmaA):
  *   sigma_kappa = Fz (PTX1 + PTX2 dfz) exp(PTX3 dfz) R0 / Fz0',
  *   sigma_alpha = PTY1 sin(2 atan(Fz / (PTY2 Fz0'))) R0 LFZO
  * (at zero camber: the (1 - PKY3 |gamma|) factor is left out, the call

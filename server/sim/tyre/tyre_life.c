@@ -1,7 +1,7 @@
 /* Tyre life (tyre_life.h): the tyre's heat, pressure, wear and condition,
- * stepped once per tick per wheel, and what they do to its grip, radius
- * and rolling drag; the inputs that change them. Sources: seed 004
- * "Tyres"; reference/tyres-soil.md sections 1.9, 3.3 and 4. */
+ * stepped once per tick per wheel, and what they do to its grip, radius and
+ * rolling drag; the inputs that change them (tyre_life.h gives the model and
+ * its sources). */
 #include "tyre/tyre_life.h"
 
 #include <math.h>
@@ -13,35 +13,35 @@
 #define ATM_KPA 101.325
 #define KELVIN 273.15
 
-/* The default's sizes are for a road car tyre of this radius (205/60R15,
- * 0.31 m); other radii scale masses, areas and the tread's area with the
- * square of the radius (a kart tyre of 0.14 m gets 3 kJ/K of carcass,
- * tyres-soil.md 4's 2-4). */
+/* The default's sizes are for a road car tyre of this radius (205/60R15, 0.31
+ * m); other radii scale masses, areas and the tread's area with the square of
+ * the radius (a kart tyre of 0.14 m gets 3 kJ/K of carcass, in the 2-4 kJ/K a
+ * kart tyre's rubber mass gives). */
 #define REF_RADIUS_M 0.31
 
-/* Seed 004: wear is three times faster above 120 C. */
+/* Wear is three times faster above 120 C: the tread degrades thermally. */
 #define HOT_WEAR_TEMP_C 120.0
 #define HOT_WEAR_FACTOR 3.0
 
-/* Seed 004: a puncture leaks until a quarter of the air is left; then the
- * tyre is flat. */
+/* A puncture leaks until a quarter of the air is left; then the tyre is
+ * flat. */
 #define FLAT_AIR_SHARE 0.25
 
-/* Condition grips (seed 004: flat "half the grip", rim 0.3, detached: the
- * hub on the road, about 0.2, steel sliding on asphalt). */
+/* Condition grips (flat: half the grip; rim 0.3; detached: the hub on the
+ * road, about 0.2, steel sliding on asphalt). */
 #define FLAT_GRIP 0.5
 #define RIM_GRIP 0.3
 #define DETACHED_GRIP 0.2
 
-/* Rolling-drag scales (seed 004: six times the drag flat). A rim gouging
- * the road with tyre remains drags about ten times a tyre (est.); a hub
- * does not roll, it slides: 18 times a road tyre's f of 0.011 makes the
- * drag 0.2 Fz, its sliding friction. */
+/* Rolling-drag scales (six times the drag flat, est.). A rim gouging the road
+ * with tyre remains drags about ten times a tyre (est.); a hub does not roll,
+ * it slides: 18 times a road tyre's f of 0.011 makes the drag 0.2 Fz, its
+ * sliding friction. */
 #define FLAT_ROLLING_SCALE 6.0
 #define RIM_ROLLING_SCALE 10.0
 #define DETACHED_ROLLING_SCALE 18.0
 
-/* tyres-soil.md 1.9 (engineeringtoolbox.com): a car tyre's rolling
+/* The Engineering Toolbox, "Rolling Resistance": a car tyre's rolling
  * coefficient at low speed is f = 0.005 + 0.01 / p with p in bar. */
 #define RR_BASE 0.005
 #define RR_PER_INV_BAR 0.01
@@ -54,64 +54,65 @@ pdk_tyre_life_def pdk_tyre_life_def_default(double radius_m, double cold_pressur
     pdk_tyre_life_def d = {0};
     d.cold_pressure_kpa = cold_pressure_kpa;
     d.cold_temp_c = 20.0;
-    /* Seed 004's window is 55 C either side of the optimum; its optimum,
-     * 80 C, is a performance tyre's. A road tyre works best at 40-70 C
-     * (tyres-soil.md 4): 60 C. A road tyre loses 5-10 % of its grip cold
-     * or hot (ibid.): 5 % at the window's edge, so 2.6 % at 20 C; cooked,
-     * no less than 60 % (est.). Presets for slicks and karts set their own
-     * (slick 80-100 C, kart 40-60 C). */
+    /* The window is 55 C either side of the optimum. An optimum of 80 C is a
+     * performance tyre's; a road tyre works best at 40-70 C (est.): 60 C. A
+     * road tyre loses 5-10 % of its grip cold or hot (est.): 5 % at the
+     * window's edge, so 2.6 % at 20 C; cooked, no less than 60 % (est.).
+     * Presets for slicks and karts set their own (slick 80-100 C, kart 40-60
+     * C). */
     d.optimal_temp_c = 60.0;
     d.window_c = 55.0;
     d.window_loss = 0.05;
     d.min_temp_grip = 0.6;
-    /* Grip is best a little above the cold setting (seed 004): at the
-     * pressure the cold setting reaches at the optimal temperature (a hot
-     * pressure target, as tyres are set up), falling 0.5 % per 10 % away
-     * from it (est.): a new tyre at 20 C is 2.2 bar against 2.64 at 60 C,
-     * 0.8 % down; with the window, 3.4 % below its best. */
+    /* Grip is best a little above the cold setting: at the pressure the cold
+     * setting reaches at the optimal temperature (a hot pressure target, as
+     * tyres are set up), falling 0.5 % per 10 % away from it (est.): a new
+     * tyre at 20 C is 2.2 bar against 2.64 at 60 C, 0.8 % down; with the
+     * window, 3.4 % below its best. */
     d.best_pressure_ratio =
         ((cold_pressure_kpa + ATM_KPA) * (d.optimal_temp_c + KELVIN) / (d.cold_temp_c + KELVIN) -
          ATM_KPA) /
         cold_pressure_kpa;
     d.pressure_grip_slope = 0.05;
-    /* tyres-soil.md 4 sizes for a car tyre: a surface layer of about
-     * 1.3 mm over the 0.39 m^2 tread (0.5 kg of rubber at 2 kJ/kgK), an
-     * 8-10 kg carcass, 0.1 kg of air at 718 J/kgK. */
+    /* Sizes for a car tyre (est., from rubber's heat capacity of about 2
+     * kJ/kgK): a surface layer of about 1.3 mm over the 0.39 m^2 tread (0.5 kg
+     * of rubber at 2 kJ/kgK), an 8-10 kg carcass, 0.1 kg of air at 718
+     * J/kgK. */
     d.surface_heat_capacity_jpk = 1000.0 * s;
     d.carcass_heat_capacity_jpk = 15000.0 * s;
     d.gas_heat_capacity_jpk = 70.0 * s;
     /* a_f 0.5-0.9 (est.): 0.7. */
     d.slide_heat_share = 0.7;
-    /* Conductances (est.): tread rubber, 0.25 W/mK over 4 mm across the
-     * 0.39 m^2 tread, 25 W/K; the inner liner to the air, about 15 W/m^2K
-     * over 0.5 m^2, 8 W/K (the gas follows the carcass in about 9 s); the
-     * patch on the road, a contact conductance of about 3 kW/m^2K over
-     * 0.03 m^2, 90 W/K; the air, h = 15 + 5 v^0.8 W/m^2K over 0.39 m^2
-     * each for the tread and the sidewalls. At 30 m/s the carcass then has
-     * about 55 W/K to its surroundings: 1.4 kW of flexing warms it by 25 K
-     * with a time constant of about 4.5 minutes (tyres-soil.md 4's check:
-     * 40 W/K, 6 min). A burnout (80 kW of sliding, 56 kW into the tread)
-     * takes the surface past 150 C in under 3 s. */
+    /* Conductances (est.): tread rubber, 0.25 W/mK over 4 mm across the 0.39
+     * m^2 tread, 25 W/K; the inner liner to the air, about 15 W/m^2K over 0.5
+     * m^2, 8 W/K (the gas follows the carcass in about 9 s); the patch on the
+     * road, a contact conductance of about 3 kW/m^2K over 0.03 m^2, 90 W/K;
+     * the air, h = 15 + 5 v^0.8 W/m^2K over 0.39 m^2 each for the tread and
+     * the sidewalls. At 30 m/s the carcass then has about 55 W/K to its
+     * surroundings: 1.4 kW of flexing warms it by 25 K with a time constant of
+     * about 4.5 minutes (a rough estimate of a car tyre's gives 40 W/K and 6
+     * min). A burnout (80 kW of sliding, 56 kW into the tread) takes the
+     * surface past 150 C in under 3 s. */
     d.surface_carcass_wpk = 25.0 * s;
     d.carcass_gas_wpk = 8.0 * s;
     d.road_wpk = 90.0 * s;
     d.air_wpk = 6.0 * s;
     d.air_wpk_per_mps = 2.0 * s;
-    /* tyres-soil.md 4: P_hyst = 0.012 Fz |Vx| (1.4 kW at 4 kN, 30 m/s). */
+    /* Flexing heat P_hyst = f_rr Fz |Vx| with a car tyre's f_rr of 0.012 (1.4
+     * kW at 4 kN, 30 m/s). */
     d.hysteresis_coeff = 0.012;
     d.heat_scale = 1.0;
-    /* Wear (Archard / Schallamach, calibrated to tyres-soil.md 4's 1 mm
-     * per 8-12 thousand km): normal driving is taken as 0.12 g rms each
-     * way on a 3.5 kN corner with the grip law's default stiffnesses
-     * (Ck 18 Fz, Ca 12 Fz), so the sliding work per metre is
-     * F^2 / Ck + F^2 / Ca = 420^2 / 63000 + 420^2 / 42000 = 7.0 J/m, and
-     * 1 mm per 10 000 km is 1e-3 / 7e7 = 1.4e-11 m/J: 8 mm of tread reach
-     * 1.6 mm after about 65 000 km. */
+    /* Wear (Archard / Schallamach, calibrated to a road tyre's life of about 1
+     * mm per 8-12 thousand km): normal driving is taken as 0.12 g rms each way
+     * on a 3.5 kN corner with the grip law's default stiffnesses (Ck 18 Fz, Ca
+     * 12 Fz), so the sliding work per metre is F^2 / Ck + F^2 / Ca = 420^2 /
+     * 63000 + 420^2 / 42000 = 7.0 J/m, and 1 mm per 10 000 km is 1e-3 / 7e7 =
+     * 1.4e-11 m/J: 8 mm of tread reach 1.6 mm after about 65 000 km. */
     d.tread_depth_m = 0.008;
     d.wear_m_per_j = 1.4e-11 / s;
     d.wear_scale = 1.0;
-    /* Speed Dreams' wear grip falls to 0.85 at 3 % of the tread
-     * (tyres-soil.md 4); here linearly from 1 new to 0.85 at zero. */
+    /* Speed Dreams' wear grip falls to 0.85 at 3 % of the tread (Speed Dreams'
+     * simuv4 wheel.cpp); here linearly from 1 new to 0.85 at zero. */
     d.worn_grip = 0.85;
     /* A nail: flat in 75 s (est.). */
     d.leak_per_s = 0.01;
@@ -279,7 +280,7 @@ static double rolling_scale(const pdk_tyre_life *life, const pdk_tyre_life_def *
     return scale < FLAT_ROLLING_SCALE ? scale : FLAT_ROLLING_SCALE;
 }
 
-/* The three nodes' balances (tyres-soil.md 4, "two-layer plus gas"):
+/* The three nodes' balances (a two-layer tyre plus its gas):
  *   C_s dTs/dt = a_f P_slide + G_road chi (T_road - Ts) + hA(v) (T_air - Ts)
  *                + G_sc (Tc - Ts)
  *   C_c dTc/dt = P_hyst + G_sc (Ts - Tc) + G_cg (Tg - Tc) + hA(v) (T_air - Tc)
@@ -352,8 +353,8 @@ void pdk_tyre_life_step(pdk_tyre_life *life, const pdk_tyre_life_def *def,
     }
     heat_step(life, def, work, p_surface, p_carcass, dt_s);
 
-    /* Wear from sliding work, three times faster above 120 C at the
-     * surface (seed 004); the tyre blows when the tread is gone. */
+    /* Wear from sliding work, three times faster above 120 C at the surface;
+     * the tyre blows when the tread is gone. */
     if (cond == PDK_TYRE_INTACT) {
         double rate = def->wear_scale * def->wear_m_per_j * slide_w;
         if (life->surface_temp_c > HOT_WEAR_TEMP_C) {
@@ -382,7 +383,7 @@ void pdk_tyre_life_step(pdk_tyre_life *life, const pdk_tyre_life_def *def,
         }
     }
 
-    /* Running flat shreds the tyre to the rim (seed 004: about 1.5 km). The
+    /* Running flat shreds the tyre to the rim (after about 1.5 km). The
      * distance counts only what rolled on the ground. */
     if (cond == PDK_TYRE_FLAT) {
         double chi = work->contact < 0.0 ? 0.0 : (work->contact > 1.0 ? 1.0 : work->contact);

@@ -7,9 +7,8 @@
 
 /* Passenger car tyre 205/60R15 91V at 2.2 bar: Pacejka, Tyre and Vehicle
  * Dynamics, 2nd ed. (2006), Appendix 3, Table A3.1, as transcribed in
- * KMoula30/outlap data/tires/pacejka_2006_205_60r15/car.tyr.yaml
- * (reference/tyres-soil.md 1.5). ISO signs. Every coefficient of the
- * table; the ones it does not list are 0. */
+ * KMoula30/outlap data/tires/pacejka_2006_205_60r15/car.tyr.yaml. ISO signs.
+ * Every coefficient of the table; the ones it does not list are 0. */
 /* clang-format off */
 static const pdk_mf_coeffs road205 = {
     .fnomin_n = 4000.0,
@@ -50,17 +49,16 @@ static const pdk_mf_coeffs road205 = {
 
 /* Sport-focused road tyre of the Roborace DevBot, MF5.2: TUMFTM
  * sim_vehicle_dynamics via TUMFTM/Open-Car-Dynamics
- * OCD_Vehicle_RWD_LSD__PT1__DOUBLE_TRACK__MF52__DEFAULT.json (Apache-2.0),
- * as transcribed in KMoula30/outlap
- * data/tires/roborace_devbot_mf52/car.tyr.yaml and README.md
- * (reference/tyres-soil.md 1.5). Kept in MF5.2 form: camber through
- * PHY3 = 0.004 with PKY6 = 0 (the route the set was fitted with; outlap
- * folds it into PKY6 instead). The set's LMUX = LMUY = 0.97 are folded in
- * (PDX1, PDX2, PDY1, PDY2, PVY1..4 times 0.97), and its TNO signs (PDY1 >
- * 0, PKY1 < 0, which give the same ISO forces) are turned to the book's
- * form by negating PDY1, PDY2 and RVY1..3 (tyre.h). PTX*, PTY* are the
- * set's. QSY1 is its rolling-resistance coefficient 0.025. No aligning
- * moment in the source: BORROWED_MZ, ratio 1.595. */
+ * OCD_Vehicle_RWD_LSD__PT1__DOUBLE_TRACK__MF52__DEFAULT.json (Apache-2.0), as
+ * transcribed in KMoula30/outlap data/tires/roborace_devbot_mf52/car.tyr.yaml
+ * and README.md. Kept in MF5.2 form: camber through PHY3 = 0.004 with PKY6 = 0
+ * (the route the set was fitted with; outlap folds it into PKY6 instead). The
+ * set's LMUX = LMUY = 0.97 are folded in (PDX1, PDX2, PDY1, PDY2, PVY1..4
+ * times 0.97), and its TNO signs (PDY1 > 0, PKY1 < 0, which give the same ISO
+ * forces) are turned to the book's form by negating PDY1, PDY2 and RVY1..3
+ * (tyre.h). PTX*, PTY* are the set's. QSY1 is its rolling-resistance
+ * coefficient 0.025. No aligning moment in the source: BORROWED_MZ, ratio
+ * 1.595. */
 static const pdk_mf_coeffs sport = {
     .fnomin_n = 3000.0,
     .unloaded_radius_m = 0.3,
@@ -80,25 +78,23 @@ static const pdk_mf_coeffs sport = {
     .ptx1 = 0.75, .ptx2 = 0.007, .ptx3 = -0.013, .pty1 = 3.8, .pty2 = 4.7,
 };
 
-/* Formula One racing slick built from Perantoni and Limebeer, Optimal
- * control for a Formula One car with variable parameters, Vehicle System
- * Dynamics 52(5), 2014, Table 3 (reference/tyres-soil.md 1.5; the table as
- * transcribed in KMoula30/outlap data/tires/limebeer_2014_f1/README.md and
- * juanmanzanero/fastest-lap database/limebeer-2014-f1.xml): peak friction
- * linear in load, mu_x 1.75 at 2 kN to 1.40 at 6 kN, mu_y 1.80 to 1.45,
- * shape Q = 1.9, peak slips where the paper's formula actually peaks
- * (0.7512 of the table's kappa 0.11 / 0.10 and alpha 9 / 8 degrees, as
- * its sin(Q atan(S rho)) with S = pi / (2 atan Q) peaks at rho = 0.7512).
- * Fz0 = 4 kN (the middle of the table's loads), R0 0.33 m (its Table 4).
- * Exact: PDX1, PDX2, PDY1, PDY2 (the linear mu), PCX1 = PCY1 = Q,
- * PEX1 = PEY1 = 0. Fitted here, in closed form (with E = 0 the curve peaks
- * at B x = tan(pi / (2 C))): PKX1, PKX2 put the longitudinal peak at
+/* Formula One racing slick built from Perantoni and Limebeer, Optimal control
+ * for a Formula One car with variable parameters, Vehicle System Dynamics
+ * 52(5), 2014, Table 3 (the table as transcribed in KMoula30/outlap
+ * data/tires/limebeer_2014_f1/README.md and juanmanzanero/fastest-lap
+ * database/limebeer-2014-f1.xml): peak friction linear in load, mu_x 1.75 at 2
+ * kN to 1.40 at 6 kN, mu_y 1.80 to 1.45, shape Q = 1.9, peak slips where the
+ * paper's formula actually peaks (0.7512 of the table's kappa 0.11 / 0.10 and
+ * alpha 9 / 8 degrees, as its sin(Q atan(S rho)) with S = pi / (2 atan Q)
+ * peaks at rho = 0.7512). Fz0 = 4 kN (the middle of the table's loads), R0
+ * 0.33 m (its Table 4). Exact: PDX1, PDX2, PDY1, PDY2 (the linear mu), PCX1 =
+ * PCY1 = Q, PEX1 = PEY1 = 0. Fitted here, in closed form (with E = 0 the curve
+ * peaks at B x = tan(pi / (2 C))): PKX1, PKX2 put the longitudinal peak at
  * kappa 0.0826 at 2 kN and 0.0751 at 6 kN; PKY1, PKY2 (PKY4 = 2) put the
- * lateral peak at 6.76 and 6.01 degrees; RBX1, RBY1 (RCX1 = RCY1 = 1) make
- * the combined force at nominal load with both slips at their peaks
- * 0.672 of each peak, as the paper's combined slip (its normalised slip
- * vector rho) gives. No aligning moment or camber in the paper:
- * BORROWED_MZ, ratio 1.111. */
+ * lateral peak at 6.76 and 6.01 degrees; RBX1, RBY1 (RCX1 = RCY1 = 1) make the
+ * combined force at nominal load with both slips at their peaks 0.672 of each
+ * peak, as the paper's combined slip (its normalised slip vector rho) gives.
+ * No aligning moment or camber in the paper: BORROWED_MZ, ratio 1.111. */
 static const pdk_mf_coeffs slick = {
     .fnomin_n = 4000.0,
     .unloaded_radius_m = 0.33,
@@ -112,15 +108,14 @@ static const pdk_mf_coeffs slick = {
 };
 
 /* Kart slick, rear tyre of Lot and Dal Bianco, Lap time optimisation of a
- * racing go-kart, Multibody System Dynamics (2016), University of
- * Southampton eprint 385883, as given in juanmanzanero/fastest-lap
- * database/roberto-lot-kart-2016.xml (reference/tyres-soil.md 1.5):
- * R0 0.139 m, FNOMIN 560 N, LFZO 1.6; every coefficient of its rear tyre
- * (the front has lateral terms only). The file's lateral signs (PDY1 and
- * PKY1 positive: Fy positive for positive alpha) are turned to ISO by
- * negating both; its author marks RCX1 as uncertain. No aligning moment in
- * the source: BORROWED_MZ, ratio 1.348. QSY1 0.02 is Paddock's (a kart
- * slick's rolling resistance), not the paper's. */
+ * racing go-kart, Multibody System Dynamics (2016), University of Southampton
+ * eprint 385883, as given in juanmanzanero/fastest-lap
+ * database/roberto-lot-kart-2016.xml: R0 0.139 m, FNOMIN 560 N, LFZO 1.6;
+ * every coefficient of its rear tyre (the front has lateral terms only). The
+ * file's lateral signs (PDY1 and PKY1 positive: Fy positive for positive
+ * alpha) are turned to ISO by negating both; its author marks RCX1 as
+ * uncertain. No aligning moment in the source: BORROWED_MZ, ratio 1.348. QSY1
+ * 0.02 is Paddock's (a kart slick's rolling resistance), not the paper's. */
 static const pdk_mf_coeffs kart = {
     .fnomin_n = 560.0,
     .unloaded_radius_m = 0.139,

@@ -1,21 +1,21 @@
-/* One tick of the four-wheel model (seed 000; its set-up, constants and
- * command cache are in four_wheel_setup.c, its scalar per-wheel helpers in
- * four_wheel_ground.c; the substep's working values, the linear solve, the
- * tyres and wheels and the tick's start and end are in the headers
+/* One tick of the four-wheel model (docs/vehicle-model.md; its set-up,
+ * constants and command cache are in four_wheel_setup.c, its scalar per-wheel
+ * helpers in four_wheel_ground.c; the substep's working values, the linear
+ * solve, the tyres and wheels and the tick's start and end are in the headers
  * four_wheel_substep.h, four_wheel_solve.h, four_wheel_tyres.h and
- * four_wheel_tick.h, which the phases in four_wheel_step.h include, so
- * that the step's AVX2 build, four_wheel_avx.c, inlines them): per tick the
- * tyres' state of life; per substep the struts' rays (or cylinder
- * sweeps), the wheel angles and contact frames, the strut and link loads, the tyres' laws
- * linearised about their deflections with each wheel's spin eliminated, one 6x6 linearly implicit
- * velocity solve for the chassis, the wheels' spins and deflections from
- * its end velocities, and the rigid-body integration; then the tyres' life
- * and the vehicle's telemetry channels. The wheels' arithmetic runs four
- * wheels at once in vectors (four_wheel_lanes.h, tyre_lanes.h), pdk_fw_step
- * takes an AVX2 build of it where the processor has AVX2, with the same bits
- * as the baseline build, and pdk_fw_step_batch steps vehicles two side by
- * side, phase by phase of each substep (struct sub), so that the processor
- * overlaps their latencies.
+ * four_wheel_tick.h, which the phases in four_wheel_step.h include, so that
+ * the step's AVX2 build, four_wheel_avx.c, inlines them): per tick the tyres'
+ * state of life; per substep the struts' rays (or cylinder sweeps), the wheel
+ * angles and contact frames, the strut and link loads, the tyres' laws
+ * linearised about their deflections with each wheel's spin eliminated, one
+ * 6x6 linearly implicit velocity solve for the chassis, the wheels' spins and
+ * deflections from its end velocities, and the rigid-body integration; then
+ * the tyres' life and the vehicle's telemetry channels. The wheels' arithmetic
+ * runs four wheels at once in vectors (four_wheel_lanes.h, tyre_lanes.h),
+ * pdk_fw_step takes an AVX2 build of it where the processor has AVX2, with the
+ * same bits as the baseline build, and pdk_fw_step_batch steps vehicles two
+ * side by side, phase by phase of each substep (struct sub), so that the
+ * processor overlaps their latencies.
  *
  * The scheme, per substep of length h. The unknowns are the CG velocity v
  * and the angular velocity w at the END of the substep, both in the body
@@ -52,44 +52,44 @@
  *     curve; the wheel's heading projected on the contact plane gives the
  *     tyre frame (e_x, e_y, n). Camber from the spin axis tilted about body
  *     x by static camber plus curve, or on a solid axle by the beam through
- *     the two contacts (seed 000 "Camber", "Solid axles").
- *  3. Struts (seed 000 "A strut per corner"): S_exp = k (s0 + x) + arb (x -
- *     x_other) + k_bs max(0, x - bump), damper c (bump or rebound by the sign
- *     of xdot). Link loads from the previous substep's contact forces: the
- *     roll-centre couple F_y h_rc / t, or per wheel F_y,i 2 h_rc,i / t with a
- *     roll-centre curve (Milliken and Milliken, Race Car Vehicle Dynamics,
- *     ch. 17 and 18), and the anti-dive/anti-squat/anti-lift loads anti F_x
- *     h_cg / L (ibid. ch. 17; Gillespie, Fundamentals of Vehicle Dynamics,
- *     ch. 9). They load the tyre and push the body at the contact without
- *     moving the spring. The ground never pulls: a strut or tyre load that
- *     would be negative leaves the wheel unloaded.
+ *     the two contacts (the four-wheel model (docs/vehicle-model.md), "Solid axles").
+ *  3. Struts (docs/vehicle-model.md): S_exp = k (s0 + x) + arb (x - x_other) +
+ *     k_bs max(0, x - bump), damper c (bump or rebound by the sign of xdot).
+ *     Link loads from the previous substep's contact forces: the roll-centre
+ *     couple F_y h_rc / t, or per wheel F_y,i 2 h_rc,i / t with a roll-centre
+ *     curve (Milliken and Milliken, Race Car Vehicle Dynamics, ch. 17 and 18),
+ *     and the anti-dive/anti-squat/anti-lift loads anti F_x h_cg / L (ibid.
+ *     ch. 17; Gillespie, Fundamentals of Vehicle Dynamics, ch. 9). They load
+ *     the tyre and push the body at the contact without moving the spring. The
+ *     ground never pulls: a strut or tyre load that would be negative leaves
+ *     the wheel unloaded.
  *  4. Tyres and wheels (ADR 0008). Each tyre carries its deflections u_x,
  *     u_y (Pacejka, Tire and Vehicle Dynamics, 3rd ed., section 7.2, the
  *     single contact point transient model):
  *       du_x/dt = (Omega R - V_x) - |V_x| u_x / sigma_kappa,
  *       du_y/dt = V_y - |V_x| u_y / sigma_alpha,
  *     and its law (tyre.h) is evaluated at kappa' = u_x / sigma_kappa and
- *     tan(alpha') = u_y / sigma_alpha (sigma at the load, tyre_lanes.h),
- *     with no division by |V_x|: at standstill a deflection is a spring, the
- *     bristle that holds a parked car. Camber and the law's own forces at
- *     zero slip come with the rolling (PDK_FW_ROLLING_SPEED_MPS), and the
- *     slips a deflection stores are bounded, down to the law's peak slip
- *     at rest (PDK_FW_KAPPA_MAX). Over the substep, with the slip
- *     velocity s1 held at its end value, the exact solution is u1 = u0 e +
- *     g s1, e = exp(-|V_x| h / sigma), g = sigma (1 - e) / |V_x| = h
- *     phi(|V_x| h / sigma) (-> h at rest; phi by its series near 0), so the
- *     force builds over the relaxation length whatever the step. The law is
- *     linearised in the deflection, F1 = F0 + K (u1 - u0) / sigma with K
- *     its slope (>= 0), plus the carcass damper d (u1 - u0) / h at low
- *     speed (PDK_FW_CARCASS_DAMPING_S). Laterally that is a damper on the
- *     end lateral velocity, c_y = k_y g_y with k_y = K_a / sigma_a + d_y /
- *     h, and the explicit force F_y0 - k_y u_y0 (e_y - 1). Longitudinally
- *     the wheel's spin is eliminated by backward Euler on it, I (Omega1 -
- *     Omega0) / h = T_drive + T_b - R F_x1 (T_b the Coulomb torque of
- *     brakes, pawl and rolling resistance, f Fz R with f from the surface,
- *     the tyre and its life, at most 0.45 as seed 003): with k_x = (K_k /
- *     sigma_k + d_x / h) g_x and a = h R^2 k_x / I, the end slip velocity
- *     is s1 = (W0 - V_x1) / (1 + a), W0 = Omega0 R + (h R / I)(T_drive + T_b
+ *     tan(alpha') = u_y / sigma_alpha (sigma at the load, tyre_lanes.h), with
+ *     no division by |V_x|: at standstill a deflection is a spring, the
+ *     bristle that holds a parked car. Camber and the law's own forces at zero
+ *     slip come with the rolling (PDK_FW_ROLLING_SPEED_MPS), and the slips a
+ *     deflection stores are bounded, down to the law's peak slip at rest
+ *     (PDK_FW_KAPPA_MAX). Over the substep, with the slip velocity s1 held at
+ *     its end value, the exact solution is u1 = u0 e + g s1, e = exp(-|V_x| h
+ *     / sigma), g = sigma (1 - e) / |V_x| = h phi(|V_x| h / sigma) (-> h at
+ *     rest; phi by its series near 0), so the force builds over the relaxation
+ *     length whatever the step. The law is linearised in the deflection, F1 =
+ *     F0 + K (u1 - u0) / sigma with K its slope (>= 0), plus the carcass
+ *     damper d (u1 - u0) / h at low speed (PDK_FW_CARCASS_DAMPING_S).
+ *     Laterally that is a damper on the end lateral velocity, c_y = k_y g_y
+ *     with k_y = K_a / sigma_a + d_y / h, and the explicit force F_y0 - k_y
+ *     u_y0 (e_y - 1). Longitudinally the wheel's spin is eliminated by
+ *     backward Euler on it, I (Omega1 - Omega0) / h = T_drive + T_b - R F_x1
+ *     (T_b the Coulomb torque of brakes, pawl and rolling resistance, f Fz R
+ *     with f from the surface, the tyre and its life, at most 0.45 as the
+ *     Polaris model): with k_x = (K_k / sigma_k + d_x / h) g_x and a = h R^2
+ *     k_x / I, the end slip velocity is s1 = (W0 - V_x1) / (1 + a), W0 =
+ *     Omega0 R + (h R / I)(T_drive + T_b
  *     - R F_e) the rim speed the wheel would reach on the explicit force
  *     F_e = F_x0 + k_x' u_x0 (e_x - 1), so the contact sees the damper
  *     c_x = k_x / (1 + a) = 1 / (1 / k_x + h R^2 / I), the tyre and the
@@ -148,7 +148,7 @@
  * conserves, why a kink is taken at the end travel (a force at the mean
  * travel would gain the energy of the kink's far side: a stiff bump stop
  * rang up without bound) and what is not passive (the lagged link loads):
- * docs/adr/0007-four-wheel-step.md, "The energy balance"; the wheels and
+ * docs/vehicle-model.md, "The step's energy balance"; the wheels and
  * tyres: docs/adr/0008-tyres-spin-and-standstill.md. */
 #include "vehicle/four_wheel.h"
 

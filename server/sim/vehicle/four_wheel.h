@@ -1,22 +1,22 @@
-/* The four-wheel vehicle model (seed 000): one rigid chassis with six degrees
- * of freedom on four massless struts, each a ray (or a cylinder sweep) from
- * the top of its travel down the body's z axis against the terrain; Ackermann
- * steering with toe, camber, roll centres, anti-dive and anti-squat,
- * kinematic curves against travel, per-axle track and solid axles; four
- * wheels whose spin is state, each with a tyre (tyre.h: the grip law, the
- * Magic Formula or the UTV law) whose deflections are state (Pacejka's
- * single contact point transient model), on the surface under it, with its
- * life (tyre_life.h: heat, pressure, wear, damage), on deformable soil and
- * in water (surface.h); a powertrain's shaft torques (four_wheel_powertrain.h,
- * ADR 0010) or the lumped drive as a wheel torque, brakes, parking
- * pawl and rolling resistance as Coulomb torques on the wheels, and drag.
- * It owns one vehicle's state, held command and per-vehicle constants and
- * steps them by one tick; four_wheel.c states the scheme, ADR 0007 and ADR
- * 0008 the decisions. Sources are cited where each formula lives.
- * Axes are ISO 8855: body x forward, y left, z up; world z up; positive
- * roll puts the right side down, positive pitch the nose down, positive yaw
- * and steering turn left. Wheels are PDK_FL, PDK_FR, PDK_RL, PDK_RR. The
- * world calls this module; nothing else should. */
+/* The four-wheel vehicle model (docs/vehicle-model.md): one rigid chassis with
+ * six degrees of freedom on four massless struts, each a ray (or a cylinder
+ * sweep) from the top of its travel down the body's z axis against the
+ * terrain; Ackermann steering with toe, camber, roll centres, anti-dive and
+ * anti-squat, kinematic curves against travel, per-axle track and solid axles;
+ * four wheels whose spin is state, each with a tyre (tyre.h: the grip law, the
+ * Magic Formula or the UTV law) whose deflections are state (Pacejka's single
+ * contact point transient model), on the surface under it, with its life
+ * (tyre_life.h: heat, pressure, wear, damage), on deformable soil and in water
+ * (surface.h); a powertrain's shaft torques (four_wheel_powertrain.h, ADR
+ * 0010) or the lumped drive as a wheel torque, brakes, parking pawl and
+ * rolling resistance as Coulomb torques on the wheels, and drag. It owns one
+ * vehicle's state, held command and per-vehicle constants and steps them by
+ * one tick; four_wheel.c states the scheme, ADR 0007 and ADR 0008 the
+ * decisions. Sources are cited where each formula lives. Axes are ISO 8855:
+ * body x forward, y left, z up; world z up; positive roll puts the right side
+ * down, positive pitch the nose down, positive yaw and steering turn left.
+ * Wheels are PDK_FL, PDK_FR, PDK_RL, PDK_RR. The world calls this module;
+ * nothing else should. */
 #ifndef PDK_FOUR_WHEEL_H
 #define PDK_FOUR_WHEEL_H
 
@@ -58,18 +58,18 @@
 #define PDK_FW_KAPPA_MAX 1.5
 #define PDK_FW_TAN_ALPHA_MAX 5.671281819617709
 
-/* The tyre carcass's damping at low speed (reference/tyres-soil.md 1.7
- * item 2, the LuGre bristle's sigma_1): a damper on each deflection's rate
- * of PDK_FW_CARCASS_DAMPING_S times the deflection's stiffness (the law's
- * slope over the relaxation length), so that a parked car does not ring on
- * its tyres' springs. 0.05 s is sigma_1 / sigma_0 of Chrono's ChPac02Tire
- * bristle (5e3 N s/m over 1e5 N/m); on a road car's corner it is about
- * 0.4 of critical laterally and 0.8 longitudinally. It is whole while the
- * contact's speed |Vx| + |slip velocity| is below PDK_FW_CARCASS_FULL_MPS
- * and fades linearly to nothing at PDK_FW_CARCASS_FADE_MPS (Chrono blends
- * its bristle into the steady law between 1 and 3 m/s), so that at speed
- * the relaxation alone shapes the force's build-up; a sliding tyre (slope
- * 0) has none, as a LuGre bristle in full slip has none. */
+/* The tyre carcass's damping at low speed (the LuGre bristle's sigma_1:
+ * Canudas de Wit et al., IEEE Trans. Automatic Control 40(3), 1995): a damper
+ * on each deflection's rate of PDK_FW_CARCASS_DAMPING_S times the deflection's
+ * stiffness (the law's slope over the relaxation length), so that a parked car
+ * does not ring on its tyres' springs. 0.05 s is sigma_1 / sigma_0 of Chrono's
+ * ChPac02Tire bristle (5e3 N s/m over 1e5 N/m); on a road car's corner it is
+ * about 0.4 of critical laterally and 0.8 longitudinally. It is whole while
+ * the contact's speed |Vx| + |slip velocity| is below PDK_FW_CARCASS_FULL_MPS
+ * and fades linearly to nothing at PDK_FW_CARCASS_FADE_MPS (Chrono blends its
+ * bristle into the steady law between 1 and 3 m/s), so that at speed the
+ * relaxation alone shapes the force's build-up; a sliding tyre (slope 0) has
+ * none, as a LuGre bristle in full slip has none. */
 #define PDK_FW_CARCASS_DAMPING_S 0.05
 #define PDK_FW_CARCASS_FULL_MPS 1.0
 #define PDK_FW_CARCASS_FADE_MPS 3.0
@@ -119,10 +119,10 @@
  * exactly zero at the end of a tick (PDK_ST_NEGLIGIBLE). */
 #define PDK_FW_NEGLIGIBLE 1.0e-100
 
-/* The energy ledger's terms (seed 003 "Fuel and Energy", with the chassis'
- * own: its struts), each the energy in J since spawn: what the fuel gave,
- * where it went, and what the car holds. The residual, fuel less all the
- * others, is what the ledger cannot place (ADR 0010). */
+/* The energy ledger's terms (docs/powertrain.md, with the chassis' own: its
+ * struts), each the energy in J since spawn: what the fuel gave, where it
+ * went, and what the car holds. The residual, fuel less all the others, is
+ * what the ledger cannot place (ADR 0010). */
 enum pdk_ledger {
     PDK_LEDGER_FUEL = 0,       /* the fuel's energy burnt: P_fuel dt */
     PDK_LEDGER_ENGINE_LOSS,    /* (P_fuel - P_b) dt: heat, friction and pumping */
@@ -178,8 +178,8 @@ typedef struct pdk_fw_state {
     double omega_radps[3]; /* angular velocity, body frame (p, q, r) */
     /* The previous substep's contact forces on the body, body x and y, per
      * wheel: the roll-centre couples, pitch links and jacking use them (the
-     * lag keeps the load-force loop explicit, seed 000). Part of the state so
-     * that a replay is exact. */
+     * lag keeps the load-force loop explicit, as the four-wheel model
+     * specifies). Part of the state so that a replay is exact. */
     double prev_fx_n[PDK_WHEELS];
     double prev_fy_n[PDK_WHEELS];
     double accel_mps2[3]; /* last substep's CG acceleration, body frame, without gravity */
@@ -249,11 +249,12 @@ typedef struct pdk_fw_consts {
     double rc_per_track[PDK_WHEELS];
     double pitch_arm[PDK_WHEELS], anti_brake[PDK_WHEELS], anti_drive[PDK_WHEELS];
     double sin_camber[PDK_WHEELS], cos_camber[PDK_WHEELS]; /* -side sin, cos of static camber */
-    /* The wheels: unloaded radius R0, spin inertia and its inverse, the
-     * tyre's rolling coefficient over the reference surface's, the corner's
-     * static mass (static load / g: seed 003's clamp of the soil's motion
-     * resistance), how fast a sinkage recovers off soil (pdk_fw_sinkage_step_m)
-     * and whether its law reads camber (-1) or not (0). */
+    /* The wheels: unloaded radius R0, spin inertia and its inverse, the tyre's
+     * rolling coefficient over the reference surface's, the corner's static
+     * mass (static load / g: the Polaris model's clamp of the soil's motion
+     * resistance), how fast a sinkage recovers off soil
+     * (pdk_fw_sinkage_step_m) and whether its law reads camber (-1) or not
+     * (0). */
     double radius_m[PDK_WHEELS];
     double spin_inertia_kgm2[PDK_WHEELS], inv_spin_inertia[PDK_WHEELS];
     double rolling_ratio[PDK_WHEELS];
@@ -361,12 +362,11 @@ void pdk_fw_params_init_like(pdk_fw_params *params, const pdk_vehicle_def *def, 
 void pdk_fw_state_init(pdk_fw_state *state, const pdk_fw_params *params,
                        const pdk_terrain_def *terrain, const pdk_pose *pose, double speed_mps);
 
-/* Resets the powertrain of a vehicle spawned with pt (nothing for the
- * lumped drive) as seed 003's "Reset State": the lever in gear, the engine
- * at idle and the belt at its low ratio, or for a moving start at
- * speed_mps the belt gripping at its light-load shift speed; the tank
- * full, the drive mode the definition's. rear_radius_m is the rear tyres'
- * radius. */
+/* Resets the powertrain of a vehicle spawned with pt (nothing for the lumped
+ * drive) as the Polaris model's: the lever in gear, the engine at idle and the
+ * belt at its low ratio, or for a moving start at speed_mps the belt gripping
+ * at its light-load shift speed; the tank full, the drive mode the
+ * definition's. rear_radius_m is the rear tyres' radius. */
 void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, pdk_gear gear,
                             double speed_mps, double rear_radius_m);
 
@@ -383,13 +383,13 @@ void pdk_fw_tyre_action(pdk_fw_state *state, const pdk_vehicle_def *def, uint32_
                         int action, double value, double ambient_c);
 
 /* Steps one vehicle by one tick of substeps substeps of params->h_s each on
- * terrain, and writes every channel (PDK_CH_COUNT values) for the tick's
- * end. A step that produces a non-finite value faults the vehicle exactly as
+ * terrain, and writes every channel (PDK_CH_COUNT values) for the tick's end.
+ * A step that produces a non-finite value faults the vehicle exactly as
  * pdk_st_step does (pose held where the tick began, velocities zeroed,
- * state->faulted set, PDK_CH_FAULTED 1). channels may be NULL: the step
- * then writes no channel and its state is the same bits (no step reads a
- * channel; a verify, which compares state hashes, needs none of them, and
- * they were about 4 % of a midsize sedan's tick). */
+ * state->faulted set, PDK_CH_FAULTED 1). channels may be NULL: the step then
+ * writes no channel and its state is the same bits (no step reads a channel; a
+ * verify, which compares state hashes, needs none of them and is spared their
+ * cost). */
 void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params *params,
                  const pdk_terrain_def *terrain, int substeps, double *channels);
 

@@ -11,11 +11,12 @@
 
 #define PI 3.14159265358979323846
 
-/* The soil model's slope dFx/dkappa by a central difference over this
- * step in slip (the thrust is smooth in the slip: tyres-soil.md 3.1). */
+/* The soil model's slope dFx/dkappa by a central difference over this step in
+ * slip (the thrust is smooth in the slip). */
 #define SOIL_SLOPE_STEP 1.0e-4
 
-/* Seed 003's smooth sign of the motion resistance, tanh(v / 0.1 m/s). */
+/* The Polaris model's smooth sign of the motion resistance, tanh(v / 0.1
+ * m/s). */
 #define SOIL_RESIST_SPEED_MPS 0.1
 
 /* The least inflation the soil model is given: a flat tyre's gas pressure
@@ -53,9 +54,9 @@ void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out)
     pdk_soil_contact sc;
     pdk_soil_static(in->soil, &t, in->load_n, &sc);
 
-    /* Janosi-Hanamoto thrust at the slip (tyres-soil.md 3.1), and its slope,
-     * which the implicit wheel-spin solve linearises with; held beyond full
-     * slip, where the slope is 0. */
+    /* Janosi-Hanamoto thrust at the slip (Wong, Theory of Ground Vehicles, ch.
+     * 2), and its slope, which the implicit wheel-spin solve linearises with;
+     * held beyond full slip, where the slope is 0. */
     double k = clamp(in->kappa, -1.0, 1.0);
     out->fx_n = pdk_soil_thrust_n(in->soil, &t, &sc, k);
     out->dfx_dkappa_n = 0.0;
@@ -69,20 +70,19 @@ void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out)
     }
     out->traction_limit_n = sc.traction_limit_n;
 
-    /* Motion resistance, compaction and bulldozing, as seed 003's
-     * SettleWheels applies it along the wheel's heading:
-     * F = -clamp(F_mr tanh(v / 0.1), -m |v| / dt, m |v| / dt) with m the
-     * corner's static mass, so that one substep of it can at most stop the
-     * corner, never reverse it. */
+    /* Motion resistance, compaction and bulldozing, as the Polaris model's
+     * SettleWheels applies it along the wheel's heading: F = -clamp(F_mr
+     * tanh(v / 0.1), -m |v| / dt, m |v| / dt) with m the corner's static mass,
+     * so that one substep of it can at most stop the corner, never reverse
+     * it. */
     double f_mr = sc.compaction_n + sc.bulldozing_n;
     double lim = in->corner_mass_kg * fabs(in->vx_mps) / in->substep_s;
     out->resistance_n = -clamp(f_mr * pdk_tanh(in->vx_mps / SOIL_RESIST_SPEED_MPS), -lim, lim);
     out->rolling_coeff = sc.rolling_coeff;
 
-    /* Sinkage is moved toward Bekker's static value by at most a quarter
-     * of the tyre's deflection per substep (tyres-soil.md 3.4, recipe item
-     * 4), so that the stiff soil never acts as a spring faster than the
-     * tyre's own. */
+    /* Sinkage is moved toward Bekker's static value by at most a quarter of
+     * the tyre's deflection per substep, so that the stiff soil never acts as
+     * a spring faster than the tyre's own. */
     out->sinkage_m = sc.sinkage_m;
     out->sinkage_step_m = 0.25 * sc.tyre_deflection_m;
 }
@@ -90,7 +90,7 @@ void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out)
 double pdk_fw_sinkage_step_m(const pdk_soil_tyre *tyre, double radius_m, double static_load_n)
 {
     /* The inflated membrane's stiffness k = 2 pi (p_i + p_c) sqrt(R b / 2)
-     * (tyres-soil.md 3.3). */
+     * (Wong, ch. 2: a tyre's vertical stiffness from its inflation). */
     double p = tyre->inflation_pa + tyre->carcass_pa;
     double k = 2.0 * PI * p * sqrt(0.5 * radius_m * tyre->width_m);
     return k > 0.0 ? 0.25 * static_load_n / k : 0.0;

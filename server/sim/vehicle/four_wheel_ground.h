@@ -25,8 +25,9 @@ typedef struct pdk_fw_ground {
 
 void pdk_fw_ground_of(int surface_id, pdk_fw_ground *out);
 
-/* A tyre on deformable soil (surface.h; reference/tyres-soil.md 3.1 to 3.4,
- * seed 003 "Tyres", "Resistances"), as the step uses it for one wheel. */
+/* A tyre on deformable soil (surface.h; Wong, Theory of Ground Vehicles, ch.
+ * 2; the Polaris model, docs/powertrain.md), as the step uses it for one
+ * wheel. */
 typedef struct pdk_fw_soil_in {
     const pdk_soil *soil;      /* the surface's */
     const pdk_soil_tyre *tyre; /* the axle's: width, section height, carcass, lugs, tread */
@@ -43,17 +44,17 @@ typedef struct pdk_fw_soil_out {
     double fx_n;             /* Janosi-Hanamoto thrust at kappa */
     double dfx_dkappa_n;     /* its slope, >= 0 */
     double traction_limit_n; /* the most the soil can take: the tyre's peak on it */
-    double resistance_n;     /* motion resistance along the heading (seed 003's clamp) */
-    double rolling_coeff;    /* seed 003's h delta_t / h_s */
+    double resistance_n;     /* motion resistance along the heading (the Polaris model's clamp) */
+    double rolling_coeff;    /* the Polaris model's h delta_t / h_s */
     double sinkage_m;        /* Bekker's static sinkage at the load */
     double sinkage_step_m;   /* the most the sinkage may move in a substep */
 } pdk_fw_soil_out;
 
 void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out);
 
-/* The most a wheel's sinkage may move in a substep where the soil model
- * does not set it (hard ground, in the air): a quarter of the tyre's
- * membrane deflection at static_load_n (tyres-soil.md 3.3, 3.4). */
+/* The most a wheel's sinkage may move in a substep where the soil model does
+ * not set it (hard ground, in the air): a quarter of the tyre's membrane
+ * deflection at static_load_n. */
 double pdk_fw_sinkage_step_m(const pdk_soil_tyre *tyre, double radius_m, double static_load_n);
 
 /* The tyres' life at the start of a tick (tyre_life.h

@@ -1,8 +1,8 @@
-/* The four-wheel model's powertrain: four_wheel_powertrain.h. The laws are
- * seed 003's "Engine", "CVT and Primary Clutch", "Gear Lever", "Drive
- * Modes", "Driveline Solve" and "Fuel and Energy", each in its module
- * (engine.c, cvt.c, utv_gear.c, driveline.c); this file puts them in the
- * seed's order for one substep. */
+/* The four-wheel model's powertrain: four_wheel_powertrain.h. The laws are the
+ * Polaris model's (docs/powertrain.md): engine, CVT and primary clutch, gear
+ * lever, drive modes, driveline and fuel, each in its module (engine.c, cvt.c,
+ * utv_gear.c, driveline.c); this file puts them in the model's order for one
+ * substep. */
 #include "vehicle/four_wheel_powertrain.h"
 
 #include <math.h>
@@ -26,8 +26,8 @@ static inline double min_d(double a, double b)
     return a < b ? a : b;
 }
 
-/* Active Descent Control locks the front clutches both ways while the pedal
- * is below this (seed 003 "Drive Modes": 2 %). */
+/* Active Descent Control locks the front clutches both ways while the pedal is
+ * below this (docs/powertrain.md: 2 %). */
 #define ADC_PEDAL 0.02
 
 /* The overall ratio of a geared powertrain's forward gear g (1-based) in
@@ -81,10 +81,10 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
         rpm = max_d(pt->engine.idle_rpm, wheel_radps * ratio * (60.0 / (2.0 * PI)));
         s->carrier_radps = speed_mps / rear_radius_m;
     } else {
-        /* Seed 003 "Reset State": the lever in its position, the belt at
-         * the low ratio and the engine at idle, or for a moving start the
-         * belt gripping at the light-load shift speed; the request the idle
-         * governor's; the tank full. */
+        /* The Polaris model (docs/powertrain.md): the lever in its position,
+         * the belt at the low ratio and the engine at idle, or for a moving
+         * start the belt gripping at the light-load shift speed; the request
+         * the idle governor's; the tank full. */
         s->lever = pdk_utv_lever_in((pdk_utv_gear)gear);
         pdk_utv_ratios rt;
         pdk_utv_gear_ratios(&pt->gearbox, (pdk_utv_gear)gear, &rt);
@@ -260,10 +260,10 @@ void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertr
     pdk_utv_lever_step(&s->lever, tick_s);
 }
 
-/* The driveline's layout for the switch's position (seed 003 "Drive
- * Modes"): Turf an open rear differential and no front drive, 2WD a locked
- * rear, AWD a locked rear and the front's overrunning clutches at ring
- * ratio k, locked both ways by Active Descent Control with the pedal shut. */
+/* The driveline's layout for the switch's position (docs/powertrain.md): Turf
+ * an open rear differential and no front drive, 2WD a locked rear, AWD a
+ * locked rear and the front's overrunning clutches at ring ratio k, locked
+ * both ways by Active Descent Control with the pedal shut. */
 static pdk_dl_layout utv_layout(const pdk_powertrain_def *pt, int32_t mode, double k, double pedal)
 {
     pdk_dl_layout l;
@@ -291,7 +291,7 @@ typedef struct transmission {
     int parked;
 } transmission;
 
-/* The UTV's CVT and lever (seed 003 "CVT and Primary Clutch", "Gear
+/* The UTV's CVT and lever (docs/powertrain.md, "Gear
  * Lever"): the clutch's capacities at the free speed, the belt's ratio
  * toward the shift speed's; in a gear the secondary clutch and gearbox,
  * J_s i_r^2, turn with the carrier. */
@@ -326,10 +326,9 @@ static void utv_transmission(pdk_fw_powertrain *s, const pdk_powertrain_def *pt,
     tr->parked = gear == PDK_UTV_GEAR_PARK;
     if (tr->parked) {
         /* The pawl holds the rear carrier, and in AWD the front ring through
-         * the front clutches locked both ways (seed 003 "Drive Modes"); the
-         * chassis solve holds each wheel with the pawl's capacity as a
-         * Coulomb torque (its share of 20 kN m is far above what a tyre
-         * passes). */
+         * the front clutches locked both ways (docs/powertrain.md); the
+         * chassis solve holds each wheel with the pawl's capacity as a Coulomb
+         * torque (its share of 20 kN m is far above what a tyre passes). */
         const double share = 0.5 * pt->gearbox.park_hold_nm;
         out->pawl_nm[PDK_RL] = share;
         out->pawl_nm[PDK_RR] = share;
@@ -428,9 +427,9 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
     const double pedal = cmd->throttle_pct / 100.0;
     const int p = 2 * primary_axle(pt);
 
-    /* The engine (seed 003 "Engine"): the request toward the larger of the
-     * pedal's (governed on the driven wheels' speed) and the idle
-     * governor's, the torque at the start's speed, the free speed. */
+    /* The engine (docs/powertrain.md): the request toward the larger of the
+     * pedal's (governed on the driven wheels' speed) and the idle governor's,
+     * the torque at the start's speed, the free speed. */
     const double drive_omega = 0.5 * (wheels[p].spin0_radps + wheels[p + 1].spin0_radps);
     const double v_drive = fabs(drive_omega) * wheels[p].radius_m;
     const bool empty = pt->fuel_tank_l > 0.0 && !(s->fuel_l > 0.0);
@@ -467,11 +466,10 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
         s->carrier_radps = 0.0;
         return;
     }
-    /* The driveline (seed 003 "Driveline Solve"). What turns with the
-     * carrier (the UTV's secondary clutch and gearbox, J_s i_r^2, or a
-     * gearbox's output) is shared by the primary wheels: in the solve's
-     * balance, and taken off the shaft torque the chassis' wheel (its own
-     * inertia) receives. */
+    /* The driveline (docs/powertrain.md). What turns with the carrier (the
+     * UTV's secondary clutch and gearbox, J_s i_r^2, or a gearbox's output) is
+     * shared by the primary wheels: in the solve's balance, and taken off the
+     * shaft torque the chassis' wheel (its own inertia) receives. */
     memcpy(mid->wheels, wheels, sizeof mid->wheels);
     mid->j_sec = 0.5 * tr.carrier_inertia_kgm2;
     mid->wheels[p].inertia_kgm2 += mid->j_sec;
@@ -515,7 +513,8 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
                 ledger[PDK_LEDGER_KINETIC] += shared ? 0.5 * j_sec * (w1 * w1 - w0 * w0) : 0.0;
             }
         }
-        /* Seed 003 "Fuel and Energy": the clutch's slip, T_c (mean omega_e
+        /* The Polaris model (docs/powertrain.md): the clutch's slip, T_c (mean
+         * omega_e
          * - R mean c) dt, and the belt's and gears' loss, (T_c R - D) mean
          * c dt. */
         const double mean_c = 0.5 * (carrier_start + res.carrier_radps);
@@ -533,8 +532,8 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
         out->evaluations = res.evaluations;
     }
 
-    /* Fuel (seed 003 "Fuel and Energy"): the Willans line at the substep's
-     * mean engine speed, drawn from the tank (none drawn without one). */
+    /* Fuel (docs/powertrain.md): the Willans line at the substep's mean engine
+     * speed, drawn from the tank (none drawn without one). */
     const double mean_omega = 0.5 * (omega_start + s->engine_radps);
     const double fuel_w = pdk_engine_fuel_power_w(eng, &et, mean_omega);
     const double litres_per_j = 1.0 / (pt->fuel_heating_value_jpkg * pt->fuel_density_kgpl);

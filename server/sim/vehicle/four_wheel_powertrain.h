@@ -1,10 +1,10 @@
 /* The four-wheel model's powertrain (internal to the four-wheel model): the
- * UTV's engine, CVT, gear lever and drive modes around the implicit
- * driveline (seed 003 "Physics Step": StepUtvPowertrain, then the
- * driveline solve), once per substep before the chassis solve. Scalar code
- * in its own translation unit, compiled once, so that every build of the
- * step (four_wheel.c, four_wheel_avx.c, four_wheel_avx512.c) calls the same
- * instructions and gets the same bits.
+ * UTV's engine, CVT, gear lever and drive modes around the implicit driveline
+ * (docs/powertrain.md: StepUtvPowertrain, then the driveline solve), once per
+ * substep before the chassis solve. Scalar code in its own translation unit,
+ * compiled once, so that every build of the step (four_wheel.c,
+ * four_wheel_avx.c, four_wheel_avx512.c) calls the same instructions and gets
+ * the same bits.
  *
  * The coupling to the chassis: the driveline solves the wheels' end spins
  * with the chassis' contact velocities held at the substep's start and the
@@ -30,9 +30,9 @@ typedef struct pdk_fwpt_out {
     int evaluations;             /* of the driveline's balance */
 } pdk_fwpt_out;
 
-/* Once per tick, before its substeps: the command's gear, when it differs
- * from the one last asked for, is requested of the lever at the vehicle's
- * speed speed_mps (seed 003's shift rule); a change under way advances by
+/* Once per tick, before its substeps: the command's gear, when it differs from
+ * the one last asked for, is requested of the lever at the vehicle's speed
+ * speed_mps (the Polaris model's shift rule); a change under way advances by
  * tick_s. */
 void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
                    double tick_s, double speed_mps);

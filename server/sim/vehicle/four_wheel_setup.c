@@ -84,12 +84,11 @@ void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
     *out = ty->law;
     if (out->law == PDK_TYRE_GRIP || out->law == PDK_TYRE_UTV) {
         /* Each tyre has half the axle's stiffness at its static load, in
-         * proportion to its load (vehicle_def.h): C_alpha / N for the UTV
-         * law (seed 003's tyres.cornering_per_load) as for the grip law,
-         * and the axle's friction is the law's mu (the UTV's wet-film
-         * friction on the reference surface). The UTV law has no camber
-         * thrust (seed 003), so only the grip law takes the camber
-         * stiffness. */
+         * proportion to its load (vehicle_def.h): C_alpha / N for the UTV law
+         * (the Polaris model's tyres.cornering_per_load) as for the grip law,
+         * and the axle's friction is the law's mu (the UTV's wet-film friction
+         * on the reference surface). The UTV law has no camber thrust (the
+         * Polaris model), so only the grip law takes the camber stiffness. */
         out->cornering_per_load = ty->cornering_stiffness_n_per_rad / (2.0 * static_load_n);
         out->mu_x = ty->friction_coeff;
         out->mu_y = ty->friction_coeff;
@@ -377,11 +376,11 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
     double delta = wheel_deg * ((PI / 180.0) / sd->ratio);
     cmd->steer_rad = delta;
 
-    /* Ackermann (seed 000): the ideal angle of front wheel i rolls about the
-     * rear axle's line, tan(d_i) = L tan(d) / (L - s_i (t/2) tan(d)),
-     * written with sin and cos (both sides times cos d > 0) so that it has
-     * no division; the wheel runs ackermann of the way from parallel steer
-     * to it. Static toe-in turns each wheel toward the centreline. */
+    /* Ackermann (docs/vehicle-model.md): the ideal angle of front wheel i
+     * rolls about the rear axle's line, tan(d_i) = L tan(d) / (L - s_i (t/2)
+     * tan(d)), written with sin and cos (both sides times cos d > 0) so that
+     * it has no division; the wheel runs ackermann of the way from parallel
+     * steer to it. Static toe-in turns each wheel toward the centreline. */
     double sin_d, cos_d;
     pdk_trig_sincos(delta, &sin_d, &cos_d);
     double len = def->chassis.wheelbase_m;
@@ -417,11 +416,11 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
     cmd->pedal_map = 0.0;
     const pdk_powertrain_def *pt = &def->powertrain;
     if (pt->kind != PDK_POWERTRAIN_LUMPED) {
-        /* A powertrain drives the wheels itself (four_wheel_powertrain.c)
-         * and its pawl holds them from the lever's position; the brakes
-         * are seed 003's: P_out = clamp(P_line + P_bias, 0, P_max), G_f
-         * P_out at each front wheel and G_r P_out at each rear one, not
-         * changing with the load. */
+        /* A powertrain drives the wheels itself (four_wheel_powertrain.c) and
+         * its pawl holds them from the lever's position; the brakes are the
+         * Polaris model's: P_out = clamp(P_line + P_bias, 0, P_max), G_f P_out
+         * at each front wheel and G_r P_out at each rear one, not changing
+         * with the load. */
         double p_out = clamp(brake_bar + pt->brake_bias_bar, 0.0, def->brake.max_line_bar);
         cmd->pedal_map = pdk_engine_pedal_map(&pt->engine, throttle_pct / 100.0);
         cmd->drive_gain = 0.0;

@@ -19,16 +19,15 @@
  * c_y) nn' + (c_x - c_y) e_x e_x'. With P = D [r]x ([r]x v = r x v):
  *   T += D,  B += -P,  W += -[r]x P  (= [r]x' D [r]x, symmetric).
  * An axle's anti-roll bar is implicit in the travel difference: the bar's
- * force is arb (x_l - x_r) at the mean travels, whose part in the end rates
- * is h arb / 4 (xdot_l - xdot_r); with xdot = -(n . v_c) / cos the
- * increment on the left contact's normal force is -(h arb / 4) (g_l - g_r)
- * . q, g = [n; r x n] (+ on the right), exactly when both normals make the
- * same angle with the body (flat ground) and to first order otherwise. The
- * term (h arb / 4) j j', j = g_l - g_r, is symmetric and positive
- * semi-definite, and it is zero in heave: the bar adds no ride rate (seed
- * 000), not even a numerical one. A wheel not loaded drops out of j (its
- * strut is not pushed by the bar). The bar's terms ride in the left
- * wheels' lanes. */
+ * force is arb (x_l - x_r) at the mean travels, whose part in the end rates is
+ * h arb / 4 (xdot_l - xdot_r); with xdot = -(n . v_c) / cos the increment on
+ * the left contact's normal force is -(h arb / 4) (g_l - g_r) . q, g = [n; r x
+ * n] (+ on the right), exactly when both normals make the same angle with the
+ * body (flat ground) and to first order otherwise. The term (h arb / 4) j j',
+ * j = g_l - g_r, is symmetric and positive semi-definite, and it is zero in
+ * heave: the bar adds no ride rate (docs/vehicle-model.md), not even a
+ * numerical one. A wheel not loaded drops out of j (its strut is not pushed by
+ * the bar). The bar's terms ride in the left wheels' lanes. */
 VEC void build_system(system6 *restrict sy, const wheels *restrict q,
                       const pdk_fw_consts *restrict p, const double v[3], const double w[3],
                       const double grav[3], double c_drag, const double half_l[3])

@@ -263,10 +263,10 @@ VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
     q->nz = sel(contact, nbz, splat(1.0));
     q->inv_cos = sel(contact, inv_cos, splat(1.0));
 
-    /* The ground under each wheel: the tyre law's scales with the tyre's
-     * grip, and the rolling-resistance coefficient, surface f times the
-     * tyre's own over the reference's times its life's scale, at most seed
-     * 003's 0.45. */
+    /* The ground under each wheel: the tyre law's scales with the tyre's grip,
+     * and the rolling-resistance coefficient, surface f times the tyre's own
+     * over the reference's times its life's scale, at most the Polaris model's
+     * 0.45. */
     if (sv->uniform) {
         q->ground = sv->base_ground;
         q->roll_f = sv->base_roll_f;
@@ -614,8 +614,9 @@ VEC void struts(PHASE_ARGS)
 
     /* 5. The implicit solve; again after the events of check_pass (a wheel
      * lifting off, locking, freed, saturating, a strut crossing a kink of
-     * its force: ADR 0007, "Kinks"; ADR 0008). Each pass changes a wheel one
-     * way only, once per kind, so there are at most MAX_SOLVES. */
+     * its force: docs/vehicle-model.md, "The step's energy balance"; ADR
+     * 0008). Each pass changes a wheel one way only, once per kind, so there
+     * are at most MAX_SOLVES. */
     const double c_drag = p->drag_n_per_mps2 * fabs(v[0]);
     /* The gyroscopic torque at the mean rate, -(w_avg x L0) with L0 = I w0:
      * half of it in the matrix (G = -[L0 / 2]x), half explicit. */
@@ -973,9 +974,8 @@ VEC void integrate(PHASE_ARGS)
         sv->sum_load += q->fz;
         sv->sum_speed += keep(on, au1);
         sv->sum_contact += keep(on, splat(1.0));
-        /* Sinkage toward the soil's static value, or out of a rut where
-         * there is no soil, by at most its step a substep (tyres-soil.md
-         * 3.4). */
+        /* Sinkage toward the soil's static value, or out of a rut where there
+         * is no soil, by at most its step a substep. */
         if (sv->any_sinkage || any4(q->soil)) {
             const v4 z0 = load4(st->sinkage_m);
             const v4 target = keep(q->soil, q->sink_target);
@@ -999,7 +999,7 @@ VEC void integrate(PHASE_ARGS)
         w1[j] = 0.5 * (w[j] + sol[3 + j]);
     }
     if (p->spin_keep != 1.0) {
-        /* chassis.angular_damping_per_s (seed 003 "Resistances"). */
+        /* chassis.angular_damping_per_s (docs/powertrain.md). */
         for (int k = 0; k < 3; k++) {
             st->omega_radps[k] *= p->spin_keep;
         }
@@ -1099,11 +1099,11 @@ VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terra
     for (int k = 0; k < substeps; k++) {
         for (int j = 0; j < n; j++) {
             svs[j].last = k == substeps - 1;
-            /* The moment feeds the chassis only where MZ_ON_CHASSIS; else
-             * only the channels (telemetry), so a vehicle without them
-             * this tick (a verify, pdk_world_set_telemetry) skips it: the
-             * same state, some 5 % of a Magic Formula car's step (ADR
-             * 0020; test_snapshot's telemetry_off_changes_no_state). */
+            /* The moment feeds the chassis only where MZ_ON_CHASSIS; else only
+             * the channels (telemetry), so a vehicle without them this tick (a
+             * verify, pdk_world_set_telemetry) skips it: the same state for
+             * less work (ADR 0020; test_snapshot's
+             * telemetry_off_changes_no_state). */
             svs[j].want_mz = MZ_ON_CHASSIS || (svs[j].last && vs[j].ch != NULL);
             geometry(&vs[j], &svs[j], &qs[j], terrain);
         }

@@ -19,18 +19,17 @@
 #include "vehicle/four_wheel_powertrain.h"
 #include "vehicle/single_track.h"
 
-/* Seed 003's cap on the rolling-resistance coefficient, T_roll = min(f,
- * 0.45) N R. */
+/* The Polaris model's cap on the rolling-resistance coefficient, T_roll =
+ * min(f, 0.45) N R. */
 #define MAX_ROLLING_COEFF 0.45
 
-/* Whether the tyres' aligning moments act on the chassis in every substep
- * (1), or are computed only in the tick's last substep for the channels
- * (TyreMz_*, SteeringTorque), and only for a vehicle that has channels
- * that tick (0). 0: the moment costs a Magic Formula car
- * about 100 ns a step (8 %) in every substep, and on the chassis it is a
- * yaw moment of -t sum F_y, 2 % more understeer at 0.3 g with 3 cm of
- * trail, below what the model leaves out of the steering (no compliance,
- * no caster); ADR 0008 records the measurement. */
+/* Whether the tyres' aligning moments act on the chassis in every substep (1),
+ * or are computed only in the tick's last substep for the channels (TyreMz_*,
+ * SteeringTorque), and only for a vehicle that has channels that tick (0). 0:
+ * in every substep the moment would be a large part of a Magic Formula car's
+ * step, and on the chassis it is a yaw moment of -t sum F_y, 2 % more
+ * understeer at 0.3 g with 3 cm of trail, below what the model leaves out of
+ * the steering (no compliance, no caster); ADR 0008 records the measurement. */
 #define MZ_ON_CHASSIS 0
 
 static inline double max2(double p, double q)

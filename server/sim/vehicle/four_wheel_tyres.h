@@ -60,9 +60,9 @@ VEC void tyre_law(PHASE_ARGS)
     q->sink_step = zero;
     if (any4(q->soil)) {
         /* Deformable ground: the soil's thrust and slope replace the
-         * longitudinal law, the lateral law is scaled to the soil's
-         * traction limit, which is the tyre's peak there, and the motion
-         * resistance acts at the contact (seed 003). */
+         * longitudinal law, the lateral law is scaled to the soil's traction
+         * limit, which is the tyre's peak there, and the motion resistance
+         * acts at the contact (the Polaris model). */
         for (int i = 0; i < PDK_WHEELS; i++) {
             if (q->soil[i] == 0) {
                 continue;
@@ -88,7 +88,7 @@ VEC void tyre_law(PHASE_ARGS)
         }
     }
     if (!sv->uniform) {
-        /* Water drag on a wheel in water (seed 003 "Resistances"), with the
+        /* Water drag on a wheel in water (docs/presets.md, water_crossing), with the
          * contact's velocity in the contact plane for the horizontal. */
         for (int i = 0; i < PDK_WHEELS; i++) {
             if (!(q->water_m[i] > 0.0) || on[i] == 0) {
@@ -151,11 +151,10 @@ static __attribute__((noinline)) void tyre_law_again(PHASE_ARGS)
 }
 
 /* Each wheel's drive torque (the lumped drive of the pedal's share, power
- * limited on the rim speed |Omega R|, on the wheel's share, times the
- * engine's power scale) and its Coulomb capacity B: brakes and pawl times
- * R, and the rolling resistance f Fz R (tyres-soil.md 1.7 item 6, 1.9).
- * A wheel standing still with some capacity is locked unless check_pass
- * freed it. */
+ * limited on the rim speed |Omega R|, on the wheel's share, times the engine's
+ * power scale) and its Coulomb capacity B: brakes and pawl times R, and the
+ * rolling resistance f Fz R. A wheel standing still with some capacity is
+ * locked unless check_pass freed it. */
 VEC void wheel_hold(PHASE_ARGS)
 {
     const pdk_fw_consts *restrict p = vh->p;

@@ -4,8 +4,8 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Seed 003's occupant ("Occupants and Payload"), the mass the shipped
- * presets' chassis carry for their driver. */
+/* The Polaris model's occupant, the mass the shipped presets' chassis carry
+ * for their driver. */
 #define OCCUPANT_KG 85.0
 
 pdk_payload_def pdk_payload_def_default(void)

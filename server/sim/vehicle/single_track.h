@@ -25,7 +25,7 @@
  * damper of C / floor (N s/m) instead of an infinitely stiff one. 0.5 m/s is
  * below walking pace, so the slip law is exact wherever cornering matters;
  * the floor plays the role of Chrono Pac02's |Vx| + 0.1 and TORCS' 1 m/s
- * "slow grip" (reference/tyres-soil.md 1.7). It is a tyre force, not a
+ * "slow grip" (Project Chrono's ChPac02Tire; Speed Dreams' simuv4). It is a tyre force, not a
  * hidden drag: with no lateral slip it exerts nothing. The slip-angle
  * channels use the same floor, so a car at rest reports 0, not +-90 deg
  * from the direction of a vanishing velocity. */

@@ -1,4 +1,4 @@
-/* The UTV's corner rates and dampers (utv_corner.h; seed 003 "Suspension"). */
+/* The UTV's corner rates and dampers (utv_corner.h; docs/powertrain.md). */
 #include "vehicle/utv_corner.h"
 
 #include <math.h>

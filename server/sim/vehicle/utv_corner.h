@@ -1,6 +1,6 @@
-/* The UTV's corners as springs and dampers (seed 003 "Suspension"): the
- * tyre's inflated membrane in series with the suspension's wheel rate, and
- * the damper that gives a damping ratio on the mass the corner carries.
+/* The UTV's corners as springs and dampers (docs/powertrain.md): the tyre's
+ * inflated membrane in series with the suspension's wheel rate, and the damper
+ * that gives a damping ratio on the mass the corner carries.
  *
  *   k_tyre = 2 pi (p_i + p_c) sqrt(R_t b / 2)   (the membrane of width b,
  *            radius R_t, inflation p_i and carcass pressure p_c)

@@ -1,6 +1,7 @@
-/* The Polaris Ranger CREW XP 1000's definition: utv_def.h. The numbers are
- * seed 003's parameter tables ("Geometry", "Suspension", "Tyres",
- * "Steering", "Brakes and Aerodynamics"). */
+/* The Polaris Ranger CREW XP 1000's definition: utv_def.h. The numbers are the
+ * Polaris model's (docs/powertrain.md); its wheelbase, tracks and tyre sizes
+ * are the owner's manual's specifications (Polaris, RANGER CREW XP 1000
+ * Owner's Manual, 2022). */
 #include "sim/utv_def.h"
 
 #include <math.h>
@@ -12,12 +13,13 @@
 
 #define PI 3.14159265358979323846
 
-/* Seed 003 "Geometry": wheelbase 2.8702 m, both tracks 1.31 m. */
+/* The Polaris model (docs/powertrain.md): wheelbase 2.8702 m, both tracks 1.31
+ * m. */
 #define WHEELBASE_M 2.8702
 #define TRACK_M 1.31
 
-/* Seed 003 "Tyres": 27 x 9-14 front and 27 x 11-14 rear. The nominal load
- * and the cornering stiffness follow from the static load
+/* The Polaris model (docs/tyres.md): 27 x 9-14 front and 27 x 11-14 rear. The
+ * nominal load and the cornering stiffness follow from the static load
  * (pdk_utv_def_complete). */
 static pdk_axle_tyre_def utv_tyre(double width_m, double inflation_kpa)
 {
@@ -27,13 +29,13 @@ static pdk_axle_tyre_def utv_tyre(double width_m, double inflation_kpa)
     t.law.law = PDK_TYRE_UTV;
     t.law.radius_m = 0.3429;
     t.law.hard_slip_stiffness = 12.0;
-    /* The seed's hard-surface tyre has no load sensitivity, no camber
+    /* The Polaris model's hard-surface tyre has no load sensitivity, no camber
      * effect and no aligning torque ("Limitations"). */
     t.law.load_sensitivity = 0.0;
     t.law.combined_slip_loss = 0.0;
     t.law.trail_m = 0.0;
     t.law.relaxation_lat_m = 0.3;
-    /* The seed gives no longitudinal relaxation length; its slip is
+    /* The Polaris model gives no longitudinal relaxation length; its slip is
      * instantaneous. A tenth of the lateral one makes the force build up
      * within 3 cm of travel. */
     t.law.relaxation_long_m = 0.03;
@@ -53,7 +55,7 @@ static pdk_axle_tyre_def utv_tyre(double width_m, double inflation_kpa)
     return t;
 }
 
-/* Seed 003's table of suspension.* parameters. */
+/* The Polaris model's table of suspension.* parameters. */
 pdk_utv_suspension_def pdk_utv_suspension_def_polaris(void)
 {
     pdk_utv_suspension_def s = {
@@ -68,10 +70,10 @@ pdk_utv_suspension_def pdk_utv_suspension_def_polaris(void)
     return s;
 }
 
-/* Seed 003 "Suspension": the corner rate is the tyre's membrane in series
- * with the wheel rate, damped at the damping ratio of critical on the
- * corner's static mass; the droop of the travel below the static
- * position, the bump stop's length at its top end. */
+/* The Polaris model (docs/powertrain.md): the corner rate is the tyre's
+ * membrane in series with the wheel rate, damped at the damping ratio of
+ * critical on the corner's static mass; the droop of the travel below the
+ * static position, the bump stop's length at its top end. */
 static void utv_corner(pdk_suspension_def *s, double wheel_rate_npm, const pdk_axle_tyre_def *tyre,
                        double corner_load_n, const pdk_utv_suspension_def *susp,
                        double gravity_mps2)
@@ -85,9 +87,9 @@ static void utv_corner(pdk_suspension_def *s, double wheel_rate_npm, const pdk_a
     s->rebound_damping_nspm = c;
     s->travel_droop_m = susp->droop_m;
     s->travel_bump_m = susp->travel_m - susp->droop_m - susp->bump_stop_length_m;
-    /* The seed's stop is quadratic, k_b (x - x_b)^2; the four-wheel
-     * model's is linear: the rate that gives the same force at the end of
-     * the stop's length. */
+    /* The Polaris model's stop is quadratic, k_b (x - x_b)^2; the four-wheel
+     * model's is linear: the rate that gives the same force at the end of the
+     * stop's length. */
     s->bump_stop_npm = susp->bump_stop_rate_npm2 * susp->bump_stop_length_m;
 }
 
@@ -111,7 +113,8 @@ void pdk_utv_def_complete(pdk_vehicle_def *def, const pdk_utv_mass_def *mass,
     pdk_utv_mass_of(mass, wheelbase_m, pdk_vehicle_def_track_m(def, 0),
                     pdk_vehicle_def_track_m(def, 1), gravity_mps2, &m);
     /* The four-wheel model's chassis has its centre of mass on the centre
-     * line: the seed's 14 mm to the left (its loads' split) is left out. */
+     * line: the Polaris model's 14 mm to the left (its loads' split) is left
+     * out. */
     def->chassis.mass_kg = m.mass_kg;
     def->chassis.roll_inertia_kgm2 = m.inertia_kgm2[0];
     def->chassis.pitch_inertia_kgm2 = m.inertia_kgm2[1];
@@ -119,10 +122,10 @@ void pdk_utv_def_complete(pdk_vehicle_def *def, const pdk_utv_mass_def *mass,
     def->chassis.cg_to_front_axle_m = wheelbase_m - m.cg_m[0];
     def->chassis.cg_height_m = m.cg_m[2];
     const double front_n = 0.5 * m.axle_load_n[0], rear_n = 0.5 * m.axle_load_n[1];
-    /* The nominal load is the static load: the seed's tyre has no load
-     * sensitivity. C_alpha / N per tyre: the axle's stiffness at its
-     * static load, which spawn turns back into the law's
-     * cornering_per_load (pdk_fw_law_of). */
+    /* The nominal load is the static load: the Polaris model's tyre has no
+     * load sensitivity. C_alpha / N per tyre: the axle's stiffness at its
+     * static load, which spawn turns back into the law's cornering_per_load
+     * (pdk_fw_law_of). */
     def->tyre_front.law.nominal_load_n = front_n;
     def->tyre_front.cornering_stiffness_n_per_rad = cornering_per_load[0] * 2.0 * front_n;
     def->tyre_rear.law.nominal_load_n = rear_n;
@@ -145,22 +148,24 @@ pdk_vehicle_def pdk_vehicle_def_polaris(const pdk_utv_mass_def *mass, double gra
     def.tyre_rear = utv_tyre(0.2794, 138.0);
     def.susp_front = utv_axle();
     def.susp_rear = utv_axle();
-    /* Seed 003 "Steering": the fitted ratio and centre, ideal Ackermann,
-     * the servo's +-487 deg. */
+    /* The Polaris model (docs/powertrain.md): the fitted ratio and centre,
+     * ideal Ackermann, the servo's +-487 deg. */
     def.steering.ratio = 11.9764;
     def.steering.center_offset_deg = 12.5314;
     def.steering.lock_deg = 487.0;
     def.dbw = pdk_dbw_def_polaris();
     def.steering.ackermann = 1.0;
-    /* Seed 003 "Brakes and Aerodynamics": 80 bar full scale, C_d A 2.5 m^2;
-     * the powertrain's brakes are torques (force_per_bar_n is not read). */
+    /* The Polaris model (docs/powertrain.md): 80 bar full scale, C_d A 2.5
+     * m^2; the powertrain's brakes are torques (force_per_bar_n is not
+     * read). */
     def.brake.max_line_bar = 80.0;
     def.resist.drag_area_m2 = 2.5;
-    /* Seed 003 "Resistances": the chassis' angular damping, omega <- omega
-     * max(0, 1 - 0.08 dt), its game engine's body damping. */
+    /* The Polaris model (docs/powertrain.md): the chassis' angular damping,
+     * omega <- omega max(0, 1 - 0.08 dt), its game engine's body damping. */
     def.chassis.angular_damping_per_s = 0.08;
     def.powertrain = pdk_powertrain_def_polaris();
-    /* Seed 003 "Tyres": tyres.cornering_per_load, 8 /rad on both axles. */
+    /* The Polaris model (docs/tyres.md): tyres.cornering_per_load, 8 /rad on
+     * both axles. */
     const pdk_utv_suspension_def susp = pdk_utv_suspension_def_polaris();
     const double cornering_per_load[2] = {8.0, 8.0};
     pdk_utv_def_complete(&def, mass, &susp, cornering_per_load, gravity_mps2);

@@ -1,9 +1,9 @@
-/* The UTV's mass model (utv_mass.h; seed 003 "Mass and Geometry"). */
+/* The UTV's mass model (utv_mass.h; docs/powertrain.md). */
 #include "sim/utv_mass.h"
 
 #include <stddef.h>
 
-/* Seed 003's table of mass.* parameters. */
+/* The Polaris model's table of mass.* parameters. */
 pdk_utv_mass_def pdk_utv_mass_def_polaris(void)
 {
     pdk_utv_mass_def d = {
@@ -90,7 +90,7 @@ const char *pdk_utv_mass_def_problem(const pdk_utv_mass_def *d)
 
 void pdk_utv_seat(const pdk_utv_mass_def *d, int k, double pos_m[3])
 {
-    /* seed 003 "Occupants and Payload": the order the seats fill in */
+    /* the Polaris model (docs/powertrain.md): the order the seats fill in */
     static const struct {
         int front;
         double side; /* of seat_lateral_m, left positive */

@@ -13,28 +13,27 @@
 #include "tyre/tyre.h"
 #include "tyre/tyre_life.h"
 
-/* A mid-size front-wheel-drive road car on the four-wheel model. Mass,
- * inertia and geometry are those of a typical D-segment saloon (Gillespie,
+/* A mid-size front-wheel-drive road car on the four-wheel model. Mass, inertia
+ * and geometry are those of a typical D-segment saloon (Gillespie,
  * Fundamentals of Vehicle Dynamics, ch. 6 uses the same class); the axle
- * cornering stiffnesses make it mildly understeering:
- * K = (m/L)(b/C_f - a/C_r) = 2.45e-3 rad/(m/s^2), about 1.4 deg/g,
- * characteristic speed sqrt(L/K) = 33 m/s. Geometry and track follow the
- * REF-1 car of reference/vehicle-models.md section 7.0. The roll and pitch
- * inertias, 550 and 2300 kg m^2, are typical of the class: about a third of
- * m (t/2)^2 plus the body's height, and near the yaw inertia.
- * Suspension: ride 1.4 Hz front, 1.5 Hz rear on the corner's share of the
- * mass (seed 000: f = sqrt(k / m_corner) / 2 pi; front corner 416.7 kg,
- * rear 333.3 kg), damping 0.3 of critical in bump and 0.5 in rebound, roll
- * centres 0.05 m front and 0.10 m rear, half Ackermann, half a degree of
- * negative camber, no toe and no kinematic curves.
- * Tyres: 205/60R15 on the grip law (tyre.h's default: R0 0.31 m, Ck/Fz
- * 18, relaxation 0.15 / 0.45 m, f 0.011), its stiffness and friction from
- * the axle's fields; the life of tyre_life.h's road tyre at 220 kPa cold;
- * on soil a section 0.205 m wide and 0.123 m high (60 % of the width) with
- * the carcass pressure of tyres-soil.md 3.3's check for this tyre (30 kPa),
- * no lugs, and seed 003's tread compliance (0.008 m) and hysteresis
- * (0.12); a wheel's spin inertia 1.0 kg m^2 (tyres-soil.md 1.7 item 5's
- * car; seed 003's tyres.wheel_inertia_kg_m2). */
+ * cornering stiffnesses make it mildly understeering: K = (m/L)(b/C_f - a/C_r)
+ * = 2.45e-3 rad/(m/s^2), about 1.4 deg/g, characteristic speed sqrt(L/K) = 33
+ * m/s. Geometry and track follow REF-1, the reference car of the validation
+ * cases (docs/drive-scripts.md). The roll and pitch inertias, 550 and 2300 kg
+ * m^2, are typical of the class: about a third of m (t/2)^2 plus the body's
+ * height, and near the yaw inertia. Suspension: ride 1.4 Hz front, 1.5 Hz rear
+ * on the corner's share of the mass (the four-wheel model: f = sqrt(k /
+ * m_corner) / 2 pi; front corner 416.7 kg, rear 333.3 kg), damping 0.3 of
+ * critical in bump and 0.5 in rebound, roll centres 0.05 m front and 0.10 m
+ * rear, half Ackermann, half a degree of negative camber, no toe and no
+ * kinematic curves. Tyres: 205/60R15 on the grip law (tyre.h's default: R0
+ * 0.31 m, Ck/Fz 18, relaxation 0.15 / 0.45 m, f 0.011), its stiffness and
+ * friction from the axle's fields; the life of tyre_life.h's road tyre at 220
+ * kPa cold; on soil a section 0.205 m wide and 0.123 m high (60 % of the
+ * width) with the carcass pressure of a tyre of this size (30 kPa, est.), no
+ * lugs, and the Polaris model's tread compliance (0.008 m) and hysteresis
+ * (0.12); a wheel's spin inertia 1.0 kg m^2 (a car wheel's; the Polaris
+ * model's tyres.wheel_inertia_kg_m2). */
 static pdk_axle_tyre_def road_tyre(double cornering_n_per_rad, double camber_n_per_rad)
 {
     pdk_axle_tyre_def t;
@@ -541,11 +540,10 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
     return PDK_OK;
 }
 
-/* Seed 003 "Brakes", "Engine and Fuel", "CVT and Gearbox", "Drive Modes":
- * the brake gains (22 and 12 N m per bar at each front and rear wheel, no
- * bias), the tank (43.5 L of petrol, 43.4 MJ/kg at 0.745 kg/L), AWD as the
- * switch's default, and the engine, CVT and lever of engine.c, cvt.c and
- * utv_gear.c. */
+/* The Polaris model (docs/powertrain.md): the brake gains (22 and 12 N m per
+ * bar at each front and rear wheel, no bias), the tank (43.5 L of petrol, 43.4
+ * MJ/kg at 0.745 kg/L), AWD as the switch's default, and the engine, CVT and
+ * lever of engine.c, cvt.c and utv_gear.c. */
 pdk_powertrain_def pdk_powertrain_def_polaris(void)
 {
     pdk_powertrain_def pt = {

@@ -2,7 +2,7 @@
  * instruction set (on x86-64 SSE2, or whatever the platform has), AVX2 and
  * AVX-512 (x86-64, where the processor and the operating system have them),
  * and BEST, the widest one available. The four-wheel step (four_wheel.h,
- * ADR 0007, 0009) and the state hash (world.h, ADR 0015) have them; every
+ * ADR 0007, 0009) and the state hash (world.h, ADR 0014) have them; every
  * build gives the same results, bit for bit. */
 #ifndef PDK_BUILDS_H
 #define PDK_BUILDS_H

@@ -1,9 +1,10 @@
 /* A drive-by-wire kit on a vehicle, as a Dataspeed DBW2 kit behaves
- * (reference/dbw.md §1): steering, brake and throttle channels with their
- * commands, rate limits, watchdog, rolling counter, CRC and driver-override
- * latch; the gear channel with its rejects; the universal longitudinal
- * controller (ULC); the system's enable state, sync mode, lockouts and
- * comms-loss braking; the actuators' dynamics; fault injection.
+ * (Dataspeed's dbw_ros packages, ds_dbw_msgs and ds_dbw_can): steering, brake
+ * and throttle channels with their commands, rate limits, watchdog, rolling
+ * counter, CRC and driver-override latch; the gear channel with its rejects;
+ * the universal longitudinal controller (ULC); the system's enable state, sync
+ * mode, lockouts and comms-loss braking; the actuators' dynamics; fault
+ * injection.
  *
  * The kit sits between two sets of controls: the driver's (the pedal,
  * wheel and lever a remote human drives with, pdk_dbw_cmd in input.h) and
@@ -33,7 +34,7 @@ typedef enum pdk_dbw_channel {
     PDK_DBW_CH_COUNT = 3,
 } pdk_dbw_channel;
 
-/* cmd_type values (reference/dbw.md 1.3). */
+/* cmd_type values (Dataspeed ds_dbw_msgs). */
 enum {
     PDK_DBW_CMD_NONE = 0,
     PDK_STEER_CMD_TORQUE = 1, /* unsupported: the model has no column torque */
@@ -90,7 +91,7 @@ typedef enum pdk_dbw_gear_reject {
     PDK_DBW_REJECT_VEHICLE = 7,
 } pdk_dbw_gear_reject;
 
-/* The kit's ReasonNotReady codes (DBW2 dispatch.hpp, reference/dbw.md 1.8). */
+/* The kit's ReasonNotReady codes (DBW2: ds_dbw_can's dispatch.hpp). */
 typedef enum pdk_dbw_not_ready {
     PDK_NR_NONE = 0x00,
     PDK_NR_MISSING_REPORT_STEER = 0x10,
@@ -270,8 +271,8 @@ typedef enum pdk_dbw_report_kind {
     PDK_RPT_COUNT = 12,
 } pdk_dbw_report_kind;
 
-/* Each report's period in ticks at 120 Hz (reference/dbw.md 1.7: every one
- * inside the kit's accepted window). */
+/* Each report's period in ticks at 120 Hz (ds_dbw_can's dispatch.hpp: every
+ * one inside the kit's accepted window). */
 extern const uint32_t pdk_dbw_report_period_ticks[PDK_RPT_COUNT];
 
 typedef enum pdk_dbw_sensor {

@@ -62,7 +62,8 @@ typedef struct pdk_dbw_def {
 /* A passenger car's kit (docs/dbw.md gives each value and its basis). */
 pdk_dbw_def pdk_dbw_def_default(void);
 
-/* The Polaris Ranger's kit (seed 003's fitted actuators, docs/dbw.md). */
+/* The Polaris Ranger's kit (the Polaris model's fitted actuators,
+ * docs/dbw.md). */
 pdk_dbw_def pdk_dbw_def_polaris(void);
 
 /* NULL when def can run, else a static sentence naming the first field

@@ -4,7 +4,8 @@
 
 #include <stdint.h>
 
-/* Gear values are the DBW2 kit's numeric Gear enum (reference/dbw.md 1.5). */
+/* Gear values are the DBW2 kit's numeric Gear enum (Dataspeed's
+ * ds_dbw_msgs/Gear). */
 typedef enum pdk_gear {
     PDK_GEAR_NONE = 0, /* "no change" in a command */
     PDK_GEAR_PARK = 1,

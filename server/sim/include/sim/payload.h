@@ -7,13 +7,13 @@
  * it follow by the parallel-axis theorem; the UTV builds its whole chassis
  * from parts instead (utv_mass.h).
  *
- * Positions are seed 003's body axes, as utv_mass.h's: from the ground
- * under the middle of the rear axle, x forward, y left, z up (ISO 8855).
- * The given chassis' centre of mass is on the centre line, at x =
- * wheelbase - cg_to_front_axle and z = cg_height. The four-wheel chassis
- * keeps its centre of mass on the centre line: the lateral offset a payload
- * gives it (an occupant on one side) is computed, counted in the inertias,
- * and left out of the chassis, as the UTV's 14 mm are. */
+ * Positions are the Polaris model's body axes, as utv_mass.h's: from the
+ * ground under the middle of the rear axle, x forward, y left, z up (ISO
+ * 8855). The given chassis' centre of mass is on the centre line, at x =
+ * wheelbase - cg_to_front_axle and z = cg_height. The four-wheel chassis keeps
+ * its centre of mass on the centre line: the lateral offset a payload gives it
+ * (an occupant on one side) is computed, counted in the inertias, and left out
+ * of the chassis, as the UTV's 14 mm are. */
 #ifndef PDK_PAYLOAD_H
 #define PDK_PAYLOAD_H
 
@@ -41,8 +41,8 @@ typedef struct pdk_payload_def {
     double cargo_m[3];
 } pdk_payload_def;
 
-/* The driver alone in a vehicle with no seat positions and no load space:
- * 85 kg an occupant (seed 003's), no cargo. It leaves any chassis as
+/* The driver alone in a vehicle with no seat positions and no load space: 85
+ * kg an occupant (the Polaris model's), no cargo. It leaves any chassis as
  * given. */
 pdk_payload_def pdk_payload_def_default(void);
 

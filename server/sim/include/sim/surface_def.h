@@ -18,7 +18,7 @@ typedef enum pdk_surface_id {
     PDK_SURFACE_SNOW = 7,       /* packed snow */
     PDK_SURFACE_ICE = 8,
     PDK_SURFACE_SAND = 9,       /* loose dry sand, deformable */
-    PDK_SURFACE_SILT_LOAM = 10, /* deformable; seed 003's default soil class */
+    PDK_SURFACE_SILT_LOAM = 10, /* deformable; the Polaris model's default soil class */
     PDK_SURFACE_COUNT = 11
 } pdk_surface_id;
 
@@ -59,7 +59,7 @@ int pdk_surface_by_name(const char *name);
  * `paddockd presets describe world`). */
 const char *pdk_surface_source(int id);
 
-/* A tyre on soil: its size and pressures (seed 003 keys tyres.*). */
+/* A tyre on soil: its size and pressures (preset keys tyre.soil.*). */
 typedef struct pdk_soil_tyre {
     double radius_m;        /* unloaded radius R */
     double width_m;         /* b */
@@ -69,7 +69,7 @@ typedef struct pdk_soil_tyre {
     double lug_height_m;    /* adds to the shearing depth */
     double lug_area_ratio;  /* share of the contact area the lugs fill */
     double tread_k_m;       /* the tread's shear compliance, added to the soil's K */
-    double hysteresis;      /* rolling loss per unit of relative deflection (seed 003) */
+    double hysteresis;      /* rolling loss per unit of relative deflection */
 } pdk_soil_tyre;
 
 #endif

@@ -22,20 +22,20 @@ typedef enum pdk_mf_set {
 } pdk_mf_set;
 
 /* Magic Formula coefficients, Pac2002 / MF6.1 names in lower case, ISO signs
- * in the form of Pacejka's book tables: negative PDY1 and PKY1, so that
- * Dy < 0, By > 0 and Fy < 0 for alpha > 0 (tyres-soil.md 1.4 gotcha c). A
- * TNO / ADAMS .tir file gives the same ISO forces with positive PDY1 and
+ * in the form of Pacejka's book tables: negative PDY1 and PKY1, so that Dy <
+ * 0, By > 0 and Fy < 0 for alpha > 0 (SAE-signed code expects them positive).
+ * A TNO / ADAMS .tir file gives the same ISO forces with positive PDY1 and
  * negative PKY1; it is brought to this form by negating PDY1, PDY2, RVY1,
- * RVY2, RVY3 and QBZ10, which leaves every force and moment unchanged. A
- * file whose PKY1 is positive (Fy positive for positive alpha, as the kart
- * set's source) negates PDY1 and PKY1. Scaling factors lambda are all 1 and
- * not stored (a set's own LMUX, LMUY are folded into its coefficients).
- * PDY3 enters as (1 - PDY3 gamma*^2) (MF6.1; Chrono's Pac02 has +, gotcha
- * b). Camber is MF6.1's (PKY6, PKY7: SHy = ... + (Kyg0 gamma* - SVyg) /
- * Ky) when a set has PKY6 or PKY7, else MF5.2's (PHY3 gamma*). A
- * coefficient a set does not give is 0, which turns its term off, except
- * the ones pdk_mf_problem requires (divisors, shape and peak factors, the
- * combined-slip RBX1, RCX1, RBY1, RCY1). */
+ * RVY2, RVY3 and QBZ10, which leaves every force and moment unchanged. A file
+ * whose PKY1 is positive (Fy positive for positive alpha, as the kart set's
+ * source) negates PDY1 and PKY1. Scaling factors lambda are all 1 and not
+ * stored (a set's own LMUX, LMUY are folded into its coefficients). PDY3
+ * enters as (1 - PDY3 gamma*^2) (MF6.1; Chrono's Pac02 has +, gotcha b).
+ * Camber is MF6.1's (PKY6, PKY7: SHy = ... + (Kyg0 gamma* - SVyg) / Ky) when a
+ * set has PKY6 or PKY7, else MF5.2's (PHY3 gamma*). A coefficient a set does
+ * not give is 0, which turns its term off, except the ones pdk_mf_problem
+ * requires (divisors, shape and peak factors, the combined-slip RBX1, RCX1,
+ * RBY1, RCY1). */
 typedef struct pdk_mf_coeffs {
     double fnomin_n;            /* nominal load FNOMIN */
     double unloaded_radius_m;   /* R0 */
@@ -58,9 +58,9 @@ typedef struct pdk_mf_coeffs {
     double qdz1, qdz2, qdz3, qdz4, qdz6, qdz7, qdz8, qdz9;
     double qez1, qez2, qez3, qez4, qez5, qhz1, qhz2, qhz3, qhz4;
     double ssz1, ssz2, ssz3, ssz4;
-    /* rolling resistance moment (only QSY1 is used: tyres-soil.md 1.4) */
+    /* rolling resistance moment (only QSY1 is used) */
     double qsy1;
-    /* relaxation lengths (Pac2002, tyres-soil.md 1.7 item 3) */
+    /* relaxation lengths (Pac2002; Pacejka, ch. 7) */
     double ptx1, ptx2, ptx3, pty1, pty2;
 } pdk_mf_coeffs;
 
@@ -83,7 +83,7 @@ typedef struct pdk_tyre_law_def {
     double mu_x, mu_y;              /* peak friction, longitudinal and lateral, reference surface */
     double camber_per_load; /* camber thrust per rad per N of load (Fy = +c gamma Fz, ISO) */
     double trail_m;         /* pneumatic trail at zero slip (grip and UTV laws) */
-    /* PDK_TYRE_UTV (seed 003): mu_x is the wet-film friction mu, and */
+    /* PDK_TYRE_UTV: mu_x is the wet-film friction mu, and */
     double hard_slip_stiffness; /* k_s in tanh(k_s kappa) */
     /* cornering_per_load is C_alpha / N */
     /* PDK_TYRE_MAGIC */

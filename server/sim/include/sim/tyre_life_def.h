@@ -16,8 +16,8 @@ typedef enum pdk_tyre_condition {
 typedef struct pdk_tyre_life_def {
     double cold_pressure_kpa;   /* gauge, set at cold_temp_c */
     double cold_temp_c;         /* the temperature the cold pressure is set at, 20 */
-    double optimal_temp_c;      /* grip window centre (seed 004: 80) */
-    double window_c;            /* half width (seed 004: 55) */
+    double optimal_temp_c;      /* grip window centre (default 80) */
+    double window_c;            /* half width (default 55) */
     double window_loss;         /* grip lost at the window's edge, 0..1 */
     double min_temp_grip;       /* the window's grip never falls below this, 0..1 */
     double best_pressure_ratio; /* the gauge pressure with the best grip over the cold
@@ -35,7 +35,7 @@ typedef struct pdk_tyre_life_def {
     double air_wpk;             /* h A at rest, surface and carcass each */
     double air_wpk_per_mps;     /* h A's growth with speed: + this * v^0.8 (v in m/s) */
     double hysteresis_coeff;    /* f_rr in P_hyst = f_rr Fz |Vx| */
-    double heat_scale;          /* 0 turns heating off (seed 004) */
+    double heat_scale;          /* 0 turns heating off */
     double tread_depth_m;       /* new */
     double wear_m_per_j;        /* k_w: depth lost per J of sliding work */
     double wear_scale;          /* 0 turns wear off */
@@ -45,7 +45,7 @@ typedef struct pdk_tyre_life_def {
     double flat_drop_m;         /* radius lost when flat */
     double rim_radius_m;        /* radius on the rim */
     double hub_radius_m;        /* the hub's height when the wheel is off */
-    double flat_to_rim_m;       /* distance run flat before the tyre shreds (seed 004: 1500) */
+    double flat_to_rim_m;       /* distance run flat before the tyre shreds (default 1500) */
 } pdk_tyre_life_def;
 
 /* The inputs that change a tyre (recorded; applied at tick boundaries). */

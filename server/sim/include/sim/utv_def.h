@@ -1,13 +1,13 @@
-/* The Polaris Ranger CREW XP 1000 as a vehicle definition (seed 003): the
- * chassis from its parts (utv_mass.h) with its occupants and cargo, the
- * corners as the tyre's membrane in series with the wheel rate
- * (utv_corner.h), the 27 in tyres on seed 003's hard-surface law and on
- * soil, the steering of the fitted ratio and centre with ideal Ackermann,
- * and its powertrain (pdk_powertrain_def_polaris). What the four-wheel
- * model reads differently from the seed's own chassis is said where it is
- * set, in utv_def.c.
+/* The Polaris Ranger CREW XP 1000 as a vehicle definition (the Polaris model):
+ * the chassis from its parts (utv_mass.h) with its occupants and cargo, the
+ * corners as the tyre's membrane in series with the wheel rate (utv_corner.h),
+ * the 27 in tyres on the Polaris model's hard-surface law and on soil, the
+ * steering of the fitted ratio and centre with ideal Ackermann, and its
+ * powertrain (pdk_powertrain_def_polaris). What the four-wheel model reads
+ * differently from the Polaris model's own chassis is said where it is set, in
+ * utv_def.c.
  *
- * The step from the seed's keys to the fields that follow from them
+ * The step from the Polaris model's keys to the fields that follow from them
  * (pdk_utv_def_complete) is public, so that a preset of the UTV (params/)
  * derives them exactly as pdk_vehicle_def_polaris does. */
 #ifndef PDK_UTV_DEF_H
@@ -16,11 +16,11 @@
 #include "sim/utv_mass.h"
 #include "sim/vehicle_def.h"
 
-/* Seed 003's suspension.* keys, in SI: a corner is the tyre's membrane in
- * series with the wheel rate, damped at damping_ratio of critical on the
- * corner's static mass; of the travel, droop_m lies below the static
- * position and the bump stop's bump_stop_length_m at its top end, a
- * quadratic stop of bump_stop_rate_npm2. */
+/* The Polaris model's suspension.* keys, in SI: a corner is the tyre's
+ * membrane in series with the wheel rate, damped at damping_ratio of critical
+ * on the corner's static mass; of the travel, droop_m lies below the static
+ * position and the bump stop's bump_stop_length_m at its top end, a quadratic
+ * stop of bump_stop_rate_npm2. */
 typedef struct pdk_utv_suspension_def {
     double front_wheel_rate_npm;
     double rear_wheel_rate_npm;
@@ -31,7 +31,7 @@ typedef struct pdk_utv_suspension_def {
     double bump_stop_rate_npm2;
 } pdk_utv_suspension_def;
 
-/* Seed 003's suspension.* defaults for the Polaris. */
+/* The Polaris model's suspension.* defaults for the Polaris. */
 pdk_utv_suspension_def pdk_utv_suspension_def_polaris(void);
 
 /* Fills the fields of def that follow from a UTV's parts under gravity

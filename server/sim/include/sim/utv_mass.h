@@ -1,12 +1,12 @@
-/* The UTV's mass model from its parts (seed 003 "Mass and Geometry",
+/* The UTV's mass model from its parts (docs/powertrain.md,
  * "Occupants and Payload"): the dry vehicle with its own radii of gyration,
- * the fluids, the roof and bay equipment, 0 to 6 occupants in the seed's
- * seat order and cargo in the bed, each a point mass. The total mass and
- * centre of mass are the sums; the inertia is the dry vehicle's own plus
+ * the fluids, the roof and bay equipment, 0 to 6 occupants in the Polaris
+ * model's seat order and cargo in the bed, each a point mass. The total mass
+ * and centre of mass are the sums; the inertia is the dry vehicle's own plus
  * every part's parallel-axis term about the combined centre of mass; the
- * static axle loads follow from the pitch balance and each is split left
- * and right by the lateral offset of the centre of mass, each share held
- * within 5..95 %.
+ * static axle loads follow from the pitch balance and each is split left and
+ * right by the lateral offset of the centre of mass, each share held within
+ * 5..95 %.
  *
  * Positions are body axes with the origin on the ground under the middle
  * of the rear axle: x forward, y left, z up (ISO 8855). */
@@ -24,12 +24,12 @@ typedef struct pdk_utv_mass_def {
     double roof_kg, roof_m[3]; /* roof rack with its sensors */
     double bay_kg, bay_m[3];   /* electronics bay */
     double occupant_kg;
-    int occupants; /* 0..6, seated in the seed's order */
+    int occupants; /* 0..6, seated in the Polaris model's order */
     double front_seat_x_m, rear_seat_x_m, seat_lateral_m, seat_z_m;
     double cargo_kg, cargo_x_m, cargo_z_m; /* in the bed, on the centre line */
 } pdk_utv_mass_def;
 
-/* Seed 003's mass.* defaults for the Polaris Ranger CREW XP 1000, one
+/* The Polaris model's mass.* defaults for the Polaris Ranger CREW XP 1000, one
  * occupant (the driver). */
 pdk_utv_mass_def pdk_utv_mass_def_polaris(void);
 

@@ -17,8 +17,8 @@
 
 /* Which vehicle model steps the vehicle. Values are stable (recorded). */
 typedef enum pdk_model {
-    PDK_MODEL_SINGLE_TRACK = 1, /* seed 000: planar single-track (bicycle) model */
-    PDK_MODEL_FOUR_WHEEL = 2,   /* seed 000: rigid 6-DOF chassis on four struts (default) */
+    PDK_MODEL_SINGLE_TRACK = 1, /* planar single-track (bicycle) model */
+    PDK_MODEL_FOUR_WHEEL = 2,   /* rigid 6-DOF chassis on four struts (the default) */
 } pdk_model;
 
 /* Wheel indices, ISO order: front left, front right, rear left, rear right. */
@@ -40,8 +40,8 @@ typedef struct pdk_chassis_def {
     double track_width_m;         /* both axles' track unless an axle sets its own */
     /* The body's angular velocity decays by this share per second, omega <-
      * omega max(0, 1 - c dt) each substep (four-wheel model only): the game
-     * engine's body damping that seed 003's chassis carries ("Resistances",
-     * 0.08 /s); 0, the default, for none. */
+     * engine's body damping that the Polaris model's chassis carries (0.08
+     * /s); 0, the default, for none. */
     double angular_damping_per_s;
 } pdk_chassis_def;
 
@@ -73,14 +73,13 @@ typedef struct pdk_steering_def {
     double ackermann;           /* 0 parallel steer .. 1 ideal Ackermann; four-wheel only */
 } pdk_steering_def;
 
-/* Kinematic curves (seed 000 "Geometry that changes with travel"): a value
- * against the wheel's own travel (m from the static ride position, positive
- * in bump), linear between points and held beyond the end points. It
- * describes the left wheel; the right wheel mirrors it. The value is an
- * offset from the static field, in SI (rad for toe and camber, m for the
- * roll-centre height, a plain fraction for anti). n_points 0 means no curve;
- * otherwise 2..PDK_CURVE_MAX_POINTS, travel strictly increasing, and the
- * curve is 0 at travel 0. */
+/* Kinematic curves (docs/vehicle-model.md): a value against the wheel's own
+ * travel (m from the static ride position, positive in bump), linear between
+ * points and held beyond the end points. It describes the left wheel; the
+ * right wheel mirrors it. The value is an offset from the static field, in SI
+ * (rad for toe and camber, m for the roll-centre height, a plain fraction for
+ * anti). n_points 0 means no curve; otherwise 2..PDK_CURVE_MAX_POINTS, travel
+ * strictly increasing, and the curve is 0 at travel 0. */
 #define PDK_CURVE_MAX_POINTS 16
 
 typedef struct pdk_curve {
@@ -103,10 +102,11 @@ typedef enum pdk_axle_kind {
     PDK_AXLE_SOLID = 1,       /* the wheels stand on the beam through the two contacts */
 } pdk_axle_kind;
 
-/* One axle's suspension: two corner struts and their geometry (seed 000).
- * Four-wheel model only. Alignment angles are quoted as alignment sheets
- * quote them: negative camber leans the top of the wheel toward the
- * centreline, positive toe points the wheel toward the centreline ahead. */
+/* One axle's suspension: two corner struts and their geometry
+ * (docs/vehicle-model.md). Four-wheel model only. Alignment angles are quoted
+ * as alignment sheets quote them: negative camber leans the top of the wheel
+ * toward the centreline, positive toe points the wheel toward the centreline
+ * ahead. */
 typedef struct pdk_suspension_def {
     pdk_axle_kind kind;
     double track_width_m;          /* 0: chassis.track_width_m */
@@ -155,7 +155,7 @@ typedef struct pdk_resist_def {
 /* Which powertrain turns the wheels. Values are stable (recorded). */
 typedef enum pdk_powertrain_kind {
     PDK_POWERTRAIN_LUMPED = 0, /* pdk_drive_def's drive force, no engine (the default) */
-    PDK_POWERTRAIN_UTV = 1,    /* seed 003: engine, CVT, gear lever, demand drive */
+    PDK_POWERTRAIN_UTV = 1,    /* the Polaris model: engine, CVT, gear lever, demand drive */
     PDK_POWERTRAIN_GEARED = 2, /* engine, launch clutch, gearbox of fixed ratios, diffs */
 } pdk_powertrain_kind;
 
@@ -217,7 +217,7 @@ typedef struct pdk_layout_def {
     pdk_dl_diff centre_diff; /* PDK_COUPLING_CENTRE: a full-time AWD's */
 } pdk_layout_def;
 
-/* The UTV's AWD switch (seed 003 "Drive Modes"); values are the switch's. */
+/* The UTV's AWD switch (docs/powertrain.md); values are the switch's. */
 typedef enum pdk_drive_mode {
     PDK_DRIVE_TURF = 0, /* open rear differential, front not driven */
     PDK_DRIVE_2WD = 1,  /* locked rear, front not driven */
@@ -246,9 +246,8 @@ typedef struct pdk_powertrain_def {
     double fuel_density_kgpl;       /* rho_f */
 } pdk_powertrain_def;
 
-/* Seed 003's Polaris Ranger CREW XP 1000 powertrain: the ProStar engine,
- * the CVT with its EBS, the gear lever, AWD, the brakes' gains, a 43.5 L
- * tank of petrol. */
+/* The Polaris Ranger CREW XP 1000 powertrain: the ProStar engine, the CVT with
+ * its EBS, the gear lever, AWD, the brakes' gains, a 43.5 L tank of petrol. */
 pdk_powertrain_def pdk_powertrain_def_polaris(void);
 
 /* NULL when def can run, else what is wrong, naming the field. */
@@ -279,12 +278,13 @@ typedef struct pdk_vehicle_def {
  * for a 38 t truck is 3e-4). */
 #define PDK_MIN_YAW_INERTIA_RATIO 0.3
 
-/* Rules the four-wheel model adds (pdk_vehicle_def_check). Its roll-centre
- * and pitch links are lagged one substep, as seed 000 prescribes, and a
+/* Rules the four-wheel model adds (pdk_vehicle_def_check). Its roll-centre and
+ * pitch links are lagged one substep, as the four-wheel model specifies, and a
  * lagged link can feed energy into roll through the tyres' slip damping
- * (ADR 0007, "The energy balance"); the struts' own damping must outweigh
- * it. A sweep of the worst corners of the parameter space (ADR 0007) found
- * a self-excited roll only beyond these limits:
+ * (docs/vehicle-model.md, "The step's energy balance"); the struts' own
+ * damping must outweigh it. A sweep of the worst corners of the parameter
+ * space (the same section) found a self-excited roll only beyond these
+ * limits:
  *  - every strut damper, bump and rebound, at least PDK_MIN_DAMPING_RATIO of
  *    critical for its corner, 2 sqrt(k m_corner) (real cars run 0.2 to 0.7);
  *  - the roll centre, with its curve at every point, at most
