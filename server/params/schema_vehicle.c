@@ -1,8 +1,8 @@
-/* The parameter schema (params_schema.h): the vehicle's key table, with the
- * bounds docs/presets.md explains, a utv's and a geared car's keys and what
- * follows from them, and the lookups both schemas share (the world's table
- * is params_world.c's, the rules between a vehicle's keys
- * params_vehicle_rules.c's). */
+/* The vehicle's parameter schema (params_schema.h): every key of a vehicle
+ * preset with its unit, bounds (docs/presets.md explains them), default and
+ * meaning, as `paddockd presets describe vehicle` prints them; a utv's and
+ * a geared car's own keys and what follows from them; the override
+ * aliases. The rules between keys are schema_vehicle_rules.c's. */
 #include "params_schema.h"
 
 #include <math.h>
@@ -108,7 +108,7 @@ static const pdk_choice coupling_items[] = {
 static const pdk_choice_set coupling_choices = {"coupling", coupling_items,
                                                 N_ELEMS(coupling_items)};
 
-/* Seed 003 "Drive Modes": the AWD switch's positions. */
+/* The positions of a UTV's AWD switch, its drive modes. */
 static const pdk_choice drive_mode_items[] = {
     {"turf", PDK_DRIVE_TURF},
     {"2wd", PDK_DRIVE_2WD},
@@ -386,16 +386,16 @@ static void complete_tyre(pdk_axle_tyre_def *t)
 }
 
 /* Gravity for what follows from a UTV's static loads. A vehicle preset is
- * resolved apart from any world, so it uses seed 003's g (its
- * "Conventions"): the dampers do not depend on it (c = 2 zeta sqrt(k N0 /
- * g), N0 / g being the corner's mass), the tyres' nominal loads and
- * cornering stiffnesses are those under 9.81 m/s^2. */
+ * resolved apart from any world, so it uses the g of the UTV model's
+ * conventions: the dampers do not depend on it (c = 2 zeta sqrt(k N0 / g),
+ * N0 / g being the corner's mass), the tyres' nominal loads and cornering
+ * stiffnesses are those under 9.81 m/s^2. */
 #define UTV_GRAVITY_MPS2 9.81
 
 /* A lumped or geared vehicle's chassis carries its payload (payload.h):
  * the keys it shares with a utv come from the utv's mass struct, where
  * they land. A payload the chassis cannot carry leaves it as given, and
- * the cross-check refuses it with the values (params_vehicle_rules.c). */
+ * the cross-check refuses it with the values (schema_vehicle_rules.c). */
 static void complete_payload(pdk_vehicle_work *w)
 {
     pdk_payload_def *p = &w->payload;
@@ -496,7 +496,7 @@ static void vehicle_complete(void *vwork)
     }
 
 /* Where a part of the UTV may sit, sim's bounds (pdk_utv_mass_def_problem):
- * seed 003's body axes, from the ground under the middle of the rear axle,
+ * in the UTV's body axes, from the ground under the middle of the rear axle,
  * x forward, y left, z up (utv_mass.h). */
 #define POSITION_X_M 10.0
 #define POSITION_Y_M 5.0
@@ -1146,11 +1146,11 @@ static const pdk_param_key vehicle_keys[] = {
     D_NUM("sensors.gnssDropout", "-", 0, 1, gnss_dropout, "The share of GNSS fixes lost, 0..1."),
 };
 
-/* Seed 003's names of the UTV's keys, for overrides (its -PolarisSet
- * spelling: "mass.cargo_kg=150;mass.occupants=4"). A name the seed keeps
- * for both axles stands for both axles' keys. The engine's curve is
- * engine.torqueCurve[i].rpm and .nm: the seed's parallel arrays have no
- * alias. */
+/* The snake_case names with unit suffixes that the UTV model's own
+ * settings use, for overrides ("mass.cargo_kg=150;mass.occupants=4"). A
+ * name that model keeps for both axles stands for both axles' keys. The
+ * engine's curve is engine.torqueCurve[i].rpm and .nm: the model's
+ * parallel arrays have no alias. */
 static const pdk_alias vehicle_aliases[] = {
     {"geometry.wheelbase_m", "chassis.wheelbase"},
     {"geometry.track_front_m", "suspension.front.trackWidth"},
@@ -1260,10 +1260,11 @@ static const pdk_alias vehicle_aliases[] = {
     {"brakes.rear_nm_per_bar", "brakes.rearNmPerBar"},
     {"brakes.bias_bar", "brakes.biasBar"},
     {"aero.drag_area_m2", "resistance.dragArea"},
-    /* The kit's keys in the seed's spelling (a unit suffix, as its
-     * engine.torque_lag_s): the seed names only dbw.steering.lock_deg,
-     * above; its page of the others is not among our seeds (docs/dbw.md).
-     * dbw.lockout.reverse, dbw.ulc.kp and dbw.ulc.ki need none. */
+    /* The kit's keys in the same spelling (a unit suffix, as
+     * engine.torque_lag_s): the UTV model names only
+     * dbw.steering.lock_deg, above; the others follow its pattern
+     * (docs/dbw.md). dbw.lockout.reverse, dbw.ulc.kp and dbw.ulc.ki need
+     * none. */
     {"dbw.steering.delay_s", "dbw.steering.delay"},
     {"dbw.steering.rate_deg_s", "dbw.steering.rate"},
     {"dbw.steering.accel_deg_s2", "dbw.steering.accel"},
@@ -1301,7 +1302,7 @@ static const pdk_alias vehicle_aliases[] = {
 /* A geared car's own keys left out: the six-speed automatic of
  * test_geared.c's car (the compact hatch's), driving the front wheels
  * through an open differential, with the launch clutch of the default
- * engine (seed 003's ProStar, idling at 1250 rev/min: its CVT's 150 N m
+ * engine (the UTV's ProStar, idling at 1250 rev/min: its CVT's 150 N m
  * clutch, 1600 to 2600 rev/min) so that the defaults fit together. */
 static void geared_defaults(pdk_powertrain_def *pt)
 {
@@ -1337,7 +1338,7 @@ static void geared_defaults(pdk_powertrain_def *pt)
 
 /* sim's default vehicle, lumped, with the passenger car's kit
  * (pdk_dbw_def_default, every kind's: a utv's preset gives its own); a
- * utv's own keys left out take seed 003's Polaris values, a geared car's
+ * utv's own keys left out take the Polaris Ranger's values, a geared car's
  * engine and brake torques too and its gearbox geared_defaults' (the
  * powertrain is kept only when the preset makes it a utv's or a geared
  * car's, and only its own parts: vehicle_complete). */
@@ -1353,7 +1354,7 @@ static void vehicle_defaults(void *vwork)
     w->mass = pdk_utv_mass_def_polaris();
     w->payload = pdk_payload_def_default();
     w->suspension = pdk_utv_suspension_def_polaris();
-    /* Seed 003 "Tyres": tyres.cornering_per_load, 8 /rad. */
+    /* The UTV model's tyres.cornering_per_load, 8 /rad. */
     w->cornering_per_load[0] = 8.0;
     w->cornering_per_load[1] = 8.0;
     const pdk_engine_def *e = &w->def.powertrain.engine;
@@ -1372,7 +1373,7 @@ static pdk_error vehicle_model_check(const void *vwork, const char **why)
     return rc;
 }
 
-static const pdk_schema vehicle_schema = {
+const pdk_schema pdk_vehicle_schema = {
     .kind = PDK_PRESET_VEHICLE,
     .what = "vehicle",
     .keys = vehicle_keys,
@@ -1387,114 +1388,3 @@ static const pdk_schema vehicle_schema = {
     .cross_check = pdk_vehicle_cross_check,
     .model_check = vehicle_model_check,
 };
-
-const pdk_schema *pdk_schema_for(pdk_preset_kind kind)
-{
-    return kind == PDK_PRESET_WORLD ? &pdk_world_schema : &vehicle_schema;
-}
-
-const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path)
-{
-    for (size_t i = 0; i < schema->n_keys; i++) {
-        if (strcmp(schema->keys[i].path, path) == 0) {
-            return &schema->keys[i];
-        }
-    }
-    return NULL;
-}
-
-bool pdk_choice_value(const pdk_choice_set *set, const char *name, int *out)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        if (strcmp(set->items[i].name, name) == 0) {
-            *out = set->items[i].value;
-            return true;
-        }
-    }
-    return false;
-}
-
-const char *pdk_choice_name(const pdk_choice_set *set, int value)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        if (set->items[i].value == value) {
-            return set->items[i].name;
-        }
-    }
-    return NULL;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Variants: the keys of one powertrain kind */
-
-int pdk_schema_variant(const pdk_schema *s, json_t *doc, const void *def)
-{
-    if (s->variant_key == NULL) {
-        return 0;
-    }
-    const pdk_param_key *key = pdk_schema_find_key(s, s->variant_key);
-    PDK_ASSERT(key != NULL && key->type == PDK_KEY_CHOICE);
-    const json_t *v = pdk_json_get_dotted(doc, key->path);
-    int x;
-    memcpy(&x, (const char *)def + key->offset, sizeof x);
-    if (v != NULL) {
-        bool known = pdk_choice_value(key->choices, json_string_value(v), &x);
-        PDK_ASSERT(known);
-    }
-    return x;
-}
-
-bool pdk_schema_applies(const pdk_param_key *key, int variant)
-{
-    return key->only_for == 0 || (variant >= 0 && variant < 32 && (key->only_for >> variant) & 1u);
-}
-
-bool pdk_schema_resolved_when_given(const pdk_param_key *key, int variant)
-{
-    return variant >= 0 && variant < 32 && (key->resolved_when_given >> variant) & 1u;
-}
-
-void pdk_schema_variant_names(const pdk_choice_set *set, unsigned mask, char *out, size_t len)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < set->n; i++) {
-        int v = set->items[i].value;
-        if (v < 0 || v >= 32 || ((mask >> v) & 1u) == 0) {
-            continue;
-        }
-        int n = snprintf(out + used, len - used, "%s\"%s\"", used > 0 ? " or " : "",
-                         set->items[i].name);
-        if (n < 0 || (size_t)n >= len - used) {
-            return;
-        }
-        used += (size_t)n;
-    }
-}
-
-pdk_error pdk_schema_check_variant(const pdk_schema *s, json_t *doc, void *def, const char *where,
-                                   char *err, size_t err_len)
-{
-    if (s->variant_key == NULL) {
-        return PDK_OK;
-    }
-    s->defaults(def);
-    int variant = pdk_schema_variant(s, doc, def);
-    const pdk_param_key *vkey = pdk_schema_find_key(s, s->variant_key);
-    for (size_t i = 0; i < s->n_keys; i++) {
-        const pdk_param_key *key = &s->keys[i];
-        if (pdk_schema_applies(key, variant) || pdk_json_get_dotted(doc, key->path) == NULL) {
-            continue;
-        }
-        char names[96];
-        pdk_schema_variant_names(vkey->choices, key->only_for, names, sizeof names);
-        const char *here = pdk_choice_name(vkey->choices, variant);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                               "%s: %s: applies only when %s is %s, and here it is \"%s\"%s%s; "
-                               "remove the key or change %s",
-                               where, key->path, vkey->path, names, here != NULL ? here : "?",
-                               key->otherwise != NULL ? ": " : "",
-                               key->otherwise != NULL ? key->otherwise : "", vkey->path);
-    }
-    return PDK_OK;
-}

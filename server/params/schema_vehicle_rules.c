@@ -262,8 +262,9 @@ static pdk_error check_dbw(const pdk_vehicle_def *def, char *why, size_t why_len
     return rc;
 }
 
-/* The least travel from ride height to a UTV's bump stop (seed 003
- * "Suspension": x_b = max(x_0 + 0.01, travel - bump stop length)). */
+/* The least travel from ride height to a UTV's bump stop, as the UTV
+ * model places its stop: x_b = max(x_0 + 0.01, travel - bump stop
+ * length). */
 #define UTV_MIN_TRAVEL_TO_STOP_M 0.01
 
 /* The rules of an engine's keys (a utv's or a geared car's, kind naming
