@@ -68,7 +68,7 @@ static const pdk_server_request *const topics[] = {
     pdk_server_control_requests, pdk_server_stats_requests,   pdk_server_recording_requests,
 };
 
-static const pdk_server_request *request_for(Paddock__V1__Frame__BodyCase bc)
+const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc)
 {
     for (size_t t = 0; t < sizeof(topics) / sizeof(topics[0]); t++)
         for (const pdk_server_request *r = topics[t]; r->handle || r->handle_server; r++)
@@ -88,7 +88,7 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
                       "the first frame on a connection must be Hello with protocol_version 1");
         return;
     }
-    const pdk_server_request *r = request_for(f->body_case);
+    const pdk_server_request *r = pdk_server_request_for(f->body_case);
     if (!r) {
         char msg[128];
         snprintf(msg, sizeof(msg), "'%s' is not a request a client may send",

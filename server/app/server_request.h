@@ -47,4 +47,8 @@ extern const pdk_server_request pdk_server_control_requests[];      /* server_co
 extern const pdk_server_request pdk_server_stats_requests[];        /* server_stats.c */
 extern const pdk_server_request pdk_server_recording_requests[];    /* server_recording.c */
 
+/* The request a frame body asks for, from the topics' tables; NULL when a
+ * client may not send it (server.c). */
+const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc);
+
 #endif
