@@ -333,10 +333,10 @@ static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
     const Paddock__V1__SessionControl *m = f->session_control;
     uint64_t rid = f->request_id;
     pdk_server_slot *slot =
-        pdk_server_need_session(&srv->table, &srv->out, c->conn, rid, m->session_id);
+        pdk_server_need_session(rq->table, rq->out, c->conn, rid, m->session_id);
     if (!slot)
         return;
-    if (commands(m->action_case) && pdk_server_refuse_replay(&srv->out, c->conn, rid, slot))
+    if (commands(m->action_case) && pdk_server_refuse_replay(rq->out, c->conn, rid, slot))
         return;
     uint64_t tick = pdk_server_slot_tick(slot);
     switch (m->action_case) {
@@ -348,7 +348,7 @@ static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_STEP:
         if (m->step < 1 || m->step > PDK_SERVER_STEP_MAX) {
-            pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
+            pdk_server_refuse(rq->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                               "step %u is outside 1..%u ticks", m->step, PDK_SERVER_STEP_MAX);
             break;
         }
@@ -356,7 +356,7 @@ static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RUN_TO_TICK:
         if (m->run_to_tick < tick || m->run_to_tick - tick > PDK_SERVER_STEP_MAX) {
-            pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
+            pdk_server_refuse(rq->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                               "run_to_tick %" PRIu64 " must be from session %" PRIu64
                               "'s tick %" PRIu64 " to %u ticks after it",
                               m->run_to_tick, slot->id, tick, PDK_SERVER_STEP_MAX);
@@ -379,7 +379,7 @@ static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RELEASE_STEP_LEASE:
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RENEW_STEP_LEASE:
         if (slot->lease.conn_id != c->id) {
-            pdk_server_refuse(&srv->out, c, rid, PDK_ERR_NOT_FOUND,
+            pdk_server_refuse(rq->out, c, rid, PDK_ERR_NOT_FOUND,
                               "%s does not hold the step lease of session %" PRIu64 "%s%s",
                               c->holder, slot->id, slot->lease.conn_id ? ": " : "",
                               slot->lease.conn_id ? slot->lease.holder : "");
@@ -404,7 +404,7 @@ static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
         break;
     default:
         pdk_server_refuse(
-            &srv->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            rq->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
             "the SessionControl carries no action: set one of pause, resume, step, "
             "run_to_tick, reset, reseed, set_timing, take_step_lease, release_step_lease, "
             "renew_step_lease, seek or speed");

@@ -622,7 +622,7 @@ static void pdk_server_handle_replay_open(pdk_server *srv, const pdk_request *rq
         char msg[128];
         snprintf(msg, sizeof(msg), "speed %g is outside 0.01..1000 (a multiple of real time)",
                  m->speed);
-        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     job *j = job_new(srv, JOB_REPLAY_LOAD, c, f->request_id, m->session_id);
@@ -684,7 +684,7 @@ static void pdk_server_handle_fork(pdk_server *srv, const pdk_request *rq)
     pdk_server_conn *c = rq->c;
     const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__ForkRequest *m = f->fork_request;
-    if (!pdk_server_text_ok(&srv->out, c->conn, f->request_id, "name", m->name,
+    if (!pdk_server_text_ok(rq->out, c->conn, f->request_id, "name", m->name,
                             PDK_SERVER_MAX_NAME_BYTES - 1))
         return;
     pdk_timing timing;
@@ -700,7 +700,7 @@ static void pdk_server_handle_fork(pdk_server *srv, const pdk_request *rq)
         timing = PDK_TIMING_LOCKSTEP;
         break;
     default:
-        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "timing must be TIMING_MODE_REALTIME, TIMING_MODE_FAST or "
                               "TIMING_MODE_LOCKSTEP");
         return;
@@ -732,7 +732,7 @@ static void pdk_server_handle_csv(pdk_server *srv, const pdk_request *rq)
     if (m->n_channels > CSV_MAX_CHANNELS || m->n_vehicle_ids > CSV_MAX_IDS) {
         snprintf(msg, sizeof(msg), "a CSV export names at most %u channels and %u vehicles",
                  CSV_MAX_CHANNELS, CSV_MAX_IDS);
-        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     for (size_t i = 0; i < m->n_channels; i++) {
@@ -741,14 +741,14 @@ static void pdk_server_handle_csv(pdk_server *srv, const pdk_request *rq)
                      "channels[%zu] '%.40s' is not a telemetry channel (paddockd channels lists "
                      "them)",
                      i, m->channels[i]);
-            pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_UNKNOWN_KEY, msg);
+            pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_UNKNOWN_KEY, msg);
             return;
         }
     }
     if (m->to_tick != 0 && m->to_tick < m->from_tick) {
         snprintf(msg, sizeof(msg), "to_tick %" PRIu64 " is before from_tick %" PRIu64, m->to_tick,
                  m->from_tick);
-        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     job *j = job_new(srv, JOB_CSV, c, f->request_id, m->session_id);
@@ -860,7 +860,7 @@ static void pdk_server_handle_import(pdk_server *srv, const pdk_request *rq)
     }
     u->offset += m->data.len;
     if (!m->last) {
-        pdk_server_send_ok(&srv->out, c->conn, f->request_id, 0);
+        pdk_server_send_ok(rq->out, c->conn, f->request_id, 0);
         return;
     }
     close(u->fd);

@@ -59,24 +59,24 @@ static void pdk_server_handle_session_create(pdk_server *srv, const pdk_request 
         timing = PDK_TIMING_LOCKSTEP;
     else if (m->timing != PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME &&
              m->timing != PADDOCK__V1__TIMING_MODE__TIMING_MODE_UNSPECIFIED) {
-        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "timing must be TIMING_MODE_REALTIME, TIMING_MODE_FAST or "
                               "TIMING_MODE_LOCKSTEP");
         return;
     }
-    if (!pdk_server_text_ok(&srv->out, c->conn, f->request_id, "name", m->name,
+    if (!pdk_server_text_ok(rq->out, c->conn, f->request_id, "name", m->name,
                             PDK_SERVER_MAX_NAME_BYTES) ||
-        !pdk_server_text_ok(&srv->out, c->conn, f->request_id, "world_preset", m->world_preset,
+        !pdk_server_text_ok(rq->out, c->conn, f->request_id, "world_preset", m->world_preset,
                             PDK_SERVER_MAX_NAME_BYTES) ||
-        !pdk_server_text_ok(&srv->out, c->conn, f->request_id, "world_overrides",
-                            m->world_overrides, PDK_SERVER_MAX_TEXT_BYTES))
+        !pdk_server_text_ok(rq->out, c->conn, f->request_id, "world_overrides", m->world_overrides,
+                            PDK_SERVER_MAX_TEXT_BYTES))
         return;
     char err[PDK_PARAMS_ERR_LEN];
     pdk_server_slot *slot;
     pdk_error e = pdk_server_session_open(srv, m->name, m->world_preset, m->world_overrides, timing,
                                           !m->no_record, err, sizeof(err), &slot);
     if (e != PDK_OK) {
-        pdk_server_send_error(&srv->out, c->conn, f->request_id, e, err);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e, err);
         return;
     }
     Paddock__V1__SessionInfo info;
@@ -87,7 +87,7 @@ static void pdk_server_handle_session_create(pdk_server *srv, const pdk_request 
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATED;
     r.session_created = &sc;
-    pdk_server_send_frame(&srv->out, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
 static void pdk_server_handle_session_list(const pdk_request *rq)
@@ -137,19 +137,19 @@ static void pdk_server_handle_session_close(pdk_server *srv, const pdk_request *
     const Paddock__V1__Frame *f = rq->f;
     /* A session a worker owns (a replay seeking) closes too: the worker
      * frees it when it is done. */
-    pdk_server_slot *slot = pdk_server_session_find(&srv->table, f->session_close->session_id);
+    pdk_server_slot *slot = pdk_server_session_find(rq->table, f->session_close->session_id);
     if (!slot) {
         char msg[96];
         snprintf(msg, sizeof(msg), "session %" PRIu64 " does not exist",
                  f->session_close->session_id);
-        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
         return;
     }
     uint64_t tick = pdk_server_slot_tick(slot);
     if (pdk_session_id(slot->session) == srv->demo_session)
         srv->demo_session = 0;
     pdk_server_session_close(srv, slot);
-    pdk_server_send_ok(&srv->out, c->conn, f->request_id, tick);
+    pdk_server_send_ok(rq->out, c->conn, f->request_id, tick);
 }
 
 static void pdk_server_handle_ping(const pdk_request *rq)

@@ -107,26 +107,26 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, const pdk_request
     pdk_server_conn *c = rq->c;
     const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__StatsSubscribe *m = f->stats_subscribe;
-    pdk_server_slot *slot = pdk_server_session_find(&srv->table, m->session_id);
+    pdk_server_slot *slot = pdk_server_session_find(rq->table, m->session_id);
     if (!slot) {
-        pdk_server_refuse(&srv->out, c, f->request_id, PDK_ERR_NOT_FOUND,
+        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_NOT_FOUND,
                           "session %" PRIu64 " does not exist", m->session_id);
         return;
     }
     uint32_t hz = m->rate_hz ? m->rate_hz : STATS_DEFAULT_HZ;
     if (hz > STATS_MAX_HZ) {
-        pdk_server_refuse(&srv->out, c, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_OUT_OF_RANGE,
                           "rate_hz %u is outside 1..%u (0: %u)", hz, STATS_MAX_HZ,
                           STATS_DEFAULT_HZ);
         return;
     }
-    if (!pdk_server_sub_room(&srv->out, c, f->request_id))
+    if (!pdk_server_sub_room(rq->out, c, f->request_id))
         return;
     if (srv->stats.n == srv->stats.cap) {
         size_t cap = srv->stats.cap ? srv->stats.cap * 2 : 8;
         pdk_stats_sub *p = realloc(srv->stats.subs, cap * sizeof(*p));
         if (!p) {
-            pdk_server_refuse(&srv->out, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
+            pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
             return;
         }
         srv->stats.subs = p;
@@ -150,7 +150,7 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, const pdk_request
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
     r.subscribed = &sd;
-    pdk_server_send_frame(&srv->out, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
     arm_stats_timer(srv);
 }
 

@@ -115,19 +115,19 @@ static void pdk_server_handle_unsubscribe(pdk_server *srv, const pdk_request *rq
     uint32_t sub = f->unsubscribe->subscription_id;
     if (pdk_server_stats_unsubscribe(srv, c->id, sub)) {
         c->n_subs--;
-        pdk_server_send_ok(&srv->out, c->conn, f->request_id, 0);
+        pdk_server_send_ok(rq->out, c->conn, f->request_id, 0);
         return;
     }
     bool busy = false;
-    for (size_t i = 0; i < srv->table.n; i++) {
-        pdk_server_slot *slot = &srv->table.items[i];
+    for (size_t i = 0; i < rq->table->n; i++) {
+        pdk_server_slot *slot = &rq->table->items[i];
         if (slot->worker.busy) {
             busy = true;
             continue;
         }
         if (pdk_session_unsubscribe(slot->session, c->id, sub) == PDK_OK) {
             c->n_subs--;
-            pdk_server_send_ok(&srv->out, c->conn, f->request_id, pdk_server_slot_tick(slot));
+            pdk_server_send_ok(rq->out, c->conn, f->request_id, pdk_server_slot_tick(slot));
             return;
         }
     }
@@ -138,11 +138,11 @@ static void pdk_server_handle_unsubscribe(pdk_server *srv, const pdk_request *rq
                  "subscription %u was not found, and a replay is seeking; ask again once the "
                  "seek is answered",
                  sub);
-        pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_BUSY, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_BUSY, msg);
         return;
     }
     snprintf(msg, sizeof(msg), "subscription %u does not exist on this connection", sub);
-    pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
+    pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
 }
 
 /* This file's requests (server.c dispatches them). Subscribing takes the
