@@ -119,7 +119,7 @@ static double call(fn f, double x, double y, int lane)
     }
 }
 
-/* The scalar twin, which must equal the vector function bit for bit. */
+/* The call on one value, which must equal the vector function bit for bit. */
 static double call_scalar(fn f, double x, double y)
 {
     switch (f) {
@@ -425,7 +425,7 @@ START_TEST(test_tanh_accuracy)
     worst w = {0};
     static const double edges[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, 1e-300, 1e-9, 0.55, -0.55,
                                    0.54999999999999993, 19.0, 19.1, 20.0, -20.0, 710.0, DBL_MAX,
-                                   /* where the scalar twin changes path */
+                                   /* where the call on one value changes path */
                                    0.25, -0.25, 0x1.fffffffffffffp-3, 0x1.3ffffffffffffp+4,
                                    0x1.4000000000001p+4, INFINITY, -INFINITY, NAN};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
