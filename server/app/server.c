@@ -1135,7 +1135,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     while (srv->n_sessions > 0)
         pdk_server_session_close(srv, &srv->sessions[srv->n_sessions - 1]);
     pdk_server_recording_stop(srv);
-    pdk_net_close(srv->net);
+    pdk_listener_close(srv->net);
     srv->net = NULL;
     /* Work still running on the pool (a verify, an export) finishes, and
      * its results are dropped, before uv_run returns. */
@@ -1212,7 +1212,7 @@ int pdk_server_run(const pdk_server_config *config)
 
     pdk_net_callbacks cb = {
         .on_open = on_open, .on_frame = on_frame, .on_close = on_close, .on_eof = on_eof};
-    if (pdk_net_listen(&srv->loop, config->listen, &config->limits, &cb, srv, &srv->net, err,
+    if (pdk_tcp_listen(&srv->loop, config->listen, &config->limits, &cb, srv, &srv->net, err,
                        sizeof(err)) != PDK_OK) {
         fprintf(stderr, "paddockd: cannot listen on %s: %s\n", config->listen, err);
         uv_walk(&srv->loop, on_walk_close, NULL);
@@ -1225,7 +1225,7 @@ int pdk_server_run(const pdk_server_config *config)
     if (colon)
         *colon = '\0';
     printf("paddockd %s (build %s) listening on %s:%d, database %s (schema v%d)\n",
-           PDK_SERVER_VERSION, PDK_BUILD_ID, host, pdk_net_port(srv->net), config->db_path,
+           PDK_SERVER_VERSION, PDK_BUILD_ID, host, pdk_listener_port(srv->net), config->db_path,
            pdk_store_schema_version(srv->store));
     fflush(stdout);
     if (config->demo_script) {

@@ -164,7 +164,7 @@ typedef struct pdk_pending_control {
 typedef struct pdk_server {
     pdk_server_config cfg;
     uv_loop_t loop;
-    pdk_net *net;
+    pdk_listener *net;
     pdk_store *store;
 
     pdk_server_conn **conns;

@@ -94,7 +94,7 @@ typedef struct pdk_input_result {
 typedef struct pdk_session_hooks {
     /* An input was applied or refused (only for inputs with a conn_id). */
     void (*on_result)(void *ud, pdk_reply_to to, const pdk_input_result *res);
-    /* A subscription's state frame (a complete delimited Frame) is ready.
+    /* A subscription's state frame (one whole Frame) is ready.
      * Returning PDK_ERR_FRAME_TOO_LARGE ends the subscription (on_sub_end
      * tells why); other errors are the transport's business. */
     pdk_error (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
@@ -104,8 +104,8 @@ typedef struct pdk_session_hooks {
      * subscription) its vehicle was removed. why names it. */
     void (*on_sub_end)(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code,
                        const char *why);
-    /* A DBW report subscription's frame of one report kind (a complete
-     * delimited Frame with a DbwReport) is ready. Errors as on_state. */
+    /* A DBW report subscription's frame of one report kind (one whole
+     * Frame with a DbwReport) is ready. Errors as on_state. */
     pdk_error (*on_dbw_report)(void *ud, uint64_t conn_id, uint32_t sub_id, int kind,
                                const uint8_t *frame, size_t len);
     /* A lease holder's vehicle changed hands (pdk_control_event). */

@@ -1,4 +1,4 @@
-/* wire: Paddock's byte buffer, the varint length prefix, Frame encode and
+/* wire: Paddock's byte buffer, varints, whole-Frame encode, check and
  * decode through protobuf-c, and the conversions between protobuf-c's
  * generated messages and sim's structs (errors, gears, DBW and tyre commands,
  * poses, and the state batch encoded once per tick and shared by every
@@ -132,18 +132,61 @@ pdk_error pdk_wire_frame_append(pdk_buf *out, const Paddock__V1__Frame *frame)
     if (out == NULL || frame == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    size_t body = paddock__v1__frame__get_packed_size(frame);
-    uint8_t prefix[PDK_WIRE_VARINT_MAX];
-    size_t plen = pdk_wire_varint_put(body, prefix);
-    pdk_error err = pdk_buf_reserve(out, plen + body);
+    size_t len = paddock__v1__frame__get_packed_size(frame);
+    pdk_error err = pdk_buf_reserve(out, len);
     if (err != PDK_OK) {
         return err;
     }
-    memcpy(out->data + out->len, prefix, plen);
-    size_t packed = paddock__v1__frame__pack(frame, out->data + out->len + plen);
-    PDK_ASSERT(packed == body);
-    out->len += plen + body;
+    size_t packed = paddock__v1__frame__pack(frame, out->data + out->len);
+    PDK_ASSERT(packed == len);
+    out->len += len;
     return PDK_OK;
+}
+
+/* Walks the top-level field headers only: a transport calls this on every
+ * frame it is handed, so it must cost a few varint reads, never a decode. */
+pdk_error pdk_wire_frame_check(const uint8_t *bytes, size_t len)
+{
+    if (bytes == NULL || len == 0) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    size_t off = 0;
+    int request_ids = 0;
+    int bodies = 0;
+    while (off < len) {
+        uint64_t key = 0;
+        int n = pdk_wire_varint_get(bytes + off, len - off, &key);
+        if (n <= 0) {
+            return PDK_ERR_INVALID_ARGUMENT;
+        }
+        off += (size_t)n;
+        uint64_t field = key >> 3;
+        uint64_t wire_type = key & 7u;
+        uint64_t v = 0;
+        if (field == 0) { /* no field has number 0 */
+            return PDK_ERR_INVALID_ARGUMENT;
+        }
+        if (field == 1 && wire_type == PDK_WT_VARINT) { /* request_id */
+            n = pdk_wire_varint_get(bytes + off, len - off, &v);
+            if (n <= 0) {
+                return PDK_ERR_INVALID_ARGUMENT;
+            }
+            off += (size_t)n;
+            request_ids++;
+        } else if (field != 1 && wire_type == PDK_WT_LEN) { /* one of the bodies */
+            n = pdk_wire_varint_get(bytes + off, len - off, &v);
+            if (n <= 0 || v > len - off - (size_t)n) {
+                return PDK_ERR_INVALID_ARGUMENT;
+            }
+            off += (size_t)n + (size_t)v;
+            bodies++;
+        } else {
+            return PDK_ERR_INVALID_ARGUMENT;
+        }
+    }
+    /* Two frames run together would still parse as one (protobuf merges
+     * concatenated messages), so a repeated field is refused. */
+    return request_ids <= 1 && bodies == 1 ? PDK_OK : PDK_ERR_INVALID_ARGUMENT;
 }
 
 typedef struct decode_budget {
@@ -670,11 +713,8 @@ pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,
         return PDK_ERR_NO_MEMORY;
     }
     uint64_t body_len = (uint64_t)sub_len + common_len;
-    uint8_t head[3 * PDK_WIRE_VARINT_MAX];
-    uint64_t tag = PDK_WIRE_TAG(frame_field, PDK_WT_LEN);
-    uint64_t frame_len = pdk_wire_varint_size(tag) + pdk_wire_varint_size(body_len) + body_len;
-    size_t hlen = pdk_wire_varint_put(frame_len, head);
-    hlen += pdk_wire_varint_put(tag, head + hlen);
+    uint8_t head[2 * PDK_WIRE_VARINT_MAX];
+    size_t hlen = pdk_wire_varint_put(PDK_WIRE_TAG(frame_field, PDK_WT_LEN), head);
     hlen += pdk_wire_varint_put(body_len, head + hlen);
     pdk_error err = pdk_buf_reserve(out, hlen + sub_len + common_len);
     if (err != PDK_OK) {

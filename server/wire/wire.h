@@ -1,7 +1,7 @@
 /* wire: the only code that knows both protobuf-c's generated types and sim's
- * structs. Frames, the varint length prefix, conversions, the state batch
- * encoded once per tick and shared by every subscriber, and the DBW kit's
- * messages and reports (wire_dbw.c). */
+ * structs. Whole Frames (the length framing is the transport's), varints,
+ * conversions, the state batch encoded once per tick and shared by every
+ * subscriber, and the DBW kit's messages and reports (wire_dbw.c). */
 #ifndef PDK_WIRE_H
 #define PDK_WIRE_H
 
@@ -38,8 +38,16 @@ size_t pdk_wire_varint_put(uint64_t v, uint8_t *out);
  * more bytes are needed, or -1 when it is malformed (over 10 bytes). */
 int pdk_wire_varint_get(const uint8_t *in, size_t n, uint64_t *out);
 
-/* Appends frame to out as a length-delimited Frame (varint prefix + body). */
+/* Appends frame to out as one whole encoded Frame, without a length prefix:
+ * delimiting frames is the transport's job (server/net). */
 pdk_error pdk_wire_frame_append(pdk_buf *out, const Paddock__V1__Frame *frame);
+
+/* Checks that the len bytes at bytes are one whole encoded Frame with a body,
+ * as a transport is handed it: the top-level fields parse and span exactly
+ * len bytes, request_id appears at most once and exactly one body is present
+ * (so two frames run together are refused). Reads field headers only, never
+ * decodes a body. PDK_OK or PDK_ERR_INVALID_ARGUMENT. */
+pdk_error pdk_wire_frame_check(const uint8_t *bytes, size_t len);
 
 /* Decodes one Frame body (no prefix). NULL and PDK_ERR_PROTOCOL in *err when
  * the bytes are not a Frame or carry no body. Free with pdk_wire_frame_free.
@@ -98,7 +106,7 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
 pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
                                 const pdk_vehicle_id *ids, size_t n, pdk_buf *out);
 
-/* Appends one subscriber's delimited Frame: the common body with its
+/* Appends one subscriber's whole Frame: the common body with its
  * subscription_id prepended (protobuf merges concatenated fields), wrapped
  * in Frame.state_batch. Costs a copy, never a re-encode. */
 pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id,
@@ -140,7 +148,7 @@ pdk_error pdk_wire_dbw_msg_decode(const uint8_t *body, size_t len, pdk_dbw_msg *
 pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, double dt_s, int kind,
                                      const pdk_dbw_report *r, int active_source, pdk_buf *out);
 
-/* One subscriber's delimited Frame: the common body with its subscription_id
+/* One subscriber's whole Frame: the common body with its subscription_id
  * prepended, wrapped in Frame.dbw_report (a copy, as the state batch). */
 pdk_error pdk_wire_dbw_report_frame_append(pdk_buf *out, uint32_t subscription_id,
                                            const uint8_t *common, size_t common_len);

@@ -123,8 +123,9 @@ ProtobufCMessage *pdk_wire_unpack_small(const ProtobufCMessageDescriptor *desc, 
 /* Appends msg's encoding (no length prefix) to out. */
 pdk_error pdk_wire_pack_append(pdk_buf *out, const ProtobufCMessage *msg);
 
-/* Appends a delimited Frame whose body (Frame field frame_field) is common
- * with subscription_id as its field 1 prepended: a copy, never a re-encode.
+/* Appends a whole Frame (no length prefix) whose body (Frame field
+ * frame_field) is common with subscription_id as its field 1 prepended: a
+ * copy, never a re-encode.
  * The body's message must have subscription_id as field 1 (StateBatch,
  * DbwReport) and common must hold no field 1. */
 pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,

@@ -24,11 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pdk_buf once = {0};
     if (pdk_wire_frame_append(&once, f) != PDK_OK)
         abort();
-    uint64_t len = 0;
-    int n = pdk_wire_varint_get(once.data, once.len, &len);
-    if (n <= 0 || (size_t)n + len != once.len)
+    if (once.len != paddock__v1__frame__get_packed_size(f))
         abort();
-    Paddock__V1__Frame *g = pdk_wire_frame_decode(once.data + n, (size_t)len, &err);
+    Paddock__V1__Frame *g = pdk_wire_frame_decode(once.data, once.len, &err);
     if (g && f->base.n_unknown_fields == 0) {
         /* Same meaning, same bytes. */
         pdk_buf twice = {0};

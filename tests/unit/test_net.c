@@ -29,7 +29,7 @@ typedef enum app_mode {
     MODE_ECHO,          /* Ping -> Pong with the same request_id and time */
     MODE_CLOSE_ON_FRAME, /* pdk_conn_close from inside on_frame */
     MODE_FAIL_ON_FRAME,  /* pdk_conn_fail from inside on_frame */
-    MODE_NET_CLOSE_ON_FRAME, /* pdk_net_close from inside on_frame */
+    MODE_NET_CLOSE_ON_FRAME, /* pdk_listener_close from inside on_frame */
 } app_mode;
 
 typedef struct rec_frame {
@@ -42,7 +42,7 @@ typedef struct rec_frame {
 
 typedef struct app {
     uv_loop_t loop;
-    pdk_net *net;
+    pdk_listener *net;
     app_mode mode;
     int opens;
     int closes;
@@ -118,7 +118,7 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *frame, void *ud)
                       "protocol version 9 is not supported");
         break;
     case MODE_NET_CLOSE_ON_FRAME:
-        pdk_net_close(a->net);
+        pdk_listener_close(a->net);
         a->net = NULL;
         break;
     }
@@ -169,18 +169,18 @@ static void app_start(app *a, const pdk_net_limits *limits)
     memset(a, 0, sizeof *a);
     ck_assert_int_eq(uv_loop_init(&a->loop), 0);
     char err[256];
-    ck_assert_int_eq(pdk_net_listen(&a->loop, "127.0.0.1:0", limits, &callbacks, a, &a->net,
+    ck_assert_int_eq(pdk_tcp_listen(&a->loop, "127.0.0.1:0", limits, &callbacks, a, &a->net,
                                     err, sizeof err),
                      PDK_OK);
     ck_assert_ptr_nonnull(a->net);
-    ck_assert_int_gt(pdk_net_port(a->net), 0);
+    ck_assert_int_gt(pdk_listener_port(a->net), 0);
 }
 
-/* Closes the net and runs the loop to completion: every handle closed and
+/* Closes the listener and runs the loop to completion: every handle closed and
  * everything freed (ASan builds check the "freed"). */
 static void app_finish(app *a)
 {
-    pdk_net_close(a->net);
+    pdk_listener_close(a->net);
     a->net = NULL;
     ck_assert_int_eq(uv_run(&a->loop, UV_RUN_DEFAULT), 0);
     ck_assert_int_eq(uv_loop_close(&a->loop), 0);
@@ -243,15 +243,28 @@ static void client_send(app *a, client *c, const void *bytes, size_t len)
     }
 }
 
+/* Appends f as a TCP peer writes it (delimited: the varint length prefix,
+ * then the whole frame), or without the prefix, as the app hands frames to
+ * pdk_conn_send. */
+static void append_frame(pdk_buf *out, const Paddock__V1__Frame *f, bool delimited)
+{
+    if (delimited) {
+        uint8_t prefix[PDK_WIRE_VARINT_MAX];
+        size_t plen = pdk_wire_varint_put(paddock__v1__frame__get_packed_size(f), prefix);
+        ck_assert_int_eq(pdk_buf_append(out, prefix, plen), PDK_OK);
+    }
+    ck_assert_int_eq(pdk_wire_frame_append(out, f), PDK_OK);
+}
+
 static void client_send_frame(app *a, client *c, const Paddock__V1__Frame *f)
 {
     pdk_buf buf = {0};
-    ck_assert_int_eq(pdk_wire_frame_append(&buf, f), PDK_OK);
+    append_frame(&buf, f, true);
     client_send(a, c, buf.data, buf.len);
     pdk_buf_free(&buf);
 }
 
-static void build_ping(pdk_buf *out, uint64_t request_id, uint64_t ns)
+static void add_ping(pdk_buf *out, uint64_t request_id, uint64_t ns, bool delimited)
 {
     Paddock__V1__Ping ping = PADDOCK__V1__PING__INIT;
     ping.client_time_ns = ns;
@@ -259,7 +272,13 @@ static void build_ping(pdk_buf *out, uint64_t request_id, uint64_t ns)
     f.request_id = request_id;
     f.body_case = PADDOCK__V1__FRAME__BODY_PING;
     f.ping = &ping;
-    ck_assert_int_eq(pdk_wire_frame_append(out, &f), PDK_OK);
+    append_frame(out, &f, delimited);
+}
+
+/* A Ping as a client sends it. */
+static void build_ping(pdk_buf *out, uint64_t request_id, uint64_t ns)
+{
+    add_ping(out, request_id, ns, true);
 }
 
 /* Reads the next frame (pumping the loop meanwhile). NULL at EOF or reset. */
@@ -341,7 +360,7 @@ START_TEST(good_frame_delivered_intact)
 {
     app a;
     app_start(&a, NULL);
-    client c = client_connect(pdk_net_port(a.net), 0);
+    client c = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 1);
     ck_assert_uint_gt(pdk_conn_id(a.conns[0]), 0);
     ck_assert_msg(strncmp(pdk_conn_peer(a.conns[0]), "127.0.0.1:", 10) == 0, "peer %s",
@@ -380,7 +399,7 @@ START_TEST(coalesced_and_split_frames_delivered)
 {
     app a;
     app_start(&a, NULL);
-    client c = client_connect(pdk_net_port(a.net), 0);
+    client c = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 1);
 
     pdk_buf two = {0};
@@ -404,7 +423,7 @@ START_TEST(coalesced_and_split_frames_delivered)
     f.body_case = PADDOCK__V1__FRAME__BODY_HELLO;
     f.hello = &hello;
     pdk_buf one = {0};
-    ck_assert_int_eq(pdk_wire_frame_append(&one, &f), PDK_OK);
+    append_frame(&one, &f, true);
     size_t hello_len = one.len;
     build_ping(&one, 4, 400);
     for (size_t i = 0; i < one.len; i++) {
@@ -440,8 +459,10 @@ static pdk_net_limits small_frames(void)
     return l;
 }
 
-/* A Hello whose packed Frame is exactly body_len bytes. */
-static void hello_of_size(pdk_buf *out, size_t body_len, char *name, size_t name_cap)
+/* A Hello whose packed Frame is exactly body_len bytes, delimited as a
+ * client sends it or not, as the app hands it to net. */
+static void hello_of_size(pdk_buf *out, size_t body_len, char *name, size_t name_cap,
+                          bool delimited)
 {
     Paddock__V1__Hello hello = PADDOCK__V1__HELLO__INIT;
     Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
@@ -453,7 +474,7 @@ static void hello_of_size(pdk_buf *out, size_t body_len, char *name, size_t name
         memset(name, 'x', n);
         name[n] = '\0';
         if (paddock__v1__frame__get_packed_size(&f) == body_len) {
-            ck_assert_int_eq(pdk_wire_frame_append(out, &f), PDK_OK);
+            append_frame(out, &f, delimited);
             return;
         }
     }
@@ -465,14 +486,14 @@ START_TEST(oversized_frame_refused_others_unaffected)
     app a;
     pdk_net_limits l = small_frames();
     app_start(&a, &l);
-    client good = client_connect(pdk_net_port(a.net), 0);
-    client bad = client_connect(pdk_net_port(a.net), 0);
+    client good = client_connect(pdk_listener_port(a.net), 0);
+    client bad = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 2);
 
     /* Exactly the limit is accepted. */
     char name[1100];
     pdk_buf exact = {0};
-    hello_of_size(&exact, 1024, name, sizeof name);
+    hello_of_size(&exact, 1024, name, sizeof name, true);
     client_send(&a, &good, exact.data, exact.len);
     PUMP_UNTIL(&a, a.n_frames == 1);
     ck_assert_uint_eq(a.frames[0].packed_len, 1024);
@@ -506,7 +527,7 @@ START_TEST(huge_declared_length_with_body)
     app a;
     pdk_net_limits l = small_frames();
     app_start(&a, &l);
-    client bad = client_connect(pdk_net_port(a.net), 0);
+    client bad = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 1);
     pdk_buf junk = {0};
     uint8_t prefix[PDK_WIRE_VARINT_MAX];
@@ -556,8 +577,8 @@ START_TEST(bad_input_gets_protocol_error_then_eof)
     const bad_input *in = &bad_inputs[_i];
     app a;
     app_start(&a, NULL);
-    client good = client_connect(pdk_net_port(a.net), 0);
-    client bad = client_connect(pdk_net_port(a.net), 0);
+    client good = client_connect(pdk_listener_port(a.net), 0);
+    client bad = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 2);
     /* A good frame first, then the bad bytes in the same write. */
     pdk_buf buf = {0};
@@ -583,7 +604,7 @@ START_TEST(close_inside_on_frame_stops_delivery)
     app a;
     app_start(&a, NULL);
     a.mode = MODE_CLOSE_ON_FRAME;
-    client c = client_connect(pdk_net_port(a.net), 0);
+    client c = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 1);
     pdk_buf buf = {0};
     for (uint64_t i = 1; i <= 3; i++) {
@@ -604,7 +625,7 @@ START_TEST(fail_inside_on_frame_sends_error_then_eof)
     app a;
     app_start(&a, NULL);
     a.mode = MODE_FAIL_ON_FRAME;
-    client c = client_connect(pdk_net_port(a.net), 0);
+    client c = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 1);
     pdk_buf buf = {0};
     build_ping(&buf, 41, 1);
@@ -630,8 +651,8 @@ START_TEST(net_close_inside_on_frame)
     app a;
     app_start(&a, NULL);
     a.mode = MODE_NET_CLOSE_ON_FRAME;
-    client c1 = client_connect(pdk_net_port(a.net), 0);
-    client c2 = client_connect(pdk_net_port(a.net), 0);
+    client c1 = client_connect(pdk_listener_port(a.net), 0);
+    client c2 = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 2);
     pdk_buf buf = {0};
     build_ping(&buf, 1, 1);
@@ -655,12 +676,12 @@ START_TEST(net_close_calls_on_close_for_each)
     app_start(&a, NULL);
     client cs[3];
     for (int i = 0; i < 3; i++) {
-        cs[i] = client_connect(pdk_net_port(a.net), 0);
+        cs[i] = client_connect(pdk_listener_port(a.net), 0);
     }
     PUMP_UNTIL(&a, a.opens == 3);
     /* One of them with a reply still queued. */
     send_pong(a.conns[1], 5, 5);
-    pdk_net_close(a.net);
+    pdk_listener_close(a.net);
     a.net = NULL;
     ck_assert_int_eq(a.closes, 0); /* from the loop, not from inside close */
     ck_assert_int_eq(uv_run(&a.loop, UV_RUN_DEFAULT), 0);
@@ -672,7 +693,7 @@ START_TEST(net_close_calls_on_close_for_each)
     for (int i = 0; i < 3; i++) {
         client_close(&cs[i]);
     }
-    pdk_net_close(NULL);
+    pdk_listener_close(NULL);
 }
 END_TEST
 
@@ -715,7 +736,7 @@ START_TEST(latest_wins_bounds_queue_and_keeps_replies)
 {
     app a;
     app_start(&a, NULL);
-    client c = client_connect(pdk_net_port(a.net), 4096);
+    client c = client_connect(pdk_listener_port(a.net), 4096);
     PUMP_UNTIL(&a, a.opens == 1);
     pdk_conn *conn = a.conns[0];
 
@@ -789,8 +810,8 @@ START_TEST(hard_limit_closes_connection)
     l.out_hard_bytes = 64 * 1024;
     l.out_soft_seconds = 600.0;
     app_start(&a, &l);
-    client slow = client_connect(pdk_net_port(a.net), 4096);
-    client other = client_connect(pdk_net_port(a.net), 0);
+    client slow = client_connect(pdk_listener_port(a.net), 4096);
+    client other = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 2);
     pdk_conn *conn = a.conns[0];
     pdk_buf reply = {0};
@@ -808,8 +829,11 @@ START_TEST(hard_limit_closes_connection)
         uv_run(&a.loop, UV_RUN_NOWAIT);
     }
     ck_assert_int_eq(err, PDK_ERR_CLOSED);
+    /* The queue counts what goes on the wire: the prefix too. */
+    uint8_t prefix[PDK_WIRE_VARINT_MAX];
+    size_t reply_wire_len = pdk_wire_varint_put(reply.len, prefix) + reply.len;
     ck_assert_uint_le(last_queued, l.out_hard_bytes);
-    ck_assert_uint_gt(last_queued + reply.len, l.out_hard_bytes);
+    ck_assert_uint_gt(last_queued + reply_wire_len, l.out_hard_bytes);
     PUMP_UNTIL(&a, a.closes == 1);
     ck_assert(a.conn_gone[0]);
     ping_pong(&a, &other, 5); /* the neighbour is fine */
@@ -827,7 +851,7 @@ START_TEST(soft_limit_drops_state_then_closes_after_grace)
     l.out_soft_bytes = 8 * 1024;
     l.out_soft_seconds = 0.3;
     app_start(&a, &l);
-    client slow = client_connect(pdk_net_port(a.net), 4096);
+    client slow = client_connect(pdk_listener_port(a.net), 4096);
     PUMP_UNTIL(&a, a.opens == 1);
     pdk_conn *conn = a.conns[0];
     pdk_buf reply = {0};
@@ -868,19 +892,19 @@ START_TEST(send_refuses_bad_frames)
     app a;
     pdk_net_limits l = small_frames();
     app_start(&a, &l);
-    client c = client_connect(pdk_net_port(a.net), 0);
+    client c = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 1);
     pdk_conn *conn = a.conns[0];
     char name[1100];
     pdk_buf big = {0};
-    hello_of_size(&big, 1025, name, sizeof name);
+    hello_of_size(&big, 1025, name, sizeof name, false);
     ck_assert_int_eq(pdk_conn_send(conn, big.data, big.len), PDK_ERR_FRAME_TOO_LARGE);
     ck_assert_int_eq(pdk_conn_send_state(conn, 1, big.data, big.len), PDK_ERR_FRAME_TOO_LARGE);
     pdk_buf ping = {0};
-    build_ping(&ping, 1, 1);
+    add_ping(&ping, 1, 1, false);
     ck_assert_int_eq(pdk_conn_send(conn, ping.data, ping.len - 1), PDK_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(pdk_conn_send(conn, ping.data, 0), PDK_ERR_INVALID_ARGUMENT);
-    build_ping(&ping, 2, 2); /* two frames in one send */
+    add_ping(&ping, 2, 2, false); /* two frames in one send */
     ck_assert_int_eq(pdk_conn_send(conn, ping.data, ping.len), PDK_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(pdk_conn_send(NULL, ping.data, ping.len), PDK_ERR_INVALID_ARGUMENT);
     uint8_t empty = 0;
@@ -908,10 +932,10 @@ START_TEST(max_connections_refused_with_busy)
     pdk_net_limits l = pdk_net_limits_default();
     l.max_connections = 2;
     app_start(&a, &l);
-    client c1 = client_connect(pdk_net_port(a.net), 0);
-    client c2 = client_connect(pdk_net_port(a.net), 0);
+    client c1 = client_connect(pdk_listener_port(a.net), 0);
+    client c2 = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 2);
-    client c3 = client_connect(pdk_net_port(a.net), 0);
+    client c3 = client_connect(pdk_listener_port(a.net), 0);
     expect_error_then_eof(&a, &c3, PADDOCK__V1__ERROR_CODE__BUSY, "limit", "2 connections");
     ck_assert_int_eq(a.opens, 2);
     ping_pong(&a, &c1, 1);
@@ -919,7 +943,7 @@ START_TEST(max_connections_refused_with_busy)
     /* A slot freed is a slot available again. */
     client_close(&c1);
     PUMP_UNTIL(&a, a.closes == 1);
-    client c4 = client_connect(pdk_net_port(a.net), 0);
+    client c4 = client_connect(pdk_listener_port(a.net), 0);
     PUMP_UNTIL(&a, a.opens == 3);
     ping_pong(&a, &c4, 4);
     client_close(&c2);
@@ -940,28 +964,28 @@ START_TEST(bad_listen_address_is_invalid_argument)
     ck_assert_int_eq(uv_loop_init(&loop), 0);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[256] = "";
-        pdk_net *net = (pdk_net *)&loop; /* must be overwritten with NULL */
-        ck_assert_int_eq(pdk_net_listen(&loop, bad[i], NULL, &callbacks, NULL, &net, err,
+        pdk_listener *net = (pdk_listener *)&loop; /* must be overwritten with NULL */
+        ck_assert_int_eq(pdk_tcp_listen(&loop, bad[i], NULL, &callbacks, NULL, &net, err,
                                         sizeof err),
                          PDK_ERR_INVALID_ARGUMENT);
         ck_assert_ptr_null(net);
         ck_assert_msg(strstr(err, "listen address") != NULL, "\"%s\": %s", bad[i], err);
     }
-    pdk_net *net = NULL;
+    pdk_listener *net = NULL;
     char err[256] = "";
     pdk_net_limits l = pdk_net_limits_default();
     l.max_connections = 0;
     ck_assert_int_eq(
-        pdk_net_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
+        pdk_tcp_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
         PDK_ERR_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err, "max_connections") != NULL, "%s", err);
     l = pdk_net_limits_default();
     l.out_soft_bytes = l.out_hard_bytes + 1;
     ck_assert_int_eq(
-        pdk_net_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
+        pdk_tcp_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
         PDK_ERR_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err, "out_soft_bytes") != NULL, "%s", err);
-    ck_assert_int_eq(pdk_net_listen(&loop, NULL, NULL, &callbacks, NULL, &net, err, sizeof err),
+    ck_assert_int_eq(pdk_tcp_listen(&loop, NULL, NULL, &callbacks, NULL, &net, err, sizeof err),
                      PDK_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
     ck_assert_int_eq(uv_loop_close(&loop), 0);
@@ -973,17 +997,17 @@ START_TEST(port_in_use_is_net_error)
     app a;
     app_start(&a, NULL);
     char addr[64];
-    snprintf(addr, sizeof addr, "127.0.0.1:%d", pdk_net_port(a.net));
-    pdk_net *second = NULL;
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", pdk_listener_port(a.net));
+    pdk_listener *second = NULL;
     char err[256] = "";
     ck_assert_int_eq(
-        pdk_net_listen(&a.loop, addr, NULL, &callbacks, &a, &second, err, sizeof err),
+        pdk_tcp_listen(&a.loop, addr, NULL, &callbacks, &a, &second, err, sizeof err),
         PDK_ERR_NET);
     ck_assert_ptr_null(second);
     ck_assert_msg(strstr(err, "address already in use") != NULL && strstr(err, addr) != NULL,
                   "%s", err);
     /* The first listener still works. */
-    client c = client_connect(pdk_net_port(a.net), 0);
+    client c = client_connect(pdk_listener_port(a.net), 0);
     ping_pong(&a, &c, 1);
     client_close(&c);
     app_finish(&a); /* also frees the failed listener */
@@ -1010,10 +1034,10 @@ START_TEST(ipv6_loopback_listens_when_available)
     ck_assert_int_eq(uv_loop_init(&a.loop), 0);
     char err[256];
     ck_assert_int_eq(
-        pdk_net_listen(&a.loop, "[::1]:0", NULL, &callbacks, &a, &a.net, err, sizeof err),
+        pdk_tcp_listen(&a.loop, "[::1]:0", NULL, &callbacks, &a, &a.net, err, sizeof err),
         PDK_OK);
     int fd = socket(AF_INET6, SOCK_STREAM, 0);
-    sin6.sin6_port = htons((uint16_t)pdk_net_port(a.net));
+    sin6.sin6_port = htons((uint16_t)pdk_listener_port(a.net));
     ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin6, sizeof sin6), 0);
     ck_assert_int_eq(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
     client c = {.fd = fd};

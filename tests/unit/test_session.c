@@ -85,12 +85,9 @@ static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int 
 {
     (void)ud;
     (void)conn_id;
-    uint64_t body = 0;
-    int n = pdk_wire_varint_get(frame, len, &body);
-    ck_assert_int_gt(n, 0);
-    ck_assert_uint_eq((uint64_t)n + body, len);
+    ck_assert_int_eq(pdk_wire_frame_check(frame, len), PDK_OK);
     pdk_error err;
-    Paddock__V1__Frame *f = pdk_wire_frame_decode(frame + n, (size_t)body, &err);
+    Paddock__V1__Frame *f = pdk_wire_frame_decode(frame, len, &err);
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(f->body_case, PADDOCK__V1__FRAME__BODY_DBW_REPORT);
     const Paddock__V1__DbwReport *d = f->dbw_report;

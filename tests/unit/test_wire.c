@@ -218,14 +218,13 @@ START_TEST(frame_round_trip)
     size_t first_len = buf.len;
     ck_assert_int_eq(pdk_wire_frame_append(&buf, &second), PDK_OK);
 
-    uint64_t body = 0;
-    int n = pdk_wire_varint_get(buf.data, buf.len, &body);
-    ck_assert_int_eq(n, 1);
-    ck_assert_uint_eq(body, paddock__v1__frame__get_packed_size(&frame));
-    ck_assert_uint_eq(n + body, first_len);
+    /* Whole frames, no prefix: each is exactly its packed bytes. */
+    ck_assert_uint_eq(first_len, paddock__v1__frame__get_packed_size(&frame));
+    ck_assert_uint_eq(buf.len - first_len, paddock__v1__frame__get_packed_size(&second));
+    ck_assert_int_eq(pdk_wire_frame_check(buf.data, first_len), PDK_OK);
 
     pdk_error err = PDK_ERR_IO;
-    Paddock__V1__Frame *got = pdk_wire_frame_decode(buf.data + n, (size_t)body, &err);
+    Paddock__V1__Frame *got = pdk_wire_frame_decode(buf.data, first_len, &err);
     ck_assert_ptr_nonnull(got);
     ck_assert_int_eq(err, PDK_OK);
     ck_assert_uint_eq(got->request_id, 0x123456789ull);
@@ -235,10 +234,8 @@ START_TEST(frame_round_trip)
     pdk_wire_frame_free(got);
 
     const uint8_t *p = buf.data + first_len;
-    n = pdk_wire_varint_get(p, buf.len - first_len, &body);
-    ck_assert_int_gt(n, 0);
-    ck_assert_uint_eq(first_len + (size_t)n + body, buf.len);
-    got = pdk_wire_frame_decode(p + n, (size_t)body, &err);
+    ck_assert_int_eq(pdk_wire_frame_check(p, buf.len - first_len), PDK_OK);
+    got = pdk_wire_frame_decode(p, buf.len - first_len, &err);
     ck_assert_ptr_nonnull(got);
     ck_assert_int_eq(got->body_case, PADDOCK__V1__FRAME__BODY_PING);
     ck_assert_uint_eq(got->ping->client_time_ns, 99);
@@ -248,6 +245,42 @@ START_TEST(frame_round_trip)
 
     ck_assert_int_eq(pdk_wire_frame_append(NULL, &frame), PDK_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(pdk_wire_frame_append(&buf, NULL), PDK_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+START_TEST(frame_check_refuses_all_but_one_whole_frame)
+{
+    Paddock__V1__Ping ping = PADDOCK__V1__PING__INIT;
+    ping.client_time_ns = 5;
+    Paddock__V1__Frame frame = PADDOCK__V1__FRAME__INIT;
+    frame.request_id = 300;
+    frame.body_case = PADDOCK__V1__FRAME__BODY_PING;
+    frame.ping = &ping;
+    uint8_t buf[64];
+    size_t one = paddock__v1__frame__pack(&frame, buf);
+    ck_assert_int_eq(pdk_wire_frame_check(buf, one), PDK_OK);
+    /* Cut anywhere: a field header or a body runs past the end. */
+    for (size_t cut = 1; cut < one; cut++) {
+        ck_assert_int_eq(pdk_wire_frame_check(buf, one - cut), PDK_ERR_INVALID_ARGUMENT);
+    }
+    /* Two frames run together parse as one message, but are two frames. */
+    ck_assert_uint_eq(paddock__v1__frame__pack(&frame, buf + one), one);
+    ck_assert_int_eq(pdk_wire_frame_check(buf, 2 * one), PDK_ERR_INVALID_ARGUMENT);
+    /* A request_id alone has no body; field 0 and a wrong wire type are
+     * not a Frame. */
+    static const uint8_t id_only[] = {0x08, 0x07};
+    static const uint8_t field_zero[] = {0x00};
+    static const uint8_t id_as_bytes[] = {0x0a, 0x00, 0x72, 0x00};
+    static const uint8_t body_as_varint[] = {0x70, 0x01};
+    ck_assert_int_eq(pdk_wire_frame_check(id_only, sizeof id_only), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(field_zero, sizeof field_zero),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(id_as_bytes, sizeof id_as_bytes),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(body_as_varint, sizeof body_as_varint),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(buf, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_frame_check(NULL, 4), PDK_ERR_INVALID_ARGUMENT);
 }
 END_TEST
 
@@ -1053,6 +1086,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, varint_matches_protobuf_c);
     tcase_add_test(tc, varint_overlong_is_malformed);
     tcase_add_test(tc, frame_round_trip);
+    tcase_add_test(tc, frame_check_refuses_all_but_one_whole_frame);
     tcase_add_test(tc, frame_decode_refuses_non_frames);
     tcase_add_test(tc, frame_decode_budget_refuses_amplification);
     tcase_add_test(tc, frame_decode_survives_mutations);

@@ -1,6 +1,6 @@
-/* Helpers the wire suites share (test_wire.c, test_wire_dbw.c): splitting
- * one delimited Frame off a buffer that wire wrote. Included once per suite,
- * after wire.h. */
+/* Helpers the wire suites share (test_wire.c, test_wire_dbw.c): the one
+ * whole Frame a buffer that wire wrote holds. Included once per suite, after
+ * wire.h. */
 #ifndef PDK_WIRE_TEST_UTIL_H
 #define PDK_WIRE_TEST_UTIL_H
 
@@ -10,15 +10,12 @@
 
 #include "wire.h"
 
-/* Splits one delimited frame off buf, asserting it spans the whole buffer. */
+/* The frame in buf, asserting it is exactly one whole Frame. */
 static inline const uint8_t *frame_body(const pdk_buf *buf, size_t *len)
 {
-    uint64_t body = 0;
-    int n = pdk_wire_varint_get(buf->data, buf->len, &body);
-    ck_assert_int_gt(n, 0);
-    ck_assert_uint_eq((uint64_t)n + body, buf->len);
-    *len = (size_t)body;
-    return buf->data + n;
+    ck_assert_int_eq(pdk_wire_frame_check(buf->data, buf->len), PDK_OK);
+    *len = buf->len;
+    return buf->data;
 }
 
 #endif

@@ -1,35 +1,30 @@
-/* net: Paddock's TCP transport on libuv. It owns the listener, every
+/* tcp: Paddock's TCP transport on libuv. It owns the listener, every
  * connection's life cycle (open, closing with flush and linger, closed), the
- * inbound frame splitter and the bounded outbound queue with latest-wins state
- * frames and Redis-style soft and hard output limits. */
+ * varint length prefix in both directions (the inbound splitter, and the
+ * prefix written in front of each queued frame) and the bounded outbound
+ * queue with latest-wins state frames and Redis-style soft and hard output
+ * limits. Arguments, frame shape and decoding are transport.c's. */
 #define _POSIX_C_SOURCE 200809L
 
-#include "net.h"
+#include "tcp.h"
+#include "transport_impl.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define READ_CHUNK_BYTES ((size_t)64 * 1024)
-#define WRITE_BATCH 64                        /* buffers per uv_write */
-#define HOUSEKEEPING_MS 50                    /* soft-limit and close deadlines */
-#define LISTEN_BACKLOG 511                    /* as Redis and nginx */
+#define WRITE_BATCH 64     /* buffers per uv_write */
+#define HOUSEKEEPING_MS 50 /* soft-limit and close deadlines */
+#define LISTEN_BACKLOG 511 /* as Redis and nginx */
 #define KEEPALIVE_S 60
-#define MAX_FRAME_LIMIT ((size_t)1 << 30) /* limits.max_frame_bytes at most 1 GiB */
 
-typedef enum conn_state {
-    CONN_OPEN,    /* reading and delivering frames */
-    CONN_CLOSING, /* flushing, then shutdown; input is read and discarded */
-    CONN_CLOSED,  /* uv_close called; freed in its callback */
-} conn_state;
-
-/* One queued delimited frame, copied from the caller. */
+/* One queued frame: its varint prefix, then the frame copied from the
+ * caller, in one allocation so a frame costs one copy and one write buffer. */
 typedef struct out_item {
     struct out_item *next;
     uint8_t *data;
@@ -52,16 +47,17 @@ typedef struct write_req {
     uint64_t count;
 } write_req;
 
-struct pdk_conn {
-    uv_tcp_t tcp; /* tcp.data is the conn */
+typedef struct tcp_listener tcp_listener;
+
+/* base.state: open, closing (flushing, then shutdown; input is read and
+ * discarded), closed (uv_close called; freed in its callback). */
+typedef struct tcp_conn {
+    pdk_conn base; /* first: a pdk_conn * is a tcp_conn * */
+    uv_tcp_t tcp;  /* tcp.data is the conn */
     uv_shutdown_t shutdown_req;
-    pdk_net *net;
-    pdk_conn *prev;
-    pdk_conn *next;
-    uint64_t id;
-    void *data;
-    char peer[64];
-    conn_state state;
+    tcp_listener *net; /* the listener that accepted it */
+    struct tcp_conn *prev;
+    struct tcp_conn *next;
     bool visible; /* on_open ran, so on_close will */
     bool counted; /* counts toward max_connections */
     bool reading;
@@ -71,7 +67,7 @@ struct pdk_conn {
     uint64_t close_deadline_ms;
     bool over_soft;
     uint64_t over_soft_since_ms;
-    pdk_buf in;         /* bytes read and not yet split into frames */
+    pdk_buf in;          /* bytes read and not yet split into frames */
     out_item *pend_head; /* not yet handed to libuv: may be replaced or dropped */
     out_item *pend_tail;
     size_t pend_bytes;
@@ -79,63 +75,21 @@ struct pdk_conn {
     size_t n_slots;
     size_t cap_slots;
     int writes_in_flight;
-    uint64_t frames_in;
-    uint64_t frames_out;
-    uint64_t state_dropped;
-};
+} tcp_conn;
 
-struct pdk_net {
+struct tcp_listener {
+    pdk_listener base; /* first: a pdk_listener * is a tcp_listener * */
     uv_loop_t *loop;
-    uv_tcp_t listener; /* data is the net */
-    uv_timer_t timer;  /* data is the net; runs only while a deadline is pending */
+    uv_tcp_t listener; /* data is the tcp_listener */
+    uv_timer_t timer;  /* data is the tcp_listener; runs only while a deadline is pending */
     bool timer_running;
     int handles; /* handles not yet through their close callback */
     bool closing;
-    pdk_net_limits limits;
-    pdk_net_callbacks cb;
-    void *ud;
     int port;
-    pdk_conn *conns;
+    tcp_conn *conns;
     int n_counted;
     uint8_t scratch[READ_CHUNK_BYTES]; /* where a closing conn's input is discarded */
 };
-
-static atomic_uint_fast64_t next_conn_id = 1;
-
-__attribute__((format(printf, 1, 2))) static void net_log(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "paddockd net: %s\n", line);
-}
-
-__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t err_len,
-                                                          const char *fmt, ...)
-{
-    if (err == NULL || err_len == 0) {
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-}
-
-pdk_net_limits pdk_net_limits_default(void)
-{
-    pdk_net_limits limits = {
-        .max_frame_bytes = PDK_WIRE_MAX_FRAME_DEFAULT,
-        .out_soft_bytes = (size_t)256 * 1024,
-        .out_soft_seconds = 10.0,
-        .out_hard_bytes = (size_t)8 * 1024 * 1024,
-        .max_connections = 1024,
-        .close_linger_seconds = 2.0,
-    };
-    return limits;
-}
 
 static uint64_t seconds_to_ms(double s)
 {
@@ -144,7 +98,7 @@ static uint64_t seconds_to_ms(double s)
 
 /* ---- handles and freeing ------------------------------------------------ */
 
-static void net_handle_gone(pdk_net *net)
+static void net_handle_gone(tcp_listener *net)
 {
     PDK_ASSERT(net->handles > 0);
     net->handles--;
@@ -170,8 +124,8 @@ static void free_items(out_item *item)
 
 static void on_conn_closed(uv_handle_t *handle)
 {
-    pdk_conn *conn = handle->data;
-    pdk_net *net = conn->net;
+    tcp_conn *conn = handle->data;
+    tcp_listener *net = conn->net;
     PDK_ASSERT(conn->writes_in_flight == 0);
     if (conn->prev != NULL) {
         conn->prev->next = conn->next;
@@ -184,8 +138,8 @@ static void on_conn_closed(uv_handle_t *handle)
     if (conn->counted) {
         net->n_counted--;
     }
-    if (conn->visible && net->cb.on_close != NULL) {
-        net->cb.on_close(conn, net->ud);
+    if (conn->visible && net->base.cb.on_close != NULL) {
+        net->base.cb.on_close(&conn->base, net->base.ud);
     }
     free_items(conn->pend_head);
     free(conn->slots);
@@ -195,19 +149,18 @@ static void on_conn_closed(uv_handle_t *handle)
 }
 
 /* Closes the handle now; unsent frames are dropped. */
-static void conn_close_now(pdk_conn *conn)
+static void conn_close_now(tcp_conn *conn)
 {
-    if (conn->state == CONN_CLOSED) {
+    if (conn->base.state == PDK_CONN_CLOSED) {
         return;
     }
-    conn->state = CONN_CLOSED;
+    conn->base.state = PDK_CONN_CLOSED;
     uv_close((uv_handle_t *)&conn->tcp, on_conn_closed);
 }
 
-__attribute__((format(printf, 2, 3))) static void conn_abort(pdk_conn *conn, const char *fmt,
-                                                             ...)
+__attribute__((format(printf, 2, 3))) static void conn_abort(tcp_conn *conn, const char *fmt, ...)
 {
-    if (conn->state == CONN_CLOSED) {
+    if (conn->base.state == PDK_CONN_CLOSED) {
         return;
     }
     char why[384];
@@ -215,20 +168,20 @@ __attribute__((format(printf, 2, 3))) static void conn_abort(pdk_conn *conn, con
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    net_log("closing %s (conn %" PRIu64 "): %s", conn->peer, conn->id, why);
+    pdk_net_log("closing %s (conn %" PRIu64 "): %s", conn->base.peer, conn->base.id, why);
     conn_close_now(conn);
 }
 
-static void ensure_timer(pdk_net *net);
+static void ensure_timer(tcp_listener *net);
 
 /* ---- outbound ----------------------------------------------------------- */
 
-static size_t conn_queued(const pdk_conn *conn)
+static size_t conn_queued(const tcp_conn *conn)
 {
     return conn->pend_bytes + uv_stream_get_write_queue_size((const uv_stream_t *)&conn->tcp);
 }
 
-static void slot_remove(pdk_conn *conn, const out_item *item)
+static void slot_remove(tcp_conn *conn, const out_item *item)
 {
     for (size_t i = 0; i < conn->n_slots; i++) {
         if (conn->slots[i].item == item) {
@@ -239,7 +192,7 @@ static void slot_remove(pdk_conn *conn, const out_item *item)
     PDK_ASSERT(!"state item without a slot");
 }
 
-static state_slot *slot_find(pdk_conn *conn, uint32_t key)
+static state_slot *slot_find(tcp_conn *conn, uint32_t key)
 {
     for (size_t i = 0; i < conn->n_slots; i++) {
         if (conn->slots[i].key == key) {
@@ -249,9 +202,25 @@ static state_slot *slot_find(pdk_conn *conn, uint32_t key)
     return NULL;
 }
 
-static pdk_error enqueue(pdk_conn *conn, const uint8_t *bytes, size_t len, bool is_state,
+/* The bytes a frame of len bytes takes on the wire: its varint prefix, then
+ * the frame. */
+static size_t delimited_len(size_t len)
+{
+    uint8_t prefix[PDK_WIRE_VARINT_MAX];
+    return pdk_wire_varint_put(len, prefix) + len;
+}
+
+/* Writes the prefix and the frame to out (delimited_len(len) bytes). */
+static void put_delimited(uint8_t *out, const uint8_t *frame, size_t len)
+{
+    size_t plen = pdk_wire_varint_put(len, out);
+    memcpy(out + plen, frame, len);
+}
+
+static pdk_error enqueue(tcp_conn *conn, const uint8_t *frame, size_t frame_len, bool is_state,
                          uint32_t key)
 {
+    size_t len = delimited_len(frame_len);
     if (is_state && conn->n_slots == conn->cap_slots) {
         size_t cap = conn->cap_slots == 0 ? 4 : conn->cap_slots * 2;
         state_slot *slots = realloc(conn->slots, cap * sizeof *slots);
@@ -268,7 +237,7 @@ static pdk_error enqueue(pdk_conn *conn, const uint8_t *bytes, size_t len, bool 
         free(data);
         return PDK_ERR_NO_MEMORY;
     }
-    memcpy(data, bytes, len);
+    put_delimited(data, frame, frame_len);
     item->data = data;
     item->len = len;
     item->cap = len;
@@ -292,11 +261,11 @@ static void on_write(uv_write_t *req, int status);
 /* Hands pending frames to libuv. While open, only when libuv has written
  * everything it was given: what waits here can still be replaced (latest
  * wins), what libuv holds cannot. A closing conn hands over everything. */
-static void flush(pdk_conn *conn)
+static void flush(tcp_conn *conn)
 {
     uv_stream_t *stream = (uv_stream_t *)&conn->tcp;
-    while (conn->pend_head != NULL && conn->state != CONN_CLOSED &&
-           (conn->state == CONN_CLOSING || uv_stream_get_write_queue_size(stream) == 0)) {
+    while (conn->pend_head != NULL && conn->base.state != PDK_CONN_CLOSED &&
+           (conn->base.state == PDK_CONN_CLOSING || uv_stream_get_write_queue_size(stream) == 0)) {
         write_req *wr = calloc(1, sizeof *wr);
         if (wr == NULL) {
             conn_abort(conn, "out of memory queueing a write");
@@ -334,14 +303,14 @@ static void flush(pdk_conn *conn)
 
 /* Redis' output-buffer rule: above the soft limit for out_soft_seconds
  * without a break closes the connection. */
-static void check_soft(pdk_conn *conn)
+static void check_soft(tcp_conn *conn)
 {
-    if (conn->state != CONN_OPEN) {
+    if (conn->base.state != PDK_CONN_OPEN) {
         return;
     }
-    pdk_net *net = conn->net;
+    tcp_listener *net = conn->net;
     size_t queued = conn_queued(conn);
-    if (queued <= net->limits.out_soft_bytes) {
+    if (queued <= net->base.limits.out_soft_bytes) {
         conn->over_soft = false;
         return;
     }
@@ -351,18 +320,18 @@ static void check_soft(pdk_conn *conn)
         conn->over_soft_since_ms = now;
         ensure_timer(net);
     }
-    if (now - conn->over_soft_since_ms >= seconds_to_ms(net->limits.out_soft_seconds)) {
+    if (now - conn->over_soft_since_ms >= seconds_to_ms(net->base.limits.out_soft_seconds)) {
         conn_abort(conn,
                    "slow consumer: %zu bytes queued, above the soft limit of %zu bytes for "
                    "%.1f s",
-                   queued, net->limits.out_soft_bytes, net->limits.out_soft_seconds);
+                   queued, net->base.limits.out_soft_bytes, net->base.limits.out_soft_seconds);
     }
 }
 
 static void on_shutdown(uv_shutdown_t *req, int status)
 {
-    pdk_conn *conn = req->handle->data;
-    if (conn->state == CONN_CLOSED) {
+    tcp_conn *conn = req->handle->data;
+    if (conn->base.state == PDK_CONN_CLOSED) {
         return;
     }
     if (status < 0) {
@@ -378,9 +347,10 @@ static void on_shutdown(uv_shutdown_t *req, int status)
      * peer has read our last frames. */
 }
 
-static void request_shutdown(pdk_conn *conn)
+static void request_shutdown(tcp_conn *conn)
 {
-    if (conn->state != CONN_CLOSING || conn->shutdown_requested || conn->pend_head != NULL) {
+    if (conn->base.state != PDK_CONN_CLOSING || conn->shutdown_requested ||
+        conn->pend_head != NULL) {
         return;
     }
     conn->shutdown_requested = true;
@@ -393,14 +363,14 @@ static void request_shutdown(pdk_conn *conn)
 static void on_write(uv_write_t *req, int status)
 {
     write_req *wr = (write_req *)req;
-    pdk_conn *conn = req->handle->data;
+    tcp_conn *conn = req->handle->data;
     conn->writes_in_flight--;
     if (status == 0) {
-        conn->frames_out += wr->count;
+        conn->base.frames_out += wr->count;
     }
     free_items(wr->items);
     free(wr);
-    if (conn->state == CONN_CLOSED) {
+    if (conn->base.state == PDK_CONN_CLOSED) {
         return;
     }
     if (status < 0) {
@@ -408,7 +378,7 @@ static void on_write(uv_write_t *req, int status)
         return;
     }
     flush(conn);
-    if (conn->state == CONN_CLOSING) {
+    if (conn->base.state == PDK_CONN_CLOSING) {
         request_shutdown(conn);
     } else {
         check_soft(conn);
@@ -420,8 +390,8 @@ static void on_write(uv_write_t *req, int status)
 static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
-    pdk_conn *conn = handle->data;
-    if (conn->state != CONN_OPEN) {
+    tcp_conn *conn = handle->data;
+    if (conn->base.state != PDK_CONN_OPEN) {
         *buf = uv_buf_init((char *)conn->net->scratch, (unsigned)sizeof conn->net->scratch);
         return;
     }
@@ -436,17 +406,18 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init((char *)conn->in.data + conn->in.len, (unsigned)room);
 }
 
-static void start_reading(pdk_conn *conn);
+static void start_reading(tcp_conn *conn);
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 
-static void conn_begin_close(pdk_conn *conn)
+static void conn_begin_close(tcp_conn *conn)
 {
-    if (conn->state != CONN_OPEN) {
+    if (conn->base.state != PDK_CONN_OPEN) {
         return;
     }
-    pdk_net *net = conn->net;
-    conn->state = CONN_CLOSING;
-    conn->close_deadline_ms = uv_now(net->loop) + seconds_to_ms(net->limits.close_linger_seconds);
+    tcp_listener *net = conn->net;
+    conn->base.state = PDK_CONN_CLOSING;
+    conn->close_deadline_ms =
+        uv_now(net->loop) + seconds_to_ms(net->base.limits.close_linger_seconds);
     ensure_timer(net);
     if (!conn->eof_seen) {
         start_reading(conn);
@@ -455,25 +426,9 @@ static void conn_begin_close(pdk_conn *conn)
     request_shutdown(conn);
 }
 
-static void conn_fail(pdk_conn *conn, uint64_t request_id, pdk_error code, const char *message)
+static void start_reading(tcp_conn *conn)
 {
-    if (conn->state != CONN_OPEN) {
-        return;
-    }
-    net_log("closing %s (conn %" PRIu64 ") after error %s: %s", conn->peer, conn->id,
-            pdk_error_name(code), message != NULL ? message : "");
-    /* The Error frame goes out whatever the limits say: it is the last one. */
-    pdk_buf frame = {0};
-    if (pdk_wire_error_append(&frame, request_id, code, message) == PDK_OK) {
-        (void)enqueue(conn, frame.data, frame.len, false, 0);
-    }
-    pdk_buf_free(&frame);
-    conn_begin_close(conn);
-}
-
-static void start_reading(pdk_conn *conn)
-{
-    if (conn->reading || conn->state == CONN_CLOSED) {
+    if (conn->reading || conn->base.state == PDK_CONN_CLOSED) {
         return;
     }
     int r = uv_read_start((uv_stream_t *)&conn->tcp, on_alloc, on_read);
@@ -484,7 +439,7 @@ static void start_reading(pdk_conn *conn)
     conn->reading = true;
 }
 
-static void stop_reading(pdk_conn *conn)
+static void stop_reading(tcp_conn *conn)
 {
     if (conn->reading) {
         uv_read_stop((uv_stream_t *)&conn->tcp);
@@ -492,55 +447,42 @@ static void stop_reading(pdk_conn *conn)
     }
 }
 
-/* Splits conn->in into frames and delivers them. The app may close this
- * connection, or the whole net, from on_frame: the loop re-checks the state
- * after every frame, and the conn's memory lives until its close callback. */
-static void process_input(pdk_conn *conn)
+/* Splits conn->in into whole frames at their varint prefixes and delivers
+ * them. The app may close this connection, or the whole listener, from
+ * on_frame: the loop re-checks the state after every frame, and the conn's
+ * memory lives until its close callback. */
+static void process_input(tcp_conn *conn)
 {
-    pdk_net *net = conn->net;
+    tcp_listener *net = conn->net;
     size_t off = 0;
     char msg[160];
-    while (conn->state == CONN_OPEN && off < conn->in.len) {
+    while (conn->base.state == PDK_CONN_OPEN && off < conn->in.len) {
         const uint8_t *p = conn->in.data + off;
         size_t avail = conn->in.len - off;
         uint64_t frame_len = 0;
         int n = pdk_wire_varint_get(p, avail, &frame_len);
         if (n < 0) {
-            conn_fail(conn, 0, PDK_ERR_PROTOCOL,
-                      "malformed frame length: the varint prefix runs past 10 bytes");
+            pdk_conn_fail(&conn->base, 0, PDK_ERR_PROTOCOL,
+                          "malformed frame length: the varint prefix runs past 10 bytes");
             break;
         }
         if (n == 0) {
             break;
         }
-        if (frame_len > net->limits.max_frame_bytes) {
+        if (frame_len > net->base.limits.max_frame_bytes) {
             /* Refused on the prefix alone: the body is never buffered. */
             snprintf(msg, sizeof msg, "frame of %" PRIu64 " bytes exceeds the limit of %zu bytes",
-                     frame_len, net->limits.max_frame_bytes);
-            conn_fail(conn, 0, PDK_ERR_FRAME_TOO_LARGE, msg);
+                     frame_len, net->base.limits.max_frame_bytes);
+            pdk_conn_fail(&conn->base, 0, PDK_ERR_FRAME_TOO_LARGE, msg);
             break;
         }
         if (avail - (size_t)n < frame_len) {
             break;
         }
-        pdk_error err = PDK_OK;
-        Paddock__V1__Frame *frame = pdk_wire_frame_decode(p + n, (size_t)frame_len, &err);
         off += (size_t)n + (size_t)frame_len;
-        if (frame == NULL) {
-            snprintf(msg, sizeof msg,
-                     "could not decode a frame of %" PRIu64
-                     " bytes: not a paddock.v1.Frame with a body",
-                     frame_len);
-            conn_fail(conn, 0, PDK_ERR_PROTOCOL, msg);
-            break;
-        }
-        conn->frames_in++;
-        if (net->cb.on_frame != NULL) {
-            net->cb.on_frame(conn, frame, net->ud);
-        }
-        pdk_wire_frame_free(frame);
+        pdk_conn_deliver(&conn->base, p + n, (size_t)frame_len);
     }
-    if (conn->state != CONN_OPEN) {
+    if (conn->base.state != PDK_CONN_OPEN) {
         conn->in.len = 0;
     } else if (off > 0) {
         memmove(conn->in.data, conn->in.data + off, conn->in.len - off);
@@ -556,11 +498,11 @@ static void process_input(pdk_conn *conn)
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     (void)buf;
-    pdk_conn *conn = stream->data;
-    if (nread == 0 || conn->state == CONN_CLOSED) {
+    tcp_conn *conn = stream->data;
+    if (nread == 0 || conn->base.state == PDK_CONN_CLOSED) {
         return;
     }
-    if (conn->state == CONN_CLOSING) {
+    if (conn->base.state == PDK_CONN_CLOSING) {
         if (nread > 0) {
             return; /* discarded */
         }
@@ -580,9 +522,10 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         if (nread == UV_EOF) {
             conn->eof_seen = true;
             if (conn->in.len > 0) {
-                net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
-                        conn->peer, conn->id, conn->in.len);
-            } else if (conn->net->cb.on_eof != NULL && conn->net->cb.on_eof(conn, conn->net->ud)) {
+                pdk_net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
+                            conn->base.peer, conn->base.id, conn->in.len);
+            } else if (conn->net->base.cb.on_eof != NULL &&
+                       conn->net->base.cb.on_eof(&conn->base, conn->net->base.ud)) {
                 return; /* the app closes it once its replies are out */
             }
             conn_begin_close(conn);
@@ -599,22 +542,22 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 
 static void on_timer(uv_timer_t *timer)
 {
-    pdk_net *net = timer->data;
+    tcp_listener *net = timer->data;
     uint64_t now = uv_now(net->loop);
     bool pending = false;
-    for (pdk_conn *conn = net->conns; conn != NULL; conn = conn->next) {
-        if (conn->state == CONN_CLOSING) {
+    for (tcp_conn *conn = net->conns; conn != NULL; conn = conn->next) {
+        if (conn->base.state == PDK_CONN_CLOSING) {
             if (now >= conn->close_deadline_ms) {
-                net_log("closing %s (conn %" PRIu64 "): flush and close did not finish within "
-                        "%.1f s",
-                        conn->peer, conn->id, net->limits.close_linger_seconds);
+                pdk_net_log("closing %s (conn %" PRIu64 "): flush and close did not finish within "
+                            "%.1f s",
+                            conn->base.peer, conn->base.id, net->base.limits.close_linger_seconds);
                 conn_close_now(conn);
             } else {
                 pending = true;
             }
-        } else if (conn->state == CONN_OPEN && conn->over_soft) {
+        } else if (conn->base.state == PDK_CONN_OPEN && conn->over_soft) {
             check_soft(conn);
-            pending = pending || (conn->state == CONN_OPEN && conn->over_soft);
+            pending = pending || (conn->base.state == PDK_CONN_OPEN && conn->over_soft);
         }
     }
     if (!pending) {
@@ -623,7 +566,7 @@ static void on_timer(uv_timer_t *timer)
     }
 }
 
-static void ensure_timer(pdk_net *net)
+static void ensure_timer(tcp_listener *net)
 {
     if (net->timer_running || net->closing) {
         return;
@@ -632,6 +575,106 @@ static void ensure_timer(pdk_net *net)
         net->timer_running = true;
     }
 }
+
+/* ---- connection ops ----------------------------------------------------- */
+
+/* Would the queue pass the hard limit if it grew from queued by add bytes? */
+static bool over_hard(tcp_conn *conn, size_t queued, size_t add)
+{
+    size_t hard = conn->net->base.limits.out_hard_bytes;
+    if (queued + add <= hard) {
+        return false;
+    }
+    conn_abort(conn, "output buffer would reach %zu bytes, above the hard limit of %zu bytes",
+               queued + add, hard);
+    return true;
+}
+
+static pdk_error tcp_send(pdk_conn *base, const uint8_t *frame, size_t len)
+{
+    tcp_conn *conn = (tcp_conn *)base;
+    if (over_hard(conn, conn_queued(conn), delimited_len(len))) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_error err = enqueue(conn, frame, len, false, 0);
+    if (err != PDK_OK) {
+        return err;
+    }
+    flush(conn);
+    check_soft(conn);
+    return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+}
+
+static pdk_error tcp_send_state(pdk_conn *base, uint32_t key, const uint8_t *frame, size_t len)
+{
+    tcp_conn *conn = (tcp_conn *)base;
+    size_t wire_len = delimited_len(len);
+    size_t queued = conn_queued(conn);
+    state_slot *slot = slot_find(conn, key);
+    if (slot != NULL) {
+        /* Latest wins: the older frame has not left, so it never will. */
+        out_item *item = slot->item;
+        if (wire_len > item->len && over_hard(conn, queued, wire_len - item->len)) {
+            return PDK_ERR_CLOSED;
+        }
+        if (wire_len > item->cap) {
+            uint8_t *data = realloc(item->data, wire_len);
+            if (data == NULL) {
+                return PDK_ERR_NO_MEMORY;
+            }
+            item->data = data;
+            item->cap = wire_len;
+        }
+        put_delimited(item->data, frame, len);
+        conn->pend_bytes = conn->pend_bytes - item->len + wire_len;
+        item->len = wire_len;
+        conn->base.state_dropped++;
+        check_soft(conn);
+        return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+    }
+    if (queued > conn->net->base.limits.out_soft_bytes) {
+        conn->base.state_dropped++;
+        check_soft(conn);
+        return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+    }
+    if (over_hard(conn, queued, wire_len)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_error err = enqueue(conn, frame, len, true, key);
+    if (err != PDK_OK) {
+        return err;
+    }
+    flush(conn);
+    check_soft(conn);
+    return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+}
+
+static void tcp_send_last_and_close(pdk_conn *base, const uint8_t *frame, size_t len)
+{
+    tcp_conn *conn = (tcp_conn *)base;
+    if (frame != NULL) {
+        (void)enqueue(conn, frame, len, false, 0);
+    }
+    conn_begin_close(conn);
+}
+
+static void tcp_close(pdk_conn *base)
+{
+    conn_begin_close((tcp_conn *)base);
+}
+
+static size_t tcp_queued_bytes(const pdk_conn *base)
+{
+    return conn_queued((const tcp_conn *)base);
+}
+
+static const pdk_conn_ops tcp_conn_ops = {
+    .send = tcp_send,
+    .send_state = tcp_send_state,
+    .send_last_and_close = tcp_send_last_and_close,
+    .close = tcp_close,
+    .queued_bytes = tcp_queued_bytes,
+};
 
 /* ---- accepting ---------------------------------------------------------- */
 
@@ -653,30 +696,28 @@ static void format_addr(const struct sockaddr_storage *ss, char *out, size_t out
 
 static void on_connection(uv_stream_t *server, int status)
 {
-    pdk_net *net = server->data;
+    tcp_listener *net = server->data;
     if (status < 0) {
-        net_log("accept failed: %s", uv_strerror(status));
+        pdk_net_log("accept failed: %s", uv_strerror(status));
         return;
     }
     if (net->closing) {
         return;
     }
-    pdk_conn *conn = calloc(1, sizeof *conn);
+    tcp_conn *conn = calloc(1, sizeof *conn);
     if (conn == NULL) {
-        net_log("accept failed: out of memory");
+        pdk_net_log("accept failed: out of memory");
         return;
     }
     int r = uv_tcp_init(net->loop, &conn->tcp);
     if (r < 0) {
-        net_log("accept failed: %s", uv_strerror(r));
+        pdk_net_log("accept failed: %s", uv_strerror(r));
         free(conn);
         return;
     }
+    pdk_conn_init(&conn->base, &tcp_conn_ops, &net->base);
     conn->tcp.data = conn;
     conn->net = net;
-    conn->id = atomic_fetch_add(&next_conn_id, 1);
-    conn->state = CONN_OPEN;
-    snprintf(conn->peer, sizeof conn->peer, "unknown");
     conn->next = net->conns;
     if (net->conns != NULL) {
         net->conns->prev = conn;
@@ -686,7 +727,7 @@ static void on_connection(uv_stream_t *server, int status)
 
     r = uv_accept(server, (uv_stream_t *)&conn->tcp);
     if (r < 0) {
-        net_log("accept failed: %s", uv_strerror(r));
+        pdk_net_log("accept failed: %s", uv_strerror(r));
         conn_close_now(conn);
         return;
     }
@@ -695,33 +736,32 @@ static void on_connection(uv_stream_t *server, int status)
     struct sockaddr_storage ss;
     int namelen = (int)sizeof ss;
     if (uv_tcp_getpeername(&conn->tcp, (struct sockaddr *)&ss, &namelen) == 0) {
-        format_addr(&ss, conn->peer, sizeof conn->peer);
+        format_addr(&ss, conn->base.peer, sizeof conn->base.peer);
     }
 
-    if (net->n_counted >= net->limits.max_connections) {
+    if (net->n_counted >= net->base.limits.max_connections) {
         char msg[128];
         snprintf(msg, sizeof msg, "server busy: at its limit of %d connections",
-                 net->limits.max_connections);
-        conn_fail(conn, 0, PDK_ERR_BUSY, msg);
+                 net->base.limits.max_connections);
+        pdk_conn_fail(&conn->base, 0, PDK_ERR_BUSY, msg);
         return;
     }
     conn->counted = true;
     net->n_counted++;
     start_reading(conn);
-    if (conn->state == CONN_CLOSED) {
+    if (conn->base.state == PDK_CONN_CLOSED) {
         return;
     }
     conn->visible = true;
-    if (net->cb.on_open != NULL) {
-        net->cb.on_open(conn, net->ud);
+    if (net->base.cb.on_open != NULL) {
+        net->base.cb.on_open(&conn->base, net->base.ud);
     }
 }
 
 /* ---- listening ---------------------------------------------------------- */
 
 /* "host:port" with a numeric IPv4 host or "localhost", or "[v6]:port". */
-static bool parse_host_port(const char *s, struct sockaddr_storage *ss, char *err,
-                            size_t err_len)
+static bool parse_host_port(const char *s, struct sockaddr_storage *ss, char *err, size_t err_len)
 {
     char host[INET6_ADDRSTRLEN + 16];
     const char *port_str;
@@ -729,18 +769,19 @@ static bool parse_host_port(const char *s, struct sockaddr_storage *ss, char *er
     if (s[0] == '[') {
         const char *close = strchr(s, ']');
         if (close == NULL) {
-            set_err(err, err_len, "listen address \"%s\": missing ']' after the IPv6 host", s);
+            pdk_net_set_err(err, err_len, "listen address \"%s\": missing ']' after the IPv6 host",
+                            s);
             return false;
         }
         size_t hlen = (size_t)(close - s - 1);
         if (hlen == 0 || hlen >= sizeof host) {
-            set_err(err, err_len, "listen address \"%s\": bad IPv6 host", s);
+            pdk_net_set_err(err, err_len, "listen address \"%s\": bad IPv6 host", s);
             return false;
         }
         memcpy(host, s + 1, hlen);
         host[hlen] = '\0';
         if (close[1] != ':') {
-            set_err(err, err_len, "listen address \"%s\": expected \":port\" after ']'", s);
+            pdk_net_set_err(err, err_len, "listen address \"%s\": expected \":port\" after ']'", s);
             return false;
         }
         port_str = close + 2;
@@ -748,17 +789,18 @@ static bool parse_host_port(const char *s, struct sockaddr_storage *ss, char *er
     } else {
         const char *colon = strrchr(s, ':');
         if (colon == NULL) {
-            set_err(err, err_len, "listen address \"%s\": expected host:port", s);
+            pdk_net_set_err(err, err_len, "listen address \"%s\": expected host:port", s);
             return false;
         }
         size_t hlen = (size_t)(colon - s);
         if (memchr(s, ':', hlen) != NULL) {
-            set_err(err, err_len,
-                    "listen address \"%s\": an IPv6 host needs brackets, e.g. [::1]:7420", s);
+            pdk_net_set_err(err, err_len,
+                            "listen address \"%s\": an IPv6 host needs brackets, e.g. [::1]:7420",
+                            s);
             return false;
         }
         if (hlen == 0 || hlen >= sizeof host) {
-            set_err(err, err_len, "listen address \"%s\": missing or overlong host", s);
+            pdk_net_set_err(err, err_len, "listen address \"%s\": missing or overlong host", s);
             return false;
         }
         memcpy(host, s, hlen);
@@ -769,8 +811,9 @@ static bool parse_host_port(const char *s, struct sockaddr_storage *ss, char *er
     size_t digits = strlen(port_str);
     if (digits == 0 || digits > 5 || strspn(port_str, "0123456789") != digits ||
         (port = strtoul(port_str, NULL, 10)) > 65535) {
-        set_err(err, err_len, "listen address \"%s\": port \"%s\" is not a number in 0..65535",
-                s, port_str);
+        pdk_net_set_err(err, err_len,
+                        "listen address \"%s\": port \"%s\" is not a number in 0..65535", s,
+                        port_str);
         return false;
     }
     memset(ss, 0, sizeof *ss);
@@ -782,42 +825,10 @@ static bool parse_host_port(const char *s, struct sockaddr_storage *ss, char *er
                         (struct sockaddr_in *)ss);
     }
     if (r != 0) {
-        set_err(err, err_len,
-                "listen address \"%s\": \"%s\" is not a numeric %s address (no DNS lookups)", s,
-                host, v6 ? "IPv6" : "IPv4");
-        return false;
-    }
-    return true;
-}
-
-static bool check_limits(const pdk_net_limits *l, char *err, size_t err_len)
-{
-    if (l->max_frame_bytes < 16 || l->max_frame_bytes > MAX_FRAME_LIMIT) {
-        set_err(err, err_len, "limits.max_frame_bytes %zu is outside 16..%zu", l->max_frame_bytes,
-                MAX_FRAME_LIMIT);
-        return false;
-    }
-    if (l->out_hard_bytes == 0 || l->out_soft_bytes > l->out_hard_bytes) {
-        set_err(err, err_len,
-                "limits.out_soft_bytes %zu must not exceed limits.out_hard_bytes %zu (> 0)",
-                l->out_soft_bytes, l->out_hard_bytes);
-        return false;
-    }
-    if (!isfinite(l->out_soft_seconds) || l->out_soft_seconds < 0 ||
-        l->out_soft_seconds > 86400.0) {
-        set_err(err, err_len, "limits.out_soft_seconds %g is outside 0..86400",
-                l->out_soft_seconds);
-        return false;
-    }
-    if (!isfinite(l->close_linger_seconds) || l->close_linger_seconds < 0 ||
-        l->close_linger_seconds > 3600.0) {
-        set_err(err, err_len, "limits.close_linger_seconds %g is outside 0..3600",
-                l->close_linger_seconds);
-        return false;
-    }
-    if (l->max_connections < 1) {
-        set_err(err, err_len, "limits.max_connections %d must be at least 1",
-                l->max_connections);
+        pdk_net_set_err(
+            err, err_len,
+            "listen address \"%s\": \"%s\" is not a numeric %s address (no DNS lookups)", s, host,
+            v6 ? "IPv6" : "IPv4");
         return false;
     }
     return true;
@@ -836,39 +847,63 @@ static void ignore_sigpipe(void)
     }
 }
 
-pdk_error pdk_net_listen(uv_loop_t *loop, const char *host_port, const pdk_net_limits *limits,
-                         const pdk_net_callbacks *cb, void *ud, pdk_net **out, char *err,
+static int tcp_port(const pdk_listener *base)
+{
+    return ((const tcp_listener *)base)->port;
+}
+
+static void tcp_listener_close(pdk_listener *base)
+{
+    tcp_listener *net = (tcp_listener *)base;
+    if (net->closing) {
+        return;
+    }
+    net->closing = true;
+    uv_close((uv_handle_t *)&net->listener, on_net_handle_closed);
+    uv_timer_stop(&net->timer);
+    net->timer_running = false;
+    uv_close((uv_handle_t *)&net->timer, on_net_handle_closed);
+    for (tcp_conn *conn = net->conns; conn != NULL; conn = conn->next) {
+        conn_close_now(conn);
+    }
+}
+
+static const pdk_listener_ops tcp_listener_ops = {
+    .port = tcp_port,
+    .close = tcp_listener_close,
+};
+
+pdk_error pdk_tcp_listen(uv_loop_t *loop, const char *host_port, const pdk_net_limits *limits,
+                         const pdk_net_callbacks *cb, void *ud, pdk_listener **out, char *err,
                          size_t err_len)
 {
-    set_err(err, err_len, "ok");
+    pdk_net_set_err(err, err_len, "ok");
     if (out != NULL) {
         *out = NULL;
     }
     if (loop == NULL || host_port == NULL || cb == NULL || out == NULL) {
-        set_err(err, err_len, "pdk_net_listen: loop, host_port, cb and out are required");
+        pdk_net_set_err(err, err_len, "pdk_tcp_listen: loop, host_port, cb and out are required");
         return PDK_ERR_INVALID_ARGUMENT;
     }
     pdk_net_limits lim = limits != NULL ? *limits : pdk_net_limits_default();
-    if (!check_limits(&lim, err, err_len)) {
+    if (!pdk_net_limits_check(&lim, err, err_len)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
     struct sockaddr_storage addr;
     if (!parse_host_port(host_port, &addr, err, err_len)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    pdk_net *net = calloc(1, sizeof *net);
+    tcp_listener *net = calloc(1, sizeof *net);
     if (net == NULL) {
-        set_err(err, err_len, "listen on %s: out of memory", host_port);
+        pdk_net_set_err(err, err_len, "listen on %s: out of memory", host_port);
         return PDK_ERR_NO_MEMORY;
     }
+    pdk_listener_init(&net->base, &tcp_listener_ops, &lim, cb, ud);
     net->loop = loop;
-    net->limits = lim;
-    net->cb = *cb;
-    net->ud = ud;
     int r = uv_tcp_init(loop, &net->listener);
     if (r < 0) {
         free(net);
-        set_err(err, err_len, "listen on %s: %s", host_port, uv_strerror(r));
+        pdk_net_set_err(err, err_len, "listen on %s: %s", host_port, uv_strerror(r));
         return PDK_ERR_NET;
     }
     net->listener.data = net;
@@ -888,7 +923,7 @@ pdk_error pdk_net_listen(uv_loop_t *loop, const char *host_port, const pdk_net_l
         r = uv_tcp_getsockname(&net->listener, (struct sockaddr *)&bound, &namelen);
     }
     if (r != 0) {
-        set_err(err, err_len, "listen on %s: %s", host_port, uv_strerror(r));
+        pdk_net_set_err(err, err_len, "listen on %s: %s", host_port, uv_strerror(r));
         /* The handles are freed, with net, by their close callbacks. */
         net->closing = true;
         if (net->handles == 2) {
@@ -903,183 +938,8 @@ pdk_error pdk_net_listen(uv_loop_t *loop, const char *host_port, const pdk_net_l
     ignore_sigpipe();
     char name[96];
     format_addr(&bound, name, sizeof name);
-    net_log("listening on %s (max frame %zu bytes, %d connections)", name,
-            lim.max_frame_bytes, lim.max_connections);
-    *out = net;
+    pdk_net_log("listening on %s (max frame %zu bytes, %d connections)", name, lim.max_frame_bytes,
+                lim.max_connections);
+    *out = &net->base;
     return PDK_OK;
-}
-
-int pdk_net_port(const pdk_net *net)
-{
-    return net != NULL ? net->port : 0;
-}
-
-void pdk_net_close(pdk_net *net)
-{
-    if (net == NULL || net->closing) {
-        return;
-    }
-    net->closing = true;
-    uv_close((uv_handle_t *)&net->listener, on_net_handle_closed);
-    uv_timer_stop(&net->timer);
-    net->timer_running = false;
-    uv_close((uv_handle_t *)&net->timer, on_net_handle_closed);
-    for (pdk_conn *conn = net->conns; conn != NULL; conn = conn->next) {
-        conn_close_now(conn);
-    }
-}
-
-/* ---- connections -------------------------------------------------------- */
-
-/* bytes must be exactly one delimited frame with a body within the limit. */
-static pdk_error check_frame(const pdk_conn *conn, const uint8_t *bytes, size_t len)
-{
-    uint64_t body = 0;
-    int n = pdk_wire_varint_get(bytes, len, &body);
-    if (n <= 0 || body == 0 || body != (uint64_t)(len - (size_t)n)) {
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    if (body > conn->net->limits.max_frame_bytes) {
-        return PDK_ERR_FRAME_TOO_LARGE;
-    }
-    return PDK_OK;
-}
-
-/* Would the queue pass the hard limit if it grew from queued by add bytes? */
-static bool over_hard(pdk_conn *conn, size_t queued, size_t add)
-{
-    size_t hard = conn->net->limits.out_hard_bytes;
-    if (queued + add <= hard) {
-        return false;
-    }
-    conn_abort(conn, "output buffer would reach %zu bytes, above the hard limit of %zu bytes",
-               queued + add, hard);
-    return true;
-}
-
-pdk_error pdk_conn_send(pdk_conn *conn, const uint8_t *bytes, size_t len)
-{
-    if (conn == NULL || bytes == NULL) {
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    if (conn->state != CONN_OPEN) {
-        return PDK_ERR_CLOSED;
-    }
-    pdk_error err = check_frame(conn, bytes, len);
-    if (err != PDK_OK) {
-        return err;
-    }
-    if (over_hard(conn, conn_queued(conn), len)) {
-        return PDK_ERR_CLOSED;
-    }
-    err = enqueue(conn, bytes, len, false, 0);
-    if (err != PDK_OK) {
-        return err;
-    }
-    flush(conn);
-    check_soft(conn);
-    return conn->state == CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
-}
-
-pdk_error pdk_conn_send_state(pdk_conn *conn, uint32_t key, const uint8_t *bytes, size_t len)
-{
-    if (conn == NULL || bytes == NULL) {
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    if (conn->state != CONN_OPEN) {
-        return PDK_ERR_CLOSED;
-    }
-    pdk_error err = check_frame(conn, bytes, len);
-    if (err != PDK_OK) {
-        return err;
-    }
-    size_t queued = conn_queued(conn);
-    state_slot *slot = slot_find(conn, key);
-    if (slot != NULL) {
-        /* Latest wins: the older frame has not left, so it never will. */
-        out_item *item = slot->item;
-        if (len > item->len && over_hard(conn, queued, len - item->len)) {
-            return PDK_ERR_CLOSED;
-        }
-        if (len > item->cap) {
-            uint8_t *data = realloc(item->data, len);
-            if (data == NULL) {
-                return PDK_ERR_NO_MEMORY;
-            }
-            item->data = data;
-            item->cap = len;
-        }
-        memcpy(item->data, bytes, len);
-        conn->pend_bytes = conn->pend_bytes - item->len + len;
-        item->len = len;
-        conn->state_dropped++;
-        check_soft(conn);
-        return conn->state == CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
-    }
-    if (queued > conn->net->limits.out_soft_bytes) {
-        conn->state_dropped++;
-        check_soft(conn);
-        return conn->state == CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
-    }
-    if (over_hard(conn, queued, len)) {
-        return PDK_ERR_CLOSED;
-    }
-    err = enqueue(conn, bytes, len, true, key);
-    if (err != PDK_OK) {
-        return err;
-    }
-    flush(conn);
-    check_soft(conn);
-    return conn->state == CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
-}
-
-void pdk_conn_fail(pdk_conn *conn, uint64_t request_id, pdk_error code, const char *message)
-{
-    if (conn != NULL) {
-        conn_fail(conn, request_id, code, message);
-    }
-}
-
-void pdk_conn_close(pdk_conn *conn)
-{
-    if (conn != NULL) {
-        conn_begin_close(conn);
-    }
-}
-
-void pdk_conn_set_data(pdk_conn *conn, void *data)
-{
-    if (conn != NULL) {
-        conn->data = data;
-    }
-}
-
-void *pdk_conn_data(const pdk_conn *conn)
-{
-    return conn != NULL ? conn->data : NULL;
-}
-
-uint64_t pdk_conn_id(const pdk_conn *conn)
-{
-    return conn != NULL ? conn->id : 0;
-}
-
-const char *pdk_conn_peer(const pdk_conn *conn)
-{
-    return conn != NULL ? conn->peer : "";
-}
-
-void pdk_conn_stats_get(const pdk_conn *conn, pdk_conn_stats *out)
-{
-    if (out == NULL) {
-        return;
-    }
-    memset(out, 0, sizeof *out);
-    if (conn == NULL) {
-        return;
-    }
-    out->frames_in = conn->frames_in;
-    out->frames_out = conn->frames_out;
-    out->state_dropped = conn->state_dropped;
-    out->queued_bytes = conn_queued(conn);
 }

@@ -1,0 +1,233 @@
+/* transport: what every transport shares. The public pdk_conn_* and
+ * pdk_listener_* calls check their arguments, the connection's state and the
+ * frame's shape and size here, once, and dispatch to the transport's ops;
+ * inbound frames are decoded here, and the limits and their defaults live
+ * here, so two transports cannot drift apart on what they refuse. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "transport_impl.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_FRAME_LIMIT ((size_t)1 << 30) /* limits.max_frame_bytes at most 1 GiB */
+
+static atomic_uint_fast64_t next_conn_id = 1;
+
+void pdk_net_log(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "paddockd net: %s\n", line);
+}
+
+void pdk_net_set_err(char *err, size_t err_len, const char *fmt, ...)
+{
+    if (err == NULL || err_len == 0) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- limits ------------------------------------------------------------- */
+
+pdk_net_limits pdk_net_limits_default(void)
+{
+    pdk_net_limits limits = {
+        .max_frame_bytes = PDK_WIRE_MAX_FRAME_DEFAULT,
+        .out_soft_bytes = (size_t)256 * 1024,
+        .out_soft_seconds = 10.0,
+        .out_hard_bytes = (size_t)8 * 1024 * 1024,
+        .max_connections = 1024,
+        .close_linger_seconds = 2.0,
+    };
+    return limits;
+}
+
+bool pdk_net_limits_check(const pdk_net_limits *l, char *err, size_t err_len)
+{
+    if (l->max_frame_bytes < 16 || l->max_frame_bytes > MAX_FRAME_LIMIT) {
+        pdk_net_set_err(err, err_len, "limits.max_frame_bytes %zu is outside 16..%zu",
+                        l->max_frame_bytes, MAX_FRAME_LIMIT);
+        return false;
+    }
+    if (l->out_hard_bytes == 0 || l->out_soft_bytes > l->out_hard_bytes) {
+        pdk_net_set_err(err, err_len,
+                        "limits.out_soft_bytes %zu must not exceed limits.out_hard_bytes %zu (> 0)",
+                        l->out_soft_bytes, l->out_hard_bytes);
+        return false;
+    }
+    if (!isfinite(l->out_soft_seconds) || l->out_soft_seconds < 0 ||
+        l->out_soft_seconds > 86400.0) {
+        pdk_net_set_err(err, err_len, "limits.out_soft_seconds %g is outside 0..86400",
+                        l->out_soft_seconds);
+        return false;
+    }
+    if (!isfinite(l->close_linger_seconds) || l->close_linger_seconds < 0 ||
+        l->close_linger_seconds > 3600.0) {
+        pdk_net_set_err(err, err_len, "limits.close_linger_seconds %g is outside 0..3600",
+                        l->close_linger_seconds);
+        return false;
+    }
+    if (l->max_connections < 1) {
+        pdk_net_set_err(err, err_len, "limits.max_connections %d must be at least 1",
+                        l->max_connections);
+        return false;
+    }
+    return true;
+}
+
+/* ---- listeners ---------------------------------------------------------- */
+
+void pdk_listener_init(pdk_listener *listener, const pdk_listener_ops *ops,
+                       const pdk_net_limits *limits, const pdk_net_callbacks *cb, void *ud)
+{
+    listener->ops = ops;
+    listener->limits = limits != NULL ? *limits : pdk_net_limits_default();
+    listener->cb = *cb;
+    listener->ud = ud;
+}
+
+int pdk_listener_port(const pdk_listener *listener)
+{
+    return listener != NULL ? listener->ops->port(listener) : 0;
+}
+
+void pdk_listener_close(pdk_listener *listener)
+{
+    if (listener != NULL) {
+        listener->ops->close(listener);
+    }
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+void pdk_conn_init(pdk_conn *conn, const pdk_conn_ops *ops, pdk_listener *listener)
+{
+    conn->ops = ops;
+    conn->listener = listener;
+    conn->id = atomic_fetch_add(&next_conn_id, 1);
+    conn->state = PDK_CONN_OPEN;
+    snprintf(conn->peer, sizeof conn->peer, "unknown");
+}
+
+void pdk_conn_deliver(pdk_conn *conn, const uint8_t *frame, size_t len)
+{
+    PDK_ASSERT(conn->state == PDK_CONN_OPEN);
+    pdk_error err = PDK_OK;
+    Paddock__V1__Frame *decoded = pdk_wire_frame_decode(frame, len, &err);
+    if (decoded == NULL) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "could not decode a frame of %zu bytes: not a paddock.v1.Frame with a body", len);
+        pdk_conn_fail(conn, 0, PDK_ERR_PROTOCOL, msg);
+        return;
+    }
+    conn->frames_in++;
+    const pdk_listener *listener = conn->listener;
+    if (listener->cb.on_frame != NULL) {
+        listener->cb.on_frame(conn, decoded, listener->ud);
+    }
+    pdk_wire_frame_free(decoded);
+}
+
+/* What both sends refuse before the transport sees the frame. */
+static pdk_error check_send(const pdk_conn *conn, const uint8_t *bytes, size_t len)
+{
+    if (conn == NULL || bytes == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (conn->state != PDK_CONN_OPEN) {
+        return PDK_ERR_CLOSED;
+    }
+    if (pdk_wire_frame_check(bytes, len) != PDK_OK) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (len > conn->listener->limits.max_frame_bytes) {
+        return PDK_ERR_FRAME_TOO_LARGE;
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_conn_send(pdk_conn *conn, const uint8_t *bytes, size_t len)
+{
+    pdk_error err = check_send(conn, bytes, len);
+    return err != PDK_OK ? err : conn->ops->send(conn, bytes, len);
+}
+
+pdk_error pdk_conn_send_state(pdk_conn *conn, uint32_t key, const uint8_t *bytes, size_t len)
+{
+    pdk_error err = check_send(conn, bytes, len);
+    return err != PDK_OK ? err : conn->ops->send_state(conn, key, bytes, len);
+}
+
+void pdk_conn_fail(pdk_conn *conn, uint64_t request_id, pdk_error code, const char *message)
+{
+    if (conn == NULL || conn->state != PDK_CONN_OPEN) {
+        return;
+    }
+    pdk_net_log("closing %s (conn %" PRIu64 ") after error %s: %s", conn->peer, conn->id,
+                pdk_error_name(code), message != NULL ? message : "");
+    /* The Error frame goes out whatever the limits say: it is the last one. */
+    pdk_buf frame = {0};
+    if (pdk_wire_error_append(&frame, request_id, code, message) == PDK_OK) {
+        conn->ops->send_last_and_close(conn, frame.data, frame.len);
+    } else {
+        conn->ops->send_last_and_close(conn, NULL, 0);
+    }
+    pdk_buf_free(&frame);
+}
+
+void pdk_conn_close(pdk_conn *conn)
+{
+    if (conn != NULL && conn->state == PDK_CONN_OPEN) {
+        conn->ops->close(conn);
+    }
+}
+
+void pdk_conn_set_data(pdk_conn *conn, void *data)
+{
+    if (conn != NULL) {
+        conn->data = data;
+    }
+}
+
+void *pdk_conn_data(const pdk_conn *conn)
+{
+    return conn != NULL ? conn->data : NULL;
+}
+
+uint64_t pdk_conn_id(const pdk_conn *conn)
+{
+    return conn != NULL ? conn->id : 0;
+}
+
+const char *pdk_conn_peer(const pdk_conn *conn)
+{
+    return conn != NULL ? conn->peer : "";
+}
+
+void pdk_conn_stats_get(const pdk_conn *conn, pdk_conn_stats *out)
+{
+    if (out == NULL) {
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    if (conn == NULL) {
+        return;
+    }
+    out->frames_in = conn->frames_in;
+    out->frames_out = conn->frames_out;
+    out->state_dropped = conn->state_dropped;
+    out->queued_bytes = conn->ops->queued_bytes(conn);
+}

@@ -1,0 +1,85 @@
+/* transport_impl: what a transport implements and what it shares, private to
+ * server/net. A transport embeds pdk_conn and pdk_listener as the first
+ * member of its own connection and listener structs and fills in an ops
+ * table; transport.c checks arguments, state and frame shape once, then
+ * dispatches, and decodes inbound frames for every transport alike. */
+#ifndef PDK_TRANSPORT_IMPL_H
+#define PDK_TRANSPORT_IMPL_H
+
+#include "transport.h"
+
+typedef enum pdk_conn_state {
+    PDK_CONN_OPEN,    /* reading and delivering frames */
+    PDK_CONN_CLOSING, /* flushing, then closing; input is read and discarded */
+    PDK_CONN_CLOSED,  /* being released by the transport; nothing more happens */
+} pdk_conn_state;
+
+/* A transport's per-connection operations. transport.c calls them only on an
+ * open connection, with a frame that passed pdk_wire_frame_check and the
+ * size limit, so they only queue, frame and write. */
+typedef struct pdk_conn_ops {
+    /* Queues one whole frame; errors as pdk_conn_send. */
+    pdk_error (*send)(pdk_conn *conn, const uint8_t *frame, size_t len);
+    /* Queues a latest-wins frame under key; errors as pdk_conn_send_state. */
+    pdk_error (*send_state)(pdk_conn *conn, uint32_t key, const uint8_t *frame, size_t len);
+    /* Queues frame as the last one whatever the limits say (NULL: none),
+     * then closes once it is flushed. */
+    void (*send_last_and_close)(pdk_conn *conn, const uint8_t *frame, size_t len);
+    /* Closes after the pending frames are flushed. */
+    void (*close)(pdk_conn *conn);
+    /* Bytes queued and not yet written, framing included. */
+    size_t (*queued_bytes)(const pdk_conn *conn);
+} pdk_conn_ops;
+
+typedef struct pdk_listener_ops {
+    int (*port)(const pdk_listener *listener);
+    void (*close)(pdk_listener *listener);
+} pdk_listener_ops;
+
+struct pdk_listener {
+    const pdk_listener_ops *ops;
+    pdk_net_limits limits;
+    pdk_net_callbacks cb;
+    void *ud;
+};
+
+struct pdk_conn {
+    const pdk_conn_ops *ops;
+    pdk_listener *listener; /* outlives the conn: freed after every conn is */
+    uint64_t id;
+    void *data;
+    char peer[64];
+    pdk_conn_state state;
+    uint64_t frames_in;
+    uint64_t frames_out;    /* counted by the transport once written */
+    uint64_t state_dropped; /* counted by the transport */
+};
+
+/* Fills in a listener's shared part; limits NULL means the defaults, and
+ * they must have passed pdk_net_limits_check. */
+void pdk_listener_init(pdk_listener *listener, const pdk_listener_ops *ops,
+                       const pdk_net_limits *limits, const pdk_net_callbacks *cb, void *ud);
+
+/* Fills in a new connection's shared part: a fresh id, state open, peer
+ * "unknown" until the transport knows better. */
+void pdk_conn_init(pdk_conn *conn, const pdk_conn_ops *ops, pdk_listener *listener);
+
+/* A transport refuses what a peer sent (an oversized or malformed length, a
+ * busy server) with pdk_conn_fail, as the app does. */
+
+/* Decodes one whole inbound frame and hands it to on_frame; a frame that is
+ * not a Frame with a body fails the connection (PDK_ERR_PROTOCOL). Call only
+ * on an open connection; on_frame may close it, or the listener. */
+void pdk_conn_deliver(pdk_conn *conn, const uint8_t *frame, size_t len);
+
+/* false, with err naming the field, when limits are out of range. */
+bool pdk_net_limits_check(const pdk_net_limits *limits, char *err, size_t err_len);
+
+/* One line on stderr, prefixed as the server's other net lines. */
+__attribute__((format(printf, 1, 2))) void pdk_net_log(const char *fmt, ...);
+
+/* snprintf into err when err is not NULL. */
+__attribute__((format(printf, 3, 4))) void pdk_net_set_err(char *err, size_t err_len,
+                                                           const char *fmt, ...);
+
+#endif
