@@ -115,23 +115,56 @@ VEC m4 st_eq(v4 p, v4 q)
     return (m4)(p == q);
 }
 
-/* p < q ? p : q. */
-VEC v4 st_min(v4 p, v4 q)
+/* The lanes whose mask is set, as bits 0..3: compiled for AVX, the one
+ * instruction that gathers the masks' sign bits (0 and -1 give the same
+ * bits either way). The tick branches on it several times a substep. */
+VEC uint32_t st_bits(m4 m)
 {
-    return sel(lt4(p, q), p, q);
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    return (uint32_t)__builtin_ia32_movmskpd256((v4)m);
+#else
+    return bits4(m);
+#endif
 }
 
-/* v < lo ? lo : (v > hi ? hi : v), whose inner choice is st_min(hi, v). */
-VEC v4 st_clamp(v4 v, v4 lo, v4 hi)
+/* Whether any lane of m is set: a rare branch runs only when a lane takes
+ * it. */
+VEC int st_any(m4 m)
 {
-    return sel(lt4(v, lo), lo, st_min(hi, v));
+    return st_bits(m) != 0u;
 }
 
 /* Whether every lane of m is set: a branch on it is predicted, so the common
  * case goes on without waiting for the comparison. */
 VEC int st_all(m4 m)
 {
-    return bits4(m) == (1u << ST_LANES) - 1u;
+    return st_bits(m) == (1u << ST_LANES) - 1u;
+}
+
+/* p > q ? p : q and p < q ? p : q lane by lane, which is exactly what
+ * VMAXPD and VMINPD compute (q on ties of signed zeros and on NaN). */
+VEC v4 st_max(v4 p, v4 q)
+{
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_maxpd256(p, q);
+#else
+    return max4(p, q);
+#endif
+}
+
+VEC v4 st_min(v4 p, v4 q)
+{
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_minpd256(p, q);
+#else
+    return sel(lt4(p, q), p, q);
+#endif
+}
+
+/* v < lo ? lo : (v > hi ? hi : v), whose inner choice is st_min(hi, v). */
+VEC v4 st_clamp(v4 v, v4 lo, v4 hi)
+{
+    return sel(lt4(v, lo), lo, st_min(hi, v));
 }
 
 /* sin and cos of the small angle t, |t| <= PDK_ST_SMALL_TURN_RAD, from their
@@ -168,7 +201,7 @@ VEC void st_small_sincos(v4 t, v4 *st, v4 *ct)
 VEC v4 st_axle_damping(v4 *lo, v4 *mid, v4 *hi, v4 stiffness, v4 u, v4 v_lat, v4 cap)
 {
     const v4 zero = splat(0.0);
-    v4 c = stiffness / max4(abs4(u), splat(PDK_ST_SLIP_SPEED_FLOOR_MPS));
+    v4 c = stiffness / st_max(abs4(u), splat(PDK_ST_SLIP_SPEED_FLOOR_MPS));
     m4 fwd = gt4(u, zero);
     m4 bwd = lt4(u, zero);
     m4 locked = (fwd & st_le(*lo, -cap)) | (bwd & st_le(cap, *hi));
@@ -181,11 +214,11 @@ VEC v4 st_axle_damping(v4 *lo, v4 *mid, v4 *hi, v4 stiffness, v4 u, v4 v_lat, v4
         return c;
     }
     v4 rolling = c;
-    if (any4(saturated)) {
+    if (st_any(saturated)) {
         rolling = sel(saturated, sqrt4(cap2) / abs4(v_lat), c);
     }
     rolling = keep(has_cap, rolling); /* or +0.0 without capacity */
-    if (any4(locked)) {
+    if (st_any(locked)) {
         v4 per_mps = cap / sqrt4(u * u + v_lat * v_lat);
         v4 cap_x = per_mps * abs4(u);
         *lo = sel(locked, -cap_x, *lo);
@@ -309,7 +342,7 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
     g->hi_a_sin = hi * asd;
     g->hi_a_cos = hi * acd;
     g->reverse_drive = lt4(g->drive_gain, splat(0.0)) & INT64_MIN;
-    g->governed = any4(gt4(g->governor, splat(0.0)));
+    g->governed = st_any(gt4(g->governor, splat(0.0)));
 }
 
 /* One substep of a group. */
@@ -337,15 +370,14 @@ VEC void st_group_substep(st_group *restrict g)
     m4 wrap = gt4(yaw, splat(PDK_ST_PI)) | st_le(yaw, splat(-PDK_ST_PI));
     m4 large =
         ~(st_le(turn, splat(PDK_ST_SMALL_TURN_RAD)) & st_le(splat(-PDK_ST_SMALL_TURN_RAD), turn));
-    if (any4(wrap | large)) {
+    if (st_any(wrap | large)) {
         for (int l = 0; l < ST_LANES; l++) {
-            int s = l < n ? l : n - 1; /* a copy lane repeats its vehicle */
-            if (s != l) {
-                st[l] = st[s];
-                ct[l] = ct[s];
-                yaw[l] = yaw[s];
-                hs[l] = hs[s];
-                hc[l] = hc[s];
+            if (l > 0 && l >= n) { /* a copy lane repeats the lane before */
+                st[l] = st[l - 1];
+                ct[l] = ct[l - 1];
+                yaw[l] = yaw[l - 1];
+                hs[l] = hs[l - 1];
+                hc[l] = hc[l - 1];
                 continue;
             }
             double sin_l, cos_l;
@@ -379,8 +411,8 @@ VEC void st_group_substep(st_group *restrict g)
     /* Axle loads with the quasi-static longitudinal transfer m ax h / L
      * (Gillespie ch. 3), from the previous substep's ax. */
     v4 transfer = g->transfer * g->ax;
-    v4 fz_f = max4(g->static_load_f - transfer, zero);
-    v4 fz_r = max4(g->static_load_r + transfer, zero);
+    v4 fz_f = st_max(g->static_load_f - transfer, zero);
+    v4 fz_r = st_max(g->static_load_r + transfer, zero);
     v4 cap_f = g->mu_f * fz_f;
     v4 cap_r = g->mu_r * fz_r;
 
@@ -393,7 +425,7 @@ VEC void st_group_substep(st_group *restrict g)
     if (g->governed) {
         v4 excess = (v4)((m4)vx0 ^ g->reverse_drive) - g->governor_fade;
         m4 fading = gt4(g->governor, zero) & gt4(excess, zero);
-        drive = sel(fading, drive * max4(zero, 1.0 - excess / PDK_ST_GOVERNOR_BAND_MPS), drive);
+        drive = sel(fading, drive * st_max(zero, 1.0 - excess / PDK_ST_GOVERNOR_BAND_MPS), drive);
     }
     v4 d_f = st_clamp(drive * g->drive_frac_f, -cap_f, cap_f);
     v4 d_r = st_clamp(drive * g->drive_frac_r, -cap_r, cap_r);
@@ -410,10 +442,10 @@ VEC void st_group_substep(st_group *restrict g)
     v4 w_f0 = vy0 + a * r;
     v4 res_f = g->hold_f + g->rolling * fz_f;
     v4 res_r = g->hold_r + g->rolling * fz_r;
-    v4 lo_f = max4(d_f - res_f, -cap_f);
+    v4 lo_f = st_max(d_f - res_f, -cap_f);
     v4 hi_f = st_min(d_f + res_f, cap_f);
     v4 mid_f = st_clamp(zero, lo_f, hi_f);
-    v4 lo_r = max4(d_r - res_r, -cap_r);
+    v4 lo_r = st_max(d_r - res_r, -cap_r);
     v4 hi_r = st_min(d_r + res_r, cap_r);
     v4 mid_r = st_clamp(zero, lo_r, hi_r);
     v4 c_f = st_axle_damping(&lo_f, &mid_f, &hi_f, g->stiffness_f, cd * vx0 + sd * w_f0,
@@ -475,15 +507,14 @@ VEC void st_group_substep(st_group *restrict g)
         held = rest;
         rear_held = rest;
         m4 other = ~(fwd | bwd | rest);
-        if (any4(other)) {
+        if (st_any(other)) {
             v4 mid_rd = st_clamp(zero, lo_rd, hi_rd);
             for (int l = 0; l < ST_LANES; l++) {
-                int s = l < n ? l : n - 1;
-                if (s != l) {
-                    ff[l] = ff[s];
-                    fr[l] = fr[s];
-                    held[l] = held[s];
-                    rear_held[l] = rear_held[s];
+                if (l > 0 && l >= n) {
+                    ff[l] = ff[l - 1];
+                    fr[l] = fr[l - 1];
+                    held[l] = held[l - 1];
+                    rear_held[l] = rear_held[l - 1];
                     continue;
                 }
                 if (other[l]) {
@@ -516,7 +547,7 @@ VEC void st_group_substep(st_group *restrict g)
     v4 vx_new = vx + g->hm_cos * ff + g->h_per_mass * fr - g->hm_sin * ffl;
     v4 vy_new = vy + g->hm_sin * ff + g->hm_cos * ffl + g->h_per_mass * frl;
     v4 r_new = r + g->hi_a_sin * ff + g->hi_a_cos * ffl - g->hb_per_inertia * frl;
-    if (any4(held)) {
+    if (st_any(held)) {
         /* A held axle: static friction keeps a creep at exact rest. */
         vx_new = sel(rear_held, zero, vx_new);
         m4 resting = held & st_le(abs4(vx_new), splat(PDK_ST_REST_SPEED_MPS)) &
@@ -583,8 +614,8 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
     v4 rolling_ch = sel(gt4(vx, zero), -rolling, sel(lt4(vx, zero), rolling, zero));
     v4 speed = sqrt4(vx * vx + vy * vy);
     v4 floor_mps = splat(PDK_ST_SLIP_SPEED_FLOOR_MPS);
-    v4 slip_f = atan2_4(vlat_f, max4(abs4(u_f), floor_mps));
-    v4 slip_r = atan2_4(vy - g->b * r, max4(abs4(vx), floor_mps));
+    v4 slip_f = atan2_4(vlat_f, st_max(abs4(u_f), floor_mps));
+    v4 slip_r = atan2_4(vy - g->b * r, st_max(abs4(vx), floor_mps));
     int faults = 0;
     for (int l = 0; l < g->n; l++) {
         pdk_st_state *s = st[l];
