@@ -13,7 +13,8 @@
 
 #include "paddock_client.h"
 
-/* The command streams with a rolling counter (reference/dbw.md 1.6). */
+/* The command streams with a rolling counter (as Dataspeed's ds_dbw_can checks
+ * them). */
 typedef enum pdk_dbw_stream {
     PDK_DBW_STREAM_STEER = 0,
     PDK_DBW_STREAM_BRAKE = 1,

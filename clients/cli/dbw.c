@@ -77,8 +77,9 @@ static const verb VERBS[V_COUNT] = {
     [V_REPORTS] = {"reports", "", 0, 0, ""},
 };
 
-/* The period of a repeated command: the rate Dataspeed's own examples send
- * at (reference/dbw.md 1.7), well inside the kit's 100 ms timeout. */
+/* The period of a repeated command: the rate Dataspeed's own examples send at
+ * (ds_dbw_joystick_demo's 20 ms timer), well inside the kit's 100 ms
+ * timeout. */
 #define REPEAT_PERIOD_NS 20000000L
 /* Values are bounded here only to keep nonsense off the wire; the server
  * checks each against the kit and names it. */

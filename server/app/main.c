@@ -9,13 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "channels.h"
+#include "sim/channels.h"
 #include "params.h"
 #include "replay.h"
 #include "run.h"
 #include "server.h"
 #include "store.h"
-#include "surface.h"
+#include "sim/surface_def.h"
 
 #ifndef PDK_BUILD_ID
 #define PDK_BUILD_ID "unknown"

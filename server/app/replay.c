@@ -12,7 +12,7 @@
 #include "paddock/v1/paddock.pb-c.h"
 #include "params.h"
 #include "replay_internal.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire.h"
 #include "wire_snapshot.h"
 #include "world_mem.h"

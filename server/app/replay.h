@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "session.h"
 #include "store.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
+#include "sim/channels.h"
 #include "replay_internal.h"
 
 #define CSV_FLUSH_BYTES (64u * 1024u)

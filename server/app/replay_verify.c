@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "channels.h"
+#include "sim/channels.h"
 #include "replay_internal.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire_snapshot.h"
 
 static double wall_s(void)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "channels.h"
+#include "sim/channels.h"
 #include "params.h"
 #include "script.h"
 #include "session.h"

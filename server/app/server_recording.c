@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "channels.h"
+#include "sim/channels.h"
 #include "server_internal.h"
 #include "world_mem.h"
 

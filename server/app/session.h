@@ -12,12 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "script.h"
 #include "stats.h"
 #include "store.h"
 #include "wire_snapshot.h"
-#include "world.h"
+#include "sim/world.h"
 
 #define PDK_TICK_HZ 120u
 #define PDK_SESSION_MAX_PENDING 4096    /* queued inputs before BUSY */

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "session_internal.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire_snapshot.h"
 #include "world_mem.h"
 

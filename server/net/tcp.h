@@ -9,7 +9,7 @@
 
 #include <uv.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "transport.h"
 
 /* Listens on host_port ("127.0.0.1:7420", "[::1]:0"; port 0 picks a free

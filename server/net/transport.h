@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "wire.h"
 
 /* A listening endpoint of one transport (tcp.h makes one). */

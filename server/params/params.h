@@ -19,9 +19,9 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "vehicle_def.h"
-#include "world.h"
+#include "sim/error.h"
+#include "sim/vehicle_def.h"
+#include "sim/world.h"
 
 /* Error messages are written into a caller's buffer of this size or more. */
 #define PDK_PARAMS_ERR_LEN 512

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "params.h"
 
 /* Largest preset or script file read, in bytes. A preset is a few

@@ -12,10 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "params.h"
-#include "payload.h"
-#include "utv_def.h"
+#include "sim/payload.h"
+#include "sim/utv_def.h"
 
 /* Free text is bounded so a resolved parameter set stays small. */
 #define PDK_SCHEMA_TEXT_MAX_BYTES 1000

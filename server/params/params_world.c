@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "params_internal.h"
-#include "surface.h"
+#include "sim/surface_def.h"
 
 /* Degrees to radians as the presets convert them: rad = deg * PI / 180. */
 #define PI 3.14159265358979323846

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "input.h"
+#include "sim/error.h"
+#include "sim/input.h"
 
 enum {
     PDK_SCRIPT_INIT_SPEED = 1u << 0,

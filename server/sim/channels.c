@@ -1,6 +1,6 @@
 /* The channel table behind channels.h: names, units and descriptions in
  * index order, generated from PDK_CHANNEL_LIST so they cannot drift. */
-#include "channels.h"
+#include "sim/channels.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* Names and messages of pdk_error, generated from PDK_ERROR_LIST, and the
  * always-on assert. */
-#include "error.h"
+#include "sim/error.h"
 
 #include <stdlib.h>
 

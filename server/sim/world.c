@@ -3,20 +3,20 @@
  * vehicle lives in single_track.c and four_wheel.c; a slot's meta says which
  * model steps it, and each model keeps its own arrays. The header and the
  * array views are world_internal.h's, shared with world_snapshot.c. */
-#include "world.h"
+#include "sim/world.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "dbw_hash.h"
-#include "hash.h"
-#include "prng.h"
-#include "four_wheel.h"
-#include "single_track.h"
-#include "surface.h"
-#include "terrain.h"
-#include "trig.h"
-#include "tyre_life.h"
+#include "dbw/dbw_hash.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
+#include "math/hash.h"
+#include "math/prng.h"
+#include "math/trig.h"
+#include "tyre/tyre_life.h"
+#include "vehicle/four_wheel.h"
+#include "vehicle/single_track.h"
 #include "world_internal.h"
 
 #define WORLD_ALIGN 64u          /* arrays start on cache lines */
@@ -1025,7 +1025,7 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
  * every tick for a few per cent of the tick (docs/adr/0012). Which field
  * sits in which lane is fixed here; the values are fed, never struct bytes.
  * Everything down to pdk_world_hash_build is always inlined, so that each
- * build of the hash (baseline, AVX2, AVX-512; docs/adr/0015) compiles all
+ * build of the hash (baseline, AVX2, AVX-512; docs/adr/0014) compiles all
  * of it for its processor. */
 PDK_HASH_INLINE uint64_t u32w(uint32_t v)
 {

@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dbw.h"
-#include "four_wheel.h"
-#include "prng.h"
-#include "single_track.h"
-#include "world.h"
+#include "dbw/dbw.h"
+#include "math/prng.h"
+#include "sim/world.h"
+#include "vehicle/four_wheel.h"
+#include "vehicle/single_track.h"
 
 /* An id's low 16 bits are its slot + 1; a generation wraps within them too. */
 #define PDK_WORLD_SLOT_MASK 0xFFFFu

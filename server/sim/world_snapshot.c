@@ -2,7 +2,7 @@
  * vehicle's state record, the record's layout fingerprint, and the restore
  * that spawns each vehicle from its definition into its own slot before
  * laying its record over it. */
-#include "snapshot.h"
+#include "sim/snapshot.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hash.h"
+#include "math/hash.h"
 #include "world_internal.h"
 
 /* Bump whenever what a record means changes without its layout changing

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "sim/error.h"
 
 #define PDK_STORE_ERR_LEN 512
 

@@ -1,15 +1,15 @@
-/* A vehicle's state record with its zero 8-byte words left out
- * (snapshot.proto VehicleSnapshot.state_words): a keyframe packs every live
- * vehicle's record this way, about 640 words each, two thirds of them zero.
- * Three builds give the same bytes (builds.h): the baseline walks the words
- * one by one; AVX2 and AVX-512 take four words at once, find the nonzero
- * ones by one compare and move them to the front of the vector (a table
- * permute for AVX2, a compress for AVX-512), then store the whole vector and
- * step past the nonzero words only. A 100-car keyframe's encode takes about
- * a third less time in a hot loop, a fifth in place (docs/adr/0019). */
+/* A vehicle's state record with its zero 8-byte words left out (snapshot.proto
+ * VehicleSnapshot.state_words): a keyframe packs every live vehicle's record
+ * this way, about 640 words each, two thirds of them zero. Three builds give
+ * the same bytes (builds.h): the baseline walks the words one by one; AVX2 and
+ * AVX-512 take four words at once, find the nonzero ones by one compare and
+ * move them to the front of the vector (a table permute for AVX2, a compress
+ * for AVX-512), then store the whole vector and step past the nonzero words
+ * only. Packing is most of a keyframe's encode, which is why it has builds
+ * (docs/adr/0019). */
 #include "wire_internal.h"
 
-#include "builds.h"
+#include "sim/builds.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>

@@ -24,7 +24,7 @@ enum {
 
 /* Decoding an untrusted frame may allocate at most this many bytes: protobuf-c
  * would otherwise turn a 1 MiB frame of 2-byte empty submessages into ~100 MiB
- * of structs (deploy-reliability.md 3.4, "bounded ProtobufCAllocator"). */
+ * of structs; a ProtobufCAllocator with a budget bounds it. */
 #define DECODE_BUDGET_BASE ((size_t)64 * 1024)
 #define DECODE_BUDGET_PER_BYTE ((size_t)16)
 
@@ -428,13 +428,13 @@ enum {
     DBW_GEAR_NUMBER = 7,     /* oneof gear_number_set, uint32 */
 };
 
-/* DbwCommand written out field by field: the bytes protobuf-c's pack
- * writes, which test_wire checks over random commands. A recorded session
- * encodes every driver's command it applies, and protobuf-c's walk of the
- * message's descriptor, cold again by the next command, cost a lone car
- * about 190 ns a command where this costs a few stores (ADR 0018). Fields
- * in number order; proto3 leaves out the zero scalars (session_id,
- * vehicle_id, gear) and writes a oneof's member whenever it is set. */
+/* DbwCommand written out field by field: the bytes protobuf-c's pack writes,
+ * which test_wire checks over random commands. A recorded session encodes
+ * every driver's command it applies, and protobuf-c's walk of the message's
+ * descriptor, cold again by the next command, cost far more than the few
+ * stores this takes (ADR 0019). Fields in number order; proto3 leaves out the
+ * zero scalars (session_id, vehicle_id, gear) and writes a oneof's member
+ * whenever it is set. */
 pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
                               pdk_buf *out)
 {

@@ -10,9 +10,9 @@
 
 #include "paddock/v1/paddock.pb-c.h"
 
-#include "error.h"
-#include "input.h"
-#include "world.h"
+#include "sim/error.h"
+#include "sim/input.h"
+#include "sim/world.h"
 
 #define PDK_PROTOCOL_VERSION 1u
 #define PDK_WIRE_MAX_FRAME_DEFAULT (1u << 20) /* 1 MiB */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "builds.h"
+#include "sim/builds.h"
 #include "wire.h"
 
 /* ---- the hand-written encoders' pieces (state frames, DbwCommand,
@@ -109,14 +109,14 @@ typedef struct pdk_wire_arena {
     bool overflowed; /* a decode asked for more than the room left */
 } pdk_wire_arena;
 
-/* Unpacks one small message of type desc into arena (which it resets):
- * the same decode as pdk_wire_unpack_bounded, with no heap and nothing to
- * free (never protobuf_c_message_free_unpacked: the arena goes with its
- * caller). A message that needs more room than the arena has is unpacked
- * by pdk_wire_unpack_bounded instead and *heap set: that one is freed as
- * its comment says. NULL when the bytes are not one such message. The
- * recorded inputs a verify loads are tens of thousands of these; on the
- * heap their allocations and frees were a quarter of the decode (ADR 0020). */
+/* Unpacks one small message of type desc into arena (which it resets): the
+ * same decode as pdk_wire_unpack_bounded, with no heap and nothing to free
+ * (never protobuf_c_message_free_unpacked: the arena goes with its caller). A
+ * message that needs more room than the arena has is unpacked by
+ * pdk_wire_unpack_bounded instead and *heap set: that one is freed as its
+ * comment says. NULL when the bytes are not one such message. The recorded
+ * inputs a verify loads are tens of thousands of these; on the heap their
+ * allocations and frees were a large part of the decode (ADR 0020). */
 ProtobufCMessage *pdk_wire_unpack_small(const ProtobufCMessageDescriptor *desc, const uint8_t *body,
                                         size_t len, pdk_wire_arena *arena, bool *heap);
 

@@ -13,7 +13,7 @@
 
 #include "paddock/v1/snapshot.pb-c.h"
 
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire_internal.h"
 
 #define PRNG_WORDS 4

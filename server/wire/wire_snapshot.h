@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "sim/error.h"
 #include "wire.h"
-#include "world.h"
+#include "sim/world.h"
 
 /* Replaces out's contents with world's snapshot: head, generations, each
  * live vehicle's state record with a readable pose, the state hash and
@@ -17,8 +17,8 @@
 pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out);
 
 /* The scratch an encode works in, kept by a caller that encodes again and
- * again (a recording session, a keyframe a second) so that an encode
- * allocates nothing once it is large enough (ADR 0018). Zero-initialise;
+ * again (a recording session, a keyframe a second) so that an encode allocates
+ * nothing once it is large enough (ADR 0019). Zero-initialise;
  * pdk_wire_snapshot_scratch_free frees. Opaque. */
 typedef struct pdk_wire_snapshot_scratch {
     /* The slots' generations (uint32_t), one vehicle's state record and its

@@ -1,33 +1,32 @@
-/* Measures recordings and their replays: sessions of 1 and 100 vehicles of
- * one preset (the midsize sedan unless told; ref1_sedan is the server's
- * demo car), driven by varied DbwCommands and DBW kit messages, recorded
- * into a real SQLite file in /tmp; then, for each, the replay's speed (a
- * player stepping a session that publishes, with no subscriber) and
- * verify's (load, re-simulate, compare every hash) as multiples of real
- * time, verify on one thread (PADDOCK_VERIFY_THREADS=1) and on as many as
- * it takes by default (one per CPU, at most 8, one per keyframe segment);
- * and the cost of recording: the tick of a recorded session against the
- * tick of an unrecorded one fed the same inputs, in ns per tick and
- * percent, with what it is made of (the state hash and the keyframe's
- * encode, each timed where a recording does it, and the rest). Times are
- * the calling thread's CPU time (the store's writer thread runs beside
- * it), the best of three runs, except recording's cost and verify's.
- * Recording's is the median of three pairs of runs in which a recorded
- * session and an unrecorded twin take turns of a few ticks
- * (run_interleaved), so that both meet the machine's state of the same
- * moment, each pair one run of each creation order, so that neither keeps
- * the faster block of memory (ADR 0019); the median difference
- * of five adjacent pairs of whole recorded and unrecorded runs is printed
- * beside it (the machine's drift moves a run by as much as recording
- * costs, and the writer's work on the other core slows the ticking one now
- * and then), with the writer's CPU time a tick. Verify's are wall time
- * (its workers are threads of their own; the machine's other load shows in
- * them): one thread's also as its CPU time. Targets (issue 7): replay of
- * one car at 500x real time or more, verify of 100 cars at 100x or more,
- * recording under 5 % of the tick. It prints; it never fails on a time.
- * Usage: bench_replay [simulated seconds per session, default 20] [vehicle
- * preset, default midsize_sedan] [which cars the DBW kit drives: quarter
- * (every fourth, the default), all or none]. */
+/* Measures recordings and their replays: sessions of 1 and 100 vehicles of one
+ * preset (the midsize sedan unless told; ref1_sedan is the server's demo car),
+ * driven by varied DbwCommands and DBW kit messages, recorded into a real
+ * SQLite file in /tmp; then, for each, the replay's speed (a player stepping a
+ * session that publishes, with no subscriber) and verify's (load, re-simulate,
+ * compare every hash) as multiples of real time, verify on one thread
+ * (PADDOCK_VERIFY_THREADS=1) and on as many as it takes by default (one per
+ * CPU, at most 8, one per keyframe segment); and the cost of recording: the
+ * tick of a recorded session against the tick of an unrecorded one fed the
+ * same inputs, in ns per tick and percent, with what it is made of (the state
+ * hash and the keyframe's encode, each timed where a recording does it, and
+ * the rest). Times are the calling thread's CPU time (the store's writer
+ * thread runs beside it), the best of three runs, except recording's cost and
+ * verify's. Recording's is the median of three pairs of runs in which a
+ * recorded session and an unrecorded twin take turns of a few ticks
+ * (run_interleaved), so that both meet the machine's state of the same moment,
+ * each pair one run of each creation order, so that neither keeps the faster
+ * block of memory (docs/perf/README.md); the median difference of five
+ * adjacent pairs of whole recorded and unrecorded runs is printed beside it
+ * (the machine's drift moves a run by as much as recording costs, and the
+ * writer's work on the other core slows the ticking one now and then), with
+ * the writer's CPU time a tick. Verify's are wall time (its workers are
+ * threads of their own; the machine's other load shows in them): one thread's
+ * also as its CPU time. Targets (issue 7): replay of one car at 500x real time
+ * or more, verify of 100 cars at 100x or more, recording under 5 % of the
+ * tick. It prints; it never fails on a time. Usage: bench_replay [simulated
+ * seconds per session, default 20] [vehicle preset, default midsize_sedan]
+ * [which cars the DBW kit drives: quarter (every fourth, the default), all or
+ * none]. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -42,7 +41,7 @@
 #include "params.h"
 #include "replay.h"
 #include "session.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire_snapshot.h"
 
 #ifndef PDK_SOURCE_DIR
@@ -172,13 +171,13 @@ typedef struct parts {
     double hash_ns, keyframe_ns, keyframe_bytes;
 } parts;
 
-/* What recording adds to a tick, piece by piece, on a world of n vehicles
- * like the session's, each timed where a recording does it: the state
- * hash right after a tick's step, a keyframe's encode (into a kept scratch,
- * as a session's) after 120 ticks of stepping, a 120th of it per tick.
- * Timed in a loop over one state instead, both read far cheaper than they
- * are: the keyframe of 100 cars 4 to 5 times cheaper, its scratch and
- * output cold by the next keyframe (ADR 0018). */
+/* What recording adds to a tick, piece by piece, on a world of n vehicles like
+ * the session's, each timed where a recording does it: the state hash right
+ * after a tick's step, a keyframe's encode (into a kept scratch, as a
+ * session's) after 120 ticks of stepping, a 120th of it per tick. Timed in a
+ * loop over one state instead, both read far cheaper than they are, since in a
+ * session the keyframe's scratch and output are cold by the next keyframe (ADR
+ * 0019). */
 static parts recording_parts(int n)
 {
     pdk_session *s = new_session(NULL, 1, n);
@@ -255,19 +254,18 @@ static double process_cpu_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Recording's cost tick by tick: a recorded session and an unrecorded twin
- * of the same fleet, fed the same inputs, stepped in turns of chunk ticks
- * (which of them goes first alternates), each turn's CPU time of this
- * thread added to its session's. Both see the machine's state of the same
- * moment, which whole runs do not (its drift moves a run of 100 cars by
- * as much as recording costs). writer_s is the CPU time the process spent
- * beside this thread meanwhile: the store's writer, on the other core.
- * recorded_first creates the recorded session first. The two worlds take
- * the same two blocks of memory run after run, the first created the same
- * one, and where a block's pages lie makes its world's step as much as
- * 2 % faster or slower than the other's for the life of the process (ADR
- * 0019): so runs go in pairs, one of each order, whose pooled share
- * cancels that. */
+/* Recording's cost tick by tick: a recorded session and an unrecorded twin of
+ * the same fleet, fed the same inputs, stepped in turns of chunk ticks (which
+ * of them goes first alternates), each turn's CPU time of this thread added to
+ * its session's. Both see the machine's state of the same moment, which whole
+ * runs do not (its drift moves a run of 100 cars by as much as recording
+ * costs). writer_s is the CPU time the process spent beside this thread
+ * meanwhile: the store's writer, on the other core. recorded_first creates the
+ * recorded session first. The two worlds take the same two blocks of memory
+ * run after run, the first created the same one, and where a block's pages lie
+ * makes its world's step measurably faster or slower than the other's for the
+ * life of the process (docs/perf/README.md): so runs go in pairs, one of each
+ * order, whose pooled share cancels that. */
 typedef struct interleaved {
     double plain_s, recorded_s, writer_s;
 } interleaved;
@@ -403,14 +401,12 @@ int main(int argc, char **argv)
         qsort(diff, PAIRS, sizeof diff[0], cmp_double);
         double tick_ns = plain * 1e9 / (double)ticks;
         double runs_pct = 100.0 * diff[PAIRS / 2] / plain;
-        /* Tick by tick against a twin (run_interleaved), in turns of about
-         * 250 us: the median of TWIN_PAIRS pairs' shares, as ns of the
-         * tick, each pair's pooled over a run of each creation order (a
-         * single run's share moved by up to 2.5 points with where its
-         * world's memory lay, ADR 0019). A
-         * lone car's twin runs are five times longer again (60 ms each at
-         * the default): at 12 ms the writer's transactions, a few a run,
-         * moved a run's share by two points. */
+        /* Tick by tick against a twin (run_interleaved), in turns of about 250
+         * us: the median of TWIN_PAIRS pairs' shares, as ns of the tick, each
+         * pair's pooled over a run of each creation order (a single run's
+         * share moves with where its world's memory lies). A lone car's twin
+         * runs are five times longer again, so that each holds many of the
+         * writer's transactions rather than a few. */
         uint64_t twin_ticks = n == 1 ? 5 * ticks : ticks;
         double share[TWIN_PAIRS], writer_ns[TWIN_PAIRS];
         for (int r = 0; r < TWIN_PAIRS; r++) {

@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "channels.h"
-#include "driveline.h"
-#include "four_wheel.h"
-#include "tyre.h"
-#include "utv_def.h"
-#include "world.h"
+#include "sim/channels.h"
+#include "powertrain/driveline.h"
+#include "vehicle/four_wheel.h"
+#include "tyre/tyre.h"
+#include "sim/utv_def.h"
+#include "sim/world.h"
 #include "world_mem.h"
 
 static double now_s(void)
@@ -78,9 +78,9 @@ static void add_bumps(pdk_terrain_def *t)
     }
 }
 
-/* Both axles of def on law: the grip law as the default car has it, the
- * Magic Formula with the 205/60R15 road set (its own load dependence and
- * falling branch), the UTV law with seed 003's hard-surface slope 12 and
+/* Both axles of def on law: the grip law as the default car has it, the Magic
+ * Formula with the 205/60R15 road set (its own load dependence and falling
+ * branch), the UTV law with the Polaris model's hard-surface slope 12 and
  * C_alpha / N 8. */
 static void set_law(pdk_vehicle_def *def, pdk_tyre_law law)
 {
@@ -206,8 +206,8 @@ static void bench_tyres(double seconds)
                    1e9 / (120.0 * r.ns_per_vehicle_step));
         }
     }
-    /* The Polaris (seed 003) with its whole powertrain: the engine, the
-     * CVT and the implicit driveline in every substep. */
+    /* The Polaris with its whole powertrain: the engine, the CVT and the
+     * implicit driveline in every substep. */
     pdk_utv_mass_def utv_mass = pdk_utv_mass_def_polaris();
     pdk_vehicle_def utv = pdk_vehicle_def_polaris(&utv_mass, 9.81);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "surface.h"
-#include "terrain.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
 
 #define N_QUERIES 4096
 

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "tyre.h"
-#include "tyre_lanes.h"
+#include "tyre/tyre.h"
+#include "tyre/tyre_lanes.h"
 
 #define N_SETS 1024
 

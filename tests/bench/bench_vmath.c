@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "vmath.h"
+#include "math/vmath.h"
 
 #define N_VEC 1024
 

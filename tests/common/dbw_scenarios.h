@@ -22,8 +22,8 @@
 
 #include <stdint.h>
 
-#include "dbw.h"
-#include "input.h"
+#include "sim/dbw.h"
+#include "sim/input.h"
 
 typedef enum { SCN_KIT = 1, SCN_DRIVER = 2 } scn_what;
 

@@ -17,10 +17,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
-#include "terrain.h"
-#include "vehicle_def.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
 
 #define G 9.81
 #define RHO 1.225
@@ -52,8 +52,8 @@ static inline double track_m(const pdk_vehicle_def *d, int axle)
 }
 
 /* Springs and dampers for ride frequency f_hz and damping ratio zeta at both
- * axles, from the seed's definition f = sqrt(k / m_corner) / 2 pi and
- * zeta = c / (2 sqrt(k m_corner)); bump = rebound. */
+ * axles, from the definition f = sqrt(k / m_corner) / 2 pi and zeta = c / (2
+ * sqrt(k m_corner)); bump = rebound. */
 static inline void set_ride(pdk_vehicle_def *d, double f_hz, double zeta)
 {
     double w = 2.0 * PI * f_hz;

@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
+#include "sim/channels.h"
 #include "params.h"
-#include "surface.h"
-#include "terrain.h"
-#include "tyre.h"
-#include "tyre_life.h"
-#include "vehicle_def.h"
-#include "world.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
+#include "tyre/tyre.h"
+#include "tyre/tyre_life.h"
+#include "sim/vehicle_def.h"
+#include "sim/world.h"
 
 #define PRESETS PDK_SOURCE_DIR "/presets"
 
@@ -214,9 +214,9 @@ static void life_neutral(pdk_vehicle_def *d)
 }
 
 /* Both axles on the law: the grip law with the def's friction and no load
- * sensitivity; the Magic Formula with the 205/60R15 road set (its own
- * load dependence and falling branch, slide_grip 0); the UTV law with seed
- * 003's hard-surface values (tanh slope 12, C_alpha / N 8). */
+ * sensitivity; the Magic Formula with the 205/60R15 road set (its own load
+ * dependence and falling branch, slide_grip 0); the UTV law with the Polaris
+ * model's hard-surface values (tanh slope 12, C_alpha / N 8). */
 static void set_law(pdk_vehicle_def *d, pdk_tyre_law law)
 {
     for (int axle = 0; axle < 2; axle++) {

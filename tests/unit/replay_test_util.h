@@ -19,12 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "channels.h"
+#include "sim/channels.h"
 #include "paddock/v1/snapshot.pb-c.h"
 #include "params.h"
 #include "replay.h"
 #include "session.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire.h"
 
 #define PRESETS PDK_SOURCE_DIR "/presets"

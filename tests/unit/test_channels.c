@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
-#include "world.h"
+#include "sim/channels.h"
+#include "sim/world.h"
 
 #define G 9.81
 #define RHO 1.225

@@ -1,10 +1,10 @@
-/* Unit tests for the UTV's CVT and clutches (server/sim/cvt.h; seed 003
- * "CVT and Primary Clutch"): the centrifugal clutch's square law between
- * its engagement speeds, the EBS's capacity from idle, the two directions'
- * capacities and none out of gear, the shift speed's law in the clutch
- * torque, the target ratio that holds the engine at the shift speed within
- * the belt's range, the low ratio while the belt does not grip, the exact
- * lag, and every check of a definition. */
+/* Unit tests for the UTV's CVT and clutches (server/sim/cvt.h;
+ * docs/powertrain.md): the centrifugal clutch's square law between its
+ * engagement speeds, the EBS's capacity from idle, the two directions'
+ * capacities and none out of gear, the shift speed's law in the clutch torque,
+ * the target ratio that holds the engine at the shift speed within the belt's
+ * range, the low ratio while the belt does not grip, the exact lag, and every
+ * check of a definition. */
 #include <check.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "cvt.h"
+#include "powertrain/cvt.h"
 
 #define PI 3.14159265358979323846
 #define RADPS_PER_RPM (2.0 * PI / 60.0)

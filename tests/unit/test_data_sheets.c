@@ -38,9 +38,10 @@
 #include <time.h>
 
 #include "params.h"
-#include "tyre.h"
-#include "tyre_life.h"
-#include "world.h"
+#include "powertrain/engine.h"
+#include "tyre/tyre.h"
+#include "tyre/tyre_life.h"
+#include "sim/world.h"
 
 #include "fw_test_util.h"
 

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "../common/dbw_scenarios.h"
-#include "dbw.h"
+#include "dbw/dbw.h"
 #include "fw_test_util.h"
 #include "params.h"
-#include "world.h"
+#include "sim/world.h"
 
 typedef struct rig {
     void *mem;

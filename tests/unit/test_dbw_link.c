@@ -24,7 +24,7 @@
 
 #include <pb_encode.h>
 
-#include "dbw.h"
+#include "sim/dbw.h"
 #include "dbw_rows.h"
 #include "paddock_client.h"
 #include "paddock_dbw.h"

@@ -1,11 +1,11 @@
-/* Unit tests for the implicit driveline (server/sim/driveline.h; seed 003
- * "Driveline Solve" and "Drive Modes"): the wheel's torque law and its
- * slope in each regime, the backward-Euler balance solved by hand for a
- * locked and a slipping clutch, the efficiency in each direction of the
- * power flow, the open and the limited slip differential's torque split,
- * neutral, the UTV's overrunning front axle, reverse, and a sweep of
- * layouts whose results must satisfy their own equations. Every
- * expectation is derived from the physics, not read from the code. */
+/* Unit tests for the implicit driveline (server/sim/driveline.h;
+ * docs/powertrain.md): the wheel's torque law and its slope in each regime,
+ * the backward-Euler balance solved by hand for a locked and a slipping
+ * clutch, the efficiency in each direction of the power flow, the open and the
+ * limited slip differential's torque split, neutral, the UTV's overrunning
+ * front axle, reverse, and a sweep of layouts whose results must satisfy their
+ * own equations. Every expectation is derived from the physics, not read from
+ * the code. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driveline.h"
-#include "driveline_lanes.h"
+#include "powertrain/driveline.h"
+#include "powertrain/driveline_lanes.h"
 
 #define H_S 0.01
 #define J_W 1.2       /* wheel inertia, kg m^2 */
@@ -432,15 +432,14 @@ START_TEST(neutral_passes_no_torque)
 }
 END_TEST
 
-/* The UTV in AWD (seed 003 "Drive Modes"): a locked rear axle and an
- * overrunning clutch per front wheel, the front ring at K = 1 / 1.075 of
- * the carrier. Rolling without slip, the ring turns 7.5 % slower than the
- * front wheels, which would need a braking torque to follow it: not
- * driven. With the rear on ice and the engine at full capacity the rear
- * spins up more than 7.5 %: the ring outruns the front wheels, which turn
- * at exactly K c and take positive torque, and
- * T_RL + T_RR + K (T_FL + T_FR) = D. Locked both ways, the fronts are
- * coupled even while overrun (a negative torque). */
+/* The UTV in AWD (docs/powertrain.md): a locked rear axle and an overrunning
+ * clutch per front wheel, the front ring at K = 1 / 1.075 of the carrier.
+ * Rolling without slip, the ring turns 7.5 % slower than the front wheels,
+ * which would need a braking torque to follow it: not driven. With the rear on
+ * ice and the engine at full capacity the rear spins up more than 7.5 %: the
+ * ring outruns the front wheels, which turn at exactly K c and take positive
+ * torque, and T_RL + T_RR + K (T_FL + T_FR) = D. Locked both ways, the fronts
+ * are coupled even while overrun (a negative torque). */
 START_TEST(overrunning_front_engages_on_rear_slip)
 {
     const double k = 1.0 / 1.075;
@@ -507,7 +506,7 @@ START_TEST(reverse_turns_the_wheels_backward)
 }
 END_TEST
 
-/* D(T_c), as the seed defines it. */
+/* D(T_c), as the Polaris model defines it. */
 static double delivered_of(const pdk_dl_engine *e, double clutch_nm)
 {
     return clutch_nm >= 0.0 ? e->ratio * e->efficiency * clutch_nm

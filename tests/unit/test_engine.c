@@ -1,10 +1,10 @@
-/* Unit tests for the engine as a torque source (server/sim/engine.h; seed
- * 003 "Engine", "Fuel and Energy"): the full-load curve and its rev limit,
- * the friction and pumping torques the seed quotes at idle, the full-load
- * and motoring ends of the torque law, the idle governor's balance and its
- * hold of idle speed, the exact lag of the request at any step, the
- * pedal map and the top-speed governor, an empty tank, the free engine
- * speed, the Willans line, and every check of a definition. */
+/* Unit tests for the engine as a torque source (server/sim/engine.h;
+ * docs/powertrain.md): the full-load curve and its rev limit, the friction and
+ * pumping torques the Polaris model quotes at idle, the full-load and motoring
+ * ends of the torque law, the idle governor's balance and its hold of idle
+ * speed, the exact lag of the request at any step, the pedal map and the
+ * top-speed governor, an empty tank, the free engine speed, the Willans line,
+ * and every check of a definition. */
 #include <check.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "engine.h"
+#include "powertrain/engine.h"
 
 #define PI 3.14159265358979323846
 #define RADPS_PER_RPM (2.0 * PI / 60.0)
@@ -46,8 +46,8 @@ START_TEST(full_load_curve_and_rev_limit)
 END_TEST
 
 /* One bar of mean effective pressure is V_d / (4 pi): 7.95 N m for 0.999 L,
- * and at idle the friction torque is 7.9 N m and the pumping torque 6.4,
- * as seed 003 states; friction grows with speed as its quadratic. */
+ * and at idle the friction torque is 7.9 N m and the pumping torque 6.4, as
+ * the Polaris model states; friction grows with speed as its quadratic. */
 START_TEST(friction_and_pumping_from_mean_effective_pressures)
 {
     const pdk_engine_def d = prostar();

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "sim/error.h"
 
 typedef struct expected {
     pdk_error err;

@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
-#include "surface.h"
-#include "terrain.h"
-#include "vehicle_def.h"
-#include "world.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
+#include "sim/world.h"
 
 #define G 9.81
 #define RHO 1.225
@@ -217,12 +217,12 @@ START_TEST(test_parked_car_stands_exactly_still)
 }
 END_TEST
 
-/* The car sits at chassis.cg_height_m whatever its springs (seed 000: the
- * static compression is the static load over the rate). Started 2 cm high
- * and released in neutral with no brakes, it settles back to the CG height
- * within 1e-9 m, level within 1e-9 rad, its travels back to 0, for spring
- * rates of 15, 30 and 120 kN/m (softest: 0.73 Hz front, settled after 20 s
- * at the default damping). */
+/* The car sits at chassis.cg_height_m whatever its springs (the four-wheel
+ * model: the static compression is the static load over the rate). Started 2
+ * cm high and released in neutral with no brakes, it settles back to the CG
+ * height within 1e-9 m, level within 1e-9 rad, its travels back to 0, for
+ * spring rates of 15, 30 and 120 kN/m (softest: 0.73 Hz front, settled after
+ * 20 s at the default damping). */
 START_TEST(test_sits_at_cg_height_for_any_spring_rate)
 {
     const double rates[] = {15000.0, 30000.0, 120000.0};

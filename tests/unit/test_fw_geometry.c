@@ -1,12 +1,11 @@
-/* Geometry of the four-wheel model (seed 000, "Suspension and the
- * four-wheel model"), calling pdk_fw_* directly on fw_test_util.h's test
- * car: Ackermann and static toe; the kinematic toe, camber and roll-centre
- * curves read at each wheel's own travel, jacking and the per-wheel link
- * form; a kerb strike; solid axles on a kerb, in a turn and with a wheel in
- * the air. The suspension's response to load (static loads, ride, load
- * transfer and roll, dive and squat, the single-track limit, convergence)
- * is test_fw_validation.c's. Every tolerance is argued beside its
- * assertion. */
+/* Geometry of the four-wheel model (docs/vehicle-model.md), calling pdk_fw_*
+ * directly on fw_test_util.h's test car: Ackermann and static toe; the
+ * kinematic toe, camber and roll-centre curves read at each wheel's own
+ * travel, jacking and the per-wheel link form; a kerb strike; solid axles on a
+ * kerb, in a turn and with a wheel in the air. The suspension's response to
+ * load (static loads, ride, load transfer and roll, dive and squat, the
+ * single-track limit, convergence) is test_fw_validation.c's. Every tolerance
+ * is argued beside its assertion. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
@@ -15,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
-#include "terrain.h"
-#include "vehicle_def.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
 
 #include "fw_test_util.h"
 
@@ -45,8 +44,9 @@ static pdk_curve curve3(double x0, double v0, double x1, double v1, double x2, d
     return c;
 }
 
-/* The seed's curve rule, written out here independently of vehicle_def.c:
- * linear between points, held beyond the ends, 0 without points. */
+/* The four-wheel model's curve rule, written out here independently of
+ * vehicle_def.c: linear between points, held beyond the ends, 0 without
+ * points. */
 static double curve_at(const pdk_curve *c, double x)
 {
     int n = c->n_points;
@@ -222,17 +222,17 @@ START_TEST(test_kinematic_curves_follow_travel)
 }
 END_TEST
 
-/* The per-wheel link form (seed 000, "Geometry that changes with travel";
- * scheme: link_i = -s_i Fy_i 2 h_rc_i / t, h_rc_i = h_rc + curve(x_i), from
- * the previous substep's body-frame tyre forces): JackingForce is the sum
- * over the axle and GeometricTransfer (link_R - link_L) / 2. Checked against
- * that hand calculation from the state's forces and the reported travels in
- * a steady left turn: the last two substeps' forces agree to far below the
- * 0.5 % of the axle's link scale Fy_axle 2 h_rc / t allowed. A roll centre
- * that falls in bump (front) moves the outer wheel's link down and the
- * inner's up; a flat curve (rear) jacks the body up by 2 h (Fy_R - Fy_L) / t
- * because the outer tyre carries more force. Without curves (couple form)
- * the same roll centres never jack. */
+/* The per-wheel link form (docs/vehicle-model.md; scheme: link_i = -s_i Fy_i 2
+ * h_rc_i / t, h_rc_i = h_rc + curve(x_i), from the previous substep's
+ * body-frame tyre forces): JackingForce is the sum over the axle and
+ * GeometricTransfer (link_R - link_L) / 2. Checked against that hand
+ * calculation from the state's forces and the reported travels in a steady
+ * left turn: the last two substeps' forces agree to far below the 0.5 % of the
+ * axle's link scale Fy_axle 2 h_rc / t allowed. A roll centre that falls in
+ * bump (front) moves the outer wheel's link down and the inner's up; a flat
+ * curve (rear) jacks the body up by 2 h (Fy_R - Fy_L) / t because the outer
+ * tyre carries more force. Without curves (couple form) the same roll centres
+ * never jack. */
 START_TEST(test_jacking_per_wheel_form)
 {
     pdk_vehicle_def d = test_car();
@@ -569,14 +569,14 @@ START_TEST(test_solid_axle_ignores_body_roll)
 END_TEST
 
 /* Parked with the rear-left wheel over a 15 cm pothole (1 m long): the car
- * settles on three wheels and the rear-left hangs at full droop, unloaded.
- * A solid axle without both contacts has no beam, so both rear wheels fall
- * back to the body's axis: the rear-right's Camber = roll + static, as on an
+ * settles on three wheels and the rear-left hangs at full droop, unloaded. A
+ * solid axle without both contacts has no beam, so both rear wheels fall back
+ * to the body's axis: the rear-right's Camber = roll + static, as on an
  * independent axle (camber_on_level; static pose on level ground: 1e-6). A
- * beam through the rear-left's ray hit, 10 cm lower than the right, would
- * lean it 4 deg the other way. (The airborne wheel's own Camber_RL has no
- * contact normal to be measured against; the seed does not say what it
- * reports, so it is only required to be finite.) */
+ * beam through the rear-left's ray hit, 10 cm lower than the right, would lean
+ * it 4 deg the other way. (The airborne wheel's own Camber_RL has no contact
+ * normal to be measured against; the model does not say what it reports, so it
+ * is only required to be finite.) */
 START_TEST(test_solid_axle_wheel_in_air)
 {
     pdk_vehicle_def d = beam_car(PDK_AXLE_SOLID);

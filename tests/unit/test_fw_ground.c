@@ -73,10 +73,10 @@ END_TEST
 
 /* ---- 7. soil ------------------------------------------------------------------- */
 
-/* A UTV-like vehicle (seed 003's Polaris: 1233 kg, CG 0.655 m high, 43 %
- * on the front axle, 27 in tyres of 0.3429 m radius, 229 / 279 mm wide at
- * 124 / 138 kPa, carcass 15 kPa, lugs 12 mm over 35 %, tread K 8 mm,
- * hysteresis 0.12) on the UTV tyre law; springs for 1.6 Hz at zeta 0.35. */
+/* A UTV-like vehicle (the Polaris: 1233 kg, CG 0.655 m high, 43 % on the front
+ * axle, 27 in tyres of 0.3429 m radius, 229 / 279 mm wide at 124 / 138 kPa,
+ * carcass 15 kPa, lugs 12 mm over 35 %, tread K 8 mm, hysteresis 0.12) on the
+ * UTV tyre law; springs for 1.6 Hz at zeta 0.35. */
 static pdk_vehicle_def utv(void)
 {
     pdk_vehicle_def d = base_car();
@@ -119,12 +119,11 @@ static pdk_vehicle_def utv(void)
 }
 
 /* Bekker's static sinkage, written out here from Wong (Theory of Ground
- * Vehicles, ch. 2; tyres-soil.md 3.1) independently of surface.c: with
- * k = kc / b + kphi, a rigid wheel of diameter D sinks
- * z0 = [3 W / ((3 - n) b sqrt(D) k)]^(2 / (2n + 1)) and presses the soil at
- * p_gcr = k z0^n; a tyre whose p_i + p_c is below p_gcr flattens instead and
- * presses at p_i + p_c, sinking z = ((p_i + p_c) / k)^(1/n). Capped at the
- * sinkage limit (seed 003). */
+ * Vehicles, ch. 2) independently of surface.c: with k = kc / b + kphi, a rigid
+ * wheel of diameter D sinks z0 = [3 W / ((3 - n) b sqrt(D) k)]^(2 / (2n + 1))
+ * and presses the soil at p_gcr = k z0^n; a tyre whose p_i + p_c is below
+ * p_gcr flattens instead and presses at p_i + p_c, sinking z = ((p_i + p_c) /
+ * k)^(1/n). Capped at the sinkage limit (the Polaris model). */
 static double bekker_sinkage_m(const pdk_soil *soil, const pdk_soil_tyre *t, double load_n,
                                int *rigid)
 {
@@ -191,19 +190,19 @@ START_TEST(test_static_sinkage_matches_bekker)
 }
 END_TEST
 
-/* Coasting on soil in neutral from 5 m/s: the deceleration over 1 s (from
- * 0.3 s, past the sinkage's approach) times the car's and wheels' mass is
- * the motion resistance. It must be what the soil model implies, within
- * 5 %: per wheel the compaction and bulldozing resistance of its static
- * contact plus the tyre's hysteresis loss f W (f = h delta / h_s, seed
- * 003), from each tick's loads, averaged over the second (the resistance
- * is nonlinear in the load; the 5 % covers the coast's small load
- * transfer and the speed's fall from 5 to 3 m/s). And it grows with
- * sinkage: for Bekker's rigid wheel the compaction resistance per unit load
- * is Rc / W = 3 sqrt(z / D) / ((n + 1)(3 - n)), the same function of the
- * sinkage for every soil within 7 % (n 0.5 to 1.1): so over three soils and
- * two loads (the UTV and the UTV 60 % heavier: more load, more sinkage),
- * the resistance per unit load ranks as the sinkage does. */
+/* Coasting on soil in neutral from 5 m/s: the deceleration over 1 s (from 0.3
+ * s, past the sinkage's approach) times the car's and wheels' mass is the
+ * motion resistance. It must be what the soil model implies, within 5 %: per
+ * wheel the compaction and bulldozing resistance of its static contact plus
+ * the tyre's hysteresis loss f W (f = h delta / h_s, the Polaris model), from
+ * each tick's loads, averaged over the second (the resistance is nonlinear in
+ * the load; the 5 % covers the coast's small load transfer and the speed's
+ * fall from 5 to 3 m/s). And it grows with sinkage: for Bekker's rigid wheel
+ * the compaction resistance per unit load is Rc / W = 3 sqrt(z / D) / ((n +
+ * 1)(3 - n)), the same function of the sinkage for every soil within 7 % (n
+ * 0.5 to 1.1): so over three soils and two loads (the UTV and the UTV 60 %
+ * heavier: more load, more sinkage), the resistance per unit load ranks as the
+ * sinkage does. */
 START_TEST(test_motion_resistance_grows_with_sinkage)
 {
     const int soils[] = {PDK_SURFACE_SILT_LOAM, PDK_SURFACE_SAND, PDK_SURFACE_MUD};

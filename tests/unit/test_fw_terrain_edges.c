@@ -30,12 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
 #include "params.h"
-#include "terrain.h"
-#include "vehicle_def.h"
-#include "world.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
+#include "sim/world.h"
 
 #define PRESETS PDK_SOURCE_DIR "/presets"
 #define PI 3.14159265358979323846

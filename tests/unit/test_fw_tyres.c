@@ -42,12 +42,11 @@ static void braking_loads(const pdk_vehicle_def *d, double decel_mps2, double *f
 }
 
 
-/* A locked wheel's retarding force on soil (surface.h, seed 003): the
- * soil's Janosi-Hanamoto shear at full slip, which replaces the tyre law
- * there (its traction limit c A + N tan(phi), less the shear not yet
- * developed over the patch: 1 - K / L (1 - exp(-L / K))), plus the
- * compaction and bulldozing resistance of the rut, all at the static
- * contact of load fz_n. */
+/* A locked wheel's retarding force on soil (surface.h, the Polaris model): the
+ * soil's Janosi-Hanamoto shear at full slip, which replaces the tyre law there
+ * (its traction limit c A + N tan(phi), less the shear not yet developed over
+ * the patch: 1 - K / L (1 - exp(-L / K))), plus the compaction and bulldozing
+ * resistance of the rut, all at the static contact of load fz_n. */
 static double soil_locked_n(const pdk_vehicle_def *d, int axle, int surface, double fz_n)
 {
     const pdk_surface *s = pdk_surface_get(surface);
@@ -651,17 +650,16 @@ static relax_curve relax_run(double dt_s, int substeps)
     return c;
 }
 
-/* The lateral force builds over the distance rolled as the first-order lag
- * of the single contact point model, F = F_ss (1 - exp(-s / sigma_alpha))
- * (Pacejka, Tire and Vehicle Dynamics, 3rd ed., 7.2; tyres-soil.md 1.7
- * item 3), with sigma_alpha the law's at the wheel's load
- * (pdk_tyre_relaxation). Against F_ss at the kinematic slip of the moment,
- * within 2 % of F_ss: the kinematic slip drifts by under 0.5 % over the
- * 0.1 s (relaxation_car), the distance is the trapezoid of the speed
- * (exact to 1e-4 m here), and the load moves by under 1 %. At 1/240 s a
- * tick is 0.083 m, a fifth of sigma: 63 % at one relaxation length is read
- * off the curve by linear interpolation between ticks, which errs by at
- * most s^2 / (8 sigma^2) e^-1 = 0.2 % there. */
+/* The lateral force builds over the distance rolled as the first-order lag of
+ * the single contact point model, F = F_ss (1 - exp(-s / sigma_alpha))
+ * (Pacejka, Tire and Vehicle Dynamics, 3rd ed., 7.2), with sigma_alpha the
+ * law's at the wheel's load (pdk_tyre_relaxation). Against F_ss at the
+ * kinematic slip of the moment, within 2 % of F_ss: the kinematic slip drifts
+ * by under 0.5 % over the 0.1 s (relaxation_car), the distance is the
+ * trapezoid of the speed (exact to 1e-4 m here), and the load moves by under 1
+ * %. At 1/240 s a tick is 0.083 m, a fifth of sigma: 63 % at one relaxation
+ * length is read off the curve by linear interpolation between ticks, which
+ * errs by at most s^2 / (8 sigma^2) e^-1 = 0.2 % there. */
 START_TEST(test_relaxation_builds_over_length)
 {
     relax_curve c = relax_run(1.0 / 240.0, 2);
@@ -738,14 +736,13 @@ static pdk_vehicle_def burnout_car(void)
     return d;
 }
 
-/* The tread surface passes 150 C within 5 s of full throttle (seed 004:
- * "a burnout passes 150 C in a few seconds"); the car stays put; the
- * fronts, held still, stay near ambient; the sliding power is reported;
- * wear follows the sliding work: the tread lost equals k_w times the
- * sliding work, three times faster above 120 C (tyre_life.h), summed over
- * the ticks from SlidePower and SurfaceTemp, within 5 % (the tick's mean
- * power against the node temperature at the tick's end, where the
- * temperature crosses 120 C). */
+/* The tread surface passes 150 C within 5 s of full throttle (a burnout does
+ * in a few seconds); the car stays put; the fronts, held still, stay near
+ * ambient; the sliding power is reported; wear follows the sliding work: the
+ * tread lost equals k_w times the sliding work, three times faster above 120 C
+ * (tyre_life.h), summed over the ticks from SlidePower and SurfaceTemp, within
+ * 5 % (the tick's mean power against the node temperature at the tick's end,
+ * where the temperature crosses 120 C). */
 START_TEST(test_burnout_heats_and_wears)
 {
     pdk_vehicle_def d = burnout_car();
@@ -799,14 +796,14 @@ START_TEST(test_burnout_heats_and_wears)
 }
 END_TEST
 
-/* Pressure follows the gas law at constant volume (tyres-soil.md 4):
- * p_abs = p_abs,cold T / T_cold, in kelvin. Tyre warmers set the three
- * layers to T; one tick later the gas has moved by a few millikelvin, so
- * the gauge pressure must match (p_cold + p_atm) (T + 273.15) / (T_cold +
- * 273.15) - p_atm within 0.3 % (the atmosphere the model uses may differ
- * from 101.325 kPa by a kPa: 0.1 %). At 80 C from 220 kPa at 20 C that is
- * 286 kPa (seed 004's "2.2 bar cold is ~2.6 at 80 C" is loose; the gas law
- * gives 2.6 from 2.0 bar, tyres-soil.md 4). */
+/* Pressure follows the gas law at constant volume: p_abs = p_abs,cold T /
+ * T_cold, in kelvin. Tyre warmers set the three layers to T; one tick later
+ * the gas has moved by a few millikelvin, so the gauge pressure must match
+ * (p_cold + p_atm) (T + 273.15) / (T_cold + 273.15) - p_atm within 0.3 % (the
+ * atmosphere the model uses may differ from 101.325 kPa by a kPa: 0.1 %). At
+ * 80 C from 220 kPa at 20 C that is
+ * 286 kPa (the often quoted "2.2 bar cold is about 2.6 at 80 C" is loose;
+ * the gas law gives 2.6 from 2.0 bar). */
 START_TEST(test_pressure_follows_gas_law)
 {
     pdk_vehicle_def d = base_car();
@@ -915,15 +912,14 @@ static double static_warp(const pdk_vehicle_def *d, int w, double dz_m, double t
 
 /* A puncture on the rear left lets the air out (still intact at 0.5 s with
  * a leak of 100 % a second, flat by 3 s: "flat when a quarter is left"),
- * then the tyre is FLAT: half the grip (Grip_RL 0.5 with the window,
- * pressure and wear terms neutral), the gauge pressure near zero, and the
- * corner down: the body over the wheel drops as the static warp of a
- * radius loss of flat_drop_m predicts, within 6 % (the linear solve leaves
- * out that the tilted body's CG moves over its contacts by h_cg times its
- * pitch, about 8 mm here, which shifts some 45 N between the axles: the
- * model's corner drops 3-4 % further). RIM
- * and DETACHED do the same with their radii (radius - rim, radius - hub)
- * and grips 0.3 and 0.2 (seed 004); replacing restores the tyre, its grip
+ * then the tyre is FLAT: half the grip (Grip_RL 0.5 with the window, pressure
+ * and wear terms neutral), the gauge pressure near zero, and the corner down:
+ * the body over the wheel drops as the static warp of a radius loss of
+ * flat_drop_m predicts, within 6 % (the linear solve leaves out that the
+ * tilted body's CG moves over its contacts by h_cg times its pitch, about 8 mm
+ * here, which shifts some 45 N between the axles: the model's corner drops 3-4
+ * % further). RIM and DETACHED do the same with their radii (radius - rim,
+ * radius - hub) and grips 0.3 and 0.2; replacing restores the tyre, its grip
  * and the car's height within 1 mm. */
 START_TEST(test_puncture_and_conditions)
 {

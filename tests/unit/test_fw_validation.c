@@ -1,15 +1,15 @@
-/* Physics validation of the four-wheel model (seed 000, "Suspension and the
- * four-wheel model") against analytic results, calling pdk_fw_* directly:
- * static corner loads and ride height; ride frequency and damping ratio of a
- * drop; lateral load transfer by moment balance, the roll-centre share and
- * the roll gradient (Milliken and Milliken, Race Car Vehicle Dynamics,
- * ch. 17 and 18; Gillespie, Fundamentals of Vehicle Dynamics, ch. 9 and 10);
- * dive under braking and the anti-dive/anti-lift links; squat and the
- * anti-squat/anti-lift links under drive, forward and in reverse; the
- * single-track model as the limit of a stiff, geometry-free car (Pacejka,
- * Tire and Vehicle Dynamics, ch. 1); substep convergence of a steady state
- * and of a step-steer transient. The wheels' geometry (Ackermann and toe,
- * kinematic curves, jacking, kerbs, solid axles) is test_fw_geometry.c's.
+/* Physics validation of the four-wheel model (docs/vehicle-model.md) against
+ * analytic results, calling pdk_fw_* directly: static corner loads and ride
+ * height; ride frequency and damping ratio of a drop; lateral load transfer by
+ * moment balance, the roll-centre share and the roll gradient (Milliken and
+ * Milliken, Race Car Vehicle Dynamics, ch. 17 and 18; Gillespie, Fundamentals
+ * of Vehicle Dynamics, ch. 9 and 10); dive under braking and the
+ * anti-dive/anti-lift links; squat and the anti-squat/anti-lift links under
+ * drive, forward and in reverse; the single-track model as the limit of a
+ * stiff, geometry-free car (Pacejka, Tire and Vehicle Dynamics, ch. 1);
+ * substep convergence of a steady state and of a step-steer transient. The
+ * wheels' geometry (Ackermann and toe, kinematic curves, jacking, kerbs, solid
+ * axles) is test_fw_geometry.c's.
  *
  * The test car is fw_test_util.h's, built there field by field, so each
  * expectation is a function of numbers these files state. Every tolerance is
@@ -23,12 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channels.h"
-#include "four_wheel.h"
+#include "sim/channels.h"
+#include "vehicle/four_wheel.h"
 #include "params.h"
-#include "single_track.h"
-#include "terrain.h"
-#include "vehicle_def.h"
+#include "vehicle/single_track.h"
+#include "ground/terrain.h"
+#include "sim/vehicle_def.h"
 
 #include "fw_test_util.h"
 
@@ -60,10 +60,11 @@ static double longitudinal_accel_world(const fw_run *r)
 
 /* ---- 1. static loads, ride height, ride frequency ------------------------- */
 
-/* At rest every corner carries its static share, m g b / 2L at the front and
- * m g a / 2L at the rear, left equal to right, the four summing to m g; the
- * car sits at cg_height_m with every travel zero whatever its spring rate
- * (seed 000: the static compression is load / rate). Rounding only: 1e-9. */
+/* At rest every corner carries its static share, m g b / 2L at the front and m
+ * g a / 2L at the rear, left equal to right, the four summing to m g; the car
+ * sits at cg_height_m with every travel zero whatever its spring rate (the
+ * four-wheel model: the static compression is load / rate). Rounding only:
+ * 1e-9. */
 START_TEST(test_static_loads_and_ride_height)
 {
     const double rates[] = {15000.0, 40000.0, 150000.0};
@@ -325,15 +326,15 @@ START_TEST(test_presets_ride_frequency_and_damping)
 }
 END_TEST
 
-/* "It only acts when the two sides move differently, which is why it adds
- * roll stiffness without adding ride stiffness" (seed 000, of the anti-roll
- * bar). In a pure heave drop both wheels of an axle travel together, so the
- * bars must change neither the ride frequency nor the damping ratio, nor
- * pitch the body (their rates, 15 and 5 kN/m, are not in proportion to the
- * corner masses, so any heave force they made would pitch it). At the
- * default 2 substeps: frequency and damping ratio equal to 0.5 % (the same
- * fit on two signals that should be identical), pitch below 1e-9 rad
- * (rounding is 1e-17; a coupled pitch would be of order 1e-2 rad). */
+/* The anti-roll bar only acts when the two sides move differently, which is
+ * why it adds roll stiffness without adding ride stiffness. In a pure heave
+ * drop both wheels of an axle travel together, so the bars must change neither
+ * the ride frequency nor the damping ratio, nor pitch the body (their rates,
+ * 15 and 5 kN/m, are not in proportion to the corner masses, so any heave
+ * force they made would pitch it). At the default 2 substeps: frequency and
+ * damping ratio equal to 0.5 % (the same fit on two signals that should be
+ * identical), pitch below 1e-9 rad (rounding is 1e-17; a coupled pitch would
+ * be of order 1e-2 rad). */
 START_TEST(test_anti_roll_bar_adds_no_ride_rate)
 {
     double pitch_none, pitch_bars;
@@ -394,12 +395,12 @@ static corner_result steady_left_turn(const pdk_vehicle_def *d, int substeps, do
     return corner_measure(&r);
 }
 
-/* Roll stiffness of the model's suspension: a roll phi moves the two
- * travels of an axle apart by t tan(phi) (the rays run down the body axis
- * to a level ground), which changes the two strut forces by
- * +-(k / 2 + arb) t tan(phi) (spring k per corner, bar force arb (x_i - x_j)
- * per wheel, seed 000); their normal components, times cos(phi), on the arm
- * t / 2 each way give a moment (k / 2 + arb) t^2 sin(phi) per axle. */
+/* Roll stiffness of the model's suspension: a roll phi moves the two travels
+ * of an axle apart by t tan(phi) (the rays run down the body axis to a level
+ * ground), which changes the two strut forces by +-(k / 2 + arb) t tan(phi)
+ * (spring k per corner, bar force arb (x_i - x_j) per wheel, as the four-wheel
+ * model specifies); their normal components, times cos(phi), on the arm t / 2
+ * each way give a moment (k / 2 + arb) t^2 sin(phi) per axle. */
 static double roll_stiffness_nm_per_rad(const pdk_vehicle_def *d)
 {
     double k = 0.0;
@@ -560,15 +561,14 @@ static brake_result brake_run(double anti_f, double anti_r, double front_fractio
     return b;
 }
 
-/* The dive this model must show, from its definitions. Braking at ax < 0
- * moves T = m Z (-ax + g theta) / L onto the front axle (moment balance
- * about the CG, with the CG's forward shift Z tan(theta) over the contacts
- * as the nose dips). The links carry P_f = -anti_f Fx_f h / L (up) at the
- * front and P_r = +anti_r Fx_r h / L at the rear (seed 000 "Anti-dive and
- * anti-squat"); the springs carry the rest, T - P_f at the front and
- * -T - P_r at the rear, shared by two corners of rate k. The travels are
- * x_f = (T - P_f) / 2 k_f, x_r = (-T - P_r) / 2 k_r and the pitch
- * theta = (x_f - x_r) / L, linear in theta through T. */
+/* The dive this model must show, from its definitions. Braking at ax < 0 moves
+ * T = m Z (-ax + g theta) / L onto the front axle (moment balance about the
+ * CG, with the CG's forward shift Z tan(theta) over the contacts as the nose
+ * dips). The links carry P_f = -anti_f Fx_f h / L (up) at the front and P_r =
+ * +anti_r Fx_r h / L at the rear (docs/vehicle-model.md); the springs carry
+ * the rest, T - P_f at the front and -T - P_r at the rear, shared by two
+ * corners of rate k. The travels are x_f = (T - P_f) / 2 k_f, x_r = (-T - P_r)
+ * / 2 k_r and the pitch theta = (x_f - x_r) / L, linear in theta through T. */
 static double dive_prediction(const pdk_vehicle_def *d, const brake_result *b, double anti_f,
                               double anti_r)
 {
@@ -756,20 +756,20 @@ static brake_result drive_run(double anti_f, double anti_r, double front_fractio
     return b;
 }
 
-/* Driving: squat and lift, anti-squat and anti-lift (seed 000: antiDrive
- * "for its driving force: anti-squat on a driven rear axle, anti-lift on a
- * driven front one"), forward and in reverse. Speeding up forward at
- * 2.34 m/s^2 (3600 N on the car and its four wheels' equivalent mass, as in
- * the brakes' test) moves load to the rear and pitches the nose up (Pitch < 0); in
- * reverse the same force backwards pitches it down. The links carry
- * anti Fx h / L of the driven axle's force, with the sign of the force:
- * forward, an anti-squat rear link pushes the tail up and an anti-lift front
- * link pulls the nose down; in reverse each pulls the other way. The pitch
- * is the dive model's (dive_prediction, which holds for any Fx: T = m Z
- * (-ax + g theta) / L onto the front) within 3 %, and always smaller than
- * without the links; the axle loads are the deceleration's (moment
- * balance) within 0.5 % of the transfer, with or without them: the tyres
- * carry the same loads either way. */
+/* Driving: squat and lift, anti-squat and anti-lift (antiDrive is for the
+ * driving force: anti-squat on a driven rear axle, anti-lift on a driven front
+ * one; Gillespie, Fundamentals of Vehicle Dynamics, ch. 9), forward and in
+ * reverse. Speeding up forward at 2.34 m/s^2 (3600 N on the car and its four
+ * wheels' equivalent mass, as in the brakes' test) moves load to the rear and
+ * pitches the nose up (Pitch < 0); in reverse the same force backwards pitches
+ * it down. The links carry anti Fx h / L of the driven axle's force, with the
+ * sign of the force: forward, an anti-squat rear link pushes the tail up and
+ * an anti-lift front link pulls the nose down; in reverse each pulls the other
+ * way. The pitch is the dive model's (dive_prediction, which holds for any Fx:
+ * T = m Z (-ax + g theta) / L onto the front) within 3 %, and always smaller
+ * than without the links; the axle loads are the deceleration's (moment
+ * balance) within 0.5 % of the transfer, with or without them: the tyres carry
+ * the same loads either way. */
 START_TEST(test_driving_squat_and_anti_drive)
 {
     const struct {
@@ -901,11 +901,11 @@ START_TEST(test_downforce_loads_the_axles)
 }
 END_TEST
 
-/* The body's angular damping (chassis.angular_damping_per_s, seed 003's
- * 0.08 /s): a car spinning about its vertical axis in free fall, 10 m up
- * (no contact for 1.4 s), keeps (1 - c h)^n of its yaw rate after n
- * substeps, exactly: a principal axis, so no gyroscopic coupling. Without
- * it the rate stays to the bit. */
+/* The body's angular damping (chassis.angular_damping_per_s, the Polaris
+ * model's 0.08 /s): a car spinning about its vertical axis in free fall, 10 m
+ * up (no contact for 1.4 s), keeps (1 - c h)^n of its yaw rate after n
+ * substeps, exactly: a principal axis, so no gyroscopic coupling. Without it
+ * the rate stays to the bit. */
 START_TEST(test_angular_damping)
 {
     for (int k = 0; k < 2; k++) {

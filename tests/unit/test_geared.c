@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "fw_test_util.h"
-#include "world.h"
+#include "powertrain/engine.h"
+#include "sim/world.h"
 
 /* The test car's engine: 85 kW at 5600 rev/min, 175 N m from 1400 to 4000;
  * friction from Heywood's correlation for spark-ignition engines,
@@ -425,9 +426,9 @@ START_TEST(test_torque_converter)
            r.ch[PDK_CH_ENGINE_RPM], clutch, r.ch[PDK_CH_ENGINE_TORQUE], shafts, want);
     ck_assert_double_lt(r.ch[PDK_CH_SPEED], 1e-3);
     ck_assert_double_eq_tol(clutch, r.ch[PDK_CH_ENGINE_TORQUE], 0.01 * clutch);
-    /* Within 1 %: inside the driveline the brakes' Coulomb torque is
-     * smoothed over 0.1 rad/s (seed 003), so the held wheels' carrier
-     * turns a hair there and the speed ratio is not quite 0. */
+    /* Within 1 %: inside the driveline the brakes' Coulomb torque is smoothed
+     * over 0.1 rad/s (the Polaris model), so the held wheels' carrier turns a
+     * hair there and the speed ratio is not quite 0. */
     ck_assert_double_eq_tol(shafts, want, 0.01 * want);
     ck_assert_double_le(shafts, want);
     double v[2];

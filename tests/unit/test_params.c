@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "params.h"
-#include "utv_mass.h"
+#include "sim/utv_mass.h"
 
 #include "params_test_util.h"
 

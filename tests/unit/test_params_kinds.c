@@ -1,10 +1,10 @@
-/* Unit tests of params/ on the powertrain kinds' keys: which keys apply to
- * a lumped, a utv and a geared vehicle and what refuses the others, each
- * kind's bounds and rules between keys, a car's payload keys, and seed
- * 003's key names as overrides; and the drive-by-wire kit's keys (dbw.*,
- * every kind's): their bounds, held by params and by sim alike, the rules
- * between them and the brakes, the shipped kits with their basis, and
- * overrides in either spelling. The schema in general is test_params.c's. */
+/* Unit tests of params/ on the powertrain kinds' keys: which keys apply to a
+ * lumped, a utv and a geared vehicle and what refuses the others, each kind's
+ * bounds and rules between keys, a car's payload keys, and the Polaris model's
+ * key names as overrides; and the drive-by-wire kit's keys (dbw.*, every
+ * kind's): their bounds, held by params and by sim alike, the rules between
+ * them and the brakes, the shipped kits with their basis, and overrides in
+ * either spelling. The schema in general is test_params.c's. */
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dbw_def.h"
+#include "sim/dbw_def.h"
 #include "params.h"
-#include "utv_def.h"
-#include "utv_mass.h"
+#include "sim/utv_def.h"
+#include "sim/utv_mass.h"
 
 #include "params_test_util.h"
 
@@ -56,11 +56,11 @@ static const char *hatch_expect(const char *overrides, pdk_error code)
     return err;
 }
 
-/* A key of some powertrain kinds is refused on the others, naming the
- * key, the kinds it has and, for a key a utv derives or a lumped vehicle's
- * drive, what the vehicle has instead; the kind may come from an
- * override. A lumped vehicle's powertrain stays zero, and a utv's keys
- * left out are seed 003's. */
+/* A key of some powertrain kinds is refused on the others, naming the key, the
+ * kinds it has and, for a key a utv derives or a lumped vehicle's drive, what
+ * the vehicle has instead; the kind may come from an override. A lumped
+ * vehicle's powertrain stays zero, and a utv's keys left out are the Polaris
+ * model's. */
 START_TEST(a_kinds_keys_apply_to_that_kind_only)
 {
     const char *m;
@@ -140,7 +140,7 @@ START_TEST(a_kinds_keys_apply_to_that_kind_only)
                      PDK_OK);
     pdk_vehicle_def ref = pdk_vehicle_def_default();
     assert_same_powertrain(&def, &ref);
-    /* A utv that gives no keys of its own has seed 003's Polaris's. */
+    /* A utv that gives no keys of its own is the Polaris Ranger. */
     ck_assert_msg(pdk_params_vehicle_parse("{\"powertrain\":{\"kind\":\"utv\"}}", "u", NULL, &def,
                                            NULL, err, sizeof err) == PDK_OK,
                   "%s", err);
@@ -163,9 +163,9 @@ START_TEST(a_kinds_keys_apply_to_that_kind_only)
 }
 END_TEST
 
-/* A geared car that gives no keys of its own runs: seed 003's engine
- * (the default engine), the six-speed automatic of test_geared.c's car
- * with the launch clutch of that engine's CVT, front drive through an open
+/* A geared car that gives no keys of its own runs: the Polaris model's engine
+ * (the default engine), the six-speed automatic of test_geared.c's car with
+ * the launch clutch of that engine's CVT, front drive through an open
  * differential; no CVT, lever or lumped pawl; and its resolved JSON parses
  * back to it. */
 START_TEST(a_geared_car_without_keys_of_its_own)
@@ -539,9 +539,9 @@ START_TEST(a_cars_payload_is_checked)
 }
 END_TEST
 
-/* Overrides take seed 003's snake_case names; a name both axles share
- * sets both. An alias is no key of a preset file, and a misspelt one is
- * an unknown key with the nearest name. */
+/* Overrides take the Polaris model's snake_case names; a name both axles share
+ * sets both. An alias is no key of a preset file, and a misspelt one is an
+ * unknown key with the nearest name. */
 START_TEST(overrides_take_seed_003s_names)
 {
     char err[PDK_PARAMS_ERR_LEN];
@@ -871,10 +871,10 @@ START_TEST(the_kits_rules_name_both_keys)
 }
 END_TEST
 
-/* The Polaris preset resolves to sim's pdk_dbw_def_polaris() field by
- * field and gives every key of the kit as a provenance object with its
- * basis: seed 003's gear rule, the kit's command ranges as dataspeed,
- * values derived from the UTV's own numbers, estimates with a range. */
+/* The Polaris preset resolves to sim's pdk_dbw_def_polaris() field by field
+ * and gives every key of the kit as a provenance object with its basis: the
+ * Polaris model's gear rule, the kit's command ranges as dataspeed, values
+ * derived from the UTV's own numbers, estimates with a range. */
 START_TEST(the_utvs_kit_is_seed_003s)
 {
     char err[PDK_PARAMS_ERR_LEN];
@@ -981,8 +981,8 @@ START_TEST(the_shipped_kits_fit_their_vehicles)
 END_TEST
 
 /* An override of a kit's key reaches the definition and its resolved JSON,
- * which parses back to the same definition; the seed's spelling sets the
- * same keys as the camelCase one, and its errors name the key. */
+ * which parses back to the same definition; the Polaris model's spelling sets
+ * the same keys as the camelCase one, and its errors name the key. */
 START_TEST(overrides_reach_the_kit_in_either_spelling)
 {
     char err[PDK_PARAMS_ERR_LEN];

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "payload.h"
+#include "sim/payload.h"
 
 /* A chassis with its driver: 1000 kg, 2.5 m between the axles, the centre
  * of mass 1.5 m ahead of the rear axle and 0.5 m up. */

@@ -1,10 +1,9 @@
-/* Unit tests of params/ on the shipped presets and the four-wheel keys:
- * every shipped vehicle and world loads and holds the figures of its data
- * sheet (docs/presets.md), the geared presets their powertrains' (their
- * performance is test_data_sheets.c's), the Polaris preset is seed 003's
- * definition, a car's occupants and cargo move its chassis as their
- * positions say;
- * the suspension kinds, the kinematic curves and their rules and the
+/* Unit tests of params/ on the shipped presets and the four-wheel keys: every
+ * shipped vehicle and world loads and holds the figures of its data sheet
+ * (docs/presets.md), the geared presets their powertrains' (their performance
+ * is test_data_sheets.c's), the Polaris preset is the Polaris model's
+ * definition, a car's occupants and cargo move its chassis as their positions
+ * say; the suspension kinds, the kinematic curves and their rules and the
  * four-wheel cross-field rules. The worlds are test_presets_worlds.c's; the
  * schema, overrides, file errors, listing and the round trip in general
  * test_params.c's. */
@@ -17,9 +16,11 @@
 #include <string.h>
 
 #include "params.h"
-#include "surface.h"
-#include "terrain.h"
-#include "utv_def.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
+#include "powertrain/engine.h"
+#include "tyre/tyre.h"
+#include "sim/utv_def.h"
 
 #include "params_test_util.h"
 
@@ -155,9 +156,10 @@ START_TEST(shipped_presets_match_their_data_sheets)
         }
     }
 
-    /* REF-1, reference/vehicle-models.md section 7.0, on the four-wheel
-     * model: its wheel rate and track, and the road-car rules (roll centres
-     * 0.05-0.13 m, front below rear; camber-gain and roll-centre curves). */
+    /* REF-1 (the D-segment reference car of docs/drive-scripts.md), on the
+     * four-wheel model: its wheel rate and track, and the road-car rules (roll
+     * centres 0.05-0.13 m, front below rear; camber-gain and roll-centre
+     * curves). */
     pdk_vehicle_def s;
     ck_assert_int_eq(
         pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &s, NULL, err, sizeof err), PDK_OK);
@@ -598,7 +600,8 @@ START_TEST(shipped_powertrains_match_their_data_sheets)
 }
 END_TEST
 
-/* ---- the Polaris: seed 003's UTV ------------------------------------------ */
+/* ---- the Polaris: the Polaris model's UTV
+ * ------------------------------------------ */
 
 /* sim's Polaris (utv_def.h) with occupants and cargo in the bed. */
 static pdk_vehicle_def polaris_with(int occupants, double cargo_kg)
@@ -611,7 +614,7 @@ static pdk_vehicle_def polaris_with(int occupants, double cargo_kg)
 
 /* The preset resolves, field by field and bit for bit (every field of
  * tests/common/def_fields.h, the powertrain's included; padding is not
- * compared), to sim's pdk_vehicle_def_polaris with seed 003's mass.*
+ * compared), to sim's pdk_vehicle_def_polaris with the Polaris model's mass.*
  * under 9.81 m/s^2, and its resolved JSON parses back to the same. The
  * resolved JSON holds the utv's keys and none of those it derives. */
 START_TEST(polaris_preset_is_seed_003s_definition)
@@ -653,10 +656,10 @@ START_TEST(polaris_preset_is_seed_003s_definition)
 }
 END_TEST
 
-/* The data sheet's figures (docs/presets.md, vehicles/polaris_ranger),
- * which seed 003 quotes for one occupant: 1233.0 kg, the centre of mass
- * 1.243 m forward and 0.655 m high, 43.3 % on the front axle, inertias
- * 318, 1374 and 1475 kg m^2, corner rates of about 17.9 and 24.7 kN/m. */
+/* The data sheet's figures (docs/presets.md, vehicles/polaris_ranger), which
+ * the Polaris model quotes for one occupant: 1233.0 kg, the centre of mass
+ * 1.243 m forward and 0.655 m high, 43.3 % on the front axle, inertias 318,
+ * 1374 and 1475 kg m^2, corner rates of about 17.9 and 24.7 kN/m. */
 START_TEST(polaris_matches_its_data_sheet)
 {
     char err[PDK_PARAMS_ERR_LEN];
@@ -697,9 +700,9 @@ START_TEST(polaris_matches_its_data_sheet)
 }
 END_TEST
 
-/* Seed 003's override, in its own spelling, on the preset: 4 occupants
- * and 150 kg in the bed are 1638 kg, and everything that follows from the
- * mass is what sim's Polaris with that load has. */
+/* The Polaris model's override, in its own spelling, on the preset: 4
+ * occupants and 150 kg in the bed are 1638 kg, and everything that follows
+ * from the mass is what sim's Polaris with that load has. */
 START_TEST(polaris_takes_occupants_and_cargo)
 {
     char err[PDK_PARAMS_ERR_LEN];
@@ -737,8 +740,8 @@ END_TEST
 
 /* ---- a car's payload: occupants and cargo on a lumped or geared preset ---- */
 
-/* A point mass that a payload adds (negative: the driver taken away),
- * where the preset file places it: seed 003's body axes, from the ground
+/* A point mass that a payload adds (negative: the driver taken away), where
+ * the preset file places it: the Polaris model's body axes, from the ground
  * under the middle of the rear axle, x forward, y left, z up. */
 typedef struct point_mass {
     double kg, x, y, z;
@@ -795,14 +798,14 @@ static void assert_chassis_near(const pdk_chassis_def *got, const pdk_chassis_de
     ck_assert_double_eq(got->track_width_m, want->track_width_m);
 }
 
-/* Issue 5's override, in seed 003's spelling, on the saloon and the
- * pickup (4 occupants, 150 kg in the boot or bed), and the driver taken
- * out of the kart, which has one seat and no load space: the chassis is
- * the preset's with the occupants beyond the driver and the cargo added at
- * the positions its file gives (docs/presets.md), or the driver taken
- * away; nothing else changes; the camelCase keys are the same; the
- * resolved JSON keeps the preset's chassis and the payload keys, and
- * parses back to the same definition. */
+/* Issue 5's override, in the Polaris model's spelling, on the saloon and the
+ * pickup (4 occupants, 150 kg in the boot or bed), and the driver taken out of
+ * the kart, which has one seat and no load space: the chassis is the preset's
+ * with the occupants beyond the driver and the cargo added at the positions
+ * its file gives (docs/presets.md), or the driver taken away; nothing else
+ * changes; the camelCase keys are the same; the resolved JSON keeps the
+ * preset's chassis and the payload keys, and parses back to the same
+ * definition. */
 START_TEST(a_cars_occupants_and_cargo_move_its_chassis)
 {
     static const struct {

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "params.h"
-#include "surface.h"
-#include "terrain.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
 
 #include "params_test_util.h"
 

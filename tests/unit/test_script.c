@@ -14,7 +14,7 @@
 
 #include "params.h"
 #include "script.h"
-#include "world.h"
+#include "sim/world.h"
 
 #define SCRIPTS PDK_SOURCE_DIR "/presets/scripts"
 
@@ -469,14 +469,14 @@ START_TEST(shipped_scripts_do_what_they_say)
     ck_assert_double_le(st.roll_at_rad * 180.0 / M_PI, 1.6);
     ck_assert_double_ge(st.end.speed_mps * 3.6, 77.5);
 
-    /* Brake test: a friction-limited stop from 100 km/h. The car brakes
-     * at 98.9 km/h and stops 40.9 m and 2.98 s later, 0.94 g on average.
-     * At 120 bar the fixed 60/40 split locks the rears (sliding at the
-     * 205/60R15's locked friction) while the fronts, loaded by the pitch,
-     * run just short of their peak slip (kappa about -0.05) with all the
-     * torque their brakes give: REF-1 at mu 1 (vehicle-models.md 7, case
-     * 11: 38.4 m and 2.80 s from this speed) is a little shorter, as its
-     * tyre keeps its peak when it locks. */
+    /* Brake test: a friction-limited stop from 100 km/h. The car brakes at
+     * 98.9 km/h and stops 40.9 m and 2.98 s later, 0.94 g on average. At 120
+     * bar the fixed 60/40 split locks the rears (sliding at the 205/60R15's
+     * locked friction) while the fronts, loaded by the pitch, run just short
+     * of their peak slip (kappa about -0.05) with all the torque their brakes
+     * give: REF-1 at mu 1 (a friction-limited stop: 38.4 m and 2.80 s from
+     * this speed) is a little shorter, as its tyre keeps its peak when it
+     * locks. */
     run_result bt = run_on_sim("brake_test", 0.5, 1.0, 0);
     ck_assert_double_gt(bt.stop_s, 3.9);
     ck_assert_double_lt(bt.stop_s, 4.05);

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "single_track.h"
-#include "trig.h"
-#include "world.h"
+#include "vehicle/single_track.h"
+#include "math/trig.h"
+#include "sim/world.h"
 
 #define G 9.81
 #define PI 3.14159265358979323846

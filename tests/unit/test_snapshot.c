@@ -14,13 +14,13 @@
 
 #include "paddock/v1/snapshot.pb-c.h"
 
-#include "dbw.h"
+#include "dbw/dbw.h"
 #include "params.h"
-#include "prng.h"
-#include "snapshot.h"
+#include "math/prng.h"
+#include "sim/snapshot.h"
 #include "wire.h"
 #include "wire_snapshot.h"
-#include "world.h"
+#include "sim/world.h"
 
 #define PRESETS PDK_SOURCE_DIR "/presets"
 /* The snapshot tick and the ticks compared after it: the kit engages at
@@ -1153,15 +1153,14 @@ static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, doub
     ck_assert_int_eq(pdk_world_dbw(w, id, &m), PDK_OK);
 }
 
-/* Golden hash of a world whose DBW kit has been spoken to: the kit's part
- * of the state hash (dbw_hash.h) is in no other golden (test_world.c's and
- * test_utv.c's drive through DbwCommands, which leave the kit untouched),
- * so a change to it, or to the kit's behaviour, shows here and must be
- * made deliberately (a recording of an earlier build then verifies as
- * another build's). A midsize sedan on flat ground, 600 ticks: steering
- * and throttle commands every second tick, the system enabled at tick 4,
- * a brake command at 400. Recorded 2026-11-30 with the two-chain hash
- * (ADR 0015). */
+/* Golden hash of a world whose DBW kit has been spoken to: the kit's part of
+ * the state hash (dbw_hash.h) is in no other golden (test_world.c's and
+ * test_utv.c's drive through DbwCommands, which leave the kit untouched), so a
+ * change to it, or to the kit's behaviour, shows here and must be made
+ * deliberately (a recording of an earlier build then verifies as another
+ * build's). A midsize sedan on flat ground, 600 ticks: steering and throttle
+ * commands every second tick, the system enabled at tick 4, a brake command at
+ * 400. Recorded 2026-11-30 with the two-chain hash (ADR 0014). */
 #define GOLDEN_HASH_KIT UINT64_C(0x526094F807D97459)
 
 START_TEST(kit_golden_hash)

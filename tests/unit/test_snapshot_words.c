@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builds.h"
+#include "sim/builds.h"
 #include "params.h"
-#include "snapshot.h"
+#include "sim/snapshot.h"
 #include "wire_internal.h"
-#include "world.h"
+#include "sim/world.h"
 
 #define PRESETS PDK_SOURCE_DIR "/presets"
 

@@ -1,10 +1,10 @@
 /* Unit tests for the ground materials and the tyre on soil
  * (server/sim/surface.h): the surface table's invariants and the scales it
- * gives a tyre law; the static sinkage against Bekker's closed forms,
- * computed here independently with libm, in both modes and for every row
- * of the UTV example of reference/tyres-soil.md 3.2; motion resistance
- * growing with sinkage; the sinkage limit; bulldozing against Wong's
- * formula written with acos and tan; the Janosi-Hanamoto thrust; seed 003's
+ * gives a tyre law; the static sinkage against Bekker's closed forms, computed
+ * here independently with libm, in both modes and for a UTV wheel on every
+ * soil of Wong's Table 2.3 that the table below lists; motion resistance
+ * growing with sinkage; the sinkage limit; bulldozing against Wong's formula
+ * written with acos and tan; the Janosi-Hanamoto thrust; the Polaris model's
  * rolling coefficient and water drag; every check of a soil tyre. */
 #include <check.h>
 #include <math.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "surface.h"
-#include "tyre.h"
+#include "ground/surface.h"
+#include "tyre/tyre.h"
 
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)
@@ -31,8 +31,7 @@ static pdk_soil wong(double n, double kc, double kphi, double c_kpa, double phi_
                       .density_kgpm3 = 1600.0};
 }
 
-/* The UTV example of tyres-soil.md 3.2: b = 0.23 m, D = 0.69 m, with
- * p_i + p_c = 110 kPa. */
+/* A UTV wheel on soil: b = 0.23 m, D = 0.69 m, with p_i + p_c = 110 kPa. */
 static pdk_soil_tyre utv_tyre(void)
 {
     return (pdk_soil_tyre){.radius_m = 0.345,
@@ -125,9 +124,8 @@ START_TEST(test_table_values)
     ck_assert(tar->mu_peak > wet->mu_peak && wet->mu_peak > snow->mu_peak &&
               snow->mu_peak > ice->mu_peak);
     ck_assert(gravel->loose && !tar->loose && !snow->deformable && !snow->loose);
-    /* Seed 004's loose figures: gravel 0.8, mud 0.9 of tarmac's sliding
-     * loss taken away: slide ratios 0.95 and 0.975 (to the table's two
-     * decimals). */
+    /* The loose figures: gravel 0.8, mud 0.9 of tarmac's sliding loss taken
+     * away: slide ratios 0.95 and 0.975 (to the table's two decimals). */
     ck_assert_double_le(fabs(gravel->mu_slide / gravel->mu_peak - 0.95), 0.01);
     const pdk_surface *mud = pdk_surface_get(PDK_SURFACE_MUD);
     ck_assert_double_le(fabs(mud->mu_slide / mud->mu_peak - 0.975), 0.01);
@@ -186,7 +184,8 @@ END_TEST
 typedef struct utv_row {
     const char *name;
     double n, kc, kphi, c, phi;
-    double z_cm, rc_per_w; /* tyres-soil.md 3.2's rigid-wheel table */
+    double z_cm, rc_per_w; /* a rigid UTV wheel's sinkage and Rc / W on each soil,
+                            * worked out by hand from Wong's Table 2.3 */
 } utv_row;
 
 static const utv_row utv_rows[] = {
@@ -197,11 +196,11 @@ static const utv_row utv_rows[] = {
     {"LETE", 0.79, 102.0, 5301.0, 1.3, 31.1, 1.1, 0.10},
 };
 
-/* Every row of the UTV example: z0 = [3W / ((3-n) b sqrt(D) k)]^(2/(2n+1))
- * and Rc in the combined closed form of tyres-soil.md 3.1,
- * (3W/sqrt(D))^((2n+2)/(2n+1)) / [(3-n)^((2n+2)/(2n+1)) (n+1)
- * (kc + b kphi)^(1/(2n+1))], a different expression from the module's
- * b k z^(n+1) / (n+1). A very stiff tyre forces the rigid mode. */
+/* Every row of the UTV example: z0 = [3W / ((3-n) b sqrt(D) k)]^(2/(2n+1)) and
+ * Rc in Bekker's combined closed form (Wong, ch. 2),
+ * (3W/sqrt(D))^((2n+2)/(2n+1)) / [(3-n)^((2n+2)/(2n+1)) (n+1) (kc + b
+ * kphi)^(1/(2n+1))], a different expression from the module's b k z^(n+1) /
+ * (n+1). A very stiff tyre forces the rigid mode. */
 START_TEST(test_rigid_closed_form)
 {
     const double w = 2500.0, b = 0.23, d = 0.69;
@@ -244,11 +243,10 @@ START_TEST(test_rigid_closed_form)
 }
 END_TEST
 
-/* The mode follows p_i + p_c against p_gcr (tyres-soil.md 3.2: with
- * 110 kPa sandy loam 15 % (p_gcr 111) and LETE (167) are flexible, dry
- * sand (79) is rigid). Flexible: z = (p_g / k)^(1/n), Rc = b
- * p_g^((n+1)/n) / ((n+1) k^(1/n)), A = N / p_g; LETE gives 0.7 cm and
- * Rc/W 0.04. */
+/* The mode follows p_i + p_c against p_gcr (with 110 kPa sandy loam 15 %
+ * (p_gcr 111) and LETE (167) are flexible, dry sand (79) is rigid). Flexible:
+ * z = (p_g / k)^(1/n), Rc = b p_g^((n+1)/n) / ((n+1) k^(1/n)), A = N / p_g;
+ * LETE gives 0.7 cm and Rc/W 0.04. */
 START_TEST(test_flexible_closed_form)
 {
     const double w = 2500.0, b = 0.23, pg = 110000.0;
@@ -274,8 +272,8 @@ START_TEST(test_flexible_closed_form)
         ck_assert(rel_close(c.compaction_n, rc, 1e-12));
         ck_assert(rel_close(c.contact_area_m2, w / pg, 1e-15));
         ck_assert_double_eq(c.ground_pressure_pa, pg);
-        /* The membrane (tyres-soil.md 3.3): delta = A / (2 pi sqrt(R b / 2)),
-         * the ellipse's length 2 sqrt(2 R delta - delta^2). */
+        /* The membrane (Wong, ch. 2): delta = A / (2 pi sqrt(R b / 2)), the
+         * ellipse's length 2 sqrt(2 R delta - delta^2). */
         double delta = (w / pg) / (2.0 * PI * sqrt(0.345 * b / 2.0));
         ck_assert(rel_close(c.tyre_deflection_m, delta, 1e-12));
         ck_assert(
@@ -513,8 +511,9 @@ START_TEST(test_janosi_thrust)
 }
 END_TEST
 
-/* Seed 003: f = h delta_t / h_s, at most 0.45; flexible mode's deflection
- * is the membrane's on hard ground, rigid mode's scaled by p_gcr / p. */
+/* The Polaris model: f = h delta_t / h_s, at most 0.45; flexible mode's
+ * deflection is the membrane's on hard ground, rigid mode's scaled by p_gcr /
+ * p. */
 START_TEST(test_rolling_coeff)
 {
     pdk_soil_tyre t = utv_tyre();
@@ -536,7 +535,7 @@ START_TEST(test_rolling_coeff)
 }
 END_TEST
 
-/* Seed 003: F = -1/2 1000 Cd_w b min(2R, h_w) |v| v. */
+/* The Polaris model: F = -1/2 1000 Cd_w b min(2R, h_w) |v| v. */
 START_TEST(test_water_drag)
 {
     const double v[2] = {3.0, -4.0};

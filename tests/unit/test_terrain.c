@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "surface.h"
-#include "terrain.h"
-#include "trig.h"
-#include "world.h"
+#include "ground/surface.h"
+#include "ground/terrain.h"
+#include "math/trig.h"
+#include "sim/world.h"
 
 #define PI 3.14159265358979323846
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tyre.h"
-#include "tyre_lanes.h"
+#include "tyre/tyre.h"
+#include "tyre/tyre_lanes.h"
 
 #define PI 3.14159265358979323846
 #define DEG (PI / 180.0)
@@ -57,10 +57,10 @@ static pdk_tyre_law_def utv_def(void)
     d.law = PDK_TYRE_UTV;
     d.radius_m = 0.3429;
     d.mu_x = 0.8;
-    d.hard_slip_stiffness = 12.0; /* seed 003 tyres.hard_slip_stiffness */
-    d.cornering_per_load = 8.0;   /* seed 003 tyres.cornering_per_load */
-    d.slide_grip = 1.0;           /* the seed's law: no falling branch */
-    d.trail_m = 0.0;              /* the seed's law: no aligning torque */
+    d.hard_slip_stiffness = 12.0; /* the Polaris model tyres.hard_slip_stiffness */
+    d.cornering_per_load = 8.0;   /* the Polaris model tyres.cornering_per_load */
+    d.slide_grip = 1.0;           /* the Polaris model's law: no falling branch */
+    d.trail_m = 0.0;              /* the Polaris model's law: no aligning torque */
     d.relaxation_lat_m = 0.3;
     return d;
 }
@@ -155,7 +155,7 @@ START_TEST(test_grip_falling_branch_seed_004)
     ck_assert(rel_close(eval_t(&d, &REF, fz, 0.0, 1e12).fy_n, -0.75 * fz, 1e-9));
     /* beyond full sliding it stays there (a spinning wheel, kappa 3) */
     ck_assert(rel_close(eval(&d, fz, 3.0, 0.0, 0.0).fx_n, 0.75 * fz, 1e-12));
-    /* seed 004: a tyre peaking at 3 degrees is halfway to slideGrip at 20 */
+    /* a tyre peaking at 3 degrees is halfway to slideGrip at 20 */
     d.cornering_per_load = 1.0 / tan(3.0 * DEG);
     double fy20 = -eval(&d, fz, 0.0, 20.0 * DEG, 0.0).fy_n / fz;
     ck_assert_double_le(fabs(fy20 - (0.75 + 0.5 * 0.25)), 0.003);
@@ -238,7 +238,7 @@ START_TEST(test_grip_aligning_moment)
 }
 END_TEST
 
-/* ---------------- the UTV law (seed 003) ---------------- */
+/* ---------------- the UTV law (the Polaris model) ---------------- */
 
 START_TEST(test_utv_tanh_and_friction_circle)
 {
@@ -282,8 +282,8 @@ START_TEST(test_utv_common_parameters_and_trail)
 {
     pdk_tyre_law_def d = utv_def();
     double fz = 3000.0;
-    /* slide_grip 0.8: full sliding keeps 0.8 of mu N; the rising part is
-     * the seed's law untouched */
+    /* slide_grip 0.8: full sliding keeps 0.8 of mu N; the rising part is the
+     * Polaris model's law untouched */
     d.slide_grip = 0.8;
     ck_assert(rel_close(eval(&d, fz, 1.0, 0.0, 0.0).fx_n, 0.8 * 0.8 * fz * tanh(12.0), 1e-12));
     ck_assert(rel_close(eval(&d, fz, 0.05, 0.0, 0.0).fx_n, 0.8 * fz * tanh(0.6), 1e-13));
@@ -302,8 +302,8 @@ END_TEST
 
 /* ---------------- the Magic Formula ---------------- */
 
-/* Pacejka 2006 Table A3.1's 205/60R15 against the derived values of
- * reference/tyres-soil.md 1.5. */
+/* Pacejka 2006 Table A3.1's 205/60R15 against the values derived from it by
+ * hand (peak friction, stiffness per load at nominal load). */
 START_TEST(test_mf_road205_published_values)
 {
     pdk_tyre_law_def d = mf_def(PDK_MF_ROAD_205_60R15);
@@ -376,8 +376,8 @@ END_TEST
 
 START_TEST(test_mf_other_sets_published_figures)
 {
-    /* sport (Roborace DevBot): mu_x 1.5 * 0.97, mu_y 1.2 * 0.97, Ca/Fz 31
-     * at Fz0 3 kN (tyres-soil.md 1.5) */
+    /* sport (Roborace DevBot): mu_x 1.5 * 0.97, mu_y 1.2 * 0.97, Ca/Fz 31 at
+     * Fz0 3 kN (the set's README, tyre_sets.c) */
     pdk_tyre_law_def d = mf_def(PDK_MF_SPORT);
     double at, a1, a2;
     ck_assert(rel_close(peak_fx(&d, 3000.0, &at) / 3000.0, 1.455, 0.002));
@@ -561,7 +561,7 @@ START_TEST(test_load_sensitivity)
 {
     pdk_tyre_law_def d = pdk_tyre_law_def_default();
     d.load_sensitivity = 0.15;
-    /* seed 004: twice the load gives 2^-0.15 = 0.90 of the friction */
+    /* twice the load gives 2^-0.15 = 0.90 of the friction */
     ck_assert(rel_close(eval(&d, 8000.0, 0.0, 0.0, 0.0).peak_n, 8000.0 * pow(2.0, -0.15), 1e-12));
     ck_assert(rel_close(eval(&d, 4000.0, 0.0, 0.0, 0.0).peak_n, 4000.0, 1e-15));
     ck_assert(

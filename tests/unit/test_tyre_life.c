@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tyre_life.h"
+#include "tyre/tyre_life.h"
 
 #define ATM_KPA 101.325
 #define KELVIN 273.15
@@ -218,8 +218,8 @@ END_TEST
 
 /* ---- pressure ---- */
 
-/* p_abs / p_abs,cold = T_gas / T_cold at constant volume: 2.2 bar gauge at
- * 20 C is 2.86 bar at 80 C (2.0 bar gives tyres-soil.md's 2.62). */
+/* p_abs / p_abs,cold = T_gas / T_cold at constant volume: 2.2 bar gauge at 20
+ * C is 2.86 bar at 80 C (2.0 bar gives 2.62). */
 START_TEST(test_gas_law)
 {
     pdk_tyre_life_def d = road();
@@ -362,7 +362,7 @@ START_TEST(test_puncture)
 }
 END_TEST
 
-/* Each condition: radius drop, grip and rolling drag as seed 004 gives
+/* Each condition: radius drop, grip and rolling drag as tyre_life.h gives
  * them. The tyre is at its optimal temperature, so the window gives 1, and
  * new. */
 START_TEST(test_conditions)
@@ -438,7 +438,7 @@ START_TEST(test_grip_window)
     double gp = 1.0 - d.pressure_grip_slope * fabs(1.0 / d.best_pressure_ratio - 1.0);
     ck_assert(rel_close(e.grip, (1.0 - 0.05 * dw * dw) * gp, 1e-12));
     ck_assert_double_eq(e.rolling_scale, 1.0); /* at its cold setting */
-    /* A road tyre loses 5-10 % cold or hot (tyres-soil.md 4): 3.4 % at 20 C. */
+    /* A road tyre loses 5-10 % cold or hot (est.): 3.4 % at 20 C. */
     ck_assert(e.grip > 0.96 && e.grip < 0.97);
 }
 END_TEST
@@ -623,16 +623,16 @@ START_TEST(test_def_problems)
 }
 END_TEST
 
-/* The default's sizes: tyres-soil.md 4's car tyre, scaled with the
- * radius squared. */
+/* The default's sizes: a car tyre's (tyre_life.c), scaled with the radius
+ * squared. */
 START_TEST(test_default_sizes)
 {
     pdk_tyre_life_def d = road();
     ck_assert_double_eq(d.surface_heat_capacity_jpk, 1000.0);
     ck_assert_double_eq(d.carcass_heat_capacity_jpk, 15000.0);
     ck_assert_double_eq(d.gas_heat_capacity_jpk, 70.0);
-    ck_assert_double_eq(d.optimal_temp_c, 60.0); /* a road tyre's, tyres-soil.md 4 */
-    ck_assert_double_eq(d.window_c, 55.0);      /* seed 004 */
+    ck_assert_double_eq(d.optimal_temp_c, 60.0); /* a road tyre's */
+    ck_assert_double_eq(d.window_c, 55.0);      /* the default's half width */
     ck_assert_double_eq(d.flat_to_rim_m, 1500.0);
     pdk_tyre_life_def kart = pdk_tyre_life_def_default(0.14, 100.0);
     ck_assert(kart.carcass_heat_capacity_jpk > 2000.0 && kart.carcass_heat_capacity_jpk < 4000.0);

@@ -1,5 +1,6 @@
-/* The Polaris Ranger CREW XP 1000 (seed 003) on the four-wheel model with
- * its powertrain: seed 003's list of maneuvers ("Model Tests"), each built
+/* The Polaris Ranger CREW XP 1000 (the Polaris model) on the four-wheel model
+ * with
+ * its powertrain: the Polaris model's list of maneuvers ("Model Tests"), each built
  * from the physics and the parameters, and the driveline's transitions
  * (clutch slip and lock, a gear change, park on a slope, the demand drive
  * engaging). Each test asserts what physics says must hold and prints the
@@ -12,13 +13,14 @@
 #include <string.h>
 
 #include "fw_test_util.h"
-#include "surface.h"
-#include "utv_def.h"
-#include "utv_gear.h"
-#include "world.h"
+#include "ground/surface.h"
+#include "powertrain/engine.h"
+#include "sim/utv_def.h"
+#include "powertrain/utv_gear.h"
+#include "sim/world.h"
 
-/* The steering wheel's angle for straight ahead: the Polaris's fitted
- * centre (seed 003 "Steering"), 12.5314 deg; at 0 deg it turns right. */
+/* The steering wheel's angle for straight ahead: the Polaris's fitted centre
+ * (docs/powertrain.md), 12.5314 deg; at 0 deg it turns right. */
 #define STRAIGHT_DEG 12.5314
 
 /* The shipped configuration: one occupant, no cargo. */
@@ -63,8 +65,8 @@ static double gear_limit_mps(const pdk_vehicle_def *d, double rear_ratio)
 
 /* ---- the vehicle --------------------------------------------------------- */
 
-/* The definition passes every check, and its chassis is seed 003's mass
- * model: 1233.0 kg, the centre of mass 1.243 m ahead of the rear axle and
+/* The definition passes every check, and its chassis is the Polaris model's
+ * mass model: 1233.0 kg, the centre of mass 1.243 m ahead of the rear axle and
  * 0.655 m high. */
 START_TEST(test_definition_is_the_seeds)
 {
@@ -145,7 +147,7 @@ START_TEST(test_park_on_a_slope)
     x0 = r.state.pos_m[0];
 
     /* The lever's change to N: the transmission is in neutral from the
-     * change's start (seed 003 "Gear Lever"), so the pawl lets go at once. */
+     * change's start (docs/powertrain.md), so the pawl lets go at once. */
     r.gear = PDK_GEAR_NEUTRAL;
     run_command(&r, 0.0, 0.0, STRAIGHT_DEG);
     run_tick(&r);
@@ -260,12 +262,12 @@ END_TEST
 
 /* ---- brakes ---------------------------------------------------------------- */
 
-/* From 15 m/s in N on asphalt with 15 bar: the brakes give 15 (2 G_f + 2
- * G_r) / R_t = 2.98 kN, below what the tyres can pass, so the car stops in
- * the distance the brakes set: between v^2 / 2 a with a the brakes alone
- * on the mass and the wheels' equivalent mass (the most distance) and with
- * rolling resistance (f <= 0.45 is seed 003's cap; the tarmac's is far
- * less) and the drag at 15 m/s added (the least). */
+/* From 15 m/s in N on asphalt with 15 bar: the brakes give 15 (2 G_f + 2 G_r)
+ * / R_t = 2.98 kN, below what the tyres can pass, so the car stops in the
+ * distance the brakes set: between v^2 / 2 a with a the brakes alone on the
+ * mass and the wheels' equivalent mass (the most distance) and with rolling
+ * resistance (f <= 0.45 is the Polaris model's cap; the tarmac's is far less)
+ * and the drag at 15 m/s added (the least). */
 START_TEST(test_brake_from_15_at_15_bar)
 {
     pdk_vehicle_def d = polaris();
@@ -494,8 +496,8 @@ END_TEST
 
 /* ---- steady turns ---------------------------------------------------------- */
 
-/* The bicycle road-wheel angle of a steering-wheel angle (seed 003
- * "Steering": the centre and the fitted ratio). */
+/* The bicycle road-wheel angle of a steering-wheel angle (docs/powertrain.md:
+ * the centre and the fitted ratio). */
 static double bicycle_rad(const pdk_vehicle_def *d, double wheel_deg)
 {
     return (wheel_deg - d->steering.center_offset_deg) * DEG / d->steering.ratio;
@@ -560,17 +562,17 @@ START_TEST(test_locked_rear_axle_at_180)
 }
 END_TEST
 
-/* A steady turn at 8 m/s with 90 deg on the wheel, in Turf and in AWD
- * (seed 003's default switch). The lateral acceleration is the speed times
- * the yaw rate (a steady turn's kinematics) within 2 %, below the tyres'
- * limit mu g (the accelerometer reads it plus gravity's part along the
- * rolled body's y, g cos(pitch) sin(roll)). With the cornering stiffness
- * proportional to the load on both axles (C_alpha / N = 8 everywhere) the
- * linear bicycle model is neutral, K = (m / L)(b / C_f - a / C_r) = 0: in
- * Turf, whose open rear differential puts no moment on the car, the yaw
- * rate is Ackermann's v delta / L within 5 %. In AWD the locked rear axle
- * scrubs (inner wheel forward, outer back) and its moment resists the
- * turn: the car understeers, a lower yaw rate. */
+/* A steady turn at 8 m/s with 90 deg on the wheel, in Turf and in AWD (the
+ * Polaris model's default switch). The lateral acceleration is the speed times
+ * the yaw rate (a steady turn's kinematics) within 2 %, below the tyres' limit
+ * mu g (the accelerometer reads it plus gravity's part along the rolled body's
+ * y, g cos(pitch) sin(roll)). With the cornering stiffness proportional to the
+ * load on both axles (C_alpha / N = 8 everywhere) the linear bicycle model is
+ * neutral, K = (m / L)(b / C_f - a / C_r) = 0: in Turf, whose open rear
+ * differential puts no moment on the car, the yaw rate is Ackermann's v delta
+ * / L within 5 %. In AWD the locked rear axle scrubs (inner wheel forward,
+ * outer back) and its moment resists the turn: the car understeers, a lower
+ * yaw rate. */
 START_TEST(test_turn_at_8)
 {
     double yaw[2];
@@ -678,12 +680,12 @@ static void check_ledger(const fw_run *r, const char *what)
     }
 }
 
-/* The ledger on asphalt, silt loam and grass over 40 s of the mixed drive
- * (seed 003's maneuver): the residual below 0.1 % of the fuel on each; soil
- * takes energy only on the soil; grass rolls harder than asphalt; the
- * engine, its brake efficiency at most its indicated efficiency 0.34, loses
- * at least 66 % of the fuel; the brakes' work is about the kinetic energy
- * they took (at 20 bar, from about 12 m/s, twice). */
+/* The ledger on asphalt, silt loam and grass over 40 s of the mixed drive (the
+ * Polaris model's maneuver): the residual below 0.1 % of the fuel on each;
+ * soil takes energy only on the soil; grass rolls harder than asphalt; the
+ * engine, its brake efficiency at most its indicated efficiency 0.34, loses at
+ * least 66 % of the fuel; the brakes' work is about the kinetic energy they
+ * took (at 20 bar, from about 12 m/s, twice). */
 START_TEST(test_energy_ledger_on_three_surfaces)
 {
     const int32_t surfaces[3] = {PDK_SURFACE_TARMAC, PDK_SURFACE_SILT_LOAM, PDK_SURFACE_GRASS};
@@ -839,15 +841,14 @@ END_TEST
 /* Two Polaris in a world (one in AWD, one in Turf), driven 10 s by
  * drive-by-wire commands through the world: a golden state hash, so that a
  * change to any bit of the UTV's results is seen (and a replay can check
- * itself against it). The world takes the widest build; every build gives
- * the same bits (test_builds_same_bits). Changed from 0x412319F0EE0FF21A for
- * issue 7 with the wide state hash (hash.h pdk_hash4, ADR 0012; the state
- * was unchanged), then from 0x18584290FB0DC1C5 when the driveline's root
- * finder came to stop where its Newton step is within the tolerance
- * (driveline.c root_found): the roots moved by a few ulps, the figures this
- * suite prints did not; then from 0xADDE1A66EFDEDE4E when the wide hash
- * became two chains taking words in turns (ADR 0015; the state was
- * unchanged). */
+ * itself against it). The world takes the widest build; every build gives the
+ * same bits (test_builds_same_bits). Changed from 0x412319F0EE0FF21A for issue
+ * 7 with the wide state hash (hash.h pdk_hash4, ADR 0012; the state was
+ * unchanged), then from 0x18584290FB0DC1C5 when the driveline's root finder
+ * came to stop where its Newton step is within the tolerance (driveline.c
+ * root_found): the roots moved by a few ulps, the figures this suite prints
+ * did not; then from 0xADDE1A66EFDEDE4E when the wide hash became two chains
+ * taking words in turns (ADR 0014; the state was unchanged). */
 #define GOLDEN_HASH_UTV UINT64_C(0xB01B13CB5BE94B2F)
 
 START_TEST(test_world_golden_hash)

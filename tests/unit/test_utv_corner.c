@@ -1,18 +1,18 @@
 /* Unit tests for the UTV's corner rates and dampers (server/sim/utv_corner.h;
- * seed 003 "Suspension"): the seed's corner rates of about 17.9 kN/m front
- * and 24.7 kN/m rear from its defaults, springs in series, and the damping
- * ratio the damper gives on the corner's mass (the free response of that
- * mass-spring-damper decays as exp(-zeta omega_n t)). */
+ * docs/powertrain.md): the Polaris model's corner rates of about 17.9 kN/m
+ * front and 24.7 kN/m rear from its defaults, springs in series, and the
+ * damping ratio the damper gives on the corner's mass (the free response of
+ * that mass-spring-damper decays as exp(-zeta omega_n t)). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "utv_corner.h"
-#include "utv_mass.h"
+#include "vehicle/utv_corner.h"
+#include "sim/utv_mass.h"
 
 #define G 9.81
 
-/* seed 003 tyres.* and suspension.* defaults */
+/* the Polaris model tyres.* and suspension.* defaults */
 #define R_T 0.3429
 #define WIDTH_F 0.2286
 #define WIDTH_R 0.2794

@@ -1,7 +1,7 @@
-/* Unit tests for the UTV's gear lever (server/sim/utv_gear.h; seed 003
- * "Gear Lever"): the ratios and ring ratios of the seed's table, a change
- * below 0.3 m/s lasting exactly one second in neutral at 60, 120 and 240
- * Hz, the kit's reject codes (vehicle speed, shift in progress,
+/* Unit tests for the UTV's gear lever (server/sim/utv_gear.h;
+ * docs/powertrain.md): the ratios and ring ratios of the Polaris model's
+ * table, a change below 0.3 m/s lasting exactly one second in neutral at 60,
+ * 120 and 240 Hz, the kit's reject codes (vehicle speed, shift in progress,
  * unsupported), a request for the engaged position or for none changing
  * nothing, and every check of a definition. */
 #include <check.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "utv_gear.h"
+#include "powertrain/utv_gear.h"
 
 static pdk_utv_gearbox_def polaris(void)
 {
@@ -20,8 +20,8 @@ static pdk_utv_gearbox_def polaris(void)
     return d;
 }
 
-/* The seed's table: direction, rear reduction, front reduction and K to
- * its three decimals; P and N take L's K and drive nothing. */
+/* The Polaris model's table: direction, rear reduction, front reduction and K
+ * to its three decimals; P and N take L's K and drive nothing. */
 START_TEST(ratios_match_the_seed_table)
 {
     const pdk_utv_gearbox_def d = polaris();

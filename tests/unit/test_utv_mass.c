@@ -1,10 +1,9 @@
-/* Unit tests for the UTV's mass model (server/sim/utv_mass.h; seed 003
- * "Mass and Geometry", "Occupants and Payload"): the seed's shipped
- * configuration figures, conservation of mass and of the first moment for
- * every occupancy and a cargo, the inertia against an independent
- * computation about the origin (Steiner), the axle and corner loads
- * summing to the weight and balancing the pitch and roll moments, the
- * clamps, the seat order, and every check of a definition. */
+/* Unit tests for the UTV's mass model (server/sim/utv_mass.h;
+ * docs/powertrain.md): the model's shipped configuration figures, conservation
+ * of mass and of the first moment for every occupancy and a cargo, the inertia
+ * against an independent computation about the origin (Steiner), the axle and
+ * corner loads summing to the weight and balancing the pitch and roll moments,
+ * the clamps, the seat order, and every check of a definition. */
 #include <check.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,10 +11,10 @@
 #include <string.h>
 
 #include "def_problem_util.h"
-#include "utv_mass.h"
+#include "sim/utv_mass.h"
 
 #define G 9.81
-#define L 2.8702 /* seed 003 geometry.wheelbase_m */
+#define L 2.8702 /* the Polaris's geometry.wheelbase_m */
 #define TRACK 1.31
 
 static pdk_utv_mass_def polaris(void)
@@ -25,9 +24,9 @@ static pdk_utv_mass_def polaris(void)
     return d;
 }
 
-/* The seed's table for the shipped configuration with one occupant: 1233.0
- * kg, centre of mass 1.243 m forward, 0.014 m left, 0.655 m high, 43.3 % on
- * the front axle, inertia 318, 1374 and 1475 kg m^2, to the digits it
+/* The Polaris model's table for the shipped configuration with one occupant:
+ * 1233.0 kg, centre of mass 1.243 m forward, 0.014 m left, 0.655 m high, 43.3
+ * % on the front axle, inertia 318, 1374 and 1475 kg m^2, to the digits it
  * gives. */
 START_TEST(shipped_configuration_matches_the_seed)
 {
@@ -117,7 +116,8 @@ START_TEST(conservation_for_every_occupancy_and_cargo)
 }
 END_TEST
 
-/* The seed's example: four occupants and 150 kg of cargo (-PolarisOccupants=4
+/* The Polaris model's example: four occupants and 150 kg of cargo
+ * (-PolarisOccupants=4
  * -PolarisSet="mass.cargo_kg=150"): 1638 kg; the cargo behind the rear axle
  * and the rear seats move the weight back; the two front seats' symmetry
  * leaves only the bay off the centre line. */

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trig.h"
-#include "vmath.h"
+#include "math/trig.h"
+#include "math/vmath.h"
 
 #define N_RANDOM (1 << 17)
 

@@ -440,8 +440,8 @@ START_TEST(frame_decode_survives_mutations)
 }
 END_TEST
 
-/* protobuf-c's unpacker recurses without a depth limit, so the schema must
- * not let a message contain itself (deploy-reliability.md 3.4). */
+/* protobuf-c's unpacker recurses without a depth limit, so the schema must not
+ * let a message contain itself. */
 static int walk_depth(const ProtobufCMessageDescriptor *desc,
                       const ProtobufCMessageDescriptor **stack, int depth)
 {

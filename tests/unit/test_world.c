@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prng.h"
-#include "world.h"
+#include "math/prng.h"
+#include "sim/world.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -769,19 +769,18 @@ START_TEST(test_hash_covers_id_history)
 }
 END_TEST
 
-/* Golden hash of the fixed scenario after 8 s. It pins the current
- * integrator, hash function and PRNG seeding bit for bit: a change to any of
- * them must update this value deliberately (and say so, since recorded
- * sessions will then replay with a hash mismatch). Changed from
- * 0x6CBA314E97C54D58 when the single-track step became energy-consistent
- * (exact frame rotation, Coulomb friction on the front wheel's own speed,
- * locked wheels sliding, exact rest, governors below their limit) and the
- * fault flag joined the hashed state. Changed from 0x74BF67CCC9A92F29
- * for issue 7, when the state hash became the four-lane wide hash
- * (hash.h pdk_hash4, ADR 0012) so that it can be recorded every tick; the
- * state is unchanged. Changed from 0x64B82BBC9F6FFCB1 when the wide hash
- * became two chains of four lanes taking words in turns and the tick, count
- * and PRNG joined it (ADR 0015); the state is unchanged. */
+/* Golden hash of the fixed scenario after 8 s. It pins the current integrator,
+ * hash function and PRNG seeding bit for bit: a change to any of them must
+ * update this value deliberately (and say so, since recorded sessions will
+ * then replay with a hash mismatch). Changed from 0x6CBA314E97C54D58 when the
+ * single-track step became energy-consistent (exact frame rotation, Coulomb
+ * friction on the front wheel's own speed, locked wheels sliding, exact rest,
+ * governors below their limit) and the fault flag joined the hashed state.
+ * Changed from 0x74BF67CCC9A92F29 for issue 7, when the state hash became the
+ * four-lane wide hash (hash.h pdk_hash4, ADR 0012) so that it can be recorded
+ * every tick; the state is unchanged. Changed from 0x64B82BBC9F6FFCB1 when the
+ * wide hash became two chains of four lanes taking words in turns and the
+ * tick, count and PRNG joined it (ADR 0014); the state is unchanged. */
 #define GOLDEN_HASH_ST UINT64_C(0xB999D44202E9DE8E)
 /* The same scenario on the four-wheel model. Recorded 2026-11-29, after the
  * struts, dampers and bars moved to the trapezoidal rule, the substep to

@@ -1,0 +1,117 @@
+/* The four-wheel step's scalar per-wheel helpers (four_wheel_ground.h): the
+ * surface under a wheel, the tyre on deformable soil, and the tyres' life
+ * once a tick. */
+#include "vehicle/four_wheel_ground.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "math/vmath.h"
+#include "tyre/tyre.h"
+
+#define PI 3.14159265358979323846
+
+/* The soil model's slope dFx/dkappa by a central difference over this step in
+ * slip (the thrust is smooth in the slip). */
+#define SOIL_SLOPE_STEP 1.0e-4
+
+/* The Polaris model's smooth sign of the motion resistance, tanh(v / 0.1
+ * m/s). */
+#define SOIL_RESIST_SPEED_MPS 0.1
+
+/* The least inflation the soil model is given: a flat tyre's gas pressure
+ * falls to nothing, and its carcass (p_c, which may be 0) then carries the
+ * load alone; 1 kPa keeps the membrane's area N / (p_i + p_c) finite. */
+#define SOIL_MIN_INFLATION_PA 1000.0
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+void pdk_fw_ground_of(int surface_id, pdk_fw_ground *out)
+{
+    const pdk_surface *s = pdk_surface_get(surface_id);
+    if (s == NULL) {
+        surface_id = PDK_SURFACE_TARMAC;
+        s = pdk_surface_get(surface_id);
+    }
+    pdk_tyre_ground g;
+    pdk_surface_ground(surface_id, 1.0, &g);
+    out->grip = g.grip;
+    out->stiffness = g.stiffness;
+    out->slide = g.slide;
+    out->rolling_coeff = s->rolling_coeff;
+    out->deformable = s->deformable;
+}
+
+void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out)
+{
+    pdk_soil_tyre t = *in->tyre;
+    t.radius_m = in->radius_m;
+    t.inflation_pa =
+        in->pressure_pa > SOIL_MIN_INFLATION_PA ? in->pressure_pa : SOIL_MIN_INFLATION_PA;
+    pdk_soil_contact sc;
+    pdk_soil_static(in->soil, &t, in->load_n, &sc);
+
+    /* Janosi-Hanamoto thrust at the slip (Wong, Theory of Ground Vehicles, ch.
+     * 2), and its slope, which the implicit wheel-spin solve linearises with;
+     * held beyond full slip, where the slope is 0. */
+    double k = clamp(in->kappa, -1.0, 1.0);
+    out->fx_n = pdk_soil_thrust_n(in->soil, &t, &sc, k);
+    out->dfx_dkappa_n = 0.0;
+    if (fabs(in->kappa) < 1.0) {
+        double lo = clamp(k - SOIL_SLOPE_STEP, -1.0, 1.0);
+        double hi = clamp(k + SOIL_SLOPE_STEP, -1.0, 1.0);
+        double slope =
+            (pdk_soil_thrust_n(in->soil, &t, &sc, hi) - pdk_soil_thrust_n(in->soil, &t, &sc, lo)) /
+            (hi - lo);
+        out->dfx_dkappa_n = slope > 0.0 ? slope : 0.0;
+    }
+    out->traction_limit_n = sc.traction_limit_n;
+
+    /* Motion resistance, compaction and bulldozing, as the Polaris model's
+     * SettleWheels applies it along the wheel's heading: F = -clamp(F_mr
+     * tanh(v / 0.1), -m |v| / dt, m |v| / dt) with m the corner's static mass,
+     * so that one substep of it can at most stop the corner, never reverse
+     * it. */
+    double f_mr = sc.compaction_n + sc.bulldozing_n;
+    double lim = in->corner_mass_kg * fabs(in->vx_mps) / in->substep_s;
+    out->resistance_n = -clamp(f_mr * pdk_tanh(in->vx_mps / SOIL_RESIST_SPEED_MPS), -lim, lim);
+    out->rolling_coeff = sc.rolling_coeff;
+
+    /* Sinkage is moved toward Bekker's static value by at most a quarter of
+     * the tyre's deflection per substep, so that the stiff soil never acts as
+     * a spring faster than the tyre's own. */
+    out->sinkage_m = sc.sinkage_m;
+    out->sinkage_step_m = 0.25 * sc.tyre_deflection_m;
+}
+
+double pdk_fw_sinkage_step_m(const pdk_soil_tyre *tyre, double radius_m, double static_load_n)
+{
+    /* The inflated membrane's stiffness k = 2 pi (p_i + p_c) sqrt(R b / 2)
+     * (Wong, ch. 2: a tyre's vertical stiffness from its inflation). */
+    double p = tyre->inflation_pa + tyre->carcass_pa;
+    double k = 2.0 * PI * p * sqrt(0.5 * radius_m * tyre->width_m);
+    return k > 0.0 ? 0.25 * static_load_n / k : 0.0;
+}
+
+void pdk_fw_life_effects(const pdk_tyre_life lives[4], const pdk_tyre_life_def *const defs[2],
+                         const double r0_m[4], pdk_tyre_effect out[4])
+{
+    for (int i = 0; i < 4; i++) {
+        pdk_tyre_life_effect(&lives[i], defs[i >> 1], r0_m[i], &out[i]);
+    }
+}
+
+void pdk_fw_life_steps(pdk_tyre_life lives[4], const pdk_tyre_life_def *const defs[2],
+                       const double slide_power_w[4], const double load_n[4],
+                       const double roll_speed_mps[4], const double contact[4], double air_c,
+                       double road_c, double dt_s)
+{
+    for (int i = 0; i < 4; i++) {
+        pdk_tyre_work w = {slide_power_w[i], load_n[i], roll_speed_mps[i],
+                           contact[i],       air_c,     road_c};
+        pdk_tyre_life_step(&lives[i], defs[i >> 1], &w, dt_s);
+    }
+}

@@ -1,0 +1,1175 @@
+/* The four-wheel step's phases and its group step (internal to the four-wheel
+ * model): the substep's phases of four_wheel.c's scheme and step_group, which
+ * runs them for one vehicle or PDK_FW_GROUP side by side. Included by
+ * four_wheel.c (the baseline build) and four_wheel_avx.c (the AVX2 build, whose
+ * lane primitives in lanes.h and vmath.h take AVX2 instructions with the same
+ * bits); everything here is static, so each build has its own copy. */
+#ifndef PDK_FOUR_WHEEL_STEP_H
+#define PDK_FOUR_WHEEL_STEP_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ground/surface.h"
+#include "math/trig.h"
+#include "math/vmath.h"
+#include "powertrain/driveline_lanes.h"
+#include "sim/channels.h"
+#include "tyre/tyre_lanes.h"
+#include "vehicle/four_wheel.h"
+#include "vehicle/four_wheel_ground.h"
+#include "vehicle/four_wheel_lanes.h"
+#include "vehicle/four_wheel_solve.h"
+#include "vehicle/four_wheel_substep.h"
+#include "vehicle/four_wheel_tick.h"
+#include "vehicle/four_wheel_tyres.h"
+#include "vehicle/single_track.h"
+
+#define PI 3.14159265358979323846
+
+/* A strut whose axis makes less than this cosine with the contact normal
+ * (more than 84 degrees: the car is on its side or upside down) has no
+ * contact: its ray would graze the ground. */
+#define MIN_COS 0.1
+
+/* Above this rotation per substep (rad) the quaternion's increment uses
+ * pdk_trig_sincos; below it, a series. */
+#define SMALL_ROT_RAD 0.1
+
+/* Most solves in one substep: the first, and one more each time a wheel is
+ * found to lift off, to enter its bump stop, to take load, to lock, to be
+ * freed, to saturate or to leave its hard contact (each happens to a wheel
+ * at most once). */
+#define MAX_SOLVES 29
+
+/* The camber inputs of wheel i on a solid axle: the sine and cosine of
+ * the wheel's inclination to the body (sg, cgam, from its camber curve or
+ * its static camber) turned, with both wheels down, to the beam's. */
+static void camber_beam(const wheels *q, const pdk_fw_consts *p, int i, double *sg_out,
+                        double *cgam_out)
+{
+    double sg = *sg_out, cgam = *cgam_out;
+    int l = i & ~1, r = i | 1;
+    if (((p->solid >> i) & 1u) && q->contact[l] != 0 && q->contact[r] != 0) {
+        double by = q->ry[l] - q->ry[r];
+        double bz = q->rz[l] - q->rz[r];
+        double inv_b = 1.0 / sqrt(by * by + bz * bz);
+        double sp = bz * inv_b;
+        double cp = by * inv_b;
+        double s2 = sp * cgam + cp * sg;
+        cgam = cp * cgam - sp * sg;
+        sg = s2;
+    }
+    *sg_out = sg;
+    *cgam_out = cgam;
+}
+
+/* Wheel i's hard contact (PDK_FW_HARD_DAMPING): held at the body point
+ * (x_i, y_i, rz_m) along the unit normal n_world (world frame, pointing out
+ * of the ground or face) by depth_m. */
+static void hard_set(wheels *restrict q, const mat3 *rm, int i, const double n_world[3],
+                     double depth_m, double rz_m)
+{
+    double nb[3];
+    rot_apply_t(rm, n_world, nb);
+    q->hard[i] = -1;
+    q->hnx[i] = nb[0];
+    q->hny[i] = nb[1];
+    q->hnz[i] = nb[2];
+    q->hard_d[i] = depth_m;
+    q->hard_rz[i] = rz_m;
+}
+
+/* The wheels (past) whose struts the plane z = 0 has pushed past their top,
+ * by depth_m (vertically): the plane holds them (hard_set) along e_z at the
+ * rays' origins, rz_m in the body. */
+static __attribute__((noinline)) void plane_under(wheels *restrict q, const mat3 *rm, m4 past,
+                                                  v4 depth_m, double rz_m)
+{
+    static const double up[3] = {0.0, 0.0, 1.0};
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (past[i]) {
+            hard_set(q, rm, i, up, depth_m[i], rz_m);
+        }
+    }
+}
+
+/* Wheel i's ray (or sweep) hit where it may lie beyond the strut's reach
+ * (docs/vehicle-model.md, "Faces and the end of the travel"), lower_m the
+ * wheel's radius drop and sinkage (the travel is top - distance - lower):
+ * on a terrain with faces the wheel stands on the ground on its own side of
+ * a face (pdk_terrain_face). A ray tilted into a face's side meets the
+ * ground at the face's foot instead; a wheel whose ray starts behind a face
+ * ran into the face's side, which its strut cannot climb: it stands on the
+ * ground at the face's foot and the face holds it with a hard contact
+ * along the face's normal, at the wheel's centre (where a tyre meets a
+ * vertical face, with its tread rolling into it or its side sliding into
+ * it). Where the travel would pass the ray's top otherwise (its distance
+ * below -lower_m), the strut takes nothing, and the ground holds the body
+ * at the ray's origin with a hard contact along its normal (the suspension
+ * bottomed, or a car that fell through on its roof turned upright below
+ * the ground). Returns whether the strut may take hit. Not inlined: only
+ * for rays that start below the ground or stop on a face's side. */
+static __attribute__((noinline)) int
+ground_beyond(const fw_vehicle *restrict vh, const sub *restrict sv, const pdk_terrain_def *terrain,
+              wheels *restrict q, const mat3 *rm, int i, const double origin[3],
+              const double dir[3], double lower_m, pdk_ground_hit *hit)
+{
+    const pdk_fw_consts *p = vh->p;
+    const int faces = sv->faces;
+    pdk_face_hit face;
+    int kind = faces ? pdk_terrain_face(terrain, origin, dir, PDK_FW_FACE_REACH_M, &face, hit)
+                     : PDK_FACE_NONE;
+    const double past = -hit->distance_m - lower_m; /* beyond the top, along the ray */
+    if (kind == PDK_FACE_BEHIND) {
+        hard_set(q, rm, i, face.normal, face.depth_m, sv->radius[i] - p->cg_height_m);
+    } else if (past > 0.0) {
+        /* The depth along the normal: the distance along the ray times its
+         * cosine with the normal. */
+        const double *n = hit->normal;
+        hard_set(q, rm, i, n, past * -(n[0] * dir[0] + n[1] * dir[1] + n[2] * dir[2]),
+                 p->ride_ray_top_m - p->cg_height_m);
+    }
+    return !(past > 0.0);
+}
+
+/* 1. and 2. of a substep: the body's velocity in its frame, each corner's
+ * ray (or sweep) and what it meets, the ground's scales under each wheel,
+ * the drive and the wheels' angles. */
+VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
+{
+    pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_cmd *restrict cmd = vh->cmd;
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_consts *cr = p;
+    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
+    const double top = p->ride_ray_top_m;
+    const double cg = p->cg_height_m;
+    const v4 zero = splat(0.0);
+    mat3 rm;
+    rotation_of(st->quat, &rm);
+    sv->rm = rm;
+    double v[3];
+    rot_apply_t(&rm, st->vel_mps, v);
+    const double w[3] = {st->omega_radps[0], st->omega_radps[1], st->omega_radps[2]};
+    /* Gravity in the body frame, R' (0, 0, -g); body z in the world. */
+    const double g = p->gravity_mps2;
+    const double grav[3] = {-g * rm.m[2][0], -g * rm.m[2][1], -g * rm.m[2][2]};
+    for (int j = 0; j < 3; j++) {
+        sv->v[j] = v[j];
+        sv->w[j] = w[j];
+        sv->grav[j] = grav[j];
+    }
+    const double zb[3] = {rm.m[0][2], rm.m[1][2], rm.m[2][2]};
+    const int upright = zb[2] > MIN_COS;
+    const double inv_zb = upright ? 1.0 / zb[2] : 0.0;
+
+    /* 1. Geometry: each corner's ray. The static contact point in the world
+     * first, then the ray's origin above it, so that on flat ground at rest
+     * the origin is exactly ride_ray_top_m above z = 0 and the travel is
+     * exactly 0. The wheel centre sits lower by the tyre's radius drop and
+     * its sinkage, which the hit's distance takes. */
+    const v4 bx = load4(cr->x_m), by = load4(cr->y_m);
+    const v4 droop = load4(cr->droop_m);
+    const v4 lower = sv->drop + load4(st->sinkage_m);
+    v4 x = -droop;
+    v4 nbx = zero, nby = zero, nbz = splat(1.0), inv_cos = splat(1.0);
+    m4 contact = (m4){0, 0, 0, 0};
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        q->surf[i] = terrain->base_surface_id;
+        q->water_m[i] = 0.0;
+    }
+    q->hard = (m4){0, 0, 0, 0};
+    if (upright && sv->plane) {
+        /* The ray against the plane z = 0: the distance o_z / (z_b)_z and
+         * the normal e_z, R' e_z in the body. */
+        v4 base_z = splat(rm.m[2][0]) * bx + splat(rm.m[2][1]) * by + splat(rm.m[2][2] * -cg);
+        v4 origin_z = (splat(st->pos_m[2]) + base_z) + splat(top * zb[2]);
+        v4 dist = origin_z * splat(inv_zb);
+        v4 xf = (splat(top) - dist) - lower;
+        contact = ge4(xf, -droop);
+        const m4 past = gt4(xf, splat(top));
+        if (any4(past)) {
+            /* Past the struts' top (their rays start below the plane, less
+             * the wheels' drop and sinkage). */
+            contact &= ~past;
+            plane_under(q, &rm, past, (xf - splat(top)) * splat(zb[2]), top - cg);
+        }
+        nbx = splat(rm.m[2][0]);
+        nby = splat(rm.m[2][1]);
+        nbz = splat(rm.m[2][2]);
+        inv_cos = splat(inv_zb);
+        x = xf;
+        if (!sv->uniform) {
+            /* Surface patches or a material grid on the plane: the surface
+             * and water where each ray meets it. */
+            for (int i = 0; i < PDK_WHEELS; i++) {
+                const double b[3] = {bx[i], by[i], -cg};
+                double base[3];
+                rot_apply(&rm, b, base);
+                const double up = top - dist[i];
+                q->surf[i] =
+                    pdk_terrain_surface(terrain, (st->pos_m[0] + base[0]) + up * zb[0],
+                                        (st->pos_m[1] + base[1]) + up * zb[1], &q->water_m[i]);
+            }
+        }
+    } else if (upright) {
+        const double dir[3] = {-zb[0], -zb[1], -zb[2]};
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            const double b[3] = {bx[i], by[i], -cg};
+            double base[3], origin[3], nb[3];
+            rot_apply(&rm, b, base);
+            for (int j = 0; j < 3; j++) {
+                origin[j] = (st->pos_m[j] + base[j]) + top * zb[j];
+            }
+            pdk_ground_hit hit;
+            if (sv->cylinder) {
+                /* The spin axis of the wheel as steered by the command. */
+                const double ab[3] = {-cmd->wheel_sin[i], cmd->wheel_cos[i], 0.0};
+                double axle[3];
+                rot_apply(&rm, ab, axle);
+                pdk_terrain_sweep(terrain, origin, dir, axle, sv->radius[i],
+                                  vh->soil[i >> 1]->width_m, &hit);
+            } else {
+                pdk_terrain_ray_hit(terrain, origin, dir, &hit);
+            }
+            const int reach =
+                (hit.face_side || hit.distance_m < 0.0)
+                    ? ground_beyond(vh, sv, terrain, q, &rm, i, origin, dir, lower[i], &hit)
+                    : 1;
+            q->surf[i] = hit.surface_id;
+            q->water_m[i] = hit.water_depth_m;
+            double xi = (top - hit.distance_m) - lower[i];
+            rot_apply_t(&rm, hit.normal, nb);
+            if (!reach || !(xi >= -droop[i]) || !(nb[2] > MIN_COS)) {
+                continue; /* in the air (or the strut lies along the ground or past its top) */
+            }
+            contact[i] = -1;
+            x[i] = xi;
+            nbx[i] = nb[0];
+            nby[i] = nb[1];
+            nbz[i] = nb[2];
+            inv_cos[i] = 1.0 / nb[2];
+        }
+    }
+    q->contact = contact;
+    q->travel = sel(contact, x, -droop);
+    q->rx = bx;
+    q->ry = by;
+    q->rz = splat(-cg) + q->travel;
+    q->nx = keep(contact, nbx);
+    q->ny = keep(contact, nby);
+    q->nz = sel(contact, nbz, splat(1.0));
+    q->inv_cos = sel(contact, inv_cos, splat(1.0));
+
+    /* The ground under each wheel: the tyre law's scales with the tyre's grip,
+     * and the rolling-resistance coefficient, surface f times the tyre's own
+     * over the reference's times its life's scale, at most the Polaris model's
+     * 0.45. */
+    if (sv->uniform) {
+        q->ground = sv->base_ground;
+        q->roll_f = sv->base_roll_f;
+        q->soil = sv->base_soil ? contact : (m4){0, 0, 0, 0};
+        q->surface = splat((double)terrain->base_surface_id);
+    } else {
+        v4 gg = zero, gs = zero, gl = zero, gf = zero;
+        m4 soil = (m4){0, 0, 0, 0};
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            pdk_fw_ground gr;
+            pdk_fw_ground_of(q->surf[i], &gr);
+            gg[i] = gr.grip;
+            gs[i] = gr.stiffness;
+            gl[i] = gr.slide;
+            gf[i] = gr.rolling_coeff;
+            soil[i] = gr.deformable ? -1 : 0;
+            q->surface[i] = (double)q->surf[i];
+        }
+        q->ground.grip = gg * sv->tyre_grip;
+        q->ground.stiffness = gs;
+        q->ground.slide = gl;
+        v4 f = gf * load4(p->rolling_ratio) * sv->roll_scale;
+        q->roll_f = sel(gt4(f, splat(MAX_ROLLING_COEFF)), splat(MAX_ROLLING_COEFF), f);
+        q->soil = soil & contact;
+    }
+
+    /* The drive: the pedal's share, the governors fading it over their
+     * band (pdk_st_step's law); wheel_hold makes it each wheel's torque. */
+    double gain = cmd->drive_gain;
+    if (cmd->governor_mps > 0.0) {
+        double excess = (cmd->drive_gain < 0.0 ? -v[0] : v[0]) - cmd->governor_fade_mps;
+        if (excess > 0.0) {
+            gain *= max2(0.0, 1.0 - excess / PDK_FW_GOVERNOR_BAND_MPS);
+        }
+    }
+    sv->drive_gain = gain;
+
+    /* 2. Angles: Ackermann and static toe from the command, the toe curve
+     * where there is one (toe-in turns the left wheel right and the right
+     * wheel left). */
+    const v4 side = (v4){1.0, -1.0, 1.0, -1.0}; /* +1 left, -1 right */
+    v4 sd = load4(cmd->wheel_sin);
+    v4 cd = load4(cmd->wheel_cos);
+    v4 delta = load4(cmd->wheel_steer_rad);
+    v4 toe = load4(cr->static_toe_rad);
+    if (cr->toe_curve != 0u) {
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            if ((cr->toe_curve >> i) & 1u) {
+                double toe_c = pdk_curve_eval(&kin[i >> 1]->toe_rad, q->travel[i]);
+                toe[i] += toe_c;
+                delta[i] -= side[i] * toe_c;
+                double s_i, c_i;
+                pdk_trig_sincos(delta[i], &s_i, &c_i);
+                sd[i] = s_i;
+                cd[i] = c_i;
+            }
+        }
+    }
+    q->delta = delta;
+    q->sin_d = sd;
+    q->cos_d = cd;
+    q->toe = toe;
+}
+
+/* 2. of a substep, continued: the tyre frame, the contacts' velocities at
+ * the start and the camber. */
+VEC void frame(PHASE_ARGS)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_consts *cr = p;
+    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
+    const double *v = sv->v, *w = sv->w;
+    const m4 contact = q->contact;
+    const v4 sd = q->sin_d, cd = q->cos_d;
+    const v4 zero = splat(0.0);
+    const int last = sv->last;
+
+    /* The heading (cos d, sin d, 0) projected on the contact plane gives
+     * the tyre frame. */
+    const v4 n0 = q->nx, n1 = q->ny, n2 = q->nz;
+    v4 fdn = cd * n0 + sd * n1;
+    v4 ex0 = cd - fdn * n0, ex1 = sd - fdn * n1, ex2 = -(fdn * n2);
+    v4 len2 = ex0 * ex0 + ex1 * ex1 + ex2 * ex2;
+    v4 inv = splat(1.0) / sqrt4(len2);
+    ex0 *= inv;
+    ex1 *= inv;
+    ex2 *= inv;
+    q->exx = ex0;
+    q->exy = ex1;
+    q->exz = ex2;
+    q->eyx = n1 * ex2 - n2 * ex1;
+    q->eyy = n2 * ex0 - n0 * ex2;
+    q->eyz = n0 * ex1 - n1 * ex0;
+
+    /* The contact's velocity and the strut's compression rate. */
+    const v4 r0 = q->rx, r1 = q->ry, r2 = q->rz;
+    v4 vc0 = splat(v[0]) + (splat(w[1]) * r2 - splat(w[2]) * r1);
+    v4 vc1 = splat(v[1]) + (splat(w[2]) * r0 - splat(w[0]) * r2);
+    v4 vc2 = splat(v[2]) + (splat(w[0]) * r1 - splat(w[1]) * r0);
+    q->xdot = -(n0 * vc0 + n1 * vc1 + n2 * vc2) * q->inv_cos;
+    q->u0 = ex0 * vc0 + ex1 * vc1 + ex2 * vc2;
+    q->vlat0 = q->eyx * vc0 + q->eyy * vc1 + q->eyz * vc2;
+
+    /* Camber: the spin axis (-sin d, cos d, 0) tilted about body x by the
+     * wheel's inclination to the body, gamma = -side * camber (alignment
+     * camber, negative top-in), or on a solid axle with both wheels down by
+     * the beam's roll psi relative to the body on top; Camber = asin(axis .
+     * n). Only the tyre laws that read camber and the telemetry need it. */
+    m4 need = last ? (m4){-1, -1, -1, -1} : contact & load_mask(cr->camber_law);
+    if (any4(need)) {
+        v4 sg = load4(cr->sin_camber);
+        v4 cgam = load4(cr->cos_camber);
+        const uint32_t want = bits4(need);
+        const uint32_t curved = cr->camber_curve & want;
+        if (curved != 0u) {
+            /* A camber curve's wheels: the inclination -side * (static +
+             * curve(travel)), its sine and cosine on four lanes (sincos4,
+             * pdk_trig_sincos's bits). */
+            v4 arg = zero;
+            for (int i = 0; i < PDK_WHEELS; i++) {
+                if ((curved >> i) & 1u) {
+                    const double side = (i & 1) ? -1.0 : 1.0;
+                    const double cam = p->static_camber_rad[i >> 1] +
+                                       pdk_curve_eval(&kin[i >> 1]->camber_rad, q->travel[i]);
+                    arg[i] = -side * cam;
+                }
+            }
+            v4 s4, c4;
+            sincos4(arg, &s4, &c4);
+            const m4 on = {(curved & 1u) ? -1 : 0, (curved & 2u) ? -1 : 0, (curved & 4u) ? -1 : 0,
+                           (curved & 8u) ? -1 : 0};
+            sg = sel(on, s4, sg);
+            cgam = sel(on, c4, cgam);
+        }
+        const uint32_t beam = cr->solid & want;
+        for (int i = 0; beam != 0u && i < PDK_WHEELS; i++) {
+            if ((beam >> i) & 1u) {
+                double sg_i = sg[i], cg_i = cgam[i];
+                camber_beam(q, p, i, &sg_i, &cg_i);
+                sg[i] = sg_i;
+                cgam[i] = cg_i;
+            }
+        }
+        v4 arg = -(sd * n0) + cd * (cgam * n1 + sg * n2);
+        q->camber = keep(need, asin4(keep(need, arg)));
+    } else {
+        q->camber = zero;
+    }
+}
+
+/* The body-frame point where wheel i's hard contact holds it (hard_set). */
+static inline void hard_point(const wheels *q, int i, double r[3])
+{
+    r[0] = q->rx[i];
+    r[1] = q->ry[i];
+    r[2] = q->hard_rz[i];
+}
+
+/* The velocity along n of the body point r, for the body velocity v and
+ * rate w: n . (v + w x r) = n . v + (r x n) . w. */
+static inline double point_speed(const double n[3], const double r[3], const double v[3],
+                                 const double w[3])
+{
+    const double g[3] = {r[1] * n[2] - r[2] * n[1], r[2] * n[0] - r[0] * n[2],
+                         r[0] * n[1] - r[1] * n[0]};
+    return (n[0] * v[0] + n[1] * v[1] + n[2] * v[2]) + (g[0] * w[0] + g[1] * w[1] + g[2] * w[2]);
+}
+
+/* 3. for the wheels held by a hard contact (PDK_FW_HARD_DAMPING): its force
+ * along the normal n out of the ground or face, a damper c on the point's
+ * end velocity along n, vn1, toward the speed it may leave at, v_out =
+ * min(PDK_FW_HARD_OUT_MPS, depth / h): F = c (v_out - vn1), explicit part
+ * c v_out. The point's start velocity along n, for the energy ledger. */
+static __attribute__((noinline)) void hard_start(const fw_vehicle *restrict vh, sub *restrict sv,
+                                                 wheels *restrict q)
+{
+    const pdk_fw_consts *p = vh->p;
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (!q->hard[i]) {
+            continue;
+        }
+        const double n[3] = {q->hnx[i], q->hny[i], q->hnz[i]};
+        double r[3];
+        hard_point(q, i, r);
+        const double out = q->hard_d[i] * p->inv_h;
+        const double v_out = out < PDK_FW_HARD_OUT_MPS ? out : PDK_FW_HARD_OUT_MPS;
+        q->hard_vn0[i] = point_speed(n, r, sv->v, sv->w);
+        q->hard_fe[i] = p->hard_nspm * v_out;
+        q->hard_f[i] = 0.0;
+        q->hard_vn1[i] = q->hard_vn0[i];
+    }
+}
+
+/* The hard contacts' dampers and forces in the system (build_system's form
+ * for one damper c along J = [n; r x n] with the explicit force f_e along
+ * n): T += c n n', B += c n g', W += c g g' with g = r x n, and (f_e n, f_e
+ * g) on the right. */
+static __attribute__((noinline)) void add_hard(system6 *restrict sy, const pdk_fw_consts *p,
+                                               const wheels *restrict q)
+{
+    const double c = p->hard_nspm;
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (!q->hard[i]) {
+            continue;
+        }
+        const double n[3] = {q->hnx[i], q->hny[i], q->hnz[i]};
+        double r[3];
+        hard_point(q, i, r);
+        const double g[3] = {r[1] * n[2] - r[2] * n[1], r[2] * n[0] - r[0] * n[2],
+                             r[0] * n[1] - r[1] * n[0]};
+        const double fe = q->hard_fe[i];
+        sy->g[0] += (v4){c * n[0] * n[0], c * n[0] * n[1], c * n[0] * n[2], c * n[1] * n[1]};
+        sy->g[1] += (v4){c * n[1] * n[2], c * n[2] * n[2], c * g[0] * g[0], c * g[0] * g[1]};
+        sy->g[2] += (v4){c * g[0] * g[2], c * g[1] * g[1], c * g[1] * g[2], c * g[2] * g[2]};
+        sy->g[3] += (v4){c * n[0] * g[0], c * n[0] * g[1], c * n[0] * g[2], fe * n[0]};
+        sy->g[4] += (v4){c * n[1] * g[0], c * n[1] * g[1], c * n[1] * g[2], fe * n[1]};
+        sy->g[5] += (v4){c * n[2] * g[0], c * n[2] * g[1], c * n[2] * g[2], fe * n[2]};
+        sy->g[6] += (v4){fe * g[0], fe * g[1], fe * g[2], 0.0};
+    }
+}
+
+/* After a pass: each hard contact's end velocity and force; those that
+ * would pull (the ground never pulls), not yet let go this substep, are let
+ * go. Returns them. */
+static __attribute__((noinline)) m4 hard_check(const fw_vehicle *restrict vh, sub *restrict sv,
+                                               wheels *restrict q)
+{
+    const pdk_fw_consts *p = vh->p;
+    m4 release = (m4){0, 0, 0, 0};
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        if (!q->hard[i]) {
+            continue;
+        }
+        const double n[3] = {q->hnx[i], q->hny[i], q->hnz[i]};
+        double r[3];
+        hard_point(q, i, r);
+        const double vn1 = point_speed(n, r, sv->sol, sv->sol + 3);
+        q->hard_vn1[i] = vn1;
+        q->hard_f[i] = q->hard_fe[i] - p->hard_nspm * vn1;
+        if (q->hard_f[i] < 0.0 && !sv->tried_hard[i]) {
+            release[i] = -1;
+        }
+    }
+    return release;
+}
+
+/* 3. of a substep: the struts, the links, which wheels are loaded, and the
+ * tyres' forces; and what the passes of the solve start from. */
+VEC void struts(PHASE_ARGS)
+{
+    const pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_consts *cr = p;
+    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
+    const double h = p->h_s;
+    const double *v = sv->v, *w = sv->w;
+    const m4 contact = q->contact;
+    const v4 n2 = q->nz;
+    const v4 side = (v4){1.0, -1.0, 1.0, -1.0}; /* +1 left, -1 right */
+    const v4 zero = splat(0.0);
+
+    /* 3. Struts: S_exp = k (s0 + x) + arb (x - x_other) + bump stop, written
+     * with the static load plus k x, exactly the static load at the ride
+     * position; damper bump or rebound by the sign of xdot. */
+    const v4 xt = q->travel;
+    const v4 xdot = q->xdot;
+    const v4 spring = load4(cr->spring_npm);
+    v4 s_exp = load4(cr->static_load_n) + spring * xt + load4(cr->arb_npm) * (xt - other4(xt));
+    const v4 bump = load4(cr->bump_m);
+    const m4 in_stop = gt4(xt, bump);
+    const v4 k_bs = load4(cr->bump_stop_npm);
+    s_exp = sel(in_stop, s_exp + k_bs * (xt - bump), s_exp);
+    const v4 k_tot = sel(in_stop, spring + k_bs, spring);
+    const v4 c = sel(gt4(xdot, zero), load4(cr->bump_nspm), load4(cr->rebound_nspm));
+    const v4 s0 = s_exp + c * xdot;
+
+    /* Lateral links: the roll-centre couple, or per wheel with a
+     * roll-centre curve (jacking where the two do not cancel). */
+    const v4 fy_prev = load4(st->prev_fy_n);
+    v4 link_rc = -side * (fy_prev + other4(fy_prev)) * load4(cr->rc_per_track);
+    const m4 per_wheel = load_mask(cr->per_wheel_links);
+    if (cr->per_wheel_any) {
+        v4 hrc = load4(cr->rc_height_m);
+        for (int i = 0; cr->rc_curve != 0u && i < PDK_WHEELS; i++) {
+            if ((cr->rc_curve >> i) & 1u) {
+                hrc[i] += pdk_curve_eval(&kin[i >> 1]->roll_center_height_m, xt[i]);
+            }
+        }
+        link_rc = sel(per_wheel, -side * fy_prev * hrc * load4(cr->two_per_track), link_rc);
+    }
+    /* Pitch links: anti-brake when the force opposes the rolling, else
+     * anti-drive; static plus curve. */
+    const v4 fx_prev = load4(st->prev_fx_n);
+    const v4 u0 = q->u0;
+    const m4 braking = (lt4(fx_prev, zero) & ge4(u0, zero)) | (gt4(fx_prev, zero) & lt4(u0, zero));
+    v4 anti_b = load4(cr->anti_brake);
+    v4 anti_d = load4(cr->anti_drive);
+    if ((cr->anti_brake_curve | cr->anti_drive_curve) != 0u) {
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            const pdk_kinematics_def *ki = kin[i >> 1];
+            if ((cr->anti_brake_curve >> i) & 1u) {
+                anti_b[i] += pdk_curve_eval(&ki->anti_brake, xt[i]);
+            }
+            if ((cr->anti_drive_curve >> i) & 1u) {
+                anti_d[i] += pdk_curve_eval(&ki->anti_drive, xt[i]);
+            }
+        }
+    }
+    const v4 anti = sel(braking, anti_b, anti_d);
+    const v4 link_pitch = anti * fx_prev * load4(cr->pitch_arm);
+    const v4 link = link_rc + link_pitch;
+    const v4 fz0 = n2 * s0 + link;
+    /* The ground never pulls: a strut or tyre load that would be negative
+     * leaves the wheel unloaded. */
+    const m4 loaded = contact & gt4(s0, zero) & gt4(fz0, zero);
+
+    /* The trapezoidal rule: the force at the mean of the start and end
+     * travel and rate, S = s_exp + c_n (xdot0 + xdot1) with c_n = c / 2 +
+     * h k / 4; the bar's rate part likewise (its explicit half here, its
+     * implicit half in build_system). */
+    const v4 c_n = splat(0.5) * c + splat(0.25 * h) * k_tot;
+    const v4 xdot_c = keep(contact, xdot);
+    const v4 s_mid = s_exp + c_n * xdot + load4(cr->arb_quarter_h) * (xdot - other4(xdot_c));
+    q->loaded = loaded;
+    q->link_rc = link_rc; /* kept for the wheels loaded at the end (step 5) */
+    q->link_pitch = link_pitch;
+    q->s_exp = keep(loaded, s_mid);
+    q->fn = keep(loaded, n2 * s_mid + link);
+    q->c_n = keep(loaded, c_n);
+    q->fz0 = fz0;
+    q->soil &= loaded;
+
+    /* 4. The tyres and wheels: the laws, their linearisation and each
+     * wheel's spin eliminated, all wheels free or locked as they stand. */
+    q->lock = (m4){0, 0, 0, 0};
+    q->unlocked = (m4){0, 0, 0, 0};
+    q->sat = (m4){0, 0, 0, 0};
+    q->unlock_sign = zero;
+    q->fcap_x = zero;
+    q->fcap_y = zero;
+    tyre_law(vh, sv, q);
+    if (vh->pt != NULL) {
+        powertrain_begin(vh, sv, q); /* its driveline solved by solve_drivelines */
+    }
+
+    /* 5. The implicit solve; again after the events of check_pass (a wheel
+     * lifting off, locking, freed, saturating, a strut crossing a kink of
+     * its force: docs/vehicle-model.md, "The step's energy balance"; ADR
+     * 0008). Each pass changes a wheel one way only, once per kind, so there
+     * are at most MAX_SOLVES. */
+    const double c_drag = p->drag_n_per_mps2 * fabs(v[0]);
+    /* The gyroscopic torque at the mean rate, -(w_avg x L0) with L0 = I w0:
+     * half of it in the matrix (G = -[L0 / 2]x), half explicit. */
+    const double gyro[3] = {0.5 * (p->inertia_kgm2[0] * w[0]), 0.5 * (p->inertia_kgm2[1] * w[1]),
+                            0.5 * (p->inertia_kgm2[2] * w[2])};
+    sv->xt = xt;
+    sv->xdot = xdot;
+    sv->spring = spring;
+    sv->bump = bump;
+    sv->k_bs = k_bs;
+    sv->c = c;
+    sv->s_exp = s_exp;
+    sv->link = link;
+    sv->xdot_c = xdot_c;
+    sv->in_stop = in_stop;
+    sv->c_drag = c_drag;
+    for (int j = 0; j < 3; j++) {
+        sv->gyro[j] = gyro[j];
+    }
+    sv->tried = (m4){0, 0, 0, 0};
+    sv->entered = (m4){0, 0, 0, 0};
+    sv->tried_lock = (m4){0, 0, 0, 0};
+    sv->tried_unlock = (m4){0, 0, 0, 0};
+    sv->tried_hard = (m4){0, 0, 0, 0};
+}
+
+/* The rest of 4., once the group's drivelines are solved
+ * (solve_drivelines): a powertrain's second half, each wheel's drive and
+ * holding torques and its linearised tyre; then the hard contacts' start. */
+VEC void struts_end(PHASE_ARGS)
+{
+    if (vh->pt != NULL) {
+        powertrain_end(vh, sv, q);
+    }
+    wheel_hold(vh, sv, q);
+    wheel_coeffs(vh, sv, q);
+    if (any4(q->hard)) {
+        hard_start(vh, sv, q);
+    }
+}
+
+/* 4. of a substep, a pass of the solve: the system (build_system), its
+ * solution (solve_system), and check_pass. */
+VEC void build_pass(PHASE_ARGS)
+{
+    build_system(&sv->sy, q, vh->p, sv->v, sv->w, sv->grav, sv->c_drag, sv->gyro);
+    if (any4(q->hard)) {
+        add_hard(&sv->sy, vh->p, q);
+    }
+    if (vh->p->lift) {
+        /* Downforce (resist.downforce_area_m2), explicit at the start's
+         * forward speed: -L_f - L_r along body z, and its moment about
+         * body y, x_f L_f + x_r L_r (r x F with r = (x, 0, 0), F = (0, 0,
+         * -L)). */
+        const pdk_fw_consts *p = vh->p;
+        const double v2 = sv->v[0] * sv->v[0];
+        const double lf = p->lift_n_per_mps2[0] * v2, lr = p->lift_n_per_mps2[1] * v2;
+        sv->sy.g[5][3] -= lf + lr;
+        sv->sy.g[6][1] += p->lift_x_m[0] * lf + p->lift_x_m[1] * lr;
+    }
+}
+
+VEC void solve_pass(PHASE_ARGS)
+{
+    (void)vh;
+    (void)q;
+    solve_system(&sv->sy, sv->gyro, sv->sol);
+}
+
+/* After the pass numbered pass: the end velocities at the contacts and the
+ * normal forces; then the events (lift-off, stick, kinks) that ask for
+ * another pass (sv->more), with the wheels' values changed for it. */
+VEC void check_pass(PHASE_ARGS, int pass)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_consts *cr = p;
+    const double *sol = sv->sol;
+    const double h = p->h_s;
+    const m4 contact = q->contact;
+    const v4 r0 = q->rx, r1 = q->ry, r2 = q->rz;
+    const v4 n0 = q->nx, n1 = q->ny, n2 = q->nz;
+    const v4 xt = sv->xt, xdot = sv->xdot, spring = sv->spring, bump = sv->bump, k_bs = sv->k_bs;
+    const v4 c = sv->c, s_exp = sv->s_exp, link = sv->link, xdot_c = sv->xdot_c;
+    const m4 in_stop = sv->in_stop;
+    const v4 zero = splat(0.0);
+    const v4 arb_qh = load4(cr->arb_quarter_h);
+    const v4 half_h = splat(0.5 * h);
+    m4 tried = sv->tried;
+    m4 entered = sv->entered;
+    sv->more = 0;
+    q->vcx = splat(sol[0]) + (splat(sol[4]) * r2 - splat(sol[5]) * r1);
+    q->vcy = splat(sol[1]) + (splat(sol[5]) * r0 - splat(sol[3]) * r2);
+    q->vcz = splat(sol[2]) + (splat(sol[3]) * r1 - splat(sol[4]) * r0);
+    const v4 vn_all = n0 * q->vcx + n1 * q->vcy + n2 * q->vcz;
+    v4 vn = keep(q->loaded, vn_all);
+    /* The normal force: strut, links, and the bar's implicit part. */
+    v4 dn = q->c_n * vn + arb_qh * (vn - other4(vn));
+    q->fz = q->fn - dn;
+    q->s_end = q->s_exp - dn * q->inv_cos;
+    /* The contacts' end velocities along e_x and e_y, and each wheel's end
+     * slip velocity (integrate takes those of the last pass). */
+    const v4 u1 = q->exx * q->vcx + q->exy * q->vcy + q->exz * q->vcz;
+    const v4 vl1 = q->eyx * q->vcx + q->eyy * q->vcy + q->eyz * q->vcz;
+    const v4 sx1 = wheel_slip_end(q, u1);
+    q->u1 = u1;
+    q->vl1 = vl1;
+    q->sx1 = sx1;
+    const m4 hard_ev = any4(q->hard) ? hard_check(vh, sv, q) : (m4){0, 0, 0, 0};
+    if (pass + 1 >= MAX_SOLVES) {
+        return;
+    }
+    m4 lift = q->loaded & lt4(q->fz, zero);
+    /* The wheels (ADR 0008). A free wheel whose spin would cross zero
+     * against its Coulomb torque is locked (one step of it never reverses
+     * a wheel); a locked wheel whose holding torque, from I (0 - Omega0) /
+     * h = T_drive + T_b - R F_x1, would exceed its capacity B is freed with
+     * B turned the way it was asked to hold; a tyre whose linearised end
+     * force leaves its friction circle takes the force on the circle. A
+     * wheel changes its spin mode or saturates at most once a substep. */
+    const v4 om0 = load4(vh->st->spin_radps);
+    const v4 om1 = (u1 + sx1) * sv->inv_radius;
+    const v4 f1x = q->fex_e + q->kx_e * sx1;
+    const v4 f1y = q->fey_e - q->ky_e * vl1;
+    const m4 cross = (gt4(om0, zero) & ~gt4(om1, zero)) | (lt4(om0, zero) & ~lt4(om1, zero));
+    const m4 lock_ev = ~q->lock & ~sv->tried_lock & gt4(q->hold, zero) & cross;
+    const v4 t_req =
+        (sv->radius * f1x - q->t_drive) - load4(cr->spin_inertia_kgm2) * om0 * p->inv_h;
+    const m4 unlock_ev = q->lock & ~sv->tried_unlock & gt4(abs4(t_req), q->hold);
+    const v4 f2 = f1x * f1x + f1y * f1y;
+    const m4 sat_ev =
+        q->loaded & ~lift & ~q->sat & ~(lock_ev | unlock_ev) & gt4(f2, q->peak * q->peak);
+    const m4 wheel_ev = lock_ev | unlock_ev | sat_ev;
+    /* Kinks. The end travel x1 = x0 + h (xdot0 + xdot1) / 2 (the
+     * position advances by the mean velocity). A loaded strut that
+     * enters its bump stop takes the stop's force k_bs (x1 - bump) at
+     * that end travel; a wheel in contact but unloaded whose strut would
+     * push at the end (the force it would then take, spring and stop at
+     * x1, bar and damper as on every wheel, and its normal load
+     * positive) is loaded with its spring and stop at x1. */
+    m4 enter = (m4){0, 0, 0, 0};
+    m4 engage = (m4){0, 0, 0, 0};
+    const m4 cand_enter = q->loaded & ~lift & ~in_stop & ~entered;
+    const m4 cand_engage = contact & ~q->loaded & ~tried;
+    if (any4(cand_enter | cand_engage)) {
+        const v4 xdot1 = -(vn_all * q->inv_cos);
+        const v4 x1 = xt + half_h * (xdot + xdot1);
+        const m4 past = gt4(x1, bump);
+        enter = cand_enter & past;
+        if (any4(enter)) {
+            const v4 add = k_bs * (xt - bump) + half_h * k_bs * xdot;
+            q->s_exp = sel(enter, q->s_exp + add, q->s_exp);
+            q->fn = sel(enter, q->fn + n2 * add, q->fn);
+            q->c_n = sel(enter, q->c_n + half_h * k_bs, q->c_n);
+        }
+        if (any4(cand_engage)) {
+            /* The stop as it stands at x1: in it or not. */
+            const v4 k_e = sel(past, spring + k_bs, spring);
+            const v4 stop_e = keep(past & ~in_stop, k_bs * (xt - bump)) -
+                              keep(in_stop & ~past, k_bs * (xt - bump));
+            const v4 c_n_e = splat(0.5) * c + half_h * k_e;
+            const v4 s_mid_e = s_exp + stop_e + c_n_e * xdot + arb_qh * (xdot - other4(xdot_c));
+            const v4 s1 = s_mid_e + c_n_e * xdot1 + arb_qh * (xdot1 - other4(keep(contact, xdot1)));
+            const v4 fz1 = n2 * s1 + link;
+            engage = cand_engage & gt4(s1, zero) & gt4(fz1, zero);
+            if (any4(engage)) {
+                q->s_exp = sel(engage, s_mid_e, q->s_exp);
+                q->fn = sel(engage, n2 * s_mid_e + link, q->fn);
+                q->c_n = sel(engage, c_n_e, q->c_n);
+                q->fz0 = sel(engage, fz1, q->fz0); /* the tyre works with the end load */
+            }
+        }
+    }
+    if (!any4(lift | wheel_ev | enter | engage | hard_ev)) {
+        return;
+    }
+    q->hard &= ~hard_ev;
+    q->hard_f = keep(~hard_ev, q->hard_f);
+    sv->tried_hard |= hard_ev;
+    q->loaded = (q->loaded & ~lift) | engage;
+    q->soil &= q->loaded;
+    tried |= lift | engage;
+    entered |= enter | engage;
+    if (any4(wheel_ev)) {
+        q->lock = (q->lock | lock_ev) & ~unlock_ev;
+        q->unlocked |= unlock_ev;
+        q->unlock_sign = sel(unlock_ev, sign4(t_req), q->unlock_sign);
+        sv->tried_lock |= lock_ev;
+        sv->tried_unlock |= unlock_ev;
+        if (any4(sat_ev)) {
+            const v4 scale = q->peak / sqrt4(sel(sat_ev, f2, splat(1.0)));
+            q->fcap_x = sel(sat_ev, f1x * scale, q->fcap_x);
+            q->fcap_y = sel(sat_ev, f1y * scale, q->fcap_y);
+            q->sat |= sat_ev;
+        }
+    }
+    if (any4(engage)) {
+        tyre_law_again(vh, sv, q);
+    }
+    wheel_hold(vh, sv, q);
+    wheel_coeffs(vh, sv, q);
+    sv->tried = tried;
+    sv->entered = entered;
+    sv->more = 1;
+}
+
+/* A powertrain's energy ledger for the substep integrate has just ended:
+ * each force's work at the velocities the step integrated with (ADR 0010;
+ * docs/powertrain.md, "The energy ledger"). om0 is the wheels' spin at the start, vz0
+ * the body's world vertical velocity there. The wheels' terms are computed
+ * in lanes, each lane the IEEE operations of the formula for its wheel,
+ * and each ledger entry takes its four wheels' terms in wheel order, so
+ * the sums are a wheel-by-wheel loop's. Rare (powertrains only): not
+ * inlined. */
+static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double vz0)
+{
+    pdk_fw_state *st = vh->st;
+    const pdk_fw_consts *restrict p = vh->p;
+    const double *sol = sv->sol, *v = sv->v, *w = sv->w;
+    const double h = p->h_s;
+    const v4 hv = splat(h);
+    /* The wheel, by backward Euler: J (w1 - w0) / h = T_drive + T_b - R F_x,
+     * so its energy changes by (T_drive + T_b - R F_x) mean(w) h exactly.
+     * T_b is the Coulomb torque the solve applied (against the spin, or
+     * what held a locked wheel), shared between the brakes and pawl and
+     * the rolling resistance by their capacities. */
+    const v4 inertia = load4(p->spin_inertia_kgm2);
+    const v4 w0 = om0, w1 = load4(st->spin_radps);
+    const v4 mean_w = 0.5 * (w0 + w1);
+    const v4 t_b = inertia * (w1 - w0) / hv - q->t_drive + sv->radius * q->fx_end;
+    const v4 coulomb = -t_b * mean_w * hv;
+    const v4 brake = sv->brake + sv->pawl;
+    const v4 cap = brake + q->roll_t;
+    const v4 brake_share = sel(gt4(cap, splat(0.0)), brake / cap, splat(0.0));
+    const v4 brake_j = brake_share * coulomb;
+    const v4 rolling_j = (1.0 - brake_share) * coulomb;
+    const v4 spin_j = 0.5 * inertia * (w1 * w1 - w0 * w0);
+    /* The tyre: the wheel gives it R F_x mean(w), the chassis takes F_x
+     * mean(V_x) + F_y mean(V_y); the difference is its slip's. */
+    const v4 mean_u = 0.5 * (q->u0 + q->u1);
+    const v4 mean_l = 0.5 * (q->vlat0 + q->vl1);
+    const v4 slip_j = (q->fx_end * (sv->radius * mean_w - mean_u) - q->fy_end * mean_l) * hv;
+    /* The other forces at the contact (soil, water) and the strut's along
+     * the normal, each at the contact's mean velocity; the normal
+     * velocity at the start is n . (v + w x r), at the end check_pass's. */
+    const v4 soil_j =
+        (keep(q->loaded, q->ext_x) * mean_u + keep(q->loaded, q->ext_y) * mean_l) * hv;
+    const v4 vc0x = splat(v[0]) + (splat(w[1]) * q->rz - splat(w[2]) * q->ry);
+    const v4 vc0y = splat(v[1]) + (splat(w[2]) * q->rx - splat(w[0]) * q->rz);
+    const v4 vc0z = splat(v[2]) + (splat(w[0]) * q->ry - splat(w[1]) * q->rx);
+    const v4 vn0 = (q->nx * vc0x + q->ny * vc0y) + q->nz * vc0z;
+    const v4 vn1 = (q->nx * q->vcx + q->ny * q->vcy) + q->nz * q->vcz;
+    const v4 strut_j = q->fz * 0.5 * (vn0 + vn1) * hv;
+    double *ledger = st->pt.ledger_j;
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        ledger[PDK_LEDGER_BRAKE] += brake_j[j];
+        ledger[PDK_LEDGER_ROLLING] += rolling_j[j];
+        ledger[PDK_LEDGER_KINETIC] += spin_j[j];
+        ledger[PDK_LEDGER_TYRE_SLIP] += slip_j[j];
+        ledger[PDK_LEDGER_SOIL] -= soil_j[j];
+        ledger[PDK_LEDGER_SUSPENSION] -= strut_j[j];
+    }
+    /* The body: its kinetic energy in the start's frame (the solve's), its
+     * height by the mean world velocity, the drag at the end's speed. */
+    double ke = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ke += 0.5 * p->mass_kg * (sol[k] * sol[k] - v[k] * v[k]);
+        ke += 0.5 * p->inertia_kgm2[k] * (st->omega_radps[k] * st->omega_radps[k] - w[k] * w[k]);
+    }
+    ledger[PDK_LEDGER_KINETIC] += ke;
+    /* The body's angular damping (chassis.angular_damping_per_s) takes what
+     * the rates lose after the solve (sol: before it, omega_radps: after);
+     * the ledger counts it with the air's. */
+    for (int k = 0; k < 3; k++) {
+        ledger[PDK_LEDGER_AERO] +=
+            0.5 * p->inertia_kgm2[k] *
+            (sol[3 + k] * sol[3 + k] - st->omega_radps[k] * st->omega_radps[k]);
+    }
+    /* The hard contacts at the struts' tops (docs/vehicle-model.md, "Faces
+     * and the end of the travel") are counted with the struts. */
+    double hard_work_j = 0.0;
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        if (q->hard[j]) {
+            hard_work_j += q->hard_f[j] * (0.5 * (q->hard_vn0[j] + q->hard_vn1[j])) * h;
+        }
+    }
+    ledger[PDK_LEDGER_SUSPENSION] -= hard_work_j;
+    const double dz_m = (0.5 * h) * (vz0 + st->vel_mps[2]);
+    ledger[PDK_LEDGER_POTENTIAL] += p->mass_kg * p->gravity_mps2 * dz_m;
+    ledger[PDK_LEDGER_AERO] += sv->c_drag * sol[0] * 0.5 * (v[0] + sol[0]) * h;
+}
+
+/* 7. of a substep: the end forces, the wheels' spins and deflections, the
+ * sinkage, the sums for the tyres' life, and the integration. */
+VEC void integrate(PHASE_ARGS)
+{
+    pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_consts *restrict p = vh->p;
+    const double h = p->h_s;
+    const double *sol = sv->sol;
+    const double *v = sv->v, *w = sv->w, *grav = sv->grav;
+    const double c_drag = sv->c_drag;
+    const mat3 rm = sv->rm;
+    const v4 zero = splat(0.0);
+    const v4 om0 = load4(st->spin_radps);
+    const double vz0 = st->vel_mps[2];
+
+    /* The end-of-substep forces, for telemetry and the next substep's
+     * links (the force each contact puts on the body, in body x and y); the
+     * wheels' spins and the tyres' deflections at the end (the file's step
+     * 4 with the end velocities), each deflection within the slips' bounds
+     * and none off the ground. */
+    {
+        const m4 on = q->loaded;
+        const v4 u1 = q->u1, vl1 = q->vl1, s1 = q->sx1;
+        const v4 om1 = sel(q->lock, zero, (u1 + s1) * sv->inv_radius);
+        const v4 fx_end = keep(on, q->fex_e + q->kx_e * s1);
+        const v4 fy_end = keep(on, q->fey_e - q->ky_e * vl1);
+        const v4 ux = q->e_x * load4(st->defl_x_m) + q->g_x * s1;
+        const v4 uy = q->e_y * load4(st->defl_y_m) + q->g_y * vl1;
+        /* The slips' bounds: whole at speed, down to the law's peak slip at
+         * rest (PDK_FW_KAPPA_MAX). The peak's slip moves with the ground's
+         * grip over its stiffness (a law's peak slip is its friction over
+         * its slip stiffness); on soil the thrust rises to full slip and
+         * the bound stays whole. */
+        const v4 au1 = abs4(u1);
+        v4 kb = splat(PDK_FW_KAPPA_MAX);
+        v4 tb = splat(PDK_FW_TAN_ALPHA_MAX);
+        if (any4(lt4(au1, splat(PDK_FW_CARCASS_FADE_MPS)))) {
+            const v4 kmax = kb, tmax = tb;
+            const v4 scale = q->ground.grip / q->ground.stiffness;
+            const v4 rest_x = keep(~q->soil, carcass_fade4(au1 + abs4(s1)));
+            const v4 rest_y = carcass_fade4(au1 + abs4(vl1));
+            const v4 kr = load4(p->kappa_rest) * scale;
+            const v4 tr = load4(p->tan_alpha_rest) * scale;
+            kb = kmax - (kmax - sel(gt4(kr, kmax), kmax, kr)) * rest_x;
+            tb = tmax - (tmax - sel(gt4(tr, tmax), tmax, tr)) * rest_y;
+        }
+        store4(st->defl_x_m, keep(on, clamp_sym4(ux, kb * q->sig_k)));
+        store4(st->defl_y_m, keep(on, clamp_sym4(uy, tb * q->sig_a)));
+        store4(st->spin_radps, om1);
+        q->fx_end = fx_end;
+        q->fy_end = fy_end;
+        q->fz = keep(on, q->fz);
+        q->s_end = keep(on, max4(q->s_end, zero));
+        q->link_rc = keep(on, q->link_rc);
+        q->link_pitch = keep(on, q->link_pitch);
+        const v4 cx = fx_end + keep(on, q->ext_x);
+        const v4 cy = fy_end + keep(on, q->ext_y);
+        store4(st->prev_fx_n, keep(on, cx * q->exx + cy * q->eyx));
+        store4(st->prev_fy_n, keep(on, cx * q->exy + cy * q->eyy));
+        /* The tyres' work for their life: the sliding power |Fx Vsx| +
+         * |Fy Vsy| (Vsx = -s1, Vsy = v_y1), the load, the rolling speed and
+         * the contact. */
+        sv->sum_power += abs4(fx_end * s1) + abs4(fy_end * vl1);
+        sv->sum_load += q->fz;
+        sv->sum_speed += keep(on, au1);
+        sv->sum_contact += keep(on, splat(1.0));
+        /* Sinkage toward the soil's static value, or out of a rut where there
+         * is no soil, by at most its step a substep. */
+        if (sv->any_sinkage || any4(q->soil)) {
+            const v4 z0 = load4(st->sinkage_m);
+            const v4 target = keep(q->soil, q->sink_target);
+            const v4 step = sel(q->soil, q->sink_step, load4(p->sinkage_step_m));
+            store4(st->sinkage_m, z0 + clamp_sym4(target - z0, step));
+        }
+    }
+    sv->drag = -c_drag * sol[0];
+
+    /* 6. Integrate: velocity to the world, position by the mean velocity,
+     * orientation by the exact rotation of the mean body rate over h, the
+     * accelerometer's reading (body, gravity excluded). */
+    double vw[3];
+    rot_apply(&rm, sol, vw);
+    double w1[3];
+    for (int j = 0; j < 3; j++) {
+        st->accel_mps2[j] = (sol[j] - v[j]) * p->inv_h - grav[j];
+        st->pos_m[j] += (0.5 * h) * (st->vel_mps[j] + vw[j]);
+        st->vel_mps[j] = vw[j];
+        st->omega_radps[j] = sol[3 + j];
+        w1[j] = 0.5 * (w[j] + sol[3 + j]);
+    }
+    if (p->spin_keep != 1.0) {
+        /* chassis.angular_damping_per_s (docs/powertrain.md). */
+        for (int k = 0; k < 3; k++) {
+            st->omega_radps[k] *= p->spin_keep;
+        }
+    }
+    double ww = dot3(w1, w1);
+    double half = 0.5 * h;
+    double z = half * half * ww; /* (angle / 2)^2 */
+    double cq, sq_per;           /* cos(angle / 2), sin(angle / 2) / |w| */
+    if (z <= 0.25 * SMALL_ROT_RAD * SMALL_ROT_RAD) {
+        /* Series in z; first omitted terms below 1e-17. */
+        cq = 1.0 + z * (-0.5 + z * (1.0 / 24.0 + z * (-1.0 / 720.0)));
+        sq_per = half * (1.0 + z * (-1.0 / 6.0 + z * (1.0 / 120.0 + z * (-1.0 / 5040.0))));
+    } else {
+        double sn, rate = sqrt(ww);
+        pdk_trig_sincos(half * rate, &sn, &cq);
+        sq_per = sn / rate;
+    }
+    const double dq[4] = {cq, sq_per * w1[0], sq_per * w1[1], sq_per * w1[2]};
+    const double *q0 = st->quat;
+    double qn[4] = {
+        q0[0] * dq[0] - q0[1] * dq[1] - q0[2] * dq[2] - q0[3] * dq[3],
+        q0[0] * dq[1] + q0[1] * dq[0] + q0[2] * dq[3] - q0[3] * dq[2],
+        q0[0] * dq[2] - q0[1] * dq[3] + q0[2] * dq[0] + q0[3] * dq[1],
+        q0[0] * dq[3] + q0[1] * dq[2] - q0[2] * dq[1] + q0[3] * dq[0],
+    };
+    /* The increment is a unit quaternion, so the product drifts from unit
+     * length by rounding only; pdk_fw_step renormalises once a tick. */
+    for (int j = 0; j < 4; j++) {
+        st->quat[j] = qn[j];
+    }
+    if (vh->pt != NULL) {
+        energy_ledger(vh, sv, q, om0, vz0);
+    }
+}
+
+/* The drivelines of the group's powertrains for this substep (each
+ * vehicle's problem in its sv->ptm, from powertrain_begin): two or more
+ * that driveline_lanes.h takes side by side in its lanes, the rest one by
+ * one. The same bits either way. */
+VEC void solve_drivelines(const fw_vehicle *vs, sub *svs, int n)
+{
+    const pdk_dl_layout *layouts[PDK_FW_GROUP];
+    const pdk_dl_engine *engines[PDK_FW_GROUP];
+    const pdk_dl_wheel *axles[PDK_FW_GROUP];
+    double h_s[PDK_FW_GROUP];
+    pdk_dl_result *out[PDK_FW_GROUP];
+    int lanes = 0;
+    for (int j = 0; j < n; j++) {
+        pdk_fwpt_mid *m = &svs[j].ptm;
+        if (vs[j].pt == NULL || !m->solve) {
+            continue;
+        }
+        if (n > 1 && pdk_dl_lanes_take(&m->layout)) {
+            layouts[lanes] = &m->layout;
+            engines[lanes] = &m->side;
+            axles[lanes] = m->wheels;
+            h_s[lanes] = vs[j].p->h_s;
+            out[lanes] = &m->res;
+            lanes++;
+        } else {
+            pdk_dl_solve(&m->layout, &m->side, m->wheels, vs[j].p->h_s, &m->res);
+        }
+    }
+    if (lanes == 1) {
+        pdk_dl_solve(layouts[0], engines[0], axles[0], h_s[0], out[0]);
+    } else if (lanes > 1) {
+        pdk_dl_solve4(layouts, engines, axles, h_s, lanes, out);
+    }
+}
+
+/* Steps the n vehicles of vs_in (1..PDK_FW_GROUP) by one tick: each phase
+ * of a substep (sub) for every one of them in turn, then each one's tick's
+ * end. Inlined into the step's builds below, each for one n. */
+VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terrain,
+                    const terrain_kind *tk, int substeps)
+{
+    /* The pointers in a copy of its own, which the compiler can see no store
+     * reach (else it reloads them after every store to a state). */
+    fw_vehicle vs[PDK_FW_GROUP];
+    sub svs[PDK_FW_GROUP];
+    wheels qs[PDK_FW_GROUP];
+    for (int j = 0; j < n; j++) {
+        vs[j] = vs_in[j];
+        for (int k = 0; k < 3; k++) {
+            svs[j].start.pos_m[k] = vs[j].st->pos_m[k];
+        }
+        for (int k = 0; k < 4; k++) {
+            svs[j].start.quat[k] = vs[j].st->quat[k];
+        }
+        tick_begin(&vs[j], &svs[j], tk);
+        if (vs[j].pt != NULL) {
+            const double *vel = vs[j].st->vel_mps;
+            pdk_fwpt_tick(vs[j].st, vs[j].cmd, vs[j].pt, vs[j].p->h_s * (double)substeps,
+                          sqrt(vel[0] * vel[0] + vel[1] * vel[1]));
+        }
+    }
+    for (int k = 0; k < substeps; k++) {
+        for (int j = 0; j < n; j++) {
+            svs[j].last = k == substeps - 1;
+            /* The moment feeds the chassis only where MZ_ON_CHASSIS; else only
+             * the channels (telemetry), so a vehicle without them this tick (a
+             * verify, pdk_world_set_telemetry) skips it: the same state for
+             * less work (ADR 0020; test_snapshot's
+             * telemetry_off_changes_no_state). */
+            svs[j].want_mz = MZ_ON_CHASSIS || (svs[j].last && vs[j].ch != NULL);
+            geometry(&vs[j], &svs[j], &qs[j], terrain);
+        }
+        for (int j = 0; j < n; j++) {
+            frame(&vs[j], &svs[j], &qs[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            struts(&vs[j], &svs[j], &qs[j]);
+        }
+        solve_drivelines(vs, svs, n);
+        for (int j = 0; j < n; j++) {
+            struts_end(&vs[j], &svs[j], &qs[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            build_pass(&vs[j], &svs[j], &qs[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            solve_pass(&vs[j], &svs[j], &qs[j]);
+        }
+        for (int j = 0; j < n; j++) {
+            check_pass(&vs[j], &svs[j], &qs[j], 0);
+        }
+        /* The rare further passes, one vehicle at a time. */
+        for (int j = 0; j < n; j++) {
+            for (int pass = 1; svs[j].more; pass++) {
+                build_pass(&vs[j], &svs[j], &qs[j]);
+                solve_pass(&vs[j], &svs[j], &qs[j]);
+                check_pass(&vs[j], &svs[j], &qs[j], pass);
+            }
+        }
+        for (int j = 0; j < n; j++) {
+            integrate(&vs[j], &svs[j], &qs[j]);
+        }
+    }
+    int faulted[PDK_FW_GROUP];
+    for (int j = 0; j < n; j++) {
+        tick_life(&vs[j], &svs[j], terrain, substeps);
+        const pose7 start = svs[j].start; /* fault takes its address, not svs's */
+        faulted[j] = settle(&vs[j], &start);
+    }
+    for (int j = 0; j < n; j++) {
+        if (!faulted[j] && vs[j].ch != NULL) {
+            telemetry(&vs[j], &svs[j], &qs[j], substeps);
+        }
+    }
+}
+
+/* step_group for n 1 or PDK_FW_GROUP, each a copy of its own with the
+ * count a constant in it: the body of each build's group function. */
+VEC void step_group_n(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
+                      const terrain_kind *tk, int substeps)
+{
+    if (n == 1) {
+        step_group(vs, 1, terrain, tk, substeps);
+    } else {
+        step_group(vs, PDK_FW_GROUP, terrain, tk, substeps);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* step_group_n compiled for AVX2 (four_wheel_avx.c) and for AVX-512
+ * (four_wheel_avx512.c). */
+void pdk_fw_group_avx2(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
+                       const terrain_kind *tk, int substeps);
+void pdk_fw_group_avx512(const fw_vehicle *vs, int n, const pdk_terrain_def *terrain,
+                         const terrain_kind *tk, int substeps);
+#endif
+
+#endif

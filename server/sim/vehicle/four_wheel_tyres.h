@@ -1,0 +1,278 @@
+/* The four-wheel step's tyres and wheels (internal to four_wheel.c): each
+ * tyre's law at its deflections, on the ground and soil under it, the exact
+ * relaxation over the substep and the linearisation that puts tyre and
+ * wheel spin into the chassis solve; the wheels' drive and Coulomb torques
+ * (four_wheel.c's step 4; ADR 0008). Static and inlined, for the AVX2 build
+ * of the step. */
+#ifndef PDK_FOUR_WHEEL_TYRES_H
+#define PDK_FOUR_WHEEL_TYRES_H
+
+#include "ground/surface.h"
+#include "math/vmath.h"
+#include "vehicle/four_wheel_ground.h"
+#include "vehicle/four_wheel_substep.h"
+
+/* The tyres' laws (tyre_lanes.h) at each loaded wheel's load fz0 and its
+ * deflections' slips, on the ground under it and at its pressure; the soil
+ * and water where a wheel meets them (scalar, four_wheel_ground.c); then
+ * the exact exponentials and the linearisation of the file's step 4: q's
+ * fex, kx, fey, ky, the extra contact forces, the aligning moment and the
+ * friction-circle radius. */
+VEC void tyre_law(PHASE_ARGS)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_state *restrict st = vh->st;
+    const double h = p->h_s;
+    const v4 zero = splat(0.0);
+    const v4 one = splat(1.0);
+    const m4 on = q->loaded;
+    const v4 fz = keep(on, q->fz0);
+    v4 sk, sa;
+    pdk_tyre_relaxation4(vh->tyre, fz, &sk, &sa);
+    const v4 inv_sk = one / sk;
+    const v4 inv_sa = one / sa;
+    const v4 ux0 = load4(st->defl_x_m);
+    const v4 uy0 = load4(st->defl_y_m);
+    const v4 kap = clamp_sym4(ux0 * inv_sk, splat(PDK_FW_KAPPA_MAX));
+    const v4 ta = clamp_sym4(uy0 * inv_sa, splat(PDK_FW_TAN_ALPHA_MAX));
+    const v4 au = abs4(q->u0);
+    /* Camber and the law's zero-slip forces work with the rolling
+     * (PDK_FW_ROLLING_SPEED_MPS). */
+    const v4 vroll = splat(PDK_FW_ROLLING_SPEED_MPS);
+    const m4 slow = on & lt4(au, vroll);
+    const v4 roll = sel(slow, au * splat(1.0 / PDK_FW_ROLLING_SPEED_MPS), one);
+    pdk_tyre_in4 in = {fz, kap, ta, q->camber * roll, q->u0};
+    pdk_tyre_out4 o;
+    pdk_tyre_eval4_at_pressure(vh->tyre, &in, sv->pressure_pa, &q->ground, sv->want_mz, &o);
+    if ((vh->tyre->laws & (1u << PDK_TYRE_MAGIC)) && any4(slow)) {
+        /* The Magic Formula's forces at zero slip and camber (the grip
+         * and UTV laws have none). */
+        pdk_tyre_in4 rest = {fz, zero, zero, zero, q->u0};
+        pdk_tyre_out4 o0;
+        pdk_tyre_eval4_at_pressure(vh->tyre, &rest, sv->pressure_pa, &q->ground, sv->want_mz, &o0);
+        const v4 off = keep(slow, one - roll);
+        o.fx_n -= off * o0.fx_n;
+        o.fy_n -= off * o0.fy_n;
+        o.mz_nm -= off * o0.mz_nm;
+    }
+    v4 ext_x = zero, ext_y = zero;
+    q->sink_target = zero;
+    q->sink_step = zero;
+    if (any4(q->soil)) {
+        /* Deformable ground: the soil's thrust and slope replace the
+         * longitudinal law, the lateral law is scaled to the soil's traction
+         * limit, which is the tyre's peak there, and the motion resistance
+         * acts at the contact (the Polaris model). */
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            if (q->soil[i] == 0) {
+                continue;
+            }
+            const pdk_surface *sf = pdk_surface_get(q->surf[i]);
+            pdk_fw_soil_in si = {&sf->soil, vh->soil[i >> 1], p->radius_m[i], sv->pressure_pa[i],
+                                 fz[i],     kap[i],           q->u0[i],       p->corner_mass_kg[i],
+                                 h};
+            pdk_fw_soil_out so;
+            pdk_fw_soil(&si, &so);
+            double scale = so.traction_limit_n / max2(o.peak_n[i], 1e-9);
+            o.fx_n[i] = so.fx_n;
+            o.dfx_dkappa_n[i] = so.dfx_dkappa_n;
+            o.fy_n[i] *= scale;
+            o.dfy_dalpha_n[i] *= scale;
+            o.mz_nm[i] *= scale;
+            o.peak_n[i] = so.traction_limit_n;
+            ext_x[i] = so.resistance_n;
+            double f = so.rolling_coeff * sv->roll_scale[i];
+            q->roll_f[i] = f < MAX_ROLLING_COEFF ? f : MAX_ROLLING_COEFF;
+            q->sink_target[i] = so.sinkage_m;
+            q->sink_step[i] = so.sinkage_step_m;
+        }
+    }
+    if (!sv->uniform) {
+        /* Water drag on a wheel in water (docs/presets.md, water_crossing), with the
+         * contact's velocity in the contact plane for the horizontal. */
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            if (!(q->water_m[i] > 0.0) || on[i] == 0) {
+                continue;
+            }
+            const double vel[2] = {q->u0[i], q->vlat0[i]};
+            double f[2];
+            pdk_water_drag(q->water_m[i], vh->soil[i >> 1]->width_m, sv->radius[i], vel, f);
+            ext_x[i] += f[0];
+            ext_y[i] += f[1];
+        }
+    }
+
+    /* The exact exponentials over the substep at the start's |V_x|: e and
+     * g = h phi(z) = sigma (1 - e) / |V_x|. */
+    const v4 hh = splat(h);
+    const v4 auh = au * hh;
+    const v4 zx = auh * inv_sk;
+    const v4 zy = auh * inv_sa;
+    const v4 ex = pdk_v_exp(-zx);
+    const v4 ey = pdk_v_exp(-zy);
+    const v4 inv_au = one / sel(gt4(au, zero), au, one);
+    const v4 gx = relax_g4(zx, ex, hh, sk * inv_au);
+    const v4 gy = relax_g4(zy, ey, hh, sa * inv_au);
+    /* The deflections' stiffnesses K / sigma, and with the carcass damper
+     * d = tau K / sigma (faded by the contact's speed and slip speed) the
+     * increment's coefficient K / sigma + d / h. */
+    const v4 ksx = o.dfx_dkappa_n * inv_sk;
+    const v4 ksy = o.dfy_dalpha_n * inv_sa;
+    v4 kex = ksx, key = ksy;
+    if (any4(lt4(au, splat(PDK_FW_CARCASS_FADE_MPS)))) {
+        const v4 slip_x0 = load4(st->spin_radps) * sv->radius - q->u0;
+        const v4 tau_h = splat(PDK_FW_CARCASS_DAMPING_S * p->inv_h);
+        kex = ksx + ksx * (tau_h * carcass_fade4(au + abs4(slip_x0)));
+        key = ksy + ksy * (tau_h * carcass_fade4(au + abs4(q->vlat0)));
+    }
+    q->sig_k = sk;
+    q->sig_a = sa;
+    q->inv_sk = inv_sk;
+    q->e_x = ex;
+    q->g_x = gx;
+    q->e_y = ey;
+    q->g_y = gy;
+    q->fex = o.fx_n + kex * (ux0 * (ex - one));
+    q->kx = kex * gx;
+    q->fey = o.fy_n - key * (uy0 * (ey - one));
+    q->ky = key * gy;
+    q->ext_x = ext_x;
+    q->ext_y = ext_y;
+    q->mz = o.mz_nm;
+    q->peak = o.peak_n;
+}
+
+/* tyre_law again after a wheel was loaded at the end of a substep (its tyre
+ * works with that load; the others' laws give the same bits again): rare,
+ * so it is not inlined: one copy in each build of the step. */
+static __attribute__((noinline)) void tyre_law_again(PHASE_ARGS)
+{
+    tyre_law(vh, sv, q);
+}
+
+/* Each wheel's drive torque (the lumped drive of the pedal's share, power
+ * limited on the rim speed |Omega R|, on the wheel's share, times the engine's
+ * power scale) and its Coulomb capacity B: brakes and pawl times R, and the
+ * rolling resistance f Fz R. A wheel standing still with some capacity is
+ * locked unless check_pass freed it. */
+VEC void wheel_hold(PHASE_ARGS)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_state *restrict st = vh->st;
+    const v4 zero = splat(0.0);
+    const v4 r = sv->radius;
+    const v4 om0 = load4(st->spin_radps);
+    if (vh->pt != NULL) {
+        /* A powertrain's: the driveline's shaft torques (powertrain), its
+         * brakes as torques and the pawl. */
+        q->t_drive = sv->shaft;
+        q->roll_t = keep(q->loaded, q->roll_f * q->fz0 * r);
+        q->hold = (sv->brake + sv->pawl) + q->roll_t;
+        const m4 still = (m4)(om0 == zero);
+        q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
+        return;
+    }
+    const v4 rim = abs4(om0 * r);
+    const v4 fmax = splat(p->drive_force_n);
+    const v4 pw = splat(p->drive_power_w);
+    /* min(F, P / |Omega R|): the power's share where it is the less. */
+    const m4 limited = lt4(pw, fmax * rim);
+    const v4 avail = any4(limited) ? sel(limited, pw / rim, fmax) : fmax;
+    q->t_drive = splat(sv->drive_gain * st->power_scale) * load4(p->drive_share) * avail * r;
+    q->roll_t = keep(q->loaded, q->roll_f * q->fz0 * r);
+    q->hold = load4(vh->cmd->hold_n) * r + q->roll_t;
+    const m4 still = (m4)(om0 == zero);
+    q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
+}
+
+/* A powertrain's substep (four_wheel_powertrain.h), after the tyres' laws
+ * and before the wheels' torques: each wheel as the driveline sees it, the
+ * tyre linearised as wheel_coeffs linearises it (F_x1 = fex + kx s_x1 at
+ * the start's contact speed), at most the friction circle's share left by
+ * its lateral force, with its Coulomb torques (brakes and rolling); then
+ * its first half, up to the driveline's problem in sv->ptm, which the
+ * step solves with the group's others (solve_drivelines) before
+ * powertrain_end. Scalar: not inlined. */
+static __attribute__((noinline)) void powertrain_begin(PHASE_ARGS)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_state *st = vh->st;
+    const v4 r = sv->radius;
+    const m4 on = q->loaded;
+    const v4 roll_t = keep(on, q->roll_f * q->fz0 * r);
+    const v4 fex = keep(on, q->fex), kx = keep(on, q->kx), fey = keep(on, q->fey);
+    const v4 peak = keep(on, q->peak);
+    /* The friction circle's share left, its square root on four lanes (the
+     * IEEE root in each, as sqrt gives it: the same bits). */
+    const v4 left = peak * peak - fey * fey;
+    const v4 fx_max = keep(gt4(left, splat(0.0)), sqrt4(left));
+    pdk_dl_wheel w[PDK_WHEELS];
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        w[j].spin0_radps = st->spin_radps[j];
+        w[j].inertia_kgm2 = p->spin_inertia_kgm2[j];
+        w[j].radius_m = r[j];
+        w[j].fx_e_n = fex[j];
+        w[j].kx_nspm = kx[j];
+        w[j].vx_mps = q->u0[j];
+        w[j].fx_max_n = fx_max[j];
+        w[j].coulomb_nm = roll_t[j];
+    }
+    pdk_fwpt_substep_begin(vh->st, vh->cmd, vh->pt, p, w, vh->cmd->brake_nm, &sv->pto, &sv->ptm);
+}
+
+/* The powertrain's second half, from the solved driveline: the shaft
+ * torques, the pawl and the brakes for wheel_hold. */
+static __attribute__((noinline)) void powertrain_end(PHASE_ARGS)
+{
+    (void)q;
+    pdk_fwpt_substep_end(vh->st, vh->pt, vh->p, &sv->ptm, &sv->pto);
+    sv->shaft = load4(sv->pto.shaft_nm);
+    sv->pawl = load4(sv->pto.pawl_nm);
+    sv->brake = load4(sv->pto.brake_nm);
+}
+
+/* The damper and explicit force each wheel's tyre puts on the contact along
+ * e_x and e_y (the file's step 4): the tyre's linear model, or the force
+ * held on the friction circle where saturated, with the wheel's spin
+ * eliminated (free) or held at 0 (locked), plus the contact's other forces. */
+VEC void wheel_coeffs(PHASE_ARGS)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const pdk_fw_state *restrict st = vh->st;
+    const m4 on = q->loaded;
+    const m4 sat = q->sat;
+    const v4 r = sv->radius;
+    const v4 om0 = load4(st->spin_radps);
+    const v4 fex = keep(on, sel(sat, q->fcap_x, q->fex));
+    const v4 kx = keep(on & ~sat, q->kx);
+    const v4 fey = keep(on, sel(sat, q->fcap_y, q->fey));
+    const v4 ky = keep(on & ~sat, q->ky);
+    /* The free wheel's Coulomb torque: against its spin, or as check_pass
+     * turned it when it freed the wheel. */
+    const v4 tau_b = sel(q->unlocked, q->hold * q->unlock_sign, -(q->hold * sign4(om0)));
+    const v4 hri = splat(p->h_s) * r * load4(p->inv_spin_inertia);
+    const v4 a = hri * r * kx;
+    const v4 w0 = om0 * r + hri * ((q->t_drive + tau_b) - r * fex);
+    const v4 inv_1a = splat(1.0) / (splat(1.0) + a);
+    const v4 c_free = kx * inv_1a;
+    const m4 lock = q->lock;
+    q->c_x = sel(lock, kx, c_free);
+    q->fx = sel(lock, fex, fex + c_free * w0) + q->ext_x;
+    q->c_y = ky;
+    q->fy = fey + q->ext_y;
+    q->fex_e = fex;
+    q->kx_e = kx;
+    q->fey_e = fey;
+    q->ky_e = ky;
+    q->inv_1a = inv_1a;
+    q->w0 = w0;
+}
+
+/* The end slip velocity s_x1 = Omega1 R - V_x1 of each wheel from its end
+ * forward velocity u1: -u1 where locked, (W0 - u1) / (1 + a) where free. */
+VEC v4 wheel_slip_end(const wheels *restrict q, v4 u1)
+{
+    return sel(q->lock, -u1, (q->w0 - u1) * q->inv_1a);
+}
+
+#endif
