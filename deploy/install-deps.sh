@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git python3
   libuv1-dev
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
   nanopb libnanopb-dev

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "paddock/v1/paddock.pb-c.h"
 #include "params.h"
 #include "replay_internal.h"
 #include "sim/snapshot.h"
@@ -32,23 +31,8 @@ void pdk_rec_errf(char *err, size_t err_len, const char *fmt, ...)
 
 static const char *kind_name(int kind)
 {
-    switch (kind) {
-    case PDK_INPUT_SPAWN:
-        return "VehicleSpawn";
-    case PDK_INPUT_REMOVE:
-        return "VehicleRemove";
-    case PDK_INPUT_DBW:
-        return "DbwCommand";
-    case PDK_INPUT_TYRE:
-        return "TyreCommand";
-    case PDK_INPUT_DBW_KIT:
-        return "DbwMessage";
-    case PDK_INPUT_RESET:
-    case PDK_INPUT_RESEED:
-        return "SessionControl";
-    default:
-        return "unknown kind";
-    }
+    const pdk_input_ops *ops = pdk_input_ops_of(kind);
+    return ops ? ops->name : "unknown kind";
 }
 
 /* ---- loading ------------------------------------------------------------------ */
@@ -108,8 +92,9 @@ static pdk_error on_vehicle(void *ctx, const pdk_store_vehicle_row *row)
         return PDK_ERR_NO_MEMORY;
     /* A fleet of one preset has many rows of the same parameters: each
      * distinct text is parsed once (parsing is most of a load). Texts are
-     * compared by length, then by memcmp, latest first: a byte-wise hash
-     * of each text was about 1 ms of a load of 100 rows of 7.5 kB. */
+     * compared by length, then by memcmp, latest first: a length differs
+     * without reading the text, where a hash would read every byte of
+     * every row. */
     v->params_len = strlen(v->params_json);
     for (size_t i = rec->n_vehicles - 1; i-- > 0;) {
         const rec_vehicle *o = &rec->vehicles[i];
@@ -134,47 +119,19 @@ static pdk_error on_vehicle(void *ctx, const pdk_store_vehicle_row *row)
     return e;
 }
 
-static pdk_error decode_spawn(rec_input *in, const void *payload, size_t len)
+/* What an input of kind does to the world's vehicle slots (KEPT for a
+ * kind this build does not know: its load fails). */
+static pdk_input_slots slots_of(int kind)
 {
-    Paddock__V1__VehicleSpawn *m = paddock__v1__vehicle_spawn__unpack(NULL, len, payload);
-    if (!m)
-        return PDK_ERR_PARSE;
-    in->u.place = (pdk_spawn_place){.x_m = m->x_m,
-                                    .y_m = m->y_m,
-                                    .yaw_deg = m->yaw_deg,
-                                    .speed_mps = m->speed_mps,
-                                    .gear = (pdk_gear)m->gear};
-    in->preset = strdup(m->preset ? m->preset : "");
-    in->overrides = strdup(m->overrides ? m->overrides : "");
-    paddock__v1__vehicle_spawn__free_unpacked(m, NULL);
-    return in->preset && in->overrides ? PDK_OK : PDK_ERR_NO_MEMORY;
+    const pdk_input_ops *ops = pdk_input_ops_of(kind);
+    return ops ? ops->slots : PDK_INPUT_SLOTS_KEPT;
 }
 
-static pdk_error decode_remove(rec_input *in, const void *payload, size_t len)
+/* A spawn: it takes a slot, and its decoded input holds text (its preset
+ * and overrides). */
+static bool is_spawn(int kind)
 {
-    Paddock__V1__VehicleRemove *m = paddock__v1__vehicle_remove__unpack(NULL, len, payload);
-    if (!m)
-        return PDK_ERR_PARSE;
-    in->vehicle = m->vehicle_id;
-    paddock__v1__vehicle_remove__free_unpacked(m, NULL);
-    return PDK_OK;
-}
-
-static pdk_error decode_control(rec_input *in, const void *payload, size_t len)
-{
-    Paddock__V1__SessionControl *m = paddock__v1__session_control__unpack(NULL, len, payload);
-    if (!m)
-        return PDK_ERR_PARSE;
-    pdk_error e = PDK_OK;
-    if (in->kind == PDK_INPUT_RESET && m->action_case != PADDOCK__V1__SESSION_CONTROL__ACTION_RESET)
-        e = PDK_ERR_PARSE;
-    if (in->kind == PDK_INPUT_RESEED) {
-        if (m->action_case != PADDOCK__V1__SESSION_CONTROL__ACTION_RESEED)
-            e = PDK_ERR_PARSE;
-        in->u.seed = m->reseed;
-    }
-    paddock__v1__session_control__free_unpacked(m, NULL);
-    return e;
+    return slots_of(kind) == PDK_INPUT_SLOTS_TAKE_ONE;
 }
 
 static pdk_error on_input(void *ctx, uint64_t tick, uint32_t seq, int kind, const void *payload,
@@ -194,7 +151,7 @@ static pdk_error on_input(void *ctx, uint64_t tick, uint32_t seq, int kind, cons
     if (len > 0)
         memcpy(ld->bytes + ld->n_bytes, payload, len);
     ld->raw[ld->n_raw++] = (raw_input){tick, seq, kind, ld->n_bytes, len};
-    ld->n_spawns += kind == PDK_INPUT_SPAWN;
+    ld->n_spawns += is_spawn(kind);
     ld->n_bytes += len;
     return PDK_OK;
 }
@@ -207,28 +164,13 @@ static pdk_error decode_input(rec_input *in, const raw_input *r, const unsigned 
     const void *payload = bytes + r->at;
     in->tick = r->tick;
     in->seq = r->seq;
-    in->kind = (pdk_input_kind)r->kind;
-    switch (r->kind) {
-    case PDK_INPUT_SPAWN:
-        return decode_spawn(in, payload, r->len);
-    case PDK_INPUT_REMOVE:
-        return decode_remove(in, payload, r->len);
-    case PDK_INPUT_DBW:
-        return pdk_wire_dbw_decode(payload, r->len, &in->u.cmd, &in->vehicle);
-    case PDK_INPUT_TYRE:
-        return pdk_wire_tyre_decode(payload, r->len, &in->u.tyre, &in->vehicle);
-    case PDK_INPUT_DBW_KIT:
-        return pdk_wire_dbw_msg_decode(payload, r->len, &in->u.kit, &in->vehicle);
-    case PDK_INPUT_RESET:
-    case PDK_INPUT_RESEED:
-        return decode_control(in, payload, r->len);
-    default:
-        return PDK_ERR_UNSUPPORTED;
-    }
+    in->in.kind = (pdk_input_kind)r->kind;
+    const pdk_input_ops *ops = pdk_input_ops_of(r->kind);
+    return ops ? ops->decode(payload, r->len, &in->in) : PDK_ERR_UNSUPPORTED;
 }
 
 /* A share of the inputs to decode, and the first that did not. The
- * spawns it decodes (even one that failed half way: what decode_spawn did
+ * spawns it decodes (even one that failed half way: what its decode did
  * allocate is freed with the recording) take the next slots of the
  * recording's text_inputs, whose length the loader counted: in no
  * particular order, which freeing them does not need. */
@@ -248,7 +190,7 @@ static void *decode_share_run(void *arg)
     d->failed = PDK_OK;
     for (size_t i = d->from; i < d->to; i++) {
         pdk_error e = decode_input(&rec->inputs[i], &d->ld->raw[i], d->ld->bytes);
-        if (d->ld->raw[i].kind == PDK_INPUT_SPAWN)
+        if (is_spawn(d->ld->raw[i].kind))
             rec->text_inputs[atomic_fetch_add_explicit(d->next_text, 1, memory_order_relaxed)] = i;
         if (e != PDK_OK) {
             d->failed_at = i;
@@ -371,7 +313,7 @@ static pdk_error check_recording(const pdk_recording *rec, char *err, size_t err
             break; /* a replay stops before it applies them */
         size_t spawns = 0;
         for (; i < rec->n_inputs && rec->inputs[i].tick == tick; i++)
-            spawns += rec->inputs[i].kind == PDK_INPUT_SPAWN;
+            spawns += is_spawn(rec->inputs[i].in.kind);
         while (v < rec->n_vehicles && rec->vehicles[v].spawn_tick < tick) {
             pdk_rec_errf(err, err_len,
                          "session %llu: vehicle %u's row says it was spawned at tick %llu, "
@@ -446,7 +388,7 @@ static pdk_error join_halves(loader *ld, loader *later)
  * read in two halves by tick, the later on a thread of its own through
  * the store's second read connection, while this one reads the vehicles
  * and the earlier half: reading the rows is most of a large recording's
- * load (14 of 24 ms for 100 cars over 20 s), which a verify waits for.
+ * load, which a verify waits for.
  * An error is the earlier half's when both fail, as one read in tick
  * order would report. */
 static pdk_error read_vehicles_and_inputs(loader *ld, pdk_store *store, uint64_t session_id,
@@ -587,8 +529,8 @@ void pdk_recording_free(pdk_recording *rec)
         free(rec->vehicles[i].params_json);
     }
     for (size_t k = 0; k < rec->n_text_inputs; k++) {
-        free(rec->inputs[rec->text_inputs[k]].preset);
-        free(rec->inputs[rec->text_inputs[k]].overrides);
+        free(rec->inputs[rec->text_inputs[k]].in.preset);
+        free(rec->inputs[rec->text_inputs[k]].in.overrides);
     }
     free(rec->text_inputs);
     free(rec->vehicles);
@@ -778,12 +720,13 @@ static pdk_error spawn_rows(pdk_player *p, size_t i, size_t end, const rec_vehic
     size_t j = 0;
     for (; i < end; i++) {
         const rec_input *in = &rec->inputs[i];
-        if (in->kind == PDK_INPUT_REMOVE || in->kind == PDK_INPUT_RESET) {
+        pdk_input_slots effect = slots_of(in->in.kind);
+        if (effect == PDK_INPUT_SLOTS_FREE_ONE || effect == PDK_INPUT_SLOTS_FREE_ALL) {
             int from = 0, to = p->capacity;
-            if (in->kind == PDK_INPUT_REMOVE) {
-                from = (int)(in->vehicle & 0xffffu) - 1;
+            if (effect == PDK_INPUT_SLOTS_FREE_ONE) {
+                from = (int)(in->in.vehicle & 0xffffu) - 1;
                 to = from + 1;
-                if (from < 0 || to > p->capacity || (in->vehicle >> 16) != p->generations[from])
+                if (from < 0 || to > p->capacity || (in->in.vehicle >> 16) != p->generations[from])
                     continue; /* not alive: it was refused */
             }
             for (int slot = from; slot < to; slot++) {
@@ -794,7 +737,7 @@ static pdk_error spawn_rows(pdk_player *p, size_t i, size_t end, const rec_vehic
             }
             continue;
         }
-        if (in->kind != PDK_INPUT_SPAWN)
+        if (effect != PDK_INPUT_SLOTS_TAKE_ONE)
             continue;
         int slot = 0;
         while (slot < p->capacity && p->alive[slot])
@@ -814,8 +757,8 @@ static pdk_error spawn_rows(pdk_player *p, size_t i, size_t end, const rec_vehic
             bool used = false;
             for (size_t u = 0; u < j; u++)
                 used = used || rows[u] == &rec->vehicles[r];
-            if (!used && strcmp(rec->vehicles[r].preset, in->preset) == 0 &&
-                strcmp(rec->vehicles[r].overrides, in->overrides) == 0)
+            if (!used && strcmp(rec->vehicles[r].preset, in->in.preset) == 0 &&
+                strcmp(rec->vehicles[r].overrides, in->in.overrides) == 0)
                 row = &rec->vehicles[r];
         }
         if (!row)
@@ -838,7 +781,7 @@ static pdk_error queue_tick(pdk_player *p)
     size_t end = p->next_input;
     size_t spawns = 0;
     while (end < rec->n_inputs && rec->inputs[end].tick == tick)
-        spawns += rec->inputs[end++].kind == PDK_INPUT_SPAWN;
+        spawns += is_spawn(rec->inputs[end++].in.kind);
     const rec_vehicle *stack_rows[16];
     const rec_vehicle **rows = stack_rows;
     if (spawns > 16) {
@@ -851,31 +794,12 @@ static pdk_error queue_tick(pdk_player *p)
     size_t j = 0;
     for (size_t i = p->next_input; e == PDK_OK && i < end; i++) {
         const rec_input *in = &rec->inputs[i];
-        switch (in->kind) {
-        case PDK_INPUT_SPAWN: {
+        if (is_spawn(in->in.kind)) {
             const rec_vehicle *row = rows[j++];
             e = pdk_session_queue_spawn(p->s, &row->def, row->preset, row->overrides,
-                                        row->params_json, &in->u.place, none);
-            break;
-        }
-        case PDK_INPUT_REMOVE:
-            e = pdk_session_queue_remove(p->s, in->vehicle, none);
-            break;
-        case PDK_INPUT_DBW:
-            e = pdk_session_queue_dbw(p->s, in->vehicle, &in->u.cmd, none);
-            break;
-        case PDK_INPUT_TYRE:
-            e = pdk_session_queue_tyre(p->s, in->vehicle, &in->u.tyre, none);
-            break;
-        case PDK_INPUT_DBW_KIT:
-            e = pdk_session_queue_dbw_kit_recorded(p->s, in->vehicle, &in->u.kit, none);
-            break;
-        case PDK_INPUT_RESET:
-            e = pdk_session_queue_reset(p->s, none);
-            break;
-        case PDK_INPUT_RESEED:
-            e = pdk_session_queue_reseed(p->s, in->u.seed, none);
-            break;
+                                        row->params_json, &in->in.u.place, none);
+        } else {
+            e = pdk_session_queue_recorded(p->s, &in->in, none);
         }
     }
     if (rows != stack_rows)

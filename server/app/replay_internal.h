@@ -24,21 +24,12 @@ typedef struct rec_vehicle {
     pdk_vehicle_def def;
 } rec_vehicle;
 
-/* One recorded input, decoded once at load. */
+/* One recorded input, decoded once at load (the tick first:
+ * pdk_rec_first_at searches by it). */
 typedef struct rec_input {
     uint64_t tick;
     uint32_t seq;
-    pdk_input_kind kind;
-    pdk_vehicle_id vehicle; /* REMOVE, DBW, TYRE, DBW_KIT */
-    union {
-        pdk_dbw_cmd cmd;       /* DBW */
-        pdk_tyre_input tyre;   /* TYRE */
-        pdk_dbw_msg kit;       /* DBW_KIT */
-        pdk_spawn_place place; /* SPAWN */
-        uint64_t seed;         /* RESEED */
-    } u;
-    char *preset; /* SPAWN: as its payload names them */
-    char *overrides;
+    pdk_input in; /* a spawn's preset and overrides are the recording's */
 } rec_input;
 
 typedef struct rec_hash {
@@ -66,7 +57,7 @@ struct pdk_recording {
     /* The indices of the inputs that may own text (the spawns, with
      * their preset and overrides), in no order: what freeing the
      * recording walks, where walking every input would read the whole
-     * array again, megabytes long and cold by then (ADR 0020). */
+     * array again, megabytes long and cold by then. */
     size_t *text_inputs;
     size_t n_text_inputs;
     rec_hash *hashes; /* in tick order */

@@ -343,9 +343,8 @@ static bool reached(const verify_job *job, size_t k)
 }
 
 /* Under mu: the segment a worker without one takes, or n_segs. A restore
- * costs what re-simulating several ticks does (a 100-car keyframe read,
- * decoded and restored: 0.9-1.4 ms, about eight ticks' worth, ADR 0016),
- * and a worker going on into the next segment needs none, so segments are
+ * (a keyframe read, decoded and restored) costs what re-simulating
+ * several ticks does, and a worker going on into the next segment needs none, so segments are
  * not dealt out one by one: the first pending one that no worker will
  * reach is taken at its start (the first segment, first of all); else the
  * longest run of pending segments that a worker will reach (two or more)

@@ -404,10 +404,10 @@ static void made(job *j)
     }
     j->session = NULL;
     if (replay) {
-        slot->rec = j->rec;
-        slot->player = j->player;
-        slot->replay_of = j->session_id;
-        slot->speed = j->speed;
+        slot->replay.rec = j->rec;
+        slot->replay.player = j->player;
+        slot->replay.of = j->session_id;
+        slot->replay.speed = j->speed;
         j->rec = NULL;
         j->player = NULL;
         pdk_server_rebase(slot);
@@ -440,19 +440,19 @@ static void sought(job *j)
     j->session = NULL;
     j->player = NULL;
     j->rec = NULL;
-    slot->busy = false;
-    for (size_t i = 0; i < slot->n_forget; i++)
-        pdk_session_forget_conn(slot->session, slot->forget[i]);
-    slot->n_forget = 0;
+    slot->worker.busy = false;
+    for (size_t i = 0; i < slot->worker.n_forget; i++)
+        pdk_session_forget_conn(slot->session, slot->worker.forget[i]);
+    slot->worker.n_forget = 0;
     if (j->err != PDK_OK) {
         fail_job(j, j->err);
         pdk_server_reschedule(srv);
         return;
     }
-    if (slot->pause == PDK_PAUSE_REPLAY_END) {
+    if (slot->sched.pause == PDK_PAUSE_REPLAY_END) {
         /* It had played to the end: it waits at the sought tick. */
-        slot->pause = PDK_PAUSE_USER;
-        snprintf(slot->pause_reason, sizeof(slot->pause_reason),
+        slot->sched.pause = PDK_PAUSE_USER;
+        snprintf(slot->sched.pause_reason, sizeof(slot->sched.pause_reason),
                  "sought tick %" PRIu64 " after the replay's end: resume to play on", j->tick);
     }
     pdk_server_rebase(slot);
@@ -496,19 +496,19 @@ static void add_stream(job *j)
         fail_job(j, PDK_ERR_IO);
         return;
     }
-    if (srv->n_streams == srv->cap_streams) {
-        size_t cap = srv->cap_streams ? srv->cap_streams * 2 : 4;
-        pdk_stream *p = realloc(srv->streams, cap * sizeof(*p));
+    if (srv->streams.n == srv->streams.cap) {
+        size_t cap = srv->streams.cap ? srv->streams.cap * 2 : 4;
+        pdk_stream *p = realloc(srv->streams.items, cap * sizeof(*p));
         if (!p) {
             close(fd);
             snprintf(j->msg, sizeof(j->msg), "out of memory");
             fail_job(j, PDK_ERR_NO_MEMORY);
             return;
         }
-        srv->streams = p;
-        srv->cap_streams = cap;
+        srv->streams.items = p;
+        srv->streams.cap = cap;
     }
-    pdk_stream *s = &srv->streams[srv->n_streams++];
+    pdk_stream *s = &srv->streams.items[srv->streams.n++];
     memset(s, 0, sizeof(*s));
     s->conn_id = j->conn_id;
     s->request_id = j->request_id;
@@ -517,9 +517,9 @@ static void add_stream(job *j)
     snprintf(s->dir, sizeof(s->dir), "%s", j->dir);
     snprintf(s->path, sizeof(s->path), "%s", j->path);
     j->dir[0] = j->path[0] = '\0'; /* the stream removes them */
-    if (!srv->stream_timer_on) {
-        uv_timer_start(&srv->stream_timer, pdk_server_on_stream_timer, 0, 1);
-        srv->stream_timer_on = true;
+    if (!srv->streams.timer_on) {
+        uv_timer_start(&srv->streams.timer, pdk_server_on_stream_timer, 0, 1);
+        srv->streams.timer_on = true;
     }
     job_free(j);
 }
@@ -611,7 +611,8 @@ static void job_done(uv_work_t *req, int status)
 
 /* ---- requests ------------------------------------------------------------------ */
 
-void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c,
+                                          const Paddock__V1__Frame *f)
 {
     const Paddock__V1__ReplayOpen *m = f->replay_open;
     double speed = m->speed == 0.0 ? 1.0 : m->speed;
@@ -638,19 +639,19 @@ void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t reques
         return;
     j->tick = tick;
     j->session = slot->session;
-    j->player = slot->player;
-    j->rec = slot->rec;
+    j->player = slot->replay.player;
+    j->rec = slot->replay.rec;
     const pdk_world *w = pdk_session_world(slot->session);
-    slot->view = (pdk_slot_view){
+    slot->worker.view = (pdk_slot_view){
         .tick = pdk_world_tick(w),
         .sim_time_s = pdk_world_time_s(w),
         .vehicle_count = (uint32_t)pdk_world_vehicle_count(w),
         .state_hash = pdk_session_hash(slot->session),
         .subscriber_count = (uint32_t)pdk_session_subscriber_count(slot->session),
     };
-    slot->busy = true;
+    slot->worker.busy = true;
     if (!job_queue(j)) {
-        slot->busy = false;
+        slot->worker.busy = false;
         j->session = NULL;
         j->player = NULL;
         j->rec = NULL;
@@ -661,11 +662,12 @@ void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t reques
 
 void pdk_server_replay_speed(pdk_server_slot *slot, double speed)
 {
-    slot->speed = speed;
+    slot->replay.speed = speed;
     pdk_server_rebase(slot);
 }
 
-void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c,
+                                     const Paddock__V1__Frame *f)
 {
     job *j = job_new(srv, JOB_VERIFY, c, f->request_id, f->verify_request->session_id);
     if (!j)
@@ -674,7 +676,7 @@ void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c, const Paddock
     job_start(j);
 }
 
-void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__ForkRequest *m = f->fork_request;
     if (!pdk_server_text_ok(srv, c->conn, f->request_id, "name", m->name,
@@ -707,14 +709,15 @@ void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__
     job_start(j);
 }
 
-void pdk_server_handle_export(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_export(pdk_server *srv, pdk_server_conn *c,
+                                     const Paddock__V1__Frame *f)
 {
     job *j = job_new(srv, JOB_EXPORT, c, f->request_id, f->export_request->session_id);
     if (j)
         job_start(j);
 }
 
-void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
     const Paddock__V1__CsvExportRequest *m = f->csv_export_request;
     char msg[160];
@@ -765,7 +768,7 @@ void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V
     job_start(j);
 }
 
-void pdk_server_handle_meta(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_meta(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
     job *j = job_new(srv, JOB_META, c, f->request_id, f->session_meta_request->session_id);
     if (j)
@@ -791,7 +794,8 @@ static void upload_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
 
 /* ImportChunk: the file is written to a temporary folder in order; the
  * last chunk hands it to the store on the pool. */
-void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c,
+                                     const Paddock__V1__Frame *f)
 {
     const Paddock__V1__ImportChunk *m = f->import_chunk;
     pdk_upload *u = &c->upload;
@@ -866,14 +870,14 @@ void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c, const Paddock
 
 static void stream_drop(pdk_server *srv, size_t i)
 {
-    pdk_stream *s = &srv->streams[i];
+    pdk_stream *s = &srv->streams.items[i];
     if (s->fd >= 0)
         close(s->fd);
     remove_temp(s->dir, s->path);
-    srv->streams[i] = srv->streams[--srv->n_streams];
-    if (srv->n_streams == 0 && srv->stream_timer_on) {
-        uv_timer_stop(&srv->stream_timer);
-        srv->stream_timer_on = false;
+    srv->streams.items[i] = srv->streams.items[--srv->streams.n];
+    if (srv->streams.n == 0 && srv->streams.timer_on) {
+        uv_timer_stop(&srv->streams.timer);
+        srv->streams.timer_on = false;
     }
 }
 
@@ -918,9 +922,9 @@ static bool stream_pump(pdk_server *srv, pdk_server_conn *c, pdk_stream *s)
 void pdk_server_on_stream_timer(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
-    for (size_t i = 0; i < srv->n_streams;) {
-        pdk_server_conn *c = pdk_server_conn_find(srv, srv->streams[i].conn_id);
-        if (!c || stream_pump(srv, c, &srv->streams[i]))
+    for (size_t i = 0; i < srv->streams.n;) {
+        pdk_server_conn *c = pdk_server_conn_find(srv, srv->streams.items[i].conn_id);
+        if (!c || stream_pump(srv, c, &srv->streams.items[i]))
             stream_drop(srv, i);
         else
             i++;
@@ -930,8 +934,8 @@ void pdk_server_on_stream_timer(uv_timer_t *t)
 void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c)
 {
     upload_drop(&c->upload);
-    for (size_t i = 0; i < srv->n_streams;) {
-        if (srv->streams[i].conn_id == c->id)
+    for (size_t i = 0; i < srv->streams.n;) {
+        if (srv->streams.items[i].conn_id == c->id)
             stream_drop(srv, i);
         else
             i++;
@@ -940,6 +944,18 @@ void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c)
 
 void pdk_server_recording_stop(pdk_server *srv)
 {
-    while (srv->n_streams > 0)
-        stream_drop(srv, srv->n_streams - 1);
+    while (srv->streams.n > 0)
+        stream_drop(srv, srv->streams.n - 1);
 }
+
+/* This file's requests (server.c dispatches them). */
+const pdk_server_request pdk_server_recording_requests[] = {
+    {PADDOCK__V1__FRAME__BODY_REPLAY_OPEN, pdk_server_handle_replay_open, true},
+    {PADDOCK__V1__FRAME__BODY_FORK_REQUEST, pdk_server_handle_fork, true},
+    {PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK, pdk_server_handle_import, true},
+    {PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST, pdk_server_handle_verify, false},
+    {PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST, pdk_server_handle_export, false},
+    {PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST, pdk_server_handle_csv, false},
+    {PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST, pdk_server_handle_meta, false},
+    {0, NULL, false},
+};

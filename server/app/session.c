@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "paddock/v1/paddock.pb-c.h"
 #include "wire.h"
 #include "world_mem.h"
 
@@ -76,26 +75,28 @@ pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
     return PDK_OK;
 }
 
-static void pending_free(pending_input *p)
+static void pending_free(pdk_pending_input *p)
 {
     free(p->def);
-    free(p->preset);
-    free(p->overrides);
+    free(p->in.preset);
+    free(p->in.overrides);
     free(p->params_json);
+    free(p->removed);
     p->def = NULL;
-    p->preset = p->overrides = p->params_json = NULL;
+    p->in.preset = p->in.overrides = p->params_json = NULL;
+    p->removed = NULL;
 }
 
-static void tell(pdk_session *s, const pending_input *p, pdk_error err, const char *message)
+static void tell(pdk_session *s, const pdk_pending_input *p, pdk_error err, const char *message)
 {
     if (p->to.conn_id == 0 || !s->hooks.on_result)
         return;
     pdk_input_result res = {
-        .kind = p->kind,
+        .kind = p->in.kind,
         .err = err,
         .message = message,
         .tick = pdk_world_tick(s->world),
-        .vehicle = p->vehicle,
+        .vehicle = p->in.vehicle,
     };
     s->hooks.on_result(s->hooks.ud, p->to, &res);
 }
@@ -188,19 +189,19 @@ uint64_t pdk_session_inputs_applied(const pdk_session *s)
     return s->seq;
 }
 
-static pending_input *push_pending(pdk_session *s)
+static pdk_pending_input *push_pending(pdk_session *s)
 {
     if (s->n_pending >= PDK_SESSION_MAX_PENDING)
         return NULL;
     if (s->n_pending == s->cap_pending) {
         size_t cap = s->cap_pending ? s->cap_pending * 2 : 16;
-        pending_input *p = realloc(s->pending, cap * sizeof(*p));
+        pdk_pending_input *p = realloc(s->pending, cap * sizeof(*p));
         if (!p)
             return NULL;
         s->pending = p;
         s->cap_pending = cap;
     }
-    pending_input *p = &s->pending[s->n_pending++];
+    pdk_pending_input *p = &s->pending[s->n_pending++];
     memset(p, 0, sizeof(*p));
     return p;
 }
@@ -209,19 +210,19 @@ pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, co
                                   const char *overrides, const char *params_json,
                                   const pdk_spawn_place *place, pdk_reply_to to)
 {
-    pending_input *p = push_pending(s);
+    pdk_pending_input *p = push_pending(s);
     if (!p)
         return PDK_ERR_BUSY;
-    p->kind = PDK_INPUT_SPAWN;
+    p->in.kind = PDK_INPUT_SPAWN;
     p->to = to;
     p->def = malloc(sizeof(*p->def));
     if (p->def)
         *p->def = *def;
-    p->place = *place;
-    p->preset = pdk_session_dup_(preset);
-    p->overrides = pdk_session_dup_(overrides);
+    p->in.u.place = *place;
+    p->in.preset = pdk_session_dup_(preset);
+    p->in.overrides = pdk_session_dup_(overrides);
     p->params_json = pdk_session_dup_(params_json);
-    if (!p->def || !p->preset || !p->overrides || !p->params_json) {
+    if (!p->def || !p->in.preset || !p->in.overrides || !p->params_json) {
         pending_free(p);
         s->n_pending--;
         return PDK_ERR_NO_MEMORY;
@@ -229,108 +230,108 @@ pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, co
     return PDK_OK;
 }
 
-pdk_error pdk_session_queue_remove(pdk_session *s, pdk_vehicle_id id, pdk_reply_to to)
+static void vehicle_gone(void *ud, pdk_vehicle_id id, const char *why, bool end_subs)
 {
-    pending_input *p = push_pending(s);
+    pdk_session *s = ud;
+    pdk_session_drop_vehicle_leases_(s, id, why);
+    if (end_subs)
+        pdk_session_end_vehicle_subs_(s, id, PDK_ERR_STALE_ID, why);
+}
+
+static void recorded(void *ud, pdk_error err, const char *what)
+{
+    pdk_session_recorded_(ud, err, what);
+}
+
+/* What the input table's entries see of s. */
+static pdk_input_ctx input_ctx(pdk_session *s)
+{
+    return (pdk_input_ctx){.session_id = s->id,
+                           .world = s->world,
+                           .store = s->store,
+                           .scratch = &s->payload,
+                           .vehicle_gone = vehicle_gone,
+                           .recorded = recorded,
+                           .ud = s};
+}
+
+/* Queues in through its kind's entry, with its prepare unless raw. */
+static pdk_error queue_input(pdk_session *s, const pdk_input *in, pdk_reply_to to, bool raw)
+{
+    const pdk_input_ops *ops = pdk_input_ops_of(in->kind);
+    if (!ops || ops->slots == PDK_INPUT_SLOTS_TAKE_ONE)
+        return PDK_ERR_INVALID_ARGUMENT;
+    pdk_pending_input staged = {.in = *in, .to = to};
+    staged.in.preset = staged.in.overrides = NULL;
+    if (!raw && ops->prepare) {
+        pdk_input_ctx ctx = input_ctx(s);
+        pdk_error err = ops->prepare(&ctx, &staged);
+        if (err != PDK_OK)
+            return err;
+    }
+    pdk_pending_input *p = push_pending(s);
     if (!p)
         return PDK_ERR_BUSY;
-    p->kind = PDK_INPUT_REMOVE;
-    p->to = to;
-    p->vehicle = id;
+    *p = staged;
     return PDK_OK;
+}
+
+pdk_error pdk_session_queue_input(pdk_session *s, const pdk_input *in, pdk_reply_to to)
+{
+    return queue_input(s, in, to, false);
+}
+
+pdk_error pdk_session_queue_recorded(pdk_session *s, const pdk_input *in, pdk_reply_to to)
+{
+    /* A session that records needs the bytes of what applies for its own
+     * recording: its prepare keeps them. */
+    return queue_input(s, in, to, s->store == NULL);
+}
+
+pdk_error pdk_session_queue_remove(pdk_session *s, pdk_vehicle_id id, pdk_reply_to to)
+{
+    pdk_input in = {.kind = PDK_INPUT_REMOVE, .vehicle = id};
+    return pdk_session_queue_input(s, &in, to);
 }
 
 pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
                                 pdk_reply_to to)
 {
-    pending_input *p = push_pending(s);
-    if (!p)
-        return PDK_ERR_BUSY;
-    p->kind = PDK_INPUT_DBW;
-    p->to = to;
-    p->vehicle = id;
-    p->cmd = *cmd;
-    return PDK_OK;
+    pdk_input in = {.kind = PDK_INPUT_DBW, .vehicle = id, .u.cmd = *cmd};
+    return pdk_session_queue_input(s, &in, to);
 }
 
-pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_tyre_input *in,
+pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_tyre_input *tyre,
                                  pdk_reply_to to)
 {
-    pending_input *p = push_pending(s);
-    if (!p)
-        return PDK_ERR_BUSY;
-    p->kind = PDK_INPUT_TYRE;
-    p->to = to;
-    p->vehicle = id;
-    p->tyre = *in;
-    return PDK_OK;
-}
-
-/* Queues a kit message already in its recorded form. */
-static pending_input *push_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *recorded,
-                               pdk_reply_to to)
-{
-    pending_input *p = push_pending(s);
-    if (p) {
-        p->kind = PDK_INPUT_DBW_KIT;
-        p->to = to;
-        p->vehicle = id;
-        p->kit = *recorded;
-    }
-    return p;
-}
-
-pdk_error pdk_session_queue_dbw_kit_recorded(pdk_session *s, pdk_vehicle_id id,
-                                             const pdk_dbw_msg *msg, pdk_reply_to to)
-{
-    if (s->store)
-        return pdk_session_queue_dbw_kit(s, id, msg, to); /* its own recording needs the bytes */
-    return push_kit(s, id, msg, to) ? PDK_OK : PDK_ERR_BUSY;
+    pdk_input in = {.kind = PDK_INPUT_TYRE, .vehicle = id, .u.tyre = *tyre};
+    return pdk_session_queue_input(s, &in, to);
 }
 
 pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *msg,
                                     pdk_reply_to to)
 {
-    /* What applies is what the recording will give back, so the run and
-     * its replay feed the kit the same bits. */
-    pdk_buf_reset(&s->payload);
-    pdk_error err = pdk_wire_dbw_msg_encode(s->id, id, msg, &s->payload);
-    pdk_dbw_msg recorded_form;
-    if (err == PDK_OK)
-        err = pdk_wire_dbw_msg_decode(s->payload.data, s->payload.len, &recorded_form, NULL);
-    if (err != PDK_OK)
-        return err;
-    pending_input *p = push_kit(s, id, &recorded_form, to);
-    if (!p)
-        return PDK_ERR_BUSY;
-    /* The recorded form's bytes, kept so that recording it costs no second
-     * encode. */
-    if (s->store && s->payload.len <= sizeof(p->kit_payload)) {
-        memcpy(p->kit_payload, s->payload.data, s->payload.len);
-        p->kit_payload_len = (uint8_t)s->payload.len;
-    }
-    return PDK_OK;
+    pdk_input in = {.kind = PDK_INPUT_DBW_KIT, .vehicle = id, .u.kit = *msg};
+    return pdk_session_queue_input(s, &in, to);
+}
+
+pdk_error pdk_session_queue_dbw_kit_recorded(pdk_session *s, pdk_vehicle_id id,
+                                             const pdk_dbw_msg *msg, pdk_reply_to to)
+{
+    pdk_input in = {.kind = PDK_INPUT_DBW_KIT, .vehicle = id, .u.kit = *msg};
+    return pdk_session_queue_recorded(s, &in, to);
 }
 
 pdk_error pdk_session_queue_reset(pdk_session *s, pdk_reply_to to)
 {
-    pending_input *p = push_pending(s);
-    if (!p)
-        return PDK_ERR_BUSY;
-    p->kind = PDK_INPUT_RESET;
-    p->to = to;
-    return PDK_OK;
+    pdk_input in = {.kind = PDK_INPUT_RESET};
+    return pdk_session_queue_input(s, &in, to);
 }
 
 pdk_error pdk_session_queue_reseed(pdk_session *s, uint64_t seed, pdk_reply_to to)
 {
-    pending_input *p = push_pending(s);
-    if (!p)
-        return PDK_ERR_BUSY;
-    p->kind = PDK_INPUT_RESEED;
-    p->to = to;
-    p->seed = seed;
-    return PDK_OK;
+    pdk_input in = {.kind = PDK_INPUT_RESEED, .u.seed = seed};
+    return pdk_session_queue_input(s, &in, to);
 }
 
 pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk_script *script,
@@ -394,248 +395,18 @@ static void run_scripts(pdk_session *s)
     }
 }
 
-/* Adds the input in payload to this tick's packed inputs (one store
- * record a tick with the hashes held before them,
- * pdk_session_flush_inputs_). */
-static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
-{
-    if (s->inputs.len > 0 && s->inputs_tick != tick)
-        pdk_session_flush_inputs_(s);
-    s->inputs_tick = tick;
-    uint32_t head[3] = {(uint32_t)s->seq, (uint32_t)kind, (uint32_t)s->payload.len};
-    if (pdk_buf_append(&s->inputs, head, sizeof head) != PDK_OK ||
-        pdk_buf_append(&s->inputs, s->payload.data, s->payload.len) != PDK_OK)
-        pdk_session_recorded_(s, PDK_ERR_NO_MEMORY, "an input");
-}
-
-/* The held inputs as one record, with the hashes held before them (every
- * one of a tick up to the inputs' tick: the inputs of tick T are queued
- * after the hashes of every tick up to T, docs/adr/0012). */
-void pdk_session_flush_inputs_(pdk_session *s)
-{
-    if (s->inputs.len == 0)
-        return;
-    pdk_session_recorded_(s,
-                          pdk_store_record_tick(s->store, s->id, s->hashes_from, s->hashes,
-                                                s->n_hashes, s->inputs_tick, s->inputs.data,
-                                                s->inputs.len),
-                          s->n_hashes > 0 ? "state hashes and inputs" : "inputs");
-    s->n_hashes = 0;
-    pdk_buf_reset(&s->inputs);
-}
-
-static void encode_spawn(pdk_session *s, const pending_input *p)
-{
-    Paddock__V1__VehicleSpawn msg = PADDOCK__V1__VEHICLE_SPAWN__INIT;
-    msg.session_id = s->id;
-    msg.preset = p->preset;
-    msg.overrides = p->overrides;
-    msg.x_m = p->place.x_m;
-    msg.y_m = p->place.y_m;
-    msg.yaw_deg = p->place.yaw_deg;
-    msg.speed_mps = p->place.speed_mps;
-    msg.gear = (Paddock__V1__Gear)p->place.gear;
-    pdk_buf_reset(&s->payload);
-    size_t n = paddock__v1__vehicle_spawn__get_packed_size(&msg);
-    if (pdk_buf_reserve(&s->payload, n) == PDK_OK) {
-        paddock__v1__vehicle_spawn__pack(&msg, s->payload.data);
-        s->payload.len = n;
-    }
-}
-
-static void encode_remove(pdk_session *s, pdk_vehicle_id id)
-{
-    Paddock__V1__VehicleRemove msg = PADDOCK__V1__VEHICLE_REMOVE__INIT;
-    msg.session_id = s->id;
-    msg.vehicle_id = id;
-    pdk_buf_reset(&s->payload);
-    size_t n = paddock__v1__vehicle_remove__get_packed_size(&msg);
-    if (pdk_buf_reserve(&s->payload, n) == PDK_OK) {
-        paddock__v1__vehicle_remove__pack(&msg, s->payload.data);
-        s->payload.len = n;
-    }
-}
-
-/* A SessionControl body with reset or reseed set. */
-static void encode_control(pdk_session *s, const pending_input *p)
-{
-    Paddock__V1__SessionControl msg = PADDOCK__V1__SESSION_CONTROL__INIT;
-    msg.session_id = s->id;
-    if (p->kind == PDK_INPUT_RESET) {
-        msg.action_case = PADDOCK__V1__SESSION_CONTROL__ACTION_RESET;
-        msg.reset = 1;
-    } else {
-        msg.action_case = PADDOCK__V1__SESSION_CONTROL__ACTION_RESEED;
-        msg.reseed = p->seed;
-    }
-    pdk_buf_reset(&s->payload);
-    size_t n = paddock__v1__session_control__get_packed_size(&msg);
-    if (pdk_buf_reserve(&s->payload, n) == PDK_OK) {
-        paddock__v1__session_control__pack(&msg, s->payload.data);
-        s->payload.len = n;
-    }
-}
-
-/* Every vehicle goes: their leases and DBW report subscriptions end, each
- * holder and subscriber told why, and the recording notes each removal. */
-static pdk_error apply_reset(pdk_session *s, const pending_input *p, uint64_t tick)
-{
-    int n = pdk_world_vehicle_count(s->world);
-    pdk_vehicle_id *ids = n > 0 ? malloc((size_t)n * sizeof(*ids)) : NULL;
-    if (n > 0 && !ids)
-        return PDK_ERR_NO_MEMORY;
-    for (int i = 0; i < n; i++)
-        ids[i] = pdk_world_vehicle_at(s->world, i);
-    pdk_error err = pdk_world_reset(s->world);
-    if (err == PDK_OK) {
-        char what[96];
-        snprintf(what, sizeof(what), "session %llu was reset", (unsigned long long)s->id);
-        for (int i = 0; i < n; i++) {
-            pdk_session_drop_vehicle_leases_(s, ids[i], what);
-            pdk_session_end_vehicle_subs_(s, ids[i], PDK_ERR_STALE_ID, what);
-        }
-    }
-    if (err == PDK_OK && s->store) {
-        encode_control(s, p);
-        record_payload(s, tick, PDK_INPUT_RESET);
-        pdk_session_flush_inputs_(s);
-        for (int i = 0; i < n; i++)
-            pdk_session_recorded_(
-                s, pdk_store_record_vehicle_removed(s->store, s->id, ids[i], tick), "a removal");
-    }
-    free(ids);
-    return err;
-}
-
-/* Applies one input at the current tick boundary; on success it is stamped
- * with the next seq and recorded. */
-static void apply_input(pdk_session *s, pending_input *p)
+/* Applies one input at the current tick boundary through its kind's entry;
+ * on success it is stamped with the next seq and recorded. */
+static void apply_input(pdk_session *s, pdk_pending_input *p)
 {
     uint64_t tick = pdk_world_tick(s->world);
-    pdk_error err = PDK_OK;
+    const pdk_input_ops *ops = pdk_input_ops_of(p->in.kind);
+    PDK_ASSERT(ops); /* only known kinds are queued */
     char msg[256] = "";
-    switch (p->kind) {
-    case PDK_INPUT_SPAWN: {
-        pdk_pose pose = {p->place.x_m, p->place.y_m, pdk_script_deg_to_rad(p->place.yaw_deg)};
-        err = pdk_world_spawn(s->world, p->def, &pose, p->place.speed_mps, p->place.gear,
-                              &p->vehicle);
-        if (err == PDK_ERR_CAPACITY) {
-            snprintf(msg, sizeof(msg), "session %llu is full (%d vehicles)",
-                     (unsigned long long)s->id, pdk_world_def_get(s->world)->max_vehicles);
-        } else if (err != PDK_OK) {
-            const char *why =
-                pdk_world_spawn_problem(s->world, p->def, &pose, p->place.speed_mps, p->place.gear);
-            snprintf(msg, sizeof(msg), "spawn refused: %s", why ? why : pdk_error_message(err));
-        }
-        if (err == PDK_OK && s->store) {
-            encode_spawn(s, p);
-            record_payload(s, tick, p->kind);
-            pdk_session_flush_inputs_(s);
-            pdk_session_recorded_(s,
-                                  pdk_store_record_vehicle(s->store, s->id, p->vehicle, tick,
-                                                           p->preset, p->overrides, p->params_json),
-                                  "a vehicle");
-        }
-        break;
-    }
-    case PDK_INPUT_REMOVE:
-        err = pdk_world_remove(s->world, p->vehicle);
-        if (err != PDK_OK)
-            snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
-                     (unsigned long long)s->id);
-        if (err == PDK_OK) {
-            char reason[96];
-            snprintf(reason, sizeof(reason), "vehicle %u was removed from session %llu", p->vehicle,
-                     (unsigned long long)s->id);
-            pdk_session_drop_vehicle_leases_(s, p->vehicle, reason);
-        }
-        if (err == PDK_OK && s->store) {
-            encode_remove(s, p->vehicle);
-            record_payload(s, tick, p->kind);
-            pdk_session_flush_inputs_(s);
-            pdk_session_recorded_(
-                s, pdk_store_record_vehicle_removed(s->store, s->id, p->vehicle, tick),
-                "a removal");
-        }
-        break;
-    case PDK_INPUT_DBW:
-        err = pdk_world_command(s->world, p->vehicle, &p->cmd);
-        if (err == PDK_ERR_STALE_ID) {
-            snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
-                     (unsigned long long)s->id);
-        } else if (err != PDK_OK) {
-            /* sim names the field and its bound; the vehicle's own limits
-             * are added so the client knows the numbers. */
-            const pdk_vehicle_def *vd = pdk_world_vehicle_def(s->world, p->vehicle);
-            const char *why = pdk_world_command_problem(s->world, p->vehicle, &p->cmd);
-            snprintf(msg, sizeof(msg),
-                     "command refused: %s (this vehicle: brake_bar 0..%g, steer_wheel_deg "
-                     "within +-%g)",
-                     why ? why : pdk_error_message(err), vd ? vd->brake.max_line_bar : 0.0,
-                     vd ? vd->steering.lock_deg : 0.0);
-        }
-        if (err == PDK_OK && s->store) {
-            pdk_buf_reset(&s->payload);
-            if (pdk_wire_dbw_encode(s->id, p->vehicle, &p->cmd, &s->payload) == PDK_OK)
-                record_payload(s, tick, p->kind);
-        }
-        break;
-    case PDK_INPUT_TYRE:
-        err = pdk_world_tyre_input(s->world, p->vehicle, &p->tyre);
-        if (err == PDK_ERR_STALE_ID) {
-            snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
-                     (unsigned long long)s->id);
-        } else if (err != PDK_OK) {
-            /* sim names the field and its bound. */
-            const char *why = pdk_world_tyre_input_problem(s->world, p->vehicle, &p->tyre);
-            snprintf(msg, sizeof(msg), "tyre command refused: %s",
-                     why ? why : pdk_error_message(err));
-        }
-        if (err == PDK_OK && s->store) {
-            pdk_buf_reset(&s->payload);
-            if (pdk_wire_tyre_encode(s->id, p->vehicle, &p->tyre, &s->payload) == PDK_OK)
-                record_payload(s, tick, p->kind);
-        }
-        break;
-    case PDK_INPUT_DBW_KIT:
-        err = pdk_world_dbw(s->world, p->vehicle, &p->kit);
-        if (err == PDK_ERR_STALE_ID) {
-            snprintf(msg, sizeof(msg), "vehicle %u is not in session %llu", p->vehicle,
-                     (unsigned long long)s->id);
-        } else if (err != PDK_OK) {
-            /* sim names the field and its bound. */
-            const char *why = pdk_world_dbw_problem(s->world, p->vehicle, &p->kit);
-            snprintf(msg, sizeof(msg), "DBW message refused: %s",
-                     why ? why : pdk_error_message(err));
-        }
-        if (err == PDK_OK && s->store) {
-            pdk_buf_reset(&s->payload);
-            pdk_error e = p->kit_payload_len > 0
-                              ? pdk_buf_append(&s->payload, p->kit_payload, p->kit_payload_len)
-                              : pdk_wire_dbw_msg_encode(s->id, p->vehicle, &p->kit, &s->payload);
-            if (e == PDK_OK)
-                record_payload(s, tick, p->kind);
-            else
-                pdk_session_recorded_(s, e, "an input");
-        }
-        break;
-    case PDK_INPUT_RESET:
-        err = apply_reset(s, p, tick);
-        if (err != PDK_OK)
-            snprintf(msg, sizeof(msg), "reset of session %llu failed: %s",
-                     (unsigned long long)s->id, pdk_error_message(err));
-        break;
-    case PDK_INPUT_RESEED:
-        err = pdk_world_reseed(s->world, p->seed);
-        if (err != PDK_OK)
-            snprintf(msg, sizeof(msg), "reseed of session %llu failed: %s",
-                     (unsigned long long)s->id, pdk_error_message(err));
-        if (err == PDK_OK && s->store) {
-            encode_control(s, p);
-            record_payload(s, tick, p->kind);
-        }
-        break;
-    }
+    pdk_input_ctx ctx = input_ctx(s);
+    pdk_error err = ops->apply(&ctx, p, msg, sizeof(msg));
+    if (err == PDK_OK && s->store)
+        pdk_session_record_input_(s, &ctx, ops, p, tick);
     if (err == PDK_OK)
         s->seq++;
     tell(s, p, err, err == PDK_OK ? "" : msg);

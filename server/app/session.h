@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "input_kind.h"
 #include "sim/error.h"
 #include "script.h"
 #include "stats.h"
@@ -38,16 +39,6 @@
 #define PDK_SESSION_REPORT_DELAY_MAX_TICKS 60u
 #define PDK_SESSION_ERR_LEN 512 /* the err buffers below: this many bytes or more */
 
-typedef enum pdk_input_kind {
-    PDK_INPUT_SPAWN = 1,
-    PDK_INPUT_REMOVE = 2,
-    PDK_INPUT_DBW = 3,
-    PDK_INPUT_TYRE = 4,    /* recorded as a TyreCommand body */
-    PDK_INPUT_DBW_KIT = 5, /* a DBW kit message (sim/dbw.h), recorded as a DbwMessage body */
-    PDK_INPUT_RESET = 6,   /* every vehicle removed, PRNG reseeded (a SessionControl body) */
-    PDK_INPUT_RESEED = 7,  /* the world's seed changed (a SessionControl body) */
-} pdk_input_kind;
-
 /* Who drives a vehicle: ControlSource's numbers (proto). A lower number is
  * a higher priority; each source's lease is held by at most one client. */
 typedef enum pdk_control_source {
@@ -73,14 +64,8 @@ typedef struct pdk_control_event {
 typedef enum pdk_timing {
     PDK_TIMING_REALTIME = 1,
     PDK_TIMING_FAST = 2,
-    PDK_TIMING_LOCKSTEP = 3, /* ticks only when its stepper steps it (server.c) */
+    PDK_TIMING_LOCKSTEP = 3, /* ticks only when its stepper steps it (server_sched.c) */
 } pdk_timing;
-
-/* Where the answer to a queued input goes: a connection and its request. */
-typedef struct pdk_reply_to {
-    uint64_t conn_id;      /* 0: nobody waits (scripts, the offline runner) */
-    uint64_t request_id;
-} pdk_reply_to;
 
 /* What became of a queued input, told once it was applied or refused. */
 typedef struct pdk_input_result {
@@ -178,17 +163,19 @@ const char *pdk_session_world_preset(const pdk_session *s);
 /* The tick its recording starts at: 0, or a session made from a snapshot's. */
 uint64_t pdk_session_start_tick(const pdk_session *s);
 
-/* Where and how a vehicle enters the world. The heading is in degrees, as
- * every request and script gives it; the session converts it once, with
- * pdk_script_deg_to_rad, and records the degrees, so a replay lands on the
- * same bits. */
-typedef struct pdk_spawn_place {
-    double x_m;
-    double y_m;
-    double yaw_deg;
-    double speed_mps;
-    pdk_gear gear;
-} pdk_spawn_place;
+/* Queues in (copied; its strings too) to apply at the next tick boundary,
+ * through its kind's entry in the input table (input_kind.h). A spawn has
+ * its own queue (pdk_session_queue_spawn): it carries a definition.
+ * PDK_ERR_BUSY when too many inputs wait; PDK_ERR_INVALID_ARGUMENT for a
+ * kind this build does not know or a spawn; the kind's own refusals (its
+ * entry's prepare) otherwise, nothing queued then. */
+pdk_error pdk_session_queue_input(pdk_session *s, const pdk_input *in, pdk_reply_to to);
+
+/* The same for an input as a recording gives it back (a replay's): queued
+ * as it is, without its kind's prepare, unless the session records itself
+ * (then as pdk_session_queue_input, whose prepare gives a recorded form
+ * back unchanged). */
+pdk_error pdk_session_queue_recorded(pdk_session *s, const pdk_input *in, pdk_reply_to to);
 
 /* Queues a spawn of a resolved vehicle. preset, overrides and params_json
  * are copied (params_json is what the recording keeps). PDK_ERR_BUSY when

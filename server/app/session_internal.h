@@ -1,7 +1,9 @@
 /* What the session's files share and nobody else sees: the session struct
  * and its parts, and the helpers one file of the session calls in another
  * (session.c: inputs, ticks and subscriptions; session_lease.c: control
- * leases; session_record.c: the recording, keyframes and restores). */
+ * leases; session_record.c: the recording and keyframes; session_restore.c:
+ * restores and sessions made from a snapshot). Calls go one way: restore
+ * -> session -> record and lease, each of those calling nothing above it. */
 #ifndef PDK_SESSION_INTERNAL_H
 #define PDK_SESSION_INTERNAL_H
 
@@ -11,24 +13,6 @@
 
 #include "session.h"
 #include "wire.h"
-
-typedef struct pending_input {
-    pdk_input_kind kind;
-    pdk_reply_to to;
-    pdk_vehicle_id vehicle;
-    pdk_dbw_cmd cmd;
-    pdk_tyre_input tyre;
-    pdk_dbw_msg kit;
-    uint8_t kit_payload[96]; /* its recorded DbwMessage body, when it fits */
-    uint8_t kit_payload_len; /* 0: encoded when it applies */
-    uint64_t seed;           /* reseed only */
-    /* spawn only (the definition is large: a queued command carries none) */
-    pdk_vehicle_def *def;
-    pdk_spawn_place place;
-    char *preset;
-    char *overrides;
-    char *params_json;
-} pending_input;
 
 typedef struct subscription {
     uint32_t id;
@@ -92,7 +76,7 @@ struct pdk_session {
     bool publishing; /* false: ticks send no state or report frames */
     bool telemetry;  /* false: the world writes no four-wheel channels */
 
-    pending_input *pending;
+    pdk_pending_input *pending;
     size_t n_pending;
     size_t cap_pending;
 
@@ -167,6 +151,17 @@ void pdk_session_release_conn_leases_(pdk_session *s, uint64_t conn_id);
 void pdk_session_drop_vehicle_leases_(pdk_session *s, pdk_vehicle_id id, const char *reason);
 
 /* ---- session_record.c --------------------------------------------------- */
+
+/* Records an applied input: its body (kept by its kind's prepare, else
+ * encoded now) in this tick's packed inputs, then the store rows its kind
+ * leaves besides it, after the tick's inputs so far, so that a row never
+ * lands before its input. */
+void pdk_session_record_input_(pdk_session *s, const pdk_input_ctx *ctx, const pdk_input_ops *ops,
+                               const pdk_pending_input *p, uint64_t tick);
+
+/* The entry of vehicles (n of them) with id; NULL without one. */
+const pdk_session_vehicle *pdk_session_vehicle_origin_(const pdk_session_vehicle *vehicles,
+                                                       size_t n, pdk_vehicle_id id);
 
 /* Notes a refused record (the first one is logged). */
 void pdk_session_recorded_(pdk_session *s, pdk_error err, const char *what);

@@ -1,7 +1,6 @@
-/* A session's recording (its row, vehicles, a state hash every tick,
- * keyframe snapshots and its end) and the restores that lay a snapshot's
- * world under a session: a replay's seek, and a session created from a
- * snapshot (a fork). */
+/* A session's recording: its row, vehicles, each applied input (packed a
+ * tick at a time), a state hash every tick, keyframe snapshots and its
+ * end. Calls nothing of the rest of the session. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,6 @@
 #include "session_internal.h"
 #include "sim/snapshot.h"
 #include "wire_snapshot.h"
-#include "world_mem.h"
 
 static int64_t unix_ms(void)
 {
@@ -42,6 +40,56 @@ static const char *timing_name(pdk_timing timing)
         break;
     }
     return "realtime";
+}
+
+/* Adds the input in payload to this tick's packed inputs (one store
+ * record a tick with the hashes held before them,
+ * pdk_session_flush_inputs_). */
+static void record_payload(pdk_session *s, uint64_t tick, pdk_input_kind kind)
+{
+    if (s->inputs.len > 0 && s->inputs_tick != tick)
+        pdk_session_flush_inputs_(s);
+    s->inputs_tick = tick;
+    uint32_t head[3] = {(uint32_t)s->seq, (uint32_t)kind, (uint32_t)s->payload.len};
+    if (pdk_buf_append(&s->inputs, head, sizeof head) != PDK_OK ||
+        pdk_buf_append(&s->inputs, s->payload.data, s->payload.len) != PDK_OK)
+        pdk_session_recorded_(s, PDK_ERR_NO_MEMORY, "an input");
+}
+
+/* The held inputs as one record, with the hashes held before them (every
+ * one of a tick up to the inputs' tick: the inputs of tick T are queued
+ * after the hashes of every tick up to T, docs/adr/0012). */
+void pdk_session_flush_inputs_(pdk_session *s)
+{
+    if (s->inputs.len == 0)
+        return;
+    pdk_session_recorded_(s,
+                          pdk_store_record_tick(s->store, s->id, s->hashes_from, s->hashes,
+                                                s->n_hashes, s->inputs_tick, s->inputs.data,
+                                                s->inputs.len),
+                          s->n_hashes > 0 ? "state hashes and inputs" : "inputs");
+    s->n_hashes = 0;
+    pdk_buf_reset(&s->inputs);
+}
+
+/* Records an applied input: its body (kept by its kind's prepare, else
+ * encoded now), then the store rows its kind leaves besides it, after the
+ * tick's inputs so far, so that a row never lands before its input. */
+void pdk_session_record_input_(pdk_session *s, const pdk_input_ctx *ctx, const pdk_input_ops *ops,
+                               const pdk_pending_input *p, uint64_t tick)
+{
+    pdk_buf_reset(&s->payload);
+    pdk_error e = p->payload_len > 0 ? pdk_buf_append(&s->payload, p->payload, p->payload_len)
+                                     : ops->encode(s->id, &p->in, &s->payload);
+    if (e != PDK_OK) {
+        pdk_session_recorded_(s, e, "an input");
+        return;
+    }
+    record_payload(s, tick, p->in.kind);
+    if (ops->record_rows) {
+        pdk_session_flush_inputs_(s);
+        ops->record_rows(ctx, p, tick);
+    }
 }
 
 void pdk_session_flush_hashes_(pdk_session *s)
@@ -82,8 +130,8 @@ static void record_keyframe(pdk_session *s, uint64_t tick, uint64_t hash)
     pdk_session_recorded_(s, err, "a keyframe");
 }
 
-static const pdk_session_vehicle *origin_of(const pdk_session_vehicle *vehicles, size_t n,
-                                            pdk_vehicle_id id)
+const pdk_session_vehicle *pdk_session_vehicle_origin_(const pdk_session_vehicle *vehicles,
+                                                       size_t n, pdk_vehicle_id id)
 {
     for (size_t i = 0; i < n; i++)
         if (vehicles[i].id == id)
@@ -118,7 +166,7 @@ pdk_error pdk_session_record_start_(pdk_session *s, const pdk_session_def *def,
      * that its recording names every vehicle its keyframes hold. */
     for (int i = 0; i < pdk_world_vehicle_count(s->world); i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(s->world, i);
-        const pdk_session_vehicle *v = origin_of(vehicles, n_vehicles, id);
+        const pdk_session_vehicle *v = pdk_session_vehicle_origin_(vehicles, n_vehicles, id);
         PDK_ASSERT(v != NULL); /* the restore needed its definition */
         pdk_session_recorded_(s,
                               pdk_store_record_vehicle(s->store, s->id, id, v->spawn_tick,
@@ -144,9 +192,9 @@ void pdk_session_record_tick_(pdk_session *s)
 {
     uint64_t tick = pdk_world_tick(s->world);
     bool hash_due = tick % PDK_SESSION_HASH_EVERY == 0;
-    /* Due where (tick - start) % keyframe_every is 0, found by a compare:
-     * the division cost a lone car's tick 1 %. A tick that jumped (a
-     * restore, a reset) is placed again by the division. */
+    /* Due where (tick - start) % keyframe_every is 0, found by a compare
+     * rather than a division every tick. A tick that jumped (a restore, a
+     * reset) is placed again by the division. */
     if (tick > s->next_keyframe || s->next_keyframe - tick > s->keyframe_every)
         s->next_keyframe = keyframe_from(s, tick);
     bool keyframe_due = tick == s->next_keyframe;
@@ -174,138 +222,4 @@ void pdk_session_record_end_(pdk_session *s)
 uint64_t pdk_session_start_tick(const pdk_session *s)
 {
     return s->start_tick;
-}
-
-/* ---- restores --------------------------------------------------------------- */
-
-/* What the session keeps across a restore, made consistent with the new
- * world: leases and DBW report subscriptions of vehicles it no longer holds
- * end (their holders and subscribers hear why), the report rings start over
- * from the restored tick, and drive scripts are detached (their steps were
- * timed in the world that is gone). */
-static void after_restore(pdk_session *s)
-{
-    for (size_t i = 0; i < s->n_leases;) {
-        pdk_vehicle_id v = s->leases[i].vehicle;
-        if (pdk_world_dbw_state(s->world, v) != NULL) {
-            i++;
-            continue;
-        }
-        char reason[128];
-        snprintf(reason, sizeof(reason), "vehicle %u is not in session %llu's restored world", v,
-                 (unsigned long long)s->id);
-        pdk_session_drop_vehicle_leases_(s, v, reason);
-        i = 0; /* the array was rearranged */
-    }
-    for (size_t i = 0; i < s->n_scripts; i++)
-        free(s->scripts[i].steps);
-    s->n_scripts = 0;
-    pdk_session_rings_restart_(s);
-}
-
-/* Lays out a staging world from the session's definition, restores the
- * snapshot into it (or leaves it fresh when snapshot is NULL) and swaps it
- * in only when all of that succeeded. */
-static pdk_error restore_world(pdk_session *s, const uint8_t *snapshot, size_t len,
-                               pdk_snapshot_def_fn def_for, void *ctx, char *err, size_t err_len)
-{
-    if (err_len > 0)
-        err[0] = '\0';
-    size_t bytes = pdk_world_mem_size(&s->world_def);
-    void *mem = pdk_world_mem_alloc(bytes);
-    if (!mem) {
-        snprintf(err, err_len, "session %llu: no memory for a staging world of %zu bytes",
-                 (unsigned long long)s->id, bytes);
-        return PDK_ERR_NO_MEMORY;
-    }
-    pdk_world *staging = NULL;
-    pdk_error e = pdk_world_init(mem, bytes, &s->world_def, &staging);
-    if (e != PDK_OK) {
-        snprintf(err, err_len, "session %llu: the staging world: %s", (unsigned long long)s->id,
-                 pdk_error_message(e));
-    } else if (snapshot != NULL) {
-        char why[PDK_SESSION_ERR_LEN];
-        why[0] = '\0';
-        e = pdk_wire_snapshot_restore(snapshot, len, staging, def_for, ctx, NULL, why, sizeof(why));
-        if (e != PDK_OK)
-            snprintf(err, err_len, "session %llu: the snapshot does not restore: %s",
-                     (unsigned long long)s->id, why[0] ? why : pdk_error_message(e));
-    }
-    if (e != PDK_OK) {
-        free(mem);
-        return e;
-    }
-    free(s->world_mem);
-    s->world_mem = mem;
-    s->world = staging;
-    pdk_world_set_telemetry(s->world, s->telemetry);
-    after_restore(s);
-    return PDK_OK;
-}
-
-pdk_error pdk_session_restore(pdk_session *s, const uint8_t *snapshot, size_t len,
-                              pdk_snapshot_def_fn def_for, void *ctx, char *err, size_t err_len)
-{
-    if (s->store) {
-        snprintf(err, err_len,
-                 "session %llu is recorded: a restore would leave a recording that does not "
-                 "replay",
-                 (unsigned long long)s->id);
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    return restore_world(s, snapshot, len, def_for, ctx, err, err_len);
-}
-
-typedef struct origins {
-    const pdk_session_vehicle *v;
-    size_t n;
-} origins;
-
-static const pdk_vehicle_def *origin_def(void *ctx, pdk_vehicle_id id)
-{
-    const origins *o = ctx;
-    const pdk_session_vehicle *v = origin_of(o->v, o->n, id);
-    return v ? v->def : NULL;
-}
-
-pdk_error pdk_session_create_from_snapshot(uint64_t id, const pdk_session_def *def,
-                                           const pdk_session_hooks *hooks, const uint8_t *snapshot,
-                                           size_t len, const pdk_session_vehicle *vehicles,
-                                           size_t n_vehicles, pdk_session **out, char *err,
-                                           size_t err_len)
-{
-    *out = NULL;
-    if (snapshot == NULL || len == 0) {
-        snprintf(err, err_len, "session %llu: no snapshot to start from", (unsigned long long)id);
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    pdk_session *s;
-    pdk_error e = pdk_session_create_bare_(id, def, hooks, &s);
-    if (e != PDK_OK) {
-        snprintf(err, err_len, "session %llu: %s", (unsigned long long)id,
-                 e == PDK_ERR_OUT_OF_RANGE && pdk_world_def_problem(&def->world)
-                     ? pdk_world_def_problem(&def->world)
-                     : pdk_error_message(e));
-        return e;
-    }
-    origins o = {vehicles, n_vehicles};
-    e = restore_world(s, snapshot, len, origin_def, &o, err, err_len);
-    if (e != PDK_OK) {
-        pdk_session_destroy(s);
-        return e;
-    }
-    s->start_tick = pdk_world_tick(s->world);
-    if (def->store) {
-        s->store = def->store;
-        e = pdk_session_record_start_(s, def, vehicles, n_vehicles);
-        if (e != PDK_OK) {
-            snprintf(err, err_len, "session %llu: the store refused its recording: %s",
-                     (unsigned long long)id, pdk_error_message(e));
-            s->store = NULL;
-            pdk_session_destroy(s);
-            return e;
-        }
-    }
-    *out = s;
-    return PDK_OK;
 }

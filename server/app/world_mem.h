@@ -10,9 +10,8 @@
  * is asked to back it with huge pages (madvise(MADV_HUGEPAGE); transparent
  * huge pages in their "madvise" mode, the usual default): every tick walks
  * the whole world, and on 4 KB pages a fleet of a thousand cars needs
- * thousands of TLB entries (ADR 0008: some 5 % of a 1000-car fleet's
- * step). Where the kernel says no, the block is an ordinary one. Freed
- * with free(). */
+ * thousands of TLB entries (ADR 0008). Where the kernel says no, the
+ * block is an ordinary one. Freed with free(). */
 void *pdk_world_mem_alloc(size_t bytes);
 
 #endif

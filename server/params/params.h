@@ -8,8 +8,9 @@
  * curves, terrain.bumps, ramps and patches, terrain.field.heights, the
  * engine.torqueCurve of a utv or a geared car and a geared car's
  * transmission.ratios. A world's overrides also take "surface" for
- * "terrain.surface", a vehicle's seed 003's names of a utv's keys
- * ("mass.cargo_kg" for "mass.cargoKg"). A vehicle's powertrain.kind decides
+ * "terrain.surface", a vehicle's the snake_case names that the UTV
+ * model's own settings give a utv's keys ("mass.cargo_kg" for
+ * "mass.cargoKg"). A vehicle's powertrain.kind decides
  * which keys it has: a utv's own (mass.*, engine.*, cvt.*, ...) from which
  * its chassis, corners and tyre loads follow, a geared car's engine.*,
  * transmission.*, clutch.* and driveline.*, or a lumped vehicle's drive.*

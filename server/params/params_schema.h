@@ -1,10 +1,11 @@
 /* The parameter schema of vehicle and world presets: one table of keys per
- * kind (JSON path, unit, bounds, where the value lands in sim's definition
- * struct and how it converts to SI) and the rules between keys that
- * per-key bounds cannot state; params_schema.c holds the vehicle's (its
- * rules params_vehicle_rules.c), params_world.c the world's. params.c walks
- * them to validate, resolve and describe. Not a public contract: only the
- * .c files of params/ include it. */
+ * kind (JSON path, unit, bounds, default, meaning, where the value lands in
+ * sim's definition struct and how it converts to SI) and the rules between
+ * keys that per-key bounds cannot state. schema_vehicle.c holds the
+ * vehicle's table (its rules schema_vehicle_rules.c), schema_world.c the
+ * world's, schema.c the lookups both share; resolve.c walks them to check
+ * and build, params.c to describe. Not a public contract: only the .c files
+ * of params/ include it. */
 #ifndef PDK_PARAMS_SCHEMA_H
 #define PDK_PARAMS_SCHEMA_H
 
@@ -19,6 +20,9 @@
 
 /* Free text is bounded so a resolved parameter set stays small. */
 #define PDK_SCHEMA_TEXT_MAX_BYTES 1000
+
+/* Longest dotted path a preset may contain: every schema path is shorter. */
+#define PDK_SCHEMA_PATH_LEN 160
 
 /* A kinematic curve's travel is within this of the static ride position: a
  * metre covers any road vehicle's wheel travel with room to spare. */
@@ -105,8 +109,8 @@ typedef struct pdk_grid_spec {
 
 /* An override key that stands for another ("surface" for
  * "terrain.surface"): the whole key, matched exactly. Several aliases may
- * share a from: the value then goes to each of their keys in turn (seed
- * 003's tyres.radius_m is both axles' radius). */
+ * share a from: the value then goes to each of their keys in turn (a utv's
+ * tyres.radius_m is both axles' radius). */
 typedef struct pdk_alias {
     const char *from;
     const char *to;
@@ -199,14 +203,16 @@ typedef struct pdk_vehicle_work {
     bool dbw_lockout_reverse;
 } pdk_vehicle_work;
 
-/* The world's schema (params_world.c). */
+/* The vehicle's schema (schema_vehicle.c) and the world's (schema_world.c);
+ * pdk_schema_for picks one by kind. */
+extern const pdk_schema pdk_vehicle_schema;
 extern const pdk_schema pdk_world_schema;
 
 /* The least track a vehicle preset may give, chassis or axle: a narrow
  * kart. */
 #define PDK_SCHEMA_MIN_TRACK_M 0.3
 
-/* The vehicle schema's cross_check (params_vehicle_rules.c): vdef is its
+/* The vehicle schema's cross_check (schema_vehicle_rules.c): vdef is its
  * working definition (pdk_vehicle_work), after the complete step. */
 pdk_error pdk_vehicle_cross_check(const void *vdef, json_t *resolved, char *why, size_t why_len);
 
@@ -216,6 +222,25 @@ const pdk_schema *pdk_schema_for(pdk_preset_kind kind);
 
 /* The key with exactly this dotted path, or NULL. */
 const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path);
+
+/* What a dotted path names in a schema: a key, a group of keys (an object
+ * in the JSON; "" is the top), or nothing. */
+typedef enum pdk_schema_node {
+    PDK_SCHEMA_NONE = 0,
+    PDK_SCHEMA_LEAF = 1,
+    PDK_SCHEMA_GROUP = 2,
+} pdk_schema_node;
+
+/* What path names in schema; for a key, *leaf (when not NULL) is its index
+ * in schema->keys. */
+pdk_schema_node pdk_schema_classify(const pdk_schema *schema, const char *path, size_t *leaf);
+
+/* PDK_ERR_UNKNOWN_KEY for path, found under the group parent ("" for the
+ * top), with a message starting with where: the known key or group closest
+ * to path ("did you mean ...?"; with aliases, an override's, the aliases'
+ * names too), or else the names known under parent. */
+pdk_error pdk_schema_unknown_key(const pdk_schema *schema, const char *where, const char *path,
+                                 const char *parent, bool aliases, char *err, size_t err_len);
 
 /* The value of the choice called name (true, *out set), or false. */
 bool pdk_choice_value(const pdk_choice_set *set, const char *name, int *out);

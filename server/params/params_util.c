@@ -1,16 +1,14 @@
 /* The plumbing under the preset and script parsers: error messages, bounded
- * file reads, strict JSON loading with positions, number formatting, the
- * edit distance behind "did you mean", preset names and the listing of a
- * presets folder. */
+ * file reads, strict JSON loading with positions, reading a value at a
+ * dotted path, number formatting and the edit distance behind "did you
+ * mean". */
 #define _POSIX_C_SOURCE 200809L
 
 #include "params_internal.h"
 
 #include "params.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -205,6 +203,27 @@ const char *pdk_params_json_type(const json_t *value)
     return "unknown";
 }
 
+json_t *pdk_json_get_dotted(json_t *doc, const char *dotted)
+{
+    json_t *cur = doc;
+    const char *p = dotted;
+    while (cur != NULL) {
+        size_t n = strcspn(p, ".");
+        char name[PDK_PATH_NAME_MAX + 1];
+        if (n > PDK_PATH_NAME_MAX) {
+            return NULL;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        cur = json_object_get(cur, name);
+        if (p[n] == '\0') {
+            return cur;
+        }
+        p += n + 1;
+    }
+    return NULL;
+}
+
 void pdk_params_format_number(double v, char buf[PDK_PARAMS_NUM_LEN])
 {
     snprintf(buf, PDK_PARAMS_NUM_LEN, "%.15g", v);
@@ -239,132 +258,4 @@ size_t pdk_params_edit_distance(const char *a, const char *b)
         memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
     }
     return prev[lb];
-}
-
-/* ------------------------------------------------------------------------ */
-/* Preset files and their listing */
-
-const char *pdk_params_folder(pdk_preset_kind kind)
-{
-    return kind == PDK_PRESET_WORLD ? "worlds" : "vehicles";
-}
-
-bool pdk_params_valid_name(const char *name)
-{
-    if (name == NULL) {
-        return false;
-    }
-    size_t n = 0;
-    for (; name[n] != '\0'; n++) {
-        char c = name[n];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '-';
-        if (!ok || n >= 64) {
-            return false;
-        }
-    }
-    return n > 0;
-}
-
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The "description" of one preset file for a listing: the text, "" when it
- * has none, or a short note when the file cannot be used. */
-static void list_one(const char *dir, const char *name, pdk_preset_fn fn, void *ud)
-{
-    char path[PATH_MAX];
-    char note[PDK_PARAMS_ERR_LEN];
-    int n = snprintf(path, sizeof path, "%s/%s.json", dir, name);
-    if (n < 0 || (size_t)n >= sizeof path) {
-        fn(name, "(invalid preset: path too long)", ud);
-        return;
-    }
-    char *text = NULL;
-    size_t len = 0;
-    char why[PDK_PARAMS_ERR_LEN - 32];
-    if (pdk_params_read_file(path, PDK_PARAMS_PRESET_MAX_BYTES, PDK_ERR_NOT_FOUND, &text, &len, why,
-                             sizeof why) != PDK_OK) {
-        snprintf(note, sizeof note, "(invalid preset: %s)", why);
-        fn(name, note, ud);
-        return;
-    }
-    char origin[80];
-    snprintf(origin, sizeof origin, "%s.json", name);
-    json_t *doc = NULL;
-    if (pdk_params_load_object(text, len, origin, &doc, why, sizeof why) != PDK_OK) {
-        snprintf(note, sizeof note, "(invalid preset: %s)", why);
-        fn(name, note, ud);
-    } else {
-        json_t *d = json_object_get(doc, "description");
-        fn(name, json_is_string(d) ? json_string_value(d) : "", ud);
-        json_decref(doc);
-    }
-    free(text);
-}
-
-pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn, void *ud)
-{
-    if (presets_dir == NULL || fn == NULL ||
-        (kind != PDK_PRESET_VEHICLE && kind != PDK_PRESET_WORLD)) {
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    char dir[PATH_MAX];
-    int n = snprintf(dir, sizeof dir, "%s/%s", presets_dir, pdk_params_folder(kind));
-    if (n < 0 || (size_t)n >= sizeof dir) {
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
-    DIR *d = opendir(dir);
-    if (d == NULL) {
-        return PDK_ERR_NOT_FOUND;
-    }
-    char **names = NULL;
-    size_t n_names = 0;
-    pdk_error rc = PDK_OK;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
-        if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0) {
-            continue;
-        }
-        char stem[NAME_MAX + 1];
-        memcpy(stem, e->d_name, len - 5);
-        stem[len - 5] = '\0';
-        /* A file that pdk_params_*_load could not name is not a preset. */
-        if (!pdk_params_valid_name(stem)) {
-            continue;
-        }
-        char path[PATH_MAX];
-        struct stat st;
-        n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (n < 0 || (size_t)n >= sizeof path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            continue;
-        }
-        char **bigger = realloc(names, (n_names + 1) * sizeof *names);
-        char *copy = malloc(strlen(stem) + 1);
-        if (bigger != NULL) {
-            names = bigger;
-        }
-        if (bigger == NULL || copy == NULL) {
-            free(copy);
-            rc = PDK_ERR_NO_MEMORY;
-            break;
-        }
-        memcpy(copy, stem, strlen(stem) + 1);
-        names[n_names++] = copy;
-    }
-    closedir(d);
-    if (rc == PDK_OK && n_names > 0) {
-        qsort(names, n_names, sizeof *names, compare_names);
-        for (size_t i = 0; i < n_names; i++) {
-            list_one(dir, names[i], fn, ud);
-        }
-    }
-    for (size_t i = 0; i < n_names; i++) {
-        free(names[i]);
-    }
-    free(names);
-    return rc;
 }

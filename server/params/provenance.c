@@ -1,6 +1,11 @@
-/* Provenance objects in presets (params_internal.h, docs/presets.md
- * "Provenance"): {value, basis, source, sd | range, note} in place of a
- * key's bare value. */
+/* Provenance objects in presets (docs/presets.md "Provenance"): a key's
+ * value may be written as {value, basis, source, sd | range, note}, saying
+ * where the number comes from and how sure it is. This file checks such an
+ * object against its key and replaces it by its value before the document
+ * is checked and built: the model reads the value only, the rest stays in
+ * the preset file for its readers. */
+#include "params_resolve.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -28,9 +33,13 @@ static bool is_provenance_key(const char *name)
     return false;
 }
 
-pdk_error pdk_params_check_provenance(const pdk_param_key *key, const char *path, const json_t *p,
-                                      const char *where, const json_t **value_out, char *err,
-                                      size_t err_len)
+/* Checks the provenance object p found at key (path): value required, basis
+ * one of provenance_bases, source and note strings, sd (>= 0) or range
+ * ([low, high] holding the value), not both, only on a number. On success
+ * *value_out is its value (borrowed). Errors name where and path. */
+static pdk_error check_provenance(const pdk_param_key *key, const char *path, const json_t *p,
+                                  const char *where, const json_t **value_out, char *err,
+                                  size_t err_len)
 {
     const char *name;
     const json_t *v;
@@ -120,9 +129,11 @@ pdk_error pdk_params_check_provenance(const pdk_param_key *key, const char *path
     return PDK_OK;
 }
 
-/* No key takes an object as its value; an object there with none of the
- * six members is left for check_node to refuse as the wrong type. */
-bool pdk_params_is_provenance(const json_t *obj)
+/* Whether an object found at a key is meant as a provenance object: it has
+ * one of the six members. No key takes an object as its value; an object
+ * there with none of them is left for pdk_resolve_check to refuse as the
+ * wrong type. */
+static bool is_provenance(const json_t *obj)
 {
     for (size_t i = 0; i < sizeof provenance_keys / sizeof provenance_keys[0]; i++) {
         if (json_object_get(obj, provenance_keys[i]) != NULL) {
@@ -130,4 +141,39 @@ bool pdk_params_is_provenance(const json_t *obj)
         }
     }
     return false;
+}
+
+pdk_error pdk_provenance_strip(const pdk_schema *s, const char *path, json_t *group,
+                               const char *where, char *err, size_t err_len)
+{
+    const char *name;
+    json_t *child;
+    void *tmp;
+    json_object_foreach_safe(group, tmp, name, child)
+    {
+        char child_path[PDK_SCHEMA_PATH_LEN];
+        int n = snprintf(child_path, sizeof child_path, "%s%s%s", path, path[0] ? "." : "", name);
+        if (n < 0 || (size_t)n >= sizeof child_path || !json_is_object(child)) {
+            continue;
+        }
+        size_t leaf = 0;
+        pdk_schema_node kind = pdk_schema_classify(s, child_path, &leaf);
+        if (kind == PDK_SCHEMA_GROUP) {
+            pdk_error rc = pdk_provenance_strip(s, child_path, child, where, err, err_len);
+            if (rc != PDK_OK) {
+                return rc;
+            }
+        } else if (kind == PDK_SCHEMA_LEAF && is_provenance(child)) {
+            const json_t *value = NULL;
+            pdk_error rc =
+                check_provenance(&s->keys[leaf], child_path, child, where, &value, err, err_len);
+            if (rc != PDK_OK) {
+                return rc;
+            }
+            if (json_object_set_new(group, name, json_deep_copy(value)) != 0) {
+                return pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", where);
+            }
+        }
+    }
+    return PDK_OK;
 }

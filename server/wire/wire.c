@@ -281,6 +281,13 @@ pdk_error pdk_wire_pack_append(pdk_buf *out, const ProtobufCMessage *msg)
     return PDK_OK;
 }
 
+const char *pdk_wire_frame_body_name(Paddock__V1__Frame__BodyCase bc)
+{
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field(&paddock__v1__frame__descriptor, (unsigned)bc);
+    return fd ? fd->name : "unknown";
+}
+
 Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_error *err)
 {
     pdk_error dummy;

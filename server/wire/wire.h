@@ -1,7 +1,8 @@
 /* wire: the only code that knows both protobuf-c's generated types and sim's
  * structs. Whole Frames (the length framing is the transport's), varints,
  * conversions, the state batch encoded once per tick and shared by every
- * subscriber, and the DBW kit's messages and reports (wire_dbw.c). */
+ * subscriber, the DBW kit's messages and reports (wire_dbw.c), and the
+ * recorded bodies of the session's inputs (wire_input.c). */
 #ifndef PDK_WIRE_H
 #define PDK_WIRE_H
 
@@ -55,6 +56,10 @@ pdk_error pdk_wire_frame_check(const uint8_t *bytes, size_t len);
  * would need more (a flood of empty submessages) is PDK_ERR_PROTOCOL too. */
 Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_error *err);
 void pdk_wire_frame_free(Paddock__V1__Frame *frame);
+
+/* The proto name of a Frame body ("vehicle_spawn"), "unknown" for a case
+ * the proto does not have: how errors name a request. */
+const char *pdk_wire_frame_body_name(Paddock__V1__Frame__BodyCase bc);
 
 /* Appends an Error reply frame (request_id echoed). */
 pdk_error pdk_wire_error_append(pdk_buf *out, uint64_t request_id, pdk_error code,
@@ -152,5 +157,32 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
  * prepended, wrapped in Frame.dbw_report (a copy, as the state batch). */
 pdk_error pdk_wire_dbw_report_frame_append(pdk_buf *out, uint32_t subscription_id,
                                            const uint8_t *common, size_t common_len);
+
+/* ---- the recorded bodies of other session inputs (wire_input.c) ----------
+ *
+ * A spawn as a VehicleSpawn, a removal as a VehicleRemove, a reset and a
+ * reseed as a SessionControl with that action set, each appended to out.
+ * Decode: PDK_ERR_PARSE when the bytes are not one (or, for a
+ * SessionControl, carry another action). */
+typedef struct pdk_wire_spawn {
+    double x_m;
+    double y_m;
+    double yaw_deg;
+    double speed_mps;
+    pdk_gear gear;
+    char *preset;    /* encode: read (NULL as ""); decode: malloc'd, the caller frees */
+    char *overrides; /* as preset */
+} pdk_wire_spawn;
+
+pdk_error pdk_wire_spawn_encode(uint64_t session_id, const pdk_wire_spawn *in, pdk_buf *out);
+/* PDK_ERR_NO_MEMORY too; out's strings are NULL after any error. */
+pdk_error pdk_wire_spawn_decode(const uint8_t *body, size_t len, pdk_wire_spawn *out);
+pdk_error pdk_wire_remove_encode(uint64_t session_id, pdk_vehicle_id id, pdk_buf *out);
+pdk_error pdk_wire_remove_decode(const uint8_t *body, size_t len, pdk_vehicle_id *id);
+pdk_error pdk_wire_reset_encode(uint64_t session_id, pdk_buf *out);
+pdk_error pdk_wire_reset_decode(const uint8_t *body, size_t len);
+pdk_error pdk_wire_reseed_encode(uint64_t session_id, uint64_t seed, pdk_buf *out);
+/* *seed is the body's reseed, also when the action is not a reseed. */
+pdk_error pdk_wire_reseed_decode(const uint8_t *body, size_t len, uint64_t *seed);
 
 #endif

@@ -88,7 +88,7 @@ START_TEST(a_kinds_keys_apply_to_that_kind_only)
     ASSERT_HAS(m,
                "test.json: chassis.mass: applies only when powertrain.kind is \"lumped\" or "
                "\"geared\", and here it is \"utv\": a utv's chassis follows from its mass.* keys "
-               "(seed 003's parts)");
+               "(the UTV model's parts, docs/powertrain.md)");
     m = polaris_expect("drive.maxForce=5000", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "drive.maxForce: applies only when powertrain.kind is \"lumped\", and here it "
                   "is \"utv\"");
@@ -360,7 +360,7 @@ START_TEST(a_utvs_keys_are_bounded)
     } cases[] = {
         {"mass.dryKg=5", PDK_ERR_OUT_OF_RANGE, "mass.dryKg: 5 is below the minimum 10 (kg)"},
         {"mass.occupants=7", PDK_ERR_OUT_OF_RANGE,
-         "mass.occupants (7) must be at most 6 on a utv, the seats of seed 003's crew cab"},
+         "mass.occupants (7) must be at most 6 on a utv, the seats of the Polaris Ranger CREW's cab"},
         {"mass.occupants=10", PDK_ERR_OUT_OF_RANGE, "mass.occupants: 10 is above the maximum 9"},
         {"mass.occupants=2.5", PDK_ERR_WRONG_TYPE, "mass.occupants: expected an integer, got 2.5"},
         {"mass.seatZ=6", PDK_ERR_OUT_OF_RANGE, "mass.seatZ: 6 is above the maximum 5 (m)"},
@@ -516,7 +516,7 @@ START_TEST(a_cars_payload_is_checked)
     m = polaris_expect("mass.cargoY=0.1", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "a utv's cargo is on the centre line");
     m = polaris_expect("mass.cargoMaxKg=100", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "seed 003 gives the utv's bed no limit");
+    ASSERT_HAS(m, "the UTV model gives the utv's bed no limit");
     m = hatch_expect("mass.seatZ=0.7", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "a lumped or geared vehicle's seats are mass.seats");
 

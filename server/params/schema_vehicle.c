@@ -1,8 +1,8 @@
-/* The parameter schema (params_schema.h): the vehicle's key table, with the
- * bounds docs/presets.md explains, a utv's and a geared car's keys and what
- * follows from them, and the lookups both schemas share (the world's table
- * is params_world.c's, the rules between a vehicle's keys
- * params_vehicle_rules.c's). */
+/* The vehicle's parameter schema (params_schema.h): every key of a vehicle
+ * preset with its unit, bounds (docs/presets.md explains them), default and
+ * meaning, as `paddockd presets describe vehicle` prints them; a utv's and
+ * a geared car's own keys and what follows from them; the override
+ * aliases. The rules between keys are schema_vehicle_rules.c's. */
 #include "params_schema.h"
 
 #include <math.h>
@@ -108,7 +108,7 @@ static const pdk_choice coupling_items[] = {
 static const pdk_choice_set coupling_choices = {"coupling", coupling_items,
                                                 N_ELEMS(coupling_items)};
 
-/* Seed 003 "Drive Modes": the AWD switch's positions. */
+/* The positions of a UTV's AWD switch, its drive modes. */
 static const pdk_choice drive_mode_items[] = {
     {"turf", PDK_DRIVE_TURF},
     {"2wd", PDK_DRIVE_2WD},
@@ -151,7 +151,7 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
 #define ONLY_GEARED (1u << PDK_POWERTRAIN_GEARED)
 #define NOT_UTV (ONLY_LUMPED | ONLY_GEARED)
 #define ENGINED (ONLY_UTV | ONLY_GEARED)
-#define BY_MASS "a utv's chassis follows from its mass.* keys (seed 003's parts)"
+#define BY_MASS "a utv's chassis follows from its mass.* keys (the UTV model's parts, docs/powertrain.md)"
 #define BY_CORNERS                                                                                 \
     "a utv's corners follow from suspension.frontWheelRate, rearWheelRate, dampingRatio, "         \
     "travel, droop, bumpStopLength and bumpStopRate"
@@ -251,7 +251,7 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
     V_CHOICE("tyres." AX ".law", M.law.law, tyre_law_choices,                                      \
              "Force law (tyre.h): grip (linear stiffness up to the friction ellipse, its "         \
              "stiffnesses and friction from corneringStiffness, friction and camberStiffness), "   \
-             "magicFormula (Pac2002 with the coefficient set mfSet) or utv (seed 003's "           \
+             "magicFormula (Pac2002 with the coefficient set mfSet) or utv (the UTV model's "           \
              "hard-surface law, mu N tanh(k s) and -C N alpha, C and mu from "                     \
              "corneringStiffness and friction)."),                                                 \
         V_CHOICE("tyres." AX ".mfSet", M.law.mf_set, mf_set_choices,                               \
@@ -272,15 +272,15 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
               "Grip law: pneumatic trail at zero slip, falling to 0 at full sliding (brush "       \
               "model)."),                                                                          \
         T_NUM(AX, "hardSlipStiffness", "-", 0.1, 200, M.law.hard_slip_stiffness, 1, 1,             \
-              "utv law: k_s in Fx = mu N tanh(k_s s) (seed 003, tyres.hard_slip_stiffness)."),     \
+              "utv law: k_s in Fx = mu N tanh(k_s s) (the UTV model's hard-surface law)."),     \
         T_NUM(AX, "loadSensitivity", "-", 0, 0.5, M.law.load_sensitivity, 1, 1,                    \
               "Peak friction falls with load as (Fz / nominalLoad)^-loadSensitivity; 0 off. On "   \
               "the magicFormula law it applies on top of the set's own load terms."),              \
         T_NUM(AX, "slideGrip", "-", 0, 1, M.law.slide_grip, 1, 1,                                  \
-              "Share of the peak left when the tyre slides fully (seed 004); 0 keeps the Magic "   \
+              "Share of the peak left when the tyre slides fully; 0 keeps the Magic "   \
               "Formula's own falling branch."),                                                    \
         T_NUM(AX, "combinedSlipLoss", "-", 0, 1, M.law.combined_slip_loss, 1, 1,                   \
-              "Seed 004's friction-circle loss: share of lateral grip lost between 10 % and 70 "   \
+              "Friction-circle loss: share of lateral grip lost between 10 % and 70 "   \
               "% of wheelspin or lock; 0 off (the Magic Formula has its own)."),                   \
         T_NUM(AX, "relaxationLong", "m", 0.005, 5, M.law.relaxation_long_m, 1, 1,                  \
               "Longitudinal relaxation length at nominal load (the magicFormula law uses its "     \
@@ -310,14 +310,14 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         T_NUM(AX, "treadK", "m", 0, 0.2, M.soil.tread_k_m, 1, 1,                                   \
               "The tread's shear compliance, added to the soil's Janosi modulus K."),              \
         T_NUM(AX, "hysteresis", "-", 0, 1, M.soil.hysteresis, 1, 1,                                \
-              "Rolling loss per unit of relative deflection on soil (seed 003): f = h delta / "    \
+              "Rolling loss per unit of relative deflection on soil: f = h delta / "    \
               "h_s."),                                                                             \
         T_NUM(AX, "life.coldTempC", "degC", -60, 60, M.life.cold_temp_c, 1, 1,                     \
               "Temperature at which inflationKpa is set."),                                        \
         T_NUM(AX, "life.optimalTempC", "degC", -20, 250, M.life.optimal_temp_c, 1, 1,              \
-              "Tread temperature of best grip, the centre of the grip window (seed 004: 80)."),    \
+              "Tread temperature of best grip, the centre of the grip window (default 80)."),    \
         T_NUM(AX, "life.windowC", "degC", 1, 300, M.life.window_c, 1, 1,                           \
-              "Half width of the grip window (seed 004: 55)."),                                    \
+              "Half width of the grip window (default 55)."),                                    \
         T_NUM(AX, "life.windowLoss", "-", 0, 1, M.life.window_loss, 1, 1,                          \
               "Grip lost at the window's edge; a parabola between centre and edge."),              \
         T_NUM(AX, "life.minTempGrip", "-", 0, 1, M.life.min_temp_grip, 1, 1,                       \
@@ -350,14 +350,14 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         T_NUM(AX, "life.hysteresisCoeff", "-", 0, 0.5, M.life.hysteresis_coeff, 1, 1,              \
               "f_rr in the carcass' flexing heat P = f_rr Fz |Vx|."),                              \
         T_NUM(AX, "life.heatScale", "-", 0, 100, M.life.heat_scale, 1, 1,                          \
-              "Multiplies the heating; 0 turns tyre temperature off (seed 004)."),                 \
+              "Multiplies the heating; 0 turns tyre temperature off."),                 \
         T_NUM(AX, "life.treadDepth", "m", 0.0001, 0.1, M.life.tread_depth_m, 1, 1,                 \
               "Tread depth of a new tyre."),                                                       \
         T_NUM(AX, "life.wearRate", "m/J", 0, 1e-4, M.life.wear_m_per_j, 1, 1,                      \
               "k_w: tread depth lost per joule of sliding work (Archard), three times faster "     \
               "above 120 C."),                                                                     \
         T_NUM(AX, "life.wearScale", "-", 0, 1e4, M.life.wear_scale, 1, 1,                          \
-              "Multiplies the wear; 0 turns wear off (seed 004)."),                                \
+              "Multiplies the wear; 0 turns wear off."),                                \
         T_NUM(AX, "life.wornGrip", "-", 0, 1, M.life.worn_grip, 1, 1,                              \
               "Grip at zero tread depth, as a share of a new tyre's."),                            \
         T_NUM(                                                                                     \
@@ -370,7 +370,7 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         T_NUM(AX, "life.hubRadius", "m", 0.01, 2, M.life.hub_radius_m, 1, 1,                       \
               "Height of the hub over the road when the wheel is off."),                           \
         T_NUM(AX, "life.flatToRim", "m", 0, 1e6, M.life.flat_to_rim_m, 1, 1,                       \
-              "Distance run flat before the tyre shreds to the rim (seed 004: 1500)."),
+              "Distance run flat before the tyre shreds to the rim (default 1500)."),
 
 /* What follows from an axle's tyre keys: the soil model's radius and
  * inflation pressure are the tyre's (one key each, so they cannot
@@ -386,16 +386,16 @@ static void complete_tyre(pdk_axle_tyre_def *t)
 }
 
 /* Gravity for what follows from a UTV's static loads. A vehicle preset is
- * resolved apart from any world, so it uses seed 003's g (its
- * "Conventions"): the dampers do not depend on it (c = 2 zeta sqrt(k N0 /
- * g), N0 / g being the corner's mass), the tyres' nominal loads and
- * cornering stiffnesses are those under 9.81 m/s^2. */
+ * resolved apart from any world, so it uses the g of the UTV model's
+ * conventions: the dampers do not depend on it (c = 2 zeta sqrt(k N0 / g),
+ * N0 / g being the corner's mass), the tyres' nominal loads and cornering
+ * stiffnesses are those under 9.81 m/s^2. */
 #define UTV_GRAVITY_MPS2 9.81
 
 /* A lumped or geared vehicle's chassis carries its payload (payload.h):
  * the keys it shares with a utv come from the utv's mass struct, where
  * they land. A payload the chassis cannot carry leaves it as given, and
- * the cross-check refuses it with the values (params_vehicle_rules.c). */
+ * the cross-check refuses it with the values (schema_vehicle_rules.c). */
 static void complete_payload(pdk_vehicle_work *w)
 {
     pdk_payload_def *p = &w->payload;
@@ -496,7 +496,7 @@ static void vehicle_complete(void *vwork)
     }
 
 /* Where a part of the UTV may sit, sim's bounds (pdk_utv_mass_def_problem):
- * seed 003's body axes, from the ground under the middle of the rear axle,
+ * in the UTV's body axes, from the ground under the middle of the rear axle,
  * x forward, y left, z up (utv_mass.h). */
 #define POSITION_X_M 10.0
 #define POSITION_Y_M 5.0
@@ -512,8 +512,8 @@ static void vehicle_complete(void *vwork)
  * given, so a preset without them resolves as it did before they existed;
  * a utv's are always there, as all its keys. */
 #define BY_UTV_SEATS "a utv's seats are mass.frontSeatX, rearSeatX, seatLateral and seatZ"
-#define BY_UTV_CARGO "a utv's cargo is on the centre line (seed 003)"
-#define BY_UTV_BED "seed 003 gives the utv's bed no limit"
+#define BY_UTV_CARGO "a utv's cargo is on the centre line"
+#define BY_UTV_BED "the UTV model gives the utv's bed no limit"
 #define BY_CAR_SEATS "a lumped or geared vehicle's seats are mass.seats"
 #define P_NUM(p, u, lo, hi, member, desc)                                                          \
     {                                                                                              \
@@ -616,7 +616,7 @@ static const pdk_param_key vehicle_keys[] = {
      .description = "Free text: what the preset models and where its numbers come from."},
     V_CHOICE("simulation.model", model, model_choices,
              "Vehicle model: fourWheel (rigid chassis on four struts) or singleTrack (planar "
-             "single-track model, for traffic and as the analytic cross-check); seed 000."),
+             "single-track model, for traffic and as the analytic cross-check)."),
     N_NUM("chassis.mass", "kg", 50, 100000, chassis.mass_kg, 1, 1, BY_MASS,
           "Total mass with driver and fluids."),
     N_NUM("chassis.yawInertia", "kg*m^2", 1, 5e6, chassis.yaw_inertia_kgm2, 1, 1, BY_MASS,
@@ -635,7 +635,7 @@ static const pdk_param_key vehicle_keys[] = {
           "Track, contact to contact, of both axles unless an axle sets its own."),
     V_NUM("chassis.angularDamping", "1/s", 0, 10, chassis.angular_damping_per_s, 1, 1,
           "The body's angular velocity loses this share per second (omega <- omega (1 - c dt) "
-          "each substep): seed 003's chassis carries its game engine's 0.08; 0 for none. "
+          "each substep): the Polaris model's chassis carries 0.08; 0 for none. "
           "fourWheel model only."),
     N_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_front.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
@@ -710,15 +710,15 @@ static const pdk_param_key vehicle_keys[] = {
      .offset = offsetof(pdk_vehicle_def, powertrain.kind),
      .si_mul = 1,
      .si_div = 1,
-     .description = "lumped: the drive.* force and the brakes.* force per bar; utv: seed 003's "
-                    "UTV, its chassis from its mass.* parts, its corners from suspension.*, "
+     .description = "lumped: the drive.* force and the brakes.* force per bar; utv: the UTV model, "
+                    "its chassis from its mass.* parts, its corners from suspension.*, "
                     "driven by engine.*, cvt.* and gearbox.* and braked by torques; geared: an "
                     "engine.*, a launch clutch.*, a transmission.* of fixed ratios and the "
                     "driveline.*'s differentials, braked by torques (utv and geared: fourWheel "
                     "model only).",
      .choices = &powertrain_kind_choices},
     U_CHOICE("powertrain.driveMode", def.powertrain.drive_mode, drive_mode_choices,
-             "The AWD switch at spawn (seed 003 \"Drive Modes\"): turf (open rear "
+             "The AWD switch at spawn (the Polaris's drive modes): turf (open rear "
              "differential, front not driven), 2wd (locked rear) or awd (locked rear, the "
              "front's overrunning clutches engage when the rear slips)."),
     U_NUM("mass.dryKg", "kg", 10, 1e5, mass.dry_kg, 1, 1,
@@ -765,7 +765,7 @@ static const pdk_param_key vehicle_keys[] = {
           "Mass of one occupant; on a lumped or geared vehicle also that of the driver its "
           "chassis.* keys include."),
     P_INT("mass.occupants", 0, PDK_PAYLOAD_SEATS_MAX, mass.occupants,
-          "Occupants, the driver included: on a utv 0 to 6, seated in seed 003's order (driver "
+          "Occupants, the driver included: on a utv 0 to 6, seated in the UTV model's order (driver "
           "front left, front right, rear left, rear right, rear centre, front centre); on a "
           "lumped or geared vehicle 0 to the number of mass.seats, in their order, 1 being the "
           "driver its chassis already carries (0 takes the driver away)."),
@@ -806,7 +806,7 @@ static const pdk_param_key vehicle_keys[] = {
           "The cargo's centre of mass above the ground."),
     U_NUM("suspension.frontWheelRate", "N/m", 100, 1e7, suspension.front_wheel_rate_npm, 1, 1,
           "Spring rate at a front wheel; the corner is it in series with the tyre's membrane, "
-          "2 pi (p_i + p_c) sqrt(R b / 2) (seed 003)."),
+          "2 pi (p_i + p_c) sqrt(R b / 2)."),
     U_NUM("suspension.rearWheelRate", "N/m", 100, 1e7, suspension.rear_wheel_rate_npm, 1, 1,
           "Spring rate at a rear wheel, as frontWheelRate."),
     U_NUM("suspension.dampingRatio", "-", PDK_MIN_DAMPING_RATIO, 2, suspension.damping_ratio, 1, 1,
@@ -1146,11 +1146,11 @@ static const pdk_param_key vehicle_keys[] = {
     D_NUM("sensors.gnssDropout", "-", 0, 1, gnss_dropout, "The share of GNSS fixes lost, 0..1."),
 };
 
-/* Seed 003's names of the UTV's keys, for overrides (its -PolarisSet
- * spelling: "mass.cargo_kg=150;mass.occupants=4"). A name the seed keeps
- * for both axles stands for both axles' keys. The engine's curve is
- * engine.torqueCurve[i].rpm and .nm: the seed's parallel arrays have no
- * alias. */
+/* The snake_case names with unit suffixes that the UTV model's own
+ * settings use, for overrides ("mass.cargo_kg=150;mass.occupants=4"). A
+ * name that model keeps for both axles stands for both axles' keys. The
+ * engine's curve is engine.torqueCurve[i].rpm and .nm: the model's
+ * parallel arrays have no alias. */
 static const pdk_alias vehicle_aliases[] = {
     {"geometry.wheelbase_m", "chassis.wheelbase"},
     {"geometry.track_front_m", "suspension.front.trackWidth"},
@@ -1260,10 +1260,11 @@ static const pdk_alias vehicle_aliases[] = {
     {"brakes.rear_nm_per_bar", "brakes.rearNmPerBar"},
     {"brakes.bias_bar", "brakes.biasBar"},
     {"aero.drag_area_m2", "resistance.dragArea"},
-    /* The kit's keys in the seed's spelling (a unit suffix, as its
-     * engine.torque_lag_s): the seed names only dbw.steering.lock_deg,
-     * above; its page of the others is not among our seeds (docs/dbw.md).
-     * dbw.lockout.reverse, dbw.ulc.kp and dbw.ulc.ki need none. */
+    /* The kit's keys in the same spelling (a unit suffix, as
+     * engine.torque_lag_s): the UTV model names only
+     * dbw.steering.lock_deg, above; the others follow its pattern
+     * (docs/dbw.md). dbw.lockout.reverse, dbw.ulc.kp and dbw.ulc.ki need
+     * none. */
     {"dbw.steering.delay_s", "dbw.steering.delay"},
     {"dbw.steering.rate_deg_s", "dbw.steering.rate"},
     {"dbw.steering.accel_deg_s2", "dbw.steering.accel"},
@@ -1301,7 +1302,7 @@ static const pdk_alias vehicle_aliases[] = {
 /* A geared car's own keys left out: the six-speed automatic of
  * test_geared.c's car (the compact hatch's), driving the front wheels
  * through an open differential, with the launch clutch of the default
- * engine (seed 003's ProStar, idling at 1250 rev/min: its CVT's 150 N m
+ * engine (the UTV's ProStar, idling at 1250 rev/min: its CVT's 150 N m
  * clutch, 1600 to 2600 rev/min) so that the defaults fit together. */
 static void geared_defaults(pdk_powertrain_def *pt)
 {
@@ -1337,7 +1338,7 @@ static void geared_defaults(pdk_powertrain_def *pt)
 
 /* sim's default vehicle, lumped, with the passenger car's kit
  * (pdk_dbw_def_default, every kind's: a utv's preset gives its own); a
- * utv's own keys left out take seed 003's Polaris values, a geared car's
+ * utv's own keys left out take the Polaris Ranger's values, a geared car's
  * engine and brake torques too and its gearbox geared_defaults' (the
  * powertrain is kept only when the preset makes it a utv's or a geared
  * car's, and only its own parts: vehicle_complete). */
@@ -1353,7 +1354,7 @@ static void vehicle_defaults(void *vwork)
     w->mass = pdk_utv_mass_def_polaris();
     w->payload = pdk_payload_def_default();
     w->suspension = pdk_utv_suspension_def_polaris();
-    /* Seed 003 "Tyres": tyres.cornering_per_load, 8 /rad. */
+    /* The UTV model's tyres.cornering_per_load, 8 /rad. */
     w->cornering_per_load[0] = 8.0;
     w->cornering_per_load[1] = 8.0;
     const pdk_engine_def *e = &w->def.powertrain.engine;
@@ -1372,7 +1373,7 @@ static pdk_error vehicle_model_check(const void *vwork, const char **why)
     return rc;
 }
 
-static const pdk_schema vehicle_schema = {
+const pdk_schema pdk_vehicle_schema = {
     .kind = PDK_PRESET_VEHICLE,
     .what = "vehicle",
     .keys = vehicle_keys,
@@ -1387,114 +1388,3 @@ static const pdk_schema vehicle_schema = {
     .cross_check = pdk_vehicle_cross_check,
     .model_check = vehicle_model_check,
 };
-
-const pdk_schema *pdk_schema_for(pdk_preset_kind kind)
-{
-    return kind == PDK_PRESET_WORLD ? &pdk_world_schema : &vehicle_schema;
-}
-
-const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path)
-{
-    for (size_t i = 0; i < schema->n_keys; i++) {
-        if (strcmp(schema->keys[i].path, path) == 0) {
-            return &schema->keys[i];
-        }
-    }
-    return NULL;
-}
-
-bool pdk_choice_value(const pdk_choice_set *set, const char *name, int *out)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        if (strcmp(set->items[i].name, name) == 0) {
-            *out = set->items[i].value;
-            return true;
-        }
-    }
-    return false;
-}
-
-const char *pdk_choice_name(const pdk_choice_set *set, int value)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        if (set->items[i].value == value) {
-            return set->items[i].name;
-        }
-    }
-    return NULL;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Variants: the keys of one powertrain kind */
-
-int pdk_schema_variant(const pdk_schema *s, json_t *doc, const void *def)
-{
-    if (s->variant_key == NULL) {
-        return 0;
-    }
-    const pdk_param_key *key = pdk_schema_find_key(s, s->variant_key);
-    PDK_ASSERT(key != NULL && key->type == PDK_KEY_CHOICE);
-    const json_t *v = pdk_json_get_dotted(doc, key->path);
-    int x;
-    memcpy(&x, (const char *)def + key->offset, sizeof x);
-    if (v != NULL) {
-        bool known = pdk_choice_value(key->choices, json_string_value(v), &x);
-        PDK_ASSERT(known);
-    }
-    return x;
-}
-
-bool pdk_schema_applies(const pdk_param_key *key, int variant)
-{
-    return key->only_for == 0 || (variant >= 0 && variant < 32 && (key->only_for >> variant) & 1u);
-}
-
-bool pdk_schema_resolved_when_given(const pdk_param_key *key, int variant)
-{
-    return variant >= 0 && variant < 32 && (key->resolved_when_given >> variant) & 1u;
-}
-
-void pdk_schema_variant_names(const pdk_choice_set *set, unsigned mask, char *out, size_t len)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < set->n; i++) {
-        int v = set->items[i].value;
-        if (v < 0 || v >= 32 || ((mask >> v) & 1u) == 0) {
-            continue;
-        }
-        int n = snprintf(out + used, len - used, "%s\"%s\"", used > 0 ? " or " : "",
-                         set->items[i].name);
-        if (n < 0 || (size_t)n >= len - used) {
-            return;
-        }
-        used += (size_t)n;
-    }
-}
-
-pdk_error pdk_schema_check_variant(const pdk_schema *s, json_t *doc, void *def, const char *where,
-                                   char *err, size_t err_len)
-{
-    if (s->variant_key == NULL) {
-        return PDK_OK;
-    }
-    s->defaults(def);
-    int variant = pdk_schema_variant(s, doc, def);
-    const pdk_param_key *vkey = pdk_schema_find_key(s, s->variant_key);
-    for (size_t i = 0; i < s->n_keys; i++) {
-        const pdk_param_key *key = &s->keys[i];
-        if (pdk_schema_applies(key, variant) || pdk_json_get_dotted(doc, key->path) == NULL) {
-            continue;
-        }
-        char names[96];
-        pdk_schema_variant_names(vkey->choices, key->only_for, names, sizeof names);
-        const char *here = pdk_choice_name(vkey->choices, variant);
-        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len,
-                               "%s: %s: applies only when %s is %s, and here it is \"%s\"%s%s; "
-                               "remove the key or change %s",
-                               where, key->path, vkey->path, names, here != NULL ? here : "?",
-                               key->otherwise != NULL ? ": " : "",
-                               key->otherwise != NULL ? key->otherwise : "", vkey->path);
-    }
-    return PDK_OK;
-}

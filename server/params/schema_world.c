@@ -1,6 +1,8 @@
-/* The world schema (params_schema.h): the world's key table with the bounds
- * docs/presets.md explains (terrain bumps, ramps, patches and the grid of
- * heights and materials), and the rules between its keys. */
+/* The world's parameter schema (params_schema.h): every key of a world
+ * preset with its unit, bounds (docs/presets.md explains them), default and
+ * meaning, as `paddockd presets describe world` prints them (terrain
+ * bumps, ramps, patches and the grid of heights and materials), and the
+ * rules between its keys. */
 #include "params_schema.h"
 
 #include <math.h>

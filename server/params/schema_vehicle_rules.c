@@ -262,8 +262,9 @@ static pdk_error check_dbw(const pdk_vehicle_def *def, char *why, size_t why_len
     return rc;
 }
 
-/* The least travel from ride height to a UTV's bump stop (seed 003
- * "Suspension": x_b = max(x_0 + 0.01, travel - bump stop length)). */
+/* The least travel from ride height to a UTV's bump stop, as the UTV
+ * model places its stop: x_b = max(x_0 + 0.01, travel - bump stop
+ * length). */
 #define UTV_MIN_TRAVEL_TO_STOP_M 0.01
 
 /* The rules of an engine's keys (a utv's or a geared car's, kind naming
@@ -382,7 +383,7 @@ static pdk_error check_utv(const pdk_vehicle_work *w, char *why, size_t why_len)
     if (w->mass.occupants > PDK_UTV_SEATS) {
         return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
                                "mass.occupants (%d) must be at most %d on a utv, the seats of "
-                               "seed 003's crew cab",
+                               "the Polaris Ranger CREW's cab",
                                w->mass.occupants, PDK_UTV_SEATS);
     }
     pdk_error rc = check_engine(def, "utv", why, why_len);

@@ -1,0 +1,130 @@
+/* The kinds of input that change a session's world, and the one table that
+ * says, for each kind, everything the session and the replay need of it:
+ * its name, its recorded body's encode and decode (functions of wire), how
+ * it is prepared and applied at a tick boundary, what the recording keeps
+ * of it and what it does to the world's vehicle slots (what a replay
+ * predicts). A new kind is a number here, a member of pdk_input's union,
+ * its entry in input_kinds.c and the request handler that queues it
+ * (pdk_session_queue_input); the session's tick, the recording and the
+ * replay go through the table and need no change. The entries see their
+ * session only through pdk_input_ctx. */
+#ifndef PDK_INPUT_KIND_H
+#define PDK_INPUT_KIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+#include "wire.h"
+
+/* The numbers recordings store with each input: never renumber one. */
+typedef enum pdk_input_kind {
+    PDK_INPUT_SPAWN = 1,
+    PDK_INPUT_REMOVE = 2,
+    PDK_INPUT_DBW = 3,
+    PDK_INPUT_TYRE = 4,    /* recorded as a TyreCommand body */
+    PDK_INPUT_DBW_KIT = 5, /* a DBW kit message (sim/dbw.h), recorded as a DbwMessage body */
+    PDK_INPUT_RESET = 6,   /* every vehicle removed, PRNG reseeded (a SessionControl body) */
+    PDK_INPUT_RESEED = 7,  /* the world's seed changed (a SessionControl body) */
+} pdk_input_kind;
+
+/* Where and how a vehicle enters the world. The heading is in degrees, as
+ * every request and script gives it; the session converts it once, with
+ * pdk_script_deg_to_rad, and records the degrees, so a replay lands on the
+ * same bits. */
+typedef struct pdk_spawn_place {
+    double x_m;
+    double y_m;
+    double yaw_deg;
+    double speed_mps;
+    pdk_gear gear;
+} pdk_spawn_place;
+
+/* One input as a request, a script or a recording gives it. */
+typedef struct pdk_input {
+    pdk_input_kind kind;
+    pdk_vehicle_id vehicle; /* REMOVE, DBW, TYRE, DBW_KIT; SPAWN once applied */
+    union {
+        pdk_dbw_cmd cmd;       /* DBW */
+        pdk_tyre_input tyre;   /* TYRE */
+        pdk_dbw_msg kit;       /* DBW_KIT */
+        pdk_spawn_place place; /* SPAWN */
+        uint64_t seed;         /* RESEED */
+    } u;
+    char *preset; /* SPAWN: as its body names them (malloc'd by whoever holds it) */
+    char *overrides;
+} pdk_input;
+
+/* Where the answer to a queued input goes: a connection and its request. */
+typedef struct pdk_reply_to {
+    uint64_t conn_id; /* 0: nobody waits (scripts, the offline runner, a replay) */
+    uint64_t request_id;
+} pdk_reply_to;
+
+/* An input waiting for its tick boundary. */
+typedef struct pdk_pending_input {
+    pdk_input in; /* a spawn's preset and overrides are owned here */
+    pdk_reply_to to;
+    uint8_t payload[96]; /* its recorded body, when prepare kept it */
+    uint8_t payload_len; /* 0: encoded when it is recorded */
+    /* spawn only (the definition is large: a queued command carries none) */
+    pdk_vehicle_def *def;
+    char *params_json;
+    /* reset only: the vehicles it removed, for the recording */
+    pdk_vehicle_id *removed;
+    int n_removed;
+} pdk_pending_input;
+
+/* What a kind's entry may touch of the session it applies to. */
+typedef struct pdk_input_ctx {
+    uint64_t session_id;
+    pdk_world *world;
+    pdk_store *store; /* NULL: the session is not recorded */
+    pdk_buf *scratch; /* a buffer prepare may use */
+    /* Vehicle id left the world: its leases end, their holders told why;
+     * with end_subs its DBW report subscriptions end too (STALE_ID). */
+    void (*vehicle_gone)(void *ud, pdk_vehicle_id id, const char *why, bool end_subs);
+    /* The store refused a record (what names it). */
+    void (*recorded)(void *ud, pdk_error err, const char *what);
+    void *ud;
+} pdk_input_ctx;
+
+/* What an input does to the world's vehicle slots, for a replay that
+ * predicts the ids its spawns get. */
+typedef enum pdk_input_slots {
+    PDK_INPUT_SLOTS_KEPT = 0,
+    PDK_INPUT_SLOTS_TAKE_ONE, /* a spawn: the lowest free slot */
+    PDK_INPUT_SLOTS_FREE_ONE, /* the input's vehicle's, when it is alive */
+    PDK_INPUT_SLOTS_FREE_ALL,
+} pdk_input_slots;
+
+/* One kind's entry in the input table. */
+typedef struct pdk_input_ops {
+    pdk_input_kind kind;
+    const char *name; /* the recorded body's message, as load errors name it */
+    pdk_input_slots slots;
+    /* The recorded body: in appended to out. */
+    pdk_error (*encode)(uint64_t session_id, const pdk_input *in, pdk_buf *out);
+    /* And back into in (kind already set). Touches nothing but in and the
+     * heap (several threads decode a recording at once); strings it sets
+     * are the caller's to free, also after an error. */
+    pdk_error (*decode)(const uint8_t *body, size_t len, pdk_input *in);
+    /* Optional: turns a queued input into what will apply, before it is
+     * queued (a kit message: its recorded form). An error refuses it. A
+     * replay's input skips it unless the session records itself
+     * (pdk_session_queue_recorded). */
+    pdk_error (*prepare)(const pdk_input_ctx *ctx, pdk_pending_input *p);
+    /* Applies it at the current tick boundary; on an error msg (msg_len
+     * bytes) names what was wrong. */
+    pdk_error (*apply)(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg, size_t msg_len);
+    /* Optional, for a recorded session: the store's rows an applied input
+     * leaves besides its own record (a vehicle's row, removals), written
+     * after it. */
+    void (*record_rows)(const pdk_input_ctx *ctx, const pdk_pending_input *p, uint64_t tick);
+} pdk_input_ops;
+
+/* The entry of kind; NULL for a number this build does not know. */
+const pdk_input_ops *pdk_input_ops_of(int kind);
+
+#endif

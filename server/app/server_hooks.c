@@ -1,0 +1,227 @@
+/* The hooks every session of the server gets: input results become
+ * replies (a reset's or reseed's a SessionControlReply), state and DBW
+ * report frames go to their connections, control events and subscription
+ * ends are told; on a worker thread they are kept for the loop. */
+#include "server_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void send_input_reply(pdk_server *srv, pdk_server_conn *c, pdk_reply_to to,
+                             const pdk_input_result *res)
+{
+    if (pdk_server_control_result(srv, c, to, res))
+        return;
+    if (res->kind == PDK_INPUT_SPAWN) {
+        Paddock__V1__VehicleSpawned sp = PADDOCK__V1__VEHICLE_SPAWNED__INIT;
+        sp.vehicle_id = res->vehicle;
+        sp.tick = res->tick;
+        Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+        f.request_id = to.request_id;
+        f.body_case = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWNED;
+        f.vehicle_spawned = &sp;
+        pdk_server_send_frame(srv, c->conn, &f);
+    } else {
+        pdk_server_send_ok(srv, c->conn, to.request_id, res->tick);
+    }
+}
+
+/* True on the loop's thread; hooks called elsewhere (a worker's seek) keep
+ * what they have for the loop. */
+static bool on_loop(const pdk_server *srv)
+{
+    uv_thread_t self = uv_thread_self();
+    return uv_thread_equal(&self, &srv->deferred.loop_thread) != 0;
+}
+
+static void defer(pdk_server *srv, const pdk_deferred *d)
+{
+    uv_mutex_lock(&srv->deferred.lock);
+    if (srv->deferred.n == srv->deferred.cap) {
+        size_t cap = srv->deferred.cap ? srv->deferred.cap * 2 : 8;
+        pdk_deferred *p = realloc(srv->deferred.items, cap * sizeof(*p));
+        if (p) {
+            srv->deferred.items = p;
+            srv->deferred.cap = cap;
+        }
+    }
+    if (srv->deferred.n < srv->deferred.cap)
+        srv->deferred.items[srv->deferred.n++] = *d;
+    uv_mutex_unlock(&srv->deferred.lock);
+}
+
+static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
+{
+    pdk_server *srv = ud;
+    /* Inputs with a reply are queued by requests, on the loop, into
+     * sessions the loop ticks. */
+    PDK_ASSERT(on_loop(srv));
+    pdk_server_conn *c = pdk_server_conn_find(srv, to.conn_id);
+    if (!c)
+        return;
+    c->pending--;
+    if (res->err != PDK_OK) {
+        pdk_server_control_result(srv, NULL, to, res); /* forgets a failed reset's entry */
+        pdk_server_send_error(srv, c->conn, to.request_id, res->err, res->message);
+    } else {
+        send_input_reply(srv, c, to, res);
+    }
+    if (c->eof && c->pending == 0)
+        pdk_conn_close(c->conn);
+}
+
+static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
+                          size_t len)
+{
+    pdk_server *srv = ud;
+    if (!on_loop(srv))
+        return PDK_OK;
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    return c ? pdk_conn_send_state(c->conn, sub_id, frame, len) : PDK_OK;
+}
+
+/* Each report kind of a DBW subscription is its own latest-wins stream, so
+ * a fast steering report never replaces a pending system report. State
+ * streams are keyed by their subscription id (below 2^31 in practice);
+ * report streams set the top bit. Two live streams of one connection share
+ * a key only after 2^27 subscriptions on it, and then merely share a
+ * latest-wins slot. */
+static uint32_t report_key(uint32_t sub_id, int kind)
+{
+    return 0x80000000u | ((sub_id & 0x07FFFFFFu) << 4) | (uint32_t)kind;
+}
+
+static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int kind,
+                               const uint8_t *frame, size_t len)
+{
+    pdk_server *srv = ud;
+    if (!on_loop(srv))
+        return PDK_OK;
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    return c ? pdk_conn_send_state(c->conn, report_key(sub_id, kind), frame, len) : PDK_OK;
+}
+
+/* A lease holder hears that its vehicle changed hands. */
+static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
+{
+    pdk_server *srv = ud;
+    if (!on_loop(srv)) {
+        pdk_deferred d = {.control = true, .conn_id = conn_id, .event = *ev};
+        snprintf(d.why, sizeof(d.why), "%s", ev->reason ? ev->reason : "");
+        defer(srv, &d);
+        return;
+    }
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    if (!c)
+        return;
+    /* Clients with fixed buffers (nanopb, ControlEvent.reason max_size 160)
+     * take at most 159 bytes; the reason's names are printable ASCII. */
+    char reason[160];
+    snprintf(reason, sizeof(reason), "%s", ev->reason ? ev->reason : "");
+    Paddock__V1__ControlEvent e = PADDOCK__V1__CONTROL_EVENT__INIT;
+    e.session_id = ev->session_id;
+    e.vehicle_id = ev->vehicle;
+    e.active_source = (Paddock__V1__ControlSource)ev->active;
+    e.preempted = (Paddock__V1__ControlSource)ev->preempted;
+    e.reason = reason;
+    e.tick = ev->tick;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.body_case = PADDOCK__V1__FRAME__BODY_CONTROL_EVENT;
+    f.control_event = &e;
+    pdk_server_send_frame(srv, c->conn, &f);
+}
+
+/* A subscriber whose subscription ends (its session closed, its batches
+ * outgrew the frame limit) is told so with a pushed Error rather than left
+ * waiting for state that will never come. */
+static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code, const char *why)
+{
+    pdk_server *srv = ud;
+    if (!on_loop(srv)) {
+        pdk_deferred d = {.conn_id = conn_id, .sub_id = sub_id, .code = code};
+        snprintf(d.why, sizeof(d.why), "%s", why ? why : "");
+        defer(srv, &d);
+        return;
+    }
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    if (!c)
+        return;
+    c->n_subs--;
+    pdk_server_send_error(srv, c->conn, 0, code, why);
+}
+
+void pdk_server_flush_deferred(pdk_server *srv)
+{
+    uv_mutex_lock(&srv->deferred.lock);
+    size_t n = srv->deferred.n;
+    pdk_deferred *list = srv->deferred.items;
+    srv->deferred.items = NULL;
+    srv->deferred.n = srv->deferred.cap = 0;
+    uv_mutex_unlock(&srv->deferred.lock);
+    for (size_t i = 0; i < n; i++) {
+        pdk_deferred *d = &list[i];
+        if (d->control) {
+            d->event.reason = d->why;
+            on_control(srv, d->conn_id, &d->event);
+        } else {
+            on_sub_end(srv, d->conn_id, d->sub_id, d->code, d->why);
+        }
+    }
+    free(list);
+}
+
+pdk_session_hooks pdk_server_hooks(pdk_server *srv)
+{
+    pdk_session_hooks hooks = {.on_result = on_input_result,
+                               .on_state = on_state,
+                               .on_sub_end = on_sub_end,
+                               .on_dbw_report = on_dbw_report,
+                               .on_control = on_control,
+                               .ud = srv};
+    return hooks;
+}
+
+bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to to,
+                               const pdk_input_result *res)
+{
+    if (res->kind != PDK_INPUT_RESET && res->kind != PDK_INPUT_RESEED)
+        return false;
+    size_t i = 0;
+    while (i < srv->controls.n && (srv->controls.items[i].conn_id != to.conn_id ||
+                                   srv->controls.items[i].request_id != to.request_id))
+        i++;
+    if (i == srv->controls.n)
+        return false;
+    uint64_t session_id = srv->controls.items[i].session_id;
+    srv->controls.items[i] = srv->controls.items[--srv->controls.n];
+    if (!c)
+        return true;
+    pdk_server_slot *slot = pdk_server_session_find(srv, session_id);
+    if (slot && !slot->worker.busy) {
+        pdk_server_reply_control(srv, c->conn, to.request_id, slot);
+        return true;
+    }
+    Paddock__V1__SessionControlReply r = PADDOCK__V1__SESSION_CONTROL_REPLY__INIT;
+    r.tick = res->tick;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = to.request_id;
+    f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CONTROL_REPLY;
+    f.session_control_reply = &r;
+    pdk_server_send_frame(srv, c->conn, &f);
+    return true;
+}
+
+void pdk_server_controls_forget_conn(pdk_server *srv, uint64_t conn_id)
+{
+    for (size_t i = 0; i < srv->controls.n;) {
+        if (srv->controls.items[i].conn_id == conn_id)
+            srv->controls.items[i] = srv->controls.items[--srv->controls.n];
+        else
+            i++;
+    }
+}

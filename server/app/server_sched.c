@@ -1,0 +1,580 @@
+/* The tick scheduler: finding a session's slot, its deadlines (real time on
+ * a timerfd, fast sessions and owed steps in idle slices, replays at their
+ * speed), the writer's back-pressure, a lockstep session's step lease and
+ * owed steps, pauses, and what requests ask of a slot (its info, whether
+ * it takes commands). Calls only server_conn.c below it. */
+#include "server_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#define NS_PER_S PDK_SERVER_NS_PER_S
+#define NS_PER_MS 1000000ull
+#define FAST_SLICE_NS 2000000ull    /* a fast session yields every 2 ms */
+#define WRITER_HIGH_WATER 200000u   /* queued records that pause ticking */
+#define REPLAY_SLICE_NS 2000000ull  /* a replay's catch-up per wake-up */
+#define REPLAY_BEHIND_NS 250000000u /* a replay further behind starts its schedule afresh */
+
+static uint64_t deadline_ns(const pdk_server_slot *slot)
+{
+    /* Integer arithmetic keeps the real-time schedule exact over any run
+     * length; a replay's period is 1/(120 * speed) s. */
+    if (slot->replay.player)
+        return slot->sched.start_ns + (uint64_t)((double)slot->sched.next_index * (double)NS_PER_S /
+                                                 ((double)PDK_TICK_HZ * slot->replay.speed));
+    return slot->sched.start_ns + slot->sched.next_index * NS_PER_S / PDK_TICK_HZ;
+}
+
+/* ---- sessions ---------------------------------------------------------- */
+
+pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id)
+{
+    for (size_t i = 0; i < srv->n_sessions; i++)
+        if (srv->sessions[i].id == id)
+            return &srv->sessions[i];
+    return NULL;
+}
+
+uint64_t pdk_server_slot_tick(const pdk_server_slot *slot)
+{
+    return slot->worker.busy ? slot->worker.view.tick
+                             : pdk_world_tick(pdk_session_world(slot->session));
+}
+
+void pdk_server_rebase(pdk_server_slot *slot)
+{
+    slot->sched.start_ns = uv_hrtime();
+    slot->sched.next_index = 1;
+}
+
+bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot)
+{
+    if (!slot->replay.player) {
+        pdk_session_tick(slot->session);
+        return true;
+    }
+    if (pdk_player_step(slot->replay.player) == PDK_OK)
+        return true;
+    char reason[PDK_SERVER_REASON_LEN];
+    snprintf(reason, sizeof(reason), "replay reached the recording's last tick %" PRIu64,
+             pdk_player_end_tick(slot->replay.player));
+    pdk_server_pause(srv, slot, PDK_PAUSE_REPLAY_END, reason);
+    return false;
+}
+
+/* True while the SQLite writer is too far behind for sessions to tick; the
+ * start and end of each such stall are logged, and sessions report it as
+ * their pause reason meanwhile. */
+bool pdk_server_writer_lagging(pdk_server *srv)
+{
+    pdk_store_stats st;
+    pdk_store_stats_get(srv->store, &st);
+    srv->sched.writer_queued = st.queued;
+    bool lagging = st.queued > WRITER_HIGH_WATER;
+    if (lagging && !srv->sched.writer_stalled) {
+        srv->sched.writer_stalls++;
+        fprintf(stderr,
+                "paddockd: the database writer is %" PRIu64 " records behind; sessions pause "
+                "until it catches up (stall %" PRIu64 ")\n",
+                st.queued, srv->sched.writer_stalls);
+    } else if (!lagging && srv->sched.writer_stalled) {
+        fprintf(stderr, "paddockd: the database writer caught up; sessions resume\n");
+    }
+    if (lagging)
+        snprintf(srv->sched.writer_reason, sizeof(srv->sched.writer_reason),
+                 "the database writer is %" PRIu64
+                 " records behind: sessions wait for it (nothing is dropped)",
+                 st.queued);
+    srv->sched.writer_stalled = lagging;
+    return lagging;
+}
+
+/* ---- the schedulers ------------------------------------------------------ */
+
+/* Real-time sessions and playing replays tick on the timerfd's deadlines. */
+static bool runs_on_timer(const pdk_server_slot *slot)
+{
+    return !slot->worker.busy && !slot->steps.owed && slot->sched.pause == PDK_PAUSE_NONE &&
+           (slot->replay.player != NULL || slot->sched.timing == PDK_TIMING_REALTIME);
+}
+
+/* Fast sessions and owed steps tick in the idle slices. */
+static bool runs_fast(const pdk_server_slot *slot)
+{
+    if (slot->worker.busy)
+        return false;
+    if (slot->steps.owed)
+        return true;
+    return !slot->replay.player && slot->sched.timing == PDK_TIMING_FAST &&
+           slot->sched.pause == PDK_PAUSE_NONE;
+}
+
+/* The earliest deadline of the sessions on the timer, or 0 when there is none. */
+static uint64_t next_deadline_ns(const pdk_server *srv)
+{
+    uint64_t next = 0;
+    for (size_t i = 0; i < srv->n_sessions; i++) {
+        if (!runs_on_timer(&srv->sessions[i]))
+            continue;
+        uint64_t d = deadline_ns(&srv->sessions[i]);
+        if (next == 0 || d < next)
+            next = d;
+    }
+    return next;
+}
+
+/* Arms the timerfd for the earliest deadline, or not before not_before_ns
+ * when that is later (a pause while the writer catches up). The timer fires
+ * tick_spin_ns before the deadline and pdk_server_on_timer waits out the rest on the
+ * clock: waking a sleeping core (a VM's above all) can take hundreds of
+ * microseconds, a short spin does not. */
+static void arm_timer_after(pdk_server *srv, uint64_t not_before_ns)
+{
+    if (srv->sched.timer_fd < 0 || srv->stopping)
+        return;
+    uint64_t next = next_deadline_ns(srv);
+    if (next > srv->cfg.tick_spin_ns)
+        next -= srv->cfg.tick_spin_ns;
+    if (next != 0 && next < not_before_ns)
+        next = not_before_ns;
+    struct itimerspec its;
+    memset(&its, 0, sizeof(its));
+    if (next != 0) {
+        its.it_value.tv_sec = (time_t)(next / NS_PER_S);
+        its.it_value.tv_nsec = (long)(next % NS_PER_S);
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+            its.it_value.tv_nsec = 1;
+    }
+    timerfd_settime(srv->sched.timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+void pdk_server_arm_timer(pdk_server *srv)
+{
+    arm_timer_after(srv, 0);
+}
+
+/* A real-time session's due ticks, at most max_catchup_ticks of them; the
+ * deadlines further behind are dropped and counted. */
+static void run_realtime(pdk_server *srv, pdk_server_slot *slot)
+{
+    uint64_t period = NS_PER_S / PDK_TICK_HZ;
+    pdk_lateness *lat = pdk_session_lateness(slot->session);
+    int ran = 0;
+    uint64_t now = uv_hrtime();
+    while (deadline_ns(slot) <= now && ran < srv->cfg.max_catchup_ticks) {
+        pdk_lateness_add(lat, now - deadline_ns(slot), period);
+        pdk_session_tick(slot->session);
+        slot->sched.next_index++;
+        ran++;
+        now = uv_hrtime();
+    }
+    if (deadline_ns(slot) <= now) {
+        /* Bounded catch-up: drop the deadlines already past, so one slow
+         * moment does not become a burst of ticks. Sim time now lags wall
+         * time by the dropped ticks, which are reported. */
+        uint64_t behind = (now - slot->sched.start_ns) * PDK_TICK_HZ / NS_PER_S + 1;
+        lat->skipped += behind - slot->sched.next_index;
+        slot->sched.next_index = behind; /* the first deadline after now */
+    }
+}
+
+/* A playing replay's due ticks, for at most REPLAY_SLICE_NS: a replay drops
+ * no tick, so one too fast for the CPU plays slower than asked (its stats
+ * show the real-time factor), its schedule starting afresh once it is a
+ * quarter of a second behind. */
+static void run_replay(pdk_server *srv, pdk_server_slot *slot)
+{
+    uint64_t t0 = uv_hrtime();
+    uint64_t now = t0;
+    while (deadline_ns(slot) <= now && now - t0 < REPLAY_SLICE_NS) {
+        if (!pdk_server_tick_slot(srv, slot))
+            return;
+        slot->sched.next_index++;
+        now = uv_hrtime();
+    }
+    if (deadline_ns(slot) + REPLAY_BEHIND_NS < now)
+        pdk_server_rebase(slot);
+}
+
+void pdk_server_on_timer(uv_poll_t *handle, int status, int events)
+{
+    (void)status;
+    (void)events;
+    pdk_server *srv = handle->data;
+    uint64_t expirations;
+    if (read(srv->sched.timer_fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+        fprintf(stderr, "paddockd: timerfd read: %s\n", strerror(errno));
+    if (pdk_server_writer_lagging(srv)) {
+        /* The writer is behind: slow down rather than lose an input. Look
+         * again in a millisecond; the deadlines missed meanwhile count as
+         * late ticks or dropped deadlines. */
+        arm_timer_after(srv, uv_hrtime() + 1000000u);
+        return;
+    }
+    uint64_t due = next_deadline_ns(srv);
+    uint64_t woke = uv_hrtime();
+    if (due > woke && due - woke <= srv->cfg.tick_spin_ns) {
+        while (uv_hrtime() < due) {
+        }
+    }
+    for (size_t i = 0; i < srv->n_sessions; i++) {
+        pdk_server_slot *slot = &srv->sessions[i];
+        if (!runs_on_timer(slot))
+            continue;
+        if (slot->replay.player)
+            run_replay(srv, slot);
+        else
+            run_realtime(srv, slot);
+    }
+    pdk_server_arm_timer(srv);
+}
+
+static void update_fast_idle(pdk_server *srv);
+
+static void on_writer_wait(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    update_fast_idle(srv);
+}
+
+/* One slot's share of a slice: owed steps up to their tick (answered when
+ * done), or a fast session up to the fast-tick limit. */
+static void run_fast(pdk_server *srv, pdk_server_slot *slot, uint64_t budget)
+{
+    uint64_t t0 = uv_hrtime();
+    do {
+        if (slot->steps.owed) {
+            if (pdk_server_slot_tick(slot) >= slot->steps.to)
+                break;
+        } else if (pdk_world_tick(pdk_session_world(slot->session)) >= srv->cfg.max_fast_ticks) {
+            char reason[PDK_SERVER_REASON_LEN];
+            snprintf(reason, sizeof(reason),
+                     "a fast session stops at the server's limit of %" PRIu64
+                     " ticks (--max-fast-ticks)",
+                     srv->cfg.max_fast_ticks);
+            pdk_server_pause(srv, slot, PDK_PAUSE_LIMIT, reason);
+            return;
+        }
+        if (!pdk_server_tick_slot(srv, slot))
+            return;
+    } while (uv_hrtime() - t0 < budget);
+    if (slot->steps.owed && pdk_server_slot_tick(slot) >= slot->steps.to)
+        pdk_server_steps_done(srv, slot);
+}
+
+/* Fast sessions and owed steps share each 2 ms slice equally, starting with
+ * a different one every slice so none waits behind another. */
+static void on_fast_idle(uv_idle_t *handle)
+{
+    pdk_server *srv = handle->data;
+    if (pdk_server_writer_lagging(srv)) {
+        /* Sleep, not spin, while the writer catches up: it needs the CPU. */
+        uv_idle_stop(&srv->sched.fast_idle);
+        srv->sched.fast_idle_on = false;
+        uv_timer_start(&srv->sched.writer_wait, on_writer_wait, 1, 0);
+        return;
+    }
+    size_t n_fast = 0;
+    for (size_t i = 0; i < srv->n_sessions; i++)
+        if (runs_fast(&srv->sessions[i]))
+            n_fast++;
+    if (n_fast > 0) {
+        uint64_t budget = FAST_SLICE_NS / n_fast;
+        size_t n = srv->n_sessions;
+        size_t first = srv->sched.fast_first % n;
+        srv->sched.fast_first = first + 1;
+        for (size_t k = 0; k < n; k++) {
+            pdk_server_slot *slot = &srv->sessions[(first + k) % n];
+            if (runs_fast(slot))
+                run_fast(srv, slot, budget);
+        }
+    }
+    update_fast_idle(srv);
+}
+
+static void update_fast_idle(pdk_server *srv)
+{
+    bool any = false;
+    for (size_t i = 0; i < srv->n_sessions; i++)
+        if (runs_fast(&srv->sessions[i]))
+            any = true;
+    if (any && !srv->sched.fast_idle_on && !srv->stopping && !pdk_server_writer_lagging(srv)) {
+        uv_idle_start(&srv->sched.fast_idle, on_fast_idle);
+        srv->sched.fast_idle_on = true;
+    } else if (!any && srv->sched.fast_idle_on) {
+        uv_idle_stop(&srv->sched.fast_idle);
+        srv->sched.fast_idle_on = false;
+    } else if (any && !srv->sched.fast_idle_on && !srv->stopping) {
+        uv_timer_start(&srv->sched.writer_wait, on_writer_wait, 1, 0); /* the writer lags */
+    }
+}
+
+void pdk_server_reschedule(pdk_server *srv)
+{
+    update_fast_idle(srv);
+    pdk_server_arm_timer(srv);
+}
+
+/* ---- what requests share ------------------------------------------------- */
+
+static Paddock__V1__TimingMode timing_pb(pdk_timing t)
+{
+    switch (t) {
+    case PDK_TIMING_FAST:
+        return PADDOCK__V1__TIMING_MODE__TIMING_MODE_FAST;
+    case PDK_TIMING_LOCKSTEP:
+        return PADDOCK__V1__TIMING_MODE__TIMING_MODE_LOCKSTEP;
+    case PDK_TIMING_REALTIME:
+        break;
+    }
+    return PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME;
+}
+
+void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__SessionInfo *info)
+{
+    pdk_session *s = slot->session;
+    pdk_lateness *lat = pdk_session_lateness(s);
+    paddock__v1__session_info__init(info);
+    info->session_id = slot->id;
+    info->name = (char *)pdk_session_name(s);
+    if (slot->worker.busy) {
+        info->tick = slot->worker.view.tick;
+        info->sim_time_s = slot->worker.view.sim_time_s;
+        info->vehicle_count = slot->worker.view.vehicle_count;
+        info->state_hash = slot->worker.view.state_hash;
+        info->subscriber_count = slot->worker.view.subscriber_count;
+    } else {
+        const pdk_world *w = pdk_session_world(s);
+        info->tick = pdk_world_tick(w);
+        info->sim_time_s = pdk_world_time_s(w);
+        info->vehicle_count = (uint32_t)pdk_world_vehicle_count(w);
+        info->state_hash = pdk_session_hash(s);
+        info->subscriber_count = (uint32_t)pdk_session_subscriber_count(s);
+    }
+    info->timing = timing_pb(slot->sched.timing);
+    info->world_preset = (char *)pdk_session_world_preset(s);
+    info->overruns = lat->overruns;
+    info->lateness_p50_ms = pdk_lateness_quantile_ms(lat, 0.50);
+    info->lateness_p99_ms = pdk_lateness_quantile_ms(lat, 0.99);
+    info->skipped_ticks = lat->skipped;
+    info->paused = slot->sched.pause != PDK_PAUSE_NONE || srv->sched.writer_stalled;
+    info->pause_reason = slot->sched.pause != PDK_PAUSE_NONE ? slot->sched.pause_reason
+                         : srv->sched.writer_stalled         ? srv->sched.writer_reason
+                                                             : (char *)"";
+    info->timing_reason = slot->sched.timing_reason;
+    info->replay_of = slot->replay.of;
+}
+
+pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid, uint64_t id)
+{
+    pdk_server_slot *slot = pdk_server_session_find(srv, id);
+    char msg[160];
+    if (!slot) {
+        snprintf(msg, sizeof(msg), "session %" PRIu64 " does not exist", id);
+        pdk_server_send_error(srv, conn, rid, PDK_ERR_NOT_FOUND, msg);
+        return NULL;
+    }
+    if (slot->worker.busy) {
+        snprintf(msg, sizeof(msg),
+                 "session %" PRIu64 " is a replay seeking a tick; ask again once the seek is "
+                 "answered",
+                 id);
+        pdk_server_send_error(srv, conn, rid, PDK_ERR_BUSY, msg);
+        return NULL;
+    }
+    return slot;
+}
+
+bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+                              const pdk_server_slot *slot)
+{
+    if (!slot->replay.player)
+        return false;
+    char msg[160];
+    snprintf(msg, sizeof(msg),
+             "session %" PRIu64 " is a replay of session %" PRIu64
+             " and takes no commands; fork it to drive",
+             slot->id, slot->replay.of);
+    pdk_server_send_error(srv, conn, rid, PDK_ERR_UNSUPPORTED, msg);
+    return true;
+}
+
+/* A session that takes inputs: it exists, is not a replay and is not paused
+ * at the fast-tick limit (which would hold the input, and its reply, for
+ * ever). A session paused otherwise takes them at once. */
+pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
+                                              uint64_t id)
+{
+    pdk_server_slot *slot = pdk_server_need_session(srv, conn, rid, id);
+    if (!slot || pdk_server_refuse_replay(srv, conn, rid, slot))
+        return NULL;
+    if (slot->sched.pause == PDK_PAUSE_LIMIT) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "session %" PRIu64 " is paused and takes no inputs: %s", id,
+                 slot->sched.pause_reason);
+        pdk_server_send_error(srv, conn, rid, PDK_ERR_CLOSED, msg);
+        return NULL;
+    }
+    return slot;
+}
+
+void pdk_server_settle_inputs(pdk_server *srv, pdk_server_slot *slot)
+{
+    (void)srv;
+    if (slot->worker.busy || slot->replay.player || slot->sched.pause == PDK_PAUSE_LIMIT ||
+        slot->steps.owed)
+        return;
+    if (slot->sched.pause != PDK_PAUSE_NONE || slot->sched.timing == PDK_TIMING_LOCKSTEP)
+        pdk_session_apply_inputs(slot->session);
+}
+
+void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot)
+{
+    Paddock__V1__SessionInfo info;
+    pdk_server_fill_info(srv, slot, &info);
+    Paddock__V1__SessionControlReply r = PADDOCK__V1__SESSION_CONTROL_REPLY__INIT;
+    r.tick = info.tick;
+    r.session = &info;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = rid;
+    f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CONTROL_REPLY;
+    f.session_control_reply = &r;
+    pdk_server_send_frame(srv, conn, &f);
+}
+
+/* ---- owed steps ------------------------------------------------------------ */
+
+void pdk_server_lease_refresh(pdk_server *srv, pdk_server_slot *slot)
+{
+    if (slot->lease.conn_id == 0)
+        return;
+    slot->lease.expires_ns = uv_hrtime() + (uint64_t)slot->lease.deadline_ms * NS_PER_MS;
+    pdk_server_arm_lease_timer(srv);
+}
+
+void pdk_server_steps_done(pdk_server *srv, pdk_server_slot *slot)
+{
+    slot->steps.owed = false;
+    pdk_server_lease_refresh(srv, slot);
+    pdk_server_conn *c = pdk_server_conn_find(srv, slot->steps.conn_id);
+    if (c)
+        pdk_server_reply_control(srv, c->conn, slot->steps.request_id, slot);
+    pdk_server_settle_inputs(srv, slot);
+    pdk_server_reschedule(srv);
+}
+
+void pdk_server_steps_abort(pdk_server *srv, pdk_server_slot *slot, pdk_error code, const char *why)
+{
+    if (!slot->steps.owed)
+        return;
+    slot->steps.owed = false;
+    uint64_t tick = pdk_server_slot_tick(slot);
+    char msg[512];
+    snprintf(msg, sizeof(msg),
+             "%s; %" PRIu64 " of %" PRIu64 " owed steps were done (tick %" PRIu64 ")", why,
+             tick - slot->steps.from, slot->steps.to - slot->steps.from, tick);
+    pdk_server_error_to(srv, slot->steps.conn_id, slot->steps.request_id, code, msg);
+    pdk_server_reschedule(srv);
+}
+
+void pdk_server_pause(pdk_server *srv, pdk_server_slot *slot, pdk_pause_kind kind,
+                      const char *reason)
+{
+    if (slot->steps.owed) {
+        char why[256];
+        snprintf(why, sizeof(why), "session %" PRIu64 " paused: %s", slot->id, reason);
+        pdk_server_steps_abort(srv, slot, PDK_ERR_CLOSED, why);
+    }
+    slot->sched.pause = kind;
+    snprintf(slot->sched.pause_reason, sizeof(slot->sched.pause_reason), "%s", reason);
+    pdk_server_settle_inputs(srv, slot);
+    pdk_server_reschedule(srv);
+}
+
+/* ---- the step lease ------------------------------------------------------ */
+
+/* The holder lapsed (why: "lapsed after 2000 ms without a step") or left:
+ * the session pauses, or falls back to real time, saying who, why and when;
+ * owed steps are dropped and their request answered. */
+static void lapse(pdk_server *srv, pdk_server_slot *slot, const char *why)
+{
+    char reason[PDK_SERVER_REASON_LEN];
+    snprintf(reason, sizeof(reason), "step lease of %s %s at tick %" PRIu64, slot->lease.holder,
+             why, pdk_server_slot_tick(slot));
+    bool realtime = slot->lease.lapse_realtime;
+    memset(&slot->lease, 0, sizeof(slot->lease));
+    pdk_server_steps_abort(srv, slot, PDK_ERR_CLOSED, reason);
+    fprintf(stderr, "paddockd: session %" PRIu64 ": %s; %s\n", slot->id, reason,
+            realtime ? "it runs in real time" : "paused");
+    if (realtime) {
+        slot->sched.timing = PDK_TIMING_REALTIME;
+        /* The reason, cut where it must, and what became of the session. */
+        static const char tail[] = ": running in real time (LAPSE_REALTIME)";
+        int keep = (int)(sizeof(slot->sched.timing_reason) - sizeof(tail));
+        snprintf(slot->sched.timing_reason, sizeof(slot->sched.timing_reason), "%.*s%s", keep,
+                 reason, tail);
+        pdk_server_rebase(slot);
+        pdk_server_reschedule(srv);
+    } else {
+        pdk_server_pause(srv, slot, PDK_PAUSE_LEASE, reason);
+    }
+    pdk_server_arm_lease_timer(srv);
+}
+
+void pdk_server_arm_lease_timer(pdk_server *srv)
+{
+    uint64_t next = 0;
+    for (size_t i = 0; i < srv->n_sessions; i++) {
+        const pdk_server_slot *slot = &srv->sessions[i];
+        if (slot->lease.conn_id == 0 || slot->steps.owed)
+            continue;
+        if (next == 0 || slot->lease.expires_ns < next)
+            next = slot->lease.expires_ns;
+    }
+    if (next == 0 || srv->stopping) {
+        uv_timer_stop(&srv->sched.lease_timer);
+        return;
+    }
+    uint64_t now = uv_hrtime();
+    uint64_t ms = next > now ? (next - now + NS_PER_MS - 1) / NS_PER_MS : 0;
+    uv_update_time(&srv->loop);
+    uv_timer_start(&srv->sched.lease_timer, pdk_server_on_lease_timer, ms, 0);
+}
+
+void pdk_server_on_lease_timer(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    uint64_t now = uv_hrtime();
+    for (size_t i = 0; i < srv->n_sessions; i++) {
+        pdk_server_slot *slot = &srv->sessions[i];
+        if (slot->lease.conn_id == 0 || slot->steps.owed || slot->lease.expires_ns > now)
+            continue;
+        char why[96];
+        snprintf(why, sizeof(why), "lapsed after %u ms without a step", slot->lease.deadline_ms);
+        lapse(srv, slot, why);
+    }
+    pdk_server_arm_lease_timer(srv);
+}
+
+/* A connection closed: owed steps nobody waits for stop, and its step
+ * leases lapse. */
+void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id)
+{
+    for (size_t i = 0; i < srv->n_sessions; i++) {
+        pdk_server_slot *slot = &srv->sessions[i];
+        if (slot->steps.owed && slot->steps.conn_id == conn_id && slot->lease.conn_id != conn_id) {
+            /* Nobody waits for these steps any more. */
+            slot->steps.owed = false;
+            pdk_server_reschedule(srv);
+        }
+        if (slot->lease.conn_id == conn_id)
+            lapse(srv, slot, "ended when it disconnected");
+    }
+}

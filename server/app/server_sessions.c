@@ -1,0 +1,136 @@
+/* The session table: room for a session's world, a session made here from
+ * a world preset or elsewhere (a replay, a fork) put in it, and a session
+ * closed with everyone who waited on it told. */
+#include "server_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "params.h"
+#include "world_mem.h"
+
+pdk_error pdk_server_session_room(pdk_server *srv, size_t bytes, char *err, size_t err_len)
+{
+    if ((int)srv->n_sessions + srv->reserved_sessions >= srv->cfg.max_sessions) {
+        snprintf(err, err_len, "the server hosts its maximum of %d sessions",
+                 srv->cfg.max_sessions);
+        return PDK_ERR_CAPACITY;
+    }
+    if (bytes > srv->cfg.max_world_bytes - srv->world_bytes ||
+        srv->world_bytes > srv->cfg.max_world_bytes) {
+        snprintf(err, err_len,
+                 "a world of this size needs %zu bytes; the server's world memory budget has "
+                 "%zu of %zu bytes left (lower maxVehicles or raise --max-world-mb)",
+                 bytes,
+                 srv->world_bytes > srv->cfg.max_world_bytes
+                     ? (size_t)0
+                     : srv->cfg.max_world_bytes - srv->world_bytes,
+                 srv->cfg.max_world_bytes);
+        return PDK_ERR_CAPACITY;
+    }
+    return PDK_OK;
+}
+
+pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing timing,
+                                   size_t world_bytes, pdk_server_slot **out)
+{
+    if (srv->n_sessions == srv->cap_sessions) {
+        size_t cap = srv->cap_sessions ? srv->cap_sessions * 2 : 8;
+        pdk_server_slot *p = realloc(srv->sessions, cap * sizeof(*p));
+        if (!p)
+            return PDK_ERR_NO_MEMORY;
+        srv->sessions = p;
+        srv->cap_sessions = cap;
+    }
+    pdk_server_slot *slot = &srv->sessions[srv->n_sessions++];
+    memset(slot, 0, sizeof(*slot));
+    slot->session = s;
+    slot->id = pdk_session_id(s);
+    slot->sched.timing = timing;
+    slot->world_bytes = world_bytes;
+    slot->replay.speed = 1.0;
+    pdk_server_rebase(slot);
+    *out = slot;
+    pdk_server_reschedule(srv);
+    return PDK_OK;
+}
+
+pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char *world_preset,
+                                  const char *world_overrides, pdk_timing timing, bool record,
+                                  char *err, size_t err_len, pdk_server_slot **out)
+{
+    if (!world_preset || !*world_preset)
+        world_preset = "flat";
+    pdk_world_def wdef;
+    char *world_json = NULL;
+    pdk_error e = pdk_params_world_load(srv->cfg.presets_dir, world_preset, world_overrides, &wdef,
+                                        &world_json, err, err_len);
+    if (e != PDK_OK)
+        return e;
+    size_t bytes = pdk_world_mem_size(&wdef);
+    e = pdk_server_session_room(srv, bytes, err, err_len);
+    if (e != PDK_OK) {
+        free(world_json);
+        return e;
+    }
+    uint64_t id = pdk_store_next_session_id(srv->store);
+    char default_name[32];
+    if (!name || !*name) {
+        snprintf(default_name, sizeof(default_name), "session-%" PRIu64, id);
+        name = default_name;
+    }
+    pdk_session_def def = {
+        .name = name,
+        .world_preset = world_preset,
+        .world_json = world_json,
+        .world = wdef,
+        .timing = timing,
+        .build_id = PDK_BUILD_ID,
+        .store = record ? srv->store : NULL,
+    };
+    pdk_session_hooks hooks = pdk_server_hooks(srv);
+    pdk_session *s = NULL;
+    e = pdk_session_create(id, &def, &hooks, &s);
+    free(world_json);
+    if (e != PDK_OK) {
+        snprintf(err, err_len, "session could not be created: %s", pdk_error_message(e));
+        return e;
+    }
+    e = pdk_server_session_adopt(srv, s, timing, bytes, out);
+    if (e != PDK_OK) {
+        pdk_session_destroy(s);
+        snprintf(err, err_len, "out of memory");
+        return e;
+    }
+    srv->world_bytes += bytes;
+    return PDK_OK;
+}
+
+void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
+{
+    char why[160];
+    snprintf(why, sizeof(why), "session %" PRIu64 " closed", slot->id);
+    pdk_server_steps_abort(srv, slot, PDK_ERR_CLOSED, why);
+    pdk_server_stats_forget_session(srv, slot);
+    memset(&slot->lease, 0, sizeof(slot->lease));
+    pdk_server_arm_lease_timer(srv);
+    srv->world_bytes -= slot->world_bytes;
+    if (!slot->worker.busy) {
+        /* A busy slot's session, player and recording are its worker's to
+         * free once it is done (server_recording.c). */
+        pdk_player_free(slot->replay.player);
+        pdk_session_destroy(slot->session);
+        pdk_recording_free(slot->replay.rec);
+    }
+    free(slot->worker.forget);
+    size_t i = (size_t)(slot - srv->sessions);
+    memmove(&srv->sessions[i], &srv->sessions[i + 1],
+            (srv->n_sessions - i - 1) * sizeof(srv->sessions[0]));
+    srv->n_sessions--;
+    pdk_server_reschedule(srv);
+}
