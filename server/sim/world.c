@@ -1,22 +1,20 @@
 /* The world: its memory layout inside the caller's buffer, vehicle ids and
- * slots, commands, the tick loop and the state hash. The physics of one
- * vehicle lives in single_track.c and four_wheel.c; a slot's meta says which
- * model steps it, and each model keeps its own arrays. The header and the
- * array views are world_internal.h's, shared with world_snapshot.c. */
+ * slots, commands, the tick's phases and the state hash. A slot's meta says
+ * which model runs its vehicle; the world reaches the vehicle only through
+ * that model's table (vehicle/model.h), and each model keeps its own
+ * arrays. The header and the array views are world_internal.h's, shared
+ * with world_snapshot.c and the models. */
 #include "sim/world.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "dbw/dbw_hash.h"
-#include "ground/surface.h"
 #include "ground/terrain.h"
 #include "math/hash.h"
 #include "math/prng.h"
 #include "math/trig.h"
 #include "tyre/tyre_life.h"
-#include "vehicle/four_wheel.h"
-#include "vehicle/single_track.h"
+#include "vehicle/model.h"
 #include "world_internal.h"
 
 #define WORLD_ALIGN 64u          /* arrays start on cache lines */
@@ -29,8 +27,8 @@
     (PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR | PDK_DBW_GEAR_NUMBER)
 
 typedef struct layout {
-    size_t live, meta, st_state, st_cmd, st_params, fw_state, fw_cmd, fw_consts, tyres, tyre_refs,
-        channels, defs, dbw, driver, total;
+    size_t live, meta, channels, defs, dbw, driver, total;
+    size_t model[PDK_MODEL_KIND_END][PDK_MODEL_MAX_ARRAYS];
 } layout;
 
 static size_t round_up(size_t v)
@@ -42,27 +40,19 @@ static layout layout_of(int max_vehicles)
 {
     size_t n = (size_t)max_vehicles;
     layout l;
+    memset(&l, 0, sizeof l);
     size_t off = round_up(sizeof(pdk_world));
     l.live = off;
     off = round_up(off + n * sizeof(uint32_t));
     l.meta = off;
     off = round_up(off + n * sizeof(slot_meta));
-    l.st_state = off;
-    off = round_up(off + n * sizeof(pdk_st_state));
-    l.st_cmd = off;
-    off = round_up(off + n * sizeof(pdk_st_cmd));
-    l.st_params = off;
-    off = round_up(off + n * sizeof(pdk_st_params));
-    l.fw_state = off;
-    off = round_up(off + n * sizeof(pdk_fw_state));
-    l.fw_cmd = off;
-    off = round_up(off + n * sizeof(pdk_fw_cmd));
-    l.fw_consts = off;
-    off = round_up(off + n * sizeof(pdk_fw_consts));
-    l.tyres = off;
-    off = round_up(off + n * sizeof(pdk_tyre_consts4));
-    l.tyre_refs = off;
-    off = round_up(off + n * sizeof(uint32_t));
+    for (int m = 0; m < PDK_MODEL_COUNT; m++) {
+        const pdk_model_ops *ops = pdk_models[m];
+        for (int i = 0; i < ops->arrays; i++) {
+            l.model[ops->kind][i] = off;
+            off = round_up(off + n * ops->array_bytes[i]);
+        }
+    }
     l.channels = off;
     off = round_up(off + n * sizeof(double) * (size_t)PDK_CH_COUNT);
     l.defs = off;
@@ -73,31 +63,6 @@ static layout layout_of(int max_vehicles)
     off = round_up(off + n * sizeof(pdk_dbw_cmd));
     l.total = off;
     return l;
-}
-
-/* The entry of tyres holding c, shared (its count of users raised) where
- * one holds the same constants, else a free one filled with them. There is
- * always a free one: the array has an entry per slot. The constants have no
- * padding (tyre_lanes.h: 32-bit words in a pair, then 64-bit arrays) and
- * pdk_tyre_consts4_init writes every field, so equal definitions give equal
- * bytes. */
-static uint32_t tyre_entry(pdk_world *w, const pdk_tyre_consts4 *c)
-{
-    pdk_tyre_consts4 *t = tyres_of(w);
-    uint32_t *refs = tyre_refs_of(w);
-    int32_t free_at = -1;
-    for (int32_t i = 0; i < w->capacity; i++) {
-        if (refs[i] == 0u) {
-            free_at = free_at < 0 ? i : free_at;
-        } else if (memcmp(&t[i], c, sizeof *c) == 0) {
-            refs[i]++;
-            return (uint32_t)i;
-        }
-    }
-    PDK_ASSERT(free_at >= 0);
-    t[free_at] = *c;
-    refs[free_at] = 1u;
-    return (uint32_t)free_at;
 }
 
 pdk_world_def pdk_world_def_default(void)
@@ -201,14 +166,7 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->generation_top = 0;
     w->off_live = l.live;
     w->off_meta = l.meta;
-    w->off_st_state = l.st_state;
-    w->off_st_cmd = l.st_cmd;
-    w->off_st_params = l.st_params;
-    w->off_fw_state = l.fw_state;
-    w->off_fw_cmd = l.fw_cmd;
-    w->off_fw_consts = l.fw_consts;
-    w->off_tyres = l.tyres;
-    w->off_tyre_refs = l.tyre_refs;
+    memcpy(w->off_model, l.model, sizeof w->off_model);
     w->off_channels = l.channels;
     w->off_defs = l.defs;
     w->off_dbw = l.dbw;
@@ -282,39 +240,6 @@ const char *pdk_world_spawn_problem(const pdk_world *world, const pdk_vehicle_de
     return why;
 }
 
-/* A single-track vehicle's per-wheel channels, from its axle channels: each
- * tyre carries half its axle's load and force at the axle's slip angle and
- * steers with the bicycle angle, and its strut carries its load. The planar
- * model has no travel, roll, pitch, toe, camber or links: those channels
- * stay 0, and it rides at its CG height. */
-static void planar_wheel_channels(double *ch)
-{
-    static const int load[2] = {PDK_CH_TYRE_LOAD_F, PDK_CH_TYRE_LOAD_R};
-    static const int slip[2] = {PDK_CH_SLIP_ANGLE_F, PDK_CH_SLIP_ANGLE_R};
-    static const int fx[2] = {PDK_CH_FORCE_X_F, PDK_CH_FORCE_X_R};
-    static const int fy[2] = {PDK_CH_FORCE_Y_F, PDK_CH_FORCE_Y_R};
-    for (int w = 0; w < PDK_WHEELS; w++) {
-        int axle = w / 2;
-        ch[PDK_CH_TYRE_LOAD_FL + w] = 0.5 * ch[load[axle]];
-        ch[PDK_CH_SLIP_ANGLE_FL + w] = ch[slip[axle]];
-        ch[PDK_CH_FORCE_X_FL + w] = 0.5 * ch[fx[axle]];
-        ch[PDK_CH_FORCE_Y_FL + w] = 0.5 * ch[fy[axle]];
-        ch[PDK_CH_SUSP_FORCE_FL + w] = 0.5 * ch[load[axle]];
-        ch[PDK_CH_WHEEL_STEER_FL + w] = axle == 0 ? ch[PDK_CH_STEER_ANGLE] : 0.0;
-    }
-}
-
-/* Steps single-track vehicles together and derives their per-wheel channels. */
-static int step_planar(pdk_st_state *const *st, const pdk_st_cmd *const *cm,
-                       const pdk_st_params *const *pa, double *const *ch, int n, int substeps)
-{
-    int faults = pdk_st_step_batch(st, cm, pa, ch, n, substeps);
-    for (int k = 0; k < n; k++) {
-        planar_wheel_channels(ch[k]);
-    }
-    return faults;
-}
-
 static void enter_live(pdk_world *world, uint32_t slot, uint32_t model);
 
 /* Sets a free slot up for def at pose (spawn's checks passed) and enters it
@@ -322,46 +247,9 @@ static void enter_live(pdk_world *world, uint32_t slot, uint32_t model);
 static void place(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, const pdk_pose *pose,
                   double speed_mps, pdk_gear gear)
 {
-    slot_meta *meta = meta_of(world);
-    const pdk_world_def *wd = &world->def;
     defs_of(world)[slot] = *def;
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
-    if (def->model == PDK_MODEL_FOUR_WHEEL) {
-        /* The whole constants on the stack; the world keeps their hot part
-         * (the curves stay in defs). A fleet of one preset: the vehicle
-         * placed last (the highest live slot) from the same definition
-         * lends its tyres' peak slips. */
-        const pdk_fw_consts *same = NULL;
-        if (world->count > 0) {
-            uint32_t prev = live_of(world)[world->count - 1];
-            if (meta[prev].model == PDK_MODEL_FOUR_WHEEL &&
-                memcmp(&defs_of(world)[prev], def, sizeof *def) == 0) {
-                same = &fw_consts_of(world)[prev];
-            }
-        }
-        pdk_fw_params p;
-        pdk_fw_params_init_like(&p, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
-                                wd->surface_friction, same);
-        fw_consts_of(world)[slot] = p.c;
-        meta[slot].tyre = tyre_entry(world, &p.tyre);
-        pdk_fw_state_init(&fw_state_of(world)[slot], &p, &wd->terrain, pose, speed_mps);
-        pdk_fw_powertrain_init(&fw_state_of(world)[slot], &def->powertrain, gear, speed_mps,
-                               p.c.radius_m[PDK_RL]);
-        pdk_fw_cmd_set(&fw_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
-        fw_cmd_of(world)[slot].gear_number = 0; /* a manual box keeps its spawn gear */
-        fw_cmd_of(world)[slot].park_brake = 0;
-    } else {
-        /* The single-track model has no wheels to find the ground under:
-         * it takes the base surface's peak friction relative to the
-         * reference (surface.h), so that a wet world is wet for it too. */
-        const pdk_surface *base = pdk_surface_get(wd->terrain.base_surface_id);
-        const pdk_surface *ref = pdk_surface_get(PDK_SURFACE_TARMAC);
-        double ground = base && ref ? base->mu_peak / ref->mu_peak : 1.0;
-        pdk_st_params_init(&st_params_of(world)[slot], def, world->substep_s, wd->gravity_mps2,
-                           wd->air_density_kgpm3, wd->surface_friction * ground);
-        pdk_st_state_init(&st_state_of(world)[slot], pose, speed_mps);
-        pdk_st_cmd_set(&st_cmd_of(world)[slot], def, 0.0, 0.0, 0.0, gear);
-    }
+    pdk_model_ops_of((uint32_t)def->model)->spawn(world, slot, def, pose, speed_mps, gear);
     pdk_dbw_cmd *driver = &driver_of(world)[slot];
     memset(driver, 0, sizeof *driver);
     driver->gear = gear;
@@ -375,6 +263,7 @@ static void enter_live(pdk_world *world, uint32_t slot, uint32_t model)
     slot_meta *meta = meta_of(world);
     meta[slot].alive = 1u;
     meta[slot].model = model;
+    world->model_count[model]++;
 
     /* Keep the live list sorted: insert slot after every smaller one. */
     uint32_t *live = live_of(world);
@@ -428,17 +317,9 @@ void pdk_world_spawn_like_(pdk_world *world, uint32_t slot, uint32_t like)
     if ((int32_t)slot == world->first_free) {
         world->first_free++;
     }
-    /* What follows from the definition alone is like's: the same
-     * definition gives the same constants (pdk_fw_params_init and
-     * pdk_st_params_init are pure), and the tyre set is shared. */
+    /* What follows from the definition alone is like's. */
     defs_of(world)[slot] = defs_of(world)[like];
-    if (meta[like].model == PDK_MODEL_FOUR_WHEEL) {
-        fw_consts_of(world)[slot] = fw_consts_of(world)[like];
-        meta[slot].tyre = meta[like].tyre;
-        tyre_refs_of(world)[meta[slot].tyre]++;
-    } else {
-        st_params_of(world)[slot] = st_params_of(world)[like];
-    }
+    model_of(world, like)->spawn_like(world, slot, like);
     enter_live(world, slot, meta[like].model);
 }
 
@@ -453,20 +334,15 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     if (faulted_of(world, slot)) {
         world->faulted--;
     }
-    if (is_four_wheel(world, slot)) {
-        tyre_refs_of(world)[m->tyre]--;
-        m->tyre = 0u;
-    }
+    model_of(world, slot)->remove(world, slot);
+    world->model_count[m->model]--;
+    m->shared = 0u;
     m->alive = 0u;
     m->model = 0u;
     m->generation = (m->generation + 1u) & PDK_WORLD_SLOT_MASK;
     if (s >= world->generation_top) {
         world->generation_top = s + 1;
     }
-    memset(&st_state_of(world)[slot], 0, sizeof(pdk_st_state));
-    memset(&st_cmd_of(world)[slot], 0, sizeof(pdk_st_cmd));
-    memset(&fw_state_of(world)[slot], 0, sizeof(pdk_fw_state));
-    memset(&fw_cmd_of(world)[slot], 0, sizeof(pdk_fw_cmd));
     memset(&dbw_of(world)[slot], 0, sizeof(pdk_dbw_state));
     memset(&driver_of(world)[slot], 0, sizeof(pdk_dbw_cmd));
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
@@ -575,40 +451,29 @@ pdk_error pdk_world_command(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_c
     if (err != PDK_OK) {
         return err;
     }
-    pdk_fw_cmd *held_fw = &fw_cmd_of(world)[s];
-    pdk_st_cmd *held_st = &st_cmd_of(world)[s];
-    int fw = is_four_wheel(world, (uint32_t)s);
-    double throttle = fw ? held_fw->throttle_pct : held_st->throttle_pct;
-    double brake = fw ? held_fw->brake_bar : held_st->brake_bar;
-    double steer = fw ? held_fw->steer_wheel_deg : held_st->steer_wheel_deg;
-    pdk_gear gear = (pdk_gear)(fw ? held_fw->gear : held_st->gear);
+    const pdk_model_ops *model = model_of(world, (uint32_t)s);
+    pdk_dbw_cmd c = {.fields = cmd->fields, .gear_number = cmd->gear_number};
+    model->held(world, (uint32_t)s, &c);
     if (cmd->fields & PDK_DBW_THROTTLE) {
-        throttle = cmd->throttle_pct;
+        c.throttle_pct = cmd->throttle_pct;
     }
     if (cmd->fields & PDK_DBW_BRAKE) {
-        brake = cmd->brake_bar;
+        c.brake_bar = cmd->brake_bar;
     }
     if (cmd->fields & PDK_DBW_STEER) {
-        steer = cmd->steer_wheel_deg;
+        c.steer_wheel_deg = cmd->steer_wheel_deg;
     }
     if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE) {
-        gear = cmd->gear;
+        c.gear = cmd->gear;
     }
-    if (fw) {
-        pdk_fw_cmd_set(held_fw, &defs_of(world)[s], throttle, brake, steer, gear);
-        if (cmd->fields & PDK_DBW_GEAR_NUMBER) {
-            held_fw->gear_number = cmd->gear_number;
-        }
-    } else {
-        pdk_st_cmd_set(held_st, &defs_of(world)[s], throttle, brake, steer, gear);
-    }
+    model->command(world, (uint32_t)s, &c);
     /* The driver's controls, and what the kit makes of a driver acting. */
     pdk_dbw_cmd *driver = &driver_of(world)[s];
     pdk_dbw_cmd prev = *driver;
-    driver->throttle_pct = throttle;
-    driver->brake_bar = brake;
-    driver->steer_wheel_deg = steer;
-    driver->gear = gear;
+    driver->throttle_pct = c.throttle_pct;
+    driver->brake_bar = c.brake_bar;
+    driver->steer_wheel_deg = c.steer_wheel_deg;
+    driver->gear = c.gear;
     if (cmd->fields & PDK_DBW_GEAR_NUMBER) {
         driver->gear_number = cmd->gear_number;
     }
@@ -643,9 +508,9 @@ pdk_error pdk_world_dbw(pdk_world *world, pdk_vehicle_id id, const pdk_dbw_msg *
         return err;
     }
     pdk_dbw_apply(&dbw_of(world)[s], &def->dbw, def, msg, &driver_of(world)[s], world->tick);
-    if (msg->kind == PDK_DBW_MSG_DRIVE_MODE && is_four_wheel(world, (uint32_t)s)) {
-        /* The switch is the vehicle's: the kit only moves it. */
-        fw_state_of(world)[s].pt.drive_mode = msg->u.value;
+    const pdk_model_ops *model = model_of(world, (uint32_t)s);
+    if (model->kit_message != NULL) {
+        model->kit_message(world, (uint32_t)s, msg);
     }
     return PDK_OK;
 }
@@ -654,46 +519,6 @@ const pdk_dbw_state *pdk_world_dbw_state(const pdk_world *world, pdk_vehicle_id 
 {
     int32_t s = world == NULL ? -1 : slot_of(world, id);
     return s < 0 ? NULL : &dbw_of(world)[s];
-}
-
-/* What the kit reads of its vehicle: its state now (at spawn too, before
- * any step has written channels). */
-static pdk_dbw_vehicle dbw_vehicle_of(const pdk_world *w, uint32_t slot)
-{
-    pdk_dbw_vehicle v;
-    if (is_four_wheel(w, slot)) {
-        const pdk_fw_state *fw = &fw_state_of(w)[slot];
-        double vb[3];
-        pdk_fw_body_velocity(fw, vb);
-        v.speed_mps = vb[0];
-        v.ax_mps2 = fw->accel_mps2[0];
-        v.ay_mps2 = fw->accel_mps2[1];
-    } else {
-        const pdk_st_state *st = &st_state_of(w)[slot];
-        v.speed_mps = st->vx_mps;
-        v.ax_mps2 = st->ax_mps2;
-        v.ay_mps2 = st->ay_mps2;
-    }
-    return v;
-}
-
-/* The parking brake a MiscCmd sets on: a Coulomb hold on the rear wheels
- * added to the service brakes' (a geared car's handbrake torque; where a
- * definition has no parking brake of its own, its park pawl's capacity
- * stands for it). It goes through ABS as an electric parking brake applied
- * at speed does. */
-static void parking_brake_on(pdk_fw_cmd *fc, const pdk_vehicle_def *def)
-{
-    const pdk_powertrain_def *pt = &def->powertrain;
-    if (pt->kind == PDK_POWERTRAIN_LUMPED) {
-        fc->hold_n[PDK_RL] += 0.5 * def->brake.park_hold_force_n;
-        fc->hold_n[PDK_RR] += 0.5 * def->brake.park_hold_force_n;
-        return;
-    }
-    double nm = pt->kind == PDK_POWERTRAIN_GEARED ? pt->geared.handbrake_nm
-                                                  : 0.5 * pt->gearbox.park_hold_nm;
-    fc->brake_nm[PDK_RL] += nm;
-    fc->brake_nm[PDK_RR] += nm;
 }
 
 /* Runs each spoken-to kit for the coming tick and sets the controls its
@@ -709,29 +534,12 @@ static void dbw_tick_all(pdk_world *world)
             continue;
         }
         const pdk_dbw_cmd *driver = &driver_of(world)[slot];
-        pdk_dbw_vehicle veh = dbw_vehicle_of(world, slot);
+        const pdk_model_ops *model = model_of(world, slot);
+        pdk_dbw_vehicle veh = model->kit_reading(world, slot);
         pdk_dbw_cmd c;
         pdk_dbw_tick(dbw, &defs[slot].dbw, &defs[slot], &veh, driver, world->tick, world->def.dt_s,
                      &c);
-        if (is_four_wheel(world, slot)) {
-            pdk_fw_cmd *fc = &fw_cmd_of(world)[slot];
-            int32_t park = dbw->parking_brake == 1;
-            if (fc->throttle_pct == c.throttle_pct && fc->brake_bar == c.brake_bar &&
-                fc->steer_wheel_deg == c.steer_wheel_deg && fc->gear == (int32_t)c.gear &&
-                fc->park_brake == park) {
-                continue; /* held: its derived part is already these controls' */
-            }
-            int32_t number = fc->gear_number;
-            pdk_fw_cmd_set(fc, &defs[slot], c.throttle_pct, c.brake_bar, c.steer_wheel_deg, c.gear);
-            fc->gear_number = number;
-            fc->park_brake = park;
-            if (park) {
-                parking_brake_on(fc, &defs[slot]);
-            }
-        } else {
-            pdk_st_cmd_set(&st_cmd_of(world)[slot], &defs[slot], c.throttle_pct, c.brake_bar,
-                           c.steer_wheel_deg, c.gear);
-        }
+        model->actuate(world, slot, &c, dbw->parking_brake == 1);
     }
 }
 
@@ -799,9 +607,9 @@ static pdk_error check_tyre_input(const pdk_world *w, pdk_vehicle_id id, const p
         *why = "vehicle id is zero, stale (removed) or was never given out";
         return PDK_ERR_STALE_ID;
     }
-    if (!is_four_wheel(w, (uint32_t)s)) {
-        *why = "tyre inputs apply to four-wheel vehicles only (this one runs the single-track "
-               "model)";
+    const pdk_model_ops *model = model_of(w, (uint32_t)s);
+    if (model->tyre_input == NULL) {
+        *why = model->tyre_refusal;
         return PDK_ERR_INVALID_ARGUMENT;
     }
     if (in->action < PDK_TYRE_PUNCTURE || in->action > PDK_TYRE_SET_POWER_SCALE) {
@@ -838,12 +646,20 @@ pdk_error pdk_world_tyre_input(pdk_world *world, pdk_vehicle_id id, const pdk_ty
     if (err != PDK_OK) {
         return err;
     }
-    const pdk_vehicle_def *def = &defs_of(world)[s];
-    pdk_fw_tyre_action(&fw_state_of(world)[s], def, in->wheel_mask, in->action, in->value,
-                       world->def.terrain.air_temp_c);
+    model_of(world, (uint32_t)s)->tyre_input(world, (uint32_t)s, in);
     return PDK_OK;
 }
 
+/* A tick in its phases, in this order: the DBW kits hand their controls to
+ * the actuators; each model steps its own vehicles, in groups as wide as
+ * its lanes, and writes their telemetry in the same pass (vehicle/model.h,
+ * step); the tick ends. Every vehicle moves on its own: nothing carries a force
+ * from one body to another, so the order of the models changes no result.
+ * Contact between vehicles enters as a phase between the models' step and
+ * the tick's end: it reads every vehicle's pose at the tick's end and
+ * hands each model the forces its next step applies (as the four-wheel
+ * links already take the previous substep's contact forces), so that the
+ * channels a step writes stay those of the state it leaves. */
 void pdk_world_step(pdk_world *world)
 {
     if (world == NULL) {
@@ -851,67 +667,12 @@ void pdk_world_step(pdk_world *world)
     }
     dbw_tick_all(world);
     const uint32_t *live = live_of(world);
-    pdk_st_state *st_states = st_state_of(world);
-    const pdk_st_cmd *st_cmds = st_cmd_of(world);
-    const pdk_st_params *st_params = st_params_of(world);
-    pdk_fw_state *fw_states = fw_state_of(world);
-    const pdk_fw_cmd *fw_cmds = fw_cmd_of(world);
-    const pdk_fw_consts *fw_consts = fw_consts_of(world);
-    const pdk_tyre_consts4 *tyres = tyres_of(world);
-    const slot_meta *meta = meta_of(world);
-    const pdk_vehicle_def *defs = defs_of(world);
-    const int substeps = world->def.substeps;
-    const pdk_terrain_def *terrain = &world->def.terrain;
-    /* Vehicles do not interact, so the order changes no result. Single-track
-     * vehicles go PDK_ST_BATCH at a time, four-wheel ones PDK_FW_BATCH at a
-     * time (batching changes no result either), each with the definition it
-     * was spawned from (its curves, its tyres' life and soil parameters).
-     * Faulted vehicles stay where they are. */
-    pdk_st_state *st[PDK_ST_BATCH];
-    const pdk_st_cmd *cm[PDK_ST_BATCH];
-    const pdk_st_params *pa[PDK_ST_BATCH];
-    double *ch[PDK_ST_BATCH];
-    pdk_fw_state *fs[PDK_FW_BATCH];
-    const pdk_fw_cmd *fc[PDK_FW_BATCH];
-    const pdk_fw_consts *fk[PDK_FW_BATCH];
-    const pdk_tyre_consts4 *ft[PDK_FW_BATCH];
-    const pdk_vehicle_def *fd[PDK_FW_BATCH];
-    double *fch[PDK_FW_BATCH];
     int faults = 0;
-    int n = 0;
-    int nf = 0;
-    for (int32_t i = 0; i < world->count; i++) {
-        uint32_t slot = live[i];
-        if (faulted_of(world, slot)) {
-            continue;
+    for (int m = 0; m < PDK_MODEL_COUNT; m++) {
+        const pdk_model_ops *model = pdk_models[m];
+        if (world->model_count[model->kind] > 0) {
+            faults += model->step(world, live, world->count);
         }
-        if (is_four_wheel(world, slot)) {
-            fs[nf] = &fw_states[slot];
-            fc[nf] = &fw_cmds[slot];
-            fk[nf] = &fw_consts[slot];
-            ft[nf] = &tyres[meta[slot].tyre];
-            fd[nf] = &defs[slot];
-            fch[nf] = world->telemetry_off ? NULL : channels_of(world, slot);
-            if (++nf == PDK_FW_BATCH) {
-                faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, nf, terrain, substeps);
-                nf = 0;
-            }
-            continue;
-        }
-        st[n] = &st_states[slot];
-        cm[n] = &st_cmds[slot];
-        pa[n] = &st_params[slot];
-        ch[n] = channels_of(world, slot);
-        if (++n == PDK_ST_BATCH) {
-            faults += step_planar(st, cm, pa, ch, n, substeps);
-            n = 0;
-        }
-    }
-    if (nf > 0) {
-        faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, nf, terrain, substeps);
-    }
-    if (n > 0) {
-        faults += step_planar(st, cm, pa, ch, n, substeps);
     }
     world->faulted += faults;
     world->tick++;
@@ -929,10 +690,11 @@ int pdk_world_tyre_sets(const pdk_world *world)
     if (world == NULL) {
         return 0;
     }
-    const uint32_t *refs = tyre_refs_of(world);
     int n = 0;
-    for (int32_t i = 0; i < world->capacity; i++) {
-        n += refs[i] != 0u;
+    for (int m = 0; m < PDK_MODEL_COUNT; m++) {
+        if (pdk_models[m]->tyre_sets != NULL) {
+            n += pdk_models[m]->tyre_sets(world);
+        }
     }
     return n;
 }
@@ -961,43 +723,7 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
         return PDK_ERR_INVALID_ARGUMENT;
     }
     out->id = id;
-    if (is_four_wheel(world, (uint32_t)s)) {
-        const pdk_fw_state *fw = &fw_state_of(world)[s];
-        double vb[3];
-        pdk_fw_body_velocity(fw, vb);
-        out->x_m = fw->pos_m[0];
-        out->y_m = fw->pos_m[1];
-        out->z_m = fw->pos_m[2];
-        pdk_fw_euler(fw->quat, &out->yaw_rad, &out->pitch_rad, &out->roll_rad);
-        out->vx_mps = vb[0];
-        out->vy_mps = vb[1];
-        out->vz_mps = fw->vel_mps[2];
-        out->roll_rate_radps = fw->omega_radps[0];
-        out->pitch_rate_radps = fw->omega_radps[1];
-        out->yaw_rate_radps = fw->omega_radps[2];
-        out->steer_angle_rad = fw_cmd_of(world)[s].steer_rad;
-        out->speed_mps = sqrt(fw->vel_mps[0] * fw->vel_mps[0] + fw->vel_mps[1] * fw->vel_mps[1]);
-        out->ax_mps2 = fw->accel_mps2[0];
-        out->ay_mps2 = fw->accel_mps2[1];
-    } else {
-        const pdk_st_state *st = &st_state_of(world)[s];
-        out->x_m = st->x_m;
-        out->y_m = st->y_m;
-        out->z_m = st_params_of(world)[s].cg_height_m;
-        out->yaw_rad = st->yaw_rad;
-        out->pitch_rad = 0.0;
-        out->roll_rad = 0.0;
-        out->vx_mps = st->vx_mps;
-        out->vy_mps = st->vy_mps;
-        out->vz_mps = 0.0;
-        out->roll_rate_radps = 0.0;
-        out->pitch_rate_radps = 0.0;
-        out->yaw_rate_radps = st->yaw_rate_radps;
-        out->steer_angle_rad = st_cmd_of(world)[s].steer_rad;
-        out->speed_mps = sqrt(st->vx_mps * st->vx_mps + st->vy_mps * st->vy_mps);
-        out->ax_mps2 = st->ax_mps2;
-        out->ay_mps2 = st->ay_mps2;
-    }
+    model_of(world, (uint32_t)s)->pose(world, (uint32_t)s, out);
     out->faulted = pdk_world_vehicle_faulted(world, id);
     return PDK_OK;
 }
@@ -1021,110 +747,15 @@ const pdk_vehicle_def *pdk_world_vehicle_def(const pdk_world *world, pdk_vehicle
 }
 
 /* The state hash runs the wide hash (hash.h pdk_hash4) over every live
- * vehicle's fields, four words at a time, so that a session can record it
- * every tick for a few per cent of the tick (docs/adr/0012). Which field
- * sits in which lane is fixed here; the values are fed, never struct bytes.
- * Everything down to pdk_world_hash_build is always inlined, so that each
- * build of the hash (baseline, AVX2, AVX-512; docs/adr/0014) compiles all
- * of it for its processor. */
-PDK_HASH_INLINE uint64_t u32w(uint32_t v)
-{
-    return (uint64_t)v;
-}
-
-PDK_HASH_INLINE uint64_t i32w(int32_t v)
-{
-    return (uint64_t)(uint32_t)v;
-}
-
-PDK_HASH_INLINE void hash_single_track(pdk_hash4 *h, const pdk_st_state *st, const pdk_st_cmd *c)
-{
-    pdk_hash4_f64x4(h, st->x_m, st->y_m, st->yaw_rad, st->vx_mps);
-    pdk_hash4_f64x4(h, st->vy_mps, st->yaw_rate_radps, st->ax_mps2, st->ay_mps2);
-    /* The held command; its cached part is a function of these. */
-    pdk_hash4_f64x4(h, c->throttle_pct, c->brake_bar, c->steer_wheel_deg, 0.0);
-    pdk_hash4_take(h, u32w(st->faulted), i32w(c->gear), 0u, 0u);
-}
-
-PDK_HASH_INLINE void hash_four_wheel(pdk_hash4 *h, const pdk_fw_state *fw, const pdk_fw_cmd *c)
-{
-    pdk_hash4_f64s(h, fw->pos_m, 3);
-    pdk_hash4_f64s(h, fw->quat, 4);
-    pdk_hash4_f64s(h, fw->vel_mps, 3);
-    pdk_hash4_f64s(h, fw->omega_radps, 3);
-    pdk_hash4_f64s(h, fw->prev_fx_n, PDK_WHEELS);
-    pdk_hash4_f64s(h, fw->prev_fy_n, PDK_WHEELS);
-    pdk_hash4_f64s(h, fw->accel_mps2, 3);
-    pdk_hash4_f64s(h, fw->spin_radps, PDK_WHEELS);
-    pdk_hash4_f64s(h, fw->defl_x_m, PDK_WHEELS);
-    pdk_hash4_f64s(h, fw->defl_y_m, PDK_WHEELS);
-    pdk_hash4_f64s(h, fw->sinkage_m, PDK_WHEELS);
-    /* The tyres' lives, one field of the four wheels at a time. */
-    const pdk_tyre_life *l = fw->life;
-    const pdk_tyre_effect *e = fw->effect;
-#define PDK_HASH_WHEELS_(arr, field)                                                               \
-    pdk_hash4_f64x4(h, arr[0].field, arr[1].field, arr[2].field, arr[3].field)
-    PDK_HASH_WHEELS_(l, surface_temp_c);
-    PDK_HASH_WHEELS_(l, carcass_temp_c);
-    PDK_HASH_WHEELS_(l, gas_temp_c);
-    PDK_HASH_WHEELS_(l, air_share);
-    PDK_HASH_WHEELS_(l, leak_per_s);
-    PDK_HASH_WHEELS_(l, tread_m);
-    PDK_HASH_WHEELS_(l, flat_run_m);
-    PDK_HASH_WHEELS_(l, grip_scale);
-    PDK_HASH_WHEELS_(e, grip);
-    PDK_HASH_WHEELS_(e, radius_drop_m);
-    PDK_HASH_WHEELS_(e, rolling_scale);
-    PDK_HASH_WHEELS_(e, pressure_kpa);
-#undef PDK_HASH_WHEELS_
-    pdk_hash4_take(h, i32w(l[0].condition), i32w(l[1].condition), i32w(l[2].condition),
-                   i32w(l[3].condition));
-    pdk_hash4_f64s(h, fw->work_power_w, PDK_WHEELS);
-    pdk_hash4_f64s(h, fw->work_load_n, PDK_WHEELS);
-    pdk_hash4_f64s(h, fw->work_speed_mps, PDK_WHEELS);
-    pdk_hash4_f64s(h, fw->work_contact, PDK_WHEELS);
-    pdk_hash4_take(h, u32w(fw->work_ticks), pdk_hash_bits(fw->power_scale), u32w(fw->faulted), 0u);
-    const pdk_fw_powertrain *pt = &fw->pt;
-    if (pt->kind != PDK_POWERTRAIN_LUMPED) {
-        pdk_hash4_f64x4(h, pt->engine_radps, pt->request, pt->cvt_ratio, pt->clutch_nm);
-        pdk_hash4_f64x4(h, pt->carrier_radps, pt->fuel_l, pt->fuel_used_l, pt->lever.shift_left_s);
-        pdk_hash4_take(h, (uint64_t)pt->lever.engaged, (uint64_t)pt->lever.target,
-                       i32w(pt->requested), i32w(pt->reject));
-        pdk_hash4_take(h, i32w(pt->drive_mode), 0u, 0u, 0u);
-        pdk_hash4_f64s(h, pt->ledger_j, PDK_LEDGER_COUNT);
-        pdk_hash4_f64s(h, pt->abs_scale, PDK_WHEELS);
-        if (pt->kind == PDK_POWERTRAIN_GEARED) {
-            pdk_hash4_take(h, i32w(pt->gear_index), i32w(pt->gear_target),
-                           pdk_hash_bits(pt->shift_left_s), 0u);
-        }
-    }
-    /* The held command; its cached part is a function of these and the
-     * definition. gear_number is 0 but for a manual gearbox. */
-    pdk_hash4_f64x4(h, c->throttle_pct, c->brake_bar, c->steer_wheel_deg, 0.0);
-    pdk_hash4_take(h, i32w(c->gear_number), i32w(c->gear), 0u, 0u);
-}
-
-/* A live vehicle's part of the world's hash: its id, its model's state and
- * held command, and its DBW kit once spoken to. */
-PDK_HASH_INLINE void hash_vehicle(pdk_hash4 *h, const pdk_world *w, uint32_t slot)
-{
-    pdk_hash4_take(h, make_id(slot, meta_of(w)[slot].generation), 0u, 0u, 0u);
-    if (is_four_wheel(w, slot)) {
-        hash_four_wheel(h, &fw_state_of(w)[slot], &fw_cmd_of(w)[slot]);
-    } else {
-        hash_single_track(h, &st_state_of(w)[slot], &st_cmd_of(w)[slot]);
-    }
-    const pdk_dbw_state *dbw = &dbw_of(w)[slot];
-    if (dbw->touched) {
-        /* A kit never spoken to is where spawn put it and changes
-         * nothing; once spoken to it is state like any other. */
-        const pdk_dbw_cmd *d = &driver_of(w)[slot];
-        pdk_hash4_f64x4(h, d->throttle_pct, d->brake_bar, d->steer_wheel_deg, 0.0);
-        pdk_hash4_take(h, i32w(d->gear), i32w(d->gear_number), 0u, 0u);
-        pdk_dbw_hash(h, dbw);
-    }
-}
-
+ * vehicle's fields, four words at a time, so that a session can afford to
+ * record it every tick (docs/adr/0012). Which field sits in which lane is
+ * fixed by world_internal.h (a vehicle's id and DBW kit) and by each
+ * model's hash (its state and held command); the values are fed, never
+ * struct bytes. The world's part down to pdk_world_hash_build is always
+ * inlined, and each model hashes a run of its vehicles in a build per
+ * instruction set (PDK_MODEL_HASH_BUILDS), so that each build of the hash
+ * (baseline, AVX2, AVX-512; docs/adr/0014) runs all of it for its
+ * processor. */
 uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id)
 {
     int32_t s = slot_of(world, id);
@@ -1132,22 +763,32 @@ uint64_t pdk_world_vehicle_hash(const pdk_world *world, pdk_vehicle_id id)
         return 0u;
     }
     pdk_hash4 h = pdk_hash4_init(PDK_HASH_INIT);
-    hash_vehicle(&h, world, (uint32_t)s);
+    const uint32_t slot = (uint32_t)s;
+    model_of(world, slot)->hash[PDK_FW_BUILD_BASELINE](&h, world, &slot, 1);
     return pdk_hash_finish(pdk_hash4_fold(PDK_HASH_INIT, &h));
 }
 
-PDK_HASH_INLINE uint64_t world_hash(const pdk_world *world)
+PDK_HASH_INLINE uint64_t world_hash(const pdk_world *world, pdk_fw_build build)
 {
     /* The tick, the vehicle count and the PRNG go into the wide hash with
-     * the vehicles: a serial word costs a multiply chain (some twelve
-     * cycles), which for a lone car was most of its hash. */
+     * the vehicles: a serial word costs a chain of dependent multiplies,
+     * which for a lone car would be most of its hash. */
     const uint32_t *live = live_of(world);
     const slot_meta *meta = meta_of(world);
     pdk_hash4 wide = pdk_hash4_init(PDK_HASH_INIT);
     pdk_hash4_take(&wide, world->tick, (uint64_t)world->count, 0u, 0u);
     pdk_hash4_take(&wide, world->prng.s[0], world->prng.s[1], world->prng.s[2], world->prng.s[3]);
-    for (int32_t i = 0; i < world->count; i++) {
-        hash_vehicle(&wide, world, live[i]);
+    /* Each run of vehicles of one model in id order goes to that model's
+     * hash in one call: a fleet of one model is one call, found without
+     * reading every slot's model. */
+    for (int32_t i = 0; i < world->count;) {
+        const uint32_t kind = meta[live[i]].model;
+        int32_t end = world->model_count[kind] == world->count ? world->count : i + 1;
+        while (end < world->count && meta[live[end]].model == kind) {
+            end++;
+        }
+        pdk_model_ops_of(kind)->hash[build](&wide, world, &live[i], end - i);
+        i = end;
     }
     uint64_t h = pdk_hash4_fold(PDK_HASH_INIT, &wide);
     /* Free slots' generations decide the ids given out next, so they are
@@ -1165,20 +806,20 @@ PDK_HASH_INLINE uint64_t world_hash(const pdk_world *world)
  * add (vprolq, vpaddq) and a wheel array as one load. */
 static uint64_t world_hash_baseline(const pdk_world *world)
 {
-    return world_hash(world);
+    return world_hash(world, PDK_FW_BUILD_BASELINE);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_HASH_BUILDS 1
 __attribute__((target("avx2"))) static uint64_t world_hash_avx2(const pdk_world *world)
 {
-    return world_hash(world);
+    return world_hash(world, PDK_FW_BUILD_AVX2);
 }
 
 __attribute__((target("avx2,avx512f,avx512vl"))) static uint64_t
 world_hash_avx512(const pdk_world *world)
 {
-    return world_hash(world);
+    return world_hash(world, PDK_FW_BUILD_AVX512);
 }
 #else
 #define HAVE_HASH_BUILDS 0

@@ -1,6 +1,8 @@
 /* The world's private layout, shared by the files that implement pdk_world
  * (world.c: ids, commands, the tick loop and the hash; world_snapshot.c:
- * snapshots and restores). Nothing outside server/sim includes it. */
+ * snapshots and restores) and by the models' tables (vehicle/model.h),
+ * which keep their vehicles in arrays of their own inside it. Nothing
+ * outside server/sim includes it. */
 #ifndef PDK_WORLD_INTERNAL_H
 #define PDK_WORLD_INTERNAL_H
 
@@ -8,10 +10,11 @@
 #include <stdint.h>
 
 #include "dbw/dbw.h"
+#include "dbw/dbw_hash.h"
+#include "math/hash.h"
 #include "math/prng.h"
 #include "sim/world.h"
-#include "vehicle/four_wheel.h"
-#include "vehicle/single_track.h"
+#include "vehicle/model.h"
 
 /* An id's low 16 bits are its slot + 1; a generation wraps within them too. */
 #define PDK_WORLD_SLOT_MASK 0xFFFFu
@@ -20,8 +23,8 @@
 typedef struct slot_meta {
     uint32_t generation; /* 0..65535, bumped when the slot's vehicle is removed */
     uint32_t alive;
-    uint32_t model; /* pdk_model of the live vehicle */
-    uint32_t tyre;  /* a four-wheel vehicle's entry in the tyres array */
+    uint32_t model;  /* pdk_model of the live vehicle */
+    uint32_t shared; /* the model's entry of constants shared between vehicles, if any */
 } slot_meta;
 
 /* Where a restore into this world stands (world_snapshot.c). */
@@ -35,19 +38,12 @@ enum {
 /* The header at the start of the caller's memory. Arrays follow it at fixed
  * offsets, each max_vehicles long and indexed by slot:
  *   live      uint32_t        live slots in ascending order (count of them)
- *   meta      slot_meta       generation and liveness
- *   st_state, st_cmd, st_params   hot: a single-track vehicle's state, held
- *                                 command and constants
- *   fw_state, fw_cmd, fw_consts   hot: the same for a four-wheel vehicle (its
- *                                 kinematic curves are read from defs)
- * Each model has arrays of its own (a slot uses one set), so a fleet of
- * single-track cars is as dense in memory as if the four-wheel model, whose
- * constants are six times larger, did not exist.
- *   tyres     pdk_tyre_consts4  hot: the four-wheel vehicles' tyre constants,
- *             one entry per distinct set, shared by the vehicles spawned from
- *             equal definitions (4 KB each: a fleet of one preset reads one
- *             copy a tick instead of one per car)
- *   tyre_refs uint32_t        how many live vehicles use each entry
+ *   meta      slot_meta       generation, liveness and model
+ *   then each model's arrays (vehicle/model.h array_bytes), models in
+ *             pdk_models order: hot per-vehicle state, held command and
+ *             constants. A slot uses its model's set only, so a fleet of
+ *             one model is as dense in memory as if the others did not
+ *             exist.
  *   channels  double[PDK_CH_COUNT]  the last telemetry written (every tick
  *             unless telemetry_off)
  *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
@@ -76,11 +72,14 @@ struct pdk_world {
     int32_t restore_count;
     int32_t restore_next_slot;
     const char *restore_problem;
-    /* 1: the steps write no four-wheel channels (pdk_world_set_telemetry);
-     * not state, not hashed. */
+    /* 1: the steps write no channels where a model can leave them out
+     * (pdk_world_set_telemetry); not state, not hashed. */
     int32_t telemetry_off;
-    size_t off_live, off_meta, off_st_state, off_st_cmd, off_st_params, off_fw_state, off_fw_cmd,
-        off_fw_consts, off_tyres, off_tyre_refs, off_channels, off_defs, off_dbw, off_driver, bytes;
+    /* Live vehicles of each model kind, so that the step passes over a
+     * model with none; follows from meta, not hashed. */
+    int32_t model_count[PDK_MODEL_KIND_END];
+    size_t off_live, off_meta, off_channels, off_defs, off_dbw, off_driver, bytes;
+    size_t off_model[PDK_MODEL_KIND_END][PDK_MODEL_MAX_ARRAYS]; /* by kind, then array */
 };
 
 /* Array views. The world's const-ness is the caller's promise; internally the
@@ -97,27 +96,27 @@ static inline unsigned char *pdk_world_base_(const pdk_world *w)
     }
 PDK_WORLD_ARRAY_(uint32_t, live)
 PDK_WORLD_ARRAY_(slot_meta, meta)
-PDK_WORLD_ARRAY_(pdk_st_state, st_state)
-PDK_WORLD_ARRAY_(pdk_st_cmd, st_cmd)
-PDK_WORLD_ARRAY_(pdk_st_params, st_params)
-PDK_WORLD_ARRAY_(pdk_fw_state, fw_state)
-PDK_WORLD_ARRAY_(pdk_fw_cmd, fw_cmd)
-PDK_WORLD_ARRAY_(pdk_fw_consts, fw_consts)
-PDK_WORLD_ARRAY_(pdk_tyre_consts4, tyres)
-PDK_WORLD_ARRAY_(uint32_t, tyre_refs)
 PDK_WORLD_ARRAY_(pdk_vehicle_def, defs)
 PDK_WORLD_ARRAY_(pdk_dbw_state, dbw)
 PDK_WORLD_ARRAY_(pdk_dbw_cmd, driver)
 #undef PDK_WORLD_ARRAY_
 
-static inline int is_four_wheel(const pdk_world *w, uint32_t slot)
+/* Array i of model kind's arrays (pdk_model_ops.array_bytes); the model
+ * casts it to its element type. */
+static inline void *pdk_world_model_array_(const pdk_world *w, uint32_t kind, int i)
 {
-    return meta_of(w)[slot].model == (uint32_t)PDK_MODEL_FOUR_WHEEL;
+    return pdk_world_base_(w) + w->off_model[kind][i];
+}
+
+/* The table of the model that runs a live slot. */
+static inline const pdk_model_ops *model_of(const pdk_world *w, uint32_t slot)
+{
+    return pdk_model_ops_of(meta_of(w)[slot].model);
 }
 
 static inline uint32_t faulted_of(const pdk_world *w, uint32_t slot)
 {
-    return is_four_wheel(w, slot) ? fw_state_of(w)[slot].faulted : st_state_of(w)[slot].faulted;
+    return model_of(w, slot)->faulted(w, slot);
 }
 
 /* A slot's PDK_CH_COUNT channel values. */
@@ -148,6 +147,29 @@ static inline int32_t slot_of(const pdk_world *w, pdk_vehicle_id id)
         return -1;
     }
     return (int32_t)slot;
+}
+
+/* A live vehicle's part of the state hash is its id (pdk_world_hash_id_),
+ * then its model's state and held command (the model's hash), then its DBW
+ * kit once spoken to (pdk_world_hash_kit_). Always inlined, so that each
+ * build of a model's hash compiles them for its processor. */
+PDK_HASH_INLINE void pdk_world_hash_id_(pdk_hash4 *h, const pdk_world *w, uint32_t slot)
+{
+    pdk_hash4_take(h, make_id(slot, meta_of(w)[slot].generation), 0u, 0u, 0u);
+}
+
+PDK_HASH_INLINE void pdk_world_hash_kit_(pdk_hash4 *h, const pdk_world *w, uint32_t slot)
+{
+    const pdk_dbw_state *dbw = &dbw_of(w)[slot];
+    if (dbw->touched) {
+        /* A kit never spoken to is where spawn put it and changes
+         * nothing; once spoken to it is state like any other. */
+        const pdk_dbw_cmd *d = &driver_of(w)[slot];
+        pdk_hash4_f64x4(h, d->throttle_pct, d->brake_bar, d->steer_wheel_deg, 0.0);
+        pdk_hash4_take(h, (uint64_t)(uint32_t)d->gear, (uint64_t)(uint32_t)d->gear_number, 0u,
+                       0u);
+        pdk_dbw_hash(h, dbw);
+    }
 }
 
 /* Spawns def into the free slot, with the slot's generation as it stands:

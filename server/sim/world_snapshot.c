@@ -20,24 +20,15 @@
 #define RECORD_VERSION 1u
 
 /* One vehicle's state record: everything of a slot that evolves, in this
- * build's plain-data structs. The model's state and held command (with the
- * command's cached part, which the step reads) are one of the two models';
- * the faulted flag is the model state's. Written zeroed first, so equal
- * states give equal bytes wherever the world's copies have equal padding. */
+ * build's plain-data structs. The model's part (vehicle/model.h,
+ * pdk_model_record) is its state and held command, the faulted flag among
+ * them. Written zeroed first, so equal states give equal bytes wherever
+ * the world's copies have equal padding. */
 typedef struct vehicle_record {
     uint64_t layout; /* pdk_snapshot_layout() of the build that wrote it */
     uint32_t model;  /* pdk_model */
     uint32_t pad;
-    union {
-        struct {
-            pdk_fw_state state;
-            pdk_fw_cmd cmd;
-        } fw;
-        struct {
-            pdk_st_state state;
-            pdk_st_cmd cmd;
-        } st;
-    } m;
+    pdk_model_record m;
     pdk_dbw_state dbw;
     pdk_dbw_cmd driver; /* the driver's controls, under the kit */
     double channels[PDK_CH_COUNT];
@@ -46,123 +37,8 @@ typedef struct vehicle_record {
 /* ---- the layout fingerprint ---------------------------------------------- */
 
 /* Folds a member's offset and size in, and a struct's size. */
-#define MEMBER(h, type, member)                                                                    \
-    (pdk_hash_u64(pdk_hash_u64((h), (uint64_t)offsetof(type, member)),                             \
-                  (uint64_t)sizeof(((type *)0)->member)))
-#define STRUCT(h, type) pdk_hash_u64((h), (uint64_t)sizeof(type))
-
-static uint64_t layout_fw(uint64_t h)
-{
-    h = STRUCT(h, pdk_fw_state);
-    h = MEMBER(h, pdk_fw_state, pos_m);
-    h = MEMBER(h, pdk_fw_state, quat);
-    h = MEMBER(h, pdk_fw_state, vel_mps);
-    h = MEMBER(h, pdk_fw_state, omega_radps);
-    h = MEMBER(h, pdk_fw_state, prev_fx_n);
-    h = MEMBER(h, pdk_fw_state, prev_fy_n);
-    h = MEMBER(h, pdk_fw_state, accel_mps2);
-    h = MEMBER(h, pdk_fw_state, spin_radps);
-    h = MEMBER(h, pdk_fw_state, defl_x_m);
-    h = MEMBER(h, pdk_fw_state, defl_y_m);
-    h = MEMBER(h, pdk_fw_state, sinkage_m);
-    h = MEMBER(h, pdk_fw_state, life);
-    h = MEMBER(h, pdk_fw_state, effect);
-    h = MEMBER(h, pdk_fw_state, work_power_w);
-    h = MEMBER(h, pdk_fw_state, work_load_n);
-    h = MEMBER(h, pdk_fw_state, work_speed_mps);
-    h = MEMBER(h, pdk_fw_state, work_contact);
-    h = MEMBER(h, pdk_fw_state, work_ticks);
-    h = MEMBER(h, pdk_fw_state, power_scale);
-    h = MEMBER(h, pdk_fw_state, faulted);
-    h = MEMBER(h, pdk_fw_state, pt);
-
-    h = STRUCT(h, pdk_tyre_life);
-    h = MEMBER(h, pdk_tyre_life, surface_temp_c);
-    h = MEMBER(h, pdk_tyre_life, carcass_temp_c);
-    h = MEMBER(h, pdk_tyre_life, gas_temp_c);
-    h = MEMBER(h, pdk_tyre_life, air_share);
-    h = MEMBER(h, pdk_tyre_life, leak_per_s);
-    h = MEMBER(h, pdk_tyre_life, tread_m);
-    h = MEMBER(h, pdk_tyre_life, flat_run_m);
-    h = MEMBER(h, pdk_tyre_life, grip_scale);
-    h = MEMBER(h, pdk_tyre_life, condition);
-    h = STRUCT(h, pdk_tyre_effect);
-    h = MEMBER(h, pdk_tyre_effect, grip);
-    h = MEMBER(h, pdk_tyre_effect, radius_drop_m);
-    h = MEMBER(h, pdk_tyre_effect, rolling_scale);
-    h = MEMBER(h, pdk_tyre_effect, pressure_kpa);
-
-    h = STRUCT(h, pdk_fw_powertrain);
-    h = MEMBER(h, pdk_fw_powertrain, engine_radps);
-    h = MEMBER(h, pdk_fw_powertrain, request);
-    h = MEMBER(h, pdk_fw_powertrain, cvt_ratio);
-    h = MEMBER(h, pdk_fw_powertrain, clutch_nm);
-    h = MEMBER(h, pdk_fw_powertrain, carrier_radps);
-    h = MEMBER(h, pdk_fw_powertrain, fuel_l);
-    h = MEMBER(h, pdk_fw_powertrain, fuel_used_l);
-    h = MEMBER(h, pdk_fw_powertrain, lever);
-    h = MEMBER(h, pdk_fw_powertrain, requested);
-    h = MEMBER(h, pdk_fw_powertrain, reject);
-    h = MEMBER(h, pdk_fw_powertrain, drive_mode);
-    h = MEMBER(h, pdk_fw_powertrain, kind);
-    h = MEMBER(h, pdk_fw_powertrain, ledger_j);
-    h = MEMBER(h, pdk_fw_powertrain, gear_index);
-    h = MEMBER(h, pdk_fw_powertrain, gear_target);
-    h = MEMBER(h, pdk_fw_powertrain, shift_left_s);
-    h = MEMBER(h, pdk_fw_powertrain, abs_scale);
-    h = STRUCT(h, pdk_utv_lever);
-    h = MEMBER(h, pdk_utv_lever, engaged);
-    h = MEMBER(h, pdk_utv_lever, target);
-    h = MEMBER(h, pdk_utv_lever, shift_left_s);
-
-    h = STRUCT(h, pdk_fw_cmd);
-    h = MEMBER(h, pdk_fw_cmd, throttle_pct);
-    h = MEMBER(h, pdk_fw_cmd, brake_bar);
-    h = MEMBER(h, pdk_fw_cmd, steer_wheel_deg);
-    h = MEMBER(h, pdk_fw_cmd, steer_rad);
-    h = MEMBER(h, pdk_fw_cmd, wheel_steer_rad);
-    h = MEMBER(h, pdk_fw_cmd, wheel_sin);
-    h = MEMBER(h, pdk_fw_cmd, wheel_cos);
-    h = MEMBER(h, pdk_fw_cmd, drive_gain);
-    h = MEMBER(h, pdk_fw_cmd, governor_mps);
-    h = MEMBER(h, pdk_fw_cmd, governor_fade_mps);
-    h = MEMBER(h, pdk_fw_cmd, hold_n);
-    h = MEMBER(h, pdk_fw_cmd, brake_nm);
-    h = MEMBER(h, pdk_fw_cmd, pedal_map);
-    h = MEMBER(h, pdk_fw_cmd, gear_number);
-    h = MEMBER(h, pdk_fw_cmd, park_brake);
-    h = MEMBER(h, pdk_fw_cmd, gear_code);
-    return MEMBER(h, pdk_fw_cmd, gear);
-}
-
-static uint64_t layout_st(uint64_t h)
-{
-    h = STRUCT(h, pdk_st_state);
-    h = MEMBER(h, pdk_st_state, x_m);
-    h = MEMBER(h, pdk_st_state, y_m);
-    h = MEMBER(h, pdk_st_state, yaw_rad);
-    h = MEMBER(h, pdk_st_state, vx_mps);
-    h = MEMBER(h, pdk_st_state, vy_mps);
-    h = MEMBER(h, pdk_st_state, yaw_rate_radps);
-    h = MEMBER(h, pdk_st_state, ax_mps2);
-    h = MEMBER(h, pdk_st_state, ay_mps2);
-    h = MEMBER(h, pdk_st_state, faulted);
-
-    h = STRUCT(h, pdk_st_cmd);
-    h = MEMBER(h, pdk_st_cmd, throttle_pct);
-    h = MEMBER(h, pdk_st_cmd, brake_bar);
-    h = MEMBER(h, pdk_st_cmd, steer_wheel_deg);
-    h = MEMBER(h, pdk_st_cmd, steer_rad);
-    h = MEMBER(h, pdk_st_cmd, sin_steer);
-    h = MEMBER(h, pdk_st_cmd, cos_steer);
-    h = MEMBER(h, pdk_st_cmd, drive_gain);
-    h = MEMBER(h, pdk_st_cmd, governor_mps);
-    h = MEMBER(h, pdk_st_cmd, governor_fade_mps);
-    h = MEMBER(h, pdk_st_cmd, hold_front_n);
-    h = MEMBER(h, pdk_st_cmd, hold_rear_n);
-    h = MEMBER(h, pdk_st_cmd, gear_code);
-    return MEMBER(h, pdk_st_cmd, gear);
-}
+#define MEMBER(h, type, member) PDK_LAYOUT_MEMBER(h, 0u, type, member)
+#define STRUCT(h, type) PDK_LAYOUT_STRUCT(h, type)
 
 static uint64_t layout_dbw_chan(uint64_t h)
 {
@@ -313,15 +189,15 @@ static uint64_t layout_compute(void)
     h = MEMBER(h, vehicle_record, layout);
     h = MEMBER(h, vehicle_record, model);
     h = MEMBER(h, vehicle_record, m);
-    h = MEMBER(h, vehicle_record, m.fw.state);
-    h = MEMBER(h, vehicle_record, m.fw.cmd);
-    h = MEMBER(h, vehicle_record, m.st.state);
-    h = MEMBER(h, vehicle_record, m.st.cmd);
+    for (int m = 0; m < PDK_MODEL_COUNT; m++) {
+        h = pdk_models[m]->record_members(h, offsetof(vehicle_record, m));
+    }
     h = MEMBER(h, vehicle_record, dbw);
     h = MEMBER(h, vehicle_record, driver);
     h = MEMBER(h, vehicle_record, channels);
-    h = layout_fw(h);
-    h = layout_st(h);
+    for (int m = 0; m < PDK_MODEL_COUNT; m++) {
+        h = pdk_models[m]->record_layout(h);
+    }
     h = layout_dbw(h);
     return pdk_hash_finish(h);
 }
@@ -397,7 +273,7 @@ pdk_error pdk_world_snapshot_vehicle(const pdk_world *world, pdk_vehicle_id id, 
         return PDK_ERR_CAPACITY;
     }
     /* Composed in place where out is aligned for it (a malloc'd buffer
-     * is), else on the stack and copied: the same bytes, one 5 kB copy
+     * is), else on the stack and copied: the same bytes, one record's copy
      * less a vehicle in a keyframe. */
     vehicle_record local;
     const bool aligned = (uintptr_t)out % _Alignof(vehicle_record) == 0u;
@@ -406,13 +282,7 @@ pdk_error pdk_world_snapshot_vehicle(const pdk_world *world, pdk_vehicle_id id, 
     memset(r, 0, sizeof *r);
     r->layout = pdk_snapshot_layout();
     r->model = meta_of(world)[slot].model;
-    if (is_four_wheel(world, slot)) {
-        r->m.fw.state = fw_state_of(world)[slot];
-        r->m.fw.cmd = fw_cmd_of(world)[slot];
-    } else {
-        r->m.st.state = st_state_of(world)[slot];
-        r->m.st.cmd = st_cmd_of(world)[slot];
-    }
+    model_of(world, slot)->snapshot(world, slot, &r->m);
     r->dbw = dbw_of(world)[slot];
     r->driver = driver_of(world)[slot];
     memcpy(r->channels, channels_of(world, slot), sizeof r->channels);
@@ -500,16 +370,6 @@ pdk_error pdk_world_restore_head(pdk_world *world, const pdk_world_snapshot_head
     return PDK_OK;
 }
 
-static int all_finite(const double *v, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(v[i])) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* Why record r cannot be laid over a vehicle spawned from def, or NULL. A
  * record's state is checked where a bad value would make the step read
  * out of bounds or start from a non-finite state; the rest is the hash's to
@@ -531,37 +391,7 @@ static const char *record_problem(const vehicle_record *r, const pdk_vehicle_def
             return "the record's DBW delay line does not match its digest";
         }
     }
-    if (def->model != PDK_MODEL_FOUR_WHEEL) {
-        const pdk_st_state *st = &r->m.st.state;
-        double v[8] = {st->x_m,     st->y_m,    st->yaw_rad,
-                       st->vx_mps,  st->vy_mps, st->yaw_rate_radps,
-                       st->ax_mps2, st->ay_mps2};
-        if (!all_finite(v, 8)) {
-            return "the record's single-track state holds a non-finite number";
-        }
-        return st->faulted > 1u ? "the record's faulted flag is not 0 or 1" : NULL;
-    }
-    const pdk_fw_state *fw = &r->m.fw.state;
-    if (!all_finite(fw->pos_m, 3) || !all_finite(fw->quat, 4) || !all_finite(fw->vel_mps, 3) ||
-        !all_finite(fw->omega_radps, 3) || !all_finite(fw->spin_radps, PDK_WHEELS)) {
-        return "the record's four-wheel state holds a non-finite position, orientation, "
-               "velocity or wheel spin";
-    }
-    if (fw->faulted > 1u) {
-        return "the record's faulted flag is not 0 or 1";
-    }
-    if (fw->pt.kind != (int32_t)def->powertrain.kind) {
-        return "the record's powertrain kind differs from the definition's";
-    }
-    if (def->powertrain.kind == PDK_POWERTRAIN_GEARED) {
-        int32_t n = def->powertrain.geared.n_gears;
-        if (fw->pt.gear_index < 0 || fw->pt.gear_index > n || fw->pt.gear_target < 0 ||
-            fw->pt.gear_target > n || r->m.fw.cmd.gear_number < 0 || r->m.fw.cmd.gear_number > n) {
-            return "the record's gear index, target or number is beyond the definition's "
-                   "gears";
-        }
-    }
-    return NULL;
+    return pdk_model_ops_of((uint32_t)def->model)->record_problem(&r->m, def);
 }
 
 pdk_error pdk_world_restore_vehicle(pdk_world *world, pdk_vehicle_id id, const pdk_vehicle_def *def,
@@ -635,20 +465,12 @@ pdk_error pdk_world_restore_vehicle(pdk_world *world, pdk_vehicle_id id, const p
     } else {
         pdk_world_spawn_at_(world, slot, def, PDK_GEAR_PARK);
     }
-    uint32_t faulted;
-    if (def->model == PDK_MODEL_FOUR_WHEEL) {
-        fw_state_of(world)[slot] = r.m.fw.state;
-        fw_cmd_of(world)[slot] = r.m.fw.cmd;
-        faulted = r.m.fw.state.faulted;
-    } else {
-        st_state_of(world)[slot] = r.m.st.state;
-        st_cmd_of(world)[slot] = r.m.st.cmd;
-        faulted = r.m.st.state.faulted;
-    }
+    const pdk_model_ops *model = model_of(world, slot);
+    model->restore(world, slot, &r.m);
     dbw_of(world)[slot] = r.dbw;
     driver_of(world)[slot] = r.driver;
     memcpy(channels_of(world, slot), r.channels, sizeof r.channels);
-    world->faulted += (int32_t)faulted;
+    world->faulted += (int32_t)model->faulted(world, slot);
     world->restore_next_slot = (int32_t)slot + 1;
     return PDK_OK;
 }

@@ -168,18 +168,22 @@ pdk_error pdk_world_tyre_input(pdk_world *world, pdk_vehicle_id id, const pdk_ty
 const char *pdk_world_tyre_input_problem(const pdk_world *world, pdk_vehicle_id id,
                                          const pdk_tyre_input *in);
 
-/* Advances every vehicle by one tick (dt_s, in substeps), in id order. Id
- * order is slot order (the id's low 16 bits), as pdk_world_vehicle_at lists
- * them; vehicles do not interact, so a vehicle's result never depends on the
- * others. A faulted vehicle (pdk_world_vehicle_faulted) is not stepped. */
+/* Advances every vehicle by one tick (dt_s, in substeps): the DBW kits set
+ * their vehicles' controls, then each vehicle model steps its own vehicles
+ * in id order (slot order, the id's low 16 bits, as pdk_world_vehicle_at
+ * lists them) and writes their channels. Vehicles do not interact: no force
+ * passes from one body to another, so a vehicle's result never depends on
+ * the others or on the order. Contact between vehicles, when it comes, is
+ * a phase of its own in pdk_world_step (world.c) after the models' step,
+ * whose forces the next tick's step applies. A faulted vehicle
+ * (pdk_world_vehicle_faulted) is not stepped. */
 void pdk_world_step(pdk_world *world);
 
 /* Whether the steps write the four-wheel vehicles' channels (on, 1, from
  * pdk_world_init). Off, they write none (pdk_world_channels keeps the last
  * values written, stale), and the state is the same bits: channels are
  * outputs only (no step reads them, the state hash leaves them out). For
- * runs that need only the state, as a verify does (about 4 % of a midsize
- * sedan's tick). A vehicle that faults meanwhile keeps stale channels for
+ * runs that need only the state, as a verify does. A vehicle that faults meanwhile keeps stale channels for
  * good (a faulted vehicle is not stepped again; pdk_world_vehicle_faulted
  * and its pose say so). Single-track vehicles, whose channels cost next to
  * nothing, write theirs either way. The switch is no part of the state: a
