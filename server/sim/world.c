@@ -1,7 +1,7 @@
 /* The world: its memory layout inside the caller's buffer, vehicle ids and
  * slots, commands, the tick's phases and the state hash. A slot's meta says
  * which model runs its vehicle; the world reaches the vehicle only through
- * that model's table (vehicle/model.h), and each model keeps its own
+ * that model's table (model.h), and each model keeps its own
  * arrays. The header and the array views are world_internal.h's, shared
  * with world_snapshot.c and the models. */
 #include "sim/world.h"
@@ -14,7 +14,7 @@
 #include "math/prng.h"
 #include "math/trig.h"
 #include "tyre/tyre_life.h"
-#include "vehicle/model.h"
+#include "model.h"
 #include "world_internal.h"
 
 #define WORLD_ALIGN 64u          /* arrays start on cache lines */
@@ -652,7 +652,7 @@ pdk_error pdk_world_tyre_input(pdk_world *world, pdk_vehicle_id id, const pdk_ty
 
 /* A tick in its phases, in this order: the DBW kits hand their controls to
  * the actuators; each model steps its own vehicles, in groups as wide as
- * its lanes, and writes their telemetry in the same pass (vehicle/model.h,
+ * its lanes, and writes their telemetry in the same pass (model.h,
  * step); the tick ends. Every vehicle moves on its own: nothing carries a force
  * from one body to another, so the order of the models changes no result.
  * Contact between vehicles enters as a phase between the models' step and

@@ -1,6 +1,6 @@
 /* The world's private layout, shared by the files that implement pdk_world
  * (world.c: ids, commands, the tick loop and the hash; world_snapshot.c:
- * snapshots and restores) and by the models' tables (vehicle/model.h),
+ * snapshots and restores) and by the models' tables (model.h),
  * which keep their vehicles in arrays of their own inside it. Nothing
  * outside server/sim includes it. */
 #ifndef PDK_WORLD_INTERNAL_H
@@ -14,7 +14,7 @@
 #include "math/hash.h"
 #include "math/prng.h"
 #include "sim/world.h"
-#include "vehicle/model.h"
+#include "model.h"
 
 /* An id's low 16 bits are its slot + 1; a generation wraps within them too. */
 #define PDK_WORLD_SLOT_MASK 0xFFFFu
@@ -39,7 +39,7 @@ enum {
  * offsets, each max_vehicles long and indexed by slot:
  *   live      uint32_t        live slots in ascending order (count of them)
  *   meta      slot_meta       generation, liveness and model
- *   then each model's arrays (vehicle/model.h array_bytes), models in
+ *   then each model's arrays (model.h array_bytes), models in
  *             pdk_models order: hot per-vehicle state, held command and
  *             constants. A slot uses its model's set only, so a fleet of
  *             one model is as dense in memory as if the others did not

@@ -20,7 +20,7 @@
 #define RECORD_VERSION 1u
 
 /* One vehicle's state record: everything of a slot that evolves, in this
- * build's plain-data structs. The model's part (vehicle/model.h,
+ * build's plain-data structs. The model's part (model.h,
  * pdk_model_record) is its state and held command, the faulted flag among
  * them. Written zeroed first, so equal states give equal bytes wherever
  * the world's copies have equal padding. */

@@ -8,7 +8,7 @@
 
 #include "ground/surface.h"
 #include "math/hash.h"
-#include "vehicle/model.h"
+#include "model.h"
 #include "vehicle/single_track.h"
 #include "world_internal.h"
 

@@ -9,7 +9,7 @@
 #include "math/hash.h"
 #include "tyre/tyre_life.h"
 #include "vehicle/four_wheel.h"
-#include "vehicle/model.h"
+#include "model.h"
 #include "world_internal.h"
 
 /* The model's arrays in the world, in pdk_model_four_wheel.array_bytes

@@ -1,6 +1,6 @@
 /* The list of vehicle models (model.h): the one place a model kind is
  * named beside its table. */
-#include "vehicle/model.h"
+#include "model.h"
 
 const pdk_model_ops *const pdk_models[PDK_MODEL_COUNT] = {&pdk_model_four_wheel,
                                                           &pdk_model_single_track};
