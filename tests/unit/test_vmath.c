@@ -119,7 +119,7 @@ static double call(fn f, double x, double y, int lane)
     }
 }
 
-/* The scalar twin, which must equal the vector function bit for bit. */
+/* The call on one value, which must equal the vector function bit for bit. */
 static double call_scalar(fn f, double x, double y)
 {
     switch (f) {
@@ -425,7 +425,7 @@ START_TEST(test_tanh_accuracy)
     worst w = {0};
     static const double edges[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, 1e-300, 1e-9, 0.55, -0.55,
                                    0.54999999999999993, 19.0, 19.1, 20.0, -20.0, 710.0, DBL_MAX,
-                                   /* where the scalar twin changes path */
+                                   /* where the call on one value changes path */
                                    0.25, -0.25, 0x1.fffffffffffffp-3, 0x1.3ffffffffffffp+4,
                                    0x1.4000000000001p+4, INFINITY, -INFINITY, NAN};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
@@ -550,10 +550,9 @@ static void check_near0(v4 x)
 START_TEST(test_near0_same_bits)
 {
     rng_state = 0x5851F42D4C957F2Du;
-    static const double edges[] = {0.0,         -0.0,       0x1p-1074,   -0x1p-1074,
-                                   0x1p-1022,   1e-300,     1e-8,        0.78,
-                                   -0.78,       0.78000001, -0.78000001, 0.78539816339744828,
-                                   -0.7853982, 2.0,        1e5,         NAN};
+    static const double edges[] = {
+        0.0,   -0.0,       0x1p-1074,   -0x1p-1074,          0x1p-1022,  1e-300, 1e-8, 0.78,
+        -0.78, 0.78000001, -0.78000001, 0.78539816339744828, -0.7853982, 2.0,    1e5,  NAN};
     const int n_edges = (int)(sizeof edges / sizeof edges[0]);
     for (int i = 0; i < n_edges; i++) {
         for (int j = 0; j < n_edges; j++) {
@@ -599,7 +598,7 @@ static outputs out_avx;
         store4(&(o)->v[6][i], pdk_v_log(abs4(x)));                                                 \
         store4(&(o)->v[7][i], pdk_v_pow(abs4(x), y));                                              \
         store4(&(o)->v[8][i], pdk_v_tanh(x));                                                      \
-        v4 xs = x * splat(0.1); /* mostly near 0, so that both paths run */                       \
+        v4 xs = x * splat(0.1); /* mostly near 0, so that both paths run */                        \
         pdk_v_sincos_near0(xs, &s, &c);                                                            \
         store4(&(o)->v[9][i], s);                                                                  \
         store4(&(o)->v[10][i], c);                                                                 \
@@ -696,6 +695,43 @@ START_TEST(test_sincos4_is_trig_sincos)
 }
 END_TEST
 
+/* lanes.h's atan2_4 is pdk_trig_atan2 (trig.h) on four lanes: bit for bit
+ * the scalar angle in every quadrant, on the axes, at the origin with
+ * either sign of zero, for infinities and NaN (NaN for NaN). The slip-angle
+ * channels of both models take it. */
+START_TEST(test_atan2_4_is_trig_atan2)
+{
+    enum { N = 4096 };
+    static double y[N], x[N];
+    rng_state = 0x13198A2E03707344u;
+    const double fixed[] = {0.0, -0.0,     1.0,       -1.0, 1e-300, -1e-300, 1e300,
+                            0.5, INFINITY, -INFINITY, NAN,  3.0,    -7.5,    1e-5};
+    const int n_fixed = (int)(sizeof fixed / sizeof fixed[0]);
+    for (int i = 0; i < N; i++) {
+        if (i < n_fixed * n_fixed) {
+            y[i] = fixed[i / n_fixed];
+            x[i] = fixed[i % n_fixed];
+        } else if (i % 2 == 0) {
+            y[i] = uniform(-5.0, 5.0); /* slip velocities */
+            x[i] = uniform(0.5, 60.0);
+        } else {
+            y[i] = uniform(-1e3, 1e3);
+            x[i] = uniform(-1e3, 1e3);
+        }
+    }
+    for (int i = 0; i < N; i += 4) {
+        v4 r4 = atan2_4((v4){y[i], y[i + 1], y[i + 2], y[i + 3]},
+                        (v4){x[i], x[i + 1], x[i + 2], x[i + 3]});
+        for (int k = 0; k < 4; k++) {
+            double r = pdk_trig_atan2(y[i + k], x[i + k]);
+            ck_assert_msg((isnan(r) && isnan(r4[k])) || same_bits(r, r4[k]),
+                          "atan2 at (%a, %a): scalar %a, four lanes %a", y[i + k], x[i + k], r,
+                          r4[k]);
+        }
+    }
+}
+END_TEST
+
 static Suite *vmath_suite(void)
 {
     Suite *s = suite_create("vmath");
@@ -715,6 +751,7 @@ static Suite *vmath_suite(void)
     tcase_add_test(exact, test_near0_same_bits);
     tcase_add_test(exact, test_avx_same_bits);
     tcase_add_test(exact, test_sincos4_is_trig_sincos);
+    tcase_add_test(exact, test_atan2_4_is_trig_atan2);
     suite_add_tcase(s, exact);
     return s;
 }

@@ -156,7 +156,16 @@ VEC void sincos4(v4 x, v4 *sin_out, v4 *cos_out)
     /* The quadrant's integer where the scalar code converts it, 0 where it
      * does not (NaN, or beyond its range). */
     m4 in_range = gt4(k, splat(-4.0e15)) & lt4(k, splat(4.0e15));
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    /* Compiled for AVX, which has no conversion to 64-bit integers: n mod 4
+     * as a double, n - 4 floor(n / 4), each step exact for an integer n of
+     * this range; the same quadrant as n & 3. */
+    v4 nd = keep(in_range, k);
+    v4 qd = nd - splat(4.0) * __builtin_ia32_roundpd256(nd * splat(0.25), 1);
+    i4 q = __builtin_convertvector(__builtin_ia32_cvttpd2dq256(qd), i4);
+#else
     i4 n = __builtin_convertvector(keep(in_range, k), i4);
+#endif
     v4 y = (x - k * splat(PDK_TRIG_PIO2_HI)) - k * splat(PDK_TRIG_PIO2_LO);
     v4 z = y * y;
     v4 p = splat(-1.0 / 1307674368000.0);
@@ -177,7 +186,9 @@ VEC void sincos4(v4 x, v4 *sin_out, v4 *cos_out)
     v4 c = splat(1.0) - (splat(0.5) * z - z * z * p);
     /* Quadrant q = n mod 4: sin takes the cosine kernel in odd quadrants
      * and flips in quadrants 2 and 3, cos flips in 1 and 2. */
+#if !(defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__))
     i4 q = n & 3;
+#endif
     m4 odd = (m4)((q & 1) != 0);
     m4 sin_flip = (m4)((q >> 1) != 0);
     m4 cos_flip = (m4)((((q + 1) >> 1) & 1) != 0);
@@ -189,7 +200,6 @@ VEC void sincos4(v4 x, v4 *sin_out, v4 *cos_out)
  * is bit for bit the scalar function's value. */
 VEC v4 atan2_4(v4 y, v4 x)
 {
-    typedef int64_t i4 __attribute__((vector_size(4 * sizeof(int64_t))));
     const v4 zero = splat(0.0);
     m4 nan_in = ~((m4)(x == x) & (m4)(y == y));
     v4 ax = abs4(x);
@@ -204,8 +214,18 @@ VEC v4 atan2_4(v4 y, v4 x)
     t = sel((m4)(t == t), t, splat(1.0));
     v4 t8 = t * splat(8.0) + splat(0.5);
     t8 = sel(lt4(t8, splat(8.5)), t8, splat(8.5));
+    /* k = (int)t8, 0..8, and c = k / 8: compiled for AVX, one truncation to
+     * four 32-bit integers and one conversion back (AVX has no 64-bit
+     * one), the same values. */
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    typedef int32_t i4s __attribute__((vector_size(4 * sizeof(int32_t))));
+    i4s k = __builtin_ia32_cvttpd2dq256(t8);
+    v4 c = __builtin_ia32_cvtdq2pd256(k) * splat(0.125);
+#else
+    typedef int64_t i4 __attribute__((vector_size(4 * sizeof(int64_t))));
     i4 k = __builtin_convertvector(t8, i4);
     v4 c = __builtin_convertvector(k, v4) * splat(0.125);
+#endif
     v4 base = {pdk_trig_atan_table[k[0]], pdk_trig_atan_table[k[1]], pdk_trig_atan_table[k[2]],
                pdk_trig_atan_table[k[3]]};
     v4 u = (t - c) / (splat(1.0) + t * c);

@@ -4,11 +4,11 @@
  * conversions between integers and doubles are used, and sim is built with
  * -ffp-contract=off, so the result is bit-identical on every conforming
  * platform; telemetry computed with them is reproducible too.
- * single_track.c repeats pdk_trig_sincos and pdk_trig_atan2 step for step on
- * four lanes (vsincos, vatan2), and lanes.h repeats pdk_trig_atan2 for the
- * slip-angle channels (atan2_4) and pdk_trig_sincos for the camber curves
- * (sincos4), so a change here goes there too; tests/unit/test_single_track.c
- * compares the first two, tests/unit/test_vmath.c sincos4. */
+ * lanes.h repeats pdk_trig_atan2 for the slip-angle channels (atan2_4) and
+ * pdk_trig_sincos for the camber curves and the single-track headings
+ * (sincos4) step for step on four lanes, so a change here goes there too;
+ * tests/unit/test_vmath.c compares sincos4, and the single-track and
+ * four-wheel golden hashes hold both. */
 #ifndef PDK_TRIG_H
 #define PDK_TRIG_H
 

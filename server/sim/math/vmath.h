@@ -1,21 +1,21 @@
 /* Deterministic elementary functions on four lanes (lanes.h's v4): sin,
  * cos, atan, exp, log, pow and tanh for the tyre laws (Magic Formula
  * sin(C atan(..)), load exponentials, soil pressure powers), four tyres at
- * a time, and scalar twins for one value.
+ * a time; a call on one value is one lane of its vector function.
  *
  * Determinism. Only IEEE add, subtract, multiply, divide, comparisons,
  * selects, exact integer and bit operations and loads from the constant
  * tables below are used, lane by lane, with no branch on a value in a
- * vector function (a select takes the place of each case; a scalar twin
+ * vector function (a select takes the place of each case; a scalar call
  * may branch to the one case its value takes) and no libm call; sim is built
  * with -ffp-contract=off and AVX has no fused multiply-add, so the
  * baseline x86-64 build, the AVX build of the four-wheel step
  * (four_wheel.c) and any other conforming platform give the same bits
  * (a file outside sim that includes this one needs -ffp-contract=off too,
  * which GCC's ISO C mode, -std=c11, implies).
- * Each lane depends on its own inputs only, and a scalar twin (pdk_sin
- * ...) is lane 0 of its vector function (pdk_tanh: its operations, path
- * by path), so scalar and vector code agree bit for bit.
+ * Each lane depends on its own inputs only, and a scalar call (pdk_sin
+ * ...) is lane 0 of its vector function (pdk_tanh: of the one path its
+ * value takes), so scalar and vector code agree bit for bit.
  *
  * Accuracy: the largest error against the long double libm that
  * tests/unit/test_vmath.c finds (1.3e5 to 1.6e5 points per function,
@@ -764,21 +764,25 @@ VEC v4 pdk_v_pow(v4 x, v4 y)
 #define VM_TH6 -0x1.7c2ad98792f89p-10
 #define VM_TH7 0x1.17cd5b9306c04p-11
 
-/* tanh(x) for every x: odd (computed on |x| = a and given x's sign), +-1
- * from |x| = 20 on (tanh is 1 to 2^-57 there) and at +-inf, NaN for NaN.
- * Below a = 0.25 the polynomial (no cancellation near 0); above,
- * (E - 1) / (E + 1) with E = exp(2a) as a double-double and the quotient
- * as a 26-bit head plus the rest, so that only the final sum rounds. */
-VEC v4 pdk_v_tanh(v4 x)
+/* tanh(a) below a = VM_TANH_SMALL: the polynomial (no cancellation near
+ * 0). */
+VEC v4 vm_tanh_small(v4 a)
 {
-    v4 a = abs4(x);
-    v4 one = splat(1.0);
     v4 z = a * a;
     v4 z2 = z * z;
     v4 z4 = z2 * z2;
     v4 poly = ((splat(VM_TH0) + z * splat(VM_TH1)) + z2 * (splat(VM_TH2) + z * splat(VM_TH3))) +
               z4 * ((splat(VM_TH4) + z * splat(VM_TH5)) + z2 * (splat(VM_TH6) + z * splat(VM_TH7)));
-    v4 small = a + a * z * poly;
+    return a + a * z * poly;
+}
+
+/* tanh(a) from a = VM_TANH_SMALL to 20 (and a finite value beyond, which
+ * pdk_v_tanh replaces): (E - 1) / (E + 1) with E = exp(2a) as a
+ * double-double and the quotient as a 26-bit head plus the rest, so that
+ * only the final sum rounds. */
+VEC v4 vm_tanh_big(v4 a)
+{
+    v4 one = splat(1.0);
     /* E = eh + el, 1.6 < eh < 2^58 in the lanes that use it. */
     v4 el, s1, s2;
     v4 eh = vm_exp_core(splat(2.0) * sel(gt4(a, splat(20.0)), splat(20.0), a), splat(0.0), &el, &s1,
@@ -796,16 +800,24 @@ VEC v4 pdk_v_tanh(v4 x)
     v4 qt = vm_top26(nh * inv);
     v4 dhh = vm_top26(dh);
     v4 ql = ((((nh - qt * dhh) - qt * (dh - dhh)) + nl) - qt * dl) * inv;
-    v4 big = qt + ql;
-    v4 r = sel(lt4(a, splat(VM_TANH_SMALL)), small, sel(gt4(a, splat(20.0)), one, big));
+    return qt + ql;
+}
+
+/* tanh(x) for every x: odd (computed on |x| = a and given x's sign), +-1
+ * from |x| = 20 on (tanh is 1 to 2^-57 there) and at +-inf, NaN for NaN;
+ * vm_tanh_small below a = 0.25, vm_tanh_big above. */
+VEC v4 pdk_v_tanh(v4 x)
+{
+    v4 a = abs4(x);
+    v4 r = sel(lt4(a, splat(VM_TANH_SMALL)), vm_tanh_small(a),
+               sel(gt4(a, splat(20.0)), splat(1.0), vm_tanh_big(a)));
     return (v4)((m4)r | ((m4)x & INT64_MIN));
 }
 
-/* ---- scalar twins: lane 0 of the vector functions ---- */
+/* ---- one value: lane 0 of the vector functions ---- */
 
 /* Each is its vector function on four copies of the argument, lane 0
- * taken: the same bits as any lane of the vector call, by construction;
- * pdk_tanh, last, repeats its function's operations instead (below). */
+ * taken: the same bits as any lane of the vector call, by construction. */
 
 static inline void pdk_sincos(double x, double *s, double *c)
 {
@@ -845,79 +857,30 @@ static inline double pdk_pow(double x, double y)
     return pdk_v_pow(splat(x), splat(y))[0];
 }
 
-/* Bits of a double and back, for the scalar twins below. */
-static inline uint64_t vm_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static inline double vm_from_bits(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
-/* pdk_v_tanh on one value, path by path: the vector function computes
- * both of its paths and selects, and a scalar caller (the driveline's
- * Coulomb torques near a standstill, driveline.c, which is most of a lone
- * car's solve there) paid for both on every call, each on four lanes and,
- * in the baseline build, two instructions a vector. Each path here is the
- * vector one's operations in its order on one double, with vm_exp_core's
- * clamps left out where they cannot act (0.5 <= 2a <= 40) and its table
- * loads plain loads, and x's sign bit is put on as there: the same bits
- * (test_vmath compares every twin with its vector function on every
- * lane). NaN and |x| > 20 take the vector function itself. */
+/* pdk_v_tanh on one value, taking only the path its value takes: the
+ * vector function computes both of its paths and selects, and a scalar
+ * caller (the driveline's Coulomb torques near a standstill) would pay for
+ * both on every call. Each path is the vector function's own, on four
+ * copies of a, lane 0 taken, and x's sign bit is put on as there: the same
+ * bits (test_vmath compares every scalar call with its vector function on
+ * every lane). NaN and |x| > 20 take the vector function itself. */
 static inline double pdk_tanh(double x)
 {
     const double a = fabs(x);
     double r;
     if (a < VM_TANH_SMALL) {
-        const double z = a * a;
-        const double z2 = z * z;
-        const double z4 = z2 * z2;
-        const double poly = ((VM_TH0 + z * VM_TH1) + z2 * (VM_TH2 + z * VM_TH3)) +
-                            z4 * ((VM_TH4 + z * VM_TH5) + z2 * (VM_TH6 + z * VM_TH7));
-        r = a + a * z * poly;
+        r = vm_tanh_small(splat(a))[0];
     } else if (a <= 20.0) {
-        /* vm_exp_core(2a, 0): E = (v + vl) s1 s2. */
-        const double xe = 2.0 * a;
-        const double kb = xe * VM_N_OVER_LN2 + VM_ROUND_MAGIC;
-        const double kd = kb - VM_ROUND_MAGIC;
-        const uint64_t j = (vm_bits(kb) - vm_bits(VM_ROUND_MAGIC)) & 127u;
-        const double rr = ((xe - kd * VM_LN2N_HI) - kd * VM_LN2N_LO) + 0.0;
-        const double th = pdk_vm_exp2_hi[j];
-        const double tail = pdk_vm_exp2_tail[j];
-        const double r2 = rr * rr;
-        const double tmp =
-            tail + rr + r2 * (VM_EXP_C2 + rr * VM_EXP_C3) + r2 * r2 * (VM_EXP_C4 + rr * VM_EXP_C5);
-        const double thtmp = th * tmp;
-        const double v = th + thtmp;
-        const double vl = (th - v) + thtmp;
-        const double md = (kd - (double)j) * 0x1p-7;
-        const uint64_t m = vm_bits(md + VM_ROUND_MAGIC) - vm_bits(VM_ROUND_MAGIC);
-        const uint64_t m1 = vm_bits(md * 0.5 + VM_ROUND_MAGIC) - vm_bits(VM_ROUND_MAGIC);
-        const double s1 = vm_from_bits((m1 + 1023u) << 52);
-        const double s2 = vm_from_bits((m - m1 + 1023u) << 52);
-        /* The quotient as pdk_v_tanh takes it. */
-        const double eh = v * s1 * s2;
-        const double el = vl * s1 * s2;
-        const double nh = eh - 1.0;
-        const double nl = ((eh - nh) - 1.0) + el;
-        const double dh = eh + 1.0;
-        const double dl = ((eh - dh) + 1.0) + el;
-        const double inv = 1.0 / dh;
-        const uint64_t top26 = ~UINT64_C(0) << 27;
-        const double qt = vm_from_bits(vm_bits(nh * inv) & top26);
-        const double dhh = vm_from_bits(vm_bits(dh) & top26);
-        const double ql = ((((nh - qt * dhh) - qt * (dh - dhh)) + nl) - qt * dl) * inv;
-        r = qt + ql;
+        r = vm_tanh_big(splat(a))[0];
     } else {
         return pdk_v_tanh(splat(x))[0];
     }
-    return vm_from_bits(vm_bits(r) | (vm_bits(x) & UINT64_C(0x8000000000000000)));
+    uint64_t bits, sign;
+    memcpy(&bits, &r, sizeof bits);
+    memcpy(&sign, &x, sizeof sign);
+    bits |= sign & UINT64_C(0x8000000000000000);
+    memcpy(&r, &bits, sizeof r);
+    return r;
 }
 
 #endif

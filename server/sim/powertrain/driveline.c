@@ -1,7 +1,7 @@
-/* The implicit driveline over one substep (driveline.h; seed 003 "Driveline
- * Solve" and "Drive Modes"): each wheel's torque law, the differentials and
- * the couplings of a secondary axle, the clutch, and the bracketed Newton
- * root finder that solves them together for the carrier's end speed. */
+/* The implicit driveline over one substep (driveline.h): each wheel's
+ * torque law, the differentials and the couplings of a secondary axle, the
+ * clutch, and the bracketed Newton root finder that solves them together
+ * for the carrier's end speed. */
 #include "powertrain/driveline.h"
 
 #include <float.h>
@@ -51,7 +51,7 @@ static bool same_bits(double a, double b)
 static inline __attribute__((always_inline)) double
 wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_radps, double *slope)
 {
-    /* Seed 003 "Driveline Solve", WheelShaftTorqueNm: the torque that
+    /* The shaft torque a wheel needs: the torque that
      * turns the wheel from w0 to w over h by backward Euler, J (w - w0) / h,
      * plus the tyre's force at that spin times the radius, plus the
      * Coulomb torques smoothed by tanh(w / 0.1 rad/s). The tyre's force
@@ -80,7 +80,7 @@ double pdk_dl_wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_ra
     return wheel_torque(wheel, h_s, spin_radps, slope);
 }
 
-/* ---- the rising root finder (seed 003's RisingRoot, with Newton steps) ---- */
+/* ---- the rising root finder (bracketing, with Newton steps) ---- */
 
 /* A non-decreasing function of x and its slope at x (>= 0). */
 typedef double (*rising_fn)(const void *ctx, double x, double *slope);
@@ -253,8 +253,8 @@ typedef struct axle_state {
 } axle_state;
 
 /* The torque an axle needs to end at carrier speed c, through its
- * differential (driveline.h; seed 003 "Driveline Solve", AxleCarrierTorqueNm,
- * generalised from the open axle's equal split to a limited slip one). */
+ * differential (driveline.h): the open axle's equal split, generalised to a
+ * limited slip one. */
 static void axle_at(const pdk_dl_wheel *left, const pdk_dl_wheel *right, const pdk_dl_diff *diff,
                     double h_s, double carrier_radps, axle_state *out)
 {
@@ -417,8 +417,8 @@ static void put_wheel(pdk_dl_result *out, int j, double spin_radps, double shaft
     out->driven |= 1u << j;
 }
 
-/* T_need(c) - D(T_c(c)), or T_need(c) with the clutch open (seed 003
- * "Driveline Solve", Balance), and its slope; with fill, every output the
+/* The balance T_need(c) - D(T_c(c)), or T_need(c) with the clutch open,
+ * and its slope; with fill, every output the
  * substep reports at c except the carrier and the evaluations. */
 static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, pdk_dl_result *fill)
 {
@@ -446,7 +446,7 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
         put_wheel(fill, p + 1, axle.spin_radps[1], axle.shaft_nm[1]);
     }
 
-    /* Seed 003 "Driveline Solve", wheels in total: each coupled wheel of
+    /* The wheels in total: each coupled wheel of
      * the secondary axle turns at K c and adds K times its torque (a torque
      * T at the ring, which turns K times as fast as the carrier, takes the
      * power T K c, which is the carrier's torque K T at c). */
@@ -463,7 +463,7 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
             put_wheel(fill, s + 1, sec.spin_radps[1], sec.shaft_nm[1]);
         }
     } else if (layout->coupling == PDK_COUPLING_OVERRUN || layout->coupling == PDK_COUPLING_BOTH) {
-        /* Seed 003 "Drive Modes": an overrunning clutch locks while its
+        /* An overrunning clutch (a UTV's demand drive) locks while its
          * wheel needs torque in the ring's direction to turn at K c. The
          * ring's direction is sign(c); at c = 0 it is the direction the
          * gear would turn it, sign(R), and none in neutral. */
@@ -498,7 +498,7 @@ static double balance_at(const balance_ctx *ctx, double c_radps, double *slope, 
         return need_nm;
     }
 
-    /* Seed 003 "Driveline Solve", engine side: the clutch torque that puts
+    /* The engine side: the clutch torque that puts
      * the engine at R c at the end, J_e (w_free - R c) / h, bounded by the
      * capacities; the carrier receives R eta T_c while the engine drives
      * and R T_c / eta while it is driven. D falls as c rises (its slope is

@@ -3,8 +3,8 @@
  * their contact velocity when the brakes lock them), a lumped drive, brakes,
  * rolling resistance and drag as Coulomb friction, and air drag. It owns one
  * vehicle's state, its held command and its per-vehicle constants, and steps
- * them by one tick; single_track.c states the scheme and why it never adds
- * energy of its own.
+ * them by one tick; single_track_step.h states the scheme and why it never
+ * adds energy of its own.
  * Sources: Pacejka, Tire and Vehicle Dynamics, ch. 1 (the single-track model
  * and its steady state) and ch. 3 (combined slip); Gillespie, Fundamentals
  * of Vehicle Dynamics, ch. 6 (cornering, understeer gradient) and ch. 3
@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "sim/builds.h"
 #include "sim/error.h"
 #include "sim/input.h"
 #include "sim/vehicle_def.h"
@@ -142,17 +143,25 @@ void pdk_st_step(pdk_st_state *state, const pdk_st_cmd *cmd, const pdk_st_params
                  int substeps, double *channels);
 
 /* Most vehicles pdk_st_step_batch takes at once: enough for four groups of
- * four vectorised vehicles, whose substeps the processor overlaps. */
+ * four vehicles, one per vector lane, whose substeps the processor
+ * overlaps. */
 #define PDK_ST_BATCH 16
 
 /* Steps count (1..PDK_ST_BATCH) independent vehicles together, four at a
- * time in vectors where the processor has AVX, interleaving their substeps so
- * the processor can overlap them. Each vehicle's result, state and channels,
- * is bit-identical to pdk_st_step on it alone, on any processor. Returns how
- * many of them faulted in this tick (pdk_st_step). */
+ * time in vectors, interleaving their substeps so the processor can overlap
+ * them. Each vehicle's result, state and channels, is bit-identical to
+ * pdk_st_step on it alone, on any processor. Returns how many of them
+ * faulted in this tick (pdk_st_step). */
 int pdk_st_step_batch(pdk_st_state *const *states, const pdk_st_cmd *const *cmds,
                       const pdk_st_params *const *params, double *const *channels, int count,
                       int substeps);
+
+/* pdk_st_step_batch by a chosen build of the tick (builds.h): BASELINE,
+ * or AVX2 where the processor has it (AVX512 and BEST take AVX2, the widest
+ * build the tick has). Every build gives the same bits. */
+int pdk_st_step_batch_build(pdk_st_state *const *states, const pdk_st_cmd *const *cmds,
+                            const pdk_st_params *const *params, double *const *channels,
+                            int count, int substeps, pdk_fw_build build);
 
 /* Wraps an angle into (-pi, pi]. Exact (IEEE remainder) for any finite x. */
 double pdk_st_wrap_angle(double x);

@@ -1,0 +1,705 @@
+/* One tick of the single-track model, written once for four vehicles at a
+ * time, one vehicle per lane (lanes.h): the frame rotation, loads, drive,
+ * brakes and resistances, the implicit lateral solve, the longitudinal
+ * stick/slip solve and the kinematics, repeated per substep, then the
+ * vehicles' telemetry channels. A lone vehicle is one lane, the others
+ * copies of it. Every implicit part is solved in closed form, so the cost
+ * per substep is fixed in the common case: a few divisions and one square
+ * root at most.
+ *
+ * single_track.c compiles this for the baseline instruction set and
+ * single_track_avx.c for AVX2; the two give the same bits. Each lane
+ * performs the IEEE operations of the formula on its vehicle's operands in
+ * the same order, whatever its neighbours; a branch is a select between
+ * values each computed exactly, or a branch on all lanes agreeing; the rare
+ * cases (a large turn, a wrapped heading, a contact problem that neither
+ * rolls nor rests) are solved lane by lane by scalar code. So a vehicle's
+ * state and channels depend neither on the processor nor on the fleet.
+ * (Lanes compute values that a lane's own case does not need and then drop
+ * them, so the floating-point exception flags may differ; sim never reads
+ * or traps on them.)
+ *
+ * The scheme, per substep of length h, for q = (vx, vy, r) and the body
+ * equations of motion m (dvx/dt - r vy) = Fx, m (dvy/dt + r vx) = Fy,
+ * Iz dr/dt = Mz (Pacejka, Tire and Vehicle Dynamics, ch. 1):
+ *  1. The body frame turns by the heading change t = h r. Velocities are
+ *     carried over into the new frame exactly, q* = (R(-t) (vx, vy), r):
+ *     this is the whole of the r vy and r vx terms, a rotation (its
+ *     determinant is cos^2 t + sin^2 t = 1, and it keeps |v| itself, not
+ *     only areas), so it neither adds nor removes energy; a car spinning on
+ *     ice keeps its speed, and its world-frame velocity, to rounding.
+ *     (Splitting the motion into this exact rotation and the force step is
+ *     the Lie-Trotter composition; Hairer, Lubich and Wanner, Geometric
+ *     Numerical Integration, ch. II.5.)
+ *  2. Forces act in the new frame, backward Euler: D (q1 - q*) = F for the
+ *     end velocities q1, with D = diag(m, m, Iz) / h. Lateral tyre forces
+ *     are dampers on the end velocities, F_lat = -c (n . q1) along n = n_f,
+ *     n_r (below), c frozen at the substep's start; the longitudinal forces
+ *     are Coulomb friction on the front wheel-plane speed u_f = t_f . q1 and
+ *     on vx = e_x . q1, whichever way those end up pointing.
+ * Why it cannot blow up: T(q) = h (q . D q) / 2 is the kinetic energy, and
+ * T(q1) - T(q*) = h q1 . F - h (q1 - q*) . D (q1 - q*) / 2 <= h q1 . F.
+ * Every force is dissipative at the end velocities (a damper, or Coulomb
+ * friction opposing its own contact velocity or holding it at zero), so with
+ * no drive the energy never increases, whatever the parameters and the
+ * substep; the drive adds at most its power. The linear system
+ * D + c_f n_f n_f' + c_r n_r n_r' is symmetric positive definite, so it
+ * always has a solution. The price of the splitting is a steady-state error
+ * of order h r / 2 in the centripetal balance, small against the tests'
+ * tolerance on Pacejka's steady state. */
+#ifndef PDK_SINGLE_TRACK_STEP_H
+#define PDK_SINGLE_TRACK_STEP_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "math/lanes.h" /* v4, m4, VEC, splat, sel, sqrt4, sincos4, atan2_4, ... */
+#include "math/trig.h"
+#include "sim/channels.h"
+#include "vehicle/single_track.h"
+
+#define PDK_ST_PI 3.14159265358979323846
+
+/* Above this heading change per substep (rad) sin and cos of the turn come
+ * from pdk_trig_sincos and the heading from the yaw angle, instead of a
+ * short series. */
+#define PDK_ST_SMALL_TURN_RAD 0.1
+
+/* The longitudinal contact problem of a substep once the lateral dampers are
+ * eliminated: the end speeds are affine in the front and rear forces,
+ *   u_f' = uf0 + wff Ff + wfr Fr,   vx' = vr0 + wfr Ff + wrr Fr,
+ * with W = [wff wfr; wfr wrr] = [t_f e_x]' A^-1 [t_f e_x] symmetric positive
+ * semi-definite (A is the system matrix of the implicit solve). Each axle's
+ * force lies in its range and opposes its own speed, or holds that speed at
+ * zero. The rear range includes the air drag (a resistance on vx like the
+ * others). */
+typedef struct pdk_st_contact {
+    double uf0, vr0, wff, wfr, wrr;
+    double lo_f, mid_f, hi_f;
+    double lo_r, mid_r, hi_r;
+    int straight; /* sin d == 0: u_f' == vx', one speed for both axles */
+} pdk_st_contact;
+
+typedef struct pdk_st_contact_result {
+    double ff, fr;
+    int rear_held; /* vx' is exactly zero */
+    int held;      /* some axle holds its speed at zero */
+} pdk_st_contact_result;
+
+/* Solves one lane's contact problem when neither both-forward nor
+ * both-backward sliding nor exact rest is the answer. In single_track.c. */
+void pdk_st_contact_solve(const pdk_st_contact *pb, pdk_st_contact_result *res);
+
+/* Faults a vehicle whose tick produced a non-finite value: it stays where
+ * the tick began (st still holds it) with no velocity, and its channels
+ * say so. In single_track.c. */
+void pdk_st_fault(pdk_st_state *st, const pdk_st_cmd *cmd, const pdk_st_params *p, double *ch);
+
+/* st_step_groups below as compiled for AVX2, in single_track_avx.c. */
+int pdk_st_groups_avx2(pdk_st_state *const *states, const pdk_st_cmd *const *cmds,
+                       const pdk_st_params *const *params, double *const *channels, int count,
+                       int substeps);
+
+/* Vehicles per group: one per lane. */
+#define ST_LANES PDK_LANES
+
+/* The comparisons and choices lanes.h leaves out, lane by lane with the
+ * IEEE meaning of the scalar operator (false where an operand is NaN). */
+VEC m4 st_le(v4 p, v4 q)
+{
+    return (m4)(p <= q);
+}
+
+VEC m4 st_eq(v4 p, v4 q)
+{
+    return (m4)(p == q);
+}
+
+/* The lanes whose mask is set, as bits 0..3: compiled for AVX, the one
+ * instruction that gathers the masks' sign bits (0 and -1 give the same
+ * bits either way). The tick branches on it several times a substep. */
+VEC uint32_t st_bits(m4 m)
+{
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    return (uint32_t)__builtin_ia32_movmskpd256((v4)m);
+#else
+    return bits4(m);
+#endif
+}
+
+/* Whether any lane of m is set: a rare branch runs only when a lane takes
+ * it. */
+VEC int st_any(m4 m)
+{
+    return st_bits(m) != 0u;
+}
+
+/* Whether every lane of m is set: a branch on it is predicted, so the common
+ * case goes on without waiting for the comparison. */
+VEC int st_all(m4 m)
+{
+    return st_bits(m) == (1u << ST_LANES) - 1u;
+}
+
+/* p > q ? p : q and p < q ? p : q lane by lane, which is exactly what
+ * VMAXPD and VMINPD compute (q on ties of signed zeros and on NaN). */
+VEC v4 st_max(v4 p, v4 q)
+{
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_maxpd256(p, q);
+#else
+    return max4(p, q);
+#endif
+}
+
+VEC v4 st_min(v4 p, v4 q)
+{
+#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_minpd256(p, q);
+#else
+    return sel(lt4(p, q), p, q);
+#endif
+}
+
+/* v < lo ? lo : (v > hi ? hi : v), whose inner choice is st_min(hi, v). */
+VEC v4 st_clamp(v4 v, v4 lo, v4 hi)
+{
+    return sel(lt4(v, lo), lo, st_min(hi, v));
+}
+
+/* sin and cos of the small angle t, |t| <= PDK_ST_SMALL_TURN_RAD, from their
+ * series; the first omitted terms, t^9/9! and t^10/10!, are below 3e-15 and
+ * 3e-17 there. The polynomials are split in z^2 (Estrin's scheme) so that
+ * they take fewer dependent steps: the velocities of the substep wait for
+ * them. */
+VEC void st_small_sincos(v4 t, v4 *st, v4 *ct)
+{
+    v4 z = t * t;
+    v4 z2 = z * z;
+    *st = t * ((1.0 + z * (-1.0 / 6.0)) + z2 * (1.0 / 120.0 + z * (-1.0 / 5040.0)));
+    *ct = (1.0 + z * -0.5) + z2 * ((1.0 / 24.0 + z * (-1.0 / 720.0)) + z2 * (1.0 / 40320.0));
+}
+
+/* The axle's lateral damping coefficient c (N s/m), F_lat = -c v_lat, at
+ * wheel-plane speed u and lateral slip velocity v_lat, narrowing the axle's
+ * force range [lo, hi] (and mid, its value nearest zero) where the wheels
+ * lock. The linear tyre, Fy = -C alpha with tan(alpha) = v_lat / |u|
+ * (Pacejka ch. 1), is a damper c = C / max(|u|, floor).
+ * A rolling wheel: the lateral force is capped by what the friction circle
+ * leaves beside the longitudinal force expected for the direction of
+ * travel, sqrt((mu Fz)^2 - Fx^2), so c = capacity / |v_lat| beyond it, and
+ * 0 without capacity.
+ * A locked wheel, one whose brakes (with rolling resistance) exceed the
+ * friction limit in the direction of travel, slides: its whole friction
+ * force mu Fz opposes the contact's velocity (u, v_lat) (Pacejka ch. 3,
+ * combined slip: in full sliding the force is opposite the slip velocity).
+ * So it resists u by Coulomb friction of at most mu Fz |u| / s and v_lat by
+ * a damper of at most mu Fz / s, s = |(u, v_lat)|, with the direction fixed
+ * at the substep's start.
+ * The rolling law is computed for every lane, the locked one only when some
+ * lane locks. */
+VEC v4 st_axle_damping(v4 *lo, v4 *mid, v4 *hi, v4 stiffness, v4 u, v4 v_lat, v4 cap)
+{
+    const v4 zero = splat(0.0);
+    v4 c = stiffness / st_max(abs4(u), splat(PDK_ST_SLIP_SPEED_FLOOR_MPS));
+    m4 fwd = gt4(u, zero);
+    m4 bwd = lt4(u, zero);
+    m4 locked = (fwd & st_le(*lo, -cap)) | (bwd & st_le(cap, *hi));
+    v4 est = sel(fwd, *lo, sel(bwd, *hi, *mid));
+    v4 cap2 = cap * cap - est * est;
+    m4 has_cap = gt4(cap2, zero);
+    v4 f = c * v_lat;
+    m4 saturated = has_cap & gt4(f * f, cap2);
+    if (st_all(has_cap & ~saturated & ~locked)) {
+        return c;
+    }
+    v4 rolling = c;
+    if (st_any(saturated)) {
+        rolling = sel(saturated, sqrt4(cap2) / abs4(v_lat), c);
+    }
+    rolling = keep(has_cap, rolling); /* or +0.0 without capacity */
+    if (st_any(locked)) {
+        v4 per_mps = cap / sqrt4(u * u + v_lat * v_lat);
+        v4 cap_x = per_mps * abs4(u);
+        *lo = sel(locked, -cap_x, *lo);
+        *hi = sel(locked, cap_x, *hi);
+        *mid = sel(locked, zero, *mid);
+        rolling = sel(locked, st_min(c, per_mps), rolling);
+    }
+    return rolling;
+}
+
+/* A group of vehicles during a tick: the state being advanced, the heading
+ * as a unit vector, the last substep's forces for telemetry (drag is the air
+ * drag on body x, signed), then the vehicles' constants and held commands,
+ * gathered once per tick. n of its lanes are vehicles; the rest copy the
+ * last of them. */
+typedef struct st_group {
+    v4 x, y, yaw, vx, vy, r, ax, ay;
+    v4 hc, hs;
+    v4 fz_f, fz_r, fx_f, fx_r, fy_f, fy_r, drag;
+    /* pdk_st_params */
+    v4 h, inv_h, h_per_mass, hb_per_inertia, a, b;
+    v4 static_load_f, static_load_r, transfer, stiffness_f, stiffness_r, mu_f, mu_r;
+    v4 rolling, drag_coeff, drive_force, drive_power, drive_frac_f, drive_frac_r;
+    /* pdk_st_cmd and the projections below */
+    v4 sd, cd, drive_gain, governor, governor_fade, hold_f, hold_r;
+    v4 s11, s12, s22, s_det, sf1, sf2, sr1, t_ff, t_fr, hm_cos, hm_sin, hi_a_sin, hi_a_cos;
+    v4 cg_height, steer_rad, steer_wheel, throttle, brake, gear; /* echoed as channels */
+    m4 reverse_drive; /* the sign bit where the drive pushes backward */
+    int governed;     /* some lane has a governor */
+    int n;            /* lanes holding distinct vehicles, 1..ST_LANES */
+} st_group;
+
+#define ST_GATHER(dst, src, field)                                                                 \
+    (dst) = (v4)                                                                                   \
+    {                                                                                              \
+        (src)[0]->field, (src)[1]->field, (src)[2]->field, (src)[3]->field                         \
+    }
+
+/* Loads a group's vehicles, constants and commands, and the substep's
+ * velocity response for their steering angles: with D = diag(m, m, Iz) / h,
+ * the generalised directions of the front wheel plane t_f = (cos d, sin d,
+ * a sin d), of the front and rear lateral slip n_f = (-sin d, cos d,
+ * a cos d), n_r = (0, 1, -b), and of body x e_x = (1, 0, 0):
+ * S = [n_f n_r]' D^-1 [n_f n_r] and its determinant, s_f = [n_f n_r]' D^-1 t_f,
+ * s_r = [n_f n_r]' D^-1 e_x (its second entry is 0), t_ff = t_f' D^-1 t_f,
+ * t_fr = t_f' D^-1 e_x, and D^-1 t_f, D^-1 n_f written out (hm = h/m,
+ * hi = h/Iz). The determinant of S is expanded so that it has no
+ * cancellation: h^2 (sin^2 d / m^2 + (b^2 sin^2 d + L^2 cos^2 d) / (m Iz))
+ * > 0, as n_f and n_r are never parallel. */
+VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st_cmd *const *cmd,
+                       const pdk_st_params *const *p)
+{
+    g->n = n;
+    ST_GATHER(g->x, st, x_m);
+    ST_GATHER(g->y, st, y_m);
+    ST_GATHER(g->yaw, st, yaw_rad);
+    ST_GATHER(g->vx, st, vx_mps);
+    ST_GATHER(g->vy, st, vy_mps);
+    ST_GATHER(g->r, st, yaw_rate_radps);
+    ST_GATHER(g->ax, st, ax_mps2);
+    ST_GATHER(g->ay, st, ay_mps2);
+    sincos4(g->yaw, &g->hs, &g->hc);
+    g->fz_f = g->fz_r = g->fx_f = g->fx_r = g->fy_f = g->fy_r = g->drag = splat(0.0);
+
+    v4 hi;
+    ST_GATHER(g->h, p, h_s);
+    ST_GATHER(g->inv_h, p, inv_h);
+    ST_GATHER(g->h_per_mass, p, h_per_mass);
+    ST_GATHER(hi, p, h_per_inertia);
+    ST_GATHER(g->hb_per_inertia, p, hb_per_inertia);
+    ST_GATHER(g->a, p, a_m);
+    ST_GATHER(g->b, p, b_m);
+    ST_GATHER(g->cg_height, p, cg_height_m);
+    ST_GATHER(g->static_load_f, p, static_load_front_n);
+    ST_GATHER(g->static_load_r, p, static_load_rear_n);
+    ST_GATHER(g->transfer, p, transfer_n_per_mps2);
+    ST_GATHER(g->stiffness_f, p, cornering_front_n_per_rad);
+    ST_GATHER(g->stiffness_r, p, cornering_rear_n_per_rad);
+    ST_GATHER(g->mu_f, p, mu_front);
+    ST_GATHER(g->mu_r, p, mu_rear);
+    ST_GATHER(g->rolling, p, rolling_coeff);
+    ST_GATHER(g->drag_coeff, p, drag_n_per_mps2);
+    ST_GATHER(g->drive_force, p, drive_force_n);
+    ST_GATHER(g->drive_power, p, drive_power_w);
+    ST_GATHER(g->drive_frac_f, p, drive_front_fraction);
+    ST_GATHER(g->drive_frac_r, p, drive_rear_fraction);
+
+    ST_GATHER(g->throttle, cmd, throttle_pct);
+    ST_GATHER(g->brake, cmd, brake_bar);
+    ST_GATHER(g->steer_wheel, cmd, steer_wheel_deg);
+    ST_GATHER(g->steer_rad, cmd, steer_rad);
+    ST_GATHER(g->sd, cmd, sin_steer);
+    ST_GATHER(g->cd, cmd, cos_steer);
+    ST_GATHER(g->drive_gain, cmd, drive_gain);
+    ST_GATHER(g->governor, cmd, governor_mps);
+    ST_GATHER(g->governor_fade, cmd, governor_fade_mps);
+    ST_GATHER(g->hold_f, cmd, hold_front_n);
+    ST_GATHER(g->hold_r, cmd, hold_rear_n);
+    ST_GATHER(g->gear, cmd, gear_code);
+
+    v4 hm = g->h_per_mass;
+    v4 sd = g->sd;
+    v4 cd = g->cd;
+    v4 a = g->a;
+    v4 b = g->b;
+    v4 len = a + b;
+    v4 acd = a * cd;
+    v4 asd = a * sd;
+    v4 cross = hm - hi * (a * b); /* h (1/m - a b / Iz) */
+    g->s11 = hm + hi * (acd * acd);
+    g->s12 = cd * cross;
+    g->s22 = hm + hi * (b * b);
+    g->s_det = hm * hm * (sd * sd) + hm * hi * (b * b * (sd * sd) + len * len * (cd * cd));
+    g->sf1 = hi * (acd * asd);
+    g->sf2 = sd * cross;
+    g->sr1 = -(hm * sd);
+    g->t_ff = hm + hi * (asd * asd);
+    g->t_fr = hm * cd;
+    g->hm_cos = hm * cd;
+    g->hm_sin = hm * sd;
+    g->hi_a_sin = hi * asd;
+    g->hi_a_cos = hi * acd;
+    g->reverse_drive = lt4(g->drive_gain, splat(0.0)) & INT64_MIN;
+    g->governed = st_any(gt4(g->governor, splat(0.0)));
+}
+
+/* One substep of a group. */
+VEC void st_group_substep(st_group *restrict g)
+{
+    const v4 zero = splat(0.0);
+    const v4 h = g->h;
+    const v4 sd = g->sd;
+    const v4 cd = g->cd;
+    const v4 a = g->a;
+    const v4 b = g->b;
+    const v4 r = g->r;
+    const int n = g->n;
+
+    /* 1. The frame turns by t = h r: the heading, then the velocities carried
+     * into the new frame, (vx, vy) <- R(-t) (vx, vy). The series for every
+     * lane; the lanes whose yaw leaves (-pi, pi] or whose turn is too large
+     * for the series are finished one by one. */
+    v4 turn = h * r;
+    v4 st, ct;
+    st_small_sincos(turn, &st, &ct);
+    v4 yaw = g->yaw + turn;
+    v4 hc = g->hc * ct - g->hs * st;
+    v4 hs = g->hs * ct + g->hc * st;
+    m4 wrap = gt4(yaw, splat(PDK_ST_PI)) | st_le(yaw, splat(-PDK_ST_PI));
+    m4 large =
+        ~(st_le(turn, splat(PDK_ST_SMALL_TURN_RAD)) & st_le(splat(-PDK_ST_SMALL_TURN_RAD), turn));
+    if (st_any(wrap | large)) {
+        for (int l = 0; l < ST_LANES; l++) {
+            if (l > 0 && l >= n) { /* a copy lane repeats the lane before */
+                st[l] = st[l - 1];
+                ct[l] = ct[l - 1];
+                yaw[l] = yaw[l - 1];
+                hs[l] = hs[l - 1];
+                hc[l] = hc[l - 1];
+                continue;
+            }
+            double sin_l, cos_l;
+            if (large[l]) {
+                pdk_trig_sincos(turn[l], &sin_l, &cos_l);
+                st[l] = sin_l;
+                ct[l] = cos_l;
+            }
+            if (wrap[l]) {
+                yaw[l] = pdk_st_wrap_angle(yaw[l]);
+            }
+            if (large[l]) {
+                pdk_trig_sincos(yaw[l], &sin_l, &cos_l);
+                hs[l] = sin_l;
+                hc[l] = cos_l;
+            }
+        }
+    }
+    g->yaw = yaw;
+    g->hc = hc;
+    g->hs = hs;
+    const v4 vx = ct * g->vx + st * g->vy;
+    const v4 vy = ct * g->vy - st * g->vx;
+
+    /* What the forces' laws freeze over the substep (loads, drive, the
+     * directions of travel and the damping coefficients) is taken at the
+     * substep's start, before the turn, so it does not wait for it. */
+    const v4 vx0 = g->vx;
+    const v4 vy0 = g->vy;
+
+    /* Axle loads with the quasi-static longitudinal transfer m ax h / L
+     * (Gillespie ch. 3), from the previous substep's ax. */
+    v4 transfer = g->transfer * g->ax;
+    v4 fz_f = st_max(g->static_load_f - transfer, zero);
+    v4 fz_r = st_max(g->static_load_r + transfer, zero);
+    v4 cap_f = g->mu_f * fz_f;
+    v4 cap_r = g->mu_r * fz_r;
+
+    /* Drive: pedal share of min(max force, power / speed), continuous in
+     * speed; the governors fade it out over the band below their limit. */
+    v4 speed = abs4(vx0);
+    v4 avail =
+        sel(lt4(g->drive_power, g->drive_force * speed), g->drive_power / speed, g->drive_force);
+    v4 drive = g->drive_gain * avail;
+    if (g->governed) {
+        v4 excess = (v4)((m4)vx0 ^ g->reverse_drive) - g->governor_fade;
+        m4 fading = gt4(g->governor, zero) & gt4(excess, zero);
+        drive = sel(fading, drive * st_max(zero, 1.0 - excess / PDK_ST_GOVERNOR_BAND_MPS), drive);
+    }
+    v4 d_f = st_clamp(drive * g->drive_frac_f, -cap_f, cap_f);
+    v4 d_r = st_clamp(drive * g->drive_frac_r, -cap_r, cap_r);
+
+    /* Brakes, parking pawl and rolling resistance as Coulomb friction: each
+     * axle's admissible longitudinal force is its drive d plus a resistance
+     * of at most res opposing the motion, within the friction limit +-cap;
+     * lo applies while the axle rolls forward, hi while it rolls backward,
+     * and at rest any value between; mid is the value nearest zero, the
+     * force of a wheel whose brake holds its own drive torque. Then the
+     * lateral dampers with the friction circle, from the contacts'
+     * velocities: the front wheel plane's speed u_f and lateral slip
+     * velocity, the rear's (its speed is vx). */
+    v4 w_f0 = vy0 + a * r;
+    v4 res_f = g->hold_f + g->rolling * fz_f;
+    v4 res_r = g->hold_r + g->rolling * fz_r;
+    v4 lo_f = st_max(d_f - res_f, -cap_f);
+    v4 hi_f = st_min(d_f + res_f, cap_f);
+    v4 mid_f = st_clamp(zero, lo_f, hi_f);
+    v4 lo_r = st_max(d_r - res_r, -cap_r);
+    v4 hi_r = st_min(d_r + res_r, cap_r);
+    v4 mid_r = st_clamp(zero, lo_r, hi_r);
+    v4 c_f = st_axle_damping(&lo_f, &mid_f, &hi_f, g->stiffness_f, cd * vx0 + sd * w_f0,
+                             cd * w_f0 - sd * vx0, cap_f);
+    v4 c_r = st_axle_damping(&lo_r, &mid_r, &hi_r, g->stiffness_r, vx0, vy0 - b * r, cap_r);
+
+    /* The same velocities in the new frame, for the solve. */
+    v4 w_f = vy + a * r;
+    v4 u_f = cd * vx + sd * w_f;
+    v4 vlat_f = cd * w_f - sd * vx;
+    v4 vlat_r = vy - b * r;
+
+    /* 2. The implicit solve. A = D + N C N' with N = [n_f n_r], C =
+     * diag(c_f, c_r); for any right-hand side, A^-1 = D^-1 - D^-1 N K N'
+     * D^-1 with K = (I + C S)^-1 C (Sherman-Morrison-Woodbury; Golub and
+     * Van Loan, Matrix Computations, 2.1.4), S = N' D^-1 N (st_group_load).
+     * det(I + C S) = 1 + c_f s11 + c_r s22 + c_f c_r det S >= 1. The lateral
+     * forces are F_lat = -K (v_lat* + s_f Ff + s_r Fr): (l1, l2) = K v_lat*,
+     * (m1, m2) = K s_f, (n1, n2) = K s_r. */
+    v4 cfs = c_f * g->s11;
+    v4 crs = c_r * g->s22;
+    v4 cfcr = c_f * c_r;
+    v4 inv_det = 1.0 / (1.0 + cfs + crs + cfcr * g->s_det);
+    v4 k11 = c_f * (1.0 + crs) * inv_det;
+    v4 k22 = c_r * (1.0 + cfs) * inv_det;
+    v4 k12 = -(cfcr * g->s12) * inv_det;
+    v4 l1 = k11 * vlat_f + k12 * vlat_r;
+    v4 l2 = k12 * vlat_f + k22 * vlat_r;
+    v4 m1 = k11 * g->sf1 + k12 * g->sf2;
+    v4 m2 = k12 * g->sf1 + k22 * g->sf2;
+    v4 n1 = k11 * g->sr1;
+    v4 n2 = k12 * g->sr1;
+
+    /* The longitudinal contact problem (pdk_st_contact): air drag k vx^2
+     * is a resistance on vx like rolling resistance, so it never reverses
+     * the car within a substep. Both axles rolling forward, both rolling
+     * backward, and rest held by nothing at all are answered here; any
+     * other lane by pdk_st_contact_solve. */
+    v4 drag = g->drag_coeff * vx * vx;
+    v4 uf0 = u_f - (g->sf1 * l1 + g->sf2 * l2);
+    v4 vr0 = vx - g->sr1 * l1;
+    v4 wff = g->t_ff - (g->sf1 * m1 + g->sf2 * m2);
+    v4 wfr = g->t_fr - g->sr1 * m1;
+    v4 wrr = g->h_per_mass - g->sr1 * n1;
+    v4 lo_rd = lo_r - drag;
+    v4 hi_rd = hi_r + drag;
+    m4 fwd = gt4(uf0 + wff * lo_f + wfr * lo_rd, zero) & gt4(vr0 + wfr * lo_f + wrr * lo_rd, zero);
+    v4 ff = lo_f;
+    v4 fr = lo_rd;
+    m4 held = {0, 0, 0, 0};
+    m4 rear_held = {0, 0, 0, 0};
+    if (!st_all(fwd)) {
+        m4 bwd = ~fwd & lt4(uf0 + wff * hi_f + wfr * hi_rd, zero) &
+                 lt4(vr0 + wfr * hi_f + wrr * hi_rd, zero);
+        m4 rest = ~fwd & ~bwd & st_eq(vx, zero) & st_eq(vy, zero) & st_eq(r, zero) &
+                  st_le(lo_f, zero) & st_le(zero, hi_f) & st_le(lo_rd, zero) & st_le(zero, hi_rd);
+        ff = sel(fwd, lo_f, sel(bwd, hi_f, zero));
+        fr = sel(fwd, lo_rd, sel(bwd, hi_rd, zero));
+        held = rest;
+        rear_held = rest;
+        m4 other = ~(fwd | bwd | rest);
+        if (st_any(other)) {
+            v4 mid_rd = st_clamp(zero, lo_rd, hi_rd);
+            for (int l = 0; l < ST_LANES; l++) {
+                if (l > 0 && l >= n) {
+                    ff[l] = ff[l - 1];
+                    fr[l] = fr[l - 1];
+                    held[l] = held[l - 1];
+                    rear_held[l] = rear_held[l - 1];
+                    continue;
+                }
+                if (other[l]) {
+                    pdk_st_contact pb = {
+                        .uf0 = uf0[l],
+                        .vr0 = vr0[l],
+                        .wff = wff[l],
+                        .wfr = wfr[l],
+                        .wrr = wrr[l],
+                        .lo_f = lo_f[l],
+                        .mid_f = mid_f[l],
+                        .hi_f = hi_f[l],
+                        .lo_r = lo_rd[l],
+                        .mid_r = mid_rd[l],
+                        .hi_r = hi_rd[l],
+                        .straight = sd[l] == 0.0,
+                    };
+                    pdk_st_contact_result cr;
+                    pdk_st_contact_solve(&pb, &cr);
+                    ff[l] = cr.ff;
+                    fr[l] = cr.fr;
+                    held[l] = cr.held ? -1 : 0;
+                    rear_held[l] = cr.rear_held ? -1 : 0;
+                }
+            }
+        }
+    }
+    v4 ffl = -(l1 + m1 * ff + n1 * fr);
+    v4 frl = -(l2 + m2 * ff + n2 * fr);
+    v4 vx_new = vx + g->hm_cos * ff + g->h_per_mass * fr - g->hm_sin * ffl;
+    v4 vy_new = vy + g->hm_sin * ff + g->hm_cos * ffl + g->h_per_mass * frl;
+    v4 r_new = r + g->hi_a_sin * ff + g->hi_a_cos * ffl - g->hb_per_inertia * frl;
+    if (st_any(held)) {
+        /* A held axle: static friction keeps a creep at exact rest. */
+        vx_new = sel(rear_held, zero, vx_new);
+        m4 resting = held & st_le(abs4(vx_new), splat(PDK_ST_REST_SPEED_MPS)) &
+                     st_le(abs4(vy_new), splat(PDK_ST_REST_SPEED_MPS)) &
+                     st_le(abs4(r_new), splat(PDK_ST_REST_YAW_RATE_RADPS));
+        vx_new = sel(resting, zero, vx_new);
+        vy_new = sel(resting, zero, vy_new);
+        r_new = sel(resting, zero, r_new);
+    }
+
+    /* The CG acceleration in the (new) body frame is the force over the
+     * mass: the frame's rotation is already in q*. */
+    g->ax = (vx_new - vx) * g->inv_h;
+    g->ay = (vy_new - vy) * g->inv_h;
+    g->vx = vx_new;
+    g->vy = vy_new;
+    g->r = r_new;
+
+    /* The new velocities rotated into the world by the new heading. */
+    g->x += h * (vx_new * hc - vy_new * hs);
+    g->y += h * (vx_new * hs + vy_new * hc);
+
+    v4 fx_r = st_clamp(fr, lo_r, hi_r);
+    g->fz_f = fz_f;
+    g->fz_r = fz_r;
+    g->fx_f = ff;
+    g->fx_r = fx_r;
+    g->fy_f = ffl;
+    g->fy_r = frl;
+    g->drag = fr - fx_r;
+}
+
+/* Values whose magnitude is below PDK_ST_NEGLIGIBLE as exactly zero. */
+VEC v4 st_negligible_to_zero(v4 x)
+{
+    return sel(lt4(abs4(x), splat(PDK_ST_NEGLIGIBLE)), splat(0.0), x);
+}
+
+/* Writes the tick's end state back and the telemetry of the group's first
+ * n lanes, once per tick; returns how many of them faulted. A lane faults
+ * when any of its state values is infinite or NaN, or its speed overflows
+ * (|v| > 1e154 m/s, which only a corrupted state can reach): x - x is 0 for
+ * every finite x and NaN otherwise. Slip angles follow ISO 8855: the angle
+ * from the wheel plane to the contact's velocity, positive to the left, with
+ * the force law's speed floor. */
+VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_cmd *const *cmd,
+                       const pdk_st_params *const *p, double *const *chs)
+{
+    const v4 zero = splat(0.0);
+    v4 v2 = g->vx * g->vx + g->vy * g->vy;
+    v4 broken_sum = (((g->x - g->x) + (g->y - g->y)) + ((g->yaw - g->yaw) + (g->vx - g->vx))) +
+                    (((g->vy - g->vy) + (g->r - g->r)) + ((g->ax - g->ax) + (g->ay - g->ay))) +
+                    (v2 - v2);
+    m4 broken = ~st_eq(broken_sum, zero);
+    v4 vx = g->vx;
+    v4 vy = st_negligible_to_zero(g->vy);
+    v4 r = st_negligible_to_zero(g->r);
+    v4 ax = st_negligible_to_zero(g->ax);
+    v4 ay = st_negligible_to_zero(g->ay);
+    v4 w_f = vy + g->a * r;
+    v4 u_f = g->cd * vx + g->sd * w_f;
+    v4 vlat_f = g->cd * w_f - g->sd * vx;
+    v4 rolling = g->rolling * (g->fz_f * g->cd + g->fz_r);
+    v4 rolling_ch = sel(gt4(vx, zero), -rolling, sel(lt4(vx, zero), rolling, zero));
+    v4 speed = sqrt4(vx * vx + vy * vy);
+    v4 floor_mps = splat(PDK_ST_SLIP_SPEED_FLOOR_MPS);
+    v4 slip_f = atan2_4(vlat_f, st_max(abs4(u_f), floor_mps));
+    v4 slip_r = atan2_4(vy - g->b * r, st_max(abs4(vx), floor_mps));
+    int faults = 0;
+    for (int l = 0; l < g->n; l++) {
+        pdk_st_state *s = st[l];
+        double *ch = chs[l];
+        if (broken[l]) {
+            /* The state still holds where the tick began. */
+            pdk_st_fault(s, cmd[l], p[l], ch);
+            faults++;
+            continue;
+        }
+        s->x_m = g->x[l];
+        s->y_m = g->y[l];
+        s->yaw_rad = g->yaw[l];
+        s->vx_mps = vx[l];
+        s->vy_mps = vy[l];
+        s->yaw_rate_radps = r[l];
+        s->ax_mps2 = ax[l];
+        s->ay_mps2 = ay[l];
+        ch[PDK_CH_POS_X] = g->x[l];
+        ch[PDK_CH_POS_Y] = g->y[l];
+        ch[PDK_CH_POS_Z] = g->cg_height[l];
+        ch[PDK_CH_YAW] = g->yaw[l];
+        ch[PDK_CH_SPEED] = speed[l];
+        ch[PDK_CH_VEL_X] = vx[l];
+        ch[PDK_CH_VEL_Y] = vy[l];
+        ch[PDK_CH_YAW_RATE] = r[l];
+        ch[PDK_CH_ACCEL_X] = ax[l];
+        ch[PDK_CH_ACCEL_Y] = ay[l];
+        ch[PDK_CH_STEER_ANGLE] = g->steer_rad[l];
+        ch[PDK_CH_STEER_WHEEL] = g->steer_wheel[l];
+        ch[PDK_CH_THROTTLE] = g->throttle[l];
+        ch[PDK_CH_BRAKE] = g->brake[l];
+        ch[PDK_CH_GEAR] = g->gear[l];
+        ch[PDK_CH_TYRE_LOAD_F] = g->fz_f[l];
+        ch[PDK_CH_TYRE_LOAD_R] = g->fz_r[l];
+        ch[PDK_CH_SLIP_ANGLE_F] = slip_f[l];
+        ch[PDK_CH_SLIP_ANGLE_R] = slip_r[l];
+        ch[PDK_CH_FORCE_X_F] = g->fx_f[l];
+        ch[PDK_CH_FORCE_X_R] = g->fx_r[l];
+        ch[PDK_CH_FORCE_Y_F] = g->fy_f[l];
+        ch[PDK_CH_FORCE_Y_R] = g->fy_r[l];
+        ch[PDK_CH_DRAG] = g->drag[l];
+        ch[PDK_CH_ROLLING] = rolling_ch[l];
+        ch[PDK_CH_FAULTED] = 0.0;
+    }
+    return faults;
+}
+
+/* Steps count (1..PDK_ST_BATCH) vehicles in groups of ST_LANES, the last
+ * group's spare lanes copies of its last vehicle; the groups' substeps are
+ * interleaved, as each is one long dependency chain through its divisions
+ * and the processor overlaps independent ones. Returns how many faulted. */
+VEC int st_step_groups(pdk_st_state *const *states, const pdk_st_cmd *const *cmds,
+                       const pdk_st_params *const *params, double *const *channels, int count,
+                       int substeps)
+{
+    st_group gs[(PDK_ST_BATCH + ST_LANES - 1) / ST_LANES];
+    int groups = (count + ST_LANES - 1) / ST_LANES;
+    for (int j = 0; j < groups; j++) {
+        int first = j * ST_LANES;
+        int n = count - first < ST_LANES ? count - first : ST_LANES;
+        pdk_st_state *st[ST_LANES];
+        const pdk_st_cmd *cm[ST_LANES];
+        const pdk_st_params *pa[ST_LANES];
+        for (int l = 0; l < ST_LANES; l++) {
+            int v = first + (l < n ? l : n - 1);
+            st[l] = states[v];
+            cm[l] = cmds[v];
+            pa[l] = params[v];
+        }
+        st_group_load(&gs[j], n, st, cm, pa);
+    }
+    for (int i = 0; i < substeps; i++) {
+        for (int j = 0; j < groups; j++) {
+            st_group_substep(&gs[j]);
+        }
+    }
+    int faults = 0;
+    for (int j = 0; j < groups; j++) {
+        int first = j * ST_LANES;
+        faults +=
+            st_group_store(&gs[j], &states[first], &cmds[first], &params[first], &channels[first]);
+    }
+    return faults;
+}
+
+#endif
