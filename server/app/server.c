@@ -21,6 +21,7 @@
 #include "run.h"
 #include "script.h"
 #include "server_internal.h"
+#include "server_request.h"
 #include "world_mem.h"
 
 pdk_server_config pdk_server_config_default(void)
@@ -55,7 +56,7 @@ static bool refuse_viewer(pdk_server *srv, pdk_server_conn *c, const Paddock__V1
     snprintf(msg, sizeof(msg),
              "this connection said Hello as a viewer: a viewer watches and may not send %s",
              pdk_wire_frame_body_name(f->body_case));
-    pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
+    pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
     return true;
 }
 
@@ -67,10 +68,10 @@ static const pdk_server_request *const topics[] = {
     pdk_server_control_requests, pdk_server_stats_requests,   pdk_server_recording_requests,
 };
 
-static const pdk_server_request *request_for(Paddock__V1__Frame__BodyCase bc)
+const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc)
 {
     for (size_t t = 0; t < sizeof(topics) / sizeof(topics[0]); t++)
-        for (const pdk_server_request *r = topics[t]; r->handle; r++)
+        for (const pdk_server_request *r = topics[t]; r->handle || r->handle_server; r++)
             if (r->body == bc)
                 return r;
     return NULL;
@@ -87,17 +88,26 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
                       "the first frame on a connection must be Hello with protocol_version 1");
         return;
     }
-    const pdk_server_request *r = request_for(f->body_case);
+    const pdk_server_request *r = pdk_server_request_for(f->body_case);
     if (!r) {
         char msg[128];
         snprintf(msg, sizeof(msg), "'%s' is not a request a client may send",
                  pdk_wire_frame_body_name(f->body_case));
-        pdk_server_send_error(srv, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
+        pdk_server_send_error(&srv->out, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
         return;
     }
     if (r->changes && refuse_viewer(srv, c, f))
         return;
-    r->handle(srv, c, f);
+    pdk_request rq = {.c = c,
+                      .f = f,
+                      .out = &srv->out,
+                      .cfg = &srv->cfg,
+                      .table = &srv->table,
+                      .sched = &srv->sched};
+    if (r->handle)
+        r->handle(&rq);
+    else
+        r->handle_server(srv, &rq);
 }
 
 static void on_open(pdk_conn *conn, void *ud)
@@ -162,11 +172,11 @@ static void on_close(pdk_conn *conn, void *ud)
     /* Its subscriptions and pending replies go first, then its step leases
      * lapse (which may apply other connections' inputs at once). */
     c->eof = false;
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        if (srv->sessions[i].worker.busy)
-            forget_later(&srv->sessions[i], c->id);
+    for (size_t i = 0; i < srv->table.n; i++) {
+        if (srv->table.items[i].worker.busy)
+            forget_later(&srv->table.items[i], c->id);
         else
-            pdk_session_forget_conn(srv->sessions[i].session, c->id);
+            pdk_session_forget_conn(srv->table.items[i].session, c->id);
     }
     pdk_server_stats_forget_conn(srv, c->id);
     pdk_server_controls_forget_conn(srv, c->id);
@@ -241,7 +251,7 @@ static int start_demo(pdk_server *srv)
 static void on_live(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
-    pdk_server_slot *slot = pdk_server_session_find(srv, srv->demo_session);
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, srv->demo_session);
     if (!slot)
         return;
     const pdk_world *w = pdk_session_world(slot->session);
@@ -280,8 +290,8 @@ static void on_signal(uv_signal_t *sig, int signum)
         printf("\n");
     printf("paddockd: %s, stopping\n", signum == SIGINT ? "interrupted" : "terminated");
     fflush(stdout);
-    while (srv->n_sessions > 0)
-        pdk_server_session_close(srv, &srv->sessions[srv->n_sessions - 1]);
+    while (srv->table.n > 0)
+        pdk_server_session_close(srv, &srv->table.items[srv->table.n - 1]);
     pdk_server_recording_stop(srv);
     pdk_listener_close(srv->net);
     srv->net = NULL;
@@ -407,7 +417,7 @@ out:
     for (size_t i = 0; i < srv->n_conns; i++)
         free(srv->conns[i]);
     free(srv->conns);
-    free(srv->sessions);
+    free(srv->table.items);
     free(srv->stats.subs);
     free(srv->streams.items);
     free(srv->controls.items);

@@ -11,17 +11,17 @@
 #include "net.h"
 
 typedef struct pdk_server_config {
-    const char *listen;          /* "127.0.0.1:7420"; port 0 picks one */
-    const char *db_path;         /* SQLite file */
+    const char *listen;  /* "127.0.0.1:7420"; port 0 picks one */
+    const char *db_path; /* SQLite file */
     const char *presets_dir;
     const char *migrations_dir;
-    const char *demo_script;     /* non-NULL: host a demo session driving it */
-    const char *demo_vehicle;    /* preset for the demo car */
+    const char *demo_script;  /* non-NULL: host a demo session driving it */
+    const char *demo_vehicle; /* preset for the demo car */
     int max_sessions;
-    size_t max_world_bytes;      /* all sessions' worlds together; default 4 GiB */
-    int max_catchup_ticks;       /* ticks run per wake-up before deadlines are dropped */
-    uint64_t tick_spin_ns;       /* wake this early and spin to the deadline; 0: no spin */
-    uint64_t max_fast_ticks;     /* a fast session pauses after this many ticks */
+    size_t max_world_bytes;  /* all sessions' worlds together; default 4 GiB */
+    int max_catchup_ticks;   /* ticks run per wake-up before deadlines are dropped */
+    uint64_t tick_spin_ns;   /* wake this early and spin to the deadline; 0: no spin */
+    uint64_t max_fast_ticks; /* a fast session pauses after this many ticks */
     pdk_net_limits limits;
 } pdk_server_config;
 

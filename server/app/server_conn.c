@@ -30,24 +30,24 @@ pdk_server_conn *pdk_server_conn_find(pdk_server *srv, uint64_t id)
     return lo < srv->n_conns && srv->conns[lo]->id == id ? srv->conns[lo] : NULL;
 }
 
-void pdk_server_send_frame(pdk_server *srv, pdk_conn *conn, const Paddock__V1__Frame *frame)
+void pdk_server_send_frame(pdk_buf *out, pdk_conn *conn, const Paddock__V1__Frame *frame)
 {
-    pdk_buf_reset(&srv->out);
-    if (pdk_wire_frame_append(&srv->out, frame) != PDK_OK) {
+    pdk_buf_reset(out);
+    if (pdk_wire_frame_append(out, frame) != PDK_OK) {
         pdk_conn_fail(conn, frame->request_id, PDK_ERR_NO_MEMORY, "reply could not be encoded");
         return;
     }
-    if (pdk_conn_send(conn, srv->out.data, srv->out.len) == PDK_ERR_FRAME_TOO_LARGE)
+    if (pdk_conn_send(conn, out->data, out->len) == PDK_ERR_FRAME_TOO_LARGE)
         pdk_conn_fail(conn, frame->request_id, PDK_ERR_FRAME_TOO_LARGE,
                       "the reply is larger than the frame limit");
 }
 
-void pdk_server_send_error(pdk_server *srv, pdk_conn *conn, uint64_t request_id, pdk_error code,
+void pdk_server_send_error(pdk_buf *out, pdk_conn *conn, uint64_t request_id, pdk_error code,
                            const char *message)
 {
-    pdk_buf_reset(&srv->out);
-    if (pdk_wire_error_append(&srv->out, request_id, code, message) == PDK_OK)
-        pdk_conn_send(conn, srv->out.data, srv->out.len);
+    pdk_buf_reset(out);
+    if (pdk_wire_error_append(out, request_id, code, message) == PDK_OK)
+        pdk_conn_send(conn, out->data, out->len);
 }
 
 void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id, pdk_error code,
@@ -55,10 +55,10 @@ void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id,
 {
     pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
     if (c)
-        pdk_server_send_error(srv, c->conn, request_id, code, message);
+        pdk_server_send_error(&srv->out, c->conn, request_id, code, message);
 }
 
-void pdk_server_send_ok(pdk_server *srv, pdk_conn *conn, uint64_t request_id, uint64_t tick)
+void pdk_server_send_ok(pdk_buf *out, pdk_conn *conn, uint64_t request_id, uint64_t tick)
 {
     Paddock__V1__Ok ok = PADDOCK__V1__OK__INIT;
     ok.tick = tick;
@@ -66,10 +66,10 @@ void pdk_server_send_ok(pdk_server *srv, pdk_conn *conn, uint64_t request_id, ui
     f.request_id = request_id;
     f.body_case = PADDOCK__V1__FRAME__BODY_OK;
     f.ok = &ok;
-    pdk_server_send_frame(srv, conn, &f);
+    pdk_server_send_frame(out, conn, &f);
 }
 
-bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
+bool pdk_server_text_ok(pdk_buf *out, pdk_conn *conn, uint64_t rid, const char *field,
                         const char *text, size_t max)
 {
     const unsigned char *p = (const unsigned char *)text;
@@ -99,22 +99,22 @@ bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const cha
         return true;
     char msg[160];
     snprintf(msg, sizeof(msg), "%s %s (at most %zu bytes of UTF-8 text)", field, why, max);
-    pdk_server_send_error(srv, conn, rid, PDK_ERR_INVALID_ARGUMENT, msg);
+    pdk_server_send_error(out, conn, rid, PDK_ERR_INVALID_ARGUMENT, msg);
     return false;
 }
 
-bool pdk_server_sub_room(pdk_server *srv, pdk_server_conn *c, uint64_t request_id)
+bool pdk_server_sub_room(pdk_buf *out, pdk_server_conn *c, uint64_t request_id)
 {
     if (c->n_subs < PDK_SERVER_CONN_MAX_SUBS)
         return true;
     char msg[96];
     snprintf(msg, sizeof(msg), "this connection already holds %d subscriptions",
              PDK_SERVER_CONN_MAX_SUBS);
-    pdk_server_send_error(srv, c->conn, request_id, PDK_ERR_CAPACITY, msg);
+    pdk_server_send_error(out, c->conn, request_id, PDK_ERR_CAPACITY, msg);
     return false;
 }
 
-void pdk_server_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error code,
+void pdk_server_refuse(pdk_buf *out, pdk_server_conn *c, uint64_t rid, pdk_error code,
                        const char *fmt, ...)
 {
     char msg[512];
@@ -122,5 +122,5 @@ void pdk_server_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_er
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    pdk_server_send_error(srv, c->conn, rid, code, msg);
+    pdk_server_send_error(out, c->conn, rid, code, msg);
 }

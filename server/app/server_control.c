@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "server_internal.h"
+#include "server_request.h"
 
 /* The requester must hold a lockstep session's step lease; else a reply
  * naming who does (BUSY) or that nobody does (NOT_FOUND). */
@@ -20,11 +21,11 @@ static bool holds_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid,
     if (slot->lease.conn_id == c->id)
         return true;
     if (slot->lease.conn_id != 0)
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "the step lease of session %" PRIu64 " is held by %s", slot->id,
                           slot->lease.holder);
     else
-        pdk_server_refuse(srv, c, rid, PDK_ERR_NOT_FOUND,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_NOT_FOUND,
                           "%s does not hold the step lease of lockstep session %" PRIu64
                           " (nobody does): take it first (take_step_lease)%s%s",
                           c->holder, slot->id, slot->sched.pause == PDK_PAUSE_LEASE ? "; " : "",
@@ -37,7 +38,7 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
 {
     if (slot->sched.timing != PDK_TIMING_LOCKSTEP) {
         pdk_server_refuse(
-            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            &srv->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
             "session %" PRIu64 " is not lockstep: the step lease is lockstep's (set_timing "
             "TIMING_MODE_LOCKSTEP first)%s%s",
             slot->id, slot->sched.timing_reason[0] ? "; " : "", slot->sched.timing_reason);
@@ -45,7 +46,7 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
     }
     uint32_t ms = m && m->deadline_ms ? m->deadline_ms : PDK_SERVER_LEASE_DEFAULT_MS;
     if (ms < PDK_SERVER_LEASE_MIN_MS || ms > PDK_SERVER_LEASE_MAX_MS) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "deadline_ms %u is outside %u..%u (0: the default, %u)", ms,
                           PDK_SERVER_LEASE_MIN_MS, PDK_SERVER_LEASE_MAX_MS,
                           PDK_SERVER_LEASE_DEFAULT_MS);
@@ -54,7 +55,7 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
     int policy = m ? (int)m->on_lapse : 0;
     if (policy != PADDOCK__V1__LAPSE_POLICY__LAPSE_PAUSE &&
         policy != PADDOCK__V1__LAPSE_POLICY__LAPSE_REALTIME) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
                           "on_lapse %d is not a LapsePolicy (0 LAPSE_PAUSE, 1 LAPSE_REALTIME)",
                           policy);
         return;
@@ -64,7 +65,7 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
         double left = slot->steps.owed               ? slot->lease.deadline_ms
                       : slot->lease.expires_ns > now ? (double)(slot->lease.expires_ns - now) / 1e6
                                                      : 0.0;
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "the step lease of session %" PRIu64
                           " is held by %s (it lapses %.0f ms after "
                           "its last step)",
@@ -90,19 +91,20 @@ static void start_steps(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_s
 {
     uint64_t tick = pdk_server_slot_tick(slot);
     if (slot->steps.owed) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "session %" PRIu64 " is still stepping to tick %" PRIu64
                           " for connection %" PRIu64,
                           slot->id, slot->steps.to, slot->steps.conn_id);
         return;
     }
     if (slot->sched.pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " takes no steps: %s",
-                          slot->id, slot->sched.pause_reason);
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_CLOSED,
+                          "session %" PRIu64 " takes no steps: %s", slot->id,
+                          slot->sched.pause_reason);
         return;
     }
     if (slot->replay.player && target > pdk_player_end_tick(slot->replay.player)) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "session %" PRIu64 " replays session %" PRIu64 " up to tick %" PRIu64
                           "; tick %" PRIu64 " is past it",
                           slot->id, slot->replay.of, pdk_player_end_tick(slot->replay.player),
@@ -154,19 +156,20 @@ static void do_pause(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_serv
 static void do_resume(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot)
 {
     if (slot->steps.owed) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "session %" PRIu64 " is stepping to tick %" PRIu64
                           "; resume once the step is answered",
                           slot->id, slot->steps.to);
         return;
     }
     if (slot->sched.pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED, "session %" PRIu64 " cannot resume: %s",
-                          slot->id, slot->sched.pause_reason);
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_CLOSED,
+                          "session %" PRIu64 " cannot resume: %s", slot->id,
+                          slot->sched.pause_reason);
         return;
     }
     if (slot->sched.pause == PDK_PAUSE_REPLAY_END) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "session %" PRIu64 " cannot resume: %s; seek back to play again",
                           slot->id, slot->sched.pause_reason);
         return;
@@ -205,13 +208,13 @@ static void set_timing(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
 {
     pdk_timing t;
     if (!timing_from_pb(mode, &t)) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "set_timing %d is not a TimingMode (1 REALTIME, 2 FAST, 3 LOCKSTEP)",
                           mode);
         return;
     }
     if (slot->steps.owed) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "session %" PRIu64 " is stepping to tick %" PRIu64
                           "; change its timing once the step is answered",
                           slot->id, slot->steps.to);
@@ -222,7 +225,7 @@ static void set_timing(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
     slot->sched.timing = t;
     slot->sched.timing_reason[0] = '\0';
     pdk_server_rebase(slot);
-    pdk_server_settle_inputs(srv, slot);
+    pdk_server_settle_inputs(slot);
     pdk_server_arm_lease_timer(srv);
     pdk_server_reschedule(srv);
     pdk_server_reply_control(srv, c->conn, rid, slot);
@@ -249,13 +252,13 @@ static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
                           bool reset, uint64_t seed)
 {
     if (slot->sched.pause == PDK_PAUSE_LIMIT) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_CLOSED,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_CLOSED,
                           "session %" PRIu64 " is paused and takes no inputs: %s", slot->id,
                           slot->sched.pause_reason);
         return;
     }
     if (!remember_control(srv, c->id, rid, slot->id)) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_NO_MEMORY, "out of memory");
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_NO_MEMORY, "out of memory");
         return;
     }
     pdk_reply_to to = {.conn_id = c->id, .request_id = rid};
@@ -263,12 +266,12 @@ static void queue_control(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     pdk_error e = pdk_session_queue_input(slot->session, &in, to);
     if (e != PDK_OK) {
         srv->controls.n--;
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "too many inputs are waiting for the next tick");
         return;
     }
     c->pending++;
-    pdk_server_settle_inputs(srv, slot);
+    pdk_server_settle_inputs(slot);
 }
 
 /* The actions that command a session (a replay refuses them). */
@@ -287,7 +290,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
 {
     if (!slot->replay.player) {
         pdk_server_refuse(
-            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            &srv->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
             "session %" PRIu64 " is not a replay: %s is a replay's (open one with ReplayOpen)",
             slot->id,
             m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_SEEK ? "seek" : "speed");
@@ -295,7 +298,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     }
     if (m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_SPEED) {
         if (!isfinite(m->speed) || m->speed < 0.01 || m->speed > 1000.0) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+            pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                               "speed %g is outside 0.01..1000 (a multiple of real time)", m->speed);
             return;
         }
@@ -305,7 +308,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
         return;
     }
     if (slot->steps.owed) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_BUSY,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_BUSY,
                           "session %" PRIu64 " is stepping to tick %" PRIu64
                           "; seek once the step is answered",
                           slot->id, slot->steps.to);
@@ -314,7 +317,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     pdk_recording_info ri;
     pdk_recording_info_get(slot->replay.rec, &ri);
     if (m->seek < ri.start_tick || m->seek > ri.last_tick) {
-        pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "tick %" PRIu64 " is outside the recording of session %" PRIu64
                           " (%" PRIu64 "..%" PRIu64 ")",
                           m->seek, slot->replay.of, ri.start_tick, ri.last_tick);
@@ -323,15 +326,17 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     pdk_server_replay_seek(srv, c, rid, slot, m->seek);
 }
 
-static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
-                                      const Paddock__V1__Frame *f)
+static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__SessionControl *m = f->session_control;
     uint64_t rid = f->request_id;
-    pdk_server_slot *slot = pdk_server_need_session(srv, c->conn, rid, m->session_id);
+    pdk_server_slot *slot =
+        pdk_server_need_session(rq->table, rq->out, c->conn, rid, m->session_id);
     if (!slot)
         return;
-    if (commands(m->action_case) && pdk_server_refuse_replay(srv, c->conn, rid, slot))
+    if (commands(m->action_case) && pdk_server_refuse_replay(rq->out, c->conn, rid, slot))
         return;
     uint64_t tick = pdk_server_slot_tick(slot);
     switch (m->action_case) {
@@ -343,15 +348,15 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_STEP:
         if (m->step < 1 || m->step > PDK_SERVER_STEP_MAX) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE, "step %u is outside 1..%u ticks",
-                              m->step, PDK_SERVER_STEP_MAX);
+            pdk_server_refuse(rq->out, c, rid, PDK_ERR_OUT_OF_RANGE,
+                              "step %u is outside 1..%u ticks", m->step, PDK_SERVER_STEP_MAX);
             break;
         }
         start_steps(srv, c, rid, slot, tick + m->step);
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RUN_TO_TICK:
         if (m->run_to_tick < tick || m->run_to_tick - tick > PDK_SERVER_STEP_MAX) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_OUT_OF_RANGE,
+            pdk_server_refuse(rq->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                               "run_to_tick %" PRIu64 " must be from session %" PRIu64
                               "'s tick %" PRIu64 " to %u ticks after it",
                               m->run_to_tick, slot->id, tick, PDK_SERVER_STEP_MAX);
@@ -374,7 +379,7 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RELEASE_STEP_LEASE:
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RENEW_STEP_LEASE:
         if (slot->lease.conn_id != c->id) {
-            pdk_server_refuse(srv, c, rid, PDK_ERR_NOT_FOUND,
+            pdk_server_refuse(rq->out, c, rid, PDK_ERR_NOT_FOUND,
                               "%s does not hold the step lease of session %" PRIu64 "%s%s",
                               c->holder, slot->id, slot->lease.conn_id ? ": " : "",
                               slot->lease.conn_id ? slot->lease.holder : "");
@@ -389,7 +394,7 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
             pdk_server_steps_abort(srv, slot, PDK_ERR_CLOSED, why);
             memset(&slot->lease, 0, sizeof(slot->lease));
             pdk_server_arm_lease_timer(srv);
-            pdk_server_settle_inputs(srv, slot);
+            pdk_server_settle_inputs(slot);
         }
         pdk_server_reply_control(srv, c->conn, rid, slot);
         break;
@@ -399,7 +404,7 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
         break;
     default:
         pdk_server_refuse(
-            srv, c, rid, PDK_ERR_INVALID_ARGUMENT,
+            rq->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
             "the SessionControl carries no action: set one of pause, resume, step, "
             "run_to_tick, reset, reseed, set_timing, take_step_lease, release_step_lease, "
             "renew_step_lease, seek or speed");
@@ -407,8 +412,13 @@ static void pdk_server_handle_control(pdk_server *srv, pdk_server_conn *c,
     }
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them). SessionControl sees
+ * the whole server: pausing, stepping, timing and seeking re-arm the
+ * scheduler's timers and leases on the loop, and a seek hands the session
+ * to a worker. */
 const pdk_server_request pdk_server_control_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_SESSION_CONTROL, pdk_server_handle_control, true},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_SESSION_CONTROL,
+     .handle_server = pdk_server_handle_control,
+     .changes = true},
+    {0},
 };

@@ -25,9 +25,9 @@ static void send_input_reply(pdk_server *srv, pdk_server_conn *c, pdk_reply_to t
         f.request_id = to.request_id;
         f.body_case = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWNED;
         f.vehicle_spawned = &sp;
-        pdk_server_send_frame(srv, c->conn, &f);
+        pdk_server_send_frame(&srv->out, c->conn, &f);
     } else {
-        pdk_server_send_ok(srv, c->conn, to.request_id, res->tick);
+        pdk_server_send_ok(&srv->out, c->conn, to.request_id, res->tick);
     }
 }
 
@@ -67,7 +67,7 @@ static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *r
     c->pending--;
     if (res->err != PDK_OK) {
         pdk_server_control_result(srv, NULL, to, res); /* forgets a failed reset's entry */
-        pdk_server_send_error(srv, c->conn, to.request_id, res->err, res->message);
+        pdk_server_send_error(&srv->out, c->conn, to.request_id, res->err, res->message);
     } else {
         send_input_reply(srv, c, to, res);
     }
@@ -133,7 +133,7 @@ static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
     Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
     f.body_case = PADDOCK__V1__FRAME__BODY_CONTROL_EVENT;
     f.control_event = &e;
-    pdk_server_send_frame(srv, c->conn, &f);
+    pdk_server_send_frame(&srv->out, c->conn, &f);
 }
 
 /* A subscriber whose subscription ends (its session closed, its batches
@@ -152,7 +152,7 @@ static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error co
     if (!c)
         return;
     c->n_subs--;
-    pdk_server_send_error(srv, c->conn, 0, code, why);
+    pdk_server_send_error(&srv->out, c->conn, 0, code, why);
 }
 
 void pdk_server_flush_deferred(pdk_server *srv)
@@ -201,7 +201,7 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
     srv->controls.items[i] = srv->controls.items[--srv->controls.n];
     if (!c)
         return true;
-    pdk_server_slot *slot = pdk_server_session_find(srv, session_id);
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, session_id);
     if (slot && !slot->worker.busy) {
         pdk_server_reply_control(srv, c->conn, to.request_id, slot);
         return true;
@@ -212,7 +212,7 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
     f.request_id = to.request_id;
     f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CONTROL_REPLY;
     f.session_control_reply = &r;
-    pdk_server_send_frame(srv, c->conn, &f);
+    pdk_server_send_frame(&srv->out, c->conn, &f);
     return true;
 }
 

@@ -1,15 +1,16 @@
-/* What paddockd's server files share: the server's state, a connection's and
- * a session slot's, and the functions of each file, in the order they call
- * each other: a file calls only those above it. server_conn.c: connections
- * and sending; server_sched.c: the tick scheduler, owed steps and the step
- * lease; server_stats.c: the stats stream; server_hooks.c: the sessions'
- * hooks and the replies to queued inputs; server_sessions.c: the session
- * table; the requests by topic in server_requests.c (sessions, vehicles,
- * DBW, leases, subscriptions), server_control.c (SessionControl) and
- * server_recording.c (replays and the recording services that run off the
- * loop: verify, fork, export, import, CSV, metadata); server.c: the loop,
- * connections' frames dispatched, start and stop. Private to those files.
- * Everything here runs on the loop thread unless a comment says
+/* The whole server (pdk_server) and the functions of the files that need
+ * it, in the order they call each other: a file calls only those above
+ * it. A connection's state and sending are server_conn.h's, a session's
+ * slot and the table's lookups server_table.h's, what a request handler
+ * is given server_request.h's; this header is for the loop's own jobs:
+ * server_sched.c (the tick scheduler, owed steps, the step lease),
+ * server_stats.c (the stats stream), server_hooks.c (the sessions' hooks
+ * and the replies to queued inputs), server_sessions.c (sessions opened
+ * and closed), server_recording.c (replays and the recording services
+ * that run off the loop), and the request handlers that must see the
+ * whole server (each topic's table says which and why); server.c: the
+ * loop, connections' frames dispatched, start and stop. Private to those
+ * files. Everything here runs on the loop thread unless a comment says
  * otherwise. */
 #ifndef PDK_SERVER_INTERNAL_H
 #define PDK_SERVER_INTERNAL_H
@@ -23,6 +24,7 @@
 #include "net.h"
 #include "replay.h"
 #include "server.h"
+#include "server_table.h"
 #include "session.h"
 #include "store.h"
 #include "wire.h"
@@ -32,115 +34,11 @@
 #endif
 #define PDK_SERVER_VERSION "0.1.0"
 #define PDK_SERVER_NS_PER_S 1000000000ull
-#define PDK_SERVER_REASON_LEN 160      /* pause and timing reasons (nanopb: 159 bytes kept) */
-#define PDK_SERVER_HOLDER_LEN 96       /* "connection 4 (wheel-rig)" */
-#define PDK_SERVER_MAX_NAME_BYTES 64   /* session names, presets */
-#define PDK_SERVER_MAX_TEXT_BYTES 4096 /* override strings */
-#define PDK_SERVER_CONN_MAX_SUBS 32    /* state, DBW and stats subscriptions of one connection */
-#define PDK_SERVER_STEP_MAX 1000000u   /* ticks one Step or run_to_tick may ask for */
+#define PDK_SERVER_STEP_MAX 1000000u /* ticks one Step or run_to_tick may ask for */
 #define PDK_SERVER_LEASE_DEFAULT_MS 2000u
 #define PDK_SERVER_LEASE_MIN_MS 10u
 #define PDK_SERVER_LEASE_MAX_MS 600000u
 #define PDK_SERVER_CHUNK_BYTES 16384u /* ExportChunk and ImportChunk data */
-
-/* Why a session does not tick on its own. */
-typedef enum pdk_pause_kind {
-    PDK_PAUSE_NONE = 0,
-    PDK_PAUSE_USER,       /* SessionControl pause, or a step on a running session */
-    PDK_PAUSE_LEASE,      /* its lockstep stepper lapsed or disconnected */
-    PDK_PAUSE_LIMIT,      /* a fast session at --max-fast-ticks: takes no inputs */
-    PDK_PAUSE_REPLAY_END, /* a replay at its recording's last tick */
-} pdk_pause_kind;
-
-/* A lockstep session's step lease: who may step it, until when. */
-typedef struct pdk_step_lease {
-    uint64_t conn_id; /* 0: free */
-    char holder[PDK_SERVER_HOLDER_LEN];
-    uint32_t deadline_ms;
-    uint64_t expires_ns; /* lapses once the clock passes it while no steps are owed */
-    bool lapse_realtime; /* LAPSE_REALTIME: fall back to real time instead of pausing */
-} pdk_step_lease;
-
-/* What a session looked like when a worker took it (a replay's seek), so
- * listings and stats can show it without touching it. */
-typedef struct pdk_slot_view {
-    uint64_t tick;
-    double sim_time_s;
-    uint32_t vehicle_count;
-    uint64_t state_hash;
-    uint32_t subscriber_count;
-} pdk_slot_view;
-
-/* When a session ticks: its timing, the real-time schedule and why it
- * does not tick on its own. */
-typedef struct pdk_slot_schedule {
-    pdk_timing timing;   /* how it ticks now (SessionControl set_timing changes it) */
-    uint64_t start_ns;   /* wall-clock origin of the tick schedule */
-    uint64_t next_index; /* the next deadline is start + next_index periods */
-    pdk_pause_kind pause;
-    char pause_reason[PDK_SERVER_REASON_LEN];
-    char timing_reason[PDK_SERVER_REASON_LEN];
-} pdk_slot_schedule;
-
-/* Owed steps (Step, run_to_tick): ticked in the fast slices up to to, then
- * answered. */
-typedef struct pdk_owed_steps {
-    bool owed;
-    uint64_t to;
-    uint64_t from;
-    uint64_t conn_id;
-    uint64_t request_id;
-} pdk_owed_steps;
-
-/* A replay: the recording it plays, its player and speed. */
-typedef struct pdk_slot_replay {
-    pdk_recording *rec;
-    pdk_player *player; /* NULL: a live session */
-    uint64_t of;        /* the recorded session's id */
-    double speed;
-} pdk_slot_replay;
-
-/* A worker owns the session (a seek): nothing on the loop touches it;
- * connections that close meanwhile are forgotten when it comes back. */
-typedef struct pdk_slot_worker {
-    bool busy;
-    pdk_slot_view view;
-    uint64_t *forget;
-    size_t n_forget, cap_forget;
-} pdk_slot_worker;
-
-/* One session in the server's table, its concerns apart. */
-typedef struct pdk_server_slot {
-    pdk_session *session;
-    uint64_t id;
-    size_t world_bytes; /* the world's memory, counted against max_world_bytes */
-    pdk_slot_schedule sched;
-    pdk_step_lease lease;
-    pdk_owed_steps steps;
-    pdk_slot_replay replay;
-    pdk_slot_worker worker;
-} pdk_server_slot;
-
-/* An ImportChunk upload in progress on one connection. */
-typedef struct pdk_upload {
-    int fd; /* -1: none */
-    char dir[256];
-    char path[300];
-    uint64_t offset; /* bytes received */
-} pdk_upload;
-
-typedef struct pdk_server_conn {
-    uint64_t id;
-    pdk_conn *conn;
-    bool greeted;
-    bool viewer;                        /* Hello.viewer: watches, never commands */
-    char holder[PDK_SERVER_HOLDER_LEN]; /* "connection 4 (wheel-rig)": how messages name it */
-    uint32_t last_sub_id;               /* subscription ids are unique per connection */
-    int n_subs;
-    int pending; /* queued inputs whose reply is still to come */
-    bool eof;    /* the peer half-closed: close once pending is 0 */
-    pdk_upload upload;
-} pdk_server_conn;
 
 /* A stats subscription: SessionStats at rate_hz from the stats timer. */
 typedef struct pdk_stats_sub {
@@ -239,10 +137,7 @@ typedef struct pdk_server {
     pdk_server_conn **conns;
     size_t n_conns, cap_conns;
 
-    pdk_server_slot *sessions;
-    size_t n_sessions, cap_sessions;
-    size_t world_bytes;    /* sum over sessions and reservations */
-    int reserved_sessions; /* replays and forks being made off the loop */
+    pdk_server_table table;
 
     pdk_server_sched sched;
     uv_signal_t sig_int, sig_term;
@@ -259,44 +154,15 @@ typedef struct pdk_server {
     pdk_buf out;
 } pdk_server;
 
-/* A request a client may send: the handler of one Frame body, and whether
- * it changes a session (a viewer may not send those). Each topic's file
- * has a table of them, ended by a NULL handler; server.c dispatches. */
-typedef struct pdk_server_request {
-    Paddock__V1__Frame__BodyCase body;
-    void (*handle)(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
-    bool changes;
-} pdk_server_request;
-
-/* ---- server_conn.c: connections and sending ------------------------------ */
+/* ---- server_conn.c: connections by id ----------------------------------- */
 
 pdk_server_conn *pdk_server_conn_find(pdk_server *srv, uint64_t id);
-/* Encodes and queues a frame (an encoding failure closes the connection). */
-void pdk_server_send_frame(pdk_server *srv, pdk_conn *conn, const Paddock__V1__Frame *frame);
-void pdk_server_send_error(pdk_server *srv, pdk_conn *conn, uint64_t request_id, pdk_error code,
-                           const char *message);
-void pdk_server_send_ok(pdk_server *srv, pdk_conn *conn, uint64_t request_id, uint64_t tick);
 /* The same, addressed by connection id (nothing when it is gone). */
 void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id, pdk_error code,
                          const char *message);
-/* Checks a request's text field: at most max bytes of UTF-8 without control
- * characters. On failure replies INVALID_ARGUMENT naming the field. */
-bool pdk_server_text_ok(pdk_server *srv, pdk_conn *conn, uint64_t rid, const char *field,
-                        const char *text, size_t max);
-/* Room for one more subscription on c (CAPACITY reply otherwise). */
-bool pdk_server_sub_room(pdk_server *srv, pdk_server_conn *c, uint64_t request_id);
-/* An error reply to c's request rid, its message printf-formatted. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 5, 6)))
-#endif
-void pdk_server_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error code,
-                       const char *fmt, ...);
 
 /* ---- server_sched.c: the tick scheduler, owed steps, the step lease ------ */
 
-pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id);
-/* The session's tick now (the view's while a worker owns it). */
-uint64_t pdk_server_slot_tick(const pdk_server_slot *slot);
 /* Starts the tick schedule afresh from now (no burst of catch-up ticks). */
 void pdk_server_rebase(pdk_server_slot *slot);
 /* One tick: a replay's next recorded tick, else the session's. False when
@@ -310,23 +176,10 @@ void pdk_server_arm_timer(pdk_server *srv);
 void pdk_server_reschedule(pdk_server *srv);
 /* True while the SQLite writer is too far behind for sessions to tick. */
 bool pdk_server_writer_lagging(pdk_server *srv);
-void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__SessionInfo *info);
+void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
+                          Paddock__V1__SessionInfo *info);
 /* SessionControlReply: the session's tick and info now. */
 void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot);
-/* The slot of session id, or an error reply (NOT_FOUND; BUSY while a worker
- * owns it) and NULL. */
-pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                                         uint64_t id);
-/* A session that takes a command: it exists, is not a replay and is not
- * paused at a limit. Else an error reply and NULL. */
-pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                                              uint64_t id);
-/* A replay takes no commands: true after replying so (UNSUPPORTED). */
-bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                              const pdk_server_slot *slot);
-/* A session that will not tick by itself soon (paused, or lockstep with no
- * steps owed) applies queued inputs at once, so their replies come now. */
-void pdk_server_settle_inputs(pdk_server *srv, pdk_server_slot *slot);
 /* The step lease's deadline starts again from now (nothing when free). */
 void pdk_server_lease_refresh(pdk_server *srv, pdk_server_slot *slot);
 /* Owed steps reached their tick: the reply, and the lease's deadline
@@ -387,15 +240,6 @@ pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing t
 /* Destroys a session (or hands a busy one to its worker) and drops the
  * slot: owed steps and stats subscriptions are told. */
 void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot);
-
-/* ---- the requests, by topic ---------------------------------------------- */
-
-extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */
-extern const pdk_server_request pdk_server_vehicle_requests[];      /* server_vehicles.c */
-extern const pdk_server_request pdk_server_subscription_requests[]; /* server_subscriptions.c */
-extern const pdk_server_request pdk_server_control_requests[];      /* server_control.c */
-extern const pdk_server_request pdk_server_stats_requests[];        /* server_stats.c */
-extern const pdk_server_request pdk_server_recording_requests[];    /* server_recording.c */
 
 /* ---- server_recording.c: replays and the recording services -------------- */
 

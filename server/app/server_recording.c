@@ -14,6 +14,7 @@
 
 #include "sim/channels.h"
 #include "server_internal.h"
+#include "server_request.h"
 #include "world_mem.h"
 
 #define STREAM_QUEUE_BYTES (128u * 1024u) /* a stream waits while its conn queues more */
@@ -120,7 +121,7 @@ static job *job_new(pdk_server *srv, job_kind kind, pdk_server_conn *c, uint64_t
 {
     job *j = calloc(1, sizeof(*j));
     if (!j) {
-        pdk_server_send_error(srv, c->conn, request_id, PDK_ERR_NO_MEMORY, "out of memory");
+        pdk_server_send_error(&srv->out, c->conn, request_id, PDK_ERR_NO_MEMORY, "out of memory");
         return NULL;
     }
     j->srv = srv;
@@ -346,14 +347,14 @@ static void job_work(uv_work_t *req)
 static void send_created(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot)
 {
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(srv, slot, &info);
+    pdk_server_fill_info(&srv->sched, slot, &info);
     Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
     sc.session = &info;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = rid;
     r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATED;
     r.session_created = &sc;
-    pdk_server_send_frame(srv, conn, &r);
+    pdk_server_send_frame(&srv->out, conn, &r);
 }
 
 /* A recording loaded for a replay or a fork: room is reserved for its
@@ -377,12 +378,12 @@ static void loaded(job *j)
         fail_job(j, e);
         return;
     }
-    srv->world_bytes += j->world_bytes;
-    srv->reserved_sessions++;
+    srv->table.world_bytes += j->world_bytes;
+    srv->table.reserved++;
     j->kind = j->kind == JOB_FORK_LOAD ? JOB_FORK_MAKE : JOB_REPLAY_MAKE;
     if (!job_queue(j)) {
-        srv->world_bytes -= j->world_bytes;
-        srv->reserved_sessions--;
+        srv->table.world_bytes -= j->world_bytes;
+        srv->table.reserved--;
         job_free(j);
     }
 }
@@ -391,13 +392,13 @@ static void loaded(job *j)
 static void made(job *j)
 {
     pdk_server *srv = j->srv;
-    srv->reserved_sessions--;
+    srv->table.reserved--;
     bool replay = j->kind == JOB_REPLAY_MAKE;
     pdk_server_slot *slot = NULL;
     pdk_error e = pdk_server_session_adopt(
         srv, j->session, replay ? PDK_TIMING_REALTIME : j->timing, j->world_bytes, &slot);
     if (e != PDK_OK) {
-        srv->world_bytes -= j->world_bytes;
+        srv->table.world_bytes -= j->world_bytes;
         snprintf(j->msg, sizeof(j->msg), "out of memory");
         fail_job(j, e);
         return;
@@ -429,7 +430,7 @@ static void made(job *j)
 static void sought(job *j)
 {
     pdk_server *srv = j->srv;
-    pdk_server_slot *slot = pdk_server_session_find(srv, j->session_id);
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, j->session_id);
     if (!slot || slot->session != j->session) {
         /* Closed meanwhile: the session, player and recording are ours. */
         snprintf(j->msg, sizeof(j->msg), "session %" PRIu64 " closed during the seek",
@@ -484,7 +485,7 @@ static void send_verify(pdk_server *srv, pdk_conn *conn, job *j)
     f.request_id = j->request_id;
     f.body_case = PADDOCK__V1__FRAME__BODY_VERIFY_REPLY;
     f.verify_reply = &r;
-    pdk_server_send_frame(srv, conn, &f);
+    pdk_server_send_frame(&srv->out, conn, &f);
 }
 
 static void add_stream(job *j)
@@ -536,8 +537,8 @@ static void job_done(uv_work_t *req, int status)
     }
     if (j->kind == JOB_REPLAY_MAKE || j->kind == JOB_FORK_MAKE) {
         if (j->err != PDK_OK || srv->stopping) {
-            srv->reserved_sessions--;
-            srv->world_bytes -= j->world_bytes;
+            srv->table.reserved--;
+            srv->table.world_bytes -= j->world_bytes;
             fail_job(j, j->err != PDK_OK ? j->err : PDK_ERR_CLOSED);
             return;
         }
@@ -579,7 +580,7 @@ static void job_done(uv_work_t *req, int status)
             f.request_id = j->request_id;
             f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_IMPORTED;
             f.session_imported = &si;
-            pdk_server_send_frame(srv, c->conn, &f);
+            pdk_server_send_frame(&srv->out, c->conn, &f);
         }
         printf("paddockd: imported an export of session %" PRIu64 " as session %" PRIu64 "\n",
                j->original_id, j->new_id);
@@ -592,7 +593,7 @@ static void job_done(uv_work_t *req, int status)
                      "the metadata of session %" PRIu64 " is %zu bytes; a SessionMeta carries "
                      "at most %u",
                      j->session_id, strlen(j->json), META_MAX_BYTES);
-            pdk_server_send_error(srv, c->conn, j->request_id, PDK_ERR_CAPACITY, msg);
+            pdk_server_send_error(&srv->out, c->conn, j->request_id, PDK_ERR_CAPACITY, msg);
         } else if (c) {
             Paddock__V1__SessionMeta sm = PADDOCK__V1__SESSION_META__INIT;
             sm.json = j->json;
@@ -600,7 +601,7 @@ static void job_done(uv_work_t *req, int status)
             f.request_id = j->request_id;
             f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_META;
             f.session_meta = &sm;
-            pdk_server_send_frame(srv, c->conn, &f);
+            pdk_server_send_frame(&srv->out, c->conn, &f);
         }
         break;
     default:
@@ -611,16 +612,17 @@ static void job_done(uv_work_t *req, int status)
 
 /* ---- requests ------------------------------------------------------------------ */
 
-static void pdk_server_handle_replay_open(pdk_server *srv, pdk_server_conn *c,
-                                          const Paddock__V1__Frame *f)
+static void pdk_server_handle_replay_open(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__ReplayOpen *m = f->replay_open;
     double speed = m->speed == 0.0 ? 1.0 : m->speed;
     if (!isfinite(speed) || speed < 0.01 || speed > 1000.0) {
         char msg[128];
         snprintf(msg, sizeof(msg), "speed %g is outside 0.01..1000 (a multiple of real time)",
                  m->speed);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     job *j = job_new(srv, JOB_REPLAY_LOAD, c, f->request_id, m->session_id);
@@ -666,9 +668,10 @@ void pdk_server_replay_speed(pdk_server_slot *slot, double speed)
     pdk_server_rebase(slot);
 }
 
-static void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f)
+static void pdk_server_handle_verify(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     job *j = job_new(srv, JOB_VERIFY, c, f->request_id, f->verify_request->session_id);
     if (!j)
         return;
@@ -676,10 +679,12 @@ static void pdk_server_handle_verify(pdk_server *srv, pdk_server_conn *c,
     job_start(j);
 }
 
-static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_fork(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__ForkRequest *m = f->fork_request;
-    if (!pdk_server_text_ok(srv, c->conn, f->request_id, "name", m->name,
+    if (!pdk_server_text_ok(rq->out, c->conn, f->request_id, "name", m->name,
                             PDK_SERVER_MAX_NAME_BYTES - 1))
         return;
     pdk_timing timing;
@@ -695,7 +700,7 @@ static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Pa
         timing = PDK_TIMING_LOCKSTEP;
         break;
     default:
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "timing must be TIMING_MODE_REALTIME, TIMING_MODE_FAST or "
                               "TIMING_MODE_LOCKSTEP");
         return;
@@ -709,22 +714,25 @@ static void pdk_server_handle_fork(pdk_server *srv, pdk_server_conn *c, const Pa
     job_start(j);
 }
 
-static void pdk_server_handle_export(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f)
+static void pdk_server_handle_export(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     job *j = job_new(srv, JOB_EXPORT, c, f->request_id, f->export_request->session_id);
     if (j)
         job_start(j);
 }
 
-static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_csv(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__CsvExportRequest *m = f->csv_export_request;
     char msg[160];
     if (m->n_channels > CSV_MAX_CHANNELS || m->n_vehicle_ids > CSV_MAX_IDS) {
         snprintf(msg, sizeof(msg), "a CSV export names at most %u channels and %u vehicles",
                  CSV_MAX_CHANNELS, CSV_MAX_IDS);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     for (size_t i = 0; i < m->n_channels; i++) {
@@ -733,14 +741,14 @@ static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Pad
                      "channels[%zu] '%.40s' is not a telemetry channel (paddockd channels lists "
                      "them)",
                      i, m->channels[i]);
-            pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_UNKNOWN_KEY, msg);
+            pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_UNKNOWN_KEY, msg);
             return;
         }
     }
     if (m->to_tick != 0 && m->to_tick < m->from_tick) {
         snprintf(msg, sizeof(msg), "to_tick %" PRIu64 " is before from_tick %" PRIu64, m->to_tick,
                  m->from_tick);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     job *j = job_new(srv, JOB_CSV, c, f->request_id, m->session_id);
@@ -768,8 +776,10 @@ static void pdk_server_handle_csv(pdk_server *srv, pdk_server_conn *c, const Pad
     job_start(j);
 }
 
-static void pdk_server_handle_meta(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_meta(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     job *j = job_new(srv, JOB_META, c, f->request_id, f->session_meta_request->session_id);
     if (j)
         job_start(j);
@@ -789,14 +799,15 @@ static void upload_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
                           const char *msg)
 {
     upload_drop(&c->upload);
-    pdk_server_send_error(srv, c->conn, rid, code, msg);
+    pdk_server_send_error(&srv->out, c->conn, rid, code, msg);
 }
 
 /* ImportChunk: the file is written to a temporary folder in order; the
  * last chunk hands it to the store on the pool. */
-static void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f)
+static void pdk_server_handle_import(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__ImportChunk *m = f->import_chunk;
     pdk_upload *u = &c->upload;
     char msg[512];
@@ -849,7 +860,7 @@ static void pdk_server_handle_import(pdk_server *srv, pdk_server_conn *c,
     }
     u->offset += m->data.len;
     if (!m->last) {
-        pdk_server_send_ok(srv, c->conn, f->request_id, 0);
+        pdk_server_send_ok(rq->out, c->conn, f->request_id, 0);
         return;
     }
     close(u->fd);
@@ -898,7 +909,7 @@ static bool stream_pump(pdk_server *srv, pdk_server_conn *c, pdk_stream *s)
             char msg[160];
             snprintf(msg, sizeof(msg), "the export could not be read back: %s",
                      n < 0 ? strerror(errno) : "short read");
-            pdk_server_send_error(srv, c->conn, s->request_id, PDK_ERR_IO, msg);
+            pdk_server_send_error(&srv->out, c->conn, s->request_id, PDK_ERR_IO, msg);
             return true;
         }
         bool last = s->offset + (uint64_t)n >= s->size;
@@ -912,7 +923,7 @@ static bool stream_pump(pdk_server *srv, pdk_server_conn *c, pdk_stream *s)
         f.request_id = s->request_id;
         f.body_case = PADDOCK__V1__FRAME__BODY_EXPORT_CHUNK;
         f.export_chunk = &ch;
-        pdk_server_send_frame(srv, c->conn, &f);
+        pdk_server_send_frame(&srv->out, c->conn, &f);
         s->offset += (uint64_t)n;
         if (last)
             return true;
@@ -948,14 +959,31 @@ void pdk_server_recording_stop(pdk_server *srv)
         stream_drop(srv, srv->streams.n - 1);
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them). Each sees the whole
+ * server: it runs as a job on the loop's worker pool against the store,
+ * and a replay or fork it makes joins the session table and the
+ * scheduler when it comes back. */
 const pdk_server_request pdk_server_recording_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_REPLAY_OPEN, pdk_server_handle_replay_open, true},
-    {PADDOCK__V1__FRAME__BODY_FORK_REQUEST, pdk_server_handle_fork, true},
-    {PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK, pdk_server_handle_import, true},
-    {PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST, pdk_server_handle_verify, false},
-    {PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST, pdk_server_handle_export, false},
-    {PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST, pdk_server_handle_csv, false},
-    {PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST, pdk_server_handle_meta, false},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_REPLAY_OPEN,
+     .handle_server = pdk_server_handle_replay_open,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_FORK_REQUEST,
+     .handle_server = pdk_server_handle_fork,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK,
+     .handle_server = pdk_server_handle_import,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST,
+     .handle_server = pdk_server_handle_verify,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST,
+     .handle_server = pdk_server_handle_export,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST,
+     .handle_server = pdk_server_handle_csv,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST,
+     .handle_server = pdk_server_handle_meta,
+     .changes = false},
+    {0},
 };

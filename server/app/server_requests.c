@@ -8,10 +8,12 @@
 
 #include "params.h"
 #include "server_internal.h"
+#include "server_request.h"
 
-static void pdk_server_handle_hello(pdk_server *srv, pdk_server_conn *c,
-                                    const Paddock__V1__Frame *f)
+static void pdk_server_handle_hello(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     if (f->hello->protocol_version != PDK_PROTOCOL_VERSION) {
         char msg[128];
         snprintf(msg, sizeof(msg), "protocol version %u is not supported; this server speaks %u",
@@ -37,17 +39,18 @@ static void pdk_server_handle_hello(pdk_server *srv, pdk_server_conn *c,
     w.server_version = PDK_SERVER_VERSION;
     w.build_id = PDK_BUILD_ID;
     w.tick_rate_hz = PDK_TICK_HZ;
-    w.max_frame_bytes = (uint32_t)srv->cfg.limits.max_frame_bytes;
+    w.max_frame_bytes = (uint32_t)rq->cfg->limits.max_frame_bytes;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_WELCOME;
     r.welcome = &w;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-static void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c,
-                                             const Paddock__V1__Frame *f)
+static void pdk_server_handle_session_create(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__SessionCreate *m = f->session_create;
     pdk_timing timing = PDK_TIMING_REALTIME;
     if (m->timing == PADDOCK__V1__TIMING_MODE__TIMING_MODE_FAST)
@@ -56,16 +59,16 @@ static void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c
         timing = PDK_TIMING_LOCKSTEP;
     else if (m->timing != PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME &&
              m->timing != PADDOCK__V1__TIMING_MODE__TIMING_MODE_UNSPECIFIED) {
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "timing must be TIMING_MODE_REALTIME, TIMING_MODE_FAST or "
                               "TIMING_MODE_LOCKSTEP");
         return;
     }
-    if (!pdk_server_text_ok(srv, c->conn, f->request_id, "name", m->name,
+    if (!pdk_server_text_ok(rq->out, c->conn, f->request_id, "name", m->name,
                             PDK_SERVER_MAX_NAME_BYTES) ||
-        !pdk_server_text_ok(srv, c->conn, f->request_id, "world_preset", m->world_preset,
+        !pdk_server_text_ok(rq->out, c->conn, f->request_id, "world_preset", m->world_preset,
                             PDK_SERVER_MAX_NAME_BYTES) ||
-        !pdk_server_text_ok(srv, c->conn, f->request_id, "world_overrides", m->world_overrides,
+        !pdk_server_text_ok(rq->out, c->conn, f->request_id, "world_overrides", m->world_overrides,
                             PDK_SERVER_MAX_TEXT_BYTES))
         return;
     char err[PDK_PARAMS_ERR_LEN];
@@ -73,32 +76,33 @@ static void pdk_server_handle_session_create(pdk_server *srv, pdk_server_conn *c
     pdk_error e = pdk_server_session_open(srv, m->name, m->world_preset, m->world_overrides, timing,
                                           !m->no_record, err, sizeof(err), &slot);
     if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, err);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e, err);
         return;
     }
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(srv, slot, &info);
+    pdk_server_fill_info(&srv->sched, slot, &info);
     Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
     sc.session = &info;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATED;
     r.session_created = &sc;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-static void pdk_server_handle_session_list(pdk_server *srv, pdk_server_conn *c,
-                                           const Paddock__V1__Frame *f)
+static void pdk_server_handle_session_list(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__SessionList *m = f->session_list;
-    size_t first = m->offset < srv->n_sessions ? m->offset : srv->n_sessions;
-    size_t n = srv->n_sessions - first;
+    size_t first = m->offset < rq->table->n ? m->offset : rq->table->n;
+    size_t n = rq->table->n - first;
     if (m->limit > 0 && m->limit < n)
         n = m->limit;
     /* A reply must fit one frame: an encoded SessionInfo stays under 768
      * bytes (names and reasons are capped), so a page holds at most
      * frame / 768; the client reads total and asks for the next page. */
-    size_t fit = srv->cfg.limits.max_frame_bytes / 768;
+    size_t fit = rq->cfg->limits.max_frame_bytes / 768;
     if (n > fit)
         n = fit;
     Paddock__V1__SessionInfo *infos = calloc(n ? n : 1, sizeof(*infos));
@@ -106,49 +110,52 @@ static void pdk_server_handle_session_list(pdk_server *srv, pdk_server_conn *c,
     if (!infos || !ptrs) {
         free(infos);
         free(ptrs);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        pdk_server_fill_info(srv, &srv->sessions[first + i], &infos[i]);
+        pdk_server_fill_info(rq->sched, &rq->table->items[first + i], &infos[i]);
         ptrs[i] = &infos[i];
     }
     Paddock__V1__SessionListReply lr = PADDOCK__V1__SESSION_LIST_REPLY__INIT;
     lr.n_sessions = n;
     lr.sessions = ptrs;
-    lr.total = (uint32_t)srv->n_sessions;
+    lr.total = (uint32_t)rq->table->n;
     lr.offset = (uint32_t)first;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SESSION_LIST_REPLY;
     r.session_list_reply = &lr;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
     free(infos);
     free(ptrs);
 }
 
-static void pdk_server_handle_session_close(pdk_server *srv, pdk_server_conn *c,
-                                            const Paddock__V1__Frame *f)
+static void pdk_server_handle_session_close(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     /* A session a worker owns (a replay seeking) closes too: the worker
      * frees it when it is done. */
-    pdk_server_slot *slot = pdk_server_session_find(srv, f->session_close->session_id);
+    pdk_server_slot *slot = pdk_server_session_find(rq->table, f->session_close->session_id);
     if (!slot) {
         char msg[96];
         snprintf(msg, sizeof(msg), "session %" PRIu64 " does not exist",
                  f->session_close->session_id);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
         return;
     }
     uint64_t tick = pdk_server_slot_tick(slot);
     if (pdk_session_id(slot->session) == srv->demo_session)
         srv->demo_session = 0;
     pdk_server_session_close(srv, slot);
-    pdk_server_send_ok(srv, c->conn, f->request_id, tick);
+    pdk_server_send_ok(rq->out, c->conn, f->request_id, tick);
 }
 
-static void pdk_server_handle_ping(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_ping(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     Paddock__V1__Pong p = PADDOCK__V1__PONG__INIT;
     p.client_time_ns = f->ping->client_time_ns;
     p.server_time_ns = uv_hrtime();
@@ -156,15 +163,25 @@ static void pdk_server_handle_ping(pdk_server *srv, pdk_server_conn *c, const Pa
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_PONG;
     r.pong = &p;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them). Hello, Ping and the
+ * listing take the request's context only. Create and close see the whole
+ * server: a session opened gets the server's hooks and the store and is
+ * scheduled; one closed answers owed steps and stats subscribers and
+ * re-arms the scheduler's timers. */
 const pdk_server_request pdk_server_session_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_SESSION_CREATE, pdk_server_handle_session_create, true},
-    {PADDOCK__V1__FRAME__BODY_SESSION_CLOSE, pdk_server_handle_session_close, true},
-    {PADDOCK__V1__FRAME__BODY_HELLO, pdk_server_handle_hello, false},
-    {PADDOCK__V1__FRAME__BODY_PING, pdk_server_handle_ping, false},
-    {PADDOCK__V1__FRAME__BODY_SESSION_LIST, pdk_server_handle_session_list, false},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_SESSION_CREATE,
+     .handle_server = pdk_server_handle_session_create,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_SESSION_CLOSE,
+     .handle_server = pdk_server_handle_session_close,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_HELLO, .handle = pdk_server_handle_hello, .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_PING, .handle = pdk_server_handle_ping, .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_SESSION_LIST,
+     .handle = pdk_server_handle_session_list,
+     .changes = false},
+    {0},
 };

@@ -34,20 +34,6 @@ static uint64_t deadline_ns(const pdk_server_slot *slot)
 
 /* ---- sessions ---------------------------------------------------------- */
 
-pdk_server_slot *pdk_server_session_find(pdk_server *srv, uint64_t id)
-{
-    for (size_t i = 0; i < srv->n_sessions; i++)
-        if (srv->sessions[i].id == id)
-            return &srv->sessions[i];
-    return NULL;
-}
-
-uint64_t pdk_server_slot_tick(const pdk_server_slot *slot)
-{
-    return slot->worker.busy ? slot->worker.view.tick
-                             : pdk_world_tick(pdk_session_world(slot->session));
-}
-
 void pdk_server_rebase(pdk_server_slot *slot)
 {
     slot->sched.start_ns = uv_hrtime();
@@ -120,10 +106,10 @@ static bool runs_fast(const pdk_server_slot *slot)
 static uint64_t next_deadline_ns(const pdk_server *srv)
 {
     uint64_t next = 0;
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        if (!runs_on_timer(&srv->sessions[i]))
+    for (size_t i = 0; i < srv->table.n; i++) {
+        if (!runs_on_timer(&srv->table.items[i]))
             continue;
-        uint64_t d = deadline_ns(&srv->sessions[i]);
+        uint64_t d = deadline_ns(&srv->table.items[i]);
         if (next == 0 || d < next)
             next = d;
     }
@@ -224,8 +210,8 @@ void pdk_server_on_timer(uv_poll_t *handle, int status, int events)
         while (uv_hrtime() < due) {
         }
     }
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        pdk_server_slot *slot = &srv->sessions[i];
+    for (size_t i = 0; i < srv->table.n; i++) {
+        pdk_server_slot *slot = &srv->table.items[i];
         if (!runs_on_timer(slot))
             continue;
         if (slot->replay.player)
@@ -282,16 +268,16 @@ static void on_fast_idle(uv_idle_t *handle)
         return;
     }
     size_t n_fast = 0;
-    for (size_t i = 0; i < srv->n_sessions; i++)
-        if (runs_fast(&srv->sessions[i]))
+    for (size_t i = 0; i < srv->table.n; i++)
+        if (runs_fast(&srv->table.items[i]))
             n_fast++;
     if (n_fast > 0) {
         uint64_t budget = FAST_SLICE_NS / n_fast;
-        size_t n = srv->n_sessions;
+        size_t n = srv->table.n;
         size_t first = srv->sched.fast_first % n;
         srv->sched.fast_first = first + 1;
         for (size_t k = 0; k < n; k++) {
-            pdk_server_slot *slot = &srv->sessions[(first + k) % n];
+            pdk_server_slot *slot = &srv->table.items[(first + k) % n];
             if (runs_fast(slot))
                 run_fast(srv, slot, budget);
         }
@@ -302,8 +288,8 @@ static void on_fast_idle(uv_idle_t *handle)
 static void update_fast_idle(pdk_server *srv)
 {
     bool any = false;
-    for (size_t i = 0; i < srv->n_sessions; i++)
-        if (runs_fast(&srv->sessions[i]))
+    for (size_t i = 0; i < srv->table.n; i++)
+        if (runs_fast(&srv->table.items[i]))
             any = true;
     if (any && !srv->sched.fast_idle_on && !srv->stopping && !pdk_server_writer_lagging(srv)) {
         uv_idle_start(&srv->sched.fast_idle, on_fast_idle);
@@ -337,7 +323,8 @@ static Paddock__V1__TimingMode timing_pb(pdk_timing t)
     return PADDOCK__V1__TIMING_MODE__TIMING_MODE_REALTIME;
 }
 
-void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__SessionInfo *info)
+void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
+                          Paddock__V1__SessionInfo *info)
 {
     pdk_session *s = slot->session;
     pdk_lateness *lat = pdk_session_lateness(s);
@@ -364,81 +351,18 @@ void pdk_server_fill_info(pdk_server *srv, pdk_server_slot *slot, Paddock__V1__S
     info->lateness_p50_ms = pdk_lateness_quantile_ms(lat, 0.50);
     info->lateness_p99_ms = pdk_lateness_quantile_ms(lat, 0.99);
     info->skipped_ticks = lat->skipped;
-    info->paused = slot->sched.pause != PDK_PAUSE_NONE || srv->sched.writer_stalled;
+    info->paused = slot->sched.pause != PDK_PAUSE_NONE || sched->writer_stalled;
     info->pause_reason = slot->sched.pause != PDK_PAUSE_NONE ? slot->sched.pause_reason
-                         : srv->sched.writer_stalled         ? srv->sched.writer_reason
+                         : sched->writer_stalled             ? (char *)sched->writer_reason
                                                              : (char *)"";
     info->timing_reason = slot->sched.timing_reason;
     info->replay_of = slot->replay.of;
 }
 
-pdk_server_slot *pdk_server_need_session(pdk_server *srv, pdk_conn *conn, uint64_t rid, uint64_t id)
-{
-    pdk_server_slot *slot = pdk_server_session_find(srv, id);
-    char msg[160];
-    if (!slot) {
-        snprintf(msg, sizeof(msg), "session %" PRIu64 " does not exist", id);
-        pdk_server_send_error(srv, conn, rid, PDK_ERR_NOT_FOUND, msg);
-        return NULL;
-    }
-    if (slot->worker.busy) {
-        snprintf(msg, sizeof(msg),
-                 "session %" PRIu64 " is a replay seeking a tick; ask again once the seek is "
-                 "answered",
-                 id);
-        pdk_server_send_error(srv, conn, rid, PDK_ERR_BUSY, msg);
-        return NULL;
-    }
-    return slot;
-}
-
-bool pdk_server_refuse_replay(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                              const pdk_server_slot *slot)
-{
-    if (!slot->replay.player)
-        return false;
-    char msg[160];
-    snprintf(msg, sizeof(msg),
-             "session %" PRIu64 " is a replay of session %" PRIu64
-             " and takes no commands; fork it to drive",
-             slot->id, slot->replay.of);
-    pdk_server_send_error(srv, conn, rid, PDK_ERR_UNSUPPORTED, msg);
-    return true;
-}
-
-/* A session that takes inputs: it exists, is not a replay and is not paused
- * at the fast-tick limit (which would hold the input, and its reply, for
- * ever). A session paused otherwise takes them at once. */
-pdk_server_slot *pdk_server_need_live_session(pdk_server *srv, pdk_conn *conn, uint64_t rid,
-                                              uint64_t id)
-{
-    pdk_server_slot *slot = pdk_server_need_session(srv, conn, rid, id);
-    if (!slot || pdk_server_refuse_replay(srv, conn, rid, slot))
-        return NULL;
-    if (slot->sched.pause == PDK_PAUSE_LIMIT) {
-        char msg[256];
-        snprintf(msg, sizeof(msg), "session %" PRIu64 " is paused and takes no inputs: %s", id,
-                 slot->sched.pause_reason);
-        pdk_server_send_error(srv, conn, rid, PDK_ERR_CLOSED, msg);
-        return NULL;
-    }
-    return slot;
-}
-
-void pdk_server_settle_inputs(pdk_server *srv, pdk_server_slot *slot)
-{
-    (void)srv;
-    if (slot->worker.busy || slot->replay.player || slot->sched.pause == PDK_PAUSE_LIMIT ||
-        slot->steps.owed)
-        return;
-    if (slot->sched.pause != PDK_PAUSE_NONE || slot->sched.timing == PDK_TIMING_LOCKSTEP)
-        pdk_session_apply_inputs(slot->session);
-}
-
 void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot)
 {
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(srv, slot, &info);
+    pdk_server_fill_info(&srv->sched, slot, &info);
     Paddock__V1__SessionControlReply r = PADDOCK__V1__SESSION_CONTROL_REPLY__INIT;
     r.tick = info.tick;
     r.session = &info;
@@ -446,7 +370,7 @@ void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk
     f.request_id = rid;
     f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CONTROL_REPLY;
     f.session_control_reply = &r;
-    pdk_server_send_frame(srv, conn, &f);
+    pdk_server_send_frame(&srv->out, conn, &f);
 }
 
 /* ---- owed steps ------------------------------------------------------------ */
@@ -466,7 +390,7 @@ void pdk_server_steps_done(pdk_server *srv, pdk_server_slot *slot)
     pdk_server_conn *c = pdk_server_conn_find(srv, slot->steps.conn_id);
     if (c)
         pdk_server_reply_control(srv, c->conn, slot->steps.request_id, slot);
-    pdk_server_settle_inputs(srv, slot);
+    pdk_server_settle_inputs(slot);
     pdk_server_reschedule(srv);
 }
 
@@ -494,7 +418,7 @@ void pdk_server_pause(pdk_server *srv, pdk_server_slot *slot, pdk_pause_kind kin
     }
     slot->sched.pause = kind;
     snprintf(slot->sched.pause_reason, sizeof(slot->sched.pause_reason), "%s", reason);
-    pdk_server_settle_inputs(srv, slot);
+    pdk_server_settle_inputs(slot);
     pdk_server_reschedule(srv);
 }
 
@@ -531,8 +455,8 @@ static void lapse(pdk_server *srv, pdk_server_slot *slot, const char *why)
 void pdk_server_arm_lease_timer(pdk_server *srv)
 {
     uint64_t next = 0;
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        const pdk_server_slot *slot = &srv->sessions[i];
+    for (size_t i = 0; i < srv->table.n; i++) {
+        const pdk_server_slot *slot = &srv->table.items[i];
         if (slot->lease.conn_id == 0 || slot->steps.owed)
             continue;
         if (next == 0 || slot->lease.expires_ns < next)
@@ -552,8 +476,8 @@ void pdk_server_on_lease_timer(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
     uint64_t now = uv_hrtime();
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        pdk_server_slot *slot = &srv->sessions[i];
+    for (size_t i = 0; i < srv->table.n; i++) {
+        pdk_server_slot *slot = &srv->table.items[i];
         if (slot->lease.conn_id == 0 || slot->steps.owed || slot->lease.expires_ns > now)
             continue;
         char why[96];
@@ -567,8 +491,8 @@ void pdk_server_on_lease_timer(uv_timer_t *t)
  * leases lapse. */
 void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id)
 {
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        pdk_server_slot *slot = &srv->sessions[i];
+    for (size_t i = 0; i < srv->table.n; i++) {
+        pdk_server_slot *slot = &srv->table.items[i];
         if (slot->steps.owed && slot->steps.conn_id == conn_id && slot->lease.conn_id != conn_id) {
             /* Nobody waits for these steps any more. */
             slot->steps.owed = false;

@@ -16,20 +16,20 @@
 
 pdk_error pdk_server_session_room(pdk_server *srv, size_t bytes, char *err, size_t err_len)
 {
-    if ((int)srv->n_sessions + srv->reserved_sessions >= srv->cfg.max_sessions) {
+    if ((int)srv->table.n + srv->table.reserved >= srv->cfg.max_sessions) {
         snprintf(err, err_len, "the server hosts its maximum of %d sessions",
                  srv->cfg.max_sessions);
         return PDK_ERR_CAPACITY;
     }
-    if (bytes > srv->cfg.max_world_bytes - srv->world_bytes ||
-        srv->world_bytes > srv->cfg.max_world_bytes) {
+    if (bytes > srv->cfg.max_world_bytes - srv->table.world_bytes ||
+        srv->table.world_bytes > srv->cfg.max_world_bytes) {
         snprintf(err, err_len,
                  "a world of this size needs %zu bytes; the server's world memory budget has "
                  "%zu of %zu bytes left (lower maxVehicles or raise --max-world-mb)",
                  bytes,
-                 srv->world_bytes > srv->cfg.max_world_bytes
+                 srv->table.world_bytes > srv->cfg.max_world_bytes
                      ? (size_t)0
-                     : srv->cfg.max_world_bytes - srv->world_bytes,
+                     : srv->cfg.max_world_bytes - srv->table.world_bytes,
                  srv->cfg.max_world_bytes);
         return PDK_ERR_CAPACITY;
     }
@@ -39,15 +39,15 @@ pdk_error pdk_server_session_room(pdk_server *srv, size_t bytes, char *err, size
 pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing timing,
                                    size_t world_bytes, pdk_server_slot **out)
 {
-    if (srv->n_sessions == srv->cap_sessions) {
-        size_t cap = srv->cap_sessions ? srv->cap_sessions * 2 : 8;
-        pdk_server_slot *p = realloc(srv->sessions, cap * sizeof(*p));
+    if (srv->table.n == srv->table.cap) {
+        size_t cap = srv->table.cap ? srv->table.cap * 2 : 8;
+        pdk_server_slot *p = realloc(srv->table.items, cap * sizeof(*p));
         if (!p)
             return PDK_ERR_NO_MEMORY;
-        srv->sessions = p;
-        srv->cap_sessions = cap;
+        srv->table.items = p;
+        srv->table.cap = cap;
     }
-    pdk_server_slot *slot = &srv->sessions[srv->n_sessions++];
+    pdk_server_slot *slot = &srv->table.items[srv->table.n++];
     memset(slot, 0, sizeof(*slot));
     slot->session = s;
     slot->id = pdk_session_id(s);
@@ -107,7 +107,7 @@ pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char 
         snprintf(err, err_len, "out of memory");
         return e;
     }
-    srv->world_bytes += bytes;
+    srv->table.world_bytes += bytes;
     return PDK_OK;
 }
 
@@ -119,7 +119,7 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
     pdk_server_stats_forget_session(srv, slot);
     memset(&slot->lease, 0, sizeof(slot->lease));
     pdk_server_arm_lease_timer(srv);
-    srv->world_bytes -= slot->world_bytes;
+    srv->table.world_bytes -= slot->world_bytes;
     if (!slot->worker.busy) {
         /* A busy slot's session, player and recording are its worker's to
          * free once it is done (server_recording.c). */
@@ -128,9 +128,9 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
         pdk_recording_free(slot->replay.rec);
     }
     free(slot->worker.forget);
-    size_t i = (size_t)(slot - srv->sessions);
-    memmove(&srv->sessions[i], &srv->sessions[i + 1],
-            (srv->n_sessions - i - 1) * sizeof(srv->sessions[0]));
-    srv->n_sessions--;
+    size_t i = (size_t)(slot - srv->table.items);
+    memmove(&srv->table.items[i], &srv->table.items[i + 1],
+            (srv->table.n - i - 1) * sizeof(srv->table.items[0]));
+    srv->table.n--;
     pdk_server_reschedule(srv);
 }

@@ -2,6 +2,7 @@
  * one timer, and the subscriptions' ends when their connection or session
  * goes. */
 #include "server_internal.h"
+#include "server_request.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,7 +38,7 @@ static void send_stats(pdk_server *srv, pdk_server_conn *c, pdk_stats_sub *sub,
                        pdk_server_slot *slot, uint64_t now)
 {
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(srv, slot, &info);
+    pdk_server_fill_info(&srv->sched, slot, &info);
     pdk_store_stats ws;
     pdk_store_stats_get(srv->store, &ws);
     Paddock__V1__SessionStats st = PADDOCK__V1__SESSION_STATS__INIT;
@@ -91,7 +92,7 @@ void pdk_server_on_stats_timer(uv_timer_t *t)
         if (sub->due_ns > now)
             continue;
         pdk_server_conn *c = pdk_server_conn_find(srv, sub->conn_id);
-        pdk_server_slot *slot = pdk_server_session_find(srv, sub->session_id);
+        pdk_server_slot *slot = pdk_server_session_find(&srv->table, sub->session_id);
         if (c && slot)
             send_stats(srv, c, sub, slot, now);
         sub->due_ns += sub->period_ns;
@@ -101,30 +102,31 @@ void pdk_server_on_stats_timer(uv_timer_t *t)
     arm_stats_timer(srv);
 }
 
-static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *c,
-                                              const Paddock__V1__Frame *f)
+static void pdk_server_handle_stats_subscribe(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__StatsSubscribe *m = f->stats_subscribe;
-    pdk_server_slot *slot = pdk_server_session_find(srv, m->session_id);
+    pdk_server_slot *slot = pdk_server_session_find(rq->table, m->session_id);
     if (!slot) {
-        pdk_server_refuse(srv, c, f->request_id, PDK_ERR_NOT_FOUND,
+        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_NOT_FOUND,
                           "session %" PRIu64 " does not exist", m->session_id);
         return;
     }
     uint32_t hz = m->rate_hz ? m->rate_hz : STATS_DEFAULT_HZ;
     if (hz > STATS_MAX_HZ) {
-        pdk_server_refuse(srv, c, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_OUT_OF_RANGE,
                           "rate_hz %u is outside 1..%u (0: %u)", hz, STATS_MAX_HZ,
                           STATS_DEFAULT_HZ);
         return;
     }
-    if (!pdk_server_sub_room(srv, c, f->request_id))
+    if (!pdk_server_sub_room(rq->out, c, f->request_id))
         return;
     if (srv->stats.n == srv->stats.cap) {
         size_t cap = srv->stats.cap ? srv->stats.cap * 2 : 8;
         pdk_stats_sub *p = realloc(srv->stats.subs, cap * sizeof(*p));
         if (!p) {
-            pdk_server_refuse(srv, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
+            pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
             return;
         }
         srv->stats.subs = p;
@@ -148,7 +150,7 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, pdk_server_conn *
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
     r.subscribed = &sd;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
     arm_stats_timer(srv);
 }
 
@@ -189,15 +191,18 @@ void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slo
             snprintf(msg, sizeof(msg), "subscription %u ended: session %" PRIu64 " closed",
                      sub->sub_id, slot->id);
             c->n_subs--;
-            pdk_server_send_error(srv, c->conn, 0, PDK_ERR_CLOSED, msg);
+            pdk_server_send_error(&srv->out, c->conn, 0, PDK_ERR_CLOSED, msg);
         }
         *sub = srv->stats.subs[--srv->stats.n];
     }
     arm_stats_timer(srv);
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them). A stats subscription
+ * sees the whole server: it arms the stats timer on the loop. */
 const pdk_server_request pdk_server_stats_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE, pdk_server_handle_stats_subscribe, false},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE,
+     .handle_server = pdk_server_handle_stats_subscribe,
+     .changes = false},
+    {0},
 };

@@ -8,14 +8,17 @@
 
 #include "params.h"
 #include "server_internal.h"
+#include "server_request.h"
 
 /* DbwSubscribe: one vehicle's kit reports, each kind at its own rate. */
-static void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
-                                            const Paddock__V1__Frame *f)
+static void pdk_server_handle_dbw_subscribe(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__DbwSubscribe *m = f->dbw_subscribe;
-    pdk_server_slot *slot = pdk_server_need_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot || !pdk_server_sub_room(srv, c, f->request_id))
+    pdk_server_slot *slot =
+        pdk_server_need_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
+    if (!slot || !pdk_server_sub_room(rq->out, c, f->request_id))
         return;
     uint32_t kinds = m->n_reports == 0 ? (1u << PDK_RPT_COUNT) - 1u : 0u;
     uint32_t fastest = 0; /* the shortest period asked for, ticks */
@@ -25,7 +28,7 @@ static void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
             char msg[160];
             snprintf(msg, sizeof(msg),
                      "reports[%zu] = %d is not a DbwReportKind (0 STEERING .. 11 AW_STATUS)", i, k);
-            pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT, msg);
+            pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT, msg);
             return;
         }
         kinds |= 1u << k;
@@ -43,7 +46,7 @@ static void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
         else
             snprintf(msg, sizeof(msg), "session %" PRIu64 " has too many DBW subscriptions",
                      m->session_id);
-        pdk_server_send_error(srv, c->conn, f->request_id, e, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e, msg);
         return;
     }
     c->last_sub_id = sub_id;
@@ -55,15 +58,17 @@ static void pdk_server_handle_dbw_subscribe(pdk_server *srv, pdk_server_conn *c,
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
     r.subscribed = &sd;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-static void pdk_server_handle_subscribe(pdk_server *srv, pdk_server_conn *c,
-                                        const Paddock__V1__Frame *f)
+static void pdk_server_handle_subscribe(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__Subscribe *m = f->subscribe;
-    pdk_server_slot *slot = pdk_server_need_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot || !pdk_server_sub_room(srv, c, f->request_id))
+    pdk_server_slot *slot =
+        pdk_server_need_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
+    if (!slot || !pdk_server_sub_room(rq->out, c, f->request_id))
         return;
     uint32_t sub_id = c->last_sub_id + 1;
     pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->vehicle_ids,
@@ -74,7 +79,7 @@ static void pdk_server_handle_subscribe(pdk_server *srv, pdk_server_conn *c,
                  "vehicle_ids lists %zu ids; session %" PRIu64 " holds at most %d vehicles",
                  m->n_vehicle_ids, m->session_id,
                  pdk_world_def_get(pdk_session_world(slot->session))->max_vehicles);
-        pdk_server_send_error(srv, c->conn, f->request_id, e, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e, msg);
         return;
     }
     if (e == PDK_ERR_INVALID_ARGUMENT) {
@@ -83,11 +88,12 @@ static void pdk_server_handle_subscribe(pdk_server *srv, pdk_server_conn *c,
                  "rate_hz %u does not divide 120; use 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, "
                  "30, 40, 60 or 120",
                  m->rate_hz);
-        pdk_server_send_error(srv, c->conn, f->request_id, e, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e, msg);
         return;
     }
     if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, "session has too many subscriptions");
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e,
+                              "session has too many subscriptions");
         return;
     }
     c->last_sub_id = sub_id;
@@ -99,28 +105,29 @@ static void pdk_server_handle_subscribe(pdk_server *srv, pdk_server_conn *c,
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
     r.subscribed = &sd;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-static void pdk_server_handle_unsubscribe(pdk_server *srv, pdk_server_conn *c,
-                                          const Paddock__V1__Frame *f)
+static void pdk_server_handle_unsubscribe(pdk_server *srv, const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     uint32_t sub = f->unsubscribe->subscription_id;
     if (pdk_server_stats_unsubscribe(srv, c->id, sub)) {
         c->n_subs--;
-        pdk_server_send_ok(srv, c->conn, f->request_id, 0);
+        pdk_server_send_ok(rq->out, c->conn, f->request_id, 0);
         return;
     }
     bool busy = false;
-    for (size_t i = 0; i < srv->n_sessions; i++) {
-        pdk_server_slot *slot = &srv->sessions[i];
+    for (size_t i = 0; i < rq->table->n; i++) {
+        pdk_server_slot *slot = &rq->table->items[i];
         if (slot->worker.busy) {
             busy = true;
             continue;
         }
         if (pdk_session_unsubscribe(slot->session, c->id, sub) == PDK_OK) {
             c->n_subs--;
-            pdk_server_send_ok(srv, c->conn, f->request_id, pdk_server_slot_tick(slot));
+            pdk_server_send_ok(rq->out, c->conn, f->request_id, pdk_server_slot_tick(slot));
             return;
         }
     }
@@ -131,17 +138,25 @@ static void pdk_server_handle_unsubscribe(pdk_server *srv, pdk_server_conn *c,
                  "subscription %u was not found, and a replay is seeking; ask again once the "
                  "seek is answered",
                  sub);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_BUSY, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_BUSY, msg);
         return;
     }
     snprintf(msg, sizeof(msg), "subscription %u does not exist on this connection", sub);
-    pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
+    pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them). Subscribing takes the
+ * request's context only; Unsubscribe sees the whole server, as ending a
+ * stats subscription re-arms the stats timer on the loop. */
 const pdk_server_request pdk_server_subscription_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_SUBSCRIBE, pdk_server_handle_subscribe, false},
-    {PADDOCK__V1__FRAME__BODY_DBW_SUBSCRIBE, pdk_server_handle_dbw_subscribe, false},
-    {PADDOCK__V1__FRAME__BODY_UNSUBSCRIBE, pdk_server_handle_unsubscribe, false},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_SUBSCRIBE,
+     .handle = pdk_server_handle_subscribe,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_DBW_SUBSCRIBE,
+     .handle = pdk_server_handle_dbw_subscribe,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_UNSUBSCRIBE,
+     .handle_server = pdk_server_handle_unsubscribe,
+     .changes = false},
+    {0},
 };

@@ -9,59 +9,60 @@
 #include <string.h>
 
 #include "params.h"
-#include "server_internal.h"
+#include "server_request.h"
 
 /* Answers an input's queueing (err, what pdk_session_queue_* returned):
  * refused with the reason when the queue did not take it, else its reply
  * is owed until its tick answers it, and a session that will not tick
  * soon applies it now. */
-static void answer_queued(pdk_server *srv, pdk_server_conn *c, uint64_t request_id,
+static void answer_queued(pdk_buf *out, pdk_server_conn *c, uint64_t request_id,
                           pdk_server_slot *slot, pdk_error err, const char *what)
 {
     if (err == PDK_ERR_BUSY) {
-        pdk_server_send_error(srv, c->conn, request_id, err,
+        pdk_server_send_error(out, c->conn, request_id, err,
                               "too many inputs are waiting for the next tick");
         return;
     }
     if (err != PDK_OK) {
         char msg[128];
         snprintf(msg, sizeof(msg), "the %s could not be queued: %s", what, pdk_error_message(err));
-        pdk_server_send_error(srv, c->conn, request_id, err, msg);
+        pdk_server_send_error(out, c->conn, request_id, err, msg);
         return;
     }
     c->pending++;
-    pdk_server_settle_inputs(srv, slot);
+    pdk_server_settle_inputs(slot);
 }
 
 /* Refuses c's request rid with e and why when e is an error. */
-static bool refused(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error e, const char *why)
+static bool refused(pdk_buf *out, pdk_server_conn *c, uint64_t rid, pdk_error e, const char *why)
 {
     if (e == PDK_OK)
         return false;
-    pdk_server_send_error(srv, c->conn, rid, e, why);
+    pdk_server_send_error(out, c->conn, rid, e, why);
     return true;
 }
 
 /* Queues in, the input of c's request rid, into slot's session through the
  * input table (input_kind.h); what names it if the queue refuses it. */
-static void queue_input(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot,
+static void queue_input(pdk_buf *out, pdk_server_conn *c, uint64_t rid, pdk_server_slot *slot,
                         const pdk_input *in, const char *what)
 {
     pdk_reply_to to = {.conn_id = c->id, .request_id = rid};
-    answer_queued(srv, c, rid, slot, pdk_session_queue_input(slot->session, in, to), what);
+    answer_queued(out, c, rid, slot, pdk_session_queue_input(slot->session, in, to), what);
 }
 
-static void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c,
-                                    const Paddock__V1__Frame *f)
+static void pdk_server_handle_spawn(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__VehicleSpawn *m = f->vehicle_spawn;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
-    if (!pdk_server_text_ok(srv, c->conn, f->request_id, "preset", m->preset,
+    if (!pdk_server_text_ok(rq->out, c->conn, f->request_id, "preset", m->preset,
                             PDK_SERVER_MAX_NAME_BYTES) ||
-        !pdk_server_text_ok(srv, c->conn, f->request_id, "overrides", m->overrides,
+        !pdk_server_text_ok(rq->out, c->conn, f->request_id, "overrides", m->overrides,
                             PDK_SERVER_MAX_TEXT_BYTES))
         return;
     pdk_gear gear = PDK_GEAR_PARK;
@@ -70,22 +71,22 @@ static void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c,
         char msg[96];
         snprintf(msg, sizeof(msg), "gear %d is not a DBW2 gear (1 P, 2 R, 3 N, 4 D, 5 L)",
                  (int)m->gear);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     if (!isfinite(m->x_m) || !isfinite(m->y_m) || !isfinite(m->yaw_deg) ||
         !isfinite(m->speed_mps)) {
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "x_m, y_m, yaw_deg and speed_mps must be finite numbers");
         return;
     }
     char err[PDK_PARAMS_ERR_LEN];
     pdk_vehicle_def def;
     char *json = NULL;
-    pdk_error e = pdk_params_vehicle_load(srv->cfg.presets_dir, m->preset, m->overrides, &def,
+    pdk_error e = pdk_params_vehicle_load(rq->cfg->presets_dir, m->preset, m->overrides, &def,
                                           &json, err, sizeof(err));
     if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, err);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e, err);
         return;
     }
     pdk_spawn_place place = {.x_m = m->x_m,
@@ -96,26 +97,29 @@ static void pdk_server_handle_spawn(pdk_server *srv, pdk_server_conn *c,
     pdk_reply_to to = {.conn_id = c->id, .request_id = f->request_id};
     e = pdk_session_queue_spawn(slot->session, &def, m->preset, m->overrides, json, &place, to);
     free(json);
-    answer_queued(srv, c, f->request_id, slot, e, "spawn");
+    answer_queued(rq->out, c, f->request_id, slot, e, "spawn");
 }
 
-static void pdk_server_handle_remove(pdk_server *srv, pdk_server_conn *c,
-                                     const Paddock__V1__Frame *f)
+static void pdk_server_handle_remove(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__VehicleRemove *m = f->vehicle_remove;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_input in = {.kind = PDK_INPUT_REMOVE, .vehicle = m->vehicle_id};
-    queue_input(srv, c, f->request_id, slot, &in, "removal");
+    queue_input(rq->out, c, f->request_id, slot, &in, "removal");
 }
 
-static void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_dbw(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__DbwCommand *m = f->dbw_command;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_gear gear;
@@ -124,52 +128,56 @@ static void pdk_server_handle_dbw(pdk_server *srv, pdk_server_conn *c, const Pad
         char msg[96];
         snprintf(msg, sizeof(msg), "gear %d is not a DBW2 gear (1 P, 2 R, 3 N, 4 D, 5 L)",
                  (int)m->gear);
-        pdk_server_send_error(srv, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
     /* The driver's own controls: the DRIVER lease, taken when free. */
     char why[256];
     pdk_error e = pdk_session_lease_command(slot->session, m->vehicle_id, PDK_SOURCE_DRIVER, c->id,
                                             c->holder, why, sizeof(why));
-    if (refused(srv, c, f->request_id, e, why))
+    if (refused(rq->out, c, f->request_id, e, why))
         return;
     pdk_input in = {.kind = PDK_INPUT_DBW, .vehicle = m->vehicle_id};
     pdk_wire_dbw_from_pb(m, &in.u.cmd);
-    queue_input(srv, c, f->request_id, slot, &in, "DbwCommand");
+    queue_input(rq->out, c, f->request_id, slot, &in, "DbwCommand");
 }
 
 /* A TyreCommand: what the message alone decides is checked here (wire);
  * the vehicle, the action's range and the model at the tick boundary
  * (session), exactly as a DbwCommand. */
-static void pdk_server_handle_tyre(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+static void pdk_server_handle_tyre(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__TyreCommand *m = f->tyre_command;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_input in = {.kind = PDK_INPUT_TYRE, .vehicle = m->vehicle_id};
     char why[192];
-    if (refused(srv, c, f->request_id, pdk_wire_tyre_from_pb(m, &in.u.tyre, why, sizeof(why)), why))
+    if (refused(rq->out, c, f->request_id, pdk_wire_tyre_from_pb(m, &in.u.tyre, why, sizeof(why)),
+                why))
         return;
-    queue_input(srv, c, f->request_id, slot, &in, "TyreCommand");
+    queue_input(rq->out, c, f->request_id, slot, &in, "TyreCommand");
 }
 
 /* A DBW kit message: what the message alone decides is checked here
  * (wire), the lease gate next (AUTONOMY, or AI for a connection that holds
  * the vehicle's AI lease and not its AUTONOMY one; faults and buttons pass
  * without one), the rest at the tick boundary (session, sim). */
-static void pdk_server_handle_dbw_message(pdk_server *srv, pdk_server_conn *c,
-                                          const Paddock__V1__Frame *f)
+static void pdk_server_handle_dbw_message(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__DbwMessage *m = f->dbw_message;
     pdk_server_slot *slot =
-        pdk_server_need_live_session(srv, c->conn, f->request_id, m->session_id);
+        pdk_server_need_live_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
     if (!slot)
         return;
     pdk_input in = {.kind = PDK_INPUT_DBW_KIT, .vehicle = m->vehicle_id};
     char why[256];
-    if (refused(srv, c, f->request_id, pdk_wire_dbw_msg_from_pb(m, &in.u.kit, why, sizeof(why)),
+    if (refused(rq->out, c, f->request_id, pdk_wire_dbw_msg_from_pb(m, &in.u.kit, why, sizeof(why)),
                 why))
         return;
     /* A fault injection is the test rig's, a button press the safety
@@ -181,19 +189,21 @@ static void pdk_server_handle_dbw_message(pdk_server *srv, pdk_server_conn *c,
             src = PDK_SOURCE_AI;
         pdk_error e = pdk_session_lease_command(slot->session, m->vehicle_id, src, c->id, c->holder,
                                                 why, sizeof(why));
-        if (refused(srv, c, f->request_id, e, why))
+        if (refused(rq->out, c, f->request_id, e, why))
             return;
     }
-    queue_input(srv, c, f->request_id, slot, &in, "DBW message");
+    queue_input(rq->out, c, f->request_id, slot, &in, "DBW message");
 }
 
 /* ControlLease: take or release one source's lease on one vehicle. */
-static void pdk_server_handle_control_lease(pdk_server *srv, pdk_server_conn *c,
-                                            const Paddock__V1__Frame *f)
+static void pdk_server_handle_control_lease(const pdk_request *rq)
 {
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__ControlLease *m = f->control_lease;
-    pdk_server_slot *slot = pdk_server_need_session(srv, c->conn, f->request_id, m->session_id);
-    if (!slot || pdk_server_refuse_replay(srv, c->conn, f->request_id, slot))
+    pdk_server_slot *slot =
+        pdk_server_need_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
+    if (!slot || pdk_server_refuse_replay(rq->out, c->conn, f->request_id, slot))
         return;
     pdk_control_source src = (pdk_control_source)m->source;
     char why[256];
@@ -202,7 +212,7 @@ static void pdk_server_handle_control_lease(pdk_server *srv, pdk_server_conn *c,
                              : pdk_session_lease_take(slot->session, m->vehicle_id, src, c->id,
                                                       c->holder, why, sizeof(why));
     if (e != PDK_OK) {
-        pdk_server_send_error(srv, c->conn, f->request_id, e, why);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e, why);
         return;
     }
     Paddock__V1__ControlLeaseReply lr = PADDOCK__V1__CONTROL_LEASE_REPLY__INIT;
@@ -216,16 +226,29 @@ static void pdk_server_handle_control_lease(pdk_server *srv, pdk_server_conn *c,
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_CONTROL_LEASE_REPLY;
     r.control_lease_reply = &lr;
-    pdk_server_send_frame(srv, c->conn, &r);
+    pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-/* This file's requests (server.c dispatches them). */
+/* This file's requests (server.c dispatches them): each takes the
+ * request's context only. */
 const pdk_server_request pdk_server_vehicle_requests[] = {
-    {PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN, pdk_server_handle_spawn, true},
-    {PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE, pdk_server_handle_remove, true},
-    {PADDOCK__V1__FRAME__BODY_DBW_COMMAND, pdk_server_handle_dbw, true},
-    {PADDOCK__V1__FRAME__BODY_TYRE_COMMAND, pdk_server_handle_tyre, true},
-    {PADDOCK__V1__FRAME__BODY_DBW_MESSAGE, pdk_server_handle_dbw_message, true},
-    {PADDOCK__V1__FRAME__BODY_CONTROL_LEASE, pdk_server_handle_control_lease, true},
-    {0, NULL, false},
+    {.body = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN,
+     .handle = pdk_server_handle_spawn,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE,
+     .handle = pdk_server_handle_remove,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_DBW_COMMAND,
+     .handle = pdk_server_handle_dbw,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_TYRE_COMMAND,
+     .handle = pdk_server_handle_tyre,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_DBW_MESSAGE,
+     .handle = pdk_server_handle_dbw_message,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_CONTROL_LEASE,
+     .handle = pdk_server_handle_control_lease,
+     .changes = true},
+    {0},
 };

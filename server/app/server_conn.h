@@ -1,0 +1,60 @@
+/* paddockd's connections as the requests see them (server_conn.c): a
+ * connection's state, and sending it a frame, an Ok or an error through
+ * the server's encoding buffer. */
+#ifndef PDK_SERVER_CONN_H
+#define PDK_SERVER_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net.h"
+#include "wire.h"
+
+#define PDK_SERVER_HOLDER_LEN 96       /* "connection 4 (wheel-rig)" */
+#define PDK_SERVER_MAX_NAME_BYTES 64   /* session names, presets */
+#define PDK_SERVER_MAX_TEXT_BYTES 4096 /* override strings */
+#define PDK_SERVER_CONN_MAX_SUBS 32    /* state, DBW and stats subscriptions of one connection */
+
+/* An ImportChunk upload in progress on one connection. */
+typedef struct pdk_upload {
+    int fd; /* -1: none */
+    char dir[256];
+    char path[300];
+    uint64_t offset; /* bytes received */
+} pdk_upload;
+
+typedef struct pdk_server_conn {
+    uint64_t id;
+    pdk_conn *conn;
+    bool greeted;
+    bool viewer;                        /* Hello.viewer: watches, never commands */
+    char holder[PDK_SERVER_HOLDER_LEN]; /* "connection 4 (wheel-rig)": how messages name it */
+    uint32_t last_sub_id;               /* subscription ids are unique per connection */
+    int n_subs;
+    int pending; /* queued inputs whose reply is still to come */
+    bool eof;    /* the peer half-closed: close once pending is 0 */
+    pdk_upload upload;
+} pdk_server_conn;
+
+/* ---- server_conn.c: connections and sending ------------------------------ */
+
+/* Encodes and queues a frame (an encoding failure closes the connection). */
+void pdk_server_send_frame(pdk_buf *out, pdk_conn *conn, const Paddock__V1__Frame *frame);
+void pdk_server_send_error(pdk_buf *out, pdk_conn *conn, uint64_t request_id, pdk_error code,
+                           const char *message);
+void pdk_server_send_ok(pdk_buf *out, pdk_conn *conn, uint64_t request_id, uint64_t tick);
+/* Checks a request's text field: at most max bytes of UTF-8 without control
+ * characters. On failure replies INVALID_ARGUMENT naming the field. */
+bool pdk_server_text_ok(pdk_buf *out, pdk_conn *conn, uint64_t rid, const char *field,
+                        const char *text, size_t max);
+/* Room for one more subscription on c (CAPACITY reply otherwise). */
+bool pdk_server_sub_room(pdk_buf *out, pdk_server_conn *c, uint64_t request_id);
+/* An error reply to c's request rid, its message printf-formatted. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+void pdk_server_refuse(pdk_buf *out, pdk_server_conn *c, uint64_t rid, pdk_error code,
+                       const char *fmt, ...);
+
+#endif

@@ -1,0 +1,54 @@
+/* A request as its handler sees it: the frame, the connection it came
+ * from, and pointers to just the services a handler may use (the reply
+ * buffer, the configuration, the session table, the scheduler's state to
+ * read). Each topic's file has a table of its requests, ended by an entry
+ * with neither handler; server.c dispatches. */
+#ifndef PDK_SERVER_REQUEST_H
+#define PDK_SERVER_REQUEST_H
+
+#include <stdbool.h>
+
+#include "server.h"
+#include "server_table.h"
+#include "wire.h"
+
+/* Only the topics that must see the whole server or the scheduler's state
+ * (server_internal.h) use these. */
+typedef struct pdk_server pdk_server;
+struct pdk_server_sched;
+
+typedef struct pdk_request {
+    pdk_server_conn *c;                   /* the connection it came from */
+    const Paddock__V1__Frame *f;          /* the request */
+    pdk_buf *out;                         /* replies are encoded here */
+    const pdk_server_config *cfg;         /* limits, presets, session caps */
+    pdk_server_table *table;              /* the session table */
+    const struct pdk_server_sched *sched; /* read only: the writer's stall, for session info */
+} pdk_request;
+
+/* A request a client may send: its handler, and whether it changes a
+ * session (a viewer may not send those). A request takes handle when the
+ * context is all it needs. handle_server is for the few that change when
+ * sessions tick or run work off the loop (opening and closing sessions,
+ * SessionControl, stats streams, recordings): the scheduler's timers, the
+ * workers and the hooks that answer other connections are the loop's, so
+ * those see the whole server; each says why beside its table entry. */
+typedef struct pdk_server_request {
+    Paddock__V1__Frame__BodyCase body;
+    void (*handle)(const pdk_request *rq);
+    void (*handle_server)(pdk_server *srv, const pdk_request *rq);
+    bool changes;
+} pdk_server_request;
+
+extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */
+extern const pdk_server_request pdk_server_vehicle_requests[];      /* server_vehicles.c */
+extern const pdk_server_request pdk_server_subscription_requests[]; /* server_subscriptions.c */
+extern const pdk_server_request pdk_server_control_requests[];      /* server_control.c */
+extern const pdk_server_request pdk_server_stats_requests[];        /* server_stats.c */
+extern const pdk_server_request pdk_server_recording_requests[];    /* server_recording.c */
+
+/* The request a frame body asks for, from the topics' tables; NULL when a
+ * client may not send it (server.c). */
+const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc);
+
+#endif
