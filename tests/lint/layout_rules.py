@@ -110,7 +110,7 @@ def rule1_app_include_circle():
             if h in seen:
                 continue
             seen.add(h)
-            for fn in sorted(declared.get(h, ()) & used):
+            for fn in sorted(declared.get(h, set()) & used):
                 if defined.get(fn, f) != f:
                     graph.setdefault(f, {}).setdefault(defined[fn], (f, line, f"calls {fn}"))
             todo += [(local[n], line) for _, _, n in includes(h) if n in local]
