@@ -614,8 +614,22 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
     v4 rolling_ch = sel(gt4(vx, zero), -rolling, sel(lt4(vx, zero), rolling, zero));
     v4 speed = sqrt4(vx * vx + vy * vy);
     v4 floor_mps = splat(PDK_ST_SLIP_SPEED_FLOOR_MPS);
-    v4 slip_f = atan2_4(vlat_f, st_max(abs4(u_f), floor_mps));
-    v4 slip_r = atan2_4(vy - g->b * r, st_max(abs4(vx), floor_mps));
+    v4 slip_fx = st_max(abs4(u_f), floor_mps);
+    v4 slip_ry = vy - g->b * r;
+    v4 slip_rx = st_max(abs4(vx), floor_mps);
+    v4 slip_f, slip_r;
+    if (g->n == 1) {
+        /* A lone vehicle's copy lanes would only repeat its two slip
+         * angles: one evaluation takes the front's in the even lanes and the
+         * rear's in the odd ones. */
+        v4 both = atan2_4((v4){vlat_f[0], slip_ry[0], vlat_f[0], slip_ry[0]},
+                          (v4){slip_fx[0], slip_rx[0], slip_fx[0], slip_rx[0]});
+        slip_f = splat(both[0]);
+        slip_r = splat(both[1]);
+    } else {
+        slip_f = atan2_4(vlat_f, slip_fx);
+        slip_r = atan2_4(slip_ry, slip_rx);
+    }
     int faults = 0;
     for (int l = 0; l < g->n; l++) {
         pdk_st_state *s = st[l];
@@ -672,6 +686,20 @@ VEC int st_step_groups(pdk_st_state *const *states, const pdk_st_cmd *const *cmd
                        const pdk_st_params *const *params, double *const *channels, int count,
                        int substeps)
 {
+    if (count == 1) {
+        /* A lone vehicle, the whole of a small world's batch: the same
+         * tick on one group held here, so that the compiler knows it has
+         * one vehicle (n == 1) and keeps it out of the batch's array. */
+        pdk_st_state *st[ST_LANES] = {states[0], states[0], states[0], states[0]};
+        const pdk_st_cmd *cm[ST_LANES] = {cmds[0], cmds[0], cmds[0], cmds[0]};
+        const pdk_st_params *pa[ST_LANES] = {params[0], params[0], params[0], params[0]};
+        st_group g;
+        st_group_load(&g, 1, st, cm, pa);
+        for (int i = 0; i < substeps; i++) {
+            st_group_substep(&g);
+        }
+        return st_group_store(&g, states, cmds, params, channels);
+    }
     st_group gs[(PDK_ST_BATCH + ST_LANES - 1) / ST_LANES];
     int groups = (count + ST_LANES - 1) / ST_LANES;
     for (int j = 0; j < groups; j++) {
