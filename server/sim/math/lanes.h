@@ -171,6 +171,15 @@ VEC lane2 sel2(mask2 m, lane2 p, lane2 q)
 #endif
 }
 
+/* m ? p : q where both lanes hold one value, so that m's lanes agree: a
+ * branch on lane 0, which the processor predicts instead of waiting for
+ * the comparison, and which skips the operand not taken. The same bits as
+ * sel2 for such lanes. */
+VEC lane2 pick2(mask2 m, lane2 p, lane2 q)
+{
+    return m[0] != 0 ? p : q;
+}
+
 VEC lane2 keep2(mask2 m, lane2 p)
 {
     return (lane2)((mask2)p & m);

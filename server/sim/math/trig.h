@@ -59,6 +59,7 @@ static const double pdk_trig_atan_table[9] = {
 #define TRIG_M m4
 #define TRIG_SPLAT splat
 #define TRIG_SEL sel
+#define TRIG_PICK sel
 #define TRIG_KEEP keep
 #define TRIG_LT lt4
 #define TRIG_GT gt4
@@ -67,12 +68,14 @@ static const double pdk_trig_atan_table[9] = {
 #define TRIG_ATAN2 atan2_4
 #include "math/trig_lanes.h"
 
-/* sincos2 and atan2_2: two lanes. */
+/* sincos2 and atan2_2: two lanes; atan2_2 takes one argument pair in both
+ * lanes (its rare cases are branches, pick2). */
 #define TRIG_W 2
 #define TRIG_V lane2
 #define TRIG_M mask2
 #define TRIG_SPLAT splat2
 #define TRIG_SEL sel2
+#define TRIG_PICK pick2
 #define TRIG_KEEP keep2
 #define TRIG_LT lt2
 #define TRIG_GT gt2

@@ -8,10 +8,12 @@
  * its neighbours. No include guard: it is meant to be included again. */
 
 /* TRIG_W lanes of type TRIG_V, masks (and 64-bit integers) of type TRIG_M,
- * and TRIG_SPLAT, TRIG_SEL, TRIG_KEEP, TRIG_LT, TRIG_GT, TRIG_ABS from
- * lanes.h, all defined by the includer. */
+ * and TRIG_SPLAT, TRIG_SEL, TRIG_PICK, TRIG_KEEP, TRIG_LT, TRIG_GT,
+ * TRIG_ABS from lanes.h, all defined by the includer. TRIG_PICK is the
+ * select of atan2's rare cases (an axis, the origin, NaN, |y| > |x|, x < 0):
+ * a branch where the width holds one value, a select otherwise. */
 #if !defined(TRIG_W) || !defined(TRIG_V) || !defined(TRIG_M) || !defined(TRIG_SINCOS) ||          \
-    !defined(TRIG_ATAN2)
+    !defined(TRIG_ATAN2) || !defined(TRIG_PICK)
 #error "trig_lanes.h is included by trig.h, which names the lane type first"
 #endif
 
@@ -97,19 +99,23 @@ VEC TRIG_V TRIG_ATAN2(TRIG_V y, TRIG_V x)
     /* At the origin t would be 0/0; 0 keeps the table index in range, and
      * the lane's result is replaced below. NaN lanes get t = 1 (their
      * result is replaced too), both-infinite lanes t = 1, atan(1). */
-    TRIG_V t = TRIG_SEL(at_origin, zero,
-                        TRIG_SEL(swap, ax, ay) /
-                            TRIG_SEL(swap, ay, TRIG_SEL(at_origin, TRIG_SPLAT(1.0), ax)));
-    t = TRIG_SEL((TRIG_M)(t == t), t, TRIG_SPLAT(1.0));
+    TRIG_V t = TRIG_PICK(at_origin, zero,
+                        TRIG_PICK(swap, ax, ay) /
+                            TRIG_PICK(swap, ay, TRIG_PICK(at_origin, TRIG_SPLAT(1.0), ax)));
+    t = TRIG_PICK((TRIG_M)(t == t), t, TRIG_SPLAT(1.0));
     TRIG_V t8 = t * TRIG_SPLAT(8.0) + TRIG_SPLAT(0.5);
-    t8 = TRIG_SEL(TRIG_LT(t8, TRIG_SPLAT(8.5)), t8, TRIG_SPLAT(8.5)); /* guards the index */
-    /* k = (int)t8, 0..8, and c = k / 8: compiled for AVX, one truncation to
-     * four 32-bit integers and one conversion back (AVX has no 64-bit
-     * one), the same values. */
+    t8 = TRIG_PICK(TRIG_LT(t8, TRIG_SPLAT(8.5)), t8, TRIG_SPLAT(8.5)); /* guards the index */
+    /* k = (int)t8, 0..8, and c = k / 8: on x86-64 one truncation of the
+     * lanes to 32-bit integers and one conversion back (SSE2 and AVX have
+     * no 64-bit ones), the same values. */
 #if TRIG_AVX4
     typedef int32_t trig_index __attribute__((vector_size(4 * sizeof(int32_t))));
     trig_index k = __builtin_ia32_cvttpd2dq256(t8);
     TRIG_V c = __builtin_ia32_cvtdq2pd256(k) * TRIG_SPLAT(0.125);
+#elif TRIG_W == 2 && defined(__x86_64__) && defined(__GNUC__)
+    typedef int32_t trig_index __attribute__((vector_size(4 * sizeof(int32_t))));
+    trig_index k = __builtin_ia32_cvttpd2dq(t8);
+    TRIG_V c = __builtin_ia32_cvtdq2pd(k) * TRIG_SPLAT(0.125);
 #else
     TRIG_M k = __builtin_convertvector(t8, TRIG_M);
     TRIG_V c = __builtin_convertvector(k, TRIG_V) * TRIG_SPLAT(0.125);
@@ -127,12 +133,12 @@ VEC TRIG_V TRIG_ATAN2(TRIG_V y, TRIG_V x)
     p = TRIG_SPLAT(1.0 / 5.0) + z * p;
     p = TRIG_SPLAT(-1.0 / 3.0) + z * p;
     TRIG_V r = base + (u + u * z * p);
-    r = TRIG_SEL(swap, (TRIG_SPLAT(PDK_TRIG_PIO2_D) - r) + TRIG_SPLAT(PDK_TRIG_PIO2_D_LO), r);
+    r = TRIG_PICK(swap, (TRIG_SPLAT(PDK_TRIG_PIO2_D) - r) + TRIG_SPLAT(PDK_TRIG_PIO2_D_LO), r);
     TRIG_M x_negative = (TRIG_M)x >> 63;
-    r = TRIG_SEL(x_negative, (TRIG_SPLAT(PDK_TRIG_PI_D) - r) + TRIG_SPLAT(PDK_TRIG_PI_D_LO), r);
-    r = TRIG_SEL(at_origin, TRIG_KEEP(x_negative, TRIG_SPLAT(PDK_TRIG_PI_D)), r);
+    r = TRIG_PICK(x_negative, (TRIG_SPLAT(PDK_TRIG_PI_D) - r) + TRIG_SPLAT(PDK_TRIG_PI_D_LO), r);
+    r = TRIG_PICK(at_origin, TRIG_KEEP(x_negative, TRIG_SPLAT(PDK_TRIG_PI_D)), r);
     r = (TRIG_V)((TRIG_M)r ^ ((TRIG_M)y & INT64_MIN)); /* the sign of y */
-    return TRIG_SEL(nan_in, TRIG_SPLAT(PDK_TRIG_NAN), r);
+    return TRIG_PICK(nan_in, TRIG_SPLAT(PDK_TRIG_NAN), r);
 }
 
 #undef TRIG_AVX4
@@ -141,6 +147,7 @@ VEC TRIG_V TRIG_ATAN2(TRIG_V y, TRIG_V x)
 #undef TRIG_M
 #undef TRIG_SPLAT
 #undef TRIG_SEL
+#undef TRIG_PICK
 #undef TRIG_KEEP
 #undef TRIG_LT
 #undef TRIG_GT

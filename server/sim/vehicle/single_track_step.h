@@ -142,7 +142,7 @@ VEC st_vec st_splat(double x)
 VEC st_vec st_sel(st_mask m, st_vec p, st_vec q)
 {
 #if defined(ST_LONE)
-    return m[0] != 0 ? p : q;
+    return pick2(m, p, q);
 #else
     return sel(m, p, q);
 #endif
@@ -713,6 +713,7 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
     st_vec slip_ry = vy - g->b * r;
     st_vec slip_rx = st_max(st_abs(vx), floor_mps);
     st_vec slip_f, slip_r;
+#if !defined(ST_LONE)
     if (g->n == 1) {
         /* A lone vehicle's copy lanes would only repeat its two slip
          * angles: one evaluation takes the front's in the even lanes and the
@@ -725,7 +726,9 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         st_vec both = st_atan2(y, x);
         slip_f = st_splat(both[0]);
         slip_r = st_splat(both[1]);
-    } else {
+    } else
+#endif
+    {
         slip_f = st_atan2(vlat_f, slip_fx);
         slip_r = st_atan2(slip_ry, slip_rx);
     }
