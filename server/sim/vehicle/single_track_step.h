@@ -712,26 +712,6 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
     st_vec slip_fx = st_max(st_abs(u_f), floor_mps);
     st_vec slip_ry = vy - g->b * r;
     st_vec slip_rx = st_max(st_abs(vx), floor_mps);
-    st_vec slip_f, slip_r;
-#if !defined(ST_LONE)
-    if (g->n == 1) {
-        /* A lone vehicle's copy lanes would only repeat its two slip
-         * angles: one evaluation takes the front's in the even lanes and the
-         * rear's in the odd ones. */
-        st_vec y, x;
-        for (int l = 0; l < ST_LANES; l++) {
-            y[l] = l % 2 == 0 ? vlat_f[0] : slip_ry[0];
-            x[l] = l % 2 == 0 ? slip_fx[0] : slip_rx[0];
-        }
-        st_vec both = st_atan2(y, x);
-        slip_f = st_splat(both[0]);
-        slip_r = st_splat(both[1]);
-    } else
-#endif
-    {
-        slip_f = st_atan2(vlat_f, slip_fx);
-        slip_r = st_atan2(slip_ry, slip_rx);
-    }
     int faults = 0;
     for (int l = 0; l < g->n; l++) {
         pdk_st_state *s = st[l];
@@ -767,8 +747,6 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         ch[PDK_CH_GEAR] = cmd[l]->gear_code;
         ch[PDK_CH_TYRE_LOAD_F] = g->fz_f[l];
         ch[PDK_CH_TYRE_LOAD_R] = g->fz_r[l];
-        ch[PDK_CH_SLIP_ANGLE_F] = slip_f[l];
-        ch[PDK_CH_SLIP_ANGLE_R] = slip_r[l];
         ch[PDK_CH_FORCE_X_F] = g->fx_f[l];
         ch[PDK_CH_FORCE_X_R] = g->fx_r[l];
         ch[PDK_CH_FORCE_Y_F] = g->fy_f[l];
@@ -776,6 +754,35 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         ch[PDK_CH_DRAG] = g->drag[l];
         ch[PDK_CH_ROLLING] = rolling_ch[l];
         ch[PDK_CH_FAULTED] = 0.0;
+    }
+    /* The slip angles last: their atan2 is the longest chain of the store,
+     * and everything before it in program order can retire while it runs
+     * (it matters for a lone vehicle, whose ticks follow each other). */
+    st_vec slip_f, slip_r;
+#if !defined(ST_LONE)
+    if (g->n == 1) {
+        /* A lone vehicle's copy lanes would only repeat its two slip
+         * angles: one evaluation takes the front's in the even lanes and the
+         * rear's in the odd ones. */
+        st_vec y, x;
+        for (int l = 0; l < ST_LANES; l++) {
+            y[l] = l % 2 == 0 ? vlat_f[0] : slip_ry[0];
+            x[l] = l % 2 == 0 ? slip_fx[0] : slip_rx[0];
+        }
+        st_vec both = st_atan2(y, x);
+        slip_f = st_splat(both[0]);
+        slip_r = st_splat(both[1]);
+    } else
+#endif
+    {
+        slip_f = st_atan2(vlat_f, slip_fx);
+        slip_r = st_atan2(slip_ry, slip_rx);
+    }
+    for (int l = 0; l < g->n; l++) {
+        if (!broken[l]) {
+            chs[l][PDK_CH_SLIP_ANGLE_F] = slip_f[l];
+            chs[l][PDK_CH_SLIP_ANGLE_R] = slip_r[l];
+        }
     }
     return faults;
 }
