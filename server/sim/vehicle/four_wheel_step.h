@@ -33,16 +33,6 @@
  * contact: its ray would graze the ground. */
 #define MIN_COS 0.1
 
-/* Above this rotation per substep (rad) the quaternion's increment uses
- * pdk_trig_sincos; below it, a series. */
-#define SMALL_ROT_RAD 0.1
-
-/* Most solves in one substep: the first, and one more each time a wheel is
- * found to lift off, to enter its bump stop, to take load, to lock, to be
- * freed, to saturate or to leave its hard contact (each happens to a wheel
- * at most once). */
-#define MAX_SOLVES 29
-
 /* The camber inputs of wheel i on a solid axle: the sine and cosine of
  * the wheel's inclination to the body (sg, cgam, from its camber curve or
  * its static camber) turned, with both wheels down, to the beam's. */
@@ -134,33 +124,19 @@ ground_beyond(const fw_vehicle *restrict vh, const sub *restrict sv, const pdk_t
     return !(past > 0.0);
 }
 
-/* 1. and 2. of a substep: the body's velocity in its frame, each corner's
- * ray (or sweep) and what it meets, the ground's scales under each wheel,
- * the drive and the wheels' angles. */
-VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
+/* 1. of a substep: each corner's ray (or sweep) and what it meets, the
+ * wheel's travel, contact point and normal, surface and water; the struts
+ * past their top held by hard contacts. */
+VEC void wheel_rays(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
 {
-    pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_state *restrict st = vh->st;
     const pdk_fw_cmd *restrict cmd = vh->cmd;
     const pdk_fw_consts *restrict p = vh->p;
     const pdk_fw_consts *cr = p;
-    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
     const double top = p->ride_ray_top_m;
     const double cg = p->cg_height_m;
     const v4 zero = splat(0.0);
-    mat3 rm;
-    rotation_of(st->quat, &rm);
-    sv->rm = rm;
-    double v[3];
-    rot_apply_t(&rm, st->vel_mps, v);
-    const double w[3] = {st->omega_radps[0], st->omega_radps[1], st->omega_radps[2]};
-    /* Gravity in the body frame, R' (0, 0, -g); body z in the world. */
-    const double g = p->gravity_mps2;
-    const double grav[3] = {-g * rm.m[2][0], -g * rm.m[2][1], -g * rm.m[2][2]};
-    for (int j = 0; j < 3; j++) {
-        sv->v[j] = v[j];
-        sv->w[j] = w[j];
-        sv->grav[j] = grav[j];
-    }
+    const mat3 rm = sv->rm;
     const double zb[3] = {rm.m[0][2], rm.m[1][2], rm.m[2][2]};
     const int upright = zb[2] > MIN_COS;
     const double inv_zb = upright ? 1.0 / zb[2] : 0.0;
@@ -262,73 +238,6 @@ VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
     q->ny = keep(contact, nby);
     q->nz = sel(contact, nbz, splat(1.0));
     q->inv_cos = sel(contact, inv_cos, splat(1.0));
-
-    /* The ground under each wheel: the tyre law's scales with the tyre's grip,
-     * and the rolling-resistance coefficient, surface f times the tyre's own
-     * over the reference's times its life's scale, at most the Polaris model's
-     * 0.45. */
-    if (sv->uniform) {
-        q->ground = sv->base_ground;
-        q->roll_f = sv->base_roll_f;
-        q->soil = sv->base_soil ? contact : (m4){0, 0, 0, 0};
-        q->surface = splat((double)terrain->base_surface_id);
-    } else {
-        v4 gg = zero, gs = zero, gl = zero, gf = zero;
-        m4 soil = (m4){0, 0, 0, 0};
-        for (int i = 0; i < PDK_WHEELS; i++) {
-            pdk_fw_ground gr;
-            pdk_fw_ground_of(q->surf[i], &gr);
-            gg[i] = gr.grip;
-            gs[i] = gr.stiffness;
-            gl[i] = gr.slide;
-            gf[i] = gr.rolling_coeff;
-            soil[i] = gr.deformable ? -1 : 0;
-            q->surface[i] = (double)q->surf[i];
-        }
-        q->ground.grip = gg * sv->tyre_grip;
-        q->ground.stiffness = gs;
-        q->ground.slide = gl;
-        v4 f = gf * load4(p->rolling_ratio) * sv->roll_scale;
-        q->roll_f = sel(gt4(f, splat(MAX_ROLLING_COEFF)), splat(MAX_ROLLING_COEFF), f);
-        q->soil = soil & contact;
-    }
-
-    /* The drive: the pedal's share, the governors fading it over their
-     * band (pdk_st_step's law); wheel_hold makes it each wheel's torque. */
-    double gain = cmd->drive_gain;
-    if (cmd->governor_mps > 0.0) {
-        double excess = (cmd->drive_gain < 0.0 ? -v[0] : v[0]) - cmd->governor_fade_mps;
-        if (excess > 0.0) {
-            gain *= max2(0.0, 1.0 - excess / PDK_FW_GOVERNOR_BAND_MPS);
-        }
-    }
-    sv->drive_gain = gain;
-
-    /* 2. Angles: Ackermann and static toe from the command, the toe curve
-     * where there is one (toe-in turns the left wheel right and the right
-     * wheel left). */
-    const v4 side = (v4){1.0, -1.0, 1.0, -1.0}; /* +1 left, -1 right */
-    v4 sd = load4(cmd->wheel_sin);
-    v4 cd = load4(cmd->wheel_cos);
-    v4 delta = load4(cmd->wheel_steer_rad);
-    v4 toe = load4(cr->static_toe_rad);
-    if (cr->toe_curve != 0u) {
-        for (int i = 0; i < PDK_WHEELS; i++) {
-            if ((cr->toe_curve >> i) & 1u) {
-                double toe_c = pdk_curve_eval(&kin[i >> 1]->toe_rad, q->travel[i]);
-                toe[i] += toe_c;
-                delta[i] -= side[i] * toe_c;
-                double s_i, c_i;
-                pdk_trig_sincos(delta[i], &s_i, &c_i);
-                sd[i] = s_i;
-                cd[i] = c_i;
-            }
-        }
-    }
-    q->delta = delta;
-    q->sin_d = sd;
-    q->cos_d = cd;
-    q->toe = toe;
 }
 
 /* 2. of a substep, continued: the tyre frame, the contacts' velocities at
@@ -513,16 +422,15 @@ static __attribute__((noinline)) m4 hard_check(const fw_vehicle *restrict vh, su
     return release;
 }
 
-/* 3. of a substep: the struts, the links, which wheels are loaded, and the
- * tyres' forces; and what the passes of the solve start from. */
-VEC void struts(PHASE_ARGS)
+/* 3. of a substep: the struts, the links and which wheels are loaded; the
+ * struts' values at the start, for the kinks (strut_kinks). */
+VEC void strut_forces(PHASE_ARGS)
 {
     const pdk_fw_state *restrict st = vh->st;
     const pdk_fw_consts *restrict p = vh->p;
     const pdk_fw_consts *cr = p;
     const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
     const double h = p->h_s;
-    const double *v = sv->v, *w = sv->w;
     const m4 contact = q->contact;
     const v4 n2 = q->nz;
     const v4 side = (v4){1.0, -1.0, 1.0, -1.0}; /* +1 left, -1 right */
@@ -598,30 +506,6 @@ VEC void struts(PHASE_ARGS)
     q->c_n = keep(loaded, c_n);
     q->fz0 = fz0;
     q->soil &= loaded;
-
-    /* 4. The tyres and wheels: the laws, their linearisation and each
-     * wheel's spin eliminated, all wheels free or locked as they stand. */
-    q->lock = (m4){0, 0, 0, 0};
-    q->unlocked = (m4){0, 0, 0, 0};
-    q->sat = (m4){0, 0, 0, 0};
-    q->unlock_sign = zero;
-    q->fcap_x = zero;
-    q->fcap_y = zero;
-    tyre_law(vh, sv, q);
-    if (vh->pt != NULL) {
-        powertrain_begin(vh, sv, q); /* its driveline solved by solve_drivelines */
-    }
-
-    /* 5. The implicit solve; again after the events of check_pass (a wheel
-     * lifting off, locking, freed, saturating, a strut crossing a kink of
-     * its force: docs/vehicle-model.md, "The step's energy balance"; ADR
-     * 0008). Each pass changes a wheel one way only, once per kind, so there
-     * are at most MAX_SOLVES. */
-    const double c_drag = p->drag_n_per_mps2 * fabs(v[0]);
-    /* The gyroscopic torque at the mean rate, -(w_avg x L0) with L0 = I w0:
-     * half of it in the matrix (G = -[L0 / 2]x), half explicit. */
-    const double gyro[3] = {0.5 * (p->inertia_kgm2[0] * w[0]), 0.5 * (p->inertia_kgm2[1] * w[1]),
-                            0.5 * (p->inertia_kgm2[2] * w[2])};
     sv->xt = xt;
     sv->xdot = xdot;
     sv->spring = spring;
@@ -632,6 +516,278 @@ VEC void struts(PHASE_ARGS)
     sv->link = link;
     sv->xdot_c = xdot_c;
     sv->in_stop = in_stop;
+}
+
+/* The struts' kinks after a pass (check_pass; lift the wheels lifting
+ * off, vn_all the contacts' end velocities along their normals). The end
+ * travel is x1 = x0 + h (xdot0 + xdot1) / 2 (the position advances by the
+ * mean velocity). A loaded strut that enters its bump stop takes the
+ * stop's force k_bs (x1 - bump) at that end travel; a wheel in contact but
+ * unloaded whose strut would push at the end (the force it would then
+ * take, spring and stop at x1, bar and damper as on every wheel, and its
+ * normal load positive) is loaded with its spring and stop at x1. Why at
+ * the end travel: docs/vehicle-model.md, "The step's energy balance".
+ * Returns the wheels that entered their stop in enter_out and those
+ * loaded in engage_out, their struts' values changed for the next pass. */
+VEC void strut_kinks(const fw_vehicle *restrict vh, const sub *restrict sv, wheels *restrict q,
+                     v4 vn_all, m4 lift, m4 *enter_out, m4 *engage_out)
+{
+    const pdk_fw_consts *cr = vh->p;
+    const m4 contact = q->contact;
+    const v4 n2 = q->nz;
+    const v4 xt = sv->xt, xdot = sv->xdot, spring = sv->spring, bump = sv->bump, k_bs = sv->k_bs;
+    const v4 c = sv->c, s_exp = sv->s_exp, link = sv->link, xdot_c = sv->xdot_c;
+    const m4 in_stop = sv->in_stop;
+    const v4 zero = splat(0.0);
+    const v4 arb_qh = load4(cr->arb_quarter_h);
+    const v4 half_h = splat(0.5 * cr->h_s);
+    const m4 tried = sv->tried;
+    const m4 entered = sv->entered;
+    m4 enter = (m4){0, 0, 0, 0};
+    m4 engage = (m4){0, 0, 0, 0};
+    const m4 cand_enter = q->loaded & ~lift & ~in_stop & ~entered;
+    const m4 cand_engage = contact & ~q->loaded & ~tried;
+    if (any4(cand_enter | cand_engage)) {
+        const v4 xdot1 = -(vn_all * q->inv_cos);
+        const v4 x1 = xt + half_h * (xdot + xdot1);
+        const m4 past = gt4(x1, bump);
+        enter = cand_enter & past;
+        if (any4(enter)) {
+            const v4 add = k_bs * (xt - bump) + half_h * k_bs * xdot;
+            q->s_exp = sel(enter, q->s_exp + add, q->s_exp);
+            q->fn = sel(enter, q->fn + n2 * add, q->fn);
+            q->c_n = sel(enter, q->c_n + half_h * k_bs, q->c_n);
+        }
+        if (any4(cand_engage)) {
+            /* The stop as it stands at x1: in it or not. */
+            const v4 k_e = sel(past, spring + k_bs, spring);
+            const v4 stop_e = keep(past & ~in_stop, k_bs * (xt - bump)) -
+                              keep(in_stop & ~past, k_bs * (xt - bump));
+            const v4 c_n_e = splat(0.5) * c + half_h * k_e;
+            const v4 s_mid_e = s_exp + stop_e + c_n_e * xdot + arb_qh * (xdot - other4(xdot_c));
+            const v4 s1 = s_mid_e + c_n_e * xdot1 + arb_qh * (xdot1 - other4(keep(contact, xdot1)));
+            const v4 fz1 = n2 * s1 + link;
+            engage = cand_engage & gt4(s1, zero) & gt4(fz1, zero);
+            if (any4(engage)) {
+                q->s_exp = sel(engage, s_mid_e, q->s_exp);
+                q->fn = sel(engage, n2 * s_mid_e + link, q->fn);
+                q->c_n = sel(engage, c_n_e, q->c_n);
+                q->fz0 = sel(engage, fz1, q->fz0); /* the tyre works with the end load */
+            }
+        }
+    }
+    *enter_out = enter;
+    *engage_out = engage;
+}
+
+/* 2. of a substep, the wheels' angles: Ackermann and static toe from the
+ * command, the toe curve where there is one (toe-in turns the left wheel
+ * right and the right wheel left). */
+VEC void wheel_angles(const fw_vehicle *restrict vh, wheels *restrict q)
+{
+    const pdk_fw_cmd *restrict cmd = vh->cmd;
+    const pdk_fw_consts *cr = vh->p;
+    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
+    const v4 side = (v4){1.0, -1.0, 1.0, -1.0}; /* +1 left, -1 right */
+    v4 sd = load4(cmd->wheel_sin);
+    v4 cd = load4(cmd->wheel_cos);
+    v4 delta = load4(cmd->wheel_steer_rad);
+    v4 toe = load4(cr->static_toe_rad);
+    if (cr->toe_curve != 0u) {
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            if ((cr->toe_curve >> i) & 1u) {
+                double toe_c = pdk_curve_eval(&kin[i >> 1]->toe_rad, q->travel[i]);
+                toe[i] += toe_c;
+                delta[i] -= side[i] * toe_c;
+                double s_i, c_i;
+                pdk_trig_sincos(delta[i], &s_i, &c_i);
+                sd[i] = s_i;
+                cd[i] = c_i;
+            }
+        }
+    }
+    q->delta = delta;
+    q->sin_d = sd;
+    q->cos_d = cd;
+    q->toe = toe;
+}
+
+/* The drive for this substep (geometry): the pedal's share, the governors
+ * fading it over their band (pdk_st_step's law); wheel_hold makes it each
+ * wheel's torque. */
+VEC void drive_governed(const fw_vehicle *restrict vh, sub *restrict sv)
+{
+    const pdk_fw_cmd *restrict cmd = vh->cmd;
+    const double *v = sv->v;
+    double gain = cmd->drive_gain;
+    if (cmd->governor_mps > 0.0) {
+        double excess = (cmd->drive_gain < 0.0 ? -v[0] : v[0]) - cmd->governor_fade_mps;
+        if (excess > 0.0) {
+            gain *= max2(0.0, 1.0 - excess / PDK_FW_GOVERNOR_BAND_MPS);
+        }
+    }
+    sv->drive_gain = gain;
+}
+
+/* The ground under each wheel (geometry, after wheel_rays): the tyre law's
+ * scales with the tyre's grip, and the rolling-resistance coefficient,
+ * surface f times the tyre's own over the reference's times its life's
+ * scale, at most the Polaris model's 0.45; which wheels stand on
+ * deformable soil, and the surface for the channels. */
+VEC void ground_under(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const m4 contact = q->contact;
+    const v4 zero = splat(0.0);
+    if (sv->uniform) {
+        q->ground = sv->base_ground;
+        q->roll_f = sv->base_roll_f;
+        q->soil = sv->base_soil ? contact : (m4){0, 0, 0, 0};
+        q->surface = splat((double)terrain->base_surface_id);
+    } else {
+        v4 gg = zero, gs = zero, gl = zero, gf = zero;
+        m4 soil = (m4){0, 0, 0, 0};
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            pdk_fw_ground gr;
+            pdk_fw_ground_of(q->surf[i], &gr);
+            gg[i] = gr.grip;
+            gs[i] = gr.stiffness;
+            gl[i] = gr.slide;
+            gf[i] = gr.rolling_coeff;
+            soil[i] = gr.deformable ? -1 : 0;
+            q->surface[i] = (double)q->surf[i];
+        }
+        q->ground.grip = gg * sv->tyre_grip;
+        q->ground.stiffness = gs;
+        q->ground.slide = gl;
+        v4 f = gf * load4(p->rolling_ratio) * sv->roll_scale;
+        q->roll_f = sel(gt4(f, splat(MAX_ROLLING_COEFF)), splat(MAX_ROLLING_COEFF), f);
+        q->soil = soil & contact;
+    }
+}
+
+/* 7. of a substep for the wheels: the end-of-substep forces, for telemetry
+ * and the next substep's links (the force each contact puts on the body, in
+ * body x and y); the wheels' spins and the tyres' deflections at the end
+ * (four_wheel.c's step 4 with the end velocities), each deflection within
+ * the slips' bounds and none off the ground; the sums for the tyres' life,
+ * and the sinkage. */
+VEC void wheels_end(PHASE_ARGS)
+{
+    pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_consts *restrict p = vh->p;
+    const v4 zero = splat(0.0);
+    const m4 on = q->loaded;
+    const v4 u1 = q->u1, vl1 = q->vl1, s1 = q->sx1;
+    const v4 om1 = sel(q->lock, zero, (u1 + s1) * sv->inv_radius);
+    const v4 fx_end = keep(on, q->fex_e + q->kx_e * s1);
+    const v4 fy_end = keep(on, q->fey_e - q->ky_e * vl1);
+    const v4 ux = q->e_x * load4(st->defl_x_m) + q->g_x * s1;
+    const v4 uy = q->e_y * load4(st->defl_y_m) + q->g_y * vl1;
+    /* The slips' bounds: whole at speed, down to the law's peak slip at
+     * rest (PDK_FW_KAPPA_MAX). The peak's slip moves with the ground's
+     * grip over its stiffness (a law's peak slip is its friction over
+     * its slip stiffness); on soil the thrust rises to full slip and
+     * the bound stays whole. */
+    const v4 au1 = abs4(u1);
+    v4 kb = splat(PDK_FW_KAPPA_MAX);
+    v4 tb = splat(PDK_FW_TAN_ALPHA_MAX);
+    if (any4(lt4(au1, splat(PDK_FW_CARCASS_FADE_MPS)))) {
+        const v4 kmax = kb, tmax = tb;
+        const v4 scale = q->ground.grip / q->ground.stiffness;
+        const v4 rest_x = keep(~q->soil, carcass_fade4(au1 + abs4(s1)));
+        const v4 rest_y = carcass_fade4(au1 + abs4(vl1));
+        const v4 kr = load4(p->kappa_rest) * scale;
+        const v4 tr = load4(p->tan_alpha_rest) * scale;
+        kb = kmax - (kmax - sel(gt4(kr, kmax), kmax, kr)) * rest_x;
+        tb = tmax - (tmax - sel(gt4(tr, tmax), tmax, tr)) * rest_y;
+    }
+    store4(st->defl_x_m, keep(on, clamp_sym4(ux, kb * q->sig_k)));
+    store4(st->defl_y_m, keep(on, clamp_sym4(uy, tb * q->sig_a)));
+    store4(st->spin_radps, om1);
+    q->fx_end = fx_end;
+    q->fy_end = fy_end;
+    q->fz = keep(on, q->fz);
+    q->s_end = keep(on, max4(q->s_end, zero));
+    q->link_rc = keep(on, q->link_rc);
+    q->link_pitch = keep(on, q->link_pitch);
+    const v4 cx = fx_end + keep(on, q->ext_x);
+    const v4 cy = fy_end + keep(on, q->ext_y);
+    store4(st->prev_fx_n, keep(on, cx * q->exx + cy * q->eyx));
+    store4(st->prev_fy_n, keep(on, cx * q->exy + cy * q->eyy));
+    /* The tyres' work for their life: the sliding power |Fx Vsx| +
+     * |Fy Vsy| (Vsx = -s1, Vsy = v_y1), the load, the rolling speed and
+     * the contact. */
+    sv->sum_power += abs4(fx_end * s1) + abs4(fy_end * vl1);
+    sv->sum_load += q->fz;
+    sv->sum_speed += keep(on, au1);
+    sv->sum_contact += keep(on, splat(1.0));
+    /* Sinkage toward the soil's static value, or out of a rut where there
+     * is no soil, by at most its step a substep. */
+    if (sv->any_sinkage || any4(q->soil)) {
+        const v4 z0 = load4(st->sinkage_m);
+        const v4 target = keep(q->soil, q->sink_target);
+        const v4 step = sel(q->soil, q->sink_step, load4(p->sinkage_step_m));
+        store4(st->sinkage_m, z0 + clamp_sym4(target - z0, step));
+    }
+}
+
+/* Above this rotation per substep (rad) the quaternion's increment uses
+ * pdk_trig_sincos; below it, a series. */
+#define SMALL_ROT_RAD 0.1
+
+/* Most solves in one substep: the first, and one more each time a wheel is
+ * found to lift off, to enter its bump stop, to take load, to lock, to be
+ * freed, to saturate or to leave its hard contact (each happens to a wheel
+ * at most once). */
+#define MAX_SOLVES 29
+
+/* A substep's start for the body: its rotation, its velocity and rate in
+ * its own frame, and gravity there. */
+VEC void body_start(const fw_vehicle *restrict vh, sub *restrict sv)
+{
+    const pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_consts *restrict p = vh->p;
+    mat3 rm;
+    rotation_of(st->quat, &rm);
+    sv->rm = rm;
+    double v[3];
+    rot_apply_t(&rm, st->vel_mps, v);
+    const double w[3] = {st->omega_radps[0], st->omega_radps[1], st->omega_radps[2]};
+    /* Gravity in the body frame, R' (0, 0, -g); body z in the world. */
+    const double g = p->gravity_mps2;
+    const double grav[3] = {-g * rm.m[2][0], -g * rm.m[2][1], -g * rm.m[2][2]};
+    for (int j = 0; j < 3; j++) {
+        sv->v[j] = v[j];
+        sv->w[j] = w[j];
+        sv->grav[j] = grav[j];
+    }
+}
+
+/* What the passes of the solve start from, before the tyres' laws: every
+ * wheel free or locked as it stands (wheel_hold locks those standing
+ * still), none saturated, no event tried yet; the air drag's damper and
+ * half the gyroscopic torque. 5. is the implicit solve, made again after
+ * the events of check_pass (a wheel lifting off, locking, freed,
+ * saturating, a strut crossing a kink of its force: docs/vehicle-model.md,
+ * "The step's energy balance"; ADR 0008). Each pass changes a wheel one
+ * way only, once per kind, so there are at most MAX_SOLVES. */
+VEC void solve_start(PHASE_ARGS)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const double *v = sv->v, *w = sv->w;
+    const v4 zero = splat(0.0);
+    q->lock = (m4){0, 0, 0, 0};
+    q->unlocked = (m4){0, 0, 0, 0};
+    q->sat = (m4){0, 0, 0, 0};
+    q->unlock_sign = zero;
+    q->fcap_x = zero;
+    q->fcap_y = zero;
+    const double c_drag = p->drag_n_per_mps2 * fabs(v[0]);
+    /* The gyroscopic torque at the mean rate, -(w_avg x L0) with L0 = I w0:
+     * half of it in the matrix (G = -[L0 / 2]x), half explicit. */
+    const double gyro[3] = {0.5 * (p->inertia_kgm2[0] * w[0]), 0.5 * (p->inertia_kgm2[1] * w[1]),
+                            0.5 * (p->inertia_kgm2[2] * w[2])};
     sv->c_drag = c_drag;
     for (int j = 0; j < 3; j++) {
         sv->gyro[j] = gyro[j];
@@ -641,21 +797,6 @@ VEC void struts(PHASE_ARGS)
     sv->tried_lock = (m4){0, 0, 0, 0};
     sv->tried_unlock = (m4){0, 0, 0, 0};
     sv->tried_hard = (m4){0, 0, 0, 0};
-}
-
-/* The rest of 4., once the group's drivelines are solved
- * (solve_drivelines): a powertrain's second half, each wheel's drive and
- * holding torques and its linearised tyre; then the hard contacts' start. */
-VEC void struts_end(PHASE_ARGS)
-{
-    if (vh->pt != NULL) {
-        powertrain_end(vh, sv, q);
-    }
-    wheel_hold(vh, sv, q);
-    wheel_coeffs(vh, sv, q);
-    if (any4(q->hard)) {
-        hard_start(vh, sv, q);
-    }
 }
 
 /* 4. of a substep, a pass of the solve: the system (build_system), its
@@ -694,16 +835,10 @@ VEC void check_pass(PHASE_ARGS, int pass)
     const pdk_fw_consts *restrict p = vh->p;
     const pdk_fw_consts *cr = p;
     const double *sol = sv->sol;
-    const double h = p->h_s;
-    const m4 contact = q->contact;
     const v4 r0 = q->rx, r1 = q->ry, r2 = q->rz;
     const v4 n0 = q->nx, n1 = q->ny, n2 = q->nz;
-    const v4 xt = sv->xt, xdot = sv->xdot, spring = sv->spring, bump = sv->bump, k_bs = sv->k_bs;
-    const v4 c = sv->c, s_exp = sv->s_exp, link = sv->link, xdot_c = sv->xdot_c;
-    const m4 in_stop = sv->in_stop;
     const v4 zero = splat(0.0);
     const v4 arb_qh = load4(cr->arb_quarter_h);
-    const v4 half_h = splat(0.5 * h);
     m4 tried = sv->tried;
     m4 entered = sv->entered;
     sv->more = 0;
@@ -749,46 +884,9 @@ VEC void check_pass(PHASE_ARGS, int pass)
     const m4 sat_ev =
         q->loaded & ~lift & ~q->sat & ~(lock_ev | unlock_ev) & gt4(f2, q->peak * q->peak);
     const m4 wheel_ev = lock_ev | unlock_ev | sat_ev;
-    /* Kinks. The end travel x1 = x0 + h (xdot0 + xdot1) / 2 (the
-     * position advances by the mean velocity). A loaded strut that
-     * enters its bump stop takes the stop's force k_bs (x1 - bump) at
-     * that end travel; a wheel in contact but unloaded whose strut would
-     * push at the end (the force it would then take, spring and stop at
-     * x1, bar and damper as on every wheel, and its normal load
-     * positive) is loaded with its spring and stop at x1. */
-    m4 enter = (m4){0, 0, 0, 0};
-    m4 engage = (m4){0, 0, 0, 0};
-    const m4 cand_enter = q->loaded & ~lift & ~in_stop & ~entered;
-    const m4 cand_engage = contact & ~q->loaded & ~tried;
-    if (any4(cand_enter | cand_engage)) {
-        const v4 xdot1 = -(vn_all * q->inv_cos);
-        const v4 x1 = xt + half_h * (xdot + xdot1);
-        const m4 past = gt4(x1, bump);
-        enter = cand_enter & past;
-        if (any4(enter)) {
-            const v4 add = k_bs * (xt - bump) + half_h * k_bs * xdot;
-            q->s_exp = sel(enter, q->s_exp + add, q->s_exp);
-            q->fn = sel(enter, q->fn + n2 * add, q->fn);
-            q->c_n = sel(enter, q->c_n + half_h * k_bs, q->c_n);
-        }
-        if (any4(cand_engage)) {
-            /* The stop as it stands at x1: in it or not. */
-            const v4 k_e = sel(past, spring + k_bs, spring);
-            const v4 stop_e = keep(past & ~in_stop, k_bs * (xt - bump)) -
-                              keep(in_stop & ~past, k_bs * (xt - bump));
-            const v4 c_n_e = splat(0.5) * c + half_h * k_e;
-            const v4 s_mid_e = s_exp + stop_e + c_n_e * xdot + arb_qh * (xdot - other4(xdot_c));
-            const v4 s1 = s_mid_e + c_n_e * xdot1 + arb_qh * (xdot1 - other4(keep(contact, xdot1)));
-            const v4 fz1 = n2 * s1 + link;
-            engage = cand_engage & gt4(s1, zero) & gt4(fz1, zero);
-            if (any4(engage)) {
-                q->s_exp = sel(engage, s_mid_e, q->s_exp);
-                q->fn = sel(engage, n2 * s_mid_e + link, q->fn);
-                q->c_n = sel(engage, c_n_e, q->c_n);
-                q->fz0 = sel(engage, fz1, q->fz0); /* the tyre works with the end load */
-            }
-        }
-    }
+    /* The struts' kinks (suspension.h). */
+    m4 enter, engage;
+    strut_kinks(vh, sv, q, vn_all, lift, &enter, &engage);
     if (!any4(lift | wheel_ev | enter | engage | hard_ev)) {
         return;
     }
@@ -908,9 +1006,9 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
     ledger[PDK_LEDGER_AERO] += sv->c_drag * sol[0] * 0.5 * (v[0] + sol[0]) * h;
 }
 
-/* 7. of a substep: the end forces, the wheels' spins and deflections, the
- * sinkage, the sums for the tyres' life, and the integration. */
-VEC void integrate(PHASE_ARGS)
+/* 7. of a substep for the body: the drag for the channels, the
+ * integration and the accelerometer's reading. */
+VEC void body_integrate(const fw_vehicle *restrict vh, sub *restrict sv)
 {
     pdk_fw_state *restrict st = vh->st;
     const pdk_fw_consts *restrict p = vh->p;
@@ -919,70 +1017,6 @@ VEC void integrate(PHASE_ARGS)
     const double *v = sv->v, *w = sv->w, *grav = sv->grav;
     const double c_drag = sv->c_drag;
     const mat3 rm = sv->rm;
-    const v4 zero = splat(0.0);
-    const v4 om0 = load4(st->spin_radps);
-    const double vz0 = st->vel_mps[2];
-
-    /* The end-of-substep forces, for telemetry and the next substep's
-     * links (the force each contact puts on the body, in body x and y); the
-     * wheels' spins and the tyres' deflections at the end (the file's step
-     * 4 with the end velocities), each deflection within the slips' bounds
-     * and none off the ground. */
-    {
-        const m4 on = q->loaded;
-        const v4 u1 = q->u1, vl1 = q->vl1, s1 = q->sx1;
-        const v4 om1 = sel(q->lock, zero, (u1 + s1) * sv->inv_radius);
-        const v4 fx_end = keep(on, q->fex_e + q->kx_e * s1);
-        const v4 fy_end = keep(on, q->fey_e - q->ky_e * vl1);
-        const v4 ux = q->e_x * load4(st->defl_x_m) + q->g_x * s1;
-        const v4 uy = q->e_y * load4(st->defl_y_m) + q->g_y * vl1;
-        /* The slips' bounds: whole at speed, down to the law's peak slip at
-         * rest (PDK_FW_KAPPA_MAX). The peak's slip moves with the ground's
-         * grip over its stiffness (a law's peak slip is its friction over
-         * its slip stiffness); on soil the thrust rises to full slip and
-         * the bound stays whole. */
-        const v4 au1 = abs4(u1);
-        v4 kb = splat(PDK_FW_KAPPA_MAX);
-        v4 tb = splat(PDK_FW_TAN_ALPHA_MAX);
-        if (any4(lt4(au1, splat(PDK_FW_CARCASS_FADE_MPS)))) {
-            const v4 kmax = kb, tmax = tb;
-            const v4 scale = q->ground.grip / q->ground.stiffness;
-            const v4 rest_x = keep(~q->soil, carcass_fade4(au1 + abs4(s1)));
-            const v4 rest_y = carcass_fade4(au1 + abs4(vl1));
-            const v4 kr = load4(p->kappa_rest) * scale;
-            const v4 tr = load4(p->tan_alpha_rest) * scale;
-            kb = kmax - (kmax - sel(gt4(kr, kmax), kmax, kr)) * rest_x;
-            tb = tmax - (tmax - sel(gt4(tr, tmax), tmax, tr)) * rest_y;
-        }
-        store4(st->defl_x_m, keep(on, clamp_sym4(ux, kb * q->sig_k)));
-        store4(st->defl_y_m, keep(on, clamp_sym4(uy, tb * q->sig_a)));
-        store4(st->spin_radps, om1);
-        q->fx_end = fx_end;
-        q->fy_end = fy_end;
-        q->fz = keep(on, q->fz);
-        q->s_end = keep(on, max4(q->s_end, zero));
-        q->link_rc = keep(on, q->link_rc);
-        q->link_pitch = keep(on, q->link_pitch);
-        const v4 cx = fx_end + keep(on, q->ext_x);
-        const v4 cy = fy_end + keep(on, q->ext_y);
-        store4(st->prev_fx_n, keep(on, cx * q->exx + cy * q->eyx));
-        store4(st->prev_fy_n, keep(on, cx * q->exy + cy * q->eyy));
-        /* The tyres' work for their life: the sliding power |Fx Vsx| +
-         * |Fy Vsy| (Vsx = -s1, Vsy = v_y1), the load, the rolling speed and
-         * the contact. */
-        sv->sum_power += abs4(fx_end * s1) + abs4(fy_end * vl1);
-        sv->sum_load += q->fz;
-        sv->sum_speed += keep(on, au1);
-        sv->sum_contact += keep(on, splat(1.0));
-        /* Sinkage toward the soil's static value, or out of a rut where there
-         * is no soil, by at most its step a substep. */
-        if (sv->any_sinkage || any4(q->soil)) {
-            const v4 z0 = load4(st->sinkage_m);
-            const v4 target = keep(q->soil, q->sink_target);
-            const v4 step = sel(q->soil, q->sink_step, load4(p->sinkage_step_m));
-            store4(st->sinkage_m, z0 + clamp_sym4(target - z0, step));
-        }
-    }
     sv->drag = -c_drag * sol[0];
 
     /* 6. Integrate: velocity to the world, position by the mean velocity,
@@ -1030,6 +1064,61 @@ VEC void integrate(PHASE_ARGS)
     for (int j = 0; j < 4; j++) {
         st->quat[j] = qn[j];
     }
+}
+
+/* 1. and 2. of a substep: the body's velocity in its frame (chassis.h),
+ * each corner's ray or sweep and what it meets (suspension.h), the ground
+ * under each wheel (four_wheel_tyres.h), the drive (brakes.h) and the
+ * wheels' angles (steering.h). Then frame (suspension.h): the tyre frame,
+ * the contacts' velocities and the camber. */
+VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
+{
+    body_start(vh, sv);
+    wheel_rays(vh, sv, q, terrain);
+    ground_under(vh, sv, q, terrain);
+    drive_governed(vh, sv);
+    wheel_angles(vh, q);
+}
+
+/* 3. and 4. of a substep: the struts, the links and which wheels are
+ * loaded (suspension.h); what the passes of the solve start from
+ * (chassis.h); the tyres' laws, linearised about their deflections
+ * (four_wheel_tyres.h), and a powertrain's first half. */
+VEC void struts(PHASE_ARGS)
+{
+    strut_forces(vh, sv, q);
+    solve_start(vh, sv, q);
+    tyre_law(vh, sv, q);
+    if (vh->pt != NULL) {
+        powertrain_begin(vh, sv, q); /* its driveline solved by solve_drivelines */
+    }
+}
+
+/* The rest of 4., once the group's drivelines are solved
+ * (solve_drivelines): a powertrain's second half, each wheel's drive and
+ * holding torques and its linearised tyre; then the hard contacts' start. */
+VEC void struts_end(PHASE_ARGS)
+{
+    if (vh->pt != NULL) {
+        powertrain_end(vh, sv, q);
+    }
+    wheel_hold(vh, sv, q);
+    wheel_coeffs(vh, sv, q);
+    if (any4(q->hard)) {
+        hard_start(vh, sv, q);
+    }
+}
+
+/* 5. and 6. of a substep are the passes of the solve, build_pass,
+ * solve_pass and check_pass (chassis.h). 7.: the wheels' spins and
+ * deflections at the end (four_wheel_tyres.h), then the body's integration
+ * and a powertrain's energy ledger (chassis.h). */
+VEC void integrate(PHASE_ARGS)
+{
+    const v4 om0 = load4(vh->st->spin_radps);
+    const double vz0 = vh->st->vel_mps[2];
+    wheels_end(vh, sv, q);
+    body_integrate(vh, sv);
     if (vh->pt != NULL) {
         energy_ledger(vh, sv, q, om0, vz0);
     }
