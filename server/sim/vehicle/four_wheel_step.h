@@ -25,41 +25,8 @@
 #include "vehicle/four_wheel_tick.h"
 #include "vehicle/four_wheel_tyres.h"
 #include "vehicle/single_track.h"
+#include "vehicle/steering.h"
 #include "vehicle/suspension.h"
-
-#define PI 3.14159265358979323846
-
-/* 2. of a substep, the wheels' angles: Ackermann and static toe from the
- * command, the toe curve where there is one (toe-in turns the left wheel
- * right and the right wheel left). */
-VEC void wheel_angles(const fw_vehicle *restrict vh, wheels *restrict q)
-{
-    const pdk_fw_cmd *restrict cmd = vh->cmd;
-    const pdk_fw_consts *cr = vh->p;
-    const pdk_kinematics_def *const kin[2] = {vh->kin[0], vh->kin[1]};
-    const v4 side = (v4){1.0, -1.0, 1.0, -1.0}; /* +1 left, -1 right */
-    v4 sd = load4(cmd->wheel_sin);
-    v4 cd = load4(cmd->wheel_cos);
-    v4 delta = load4(cmd->wheel_steer_rad);
-    v4 toe = load4(cr->static_toe_rad);
-    if (cr->toe_curve != 0u) {
-        for (int i = 0; i < PDK_WHEELS; i++) {
-            if ((cr->toe_curve >> i) & 1u) {
-                double toe_c = pdk_curve_eval(&kin[i >> 1]->toe_rad, q->travel[i]);
-                toe[i] += toe_c;
-                delta[i] -= side[i] * toe_c;
-                double s_i, c_i;
-                pdk_trig_sincos(delta[i], &s_i, &c_i);
-                sd[i] = s_i;
-                cd[i] = c_i;
-            }
-        }
-    }
-    q->delta = delta;
-    q->sin_d = sd;
-    q->cos_d = cd;
-    q->toe = toe;
-}
 
 /* The drive for this substep (geometry): the pedal's share, the governors
  * fading it over their band (pdk_st_step's law); wheel_hold makes it each

@@ -37,6 +37,11 @@ static inline double max2(double p, double q)
     return p > q ? p : q;
 }
 
+static inline double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
 static inline double dot3(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
