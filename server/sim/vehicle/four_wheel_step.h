@@ -17,6 +17,7 @@
 #include "powertrain/driveline_lanes.h"
 #include "sim/channels.h"
 #include "tyre/tyre_lanes.h"
+#include "vehicle/brakes.h"
 #include "vehicle/four_wheel.h"
 #include "vehicle/four_wheel_ground.h"
 #include "vehicle/four_wheel_lanes.h"
@@ -27,23 +28,6 @@
 #include "vehicle/single_track.h"
 #include "vehicle/steering.h"
 #include "vehicle/suspension.h"
-
-/* The drive for this substep (geometry): the pedal's share, the governors
- * fading it over their band (pdk_st_step's law); wheel_hold makes it each
- * wheel's torque. */
-VEC void drive_governed(const fw_vehicle *restrict vh, sub *restrict sv)
-{
-    const pdk_fw_cmd *restrict cmd = vh->cmd;
-    const double *v = sv->v;
-    double gain = cmd->drive_gain;
-    if (cmd->governor_mps > 0.0) {
-        double excess = (cmd->drive_gain < 0.0 ? -v[0] : v[0]) - cmd->governor_fade_mps;
-        if (excess > 0.0) {
-            gain *= max2(0.0, 1.0 - excess / PDK_FW_GOVERNOR_BAND_MPS);
-        }
-    }
-    sv->drive_gain = gain;
-}
 
 /* The ground under each wheel (geometry, after wheel_rays): the tyre law's
  * scales with the tyre's grip, and the rolling-resistance coefficient,

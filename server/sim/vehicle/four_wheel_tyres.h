@@ -150,41 +150,6 @@ static __attribute__((noinline)) void tyre_law_again(PHASE_ARGS)
     tyre_law(vh, sv, q);
 }
 
-/* Each wheel's drive torque (the lumped drive of the pedal's share, power
- * limited on the rim speed |Omega R|, on the wheel's share, times the engine's
- * power scale) and its Coulomb capacity B: brakes and pawl times R, and the
- * rolling resistance f Fz R. A wheel standing still with some capacity is
- * locked unless check_pass freed it. */
-VEC void wheel_hold(PHASE_ARGS)
-{
-    const pdk_fw_consts *restrict p = vh->p;
-    const pdk_fw_state *restrict st = vh->st;
-    const v4 zero = splat(0.0);
-    const v4 r = sv->radius;
-    const v4 om0 = load4(st->spin_radps);
-    if (vh->pt != NULL) {
-        /* A powertrain's: the driveline's shaft torques (powertrain), its
-         * brakes as torques and the pawl. */
-        q->t_drive = sv->shaft;
-        q->roll_t = keep(q->loaded, q->roll_f * q->fz0 * r);
-        q->hold = (sv->brake + sv->pawl) + q->roll_t;
-        const m4 still = (m4)(om0 == zero);
-        q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
-        return;
-    }
-    const v4 rim = abs4(om0 * r);
-    const v4 fmax = splat(p->drive_force_n);
-    const v4 pw = splat(p->drive_power_w);
-    /* min(F, P / |Omega R|): the power's share where it is the less. */
-    const m4 limited = lt4(pw, fmax * rim);
-    const v4 avail = any4(limited) ? sel(limited, pw / rim, fmax) : fmax;
-    q->t_drive = splat(sv->drive_gain * st->power_scale) * load4(p->drive_share) * avail * r;
-    q->roll_t = keep(q->loaded, q->roll_f * q->fz0 * r);
-    q->hold = load4(vh->cmd->hold_n) * r + q->roll_t;
-    const m4 still = (m4)(om0 == zero);
-    q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
-}
-
 /* A powertrain's substep (four_wheel_powertrain.h), after the tyres' laws
  * and before the wheels' torques: each wheel as the driveline sees it, the
  * tyre linearised as wheel_coeffs linearises it (F_x1 = fex + kx s_x1 at
