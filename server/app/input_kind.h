@@ -1,13 +1,14 @@
 /* The kinds of input that change a session's world, and the one table that
  * says, for each kind, everything the session and the replay need of it:
- * its name, its recorded body's encode and decode (functions of wire), how
- * it is prepared and applied at a tick boundary, what the recording keeps
- * of it and what it does to the world's vehicle slots (what a replay
- * predicts). A new kind is a number here, a member of pdk_input's union,
- * its entry in input_kinds.c and the request handler that queues it
- * (pdk_session_queue_input); the session's tick, the recording and the
- * replay go through the table and need no change. The entries see their
- * session only through pdk_input_ctx. */
+ * the message of the proto its recorded body is, how the body is written
+ * and read (through wire's pdk_wire_pack_append and pdk_wire_body_read,
+ * which know any message), how it is prepared and applied at a tick
+ * boundary, what the recording keeps of it and what it does to the world's
+ * vehicle slots (what a replay predicts). A new kind is its message in the
+ * proto, its number and payload here and its entry in input_kinds.c (the
+ * table), and the request handler that queues it (pdk_session_queue_input);
+ * the session's tick, the recording, the replay and wire need no change.
+ * The entries see their session only through pdk_input_ctx. */
 #ifndef PDK_INPUT_KIND_H
 #define PDK_INPUT_KIND_H
 
@@ -102,14 +103,18 @@ typedef enum pdk_input_slots {
 /* One kind's entry in the input table. */
 typedef struct pdk_input_ops {
     pdk_input_kind kind;
-    const char *name; /* the recorded body's message, as load errors name it */
+    /* The recorded body's message; its short_name names it in load errors. */
+    const ProtobufCMessageDescriptor *body;
     pdk_input_slots slots;
-    /* The recorded body: in appended to out. */
+    /* The recorded body: the entry fills its message from in and appends it
+     * to out (pdk_wire_pack_append). */
     pdk_error (*encode)(uint64_t session_id, const pdk_input *in, pdk_buf *out);
-    /* And back into in (kind already set). Touches nothing but in and the
-     * heap (several threads decode a recording at once); strings it sets
-     * are the caller's to free, also after an error. */
-    pdk_error (*decode)(const uint8_t *body, size_t len, pdk_input *in);
+    /* And back: msg, a decoded message of type body, into in (kind already
+     * set); PDK_ERR_PARSE when msg is not this kind's (another action of a
+     * shared message). Touches nothing but in and the heap (several threads
+     * decode a recording at once); strings it sets are the caller's to free,
+     * also after an error. */
+    pdk_error (*read)(const ProtobufCMessage *msg, pdk_input *in);
     /* Optional: turns a queued input into what will apply, before it is
      * queued (a kit message: its recorded form). An error refuses it. A
      * replay's input skips it unless the session records itself
@@ -126,5 +131,11 @@ typedef struct pdk_input_ops {
 
 /* The entry of kind; NULL for a number this build does not know. */
 const pdk_input_ops *pdk_input_ops_of(int kind);
+
+/* A recorded body of ops's kind into in (kind already set): wire decodes
+ * its message, the entry reads it. PDK_ERR_PARSE when the bytes are not
+ * one; else what the entry's read says. */
+pdk_error pdk_input_decode(const pdk_input_ops *ops, const uint8_t *body, size_t len,
+                           pdk_input *in);
 
 #endif

@@ -1,7 +1,7 @@
 /* The input table (input_kind.h): one entry per kind of input, each with
- * its recorded body's encode and decode (wire's), how it applies at a tick
- * boundary and the messages it refuses with, the store rows it leaves and what
- * it does to the world's vehicle slots. */
+ * its recorded body's message and how it is written and read, how it
+ * applies at a tick boundary and the messages it refuses with, the store
+ * rows it leaves and what it does to the world's vehicle slots. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,25 +18,34 @@ static void not_in_session(const pdk_input_ctx *ctx, pdk_vehicle_id id, char *ms
 
 /* ---- SPAWN -------------------------------------------------------------- */
 
+/* A VehicleSpawn: the preset, its overrides and the place, heading in
+ * degrees as given. */
 static pdk_error spawn_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
 {
     const pdk_spawn_place *pl = &in->u.place;
-    pdk_wire_spawn w = {pl->x_m,  pl->y_m,    pl->yaw_deg,  pl->speed_mps,
-                        pl->gear, in->preset, in->overrides};
-    return pdk_wire_spawn_encode(session_id, &w, out);
+    Paddock__V1__VehicleSpawn m = PADDOCK__V1__VEHICLE_SPAWN__INIT;
+    m.session_id = session_id;
+    m.preset = (char *)(in->preset ? in->preset : "");
+    m.overrides = (char *)(in->overrides ? in->overrides : "");
+    m.x_m = pl->x_m;
+    m.y_m = pl->y_m;
+    m.yaw_deg = pl->yaw_deg;
+    m.speed_mps = pl->speed_mps;
+    m.gear = (Paddock__V1__Gear)pl->gear;
+    return pdk_wire_pack_append(out, &m.base);
 }
 
-static pdk_error spawn_decode(const uint8_t *body, size_t len, pdk_input *in)
+static pdk_error spawn_read(const ProtobufCMessage *msg, pdk_input *in)
 {
-    pdk_wire_spawn w = {0};
-    pdk_error e = pdk_wire_spawn_decode(body, len, &w);
-    if (e != PDK_OK)
-        return e;
-    in->u.place = (pdk_spawn_place){
-        .x_m = w.x_m, .y_m = w.y_m, .yaw_deg = w.yaw_deg, .speed_mps = w.speed_mps, .gear = w.gear};
-    in->preset = w.preset;
-    in->overrides = w.overrides;
-    return PDK_OK;
+    const Paddock__V1__VehicleSpawn *m = (const Paddock__V1__VehicleSpawn *)msg;
+    in->u.place = (pdk_spawn_place){.x_m = m->x_m,
+                                    .y_m = m->y_m,
+                                    .yaw_deg = m->yaw_deg,
+                                    .speed_mps = m->speed_mps,
+                                    .gear = (pdk_gear)m->gear};
+    in->preset = strdup(m->preset ? m->preset : "");
+    in->overrides = strdup(m->overrides ? m->overrides : "");
+    return in->preset && in->overrides ? PDK_OK : PDK_ERR_NO_MEMORY;
 }
 
 static pdk_error spawn_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
@@ -69,12 +78,16 @@ static void spawn_record_rows(const pdk_input_ctx *ctx, const pdk_pending_input 
 
 static pdk_error remove_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
 {
-    return pdk_wire_remove_encode(session_id, in->vehicle, out);
+    Paddock__V1__VehicleRemove m = PADDOCK__V1__VEHICLE_REMOVE__INIT;
+    m.session_id = session_id;
+    m.vehicle_id = in->vehicle;
+    return pdk_wire_pack_append(out, &m.base);
 }
 
-static pdk_error remove_decode(const uint8_t *body, size_t len, pdk_input *in)
+static pdk_error remove_read(const ProtobufCMessage *msg, pdk_input *in)
 {
-    return pdk_wire_remove_decode(body, len, &in->vehicle);
+    in->vehicle = ((const Paddock__V1__VehicleRemove *)msg)->vehicle_id;
+    return PDK_OK;
 }
 
 static pdk_error remove_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
@@ -106,9 +119,12 @@ static pdk_error dbw_encode(uint64_t session_id, const pdk_input *in, pdk_buf *o
     return pdk_wire_dbw_encode(session_id, in->vehicle, &in->u.cmd, out);
 }
 
-static pdk_error dbw_decode(const uint8_t *body, size_t len, pdk_input *in)
+static pdk_error dbw_read(const ProtobufCMessage *msg, pdk_input *in)
 {
-    return pdk_wire_dbw_decode(body, len, &in->u.cmd, &in->vehicle);
+    const Paddock__V1__DbwCommand *m = (const Paddock__V1__DbwCommand *)msg;
+    pdk_wire_dbw_from_pb(m, &in->u.cmd);
+    in->vehicle = m->vehicle_id;
+    return PDK_OK;
 }
 
 static pdk_error dbw_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
@@ -133,14 +149,20 @@ static pdk_error dbw_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char 
 
 /* ---- TYRE --------------------------------------------------------------- */
 
+/* A tyre input (sim/world.h pdk_tyre_input), refused with what was wrong: a
+ * vehicle not in the session, a single-track vehicle, the mask, the action,
+ * the value's range. */
+
 static pdk_error tyre_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
 {
     return pdk_wire_tyre_encode(session_id, in->vehicle, &in->u.tyre, out);
 }
 
-static pdk_error tyre_decode(const uint8_t *body, size_t len, pdk_input *in)
+static pdk_error tyre_read(const ProtobufCMessage *msg, pdk_input *in)
 {
-    return pdk_wire_tyre_decode(body, len, &in->u.tyre, &in->vehicle);
+    const Paddock__V1__TyreCommand *m = (const Paddock__V1__TyreCommand *)msg;
+    in->vehicle = m->vehicle_id;
+    return pdk_wire_tyre_from_pb(m, &in->u.tyre, NULL, 0);
 }
 
 static pdk_error tyre_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
@@ -159,14 +181,21 @@ static pdk_error tyre_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char
 
 /* ---- DBW_KIT: a DBW kit message ---------------------------------------- */
 
+/* A kit message (sim/dbw.h) applies as its recording gives it back (the
+ * kit's float fields as float32), so a replay feeds the world the same
+ * bits; one with no recorded form (an unknown kind, a crc above 255) is
+ * refused before it is queued. */
+
 static pdk_error kit_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
 {
     return pdk_wire_dbw_msg_encode(session_id, in->vehicle, &in->u.kit, out);
 }
 
-static pdk_error kit_decode(const uint8_t *body, size_t len, pdk_input *in)
+static pdk_error kit_read(const ProtobufCMessage *msg, pdk_input *in)
 {
-    return pdk_wire_dbw_msg_decode(body, len, &in->u.kit, &in->vehicle);
+    const Paddock__V1__DbwMessage *m = (const Paddock__V1__DbwMessage *)msg;
+    in->vehicle = m->vehicle_id;
+    return pdk_wire_dbw_msg_from_pb(m, &in->u.kit, NULL, 0);
 }
 
 /* What applies is what the recording will give back, so the run and its
@@ -176,12 +205,13 @@ static pdk_error kit_prepare(const pdk_input_ctx *ctx, pdk_pending_input *p)
     pdk_buf *buf = ctx->scratch;
     pdk_buf_reset(buf);
     pdk_error err = pdk_wire_dbw_msg_encode(ctx->session_id, p->in.vehicle, &p->in.u.kit, buf);
-    pdk_dbw_msg recorded_form;
+    pdk_input recorded_form = {.kind = PDK_INPUT_DBW_KIT};
     if (err == PDK_OK)
-        err = pdk_wire_dbw_msg_decode(buf->data, buf->len, &recorded_form, NULL);
+        err = pdk_input_decode(pdk_input_ops_of(PDK_INPUT_DBW_KIT), buf->data, buf->len,
+                               &recorded_form);
     if (err != PDK_OK)
         return err;
-    p->in.u.kit = recorded_form;
+    p->in.u.kit = recorded_form.u.kit;
     /* The recorded form's bytes, kept so that recording it costs no second
      * encode. */
     if (ctx->store && buf->len <= sizeof(p->payload)) {
@@ -207,16 +237,27 @@ static pdk_error kit_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char 
 
 /* ---- RESET: every vehicle goes ------------------------------------------ */
 
+/* pdk_world_reset: their ids go stale, the PRNG is reseeded from the
+ * world's seed, the tick keeps counting. Recorded with a removal for each
+ * vehicle. */
+
+/* A reset and a reseed are recorded as the SessionControl that asked for
+ * them, with that action set. */
 static pdk_error reset_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
 {
     (void)in;
-    return pdk_wire_reset_encode(session_id, out);
+    Paddock__V1__SessionControl m = PADDOCK__V1__SESSION_CONTROL__INIT;
+    m.session_id = session_id;
+    m.action_case = PADDOCK__V1__SESSION_CONTROL__ACTION_RESET;
+    m.reset = 1;
+    return pdk_wire_pack_append(out, &m.base);
 }
 
-static pdk_error reset_decode(const uint8_t *body, size_t len, pdk_input *in)
+static pdk_error reset_read(const ProtobufCMessage *msg, pdk_input *in)
 {
     (void)in;
-    return pdk_wire_reset_decode(body, len);
+    const Paddock__V1__SessionControl *m = (const Paddock__V1__SessionControl *)msg;
+    return m->action_case == PADDOCK__V1__SESSION_CONTROL__ACTION_RESET ? PDK_OK : PDK_ERR_PARSE;
 }
 
 /* Their leases and DBW report subscriptions end, each holder and
@@ -264,14 +305,25 @@ static void reset_record_rows(const pdk_input_ctx *ctx, const pdk_pending_input 
 
 /* ---- RESEED ------------------------------------------------------------- */
 
+/* The world's seed becomes the input's: the PRNG and the DBW kits' sensor
+ * noise and report drops follow it. */
+
 static pdk_error reseed_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
 {
-    return pdk_wire_reseed_encode(session_id, in->u.seed, out);
+    Paddock__V1__SessionControl m = PADDOCK__V1__SESSION_CONTROL__INIT;
+    m.session_id = session_id;
+    m.action_case = PADDOCK__V1__SESSION_CONTROL__ACTION_RESEED;
+    m.reseed = in->u.seed;
+    return pdk_wire_pack_append(out, &m.base);
 }
 
-static pdk_error reseed_decode(const uint8_t *body, size_t len, pdk_input *in)
+static pdk_error reseed_read(const ProtobufCMessage *msg, pdk_input *in)
 {
-    return pdk_wire_reseed_decode(body, len, &in->u.seed);
+    const Paddock__V1__SessionControl *m = (const Paddock__V1__SessionControl *)msg;
+    if (m->action_case != PADDOCK__V1__SESSION_CONTROL__ACTION_RESEED)
+        return PDK_ERR_PARSE;
+    in->u.seed = m->reseed;
+    return PDK_OK;
 }
 
 static pdk_error reseed_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
@@ -290,50 +342,50 @@ static pdk_error reseed_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, ch
  * every input). */
 static const pdk_input_ops kinds[] = {
     [PDK_INPUT_SPAWN] = {.kind = PDK_INPUT_SPAWN,
-                         .name = "VehicleSpawn",
+                         .body = &paddock__v1__vehicle_spawn__descriptor,
                          .slots = PDK_INPUT_SLOTS_TAKE_ONE,
                          .encode = spawn_encode,
-                         .decode = spawn_decode,
+                         .read = spawn_read,
                          .apply = spawn_apply,
                          .record_rows = spawn_record_rows},
     [PDK_INPUT_REMOVE] = {.kind = PDK_INPUT_REMOVE,
-                          .name = "VehicleRemove",
+                          .body = &paddock__v1__vehicle_remove__descriptor,
                           .slots = PDK_INPUT_SLOTS_FREE_ONE,
                           .encode = remove_encode,
-                          .decode = remove_decode,
+                          .read = remove_read,
                           .apply = remove_apply,
                           .record_rows = remove_record_rows},
     [PDK_INPUT_DBW] = {.kind = PDK_INPUT_DBW,
-                       .name = "DbwCommand",
+                       .body = &paddock__v1__dbw_command__descriptor,
                        .slots = PDK_INPUT_SLOTS_KEPT,
                        .encode = dbw_encode,
-                       .decode = dbw_decode,
+                       .read = dbw_read,
                        .apply = dbw_apply},
     [PDK_INPUT_TYRE] = {.kind = PDK_INPUT_TYRE,
-                        .name = "TyreCommand",
+                        .body = &paddock__v1__tyre_command__descriptor,
                         .slots = PDK_INPUT_SLOTS_KEPT,
                         .encode = tyre_encode,
-                        .decode = tyre_decode,
+                        .read = tyre_read,
                         .apply = tyre_apply},
     [PDK_INPUT_DBW_KIT] = {.kind = PDK_INPUT_DBW_KIT,
-                           .name = "DbwMessage",
+                           .body = &paddock__v1__dbw_message__descriptor,
                            .slots = PDK_INPUT_SLOTS_KEPT,
                            .encode = kit_encode,
-                           .decode = kit_decode,
+                           .read = kit_read,
                            .prepare = kit_prepare,
                            .apply = kit_apply},
     [PDK_INPUT_RESET] = {.kind = PDK_INPUT_RESET,
-                         .name = "SessionControl",
+                         .body = &paddock__v1__session_control__descriptor,
                          .slots = PDK_INPUT_SLOTS_FREE_ALL,
                          .encode = reset_encode,
-                         .decode = reset_decode,
+                         .read = reset_read,
                          .apply = reset_apply,
                          .record_rows = reset_record_rows},
     [PDK_INPUT_RESEED] = {.kind = PDK_INPUT_RESEED,
-                          .name = "SessionControl",
+                          .body = &paddock__v1__session_control__descriptor,
                           .slots = PDK_INPUT_SLOTS_KEPT,
                           .encode = reseed_encode,
-                          .decode = reseed_decode,
+                          .read = reseed_read,
                           .apply = reseed_apply},
 };
 
@@ -342,4 +394,22 @@ const pdk_input_ops *pdk_input_ops_of(int kind)
     if (kind < 0 || (size_t)kind >= sizeof(kinds) / sizeof(kinds[0]) || !kinds[kind].apply)
         return NULL;
     return &kinds[kind];
+}
+
+/* pdk_wire_body_read's take: the entry reads the decoded message. */
+typedef struct read_into {
+    const pdk_input_ops *ops;
+    pdk_input *in;
+} read_into;
+
+static pdk_error take_body(const ProtobufCMessage *msg, void *ud)
+{
+    const read_into *r = ud;
+    return r->ops->read(msg, r->in);
+}
+
+pdk_error pdk_input_decode(const pdk_input_ops *ops, const uint8_t *body, size_t len, pdk_input *in)
+{
+    read_into r = {ops, in};
+    return pdk_wire_body_read(ops->body, body, len, take_body, &r);
 }

@@ -32,7 +32,7 @@ void pdk_rec_errf(char *err, size_t err_len, const char *fmt, ...)
 static const char *kind_name(int kind)
 {
     const pdk_input_ops *ops = pdk_input_ops_of(kind);
-    return ops ? ops->name : "unknown kind";
+    return ops ? ops->body->short_name : "unknown kind";
 }
 
 /* ---- loading ------------------------------------------------------------------ */
@@ -166,7 +166,7 @@ static pdk_error decode_input(rec_input *in, const raw_input *r, const unsigned 
     in->seq = r->seq;
     in->in.kind = (pdk_input_kind)r->kind;
     const pdk_input_ops *ops = pdk_input_ops_of(r->kind);
-    return ops ? ops->decode(payload, r->len, &in->in) : PDK_ERR_UNSUPPORTED;
+    return ops ? pdk_input_decode(ops, payload, r->len, &in->in) : PDK_ERR_UNSUPPORTED;
 }
 
 /* A share of the inputs to decode, and the first that did not. The

@@ -103,7 +103,8 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
                       .out = &srv->out,
                       .cfg = &srv->cfg,
                       .table = &srv->table,
-                      .sched = &srv->sched};
+                      .sched = &srv->sched,
+                      .stats = &srv->stats};
     if (r->handle)
         r->handle(&rq);
     else
@@ -360,6 +361,7 @@ int pdk_server_run(const pdk_server_config *config)
     init_timer(srv, &srv->sched.writer_wait);
     init_timer(srv, &srv->sched.lease_timer);
     init_timer(srv, &srv->stats.timer);
+    srv->stats.stopping = &srv->stopping;
     init_timer(srv, &srv->streams.timer);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);

@@ -24,6 +24,7 @@
 #include "net.h"
 #include "replay.h"
 #include "server.h"
+#include "server_stats.h"
 #include "server_table.h"
 #include "session.h"
 #include "store.h"
@@ -39,17 +40,6 @@
 #define PDK_SERVER_LEASE_MIN_MS 10u
 #define PDK_SERVER_LEASE_MAX_MS 600000u
 #define PDK_SERVER_CHUNK_BYTES 16384u /* ExportChunk and ImportChunk data */
-
-/* A stats subscription: SessionStats at rate_hz from the stats timer. */
-typedef struct pdk_stats_sub {
-    uint64_t conn_id;
-    uint32_t sub_id;
-    uint64_t session_id;
-    uint64_t period_ns;
-    uint64_t due_ns;
-    uint64_t last_ns; /* when the last frame went out, for the real-time factor */
-    double last_sim_s;
-} pdk_stats_sub;
 
 /* A file streamed back as ExportChunk frames (an export or a CSV), a chunk
  * at a time while the connection's queue is short. */
@@ -96,14 +86,6 @@ typedef struct pdk_server_sched {
     char writer_reason[PDK_SERVER_REASON_LEN];
     uv_timer_t lease_timer; /* the earliest step lease deadline */
 } pdk_server_sched;
-
-/* The stats subscriptions and the timer of the earliest one due
- * (server_stats.c). */
-typedef struct pdk_server_stats {
-    pdk_stats_sub *subs;
-    size_t n, cap;
-    uv_timer_t timer;
-} pdk_server_stats;
 
 /* Files streamed back (server_recording.c). */
 typedef struct pdk_server_streams {
@@ -200,8 +182,6 @@ void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id);
 
 /* ---- server_stats.c: the stats stream ------------------------------------ */
 
-/* Ends a stats subscription of conn_id; false when it has none of that id. */
-bool pdk_server_stats_unsubscribe(pdk_server *srv, uint64_t conn_id, uint32_t sub_id);
 void pdk_server_on_stats_timer(uv_timer_t *t);
 /* A connection closed: its stats subscriptions go. */
 void pdk_server_stats_forget_conn(pdk_server *srv, uint64_t conn_id);

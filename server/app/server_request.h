@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "server.h"
+#include "server_stats.h"
 #include "server_table.h"
 #include "wire.h"
 
@@ -24,13 +25,14 @@ typedef struct pdk_request {
     const pdk_server_config *cfg;         /* limits, presets, session caps */
     pdk_server_table *table;              /* the session table */
     const struct pdk_server_sched *sched; /* read only: the writer's stall, for session info */
+    pdk_server_stats *stats;              /* the stats stream's subscriptions */
 } pdk_request;
 
 /* A request a client may send: its handler, and whether it changes a
  * session (a viewer may not send those). A request takes handle when the
  * context is all it needs. handle_server is for the few that change when
  * sessions tick or run work off the loop (opening and closing sessions,
- * SessionControl, stats streams, recordings): the scheduler's timers, the
+ * SessionControl, recordings): the scheduler's timers, the
  * workers and the hooks that answer other connections are the loop's, so
  * those see the whole server; each says why beside its table entry. */
 typedef struct pdk_server_request {

@@ -18,20 +18,20 @@
 
 /* ---- the stats stream ------------------------------------------------------ */
 
-static void arm_stats_timer(pdk_server *srv)
+static void arm_stats_timer(pdk_server_stats *st)
 {
-    if (srv->stats.n == 0 || srv->stopping) {
-        uv_timer_stop(&srv->stats.timer);
+    if (st->n == 0 || *st->stopping) {
+        uv_timer_stop(&st->timer);
         return;
     }
-    uint64_t next = srv->stats.subs[0].due_ns;
-    for (size_t i = 1; i < srv->stats.n; i++)
-        if (srv->stats.subs[i].due_ns < next)
-            next = srv->stats.subs[i].due_ns;
+    uint64_t next = st->subs[0].due_ns;
+    for (size_t i = 1; i < st->n; i++)
+        if (st->subs[i].due_ns < next)
+            next = st->subs[i].due_ns;
     uint64_t now = uv_hrtime();
     uint64_t ms = next > now ? (next - now + NS_PER_MS - 1) / NS_PER_MS : 0;
-    uv_update_time(&srv->loop);
-    uv_timer_start(&srv->stats.timer, pdk_server_on_stats_timer, ms, 0);
+    uv_update_time(st->timer.loop);
+    uv_timer_start(&st->timer, pdk_server_on_stats_timer, ms, 0);
 }
 
 static void send_stats(pdk_server *srv, pdk_server_conn *c, pdk_stats_sub *sub,
@@ -99,11 +99,12 @@ void pdk_server_on_stats_timer(uv_timer_t *t)
         if (sub->due_ns <= now)
             sub->due_ns = now + sub->period_ns;
     }
-    arm_stats_timer(srv);
+    arm_stats_timer(&srv->stats);
 }
 
-static void pdk_server_handle_stats_subscribe(pdk_server *srv, const pdk_request *rq)
+static void pdk_server_handle_stats_subscribe(const pdk_request *rq)
 {
+    pdk_server_stats *st = rq->stats;
     pdk_server_conn *c = rq->c;
     const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__StatsSubscribe *m = f->stats_subscribe;
@@ -122,18 +123,18 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, const pdk_request
     }
     if (!pdk_server_sub_room(rq->out, c, f->request_id))
         return;
-    if (srv->stats.n == srv->stats.cap) {
-        size_t cap = srv->stats.cap ? srv->stats.cap * 2 : 8;
-        pdk_stats_sub *p = realloc(srv->stats.subs, cap * sizeof(*p));
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 8;
+        pdk_stats_sub *p = realloc(st->subs, cap * sizeof(*p));
         if (!p) {
             pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
             return;
         }
-        srv->stats.subs = p;
-        srv->stats.cap = cap;
+        st->subs = p;
+        st->cap = cap;
     }
     uint64_t now = uv_hrtime();
-    pdk_stats_sub *sub = &srv->stats.subs[srv->stats.n++];
+    pdk_stats_sub *sub = &st->subs[st->n++];
     sub->conn_id = c->id;
     sub->sub_id = ++c->last_sub_id;
     sub->session_id = slot->id;
@@ -151,15 +152,15 @@ static void pdk_server_handle_stats_subscribe(pdk_server *srv, const pdk_request
     r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
     r.subscribed = &sd;
     pdk_server_send_frame(rq->out, c->conn, &r);
-    arm_stats_timer(srv);
+    arm_stats_timer(st);
 }
 
-bool pdk_server_stats_unsubscribe(pdk_server *srv, uint64_t conn_id, uint32_t sub_id)
+bool pdk_server_stats_unsubscribe(pdk_server_stats *st, uint64_t conn_id, uint32_t sub_id)
 {
-    for (size_t i = 0; i < srv->stats.n; i++) {
-        if (srv->stats.subs[i].conn_id == conn_id && srv->stats.subs[i].sub_id == sub_id) {
-            srv->stats.subs[i] = srv->stats.subs[--srv->stats.n];
-            arm_stats_timer(srv);
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->subs[i].conn_id == conn_id && st->subs[i].sub_id == sub_id) {
+            st->subs[i] = st->subs[--st->n];
+            arm_stats_timer(st);
             return true;
         }
     }
@@ -174,7 +175,7 @@ void pdk_server_stats_forget_conn(pdk_server *srv, uint64_t conn_id)
         else
             i++;
     }
-    arm_stats_timer(srv);
+    arm_stats_timer(&srv->stats);
 }
 
 void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slot)
@@ -195,14 +196,13 @@ void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slo
         }
         *sub = srv->stats.subs[--srv->stats.n];
     }
-    arm_stats_timer(srv);
+    arm_stats_timer(&srv->stats);
 }
 
-/* This file's requests (server.c dispatches them). A stats subscription
- * sees the whole server: it arms the stats timer on the loop. */
+/* This file's requests (server.c dispatches them). */
 const pdk_server_request pdk_server_stats_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE,
-     .handle_server = pdk_server_handle_stats_subscribe,
+     .handle = pdk_server_handle_stats_subscribe,
      .changes = false},
     {0},
 };

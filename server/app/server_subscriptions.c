@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "params.h"
-#include "server_internal.h"
 #include "server_request.h"
 
 /* DbwSubscribe: one vehicle's kit reports, each kind at its own rate. */
@@ -108,12 +107,12 @@ static void pdk_server_handle_subscribe(const pdk_request *rq)
     pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-static void pdk_server_handle_unsubscribe(pdk_server *srv, const pdk_request *rq)
+static void pdk_server_handle_unsubscribe(const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
     const Paddock__V1__Frame *f = rq->f;
     uint32_t sub = f->unsubscribe->subscription_id;
-    if (pdk_server_stats_unsubscribe(srv, c->id, sub)) {
+    if (pdk_server_stats_unsubscribe(rq->stats, c->id, sub)) {
         c->n_subs--;
         pdk_server_send_ok(rq->out, c->conn, f->request_id, 0);
         return;
@@ -145,9 +144,7 @@ static void pdk_server_handle_unsubscribe(pdk_server *srv, const pdk_request *rq
     pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NOT_FOUND, msg);
 }
 
-/* This file's requests (server.c dispatches them). Subscribing takes the
- * request's context only; Unsubscribe sees the whole server, as ending a
- * stats subscription re-arms the stats timer on the loop. */
+/* This file's requests (server.c dispatches them). */
 const pdk_server_request pdk_server_subscription_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_SUBSCRIBE,
      .handle = pdk_server_handle_subscribe,
@@ -156,7 +153,7 @@ const pdk_server_request pdk_server_subscription_requests[] = {
      .handle = pdk_server_handle_dbw_subscribe,
      .changes = false},
     {.body = PADDOCK__V1__FRAME__BODY_UNSUBSCRIBE,
-     .handle_server = pdk_server_handle_unsubscribe,
+     .handle = pdk_server_handle_unsubscribe,
      .changes = false},
     {0},
 };

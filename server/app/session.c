@@ -288,52 +288,6 @@ pdk_error pdk_session_queue_recorded(pdk_session *s, const pdk_input *in, pdk_re
     return queue_input(s, in, to, s->store == NULL);
 }
 
-pdk_error pdk_session_queue_remove(pdk_session *s, pdk_vehicle_id id, pdk_reply_to to)
-{
-    pdk_input in = {.kind = PDK_INPUT_REMOVE, .vehicle = id};
-    return pdk_session_queue_input(s, &in, to);
-}
-
-pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
-                                pdk_reply_to to)
-{
-    pdk_input in = {.kind = PDK_INPUT_DBW, .vehicle = id, .u.cmd = *cmd};
-    return pdk_session_queue_input(s, &in, to);
-}
-
-pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_tyre_input *tyre,
-                                 pdk_reply_to to)
-{
-    pdk_input in = {.kind = PDK_INPUT_TYRE, .vehicle = id, .u.tyre = *tyre};
-    return pdk_session_queue_input(s, &in, to);
-}
-
-pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *msg,
-                                    pdk_reply_to to)
-{
-    pdk_input in = {.kind = PDK_INPUT_DBW_KIT, .vehicle = id, .u.kit = *msg};
-    return pdk_session_queue_input(s, &in, to);
-}
-
-pdk_error pdk_session_queue_dbw_kit_recorded(pdk_session *s, pdk_vehicle_id id,
-                                             const pdk_dbw_msg *msg, pdk_reply_to to)
-{
-    pdk_input in = {.kind = PDK_INPUT_DBW_KIT, .vehicle = id, .u.kit = *msg};
-    return pdk_session_queue_recorded(s, &in, to);
-}
-
-pdk_error pdk_session_queue_reset(pdk_session *s, pdk_reply_to to)
-{
-    pdk_input in = {.kind = PDK_INPUT_RESET};
-    return pdk_session_queue_input(s, &in, to);
-}
-
-pdk_error pdk_session_queue_reseed(pdk_session *s, uint64_t seed, pdk_reply_to to)
-{
-    pdk_input in = {.kind = PDK_INPUT_RESEED, .u.seed = seed};
-    return pdk_session_queue_input(s, &in, to);
-}
-
 pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk_script *script,
                                     bool loop, double loop_gap_s)
 {
@@ -372,9 +326,9 @@ static void run_scripts(pdk_session *s)
         bool gone = pdk_world_vehicle_pose(s->world, d->vehicle, &(pdk_vehicle_pose){0}) != PDK_OK;
         bool preempted = !gone && pdk_session_conn_lease_above_(s, d->vehicle, PDK_SOURCE_AI, 0);
         while (!gone && d->next < d->n_steps && step_tick(d, d->next) <= tick) {
-            pdk_reply_to none = {0, 0};
-            if (!preempted &&
-                pdk_session_queue_dbw(s, d->vehicle, &d->steps[d->next].cmd, none) != PDK_OK)
+            pdk_input in = {
+                .kind = PDK_INPUT_DBW, .vehicle = d->vehicle, .u.cmd = d->steps[d->next].cmd};
+            if (!preempted && pdk_session_queue_input(s, &in, (pdk_reply_to){0, 0}) != PDK_OK)
                 break; /* the queue is full: the step waits for the next tick */
             d->next++;
         }

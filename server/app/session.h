@@ -183,49 +183,6 @@ pdk_error pdk_session_queue_recorded(pdk_session *s, const pdk_input *in, pdk_re
 pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, const char *preset,
                                   const char *overrides, const char *params_json,
                                   const pdk_spawn_place *place, pdk_reply_to to);
-pdk_error pdk_session_queue_remove(pdk_session *s, pdk_vehicle_id id, pdk_reply_to to);
-pdk_error pdk_session_queue_dbw(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_cmd *cmd,
-                                pdk_reply_to to);
-/* Queues a tyre input (world.h pdk_tyre_input): applied at the next tick
- * boundary through pdk_world_tyre_input, recorded when it applies, refused
- * with a message naming what was wrong (a vehicle not in the session, a
- * single-track vehicle, the mask, the action, the value's range). */
-pdk_error pdk_session_queue_tyre(pdk_session *s, pdk_vehicle_id id, const pdk_tyre_input *in,
-                                 pdk_reply_to to);
-
-/* Queues a DBW kit message (sim/dbw.h): applied at the next tick boundary
- * through pdk_world_dbw, recorded when it applies (kind PDK_INPUT_DBW_KIT, a
- * DbwMessage body), refused with a message naming what was wrong (a vehicle
- * not in the session, sim's pdk_world_dbw_problem). What applies is the
- * message as its recording gives it back (the kit's float fields as
- * float32), so a replay feeds the world the same bits. PDK_ERR_BUSY when too
- * many inputs wait; PDK_ERR_INVALID_ARGUMENT (an unknown kind) or
- * PDK_ERR_OUT_OF_RANGE (a crc above 255) when the message has no recorded
- * form: nothing is queued then. */
-pdk_error pdk_session_queue_dbw_kit(pdk_session *s, pdk_vehicle_id id, const pdk_dbw_msg *msg,
-                                    pdk_reply_to to);
-
-/* The same for a message already in its recorded form (a recording's, as
- * the wire layer decoded it): queued as it is, without the round trip
- * through its encoding, which gives a recorded form back unchanged. A
- * replay feeds its kit messages this way; a session that records takes
- * the round trip (pdk_session_queue_dbw_kit) for its own recording. */
-pdk_error pdk_session_queue_dbw_kit_recorded(pdk_session *s, pdk_vehicle_id id,
-                                             const pdk_dbw_msg *msg, pdk_reply_to to);
-
-/* Queues a reset: at the next tick boundary every vehicle is removed
- * (pdk_world_reset: their ids go stale, the PRNG is reseeded from the
- * world's seed, the tick keeps counting); their leases and DBW report
- * subscriptions end, holders and subscribers told why. Recorded as kind
- * PDK_INPUT_RESET (a SessionControl body with reset set), with a removal
- * for each vehicle. PDK_ERR_BUSY when too many inputs wait. */
-pdk_error pdk_session_queue_reset(pdk_session *s, pdk_reply_to to);
-
-/* Queues a reseed: at the next tick boundary the world's seed becomes seed
- * (pdk_world_reseed: the PRNG and the DBW kits' sensor noise and report
- * drops follow it). Recorded as kind PDK_INPUT_RESEED (a SessionControl body
- * with reseed set). PDK_ERR_BUSY when too many inputs wait. */
-pdk_error pdk_session_queue_reseed(pdk_session *s, uint64_t seed, pdk_reply_to to);
 
 /* Drives vehicle id from a script, starting at the next tick: each step
  * becomes a DBW input at tick start + round(t * 120). With loop the script

@@ -1,7 +1,7 @@
 /* The vehicle model interface: one table of operations per model kind
  * (pdk_model), through which the world spawns, commands, steps, reads,
- * hashes, snapshots and removes its vehicles without knowing which model
- * runs them. The four-wheel model's table is model_four_wheel.c's, the
+ * hashes, snapshots and removes its vehicles, and definitions are checked,
+ * without knowing which model runs them. The four-wheel model's table is model_four_wheel.c's, the
  * single-track model's model_single_track.c's; model.c lists them. A third
  * model is one more table, listed there, and its record's place in
  * pdk_model_record below. Private to sim. */
@@ -62,6 +62,10 @@ typedef struct pdk_model_ops {
     int arrays;
     size_t array_bytes[PDK_MODEL_MAX_ARRAYS];
 
+    /* The rules a definition of this kind keeps beyond those every model
+     * shares (vehicle/vehicle_rules.h): PDK_OK, or the error with *why
+     * naming the first field that breaks one. */
+    pdk_error (*def_check)(const pdk_vehicle_def *def, const char **why);
     /* Sets the free slot up from def (checked) at pose, moving forward at
      * speed_mps, in gear: constants, state, held command. */
     void (*spawn)(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, const pdk_pose *pose,

@@ -10,6 +10,7 @@
 #include "tyre/tyre_life.h"
 #include "vehicle/four_wheel.h"
 #include "model.h"
+#include "vehicle/vehicle_rules.h"
 #include "world_internal.h"
 
 /* The model's arrays in the world, in pdk_model_four_wheel.array_bytes
@@ -491,6 +492,7 @@ static uint64_t record_layout(uint64_t h)
 
 const pdk_model_ops pdk_model_four_wheel = {
     .kind = PDK_MODEL_FOUR_WHEEL,
+    .def_check = pdk_fw_def_check,
     .arrays = 5,
     .array_bytes = {sizeof(pdk_fw_state), sizeof(pdk_fw_cmd), sizeof(pdk_fw_consts),
                     sizeof(pdk_tyre_consts4), sizeof(uint32_t)},

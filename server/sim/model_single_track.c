@@ -9,6 +9,7 @@
 #include "ground/surface.h"
 #include "math/hash.h"
 #include "model.h"
+#include "vehicle/vehicle_rules.h"
 #include "vehicle/single_track.h"
 #include "world_internal.h"
 
@@ -266,6 +267,7 @@ static uint64_t record_layout(uint64_t h)
 
 const pdk_model_ops pdk_model_single_track = {
     .kind = PDK_MODEL_SINGLE_TRACK,
+    .def_check = pdk_st_def_check,
     .arrays = 3,
     .array_bytes = {sizeof(pdk_st_state), sizeof(pdk_st_cmd), sizeof(pdk_st_params)},
     .spawn = spawn,

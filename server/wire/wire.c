@@ -268,6 +268,26 @@ ProtobufCMessage *pdk_wire_unpack_small(const ProtobufCMessageDescriptor *desc, 
     return msg;
 }
 
+pdk_error pdk_wire_body_read(const ProtobufCMessageDescriptor *desc, const uint8_t *body,
+                             size_t len, pdk_error (*take)(const ProtobufCMessage *msg, void *ud),
+                             void *ud)
+{
+    if (desc == NULL || take == NULL || (body == NULL && len > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_wire_arena arena;
+    bool heap;
+    ProtobufCMessage *msg = pdk_wire_unpack_small(desc, body, len, &arena, &heap);
+    if (msg == NULL) {
+        return PDK_ERR_PARSE;
+    }
+    pdk_error err = take(msg, ud);
+    if (heap) {
+        protobuf_c_message_free_unpacked(msg, NULL);
+    }
+    return err;
+}
+
 pdk_error pdk_wire_pack_append(pdk_buf *out, const ProtobufCMessage *msg)
 {
     size_t len = protobuf_c_message_get_packed_size(msg);

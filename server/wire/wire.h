@@ -1,8 +1,8 @@
 /* wire: the only code that knows both protobuf-c's generated types and sim's
  * structs. Whole Frames (the length framing is the transport's), varints,
  * conversions, the state batch encoded once per tick and shared by every
- * subscriber, the DBW kit's messages and reports (wire_dbw.c), and the
- * recorded bodies of the session's inputs (wire_input.c). */
+ * subscriber, the DBW kit's messages and reports (wire_dbw.c), and any
+ * message as a recorded input's body. */
 #ifndef PDK_WIRE_H
 #define PDK_WIRE_H
 
@@ -135,7 +135,7 @@ pdk_error pdk_wire_dbw_msg_from_pb(const Paddock__V1__DbwMessage *msg, pdk_dbw_m
  * (a crc only for the kinds whose message has one, dbw.h pdk_dbw_crc8).
  * The kit's float fields are written as float32, the kit's width, so a
  * message that came from the wire round-trips to the bit (a double that no
- * float represents does not: pdk_session_queue_dbw_kit applies the recorded
+ * float represents does not: the session applies a kit message in its recorded
  * form). PDK_ERR_INVALID_ARGUMENT for NULL or an unknown kind. Decode:
  * PDK_ERR_PROTOCOL when the bytes are not a DbwMessage, else what
  * pdk_wire_dbw_msg_from_pb says of it. */
@@ -158,31 +158,23 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
 pdk_error pdk_wire_dbw_report_frame_append(pdk_buf *out, uint32_t subscription_id,
                                            const uint8_t *common, size_t common_len);
 
-/* ---- the recorded bodies of other session inputs (wire_input.c) ----------
+/* ---- any message, as a recorded input's body ----------------------------
  *
- * A spawn as a VehicleSpawn, a removal as a VehicleRemove, a reset and a
- * reseed as a SessionControl with that action set, each appended to out.
- * Decode: PDK_ERR_PARSE when the bytes are not one (or, for a
- * SessionControl, carry another action). */
-typedef struct pdk_wire_spawn {
-    double x_m;
-    double y_m;
-    double yaw_deg;
-    double speed_mps;
-    pdk_gear gear;
-    char *preset;    /* encode: read (NULL as ""); decode: malloc'd, the caller frees */
-    char *overrides; /* as preset */
-} pdk_wire_spawn;
+ * A recorded input's body is one message of the proto (the session's input
+ * table, server/app/input_kinds.c, says which, fills it and reads it), so a
+ * new kind of input needs nothing of wire but these two. */
 
-pdk_error pdk_wire_spawn_encode(uint64_t session_id, const pdk_wire_spawn *in, pdk_buf *out);
-/* PDK_ERR_NO_MEMORY too; out's strings are NULL after any error. */
-pdk_error pdk_wire_spawn_decode(const uint8_t *body, size_t len, pdk_wire_spawn *out);
-pdk_error pdk_wire_remove_encode(uint64_t session_id, pdk_vehicle_id id, pdk_buf *out);
-pdk_error pdk_wire_remove_decode(const uint8_t *body, size_t len, pdk_vehicle_id *id);
-pdk_error pdk_wire_reset_encode(uint64_t session_id, pdk_buf *out);
-pdk_error pdk_wire_reset_decode(const uint8_t *body, size_t len);
-pdk_error pdk_wire_reseed_encode(uint64_t session_id, uint64_t seed, pdk_buf *out);
-/* *seed is the body's reseed, also when the action is not a reseed. */
-pdk_error pdk_wire_reseed_decode(const uint8_t *body, size_t len, uint64_t *seed);
+/* Appends msg's encoding (no length prefix) to out. */
+pdk_error pdk_wire_pack_append(pdk_buf *out, const ProtobufCMessage *msg);
+
+/* Decodes body as one message of type desc, within the memory bound of
+ * pdk_wire_frame_decode (a small one on the stack, no heap), hands it to
+ * take and returns take's answer; PDK_ERR_PARSE when the bytes are not one
+ * such message, PDK_ERR_INVALID_ARGUMENT for a NULL body of non-zero len.
+ * take must not keep msg or anything it points to. Safe from several
+ * threads at once (a recording's load decodes on every core). */
+pdk_error pdk_wire_body_read(const ProtobufCMessageDescriptor *desc, const uint8_t *body,
+                             size_t len, pdk_error (*take)(const ProtobufCMessage *msg, void *ud),
+                             void *ud);
 
 #endif

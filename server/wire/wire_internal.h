@@ -120,9 +120,6 @@ typedef struct pdk_wire_arena {
 ProtobufCMessage *pdk_wire_unpack_small(const ProtobufCMessageDescriptor *desc, const uint8_t *body,
                                         size_t len, pdk_wire_arena *arena, bool *heap);
 
-/* Appends msg's encoding (no length prefix) to out. */
-pdk_error pdk_wire_pack_append(pdk_buf *out, const ProtobufCMessage *msg);
-
 /* Appends a whole Frame (no length prefix) whose body (Frame field
  * frame_field) is common with subscription_id as its field 1 prepended: a
  * copy, never a re-encode.

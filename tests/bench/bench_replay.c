@@ -40,6 +40,8 @@
 
 #include "params.h"
 #include "replay.h"
+
+#include "../unit/session_inputs_util.h"
 #include "session.h"
 #include "sim/snapshot.h"
 #include "wire_snapshot.h"
@@ -101,25 +103,25 @@ static void drive(pdk_session *s, uint64_t tick)
                 m.u.system.sync_mode = -1;
                 m.u.system.validate_crc = -1;
                 m.u.system.comms_loss_arm = -1;
-                pdk_session_queue_dbw_kit(s, id, &m, none);
+                queue_dbw_kit(s, id, &m, none);
             } else if (t % 3u == 0) {
                 pdk_dbw_msg m = {.kind = PDK_DBW_MSG_STEER, .crc = -1};
                 m.u.chan.cmd = 90.0 * sin(6.283185307179586 * phase);
                 m.u.chan.cmd_type = PDK_STEER_CMD_ANGLE;
                 m.u.chan.enable = 1;
                 m.u.chan.rc = (uint8_t)((t / 3u) % 16u);
-                pdk_session_queue_dbw_kit(s, id, &m, none);
+                queue_dbw_kit(s, id, &m, none);
                 m.kind = PDK_DBW_MSG_THROTTLE;
                 m.u.chan.cmd = phase < 0.7 ? 30.0 : 0.0;
                 m.u.chan.cmd_type = PDK_THROTTLE_CMD_PERCENT;
-                pdk_session_queue_dbw_kit(s, id, &m, none);
+                queue_dbw_kit(s, id, &m, none);
             }
         } else if (t % 12u == 0) {
             pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER};
             c.throttle_pct = phase < 0.6 ? 15.0 + 40.0 * phase : 0.0;
             c.brake_bar = phase < 0.6 ? 0.0 : 20.0 * (phase - 0.5);
             c.steer_wheel_deg = 120.0 * sin(6.283185307179586 * 2.0 * phase);
-            pdk_session_queue_dbw(s, id, &c, none);
+            queue_dbw(s, id, &c, none);
         }
     }
 }

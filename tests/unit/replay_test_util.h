@@ -24,6 +24,7 @@
 #include "params.h"
 #include "replay.h"
 #include "session.h"
+#include "session_inputs_util.h"
 #include "sim/snapshot.h"
 #include "wire.h"
 
@@ -305,25 +306,25 @@ static inline void drive(pdk_session *s, uint64_t tick)
             c.steer_wheel_deg = 0.4 * def->steering.lock_deg * sin(6.283185307179586 * phase);
             if (cycle == 6)
                 c.fields |= PDK_DBW_GEAR, c.gear = PDK_GEAR_DRIVE;
-            ck_assert_int_eq(pdk_session_queue_dbw(s, id, &c, told), PDK_OK);
+            ck_assert_int_eq(queue_dbw(s, id, &c, told), PDK_OK);
         }
         if (role != 0 && cycle == 3) {
             pdk_dbw_msg m = kit_system(PDK_DBW_SYS_ENABLE, t);
-            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+            ck_assert_int_eq(queue_dbw_kit(s, id, &m, told), PDK_OK);
         }
         if (role == 1 && t % 3u == 0 && cycle > 3) {
             double steer = 0.3 * def->steering.lock_deg * sin(6.283185307179586 * 2.0 * phase);
             pdk_dbw_msg m = kit_chan(PDK_DBW_MSG_STEER, steer, PDK_STEER_CMD_ANGLE, t);
-            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+            ck_assert_int_eq(queue_dbw_kit(s, id, &m, told), PDK_OK);
             m = kit_chan(PDK_DBW_MSG_THROTTLE, phase < 0.7 ? 25.0 : 0.0, PDK_THROTTLE_CMD_PERCENT,
                          t);
-            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+            ck_assert_int_eq(queue_dbw_kit(s, id, &m, told), PDK_OK);
             m = kit_chan(PDK_DBW_MSG_BRAKE, phase < 0.7 ? 0.0 : 8.0, PDK_BRAKE_CMD_PRESSURE, t);
-            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+            ck_assert_int_eq(queue_dbw_kit(s, id, &m, told), PDK_OK);
         }
         if (role == 2 && t % 3u == 0 && cycle > 3) {
             pdk_dbw_msg m = kit_ulc(phase < 0.5 ? 8.0 : 3.0, t);
-            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &m, told), PDK_OK);
+            ck_assert_int_eq(queue_dbw_kit(s, id, &m, told), PDK_OK);
         }
         pdk_dbw_msg f = {0};
         bool fault = true;
@@ -350,21 +351,21 @@ static inline void drive(pdk_session *s, uint64_t tick)
             fault = false;
         }
         if (fault)
-            ck_assert_int_eq(pdk_session_queue_dbw_kit(s, id, &f, told), PDK_OK);
+            ck_assert_int_eq(queue_dbw_kit(s, id, &f, told), PDK_OK);
         if (def->model == PDK_MODEL_FOUR_WHEEL && cycle == 150 && slot % 2 == 1) {
             pdk_tyre_input in = {
                 .wheel_mask = 1u << (slot % 4u), .action = PDK_TYRE_PUNCTURE, .value = 0.05};
-            ck_assert_int_eq(pdk_session_queue_tyre(s, id, &in, told), PDK_OK);
+            ck_assert_int_eq(queue_tyre(s, id, &in, told), PDK_OK);
         }
         if (def->model == PDK_MODEL_FOUR_WHEEL && cycle == 500) {
             pdk_tyre_input in = {.wheel_mask = 15u,
                                  .action = PDK_TYRE_SET_GRIP_SCALE,
                                  .value = 0.8 + 0.05 * (double)(slot % 4u)};
-            ck_assert_int_eq(pdk_session_queue_tyre(s, id, &in, told), PDK_OK);
+            ck_assert_int_eq(queue_tyre(s, id, &in, told), PDK_OK);
         }
         if (def->model == PDK_MODEL_FOUR_WHEEL && cycle == 1100) {
             pdk_tyre_input in = {.wheel_mask = 15u, .action = PDK_TYRE_REPLACE, .value = 0};
-            ck_assert_int_eq(pdk_session_queue_tyre(s, id, &in, told), PDK_OK);
+            ck_assert_int_eq(queue_tyre(s, id, &in, told), PDK_OK);
         }
     }
 }
@@ -407,13 +408,13 @@ static inline void record_rich(const tmp_db *t, live_run *live)
         uint64_t tick = pdk_world_tick(pdk_session_world(s));
         drive(s, tick); /* first: the reset at 400 comes after the tick's drive */
         if (tick == 200)
-            ck_assert_int_eq(pdk_session_queue_remove(s, 4, told), PDK_OK);
+            ck_assert_int_eq(queue_remove(s, 4, told), PDK_OK);
         if (tick == 230)
             spawn(s, 3, 0.0, 60.0, 0.0);
         if (tick == 300)
-            ck_assert_int_eq(pdk_session_queue_reseed(s, 42, told), PDK_OK);
+            ck_assert_int_eq(queue_reseed(s, 42, told), PDK_OK);
         if (tick == 400)
-            ck_assert_int_eq(pdk_session_queue_reset(s, told), PDK_OK);
+            ck_assert_int_eq(queue_reset(s, told), PDK_OK);
         if (tick == 410) {
             spawn(s, 0, 5.0, 0.0, 1.0);
             spawn(s, 2, 5.0, 40.0, 1.0);

@@ -37,10 +37,11 @@ START_TEST(every_kind_has_an_entry)
         const pdk_input_ops *ops = pdk_input_ops_of(expected[i].kind);
         ck_assert_ptr_nonnull(ops);
         ck_assert_int_eq(ops->kind, expected[i].kind);
-        ck_assert_str_eq(ops->name, expected[i].name);
+        ck_assert_ptr_nonnull(ops->body);
+        ck_assert_str_eq(ops->body->short_name, expected[i].name);
         ck_assert_int_eq(ops->slots, expected[i].slots);
         ck_assert(ops->encode != NULL);
-        ck_assert(ops->decode != NULL);
+        ck_assert(ops->read != NULL);
         ck_assert(ops->apply != NULL);
     }
     ck_assert_ptr_null(pdk_input_ops_of(0));
@@ -60,7 +61,7 @@ static void round_trip(const pdk_input *in, pdk_input *out)
     ck_assert_int_eq(ops->encode(42, in, &a), PDK_OK);
     memset(out, 0, sizeof(*out));
     out->kind = in->kind;
-    ck_assert_int_eq(ops->decode(a.data, a.len, out), PDK_OK);
+    ck_assert_int_eq(pdk_input_decode(ops, a.data, a.len, out), PDK_OK);
     ck_assert_int_eq(ops->encode(42, out, &b), PDK_OK);
     ck_assert_uint_eq(a.len, b.len);
     ck_assert(memcmp(a.data, b.data, a.len) == 0);
@@ -134,13 +135,44 @@ START_TEST(a_control_body_must_match_its_kind)
     pdk_buf b = {0};
     pdk_input reset = {.kind = PDK_INPUT_RESET}, out = {.kind = PDK_INPUT_RESEED};
     ck_assert_int_eq(pdk_input_ops_of(PDK_INPUT_RESET)->encode(1, &reset, &b), PDK_OK);
-    ck_assert_int_eq(pdk_input_ops_of(PDK_INPUT_RESEED)->decode(b.data, b.len, &out),
+    ck_assert_int_eq(pdk_input_decode(pdk_input_ops_of(PDK_INPUT_RESEED), b.data, b.len, &out),
                      PDK_ERR_PARSE);
     pdk_buf_reset(&b);
     pdk_input reseed = {.kind = PDK_INPUT_RESEED, .u.seed = 7};
     ck_assert_int_eq(pdk_input_ops_of(PDK_INPUT_RESEED)->encode(1, &reseed, &b), PDK_OK);
     out.kind = PDK_INPUT_RESET;
-    ck_assert_int_eq(pdk_input_ops_of(PDK_INPUT_RESET)->decode(b.data, b.len, &out), PDK_ERR_PARSE);
+    ck_assert_int_eq(pdk_input_decode(pdk_input_ops_of(PDK_INPUT_RESET), b.data, b.len, &out),
+                     PDK_ERR_PARSE);
+    pdk_buf_free(&b);
+}
+END_TEST
+
+/* Bytes that are not the kind's message (a field header whose length runs
+ * past the end) are refused by name, for every kind, and a tyre body that
+ * parses but names no wheel is refused by the tyre's own check. */
+START_TEST(a_body_that_is_not_its_message_is_refused)
+{
+    static const uint8_t torn[] = {0x0a, 0x05, 'a'}; /* field 1, 5 bytes long, 1 there */
+    for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
+        pdk_input out = {.kind = expected[i].kind};
+        ck_assert_int_eq(
+            pdk_input_decode(pdk_input_ops_of(expected[i].kind), torn, sizeof(torn), &out),
+            PDK_ERR_PARSE);
+        free(out.preset);
+        free(out.overrides);
+        out = (pdk_input){.kind = expected[i].kind};
+        ck_assert_int_eq(pdk_input_decode(pdk_input_ops_of(expected[i].kind), NULL, 2, &out),
+                         PDK_ERR_INVALID_ARGUMENT);
+    }
+    pdk_buf b = {0};
+    pdk_input tyre = {.kind = PDK_INPUT_TYRE, .vehicle = 4};
+    tyre.u.tyre.action = PDK_TYRE_PUNCTURE;
+    tyre.u.tyre.wheel_mask = 0;
+    tyre.u.tyre.value = 0.5;
+    ck_assert_int_eq(pdk_input_ops_of(PDK_INPUT_TYRE)->encode(1, &tyre, &b), PDK_OK);
+    pdk_input out = {.kind = PDK_INPUT_TYRE};
+    ck_assert_int_ne(pdk_input_decode(pdk_input_ops_of(PDK_INPUT_TYRE), b.data, b.len, &out),
+                     PDK_OK);
     pdk_buf_free(&b);
 }
 END_TEST
@@ -152,6 +184,7 @@ static Suite *input_kinds_suite(void)
     tcase_add_test(tc, every_kind_has_an_entry);
     tcase_add_test(tc, recorded_bodies_decode_to_what_was_encoded);
     tcase_add_test(tc, a_control_body_must_match_its_kind);
+    tcase_add_test(tc, a_body_that_is_not_its_message_is_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -238,7 +238,7 @@ START_TEST(fork_runs_on_and_verifies)
     while (pdk_world_tick(pdk_session_world(f)) < 450) {
         uint64_t tick = pdk_world_tick(pdk_session_world(f));
         if (tick == 330)
-            ck_assert_int_eq(pdk_session_queue_reseed(f, 7, told), PDK_OK);
+            ck_assert_int_eq(queue_reseed(f, 7, told), PDK_OK);
         drive(f, tick + 100);
         pdk_session_tick(f);
     }
@@ -778,7 +778,7 @@ START_TEST(ten_hz_commands_carry_the_held_hashes)
     for (uint64_t tick = 1; tick <= TICKS; tick++) {
         if (tick % PDK_SESSION_HASH_BATCH == 0) {
             pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE, .throttle_pct = (double)tick / 4.0};
-            ck_assert_int_eq(pdk_session_queue_dbw(s, 1, &c, told), PDK_OK);
+            ck_assert_int_eq(queue_dbw(s, 1, &c, told), PDK_OK);
         }
         pdk_session_tick(s);
     }
@@ -836,7 +836,7 @@ START_TEST(ten_minutes_of_twenty_vehicles_verify)
             const pdk_world *w = pdk_session_world(s);
             for (int i = 0; i < pdk_world_vehicle_count(w); i++)
                 if (((pdk_world_vehicle_at(w, i) & 0xffffu) - 1u) == slot)
-                    ck_assert_int_eq(pdk_session_queue_remove(s, pdk_world_vehicle_at(w, i), told),
+                    ck_assert_int_eq(queue_remove(s, pdk_world_vehicle_at(w, i), told),
                                      PDK_OK);
         }
         if (tick % 6000 == 3060) {
@@ -844,7 +844,7 @@ START_TEST(ten_minutes_of_twenty_vehicles_verify)
             spawn(s, k, 50.0 * (double)(k % 5), 40.0 * (double)(k / 5), 1.0);
         }
         if (tick == ticks / 2)
-            ck_assert_int_eq(pdk_session_queue_reseed(s, 2024, told), PDK_OK);
+            ck_assert_int_eq(queue_reseed(s, 2024, told), PDK_OK);
         pdk_session_tick(s);
     }
     ck_assert_msg(n_refused == 0, "%d refused, the last at %s", n_refused, refused);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "session_inputs_util.h"
 #include "stats.h"
 #include "wire.h"
 #include "wire_snapshot.h"
@@ -180,7 +181,7 @@ START_TEST(inputs_apply_at_the_next_tick_boundary)
     ck_assert_uint_eq(result_to[0].request_id, 10);
 
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 50};
-    ck_assert_int_eq(pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){1, 11}), PDK_OK);
+    ck_assert_int_eq(queue_dbw(s, v, &cmd, (pdk_reply_to){1, 11}), PDK_OK);
     /* Nothing changes until the tick boundary. */
     ck_assert_int_eq(n_results, 1);
     const double *ch = pdk_world_channels(pdk_session_world(s), v);
@@ -200,10 +201,10 @@ START_TEST(refused_inputs_are_answered_and_not_counted)
     pdk_session *s = make(NULL);
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd bad = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 150};
-    pdk_session_queue_dbw(s, v, &bad, (pdk_reply_to){1, 2});
+    queue_dbw(s, v, &bad, (pdk_reply_to){1, 2});
     pdk_dbw_cmd ok = {.fields = PDK_DBW_STEER, .steer_wheel_deg = 10};
-    pdk_session_queue_dbw(s, v + 5, &ok, (pdk_reply_to){1, 3});
-    pdk_session_queue_remove(s, v + 5, (pdk_reply_to){1, 4});
+    queue_dbw(s, v + 5, &ok, (pdk_reply_to){1, 3});
+    queue_remove(s, v + 5, (pdk_reply_to){1, 4});
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, 4);
     ck_assert_int_eq(results[1].err, PDK_ERR_OUT_OF_RANGE);
@@ -222,10 +223,10 @@ START_TEST(queue_is_bounded_and_close_answers_pending)
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 10};
     int queued = 0;
-    while (pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){2, (uint64_t)queued + 100}) == PDK_OK)
+    while (queue_dbw(s, v, &cmd, (pdk_reply_to){2, (uint64_t)queued + 100}) == PDK_OK)
         queued++;
     ck_assert_int_eq(queued, PDK_SESSION_MAX_PENDING);
-    ck_assert_int_eq(pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){2, 1}), PDK_ERR_BUSY);
+    ck_assert_int_eq(queue_dbw(s, v, &cmd, (pdk_reply_to){2, 1}), PDK_ERR_BUSY);
     /* Connection 2 goes away: its pending inputs still apply, silently. */
     pdk_session_forget_conn(s, 2);
     int before = n_results;
@@ -233,7 +234,7 @@ START_TEST(queue_is_bounded_and_close_answers_pending)
     ck_assert_int_eq(n_results, before);
     ck_assert_uint_eq(pdk_session_inputs_applied(s), 1 + (uint64_t)queued);
     /* An input still pending when the session closes is told CLOSED. */
-    pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){3, 9});
+    queue_dbw(s, v, &cmd, (pdk_reply_to){3, 9});
     pdk_session_destroy(s);
     ck_assert_int_eq(n_results, before + 1);
     ck_assert_int_eq(results[before].err, PDK_ERR_CLOSED);
@@ -344,9 +345,9 @@ START_TEST(sessions_are_recorded)
     pdk_session *s = make(store);
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 30};
-    pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){1, 2});
+    queue_dbw(s, v, &cmd, (pdk_reply_to){1, 2});
     pdk_dbw_cmd bad = {.fields = PDK_DBW_THROTTLE, .throttle_pct = -1};
-    pdk_session_queue_dbw(s, v, &bad, (pdk_reply_to){1, 3});
+    queue_dbw(s, v, &bad, (pdk_reply_to){1, 3});
     for (int i = 0; i < 24; i++)
         pdk_session_tick(s);
     uint64_t hash = pdk_session_hash(s);
@@ -440,11 +441,11 @@ START_TEST(tyre_inputs_apply_record_and_replay)
 
     int first = n_results;
     pdk_tyre_input puncture = {.wheel_mask = 1u, .action = PDK_TYRE_PUNCTURE, .value = 0.5};
-    ck_assert_int_eq(pdk_session_queue_tyre(s, v, &puncture, (pdk_reply_to){1, 3}), PDK_OK);
+    ck_assert_int_eq(queue_tyre(s, v, &puncture, (pdk_reply_to){1, 3}), PDK_OK);
     pdk_tyre_input too_fast = {.wheel_mask = 2u, .action = PDK_TYRE_PUNCTURE, .value = 2.0};
-    ck_assert_int_eq(pdk_session_queue_tyre(s, v, &too_fast, (pdk_reply_to){1, 4}), PDK_OK);
-    ck_assert_int_eq(pdk_session_queue_tyre(s, v + 9, &puncture, (pdk_reply_to){1, 5}), PDK_OK);
-    ck_assert_int_eq(pdk_session_queue_tyre(s, planar, &puncture, (pdk_reply_to){1, 6}), PDK_OK);
+    ck_assert_int_eq(queue_tyre(s, v, &too_fast, (pdk_reply_to){1, 4}), PDK_OK);
+    ck_assert_int_eq(queue_tyre(s, v + 9, &puncture, (pdk_reply_to){1, 5}), PDK_OK);
+    ck_assert_int_eq(queue_tyre(s, planar, &puncture, (pdk_reply_to){1, 6}), PDK_OK);
     ck_assert_int_eq(n_results, first);
     uint64_t at = pdk_world_tick(pdk_session_world(s));
     pdk_session_tick(s);
@@ -505,7 +506,7 @@ START_TEST(tyre_inputs_apply_record_and_replay)
     while (pdk_world_tick(pdk_session_world(r)) < end_tick) {
         if (pdk_world_tick(pdk_session_world(r)) == rec.tyre_tick[0])
             ck_assert_int_eq(
-                pdk_session_queue_tyre(r, rec.tyre_vehicle[0], &rec.tyre[0], (pdk_reply_to){0, 0}),
+                queue_tyre(r, rec.tyre_vehicle[0], &rec.tyre[0], (pdk_reply_to){0, 0}),
                 PDK_OK);
         pdk_session_tick(r);
     }
@@ -588,26 +589,26 @@ static void kit_script(pdk_session *s, pdk_vehicle_id v, uint64_t tick, int *sen
     pdk_reply_to to = {1, 100 + tick};
     if (tick == 2) {
         pdk_dbw_msg m = kit_enable();
-        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+        ck_assert_int_eq(queue_dbw_kit(s, v, &m, to), PDK_OK);
     }
     if (tick >= 2 && tick % 6 == 2) {
         /* A new rolling counter every time; the angle sweeps. */
         pdk_dbw_msg m = kit_chan(PDK_DBW_MSG_STEER, 0.1 * (double)tick * (tick < 120 ? 1 : -1),
                                  PDK_STEER_CMD_ANGLE, (uint8_t)((tick / 6) % 16));
-        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+        ck_assert_int_eq(queue_dbw_kit(s, v, &m, to), PDK_OK);
         (*sent)++;
     }
     if (tick == 60) {
         pdk_dbw_msg m = kit_fault(PDK_FAULT_STUCK, PDK_DBW_CH_STEER, 0.0);
-        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+        ck_assert_int_eq(queue_dbw_kit(s, v, &m, to), PDK_OK);
     }
     if (tick == 90) {
         pdk_dbw_msg m = kit_fault(PDK_FAULT_REPORT_DROP, PDK_RPT_STEER, 0.5);
-        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+        ck_assert_int_eq(queue_dbw_kit(s, v, &m, to), PDK_OK);
     }
     if (tick == 100) {
         pdk_dbw_msg m = kit_fault(PDK_FAULT_REPORT_DELAY, PDK_RPT_SYSTEM, 0.1);
-        ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &m, to), PDK_OK);
+        ck_assert_int_eq(queue_dbw_kit(s, v, &m, to), PDK_OK);
     }
 }
 
@@ -650,10 +651,10 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
     pdk_dbw_msg bad_rc = kit_chan(PDK_DBW_MSG_BRAKE, 10.0, PDK_BRAKE_CMD_PRESSURE, 16);
     pdk_dbw_msg torque = kit_chan(PDK_DBW_MSG_STEER, 1.0, PDK_STEER_CMD_TORQUE, 1);
     pdk_dbw_msg bad_type = kit_chan(PDK_DBW_MSG_THROTTLE, 1.0, 7, 1);
-    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v + 9, &ok, (pdk_reply_to){1, 2}), PDK_OK);
-    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &bad_rc, (pdk_reply_to){1, 3}), PDK_OK);
-    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &torque, (pdk_reply_to){1, 4}), PDK_OK);
-    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &bad_type, (pdk_reply_to){1, 5}), PDK_OK);
+    ck_assert_int_eq(queue_dbw_kit(s, v + 9, &ok, (pdk_reply_to){1, 2}), PDK_OK);
+    ck_assert_int_eq(queue_dbw_kit(s, v, &bad_rc, (pdk_reply_to){1, 3}), PDK_OK);
+    ck_assert_int_eq(queue_dbw_kit(s, v, &torque, (pdk_reply_to){1, 4}), PDK_OK);
+    ck_assert_int_eq(queue_dbw_kit(s, v, &bad_type, (pdk_reply_to){1, 5}), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, first + 4);
     ck_assert_int_eq(results[first].err, PDK_ERR_STALE_ID);
@@ -671,11 +672,11 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
     ck_assert_msg(strstr(messages[first + 3], "cmd_type") != NULL, "%s", messages[first + 3]);
     /* A message with no recorded form is not queued at all. */
     pdk_dbw_msg unknown = {.kind = 99, .crc = -1};
-    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &unknown, (pdk_reply_to){1, 6}),
+    ck_assert_int_eq(queue_dbw_kit(s, v, &unknown, (pdk_reply_to){1, 6}),
                      PDK_ERR_INVALID_ARGUMENT);
     pdk_dbw_msg big_crc = ok;
     big_crc.crc = 300;
-    ck_assert_int_eq(pdk_session_queue_dbw_kit(s, v, &big_crc, (pdk_reply_to){1, 7}),
+    ck_assert_int_eq(queue_dbw_kit(s, v, &big_crc, (pdk_reply_to){1, 7}),
                      PDK_ERR_OUT_OF_RANGE);
     ck_assert_uint_eq(pdk_session_inputs_applied(s), 1);
 
@@ -764,7 +765,7 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
     while (pdk_world_tick(pdk_session_world(r)) < end_tick) {
         uint64_t t = pdk_world_tick(pdk_session_world(r));
         for (; next < rec.n && rec.in[next].tick == t; next++)
-            ck_assert_int_eq(pdk_session_queue_dbw_kit(r, rec.in[next].vehicle, &rec.in[next].msg,
+            ck_assert_int_eq(queue_dbw_kit(r, rec.in[next].vehicle, &rec.in[next].msg,
                                                        (pdk_reply_to){0, 0}),
                              PDK_OK);
         pdk_session_tick(r);
@@ -776,7 +777,7 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
 
     /* Removing the vehicle ends the subscription, saying why. */
     n_ended = 0;
-    ck_assert_int_eq(pdk_session_queue_remove(r, v, (pdk_reply_to){0, 0}), PDK_OK);
+    ck_assert_int_eq(queue_remove(r, v, (pdk_reply_to){0, 0}), PDK_OK);
     pdk_session_tick(r);
     ck_assert_int_eq(n_ended, 1);
     ck_assert_int_eq(ended_code, PDK_ERR_STALE_ID);
@@ -815,7 +816,7 @@ START_TEST(reset_and_reseed_are_inputs)
                      PDK_OK);
     ck_assert_int_eq(pdk_session_dbw_subscribe(s, 4, 9, w, 1u << PDK_RPT_STEER), PDK_OK);
     int first = n_results;
-    ck_assert_int_eq(pdk_session_queue_reseed(s, 99, (pdk_reply_to){1, 3}), PDK_OK);
+    ck_assert_int_eq(queue_reseed(s, 99, (pdk_reply_to){1, 3}), PDK_OK);
     ck_assert_uint_eq(pdk_world_def_get(pdk_session_world(s))->seed, 1);
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, first + 1);
@@ -826,7 +827,7 @@ START_TEST(reset_and_reseed_are_inputs)
     n_events = 0;
     n_ended = 0;
     uint64_t reset_tick = pdk_world_tick(pdk_session_world(s));
-    ck_assert_int_eq(pdk_session_queue_reset(s, (pdk_reply_to){1, 4}), PDK_OK);
+    ck_assert_int_eq(queue_reset(s, (pdk_reply_to){1, 4}), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(results[first + 1].kind, PDK_INPUT_RESET);
     ck_assert_int_eq(results[first + 1].err, PDK_OK);
@@ -903,7 +904,7 @@ START_TEST(restore_swaps_only_when_it_all_succeeds)
     report_session = s;
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 40};
-    pdk_session_queue_dbw(s, v, &cmd, (pdk_reply_to){0, 0});
+    queue_dbw(s, v, &cmd, (pdk_reply_to){0, 0});
     for (int i = 0; i < 48; i++)
         pdk_session_tick(s);
     ck_assert_uint_eq(pdk_world_tick(pdk_session_world(s)), 49);
@@ -1129,7 +1130,7 @@ START_TEST(control_leases)
 
     /* Removing the vehicle drops its leases; the holder hears why. */
     n_events = 0;
-    ck_assert_int_eq(pdk_session_queue_remove(s, v, (pdk_reply_to){0, 0}), PDK_OK);
+    ck_assert_int_eq(queue_remove(s, v, (pdk_reply_to){0, 0}), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(n_events, 1);
     ck_assert_int_eq(events[0].active, PDK_SOURCE_NONE);

@@ -216,6 +216,11 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     const pdk_error R = PDK_ERR_OUT_OF_RANGE;
     BAD(PDK_ERR_INVALID_ARGUMENT, "model", d.model = (pdk_model)0);
     BAD(PDK_ERR_INVALID_ARGUMENT, "model", d.model = (pdk_model)3);
+    BAD(PDK_ERR_INVALID_ARGUMENT, "model", d.model = (pdk_model)-1);
+    /* The single-track model's own rule (its table's def_check), after
+     * the shared ones passed. */
+    BAD(PDK_ERR_INVALID_ARGUMENT, "fourWheel",
+        (d.model = PDK_MODEL_SINGLE_TRACK, d.powertrain = pdk_powertrain_def_polaris()));
     BAD(R, "mass_kg", d.chassis.mass_kg = 0.0);
     BAD(R, "mass_kg", d.chassis.mass_kg = NAN);
     BAD(R, "yaw_inertia_kgm2", d.chassis.yaw_inertia_kgm2 = -1.0);
@@ -308,7 +313,7 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "tyres.front.spin_inertia_kgm2", d.tyre_front.spin_inertia_kgm2 = 0.0);
     BAD(R, "tyres.rear.spin_inertia_kgm2", d.tyre_rear.spin_inertia_kgm2 = NAN);
 #undef BAD
-    ck_assert_int_eq(cases, 70);
+    ck_assert_int_eq(cases, 72);
     /* At the floors themselves it passes: 628.2 N s/m, 96 kg m^2, 0.495 m. */
     d = base;
     d.susp_rear.rebound_damping_nspm = 629.0;

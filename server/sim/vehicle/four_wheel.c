@@ -1,21 +1,25 @@
 /* One tick of the four-wheel model (docs/vehicle-model.md; its set-up,
  * constants and command cache are in four_wheel_setup.c, its scalar per-wheel
- * helpers in four_wheel_ground.c; the substep's working values, the linear
- * solve, the tyres and wheels and the tick's start and end are in the headers
- * four_wheel_substep.h, four_wheel_solve.h, four_wheel_tyres.h and
- * four_wheel_tick.h, which the phases in four_wheel_step.h include, so that
- * the step's AVX2 build, four_wheel_avx.c, inlines them): per tick the tyres'
- * state of life; per substep the struts' rays (or cylinder sweeps), the wheel
- * angles and contact frames, the strut and link loads, the tyres' laws
- * linearised about their deflections with each wheel's spin eliminated, one
- * 6x6 linearly implicit velocity solve for the chassis, the wheels' spins and
- * deflections from its end velocities, and the rigid-body integration; then
- * the tyres' life and the vehicle's telemetry channels. The wheels' arithmetic
- * runs four wheels at once in vectors (four_wheel_lanes.h, tyre_lanes.h),
- * pdk_fw_step takes an AVX2 build of it where the processor has AVX2, with the
- * same bits as the baseline build, and pdk_fw_step_batch steps vehicles two
- * side by side, phase by phase of each substep (struct sub), so that the
- * processor overlaps their latencies.
+ * helpers in four_wheel_ground.c). The step is a header per part of the car,
+ * each static and inlined so that the step's AVX2 and AVX-512 builds,
+ * four_wheel_avx.c and four_wheel_avx512.c, compile it too: suspension.h
+ * (steps 1 to 3 below, and the struts' kinks of 6), steering.h (the wheels'
+ * angles of 2), four_wheel_tyres.h (4, and the wheels' part of 7), brakes.h
+ * (the wheels' Coulomb torques of 4) and chassis.h (5 to 7 for the body), on
+ * the substep's working values (four_wheel_substep.h) and the linear system
+ * (four_wheel_solve.h); four_wheel_tick.h has the tick's start and end, and
+ * four_wheel_step.h runs the phases in order: per tick the tyres' state of
+ * life; per substep the struts' rays (or cylinder sweeps), the wheel angles
+ * and contact frames, the strut and link loads, the tyres' laws linearised
+ * about their deflections with each wheel's spin eliminated, one 6x6 linearly
+ * implicit velocity solve for the chassis, the wheels' spins and deflections
+ * from its end velocities, and the rigid-body integration; then the tyres'
+ * life and the vehicle's telemetry channels. The wheels' arithmetic runs four
+ * wheels at once in vectors (four_wheel_lanes.h, tyre_lanes.h), pdk_fw_step
+ * takes an AVX2 build of it where the processor has AVX2, with the same bits
+ * as the baseline build, and pdk_fw_step_batch steps vehicles two side by
+ * side, phase by phase of each substep (struct sub), so that the processor
+ * overlaps their latencies.
  *
  * The scheme, per substep of length h. The unknowns are the CG velocity v
  * and the angular velocity w at the END of the substep, both in the body

@@ -12,11 +12,13 @@
  * rolling resistance as Coulomb torques on the wheels, and drag. It owns one
  * vehicle's state, held command and per-vehicle constants and steps them by
  * one tick; four_wheel.c states the scheme, ADR 0007 and ADR 0008 the
- * decisions. Sources are cited where each formula lives. Axes are ISO 8855:
- * body x forward, y left, z up; world z up; positive roll puts the right side
- * down, positive pitch the nose down, positive yaw and steering turn left.
- * Wheels are PDK_FL, PDK_FR, PDK_RL, PDK_RR. The world calls this module;
- * nothing else should. */
+ * decisions. The step is written by part of the car, in headers that
+ * four_wheel_step.h runs in order: suspension.h, steering.h,
+ * four_wheel_tyres.h, brakes.h and chassis.h. Sources are cited where each
+ * formula lives. Axes are ISO 8855: body x forward, y left, z up; world z up;
+ * positive roll puts the right side down, positive pitch the nose down,
+ * positive yaw and steering turn left. Wheels are PDK_FL, PDK_FR, PDK_RL,
+ * PDK_RR. The world calls this module; nothing else should. */
 #ifndef PDK_FOUR_WHEEL_H
 #define PDK_FOUR_WHEEL_H
 

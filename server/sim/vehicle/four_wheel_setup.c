@@ -1,8 +1,8 @@
 /* The four-wheel model's set-up (four_wheel.h): the constants resolved at
  * spawn (the tyres' laws among them), the vehicle at rest on its springs,
  * what a held command caches (the bicycle angle, Ackermann and toe per
- * wheel, drive and holding forces) and the tyre actions of the inputs. The
- * step itself is in four_wheel.c. */
+ * wheel, from steering.h; drive and holding forces) and the tyre actions
+ * of the inputs. The step itself is in four_wheel.c. */
 #include "vehicle/four_wheel.h"
 
 #include <math.h>
@@ -17,22 +17,11 @@
 #include "tyre/tyre_life.h"
 #include "vehicle/four_wheel_ground.h"
 #include "vehicle/single_track.h"
-
-#define PI 3.14159265358979323846
+#include "vehicle/steering.h"
 
 /* The margin above the bump travel at which a ray starts: half the bump
  * travel, at least this. Travel beyond the bump stop is still seen. */
 #define MIN_RAY_MARGIN_M 0.05
-
-static double clamp(double v, double lo, double hi)
-{
-    return v < lo ? lo : (v > hi ? hi : v);
-}
-
-static double max2(double p, double q)
-{
-    return p > q ? p : q;
-}
 
 /* The slips at which each axle's law (lanes 0, 1 front, 2, 3 rear of c)
  * reaches its peak force in pure slip at its nominal load on the reference
@@ -368,36 +357,7 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
     cmd->gear = (int32_t)gear;
     cmd->gear_code = (double)cmd->gear;
 
-    /* The bicycle road-wheel angle: the steering wheel, less its centre
-     * offset, within lock, over the ratio (as pdk_st_cmd_set). */
-    const pdk_steering_def *sd = &def->steering;
-    double lock = sd->lock_deg;
-    double wheel_deg = clamp(steer_wheel_deg - sd->center_offset_deg, -lock, lock);
-    double delta = wheel_deg * ((PI / 180.0) / sd->ratio);
-    cmd->steer_rad = delta;
-
-    /* Ackermann (docs/vehicle-model.md): the ideal angle of front wheel i
-     * rolls about the rear axle's line, tan(d_i) = L tan(d) / (L - s_i (t/2)
-     * tan(d)), written with sin and cos (both sides times cos d > 0) so that
-     * it has no division; the wheel runs ackermann of the way from parallel
-     * steer to it. Static toe-in turns each wheel toward the centreline. */
-    double sin_d, cos_d;
-    pdk_trig_sincos(delta, &sin_d, &cos_d);
-    double len = def->chassis.wheelbase_m;
-    double half_t = 0.5 * pdk_vehicle_def_track_m(def, 0);
-    for (int i = 0; i < PDK_WHEELS; i++) {
-        int front = i < PDK_RL;
-        double side = (i & 1) ? -1.0 : 1.0;
-        double d = 0.0;
-        if (front) {
-            double ideal = pdk_trig_atan2(len * sin_d, len * cos_d - side * half_t * sin_d);
-            d = delta + sd->ackermann * (ideal - delta);
-        }
-        double toe = front ? def->susp_front.static_toe_rad : def->susp_rear.static_toe_rad;
-        d -= side * toe;
-        cmd->wheel_steer_rad[i] = d;
-        pdk_trig_sincos(d, &cmd->wheel_sin[i], &cmd->wheel_cos[i]);
-    }
+    steer_cmd(cmd, def, steer_wheel_deg);
 
     /* The drive and holding forces (as the single-track model's), each
      * axle's hold halved between its wheels. */

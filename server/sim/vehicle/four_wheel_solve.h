@@ -1,8 +1,9 @@
-/* The four-wheel step's linear system (internal to four_wheel.c): the
- * 6x6 linearly implicit velocity solve of a substep, built from the wheels'
- * dampers and explicit forces and solved by block Gaussian elimination
- * (four_wheel.c states the scheme; ADR 0007 why it needs no pivoting).
- * Static and inlined, for the AVX2 build of the step. */
+/* The four-wheel step's linear system (internal to the chassis, chassis.h):
+ * the 6x6 linearly implicit velocity solve of a substep, built from the
+ * wheels' dampers and explicit forces and solved by block Gaussian
+ * elimination (four_wheel.c states the scheme; ADR 0007 why it needs no
+ * pivoting). Static and inlined, for the AVX2 and AVX-512 builds of the
+ * step. */
 #ifndef PDK_FOUR_WHEEL_SOLVE_H
 #define PDK_FOUR_WHEEL_SOLVE_H
 

@@ -1,9 +1,9 @@
 /* The four-wheel step's working values (internal to the four-wheel step,
- * four_wheel_step.h, which includes this header and the step's other
- * headers, four_wheel_solve.h, four_wheel_tyres.h and four_wheel_tick.h): one
- * vehicle's four wheels in a substep, the linear system, the substep in
- * progress and what the step reads and writes; and the body's rotation
- * helpers. Everything here is static and inlined, so that the AVX2 build
+ * four_wheel_step.h, and the headers of its parts: suspension.h,
+ * steering.h, four_wheel_tyres.h, brakes.h, chassis.h, four_wheel_solve.h
+ * and four_wheel_tick.h, which all include it): one vehicle's four wheels
+ * in a substep, the linear system, the substep in progress and what the
+ * step reads and writes; and the body's rotation helpers. Everything here is static and inlined, so that the AVX2 build
  * of the step (four_wheel_avx.c) compiles it for AVX2 too. */
 #ifndef PDK_FOUR_WHEEL_SUBSTEP_H
 #define PDK_FOUR_WHEEL_SUBSTEP_H
@@ -35,6 +35,11 @@
 static inline double max2(double p, double q)
 {
     return p > q ? p : q;
+}
+
+static inline double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
 }
 
 static inline double dot3(const double a[3], const double b[3])

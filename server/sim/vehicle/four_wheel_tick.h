@@ -8,6 +8,7 @@
 #include "sim/channels.h"
 #include "vehicle/four_wheel_ground.h"
 #include "vehicle/four_wheel_substep.h"
+#include "vehicle/steering.h"
 
 /* ---- the tick ------------------------------------------------------------ */
 
@@ -315,12 +316,7 @@ VEC void telemetry(const fw_vehicle *vh, const sub *sv, const wheels *q, int sub
      * it). */
     const v4 rolling = keep(~q->lock, -(q->roll_t * sign4(load4(s->spin_radps)))) * sv->inv_radius;
     ch[PDK_CH_ROLLING] = ((rolling[0] + rolling[1]) + rolling[2]) + rolling[3];
-    /* The steering column's torque at the steering wheel: the front tyres'
-     * aligning moments about their steering axes (body z: Mz n_z), over the
-     * steering ratio; positive turning the wheel left. Caster and kingpin
-     * geometry (mechanical trail, scrub radius) are not modelled. */
-    ch[PDK_CH_STEERING_TORQUE] =
-        (mz[PDK_FL] * q->nz[PDK_FL] + mz[PDK_FR] * q->nz[PDK_FR]) / p->steering_ratio;
+    ch[PDK_CH_STEERING_TORQUE] = steering_torque(q, mz, p);
     for (int k = 0; k < 2; k++) {
         int l = 2 * k, r = 2 * k + 1;
         ch[PDK_CH_TYRE_LOAD_F + k] = q->fz[l] + q->fz[r];

@@ -1,9 +1,24 @@
-/* The four-wheel step's tyres and wheels (internal to four_wheel.c): each
- * tyre's law at its deflections, on the ground and soil under it, the exact
- * relaxation over the substep and the linearisation that puts tyre and
- * wheel spin into the chassis solve; the wheels' drive and Coulomb torques
- * (four_wheel.c's step 4; ADR 0008). Static and inlined, for the AVX2 build
- * of the step. */
+/* The tyres and the wheels' spin of the four-wheel model (internal to the
+ * four-wheel step, four_wheel_step.h, which runs its phases; four_wheel.c's
+ * step 4 and the wheels' part of step 7; ADR 0008). The ground under each
+ * wheel gives its law's scales and its rolling coefficient; each tyre's
+ * law (tyre_lanes.h) is taken at its deflections, on the soil and in the
+ * water under it (four_wheel_ground.c), with the exact relaxation over the
+ * substep of Pacejka's single contact point transient model (Tire and
+ * Vehicle Dynamics, 3rd ed., section 7.2) and the linearisation that puts
+ * tyre and wheel spin, in series, into the chassis' solve; at the end the
+ * wheels' spins and the tyres' deflections follow from the end velocities.
+ * A powertrain's substep meets the wheels here (powertrain_begin,
+ * powertrain_end); the Coulomb torques of the brakes, the pawl and the
+ * rolling resistance are brakes.h's.
+ *
+ * Reads the state's spins, deflections and sinkage, the tyres' constants,
+ * the wheels' loads, contact velocities and camber, the ground, and the
+ * tick's tyre values (sub). Writes the wheels' ground and tyre values
+ * (relaxation, linear model, forces, aligning moment, friction circle),
+ * the state's spins, deflections, sinkage and lagged contact forces, and
+ * the sums for the tyres' life (sub). Static and inlined, so that each
+ * build of the step compiles it for its own instruction set. */
 #ifndef PDK_FOUR_WHEEL_TYRES_H
 #define PDK_FOUR_WHEEL_TYRES_H
 
@@ -11,6 +26,43 @@
 #include "math/vmath.h"
 #include "vehicle/four_wheel_ground.h"
 #include "vehicle/four_wheel_substep.h"
+
+/* The ground under each wheel (geometry, after wheel_rays): the tyre law's
+ * scales with the tyre's grip, and the rolling-resistance coefficient,
+ * surface f times the tyre's own over the reference's times its life's
+ * scale, at most the Polaris model's 0.45; which wheels stand on
+ * deformable soil, and the surface for the channels. */
+VEC void ground_under(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
+{
+    const pdk_fw_consts *restrict p = vh->p;
+    const m4 contact = q->contact;
+    const v4 zero = splat(0.0);
+    if (sv->uniform) {
+        q->ground = sv->base_ground;
+        q->roll_f = sv->base_roll_f;
+        q->soil = sv->base_soil ? contact : (m4){0, 0, 0, 0};
+        q->surface = splat((double)terrain->base_surface_id);
+    } else {
+        v4 gg = zero, gs = zero, gl = zero, gf = zero;
+        m4 soil = (m4){0, 0, 0, 0};
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            pdk_fw_ground gr;
+            pdk_fw_ground_of(q->surf[i], &gr);
+            gg[i] = gr.grip;
+            gs[i] = gr.stiffness;
+            gl[i] = gr.slide;
+            gf[i] = gr.rolling_coeff;
+            soil[i] = gr.deformable ? -1 : 0;
+            q->surface[i] = (double)q->surf[i];
+        }
+        q->ground.grip = gg * sv->tyre_grip;
+        q->ground.stiffness = gs;
+        q->ground.slide = gl;
+        v4 f = gf * load4(p->rolling_ratio) * sv->roll_scale;
+        q->roll_f = sel(gt4(f, splat(MAX_ROLLING_COEFF)), splat(MAX_ROLLING_COEFF), f);
+        q->soil = soil & contact;
+    }
+}
 
 /* The tyres' laws (tyre_lanes.h) at each loaded wheel's load fz0 and its
  * deflections' slips, on the ground under it and at its pressure; the soil
@@ -150,41 +202,6 @@ static __attribute__((noinline)) void tyre_law_again(PHASE_ARGS)
     tyre_law(vh, sv, q);
 }
 
-/* Each wheel's drive torque (the lumped drive of the pedal's share, power
- * limited on the rim speed |Omega R|, on the wheel's share, times the engine's
- * power scale) and its Coulomb capacity B: brakes and pawl times R, and the
- * rolling resistance f Fz R. A wheel standing still with some capacity is
- * locked unless check_pass freed it. */
-VEC void wheel_hold(PHASE_ARGS)
-{
-    const pdk_fw_consts *restrict p = vh->p;
-    const pdk_fw_state *restrict st = vh->st;
-    const v4 zero = splat(0.0);
-    const v4 r = sv->radius;
-    const v4 om0 = load4(st->spin_radps);
-    if (vh->pt != NULL) {
-        /* A powertrain's: the driveline's shaft torques (powertrain), its
-         * brakes as torques and the pawl. */
-        q->t_drive = sv->shaft;
-        q->roll_t = keep(q->loaded, q->roll_f * q->fz0 * r);
-        q->hold = (sv->brake + sv->pawl) + q->roll_t;
-        const m4 still = (m4)(om0 == zero);
-        q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
-        return;
-    }
-    const v4 rim = abs4(om0 * r);
-    const v4 fmax = splat(p->drive_force_n);
-    const v4 pw = splat(p->drive_power_w);
-    /* min(F, P / |Omega R|): the power's share where it is the less. */
-    const m4 limited = lt4(pw, fmax * rim);
-    const v4 avail = any4(limited) ? sel(limited, pw / rim, fmax) : fmax;
-    q->t_drive = splat(sv->drive_gain * st->power_scale) * load4(p->drive_share) * avail * r;
-    q->roll_t = keep(q->loaded, q->roll_f * q->fz0 * r);
-    q->hold = load4(vh->cmd->hold_n) * r + q->roll_t;
-    const m4 still = (m4)(om0 == zero);
-    q->lock |= still & gt4(q->hold, zero) & ~q->unlocked;
-}
-
 /* A powertrain's substep (four_wheel_powertrain.h), after the tyres' laws
  * and before the wheels' torques: each wheel as the driveline sees it, the
  * tyre linearised as wheel_coeffs linearises it (F_x1 = fex + kx s_x1 at
@@ -273,6 +290,72 @@ VEC void wheel_coeffs(PHASE_ARGS)
 VEC v4 wheel_slip_end(const wheels *restrict q, v4 u1)
 {
     return sel(q->lock, -u1, (q->w0 - u1) * q->inv_1a);
+}
+
+/* 7. of a substep for the wheels: the end-of-substep forces, for telemetry
+ * and the next substep's links (the force each contact puts on the body, in
+ * body x and y); the wheels' spins and the tyres' deflections at the end
+ * (four_wheel.c's step 4 with the end velocities), each deflection within
+ * the slips' bounds and none off the ground; the sums for the tyres' life,
+ * and the sinkage. */
+VEC void wheels_end(PHASE_ARGS)
+{
+    pdk_fw_state *restrict st = vh->st;
+    const pdk_fw_consts *restrict p = vh->p;
+    const v4 zero = splat(0.0);
+    const m4 on = q->loaded;
+    const v4 u1 = q->u1, vl1 = q->vl1, s1 = q->sx1;
+    const v4 om1 = sel(q->lock, zero, (u1 + s1) * sv->inv_radius);
+    const v4 fx_end = keep(on, q->fex_e + q->kx_e * s1);
+    const v4 fy_end = keep(on, q->fey_e - q->ky_e * vl1);
+    const v4 ux = q->e_x * load4(st->defl_x_m) + q->g_x * s1;
+    const v4 uy = q->e_y * load4(st->defl_y_m) + q->g_y * vl1;
+    /* The slips' bounds: whole at speed, down to the law's peak slip at
+     * rest (PDK_FW_KAPPA_MAX). The peak's slip moves with the ground's
+     * grip over its stiffness (a law's peak slip is its friction over
+     * its slip stiffness); on soil the thrust rises to full slip and
+     * the bound stays whole. */
+    const v4 au1 = abs4(u1);
+    v4 kb = splat(PDK_FW_KAPPA_MAX);
+    v4 tb = splat(PDK_FW_TAN_ALPHA_MAX);
+    if (any4(lt4(au1, splat(PDK_FW_CARCASS_FADE_MPS)))) {
+        const v4 kmax = kb, tmax = tb;
+        const v4 scale = q->ground.grip / q->ground.stiffness;
+        const v4 rest_x = keep(~q->soil, carcass_fade4(au1 + abs4(s1)));
+        const v4 rest_y = carcass_fade4(au1 + abs4(vl1));
+        const v4 kr = load4(p->kappa_rest) * scale;
+        const v4 tr = load4(p->tan_alpha_rest) * scale;
+        kb = kmax - (kmax - sel(gt4(kr, kmax), kmax, kr)) * rest_x;
+        tb = tmax - (tmax - sel(gt4(tr, tmax), tmax, tr)) * rest_y;
+    }
+    store4(st->defl_x_m, keep(on, clamp_sym4(ux, kb * q->sig_k)));
+    store4(st->defl_y_m, keep(on, clamp_sym4(uy, tb * q->sig_a)));
+    store4(st->spin_radps, om1);
+    q->fx_end = fx_end;
+    q->fy_end = fy_end;
+    q->fz = keep(on, q->fz);
+    q->s_end = keep(on, max4(q->s_end, zero));
+    q->link_rc = keep(on, q->link_rc);
+    q->link_pitch = keep(on, q->link_pitch);
+    const v4 cx = fx_end + keep(on, q->ext_x);
+    const v4 cy = fy_end + keep(on, q->ext_y);
+    store4(st->prev_fx_n, keep(on, cx * q->exx + cy * q->eyx));
+    store4(st->prev_fy_n, keep(on, cx * q->exy + cy * q->eyy));
+    /* The tyres' work for their life: the sliding power |Fx Vsx| +
+     * |Fy Vsy| (Vsx = -s1, Vsy = v_y1), the load, the rolling speed and
+     * the contact. */
+    sv->sum_power += abs4(fx_end * s1) + abs4(fy_end * vl1);
+    sv->sum_load += q->fz;
+    sv->sum_speed += keep(on, au1);
+    sv->sum_contact += keep(on, splat(1.0));
+    /* Sinkage toward the soil's static value, or out of a rut where there
+     * is no soil, by at most its step a substep. */
+    if (sv->any_sinkage || any4(q->soil)) {
+        const v4 z0 = load4(st->sinkage_m);
+        const v4 target = keep(q->soil, q->sink_target);
+        const v4 step = sel(q->soil, q->sink_step, load4(p->sinkage_step_m));
+        store4(st->sinkage_m, z0 + clamp_sym4(target - z0, step));
+    }
 }
 
 #endif

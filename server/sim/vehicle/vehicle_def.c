@@ -12,6 +12,7 @@
 #include "powertrain/utv_gear.h"
 #include "tyre/tyre.h"
 #include "tyre/tyre_life.h"
+#include "vehicle/vehicle_rules.h"
 
 /* A mid-size front-wheel-drive road car on the four-wheel model. Mass, inertia
  * and geometry are those of a typical D-segment saloon (Gillespie,
@@ -405,7 +406,7 @@ static pdk_error check_tyre(const pdk_vehicle_def *def, int axle, const char **w
     return PDK_OK;
 }
 
-static pdk_error check_four_wheel(const pdk_vehicle_def *def, const char **why)
+pdk_error pdk_fw_def_check(const pdk_vehicle_def *def, const char **why)
 {
     const pdk_error range = PDK_ERR_OUT_OF_RANGE;
     const pdk_chassis_def *c = &def->chassis;
@@ -457,14 +458,10 @@ static pdk_error check_four_wheel(const pdk_vehicle_def *def, const char **why)
     return PDK_OK;
 }
 
-static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
+pdk_error pdk_vehicle_def_common_check(const pdk_vehicle_def *def, const char **why)
 {
     const pdk_error range = PDK_ERR_OUT_OF_RANGE;
     *why = NULL;
-    REQUIRE(def != NULL, PDK_ERR_INVALID_ARGUMENT, "vehicle definition is NULL");
-    REQUIRE(def->model == PDK_MODEL_SINGLE_TRACK || def->model == PDK_MODEL_FOUR_WHEEL,
-            PDK_ERR_INVALID_ARGUMENT,
-            "model must be PDK_MODEL_SINGLE_TRACK (1) or PDK_MODEL_FOUR_WHEEL (2)");
 
     const pdk_chassis_def *c = &def->chassis;
     REQUIRE(positive(c->mass_kg), range, "chassis.mass_kg must be finite and above 0");
@@ -521,8 +518,6 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
     REQUIRE(fraction(def->resist.downforce_front), range,
             "resist.downforce_front must be within 0..1");
     if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
-        REQUIRE(def->model == PDK_MODEL_FOUR_WHEEL, PDK_ERR_INVALID_ARGUMENT,
-                "powertrain.kind other than lumped needs the fourWheel model");
         const char *pt = pdk_powertrain_def_problem(&def->powertrain);
         if (pt != NULL) {
             *why = pt;
@@ -534,9 +529,14 @@ static pdk_error check_def(const pdk_vehicle_def *def, const char **why)
         *why = dbw;
         return PDK_ERR_OUT_OF_RANGE;
     }
-    if (def->model == PDK_MODEL_FOUR_WHEEL) {
-        return check_four_wheel(def, why);
-    }
+    return PDK_OK;
+}
+
+pdk_error pdk_st_def_check(const pdk_vehicle_def *def, const char **why)
+{
+    *why = NULL;
+    REQUIRE(def->powertrain.kind == PDK_POWERTRAIN_LUMPED, PDK_ERR_INVALID_ARGUMENT,
+            "powertrain.kind other than lumped needs the fourWheel model");
     return PDK_OK;
 }
 
@@ -712,15 +712,3 @@ const char *pdk_powertrain_def_problem(const pdk_powertrain_def *def)
     return NULL;
 }
 
-pdk_error pdk_vehicle_def_check(const pdk_vehicle_def *def)
-{
-    const char *why;
-    return check_def(def, &why);
-}
-
-const char *pdk_vehicle_def_problem(const pdk_vehicle_def *def)
-{
-    const char *why;
-    (void)check_def(def, &why);
-    return why;
-}
