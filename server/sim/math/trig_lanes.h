@@ -73,12 +73,17 @@ VEC void TRIG_SINCOS(TRIG_V x, TRIG_V *sin_out, TRIG_V *cos_out)
     TRIG_V c = TRIG_SPLAT(1.0) - (TRIG_SPLAT(0.5) * z - z * z * p);
     /* Quadrant q = n mod 4: sin takes the cosine kernel in odd quadrants
      * and flips in quadrants 2 and 3, cos flips in 1 and 2; multiplying by
-     * +-1 is exact. */
-    TRIG_M odd = (TRIG_M)((q & 1) != 0);
-    TRIG_M sin_flip = (TRIG_M)((q >> 1) != 0);
-    TRIG_M cos_flip = (TRIG_M)((((q + 1) >> 1) & 1) != 0);
-    *sin_out = TRIG_SEL(odd, c, s) * TRIG_SEL(sin_flip, TRIG_SPLAT(-1.0), TRIG_SPLAT(1.0));
-    *cos_out = TRIG_SEL(odd, s, c) * TRIG_SEL(cos_flip, TRIG_SPLAT(-1.0), TRIG_SPLAT(1.0));
+     * +-1 is exact. The masks and signs are integer adds, ands and shifts,
+     * which SSE2 has for 64-bit lanes: the odd lanes' mask is -(q & 1), and
+     * bit 1 of q (of q + 1) moved to the sign bit of 1.0 makes -1.0. */
+    typedef uint64_t trig_bits __attribute__((vector_size(TRIG_W * sizeof(uint64_t))));
+    const trig_bits one_bits = (trig_bits)TRIG_SPLAT(1.0);
+    trig_bits uq = (trig_bits)q;
+    TRIG_M odd = (TRIG_M)(-(uq & 1u));
+    TRIG_V sin_flip = (TRIG_V)(one_bits | ((uq & 2u) << 62));
+    TRIG_V cos_flip = (TRIG_V)(one_bits | (((uq + 1u) & 2u) << 62));
+    *sin_out = TRIG_SEL(odd, c, s) * sin_flip;
+    *cos_out = TRIG_SEL(odd, s, c) * cos_flip;
 }
 
 /* atan2(y, x) lane by lane, within about two ulp of the exact value and
