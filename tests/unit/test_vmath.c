@@ -676,9 +676,9 @@ START_TEST(test_sincos4_within_an_ulp_of_sinl)
     enum { N = 4096 };
     static double x[N];
     rng_state = 0x243F6A8885A308D3u;
-    const double fixed[] = {0.0,          -0.0,     1e-300,  -1e-300, M_PI / 4,
-                            -M_PI / 4,    M_PI / 2, M_PI,    3 * M_PI / 2,
-                            2 * M_PI,     1e5,      -1e5,    PDK_TRIG_MAX_ARG};
+    const double fixed[] = {
+        0.0,  -0.0,         1e-300,   -1e-300, M_PI / 4, -M_PI / 4,       M_PI / 2,
+        M_PI, 3 * M_PI / 2, 2 * M_PI, 1e5,     -1e5,     PDK_TRIG_MAX_ARG};
     const int n_fixed = (int)(sizeof fixed / sizeof fixed[0]);
     for (int i = 0; i < N; i++) {
         if (i < n_fixed) {
@@ -697,10 +697,10 @@ START_TEST(test_sincos4_within_an_ulp_of_sinl)
         sincos4((v4){x[i], x[i + 1], x[i + 2], x[i + 3]}, &s4, &c4);
         for (int k = 0; k < 4; k++) {
             long double xl = x[i + k];
-            ck_assert_msg(fabsl(s4[k] - sinl(xl)) <= one_ulp, "sin at %a: %a, sinl %La",
-                          x[i + k], s4[k], sinl(xl));
-            ck_assert_msg(fabsl(c4[k] - cosl(xl)) <= one_ulp, "cos at %a: %a, cosl %La",
-                          x[i + k], c4[k], cosl(xl));
+            ck_assert_msg(fabsl(s4[k] - sinl(xl)) <= one_ulp, "sin at %a: %a, sinl %La", x[i + k],
+                          s4[k], sinl(xl));
+            ck_assert_msg(fabsl(c4[k] - cosl(xl)) <= one_ulp, "cos at %a: %a, cosl %La", x[i + k],
+                          c4[k], cosl(xl));
             double s, c;
             pdk_trig_sincos(x[i + k], &s, &c);
             ck_assert_msg(same_bits(s, s4[k]) && same_bits(c, c4[k]),

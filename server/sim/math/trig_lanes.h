@@ -12,7 +12,7 @@
  * TRIG_ABS from lanes.h, all defined by the includer. TRIG_PICK is the
  * select of atan2's rare cases (an axis, the origin, NaN, |y| > |x|, x < 0):
  * a branch where the width holds one value, a select otherwise. */
-#if !defined(TRIG_W) || !defined(TRIG_V) || !defined(TRIG_M) || !defined(TRIG_SINCOS) ||          \
+#if !defined(TRIG_W) || !defined(TRIG_V) || !defined(TRIG_M) || !defined(TRIG_SINCOS) ||           \
     !defined(TRIG_ATAN2) || !defined(TRIG_PICK)
 #error "trig_lanes.h is included by trig.h, which names the lane type first"
 #endif
@@ -105,8 +105,8 @@ VEC TRIG_V TRIG_ATAN2(TRIG_V y, TRIG_V x)
      * the lane's result is replaced below. NaN lanes get t = 1 (their
      * result is replaced too), both-infinite lanes t = 1, atan(1). */
     TRIG_V t = TRIG_PICK(at_origin, zero,
-                        TRIG_PICK(swap, ax, ay) /
-                            TRIG_PICK(swap, ay, TRIG_PICK(at_origin, TRIG_SPLAT(1.0), ax)));
+                         TRIG_PICK(swap, ax, ay) /
+                             TRIG_PICK(swap, ay, TRIG_PICK(at_origin, TRIG_SPLAT(1.0), ax)));
     t = TRIG_PICK((TRIG_M)(t == t), t, TRIG_SPLAT(1.0));
     TRIG_V t8 = t * TRIG_SPLAT(8.0) + TRIG_SPLAT(0.5);
     t8 = TRIG_PICK(TRIG_LT(t8, TRIG_SPLAT(8.5)), t8, TRIG_SPLAT(8.5)); /* guards the index */

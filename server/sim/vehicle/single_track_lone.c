@@ -15,8 +15,8 @@
 
 #include "vehicle/single_track_step.h"
 
-int pdk_st_step_lone(pdk_st_state *st, const pdk_st_cmd *cmd, const pdk_st_params *p,
-                     double *ch, int substeps)
+int pdk_st_step_lone(pdk_st_state *st, const pdk_st_cmd *cmd, const pdk_st_params *p, double *ch,
+                     int substeps)
 {
     return st_step_groups(&st, &cmd, &p, &ch, 1, substeps);
 }

@@ -1,14 +1,15 @@
-/* One tick of the single-track model, written once for four vehicles at a
- * time, one vehicle per lane (lanes.h): the frame rotation, loads, drive,
- * brakes and resistances, the implicit lateral solve, the longitudinal
- * stick/slip solve and the kinematics, repeated per substep, then the
- * vehicles' telemetry channels. A lone vehicle is one lane, the others
- * copies of it. Every implicit part is solved in closed form, so the cost
- * per substep is fixed in the common case: a few divisions and one square
- * root at most.
+/* One tick of the single-track model, written once over lanes, one
+ * vehicle per lane (lanes.h): the frame rotation, loads, drive, brakes and
+ * resistances, the implicit lateral solve, the longitudinal stick/slip
+ * solve and the kinematics, repeated per substep, then the vehicles'
+ * telemetry channels. Every implicit part is solved in closed form, so the
+ * cost per substep is fixed in the common case: a few divisions and one
+ * square root at most.
  *
- * single_track.c compiles this for the baseline instruction set and
- * single_track_avx.c for AVX2; the two give the same bits. Each lane
+ * single_track.c compiles this over four lanes for the baseline
+ * instruction set and single_track_avx.c for AVX2; single_track_lone.c
+ * compiles it for a vehicle stepped alone, in both lanes of a two-lane
+ * register (ST_LONE); all three give the same bits. Each lane
  * performs the IEEE operations of the formula on its vehicle's operands in
  * the same order, whatever its neighbours; a branch is a select between
  * values each computed exactly, or a branch on all lanes agreeing; the rare
@@ -102,8 +103,8 @@ int pdk_st_groups_avx2(pdk_st_state *const *states, const pdk_st_cmd *const *cmd
 
 /* st_step_groups below compiled over one lane for one vehicle, in
  * single_track_lone.c; returns 1 if it faulted, else 0. */
-int pdk_st_step_lone(pdk_st_state *st, const pdk_st_cmd *cmd, const pdk_st_params *p,
-                     double *ch, int substeps);
+int pdk_st_step_lone(pdk_st_state *st, const pdk_st_cmd *cmd, const pdk_st_params *p, double *ch,
+                     int substeps);
 
 /* Vehicles per group, one per lane: four; or, where the including file
  * defines ST_LONE (single_track_lone.c), one vehicle in both lanes of an
@@ -235,7 +236,8 @@ VEC int st_all(st_mask m)
 }
 
 /* p > q ? p : q and p < q ? p : q lane by lane, which is exactly what
- * MAXPD and MINPD (VMAXPD, VMINPD) compute (q on ties of signed zeros and on NaN). */
+ * MAXPD and MINPD (VMAXPD, VMINPD) compute (q on ties of signed zeros and
+ * on NaN). */
 VEC st_vec st_max(st_vec p, st_vec q)
 {
 #if ST_AVX4
@@ -295,7 +297,8 @@ VEC void st_small_sincos(st_vec t, st_vec *st, st_vec *ct)
  * at the substep's start.
  * The rolling law is computed for every lane, the locked one only when some
  * lane locks. */
-VEC st_vec st_axle_damping(st_vec *lo, st_vec *mid, st_vec *hi, st_vec stiffness, st_vec u, st_vec v_lat, st_vec cap)
+VEC st_vec st_axle_damping(st_vec *lo, st_vec *mid, st_vec *hi, st_vec stiffness, st_vec u,
+                           st_vec v_lat, st_vec cap)
 {
     const st_vec zero = st_splat(0.0);
     st_vec c = stiffness / st_max(st_abs(u), st_splat(PDK_ST_SLIP_SPEED_FLOOR_MPS));
@@ -343,8 +346,8 @@ typedef struct st_group {
     st_vec sd, cd, drive_gain, governor, governor_fade, hold_f, hold_r;
     st_vec s11, s12, s22, s_det, sf1, sf2, sr1, t_ff, t_fr, hm_cos, hm_sin, hi_a_sin, hi_a_cos;
     st_mask reverse_drive; /* the sign bit where the drive pushes backward */
-    int governed;     /* some lane has a governor */
-    int n;            /* lanes holding distinct vehicles, 1..ST_LANES */
+    int governed;          /* some lane has a governor */
+    int n;                 /* lanes holding distinct vehicles, 1..ST_LANES */
 } st_group;
 
 /* dst = the field of each lane's struct. */
@@ -355,7 +358,11 @@ typedef struct st_group {
         (src)[0]->field, (src)[1]->field, (src)[2]->field, (src)[3]->field                         \
     }
 #else
-#define ST_GATHER(dst, src, field) (dst) = (st_vec){(src)[0]->field, (src)[1]->field}
+#define ST_GATHER(dst, src, field)                                                                 \
+    (dst) = (st_vec)                                                                               \
+    {                                                                                              \
+        (src)[0]->field, (src)[1]->field                                                           \
+    }
 #endif
 
 /* Loads a group's vehicles, constants and commands, and the substep's
@@ -463,8 +470,8 @@ VEC void st_group_substep(st_group *restrict g)
     st_vec hc = g->hc * ct - g->hs * st;
     st_vec hs = g->hs * ct + g->hc * st;
     st_mask wrap = st_gt(yaw, st_splat(PDK_ST_PI)) | st_le(yaw, st_splat(-PDK_ST_PI));
-    st_mask large =
-        ~(st_le(turn, st_splat(PDK_ST_SMALL_TURN_RAD)) & st_le(st_splat(-PDK_ST_SMALL_TURN_RAD), turn));
+    st_mask large = ~(st_le(turn, st_splat(PDK_ST_SMALL_TURN_RAD)) &
+                      st_le(st_splat(-PDK_ST_SMALL_TURN_RAD), turn));
     if (st_any(wrap | large)) {
         for (int l = 0; l < ST_LANES; l++) {
             if (l > 0 && l >= n) { /* a copy lane repeats the lane before */
@@ -514,13 +521,14 @@ VEC void st_group_substep(st_group *restrict g)
     /* Drive: pedal share of min(max force, power / speed), continuous in
      * speed; the governors fade it out over the band below their limit. */
     st_vec speed = st_abs(vx0);
-    st_vec avail =
-        st_sel(st_lt(g->drive_power, g->drive_force * speed), g->drive_power / speed, g->drive_force);
+    st_vec avail = st_sel(st_lt(g->drive_power, g->drive_force * speed), g->drive_power / speed,
+                          g->drive_force);
     st_vec drive = g->drive_gain * avail;
     if (g->governed) {
         st_vec excess = (st_vec)((st_mask)vx0 ^ g->reverse_drive) - g->governor_fade;
         st_mask fading = st_gt(g->governor, zero) & st_gt(excess, zero);
-        drive = st_sel(fading, drive * st_max(zero, 1.0 - excess / PDK_ST_GOVERNOR_BAND_MPS), drive);
+        drive =
+            st_sel(fading, drive * st_max(zero, 1.0 - excess / PDK_ST_GOVERNOR_BAND_MPS), drive);
     }
     st_vec d_f = st_clamp(drive * g->drive_frac_f, -cap_f, cap_f);
     st_vec d_r = st_clamp(drive * g->drive_frac_r, -cap_r, cap_r);
@@ -544,7 +552,7 @@ VEC void st_group_substep(st_group *restrict g)
     st_vec hi_r = st_min(d_r + res_r, cap_r);
     st_vec mid_r = st_clamp(zero, lo_r, hi_r);
     st_vec c_f = st_axle_damping(&lo_f, &mid_f, &hi_f, g->stiffness_f, cd * vx0 + sd * w_f0,
-                             cd * w_f0 - sd * vx0, cap_f);
+                                 cd * w_f0 - sd * vx0, cap_f);
     st_vec c_r = st_axle_damping(&lo_r, &mid_r, &hi_r, g->stiffness_r, vx0, vy0 - b * r, cap_r);
 
     /* The same velocities in the new frame, for the solve. */
@@ -587,16 +595,18 @@ VEC void st_group_substep(st_group *restrict g)
     st_vec wrr = g->h_per_mass - g->sr1 * n1;
     st_vec lo_rd = lo_r - drag;
     st_vec hi_rd = hi_r + drag;
-    st_mask fwd = st_gt(uf0 + wff * lo_f + wfr * lo_rd, zero) & st_gt(vr0 + wfr * lo_f + wrr * lo_rd, zero);
+    st_mask fwd =
+        st_gt(uf0 + wff * lo_f + wfr * lo_rd, zero) & st_gt(vr0 + wfr * lo_f + wrr * lo_rd, zero);
     st_vec ff = lo_f;
     st_vec fr = lo_rd;
     st_mask held = {0};
     st_mask rear_held = {0};
     if (!st_all(fwd)) {
         st_mask bwd = ~fwd & st_lt(uf0 + wff * hi_f + wfr * hi_rd, zero) &
-                 st_lt(vr0 + wfr * hi_f + wrr * hi_rd, zero);
+                      st_lt(vr0 + wfr * hi_f + wrr * hi_rd, zero);
         st_mask rest = ~fwd & ~bwd & st_eq(vx, zero) & st_eq(vy, zero) & st_eq(r, zero) &
-                  st_le(lo_f, zero) & st_le(zero, hi_f) & st_le(lo_rd, zero) & st_le(zero, hi_rd);
+                       st_le(lo_f, zero) & st_le(zero, hi_f) & st_le(lo_rd, zero) &
+                       st_le(zero, hi_rd);
         ff = st_sel(fwd, lo_f, st_sel(bwd, hi_f, zero));
         fr = st_sel(fwd, lo_rd, st_sel(bwd, hi_rd, zero));
         held = rest;
@@ -646,8 +656,8 @@ VEC void st_group_substep(st_group *restrict g)
         /* A held axle: static friction keeps a creep at exact rest. */
         vx_new = st_sel(rear_held, zero, vx_new);
         st_mask resting = held & st_le(st_abs(vx_new), st_splat(PDK_ST_REST_SPEED_MPS)) &
-                     st_le(st_abs(vy_new), st_splat(PDK_ST_REST_SPEED_MPS)) &
-                     st_le(st_abs(r_new), st_splat(PDK_ST_REST_YAW_RATE_RADPS));
+                          st_le(st_abs(vy_new), st_splat(PDK_ST_REST_SPEED_MPS)) &
+                          st_le(st_abs(r_new), st_splat(PDK_ST_REST_YAW_RATE_RADPS));
         vx_new = st_sel(resting, zero, vx_new);
         vy_new = st_sel(resting, zero, vy_new);
         r_new = st_sel(resting, zero, r_new);
@@ -694,8 +704,8 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
     const st_vec zero = st_splat(0.0);
     st_vec v2 = g->vx * g->vx + g->vy * g->vy;
     st_vec broken_sum = (((g->x - g->x) + (g->y - g->y)) + ((g->yaw - g->yaw) + (g->vx - g->vx))) +
-                    (((g->vy - g->vy) + (g->r - g->r)) + ((g->ax - g->ax) + (g->ay - g->ay))) +
-                    (v2 - v2);
+                        (((g->vy - g->vy) + (g->r - g->r)) + ((g->ax - g->ax) + (g->ay - g->ay))) +
+                        (v2 - v2);
     st_mask broken = ~st_eq(broken_sum, zero);
     st_vec vx = g->vx;
     st_vec vy = st_negligible_to_zero(g->vy);
