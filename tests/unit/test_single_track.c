@@ -1351,17 +1351,18 @@ START_TEST(test_fleet_matches_vehicles_alone)
 END_TEST
 
 /* Steps the same random fleet by the baseline and the AVX2 build of the
- * tick (where the processor has it) and requires bitwise equal states and
- * channels after every tick, in batches of every size. */
+ * tick (where the processor has it), and by BEST, which takes the lone
+ * vehicle's build for a batch of one, and requires bitwise equal states
+ * and channels after every tick, in batches of every size. */
 static void builds_agree(double dt_s, int substeps, double surface_friction, int ticks,
                          uint64_t seed)
 {
     fleet_rng = seed;
-    pdk_st_state st[2][PDK_ST_BATCH];
+    pdk_st_state st[3][PDK_ST_BATCH];
     pdk_st_cmd cmd[PDK_ST_BATCH];
     pdk_st_params par[PDK_ST_BATCH];
     pdk_vehicle_def defs[PDK_ST_BATCH];
-    double ch[2][PDK_ST_BATCH][PDK_CH_COUNT];
+    double ch[3][PDK_ST_BATCH][PDK_CH_COUNT];
     for (int i = 0; i < PDK_ST_BATCH; i++) {
         defs[i] = fleet_def();
         pdk_st_params_init(&par[i], &defs[i], dt_s / (double)substeps, G, RHO, surface_friction);
@@ -1372,6 +1373,7 @@ static void builds_agree(double dt_s, int substeps, double surface_friction, int
         st[0][i].yaw_rate_radps = fleet_between(-3.0, 3.0);
         st[0][i].vy_mps = fleet_between(-3.0, 3.0);
         st[1][i] = st[0][i];
+        st[2][i] = st[0][i];
         pdk_st_cmd_set(&cmd[i], &defs[i], 0.0, 0.0, 0.0, PDK_GEAR_DRIVE);
     }
     memset(ch, 0, sizeof ch);
@@ -1389,7 +1391,7 @@ static void builds_agree(double dt_s, int substeps, double surface_friction, int
         int count = 1 + t % PDK_ST_BATCH;
         for (int first = 0; first < PDK_ST_BATCH; first += count) {
             int n = PDK_ST_BATCH - first < count ? PDK_ST_BATCH - first : count;
-            for (int b = 0; b < 2; b++) {
+            for (int b = 0; b < 3; b++) {
                 pdk_st_state *sp[PDK_ST_BATCH];
                 const pdk_st_cmd *cp[PDK_ST_BATCH];
                 const pdk_st_params *pp[PDK_ST_BATCH];
@@ -1400,12 +1402,16 @@ static void builds_agree(double dt_s, int substeps, double surface_friction, int
                     pp[k] = &par[first + k];
                     chp[k] = ch[b][first + k];
                 }
-                (void)pdk_st_step_batch_build(sp, cp, pp, chp, n, substeps,
-                                              b == 0 ? PDK_FW_BUILD_BASELINE : PDK_FW_BUILD_AVX2);
+                const pdk_fw_build builds[3] = {PDK_FW_BUILD_BASELINE, PDK_FW_BUILD_AVX2,
+                                                PDK_FW_BUILD_BEST};
+                (void)pdk_st_step_batch_build(sp, cp, pp, chp, n, substeps, builds[b]);
             }
         }
-        if (memcmp(st[0], st[1], sizeof st[0]) != 0 || memcmp(ch[0], ch[1], sizeof ch[0]) != 0) {
-            ck_abort_msg("tick %d: the builds differ", t);
+        for (int b = 1; b < 3; b++) {
+            if (memcmp(st[0], st[b], sizeof st[0]) != 0 ||
+                memcmp(ch[0], ch[b], sizeof ch[0]) != 0) {
+                ck_abort_msg("tick %d: build %d differs from the baseline", t, b);
+            }
         }
     }
 }

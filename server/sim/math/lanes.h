@@ -1,20 +1,20 @@
 /* Four-wide double vectors for the simulation's per-wheel arithmetic: one
- * wheel (or one tyre, one vehicle) per lane, lane-wise selects and masks,
- * and pdk_trig_atan2 lane by lane. Everything is static and always inlined,
- * so that a file compiled for AVX (four_wheel_avx.c, where __AVX__ is
- * defined and a few primitives take AVX instructions) compiles all of it
- * for AVX; the results are the same bits on every processor.
- * four_wheel_lanes.h (the four-wheel step's own helpers), vmath.h (the
- * deterministic elementary functions) and tyre_lanes.h (the tyre laws)
- * build on it. */
+ * wheel (or one tyre, one vehicle) per lane, lane-wise selects and masks;
+ * and the same primitives on two lanes (lane2), for code written once over
+ * lanes that also runs on fewer values (trig.h's scalar calls, a lone
+ * single-track vehicle). Everything is static and always inlined, so that
+ * a file compiled for AVX (four_wheel_avx.c, where __AVX__ is defined and a
+ * few primitives take AVX instructions) compiles all of it for AVX; the
+ * results are the same bits on every processor. four_wheel_lanes.h (the
+ * four-wheel step's own helpers), vmath.h (the deterministic elementary
+ * functions), tyre_lanes.h (the tyre laws) and trig.h (sine, cosine and
+ * atan2 over lanes) build on it. */
 #ifndef PDK_LANES_H
 #define PDK_LANES_H
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-
-#include "math/trig.h"
 
 #define PDK_LANES 4
 
@@ -146,103 +146,69 @@ VEC int any4(m4 m)
     return (t[0] | t[1]) != 0;
 }
 
-/* pdk_trig_sincos (trig.h) lane by lane, step for step, so that each lane
- * is bit for bit the scalar function's sine and cosine. */
-VEC void sincos4(v4 x, v4 *sin_out, v4 *cos_out)
+/* Two lanes, one SSE2 register: the same primitives for code written once
+ * over lanes that runs on fewer values than four, a single one in lane 0
+ * with lane 1 a copy of it (trig.h's scalar calls, a lone single-track
+ * vehicle). The processor then takes the instructions of one register
+ * instead of two halves or a 256-bit one, and keeps the masks beside the
+ * values. Each lane's bits are those of the same operation in a v4 lane. */
+typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+typedef int64_t mask2 __attribute__((vector_size(2 * sizeof(int64_t)))); /* 0 or -1 */
+
+VEC lane2 splat2(double x)
 {
-    typedef int64_t i4 __attribute__((vector_size(4 * sizeof(int64_t))));
-    v4 t = x * splat(PDK_TRIG_TWO_OVER_PI);
-    v4 k = (t + splat(PDK_TRIG_ROUND_MAGIC)) - splat(PDK_TRIG_ROUND_MAGIC);
-    /* The quadrant's integer where the scalar code converts it, 0 where it
-     * does not (NaN, or beyond its range). */
-    m4 in_range = gt4(k, splat(-4.0e15)) & lt4(k, splat(4.0e15));
-#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
-    /* Compiled for AVX, which has no conversion to 64-bit integers: n mod 4
-     * as a double, n - 4 floor(n / 4), each step exact for an integer n of
-     * this range; the same quadrant as n & 3. */
-    v4 nd = keep(in_range, k);
-    v4 qd = nd - splat(4.0) * __builtin_ia32_roundpd256(nd * splat(0.25), 1);
-    i4 q = __builtin_convertvector(__builtin_ia32_cvttpd2dq256(qd), i4);
-#else
-    i4 n = __builtin_convertvector(keep(in_range, k), i4);
-#endif
-    v4 y = (x - k * splat(PDK_TRIG_PIO2_HI)) - k * splat(PDK_TRIG_PIO2_LO);
-    v4 z = y * y;
-    v4 p = splat(-1.0 / 1307674368000.0);
-    p = splat(1.0 / 6227020800.0) + z * p;
-    p = splat(-1.0 / 39916800.0) + z * p;
-    p = splat(1.0 / 362880.0) + z * p;
-    p = splat(-1.0 / 5040.0) + z * p;
-    p = splat(1.0 / 120.0) + z * p;
-    p = splat(-1.0 / 6.0) + z * p;
-    v4 s = y + y * z * p;
-    p = splat(1.0 / 20922789888000.0);
-    p = splat(-1.0 / 87178291200.0) + z * p;
-    p = splat(1.0 / 479001600.0) + z * p;
-    p = splat(-1.0 / 3628800.0) + z * p;
-    p = splat(1.0 / 40320.0) + z * p;
-    p = splat(-1.0 / 720.0) + z * p;
-    p = splat(1.0 / 24.0) + z * p;
-    v4 c = splat(1.0) - (splat(0.5) * z - z * z * p);
-    /* Quadrant q = n mod 4: sin takes the cosine kernel in odd quadrants
-     * and flips in quadrants 2 and 3, cos flips in 1 and 2. */
-#if !(defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__))
-    i4 q = n & 3;
-#endif
-    m4 odd = (m4)((q & 1) != 0);
-    m4 sin_flip = (m4)((q >> 1) != 0);
-    m4 cos_flip = (m4)((((q + 1) >> 1) & 1) != 0);
-    *sin_out = sel(odd, c, s) * sel(sin_flip, splat(-1.0), splat(1.0));
-    *cos_out = sel(odd, s, c) * sel(cos_flip, splat(-1.0), splat(1.0));
+    return (lane2){x, x};
 }
 
-/* pdk_trig_atan2 (trig.h) lane by lane, step for step, so that each lane
- * is bit for bit the scalar function's value. */
-VEC v4 atan2_4(v4 y, v4 x)
+/* m ? p : q lane by lane; with SSE4.1 (the AVX2 builds have it), one
+ * blendvpd, which takes each lane by its mask's sign bit. */
+VEC lane2 sel2(mask2 m, lane2 p, lane2 q)
 {
-    const v4 zero = splat(0.0);
-    m4 nan_in = ~((m4)(x == x) & (m4)(y == y));
-    v4 ax = abs4(x);
-    v4 ay = abs4(y);
-    m4 at_origin = (m4)(ay == zero) & (m4)(ax == zero);
-    m4 swap = gt4(ay, ax);
-    /* At the origin t would be 0/0; 0 keeps the table index in range, and
-     * the lane's result is replaced below. NaN lanes get t = 1 (their
-     * result is replaced too), both-infinite lanes t = 1 as in the scalar
-     * code. */
-    v4 t = sel(at_origin, zero, sel(swap, ax, ay) / sel(swap, ay, sel(at_origin, splat(1.0), ax)));
-    t = sel((m4)(t == t), t, splat(1.0));
-    v4 t8 = t * splat(8.0) + splat(0.5);
-    t8 = sel(lt4(t8, splat(8.5)), t8, splat(8.5));
-    /* k = (int)t8, 0..8, and c = k / 8: compiled for AVX, one truncation to
-     * four 32-bit integers and one conversion back (AVX has no 64-bit
-     * one), the same values. */
-#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
-    typedef int32_t i4s __attribute__((vector_size(4 * sizeof(int32_t))));
-    i4s k = __builtin_ia32_cvttpd2dq256(t8);
-    v4 c = __builtin_ia32_cvtdq2pd256(k) * splat(0.125);
+#if defined(__SSE4_1__) && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_blendvpd(q, p, (lane2)m);
 #else
-    typedef int64_t i4 __attribute__((vector_size(4 * sizeof(int64_t))));
-    i4 k = __builtin_convertvector(t8, i4);
-    v4 c = __builtin_convertvector(k, v4) * splat(0.125);
+    return (lane2)(((mask2)p & m) | ((mask2)q & ~m));
 #endif
-    v4 base = {pdk_trig_atan_table[k[0]], pdk_trig_atan_table[k[1]], pdk_trig_atan_table[k[2]],
-               pdk_trig_atan_table[k[3]]};
-    v4 u = (t - c) / (splat(1.0) + t * c);
-    v4 z = u * u;
-    v4 p = splat(1.0 / 13.0);
-    p = splat(-1.0 / 11.0) + z * p;
-    p = splat(1.0 / 9.0) + z * p;
-    p = splat(-1.0 / 7.0) + z * p;
-    p = splat(1.0 / 5.0) + z * p;
-    p = splat(-1.0 / 3.0) + z * p;
-    v4 r = base + (u + u * z * p);
-    r = sel(swap, (splat(PDK_TRIG_PIO2_D) - r) + splat(PDK_TRIG_PIO2_D_LO), r);
-    m4 x_negative = (m4)x >> 63;
-    r = sel(x_negative, (splat(PDK_TRIG_PI_D) - r) + splat(PDK_TRIG_PI_D_LO), r);
-    r = sel(at_origin, keep(x_negative, splat(PDK_TRIG_PI_D)), r);
-    r = (v4)((m4)r ^ ((m4)y & INT64_MIN)); /* the sign of y */
-    return sel(nan_in, splat(PDK_TRIG_NAN), r);
+}
+
+/* m ? p : q where both lanes hold one value, so that m's lanes agree: a
+ * branch on lane 0, which the processor predicts instead of waiting for
+ * the comparison, and which skips the operand not taken. The same bits as
+ * sel2 for such lanes. */
+VEC lane2 pick2(mask2 m, lane2 p, lane2 q)
+{
+    return m[0] != 0 ? p : q;
+}
+
+VEC lane2 keep2(mask2 m, lane2 p)
+{
+    return (lane2)((mask2)p & m);
+}
+
+VEC mask2 lt2(lane2 p, lane2 q)
+{
+    return (mask2)(p < q);
+}
+
+VEC mask2 gt2(lane2 p, lane2 q)
+{
+    return (mask2)(p > q);
+}
+
+VEC lane2 abs2(lane2 x)
+{
+    return (lane2)((mask2)x & INT64_MAX);
+}
+
+/* The correctly rounded square root lane by lane, as sqrt4 gives it: one
+ * SSE2 instruction on x86-64, without sqrt's errno check. */
+VEC lane2 sqrt2(lane2 x)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_sqrtpd(x);
+#else
+    return (lane2){sqrt(x[0]), sqrt(x[1])};
+#endif
 }
 
 #endif

@@ -1,19 +1,21 @@
-/* Sine and cosine for the simulation's state path, written out so that a
- * state hash does not depend on which libm (or which of its CPU-specific
- * variants) the process loaded. Only IEEE add, multiply, divide and exact
- * conversions between integers and doubles are used, and sim is built with
- * -ffp-contract=off, so the result is bit-identical on every conforming
- * platform; telemetry computed with them is reproducible too.
- * lanes.h repeats pdk_trig_atan2 for the slip-angle channels (atan2_4) and
- * pdk_trig_sincos for the camber curves and the single-track headings
- * (sincos4) step for step on four lanes, so a change here goes there too;
- * tests/unit/test_vmath.c compares sincos4, and the single-track and
- * four-wheel golden hashes hold both. */
+/* Sine, cosine and atan2 for the simulation's state path, written out so
+ * that a state hash does not depend on which libm (or which of its
+ * CPU-specific variants) the process loaded. Only IEEE add, multiply,
+ * divide and exact conversions between integers and doubles are used, and
+ * sim is built with -ffp-contract=off, so the result is bit-identical on
+ * every conforming platform; telemetry computed with them is reproducible
+ * too. Each formula is written once, over lanes, in trig_lanes.h: this
+ * header compiles it for four lanes (sincos4, atan2_4: the camber curves,
+ * the slip-angle channels, the single-track headings) and for one
+ * (sincos1, atan2_1), and a scalar call is lane 0 of the one-lane function,
+ * so every lane of every width gives the scalar call's bits. */
 #ifndef PDK_TRIG_H
 #define PDK_TRIG_H
 
 #include <math.h>
 #include <stdint.h>
+
+#include "math/lanes.h"
 
 /* pi/2 split for Cody-Waite range reduction: PDK_TRIG_PIO2_HI holds the
  * leading 33 bits, so k * PDK_TRIG_PIO2_HI is exact for |k| < 2^20, and
@@ -28,62 +30,6 @@
 /* Largest |x| the reduction keeps accurate to about an ulp. The simulation
  * only passes wrapped yaw angles and road-wheel angles, both below 4. */
 #define PDK_TRIG_MAX_ARG 1.0e5
-
-/* Taylor series of sin and cos on |x| <= pi/4, Horner form. The first
- * omitted term is below x^17/17! = 4.6e-17 (sin) and x^18/18! = 2e-18
- * (cos) at x = pi/4, so the truncation error stays under half an ulp. */
-static inline double pdk_trig_sin_kernel(double x)
-{
-    double z = x * x;
-    double p = -1.0 / 1307674368000.0;
-    p = 1.0 / 6227020800.0 + z * p;
-    p = -1.0 / 39916800.0 + z * p;
-    p = 1.0 / 362880.0 + z * p;
-    p = -1.0 / 5040.0 + z * p;
-    p = 1.0 / 120.0 + z * p;
-    p = -1.0 / 6.0 + z * p;
-    return x + x * z * p;
-}
-
-static inline double pdk_trig_cos_kernel(double x)
-{
-    double z = x * x;
-    double p = 1.0 / 20922789888000.0;
-    p = -1.0 / 87178291200.0 + z * p;
-    p = 1.0 / 479001600.0 + z * p;
-    p = -1.0 / 3628800.0 + z * p;
-    p = 1.0 / 40320.0 + z * p;
-    p = -1.0 / 720.0 + z * p;
-    p = 1.0 / 24.0 + z * p;
-    return 1.0 - (0.5 * z - z * z * p);
-}
-
-/* sin(x) and cos(x) for finite |x| <= PDK_TRIG_MAX_ARG, within about one ulp
- * of the exact values (tests/unit/test_single_track.c compares with libm).
- * Any other x, NaN and infinities included, gives NaN or an inaccurate
- * value, never undefined behaviour. */
-static inline void pdk_trig_sincos(double x, double *sin_out, double *cos_out)
-{
-    /* Nearest multiple k of pi/2: adding and subtracting 1.5 * 2^52 rounds
-     * to an integer in IEEE round-to-nearest (sim never changes the rounding
-     * mode), without a branch on the sign. */
-    double t = x * PDK_TRIG_TWO_OVER_PI;
-    double k = (t + PDK_TRIG_ROUND_MAGIC) - PDK_TRIG_ROUND_MAGIC;
-    /* Converting a NaN or a huge k to an integer is undefined; the quadrant
-     * of such an x is meaningless anyway (y is NaN or inaccurate). */
-    int64_t n = k > -4.0e15 && k < 4.0e15 ? (int64_t)k : 0;
-    double y = (x - k * PDK_TRIG_PIO2_HI) - k * PDK_TRIG_PIO2_LO;
-    /* Quadrant n mod 4 by table lookup rather than branches (headings are
-     * spread over all quadrants, so a branch would mispredict); multiplying
-     * by +-1 is exact. */
-    static const double flip[2] = {1.0, -1.0};
-    double sc[2];
-    sc[0] = pdk_trig_sin_kernel(y);
-    sc[1] = pdk_trig_cos_kernel(y);
-    unsigned q = (unsigned)(n & 3);
-    *sin_out = sc[q & 1u] * flip[q >> 1];
-    *cos_out = sc[(q & 1u) ^ 1u] * flip[((q + 1u) >> 1) & 1u];
-}
 
 /* atan(k/8), k = 0..8, each the double nearest the exact value. */
 static const double pdk_trig_atan_table[9] = {
@@ -104,52 +50,56 @@ static const double pdk_trig_atan_table[9] = {
 #define PDK_TRIG_PI_D 3.141592653589793
 #define PDK_TRIG_PI_D_LO 1.2246467991473532e-16
 
-/* atan2(y, x) within about two ulp of the exact value and with C's signs
- * and quadrants (atan2(+-0, +0) = +-0, atan2(+-inf, +-inf) = +-pi/4 or
- * +-3pi/4); NaN (this canonical NaN) when either argument is NaN. The ratio t
- * in [0, 1] is reduced by the nearest k/8, atan(t) = atan(k/8) +
- * atan((t - k/8) / (1 + t k/8)), leaving |u| <= 1/16, where the Taylor
- * series to u^13 is exact to 5e-20. No argument can take the table index
- * out of 0..8. */
+/* The NaN atan2 gives for a NaN argument, always this one. */
 #define PDK_TRIG_NAN ((double)NAN)
 
+/* sincos4 and atan2_4: four lanes. */
+#define TRIG_W 4
+#define TRIG_V v4
+#define TRIG_M m4
+#define TRIG_SPLAT splat
+#define TRIG_SEL sel
+#define TRIG_PICK sel
+#define TRIG_KEEP keep
+#define TRIG_LT lt4
+#define TRIG_GT gt4
+#define TRIG_ABS abs4
+#define TRIG_SINCOS sincos4
+#define TRIG_ATAN2 atan2_4
+#include "math/trig_lanes.h"
+
+/* sincos2 and atan2_2: two lanes; atan2_2 takes one argument pair in both
+ * lanes (its rare cases are branches, pick2). */
+#define TRIG_W 2
+#define TRIG_V lane2
+#define TRIG_M mask2
+#define TRIG_SPLAT splat2
+#define TRIG_SEL sel2
+#define TRIG_PICK pick2
+#define TRIG_KEEP keep2
+#define TRIG_LT lt2
+#define TRIG_GT gt2
+#define TRIG_ABS abs2
+#define TRIG_SINCOS sincos2
+#define TRIG_ATAN2 atan2_2
+#include "math/trig_lanes.h"
+
+/* sin(x) and cos(x) (sincos in trig_lanes.h): within about one ulp for
+ * finite |x| <= PDK_TRIG_MAX_ARG; any other x gives NaN or an inaccurate
+ * value, never undefined behaviour. */
+static inline void pdk_trig_sincos(double x, double *sin_out, double *cos_out)
+{
+    lane2 s, c;
+    sincos2(splat2(x), &s, &c);
+    *sin_out = s[0];
+    *cos_out = c[0];
+}
+
+/* atan2(y, x) (atan2 in trig_lanes.h): within about two ulp, C's signs and
+ * quadrants, PDK_TRIG_NAN when either argument is NaN. */
 static inline double pdk_trig_atan2(double y, double x)
 {
-    if (isnan(x) || isnan(y)) {
-        return PDK_TRIG_NAN;
-    }
-    double ax = fabs(x);
-    double ay = fabs(y);
-    double r;
-    if (ay == 0.0 && ax == 0.0) {
-        r = signbit(x) ? PDK_TRIG_PI_D : 0.0;
-    } else {
-        int swap = ay > ax;
-        double t = swap ? ax / ay : ay / ax;
-        if (isnan(t)) {
-            t = 1.0; /* both infinite */
-        }
-        double t8 = t * 8.0 + 0.5;
-        t8 = t8 < 8.5 ? t8 : 8.5; /* t <= 1; the clamp only guards the index */
-        int k = (int)t8;
-        double c = (double)k * 0.125;
-        double u = (t - c) / (1.0 + t * c);
-        double z = u * u;
-        double p = 1.0 / 13.0;
-        p = -1.0 / 11.0 + z * p;
-        p = 1.0 / 9.0 + z * p;
-        p = -1.0 / 7.0 + z * p;
-        p = 1.0 / 5.0 + z * p;
-        p = -1.0 / 3.0 + z * p;
-        r = pdk_trig_atan_table[k] + (u + u * z * p);
-        if (swap) {
-            r = (PDK_TRIG_PIO2_D - r) + PDK_TRIG_PIO2_D_LO;
-        }
-        if (signbit(x)) {
-            r = (PDK_TRIG_PI_D - r) + PDK_TRIG_PI_D_LO;
-        }
-    }
-    return signbit(y) ? -r : r;
+    return atan2_2(splat2(y), splat2(x))[0];
 }
 
 #endif

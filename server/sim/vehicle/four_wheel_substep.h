@@ -103,8 +103,8 @@ static inline __attribute__((always_inline)) void euler_of(const double q[4], do
 }
 
 /* euler_of with the yaw's and the roll's atan2 taken in two lanes of
- * atan2_4, which gives pdk_trig_atan2's bits without its branches (a fleet's
- * headings make them unpredictable). */
+ * atan2_4, which gives pdk_trig_atan2's bits: one evaluation for the
+ * two. */
 VEC void euler4(const double q[4], double *yaw_rad, double *pitch_rad, double *roll_rad)
 {
     double w = q[0], x = q[1], y = q[2], z = q[3];

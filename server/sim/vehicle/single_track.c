@@ -1,7 +1,8 @@
 /* The single-track model's per-vehicle set-up (constants, initial state,
  * held command), the scalar parts of its tick that single_track_step.h
  * calls lane by lane (the longitudinal contact solve, the fault), and the
- * choice between the tick's baseline and AVX2 builds. */
+ * choice between the tick's builds: baseline and AVX2 for batches, the
+ * lone vehicle's (single_track_lone.c) for one. */
 #include "vehicle/single_track.h"
 
 #include <math.h>
@@ -260,6 +261,9 @@ int pdk_st_step_batch_build(pdk_st_state *const *states, const pdk_st_cmd *const
 {
     PDK_ASSERT(count >= 1 && count <= PDK_ST_BATCH);
 #if defined(__x86_64__) && defined(__GNUC__)
+    if (count == 1 && build == PDK_FW_BUILD_BEST && pdk_fw_build_available(PDK_FW_BUILD_AVX2)) {
+        return pdk_st_step_lone(states[0], cmds[0], params[0], channels[0], substeps);
+    }
     if (pdk_fw_build_resolve(build) != PDK_FW_BUILD_BASELINE &&
         pdk_fw_build_available(PDK_FW_BUILD_AVX2)) {
         return pdk_st_groups_avx2(states, cmds, params, channels, count, substeps);

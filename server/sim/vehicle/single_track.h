@@ -157,8 +157,10 @@ int pdk_st_step_batch(pdk_st_state *const *states, const pdk_st_cmd *const *cmds
                       int substeps);
 
 /* pdk_st_step_batch by a chosen build of the tick (builds.h): BASELINE,
- * or AVX2 where the processor has it (AVX512 and BEST take AVX2, the widest
- * build the tick has). Every build gives the same bits. */
+ * or AVX2 where the processor has it (AVX512 takes AVX2, the widest build
+ * the tick has); BEST takes AVX2 too, or for a batch of one, where the
+ * processor has AVX2, the lone vehicle's build (single_track_lone.c).
+ * Every build gives the same bits. */
 int pdk_st_step_batch_build(pdk_st_state *const *states, const pdk_st_cmd *const *cmds,
                             const pdk_st_params *const *params, double *const *channels,
                             int count, int substeps, pdk_fw_build build);

@@ -1,14 +1,15 @@
-/* One tick of the single-track model, written once for four vehicles at a
- * time, one vehicle per lane (lanes.h): the frame rotation, loads, drive,
- * brakes and resistances, the implicit lateral solve, the longitudinal
- * stick/slip solve and the kinematics, repeated per substep, then the
- * vehicles' telemetry channels. A lone vehicle is one lane, the others
- * copies of it. Every implicit part is solved in closed form, so the cost
- * per substep is fixed in the common case: a few divisions and one square
- * root at most.
+/* One tick of the single-track model, written once over lanes, one
+ * vehicle per lane (lanes.h): the frame rotation, loads, drive, brakes and
+ * resistances, the implicit lateral solve, the longitudinal stick/slip
+ * solve and the kinematics, repeated per substep, then the vehicles'
+ * telemetry channels. Every implicit part is solved in closed form, so the
+ * cost per substep is fixed in the common case: a few divisions and one
+ * square root at most.
  *
- * single_track.c compiles this for the baseline instruction set and
- * single_track_avx.c for AVX2; the two give the same bits. Each lane
+ * single_track.c compiles this over four lanes for the baseline
+ * instruction set and single_track_avx.c for AVX2; single_track_lone.c
+ * compiles it for a vehicle stepped alone, in both lanes of a two-lane
+ * register (ST_LONE); all three give the same bits. Each lane
  * performs the IEEE operations of the formula on its vehicle's operands in
  * the same order, whatever its neighbours; a branch is a select between
  * values each computed exactly, or a branch on all lanes agreeing; the rare
@@ -53,8 +54,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "math/lanes.h" /* v4, m4, VEC, splat, sel, sqrt4, sincos4, atan2_4, ... */
-#include "math/trig.h"
+#include "math/lanes.h" /* v4, m4, lane1, mask1, VEC and the primitives of each width */
+#include "math/trig.h"  /* sincos4, atan2_4, sincos2, atan2_2 */
 #include "sim/channels.h"
 #include "vehicle/single_track.h"
 
@@ -100,71 +101,169 @@ int pdk_st_groups_avx2(pdk_st_state *const *states, const pdk_st_cmd *const *cmd
                        const pdk_st_params *const *params, double *const *channels, int count,
                        int substeps);
 
-/* Vehicles per group: one per lane. */
-#define ST_LANES PDK_LANES
+/* st_step_groups below compiled over one lane for one vehicle, in
+ * single_track_lone.c; returns 1 if it faulted, else 0. */
+int pdk_st_step_lone(pdk_st_state *st, const pdk_st_cmd *cmd, const pdk_st_params *p, double *ch,
+                     int substeps);
 
-/* The comparisons and choices lanes.h leaves out, lane by lane with the
- * IEEE meaning of the scalar operator (false where an operand is NaN). */
-VEC m4 st_le(v4 p, v4 q)
-{
-    return (m4)(p <= q);
-}
-
-VEC m4 st_eq(v4 p, v4 q)
-{
-    return (m4)(p == q);
-}
-
-/* The lanes whose mask is set, as bits 0..3: compiled for AVX, the one
- * instruction that gathers the masks' sign bits (0 and -1 give the same
- * bits either way). The tick branches on it several times a substep. */
-VEC uint32_t st_bits(m4 m)
-{
-#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
-    return (uint32_t)__builtin_ia32_movmskpd256((v4)m);
+/* Vehicles per group, one per lane: four; or, where the including file
+ * defines ST_LONE (single_track_lone.c), one vehicle in both lanes of an
+ * SSE2 register. Everything below is written over st_vec, ST_LANES
+ * doubles, and st_mask, its lane masks (0 or -1), and takes lanes.h's
+ * primitives of that width through the st_ functions here. */
+#if defined(ST_LONE)
+#define ST_LANES 2
+typedef lane2 st_vec;
+typedef mask2 st_mask;
+#define ST_OF_WIDTH(four, two) two
 #else
-    return bits4(m);
+#define ST_LANES 4
+typedef v4 st_vec;
+typedef m4 st_mask;
+#define ST_OF_WIDTH(four, two) four
+#endif
+
+/* The AVX instructions that do a primitive's operations on four lanes. */
+#if ST_LANES == 4 && defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
+#define ST_AVX4 1
+#else
+#define ST_AVX4 0
+#endif
+
+VEC st_vec st_splat(double x)
+{
+    return ST_OF_WIDTH(splat, splat2)(x);
+}
+
+/* m ? p : q lane by lane. A lone vehicle's lanes hold the same values, so
+ * its masks are all set or all clear and the select is a branch on lane 0:
+ * predicted, it lets the processor go on without waiting for the
+ * comparison, and the operand not taken need not be computed at all. The
+ * bits are those of the select either way. */
+VEC st_vec st_sel(st_mask m, st_vec p, st_vec q)
+{
+#if defined(ST_LONE)
+    return pick2(m, p, q);
+#else
+    return sel(m, p, q);
+#endif
+}
+
+VEC st_vec st_keep(st_mask m, st_vec p)
+{
+    return ST_OF_WIDTH(keep, keep2)(m, p);
+}
+
+VEC st_vec st_abs(st_vec x)
+{
+    return ST_OF_WIDTH(abs4, abs2)(x);
+}
+
+VEC st_vec st_sqrt(st_vec x)
+{
+    return ST_OF_WIDTH(sqrt4, sqrt2)(x);
+}
+
+VEC void st_sincos(st_vec x, st_vec *sin_out, st_vec *cos_out)
+{
+    ST_OF_WIDTH(sincos4, sincos2)(x, sin_out, cos_out);
+}
+
+VEC st_vec st_atan2(st_vec y, st_vec x)
+{
+    return ST_OF_WIDTH(atan2_4, atan2_2)(y, x);
+}
+
+/* The comparisons, lane by lane with the IEEE meaning of the scalar
+ * operator (false where an operand is NaN). */
+VEC st_mask st_lt(st_vec p, st_vec q)
+{
+    return (st_mask)(p < q);
+}
+
+VEC st_mask st_gt(st_vec p, st_vec q)
+{
+    return (st_mask)(p > q);
+}
+
+VEC st_mask st_le(st_vec p, st_vec q)
+{
+    return (st_mask)(p <= q);
+}
+
+VEC st_mask st_eq(st_vec p, st_vec q)
+{
+    return (st_mask)(p == q);
+}
+
+/* The lanes whose mask is set, as bits 0..ST_LANES - 1: compiled for AVX,
+ * the one instruction that gathers the masks' sign bits (0 and -1 give the
+ * same bits either way). The tick branches on it several times a
+ * substep. */
+VEC uint32_t st_bits(st_mask m)
+{
+#if ST_AVX4
+    return (uint32_t)__builtin_ia32_movmskpd256((st_vec)m);
+#else
+    uint32_t bits = 0u;
+    for (int l = 0; l < ST_LANES; l++) {
+        bits |= m[l] != 0 ? 1u << l : 0u;
+    }
+    return bits;
 #endif
 }
 
 /* Whether any lane of m is set: a rare branch runs only when a lane takes
  * it. */
-VEC int st_any(m4 m)
+VEC int st_any(st_mask m)
 {
+#if defined(ST_LONE)
+    return m[0] != 0; /* the lanes agree (st_sel) */
+#else
     return st_bits(m) != 0u;
+#endif
 }
 
 /* Whether every lane of m is set: a branch on it is predicted, so the common
  * case goes on without waiting for the comparison. */
-VEC int st_all(m4 m)
+VEC int st_all(st_mask m)
 {
-    return st_bits(m) == (1u << ST_LANES) - 1u;
-}
-
-/* p > q ? p : q and p < q ? p : q lane by lane, which is exactly what
- * VMAXPD and VMINPD compute (q on ties of signed zeros and on NaN). */
-VEC v4 st_max(v4 p, v4 q)
-{
-#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
-    return __builtin_ia32_maxpd256(p, q);
+#if defined(ST_LONE)
+    return m[0] != 0;
 #else
-    return max4(p, q);
+    return st_bits(m) == (1u << ST_LANES) - 1u;
 #endif
 }
 
-VEC v4 st_min(v4 p, v4 q)
+/* p > q ? p : q and p < q ? p : q lane by lane, which is exactly what
+ * MAXPD and MINPD (VMAXPD, VMINPD) compute (q on ties of signed zeros and
+ * on NaN). */
+VEC st_vec st_max(st_vec p, st_vec q)
 {
-#if defined(__AVX__) && defined(__x86_64__) && defined(__GNUC__)
-    return __builtin_ia32_minpd256(p, q);
+#if ST_AVX4
+    return __builtin_ia32_maxpd256(p, q);
+#elif ST_LANES == 2 && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_maxpd(p, q);
 #else
-    return sel(lt4(p, q), p, q);
+    return st_sel(st_gt(p, q), p, q);
+#endif
+}
+
+VEC st_vec st_min(st_vec p, st_vec q)
+{
+#if ST_AVX4
+    return __builtin_ia32_minpd256(p, q);
+#elif ST_LANES == 2 && defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_ia32_minpd(p, q);
+#else
+    return st_sel(st_lt(p, q), p, q);
 #endif
 }
 
 /* v < lo ? lo : (v > hi ? hi : v), whose inner choice is st_min(hi, v). */
-VEC v4 st_clamp(v4 v, v4 lo, v4 hi)
+VEC st_vec st_clamp(st_vec v, st_vec lo, st_vec hi)
 {
-    return sel(lt4(v, lo), lo, st_min(hi, v));
+    return st_sel(st_lt(v, lo), lo, st_min(hi, v));
 }
 
 /* sin and cos of the small angle t, |t| <= PDK_ST_SMALL_TURN_RAD, from their
@@ -172,10 +271,10 @@ VEC v4 st_clamp(v4 v, v4 lo, v4 hi)
  * 3e-17 there. The polynomials are split in z^2 (Estrin's scheme) so that
  * they take fewer dependent steps: the velocities of the substep wait for
  * them. */
-VEC void st_small_sincos(v4 t, v4 *st, v4 *ct)
+VEC void st_small_sincos(st_vec t, st_vec *st, st_vec *ct)
 {
-    v4 z = t * t;
-    v4 z2 = z * z;
+    st_vec z = t * t;
+    st_vec z2 = z * z;
     *st = t * ((1.0 + z * (-1.0 / 6.0)) + z2 * (1.0 / 120.0 + z * (-1.0 / 5040.0)));
     *ct = (1.0 + z * -0.5) + z2 * ((1.0 / 24.0 + z * (-1.0 / 720.0)) + z2 * (1.0 / 40320.0));
 }
@@ -198,33 +297,34 @@ VEC void st_small_sincos(v4 t, v4 *st, v4 *ct)
  * at the substep's start.
  * The rolling law is computed for every lane, the locked one only when some
  * lane locks. */
-VEC v4 st_axle_damping(v4 *lo, v4 *mid, v4 *hi, v4 stiffness, v4 u, v4 v_lat, v4 cap)
+VEC st_vec st_axle_damping(st_vec *lo, st_vec *mid, st_vec *hi, st_vec stiffness, st_vec u,
+                           st_vec v_lat, st_vec cap)
 {
-    const v4 zero = splat(0.0);
-    v4 c = stiffness / st_max(abs4(u), splat(PDK_ST_SLIP_SPEED_FLOOR_MPS));
-    m4 fwd = gt4(u, zero);
-    m4 bwd = lt4(u, zero);
-    m4 locked = (fwd & st_le(*lo, -cap)) | (bwd & st_le(cap, *hi));
-    v4 est = sel(fwd, *lo, sel(bwd, *hi, *mid));
-    v4 cap2 = cap * cap - est * est;
-    m4 has_cap = gt4(cap2, zero);
-    v4 f = c * v_lat;
-    m4 saturated = has_cap & gt4(f * f, cap2);
+    const st_vec zero = st_splat(0.0);
+    st_vec c = stiffness / st_max(st_abs(u), st_splat(PDK_ST_SLIP_SPEED_FLOOR_MPS));
+    st_mask fwd = st_gt(u, zero);
+    st_mask bwd = st_lt(u, zero);
+    st_mask locked = (fwd & st_le(*lo, -cap)) | (bwd & st_le(cap, *hi));
+    st_vec est = st_sel(fwd, *lo, st_sel(bwd, *hi, *mid));
+    st_vec cap2 = cap * cap - est * est;
+    st_mask has_cap = st_gt(cap2, zero);
+    st_vec f = c * v_lat;
+    st_mask saturated = has_cap & st_gt(f * f, cap2);
     if (st_all(has_cap & ~saturated & ~locked)) {
         return c;
     }
-    v4 rolling = c;
+    st_vec rolling = c;
     if (st_any(saturated)) {
-        rolling = sel(saturated, sqrt4(cap2) / abs4(v_lat), c);
+        rolling = st_sel(saturated, st_sqrt(cap2) / st_abs(v_lat), c);
     }
-    rolling = keep(has_cap, rolling); /* or +0.0 without capacity */
+    rolling = st_keep(has_cap, rolling); /* or +0.0 without capacity */
     if (st_any(locked)) {
-        v4 per_mps = cap / sqrt4(u * u + v_lat * v_lat);
-        v4 cap_x = per_mps * abs4(u);
-        *lo = sel(locked, -cap_x, *lo);
-        *hi = sel(locked, cap_x, *hi);
-        *mid = sel(locked, zero, *mid);
-        rolling = sel(locked, st_min(c, per_mps), rolling);
+        st_vec per_mps = cap / st_sqrt(u * u + v_lat * v_lat);
+        st_vec cap_x = per_mps * st_abs(u);
+        *lo = st_sel(locked, -cap_x, *lo);
+        *hi = st_sel(locked, cap_x, *hi);
+        *mid = st_sel(locked, zero, *mid);
+        rolling = st_sel(locked, st_min(c, per_mps), rolling);
     }
     return rolling;
 }
@@ -235,27 +335,35 @@ VEC v4 st_axle_damping(v4 *lo, v4 *mid, v4 *hi, v4 stiffness, v4 u, v4 v_lat, v4
  * gathered once per tick. n of its lanes are vehicles; the rest copy the
  * last of them. */
 typedef struct st_group {
-    v4 x, y, yaw, vx, vy, r, ax, ay;
-    v4 hc, hs;
-    v4 fz_f, fz_r, fx_f, fx_r, fy_f, fy_r, drag;
+    st_vec x, y, yaw, vx, vy, r, ax, ay;
+    st_vec hc, hs;
+    st_vec fz_f, fz_r, fx_f, fx_r, fy_f, fy_r, drag;
     /* pdk_st_params */
-    v4 h, inv_h, h_per_mass, hb_per_inertia, a, b;
-    v4 static_load_f, static_load_r, transfer, stiffness_f, stiffness_r, mu_f, mu_r;
-    v4 rolling, drag_coeff, drive_force, drive_power, drive_frac_f, drive_frac_r;
+    st_vec h, inv_h, h_per_mass, hb_per_inertia, a, b;
+    st_vec static_load_f, static_load_r, transfer, stiffness_f, stiffness_r, mu_f, mu_r;
+    st_vec rolling, drag_coeff, drive_force, drive_power, drive_frac_f, drive_frac_r;
     /* pdk_st_cmd and the projections below */
-    v4 sd, cd, drive_gain, governor, governor_fade, hold_f, hold_r;
-    v4 s11, s12, s22, s_det, sf1, sf2, sr1, t_ff, t_fr, hm_cos, hm_sin, hi_a_sin, hi_a_cos;
-    v4 cg_height, steer_rad, steer_wheel, throttle, brake, gear; /* echoed as channels */
-    m4 reverse_drive; /* the sign bit where the drive pushes backward */
-    int governed;     /* some lane has a governor */
-    int n;            /* lanes holding distinct vehicles, 1..ST_LANES */
+    st_vec sd, cd, drive_gain, governor, governor_fade, hold_f, hold_r;
+    st_vec s11, s12, s22, s_det, sf1, sf2, sr1, t_ff, t_fr, hm_cos, hm_sin, hi_a_sin, hi_a_cos;
+    st_mask reverse_drive; /* the sign bit where the drive pushes backward */
+    int governed;          /* some lane has a governor */
+    int n;                 /* lanes holding distinct vehicles, 1..ST_LANES */
 } st_group;
 
+/* dst = the field of each lane's struct. */
+#if ST_LANES == 4
 #define ST_GATHER(dst, src, field)                                                                 \
-    (dst) = (v4)                                                                                   \
+    (dst) = (st_vec)                                                                               \
     {                                                                                              \
         (src)[0]->field, (src)[1]->field, (src)[2]->field, (src)[3]->field                         \
     }
+#else
+#define ST_GATHER(dst, src, field)                                                                 \
+    (dst) = (st_vec)                                                                               \
+    {                                                                                              \
+        (src)[0]->field, (src)[1]->field                                                           \
+    }
+#endif
 
 /* Loads a group's vehicles, constants and commands, and the substep's
  * velocity response for their steering angles: with D = diag(m, m, Iz) / h,
@@ -280,10 +388,10 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
     ST_GATHER(g->r, st, yaw_rate_radps);
     ST_GATHER(g->ax, st, ax_mps2);
     ST_GATHER(g->ay, st, ay_mps2);
-    sincos4(g->yaw, &g->hs, &g->hc);
-    g->fz_f = g->fz_r = g->fx_f = g->fx_r = g->fy_f = g->fy_r = g->drag = splat(0.0);
+    st_sincos(g->yaw, &g->hs, &g->hc);
+    g->fz_f = g->fz_r = g->fx_f = g->fx_r = g->fy_f = g->fy_r = g->drag = st_splat(0.0);
 
-    v4 hi;
+    st_vec hi;
     ST_GATHER(g->h, p, h_s);
     ST_GATHER(g->inv_h, p, inv_h);
     ST_GATHER(g->h_per_mass, p, h_per_mass);
@@ -291,7 +399,6 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
     ST_GATHER(g->hb_per_inertia, p, hb_per_inertia);
     ST_GATHER(g->a, p, a_m);
     ST_GATHER(g->b, p, b_m);
-    ST_GATHER(g->cg_height, p, cg_height_m);
     ST_GATHER(g->static_load_f, p, static_load_front_n);
     ST_GATHER(g->static_load_r, p, static_load_rear_n);
     ST_GATHER(g->transfer, p, transfer_n_per_mps2);
@@ -306,10 +413,6 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
     ST_GATHER(g->drive_frac_f, p, drive_front_fraction);
     ST_GATHER(g->drive_frac_r, p, drive_rear_fraction);
 
-    ST_GATHER(g->throttle, cmd, throttle_pct);
-    ST_GATHER(g->brake, cmd, brake_bar);
-    ST_GATHER(g->steer_wheel, cmd, steer_wheel_deg);
-    ST_GATHER(g->steer_rad, cmd, steer_rad);
     ST_GATHER(g->sd, cmd, sin_steer);
     ST_GATHER(g->cd, cmd, cos_steer);
     ST_GATHER(g->drive_gain, cmd, drive_gain);
@@ -317,17 +420,16 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
     ST_GATHER(g->governor_fade, cmd, governor_fade_mps);
     ST_GATHER(g->hold_f, cmd, hold_front_n);
     ST_GATHER(g->hold_r, cmd, hold_rear_n);
-    ST_GATHER(g->gear, cmd, gear_code);
 
-    v4 hm = g->h_per_mass;
-    v4 sd = g->sd;
-    v4 cd = g->cd;
-    v4 a = g->a;
-    v4 b = g->b;
-    v4 len = a + b;
-    v4 acd = a * cd;
-    v4 asd = a * sd;
-    v4 cross = hm - hi * (a * b); /* h (1/m - a b / Iz) */
+    st_vec hm = g->h_per_mass;
+    st_vec sd = g->sd;
+    st_vec cd = g->cd;
+    st_vec a = g->a;
+    st_vec b = g->b;
+    st_vec len = a + b;
+    st_vec acd = a * cd;
+    st_vec asd = a * sd;
+    st_vec cross = hm - hi * (a * b); /* h (1/m - a b / Iz) */
     g->s11 = hm + hi * (acd * acd);
     g->s12 = cd * cross;
     g->s22 = hm + hi * (b * b);
@@ -341,35 +443,35 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
     g->hm_sin = hm * sd;
     g->hi_a_sin = hi * asd;
     g->hi_a_cos = hi * acd;
-    g->reverse_drive = lt4(g->drive_gain, splat(0.0)) & INT64_MIN;
-    g->governed = st_any(gt4(g->governor, splat(0.0)));
+    g->reverse_drive = st_lt(g->drive_gain, st_splat(0.0)) & INT64_MIN;
+    g->governed = st_any(st_gt(g->governor, st_splat(0.0)));
 }
 
 /* One substep of a group. */
 VEC void st_group_substep(st_group *restrict g)
 {
-    const v4 zero = splat(0.0);
-    const v4 h = g->h;
-    const v4 sd = g->sd;
-    const v4 cd = g->cd;
-    const v4 a = g->a;
-    const v4 b = g->b;
-    const v4 r = g->r;
+    const st_vec zero = st_splat(0.0);
+    const st_vec h = g->h;
+    const st_vec sd = g->sd;
+    const st_vec cd = g->cd;
+    const st_vec a = g->a;
+    const st_vec b = g->b;
+    const st_vec r = g->r;
     const int n = g->n;
 
     /* 1. The frame turns by t = h r: the heading, then the velocities carried
      * into the new frame, (vx, vy) <- R(-t) (vx, vy). The series for every
      * lane; the lanes whose yaw leaves (-pi, pi] or whose turn is too large
      * for the series are finished one by one. */
-    v4 turn = h * r;
-    v4 st, ct;
+    st_vec turn = h * r;
+    st_vec st, ct;
     st_small_sincos(turn, &st, &ct);
-    v4 yaw = g->yaw + turn;
-    v4 hc = g->hc * ct - g->hs * st;
-    v4 hs = g->hs * ct + g->hc * st;
-    m4 wrap = gt4(yaw, splat(PDK_ST_PI)) | st_le(yaw, splat(-PDK_ST_PI));
-    m4 large =
-        ~(st_le(turn, splat(PDK_ST_SMALL_TURN_RAD)) & st_le(splat(-PDK_ST_SMALL_TURN_RAD), turn));
+    st_vec yaw = g->yaw + turn;
+    st_vec hc = g->hc * ct - g->hs * st;
+    st_vec hs = g->hs * ct + g->hc * st;
+    st_mask wrap = st_gt(yaw, st_splat(PDK_ST_PI)) | st_le(yaw, st_splat(-PDK_ST_PI));
+    st_mask large = ~(st_le(turn, st_splat(PDK_ST_SMALL_TURN_RAD)) &
+                      st_le(st_splat(-PDK_ST_SMALL_TURN_RAD), turn));
     if (st_any(wrap | large)) {
         for (int l = 0; l < ST_LANES; l++) {
             if (l > 0 && l >= n) { /* a copy lane repeats the lane before */
@@ -399,36 +501,37 @@ VEC void st_group_substep(st_group *restrict g)
     g->yaw = yaw;
     g->hc = hc;
     g->hs = hs;
-    const v4 vx = ct * g->vx + st * g->vy;
-    const v4 vy = ct * g->vy - st * g->vx;
+    const st_vec vx = ct * g->vx + st * g->vy;
+    const st_vec vy = ct * g->vy - st * g->vx;
 
     /* What the forces' laws freeze over the substep (loads, drive, the
      * directions of travel and the damping coefficients) is taken at the
      * substep's start, before the turn, so it does not wait for it. */
-    const v4 vx0 = g->vx;
-    const v4 vy0 = g->vy;
+    const st_vec vx0 = g->vx;
+    const st_vec vy0 = g->vy;
 
     /* Axle loads with the quasi-static longitudinal transfer m ax h / L
      * (Gillespie ch. 3), from the previous substep's ax. */
-    v4 transfer = g->transfer * g->ax;
-    v4 fz_f = st_max(g->static_load_f - transfer, zero);
-    v4 fz_r = st_max(g->static_load_r + transfer, zero);
-    v4 cap_f = g->mu_f * fz_f;
-    v4 cap_r = g->mu_r * fz_r;
+    st_vec transfer = g->transfer * g->ax;
+    st_vec fz_f = st_max(g->static_load_f - transfer, zero);
+    st_vec fz_r = st_max(g->static_load_r + transfer, zero);
+    st_vec cap_f = g->mu_f * fz_f;
+    st_vec cap_r = g->mu_r * fz_r;
 
     /* Drive: pedal share of min(max force, power / speed), continuous in
      * speed; the governors fade it out over the band below their limit. */
-    v4 speed = abs4(vx0);
-    v4 avail =
-        sel(lt4(g->drive_power, g->drive_force * speed), g->drive_power / speed, g->drive_force);
-    v4 drive = g->drive_gain * avail;
+    st_vec speed = st_abs(vx0);
+    st_vec avail = st_sel(st_lt(g->drive_power, g->drive_force * speed), g->drive_power / speed,
+                          g->drive_force);
+    st_vec drive = g->drive_gain * avail;
     if (g->governed) {
-        v4 excess = (v4)((m4)vx0 ^ g->reverse_drive) - g->governor_fade;
-        m4 fading = gt4(g->governor, zero) & gt4(excess, zero);
-        drive = sel(fading, drive * st_max(zero, 1.0 - excess / PDK_ST_GOVERNOR_BAND_MPS), drive);
+        st_vec excess = (st_vec)((st_mask)vx0 ^ g->reverse_drive) - g->governor_fade;
+        st_mask fading = st_gt(g->governor, zero) & st_gt(excess, zero);
+        drive =
+            st_sel(fading, drive * st_max(zero, 1.0 - excess / PDK_ST_GOVERNOR_BAND_MPS), drive);
     }
-    v4 d_f = st_clamp(drive * g->drive_frac_f, -cap_f, cap_f);
-    v4 d_r = st_clamp(drive * g->drive_frac_r, -cap_r, cap_r);
+    st_vec d_f = st_clamp(drive * g->drive_frac_f, -cap_f, cap_f);
+    st_vec d_r = st_clamp(drive * g->drive_frac_r, -cap_r, cap_r);
 
     /* Brakes, parking pawl and rolling resistance as Coulomb friction: each
      * axle's admissible longitudinal force is its drive d plus a resistance
@@ -439,24 +542,24 @@ VEC void st_group_substep(st_group *restrict g)
      * lateral dampers with the friction circle, from the contacts'
      * velocities: the front wheel plane's speed u_f and lateral slip
      * velocity, the rear's (its speed is vx). */
-    v4 w_f0 = vy0 + a * r;
-    v4 res_f = g->hold_f + g->rolling * fz_f;
-    v4 res_r = g->hold_r + g->rolling * fz_r;
-    v4 lo_f = st_max(d_f - res_f, -cap_f);
-    v4 hi_f = st_min(d_f + res_f, cap_f);
-    v4 mid_f = st_clamp(zero, lo_f, hi_f);
-    v4 lo_r = st_max(d_r - res_r, -cap_r);
-    v4 hi_r = st_min(d_r + res_r, cap_r);
-    v4 mid_r = st_clamp(zero, lo_r, hi_r);
-    v4 c_f = st_axle_damping(&lo_f, &mid_f, &hi_f, g->stiffness_f, cd * vx0 + sd * w_f0,
-                             cd * w_f0 - sd * vx0, cap_f);
-    v4 c_r = st_axle_damping(&lo_r, &mid_r, &hi_r, g->stiffness_r, vx0, vy0 - b * r, cap_r);
+    st_vec w_f0 = vy0 + a * r;
+    st_vec res_f = g->hold_f + g->rolling * fz_f;
+    st_vec res_r = g->hold_r + g->rolling * fz_r;
+    st_vec lo_f = st_max(d_f - res_f, -cap_f);
+    st_vec hi_f = st_min(d_f + res_f, cap_f);
+    st_vec mid_f = st_clamp(zero, lo_f, hi_f);
+    st_vec lo_r = st_max(d_r - res_r, -cap_r);
+    st_vec hi_r = st_min(d_r + res_r, cap_r);
+    st_vec mid_r = st_clamp(zero, lo_r, hi_r);
+    st_vec c_f = st_axle_damping(&lo_f, &mid_f, &hi_f, g->stiffness_f, cd * vx0 + sd * w_f0,
+                                 cd * w_f0 - sd * vx0, cap_f);
+    st_vec c_r = st_axle_damping(&lo_r, &mid_r, &hi_r, g->stiffness_r, vx0, vy0 - b * r, cap_r);
 
     /* The same velocities in the new frame, for the solve. */
-    v4 w_f = vy + a * r;
-    v4 u_f = cd * vx + sd * w_f;
-    v4 vlat_f = cd * w_f - sd * vx;
-    v4 vlat_r = vy - b * r;
+    st_vec w_f = vy + a * r;
+    st_vec u_f = cd * vx + sd * w_f;
+    st_vec vlat_f = cd * w_f - sd * vx;
+    st_vec vlat_r = vy - b * r;
 
     /* 2. The implicit solve. A = D + N C N' with N = [n_f n_r], C =
      * diag(c_f, c_r); for any right-hand side, A^-1 = D^-1 - D^-1 N K N'
@@ -465,50 +568,52 @@ VEC void st_group_substep(st_group *restrict g)
      * det(I + C S) = 1 + c_f s11 + c_r s22 + c_f c_r det S >= 1. The lateral
      * forces are F_lat = -K (v_lat* + s_f Ff + s_r Fr): (l1, l2) = K v_lat*,
      * (m1, m2) = K s_f, (n1, n2) = K s_r. */
-    v4 cfs = c_f * g->s11;
-    v4 crs = c_r * g->s22;
-    v4 cfcr = c_f * c_r;
-    v4 inv_det = 1.0 / (1.0 + cfs + crs + cfcr * g->s_det);
-    v4 k11 = c_f * (1.0 + crs) * inv_det;
-    v4 k22 = c_r * (1.0 + cfs) * inv_det;
-    v4 k12 = -(cfcr * g->s12) * inv_det;
-    v4 l1 = k11 * vlat_f + k12 * vlat_r;
-    v4 l2 = k12 * vlat_f + k22 * vlat_r;
-    v4 m1 = k11 * g->sf1 + k12 * g->sf2;
-    v4 m2 = k12 * g->sf1 + k22 * g->sf2;
-    v4 n1 = k11 * g->sr1;
-    v4 n2 = k12 * g->sr1;
+    st_vec cfs = c_f * g->s11;
+    st_vec crs = c_r * g->s22;
+    st_vec cfcr = c_f * c_r;
+    st_vec inv_det = 1.0 / (1.0 + cfs + crs + cfcr * g->s_det);
+    st_vec k11 = c_f * (1.0 + crs) * inv_det;
+    st_vec k22 = c_r * (1.0 + cfs) * inv_det;
+    st_vec k12 = -(cfcr * g->s12) * inv_det;
+    st_vec l1 = k11 * vlat_f + k12 * vlat_r;
+    st_vec l2 = k12 * vlat_f + k22 * vlat_r;
+    st_vec m1 = k11 * g->sf1 + k12 * g->sf2;
+    st_vec m2 = k12 * g->sf1 + k22 * g->sf2;
+    st_vec n1 = k11 * g->sr1;
+    st_vec n2 = k12 * g->sr1;
 
     /* The longitudinal contact problem (pdk_st_contact): air drag k vx^2
      * is a resistance on vx like rolling resistance, so it never reverses
      * the car within a substep. Both axles rolling forward, both rolling
      * backward, and rest held by nothing at all are answered here; any
      * other lane by pdk_st_contact_solve. */
-    v4 drag = g->drag_coeff * vx * vx;
-    v4 uf0 = u_f - (g->sf1 * l1 + g->sf2 * l2);
-    v4 vr0 = vx - g->sr1 * l1;
-    v4 wff = g->t_ff - (g->sf1 * m1 + g->sf2 * m2);
-    v4 wfr = g->t_fr - g->sr1 * m1;
-    v4 wrr = g->h_per_mass - g->sr1 * n1;
-    v4 lo_rd = lo_r - drag;
-    v4 hi_rd = hi_r + drag;
-    m4 fwd = gt4(uf0 + wff * lo_f + wfr * lo_rd, zero) & gt4(vr0 + wfr * lo_f + wrr * lo_rd, zero);
-    v4 ff = lo_f;
-    v4 fr = lo_rd;
-    m4 held = {0, 0, 0, 0};
-    m4 rear_held = {0, 0, 0, 0};
+    st_vec drag = g->drag_coeff * vx * vx;
+    st_vec uf0 = u_f - (g->sf1 * l1 + g->sf2 * l2);
+    st_vec vr0 = vx - g->sr1 * l1;
+    st_vec wff = g->t_ff - (g->sf1 * m1 + g->sf2 * m2);
+    st_vec wfr = g->t_fr - g->sr1 * m1;
+    st_vec wrr = g->h_per_mass - g->sr1 * n1;
+    st_vec lo_rd = lo_r - drag;
+    st_vec hi_rd = hi_r + drag;
+    st_mask fwd =
+        st_gt(uf0 + wff * lo_f + wfr * lo_rd, zero) & st_gt(vr0 + wfr * lo_f + wrr * lo_rd, zero);
+    st_vec ff = lo_f;
+    st_vec fr = lo_rd;
+    st_mask held = {0};
+    st_mask rear_held = {0};
     if (!st_all(fwd)) {
-        m4 bwd = ~fwd & lt4(uf0 + wff * hi_f + wfr * hi_rd, zero) &
-                 lt4(vr0 + wfr * hi_f + wrr * hi_rd, zero);
-        m4 rest = ~fwd & ~bwd & st_eq(vx, zero) & st_eq(vy, zero) & st_eq(r, zero) &
-                  st_le(lo_f, zero) & st_le(zero, hi_f) & st_le(lo_rd, zero) & st_le(zero, hi_rd);
-        ff = sel(fwd, lo_f, sel(bwd, hi_f, zero));
-        fr = sel(fwd, lo_rd, sel(bwd, hi_rd, zero));
+        st_mask bwd = ~fwd & st_lt(uf0 + wff * hi_f + wfr * hi_rd, zero) &
+                      st_lt(vr0 + wfr * hi_f + wrr * hi_rd, zero);
+        st_mask rest = ~fwd & ~bwd & st_eq(vx, zero) & st_eq(vy, zero) & st_eq(r, zero) &
+                       st_le(lo_f, zero) & st_le(zero, hi_f) & st_le(lo_rd, zero) &
+                       st_le(zero, hi_rd);
+        ff = st_sel(fwd, lo_f, st_sel(bwd, hi_f, zero));
+        fr = st_sel(fwd, lo_rd, st_sel(bwd, hi_rd, zero));
         held = rest;
         rear_held = rest;
-        m4 other = ~(fwd | bwd | rest);
+        st_mask other = ~(fwd | bwd | rest);
         if (st_any(other)) {
-            v4 mid_rd = st_clamp(zero, lo_rd, hi_rd);
+            st_vec mid_rd = st_clamp(zero, lo_rd, hi_rd);
             for (int l = 0; l < ST_LANES; l++) {
                 if (l > 0 && l >= n) {
                     ff[l] = ff[l - 1];
@@ -542,20 +647,20 @@ VEC void st_group_substep(st_group *restrict g)
             }
         }
     }
-    v4 ffl = -(l1 + m1 * ff + n1 * fr);
-    v4 frl = -(l2 + m2 * ff + n2 * fr);
-    v4 vx_new = vx + g->hm_cos * ff + g->h_per_mass * fr - g->hm_sin * ffl;
-    v4 vy_new = vy + g->hm_sin * ff + g->hm_cos * ffl + g->h_per_mass * frl;
-    v4 r_new = r + g->hi_a_sin * ff + g->hi_a_cos * ffl - g->hb_per_inertia * frl;
+    st_vec ffl = -(l1 + m1 * ff + n1 * fr);
+    st_vec frl = -(l2 + m2 * ff + n2 * fr);
+    st_vec vx_new = vx + g->hm_cos * ff + g->h_per_mass * fr - g->hm_sin * ffl;
+    st_vec vy_new = vy + g->hm_sin * ff + g->hm_cos * ffl + g->h_per_mass * frl;
+    st_vec r_new = r + g->hi_a_sin * ff + g->hi_a_cos * ffl - g->hb_per_inertia * frl;
     if (st_any(held)) {
         /* A held axle: static friction keeps a creep at exact rest. */
-        vx_new = sel(rear_held, zero, vx_new);
-        m4 resting = held & st_le(abs4(vx_new), splat(PDK_ST_REST_SPEED_MPS)) &
-                     st_le(abs4(vy_new), splat(PDK_ST_REST_SPEED_MPS)) &
-                     st_le(abs4(r_new), splat(PDK_ST_REST_YAW_RATE_RADPS));
-        vx_new = sel(resting, zero, vx_new);
-        vy_new = sel(resting, zero, vy_new);
-        r_new = sel(resting, zero, r_new);
+        vx_new = st_sel(rear_held, zero, vx_new);
+        st_mask resting = held & st_le(st_abs(vx_new), st_splat(PDK_ST_REST_SPEED_MPS)) &
+                          st_le(st_abs(vy_new), st_splat(PDK_ST_REST_SPEED_MPS)) &
+                          st_le(st_abs(r_new), st_splat(PDK_ST_REST_YAW_RATE_RADPS));
+        vx_new = st_sel(resting, zero, vx_new);
+        vy_new = st_sel(resting, zero, vy_new);
+        r_new = st_sel(resting, zero, r_new);
     }
 
     /* The CG acceleration in the (new) body frame is the force over the
@@ -570,7 +675,7 @@ VEC void st_group_substep(st_group *restrict g)
     g->x += h * (vx_new * hc - vy_new * hs);
     g->y += h * (vx_new * hs + vy_new * hc);
 
-    v4 fx_r = st_clamp(fr, lo_r, hi_r);
+    st_vec fx_r = st_clamp(fr, lo_r, hi_r);
     g->fz_f = fz_f;
     g->fz_r = fz_r;
     g->fx_f = ff;
@@ -581,9 +686,9 @@ VEC void st_group_substep(st_group *restrict g)
 }
 
 /* Values whose magnitude is below PDK_ST_NEGLIGIBLE as exactly zero. */
-VEC v4 st_negligible_to_zero(v4 x)
+VEC st_vec st_negligible_to_zero(st_vec x)
 {
-    return sel(lt4(abs4(x), splat(PDK_ST_NEGLIGIBLE)), splat(0.0), x);
+    return st_sel(st_lt(st_abs(x), st_splat(PDK_ST_NEGLIGIBLE)), st_splat(0.0), x);
 }
 
 /* Writes the tick's end state back and the telemetry of the group's first
@@ -596,40 +701,27 @@ VEC v4 st_negligible_to_zero(v4 x)
 VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_cmd *const *cmd,
                        const pdk_st_params *const *p, double *const *chs)
 {
-    const v4 zero = splat(0.0);
-    v4 v2 = g->vx * g->vx + g->vy * g->vy;
-    v4 broken_sum = (((g->x - g->x) + (g->y - g->y)) + ((g->yaw - g->yaw) + (g->vx - g->vx))) +
-                    (((g->vy - g->vy) + (g->r - g->r)) + ((g->ax - g->ax) + (g->ay - g->ay))) +
-                    (v2 - v2);
-    m4 broken = ~st_eq(broken_sum, zero);
-    v4 vx = g->vx;
-    v4 vy = st_negligible_to_zero(g->vy);
-    v4 r = st_negligible_to_zero(g->r);
-    v4 ax = st_negligible_to_zero(g->ax);
-    v4 ay = st_negligible_to_zero(g->ay);
-    v4 w_f = vy + g->a * r;
-    v4 u_f = g->cd * vx + g->sd * w_f;
-    v4 vlat_f = g->cd * w_f - g->sd * vx;
-    v4 rolling = g->rolling * (g->fz_f * g->cd + g->fz_r);
-    v4 rolling_ch = sel(gt4(vx, zero), -rolling, sel(lt4(vx, zero), rolling, zero));
-    v4 speed = sqrt4(vx * vx + vy * vy);
-    v4 floor_mps = splat(PDK_ST_SLIP_SPEED_FLOOR_MPS);
-    v4 slip_fx = st_max(abs4(u_f), floor_mps);
-    v4 slip_ry = vy - g->b * r;
-    v4 slip_rx = st_max(abs4(vx), floor_mps);
-    v4 slip_f, slip_r;
-    if (g->n == 1) {
-        /* A lone vehicle's copy lanes would only repeat its two slip
-         * angles: one evaluation takes the front's in the even lanes and the
-         * rear's in the odd ones. */
-        v4 both = atan2_4((v4){vlat_f[0], slip_ry[0], vlat_f[0], slip_ry[0]},
-                          (v4){slip_fx[0], slip_rx[0], slip_fx[0], slip_rx[0]});
-        slip_f = splat(both[0]);
-        slip_r = splat(both[1]);
-    } else {
-        slip_f = atan2_4(vlat_f, slip_fx);
-        slip_r = atan2_4(slip_ry, slip_rx);
-    }
+    const st_vec zero = st_splat(0.0);
+    st_vec v2 = g->vx * g->vx + g->vy * g->vy;
+    st_vec broken_sum = (((g->x - g->x) + (g->y - g->y)) + ((g->yaw - g->yaw) + (g->vx - g->vx))) +
+                        (((g->vy - g->vy) + (g->r - g->r)) + ((g->ax - g->ax) + (g->ay - g->ay))) +
+                        (v2 - v2);
+    st_mask broken = ~st_eq(broken_sum, zero);
+    st_vec vx = g->vx;
+    st_vec vy = st_negligible_to_zero(g->vy);
+    st_vec r = st_negligible_to_zero(g->r);
+    st_vec ax = st_negligible_to_zero(g->ax);
+    st_vec ay = st_negligible_to_zero(g->ay);
+    st_vec w_f = vy + g->a * r;
+    st_vec u_f = g->cd * vx + g->sd * w_f;
+    st_vec vlat_f = g->cd * w_f - g->sd * vx;
+    st_vec rolling = g->rolling * (g->fz_f * g->cd + g->fz_r);
+    st_vec rolling_ch = st_sel(st_gt(vx, zero), -rolling, st_sel(st_lt(vx, zero), rolling, zero));
+    st_vec speed = st_sqrt(vx * vx + vy * vy);
+    st_vec floor_mps = st_splat(PDK_ST_SLIP_SPEED_FLOOR_MPS);
+    st_vec slip_fx = st_max(st_abs(u_f), floor_mps);
+    st_vec slip_ry = vy - g->b * r;
+    st_vec slip_rx = st_max(st_abs(vx), floor_mps);
     int faults = 0;
     for (int l = 0; l < g->n; l++) {
         pdk_st_state *s = st[l];
@@ -650,7 +742,7 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         s->ay_mps2 = ay[l];
         ch[PDK_CH_POS_X] = g->x[l];
         ch[PDK_CH_POS_Y] = g->y[l];
-        ch[PDK_CH_POS_Z] = g->cg_height[l];
+        ch[PDK_CH_POS_Z] = p[l]->cg_height_m;
         ch[PDK_CH_YAW] = g->yaw[l];
         ch[PDK_CH_SPEED] = speed[l];
         ch[PDK_CH_VEL_X] = vx[l];
@@ -658,15 +750,13 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         ch[PDK_CH_YAW_RATE] = r[l];
         ch[PDK_CH_ACCEL_X] = ax[l];
         ch[PDK_CH_ACCEL_Y] = ay[l];
-        ch[PDK_CH_STEER_ANGLE] = g->steer_rad[l];
-        ch[PDK_CH_STEER_WHEEL] = g->steer_wheel[l];
-        ch[PDK_CH_THROTTLE] = g->throttle[l];
-        ch[PDK_CH_BRAKE] = g->brake[l];
-        ch[PDK_CH_GEAR] = g->gear[l];
+        ch[PDK_CH_STEER_ANGLE] = cmd[l]->steer_rad;
+        ch[PDK_CH_STEER_WHEEL] = cmd[l]->steer_wheel_deg;
+        ch[PDK_CH_THROTTLE] = cmd[l]->throttle_pct;
+        ch[PDK_CH_BRAKE] = cmd[l]->brake_bar;
+        ch[PDK_CH_GEAR] = cmd[l]->gear_code;
         ch[PDK_CH_TYRE_LOAD_F] = g->fz_f[l];
         ch[PDK_CH_TYRE_LOAD_R] = g->fz_r[l];
-        ch[PDK_CH_SLIP_ANGLE_F] = slip_f[l];
-        ch[PDK_CH_SLIP_ANGLE_R] = slip_r[l];
         ch[PDK_CH_FORCE_X_F] = g->fx_f[l];
         ch[PDK_CH_FORCE_X_R] = g->fx_r[l];
         ch[PDK_CH_FORCE_Y_F] = g->fy_f[l];
@@ -674,6 +764,35 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         ch[PDK_CH_DRAG] = g->drag[l];
         ch[PDK_CH_ROLLING] = rolling_ch[l];
         ch[PDK_CH_FAULTED] = 0.0;
+    }
+    /* The slip angles last: their atan2 is the longest chain of the store,
+     * and everything before it in program order can retire while it runs
+     * (it matters for a lone vehicle, whose ticks follow each other). */
+    st_vec slip_f, slip_r;
+#if !defined(ST_LONE)
+    if (g->n == 1) {
+        /* A lone vehicle's copy lanes would only repeat its two slip
+         * angles: one evaluation takes the front's in the even lanes and the
+         * rear's in the odd ones. */
+        st_vec y, x;
+        for (int l = 0; l < ST_LANES; l++) {
+            y[l] = l % 2 == 0 ? vlat_f[0] : slip_ry[0];
+            x[l] = l % 2 == 0 ? slip_fx[0] : slip_rx[0];
+        }
+        st_vec both = st_atan2(y, x);
+        slip_f = st_splat(both[0]);
+        slip_r = st_splat(both[1]);
+    } else
+#endif
+    {
+        slip_f = st_atan2(vlat_f, slip_fx);
+        slip_r = st_atan2(slip_ry, slip_rx);
+    }
+    for (int l = 0; l < g->n; l++) {
+        if (!broken[l]) {
+            chs[l][PDK_CH_SLIP_ANGLE_F] = slip_f[l];
+            chs[l][PDK_CH_SLIP_ANGLE_R] = slip_r[l];
+        }
     }
     return faults;
 }
@@ -687,12 +806,17 @@ VEC int st_step_groups(pdk_st_state *const *states, const pdk_st_cmd *const *cmd
                        int substeps)
 {
     if (count == 1) {
-        /* A lone vehicle, the whole of a small world's batch: the same
-         * tick on one group held here, so that the compiler knows it has
-         * one vehicle (n == 1) and keeps it out of the batch's array. */
-        pdk_st_state *st[ST_LANES] = {states[0], states[0], states[0], states[0]};
-        const pdk_st_cmd *cm[ST_LANES] = {cmds[0], cmds[0], cmds[0], cmds[0]};
-        const pdk_st_params *pa[ST_LANES] = {params[0], params[0], params[0], params[0]};
+        /* A lone vehicle: one group held here, so that the compiler knows
+         * it has one vehicle (n == 1) and keeps it out of the batch's
+         * array. */
+        pdk_st_state *st[ST_LANES];
+        const pdk_st_cmd *cm[ST_LANES];
+        const pdk_st_params *pa[ST_LANES];
+        for (int l = 0; l < ST_LANES; l++) {
+            st[l] = states[0];
+            cm[l] = cmds[0];
+            pa[l] = params[0];
+        }
         st_group g;
         st_group_load(&g, 1, st, cm, pa);
         for (int i = 0; i < substeps; i++) {
