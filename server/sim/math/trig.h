@@ -6,9 +6,10 @@
  * every conforming platform; telemetry computed with them is reproducible
  * too. Each formula is written once, over lanes, in trig_lanes.h: this
  * header compiles it for four lanes (sincos4, atan2_4: the camber curves,
- * the slip-angle channels, the single-track headings) and for one
- * (sincos1, atan2_1), and a scalar call is lane 0 of the one-lane function,
- * so every lane of every width gives the scalar call's bits. */
+ * the slip-angle channels, the single-track headings) and for two
+ * (sincos2, atan2_2: the lone single-track build), and a scalar call is
+ * lane 0 of the two-lane function, so every lane of every width gives the
+ * scalar call's bits. */
 #ifndef PDK_TRIG_H
 #define PDK_TRIG_H
 

@@ -1,6 +1,6 @@
 /* The formulas of trig.h, sine with cosine and atan2, written once over a
  * lane type: trig.h includes this file once for four lanes (sincos4,
- * atan2_4) and once for one lane (sincos1, atan2_1, which its scalar calls
+ * atan2_4) and once for two (sincos2, atan2_2, which its scalar calls
  * take), naming the type, the lane primitives of lanes.h and the
  * functions' names before each inclusion. Every lane performs the same IEEE
  * operations on its own operands, a branch is a select between values
