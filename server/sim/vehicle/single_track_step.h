@@ -54,7 +54,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "math/lanes.h" /* v4, m4, lane1, mask1, VEC and the primitives of each width */
+#include "math/lanes.h" /* v4, m4, lane2, mask2, VEC and the primitives of each width */
 #include "math/trig.h"  /* sincos4, atan2_4, sincos2, atan2_2 */
 #include "sim/channels.h"
 #include "vehicle/single_track.h"
