@@ -504,28 +504,26 @@ pdk_error pdk_wire_dbw_encode(uint64_t session_id, pdk_vehicle_id id, const pdk_
     return PDK_OK;
 }
 
+/* pdk_wire_body_read's take for a DbwCommand body. */
+static pdk_error take_dbw(const ProtobufCMessage *msg, void *ud)
+{
+    pdk_wire_decoded_ *d = ud;
+    const Paddock__V1__DbwCommand *cmd = (const Paddock__V1__DbwCommand *)msg;
+    pdk_wire_dbw_from_pb(cmd, d->out);
+    d->id = cmd->vehicle_id;
+    return PDK_OK;
+}
+
 pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
                               pdk_vehicle_id *id)
 {
-    if (out == NULL || (body == NULL && len > 0)) {
+    if (out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    pdk_wire_arena arena;
-    bool heap;
-    ProtobufCMessage *msg =
-        pdk_wire_unpack_small(&paddock__v1__dbw_command__descriptor, body, len, &arena, &heap);
-    if (msg == NULL) {
-        return PDK_ERR_PROTOCOL;
-    }
-    const Paddock__V1__DbwCommand *cmd = (const Paddock__V1__DbwCommand *)msg;
-    pdk_wire_dbw_from_pb(cmd, out);
-    if (id != NULL) {
-        *id = cmd->vehicle_id;
-    }
-    if (heap) {
-        protobuf_c_message_free_unpacked(msg, NULL);
-    }
-    return PDK_OK;
+    pdk_wire_decoded_ d = {out, 0};
+    return pdk_wire_decoded_finish_(
+        pdk_wire_body_read(&paddock__v1__dbw_command__descriptor, body, len, take_dbw, &d), &d,
+        id);
 }
 
 /* ---- tyre commands ------------------------------------------------------- */
@@ -616,24 +614,25 @@ pdk_error pdk_wire_tyre_encode(uint64_t session_id, pdk_vehicle_id id, const pdk
     return pdk_wire_pack_append(out, &msg.base);
 }
 
+/* pdk_wire_body_read's take for a TyreCommand body. */
+static pdk_error take_tyre(const ProtobufCMessage *msg, void *ud)
+{
+    pdk_wire_decoded_ *d = ud;
+    const Paddock__V1__TyreCommand *cmd = (const Paddock__V1__TyreCommand *)msg;
+    d->id = cmd->vehicle_id;
+    return pdk_wire_tyre_from_pb(cmd, d->out, NULL, 0);
+}
+
 pdk_error pdk_wire_tyre_decode(const uint8_t *body, size_t len, pdk_tyre_input *out,
                                pdk_vehicle_id *id)
 {
-    if (out == NULL || (body == NULL && len > 0)) {
+    if (out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    ProtobufCMessage *msg =
-        pdk_wire_unpack_bounded(&paddock__v1__tyre_command__descriptor, body, len);
-    if (msg == NULL) {
-        return PDK_ERR_PROTOCOL;
-    }
-    const Paddock__V1__TyreCommand *cmd = (const Paddock__V1__TyreCommand *)msg;
-    pdk_error err = pdk_wire_tyre_from_pb(cmd, out, NULL, 0);
-    if (err == PDK_OK && id != NULL) {
-        *id = cmd->vehicle_id;
-    }
-    protobuf_c_message_free_unpacked(msg, NULL);
-    return err;
+    pdk_wire_decoded_ d = {out, 0};
+    return pdk_wire_decoded_finish_(
+        pdk_wire_body_read(&paddock__v1__tyre_command__descriptor, body, len, take_tyre, &d), &d,
+        id);
 }
 
 /* ---- state -------------------------------------------------------------- */

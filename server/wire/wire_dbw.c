@@ -425,28 +425,25 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
     return pdk_wire_pack_append(out, &m.base);
 }
 
+/* pdk_wire_body_read's take for a DbwMessage body. */
+static pdk_error take_dbw_msg(const ProtobufCMessage *msg, void *ud)
+{
+    pdk_wire_decoded_ *d = ud;
+    const Paddock__V1__DbwMessage *m = (const Paddock__V1__DbwMessage *)msg;
+    d->id = m->vehicle_id;
+    return pdk_wire_dbw_msg_from_pb(m, d->out, NULL, 0);
+}
+
 pdk_error pdk_wire_dbw_msg_decode(const uint8_t *body, size_t len, pdk_dbw_msg *out,
                                   pdk_vehicle_id *id)
 {
-    if (out == NULL || (body == NULL && len > 0)) {
+    if (out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    pdk_wire_arena arena;
-    bool heap;
-    ProtobufCMessage *msg =
-        pdk_wire_unpack_small(&paddock__v1__dbw_message__descriptor, body, len, &arena, &heap);
-    if (msg == NULL) {
-        return PDK_ERR_PROTOCOL;
-    }
-    const Paddock__V1__DbwMessage *m = (const Paddock__V1__DbwMessage *)msg;
-    pdk_error err = pdk_wire_dbw_msg_from_pb(m, out, NULL, 0);
-    if (err == PDK_OK && id != NULL) {
-        *id = m->vehicle_id;
-    }
-    if (heap) {
-        protobuf_c_message_free_unpacked(msg, NULL);
-    }
-    return err;
+    pdk_wire_decoded_ d = {out, 0};
+    return pdk_wire_decoded_finish_(
+        pdk_wire_body_read(&paddock__v1__dbw_message__descriptor, body, len, take_dbw_msg, &d),
+        &d, id);
 }
 
 /* ---- reports ------------------------------------------------------------ */

@@ -98,6 +98,28 @@ size_t pdk_wire_pack_words_build(const uint8_t *rec, size_t record_bytes, uint8_
 ProtobufCMessage *pdk_wire_unpack_bounded(const ProtobufCMessageDescriptor *desc,
                                           const uint8_t *body, size_t len);
 
+/* A recorded command body decoded by pdk_wire_body_read into out (a
+ * pdk_dbw_cmd, pdk_tyre_input or pdk_dbw_msg), with the vehicle it names. */
+typedef struct pdk_wire_decoded_ {
+    void *out;
+    pdk_vehicle_id id;
+} pdk_wire_decoded_;
+
+/* The decode functions' answer for body_read's err: PDK_ERR_PROTOCOL for
+ * bytes that are not the message, as they promise; *id set (when id is
+ * given) only once the body has decoded. */
+static inline pdk_error pdk_wire_decoded_finish_(pdk_error err, const pdk_wire_decoded_ *d,
+                                                 pdk_vehicle_id *id)
+{
+    if (err == PDK_ERR_PARSE) {
+        return PDK_ERR_PROTOCOL;
+    }
+    if (err == PDK_OK && id != NULL) {
+        *id = d->id;
+    }
+    return err;
+}
+
 /* Room for a small message's decode: a DbwCommand or a DbwMessage takes
  * a few hundred bytes. */
 #define PDK_WIRE_ARENA_BYTES 2048
