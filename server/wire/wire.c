@@ -521,9 +521,9 @@ pdk_error pdk_wire_dbw_decode(const uint8_t *body, size_t len, pdk_dbw_cmd *out,
         return PDK_ERR_INVALID_ARGUMENT;
     }
     pdk_wire_decoded_ d = {out, 0};
-    return pdk_wire_decoded_finish_(
-        pdk_wire_body_read(&paddock__v1__dbw_command__descriptor, body, len, take_dbw, &d), &d,
-        id);
+    pdk_error err =
+        pdk_wire_body_read(&paddock__v1__dbw_command__descriptor, body, len, take_dbw, &d);
+    return pdk_wire_decoded_finish_(err, &d, id);
 }
 
 /* ---- tyre commands ------------------------------------------------------- */
@@ -630,9 +630,9 @@ pdk_error pdk_wire_tyre_decode(const uint8_t *body, size_t len, pdk_tyre_input *
         return PDK_ERR_INVALID_ARGUMENT;
     }
     pdk_wire_decoded_ d = {out, 0};
-    return pdk_wire_decoded_finish_(
-        pdk_wire_body_read(&paddock__v1__tyre_command__descriptor, body, len, take_tyre, &d), &d,
-        id);
+    pdk_error err =
+        pdk_wire_body_read(&paddock__v1__tyre_command__descriptor, body, len, take_tyre, &d);
+    return pdk_wire_decoded_finish_(err, &d, id);
 }
 
 /* ---- state -------------------------------------------------------------- */

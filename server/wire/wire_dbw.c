@@ -441,9 +441,9 @@ pdk_error pdk_wire_dbw_msg_decode(const uint8_t *body, size_t len, pdk_dbw_msg *
         return PDK_ERR_INVALID_ARGUMENT;
     }
     pdk_wire_decoded_ d = {out, 0};
-    return pdk_wire_decoded_finish_(
-        pdk_wire_body_read(&paddock__v1__dbw_message__descriptor, body, len, take_dbw_msg, &d),
-        &d, id);
+    pdk_error err =
+        pdk_wire_body_read(&paddock__v1__dbw_message__descriptor, body, len, take_dbw_msg, &d);
+    return pdk_wire_decoded_finish_(err, &d, id);
 }
 
 /* ---- reports ------------------------------------------------------------ */
