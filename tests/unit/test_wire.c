@@ -1074,6 +1074,41 @@ START_TEST(state_frame_merges_subscription_id)
 }
 END_TEST
 
+/* pdk_wire_body_read: a body decodes as its message and take's answer
+ * comes back; bytes that are not the message are PDK_ERR_PARSE, and a
+ * missing descriptor, take or body INVALID_ARGUMENT, take never called. */
+static pdk_error take_remove_id(const ProtobufCMessage *msg, void *ud)
+{
+    *(uint32_t *)ud = ((const Paddock__V1__VehicleRemove *)msg)->vehicle_id;
+    return PDK_ERR_STALE_ID;
+}
+
+START_TEST(body_read_hands_the_message_and_refuses_bad_bodies)
+{
+    pdk_buf b = {0};
+    Paddock__V1__VehicleRemove m = PADDOCK__V1__VEHICLE_REMOVE__INIT;
+    m.vehicle_id = 0x30002u;
+    ck_assert_int_eq(pdk_wire_pack_append(&b, &m.base), PDK_OK);
+    const ProtobufCMessageDescriptor *desc = &paddock__v1__vehicle_remove__descriptor;
+    uint32_t id = 0;
+    ck_assert_int_eq(pdk_wire_body_read(desc, b.data, b.len, take_remove_id, &id),
+                     PDK_ERR_STALE_ID);
+    ck_assert_uint_eq(id, 0x30002u);
+
+    static const uint8_t torn[] = {0x0a, 0x05, 'a'};
+    id = 0;
+    ck_assert_int_eq(pdk_wire_body_read(desc, torn, sizeof torn, take_remove_id, &id),
+                     PDK_ERR_PARSE);
+    ck_assert_int_eq(pdk_wire_body_read(NULL, b.data, b.len, take_remove_id, &id),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_body_read(desc, b.data, b.len, NULL, &id), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_body_read(desc, NULL, 3, take_remove_id, &id),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(id, 0);
+    pdk_buf_free(&b);
+}
+END_TEST
+
 static Suite *wire_suite(void)
 {
     Suite *s = suite_create("wire");
@@ -1104,6 +1139,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, state_from_pose_copies_every_field);
     tcase_add_test(tc, state_common_equals_protobuf_c_pack);
     tcase_add_test(tc, state_frame_merges_subscription_id);
+    tcase_add_test(tc, body_read_hands_the_message_and_refuses_bad_bodies);
     suite_add_tcase(s, tc);
     return s;
 }
