@@ -12,6 +12,7 @@ packages=(
   libsqlite3-dev sqlite3
   check
   libjansson-dev
+  python3-protobuf python3-pytest python3-numpy python3-pandas python3-matplotlib
 )
 
 missing=()
