@@ -448,10 +448,18 @@ void pdk_session_apply_inputs(pdk_session *s)
 
 static void publish_dbw(pdk_session *s);
 
+static uint64_t wall_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void pdk_session_tick(pdk_session *s)
 {
     pdk_session_apply_inputs(s);
     pdk_world_step(s->world);
+    s->tick_wall_ns = wall_now_ns();
     if (s->store)
         pdk_session_record_tick_(s);
     if (s->publishing)
@@ -743,6 +751,11 @@ void pdk_session_set_publishing(pdk_session *s, bool on)
 bool pdk_session_publishing(const pdk_session *s)
 {
     return s->publishing;
+}
+
+uint64_t pdk_session_tick_wall_ns(const pdk_session *s)
+{
+    return s->tick_wall_ns;
 }
 
 void pdk_session_set_telemetry(pdk_session *s, bool on)

@@ -284,6 +284,11 @@ void pdk_session_tick(pdk_session *s);
 void pdk_session_set_publishing(pdk_session *s, bool on);
 bool pdk_session_publishing(const pdk_session *s);
 
+/* The wall clock (UTC, ns since the Unix epoch) when the last tick's step
+ * ended, what StateBatch and TelemetryBatch call wall_time_ns; 0 before the
+ * first tick. Not state: a replay's ticks carry the replay's time. */
+uint64_t pdk_session_tick_wall_ns(const pdk_session *s);
+
 /* Telemetry on (the default) or off: whether the world's steps write the
  * four-wheel vehicles' channels (pdk_world_set_telemetry), kept across
  * restores. Off, the state and its hashes are the same bits and the

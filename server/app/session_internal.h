@@ -75,6 +75,7 @@ struct pdk_session {
     uint64_t seq;
     bool publishing; /* false: ticks send no state or report frames */
     bool telemetry;  /* false: the world writes no four-wheel channels */
+    uint64_t tick_wall_ns; /* UTC (ns) when the last tick's step ended; 0 before one */
 
     pdk_pending_input *pending;
     size_t n_pending;
