@@ -63,6 +63,12 @@ class Subscription:
             except asyncio.TimeoutError:
                 pass
 
+    def drain(self):
+        """Every row buffered now, oldest first, without waiting."""
+        bodies = list(self._buffer.items)
+        self._buffer.items.clear()
+        return [_route.convert(self.kind, b, self.channels) for b in bodies]
+
     def __aiter__(self):
         return self
 

@@ -63,6 +63,13 @@ class Subscription:
                                        f"{self.subscription_id} within {timeout} s")
         return _route.convert(self.kind, body, self.channels)
 
+    def drain(self):
+        """Every row buffered now, oldest first, without waiting."""
+        with self.client._cond:
+            bodies = list(self._buffer.items)
+            self._buffer.items.clear()
+        return [_route.convert(self.kind, b, self.channels) for b in bodies]
+
     def __iter__(self):
         return self
 

@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.environ.get("PADDOCK_SOURCE_DIR",
                             os.path.normpath(os.path.join(HERE, "..", "..", "..")))
 PADDOCKD = os.environ.get("PADDOCKD", os.path.join(SOURCE_DIR, "build", "bin", "paddockd"))
-LISTENING = re.compile(r"listening on 127\.0\.0\.1:(\d+)")
+LISTENING = re.compile(r"\) listening on 127\.0\.0\.1:(\d+)")  # the ready line, "paddockd 0.1.0 (build ...) listening on"
 
 
 class Server:
