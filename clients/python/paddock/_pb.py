@@ -24,16 +24,16 @@ def _generate_from_checkout():
             "paddock: paddock/v1/paddock_pb2.py is missing and there is no "
             "proto/paddock/v1/paddock.proto beside the package to make it from; "
             "build with cmake and use PYTHONPATH=build/python")
-    protoc = shutil.which("protoc")
-    if protoc is None:
-        raise ImportError("paddock: protoc is needed to generate paddock_pb2 "
-                          "(apt install protobuf-compiler)")
     with open(proto, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:16]
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     out = os.path.join(cache, "paddock-python", digest)
     target = os.path.join(out, "paddock", "v1", "paddock_pb2.py")
     if not os.path.exists(target):
+        protoc = shutil.which("protoc")
+        if protoc is None:
+            raise ImportError("paddock: protoc is needed to generate paddock_pb2 "
+                              "(apt install protobuf-compiler)")
         os.makedirs(out, exist_ok=True)
         subprocess.run([protoc, "--python_out=" + out, "-I", proto_root, proto], check=True)
     spec = importlib.util.spec_from_file_location("paddock.v1.paddock_pb2", target)
