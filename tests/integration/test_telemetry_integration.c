@@ -529,6 +529,95 @@ START_TEST(refusals_name_what_was_wrong)
 }
 END_TEST
 
+/* `paddock telemetry`: the header once, then a row per vehicle per batch;
+ * --csv values read back to the bits a subscription of the same ticks got
+ * (the CLI's rows are checked against a subscription of the test's own). */
+START_TEST(cli_prints_rows_that_round_trip)
+{
+    pdk_test_server srv;
+    start_with(&srv, NULL);
+    static pdk_client a;
+    connect_as(&a, &srv, "cli-test");
+    uint64_t sid = new_session(&a, "");
+    uint32_t car = new_vehicle(&a, sid, 0.0, 0.0, 11.0);
+    uint32_t other = new_vehicle(&a, sid, 0.0, 30.0, 4.0);
+    const char *two[] = {"Speed", "YawRate"};
+    uint32_t sub = telemetry_subscribe(&a, sid, 60, two, 2, NULL, 0);
+    static char out[1 << 16];
+    ck_assert_msg(pdk_test_sh(out, sizeof(out),
+                              PDK_PADDOCK " --server %s telemetry %" PRIu64
+                                          " --channels Speed,YawRate --vehicles %u,%u --rate 60 "
+                                          "--ticks 20 --csv 2>/dev/null",
+                              srv.addr, sid, other, car) == 0,
+                  "%s", out);
+    ck_assert_msg(strncmp(out, "tick,sim_time_s,vehicle_id,Speed,YawRate\n", 41) == 0, "%s", out);
+    /* Ten batches (every second tick over twenty ticks) of two rows. */
+    static uint64_t ticks[32];
+    static uint32_t vids[32];
+    static double vals[32][2];
+    size_t rows = 0;
+    for (char *line = strchr(out, '\n') + 1; *line && rows < 32;) {
+        char *end = NULL;
+        ticks[rows] = strtoull(line, &end, 10);
+        strtod(end + 1, &end);
+        vids[rows] = (uint32_t)strtoul(end + 1, &end, 10);
+        vals[rows][0] = strtod(end + 1, &end);
+        vals[rows][1] = strtod(end + 1, &end);
+        ck_assert(*end == '\n');
+        line = end + 1;
+        rows++;
+    }
+    ck_assert_uint_eq(rows, 20);
+    ck_assert_uint_eq(ticks[19], ticks[0] + 18);
+    ck_assert_uint_eq(vids[0], car < other ? car : other);
+    /* The test's own 60 Hz subscription saw the same ticks: same bits. */
+    size_t same = 0;
+    double until = now_s() + 5.0;
+    while (same < rows && now_s() < until) {
+        if (pdk_client_recv(&a, &push, 50) != PDK_CLIENT_OK ||
+            push.which_body != paddock_v1_Frame_telemetry_batch_tag)
+            continue;
+        const paddock_v1_TelemetryBatch *tb = &push.body.telemetry_batch;
+        ck_assert_uint_eq(tb->subscription_id, sub);
+        for (size_t r = 0; r < rows; r++) {
+            if (ticks[r] != tb->tick)
+                continue;
+            for (pb_size_t k = 0; k < tb->rows_count; k++) {
+                if (tb->rows[k].vehicle_id != vids[r])
+                    continue;
+                ck_assert_mem_eq(vals[r], tb->rows[k].values, sizeof(vals[r]));
+                same++;
+            }
+        }
+        if (tb->tick > ticks[rows - 1])
+            break;
+    }
+    ck_assert_uint_eq(same, rows);
+
+    /* The table form and the refusals of the command line and the server. */
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCK " --server %s telemetry %" PRIu64
+                                             " --channels Speed --ticks 3 2>/dev/null",
+                                 srv.addr, sid),
+                     0);
+    ck_assert_msg(strstr(out, "TICK") && strstr(out, "VEHICLE_ID") && strstr(out, "Speed"), "%s",
+                  out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCK " --server %s telemetry %" PRIu64 " --ticks 3",
+                                 srv.addr, sid),
+                     2);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCK " --server %s telemetry %" PRIu64
+                                             " --channels Nope --ticks 3",
+                                 srv.addr, sid),
+                     1);
+    ck_assert_msg(strstr(out, "UNKNOWN_KEY") && strstr(out, "\"Nope\" is not a channel"), "%s",
+                  out);
+    pdk_client_close(&a);
+    stop_clean(&srv);
+}
+END_TEST
+
 static Suite *telemetry_suite(void)
 {
     Suite *s = suite_create("telemetry_integration");
@@ -536,6 +625,7 @@ static Suite *telemetry_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, live_values_are_the_recordings);
     tcase_add_test(tc, refusals_name_what_was_wrong);
+    tcase_add_test(tc, cli_prints_rows_that_round_trip);
     suite_add_tcase(s, tc);
     return s;
 }
