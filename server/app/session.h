@@ -1,10 +1,11 @@
-/* A session: one world, its queued inputs, its subscriptions (state and DBW
- * reports), its vehicles' control leases and its recording. Every change to
- * the world is an input stamped (tick, seq) and applied at a tick boundary,
- * in order, then recorded; nothing else changes a world. The session knows
- * nothing of sockets or clocks: the server (or the offline runner) calls
- * pdk_session_tick when a tick is due and receives replies, state and report
- * frames and control events through the hooks below. */
+/* A session: one world, its queued inputs, its subscriptions (state,
+ * telemetry and DBW reports), its vehicles' control leases and its
+ * recording. Every change to the world is an input stamped (tick, seq) and
+ * applied at a tick boundary, in order, then recorded; nothing else changes
+ * a world. The session knows nothing of sockets or clocks: the server (or
+ * the offline runner) calls pdk_session_tick when a tick is due and
+ * receives replies, state and report frames and control events through the
+ * hooks below. */
 #ifndef PDK_SESSION_H
 #define PDK_SESSION_H
 
@@ -79,9 +80,10 @@ typedef struct pdk_input_result {
 typedef struct pdk_session_hooks {
     /* An input was applied or refused (only for inputs with a conn_id). */
     void (*on_result)(void *ud, pdk_reply_to to, const pdk_input_result *res);
-    /* A subscription's state frame (one whole Frame) is ready.
-     * Returning PDK_ERR_FRAME_TOO_LARGE ends the subscription (on_sub_end
-     * tells why); other errors are the transport's business. */
+    /* A state or telemetry subscription's frame (one whole Frame with a
+     * StateBatch or a TelemetryBatch) is ready. Returning
+     * PDK_ERR_FRAME_TOO_LARGE ends the subscription (on_sub_end tells why);
+     * other errors are the transport's business. */
     pdk_error (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
                           size_t len);
     /* A subscription ended without being asked to: its session is being
