@@ -1,6 +1,7 @@
-"""protoc's Python output for paddock.proto shows the DBW kit's coded fields
-by name: each is an enum with the kit's numbers, and a number no value names
-still arrives as that number (proto3 enums are open).
+"""protoc's Python output for paddock.proto shows the coded fields (the
+protocol version, the DBW kit's commands and reports) by name: each is an
+enum with the kit's numbers, and a number no value names still arrives as
+that number (proto3 enums are open).
 
 Usage: test_python_enums.py PROTOC PROTO_DIR. Prints 'N passed, N failed'."""
 import importlib
@@ -13,6 +14,8 @@ PROTOC, PROTO_DIR = sys.argv[1], sys.argv[2]
 
 # (message, field, enum, {name: number}) for a sample of each enum's values.
 FIELDS = [
+    ("Hello", "protocol_version", "ProtocolVersion", {"PROTOCOL_VERSION_1": 1}),
+    ("Welcome", "protocol_version", "ProtocolVersion", {}),
     ("SteeringCmd", "cmd_type", "SteeringCmdType",
      {"STEERING_CMD_TYPE_NONE": 0, "STEERING_CMD_TYPE_ANGLE": 2, "STEERING_CMD_TYPE_PERCENT": 14}),
     ("BrakeCmd", "cmd_type", "BrakeCmdType",
