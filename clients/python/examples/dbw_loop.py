@@ -29,7 +29,6 @@ PERIOD_S = 0.02            # 50 Hz
 WATCHDOG_S = 0.1           # the kit's command timeout (12 ticks)
 STEER_AMPLITUDE_DEG = 30.0
 STEER_PERIOD_S = 5.0
-SYSTEM_ACTIVE = 2          # SystemReport.state: MANUAL 0, READY 1, ACTIVE 2, FAULT 7
 
 
 def main(argv=None):
@@ -76,14 +75,14 @@ def main(argv=None):
             for r in reports.drain():
                 if r.kind == "system":
                     system = r.report
-                    active_seen = active_seen or system.state == SYSTEM_ACTIVE
+                    active_seen = active_seen or system.state == paddock.pb.SYSTEM_STATE_ACTIVE
                 elif r.kind == "ulc":
                     ulc = r.report
                 else:
                     steering = r.report
             period += 1
             if period % 25 == 0 and system and ulc and steering:
-                print(f"t {t:5.2f} s  system {system.state} "
+                print(f"t {t:5.2f} s  system {paddock.pb.SystemState.Name(system.state)} "
                       f"{system.reason_not_ready_str or '-'}  "
                       f"v {ulc.vel_meas:5.2f}/{ulc.vel_ref:5.2f} m/s  "
                       f"steer {steering.steering_wheel_angle:6.1f} deg", flush=True)

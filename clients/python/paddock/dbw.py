@@ -16,38 +16,18 @@ import struct
 
 from ._pb import pb
 
-# The kit's numbers for its coded fields: the contract's enums where it has
-# them, else these (the numbers docs/dbw.md and the proto's comments give).
-_FALLBACK = {
-    "SteeringCmdType": {"NONE": 0, "TORQUE": 1, "ANGLE": 2, "CURVATURE": 3, "YAW_RATE": 4,
-                        "PERCENT": 14, "CALIBRATE": 15},
-    "BrakeCmdType": {"NONE": 0, "PRESSURE": 1, "TORQUE": 2, "ACCEL": 8, "ACCEL_ACC": 9,
-                     "ACCEL_AEB": 10, "PEDAL_RAW": 13, "PERCENT": 14},
-    "ThrottleCmdType": {"NONE": 0, "PEDAL_RAW": 13, "PERCENT": 14},
-    "UlcCmdType": {"NONE": 0, "VELOCITY": 1, "ACCEL": 2},
-    "SystemCmdType": {"NONE": 0, "ENABLE": 1, "DISABLE": 2},
-    "SyncMode": {"NONE": 0, "DISENGAGES": 1, "ALL_OR_NONE": 2, "ALL_OR_NONE_WITH_BTN": 3},
-}
+# The prefix of each coded field's enum values in the contract (proto3 enum
+# values share the package's scope, so each carries its enum's name).
 _PREFIX = {"SteeringCmdType": "STEERING_CMD_TYPE_", "BrakeCmdType": "BRAKE_CMD_TYPE_",
            "ThrottleCmdType": "THROTTLE_CMD_TYPE_", "UlcCmdType": "ULC_CMD_TYPE_",
            "SystemCmdType": "SYSTEM_CMD_TYPE_", "SyncMode": "SYNC_MODE_"}
 
 
 def kit_value(enum_name, value):
-    """A kit code from a number or a name ("ANGLE" or "STEERING_CMD_TYPE_ANGLE")."""
-    if not isinstance(value, str):
-        return int(value)
-    short = value.upper()
-    prefix = _PREFIX[enum_name]
-    if short.startswith(prefix):
-        short = short[len(prefix):]
-    enum = getattr(pb, enum_name, None)
-    if enum is not None and prefix + short in enum.keys():
-        return enum.Value(prefix + short)
-    if short not in _FALLBACK[enum_name]:
-        raise ValueError(f"{value!r} is not a {enum_name} "
-                         f"({', '.join(_FALLBACK[enum_name])})")
-    return _FALLBACK[enum_name][short]
+    """A kit code from a number or a name of the contract's enum: "ANGLE" or
+    "STEERING_CMD_TYPE_ANGLE" for SteeringCmdType."""
+    from ._requests import enum_value
+    return enum_value(getattr(pb, enum_name), value, _PREFIX[enum_name])
 
 
 def crc8_j1850(data):
