@@ -83,8 +83,8 @@ def test_every_body_the_server_sends_decodes_without_unknown_fields(server):
         c.send_dbw(kit.system(enable=True))
         c.send_dbw(kit.ulc(3.0))
         stats = c.subscribe_stats(s, rate_hz=20, timeout=5)
-        telemetry = c.subscribe_telemetry(s, ["Speed", "PosX", "YawRate"], rate_hz=30,
-                                          timeout=5)
+        telemetry = c.subscribe_telemetry(s, ["Speed", "PosX", "YawRate"], vehicle_ids=[v],
+                                          rate_hz=30, timeout=5)
         # A higher source's lease pushes a ControlEvent to the lower holder.
         # (On a vehicle of its own: the DbwCommand above took v's DRIVER lease.)
         leased = c.spawn(s, "kart", y_m=10.0).vehicle_id
