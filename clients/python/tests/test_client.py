@@ -181,3 +181,35 @@ async def _two(sub):
         rows.append(row)
         if len(rows) == 2:
             return rows
+
+
+def test_asyncio_subscriptions_end_drain_and_events(server):
+    async def run():
+        async with paddock.aio.Client("127.0.0.1", server.port, name="aio-2",
+                                      queue_size=4) as c:
+            s = (await c.create_session("py-aio-2")).session_id
+            v = (await c.spawn(s, "midsize_sedan")).vehicle_id
+            # A small buffer not drained keeps the newest rows and counts the rest.
+            states = await c.subscribe_state(s, rate_hz=120, timeout=5)
+            await asyncio.sleep(0.4)
+            kept = states.drain()
+            assert len(kept) == 4 and states.dropped > 0
+            assert [r.tick for r in kept] == list(range(kept[0].tick, kept[0].tick + 4))
+            # A kit message with its CRC goes through the coroutine API.
+            kit = paddock.DbwKit(s, v, crc=True)
+            assert await c.send_dbw(kit.system(enable=True)) > 0
+            # A lease taken over by another connection pushes a ControlEvent.
+            # (On a car of its own: the kit message took v's AUTONOMY lease.)
+            w = (await c.spawn(s, "kart", y_m=5.0)).vehicle_id
+            await c.lease(s, w, "ai")
+            async with paddock.aio.Client("127.0.0.1", server.port, name="aio-3") as other:
+                await other.lease(s, w, "autonomy")
+                event = await c.next_event(timeout=5)
+                assert event.preempted == pb.CONTROL_SOURCE_AI
+            await c.close_session(s)
+            with pytest.raises(errors.Closed, match="ended"):
+                while True:
+                    await states.get()
+        with pytest.raises(errors.ConnectionClosed):
+            await c.ping()
+    asyncio.run(run())
