@@ -85,3 +85,25 @@ def test_1000_live_ticks_equal_the_recordings_csv_bit_for_bit(client):
             j = int(numpy.flatnonzero(mine.view(numpy.uint64) != theirs.view(numpy.uint64))[0])
             pytest.fail(f"tick {tick} vehicle {v} {CHANNELS[j]}: live {mine[j]!r} "
                         f"({struct.pack('<d', mine[j]).hex()}), csv {theirs[j]!r}")
+
+
+def test_an_input_answered_at_tick_t_shows_first_in_the_batch_of_t_plus_1(client):
+    s = client.create_session("py-telemetry-timeline").session_id
+    tick = client.pause(s).tick
+    v = client.spawn(s, "midsize_sedan", gear="DRIVE").vehicle_id
+    sub = client.subscribe_telemetry(s, ["Throttle", "SteerWheel"], vehicle_ids=[v],
+                                     timeout=5)
+    tick = client.step(s, 2).tick
+    batch = sub.get()
+    while batch.tick < tick:
+        batch = sub.get()
+    applied = client.dbw_command(s, v, throttle_pct=40.0, steer_wheel_deg=90.0)
+    assert applied == tick  # paused: applied at once, at the paused tick T
+    assert list(batch.values[0]) == [0.0, 0.0]
+    client.step(s, 1)
+    after = sub.get()
+    # The step of T is the first to use the input: the batch of T + 1 shows it.
+    assert after.tick == tick + 1
+    assert after.values[0][0] > 0.0 and after.values[0][1] > 0.0
+    sub.close()
+    client.close_session(s)
