@@ -250,13 +250,20 @@ class Client(Requests):
     # ---- driving the requests ----
 
     def _call(self, body, message):
-        if self._closed:
-            raise errors.ConnectionClosed(self._close_reason())
         rid = self._take_id()
         q = queue.Queue()
+        # Registered under the lock that close() takes, so a call either
+        # sees the connection closed or is failed by it, never left waiting.
         with self._cond:
+            if self._closed:
+                raise errors.ConnectionClosed(self._close_reason())
             self._pending[rid] = q
-        self._send(rid, body, message)
+        try:
+            self._send(rid, body, message)
+        except OSError as e:
+            with self._cond:
+                self._pending.pop(rid, None)
+            raise errors.ConnectionClosed(f"sending {body} failed: {e}") from e
         return rid, q
 
     def _wait(self, rid, q):
@@ -278,7 +285,7 @@ class Client(Requests):
             while True:
                 step = gen.send(reply)
                 if isinstance(step, Call):
-                    if rid is not None:
+                    with self._cond:
                         self._pending.pop(rid, None)
                     rid, q = self._call(step.body, step.message)
                 reply = self._wait(rid, q)
