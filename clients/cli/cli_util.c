@@ -355,6 +355,25 @@ void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionI
              s->lateness_p99_ms, (unsigned long long)s->overruns);
 }
 
+void pdk_cli_format_wall_ns(char *out, size_t out_len, uint64_t wall_ns)
+{
+    int64_t s = (int64_t)(wall_ns / 1000000000u);
+    unsigned ms = (unsigned)(wall_ns % 1000000000u / 1000000u);
+    int64_t z = s / 86400 + 719468;
+    int64_t sod = s % 86400;
+    /* civil_from_days, the inverse of days_from_civil. */
+    const int64_t era = z / 146097;
+    const unsigned doe = (unsigned)(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+    const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+    const int64_t y = (int64_t)yoe + era * 400 + (m <= 2);
+    snprintf(out, out_len, "%04lld-%02u-%02uT%02u:%02u:%02u.%03uZ", (long long)y, m, d,
+             (unsigned)(sod / 3600), (unsigned)(sod / 60 % 60), (unsigned)(sod % 60), ms);
+}
+
 #define STATE_HDR "%10s %10s %5s %10s %10s %7s %8s %8s %9s %9s %11s %9s %8s %8s"
 #define STATE_ROW                                                                                  \
     "%10llu %10.3f %5u %10.3f %10.3f %7.3f %8.2f %8.2f %9.2f %9.2f %11.2f %9.2f %8.3f %8.3f"

@@ -118,6 +118,10 @@ double pdk_cli_wrap_deg(double deg);
 void pdk_cli_format_sessions_header(char *out, size_t out_len);
 void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionInfo *s);
 
+/* ns since the Unix epoch as ISO 8601 UTC to the millisecond
+ * ("2026-12-05T03:59:01.123Z"). */
+void pdk_cli_format_wall_ns(char *out, size_t out_len, uint64_t wall_ns);
+
 /* watch: tick, sim time, vehicle id, x, y, yaw (deg), speed (km/h), yaw rate
  * (deg/s), road-wheel steer angle (deg), ax, ay (m/s^2, body frame). */
 void pdk_cli_format_state_header(char *out, size_t out_len);

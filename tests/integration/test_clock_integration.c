@@ -90,7 +90,25 @@ START_TEST(welcome_and_pong_carry_both_clocks)
         ck_assert_msg(fabs(offset_ns) <= (double)(t3 - t0) / 2.0 + 1e6,
                       "offset %.0f ns for a round trip of %" PRIu64 " ns", offset_ns, t3 - t0);
     }
+    /* The C client's sample: the same clock on loopback, so the offset is
+     * within half its round trip (and a millisecond of rounding). */
+    int64_t offset_ns = 0;
+    uint64_t rtt_ns = 0;
+    ck_assert_int_eq(pdk_client_clock_sample(&c, &rep, &offset_ns, &rtt_ns), PDK_CLIENT_OK);
+    ck_assert_uint_gt(rtt_ns, 0);
+    ck_assert_uint_lt(rtt_ns, 1000000000u);
+    ck_assert_msg(llabs(offset_ns) <= (long long)(rtt_ns / 2 + 1000000), "offset %lld ns",
+                  (long long)offset_ns);
     pdk_client_close(&c);
+    /* paddock info prints the server's clock and the offset. */
+    static char out[8192];
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCK " --server %s info", srv.addr), 0);
+    ck_assert_msg(strstr(out, "server clock: 20") != NULL, "%s", out);
+    const char *off = strstr(out, "clock offset: ");
+    ck_assert_msg(off != NULL, "%s", out);
+    double off_ms = 0, bound_ms = 0;
+    ck_assert_int_eq(sscanf(off, "clock offset: %lf ms +- %lf ms", &off_ms, &bound_ms), 2);
+    ck_assert_msg(fabs(off_ms) <= bound_ms + 1.0, "%s", out);
     stop_clean(&srv);
 }
 END_TEST

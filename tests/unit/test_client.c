@@ -481,6 +481,15 @@ START_TEST(invalid_arguments)
     ck_assert_int_eq(pdk_client_recv(&client, NULL, 0), PDK_CLIENT_EINVAL);
     ck_assert_int_eq(pdk_client_send(&client, NULL), PDK_CLIENT_EINVAL);
     ck_assert_int_eq(pdk_client_expect(NULL, &frame_a, 1), PDK_CLIENT_EINVAL);
+    int64_t offset_ns = 0;
+    uint64_t rtt_ns = 0;
+    ck_assert_int_eq(pdk_client_clock_sample(NULL, &frame_a, &offset_ns, &rtt_ns),
+                     PDK_CLIENT_EINVAL);
+    ck_assert_int_eq(pdk_client_clock_sample(&client, NULL, &offset_ns, &rtt_ns),
+                     PDK_CLIENT_EINVAL);
+    ck_assert_int_eq(pdk_client_clock_sample(&client, &frame_a, NULL, &rtt_ns), PDK_CLIENT_EINVAL);
+    ck_assert_int_eq(pdk_client_clock_sample(&client, &frame_a, &offset_ns, NULL),
+                     PDK_CLIENT_EINVAL);
     pdk_client_close(NULL);
     ck_assert(!pdk_client_is_connected(NULL));
 }
