@@ -875,6 +875,7 @@ static const pdk_cli_command *const COMMANDS[] = {
     &pdk_cli_import_command,
     &pdk_cli_csv_command,
     &pdk_cli_meta_command,
+    &pdk_cli_recordings_command,
     &REMOVE_COMMAND,
     &CLOSE_COMMAND,
 };
