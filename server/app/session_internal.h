@@ -14,12 +14,16 @@
 #include "session.h"
 #include "wire.h"
 
+/* A state subscription (StateBatch), or a telemetry one (TelemetryBatch)
+ * when chans is set: both publish at the same ticks through on_state. */
 typedef struct subscription {
     uint32_t id;
     uint64_t conn_id;
     uint32_t divisor; /* publish when tick % divisor == 0 */
     uint32_t *ids;    /* NULL: every vehicle */
     size_t n_ids;
+    int *chans; /* telemetry: registry indexes in the schema's order; NULL: state */
+    size_t n_chans;
     size_t too_large; /* set by publish: the batch that did not fit */
 } subscription;
 
