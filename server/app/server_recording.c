@@ -1011,7 +1011,9 @@ static void pdk_server_handle_recording_list(pdk_server *srv, const pdk_request 
     job_start(j);
 }
 
-/* A recording may go unless its session is live here or a replay plays it. */
+/* A recording may go unless a replay plays it (looked up here, in the
+ * table) or its session is still being recorded (the store refuses a
+ * recording without an end; an unrecorded live session is not in it). */
 static void pdk_server_handle_recording_delete(pdk_server *srv, const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
@@ -1020,12 +1022,6 @@ static void pdk_server_handle_recording_delete(pdk_server *srv, const pdk_reques
     char msg[160];
     for (size_t i = 0; i < srv->table.n; i++) {
         const pdk_server_slot *slot = &srv->table.items[i];
-        if (slot->id == id && slot->replay.player == NULL) {
-            snprintf(msg, sizeof(msg),
-                     "recording %" PRIu64 " is a live session being recorded; close it first", id);
-            pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_BUSY, msg);
-            return;
-        }
         if (slot->replay.player != NULL && slot->replay.of == id) {
             snprintf(msg, sizeof(msg),
                      "recording %" PRIu64 " is open in replay session %" PRIu64

@@ -147,7 +147,8 @@ START_TEST(recordings_survive_a_restart_and_delete)
     ck_assert_uint_eq(r->total, 2);
     ck_assert(!r->recordings[0].live);
     ck_assert(r->recordings[1].live);
-    expect_refused(&c, b, paddock_v1_ErrorCode_BUSY, "is a live session being recorded");
+    expect_refused(&c, b, paddock_v1_ErrorCode_BUSY,
+                   "is still being recorded; close its session first");
     /* Give the writer time to commit some of b's hashes, then kill -9. */
     usleep(500 * 1000);
     pdk_client_close(&c);
@@ -245,6 +246,17 @@ START_TEST(recordings_survive_a_restart_and_delete)
     expect_refused(&v, a, paddock_v1_ErrorCode_PROTOCOL, "may not send recording_delete");
     pdk_client_close(&v);
 
+    /* A live session that is not recorded is no recording. */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    req.body.session_create.no_record = true;
+    ck_assert_msg(pdk_client_call(&c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", c.error);
+    uint64_t unrecorded = rep.body.session_created.session.session_id;
+    char want[96];
+    snprintf(want, sizeof(want), "no recording %" PRIu64, unrecorded);
+    expect_refused(&c, unrecorded, paddock_v1_ErrorCode_NOT_FOUND, want);
+    close_session(&c, unrecorded);
+
     /* A replay of a keeps it until the replay closes. */
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_replay_open_tag;
@@ -252,7 +264,6 @@ START_TEST(recordings_survive_a_restart_and_delete)
     req.body.replay_open.paused = true;
     ck_assert_msg(pdk_client_call(&c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", c.error);
     uint64_t replay = rep.body.session_created.session.session_id;
-    char want[96];
     snprintf(want, sizeof(want), "is open in replay session %" PRIu64, replay);
     expect_refused(&c, a, paddock_v1_ErrorCode_BUSY, want);
     close_session(&c, replay);
