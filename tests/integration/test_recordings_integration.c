@@ -351,6 +351,59 @@ START_TEST(retention_deletes_finished_recordings_only)
 }
 END_TEST
 
+/* With the smallest frame a page holds fewer recordings than asked for,
+ * total tells the rest, the CLI reads every page; a recording that alone
+ * outgrows a frame is refused with CAPACITY naming its offset. */
+START_TEST(pages_are_cut_to_one_frame)
+{
+    pdk_test_server srv;
+    const char *const small[] = {"--max-frame", "1024", NULL};
+    start(&srv, NULL, small);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    char name[64];
+    for (int i = 0; i < 12; i++) {
+        snprintf(name, sizeof(name), "a long name to fill the frame with, recording number %02d",
+                 i);
+        new_session(&c, name, "flat");
+    }
+    const paddock_v1_RecordingListReply *r = list(&c, NULL, 0, 0);
+    ck_assert_uint_eq(r->total, 12);
+    ck_assert_uint_gt(r->recordings_count, 0);
+    ck_assert_uint_lt(r->recordings_count, 12); /* cut by the frame, not the limit */
+    uint32_t seen = 0;
+    uint64_t last = 0;
+    while (seen < 12) {
+        r = list(&c, NULL, seen, 0);
+        ck_assert_uint_eq(r->offset, seen);
+        ck_assert_uint_gt(r->recordings_count, 0);
+        for (pb_size_t i = 0; i < r->recordings_count; i++) {
+            ck_assert_uint_gt(r->recordings[i].session_id, last);
+            last = r->recordings[i].session_id;
+        }
+        seen += r->recordings_count;
+    }
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), CLI "recordings --name 'recording number'", srv.addr), 0);
+    int rows = 0;
+    for (const char *p = out; (p = strstr(p, "recording number")) != NULL; p++)
+        rows++;
+    ck_assert_msg(rows == 12, "%d rows: %s", rows, out);
+    uint64_t crowded = new_session(&c, "crowded", "flat");
+    for (int i = 0; i < 120; i++)
+        spawn(&c, crowded, "kart");
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_recording_list_tag;
+    req.body.recording_list.offset = 12;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_CAPACITY);
+    ck_assert_msg(strstr(c.error, "recording at offset 12 does not fit one frame of 1024 bytes"),
+                  "%s", c.error);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
 static Suite *recordings_suite(void)
 {
     Suite *s = suite_create("integration_recordings");
@@ -358,6 +411,7 @@ static Suite *recordings_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, recordings_survive_a_restart_and_delete);
     tcase_add_test(tc, retention_deletes_finished_recordings_only);
+    tcase_add_test(tc, pages_are_cut_to_one_frame);
     suite_add_tcase(s, tc);
     return s;
 }
