@@ -361,20 +361,24 @@ START_TEST(pages_are_cut_to_one_frame)
     start(&srv, NULL, small);
     static pdk_client c;
     ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    /* Four vehicles each, so that the C client's page of 8 (its
+     * fixed-size array: it always asks with a limit) outgrows the frame. */
     char name[64];
     for (int i = 0; i < 12; i++) {
         snprintf(name, sizeof(name), "a long name to fill the frame with, recording number %02d",
                  i);
-        new_session(&c, name, "flat");
+        uint64_t sid = new_session(&c, name, "flat");
+        for (int v = 0; v < 4; v++)
+            spawn(&c, sid, "kart");
     }
-    const paddock_v1_RecordingListReply *r = list(&c, NULL, 0, 0);
+    const paddock_v1_RecordingListReply *r = list(&c, NULL, 0, 8);
     ck_assert_uint_eq(r->total, 12);
     ck_assert_uint_gt(r->recordings_count, 0);
-    ck_assert_uint_lt(r->recordings_count, 12); /* cut by the frame, not the limit */
+    ck_assert_uint_lt(r->recordings_count, 8); /* cut by the frame, not the limit */
     uint32_t seen = 0;
     uint64_t last = 0;
     while (seen < 12) {
-        r = list(&c, NULL, seen, 0);
+        r = list(&c, NULL, seen, 8);
         ck_assert_uint_eq(r->offset, seen);
         ck_assert_uint_gt(r->recordings_count, 0);
         for (pb_size_t i = 0; i < r->recordings_count; i++) {
