@@ -45,7 +45,8 @@ class Subscription:
         return self._buffer.dropped
 
     def get(self, timeout=None):
-        """The next row; TimeoutError after `timeout` s (None: the subscription's own)."""
+        """The next row; TimeoutError after `timeout` s (None: the subscription's own),
+        StopIteration once closed."""
         timeout = self.timeout if timeout is None else timeout
         with self.client._cond:
             while True:
