@@ -97,6 +97,8 @@ class Client(Requests):
     """A connection to paddockd in an asyncio loop; `await connect()` or
     `async with` opens it. Arguments as paddock.Client's."""
 
+    protocol_version = pb.PROTOCOL_VERSION_1  # what Hello says this client speaks
+
     def __init__(self, host="127.0.0.1", port=7420, name="python", viewer=False, timeout=30.0,
                  queue_size=4096):
         self.host, self.port, self.name, self.viewer = host, port, name, viewer
@@ -116,7 +118,7 @@ class Client(Requests):
             asyncio.open_connection(self.host, self.port), self.timeout)
         self._changed = asyncio.Event()
         self._reader = framing.FrameReader(1 << 20)
-        self._send(self._take_id(), "hello", pb.Hello(protocol_version=pb.PROTOCOL_VERSION_1,
+        self._send(self._take_id(), "hello", pb.Hello(protocol_version=self.protocol_version,
                                                       client_name=self.name, viewer=self.viewer))
         frame = await asyncio.wait_for(self._first_frame(), self.timeout)
         body = frame.WhichOneof("body")

@@ -105,6 +105,8 @@ class Client(Requests):
     buffer in frames. `tap`, when given, is called with every Frame received
     (in the reader thread, before it is routed): a debugging and test hook."""
 
+    protocol_version = pb.PROTOCOL_VERSION_1  # what Hello says this client speaks
+
     def __init__(self, host="127.0.0.1", port=7420, name="python", viewer=False, timeout=30.0,
                  queue_size=4096, tap=None):
         self.timeout = timeout
@@ -135,7 +137,7 @@ class Client(Requests):
     # ---- connection ----
 
     def _hello(self, name, viewer):
-        hello = pb.Hello(protocol_version=pb.PROTOCOL_VERSION_1, client_name=name, viewer=viewer)
+        hello = pb.Hello(protocol_version=self.protocol_version, client_name=name, viewer=viewer)
         self._send(self._take_id(), "hello", hello)
         while True:
             data = self._sock.recv(65536)

@@ -213,3 +213,19 @@ def test_asyncio_subscriptions_end_drain_and_events(server):
         with pytest.raises(errors.ConnectionClosed):
             await c.ping()
     asyncio.run(run())
+
+
+def test_a_hello_the_server_refuses_raises_its_error(server):
+    class Future(paddock.Client):
+        protocol_version = 2
+
+    class AioFuture(paddock.aio.Client):
+        protocol_version = 2
+
+    with pytest.raises(errors.Version):
+        Future("127.0.0.1", server.port)
+
+    async def run():
+        with pytest.raises(errors.Version):
+            await AioFuture("127.0.0.1", server.port).connect()
+    asyncio.run(run())
