@@ -825,7 +825,8 @@ pdk_client_status pdk_dbw_link_parking_brake(pdk_dbw_link *link, int on)
 {
     paddock_v1_DbwMessage m = paddock_v1_DbwMessage_init_zero;
     m.which_msg = paddock_v1_DbwMessage_misc_tag;
-    m.msg.misc.parking_brake = on ? PDK_DBW_PARKING_BRAKE_ON : PDK_DBW_PARKING_BRAKE_OFF;
+    m.msg.misc.parking_brake = on ? paddock_v1_ParkingBrakeCmd_PARKING_BRAKE_CMD_ON
+                                  : paddock_v1_ParkingBrakeCmd_PARKING_BRAKE_CMD_OFF;
     return pdk_dbw_link_send(link, &m);
 }
 

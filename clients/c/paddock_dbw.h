@@ -24,76 +24,82 @@ typedef enum pdk_dbw_stream {
     PDK_DBW_STREAM_COUNT = 5,
 } pdk_dbw_stream;
 
-/* The kit's numbers, as the proto comments give them. */
+/* The kit's numbers: the proto's enums (paddock.proto's DBW section) under
+ * the names this library has always used. */
 enum {
     /* SteeringCmd.cmd_type */
-    PDK_DBW_STEER_ANGLE = 2,     /* steering-wheel deg */
-    PDK_DBW_STEER_CURVATURE = 3, /* 1/m */
-    PDK_DBW_STEER_YAW_RATE = 4,  /* rad/s */
-    PDK_DBW_STEER_PERCENT = 14,  /* % of lock, -100..100 */
-    PDK_DBW_STEER_CALIBRATE = 15,
+    PDK_DBW_STEER_ANGLE =
+        paddock_v1_SteeringCmdType_STEERING_CMD_TYPE_ANGLE, /* steering-wheel deg */
+    PDK_DBW_STEER_CURVATURE = paddock_v1_SteeringCmdType_STEERING_CMD_TYPE_CURVATURE, /* 1/m */
+    PDK_DBW_STEER_YAW_RATE = paddock_v1_SteeringCmdType_STEERING_CMD_TYPE_YAW_RATE,   /* rad/s */
+    PDK_DBW_STEER_PERCENT =
+        paddock_v1_SteeringCmdType_STEERING_CMD_TYPE_PERCENT, /* % of lock, -100..100 */
+    PDK_DBW_STEER_CALIBRATE = paddock_v1_SteeringCmdType_STEERING_CMD_TYPE_CALIBRATE,
     /* BrakeCmd.cmd_type */
-    PDK_DBW_BRAKE_PRESSURE = 1, /* bar */
-    PDK_DBW_BRAKE_TORQUE = 2,   /* N*m */
-    PDK_DBW_BRAKE_ACCEL = 8,    /* m/s^2 of deceleration */
-    PDK_DBW_BRAKE_ACCEL_ACC = 9,
-    PDK_DBW_BRAKE_ACCEL_AEB = 10,
-    PDK_DBW_BRAKE_PEDAL_RAW = 13,
-    PDK_DBW_BRAKE_PERCENT = 14,
+    PDK_DBW_BRAKE_PRESSURE = paddock_v1_BrakeCmdType_BRAKE_CMD_TYPE_PRESSURE, /* bar */
+    PDK_DBW_BRAKE_TORQUE = paddock_v1_BrakeCmdType_BRAKE_CMD_TYPE_TORQUE,     /* N*m */
+    PDK_DBW_BRAKE_ACCEL = paddock_v1_BrakeCmdType_BRAKE_CMD_TYPE_ACCEL, /* m/s^2 of deceleration */
+    PDK_DBW_BRAKE_ACCEL_ACC = paddock_v1_BrakeCmdType_BRAKE_CMD_TYPE_ACCEL_ACC,
+    PDK_DBW_BRAKE_ACCEL_AEB = paddock_v1_BrakeCmdType_BRAKE_CMD_TYPE_ACCEL_AEB,
+    PDK_DBW_BRAKE_PEDAL_RAW = paddock_v1_BrakeCmdType_BRAKE_CMD_TYPE_PEDAL_RAW,
+    PDK_DBW_BRAKE_PERCENT = paddock_v1_BrakeCmdType_BRAKE_CMD_TYPE_PERCENT,
     /* ThrottleCmd.cmd_type */
-    PDK_DBW_THROTTLE_PEDAL_RAW = 13,
-    PDK_DBW_THROTTLE_PERCENT = 14,
+    PDK_DBW_THROTTLE_PEDAL_RAW = paddock_v1_ThrottleCmdType_THROTTLE_CMD_TYPE_PEDAL_RAW,
+    PDK_DBW_THROTTLE_PERCENT = paddock_v1_ThrottleCmdType_THROTTLE_CMD_TYPE_PERCENT,
     /* UlcCmd.cmd_type */
-    PDK_DBW_ULC_VELOCITY = 1, /* m/s */
-    PDK_DBW_ULC_ACCEL = 2,    /* m/s^2 */
+    PDK_DBW_ULC_VELOCITY = paddock_v1_UlcCmdType_ULC_CMD_TYPE_VELOCITY, /* m/s */
+    PDK_DBW_ULC_ACCEL = paddock_v1_UlcCmdType_ULC_CMD_TYPE_ACCEL,       /* m/s^2 */
     /* SystemReport.state */
-    PDK_DBW_STATE_MANUAL = 0,
-    PDK_DBW_STATE_READY = 1,
-    PDK_DBW_STATE_ACTIVE = 2,
-    PDK_DBW_STATE_FAULT = 7,
+    PDK_DBW_STATE_MANUAL = paddock_v1_SystemState_SYSTEM_STATE_MANUAL,
+    PDK_DBW_STATE_READY = paddock_v1_SystemState_SYSTEM_STATE_READY,
+    PDK_DBW_STATE_ACTIVE = paddock_v1_SystemState_SYSTEM_STATE_ACTIVE,
+    PDK_DBW_STATE_FAULT = paddock_v1_SystemState_SYSTEM_STATE_FAULT,
     /* SystemCmd.sync_mode */
-    PDK_DBW_SYNC_MODE_NONE = 0,
-    PDK_DBW_SYNC_MODE_DISENGAGES = 1,
-    PDK_DBW_SYNC_MODE_ALL_OR_NONE = 2,
-    PDK_DBW_SYNC_MODE_ALL_OR_NONE_WITH_BTN = 3,
+    PDK_DBW_SYNC_MODE_NONE = paddock_v1_SyncMode_SYNC_MODE_NONE,
+    PDK_DBW_SYNC_MODE_DISENGAGES = paddock_v1_SyncMode_SYNC_MODE_DISENGAGES,
+    PDK_DBW_SYNC_MODE_ALL_OR_NONE = paddock_v1_SyncMode_SYNC_MODE_ALL_OR_NONE,
+    PDK_DBW_SYNC_MODE_ALL_OR_NONE_WITH_BTN = paddock_v1_SyncMode_SYNC_MODE_ALL_OR_NONE_WITH_BTN,
     /* ButtonPress.button */
-    PDK_DBW_BUTTON_ENABLE = 1,
-    PDK_DBW_BUTTON_DISABLE = 2,
-    PDK_DBW_BUTTON_EXTERNAL_BRAKE = 3,
-    PDK_DBW_BUTTON_EXTERNAL_BRAKE_RELEASE = 4,
+    PDK_DBW_BUTTON_ENABLE = paddock_v1_Button_BUTTON_ENABLE,
+    PDK_DBW_BUTTON_DISABLE = paddock_v1_Button_BUTTON_DISABLE,
+    PDK_DBW_BUTTON_EXTERNAL_BRAKE = paddock_v1_Button_BUTTON_EXTERNAL_BRAKE,
+    PDK_DBW_BUTTON_EXTERNAL_BRAKE_RELEASE = paddock_v1_Button_BUTTON_EXTERNAL_BRAKE_RELEASE,
     /* TurnSignalCmd.cmd */
-    PDK_DBW_TURN_NONE = 0,
-    PDK_DBW_TURN_LEFT = 1,
-    PDK_DBW_TURN_RIGHT = 2,
-    PDK_DBW_TURN_HAZARD = 3,
+    PDK_DBW_TURN_NONE = paddock_v1_TurnSignal_TURN_SIGNAL_NONE,
+    PDK_DBW_TURN_LEFT = paddock_v1_TurnSignal_TURN_SIGNAL_LEFT,
+    PDK_DBW_TURN_RIGHT = paddock_v1_TurnSignal_TURN_SIGNAL_RIGHT,
+    PDK_DBW_TURN_HAZARD = paddock_v1_TurnSignal_TURN_SIGNAL_HAZARD,
     /* MiscCmd.parking_brake */
-    PDK_DBW_PARKING_BRAKE_ON = 1,
-    PDK_DBW_PARKING_BRAKE_OFF = 2,
+    PDK_DBW_PARKING_BRAKE_ON = paddock_v1_ParkingBrakeCmd_PARKING_BRAKE_CMD_ON,
+    PDK_DBW_PARKING_BRAKE_OFF = paddock_v1_ParkingBrakeCmd_PARKING_BRAKE_CMD_OFF,
     /* FaultInject.kind */
-    PDK_DBW_FAULT_CLEAR = 0,
-    PDK_DBW_FAULT_STUCK = 1,
-    PDK_DBW_FAULT_SATURATED = 2,
-    PDK_DBW_FAULT_LATENCY = 3,
-    PDK_DBW_FAULT_CHANNEL = 4,
-    PDK_DBW_FAULT_REPORT_DROP = 5,
-    PDK_DBW_FAULT_REPORT_DELAY = 6,
-    PDK_DBW_FAULT_REPORT_MISSING = 7,
-    PDK_DBW_FAULT_SENSOR_NOISE = 8,
-    PDK_DBW_FAULT_SENSOR_BIAS = 9,
-    PDK_DBW_FAULT_POWER_CYCLE = 10,    /* the whole kit restarts */
-    PDK_DBW_FAULT_MODULE_RESTART = 11, /* one actuator module restarts */
-    PDK_DBW_FAULT_KIND_COUNT = 12,
+    PDK_DBW_FAULT_CLEAR = paddock_v1_FaultKind_FAULT_KIND_CLEAR,
+    PDK_DBW_FAULT_STUCK = paddock_v1_FaultKind_FAULT_KIND_STUCK,
+    PDK_DBW_FAULT_SATURATED = paddock_v1_FaultKind_FAULT_KIND_SATURATED,
+    PDK_DBW_FAULT_LATENCY = paddock_v1_FaultKind_FAULT_KIND_LATENCY,
+    PDK_DBW_FAULT_CHANNEL = paddock_v1_FaultKind_FAULT_KIND_CHANNEL,
+    PDK_DBW_FAULT_REPORT_DROP = paddock_v1_FaultKind_FAULT_KIND_REPORT_DROP,
+    PDK_DBW_FAULT_REPORT_DELAY = paddock_v1_FaultKind_FAULT_KIND_REPORT_DELAY,
+    PDK_DBW_FAULT_REPORT_MISSING = paddock_v1_FaultKind_FAULT_KIND_REPORT_MISSING,
+    PDK_DBW_FAULT_SENSOR_NOISE = paddock_v1_FaultKind_FAULT_KIND_SENSOR_NOISE,
+    PDK_DBW_FAULT_SENSOR_BIAS = paddock_v1_FaultKind_FAULT_KIND_SENSOR_BIAS,
+    PDK_DBW_FAULT_POWER_CYCLE =
+        paddock_v1_FaultKind_FAULT_KIND_POWER_CYCLE, /* the whole kit restarts */
+    PDK_DBW_FAULT_MODULE_RESTART =
+        paddock_v1_FaultKind_FAULT_KIND_MODULE_RESTART, /* one actuator module restarts */
+    PDK_DBW_FAULT_KIND_COUNT = _paddock_v1_FaultKind_ARRAYSIZE,
     /* AwGearCommand.command (Autoware's numbers) */
-    PDK_DBW_AW_GEAR_NEUTRAL = 1,
-    PDK_DBW_AW_GEAR_DRIVE = 2,
-    PDK_DBW_AW_GEAR_REVERSE = 20,
-    PDK_DBW_AW_GEAR_PARK = 22,
-    PDK_DBW_AW_GEAR_LOW = 23,
+    PDK_DBW_AW_GEAR_NEUTRAL = paddock_v1_AwGear_AW_GEAR_NEUTRAL,
+    PDK_DBW_AW_GEAR_DRIVE = paddock_v1_AwGear_AW_GEAR_DRIVE,
+    PDK_DBW_AW_GEAR_REVERSE = paddock_v1_AwGear_AW_GEAR_REVERSE,
+    PDK_DBW_AW_GEAR_PARK = paddock_v1_AwGear_AW_GEAR_PARK,
+    PDK_DBW_AW_GEAR_LOW = paddock_v1_AwGear_AW_GEAR_LOW,
     /* AwControlModeCommand.mode */
-    PDK_DBW_AW_MODE_AUTONOMOUS = 1,
-    PDK_DBW_AW_MODE_STEER_ONLY = 2,
-    PDK_DBW_AW_MODE_VELOCITY_ONLY = 3,
-    PDK_DBW_AW_MODE_MANUAL = 4,
+    PDK_DBW_AW_MODE_AUTONOMOUS = paddock_v1_AwControlMode_AW_CONTROL_MODE_AUTONOMOUS,
+    PDK_DBW_AW_MODE_STEER_ONLY = paddock_v1_AwControlMode_AW_CONTROL_MODE_AUTONOMOUS_STEER_ONLY,
+    PDK_DBW_AW_MODE_VELOCITY_ONLY =
+        paddock_v1_AwControlMode_AW_CONTROL_MODE_AUTONOMOUS_VELOCITY_ONLY,
+    PDK_DBW_AW_MODE_MANUAL = paddock_v1_AwControlMode_AW_CONTROL_MODE_MANUAL,
 };
 
 /* A system setting the command leaves as it is (pdk_dbw_system_opts). */

@@ -110,11 +110,13 @@ int pdk_cli_find_session(pdk_cli *cli, uint64_t id, paddock_v1_SessionInfo *out,
 /* Required option missing: a usage error naming it. */
 int pdk_cli_missing(const pdk_cli_command *cmd, const char *option);
 
-/* The long-running commands, defined in drive.c, dbw.c and watch.c, and
- * those of session control (control.c) and recordings (recording.c). */
+/* The long-running commands, defined in drive.c, dbw.c, watch.c and
+ * telemetry.c, and those of session control (control.c) and recordings
+ * (recording.c). */
 extern const pdk_cli_command pdk_cli_drive_command;
 extern const pdk_cli_command pdk_cli_dbw_command;
 extern const pdk_cli_command pdk_cli_watch_command;
+extern const pdk_cli_command pdk_cli_telemetry_command;
 extern const pdk_cli_command pdk_cli_control_command;
 extern const pdk_cli_command pdk_cli_stepper_command;
 extern const pdk_cli_command pdk_cli_stats_command;

@@ -852,6 +852,7 @@ static const pdk_cli_command *const COMMANDS[] = {
     &TYRE_COMMAND,
     &pdk_cli_dbw_command,
     &pdk_cli_watch_command,
+    &pdk_cli_telemetry_command,
     &pdk_cli_control_command,
     &pdk_cli_stepper_command,
     &pdk_cli_stats_command,

@@ -86,6 +86,46 @@ static void remove_temp(const char *dir, const char *path)
         rmdir(dir);
 }
 
+/* Replaces every what in msg (a string in a buffer of len bytes) with as,
+ * cutting the end off where it no longer fits. */
+static void replace_all(char *msg, size_t len, const char *what, const char *as)
+{
+    size_t n_what = strlen(what);
+    if (n_what == 0)
+        return;
+    char out[PDK_REPLAY_ERR_LEN];
+    size_t used = 0;
+    const char *rest = msg;
+    const char *hit;
+    while ((hit = strstr(rest, what)) != NULL) {
+        int n = snprintf(out + used, sizeof(out) - used, "%.*s%s", (int)(hit - rest), rest, as);
+        used = n < 0 || (size_t)n >= sizeof(out) - used ? sizeof(out) - 1 : used + (size_t)n;
+        rest = hit + n_what;
+    }
+    if (rest == msg)
+        return;
+    snprintf(out + used, sizeof(out) - used, "%s", rest);
+    snprintf(msg, len, "%s", out);
+}
+
+/* An error about a job's or an upload's files goes to a client: the server's
+ * own paths in it (the temporary file and folder, the database) become
+ * words, and the operator gets the whole sentence on stderr. */
+static void hide_paths(const pdk_server *srv, const char *dir, const char *path,
+                       const char *file_word, char *msg, size_t len)
+{
+    char before[PDK_REPLAY_ERR_LEN];
+    snprintf(before, sizeof(before), "%s", msg);
+    if (path[0])
+        replace_all(msg, len, path, file_word);
+    if (dir[0])
+        replace_all(msg, len, dir, "the server's temporary folder");
+    if (srv->cfg.db_path && srv->cfg.db_path[0])
+        replace_all(msg, len, srv->cfg.db_path, "the server's database");
+    if (strcmp(before, msg) != 0)
+        fprintf(stderr, "paddockd: %s\n", before);
+}
+
 /* A fresh temporary folder and a file name in it. */
 static pdk_error make_temp(char *dir, size_t dir_len, char *path, size_t path_len, const char *file,
                            char *err, size_t err_len)
@@ -93,8 +133,9 @@ static pdk_error make_temp(char *dir, size_t dir_len, char *path, size_t path_le
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, dir_len, "%s/paddockd-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
-        snprintf(err, err_len, "cannot make a temporary folder in %s: %s",
-                 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        fprintf(stderr, "paddockd: cannot make a temporary folder in %s: %s\n",
+                tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        snprintf(err, err_len, "the server cannot make a temporary folder: %s", strerror(errno));
         dir[0] = '\0';
         return PDK_ERR_IO;
     }
@@ -157,6 +198,10 @@ static void job_start(job *j)
 
 static void fail_job(job *j, pdk_error err)
 {
+    const char *file_word = j->kind == JOB_IMPORT ? "the uploaded file"
+                            : j->kind == JOB_CSV  ? "the CSV export"
+                                                  : "the export";
+    hide_paths(j->srv, j->dir, j->path, file_word, j->msg, sizeof(j->msg));
     pdk_server_error_to(j->srv, j->conn_id, j->request_id, err, j->msg);
     job_free(j);
 }
@@ -329,6 +374,9 @@ static void job_work(uv_work_t *req)
     case JOB_IMPORT: {
         j->err = pdk_store_import_session(srv->store, j->path, &j->new_id, &j->original_id, j->msg,
                                           sizeof(j->msg));
+        /* The file goes now, so its path leaves the message now too. */
+        if (j->err != PDK_OK)
+            hide_paths(srv, j->dir, j->path, "the uploaded file", j->msg, sizeof(j->msg));
         remove_temp(j->dir, j->path);
         j->dir[0] = j->path[0] = '\0';
         pdk_store_session_info info;
@@ -798,8 +846,11 @@ static void upload_drop(pdk_upload *u)
 static void upload_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_error code,
                           const char *msg)
 {
+    char said[PDK_REPLAY_ERR_LEN];
+    snprintf(said, sizeof(said), "%s", msg);
+    hide_paths(srv, c->upload.dir, c->upload.path, "the uploaded file", said, sizeof(said));
     upload_drop(&c->upload);
-    pdk_server_send_error(&srv->out, c->conn, rid, code, msg);
+    pdk_server_send_error(&srv->out, c->conn, rid, code, said);
 }
 
 /* ImportChunk: the file is written to a temporary folder in order; the

@@ -1,4 +1,4 @@
-/* Requests for a live session's streams: state and DBW report
+/* Requests for a session's streams: state, telemetry and DBW report
  * subscriptions, and their ends. */
 #include <inttypes.h>
 #include <math.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "sim/channels.h"
 #include "server_request.h"
 
 /* DbwSubscribe: one vehicle's kit reports, each kind at its own rate. */
@@ -60,6 +61,27 @@ static void pdk_server_handle_dbw_subscribe(const pdk_request *rq)
     pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
+/* The refusals state and telemetry subscriptions share: what
+ * pdk_session_subscribe's error e says of rate_hz and the n_ids ids. */
+static void refuse_subscription(const pdk_request *rq, const pdk_server_slot *slot,
+                                uint64_t session_id, uint32_t rate_hz, size_t n_ids, pdk_error e)
+{
+    pdk_server_conn *c = rq->c;
+    uint64_t rid = rq->f->request_id;
+    if (e == PDK_ERR_OUT_OF_RANGE)
+        pdk_server_refuse(
+            rq->out, c, rid, e,
+            "vehicle_ids lists %zu ids; session %" PRIu64 " holds at most %d vehicles", n_ids,
+            session_id, pdk_world_def_get(pdk_session_world(slot->session))->max_vehicles);
+    else if (e == PDK_ERR_INVALID_ARGUMENT)
+        pdk_server_refuse(rq->out, c, rid, e,
+                          "rate_hz %u does not divide 120; use 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, "
+                          "20, 24, 30, 40, 60 or 120",
+                          rate_hz);
+    else
+        pdk_server_send_error(rq->out, c->conn, rid, e, "session has too many subscriptions");
+}
+
 static void pdk_server_handle_subscribe(const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
@@ -82,27 +104,8 @@ static void pdk_server_handle_subscribe(const pdk_request *rq)
     uint32_t sub_id = c->last_sub_id + 1;
     pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->fields,
                                         m->vehicle_ids, m->n_vehicle_ids);
-    if (e == PDK_ERR_OUT_OF_RANGE) {
-        char msg[128];
-        snprintf(msg, sizeof(msg),
-                 "vehicle_ids lists %zu ids; session %" PRIu64 " holds at most %d vehicles",
-                 m->n_vehicle_ids, m->session_id,
-                 pdk_world_def_get(pdk_session_world(slot->session))->max_vehicles);
-        pdk_server_send_error(rq->out, c->conn, f->request_id, e, msg);
-        return;
-    }
-    if (e == PDK_ERR_INVALID_ARGUMENT) {
-        char msg[160];
-        snprintf(msg, sizeof(msg),
-                 "rate_hz %u does not divide 120; use 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, "
-                 "30, 40, 60 or 120",
-                 m->rate_hz);
-        pdk_server_send_error(rq->out, c->conn, f->request_id, e, msg);
-        return;
-    }
     if (e != PDK_OK) {
-        pdk_server_send_error(rq->out, c->conn, f->request_id, e,
-                              "session has too many subscriptions");
+        refuse_subscription(rq, slot, m->session_id, m->rate_hz, m->n_vehicle_ids, e);
         return;
     }
     c->last_sub_id = sub_id;
@@ -114,6 +117,92 @@ static void pdk_server_handle_subscribe(const pdk_request *rq)
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
     r.subscribed = &sd;
+    pdk_server_send_frame(rq->out, c->conn, &r);
+}
+
+/* The registry indexes of m's channel names into chans (PDK_CH_COUNT
+ * room). Refuses, naming the entry, an empty list, a name that is not a
+ * channel's and a name given twice (a row holds each channel once, so the
+ * schema's order is the order asked for). */
+static bool telemetry_channels(const pdk_request *rq, const Paddock__V1__TelemetrySubscribe *m,
+                               int *chans)
+{
+    pdk_server_conn *c = rq->c;
+    uint64_t rid = rq->f->request_id;
+    if (m->n_channels == 0) {
+        pdk_server_refuse(rq->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
+                          "channels is empty: name at least one; `paddockd channels` lists them");
+        return false;
+    }
+    for (size_t i = 0; i < m->n_channels; i++) {
+        int ch = pdk_channel_find(m->channels[i]);
+        if (ch < 0) {
+            pdk_server_refuse(rq->out, c, rid, PDK_ERR_UNKNOWN_KEY,
+                              "channels[%zu] = \"%.64s\" is not a channel; `paddockd channels` "
+                              "lists them",
+                              i, m->channels[i]);
+            return false;
+        }
+        for (size_t k = 0; k < i; k++) {
+            if (chans[k] == ch) {
+                pdk_server_refuse(rq->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
+                                  "channels[%zu] = \"%s\" repeats channels[%zu]; name each "
+                                  "channel once",
+                                  i, m->channels[i], k);
+                return false;
+            }
+        }
+        /* No repeats, so at most PDK_CH_COUNT names get this far. */
+        chans[i] = ch;
+    }
+    return true;
+}
+
+/* TelemetrySubscribe: channels of the registry for some vehicles, answered
+ * with the schema that orders each row's values. */
+static void pdk_server_handle_telemetry_subscribe(const pdk_request *rq)
+{
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
+    const Paddock__V1__TelemetrySubscribe *m = f->telemetry_subscribe;
+    pdk_server_slot *slot =
+        pdk_server_need_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
+    if (!slot || !pdk_server_sub_room(rq->out, c, f->request_id))
+        return;
+    int chans[PDK_CH_COUNT];
+    if (!telemetry_channels(rq, m, chans))
+        return;
+    uint32_t sub_id = c->last_sub_id + 1;
+    pdk_error e =
+        pdk_session_telemetry_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->vehicle_ids,
+                                        m->n_vehicle_ids, chans, m->n_channels);
+    if (e != PDK_OK) {
+        refuse_subscription(rq, slot, m->session_id, m->rate_hz, m->n_vehicle_ids, e);
+        return;
+    }
+    c->last_sub_id = sub_id;
+    c->n_subs++;
+    Paddock__V1__TelemetryChannel infos[PDK_CH_COUNT];
+    Paddock__V1__TelemetryChannel *ptrs[PDK_CH_COUNT];
+    for (size_t i = 0; i < m->n_channels; i++) {
+        const pdk_channel_info *ci = pdk_channel_get((size_t)chans[i]);
+        paddock__v1__telemetry_channel__init(&infos[i]);
+        infos[i].name = (char *)ci->name;
+        infos[i].unit = (char *)ci->unit;
+        infos[i].index = (uint32_t)chans[i];
+        infos[i].description = (char *)ci->description;
+        ptrs[i] = &infos[i];
+    }
+    Paddock__V1__TelemetrySchema schema = PADDOCK__V1__TELEMETRY_SCHEMA__INIT;
+    schema.subscription_id = sub_id;
+    schema.session_id = m->session_id;
+    schema.rate_hz = m->rate_hz ? m->rate_hz : PDK_TICK_HZ;
+    schema.n_channels = m->n_channels;
+    schema.channels = ptrs;
+    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
+    r.request_id = f->request_id;
+    r.body_case = PADDOCK__V1__FRAME__BODY_TELEMETRY_SCHEMA;
+    r.telemetry_schema = &schema;
     pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
@@ -158,6 +247,9 @@ static void pdk_server_handle_unsubscribe(const pdk_request *rq)
 const pdk_server_request pdk_server_subscription_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_SUBSCRIBE,
      .handle = pdk_server_handle_subscribe,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_TELEMETRY_SUBSCRIBE,
+     .handle = pdk_server_handle_telemetry_subscribe,
      .changes = false},
     {.body = PADDOCK__V1__FRAME__BODY_DBW_SUBSCRIBE,
      .handle = pdk_server_handle_dbw_subscribe,

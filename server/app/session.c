@@ -1,5 +1,5 @@
 /* A session: its world, the queue of inputs waiting for the next tick
- * boundary, scripted drivers, state and DBW report subscriptions, the
+ * boundary, scripted drivers, state, telemetry and DBW report subscriptions, the
  * vehicles' control leases and the recording of all of it. */
 #include "session_internal.h"
 
@@ -87,6 +87,14 @@ static void pending_free(pdk_pending_input *p)
     p->removed = NULL;
 }
 
+static void sub_free(subscription *sub)
+{
+    free(sub->ids);
+    free(sub->chans);
+    sub->ids = NULL;
+    sub->chans = NULL;
+}
+
 static void tell(pdk_session *s, const pdk_pending_input *p, pdk_error err, const char *message)
 {
     if (p->to.conn_id == 0 || !s->hooks.on_result)
@@ -118,7 +126,7 @@ void pdk_session_destroy(pdk_session *s)
             s->hooks.on_sub_end(s->hooks.ud, s->subs[i].conn_id, s->subs[i].id, PDK_ERR_CLOSED,
                                 why);
         }
-        free(s->subs[i].ids);
+        sub_free(&s->subs[i]);
     }
     for (size_t i = 0; i < s->n_dbw_subs; i++) {
         if (s->hooks.on_sub_end) {
@@ -371,14 +379,22 @@ static bool sub_due(const subscription *sub, uint64_t tick)
     return tick % sub->divisor == 0;
 }
 
-/* Whether subscriptions a and b get the same batch: the same fields and
- * the same vehicle list (sorted and without duplicates, so equal lists
+/* Whether state subscriptions a and b get the same batch: the same fields
+ * and the same vehicle list (sorted and without duplicates, so equal lists
  * are equal arrays). */
 static bool same_batch(const subscription *a, const subscription *b)
 {
     if (a->fields != b->fields || a->n_ids != b->n_ids || (a->ids == NULL) != (b->ids == NULL))
         return false;
     return a->ids == NULL || memcmp(a->ids, b->ids, a->n_ids * sizeof(*a->ids)) == 0;
+}
+
+/* Encodes sub's telemetry batch for this tick into s->payload. */
+static pdk_error telemetry_body(pdk_session *s, const subscription *sub)
+{
+    pdk_buf_reset(&s->payload);
+    return pdk_wire_telemetry_common(s->world, s->id, s->tick_wall_ns, sub->ids, sub->n_ids,
+                                     sub->chans, sub->n_chans, &s->payload);
 }
 
 static void publish(pdk_session *s)
@@ -397,26 +413,40 @@ static void publish(pdk_session *s)
         subscription *sub = &s->subs[i];
         if (!sub_due(sub, tick))
             continue;
-        for (size_t j = 0; j < i && !sub->batch_ready; j++) {
-            const subscription *other = &s->subs[j];
-            if (other->batch_ready && same_batch(other, sub)) {
-                sub->batch_off = other->batch_off;
-                sub->batch_len = other->batch_len;
+        const uint8_t *body;
+        size_t body_len;
+        if (sub->chans != NULL) {
+            /* Each telemetry subscription has its own channels: its own body. */
+            if (telemetry_body(s, sub) != PDK_OK)
+                continue;
+            body = s->payload.data;
+            body_len = s->payload.len;
+        } else {
+            for (size_t j = 0; j < i && !sub->batch_ready; j++) {
+                const subscription *other = &s->subs[j];
+                if (other->batch_ready && same_batch(other, sub)) {
+                    sub->batch_off = other->batch_off;
+                    sub->batch_len = other->batch_len;
+                    sub->batch_ready = true;
+                }
+            }
+            if (!sub->batch_ready) {
+                size_t off = s->common.len;
+                if (pdk_wire_state_common(s->world, s->id, wall_ns, sub->fields, sub->ids,
+                                          sub->n_ids, &s->common) != PDK_OK)
+                    continue;
+                sub->batch_off = off;
+                sub->batch_len = s->common.len - off;
                 sub->batch_ready = true;
             }
-        }
-        if (!sub->batch_ready) {
-            size_t off = s->common.len;
-            if (pdk_wire_state_common(s->world, s->id, wall_ns, sub->fields, sub->ids, sub->n_ids,
-                                      &s->common) != PDK_OK)
-                continue;
-            sub->batch_off = off;
-            sub->batch_len = s->common.len - off;
-            sub->batch_ready = true;
+            body = s->common.data + sub->batch_off;
+            body_len = sub->batch_len;
         }
         pdk_buf_reset(&s->frame);
-        if (pdk_wire_state_frame_append(&s->frame, sub->id, s->common.data + sub->batch_off,
-                                        sub->batch_len) != PDK_OK)
+        pdk_error err = sub->chans != NULL
+                            ? pdk_wire_telemetry_frame_append(&s->frame, sub->id, body, body_len)
+                            : pdk_wire_state_frame_append(&s->frame, sub->id, body, body_len);
+        if (err != PDK_OK)
             continue;
         if (s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, s->frame.data, s->frame.len) ==
             PDK_ERR_FRAME_TOO_LARGE)
@@ -431,14 +461,20 @@ static void publish(pdk_session *s)
             continue;
         }
         if (s->hooks.on_sub_end) {
-            char why[192];
-            snprintf(why, sizeof(why),
-                     "subscription %u ended: a state batch of %zu bytes is larger than the frame "
-                     "limit; subscribe to fewer vehicles (vehicle_ids)",
-                     sub->id, sub->too_large);
+            char why[224];
+            if (sub->chans != NULL)
+                snprintf(why, sizeof(why),
+                         "subscription %u ended: a telemetry batch of %zu bytes is larger than "
+                         "the frame limit; subscribe to fewer vehicles (vehicle_ids) or channels",
+                         sub->id, sub->too_large);
+            else
+                snprintf(why, sizeof(why),
+                         "subscription %u ended: a state batch of %zu bytes is larger than the "
+                         "frame limit; subscribe to fewer vehicles (vehicle_ids)",
+                         sub->id, sub->too_large);
             s->hooks.on_sub_end(s->hooks.ud, sub->conn_id, sub->id, PDK_ERR_FRAME_TOO_LARGE, why);
         }
-        free(sub->ids);
+        sub_free(sub);
         s->subs[i] = s->subs[--s->n_subs];
     }
 }
@@ -489,14 +525,14 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : (x > y ? 1 : 0);
 }
 
-pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
-                                uint32_t fields, const uint32_t *ids, size_t n_ids)
+/* The part of a state or telemetry subscription they share: checks the
+ * rate and the ids, and fills the next slot (not yet counted in n_subs). */
+static pdk_error sub_add(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
+                         const uint32_t *ids, size_t n_ids, subscription **out)
 {
     if (rate_hz == 0)
         rate_hz = PDK_TICK_HZ;
     if (rate_hz > PDK_TICK_HZ || PDK_TICK_HZ % rate_hz != 0)
-        return PDK_ERR_INVALID_ARGUMENT;
-    if ((fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u)
         return PDK_ERR_INVALID_ARGUMENT;
     /* Every id costs a lookup each published tick; more than the world can
      * hold is a mistake or an attack. */
@@ -523,7 +559,44 @@ pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_i
     sub->id = sub_id;
     sub->conn_id = conn_id;
     sub->divisor = PDK_TICK_HZ / rate_hz;
+    *out = sub;
+    return PDK_OK;
+}
+
+pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
+                                uint32_t fields, const uint32_t *ids, size_t n_ids)
+{
+    if ((fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u)
+        return PDK_ERR_INVALID_ARGUMENT;
+    subscription *sub;
+    pdk_error err = sub_add(s, conn_id, sub_id, rate_hz, ids, n_ids, &sub);
+    if (err != PDK_OK)
+        return err;
     sub->fields = fields;
+    s->n_subs++;
+    return PDK_OK;
+}
+
+pdk_error pdk_session_telemetry_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
+                                          uint32_t rate_hz, const uint32_t *ids, size_t n_ids,
+                                          const int *chans, size_t n_chans)
+{
+    if (n_chans == 0 || chans == NULL)
+        return PDK_ERR_UNKNOWN_KEY;
+    for (size_t c = 0; c < n_chans; c++)
+        if (chans[c] < 0 || chans[c] >= PDK_CH_COUNT)
+            return PDK_ERR_UNKNOWN_KEY;
+    subscription *sub;
+    pdk_error err = sub_add(s, conn_id, sub_id, rate_hz, ids, n_ids, &sub);
+    if (err != PDK_OK)
+        return err;
+    sub->chans = malloc(n_chans * sizeof(*sub->chans));
+    if (!sub->chans) {
+        sub_free(sub);
+        return PDK_ERR_NO_MEMORY;
+    }
+    memcpy(sub->chans, chans, n_chans * sizeof(*chans));
+    sub->n_chans = n_chans;
     s->n_subs++;
     return PDK_OK;
 }
@@ -534,7 +607,7 @@ pdk_error pdk_session_unsubscribe(pdk_session *s, uint64_t conn_id, uint32_t sub
 {
     for (size_t i = 0; i < s->n_subs; i++) {
         if (s->subs[i].id == sub_id && s->subs[i].conn_id == conn_id) {
-            free(s->subs[i].ids);
+            sub_free(&s->subs[i]);
             memmove(&s->subs[i], &s->subs[i + 1], (s->n_subs - i - 1) * sizeof(s->subs[0]));
             s->n_subs--;
             return PDK_OK;
@@ -554,7 +627,7 @@ void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id)
     size_t w = 0;
     for (size_t i = 0; i < s->n_subs; i++) {
         if (s->subs[i].conn_id == conn_id)
-            free(s->subs[i].ids);
+            sub_free(&s->subs[i]);
         else
             s->subs[w++] = s->subs[i];
     }

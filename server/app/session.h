@@ -1,10 +1,11 @@
-/* A session: one world, its queued inputs, its subscriptions (state and DBW
- * reports), its vehicles' control leases and its recording. Every change to
- * the world is an input stamped (tick, seq) and applied at a tick boundary,
- * in order, then recorded; nothing else changes a world. The session knows
- * nothing of sockets or clocks: the server (or the offline runner) calls
- * pdk_session_tick when a tick is due and receives replies, state and report
- * frames and control events through the hooks below. */
+/* A session: one world, its queued inputs, its subscriptions (state,
+ * telemetry and DBW reports), its vehicles' control leases and its
+ * recording. Every change to the world is an input stamped (tick, seq) and
+ * applied at a tick boundary, in order, then recorded; nothing else changes
+ * a world. The session knows nothing of sockets or clocks: the server (or
+ * the offline runner) calls pdk_session_tick when a tick is due and
+ * receives replies, state and report frames and control events through the
+ * hooks below. */
 #ifndef PDK_SESSION_H
 #define PDK_SESSION_H
 
@@ -79,9 +80,10 @@ typedef struct pdk_input_result {
 typedef struct pdk_session_hooks {
     /* An input was applied or refused (only for inputs with a conn_id). */
     void (*on_result)(void *ud, pdk_reply_to to, const pdk_input_result *res);
-    /* A subscription's state frame (one whole Frame) is ready.
-     * Returning PDK_ERR_FRAME_TOO_LARGE ends the subscription (on_sub_end
-     * tells why); other errors are the transport's business. */
+    /* A state or telemetry subscription's frame (one whole Frame with a
+     * StateBatch or a TelemetryBatch) is ready. Returning
+     * PDK_ERR_FRAME_TOO_LARGE ends the subscription (on_sub_end tells why);
+     * other errors are the transport's business. */
     pdk_error (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
                           size_t len);
     /* A subscription ended without being asked to: its session is being
@@ -202,6 +204,18 @@ pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk
  * PDK_ERR_CAPACITY when the session has PDK_SESSION_MAX_SUBS. */
 pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
                                 uint32_t fields, const uint32_t *ids, size_t n_ids);
+/* Adds telemetry subscription sub_id (from the same per-connection ids)
+ * for conn_id: every rate_hz, as pdk_session_subscribe, a TelemetryBatch of
+ * the listed vehicles (all when n_ids == 0, those spawned later too;
+ * duplicates dropped) holding the n_chans channels at registry indexes
+ * chans (copied), in that order, from pdk_world_channels after the step,
+ * the batch's wall_time_ns pdk_session_tick_wall_ns; sent through on_state
+ * and ended as state subscriptions are. Errors as pdk_session_subscribe,
+ * and PDK_ERR_UNKNOWN_KEY for no channels or an index that is not a
+ * channel's (the caller names channels by name and checks them first). */
+pdk_error pdk_session_telemetry_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
+                                          uint32_t rate_hz, const uint32_t *ids, size_t n_ids,
+                                          const int *chans, size_t n_chans);
 /* Adds DBW report subscription sub_id (from the same per-connection ids as
  * state subscriptions) for conn_id on vehicle: after each tick's step, each
  * kind in kinds (bit k for pdk_dbw_report_kind k) that is due (tick %
@@ -218,13 +232,13 @@ pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_i
 pdk_error pdk_session_dbw_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
                                     pdk_vehicle_id vehicle, uint32_t kinds);
 
-/* Ends a state or DBW report subscription. PDK_ERR_NOT_FOUND when conn_id
+/* Ends a state, telemetry or DBW report subscription. PDK_ERR_NOT_FOUND when conn_id
  * has no such subscription here. */
 pdk_error pdk_session_unsubscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id);
 /* Drops every subscription and pending reply of a connection that closed,
  * and releases its leases (the remaining holders hear of it, on_control). */
 void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id);
-/* State and DBW report subscriptions together. */
+/* State, telemetry and DBW report subscriptions together. */
 int pdk_session_subscriber_count(const pdk_session *s);
 
 /* ---- Control leases ---------------------------------------------------

@@ -14,6 +14,8 @@
 #include "session.h"
 #include "wire.h"
 
+/* A state subscription (StateBatch), or a telemetry one (TelemetryBatch)
+ * when chans is set: both publish at the same ticks through on_state. */
 typedef struct subscription {
     uint32_t id;
     uint64_t conn_id;
@@ -21,6 +23,8 @@ typedef struct subscription {
     uint32_t *ids;    /* NULL: every vehicle */
     size_t n_ids;
     uint32_t fields;  /* StateField bits: the VehicleState parts it gets */
+    int *chans; /* telemetry: registry indexes in the schema's order; NULL: state */
+    size_t n_chans;
     size_t too_large; /* set by publish: the batch that did not fit */
     /* Set by publish for the tick it publishes: where in the session's
      * common buffer this subscription's batch body is, which a later

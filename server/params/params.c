@@ -135,6 +135,40 @@ static pdk_error resolve(const pdk_schema *s, const char *json_text, const char 
     return rc;
 }
 
+/* The names of a kind's presets, for the error that names a missing one. */
+typedef struct name_list {
+    char *buf;
+    size_t len, used;
+    int count;
+} name_list;
+
+static void add_name(const char *name, const char *description, void *ud)
+{
+    (void)description;
+    name_list *l = ud;
+    int n = snprintf(l->buf + l->used, l->len - l->used, "%s%s", l->count > 0 ? ", " : "", name);
+    if (n > 0) {
+        l->used += (size_t)n < l->len - l->used ? (size_t)n : l->len - l->used - 1;
+    }
+    l->count++;
+}
+
+/* A missing preset: the error names what the client asked for and the
+ * presets there are, never the server's folders. */
+static pdk_error missing_preset(const pdk_schema *s, const char *presets_dir, const char *label,
+                                char *err, size_t err_len)
+{
+    char names[PDK_PARAMS_ERR_LEN];
+    name_list l = {names, sizeof names, 0, 0};
+    names[0] = '\0';
+    if (pdk_params_list(presets_dir, s->kind, add_name, &l) != PDK_OK || l.count == 0) {
+        return pdk_params_fail(PDK_ERR_NOT_FOUND, err, err_len,
+                               "%s does not exist: the server has no %s presets", label,
+                               s->kind == PDK_PRESET_WORLD ? "world" : "vehicle");
+    }
+    return pdk_params_fail(PDK_ERR_NOT_FOUND, err, err_len, "%s is not one of: %s", label, names);
+}
+
 static pdk_error load(const pdk_schema *s, const char *presets_dir, const char *name,
                       const char *overrides, void *out, char **resolved_json, char *err,
                       size_t err_len)
@@ -159,18 +193,30 @@ static pdk_error load(const pdk_schema *s, const char *presets_dir, const char *
         return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
                                "preset '%s': the presets folder path is too long", name);
     }
+    /* Errors go to a client: they name the preset as the client did, and
+     * the server's folders stay out of them. */
+    char label[96];
+    snprintf(label, sizeof label, "%s preset \"%s\"",
+             s->kind == PDK_PRESET_WORLD ? "world" : "vehicle", name);
     char *text = NULL;
     size_t len = 0;
+    char why[PDK_PARAMS_ERR_LEN];
     pdk_error rc = pdk_params_read_file(path, PDK_PARAMS_PRESET_MAX_BYTES, PDK_ERR_NOT_FOUND, &text,
-                                        &len, err, err_len);
+                                        &len, why, sizeof why);
+    if (rc == PDK_ERR_NOT_FOUND) {
+        return missing_preset(s, presets_dir, label, err, err_len);
+    }
     if (rc != PDK_OK) {
-        return rc;
+        /* read_file's sentences start with the path; the label replaces it. */
+        size_t n_path = strlen(path);
+        const char *rest = strncmp(why, path, n_path) == 0 ? why + n_path : ": cannot be read";
+        return pdk_params_fail(rc, err, err_len, "%s%s", label, rest);
     }
     if (strlen(text) != len) {
         free(text);
-        return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: contains a NUL byte", path);
+        return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: contains a NUL byte", label);
     }
-    rc = resolve(s, text, path, overrides, out, resolved_json, err, err_len);
+    rc = resolve(s, text, label, overrides, out, resolved_json, err, err_len);
     free(text);
     return rc;
 }

@@ -1,8 +1,8 @@
 /* wire: the only code that knows both protobuf-c's generated types and sim's
  * structs. Whole Frames (the length framing is the transport's), varints,
  * conversions, the state batch encoded once per tick and shared by every
- * subscriber, the DBW kit's messages and reports (wire_dbw.c), and any
- * message as a recorded input's body. */
+ * subscriber, telemetry batches (wire_telemetry.c), the DBW kit's messages
+ * and reports (wire_dbw.c), and any message as a recorded input's body. */
 #ifndef PDK_WIRE_H
 #define PDK_WIRE_H
 
@@ -145,6 +145,25 @@ pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uin
  * in Frame.state_batch. Costs a copy, never a re-encode. */
 pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id,
                                       const uint8_t *common, size_t common_len);
+
+/* ---- telemetry (wire_telemetry.c) ----------------------------------------
+ *
+ * A TelemetryBatch body without subscription_id: session, the world's tick
+ * and sim time, one row per vehicle (every live one in the world's order
+ * when ids is NULL, else those of the n ids that are alive, in ids' order)
+ * holding the vehicle's channel values (pdk_world_channels) at the n_chans
+ * registry indexes chans, in that order, bit for bit, then wall_time_ns.
+ * Appended to out; on an error out is as it was. PDK_ERR_INVALID_ARGUMENT
+ * for a NULL world, out or chans, no channels, or an index that is not a
+ * channel's; PDK_ERR_NO_MEMORY. */
+pdk_error pdk_wire_telemetry_common(const pdk_world *world, uint64_t session_id,
+                                    uint64_t wall_time_ns, const pdk_vehicle_id *ids, size_t n,
+                                    const int *chans, size_t n_chans, pdk_buf *out);
+
+/* One subscriber's whole Frame: the common body with its subscription_id
+ * prepended, wrapped in Frame.telemetry_batch (a copy, as the state batch). */
+pdk_error pdk_wire_telemetry_frame_append(pdk_buf *out, uint32_t subscription_id,
+                                          const uint8_t *common, size_t common_len);
 
 /* ---- the DBW kit (sim/dbw.h; wire_dbw.c) ---------------------------------
  *

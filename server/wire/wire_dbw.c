@@ -27,6 +27,88 @@ _Static_assert((int)PADDOCK__V1__CMD_SRC__CMD_SRC_CALIBRATION == (int)PDK_DBW_SR
                "CmdSrc mirrors pdk_dbw_cmd_src");
 _Static_assert((int)PADDOCK__V1__GEAR_REJECT__GEAR_REJECT_VEHICLE == (int)PDK_DBW_REJECT_VEHICLE,
                "GearReject mirrors pdk_dbw_gear_reject");
+/* The kit's coded fields: each proto enum carries sim's numbers. The two
+ * reason codes are checked value by value in tests/unit/test_wire_dbw.c. */
+#define PDK_MIRRORS(pb_enum, pb_value, sim_value, what)                                            \
+    _Static_assert((int)PADDOCK__V1__##pb_enum##__##pb_value == (int)(sim_value), what)
+PDK_MIRRORS(STEERING_CMD_TYPE, STEERING_CMD_TYPE_TORQUE, PDK_STEER_CMD_TORQUE, "SteeringCmdType");
+PDK_MIRRORS(STEERING_CMD_TYPE, STEERING_CMD_TYPE_ANGLE, PDK_STEER_CMD_ANGLE, "SteeringCmdType");
+PDK_MIRRORS(STEERING_CMD_TYPE, STEERING_CMD_TYPE_CURVATURE, PDK_STEER_CMD_CURVATURE,
+            "SteeringCmdType");
+PDK_MIRRORS(STEERING_CMD_TYPE, STEERING_CMD_TYPE_YAW_RATE, PDK_STEER_CMD_YAW_RATE,
+            "SteeringCmdType");
+PDK_MIRRORS(STEERING_CMD_TYPE, STEERING_CMD_TYPE_PERCENT, PDK_STEER_CMD_PERCENT, "SteeringCmdType");
+PDK_MIRRORS(STEERING_CMD_TYPE, STEERING_CMD_TYPE_CALIBRATE, PDK_STEER_CMD_CALIBRATE,
+            "SteeringCmdType");
+PDK_MIRRORS(BRAKE_CMD_TYPE, BRAKE_CMD_TYPE_PRESSURE, PDK_BRAKE_CMD_PRESSURE, "BrakeCmdType");
+PDK_MIRRORS(BRAKE_CMD_TYPE, BRAKE_CMD_TYPE_TORQUE, PDK_BRAKE_CMD_TORQUE, "BrakeCmdType");
+PDK_MIRRORS(BRAKE_CMD_TYPE, BRAKE_CMD_TYPE_ACCEL, PDK_BRAKE_CMD_ACCEL, "BrakeCmdType");
+PDK_MIRRORS(BRAKE_CMD_TYPE, BRAKE_CMD_TYPE_ACCEL_ACC, PDK_BRAKE_CMD_ACCEL_ACC, "BrakeCmdType");
+PDK_MIRRORS(BRAKE_CMD_TYPE, BRAKE_CMD_TYPE_ACCEL_AEB, PDK_BRAKE_CMD_ACCEL_AEB, "BrakeCmdType");
+PDK_MIRRORS(BRAKE_CMD_TYPE, BRAKE_CMD_TYPE_PEDAL_RAW, PDK_BRAKE_CMD_PEDAL_RAW, "BrakeCmdType");
+PDK_MIRRORS(BRAKE_CMD_TYPE, BRAKE_CMD_TYPE_PERCENT, PDK_BRAKE_CMD_PERCENT, "BrakeCmdType");
+PDK_MIRRORS(THROTTLE_CMD_TYPE, THROTTLE_CMD_TYPE_PEDAL_RAW, PDK_THROTTLE_CMD_PEDAL_RAW,
+            "ThrottleCmdType");
+PDK_MIRRORS(THROTTLE_CMD_TYPE, THROTTLE_CMD_TYPE_PERCENT, PDK_THROTTLE_CMD_PERCENT,
+            "ThrottleCmdType");
+PDK_MIRRORS(ULC_CMD_TYPE, ULC_CMD_TYPE_VELOCITY, PDK_ULC_CMD_VELOCITY, "UlcCmdType");
+PDK_MIRRORS(ULC_CMD_TYPE, ULC_CMD_TYPE_ACCEL, PDK_ULC_CMD_ACCEL, "UlcCmdType");
+PDK_MIRRORS(DRIVE_MODE, DRIVE_MODE_TURF, PDK_DRIVE_TURF, "DriveMode");
+PDK_MIRRORS(DRIVE_MODE, DRIVE_MODE_2WD, PDK_DRIVE_2WD, "DriveMode");
+PDK_MIRRORS(DRIVE_MODE, DRIVE_MODE_AWD, PDK_DRIVE_AWD, "DriveMode");
+PDK_MIRRORS(SYSTEM_CMD_TYPE, SYSTEM_CMD_TYPE_ENABLE, PDK_DBW_SYS_ENABLE, "SystemCmdType");
+PDK_MIRRORS(SYSTEM_CMD_TYPE, SYSTEM_CMD_TYPE_DISABLE, PDK_DBW_SYS_DISABLE, "SystemCmdType");
+PDK_MIRRORS(SYNC_MODE, SYNC_MODE_DISENGAGES, PDK_DBW_SYNC_DISENGAGES, "SyncMode");
+PDK_MIRRORS(SYNC_MODE, SYNC_MODE_ALL_OR_NONE, PDK_DBW_SYNC_ALL_OR_NONE, "SyncMode");
+PDK_MIRRORS(SYNC_MODE, SYNC_MODE_ALL_OR_NONE_WITH_BTN, PDK_DBW_SYNC_ALL_OR_NONE_WITH_BTN,
+            "SyncMode");
+PDK_MIRRORS(BUTTON, BUTTON_ENABLE, PDK_DBW_BTN_ENABLE, "Button");
+PDK_MIRRORS(BUTTON, BUTTON_DISABLE, PDK_DBW_BTN_DISABLE, "Button");
+PDK_MIRRORS(BUTTON, BUTTON_EXTERNAL_BRAKE, PDK_DBW_BTN_EXTERNAL_BRAKE, "Button");
+PDK_MIRRORS(BUTTON, BUTTON_EXTERNAL_BRAKE_RELEASE, PDK_DBW_BTN_EXTERNAL_BRAKE_RELEASE, "Button");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_CLEAR, PDK_FAULT_CLEAR, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_STUCK, PDK_FAULT_STUCK, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_SATURATED, PDK_FAULT_SATURATED, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_LATENCY, PDK_FAULT_LATENCY, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_CHANNEL, PDK_FAULT_CHANNEL, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_REPORT_DROP, PDK_FAULT_REPORT_DROP, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_REPORT_DELAY, PDK_FAULT_REPORT_DELAY, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_REPORT_MISSING, PDK_FAULT_REPORT_MISSING, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_SENSOR_NOISE, PDK_FAULT_SENSOR_NOISE, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_SENSOR_BIAS, PDK_FAULT_SENSOR_BIAS, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_POWER_CYCLE, PDK_FAULT_POWER_CYCLE, "FaultKind");
+PDK_MIRRORS(FAULT_KIND, FAULT_KIND_MODULE_RESTART, PDK_FAULT_MODULE_RESTART, "FaultKind");
+PDK_MIRRORS(DBW_CHANNEL, DBW_CHANNEL_STEER, PDK_DBW_CH_STEER, "DbwChannel");
+PDK_MIRRORS(DBW_CHANNEL, DBW_CHANNEL_BRAKE, PDK_DBW_CH_BRAKE, "DbwChannel");
+PDK_MIRRORS(DBW_CHANNEL, DBW_CHANNEL_THROTTLE, PDK_DBW_CH_THROTTLE, "DbwChannel");
+PDK_MIRRORS(DBW_CHANNEL, DBW_CHANNEL_GEAR, PDK_DBW_TARGET_GEAR, "DbwChannel");
+PDK_MIRRORS(SENSOR_AXIS, SENSOR_AXIS_ACCEL_X, PDK_SENSOR_ACCEL_X, "SensorAxis");
+PDK_MIRRORS(SENSOR_AXIS, SENSOR_AXIS_ACCEL_Y, PDK_SENSOR_ACCEL_Y, "SensorAxis");
+PDK_MIRRORS(SENSOR_AXIS, SENSOR_AXIS_ACCEL_Z, PDK_SENSOR_ACCEL_Z, "SensorAxis");
+PDK_MIRRORS(SENSOR_AXIS, SENSOR_AXIS_GYRO_X, PDK_SENSOR_GYRO_X, "SensorAxis");
+PDK_MIRRORS(SENSOR_AXIS, SENSOR_AXIS_GYRO_Y, PDK_SENSOR_GYRO_Y, "SensorAxis");
+PDK_MIRRORS(SENSOR_AXIS, SENSOR_AXIS_GYRO_Z, PDK_SENSOR_GYRO_Z, "SensorAxis");
+PDK_MIRRORS(SENSOR_AXIS, SENSOR_AXIS_GNSS, PDK_SENSOR_GNSS, "SensorAxis");
+PDK_MIRRORS(AW_GEAR, AW_GEAR_NONE, PDK_AW_GEAR_NONE, "AwGear");
+PDK_MIRRORS(AW_GEAR, AW_GEAR_NEUTRAL, PDK_AW_GEAR_NEUTRAL, "AwGear");
+PDK_MIRRORS(AW_GEAR, AW_GEAR_DRIVE, PDK_AW_GEAR_DRIVE, "AwGear");
+PDK_MIRRORS(AW_GEAR, AW_GEAR_REVERSE, PDK_AW_GEAR_REVERSE, "AwGear");
+PDK_MIRRORS(AW_GEAR, AW_GEAR_PARK, PDK_AW_GEAR_PARK, "AwGear");
+PDK_MIRRORS(AW_GEAR, AW_GEAR_LOW, PDK_AW_GEAR_LOW, "AwGear");
+PDK_MIRRORS(AW_CONTROL_MODE, AW_CONTROL_MODE_NO_COMMAND, PDK_AW_MODE_NO_COMMAND, "AwControlMode");
+PDK_MIRRORS(AW_CONTROL_MODE, AW_CONTROL_MODE_AUTONOMOUS, PDK_AW_MODE_AUTONOMOUS, "AwControlMode");
+PDK_MIRRORS(AW_CONTROL_MODE, AW_CONTROL_MODE_AUTONOMOUS_STEER_ONLY,
+            PDK_AW_MODE_AUTONOMOUS_STEER_ONLY, "AwControlMode");
+PDK_MIRRORS(AW_CONTROL_MODE, AW_CONTROL_MODE_AUTONOMOUS_VELOCITY_ONLY,
+            PDK_AW_MODE_AUTONOMOUS_VELOCITY_ONLY, "AwControlMode");
+PDK_MIRRORS(AW_CONTROL_MODE, AW_CONTROL_MODE_MANUAL, PDK_AW_MODE_MANUAL, "AwControlMode");
+PDK_MIRRORS(AW_CONTROL_MODE, AW_CONTROL_MODE_DISENGAGED, PDK_AW_MODE_DISENGAGED, "AwControlMode");
+PDK_MIRRORS(AW_CONTROL_MODE, AW_CONTROL_MODE_NOT_READY, PDK_AW_MODE_NOT_READY, "AwControlMode");
+PDK_MIRRORS(SYSTEM_STATE, SYSTEM_STATE_MANUAL, PDK_DBW_MANUAL, "SystemState");
+PDK_MIRRORS(SYSTEM_STATE, SYSTEM_STATE_READY, PDK_DBW_READY, "SystemState");
+PDK_MIRRORS(SYSTEM_STATE, SYSTEM_STATE_ACTIVE, PDK_DBW_ACTIVE, "SystemState");
+PDK_MIRRORS(SYSTEM_STATE, SYSTEM_STATE_FAULT, PDK_DBW_FAULT, "SystemState");
+#undef PDK_MIRRORS
 
 /* ---- messages ----------------------------------------------------------- */
 
@@ -52,6 +134,15 @@ static int32_t to_i32(uint32_t v)
     return v > (uint32_t)INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
+/* An enum field holds whatever number came (proto3 enums are open). A
+ * negative one is what a uint32 above INT32_MAX decodes to as an enum, so it
+ * too goes on as INT32_MAX: sim refuses it by name, and it can never pose
+ * as sim's "keep" (-1). */
+static int32_t from_enum(int v)
+{
+    return v < 0 ? INT32_MAX : (int32_t)v;
+}
+
 static uint8_t to_rc(uint32_t v)
 {
     return v > 255u ? 255u : (uint8_t)v;
@@ -75,14 +166,14 @@ static pdk_error take_crc(bool present, uint32_t crc, const char *field, int32_t
     return PDK_OK;
 }
 
-static void chan_from(pdk_dbw_chan_cmd *c, float cmd, float rate_a, float rate_b, uint32_t cmd_type,
+static void chan_from(pdk_dbw_chan_cmd *c, float cmd, float rate_a, float rate_b, int cmd_type,
                       protobuf_c_boolean enable, protobuf_c_boolean clear,
                       protobuf_c_boolean ignore, uint32_t rc)
 {
     c->cmd = (double)cmd;
     c->rate_a = (double)rate_a;
     c->rate_b = (double)rate_b;
-    c->cmd_type = to_i32(cmd_type);
+    c->cmd_type = from_enum(cmd_type);
     c->enable = enable ? 1u : 0u;
     c->clear = clear ? 1u : 0u;
     c->ignore = ignore ? 1u : 0u;
@@ -147,7 +238,7 @@ pdk_error pdk_wire_dbw_msg_from_pb(const Paddock__V1__DbwMessage *msg, pdk_dbw_m
         u->limit_decel = (double)m->limit_decel;
         u->limit_jerk_throttle = (double)m->limit_jerk_throttle;
         u->limit_jerk_brake = (double)m->limit_jerk_brake;
-        u->cmd_type = to_i32(m->cmd_type);
+        u->cmd_type = from_enum(m->cmd_type);
         u->enable = m->enable ? 1u : 0u;
         u->clear = m->clear ? 1u : 0u;
         u->enable_shift = m->enable_shift ? 1u : 0u;
@@ -159,23 +250,23 @@ pdk_error pdk_wire_dbw_msg_from_pb(const Paddock__V1__DbwMessage *msg, pdk_dbw_m
     }
     case PADDOCK__V1__DBW_MESSAGE__MSG_TURN_SIGNAL:
         out->kind = PDK_DBW_MSG_TURN_SIGNAL;
-        out->u.value = to_i32(msg->turn_signal->cmd);
+        out->u.value = from_enum(msg->turn_signal->cmd);
         return PDK_OK;
     case PADDOCK__V1__DBW_MESSAGE__MSG_MISC:
         out->kind = PDK_DBW_MSG_MISC;
-        out->u.value = to_i32(msg->misc->parking_brake);
+        out->u.value = from_enum(msg->misc->parking_brake);
         return PDK_OK;
     case PADDOCK__V1__DBW_MESSAGE__MSG_DRIVE_MODE:
         out->kind = PDK_DBW_MSG_DRIVE_MODE;
-        out->u.value = to_i32(msg->drive_mode->drive_mode);
+        out->u.value = from_enum(msg->drive_mode->drive_mode);
         return PDK_OK;
     case PADDOCK__V1__DBW_MESSAGE__MSG_SYSTEM: {
         const Paddock__V1__SystemCmd *m = msg->system;
         pdk_dbw_system_cmd *c = &out->u.system;
         out->kind = PDK_DBW_MSG_SYSTEM;
-        c->cmd = to_i32(m->cmd);
+        c->cmd = from_enum(m->cmd);
         c->sync_mode = m->sync_mode_set_case == PADDOCK__V1__SYSTEM_CMD__SYNC_MODE_SET_SYNC_MODE
-                           ? to_i32(m->sync_mode)
+                           ? from_enum(m->sync_mode)
                            : -1;
         c->validate_crc =
             m->validate_set_case == PADDOCK__V1__SYSTEM_CMD__VALIDATE_SET_VALIDATE_CMD_CRC_RC
@@ -191,11 +282,11 @@ pdk_error pdk_wire_dbw_msg_from_pb(const Paddock__V1__DbwMessage *msg, pdk_dbw_m
     }
     case PADDOCK__V1__DBW_MESSAGE__MSG_BUTTON:
         out->kind = PDK_DBW_MSG_BUTTON;
-        out->u.value = to_i32(msg->button->button);
+        out->u.value = from_enum(msg->button->button);
         return PDK_OK;
     case PADDOCK__V1__DBW_MESSAGE__MSG_FAULT:
         out->kind = PDK_DBW_MSG_FAULT;
-        out->u.fault.kind = to_i32(msg->fault->kind);
+        out->u.fault.kind = from_enum(msg->fault->kind);
         out->u.fault.target = to_i32(msg->fault->target);
         out->u.fault.value = msg->fault->value;
         return PDK_OK;
@@ -215,11 +306,11 @@ pdk_error pdk_wire_dbw_msg_from_pb(const Paddock__V1__DbwMessage *msg, pdk_dbw_m
     }
     case PADDOCK__V1__DBW_MESSAGE__MSG_AW_GEAR:
         out->kind = PDK_DBW_MSG_AW_GEAR;
-        out->u.value = to_i32(msg->aw_gear->command);
+        out->u.value = from_enum(msg->aw_gear->command);
         return PDK_OK;
     case PADDOCK__V1__DBW_MESSAGE__MSG_AW_MODE:
         out->kind = PDK_DBW_MSG_AW_MODE;
-        out->u.value = to_i32(msg->aw_mode->mode);
+        out->u.value = from_enum(msg->aw_mode->mode);
         return PDK_OK;
     case PADDOCK__V1__DBW_MESSAGE__MSG__NOT_SET:
     default:
@@ -269,7 +360,7 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
         steer.cmd = (float)c->cmd;
         steer.cmd_rate = (float)c->rate_a;
         steer.cmd_accel = (float)c->rate_b;
-        steer.cmd_type = to_u32(c->cmd_type);
+        steer.cmd_type = (Paddock__V1__SteeringCmdType)c->cmd_type;
         steer.enable = c->enable != 0;
         steer.clear = c->clear != 0;
         steer.ignore = c->ignore != 0;
@@ -285,7 +376,7 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
         brake.cmd = (float)c->cmd;
         brake.rate_inc = (float)c->rate_a;
         brake.rate_dec = (float)c->rate_b;
-        brake.cmd_type = to_u32(c->cmd_type);
+        brake.cmd_type = (Paddock__V1__BrakeCmdType)c->cmd_type;
         brake.enable = c->enable != 0;
         brake.clear = c->clear != 0;
         brake.ignore = c->ignore != 0;
@@ -301,7 +392,7 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
         throttle.cmd = (float)c->cmd;
         throttle.rate_inc = (float)c->rate_a;
         throttle.rate_dec = (float)c->rate_b;
-        throttle.cmd_type = to_u32(c->cmd_type);
+        throttle.cmd_type = (Paddock__V1__ThrottleCmdType)c->cmd_type;
         throttle.enable = c->enable != 0;
         throttle.clear = c->clear != 0;
         throttle.ignore = c->ignore != 0;
@@ -329,7 +420,7 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
         ulc.limit_decel = (float)u->limit_decel;
         ulc.limit_jerk_throttle = (float)u->limit_jerk_throttle;
         ulc.limit_jerk_brake = (float)u->limit_jerk_brake;
-        ulc.cmd_type = to_u32(u->cmd_type);
+        ulc.cmd_type = (Paddock__V1__UlcCmdType)u->cmd_type;
         ulc.enable = u->enable != 0;
         ulc.clear = u->clear != 0;
         ulc.enable_shift = u->enable_shift != 0;
@@ -345,26 +436,26 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
         break;
     }
     case PDK_DBW_MSG_TURN_SIGNAL:
-        turn.cmd = to_u32(msg->u.value);
+        turn.cmd = (Paddock__V1__TurnSignal)msg->u.value;
         m.msg_case = PADDOCK__V1__DBW_MESSAGE__MSG_TURN_SIGNAL;
         m.turn_signal = &turn;
         break;
     case PDK_DBW_MSG_MISC:
-        misc.parking_brake = to_u32(msg->u.value);
+        misc.parking_brake = (Paddock__V1__ParkingBrakeCmd)msg->u.value;
         m.msg_case = PADDOCK__V1__DBW_MESSAGE__MSG_MISC;
         m.misc = &misc;
         break;
     case PDK_DBW_MSG_DRIVE_MODE:
-        mode.drive_mode = to_u32(msg->u.value);
+        mode.drive_mode = (Paddock__V1__DriveMode)msg->u.value;
         m.msg_case = PADDOCK__V1__DBW_MESSAGE__MSG_DRIVE_MODE;
         m.drive_mode = &mode;
         break;
     case PDK_DBW_MSG_SYSTEM: {
         const pdk_dbw_system_cmd *s = &msg->u.system;
-        sys.cmd = to_u32(s->cmd);
+        sys.cmd = (Paddock__V1__SystemCmdType)s->cmd;
         if (s->sync_mode >= 0) {
             sys.sync_mode_set_case = PADDOCK__V1__SYSTEM_CMD__SYNC_MODE_SET_SYNC_MODE;
-            sys.sync_mode = (uint32_t)s->sync_mode;
+            sys.sync_mode = (Paddock__V1__SyncMode)s->sync_mode;
         }
         if (s->validate_crc >= 0) {
             sys.validate_set_case = PADDOCK__V1__SYSTEM_CMD__VALIDATE_SET_VALIDATE_CMD_CRC_RC;
@@ -384,12 +475,12 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
         break;
     }
     case PDK_DBW_MSG_BUTTON:
-        button.button = to_u32(msg->u.value);
+        button.button = (Paddock__V1__Button)msg->u.value;
         m.msg_case = PADDOCK__V1__DBW_MESSAGE__MSG_BUTTON;
         m.button = &button;
         break;
     case PDK_DBW_MSG_FAULT:
-        fault.kind = to_u32(msg->u.fault.kind);
+        fault.kind = (Paddock__V1__FaultKind)msg->u.fault.kind;
         fault.target = to_u32(msg->u.fault.target);
         fault.value = msg->u.fault.value;
         m.msg_case = PADDOCK__V1__DBW_MESSAGE__MSG_FAULT;
@@ -410,12 +501,12 @@ pdk_error pdk_wire_dbw_msg_encode(uint64_t session_id, pdk_vehicle_id id, const 
         break;
     }
     case PDK_DBW_MSG_AW_GEAR:
-        aw_gear.command = to_u32(msg->u.value);
+        aw_gear.command = (Paddock__V1__AwGear)msg->u.value;
         m.msg_case = PADDOCK__V1__DBW_MESSAGE__MSG_AW_GEAR;
         m.aw_gear = &aw_gear;
         break;
     case PDK_DBW_MSG_AW_MODE:
-        aw_mode.mode = to_u32(msg->u.value);
+        aw_mode.mode = (Paddock__V1__AwControlMode)msg->u.value;
         m.msg_case = PADDOCK__V1__DBW_MESSAGE__MSG_AW_MODE;
         m.aw_mode = &aw_mode;
         break;
@@ -494,7 +585,7 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
         status_from(&ch[PDK_DBW_CH_STEER], &status);
         steer.steering_wheel_angle = (float)r->steering_wheel_angle_deg;
         steer.cmd = (float)ch[PDK_DBW_CH_STEER].cmd;
-        steer.cmd_type = to_u32(ch[PDK_DBW_CH_STEER].cmd_type);
+        steer.cmd_type = (Paddock__V1__SteeringCmdType)ch[PDK_DBW_CH_STEER].cmd_type;
         steer.status = &status;
         steer.road_wheel_angle = (float)r->road_wheel_angle_deg;
         rep.report_case = PADDOCK__V1__DBW_REPORT__REPORT_STEERING;
@@ -503,7 +594,7 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
     case PDK_RPT_BRAKE: {
         const pdk_dbw_chan_report *b = &ch[PDK_DBW_CH_BRAKE];
         status_from(b, &status);
-        brake.cmd_type = to_u32(b->cmd_type);
+        brake.cmd_type = (Paddock__V1__BrakeCmdType)b->cmd_type;
         brake.pressure_input = (float)b->input;
         brake.pressure_output = (float)b->output;
         /* The command echo goes to the block of its own unit. */
@@ -524,7 +615,7 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
     case PDK_RPT_THROTTLE: {
         const pdk_dbw_chan_report *t = &ch[PDK_DBW_CH_THROTTLE];
         status_from(t, &status);
-        throttle.cmd_type = to_u32(t->cmd_type);
+        throttle.cmd_type = (Paddock__V1__ThrottleCmdType)t->cmd_type;
         throttle.percent_input = (float)t->input;
         throttle.percent_cmd = (float)t->cmd;
         throttle.percent_output = (float)t->output;
@@ -547,10 +638,10 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
         rep.gear = &gear;
         break;
     case PDK_RPT_SYSTEM:
-        sys.state = to_u32(r->state);
-        sys.system_sync_mode = to_u32(r->sync_mode);
-        sys.reason_disengage = to_u32(r->reason_disengage);
-        sys.reason_not_ready = to_u32(r->reason_not_ready);
+        sys.state = (Paddock__V1__SystemState)r->state;
+        sys.system_sync_mode = (Paddock__V1__SyncMode)r->sync_mode;
+        sys.reason_disengage = (Paddock__V1__ReasonDisengage)r->reason_disengage;
+        sys.reason_not_ready = (Paddock__V1__ReasonNotReady)r->reason_not_ready;
         /* sim's names are static strings; protobuf-c only reads them. */
         sys.reason_disengage_str = (char *)pdk_dbw_disengage_name(r->reason_disengage);
         sys.reason_not_ready_str = (char *)pdk_dbw_not_ready_name(r->reason_not_ready);
@@ -569,7 +660,7 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
         rep.system = &sys;
         break;
     case PDK_RPT_ULC:
-        ulc.cmd_type = to_u32(r->ulc_cmd_type);
+        ulc.cmd_type = (Paddock__V1__UlcCmdType)r->ulc_cmd_type;
         ulc.vel_ref = (float)r->ulc_vel_ref;
         ulc.vel_meas = (float)r->ulc_vel_meas;
         ulc.accel_ref = (float)r->ulc_accel_ref;
@@ -597,7 +688,7 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
     case PDK_RPT_VEHICLE_VELOCITY:
         vel.vehicle_velocity_brake = (float)r->velocity_brake_mps;
         vel.vehicle_velocity_propulsion = (float)r->velocity_propulsion_mps;
-        vel.dir_src = 1u; /* PRNDL: the lever gives the sign */
+        vel.dir_src = PADDOCK__V1__DIR_SRC__DIR_SRC_PRNDL; /* the lever gives the sign */
         rep.report_case = PADDOCK__V1__DBW_REPORT__REPORT_VEHICLE_VELOCITY;
         rep.vehicle_velocity = &vel;
         break;
@@ -634,20 +725,20 @@ pdk_error pdk_wire_dbw_report_common(uint64_t session_id, pdk_vehicle_id id, dou
         sec.throttle_degraded = ch[PDK_DBW_CH_THROTTLE].degraded != 0;
         sec.throttle_limit_value = (float)ch[PDK_DBW_CH_THROTTLE].limit_value;
         sec.throttle_cmd_src = (Paddock__V1__CmdSrc)ch[PDK_DBW_CH_THROTTLE].cmd_src;
-        sec.turn_signal = to_u32(r->turn_signal);
-        sec.parking_brake = to_u32(r->parking_brake);
-        sec.drive_mode = to_u32(r->drive_mode);
+        sec.turn_signal = (Paddock__V1__TurnSignal)r->turn_signal;
+        sec.parking_brake = (Paddock__V1__ParkingBrakeStatus)r->parking_brake;
+        sec.drive_mode = (Paddock__V1__DriveMode)r->drive_mode;
         sec.gear_cmd_src = (Paddock__V1__CmdSrc)r->gear_cmd_src;
         rep.report_case = PADDOCK__V1__DBW_REPORT__REPORT_SECONDARY;
         rep.secondary = &sec;
         break;
     case PDK_RPT_AW_STATUS:
-        aw.control_mode = to_u32(r->aw_mode);
+        aw.control_mode = (Paddock__V1__AwControlMode)r->aw_mode;
         aw.longitudinal_velocity = r->aw_longitudinal_mps;
         aw.lateral_velocity = r->aw_lateral_mps;
         aw.heading_rate = r->aw_heading_rate_radps;
         aw.steering_tire_angle = r->aw_tire_angle_rad;
-        aw.gear = to_u32(r->aw_gear);
+        aw.gear = (Paddock__V1__AwGear)r->aw_gear;
         rep.report_case = PADDOCK__V1__DBW_REPORT__REPORT_AW_STATUS;
         rep.aw_status = &aw;
         break;

@@ -152,7 +152,7 @@ static void kit_to_pb(const pdk_dbw_msg *m, uint64_t sid, uint32_t vid, paddock_
         s->cmd = (float)c->cmd;
         s->cmd_rate = (float)c->rate_a;
         s->cmd_accel = (float)c->rate_b;
-        s->cmd_type = (uint32_t)c->cmd_type;
+        s->cmd_type = (paddock_v1_SteeringCmdType)c->cmd_type;
         s->enable = c->enable;
         s->clear = c->clear;
         s->ignore = c->ignore;
@@ -167,7 +167,7 @@ static void kit_to_pb(const pdk_dbw_msg *m, uint64_t sid, uint32_t vid, paddock_
         b->cmd = (float)c->cmd;
         b->rate_inc = (float)c->rate_a;
         b->rate_dec = (float)c->rate_b;
-        b->cmd_type = (uint32_t)c->cmd_type;
+        b->cmd_type = (paddock_v1_BrakeCmdType)c->cmd_type;
         b->enable = c->enable;
         b->clear = c->clear;
         b->ignore = c->ignore;
@@ -182,7 +182,7 @@ static void kit_to_pb(const pdk_dbw_msg *m, uint64_t sid, uint32_t vid, paddock_
         t->cmd = (float)c->cmd;
         t->rate_inc = (float)c->rate_a;
         t->rate_dec = (float)c->rate_b;
-        t->cmd_type = (uint32_t)c->cmd_type;
+        t->cmd_type = (paddock_v1_ThrottleCmdType)c->cmd_type;
         t->enable = c->enable;
         t->clear = c->clear;
         t->ignore = c->ignore;
@@ -206,7 +206,7 @@ static void kit_to_pb(const pdk_dbw_msg *m, uint64_t sid, uint32_t vid, paddock_
         p->limit_decel = (float)u->limit_decel;
         p->limit_jerk_throttle = (float)u->limit_jerk_throttle;
         p->limit_jerk_brake = (float)u->limit_jerk_brake;
-        p->cmd_type = (uint32_t)u->cmd_type;
+        p->cmd_type = (paddock_v1_UlcCmdType)u->cmd_type;
         p->enable = u->enable;
         p->clear = u->clear;
         p->enable_shift = u->enable_shift;
@@ -221,10 +221,10 @@ static void kit_to_pb(const pdk_dbw_msg *m, uint64_t sid, uint32_t vid, paddock_
         const pdk_dbw_system_cmd *y = &m->u.system;
         paddock_v1_SystemCmd *p = &out->msg.system;
         out->which_msg = paddock_v1_DbwMessage_system_tag;
-        p->cmd = (uint32_t)y->cmd;
+        p->cmd = (paddock_v1_SystemCmdType)y->cmd;
         if (y->sync_mode >= 0) {
             p->which_sync_mode_set = paddock_v1_SystemCmd_sync_mode_tag;
-            p->sync_mode_set.sync_mode = (uint32_t)y->sync_mode;
+            p->sync_mode_set.sync_mode = (paddock_v1_SyncMode)y->sync_mode;
         }
         if (y->validate_crc >= 0) {
             p->which_validate_set = paddock_v1_SystemCmd_validate_cmd_crc_rc_tag;
@@ -241,33 +241,33 @@ static void kit_to_pb(const pdk_dbw_msg *m, uint64_t sid, uint32_t vid, paddock_
     }
     case PDK_DBW_MSG_TURN_SIGNAL:
         out->which_msg = paddock_v1_DbwMessage_turn_signal_tag;
-        out->msg.turn_signal.cmd = (uint32_t)m->u.value;
+        out->msg.turn_signal.cmd = (paddock_v1_TurnSignal)m->u.value;
         break;
     case PDK_DBW_MSG_MISC:
         out->which_msg = paddock_v1_DbwMessage_misc_tag;
-        out->msg.misc.parking_brake = (uint32_t)m->u.value;
+        out->msg.misc.parking_brake = (paddock_v1_ParkingBrakeCmd)m->u.value;
         break;
     case PDK_DBW_MSG_DRIVE_MODE:
         out->which_msg = paddock_v1_DbwMessage_drive_mode_tag;
-        out->msg.drive_mode.drive_mode = (uint32_t)m->u.value;
+        out->msg.drive_mode.drive_mode = (paddock_v1_DriveMode)m->u.value;
         break;
     case PDK_DBW_MSG_BUTTON:
         out->which_msg = paddock_v1_DbwMessage_button_tag;
-        out->msg.button.button = (uint32_t)m->u.value;
+        out->msg.button.button = (paddock_v1_Button)m->u.value;
         break;
     case PDK_DBW_MSG_FAULT:
         out->which_msg = paddock_v1_DbwMessage_fault_tag;
-        out->msg.fault.kind = (uint32_t)m->u.fault.kind;
+        out->msg.fault.kind = (paddock_v1_FaultKind)m->u.fault.kind;
         out->msg.fault.target = (uint32_t)m->u.fault.target;
         out->msg.fault.value = m->u.fault.value;
         break;
     case PDK_DBW_MSG_AW_GEAR:
         out->which_msg = paddock_v1_DbwMessage_aw_gear_tag;
-        out->msg.aw_gear.command = (uint32_t)m->u.value;
+        out->msg.aw_gear.command = (paddock_v1_AwGear)m->u.value;
         break;
     case PDK_DBW_MSG_AW_MODE:
         out->which_msg = paddock_v1_DbwMessage_aw_mode_tag;
-        out->msg.aw_mode.mode = (uint32_t)m->u.value;
+        out->msg.aw_mode.mode = (paddock_v1_AwControlMode)m->u.value;
         break;
     default:
         ck_abort_msg("kit message kind %d has no mapping in this test", m->kind);
@@ -445,7 +445,8 @@ START_TEST(a_command_stream_that_stops)
             acked += push.which_body == paddock_v1_Frame_ok_tag;
             if (push.which_body == paddock_v1_Frame_dbw_report_tag &&
                 push.body.dbw_report.which_report == paddock_v1_DbwReport_system_tag)
-                active |= push.body.dbw_report.report.system.state == PDK_DBW_ACTIVE;
+                active |= push.body.dbw_report.report.system.state ==
+                          paddock_v1_SystemState_SYSTEM_STATE_ACTIVE;
         }
         sleep_until(fmin(next, now_s() + 0.002));
     }
@@ -541,6 +542,14 @@ static void kit_request(uint64_t sid, uint32_t vid, uint8_t rc)
     kit_to_pb(&m, sid, vid, &req.body.dbw_message);
 }
 
+static void steer_request(uint64_t sid, uint32_t vid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_dbw_message_tag;
+    pdk_dbw_msg m = chan_msg(PDK_DBW_MSG_STEER, PDK_STEER_CMD_ANGLE, 0, 1);
+    kit_to_pb(&m, sid, vid, &req.body.dbw_message);
+}
+
 static void driver_request(uint64_t sid, uint32_t vid)
 {
     memset(&req, 0, sizeof(req));
@@ -616,9 +625,21 @@ START_TEST(leases_between_clients)
     req.body.dbw_message.msg.throttle.which_crc_set = paddock_v1_ThrottleCmd_crc_tag;
     req.body.dbw_message.msg.throttle.crc_set.crc = 300;
     expect_refusal(&a, paddock_v1_ErrorCode_OUT_OF_RANGE, "throttle.crc 300", NULL);
+    /* cmd_type is an open enum: a number it does not name still reaches
+     * the kit, which refuses it by name; one beyond int32 too (sent as the
+     * uint32 it was before the enums, it decodes as a negative enum). */
     kit_request(sid, vid, 2);
-    req.body.dbw_message.msg.throttle.cmd_type = 7;
-    expect_refusal(&a, paddock_v1_ErrorCode_INVALID_ARGUMENT, "DBW message refused", "cmd_type");
+    req.body.dbw_message.msg.throttle.cmd_type = (paddock_v1_ThrottleCmdType)7;
+    expect_refusal(&a, paddock_v1_ErrorCode_INVALID_ARGUMENT, "DBW message refused",
+                   "throttle cmd_type must be NONE 0, PEDAL_RAW 13 or PERCENT 14");
+    steer_request(sid, vid);
+    req.body.dbw_message.msg.steering.cmd_type = (paddock_v1_SteeringCmdType)99;
+    expect_refusal(&a, paddock_v1_ErrorCode_INVALID_ARGUMENT, "DBW message refused",
+                   "steering cmd_type must be NONE 0, ANGLE 2, CURVATURE 3, YAW_RATE 4");
+    steer_request(sid, vid);
+    req.body.dbw_message.msg.steering.cmd_type = (paddock_v1_SteeringCmdType)-1;
+    expect_refusal(&a, paddock_v1_ErrorCode_INVALID_ARGUMENT, "DBW message refused",
+                   "steering cmd_type must be NONE 0, ANGLE 2, CURVATURE 3, YAW_RATE 4");
 
     /* A viewer subscribes and lists, and is refused every command. */
     connect_viewer(&v, &srv);

@@ -280,7 +280,8 @@ START_TEST(bad_peers_do_not_disturb_others)
     const uint8_t v2[] = {0x06, 0x08, 0x01, 0x52, 0x02, 0x08, 0x02};
     expect_error_then_close(srv.port, v2, sizeof(v2), paddock_v1_ErrorCode_VERSION, "version 2");
 
-    /* An unknown preset is an error reply naming it; the connection stays. */
+    /* An unknown preset is an error reply naming it and the presets there
+     * are, never the server's folders; the connection stays. */
     static pdk_client b;
     connect_to(&b, &srv);
     memset(&req, 0, sizeof(req));
@@ -289,7 +290,10 @@ START_TEST(bad_peers_do_not_disturb_others)
     strcpy(req.body.vehicle_spawn.preset, "no_such_car");
     ck_assert_int_eq(pdk_client_call(&b, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
     ck_assert_int_eq(b.server_code, paddock_v1_ErrorCode_NOT_FOUND);
-    ck_assert_msg(strstr(b.error, "no_such_car") != NULL, "error: %s", b.error);
+    ck_assert_msg(strstr(b.error, "vehicle preset \"no_such_car\" is not one of: ") != NULL &&
+                      strstr(b.error, "midsize_sedan") != NULL,
+                  "error: %s", b.error);
+    ck_assert_msg(strchr(b.error, '/') == NULL, "error: %s", b.error);
     ck_assert_uint_ge(session_tick(&b, sid), tick0);
     pdk_client_close(&b);
 
@@ -318,7 +322,8 @@ START_TEST(request_errors_are_named)
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.world_preset, "moon");
-    expect_refusal(&c, paddock_v1_ErrorCode_NOT_FOUND, "moon");
+    expect_refusal(&c, paddock_v1_ErrorCode_NOT_FOUND, "world preset \"moon\" is not one of: ");
+    ck_assert_msg(strstr(c.error, "flat") != NULL && strchr(c.error, '/') == NULL, "%s", c.error);
 
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
@@ -492,7 +497,12 @@ START_TEST(offline_run_errors)
         PDK_PADDOCKD " run --presets " PDK_SOURCE_DIR "/presets --migrations " PDK_SOURCE_DIR
                      "/migrations --no-record";
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "%s --vehicle no_such_car", base), 2);
-    ck_assert_msg(strstr(out, "no_such_car") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "vehicle preset \"no_such_car\" is not one of: ") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, PDK_SOURCE_DIR) == NULL, "%s", out);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --world no_such_world", base), 2);
+    ck_assert_msg(strstr(out, "world preset \"no_such_world\" is not one of: ") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, PDK_SOURCE_DIR) == NULL, "%s", out);
     ck_assert_int_eq(
         pdk_test_sh(out, sizeof(out), "%s --vehicle midsize_sedan --channels Speed,Nope", base), 2);
     ck_assert_msg(strstr(out, "Nope") != NULL, "%s", out);

@@ -725,6 +725,9 @@ START_TEST(recordings_round_trip)
     req.body.import_chunk.last = true;
     ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
     ck_assert_int_eq(a.server_code, paddock_v1_ErrorCode_PARSE);
+    /* It names the upload, never the server's temporary file. */
+    ck_assert_msg(strstr(a.error, "the uploaded file") != NULL, "%s", a.error);
+    ck_assert_msg(strchr(a.error, '/') == NULL, "%s", a.error);
     pdk_client_close(&a);
 
     /* A fork at tick 60, driven on, closed and verified on its own. */

@@ -778,7 +778,7 @@ static void drive_report(const paddock_v1_DbwReport *r, void *ud)
     if (r->which_report == paddock_v1_DbwReport_system_tag) {
         const paddock_v1_SystemReport *sys = &r->report.system;
         s->last_state = sys->state;
-        s->active |= !s->stopped && sys->state == PDK_DBW_STATE_ACTIVE;
+        s->active |= !s->stopped && sys->state == paddock_v1_SystemState_SYSTEM_STATE_ACTIVE;
         int timeout = strstr(sys->reason_disengage_str, "CmdTimeout") != NULL;
         s->timeout_reason |= s->stopped && timeout;
         s->early_timeout |= !s->stopped && timeout;

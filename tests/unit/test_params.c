@@ -764,14 +764,16 @@ START_TEST(file_errors_name_file_key_and_reason)
     long_name[64] = '\0';
     vehicle_expect(long_name, NULL, PDK_ERR_NOT_FOUND);
 
+    /* Errors name the preset as the client did and the presets there are,
+     * never the server's folders. */
     m = vehicle_expect("nope", NULL, PDK_ERR_NOT_FOUND);
-    snprintf(path, sizeof path, "%s/vehicles/nope.json", tmp_dir);
-    ASSERT_HAS(m, path);
+    ASSERT_HAS(m, "vehicle preset \"nope\" ");
+    ck_assert_msg(strchr(m, '/') == NULL, "%s", m);
 
     write_file("vehicles/broken.json", "{\n  \"chassis\": {\"mass\": 1500,}\n}\n");
     m = vehicle_expect("broken", NULL, PDK_ERR_PARSE);
-    snprintf(path, sizeof path, "%s/vehicles/broken.json: line 2", tmp_dir);
-    ASSERT_HAS(m, path);
+    ASSERT_HAS(m, "vehicle preset \"broken\": line 2");
+    ck_assert_msg(strstr(m, tmp_dir) == NULL, "%s", m);
 
     write_file("vehicles/dup.json", "{\"chassis\":{\"mass\":1500,\"mass\":1600}}");
     m = vehicle_expect("dup", NULL, PDK_ERR_PARSE);
@@ -786,18 +788,15 @@ START_TEST(file_errors_name_file_key_and_reason)
         fclose(f);
     }
     m = vehicle_expect("nul", NULL, PDK_ERR_PARSE);
-    ASSERT_HAS(m, "NUL");
+    ASSERT_HAS(m, "vehicle preset \"nul\": contains a NUL byte");
 
     write_file("vehicles/array.json", "[1, 2]");
     m = vehicle_expect("array", NULL, PDK_ERR_WRONG_TYPE);
-    ASSERT_HAS(m, "array.json: expected a JSON object at the top level, got array");
+    ASSERT_HAS(m, "vehicle preset \"array\": expected a JSON object at the top level, got array");
 
     write_file("vehicles/mas.json", "{\"chassis\": {\"mas\": 1500}}");
     m = vehicle_expect("mas", NULL, PDK_ERR_UNKNOWN_KEY);
-    snprintf(path, sizeof path,
-             "%s/vehicles/mas.json: chassis.mas: unknown key (did you mean chassis.mass?)",
-             tmp_dir);
-    ASSERT_HAS(m, path);
+    ASSERT_HAS(m, "vehicle preset \"mas\": chassis.mas: unknown key (did you mean chassis.mass?)");
 
     write_file("vehicles/far.json", "{\"chassis\": {\"springRate\": 1}}");
     m = vehicle_expect("far", NULL, PDK_ERR_UNKNOWN_KEY);
@@ -815,9 +814,7 @@ START_TEST(file_errors_name_file_key_and_reason)
 
     write_file("vehicles/type.json", "{\"steering\": {\"ratio\": \"16\"}}");
     m = vehicle_expect("type", NULL, PDK_ERR_WRONG_TYPE);
-    snprintf(path, sizeof path,
-             "%s/vehicles/type.json: steering.ratio: expected a number, got string", tmp_dir);
-    ASSERT_HAS(m, path);
+    ASSERT_HAS(m, "vehicle preset \"type\": steering.ratio: expected a number, got string");
 
     write_file("vehicles/group.json", "{\"tyres\": {\"front\": [1]}}");
     m = vehicle_expect("group", NULL, PDK_ERR_WRONG_TYPE);
@@ -825,9 +822,7 @@ START_TEST(file_errors_name_file_key_and_reason)
 
     write_file("vehicles/neg.json", "{\"chassis\": {\"mass\": -3}}");
     m = vehicle_expect("neg", NULL, PDK_ERR_OUT_OF_RANGE);
-    snprintf(path, sizeof path,
-             "%s/vehicles/neg.json: chassis.mass: -3 is below the minimum 50 (kg)", tmp_dir);
-    ASSERT_HAS(m, path);
+    ASSERT_HAS(m, "vehicle preset \"neg\": chassis.mass: -3 is below the minimum 50 (kg)");
 
     write_file("vehicles/big.json", "{\"drive\": {\"maxPowerKw\": 5000.5}}");
     m = vehicle_expect("big", NULL, PDK_ERR_OUT_OF_RANGE);
@@ -851,7 +846,8 @@ START_TEST(file_errors_name_file_key_and_reason)
     snprintf(path, sizeof path, "%s/vehicles/folder.json", tmp_dir);
     ck_assert_int_eq(mkdir(path, 0700), 0);
     m = vehicle_expect("folder", NULL, PDK_ERR_IO);
-    ASSERT_HAS(m, path);
+    ASSERT_HAS(m, "vehicle preset \"folder\": is a directory, not a file");
+    ck_assert_msg(strchr(m, '/') == NULL, "%s", m);
     {
         snprintf(path, sizeof path, "%s/vehicles/huge.json", tmp_dir);
         FILE *f = fopen(path, "wb");
@@ -864,7 +860,7 @@ START_TEST(file_errors_name_file_key_and_reason)
         fclose(f);
     }
     m = vehicle_expect("huge", NULL, PDK_ERR_IO);
-    ASSERT_HAS(m, "huge.json: larger than the 1048576-byte limit");
+    ASSERT_HAS(m, "vehicle preset \"huge\": larger than the 1048576-byte limit");
 
     /* A good file, then its override errors still name the override. */
     write_file("vehicles/good.json", "{\"description\":\"ok\",\"chassis\":{\"mass\":1200}}");
@@ -912,7 +908,8 @@ START_TEST(world_errors)
     make_tmp();
     ck_assert_int_eq(pdk_params_world_load(tmp_dir, "moon", NULL, &def, NULL, err, sizeof err),
                      PDK_ERR_NOT_FOUND);
-    ASSERT_HAS(err, "/worlds/moon.json");
+    ASSERT_HAS(err, "world preset \"moon\" does not exist: the server has no world presets");
+    ck_assert_msg(strchr(err, '/') == NULL, "%s", err);
     ck_assert_int_eq(pdk_params_world_load(tmp_dir, "a/b", NULL, &def, NULL, err, sizeof err),
                      PDK_ERR_INVALID_ARGUMENT);
     write_file("worlds/moon.json", "{\"gravity\": 1.62, \"airDensity\": 0}");
@@ -921,6 +918,26 @@ START_TEST(world_errors)
     ck_assert_double_eq(def.gravity_mps2, 1.62);
     ck_assert_double_eq(def.air_density_kgpm3, 0);
     remove_tmp();
+}
+END_TEST
+
+/* A preset that is not there is named as the client gave it, with the
+ * presets there are, and no server folder shows. */
+START_TEST(missing_preset_names_the_choices)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_world_def w;
+    ck_assert_int_eq(pdk_params_world_load(PRESETS, "nope", NULL, &w, NULL, err, sizeof err),
+                     PDK_ERR_NOT_FOUND);
+    ASSERT_HAS(err, "world preset \"nope\" is not one of: ");
+    ASSERT_HAS(err, "flat");
+    ck_assert_msg(strchr(err, '/') == NULL, "%s", err);
+    pdk_vehicle_def v;
+    ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "nope", NULL, &v, NULL, err, sizeof err),
+                     PDK_ERR_NOT_FOUND);
+    ASSERT_HAS(err, "vehicle preset \"nope\" is not one of: ");
+    ASSERT_HAS(err, ", kart, ");
+    ck_assert_msg(strchr(err, '/') == NULL, "%s", err);
 }
 END_TEST
 
@@ -1158,7 +1175,7 @@ START_TEST(describe_walks_the_schema)
 {
     key_list v = {0};
     pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
-    /* 2 + chassis 8 + 2 axles of tyres (3 + 22 + 27 life) + steering 4 + 2
+    /* 2 + chassis 8 + 2 axles of tyres (3 + 22 + 27 life) + steering 7 + 2
      * axles of suspension 19 + drive 5 + brakes 4 + resistance 4, then
      * powertrain 2 + mass 34 (the utv's 28, a car's seats with their 3
      * fields, cargoMaxKg and cargoY) + the utv's suspension 7 +
@@ -1167,7 +1184,7 @@ START_TEST(describe_walks_the_schema)
      * car's transmission 12 (the ratios' line after them) + clutch 3 +
      * handbrake 1 + driveline 9, then the drive-by-wire kit's 35, every
      * kind's. */
-    ck_assert_uint_eq(v.n, 329);
+    ck_assert_uint_eq(v.n, 332);
     size_t n_utv = 0, n_geared = 0, n_lumped = 0, n_lumped_only = 0, n_utv_only = 0,
            n_geared_only = 0;
     for (size_t i = 0; i < v.n; i++) {
@@ -1196,9 +1213,9 @@ START_TEST(describe_walks_the_schema)
     ck_assert_uint_eq(n_utv_only, 57);
     ck_assert_uint_eq(n_lumped_only, 8);
     ck_assert_uint_eq(n_geared_only, 31);
-    ck_assert_uint_eq(n_lumped, 329 - 57 - 31 - 24);
-    ck_assert_uint_eq(n_utv, 329 - 8 - 31 - 28);
-    ck_assert_uint_eq(n_geared, 329 - 57 - 8);
+    ck_assert_uint_eq(n_lumped, 332 - 57 - 31 - 24);
+    ck_assert_uint_eq(n_utv, 332 - 8 - 31 - 28);
+    ck_assert_uint_eq(n_geared, 332 - 57 - 8);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));
@@ -1398,6 +1415,7 @@ static Suite *params_suite(void)
     tcase_add_test(tc, tyre_key_errors_name_key_and_bound);
     tcase_add_test(tc, file_errors_name_file_key_and_reason);
     tcase_add_test(tc, world_errors);
+    tcase_add_test(tc, missing_preset_names_the_choices);
     tcase_add_test(tc, provenance_objects_resolve_to_their_values);
     tcase_add_test(tc, provenance_on_a_list_key);
     tcase_add_test(tc, provenance_errors_name_key_and_reason);

@@ -69,7 +69,8 @@ START_TEST(a_kinds_keys_apply_to_that_kind_only)
     ck_assert_int_eq(pdk_params_vehicle_load(PRESETS, "traffic_sedan", "engine.idleRpm=900", &def,
                                              NULL, err, sizeof err),
                      PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(err, "traffic_sedan.json with its overrides: engine.idleRpm: applies only when "
+    ASSERT_HAS(err, "vehicle preset \"traffic_sedan\" with its overrides: "
+                    "engine.idleRpm: applies only when "
                     "powertrain.kind is \"utv\" or \"geared\", and here it is \"lumped\"; remove "
                     "the key or change powertrain.kind");
     m = vparse_expect("{\"cvt\":{\"ebs\":false}}", NULL, PDK_ERR_OUT_OF_RANGE);
@@ -457,7 +458,8 @@ static const char *shipped_expect(const char *name, const char *overrides, pdk_e
 START_TEST(a_cars_payload_is_checked)
 {
     const char *m = shipped_expect("sports_car", "mass.occupants=3", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "sports_car.json with its overrides: mass.occupants (3) must be within 0..2, "
+    ASSERT_HAS(m, "vehicle preset \"sports_car\" with its overrides: "
+                  "mass.occupants (3) must be within 0..2, "
                   "the 2 seats that mass.seats gives");
     m = shipped_expect("open_wheeler", "mass.occupants=2", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "mass.occupants (2) must be within 0..1, the 1 seat that mass.seats gives");
@@ -849,7 +851,8 @@ START_TEST(the_kits_rules_name_both_keys)
 {
     const char *m =
         hatch_expect("dbw.steering.rate=500;dbw.steering.rateMax=400", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "compact_hatch.json with its overrides: dbw.steering.rate (500 deg/s) must be "
+    ASSERT_HAS(m, "vehicle preset \"compact_hatch\" with its overrides: "
+                  "dbw.steering.rate (500 deg/s) must be "
                   "at most dbw.steering.rateMax (400 deg/s)");
     m = hatch_expect("dbw.steering.accelMax=1000", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "dbw.steering.accel (2000 deg/s^2) must be at most dbw.steering.accelMax (1000 "
@@ -857,7 +860,8 @@ START_TEST(the_kits_rules_name_both_keys)
     m = hatch_expect("dbw.brake.rate=500", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "dbw.brake.rate (500 bar/s) must be at most dbw.brake.rateMax (400 bar/s)");
     m = polaris_expect("dbw.brake.overrideBar=80", PDK_ERR_OUT_OF_RANGE);
-    ASSERT_HAS(m, "polaris_ranger.json with its overrides: dbw.brake.overrideBar (80 bar) must be "
+    ASSERT_HAS(m, "vehicle preset \"polaris_ranger\" with its overrides: "
+                  "dbw.brake.overrideBar (80 bar) must be "
                   "less than brakes.maxLineBar (80 bar)");
     m = polaris_expect("dbw.gear.brakeHoldBar=90", PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "dbw.gear.brakeHoldBar (90 bar) must be at most brakes.maxLineBar (80 bar)");

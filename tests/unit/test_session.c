@@ -329,6 +329,47 @@ START_TEST(subscriptions_publish_at_their_rate)
 }
 END_TEST
 
+/* Telemetry subscriptions share the state ones' rates, limits and ends;
+ * their own refusal is a channel list that is empty or holds an index
+ * the registry does not have. */
+START_TEST(telemetry_subscriptions_publish_and_end)
+{
+    pdk_session *s = make(NULL);
+    spawn(s, 1, 1);
+    const int chans[2] = {PDK_CH_SPEED, PDK_CH_POS_X};
+    const int beyond[2] = {PDK_CH_SPEED, PDK_CH_COUNT};
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(s, 1, 1, 0, NULL, 0, chans, 0),
+                     PDK_ERR_UNKNOWN_KEY);
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(s, 1, 1, 0, NULL, 0, NULL, 2),
+                     PDK_ERR_UNKNOWN_KEY);
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(s, 1, 1, 0, NULL, 0, beyond, 2),
+                     PDK_ERR_UNKNOWN_KEY);
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(s, 1, 1, 7, NULL, 0, chans, 2),
+                     PDK_ERR_INVALID_ARGUMENT);
+    static uint32_t too_many[300];
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(s, 1, 1, 0, too_many, 300, chans, 2),
+                     PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_session_subscriber_count(s), 0);
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(s, 1, 1, 40, NULL, 0, chans, 2), PDK_OK);
+    n_states = 0;
+    for (int i = 0; i < 120; i++)
+        pdk_session_tick(s);
+    ck_assert_int_eq(n_states, 40);
+    ck_assert_int_eq(pdk_session_unsubscribe(s, 1, 1), PDK_OK);
+
+    n_ended = 0;
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(s, 3, 99, 120, NULL, 0, chans, 2), PDK_OK);
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_ended, 1);
+    ck_assert_int_eq(ended_code, PDK_ERR_FRAME_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(ended_why, "a telemetry batch of"));
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(s, 4, 1, 60, NULL, 0, chans, 2), PDK_OK);
+    pdk_session_destroy(s);
+    ck_assert_int_eq(n_ended, 2);
+    ck_assert_int_eq(ended_code, PDK_ERR_CLOSED);
+}
+END_TEST
+
 static int64_t sql_int(const char *path, const char *sql)
 {
     sqlite3 *db;
@@ -1299,6 +1340,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, scripts_become_inputs_at_their_ticks);
     tcase_add_test(tc, subscriptions_publish_at_their_rate);
     tcase_add_test(tc, subscriptions_get_their_fields);
+    tcase_add_test(tc, telemetry_subscriptions_publish_and_end);
     tcase_add_test(tc, sessions_are_recorded);
     tcase_add_test(tc, tyre_inputs_apply_record_and_replay);
     tcase_add_test(tc, dbw_kit_inputs_apply_record_and_replay);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -324,7 +325,7 @@ START_TEST(dbw_msg_from_pb_converts_exactly)
     ck_assert_int_eq(out.u.system.validate_crc, 0);
 
     Paddock__V1__AwGearCommand g = PADDOCK__V1__AW_GEAR_COMMAND__INIT;
-    g.command = PDK_AW_GEAR_PARK;
+    g.command = PADDOCK__V1__AW_GEAR__AW_GEAR_PARK;
     Paddock__V1__DbwMessage mg = PADDOCK__V1__DBW_MESSAGE__INIT;
     mg.msg_case = PADDOCK__V1__DBW_MESSAGE__MSG_AW_GEAR;
     mg.aw_gear = &g;
@@ -621,6 +622,88 @@ START_TEST(dbw_report_every_kind)
 }
 END_TEST
 
+/* The kit's name ("SteerCmdTimeout") in the proto's form
+ * ("STEER_CMD_TIMEOUT"). */
+static void upper_snake(const char *camel, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *c = camel; *c != '\0' && n + 2 < len; c++) {
+        if (*c >= 'A' && *c <= 'Z' && c != camel) {
+            out[n++] = '_';
+        }
+        out[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+    }
+    out[n] = '\0';
+}
+
+/* ReasonDisengage and ReasonNotReady name every code sim has, with sim's
+ * name, and no code sim lacks: checked over all the kit's one-byte codes. */
+static void check_reasons(const ProtobufCEnumDescriptor *d, const char *prefix,
+                          const char *(*sim_name)(int))
+{
+    for (int code = 0; code <= 255; code++) {
+        const char *sim = sim_name(code);
+        const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(d, code);
+        bool sim_has = strcmp(sim, "Unknown") != 0 || code == 0xFF;
+        ck_assert_msg((v != NULL) == sim_has, "%s code 0x%02X: proto %s, sim %s", d->name, code,
+                      v != NULL ? v->name : "-", sim);
+        if (v == NULL) {
+            continue;
+        }
+        char snake[80];
+        char want[96];
+        upper_snake(code == 0 ? "None" : sim, snake, sizeof snake);
+        snprintf(want, sizeof want, "%s%s", prefix, snake);
+        ck_assert_msg(strcmp(v->name, want) == 0, "code 0x%02X: proto %s, wanted %s", code, v->name,
+                      want);
+    }
+}
+
+START_TEST(dbw_reason_enums_mirror_sim)
+{
+    check_reasons(&paddock__v1__reason_disengage__descriptor, "REASON_DISENGAGE_",
+                  pdk_dbw_disengage_name);
+    check_reasons(&paddock__v1__reason_not_ready__descriptor, "REASON_NOT_READY_",
+                  pdk_dbw_not_ready_name);
+}
+END_TEST
+
+/* A number no enum value names, in a field that is an enum now, still
+ * reaches sim as that number and is refused by name as when the field was
+ * uint32; so does a uint32 above INT32_MAX, which decodes as a negative
+ * enum. The bytes are built by hand, as an older uint32 sender writes them. */
+START_TEST(dbw_unknown_enum_numbers_reach_sim)
+{
+    /* DbwMessage{vehicle_id 1, steering (10){cmd_type (4) 99}} */
+    const uint8_t small[] = {0x10, 0x01, 0x52, 0x02, 0x20, 99};
+    /* DbwMessage{vehicle_id 1, system (18){sync_mode (2) 0xFFFFFFFF}}, the
+     * value as a 5-byte uint32 varint */
+    const uint8_t big[] = {0x10, 0x01, 0x92, 0x01, 0x06, 0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F};
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    char why[160];
+    pdk_dbw_msg out;
+
+    Paddock__V1__DbwMessage *m = paddock__v1__dbw_message__unpack(NULL, sizeof small, small);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq((int)m->steering->cmd_type, 99);
+    ck_assert_int_eq(pdk_wire_dbw_msg_from_pb(m, &out, why, sizeof why), PDK_OK);
+    ck_assert_int_eq(out.u.chan.cmd_type, 99);
+    ck_assert_str_eq(pdk_dbw_msg_problem(&out, &def),
+                     "steering cmd_type must be NONE 0, ANGLE 2, CURVATURE 3, YAW_RATE 4 or "
+                     "PERCENT 14");
+    paddock__v1__dbw_message__free_unpacked(m, NULL);
+
+    m = paddock__v1__dbw_message__unpack(NULL, sizeof big, big);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(pdk_wire_dbw_msg_from_pb(m, &out, why, sizeof why), PDK_OK);
+    ck_assert_int_eq(out.u.system.sync_mode, INT32_MAX);
+    ck_assert_str_eq(pdk_dbw_msg_problem(&out, &def),
+                     "sync_mode must be NONE 0, DISENGAGES 1, ALL_OR_NONE 2 or "
+                     "ALL_OR_NONE_WITH_BTN 3");
+    paddock__v1__dbw_message__free_unpacked(m, NULL);
+}
+END_TEST
+
 static Suite *wire_dbw_suite(void)
 {
     Suite *s = suite_create("wire_dbw");
@@ -630,6 +713,8 @@ static Suite *wire_dbw_suite(void)
     tcase_add_test(tc, dbw_decodes_past_the_arena);
     tcase_add_test(tc, dbw_msg_from_pb_converts_exactly);
     tcase_add_test(tc, dbw_msg_from_pb_names_what_is_wrong);
+    tcase_add_test(tc, dbw_reason_enums_mirror_sim);
+    tcase_add_test(tc, dbw_unknown_enum_numbers_reach_sim);
     tcase_add_test(tc, dbw_report_every_kind);
     suite_add_tcase(s, tc);
     return s;
