@@ -721,7 +721,7 @@ static double grip_law_mz(const pdk_vehicle_def *d, const double *ch, int i, dou
  * steering feel each: trail alone, trail with a power assist below its
  * limit, and with an assist that saturates. SteeringWheelTorque against
  * the analytic column torque T_c = sum (Mz - t_m Fy) n_z / ratio of the
- * front tyres (grip_law_mz), within 1 %; then over (1 + gain) below the
+ * front tyres (grip_law_mz), within 0.1 %; then over (1 + gain) below the
  * assist's limit and |T_c| - T_max past it. The feel is an output: the
  * three states are the same bits. */
 START_TEST(test_steering_wheel_torque_against_the_aligning_moment)
@@ -752,23 +752,23 @@ START_TEST(test_steering_wheel_torque_against_the_aligning_moment)
         double fy = 0.0;
         double mz = grip_law_mz(d, ch, i, &fy);
         /* The law's formula is the model's: its force and moment agree. */
-        ck_assert_double_le(fabs(fy - ch[PDK_CH_FORCE_Y_FL + i]), 0.01 * fabs(fy));
-        ck_assert_double_le(fabs(mz - ch[PDK_CH_TYRE_MZ_FL + i]), 0.01 * fabs(mz));
+        ck_assert_double_le(fabs(fy - ch[PDK_CH_FORCE_Y_FL + i]), 0.001 * fabs(fy));
+        ck_assert_double_le(fabs(mz - ch[PDK_CH_TYRE_MZ_FL + i]), 0.001 * fabs(mz));
         column += (mz - d->steering.trail_m * fy) * nz / d->steering.ratio;
     }
     /* Self-centring, and the trail adds to the tyres' own moment. */
     ck_assert_double_lt(column, -0.5);
     ck_assert_double_lt(ch[PDK_CH_STEERING_WHEEL_TORQUE], ch[PDK_CH_STEERING_TORQUE]);
-    ck_assert_double_le(fabs(ch[PDK_CH_STEERING_WHEEL_TORQUE] - column), 0.01 * fabs(column));
+    ck_assert_double_le(fabs(ch[PDK_CH_STEERING_WHEEL_TORQUE] - column), 0.001 * fabs(column));
     /* The assist below its limit: the driver holds 1 / (1 + gain). */
     double boosted = column / (1.0 + gain);
     ck_assert_double_le(gain * fabs(boosted), max_nm[1]);
     ck_assert_double_le(fabs(r[1].ch[PDK_CH_STEERING_WHEEL_TORQUE] - boosted),
-                        0.01 * fabs(boosted));
+                        0.001 * fabs(boosted));
     /* Past it: the assist gives its most, the driver the rest. */
     ck_assert_double_gt(gain * fabs(boosted), max_nm[2]);
     double rest = column + max_nm[2];
-    ck_assert_double_le(fabs(r[2].ch[PDK_CH_STEERING_WHEEL_TORQUE] - rest), 0.01 * fabs(rest));
+    ck_assert_double_le(fabs(r[2].ch[PDK_CH_STEERING_WHEEL_TORQUE] - rest), 0.001 * fabs(rest));
     /* SteeringTorque keeps its meaning: the aligning moments alone. */
     for (int k = 1; k < 3; k++) {
         ck_assert(r[k].ch[PDK_CH_STEERING_TORQUE] == ch[PDK_CH_STEERING_TORQUE]);
