@@ -249,11 +249,46 @@ const char *pdk_client_body_name(pb_size_t body_tag)
         BODY_(session_imported)
         BODY_(session_meta_request)
         BODY_(session_meta)
+        BODY_(recording_list)
+        BODY_(recording_list_reply)
+        BODY_(recording_delete)
 #undef BODY_
     default:
         break;
     }
     return "unknown";
+}
+
+static int64_t wall_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
+}
+
+pdk_client_status pdk_client_clock_sample(pdk_client *c, paddock_v1_Frame *scratch,
+                                          int64_t *offset_ns, uint64_t *round_trip_ns)
+{
+    if (c == NULL || scratch == NULL || offset_ns == NULL || round_trip_ns == NULL) {
+        return PDK_CLIENT_EINVAL;
+    }
+    memset(scratch, 0, sizeof(*scratch));
+    scratch->which_body = paddock_v1_Frame_ping_tag;
+    int64_t t0 = wall_now_ns();
+    scratch->body.ping.client_time_ns = (uint64_t)t0;
+    pdk_client_status st = pdk_client_call(c, scratch, scratch, NULL, NULL);
+    int64_t t3 = wall_now_ns();
+    if (st == PDK_CLIENT_OK) {
+        st = pdk_client_expect(c, scratch, paddock_v1_Frame_pong_tag);
+    }
+    if (st != PDK_CLIENT_OK) {
+        return st;
+    }
+    /* The server stamps one time, so t1 = t2 = its wall clock. */
+    int64_t t12 = (int64_t)scratch->body.pong.wall_time_ns;
+    *offset_ns = ((t12 - t0) + (t12 - t3)) / 2;
+    *round_trip_ns = t3 > t0 ? (uint64_t)(t3 - t0) : 0;
+    return PDK_CLIENT_OK;
 }
 
 pdk_client_status pdk_client_expect(pdk_client *c, const paddock_v1_Frame *reply,

@@ -119,6 +119,18 @@ void pdk_client_close(pdk_client *c);
  * enum gives "unknown status". */
 const char *pdk_client_status_name(pdk_client_status st);
 
+/* One NTP-style sample of the server's wall clock (docs/protocol.md
+ * "Clocks"): a Ping stamped with this machine's CLOCK_REALTIME (t0), the
+ * Pong's one server time (wall_time_ns, so t1 = t2) and the time it came
+ * back (t3). *offset_ns = ((t1 - t0) + (t2 - t3)) / 2 is the server's wall
+ * clock minus this machine's, within +-*round_trip_ns / 2, and
+ * *round_trip_ns = t3 - t0; of several samples the one with the shortest
+ * round trip bounds it best. scratch is the frame the Ping and Pong go
+ * through. Errors as pdk_client_call; EPROTO when the reply is no Pong;
+ * EINVAL for a NULL argument. */
+pdk_client_status pdk_client_clock_sample(pdk_client *c, paddock_v1_Frame *scratch,
+                                          int64_t *offset_ns, uint64_t *round_trip_ns);
+
 /* Checks that reply carries the body tag expected (e.g.
  * paddock_v1_Frame_session_created_tag); EPROTO with a message naming both
  * bodies otherwise. */

@@ -355,6 +355,98 @@ void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionI
              s->lateness_p99_ms, (unsigned long long)s->overruns);
 }
 
+#define RECORDING_HDR "%6s  %-16s  %-10s  %-24s  %-24s  %9s  %10s  %10s  %-11s  %s"
+#define RECORDING_ROW "%6llu  %-16s  %-10s  %-24s  %-24s  %9llu  %10.3f  %10llu  %-11s  %s"
+
+void pdk_cli_format_recordings_header(char *out, size_t out_len)
+{
+    snprintf(out, out_len, RECORDING_HDR, "ID", "NAME", "WORLD", "VEHICLES", "STARTED_UTC", "TICKS",
+             "DURATION_S", "SIZE_B", "STATE", "BUILD");
+}
+
+void pdk_cli_format_recording(char *out, size_t out_len, const paddock_v1_RecordingInfo *r)
+{
+    /* "2: kart,utv", cut with "..." where it would outgrow its column. */
+    char vehicles[25];
+    int n = snprintf(vehicles, sizeof vehicles, "%u:", (unsigned)r->vehicles_count);
+    for (pb_size_t i = 0; i < r->vehicles_count && n >= 0 && (size_t)n < sizeof vehicles; i++) {
+        n += snprintf(vehicles + n, sizeof vehicles - (size_t)n, "%s%s", i ? "," : " ",
+                      r->vehicles[i].preset);
+    }
+    if (n >= (int)sizeof vehicles) {
+        memcpy(vehicles + sizeof vehicles - 4, "...", 4);
+    }
+    char started[40];
+    pdk_cli_format_wall_ns(started, sizeof started, r->started_wall_ns);
+    const char *state = r->live ? "live" : r->interrupted ? "interrupted" : "done";
+    snprintf(out, out_len, RECORDING_ROW, (unsigned long long)r->session_id,
+             r->name[0] != '\0' ? r->name : "-", r->world_preset[0] != '\0' ? r->world_preset : "-",
+             vehicles, started, (unsigned long long)r->ticks, r->duration_s,
+             (unsigned long long)r->size_bytes, state, r->build_id[0] != '\0' ? r->build_id : "-");
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+ * days_from_civil, "chrono-Compatible Low-Level Date Algorithms"). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = (unsigned)(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3u : 9u)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+void pdk_cli_format_wall_ns(char *out, size_t out_len, uint64_t wall_ns)
+{
+    int64_t s = (int64_t)(wall_ns / 1000000000u);
+    unsigned ms = (unsigned)(wall_ns % 1000000000u / 1000000u);
+    int64_t z = s / 86400 + 719468;
+    int64_t sod = s % 86400;
+    /* civil_from_days, the inverse of days_from_civil. */
+    const int64_t era = z / 146097;
+    const unsigned doe = (unsigned)(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+    const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+    const int64_t y = (int64_t)yoe + era * 400 + (m <= 2);
+    snprintf(out, out_len, "%04lld-%02u-%02uT%02u:%02u:%02u.%03uZ", (long long)y, m, d,
+             (unsigned)(sod / 3600), (unsigned)(sod / 60 % 60), (unsigned)(sod % 60), ms);
+}
+
+int pdk_cli_parse_iso8601(const char *opt, const char *text, uint64_t *wall_ns, char *err,
+                          size_t err_len)
+{
+    unsigned y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+    int n = 0;
+    int fields = sscanf(text, "%4u-%2u-%2u%n", &y, &mo, &d, &n);
+    const char *p = text + (fields == 3 ? n : 0);
+    if (fields == 3 && (*p == 'T' || *p == ' ')) {
+        int m = 0;
+        if (sscanf(p + 1, "%2u:%2u%n", &h, &mi, &m) == 2) {
+            p += 1 + m;
+            if (*p == ':' && sscanf(p + 1, "%2u%n", &sec, &m) == 1)
+                p += 1 + m;
+        } else {
+            fields = 0;
+        }
+    }
+    if (fields == 3 && *p == 'Z')
+        p++;
+    if (fields != 3 || *p != '\0' || y < 1970 || y > 2261 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+        h > 23 || mi > 59 || sec > 59) {
+        snprintf(err, err_len,
+                 "--%s: '%s' is not a UTC date or time YYYY-MM-DD[THH:MM[:SS]][Z], 1970 to 2261",
+                 opt, text);
+        return -1;
+    }
+    int64_t days = days_from_civil(y, mo, d);
+    *wall_ns = ((uint64_t)days * 86400u + h * 3600u + mi * 60u + sec) * 1000000000u;
+    return 0;
+}
+
 #define STATE_HDR "%10s %10s %5s %10s %10s %7s %8s %8s %9s %9s %11s %9s %8s %8s"
 #define STATE_ROW                                                                                  \
     "%10llu %10.3f %5u %10.3f %10.3f %7.3f %8.2f %8.2f %9.2f %9.2f %11.2f %9.2f %8.3f %8.3f"

@@ -118,6 +118,22 @@ double pdk_cli_wrap_deg(double deg);
 void pdk_cli_format_sessions_header(char *out, size_t out_len);
 void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionInfo *s);
 
+/* recordings: id, name, world, vehicles (count and presets), start time
+ * (UTC), ticks, duration (s), size (bytes), state (done, live,
+ * interrupted), build. */
+void pdk_cli_format_recordings_header(char *out, size_t out_len);
+void pdk_cli_format_recording(char *out, size_t out_len, const paddock_v1_RecordingInfo *r);
+
+/* ns since the Unix epoch as ISO 8601 UTC to the millisecond
+ * ("2026-12-05T03:59:01.123Z"). */
+void pdk_cli_format_wall_ns(char *out, size_t out_len, uint64_t wall_ns);
+
+/* An ISO 8601 UTC date or time ("2026-12-05", "2026-12-05T03:59",
+ * "2026-12-05T03:59:01", each with an optional "Z") as ns since the Unix
+ * epoch, from 1970 to 2262. */
+int pdk_cli_parse_iso8601(const char *opt, const char *text, uint64_t *wall_ns, char *err,
+                          size_t err_len);
+
 /* watch: tick, sim time, vehicle id, x, y, yaw (deg), speed (km/h), yaw rate
  * (deg/s), road-wheel steer angle (deg), ax, ay (m/s^2, body frame). */
 void pdk_cli_format_state_header(char *out, size_t out_len);

@@ -268,21 +268,29 @@ static int run_info(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
     if (rc != 0) {
         return rc;
     }
+    /* Round trips and the server's clock: the sample with the shortest
+     * round trip gives the offset (docs/protocol.md "Clocks"). */
     double min_ms = 0.0;
     double sum_ms = 0.0;
+    int64_t offset_ns = 0;
     for (int i = 0; i < PING_COUNT; i++) {
-        double t0 = pdk_cli_now_s();
-        paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_ping_tag);
-        f->body.ping.client_time_ns = (uint64_t)(t0 * 1e9);
-        rc = pdk_cli_call(cli, paddock_v1_Frame_pong_tag);
-        if (rc != 0) {
+        int64_t off = 0;
+        uint64_t rtt_ns = 0;
+        pdk_client_status st = pdk_client_clock_sample(cli->client, cli->frame, &off, &rtt_ns);
+        if (st != PDK_CLIENT_OK) {
+            rc = pdk_cli_report(cli, st);
             pdk_client_close(cli->client);
             return rc;
         }
-        double ms = (pdk_cli_now_s() - t0) * 1e3;
-        min_ms = i == 0 || ms < min_ms ? ms : min_ms;
+        double ms = (double)rtt_ns * 1e-6;
+        if (i == 0 || ms < min_ms) {
+            min_ms = ms;
+            offset_ns = off;
+        }
         sum_ms += ms;
     }
+    uint64_t server_wall_ns = cli->frame->body.pong.wall_time_ns;
+    uint64_t server_mono_ns = cli->frame->body.pong.monotonic_ns;
     const paddock_v1_Welcome *w = &cli->welcome;
     printf("server:       %s\n", pdk_client_server_address(cli->server));
     printf("version:      %s\n", w->server_version[0] != '\0' ? w->server_version : "-");
@@ -292,6 +300,11 @@ static int run_info(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
     printf("max frame:    %u bytes\n", (unsigned)w->max_frame_bytes);
     printf("round trip:   min %.3f ms, avg %.3f ms over %d pings\n", min_ms, sum_ms / PING_COUNT,
            PING_COUNT);
+    char when[64];
+    pdk_cli_format_wall_ns(when, sizeof when, server_wall_ns);
+    printf("server clock: %s (monotonic %.3f s)\n", when, (double)server_mono_ns * 1e-9);
+    printf("clock offset: %+.3f ms +- %.3f ms (the server's wall clock minus this machine's)\n",
+           (double)offset_ns * 1e-6, min_ms / 2);
     printf("client:       paddock-cli %s (%s)\n", PDK_VERSION, PDK_BUILD_ID);
     pdk_client_close(cli->client);
     return PDK_CLI_EXIT_OK;
@@ -763,7 +776,7 @@ static const pdk_cli_opt NO_OPTS[] = {PDK_CLI_COMMON_OPTS};
 static const pdk_cli_command INFO_COMMAND = {
     "info",
     "",
-    "Show the server's version, build, protocol, tick rate, frame limit and ping time.",
+    "Show the server's version, build, protocol, tick rate, frame limit, ping and clock.",
     "Takes no options of its own.\n",
     NO_OPTS,
     N_OF(NO_OPTS),
@@ -863,6 +876,7 @@ static const pdk_cli_command *const COMMANDS[] = {
     &pdk_cli_import_command,
     &pdk_cli_csv_command,
     &pdk_cli_meta_command,
+    &pdk_cli_recordings_command,
     &REMOVE_COMMAND,
     &CLOSE_COMMAND,
 };

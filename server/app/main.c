@@ -26,6 +26,7 @@ static void usage(FILE *to)
     fprintf(to, "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
                 "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
                 "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
+                "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -244,6 +245,30 @@ static bool parse_u64(const char *text, uint64_t min, uint64_t *out)
     return true;
 }
 
+/* A byte count with an optional binary suffix (K, M, G: 2^10, 2^20, 2^30),
+ * at least 1 and at most 2^60. */
+static bool parse_bytes(const char *text, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || end == text || text[0] == '-' || v == 0)
+        return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift != 0)
+        end++;
+    if (*end != '\0' || v > (1ull << 60) >> shift)
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = "serve";
@@ -322,6 +347,24 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.max_fast_ticks = (uint64_t)v;
+        } else if (serve && strcmp(arg, "--retain-bytes") == 0) {
+            NEED_VALUE();
+            if (!parse_bytes(argv[++i], &scfg.retain_bytes)) {
+                fprintf(stderr,
+                        "paddockd: --retain-bytes: '%s' is not a byte count 1..2^60 (a whole "
+                        "number, K, M or G after it for KiB, MiB, GiB)\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (serve && strcmp(arg, "--retain-days") == 0) {
+            NEED_VALUE();
+            int days;
+            if (!parse_int(argv[++i], 1, 36500, &days)) {
+                fprintf(stderr, "paddockd: --retain-days: '%s' is not a whole number 1..36500\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.retain_days = (uint32_t)days;
         } else if (serve && strcmp(arg, "--tick-spin-us") == 0) {
             NEED_VALUE();
             int us;

@@ -345,6 +345,8 @@ int pdk_server_run(const pdk_server_config *config)
     uv_mutex_init(&srv->deferred.lock);
     if (mark_interrupted(srv) != 0)
         goto out;
+    /* Queued now, run by the pool once the loop runs. */
+    pdk_server_retain(srv);
     /* Linux lets a timer fire up to the thread's timer slack (50 µs by
      * default) late so it can batch wake-ups; ticks want their deadline. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);

@@ -5,8 +5,9 @@
  * is given server_request.h's; this header is for the loop's own jobs:
  * server_sched.c (the tick scheduler, owed steps, the step lease),
  * server_stats.c (the stats stream), server_hooks.c (the sessions' hooks
- * and the replies to queued inputs), server_sessions.c (sessions opened
- * and closed), server_recording.c (replays and the recording services
+ * and the replies to queued inputs), server_retention.c (the retention
+ * options), server_sessions.c (sessions opened and closed),
+ * server_recording.c (replays and the recording services
  * that run off the loop), and the request handlers that must see the
  * whole server (each topic's table says which and why); server.c: the
  * loop, connections' frames dispatched, start and stop. Private to those
@@ -203,6 +204,14 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
                                const pdk_input_result *res);
 /* A connection closed: the resets and reseeds it waits for go. */
 void pdk_server_controls_forget_conn(pdk_server *srv, uint64_t conn_id);
+
+/* ---- server_retention.c: the retention options --------------------------- */
+
+/* Applies the retention options (--retain-bytes, --retain-days) off the
+ * loop, keeping every session in the table and every recording a replay
+ * plays; each deletion is logged with its id and why. Does nothing when
+ * neither option is set. */
+void pdk_server_retain(pdk_server *srv);
 
 /* ---- server_sessions.c: the session table -------------------------------- */
 

@@ -1,5 +1,6 @@
 /* Recordings served: replays (a read-only live session fed by a player),
- * and verify, fork, export, import, CSV export and metadata. What reads
+ * and verify, fork, export, import, CSV export, metadata, and the listing
+ * and deletion of recordings. What reads
  * SQLite or re-simulates runs on libuv's thread pool (uv_queue_work); the
  * loop only checks requests, adopts results and streams files back. */
 #include <errno.h>
@@ -34,6 +35,8 @@ typedef enum job_kind {
     JOB_CSV,
     JOB_IMPORT,
     JOB_META,
+    JOB_LIST,
+    JOB_DELETE,
 } job_kind;
 
 /* One piece of work off the loop: what it was asked, what it found. The
@@ -71,6 +74,12 @@ typedef struct job {
     char *json;
     uint64_t new_id, original_id, last_tick;
     uint64_t size; /* an export's or CSV's file */
+    /* a listing: what it asked (strings owned), the page it found */
+    pdk_store_list_filter filter;
+    uint32_t offset, limit;
+    Paddock__V1__RecordingInfo *infos;
+    size_t n_infos, bytes;
+    uint64_t total;
 } job;
 
 static void remove_temp(const char *dir, const char *path)
@@ -153,6 +162,21 @@ static void job_free(job *j)
     free(j->channels);
     free(j->ids);
     free(j->json);
+    free((char *)j->filter.name_contains);
+    free((char *)j->filter.world_preset);
+    free((char *)j->filter.vehicle_preset);
+    for (size_t i = 0; i < j->n_infos; i++) {
+        Paddock__V1__RecordingInfo *ri = &j->infos[i];
+        free(ri->name);
+        free(ri->world_preset);
+        free(ri->build_id);
+        for (size_t v = 0; v < ri->n_vehicles; v++)
+            free(ri->vehicles[v]->preset);
+        if (ri->n_vehicles)
+            free(ri->vehicles[0]);
+        free(ri->vehicles);
+    }
+    free(j->infos);
     remove_temp(j->dir, j->path);
     free(j);
 }
@@ -303,6 +327,84 @@ static void write_csv(job *j)
         open_result(j);
 }
 
+/* One listed recording into the page, unless the page's frame would
+ * outgrow the frame limit (then PDK_ERR_CAPACITY ends the listing). */
+static pdk_error add_info(void *ctx, const pdk_store_recording *r)
+{
+    job *j = ctx;
+    Paddock__V1__RecordingInfo ri = PADDOCK__V1__RECORDING_INFO__INIT;
+    Paddock__V1__RecordedVehicle *vs = NULL;
+    Paddock__V1__RecordedVehicle **vp = NULL;
+    if (r->n_vehicles > 0) {
+        vs = calloc(r->n_vehicles, sizeof(*vs));
+        vp = calloc(r->n_vehicles, sizeof(*vp));
+        if (!vs || !vp) {
+            free(vs);
+            free(vp);
+            return PDK_ERR_NO_MEMORY;
+        }
+    }
+    ri.session_id = r->session_id;
+    ri.name = strdup(r->name);
+    ri.world_preset = strdup(r->world_preset);
+    ri.build_id = strdup(r->build_id);
+    ri.started_wall_ns = r->created_unix_ms > 0 ? (uint64_t)r->created_unix_ms * 1000000u : 0;
+    ri.last_tick = r->last_tick;
+    ri.ticks = r->last_tick > r->start_tick ? r->last_tick - r->start_tick : 0;
+    ri.duration_s = (double)ri.ticks * r->dt_s;
+    ri.size_bytes = r->size_bytes;
+    ri.interrupted = r->interrupted != 0;
+    ri.live = !r->ended && !r->interrupted;
+    ri.n_vehicles = r->n_vehicles;
+    ri.vehicles = vp;
+    bool ok = ri.name && ri.world_preset && ri.build_id;
+    for (size_t v = 0; v < r->n_vehicles; v++) {
+        paddock__v1__recorded_vehicle__init(&vs[v]);
+        vs[v].vehicle_id = r->vehicles[v].vehicle_id;
+        vs[v].preset = strdup(r->vehicles[v].preset);
+        ok = ok && vs[v].preset;
+        vp[v] = &vs[v];
+    }
+    /* Its bytes in the reply: the row, its tag and length (at most 6). */
+    size_t bytes = paddock__v1__recording_info__get_packed_size(&ri) + 6;
+    bool fits = j->bytes + bytes + 64 <= j->srv->cfg.limits.max_frame_bytes;
+    Paddock__V1__RecordingInfo *grown = NULL;
+    if (ok && fits) {
+        grown = realloc(j->infos, (j->n_infos + 1) * sizeof(*grown));
+        ok = grown != NULL;
+    }
+    if (!ok || !fits) {
+        free(ri.name);
+        free(ri.world_preset);
+        free(ri.build_id);
+        for (size_t v = 0; v < r->n_vehicles; v++)
+            free(vs[v].preset);
+        free(vs);
+        free(vp);
+        return ok ? PDK_ERR_CAPACITY : PDK_ERR_NO_MEMORY;
+    }
+    j->infos = grown;
+    j->infos[j->n_infos++] = ri;
+    j->bytes += bytes;
+    return PDK_OK;
+}
+
+static void list_recordings(job *j)
+{
+    uint64_t total = 0;
+    j->err = pdk_store_list_recordings(j->srv->store, &j->filter, j->offset, j->limit, &total,
+                                       add_info, j, j->msg, sizeof(j->msg));
+    /* A page cut at the frame limit is a whole page: the client asks on
+     * from offset + its rows. */
+    if (j->err == PDK_ERR_CAPACITY && j->n_infos > 0)
+        j->err = PDK_OK;
+    else if (j->err == PDK_ERR_CAPACITY)
+        snprintf(j->msg, sizeof(j->msg),
+                 "recording at offset %u does not fit one frame of %zu bytes", j->offset,
+                 j->srv->cfg.limits.max_frame_bytes);
+    j->total = total;
+}
+
 /* Whether a job reads a recording from the store. */
 static bool reads_recording(job_kind kind)
 {
@@ -313,7 +415,9 @@ static bool reads_recording(job_kind kind)
     case JOB_VERIFY:
     case JOB_EXPORT:
     case JOB_CSV:
+    case JOB_LIST:
         return true;
+    case JOB_DELETE: /* flushes itself */
     case JOB_REPLAY_MAKE:
     case JOB_FORK_MAKE:
     case JOB_SEEK:
@@ -371,6 +475,13 @@ static void job_work(uv_work_t *req)
     case JOB_CSV:
         write_csv(j);
         break;
+    case JOB_LIST:
+        list_recordings(j);
+        break;
+    case JOB_DELETE:
+        j->err = pdk_store_delete_recording(srv->store, j->session_id, j->msg, sizeof(j->msg));
+        break;
+
     case JOB_IMPORT: {
         j->err = pdk_store_import_session(srv->store, j->path, &j->new_id, &j->original_id, j->msg,
                                           sizeof(j->msg));
@@ -652,6 +763,36 @@ static void job_done(uv_work_t *req, int status)
             pdk_server_send_frame(&srv->out, c->conn, &f);
         }
         break;
+    case JOB_LIST:
+        if (c) {
+            Paddock__V1__RecordingInfo **ptrs = calloc(j->n_infos ? j->n_infos : 1, sizeof(*ptrs));
+            if (!ptrs) {
+                pdk_server_send_error(&srv->out, c->conn, j->request_id, PDK_ERR_NO_MEMORY,
+                                      "out of memory");
+                break;
+            }
+            for (size_t i = 0; i < j->n_infos; i++)
+                ptrs[i] = &j->infos[i];
+            Paddock__V1__RecordingListReply lr = PADDOCK__V1__RECORDING_LIST_REPLY__INIT;
+            lr.n_recordings = j->n_infos;
+            lr.recordings = ptrs;
+            lr.total = j->total > UINT32_MAX ? UINT32_MAX : (uint32_t)j->total;
+            lr.offset = j->offset;
+            Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+            f.request_id = j->request_id;
+            f.body_case = PADDOCK__V1__FRAME__BODY_RECORDING_LIST_REPLY;
+            f.recording_list_reply = &lr;
+            pdk_server_send_frame(&srv->out, c->conn, &f);
+            free(ptrs);
+        }
+        break;
+    case JOB_DELETE:
+        if (c)
+            pdk_server_send_ok(&srv->out, c->conn, j->request_id, 0);
+        printf("paddockd: deleted recording %" PRIu64 " at the request of connection %" PRIu64 "\n",
+               j->session_id, j->conn_id);
+        fflush(stdout);
+        break;
     default:
         break;
     }
@@ -829,6 +970,68 @@ static void pdk_server_handle_meta(pdk_server *srv, const pdk_request *rq)
     pdk_server_conn *c = rq->c;
     const Paddock__V1__Frame *f = rq->f;
     job *j = job_new(srv, JOB_META, c, f->request_id, f->session_meta_request->session_id);
+    if (j)
+        job_start(j);
+}
+
+/* A filter's text, copied for the worker ("" when empty: no filter). */
+static char *copy_filter(const char *text, bool *ok)
+{
+    char *t = strdup(text ? text : "");
+    *ok = *ok && t != NULL;
+    return t;
+}
+
+static void pdk_server_handle_recording_list(pdk_server *srv, const pdk_request *rq)
+{
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
+    const Paddock__V1__RecordingList *m = f->recording_list;
+    job *j = job_new(srv, JOB_LIST, c, f->request_id, 0);
+    if (!j)
+        return;
+    bool ok = true;
+    j->filter.name_contains = copy_filter(m->name_contains, &ok);
+    j->filter.world_preset = copy_filter(m->world_preset, &ok);
+    j->filter.vehicle_preset = copy_filter(m->vehicle_preset, &ok);
+    /* The file keeps start times in ms: a bound in ns rounds up to the next
+     * whole ms, so "after t" never takes one started before t. */
+    j->filter.started_after_unix_ms =
+        (int64_t)(m->started_after_wall_ns / 1000000u + (m->started_after_wall_ns % 1000000u != 0));
+    j->filter.started_before_unix_ms = (int64_t)(m->started_before_wall_ns / 1000000u +
+                                                 (m->started_before_wall_ns % 1000000u != 0));
+    j->filter.interrupted_only = m->interrupted_only;
+    j->offset = m->offset;
+    j->limit = m->limit;
+    if (!ok) {
+        snprintf(j->msg, sizeof(j->msg), "out of memory");
+        fail_job(j, PDK_ERR_NO_MEMORY);
+        return;
+    }
+    job_start(j);
+}
+
+/* A recording may go unless a replay plays it (looked up here, in the
+ * table) or its session is still being recorded (the store refuses a
+ * recording without an end; an unrecorded live session is not in it). */
+static void pdk_server_handle_recording_delete(pdk_server *srv, const pdk_request *rq)
+{
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
+    uint64_t id = f->recording_delete->session_id;
+    char msg[160];
+    for (size_t i = 0; i < srv->table.n; i++) {
+        const pdk_server_slot *slot = &srv->table.items[i];
+        if (slot->replay.player != NULL && slot->replay.of == id) {
+            snprintf(msg, sizeof(msg),
+                     "recording %" PRIu64 " is open in replay session %" PRIu64
+                     "; close the replay first",
+                     id, slot->id);
+            pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_BUSY, msg);
+            return;
+        }
+    }
+    job *j = job_new(srv, JOB_DELETE, c, f->request_id, id);
     if (j)
         job_start(j);
 }
@@ -1036,5 +1239,14 @@ const pdk_server_request pdk_server_recording_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST,
      .handle_server = pdk_server_handle_meta,
      .changes = false},
+    /* Listing reads the store off the loop; a viewer may list. */
+    {.body = PADDOCK__V1__FRAME__BODY_RECORDING_LIST,
+     .handle_server = pdk_server_handle_recording_list,
+     .changes = false},
+    /* Deleting looks at the table's live sessions and replays, then
+     * deletes off the loop; a viewer may not. */
+    {.body = PADDOCK__V1__FRAME__BODY_RECORDING_DELETE,
+     .handle_server = pdk_server_handle_recording_delete,
+     .changes = true},
     {0},
 };

@@ -5,10 +5,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "params.h"
 #include "server_internal.h"
 #include "server_request.h"
+
+/* The server's two clocks, which Welcome and Pong both carry so that a
+ * client can estimate its offset from either (docs/protocol.md "Clocks"):
+ * the wall clock is UTC in ns since the Unix epoch and may step when NTP
+ * sets it; the monotonic clock is uv_hrtime's, ns from an arbitrary origin
+ * (the machine's boot on Linux), and never steps. */
+static uint64_t wall_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void pdk_server_handle_hello(const pdk_request *rq)
 {
@@ -40,6 +53,8 @@ static void pdk_server_handle_hello(const pdk_request *rq)
     w.build_id = PDK_BUILD_ID;
     w.tick_rate_hz = PDK_TICK_HZ;
     w.max_frame_bytes = (uint32_t)rq->cfg->limits.max_frame_bytes;
+    w.wall_time_ns = wall_now_ns();
+    w.monotonic_ns = uv_hrtime();
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_WELCOME;
@@ -158,7 +173,9 @@ static void pdk_server_handle_ping(const pdk_request *rq)
     const Paddock__V1__Frame *f = rq->f;
     Paddock__V1__Pong p = PADDOCK__V1__PONG__INIT;
     p.client_time_ns = f->ping->client_time_ns;
-    p.server_time_ns = uv_hrtime();
+    p.wall_time_ns = wall_now_ns();
+    p.monotonic_ns = uv_hrtime();
+    p.server_time_ns = p.monotonic_ns;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_PONG;

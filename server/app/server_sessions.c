@@ -128,9 +128,13 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
         pdk_recording_free(slot->replay.rec);
     }
     free(slot->worker.forget);
+    bool recorded = slot->replay.player == NULL;
     size_t i = (size_t)(slot - srv->table.items);
     memmove(&srv->table.items[i], &srv->table.items[i + 1],
             (srv->table.n - i - 1) * sizeof(srv->table.items[0]));
     srv->table.n--;
     pdk_server_reschedule(srv);
+    /* A recording just finished: the retention rule weighs it with the rest. */
+    if (recorded && !srv->stopping)
+        pdk_server_retain(srv);
 }

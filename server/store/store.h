@@ -299,4 +299,100 @@ pdk_error pdk_store_export_session(pdk_store *store, uint64_t session_id, const 
 pdk_error pdk_store_import_session(pdk_store *store, const char *path, uint64_t *new_id,
                                    uint64_t *original_id, char *err, size_t err_len);
 
+/* ---- The catalogue of recordings (store_catalog.c) ------------------------
+ *
+ * Listing, deleting and retention. Each call opens a connection of its own
+ * and may run on any thread but the loop's; delete and retention wait for
+ * the writer's queue to drain first (pdk_store_flush). Errors name what was
+ * wrong without the database's path, since they go to clients. */
+
+/* Which recordings a listing returns; every member left NULL, "" or 0
+ * matches all. Times are the sessions' created_unix_ms. */
+typedef struct pdk_store_list_filter {
+    const char *name_contains;      /* a substring of the name, case-sensitive */
+    const char *world_preset;       /* the world preset, exactly */
+    const char *vehicle_preset;     /* at least one vehicle of this preset */
+    int64_t started_after_unix_ms;  /* created at or after */
+    int64_t started_before_unix_ms; /* created before */
+    int interrupted_only;           /* only those marked interrupted */
+} pdk_store_list_filter;
+
+typedef struct pdk_store_recorded_vehicle {
+    uint32_t vehicle_id;
+    char preset[64];
+} pdk_store_recorded_vehicle;
+
+/* One recording as listed; its strings and vehicles are valid during the
+ * callback only. last_tick is the final tick of an ended or interrupted
+ * session, else (one still being recorded) its last committed state hash's
+ * tick, or start_tick before any. size_bytes is what its rows hold: input
+ * payloads, keyframe blobs, vehicle and world parameters and 8 bytes per
+ * state hash (SQLite's pages and indexes around them are not counted). */
+typedef struct pdk_store_recording {
+    uint64_t session_id;
+    const char *name;
+    const char *world_preset;
+    const char *build_id;
+    const char *timing;
+    int64_t created_unix_ms;
+    uint64_t start_tick;
+    uint64_t last_tick;
+    double dt_s;
+    int ended;       /* its end was recorded */
+    int interrupted; /* marked by pdk_store_mark_interrupted */
+    uint64_t size_bytes;
+    pdk_store_recorded_vehicle *vehicles; /* in (spawn_tick, vehicle_id) order */
+    size_t n_vehicles;
+} pdk_store_recording;
+
+typedef pdk_error (*pdk_store_recording_fn)(void *ctx, const pdk_store_recording *rec);
+
+/* The recordings matching filter in session id order, skipping offset of
+ * them and handing at most limit (0: no limit) to fn; *total (may be NULL)
+ * gets how many match in all. The count and the rows are one read of the
+ * file. A callback's error stops the listing and is returned. Errors:
+ * PDK_ERR_INVALID_ARGUMENT (store, filter or fn NULL), PDK_ERR_NO_MEMORY,
+ * PDK_ERR_DB. */
+pdk_error pdk_store_list_recordings(pdk_store *store, const pdk_store_list_filter *filter,
+                                    uint64_t offset, uint64_t limit, uint64_t *total,
+                                    pdk_store_recording_fn fn, void *ctx, char *err,
+                                    size_t err_len);
+
+/* Deletes a finished (ended or interrupted) recording: its keyframes, state
+ * hashes, inputs, vehicles and session row, in one transaction. The freed
+ * pages join SQLite's free list for later recordings (or go back to the
+ * file system in a database made with auto_vacuum=INCREMENTAL). Errors:
+ * PDK_ERR_INVALID_ARGUMENT (store NULL), PDK_ERR_NOT_FOUND (no such
+ * recording), PDK_ERR_BUSY (its session is still being recorded: no end
+ * and not interrupted), PDK_ERR_DB. */
+pdk_error pdk_store_delete_recording(pdk_store *store, uint64_t session_id, char *err,
+                                     size_t err_len);
+
+/* The retention rule: keep the finished recordings within max_bytes in all
+ * (0: no limit) and younger than max_age_ms at now_unix_ms (0: no limit).
+ * keep lists n_keep session ids never to delete (sessions live, or replayed,
+ * now); a recording still being recorded is never deleted either. */
+typedef struct pdk_store_retention {
+    uint64_t max_bytes;
+    int64_t max_age_ms;
+    int64_t now_unix_ms;
+    const uint64_t *keep;
+    size_t n_keep;
+} pdk_store_retention;
+
+/* Told of each recording retention deleted: its id, its size_bytes and why
+ * (a sentence). */
+typedef void (*pdk_store_retired_fn)(void *ctx, uint64_t session_id, uint64_t size_bytes,
+                                     const char *why);
+
+/* Applies rule: oldest first (by start time, then id), deletes each
+ * finished recording older than the age limit, and then each while the
+ * recordings take more than max_bytes (sizes as pdk_store_recording's),
+ * calling on_deleted (may be NULL) after each. Recordings it may not
+ * delete are skipped, so the total can stay above max_bytes. Errors:
+ * PDK_ERR_INVALID_ARGUMENT (store or rule NULL), PDK_ERR_NO_MEMORY,
+ * PDK_ERR_DB (what was deleted before it stays deleted). */
+pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
+                           pdk_store_retired_fn on_deleted, void *ctx, char *err, size_t err_len);
+
 #endif

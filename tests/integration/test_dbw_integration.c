@@ -510,6 +510,86 @@ START_TEST(a_command_stream_that_stops)
 }
 END_TEST
 
+/* The tick timeline of docs/protocol.md "Ticks" for the kit's watchdog:
+ * the last throttle command answered Ok{tick: T} is used first by the step
+ * of tick T, the 100 ms watchdog (12 ticks) trips in the step of tick
+ * T + 12, and the state after that step is the report of tick T + 13. The
+ * ThrottleReport comes every 2 ticks, so the first to show the timeout is
+ * the first even tick from T + 13 on, and the one before it does not. */
+START_TEST(the_watchdog_trips_twelve_steps_after_the_last_command)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    connect_as(&c, &srv, "stack");
+    uint64_t sid = new_session(&c, "");
+    uint32_t vid = new_vehicle(&c, sid, 0.0, paddock_v1_Gear_GEAR_DRIVE);
+    const paddock_v1_DbwReportKind kinds[] = {paddock_v1_DbwReportKind_DBW_REPORT_THROTTLE};
+    dbw_subscribe(&c, sid, vid, kinds, 1);
+    ck_assert_uint_eq(documented_period[2], 2);
+
+    pdk_dbw_msg enable = {.kind = PDK_DBW_MSG_SYSTEM, .crc = -1};
+    enable.u.system = (pdk_dbw_system_cmd){
+        .cmd = PDK_DBW_SYS_ENABLE, .sync_mode = -1, .validate_crc = -1, .comms_loss_arm = -1};
+    uint64_t last_id = 0, last_ok_tick = 0;
+    uint64_t last_quiet = 0, first_timeout = 0;
+    int pending = 0;
+    /* Ten throttle commands 20 ms apart, the kit enabled after the second;
+     * then silence for half a second. */
+    for (uint8_t rc = 0; rc < 10; rc++) {
+        pdk_dbw_msg throttle = chan_msg(PDK_DBW_MSG_THROTTLE, PDK_THROTTLE_CMD_PERCENT, 5, rc);
+        send_kit(&c, &throttle, sid, vid);
+        last_id = req.request_id;
+        pending++;
+        if (rc == 1) {
+            send_kit(&c, &enable, sid, vid);
+            pending++;
+        }
+        double until = now_s() + 0.020;
+        while (now_s() < until) {
+            if (pdk_client_recv(&c, &push, 2) != PDK_CLIENT_OK)
+                continue;
+            ck_assert_msg(push.which_body != paddock_v1_Frame_error_tag, "refused: %s",
+                          push.body.error.message);
+            pending -= push.which_body == paddock_v1_Frame_ok_tag;
+            if (push.request_id == last_id && push.which_body == paddock_v1_Frame_ok_tag)
+                last_ok_tick = push.body.ok.tick;
+        }
+    }
+    double t_stop = now_s();
+    while (now_s() < t_stop + 0.5) {
+        if (pdk_client_recv(&c, &push, 50) != PDK_CLIENT_OK)
+            continue;
+        ck_assert_msg(push.which_body != paddock_v1_Frame_error_tag, "refused: %s",
+                      push.body.error.message);
+        pending -= push.which_body == paddock_v1_Frame_ok_tag;
+        if (push.request_id == last_id && push.which_body == paddock_v1_Frame_ok_tag)
+            last_ok_tick = push.body.ok.tick;
+        if (push.which_body != paddock_v1_Frame_dbw_report_tag || last_ok_tick == 0)
+            continue;
+        const paddock_v1_DbwReport *d = &push.body.dbw_report;
+        if (d->which_report != paddock_v1_DbwReport_throttle_tag || d->tick <= last_ok_tick)
+            continue;
+        if (!d->report.throttle.status.timeout)
+            last_quiet = d->tick;
+        else if (first_timeout == 0)
+            first_timeout = d->tick;
+    }
+    ck_assert_int_eq(pending, 0);
+    uint64_t shown = last_ok_tick + 13;
+    shown += shown % 2;
+    printf("watchdog: last command Ok.tick %" PRIu64
+           ", last ThrottleReport without timeout %" PRIu64 ", first with it %" PRIu64 "\n",
+           last_ok_tick, last_quiet, first_timeout);
+    fflush(stdout);
+    ck_assert_uint_gt(last_ok_tick, 0);
+    ck_assert_uint_eq(first_timeout, shown);
+    ck_assert_uint_eq(last_quiet, shown - 2);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
 /* Reads pushed frames until a ControlEvent arrives (within 2 s). */
 static paddock_v1_ControlEvent wait_control_event(pdk_client *c)
 {
@@ -977,6 +1057,10 @@ static Suite *dbw_suite(void)
     tcase_add_test(tc, dbw_subscriptions_are_bounded);
     tcase_add_test(tc, dbw_scenarios_in_real_time);
     suite_add_tcase(s, tc);
+    TCase *ticks = tcase_create("ticks");
+    tcase_set_timeout(ticks, 60);
+    tcase_add_test(ticks, the_watchdog_trips_twelve_steps_after_the_last_command);
+    suite_add_tcase(s, ticks);
     return s;
 }
 

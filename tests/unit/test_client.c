@@ -492,6 +492,15 @@ START_TEST(invalid_arguments)
     ck_assert_int_eq(pdk_client_recv(&client, NULL, 0), PDK_CLIENT_EINVAL);
     ck_assert_int_eq(pdk_client_send(&client, NULL), PDK_CLIENT_EINVAL);
     ck_assert_int_eq(pdk_client_expect(NULL, &frame_a, 1), PDK_CLIENT_EINVAL);
+    int64_t offset_ns = 0;
+    uint64_t rtt_ns = 0;
+    ck_assert_int_eq(pdk_client_clock_sample(NULL, &frame_a, &offset_ns, &rtt_ns),
+                     PDK_CLIENT_EINVAL);
+    ck_assert_int_eq(pdk_client_clock_sample(&client, NULL, &offset_ns, &rtt_ns),
+                     PDK_CLIENT_EINVAL);
+    ck_assert_int_eq(pdk_client_clock_sample(&client, &frame_a, NULL, &rtt_ns), PDK_CLIENT_EINVAL);
+    ck_assert_int_eq(pdk_client_clock_sample(&client, &frame_a, &offset_ns, NULL),
+                     PDK_CLIENT_EINVAL);
     pdk_client_close(NULL);
     ck_assert(!pdk_client_is_connected(NULL));
 }
@@ -938,6 +947,61 @@ START_TEST(cli_session_and_drive_rows_are_fixed_width)
 }
 END_TEST
 
+/* Recording rows: fixed width up to BUILD, the vehicles cut to their
+ * column; ISO 8601 times both ways, and what is not one refused by name. */
+START_TEST(cli_recording_rows_and_utc_times)
+{
+    char hdr[PDK_CLI_ROW_LEN];
+    char row[PDK_CLI_ROW_LEN];
+    static paddock_v1_RecordingInfo r;
+    memset(&r, 0, sizeof r);
+    r.session_id = 7;
+    strcpy(r.name, "lap one");
+    strcpy(r.world_preset, "flat");
+    strcpy(r.build_id, "b1");
+    r.vehicles_count = 3;
+    strcpy(r.vehicles[0].preset, "midsize_sedan");
+    strcpy(r.vehicles[1].preset, "pickup4x4");
+    strcpy(r.vehicles[2].preset, "kart");
+    r.started_wall_ns = UINT64_C(1796443200123456789); /* 2026-12-05T04:00:00.123Z */
+    r.ticks = 1200;
+    r.duration_s = 10.0;
+    r.size_bytes = 8242;
+    r.interrupted = true;
+    pdk_cli_format_recordings_header(hdr, sizeof hdr);
+    pdk_cli_format_recording(row, sizeof row, &r);
+    ck_assert_uint_eq(strlen(row), strlen(hdr) - strlen("BUILD") + strlen("b1"));
+    ck_assert_ptr_nonnull(strstr(row, "3: midsize_sedan,pick... "));
+    ck_assert_ptr_nonnull(strstr(row, " 2026-12-05T04:00:00.123Z "));
+    ck_assert_ptr_nonnull(strstr(row, " interrupted "));
+    r.interrupted = false;
+    r.live = true;
+    pdk_cli_format_recording(row, sizeof row, &r);
+    ck_assert_ptr_nonnull(strstr(row, " live "));
+
+    char when[40];
+    pdk_cli_format_wall_ns(when, sizeof when, 0);
+    ck_assert_str_eq(when, "1970-01-01T00:00:00.000Z");
+    pdk_cli_format_wall_ns(when, sizeof when, UINT64_C(951782400000000000));
+    ck_assert_str_eq(when, "2000-02-29T00:00:00.000Z");
+    uint64_t ns = 0;
+    char err[256];
+    ck_assert_int_eq(pdk_cli_parse_iso8601("since", "2000-02-29", &ns, err, sizeof err), 0);
+    ck_assert_uint_eq(ns, UINT64_C(951782400000000000));
+    ck_assert_int_eq(pdk_cli_parse_iso8601("since", "2026-12-05T04:00Z", &ns, err, sizeof err), 0);
+    ck_assert_uint_eq(ns, UINT64_C(1796443200000000000));
+    ck_assert_int_eq(pdk_cli_parse_iso8601("since", "2026-12-05T04:00:01", &ns, err, sizeof err),
+                     0);
+    ck_assert_uint_eq(ns, UINT64_C(1796443201000000000));
+    const char *bad[] = {"yesterday",     "2026-13-01", "2026-12-05T25:00",
+                         "2026-12-05T04", "1969-12-31", "2026-12-05Zx"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(pdk_cli_parse_iso8601("since", bad[i], &ns, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "--since") != NULL && strstr(err, bad[i]) != NULL, "%s", err);
+    }
+}
+END_TEST
+
 START_TEST(cli_script_step_to_dbw_command)
 {
     pdk_dbw_cmd cmd;
@@ -1064,6 +1128,7 @@ static Suite *client_suite(void)
     tcase_add_test(cli, cli_wrap_degrees);
     tcase_add_test(cli, cli_state_rows_are_fixed_width);
     tcase_add_test(cli, cli_session_and_drive_rows_are_fixed_width);
+    tcase_add_test(cli, cli_recording_rows_and_utc_times);
     tcase_add_test(cli, cli_script_step_to_dbw_command);
     tcase_add_test(cli, cli_initial_block);
     tcase_add_test(cli, cli_exit_codes);
