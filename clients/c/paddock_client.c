@@ -785,7 +785,7 @@ pdk_client_status pdk_client_recv(pdk_client *c, paddock_v1_Frame *out, int time
 /* --- handshake ----------------------------------------------------------- */
 
 /* Frame{request_id, hello} written by hand so that the handshake needs no
- * 25 KiB Frame struct on the stack of a small device. */
+ * 45 KiB Frame struct on the stack of a small device. */
 static bool encode_hello_body(pb_ostream_t *os, uint64_t id, const paddock_v1_Hello *hello)
 {
     return pb_encode_tag(os, PB_WT_VARINT, paddock_v1_Frame_request_id_tag) &&

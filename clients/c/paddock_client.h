@@ -84,9 +84,9 @@ pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, in
  * (request_id 0) that arrive meanwhile go to on_push when it is not NULL and
  * are dropped otherwise. An Error reply returns PDK_CLIENT_ESERVER.
  * req and reply may be the same frame: the request is encoded before
- * anything is received, so one Frame (about 25 KiB, because a StateBatch
- * holds 256 vehicles) serves a whole program; give it static storage on a
- * small device. Pushed frames are decoded into *reply before on_push sees
+ * anything is received, so one Frame (about 45 KiB, because a StateBatch
+ * holds 64 vehicles with their wheels) serves a whole program; give it
+ * static storage on a small device. Pushed frames are decoded into *reply before on_push sees
  * them; on_push must not call this client. A reply to an earlier request
  * that timed out is dropped. The wait is bounded by c->timeout_ms in total,
  * however many pushed frames arrive. On ESERVER, c->server_code holds the

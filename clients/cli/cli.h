@@ -42,7 +42,7 @@ typedef struct pdk_cli_command {
 } pdk_cli_command;
 
 /* The program's state. The client (64 KiB of buffers) and the Frame (about
- * 25 KiB) have static storage in main.c; every request and reply goes
+ * 45 KiB) have static storage in main.c; every request and reply goes
  * through that one Frame. */
 struct pdk_cli {
     const char *server; /* --server, or NULL for $PADDOCK_SERVER or the default */

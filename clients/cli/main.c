@@ -20,7 +20,7 @@
 #define PDK_BUILD_ID "unknown"
 #endif
 
-/* Static: the client holds 68 KiB of buffers and the Frame about 25 KiB;
+/* Static: the client holds 68 KiB of buffers and the Frame about 45 KiB;
  * neither belongs on the stack. */
 static pdk_client g_client;
 static paddock_v1_Frame g_frame;

@@ -91,9 +91,19 @@ static void pdk_server_handle_subscribe(const pdk_request *rq)
         pdk_server_need_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
     if (!slot || !pdk_server_sub_room(rq->out, c, f->request_id))
         return;
+    uint32_t unknown = m->fields & ~PDK_WIRE_STATE_FIELDS_KNOWN;
+    if (unknown != 0u) {
+        char msg[160];
+        snprintf(msg, sizeof(msg),
+                 "fields holds %u, whose bit %u is no StateField; use WHEELS 1, INSTRUMENTS 2 "
+                 "and STEERING_FEEL 4, or 0 for the pose alone",
+                 m->fields, unknown & (~unknown + 1u));
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT, msg);
+        return;
+    }
     uint32_t sub_id = c->last_sub_id + 1;
-    pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->vehicle_ids,
-                                        m->n_vehicle_ids);
+    pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->fields,
+                                        m->vehicle_ids, m->n_vehicle_ids);
     if (e != PDK_OK) {
         refuse_subscription(rq, slot, m->session_id, m->rate_hz, m->n_vehicle_ids, e);
         return;

@@ -379,6 +379,16 @@ static bool sub_due(const subscription *sub, uint64_t tick)
     return tick % sub->divisor == 0;
 }
 
+/* Whether state subscriptions a and b get the same batch: the same fields
+ * and the same vehicle list (sorted and without duplicates, so equal lists
+ * are equal arrays). */
+static bool same_batch(const subscription *a, const subscription *b)
+{
+    if (a->fields != b->fields || a->n_ids != b->n_ids || (a->ids == NULL) != (b->ids == NULL))
+        return false;
+    return a->ids == NULL || memcmp(a->ids, b->ids, a->n_ids * sizeof(*a->ids)) == 0;
+}
+
 /* Encodes sub's telemetry batch for this tick into s->payload. */
 static pdk_error telemetry_body(pdk_session *s, const subscription *sub)
 {
@@ -392,7 +402,13 @@ static void publish(pdk_session *s)
     if (s->n_subs == 0 || !s->hooks.on_state)
         return;
     uint64_t tick = pdk_world_tick(s->world);
-    bool common_ready = false;
+    uint64_t wall_ns = pdk_session_tick_wall_ns(s);
+    /* Each distinct (fields, vehicle list) is encoded once this tick into
+     * s->common, one body after another, and shared by every subscription
+     * that wants it. */
+    pdk_buf_reset(&s->common);
+    for (size_t i = 0; i < s->n_subs; i++)
+        s->subs[i].batch_ready = false;
     for (size_t i = 0; i < s->n_subs; i++) {
         subscription *sub = &s->subs[i];
         if (!sub_due(sub, tick))
@@ -405,22 +421,26 @@ static void publish(pdk_session *s)
                 continue;
             body = s->payload.data;
             body_len = s->payload.len;
-        } else if (sub->ids == NULL) {
-            /* Encoded once per tick and shared by every unfiltered subscriber. */
-            if (!common_ready) {
-                pdk_buf_reset(&s->common);
-                if (pdk_wire_state_common(s->world, s->id, NULL, 0, &s->common) != PDK_OK)
-                    continue;
-                common_ready = true;
-            }
-            body = s->common.data;
-            body_len = s->common.len;
         } else {
-            pdk_buf_reset(&s->payload);
-            if (pdk_wire_state_common(s->world, s->id, sub->ids, sub->n_ids, &s->payload) != PDK_OK)
-                continue;
-            body = s->payload.data;
-            body_len = s->payload.len;
+            for (size_t j = 0; j < i && !sub->batch_ready; j++) {
+                const subscription *other = &s->subs[j];
+                if (other->batch_ready && same_batch(other, sub)) {
+                    sub->batch_off = other->batch_off;
+                    sub->batch_len = other->batch_len;
+                    sub->batch_ready = true;
+                }
+            }
+            if (!sub->batch_ready) {
+                size_t off = s->common.len;
+                if (pdk_wire_state_common(s->world, s->id, wall_ns, sub->fields, sub->ids,
+                                          sub->n_ids, &s->common) != PDK_OK)
+                    continue;
+                sub->batch_off = off;
+                sub->batch_len = s->common.len - off;
+                sub->batch_ready = true;
+            }
+            body = s->common.data + sub->batch_off;
+            body_len = sub->batch_len;
         }
         pdk_buf_reset(&s->frame);
         pdk_error err = sub->chans != NULL
@@ -544,12 +564,15 @@ static pdk_error sub_add(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint
 }
 
 pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
-                                const uint32_t *ids, size_t n_ids)
+                                uint32_t fields, const uint32_t *ids, size_t n_ids)
 {
+    if ((fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u)
+        return PDK_ERR_INVALID_ARGUMENT;
     subscription *sub;
     pdk_error err = sub_add(s, conn_id, sub_id, rate_hz, ids, n_ids, &sub);
     if (err != PDK_OK)
         return err;
+    sub->fields = fields;
     s->n_subs++;
     return PDK_OK;
 }

@@ -194,12 +194,16 @@ pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk
 
 /* Adds subscription sub_id (unique per connection; the caller gives ids out)
  * for conn_id: every rate_hz (a divisor of 120) the state of the listed
- * vehicles (all when n_ids == 0; duplicates are dropped) is sent through
- * on_state. PDK_ERR_INVALID_ARGUMENT for a rate that does not divide 120,
+ * vehicles (all when n_ids == 0; duplicates are dropped), each with the
+ * parts the StateField bits in fields ask for (pdk_wire_state_fields), is
+ * sent through on_state, its wall_time_ns pdk_session_tick_wall_ns. A
+ * batch is encoded once per tick for each distinct fields and vehicle list
+ * and shared. PDK_ERR_INVALID_ARGUMENT for a rate that does not divide 120
+ * or a bit of fields outside PDK_WIRE_STATE_FIELDS_KNOWN,
  * PDK_ERR_OUT_OF_RANGE for more ids than the world holds vehicles,
  * PDK_ERR_CAPACITY when the session has PDK_SESSION_MAX_SUBS. */
-pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
-                                uint32_t rate_hz, const uint32_t *ids, size_t n_ids);
+pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
+                                uint32_t fields, const uint32_t *ids, size_t n_ids);
 /* Adds telemetry subscription sub_id (from the same per-connection ids)
  * for conn_id: every rate_hz, as pdk_session_subscribe, a TelemetryBatch of
  * the listed vehicles (all when n_ids == 0, those spawned later too;

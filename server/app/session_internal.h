@@ -22,9 +22,15 @@ typedef struct subscription {
     uint32_t divisor; /* publish when tick % divisor == 0 */
     uint32_t *ids;    /* NULL: every vehicle */
     size_t n_ids;
+    uint32_t fields;  /* StateField bits: the VehicleState parts it gets */
     int *chans; /* telemetry: registry indexes in the schema's order; NULL: state */
     size_t n_chans;
     size_t too_large; /* set by publish: the batch that did not fit */
+    /* Set by publish for the tick it publishes: where in the session's
+     * common buffer this subscription's batch body is, which a later
+     * subscription with the same fields and vehicle list shares. */
+    bool batch_ready;
+    size_t batch_off, batch_len;
 } subscription;
 
 /* A DBW report subscription: one vehicle, a set of report kinds. */

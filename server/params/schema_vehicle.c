@@ -672,6 +672,16 @@ static const pdk_param_key vehicle_keys[] = {
           "wheel); within the lock."),
     V_NUM("steering.ackermann", "-", 0, 1, steering.ackermann, 1, 1,
           "Ackermann mix: 0 parallel steer, 1 ideal Ackermann (the inner wheel steers more)."),
+    V_NUM("steering.trail", "m", 0, 0.3, steering.trail_m, 1, 1,
+          "Mechanical trail from caster: how far behind the steering axis' meeting with the "
+          "ground the contact centre is; the lateral force times it adds to the aligning moment "
+          "the steering wheel feels. Four-wheel only; feel only, the motion does not read it."),
+    V_NUM("steering.assistGain", "-", 0, 20, steering.assist_gain, 1, 1,
+          "Power assist's boost: the assist's torque per unit of the driver's, up to "
+          "steering.assistMaxTorque; 0 unassisted. Four-wheel only; feel only."),
+    V_NUM("steering.assistMaxTorque", "N*m", 0, 200, steering.assist_max_nm, 1, 1,
+          "The most torque the power assist adds, at the steering wheel; 0 exactly when "
+          "steering.assistGain is 0. Four-wheel only; feel only."),
     SUSPENSION_KEYS("front", susp_front) SUSPENSION_KEYS("rear", susp_rear)
         L_NUM("drive.maxForce", "N", 0, 1e6, drive.max_force_n, 1, 1, BY_POWERTRAIN,
               "Drive force at the contact patches at full pedal and low speed."),

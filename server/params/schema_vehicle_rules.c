@@ -555,6 +555,18 @@ pdk_error pdk_vehicle_cross_check(const void *vdef, json_t *resolved, char *why,
             return rc;
         }
     }
+    /* A power assist has a gain and a most torque, or neither (sim's own
+     * check, vehicle_def.c): a gain with no torque to give, or the other way
+     * round, is a half-written assist. */
+    const pdk_steering_def *feel = &def->steering;
+    if ((feel->assist_gain > 0) != (feel->assist_max_nm > 0)) {
+        pdk_params_format_number(feel->assist_gain, a);
+        pdk_params_format_number(feel->assist_max_nm, b);
+        return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, why, why_len,
+                               "steering.assistGain (%s) and steering.assistMaxTorque (%s N*m) "
+                               "must be both above 0 (a power assist) or both 0 (none)",
+                               a, b);
+    }
     if (def->model != PDK_MODEL_FOUR_WHEEL) {
         return PDK_OK;
     }

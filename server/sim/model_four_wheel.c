@@ -213,6 +213,38 @@ static int tyre_sets(const pdk_world *world)
     return n;
 }
 
+/* The wheels' angles for drawing (WheelAngle_*), after the step: each
+ * adds its wheel speed over the tick (a rectangle rule on the tick's last
+ * speed: a picture, not a measurement), wrapped to [0, 2 pi). Kept in the
+ * world, not the state, every tick, so the hash does not see them and the
+ * channels, written while telemetry is on, are what an always-on world
+ * writes. A vehicle that faulted this tick starts again from 0 with its
+ * zeroed channels. */
+static void wheel_angles(pdk_world *world, const uint32_t *live, int32_t count)
+{
+    const pdk_fw_state *states = fw_state_of(world);
+    const slot_meta *meta = meta_of(world);
+    const double turn = 2.0 * 3.14159265358979323846;
+    const double tick_s = world->def.dt_s;
+    for (int32_t i = 0; i < count; i++) {
+        uint32_t slot = live[i];
+        if (meta[slot].model != PDK_MODEL_FOUR_WHEEL) {
+            continue;
+        }
+        double *angle = wheel_angle_of(world, slot);
+        const pdk_fw_state *s = &states[slot];
+        for (int w = 0; w < PDK_WORLD_WHEEL_ANGLES; w++) {
+            double a = fmod(angle[w] + s->spin_radps[w] * tick_s, turn);
+            a = a < 0.0 ? a + turn : a;
+            angle[w] = s->faulted || !(a < turn) ? 0.0 : a;
+        }
+        if (!world->telemetry_off && !s->faulted) {
+            memcpy(&channels_of(world, slot)[PDK_CH_WHEEL_ANGLE_FL], angle,
+                   sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
+        }
+    }
+}
+
 /* PDK_FW_BATCH vehicles at a time (batching changes no result), each with
  * the definition it was spawned from (its curves, its tyres' life and soil
  * parameters). */
@@ -253,6 +285,7 @@ static int step(pdk_world *world, const uint32_t *live, int32_t count)
     if (n > 0) {
         faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, n, terrain, substeps);
     }
+    wheel_angles(world, live, count);
     return faults;
 }
 

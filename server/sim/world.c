@@ -27,7 +27,7 @@
     (PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER | PDK_DBW_GEAR | PDK_DBW_GEAR_NUMBER)
 
 typedef struct layout {
-    size_t live, meta, channels, defs, dbw, driver, total;
+    size_t live, meta, channels, defs, dbw, driver, wheel_angle, total;
     size_t model[PDK_MODEL_KIND_END][PDK_MODEL_MAX_ARRAYS];
 } layout;
 
@@ -61,6 +61,8 @@ static layout layout_of(int max_vehicles)
     off = round_up(off + n * sizeof(pdk_dbw_state));
     l.driver = off;
     off = round_up(off + n * sizeof(pdk_dbw_cmd));
+    l.wheel_angle = off;
+    off = round_up(off + n * sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
     l.total = off;
     return l;
 }
@@ -171,6 +173,7 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->off_defs = l.defs;
     w->off_dbw = l.dbw;
     w->off_driver = l.driver;
+    w->off_wheel_angle = l.wheel_angle;
     w->bytes = l.total;
     *out = w;
     return PDK_OK;
@@ -249,6 +252,7 @@ static void place(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, c
 {
     defs_of(world)[slot] = *def;
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
+    memset(wheel_angle_of(world, slot), 0, sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
     pdk_model_ops_of((uint32_t)def->model)->spawn(world, slot, def, pose, speed_mps, gear);
     pdk_dbw_cmd *driver = &driver_of(world)[slot];
     memset(driver, 0, sizeof *driver);
@@ -346,6 +350,7 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     memset(&dbw_of(world)[slot], 0, sizeof(pdk_dbw_state));
     memset(&driver_of(world)[slot], 0, sizeof(pdk_dbw_cmd));
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
+    memset(wheel_angle_of(world, slot), 0, sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
     if (s < world->first_free) {
         world->first_free = s;
     }

@@ -49,6 +49,10 @@ enum {
  *   defs      pdk_vehicle_def cold: what each vehicle was spawned from
  *   dbw       pdk_dbw_state   cold until a kit is spoken to: each vehicle's DBW kit
  *   driver    pdk_dbw_cmd     the driver's controls as last set (pdk_world_command)
+ *   wheel_angle double[PDK_WORLD_WHEEL_ANGLES]  each wheel's angle for drawing
+ *             (WheelAngle_*): kept every step, telemetry or not, so that the
+ *             channels stay what an always-on world writes; not state, not
+ *             hashed, seeded from a restored record's channels
  * Offsets rather than pointers keep the block position independent (the
  * restore's problem sentence is the one pointer, to static storage, and it
  * is no part of the state). */
@@ -78,7 +82,7 @@ struct pdk_world {
     /* Live vehicles of each model kind, so that the step passes over a
      * model with none; follows from meta, not hashed. */
     int32_t model_count[PDK_MODEL_KIND_END];
-    size_t off_live, off_meta, off_channels, off_defs, off_dbw, off_driver, bytes;
+    size_t off_live, off_meta, off_channels, off_defs, off_dbw, off_driver, off_wheel_angle, bytes;
     size_t off_model[PDK_MODEL_KIND_END][PDK_MODEL_MAX_ARRAYS]; /* by kind, then array */
 };
 
@@ -117,6 +121,14 @@ static inline const pdk_model_ops *model_of(const pdk_world *w, uint32_t slot)
 static inline uint32_t faulted_of(const pdk_world *w, uint32_t slot)
 {
     return model_of(w, slot)->faulted(w, slot);
+}
+
+/* A slot's wheel angles for drawing, FL FR RL RR, rad in [0, 2 pi). */
+#define PDK_WORLD_WHEEL_ANGLES 4
+static inline double *wheel_angle_of(const pdk_world *w, uint32_t slot)
+{
+    double *all = (double *)(void *)(pdk_world_base_(w) + w->off_wheel_angle);
+    return all + (size_t)slot * PDK_WORLD_WHEEL_ANGLES;
 }
 
 /* A slot's PDK_CH_COUNT channel values. */

@@ -470,6 +470,10 @@ pdk_error pdk_world_restore_vehicle(pdk_world *world, pdk_vehicle_id id, const p
     dbw_of(world)[slot] = r.dbw;
     driver_of(world)[slot] = r.driver;
     memcpy(channels_of(world, slot), r.channels, sizeof r.channels);
+    /* The wheels' angles go on from the record's channels (they are no
+     * state of their own). */
+    memcpy(wheel_angle_of(world, slot), &r.channels[PDK_CH_WHEEL_ANGLE_FL],
+           sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
     world->faulted += (int32_t)model->faulted(world, slot);
     world->restore_next_slot = (int32_t)slot + 1;
     return PDK_OK;

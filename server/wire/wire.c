@@ -18,8 +18,9 @@
  * (proto/paddock/v1/paddock.proto). The round-trip tests decode what these
  * produce with protobuf-c, so a renumbering cannot go unnoticed. */
 enum {
-    SUBSCRIPTION_ID = 1,      /* StateBatch.subscription_id, DbwReport.subscription_id: uint32 */
-    STATE_BATCH_VEHICLES = 5, /* StateBatch.vehicles, repeated VehicleState */
+    SUBSCRIPTION_ID = 1,       /* StateBatch.subscription_id, DbwReport.subscription_id: uint32 */
+    STATE_BATCH_VEHICLES = 5,  /* StateBatch.vehicles, repeated VehicleState */
+    STATE_BATCH_WALL_TIME = 6, /* StateBatch.wall_time_ns: uint64 */
 };
 
 /* Decoding an untrusted frame may allocate at most this many bytes: protobuf-c
@@ -660,11 +661,18 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
     out->pitch_rate_radps = pose->pitch_rate_radps;
 }
 
-/* Appends one StateBatch.vehicles entry (tag, length, VehicleState). */
-static pdk_error append_vehicle(pdk_buf *out, const pdk_vehicle_pose *pose)
+/* Appends one StateBatch.vehicles entry (tag, length, VehicleState): the
+ * pose, and the parts fields asks for from the vehicle's channels. */
+static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_vehicle_pose *pose,
+                                uint32_t fields)
 {
     Paddock__V1__VehicleState vs;
+    pdk_wire_state_parts parts;
     pdk_wire_state_from_pose(pose, &vs);
+    if (fields != 0u) {
+        pdk_wire_state_fields(pdk_world_vehicle_def(world, pose->id),
+                              pdk_world_channels(world, pose->id), fields, &vs, &parts);
+    }
     size_t len = paddock__v1__vehicle_state__get_packed_size(&vs);
     uint8_t head[2 * PDK_WIRE_VARINT_MAX];
     size_t hlen = pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_VEHICLES, PDK_WT_LEN), head);
@@ -681,13 +689,13 @@ static pdk_error append_vehicle(pdk_buf *out, const pdk_vehicle_pose *pose)
 }
 
 /* The batch is written field by field (the header fields through protobuf-c,
- * then one vehicles entry per live vehicle), which is exactly the bytes
- * protobuf-c would pack for the whole message, without building an array of
- * VehicleState structs every tick. */
-pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
-                                const pdk_vehicle_id *ids, size_t n, pdk_buf *out)
+ * then one vehicles entry per live vehicle, then wall_time_ns), which is
+ * exactly the bytes protobuf-c would pack for the whole message, without
+ * building an array of VehicleState structs every tick. */
+pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
+                                uint32_t fields, const pdk_vehicle_id *ids, size_t n, pdk_buf *out)
 {
-    if (world == NULL || out == NULL) {
+    if (world == NULL || out == NULL || (fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
     size_t start = out->len;
@@ -711,7 +719,18 @@ pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
         if (pdk_world_vehicle_pose(world, id, &pose) != PDK_OK) {
             continue; /* removed since the subscription named it */
         }
-        err = append_vehicle(out, &pose);
+        err = append_vehicle(out, world, &pose, fields);
+        if (err != PDK_OK) {
+            out->len = start;
+            return err;
+        }
+    }
+    /* Field 6 after the vehicles (field order); proto3 omits it when 0. */
+    if (wall_time_ns != 0u) {
+        uint8_t tail[2 * PDK_WIRE_VARINT_MAX];
+        size_t tlen = pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_WALL_TIME, PDK_WT_VARINT), tail);
+        tlen += pdk_wire_varint_put(wall_time_ns, tail + tlen);
+        err = pdk_buf_append(out, tail, tlen);
         if (err != PDK_OK) {
             out->len = start;
             return err;

@@ -105,11 +105,40 @@ pdk_error pdk_wire_tyre_decode(const uint8_t *body, size_t len, pdk_tyre_input *
 
 void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__VehicleState *out);
 
+/* The StateField bits Subscribe.fields may hold (paddock.proto StateField):
+ * wheels, instruments, steering feel. */
+#define PDK_WIRE_STATE_FIELDS_KNOWN                                                                \
+    ((uint32_t)PADDOCK__V1__STATE_FIELD__STATE_FIELD_WHEELS |                                      \
+     (uint32_t)PADDOCK__V1__STATE_FIELD__STATE_FIELD_INSTRUMENTS |                                 \
+     (uint32_t)PADDOCK__V1__STATE_FIELD__STATE_FIELD_STEERING_FEEL)
+
+/* Where a VehicleState's optional parts live while it is packed: vs points
+ * into it, so it must outlive the packing. */
+typedef struct pdk_wire_state_parts {
+    Paddock__V1__WheelState wheels[4];
+    Paddock__V1__WheelState *wheel_ptrs[4];
+    Paddock__V1__Instruments instruments;
+} pdk_wire_state_parts;
+
+/* Sets the parts of vs that the StateField bits in fields ask for (others,
+ * unknown bits among them, are left alone) from the vehicle's channels ch
+ * (PDK_CH_COUNT values, pdk_world_channels) and its definition def:
+ * WHEELS the wheels (FL FR RL RR; front and rear on a single-track
+ * vehicle), INSTRUMENTS the instruments, STEERING_FEEL
+ * steering_wheel_torque_nm. Each value is its channel's, bit for bit;
+ * docs/protocol.md "State" says which. (wire_state_fields.c) */
+void pdk_wire_state_fields(const pdk_vehicle_def *def, const double *ch, uint32_t fields,
+                           Paddock__V1__VehicleState *vs, pdk_wire_state_parts *parts);
+
 /* The shared part of a tick's state batch: a StateBatch body with session,
- * tick, time and the vehicles (every live one when ids is NULL, else those of
- * the n ids that are alive), without subscription_id. Appended to out. */
-pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id,
-                                const pdk_vehicle_id *ids, size_t n, pdk_buf *out);
+ * tick, time, the vehicles (every live one when ids is NULL, else those of
+ * the n ids that are alive), each with the parts fields asks for
+ * (pdk_wire_state_fields; 0 the pose and motion alone), and wall_time_ns,
+ * without subscription_id. Appended to out. PDK_ERR_INVALID_ARGUMENT for
+ * a NULL world or out, or a bit of fields outside
+ * PDK_WIRE_STATE_FIELDS_KNOWN. */
+pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
+                                uint32_t fields, const pdk_vehicle_id *ids, size_t n, pdk_buf *out);
 
 /* Appends one subscriber's whole Frame: the common body with its
  * subscription_id prepended (protobuf merges concatenated fields), wrapped

@@ -5,6 +5,7 @@
  * measured them. It measures; it never fails on a time.
  *   bench_server [vehicles=100] [subscribers=10] [seconds=10] */
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,13 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_raw.h"
 #include "harness.h"
 #include "paddock_client.h"
 
 typedef struct subscriber {
     pthread_t thread;
-    pdk_client client;
-    paddock_v1_Frame frame;
     uint64_t session;
     double seconds;
     uint64_t batches;
@@ -28,37 +28,69 @@ typedef struct subscriber {
     int ok;
 } subscriber;
 
-static const char *server_addr;
+static int server_port;
 static atomic_int ready;
 
+/* One subscriber on its own raw connection (bench_raw.h): Hello,
+ * Subscribe to every vehicle at 120 Hz, then count the state batches and
+ * the vehicles in them until the time is up. */
 static void *subscribe_loop(void *arg)
 {
     subscriber *s = arg;
-    if (pdk_client_connect(&s->client, server_addr, 5000, NULL) != PDK_CLIENT_OK)
+    int fd = pdk_test_raw_connect(server_port);
+    if (fd < 0)
         return NULL;
-    memset(&s->frame, 0, sizeof(s->frame));
-    s->frame.which_body = paddock_v1_Frame_subscribe_tag;
-    s->frame.body.subscribe.session_id = s->session;
-    s->frame.body.subscribe.rate_hz = 120;
-    static _Thread_local paddock_v1_Frame reply;
-    if (pdk_client_call(&s->client, &s->frame, &reply, NULL, NULL) != PDK_CLIENT_OK)
+    static _Thread_local paddock_v1_Frame f;
+    memset(&f, 0, sizeof(f));
+    f.which_body = paddock_v1_Frame_hello_tag;
+    f.body.hello.protocol_version = 1;
+    strcpy(f.body.hello.client_name, "bench-sub");
+    f.body.hello.viewer = true;
+    if (bench_raw_send(fd, &f) != 0)
         return NULL;
-    atomic_fetch_add(&ready, 1);
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    memset(&f, 0, sizeof(f));
+    f.request_id = 1;
+    f.which_body = paddock_v1_Frame_subscribe_tag;
+    f.body.subscribe.session_id = s->session;
+    f.body.subscribe.rate_hz = 120;
+    if (bench_raw_send(fd, &f) != 0)
+        return NULL;
+    size_t cap = 4u << 20, have = 0;
+    uint8_t *buf = malloc(cap);
+    uint64_t frames = 0;
+    struct timespec t0 = {0}, t;
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
     for (;;) {
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 > s->seconds)
+        if (t0.tv_sec != 0 && (double)(t.tv_sec - t0.tv_sec) +
+                                      (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 >
+                                  s->seconds)
             break;
-        if (pdk_client_recv(&s->client, &s->frame, 1000) != PDK_CLIENT_OK)
+        if (poll(&pfd, 1, 200) <= 0)
             continue;
-        if (s->frame.which_body == paddock_v1_Frame_state_batch_tag) {
-            s->batches++;
-            s->vehicles_seen += s->frame.body.state_batch.vehicles_count;
+        ssize_t r = read(fd, buf + have, cap - have);
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        size_t at = 0, len;
+        while ((len = bench_raw_frame_len(buf + at, have - at)) > 0) {
+            /* Frames 1 and 2: the Welcome and Subscribed; then the stream. */
+            if (++frames == 2) {
+                clock_gettime(CLOCK_MONOTONIC, &t0);
+                atomic_fetch_add(&ready, 1);
+            } else if (frames > 2) {
+                uint64_t n = bench_raw_count(buf + at, len, 60, 5);
+                s->batches += n > 0;
+                s->vehicles_seen += n;
+            }
+            at += len;
         }
+        memmove(buf, buf + at, have - at);
+        have -= at;
     }
-    s->ok = 1;
-    pdk_client_close(&s->client);
+    s->ok = t0.tv_sec != 0;
+    free(buf);
+    close(fd);
     return NULL;
 }
 
@@ -75,7 +107,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_server: paddockd did not start: %s\n", log);
         return 1;
     }
-    server_addr = srv.addr;
+    server_port = srv.port;
     static pdk_client c;
     if (pdk_client_connect(&c, srv.addr, 5000, NULL) != PDK_CLIENT_OK) {
         fprintf(stderr, "bench_server: connect: %s\n", c.error);

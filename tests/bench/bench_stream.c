@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <pb_encode.h>
-
+#include "bench_raw.h"
 #include "harness.h"
 #include "paddock_client.h"
 
@@ -53,28 +52,6 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int send_frame(int fd, const paddock_v1_Frame *frame)
-{
-    static _Thread_local uint8_t buf[8192];
-    pb_ostream_t os = pb_ostream_from_buffer(buf, sizeof(buf));
-    if (!pb_encode_delimited(&os, paddock_v1_Frame_fields, frame))
-        return -1;
-    return write(fd, buf, os.bytes_written) == (ssize_t)os.bytes_written ? 0 : -1;
-}
-
-/* The length of the frame at p (its varint prefix plus body), 0 while the
- * buffer does not hold it whole yet. */
-static size_t whole_frame(const uint8_t *p, size_t n)
-{
-    uint64_t len = 0;
-    for (size_t i = 0; i < n && i < 10; i++) {
-        len |= (uint64_t)(p[i] & 0x7f) << (7 * i);
-        if ((p[i] & 0x80) == 0)
-            return i + 1 + len <= n ? i + 1 + (size_t)len : 0;
-    }
-    return 0;
-}
-
 static void *stream_loop(void *arg)
 {
     stream *st = arg;
@@ -87,7 +64,7 @@ static void *stream_loop(void *arg)
     f.body.hello.protocol_version = 1;
     strcpy(f.body.hello.client_name, "bench-stream");
     f.body.hello.viewer = true;
-    if (send_frame(fd, &f) != 0)
+    if (bench_raw_send(fd, &f) != 0)
         return NULL;
     memset(&f, 0, sizeof(f));
     f.request_id = 1;
@@ -105,7 +82,7 @@ static void *stream_loop(void *arg)
         f.body.subscribe.rate_hz = st->rate_hz;
         f.body.subscribe.fields = st->fields;
     }
-    if (send_frame(fd, &f) != 0)
+    if (bench_raw_send(fd, &f) != 0)
         return NULL;
     /* Frames 1 and 2 are the Welcome and the subscription's reply; what
      * follows is the stream. */
@@ -124,7 +101,7 @@ static void *stream_loop(void *arg)
             break;
         have += (size_t)r;
         size_t at = 0, len;
-        while ((len = whole_frame(buf + at, have - at)) > 0) {
+        while ((len = bench_raw_frame_len(buf + at, have - at)) > 0) {
             if (++seen == 2)
                 t0 = now_s();
             else if (seen > 2) {

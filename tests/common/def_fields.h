@@ -186,6 +186,9 @@
     X(steering.lock_deg)                                                                           \
     X(steering.center_offset_deg)                                                                  \
     X(steering.ackermann)                                                                          \
+    X(steering.trail_m)                                                                            \
+    X(steering.assist_gain)                                                                        \
+    X(steering.assist_max_nm)                                                                      \
     SUSPENSION_FIELDS(X, susp_front)                                                               \
     SUSPENSION_FIELDS(X, susp_rear)                                                                \
     X(drive.max_force_n)                                                                           \

@@ -954,6 +954,115 @@ START_TEST(four_wheel_over_the_network)
 }
 END_TEST
 
+/* State fields over the network: one connection per StateField mask (0,
+ * each bit, all) on a real paddockd with a sports car steered into a left
+ * turn and a single-track car; each batch carries the parts its mask asks
+ * for and no others, every batch the server's wall clock of its tick, and
+ * a mask with a bit StateField does not have is refused by name. */
+START_TEST(state_fields_over_the_network)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    connect_to(&c, &srv);
+    uint64_t sid = new_session(&c, "");
+    uint32_t car = new_vehicle(&c, sid, "sports_car", 0, 0, 12, paddock_v1_Gear_GEAR_DRIVE);
+    uint32_t planar = new_vehicle(&c, sid, "traffic_sedan", 0, 20, 12, paddock_v1_Gear_GEAR_DRIVE);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_dbw_command_tag;
+    req.body.dbw_command.session_id = sid;
+    req.body.dbw_command.vehicle_id = car;
+    req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
+    req.body.dbw_command.throttle.throttle_pct = 10;
+    req.body.dbw_command.which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
+    req.body.dbw_command.steer.steer_wheel_deg = 60;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_subscribe_tag;
+    req.body.subscribe.session_id = sid;
+    req.body.subscribe.fields = 8;
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "bit 8 is no StateField");
+    req.body.subscribe.fields = 0x15;
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "fields holds 21, whose bit 16");
+
+    static const uint32_t masks[] = {0, 1, 2, 4, 7};
+    static pdk_client subs[5];
+    for (int m = 0; m < 5; m++) {
+        connect_to(&subs[m], &srv);
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_subscribe_tag;
+        req.body.subscribe.session_id = sid;
+        req.body.subscribe.rate_hz = 30;
+        req.body.subscribe.fields = masks[m];
+        ck_assert_int_eq(pdk_client_call(&subs[m], &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    }
+    /* A second in the turn, then each mask's next batch. */
+    struct timespec pause = {1, 200000000};
+    nanosleep(&pause, NULL);
+    for (int m = 0; m < 5; m++) {
+        const uint32_t f = masks[m];
+        static paddock_v1_Frame push;
+        int got = 0;
+        for (int i = 0; i < 100 && !got; i++) {
+            ck_assert_int_eq(pdk_client_recv(&subs[m], &push, 2000), PDK_CLIENT_OK);
+            got = push.which_body == paddock_v1_Frame_state_batch_tag &&
+                  push.body.state_batch.tick > 120;
+        }
+        ck_assert_msg(got, "mask %u: no state batch", f);
+        const paddock_v1_StateBatch *b = &push.body.state_batch;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+        ck_assert_uint_le(b->wall_time_ns, now_ns);
+        ck_assert_uint_gt(b->wall_time_ns, now_ns - 10000000000u);
+        ck_assert_uint_eq(b->vehicles_count, 2);
+        for (pb_size_t k = 0; k < b->vehicles_count; k++) {
+            const paddock_v1_VehicleState *v = &b->vehicles[k];
+            const int four = v->vehicle_id == car;
+            ck_assert(four || v->vehicle_id == planar);
+            ck_assert_uint_eq(v->wheels_count, (f & 1u) ? (four ? 4u : 2u) : 0u);
+            ck_assert(v->has_instruments == ((f & 2u) != 0));
+            if (!four) {
+                continue;
+            }
+            if (f & 1u) {
+                /* Turning left at about 12 m/s: every wheel rolls and
+                 * touches; the front left is ahead, to the left, steered
+                 * left; the wheels' angles are drawn within [0, 2 pi). */
+                for (int w = 0; w < 4; w++) {
+                    ck_assert_double_gt(v->wheels[w].spin_rate_radps, 20.0);
+                    ck_assert(v->wheels[w].in_contact);
+                    ck_assert_double_ge(v->wheels[w].spin_angle_rad, 0.0);
+                    ck_assert_double_lt(v->wheels[w].spin_angle_rad, 2.0 * M_PI);
+                    ck_assert_double_gt(v->wheels[w].load_n, 1000.0);
+                }
+                ck_assert_double_gt(v->wheels[0].center_x_m, 1.0);
+                ck_assert_double_gt(v->wheels[0].center_y_m, 0.5);
+                ck_assert_double_gt(v->wheels[0].steer_rad, 0.05);
+                ck_assert_double_lt(v->wheels[3].center_x_m, -1.0);
+            }
+            if (f & 2u) {
+                ck_assert_int_eq(v->instruments.gear, paddock_v1_Gear_GEAR_DRIVE);
+                ck_assert_double_gt(v->instruments.engine_rpm, 500.0);
+                ck_assert_double_eq(v->instruments.steer_wheel_deg, 60.0);
+                ck_assert_double_eq(v->instruments.throttle_pct, 10.0);
+                ck_assert_double_gt(v->instruments.fuel_level_l, 0.0);
+            }
+            /* Self-centring in a left turn: negative, some N m. */
+            if (f & 4u) {
+                ck_assert_double_lt(v->steering_wheel_torque_nm, -0.5);
+            } else {
+                ck_assert_double_eq(v->steering_wheel_torque_nm, 0.0);
+            }
+        }
+        pdk_client_close(&subs[m]);
+    }
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
 /* A TyreCommand for vehicle of session sid in req. */
 static void tyre_request(uint64_t sid, uint32_t vehicle, uint32_t mask,
                          paddock_v1_TyreAction action, double value)
@@ -1118,6 +1227,7 @@ static Suite *integration_suite(void)
     tcase_add_test(tc, realtime_resumes_after_a_stall);
     tcase_add_test(tc, half_close_still_gets_replies);
     tcase_add_test(tc, four_wheel_over_the_network);
+    tcase_add_test(tc, state_fields_over_the_network);
     tcase_add_test(tc, tyre_commands_over_the_network);
     suite_add_tcase(s, tc);
     return s;

@@ -832,14 +832,41 @@ static void keep_frame(const paddock_v1_Frame *f, void *ud)
     fr->n++;
 }
 
+/* The StateField parts, field by field (each wheel, the instruments, the
+ * steering feel); the batch's wall_time_ns, the one field a replay sends
+ * differently, is not in a VehicleState. */
+static bool same_parts(const paddock_v1_VehicleState *a, const paddock_v1_VehicleState *b)
+{
+    if (a->wheels_count != b->wheels_count || a->has_instruments != b->has_instruments ||
+        a->steering_wheel_torque_nm != b->steering_wheel_torque_nm)
+        return false;
+    for (pb_size_t w = 0; w < a->wheels_count; w++) {
+        const paddock_v1_WheelState *p = &a->wheels[w], *q = &b->wheels[w];
+        if (p->spin_angle_rad != q->spin_angle_rad || p->spin_rate_radps != q->spin_rate_radps ||
+            p->steer_rad != q->steer_rad || p->center_x_m != q->center_x_m ||
+            p->center_y_m != q->center_y_m || p->center_z_m != q->center_z_m ||
+            p->in_contact != q->in_contact || p->slip_ratio != q->slip_ratio ||
+            p->slip_angle_rad != q->slip_angle_rad || p->surface != q->surface ||
+            p->condition != q->condition || p->camber_rad != q->camber_rad ||
+            p->load_n != q->load_n || p->travel_m != q->travel_m ||
+            p->surface_temp_c != q->surface_temp_c || p->wear != q->wear)
+            return false;
+    }
+    const paddock_v1_Instruments *i = &a->instruments, *j = &b->instruments;
+    return i->engine_rpm == j->engine_rpm && i->gear == j->gear &&
+           i->gear_number == j->gear_number && i->throttle_pct == j->throttle_pct &&
+           i->brake_bar == j->brake_bar && i->speed_mps == j->speed_mps &&
+           i->steer_wheel_deg == j->steer_wheel_deg && i->fuel_level_l == j->fuel_level_l;
+}
+
 static bool same_state(const paddock_v1_VehicleState *a, const paddock_v1_VehicleState *b)
 {
-    return a->vehicle_id == b->vehicle_id && a->x_m == b->x_m && a->y_m == b->y_m &&
-           a->z_m == b->z_m && a->yaw_rad == b->yaw_rad && a->vx_mps == b->vx_mps &&
-           a->vy_mps == b->vy_mps && a->yaw_rate_radps == b->yaw_rate_radps &&
-           a->steer_angle_rad == b->steer_angle_rad && a->speed_mps == b->speed_mps &&
-           a->ax_mps2 == b->ax_mps2 && a->ay_mps2 == b->ay_mps2 && a->pitch_rad == b->pitch_rad &&
-           a->roll_rad == b->roll_rad && a->vz_mps == b->vz_mps &&
+    return same_parts(a, b) && a->vehicle_id == b->vehicle_id && a->x_m == b->x_m &&
+           a->y_m == b->y_m && a->z_m == b->z_m && a->yaw_rad == b->yaw_rad &&
+           a->vx_mps == b->vx_mps && a->vy_mps == b->vy_mps &&
+           a->yaw_rate_radps == b->yaw_rate_radps && a->steer_angle_rad == b->steer_angle_rad &&
+           a->speed_mps == b->speed_mps && a->ax_mps2 == b->ax_mps2 && a->ay_mps2 == b->ay_mps2 &&
+           a->pitch_rad == b->pitch_rad && a->roll_rad == b->roll_rad && a->vz_mps == b->vz_mps &&
            a->roll_rate_radps == b->roll_rate_radps && a->pitch_rate_radps == b->pitch_rate_radps;
 }
 
@@ -862,12 +889,14 @@ static int compare_frames(const frames *live, const frames *replayed)
     return compared;
 }
 
+/* Subscribes c to session sid's state at rate with every StateField. */
 static uint32_t subscribe_state(pdk_client *c, uint64_t sid, uint32_t rate)
 {
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_subscribe_tag;
     req.body.subscribe.session_id = sid;
     req.body.subscribe.rate_hz = rate;
+    req.body.subscribe.fields = 7;
     ck_assert_int_eq(pdk_client_call(c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
     return rep.body.subscribed.subscription_id;
 }
@@ -949,6 +978,8 @@ START_TEST(replay_reproduces_live_state)
     ck_assert_uint_eq(st.replay_end_tick, last);
     ck_assert_uint_eq(st.diverged_tick, 0);
     ck_assert_int_gt(compare_frames(&live, &replayed), 25);
+    ck_assert_uint_eq(live.v[live.n - 1].wheels_count, 4);
+    ck_assert(live.v[live.n - 1].has_instruments);
 
     /* Seek back (a replay sought after its end stays paused there) and
      * step: the frames of the steps are the live ones too. */

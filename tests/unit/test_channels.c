@@ -140,7 +140,15 @@ START_TEST(test_powertrain_channels_registered)
     ck_assert_int_eq(PDK_CH_ENERGY_FUEL, PDK_CH_BRAKE_TORQUE_RR + 1);
     ck_assert_int_eq(pdk_channel_find("GearNumber"), PDK_CH_GEAR_NUMBER);
     ck_assert_int_eq(PDK_CH_GEAR_NUMBER, PDK_CH_ENERGY_RESIDUAL + 1);
-    ck_assert_int_eq(PDK_CH_GEAR_NUMBER, PDK_CH_COUNT - 1);
+    /* Issue 26's, appended after it: the steering feel, then the wheels'
+     * angles for drawing. */
+    ck_assert_int_eq(pdk_channel_find("SteeringWheelTorque"), PDK_CH_STEERING_WHEEL_TORQUE);
+    ck_assert_int_eq(PDK_CH_STEERING_WHEEL_TORQUE, PDK_CH_GEAR_NUMBER + 1);
+    ck_assert_str_eq(pdk_channel_get(PDK_CH_STEERING_WHEEL_TORQUE)->unit, "N m");
+    ck_assert_int_eq(pdk_channel_find("WheelAngle_FL"), PDK_CH_STEERING_WHEEL_TORQUE + 1);
+    ck_assert_int_eq(pdk_channel_find("WheelAngle_RR"), PDK_CH_WHEEL_ANGLE_RR);
+    ck_assert_str_eq(pdk_channel_get(PDK_CH_WHEEL_ANGLE_RR)->unit, "rad");
+    ck_assert_int_eq(PDK_CH_WHEEL_ANGLE_RR, PDK_CH_COUNT - 1);
 }
 END_TEST
 
@@ -277,6 +285,10 @@ START_TEST(test_force_channels_balance)
         ck_assert_double_eq(ch[PDK_CH_SLIDE_POWER_FL + i], 0.0);
     }
     ck_assert_double_eq(ch[PDK_CH_STEERING_TORQUE], 0.0);
+    ck_assert_double_eq(ch[PDK_CH_STEERING_WHEEL_TORQUE], 0.0);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_double_eq(ch[PDK_CH_WHEEL_ANGLE_FL + i], 0.0);
+    }
     free(f.world);
 }
 END_TEST
@@ -326,6 +338,20 @@ START_TEST(test_four_wheel_tyre_channels)
     }
     ck_assert_double_gt(ch[PDK_CH_SLIP_RATIO_FL], 0.0);
     ck_assert_double_lt(ch[PDK_CH_SLIP_RATIO_FL], 0.02);
+    /* The wheels' angles: within [0, 2 pi), and one more tick adds that
+     * tick's wheel speed times 1/120 s, wrapped. */
+    double before[4];
+    for (int i = 0; i < 4; i++) {
+        before[i] = ch[PDK_CH_WHEEL_ANGLE_FL + i];
+        ck_assert_double_ge(before[i], 0.0);
+        ck_assert_double_lt(before[i], 2.0 * M_PI);
+    }
+    pdk_world_step(w);
+    ch = pdk_world_channels(w, id);
+    for (int i = 0; i < 4; i++) {
+        double want = fmod(before[i] + ch[PDK_CH_WHEEL_SPEED_FL + i] / 120.0, 2.0 * M_PI);
+        ck_assert_double_le(fabs(ch[PDK_CH_WHEEL_ANGLE_FL + i] - want), 1e-12);
+    }
     free(mem);
 }
 END_TEST

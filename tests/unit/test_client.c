@@ -444,17 +444,28 @@ START_TEST(request_too_large_is_eencode)
     memset(&p, 0, sizeof p);
     ck_assert_int_eq(connect_to_peer(&p, buf, n, 0, 2000), PDK_CLIENT_OK);
 
-    /* A full StateBatch is about 27 KB; the send buffer holds 4 KiB. */
+    /* A full StateBatch (64 vehicles of four wheels, paddock.options) is
+     * some 30 KiB; the send buffer holds 4 KiB. */
     memset(&frame_a, 0, sizeof frame_a);
     frame_a.which_body = paddock_v1_Frame_state_batch_tag;
-    frame_a.body.state_batch.vehicles_count = 256;
-    for (int i = 0; i < 256; i++) {
+    const int full = (int)(sizeof frame_a.body.state_batch.vehicles /
+                           sizeof frame_a.body.state_batch.vehicles[0]);
+    ck_assert_int_eq(full, 64);
+    frame_a.body.state_batch.vehicles_count = (pb_size_t)full;
+    for (int i = 0; i < full; i++) {
         frame_a.body.state_batch.vehicles[i].vehicle_id = (uint32_t)i + 1;
         paddock_v1_VehicleState *v = &frame_a.body.state_batch.vehicles[i];
         /* proto3 leaves zeros out; non-zero values make every field count. */
         v->x_m = v->y_m = v->z_m = v->yaw_rad = 1.5 + i;
         v->vx_mps = v->vy_mps = v->yaw_rate_radps = v->steer_angle_rad = 2.5 + i;
         v->speed_mps = v->ax_mps2 = v->ay_mps2 = 3.5 + i;
+        /* Four wheels each (paddock.options: wheels max_count 4). */
+        v->wheels_count = 4;
+        for (int w = 0; w < 4; w++) {
+            paddock_v1_WheelState *ws = &v->wheels[w];
+            ws->spin_angle_rad = ws->spin_rate_radps = ws->steer_rad = 0.5 + w;
+            ws->center_x_m = ws->center_y_m = ws->center_z_m = ws->load_n = 1.25 + w;
+        }
     }
     pdk_client_status st = pdk_client_send(&client, &frame_a);
     ck_assert_msg(st == PDK_CLIENT_EENCODE, "%s (%s)", pdk_client_status_name(st), client.error);

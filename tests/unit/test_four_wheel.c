@@ -687,6 +687,95 @@ START_TEST(test_steering_torque_from_aligning_moments)
 }
 END_TEST
 
+/* A front tyre's lateral force and aligning moment by the grip law's own
+ * formula (docs/tyres.md "The grip law"), at the slip angle, slip ratio,
+ * camber, load and grip scale its channels measured: in the linear range
+ * (the demanded force inside the friction ellipse, asserted)
+ *   Fy = -C' Fz (tan(alpha) - (C_gamma / C_alpha) gamma),
+ *   Mz = -t0 (1 - s) Fy,  s = |(C_kappa' kappa / mu, C' tan(alpha') / mu)|,
+ * with C' = C_alpha / (2 Fz_static) the tyre's cornering stiffness per load
+ * (half the axle's at its static load), C_kappa' the law's slip stiffness
+ * per load, mu the axle's friction times the tyre's grip scale and t0 the
+ * law's zero-slip pneumatic trail (Pacejka, Tyre and Vehicle Dynamics,
+ * ch. 3, the brush model's trail falling to 0 at full sliding). */
+static double grip_law_mz(const pdk_vehicle_def *d, const double *ch, int i, double *fy)
+{
+    const pdk_axle_tyre_def *ty = &d->tyre_front;
+    const double len = d->chassis.wheelbase_m, a = d->chassis.cg_to_front_axle_m;
+    const double static_n = d->chassis.mass_kg * G * (len - a) / len / 2.0;
+    const double per_load = ty->cornering_stiffness_n_per_rad / (2.0 * static_n);
+    const double mu = ty->friction_coeff * ch[PDK_CH_GRIP_FL + i];
+    const double fz = ch[PDK_CH_TYRE_LOAD_FL + i];
+    const double t = tan(ch[PDK_CH_SLIP_ANGLE_FL + i]) -
+                     ty->camber_stiffness_n_per_rad / ty->cornering_stiffness_n_per_rad *
+                         ch[PDK_CH_CAMBER_FL + i];
+    const double b = per_load * t / mu;
+    const double a_lin = ty->law.slip_stiffness_per_load * ch[PDK_CH_SLIP_RATIO_FL + i] / mu;
+    const double s = sqrt(a_lin * a_lin + b * b);
+    ck_assert_double_lt(s, 1.0);
+    *fy = -per_load * fz * t;
+    return -ty->law.trail_m * (1.0 - s) * *fy;
+}
+
+/* A steady left turn at 15 m/s (as above), run three times with one
+ * steering feel each: trail alone, trail with a power assist below its
+ * limit, and with an assist that saturates. SteeringWheelTorque against
+ * the analytic column torque T_c = sum (Mz - t_m Fy) n_z / ratio of the
+ * front tyres (grip_law_mz), within 0.1 %; then over (1 + gain) below the
+ * assist's limit and |T_c| - T_max past it. The feel is an output: the
+ * three states are the same bits. */
+START_TEST(test_steering_wheel_torque_against_the_aligning_moment)
+{
+    const double gain = 3.0;
+    const double max_nm[3] = {0.0, 50.0, 0.5};
+    run r[3];
+    for (int k = 0; k < 3; k++) {
+        pdk_vehicle_def d = pdk_vehicle_def_default();
+        d.steering.trail_m = 0.025;
+        d.steering.assist_gain = k == 0 ? 0.0 : gain;
+        d.steering.assist_max_nm = max_nm[k];
+        ck_assert_ptr_null(pdk_vehicle_def_problem(&d));
+        run_init(&r[k], &d, 15.0, PDK_GEAR_DRIVE);
+        run_command(&r[k], 10.0, 0.0, 60.0);
+        for (int t = 0; t < 3 * TICKS_PER_S; t++) {
+            run_tick(&r[k]);
+        }
+    }
+    ck_assert_mem_eq(&r[0].state, &r[1].state, sizeof r[0].state);
+    ck_assert_mem_eq(&r[0].state, &r[2].state, sizeof r[0].state);
+    const double *ch = r[0].ch;
+    ck_assert_double_gt(ch[PDK_CH_YAW_RATE], 0.1);
+    const pdk_vehicle_def *d = &r[0].def;
+    double nz = cos(ch[PDK_CH_PITCH]) * cos(ch[PDK_CH_ROLL]);
+    double column = 0.0;
+    for (int i = PDK_FL; i <= PDK_FR; i++) {
+        double fy = 0.0;
+        double mz = grip_law_mz(d, ch, i, &fy);
+        /* The law's formula is the model's: its force and moment agree. */
+        ck_assert_double_le(fabs(fy - ch[PDK_CH_FORCE_Y_FL + i]), 0.001 * fabs(fy));
+        ck_assert_double_le(fabs(mz - ch[PDK_CH_TYRE_MZ_FL + i]), 0.001 * fabs(mz));
+        column += (mz - d->steering.trail_m * fy) * nz / d->steering.ratio;
+    }
+    /* Self-centring, and the trail adds to the tyres' own moment. */
+    ck_assert_double_lt(column, -0.5);
+    ck_assert_double_lt(ch[PDK_CH_STEERING_WHEEL_TORQUE], ch[PDK_CH_STEERING_TORQUE]);
+    ck_assert_double_le(fabs(ch[PDK_CH_STEERING_WHEEL_TORQUE] - column), 0.001 * fabs(column));
+    /* The assist below its limit: the driver holds 1 / (1 + gain). */
+    double boosted = column / (1.0 + gain);
+    ck_assert_double_le(gain * fabs(boosted), max_nm[1]);
+    ck_assert_double_le(fabs(r[1].ch[PDK_CH_STEERING_WHEEL_TORQUE] - boosted),
+                        0.001 * fabs(boosted));
+    /* Past it: the assist gives its most, the driver the rest. */
+    ck_assert_double_gt(gain * fabs(boosted), max_nm[2]);
+    double rest = column + max_nm[2];
+    ck_assert_double_le(fabs(r[2].ch[PDK_CH_STEERING_WHEEL_TORQUE] - rest), 0.001 * fabs(rest));
+    /* SteeringTorque keeps its meaning: the aligning moments alone. */
+    for (int k = 1; k < 3; k++) {
+        ck_assert(r[k].ch[PDK_CH_STEERING_TORQUE] == ch[PDK_CH_STEERING_TORQUE]);
+    }
+}
+END_TEST
+
 /* A world of one default four-wheel car, driven a little. */
 static pdk_world *one_car_world(pdk_vehicle_id *id)
 {
@@ -1444,6 +1533,7 @@ static Suite *four_wheel_suite(void)
     tcase_add_test(wheels, test_brakes_lock_and_never_reverse_a_wheel);
     tcase_add_test(wheels, test_deflections_hold_a_parked_car);
     tcase_add_test(wheels, test_steering_torque_from_aligning_moments);
+    tcase_add_test(wheels, test_steering_wheel_torque_against_the_aligning_moment);
     tcase_add_test(wheels, test_tyre_input_validation);
     tcase_add_test(wheels, test_hash_covers_wheel_state);
     suite_add_tcase(s, wheels);

@@ -1269,6 +1269,26 @@ START_TEST(four_wheel_cross_field_rules)
     m = vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":750}}", NULL, PDK_ERR_OUT_OF_RANGE);
     ASSERT_HAS(m, "turns the inner front wheel past 90 deg at full lock");
     vparse_expect("{\"steering\":{\"ratio\":10,\"lockDeg\":750,\"ackermann\":0}}", NULL, PDK_OK);
+
+    /* The steering feel: trail and assist within their ranges, and an
+     * assist with both its gain and its most torque or neither. */
+    m = vparse_expect("{}", "steering.trail=-0.01", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.trail: -0.01 is below the minimum 0 (m)");
+    m = vparse_expect("{}", "steering.trail=0.5", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.trail: 0.5 is above the maximum 0.3 (m)");
+    m = vparse_expect("{}", "steering.assistGain=-1", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.assistGain: -1 is below the minimum 0 (-)");
+    m = vparse_expect("{}", "steering.assistGain=25", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.assistGain: 25 is above the maximum 20 (-)");
+    m = vparse_expect("{}", "steering.assistMaxTorque=300", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.assistMaxTorque: 300 is above the maximum 200 (N*m)");
+    m = vparse_expect("{}", "steering.assistGain=3", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.assistGain (3) and steering.assistMaxTorque (0 N*m) must be both "
+                  "above 0 (a power assist) or both 0 (none)");
+    m = vparse_expect("{}", "steering.assistMaxTorque=20", PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "steering.assistGain (0) and steering.assistMaxTorque (20 N*m)");
+    vparse_expect("{}", "steering.trail=0.03;steering.assistGain=3;steering.assistMaxTorque=20",
+                  PDK_OK);
 }
 END_TEST
 

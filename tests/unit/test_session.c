@@ -27,6 +27,10 @@ static pdk_reply_to result_to[MAX_RESULTS];
 static int n_results;
 static int n_states;
 static uint32_t last_state_sub;
+/* The last state frame of each subscription below MAX_STATE_SUBS. */
+#define MAX_STATE_SUBS 8
+static uint8_t state_frames[MAX_STATE_SUBS][4096];
+static size_t state_lens[MAX_STATE_SUBS];
 
 static void on_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
 {
@@ -46,6 +50,11 @@ static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uin
     ck_assert_uint_gt(len, 4);
     ck_assert_ptr_nonnull(frame);
     last_state_sub = sub_id;
+    if (sub_id < MAX_STATE_SUBS) {
+        ck_assert_uint_le(len, sizeof(state_frames[0]));
+        memcpy(state_frames[sub_id], frame, len);
+        state_lens[sub_id] = len;
+    }
     n_states++;
     /* Subscription 99 stands for a subscriber whose batch outgrew a frame. */
     return sub_id == 99 ? PDK_ERR_FRAME_TOO_LARGE : PDK_OK;
@@ -282,13 +291,14 @@ START_TEST(subscriptions_publish_at_their_rate)
 {
     pdk_session *s = make(NULL);
     spawn(s, 1, 1);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 7, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 240, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 7, 0, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 240, 0, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 8, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
     static uint32_t too_many[300];
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, too_many, 300), PDK_ERR_OUT_OF_RANGE);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, too_many, 300), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, NULL, 0), PDK_OK);
     uint32_t ids[3] = {12345, 12345, 12345}; /* duplicates collapse to one */
-    ck_assert_int_eq(pdk_session_subscribe(s, 2, 5, 0, ids, 3), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 5, 0, 0, ids, 3), PDK_OK);
     ck_assert_int_eq(pdk_session_subscriber_count(s), 2);
     n_states = 0;
     for (int i = 0; i < 120; i++)
@@ -304,7 +314,7 @@ START_TEST(subscriptions_publish_at_their_rate)
     ck_assert_int_eq(n_states, 0);
 
     /* A subscription whose batch does not fit a frame ends and says why. */
-    ck_assert_int_eq(pdk_session_subscribe(s, 3, 99, 120, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 3, 99, 120, 0, NULL, 0), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(pdk_session_subscriber_count(s), 0);
     ck_assert_int_eq(n_ended, 1);
@@ -312,7 +322,7 @@ START_TEST(subscriptions_publish_at_their_rate)
     ck_assert_ptr_nonnull(strstr(ended_why, "larger than the frame limit"));
 
     /* Closing the session ends the rest, with CLOSED. */
-    ck_assert_int_eq(pdk_session_subscribe(s, 4, 1, 60, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 4, 1, 60, 0, NULL, 0), PDK_OK);
     pdk_session_destroy(s);
     ck_assert_int_eq(n_ended, 2);
     ck_assert_int_eq(ended_code, PDK_ERR_CLOSED);
@@ -935,6 +945,83 @@ static const pdk_vehicle_def *def_for_any(void *ctx, pdk_vehicle_id id)
     return ctx ? &restore_def : NULL;
 }
 
+/* The last state batch subscription sub got, decoded. */
+static Paddock__V1__Frame *state_frame_of(uint32_t sub)
+{
+    ck_assert_uint_gt(state_lens[sub], 0);
+    pdk_error err = PDK_OK;
+    Paddock__V1__Frame *f = pdk_wire_frame_decode(state_frames[sub], state_lens[sub], &err);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->body_case, PADDOCK__V1__FRAME__BODY_STATE_BATCH);
+    ck_assert_uint_eq(f->state_batch->subscription_id, sub);
+    return f;
+}
+
+/* Each subscription gets the parts its fields ask for, and every batch the
+ * wall clock of the tick's step; two subscriptions with the same fields
+ * and vehicles get the same body; an input's effect first shows in the
+ * batch after its tick. */
+START_TEST(subscriptions_get_their_fields)
+{
+    pdk_session *s = make(NULL);
+    pdk_vehicle_id v = spawn(s, 1, 1);
+    uint32_t ids[1] = {v};
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 7, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 3, 120, 7, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 4, 120, 2, ids, 1), PDK_OK);
+    memset(state_lens, 0, sizeof state_lens);
+    for (int i = 0; i < 3; i++)
+        pdk_session_tick(s);
+    uint64_t wall = pdk_session_tick_wall_ns(s);
+    ck_assert_uint_gt(wall, 0);
+    Paddock__V1__Frame *f[5] = {NULL};
+    for (uint32_t k = 1; k <= 4; k++) {
+        f[k] = state_frame_of(k);
+        ck_assert_uint_eq(f[k]->state_batch->wall_time_ns, wall);
+        ck_assert_uint_eq(f[k]->state_batch->n_vehicles, 1);
+    }
+    const Paddock__V1__VehicleState *pose = f[1]->state_batch->vehicles[0];
+    ck_assert_uint_eq(pose->n_wheels, 0);
+    ck_assert_ptr_null(pose->instruments);
+    ck_assert_double_eq(pose->steering_wheel_torque_nm, 0.0);
+    const Paddock__V1__VehicleState *all = f[2]->state_batch->vehicles[0];
+    ck_assert_uint_eq(all->n_wheels, 4);
+    ck_assert_ptr_nonnull(all->instruments);
+    const double *ch = pdk_world_channels(pdk_session_world(s), v);
+    ck_assert(all->steering_wheel_torque_nm == ch[PDK_CH_STEERING_WHEEL_TORQUE]);
+    const Paddock__V1__VehicleState *instruments = f[4]->state_batch->vehicles[0];
+    ck_assert_uint_eq(instruments->n_wheels, 0);
+    ck_assert_ptr_nonnull(instruments->instruments);
+    /* 2 and 3 differ only in the subscription id, which leads the body. */
+    ck_assert_uint_eq(state_lens[2], state_lens[3]);
+    ck_assert_mem_eq(state_frames[2] + state_lens[2] - 200, state_frames[3] + state_lens[3] - 200,
+                     200);
+    for (int k = 1; k <= 4; k++)
+        pdk_wire_frame_free(f[k]);
+
+    /* The tick timeline (docs/protocol.md "State"): a steer answered
+     * Ok{tick: T} is applied before the step of tick T; the batch of tick
+     * T still shows the old angle, that of T + 1 the new one. */
+    Paddock__V1__Frame *before = state_frame_of(4);
+    uint64_t t = before->state_batch->tick;
+    ck_assert_double_eq(before->state_batch->vehicles[0]->instruments->steer_wheel_deg, 0.0);
+    pdk_wire_frame_free(before);
+    pdk_dbw_cmd steer = {.fields = PDK_DBW_STEER, .steer_wheel_deg = 30.0};
+    queue_dbw(s, v, &steer, (pdk_reply_to){1, 9});
+    int asked = n_results;
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_results, asked + 1);
+    ck_assert_int_eq(results[asked].err, PDK_OK);
+    ck_assert_uint_eq(results[asked].tick, t);
+    Paddock__V1__Frame *after = state_frame_of(4);
+    ck_assert_uint_eq(after->state_batch->tick, t + 1);
+    ck_assert_double_eq(after->state_batch->vehicles[0]->instruments->steer_wheel_deg, 30.0);
+    pdk_wire_frame_free(after);
+    pdk_session_destroy(s);
+}
+END_TEST
+
 /* A restore lays a snapshot's world under the session through a staging
  * world: on any error nothing changed; on success the hash is the
  * snapshot's and subscriptions go on. Publishing off sends nothing. */
@@ -952,7 +1039,7 @@ START_TEST(restore_swaps_only_when_it_all_succeeds)
     pdk_buf snap = {0};
     ck_assert_int_eq(pdk_wire_snapshot_encode(pdk_session_world(s), "test", &snap), PDK_OK);
     uint64_t at49 = pdk_session_hash(s);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0), PDK_OK);
     ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 2, v, 1u << PDK_RPT_STEER), PDK_OK);
     for (int i = 0; i < 51; i++)
         pdk_session_tick(s);
@@ -1252,6 +1339,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, queue_is_bounded_and_close_answers_pending);
     tcase_add_test(tc, scripts_become_inputs_at_their_ticks);
     tcase_add_test(tc, subscriptions_publish_at_their_rate);
+    tcase_add_test(tc, subscriptions_get_their_fields);
     tcase_add_test(tc, telemetry_subscriptions_publish_and_end);
     tcase_add_test(tc, sessions_are_recorded);
     tcase_add_test(tc, tyre_inputs_apply_record_and_replay);

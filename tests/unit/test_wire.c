@@ -902,9 +902,14 @@ START_TEST(state_from_pose_copies_every_field)
 }
 END_TEST
 
-/* Builds with protobuf-c the StateBatch wire should have encoded. */
-static pdk_buf reference_batch(const pdk_world *world, uint64_t session_id, uint32_t sub,
-                               const pdk_vehicle_id *ids, size_t n, bool as_frame)
+/* A wall clock for the batches that carry one: 2026-12-05, in ns. */
+#define WALL_NS UINT64_C(1796428800123456789)
+
+/* Builds with protobuf-c the StateBatch wire should have encoded (the
+ * pose alone for every vehicle; wall_time_ns as given). */
+static pdk_buf reference_batch_at(const pdk_world *world, uint64_t session_id, uint32_t sub,
+                                  const pdk_vehicle_id *ids, size_t n, bool as_frame,
+                                  uint64_t wall_time_ns)
 {
     Paddock__V1__VehicleState states[8];
     Paddock__V1__VehicleState *ptrs[8];
@@ -925,6 +930,7 @@ static pdk_buf reference_batch(const pdk_world *world, uint64_t session_id, uint
     batch.sim_time_s = pdk_world_time_s(world);
     batch.n_vehicles = count;
     batch.vehicles = ptrs;
+    batch.wall_time_ns = wall_time_ns;
     pdk_buf buf = {0};
     if (as_frame) {
         Paddock__V1__Frame frame = PADDOCK__V1__FRAME__INIT;
@@ -939,6 +945,12 @@ static pdk_buf reference_batch(const pdk_world *world, uint64_t session_id, uint
     return buf;
 }
 
+static pdk_buf reference_batch(const pdk_world *world, uint64_t session_id, uint32_t sub,
+                               const pdk_vehicle_id *ids, size_t n, bool as_frame)
+{
+    return reference_batch_at(world, session_id, sub, ids, n, as_frame, 0);
+}
+
 START_TEST(state_common_equals_protobuf_c_pack)
 {
     test_world tw = world_make();
@@ -951,7 +963,7 @@ START_TEST(state_common_equals_protobuf_c_pack)
     ck_assert_uint_eq(pdk_world_tick(tw.world), 12);
 
     pdk_buf common = {0};
-    ck_assert_int_eq(pdk_wire_state_common(tw.world, 77, NULL, 0, &common), PDK_OK);
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 77, 0, 0, NULL, 0, &common), PDK_OK);
     pdk_vehicle_id all[3] = {a, b, c};
     pdk_buf want = reference_batch(tw.world, 77, 0, all, 3, false);
     ck_assert_uint_eq(common.len, want.len);
@@ -979,7 +991,7 @@ START_TEST(state_common_equals_protobuf_c_pack)
     ck_assert_int_eq(pdk_world_remove(tw.world, b), PDK_OK);
     pdk_vehicle_id chosen[4] = {c, b, 0xdead0042u, a};
     pdk_buf_reset(&common);
-    ck_assert_int_eq(pdk_wire_state_common(tw.world, 5, chosen, 4, &common), PDK_OK);
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 5, 0, 0, chosen, 4, &common), PDK_OK);
     want = reference_batch(tw.world, 5, 0, chosen, 4, false);
     ck_assert_uint_eq(common.len, want.len);
     ck_assert_mem_eq(common.data, want.data, want.len);
@@ -994,11 +1006,162 @@ START_TEST(state_common_equals_protobuf_c_pack)
     /* Appends: what was in the buffer stays. */
     pdk_buf_reset(&common);
     ck_assert_int_eq(pdk_buf_append(&common, "xy", 2), PDK_OK);
-    ck_assert_int_eq(pdk_wire_state_common(tw.world, 5, chosen, 4, &common), PDK_OK);
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 5, 0, 0, chosen, 4, &common), PDK_OK);
     ck_assert_mem_eq(common.data, "xy", 2);
 
-    ck_assert_int_eq(pdk_wire_state_common(NULL, 5, NULL, 0, &common), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_state_common(NULL, 5, 0, 0, NULL, 0, &common),
+                     PDK_ERR_INVALID_ARGUMENT);
     pdk_buf_free(&common);
+    free(tw.mem);
+}
+END_TEST
+
+/* Each wheel's fields are its channels' values, bit for bit. */
+static void assert_four_wheels(const Paddock__V1__VehicleState *vs, const pdk_vehicle_def *def,
+                               const double *ch)
+{
+    ck_assert_uint_eq(vs->n_wheels, 4);
+    const double a = def->chassis.cg_to_front_axle_m;
+    for (int i = 0; i < 4; i++) {
+        const Paddock__V1__WheelState *w = vs->wheels[i];
+        const int axle = i >> 1;
+        const pdk_axle_tyre_def *tyre = axle == 0 ? &def->tyre_front : &def->tyre_rear;
+        ck_assert(w->spin_angle_rad == ch[PDK_CH_WHEEL_ANGLE_FL + i]);
+        ck_assert(w->spin_rate_radps == ch[PDK_CH_WHEEL_SPEED_FL + i]);
+        ck_assert(w->steer_rad == ch[PDK_CH_WHEEL_STEER_FL + i]);
+        ck_assert(w->in_contact == (ch[PDK_CH_TYRE_LOAD_FL + i] > 0.0));
+        ck_assert(w->slip_ratio == ch[PDK_CH_SLIP_RATIO_FL + i]);
+        ck_assert(w->slip_angle_rad == ch[PDK_CH_SLIP_ANGLE_FL + i]);
+        ck_assert(w->surface == (uint32_t)ch[PDK_CH_SURFACE_FL + i]);
+        ck_assert(w->condition == (Paddock__V1__TyreCondition)ch[PDK_CH_CONDITION_FL + i]);
+        ck_assert(w->camber_rad == ch[PDK_CH_CAMBER_FL + i]);
+        ck_assert(w->load_n == ch[PDK_CH_TYRE_LOAD_FL + i]);
+        ck_assert(w->travel_m == ch[PDK_CH_SUSP_TRAVEL_FL + i]);
+        ck_assert(w->surface_temp_c == ch[PDK_CH_SURFACE_TEMP_FL + i]);
+        ck_assert(w->wear == ch[PDK_CH_WEAR_FL + i]);
+        /* The centre: the axle's x from the CG, half the track to the
+         * wheel's side, the radius above the ground less the CG height,
+         * raised by the travel. */
+        double x = axle == 0 ? a : a - def->chassis.wheelbase_m;
+        double y = ((i & 1) ? -0.5 : 0.5) * pdk_vehicle_def_track_m(def, axle);
+        double z = tyre->law.radius_m - def->chassis.cg_height_m + ch[PDK_CH_SUSP_TRAVEL_FL + i];
+        ck_assert(w->center_x_m == x);
+        ck_assert(w->center_y_m == y);
+        ck_assert(w->center_z_m == z);
+    }
+    /* A rolling car: the wheels spin and carry load; left is +y. */
+    ck_assert_double_gt(vs->wheels[0]->spin_rate_radps, 1.0);
+    ck_assert(vs->wheels[0]->in_contact);
+    ck_assert_double_gt(vs->wheels[0]->center_y_m, 0.0);
+    ck_assert_double_lt(vs->wheels[3]->center_x_m, 0.0);
+}
+
+static void assert_instruments(const Paddock__V1__Instruments *in, const double *ch)
+{
+    ck_assert_ptr_nonnull(in);
+    ck_assert(in->engine_rpm == ch[PDK_CH_ENGINE_RPM]);
+    ck_assert_int_eq(in->gear, (int)ch[PDK_CH_GEAR]);
+    ck_assert_uint_eq(in->gear_number, (uint32_t)ch[PDK_CH_GEAR_NUMBER]);
+    ck_assert(in->throttle_pct == ch[PDK_CH_THROTTLE]);
+    ck_assert(in->brake_bar == ch[PDK_CH_BRAKE]);
+    ck_assert(in->speed_mps == ch[PDK_CH_SPEED]);
+    ck_assert(in->steer_wheel_deg == ch[PDK_CH_STEER_WHEEL]);
+    ck_assert(in->fuel_level_l == ch[PDK_CH_FUEL_LEVEL]);
+}
+
+/* Every mask on a four-wheel car and a single-track one, driven and
+ * steered: each part the mask asks for and none other, each field its
+ * channel's value; the pose alone (mask 0) is the bytes of before. */
+START_TEST(state_common_fields_are_the_channels)
+{
+    test_world tw = world_make();
+    pdk_vehicle_id car = spawn_at(tw.world, 0.0, 0.0, 0.0, 12.0);
+    pdk_vehicle_def st = pdk_vehicle_def_default();
+    st.model = PDK_MODEL_SINGLE_TRACK;
+    pdk_pose pose = {30.0, 4.0, 0.0};
+    pdk_vehicle_id single = 0;
+    ck_assert_int_eq(pdk_world_spawn(tw.world, &st, &pose, 12.0, PDK_GEAR_DRIVE, &single), PDK_OK);
+    pdk_dbw_cmd c = {
+        .fields = PDK_DBW_THROTTLE | PDK_DBW_STEER, .throttle_pct = 12.0, .steer_wheel_deg = 45.0};
+    ck_assert_int_eq(pdk_world_command(tw.world, car, &c), PDK_OK);
+    ck_assert_int_eq(pdk_world_command(tw.world, single, &c), PDK_OK);
+    for (int i = 0; i < 240; i++) {
+        pdk_world_step(tw.world);
+    }
+    const pdk_vehicle_def *car_def = pdk_world_vehicle_def(tw.world, car);
+    const pdk_vehicle_def *st_def = pdk_world_vehicle_def(tw.world, single);
+    const double *car_ch = pdk_world_channels(tw.world, car);
+    const double *st_ch = pdk_world_channels(tw.world, single);
+    ck_assert_double_lt(car_ch[PDK_CH_STEERING_WHEEL_TORQUE], 0.0);
+
+    for (uint32_t fields = 0; fields <= PDK_WIRE_STATE_FIELDS_KNOWN; fields++) {
+        pdk_buf common = {0};
+        ck_assert_int_eq(pdk_wire_state_common(tw.world, 3, WALL_NS, fields, NULL, 0, &common),
+                         PDK_OK);
+        Paddock__V1__StateBatch *b =
+            paddock__v1__state_batch__unpack(NULL, common.len, common.data);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_uint_eq(b->wall_time_ns, WALL_NS);
+        ck_assert_uint_eq(b->n_vehicles, 2);
+        const Paddock__V1__VehicleState *vc = b->vehicles[0], *vs = b->vehicles[1];
+        ck_assert_uint_eq(vc->vehicle_id, car);
+        pdk_vehicle_pose p;
+        ck_assert_int_eq(pdk_world_vehicle_pose(tw.world, car, &p), PDK_OK);
+        assert_state_matches_pose(vc, &p);
+        if (fields & PADDOCK__V1__STATE_FIELD__STATE_FIELD_WHEELS) {
+            assert_four_wheels(vc, car_def, car_ch);
+            /* The single-track car's two wheels, front and rear. */
+            ck_assert_uint_eq(vs->n_wheels, 2);
+            for (int axle = 0; axle < 2; axle++) {
+                const Paddock__V1__WheelState *w = vs->wheels[axle];
+                ck_assert(w->steer_rad == (axle == 0 ? st_ch[PDK_CH_STEER_ANGLE] : 0.0));
+                ck_assert(w->slip_angle_rad == st_ch[PDK_CH_SLIP_ANGLE_F + axle]);
+                ck_assert(w->load_n == st_ch[PDK_CH_TYRE_LOAD_F + axle]);
+                ck_assert(w->in_contact);
+                ck_assert(w->center_y_m == 0.0);
+                ck_assert(w->spin_rate_radps == 0.0);
+            }
+            ck_assert(vs->wheels[0]->center_x_m == st_def->chassis.cg_to_front_axle_m);
+            ck_assert(vs->wheels[0]->steer_rad != 0.0);
+        } else {
+            ck_assert_uint_eq(vc->n_wheels, 0);
+            ck_assert_uint_eq(vs->n_wheels, 0);
+        }
+        if (fields & PADDOCK__V1__STATE_FIELD__STATE_FIELD_INSTRUMENTS) {
+            assert_instruments(vc->instruments, car_ch);
+            assert_instruments(vs->instruments, st_ch);
+            ck_assert_int_eq(vc->instruments->gear, PADDOCK__V1__GEAR__GEAR_DRIVE);
+            ck_assert_double_gt(vc->instruments->speed_mps, 5.0);
+            ck_assert_double_gt(vc->instruments->throttle_pct, 0.0);
+        } else {
+            ck_assert_ptr_null(vc->instruments);
+            ck_assert_ptr_null(vs->instruments);
+        }
+        if (fields & PADDOCK__V1__STATE_FIELD__STATE_FIELD_STEERING_FEEL) {
+            ck_assert(vc->steering_wheel_torque_nm == car_ch[PDK_CH_STEERING_WHEEL_TORQUE]);
+        } else {
+            ck_assert(vc->steering_wheel_torque_nm == 0.0);
+        }
+        paddock__v1__state_batch__free_unpacked(b, NULL);
+        if (fields == 0) {
+            /* The pose alone is the batch of before, bytes and all. */
+            pdk_vehicle_id both[2] = {car, single};
+            pdk_buf want = reference_batch_at(tw.world, 3, 0, both, 2, false, WALL_NS);
+            ck_assert_uint_eq(common.len, want.len);
+            ck_assert_mem_eq(common.data, want.data, want.len);
+            pdk_buf_free(&want);
+        }
+        pdk_buf_free(&common);
+    }
+
+    /* A bit StateField does not have is refused, and nothing appended. */
+    pdk_buf out = {0};
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 3, 0, 8, NULL, 0, &out),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 3, 0, 1u << 31, NULL, 0, &out),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(out.len, 0);
+    pdk_buf_free(&out);
     free(tw.mem);
 }
 END_TEST
@@ -1011,7 +1174,7 @@ START_TEST(state_frame_merges_subscription_id)
     ids[1] = spawn_at(tw.world, -8.0, 4.0, -0.5, 9.0);
     pdk_world_step(tw.world);
     pdk_buf common = {0};
-    ck_assert_int_eq(pdk_wire_state_common(tw.world, 1234, NULL, 0, &common), PDK_OK);
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 1234, WALL_NS, 0, NULL, 0, &common), PDK_OK);
 
     static const uint32_t subs[] = {1, 127, 128, 300, 0x7fffffffu, UINT32_MAX, 0};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
@@ -1024,7 +1187,7 @@ START_TEST(state_frame_merges_subscription_id)
         ck_assert_int_eq(pdk_buf_append(&frame_bytes, out.data + 2, out.len - 2), PDK_OK);
 
         /* Byte for byte what protobuf-c packs for the whole Frame. */
-        pdk_buf want = reference_batch(tw.world, 1234, subs[i], ids, 2, true);
+        pdk_buf want = reference_batch_at(tw.world, 1234, subs[i], ids, 2, true, WALL_NS);
         ck_assert_uint_eq(frame_bytes.len, want.len);
         ck_assert_mem_eq(frame_bytes.data, want.data, want.len);
 
@@ -1039,6 +1202,7 @@ START_TEST(state_frame_merges_subscription_id)
         ck_assert_uint_eq(sb->subscription_id, subs[i]);
         ck_assert_uint_eq(sb->session_id, 1234);
         ck_assert_uint_eq(sb->tick, 1);
+        ck_assert_uint_eq(sb->wall_time_ns, WALL_NS);
         ck_assert_uint_eq(sb->n_vehicles, 2);
         for (int v = 0; v < 2; v++) {
             pdk_vehicle_pose pose;
@@ -1054,7 +1218,7 @@ START_TEST(state_frame_merges_subscription_id)
     /* An empty world still makes a valid batch. */
     test_world empty = world_make();
     pdk_buf_reset(&common);
-    ck_assert_int_eq(pdk_wire_state_common(empty.world, 9, NULL, 0, &common), PDK_OK);
+    ck_assert_int_eq(pdk_wire_state_common(empty.world, 9, 0, 0, NULL, 0, &common), PDK_OK);
     pdk_buf out = {0};
     ck_assert_int_eq(pdk_wire_state_frame_append(&out, 3, common.data, common.len), PDK_OK);
     size_t len = 0;
@@ -1138,6 +1302,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, tyre_decode_refuses_garbage_and_invalid_commands);
     tcase_add_test(tc, state_from_pose_copies_every_field);
     tcase_add_test(tc, state_common_equals_protobuf_c_pack);
+    tcase_add_test(tc, state_common_fields_are_the_channels);
     tcase_add_test(tc, state_frame_merges_subscription_id);
     tcase_add_test(tc, body_read_hands_the_message_and_refuses_bad_bodies);
     suite_add_tcase(s, tc);

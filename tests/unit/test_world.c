@@ -263,6 +263,12 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "steering.ackermann", d.steering.ackermann = 1.5);
     BAD(R, "steering.center_offset_deg", d.steering.center_offset_deg = 600.0);
     BAD(R, "inner front wheel past 80 deg", (d.steering.ackermann = 1.0, d.steering.ratio = 8.0));
+    BAD(R, "steering.trail_m", d.steering.trail_m = -0.01);
+    BAD(R, "steering.trail_m", d.steering.trail_m = 0.5);
+    BAD(R, "steering.assist_gain must be finite", d.steering.assist_gain = NAN);
+    BAD(R, "steering.assist_max_nm must be finite", d.steering.assist_max_nm = -1.0);
+    BAD(R, "both above 0 (an assist) or both 0", d.steering.assist_gain = 2.0);
+    BAD(R, "both above 0 (an assist) or both 0", d.steering.assist_max_nm = 5.0);
     BAD(R, "susp_front.kind", d.susp_front.kind = (pdk_axle_kind)2);
     BAD(R, "susp_rear.track_width_m", d.susp_rear.track_width_m = -1.0);
     BAD(R, "susp_front.spring_rate_npm", d.susp_front.spring_rate_npm = 0.0);
@@ -313,7 +319,7 @@ START_TEST(test_vehicle_def_check_rejects_each_field)
     BAD(R, "tyres.front.spin_inertia_kgm2", d.tyre_front.spin_inertia_kgm2 = 0.0);
     BAD(R, "tyres.rear.spin_inertia_kgm2", d.tyre_rear.spin_inertia_kgm2 = NAN);
 #undef BAD
-    ck_assert_int_eq(cases, 72);
+    ck_assert_int_eq(cases, 78);
     /* At the floors themselves it passes: 628.2 N s/m, 96 kg m^2, 0.495 m. */
     d = base;
     d.susp_rear.rebound_damping_nspm = 629.0;

@@ -279,6 +279,9 @@ typedef struct pdk_fw_consts {
     double hard_nspm;        /* a hard contact's damper (PDK_FW_HARD_DAMPING) */
     double surface_friction; /* the world's, on every tyre's grip */
     double steering_ratio;   /* for SteeringTorque */
+    /* For SteeringWheelTorque: the mechanical trail, the assist's boost and
+     * its most torque (pdk_steering_def). */
+    double steering_trail_m, assist_gain, assist_max_nm;
     double drag_n_per_mps2;  /* 0.5 rho CdA */
     /* Downforce at the front and rear axle, 0.5 rho C_L A times each
      * axle's share, and the axles' x from the CG; lift 1 where there is

@@ -114,6 +114,9 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     p->cg_height_m = c->cg_height_m;
     p->surface_friction = surface_friction;
     p->steering_ratio = def->steering.ratio;
+    p->steering_trail_m = def->steering.trail_m;
+    p->assist_gain = def->steering.assist_gain;
+    p->assist_max_nm = def->steering.assist_max_nm;
     p->drag_n_per_mps2 = 0.5 * air_density_kgpm3 * def->resist.drag_area_m2;
     const double lift = 0.5 * air_density_kgpm3 * def->resist.downforce_area_m2;
     p->lift_n_per_mps2[0] = lift * def->resist.downforce_front;

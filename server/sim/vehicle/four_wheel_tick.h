@@ -171,6 +171,7 @@ WHEEL_ROW(SINKAGE);
 WHEEL_ROW(SURFACE);
 WHEEL_ROW(SLIDE_POWER);
 WHEEL_ROW(CONDITION);
+WHEEL_ROW(WHEEL_ANGLE);
 #undef WHEEL_ROW
 
 /* The tick's end: the quaternion renormalised, rest, and the fault check
@@ -317,6 +318,7 @@ VEC void telemetry(const fw_vehicle *vh, const sub *sv, const wheels *q, int sub
     const v4 rolling = keep(~q->lock, -(q->roll_t * sign4(load4(s->spin_radps)))) * sv->inv_radius;
     ch[PDK_CH_ROLLING] = ((rolling[0] + rolling[1]) + rolling[2]) + rolling[3];
     ch[PDK_CH_STEERING_TORQUE] = steering_torque(q, mz, p);
+    ch[PDK_CH_STEERING_WHEEL_TORQUE] = steering_wheel_torque(q, mz, keep(q->loaded, q->fy_end), p);
     for (int k = 0; k < 2; k++) {
         int l = 2 * k, r = 2 * k + 1;
         ch[PDK_CH_TYRE_LOAD_F + k] = q->fz[l] + q->fz[r];

@@ -6,8 +6,12 @@
  * way from parallel steer to the angle that rolls it about the rear axle's
  * line; static toe-in turns each wheel toward the centreline, and in each
  * substep a toe curve against the travel turns it further. The column's
- * torque is the front tyres' aligning moments about their steering axes
- * over the ratio; caster, kingpin geometry and compliance are not modelled.
+ * torque (SteeringTorque) is the front tyres' aligning moments about their
+ * steering axes over the ratio. The feel (SteeringWheelTorque) adds the
+ * mechanical trail of caster and takes off the power assist
+ * (docs/vehicle-model.md "Steering feel"); kingpin inclination, scrub
+ * radius, friction and compliance are not modelled. Neither feeds the
+ * motion: both are outputs.
  *
  * steer_cmd runs when a command is held (four_wheel_setup.c,
  * pdk_fw_cmd_set): it reads the definition's steering and static toe and
@@ -105,6 +109,39 @@ VEC void wheel_angles(const fw_vehicle *restrict vh, wheels *restrict q)
 VEC double steering_torque(const wheels *restrict q, v4 mz, const pdk_fw_consts *restrict p)
 {
     return (mz[PDK_FL] * q->nz[PDK_FL] + mz[PDK_FR] * q->nz[PDK_FR]) / p->steering_ratio;
+}
+
+/* The torque a force-feedback wheel applies to the driver's hands, from the
+ * last substep's aligning moments mz and lateral forces fy (wheel frame,
+ * loaded wheels only); positive turning the wheel left.
+ *
+ * The column torque: about each front wheel's steering axis the tyre's
+ * aligning moment (its pneumatic trail) plus the lateral force acting at
+ * the mechanical trail t_m behind the axis, Mz - t_m Fy (Gillespie,
+ * Fundamentals of Vehicle Dynamics, 1992, ch. 8 "Steering systems";
+ * Milliken and Milliken, Race Car Vehicle Dynamics, 1995, ch. 19), taken
+ * about body z (n_z) and over the steering ratio:
+ *   T_c = sum_front (Mz_i - t_m Fy_i) n_z,i / ratio.
+ * The assist (a boost law, as hydraulic and electric assists are tuned):
+ * the driver's torque T_d and the assist's T_a = min(g |T_d|, T_max) hold
+ * T_c together, so |T_d| = |T_c| / (1 + g) while g |T_d| <= T_max, and
+ * |T_c| - T_max beyond; the wheel pushes the hands with T_d's reaction, of
+ * T_c's sign. With no assist (g = 0) it is T_c. */
+VEC double steering_wheel_torque(const wheels *restrict q, v4 mz, v4 fy,
+                                 const pdk_fw_consts *restrict p)
+{
+    const double trail = p->steering_trail_m;
+    double column = ((mz[PDK_FL] - trail * fy[PDK_FL]) * q->nz[PDK_FL] +
+                     (mz[PDK_FR] - trail * fy[PDK_FR]) * q->nz[PDK_FR]) /
+                    p->steering_ratio;
+    const double gain = p->assist_gain;
+    if (!(gain > 0.0)) {
+        return column;
+    }
+    double held = fabs(column);
+    double boosted = held / (1.0 + gain);
+    double driver = gain * boosted <= p->assist_max_nm ? boosted : held - p->assist_max_nm;
+    return column < 0.0 ? -driver : driver;
 }
 
 #endif

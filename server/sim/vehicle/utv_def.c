@@ -155,6 +155,11 @@ pdk_vehicle_def pdk_vehicle_def_polaris(const pdk_utv_mass_def *mass, double gra
     def.steering.lock_deg = 487.0;
     def.dbw = pdk_dbw_def_polaris();
     def.steering.ackermann = 1.0;
+    /* The feel only (docs/presets.md, polaris_ranger): estimates, as the
+     * preset's, of a light truck's caster trail and an electric assist. */
+    def.steering.trail_m = 0.03;
+    def.steering.assist_gain = 3.0;
+    def.steering.assist_max_nm = 25.0;
     /* The Polaris model (docs/powertrain.md): 80 bar full scale, C_d A 2.5
      * m^2; the powertrain's brakes are torques (force_per_bar_n is not
      * read). */

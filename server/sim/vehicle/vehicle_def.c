@@ -489,6 +489,15 @@ pdk_error pdk_vehicle_def_common_check(const pdk_vehicle_def *def, const char **
             "steering.lock_deg must be finite and >= 0");
     REQUIRE(def->steering.lock_deg / def->steering.ratio < MAX_ROAD_WHEEL_DEG, range,
             "steering.lock_deg / steering.ratio (the largest road-wheel angle) must be below 80 deg");
+    REQUIRE(non_negative(def->steering.trail_m) && def->steering.trail_m <= 0.3, range,
+            "steering.trail_m must be within 0..0.3 m");
+    REQUIRE(non_negative(def->steering.assist_gain), range,
+            "steering.assist_gain must be finite and >= 0");
+    REQUIRE(non_negative(def->steering.assist_max_nm), range,
+            "steering.assist_max_nm must be finite and >= 0");
+    REQUIRE((def->steering.assist_gain > 0.0) == (def->steering.assist_max_nm > 0.0), range,
+            "steering.assist_gain and steering.assist_max_nm must be both above 0 (an assist) "
+            "or both 0 (none)");
 
     const pdk_drive_def *d = &def->drive;
     REQUIRE(non_negative(d->max_force_n), range, "drive.max_force_n must be finite and >= 0");

@@ -206,7 +206,15 @@
     X(PDK_CH_ENERGY_RESIDUAL, "EnergyResidual", "J",                                               \
       "ledger: the fuel's energy less every term above, what the ledger cannot place")             \
     X(PDK_CH_GEAR_NUMBER, "GearNumber", "1",                                                       \
-      "a geared powertrain's forward gear engaged (0 while shifting, and out of D and L)")
+      "a geared powertrain's forward gear engaged (0 while shifting, and out of D and L)")         \
+    X(PDK_CH_STEERING_WHEEL_TORQUE, "SteeringWheelTorque", "N m",                                  \
+      "torque a force-feedback wheel applies to the driver's hands: the front tyres' aligning "    \
+      "moments and lateral forces times the mechanical trail, over the ratio, less the power "     \
+      "assist; positive turning the wheel left, self-centring in a steady turn")                   \
+    PDK_CHANNEL_WHEELS_(X, PDK_CH_WHEEL_ANGLE, "WheelAngle", "rad",                                \
+                        "wheel's rotation about its axle for drawing, [0, 2 pi), positive "        \
+                        "rolling forward: each tick adds the wheel speed times the tick; "         \
+                        "0 at spawn, no state (docs/vehicle-model.md)")
 
 typedef enum pdk_channel {
 #define PDK_CHANNEL_ENUM_(id, name, unit, desc) id,

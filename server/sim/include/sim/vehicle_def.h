@@ -71,6 +71,14 @@ typedef struct pdk_steering_def {
     double center_offset_deg;   /* steering-wheel angle at which the road wheels point
                                  * straight ahead (a misaligned wheel); four-wheel only */
     double ackermann;           /* 0 parallel steer .. 1 ideal Ackermann; four-wheel only */
+    /* The feel at the steering wheel (docs/vehicle-model.md "Steering
+     * feel"), outputs only: they shape the SteeringWheelTorque channel and
+     * nothing the state reads. Four-wheel only. */
+    double trail_m;       /* mechanical trail from caster: how far the contact centre
+                           * is behind the steering axis' meeting with the ground, 0..0.3 */
+    double assist_gain;   /* power assist's boost: assist torque per driver's torque, 0 none */
+    double assist_max_nm; /* the assist's most torque at the steering wheel; 0 exactly
+                           * when assist_gain is 0 */
 } pdk_steering_def;
 
 /* Kinematic curves (docs/vehicle-model.md): a value against the wheel's own
