@@ -55,27 +55,36 @@ def test_sessions_vehicles_and_errors(client):
         client.close_session(s.session_id)
 
 
-def test_state_rows_with_fields_step_and_session_control(client):
+def test_state_fields_bring_wheels_and_instruments(client):
+    s = client.create_session("py-state-fields", timing="lockstep").session_id
+    client.take_step_lease(s, deadline_ms=60000)
+    client.spawn(s, "midsize_sedan", speed_mps=10.0, gear="DRIVE")
+    for mask in (0, 1, 2, 4, 7):
+        sub = client.subscribe_state(s, rate_hz=120, fields=mask, timeout=5)
+        client.step(s, 1)
+        car = sub.get().vehicles[0]
+        assert (len(car.wheels) == 4) == bool(mask & pb.STATE_FIELD_WHEELS), mask
+        assert (car.instruments is not None) == bool(mask & pb.STATE_FIELD_INSTRUMENTS), mask
+        if mask & pb.STATE_FIELD_INSTRUMENTS:
+            assert car.instruments.gear == pb.GEAR_DRIVE and car.instruments.speed_mps > 9.0
+        sub.close()
+    client.release_step_lease(s)
+
+
+def test_state_rows_step_and_session_control(client):
     s = client.create_session("py-state", timing="lockstep").session_id
     client.take_step_lease(s, deadline_ms=60000)
     v = client.spawn(s, "midsize_sedan", speed_mps=10.0, gear="DRIVE").vehicle_id
-    sub = client.subscribe_state(s, rate_hz=120, fields=["wheels", "instruments",
-                                                         "steering_feel"], timeout=5)
+    sub = client.subscribe_state(s, rate_hz=120, timeout=5)
     reply = client.step(s, 3)
     rows = [sub.get() for _ in range(3)]
+    # The batch of tick t holds the state after t steps: the step's reply
+    # tick is the last batch's.
     assert [r.tick for r in rows] == [reply.tick - 2, reply.tick - 1, reply.tick]
     car = rows[-1].vehicles[0]
     assert car.vehicle_id == v and car.vx_mps > 9.0
-    assert len(car.wheels) == 4 and car.instruments is not None
     assert rows[-1].wall_time_ns > 0
-    # Without the fields only the pose and motion come.
-    plain = client.subscribe_state(s, rate_hz=120, timeout=5)
-    client.step(s, 1)
-    row = plain.get()
-    assert row.vehicles[0].wheels == [] and row.vehicles[0].instruments is None
-    plain.close()
     # A paused session sends nothing: the wait ends with TimeoutError.
-    sub.get()
     with pytest.raises(TimeoutError, match="no state frame"):
         sub.get(timeout=0.3)
     sub.close()

@@ -97,10 +97,9 @@ def test_every_body_the_server_sends_decodes_without_unknown_fields(server):
         while len(kinds) < len(pb.DbwReportKind.keys()) and time.monotonic() < deadline:
             kinds.add(dbw.get().kind)
         assert len(kinds) == len(pb.DbwReportKind.keys()), kinds
+        # Each mask's batches decode (test_client.py checks what each brings).
         for mask, sub in mask_subs.items():
-            car = sub.get().vehicles[0]
-            assert (len(car.wheels) == 4) == bool(mask & pb.STATE_FIELD_WHEELS), mask
-            assert (car.instruments is not None) == bool(mask & pb.STATE_FIELD_INSTRUMENTS)
+            assert sub.get().vehicles[0].vehicle_id == v, mask
             sub.close()
         stats.get()
         row = telemetry.get()
