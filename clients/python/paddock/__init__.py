@@ -1,0 +1,16 @@
+"""paddock: a Python client of the Paddock simulation server.
+
+paddock.Client is the synchronous client, paddock.aio.Client the asyncio
+one; paddock.DbwKit builds drive-by-wire kit messages with their rolling
+counters and CRC-8; paddock.errors holds one exception class per ErrorCode;
+paddock.pb is the generated protobuf module of the wire contract.
+"""
+from ._pb import pb
+from . import errors, rows
+from .client import Client, Subscription
+from .dbw import DbwKit, crc8_j1850
+from .errors import PaddockError, ConnectionClosed
+from .recordings import csv_to_dataframe
+
+__all__ = ["pb", "errors", "rows", "Client", "Subscription", "DbwKit", "crc8_j1850",
+           "PaddockError", "ConnectionClosed", "csv_to_dataframe"]

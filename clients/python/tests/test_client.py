@@ -1,0 +1,240 @@
+"""The synchronous and asyncio clients against the real paddockd: requests,
+replies by request id, errors by code, subscriptions (rows, timeouts, the
+server ending one, the bounded buffer), viewers and control events."""
+import asyncio
+import time
+
+import pytest
+
+import paddock
+import paddock.aio
+from paddock import errors, pb
+
+
+def test_every_error_code_has_its_class():
+    for name, number in pb.ErrorCode.items():
+        if number == pb.OK:
+            continue
+        cls = errors.error_class(number)
+        assert issubclass(cls, errors.PaddockError)
+        assert cls.code == number and cls.code_name == name
+        assert cls.__name__ == "".join(p.capitalize() for p in name.split("_"))
+    assert errors.error_class(9999) is errors.PaddockError
+
+
+def test_welcome_and_ping_clocks(client):
+    assert client.welcome.tick_rate_hz == 120
+    assert client.welcome.max_frame_bytes >= 65536
+    p = client.ping()
+    assert 0 < p.round_trip_ns < 1_000_000_000
+    # Same host, same clock: the estimate is within the round trip.
+    assert abs(p.offset_ns) <= p.round_trip_ns
+    assert p.server_monotonic_ns > 0
+
+
+def test_sessions_vehicles_and_errors(client):
+    created = [client.create_session(f"py-{i}", timing="fast") for i in range(3)]
+    listed = {s.session_id: s for s in client.list_sessions()}
+    for s in created:
+        assert listed[s.session_id].name == s.name
+        assert listed[s.session_id].timing == pb.TIMING_MODE_FAST
+    sid = created[0].session_id
+    spawned = client.spawn(sid, "ref1_sedan", x_m=5.0, gear="DRIVE")
+    assert spawned.vehicle_id > 0
+    with pytest.raises(errors.NotFound, match="session 999999"):
+        client.spawn(999999, "ref1_sedan")
+    with pytest.raises(errors.StaleId):
+        client.dbw_command(sid, 4242, throttle_pct=10.0)
+    with pytest.raises(errors.InvalidArgument, match="action"):
+        client.tyre_command(sid, spawned.vehicle_id, action=0)
+    with pytest.raises(ValueError, match="not a TimingMode"):
+        client.create_session("bad", timing="sideways")
+    assert client.dbw_command(sid, spawned.vehicle_id, throttle_pct=30.0) >= spawned.tick
+    assert client.remove(sid, spawned.vehicle_id) > 0
+    for s in created:
+        client.close_session(s.session_id)
+
+
+def test_state_fields_bring_wheels_and_instruments(client):
+    s = client.create_session("py-state-fields", timing="lockstep").session_id
+    client.take_step_lease(s, deadline_ms=60000)
+    client.spawn(s, "midsize_sedan", speed_mps=10.0, gear="DRIVE")
+    for mask in (0, 1, 2, 4, 7):
+        sub = client.subscribe_state(s, rate_hz=120, fields=mask, timeout=5)
+        client.step(s, 1)
+        car = sub.get().vehicles[0]
+        assert (len(car.wheels) == 4) == bool(mask & pb.STATE_FIELD_WHEELS), mask
+        assert (car.instruments is not None) == bool(mask & pb.STATE_FIELD_INSTRUMENTS), mask
+        if mask & pb.STATE_FIELD_INSTRUMENTS:
+            assert car.instruments.gear == pb.GEAR_DRIVE and car.instruments.speed_mps > 9.0
+        sub.close()
+    client.release_step_lease(s)
+
+
+def test_state_rows_step_and_session_control(client):
+    s = client.create_session("py-state", timing="lockstep").session_id
+    client.take_step_lease(s, deadline_ms=60000)
+    v = client.spawn(s, "midsize_sedan", speed_mps=10.0, gear="DRIVE").vehicle_id
+    sub = client.subscribe_state(s, rate_hz=120, timeout=5)
+    reply = client.step(s, 3)
+    rows = [sub.get() for _ in range(3)]
+    # The batch of tick t holds the state after t steps: the step's reply
+    # tick is the last batch's.
+    assert [r.tick for r in rows] == [reply.tick - 2, reply.tick - 1, reply.tick]
+    car = rows[-1].vehicles[0]
+    assert car.vehicle_id == v and car.vx_mps > 9.0
+    assert rows[-1].wall_time_ns > 0
+    # A paused session sends nothing: the wait ends with TimeoutError.
+    with pytest.raises(TimeoutError, match="no state frame"):
+        sub.get(timeout=0.3)
+    sub.close()
+    with pytest.raises(StopIteration):
+        next(sub)
+    client.release_step_lease(s)
+
+
+def test_a_subscription_the_server_ends_raises_its_error(client):
+    s = client.create_session("py-ending").session_id
+    client.spawn(s, "kart")
+    sub = client.subscribe_state(s, rate_hz=10, timeout=5)
+    sub.get()
+    client.close_session(s)
+    with pytest.raises(errors.Closed, match=f"subscription {sub.subscription_id} ended"):
+        for _ in sub:
+            pass
+
+
+def test_an_undrained_subscription_keeps_the_newest_rows(server):
+    with paddock.Client("127.0.0.1", server.port, name="slow", queue_size=4) as c:
+        s = c.create_session("py-slow").session_id
+        c.spawn(s, "kart")
+        sub = c.subscribe_state(s, rate_hz=120, timeout=5)
+        time.sleep(0.5)
+        assert sub.dropped > 0
+        ticks = [sub.get().tick for _ in range(4)]
+        assert ticks == list(range(ticks[0], ticks[0] + 4))
+        assert sub.get().tick > ticks[-1]
+        c.close_session(s)
+
+
+def test_a_viewer_may_watch_but_not_command(server, client):
+    s = client.create_session("py-viewer").session_id
+    with paddock.Client("127.0.0.1", server.port, name="watcher", viewer=True) as viewer:
+        assert any(x.session_id == s for x in viewer.list_sessions())
+        with pytest.raises(errors.Protocol, match="viewer"):
+            viewer.create_session("nope")
+        with pytest.raises(errors.Protocol, match="viewer"):
+            viewer.spawn(s, "kart")
+        stats = viewer.subscribe_stats(s, rate_hz=20, timeout=5)
+        assert stats.get().session_id == s
+        stats.close()
+    client.close_session(s)
+
+
+def test_a_higher_lease_pushes_a_control_event(server, client):
+    s = client.create_session("py-lease").session_id
+    v = client.spawn(s, "midsize_sedan").vehicle_id
+    held = client.lease(s, v, "autonomy")
+    assert held.source == pb.CONTROL_SOURCE_AUTONOMY
+    with paddock.Client("127.0.0.1", server.port, name="driver") as driver:
+        with pytest.raises(errors.Busy, match="pytest"):
+            driver.lease(s, v, "autonomy")
+        driver.lease(s, v, "driver")
+        event = client.next_event(timeout=5)
+        assert event.vehicle_id == v
+        assert event.active_source == pb.CONTROL_SOURCE_DRIVER
+        assert event.preempted == pb.CONTROL_SOURCE_AUTONOMY
+    # The driver's lease went with its connection: autonomy drives again.
+    event = client.next_event(timeout=5)
+    assert event.active_source == pb.CONTROL_SOURCE_AUTONOMY
+    assert event.preempted == pb.CONTROL_SOURCE_NONE
+    client.close_session(s)
+
+
+def test_calls_after_close_raise_connection_closed(server):
+    c = paddock.Client("127.0.0.1", server.port, name="closing")
+    c.close()
+    with pytest.raises(errors.ConnectionClosed):
+        c.ping()
+
+
+def test_asyncio_client(server):
+    async def run():
+        async with paddock.aio.Client("127.0.0.1", server.port, name="aio") as c:
+            assert c.welcome.tick_rate_hz == 120
+            assert (await c.ping()).round_trip_ns > 0
+            info = await c.create_session("py-aio", timing="lockstep")
+            s = info.session_id
+            await c.take_step_lease(s, deadline_ms=60000)
+            v = (await c.spawn(s, "kart", speed_mps=3.0)).vehicle_id
+            with pytest.raises(errors.NotFound):
+                await c.spawn(999999, "kart")
+            sub = await c.subscribe_state(s, rate_hz=60, vehicle_ids=[v], timeout=5)
+            reply, (a, b) = await asyncio.gather(c.step(s, 4), _two(sub))
+            assert [a.tick, b.tick] == [reply.tick - 2, reply.tick]
+            assert a.vehicles[0].vehicle_id == v
+            with pytest.raises(TimeoutError):
+                await sub.get(timeout=0.2)
+            await sub.close()
+            with pytest.raises(StopAsyncIteration):
+                await sub.__anext__()
+            sessions = await c.list_sessions()
+            assert any(x.session_id == s for x in sessions)
+            await c.close_session(s)
+    asyncio.run(run())
+
+
+async def _two(sub):
+    rows = []
+    async for row in sub:
+        rows.append(row)
+        if len(rows) == 2:
+            return rows
+
+
+def test_asyncio_subscriptions_end_drain_and_events(server):
+    async def run():
+        async with paddock.aio.Client("127.0.0.1", server.port, name="aio-2",
+                                      queue_size=4) as c:
+            s = (await c.create_session("py-aio-2")).session_id
+            v = (await c.spawn(s, "midsize_sedan")).vehicle_id
+            # A small buffer not drained keeps the newest rows and counts the rest.
+            states = await c.subscribe_state(s, rate_hz=120, timeout=5)
+            await asyncio.sleep(0.4)
+            kept = states.drain()
+            assert len(kept) == 4 and states.dropped > 0
+            assert [r.tick for r in kept] == list(range(kept[0].tick, kept[0].tick + 4))
+            # A kit message with its CRC goes through the coroutine API.
+            kit = paddock.DbwKit(s, v, crc=True)
+            assert await c.send_dbw(kit.system(enable=True)) > 0
+            # A lease taken over by another connection pushes a ControlEvent.
+            # (On a car of its own: the kit message took v's AUTONOMY lease.)
+            w = (await c.spawn(s, "kart", y_m=5.0)).vehicle_id
+            await c.lease(s, w, "ai")
+            async with paddock.aio.Client("127.0.0.1", server.port, name="aio-3") as other:
+                await other.lease(s, w, "autonomy")
+                event = await c.next_event(timeout=5)
+                assert event.preempted == pb.CONTROL_SOURCE_AI
+            await c.close_session(s)
+            with pytest.raises(errors.Closed, match="ended"):
+                while True:
+                    await states.get()
+        with pytest.raises(errors.ConnectionClosed):
+            await c.ping()
+    asyncio.run(run())
+
+
+def test_a_hello_the_server_refuses_raises_its_error(server):
+    class Future(paddock.Client):
+        protocol_version = 2
+
+    class AioFuture(paddock.aio.Client):
+        protocol_version = 2
+
+    with pytest.raises(errors.Version):
+        Future("127.0.0.1", server.port)
+
+    async def run():
+        with pytest.raises(errors.Version):
+            await AioFuture("127.0.0.1", server.port).connect()
+    asyncio.run(run())
