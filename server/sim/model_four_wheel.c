@@ -234,9 +234,19 @@ static void wheel_angles(pdk_world *world, const uint32_t *live, int32_t count)
         double *angle = wheel_angle_of(world, slot);
         const pdk_fw_state *s = &states[slot];
         for (int w = 0; w < PDK_WORLD_WHEEL_ANGLES; w++) {
-            double a = fmod(angle[w] + s->spin_radps[w] * tick_s, turn);
-            a = a < 0.0 ? a + turn : a;
-            angle[w] = s->faulted || !(a < turn) ? 0.0 : a;
+            /* A tick turns a wheel less than a turn below 754 rad/s, so one
+             * add or subtract wraps it; fmod only beyond. */
+            double a = angle[w] + s->spin_radps[w] * tick_s;
+            if (a >= turn) {
+                a -= turn;
+            } else if (a < 0.0) {
+                a += turn;
+            }
+            if (!(a >= 0.0 && a < turn)) {
+                a = fmod(a, turn);
+                a = a < 0.0 ? a + turn : a;
+            }
+            angle[w] = s->faulted || !(a >= 0.0 && a < turn) ? 0.0 : a;
         }
         if (!world->telemetry_off && !s->faulted) {
             memcpy(&channels_of(world, slot)[PDK_CH_WHEEL_ANGLE_FL], angle,

@@ -696,6 +696,58 @@ START_TEST(test_tick_and_time)
 }
 END_TEST
 
+/* WheelAngle_*: each tick adds the wheel's speed over the tick and wraps
+ * to [0, 2 pi), bit for bit that recurrence, whether or not telemetry was
+ * on meanwhile; a car at 20 m/s turns its wheels many times a second, so
+ * the wrap is crossed; the hash does not see the angles. */
+START_TEST(test_wheel_angles_integrate_wheel_speed)
+{
+    const double turn = 2.0 * 3.14159265358979323846;
+    pdk_world *w = world_cap(1);
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    pdk_vehicle_id id;
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 20.0, PDK_GEAR_DRIVE, &id), PDK_OK);
+    double dt = pdk_world_def_get(w)->dt_s;
+    double prev[4] = {0.0, 0.0, 0.0, 0.0};
+    int wraps = 0;
+    for (int k = 0; k < 240; k++) {
+        pdk_world_step(w);
+        const double *ch = pdk_world_channels(w, id);
+        for (int i = 0; i < 4; i++) {
+            double a = prev[i] + ch[PDK_CH_WHEEL_SPEED_FL + i] * dt;
+            a = a >= turn ? a - turn : (a < 0.0 ? a + turn : a);
+            ck_assert_double_eq(ch[PDK_CH_WHEEL_ANGLE_FL + i], a);
+            ck_assert(a >= 0.0 && a < turn);
+            wraps += a < prev[i];
+            prev[i] = a;
+        }
+    }
+    ck_assert_int_ge(wraps, 4 * 10);
+    /* Telemetry off for a while: the angles go on, and come back on the
+     * same recurrence as an always-on world's. */
+    uint64_t hash_before = pdk_world_hash(w);
+    pdk_world_set_telemetry(w, 0);
+    for (int k = 0; k < 7; k++) {
+        pdk_world_step(w);
+    }
+    pdk_world_set_telemetry(w, 1);
+    pdk_world *twin = world_cap(1);
+    pdk_vehicle_id tid;
+    ck_assert_int_eq(pdk_world_spawn(twin, &def, &pose, 20.0, PDK_GEAR_DRIVE, &tid), PDK_OK);
+    for (int k = 0; k < 240 + 7 + 1; k++) {
+        pdk_world_step(twin);
+    }
+    pdk_world_step(w);
+    ck_assert_uint_ne(hash_before, pdk_world_hash(w));
+    ck_assert_uint_eq(pdk_world_hash(w), pdk_world_hash(twin));
+    ck_assert_mem_eq(&pdk_world_channels(w, id)[PDK_CH_WHEEL_ANGLE_FL],
+                     &pdk_world_channels(twin, tid)[PDK_CH_WHEEL_ANGLE_FL], 4 * sizeof(double));
+    world_free(twin);
+    world_free(w);
+}
+END_TEST
+
 /* ---- determinism ---------------------------------------------------------- */
 
 /* A fixed scenario: three cars with a command schedule, a removal and a
@@ -1160,6 +1212,7 @@ static Suite *world_suite(void)
     tcase_add_loop_test(cmds, test_command_errors_change_nothing, 0, 2);
     tcase_add_loop_test(cmds, test_command_fields_hold_until_changed, 0, 2);
     tcase_add_test(cmds, test_tick_and_time);
+    tcase_add_test(cmds, test_wheel_angles_integrate_wheel_speed);
     suite_add_tcase(s, cmds);
 
     TCase *det = tcase_create("determinism");
