@@ -18,25 +18,10 @@ from . import _route, errors, framing, rows
 from ._requests import Call, Requests
 
 
-class Subscription:
+class Subscription(_route.SubscriptionBase):
     """An async iterator of rows (each wait bounded by `timeout` s, TimeoutError
     beyond); `await close()` unsubscribes. A subscription the server ends
     raises its PaddockError once its rows are read."""
-
-    def __init__(self, client, subscribing, buffer, timeout):
-        self.client = client
-        self.kind = subscribing.kind
-        self.subscription_id = subscribing.subscription_id
-        self.rate_hz = subscribing.rate_hz
-        self.channels = subscribing.channels
-        self.reply = rows.to_row(subscribing.reply)
-        self.timeout = timeout
-        self._buffer = buffer
-        self._closed = False
-
-    @property
-    def dropped(self):
-        return self._buffer.dropped
 
     async def get(self, timeout=None):
         """The next row; TimeoutError after `timeout` s (None: the subscription's own).
@@ -45,18 +30,12 @@ class Subscription:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            if self._buffer.items:
-                return _route.convert(self.kind, self._buffer.items.popleft(), self.channels)
-            if self._closed:
-                raise StopAsyncIteration
-            if self._buffer.ended is not None:
-                raise self._buffer.ended
-            if self.client._closed:
-                raise errors.ConnectionClosed(self.client._close_reason())
+            row = self._next_row(StopAsyncIteration)
+            if row is not None:
+                return row
             left = deadline - loop.time()
             if left <= 0:
-                raise TimeoutError(f"no {self.kind} frame on subscription "
-                                   f"{self.subscription_id} within {timeout} s")
+                raise self._timed_out(timeout)
             self.client._changed.clear()
             try:
                 await asyncio.wait_for(self.client._changed.wait(), left)
@@ -65,9 +44,7 @@ class Subscription:
 
     def drain(self):
         """Every row buffered now, oldest first, without waiting."""
-        bodies = list(self._buffer.items)
-        self._buffer.items.clear()
-        return [_route.convert(self.kind, b, self.channels) for b in bodies]
+        return self._drain_rows()
 
     def __aiter__(self):
         return self
@@ -202,27 +179,13 @@ class Client(Requests):
         self._finish()
 
     def _route(self, frame):
-        body = frame.WhichOneof("body")
-        if frame.request_id:
-            if body in _route.SUBSCRIPTION_REPLIES:
-                self._subs[getattr(frame, body).subscription_id] = _route.Rows(self.queue_size)
+        is_reply, reason = _route.route(frame, self._subs, self._events, self.queue_size)
+        if is_reply:
             q = self._pending.get(frame.request_id)
             if q is not None:
                 q.put_nowait(frame)
             return
-        if body in _route.PUSHED_BATCHES:
-            msg = getattr(frame, body)
-            buffer = self._subs.get(msg.subscription_id)
-            if buffer is not None:
-                buffer.push(msg)
-        elif body == "error":
-            sub_id = _route.ended_subscription(frame.error)
-            if sub_id is not None and sub_id in self._subs:
-                self._subs[sub_id].end(frame.error)
-            else:
-                self._reason = str(errors.from_frame(frame.error))
-        elif body == "control_event":
-            self._events.append(frame.control_event)
+        self._reason = reason or self._reason
         self._changed.set()
 
     async def _wait(self, rid, q):

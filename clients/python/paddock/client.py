@@ -18,31 +18,15 @@ import threading
 
 from ._pb import pb
 from . import _route, errors, framing, rows
-from ._requests import Call, Next, Requests
+from ._requests import Call, Requests
 
 _CLOSED = object()
 
 
-class Subscription:
+class Subscription(_route.SubscriptionBase):
     """A stream of rows: iterate it (each wait bounded by `timeout` s, TimeoutError
     beyond), or call get(). close() unsubscribes; the iteration then stops. A
     subscription the server ends raises its PaddockError once its rows are read."""
-
-    def __init__(self, client, subscribing, buffer, timeout):
-        self.client = client
-        self.kind = subscribing.kind
-        self.subscription_id = subscribing.subscription_id
-        self.rate_hz = subscribing.rate_hz
-        self.channels = subscribing.channels
-        self.reply = rows.to_row(subscribing.reply)
-        self.timeout = timeout
-        self._buffer = buffer
-        self._closed = False
-
-    @property
-    def dropped(self):
-        """Rows lost because the buffer was full (the caller did not keep up)."""
-        return self._buffer.dropped
 
     def get(self, timeout=None):
         """The next row; TimeoutError after `timeout` s (None: the subscription's own),
@@ -50,26 +34,16 @@ class Subscription:
         timeout = self.timeout if timeout is None else timeout
         with self.client._cond:
             while True:
-                if self._buffer.items:
-                    body = self._buffer.items.popleft()
-                    break
-                if self._closed:
-                    raise StopIteration
-                if self._buffer.ended is not None:
-                    raise self._buffer.ended
-                if self.client._closed:
-                    raise errors.ConnectionClosed(self.client._close_reason())
+                row = self._next_row(StopIteration)
+                if row is not None:
+                    return row
                 if not self.client._cond.wait(timeout):
-                    raise TimeoutError(f"no {self.kind} frame on subscription "
-                                       f"{self.subscription_id} within {timeout} s")
-        return _route.convert(self.kind, body, self.channels)
+                    raise self._timed_out(timeout)
 
     def drain(self):
         """Every row buffered now, oldest first, without waiting."""
         with self.client._cond:
-            bodies = list(self._buffer.items)
-            self._buffer.items.clear()
-        return [_route.convert(self.kind, b, self.channels) for b in bodies]
+            return self._drain_rows()
 
     def __iter__(self):
         return self
@@ -224,31 +198,15 @@ class Client(Requests):
     def _route(self, frame):
         if self.tap is not None:
             self.tap(frame)
-        body = frame.WhichOneof("body")
-        if frame.request_id:
-            with self._cond:
-                if body in _route.SUBSCRIPTION_REPLIES:
-                    sub_id = getattr(frame, body).subscription_id
-                    self._subs[sub_id] = _route.Rows(self.queue_size)
-                q = self._pending.get(frame.request_id)
-            if q is not None:
-                q.put(frame)
-            return
         with self._cond:
-            if body in _route.PUSHED_BATCHES:
-                msg = getattr(frame, body)
-                buffer = self._subs.get(msg.subscription_id)
-                if buffer is not None:
-                    buffer.push(msg)
-            elif body == "error":
-                sub_id = _route.ended_subscription(frame.error)
-                if sub_id is not None and sub_id in self._subs:
-                    self._subs[sub_id].end(frame.error)
-                else:
-                    self._reason = str(errors.from_frame(frame.error))
-            elif body == "control_event":
-                self._events.append(frame.control_event)
-            self._cond.notify_all()
+            is_reply, reason = _route.route(frame, self._subs, self._events, self.queue_size)
+            if is_reply:
+                q = self._pending.get(frame.request_id)
+            else:
+                self._reason = reason or self._reason
+                self._cond.notify_all()
+        if is_reply and q is not None:
+            q.put(frame)
 
     # ---- driving the requests ----
 
