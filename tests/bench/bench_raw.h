@@ -1,17 +1,25 @@
-/* What the server benchmarks share to read a stream as raw bytes: the
- * C client decodes a StateBatch of at most 64 vehicles (nanopb's fixed
- * sizes, proto/paddock/v1/paddock.options), and a benchmark measures
- * sessions larger than that, so its subscribers send nanopb-encoded
- * requests and walk the frames that come back without decoding them. */
+/* What the server benchmarks share: a session of cars driving circles, and
+ * subscribers that read their stream as raw bytes. The C client decodes a
+ * StateBatch of at most 64 vehicles (nanopb's fixed sizes,
+ * proto/paddock/v1/paddock.options), and a benchmark measures sessions
+ * larger than that, so its subscribers send nanopb-encoded requests and
+ * walk the frames that come back without decoding them. */
 #ifndef PDK_BENCH_RAW_H
 #define PDK_BENCH_RAW_H
 
+#include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pb_encode.h>
 
+#include "harness.h"
 #include "paddock_client.h"
 
 /* Writes frame, varint-delimited as the TCP transport frames it. */
@@ -90,6 +98,115 @@ static inline uint64_t bench_raw_count(const uint8_t *p, size_t len, uint32_t ou
         }
     }
     return n;
+}
+
+/* Creates a real-time session (named name; recorded unless no_record) on
+ * c and spawns n midsize sedans 60 m apart, each on full circles at 15 %
+ * throttle with its own steering angle. 0 with the session's id in *sid;
+ * -1 after printing what failed, prefixed with who. */
+static inline int bench_driving_session(pdk_client *c, const char *who, const char *name, int n,
+                                        bool no_record, uint64_t *sid)
+{
+    static paddock_v1_Frame req, rep;
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    snprintf(req.body.session_create.name, sizeof(req.body.session_create.name), "%s", name);
+    snprintf(req.body.session_create.world_overrides,
+             sizeof(req.body.session_create.world_overrides), "maxVehicles=%d",
+             n > 256 ? n : 256);
+    req.body.session_create.no_record = no_record;
+    if (pdk_client_call(c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
+        fprintf(stderr, "%s: create: %s\n", who, c->error);
+        return -1;
+    }
+    *sid = rep.body.session_created.session.session_id;
+    for (int i = 0; i < n; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+        req.body.vehicle_spawn.session_id = *sid;
+        strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
+        req.body.vehicle_spawn.x_m = (i % 10) * 60.0;
+        req.body.vehicle_spawn.y_m = (i / 10) * 60.0;
+        req.body.vehicle_spawn.speed_mps = 10.0;
+        req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
+        if (pdk_client_call(c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
+            fprintf(stderr, "%s: spawn: %s\n", who, c->error);
+            return -1;
+        }
+        uint32_t vid = rep.body.vehicle_spawned.vehicle_id;
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_dbw_command_tag;
+        req.body.dbw_command.session_id = *sid;
+        req.body.dbw_command.vehicle_id = vid;
+        req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
+        req.body.dbw_command.throttle.throttle_pct = 15.0;
+        req.body.dbw_command.which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
+        req.body.dbw_command.steer.steer_wheel_deg = 45.0 + (i % 7) * 10.0;
+        pdk_client_call(c, &req, &rep, NULL, NULL);
+    }
+    return 0;
+}
+
+static inline double bench_raw_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* One subscriber on its own raw connection to the server on port: Hello
+ * (a viewer named name), then request (a subscription, request_id set);
+ * the first two frames back are the Welcome and the subscription's reply,
+ * and from then on, for seconds, on_start(ud) once and on_frame(ud, frame,
+ * len) for each whole frame pushed (its length prefix included). Returns 1
+ * when the stream started, else 0. */
+static inline int bench_raw_subscribe(int port, const char *name, const paddock_v1_Frame *request,
+                                      double seconds, void (*on_start)(void *ud),
+                                      void (*on_frame)(void *ud, const uint8_t *frame, size_t len),
+                                      void *ud)
+{
+    int fd = pdk_test_raw_connect(port);
+    if (fd < 0)
+        return 0;
+    static _Thread_local paddock_v1_Frame hello;
+    memset(&hello, 0, sizeof(hello));
+    hello.which_body = paddock_v1_Frame_hello_tag;
+    hello.body.hello.protocol_version = 1;
+    snprintf(hello.body.hello.client_name, sizeof(hello.body.hello.client_name), "%s", name);
+    hello.body.hello.viewer = true;
+    if (bench_raw_send(fd, &hello) != 0 || bench_raw_send(fd, request) != 0) {
+        close(fd);
+        return 0;
+    }
+    size_t cap = 4u << 20, have = 0;
+    uint8_t *buf = malloc(cap);
+    uint64_t seen = 0;
+    double t0 = 0.0;
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    while (buf != NULL && (t0 == 0.0 || bench_raw_now_s() - t0 <= seconds)) {
+        if (poll(&pfd, 1, 200) <= 0)
+            continue;
+        ssize_t r = read(fd, buf + have, cap - have);
+        if (r <= 0)
+            break;
+        have += (size_t)r;
+        size_t at = 0, len;
+        while ((len = bench_raw_frame_len(buf + at, have - at)) > 0) {
+            if (++seen == 2) {
+                t0 = bench_raw_now_s();
+                if (on_start)
+                    on_start(ud);
+            } else if (seen > 2) {
+                on_frame(ud, buf + at, len);
+            }
+            at += len;
+        }
+        memmove(buf, buf + at, have - at);
+        have -= at;
+    }
+    free(buf);
+    close(fd);
+    return t0 > 0.0;
 }
 
 #endif

@@ -5,7 +5,6 @@
  * measured them. It measures; it never fails on a time.
  *   bench_server [vehicles=100] [subscribers=10] [seconds=10] */
 #include <inttypes.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,66 +30,34 @@ typedef struct subscriber {
 static int server_port;
 static atomic_int ready;
 
-/* One subscriber on its own raw connection (bench_raw.h): Hello,
- * Subscribe to every vehicle at 120 Hz, then count the state batches and
- * the vehicles in them until the time is up. */
+static void subscriber_ready(void *ud)
+{
+    (void)ud;
+    atomic_fetch_add(&ready, 1);
+}
+
+/* Counts the state batches and the vehicles in them. */
+static void count_batch(void *ud, const uint8_t *frame, size_t len)
+{
+    subscriber *s = ud;
+    uint64_t n = bench_raw_count(frame, len, 60, 5);
+    s->batches += n > 0;
+    s->vehicles_seen += n;
+}
+
+/* One subscriber on its own raw connection (bench_raw.h), subscribed to
+ * every vehicle at 120 Hz. */
 static void *subscribe_loop(void *arg)
 {
     subscriber *s = arg;
-    int fd = pdk_test_raw_connect(server_port);
-    if (fd < 0)
-        return NULL;
     static _Thread_local paddock_v1_Frame f;
-    memset(&f, 0, sizeof(f));
-    f.which_body = paddock_v1_Frame_hello_tag;
-    f.body.hello.protocol_version = 1;
-    strcpy(f.body.hello.client_name, "bench-sub");
-    f.body.hello.viewer = true;
-    if (bench_raw_send(fd, &f) != 0)
-        return NULL;
     memset(&f, 0, sizeof(f));
     f.request_id = 1;
     f.which_body = paddock_v1_Frame_subscribe_tag;
     f.body.subscribe.session_id = s->session;
     f.body.subscribe.rate_hz = 120;
-    if (bench_raw_send(fd, &f) != 0)
-        return NULL;
-    size_t cap = 4u << 20, have = 0;
-    uint8_t *buf = malloc(cap);
-    uint64_t frames = 0;
-    struct timespec t0 = {0}, t;
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
-    for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t0.tv_sec != 0 && (double)(t.tv_sec - t0.tv_sec) +
-                                      (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 >
-                                  s->seconds)
-            break;
-        if (poll(&pfd, 1, 200) <= 0)
-            continue;
-        ssize_t r = read(fd, buf + have, cap - have);
-        if (r <= 0)
-            break;
-        have += (size_t)r;
-        size_t at = 0, len;
-        while ((len = bench_raw_frame_len(buf + at, have - at)) > 0) {
-            /* Frames 1 and 2: the Welcome and Subscribed; then the stream. */
-            if (++frames == 2) {
-                clock_gettime(CLOCK_MONOTONIC, &t0);
-                atomic_fetch_add(&ready, 1);
-            } else if (frames > 2) {
-                uint64_t n = bench_raw_count(buf + at, len, 60, 5);
-                s->batches += n > 0;
-                s->vehicles_seen += n;
-            }
-            at += len;
-        }
-        memmove(buf, buf + at, have - at);
-        have -= at;
-    }
-    s->ok = t0.tv_sec != 0;
-    free(buf);
-    close(fd);
+    s->ok = bench_raw_subscribe(server_port, "bench-sub", &f, s->seconds, subscriber_ready,
+                                count_batch, s);
     return NULL;
 }
 
@@ -113,41 +80,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_server: connect: %s\n", c.error);
         return 1;
     }
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    strcpy(req.body.session_create.name, "bench");
-    char world_set[64];
-    snprintf(world_set, sizeof(world_set), "maxVehicles=%d", n_vehicles > 256 ? n_vehicles : 256);
-    strcpy(req.body.session_create.world_overrides, world_set);
-    if (pdk_client_call(&c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
-        fprintf(stderr, "bench_server: create: %s\n", c.error);
+    uint64_t sid;
+    if (bench_driving_session(&c, "bench_server", "bench", n_vehicles, false, &sid) != 0)
         return 1;
-    }
-    uint64_t sid = rep.body.session_created.session.session_id;
-    for (int i = 0; i < n_vehicles; i++) {
-        memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-        req.body.vehicle_spawn.session_id = sid;
-        strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
-        req.body.vehicle_spawn.x_m = (i % 10) * 60.0;
-        req.body.vehicle_spawn.y_m = (i / 10) * 60.0;
-        req.body.vehicle_spawn.speed_mps = 10.0;
-        req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
-        if (pdk_client_call(&c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
-            fprintf(stderr, "bench_server: spawn: %s\n", c.error);
-            return 1;
-        }
-        uint32_t vid = rep.body.vehicle_spawned.vehicle_id;
-        memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_dbw_command_tag;
-        req.body.dbw_command.session_id = sid;
-        req.body.dbw_command.vehicle_id = vid;
-        req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
-        req.body.dbw_command.throttle.throttle_pct = 15.0;
-        req.body.dbw_command.which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
-        req.body.dbw_command.steer.steer_wheel_deg = 45.0 + (i % 7) * 10.0;
-        pdk_client_call(&c, &req, &rep, NULL, NULL);
-    }
     subscriber *subs = calloc((size_t)n_subs, sizeof(*subs));
     for (int i = 0; i < n_subs; i++) {
         subs[i].session = sid;

@@ -8,13 +8,10 @@
  * channels at 60 Hz. It measures; it never fails on a size or a time.
  *   bench_stream [vehicles=100] [seconds=10] */
 #include <inttypes.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "bench_raw.h"
 #include "harness.h"
@@ -45,27 +42,18 @@ static int server_port;
 static uint64_t session_id;
 static double seconds;
 
-static double now_s(void)
+static void count_frame(void *ud, const uint8_t *frame, size_t len)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+    (void)frame;
+    stream *st = ud;
+    st->bytes += len;
+    st->frames++;
 }
 
 static void *stream_loop(void *arg)
 {
     stream *st = arg;
-    int fd = pdk_test_raw_connect(server_port);
-    if (fd < 0)
-        return NULL;
     static _Thread_local paddock_v1_Frame f;
-    memset(&f, 0, sizeof(f));
-    f.which_body = paddock_v1_Frame_hello_tag;
-    f.body.hello.protocol_version = 1;
-    strcpy(f.body.hello.client_name, "bench-stream");
-    f.body.hello.viewer = true;
-    if (bench_raw_send(fd, &f) != 0)
-        return NULL;
     memset(&f, 0, sizeof(f));
     f.request_id = 1;
     if (st->telemetry) {
@@ -82,44 +70,9 @@ static void *stream_loop(void *arg)
         f.body.subscribe.rate_hz = st->rate_hz;
         f.body.subscribe.fields = st->fields;
     }
-    if (bench_raw_send(fd, &f) != 0)
-        return NULL;
-    /* Frames 1 and 2 are the Welcome and the subscription's reply; what
-     * follows is the stream. */
-    size_t cap = 4u << 20, have = 0;
-    uint8_t *buf = malloc(cap);
-    uint64_t seen = 0;
-    double t0 = 0.0;
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
-    for (;;) {
-        if (t0 > 0.0 && now_s() - t0 > seconds)
-            break;
-        if (poll(&pfd, 1, 200) <= 0)
-            continue;
-        ssize_t r = read(fd, buf + have, cap - have);
-        if (r <= 0)
-            break;
-        have += (size_t)r;
-        size_t at = 0, len;
-        while ((len = bench_raw_frame_len(buf + at, have - at)) > 0) {
-            if (++seen == 2)
-                t0 = now_s();
-            else if (seen > 2) {
-                st->bytes += len;
-                st->frames++;
-            }
-            at += len;
-        }
-        memmove(buf, buf + at, have - at);
-        have -= at;
-    }
-    st->ok = t0 > 0.0;
-    free(buf);
-    close(fd);
+    st->ok = bench_raw_subscribe(server_port, "bench-stream", &f, seconds, NULL, count_frame, st);
     return NULL;
 }
-
-static paddock_v1_Frame req, rep;
 
 int main(int argc, char **argv)
 {
@@ -137,42 +90,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_stream: connect: %s\n", c.error);
         return 1;
     }
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    strcpy(req.body.session_create.name, "bench-stream");
-    snprintf(req.body.session_create.world_overrides,
-             sizeof(req.body.session_create.world_overrides), "maxVehicles=%d",
-             n_vehicles > 256 ? n_vehicles : 256);
-    req.body.session_create.no_record = true;
-    if (pdk_client_call(&c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
-        fprintf(stderr, "bench_stream: create: %s\n", c.error);
+    if (bench_driving_session(&c, "bench_stream", "bench-stream", n_vehicles, true,
+                              &session_id) != 0)
         return 1;
-    }
-    session_id = rep.body.session_created.session.session_id;
-    for (int i = 0; i < n_vehicles; i++) {
-        memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-        req.body.vehicle_spawn.session_id = session_id;
-        strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
-        req.body.vehicle_spawn.x_m = (i % 10) * 60.0;
-        req.body.vehicle_spawn.y_m = (i / 10) * 60.0;
-        req.body.vehicle_spawn.speed_mps = 10.0;
-        req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
-        if (pdk_client_call(&c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
-            fprintf(stderr, "bench_stream: spawn: %s\n", c.error);
-            return 1;
-        }
-        uint32_t vid = rep.body.vehicle_spawned.vehicle_id;
-        memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_dbw_command_tag;
-        req.body.dbw_command.session_id = session_id;
-        req.body.dbw_command.vehicle_id = vid;
-        req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
-        req.body.dbw_command.throttle.throttle_pct = 15.0;
-        req.body.dbw_command.which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
-        req.body.dbw_command.steer.steer_wheel_deg = 45.0 + (i % 7) * 10.0;
-        pdk_client_call(&c, &req, &rep, NULL, NULL);
-    }
 
     const uint32_t all_fields = paddock_v1_StateField_STATE_FIELD_WHEELS |
                                 paddock_v1_StateField_STATE_FIELD_INSTRUMENTS |
