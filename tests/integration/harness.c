@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "paddock_client.h"
+
 void pdk_test_tmpdir(char *out, size_t len)
 {
     snprintf(out, len, "/tmp/paddock-it-XXXXXX");
@@ -172,6 +174,25 @@ int pdk_test_raw_connect(int port)
         return -1;
     }
     return fd;
+}
+
+int pdk_test_connect_viewer(pdk_client *c, int port, int timeout_ms, const char *name)
+{
+    static _Thread_local paddock_v1_Frame req, rep;
+    memset(c, 0, sizeof(*c));
+    c->fd = pdk_test_raw_connect(port);
+    if (c->fd < 0)
+        return -1;
+    c->timeout_ms = timeout_ms;
+    c->next_request_id = 2; /* what a connected client has after its Hello */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_hello_tag;
+    req.body.hello.protocol_version = 1;
+    req.body.hello.viewer = true;
+    snprintf(req.body.hello.client_name, sizeof(req.body.hello.client_name), "%s", name);
+    if (pdk_client_call(c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK)
+        return -1;
+    return rep.which_body == paddock_v1_Frame_welcome_tag ? 0 : -1;
 }
 
 ssize_t pdk_test_read_all(int fd, uint8_t *buf, size_t cap, int timeout_ms)

@@ -41,6 +41,13 @@ int pdk_test_sh(char *out, size_t out_len, const char *fmt, ...)
 /* A connected raw TCP socket to 127.0.0.1:port (blocking, 5 s timeouts). */
 int pdk_test_raw_connect(int port);
 
+struct pdk_client;
+/* Connects c to the server on port as a viewer named name: libpaddock-client
+ * has no viewer option, so the Hello goes by hand on a raw socket that the
+ * client then takes over (timeout_ms for every wait). 0 once welcomed; -1
+ * when the socket, the call or the Welcome failed. */
+int pdk_test_connect_viewer(struct pdk_client *c, int port, int timeout_ms, const char *name);
+
 /* Reads until EOF or timeout; returns bytes read (or -1). */
 ssize_t pdk_test_read_all(int fd, uint8_t *buf, size_t cap, int timeout_ms);
 

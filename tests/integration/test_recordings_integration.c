@@ -97,21 +97,9 @@ static void expect_refused(pdk_client *c, uint64_t sid, paddock_v1_ErrorCode cod
     ck_assert_msg(strstr(c->error, needle) != NULL, "'%s' not in: %s", needle, c->error);
 }
 
-/* A viewer: the Hello sent by hand, then the client takes the socket. */
 static void connect_viewer(pdk_client *c, const pdk_test_server *srv)
 {
-    memset(c, 0, sizeof(*c));
-    c->fd = pdk_test_raw_connect(srv->port);
-    ck_assert_int_ge(c->fd, 0);
-    c->timeout_ms = 5000;
-    c->next_request_id = 2;
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_hello_tag;
-    req.body.hello.protocol_version = 1;
-    req.body.hello.viewer = true;
-    strcpy(req.body.hello.client_name, "watcher");
-    ck_assert_int_eq(pdk_client_call(c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_welcome_tag);
+    ck_assert_int_eq(pdk_test_connect_viewer(c, srv->port, 5000, "watcher"), 0);
 }
 
 static uint64_t wall_ns(void)

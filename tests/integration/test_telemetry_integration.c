@@ -41,22 +41,9 @@ static void connect_as(pdk_client *c, const pdk_test_server *srv, const char *na
     ck_assert_int_eq(pdk_client_connect_as(c, srv->addr, 10000, name, NULL), PDK_CLIENT_OK);
 }
 
-/* A viewer: libpaddock-client has no viewer option, so the Hello is sent by
- * hand on a raw socket the client then takes over. */
 static void connect_viewer(pdk_client *c, const pdk_test_server *srv)
 {
-    memset(c, 0, sizeof(*c));
-    c->fd = pdk_test_raw_connect(srv->port);
-    ck_assert_int_ge(c->fd, 0);
-    c->timeout_ms = 10000;
-    c->next_request_id = 2; /* what a connected client has after its Hello */
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_hello_tag;
-    req.body.hello.protocol_version = 1;
-    req.body.hello.viewer = true;
-    strcpy(req.body.hello.client_name, "watcher");
-    ck_assert_int_eq(pdk_client_call(c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
-    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_welcome_tag);
+    ck_assert_int_eq(pdk_test_connect_viewer(c, srv->port, 10000, "watcher"), 0);
 }
 
 static uint64_t new_session(pdk_client *c, const char *world_overrides)
