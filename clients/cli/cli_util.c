@@ -103,6 +103,29 @@ int pdk_cli_args_next(pdk_cli_args *a, const char **value, char *err, size_t err
 
 /* --- values ------------------------------------------------------------- */
 
+int pdk_cli_parse_names(const char *opt, const char *text, char *names, size_t size, size_t max,
+                        pb_size_t *count, char *err, size_t err_len)
+{
+    for (const char *p = text; *p != '\0';) {
+        const char *end = strchr(p, ',');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        if (len == 0 || len >= size) {
+            snprintf(err, err_len, "--%s: '%s' holds an empty or too long name", opt, text);
+            return -1;
+        }
+        if (*count >= max) {
+            snprintf(err, err_len, "--%s: at most %zu %s", opt, max, opt);
+            return -1;
+        }
+        char *name = names + (size_t)*count * size;
+        memcpy(name, p, len);
+        name[len] = '\0';
+        (*count)++;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
 int pdk_cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out,
                       char *err, size_t err_len)
 {

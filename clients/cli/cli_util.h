@@ -63,6 +63,12 @@ int pdk_cli_args_next(pdk_cli_args *a, const char **value, char *err, size_t err
 int pdk_cli_parse_u64(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out,
                       char *err, size_t err_len);
 
+/* "A,B,C", the value of --opt, appended to a request's fixed array of
+ * names: max rows of size bytes at names, *count of them used. -1 with err
+ * naming the option for an empty or too long name, or more than max. */
+int pdk_cli_parse_names(const char *opt, const char *text, char *names, size_t size, size_t max,
+                        pb_size_t *count, char *err, size_t err_len);
+
 /* A session id from --session or an operand, into *session (0 until
  * given): -1 with err when it was given already or is not an id. */
 int pdk_cli_take_session(const char *value, uint64_t *session, char *err, size_t err_len);

@@ -437,34 +437,6 @@ static const pdk_cli_opt CSV_OPTS[] = {
     {"every", OPT_EVERY, 1}, {"out", OPT_OUT, 1},
 };
 
-/* "A,B,C" into the request's channel names. */
-static int parse_channels(const char *text, paddock_v1_CsvExportRequest *req, char *err,
-                          size_t err_len)
-{
-    const size_t max = PDK_CLI_N_OF(req->channels);
-    const char *p = text;
-    while (*p != '\0') {
-        const char *end = strchr(p, ',');
-        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-        if (len == 0 || len >= sizeof req->channels[0]) {
-            snprintf(err, err_len, "--channels: '%s' holds an empty or too long name", text);
-            return -1;
-        }
-        if (req->channels_count >= max) {
-            snprintf(err, err_len, "--channels: at most %zu channels", max);
-            return -1;
-        }
-        memcpy(req->channels[req->channels_count], p, len);
-        req->channels[req->channels_count][len] = '\0';
-        req->channels_count++;
-        p += len;
-        if (*p == ',') {
-            p++;
-        }
-    }
-    return 0;
-}
-
 static int run_csv(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
 {
     static paddock_v1_CsvExportRequest req;
@@ -489,7 +461,9 @@ static int run_csv(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
             bad = pdk_cli_parse_u64("to", v, 1, UINT64_MAX, &req.to_tick, err, sizeof err);
             break;
         case OPT_CHANNELS:
-            bad = parse_channels(v, &req, err, sizeof err);
+            bad = pdk_cli_parse_names("channels", v, &req.channels[0][0], sizeof req.channels[0],
+                                      PDK_CLI_N_OF(req.channels), &req.channels_count, err,
+                                      sizeof err);
             break;
         case OPT_VEHICLE:
             if (req.vehicle_ids_count >= PDK_CLI_N_OF(req.vehicle_ids)) {

@@ -33,30 +33,6 @@ typedef struct telemetry_opts {
     int csv;
 } telemetry_opts;
 
-/* "A,B,C" into the request's channel names; the server checks the names. */
-static int parse_channels(const char *text, paddock_v1_TelemetrySubscribe *sub, char *err,
-                          size_t err_len)
-{
-    const size_t max = PDK_CLI_N_OF(sub->channels);
-    for (const char *p = text; *p != '\0';) {
-        const char *end = strchr(p, ',');
-        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-        if (len == 0 || len >= sizeof sub->channels[0]) {
-            snprintf(err, err_len, "--channels: '%s' holds an empty or too long name", text);
-            return -1;
-        }
-        if (sub->channels_count >= max) {
-            snprintf(err, err_len, "--channels: at most %zu channels", max);
-            return -1;
-        }
-        memcpy(sub->channels[sub->channels_count], p, len);
-        sub->channels[sub->channels_count][len] = '\0';
-        sub->channels_count++;
-        p += len + (p[len] == ',');
-    }
-    return 0;
-}
-
 /* "1,2,3" into the request's vehicle ids. */
 static int parse_vehicles(const char *text, paddock_v1_TelemetrySubscribe *sub, char *err,
                           size_t err_len)
@@ -100,7 +76,9 @@ static int parse_opts(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
             bad = pdk_cli_take_session(v, &o->sub.session_id, err, sizeof err);
             break;
         case OPT_CHANNELS:
-            bad = parse_channels(v, &o->sub, err, sizeof err);
+            bad = pdk_cli_parse_names("channels", v, &o->sub.channels[0][0],
+                                      sizeof o->sub.channels[0], PDK_CLI_N_OF(o->sub.channels),
+                                      &o->sub.channels_count, err, sizeof err);
             break;
         case OPT_VEHICLES:
             bad = parse_vehicles(v, &o->sub, err, sizeof err);
