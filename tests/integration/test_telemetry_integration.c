@@ -593,6 +593,19 @@ START_TEST(cli_prints_rows_that_round_trip)
                                  PDK_PADDOCK " --server %s telemetry %" PRIu64 " --ticks 3",
                                  srv.addr, sid),
                      2);
+    /* The command line's own refusals, each naming the option, exit 2. */
+    const char *const usage[][2] = {
+        {"--channels , --ticks 3", "--channels: ',' holds an empty or too long name"},
+        {"--channels Speed --vehicles 1,x --ticks 3", "--vehicles"},
+        {"--channels Speed --ticks 3 --seconds 1", "give --ticks or --seconds, not both"},
+    };
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                     PDK_PADDOCK " --server %s telemetry %" PRIu64 " %s",
+                                     srv.addr, sid, usage[i][0]),
+                         2);
+        ck_assert_msg(strstr(out, usage[i][1]) != NULL, "%s: %s", usage[i][0], out);
+    }
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
                                  PDK_PADDOCK " --server %s telemetry %" PRIu64
                                              " --channels Nope --ticks 3",

@@ -686,6 +686,37 @@ START_TEST(cli_copy_text_respects_field_size)
 }
 END_TEST
 
+/* "A,B,C" fills a request's fixed array of names; an empty or too long
+ * name and one past the array's rows are refused naming the option. */
+START_TEST(cli_parse_names_fills_and_refuses)
+{
+    char err[256];
+    static paddock_v1_TelemetrySubscribe sub;
+    memset(&sub, 0, sizeof sub);
+    const size_t size = sizeof sub.channels[0], max = PDK_CLI_N_OF(sub.channels);
+    ck_assert_int_eq(pdk_cli_parse_names("channels", "Speed,YawRate", &sub.channels[0][0], size,
+                                         max, &sub.channels_count, err, sizeof err),
+                     0);
+    ck_assert_uint_eq(sub.channels_count, 2);
+    ck_assert_str_eq(sub.channels[0], "Speed");
+    ck_assert_str_eq(sub.channels[1], "YawRate");
+    const char *bad[] = {",", "Speed,,Roll", "Speed,"
+                                             "0123456789012345678901234567890123456789"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sub.channels_count = 0;
+        ck_assert_msg(pdk_cli_parse_names("channels", bad[i], &sub.channels[0][0], size, max,
+                                          &sub.channels_count, err, sizeof err) == -1,
+                      "'%s' accepted", bad[i]);
+        ck_assert_msg(strstr(err, "--channels") && strstr(err, "empty or too long"), "%s", err);
+    }
+    sub.channels_count = (pb_size_t)max;
+    ck_assert_int_eq(pdk_cli_parse_names("channels", "Roll", &sub.channels[0][0], size, max,
+                                         &sub.channels_count, err, sizeof err),
+                     -1);
+    ck_assert_msg(strstr(err, "--channels: at most 64 channels") != NULL, "%s", err);
+}
+END_TEST
+
 START_TEST(cli_gear_letters)
 {
     static const struct {
@@ -1120,6 +1151,7 @@ static Suite *client_suite(void)
     tcase_add_test(cli, cli_args_errors_name_the_option);
     tcase_add_test(cli, cli_parse_numbers);
     tcase_add_test(cli, cli_copy_text_respects_field_size);
+    tcase_add_test(cli, cli_parse_names_fills_and_refuses);
     tcase_add_test(cli, cli_gear_letters);
     tcase_add_test(cli, cli_wheel_lists);
     tcase_add_test(cli, cli_tyre_conditions);
