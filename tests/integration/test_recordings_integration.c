@@ -223,6 +223,18 @@ START_TEST(recordings_survive_a_restart_and_delete)
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "recordings --since yesterday", again.addr),
                      2);
     ck_assert_msg(strstr(out, "'yesterday' is not a UTC date") != NULL, "%s", out);
+    /* The command line's other refusals, each naming what was wrong, exit 2. */
+    const char *const usage[][2] = {
+        {"recordings frobnicate", "'frobnicate' is not a recordings command"},
+        {"recordings --days 0", "--days"},
+        {"recordings delete", "recording id"},
+        {"recordings delete abc", "abc"},
+        {"recordings delete 1 --json", "delete takes the recording's id alone"},
+    };
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "%s", again.addr, usage[i][0]), 2);
+        ck_assert_msg(strstr(out, usage[i][1]) != NULL, "%s: %s", usage[i][0], out);
+    }
 
     /* A viewer lists, and may not delete. */
     static pdk_client v;
