@@ -693,7 +693,7 @@ START_TEST(cli_parse_names_fills_and_refuses)
     char err[256];
     static paddock_v1_TelemetrySubscribe sub;
     memset(&sub, 0, sizeof sub);
-    const size_t size = sizeof sub.channels[0], max = PDK_CLI_N_OF(sub.channels);
+    const size_t size = sizeof sub.channels[0], max = sizeof sub.channels / size;
     ck_assert_int_eq(pdk_cli_parse_names("channels", "Speed,YawRate", &sub.channels[0][0], size,
                                          max, &sub.channels_count, err, sizeof err),
                      0);
