@@ -30,12 +30,21 @@ typedef struct pdk_fwpt_out {
     int evaluations;             /* of the driveline's balance */
 } pdk_fwpt_out;
 
-/* Once per tick, before its substeps: the command's gear, when it differs from
- * the one last asked for, is requested of the lever at the vehicle's speed
- * speed_mps (the Polaris model's shift rule); a change under way advances by
- * tick_s. */
+/* Once per tick, before its substeps: the UTV's lever is asked for the
+ * command's gear, when it differs from the one last asked for, at the
+ * vehicle's speed speed_mps (the Polaris model's shift rule), and a change
+ * under way advances by tick_s; a geared box advances its shift and takes
+ * its gear from its shift program (consts->full_upshift_rpm). */
 void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                   double tick_s, double speed_mps);
+                   const pdk_fw_consts *consts, double tick_s, double speed_mps);
+
+/* A geared powertrain's upshift speed at full pedal in each gear but the
+ * top, rev/min of the engine in that gear: the lowest speed, from the
+ * light-load upshift speed on, at which the next gear gives at least this
+ * one's full-load power at the same road speed (found to well under 1
+ * rev/min). The top gear's, and every gear's of another kind of
+ * powertrain, is the limiter's speed. */
+void pdk_fwpt_full_upshift_rpm(const pdk_powertrain_def *pt, double rpm_out[PDK_GEARS_MAX]);
 
 /* A substep's powertrain between its two halves: the driveline's problem
  * (pdk_dl_solve's arguments, solve 0 in park, where there is none), its
