@@ -1162,8 +1162,9 @@ static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, doub
  * commands every second tick, the system enabled at tick 4, a brake command at
  * 400. Recorded 2026-11-30 with the two-chain hash (ADR 0014); again for
  * issue 25's shift program, whose memory (the last shift's direction, the
- * time in gear, the kickdown's state) is part of a geared car's state. */
-#define GOLDEN_HASH_KIT UINT64_C(0x3E826143BE5DB2DE)
+ * time in gear, the kickdown's state) is part of a geared car's state, and
+ * for its driveline's tyres taking the contact speed at the substep's end. */
+#define GOLDEN_HASH_KIT UINT64_C(0xF14263D42F6E2E0B)
 
 START_TEST(kit_golden_hash)
 {
