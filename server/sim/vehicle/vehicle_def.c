@@ -150,8 +150,10 @@ pdk_demand pdk_vehicle_def_demand(const pdk_vehicle_def *def, double throttle_pc
     double brake_front = def->brake.front_fraction;
     double drive_front = def->drive.front_fraction;
     double park_n = gear == PDK_GEAR_PARK ? def->brake.park_hold_force_n : 0.0;
-    d.hold_front_n = brake_n * brake_front + park_n * drive_front;
-    d.hold_rear_n = brake_n * (1.0 - brake_front) + park_n * (1.0 - drive_front);
+    d.brake_front_n = brake_n * brake_front;
+    d.brake_rear_n = brake_n * (1.0 - brake_front);
+    d.hold_front_n = d.brake_front_n + park_n * drive_front;
+    d.hold_rear_n = d.brake_rear_n + park_n * (1.0 - drive_front);
     return d;
 }
 

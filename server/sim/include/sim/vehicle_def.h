@@ -322,6 +322,8 @@ typedef struct pdk_demand {
     double governor_fade_mps;
     double hold_front_n;
     double hold_rear_n;
+    double brake_front_n; /* the brakes' part of each hold (the rest is the pawl's) */
+    double brake_rear_n;
 } pdk_demand;
 
 /* The demand of throttle_pct, brake_bar and gear (PARK..LOW) on def: D and L
