@@ -8,6 +8,7 @@
  * 0..100, a negative brake and a gear no lever has (the parser's). */
 #include <check.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "paddock_client.h"
 
 #define CLI PDK_PADDOCK " --server %s "
 #define RUN                                                                                        \
@@ -164,12 +166,96 @@ START_TEST(drive_refuses_before_the_first_command)
 }
 END_TEST
 
+/* ScriptStepCheck sent by hand: each way it is refused, named; a step
+ * within the limits is Ok; none of it spawns or records anything. */
+static paddock_v1_Frame req, rep;
+
+static void check_request(uint64_t session, uint32_t vehicle, const char *preset, bool command)
+{
+    memset(&req, 0, sizeof req);
+    req.which_body = paddock_v1_Frame_script_step_check_tag;
+    paddock_v1_ScriptStepCheck *m = &req.body.script_step_check;
+    m->session_id = session;
+    m->vehicle_id = vehicle;
+    snprintf(m->preset, sizeof m->preset, "%s", preset);
+    m->step = 4;
+    m->t_s = 1.5;
+    m->has_command = command;
+    m->command.which_brake = paddock_v1_DbwCommand_brake_bar_tag;
+    m->command.brake.brake_bar = 100.0;
+}
+
+static void expect_refusal(pdk_client *c, paddock_v1_ErrorCode code, const char *needle)
+{
+    ck_assert_int_eq(pdk_client_call(c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(c->server_code, code);
+    ck_assert_msg(strstr(c->error, needle) != NULL, "%s", c->error);
+}
+
+START_TEST(step_check_refusals_are_named)
+{
+    pdk_test_server srv;
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, NULL, log_text, sizeof log_text) == 0,
+                  "paddockd did not start: %s", log_text);
+    static pdk_client c;
+    ck_assert_int_eq(pdk_client_connect(&c, srv.addr, 5000, NULL), PDK_CLIENT_OK);
+    memset(&req, 0, sizeof req);
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    const uint64_t sid = rep.body.session_created.session.session_id;
+
+    check_request(sid, 0, "kart", true);
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
+    ck_assert_msg(strstr(c.error, "step 4 (t=1.500 s): brake_bar 100 is above kart's "
+                                  "brakes.maxLineBar 60") != NULL,
+                  "%s", c.error);
+    ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_OUT_OF_RANGE);
+    check_request(sid, 0, "midsize_sedan", true);
+    ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_ok_tag);
+
+    check_request(sid, 0, "midsize_sedan", false);
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT,
+                   "step 4 (t=1.500 s): no command to check");
+    check_request(sid, 0, "midsize_sedan", true);
+    req.body.script_step_check.command.gear = (paddock_v1_Gear)9;
+    expect_refusal(&c, paddock_v1_ErrorCode_OUT_OF_RANGE,
+                   "step 4 (t=1.500 s): gear 9 is not a DBW2 gear");
+    check_request(sid, 0, "no_such_car", true);
+    expect_refusal(&c, paddock_v1_ErrorCode_NOT_FOUND,
+                   "vehicle preset \"no_such_car\" is not one of");
+    check_request(sid, 0, "../etc", true);
+    expect_refusal(&c, paddock_v1_ErrorCode_INVALID_ARGUMENT, "preset");
+    check_request(sid, 0, "midsize_sedan", true);
+    snprintf(req.body.script_step_check.overrides, sizeof req.body.script_step_check.overrides,
+             "brakes.maxLineBar=90");
+    expect_refusal(&c, paddock_v1_ErrorCode_OUT_OF_RANGE,
+                   "brake_bar 100 is above midsize_sedan's brakes.maxLineBar 90");
+    check_request(sid, 3, "", true);
+    expect_refusal(&c, paddock_v1_ErrorCode_STALE_ID, "vehicle 3 is not in session");
+    check_request(sid + 100, 0, "midsize_sedan", true);
+    expect_refusal(&c, paddock_v1_ErrorCode_NOT_FOUND, "does not exist");
+
+    pdk_client_close(&c);
+    int rc = pdk_test_server_stop(&srv, log_text, sizeof log_text);
+    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
+    char q[200];
+    snprintf(q, sizeof q, "SELECT count(*) FROM vehicles WHERE session_id = %llu",
+             (unsigned long long)sid);
+    ck_assert_int_eq(sql_int(srv.db, q), 0);
+    snprintf(q, sizeof q, "SELECT count(*) FROM inputs WHERE session_id = %llu",
+             (unsigned long long)sid);
+    ck_assert_int_eq(sql_int(srv.db, q), 0);
+}
+END_TEST
+
 static Suite *script_integration_suite(void)
 {
     Suite *s = suite_create("script_integration");
     TCase *tc = tcase_create("refusals");
     tcase_add_test(tc, run_refuses_before_any_tick);
     tcase_add_test(tc, drive_refuses_before_the_first_command);
+    tcase_add_test(tc, step_check_refusals_are_named);
     suite_add_tcase(s, tc);
     return s;
 }
