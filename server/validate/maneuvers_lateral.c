@@ -399,10 +399,22 @@ void pdk_maneuver_lane_change(pdk_job *job)
         best_yaw = yaw;
     }
     if (isfinite(best)) {
-        /* The trace of the fastest pass, for the plot. */
+        /* The trace of the fastest pass and the cone lines, for the plot. */
         pdk_trace *tr = pdk_job_trace(job, "lane_change", "x_m,y_m,yaw_rad,speed_mps");
         if (tr) {
             dlc_pass(job, &d, &w, best, tr, &yaw, &chk);
+        }
+        pdk_dlc_course course;
+        pdk_trace *cones = pdk_job_trace(job, "lane_change_cones", "x_m,y_right_m,y_left_m");
+        if (cones && pdk_dlc_course_make(pdk_dlc_body_of_wheels(&d).width_m, DLC_RUN_UP_M, 0.0,
+                                         &course) == PDK_OK) {
+            for (int i = 0; i < PDK_DLC_LANES; i++) {
+                const pdk_dlc_lane *l = &course.lane[i];
+                const double a[3] = {l->x_start_m, l->y_right_m, l->y_left_m};
+                const double b[3] = {l->x_end_m, l->y_right_m, l->y_left_m};
+                pdk_trace_add(cones, a);
+                pdk_trace_add(cones, b);
+            }
         }
     }
     pdk_row *r =
