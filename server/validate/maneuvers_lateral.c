@@ -193,10 +193,12 @@ void pdk_maneuver_circle(pdk_job *job)
 
 /* One step of swa_deg at 80 km/h: the speed held by the driver until the
  * step, the throttle then held where it was (ISO 7401). Fills the yaw rate
- * and lateral acceleration after the step's start; returns the number of
- * samples, 0 on error. */
+ * and lateral acceleration from 0.5 s before the step's start, less their
+ * means over that half second (in *yaw_before, the yaw rate's); returns the
+ * number of samples, 0 on error. */
 static size_t step_run(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def *w,
-                       double swa_deg, double *t, double *yaw, double *ay, pdk_trace *tr)
+                       double swa_deg, double *t, double *yaw, double *ay, pdk_trace *tr,
+                       double *yaw_before)
 {
     const double v0 = STEP_SPEED_KMH * KMH;
     pdk_vrun run;
@@ -229,6 +231,22 @@ static size_t step_run(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_d
         }
     }
     pdk_vrun_end(&run);
+    /* The response is the change the step made: ISO 7401's figures are of
+     * the yaw rate and lateral acceleration less what they were before it
+     * (a car that does not run straight with the wheel centred has a yaw
+     * rate of its own before the step). */
+    double yaw0 = 0.0, ay0 = 0.0;
+    int k0 = 0;
+    for (size_t i = 0; i < m && t[i] < 0.0; i++) {
+        yaw0 += yaw[i];
+        ay0 += ay[i];
+        k0++;
+    }
+    for (size_t i = 0; i < m && k0 > 0; i++) {
+        yaw[i] -= yaw0 / k0;
+        ay[i] -= ay0 / k0;
+    }
+    *yaw_before = k0 > 0 ? yaw0 / k0 : 0.0;
     return m;
 }
 
@@ -254,13 +272,15 @@ void pdk_maneuver_step_steer(pdk_job *job)
     size_t m = 0;
     pdk_step_figures f = {0};
     int ok = 0;
+    double yaw_before = 0.0;
     for (int trial = 0; trial < 4; trial++) {
         const int last = trial == 3;
         m = step_run(job, &d, &w, swa, t, yaw, ay,
                      last ? pdk_job_trace(job, "step_steer",
                                           "t_s,steer_wheel_deg,"
                                           "yaw_rate_radps,ay_mps2")
-                          : NULL);
+                          : NULL,
+                     &yaw_before);
         if (m == 0) {
             break;
         }
@@ -295,8 +315,10 @@ void pdk_maneuver_step_steer(pdk_job *job)
         snprintf(r->reference_text, sizeof r->reference_text,
                  "spread over the last %.0f s of %.0f s", STEP_SETTLE_S, STEP_AFTER_S);
         r->rule = PDK_ROW_AT_MOST;
-        snprintf(r->note, sizeof r->note, "a %.1f deg steering-wheel step in %.2f s at %.0f km/h",
-                 swa, STEP_RISE_S, STEP_SPEED_KMH);
+        snprintf(r->note, sizeof r->note,
+                 "a %.1f deg steering-wheel step in %.2f s at %.0f km/h; the yaw rate before it, "
+                 "wheel centred, %.2f deg/s (the figures are of the change)",
+                 swa, STEP_RISE_S, STEP_SPEED_KMH, yaw_before / DEG);
         pdk_row_judge(r);
     }
     static const char *const names[4] = {"yaw-rate rise time (10-90 %)",

@@ -474,10 +474,13 @@ void pdk_maneuver_energy_ledger(pdk_job *job)
     if (pdk_vrun_vehicle(job, NULL, &d)) {
         return;
     }
-    if (d.model != PDK_MODEL_FOUR_WHEEL) {
+    if (d.model != PDK_MODEL_FOUR_WHEEL || d.powertrain.kind == PDK_POWERTRAIN_LUMPED) {
         not_applicable(job, "energy ledger", "residual over the mixed drive",
-                       "the single-track model keeps no energy ledger (its EnergyResidual "
-                       "channel is the four-wheel model's)");
+                       d.model != PDK_MODEL_FOUR_WHEEL
+                           ? "the single-track model keeps no energy ledger (its Energy* "
+                             "channels are the four-wheel model's)"
+                           : "the lumped drive keeps no energy ledger: the ledger starts at an "
+                             "engine's fuel, and a lumped drive has none");
         return;
     }
     if (pdk_vrun_world(job, "flat", NULL, &w) ||

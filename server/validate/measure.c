@@ -76,8 +76,10 @@ int pdk_step_figures_of(const double *t, const double *r, size_t n, double t_inp
             spread = fmax(spread, fabs(r[i] - steady) / fabs(steady));
         }
     }
-    const double t10 = crossing_s(t, r, n, start, steady, 0.1);
-    const double t90 = crossing_s(t, r, n, start, steady, 0.9);
+    /* The response may pass 10 % before the input's 50 % point: the
+     * crossings are searched from the trace's start. */
+    const double t10 = crossing_s(t, r, n, 0, steady, 0.1);
+    const double t90 = crossing_s(t, r, n, 0, steady, 0.9);
     out->steady = steady;
     out->rise_time_s = t90 - t10;
     out->response_time_s = t90 - t_input50_s;

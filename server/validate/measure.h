@@ -24,9 +24,11 @@ typedef struct pdk_step_figures {
     double settle_spread;   /* the largest |r - steady| / |steady| over the last settle_s */
 } pdk_step_figures;
 
-/* Figures of the response r(t) (n samples, t rising) to an input whose 50 %
- * point is at t_input50_s; settle_s is the tail taken as steady. Crossing
- * times are interpolated between samples. A response that never reaches a
+/* Figures of the response r(t) (n samples, t rising, r 0 before the input:
+ * subtract what it was) to an input whose 50 % point is at t_input50_s;
+ * settle_s is the tail taken as steady. Crossing times are the first from
+ * the trace's start, interpolated between samples; the peak is sought from
+ * t_input50_s on. A response that never reaches a
  * level leaves that time NAN. Returns 0, or -1 when n < 2, settle_s holds
  * no sample or the steady value is 0. */
 int pdk_step_figures_of(const double *t, const double *r, size_t n, double t_input50_s,
