@@ -169,7 +169,7 @@ def sheet_block(p):
         lines.append(f"| understeer gradient (R 100 m, 0.5-4 m/s²) | {fmt(us['value'], 3)} deg/g | "
                      f"bicycle {fmt(bic['reference'] if bic else None, 3)} deg/g; four-wheel "
                      f"{fmt(us['reference'], 3)} deg/g | {esc(us['note'])} |")
-    for maneuver, start, label in (("launch", "0-", "launch"),
+    for maneuver, start, label in (("launch", "0-", None),
                                    ("launch", "top speed", "top speed from rest"),
                                    ("brake locked tarmac", "100-0", "100-0 km/h locked, tarmac"),
                                    ("brake ABS tarmac", "100-0", "100-0 km/h ABS, tarmac"),
@@ -178,6 +178,7 @@ def sheet_block(p):
         r = row(p, maneuver, start)
         if r is None or r["verdict"] == "n/a":
             continue
+        label = label or r["figure"]
         lines.append(f"| {label} | {fmt(r['value'])} {r['unit']} | "
                      f"{fmt(r['reference'])} {r['unit']}: {esc(r['reference_text'])} | "
                      f"{esc(r['note']) or r['criterion']} ({r['verdict']}) |")
