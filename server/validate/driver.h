@@ -3,9 +3,12 @@
  * preview (pure pursuit: R. C. Coulter, Implementation of the Pure Pursuit
  * Path Tracking Algorithm, CMU-RI-TR-92-01, 1992; J. M. Snider, Automatic
  * Steering Methods for Autonomous Automobile Path Tracking,
- * CMU-RI-TR-09-08, 2009, sec. 2.2) with the car's own understeer added as
- * feed-forward, at the steering-wheel rate a human manages, and the speed
- * held at a target by a PI on throttle and brake. It reads only the pose a
+ * CMU-RI-TR-09-08, 2009, sec. 2.2) from the pose the car is predicted to
+ * reach (C. C. MacAdam, Application of an Optimal Preview Control for
+ * Simulation of Closed-Loop Automobile Driving, IEEE Trans. SMC 11(6),
+ * 1981), with the car's own understeer added as feed-forward and a
+ * yaw-rate feedback, at the steering-wheel rate a human manages, and the
+ * speed held at a target by a PI on throttle and brake. It reads only the pose a
  * world reports (sim/world.h pdk_vehicle_pose) and writes a drive-by-wire
  * command: plain functions, deterministic, nothing allocated. */
 #ifndef PDK_VALIDATE_DRIVER_H
@@ -20,28 +23,35 @@
 /* How the driver drives. */
 typedef struct pdk_dlc_driver_def {
     double target_speed_mps;     /* held through the course, > 0 */
-    double preview_time_s;       /* the look-ahead distance is speed times this ... */
-    double preview_min_m;        /* ... but at least this */
-    double steer_rate_deg_per_s; /* the most the steering wheel turns in a second */
+    double predict_s;            /* it steers from where the car will be this far ahead,
+                                  * >= 0 */
+    double preview_time_s;       /* the look-ahead distance from there is speed times
+                                  * this, > 0 ... */
+    double preview_min_m;        /* ... but at least this, > 0 */
+    double yaw_gain_s;           /* road-wheel rad per rad/s of yaw rate short of the
+                                  * arc's, >= 0 */
+    double steer_rate_deg_per_s; /* the most the steering wheel turns in a second, > 0 */
     double margin_m;             /* how far inside each cone line the path keeps the
-                                  * body's side, where the lanes leave room */
+                                  * body's side, where the lanes leave room, >= 0 */
     double speed_kp_pct_per_mps; /* throttle percent (brake: brake_bar_per_pct of it)
-                                  * per m/s below the target */
-    double speed_ki_pct_per_m;   /* and per metre of the speed error's integral */
-    double brake_bar_per_pct;    /* a negative demand's line pressure per percent */
+                                  * per m/s below the target, > 0 */
+    double speed_ki_pct_per_m;   /* and per metre of the speed error's integral, >= 0 */
+    double brake_bar_per_pct;    /* a negative demand's line pressure per percent, > 0 */
 } pdk_dlc_driver_def;
 
-/* 0.8 s of preview, at least 6 m; 800 deg/s at the wheel (a quick human
- * hand: ISO 3888-1's drivers are trained test drivers); a 0.15 m margin;
- * 15 % per m/s and 5 % per m of speed error; 0.5 bar per percent. */
+/* Steering from 0.35 s ahead with 0.2 s of preview, at least 4 m, and 0.3
+ * s of yaw-rate gain (found over the shipped presets at 40 to 70 km/h:
+ * every one clean at 60 km/h); 800 deg/s at the wheel (a quick human
+ * hand); a 0.2 m margin; 15 % per m/s and 5 % per m of speed error; 0.5 bar
+ * per percent. */
 pdk_dlc_driver_def pdk_dlc_driver_def_default(double target_speed_mps);
 
 /* The reference path: y against x, built once from the course and the
- * car's width. In each coned lane it holds the side of the lane nearer the
- * next and the last lanes (so the lane changes are as gentle as the lanes
- * allow), margin_m from the cone line; between lanes a cosine blend, with
- * zero slope where it meets a lane; before and after the course straight
- * ahead. */
+ * car's width. In each coned lane it holds the car's side margin_m inside
+ * the cone line toward the lane it comes from or goes to (so the lane
+ * changes are as gentle as the lanes allow), or the lane's centre where
+ * the lane leaves less room; between lanes a cosine blend, level where it
+ * meets each lane; before and after the course straight ahead. */
 #define PDK_DLC_PATH_KNOTS 8
 
 typedef struct pdk_dlc_path {
@@ -77,9 +87,8 @@ typedef struct pdk_dlc_driver {
 /* Sets drv up for course with the vehicle def (its wheelbase, steering
  * ratio and lock, brake limit and understeer gradient, reference.h) in
  * world. Errors: PDK_ERR_INVALID_ARGUMENT (NULL), PDK_ERR_OUT_OF_RANGE (a
- * driver field not finite or not above 0, margin_m negative, or a margin
- * that leaves the car no room in a lane: pdk_dlc_driver_problem says
- * which), or what pdk_ref_understeer_at returns for def. */
+ * driver field not finite or out of its range: pdk_dlc_driver_problem
+ * says which), or what pdk_ref_understeer_at returns for def. */
 pdk_error pdk_dlc_driver_init(pdk_dlc_driver *drv, const pdk_dlc_driver_def *def,
                               const pdk_dlc_course *course, const pdk_vehicle_def *vehicle,
                               const pdk_ref_world *world);

@@ -109,25 +109,28 @@ pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out)
 
 /* ---- Friction and stopping ---------------------------------------------- */
 
-/* The friction the tyre law has in pure longitudinal slip on a surface, at
- * each axle's static load: the peak of |Fx| / Fz over braking slips and the
- * locked wheel's (kappa = -1), with the surface's scales applied as the
- * model applies them and the world's friction scale (the tyres warm: their
- * own grip scale 1). mu is the brake-force-weighted mean of the axles'
- * (each axle's share of the static weight), which is what a car braking
- * with every wheel at the same slip gets. */
+/* The friction the tyre law has in pure longitudinal slip on a hard
+ * surface: the peak of |Fx| / Fz over braking slips (a geometric scan from
+ * 0.1 % to full lock) and the locked wheel's (kappa = -1), with the
+ * surface's scales applied as the model applies them and the world's
+ * friction scale (the tyres warm: their own grip scale 1). The car's mu is
+ * every wheel at its limit, sum(mu_i Fz_i) / (m g), with each axle's load
+ * where the stop's own deceleration mu g puts it (static plus m mu g h / L
+ * moved forward), which is what ABS (peak) or four locked wheels (locked)
+ * get whatever the brake balance; the per-axle figures are at those loads. */
 typedef struct pdk_ref_friction {
-    double peak_mu[2];   /* per axle */
+    double peak_mu[2];    /* per axle */
     double peak_kappa[2]; /* the slip at the peak, negative (braking) */
     double locked_mu[2];
-    double peak_mu_car;   /* weighted as above */
+    double peak_mu_car;   /* as above */
     double locked_mu_car;
 } pdk_ref_friction;
 
 /* Errors: PDK_ERR_INVALID_ARGUMENT (NULL), PDK_ERR_OUT_OF_RANGE (an
- * unknown surface id). A single-track definition's is its axles'
- * friction_coeff times the surface's and world's scales, peak and locked
- * alike. */
+ * unknown surface id, a deformable one, where the soil model's thrust
+ * joins the law's, or a world out of range). A single-track definition's
+ * is its axles' friction_coeff times the surface's and world's scales,
+ * peak and locked alike. */
 pdk_error pdk_ref_friction_on(const pdk_vehicle_def *def, const pdk_ref_world *world,
                               int surface_id, pdk_ref_friction *out);
 
