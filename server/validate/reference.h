@@ -86,8 +86,9 @@ typedef struct pdk_ref_understeer {
  * Tractive force, rolling resistance, aligning moments and compliance
  * steer are left out; so is Ackermann. A single-track definition has the
  * bicycle share only. Errors: PDK_ERR_INVALID_ARGUMENT (NULL),
- * PDK_ERR_OUT_OF_RANGE (ay_mps2 outside 0..10, or a body that the roll
- * stiffness cannot hold up: K_phi <= m g h). */
+ * PDK_ERR_OUT_OF_RANGE (ay_mps2 outside 0..10, a world out of range, a
+ * body that the roll stiffness cannot hold up: K_phi <= m g h, or an axle
+ * whose law has no cornering stiffness). */
 pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world *world,
                                 double ay_mps2, pdk_ref_understeer *out);
 
@@ -95,9 +96,12 @@ pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world 
 
 /* The static stability factor SSF = t / (2 h), t the mean of the axles'
  * tracks and h the CG height of def as given (apply a payload first,
- * pdk_payload_apply, for the loaded car), and the tilt-table angle at which
- * a rigid car lifts its upper wheels, atan(SSF) (NHTSA, Trends in the
- * Static Stability Factor of Passenger Cars, DOT HS 809 868, 2005). */
+ * pdk_payload_apply, for the loaded car): the lateral acceleration in g at
+ * which a rigid car lifts its inner wheels (Gillespie ch. 9, "Quasi-static
+ * rollover of a rigid vehicle"; the figure NHTSA's rollover resistance
+ * rating is built on), and the tilt-table angle at which it lifts its upper
+ * wheels, atan(SSF). Errors: PDK_ERR_INVALID_ARGUMENT (NULL),
+ * PDK_ERR_OUT_OF_RANGE (a track or CG height not above 0). */
 typedef struct pdk_ref_rollover {
     double track_m;
     double cg_height_m;
@@ -153,8 +157,9 @@ double pdk_ref_stopping_distance_m(double speed_mps, double mu, double gravity_m
  *   4 transition      25 m (no cones)
  *   5 exit lane       15 m, width 1.3 w + 0.25 m
  *   6 exit lane       15 m, width 1.3 w + 0.25 m
- * Sections 1, 5 and 6 share their right cone line, y0 - (1.1 w + 0.25) / 2,
- * with y0 the entry lane's centre. The car changes lanes to the left; a
+ * Sections 5 and 6 are one exit lane 30 m long, cut in two as the table
+ * does. Sections 1, 5 and 6 share their right cone line, y0 - (1.1 w +
+ * 0.25) / 2, with y0 the entry lane's centre. The car changes lanes to the left; a
  * lane change to the right is the course mirrored about y0. */
 #define PDK_DLC_SECTIONS 6
 #define PDK_DLC_LANES 4 /* the coned sections: 1, 3, 5, 6 */
