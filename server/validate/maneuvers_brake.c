@@ -6,6 +6,7 @@
  * overrides), which is what the formula describes. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "maneuvers.h"
 #include "reference.h"
@@ -23,12 +24,21 @@
 /* The longest stop waited for, s: a locked kart on ice needs minutes. */
 #define STOP_MAX_S 600
 
+/* A wheel is locked while its rim turns at under this share of the car's
+ * speed. */
+#define LOCKED_SHARE 0.02
+
 /* One stop from v0_mps on surface with the brakes at their highest line
  * pressure in N: the distance, m (NAN when the car never stops in
- * STOP_MAX_S). */
+ * STOP_MAX_S), and in *locked_share the share of the stop's time with all
+ * four wheels locked (NAN on the single-track model, which has no
+ * wheels). */
 static double stop_m(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def *w, double v0_mps,
-                     pdk_trace *tr, int *error)
+                     pdk_trace *tr, int *error, double *locked_share)
 {
+    const double radius[4] = {d->tyre_front.law.radius_m, d->tyre_front.law.radius_m,
+                              d->tyre_rear.law.radius_m, d->tyre_rear.law.radius_m};
+    int ticks = 0, locked = 0;
     pdk_vrun run;
     if (pdk_vrun_start(job, &run, w, d, 0.0, 0.0, 0.0, v0_mps, PDK_GEAR_NEUTRAL)) {
         *error = 1;
@@ -43,12 +53,20 @@ static double stop_m(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def
             const double row[3] = {k / (double)TICKS_PER_S, dist, run.ch[PDK_CH_SPEED]};
             pdk_trace_add(tr, row);
         }
+        int all = 1;
+        for (int i = 0; i < 4; i++) {
+            all &= fabs(run.ch[PDK_CH_WHEEL_SPEED_FL + i]) * radius[i] <
+                   LOCKED_SHARE * run.ch[PDK_CH_SPEED];
+        }
+        locked += all;
+        ticks++;
         if (run.ch[PDK_CH_SPEED] < STOPPED_MPS) {
             s = dist;
             break;
         }
     }
     pdk_vrun_end(&run);
+    *locked_share = d->model == PDK_MODEL_FOUR_WHEEL ? (double)locked / ticks : NAN;
     return s;
 }
 
@@ -101,7 +119,8 @@ void pdk_maneuver_braking(pdk_job *job)
             }
             pdk_trace *tr = pdk_job_trace(job, name, "t_s,distance_m,speed_mps");
             int error = 0;
-            const double s = stop_m(job, &d, &w, v0, tr, &error);
+            double locked_share = NAN;
+            const double s = stop_m(job, &d, &w, v0, tr, &error, &locked_share);
             if (error) {
                 return;
             }
@@ -153,9 +172,14 @@ void pdk_maneuver_braking(pdk_job *job)
                          surf->name);
                 r->rule = PDK_ROW_WITHIN;
                 r->tol = LOCKED_TOL;
-                snprintf(r->note, sizeof r->note,
-                         "wheels locked: %.0f bar in N%s, no drag or rolling resistance",
+                snprintf(r->note, sizeof r->note, "%.0f bar in N%s, no drag or rolling resistance",
                          d.brake.max_line_bar, engined ? ", ABS off" : "");
+                if (isfinite(locked_share)) {
+                    const size_t len = strlen(r->note);
+                    snprintf(r->note + len, sizeof r->note - len,
+                             "; all four wheels locked for %.0f %% of the stop",
+                             100.0 * locked_share);
+                }
             }
             pdk_row_judge(r);
         }
