@@ -290,6 +290,60 @@ START_TEST(test_cli_missing_preset)
 }
 END_TEST
 
+/* ---- the maneuvers on the analytic car ------------------------------------ */
+
+static const pdk_row *find_row(const pdk_job *job, const char *maneuver, const char *figure)
+{
+    for (int i = 0; i < job->n_rows; i++) {
+        if (strcmp(job->rows[i].maneuver, maneuver) == 0 &&
+            strncmp(job->rows[i].figure, figure, strlen(figure)) == 0) {
+            return &job->rows[i];
+        }
+    }
+    ck_abort_msg("no row %s: %s", maneuver, figure);
+    return NULL;
+}
+
+/* The single-track traffic car is the linear bicycle model the references
+ * are written for, so the maneuvers must measure the references
+ * themselves: the circle's gradient is m/L (b/C_f - a/C_r), the locked
+ * stop v^2 / (2 mu g) with drag and rolling resistance taken off. What a
+ * planar model cannot do is not applicable, saying why. */
+START_TEST(test_job_on_the_bicycle_model)
+{
+    static pdk_job job;
+    memset(&job, 0, sizeof job);
+    job.presets_dir = PRESETS;
+    snprintf(job.preset, sizeof job.preset, "traffic_sedan");
+    job.substeps = 2;
+    job.fast = 1;
+    pdk_validate_job(&job);
+    ck_assert_str_eq(job.error, "");
+    const pdk_row *r = find_row(&job, "circle R100", "understeer gradient, road wheel");
+    ck_assert_double_eq_tol(r->value, r->reference, 0.01 * fabs(r->reference));
+    r = find_row(&job, "circle R100", "understeer gradient against the bicycle");
+    ck_assert_double_eq_tol(r->value, r->reference, 0.01 * fabs(r->reference));
+    r = find_row(&job, "brake locked tarmac", "100-0 km/h");
+    ck_assert_double_eq_tol(r->value, r->reference, 0.005 * r->reference);
+    ck_assert_int_eq(find_row(&job, "brake ABS tarmac", "100-0")->verdict,
+                     PDK_VERDICT_NOT_APPLICABLE);
+    r = find_row(&job, "launch", "top speed");
+    ck_assert_int_eq(r->verdict, PDK_VERDICT_PASS);
+    r = find_row(&job, "step steer 80", "yaw rate: settles");
+    ck_assert_int_eq(r->verdict, PDK_VERDICT_PASS);
+    r = find_row(&job, "tilt table", "rollover angle");
+    ck_assert_int_eq(r->verdict, PDK_VERDICT_NOT_APPLICABLE);
+    ck_assert_ptr_nonnull(strstr(r->note, "single-track"));
+    r = find_row(&job, "creep 30 %", "braked, nose down");
+    ck_assert_int_eq(r->verdict, PDK_VERDICT_NOT_APPLICABLE);
+    r = find_row(&job, "energy ledger", "residual");
+    ck_assert_int_eq(r->verdict, PDK_VERDICT_NOT_APPLICABLE);
+    r = find_row(&job, "lane change", "highest entry speed");
+    ck_assert_int_eq(r->verdict, PDK_VERDICT_PASS);
+    pdk_job_free(&job);
+}
+END_TEST
+
 static Suite *validate_suite(void)
 {
     Suite *s = suite_create("validate");
@@ -306,6 +360,7 @@ static Suite *validate_suite(void)
     tcase_add_test(tc, test_convergence_rows);
     tcase_add_test(tc, test_cli_refusals);
     tcase_add_test(tc, test_cli_missing_preset);
+    tcase_add_test(tc, test_job_on_the_bicycle_model);
     suite_add_tcase(s, tc);
     return s;
 }
