@@ -65,7 +65,8 @@ static double resistance_n(const pdk_vehicle_def *d, double rho, double g, doubl
            rolling_coeff(d) * (d->chassis.mass_kg * g + q * d->resist.downforce_area_m2);
 }
 
-/* The power-limited top speed, m/s, with what limits it in why: a geared
+/* The power-limited top speed (Gillespie, Fundamentals of Vehicle Dynamics,
+ * 1992, ch. 2, "Power-limited operation"), m/s, with what limits it in why: a geared
  * car's best gear, where the full-load torque less the accessories',
  * through the gear and the gearbox's efficiency, meets the resistance
  * (bisection in each gear; the curve falls to 0 at the limiter); a lumped
@@ -126,7 +127,8 @@ static double power_limited_top_mps(const pdk_vehicle_def *d, double rho, double
 }
 
 /* The shortest time to v_mps with at most mu (m g + downforce) of
- * traction: the integral of dv / (mu (g + 1/2 rho C_L A v^2 / m)). */
+ * traction (Gillespie ch. 2, "Traction-limited acceleration"): the
+ * integral of dv / (mu (g + 1/2 rho C_L A v^2 / m)). */
 static double traction_bound_s(const pdk_vehicle_def *d, double mu, double g, double rho,
                                double v_mps)
 {
