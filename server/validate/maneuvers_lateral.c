@@ -380,7 +380,9 @@ static int dlc_pass(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def 
     for (int k = 0; k < n_max && run.pose.x_m < x_end; k++) {
         pdk_dbw_cmd c;
         pdk_dlc_driver_step(&drv, &run.pose, DT_S, &c);
-        pdk_vrun_drive(&run, c.throttle_pct, c.brake_bar, c.steer_wheel_deg);
+        /* The driver steers with the wheel's centre offset already in. */
+        pdk_vrun_drive(&run, c.throttle_pct, c.brake_bar,
+                       c.steer_wheel_deg - d->steering.center_offset_deg);
         pdk_vrun_tick(&run);
         path[m].x_m = run.pose.x_m;
         path[m].y_m = run.pose.y_m;

@@ -83,7 +83,8 @@ void pdk_vrun_drive(pdk_vrun *run, double throttle_pct, double brake_bar, double
     c.fields = PDK_DBW_THROTTLE | PDK_DBW_BRAKE | PDK_DBW_STEER;
     c.throttle_pct = fmin(100.0, fmax(0.0, throttle_pct));
     c.brake_bar = fmin(run->def.brake.max_line_bar, fmax(0.0, brake_bar));
-    c.steer_wheel_deg = fmin(lock, fmax(-lock, steer_wheel_deg));
+    c.steer_wheel_deg =
+        fmin(lock, fmax(-lock, run->def.steering.center_offset_deg + steer_wheel_deg));
     pdk_world_command(run->world, run->id, &c);
     run->cmd.throttle_pct = c.throttle_pct;
     run->cmd.brake_bar = c.brake_bar;

@@ -34,7 +34,9 @@ int pdk_vrun_start(pdk_job *job, pdk_vrun *run, const pdk_world_def *wdef,
                    double speed_mps, pdk_gear gear);
 
 /* Holds throttle, brake (clamped to the vehicle's line pressure) and
- * steering-wheel angle (clamped to its lock). */
+ * steering-wheel angle from straight ahead: the definition's
+ * steering.center_offset_deg (a misaligned wheel, as the Polaris's) is
+ * added, and the sum clamped to the lock. */
 void pdk_vrun_drive(pdk_vrun *run, double throttle_pct, double brake_bar, double steer_wheel_deg);
 
 /* Shifts to gear. */
