@@ -433,6 +433,104 @@ pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out)
     return PDK_OK;
 }
 
+/* The bisections of the tilt reference: 60 halvings leave far less than
+ * a micro-degree and a micrometre. */
+#define TILT_BISECTIONS 60
+/* The deflection scan: from 0.01 mm in steps of 10 % (at most 200, past
+ * any half track). */
+#define TILT_FIRST_DEFLECTION_M 1e-5
+#define TILT_DEFLECTION_SCAN 200
+/* Tyres that cannot hold the car on a table tilted by a degree (no grip)
+ * have no tilt-table angle to give. */
+#define MIN_TILT_RAD (3.14159265358979323846 / 180.0)
+
+/* The downhill tyres' side force at a common sideways deflection u_m, each
+ * axle's at its load fz[i] (the slip tan(alpha) = u / sigma_alpha at that
+ * load). */
+static double downhill_fy_n(const pdk_vehicle_def *def, const pdk_ref_world *w,
+                            const double fz[2], double u_m)
+{
+    double sum = 0.0;
+    for (int i = 0; i < 2; i++) {
+        pdk_tyre_probe_in in = {i,   0,   PDK_SURFACE_TARMAC, w->surface_friction, w->gravity_mps2,
+                                fz[i], 0.0, 0.0,              0.0};
+        pdk_tyre_probe_out out = {0};
+        (void)pdk_tyre_probe(def, &in, &out);
+        in.tan_alpha = -u_m / out.sigma_alpha_m;
+        (void)pdk_tyre_probe(def, &in, &out);
+        sum += out.fy_n;
+    }
+    return sum;
+}
+
+pdk_error pdk_ref_tilt_with_tyres(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                  pdk_ref_tilt *out)
+{
+    pdk_ref_rollover ro;
+    if (world == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_error e = pdk_ref_rollover_of(def, &ro);
+    if (e != PDK_OK) {
+        return e;
+    }
+    if (def->model != PDK_MODEL_FOUR_WHEEL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (!world_ok(world)) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    const pdk_chassis_def *c = &def->chassis;
+    const double weight = c->mass_kg * world->gravity_mps2;
+    const double b = c->wheelbase_m - c->cg_to_front_axle_m;
+    const double front = b / c->wheelbase_m;
+    const double half_t = 0.5 * ro.track_m, h = ro.cg_height_m;
+    double lo = 0.0, hi = ro.tilt_angle_rad, u = 0.0;
+    for (int k = 0; k < TILT_BISECTIONS; k++) {
+        const double theta = 0.5 * (lo + hi);
+        const double n = weight * cos(theta);
+        const double fz[2] = {front * n, (1.0 - front) * n};
+        const double side = weight * sin(theta);
+        /* The deflection that holds the side force: the first of a
+         * geometric scan up the rising branch to reach it, then bisected
+         * there (past the law's peak a larger deflection holds less). */
+        double ulo = 0.0, uhi = -1.0, ustep = TILT_FIRST_DEFLECTION_M;
+        for (int j = 0; j < TILT_DEFLECTION_SCAN && ustep < half_t; j++, ustep *= 1.1) {
+            if (downhill_fy_n(def, world, fz, ustep) >= side) {
+                uhi = ustep;
+                break;
+            }
+            ulo = ustep;
+        }
+        if (uhi < 0.0) {
+            hi = theta; /* the tyres cannot hold it: it slides below */
+            continue;
+        }
+        for (int j = 0; j < TILT_BISECTIONS; j++) {
+            const double mid = 0.5 * (ulo + uhi);
+            if (downhill_fy_n(def, world, fz, mid) < side) {
+                ulo = mid;
+            } else {
+                uhi = mid;
+            }
+        }
+        u = 0.5 * (ulo + uhi);
+        /* Past the verge the weight's moment about the patches tips it. */
+        if (tan(theta) * h > half_t - u) {
+            hi = theta;
+        } else {
+            lo = theta;
+        }
+    }
+    if (!(lo > MIN_TILT_RAD)) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    out->rigid_rad = ro.tilt_angle_rad;
+    out->tilt_angle_rad = 0.5 * (lo + hi);
+    out->shift_m = u;
+    return PDK_OK;
+}
+
 /* An axle's peak and locked-wheel friction in pure braking slip at a load
  * per tyre of fz_n on surface id, from the law. */
 static void axle_friction(const pdk_vehicle_def *def, const pdk_ref_world *w, int axle, int id,

@@ -142,6 +142,33 @@ typedef struct pdk_ref_rollover {
 
 pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out);
 
+/* The tilt-table angle of a car that is rigid but for its tyres' lateral
+ * deflection, as the four-wheel model has it (its deflection states hold a
+ * steady side force Fy with the wheel u_y = sigma_alpha tan(alpha) beside
+ * its contact patch). On the table at angle theta the side force is W sin
+ * theta; at the verge of tipping the downhill tyres carry all of W cos
+ * theta, each axle's in its static share, and the body stands u downhill of
+ * their contact patches, u the deflection at which their forces add up to
+ * W sin theta. The moment about the patches then balances at tan(theta) =
+ * (t/2 - u) / h (the rigid car's t/2h less the patches' travel; TRB Special
+ * Report 265, 2002, ch. 2: the tilt-table ratio falls below the SSF by the
+ * tyres' and suspension's compliance). The stiff variant of the validation
+ * removes the suspension's; this is what remains. For the UTV law, whose
+ * side force is C_alpha N tan(alpha), it is tan(theta) = (t/2) / (h +
+ * sigma_alpha / C_alpha). world is the table's (the validation doubles the
+ * friction so that the car tips rather than slides). Errors: those of
+ * pdk_ref_rollover_of; PDK_ERR_INVALID_ARGUMENT for a NULL world or a
+ * single-track definition, PDK_ERR_OUT_OF_RANGE for a world out of range
+ * or tyres that cannot hold the car on a table tilted by a degree. */
+typedef struct pdk_ref_tilt {
+    double rigid_rad;      /* atan(SSF) */
+    double tilt_angle_rad; /* with the tyres' deflection */
+    double shift_m;        /* u at that angle */
+} pdk_ref_tilt;
+
+pdk_error pdk_ref_tilt_with_tyres(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                  pdk_ref_tilt *out);
+
 /* ---- Friction and stopping ---------------------------------------------- */
 
 /* The friction the tyre law has in pure longitudinal slip on a hard

@@ -365,6 +365,68 @@ START_TEST(test_ssf_by_hand)
 }
 END_TEST
 
+/* The tilt table with the tyres' deflection, by hand for the Polaris on
+ * its UTV law (side force C_alpha N tan(alpha), C_alpha / N = c = 8): at the
+ * verge the downhill tyres deflect u = tan(theta) / (c sum_i s_i /
+ * sigma_i), s_i each axle's share of the load and sigma_i its relaxation
+ * length at that load, and tan(theta) = (t/2 - u) / h. Below atan(SSF)
+ * by a few degrees, as the published tilt tables sit. */
+START_TEST(test_tilt_with_tyres_by_hand)
+{
+    pdk_vehicle_def d;
+    load("polaris_ranger", &d);
+    ck_assert_int_eq(d.tyre_front.law.law, PDK_TYRE_UTV);
+    const pdk_ref_world table = {G, 2.0};
+    pdk_ref_tilt t;
+    ck_assert_int_eq(pdk_ref_tilt_with_tyres(&d, &table, &t), PDK_OK);
+    pdk_ref_rollover ro;
+    ck_assert_int_eq(pdk_ref_rollover_of(&d, &ro), PDK_OK);
+    const double theta = t.tilt_angle_rad;
+    const double len = d.chassis.wheelbase_m, b = len - d.chassis.cg_to_front_axle_m;
+    const double n = d.chassis.mass_kg * G * cos(theta);
+    const double share[2] = {b / len, 1.0 - b / len};
+    double sum = 0.0;
+    for (int i = 0; i < 2; i++) {
+        const pdk_tyre_probe_in in = {i, 0, PDK_SURFACE_TARMAC, 2.0, G, share[i] * n, 0.0, 0.0, 0.0};
+        pdk_tyre_probe_out o;
+        ck_assert_int_eq(pdk_tyre_probe(&d, &in, &o), PDK_OK);
+        /* c: the law's slope per load at zero slip (the preset's
+         * corneringPerLoad, 8/rad, as the law resolves it). */
+        const double c = o.dfy_dalpha_n / (share[i] * n);
+        ck_assert_double_eq_tol(c, 8.0, 1e-9);
+        sum += c * share[i] / o.sigma_alpha_m;
+    }
+    const double u = tan(theta) / sum;
+    ck_assert_double_le(fabs(t.shift_m - u), 1e-6);
+    ck_assert_double_le(fabs(tan(theta) * ro.cg_height_m - (0.5 * ro.track_m - u)), 1e-6);
+    ck_assert_double_eq_tol(t.rigid_rad, ro.tilt_angle_rad, 1e-15);
+    printf("polaris_ranger tilt table: atan(SSF) %.2f deg, with the tyres' deflection %.2f deg "
+           "(the body %.1f mm downhill of its patches)\n",
+           t.rigid_rad * DEG_PER_RAD, theta * DEG_PER_RAD, 1000.0 * u);
+    ck_assert_double_lt(theta, t.rigid_rad);
+    ck_assert_double_gt(theta, t.rigid_rad - 5.0 / DEG_PER_RAD);
+    ck_assert_int_eq(pdk_ref_tilt_with_tyres(&d, NULL, &t), PDK_ERR_INVALID_ARGUMENT);
+    const pdk_ref_world bad = {-1.0, 2.0};
+    ck_assert_int_eq(pdk_ref_tilt_with_tyres(&d, &bad, &t), PDK_ERR_OUT_OF_RANGE);
+    /* Tyres with no grip hold no angle. */
+    const pdk_ref_world ice_free = {G, 0.0};
+    ck_assert_int_eq(pdk_ref_tilt_with_tyres(&d, &ice_free, &t), PDK_ERR_OUT_OF_RANGE);
+    pdk_vehicle_def low = d;
+    low.chassis.cg_height_m = 0.0;
+    ck_assert_int_eq(pdk_ref_tilt_with_tyres(&low, &table, &t), PDK_ERR_OUT_OF_RANGE);
+    for (int p = 0; p < N_PRESETS; p++) {
+        load(presets[p], &d);
+        if (d.model != PDK_MODEL_FOUR_WHEEL) {
+            ck_assert_int_eq(pdk_ref_tilt_with_tyres(&d, &table, &t), PDK_ERR_INVALID_ARGUMENT);
+            continue;
+        }
+        ck_assert_int_eq(pdk_ref_tilt_with_tyres(&d, &table, &t), PDK_OK);
+        printf("%-15s tilt: atan(SSF) %.2f deg, with the tyres %.2f deg (%.1f mm)\n", presets[p],
+               t.rigid_rad * DEG_PER_RAD, t.tilt_angle_rad * DEG_PER_RAD, 1000.0 * t.shift_m);
+    }
+}
+END_TEST
+
 /* The grip law's friction is its mu: the peak is mu_x times the surface's
  * peak ratio, the locked wheel slide_grip of it (times the surface's
  * sliding ratio), with no load sensitivity; v^2/(2 mu g) follows. */
@@ -824,6 +886,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_transfer_by_hand);
     tcase_add_test(tc, test_understeer_errors);
     tcase_add_test(tc, test_ssf_by_hand);
+    tcase_add_test(tc, test_tilt_with_tyres_by_hand);
     tcase_add_test(tc, test_friction_grip_law);
     tcase_add_test(tc, test_friction_presets);
     tcase_add_test(tc, test_friction_braked_axles);
