@@ -155,6 +155,22 @@ static double axle_slip_rad(const pdk_vehicle_def *def, const pdk_ref_world *w, 
     return s;
 }
 
+/* Whether def's axle (0 front, 1 rear) is locked, which the tractive
+ * share's yaw moment leaves out: a geared layout's
+ * driven axle with a locked differential (a kart's spool), or the UTV's
+ * rear in 2WD and AWD (docs/powertrain.md). */
+static int axle_locked(const pdk_vehicle_def *def, int axle)
+{
+    const pdk_powertrain_def *pt = &def->powertrain;
+    if (pt->kind == PDK_POWERTRAIN_UTV) {
+        return axle == 1 && pt->drive_mode != PDK_DRIVE_TURF;
+    }
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        return axle == pt->layout.driven_axle && pt->layout.diff.kind == PDK_DIFF_LOCKED;
+    }
+    return 0;
+}
+
 /* The share of the drive force the front axle takes at a steady speed:
  * the lumped drive's front_fraction; a geared layout's driven axle (half
  * each with a coupling to the other); the UTV's rear (its front's
@@ -319,14 +335,35 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
                          rolling + force[0] * sin(delta) - m * ay * sin(beta);
     const double front_share = drive_front_share(def);
     u->drive_force_n = drive;
-    double slip_driven[2];
+    /* The tyres' longitudinal forces: an open differential's equal halves
+     * of the axle's drive less each wheel's own rolling resistance. A
+     * locked axle (a kart's spool, the UTV's rear) splits its forces by
+     * its wheels' slips, which differ by t/R on the circle and depend on
+     * the driveline's compliance as much as the tyres': its yaw moment is
+     * left out, and its wheels take the even halves for the combined slip. With
+     * the loads moved outward they differ between the sides, a yaw moment
+     * M_z = sum (t/2)(F_x,right - F_x,left) that the axles' lateral forces
+     * must balance: F_yf = (m a_y b - M_z) / L, F_yr = (m a_y a + M_z) / L
+     * (Milliken and Milliken ch. 5, the yaw moment balance). */
+    double fx[2][2], yaw_nm = 0.0;
     for (int i = 0; i < 2; i++) {
         const double axle_share = i == 0 ? front_share : 1.0 - front_share;
-        const double fx[2] = {0.5 * axle_share * drive - roll_f[i][0],
-                              0.5 * axle_share * drive - roll_f[i][1]};
-        slip_driven[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i], fx,
-                                       force[i] - (i == 0 ? (fx[0] + fx[1]) * sin(delta) : 0.0),
-                                       slip[i]);
+        for (int side = 0; side < 2; side++) {
+            fx[i][side] = 0.5 * axle_share * drive - roll_f[i][side];
+        }
+        if (!axle_locked(def, i)) {
+            yaw_nm += 0.5 * track[i] * (fx[i][1] - fx[i][0]);
+        }
+    }
+    u->tractive_yaw_nm = yaw_nm;
+    const double lateral[2] = {(m * ay * b - yaw_nm) / len, (m * ay * a + yaw_nm) / len};
+    double slip_driven[2];
+    for (int i = 0; i < 2; i++) {
+        /* The front tyres' F_x along their steered heading carries F_x
+         * sin(delta) of the lateral force. */
+        const double along = i == 0 ? (fx[0][0] + fx[0][1]) * sin(delta) : 0.0;
+        slip_driven[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i], fx[i],
+                                       lateral[i] - along, slip[i]);
     }
     share[SHARE_TRACTIVE] = (slip_driven[0] - slip_driven[1]) - (slip[0] - slip[1]);
     return PDK_OK;

@@ -70,10 +70,15 @@ typedef struct pdk_ref_understeer {
      * from the axles' characteristics). */
     double curvature_rad, curvature_rad_per_mps2;
     /* Tractive force (pdk_ref_understeer_on_circle only, 0 otherwise): the
-     * drive force that holds the speed on the circle, and the lateral
-     * stiffness each driven and rolling-resisted wheel loses to the
-     * longitudinal slip it takes (Gillespie ch. 6, "Tractive force";
-     * Pacejka ch. 4, combined slip). */
+     * drive force that holds the speed on the circle, the yaw moment of
+     * its and the rolling resistance's differences between the sides under
+     * lateral load transfer (an open differential splits the torque
+     * evenly; each tyre's rolling resistance goes with its load), which
+     * moves lateral force to the front (not on a locked axle, whose
+     * wheels' forces the driveline's slips set), and the lateral stiffness each
+     * driven and rolling-resisted wheel loses to the longitudinal slip it
+     * takes (Gillespie ch. 6, "Tractive force"; Milliken and Milliken
+     * ch. 5; Pacejka ch. 4, combined slip). */
     double tractive_rad, tractive_rad_per_mps2;
     double total_rad, total_rad_per_mps2;
     /* The totals in the units data sheets quote: road-wheel degrees per g,
@@ -87,6 +92,7 @@ typedef struct pdk_ref_understeer {
     double roll_stiffness_nm_per_rad[2]; /* springs and bar, (k/2 + bar) t^2 */
     double roll_rad;              /* body roll at ay_mps2, positive right side down */
     double drive_force_n;         /* the drive force on the circle (0 without one) */
+    double tractive_yaw_nm;       /* the yaw moment of the tyres' F_x differences there */
 } pdk_ref_understeer;
 
 /* The understeer of def at a steady left turn of lateral acceleration

@@ -205,9 +205,11 @@ END_TEST
  * atan(F / C), so the curvature share is atan(x_f) - atan(x_r) - (x_f -
  * x_r) with x = F / C; the front-driven default car on a 100 m circle
  * drives with D = 1/2 rho C_d A R a_y + f m g + F_f sin(delta) - m a_y
- * sin(beta), delta = L / R + s_f - s_r, beta = b / R - s_r, and its front
- * tyres' D - f F_z,f along their heading take D sin(delta) off the lateral
- * force the front needs: the tractive share is that change of s_f. */
+ * sin(beta), delta = L / R + s_f - s_r, beta = b / R - s_r; its front
+ * tyres' D - f F_z,f along their heading take that times sin(delta) off
+ * the lateral force the front needs, and the rolling resistance's yaw
+ * moment moves lateral force between the axles: the tractive share is the
+ * change of s_f - s_r. */
 START_TEST(test_curvature_and_tractive_by_hand)
 {
     pdk_vehicle_def d = pdk_vehicle_def_default();
@@ -236,9 +238,17 @@ START_TEST(test_curvature_and_tractive_by_hand)
     const double drive = 0.5 * 1.2 * d.resist.drag_area_m2 * r * ay + f_roll +
                          ff * sin(delta) - m * ay * sin(beta);
     ck_assert_double_le(rel_err(u.drive_force_n, drive), 1e-9);
-    const double sf_driven = atan((ff - (drive - f_roll_front) * sin(delta)) / cf);
-    ck_assert_double_le(fabs(u.tractive_rad - (sf_driven - sf)), 1e-9);
-    ck_assert_double_lt(u.tractive_rad, 0.0); /* a front drive's pull into the turn */
+    /* The rolling resistance follows each tyre's load: the outer tyres,
+     * transfer_n heavier, resist more, M_z = -f sum t_i transfer_i (the
+     * drive's even halves cancel), which moves M_z / L of lateral force
+     * to the front. */
+    const double tf = pdk_vehicle_def_track_m(&d, 0), tr = pdk_vehicle_def_track_m(&d, 1);
+    const double mz = -0.012 * (tf * u.transfer_n[0] + tr * u.transfer_n[1]) / 1.0;
+    ck_assert_double_le(fabs(u.tractive_yaw_nm - mz), 1e-9 * fabs(mz));
+    ck_assert_double_lt(mz, 0.0);
+    const double sf_driven = atan(((m * ay * b - mz) / len - (drive - f_roll_front) * sin(delta)) / cf);
+    const double sr_driven = atan(((m * ay * a + mz) / len) / cr);
+    ck_assert_double_le(fabs(u.tractive_rad - ((sf_driven - sr_driven) - (sf - sr))), 1e-9);
     /* Without a circle there is no tractive share. */
     ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
     ck_assert_double_eq(u.tractive_rad, 0.0);
