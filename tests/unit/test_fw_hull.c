@@ -108,6 +108,54 @@ START_TEST(test_hull_geometry)
 }
 END_TEST
 
+/* The body's dimensions from the preset keys chassis.bodyLength, bodyWidth
+ * and bodyHeight: the box takes them (the length's difference shared by
+ * both overhangs), and a definition with one out of its bounds is refused
+ * naming it. */
+START_TEST(test_hull_dimensions_given)
+{
+    pdk_vehicle_def d;
+    char err[PDK_PARAMS_ERR_LEN];
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan",
+                                          "chassis.bodyLength=4.8;chassis.bodyWidth=1.84;"
+                                          "chassis.bodyHeight=1.45",
+                                          &d, NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(d.chassis.body_length_m, 4.8);
+    const pdk_hull h = pdk_hull_from_def(&d, 0.1);
+    ck_assert_double_eq_tol(h.front_m - h.rear_m, 4.8, 1e-12);
+    ck_assert_double_eq_tol(2.0 * h.half_width_m, 1.84, 1e-12);
+    ck_assert_double_eq_tol(h.roof_m + d.chassis.cg_height_m, 1.45, 1e-12);
+    pdk_vehicle_def plain = preset("midsize_sedan");
+    const pdk_hull p = pdk_hull_from_def(&plain, 0.1);
+    const double more = 0.5 * (4.8 - (p.front_m - p.rear_m));
+    ck_assert_double_eq_tol(h.front_m, p.front_m + more, 1e-12);
+    ck_assert_double_eq_tol(h.rear_m, p.rear_m - more, 1e-12);
+
+    static const struct {
+        double length, width, height;
+        const char *names;
+    } bad[] = {{2.0, 0.0, 0.0, "chassis.body_length_m"},
+               {31.0, 0.0, 0.0, "chassis.body_length_m"},
+               {0.0, 1.0, 0.0, "chassis.body_width_m"},
+               {0.0, 0.0, 0.5, "chassis.body_height_m"},
+               {0.0, 0.0, NAN, "chassis.body_height_m"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        pdk_vehicle_def b = plain;
+        b.chassis.body_length_m = bad[k].length;
+        b.chassis.body_width_m = bad[k].width;
+        b.chassis.body_height_m = bad[k].height;
+        ck_assert_int_eq(pdk_vehicle_def_check(&b), PDK_ERR_OUT_OF_RANGE);
+        const char *why = pdk_vehicle_def_problem(&b);
+        ck_assert_msg(why != NULL && strstr(why, bad[k].names) != NULL, "%s", why);
+    }
+    ck_assert_int_ne(pdk_params_vehicle_load(PRESETS, "midsize_sedan", "chassis.bodyWidth=7", &d,
+                                             NULL, err, sizeof err),
+                     PDK_OK);
+    ck_assert_msg(strstr(err, "chassis.bodyWidth") != NULL, "%s", err);
+}
+END_TEST
+
 /* ---- one vehicle stepped on its own ---------------------------------------- */
 
 typedef struct lone {
@@ -646,6 +694,7 @@ static Suite *fw_hull_suite(void)
     Suite *s = suite_create("fw_hull");
     TCase *geometry = tcase_create("geometry");
     tcase_add_test(geometry, test_hull_geometry);
+    tcase_add_test(geometry, test_hull_dimensions_given);
     suite_add_tcase(s, geometry);
     TCase *ground = tcase_create("ground");
     tcase_set_timeout(ground, 100);

@@ -18,9 +18,16 @@ pdk_hull pdk_hull_from_def(const pdk_vehicle_def *def, double ray_top_m)
     pdk_hull h;
     h.front_m = c->cg_to_front_axle_m + 2.0 * r_front;
     h.rear_m = -(c->wheelbase_m - c->cg_to_front_axle_m) - 2.0 * r_rear;
-    h.half_width_m = 0.5 * (track_m + max2(r_front, r_rear));
+    if (c->body_length_m > 0.0) {
+        /* The given length, the difference shared by the two overhangs. */
+        const double more = 0.5 * (c->body_length_m - (h.front_m - h.rear_m));
+        h.front_m += more;
+        h.rear_m -= more;
+    }
+    h.half_width_m =
+        0.5 * (c->body_width_m > 0.0 ? c->body_width_m : track_m + max2(r_front, r_rear));
     h.bottom_m = max2(ray_top_m, fmin(r_front, r_rear)) - c->cg_height_m;
-    h.roof_m = 1.5 * c->cg_height_m;
+    h.roof_m = (c->body_height_m > 0.0 ? c->body_height_m : 2.5 * c->cg_height_m) - c->cg_height_m;
     return h;
 }
 

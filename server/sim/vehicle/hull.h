@@ -34,22 +34,25 @@ typedef struct pdk_hull {
 } pdk_hull;
 
 /* The hull of def, whose struts' rays start ray_top_m above the static
- * contact points (pdk_fw_consts.ride_ray_top_m). The presets give no body
- * dimensions, so the box is derived from those they give:
+ * contact points (pdk_fw_consts.ride_ray_top_m). Its length, width and
+ * roof height are the chassis' body_length_m, body_width_m and
+ * body_height_m (the length's difference from the derived one shared by
+ * both overhangs); where those are 0 (no shipped preset gives them) they
+ * are derived from the dimensions every definition has:
  *  - length: each axle's overhang beyond its wheels' centres is twice that
  *    axle's tyre radius (a bumper ahead of the front tyre, a boot behind
  *    the rear one);
  *  - width: the wider axle's track plus one tyre radius (the tyres' outer
  *    shoulders and the body over them);
- *  - bottom: the wheels' centres (the smaller tyre radius above the
- *    ground at rest), or the rays' tops where those are higher: a car's
- *    sills and floor lie between the ground and its axles, and the struts'
- *    hard contacts at the rays' tops already hold the body when the
- *    suspension bottoms, so the hull meets the ground where the wheels
- *    cannot hold the car: on its side or roof, or its ends over a crest,
- *    and not when its tyres sink into soil or go flat;
  *  - roof: 2.5 times the CG height above the ground at rest (the project's
- *    estimate: a car's CG sits at about 40 % of its roof's height). */
+ *    estimate: a car's CG sits at about 40 % of its roof's height).
+ * The bottom is at the wheels' centres (the smaller tyre radius above the
+ * ground at rest), or at the rays' tops where those are higher: a car's
+ * sills and floor lie between the ground and its axles, and the struts'
+ * hard contacts at the rays' tops already hold the body when the
+ * suspension bottoms, so the hull meets the ground where the wheels cannot
+ * hold the car (on its side or roof, its ends over a crest) and not when
+ * its tyres sink into soil or go flat. */
 pdk_hull pdk_hull_from_def(const pdk_vehicle_def *def, double ray_top_m);
 
 /* The hull's points (PDK_HULL_POINTS) in the body frame, point k at
