@@ -204,6 +204,13 @@ typedef struct pdk_fw_powertrain {
     int32_t gear_index;
     int32_t gear_target;
     double shift_left_s;
+    /* The shift program's memory (four_wheel_powertrain.c): the last
+     * shift's direction (+1 up, -1 down, 0 none yet), the time in gear since
+     * its take-up ended, and the kickdown's state (0 pedal below full, 1
+     * pushed to full and armed, 2 spent by an upshift). */
+    int32_t last_shift;
+    int32_t kickdown;
+    double in_gear_s;
     /* ABS (powertrain.abs): the share of the line pressure each wheel's
      * brake gets, 1 unless the controller has let some off. */
     double abs_scale[PDK_WHEELS];
@@ -264,6 +271,8 @@ typedef struct pdk_fw_cmd {
     double hold_n[PDK_WHEELS]; /* brake + parking pawl capacity per wheel, as a force at the
                                 * contact (the step takes it times the rolling radius) */
     double brake_nm[PDK_WHEELS]; /* a powertrain's brakes, as torques (hold_n 0 then) */
+    double brake_n[PDK_WHEELS];  /* the brakes' part of hold_n (the rest is the pawl's): the
+                                  * share whose reaction the pitch links take as braking */
     double pedal_map;            /* a powertrain's: the engine's map of the pedal */
     int32_t gear_number;         /* a manual gearbox's gear in D, 1..n (0: none named yet) */
     int32_t park_brake;          /* 1: the DBW kit holds the parking brake on (world.c) */
@@ -335,6 +344,9 @@ typedef struct pdk_fw_consts {
      * CVT's ratio's exp(-h / tau); its idle governor's feed-forward
      * (pdk_engine_idle_feed). */
     double engine_lag, cvt_lag, idle_feed;
+    /* A geared powertrain's full-load upshift speeds, rev/min of the engine
+     * in each gear (pdk_fwpt_full_upshift_rpm). */
+    double full_upshift_rpm[PDK_GEARS_MAX];
     /* The body's angular damping over a substep, max(0, 1 - c h); 1 for
      * none (chassis.angular_damping_per_s 0). */
     double spin_keep;

@@ -16,6 +16,7 @@
 #include "powertrain/engine.h"
 #include "tyre/tyre_life.h"
 #include "vehicle/four_wheel_ground.h"
+#include "vehicle/four_wheel_powertrain.h"
 #include "vehicle/single_track.h"
 #include "vehicle/steering.h"
 
@@ -131,6 +132,7 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
         p->cvt_lag = pdk_cvt_lag_factor(&def->powertrain.cvt, substep_s);
         p->idle_feed = pdk_engine_idle_feed(&def->powertrain.engine);
     }
+    pdk_fwpt_full_upshift_rpm(&def->powertrain, p->full_upshift_rpm);
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
 
@@ -380,6 +382,7 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
     cmd->hold_n[PDK_RR] = 0.5 * dm.hold_rear_n;
     for (int i = 0; i < PDK_WHEELS; i++) {
         cmd->brake_nm[i] = 0.0;
+        cmd->brake_n[i] = 0.5 * (i < PDK_RL ? dm.brake_front_n : dm.brake_rear_n);
     }
     cmd->pedal_map = 0.0;
     const pdk_powertrain_def *pt = &def->powertrain;
@@ -396,6 +399,7 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
         cmd->governor_fade_mps = 0.0;
         for (int i = 0; i < PDK_WHEELS; i++) {
             cmd->hold_n[i] = 0.0;
+            cmd->brake_n[i] = 0.0;
             cmd->brake_nm[i] =
                 (i < PDK_RL ? pt->brake_front_nm_per_bar : pt->brake_rear_nm_per_bar) * p_out;
         }
