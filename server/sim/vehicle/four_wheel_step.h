@@ -6,8 +6,9 @@
  * struts, bars and links, their kinks, the hard contacts at the end of the
  * travel), steering.h (the road-wheel angles and the column's torque),
  * four_wheel_tyres.h (the tyres and the wheels' spin), brakes.h (the
- * wheels' Coulomb hold, and the lumped drive) and chassis.h (the rigid
- * body: the solve's passes, the integration, the energy ledger), on the
+ * wheels' Coulomb hold, and the lumped drive), hull_contact.h (the body's
+ * collision hull against the ground) and chassis.h (the rigid body: the
+ * solve's passes, the integration, the energy ledger), on the
  * substep's working values (four_wheel_substep.h) and the linear system
  * (four_wheel_solve.h); four_wheel_tick.h has the tick's start and end,
  * the telemetry and the fault. Included by four_wheel.c (the baseline
