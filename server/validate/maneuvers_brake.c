@@ -155,8 +155,9 @@ void pdk_maneuver_braking(pdk_job *job)
              * has locked: before it the tyres pass their peak, which the
              * locked-wheel friction does not describe (an open-wheeler on
              * slicks brakes at over 1 g for a quarter second before its
-             * wheels lock). */
-            const int from_lock = !with_abs && e == PDK_OK;
+             * wheels lock). The single-track model has no wheels to lock:
+             * its stop is from 100 km/h. */
+            const int from_lock = !with_abs && e == PDK_OK && d.model == PDK_MODEL_FOUR_WHEEL;
             pdk_row *r = pdk_job_row(
                 job, maneuver,
                 from_lock ? "stopping distance from lock-up" : "100-0 km/h stopping distance", "m");
@@ -200,12 +201,13 @@ void pdk_maneuver_braking(pdk_job *job)
                                                 : " (switched on for the test: the preset "
                                                   "ships without)");
             } else {
-                r->reference = isfinite(st.lock_mps)
-                                   ? pdk_ref_stopping_distance_m(st.lock_mps, fr.locked_mu_car, g)
+                const double from_mps = from_lock ? st.lock_mps : v0;
+                r->reference = isfinite(from_mps)
+                                   ? pdk_ref_stopping_distance_m(from_mps, fr.locked_mu_car, g)
                                    : NAN;
                 snprintf(r->reference_text, sizeof r->reference_text,
-                         "v^2 / (2 mu g) from lock-up, the law's locked-wheel mu %.3f on %s",
-                         fr.locked_mu_car, surf->name);
+                         "v^2 / (2 mu g)%s, the law's locked-wheel mu %.3f on %s",
+                         from_lock ? " from lock-up" : "", fr.locked_mu_car, surf->name);
                 r->rule = PDK_ROW_WITHIN;
                 r->tol = LOCKED_TOL;
                 snprintf(r->note, sizeof r->note,
