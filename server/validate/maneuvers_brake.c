@@ -31,13 +31,13 @@
 /* One stop measured: its distance, m (NAN when the car never stops in
  * STOP_MAX_S); the share of its time with every braked wheel locked (NAN
  * on the single-track model, which has no wheels); and where they first
- * all locked: the speed then and the distance from there to rest (NAN
- * when they never all locked). */
+ * all locked: the speed then and the distance to there (NAN when they
+ * never all locked). */
 typedef struct stop {
     double distance_m;
     double locked_share;
     double lock_mps;
-    double from_lock_m;
+    double to_lock_m;
 } stop;
 
 /* One stop from v0_mps with the brakes at their highest line pressure in
@@ -77,7 +77,7 @@ static stop stop_run(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def
         ticks++;
         if (run.ch[PDK_CH_SPEED] < STOPPED_MPS) {
             out.distance_m = dist;
-            out.from_lock_m = dist - lock_at_m;
+            out.to_lock_m = lock_at_m;
             break;
         }
     }
@@ -151,21 +151,19 @@ void pdk_maneuver_braking(pdk_job *job)
                 return;
             }
             const double g = w.gravity_mps2;
-            /* A locked stop is measured from the moment every braked wheel
-             * has locked: before it the tyres pass their peak, which the
-             * locked-wheel friction does not describe (an open-wheeler on
-             * slicks brakes at over 1 g for a quarter second before its
+            /* A locked stop's reference is the distance to the moment every
+             * braked wheel has locked, as measured, and v^2 / (2 mu g) from
+             * the speed there: before it the tyres pass their peak, which
+             * the locked-wheel friction does not describe (an open-wheeler
+             * on slicks brakes at over 1 g for a quarter second before its
              * wheels lock). The single-track model has no wheels to lock:
-             * its stop is from 100 km/h. */
+             * its reference is from 100 km/h. */
             const int from_lock = !with_abs && e == PDK_OK && d.model == PDK_MODEL_FOUR_WHEEL;
-            pdk_row *r = pdk_job_row(
-                job, maneuver,
-                from_lock ? "stopping distance from lock-up" : "100-0 km/h stopping distance", "m");
+            pdk_row *r = pdk_job_row(job, maneuver, "100-0 km/h stopping distance", "m");
             if (!r) {
                 return;
             }
-            r->value = from_lock ? st.from_lock_m : st.distance_m;
-            const double s = st.distance_m;
+            r->value = st.distance_m;
             const double locked_share = st.locked_share;
             r->converges = 1;
             if (e != PDK_OK && surf->deformable) {
@@ -202,12 +200,11 @@ void pdk_maneuver_braking(pdk_job *job)
                                                   "ships without)");
             } else {
                 const double from_mps = from_lock ? st.lock_mps : v0;
-                r->reference = isfinite(from_mps)
-                                   ? pdk_ref_stopping_distance_m(from_mps, fr.locked_mu_car, g)
-                                   : NAN;
+                r->reference = (from_lock ? st.to_lock_m : 0.0) +
+                               pdk_ref_stopping_distance_m(from_mps, fr.locked_mu_car, g);
                 snprintf(r->reference_text, sizeof r->reference_text,
-                         "v^2 / (2 mu g)%s, the law's locked-wheel mu %.3f on %s",
-                         from_lock ? " from lock-up" : "", fr.locked_mu_car, surf->name);
+                         "%sv^2 / (2 mu g), the law's locked-wheel mu %.3f on %s",
+                         from_lock ? "to lock-up, then " : "", fr.locked_mu_car, surf->name);
                 r->rule = PDK_ROW_WITHIN;
                 r->tol = LOCKED_TOL;
                 snprintf(r->note, sizeof r->note,
@@ -217,8 +214,8 @@ void pdk_maneuver_braking(pdk_job *job)
                     const size_t len = strlen(r->note);
                     snprintf(r->note + len, sizeof r->note - len,
                              "; every braked wheel locked for %.0f %% of the stop, from %.1f "
-                             "km/h; %.4g m from 100 km/h in all",
-                             100.0 * locked_share, st.lock_mps / KMH, s);
+                             "km/h after %.3g m",
+                             100.0 * locked_share, st.lock_mps / KMH, st.to_lock_m);
                 }
             }
             pdk_row_judge(r);
