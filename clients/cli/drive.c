@@ -251,6 +251,36 @@ static int spawn_vehicle(pdk_cli *cli, drive_opts *o, const pdk_script *script, 
     return PDK_CLI_EXIT_OK;
 }
 
+/* Asks the server whether the vehicle (--vehicle's, or one of --preset
+ * with --set as the spawn would make it) takes each step of the script
+ * (ScriptStepCheck), before anything is spawned or sent: a step it would
+ * refuse is an error naming the step and the vehicle's limit, and the
+ * script does not start. */
+static int check_steps(pdk_cli *cli, const drive_opts *o, const pdk_script *script)
+{
+    for (size_t i = 0; i < script->n_steps; i++) {
+        paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_script_step_check_tag);
+        paddock_v1_ScriptStepCheck *m = &f->body.script_step_check;
+        m->session_id = o->session_id;
+        m->vehicle_id = (uint32_t)o->vehicle_id;
+        if (o->have_preset) {
+            memcpy(m->preset, o->spawn.preset, sizeof m->preset);
+            memcpy(m->overrides, o->spawn.overrides, sizeof m->overrides);
+        }
+        m->step = (uint32_t)i;
+        m->t_s = script->steps[i].t_s;
+        m->has_command = true;
+        pdk_cli_dbw_from_step(&m->command, o->session_id, m->vehicle_id, &script->steps[i].cmd);
+        int rc = pdk_cli_call(cli, paddock_v1_Frame_ok_tag);
+        if (rc != 0) {
+            fprintf(stderr, "paddock drive: %s: refused before it started; nothing was sent\n",
+                    o->script_path);
+            return rc;
+        }
+    }
+    return PDK_CLI_EXIT_OK;
+}
+
 static int play_passes(pdk_cli *cli, const drive_opts *o, uint32_t vehicle,
                        const pdk_script *script, double pass_s, pending_cmd *group,
                        unsigned *pass_out, int *stopped);
@@ -318,6 +348,10 @@ static int play_passes(pdk_cli *cli, const drive_opts *o, uint32_t vehicle,
 static int drive(pdk_cli *cli, drive_opts *o, const pdk_script *script)
 {
     int rc = pdk_cli_open(cli);
+    if (rc != 0) {
+        return rc;
+    }
+    rc = check_steps(cli, o, script);
     if (rc != 0) {
         return rc;
     }

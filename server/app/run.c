@@ -121,6 +121,16 @@ int pdk_run(const pdk_run_config *cfg)
         free(wjson);
         return 2;
     }
+    /* Every step the vehicle would refuse is an error now, before a session
+     * or a record exists, rather than a command dropped in the middle of the
+     * run. */
+    if (pdk_script_check(&script, &vdef, cfg->vehicle, err, sizeof(err)) != PDK_OK) {
+        fprintf(stderr, "paddockd run: %s: %s\n", cfg->script_path, err);
+        pdk_script_free(&script);
+        free(vjson);
+        free(wjson);
+        return 2;
+    }
     double duration = cfg->duration_s;
     if (duration <= 0)
         duration = script.n_steps ? script.steps[script.n_steps - 1].t_s + 5.0 : 10.0;

@@ -1,7 +1,8 @@
 /* Requests that drive a live session's vehicles, each queued as an input
  * (input_kind.h) and answered once it applies: spawn and remove, DBW
- * commands, tyre commands, DBW kit messages; and the control leases that
- * decide who may send them. */
+ * commands, tyre commands, DBW kit messages; the control leases that
+ * decide who may send them; and the check of a drive script's step against
+ * a vehicle's limits, which changes nothing. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "script.h"
 #include "server_request.h"
 
 /* Answers an input's queueing (err, what pdk_session_queue_* returned):
@@ -195,6 +197,70 @@ static void pdk_server_handle_dbw_message(const pdk_request *rq)
     queue_input(rq->out, c, f->request_id, slot, &in, "DBW message");
 }
 
+/* ScriptStepCheck: whether the session's vehicle, or one of a preset as a
+ * spawn would make it, takes a script's step (pdk_script_step_check, the
+ * check `paddockd run` makes of its script). Ok or an Error naming the
+ * step and the limit; nothing changes and nothing is recorded. */
+static void pdk_server_handle_script_step_check(const pdk_request *rq)
+{
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
+    const Paddock__V1__ScriptStepCheck *m = f->script_step_check;
+    pdk_server_slot *slot =
+        pdk_server_need_live_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
+    if (!slot)
+        return;
+    char err[PDK_PARAMS_ERR_LEN];
+    if (m->command == NULL) {
+        snprintf(err, sizeof(err), "step %" PRIu32 " (t=%.3f s): no command to check", m->step,
+                 m->t_s);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT, err);
+        return;
+    }
+    pdk_gear gear;
+    if (m->command->gear != PADDOCK__V1__GEAR__GEAR_NONE &&
+        pdk_wire_gear_from_pb(m->command->gear, &gear) != PDK_OK) {
+        snprintf(err, sizeof(err),
+                 "step %" PRIu32
+                 " (t=%.3f s): gear %d is not a DBW2 gear (1 P, 2 R, 3 N, 4 D, 5 L)",
+                 m->step, m->t_s, (int)m->command->gear);
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, err);
+        return;
+    }
+    pdk_script_step step = {.t_s = m->t_s};
+    pdk_wire_dbw_from_pb(m->command, &step.cmd);
+    const pdk_world *w = pdk_session_world(slot->session);
+    pdk_error e;
+    if (m->vehicle_id != 0) {
+        const pdk_vehicle_def *def = pdk_world_vehicle_def(w, m->vehicle_id);
+        if (def == NULL) {
+            snprintf(err, sizeof(err), "vehicle %" PRIu32 " is not in session %" PRIu64,
+                     m->vehicle_id, m->session_id);
+            pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_STALE_ID, err);
+            return;
+        }
+        char name[32];
+        snprintf(name, sizeof(name), "vehicle %" PRIu32, m->vehicle_id);
+        e = pdk_script_step_check(&step, m->step, def, name, err, sizeof(err));
+    } else {
+        if (!pdk_server_text_ok(rq->out, c->conn, f->request_id, "preset", m->preset,
+                                PDK_SERVER_MAX_NAME_BYTES) ||
+            !pdk_server_text_ok(rq->out, c->conn, f->request_id, "overrides", m->overrides,
+                                PDK_SERVER_MAX_TEXT_BYTES))
+            return;
+        pdk_vehicle_def def;
+        e = pdk_params_vehicle_load(rq->cfg->presets_dir, m->preset, m->overrides, &def, NULL, err,
+                                    sizeof(err));
+        if (e == PDK_OK)
+            e = pdk_script_step_check(&step, m->step, &def, m->preset, err, sizeof(err));
+    }
+    if (e != PDK_OK) {
+        pdk_server_send_error(rq->out, c->conn, f->request_id, e, err);
+        return;
+    }
+    pdk_server_send_ok(rq->out, c->conn, f->request_id, pdk_world_tick(w));
+}
+
 /* ControlLease: take or release one source's lease on one vehicle. */
 static void pdk_server_handle_control_lease(const pdk_request *rq)
 {
@@ -250,5 +316,8 @@ const pdk_server_request pdk_server_vehicle_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_CONTROL_LEASE,
      .handle = pdk_server_handle_control_lease,
      .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_SCRIPT_STEP_CHECK,
+     .handle = pdk_server_handle_script_step_check,
+     .changes = false},
     {0},
 };

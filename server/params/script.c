@@ -405,3 +405,80 @@ double pdk_script_deg_to_rad(double deg)
 {
     return deg * (PI / 180.0);
 }
+
+/* The sentence for the first field of cmd that def refuses (why is the
+ * vehicle's own reason, pdk_vehicle_def_command_problem): the field's value
+ * and the vehicle's limit under its preset key, so that a user can see at
+ * once which of the two to change. */
+static void refusal(const pdk_dbw_cmd *cmd, const pdk_vehicle_def *def, const char *vehicle,
+                    const char *why, char *out, size_t out_len)
+{
+    static const uint32_t order[] = {PDK_DBW_THROTTLE, PDK_DBW_BRAKE, PDK_DBW_STEER, PDK_DBW_GEAR,
+                                     PDK_DBW_GEAR_NUMBER};
+    uint32_t field = 0u;
+    for (size_t k = 0; k < N_ELEMS(order) && field == 0u; k++) {
+        pdk_dbw_cmd one = *cmd;
+        one.fields = cmd->fields & order[k];
+        if (one.fields != 0u && pdk_vehicle_def_command_problem(def, &one) != NULL) {
+            field = order[k];
+        }
+    }
+    switch (field) {
+    case PDK_DBW_THROTTLE:
+        snprintf(out, out_len, "throttle_pct %g is outside 0..100", cmd->throttle_pct);
+        break;
+    case PDK_DBW_BRAKE:
+        if (cmd->brake_bar > def->brake.max_line_bar) {
+            snprintf(out, out_len, "brake_bar %g is above %s's brakes.maxLineBar %g",
+                     cmd->brake_bar, vehicle, def->brake.max_line_bar);
+        } else {
+            snprintf(out, out_len, "brake_bar %g is outside 0..%s's brakes.maxLineBar %g",
+                     cmd->brake_bar, vehicle, def->brake.max_line_bar);
+        }
+        break;
+    case PDK_DBW_STEER:
+        snprintf(out, out_len, "steer_wheel_deg %g is beyond %s's steering.lockDeg %g either way",
+                 cmd->steer_wheel_deg, vehicle, def->steering.lock_deg);
+        break;
+    case PDK_DBW_GEAR_NUMBER:
+        snprintf(out, out_len, "gear_number %d: %s (%s)", (int)cmd->gear_number, why, vehicle);
+        break;
+    default: /* the gear, whose bound is the same for every vehicle */
+        snprintf(out, out_len, "%s (%s)", why, vehicle);
+        break;
+    }
+}
+
+pdk_error pdk_script_step_check(const pdk_script_step *step, size_t index,
+                                const pdk_vehicle_def *def, const char *vehicle, char *err,
+                                size_t err_len)
+{
+    if (step == NULL || def == NULL || vehicle == NULL) {
+        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
+                               "script step check: step, vehicle definition or name is NULL");
+    }
+    const char *why = pdk_vehicle_def_command_problem(def, &step->cmd);
+    if (why == NULL) {
+        return PDK_OK;
+    }
+    char what[256];
+    refusal(&step->cmd, def, vehicle, why, what, sizeof what);
+    return pdk_params_fail(PDK_ERR_OUT_OF_RANGE, err, err_len, "step %zu (t=%.3f s): %s", index,
+                           step->t_s, what);
+}
+
+pdk_error pdk_script_check(const pdk_script *script, const pdk_vehicle_def *def,
+                           const char *vehicle, char *err, size_t err_len)
+{
+    if (script == NULL) {
+        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
+                               "script check: script is NULL");
+    }
+    for (size_t i = 0; i < script->n_steps; i++) {
+        pdk_error rc = pdk_script_step_check(&script->steps[i], i, def, vehicle, err, err_len);
+        if (rc != PDK_OK) {
+            return rc;
+        }
+    }
+    return PDK_OK;
+}

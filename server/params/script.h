@@ -9,6 +9,7 @@
 
 #include "sim/error.h"
 #include "sim/input.h"
+#include "sim/vehicle_def.h"
 
 enum {
     PDK_SCRIPT_INIT_SPEED = 1u << 0,
@@ -42,6 +43,22 @@ typedef struct pdk_script {
 pdk_error pdk_script_load(const char *path, pdk_script *out, char *err, size_t err_len);
 pdk_error pdk_script_parse(const char *json_text, const char *origin, pdk_script *out, char *err,
                            size_t err_len);
+
+/* Whether def's vehicle (vehicle names it in the message, e.g. its preset)
+ * takes step (index, counted from 0 as in the parser's steps[N]) of a
+ * script: the one check a command gets when it is applied
+ * (pdk_vehicle_def_command_problem), made before any tick runs so that a
+ * refused step is never dropped in the middle of a run. On a refusal
+ * PDK_ERR_OUT_OF_RANGE and err names the step, its time, the field's value
+ * and the vehicle's limit under its preset key ("step 3 (t=2.000 s):
+ * brake_bar 180 is above midsize_sedan's brakes.maxLineBar 150");
+ * PDK_ERR_INVALID_ARGUMENT for NULL. pdk_script_check checks every step
+ * and names the first refused. */
+pdk_error pdk_script_step_check(const pdk_script_step *step, size_t index,
+                                const pdk_vehicle_def *def, const char *vehicle, char *err,
+                                size_t err_len);
+pdk_error pdk_script_check(const pdk_script *script, const pdk_vehicle_def *def,
+                           const char *vehicle, char *err, size_t err_len);
 
 /* Degrees to radians, the one conversion every path uses (scripts, the
  * server's VehicleSpawn.yaw_deg), so a spawn from a script lands on the same

@@ -153,6 +153,8 @@ static void parking_brake_on(pdk_fw_cmd *fc, const pdk_vehicle_def *def)
     if (pt->kind == PDK_POWERTRAIN_LUMPED) {
         fc->hold_n[PDK_RL] += 0.5 * def->brake.park_hold_force_n;
         fc->hold_n[PDK_RR] += 0.5 * def->brake.park_hold_force_n;
+        fc->brake_n[PDK_RL] += 0.5 * def->brake.park_hold_force_n;
+        fc->brake_n[PDK_RR] += 0.5 * def->brake.park_hold_force_n;
         return;
     }
     double nm = pt->kind == PDK_POWERTRAIN_GEARED ? pt->geared.handbrake_nm
@@ -542,6 +544,7 @@ static uint64_t record_layout(uint64_t h)
     h = MEMBER(h, pdk_fw_cmd, governor_fade_mps);
     h = MEMBER(h, pdk_fw_cmd, hold_n);
     h = MEMBER(h, pdk_fw_cmd, brake_nm);
+    h = MEMBER(h, pdk_fw_cmd, brake_n);
     h = MEMBER(h, pdk_fw_cmd, pedal_map);
     h = MEMBER(h, pdk_fw_cmd, gear_number);
     h = MEMBER(h, pdk_fw_cmd, park_brake);

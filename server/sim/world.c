@@ -411,27 +411,7 @@ static pdk_error check_command(const pdk_world *w, pdk_vehicle_id id, const pdk_
             "fields has bits other than PDK_DBW_THROTTLE, _BRAKE, _STEER, _GEAR and _GEAR_NUMBER";
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    const pdk_vehicle_def *def = &defs_of(w)[s];
-    if ((cmd->fields & PDK_DBW_THROTTLE) && !within(cmd->throttle_pct, 0.0, 100.0)) {
-        *why = "throttle_pct must be within 0..100";
-    } else if ((cmd->fields & PDK_DBW_BRAKE) &&
-               !within(cmd->brake_bar, 0.0, def->brake.max_line_bar)) {
-        *why = "brake_bar must be within 0..brake.max_line_bar of the vehicle";
-    } else if ((cmd->fields & PDK_DBW_STEER) &&
-               !within(cmd->steer_wheel_deg, -def->steering.lock_deg, def->steering.lock_deg)) {
-        *why = "steer_wheel_deg must be within -steering.lock_deg..+steering.lock_deg";
-    } else if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE &&
-               (cmd->gear < PDK_GEAR_PARK || cmd->gear > PDK_GEAR_LOW)) {
-        *why = "gear must be NONE (no change) or one of PARK, REVERSE, NEUTRAL, DRIVE, LOW";
-    } else if ((cmd->fields & PDK_DBW_GEAR_NUMBER) &&
-               (def->powertrain.kind != PDK_POWERTRAIN_GEARED ||
-                def->powertrain.geared.shift != PDK_SHIFT_MANUAL)) {
-        *why = "gear_number applies only to a vehicle with a manual gearbox "
-               "(transmission.shift manual)";
-    } else if ((cmd->fields & PDK_DBW_GEAR_NUMBER) &&
-               (cmd->gear_number < 1 || cmd->gear_number > def->powertrain.geared.n_gears)) {
-        *why = "gear_number must be within 1..the vehicle's forward gears (transmission.ratios)";
-    }
+    *why = pdk_vehicle_def_command_problem(&defs_of(w)[s], cmd);
     if (*why != NULL) {
         return PDK_ERR_OUT_OF_RANGE;
     }

@@ -353,8 +353,8 @@ static run_result run_passes(const char *world, const char *name, int passes, do
     pdk_world_def wdef;
     /* The demo route runs on the demo's car: tyre heat and wear off. */
     const char *overrides = strcmp(name, "demo_route") == 0 ? PDK_SCRIPT_DEMO_OVERRIDES : NULL;
-    ck_assert_msg(pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", "ref1_sedan", overrides,
-                                          &vdef, NULL, err, sizeof err) == PDK_OK,
+    ck_assert_msg(pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", "ref1_sedan", overrides, &vdef,
+                                          NULL, err, sizeof err) == PDK_OK,
                   "%s", err);
     ck_assert_msg(pdk_params_world_load(PDK_SOURCE_DIR "/presets", world, NULL, &wdef, NULL, err,
                                         sizeof err) == PDK_OK,
@@ -528,6 +528,135 @@ START_TEST(shipped_scripts_do_what_they_say)
 }
 END_TEST
 
+/* A step the vehicle would refuse is named before any tick runs
+ * (pdk_script_check): its index and time, the field's value and the
+ * vehicle's limit under its preset key, one refusal of each kind the
+ * vehicle's command check makes; a script within the limits passes, and the
+ * check's verdict is the world's (pdk_world_command_problem). */
+static const char *check_one(const pdk_vehicle_def *def, pdk_dbw_cmd cmd, double t_s,
+                             pdk_error code)
+{
+    static char err[512];
+    pdk_script_step steps[2] = {{.t_s = 0.0, .cmd = {.fields = PDK_DBW_THROTTLE}},
+                                {.t_s = t_s, .cmd = cmd}};
+    pdk_script s = {.steps = steps, .n_steps = 2};
+    err[0] = '\0';
+    pdk_error rc = pdk_script_check(&s, def, "the_car", err, sizeof err);
+    ck_assert_msg(rc == code, "expected %s, got %s: %s", pdk_error_name(code), pdk_error_name(rc),
+                  err);
+    if (rc != PDK_OK) {
+        ASSERT_HAS(err, "step 1 (t=");
+    }
+    return err;
+}
+
+START_TEST(check_names_the_step_and_the_limit)
+{
+    char err[512];
+    pdk_vehicle_def def;
+    ck_assert_msg(pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", "midsize_sedan", NULL, &def,
+                                          NULL, err, sizeof err) == PDK_OK,
+                  "%s", err);
+    const double max_bar = def.brake.max_line_bar, lock = def.steering.lock_deg;
+    char want[256];
+
+    /* Within every limit: at the limits themselves. */
+    check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_BRAKE, .brake_bar = max_bar}, 1.0, PDK_OK);
+    check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_STEER, .steer_wheel_deg = -lock}, 1.0, PDK_OK);
+    check_one(&def,
+              (pdk_dbw_cmd){.fields = PDK_DBW_THROTTLE | PDK_DBW_GEAR,
+                            .throttle_pct = 100.0,
+                            .gear = PDK_GEAR_LOW},
+              1.0, PDK_OK);
+
+    /* Brake above the line's limit, the case. */
+    const char *m = check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_BRAKE, .brake_bar = 180.0}, 2.0,
+                              PDK_ERR_OUT_OF_RANGE);
+    snprintf(want, sizeof want,
+             "step 1 (t=2.000 s): brake_bar 180 is above the_car's brakes.maxLineBar %g", max_bar);
+    ck_assert_str_eq(m, want);
+    /* Below zero (a script file's parser refuses it first). */
+    m = check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_BRAKE, .brake_bar = -1.0}, 2.0,
+                  PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "brake_bar -1 is outside 0..the_car's brakes.maxLineBar");
+    /* Steering beyond the lock, either way. */
+    m = check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_STEER, .steer_wheel_deg = lock + 1.0}, 3.5,
+                  PDK_ERR_OUT_OF_RANGE);
+    snprintf(want, sizeof want,
+             "step 1 (t=3.500 s): steer_wheel_deg %g is beyond the_car's steering.lockDeg %g "
+             "either way",
+             lock + 1.0, lock);
+    ck_assert_str_eq(m, want);
+    m = check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_STEER, .steer_wheel_deg = -lock - 1.0}, 3.5,
+                  PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "is beyond the_car's steering.lockDeg");
+    /* Throttle out of 0..100 (the parser's bound too). */
+    m = check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_THROTTLE, .throttle_pct = 101.0}, 1.0,
+                  PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "throttle_pct 101 is outside 0..100");
+    /* A gear no lever has. */
+    m = check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_GEAR, .gear = (pdk_gear)9}, 1.0,
+                  PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "gear must be NONE (no change) or one of PARK");
+    ASSERT_HAS(m, "(the_car)");
+    /* A forward gear number: not on an automatic, nor beyond a manual's
+     * gears. */
+    m = check_one(&def, (pdk_dbw_cmd){.fields = PDK_DBW_GEAR_NUMBER, .gear_number = 2}, 1.0,
+                  PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "gear_number 2: gear_number applies only to a vehicle with a manual gearbox");
+    pdk_vehicle_def manual = def;
+    manual.powertrain.geared.shift = PDK_SHIFT_MANUAL;
+    check_one(&manual, (pdk_dbw_cmd){.fields = PDK_DBW_GEAR_NUMBER, .gear_number = 2}, 1.0, PDK_OK);
+    m = check_one(&manual,
+                  (pdk_dbw_cmd){.fields = PDK_DBW_GEAR_NUMBER,
+                                .gear_number = manual.powertrain.geared.n_gears + 1},
+                  1.0, PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(m, "must be within 1..the vehicle's forward gears");
+    /* The first refused step is named, and the first refused field of it. */
+    pdk_script_step steps[3] = {
+        {.t_s = 0.0, .cmd = {.fields = PDK_DBW_BRAKE, .brake_bar = 10.0}},
+        {.t_s = 1.0,
+         .cmd = {.fields = PDK_DBW_BRAKE | PDK_DBW_STEER,
+                 .brake_bar = 10.0,
+                 .steer_wheel_deg = 2.0 * lock}},
+        {.t_s = 2.0, .cmd = {.fields = PDK_DBW_BRAKE, .brake_bar = 2.0 * max_bar}}};
+    pdk_script s = {.steps = steps, .n_steps = 3};
+    ck_assert_int_eq(pdk_script_check(&s, &def, "the_car", err, sizeof err), PDK_ERR_OUT_OF_RANGE);
+    ASSERT_HAS(err, "step 1 (t=1.000 s): steer_wheel_deg");
+    /* A field the step does not name is not looked at. */
+    steps[1].cmd.fields = PDK_DBW_BRAKE;
+    steps[2].cmd.fields = PDK_DBW_STEER;
+    steps[2].cmd.steer_wheel_deg = 0.0;
+    ck_assert_int_eq(pdk_script_check(&s, &def, "the_car", err, sizeof err), PDK_OK);
+    /* NULL arguments. */
+    ck_assert_int_eq(pdk_script_check(NULL, &def, "the_car", err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_script_check(&s, NULL, "the_car", err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_script_step_check(&steps[0], 0, &def, NULL, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ASSERT_HAS(err, "is NULL");
+
+    /* The world refuses exactly what the check refuses. */
+    pdk_world_def wdef = pdk_world_def_default();
+    size_t bytes = pdk_world_mem_size(&wdef);
+    void *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(mem);
+    pdk_world *w = NULL;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, &wdef, &w), PDK_OK);
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    pdk_vehicle_id id = 0;
+    ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_PARK, &id), PDK_OK);
+    const double bars[] = {0.0, max_bar, max_bar + 0.5, -0.5};
+    for (size_t i = 0; i < sizeof bars / sizeof bars[0]; i++) {
+        pdk_script_step one = {.t_s = 0.0, .cmd = {.fields = PDK_DBW_BRAKE, .brake_bar = bars[i]}};
+        bool refused = pdk_script_step_check(&one, 0, &def, "the_car", err, sizeof err) != PDK_OK;
+        ck_assert_int_eq(refused, pdk_world_command_problem(w, id, &one.cmd) != NULL);
+    }
+    free(mem);
+}
+END_TEST
+
 static Suite *script_suite(void)
 {
     Suite *s = suite_create("script");
@@ -538,6 +667,7 @@ static Suite *script_suite(void)
     tcase_add_test(tc, load_reads_files);
     tcase_add_test(tc, shipped_scripts_load);
     tcase_add_test(tc, shipped_scripts_do_what_they_say);
+    tcase_add_test(tc, check_names_the_step_and_the_limit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1160,8 +1160,12 @@ static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, doub
  * deliberately (a recording of an earlier build then verifies as another
  * build's). A midsize sedan on flat ground, 600 ticks: steering and throttle
  * commands every second tick, the system enabled at tick 4, a brake command at
- * 400. Recorded 2026-11-30 with the two-chain hash (ADR 0014). */
-#define GOLDEN_HASH_KIT UINT64_C(0x526094F807D97459)
+ * 400. Recorded 2026-11-30 with the two-chain hash (ADR 0014); recorded
+ * again when the pitch links took the anti-dive share of the force the
+ * brakes hold and the anti-squat share of the rest, instead of choosing one
+ * by the sign of the contact's speed (the coast from tick 300 and the stop
+ * from tick 400 load the links differently; issue 25). */
+#define GOLDEN_HASH_KIT UINT64_C(0x190D9BFBB2BC2CAB)
 
 START_TEST(kit_golden_hash)
 {

@@ -239,6 +239,8 @@ typedef struct pdk_fw_cmd {
     double hold_n[PDK_WHEELS]; /* brake + parking pawl capacity per wheel, as a force at the
                                 * contact (the step takes it times the rolling radius) */
     double brake_nm[PDK_WHEELS]; /* a powertrain's brakes, as torques (hold_n 0 then) */
+    double brake_n[PDK_WHEELS];  /* the brakes' part of hold_n (the rest is the pawl's): the
+                                  * share whose reaction the pitch links take as braking */
     double pedal_map;            /* a powertrain's: the engine's map of the pedal */
     int32_t gear_number;         /* a manual gearbox's gear in D, 1..n (0: none named yet) */
     int32_t park_brake;          /* 1: the DBW kit holds the parking brake on (world.c) */

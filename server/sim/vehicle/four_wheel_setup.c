@@ -375,6 +375,7 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
     cmd->hold_n[PDK_RR] = 0.5 * dm.hold_rear_n;
     for (int i = 0; i < PDK_WHEELS; i++) {
         cmd->brake_nm[i] = 0.0;
+        cmd->brake_n[i] = 0.5 * (i < PDK_RL ? dm.brake_front_n : dm.brake_rear_n);
     }
     cmd->pedal_map = 0.0;
     const pdk_powertrain_def *pt = &def->powertrain;
@@ -391,6 +392,7 @@ void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle
         cmd->governor_fade_mps = 0.0;
         for (int i = 0; i < PDK_WHEELS; i++) {
             cmd->hold_n[i] = 0.0;
+            cmd->brake_n[i] = 0.0;
             cmd->brake_nm[i] =
                 (i < PDK_RL ? pt->brake_front_nm_per_bar : pt->brake_rear_nm_per_bar) * p_out;
         }

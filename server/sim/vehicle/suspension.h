@@ -12,9 +12,9 @@
  * stop, or touching down) takes that part at the end travel. The link loads
  * of the roll centres (Milliken and Milliken, Race Car Vehicle Dynamics, ch.
  * 17 and 18) and of the anti-dive, anti-squat and anti-lift geometry (ibid.
- * ch. 17; Gillespie, Fundamentals of Vehicle Dynamics, ch. 9) load the tyre
- * without moving the spring. At the end of the travel, and where a wheel
- * runs into a face's side, a hard contact holds the wheel or the body
+ * ch. 17 and 18; Gillespie, Fundamentals of Vehicle Dynamics, ch. 7) load
+ * the tyre without moving the spring. At the end of the travel, and where a
+ * wheel runs into a face's side, a hard contact holds the wheel or the body
  * (PDK_FW_HARD_DAMPING; docs/vehicle-model.md, "Faces and the end of the
  * travel").
  *
@@ -477,11 +477,20 @@ VEC void strut_forces(PHASE_ARGS)
         }
         link_rc = sel(per_wheel, -side * fy_prev * hrc * load4(cr->two_per_track), link_rc);
     }
-    /* Pitch links: anti-brake when the force opposes the rolling, else
-     * anti-drive; static plus curve. */
+    /* Pitch links (Milliken and Milliken, ch. 18; Gillespie, ch. 7): the
+     * anti-dive percentage applies to the share of the contact's force whose
+     * torque the brake reacts through the upright (the caliper), the
+     * anti-squat to the rest, whose torque the driveline reacts (the hub
+     * for independent suspension, the axle housing for a solid axle: a
+     * drive or engine-braking torque, the park pawl). The brakes take the
+     * force up to their capacity B / R and the driveline what is beyond:
+     * F_b = clamp(F_x, -B/R, B/R), linear in F_x and continuous through
+     * zero speed, where a rolling direction would flip the choice on the
+     * contact's speed noise. Static plus curve. */
     const v4 fx_prev = load4(st->prev_fx_n);
-    const v4 u0 = q->u0;
-    const m4 braking = (lt4(fx_prev, zero) & ge4(u0, zero)) | (gt4(fx_prev, zero) & lt4(u0, zero));
+    const v4 fb_max =
+        vh->pt != NULL ? load4(vh->cmd->brake_nm) * sv->inv_radius : load4(vh->cmd->brake_n);
+    const v4 fx_brake = sel(gt4(fx_prev, fb_max), fb_max, max4(fx_prev, -fb_max));
     v4 anti_b = load4(cr->anti_brake);
     v4 anti_d = load4(cr->anti_drive);
     if ((cr->anti_brake_curve | cr->anti_drive_curve) != 0u) {
@@ -495,8 +504,8 @@ VEC void strut_forces(PHASE_ARGS)
             }
         }
     }
-    const v4 anti = sel(braking, anti_b, anti_d);
-    const v4 link_pitch = anti * fx_prev * load4(cr->pitch_arm);
+    const v4 link_pitch =
+        (anti_b * fx_brake + anti_d * (fx_prev - fx_brake)) * load4(cr->pitch_arm);
     const v4 link = link_rc + link_pitch;
     const v4 fz0 = n2 * s0 + link;
     /* The ground never pulls: a strut or tyre load that would be negative

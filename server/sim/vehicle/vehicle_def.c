@@ -150,9 +150,45 @@ pdk_demand pdk_vehicle_def_demand(const pdk_vehicle_def *def, double throttle_pc
     double brake_front = def->brake.front_fraction;
     double drive_front = def->drive.front_fraction;
     double park_n = gear == PDK_GEAR_PARK ? def->brake.park_hold_force_n : 0.0;
-    d.hold_front_n = brake_n * brake_front + park_n * drive_front;
-    d.hold_rear_n = brake_n * (1.0 - brake_front) + park_n * (1.0 - drive_front);
+    d.brake_front_n = brake_n * brake_front;
+    d.brake_rear_n = brake_n * (1.0 - brake_front);
+    d.hold_front_n = d.brake_front_n + park_n * drive_front;
+    d.hold_rear_n = d.brake_rear_n + park_n * (1.0 - drive_front);
     return d;
+}
+
+static int within(double v, double lo, double hi)
+{
+    return isfinite(v) && v >= lo && v <= hi;
+}
+
+const char *pdk_vehicle_def_command_problem(const pdk_vehicle_def *def, const pdk_dbw_cmd *cmd)
+{
+    if ((cmd->fields & PDK_DBW_THROTTLE) && !within(cmd->throttle_pct, 0.0, 100.0)) {
+        return "throttle_pct must be within 0..100";
+    }
+    if ((cmd->fields & PDK_DBW_BRAKE) && !within(cmd->brake_bar, 0.0, def->brake.max_line_bar)) {
+        return "brake_bar must be within 0..brake.max_line_bar of the vehicle";
+    }
+    if ((cmd->fields & PDK_DBW_STEER) &&
+        !within(cmd->steer_wheel_deg, -def->steering.lock_deg, def->steering.lock_deg)) {
+        return "steer_wheel_deg must be within -steering.lock_deg..+steering.lock_deg";
+    }
+    if ((cmd->fields & PDK_DBW_GEAR) && cmd->gear != PDK_GEAR_NONE &&
+        (cmd->gear < PDK_GEAR_PARK || cmd->gear > PDK_GEAR_LOW)) {
+        return "gear must be NONE (no change) or one of PARK, REVERSE, NEUTRAL, DRIVE, LOW";
+    }
+    if ((cmd->fields & PDK_DBW_GEAR_NUMBER) &&
+        (def->powertrain.kind != PDK_POWERTRAIN_GEARED ||
+         def->powertrain.geared.shift != PDK_SHIFT_MANUAL)) {
+        return "gear_number applies only to a vehicle with a manual gearbox "
+               "(transmission.shift manual)";
+    }
+    if ((cmd->fields & PDK_DBW_GEAR_NUMBER) &&
+        (cmd->gear_number < 1 || cmd->gear_number > def->powertrain.geared.n_gears)) {
+        return "gear_number must be within 1..the vehicle's forward gears (transmission.ratios)";
+    }
+    return NULL;
 }
 
 double pdk_curve_eval(const pdk_curve *c, double travel_m)

@@ -322,6 +322,8 @@ typedef struct pdk_demand {
     double governor_fade_mps;
     double hold_front_n;
     double hold_rear_n;
+    double brake_front_n; /* the brakes' part of each hold (the rest is the pawl's) */
+    double brake_rear_n;
 } pdk_demand;
 
 /* The demand of throttle_pct, brake_bar and gear (PARK..LOW) on def: D and L
@@ -330,6 +332,16 @@ typedef struct pdk_demand {
  * transmission, holds the driven axles in the drive split. */
 pdk_demand pdk_vehicle_def_demand(const pdk_vehicle_def *def, double throttle_pct,
                                   double brake_bar, pdk_gear gear, double governor_band_mps);
+
+/* Why def's vehicle refuses the fields cmd names (the others are not
+ * looked at): a static sentence naming the field and its bound (e.g.
+ * "brake_bar must be within 0..brake.max_line_bar of the vehicle"), or NULL
+ * when it takes them. Throttle 0..100 %, brake 0..brake.max_line_bar,
+ * steering within +-steering.lock_deg, gear PARK..LOW or NONE, gear_number
+ * only on a manual gearbox and within its forward gears. The one check
+ * pdk_world_command applies and a drive script's check (script.h) reuses;
+ * the fields' bits are not checked here. */
+const char *pdk_vehicle_def_command_problem(const pdk_vehicle_def *def, const pdk_dbw_cmd *cmd);
 
 /* A curve's value at travel_m: linear between points, held beyond the ends,
  * 0 for an absent curve (n_points 0). */

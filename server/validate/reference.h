@@ -1,0 +1,236 @@
+/* The validation's analytic references: what the textbooks say a vehicle
+ * definition should do, computed from the definition alone, each formula
+ * with its published source. The understeer gradient of the linear
+ * single-track (bicycle) model and of a four-wheel car with its lateral load
+ * transfer, camber, toe and roll steer; the static stability factor; the
+ * friction the tyre law itself has on a surface and the stopping distance it
+ * allows; the ISO 3888-1 double-lane-change course and whether a car's path
+ * stays inside it. The tyre's forces come from sim's own law
+ * (sim/tyre_probe.h), never a copy of it. Pure functions: no I/O, nothing
+ * allocated. Angles in rad unless the name says deg; ISO 8855 axes (x
+ * forward, y left, z up; a left turn is positive). */
+#ifndef PDK_VALIDATE_REFERENCE_H
+#define PDK_VALIDATE_REFERENCE_H
+
+#include <stddef.h>
+
+#include "sim/error.h"
+#include "sim/vehicle_def.h"
+
+/* The world a reference is taken in: g and the world's friction scale
+ * (pdk_world_def's gravity_mps2 and surface_friction). */
+typedef struct pdk_ref_world {
+    double gravity_mps2;
+    double surface_friction;
+} pdk_ref_world;
+
+/* 9.81 m/s^2 and friction 1, pdk_world_def_default's. */
+pdk_ref_world pdk_ref_world_default(void);
+
+/* ---- Understeer gradient ------------------------------------------------ */
+
+/* An axle's cornering stiffness, both tyres together, dFy/dalpha at zero
+ * slip and camber (N/rad), from the tyre law at a load per tyre of fz_n on
+ * dry tarmac: the law's own slope (sim/tyre_probe.h). A single-track
+ * definition's is its cornering_stiffness_n_per_rad, whatever the load.
+ * Errors: PDK_ERR_INVALID_ARGUMENT (NULL), PDK_ERR_OUT_OF_RANGE (axle not
+ * 0 or 1, load negative or not finite). */
+pdk_error pdk_ref_axle_cornering_n_per_rad(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                           int axle, double fz_n, double *out);
+
+/* The steady-state understeer of a car at a lateral acceleration, as the
+ * road-wheel steer it needs beyond the Ackermann angle L / R, split into
+ * its causes. Each *_rad field is that cause's share of delta - L/R at
+ * ay_mps2; each *_rad_per_mps2 field is its share of the gradient
+ * K = d(delta)/d(a_y) there (a central difference of the former). The
+ * shares add up to the total. A positive share understeers. */
+typedef struct pdk_ref_understeer {
+    double ay_mps2; /* where it was taken */
+    /* The linear single-track model, K = m/L (b/C_f - a/C_r) with each
+     * axle's stiffness at its static load (Gillespie, Fundamentals of
+     * Vehicle Dynamics, 1992, eq. 6-15; Milliken and Milliken, Race Car
+     * Vehicle Dynamics, 1995, ch. 5). */
+    double bicycle_rad, bicycle_rad_per_mps2;
+    /* The stiffness each axle loses to lateral load transfer: the law
+     * evaluated at the outer and inner loads, the axle's C their sum
+     * (Gillespie ch. 6, "Lateral load transfer"). */
+    double load_transfer_rad, load_transfer_rad_per_mps2;
+    /* Camber thrust: static camber and its change with roll (the camber
+     * curve at each wheel's travel, the body's roll on an independent
+     * axle; a solid axle stays square to the road), through the law. */
+    double camber_rad, camber_rad_per_mps2;
+    /* Static toe under load transfer: the outer wheel's toe weighs more. */
+    double toe_rad, toe_rad_per_mps2;
+    /* Roll steer: the toe curve at each wheel's travel in roll. */
+    double roll_steer_rad, roll_steer_rad_per_mps2;
+    double total_rad, total_rad_per_mps2;
+    /* The totals in the units data sheets quote: road-wheel degrees per g,
+     * and steering-wheel degrees per g (times the steering ratio). */
+    double bicycle_deg_per_g, total_deg_per_g, steering_wheel_deg_per_g;
+    /* What the shares were computed from. */
+    double c_static_n_per_rad[2]; /* each axle's stiffness at static load */
+    double c_loaded_n_per_rad[2]; /* and at ay_mps2, outer plus inner */
+    double static_load_n[2];      /* per tyre */
+    double transfer_n[2];         /* load moved from the inner to the outer tyre */
+    double roll_stiffness_nm_per_rad[2]; /* springs and bar, (k/2 + bar) t^2 */
+    double roll_rad;              /* body roll at ay_mps2, positive right side down */
+} pdk_ref_understeer;
+
+/* The understeer of def at a steady left turn of lateral acceleration
+ * ay_mps2 (0..10 m/s^2; a right turn is its mirror), on dry tarmac. The
+ * body rolls on its springs and bars, (k/2 + bar) t^2 per axle, about the
+ * ground with the roll centres taking their geometric share F_y h_rc / t
+ * of each axle's transfer, tan(phi) = m a_y (h - h_rc) / (K_phi - m g h)
+ * (Milliken and Milliken ch. 18; the four-wheel model has no unsprung mass,
+ * so the whole mass rolls; docs/vehicle-model.md, "The roll gradient").
+ * Tractive force, rolling resistance, aligning moments and compliance
+ * steer are left out; so is Ackermann. A single-track definition has the
+ * bicycle share only. Errors: PDK_ERR_INVALID_ARGUMENT (NULL),
+ * PDK_ERR_OUT_OF_RANGE (ay_mps2 outside 0..10, a world out of range, a
+ * body that the roll stiffness cannot hold up: K_phi <= m g h, or an axle
+ * whose law has no cornering stiffness). */
+pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                double ay_mps2, pdk_ref_understeer *out);
+
+/* ---- Rollover --------------------------------------------------------- */
+
+/* The static stability factor SSF = t / (2 h), t the mean of the axles'
+ * tracks and h the CG height of def as given (apply a payload first,
+ * pdk_payload_apply, for the loaded car): the lateral acceleration in g at
+ * which a rigid car lifts its inner wheels (Gillespie ch. 9, "Quasi-static
+ * rollover of a rigid vehicle"; the figure NHTSA's rollover resistance
+ * rating is built on), and the tilt-table angle at which it lifts its upper
+ * wheels, atan(SSF). Errors: PDK_ERR_INVALID_ARGUMENT (NULL),
+ * PDK_ERR_OUT_OF_RANGE (a track or CG height not above 0). */
+typedef struct pdk_ref_rollover {
+    double track_m;
+    double cg_height_m;
+    double ssf;
+    double tilt_angle_rad;
+} pdk_ref_rollover;
+
+pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out);
+
+/* ---- Friction and stopping ---------------------------------------------- */
+
+/* The friction the tyre law has in pure longitudinal slip on a hard
+ * surface: the peak of |Fx| / Fz over braking slips (a geometric scan from
+ * 0.1 % to full lock) and the locked wheel's (kappa = -1), with the
+ * surface's scales applied as the model applies them and the world's
+ * friction scale (the tyres warm: their own grip scale 1). The car's mu is
+ * every wheel at its limit, sum(mu_i Fz_i) / (m g), with each axle's load
+ * where the stop's own deceleration mu g puts it (static plus m mu g h / L
+ * moved forward), which is what ABS (peak) or four locked wheels (locked)
+ * get whatever the brake balance; the per-axle figures are at those loads. */
+typedef struct pdk_ref_friction {
+    double peak_mu[2];    /* per axle */
+    double peak_kappa[2]; /* the slip at the peak, negative (braking) */
+    double locked_mu[2];
+    double peak_mu_car;   /* as above */
+    double locked_mu_car;
+} pdk_ref_friction;
+
+/* Errors: PDK_ERR_INVALID_ARGUMENT (NULL), PDK_ERR_OUT_OF_RANGE (an
+ * unknown surface id, a deformable one, where the soil model's thrust
+ * joins the law's, or a world out of range). A single-track definition's
+ * is its axles' friction_coeff times the surface's and world's scales,
+ * peak and locked alike. */
+pdk_error pdk_ref_friction_on(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                              int surface_id, pdk_ref_friction *out);
+
+/* The stopping distance v^2 / (2 mu g) from speed_mps at a constant
+ * deceleration mu g (Gillespie ch. 3, "Braking performance"; without drag
+ * and rolling resistance, which shorten a real stop). 0 for speed 0, an
+ * infinite distance for mu 0. */
+double pdk_ref_stopping_distance_m(double speed_mps, double mu, double gravity_mps2);
+
+/* ---- ISO 3888-1 double lane change ------------------------------------- */
+
+/* The course of ISO 3888-1:2018 (Passenger cars, Test track for a severe
+ * lane-change manoeuvre, Part 1: Double lane-change), table 1, for a car
+ * of width w, as six sections along +x from x0:
+ *   1 entry lane      15 m, width 1.1 w + 0.25 m
+ *   2 transition      30 m (no cones)
+ *   3 offset lane     25 m, width w + 1 m, shifted left by 3.5 m: the
+ *                     offset is between section 1's right cone line and
+ *                     section 3's
+ *   4 transition      25 m (no cones)
+ *   5 exit lane       15 m, width 1.3 w + 0.25 m
+ *   6 exit lane       15 m, width 1.3 w + 0.25 m
+ * Sections 5 and 6 are one exit lane 30 m long, cut in two as the table
+ * does. Sections 1, 5 and 6 share their right cone line, y0 - (1.1 w +
+ * 0.25) / 2, with y0 the entry lane's centre. The car changes lanes to the left; a
+ * lane change to the right is the course mirrored about y0. */
+#define PDK_DLC_SECTIONS 6
+#define PDK_DLC_LANES 4 /* the coned sections: 1, 3, 5, 6 */
+
+typedef struct pdk_dlc_lane {
+    double x_start_m, x_end_m;  /* world x of the lane's first and last cones */
+    double y_right_m, y_left_m; /* world y of its right and left cone lines */
+} pdk_dlc_lane;
+
+typedef struct pdk_dlc_course {
+    double vehicle_width_m;
+    double x0_m, y0_m;
+    double section_length_m[PDK_DLC_SECTIONS]; /* 15, 30, 25, 25, 15, 15 */
+    double section_end_x_m[PDK_DLC_SECTIONS];  /* world x where each ends */
+    pdk_dlc_lane lane[PDK_DLC_LANES];          /* sections 1, 3, 5, 6 */
+    double offset_m;                           /* 3.5 */
+} pdk_dlc_course;
+
+/* The course for a car vehicle_width_m wide (0.5..3 m) starting at x0_m
+ * with its entry lane centred on y0_m. Errors: PDK_ERR_INVALID_ARGUMENT
+ * (NULL), PDK_ERR_OUT_OF_RANGE (width outside 0.5..3 m, x0 or y0 not
+ * finite). */
+pdk_error pdk_dlc_course_make(double vehicle_width_m, double x0_m, double y0_m,
+                              pdk_dlc_course *out);
+
+/* The centre of the lane in force at x_m: the entry lane's centre before
+ * section 2, section 3's in it, the exit lanes' after section 4, and in the
+ * transitions a blend between them (not a cone line, the path a driver
+ * aims along; driver.h draws its own smooth path through the same points). */
+double pdk_dlc_lane_centre_y_m(const pdk_dlc_course *course, double x_m);
+
+/* One sample of a car's path: its CG and heading, world frame. */
+typedef struct pdk_dlc_point {
+    double x_m, y_m, yaw_rad;
+} pdk_dlc_point;
+
+/* The first cone a car touched. */
+typedef struct pdk_dlc_check {
+    int passed;       /* 1: every body corner stayed inside every lane */
+    int point_index;  /* the first sample out of a lane, -1 when passed */
+    int lane;         /* which coned section (0..3: sections 1, 3, 5, 6), -1 */
+    int corner;       /* which body corner: 0 front left, 1 front right, 2 rear
+                       * left, 3 rear right, -1 */
+    double miss_m;    /* how far that corner was past the cone line, m (0 when passed) */
+    double least_margin_m; /* the closest any corner came to a cone line over the
+                            * whole path (negative: past it) */
+    int reached_end;  /* 1: the path's CG got past the last section's end */
+} pdk_dlc_check;
+
+/* The body's footprint: a rectangle length_m by width_m on the car's
+ * centre line, its front cg_to_front_m ahead of the CG. */
+typedef struct pdk_dlc_body {
+    double length_m;
+    double width_m;
+    double cg_to_front_m; /* 0 < it < length_m */
+} pdk_dlc_body;
+
+/* The least footprint def's wheels give: the outer edges of its tyres, the
+ * wider axle's track plus a tyre's width (tyre.soil.width_m) across, and
+ * the wheelbase plus a tyre's diameter (2 law.radius_m) along. A real body
+ * overhangs it; pass the body's own size where the preset knows it. */
+pdk_dlc_body pdk_dlc_body_of_wheels(const pdk_vehicle_def *def);
+
+/* Whether a car's path stays inside the lanes: at each sample the body's
+ * four corners must be inside the cone lines of every coned section whose
+ * x span the corner is in (a corner past a cone line has touched that
+ * line's cones). The check is of the corners at the samples: sample every
+ * tick. Errors: PDK_ERR_INVALID_ARGUMENT (NULL, or n 0),
+ * PDK_ERR_OUT_OF_RANGE (length or width not above 0, cg_to_front_m not
+ * within the length, a sample not finite). */
+pdk_error pdk_dlc_check_path(const pdk_dlc_course *course, const pdk_dlc_body *body,
+                             const pdk_dlc_point *path, size_t n, pdk_dlc_check *out);
+
+#endif

@@ -1,0 +1,668 @@
+/* The validation's analytic references and its lane-change driver
+ * (server/validate/reference.h, driver.h), held to hand computations and
+ * to the real sim: each preset loaded as paddockd loads it, spawned in a
+ * world on flat dry tarmac and driven through the ISO 3888-1 course. */
+#include <check.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "params.h"
+#include "reference.h"
+#include "sim/surface_def.h"
+#include "sim/tyre_life_def.h"
+#include "sim/tyre_probe.h"
+#include "sim/world.h"
+
+#define PRESETS PDK_SOURCE_DIR "/presets"
+#define G 9.81
+#define PI 3.14159265358979323846
+#define DEG_PER_RAD (180.0 / PI)
+
+static const char *const presets[] = {"compact_hatch", "midsize_sedan",  "sports_car",
+                                      "open_wheeler",  "kart",           "pickup4x4",
+                                      "polaris_ranger", "ref1_sedan",    "traffic_sedan"};
+#define N_PRESETS ((int)(sizeof presets / sizeof presets[0]))
+
+static void load(const char *name, pdk_vehicle_def *d)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, name, NULL, d, NULL, err, sizeof err) == PDK_OK,
+                  "%s: %s", name, err);
+}
+
+static double rel_err(double got, double want)
+{
+    return fabs(got - want) / fabs(want);
+}
+
+/* ---- the understeer gradient ------------------------------------------ */
+
+/* The bicycle gradient of the midsize sedan by hand: K = m/L (b/C_f -
+ * a/C_r) with each axle's C the law's slope at the static load, taken
+ * here as a difference quotient of the law's force at a small slip (so
+ * the reference's use of the law's own slope is checked too). */
+START_TEST(test_bicycle_by_hand)
+{
+    pdk_vehicle_def d;
+    load("midsize_sedan", &d);
+    const pdk_ref_world w = pdk_ref_world_default();
+    const double m = d.chassis.mass_kg, len = d.chassis.wheelbase_m;
+    const double a = d.chassis.cg_to_front_axle_m, b = len - a;
+    double c[2];
+    for (int i = 0; i < 2; i++) {
+        const double fz = m * G * (i == 0 ? b : a) / (2.0 * len);
+        const double ta = 1e-5;
+        pdk_tyre_probe_in in = {i, 0, PDK_SURFACE_TARMAC, 1.0, G, fz, 0.0, ta, 0.0};
+        pdk_tyre_probe_out hi, lo;
+        ck_assert_int_eq(pdk_tyre_probe(&d, &in, &hi), PDK_OK);
+        in.tan_alpha = -ta;
+        ck_assert_int_eq(pdk_tyre_probe(&d, &in, &lo), PDK_OK);
+        c[i] = 2.0 * -(hi.fy_n - lo.fy_n) / (2.0 * ta);
+        double got;
+        ck_assert_int_eq(pdk_ref_axle_cornering_n_per_rad(&d, &w, i, fz, &got), PDK_OK);
+        ck_assert_double_le(rel_err(got, c[i]), 1e-4);
+    }
+    const double k = m / len * (b / c[0] - a / c[1]);
+    pdk_ref_understeer u;
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, 0.0, &u), PDK_OK);
+    printf("midsize_sedan bicycle: C_f %.0f C_r %.0f N/rad, K %.4e rad/(m/s^2) = %.3f deg/g "
+           "(reference %.3f)\n",
+           c[0], c[1], k, k * G * DEG_PER_RAD, u.bicycle_deg_per_g);
+    ck_assert_double_le(rel_err(u.bicycle_rad_per_mps2, k), 1e-4);
+    ck_assert_double_le(rel_err(u.bicycle_deg_per_g, k * G * DEG_PER_RAD), 1e-4);
+    /* The single-track preset's is its own axle stiffnesses'. */
+    load("traffic_sedan", &d);
+    const double ks = d.chassis.mass_kg / d.chassis.wheelbase_m *
+                      ((d.chassis.wheelbase_m - d.chassis.cg_to_front_axle_m) /
+                           d.tyre_front.cornering_stiffness_n_per_rad -
+                       d.chassis.cg_to_front_axle_m / d.tyre_rear.cornering_stiffness_n_per_rad);
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, 3.0, &u), PDK_OK);
+    ck_assert_double_le(rel_err(u.bicycle_rad_per_mps2, ks), 1e-9);
+    ck_assert_double_le(rel_err(u.total_rad_per_mps2, ks), 1e-9);
+}
+END_TEST
+
+/* A definition without what separates the four-wheel car from the
+ * bicycle: no roll (stiff springs and bars), roll centres at the CG height
+ * ... not allowed (0.9 h at most), so instead a body that cannot roll far
+ * and a tyre whose stiffness is in proportion to its load (the grip law),
+ * no camber, no toe, no curves. */
+static void make_plain(pdk_vehicle_def *d)
+{
+    for (int i = 0; i < 2; i++) {
+        pdk_suspension_def *s = i == 0 ? &d->susp_front : &d->susp_rear;
+        s->static_camber_rad = 0.0;
+        s->static_toe_rad = 0.0;
+        memset(&s->kinematics, 0, sizeof s->kinematics);
+    }
+}
+
+/* With the grip law (cornering stiffness in proportion to load, so load
+ * transfer leaves the axle's sum unchanged), no camber and no toe, the
+ * four-wheel gradient is the bicycle's at every lateral acceleration. */
+START_TEST(test_four_wheel_is_bicycle_without_transfer_camber_toe)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    make_plain(&d);
+    d.tyre_front.law.law = PDK_TYRE_GRIP;
+    d.tyre_rear.law.law = PDK_TYRE_GRIP;
+    d.tyre_front.camber_stiffness_n_per_rad = 0.0;
+    d.tyre_rear.camber_stiffness_n_per_rad = 0.0;
+    const pdk_ref_world w = pdk_ref_world_default();
+    const double m = d.chassis.mass_kg, len = d.chassis.wheelbase_m;
+    const double a = d.chassis.cg_to_front_axle_m, b = len - a;
+    const double k = m / len *
+                     (b / d.tyre_front.cornering_stiffness_n_per_rad -
+                      a / d.tyre_rear.cornering_stiffness_n_per_rad);
+    for (double ay = 0.0; ay <= 6.0; ay += 2.0) {
+        pdk_ref_understeer u;
+        ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
+        ck_assert_double_le(rel_err(u.bicycle_rad_per_mps2, k), 1e-6);
+        ck_assert_double_le(rel_err(u.total_rad_per_mps2, k), 1e-6);
+        ck_assert_double_le(fabs(u.load_transfer_rad_per_mps2), 1e-9 * fabs(k));
+        ck_assert_double_eq(u.camber_rad_per_mps2, 0.0);
+        ck_assert_double_eq(u.toe_rad_per_mps2, 0.0);
+        ck_assert_double_eq(u.roll_steer_rad_per_mps2, 0.0);
+        if (ay > 0.0) {
+            ck_assert_double_gt(u.transfer_n[0], 0.0); /* the loads do move */
+        }
+    }
+}
+END_TEST
+
+/* Each cause's sign, on the midsize sedan (Magic Formula tyres: cornering
+ * stiffness rising less than in proportion to load):
+ *  - load transfer understeers, and more of the roll stiffness at the front
+ *    (a stiffer front bar) moves more of the transfer there: more
+ *    understeer;
+ *  - toe-in at the rear understeers (the loaded outer wheel steers into the
+ *    turn), at the front it oversteers;
+ *  - a toe curve that toes the rear wheel in as it rises in bump steers
+ *    the rear axle into the turn: roll understeer.
+ * The shares add up to the total. */
+START_TEST(test_contribution_signs)
+{
+    pdk_vehicle_def d;
+    load("midsize_sedan", &d);
+    const pdk_ref_world w = pdk_ref_world_default();
+    pdk_ref_understeer base, stiff;
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, 4.0, &base), PDK_OK);
+    printf("midsize_sedan at 4 m/s^2: bicycle %.3f, transfer %.3f, camber %.3f, toe %.3f, roll "
+           "steer %.3f, total %.3f deg/g (steering wheel %.1f deg/g); roll %.2f deg\n",
+           base.bicycle_deg_per_g, base.load_transfer_rad_per_mps2 * G * DEG_PER_RAD,
+           base.camber_rad_per_mps2 * G * DEG_PER_RAD, base.toe_rad_per_mps2 * G * DEG_PER_RAD,
+           base.roll_steer_rad_per_mps2 * G * DEG_PER_RAD, base.total_deg_per_g,
+           base.steering_wheel_deg_per_g, base.roll_rad * DEG_PER_RAD);
+    const double sum = base.bicycle_rad_per_mps2 + base.load_transfer_rad_per_mps2 +
+                       base.camber_rad_per_mps2 + base.toe_rad_per_mps2 +
+                       base.roll_steer_rad_per_mps2;
+    ck_assert_double_le(fabs(sum - base.total_rad_per_mps2), 1e-12);
+    ck_assert_double_gt(base.load_transfer_rad_per_mps2, 0.0);
+
+    pdk_vehicle_def s = d;
+    s.susp_front.anti_roll_npm += 20000.0;
+    ck_assert_int_eq(pdk_ref_understeer_at(&s, &w, 4.0, &stiff), PDK_OK);
+    ck_assert_double_gt(stiff.transfer_n[0], base.transfer_n[0]);
+    ck_assert_double_lt(stiff.transfer_n[1], base.transfer_n[1]);
+    ck_assert_double_gt(stiff.load_transfer_rad_per_mps2, base.load_transfer_rad_per_mps2);
+    ck_assert_double_gt(stiff.total_rad_per_mps2, base.total_rad_per_mps2);
+
+    pdk_vehicle_def t = d;
+    t.susp_front.static_toe_rad = 0.0;
+    t.susp_rear.static_toe_rad = 0.003;
+    pdk_ref_understeer toe;
+    ck_assert_int_eq(pdk_ref_understeer_at(&t, &w, 4.0, &toe), PDK_OK);
+    ck_assert_double_gt(toe.toe_rad_per_mps2, 0.0);
+    t.susp_rear.static_toe_rad = 0.0;
+    t.susp_front.static_toe_rad = 0.003;
+    ck_assert_int_eq(pdk_ref_understeer_at(&t, &w, 4.0, &toe), PDK_OK);
+    ck_assert_double_lt(toe.toe_rad_per_mps2, 0.0);
+
+    pdk_vehicle_def r = d;
+    memset(&r.susp_rear.kinematics.toe_rad, 0, sizeof r.susp_rear.kinematics.toe_rad);
+    r.susp_rear.kinematics.toe_rad.n_points = 2;
+    r.susp_rear.kinematics.toe_rad.travel_m[0] = -0.1;
+    r.susp_rear.kinematics.toe_rad.value[0] = -0.01;
+    r.susp_rear.kinematics.toe_rad.travel_m[1] = 0.1;
+    r.susp_rear.kinematics.toe_rad.value[1] = 0.01; /* toe-in in bump */
+    ck_assert_ptr_null(pdk_vehicle_def_problem(&r));
+    pdk_ref_understeer rs;
+    ck_assert_int_eq(pdk_ref_understeer_at(&r, &w, 4.0, &rs), PDK_OK);
+    ck_assert_double_gt(rs.roll_steer_rad_per_mps2, 0.0);
+}
+END_TEST
+
+/* The lateral load transfer against Milliken and Milliken's (ch. 18) by
+ * hand for the default car: roll tan(phi) = m a_y (h - h_rc) / (K_phi - m
+ * g h), front transfer (K_f phi + F_f h_rf) / t_f. */
+START_TEST(test_transfer_by_hand)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    const pdk_ref_world w = pdk_ref_world_default();
+    const double ay = 5.0;
+    const double m = d.chassis.mass_kg, len = d.chassis.wheelbase_m;
+    const double a = d.chassis.cg_to_front_axle_m, b = len - a, h = d.chassis.cg_height_m;
+    const double tf = pdk_vehicle_def_track_m(&d, 0), tr = pdk_vehicle_def_track_m(&d, 1);
+    const double kf = (0.5 * d.susp_front.spring_rate_npm + d.susp_front.anti_roll_npm) * tf * tf;
+    const double kr = (0.5 * d.susp_rear.spring_rate_npm + d.susp_rear.anti_roll_npm) * tr * tr;
+    const double hrc =
+        (b * d.susp_front.roll_center_height_m + a * d.susp_rear.roll_center_height_m) / len;
+    const double phi = atan(m * ay * (h - hrc) / (kf + kr - m * G * h));
+    const double dff = (kf * phi + m * ay * b / len * d.susp_front.roll_center_height_m) / tf;
+    const double dfr = (kr * phi + m * ay * a / len * d.susp_rear.roll_center_height_m) / tr;
+    pdk_ref_understeer u;
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
+    ck_assert_double_le(rel_err(u.roll_rad, phi), 1e-12);
+    ck_assert_double_le(rel_err(u.transfer_n[0], dff), 1e-12);
+    ck_assert_double_le(rel_err(u.transfer_n[1], dfr), 1e-12);
+    /* The whole moment is carried: the transfers balance m a_y h less the
+     * CG's swing in roll. */
+    ck_assert_double_le(rel_err(dff * tf + dfr * tr, m * ay * h + m * G * h * phi - 0.0), 2e-2);
+}
+END_TEST
+
+START_TEST(test_understeer_errors)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    const pdk_ref_world w = pdk_ref_world_default();
+    pdk_ref_understeer u;
+    double c;
+    ck_assert_int_eq(pdk_ref_understeer_at(NULL, &w, 1.0, &u), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, NULL, 1.0, &u), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, 1.0, NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, -0.1, &u), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, 10.5, &u), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, NAN, &u), PDK_ERR_OUT_OF_RANGE);
+    const pdk_ref_world bad = {0.0, 1.0};
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &bad, 1.0, &u), PDK_ERR_OUT_OF_RANGE);
+    /* A body its springs cannot hold up in roll. */
+    pdk_vehicle_def soft = d;
+    soft.susp_front.spring_rate_npm = 100.0;
+    soft.susp_rear.spring_rate_npm = 100.0;
+    soft.susp_front.anti_roll_npm = 0.0;
+    soft.susp_rear.anti_roll_npm = 0.0;
+    ck_assert_int_eq(pdk_ref_understeer_at(&soft, &w, 1.0, &u), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_ref_axle_cornering_n_per_rad(NULL, &w, 0, 4000.0, &c),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_ref_axle_cornering_n_per_rad(&d, &w, 2, 4000.0, &c),
+                     PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_ref_axle_cornering_n_per_rad(&d, &w, 0, -1.0, &c), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_ref_axle_cornering_n_per_rad(&d, &bad, 0, 1.0, &c), PDK_ERR_OUT_OF_RANGE);
+}
+END_TEST
+
+/* ---- rollover, friction, stopping ---------------------------------------- */
+
+/* SSF by hand: the default car's 1.55 m track and 0.55 m CG give 1.409
+ * and a tilt-table angle of 54.6 deg; an axle's own track enters the mean. */
+START_TEST(test_ssf_by_hand)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    d.chassis.track_width_m = 1.55;
+    d.chassis.cg_height_m = 0.55;
+    d.susp_front.track_width_m = 0.0;
+    d.susp_rear.track_width_m = 0.0;
+    pdk_ref_rollover r;
+    ck_assert_int_eq(pdk_ref_rollover_of(&d, &r), PDK_OK);
+    ck_assert_double_eq_tol(r.ssf, 1.55 / 1.10, 1e-12);
+    ck_assert_double_eq_tol(r.tilt_angle_rad * DEG_PER_RAD, 54.637, 1e-3);
+    d.susp_rear.track_width_m = 1.65;
+    ck_assert_int_eq(pdk_ref_rollover_of(&d, &r), PDK_OK);
+    ck_assert_double_eq_tol(r.track_m, 1.60, 1e-12);
+    ck_assert_double_eq_tol(r.ssf, 1.60 / 1.10, 1e-12);
+    ck_assert_int_eq(pdk_ref_rollover_of(NULL, &r), PDK_ERR_INVALID_ARGUMENT);
+    d.chassis.cg_height_m = 0.0;
+    ck_assert_int_eq(pdk_ref_rollover_of(&d, &r), PDK_ERR_OUT_OF_RANGE);
+}
+END_TEST
+
+/* The grip law's friction is its mu: the peak is mu_x times the surface's
+ * peak ratio, the locked wheel slide_grip of it (times the surface's
+ * sliding ratio), with no load sensitivity; v^2/(2 mu g) follows. */
+START_TEST(test_friction_grip_law)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    ck_assert_int_eq(d.tyre_front.law.law, PDK_TYRE_GRIP);
+    ck_assert_int_eq(d.tyre_rear.law.law, PDK_TYRE_GRIP);
+    d.tyre_front.law.load_sensitivity = 0.0;
+    d.tyre_rear.law.load_sensitivity = 0.0;
+    d.tyre_front.friction_coeff = 1.0;
+    d.tyre_rear.friction_coeff = 1.0;
+    const pdk_ref_world w = pdk_ref_world_default();
+    pdk_ref_friction f;
+    ck_assert_int_eq(pdk_ref_friction_on(&d, &w, PDK_SURFACE_TARMAC, &f), PDK_OK);
+    printf("grip law on tarmac: peak %.4f at kappa %.3f, locked %.4f\n", f.peak_mu_car,
+           f.peak_kappa[0], f.locked_mu_car);
+    ck_assert_double_eq_tol(f.peak_mu_car, 1.0, 1e-3);
+    ck_assert_double_eq_tol(f.locked_mu_car, d.tyre_front.law.slide_grip, 1e-3);
+    ck_assert_double_lt(f.peak_kappa[0], 0.0);
+    const pdk_surface *wet = pdk_surface_get(PDK_SURFACE_TARMAC_WET);
+    const pdk_surface *dry = pdk_surface_get(PDK_SURFACE_TARMAC);
+    ck_assert_int_eq(pdk_ref_friction_on(&d, &w, PDK_SURFACE_TARMAC_WET, &f), PDK_OK);
+    ck_assert_double_eq_tol(f.peak_mu_car, wet->mu_peak / dry->mu_peak, 1e-3);
+    const pdk_ref_world half = {G, 0.5};
+    ck_assert_int_eq(pdk_ref_friction_on(&d, &half, PDK_SURFACE_TARMAC, &f), PDK_OK);
+    ck_assert_double_eq_tol(f.peak_mu_car, 0.5, 1e-3);
+    /* 100 km/h at mu 1: 39.3 m. */
+    ck_assert_double_eq_tol(pdk_ref_stopping_distance_m(100.0 / 3.6, 1.0, G), 39.327, 1e-3);
+    ck_assert_double_eq(pdk_ref_stopping_distance_m(0.0, 0.0, G), 0.0);
+    ck_assert(isinf(pdk_ref_stopping_distance_m(10.0, 0.0, G)));
+    ck_assert_int_eq(pdk_ref_friction_on(NULL, &w, 0, &f), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_ref_friction_on(&d, &w, PDK_SURFACE_COUNT, &f), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_ref_friction_on(&d, &w, PDK_SURFACE_MUD, &f), PDK_ERR_OUT_OF_RANGE);
+}
+END_TEST
+
+/* Every preset has a finite reference on every hard surface, the peak at
+ * least the locked wheel's and the reference's per-axle figure the law's
+ * at the load it names (a direct probe at that load). */
+START_TEST(test_friction_presets)
+{
+    const pdk_ref_world w = pdk_ref_world_default();
+    for (int p = 0; p < N_PRESETS; p++) {
+        pdk_vehicle_def d;
+        load(presets[p], &d);
+        for (int s = 0; s < PDK_SURFACE_COUNT; s++) {
+            pdk_ref_friction f;
+            const pdk_error e = pdk_ref_friction_on(&d, &w, s, &f);
+            if (pdk_surface_get(s)->deformable) {
+                ck_assert_int_eq(e, PDK_ERR_OUT_OF_RANGE);
+                continue;
+            }
+            ck_assert_int_eq(e, PDK_OK);
+            ck_assert(isfinite(f.peak_mu_car) && f.peak_mu_car > 0.0);
+            ck_assert_double_ge(f.peak_mu_car, f.locked_mu_car - 1e-12);
+            if (s == PDK_SURFACE_TARMAC || s == PDK_SURFACE_ICE) {
+                printf("%-15s %-9s peak mu %.3f (front %.3f at kappa %.3f), locked %.3f: "
+                       "100 km/h stops in %.1f m (ABS) / %.1f m (locked)\n",
+                       presets[p], pdk_surface_get(s)->name, f.peak_mu_car, f.peak_mu[0],
+                       f.peak_kappa[0], f.locked_mu_car,
+                       pdk_ref_stopping_distance_m(100.0 / 3.6, f.peak_mu_car, G),
+                       pdk_ref_stopping_distance_m(100.0 / 3.6, f.locked_mu_car, G));
+            }
+        }
+    }
+}
+END_TEST
+
+/* ---- the course ------------------------------------------------------- */
+
+/* ISO 3888-1:2018 table 1 for a car 1.8 m wide from x 0, y 0: lane 1 is
+ * 2.23 m wide (1.1 w + 0.25) over x 0..15; lane 3 2.8 m (w + 1) over x
+ * 45..70, its right line 3.5 m left of lane 1's; lanes 5 and 6 2.59 m (1.3 w
+ * + 0.25) over x 95..110 and 110..125, on lane 1's right line. */
+START_TEST(test_course_table)
+{
+    pdk_dlc_course c;
+    ck_assert_int_eq(pdk_dlc_course_make(1.8, 0.0, 0.0, &c), PDK_OK);
+    const double x_start[4] = {0.0, 45.0, 95.0, 110.0};
+    const double x_end[4] = {15.0, 70.0, 110.0, 125.0};
+    const double right[4] = {-1.115, -1.115 + 3.5, -1.115, -1.115};
+    const double width[4] = {2.23, 2.8, 2.59, 2.59};
+    for (int l = 0; l < PDK_DLC_LANES; l++) {
+        ck_assert_double_eq_tol(c.lane[l].x_start_m, x_start[l], 1e-12);
+        ck_assert_double_eq_tol(c.lane[l].x_end_m, x_end[l], 1e-12);
+        ck_assert_double_eq_tol(c.lane[l].y_right_m, right[l], 1e-12);
+        ck_assert_double_eq_tol(c.lane[l].y_left_m - c.lane[l].y_right_m, width[l], 1e-12);
+    }
+    ck_assert_double_eq_tol(c.section_end_x_m[PDK_DLC_SECTIONS - 1], 125.0, 1e-12);
+    ck_assert_double_eq_tol(pdk_dlc_lane_centre_y_m(&c, 5.0), 0.0, 1e-12);
+    ck_assert_double_eq_tol(pdk_dlc_lane_centre_y_m(&c, 60.0), -1.115 + 3.5 + 1.4, 1e-12);
+    ck_assert_double_eq_tol(pdk_dlc_lane_centre_y_m(&c, 30.0), 0.5 * (-1.115 + 3.5 + 1.4), 1e-12);
+    ck_assert_double_eq_tol(pdk_dlc_lane_centre_y_m(&c, 120.0), -1.115 + 1.295, 1e-12);
+    /* Moved: the same course about (100, -20). */
+    pdk_dlc_course m;
+    ck_assert_int_eq(pdk_dlc_course_make(1.8, 100.0, -20.0, &m), PDK_OK);
+    ck_assert_double_eq_tol(m.lane[1].y_right_m, c.lane[1].y_right_m - 20.0, 1e-12);
+    ck_assert_double_eq_tol(m.lane[1].x_start_m, 145.0, 1e-12);
+    ck_assert_int_eq(pdk_dlc_course_make(1.8, 0.0, 0.0, NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_dlc_course_make(0.4, 0.0, 0.0, &c), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_dlc_course_make(3.1, 0.0, 0.0, &c), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_dlc_course_make(1.8, INFINITY, 0.0, &c), PDK_ERR_OUT_OF_RANGE);
+}
+END_TEST
+
+/* The check is of the body's corners: a car whose CG runs down the
+ * centre of lane 1 passes it straight, but turned 10 degrees its corners
+ * reach the cones; a CG 0.1 m inside a cone line fails on its corner's
+ * half width. */
+START_TEST(test_check_corners)
+{
+    pdk_dlc_course c;
+    ck_assert_int_eq(pdk_dlc_course_make(1.8, 0.0, 0.0, &c), PDK_OK);
+    const pdk_dlc_body body = {4.6, 1.8, 3.5};
+    pdk_dlc_point path[3] = {{2.0, 0.0, 0.0}, {7.0, 0.0, 0.0}, {12.0, 0.0, 0.0}};
+    pdk_dlc_check r;
+    ck_assert_int_eq(pdk_dlc_check_path(&c, &body, path, 3, &r), PDK_OK);
+    ck_assert_int_eq(r.passed, 1);
+    ck_assert_int_eq(r.point_index, -1);
+    ck_assert_double_eq_tol(r.least_margin_m, 0.5 * (2.23 - 1.8), 1e-12);
+    ck_assert_int_eq(r.reached_end, 0);
+    path[1].yaw_rad = 10.0 / DEG_PER_RAD;
+    ck_assert_int_eq(pdk_dlc_check_path(&c, &body, path, 3, &r), PDK_OK);
+    ck_assert_int_eq(r.passed, 0);
+    ck_assert_int_eq(r.point_index, 1);
+    ck_assert_int_eq(r.lane, 0);
+    ck_assert_int_eq(r.corner, 0); /* front left, swung left */
+    const double fl_y = sin(10.0 / DEG_PER_RAD) * 3.5 + cos(10.0 / DEG_PER_RAD) * 0.9;
+    ck_assert_double_eq_tol(r.miss_m, fl_y - 1.115, 1e-12);
+    path[1].yaw_rad = 0.0;
+    path[1].y_m = -1.115 + 0.1;
+    ck_assert_int_eq(pdk_dlc_check_path(&c, &body, path, 3, &r), PDK_OK);
+    ck_assert_int_eq(r.passed, 0);
+    ck_assert_int_eq(r.corner, 1);
+    ck_assert_double_eq_tol(r.miss_m, 0.8, 1e-12);
+    /* Beyond the last section, the path has reached the end. */
+    path[2].x_m = 126.0;
+    path[1].y_m = 0.0;
+    ck_assert_int_eq(pdk_dlc_check_path(&c, &body, path, 3, &r), PDK_OK);
+    ck_assert_int_eq(r.reached_end, 1);
+    /* Errors. */
+    ck_assert_int_eq(pdk_dlc_check_path(NULL, &body, path, 3, &r), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_dlc_check_path(&c, &body, path, 0, &r), PDK_ERR_INVALID_ARGUMENT);
+    pdk_dlc_body bad = body;
+    bad.cg_to_front_m = 5.0;
+    ck_assert_int_eq(pdk_dlc_check_path(&c, &bad, path, 3, &r), PDK_ERR_OUT_OF_RANGE);
+    bad = body;
+    bad.width_m = 0.0;
+    ck_assert_int_eq(pdk_dlc_check_path(&c, &bad, path, 3, &r), PDK_ERR_OUT_OF_RANGE);
+    path[0].y_m = NAN;
+    ck_assert_int_eq(pdk_dlc_check_path(&c, &body, path, 3, &r), PDK_ERR_OUT_OF_RANGE);
+}
+END_TEST
+
+/* ---- the driver -------------------------------------------------------- */
+
+START_TEST(test_driver_errors)
+{
+    pdk_dlc_course c;
+    ck_assert_int_eq(pdk_dlc_course_make(1.8, 0.0, 0.0, &c), PDK_OK);
+    const pdk_vehicle_def v = pdk_vehicle_def_default();
+    const pdk_ref_world w = pdk_ref_world_default();
+    pdk_dlc_driver drv;
+    const pdk_dlc_driver_def good = pdk_dlc_driver_def_default(60.0 / 3.6);
+    ck_assert_ptr_null(pdk_dlc_driver_problem(&good, &c));
+    ck_assert_int_eq(pdk_dlc_driver_init(&drv, &good, &c, &v, &w), PDK_OK);
+    ck_assert_int_eq(pdk_dlc_driver_init(NULL, &good, &c, &v, &w), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_dlc_driver_init(&drv, &good, &c, NULL, &w), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_str_eq(pdk_dlc_driver_problem(NULL, &c),
+                     "driver: the definition and the course must not be NULL");
+    struct {
+        size_t offset;
+        double value;
+        const char *why;
+    } bad[] = {
+        {offsetof(pdk_dlc_driver_def, target_speed_mps), 0.0,
+         "driver: target_speed_mps must be finite and above 0"},
+        {offsetof(pdk_dlc_driver_def, predict_s), -0.1, "driver: predict_s must be finite and >= 0"},
+        {offsetof(pdk_dlc_driver_def, yaw_gain_s), NAN, "driver: yaw_gain_s must be finite and >= 0"},
+        {offsetof(pdk_dlc_driver_def, preview_time_s), -1.0,
+         "driver: preview_time_s must be finite and above 0"},
+        {offsetof(pdk_dlc_driver_def, preview_min_m), NAN,
+         "driver: preview_min_m must be finite and above 0"},
+        {offsetof(pdk_dlc_driver_def, steer_rate_deg_per_s), 0.0,
+         "driver: steer_rate_deg_per_s must be finite and above 0"},
+        {offsetof(pdk_dlc_driver_def, margin_m), -0.1, "driver: margin_m must be finite and >= 0"},
+        {offsetof(pdk_dlc_driver_def, speed_kp_pct_per_mps), 0.0,
+         "driver: speed_kp_pct_per_mps must be finite and above 0"},
+        {offsetof(pdk_dlc_driver_def, speed_ki_pct_per_m), -1.0,
+         "driver: speed_ki_pct_per_m must be finite and >= 0"},
+        {offsetof(pdk_dlc_driver_def, brake_bar_per_pct), INFINITY,
+         "driver: brake_bar_per_pct must be finite and above 0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pdk_dlc_driver_def d = good;
+        memcpy((char *)&d + bad[i].offset, &bad[i].value, sizeof(double));
+        ck_assert_str_eq(pdk_dlc_driver_problem(&d, &c), bad[i].why);
+        ck_assert_int_eq(pdk_dlc_driver_init(&drv, &d, &c, &v, &w), PDK_ERR_OUT_OF_RANGE);
+    }
+    /* A vehicle the reference refuses is refused with the reference's code. */
+    pdk_vehicle_def soft = v;
+    soft.susp_front.spring_rate_npm = 100.0;
+    soft.susp_rear.spring_rate_npm = 100.0;
+    soft.susp_front.anti_roll_npm = 0.0;
+    soft.susp_rear.anti_roll_npm = 0.0;
+    ck_assert_int_eq(pdk_dlc_driver_init(&drv, &good, &c, &soft, &w), PDK_ERR_OUT_OF_RANGE);
+}
+END_TEST
+
+/* The path: level in each lane, where the margin leaves the car's side
+ * margin_m inside the cone line nearer the other lanes, and a smooth blend
+ * between, whose slope is the derivative of its y. */
+START_TEST(test_driver_path)
+{
+    pdk_dlc_course c;
+    ck_assert_int_eq(pdk_dlc_course_make(1.8, 0.0, 0.0, &c), PDK_OK);
+    pdk_dlc_driver drv;
+    const pdk_vehicle_def v = pdk_vehicle_def_default();
+    const pdk_ref_world w = pdk_ref_world_default();
+    pdk_dlc_driver_def dd = pdk_dlc_driver_def_default(60.0 / 3.6);
+    dd.margin_m = 0.1;
+    ck_assert_int_eq(pdk_dlc_driver_init(&drv, &dd, &c, &v, &w), PDK_OK);
+    const pdk_dlc_path *p = &drv.path;
+    ck_assert_double_eq_tol(pdk_dlc_path_y_m(p, -50.0), 1.115 - 0.9 - 0.1, 1e-12);
+    ck_assert_double_eq_tol(pdk_dlc_path_y_m(p, 10.0), 1.115 - 0.9 - 0.1, 1e-12);
+    ck_assert_double_eq_tol(pdk_dlc_path_y_m(p, 50.0), -1.115 + 3.5 + 0.9 + 0.1, 1e-12);
+    ck_assert_double_eq_tol(pdk_dlc_path_y_m(p, 100.0), -1.115 + 2.59 - 0.9 - 0.1, 1e-12);
+    ck_assert_double_eq_tol(pdk_dlc_path_y_m(p, 300.0), -1.115 + 2.59 - 0.9 - 0.1, 1e-12);
+    for (double x = -5.0; x < 130.0; x += 0.7) {
+        const double h = 1e-5;
+        const double num = (pdk_dlc_path_y_m(p, x + h) - pdk_dlc_path_y_m(p, x - h)) / (2.0 * h);
+        ck_assert_double_eq_tol(pdk_dlc_path_slope(p, x), num, 1e-6);
+    }
+    /* A margin wider than a lane's room holds its centre. */
+    dd.margin_m = 1.0;
+    ck_assert_int_eq(pdk_dlc_driver_init(&drv, &dd, &c, &v, &w), PDK_OK);
+    ck_assert_double_eq_tol(pdk_dlc_path_y_m(p, 10.0), 0.0, 1e-12);
+}
+END_TEST
+
+/* A preset driven through the course at speed_kmh by the driver, or with
+ * its steering held straight (the same speed control), on flat dry tarmac
+ * at 120 Hz with 2 substeps, spawned 60 m before the first cone at speed
+ * in D with its tyres warm; every tick's pose checked against the course. */
+#define TICKS_MAX 3600
+typedef struct dlc_run {
+    pdk_dlc_check check;
+    double max_steer_rate_deg_per_s;
+    double max_abs_steer_deg;
+    double min_speed_kmh, max_speed_kmh;
+    double max_ay_mps2;
+} dlc_run;
+
+static void drive_course(const char *name, double speed_kmh, int straight, dlc_run *out)
+{
+    pdk_vehicle_def d;
+    load(name, &d);
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 1;
+    const size_t bytes = pdk_world_mem_size(&wd);
+    void *mem = aligned_alloc(16, (bytes + 15) / 16 * 16);
+    ck_assert_ptr_nonnull(mem);
+    pdk_world *world;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, &wd, &world), PDK_OK);
+    const pdk_dlc_body body = pdk_dlc_body_of_wheels(&d);
+    pdk_dlc_course course;
+    ck_assert_int_eq(pdk_dlc_course_make(body.width_m, 0.0, 0.0, &course), PDK_OK);
+    const double v = speed_kmh / 3.6;
+    const pdk_pose pose0 = {-60.0, 0.0, 0.0};
+    pdk_vehicle_id id;
+    ck_assert_int_eq(pdk_world_spawn(world, &d, &pose0, v, PDK_GEAR_DRIVE, &id), PDK_OK);
+    if (d.model == PDK_MODEL_FOUR_WHEEL) {
+        for (int axle = 0; axle < 2; axle++) {
+            const pdk_axle_tyre_def *t = axle == 0 ? &d.tyre_front : &d.tyre_rear;
+            const pdk_tyre_input warm = {axle == 0 ? 0x3u : 0xcu, PDK_TYRE_SET_TEMPERATURE,
+                                         t->life.optimal_temp_c};
+            ck_assert_int_eq(pdk_world_tyre_input(world, id, &warm), PDK_OK);
+        }
+    }
+    const pdk_ref_world rw = {wd.gravity_mps2, wd.surface_friction};
+    pdk_dlc_driver drv;
+    const pdk_dlc_driver_def dd = pdk_dlc_driver_def_default(v);
+    ck_assert_int_eq(pdk_dlc_driver_init(&drv, &dd, &course, &d, &rw), PDK_OK);
+    static pdk_dlc_point path[TICKS_MAX];
+    size_t n = 0;
+    double last_sw = 0.0;
+    memset(out, 0, sizeof *out);
+    out->min_speed_kmh = INFINITY;
+    for (int tick = 0; tick < TICKS_MAX; tick++) {
+        pdk_vehicle_pose pose;
+        ck_assert_int_eq(pdk_world_vehicle_pose(world, id, &pose), PDK_OK);
+        ck_assert_int_eq(pose.faulted, 0);
+        path[n++] = (pdk_dlc_point){pose.x_m, pose.y_m, pose.yaw_rad};
+        if (pose.x_m > course.section_end_x_m[PDK_DLC_SECTIONS - 1] + 10.0) {
+            break;
+        }
+        if (pose.x_m > course.x0_m) {
+            out->min_speed_kmh = fmin(out->min_speed_kmh, 3.6 * pose.speed_mps);
+            out->max_speed_kmh = fmax(out->max_speed_kmh, 3.6 * pose.speed_mps);
+            out->max_ay_mps2 = fmax(out->max_ay_mps2, fabs(pose.ay_mps2));
+        }
+        pdk_dbw_cmd cmd;
+        pdk_dlc_driver_step(&drv, &pose, wd.dt_s, &cmd);
+        if (straight) {
+            cmd.steer_wheel_deg = 0.0;
+        }
+        if (tick > 0) {
+            out->max_steer_rate_deg_per_s =
+                fmax(out->max_steer_rate_deg_per_s, fabs(cmd.steer_wheel_deg - last_sw) / wd.dt_s);
+        }
+        last_sw = cmd.steer_wheel_deg;
+        out->max_abs_steer_deg = fmax(out->max_abs_steer_deg, fabs(cmd.steer_wheel_deg));
+        ck_assert(cmd.throttle_pct == 0.0 || cmd.brake_bar == 0.0);
+        ck_assert_int_eq(pdk_world_command(world, id, &cmd), PDK_OK);
+        pdk_world_step(world);
+    }
+    ck_assert_int_eq(pdk_dlc_check_path(&course, &body, path, n, &out->check), PDK_OK);
+    printf("%-15s %s at %.0f km/h: %s (least margin %.3f m%s), speed %.1f..%.1f km/h, |a_y| "
+           "%.2f m/s^2, steering wheel up to %.0f deg at up to %.0f deg/s\n",
+           name, straight ? "straight" : "driven", speed_kmh,
+           out->check.passed ? "clean" : "touched a cone", out->check.least_margin_m,
+           out->check.reached_end ? "" : ", did not reach the end", out->min_speed_kmh,
+           out->max_speed_kmh, out->max_ay_mps2, out->max_abs_steer_deg,
+           out->max_steer_rate_deg_per_s);
+    free(mem);
+}
+
+/* Every preset, driven, passes clean at 60 km/h, within its lock and the
+ * driver's rate, holding its speed within a few km/h. */
+START_TEST(test_driver_passes_every_preset)
+{
+    dlc_run r;
+    drive_course(presets[_i], 60.0, 0, &r);
+    ck_assert_msg(r.check.passed, "%s touched a cone: lane %d, corner %d, %.3f m out at sample %d",
+                  presets[_i], r.check.lane, r.check.corner, r.check.miss_m, r.check.point_index);
+    ck_assert_int_eq(r.check.reached_end, 1);
+    ck_assert_double_le(r.max_steer_rate_deg_per_s, 800.0 + 1e-9);
+    ck_assert_double_gt(r.min_speed_kmh, 50.0);
+    ck_assert_double_lt(r.max_speed_kmh, 65.0);
+}
+END_TEST
+
+/* Held straight, the same car leaves the course at the first offset lane. */
+START_TEST(test_straight_car_fails)
+{
+    dlc_run r;
+    drive_course("midsize_sedan", 60.0, 1, &r);
+    ck_assert_int_eq(r.check.passed, 0);
+    ck_assert_int_eq(r.check.lane, 1);
+    ck_assert_int_eq(r.check.reached_end, 1);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("validate_reference");
+    TCase *tc = tcase_create("reference");
+    tcase_add_test(tc, test_bicycle_by_hand);
+    tcase_add_test(tc, test_four_wheel_is_bicycle_without_transfer_camber_toe);
+    tcase_add_test(tc, test_contribution_signs);
+    tcase_add_test(tc, test_transfer_by_hand);
+    tcase_add_test(tc, test_understeer_errors);
+    tcase_add_test(tc, test_ssf_by_hand);
+    tcase_add_test(tc, test_friction_grip_law);
+    tcase_add_test(tc, test_friction_presets);
+    tcase_add_test(tc, test_course_table);
+    tcase_add_test(tc, test_check_corners);
+    suite_add_tcase(s, tc);
+    TCase *td = tcase_create("driver");
+    tcase_add_test(td, test_driver_errors);
+    tcase_add_test(td, test_driver_path);
+    tcase_add_loop_test(td, test_driver_passes_every_preset, 0, N_PRESETS);
+    tcase_add_test(td, test_straight_car_fails);
+    suite_add_tcase(s, td);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
