@@ -213,9 +213,14 @@ static int start_demo(pdk_server *srv)
     if (e == PDK_OK)
         e = pdk_params_vehicle_load(srv->cfg.presets_dir, srv->cfg.demo_vehicle,
                                     PDK_SCRIPT_DEMO_OVERRIDES, &def, &json, err, sizeof(err));
+    /* A step the car would refuse is an error at start, as in `paddockd
+     * run`, rather than a command the attached script drops on its turn. */
+    if (e == PDK_OK)
+        e = pdk_script_check(&script, &def, srv->cfg.demo_vehicle, err, sizeof(err));
     if (e != PDK_OK) {
         fprintf(stderr, "paddockd: demo: %s\n", err);
         pdk_script_free(&script);
+        free(json);
         return -1;
     }
     pdk_spawn_place place = pdk_run_place_from_script(&script);

@@ -518,6 +518,9 @@ static uint64_t record_layout(uint64_t h)
     h = MEMBER(h, pdk_fw_powertrain, gear_index);
     h = MEMBER(h, pdk_fw_powertrain, gear_target);
     h = MEMBER(h, pdk_fw_powertrain, shift_left_s);
+    h = MEMBER(h, pdk_fw_powertrain, last_shift);
+    h = MEMBER(h, pdk_fw_powertrain, kickdown);
+    h = MEMBER(h, pdk_fw_powertrain, in_gear_s);
     h = MEMBER(h, pdk_fw_powertrain, abs_scale);
     h = MEMBER(h, pdk_fw_powertrain, abs_phase);
     h = MEMBER(h, pdk_fw_powertrain, abs_wheel_mps);

@@ -635,6 +635,22 @@ START_TEST(command_line)
                                  dir, dir),
                      1);
     ck_assert_msg(strstr(out, "none.json") != NULL, "%s", out);
+    /* A demo script with a step the car refuses: named at start. */
+    char script[PATH_MAX + 32];
+    snprintf(script, sizeof(script), "%s/hard_brake.json", dir);
+    FILE *f = fopen(script, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"steps\": [{\"t\": 0, \"throttle_pct\": 10},"
+          " {\"t\": 2, \"brake_bar\": 400}]}\n",
+          f);
+    fclose(f);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCKD
+                                 " --listen 127.0.0.1:0 --db %s/z.db --migrations " PDK_SOURCE_DIR
+                                 "/migrations --presets " PDK_SOURCE_DIR "/presets --demo %s",
+                                 dir, script),
+                     1);
+    ck_assert_msg(strstr(out, "step 1 (t=2.000 s): brake_bar 400") != NULL, "%s", out);
 }
 END_TEST
 

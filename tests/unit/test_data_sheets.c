@@ -8,7 +8,9 @@
  *  - the time from rest to 60 and to 100 km/h at full throttle in D (the
  *    kart's 100 km/h is 96 % of its top speed, so its figure is mostly the
  *    last crawl);
- *  - the top speed at full throttle in D;
+ *  - the top speed at full throttle in D from rest, through the gears
+ *    without hunting (at most one upshift per gear, no downshift, the
+ *    engine never past its limiter), at 2 and at 8 substeps;
  *  - the stopping distance from 100 km/h (the kart's from 60) at the
  *    preset's highest line pressure, in N.
  * Each figure is printed, for the sheets, and held to physics computed here
@@ -78,12 +80,13 @@ static void load(const char *name, pdk_vehicle_def *d)
 
 /* A run on flat tarmac from the origin, the tyres warm: each at its own
  * optimal temperature (tyre warmers), as a data sheet's runs start. */
-static void start(fw_run *r, const pdk_vehicle_def *d, double speed_mps, pdk_gear gear)
+static void start_at(fw_run *r, const pdk_vehicle_def *d, int substeps, double speed_mps,
+                     pdk_gear gear)
 {
     pdk_terrain_def t;
     pdk_terrain_def_flat(&t);
     pdk_terrain_prepare(&t);
-    run_init_at(r, d, &t, DT, 2, 0.0, 0.0, speed_mps, gear);
+    run_init_at(r, d, &t, DT, substeps, 0.0, 0.0, speed_mps, gear);
     for (int axle = 0; axle < 2; axle++) {
         const pdk_axle_tyre_def *ty = axle == 0 ? &d->tyre_front : &d->tyre_rear;
         const double warm_c = ty->life.optimal_temp_c;
@@ -91,6 +94,12 @@ static void start(fw_run *r, const pdk_vehicle_def *d, double speed_mps, pdk_gea
         pdk_fw_tyre_action(&r->state, d, axle == 0 ? 0x3u : 0xcu, PDK_TYRE_SET_TEMPERATURE, warm_c,
                            t.air_temp_c);
     }
+}
+
+/* The same at the flat world's 2 substeps. */
+static void start(fw_run *r, const pdk_vehicle_def *d, double speed_mps, pdk_gear gear)
+{
+    start_at(r, d, 2, speed_mps, gear);
 }
 
 /* The engine's peak power on its full-load curve, W, and where. */
@@ -246,17 +255,38 @@ static double launch(const pdk_vehicle_def *d, double v_mps, double mid_mps, dou
     return t_s;
 }
 
-/* Full throttle in D from v0_mps until the speed changes by less than
- * 0.01 m/s in a second (at most 150 s): the top speed, its gear and the
- * engine's speed. */
-static double top_speed(const pdk_vehicle_def *d, double v0_mps, int *gear, double *rpm)
+/* A run to the top speed: the speed, its gear and the engine's speed, the
+ * shifts on the way (GearNumber's changes, not counting the 0 a shift reads
+ * while its clutch is open) and the engine's fastest. */
+typedef struct top_run {
+    double v_mps;
+    int gear;
+    double rpm;
+    int upshifts, downshifts;
+    double max_rpm;
+} top_run;
+
+/* Full throttle in D from rest, at substeps per tick, until the speed
+ * changes by less than 0.01 m/s in a second (at most 150 s). */
+static top_run top_speed(const pdk_vehicle_def *d, int substeps)
 {
     fw_run r;
-    start(&r, d, v0_mps, PDK_GEAR_DRIVE);
+    start_at(&r, d, substeps, 0.0, PDK_GEAR_DRIVE);
     run_command(&r, 100.0, 0.0, 0.0);
-    double last = v0_mps;
+    top_run out = {0};
+    int last_gear = 0;
+    double last = 0.0;
     for (int s = 1; s <= 150; s++) {
-        run_for(&r, 1.0);
+        for (int k = 0; k < TICKS_PER_S; k++) {
+            run_tick(&r);
+            const int gear = (int)r.ch[PDK_CH_GEAR_NUMBER];
+            if (gear != 0 && last_gear != 0 && gear != last_gear) {
+                out.upshifts += gear > last_gear;
+                out.downshifts += gear < last_gear;
+            }
+            last_gear = gear != 0 ? gear : last_gear;
+            out.max_rpm = fmax(out.max_rpm, r.ch[PDK_CH_ENGINE_RPM]);
+        }
         const double v = r.ch[PDK_CH_SPEED];
         if (s >= 5 && fabs(v - last) < 0.01) {
             break;
@@ -264,9 +294,23 @@ static double top_speed(const pdk_vehicle_def *d, double v0_mps, int *gear, doub
         last = v;
     }
     assert_channels_finite(&r);
-    *gear = (int)r.ch[PDK_CH_GEAR_NUMBER];
-    *rpm = r.ch[PDK_CH_ENGINE_RPM];
-    return r.ch[PDK_CH_SPEED];
+    out.v_mps = r.ch[PDK_CH_SPEED];
+    out.gear = (int)r.ch[PDK_CH_GEAR_NUMBER];
+    out.rpm = r.ch[PDK_CH_ENGINE_RPM];
+    return out;
+}
+
+/* A full-throttle run from rest goes up through the gears and never down:
+ * at most one upshift per gear above first, no downshift, the engine never
+ * past its limiter. */
+static void assert_no_hunting(const pdk_vehicle_def *d, const top_run *t, int substeps)
+{
+    printf("  from rest at %d substeps: %.1f km/h in gear %d, %d upshifts, %d downshifts, the "
+           "engine at most %.0f rev/min\n",
+           substeps, t->v_mps * 3.6, t->gear, t->upshifts, t->downshifts, t->max_rpm);
+    ck_assert_int_le(t->upshifts, d->powertrain.geared.n_gears - 1);
+    ck_assert_int_eq(t->downshifts, 0);
+    ck_assert_double_le(t->max_rpm, d->powertrain.engine.max_rpm);
 }
 
 /* From v0_mps in N at the highest line pressure to a stop: the distance
@@ -322,15 +366,16 @@ START_TEST(test_data_sheet)
     ck_assert_double_ge(t_launch, energy_s);
     ck_assert_double_ge(t_launch, grip_s);
 
-    /* (b) The top speed, from a moving start 10 % under the expected. */
-    int gear_expect = 0, gear = 0;
-    double rpm = 0.0;
+    /* (b) The top speed, from rest, through the gears without hunting. */
+    int gear_expect = 0;
     const double v_expect = power_limited_top_mps(&d, &gear_expect);
-    const double v_top = top_speed(&d, 0.9 * v_expect, &gear, &rpm);
+    const top_run top = top_speed(&d, 2);
     printf("  top speed: %.1f km/h in gear %d at %.0f rev/min; power-limited %.1f km/h in gear "
            "%d (%+.2f %%)\n",
-           v_top * 3.6, gear, rpm, v_expect * 3.6, gear_expect, 100.0 * (v_top / v_expect - 1.0));
-    ck_assert_double_eq_tol(v_top, v_expect, 0.03 * v_expect);
+           top.v_mps * 3.6, top.gear, top.rpm, v_expect * 3.6, gear_expect,
+           100.0 * (top.v_mps / v_expect - 1.0));
+    ck_assert_double_eq_tol(top.v_mps, v_expect, 0.03 * v_expect);
+    assert_no_hunting(&d, &top, 2);
 
     /* (c) The stop. */
     const double v_brake = sh->brake_kmh / 3.6;
@@ -344,6 +389,23 @@ START_TEST(test_data_sheet)
            v_brake * v_brake / (2.0 * s_stop) / G, s_bound, mu_front, mu_rear);
     ck_assert_double_ge(s_stop, s_bound);
     printf("  (%.3f s of CPU)\n", (double)(clock() - cpu0) / CLOCKS_PER_SEC);
+}
+END_TEST
+
+/* The shift program cannot hunt at four times the substeps either: full
+ * throttle from rest at 8 substeps goes up through the gears, never down,
+ * to the same top speed. */
+START_TEST(test_no_hunting_at_8_substeps)
+{
+    const sheet *sh = &sheets[_i];
+    pdk_vehicle_def d;
+    load(sh->name, &d);
+    printf("%s:\n", sh->name);
+    const top_run top = top_speed(&d, 8);
+    assert_no_hunting(&d, &top, 8);
+    int gear_expect = 0;
+    const double v_expect = power_limited_top_mps(&d, &gear_expect);
+    ck_assert_double_eq_tol(top.v_mps, v_expect, 0.03 * v_expect);
 }
 END_TEST
 
@@ -364,6 +426,7 @@ static Suite *data_sheets_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_world_constants);
     tcase_add_loop_test(tc, test_data_sheet, 0, N_SHEETS);
+    tcase_add_loop_test(tc, test_no_hunting_at_8_substeps, 0, N_SHEETS);
     suite_add_tcase(s, tc);
     return s;
 }

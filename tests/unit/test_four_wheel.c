@@ -691,7 +691,7 @@ END_TEST
  * formula (docs/tyres.md "The grip law"), at the slip angle, slip ratio,
  * camber, load and grip scale its channels measured: in the linear range
  * (the demanded force inside the friction ellipse, asserted)
- *   Fy = -C' Fz (tan(alpha) - (C_gamma / C_alpha) gamma),
+ *   Fy = -C' Fz (tan(alpha) + (C_gamma / C_alpha) gamma),
  *   Mz = -t0 (1 - s) Fy,  s = |(C_kappa' kappa / mu, C' tan(alpha') / mu)|,
  * with C' = C_alpha / (2 Fz_static) the tyre's cornering stiffness per load
  * (half the axle's at its static load), C_kappa' the law's slip stiffness
@@ -706,7 +706,9 @@ static double grip_law_mz(const pdk_vehicle_def *d, const double *ch, int i, dou
     const double per_load = ty->cornering_stiffness_n_per_rad / (2.0 * static_n);
     const double mu = ty->friction_coeff * ch[PDK_CH_GRIP_FL + i];
     const double fz = ch[PDK_CH_TYRE_LOAD_FL + i];
-    const double t = tan(ch[PDK_CH_SLIP_ANGLE_FL + i]) -
+    /* The camber thrust acts toward the lean: a positive ISO camber adds
+     * to the slip angle (docs/tyres.md). */
+    const double t = tan(ch[PDK_CH_SLIP_ANGLE_FL + i]) +
                      ty->camber_stiffness_n_per_rad / ty->cornering_stiffness_n_per_rad *
                          ch[PDK_CH_CAMBER_FL + i];
     const double b = per_load * t / mu;

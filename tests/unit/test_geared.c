@@ -650,6 +650,50 @@ START_TEST(test_full_time_awd)
 }
 END_TEST
 
+/* The shift program (four_wheel_powertrain.c): cruising at 80 km/h at 25 %
+ * pedal, the box holds a high gear; pushing the pedal to full kicks it down
+ * (the kickdown, armed by the pedal's rise), the engine staying under its
+ * limiter; lifting off the moment the lower gear is in, the box would go
+ * up at once, but a shift that reverses the last waits its minimum time in
+ * gear (1 s after the take-up, which is at most the 0.25 s shift time). */
+START_TEST(test_kickdown_and_time_in_gear)
+{
+    pdk_vehicle_def d = geared_car();
+    fw_run r;
+    car_init(&r, &d, 80.0 / 3.6, PDK_GEAR_DRIVE);
+    run_command(&r, 25.0, 0.0, 0.0);
+    run_for(&r, 5.0);
+    const int cruise = (int)r.ch[PDK_CH_GEAR_NUMBER];
+    run_command(&r, 100.0, 0.0, 0.0);
+    int kicked = 0, t = 0;
+    double max_rpm = 0.0;
+    for (; t < 3 * TICKS_PER_S && kicked == 0; t++) {
+        run_tick(&r);
+        const int gear = (int)r.ch[PDK_CH_GEAR_NUMBER];
+        max_rpm = fmax(max_rpm, r.ch[PDK_CH_ENGINE_RPM]);
+        kicked = gear != 0 && gear < cruise ? gear : 0;
+    }
+    printf("cruising in gear %d at %.1f km/h; full pedal: down to %d after %.2f s, the engine at "
+           "most %.0f rev/min\n",
+           cruise, r.ch[PDK_CH_SPEED] * 3.6, kicked, t * DT, max_rpm);
+    ck_assert_int_ge(cruise, 4);
+    ck_assert_int_gt(kicked, 0);
+    ck_assert_double_lt(max_rpm, d.powertrain.engine.max_rpm);
+    run_command(&r, 0.0, 0.0, 0.0);
+    int up_at = -1;
+    for (int k = 1; k <= 3 * TICKS_PER_S && up_at < 0; k++) {
+        run_tick(&r);
+        const int gear = (int)r.ch[PDK_CH_GEAR_NUMBER];
+        if (gear != kicked) {
+            up_at = k;
+        }
+    }
+    printf("lifted off: the next shift after %.2f s\n", up_at * DT);
+    ck_assert_int_ge(up_at, TICKS_PER_S);
+    ck_assert_int_le(up_at, (int)(1.25 * TICKS_PER_S) + 2);
+}
+END_TEST
+
 static Suite *geared_suite(void)
 {
     Suite *s = suite_create("geared");
@@ -659,6 +703,7 @@ static Suite *geared_suite(void)
     tcase_add_test(tc, test_launch_and_upshifts);
     tcase_add_test(tc, test_top_speed_power_limited);
     tcase_add_test(tc, test_downshifts_reverse_and_park);
+    tcase_add_test(tc, test_kickdown_and_time_in_gear);
     tcase_add_test(tc, test_abs_keeps_the_wheels_turning);
     tcase_add_test(tc, test_abs_stops_near_the_peak_grip_bound);
     tcase_add_test(tc, test_locked_wheels_stop_at_the_sliding_friction);

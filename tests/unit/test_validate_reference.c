@@ -134,6 +134,59 @@ START_TEST(test_four_wheel_is_bicycle_without_transfer_camber_toe)
 }
 END_TEST
 
+/* Camber with body roll understeers on a car whose front leans with the
+ * body: in a left turn the body rolls right side down and leans every
+ * wheel's top toward -y, so the outer (right) wheel's camber thrust acts
+ * toward -y, against the cornering force (Pacejka, Tire and Vehicle
+ * Dynamics, 3rd ed., section 4.3; Milliken and Milliken, Race Car Vehicle
+ * Dynamics, ch. 2: the thrust acts toward the lean).
+ *  - At the outer front wheel, on the grip law (pickup4x4) and on a Magic
+ *    Formula set (midsize_sedan) alike, the roll's camber takes force away:
+ *    Fy(gamma = roll) < Fy(0) at a slip angle that corners left.
+ *  - The pickup4x4 (grip law, no static camber or camber curves, an
+ *    independent front and a solid rear that stays square to the road):
+ *    the front axle loses its camber stiffness times the roll, which the
+ *    grip law gives exactly (its thrust is linear in the load, and the
+ *    loads sum to the static ones), so the camber share is
+ *    C_gamma,f roll / C_f, an understeer (1e-9). */
+START_TEST(test_roll_camber_understeers)
+{
+    const pdk_ref_world w = pdk_ref_world_default();
+    const char *const cars[2] = {"pickup4x4", "midsize_sedan"};
+    for (int k = 0; k < 2; k++) {
+        pdk_vehicle_def d;
+        load(cars[k], &d);
+        pdk_ref_understeer u;
+        ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, 4.0, &u), PDK_OK);
+        ck_assert_double_gt(u.roll_rad, 0.0);
+        pdk_tyre_probe_in in = {0, 1, PDK_SURFACE_TARMAC, 1.0, G, u.static_load_n[0], 0.0,
+                                -0.02, 0.0};
+        pdk_tyre_probe_out upright, leaning;
+        ck_assert_int_eq(pdk_tyre_probe(&d, &in, &upright), PDK_OK);
+        in.gamma_rad = u.roll_rad;
+        ck_assert_int_eq(pdk_tyre_probe(&d, &in, &leaning), PDK_OK);
+        printf("%s at 4 m/s^2: roll %.3f deg; outer front Fy %.1f N upright, %.1f N leaning; "
+               "camber share %+.3f deg/g, bicycle %.3f deg/g, total %.3f deg/g\n",
+               cars[k], u.roll_rad * DEG_PER_RAD, upright.fy_n, leaning.fy_n,
+               u.camber_rad_per_mps2 * G * DEG_PER_RAD, u.bicycle_deg_per_g, u.total_deg_per_g);
+        ck_assert_double_gt(upright.fy_n, 0.0);
+        ck_assert_double_lt(leaning.fy_n, upright.fy_n);
+    }
+    pdk_vehicle_def p;
+    load("pickup4x4", &p);
+    ck_assert_double_eq(p.susp_front.static_camber_rad, 0.0);
+    ck_assert_int_eq(p.susp_front.kinematics.camber_rad.n_points, 0);
+    ck_assert_int_eq(p.susp_rear.kind, PDK_AXLE_SOLID);
+    pdk_ref_understeer u;
+    ck_assert_int_eq(pdk_ref_understeer_at(&p, &w, 4.0, &u), PDK_OK);
+    const double want =
+        p.tyre_front.camber_stiffness_n_per_rad * u.roll_rad / u.c_loaded_n_per_rad[0];
+    ck_assert_double_gt(u.camber_rad, 0.0);
+    ck_assert_double_le(fabs(u.camber_rad - want), 1e-9 * want);
+    ck_assert_double_gt(u.camber_rad_per_mps2, 0.0);
+}
+END_TEST
+
 /* Each cause's sign, on the midsize sedan (Magic Formula tyres: cornering
  * stiffness rising less than in proportion to load):
  *  - load transfer understeers, and more of the roll stiffness at the front
@@ -640,6 +693,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("reference");
     tcase_add_test(tc, test_bicycle_by_hand);
     tcase_add_test(tc, test_four_wheel_is_bicycle_without_transfer_camber_toe);
+    tcase_add_test(tc, test_roll_camber_understeers);
     tcase_add_test(tc, test_contribution_signs);
     tcase_add_test(tc, test_transfer_by_hand);
     tcase_add_test(tc, test_understeer_errors);

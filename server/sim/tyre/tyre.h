@@ -21,7 +21,8 @@
  *
  * The laws (pdk_tyre_law), selectable per axle in the preset:
  *  - PDK_TYRE_GRIP: the grip-limited baseline. Linear stiffness, Fx = Ck kappa
- *    and Fy = -Ca tan(alpha) (+ camber thrust), with Ck and Ca in proportion
+ *    and Fy = -Ca tan(alpha) - camber_per_load gamma Fz (the camber thrust,
+ *    toward the side the wheel's top leans to), with Ck and Ca in proportion
  *    to the load, up to a friction ellipse mu_x Fz, mu_y Fz: the demanded
  *    vector is scaled back onto it, keeping its direction (the friction
  *    ellipse), so the peak of pure slip is at kappa = mu_x Fz / Ck and

@@ -148,7 +148,7 @@ VEC v4 tyre_load_factor4(const pdk_tyre_consts4 *c, v4 fz)
  * the friction limits mu_x Fz and mu_y Fz:
  *   a_lin = Ck kappa / (mu_x Fz)  (grip)   or  k_s kappa  (UTV),
  *   a     = a_lin                 (grip)   or  tanh(a_lin) (UTV),
- *   b     = Ca (tan(alpha) - camber shift) / (mu_y Fz),
+ *   b     = Ca (tan(alpha) + camber shift) / (mu_y Fz),
  * the demanded vector (a, b) is scaled back onto the unit circle where it
  * leaves it (the friction ellipse in forces), and past the peak
  * (|(a_lin, b)| > 1, where the linearised law meets the ellipse) it is
@@ -167,7 +167,14 @@ VEC void tyre_simple4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const p
     v4 mux = max4(PDK_TYRE_L(c, mu_x) * g->grip * lsf, splat(1e-9));
     v4 muy = max4(PDK_TYRE_L(c, mu_y) * g->grip * lsf, splat(1e-9));
     v4 kappa = in->kappa;
-    v4 t = in->tan_alpha - PDK_TYRE_L(c, camber_shift) * in->gamma_rad;
+    /* Camber thrust acts toward the side the wheel's top leans to
+     * (Pacejka, Tire and Vehicle Dynamics, 3rd ed., sections 1.3 and 4.3;
+     * Milliken and Milliken, Race Car Vehicle Dynamics, ch. 2). A positive
+     * ISO inclination leans the top toward -y, so the thrust is
+     * Fy = -camber_per_load gamma Fz, the sign a Magic Formula set's camber
+     * terms give: the same as the force of a slip angle tan(alpha) =
+     * camber_per_load gamma / (Ca / Fz), which is the shift added here. */
+    v4 t = in->tan_alpha + PDK_TYRE_L(c, camber_shift) * in->gamma_rad;
     /* slopes of a_lin and b per unit kappa and tan(alpha) */
     v4 da_lin = PDK_TYRE_L(c, long_stiff) * g->stiffness / sel(utv, one, mux);
     v4 db = PDK_TYRE_L(c, lat_stiff) * g->stiffness / muy;

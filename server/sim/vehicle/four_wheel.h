@@ -166,6 +166,13 @@ typedef struct pdk_fw_powertrain {
     int32_t gear_index;
     int32_t gear_target;
     double shift_left_s;
+    /* The shift program's memory (four_wheel_powertrain.c): the last
+     * shift's direction (+1 up, -1 down, 0 none yet), the time in gear since
+     * its take-up ended, and the kickdown's state (0 pedal below full, 1
+     * pushed to full and armed, 2 spent by an upshift). */
+    int32_t last_shift;
+    int32_t kickdown;
+    double in_gear_s;
     /* ABS (powertrain.abs, four_wheel_powertrain.c), per wheel: the share
      * of the line pressure its brake gets (1 unless the controller has let
      * some off); the control phase (0 idle, then apply, hold, dump,
@@ -308,6 +315,9 @@ typedef struct pdk_fw_consts {
      * CVT's ratio's exp(-h / tau); its idle governor's feed-forward
      * (pdk_engine_idle_feed). */
     double engine_lag, cvt_lag, idle_feed;
+    /* A geared powertrain's full-load upshift speeds, rev/min of the engine
+     * in each gear (pdk_fwpt_full_upshift_rpm). */
+    double full_upshift_rpm[PDK_GEARS_MAX];
     /* The body's angular damping over a substep, max(0, 1 - c h); 1 for
      * none (chassis.angular_damping_per_s 0). */
     double spin_keep;

@@ -285,28 +285,119 @@ static double full_power_in(const pdk_engine_def *e, const pdk_gearbox_def *gb, 
     return pdk_engine_full_load_nm(e, n) * n * (2.0 * PI / 60.0);
 }
 
-/* Full pedal, from which the box shifts for the most power, and how much
- * more power the gear below must give before it kicks down: without the
- * margin a shift's pause at the crossover speed (the car slows while the
- * clutch is open) would send it back down, and up again, and so on. */
+/* The scan's step for the full-load upshift speeds, rev/min, and the
+ * bisection's steps inside the step where the sign changes. */
+#define UPSHIFT_SCAN_RPM 5.0
+#define UPSHIFT_BISECT 30
+
+void pdk_fwpt_full_upshift_rpm(const pdk_powertrain_def *pt, double rpm_out[PDK_GEARS_MAX])
+{
+    const pdk_engine_def *e = &pt->engine;
+    const pdk_gearbox_def *gb = &pt->geared;
+    for (int g = 1; g <= PDK_GEARS_MAX; g++) {
+        rpm_out[g - 1] = e->max_rpm;
+        if (pt->kind != PDK_POWERTRAIN_GEARED || g >= gb->n_gears) {
+            continue;
+        }
+        /* The lowest speed from the light-load upshift speed on at which
+         * the next gear gives at least this one's full-load power: the
+         * curve falls to 0 at the limiter, so there is one below it. */
+        double lo = gb->upshift_rpm_light;
+        if (full_power_in(e, gb, g + 1, g, lo) >= full_power_in(e, gb, g, g, lo)) {
+            rpm_out[g - 1] = lo;
+            continue;
+        }
+        for (double hi = lo + UPSHIFT_SCAN_RPM; lo < e->max_rpm; hi += UPSHIFT_SCAN_RPM) {
+            hi = min_d(hi, e->max_rpm);
+            if (full_power_in(e, gb, g + 1, g, hi) >= full_power_in(e, gb, g, g, hi)) {
+                for (int k = 0; k < UPSHIFT_BISECT; k++) {
+                    const double mid = 0.5 * (lo + hi);
+                    if (full_power_in(e, gb, g + 1, g, mid) >= full_power_in(e, gb, g, g, mid)) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                rpm_out[g - 1] = hi;
+                break;
+            }
+            lo = hi;
+        }
+    }
+}
+
+/* The shift program of an automatic gearbox (Naunheimer, Bertsche, Ryborz
+ * and Novak, Automotive Transmissions, 2nd ed., Springer 2011, on shift
+ * programs; Bosch, Automotive Handbook, on electronic transmission
+ * control): each pair of neighbouring gears has an upshift line and a
+ * downshift line in the plane of the accelerator pedal and the output
+ * shaft's speed (the road's speed), never the engine's, which jumps at each
+ * shift, runs ahead while the launch clutch slips and runs free while it is
+ * open. Between the two lines lies a band of hysteresis, so the downshift
+ * that would undo an upshift needs the car to slow by the band at the same
+ * pedal; a shift that reverses the last waits a minimum time in gear; and
+ * the kickdown (the downshift lines raised to the upshift lines less the
+ * band, at full pedal) happens only once the pedal has been pushed to full,
+ * and ends at the next upshift.
+ *
+ * Full pedal, from which the box shifts for the most power; the band, as a
+ * share of the upshift line's output speed (a choice: the downshift after
+ * an upshift at full pedal needs the car 10 % slower); the minimum time in
+ * gear before a shift the other way (a choice, of the order of a shift and
+ * its take-up several times over). */
 #define FULL_PEDAL 0.95
-#define KICKDOWN_MARGIN 1.05
+#define SHIFT_BAND 0.10
+#define MIN_IN_GEAR_S 1.0
+
+/* The kickdown's states (pdk_fw_powertrain.kickdown). */
+enum { KICKDOWN_OFF = 0, KICKDOWN_ARMED = 1, KICKDOWN_SPENT = 2 };
+
+/* The upshift line of gear g at pedal (0..1): the engine's speed in gear g
+ * at which the box goes up, rev/min. Part pedal: rising with the pedal from
+ * the light-load to the full-load speed (the latter always for a
+ * sequential box). Full pedal: where the next gear gives at least this
+ * one's full-load power at the same road speed (full_upshift_rpm), as an
+ * automatic's full-load program and a driver at the limit do. */
+static double upshift_rpm(const pdk_gearbox_def *gb, const double full_upshift_rpm[PDK_GEARS_MAX],
+                          int g, double pedal)
+{
+    if (pedal >= FULL_PEDAL) {
+        return full_upshift_rpm[g - 1];
+    }
+    if (gb->shift == PDK_SHIFT_SEQUENTIAL) {
+        return gb->upshift_rpm_full;
+    }
+    return gb->upshift_rpm_light + (gb->upshift_rpm_full - gb->upshift_rpm_light) * pedal;
+}
+
+/* Starts a shift to target (the clutch open for shift_time_s; at once for
+ * none). */
+static void begin_shift(pdk_fw_powertrain *s, const pdk_gearbox_def *gb, int target)
+{
+    s->gear_target = target;
+    s->shift_left_s = gb->shift_time_s;
+    if (!(s->shift_left_s > 0.0)) {
+        s->gear_index = target;
+    }
+}
 
 /* A geared powertrain's gear in D (and L), once a tick: a shift under way
- * ends when its time is up; otherwise up a gear above the upshift speed
- * (rising with the pedal from its light-load to its full-load value, the
- * latter always for a sequential box) and down one below the downshift
- * speed. At full pedal the box shifts for power, as an automatic's
- * kickdown and a driver at the limit do: up only where the next gear gives
- * at least the full-load power this one does at the same road speed, down
- * where the gear below gives 5 % more and turns below the upshift speed
- * (so that a car at its top speed holds the gear that gives the most). */
-static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_engine_def *e,
-                        const pdk_gearbox_def *gb, double tick_s)
+ * ends when its time is up, and its take-up when the engine has come to the
+ * new gear's speed; otherwise the shift program above, on the carrier's
+ * speed (the output shaft's, through the final drive): up a gear above the
+ * upshift line, down one below the downshift line. */
+static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_gearbox_def *gb,
+                        const double full_upshift_rpm[PDK_GEARS_MAX], double tick_s)
 {
     if (s->gear_index < 1) {
         s->gear_index = 1;
         s->gear_target = 1;
+    }
+    const double pedal = min_d(1.0, max_d(0.0, cmd->throttle_pct / 100.0));
+    if (pedal < FULL_PEDAL) {
+        s->kickdown = KICKDOWN_OFF;
+    } else if (s->kickdown == KICKDOWN_OFF) {
+        s->kickdown = KICKDOWN_ARMED;
     }
     if (s->shift_left_s > 0.0) {
         s->shift_left_s -= tick_s;
@@ -327,16 +418,12 @@ static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_e
                               : min_d(0.0, s->shift_left_s + tick_s);
         return;
     }
+    s->in_gear_s += tick_s;
     if (cmd->gear != PDK_GEAR_DRIVE && cmd->gear != PDK_GEAR_LOW) {
         s->gear_index = 1;
         s->gear_target = 1;
         return;
     }
-    /* The speed the gear turns the engine at the road's speed (the
-     * carrier's): not the engine's own, which runs ahead while the clutch
-     * slips at a launch and free while it is open in a shift. */
-    const double rpm =
-        fabs(s->carrier_radps) * geared_ratio(gb, s->gear_index, cmd->gear) * (60.0 / (2.0 * PI));
     if (gb->shift == PDK_SHIFT_MANUAL) {
         /* The gear the command names (first in L), within the box; none
          * named yet (a vehicle spawned moving) keeps the gear it has. */
@@ -345,52 +432,53 @@ static void geared_tick(pdk_fw_powertrain *s, const pdk_fw_cmd *cmd, const pdk_e
                                              : s->gear_index;
         want = want < 1 ? 1 : (want > gb->n_gears ? gb->n_gears : want);
         if (want != s->gear_index) {
-            s->gear_target = want;
-            s->shift_left_s = gb->shift_time_s;
-            if (!(s->shift_left_s > 0.0)) {
-                s->gear_index = want;
-            }
+            begin_shift(s, gb, want);
         }
         return;
     }
-    const double pedal = min_d(1.0, max_d(0.0, cmd->throttle_pct / 100.0));
-    const double up =
-        gb->shift == PDK_SHIFT_SEQUENTIAL
-            ? gb->upshift_rpm_full
-            : gb->upshift_rpm_light + (gb->upshift_rpm_full - gb->upshift_rpm_light) * pedal;
+    /* The output's speed in rev/min of the engine in gear g: w R_g. */
+    const double out_radps = fabs(s->carrier_radps);
     const int g = s->gear_index;
+    const double rpm = out_radps * geared_ratio(gb, g, cmd->gear) * (60.0 / (2.0 * PI));
     int target = g;
-    if (pedal >= FULL_PEDAL) {
-        const double here = full_power_in(e, gb, g, g, rpm);
-        if (g < gb->n_gears && rpm > gb->upshift_rpm_light &&
-            full_power_in(e, gb, g + 1, g, rpm) >= here) {
-            target = g + 1;
-        } else if (g > 1 && rpm * gb->ratio[g - 2] / gb->ratio[g - 1] < up &&
-                   full_power_in(e, gb, g - 1, g, rpm) > KICKDOWN_MARGIN * here) {
+    if (g < gb->n_gears && rpm > upshift_rpm(gb, full_upshift_rpm, g, pedal)) {
+        target = g + 1;
+    } else if (g > 1) {
+        /* The downshift line, in the engine's speed in the gear below at
+         * the same road speed: below downshift_rpm in this gear, or with the
+         * kickdown armed anywhere below the gear below's upshift line; and
+         * always the band below that line, which also keeps the engine
+         * under its limiter after the downshift (no upshift line is above
+         * it). */
+        const double step = gb->ratio[g - 2] / gb->ratio[g - 1];
+        const double up_below = upshift_rpm(gb, full_upshift_rpm, g - 1, pedal);
+        double line = s->kickdown == KICKDOWN_ARMED ? up_below : gb->downshift_rpm * step;
+        line = min_d(line, (1.0 - SHIFT_BAND) * up_below);
+        if (rpm * step < line) {
             target = g - 1;
         }
-    } else if (rpm > up && g < gb->n_gears) {
-        target = g + 1;
-    } else if (rpm < gb->downshift_rpm && g > 1) {
-        target = g - 1;
     }
-    if (target != s->gear_index) {
-        s->gear_target = target;
-        s->shift_left_s = gb->shift_time_s;
-        if (!(s->shift_left_s > 0.0)) {
-            s->gear_index = target;
+    /* A shift the other way from the last (the first has none) waits its
+     * minimum time in gear. */
+    const int dir = target > g ? 1 : (target < g ? -1 : 0);
+    if (dir != 0 && (dir == s->last_shift || s->last_shift == 0 || s->in_gear_s >= MIN_IN_GEAR_S)) {
+        if (dir > 0 && s->kickdown == KICKDOWN_ARMED) {
+            s->kickdown = KICKDOWN_SPENT;
         }
+        s->last_shift = dir;
+        s->in_gear_s = 0.0;
+        begin_shift(s, gb, target);
     }
 }
 
 void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                   double tick_s, double speed_mps)
+                   const pdk_fw_consts *consts, double tick_s, double speed_mps)
 {
     pdk_fw_powertrain *s = &state->pt;
     if (pt->kind == PDK_POWERTRAIN_GEARED) {
         /* A car's selector takes the command's position at once. */
         s->requested = cmd->gear;
-        geared_tick(s, cmd, &pt->engine, &pt->geared, tick_s);
+        geared_tick(s, cmd, &pt->geared, consts->full_upshift_rpm, tick_s);
         return;
     }
     if (cmd->gear != s->requested) {
@@ -548,7 +636,8 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
 void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
                             const pdk_powertrain_def *pt, const pdk_fw_consts *c,
                             const pdk_dl_wheel wheels_in[PDK_WHEELS],
-                            const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out, pdk_fwpt_mid *mid)
+                            const double brake_nm[PDK_WHEELS], double dvx_mps, pdk_fwpt_out *out,
+                            pdk_fwpt_mid *mid)
 {
     pdk_fw_powertrain *s = &state->pt;
     const pdk_engine_def *eng = &pt->engine;
@@ -557,12 +646,27 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
     if (pt->abs) {
         abs_step(s, wheels_in, brake_nm, h_s);
     }
-    /* Each wheel's Coulomb torque with its brakes. */
+    /* Each wheel's Coulomb torque with its brakes, and its tyre's contact
+     * speed at the substep's end. The chassis solve (backward Euler) gives
+     * the tyre's force at the end's slip velocity, w1 R - V_x1, and the
+     * driveline, solved before it (ADR 0010), linearises the same tyre:
+     * held at the start's V_x0 while the car accelerates, its tyre pushed
+     * back by k h dV/dt more than the chassis', the driveline left the
+     * engine's inertia too little and handed the chassis too much shaft
+     * torque, an error of the first order in the substep (the Polaris's
+     * 0-60 km/h was 1.3 % quicker at 2 substeps than at 8). The body's
+     * forward acceleration over the last substep extrapolates V_x1 with an
+     * error of the second order, as a coupled simulation extrapolates its
+     * coupling variables linearly rather than holding them (Kuebler and
+     * Schiehlen, Two methods of simulator coupling, Mathematical and
+     * Computer Modelling of Dynamical Systems 6(2), 2000). ABS reads the
+     * start's slip. */
     pdk_dl_wheel wheels[PDK_WHEELS];
     memcpy(wheels, wheels_in, sizeof wheels);
     for (int j = 0; j < PDK_WHEELS; j++) {
         out->brake_nm[j] = brake_nm[j] * s->abs_scale[j];
         wheels[j].coulomb_nm += out->brake_nm[j];
+        wheels[j].vx_mps += dvx_mps;
     }
     const double pedal = cmd->throttle_pct / 100.0;
     const int p = 2 * primary_axle(pt);

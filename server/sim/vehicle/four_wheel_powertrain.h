@@ -30,12 +30,21 @@ typedef struct pdk_fwpt_out {
     int evaluations;             /* of the driveline's balance */
 } pdk_fwpt_out;
 
-/* Once per tick, before its substeps: the command's gear, when it differs from
- * the one last asked for, is requested of the lever at the vehicle's speed
- * speed_mps (the Polaris model's shift rule); a change under way advances by
- * tick_s. */
+/* Once per tick, before its substeps: the UTV's lever is asked for the
+ * command's gear, when it differs from the one last asked for, at the
+ * vehicle's speed speed_mps (the Polaris model's shift rule), and a change
+ * under way advances by tick_s; a geared box advances its shift and takes
+ * its gear from its shift program (consts->full_upshift_rpm). */
 void pdk_fwpt_tick(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_powertrain_def *pt,
-                   double tick_s, double speed_mps);
+                   const pdk_fw_consts *consts, double tick_s, double speed_mps);
+
+/* A geared powertrain's upshift speed at full pedal in each gear but the
+ * top, rev/min of the engine in that gear: the lowest speed, from the
+ * light-load upshift speed on, at which the next gear gives at least this
+ * one's full-load power at the same road speed (found to well under 1
+ * rev/min). The top gear's, and every gear's of another kind of
+ * powertrain, is the limiter's speed. */
+void pdk_fwpt_full_upshift_rpm(const pdk_powertrain_def *pt, double rpm_out[PDK_GEARS_MAX]);
 
 /* A substep's powertrain between its two halves: the driveline's problem
  * (pdk_dl_solve's arguments, solve 0 in park, where there is none), its
@@ -58,12 +67,15 @@ typedef struct pdk_fwpt_mid {
  * and free speed, the clutch's capacities and the belt's ratio, and the
  * driveline's problem over wheels (each wheel's own spin inertia, its
  * Coulomb torque without the brakes: they are added here; the
- * secondary's share of inertia too) in mid. In park there is no problem
- * (mid->solve 0): the engine runs free and the pawl holds. */
+ * secondary's share of inertia too) in mid. wheels' vx_mps are the
+ * contacts' speeds at the substep's start, and dvx_mps their predicted
+ * change over it: the driveline's tyres take the end's (ADR 0010). In park
+ * there is no problem (mid->solve 0): the engine runs free and the pawl
+ * holds. */
 void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
                             const pdk_powertrain_def *pt, const pdk_fw_consts *consts,
                             const pdk_dl_wheel wheels[PDK_WHEELS],
-                            const double brake_nm[PDK_WHEELS], pdk_fwpt_out *out,
+                            const double brake_nm[PDK_WHEELS], double dvx_mps, pdk_fwpt_out *out,
                             pdk_fwpt_mid *mid);
 
 /* The second half, from mid->res when mid->solve: the shaft torques, the

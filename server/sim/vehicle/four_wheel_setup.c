@@ -16,6 +16,7 @@
 #include "powertrain/engine.h"
 #include "tyre/tyre_life.h"
 #include "vehicle/four_wheel_ground.h"
+#include "vehicle/four_wheel_powertrain.h"
 #include "vehicle/single_track.h"
 #include "vehicle/steering.h"
 
@@ -131,6 +132,7 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
         p->cvt_lag = pdk_cvt_lag_factor(&def->powertrain.cvt, substep_s);
         p->idle_feed = pdk_engine_idle_feed(&def->powertrain.engine);
     }
+    pdk_fwpt_full_upshift_rpm(&def->powertrain, p->full_upshift_rpm);
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
 

@@ -146,7 +146,7 @@ VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terra
         tick_begin(&vs[j], &svs[j], tk);
         if (vs[j].pt != NULL) {
             const double *vel = vs[j].st->vel_mps;
-            pdk_fwpt_tick(vs[j].st, vs[j].cmd, vs[j].pt, vs[j].p->h_s * (double)substeps,
+            pdk_fwpt_tick(vs[j].st, vs[j].cmd, vs[j].pt, vs[j].p, vs[j].p->h_s * (double)substeps,
                           sqrt(vel[0] * vel[0] + vel[1] * vel[1]));
         }
     }

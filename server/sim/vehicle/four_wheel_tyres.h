@@ -234,7 +234,12 @@ static __attribute__((noinline)) void powertrain_begin(PHASE_ARGS)
         w[j].fx_max_n = fx_max[j];
         w[j].coulomb_nm = roll_t[j];
     }
-    pdk_fwpt_substep_begin(vh->st, vh->cmd, vh->pt, p, w, vh->cmd->brake_nm, &sv->pto, &sv->ptm);
+    /* The body's forward acceleration over the last substep (the
+     * accelerometer's reading with gravity put back): the contacts' speed
+     * change this substep, to second order (pdk_fwpt_substep_begin). */
+    const double dvx_mps = p->h_s * (st->accel_mps2[0] + sv->grav[0]);
+    pdk_fwpt_substep_begin(vh->st, vh->cmd, vh->pt, p, w, vh->cmd->brake_nm, dvx_mps, &sv->pto,
+                           &sv->ptm);
 }
 
 /* The powertrain's second half, from the solved driveline: the shaft

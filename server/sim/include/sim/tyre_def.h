@@ -81,7 +81,8 @@ typedef struct pdk_tyre_law_def {
     double cornering_per_load;      /* Ca / Fz, 1/rad */
     double slip_stiffness_per_load; /* Ck / Fz, per unit slip */
     double mu_x, mu_y;              /* peak friction, longitudinal and lateral, reference surface */
-    double camber_per_load; /* camber thrust per rad per N of load (Fy = +c gamma Fz, ISO) */
+    double camber_per_load; /* camber thrust per rad per N of load: Fy = -c gamma Fz with
+                             * gamma ISO (positive top toward -y), toward the lean for c > 0 */
     double trail_m;         /* pneumatic trail at zero slip (grip and UTV laws) */
     /* PDK_TYRE_UTV: mu_x is the wet-film friction mu, and */
     double hard_slip_stiffness; /* k_s in tanh(k_s kappa) */

@@ -37,9 +37,13 @@ typedef struct pdk_world pdk_world;
 /* 120 Hz, 2 substeps, 256 vehicles, 9.81 m/s^2, 1.225 kg/m^3, friction 1, seed 1,
  * flat ground (pdk_terrain_def_flat: tarmac, air and road at 20 C, ray
  * contact).
- * Two substeps (h = 1/240 s) are converged: steady states match 8 substeps
- * to 1e-4, transients and stopping distances to 1 %
- * (tests/unit/test_single_track.c), at half the cost of four. */
+ * What two substeps (h = 1/240 s) give against eight: the single-track
+ * model's steady states to 1e-4, its transients and stopping distances to
+ * 1 % (tests/unit/test_single_track.c); the four-wheel model's launch
+ * times within 0.5 %, but its step-steer yaw-rate peak only within 0.6 %,
+ * short of the converged peak by the first-order damping of the chassis'
+ * linearly implicit Euler solve (tests/unit/test_convergence.c, which
+ * prints the figures). Four substeps would halve that at twice the cost. */
 pdk_world_def pdk_world_def_default(void);
 
 /* PDK_OK when every field is in range, else PDK_ERR_OUT_OF_RANGE
