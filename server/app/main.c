@@ -1,5 +1,6 @@
 /* paddockd: the command line. `paddockd [serve]` runs the server, `run` the
- * offline runner, `channels` and `presets` list what the simulation offers. */
+ * offline runner, `validate` the validation suite (server/validate),
+ * `channels` and `presets` list what the simulation offers. */
 #include <errno.h>
 #include <stdbool.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include "params.h"
 #include "replay.h"
 #include "run.h"
+#include "validate.h"
 #include "server.h"
 #include "store.h"
 #include "sim/surface_def.h"
@@ -31,6 +33,8 @@ static void usage(FILE *to)
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
                 "       paddockd verify [--db PATH] [--to-tick T] SESSION\n"
+                "       paddockd validate [--preset P]... [--fast] [--jobs N] [--out DIR]\n"
+                "                [--substeps A,B,...]\n"
                 "       paddockd channels\n"
                 "       paddockd presets [list | describe [vehicle|world]]\n"
                 "       paddockd version\n"
@@ -287,6 +291,12 @@ int main(int argc, char **argv)
     bool serve = strcmp(cmd, "serve") == 0, run = strcmp(cmd, "run") == 0;
     bool verify = strcmp(cmd, "verify") == 0;
     uint64_t to_tick = 0;
+    if (strcmp(cmd, "validate") == 0) {
+        /* validate reads its own options, --presets among them. */
+        return pdk_validate_main(argc - i, argv + i,
+                                 find_dir(NULL, "presets", "PADDOCK_PRESETS",
+                                          PDK_DEFAULT_PRESETS_DIR));
+    }
 
     for (; i < argc; i++) {
         const char *arg = argv[i];

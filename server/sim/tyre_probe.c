@@ -2,7 +2,8 @@
  * four-wheel model resolves it at spawn (pdk_fw_law_of), the surface's
  * scales as the model takes them (pdk_surface_ground) and the law's own
  * evaluation (pdk_tyre_eval), mirrored for a right wheel as the model's
- * right lanes are. */
+ * right lanes are; the relaxation lengths the model's deflection states
+ * use at the load (pdk_tyre_relaxation). */
 #include "sim/tyre_probe.h"
 
 #include <math.h>
@@ -72,5 +73,6 @@ pdk_error pdk_tyre_probe(const pdk_vehicle_def *def, const pdk_tyre_probe_in *in
     out->dfx_dkappa_n = t.dfx_dkappa_n;
     out->dfy_dalpha_n = t.dfy_dalpha_n;
     out->peak_n = t.peak_n;
+    pdk_tyre_relaxation(&law, in->fz_n, &out->sigma_kappa_m, &out->sigma_alpha_m);
     return PDK_OK;
 }

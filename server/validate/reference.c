@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "sim/driveline_def.h"
 #include "sim/surface_def.h"
 #include "sim/tyre_probe.h"
 
@@ -31,6 +32,10 @@
  * deceleration moves them (each pass shrinks the error by the load
  * sensitivity's share, well below a tenth). */
 #define FRICTION_LOAD_PASSES 8
+
+/* The four-wheel model's cap on a tyre's rolling-resistance coefficient
+ * (the Polaris model's, four_wheel_substep.h). */
+#define MAX_ROLLING_COEFF 0.45
 
 pdk_ref_world pdk_ref_world_default(void)
 {
@@ -87,12 +92,107 @@ pdk_error pdk_ref_axle_cornering_n_per_rad(const pdk_vehicle_def *def, const pdk
 }
 
 /* The steer shares of reference.h at a left turn of ay >= 0, in the order
- * bicycle, load transfer, camber, toe, roll steer; *u gets the figures
- * behind them. */
-enum { SHARE_BICYCLE, SHARE_TRANSFER, SHARE_CAMBER, SHARE_TOE, SHARE_ROLL_STEER, SHARES };
+ * bicycle, load transfer, camber, toe, roll steer, the tyres' curvature,
+ * tractive force; *u gets the figures behind them. */
+enum {
+    SHARE_BICYCLE,
+    SHARE_TRANSFER,
+    SHARE_CAMBER,
+    SHARE_TOE,
+    SHARE_ROLL_STEER,
+    SHARE_CURVATURE,
+    SHARE_TRACTIVE,
+    SHARES
+};
 
-static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w, double ay,
-                              double share[SHARES], pdk_ref_understeer *u)
+/* The iterations of the axle solve below: Newton's method on a slope that
+ * changes little below the peak converges in a handful. */
+#define AXLE_SOLVE_ITERATIONS 40
+#define KAPPA_SOLVE_ITERATIONS 4
+
+/* One axle in a steady turn, through the law: the slip angle s (rad, of
+ * the axle's path against its wheels' centre plane; positive gives a force
+ * to the left) at which its two tyres, each at its load fz, ISO camber
+ * gamma and toe steer toe (positive to the left), give the axle's lateral
+ * force. With fx NULL the wheels roll free of slip (kappa 0); otherwise
+ * each wheel's slip kappa is found so that the tyre gives fx[side] along
+ * its heading as well, and the lateral force falls as the law's combined
+ * slip (friction ellipse, the Magic Formula's G_yk) says (Pacejka, Tire
+ * and Vehicle Dynamics, 3rd ed., ch. 4.3.2; Milliken and Milliken ch. 2,
+ * the friction circle). Newton's method on the law's own slopes. */
+static double axle_slip_rad(const pdk_vehicle_def *def, const pdk_ref_world *w, int axle,
+                            const double fz[2], const double gamma[2], const double toe[2],
+                            const double *fx, double force_n, double s)
+{
+    double kappa[2] = {0.0, 0.0};
+    for (int it = 0; it < AXLE_SOLVE_ITERATIONS; it++) {
+        double fy = 0.0, slope = 0.0;
+        for (int side = 0; side < 2; side++) {
+            pdk_tyre_probe_in in = {axle,    side,   PDK_SURFACE_TARMAC, w->surface_friction,
+                                    w->gravity_mps2, fz[side] > 0.0 ? fz[side] : 0.0,
+                                    kappa[side],     -tan(s + toe[side]), gamma[side]};
+            pdk_tyre_probe_out out = {0};
+            for (int k = 0; fx != NULL && k < KAPPA_SOLVE_ITERATIONS; k++) {
+                (void)pdk_tyre_probe(def, &in, &out);
+                if (out.dfx_dkappa_n > 0.0) {
+                    in.kappa += (fx[side] - out.fx_n) / out.dfx_dkappa_n;
+                }
+            }
+            kappa[side] = in.kappa;
+            (void)pdk_tyre_probe(def, &in, &out);
+            fy += out.fy_n;
+            slope += out.dfy_dalpha_n;
+        }
+        if (!(slope > 0.0)) {
+            break; /* past the peak: no slip gives more */
+        }
+        const double step = (force_n - fy) / slope;
+        s += step;
+        if (fabs(step) < 1e-12) {
+            break;
+        }
+    }
+    return s;
+}
+
+/* Whether def's axle (0 front, 1 rear) is locked, which the tractive
+ * share's yaw moment leaves out: a geared layout's
+ * driven axle with a locked differential (a kart's spool), or the UTV's
+ * rear in 2WD and AWD (docs/powertrain.md). */
+static int axle_locked(const pdk_vehicle_def *def, int axle)
+{
+    const pdk_powertrain_def *pt = &def->powertrain;
+    if (pt->kind == PDK_POWERTRAIN_UTV) {
+        return axle == 1 && pt->drive_mode != PDK_DRIVE_TURF;
+    }
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        return axle == pt->layout.driven_axle && pt->layout.diff.kind == PDK_DIFF_LOCKED;
+    }
+    return 0;
+}
+
+/* The share of the drive force the front axle takes at a steady speed:
+ * the lumped drive's front_fraction; a geared layout's driven axle (half
+ * each with a coupling to the other); the UTV's rear (its front's
+ * overrunning clutches do not drive at a steady speed). */
+static double drive_front_share(const pdk_vehicle_def *def)
+{
+    switch (def->powertrain.kind) {
+    case PDK_POWERTRAIN_UTV:
+        return 0.0;
+    case PDK_POWERTRAIN_GEARED:
+        if (def->powertrain.layout.coupling != PDK_COUPLING_NONE) {
+            return 0.5;
+        }
+        return def->powertrain.layout.driven_axle == 0 ? 1.0 : 0.0;
+    default:
+        return def->drive.front_fraction;
+    }
+}
+
+static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w,
+                              const pdk_ref_circle *circle, double ay, double share[SHARES],
+                              pdk_ref_understeer *u)
 {
     const pdk_chassis_def *c = &def->chassis;
     const double m = c->mass_kg;
@@ -134,6 +234,7 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     }
     const double roll = atan(m * ay * (h - h_rc) / k_net);
     u->roll_rad = roll;
+    double axle_fz[2][2], axle_gamma[2][2], axle_toe[2][2];
     for (int i = 0; i < 2; i++) {
         const pdk_suspension_def *s = susp[i];
         const double t = track[i];
@@ -189,25 +290,100 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
         u->c_loaded_n_per_rad[i] = c1;
         u->static_load_n[i] = w0;
         u->transfer_n[i] = fz[1] - w0;
+        for (int side = 0; side < 2; side++) {
+            axle_fz[i][side] = fz[side];
+            axle_gamma[i][side] = gamma[side];
+            axle_toe[i][side] = toe[side];
+        }
     }
+    /* The tyres' curvature: the same axles solved through the law itself
+     * rather than its slope at zero slip, less the linear shares above. */
+    const double linear = share[SHARE_BICYCLE] + share[SHARE_TRANSFER] + share[SHARE_CAMBER] +
+                          share[SHARE_TOE] + share[SHARE_ROLL_STEER];
+    double slip[2];
+    for (int i = 0; i < 2; i++) {
+        slip[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i], NULL, force[i],
+                                force[i] / u->c_loaded_n_per_rad[i]);
+    }
+    share[SHARE_CURVATURE] = (slip[0] - slip[1]) - linear;
+    if (circle == NULL) {
+        return PDK_OK;
+    }
+    /* Tractive force on the circle: at v^2 = R a_y the drive holds the
+     * speed against drag 1/2 rho C_d A v^2, every tyre's rolling
+     * resistance f F_z (a torque at the wheel, so its tyre pushes back
+     * f F_z) and the lateral forces' own drag: the front's F_yf sin(delta)
+     * and the body's slip beta = b / R - alpha_r turning m a_y against the
+     * heading (Gillespie ch. 6, "Tractive force"; Milliken and Milliken
+     * ch. 5, the force balance along x). Each driven wheel takes its share
+     * of it (an open differential's half of its axle's), and its lateral
+     * stiffness falls with the longitudinal slip that costs. */
+    const double v2 = circle->radius_m * ay;
+    const double delta = len / circle->radius_m + slip[0] - slip[1];
+    const double beta = b / circle->radius_m - slip[1];
+    double rolling = 0.0, roll_f[2][2];
+    for (int i = 0; i < 2; i++) {
+        const pdk_axle_tyre_def *t = i == 0 ? &def->tyre_front : &def->tyre_rear;
+        const double f = t->law.rolling_coeff < MAX_ROLLING_COEFF ? t->law.rolling_coeff
+                                                                  : MAX_ROLLING_COEFF;
+        for (int side = 0; side < 2; side++) {
+            roll_f[i][side] = f * axle_fz[i][side];
+            rolling += roll_f[i][side];
+        }
+    }
+    const double drive = 0.5 * circle->air_density_kgpm3 * def->resist.drag_area_m2 * v2 +
+                         rolling + force[0] * sin(delta) - m * ay * sin(beta);
+    const double front_share = drive_front_share(def);
+    u->drive_force_n = drive;
+    /* The tyres' longitudinal forces: an open differential's equal halves
+     * of the axle's drive less each wheel's own rolling resistance. A
+     * locked axle (a kart's spool, the UTV's rear) splits its forces by
+     * its wheels' slips, which differ by t/R on the circle and depend on
+     * the driveline's compliance as much as the tyres': its yaw moment is
+     * left out, and its wheels take the even halves for the combined slip. With
+     * the loads moved outward they differ between the sides, a yaw moment
+     * M_z = sum (t/2)(F_x,right - F_x,left) that the axles' lateral forces
+     * must balance: F_yf = (m a_y b - M_z) / L, F_yr = (m a_y a + M_z) / L
+     * (Milliken and Milliken ch. 5, the yaw moment balance). */
+    double fx[2][2], yaw_nm = 0.0;
+    for (int i = 0; i < 2; i++) {
+        const double axle_share = i == 0 ? front_share : 1.0 - front_share;
+        for (int side = 0; side < 2; side++) {
+            fx[i][side] = 0.5 * axle_share * drive - roll_f[i][side];
+        }
+        if (!axle_locked(def, i)) {
+            yaw_nm += 0.5 * track[i] * (fx[i][1] - fx[i][0]);
+        }
+    }
+    u->tractive_yaw_nm = yaw_nm;
+    const double lateral[2] = {(m * ay * b - yaw_nm) / len, (m * ay * a + yaw_nm) / len};
+    double slip_driven[2];
+    for (int i = 0; i < 2; i++) {
+        /* The front tyres' F_x along their steered heading carries F_x
+         * sin(delta) of the lateral force. */
+        const double along = i == 0 ? (fx[0][0] + fx[0][1]) * sin(delta) : 0.0;
+        slip_driven[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i], fx[i],
+                                       lateral[i] - along, slip[i]);
+    }
+    share[SHARE_TRACTIVE] = (slip_driven[0] - slip_driven[1]) - (slip[0] - slip[1]);
     return PDK_OK;
 }
 
 /* The shares at a signed lateral acceleration: a right turn is a left
  * turn's mirror image. */
-static pdk_error signed_shares(const pdk_vehicle_def *def, const pdk_ref_world *w, double ay,
-                               double share[SHARES])
+static pdk_error signed_shares(const pdk_vehicle_def *def, const pdk_ref_world *w,
+                               const pdk_ref_circle *circle, double ay, double share[SHARES])
 {
     pdk_ref_understeer scratch = {0};
-    pdk_error e = steer_shares(def, w, fabs(ay), share, &scratch);
+    pdk_error e = steer_shares(def, w, circle, fabs(ay), share, &scratch);
     for (int k = 0; ay < 0.0 && k < SHARES; k++) {
         share[k] = -share[k];
     }
     return e;
 }
 
-pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world *world,
-                                double ay_mps2, pdk_ref_understeer *out)
+static pdk_error understeer(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                            const pdk_ref_circle *circle, double ay_mps2, pdk_ref_understeer *out)
 {
     if (def == NULL || world == NULL || out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
@@ -215,15 +391,20 @@ pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world 
     if (!isfinite(ay_mps2) || ay_mps2 < 0.0 || ay_mps2 > MAX_AY_MPS2 || !world_ok(world)) {
         return PDK_ERR_OUT_OF_RANGE;
     }
+    if (circle != NULL &&
+        (!isfinite(circle->radius_m) || !(circle->radius_m > 0.0) ||
+         !isfinite(circle->air_density_kgpm3) || circle->air_density_kgpm3 < 0.0)) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
     pdk_ref_understeer u = {0};
     u.ay_mps2 = ay_mps2;
     double at[SHARES], hi[SHARES], lo[SHARES];
-    pdk_error e = steer_shares(def, world, ay_mps2, at, &u);
+    pdk_error e = steer_shares(def, world, circle, ay_mps2, at, &u);
     if (e == PDK_OK) {
-        e = signed_shares(def, world, ay_mps2 + AY_STEP_MPS2, hi);
+        e = signed_shares(def, world, circle, ay_mps2 + AY_STEP_MPS2, hi);
     }
     if (e == PDK_OK) {
-        e = signed_shares(def, world, ay_mps2 - AY_STEP_MPS2, lo);
+        e = signed_shares(def, world, circle, ay_mps2 - AY_STEP_MPS2, lo);
     }
     if (e != PDK_OK) {
         return e;
@@ -244,12 +425,32 @@ pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world 
     u.toe_rad_per_mps2 = grad[SHARE_TOE];
     u.roll_steer_rad = at[SHARE_ROLL_STEER];
     u.roll_steer_rad_per_mps2 = grad[SHARE_ROLL_STEER];
+    u.curvature_rad = at[SHARE_CURVATURE];
+    u.curvature_rad_per_mps2 = grad[SHARE_CURVATURE];
+    u.tractive_rad = at[SHARE_TRACTIVE];
+    u.tractive_rad_per_mps2 = grad[SHARE_TRACTIVE];
     const double per_g = world->gravity_mps2 * DEG_PER_RAD;
     u.bicycle_deg_per_g = u.bicycle_rad_per_mps2 * per_g;
     u.total_deg_per_g = u.total_rad_per_mps2 * per_g;
     u.steering_wheel_deg_per_g = u.total_deg_per_g * def->steering.ratio;
     *out = u;
     return PDK_OK;
+}
+
+pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                double ay_mps2, pdk_ref_understeer *out)
+{
+    return understeer(def, world, NULL, ay_mps2, out);
+}
+
+pdk_error pdk_ref_understeer_on_circle(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                       const pdk_ref_circle *circle, double ay_mps2,
+                                       pdk_ref_understeer *out)
+{
+    if (circle == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    return understeer(def, world, circle, ay_mps2, out);
 }
 
 pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out)
@@ -266,6 +467,104 @@ pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out)
     out->cg_height_m = h;
     out->ssf = t / (2.0 * h);
     out->tilt_angle_rad = atan(out->ssf);
+    return PDK_OK;
+}
+
+/* The bisections of the tilt reference: 60 halvings leave far less than
+ * a micro-degree and a micrometre. */
+#define TILT_BISECTIONS 60
+/* The deflection scan: from 0.01 mm in steps of 10 % (at most 200, past
+ * any half track). */
+#define TILT_FIRST_DEFLECTION_M 1e-5
+#define TILT_DEFLECTION_SCAN 200
+/* Tyres that cannot hold the car on a table tilted by a degree (no grip)
+ * have no tilt-table angle to give. */
+#define MIN_TILT_RAD (3.14159265358979323846 / 180.0)
+
+/* The downhill tyres' side force at a common sideways deflection u_m, each
+ * axle's at its load fz[i] (the slip tan(alpha) = u / sigma_alpha at that
+ * load). */
+static double downhill_fy_n(const pdk_vehicle_def *def, const pdk_ref_world *w,
+                            const double fz[2], double u_m)
+{
+    double sum = 0.0;
+    for (int i = 0; i < 2; i++) {
+        pdk_tyre_probe_in in = {i,   0,   PDK_SURFACE_TARMAC, w->surface_friction, w->gravity_mps2,
+                                fz[i], 0.0, 0.0,              0.0};
+        pdk_tyre_probe_out out = {0};
+        (void)pdk_tyre_probe(def, &in, &out);
+        in.tan_alpha = -u_m / out.sigma_alpha_m;
+        (void)pdk_tyre_probe(def, &in, &out);
+        sum += out.fy_n;
+    }
+    return sum;
+}
+
+pdk_error pdk_ref_tilt_with_tyres(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                  pdk_ref_tilt *out)
+{
+    pdk_ref_rollover ro;
+    if (world == NULL || out == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_error e = pdk_ref_rollover_of(def, &ro);
+    if (e != PDK_OK) {
+        return e;
+    }
+    if (def->model != PDK_MODEL_FOUR_WHEEL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (!world_ok(world)) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    const pdk_chassis_def *c = &def->chassis;
+    const double weight = c->mass_kg * world->gravity_mps2;
+    const double b = c->wheelbase_m - c->cg_to_front_axle_m;
+    const double front = b / c->wheelbase_m;
+    const double half_t = 0.5 * ro.track_m, h = ro.cg_height_m;
+    double lo = 0.0, hi = ro.tilt_angle_rad, u = 0.0;
+    for (int k = 0; k < TILT_BISECTIONS; k++) {
+        const double theta = 0.5 * (lo + hi);
+        const double n = weight * cos(theta);
+        const double fz[2] = {front * n, (1.0 - front) * n};
+        const double side = weight * sin(theta);
+        /* The deflection that holds the side force: the first of a
+         * geometric scan up the rising branch to reach it, then bisected
+         * there (past the law's peak a larger deflection holds less). */
+        double ulo = 0.0, uhi = -1.0, ustep = TILT_FIRST_DEFLECTION_M;
+        for (int j = 0; j < TILT_DEFLECTION_SCAN && ustep < half_t; j++, ustep *= 1.1) {
+            if (downhill_fy_n(def, world, fz, ustep) >= side) {
+                uhi = ustep;
+                break;
+            }
+            ulo = ustep;
+        }
+        if (uhi < 0.0) {
+            hi = theta; /* the tyres cannot hold it: it slides below */
+            continue;
+        }
+        for (int j = 0; j < TILT_BISECTIONS; j++) {
+            const double mid = 0.5 * (ulo + uhi);
+            if (downhill_fy_n(def, world, fz, mid) < side) {
+                ulo = mid;
+            } else {
+                uhi = mid;
+            }
+        }
+        u = 0.5 * (ulo + uhi);
+        /* Past the verge the weight's moment about the patches tips it. */
+        if (tan(theta) * h > half_t - u) {
+            hi = theta;
+        } else {
+            lo = theta;
+        }
+    }
+    if (!(lo > MIN_TILT_RAD)) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    out->rigid_rad = ro.tilt_angle_rad;
+    out->tilt_angle_rad = 0.5 * (lo + hi);
+    out->shift_m = u;
     return PDK_OK;
 }
 
@@ -294,6 +593,70 @@ static void axle_friction(const pdk_vehicle_def *def, const pdk_ref_world *w, in
     *locked_mu = fabs(out.fx_n) / fz_n; /* the scan's last point: kappa -1 */
 }
 
+/* Whether def brakes axle (0 front, 1 rear) at all, and the most braking
+ * force one of its wheels gets from the line pressure's limit, N: a
+ * powertrain's gain G at each wheel times the pressure P_out of
+ * four_wheel_setup.c over the rolling radius, or the lumped drive's force
+ * per bar times its balance, shared by the axle's two wheels. */
+static double wheel_brake_capacity_n(const pdk_vehicle_def *def, int axle)
+{
+    const double p_max = def->brake.max_line_bar;
+    if (def->powertrain.kind != PDK_POWERTRAIN_LUMPED) {
+        const pdk_powertrain_def *pt = &def->powertrain;
+        double p_out = p_max + pt->brake_bias_bar;
+        p_out = p_out < 0.0 ? 0.0 : (p_out > p_max ? p_max : p_out);
+        const double gain = axle == 0 ? pt->brake_front_nm_per_bar : pt->brake_rear_nm_per_bar;
+        const double r = axle == 0 ? def->tyre_front.law.radius_m : def->tyre_rear.law.radius_m;
+        return r > 0.0 ? gain * p_out / r : 0.0;
+    }
+    const double share = axle == 0 ? def->brake.front_fraction : 1.0 - def->brake.front_fraction;
+    return 0.5 * def->brake.force_per_bar_n * p_max * share;
+}
+
+/* The four-wheel car's braking at its limit with lift_n[i] of downforce on
+ * axle i: each braked wheel gives its law's mu (peak or locked) times its
+ * load, or its brakes' capacity where that is less; an unbraked axle gives
+ * nothing. The deceleration moves load forward by m d h / L (Gillespie,
+ * Fundamentals of Vehicle Dynamics, 1992, ch. 3, eqs. 3-3 and 3-4: the
+ * axles' dynamic loads), which changes each axle's mu through the law's
+ * load sensitivity: fixed-point passes from the static loads. Returns the
+ * braking force, N; fills f's per-axle figures for the kind asked. */
+static double braking_force_n(const pdk_vehicle_def *def, const pdk_ref_world *w, int surface_id,
+                              int locked, const double lift_n[2], pdk_ref_friction *f)
+{
+    const pdk_chassis_def *c = &def->chassis;
+    const double m = c->mass_kg;
+    const double g = w->gravity_mps2;
+    const double len = c->wheelbase_m;
+    const double a = c->cg_to_front_axle_m;
+    const double b = len - a;
+    double force = 0.0;
+    for (int pass = 0; pass < FRICTION_LOAD_PASSES; pass++) {
+        const double shift = force * c->cg_height_m / len;
+        const double fz[2] = {0.5 * (m * g * b / len + lift_n[0] + shift),
+                              0.5 * (m * g * a / len + lift_n[1] - shift)};
+        double sum = 0.0;
+        for (int i = 0; i < 2; i++) {
+            double pk = 0.0, pkk = -1.0, lk = 0.0;
+            if (fz[i] > 0.0) { /* a rear axle lifted by the stop carries nothing */
+                axle_friction(def, w, i, surface_id, fz[i], &pk, &pkk, &lk);
+            }
+            const double mu = locked ? lk : pk;
+            const double capacity = f->brake_capacity_n[i];
+            const double wheel = fz[i] > 0.0 ? fmin(mu * fz[i], capacity) : 0.0;
+            sum += 2.0 * wheel;
+            if (locked) {
+                f->locked_mu[i] = lk;
+            } else {
+                f->peak_mu[i] = pk;
+                f->peak_kappa[i] = pkk;
+            }
+        }
+        force = sum;
+    }
+    return force;
+}
+
 pdk_error pdk_ref_friction_on(const pdk_vehicle_def *def, const pdk_ref_world *world,
                               int surface_id, pdk_ref_friction *out)
 {
@@ -319,46 +682,68 @@ pdk_error pdk_ref_friction_on(const pdk_vehicle_def *def, const pdk_ref_world *w
         f.peak_kappa[0] = f.peak_kappa[1] = -1.0;
         f.peak_mu_car = (b * f.peak_mu[0] + a * f.peak_mu[1]) / len;
         f.locked_mu_car = f.peak_mu_car;
+        f.braked[0] = f.braked[1] = 1;
+        f.brake_capacity_n[0] = f.brake_capacity_n[1] = INFINITY;
         *out = f;
         return PDK_OK;
     }
-    /* Every wheel at its own limit: the car's deceleration mu g moves load
-     * forward by m mu g h / L, which changes each axle's mu through the
-     * law's load sensitivity (Gillespie ch. 3, "Braking performance").
-     * Fixed-point passes from the static loads. */
-    for (int locked = 0; locked < 2; locked++) {
-        double mu_car = 0.0;
-        for (int pass = 0; pass < FRICTION_LOAD_PASSES; pass++) {
-            const double shift = m * mu_car * g * c->cg_height_m / len;
-            const double fz[2] = {0.5 * (m * g * b / len + shift),
-                                  0.5 * (m * g * a / len - shift)};
-            double sum = 0.0;
-            for (int i = 0; i < 2; i++) {
-                double pk, pkk, lk;
-                if (!(fz[i] > 0.0)) {
-                    continue; /* a rear axle lifted by the stop carries nothing */
-                }
-                axle_friction(def, world, i, surface_id, fz[i], &pk, &pkk, &lk);
-                const double mu = locked ? lk : pk;
-                sum += 2.0 * mu * fz[i];
-                if (pass == FRICTION_LOAD_PASSES - 1) {
-                    if (locked) {
-                        f.locked_mu[i] = lk;
-                    } else {
-                        f.peak_mu[i] = pk;
-                        f.peak_kappa[i] = pkk;
-                    }
-                }
-            }
-            mu_car = sum / (m * g);
-        }
-        if (locked) {
-            f.locked_mu_car = mu_car;
-        } else {
-            f.peak_mu_car = mu_car;
-        }
+    for (int i = 0; i < 2; i++) {
+        f.brake_capacity_n[i] = wheel_brake_capacity_n(def, i);
+        f.braked[i] = f.brake_capacity_n[i] > 0.0;
     }
+    const double no_lift[2] = {0.0, 0.0};
+    f.peak_mu_car = braking_force_n(def, world, surface_id, 0, no_lift, &f) / (m * g);
+    f.locked_mu_car = braking_force_n(def, world, surface_id, 1, no_lift, &f) / (m * g);
     *out = f;
+    return PDK_OK;
+}
+
+/* The intervals of the stop's integral over speed (Simpson's rule): the
+ * deceleration is smooth in v (the lift goes as v^2), so 64 leave an error
+ * far below the maneuver's 3 %. */
+#define STOP_INTERVALS 64
+
+pdk_error pdk_ref_stop_with_lift_m(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                   int surface_id, int locked, double air_density_kgpm3,
+                                   double speed_mps, double *out_m)
+{
+    if (def == NULL || world == NULL || out_m == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_ref_friction f;
+    pdk_error e = pdk_ref_friction_on(def, world, surface_id, &f);
+    if (e != PDK_OK) {
+        return e;
+    }
+    if (!isfinite(air_density_kgpm3) || air_density_kgpm3 < 0.0 || !isfinite(speed_mps) ||
+        speed_mps < 0.0) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    const double m = def->chassis.mass_kg;
+    const double cl_a = def->model == PDK_MODEL_FOUR_WHEEL ? def->resist.downforce_area_m2 : 0.0;
+    const double front = def->resist.downforce_front;
+    /* s = integral of v dv / d(v) from 0 to v0, d the deceleration with the
+     * lift 1/2 rho C_L A v^2 on the axles (Gillespie ch. 4, "Lift"). */
+    const double h = speed_mps / STOP_INTERVALS;
+    double sum = 0.0;
+    for (int k = 0; k <= STOP_INTERVALS; k++) {
+        const double v = h * k;
+        const double lift = 0.5 * air_density_kgpm3 * cl_a * v * v;
+        const double lift_n[2] = {front * lift, (1.0 - front) * lift};
+        double d = 0.0;
+        if (def->model == PDK_MODEL_FOUR_WHEEL) {
+            d = braking_force_n(def, world, surface_id, locked, lift_n, &f) / m;
+        } else {
+            d = (locked ? f.locked_mu_car : f.peak_mu_car) * world->gravity_mps2;
+        }
+        if (!(d > 0.0)) {
+            *out_m = speed_mps > 0.0 ? INFINITY : 0.0;
+            return PDK_OK;
+        }
+        const double weight = (k == 0 || k == STOP_INTERVALS) ? 1.0 : (k % 2 ? 4.0 : 2.0);
+        sum += weight * v / d;
+    }
+    *out_m = sum * h / 3.0;
     return PDK_OK;
 }
 

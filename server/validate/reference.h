@@ -63,6 +63,23 @@ typedef struct pdk_ref_understeer {
     double toe_rad, toe_rad_per_mps2;
     /* Roll steer: the toe curve at each wheel's travel in roll. */
     double roll_steer_rad, roll_steer_rad_per_mps2;
+    /* The tyres' curvature: each axle's slip solved through the law at its
+     * wheels' loads, cambers and toe (the force falls below the slope's
+     * line as the slip grows), less the five linear shares above
+     * (Pacejka, Tire and Vehicle Dynamics, ch. 1.3: the handling diagram
+     * from the axles' characteristics). */
+    double curvature_rad, curvature_rad_per_mps2;
+    /* Tractive force (pdk_ref_understeer_on_circle only, 0 otherwise): the
+     * drive force that holds the speed on the circle, the yaw moment of
+     * its and the rolling resistance's differences between the sides under
+     * lateral load transfer (an open differential splits the torque
+     * evenly; each tyre's rolling resistance goes with its load), which
+     * moves lateral force to the front (not on a locked axle, whose
+     * wheels' forces the driveline's slips set), and the lateral stiffness each
+     * driven and rolling-resisted wheel loses to the longitudinal slip it
+     * takes (Gillespie ch. 6, "Tractive force"; Milliken and Milliken
+     * ch. 5; Pacejka ch. 4, combined slip). */
+    double tractive_rad, tractive_rad_per_mps2;
     double total_rad, total_rad_per_mps2;
     /* The totals in the units data sheets quote: road-wheel degrees per g,
      * and steering-wheel degrees per g (times the steering ratio). */
@@ -74,6 +91,8 @@ typedef struct pdk_ref_understeer {
     double transfer_n[2];         /* load moved from the inner to the outer tyre */
     double roll_stiffness_nm_per_rad[2]; /* springs and bar, (k/2 + bar) t^2 */
     double roll_rad;              /* body roll at ay_mps2, positive right side down */
+    double drive_force_n;         /* the drive force on the circle (0 without one) */
+    double tractive_yaw_nm;       /* the yaw moment of the tyres' F_x differences there */
 } pdk_ref_understeer;
 
 /* The understeer of def at a steady left turn of lateral acceleration
@@ -83,14 +102,32 @@ typedef struct pdk_ref_understeer {
  * of each axle's transfer, tan(phi) = m a_y (h - h_rc) / (K_phi - m g h)
  * (Milliken and Milliken ch. 18; the four-wheel model has no unsprung mass,
  * so the whole mass rolls; docs/vehicle-model.md, "The roll gradient").
- * Tractive force, rolling resistance, aligning moments and compliance
- * steer are left out; so is Ackermann. A single-track definition has the
- * bicycle share only. Errors: PDK_ERR_INVALID_ARGUMENT (NULL),
+ * Tractive force and rolling resistance are left out here (the circle's
+ * reference below has them), and so are aligning moments, which the
+ * four-wheel model keeps off the chassis and out of a rigid steering, and
+ * Ackermann, worth under 0.005 deg/g at a 100 m radius. A single-track
+ * definition has the bicycle share only. Errors: PDK_ERR_INVALID_ARGUMENT (NULL),
  * PDK_ERR_OUT_OF_RANGE (ay_mps2 outside 0..10, a world out of range, a
  * body that the roll stiffness cannot hold up: K_phi <= m g h, or an axle
  * whose law has no cornering stiffness). */
 pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world *world,
                                 double ay_mps2, pdk_ref_understeer *out);
+
+/* A steady-state circle (ISO 4138, constant radius): its radius and the
+ * air the car drives through. */
+typedef struct pdk_ref_circle {
+    double radius_m;
+    double air_density_kgpm3;
+} pdk_ref_circle;
+
+/* pdk_ref_understeer_at on a circle of circle->radius_m, where the speed
+ * is sqrt(R a_y): with the tractive-force share as well. Errors: those of
+ * pdk_ref_understeer_at; PDK_ERR_INVALID_ARGUMENT for a NULL circle,
+ * PDK_ERR_OUT_OF_RANGE for a radius not above 0 or an air density below
+ * 0, either not finite. */
+pdk_error pdk_ref_understeer_on_circle(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                       const pdk_ref_circle *circle, double ay_mps2,
+                                       pdk_ref_understeer *out);
 
 /* ---- Rollover --------------------------------------------------------- */
 
@@ -111,6 +148,33 @@ typedef struct pdk_ref_rollover {
 
 pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out);
 
+/* The tilt-table angle of a car that is rigid but for its tyres' lateral
+ * deflection, as the four-wheel model has it (its deflection states hold a
+ * steady side force Fy with the wheel u_y = sigma_alpha tan(alpha) beside
+ * its contact patch). On the table at angle theta the side force is W sin
+ * theta; at the verge of tipping the downhill tyres carry all of W cos
+ * theta, each axle's in its static share, and the body stands u downhill of
+ * their contact patches, u the deflection at which their forces add up to
+ * W sin theta. The moment about the patches then balances at tan(theta) =
+ * (t/2 - u) / h (the rigid car's t/2h less the patches' travel; TRB Special
+ * Report 265, 2002, ch. 2: the tilt-table ratio falls below the SSF by the
+ * tyres' and suspension's compliance). The stiff variant of the validation
+ * removes the suspension's; this is what remains. For the UTV law, whose
+ * side force is C_alpha N tan(alpha), it is tan(theta) = (t/2) / (h +
+ * sigma_alpha / C_alpha). world is the table's (the validation doubles the
+ * friction so that the car tips rather than slides). Errors: those of
+ * pdk_ref_rollover_of; PDK_ERR_INVALID_ARGUMENT for a NULL world or a
+ * single-track definition, PDK_ERR_OUT_OF_RANGE for a world out of range
+ * or tyres that cannot hold the car on a table tilted by a degree. */
+typedef struct pdk_ref_tilt {
+    double rigid_rad;      /* atan(SSF) */
+    double tilt_angle_rad; /* with the tyres' deflection */
+    double shift_m;        /* u at that angle */
+} pdk_ref_tilt;
+
+pdk_error pdk_ref_tilt_with_tyres(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                  pdk_ref_tilt *out);
+
 /* ---- Friction and stopping ---------------------------------------------- */
 
 /* The friction the tyre law has in pure longitudinal slip on a hard
@@ -118,23 +182,30 @@ pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out)
  * 0.1 % to full lock) and the locked wheel's (kappa = -1), with the
  * surface's scales applied as the model applies them and the world's
  * friction scale (the tyres warm: their own grip scale 1). The car's mu is
- * every wheel at its limit, sum(mu_i Fz_i) / (m g), with each axle's load
- * where the stop's own deceleration mu g puts it (static plus m mu g h / L
- * moved forward), which is what ABS (peak) or four locked wheels (locked)
- * get whatever the brake balance; the per-axle figures are at those loads. */
+ * its braking force at the limit over its weight: each braked wheel at its
+ * law's mu times its load, or at its brakes' capacity at the highest line
+ * pressure where that is less, an unbraked axle (a kart's front) at
+ * nothing; each axle's load where the stop's own deceleration puts it
+ * (static plus m d h / L moved forward, Gillespie ch. 3: the braked axle's
+ * dynamic load). That is what ABS (peak) or locked wheels (locked) get at
+ * the line pressure's limit whatever the brake balance between braked
+ * axles; the per-axle figures are at those loads. */
 typedef struct pdk_ref_friction {
     double peak_mu[2];    /* per axle */
     double peak_kappa[2]; /* the slip at the peak, negative (braking) */
     double locked_mu[2];
     double peak_mu_car;   /* as above */
     double locked_mu_car;
+    int braked[2];        /* 1: the axle has brakes */
+    double brake_capacity_n[2]; /* one wheel's braking force at the highest line
+                                 * pressure, N (infinite on a single-track definition) */
 } pdk_ref_friction;
 
 /* Errors: PDK_ERR_INVALID_ARGUMENT (NULL), PDK_ERR_OUT_OF_RANGE (an
  * unknown surface id, a deformable one, where the soil model's thrust
  * joins the law's, or a world out of range). A single-track definition's
  * is its axles' friction_coeff times the surface's and world's scales,
- * peak and locked alike. */
+ * peak and locked alike, both axles braked. */
 pdk_error pdk_ref_friction_on(const pdk_vehicle_def *def, const pdk_ref_world *world,
                               int surface_id, pdk_ref_friction *out);
 
@@ -143,6 +214,20 @@ pdk_error pdk_ref_friction_on(const pdk_vehicle_def *def, const pdk_ref_world *w
  * and rolling resistance, which shorten a real stop). 0 for speed 0, an
  * infinite distance for mu 0. */
 double pdk_ref_stopping_distance_m(double speed_mps, double mu, double gravity_mps2);
+
+/* The stop of pdk_ref_friction_on's car (locked 1: locked wheels, 0: at
+ * the law's peak) from speed_mps with its downforce: the lift 1/2 rho C_L
+ * A v^2 (Gillespie ch. 4, "Lift"; resist.downforce_area_m2, its front share
+ * downforce_front) adds to the axles' loads, so the deceleration d(v)
+ * rises with speed and the distance is the integral of v dv / d(v) from 0
+ * to speed_mps (Simpson's rule). Without downforce it is v^2 / (2 d).
+ * Drag and rolling resistance are left out, as above. Infinite when the
+ * car cannot brake. Errors: those of pdk_ref_friction_on, and
+ * PDK_ERR_OUT_OF_RANGE for an air density or speed negative or not
+ * finite. */
+pdk_error pdk_ref_stop_with_lift_m(const pdk_vehicle_def *def, const pdk_ref_world *world,
+                                   int surface_id, int locked, double air_density_kgpm3,
+                                   double speed_mps, double *out_m);
 
 /* ---- ISO 3888-1 double lane change ------------------------------------- */
 

@@ -226,9 +226,36 @@ def rule7_adr_is_a_decision():
                    "at most 250 lines")
 
 
+# server/'s layers, lowest first (server/CMakeLists.txt adds them in this
+# order): a layer's files include headers of the layers below it only.
+LAYERS = ["server/sim", "server/params", "server/validate", "server/wire", "server/store",
+          "server/net", "server/app"]
+
+
+def rule8_layers_include_down():
+    """A server layer includes no header of a layer above it (validate is above sim and
+    params, below app)."""
+    headers = {}
+    for rank, layer in enumerate(LAYERS):
+        for f in c_files(layer):
+            if f.endswith(".h") and not f.startswith(SIM + "/"):
+                headers.setdefault(os.path.basename(f), rank)
+    for rank, layer in enumerate(LAYERS):
+        for f in c_files(layer):
+            for line, kind, name in includes(f):
+                if kind != '"' or "/" in name:
+                    continue
+                if os.path.isfile(os.path.join(ROOT, os.path.dirname(f), name)):
+                    continue  # the layer's own header
+                above = headers.get(name)
+                if above is not None and above > rank:
+                    report(f, line, 8, f'includes "{name}" of {LAYERS[above]}, a layer above '
+                           f'{layer}')
+
+
 RULES = [rule1_app_include_circle, rule2_sim_folder_circle, rule3_only_public_sim_outside,
          rule4_public_headers_closed, rule5_protobuf_in_wire_only,
-         rule6_no_outside_citation, rule7_adr_is_a_decision]
+         rule6_no_outside_citation, rule7_adr_is_a_decision, rule8_layers_include_down]
 
 if __name__ == "__main__":
     for rule in RULES:

@@ -22,6 +22,29 @@ static void load(const char *name, pdk_vehicle_def *d)
                   "%s: %s", name, err);
 }
 
+/* The relaxation lengths: a grip-law tyre's are the def's at its nominal
+ * load, scaled with load by sin(2 atan(Fz / 2 Fz_nom)) / sin(2 atan(1/2))
+ * (tyre.h pdk_tyre_relaxation): at twice the nominal load, 1 / 0.8 of
+ * them. */
+START_TEST(test_probe_relaxation)
+{
+    pdk_vehicle_def d = pdk_vehicle_def_default();
+    ck_assert_int_eq(d.tyre_front.law.law, PDK_TYRE_GRIP);
+    const double fz_nom = d.tyre_front.law.nominal_load_n;
+    const double sa = d.tyre_front.law.relaxation_lat_m, sk = d.tyre_front.law.relaxation_long_m;
+    pdk_tyre_probe_in in = {0, 0, PDK_SURFACE_TARMAC, 1.0, G, fz_nom, 0.0, 0.0, 0.0};
+    pdk_tyre_probe_out o;
+    ck_assert_int_eq(pdk_tyre_probe(&d, &in, &o), PDK_OK);
+    ck_assert_double_eq_tol(o.sigma_alpha_m, sa, 1e-12);
+    ck_assert_double_eq_tol(o.sigma_kappa_m, sk, 1e-12);
+    in.fz_n = 2.0 * fz_nom;
+    ck_assert_int_eq(pdk_tyre_probe(&d, &in, &o), PDK_OK);
+    const double ratio = sin(2.0 * atan(1.0)) / sin(2.0 * atan(0.5));
+    ck_assert_double_eq_tol(ratio, 1.25, 1e-12);
+    ck_assert_double_eq_tol(o.sigma_alpha_m, 1.25 * sa, 1e-12);
+}
+END_TEST
+
 /* For a Magic Formula preset (the sedan), a grip-law car (the default) and
  * the UTV law (the Polaris), front and rear, on tarmac and ice, at a
  * spread of slips and cambers: the probe's left wheel is pdk_tyre_eval on
@@ -117,6 +140,7 @@ int main(void)
     TCase *tc = tcase_create("probe");
     tcase_add_test(tc, test_probe_is_the_law);
     tcase_add_test(tc, test_probe_refusals);
+    tcase_add_test(tc, test_probe_relaxation);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -39,10 +39,8 @@ const char *pdk_engine_def_problem(const pdk_engine_def *def);
 /* 1 bar of mean effective pressure as a torque, V_d / (4 pi), N m. */
 double pdk_engine_nm_per_bar(const pdk_engine_def *def);
 
-/* Full-load torque at speed rpm: the curve's linear interpolation, its
- * first value below its first point, its last one above its last, 0 at and
- * above max_rpm. */
-double pdk_engine_full_load_nm(const pdk_engine_def *def, double rpm);
+/* pdk_engine_full_load_nm, the full-load curve, is public (sim/engine_def.h):
+ * the validation's analytic top speed reads it. */
 
 /* Friction torque at speed rpm (>= 0) and pumping torque with the throttle
  * shut. */

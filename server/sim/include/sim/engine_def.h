@@ -26,4 +26,10 @@ typedef struct pdk_engine_def {
     double max_speed_mps;                   /* governed top speed; 0: no governor */
 } pdk_engine_def;
 
+/* Full-load torque at speed rpm: the curve's linear interpolation, its
+ * first value below its first point, its last one above its last, 0 at and
+ * above max_rpm. Public so that an analytic check outside sim (the
+ * validation's power-limited top speed) reads the engine the step runs. */
+double pdk_engine_full_load_nm(const pdk_engine_def *def, double rpm);
+
 #endif

@@ -33,6 +33,12 @@ typedef struct pdk_tyre_probe_out {
     double dfx_dkappa_n; /* the slopes of tyre.h's pdk_tyre_out, >= 0 */
     double dfy_dalpha_n;
     double peak_n;       /* the friction limit here (tyre.h's peak_n) */
+    /* The relaxation lengths at fz_n (tyre.h pdk_tyre_relaxation): the
+     * four-wheel model carries the tyre's deflections u_x = sigma_kappa
+     * kappa and u_y = sigma_alpha tan(alpha) as state, so a tyre holding a
+     * steady force Fy stands deflected sideways by sigma_alpha tan(alpha). */
+    double sigma_kappa_m;
+    double sigma_alpha_m;
 } pdk_tyre_probe_out;
 
 /* Evaluates def's tyre law on axle in->axle at *in. The definition must be
