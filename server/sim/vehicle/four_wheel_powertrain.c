@@ -143,7 +143,7 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
 #define ABS_PEAK_SLIP_START 0.1
 #define ABS_PEAK_SLIP_MIN 0.005
 #define ABS_PEAK_SLIP_MAX 0.3
-#define ABS_DUMP_SLIP_FACTOR 1.2
+#define ABS_DUMP_SLIP_FACTOR 1.3
 #define ABS_DUMP_SLIP_MIN 0.005
 #define ABS_DECEL_MPS2 0.5
 #define ABS_SLIP_RATE_PER_S 0.2
