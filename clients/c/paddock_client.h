@@ -84,7 +84,7 @@ pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, in
  * (request_id 0) that arrive meanwhile go to on_push when it is not NULL and
  * are dropped otherwise. An Error reply returns PDK_CLIENT_ESERVER.
  * req and reply may be the same frame: the request is encoded before
- * anything is received, so one Frame (about 45 KiB, because a StateBatch
+ * anything is received, so one Frame (about 48 KiB, because a StateBatch
  * holds 64 vehicles with their wheels) serves a whole program; give it
  * static storage on a small device. Pushed frames are decoded into *reply before on_push sees
  * them; on_push must not call this client. A reply to an earlier request

@@ -639,6 +639,86 @@ static int run_remove(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
     return PDK_CLI_EXIT_OK;
 }
 
+/* --- reset -------------------------------------------------------------- */
+
+static const pdk_cli_opt RESET_OPTS[] = {
+    PDK_CLI_COMMON_OPTS, {"session", OPT_SESSION, 1}, {"vehicle", OPT_VEHICLE, 1},
+    {"x", OPT_X, 1},     {"y", OPT_Y, 1},             {"yaw-deg", OPT_YAW, 1},
+};
+
+static int run_reset(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
+{
+    paddock_v1_VehicleReset req;
+    memset(&req, 0, sizeof req);
+    uint64_t session = 0;
+    uint64_t vehicle = 0;
+    int have_x = 0, have_y = 0, have_yaw = 0;
+    char err[PDK_CLI_ERR_LEN];
+    const char *v = NULL;
+    int rc = 0;
+    int id;
+    while ((id = pdk_cli_next_option(cli, cmd, args, &v, &rc)) > 0) {
+        int bad = 0;
+        switch (id) {
+        case OPT_SESSION:
+            bad = pdk_cli_parse_u64("session", v, 1, UINT64_MAX, &session, err, sizeof err);
+            break;
+        case OPT_VEHICLE:
+            bad = pdk_cli_parse_u64("vehicle", v, 1, UINT32_MAX, &vehicle, err, sizeof err);
+            break;
+        case OPT_X:
+            bad =
+                pdk_cli_parse_double("x", v, -POS_LIMIT_M, POS_LIMIT_M, &req.x_m, err, sizeof err);
+            have_x = 1;
+            break;
+        case OPT_Y:
+            bad =
+                pdk_cli_parse_double("y", v, -POS_LIMIT_M, POS_LIMIT_M, &req.y_m, err, sizeof err);
+            have_y = 1;
+            break;
+        case OPT_YAW:
+            bad = pdk_cli_parse_double("yaw-deg", v, -360.0, 360.0, &req.yaw_deg, err, sizeof err);
+            have_yaw = 1;
+            break;
+        default:
+            break;
+        }
+        if (bad != 0) {
+            return bad_value(cmd, err);
+        }
+    }
+    if (id < 0) {
+        return rc;
+    }
+    if (session == 0) {
+        return pdk_cli_missing(cmd, "session");
+    }
+    if (vehicle == 0) {
+        return pdk_cli_missing(cmd, "vehicle");
+    }
+    if (have_x != have_y || (have_yaw && !have_x)) {
+        return pdk_cli_usage_error(cmd, "a place is --x and --y together (and --yaw-deg, "
+                                        "default 0); give none to right it where it is");
+    }
+    req.at_pose = have_x != 0;
+    req.session_id = session;
+    req.vehicle_id = (uint32_t)vehicle;
+    rc = pdk_cli_open(cli);
+    if (rc != 0) {
+        return rc;
+    }
+    paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_vehicle_reset_tag);
+    f->body.vehicle_reset = req;
+    rc = pdk_cli_call(cli, paddock_v1_Frame_ok_tag);
+    pdk_client_close(cli->client);
+    if (rc != 0) {
+        return rc;
+    }
+    printf("reset vehicle %llu in session %llu at tick %llu\n", (unsigned long long)vehicle,
+           (unsigned long long)session, (unsigned long long)cli->frame->body.ok.tick);
+    return PDK_CLI_EXIT_OK;
+}
+
 /* --- tyre --------------------------------------------------------------- */
 
 static const pdk_cli_opt TYRE_OPTS[] = {
@@ -855,6 +935,18 @@ static const pdk_cli_command TYRE_COMMAND = {
     N_OF(TYRE_OPTS),
     run_tyre};
 
+static const pdk_cli_command RESET_COMMAND = {
+    "reset",
+    "--session S --vehicle V [--x M --y M [--yaw-deg D]]",
+    "Right a vehicle: upright at rest on the ground, its fault cleared (a recorded input).",
+    "  --session S         the session\n"
+    "  --vehicle V         the vehicle\n"
+    "  --x M, --y M        where, metres (default: where it is, at its own heading)\n"
+    "  --yaw-deg D         heading there, degrees, positive to the left of +x (default 0)\n",
+    RESET_OPTS,
+    N_OF(RESET_OPTS),
+    run_reset};
+
 /* In the order `paddock --help` lists them. */
 static const pdk_cli_command *const COMMANDS[] = {
     &INFO_COMMAND,
@@ -863,6 +955,7 @@ static const pdk_cli_command *const COMMANDS[] = {
     &SPAWN_COMMAND,
     &pdk_cli_drive_command,
     &TYRE_COMMAND,
+    &RESET_COMMAND,
     &pdk_cli_dbw_command,
     &pdk_cli_watch_command,
     &pdk_cli_telemetry_command,

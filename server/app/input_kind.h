@@ -28,6 +28,7 @@ typedef enum pdk_input_kind {
     PDK_INPUT_DBW_KIT = 5, /* a DBW kit message (sim/dbw.h), recorded as a DbwMessage body */
     PDK_INPUT_RESET = 6,   /* every vehicle removed, PRNG reseeded (a SessionControl body) */
     PDK_INPUT_RESEED = 7,  /* the world's seed changed (a SessionControl body) */
+    PDK_INPUT_VEHICLE_RESET = 8, /* one vehicle righted (a VehicleReset body) */
 } pdk_input_kind;
 
 /* Where and how a vehicle enters the world. The heading is in degrees, as
@@ -42,15 +43,26 @@ typedef struct pdk_spawn_place {
     pdk_gear gear;
 } pdk_spawn_place;
 
+/* Where a vehicle reset puts it (sim/world.h pdk_world_vehicle_reset):
+ * at_pose 0, where it is; else at x, y and the heading in degrees (as a
+ * spawn's, converted once by the session and recorded in degrees). */
+typedef struct pdk_reset_place {
+    int32_t at_pose;
+    double x_m;
+    double y_m;
+    double yaw_deg;
+} pdk_reset_place;
+
 /* One input as a request, a script or a recording gives it. */
 typedef struct pdk_input {
     pdk_input_kind kind;
-    pdk_vehicle_id vehicle; /* REMOVE, DBW, TYRE, DBW_KIT; SPAWN once applied */
+    pdk_vehicle_id vehicle; /* REMOVE, DBW, TYRE, DBW_KIT, VEHICLE_RESET; SPAWN once applied */
     union {
         pdk_dbw_cmd cmd;       /* DBW */
         pdk_tyre_input tyre;   /* TYRE */
         pdk_dbw_msg kit;       /* DBW_KIT */
         pdk_spawn_place place; /* SPAWN */
+        pdk_reset_place reset; /* VEHICLE_RESET */
         uint64_t seed;         /* RESEED */
     } u;
     char *preset; /* SPAWN: as its body names them (malloc'd by whoever holds it) */

@@ -336,6 +336,50 @@ static pdk_error reseed_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, ch
     return err;
 }
 
+/* ---- VEHICLE_RESET: one vehicle righted --------------------------------- */
+
+/* pdk_world_vehicle_reset, at the recorded place (degrees, converted as a
+ * spawn's heading is) or where the vehicle is. */
+
+static pdk_error vehicle_reset_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
+{
+    const pdk_reset_place *pl = &in->u.reset;
+    Paddock__V1__VehicleReset m = PADDOCK__V1__VEHICLE_RESET__INIT;
+    m.session_id = session_id;
+    m.vehicle_id = in->vehicle;
+    m.at_pose = pl->at_pose != 0;
+    m.x_m = pl->x_m;
+    m.y_m = pl->y_m;
+    m.yaw_deg = pl->yaw_deg;
+    return pdk_wire_pack_append(out, &m.base);
+}
+
+static pdk_error vehicle_reset_read(const ProtobufCMessage *msg, pdk_input *in)
+{
+    const Paddock__V1__VehicleReset *m = (const Paddock__V1__VehicleReset *)msg;
+    in->vehicle = m->vehicle_id;
+    in->u.reset = (pdk_reset_place){
+        .at_pose = m->at_pose ? 1 : 0, .x_m = m->x_m, .y_m = m->y_m, .yaw_deg = m->yaw_deg};
+    return PDK_OK;
+}
+
+static pdk_error vehicle_reset_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                                     size_t msg_len)
+{
+    const pdk_reset_place *pl = &p->in.u.reset;
+    const pdk_pose pose = {pl->x_m, pl->y_m, pdk_script_deg_to_rad(pl->yaw_deg)};
+    const pdk_pose *at = pl->at_pose ? &pose : NULL;
+    pdk_error err = pdk_world_vehicle_reset(ctx->world, p->in.vehicle, at);
+    if (err == PDK_ERR_STALE_ID) {
+        not_in_session(ctx, p->in.vehicle, msg, msg_len);
+    } else if (err != PDK_OK) {
+        const char *why = pdk_world_vehicle_reset_problem(ctx->world, p->in.vehicle, at);
+        snprintf(msg, msg_len, "reset of vehicle %u refused: %s", p->in.vehicle,
+                 why ? why : pdk_error_message(err));
+    }
+    return err;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* Indexed by kind: a lookup costs no search (a recording's load looks up
@@ -381,6 +425,12 @@ static const pdk_input_ops kinds[] = {
                          .read = reset_read,
                          .apply = reset_apply,
                          .record_rows = reset_record_rows},
+    [PDK_INPUT_VEHICLE_RESET] = {.kind = PDK_INPUT_VEHICLE_RESET,
+                                 .body = &paddock__v1__vehicle_reset__descriptor,
+                                 .slots = PDK_INPUT_SLOTS_KEPT,
+                                 .encode = vehicle_reset_encode,
+                                 .read = vehicle_reset_read,
+                                 .apply = vehicle_reset_apply},
     [PDK_INPUT_RESEED] = {.kind = PDK_INPUT_RESEED,
                           .body = &paddock__v1__session_control__descriptor,
                           .slots = PDK_INPUT_SLOTS_KEPT,

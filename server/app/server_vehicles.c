@@ -164,6 +164,24 @@ static void pdk_server_handle_tyre(const pdk_request *rq)
     queue_input(rq->out, c, f->request_id, slot, &in, "TyreCommand");
 }
 
+/* A VehicleReset: the vehicle and the place are checked at the tick
+ * boundary (session, sim). It drives nothing, so, as a kit's fault
+ * injection, it needs no lease. */
+static void pdk_server_handle_vehicle_reset(const pdk_request *rq)
+{
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
+    const Paddock__V1__VehicleReset *m = f->vehicle_reset;
+    pdk_server_slot *slot =
+        pdk_server_need_live_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
+    if (!slot)
+        return;
+    pdk_input in = {.kind = PDK_INPUT_VEHICLE_RESET, .vehicle = m->vehicle_id};
+    in.u.reset = (pdk_reset_place){
+        .at_pose = m->at_pose ? 1 : 0, .x_m = m->x_m, .y_m = m->y_m, .yaw_deg = m->yaw_deg};
+    queue_input(rq->out, c, f->request_id, slot, &in, "VehicleReset");
+}
+
 /* A DBW kit message: what the message alone decides is checked here
  * (wire), the lease gate next (AUTONOMY, or AI for a connection that holds
  * the vehicle's AI lease and not its AUTONOMY one; faults and buttons pass
@@ -309,6 +327,9 @@ const pdk_server_request pdk_server_vehicle_requests[] = {
      .changes = true},
     {.body = PADDOCK__V1__FRAME__BODY_TYRE_COMMAND,
      .handle = pdk_server_handle_tyre,
+     .changes = true},
+    {.body = PADDOCK__V1__FRAME__BODY_VEHICLE_RESET,
+     .handle = pdk_server_handle_vehicle_reset,
      .changes = true},
     {.body = PADDOCK__V1__FRAME__BODY_DBW_MESSAGE,
      .handle = pdk_server_handle_dbw_message,

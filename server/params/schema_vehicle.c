@@ -637,6 +637,16 @@ static const pdk_param_key vehicle_keys[] = {
           "The body's angular velocity loses this share per second (omega <- omega (1 - c dt) "
           "each substep): the Polaris model's chassis carries 0.08; 0 for none. "
           "fourWheel model only."),
+    V_NUM("chassis.bodyLength", "m", 0, 30, chassis.body_length_m, 1, 1,
+          "The body's overall length, bumper to bumper: its collision hull's (fourWheel model). "
+          "0 derives it: the wheelbase plus twice each axle's tyre radius ahead of and behind "
+          "the axles. At least the wheelbase."),
+    V_NUM("chassis.bodyWidth", "m", 0, 6, chassis.body_width_m, 1, 1,
+          "The body's overall width: its collision hull's (fourWheel model). 0 derives it: the "
+          "wider track plus one tyre radius. At least the track."),
+    V_NUM("chassis.bodyHeight", "m", 0, 10, chassis.body_height_m, 1, 1,
+          "The body's height, ground to roof at rest: its collision hull's (fourWheel model). 0 "
+          "derives it: 2.5 times the CG height. Above the CG height."),
     N_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_front.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
           "Front axle (both tyres): lateral force per radian of slip angle at zero slip; read "

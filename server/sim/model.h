@@ -74,6 +74,9 @@ typedef struct pdk_model_ops {
      * definitions are byte for byte equal), leaving the state to the
      * restore that follows. */
     void (*spawn_like)(pdk_world *world, uint32_t slot, uint32_t like);
+    /* Stands the live slot's vehicle upright at rest at pose (checked),
+     * its fault cleared (world.h pdk_world_vehicle_reset says what keeps). */
+    void (*reset)(pdk_world *world, uint32_t slot, const pdk_pose *pose);
     /* Clears what the slot's vehicle held: its state, command and its
      * share of any constants kept in common. */
     void (*remove)(pdk_world *world, uint32_t slot);
@@ -111,7 +114,8 @@ typedef struct pdk_model_ops {
 
     /* The readable pose (every field but id and faulted). */
     void (*pose)(const pdk_world *world, uint32_t slot, pdk_vehicle_pose *out);
-    /* 1 when the vehicle's state has faulted, else 0. */
+    /* The vehicle's fault code (sim/channels.h pdk_vehicle_fault), 0 when
+     * its state has not faulted. */
     uint32_t (*faulted)(const pdk_world *world, uint32_t slot);
     /* A run of the model's vehicles into the state hash, indexed by the
      * resolved build (never PDK_FW_BUILD_BEST). */

@@ -116,6 +116,32 @@ static void spawn_like(pdk_world *world, uint32_t slot, uint32_t like)
     tyre_refs_of(world)[meta[slot].shared]++;
 }
 
+/* Upright at rest at pose, as a spawn in the held gear places the car
+ * (pdk_fw_state_init, pdk_fw_powertrain_init), keeping the tyres' life,
+ * the engine's damage, the fuel and the drive mode (world.h
+ * pdk_world_vehicle_reset). */
+static void reset_vehicle(pdk_world *world, uint32_t slot, const pdk_pose *pose)
+{
+    const pdk_world_def *wd = &world->def;
+    const pdk_vehicle_def *def = &defs_of(world)[slot];
+    pdk_fw_state *s = &fw_state_of(world)[slot];
+    const pdk_fw_state was = *s;
+    pdk_fw_params p;
+    pdk_fw_params_init_like(&p, def, world->substep_s, wd->gravity_mps2, wd->air_density_kgpm3,
+                            wd->surface_friction, &fw_consts_of(world)[slot]);
+    pdk_fw_state_init(s, &p, &wd->terrain, pose, 0.0);
+    pdk_fw_powertrain_init(s, &def->powertrain, (pdk_gear)fw_cmd_of(world)[slot].gear, 0.0,
+                           p.c.radius_m[PDK_RL]);
+    for (int i = 0; i < PDK_WHEELS; i++) {
+        s->life[i] = was.life[i];
+        s->effect[i] = was.effect[i];
+    }
+    s->power_scale = was.power_scale;
+    s->pt.fuel_l = was.pt.fuel_l;
+    s->pt.fuel_used_l = was.pt.fuel_used_l;
+    s->pt.drive_mode = was.pt.drive_mode;
+}
+
 static void remove_vehicle(pdk_world *world, uint32_t slot)
 {
     tyre_refs_of(world)[meta_of(world)[slot].shared]--;
@@ -428,8 +454,8 @@ static const char *record_problem(const pdk_model_record *r, const pdk_vehicle_d
         return "the record's four-wheel state holds a non-finite position, orientation, "
                "velocity or wheel spin";
     }
-    if (fw->faulted > 1u) {
-        return "the record's faulted flag is not 0 or 1";
+    if (fw->faulted > PDK_VEHICLE_FAULT_MAX) {
+        return "the record's fault code is not 0..3 (pdk_vehicle_fault)";
     }
     if (fw->pt.kind != (int32_t)def->powertrain.kind) {
         return "the record's powertrain kind differs from the definition's";
@@ -566,6 +592,7 @@ const pdk_model_ops pdk_model_four_wheel = {
                     sizeof(pdk_tyre_consts4), sizeof(uint32_t)},
     .spawn = spawn,
     .spawn_like = spawn_like,
+    .reset = reset_vehicle,
     .remove = remove_vehicle,
     .held = held,
     .command = command,

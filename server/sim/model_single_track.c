@@ -55,6 +55,13 @@ static void spawn_like(pdk_world *world, uint32_t slot, uint32_t like)
     st_params_of(world)[slot] = st_params_of(world)[like];
 }
 
+/* The planar model stands at pose at rest, its fault cleared: all its
+ * state is the pose and motion. */
+static void reset_vehicle(pdk_world *world, uint32_t slot, const pdk_pose *pose)
+{
+    pdk_st_state_init(&st_state_of(world)[slot], pose, 0.0);
+}
+
 static void remove_vehicle(pdk_world *world, uint32_t slot)
 {
     memset(&st_state_of(world)[slot], 0, sizeof(pdk_st_state));
@@ -272,6 +279,7 @@ const pdk_model_ops pdk_model_single_track = {
     .array_bytes = {sizeof(pdk_st_state), sizeof(pdk_st_cmd), sizeof(pdk_st_params)},
     .spawn = spawn,
     .spawn_like = spawn_like,
+    .reset = reset_vehicle,
     .remove = remove_vehicle,
     .held = held,
     .command = command,

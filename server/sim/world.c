@@ -327,6 +327,74 @@ void pdk_world_spawn_like_(pdk_world *world, uint32_t slot, uint32_t like)
     enter_live(world, slot, meta[like].model);
 }
 
+static pdk_error check_reset(const pdk_world *w, pdk_vehicle_id id, const pdk_pose *pose,
+                             const char **why, int32_t *slot_out)
+{
+    *why = NULL;
+    *slot_out = -1;
+    if (w == NULL) {
+        *why = "world is NULL";
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    int32_t s = slot_of(w, id);
+    if (s < 0) {
+        *why = "vehicle id is zero, stale (removed) or was never given out";
+        return PDK_ERR_STALE_ID;
+    }
+    if (pose != NULL && (!within(pose->x_m, -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M) ||
+                         !within(pose->y_m, -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M))) {
+        *why = "pose x_m and y_m must be finite and within -1e7..1e7 m";
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    if (pose != NULL && !isfinite(pose->yaw_rad)) {
+        *why = "pose yaw_rad must be finite";
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    *slot_out = s;
+    return PDK_OK;
+}
+
+const char *pdk_world_vehicle_reset_problem(const pdk_world *world, pdk_vehicle_id id,
+                                            const pdk_pose *pose)
+{
+    const char *why;
+    int32_t slot;
+    (void)check_reset(world, id, pose, &why, &slot);
+    return why;
+}
+
+pdk_error pdk_world_vehicle_reset(pdk_world *world, pdk_vehicle_id id, const pdk_pose *pose)
+{
+    const char *why;
+    int32_t s;
+    pdk_error err = check_reset(world, id, pose, &why, &s);
+    if (err != PDK_OK) {
+        return err;
+    }
+    const uint32_t slot = (uint32_t)s;
+    const pdk_model_ops *model = model_of(world, slot);
+    pdk_pose at;
+    if (pose != NULL) {
+        at = *pose;
+    } else {
+        /* Where it is: a faulted vehicle's pose is finite (the fault keeps
+         * the tick's start, or 0 for what was not). */
+        pdk_vehicle_pose now;
+        model->pose(world, slot, &now);
+        at = (pdk_pose){now.x_m, now.y_m, now.yaw_rad};
+        if (!within(at.x_m, -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M) ||
+            !within(at.y_m, -PDK_WORLD_MAX_POSITION_M, PDK_WORLD_MAX_POSITION_M) ||
+            !isfinite(at.yaw_rad)) {
+            at = (pdk_pose){0.0, 0.0, 0.0};
+        }
+    }
+    if (model->faulted(world, slot) != 0u) {
+        world->faulted--;
+    }
+    model->reset(world, slot, &at);
+    return PDK_OK;
+}
+
 pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
 {
     int32_t s = slot_of(world, id);
@@ -709,7 +777,7 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
     }
     out->id = id;
     model_of(world, (uint32_t)s)->pose(world, (uint32_t)s, out);
-    out->faulted = pdk_world_vehicle_faulted(world, id);
+    out->faulted = (int)faulted_of(world, (uint32_t)s);
     return PDK_OK;
 }
 

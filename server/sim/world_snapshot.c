@@ -17,7 +17,7 @@
 /* Bump whenever what a record means changes without its layout changing
  * (a member's unit, an enum's numbering, a state the model now keeps
  * elsewhere): the layout fingerprint cannot see those. */
-#define RECORD_VERSION 1u
+#define RECORD_VERSION 2u /* 2: the faulted flag holds a fault code */
 
 /* One vehicle's state record: everything of a slot that evolves, in this
  * build's plain-data structs. The model's part (model.h,
@@ -474,7 +474,7 @@ pdk_error pdk_world_restore_vehicle(pdk_world *world, pdk_vehicle_id id, const p
      * state of their own). */
     memcpy(wheel_angle_of(world, slot), &r.channels[PDK_CH_WHEEL_ANGLE_FL],
            sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
-    world->faulted += (int32_t)model->faulted(world, slot);
+    world->faulted += model->faulted(world, slot) != 0u;
     world->restore_next_slot = (int32_t)slot + 1;
     return PDK_OK;
 }

@@ -28,24 +28,35 @@
  * speed. */
 #define LOCKED_SHARE 0.02
 
-/* One stop from v0_mps on surface with the brakes at their highest line
- * pressure in N: the distance, m (NAN when the car never stops in
- * STOP_MAX_S), and in *locked_share the share of the stop's time with all
- * four wheels locked (NAN on the single-track model, which has no
- * wheels). */
-static double stop_m(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def *w, double v0_mps,
-                     pdk_trace *tr, int *error, double *locked_share)
+/* One stop measured: its distance, m (NAN when the car never stops in
+ * STOP_MAX_S); the share of its time with every braked wheel locked (NAN
+ * on the single-track model, which has no wheels); and where they first
+ * all locked: the speed then and the distance to there (NAN when they
+ * never all locked). */
+typedef struct stop {
+    double distance_m;
+    double locked_share;
+    double lock_mps;
+    double to_lock_m;
+} stop;
+
+/* One stop from v0_mps with the brakes at their highest line pressure in
+ * N; braked[axle] says which axles have brakes (a kart's front has
+ * none). */
+static stop stop_run(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def *w, double v0_mps,
+                     const int braked[2], pdk_trace *tr, int *error)
 {
+    stop out = {NAN, NAN, NAN, NAN};
     const double radius[4] = {d->tyre_front.law.radius_m, d->tyre_front.law.radius_m,
                               d->tyre_rear.law.radius_m, d->tyre_rear.law.radius_m};
     int ticks = 0, locked = 0;
+    double lock_at_m = NAN;
     pdk_vrun run;
     if (pdk_vrun_start(job, &run, w, d, 0.0, 0.0, 0.0, v0_mps, PDK_GEAR_NEUTRAL)) {
         *error = 1;
-        return NAN;
+        return out;
     }
     pdk_vrun_drive(&run, 0.0, d->brake.max_line_bar, 0.0);
-    double s = NAN;
     for (int k = 1; k <= STOP_MAX_S * TICKS_PER_S; k++) {
         pdk_vrun_tick(&run);
         const double dist = hypot(run.pose.x_m, run.pose.y_m);
@@ -55,19 +66,24 @@ static double stop_m(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def
         }
         int all = 1;
         for (int i = 0; i < 4; i++) {
-            all &= fabs(run.ch[PDK_CH_WHEEL_SPEED_FL + i]) * radius[i] <
-                   LOCKED_SHARE * run.ch[PDK_CH_SPEED];
+            all &= !braked[i / 2] || fabs(run.ch[PDK_CH_WHEEL_SPEED_FL + i]) * radius[i] <
+                                         LOCKED_SHARE * run.ch[PDK_CH_SPEED];
+        }
+        if (all && isnan(lock_at_m)) {
+            lock_at_m = dist;
+            out.lock_mps = run.ch[PDK_CH_SPEED];
         }
         locked += all;
         ticks++;
         if (run.ch[PDK_CH_SPEED] < STOPPED_MPS) {
-            s = dist;
+            out.distance_m = dist;
+            out.to_lock_m = lock_at_m;
             break;
         }
     }
     pdk_vrun_end(&run);
-    *locked_share = d->model == PDK_MODEL_FOUR_WHEEL ? (double)locked / ticks : NAN;
-    return s;
+    out.locked_share = d->model == PDK_MODEL_FOUR_WHEEL ? (double)locked / ticks : NAN;
+    return out;
 }
 
 void pdk_maneuver_braking(pdk_job *job)
@@ -123,22 +139,32 @@ void pdk_maneuver_braking(pdk_job *job)
             if (pdk_vrun_vehicle(job, set, &d)) {
                 return;
             }
-            pdk_trace *tr = pdk_job_trace(job, name, "t_s,distance_m,speed_mps");
-            int error = 0;
-            double locked_share = NAN;
-            const double s = stop_m(job, &d, &w, v0, tr, &error, &locked_share);
-            if (error) {
-                return;
-            }
             const pdk_ref_world rw = {w.gravity_mps2, w.surface_friction};
             pdk_ref_friction fr;
             const pdk_error e = pdk_ref_friction_on(&d, &rw, sid, &fr);
+            const int all_braked[2] = {1, 1};
+            pdk_trace *tr = pdk_job_trace(job, name, "t_s,distance_m,speed_mps");
+            int error = 0;
+            const stop st =
+                stop_run(job, &d, &w, v0, e == PDK_OK ? fr.braked : all_braked, tr, &error);
+            if (error) {
+                return;
+            }
             const double g = w.gravity_mps2;
+            /* A locked stop's reference is the distance to the moment every
+             * braked wheel has locked, as measured, and v^2 / (2 mu g) from
+             * the speed there: before it the tyres pass their peak, which
+             * the locked-wheel friction does not describe (an open-wheeler
+             * on slicks brakes at over 1 g for a quarter second before its
+             * wheels lock). The single-track model has no wheels to lock:
+             * its reference is from 100 km/h. */
+            const int from_lock = !with_abs && e == PDK_OK && d.model == PDK_MODEL_FOUR_WHEEL;
             pdk_row *r = pdk_job_row(job, maneuver, "100-0 km/h stopping distance", "m");
             if (!r) {
                 return;
             }
-            r->value = s;
+            r->value = st.distance_m;
+            const double locked_share = st.locked_share;
             r->converges = 1;
             if (e != PDK_OK && surf->deformable) {
                 r->rule = PDK_ROW_INFO;
@@ -173,10 +199,12 @@ void pdk_maneuver_braking(pdk_job *job)
                                                 : " (switched on for the test: the preset "
                                                   "ships without)");
             } else {
-                r->reference = pdk_ref_stopping_distance_m(v0, fr.locked_mu_car, g);
+                const double from_mps = from_lock ? st.lock_mps : v0;
+                r->reference = (from_lock ? st.to_lock_m : 0.0) +
+                               pdk_ref_stopping_distance_m(from_mps, fr.locked_mu_car, g);
                 snprintf(r->reference_text, sizeof r->reference_text,
-                         "v^2 / (2 mu g), the law's locked-wheel mu %.3f on %s", fr.locked_mu_car,
-                         surf->name);
+                         "%sv^2 / (2 mu g), the law's locked-wheel mu %.3f on %s",
+                         from_lock ? "to lock-up, then " : "", fr.locked_mu_car, surf->name);
                 r->rule = PDK_ROW_WITHIN;
                 r->tol = LOCKED_TOL;
                 snprintf(r->note, sizeof r->note,
@@ -185,8 +213,9 @@ void pdk_maneuver_braking(pdk_job *job)
                 if (isfinite(locked_share)) {
                     const size_t len = strlen(r->note);
                     snprintf(r->note + len, sizeof r->note - len,
-                             "; all four wheels locked for %.0f %% of the stop",
-                             100.0 * locked_share);
+                             "; every braked wheel locked for %.0f %% of the stop, from %.1f "
+                             "km/h after %.3g m",
+                             100.0 * locked_share, st.lock_mps / KMH, st.to_lock_m);
                 }
             }
             pdk_row_judge(r);

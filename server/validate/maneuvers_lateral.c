@@ -134,8 +134,9 @@ void pdk_maneuver_circle(pdk_job *job)
      * analytic's steer, and the bicycle's constant gradient. */
     const pdk_ref_world rw = {w.gravity_mps2, w.surface_friction};
     pdk_ref_understeer lo, hi;
-    const pdk_error e1 = pdk_ref_understeer_at(&d, &rw, CIRCLE_FIT_LO_MPS2, &lo);
-    const pdk_error e2 = pdk_ref_understeer_at(&d, &rw, CIRCLE_FIT_HI_MPS2, &hi);
+    const pdk_ref_circle circle = {CIRCLE_RADIUS_M, w.air_density_kgpm3};
+    const pdk_error e1 = pdk_ref_understeer_on_circle(&d, &rw, &circle, CIRCLE_FIT_LO_MPS2, &lo);
+    const pdk_error e2 = pdk_ref_understeer_on_circle(&d, &rw, &circle, CIRCLE_FIT_HI_MPS2, &hi);
     const double span = CIRCLE_FIT_HI_MPS2 - CIRCLE_FIT_LO_MPS2;
     const double to_deg_per_g = w.gravity_mps2 / DEG;
     pdk_row *r = pdk_job_row(job, "circle R100", "understeer gradient, road wheel", "deg/g");
@@ -154,7 +155,7 @@ void pdk_maneuver_circle(pdk_job *job)
     }
     r->reference = (hi.total_rad - lo.total_rad) / span * to_deg_per_g;
     snprintf(r->reference_text, sizeof r->reference_text,
-             "four-wheel analytic, load transfer, camber, toe, roll steer (%.2f-%.1f m/s^2)",
+             "four-wheel analytic on the circle, every share below (%.2f-%.1f m/s^2)",
              CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2);
     /* The reference's contributions, secants over the range, deg/g. */
     const double bic = (hi.bicycle_rad - lo.bicycle_rad) / span * to_deg_per_g;
@@ -162,11 +163,14 @@ void pdk_maneuver_circle(pdk_job *job)
     const double cam = (hi.camber_rad - lo.camber_rad) / span * to_deg_per_g;
     const double toe = (hi.toe_rad - lo.toe_rad) / span * to_deg_per_g;
     const double rs = (hi.roll_steer_rad - lo.roll_steer_rad) / span * to_deg_per_g;
+    const double cur = (hi.curvature_rad - lo.curvature_rad) / span * to_deg_per_g;
+    const double tf = (hi.tractive_rad - lo.tractive_rad) / span * to_deg_per_g;
     snprintf(r->note, sizeof r->note,
              "fit over %.1f-%.1f m/s^2 at R %.0f m; analytic = bicycle %.3f + load transfer "
-             "%.3f + camber %.3f + toe %.3f + roll steer %.3f deg/g; the model also has "
-             "tractive force, rolling resistance, aligning moments and Ackermann",
-             CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2, CIRCLE_RADIUS_M, bic, lt, cam, toe, rs);
+             "%.3f + camber %.3f + toe %.3f + roll steer %.3f + tyre curvature %.3f + "
+             "tractive force %.3f deg/g; the model also has aligning moments and Ackermann",
+             CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2, CIRCLE_RADIUS_M, bic, lt, cam, toe, rs, cur,
+             tf);
     pdk_row_judge(r);
     r = pdk_job_row(job, "circle R100", "understeer gradient against the bicycle model", "deg/g");
     if (r) {

@@ -445,6 +445,19 @@ void pdk_maneuver_tilt_table(pdk_job *job)
                  STIFF_SPRING_NPM * 1e-3, TILT_HOLD_S, (hi - lo) * 180.0 / PI);
         pdk_row_judge(r);
     }
+    /* What remains of the compliance in the stiff variant: the tyres' own
+     * lateral deflection, which the table's angle should sit just below. */
+    const pdk_ref_world rw = {w.gravity_mps2, w.surface_friction};
+    pdk_ref_tilt tilt;
+    r = pdk_job_row(job, "tilt table", "rollover angle against the tyres' deflection", "deg");
+    if (r && pdk_ref_tilt_with_tyres(&d, &rw, &tilt) == PDK_OK) {
+        r->value = 0.5 * (lo + hi) * 180.0 / PI;
+        r->reference = tilt.tilt_angle_rad * 180.0 / PI;
+        snprintf(r->reference_text, sizeof r->reference_text,
+                 "rigid but for the tyres' lateral deflection, %.3f m at the angle", tilt.shift_m);
+        r->rule = PDK_ROW_INFO;
+        pdk_row_judge(r);
+    }
 }
 
 /* ---- the energy ledger over a mixed drive -------------------------------- */

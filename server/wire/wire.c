@@ -654,6 +654,7 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
     out->ax_mps2 = pose->ax_mps2;
     out->ay_mps2 = pose->ay_mps2;
     out->faulted = pose->faulted != 0;
+    out->fault_code = (uint32_t)pose->faulted;
     out->pitch_rad = pose->pitch_rad;
     out->roll_rad = pose->roll_rad;
     out->vz_mps = pose->vz_mps;

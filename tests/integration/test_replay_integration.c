@@ -1034,6 +1034,92 @@ START_TEST(replay_reproduces_live_state)
 }
 END_TEST
 
+/* A VehicleReset through the real server and CLI: the car driven off, then
+ * righted at a place (client) and where it stands (CLI), each answered with
+ * its tick and seen in the state that follows; a reset of a vehicle not in
+ * the session is refused naming it; the recording with both resets
+ * verifies, and a replay sends the live frames. */
+START_TEST(vehicle_reset_replays)
+{
+    pdk_test_server srv;
+    start_on(&srv, NULL);
+    static pdk_client a;
+    connect_as(&a, &srv, "resetter");
+    uint64_t sid = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_REALTIME, "reset");
+    static frames live;
+    memset(&live, 0, sizeof(live));
+    live.sub = subscribe_state(&a, sid, 30);
+    uint32_t vid = spawn(&a, sid, 5.0);
+    dbw(&a, sid, vid, 40, 90, keep_frame, &live);
+    drain(&a, 500, keep_frame, &live);
+    dbw(&a, sid, vid, 0, 0, keep_frame, &live);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_reset_tag;
+    req.body.vehicle_reset.session_id = sid;
+    req.body.vehicle_reset.vehicle_id = vid;
+    req.body.vehicle_reset.at_pose = true;
+    req.body.vehicle_reset.x_m = -20.0;
+    req.body.vehicle_reset.y_m = 7.0;
+    req.body.vehicle_reset.yaw_deg = 90.0;
+    ck_assert_msg(pdk_client_call(&a, &req, &rep, keep_frame, &live) == PDK_CLIENT_OK, "%s",
+                  a.error);
+    const uint64_t at = rep.body.ok.tick;
+    drain(&a, 150, keep_frame, &live);
+    ck_assert_uint_gt(live.n, 2);
+    const paddock_v1_VehicleState *v = &live.v[live.n - 1];
+    ck_assert_uint_gt(live.tick[live.n - 1], at);
+    ck_assert_double_eq_tol(v->x_m, -20.0, 0.2);
+    ck_assert_double_eq_tol(v->y_m, 7.0, 0.2);
+    ck_assert_double_eq_tol(v->yaw_rad, 0.5 * 3.14159265358979323846, 0.01);
+    ck_assert(!v->faulted);
+    ck_assert_uint_eq(v->fault_code, 0);
+
+    /* Where it stands, from the CLI; and a vehicle that is not there. */
+    ck_assert_msg(pdk_test_sh(out, sizeof(out),
+                              CLI "reset --session %" PRIu64 " --vehicle %u", srv.addr, sid,
+                              vid) == 0,
+                  "%s", out);
+    ck_assert_msg(strstr(out, "reset vehicle") != NULL, "%s", out);
+    ck_assert_msg(pdk_test_sh(out, sizeof(out),
+                              CLI "reset --session %" PRIu64 " --vehicle %u 2>&1", srv.addr, sid,
+                              vid + 7u) != 0,
+                  "%s", out);
+    char refusal[96];
+    snprintf(refusal, sizeof(refusal), "vehicle %u is not in session %" PRIu64, vid + 7u, sid);
+    ck_assert_msg(strstr(out, refusal) != NULL, "%s", out);
+    drain(&a, 300, keep_frame, &live);
+    pdk_client_close(&a);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "close --session %" PRIu64, srv.addr, sid),
+                     0);
+
+    ck_assert_msg(pdk_test_sh(out, sizeof(out), CLI "verify %" PRIu64, srv.addr, sid) == 0, "%s",
+                  out);
+    ck_assert_msg(strstr(out, "match:            yes"), "%s", out);
+
+    /* The replay's frames are the live ones. */
+    static pdk_client r;
+    connect_as(&r, &srv, "replayer");
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_replay_open_tag;
+    req.body.replay_open.session_id = sid;
+    req.body.replay_open.paused = true;
+    ck_assert_msg(pdk_client_call(&r, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", r.error);
+    uint64_t rid = rep.body.session_created.session.session_id;
+    static frames replayed;
+    memset(&replayed, 0, sizeof(replayed));
+    replayed.sub = subscribe_state(&r, rid, 30);
+    control_req(rid, paddock_v1_SessionControl_speed_tag)->action.speed = 8.0;
+    ck_assert_int_eq(control_call(&r), PDK_CLIENT_OK);
+    control_req(rid, paddock_v1_SessionControl_resume_tag)->action.resume = true;
+    ck_assert_int_eq(control_call(&r), PDK_CLIENT_OK);
+    drain(&r, 1000, keep_frame, &replayed);
+    ck_assert_int_gt(compare_frames(&live, &replayed), 20);
+    pdk_client_close(&r);
+    stop_clean(&srv);
+}
+END_TEST
+
 /* Another process's write lock on the file, taken and given back from a
  * thread of the test. */
 typedef struct lock_holder {
@@ -1276,6 +1362,7 @@ static Suite *replay_suite(void)
     tcase_add_test(tc, session_control);
     tcase_add_test(tc, recordings_round_trip);
     tcase_add_test(tc, replay_reproduces_live_state);
+    tcase_add_test(tc, vehicle_reset_replays);
     tcase_add_test(tc, replay_waits_for_its_recording);
     tcase_add_test(tc, kill_nine);
     suite_add_tcase(s, tc);

@@ -148,7 +148,22 @@ START_TEST(test_powertrain_channels_registered)
     ck_assert_int_eq(pdk_channel_find("WheelAngle_FL"), PDK_CH_STEERING_WHEEL_TORQUE + 1);
     ck_assert_int_eq(pdk_channel_find("WheelAngle_RR"), PDK_CH_WHEEL_ANGLE_RR);
     ck_assert_str_eq(pdk_channel_get(PDK_CH_WHEEL_ANGLE_RR)->unit, "rad");
-    ck_assert_int_eq(PDK_CH_WHEEL_ANGLE_RR, PDK_CH_COUNT - 1);
+    /* Issue 25's, appended after those: the body's contact with the
+     * ground, then why a vehicle is held. */
+    static const struct {
+        const char *name;
+        int id;
+        const char *unit;
+    } body[] = {{"BodyContact", PDK_CH_BODY_CONTACT, "count"},
+                {"BodyContactForce", PDK_CH_BODY_CONTACT_FORCE, "N"},
+                {"BodyContactFace", PDK_CH_BODY_CONTACT_FACE, "enum"},
+                {"FaultCode", PDK_CH_FAULT_CODE, "enum"}};
+    for (int k = 0; k < 4; k++) {
+        ck_assert_int_eq(pdk_channel_find(body[k].name), body[k].id);
+        ck_assert_int_eq(body[k].id, PDK_CH_WHEEL_ANGLE_RR + 1 + k);
+        ck_assert_str_eq(pdk_channel_get((size_t)body[k].id)->unit, body[k].unit);
+    }
+    ck_assert_int_eq(PDK_CH_FAULT_CODE, PDK_CH_COUNT - 1);
 }
 END_TEST
 

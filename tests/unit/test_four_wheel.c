@@ -1500,24 +1500,27 @@ START_TEST(test_free_fall_and_landing)
 END_TEST
 
 /* On its roof the struts point up and never meet the ground: no load, no
- * force, no fault; the car falls freely (the model has no body contact: an
- * overturned car falls through the ground until someone resets it), every
- * channel finite meanwhile. */
-START_TEST(test_car_on_its_roof_has_no_contact)
+ * force, no fault; the hull's roof holds the car (vehicle/hull.h): spawned
+ * turned over with its roof in the ground, it is pushed out and after 2 s
+ * lies at rest on its roof, every channel finite meanwhile. */
+START_TEST(test_car_on_its_roof_rests_on_it)
 {
     pdk_vehicle_def d = pdk_vehicle_def_default();
     run r;
     run_init(&r, &d, 0.0, PDK_GEAR_NEUTRAL);
     r.state.quat[0] = 0.0;
     r.state.quat[1] = 1.0; /* half a turn about body x */
-    for (int t = 0; t < TICKS_PER_S; t++) {
+    for (int t = 0; t < 2 * TICKS_PER_S; t++) {
         run_tick(&r);
         assert_channels_finite(&r);
         for (int i = 0; i < PDK_WHEELS; i++) {
             ck_assert_double_eq(r.ch[PDK_CH_TYRE_LOAD_FL + i], 0.0);
         }
     }
-    ck_assert_double_le(fabs(r.ch[PDK_CH_VEL_Z] + G), 1e-9);
+    ck_assert_double_eq(r.ch[PDK_CH_FAULTED], 0.0);
+    ck_assert_double_eq(r.ch[PDK_CH_BODY_CONTACT_FACE], (double)PDK_HULL_FACE_ROOF);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_VEL_Z]), 1e-6);
+    ck_assert_double_le(fabs(r.ch[PDK_CH_POS_Z] - 1.5 * d.chassis.cg_height_m), 0.01);
 }
 END_TEST
 
@@ -1560,7 +1563,7 @@ static Suite *four_wheel_suite(void)
     tcase_add_test(parts, test_euler_inverts_zyx);
     tcase_add_test(parts, test_euler_channels_same_bits);
     tcase_add_test(parts, test_free_fall_and_landing);
-    tcase_add_test(parts, test_car_on_its_roof_has_no_contact);
+    tcase_add_test(parts, test_car_on_its_roof_rests_on_it);
     suite_add_tcase(s, parts);
     return s;
 }

@@ -29,6 +29,7 @@ static const struct {
     {PDK_INPUT_DBW_KIT, "DbwMessage", PDK_INPUT_SLOTS_KEPT},
     {PDK_INPUT_RESET, "SessionControl", PDK_INPUT_SLOTS_FREE_ALL},
     {PDK_INPUT_RESEED, "SessionControl", PDK_INPUT_SLOTS_KEPT},
+    {PDK_INPUT_VEHICLE_RESET, "VehicleReset", PDK_INPUT_SLOTS_KEPT},
 };
 
 START_TEST(every_kind_has_an_entry)
@@ -46,7 +47,7 @@ START_TEST(every_kind_has_an_entry)
     }
     ck_assert_ptr_null(pdk_input_ops_of(0));
     ck_assert_ptr_null(pdk_input_ops_of(-1));
-    ck_assert_ptr_null(pdk_input_ops_of(8));
+    ck_assert_ptr_null(pdk_input_ops_of(9));
     ck_assert_ptr_null(pdk_input_ops_of(1000));
 }
 END_TEST
@@ -125,6 +126,17 @@ START_TEST(recorded_bodies_decode_to_what_was_encoded)
     pdk_input reseed = {.kind = PDK_INPUT_RESEED, .u.seed = 0x123456789abcdefull};
     round_trip(&reseed, &out);
     ck_assert_uint_eq(out.u.seed, reseed.u.seed);
+
+    pdk_input right = {.kind = PDK_INPUT_VEHICLE_RESET,
+                       .vehicle = 6,
+                       .u.reset = {.at_pose = 1, .x_m = -3.25, .y_m = 8.0, .yaw_deg = 135.0}};
+    round_trip(&right, &out);
+    ck_assert_uint_eq(out.vehicle, 6);
+    ck_assert_int_eq(out.u.reset.at_pose, 1);
+    ck_assert(out.u.reset.x_m == -3.25 && out.u.reset.y_m == 8.0 && out.u.reset.yaw_deg == 135.0);
+    pdk_input here = {.kind = PDK_INPUT_VEHICLE_RESET, .vehicle = 7};
+    round_trip(&here, &out);
+    ck_assert_int_eq(out.u.reset.at_pose, 0);
 }
 END_TEST
 

@@ -802,7 +802,7 @@ START_TEST(file_errors_name_file_key_and_reason)
     m = vehicle_expect("far", NULL, PDK_ERR_UNKNOWN_KEY);
     ASSERT_HAS(m, "chassis.springRate: unknown key (known keys under chassis: mass, yawInertia, "
                   "rollInertia, pitchInertia, wheelbase, cgToFrontAxle, cgHeight, trackWidth, "
-                  "angularDamping)");
+                  "angularDamping, bodyLength, bodyWidth, bodyHeight)");
 
     write_file("vehicles/snake.json", "{\"chassis\": {\"cg_height\": 0.5}}");
     m = vehicle_expect("snake", NULL, PDK_ERR_UNKNOWN_KEY);
@@ -1175,7 +1175,7 @@ START_TEST(describe_walks_the_schema)
 {
     key_list v = {0};
     pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
-    /* 2 + chassis 8 + 2 axles of tyres (3 + 22 + 27 life) + steering 7 + 2
+    /* 2 + chassis 11 + 2 axles of tyres (3 + 22 + 27 life) + steering 7 + 2
      * axles of suspension 19 + drive 5 + brakes 4 + resistance 4, then
      * powertrain 2 + mass 34 (the utv's 28, a car's seats with their 3
      * fields, cargoMaxKg and cargoY) + the utv's suspension 7 +
@@ -1184,7 +1184,7 @@ START_TEST(describe_walks_the_schema)
      * car's transmission 12 (the ratios' line after them) + clutch 3 +
      * handbrake 1 + driveline 9, then the drive-by-wire kit's 35, every
      * kind's. */
-    ck_assert_uint_eq(v.n, 332);
+    ck_assert_uint_eq(v.n, 335);
     size_t n_utv = 0, n_geared = 0, n_lumped = 0, n_lumped_only = 0, n_utv_only = 0,
            n_geared_only = 0;
     for (size_t i = 0; i < v.n; i++) {
@@ -1213,9 +1213,9 @@ START_TEST(describe_walks_the_schema)
     ck_assert_uint_eq(n_utv_only, 57);
     ck_assert_uint_eq(n_lumped_only, 8);
     ck_assert_uint_eq(n_geared_only, 31);
-    ck_assert_uint_eq(n_lumped, 332 - 57 - 31 - 24);
-    ck_assert_uint_eq(n_utv, 332 - 8 - 31 - 28);
-    ck_assert_uint_eq(n_geared, 332 - 57 - 8);
+    ck_assert_uint_eq(n_lumped, 335 - 57 - 31 - 24);
+    ck_assert_uint_eq(n_utv, 335 - 8 - 31 - 28);
+    ck_assert_uint_eq(n_geared, 335 - 57 - 8);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));

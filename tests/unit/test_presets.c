@@ -649,6 +649,7 @@ START_TEST(polaris_preset_is_seed_003s_definition)
     ASSERT_HAS(resolved, "\"torqueCurve\":[{\"nm\":52.0,\"rpm\":1250.0},");
     ASSERT_HAS(resolved, "\"ebs\":true");
     ASSERT_HAS(resolved, "\"chassis\":{\"angularDamping\":0.080000000000000002,"
+                         "\"bodyHeight\":0.0,\"bodyLength\":0.0,\"bodyWidth\":0.0,"
                          "\"trackWidth\":1.3100000000000001,\"wheelbase\":");
     ck_assert_ptr_null(strstr(resolved, "\"drive\""));
     ck_assert_ptr_null(strstr(resolved, "springRate"));

@@ -37,6 +37,7 @@
 #include "vehicle/four_wheel_solve.h"
 #include "vehicle/four_wheel_substep.h"
 #include "vehicle/four_wheel_tyres.h"
+#include "vehicle/hull_contact.h"
 #include "vehicle/suspension.h"
 
 /* Above this rotation per substep (rad) the quaternion's increment uses
@@ -46,8 +47,9 @@
 /* Most solves in one substep: the first, and one more each time a wheel is
  * found to lift off, to enter its bump stop, to take load, to lock, to be
  * freed, to saturate or to leave its hard contact (each happens to a wheel
- * at most once). */
-#define MAX_SOLVES 29
+ * at most once), or a point of the hull to leave the ground (once each),
+ * and once for the hull's friction (hull_contact.h). */
+#define MAX_SOLVES (30 + PDK_HULL_POINTS)
 
 /* A substep's start for the body: its rotation, its velocity and rate in
  * its own frame, and gravity there. */
@@ -114,6 +116,9 @@ VEC void build_pass(PHASE_ARGS)
     if (any4(q->hard)) {
         add_hard(&sv->sy, vh->p, q);
     }
+    if (sv->hull.on != 0u) {
+        add_hull(&sv->sy, vh->p, &sv->hull);
+    }
     if (vh->p->lift) {
         /* Downforce (resist.downforce_area_m2), explicit at the start's
          * forward speed: -L_f - L_r along body z, and its moment about
@@ -167,6 +172,7 @@ VEC void check_pass(PHASE_ARGS, int pass)
     q->vl1 = vl1;
     q->sx1 = sx1;
     const m4 hard_ev = any4(q->hard) ? hard_check(vh, sv, q) : (m4){0, 0, 0, 0};
+    const int hull_ev = sv->hull.on != 0u ? hull_check(vh, sv) : 0;
     if (pass + 1 >= MAX_SOLVES) {
         return;
     }
@@ -194,7 +200,7 @@ VEC void check_pass(PHASE_ARGS, int pass)
     /* The struts' kinks (suspension.h). */
     m4 enter, engage;
     strut_kinks(vh, sv, q, vn_all, lift, &enter, &engage);
-    if (!any4(lift | wheel_ev | enter | engage | hard_ev)) {
+    if (!any4(lift | wheel_ev | enter | engage | hard_ev) && !hull_ev) {
         return;
     }
     q->hard &= ~hard_ev;
@@ -308,6 +314,9 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
         }
     }
     ledger[PDK_LEDGER_SUSPENSION] -= hard_work_j;
+    if (sv->hull.n > 0) {
+        hull_ledger(vh, sv, ledger);
+    }
     const double dz_m = (0.5 * h) * (vz0 + st->vel_mps[2]);
     ledger[PDK_LEDGER_POTENTIAL] += p->mass_kg * p->gravity_mps2 * dz_m;
     ledger[PDK_LEDGER_AERO] += sv->c_drag * sol[0] * 0.5 * (v[0] + sol[0]) * h;

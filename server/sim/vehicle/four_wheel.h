@@ -32,6 +32,7 @@
 #include "sim/vehicle_def.h"
 #include "tyre/tyre_lanes.h"
 #include "tyre/tyre_life.h"
+#include "vehicle/hull.h"
 
 /* The governors' fade band, as PDK_ST_GOVERNOR_BAND_MPS. */
 #define PDK_FW_GOVERNOR_BAND_MPS 0.5
@@ -109,6 +110,43 @@
 #define PDK_FW_HARD_DAMPING 10.0
 #define PDK_FW_HARD_OUT_MPS 0.5
 
+/* The body meets the ground (docs/vehicle-model.md, "The body on the
+ * ground"): each point of the collision hull (hull.h) below the ground or
+ * behind a face is held as a strut's top is, by a damper of
+ * PDK_FW_HARD_DAMPING times the car's mass over the substep along the
+ * normal toward a speed out of at most PDK_FW_HARD_OUT_MPS (a plastic
+ * impact: a body panel does not bounce), and rubs along the ground with
+ * Coulomb friction. A car's body sliding on its side or roof over asphalt
+ * slows at 0.3 to 0.5 g (Fricke and Baker, "Drag Factor and Coefficient of
+ * Friction in Traffic Accident Reconstruction", Topic 862 of the Traffic
+ * Accident Investigation Manual, Northwestern University Traffic Institute,
+ * 1990, section 9, "Drag factors after a collision"): PDK_FW_HULL_MU, the
+ * middle of that range, on dry asphalt, scaled on other surfaces by their
+ * locked-wheel friction over asphalt's. The friction is a damper across
+ * the normal, mu F_n / max(|v_t|, PDK_FW_HULL_SLIP_MPS) at the start's
+ * sliding speed v_t with F_n from a pass of the solve without it, so that
+ * it never exceeds mu F_n while the body slows and holds it at rest below
+ * that slip speed (the regularised Coulomb law
+ * of Oden and Martins, "Models and computational methods for dynamic
+ * friction phenomena", Comput. Methods Appl. Mech. Eng. 52, 1985). */
+#define PDK_FW_HULL_MU 0.4
+#define PDK_FW_HULL_SLIP_MPS 0.01
+/* A hull point within PDK_FW_HULL_SKIN_M above the ground is a contact
+ * that may close its gap in the substep and no more (a speculative
+ * contact: Catto, "Continuous Collision", Game Developers Conference
+ * 2013; it lets go when the point moves away), so that a body at rest on
+ * the ground stays on it instead of falling in and being pushed out again
+ * every other substep. */
+#define PDK_FW_HULL_SKIN_M 0.02
+
+/* An impossible state (pdk_vehicle_fault): a CG speed above
+ * PDK_FW_FAULT_SPEED_MPS (twice the fastest spawn, well past any preset's
+ * top speed), or the CG lower under the ground than the hull reaches
+ * (pdk_fw_consts.hull_reach_m) by PDK_FW_FAULT_DEPTH_M: no point of the
+ * body could be above it, which the hull's contact never lets happen. */
+#define PDK_FW_FAULT_SPEED_MPS 300.0
+#define PDK_FW_FAULT_DEPTH_M 0.5
+
 /* The tyres' life (heat, pressure, wear, condition) is advanced every this
  * many ticks (15 Hz at 120 Hz) with the means of what they did meanwhile:
  * its fastest node, the tread surface, has a time constant of some
@@ -136,8 +174,8 @@ enum pdk_ledger {
     PDK_LEDGER_TYRE_SLIP,      /* the tyres' force times their slip velocities */
     PDK_LEDGER_ROLLING,        /* the tyres' rolling resistance */
     PDK_LEDGER_AERO,           /* the air's drag */
-    PDK_LEDGER_SOIL,           /* soil's motion resistance and water's drag */
-    PDK_LEDGER_SUSPENSION,     /* into the struts: their springs (held) and dampers */
+    PDK_LEDGER_SOIL,           /* soil's motion resistance, water's drag, the body's friction */
+    PDK_LEDGER_SUSPENSION,     /* into the struts (springs held, dampers) and hard contacts */
     PDK_LEDGER_KINETIC,        /* the car's: body, wheels, secondary clutch, held */
     PDK_LEDGER_POTENTIAL,      /* m g z, held */
     PDK_LEDGER_COUNT
@@ -299,6 +337,10 @@ typedef struct pdk_fw_consts {
     double cg_height_m;
     double ride_ray_top_m;   /* how far above the static contact a ray starts */
     double hard_nspm;        /* a hard contact's damper (PDK_FW_HARD_DAMPING) */
+    /* The collision hull (vehicle/hull.h): its points in the body frame
+     * and the radius about the CG that holds it. */
+    double hull_pts_m[3 * PDK_HULL_POINTS];
+    double hull_reach_m;
     double surface_friction; /* the world's, on every tyre's grip */
     double steering_ratio;   /* for SteeringTorque */
     /* For SteeringWheelTorque: the mechanical trail, the assist's boost and

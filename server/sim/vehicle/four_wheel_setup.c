@@ -222,6 +222,11 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     }
     p->ride_ray_top_m = top;
     p->hard_nspm = PDK_FW_HARD_DAMPING * m / substep_s;
+    {
+        const pdk_hull hull = pdk_hull_from_def(def, top);
+        pdk_hull_points(&hull, p->hull_pts_m);
+        p->hull_reach_m = pdk_hull_reach_m(&hull);
+    }
     params->powertrain = def->powertrain;
     pdk_tyre_consts4_init(&params->tyre, &params->axle[0].law, &params->axle[1].law);
     if (same != NULL) {

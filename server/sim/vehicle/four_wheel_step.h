@@ -6,8 +6,9 @@
  * struts, bars and links, their kinks, the hard contacts at the end of the
  * travel), steering.h (the road-wheel angles and the column's torque),
  * four_wheel_tyres.h (the tyres and the wheels' spin), brakes.h (the
- * wheels' Coulomb hold, and the lumped drive) and chassis.h (the rigid
- * body: the solve's passes, the integration, the energy ledger), on the
+ * wheels' Coulomb hold, and the lumped drive), hull_contact.h (the body's
+ * collision hull against the ground) and chassis.h (the rigid body: the
+ * solve's passes, the integration, the energy ledger), on the
  * substep's working values (four_wheel_substep.h) and the linear system
  * (four_wheel_solve.h); four_wheel_tick.h has the tick's start and end,
  * the telemetry and the fault. Included by four_wheel.c (the baseline
@@ -28,6 +29,7 @@
 #include "vehicle/four_wheel_substep.h"
 #include "vehicle/four_wheel_tick.h"
 #include "vehicle/four_wheel_tyres.h"
+#include "vehicle/hull_contact.h"
 #include "vehicle/steering.h"
 #include "vehicle/suspension.h"
 
@@ -40,6 +42,14 @@ VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
 {
     body_start(vh, sv);
     wheel_rays(vh, sv, q, terrain);
+    if (sv->plane && vh->st->pos_m[2] > vh->p->hull_reach_m + PDK_FW_HULL_SKIN_M) {
+        /* The hull cannot reach the plane z = 0. */
+        sv->hull.n = 0;
+        sv->hull.on = 0u;
+        sv->hull.face = PDK_HULL_FACE_NONE;
+    } else {
+        hull_find(vh, sv, terrain);
+    }
     ground_under(vh, sv, q, terrain);
     drive_governed(vh, sv);
     wheel_angles(vh, q);
@@ -72,6 +82,9 @@ VEC void struts_end(PHASE_ARGS)
     if (any4(q->hard)) {
         hard_start(vh, sv, q);
     }
+    if (sv->hull.n > 0) {
+        hull_start(vh, sv);
+    }
 }
 
 /* 5. and 6. of a substep are the passes of the solve, build_pass,
@@ -83,6 +96,7 @@ VEC void integrate(PHASE_ARGS)
     const v4 om0 = load4(vh->st->spin_radps);
     const double vz0 = vh->st->vel_mps[2];
     wheels_end(vh, sv, q);
+    hull_sum(sv);
     body_integrate(vh, sv);
     if (vh->pt != NULL) {
         energy_ledger(vh, sv, q, om0, vz0);
@@ -196,7 +210,7 @@ VEC void step_group(const fw_vehicle *vs_in, int n, const pdk_terrain_def *terra
     for (int j = 0; j < n; j++) {
         tick_life(&vs[j], &svs[j], terrain, substeps);
         const pose7 start = svs[j].start; /* fault takes its address, not svs's */
-        faulted[j] = settle(&vs[j], &start);
+        faulted[j] = settle(&vs[j], &start, terrain, svs[j].plane);
     }
     for (int j = 0; j < n; j++) {
         if (!faulted[j] && vs[j].ch != NULL) {

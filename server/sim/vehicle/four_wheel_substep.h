@@ -209,6 +209,31 @@ typedef struct pose7 {
     double quat[4];
 } pose7;
 
+/* The hull's contacts with the ground in a substep (hull_contact.h), one
+ * entry per hull point below the ground, n of them: the body point r, the
+ * normal out of the ground or face (body frame), the friction coefficient,
+ * the explicit part of the normal force and the friction's damper, the
+ * point's start and end velocities along the normal and across it, and the
+ * end forces; on, the entries still held (a contact that would pull is let
+ * go, once: tried). */
+typedef struct hull_contacts {
+    int n;
+    uint32_t on, tried;
+    double r[PDK_HULL_POINTS][3];
+    double nb[PDK_HULL_POINTS][3];
+    double depth_m[PDK_HULL_POINTS];
+    double mu[PDK_HULL_POINTS];
+    double fe[PDK_HULL_POINTS], c_t[PDK_HULL_POINTS];
+    double vn0[PDK_HULL_POINTS], vn1[PDK_HULL_POINTS];
+    double vt0[PDK_HULL_POINTS][3], vt1[PDK_HULL_POINTS][3];
+    double f_n[PDK_HULL_POINTS];
+    int rubbing; /* the friction's dampers are set (after the first pass) */
+    /* The last substep's for the channels: the normal forces' sum and the
+     * face of the deepest contact. */
+    double force_n;
+    int face;
+} hull_contacts;
+
 /* One vehicle's substep in progress: what the substep's phases (below) hand
  * on to the next, besides its wheels' values. A substep runs as
  * geometry, frame, struts, then passes of build_pass, solve_pass and
@@ -256,6 +281,7 @@ typedef struct sub {
     v4 shaft, pawl, brake;
     pdk_fwpt_out pto;
     pdk_fwpt_mid ptm; /* between the powertrain's halves (struts, struts_end) */
+    hull_contacts hull;
 } sub;
 
 /* What one vehicle's step reads and writes: the world's arrays (or a

@@ -60,8 +60,8 @@ VEC int state_broken(const pdk_fw_state *s)
 }
 
 /* The fault (as pdk_st_step's): the vehicle stays at the pose where the tick
- * began, with no velocity, and reports so. */
-static void fault(const fw_vehicle *vh, const pose7 *start)
+ * began, with no velocity, and reports why (code, pdk_vehicle_fault). */
+static void fault(const fw_vehicle *vh, const pose7 *start, uint32_t code)
 {
     pdk_fw_state *s = vh->st;
     const pdk_fw_cmd *cmd = vh->cmd;
@@ -114,7 +114,7 @@ static void fault(const fw_vehicle *vh, const pose7 *start)
     pdk_fw_life_effects(s->life, vh->life, p->radius_m, s->effect);
     s->work_ticks = 0u;
     s->power_scale = finite_or_zero(s->power_scale);
-    s->faulted = 1u;
+    s->faulted = code;
     if (ch == NULL) {
         return; /* no telemetry asked for (pdk_fw_step_batch) */
     }
@@ -141,6 +141,31 @@ static void fault(const fw_vehicle *vh, const pose7 *start)
         ch[PDK_CH_WHEEL_STEER_FL + i] = cmd->wheel_steer_rad[i];
     }
     ch[PDK_CH_FAULTED] = 1.0;
+    ch[PDK_CH_FAULT_CODE] = (double)code;
+}
+
+/* Why the state that settle leaves is impossible (pdk_vehicle_fault), or
+ * PDK_VEHICLE_FAULT_NONE: a value not finite, the CG faster than
+ * PDK_FW_FAULT_SPEED_MPS, or the CG under the ground beneath it by more
+ * than the hull reaches plus PDK_FW_FAULT_DEPTH_M (no point of the body
+ * above the ground). */
+static uint32_t impossible(const fw_vehicle *vh, const pdk_terrain_def *terrain, int plane)
+{
+    const pdk_fw_state *s = vh->st;
+    if (state_broken(s)) {
+        return PDK_VEHICLE_FAULT_NON_FINITE;
+    }
+    if (dot3(s->vel_mps, s->vel_mps) > PDK_FW_FAULT_SPEED_MPS * PDK_FW_FAULT_SPEED_MPS) {
+        return PDK_VEHICLE_FAULT_OVER_SPEED;
+    }
+    const double floor_m = -(vh->p->hull_reach_m + PDK_FW_FAULT_DEPTH_M);
+    if (plane) {
+        return s->pos_m[2] < floor_m ? PDK_VEHICLE_FAULT_BELOW_GROUND : PDK_VEHICLE_FAULT_NONE;
+    }
+    double n[3];
+    const double ground_m = pdk_terrain_height(terrain, s->pos_m[0], s->pos_m[1], n);
+    return s->pos_m[2] - ground_m < floor_m ? PDK_VEHICLE_FAULT_BELOW_GROUND
+                                            : PDK_VEHICLE_FAULT_NONE;
 }
 
 /* The per-wheel channels of one kind are four in a row, FL FR RL RR, so
@@ -175,8 +200,10 @@ WHEEL_ROW(WHEEL_ANGLE);
 #undef WHEEL_ROW
 
 /* The tick's end: the quaternion renormalised, rest, and the fault check
- * (a fault writes the channels too). Returns whether the vehicle faulted. */
-VEC int settle(const fw_vehicle *vh, const pose7 *start_pose)
+ * on the terrain (a fault writes the channels too). Returns whether the
+ * vehicle faulted. */
+VEC int settle(const fw_vehicle *vh, const pose7 *start_pose, const pdk_terrain_def *terrain,
+               int plane)
 {
     pdk_fw_state *s = vh->st;
     const pdk_fw_cmd *cmd = vh->cmd;
@@ -226,8 +253,9 @@ VEC int settle(const fw_vehicle *vh, const pose7 *start_pose)
         s->accel_mps2[1] = rest[3];
         s->accel_mps2[2] = negligible_to_zero(acc2);
     }
-    if (state_broken(s)) {
-        fault(vh, start_pose);
+    const uint32_t code = impossible(vh, terrain, plane);
+    if (code != PDK_VEHICLE_FAULT_NONE) {
+        fault(vh, start_pose, code);
         return 1;
     }
     return 0;
@@ -265,6 +293,14 @@ VEC void telemetry(const fw_vehicle *vh, const sub *sv, const wheels *q, int sub
     ch[PDK_CH_GEAR] = cmd->gear_code;
     ch[PDK_CH_DRAG] = sv->drag;
     ch[PDK_CH_FAULTED] = 0.0;
+    ch[PDK_CH_FAULT_CODE] = 0.0;
+    {
+        /* The hull's contacts at the last substep (hull_contact.h). */
+        const hull_contacts *hc = &sv->hull;
+        ch[PDK_CH_BODY_CONTACT] = (double)__builtin_popcount(hc->on);
+        ch[PDK_CH_BODY_CONTACT_FORCE] = hc->on != 0u ? hc->force_n : 0.0;
+        ch[PDK_CH_BODY_CONTACT_FACE] = hc->on != 0u ? (double)hc->face : 0.0;
+    }
     ch[PDK_CH_ROLL] = roll;
     ch[PDK_CH_PITCH] = pitch;
     ch[PDK_CH_ROLL_RATE] = s->omega_radps[0];

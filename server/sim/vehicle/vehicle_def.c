@@ -558,6 +558,21 @@ pdk_error pdk_vehicle_def_common_check(const pdk_vehicle_def *def, const char **
     REQUIRE(non_negative(def->chassis.angular_damping_per_s) &&
                 def->chassis.angular_damping_per_s <= 10.0,
             range, "chassis.angular_damping_per_s must be within 0..10");
+    {
+        /* The body's dimensions (vehicle/hull.h): 0 derived; else at
+         * least what the wheels and the CG take. */
+        const pdk_chassis_def *body = &def->chassis;
+        REQUIRE(body->body_length_m == 0.0 ||
+                    (body->body_length_m >= body->wheelbase_m && body->body_length_m <= 30.0),
+                range, "chassis.body_length_m must be 0 (derived) or within wheelbase_m..30");
+        REQUIRE(body->body_width_m == 0.0 ||
+                    (body->body_width_m >= body->track_width_m && body->body_width_m <= 6.0),
+                range, "chassis.body_width_m must be 0 (derived) or within track_width_m..6");
+        REQUIRE(body->body_height_m == 0.0 ||
+                    (body->body_height_m > body->cg_height_m && body->body_height_m <= 10.0),
+                range,
+                "chassis.body_height_m must be 0 (derived) or above cg_height_m and at most 10");
+    }
     REQUIRE(non_negative(def->resist.downforce_area_m2), range,
             "resist.downforce_area_m2 must be finite and >= 0");
     REQUIRE(fraction(def->resist.downforce_front), range,

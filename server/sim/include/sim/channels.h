@@ -44,7 +44,7 @@
     X(PDK_CH_DRAG, "DragForce", "N", "aerodynamic drag along body x (opposes motion)")             \
     X(PDK_CH_ROLLING, "RollingResistance", "N", "rolling resistance along body x")                 \
     X(PDK_CH_FAULTED, "Faulted", "bool",                                                           \
-      "1 once the state went non-finite and the vehicle was stopped, else 0")                      \
+      "1 once the state became impossible and the vehicle was held (FaultCode says why), else 0")  \
     X(PDK_CH_ROLL, "Roll", "rad", "body roll angle (ZYX Euler), positive right side down")         \
     X(PDK_CH_PITCH, "Pitch", "rad", "body pitch angle (ZYX Euler), positive nose down")            \
     X(PDK_CH_ROLL_RATE, "RollRate", "rad/s", "angular velocity about body x")                      \
@@ -197,9 +197,11 @@
       "ledger: the tyres' forces times their slip velocities")                                     \
     X(PDK_CH_ENERGY_ROLLING, "EnergyRolling", "J", "ledger: the tyres' rolling resistance")        \
     X(PDK_CH_ENERGY_AERO, "EnergyAero", "J", "ledger: the air's drag")                             \
-    X(PDK_CH_ENERGY_SOIL, "EnergySoil", "J", "ledger: soil's motion resistance and water's drag")  \
+    X(PDK_CH_ENERGY_SOIL, "EnergySoil", "J",                                                       \
+      "ledger: soil's motion resistance, water's drag and the body's friction on the ground")      \
     X(PDK_CH_ENERGY_SUSPENSION, "EnergySuspension", "J",                                           \
-      "ledger: into the struts, their springs' energy and their dampers' heat")                    \
+      "ledger: into the struts, their springs' energy and their dampers' heat, and the ground's "  \
+      "hold on the struts' tops and the body")                                                     \
     X(PDK_CH_ENERGY_KINETIC, "EnergyKinetic", "J",                                                 \
       "ledger: the car's kinetic energy gained (body, wheels, secondary clutch)")                  \
     X(PDK_CH_ENERGY_POTENTIAL, "EnergyPotential", "J", "ledger: the car's m g z gained")           \
@@ -214,7 +216,29 @@
     PDK_CHANNEL_WHEELS_(X, PDK_CH_WHEEL_ANGLE, "WheelAngle", "rad",                                \
                         "wheel's rotation about its axle for drawing, [0, 2 pi), positive "        \
                         "rolling forward: each tick adds the wheel speed times the tick; "         \
-                        "0 at spawn, no state (docs/vehicle-model.md)")
+                        "0 at spawn, no state (docs/vehicle-model.md)")                            \
+    X(PDK_CH_BODY_CONTACT, "BodyContact", "count",                                                 \
+      "points of the collision hull held by the ground or a face at the tick's last substep "      \
+      "(0: the body touches nothing; docs/vehicle-model.md)")                                      \
+    X(PDK_CH_BODY_CONTACT_FORCE, "BodyContactForce", "N",                                          \
+      "the ground's normal force on the collision hull, summed over its points")                   \
+    X(PDK_CH_BODY_CONTACT_FACE, "BodyContactFace", "enum",                                         \
+      "the hull's face at its deepest contact: 0 none, 1 bottom, 2 roof, 3 left, 4 right, "        \
+      "5 front, 6 rear")                                                                           \
+    X(PDK_CH_FAULT_CODE, "FaultCode", "enum",                                                      \
+      "why the vehicle is held (pdk_vehicle_fault): 0 none, 1 a non-finite state, 2 a speed "      \
+      "above the bound, 3 the body below the ground; a reset clears it")
+
+/* Why a vehicle is held (the FaultCode channel, VehicleState.fault_code):
+ * its state became impossible and it stopped where that tick began, at
+ * rest, until a reset (pdk_world_vehicle_right). Values are stable. */
+typedef enum pdk_vehicle_fault {
+    PDK_VEHICLE_FAULT_NONE = 0,
+    PDK_VEHICLE_FAULT_NON_FINITE = 1,   /* a state value went infinite or NaN */
+    PDK_VEHICLE_FAULT_OVER_SPEED = 2,   /* the CG faster than the model's bound */
+    PDK_VEHICLE_FAULT_BELOW_GROUND = 3, /* the whole body under the ground */
+    PDK_VEHICLE_FAULT_MAX = 3
+} pdk_vehicle_fault;
 
 typedef enum pdk_channel {
 #define PDK_CHANNEL_ENUM_(id, name, unit, desc) id,

@@ -43,6 +43,13 @@ typedef struct pdk_chassis_def {
      * engine's body damping that the Polaris model's chassis carries (0.08
      * /s); 0, the default, for none. */
     double angular_damping_per_s;
+    /* The body's overall length, width and height (four-wheel model: its
+     * collision hull, vehicle/hull.h), bumper to bumper, widest point and
+     * ground to roof at rest; 0, the default, for each derived from the
+     * wheelbase, track, tyres and CG height as hull.h says. */
+    double body_length_m;
+    double body_width_m;
+    double body_height_m;
 } pdk_chassis_def;
 
 /* An axle's tyres (both alike). The single-track model reads only the

@@ -98,6 +98,25 @@ pdk_error pdk_world_spawn(pdk_world *world, const pdk_vehicle_def *def, const pd
 const char *pdk_world_spawn_problem(const pdk_world *world, const pdk_vehicle_def *def,
                                     const pdk_pose *pose, double speed_mps, pdk_gear gear);
 
+/* Rights a live vehicle: it stands upright at rest on the ground at pose
+ * (x, y and heading; the CG at its height above the ground there, on a
+ * slope on the ground's plane, as a spawn places it), or, with pose NULL,
+ * at its own x, y and heading; its velocities, wheels' spins and tyres'
+ * deflections are zero and its fault (pdk_vehicle_fault) is cleared. What
+ * it carries keeps: the held command and gear, the tyres' life, the fuel
+ * left; the energy ledger starts again (the reset is no force's work).
+ * Call only between steps; a recording that applies it at the same tick
+ * replays it exactly. Errors: PDK_ERR_INVALID_ARGUMENT (world NULL),
+ * PDK_ERR_STALE_ID (dead id), PDK_ERR_OUT_OF_RANGE (pose not finite or out
+ * of the spawn bounds). */
+pdk_error pdk_world_vehicle_reset(pdk_world *world, pdk_vehicle_id id, const pdk_pose *pose);
+
+/* Why pdk_world_vehicle_reset with these arguments fails: a static
+ * sentence naming the argument and its bound, or NULL when it would
+ * succeed. */
+const char *pdk_world_vehicle_reset_problem(const pdk_world *world, pdk_vehicle_id id,
+                                            const pdk_pose *pose);
+
 /* Removes a vehicle. PDK_ERR_STALE_ID when id is not alive. */
 pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id);
 
@@ -217,7 +236,7 @@ typedef struct pdk_vehicle_pose {
     double steer_angle_rad;        /* road-wheel angle */
     double speed_mps;
     double ax_mps2, ay_mps2;       /* body frame */
-    int faulted;                   /* 1: held after its state went non-finite */
+    int faulted;                   /* 0, or why it is held (pdk_vehicle_fault) */
 } pdk_vehicle_pose;
 
 /* Fills *out for a live vehicle; PDK_ERR_STALE_ID otherwise
@@ -231,11 +250,14 @@ pdk_error pdk_world_vehicle_pose(const pdk_world *world, pdk_vehicle_id id, pdk_
 const double *pdk_world_channels(const pdk_world *world, pdk_vehicle_id id);
 
 /* 1 when the live vehicle id is faulted, else 0 (also for a dead id). A
- * vehicle faults when a step produces a non-finite value, which no valid
- * input can cause (only a corrupted state): it is stopped where that tick
- * began, with zero velocities, is no longer stepped, and its channels report
- * it (PDK_CH_FAULTED). Commands are still accepted; remove it to clear it.
- * The flag is part of the state and of the hash. */
+ * vehicle faults when a step leaves an impossible state (pdk_vehicle_fault:
+ * a non-finite value, a speed above the model's bound, the body under the
+ * ground), which no valid input should cause: it is stopped where that
+ * tick began, with zero velocities, is no longer stepped, and its channels
+ * report it (PDK_CH_FAULTED, PDK_CH_FAULT_CODE; its pose's faulted holds
+ * the code). Commands are still accepted; a reset
+ * (pdk_world_vehicle_reset) or a removal clears it. The code is part of
+ * the state and of the hash. */
 int pdk_world_vehicle_faulted(const pdk_world *world, pdk_vehicle_id id);
 
 /* The definition a live vehicle was spawned with, or NULL. */
