@@ -277,9 +277,9 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
               "Peak friction falls with load as (Fz / nominalLoad)^-loadSensitivity; 0 off. On "   \
               "the magicFormula law it applies on top of the set's own load terms."),              \
         T_NUM(AX, "slideGrip", "-", 0, 1, M.law.slide_grip, 1, 1,                                  \
-              "Share of the peak left when the tyre slides fully; 0 keeps the Magic "   \
-              "Formula's own falling branch."),                                                    \
-        T_NUM(AX, "combinedSlipLoss", "-", 0, 1, M.law.combined_slip_loss, 1, 1,                   \
+              "Share of the peak left when the tyre slides fully, at least 0.1 (the grip "   \
+              "and utv laws); 0 keeps the Magic Formula's own falling branch."),                 \
+        T_NUM(AX, "combinedSlipLoss", "-", 0, 0.9, M.law.combined_slip_loss, 1, 1,                 \
               "Friction-circle loss: share of lateral grip lost between 10 % and 70 "   \
               "% of wheelspin or lock; 0 off (the Magic Formula has its own)."),                   \
         T_NUM(AX, "relaxationLong", "m", 0.005, 5, M.law.relaxation_long_m, 1, 1,                  \

@@ -414,6 +414,18 @@ PDK_HASH_INLINE void hash_vehicle(pdk_hash4 *h, const pdk_world *world, uint32_t
         pdk_hash4_take(h, i32w(pt->drive_mode), 0u, 0u, 0u);
         pdk_hash4_f64s(h, pt->ledger_j, PDK_LEDGER_COUNT);
         pdk_hash4_f64s(h, pt->abs_scale, PDK_WHEELS);
+        /* The controller's memory matters only while it works (an idle
+         * wheel starts over), so an idle ABS adds nothing to the hash. */
+        if ((pt->abs_phase[0] | pt->abs_phase[1] | pt->abs_phase[2] | pt->abs_phase[3]) != 0) {
+            pdk_hash4_take(h, i32w(pt->abs_phase[0]), i32w(pt->abs_phase[1]),
+                           i32w(pt->abs_phase[2]), i32w(pt->abs_phase[3]));
+            pdk_hash4_f64s(h, pt->abs_wheel_mps, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_ref_mps, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_peak_slip, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_peak_scale, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_cycle_fx_n, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_cycle_slip, PDK_WHEELS);
+        }
         if (pt->kind == PDK_POWERTRAIN_GEARED) {
             pdk_hash4_take(h, i32w(pt->gear_index), i32w(pt->gear_target),
                            pdk_hash_bits(pt->shift_left_s), 0u);
@@ -536,6 +548,13 @@ static uint64_t record_layout(uint64_t h)
     h = MEMBER(h, pdk_fw_powertrain, kickdown);
     h = MEMBER(h, pdk_fw_powertrain, in_gear_s);
     h = MEMBER(h, pdk_fw_powertrain, abs_scale);
+    h = MEMBER(h, pdk_fw_powertrain, abs_phase);
+    h = MEMBER(h, pdk_fw_powertrain, abs_wheel_mps);
+    h = MEMBER(h, pdk_fw_powertrain, abs_ref_mps);
+    h = MEMBER(h, pdk_fw_powertrain, abs_peak_slip);
+    h = MEMBER(h, pdk_fw_powertrain, abs_peak_scale);
+    h = MEMBER(h, pdk_fw_powertrain, abs_cycle_fx_n);
+    h = MEMBER(h, pdk_fw_powertrain, abs_cycle_slip);
     h = STRUCT(h, pdk_utv_lever);
     h = MEMBER(h, pdk_utv_lever, engaged);
     h = MEMBER(h, pdk_utv_lever, target);

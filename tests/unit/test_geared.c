@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "fw_test_util.h"
+#include "ground/surface.h"
+#include "tyre/tyre.h"
 #include "powertrain/engine.h"
 #include "sim/world.h"
 
@@ -297,6 +299,172 @@ START_TEST(test_abs_keeps_the_wheels_turning)
 }
 END_TEST
 
+/* ABS on every hard surface: a straight stop at 150 bar (far more than any
+ * surface passes) from 100 km/h, and from 50 km/h on ice, with no aero drag
+ * or rolling resistance, so that only the tyres stop the car. No stop can
+ * be shorter than v^2 / (2 a_max), a_max the deceleration at which every
+ * tyre gives its law's peak on the surface at the load it then carries
+ * (braking_decel); an ABS that holds each wheel near its peak slip comes
+ * within 10 % of it, and no wheel stays locked for more than a few ticks
+ * above 3 m/s. Two tyres: the grip law (mu 1, no load sensitivity: a_max is
+ * exactly the surface's peak mu times g) and the Magic Formula road205 set,
+ * whose curve the surface compresses so that on ice it peaks at about 3 %
+ * slip. The fixed 8 % / 15 % slip thresholds this controller replaced sat
+ * past that peak. */
+static pdk_vehicle_def abs_car(int magic)
+{
+    pdk_vehicle_def d = geared_car();
+    d.powertrain.abs = 1;
+    d.resist.drag_area_m2 = 0.0;
+    d.resist.rolling_coeff = 0.0;
+    for (int axle = 0; axle < 2; axle++) {
+        pdk_tyre_law_def *law = axle == 0 ? &d.tyre_front.law : &d.tyre_rear.law;
+        if (magic) {
+            law->law = PDK_TYRE_MAGIC;
+            law->mf_set = PDK_MF_ROAD_205_60R15;
+            law->mf = *pdk_mf_set_coeffs(PDK_MF_ROAD_205_60R15);
+            law->slide_grip = 0.0;
+            law->nominal_load_n = law->mf.fnomin_n * law->mf.lfzo;
+        }
+        law->rolling_coeff = 0.0;
+    }
+    return d;
+}
+
+/* The largest braking force of a tyre with law on surface_id at load fz_n,
+ * or with locked set its force at kappa = -1. */
+static double peak_braking_n(const pdk_tyre_law_def *law, int surface_id, double fz_n, int locked)
+{
+    pdk_tyre_ground g;
+    pdk_surface_ground(surface_id, 1.0, &g);
+    if (locked) {
+        pdk_tyre_in in = {fz_n, -1.0, 0.0, 0.0, 20.0};
+        pdk_tyre_out o;
+        pdk_tyre_eval(law, &g, &in, 0, &o);
+        return -o.fx_n;
+    }
+    double best = 0.0;
+    for (int k = 1; k <= 10000; k++) {
+        pdk_tyre_in in = {fz_n, -1e-4 * k, 0.0, 0.0, 20.0};
+        pdk_tyre_out o;
+        pdk_tyre_eval(law, &g, &in, 0, &o);
+        best = fmax(best, -o.fx_n);
+    }
+    return best;
+}
+
+/* a_max: the fixed point of a = sum of the four tyres' peak braking forces
+ * (or locked-wheel forces, with locked set) / m, with the loads of a car
+ * decelerating at a (each axle's static load plus m a h / L moved
+ * forward). */
+static double braking_decel(const pdk_vehicle_def *d, int surface_id, int locked)
+{
+    pdk_tyre_law_def law[2];
+    const pdk_chassis_def *c = &d->chassis;
+    const double m = c->mass_kg, len = c->wheelbase_m, lf = c->cg_to_front_axle_m;
+    const double static_n[2] = {m * G * (len - lf) / (2.0 * len), m * G * lf / (2.0 * len)};
+    pdk_fw_law_of(d, 0, static_n[0], &law[0]);
+    pdk_fw_law_of(d, 1, static_n[1], &law[1]);
+    double a = G * pdk_surface_get(surface_id)->mu_peak;
+    for (int it = 0; it < 20; it++) {
+        const double shift_n = m * a * c->cg_height_m / (2.0 * len);
+        const double f =
+            2.0 * peak_braking_n(&law[0], surface_id, static_n[0] + shift_n, locked) +
+            2.0 * peak_braking_n(&law[1], surface_id, static_n[1] - shift_n, locked);
+        a = f / m;
+    }
+    return a;
+}
+
+static double abs_stop(const pdk_vehicle_def *d, int surface_id, double v0_mps,
+                       int *max_locked_ticks)
+{
+    pdk_terrain_def t;
+    pdk_terrain_def_flat(&t);
+    t.base_surface_id = surface_id;
+    pdk_terrain_prepare(&t);
+    fw_run r;
+    run_init_at(&r, d, &t, DT, 2, 0.0, 0.0, v0_mps, PDK_GEAR_NEUTRAL);
+    run_command(&r, 0.0, 150.0, 0.0);
+    int locked[PDK_WHEELS] = {0, 0, 0, 0};
+    *max_locked_ticks = 0;
+    int ticks = 0;
+    do {
+        run_tick(&r);
+        ticks++;
+        for (int j = 0; j < PDK_WHEELS; j++) {
+            locked[j] = r.ch[PDK_CH_SPEED] > 3.0 && r.state.spin_radps[j] == 0.0 ? locked[j] + 1 : 0;
+            if (locked[j] > *max_locked_ticks) {
+                *max_locked_ticks = locked[j];
+            }
+        }
+    } while (r.ch[PDK_CH_SPEED] > 0.01 && ticks < 60 * TICKS_PER_S);
+    return hypot(r.state.pos_m[0], r.state.pos_m[1]);
+}
+
+START_TEST(test_abs_stops_near_the_peak_grip_bound)
+{
+    static const int surfaces[] = {PDK_SURFACE_TARMAC, PDK_SURFACE_TARMAC_WET,
+                                   PDK_SURFACE_CONCRETE, PDK_SURFACE_GRAVEL,
+                                   PDK_SURFACE_DIRT, PDK_SURFACE_GRASS,
+                                   PDK_SURFACE_SNOW, PDK_SURFACE_ICE, PDK_SURFACE_ICE};
+    const int n = (int)(sizeof surfaces / sizeof surfaces[0]);
+    for (int magic = 0; magic < 2; magic++) {
+        const pdk_vehicle_def d = abs_car(magic);
+        for (int i = 0; i < n; i++) {
+            const double v0 = i == n - 1 ? 50.0 / 3.6 : 100.0 / 3.6;
+            const double a_max = braking_decel(&d, surfaces[i], 0);
+            const double bound = v0 * v0 / (2.0 * a_max);
+            int locked = 0;
+            const double s = abs_stop(&d, surfaces[i], v0, &locked);
+            printf("ABS stop, %s, from %.0f km/h on %s: %.1f m, bound v^2/(2 a_max) %.1f m "
+                   "(a_max %.3f g; %+.1f %%), longest lock %d ticks\n",
+                   magic ? "road205" : "grip law", v0 * 3.6, pdk_surface_get(surfaces[i])->name,
+                   s, bound, a_max / G, 100.0 * (s / bound - 1.0), locked);
+            ck_assert_double_ge(s, bound * 0.995);
+            ck_assert_double_le(s, bound * 1.10);
+            ck_assert_int_le(locked, 3);
+        }
+    }
+}
+END_TEST
+
+/* Locked wheels on each law: without ABS, 150 bar locks every wheel, and
+ * the car stops in v^2 / (2 a_locked), a_locked the deceleration the four
+ * tyres' locked-wheel forces give at the loads they then carry: mu
+ * slide_grip g for the grip and utv laws (no load sensitivity), the set's
+ * own sliding share for road205. A slide_grip of 0 on the grip or utv law,
+ * which left the car sliding for ever, is refused by the definition check
+ * (test_tyre). */
+START_TEST(test_locked_wheels_stop_at_the_sliding_friction)
+{
+    for (int kind = 0; kind < 3; kind++) {
+        pdk_vehicle_def d = abs_car(kind == 2);
+        d.powertrain.abs = 0;
+        if (kind == 1) {
+            for (int axle = 0; axle < 2; axle++) {
+                pdk_tyre_law_def *law = axle == 0 ? &d.tyre_front.law : &d.tyre_rear.law;
+                law->law = PDK_TYRE_UTV;
+                law->hard_slip_stiffness = 12.0;
+                law->slide_grip = 0.75;
+            }
+        }
+        const double v0 = 20.0;
+        const double a = braking_decel(&d, PDK_SURFACE_TARMAC, 1);
+        int locked = 0;
+        const double s = abs_stop(&d, PDK_SURFACE_TARMAC, v0, &locked);
+        const double want = v0 * v0 / (2.0 * a);
+        printf("locked wheels, %s: %.2f m from 20 m/s, v^2/(2 a_locked) %.2f m (a_locked %.3f g)\n",
+               kind == 0 ? "grip law" : kind == 1 ? "utv law" : "road205", s, want, a / G);
+        if (kind < 2) {
+            ck_assert(fabs(a / G - 0.75) < 1e-9);
+        }
+        ck_assert_double_lt(fabs(s / want - 1.0), 0.03);
+        ck_assert_int_gt(locked, 100);
+    }
+}
+END_TEST
+
 /* P on a 20 % slope: the pawl holds the driven (front) wheels and the
  * parking brake the rear ones, so none turns and the car stays. With a
  * pawl and brake too weak for the slope (100 N m each, where the grade
@@ -537,6 +705,8 @@ static Suite *geared_suite(void)
     tcase_add_test(tc, test_downshifts_reverse_and_park);
     tcase_add_test(tc, test_kickdown_and_time_in_gear);
     tcase_add_test(tc, test_abs_keeps_the_wheels_turning);
+    tcase_add_test(tc, test_abs_stops_near_the_peak_grip_bound);
+    tcase_add_test(tc, test_locked_wheels_stop_at_the_sliding_friction);
     tcase_add_test(tc, test_park_on_a_slope);
     tcase_add_test(tc, test_manual_gearbox);
     tcase_add_test(tc, test_torque_converter);

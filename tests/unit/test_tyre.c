@@ -392,12 +392,16 @@ START_TEST(test_mf_other_sets_published_figures)
     ck_assert(rel_close(peak_fx(&d, 896.0, &at) / 896.0, 0.9, 1e-6));
     ck_assert(rel_close(eval(&d, 896.0, 0.0, 0.0, 0.0).dfy_dalpha_n / 896.0, 33.8, 0.005));
     ck_assert(rel_close(eval(&d, 1344.0, 0.0, 0.0, 0.0).dfy_dalpha_n / 1344.0, 25.0, 0.005));
-    /* every shipped set has a name, a source and passes the checks */
+    /* every shipped set has a name, a source and passes the checks (the
+     * kart's with a slide_grip of its own: test_def_problems_frictionless) */
     for (int s = 1; s < PDK_MF_SET_COUNT; s++) {
         ck_assert_ptr_nonnull(pdk_mf_set_name((pdk_mf_set)s));
         ck_assert_ptr_nonnull(pdk_mf_set_source((pdk_mf_set)s));
         ck_assert_ptr_null(pdk_mf_problem(pdk_mf_set_coeffs((pdk_mf_set)s)));
         d = mf_def((pdk_mf_set)s);
+        if (s == PDK_MF_KART) {
+            d.slide_grip = 0.6;
+        }
         ck_assert_ptr_null(pdk_tyre_law_def_problem(&d));
     }
     ck_assert_ptr_null(pdk_mf_set_coeffs((pdk_mf_set)0));
@@ -1051,6 +1055,51 @@ START_TEST(test_def_problems)
 }
 END_TEST
 
+/* The parameters that would leave a law frictionless or pushing the wrong
+ * way, each refused with its key and its bound: slide_grip 0 on the grip
+ * and utv laws (a locked wheel had no friction: a car slid on at 19.7 m/s
+ * for ever), a slide_grip below 0.1 on any law, slide_grip 0 on a Magic
+ * Formula set whose own curve turns negative (the kart's shape factors,
+ * 2.3), and a combined-slip loss of 1 (no side force past 70 % slip). The
+ * boundary values pass. */
+START_TEST(test_def_problems_frictionless)
+{
+    pdk_tyre_law_def d = pdk_tyre_law_def_default();
+    d.slide_grip = 0.0;
+    ck_assert_pstr_eq(pdk_tyre_law_def_problem(&d),
+                      "tyre.slide_grip must be within 0.1..1 for the grip and utv laws (below, a "
+                      "sliding tyre has next to no friction; 0 means the set's own falling branch "
+                      "only on magic)");
+    d.slide_grip = 0.1;
+    ck_assert_ptr_null(pdk_tyre_law_def_problem(&d));
+    pdk_tyre_law_def u = utv_def();
+    u.slide_grip = 0.05;
+    ck_assert_ptr_nonnull(strstr(pdk_tyre_law_def_problem(&u), "tyre.slide_grip"));
+    pdk_tyre_law_def m = mf_def(PDK_MF_ROAD_205_60R15);
+    ck_assert_ptr_null(pdk_tyre_law_def_problem(&m));
+    m.slide_grip = 0.05;
+    ck_assert_pstr_eq(pdk_tyre_law_def_problem(&m),
+                      "tyre.slide_grip must be 0 (the set's own falling branch) or within 0.1..1 "
+                      "on the magic law");
+    pdk_tyre_law_def k = mf_def(PDK_MF_KART);
+    ck_assert_pstr_eq(pdk_tyre_law_def_problem(&k),
+                      "tyre.slide_grip must be within 0.1..1 for a set whose pcx1 or pcy1 is above "
+                      "2 (its own curve turns negative before full sliding)");
+    /* the kart's own curve at full sliding sideways is negative indeed */
+    pdk_tyre_out o = eval_t(&k, &REF, 900.0, 0.0, 1e9);
+    ck_assert_double_gt(o.fy_n, 0.0);
+    k.slide_grip = 0.6;
+    ck_assert_ptr_null(pdk_tyre_law_def_problem(&k));
+    d = pdk_tyre_law_def_default();
+    d.combined_slip_loss = 1.0;
+    ck_assert_pstr_eq(pdk_tyre_law_def_problem(&d),
+                      "tyre.combined_slip_loss must be within 0..0.9 (1 leaves a locked wheel no "
+                      "side force)");
+    d.combined_slip_loss = 0.9;
+    ck_assert_ptr_null(pdk_tyre_law_def_problem(&d));
+}
+END_TEST
+
 START_TEST(test_mf_problems)
 {
     ck_assert_str_eq(pdk_mf_problem(NULL), "tyre.mf: no coefficients");
@@ -1177,6 +1226,7 @@ static Suite *tyre_suite(void)
     suite_add_tcase(s, lanes);
     TCase *problems = tcase_create("problems");
     tcase_add_test(problems, test_def_problems);
+    tcase_add_test(problems, test_def_problems_frictionless);
     tcase_add_test(problems, test_mf_problems);
     suite_add_tcase(s, problems);
     return s;

@@ -251,8 +251,9 @@ const char *pdk_tyre_law_def_problem(const pdk_tyre_law_def *def)
     if (!finite_in(def->slide_grip, 0.0, 1.0)) {
         return "tyre.slide_grip must be within 0..1";
     }
-    if (!finite_in(def->combined_slip_loss, 0.0, 1.0)) {
-        return "tyre.combined_slip_loss must be within 0..1";
+    if (!finite_in(def->combined_slip_loss, 0.0, PDK_TYRE_SLIP_LOSS_MAX)) {
+        return "tyre.combined_slip_loss must be within 0..0.9 (1 leaves a locked wheel no side "
+               "force)";
     }
     if (!finite_in(def->relaxation_long_m, 1e-3, 10.0)) {
         return "tyre.relaxation_long_m must be within 0.001..10 m";
@@ -264,6 +265,11 @@ const char *pdk_tyre_law_def_problem(const pdk_tyre_law_def *def)
         return "tyre.rolling_coeff must be within 0..0.5";
     }
     if (def->law == PDK_TYRE_GRIP || def->law == PDK_TYRE_UTV) {
+        if (def->slide_grip < PDK_TYRE_SLIDE_GRIP_MIN) {
+            return "tyre.slide_grip must be within 0.1..1 for the grip and utv laws (below, a "
+                   "sliding tyre has next to no friction; 0 means the set's own falling branch "
+                   "only on magic)";
+        }
         if (!finite_in(def->mu_x, 0.01, 5.0)) {
             return "tyre.mu_x must be within 0.01..5";
         }
@@ -289,6 +295,17 @@ const char *pdk_tyre_law_def_problem(const pdk_tyre_law_def *def)
     if (def->law == PDK_TYRE_MAGIC) {
         if (pdk_mf_set_name(def->mf_set) == NULL) {
             return "tyre.mf_set must be road205, sport, slick or kart";
+        }
+        if (def->slide_grip != 0.0 && def->slide_grip < PDK_TYRE_SLIDE_GRIP_MIN) {
+            return "tyre.slide_grip must be 0 (the set's own falling branch) or within 0.1..1 "
+                   "on the magic law";
+        }
+        /* sin(C pi / 2), the curve's share at full sliding (E < 1), is
+         * negative for a shape factor above 2: such a set's own falling
+         * branch pushes the wrong way before full sliding. */
+        if (def->slide_grip == 0.0 && (def->mf.pcx1 > 2.0 || def->mf.pcy1 > 2.0)) {
+            return "tyre.slide_grip must be within 0.1..1 for a set whose pcx1 or pcy1 is above "
+                   "2 (its own curve turns negative before full sliding)";
         }
         return pdk_mf_problem(&def->mf);
     }

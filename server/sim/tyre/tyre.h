@@ -159,9 +159,19 @@ void pdk_tyre_relaxation(const pdk_tyre_law_def *def, double fz_n, double *sigma
  * R0 0.31 m, Fz_nom 4000 N, f 0.011). */
 pdk_tyre_law_def pdk_tyre_law_def_default(void);
 
-/* Why def cannot be used, naming the field ("tyre.slide_grip must be
- * within 0..1"), or NULL. For the Magic Formula it also checks the
- * coefficients (pdk_mf_problem). */
+/* The least slide_grip the grip and utv laws take (and the Magic Formula
+ * when it is not 0): below it a sliding tyre has next to no friction. A
+ * slide_grip of 0 on those laws left a locked wheel frictionless. */
+#define PDK_TYRE_SLIDE_GRIP_MIN 0.1
+
+/* The most combined_slip_loss a law takes: 1 would leave a wheel locked
+ * or spinning past 70 % slip no side force at all. */
+#define PDK_TYRE_SLIP_LOSS_MAX 0.9
+
+/* Why def cannot be used, naming the field and its bound ("tyre.slide_grip
+ * must be within 0..1"), or NULL: every parameter that could make a law
+ * frictionless, non-finite or push the wrong way is refused. For the Magic
+ * Formula it also checks the coefficients (pdk_mf_problem). */
 const char *pdk_tyre_law_def_problem(const pdk_tyre_law_def *def);
 
 /* The longitudinal force as a function of the wheel's spin, for a driveline

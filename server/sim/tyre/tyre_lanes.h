@@ -491,7 +491,7 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
     v4 sgx = one;
     v4 sgy = one;
     v4 r_law = PDK_TYRE_L(c, slide_grip);
-    m4 remap = (m4)(r_law != zero) | (m4)(g->slide != one);
+    m4 remap = (m4)(r_law != zero) | (m4)(g->slide != one) | (m4)(stiff != one);
     if (any4(remap)) {
         /* Full sliding: |kappa| = 1 on the side of kappa_x, and alpha =
          * 90 degrees, where alpha* is infinite and the inner argument u
@@ -501,11 +501,23 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
             (PDK_TYRE_M(c, pex1) + PDK_TYRE_M(c, pex2) * dfz + PDK_TYRE_M(c, pex3) * dfz * dfz) *
             (one - PDK_TYRE_M(c, pex4) * tyre_sgn4(kf)));
         v4 yxf = pdk_v_sin(abs4(mf_phi0(bx * kf, cx, exf, 1)));
+        /* The set's own sliding share is the one it was measured with, at
+         * unit ground scales. A ground's grip and stiffness scale Bx by
+         * lambda_K / lambda_mu, which compresses the curve along kappa (the
+         * similarity method, Pacejka,
+         * Tire and Vehicle Dynamics, ch. 4): on ice (grip 0.1,
+         * stiffness 0.5) full sliding would sit five times further down the
+         * falling branch, and the share would not be the one the surface
+         * table's sliding ratio is relative to. So the share is taken at
+         * the reference Bx, and the falling branch of the present curve is
+         * mapped onto it. */
+        v4 bx_ref = bx * (g->grip / max4(stiff, splat(1e-9)));
+        v4 yxf_ref = pdk_v_sin(abs4(mf_phi0(bx_ref * kf, cx, exf, 1)));
         v4 atan_inf = sel(lt4(ey, one), splat(1.5707963267948966), splat(1.0038848218538872));
         v4 yyf = pdk_v_sin(cy * atan_inf);
         /* r: slide_grip, or the set's own share where it is 0, times the
          * ground's slide scale, within 0..1 */
-        v4 rx = sel((m4)(r_law != zero), r_law, yxf) * g->slide;
+        v4 rx = sel((m4)(r_law != zero), r_law, yxf_ref) * g->slide;
         v4 ry = sel((m4)(r_law != zero), r_law, yyf) * g->slide;
         rx = max4(sel(gt4(rx, one), one, rx), zero);
         ry = max4(sel(gt4(ry, one), one, ry), zero);

@@ -211,9 +211,22 @@ typedef struct pdk_fw_powertrain {
     int32_t last_shift;
     int32_t kickdown;
     double in_gear_s;
-    /* ABS (powertrain.abs): the share of the line pressure each wheel's
-     * brake gets, 1 unless the controller has let some off. */
+    /* ABS (powertrain.abs, four_wheel_powertrain.c), per wheel: the share
+     * of the line pressure its brake gets (1 unless the controller has let
+     * some off); the control phase (0 idle, then apply, hold, dump,
+     * recover); the wheel's rim speed and the contact's forward speed at
+     * the last substep's start, along the direction of travel, for their
+     * accelerations; the learned peak slip and the pressure share the fast
+     * build-up returns to; and in the present cycle the largest braking
+     * force the wheel's balance gave and the slip it was at. */
     double abs_scale[PDK_WHEELS];
+    int32_t abs_phase[PDK_WHEELS];
+    double abs_wheel_mps[PDK_WHEELS];
+    double abs_ref_mps[PDK_WHEELS];
+    double abs_peak_slip[PDK_WHEELS];
+    double abs_peak_scale[PDK_WHEELS];
+    double abs_cycle_fx_n[PDK_WHEELS];
+    double abs_cycle_slip[PDK_WHEELS];
 } pdk_fw_powertrain;
 
 /* The dynamic state: everything that carries from one substep to the next.

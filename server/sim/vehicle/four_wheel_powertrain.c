@@ -99,40 +99,180 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
     }
 }
 
-/* ABS (an option, powertrain.abs): per wheel, while the brakes are on and
- * the contact moves faster than ABS_MIN_MPS, the pressure is let off at
- * 1 / ABS_RELEASE_S of the line's per second while the wheel's slip is
- * beyond ABS_SLIP_RELEASE, and built up again at 1 / ABS_APPLY_S per
- * second once it is back within ABS_SLIP_APPLY: a two-threshold cycle that
- * holds the slip near the tyre's peak (Bosch, Automotive Handbook: ABS
- * keeps the braking slip at about 10 to 30 %, the dump faster than the
- * rebuild). Slower, or with the brakes off, the wheel has the whole
- * pressure. */
+/* ABS (an option, powertrain.abs): a per-wheel controller that holds the
+ * braking slip near the tyre's peak on whatever surface the wheel is on,
+ * with the control phases of the Bosch ABS (Robert Bosch GmbH, Safety,
+ * Comfort and Convenience Systems, 2006, "Antilock braking system", the
+ * control cycle: build-up, hold at the -a threshold, pressure reduction
+ * past the slip threshold lambda1, hold while the wheel re-accelerates,
+ * build-up in steps) and a slip threshold learned from the wheel, as
+ * Burckhardt's slip controllers learn the surface's mu-slip curve
+ * (Burckhardt, Fahrwerktechnik: Radschlupf-Regelsysteme, 1993). The
+ * controller sees what a real one sees: the wheel's rim speed, a reference
+ * speed (here the contact's forward speed, which a real ABS estimates from
+ * the wheel speeds and the car's deceleration), its own pressure and the
+ * wheel's inertia.
+ *
+ *  - apply: the pressure builds up, quickly (ABS_APPLY_FAST_S for the whole
+ *    level) to ABS_FAST_SHARE of the level the tyre last took, then in slow
+ *    steps (ABS_APPLY_SLOW_S), so that it creeps up to the surface's limit.
+ *  - hold: the wheel falls behind the vehicle by more than -a (its rim
+ *    decelerates faster than the reference by ABS_DECEL_MPS2, or its slip
+ *    grows faster than ABS_SLIP_RATE_PER_S): the peak may be passed; the
+ *    pressure is held. If the wheel catches up, apply again.
+ *  - dump: past lambda1 (ABS_DUMP_SLIP_FACTOR times the learned peak slip)
+ *    while falling behind, or not spinning back up fast enough to be at
+ *    the peak slip within ABS_RECOVER_S, the pressure falls exponentially
+ *    (ABS_DUMP_S; faster the nearer the wheel is to locked, down to
+ *    ABS_DUMP_LOCKED of it) until the wheel recovers. Then recover.
+ *  - recover: the pressure is held while the wheel spins back up; once its
+ *    slip is below the learned peak slip, apply again.
+ *
+ * The learning: in the slow build-up and the hold, the tyre's braking force
+ * is estimated from the wheel's own balance, F R = T_brake + T_rolling +
+ * I a_rim / R, and the slip where it was largest is kept. At each dump the
+ * learned peak slip moves ABS_LEARN of the way to that slip (or, if the
+ * force was still rising where the slip stopped, to ABS_PROBE beyond it),
+ * and the level the fast build-up returns to becomes the pressure that
+ * balances the force the tyre gives as the dump begins. So the thresholds
+ * settle near the surface's own peak slip: a few per cent on ice, more on
+ * a road tyre's dry peak. Below ABS_MIN_MPS, or
+ * with the brakes off, the wheel has the whole pressure and the controller
+ * starts over at ABS_PEAK_SLIP_START. */
 #define ABS_MIN_MPS 2.0
-#define ABS_SLIP_RELEASE 0.15
-#define ABS_SLIP_APPLY 0.08
-#define ABS_RELEASE_S 0.04
-#define ABS_APPLY_S 0.15
+#define ABS_PEAK_SLIP_START 0.1
+#define ABS_PEAK_SLIP_MIN 0.005
+#define ABS_PEAK_SLIP_MAX 0.3
+#define ABS_DUMP_SLIP_FACTOR 1.3
+#define ABS_DUMP_SLIP_MIN 0.005
+#define ABS_DECEL_MPS2 0.5
+#define ABS_SLIP_RATE_PER_S 0.2
+#define ABS_RECOVER_S 0.15
+#define ABS_DUMP_S 0.04
+#define ABS_FAST_SHARE 0.95
+#define ABS_MIN_SHARE 0.02
+#define ABS_APPLY_FAST_S 0.05
+#define ABS_APPLY_SLOW_S 0.3
+#define ABS_DUMP_LOCKED 0.2
+#define ABS_PROBE 1.1
+#define ABS_LEARN 0.7
+
+enum { ABS_IDLE = 0, ABS_APPLY, ABS_HOLD, ABS_DUMP, ABS_RECOVER };
+
+/* The end of a cycle (the pressure starts to fall) for wheel j at slip,
+ * its pressure share at scale, its tyre's braking force estimated at
+ * fx_n. The level the fast build-up returns to becomes the pressure that
+ * balances that force. The slip at which the estimated force peaked in
+ * this cycle's slow build-up and hold moves the learned peak slip
+ * ABS_LEARN of the way to it; if the force was still rising where the
+ * slip stopped, the peak lies beyond, ABS_PROBE further. A cycle with no
+ * slow build-up (the driver's first step of pressure) teaches no slip. */
+static void abs_learn(pdk_fw_powertrain *s, int j, double slip, double scale, double fx_n,
+                      const pdk_dl_wheel *w, double brake_nm)
+{
+    s->abs_peak_scale[j] = min_d(scale, max_d(ABS_MIN_SHARE, fx_n * w->radius_m / brake_nm));
+    if (s->abs_cycle_fx_n[j] > 0.0) {
+        double found = s->abs_cycle_slip[j];
+        if (!(found < slip / ABS_PROBE)) {
+            found = slip * ABS_PROBE;
+        }
+        found = min_d(ABS_PEAK_SLIP_MAX, max_d(ABS_PEAK_SLIP_MIN, found));
+        s->abs_peak_slip[j] += ABS_LEARN * (found - s->abs_peak_slip[j]);
+    }
+    s->abs_cycle_fx_n[j] = 0.0;
+    s->abs_cycle_slip[j] = 0.0;
+}
 
 static void abs_step(pdk_fw_powertrain *s, const pdk_dl_wheel wheels[PDK_WHEELS],
                      const double brake_nm[PDK_WHEELS], double h_s)
 {
     for (int j = 0; j < PDK_WHEELS; j++) {
         const pdk_dl_wheel *w = &wheels[j];
-        double scale = s->abs_scale[j];
-        if (brake_nm[j] > 0.0 && fabs(w->vx_mps) > ABS_MIN_MPS) {
-            const double slip = (w->spin0_radps * w->radius_m - w->vx_mps) / fabs(w->vx_mps);
-            const double braking_slip = w->vx_mps > 0.0 ? -slip : slip;
-            if (braking_slip > ABS_SLIP_RELEASE) {
-                scale -= h_s / ABS_RELEASE_S;
-            } else if (braking_slip < ABS_SLIP_APPLY) {
-                scale += h_s / ABS_APPLY_S;
-            }
-            scale = min_d(1.0, max_d(0.0, scale));
-        } else {
-            scale = 1.0;
+        if (!(brake_nm[j] > 0.0 && fabs(w->vx_mps) > ABS_MIN_MPS)) {
+            s->abs_scale[j] = 1.0;
+            s->abs_phase[j] = ABS_IDLE;
+            continue;
         }
-        s->abs_scale[j] = scale;
+        /* Speeds along the direction of travel: the reference v and the
+         * wheel's rim, and the braking slip (v - rim) / v. */
+        const double v_mps = fabs(w->vx_mps);
+        const double rim_mps = (w->vx_mps > 0.0 ? 1.0 : -1.0) * w->spin0_radps * w->radius_m;
+        const double slip = (v_mps - rim_mps) / v_mps;
+        double scale = s->abs_scale[j];
+        if (s->abs_phase[j] == ABS_IDLE) {
+            s->abs_phase[j] = ABS_APPLY;
+            s->abs_peak_slip[j] = ABS_PEAK_SLIP_START;
+            /* The driver's step of pressure counts as a fast build-up. */
+            s->abs_peak_scale[j] = 2.0;
+            s->abs_cycle_fx_n[j] = 0.0;
+            s->abs_cycle_slip[j] = 0.0;
+        } else {
+            /* The wheel's rim acceleration, alone and relative to the
+             * vehicle's, and the tyre's braking force that the wheel's
+             * balance over the last substep implies: the brake and
+             * rolling torques that acted, less the inertia's share,
+             * R F = T + I a_rim / R. */
+            const double wheel_accel_mps2 = (rim_mps - s->abs_wheel_mps[j]) / h_s;
+            const double rel_accel_mps2 = wheel_accel_mps2 - (v_mps - s->abs_ref_mps[j]) / h_s;
+            const double torque_nm = brake_nm[j] * scale + w->coulomb_nm;
+            const double fx_n =
+                (torque_nm + w->inertia_kgm2 * wheel_accel_mps2 / w->radius_m) / w->radius_m;
+            const double p = s->abs_peak_scale[j];
+            const bool fast = scale < ABS_FAST_SHARE * p;
+            const bool probing =
+                !fast && (s->abs_phase[j] == ABS_APPLY || s->abs_phase[j] == ABS_HOLD);
+            if (probing && fx_n > s->abs_cycle_fx_n[j]) {
+                s->abs_cycle_fx_n[j] = fx_n;
+                s->abs_cycle_slip[j] = slip;
+            }
+            const double peak_slip = s->abs_peak_slip[j];
+            const double dump_slip =
+                max_d(ABS_DUMP_SLIP_FACTOR * peak_slip, peak_slip + ABS_DUMP_SLIP_MIN);
+            /* -a: the wheel falls behind the vehicle. */
+            const double decel_mps2 = max_d(ABS_DECEL_MPS2, ABS_SLIP_RATE_PER_S * v_mps);
+            const bool falling_behind = rel_accel_mps2 < -decel_mps2;
+            /* Past the dump threshold and not spinning back up fast enough
+             * to be at the peak slip again within ABS_RECOVER_S. */
+            const bool stuck =
+                slip > dump_slip && rel_accel_mps2 < v_mps * (slip - peak_slip) / ABS_RECOVER_S;
+            switch (s->abs_phase[j]) {
+            case ABS_APPLY:
+                if (slip > dump_slip && (falling_behind || stuck)) {
+                    abs_learn(s, j, slip, scale, fx_n, w, brake_nm[j]);
+                    s->abs_phase[j] = ABS_DUMP;
+                } else if (falling_behind) {
+                    s->abs_phase[j] = ABS_HOLD;
+                } else {
+                    scale += h_s * max_d(ABS_MIN_SHARE, max_d(p, scale)) /
+                             (fast ? ABS_APPLY_FAST_S : ABS_APPLY_SLOW_S);
+                }
+                break;
+            case ABS_HOLD:
+                if (slip > dump_slip) {
+                    abs_learn(s, j, slip, scale, fx_n, w, brake_nm[j]);
+                    s->abs_phase[j] = ABS_DUMP;
+                } else if (!falling_behind) {
+                    s->abs_phase[j] = ABS_APPLY;
+                }
+                break;
+            case ABS_DUMP:
+                scale *= exp(-h_s / (ABS_DUMP_S * max_d(ABS_DUMP_LOCKED, 1.0 - slip)));
+                if (!stuck && !falling_behind) {
+                    s->abs_phase[j] = ABS_RECOVER;
+                }
+                break;
+            default: /* ABS_RECOVER */
+                if (stuck) {
+                    s->abs_phase[j] = ABS_DUMP;
+                } else if (slip < peak_slip) {
+                    s->abs_phase[j] = ABS_APPLY;
+                }
+                break;
+            }
+        }
+        s->abs_wheel_mps[j] = rim_mps;
+        s->abs_ref_mps[j] = v_mps;
+        s->abs_scale[j] = min_d(1.0, max_d(0.0, scale));
     }
 }
 

@@ -92,8 +92,8 @@ typedef struct pdk_tyre_law_def {
     pdk_mf_coeffs mf; /* the set's coefficients, copied at spawn */
     /* every law */
     double load_sensitivity;   /* 0..0.5 */
-    double slide_grip;         /* 0..1; 0 for the Magic Formula: its own shape */
-    double combined_slip_loss; /* 0..1 */
+    double slide_grip;         /* 0.1..1; 0 only for the Magic Formula: its own shape */
+    double combined_slip_loss; /* 0..0.9 */
     double relaxation_long_m;  /* sigma_kappa at nominal load, > 0 */
     double relaxation_lat_m;   /* sigma_alpha at nominal load, > 0 */
     double rolling_coeff;      /* the tyre's own f on the reference surface */
