@@ -6,7 +6,10 @@
  *    CVT, clutch and driveline under the whole launch;
  *  - the sports car's step steer (presets/scripts/step_steer.json: 80 km/h
  *    at 8.5 % throttle in D, 23.6 deg on the steering wheel at 2 s): its
- *    yaw rate's peak.
+ *    yaw rate's peak;
+ *  - the midsize sedan's and the pickup's ISO 7401 step steer as
+ *    paddockd validate drives it (80 km/h, the steering wheel ramped in
+ *    0.15 s to the Ackermann angle for 4 m/s^2): the yaw rate's rise time.
  * A scheme of the first order in h differs between the two by 3/4 of its
  * error at the default; the bounds say how far from converged the default
  * may be. The figures at 1, 2, 4, 8 and 16 substeps are printed. */
@@ -14,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "measure.h"
 #include "params.h"
 #include "sim/world.h"
 
@@ -75,7 +79,51 @@ static double step_steer_peak_radps(const pdk_vehicle_def *d, int substeps)
     return peak;
 }
 
+/* ISO 7401's step steer as paddockd validate drives it
+ * (server/validate/maneuvers_lateral.c): 80 km/h at a throttle that holds
+ * it, then the steering wheel ramped over 0.15 s to the Ackermann angle for
+ * 4 m/s^2 and held 6 s; the yaw rate's rise time (10 to 90 % of its
+ * steady value, measure.h), s. */
+static double step_steer_rise_s(const pdk_vehicle_def *d, double throttle_pct, int substeps)
+{
+    const double v0_mps = 80.0 / 3.6, ramp_s = 0.15;
+    const double swa_deg =
+        d->chassis.wheelbase_m * 4.0 / (v0_mps * v0_mps) * d->steering.ratio / DEG +
+        d->steering.center_offset_deg;
+    fw_run r;
+    start(&r, d, substeps, v0_mps, PDK_GEAR_DRIVE);
+    run_command(&r, throttle_pct, 0.0, d->steering.center_offset_deg);
+    run_for(&r, 2.0);
+    enum { N = 6 * TICKS_PER_S + TICKS_PER_S / 2 };
+    double t_s[N], yaw_radps[N];
+    int m = 0;
+    const int before = TICKS_PER_S / 2;
+    double yaw0 = 0.0;
+    for (int k = -before; k < N - before; k++) {
+        const double s = k < 0 ? 0.0 : fmin(1.0, (k + 1) * DT / ramp_s);
+        run_command(&r, throttle_pct, 0.0,
+                    d->steering.center_offset_deg + s * (swa_deg - d->steering.center_offset_deg));
+        run_tick(&r);
+        t_s[m] = (k + 1) * DT;
+        yaw_radps[m] = r.ch[PDK_CH_YAW_RATE];
+        if (k < 0) {
+            yaw0 += yaw_radps[m] / before;
+        }
+        m++;
+    }
+    assert_channels_finite(&r);
+    for (int i = 0; i < m; i++) {
+        yaw_radps[i] -= yaw0;
+    }
+    pdk_step_figures f;
+    ck_assert_int_eq(pdk_step_figures_of(t_s, yaw_radps, (size_t)m, 0.5 * ramp_s, 1.0, &f), 0);
+    ck_assert_msg(f.steady > 0.1, "the step gave a yaw rate of %g rad/s", f.steady);
+    return f.rise_time_s;
+}
+
 static const int SUBSTEPS[] = {1, 2, 4, 8, 16};
+/* The step steer's rise time, 2 against 8 substeps, at most. */
+#define RISE_BOUND 0.010
 #define N_SUBSTEPS ((int)(sizeof SUBSTEPS / sizeof SUBSTEPS[0]))
 
 /* The Polaris's 0-60 km/h within 0.5 % between 2 and 8 substeps. Before
@@ -96,12 +144,12 @@ START_TEST(polaris_0_60_converges)
 }
 END_TEST
 
-/* The sports car's step-steer yaw peak between 2 and 8 substeps. What is
- * left is the chassis' linearly implicit Euler solve, whose numerical
- * damping of the yaw mode takes a little off the overshoot at the longer
- * substep (the peak rises with the substeps, as a first-order error); the
- * lagged links add a fiftieth of it. The bound holds the present 0.53 %
- * and is not yet issue 25's 0.5 %. */
+/* The sports car's step-steer yaw peak within issue 25's 0.5 % between 2
+ * and 8 substeps. It was 0.53 % before the tyres' lateral relaxation took
+ * its input as moving over the substep (relax_g0_4). What is left is the
+ * chassis' linearly implicit Euler solve, whose numerical damping of the
+ * yaw mode takes a little off the overshoot at the longer substep (the
+ * peak rises with the substeps, as a first-order error). */
 START_TEST(sports_car_step_steer_converges)
 {
     pdk_vehicle_def d;
@@ -114,13 +162,52 @@ START_TEST(sports_car_step_steer_converges)
     }
     const double diff = peak[1] / peak[3] - 1.0;
     printf("  2 against 8 substeps: %+.3f %%\n", 100.0 * diff);
-    ck_assert_double_lt(fabs(diff), 0.006);
+    ck_assert_double_lt(fabs(diff), 0.005);
     /* First order: halving the substep halves the error, so the peak
      * moves the same way at each doubling and by less each time. */
     for (int i = 1; i + 1 < N_SUBSTEPS; i++) {
         ck_assert_double_gt(peak[i + 1], peak[i]);
         ck_assert_double_lt(peak[i + 1] - peak[i], peak[i] - peak[i - 1]);
     }
+}
+END_TEST
+
+/* The step steer's yaw-rate rise time between 2 and 8 substeps, for a
+ * sedan and a four-wheel-drive pickup. Before the tyres' lateral relaxation took its input as
+ * moving over the substep from the start's lateral velocity to the end's
+ * (four_wheel_tyres.h, relax_g0_4) it held the end's over the whole
+ * substep, and the rise time was 1.56 % (sedan) and 1.34 % (pickup) longer at 2 substeps than
+ * at 8. What is left is first order too (the
+ * chassis' backward Euler; ADR 0010's amendment), and the bound holds it:
+ * issue 25's 0.5 % is not met yet. */
+static void rise_converges(const char *name, double throttle_pct)
+{
+    pdk_vehicle_def d;
+    load(name, &d);
+    double rise_s[N_SUBSTEPS];
+    for (int i = 0; i < N_SUBSTEPS; i++) {
+        rise_s[i] = step_steer_rise_s(&d, throttle_pct, SUBSTEPS[i]);
+        printf("%s step steer at %2d substeps: yaw-rate rise time %.5f s\n", name, SUBSTEPS[i],
+               rise_s[i]);
+    }
+    const double diff = rise_s[1] / rise_s[3] - 1.0;
+    printf("  2 against 8 substeps: %+.3f %%\n", 100.0 * diff);
+    ck_assert_double_lt(fabs(diff), RISE_BOUND);
+    /* First order: the error halves with each halving of the substep. */
+    for (int i = 1; i + 1 < N_SUBSTEPS; i++) {
+        ck_assert_double_lt(fabs(rise_s[i + 1] - rise_s[i]), fabs(rise_s[i] - rise_s[i - 1]));
+    }
+}
+
+START_TEST(sedan_step_steer_rise_converges)
+{
+    rise_converges("midsize_sedan", 8.5);
+}
+END_TEST
+
+START_TEST(pickup_step_steer_rise_converges)
+{
+    rise_converges("pickup4x4", 12.0);
 }
 END_TEST
 
@@ -131,6 +218,8 @@ static Suite *convergence_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, polaris_0_60_converges);
     tcase_add_test(tc, sports_car_step_steer_converges);
+    tcase_add_test(tc, sedan_step_steer_rise_converges);
+    tcase_add_test(tc, pickup_step_steer_rise_converges);
     suite_add_tcase(s, tc);
     return s;
 }

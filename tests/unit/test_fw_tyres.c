@@ -23,6 +23,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "fw_tyres_util.h"
+#include "math/vmath.h"
+#include "vehicle/four_wheel_lanes.h"
 
 /* ---- 1. friction-limited braking --------------------------------------------- */
 
@@ -720,6 +722,46 @@ START_TEST(test_relaxation_rate_independent)
 }
 END_TEST
 
+/* The relaxation's share for the substep's start input (relax_g0_4),
+ * against du/dt = v(t) - u / tau integrated by the classical Runge-Kutta
+ * rule in 20,000 steps with v moving linearly from v0 to v1 over h: the
+ * first-order hold's update e u0 + g0 v0 + (g - g0) v1 is exact for it,
+ * across z = h / tau from rest (z = 0, the trapezoidal rule: g0 = h / 2)
+ * through the series' end at z = 0.05 to z = 50. */
+START_TEST(test_relaxation_first_order_hold)
+{
+    const double h = 1.0 / 240.0;
+    const double zs[] = {0.0, 1e-6, 0.01, 0.0499999, 0.0500001, 0.3, 2.0, 50.0};
+    for (size_t c = 0; c < sizeof zs / sizeof zs[0]; c++) {
+        const double z = zs[c];
+        const double u0 = 0.004, v0 = 0.3, v1 = -0.7;
+        const v4 zv = splat(z), ev = pdk_v_exp(splat(-z)), hv = splat(h);
+        const double tau = z > 0.0 ? h / z : 1.0;
+        const double g = relax_g4(zv, ev, hv, splat(tau))[0];
+        const double g0 = relax_g0_4(zv, ev, hv)[0];
+        const double u1 = ev[0] * u0 + g0 * v0 + (g - g0) * v1;
+        const int n = 20000;
+        const double dt = h / n, k = z / h;
+        double u = u0;
+        for (int i = 0; i < n; i++) {
+            const double t = i * dt;
+#define RATE(tt, uu) (v0 + (v1 - v0) * (tt) / h - k * (uu))
+            const double a = RATE(t, u);
+            const double b = RATE(t + 0.5 * dt, u + 0.5 * dt * a);
+            const double cc = RATE(t + 0.5 * dt, u + 0.5 * dt * b);
+            const double d = RATE(t + dt, u + dt * cc);
+#undef RATE
+            u += dt / 6.0 * (a + 2.0 * b + 2.0 * cc + d);
+        }
+        ck_assert_msg(fabs(u1 - u) <= 1e-12 * (fabs(u) + h),
+                      "z %g: first-order hold gives %.15g, the integral %.15g", z, u1, u);
+        ck_assert_msg(g0 >= 0.0 && g0 <= g, "z %g: g0 %g outside [0, g %g]", z, g0, g);
+    }
+    /* At rest the input's two ends weigh the same: the trapezoidal rule. */
+    ck_assert_double_eq_tol(relax_g0_4(splat(0.0), splat(1.0), splat(h))[0], 0.5 * h, 1e-18);
+}
+END_TEST
+
 /* ---- 5. tyre life ------------------------------------------------------------- */
 
 /* A rear-drive burnout: the front brakes hold the car (balance 100 %
@@ -1041,6 +1083,7 @@ static Suite *fw_tyres_suite(void)
     TCase *relax = tcase_create("relaxation");
     tcase_add_test(relax, test_relaxation_builds_over_length);
     tcase_add_test(relax, test_relaxation_rate_independent);
+    tcase_add_test(relax, test_relaxation_first_order_hold);
     suite_add_tcase(s, relax);
     TCase *life = tcase_create("tyre_life");
     tcase_add_test(life, test_burnout_heats_and_wears);

@@ -851,8 +851,11 @@ END_TEST
  * taking words in turns (ADR 0014; the state was unchanged); then from
  * 0xB01B13CB5BE94B2F for issue 25, when the driveline came to take its
  * tyres' contact speed at the substep's end (four_wheel_powertrain.c), the
- * fix of a first-order error in the substep (test_convergence.c). */
-#define GOLDEN_HASH_UTV UINT64_C(0x61585CD42BBBDB51)
+ * fix of a first-order error in the substep (test_convergence.c); then
+ * from 0x61585CD42BBBDB51 when the tyres' lateral relaxation took its
+ * input as moving linearly over the substep from the start's lateral
+ * velocity to the end's (four_wheel_tyres.h, relax_g0_4), another. */
+#define GOLDEN_HASH_UTV UINT64_C(0xD503EDA2AAB42316)
 
 START_TEST(test_world_golden_hash)
 {

@@ -82,12 +82,27 @@
  *     its end value, the exact solution is u1 = u0 e + g s1, e = exp(-|V_x| h
  *     / sigma), g = sigma (1 - e) / |V_x| = h phi(|V_x| h / sigma) (-> h at
  *     rest; phi by its series near 0), so the force builds over the relaxation
- *     length whatever the step. The law is linearised in the deflection, F1 =
- *     F0 + K (u1 - u0) / sigma with K its slope (>= 0), plus the carcass
+ *     length whatever the step. Laterally the input moves linearly from the
+ *     start's V_y0 to the end's V_y1 (a first-order hold), whose exact
+ *     solution is u1 = u0 e + g0 V_y0 + g1 V_y1 with g0 = h psi(z)
+ *     (relax_g0_4) and g1 = g - g0; held at its end value it would apply the end's slip over
+ *     the whole substep, an error of the first order in h that slowed the
+ *     yaw rate's build-up after a steering step. The solve's frame is the
+ *     start's, so V_y1 also holds that frame's turn over the substep, T =
+ *     e_y . h (w0 x v0), which the tyre's own frame does not see. T is taken
+ *     out of the hold, u1 = u0 e + g0 V_y0 + g1 (V_y1 - T) + (g / 2) T: every
+ *     tyre takes the same share of it, so a steady turn's state does not
+ *     depend on h (held with the rest, a share that varied with each tyre's
+ *     z would tilt the axles' balance). Half, rather than all of it (the
+ *     end's frame) or none (the tyre's): the three are alike in a steady
+ *     turn, and in the step steer the half leaves the overshoot as it
+ *     converged before (ADR 0010, amendment). The law is linearised in the
+ *     deflection, F1 = F0 + K (u1 - u0) / sigma with K its slope (>= 0),
+ *     plus the carcass
  *     damper d (u1 - u0) / h at low speed (PDK_FW_CARCASS_DAMPING_S).
- *     Laterally that is a damper on the end lateral velocity, c_y = k_y g_y
+ *     Laterally that is a damper on the end lateral velocity, c_y = k_y g1
  *     with k_y = K_a / sigma_a + d_y / h, and the explicit force F_y0 - k_y
- *     u_y0 (e_y - 1). Longitudinally the wheel's spin is eliminated by
+ *     (u_y0 (e_y - 1) + g0 V_y0 + (g / 2 - g1) T). Longitudinally the wheel's spin is eliminated by
  *     backward Euler on it, I (Omega1 - Omega0) / h = T_drive + T_b - R F_x1
  *     (T_b the Coulomb torque of brakes, pawl and rolling resistance, f Fz R
  *     with f from the surface, the tyre and its life, at most 0.45 as the

@@ -112,6 +112,31 @@ VEC v4 relax_g4(v4 z, v4 e, v4 h, v4 sigma_per_v)
     return sel(small, h * p, (splat(1.0) - e) * sigma_per_v);
 }
 
+/* The share of the relaxation's g that the substep's start input carries
+ * when the input moves linearly from its start value to its end value
+ * over the substep (a first-order hold): the exact solution of
+ * du/dt = v(t) - |V_x| u / sigma is then u1 = e u0 + g0 v0 + (g - g0) v1
+ * with g0 = h psi(z), psi(z) = (phi(z) - e) / z = (1 - (1 + z) e) / z^2.
+ * psi falls from 1/2 at z = 0 (the trapezoidal rule) toward 1/z^2 (the
+ * start's input forgotten within the substep). Below z = 0.05 h times
+ * psi's series 1/2 - z/3 + z^2/8 - ... + (-1)^k (k + 1) z^k / (k + 2)!
+ * to k = 7, whose first omitted term is below 1e-16 there; above it the
+ * closed form, which loses at most 1e-13 to the rounding of 1 - (1 + z) e. */
+VEC v4 relax_g0_4(v4 z, v4 e, v4 h)
+{
+    v4 p = splat(-8.0 / 362880.0);
+    p = splat(7.0 / 40320.0) + z * p;
+    p = splat(-6.0 / 5040.0) + z * p;
+    p = splat(5.0 / 720.0) + z * p;
+    p = splat(-4.0 / 120.0) + z * p;
+    p = splat(3.0 / 24.0) + z * p;
+    p = splat(-2.0 / 6.0) + z * p;
+    p = splat(0.5) + z * p;
+    const m4 small = lt4(z, splat(0.05));
+    const v4 zs = sel(small, splat(1.0), z);
+    return sel(small, h * p, h * ((splat(1.0) - (splat(1.0) + zs) * e) / (zs * zs)));
+}
+
 /* The linear fade of the carcass damper with the contact's speed v:
  * 1 up to PDK_FW_CARCASS_FULL_MPS, 0 from PDK_FW_CARCASS_FADE_MPS. */
 VEC v4 carcass_fade4(v4 v)

@@ -165,6 +165,20 @@ VEC void tyre_law(PHASE_ARGS)
     const v4 inv_au = one / sel(gt4(au, zero), au, one);
     const v4 gx = relax_g4(zx, ex, hh, sk * inv_au);
     const v4 gy = relax_g4(zy, ey, hh, sa * inv_au);
+    /* Laterally the input moves from the start's lateral velocity to the
+     * end's over the substep (a first-order hold, four_wheel.c's step 4):
+     * g0 of g is the start's share, g1 the end's. The solve works in the
+     * start's frame, so the end's velocity also holds the turn of that
+     * frame over the substep, h (w x v) along e_y, which the body's own
+     * frame does not see; every tyre takes it at half its size over the
+     * whole substep, so that it does not ride the hold. */
+    const v4 gy0 = relax_g0_4(zy, ey, hh);
+    const v4 gy1 = gy - gy0;
+    const double *v0 = sv->v, *w0 = sv->w;
+    const v4 turn = q->eyx * splat(h * (w0[1] * v0[2] - w0[2] * v0[1])) +
+                    q->eyy * splat(h * (w0[2] * v0[0] - w0[0] * v0[2])) +
+                    q->eyz * splat(h * (w0[0] * v0[1] - w0[1] * v0[0]));
+    const v4 uy_in0 = gy0 * q->vlat0 + (splat(0.5) * gy - gy1) * turn;
     /* The deflections' stiffnesses K / sigma, and with the carcass damper
      * d = tau K / sigma (faded by the contact's speed and slip speed) the
      * increment's coefficient K / sigma + d / h. */
@@ -183,11 +197,12 @@ VEC void tyre_law(PHASE_ARGS)
     q->e_x = ex;
     q->g_x = gx;
     q->e_y = ey;
-    q->g_y = gy;
     q->fex = o.fx_n + kex * (ux0 * (ex - one));
     q->kx = kex * gx;
-    q->fey = o.fy_n - key * (uy0 * (ey - one));
-    q->ky = key * gy;
+    q->g_y = gy1;
+    q->uy_in = uy_in0;
+    q->fey = o.fy_n - key * (uy0 * (ey - one) + uy_in0);
+    q->ky = key * gy1;
     q->ext_x = ext_x;
     q->ext_y = ext_y;
     q->mz = o.mz_nm;
@@ -314,7 +329,7 @@ VEC void wheels_end(PHASE_ARGS)
     const v4 fx_end = keep(on, q->fex_e + q->kx_e * s1);
     const v4 fy_end = keep(on, q->fey_e - q->ky_e * vl1);
     const v4 ux = q->e_x * load4(st->defl_x_m) + q->g_x * s1;
-    const v4 uy = q->e_y * load4(st->defl_y_m) + q->g_y * vl1;
+    const v4 uy = q->e_y * load4(st->defl_y_m) + q->uy_in + q->g_y * vl1;
     /* The slips' bounds: whole at speed, down to the law's peak slip at
      * rest (PDK_FW_KAPPA_MAX). The peak's slip moves with the ground's
      * grip over its stiffness (a law's peak slip is its friction over
