@@ -76,7 +76,12 @@ void pdk_validate_convergence(pdk_job *base, const pdk_job *fine)
         if (!r) {
             return;
         }
-        snprintf(r->figure, sizeof r->figure, "%s: %s", a->maneuver, a->figure);
+        /* The maneuver and its figure together; a name too long for the
+         * row ends in "..." rather than silently cut. */
+        if (snprintf(r->figure, sizeof r->figure, "%s: %s", a->maneuver, a->figure) >=
+            (int)sizeof r->figure) {
+            memcpy(r->figure + sizeof r->figure - 4, "...", 4);
+        }
         r->reference = CONVERGENCE_TOL_PCT;
         snprintf(r->reference_text, sizeof r->reference_text,
                  "the figure at %d substeps against %d", base->substeps, fine->substeps);
