@@ -29,101 +29,22 @@ static void not_applicable(pdk_job *job, const char *maneuver, const char *figur
 
 /* ---- launch and top speed ---------------------------------------------- */
 
-/* The engine's (or the lumped drive's) peak power, W. */
-static double peak_power_w(const pdk_vehicle_def *d)
-{
-    if (d->powertrain.kind == PDK_POWERTRAIN_LUMPED) {
-        return d->drive.max_power_w;
-    }
-    const pdk_engine_def *e = &d->powertrain.engine;
-    double best = 0.0;
-    for (double rpm = e->idle_rpm; rpm < e->max_rpm; rpm += 1.0) {
-        best = fmax(best, pdk_engine_full_load_nm(e, rpm) * rpm * (2.0 * PI / 60.0));
-    }
-    return best;
-}
-
-/* The rolling coefficient the model rolls the car with: each axle's tyres
- * on its static share on the four-wheel model, the chassis's on the
- * single-track one. */
-static double rolling_coeff(const pdk_vehicle_def *d)
-{
-    if (d->model != PDK_MODEL_FOUR_WHEEL) {
-        return d->resist.rolling_coeff;
-    }
-    const double a = d->chassis.cg_to_front_axle_m, len = d->chassis.wheelbase_m;
-    return d->tyre_front.law.rolling_coeff * (len - a) / len +
-           d->tyre_rear.law.rolling_coeff * a / len;
-}
-
-/* The resistance at v_mps on flat ground: drag, and rolling resistance on
- * the weight and the downforce, N. */
-static double resistance_n(const pdk_vehicle_def *d, double rho, double g, double v_mps)
-{
-    const double q = 0.5 * rho * v_mps * v_mps;
-    return q * d->resist.drag_area_m2 +
-           rolling_coeff(d) * (d->chassis.mass_kg * g + q * d->resist.downforce_area_m2);
-}
-
-/* The power-limited top speed (Gillespie, Fundamentals of Vehicle Dynamics,
- * 1992, ch. 2, "Power-limited operation"), m/s, with what limits it in why: a geared
- * car's best gear, where the full-load torque less the accessories',
- * through the gear and the gearbox's efficiency, meets the resistance
- * (bisection in each gear; the curve falls to 0 at the limiter); a lumped
- * drive's power at the contact patches against the resistance; the
- * governor's speed where there is one and it is lower. A UTV's CVT is
- * taken as lossless at the engine's peak power (its belt's losses are
- * the difference). */
+/* The power-limited top speed (reference.h), m/s, with what limits it in
+ * why. */
 static double power_limited_top_mps(const pdk_vehicle_def *d, double rho, double g, char *why,
                                     size_t why_len)
 {
-    const pdk_powertrain_def *pt = &d->powertrain;
-    double best = 0.0;
-    if (pt->kind == PDK_POWERTRAIN_GEARED) {
-        const pdk_gearbox_def *gb = &pt->geared;
-        const double radius =
-            pt->layout.driven_axle == 0 ? d->tyre_front.law.radius_m : d->tyre_rear.law.radius_m;
-        int best_gear = 0;
-        for (int k = 0; k < gb->n_gears; k++) {
-            const double i = gb->ratio[k] * gb->final_drive;
-            double lo = 0.5, hi = 150.0;
-            for (int it = 0; it < 100; it++) {
-                const double v = 0.5 * (lo + hi);
-                const double rpm = v / radius * i * (60.0 / (2.0 * PI));
-                const double t =
-                    pdk_engine_full_load_nm(&pt->engine, rpm) - pt->engine.accessory_drag_nm;
-                if (t * i * gb->efficiency / radius > resistance_n(d, rho, g, v)) {
-                    lo = v;
-                } else {
-                    hi = v;
-                }
-            }
-            if (lo > best) {
-                best = lo;
-                best_gear = k + 1;
-            }
-        }
-        snprintf(why, why_len, "full-load power through gear %d meets drag and rolling", best_gear);
-    } else {
-        const double p = peak_power_w(d);
-        double lo = 0.5, hi = 150.0;
-        for (int it = 0; it < 100; it++) {
-            const double v = 0.5 * (lo + hi);
-            if (p > resistance_n(d, rho, g, v) * v) {
-                lo = v;
-            } else {
-                hi = v;
-            }
-        }
-        best = lo;
-        snprintf(why, why_len, "peak power %.0f kW meets drag and rolling", p * 1e-3);
-    }
-    if (pt->kind != PDK_POWERTRAIN_LUMPED && pt->engine.max_speed_mps > 0.0 &&
-        pt->engine.max_speed_mps < best) {
-        best = pt->engine.max_speed_mps;
+    int gear = 0, governed = 0;
+    const double v = pdk_ref_power_limited_top_mps(d, rho, g, &gear, &governed);
+    if (governed) {
         snprintf(why, why_len, "the engine's governor");
+    } else if (gear > 0) {
+        snprintf(why, why_len, "full-load power through gear %d meets drag and rolling", gear);
+    } else {
+        snprintf(why, why_len, "peak power %.0f kW meets drag and rolling",
+                 pdk_ref_peak_power_w(d, NULL) * 1e-3);
     }
-    return best;
+    return v;
 }
 
 /* The shortest time to v_mps with at most mu (m g + downforce) of
@@ -188,7 +109,7 @@ void pdk_maneuver_launch(pdk_job *job)
     const double t_run = pdk_vrun_time_s(&run);
     pdk_vrun_end(&run);
 
-    const double m = d.chassis.mass_kg, p = peak_power_w(&d);
+    const double m = d.chassis.mass_kg, p = pdk_ref_peak_power_w(&d, NULL);
     char fig[64];
     snprintf(fig, sizeof fig, "0-%.0f km/h, full throttle in D", v_launch / KMH);
     pdk_row *r = pdk_job_row(job, "launch", fig, "s");

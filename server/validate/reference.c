@@ -8,10 +8,12 @@
 #include <stddef.h>
 
 #include "sim/driveline_def.h"
+#include "sim/engine_def.h"
 #include "sim/surface_def.h"
 #include "sim/tyre_probe.h"
 
-#define DEG_PER_RAD (180.0 / 3.14159265358979323846)
+#define PI_REF 3.14159265358979323846
+#define DEG_PER_RAD (180.0 / PI_REF)
 
 /* The most lateral acceleration an understeer reference is taken at: above
  * any road car's grip, where a linear reference has long stopped meaning
@@ -53,9 +55,15 @@ static int world_ok(const pdk_ref_world *w)
 static double tyre_fy(const pdk_vehicle_def *def, const pdk_ref_world *w, int axle, int right,
                       double fz_n, double tan_alpha, double gamma_rad, double *slope)
 {
-    const pdk_tyre_probe_in in = {axle,   right, PDK_SURFACE_TARMAC, w->surface_friction,
-                                  w->gravity_mps2, fz_n > 0.0 ? fz_n : 0.0,
-                                  0.0,    tan_alpha, gamma_rad};
+    const pdk_tyre_probe_in in = {axle,
+                                  right,
+                                  PDK_SURFACE_TARMAC,
+                                  w->surface_friction,
+                                  w->gravity_mps2,
+                                  fz_n > 0.0 ? fz_n : 0.0,
+                                  0.0,
+                                  tan_alpha,
+                                  gamma_rad};
     pdk_tyre_probe_out out = {0};
     (void)pdk_tyre_probe(def, &in, &out);
     if (slope != NULL) {
@@ -128,9 +136,15 @@ static double axle_slip_rad(const pdk_vehicle_def *def, const pdk_ref_world *w, 
     for (int it = 0; it < AXLE_SOLVE_ITERATIONS; it++) {
         double fy = 0.0, slope = 0.0;
         for (int side = 0; side < 2; side++) {
-            pdk_tyre_probe_in in = {axle,    side,   PDK_SURFACE_TARMAC, w->surface_friction,
-                                    w->gravity_mps2, fz[side] > 0.0 ? fz[side] : 0.0,
-                                    kappa[side],     -tan(s + toe[side]), gamma[side]};
+            pdk_tyre_probe_in in = {axle,
+                                    side,
+                                    PDK_SURFACE_TARMAC,
+                                    w->surface_friction,
+                                    w->gravity_mps2,
+                                    fz[side] > 0.0 ? fz[side] : 0.0,
+                                    kappa[side],
+                                    -tan(s + toe[side]),
+                                    gamma[side]};
             pdk_tyre_probe_out out = {0};
             for (int k = 0; fx != NULL && k < KAPPA_SOLVE_ITERATIONS; k++) {
                 (void)pdk_tyre_probe(def, &in, &out);
@@ -220,14 +234,14 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     double track[2], k_roll[2];
     for (int i = 0; i < 2; i++) {
         track[i] = pdk_vehicle_def_track_m(def, i);
-        k_roll[i] =
-            (0.5 * susp[i]->spring_rate_npm + susp[i]->anti_roll_npm) * track[i] * track[i];
+        k_roll[i] = (0.5 * susp[i]->spring_rate_npm + susp[i]->anti_roll_npm) * track[i] * track[i];
         u->roll_stiffness_nm_per_rad[i] = k_roll[i];
     }
     /* The body rolls about the ground on its springs and bars; the roll
      * centres take their geometric share (docs/vehicle-model.md, "The roll
      * gradient"; Milliken and Milliken, ch. 18). */
-    const double h_rc = (b * susp[0]->roll_center_height_m + a * susp[1]->roll_center_height_m) / len;
+    const double h_rc =
+        (b * susp[0]->roll_center_height_m + a * susp[1]->roll_center_height_m) / len;
     const double k_net = k_roll[0] + k_roll[1] - m * g * h;
     if (!(k_net > 0.0)) {
         return PDK_ERR_OUT_OF_RANGE;
@@ -260,8 +274,9 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
             /* A wheel's steer from toe: toe-in points it toward the
              * centreline, right for the left wheel. */
             toe_static[side] = -sgn * s->static_toe_rad;
-            toe[side] = -sgn * (s->static_toe_rad +
-                                (solid ? 0.0 : pdk_curve_eval(&s->kinematics.toe_rad, travel[side])));
+            toe[side] =
+                -sgn * (s->static_toe_rad +
+                        (solid ? 0.0 : pdk_curve_eval(&s->kinematics.toe_rad, travel[side])));
         }
         const double c0 = 2.0 * tyre_cornering(def, w, i, w0);
         const double c1 = cw[0] + cw[1];
@@ -324,15 +339,15 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     double rolling = 0.0, roll_f[2][2];
     for (int i = 0; i < 2; i++) {
         const pdk_axle_tyre_def *t = i == 0 ? &def->tyre_front : &def->tyre_rear;
-        const double f = t->law.rolling_coeff < MAX_ROLLING_COEFF ? t->law.rolling_coeff
-                                                                  : MAX_ROLLING_COEFF;
+        const double f =
+            t->law.rolling_coeff < MAX_ROLLING_COEFF ? t->law.rolling_coeff : MAX_ROLLING_COEFF;
         for (int side = 0; side < 2; side++) {
             roll_f[i][side] = f * axle_fz[i][side];
             rolling += roll_f[i][side];
         }
     }
-    const double drive = 0.5 * circle->air_density_kgpm3 * def->resist.drag_area_m2 * v2 +
-                         rolling + force[0] * sin(delta) - m * ay * sin(beta);
+    const double drive = 0.5 * circle->air_density_kgpm3 * def->resist.drag_area_m2 * v2 + rolling +
+                         force[0] * sin(delta) - m * ay * sin(beta);
     const double front_share = drive_front_share(def);
     u->drive_force_n = drive;
     /* The tyres' longitudinal forces: an open differential's equal halves
@@ -484,13 +499,13 @@ pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out)
 /* The downhill tyres' side force at a common sideways deflection u_m, each
  * axle's at its load fz[i] (the slip tan(alpha) = u / sigma_alpha at that
  * load). */
-static double downhill_fy_n(const pdk_vehicle_def *def, const pdk_ref_world *w,
-                            const double fz[2], double u_m)
+static double downhill_fy_n(const pdk_vehicle_def *def, const pdk_ref_world *w, const double fz[2],
+                            double u_m)
 {
     double sum = 0.0;
     for (int i = 0; i < 2; i++) {
-        pdk_tyre_probe_in in = {i,   0,   PDK_SURFACE_TARMAC, w->surface_friction, w->gravity_mps2,
-                                fz[i], 0.0, 0.0,              0.0};
+        pdk_tyre_probe_in in = {
+            i, 0, PDK_SURFACE_TARMAC, w->surface_friction, w->gravity_mps2, fz[i], 0.0, 0.0, 0.0};
         pdk_tyre_probe_out out = {0};
         (void)pdk_tyre_probe(def, &in, &out);
         in.tan_alpha = -u_m / out.sigma_alpha_m;
@@ -573,8 +588,7 @@ pdk_error pdk_ref_tilt_with_tyres(const pdk_vehicle_def *def, const pdk_ref_worl
 static void axle_friction(const pdk_vehicle_def *def, const pdk_ref_world *w, int axle, int id,
                           double fz_n, double *peak_mu, double *peak_kappa, double *locked_mu)
 {
-    pdk_tyre_probe_in in = {axle, 0,   id,  w->surface_friction, w->gravity_mps2,
-                            fz_n, 0.0, 0.0, 0.0};
+    pdk_tyre_probe_in in = {axle, 0, id, w->surface_friction, w->gravity_mps2, fz_n, 0.0, 0.0, 0.0};
     pdk_tyre_probe_out out = {0};
     const double ratio = pow(1.0 / FRICTION_SCAN_FIRST, 1.0 / (double)(FRICTION_SCAN - 1));
     double best = 0.0, best_kappa = -FRICTION_SCAN_FIRST;
@@ -675,8 +689,8 @@ pdk_error pdk_ref_friction_on(const pdk_vehicle_def *def, const pdk_ref_world *w
     const double a = c->cg_to_front_axle_m;
     const double b = len - a;
     if (def->model != PDK_MODEL_FOUR_WHEEL) {
-        const double scale = s->mu_peak / pdk_surface_get(PDK_SURFACE_TARMAC)->mu_peak *
-                             world->surface_friction;
+        const double scale =
+            s->mu_peak / pdk_surface_get(PDK_SURFACE_TARMAC)->mu_peak * world->surface_friction;
         f.peak_mu[0] = f.locked_mu[0] = def->tyre_front.friction_coeff * scale;
         f.peak_mu[1] = f.locked_mu[1] = def->tyre_rear.friction_coeff * scale;
         f.peak_kappa[0] = f.peak_kappa[1] = -1.0;
@@ -768,8 +782,7 @@ static const int lane_section[PDK_DLC_LANES] = {0, 2, 4, 5};
 static const double lane_width_per_w[PDK_DLC_LANES] = {1.1, 1.0, 1.3, 1.3};
 static const double lane_width_add_m[PDK_DLC_LANES] = {0.25, 1.0, 0.25, 0.25};
 
-pdk_error pdk_dlc_course_make(double vehicle_width_m, double x0_m, double y0_m,
-                              pdk_dlc_course *out)
+pdk_error pdk_dlc_course_make(double vehicle_width_m, double x0_m, double y0_m, pdk_dlc_course *out)
 {
     if (out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
@@ -900,4 +913,104 @@ pdk_error pdk_dlc_check_path(const pdk_dlc_course *course, const pdk_dlc_body *b
     }
     *out = r;
     return PDK_OK;
+}
+
+/* ---- Power and top speed ------------------------------------------------ */
+
+double pdk_ref_peak_power_w(const pdk_vehicle_def *def, double *at_rpm)
+{
+    double best = 0.0, best_rpm = 0.0;
+    if (def->powertrain.kind == PDK_POWERTRAIN_LUMPED) {
+        best = def->drive.max_power_w;
+    } else {
+        const pdk_engine_def *e = &def->powertrain.engine;
+        for (double rpm = e->idle_rpm; rpm < e->max_rpm; rpm += 1.0) {
+            const double p = pdk_engine_full_load_nm(e, rpm) * rpm * (2.0 * PI_REF / 60.0);
+            if (p > best) {
+                best = p;
+                best_rpm = rpm;
+            }
+        }
+    }
+    if (at_rpm) {
+        *at_rpm = best_rpm;
+    }
+    return best;
+}
+
+/* The resistance at v_mps on flat ground: drag, and rolling resistance on
+ * the weight and the downforce, N. */
+static double top_resistance_n(const pdk_vehicle_def *d, double rho, double g, double v_mps)
+{
+    double f = d->resist.rolling_coeff;
+    if (d->model == PDK_MODEL_FOUR_WHEEL) {
+        const double a = d->chassis.cg_to_front_axle_m, len = d->chassis.wheelbase_m;
+        f = d->tyre_front.law.rolling_coeff * (len - a) / len +
+            d->tyre_rear.law.rolling_coeff * a / len;
+    }
+    const double q = 0.5 * rho * v_mps * v_mps;
+    return q * d->resist.drag_area_m2 +
+           f * (d->chassis.mass_kg * g + q * d->resist.downforce_area_m2);
+}
+
+#define TOP_BISECT 100
+#define TOP_LO_MPS 0.5
+#define TOP_HI_MPS 150.0
+
+double pdk_ref_power_limited_top_mps(const pdk_vehicle_def *def, double air_density_kgpm3,
+                                     double gravity_mps2, int *gear, int *governed)
+{
+    const pdk_powertrain_def *pt = &def->powertrain;
+    const double rho = air_density_kgpm3, g = gravity_mps2;
+    double best = 0.0;
+    int best_gear = 0;
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        const pdk_gearbox_def *gb = &pt->geared;
+        const double radius = pt->layout.driven_axle == 0 ? def->tyre_front.law.radius_m
+                                                          : def->tyre_rear.law.radius_m;
+        for (int k = 0; k < gb->n_gears; k++) {
+            const double i = gb->ratio[k] * gb->final_drive;
+            double lo = TOP_LO_MPS, hi = TOP_HI_MPS;
+            for (int it = 0; it < TOP_BISECT; it++) {
+                const double v = 0.5 * (lo + hi);
+                const double rpm = v / radius * i * (60.0 / (2.0 * PI_REF));
+                const double t =
+                    pdk_engine_full_load_nm(&pt->engine, rpm) - pt->engine.accessory_drag_nm;
+                if (t * i * gb->efficiency / radius > top_resistance_n(def, rho, g, v)) {
+                    lo = v;
+                } else {
+                    hi = v;
+                }
+            }
+            if (lo > best) {
+                best = lo;
+                best_gear = k + 1;
+            }
+        }
+    } else {
+        const double p = pdk_ref_peak_power_w(def, NULL);
+        double lo = TOP_LO_MPS, hi = TOP_HI_MPS;
+        for (int it = 0; it < TOP_BISECT; it++) {
+            const double v = 0.5 * (lo + hi);
+            if (p > top_resistance_n(def, rho, g, v) * v) {
+                lo = v;
+            } else {
+                hi = v;
+            }
+        }
+        best = lo;
+    }
+    int gov = 0;
+    if (pt->kind != PDK_POWERTRAIN_LUMPED && pt->engine.max_speed_mps > 0.0 &&
+        pt->engine.max_speed_mps < best) {
+        best = pt->engine.max_speed_mps;
+        gov = 1;
+    }
+    if (gear) {
+        *gear = best_gear;
+    }
+    if (governed) {
+        *governed = gov;
+    }
+    return best;
 }

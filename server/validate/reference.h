@@ -175,6 +175,27 @@ typedef struct pdk_ref_tilt {
 pdk_error pdk_ref_tilt_with_tyres(const pdk_vehicle_def *def, const pdk_ref_world *world,
                                   pdk_ref_tilt *out);
 
+/* ---- Power and top speed ------------------------------------------------ */
+
+/* The peak of the engine's full-load power, scanned every rev/min from idle
+ * to the limiter, W, and in *at_rpm where (the lumped drive's max_power_w
+ * and 0). at_rpm may be NULL. */
+double pdk_ref_peak_power_w(const pdk_vehicle_def *def, double *at_rpm);
+
+/* The power-limited top speed on flat ground (Gillespie, Fundamentals of
+ * Vehicle Dynamics, 1992, ch. 2, "Power-limited operation"), m/s: for a
+ * geared car, the best gear's speed where the full-load torque less the
+ * accessories', through the gear and the gearbox's efficiency, meets drag
+ * and rolling resistance on the weight and the downforce (bisection in
+ * each gear; the curve falls to 0 at the limiter), and *gear that gear;
+ * otherwise the peak power against the same resistance (a UTV's CVT taken
+ * as lossless at the peak) and *gear 0. Held to the governor's speed where
+ * there is one and it is lower (*governed 1). Each axle's tyres roll with
+ * their own coefficient on their static share on the four-wheel model, the
+ * chassis's on the single-track one. gear and governed may be NULL. */
+double pdk_ref_power_limited_top_mps(const pdk_vehicle_def *def, double air_density_kgpm3,
+                                     double gravity_mps2, int *gear, int *governed);
+
 /* ---- Friction and stopping ---------------------------------------------- */
 
 /* The friction the tyre law has in pure longitudinal slip on a hard

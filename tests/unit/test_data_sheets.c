@@ -40,6 +40,7 @@
 #include <time.h>
 
 #include "params.h"
+#include "reference.h"
 #include "powertrain/engine.h"
 #include "tyre/tyre.h"
 #include "tyre/tyre_life.h"
@@ -102,20 +103,6 @@ static void start(fw_run *r, const pdk_vehicle_def *d, double speed_mps, pdk_gea
     start_at(r, d, 2, speed_mps, gear);
 }
 
-/* The engine's peak power on its full-load curve, W, and where. */
-static double peak_power_w(const pdk_engine_def *e, double *at_rpm)
-{
-    double best = 0.0;
-    for (double rpm = e->idle_rpm; rpm < e->max_rpm; rpm += 1.0) {
-        const double p = pdk_engine_full_load_nm(e, rpm) * rpm * (2.0 * PI / 60.0);
-        if (p > best) {
-            best = p;
-            *at_rpm = rpm;
-        }
-    }
-    return best;
-}
-
 /* The peak |Fx| / Fz of an axle's tyre as the step runs it, over loads of
  * 0.25 to 2.5 times its static load, the inflation pressures the law
  * takes (its pressure terms hold dpi within +-0.5) and slips either way. */
@@ -173,49 +160,11 @@ static double stop_bound_m(const pdk_vehicle_def *d, double mu, double f, double
     return s;
 }
 
-/* The power-limited top speed, m/s: in each gear the speed where the
- * full-load torque less the accessories', through the gear and the
- * efficiency, meets drag and rolling resistance (bisection); the best
- * gear's, held to the governor's speed when there is one. */
+/* The power-limited top speed, m/s, and its gear: the validation's
+ * reference (server/validate/reference.h), at the flat world's air and g. */
 static double power_limited_top_mps(const pdk_vehicle_def *d, int *gear)
 {
-    const pdk_powertrain_def *pt = &d->powertrain;
-    const pdk_gearbox_def *g = &pt->geared;
-    const pdk_tyre_law_def *driven =
-        pt->layout.driven_axle == 0 ? &d->tyre_front.law : &d->tyre_rear.law;
-    const double radius = driven->radius_m;
-    const double m = d->chassis.mass_kg;
-    const double a = d->chassis.cg_to_front_axle_m, len = d->chassis.wheelbase_m;
-    /* Each axle's tyres roll with their own coefficient on their share. */
-    const double f = d->tyre_front.law.rolling_coeff * (len - a) / len +
-                     d->tyre_rear.law.rolling_coeff * a / len;
-    double best = 0.0;
-    for (int k = 0; k < g->n_gears; k++) {
-        const double i = g->ratio[k] * g->final_drive;
-        double lo = 0.5, hi = 150.0;
-        for (int it = 0; it < 100; it++) {
-            const double v = 0.5 * (lo + hi);
-            const double rpm = v / radius * i * (60.0 / (2.0 * PI));
-            const double t =
-                pdk_engine_full_load_nm(&pt->engine, rpm) - pt->engine.accessory_drag_nm;
-            const double push = t * i * g->efficiency / radius;
-            const double resist =
-                0.5 * RHO * d->resist.drag_area_m2 * v * v + f * (m * G + lift_per_v2(d) * v * v);
-            if (push > resist) {
-                lo = v;
-            } else {
-                hi = v;
-            }
-        }
-        if (lo > best) {
-            best = lo;
-            *gear = k + 1;
-        }
-    }
-    if (pt->engine.max_speed_mps > 0.0 && pt->engine.max_speed_mps < best) {
-        best = pt->engine.max_speed_mps;
-    }
-    return best;
+    return pdk_ref_power_limited_top_mps(d, RHO, G, gear, NULL);
 }
 
 /* Full throttle from rest in D to v_mps: the time (interpolated inside the
@@ -337,9 +286,8 @@ START_TEST(test_data_sheet)
     const sheet *sh = &sheets[_i];
     pdk_vehicle_def d;
     load(sh->name, &d);
-    const pdk_engine_def *e = &d.powertrain.engine;
     double peak_rpm = 0.0;
-    const double p_peak = peak_power_w(e, &peak_rpm);
+    const double p_peak = pdk_ref_peak_power_w(&d, &peak_rpm);
     printf("%s: %.0f kg, peak power %.1f kW at %.0f rev/min\n", sh->name, d.chassis.mass_kg,
            p_peak * 1e-3, peak_rpm);
 
