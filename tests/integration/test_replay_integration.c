@@ -1088,6 +1088,16 @@ START_TEST(vehicle_reset_replays)
     char refusal[96];
     snprintf(refusal, sizeof(refusal), "vehicle %u is not in session %" PRIu64, vid + 7u, sid);
     ck_assert_msg(strstr(out, refusal) != NULL, "%s", out);
+    /* The command line's own refusals, before anything is sent: half a
+     * place, and no vehicle. */
+    ck_assert_int_ne(pdk_test_sh(out, sizeof(out),
+                                 CLI "reset --session %" PRIu64 " --vehicle %u --x 3 2>&1",
+                                 srv.addr, sid, vid),
+                     0);
+    ck_assert_msg(strstr(out, "--x and --y together") != NULL, "%s", out);
+    ck_assert_int_ne(
+        pdk_test_sh(out, sizeof(out), CLI "reset --session %" PRIu64 " 2>&1", srv.addr, sid), 0);
+    ck_assert_msg(strstr(out, "vehicle") != NULL, "%s", out);
     drain(&a, 300, keep_frame, &live);
     pdk_client_close(&a);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "close --session %" PRIu64, srv.addr, sid),
