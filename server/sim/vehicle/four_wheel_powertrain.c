@@ -750,6 +750,7 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
         const double j_sec = mid->j_sec;
         const double carrier_start = mid->carrier_start;
         const double ratio = mid->side.ratio;
+        double to_wheels_j = 0.0;
         for (int j = 0; j < PDK_WHEELS; j++) {
             if ((res.driven >> j) & 1u) {
                 const double w0 = w[j].spin0_radps, w1 = res.spin_radps[j];
@@ -758,6 +759,7 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
                 out->shaft_nm[j] = res.shaft_nm[j] - own;
                 /* The carrier's inertia's share of the car's kinetic energy. */
                 ledger[PDK_LEDGER_KINETIC] += shared ? 0.5 * j_sec * (w1 * w1 - w0 * w0) : 0.0;
+                to_wheels_j += res.shaft_nm[j] * 0.5 * (w0 + w1) * h_s;
             }
         }
         /* The Polaris model (docs/powertrain.md): the clutch's slip, T_c (mean
@@ -772,6 +774,15 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
         ledger[PDK_LEDGER_CLUTCH] += res.clutch_nm * (mean_e - turbine_ratio * mean_c) * h_s;
         ledger[PDK_LEDGER_DRIVELINE] +=
             (res.clutch_nm * turbine_ratio - res.delivered_nm) * mean_c * h_s;
+        /* The differentials' and couplings' friction: what the carrier
+         * took, D mean c dt, less what the shafts gave the wheels (and the
+         * carrier's inertia, booked above as kinetic), sum T_j mean w_j dt.
+         * An open differential or a spool passes it all; a limited-slip
+         * one's locking torque turns the difference between its sides'
+         * speeds into heat (its preload does so with no torque through
+         * it, as when the car slides sideways with its wheels turning
+         * apart). */
+        ledger[PDK_LEDGER_DRIVELINE] += res.delivered_nm * mean_c * h_s - to_wheels_j;
         s->engine_radps = res.engine_radps;
         s->clutch_nm = res.clutch_nm;
         s->carrier_radps = res.carrier_radps;
