@@ -141,8 +141,9 @@ pdk_centrifugal_capacity pdk_centrifugal_capacities(double capacity_nm, double e
         share = 1.0;
         if (disc >= 0.0) {
             const double w = 2.0 * c / (1.0 + sqrt(disc));
-            share = w >= free_radps && w <= full_radps ? clamp((w * w - we2) / span, 0.0, 1.0)
-                                                       : 1.0;
+            if (w >= free_radps && w <= full_radps) {
+                share = clamp((w * w - we2) / span, 0.0, 1.0);
+            }
         }
     }
     out.rev_nm = capacity_nm * share;
