@@ -101,7 +101,7 @@ pdk_error pdk_ref_axle_cornering_n_per_rad(const pdk_vehicle_def *def, const pdk
 
 /* The steer shares of reference.h at a left turn of ay >= 0, in the order
  * bicycle, load transfer, camber, toe, roll steer, the tyres' curvature,
- * downforce, tractive force; *u gets the figures behind them. */
+ * downforce, tractive force, Ackermann; *u gets the figures behind them. */
 enum {
     SHARE_BICYCLE,
     SHARE_TRANSFER,
@@ -111,6 +111,7 @@ enum {
     SHARE_CURVATURE,
     SHARE_DOWNFORCE,
     SHARE_TRACTIVE,
+    SHARE_ACKERMANN,
     SHARES
 };
 
@@ -529,6 +530,27 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
         u->fx_n[i][1] = fx[i][1];
     }
     share[SHARE_TRACTIVE] = (slip_driven[0] - slip_driven[1]) - (slip_aero[0] - slip_aero[1]);
+    /* Ackermann: at the road-wheel angle the circle takes, each front
+     * wheel steers beyond the parallel steer by what the model's steering
+     * sets (sim's geometry, the same steering with ackermann 0 giving the
+     * parallel steer), a toe of its own; the front's slip solved with it
+     * at the forces above. The inner wheel steers more, and the outer,
+     * the more loaded, less (Milliken and Milliken ch. 19, Ackermann
+     * steering geometry). */
+    const double delta_driven = len / circle->radius_m + slip_driven[0] - slip_driven[1];
+    const double wheel_deg =
+        delta_driven * def->steering.ratio * DEG_PER_RAD + def->steering.center_offset_deg;
+    pdk_vehicle_def parallel = *def;
+    parallel.steering.ackermann = 0.0;
+    double steer_ack[4], steer_parallel[4];
+    pdk_vehicle_def_wheel_steer(def, wheel_deg, steer_ack);
+    pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, steer_parallel);
+    const double toe_ack[2] = {axle_toe[0][0] + steer_ack[0] - steer_parallel[0],
+                               axle_toe[0][1] + steer_ack[1] - steer_parallel[1]};
+    const double along = (fx[0][0] + fx[0][1]) * sin(delta);
+    const double slip_ack = axle_slip_rad(def, w, 0, axle_fz[0], axle_gamma[0], toe_ack, fx[0],
+                                          lateral[0] - along, slip_driven[0]);
+    share[SHARE_ACKERMANN] = slip_ack - slip_driven[0];
     return PDK_OK;
 }
 
@@ -595,6 +617,8 @@ static pdk_error understeer(const pdk_vehicle_def *def, const pdk_ref_world *wor
     u.downforce_rad_per_mps2 = grad[SHARE_DOWNFORCE];
     u.tractive_rad = at[SHARE_TRACTIVE];
     u.tractive_rad_per_mps2 = grad[SHARE_TRACTIVE];
+    u.ackermann_rad = at[SHARE_ACKERMANN];
+    u.ackermann_rad_per_mps2 = grad[SHARE_ACKERMANN];
     const double per_g = world->gravity_mps2 * DEG_PER_RAD;
     u.bicycle_deg_per_g = u.bicycle_rad_per_mps2 * per_g;
     u.total_deg_per_g = u.total_rad_per_mps2 * per_g;

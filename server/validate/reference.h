@@ -91,6 +91,13 @@ typedef struct pdk_ref_understeer {
      * axle loads"; Milliken and Milliken ch. 5 and ch. 20, differentials;
      * Pacejka ch. 4, combined slip). */
     double tractive_rad, tractive_rad_per_mps2;
+    /* Ackermann (pdk_ref_understeer_on_circle only, 0 otherwise): each
+     * front wheel's steer beyond the parallel steer at the circle's
+     * road-wheel angle, as the model's steering sets it
+     * (pdk_vehicle_def_wheel_steer), weighed by its tyre's stiffness at
+     * its load: the inner wheel steers more, the outer, more loaded, less
+     * (Milliken and Milliken ch. 19). */
+    double ackermann_rad, ackermann_rad_per_mps2;
     double total_rad, total_rad_per_mps2;
     /* The totals in the units data sheets quote: road-wheel degrees per g,
      * and steering-wheel degrees per g (times the steering ratio). */
@@ -117,10 +124,10 @@ typedef struct pdk_ref_understeer {
  * of each axle's transfer, tan(phi) = m a_y (h - h_rc) / (K_phi - m g h)
  * (Milliken and Milliken ch. 18; the four-wheel model has no unsprung mass,
  * so the whole mass rolls; docs/vehicle-model.md, "The roll gradient").
- * Tractive force and rolling resistance are left out here (the circle's
- * reference below has them), and so are aligning moments, which the
- * four-wheel model keeps off the chassis and out of a rigid steering, and
- * Ackermann, worth under 0.005 deg/g at a 100 m radius. A single-track
+ * Tractive force, rolling resistance, downforce and Ackermann, which go
+ * with the speed or the radius, are left out here (the circle's reference
+ * below has them), and so are aligning moments, which the four-wheel model
+ * keeps off the chassis and out of a rigid steering. A single-track
  * definition has the bicycle share only. Errors: PDK_ERR_INVALID_ARGUMENT (NULL),
  * PDK_ERR_OUT_OF_RANGE (ay_mps2 outside 0..10, a world out of range, a
  * body that the roll stiffness cannot hold up: K_phi <= m g h, or an axle

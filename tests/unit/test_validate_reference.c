@@ -448,6 +448,46 @@ START_TEST(test_locked_and_limited_slip_axles)
 }
 END_TEST
 
+/* Ackermann by hand on the grip law: at the circle's road-wheel angle
+ * delta = L / R + (the other shares), each front wheel steers eps beyond
+ * the parallel steer (sim's steering geometry, the same def with
+ * ackermann 0 for the parallel steer). The grip law's stiffness goes with
+ * load, so to first order in eps the front's slip moves by -(F_in eps_in
+ * + F_out eps_out) / (F_in + F_out): the inner wheel steers more, but the
+ * outer one, more loaded, steers less, and the car understeers. */
+START_TEST(test_ackermann_by_hand)
+{
+    pdk_vehicle_def d = grip_car();
+    d.steering.ackermann = 1.0;
+    const pdk_ref_world w = pdk_ref_world_default();
+    const pdk_ref_circle circle = {40.0, 1.2, 0.0};
+    const double ay = 4.0, len = d.chassis.wheelbase_m;
+    pdk_ref_understeer u;
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &u), PDK_OK);
+    const double delta = len / circle.radius_m + u.total_rad - u.ackermann_rad;
+    const double wheel_deg =
+        delta * d.steering.ratio * DEG_PER_RAD + d.steering.center_offset_deg;
+    pdk_vehicle_def parallel = d;
+    parallel.steering.ackermann = 0.0;
+    double ack[4], par[4];
+    pdk_vehicle_def_wheel_steer(&d, wheel_deg, ack);
+    pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, par);
+    const double eps_in = ack[0] - par[0], eps_out = ack[1] - par[1];
+    ck_assert_double_gt(eps_in, 0.0);
+    ck_assert_double_lt(eps_out, 0.0);
+    const double f_in = u.static_load_n[0] - u.transfer_n[0] - u.pitch_transfer_n;
+    const double f_out = u.static_load_n[0] + u.transfer_n[0] - u.pitch_transfer_n;
+    const double want = -(f_in * eps_in + f_out * eps_out) / (f_in + f_out);
+    ck_assert_double_gt(want, 0.0);
+    ck_assert_double_le(rel_err(u.ackermann_rad, want), 1e-3);
+    /* Parallel steer has none; off the circle there is none. */
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&parallel, &w, &circle, ay, &u), PDK_OK);
+    ck_assert_double_eq(u.ackermann_rad, 0.0);
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
+    ck_assert_double_eq(u.ackermann_rad, 0.0);
+}
+END_TEST
+
 /* The circle's reference for every preset over the maneuver's range, 0.5
  * to 4 m/s^2 at R 100 m, printed by share (the figures the validation
  * report's understeer row is judged against); its shares add up. */
@@ -463,18 +503,20 @@ START_TEST(test_circle_presets)
         ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, 0.5, &lo), PDK_OK);
         ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, 4.0, &hi), PDK_OK);
         printf("%-15s bicycle %.3f transfer %.3f camber %.3f toe %.3f roll steer %.3f curvature "
-               "%.3f downforce %.3f tractive %.3f = %.3f deg/g (drive %.0f N at 4 m/s^2)\n",
+               "%.3f downforce %.3f tractive %.3f Ackermann %.4f = %.3f deg/g (drive %.0f N at "
+               "4 m/s^2)\n",
                presets[p], (hi.bicycle_rad - lo.bicycle_rad) * per,
                (hi.load_transfer_rad - lo.load_transfer_rad) * per,
                (hi.camber_rad - lo.camber_rad) * per, (hi.toe_rad - lo.toe_rad) * per,
                (hi.roll_steer_rad - lo.roll_steer_rad) * per,
                (hi.curvature_rad - lo.curvature_rad) * per,
                (hi.downforce_rad - lo.downforce_rad) * per,
-               (hi.tractive_rad - lo.tractive_rad) * per, (hi.total_rad - lo.total_rad) * per,
+               (hi.tractive_rad - lo.tractive_rad) * per,
+               (hi.ackermann_rad - lo.ackermann_rad) * per, (hi.total_rad - lo.total_rad) * per,
                hi.drive_force_n);
         const double sum = hi.bicycle_rad + hi.load_transfer_rad + hi.camber_rad + hi.toe_rad +
                            hi.roll_steer_rad + hi.curvature_rad + hi.downforce_rad +
-                           hi.tractive_rad;
+                           hi.tractive_rad + hi.ackermann_rad;
         ck_assert_double_le(fabs(sum - hi.total_rad), 1e-12);
     }
 }
@@ -1084,6 +1126,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_circle_presets);
     tcase_add_test(tc, test_curvature_and_tractive_by_hand);
     tcase_add_test(tc, test_downforce_by_hand);
+    tcase_add_test(tc, test_ackermann_by_hand);
     tcase_add_test(tc, test_locked_and_limited_slip_axles);
     tcase_add_test(tc, test_transfer_by_hand);
     tcase_add_test(tc, test_understeer_errors);
