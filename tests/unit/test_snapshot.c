@@ -1169,8 +1169,11 @@ static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, doub
  * gear, the kickdown's state) is part of a geared car's state, and for its
  * driveline's tyres taking the contact speed at the substep's end; again
  * when the tyres' lateral relaxation took its input as moving linearly over
- * the substep from the start's lateral velocity to the end's (relax_g0_4). */
-#define GOLDEN_HASH_KIT UINT64_C(0x751C7449930008B5)
+ * the substep from the start's lateral velocity to the end's (relax_g0_4);
+ * again when the chassis came to take the lateral tyre forces by the
+ * trapezoidal rule, backward Euler at rest, and the relaxation stopped
+ * taking half the solve frame's turn (four_wheel.c's steps 4 and 5). */
+#define GOLDEN_HASH_KIT UINT64_C(0xD425DA2865A0F123)
 
 START_TEST(kit_golden_hash)
 {

@@ -268,7 +268,9 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
      * mean(V_x) + F_y mean(V_y); the difference is its slip's. */
     const v4 mean_u = 0.5 * (q->u0 + q->u1);
     const v4 mean_l = 0.5 * (q->vlat0 + q->vl1);
-    const v4 slip_j = (q->fx_end * (sv->radius * mean_w - mean_u) - q->fy_end * mean_l) * hv;
+    const v4 fy0 = keep(q->loaded, q->fy0);
+    const v4 fy_body = fy0 + q->th_y * (q->fy_end - fy0);
+    const v4 slip_j = (q->fx_end * (sv->radius * mean_w - mean_u) - fy_body * mean_l) * hv;
     /* The other forces at the contact (soil, water) and the strut's along
      * the normal, each at the contact's mean velocity; the normal
      * velocity at the start is n . (v + w x r), at the end check_pass's. */

@@ -164,6 +164,10 @@ typedef struct wheels {
     v4 sig_k, sig_a, inv_sk, e_x, g_x, e_y, g_y, uy_in;
     v4 mz, peak; /* mz also on the chassis, about n, where MZ_ON_CHASSIS */
     v4 fex, kx, fey, ky;
+    /* The lateral force at the start's deflection, and the share of its
+     * change over the substep the chassis takes (th_y: 1/2 at speed, 1 at
+     * rest): F_y0 + th_y (F_y1 - F_y0). */
+    v4 fy0, th_y;
     v4 ext_x, ext_y;
     v4 sink_target, sink_step;
     /* The wheels (wheel_hold, wheel_coeffs): drive torque, Coulomb capacity
