@@ -152,7 +152,7 @@ END_TEST
  * chassis took the lateral tyre forces at the substep's end (backward
  * Euler), whose numerical damping of the yaw mode took a little off the
  * overshoot at the longer substep. With the trapezoidal rule on them
- * (four_wheel.c's step 5) it is 0.02 %. */
+ * (four_wheel.c's step 5) it is 0.015 %. */
 START_TEST(sports_car_step_steer_converges)
 {
     pdk_vehicle_def d;
@@ -176,8 +176,9 @@ END_TEST
  * than at 8; with the input moving over the substep (relax_g0_4), 0.80 %
  * and 0.66 %, the chassis still taking the lateral tyre forces at the
  * substep's end (backward Euler). The trapezoidal rule on them, with the
- * frame's turn kept out of the tyre's input (four_wheel.c's steps 4 and 5),
- * leaves 0.02 % and 0.05 %. */
+ * frame's turn kept out of the tyre's input and the tyres' forces turning
+ * with the body over the substep (four_wheel.c's steps 4 and 5), leaves
+ * 0.04 % and 0.07 %. */
 static void rise_converges(const char *name, double throttle_pct)
 {
     pdk_vehicle_def d;

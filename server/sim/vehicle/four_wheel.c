@@ -137,7 +137,13 @@
  *     Differential Equations II, 2nd ed., section IV.3). The longitudinal
  *     tyre forces (with the wheels' spin, a stiff
  *     mode on a light wheel) and the air drag stay implicit at the END
- *     velocity (backward Euler, L-stable). The
+ *     velocity (backward Euler, L-stable). A tyre's force lies along its
+ *     wheel's heading, which turns with the body about the contact's
+ *     normal n over the substep, while the solve holds it in the start's
+ *     frame: each tyre adds (h / 2) (w0 . n) n x F0 to the explicit force
+ *     (F0 its law's force at the start's deflections), the turn's share of
+ *     the impulse to the second order. Without it a car cornering at
+ *     constant throttle gained speed at the longer substep. The
  *     gyroscopic torque is taken at the mean rate, -(w_avg x L0) with L0 =
  *     I w0, half in the matrix and half explicit. With the coefficients and
  *     the contact geometry frozen at the start, this is one linear system

@@ -211,6 +211,7 @@ VEC void tyre_law(PHASE_ARGS)
     q->fey = o.fy_n - key * (uy0 * (ey - one) + uy_in0);
     q->ky = key * gy1;
     q->fy0 = o.fy_n;
+    q->fx0 = o.fx_n;
     q->th_y = th_y;
     q->ext_x = ext_x;
     q->ext_y = ext_y;
