@@ -184,6 +184,19 @@ const pdk_world_def *pdk_world_def_get(const pdk_world *world)
     return world == NULL ? NULL : &world->def;
 }
 
+pdk_error pdk_world_set_terrain(pdk_world *world, const pdk_terrain_def *terrain)
+{
+    if (world == NULL || terrain == NULL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (pdk_terrain_problem(terrain) != NULL) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    world->def.terrain = *terrain;
+    pdk_terrain_prepare(&world->def.terrain);
+    return PDK_OK;
+}
+
 uint64_t pdk_world_tick(const pdk_world *world)
 {
     return world == NULL ? 0u : world->tick;

@@ -17,13 +17,18 @@
  * is at most the preview distance, so 40 halve it below a nanometre. */
 #define PREVIEW_BISECTIONS 40
 
+/* The speed below which the yaw-rate feedback's steer per yaw rate,
+ * (L + K v^2) / v, is taken at this one instead, m/s: it grows without
+ * bound toward rest. */
+#define MIN_FEEDBACK_SPEED_MPS 1.0
+
 pdk_dlc_driver_def pdk_dlc_driver_def_default(double target_speed_mps)
 {
     return (pdk_dlc_driver_def){.target_speed_mps = target_speed_mps,
                                 .predict_s = 0.35,
                                 .preview_time_s = 0.2,
                                 .preview_min_m = 4.0,
-                                .yaw_gain_s = 0.3,
+                                .yaw_gain = 1.0,
                                 .steer_rate_deg_per_s = 800.0,
                                 .margin_m = 0.2,
                                 .speed_kp_pct_per_mps = 15.0,
@@ -56,8 +61,8 @@ const char *pdk_dlc_driver_problem(const pdk_dlc_driver_def *def, const pdk_dlc_
     if (!positive(def->steer_rate_deg_per_s)) {
         return "driver: steer_rate_deg_per_s must be finite and above 0";
     }
-    if (!isfinite(def->yaw_gain_s) || def->yaw_gain_s < 0.0) {
-        return "driver: yaw_gain_s must be finite and >= 0";
+    if (!isfinite(def->yaw_gain) || def->yaw_gain < 0.0) {
+        return "driver: yaw_gain must be finite and >= 0";
     }
     if (!isfinite(def->margin_m) || def->margin_m < 0.0) {
         return "driver: margin_m must be finite and >= 0";
@@ -209,9 +214,20 @@ void pdk_dlc_driver_step(pdk_dlc_driver *drv, const pdk_vehicle_pose *pose, doub
      * previews a predicted path the same way): the arc from that pose's
      * rear axle through the preview point, curvature 2 sin(eta) / l_d; the
      * road-wheel angle that holds it, atan(L kappa), plus the steer the
-     * car's understeer adds there, K v^2 kappa, plus yaw_gain_s times the
-     * yaw rate still missing, v kappa - r (a driver feeling the car turn
-     * too little or too much). */
+     * car's understeer adds there, K v^2 kappa, plus yaw_gain times the
+     * steer this car needs for the yaw rate still missing, (L + K v^2) (v
+     * kappa - r) / v (a driver feeling the car turn too little or too
+     * much). A driver adapts his gain to the car so that the loop he
+     * closes crosses over at the same frequency whatever he drives (the
+     * crossover model: D. T. McRuer and D. H. Weir, Theory of Manual
+     * Vehicular Control, IEEE Trans. Man-Machine Systems 10(4), 1969); the
+     * pursuit's terms already steer in the car's own (L + K v^2) per unit
+     * of yaw rate, and the feedback does too. A feedback fixed in rad per
+     * rad/s closed a loop whose gain grew as v / L: on a kart's 1.04 m
+     * wheelbase it rang at the tick's own frequency, a limit cycle in the
+     * steering whose size the substep decided. The steer per yaw rate
+     * takes no negative value (an oversteering car past its critical
+     * speed). */
     const double ld = fmax(def->preview_min_m, def->preview_time_s * fabs(v));
     const double r = pose->yaw_rate_radps;
     const double yaw = pose->yaw_rad + r * def->predict_s;
@@ -224,9 +240,12 @@ void pdk_dlc_driver_step(pdk_dlc_driver *drv, const pdk_vehicle_pose *pose, doub
     const double eta = atan2(gy - py, gx - px) - yaw;
     const double dist = hypot(gx - px, gy - py);
     const double kappa = dist > 0.0 ? 2.0 * sin(eta) / dist : 0.0;
+    const double steer_per_yaw_s =
+        fmax(0.0, drv->wheelbase_m + drv->understeer_rad_per_mps2 * v * v) /
+        fmax(v, MIN_FEEDBACK_SPEED_MPS);
     const double delta_rad = atan(drv->wheelbase_m * kappa) +
                              drv->understeer_rad_per_mps2 * v * v * kappa +
-                             def->yaw_gain_s * (v * kappa - r);
+                             def->yaw_gain * steer_per_yaw_s * (v * kappa - r);
     double sw = delta_rad * DEG_PER_RAD * drv->steering_ratio + drv->centre_offset_deg;
     if (drv->started) {
         const double step = def->steer_rate_deg_per_s * dt_s;

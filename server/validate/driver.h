@@ -7,7 +7,8 @@
  * reach (C. C. MacAdam, Application of an Optimal Preview Control for
  * Simulation of Closed-Loop Automobile Driving, IEEE Trans. SMC 11(6),
  * 1981), with the car's own understeer added as feed-forward and a
- * yaw-rate feedback, at the steering-wheel rate a human manages, and the
+ * yaw-rate feedback in the car's own steer per yaw rate, at the
+ * steering-wheel rate a human manages, and the
  * speed held at a target by a PI on throttle and brake. It reads only the pose a
  * world reports (sim/world.h pdk_vehicle_pose) and writes a drive-by-wire
  * command: plain functions, deterministic, nothing allocated. */
@@ -28,8 +29,8 @@ typedef struct pdk_dlc_driver_def {
     double preview_time_s;       /* the look-ahead distance from there is speed times
                                   * this, > 0 ... */
     double preview_min_m;        /* ... but at least this, > 0 */
-    double yaw_gain_s;           /* road-wheel rad per rad/s of yaw rate short of the
-                                  * arc's, >= 0 */
+    double yaw_gain;             /* the share of the steer the car needs for the yaw
+                                  * rate short of the arc's, >= 0 */
     double steer_rate_deg_per_s; /* the most the steering wheel turns in a second, > 0 */
     double margin_m;             /* how far inside each cone line the path keeps the
                                   * body's side, where the lanes leave room, >= 0 */
@@ -39,11 +40,13 @@ typedef struct pdk_dlc_driver_def {
     double brake_bar_per_pct;    /* a negative demand's line pressure per percent, > 0 */
 } pdk_dlc_driver_def;
 
-/* Steering from 0.35 s ahead with 0.2 s of preview, at least 4 m, and 0.3
- * s of yaw-rate gain (found over the shipped presets at 40 to 70 km/h:
- * every one clean at 60 km/h); 800 deg/s at the wheel (a quick human
- * hand); a 0.2 m margin; 15 % per m/s and 5 % per m of speed error; 0.5 bar
- * per percent. */
+/* Steering from 0.35 s ahead with 0.2 s of preview, at least 4 m (found
+ * over the shipped presets at 40 to 70 km/h: every one clean at 60
+ * km/h), and the whole steer the car needs for the missing yaw rate (a
+ * yaw_gain of 1: two or three times that rings, on the kart as on the
+ * sports car); 800 deg/s
+ * at the wheel (a quick human hand); a 0.2 m margin; 15 % per m/s and 5 %
+ * per m of speed error; 0.5 bar per percent. */
 pdk_dlc_driver_def pdk_dlc_driver_def_default(double target_speed_mps);
 
 /* The reference path: y against x, built once from the course and the

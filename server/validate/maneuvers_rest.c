@@ -252,44 +252,133 @@ void pdk_maneuver_creep(pdk_job *job)
 
 /* ---- the tilt table ----------------------------------------------------- */
 
-/* A ground tilted by angle_rad about the world x axis, rising to +y (the
- * car's left, at yaw 0): a plane as a 2 x 2 heightfield (bilinear is exact
- * for a plane), 200 m square about the origin. */
-static void tilt_ground(pdk_world_def *w, double angle_rad)
+/* A plane tilted by angle_rad about the line y = axis_y_m on the level
+ * ground (parallel to the world x axis), rising to +y (the car's left, at
+ * yaw 0): a 2 x 2 heightfield (bilinear is exact for a plane), 200 m
+ * square about the origin. */
+static void tilt_plane(pdk_heightfield *f, double angle_rad, double axis_y_m)
 {
-    pdk_heightfield *f = &w->terrain.field;
     memset(f, 0, sizeof *f);
     f->nx = f->ny = 2;
     f->has_heights = 1;
     f->origin_x_m = f->origin_y_m = -100.0;
     f->cell_m = 200.0;
-    const double h = 100.0 * tan(angle_rad);
-    f->height_m[0] = f->height_m[1] = (float)-h;
-    f->height_m[2] = f->height_m[3] = (float)h;
+    f->height_m[0] = f->height_m[1] = (float)((-100.0 - axis_y_m) * tan(angle_rad));
+    f->height_m[2] = f->height_m[3] = (float)((100.0 - axis_y_m) * tan(angle_rad));
 }
 
-/* Whether the car tips at angle_rad: its uphill (left) wheels carry less
- * than 1 % of its weight after TILT_HOLD_S, parked with the brakes on. */
-#define TILT_HOLD_S 3.0
-static int tips(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def *w0, double angle_rad,
-                int *error)
+/* The table is turned as ISO 16333 (and SAE J2180 before it) turns it:
+ * slowly from level, so that the car stays in its static balance, until
+ * the wheels of one side leave it. A car set down on a table already at
+ * the angle, with its tyres undeflected, would meet the side force as a
+ * step, and its roll would overshoot the static balance and tip it early
+ * (by several degrees on the UTV's soft tyres), by a margin that depends
+ * on the substep. The sim's contacts take the ground as standing still
+ * (pdk_world_set_terrain), so the table turns in steps, each a half-cosine
+ * in angle over TILT_MOVE_S, and the car is read once it has rested
+ * TILT_REST_S at the step's angle: the uphill wheels' load then is the
+ * static one. The table turns about the line under the uphill wheels, so
+ * that the ground under the wheels whose load is read barely moves while
+ * it turns (their dampers would take a moving ground for the car moving).
+ * TILT_COARSE_DEG steps while that load is above TILT_FINE_SHARE of what it
+ * was on the level, then TILT_FINE_DEG. */
+#define TILT_SETTLE_S 1.0
+#define TILT_MOVE_S 2.0
+#define TILT_REST_S 2.0
+#define TILT_COARSE_DEG 2.0
+#define TILT_FINE_DEG 0.5
+#define TILT_FINE_SHARE 0.15
+#define TILT_MAX_DEG 80.0
+#define TILT_TABLE_FRICTION 3.0
+/* A car whose body slides down the table faster than this at rest has
+ * lost its grip rather than tipped. */
+#define TILT_SLIDE_MPS 0.01
+
+/* The uphill (left) wheels' load, N. */
+static double uphill_n(const pdk_vrun *run)
+{
+    return run->ch[PDK_CH_TYRE_LOAD_FL] + run->ch[PDK_CH_TYRE_LOAD_RL];
+}
+
+/* The table's angle, rad, at which the uphill wheels of d, parked with the
+ * brakes on, leave it: the zero of the line through the last two angles
+ * at which they still carried a load at rest (the load falls smoothly
+ * with the angle, so the line's error is of the order of the step
+ * squared), rather than the step at which they were found off it. *steps
+ * is the number of steps the table turned. NAN with the job's error set
+ * when the car slides, does not tip by TILT_MAX_DEG, tips before two
+ * loads at rest were read, or its world does not start. */
+static double tilt_angle_rad(pdk_job *job, const pdk_vehicle_def *d, const pdk_world_def *w0,
+                             int *steps)
 {
     pdk_world_def w = *w0;
-    tilt_ground(&w, angle_rad);
+    const double axis_y_m = 0.25 * (pdk_vehicle_def_track_m(d, 0) + pdk_vehicle_def_track_m(d, 1));
+    tilt_plane(&w.terrain.field, 0.0, axis_y_m);
     pdk_vrun run;
     if (pdk_vrun_start(job, &run, &w, d, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_PARK)) {
-        *error = 1;
-        return 0;
+        return NAN;
     }
     pdk_vrun_drive(&run, 0.0, d->brake.max_line_bar, 0.0);
-    for (int k = 0; k < (int)(TILT_HOLD_S * TICKS_PER_S); k++) {
+    pdk_terrain_def table = w.terrain;
+    const int settle = (int)(TILT_SETTLE_S * TICKS_PER_S);
+    const int move = (int)(TILT_MOVE_S * TICKS_PER_S), rest = (int)(TILT_REST_S * TICKS_PER_S);
+    for (int k = 0; k < settle; k++) {
         pdk_vrun_tick(&run);
     }
-    const double uphill = run.ch[PDK_CH_TYRE_LOAD_FL] + run.ch[PDK_CH_TYRE_LOAD_RL];
-    const double weight = d->chassis.mass_kg * w.gravity_mps2;
-    const int tipped = !(uphill > 0.01 * weight) || fabs(run.pose.roll_rad) > 1.2 * angle_rad;
+    const double level_n = uphill_n(&run);
+    double at_deg[2] = {0.0, 0.0}, load_n[2] = {level_n, level_n}, last_n = level_n;
+    double angle_deg = 0.0;
+    int tipped = 0, held = 0, slid = 0;
+    *steps = 0;
+    while (!tipped && !slid && angle_deg < TILT_MAX_DEG) {
+        const int fine = !(level_n * TILT_FINE_SHARE < last_n);
+        const double step = fine ? TILT_FINE_DEG : TILT_COARSE_DEG;
+        const double from_deg = angle_deg;
+        angle_deg += step;
+        for (int k = 0; k < move + rest && !tipped; k++) {
+            if (k < move) {
+                const double s = 0.5 * (1.0 - cos(PI * (k + 1) / move));
+                tilt_plane(&table.field, (from_deg + s * step) * PI / 180.0, axis_y_m);
+                (void)pdk_world_set_terrain(run.world, &table); /* a plane: never refused */
+            }
+            pdk_vrun_tick(&run);
+            tipped = !(uphill_n(&run) > 0.0);
+        }
+        (*steps)++;
+        last_n = uphill_n(&run);
+        slid = !tipped && !(fabs(run.ch[PDK_CH_VEL_Y]) < TILT_SLIDE_MPS);
+        if (!tipped && !slid) {
+            at_deg[0] = at_deg[1];
+            load_n[0] = load_n[1];
+            at_deg[1] = angle_deg;
+            load_n[1] = last_n;
+            held++;
+        }
+    }
     pdk_vrun_end(&run);
-    return tipped;
+    if (slid) {
+        snprintf(job->error, sizeof job->error,
+                 "%s: tilt table: the car slid down the table at %.1f deg with its uphill "
+                 "wheels still on it (table friction %.1f)",
+                 job->preset, angle_deg, TILT_TABLE_FRICTION);
+        return NAN;
+    }
+    if (!tipped) {
+        snprintf(job->error, sizeof job->error,
+                 "%s: tilt table: the uphill wheels did not leave the table by %.0f deg",
+                 job->preset, TILT_MAX_DEG);
+        return NAN;
+    }
+    if (held < 2 || !(load_n[0] > load_n[1])) {
+        snprintf(job->error, sizeof job->error,
+                 "%s: tilt table: the uphill wheels left the table at %.1f deg before two "
+                 "falling loads at rest were read",
+                 job->preset, angle_deg);
+        return NAN;
+    }
+    const double zero_deg =
+        at_deg[1] + load_n[1] * (at_deg[1] - at_deg[0]) / (load_n[0] - load_n[1]);
+    return zero_deg * PI / 180.0;
 }
 
 /* The stiff variant's springs and bars, N/m: ten times the stiffest
@@ -315,7 +404,9 @@ void pdk_maneuver_tilt_table(pdk_job *job)
     char set[512];
     if (base.powertrain.kind == PDK_POWERTRAIN_UTV) {
         /* A utv's corners follow from its wheel rates and damping ratio;
-         * it has no bars. */
+         * it has no bars. Its tyres' vertical rate stays in series with the
+         * wheel rate (utv_corner.h), so its body still rolls about a degree
+         * on them at the verge. */
         snprintf(set, sizeof set, "suspension.frontWheelRate=%g;suspension.rearWheelRate=%g",
                  STIFF_SPRING_NPM, STIFF_SPRING_NPM);
     } else
@@ -327,22 +418,19 @@ void pdk_maneuver_tilt_table(pdk_job *job)
                  STIFF_SPRING_NPM, STIFF_SPRING_NPM, STIFF_BAR_NPM, STIFF_BAR_NPM, c, c, c, c);
     pdk_vehicle_def d;
     pdk_world_def w;
-    /* Friction twice the surface's, so that the car tips rather than slides. */
-    if (pdk_vrun_vehicle(job, set, &d) || pdk_vrun_world(job, "flat", "surfaceFriction=2", &w)) {
+    if (pdk_vrun_vehicle(job, set, &d) || pdk_vrun_world(job, "flat", NULL, &w)) {
         return;
     }
-    int error = 0;
-    double lo = 10.0 * PI / 180.0, hi = 75.0 * PI / 180.0;
-    const int steps = 10; /* 0.06 deg: fine against the convergence rows' 0.5 % */
-    for (int i = 0; i < steps && !error; i++) {
-        const double mid = 0.5 * (lo + hi);
-        if (tips(job, &d, &w, mid, &error)) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    if (error) {
+    /* The table's grip holds the car, as the standard's blocks at the
+     * downhill wheels do, so that it tips rather than slides: at the verge
+     * the downhill tyres carry the whole weight and a side force SSF times
+     * their load, up to 2.4 on an open wheeler. Set on the world's
+     * definition, past the world preset's own range (pdk_world_def_check
+     * allows it). */
+    w.surface_friction = TILT_TABLE_FRICTION;
+    int steps = 0;
+    const double angle_rad = tilt_angle_rad(job, &d, &w, &steps);
+    if (!isfinite(angle_rad)) {
         return;
     }
     pdk_ref_rollover ro;
@@ -353,7 +441,7 @@ void pdk_maneuver_tilt_table(pdk_job *job)
     const double ssf = ro.ssf;
     pdk_row *r = pdk_job_row(job, "tilt table", "rollover angle, stiff variant", "deg");
     if (r) {
-        r->value = 0.5 * (lo + hi) * 180.0 / PI;
+        r->value = angle_rad * 180.0 / PI;
         r->reference = atan(ssf) * 180.0 / PI;
         snprintf(r->reference_text, sizeof r->reference_text, "atan(SSF), SSF = t / (2 h) = %.3f",
                  ssf);
@@ -361,18 +449,23 @@ void pdk_maneuver_tilt_table(pdk_job *job)
         r->tol = 0.10;
         r->converges = 1;
         snprintf(r->note, sizeof r->note,
-                 "springs and bars %.0f kN/m (--set overrides); the uphill wheels carry under "
-                 "1 %% of the weight after %.0f s at the angle, bisected to %.2f deg",
-                 STIFF_SPRING_NPM * 1e-3, TILT_HOLD_S, (hi - lo) * 180.0 / PI);
+                 "springs and bars %.0f kN/m (--set overrides); the table turned from level in "
+                 "%d steps of %.1f then %.1f deg, each over %.0f s and rested %.0f s; the angle "
+                 "at which the uphill wheels' load at rest reaches zero (ISO 16333)",
+                 STIFF_SPRING_NPM * 1e-3, steps, TILT_COARSE_DEG, TILT_FINE_DEG, TILT_MOVE_S,
+                 TILT_REST_S);
         pdk_row_judge(r);
     }
-    /* What remains of the compliance in the stiff variant: the tyres' own
-     * lateral deflection, which the table's angle should sit just below. */
+    /* The tyres' own lateral deflection, which the stiff variant keeps.
+     * The four-wheel model's deflection states hold the side force but
+     * apply each wheel's load at the ground point under its strut, not at
+     * the deflected patch, so its table angle sits between this and
+     * atan(SSF) (reference.h). */
     const pdk_ref_world rw = {w.gravity_mps2, w.surface_friction};
     pdk_ref_tilt tilt;
     r = pdk_job_row(job, "tilt table", "rollover angle against the tyres' deflection", "deg");
     if (r && pdk_ref_tilt_with_tyres(&d, &rw, &tilt) == PDK_OK) {
-        r->value = 0.5 * (lo + hi) * 180.0 / PI;
+        r->value = angle_rad * 180.0 / PI;
         r->reference = tilt.tilt_angle_rad * 180.0 / PI;
         snprintf(r->reference_text, sizeof r->reference_text,
                  "rigid but for the tyres' lateral deflection, %.3f m at the angle", tilt.shift_m);

@@ -159,7 +159,10 @@ pdk_error pdk_ref_rollover_of(const pdk_vehicle_def *def, pdk_ref_rollover *out)
  * (t/2 - u) / h (the rigid car's t/2h less the patches' travel; TRB Special
  * Report 265, 2002, ch. 2: the tilt-table ratio falls below the SSF by the
  * tyres' and suspension's compliance). The stiff variant of the validation
- * removes the suspension's; this is what remains. For the UTV law, whose
+ * removes the suspension's; this is what remains. The four-wheel model
+ * itself applies each wheel's load at the ground point under its strut, not
+ * at the deflected patch, so the angle it tips at on the table lies
+ * between this and atan(SSF). For the UTV law, whose
  * side force is C_alpha N tan(alpha), it is tan(theta) = (t/2) / (h +
  * sigma_alpha / C_alpha). world is the table's (the validation doubles the
  * friction so that the car tips rather than slides). Errors: those of

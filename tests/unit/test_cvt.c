@@ -67,6 +67,52 @@ START_TEST(clutch_and_ebs_capacities)
 }
 END_TEST
 
+/* The centrifugal law taken where a slipping substep ends: the capacity
+ * C(w) at the w with w = w_free - (h / J) C(w) driving and w = w_free +
+ * (h / J) C(w) driven, on each piece of the law; none below the
+ * engagement speed, the whole capacity once the end is past the full one. */
+static double square_law_nm(double w, double w_eng, double w_full, double cap_nm)
+{
+    const double s = (w * w - w_eng * w_eng) / (w_full * w_full - w_eng * w_eng);
+    return cap_nm * (s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s));
+}
+
+START_TEST(centrifugal_capacities_at_the_slip_end_speed)
+{
+    const double w_eng = 4000.0 * RADPS_PER_RPM, w_full = 6000.0 * RADPS_PER_RPM;
+    const double cap = 40.0, h_per_j = (1.0 / 240.0) / 0.003;
+    /* below the engagement speed: none either way */
+    pdk_centrifugal_capacity c =
+        pdk_centrifugal_capacities(cap, w_eng, w_full, 3000.0 * RADPS_PER_RPM, h_per_j);
+    ck_assert_double_eq(c.fwd_nm, 0.0);
+    ck_assert_double_eq(c.rev_nm, 0.0);
+    /* on the span: each end speed satisfies its equation */
+    const double frees_rpm[] = {4001.0, 4500.0, 5200.0, 5900.0, 6400.0};
+    for (size_t i = 0; i < sizeof frees_rpm / sizeof frees_rpm[0]; i++) {
+        const double wf = frees_rpm[i] * RADPS_PER_RPM;
+        c = pdk_centrifugal_capacities(cap, w_eng, w_full, wf, h_per_j);
+        const double w_fwd = wf - h_per_j * c.fwd_nm;
+        const double w_rev = wf + h_per_j * c.rev_nm;
+        ck_assert_double_eq_tol(c.fwd_nm, square_law_nm(w_fwd, w_eng, w_full, cap), 1e-9);
+        ck_assert_double_eq_tol(c.rev_nm, square_law_nm(w_rev, w_eng, w_full, cap), 1e-9);
+        /* driving ends below the free speed, so it carries less than the
+         * free speed's capacity; driven, more */
+        ck_assert_double_le(c.fwd_nm, square_law_nm(wf, w_eng, w_full, cap));
+        ck_assert_double_ge(c.rev_nm, square_law_nm(wf, w_eng, w_full, cap));
+    }
+    /* far past the full speed: the whole capacity both ways */
+    c = pdk_centrifugal_capacities(cap, w_eng, w_full, 9000.0 * RADPS_PER_RPM, h_per_j);
+    ck_assert_double_eq(c.fwd_nm, cap);
+    ck_assert_double_eq(c.rev_nm, cap);
+    /* a vanishing substep gives the free speed's law */
+    c = pdk_centrifugal_capacities(cap, w_eng, w_full, 5000.0 * RADPS_PER_RPM, 1e-12);
+    ck_assert_double_eq_tol(c.fwd_nm, square_law_nm(5000.0 * RADPS_PER_RPM, w_eng, w_full, cap),
+                            1e-9);
+    ck_assert_double_eq_tol(c.rev_nm, square_law_nm(5000.0 * RADPS_PER_RPM, w_eng, w_full, cap),
+                            1e-9);
+}
+END_TEST
+
 /* n_s = sqrt(n_light^2 + (n_full^2 - n_light^2) sigma): 3000 rev/min with
  * no torque (or a braking one), 6800 at the peak torque and above, the
  * root mean square of the two at half of it. */
@@ -244,6 +290,7 @@ static Suite *cvt_suite(void)
     Suite *s = suite_create("cvt");
     TCase *tc = tcase_create("cvt");
     tcase_add_test(tc, clutch_and_ebs_capacities);
+    tcase_add_test(tc, centrifugal_capacities_at_the_slip_end_speed);
     tcase_add_test(tc, shift_speed_follows_the_clutch_torque);
     tcase_add_test(tc, target_ratio_holds_the_shift_speed);
     tcase_add_test(tc, ratio_lag_is_exact);

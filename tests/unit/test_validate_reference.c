@@ -762,7 +762,7 @@ START_TEST(test_driver_errors)
         {offsetof(pdk_dlc_driver_def, target_speed_mps), 0.0,
          "driver: target_speed_mps must be finite and above 0"},
         {offsetof(pdk_dlc_driver_def, predict_s), -0.1, "driver: predict_s must be finite and >= 0"},
-        {offsetof(pdk_dlc_driver_def, yaw_gain_s), NAN, "driver: yaw_gain_s must be finite and >= 0"},
+        {offsetof(pdk_dlc_driver_def, yaw_gain), NAN, "driver: yaw_gain must be finite and >= 0"},
         {offsetof(pdk_dlc_driver_def, preview_time_s), -1.0,
          "driver: preview_time_s must be finite and above 0"},
         {offsetof(pdk_dlc_driver_def, preview_min_m), NAN,
@@ -826,23 +826,32 @@ END_TEST
 
 /* A preset driven through the course at speed_kmh by the driver, or with
  * its steering held straight (the same speed control), on flat dry tarmac
- * at 120 Hz with 2 substeps, spawned 60 m before the first cone at speed
- * in D with its tyres warm; every tick's pose checked against the course. */
+ * at 120 Hz with the given substeps, spawned 60 m before the first cone at
+ * speed in D with its tyres warm; every tick's pose checked against the
+ * course. */
 #define TICKS_MAX 3600
+/* The ticks at the end of a run (the straight after the last lane) whose
+ * steering is checked for ringing. */
+#define LATE_TICKS 60
 typedef struct dlc_run {
     pdk_dlc_check check;
     double max_steer_rate_deg_per_s;
     double max_abs_steer_deg;
     double min_speed_kmh, max_speed_kmh;
     double max_ay_mps2;
+    double peak_yaw_radps;     /* the most |yaw rate| anywhere on the run */
+    double late_steer_step_deg; /* the largest tick-to-tick steering-wheel move in
+                                 * the run's last LATE_TICKS ticks */
 } dlc_run;
 
-static void drive_course(const char *name, double speed_kmh, int straight, dlc_run *out)
+static void drive_course(const char *name, double speed_kmh, int straight, int substeps,
+                         dlc_run *out)
 {
     pdk_vehicle_def d;
     load(name, &d);
     pdk_world_def wd = pdk_world_def_default();
     wd.max_vehicles = 1;
+    wd.substeps = substeps;
     const size_t bytes = pdk_world_mem_size(&wd);
     void *mem = aligned_alloc(16, (bytes + 15) / 16 * 16);
     ck_assert_ptr_nonnull(mem);
@@ -868,6 +877,7 @@ static void drive_course(const char *name, double speed_kmh, int straight, dlc_r
     const pdk_dlc_driver_def dd = pdk_dlc_driver_def_default(v);
     ck_assert_int_eq(pdk_dlc_driver_init(&drv, &dd, &course, &d, &rw), PDK_OK);
     static pdk_dlc_point path[TICKS_MAX];
+    static double steps_deg[TICKS_MAX];
     size_t n = 0;
     double last_sw = 0.0;
     memset(out, 0, sizeof *out);
@@ -877,6 +887,7 @@ static void drive_course(const char *name, double speed_kmh, int straight, dlc_r
         ck_assert_int_eq(pdk_world_vehicle_pose(world, id, &pose), PDK_OK);
         ck_assert_int_eq(pose.faulted, 0);
         path[n++] = (pdk_dlc_point){pose.x_m, pose.y_m, pose.yaw_rad};
+        out->peak_yaw_radps = fmax(out->peak_yaw_radps, fabs(pose.yaw_rate_radps));
         if (pose.x_m > course.section_end_x_m[PDK_DLC_SECTIONS - 1] + 10.0) {
             break;
         }
@@ -890,24 +901,27 @@ static void drive_course(const char *name, double speed_kmh, int straight, dlc_r
         if (straight) {
             cmd.steer_wheel_deg = 0.0;
         }
-        if (tick > 0) {
-            out->max_steer_rate_deg_per_s =
-                fmax(out->max_steer_rate_deg_per_s, fabs(cmd.steer_wheel_deg - last_sw) / wd.dt_s);
-        }
+        steps_deg[n - 1] = tick > 0 ? fabs(cmd.steer_wheel_deg - last_sw) : 0.0;
+        out->max_steer_rate_deg_per_s =
+            fmax(out->max_steer_rate_deg_per_s, steps_deg[n - 1] / wd.dt_s);
         last_sw = cmd.steer_wheel_deg;
         out->max_abs_steer_deg = fmax(out->max_abs_steer_deg, fabs(cmd.steer_wheel_deg));
         ck_assert(cmd.throttle_pct == 0.0 || cmd.brake_bar == 0.0);
         ck_assert_int_eq(pdk_world_command(world, id, &cmd), PDK_OK);
         pdk_world_step(world);
     }
+    for (size_t k = n > LATE_TICKS + 1 ? n - LATE_TICKS - 1 : 0; k + 1 < n; k++) {
+        out->late_steer_step_deg = fmax(out->late_steer_step_deg, steps_deg[k]);
+    }
     ck_assert_int_eq(pdk_dlc_check_path(&course, &body, path, n, &out->check), PDK_OK);
-    printf("%-15s %s at %.0f km/h: %s (least margin %.3f m%s), speed %.1f..%.1f km/h, |a_y| "
-           "%.2f m/s^2, steering wheel up to %.0f deg at up to %.0f deg/s\n",
-           name, straight ? "straight" : "driven", speed_kmh,
+    printf("%-15s %s at %.0f km/h, %d substeps: %s (least margin %.3f m%s), speed "
+           "%.1f..%.1f km/h, |a_y| %.2f m/s^2, yaw rate up to %.3f deg/s, steering wheel up to "
+           "%.0f deg at up to %.0f deg/s, %.3f deg a tick at most at the end\n",
+           name, straight ? "straight" : "driven", speed_kmh, substeps,
            out->check.passed ? "clean" : "touched a cone", out->check.least_margin_m,
            out->check.reached_end ? "" : ", did not reach the end", out->min_speed_kmh,
-           out->max_speed_kmh, out->max_ay_mps2, out->max_abs_steer_deg,
-           out->max_steer_rate_deg_per_s);
+           out->max_speed_kmh, out->max_ay_mps2, out->peak_yaw_radps * 180.0 / 3.14159265358979,
+           out->max_abs_steer_deg, out->max_steer_rate_deg_per_s, out->late_steer_step_deg);
     free(mem);
 }
 
@@ -916,7 +930,7 @@ static void drive_course(const char *name, double speed_kmh, int straight, dlc_r
 START_TEST(test_driver_passes_every_preset)
 {
     dlc_run r;
-    drive_course(presets[_i], 60.0, 0, &r);
+    drive_course(presets[_i], 60.0, 0, 2, &r);
     ck_assert_msg(r.check.passed, "%s touched a cone: lane %d, corner %d, %.3f m out at sample %d",
                   presets[_i], r.check.lane, r.check.corner, r.check.miss_m, r.check.point_index);
     ck_assert_int_eq(r.check.reached_end, 1);
@@ -926,11 +940,33 @@ START_TEST(test_driver_passes_every_preset)
 }
 END_TEST
 
+/* Every preset driven at 40 km/h (the validation's converging figure) at
+ * 2 and at 8 substeps: the peak yaw rate agrees within issue 25's 0.5 %,
+ * and on the straight after the last lane the steering has settled (no
+ * tick moves the wheel a degree). With the yaw-rate feedback a fixed 0.3
+ * rad of road wheel per rad/s the kart's loop rang at the tick's
+ * frequency: the wheel swung 2.6 deg a tick at 2 substeps and 6.7 (the
+ * driver's rate limit) at 8, and the peak yaw rate was 9.0 and 15.8 deg/s. */
+START_TEST(test_driver_settles_every_preset)
+{
+    dlc_run coarse, fine;
+    drive_course(presets[_i], 40.0, 0, 2, &coarse);
+    drive_course(presets[_i], 40.0, 0, 8, &fine);
+    const double diff = coarse.peak_yaw_radps / fine.peak_yaw_radps - 1.0;
+    printf("%-15s peak yaw rate at 40 km/h, 2 against 8 substeps: %+.3f %%\n", presets[_i],
+           100.0 * diff);
+    ck_assert(coarse.check.passed && fine.check.passed);
+    ck_assert_double_lt(fabs(diff), 0.005);
+    ck_assert_double_lt(coarse.late_steer_step_deg, 1.0);
+    ck_assert_double_lt(fine.late_steer_step_deg, 1.0);
+}
+END_TEST
+
 /* Held straight, the same car leaves the course at the first offset lane. */
 START_TEST(test_straight_car_fails)
 {
     dlc_run r;
-    drive_course("midsize_sedan", 60.0, 1, &r);
+    drive_course("midsize_sedan", 60.0, 1, 2, &r);
     ck_assert_int_eq(r.check.passed, 0);
     ck_assert_int_eq(r.check.lane, 1);
     ck_assert_int_eq(r.check.reached_end, 1);
@@ -962,6 +998,7 @@ static Suite *suite(void)
     tcase_add_test(td, test_driver_errors);
     tcase_add_test(td, test_driver_path);
     tcase_add_loop_test(td, test_driver_passes_every_preset, 0, N_PRESETS);
+    tcase_add_loop_test(td, test_driver_settles_every_preset, 0, N_PRESETS);
     tcase_add_test(td, test_straight_car_fails);
     suite_add_tcase(s, td);
     return s;

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1190,6 +1191,74 @@ START_TEST(test_prng_reference_values)
 }
 END_TEST
 
+/* ---- the ground replaced ------------------------------------------------- */
+
+/* A plane tilted by angle_rad about the line y = axis_y_m of the level
+ * ground, rising to +y: a 2 x 2 heightfield, 200 m square. */
+static void tilted_plane(pdk_terrain_def *t, double angle_rad, double axis_y_m)
+{
+    pdk_heightfield *f = &t->field;
+    memset(f, 0, sizeof *f);
+    f->nx = f->ny = 2;
+    f->has_heights = 1;
+    f->origin_x_m = f->origin_y_m = -100.0;
+    f->cell_m = 200.0;
+    f->height_m[0] = f->height_m[1] = (float)((-100.0 - axis_y_m) * tan(angle_rad));
+    f->height_m[2] = f->height_m[3] = (float)((100.0 - axis_y_m) * tan(angle_rad));
+}
+
+/* pdk_world_set_terrain refuses what pdk_world_def_check refuses and then
+ * keeps the old ground; a ground turned slowly under a parked car leaves it
+ * standing on the new one in the static balance of a car on a slope: the
+ * loads add up to W cos(theta), and the uphill wheels carry what the
+ * moment about the downhill ones leaves them, W (cos(theta) / 2 - h
+ * sin(theta) / t) for a rigid body (Gillespie, Fundamentals of Vehicle
+ * Dynamics, ch. 9), less the little the body rolls on its springs. */
+START_TEST(test_terrain_replaced_between_ticks)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 1;
+    pdk_world *w = world_from(&wd);
+    g_model = PDK_MODEL_FOUR_WHEEL;
+    const pdk_vehicle_def def = model_def();
+    pdk_vehicle_id id = spawn_at(w, 0.0, 0.0, 0.0, 0.0, PDK_GEAR_PARK);
+    ck_assert_int_eq(drive(w, id, 0.0, def.brake.max_line_bar, 0.0), PDK_OK);
+    step_n(w, 120);
+
+    pdk_terrain_def t = pdk_world_def_get(w)->terrain;
+    ck_assert_int_eq(pdk_world_set_terrain(NULL, &t), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_world_set_terrain(w, NULL), PDK_ERR_INVALID_ARGUMENT);
+    pdk_terrain_def bad = t;
+    bad.contact_mode = 7;
+    ck_assert_int_eq(pdk_world_set_terrain(w, &bad), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_world_def_get(w)->terrain.contact_mode, t.contact_mode);
+
+    /* 15 deg over 3 s about the line under the left wheels, then 3 s at rest. */
+    const double theta = 15.0 * 3.14159265358979323846 / 180.0;
+    const double half_t = 0.5 * pdk_vehicle_def_track_m(&def, 0);
+    for (int k = 1; k <= 360; k++) {
+        tilted_plane(&t, theta * k / 360.0, half_t);
+        ck_assert_int_eq(pdk_world_set_terrain(w, &t), PDK_OK);
+        pdk_world_step(w);
+    }
+    ck_assert_float_eq(pdk_world_def_get(w)->terrain.field.height_m[3],
+                       t.field.height_m[3]);
+    step_n(w, 360);
+    const double *ch = pdk_world_channels(w, id);
+    const double uphill = ch[PDK_CH_TYRE_LOAD_FL] + ch[PDK_CH_TYRE_LOAD_RL];
+    const double downhill = ch[PDK_CH_TYRE_LOAD_FR] + ch[PDK_CH_TYRE_LOAD_RR];
+    const double weight = def.chassis.mass_kg * wd.gravity_mps2;
+    const double rigid = weight * (0.5 * cos(theta) - def.chassis.cg_height_m * sin(theta) /
+                                                          (2.0 * half_t));
+    printf("slope 15 deg: uphill %.1f N (rigid %.1f), sum %.1f N (W cos %.1f)\n", uphill, rigid,
+           uphill + downhill, weight * cos(theta));
+    ck_assert_double_eq_tol(uphill + downhill, weight * cos(theta), 0.005 * weight);
+    ck_assert_double_lt(uphill, rigid);
+    ck_assert_double_gt(uphill, 0.9 * rigid);
+    world_free(w);
+}
+END_TEST
+
 static Suite *world_suite(void)
 {
     Suite *s = suite_create("world");
@@ -1207,6 +1276,7 @@ static Suite *world_suite(void)
     tcase_add_test(mem, test_fleet_spawn_runs_as_alone);
     tcase_add_loop_test(mem, test_byte_copy_is_a_snapshot, 0, 2);
     tcase_add_loop_test(mem, test_corrupted_vehicle_faults_alone, 0, 2);
+    tcase_add_test(mem, test_terrain_replaced_between_ticks);
     suite_add_tcase(s, mem);
 
     TCase *ids = tcase_create("ids");

@@ -175,6 +175,19 @@ class Requests:
                              value=value)
         return self._drive(self._g_one("tyre_command", msg, lambda r: r.tick))
 
+    def reset_vehicle(self, session_id, vehicle_id, x_m=None, y_m=None, yaw_deg=None):
+        """Rights a vehicle (a recorded input): upright at rest on the ground with
+        its fault cleared, where it stands, or at (x_m, y_m) heading yaw_deg
+        (default 0) when a place is given. Returns Ok.tick."""
+        if (x_m is None) != (y_m is None) or (yaw_deg is not None and x_m is None):
+            raise ValueError("a place is x_m and y_m together (and yaw_deg, default 0); "
+                             "give none to right the vehicle where it is")
+        msg = pb.VehicleReset(session_id=session_id, vehicle_id=vehicle_id,
+                              at_pose=x_m is not None)
+        if x_m is not None:
+            msg.x_m, msg.y_m, msg.yaw_deg = x_m, y_m, yaw_deg or 0.0
+        return self._drive(self._g_one("vehicle_reset", msg, lambda r: r.tick))
+
     def dbw_message(self, session_id, vehicle_id, **one):
         """One kit message, given as its DbwMessage oneof name and message:
         dbw_message(s, v, steering=pb.SteeringCmd(...)). Returns Ok.tick (see

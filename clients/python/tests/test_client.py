@@ -2,6 +2,7 @@
 replies by request id, errors by code, subscriptions (rows, timeouts, the
 server ending one, the bounded buffer), viewers and control events."""
 import asyncio
+import math
 import time
 
 import pytest
@@ -90,6 +91,41 @@ def test_state_rows_step_and_session_control(client):
     sub.close()
     with pytest.raises(StopIteration):
         next(sub)
+    client.release_step_lease(s)
+
+
+def test_reset_vehicle_rights_and_places_a_car_and_names_its_refusals(client):
+    s = client.create_session("py-reset", timing="lockstep").session_id
+    client.take_step_lease(s, deadline_ms=60000)
+    v = client.spawn(s, "midsize_sedan", speed_mps=15.0, gear="DRIVE").vehicle_id
+    sub = client.subscribe_state(s, rate_hz=120, timeout=5)
+    client.step(s, 60)
+    moving = [sub.get() for _ in range(60)][-1].vehicles[0]
+    assert moving.x_m > 5.0 and moving.speed_mps > 10.0
+    # At a place: it stands there at rest, heading as asked, unfaulted.
+    tick = client.reset_vehicle(s, v, x_m=-40.0, y_m=7.5, yaw_deg=90.0)
+    client.step(s, 1)
+    placed = sub.get().vehicles[0]
+    assert abs(placed.x_m + 40.0) < 0.01 and abs(placed.y_m - 7.5) < 0.01
+    assert abs(placed.yaw_rad - math.pi / 2) < 1e-3
+    assert placed.speed_mps < 0.05 and placed.fault_code == 0 and not placed.faulted
+    # Where it stands: the place keeps, the motion goes.
+    client.step(s, 30)
+    rolled = [sub.get() for _ in range(30)][-1].vehicles[0]
+    assert client.reset_vehicle(s, v) > tick
+    client.step(s, 1)
+    righted = sub.get().vehicles[0]
+    assert abs(righted.x_m - rolled.x_m) < 0.05 and abs(righted.y_m - rolled.y_m) < 0.05
+    assert righted.speed_mps < 0.05
+    sub.close()
+    with pytest.raises(ValueError, match="x_m and y_m together"):
+        client.reset_vehicle(s, v, x_m=1.0)
+    with pytest.raises(ValueError, match="x_m and y_m together"):
+        client.reset_vehicle(s, v, yaw_deg=10.0)
+    with pytest.raises(errors.StaleId):
+        client.reset_vehicle(s, 4242)
+    with pytest.raises(errors.OutOfRange, match="x_m and y_m must be finite"):
+        client.reset_vehicle(s, v, x_m=float("nan"), y_m=0.0)
     client.release_step_lease(s)
 
 

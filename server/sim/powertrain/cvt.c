@@ -105,6 +105,51 @@ void pdk_cvt_capacities(const pdk_cvt_def *d, double idle_rpm, double free_omega
     out->rev_nm = in_gear ? (c > ebs ? c : ebs) : 0.0;
 }
 
+pdk_centrifugal_capacity pdk_centrifugal_capacities(double capacity_nm, double engage_radps,
+                                                    double full_radps, double free_radps,
+                                                    double h_per_inertia)
+{
+    const double span = full_radps * full_radps - engage_radps * engage_radps;
+    const double k = h_per_inertia * capacity_nm; /* rad/s at full capacity */
+    const double a = k / span;
+    const double we2 = engage_radps * engage_radps;
+    pdk_centrifugal_capacity out = {0.0, 0.0};
+    /* Driving: w + a (w^2 - w_eng^2) = w_free on the span, a single root
+     * (the left side rises with w); its positive root in the form that
+     * keeps its digits for small a. */
+    double share;
+    if (!(free_radps > engage_radps)) {
+        share = 0.0;
+    } else if (free_radps - k >= full_radps) {
+        share = 1.0;
+    } else {
+        const double b = free_radps + a * we2;
+        const double w = 2.0 * b / (1.0 + sqrt(1.0 + 4.0 * a * b));
+        share = clamp((w * w - we2) / span, 0.0, 1.0);
+    }
+    out.fwd_nm = capacity_nm * share;
+    /* Driven: the lowest root of w - a (w^2 - w_eng^2) = w_free at or
+     * above w_free: w_free itself below the span (no capacity there), the
+     * quadratic's smaller root on it, and beyond it full capacity. */
+    if (!(free_radps > engage_radps)) {
+        share = 0.0;
+    } else if (free_radps >= full_radps) {
+        share = 1.0;
+    } else {
+        const double c = free_radps - a * we2;
+        const double disc = 1.0 - 4.0 * a * c;
+        share = 1.0;
+        if (disc >= 0.0) {
+            const double w = 2.0 * c / (1.0 + sqrt(disc));
+            if (w >= free_radps && w <= full_radps) {
+                share = clamp((w * w - we2) / span, 0.0, 1.0);
+            }
+        }
+    }
+    out.rev_nm = capacity_nm * share;
+    return out;
+}
+
 double pdk_cvt_shift_rpm(const pdk_cvt_def *d, double clutch_torque_nm, double peak_torque_nm)
 {
     const double t = clutch_torque_nm > 0.0 ? clutch_torque_nm : 0.0;

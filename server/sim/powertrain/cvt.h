@@ -46,6 +46,26 @@ typedef struct pdk_cvt_capacity {
 void pdk_cvt_capacities(const pdk_cvt_def *def, double idle_rpm, double free_omega_radps,
                         bool in_gear, pdk_cvt_capacity *out);
 
+/* The centrifugal law's capacities taken at the end of a substep, as the
+ * driveline's backward Euler takes its other torques: at the engine speed
+ * w the substep ends at while the clutch slips at the capacity it has
+ * there. Driving, w = w_free - (h / J_e) C(w); driven by the wheels, the
+ * lowest w >= w_free with w = w_free + (h / J_e) C(w); C(w) = C_max
+ * clamp((w^2 - w_eng^2) / (w_full^2 - w_eng^2), 0, 1), so each is a
+ * quadratic on the engaging span, solved in closed form. At a steady slip
+ * the engine then turns where the capacity equals its torque whatever the
+ * substep; taken at the free speed it turned (h / J_e) T_e slower, an error
+ * of the first order in h. h_per_inertia is h / J_e (s / kg m^2, > 0);
+ * speeds in rad/s, w_full > w_eng. */
+typedef struct pdk_centrifugal_capacity {
+    double fwd_nm; /* C at the driving slip's end speed */
+    double rev_nm; /* C at the driven slip's end speed */
+} pdk_centrifugal_capacity;
+
+pdk_centrifugal_capacity pdk_centrifugal_capacities(double capacity_nm, double engage_radps,
+                                                    double full_radps, double free_radps,
+                                                    double h_per_inertia);
+
 /* The shift speed (rev/min) for the last step's clutch torque and the
  * engine's peak full-load torque. */
 double pdk_cvt_shift_rpm(const pdk_cvt_def *def, double clutch_torque_nm, double peak_torque_nm);

@@ -169,7 +169,8 @@ enum pdk_ledger {
     PDK_LEDGER_PARASITIC,      /* the accessories, T_acc omega_e dt */
     PDK_LEDGER_ENGINE_KINETIC, /* the engine's spin, 1/2 J_e omega_e^2, held */
     PDK_LEDGER_CLUTCH,         /* T_c (omega_e - R c) dt: the clutch's slip heat */
-    PDK_LEDGER_DRIVELINE,      /* (T_c R - D(T_c)) c dt: the belt's and gears' losses */
+    PDK_LEDGER_DRIVELINE,      /* (T_c R - D(T_c)) c dt and the differentials' and
+                                * couplings' friction: the belt's and gears' losses */
     PDK_LEDGER_BRAKE,          /* the brakes' and the pawl's work */
     PDK_LEDGER_TYRE_SLIP,      /* the tyres' force times their slip velocities */
     PDK_LEDGER_ROLLING,        /* the tyres' rolling resistance */

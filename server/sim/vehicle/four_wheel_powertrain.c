@@ -569,13 +569,14 @@ static void utv_transmission(pdk_fw_powertrain *s, const pdk_powertrain_def *pt,
 }
 
 /* A geared powertrain's gearbox: the gear's overall ratio (none while it
- * shifts, in P and in N), the launch clutch's capacity at the free speed,
- * C_max clamp((w^2 - w_eng^2) / (w_full^2 - w_eng^2), 0, 1) either way
- * (the CVT's centrifugal law, cvt.h), the layout of the definition; in P
+ * shifts, in P and in N), the launch clutch's capacities by the CVT's
+ * centrifugal law, C_max clamp((w^2 - w_eng^2) / (w_full^2 - w_eng^2), 0,
+ * 1), at the engine speed the substep ends at while it slips each way
+ * (pdk_centrifugal_capacities, cvt.h), the layout of the definition; in P
  * the pawl on the driven wheels. */
 static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain_def *pt,
-                                const pdk_fw_cmd *cmd, double omega_free, pdk_fwpt_out *out,
-                                transmission *tr)
+                                const pdk_fw_cmd *cmd, double omega_free, double h_s,
+                                pdk_fwpt_out *out, transmission *tr)
 {
     const pdk_gearbox_def *gb = &pt->geared;
     const int32_t gear = cmd->gear;
@@ -585,11 +586,11 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
     } else if (gear == PDK_GEAR_REVERSE) {
         ratio = -gb->reverse_ratio * gb->final_drive;
     }
-    const double w_eng = gb->clutch_engage_rpm * (2.0 * PI / 60.0);
-    const double w_full = gb->clutch_full_rpm * (2.0 * PI / 60.0);
-    const double share =
-        (omega_free * omega_free - w_eng * w_eng) / (w_full * w_full - w_eng * w_eng);
-    double cap = ratio != 0.0 ? gb->clutch_capacity_nm * min_d(1.0, max_d(0.0, share)) : 0.0;
+    const pdk_centrifugal_capacity law = pdk_centrifugal_capacities(
+        gb->clutch_capacity_nm, gb->clutch_engage_rpm * (2.0 * PI / 60.0),
+        gb->clutch_full_rpm * (2.0 * PI / 60.0), omega_free, h_s / pt->engine.inertia_kgm2);
+    double cap_fwd = ratio != 0.0 ? law.fwd_nm : 0.0;
+    double cap_rev = ratio != 0.0 ? law.rev_nm : 0.0;
     if (s->shift_left_s < 0.0) {
         /* The next gear's clutch takes up (for shift_time_s after the
          * shift): it carries what the pedal asks of the engine, a fifth
@@ -601,11 +602,13 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
             peak_nm = max_d(peak_nm, pt->engine.curve_nm[i]);
         }
         const double pedal = min_d(1.0, max_d(0.0, cmd->throttle_pct / 100.0));
-        cap = min_d(cap, max_d(0.25 * gb->clutch_capacity_nm, 1.2 * pedal * peak_nm));
+        const double most = max_d(0.25 * gb->clutch_capacity_nm, 1.2 * pedal * peak_nm);
+        cap_fwd = min_d(cap_fwd, most);
+        cap_rev = min_d(cap_rev, most);
     }
     tr->ratio = ratio;
-    tr->cap_fwd_nm = cap;
-    tr->cap_rev_nm = cap;
+    tr->cap_fwd_nm = cap_fwd;
+    tr->cap_rev_nm = cap_rev;
     tr->efficiency = min_d(1.0, max_d(0.05, gb->efficiency));
     memset(&tr->layout, 0, sizeof tr->layout);
     tr->layout.primary = pt->layout.driven_axle;
@@ -695,7 +698,7 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
 
     transmission tr;
     if (pt->kind == PDK_POWERTRAIN_GEARED) {
-        geared_transmission(s, pt, cmd, omega_free, out, &tr);
+        geared_transmission(s, pt, cmd, omega_free, h_s, out, &tr);
     } else {
         utv_transmission(s, pt, omega_free, drive_omega, pedal, c->cvt_lag, out, &tr);
     }
@@ -750,6 +753,7 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
         const double j_sec = mid->j_sec;
         const double carrier_start = mid->carrier_start;
         const double ratio = mid->side.ratio;
+        double to_wheels_j = 0.0;
         for (int j = 0; j < PDK_WHEELS; j++) {
             if ((res.driven >> j) & 1u) {
                 const double w0 = w[j].spin0_radps, w1 = res.spin_radps[j];
@@ -758,6 +762,7 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
                 out->shaft_nm[j] = res.shaft_nm[j] - own;
                 /* The carrier's inertia's share of the car's kinetic energy. */
                 ledger[PDK_LEDGER_KINETIC] += shared ? 0.5 * j_sec * (w1 * w1 - w0 * w0) : 0.0;
+                to_wheels_j += res.shaft_nm[j] * 0.5 * (w0 + w1) * h_s;
             }
         }
         /* The Polaris model (docs/powertrain.md): the clutch's slip, T_c (mean
@@ -772,6 +777,15 @@ void pdk_fwpt_substep_end(pdk_fw_state *state, const pdk_powertrain_def *pt, con
         ledger[PDK_LEDGER_CLUTCH] += res.clutch_nm * (mean_e - turbine_ratio * mean_c) * h_s;
         ledger[PDK_LEDGER_DRIVELINE] +=
             (res.clutch_nm * turbine_ratio - res.delivered_nm) * mean_c * h_s;
+        /* The differentials' and couplings' friction: what the carrier
+         * took, D mean c dt, less what the shafts gave the wheels (and the
+         * carrier's inertia, booked above as kinetic), sum T_j mean w_j dt.
+         * An open differential or a spool passes it all; a limited-slip
+         * one's locking torque turns the difference between its sides'
+         * speeds into heat (its preload does so with no torque through
+         * it, as when the car slides sideways with its wheels turning
+         * apart). */
+        ledger[PDK_LEDGER_DRIVELINE] += res.delivered_nm * mean_c * h_s - to_wheels_j;
         s->engine_radps = res.engine_radps;
         s->clutch_nm = res.clutch_nm;
         s->carrier_radps = res.carrier_radps;

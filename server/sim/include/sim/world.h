@@ -70,6 +70,20 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
  * pdk_world_init, with its terrain prepared (pdk_terrain_prepare). */
 const pdk_world_def *pdk_world_def_get(const pdk_world *world);
 
+/* Replaces the ground of a running world between two ticks, as a test rig
+ * moves its ground: the validation's tilt table turns it step by step
+ * (server/validate). The ground is part of the world's definition, not of
+ * its state: the server never calls this, a recording keeps no trace of
+ * it, and a world whose ground was replaced does not replay from its
+ * definition. The contacts take the ground as standing still, so a ground
+ * that moves during a tick reads to the struts and tyres as the car moving
+ * the other way (a damper takes the ground's speed for its own): a rig
+ * moves it slowly and reads the car once it is at rest. Errors:
+ * PDK_ERR_INVALID_ARGUMENT (NULL), PDK_ERR_OUT_OF_RANGE (a terrain that
+ * pdk_world_def_check refuses; pdk_world_def_problem of a definition
+ * holding it names why), and the world keeps its ground. */
+pdk_error pdk_world_set_terrain(pdk_world *world, const pdk_terrain_def *terrain);
+
 /* Ticks stepped so far; sim time is tick * dt_s. */
 uint64_t pdk_world_tick(const pdk_world *world);
 double pdk_world_time_s(const pdk_world *world);
