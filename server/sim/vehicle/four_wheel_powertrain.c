@@ -149,8 +149,9 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
  *    continuously with the wheel, so a small change in the wheel's motion
  *    makes a small change in the stop.
  *
- * Below ABS_MIN_MPS, or with the brakes off, the wheel has the whole
- * pressure and the controller starts over at ABS_SLIP_START. */
+ * Each wheel is a channel of its own, but for the axles locked together
+ * (abs_step). Below ABS_MIN_MPS, or with the brakes off, the wheel has the
+ * whole pressure and the controller starts over at ABS_SLIP_START. */
 #define ABS_MIN_MPS 2.0
 #define ABS_CYCLE_S (1.0 / 240.0)
 #define ABS_CYCLE_TOL 1e-6
@@ -186,19 +187,25 @@ static void abs_start(pdk_fw_powertrain *s, int j, double rim_mps, double slip)
     s->abs_var_slip[j] = 0.0;
 }
 
-/* One control cycle's end for wheel j, its rim at rim_mps and its slip at
- * slip, its driver's brake torque brake_nm: the force the wheel's balance
- * gives, the peak's search, and the modulator's rate until the next
- * cycle. */
-static void abs_decide(pdk_fw_powertrain *s, int j, const pdk_dl_wheel *w, double brake_nm,
-                       double rim_mps, double slip)
+/* The tyre's braking force on wheel j over the control cycle that ends, its
+ * rim now at rim_mps, from the wheel's balance: R F = T + I a_rim / R, the
+ * brake torque brake_nm at the cycle's mean pressure share (dose_s over
+ * since_s) and the rolling torque, less the inertia's share. */
+static double abs_wheel_force_n(const pdk_fw_powertrain *s, int j, const pdk_dl_wheel *w,
+                                double brake_nm, double rim_mps, double since_s, double dose_s)
+{
+    const double wheel_accel_mps2 = (rim_mps - s->abs_wheel_mps[j]) / since_s;
+    const double torque_nm = brake_nm * (dose_s / since_s) + w->coulomb_nm;
+    return (torque_nm + w->inertia_kgm2 * wheel_accel_mps2 / w->radius_m) / w->radius_m;
+}
+
+/* One control cycle's end for channel j (a wheel, or the four wheels of a
+ * locked four-wheel drive, kept in wheel 0's place), its tyres' braking
+ * force at fx_n and its slip at slip: the peak's search, and the
+ * modulator's rate until the next cycle. */
+static void abs_decide(pdk_fw_powertrain *s, int j, double fx_n, double slip)
 {
     const double since_s = s->abs_since_s[j];
-    /* R F = T + I a_rim / R, with the brake at the cycle's mean pressure. */
-    const double wheel_accel_mps2 = (rim_mps - s->abs_wheel_mps[j]) / since_s;
-    const double torque_nm = brake_nm * (s->abs_dose_s[j] / since_s) + w->coulomb_nm;
-    const double fx_n =
-        (torque_nm + w->inertia_kgm2 * wheel_accel_mps2 / w->radius_m) / w->radius_m;
     double target = s->abs_peak_slip[j];
     if (s->abs_time_s[j] > 0.0) {
         /* The correlation of the changes of force and slip, filtered. */
@@ -226,54 +233,111 @@ static void abs_decide(pdk_fw_powertrain *s, int j, const pdk_dl_wheel *w, doubl
     s->abs_rate_per_s[j] = ABS_GAIN_PER_S * (error - ABS_LEAD_S * slip_rate_per_s / aim);
     s->abs_fx_n[j] = fx_n;
     s->abs_slip[j] = slip;
-    s->abs_wheel_mps[j] = rim_mps;
     s->abs_since_s[j] = 0.0;
     s->abs_dose_s[j] = 0.0;
 }
 
-/* The controller over one substep of h_s: each braked wheel's share of the
- * line pressure over it, its mean, in share. */
-static void abs_step(pdk_fw_powertrain *s, const pdk_dl_wheel wheels[PDK_WHEELS],
-                     const double brake_nm[PDK_WHEELS], double h_s, double share[PDK_WHEELS])
+/* The modulator over one substep of h_s for channel j: its pressure
+ * follows the rate from where it stands, a build-up linear in time up to
+ * the whole line pressure, a let-off exponential (its rate is relative).
+ * Returns the mean share over the substep. */
+static double abs_modulate(pdk_fw_powertrain *s, int j, double h_s)
 {
+    double scale = s->abs_scale[j];
+    const double rate = max_d(s->abs_rate_per_s[j], -1.0 / ABS_DUMP_S);
+    double mean = scale;
+    if (rate < 0.0) {
+        const double fall = exp(h_s * rate);
+        mean = scale * (1.0 - fall) / (-h_s * rate);
+        scale *= fall;
+    } else if (rate > 0.0 && scale < 1.0) {
+        const double rise_s = min_d(h_s, (1.0 - scale) / rate);
+        mean = scale + (0.5 * rate * rise_s * rise_s + (1.0 - scale) * (h_s - rise_s)) / h_s;
+        scale = min_d(1.0, scale + rate * h_s);
+    }
+    mean = min_d(1.0, max_d(0.0, mean));
+    s->abs_scale[j] = min_d(1.0, max_d(0.0, scale));
+    s->abs_since_s[j] += h_s;
+    s->abs_dose_s[j] += h_s * mean;
+    return mean;
+}
+
+/* The controller over one substep of h_s: each braked wheel's share of the
+ * line pressure over it, its mean, in share. With the axles locked
+ * together (a part-time four-wheel drive in 4H: both axles turn at one
+ * speed through the transfer case, so no wheel's brake sets its own slip)
+ * the four wheels are one channel, as a real ABS controls wheels it cannot
+ * tell apart together (the select-low principle of the Bosch ABS's rear
+ * axle, Robert Bosch GmbH, Safety, Comfort and Convenience Systems, 2006:
+ * the slip of the wheel that slips most, the force of all four). */
+static void abs_step(pdk_fw_powertrain *s, const pdk_dl_wheel wheels[PDK_WHEELS],
+                     const double brake_nm[PDK_WHEELS], double h_s, bool locked_4wd,
+                     double share[PDK_WHEELS])
+{
+    double rim_mps[PDK_WHEELS], slip[PDK_WHEELS];
+    bool working[PDK_WHEELS];
+    bool all = true;
     for (int j = 0; j < PDK_WHEELS; j++) {
         const pdk_dl_wheel *w = &wheels[j];
-        if (!(brake_nm[j] > 0.0 && fabs(w->vx_mps) > ABS_MIN_MPS)) {
-            s->abs_scale[j] = 1.0;
-            s->abs_active[j] = 0;
-            share[j] = 1.0;
-            continue;
-        }
+        working[j] = brake_nm[j] > 0.0 && fabs(w->vx_mps) > ABS_MIN_MPS;
+        all = all && working[j];
         /* Speeds along the direction of travel: the reference v and the
          * wheel's rim, and the braking slip (v - rim) / v. */
         const double v_mps = fabs(w->vx_mps);
-        const double rim_mps = (w->vx_mps > 0.0 ? 1.0 : -1.0) * w->spin0_radps * w->radius_m;
-        const double slip = (v_mps - rim_mps) / v_mps;
+        rim_mps[j] = (w->vx_mps > 0.0 ? 1.0 : -1.0) * w->spin0_radps * w->radius_m;
+        slip[j] = working[j] ? (v_mps - rim_mps[j]) / v_mps : 0.0;
+        if (!working[j]) {
+            s->abs_scale[j] = 1.0;
+            s->abs_active[j] = 0;
+            share[j] = 1.0;
+        }
+    }
+    if (locked_4wd && all) {
+        double worst = slip[0];
+        for (int j = 1; j < PDK_WHEELS; j++) {
+            worst = max_d(worst, slip[j]);
+        }
+        if (!s->abs_active[0]) {
+            abs_start(s, 0, rim_mps[0], worst);
+        } else if (s->abs_since_s[0] >= ABS_CYCLE_S * (1.0 - ABS_CYCLE_TOL)) {
+            double fx_n = 0.0;
+            for (int j = 0; j < PDK_WHEELS; j++) {
+                fx_n += abs_wheel_force_n(s, j, &wheels[j], brake_nm[j], rim_mps[j],
+                                          s->abs_since_s[0], s->abs_dose_s[0]);
+            }
+            abs_decide(s, 0, fx_n, worst);
+        } else {
+            /* between cycles the rims' samples stay */
+            for (int j = 0; j < PDK_WHEELS; j++) {
+                rim_mps[j] = s->abs_wheel_mps[j];
+            }
+        }
+        /* The channel works in wheel 0's place; were the wheels to part
+         * (one below ABS_MIN_MPS), the others start their own. */
+        for (int j = 0; j < PDK_WHEELS; j++) {
+            s->abs_wheel_mps[j] = rim_mps[j];
+            s->abs_active[j] = j == 0;
+        }
+        const double mean = abs_modulate(s, 0, h_s);
+        for (int j = 0; j < PDK_WHEELS; j++) {
+            share[j] = mean;
+            s->abs_scale[j] = s->abs_scale[0];
+        }
+        return;
+    }
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        if (!working[j]) {
+            continue;
+        }
         if (!s->abs_active[j]) {
-            abs_start(s, j, rim_mps, slip);
+            abs_start(s, j, rim_mps[j], slip[j]);
         } else if (s->abs_since_s[j] >= ABS_CYCLE_S * (1.0 - ABS_CYCLE_TOL)) {
-            abs_decide(s, j, w, brake_nm[j], rim_mps, slip);
+            const double fx_n = abs_wheel_force_n(s, j, &wheels[j], brake_nm[j], rim_mps[j],
+                                                  s->abs_since_s[j], s->abs_dose_s[j]);
+            abs_decide(s, j, fx_n, slip[j]);
+            s->abs_wheel_mps[j] = rim_mps[j];
         }
-        /* The pressure over this substep follows the rate from where it
-         * stands: a build-up linear in time up to the whole line pressure,
-         * a let-off exponential (its rate is relative), each at its mean
-         * over the substep. */
-        double scale = s->abs_scale[j];
-        const double rate = max_d(s->abs_rate_per_s[j], -1.0 / ABS_DUMP_S);
-        double mean = scale;
-        if (rate < 0.0) {
-            const double fall = exp(h_s * rate);
-            mean = scale * (1.0 - fall) / (-h_s * rate);
-            scale *= fall;
-        } else if (rate > 0.0 && scale < 1.0) {
-            const double rise_s = min_d(h_s, (1.0 - scale) / rate);
-            mean = scale + (0.5 * rate * rise_s * rise_s + (1.0 - scale) * (h_s - rise_s)) / h_s;
-            scale = min_d(1.0, scale + rate * h_s);
-        }
-        share[j] = min_d(1.0, max_d(0.0, mean));
-        s->abs_scale[j] = min_d(1.0, max_d(0.0, scale));
-        s->abs_since_s[j] += h_s;
-        s->abs_dose_s[j] += h_s * share[j];
+        share[j] = abs_modulate(s, j, h_s);
     }
 }
 
@@ -650,7 +714,9 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
     double share[PDK_WHEELS] = {s->abs_scale[0], s->abs_scale[1], s->abs_scale[2],
                                 s->abs_scale[3]};
     if (pt->abs) {
-        abs_step(s, wheels_in, brake_nm, h_s, share);
+        const bool locked_4wd =
+            pt->kind == PDK_POWERTRAIN_GEARED && pt->layout.coupling == PDK_COUPLING_LOCKED;
+        abs_step(s, wheels_in, brake_nm, h_s, locked_4wd, share);
     }
     /* Each wheel's Coulomb torque with its brakes, and its tyre's contact
      * speed at the substep's end. The chassis solve (backward Euler) gives
