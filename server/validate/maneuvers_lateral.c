@@ -107,6 +107,12 @@ void pdk_maneuver_circle(pdk_job *job)
         const double target = k < settle ? v_start : v_start + ramp * (k - settle) * DT_S;
         const double delta = len * k_target + integral_rad;
         speed_hold_drive(&hold, &run, target, delta * ratio / DEG);
+        /* The tyres stay at their optimal temperature, where the reference
+         * takes their law: over the six minutes the ramp takes at this
+         * little slip they would cool (the sports car's to 0.88 of their
+         * grip), and the gradient would measure their heat balance rather
+         * than the car's handling. */
+        pdk_vrun_warm_tyres(&run);
         pdk_vrun_tick(&run);
         const double v = fmax(run.pose.speed_mps, 0.1);
         const double curvature = run.pose.yaw_rate_radps / v;
@@ -134,7 +140,9 @@ void pdk_maneuver_circle(pdk_job *job)
      * analytic's steer, and the bicycle's constant gradient. */
     const pdk_ref_world rw = {w.gravity_mps2, w.surface_friction};
     pdk_ref_understeer lo, hi;
-    const pdk_ref_circle circle = {CIRCLE_RADIUS_M, w.air_density_kgpm3};
+    /* The speed rises at the ramp's rate through the fit, and its m dv/dt
+     * is in the reference's drive as in the car's. */
+    const pdk_ref_circle circle = {CIRCLE_RADIUS_M, w.air_density_kgpm3, ramp};
     const pdk_error e1 = pdk_ref_understeer_on_circle(&d, &rw, &circle, CIRCLE_FIT_LO_MPS2, &lo);
     const pdk_error e2 = pdk_ref_understeer_on_circle(&d, &rw, &circle, CIRCLE_FIT_HI_MPS2, &hi);
     const double span = CIRCLE_FIT_HI_MPS2 - CIRCLE_FIT_LO_MPS2;
@@ -164,13 +172,16 @@ void pdk_maneuver_circle(pdk_job *job)
     const double toe = (hi.toe_rad - lo.toe_rad) / span * to_deg_per_g;
     const double rs = (hi.roll_steer_rad - lo.roll_steer_rad) / span * to_deg_per_g;
     const double cur = (hi.curvature_rad - lo.curvature_rad) / span * to_deg_per_g;
+    const double df = (hi.downforce_rad - lo.downforce_rad) / span * to_deg_per_g;
     const double tf = (hi.tractive_rad - lo.tractive_rad) / span * to_deg_per_g;
+    const double ack = (hi.ackermann_rad - lo.ackermann_rad) / span * to_deg_per_g;
     snprintf(r->note, sizeof r->note,
-             "fit over %.1f-%.1f m/s^2 at R %.0f m; analytic = bicycle %.3f + load transfer "
-             "%.3f + camber %.3f + toe %.3f + roll steer %.3f + tyre curvature %.3f + "
-             "tractive force %.3f deg/g; the model also has aligning moments and Ackermann",
+             "fit over %.1f-%.1f m/s^2 at R %.0f m, tyres at their optimal temperature; "
+             "analytic = bicycle %.3f + load transfer %.3f + camber %.3f + toe %.3f + roll "
+             "steer %.3f + tyre curvature %.3f + downforce %.3f + tractive force %.3f + "
+             "Ackermann %.4f deg/g; the model also has aligning moments (off the chassis)",
              CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2, CIRCLE_RADIUS_M, bic, lt, cam, toe, rs, cur,
-             tf);
+             df, tf, ack);
     pdk_row_judge(r);
     r = pdk_job_row(job, "circle R100", "understeer gradient against the bicycle model", "deg/g");
     if (r) {

@@ -101,7 +101,7 @@ pdk_error pdk_ref_axle_cornering_n_per_rad(const pdk_vehicle_def *def, const pdk
 
 /* The steer shares of reference.h at a left turn of ay >= 0, in the order
  * bicycle, load transfer, camber, toe, roll steer, the tyres' curvature,
- * tractive force; *u gets the figures behind them. */
+ * downforce, tractive force, Ackermann; *u gets the figures behind them. */
 enum {
     SHARE_BICYCLE,
     SHARE_TRANSFER,
@@ -109,7 +109,9 @@ enum {
     SHARE_TOE,
     SHARE_ROLL_STEER,
     SHARE_CURVATURE,
+    SHARE_DOWNFORCE,
     SHARE_TRACTIVE,
+    SHARE_ACKERMANN,
     SHARES
 };
 
@@ -169,8 +171,7 @@ static double axle_slip_rad(const pdk_vehicle_def *def, const pdk_ref_world *w, 
     return s;
 }
 
-/* Whether def's axle (0 front, 1 rear) is locked, which the tractive
- * share's yaw moment leaves out: a geared layout's
+/* Whether def's axle (0 front, 1 rear) is locked: a geared layout's
  * driven axle with a locked differential (a kart's spool), or the UTV's
  * rear in 2WD and AWD (docs/powertrain.md). */
 static int axle_locked(const pdk_vehicle_def *def, int axle)
@@ -203,6 +204,105 @@ static double drive_front_share(const pdk_vehicle_def *def)
         return def->drive.front_fraction;
     }
 }
+
+/* The differential between axle's wheels: a geared layout's driven axle's
+ * own, the other axle's through a coupling; the UTV's rear is a spool but
+ * in turf mode; every other axle an open one (a lumped drive's, and one
+ * that is not driven, whose shafts carry no torque). */
+static pdk_dl_diff axle_diff(const pdk_vehicle_def *def, int axle)
+{
+    const pdk_powertrain_def *pt = &def->powertrain;
+    pdk_dl_diff open = {PDK_DIFF_OPEN, 1.0, 0.0};
+    if (axle_locked(def, axle)) {
+        return (pdk_dl_diff){PDK_DIFF_LOCKED, 1.0, 0.0};
+    }
+    if (pt->kind == PDK_POWERTRAIN_GEARED) {
+        if (axle == pt->layout.driven_axle) {
+            return pt->layout.diff;
+        }
+        if (pt->layout.coupling != PDK_COUPLING_NONE) {
+            return pt->layout.secondary_diff;
+        }
+    }
+    return open;
+}
+
+/* The newton steps that find a locked axle's common spin: its slope
+ * changes little below the tyres' peak. */
+#define SPIN_SOLVE_ITERATIONS 20
+
+/* The longitudinal forces fx[side] of an axle's two tyres whose shafts
+ * carry shaft_n between them (the axle's drive as a force at the ground),
+ * each tyre pushing back roll_f[side] of rolling resistance, at loads fz,
+ * cambers gamma and toe, the axle's slip s (axle_slip_rad). The shafts'
+ * torques split as the differential lets them: an open one evenly; a
+ * locked one turns both wheels at one spin, so that their slips differ
+ * as their contacts' speeds along their headings, speed[side] (on the
+ * circle the outer one runs t/R faster), and their tyres' forces differ
+ * with them, the inner's the larger (Milliken and Milliken ch. 20, the
+ * locked differential in a turn); a limited slip one as a locked one
+ * until that difference needs more torque than its friction holds
+ * (pdk_dl_diff_hold_nm), then with the difference it holds, the slower
+ * wheel's the larger. */
+static void axle_fx(const pdk_vehicle_def *def, const pdk_ref_world *w, int axle,
+                    const pdk_dl_diff *diff, const double fz[2], const double gamma[2],
+                    const double toe[2], const double speed[2], const double roll_f[2],
+                    double shaft_n, double s, double fx[2])
+{
+    double shaft[2] = {0.5 * shaft_n, 0.5 * shaft_n};
+    if (diff->kind != PDK_DIFF_OPEN) {
+        /* One spin, rho = omega R over the CG's speed: each tyre's slip is
+         * rho / speed - 1; newton's method on the law's slopes for the
+         * spin at which the tyres give the shafts' force less rolling
+         * resistance. */
+        const double want = shaft_n - roll_f[0] - roll_f[1];
+        double rho = 0.5 * (speed[0] + speed[1]), f[2] = {0.0, 0.0};
+        for (int it = 0; it < SPIN_SOLVE_ITERATIONS; it++) {
+            double sum = 0.0, slope = 0.0;
+            for (int side = 0; side < 2; side++) {
+                const pdk_tyre_probe_in in = {axle,
+                                              side,
+                                              PDK_SURFACE_TARMAC,
+                                              w->surface_friction,
+                                              w->gravity_mps2,
+                                              fz[side] > 0.0 ? fz[side] : 0.0,
+                                              rho / speed[side] - 1.0,
+                                              -tan(s + toe[side]),
+                                              gamma[side]};
+                pdk_tyre_probe_out out = {0};
+                (void)pdk_tyre_probe(def, &in, &out);
+                f[side] = out.fx_n;
+                sum += out.fx_n;
+                slope += out.dfx_dkappa_n / speed[side];
+            }
+            if (!(slope > 0.0)) {
+                break;
+            }
+            rho += (want - sum) / slope;
+        }
+        /* The torque at the shafts, as forces at the ground. */
+        const double locked[2] = {f[0] + roll_f[0], f[1] + roll_f[1]};
+        const double radius = (axle == 0 ? &def->tyre_front : &def->tyre_rear)->law.radius_m;
+        const double hold_n = pdk_dl_diff_hold_nm(diff, shaft_n * radius) / radius;
+        const double apart = locked[0] - locked[1];
+        if (fabs(apart) <= hold_n) {
+            shaft[0] = locked[0];
+            shaft[1] = locked[1];
+        } else {
+            const double sgn = apart > 0.0 ? 1.0 : -1.0;
+            shaft[0] = 0.5 * (shaft_n + sgn * hold_n);
+            shaft[1] = 0.5 * (shaft_n - sgn * hold_n);
+        }
+    }
+    for (int side = 0; side < 2; side++) {
+        fx[side] = shaft[side] - roll_f[side];
+    }
+}
+
+/* The passes that settle the tractive share: each axle's split of its
+ * drive between its tyres moves with their slip angles, which move with
+ * the yaw moment of that split. */
+#define TRACTIVE_PASSES 4
 
 static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w,
                               const pdk_ref_circle *circle, double ay, double share[SHARES],
@@ -327,60 +427,130 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     /* Tractive force on the circle: at v^2 = R a_y the drive holds the
      * speed against drag 1/2 rho C_d A v^2, every tyre's rolling
      * resistance f F_z (a torque at the wheel, so its tyre pushes back
-     * f F_z) and the lateral forces' own drag: the front's F_yf sin(delta)
+     * f F_z), the lateral forces' own drag: the front's F_yf sin(delta)
      * and the body's slip beta = b / R - alpha_r turning m a_y against the
-     * heading (Gillespie ch. 6, "Tractive force"; Milliken and Milliken
-     * ch. 5, the force balance along x). Each driven wheel takes its share
-     * of it (an open differential's half of its axle's), and its lateral
-     * stiffness falls with the longitudinal slip that costs. */
+     * heading, and m dv/dt where the speed rises (Gillespie ch. 6,
+     * "Tractive force"; Milliken and Milliken ch. 5, the force balance
+     * along x). Each driven wheel takes its share of it (an open
+     * differential's half of its axle's), and its lateral stiffness falls
+     * with the longitudinal slip that costs. */
     const double v2 = circle->radius_m * ay;
-    const double delta = len / circle->radius_m + slip[0] - slip[1];
-    const double beta = b / circle->radius_m - slip[1];
+    const double beta0 = b / circle->radius_m - slip[1];
+    /* Downforce on the circle: 1/2 rho C_L A v_x^2, each axle its share,
+     * half on each tyre, as the four-wheel model puts it at the axles
+     * (chassis.h); the axles' stiffnesses follow their loads. */
+    const double lift = 0.5 * circle->air_density_kgpm3 * def->resist.downforce_area_m2 * v2 *
+                        cos(beta0) * cos(beta0);
+    const double lift_share[2] = {def->resist.downforce_front, 1.0 - def->resist.downforce_front};
+    for (int i = 0; i < 2; i++) {
+        for (int side = 0; side < 2; side++) {
+            axle_fz[i][side] += 0.5 * lift * lift_share[i];
+        }
+    }
+    double slip_aero[2];
+    for (int i = 0; i < 2; i++) {
+        slip_aero[i] = lift > 0.0 ? axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i],
+                                                  NULL, force[i], slip[i])
+                                  : slip[i];
+    }
+    share[SHARE_DOWNFORCE] = (slip_aero[0] - slip_aero[1]) - (slip[0] - slip[1]);
+    u->downforce_n = lift;
+    const double delta = len / circle->radius_m + slip_aero[0] - slip_aero[1];
+    const double beta = b / circle->radius_m - slip_aero[1];
+    const double drag = 0.5 * circle->air_density_kgpm3 * def->resist.drag_area_m2 * v2;
+    /* The tyres' forces along the body add up to the drag and m dv/dt, and
+     * to the body's slip's m a_y sin(beta) against the heading. They act
+     * at the ground and what they balance at the CG, so they move F_x h /
+     * L of load from the front axle to the rear (Gillespie ch. 2, "Dynamic
+     * axle loads"; the four-wheel model takes the drag at the CG), half
+     * from each tyre; the axles' stiffnesses follow their loads. */
+    const double body_x = drag + m * circle->speed_rate_mps2 - m * ay * sin(beta);
+    const double pitch_transfer = 0.5 * body_x * h / len;
     double rolling = 0.0, roll_f[2][2];
     for (int i = 0; i < 2; i++) {
         const pdk_axle_tyre_def *t = i == 0 ? &def->tyre_front : &def->tyre_rear;
         const double f =
             t->law.rolling_coeff < MAX_ROLLING_COEFF ? t->law.rolling_coeff : MAX_ROLLING_COEFF;
         for (int side = 0; side < 2; side++) {
+            const double fz = axle_fz[i][side] + (i == 0 ? -pitch_transfer : pitch_transfer);
+            axle_fz[i][side] = fz > 0.0 ? fz : 0.0;
             roll_f[i][side] = f * axle_fz[i][side];
             rolling += roll_f[i][side];
         }
     }
-    const double drive = 0.5 * circle->air_density_kgpm3 * def->resist.drag_area_m2 * v2 + rolling +
-                         force[0] * sin(delta) - m * ay * sin(beta);
+    u->pitch_transfer_n = pitch_transfer;
+    const double drive = body_x + rolling + force[0] * sin(delta);
     const double front_share = drive_front_share(def);
     u->drive_force_n = drive;
-    /* The tyres' longitudinal forces: an open differential's equal halves
-     * of the axle's drive less each wheel's own rolling resistance. A
-     * locked axle (a kart's spool, the UTV's rear) splits its forces by
-     * its wheels' slips, which differ by t/R on the circle and depend on
-     * the driveline's compliance as much as the tyres': its yaw moment is
-     * left out, and its wheels take the even halves for the combined slip. With
-     * the loads moved outward they differ between the sides, a yaw moment
-     * M_z = sum (t/2)(F_x,right - F_x,left) that the axles' lateral forces
-     * must balance: F_yf = (m a_y b - M_z) / L, F_yr = (m a_y a + M_z) / L
-     * (Milliken and Milliken ch. 5, the yaw moment balance). */
-    double fx[2][2], yaw_nm = 0.0;
-    for (int i = 0; i < 2; i++) {
-        const double axle_share = i == 0 ? front_share : 1.0 - front_share;
-        for (int side = 0; side < 2; side++) {
-            fx[i][side] = 0.5 * axle_share * drive - roll_f[i][side];
-        }
-        if (!axle_locked(def, i)) {
+    /* The tyres' longitudinal forces: each axle's share of the drive,
+     * split between its wheels by its differential (axle_fx), less each
+     * wheel's own rolling resistance. With the loads moved outward, and
+     * the inner wheel of a locked or limited slip axle driven harder, they
+     * differ between the sides, a yaw moment M_z = sum (t/2)(F_x,right -
+     * F_x,left) that the axles' lateral forces must balance: F_yf = (m a_y
+     * b - M_z) / L, F_yr = (m a_y a + M_z) / L (Milliken and Milliken ch.
+     * 5, the yaw moment balance). Each contact's speed along its wheel's
+     * heading, over the CG's speed v, for a locked axle's slips: the
+     * contact at (x, y) moves at v (cos(beta), sin(beta)) + r (-y, x) with
+     * the yaw rate r = v / R, so its share is (cos(beta) - y / R) cos(d) +
+     * (sin(beta) + x / R) sin(d), d the wheel's steer. The split moves the
+     * slips and the slips the split: a few passes settle both. */
+    const double x_axle[2] = {a, -b};
+    const double steer[2] = {delta, 0.0};
+    double fx[2][2], yaw_nm = 0.0, lateral[2], slip_driven[2] = {slip_aero[0], slip_aero[1]};
+    for (int pass = 0; pass < TRACTIVE_PASSES; pass++) {
+        yaw_nm = 0.0;
+        for (int i = 0; i < 2; i++) {
+            const double axle_share = i == 0 ? front_share : 1.0 - front_share;
+            const pdk_dl_diff diff = axle_diff(def, i);
+            double speed[2];
+            for (int side = 0; side < 2; side++) {
+                const double y = (side == 0 ? 0.5 : -0.5) * track[i];
+                const double vx = cos(beta) - y / circle->radius_m;
+                const double vy = sin(beta) + x_axle[i] / circle->radius_m;
+                speed[side] = vx * cos(steer[i]) + vy * sin(steer[i]);
+            }
+            axle_fx(def, w, i, &diff, axle_fz[i], axle_gamma[i], axle_toe[i], speed, roll_f[i],
+                    axle_share * drive, slip_driven[i], fx[i]);
             yaw_nm += 0.5 * track[i] * (fx[i][1] - fx[i][0]);
+        }
+        lateral[0] = (m * ay * b - yaw_nm) / len;
+        lateral[1] = (m * ay * a + yaw_nm) / len;
+        for (int i = 0; i < 2; i++) {
+            /* The front tyres' F_x along their steered heading carries F_x
+             * sin(delta) of the lateral force. */
+            const double along = i == 0 ? (fx[0][0] + fx[0][1]) * sin(delta) : 0.0;
+            slip_driven[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i],
+                                           fx[i], lateral[i] - along, slip_driven[i]);
         }
     }
     u->tractive_yaw_nm = yaw_nm;
-    const double lateral[2] = {(m * ay * b - yaw_nm) / len, (m * ay * a + yaw_nm) / len};
-    double slip_driven[2];
     for (int i = 0; i < 2; i++) {
-        /* The front tyres' F_x along their steered heading carries F_x
-         * sin(delta) of the lateral force. */
-        const double along = i == 0 ? (fx[0][0] + fx[0][1]) * sin(delta) : 0.0;
-        slip_driven[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i], fx[i],
-                                       lateral[i] - along, slip[i]);
+        u->fx_n[i][0] = fx[i][0];
+        u->fx_n[i][1] = fx[i][1];
     }
-    share[SHARE_TRACTIVE] = (slip_driven[0] - slip_driven[1]) - (slip[0] - slip[1]);
+    share[SHARE_TRACTIVE] = (slip_driven[0] - slip_driven[1]) - (slip_aero[0] - slip_aero[1]);
+    /* Ackermann: at the road-wheel angle the circle takes, each front
+     * wheel steers beyond the parallel steer by what the model's steering
+     * sets (sim's geometry, the same steering with ackermann 0 giving the
+     * parallel steer), a toe of its own; the front's slip solved with it
+     * at the forces above. The inner wheel steers more, and the outer,
+     * the more loaded, less (Milliken and Milliken ch. 19, Ackermann
+     * steering geometry). */
+    const double delta_driven = len / circle->radius_m + slip_driven[0] - slip_driven[1];
+    const double wheel_deg =
+        delta_driven * def->steering.ratio * DEG_PER_RAD + def->steering.center_offset_deg;
+    pdk_vehicle_def parallel = *def;
+    parallel.steering.ackermann = 0.0;
+    double steer_ack[4], steer_parallel[4];
+    pdk_vehicle_def_wheel_steer(def, wheel_deg, steer_ack);
+    pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, steer_parallel);
+    const double toe_ack[2] = {axle_toe[0][0] + steer_ack[0] - steer_parallel[0],
+                               axle_toe[0][1] + steer_ack[1] - steer_parallel[1]};
+    const double along = (fx[0][0] + fx[0][1]) * sin(delta);
+    const double slip_ack = axle_slip_rad(def, w, 0, axle_fz[0], axle_gamma[0], toe_ack, fx[0],
+                                          lateral[0] - along, slip_driven[0]);
+    share[SHARE_ACKERMANN] = slip_ack - slip_driven[0];
     return PDK_OK;
 }
 
@@ -408,7 +578,8 @@ static pdk_error understeer(const pdk_vehicle_def *def, const pdk_ref_world *wor
     }
     if (circle != NULL &&
         (!isfinite(circle->radius_m) || !(circle->radius_m > 0.0) ||
-         !isfinite(circle->air_density_kgpm3) || circle->air_density_kgpm3 < 0.0)) {
+         !isfinite(circle->air_density_kgpm3) || circle->air_density_kgpm3 < 0.0 ||
+         !isfinite(circle->speed_rate_mps2))) {
         return PDK_ERR_OUT_OF_RANGE;
     }
     pdk_ref_understeer u = {0};
@@ -442,8 +613,12 @@ static pdk_error understeer(const pdk_vehicle_def *def, const pdk_ref_world *wor
     u.roll_steer_rad_per_mps2 = grad[SHARE_ROLL_STEER];
     u.curvature_rad = at[SHARE_CURVATURE];
     u.curvature_rad_per_mps2 = grad[SHARE_CURVATURE];
+    u.downforce_rad = at[SHARE_DOWNFORCE];
+    u.downforce_rad_per_mps2 = grad[SHARE_DOWNFORCE];
     u.tractive_rad = at[SHARE_TRACTIVE];
     u.tractive_rad_per_mps2 = grad[SHARE_TRACTIVE];
+    u.ackermann_rad = at[SHARE_ACKERMANN];
+    u.ackermann_rad_per_mps2 = grad[SHARE_ACKERMANN];
     const double per_g = world->gravity_mps2 * DEG_PER_RAD;
     u.bicycle_deg_per_g = u.bicycle_rad_per_mps2 * per_g;
     u.total_deg_per_g = u.total_rad_per_mps2 * per_g;

@@ -69,17 +69,35 @@ typedef struct pdk_ref_understeer {
      * (Pacejka, Tire and Vehicle Dynamics, ch. 1.3: the handling diagram
      * from the axles' characteristics). */
     double curvature_rad, curvature_rad_per_mps2;
+    /* Downforce (pdk_ref_understeer_on_circle only, 0 otherwise): the
+     * stiffness each axle gains with its share of 1/2 rho C_L A v^2 at the
+     * circle's speed, the axles' slips solved through the law at their
+     * loads with it, less those without (Milliken and Milliken ch. 5, the
+     * aerodynamic load on each axle). */
+    double downforce_rad, downforce_rad_per_mps2;
     /* Tractive force (pdk_ref_understeer_on_circle only, 0 otherwise): the
      * drive force that holds the speed on the circle, the yaw moment of
-     * its and the rolling resistance's differences between the sides under
-     * lateral load transfer (an open differential splits the torque
-     * evenly; each tyre's rolling resistance goes with its load), which
-     * moves lateral force to the front (not on a locked axle, whose
-     * wheels' forces the driveline's slips set), and the lateral stiffness each
+     * its and the rolling resistance's differences between the sides (an
+     * open differential splits the torque evenly, so only the loads moved
+     * outward tell the sides apart; a locked axle turns both wheels at one
+     * spin, so the inner, its contact slower by t/R, is driven harder; a
+     * limited slip one is locked until its friction slips,
+     * pdk_dl_diff_hold_nm, then the inner takes that much more), which
+     * moves lateral force between the axles, the lateral stiffness each
      * driven and rolling-resisted wheel loses to the longitudinal slip it
-     * takes (Gillespie ch. 6, "Tractive force"; Milliken and Milliken
-     * ch. 5; Pacejka ch. 4, combined slip). */
+     * takes, and the stiffness each axle loses or gains with the load the
+     * tyres' forces along the body move from the front axle to the rear,
+     * F_x h / L (Gillespie ch. 6, "Tractive force", and ch. 2, "Dynamic
+     * axle loads"; Milliken and Milliken ch. 5 and ch. 20, differentials;
+     * Pacejka ch. 4, combined slip). */
     double tractive_rad, tractive_rad_per_mps2;
+    /* Ackermann (pdk_ref_understeer_on_circle only, 0 otherwise): each
+     * front wheel's steer beyond the parallel steer at the circle's
+     * road-wheel angle, as the model's steering sets it
+     * (pdk_vehicle_def_wheel_steer), weighed by its tyre's stiffness at
+     * its load: the inner wheel steers more, the outer, more loaded, less
+     * (Milliken and Milliken ch. 19). */
+    double ackermann_rad, ackermann_rad_per_mps2;
     double total_rad, total_rad_per_mps2;
     /* The totals in the units data sheets quote: road-wheel degrees per g,
      * and steering-wheel degrees per g (times the steering ratio). */
@@ -92,7 +110,11 @@ typedef struct pdk_ref_understeer {
     double roll_stiffness_nm_per_rad[2]; /* springs and bar, (k/2 + bar) t^2 */
     double roll_rad;              /* body roll at ay_mps2, positive right side down */
     double drive_force_n;         /* the drive force on the circle (0 without one) */
+    double downforce_n;           /* the downforce there, both axles (0 without a circle) */
+    double pitch_transfer_n;      /* load the tyres' F_x move from each front tyre to each
+                                   * rear one on the circle (0 without one) */
     double tractive_yaw_nm;       /* the yaw moment of the tyres' F_x differences there */
+    double fx_n[2][2];            /* the tyres' F_x there, [axle][0 left (inner), 1 right] */
 } pdk_ref_understeer;
 
 /* The understeer of def at a steady left turn of lateral acceleration
@@ -102,10 +124,10 @@ typedef struct pdk_ref_understeer {
  * of each axle's transfer, tan(phi) = m a_y (h - h_rc) / (K_phi - m g h)
  * (Milliken and Milliken ch. 18; the four-wheel model has no unsprung mass,
  * so the whole mass rolls; docs/vehicle-model.md, "The roll gradient").
- * Tractive force and rolling resistance are left out here (the circle's
- * reference below has them), and so are aligning moments, which the
- * four-wheel model keeps off the chassis and out of a rigid steering, and
- * Ackermann, worth under 0.005 deg/g at a 100 m radius. A single-track
+ * Tractive force, rolling resistance, downforce and Ackermann, which go
+ * with the speed or the radius, are left out here (the circle's reference
+ * below has them), and so are aligning moments, which the four-wheel model
+ * keeps off the chassis and out of a rigid steering. A single-track
  * definition has the bicycle share only. Errors: PDK_ERR_INVALID_ARGUMENT (NULL),
  * PDK_ERR_OUT_OF_RANGE (ay_mps2 outside 0..10, a world out of range, a
  * body that the roll stiffness cannot hold up: K_phi <= m g h, or an axle
@@ -113,18 +135,23 @@ typedef struct pdk_ref_understeer {
 pdk_error pdk_ref_understeer_at(const pdk_vehicle_def *def, const pdk_ref_world *world,
                                 double ay_mps2, pdk_ref_understeer *out);
 
-/* A steady-state circle (ISO 4138, constant radius): its radius and the
- * air the car drives through. */
+/* A steady-state circle (ISO 4138, constant radius): its radius, the air
+ * the car drives through, and the rate the speed rises at, 0 for a steady
+ * state, or the slow ramp of a measurement taken while speeding up (ISO
+ * 4138's constant-radius method with the speed raised continuously), whose
+ * m dv/dt the drive adds. */
 typedef struct pdk_ref_circle {
     double radius_m;
     double air_density_kgpm3;
+    double speed_rate_mps2;
 } pdk_ref_circle;
 
 /* pdk_ref_understeer_at on a circle of circle->radius_m, where the speed
- * is sqrt(R a_y): with the tractive-force share as well. Errors: those of
- * pdk_ref_understeer_at; PDK_ERR_INVALID_ARGUMENT for a NULL circle,
- * PDK_ERR_OUT_OF_RANGE for a radius not above 0 or an air density below
- * 0, either not finite. */
+ * is sqrt(R a_y): with the tractive-force share as well, which holds the
+ * axle loads the tyres' forces along the body move as well as the forces.
+ * Errors: those of pdk_ref_understeer_at; PDK_ERR_INVALID_ARGUMENT for a
+ * NULL circle, PDK_ERR_OUT_OF_RANGE for a radius not above 0 or an air
+ * density below 0, either not finite, or a speed rate not finite. */
 pdk_error pdk_ref_understeer_on_circle(const pdk_vehicle_def *def, const pdk_ref_world *world,
                                        const pdk_ref_circle *circle, double ay_mps2,
                                        pdk_ref_understeer *out);

@@ -62,18 +62,23 @@ int pdk_vrun_start(pdk_job *job, pdk_vrun *run, const pdk_world_def *wdef,
         pdk_vrun_end(run);
         return -1;
     }
-    if (vdef->model == PDK_MODEL_FOUR_WHEEL) {
-        const pdk_tyre_input front = {0x3u, PDK_TYRE_SET_TEMPERATURE,
-                                      vdef->tyre_front.life.optimal_temp_c};
-        const pdk_tyre_input rear = {0xcu, PDK_TYRE_SET_TEMPERATURE,
-                                     vdef->tyre_rear.life.optimal_temp_c};
-        pdk_world_tyre_input(run->world, run->id, &front);
-        pdk_world_tyre_input(run->world, run->id, &rear);
-    }
+    pdk_vrun_warm_tyres(run);
     run->cmd.gear = gear;
     run->ch = pdk_world_channels(run->world, run->id);
     pdk_world_vehicle_pose(run->world, run->id, &run->pose);
     return 0;
+}
+
+void pdk_vrun_warm_tyres(pdk_vrun *run)
+{
+    if (run->def.model == PDK_MODEL_FOUR_WHEEL) {
+        const pdk_tyre_input front = {0x3u, PDK_TYRE_SET_TEMPERATURE,
+                                      run->def.tyre_front.life.optimal_temp_c};
+        const pdk_tyre_input rear = {0xcu, PDK_TYRE_SET_TEMPERATURE,
+                                     run->def.tyre_rear.life.optimal_temp_c};
+        pdk_world_tyre_input(run->world, run->id, &front);
+        pdk_world_tyre_input(run->world, run->id, &rear);
+    }
 }
 
 void pdk_vrun_drive(pdk_vrun *run, double throttle_pct, double brake_bar, double steer_wheel_deg)

@@ -33,6 +33,12 @@ int pdk_vrun_start(pdk_job *job, pdk_vrun *run, const pdk_world_def *wdef,
                    const pdk_vehicle_def *vdef, double x_m, double y_m, double yaw_rad,
                    double speed_mps, pdk_gear gear);
 
+/* Puts every tyre at its optimal temperature, all three layers and its gas
+ * (the tyre warmers' input, PDK_TYRE_SET_TEMPERATURE): pdk_vrun_start does
+ * it once; a maneuver that measures the tyres at their optimum throughout
+ * does it before every tick. */
+void pdk_vrun_warm_tyres(pdk_vrun *run);
+
 /* Holds throttle, brake (clamped to the vehicle's line pressure) and
  * steering-wheel angle from straight ahead: the definition's
  * steering.center_offset_deg (a misaligned wheel, as the Polaris's) is

@@ -340,7 +340,8 @@ END_TEST
  * right on a stiff tyre, light wheels so that the tyres' torques outweigh
  * the wheels' inertia over the substep) it slips at T_hi = 3 T_lo, the
  * larger torque on the slower wheel; with preload P,
- * T_hi - T_lo = (T_hi + T_lo) / 2 + P. With grip on both sides and only a
+ * T_hi - T_lo = (T_hi + T_lo) / 2 + P, pdk_dl_diff_hold_nm's (an open diff
+ * holds nothing, a locked one anything). With grip on both sides and only a
  * cornering difference (contact speeds 8.8 and 9.2 m/s) it holds: both
  * wheels at c, the inner wheel (its contact slower, so its tyre is driven
  * harder at the same spin) taking more torque, less than 3 times as much;
@@ -367,6 +368,13 @@ START_TEST(lsd_bias_ratio_and_hold)
     const double lo = out.shaft_nm[2], hi = out.shaft_nm[3];
     ck_assert(out.spin_radps[2] > out.spin_radps[3]);
     assert_rel(hi - lo, 0.5 * (hi + lo) + 40.0, 1e-9);
+    /* The hold the solve slipped at is the one the definition states
+     * (what the validation's references split a turning axle by). */
+    assert_rel(hi - lo, pdk_dl_diff_hold_nm(&layout.primary_diff, hi + lo), 1e-9);
+    assert_rel(pdk_dl_diff_hold_nm(&layout.primary_diff, -300.0), 0.5 * 300.0 + 40.0, 1e-15);
+    const pdk_dl_diff open = {PDK_DIFF_OPEN, 3.0, 40.0}, spool = {PDK_DIFF_LOCKED, 1.0, 0.0};
+    ck_assert_double_eq(pdk_dl_diff_hold_nm(&open, 300.0), 0.0);
+    ck_assert(isinf(pdk_dl_diff_hold_nm(&spool, 300.0)));
 
     pdk_dl_wheel corner[4] = {rolling(4000.0), rolling(4000.0), rolling(4000.0), rolling(4000.0)};
     corner[2].vx_mps = 8.8;

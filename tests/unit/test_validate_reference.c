@@ -252,18 +252,10 @@ START_TEST(test_contribution_signs)
 }
 END_TEST
 
-/* The curvature and tractive shares by hand on the grip law, which is
- * linear in tan(alpha) below its friction ellipse and keeps Fy whatever Fx
- * there (no combined-slip loss below the limit): each axle's slip is
- * atan(F / C), so the curvature share is atan(x_f) - atan(x_r) - (x_f -
- * x_r) with x = F / C; the front-driven default car on a 100 m circle
- * drives with D = 1/2 rho C_d A R a_y + f m g + F_f sin(delta) - m a_y
- * sin(beta), delta = L / R + s_f - s_r, beta = b / R - s_r; its front
- * tyres' D - f F_z,f along their heading take that times sin(delta) off
- * the lateral force the front needs, and the rolling resistance's yaw
- * moment moves lateral force between the axles: the tractive share is the
- * change of s_f - s_r. */
-START_TEST(test_curvature_and_tractive_by_hand)
+/* A plain car on the grip law, which is linear in tan(alpha) below its
+ * friction ellipse, keeps Fy whatever Fx there (no combined-slip loss
+ * below the limit) and has a cornering stiffness in proportion to load. */
+static pdk_vehicle_def grip_car(void)
 {
     pdk_vehicle_def d = pdk_vehicle_def_default();
     make_plain(&d);
@@ -273,11 +265,30 @@ START_TEST(test_curvature_and_tractive_by_hand)
     d.tyre_rear.camber_stiffness_n_per_rad = 0.0;
     d.tyre_front.law.rolling_coeff = 0.012;
     d.tyre_rear.law.rolling_coeff = 0.012;
+    d.resist.downforce_area_m2 = 0.0;
+    return d;
+}
+
+/* The curvature and tractive shares by hand on the grip law: each axle's
+ * slip is atan(F / C), so the curvature share is atan(x_f) - atan(x_r) -
+ * (x_f - x_r) with x = F / C; the front-driven default car on a 100 m
+ * circle, its speed rising at 0.05 m/s^2, drives with D = F_x + f m g +
+ * F_f sin(delta), where F_x = 1/2 rho C_d A R a_y + m dv/dt - m a_y
+ * sin(beta) is what its tyres push along the body, delta = L / R + s_f -
+ * s_r, beta = b / R - s_r; F_x at the ground against the CG's h moves F_x
+ * h / L of load from the front axle to the rear, and each axle's C goes
+ * with its load; its front tyres' D - f F_z,f along their heading take
+ * that times sin(delta) off the lateral force the front needs, and the
+ * rolling resistance's yaw moment moves lateral force between the axles:
+ * the tractive share is the change of s_f - s_r. */
+START_TEST(test_curvature_and_tractive_by_hand)
+{
+    pdk_vehicle_def d = grip_car();
     ck_assert_double_eq(d.drive.front_fraction, 1.0);
     const pdk_ref_world w = pdk_ref_world_default();
-    const pdk_ref_circle circle = {100.0, 1.2};
+    const pdk_ref_circle circle = {100.0, 1.2, 0.05};
     const double ay = 4.0, r = circle.radius_m;
-    const double m = d.chassis.mass_kg, len = d.chassis.wheelbase_m;
+    const double m = d.chassis.mass_kg, len = d.chassis.wheelbase_m, h = d.chassis.cg_height_m;
     const double a = d.chassis.cg_to_front_axle_m, b = len - a;
     const double cf = d.tyre_front.cornering_stiffness_n_per_rad;
     const double cr = d.tyre_rear.cornering_stiffness_n_per_rad;
@@ -286,31 +297,194 @@ START_TEST(test_curvature_and_tractive_by_hand)
     pdk_ref_understeer u;
     ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &u), PDK_OK);
     ck_assert_double_le(fabs(u.curvature_rad - ((sf - sr) - (ff / cf - fr / cr))), 1e-9);
+    ck_assert_double_eq(u.downforce_rad, 0.0);
     const double delta = len / r + sf - sr, beta = b / r - sr;
-    const double f_roll = 0.012 * m * G, f_roll_front = 0.012 * m * G * b / len;
-    const double drive = 0.5 * 1.2 * d.resist.drag_area_m2 * r * ay + f_roll +
-                         ff * sin(delta) - m * ay * sin(beta);
+    const double body_x = 0.5 * 1.2 * d.resist.drag_area_m2 * r * ay + m * 0.05 - m * ay * sin(beta);
+    const double moved = body_x * h / len; /* from the front axle to the rear */
+    ck_assert_double_le(rel_err(2.0 * u.pitch_transfer_n, moved), 1e-9);
+    ck_assert_double_gt(moved, 0.0);
+    const double wf = m * G * b / len, wr = m * G * a / len;
+    const double f_roll = 0.012 * m * G, f_roll_front = 0.012 * (wf - moved);
+    const double drive = body_x + f_roll + ff * sin(delta);
     ck_assert_double_le(rel_err(u.drive_force_n, drive), 1e-9);
     /* The rolling resistance follows each tyre's load: the outer tyres,
      * transfer_n heavier, resist more, M_z = -f sum t_i transfer_i (the
-     * drive's even halves cancel), which moves M_z / L of lateral force
-     * to the front. */
+     * drive's even halves cancel, and so does the load moved along), which
+     * moves M_z / L of lateral force to the front. */
     const double tf = pdk_vehicle_def_track_m(&d, 0), tr = pdk_vehicle_def_track_m(&d, 1);
     const double mz = -0.012 * (tf * u.transfer_n[0] + tr * u.transfer_n[1]) / 1.0;
     ck_assert_double_le(fabs(u.tractive_yaw_nm - mz), 1e-9 * fabs(mz));
     ck_assert_double_lt(mz, 0.0);
-    const double sf_driven = atan(((m * ay * b - mz) / len - (drive - f_roll_front) * sin(delta)) / cf);
-    const double sr_driven = atan(((m * ay * a + mz) / len) / cr);
+    const double cf_moved = cf * (wf - moved) / wf, cr_moved = cr * (wr + moved) / wr;
+    const double sf_driven =
+        atan(((m * ay * b - mz) / len - (drive - f_roll_front) * sin(delta)) / cf_moved);
+    const double sr_driven = atan(((m * ay * a + mz) / len) / cr_moved);
     ck_assert_double_le(fabs(u.tractive_rad - ((sf_driven - sr_driven) - (sf - sr))), 1e-9);
     /* Without a circle there is no tractive share. */
     ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
     ck_assert_double_eq(u.tractive_rad, 0.0);
     ck_assert_double_eq(u.drive_force_n, 0.0);
+    ck_assert_double_eq(u.pitch_transfer_n, 0.0);
     ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, NULL, ay, &u), PDK_ERR_INVALID_ARGUMENT);
-    const pdk_ref_circle no_radius = {0.0, 1.2}, bad_air = {100.0, -1.0};
+    const pdk_ref_circle no_radius = {0.0, 1.2, 0.0}, bad_air = {100.0, -1.0, 0.0},
+                         bad_rate = {100.0, 1.2, NAN};
     ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &no_radius, ay, &u),
                      PDK_ERR_OUT_OF_RANGE);
     ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &bad_air, ay, &u), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &bad_rate, ay, &u), PDK_ERR_OUT_OF_RANGE);
+}
+END_TEST
+
+/* Downforce by hand on the grip law: at v^2 = R a_y each axle takes its
+ * share of 1/2 rho C_L A v_x^2 (v_x = v cos(beta), beta = b / R - s_r),
+ * and its C grows with its load, so its slip is atan(F / C') with C' = C
+ * (W + L_i) / W: the share is the change of s_f - s_r. With 40 % of it on
+ * the front, the front's stiffness grows by less than its load share
+ * would need, and the car understeers more with speed. */
+START_TEST(test_downforce_by_hand)
+{
+    pdk_vehicle_def d = grip_car();
+    d.resist.downforce_area_m2 = 1.5;
+    d.resist.downforce_front = 0.4;
+    const pdk_ref_world w = pdk_ref_world_default();
+    const pdk_ref_circle circle = {100.0, 1.2, 0.0};
+    const double ay = 4.0, r = circle.radius_m;
+    const double m = d.chassis.mass_kg, len = d.chassis.wheelbase_m;
+    const double a = d.chassis.cg_to_front_axle_m, b = len - a;
+    const double cf = d.tyre_front.cornering_stiffness_n_per_rad;
+    const double cr = d.tyre_rear.cornering_stiffness_n_per_rad;
+    const double ff = m * ay * b / len, fr = m * ay * a / len;
+    const double sf = atan(ff / cf), sr = atan(fr / cr);
+    const double beta = b / r - sr;
+    const double lift = 0.5 * 1.2 * 1.5 * r * ay * cos(beta) * cos(beta);
+    const double wf = m * G * b / len, wr = m * G * a / len;
+    const double sf_lift = atan(ff / (cf * (wf + 0.4 * lift) / wf));
+    const double sr_lift = atan(fr / (cr * (wr + 0.6 * lift) / wr));
+    pdk_ref_understeer u;
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &u), PDK_OK);
+    ck_assert_double_le(rel_err(u.downforce_n, lift), 1e-12);
+    ck_assert_double_le(fabs(u.downforce_rad - ((sf_lift - sr_lift) - (sf - sr))), 1e-9);
+    /* The default car's static front share is above 40 %: it understeers. */
+    ck_assert_double_gt(b / len, 0.4);
+    ck_assert_double_gt(u.downforce_rad, 0.0);
+    /* Off the circle, and without wings, there is none. */
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
+    ck_assert_double_eq(u.downforce_rad, 0.0);
+    d.resist.downforce_area_m2 = 0.0;
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &u), PDK_OK);
+    ck_assert_double_eq(u.downforce_rad, 0.0);
+}
+END_TEST
+
+/* A locked and a limited slip rear axle on the circle, on the grip law
+ * (F_x = k F_z kappa below the friction ellipse): a spool turns both
+ * wheels at one spin, so (1 + kappa) times each contact's speed along the
+ * wheel, cos(beta) -+ (t/2) / R of the CG's, is the same on both sides,
+ * and the inner wheel, slower, is driven harder: its yaw moment
+ * understeers. A limited slip differential (TBR 2, k_b = 1/3) slips on the
+ * circle, its shafts' torques apart by k_b of their sum plus the preload,
+ * the inner's the larger; an open one splits them evenly. */
+START_TEST(test_locked_and_limited_slip_axles)
+{
+    pdk_vehicle_def d = grip_car();
+    d.powertrain.kind = PDK_POWERTRAIN_GEARED;
+    d.powertrain.layout.driven_axle = 1;
+    d.powertrain.layout.coupling = PDK_COUPLING_NONE;
+    d.powertrain.layout.diff = (pdk_dl_diff){PDK_DIFF_OPEN, 1.0, 0.0};
+    const pdk_ref_world w = pdk_ref_world_default();
+    const pdk_ref_circle circle = {100.0, 1.2, 0.0};
+    const double ay = 3.0, r = circle.radius_m;
+    const double m = d.chassis.mass_kg, len = d.chassis.wheelbase_m;
+    const double a = d.chassis.cg_to_front_axle_m, b = len - a;
+    const double t = pdk_vehicle_def_track_m(&d, 1);
+    const double sr = atan(m * ay * a / len / d.tyre_rear.cornering_stiffness_n_per_rad);
+    const double beta = b / r - sr;
+    const double radius = d.tyre_rear.law.radius_m;
+    pdk_ref_understeer open, spool, lsd;
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &open), PDK_OK);
+    d.powertrain.layout.diff = (pdk_dl_diff){PDK_DIFF_LOCKED, 1.0, 0.0};
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &spool), PDK_OK);
+    d.powertrain.layout.diff = (pdk_dl_diff){PDK_DIFF_LSD, 2.0, 20.0};
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &lsd), PDK_OK);
+    /* Each rear tyre's load and rolling resistance. */
+    double fz[2], roll[2];
+    for (int side = 0; side < 2; side++) {
+        fz[side] = spool.static_load_n[1] + (side == 0 ? -1.0 : 1.0) * spool.transfer_n[1] +
+                   spool.pitch_transfer_n;
+        roll[side] = 0.012 * fz[side];
+    }
+    /* Open: equal shaft torques. */
+    ck_assert_double_le(fabs((open.fx_n[1][0] + roll[0]) - (open.fx_n[1][1] + roll[1])), 1e-9);
+    /* Locked: one spin. kappa from the law's own slope at each load. */
+    double kappa[2];
+    for (int side = 0; side < 2; side++) {
+        const pdk_tyre_probe_in in = {1, side, PDK_SURFACE_TARMAC, 1.0, G, fz[side], 0.0, 0.0, 0.0};
+        pdk_tyre_probe_out o;
+        ck_assert_int_eq(pdk_tyre_probe(&d, &in, &o), PDK_OK);
+        kappa[side] = spool.fx_n[1][side] / o.dfx_dkappa_n;
+    }
+    const double speed_in = cos(beta) - 0.5 * t / r, speed_out = cos(beta) + 0.5 * t / r;
+    ck_assert_double_le(fabs((1.0 + kappa[0]) * speed_in - (1.0 + kappa[1]) * speed_out), 1e-9);
+    ck_assert_double_gt(spool.fx_n[1][0], spool.fx_n[1][1]);
+    ck_assert_double_le(rel_err(spool.fx_n[1][0] + spool.fx_n[1][1] + roll[0] + roll[1],
+                                spool.drive_force_n),
+                        1e-9);
+    ck_assert_double_lt(spool.tractive_yaw_nm, open.tractive_yaw_nm);
+    ck_assert_double_gt(spool.tractive_rad, open.tractive_rad);
+    /* Limited slip: apart by k_b |sum| + P / R, less than the spool's. */
+    const double shaft_in = lsd.fx_n[1][0] + roll[0], shaft_out = lsd.fx_n[1][1] + roll[1];
+    const double sum = shaft_in + shaft_out;
+    ck_assert_double_le(rel_err(sum, lsd.drive_force_n), 1e-9);
+    ck_assert_double_le(fabs((shaft_in - shaft_out) - (sum / 3.0 + 20.0 / radius)), 1e-9);
+    ck_assert_double_lt(shaft_in - shaft_out, spool.fx_n[1][0] - spool.fx_n[1][1]);
+    ck_assert_double_gt(lsd.tractive_rad, open.tractive_rad);
+    ck_assert_double_lt(lsd.tractive_rad, spool.tractive_rad);
+    /* A limited slip differential whose preload holds more than the spool
+     * needs stays locked. */
+    d.powertrain.layout.diff = (pdk_dl_diff){PDK_DIFF_LSD, 2.0, 1e6};
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &lsd), PDK_OK);
+    ck_assert_double_le(fabs(lsd.fx_n[1][0] - spool.fx_n[1][0]), 1e-9);
+    ck_assert_double_le(fabs(lsd.fx_n[1][1] - spool.fx_n[1][1]), 1e-9);
+}
+END_TEST
+
+/* Ackermann by hand on the grip law: at the circle's road-wheel angle
+ * delta = L / R + (the other shares), each front wheel steers eps beyond
+ * the parallel steer (sim's steering geometry, the same def with
+ * ackermann 0 for the parallel steer). The grip law's stiffness goes with
+ * load, so to first order in eps the front's slip moves by -(F_in eps_in
+ * + F_out eps_out) / (F_in + F_out): the inner wheel steers more, but the
+ * outer one, more loaded, steers less, and the car understeers. */
+START_TEST(test_ackermann_by_hand)
+{
+    pdk_vehicle_def d = grip_car();
+    d.steering.ackermann = 1.0;
+    const pdk_ref_world w = pdk_ref_world_default();
+    const pdk_ref_circle circle = {40.0, 1.2, 0.0};
+    const double ay = 4.0, len = d.chassis.wheelbase_m;
+    pdk_ref_understeer u;
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, ay, &u), PDK_OK);
+    const double delta = len / circle.radius_m + u.total_rad - u.ackermann_rad;
+    const double wheel_deg =
+        delta * d.steering.ratio * DEG_PER_RAD + d.steering.center_offset_deg;
+    pdk_vehicle_def parallel = d;
+    parallel.steering.ackermann = 0.0;
+    double ack[4], par[4];
+    pdk_vehicle_def_wheel_steer(&d, wheel_deg, ack);
+    pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, par);
+    const double eps_in = ack[0] - par[0], eps_out = ack[1] - par[1];
+    ck_assert_double_gt(eps_in, 0.0);
+    ck_assert_double_lt(eps_out, 0.0);
+    const double f_in = u.static_load_n[0] - u.transfer_n[0] - u.pitch_transfer_n;
+    const double f_out = u.static_load_n[0] + u.transfer_n[0] - u.pitch_transfer_n;
+    const double want = -(f_in * eps_in + f_out * eps_out) / (f_in + f_out);
+    ck_assert_double_gt(want, 0.0);
+    ck_assert_double_le(rel_err(u.ackermann_rad, want), 1e-3);
+    /* Parallel steer has none; off the circle there is none. */
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&parallel, &w, &circle, ay, &u), PDK_OK);
+    ck_assert_double_eq(u.ackermann_rad, 0.0);
+    ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
+    ck_assert_double_eq(u.ackermann_rad, 0.0);
 }
 END_TEST
 
@@ -320,7 +494,7 @@ END_TEST
 START_TEST(test_circle_presets)
 {
     const pdk_ref_world w = pdk_ref_world_default();
-    const pdk_ref_circle circle = {100.0, 1.2};
+    const pdk_ref_circle circle = {100.0, 1.2, 0.0};
     const double per = G * DEG_PER_RAD / 3.5;
     for (int p = 0; p < N_PRESETS; p++) {
         pdk_vehicle_def d;
@@ -329,16 +503,20 @@ START_TEST(test_circle_presets)
         ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, 0.5, &lo), PDK_OK);
         ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, 4.0, &hi), PDK_OK);
         printf("%-15s bicycle %.3f transfer %.3f camber %.3f toe %.3f roll steer %.3f curvature "
-               "%.3f tractive %.3f = %.3f deg/g (drive %.0f N at 4 m/s^2)\n",
+               "%.3f downforce %.3f tractive %.3f Ackermann %.4f = %.3f deg/g (drive %.0f N at "
+               "4 m/s^2)\n",
                presets[p], (hi.bicycle_rad - lo.bicycle_rad) * per,
                (hi.load_transfer_rad - lo.load_transfer_rad) * per,
                (hi.camber_rad - lo.camber_rad) * per, (hi.toe_rad - lo.toe_rad) * per,
                (hi.roll_steer_rad - lo.roll_steer_rad) * per,
                (hi.curvature_rad - lo.curvature_rad) * per,
-               (hi.tractive_rad - lo.tractive_rad) * per, (hi.total_rad - lo.total_rad) * per,
+               (hi.downforce_rad - lo.downforce_rad) * per,
+               (hi.tractive_rad - lo.tractive_rad) * per,
+               (hi.ackermann_rad - lo.ackermann_rad) * per, (hi.total_rad - lo.total_rad) * per,
                hi.drive_force_n);
         const double sum = hi.bicycle_rad + hi.load_transfer_rad + hi.camber_rad + hi.toe_rad +
-                           hi.roll_steer_rad + hi.curvature_rad + hi.tractive_rad;
+                           hi.roll_steer_rad + hi.curvature_rad + hi.downforce_rad +
+                           hi.tractive_rad + hi.ackermann_rad;
         ck_assert_double_le(fabs(sum - hi.total_rad), 1e-12);
     }
 }
@@ -983,6 +1161,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_contribution_signs);
     tcase_add_test(tc, test_circle_presets);
     tcase_add_test(tc, test_curvature_and_tractive_by_hand);
+    tcase_add_test(tc, test_downforce_by_hand);
+    tcase_add_test(tc, test_ackermann_by_hand);
+    tcase_add_test(tc, test_locked_and_limited_slip_axles);
     tcase_add_test(tc, test_transfer_by_hand);
     tcase_add_test(tc, test_understeer_errors);
     tcase_add_test(tc, test_ssf_by_hand);

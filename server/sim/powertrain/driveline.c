@@ -216,11 +216,26 @@ typedef struct gap_ctx {
     const pdk_dl_wheel *right;
     double h_s;
     double carrier_radps;
-    double k_b;        /* (TBR - 1) / (TBR + 1) */
-    double preload_nm; /* P */
+    const pdk_dl_diff *diff; /* open or limited slip */
+    double k_b;              /* (TBR - 1) / (TBR + 1) */
     double sign;       /* s: +1 while the left wheel takes the larger torque */
     gap_last *last;    /* gap's last evaluation, when not NULL */
 } gap_ctx;
+
+/* k_b of a differential: (TBR - 1) / (TBR + 1) for a limited slip one, 0
+ * for an open one. */
+static double bias_coeff(const pdk_dl_diff *diff)
+{
+    return diff->kind == PDK_DIFF_LSD ? (diff->bias_ratio - 1.0) / (diff->bias_ratio + 1.0) : 0.0;
+}
+
+double pdk_dl_diff_hold_nm(const pdk_dl_diff *diff, double sum_nm)
+{
+    if (diff->kind == PDK_DIFF_LOCKED) {
+        return HUGE_VAL;
+    }
+    return bias_coeff(diff) * fabs(sum_nm) + (diff->kind == PDK_DIFF_LSD ? diff->preload_nm : 0.0);
+}
 
 /* g = T_L - T_R - s (k_b |T_L + T_R| + P) from the wheels' torques, and its
  * derivative in d: T_L' + T_R' - s k_b sign(T_L + T_R) (T_L' - T_R'), at
@@ -230,7 +245,7 @@ static double gap_of(const gap_ctx *g, double t_l_nm, double slope_l, double t_r
 {
     const double sum_sign = t_l_nm + t_r_nm >= 0.0 ? 1.0 : -1.0;
     *slope = slope_l + slope_r - g->sign * g->k_b * sum_sign * (slope_l - slope_r);
-    return t_l_nm - t_r_nm - g->sign * (g->k_b * fabs(t_l_nm + t_r_nm) + g->preload_nm);
+    return t_l_nm - t_r_nm - g->sign * pdk_dl_diff_hold_nm(g->diff, t_l_nm + t_r_nm);
 }
 
 static double gap(const void *ctx, double d_radps, double *slope)
@@ -268,17 +283,16 @@ static void axle_at(const pdk_dl_wheel *left, const pdk_dl_wheel *right, const p
          * T_hi / T_lo <= TBR, which is |T_L - T_R| <= k_b |T_L + T_R| with
          * k_b = (TBR - 1) / (TBR + 1), plus the preload; an open diff has
          * TBR 1 and no preload, so only equal torques hold it. */
-        const bool lsd = diff->kind == PDK_DIFF_LSD;
         gap_ctx g = {
             .left = left,
             .right = right,
             .h_s = h_s,
             .carrier_radps = carrier_radps,
-            .k_b = lsd ? (diff->bias_ratio - 1.0) / (diff->bias_ratio + 1.0) : 0.0,
-            .preload_nm = lsd ? diff->preload_nm : 0.0,
+            .diff = diff,
+            .k_b = bias_coeff(diff),
             .sign = t_l > t_r ? 1.0 : -1.0,
         };
-        if (fabs(t_l - t_r) > g.k_b * fabs(t_l + t_r) + g.preload_nm) {
+        if (fabs(t_l - t_r) > pdk_dl_diff_hold_nm(diff, t_l + t_r)) {
             /* It slips: the wheel that needs more torque to turn at c
              * turns slower (d has the sign -s) and takes the larger
              * torque. */
@@ -367,15 +381,14 @@ static void centre_at(const pdk_dl_wheel *wheels, const pdk_dl_layout *layout, d
     *slope = s_p + s_s;
     if (diff->kind != PDK_DIFF_LOCKED) {
         /* The axle differential's law (axle_at), between the axles. */
-        const bool lsd = diff->kind == PDK_DIFF_LSD;
         cc.g = (gap_ctx){
             .h_s = h_s,
             .carrier_radps = c_radps,
-            .k_b = lsd ? (diff->bias_ratio - 1.0) / (diff->bias_ratio + 1.0) : 0.0,
-            .preload_nm = lsd ? diff->preload_nm : 0.0,
+            .diff = diff,
+            .k_b = bias_coeff(diff),
             .sign = t_p > t_s ? 1.0 : -1.0,
         };
-        if (fabs(t_p - t_s) > cc.g.k_b * fabs(t_p + t_s) + cc.g.preload_nm) {
+        if (fabs(t_p - t_s) > pdk_dl_diff_hold_nm(diff, t_p + t_s)) {
             double g0_slope;
             const double g0 = gap_of(&cc.g, t_p, s_p, t_s, s_s, &g0_slope);
             int evaluations = 0;

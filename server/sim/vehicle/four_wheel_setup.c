@@ -358,6 +358,15 @@ void pdk_fw_tyre_action(pdk_fw_state *s, const pdk_vehicle_def *def, uint32_t wh
     }
 }
 
+void pdk_vehicle_def_wheel_steer(const pdk_vehicle_def *def, double steer_wheel_deg,
+                                 double out_rad[4])
+{
+    pdk_fw_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    steer_cmd(&cmd, def, steer_wheel_deg);
+    memcpy(out_rad, cmd.wheel_steer_rad, sizeof cmd.wheel_steer_rad);
+}
+
 void pdk_fw_cmd_set(pdk_fw_cmd *cmd, const pdk_vehicle_def *def, double throttle_pct,
                     double brake_bar, double steer_wheel_deg, pdk_gear gear)
 {

@@ -15,6 +15,15 @@ typedef struct pdk_dl_diff {
     double preload_nm; /* LSD: >= 0 */
 } pdk_dl_diff;
 
+/* The most torque difference between a differential's two outputs that its
+ * friction holds at an input torque of sum_nm (their sum): k_b |sum| + P,
+ * k_b = (TBR - 1) / (TBR + 1) and P the preload, for a limited slip one;
+ * 0 for an open one; any (HUGE_VAL) for a locked one. Beyond it the
+ * outputs turn apart, the slower taking the larger torque (the driveline's
+ * solve, powertrain/driveline.h; the torque bias ratio's definition,
+ * Milliken and Milliken, Race Car Vehicle Dynamics, 1995, ch. 20). */
+double pdk_dl_diff_hold_nm(const pdk_dl_diff *diff, double sum_nm);
+
 typedef enum pdk_dl_coupling {
     PDK_COUPLING_NONE = 0,    /* the secondary axle is not driven */
     PDK_COUPLING_LOCKED = 1,  /* turns at K c through its own differential */

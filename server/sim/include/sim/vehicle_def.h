@@ -319,6 +319,15 @@ pdk_vehicle_def pdk_vehicle_def_default(void);
  * track_width_m, or the chassis' when that is 0. */
 double pdk_vehicle_def_track_m(const pdk_vehicle_def *def, int axle);
 
+/* The road wheels' steer angles, FL FR RL RR (rad, positive to the left),
+ * that the four-wheel model sets for a steering wheel at steer_wheel_deg:
+ * the bicycle angle, each front wheel its Ackermann share, static toe
+ * (steering.h; the toe curves, which go with each wheel's travel, are not
+ * in it). Pure; for code outside sim that needs the steering's geometry,
+ * as the validation's references do. */
+void pdk_vehicle_def_wheel_steer(const pdk_vehicle_def *def, double steer_wheel_deg,
+                                 double out_rad[4]);
+
 /* What a drive-by-wire command asks of the drive and the brakes, the same
  * for every model: the signed share of the available drive force, the gear's
  * governor (0 for none) and where its fade starts (governor_band_mps below
