@@ -218,6 +218,9 @@ static void abs_decide(pdk_fw_powertrain *s, int j, double fx_n, double slip)
         const double corr =
             s->abs_cov_n[j] / sqrt(s->abs_var_fx_n2[j] * s->abs_var_slip[j] +
                                    ABS_SLIP_EPS * ABS_SLIP_EPS * s->abs_var_fx_n2[j] + ABS_TINY);
+        /* The target moves by it, weighted by how near the slip is to the
+         * target, and only while the controller has let pressure off (at
+         * the whole pressure the wheel says nothing of its peak). */
         const double off = (slip - target) / target;
         if (s->abs_scale[j] < 1.0) {
             target *= exp(ABS_SEEK_PER_S * exp(-off * off) * corr * since_s);
@@ -226,6 +229,8 @@ static void abs_decide(pdk_fw_powertrain *s, int j, double fx_n, double slip)
     }
     s->abs_peak_slip[j] = target;
     s->abs_time_s[j] += since_s;
+    /* The regulator: the rate by the relative error to the dithered aim,
+     * less the lead on the slip's rate. */
     const double aim =
         target * (1.0 + ABS_DITHER * sin(2.0 * PI * ABS_DITHER_HZ * s->abs_time_s[j]));
     const double error = min_d(1.0, (aim - slip) / aim);
