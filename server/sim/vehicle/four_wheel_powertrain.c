@@ -151,11 +151,14 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
  *
  * Each wheel is a channel of its own, but for the axles locked together
  * (abs_step). Below ABS_MIN_MPS, or with the brakes off, the wheel has the
- * whole pressure and the controller starts over at ABS_SLIP_START. */
+ * whole pressure and the controller starts over at ABS_SLIP_START, 7 %:
+ * within the range of the peaks it will meet (our choice: a slick's dry
+ * peak is near it, a road tyre's a little above, low friction's below,
+ * and the search is shortest from the middle). */
 #define ABS_MIN_MPS 2.0
 #define ABS_CYCLE_S (1.0 / 240.0)
 #define ABS_CYCLE_TOL 1e-6
-#define ABS_SLIP_START 0.1
+#define ABS_SLIP_START 0.07
 #define ABS_SLIP_MIN 0.005
 #define ABS_SLIP_MAX 0.3
 #define ABS_GAIN_PER_S 10.0
