@@ -350,7 +350,8 @@ static const pdk_choice_set drive_mode_choices = {"drive mode", drive_mode_items
         T_NUM(AX, "life.hysteresisCoeff", "-", 0, 0.5, M.life.hysteresis_coeff, 1, 1,              \
               "f_rr in the carcass' flexing heat P = f_rr Fz |Vx|."),                              \
         T_NUM(AX, "life.heatScale", "-", 0, 100, M.life.heat_scale, 1, 1,                          \
-              "Multiplies the heating; 0 turns tyre temperature off."),                 \
+              "Multiplies the heating; 0 turns it off (the tread still cools to the road "         \
+              "and the air)."),                                                                    \
         T_NUM(AX, "life.treadDepth", "m", 0.0001, 0.1, M.life.tread_depth_m, 1, 1,                 \
               "Tread depth of a new tyre."),                                                       \
         T_NUM(AX, "life.wearRate", "m/J", 0, 1e-4, M.life.wear_m_per_j, 1, 1,                      \

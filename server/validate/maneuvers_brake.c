@@ -122,17 +122,30 @@ void pdk_maneuver_braking(pdk_job *job)
             /* Friction alone stops the car, so that v^2 / (2 mu g) is the
              * exact answer: no drag, downforce or rolling resistance (on ice
              * drag alone would shorten the stop by a seventh), and the
-             * tread's temperature held where it starts (a locked tread
-             * heated by its own sliding, 60 to 110 C in a stop from
-             * 100 km/h, leaves its grip window and stops the car 5 % longer:
-             * real, but the tyre's life, not its law, which is what the
-             * formula checks). */
-            char set[400];
+             * tread's temperature held where it starts, at the optimum (a
+             * locked tread heated by its own sliding, 60 to 110 C in a stop
+             * from 100 km/h, leaves its grip window and stops the car 5 %
+             * longer: real, but the tyre's life, not its law, which is what
+             * the formula checks). Holding it takes both halves of the
+             * tread's heat balance: heatScale 0 stops the heating, and no
+             * conductance to the road or the air stops the cooling. With
+             * the cooling left on, the tread fell from its optimum toward
+             * the 20 C road through the stop, and a slick's grip with it to
+             * its floor (0.6 of its peak at 35 C): the open-wheeler's
+             * locked stop on ice took 55 % longer than its law's mu gives,
+             * and every long stop came out long. */
+            char set[800];
             snprintf(set, sizeof set, "%s%s",
                      shipped.model == PDK_MODEL_FOUR_WHEEL
                          ? "resistance.dragArea=0;resistance.downforceArea=0;"
                            "tyres.front.rollingCoeff=0;tyres.rear.rollingCoeff=0;"
-                           "tyres.front.life.heatScale=0;tyres.rear.life.heatScale=0"
+                           "tyres.front.life.heatScale=0;tyres.rear.life.heatScale=0;"
+                           "tyres.front.life.roadConductance=0;"
+                           "tyres.rear.life.roadConductance=0;"
+                           "tyres.front.life.airConductance=0;"
+                           "tyres.rear.life.airConductance=0;"
+                           "tyres.front.life.airConductancePerSpeed=0;"
+                           "tyres.rear.life.airConductancePerSpeed=0"
                          : "resistance.dragArea=0;resistance.rollingCoeff=0",
                      engined ? (with_abs ? ";brakes.abs=true" : ";brakes.abs=false") : "");
             pdk_vehicle_def d;

@@ -23,10 +23,10 @@
  * and the soil's thrust is Janosi-Hanamoto's integrated over the contact
  * length at the wheel's slip. Everything here is a pure function of its
  * arguments: the vehicle model keeps the sinkage as state and moves it toward
- * the static value at a limited rate (at most a share of the tyre's own
- * deflection per substep, so that the tyre's spring in series with the soil
- * sets the stiffness), and the stiff soil never enters the 120 Hz integration
- * as a spring. */
+ * the static value at a limited rate (as fast as the tyre's own deflection
+ * follows its load, four_wheel_ground.c, so that the tyre's spring in series
+ * with the soil sets the stiffness), and the stiff soil never enters the
+ * 120 Hz integration as a spring. */
 #ifndef PDK_SURFACE_H
 #define PDK_SURFACE_H
 

@@ -322,7 +322,7 @@ typedef struct pdk_fw_consts {
     double spin_inertia_kgm2[PDK_WHEELS], inv_spin_inertia[PDK_WHEELS];
     double rolling_ratio[PDK_WHEELS];
     double corner_mass_kg[PDK_WHEELS];
-    double sinkage_step_m[PDK_WHEELS]; /* the sinkage's most per substep off soil */
+    double sinkage_step_m[PDK_WHEELS]; /* the sinkage's most in a substep off soil */
     /* The slips at which the tyre's law peaks (pure slip, nominal load,
      * reference surface): the most slip a tyre keeps stored at rest
      * (PDK_FW_KAPPA_MAX). */
@@ -331,6 +331,8 @@ typedef struct pdk_fw_consts {
     double h_s;              /* substep */
     double inv_h;            /* 1 / h */
     double mass_per_h;       /* m / h */
+    double sinkage_share;    /* the share of its way to its target a sinkage moves in
+                              * a substep (pdk_fw_sinkage_share) */
     double inertia_per_h[3]; /* Ixx / h, Iyy / h, Izz / h */
     double mass_kg;
     double inertia_kgm2[3]; /* Ixx, Iyy, Izz */

@@ -47,15 +47,24 @@ typedef struct pdk_fw_soil_out {
     double resistance_n;     /* motion resistance along the heading (the Polaris model's clamp) */
     double rolling_coeff;    /* the Polaris model's h delta_t / h_s */
     double sinkage_m;        /* Bekker's static sinkage at the load */
-    double sinkage_step_m;   /* the most the sinkage may move in a substep */
+    double sinkage_step_m;   /* the most the sinkage may move in the substep: the
+                              * tyre's deflection at the load times the wheel-hop
+                              * rate 2 pi 10 rad/s times the substep */
 } pdk_fw_soil_out;
 
 void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out);
 
-/* The most a wheel's sinkage may move in a substep where the soil model does
- * not set it (hard ground, in the air): a quarter of the tyre's membrane
- * deflection at static_load_n. */
-double pdk_fw_sinkage_step_m(const pdk_soil_tyre *tyre, double radius_m, double static_load_n);
+/* The most a wheel's sinkage may move in a substep of substep_s where the
+ * soil model does not set it (hard ground, in the air): as on soil, the
+ * tyre's membrane deflection, here at static_load_n, times the wheel-hop
+ * rate times the substep. */
+double pdk_fw_sinkage_step_m(const pdk_soil_tyre *tyre, double radius_m, double static_load_n,
+                             double substep_s);
+
+/* The share of its way to its target (Bekker's static value on soil, 0 off
+ * it) a wheel's sinkage moves in a substep of substep_s: it relaxes toward
+ * the target at the wheel-hop rate, 1 - exp(-omega h). */
+double pdk_fw_sinkage_share(double substep_s);
 
 /* The tyres' life at the start of a tick (tyre_life.h
  * pdk_tyre_life_effect) for the four wheels: lives[i] with the axle's

@@ -105,6 +105,7 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     p->inv_h = 1.0 / substep_s;
     p->mass_kg = m;
     p->mass_per_h = m / substep_s;
+    p->sinkage_share = pdk_fw_sinkage_share(substep_s);
     p->inertia_kgm2[0] = c->roll_inertia_kgm2;
     p->inertia_kgm2[1] = c->pitch_inertia_kgm2;
     p->inertia_kgm2[2] = c->yaw_inertia_kgm2;
@@ -194,7 +195,7 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
             p->rolling_ratio[i] = rolling_ratio;
             p->corner_mass_kg[i] = ax->static_load_n / gravity_mps2;
             p->sinkage_step_m[i] =
-                pdk_fw_sinkage_step_m(&ax->soil, ax->law.radius_m, ax->static_load_n);
+                pdk_fw_sinkage_step_m(&ax->soil, ax->law.radius_m, ax->static_load_n, substep_s);
             p->camber_law[i] =
                 ax->law.law != PDK_TYRE_GRIP || ax->law.camber_per_load != 0.0 ? -1 : 0;
             p->drive_share[i] =

@@ -369,12 +369,13 @@ VEC void wheels_end(PHASE_ARGS)
     sv->sum_speed += keep(on, au1);
     sv->sum_contact += keep(on, splat(1.0));
     /* Sinkage toward the soil's static value, or out of a rut where there
-     * is no soil, by at most its step a substep. */
+     * is no soil: its share of the way there, by at most its step a
+     * substep (four_wheel_ground.c). */
     if (sv->any_sinkage || any4(q->soil)) {
         const v4 z0 = load4(st->sinkage_m);
         const v4 target = keep(q->soil, q->sink_target);
         const v4 step = sel(q->soil, q->sink_step, load4(p->sinkage_step_m));
-        store4(st->sinkage_m, z0 + clamp_sym4(target - z0, step));
+        store4(st->sinkage_m, z0 + clamp_sym4(splat(p->sinkage_share) * (target - z0), step));
     }
 }
 
