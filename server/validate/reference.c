@@ -538,7 +538,12 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
      * parallel steer), a toe of its own; the front's slip solved with it
      * at the forces above. The inner wheel steers more, and the outer,
      * the more loaded, less (Milliken and Milliken ch. 19, Ackermann
-     * steering geometry). */
+     * steering geometry). And the wheels steer about the body's own
+     * vertical (the model's tyre frame is the wheel's heading in the body
+     * projected on the ground), so on a body rolled by phi a wheel steered
+     * by d heads atan(tan(d) cos(phi)) over the ground: the front needs
+     * that much more steer, which a soft UTV's 6 degrees of roll make
+     * worth 0.03 deg/g. */
     const double delta_driven = len / circle->radius_m + slip_driven[0] - slip_driven[1];
     const double wheel_deg =
         delta_driven * def->steering.ratio * DEG_PER_RAD + def->steering.center_offset_deg;
@@ -547,8 +552,11 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     double steer_ack[4], steer_parallel[4];
     pdk_vehicle_def_wheel_steer(def, wheel_deg, steer_ack);
     pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, steer_parallel);
-    const double toe_ack[2] = {axle_toe[0][0] + steer_ack[0] - steer_parallel[0],
-                               axle_toe[0][1] + steer_ack[1] - steer_parallel[1]};
+    double toe_ack[2];
+    for (int side = 0; side < 2; side++) {
+        const double ground = atan(tan(steer_ack[side]) * cos(roll));
+        toe_ack[side] = axle_toe[0][side] + ground - steer_parallel[side];
+    }
     const double along = (fx[0][0] + fx[0][1]) * sin(delta);
     const double slip_ack = axle_slip_rad(def, w, 0, axle_fz[0], axle_gamma[0], toe_ack, fx[0],
                                           lateral[0] - along, slip_driven[0]);

@@ -475,7 +475,10 @@ END_TEST
  * ackermann 0 for the parallel steer). The grip law's stiffness goes with
  * load, so to first order in eps the front's slip moves by -(F_in eps_in
  * + F_out eps_out) / (F_in + F_out): the inner wheel steers more, but the
- * outer one, more loaded, steers less, and the car understeers. */
+ * outer one, more loaded, steers less, and the car understeers. Each
+ * wheel steers about the body's vertical, so over the ground it heads
+ * atan(tan(d) cos(phi)) on the body rolled by phi: eps is that less the
+ * parallel steer, and even parallel steer needs a little more steer. */
 START_TEST(test_ackermann_by_hand)
 {
     pdk_vehicle_def d = grip_car();
@@ -493,7 +496,10 @@ START_TEST(test_ackermann_by_hand)
     double ack[4], par[4];
     pdk_vehicle_def_wheel_steer(&d, wheel_deg, ack);
     pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, par);
-    const double eps_in = ack[0] - par[0], eps_out = ack[1] - par[1];
+    const double cos_roll = cos(u.roll_rad);
+    ck_assert_double_gt(u.roll_rad, 0.0);
+    const double eps_in = atan(tan(ack[0]) * cos_roll) - par[0];
+    const double eps_out = atan(tan(ack[1]) * cos_roll) - par[1];
     ck_assert_double_gt(eps_in, 0.0);
     ck_assert_double_lt(eps_out, 0.0);
     const double f_in = u.static_load_n[0] - u.transfer_n[0] - u.pitch_transfer_n;
@@ -501,9 +507,13 @@ START_TEST(test_ackermann_by_hand)
     const double want = -(f_in * eps_in + f_out * eps_out) / (f_in + f_out);
     ck_assert_double_gt(want, 0.0);
     ck_assert_double_le(rel_err(u.ackermann_rad, want), 1e-3);
-    /* Parallel steer has none; off the circle there is none. */
+    /* Parallel steer has only the roll's share; off the circle there is
+     * none. */
     ck_assert_int_eq(pdk_ref_understeer_on_circle(&parallel, &w, &circle, ay, &u), PDK_OK);
-    ck_assert_double_eq(u.ackermann_rad, 0.0);
+    const double d_par = len / circle.radius_m + u.total_rad - u.ackermann_rad;
+    const double want_par = d_par - atan(tan(d_par) * cos(u.roll_rad));
+    ck_assert_double_gt(want_par, 0.0);
+    ck_assert_double_le(rel_err(u.ackermann_rad, want_par), 1e-3);
     ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
     ck_assert_double_eq(u.ackermann_rad, 0.0);
 }
