@@ -96,7 +96,9 @@ typedef struct pdk_ref_understeer {
      * road-wheel angle, as the model's steering sets it
      * (pdk_vehicle_def_wheel_steer), weighed by its tyre's stiffness at
      * its load: the inner wheel steers more, the outer, more loaded, less
-     * (Milliken and Milliken ch. 19). */
+     * (Milliken and Milliken ch. 19); and each wheel's heading over the
+     * ground, atan(tan(d) cos(phi)) on the body rolled by phi, as the
+     * model's tyre frame projects it. */
     double ackermann_rad, ackermann_rad_per_mps2;
     /* Body damping (pdk_ref_understeer_on_circle only, 0 otherwise): a
      * body whose angular velocity decays by c per second
