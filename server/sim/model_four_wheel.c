@@ -416,15 +416,21 @@ PDK_HASH_INLINE void hash_vehicle(pdk_hash4 *h, const pdk_world *world, uint32_t
         pdk_hash4_f64s(h, pt->abs_scale, PDK_WHEELS);
         /* The controller's memory matters only while it works (an idle
          * wheel starts over), so an idle ABS adds nothing to the hash. */
-        if ((pt->abs_phase[0] | pt->abs_phase[1] | pt->abs_phase[2] | pt->abs_phase[3]) != 0) {
-            pdk_hash4_take(h, i32w(pt->abs_phase[0]), i32w(pt->abs_phase[1]),
-                           i32w(pt->abs_phase[2]), i32w(pt->abs_phase[3]));
-            pdk_hash4_f64s(h, pt->abs_wheel_mps, PDK_WHEELS);
-            pdk_hash4_f64s(h, pt->abs_ref_mps, PDK_WHEELS);
+        if ((pt->abs_active[0] | pt->abs_active[1] | pt->abs_active[2] | pt->abs_active[3]) !=
+            0) {
+            pdk_hash4_take(h, i32w(pt->abs_active[0]), i32w(pt->abs_active[1]),
+                           i32w(pt->abs_active[2]), i32w(pt->abs_active[3]));
             pdk_hash4_f64s(h, pt->abs_peak_slip, PDK_WHEELS);
-            pdk_hash4_f64s(h, pt->abs_peak_scale, PDK_WHEELS);
-            pdk_hash4_f64s(h, pt->abs_cycle_fx_n, PDK_WHEELS);
-            pdk_hash4_f64s(h, pt->abs_cycle_slip, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_rate_per_s, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_since_s, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_dose_s, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_wheel_mps, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_time_s, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_fx_n, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_slip, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_cov_n, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_var_fx_n2, PDK_WHEELS);
+            pdk_hash4_f64s(h, pt->abs_var_slip, PDK_WHEELS);
         }
         if (pt->kind == PDK_POWERTRAIN_GEARED) {
             pdk_hash4_take(h, i32w(pt->gear_index), i32w(pt->gear_target),
@@ -548,13 +554,18 @@ static uint64_t record_layout(uint64_t h)
     h = MEMBER(h, pdk_fw_powertrain, kickdown);
     h = MEMBER(h, pdk_fw_powertrain, in_gear_s);
     h = MEMBER(h, pdk_fw_powertrain, abs_scale);
-    h = MEMBER(h, pdk_fw_powertrain, abs_phase);
-    h = MEMBER(h, pdk_fw_powertrain, abs_wheel_mps);
-    h = MEMBER(h, pdk_fw_powertrain, abs_ref_mps);
+    h = MEMBER(h, pdk_fw_powertrain, abs_active);
     h = MEMBER(h, pdk_fw_powertrain, abs_peak_slip);
-    h = MEMBER(h, pdk_fw_powertrain, abs_peak_scale);
-    h = MEMBER(h, pdk_fw_powertrain, abs_cycle_fx_n);
-    h = MEMBER(h, pdk_fw_powertrain, abs_cycle_slip);
+    h = MEMBER(h, pdk_fw_powertrain, abs_rate_per_s);
+    h = MEMBER(h, pdk_fw_powertrain, abs_since_s);
+    h = MEMBER(h, pdk_fw_powertrain, abs_dose_s);
+    h = MEMBER(h, pdk_fw_powertrain, abs_wheel_mps);
+    h = MEMBER(h, pdk_fw_powertrain, abs_time_s);
+    h = MEMBER(h, pdk_fw_powertrain, abs_fx_n);
+    h = MEMBER(h, pdk_fw_powertrain, abs_slip);
+    h = MEMBER(h, pdk_fw_powertrain, abs_cov_n);
+    h = MEMBER(h, pdk_fw_powertrain, abs_var_fx_n2);
+    h = MEMBER(h, pdk_fw_powertrain, abs_var_slip);
     h = STRUCT(h, pdk_utv_lever);
     h = MEMBER(h, pdk_utv_lever, engaged);
     h = MEMBER(h, pdk_utv_lever, target);

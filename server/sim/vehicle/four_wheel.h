@@ -213,21 +213,29 @@ typedef struct pdk_fw_powertrain {
     int32_t kickdown;
     double in_gear_s;
     /* ABS (powertrain.abs, four_wheel_powertrain.c), per wheel: the share
-     * of the line pressure its brake gets (1 unless the controller has let
-     * some off); the control phase (0 idle, then apply, hold, dump,
-     * recover); the wheel's rim speed and the contact's forward speed at
-     * the last substep's start, along the direction of travel, for their
-     * accelerations; the learned peak slip and the pressure share the fast
-     * build-up returns to; and in the present cycle the largest braking
-     * force the wheel's balance gave and the slip it was at. */
+     * of the line pressure its brake has (1 unless the controller has let
+     * some off) and whether the controller works (0 idle); the target slip
+     * (the peak it has found) and the modulator's rate until the next
+     * control cycle (per second: of the whole pressure while it builds,
+     * relative while it falls); since the last cycle's end the time, the
+     * pressure share integrated over it (s) and the wheel's rim speed then
+     * along the direction of travel; the time the controller has worked;
+     * the tyre's braking force and the slip at the last cycle's end; and
+     * the filtered product of their changes and their variances, for the
+     * peak's search. */
     double abs_scale[PDK_WHEELS];
-    int32_t abs_phase[PDK_WHEELS];
-    double abs_wheel_mps[PDK_WHEELS];
-    double abs_ref_mps[PDK_WHEELS];
+    int32_t abs_active[PDK_WHEELS];
     double abs_peak_slip[PDK_WHEELS];
-    double abs_peak_scale[PDK_WHEELS];
-    double abs_cycle_fx_n[PDK_WHEELS];
-    double abs_cycle_slip[PDK_WHEELS];
+    double abs_rate_per_s[PDK_WHEELS];
+    double abs_since_s[PDK_WHEELS];
+    double abs_dose_s[PDK_WHEELS];
+    double abs_wheel_mps[PDK_WHEELS];
+    double abs_time_s[PDK_WHEELS];
+    double abs_fx_n[PDK_WHEELS];
+    double abs_slip[PDK_WHEELS];
+    double abs_cov_n[PDK_WHEELS];
+    double abs_var_fx_n2[PDK_WHEELS];
+    double abs_var_slip[PDK_WHEELS];
 } pdk_fw_powertrain;
 
 /* The dynamic state: everything that carries from one substep to the next.

@@ -99,180 +99,253 @@ void pdk_fw_powertrain_init(pdk_fw_state *state, const pdk_powertrain_def *pt, p
     }
 }
 
-/* ABS (an option, powertrain.abs): a per-wheel controller that holds the
- * braking slip near the tyre's peak on whatever surface the wheel is on,
- * with the control phases of the Bosch ABS (Robert Bosch GmbH, Safety,
- * Comfort and Convenience Systems, 2006, "Antilock braking system", the
- * control cycle: build-up, hold at the -a threshold, pressure reduction
- * past the slip threshold lambda1, hold while the wheel re-accelerates,
- * build-up in steps) and a slip threshold learned from the wheel, as
- * Burckhardt's slip controllers learn the surface's mu-slip curve
- * (Burckhardt, Fahrwerktechnik: Radschlupf-Regelsysteme, 1993). The
- * controller sees what a real one sees: the wheel's rim speed, a reference
- * speed (here the contact's forward speed, which a real ABS estimates from
- * the wheel speeds and the car's deceleration), its own pressure and the
- * wheel's inertia.
+/* ABS (an option, powertrain.abs): a per-wheel wheel-slip controller that
+ * holds the braking slip at the tyre's peak on whatever surface the wheel
+ * is on, finding that peak from the wheel alone. It sees what a real one
+ * sees: the wheel's rim speed, a reference speed (here the contact's
+ * forward speed, which a real ABS estimates from the wheel speeds and the
+ * car's deceleration), its own pressure and the wheel's inertia.
  *
- *  - apply: the pressure builds up, quickly (ABS_APPLY_FAST_S for the whole
- *    level) to ABS_FAST_SHARE of the level the tyre last took, then in slow
- *    steps (ABS_APPLY_SLOW_S), so that it creeps up to the surface's limit.
- *  - hold: the wheel falls behind the vehicle by more than -a (its rim
- *    decelerates faster than the reference by ABS_DECEL_MPS2, or its slip
- *    grows faster than ABS_SLIP_RATE_PER_S): the peak may be passed; the
- *    pressure is held. If the wheel catches up, apply again.
- *  - dump: past lambda1 (ABS_DUMP_SLIP_FACTOR times the learned peak slip)
- *    while falling behind, or not spinning back up fast enough to be at
- *    the peak slip within ABS_RECOVER_S, the pressure falls exponentially
- *    (ABS_DUMP_S; faster the nearer the wheel is to locked, down to
- *    ABS_DUMP_LOCKED of it) until the wheel recovers. Then recover.
- *  - recover: the pressure is held while the wheel spins back up; once its
- *    slip is below the learned peak slip, apply again.
+ *  - The control cycle. Like an ABS ECU, it samples its sensors and decides
+ *    at a fixed period, ABS_CYCLE_S (our choice, of the order of an ECU's
+ *    loop of a few milliseconds: 1/240 s divides the 120 Hz tick, so the
+ *    decisions fall at the same instants at every even substep count),
+ *    whatever the simulation's substep; between decisions the modulator's
+ *    pressure follows the rate last decided, continuously, and each
+ *    substep's brake gets its mean pressure over the substep. A cycle's
+ *    brake impulse is then the same however many substeps it spans, and
+ *    the stop converges with the substep as the rest of the model does.
+ *  - The slip regulator (the wheel-slip control of Kiencke and Nielsen,
+ *    Automotive Control Systems, 2nd ed. 2005, ch. 9, in the integral form
+ *    of a pressure modulator): the pressure's rate is ABS_GAIN_PER_S times
+ *    the relative slip error (aim - slip) / aim, at most 1 (a free-rolling
+ *    wheel builds the whole line pressure in 1 / ABS_GAIN_PER_S), less a
+ *    lead on the slip's rate, ABS_LEAD_S, which stands for the Bosch
+ *    controller's wheel-deceleration threshold (Robert Bosch GmbH, Safety,
+ *    Comfort and Convenience Systems, 2006, "Antilock braking system": the
+ *    pressure is held or let off as soon as the wheel decelerates too
+ *    fast, before the slip threshold). The pressure never falls faster than
+ *    exponentially with time constant ABS_DUMP_S (the outlet valve and the
+ *    return pump).
+ *  - The peak, sought from the wheel (extremum seeking: Ariyur and Krstic,
+ *    Real-Time Optimization by Extremum-Seeking Control, 2003; applied to
+ *    ABS by Drakunov et al., ABS control using optimum search via sliding
+ *    modes, IEEE Trans. Control Systems Technology 3(1), 1995, and in the
+ *    MathWorks example "Anti-Lock Braking Using Extremum Seeking
+ *    Control"). The aim is the target slip with a sinusoidal dither of
+ *    ABS_DITHER at ABS_DITHER_HZ. Each cycle the tyre's braking force is
+ *    estimated from the wheel's balance over it, F R = T_brake + T_rolling
+ *    + I a_rim / R, and the correlation of the force's and the slip's
+ *    changes, filtered over ABS_FILTER_S, says on which side of the peak
+ *    the wheel is: positive below it (more slip, more force), negative
+ *    past it. The target slip grows or shrinks at up to ABS_SEEK_PER_S
+ *    (relative, per second) by that correlation, weighted by how near the
+ *    slip is to the target (a wheel far from it, locking or spinning back
+ *    up, says nothing about the peak), and only while the controller has
+ *    let some pressure off. So the target settles at the surface's own
+ *    peak slip: about 1 % on ice, 5 to 10 % on a road tyre's dry peak, and
+ *    the largest slip allowed (ABS_SLIP_MAX) on a loose soil whose thrust
+ *    only grows with slip. Each cycle decides from values that move
+ *    continuously with the wheel, so a small change in the wheel's motion
+ *    makes a small change in the stop.
  *
- * The learning: in the slow build-up and the hold, the tyre's braking force
- * is estimated from the wheel's own balance, F R = T_brake + T_rolling +
- * I a_rim / R, and the slip where it was largest is kept. At each dump the
- * learned peak slip moves ABS_LEARN of the way to that slip (or, if the
- * force was still rising where the slip stopped, to ABS_PROBE beyond it),
- * and the level the fast build-up returns to becomes the pressure that
- * balances the force the tyre gives as the dump begins. So the thresholds
- * settle near the surface's own peak slip: a few per cent on ice, more on
- * a road tyre's dry peak. Below ABS_MIN_MPS, or
- * with the brakes off, the wheel has the whole pressure and the controller
- * starts over at ABS_PEAK_SLIP_START. */
+ * Each wheel is a channel of its own, but for the axles locked together
+ * (abs_step). Below ABS_MIN_MPS, or with the brakes off, the wheel has the
+ * whole pressure and the controller starts over at ABS_SLIP_START, 7 %:
+ * within the range of the peaks it will meet (our choice: a slick's dry
+ * peak is near it, a road tyre's a little above, low friction's below,
+ * and the search is shortest from the middle). */
 #define ABS_MIN_MPS 2.0
-#define ABS_PEAK_SLIP_START 0.1
-#define ABS_PEAK_SLIP_MIN 0.005
-#define ABS_PEAK_SLIP_MAX 0.3
-#define ABS_DUMP_SLIP_FACTOR 1.3
-#define ABS_DUMP_SLIP_MIN 0.005
-#define ABS_DECEL_MPS2 0.5
-#define ABS_SLIP_RATE_PER_S 0.2
-#define ABS_RECOVER_S 0.15
-#define ABS_DUMP_S 0.04
-#define ABS_FAST_SHARE 0.95
-#define ABS_MIN_SHARE 0.02
-#define ABS_APPLY_FAST_S 0.05
-#define ABS_APPLY_SLOW_S 0.3
-#define ABS_DUMP_LOCKED 0.2
-#define ABS_PROBE 1.1
-#define ABS_LEARN 0.7
+#define ABS_CYCLE_S (1.0 / 240.0)
+#define ABS_CYCLE_TOL 1e-6
+#define ABS_SLIP_START 0.07
+#define ABS_SLIP_MIN 0.005
+#define ABS_SLIP_MAX 0.3
+#define ABS_GAIN_PER_S 10.0
+#define ABS_LEAD_S 0.02
+#define ABS_DUMP_S 0.02
+#define ABS_DITHER 0.1
+#define ABS_DITHER_HZ 6.0
+#define ABS_SEEK_PER_S 2.0
+#define ABS_FILTER_S 0.05
+/* The slip change below which the correlation fades (a wheel held at one
+ * slip shows no slope), and the floor of the force's variance. */
+#define ABS_SLIP_EPS 1e-4
+#define ABS_TINY 1e-300
 
-enum { ABS_IDLE = 0, ABS_APPLY, ABS_HOLD, ABS_DUMP, ABS_RECOVER };
-
-/* The end of a cycle (the pressure starts to fall) for wheel j at slip,
- * its pressure share at scale, its tyre's braking force estimated at
- * fx_n. The level the fast build-up returns to becomes the pressure that
- * balances that force. The slip at which the estimated force peaked in
- * this cycle's slow build-up and hold moves the learned peak slip
- * ABS_LEARN of the way to it; if the force was still rising where the
- * slip stopped, the peak lies beyond, ABS_PROBE further. A cycle with no
- * slow build-up (the driver's first step of pressure) teaches no slip. */
-static void abs_learn(pdk_fw_powertrain *s, int j, double slip, double scale, double fx_n,
-                      const pdk_dl_wheel *w, double brake_nm)
+/* Starts wheel j's controller with its rim at rim_mps and its slip at slip. */
+static void abs_start(pdk_fw_powertrain *s, int j, double rim_mps, double slip)
 {
-    s->abs_peak_scale[j] = min_d(scale, max_d(ABS_MIN_SHARE, fx_n * w->radius_m / brake_nm));
-    if (s->abs_cycle_fx_n[j] > 0.0) {
-        double found = s->abs_cycle_slip[j];
-        if (!(found < slip / ABS_PROBE)) {
-            found = slip * ABS_PROBE;
-        }
-        found = min_d(ABS_PEAK_SLIP_MAX, max_d(ABS_PEAK_SLIP_MIN, found));
-        s->abs_peak_slip[j] += ABS_LEARN * (found - s->abs_peak_slip[j]);
-    }
-    s->abs_cycle_fx_n[j] = 0.0;
-    s->abs_cycle_slip[j] = 0.0;
+    s->abs_active[j] = 1;
+    s->abs_peak_slip[j] = ABS_SLIP_START;
+    s->abs_rate_per_s[j] = 0.0;
+    s->abs_wheel_mps[j] = rim_mps;
+    s->abs_since_s[j] = 0.0;
+    s->abs_dose_s[j] = 0.0;
+    s->abs_time_s[j] = 0.0;
+    s->abs_fx_n[j] = 0.0;
+    s->abs_slip[j] = slip;
+    s->abs_cov_n[j] = 0.0;
+    s->abs_var_fx_n2[j] = 0.0;
+    s->abs_var_slip[j] = 0.0;
 }
 
-static void abs_step(pdk_fw_powertrain *s, const pdk_dl_wheel wheels[PDK_WHEELS],
-                     const double brake_nm[PDK_WHEELS], double h_s)
+/* The tyre's braking force on wheel j over the control cycle that ends, its
+ * rim now at rim_mps, from the wheel's balance: R F = T + I a_rim / R, the
+ * brake torque brake_nm at the cycle's mean pressure share (dose_s over
+ * since_s) and the rolling torque, less the inertia's share. */
+static double abs_wheel_force_n(const pdk_fw_powertrain *s, int j, const pdk_dl_wheel *w,
+                                double brake_nm, double rim_mps, double since_s, double dose_s)
 {
+    const double wheel_accel_mps2 = (rim_mps - s->abs_wheel_mps[j]) / since_s;
+    const double torque_nm = brake_nm * (dose_s / since_s) + w->coulomb_nm;
+    return (torque_nm + w->inertia_kgm2 * wheel_accel_mps2 / w->radius_m) / w->radius_m;
+}
+
+/* One control cycle's end for channel j (a wheel, or the four wheels of a
+ * locked four-wheel drive, kept in wheel 0's place), its tyres' braking
+ * force at fx_n and its slip at slip: the peak's search, and the
+ * modulator's rate until the next cycle. */
+static void abs_decide(pdk_fw_powertrain *s, int j, double fx_n, double slip)
+{
+    const double since_s = s->abs_since_s[j];
+    double target = s->abs_peak_slip[j];
+    if (s->abs_time_s[j] > 0.0) {
+        /* The correlation of the changes of force and slip, filtered. */
+        const double dfx_n = fx_n - s->abs_fx_n[j];
+        const double dslip = slip - s->abs_slip[j];
+        const double a = min_d(1.0, since_s / ABS_FILTER_S);
+        s->abs_cov_n[j] += a * (dfx_n * dslip - s->abs_cov_n[j]);
+        s->abs_var_fx_n2[j] += a * (dfx_n * dfx_n - s->abs_var_fx_n2[j]);
+        s->abs_var_slip[j] += a * (dslip * dslip - s->abs_var_slip[j]);
+        const double corr =
+            s->abs_cov_n[j] / sqrt(s->abs_var_fx_n2[j] * s->abs_var_slip[j] +
+                                   ABS_SLIP_EPS * ABS_SLIP_EPS * s->abs_var_fx_n2[j] + ABS_TINY);
+        /* The target moves by it, weighted by how near the slip is to the
+         * target, and only while the controller has let pressure off (at
+         * the whole pressure the wheel says nothing of its peak). */
+        const double off = (slip - target) / target;
+        if (s->abs_scale[j] < 1.0) {
+            target *= exp(ABS_SEEK_PER_S * exp(-off * off) * corr * since_s);
+            target = min_d(ABS_SLIP_MAX, max_d(ABS_SLIP_MIN, target));
+        }
+    }
+    s->abs_peak_slip[j] = target;
+    s->abs_time_s[j] += since_s;
+    /* The regulator: the rate by the relative error to the dithered aim,
+     * less the lead on the slip's rate. */
+    const double aim =
+        target * (1.0 + ABS_DITHER * sin(2.0 * PI * ABS_DITHER_HZ * s->abs_time_s[j]));
+    const double error = min_d(1.0, (aim - slip) / aim);
+    const double slip_rate_per_s = (slip - s->abs_slip[j]) / since_s;
+    s->abs_rate_per_s[j] = ABS_GAIN_PER_S * (error - ABS_LEAD_S * slip_rate_per_s / aim);
+    s->abs_fx_n[j] = fx_n;
+    s->abs_slip[j] = slip;
+    s->abs_since_s[j] = 0.0;
+    s->abs_dose_s[j] = 0.0;
+}
+
+/* The modulator over one substep of h_s for channel j: its pressure
+ * follows the rate from where it stands, a build-up linear in time up to
+ * the whole line pressure, a let-off exponential (its rate is relative).
+ * Returns the mean share over the substep. */
+static double abs_modulate(pdk_fw_powertrain *s, int j, double h_s)
+{
+    double scale = s->abs_scale[j];
+    const double rate = max_d(s->abs_rate_per_s[j], -1.0 / ABS_DUMP_S);
+    double mean = scale;
+    if (rate < 0.0) {
+        const double fall = exp(h_s * rate);
+        mean = scale * (1.0 - fall) / (-h_s * rate);
+        scale *= fall;
+    } else if (rate > 0.0 && scale < 1.0) {
+        const double rise_s = min_d(h_s, (1.0 - scale) / rate);
+        mean = scale + (0.5 * rate * rise_s * rise_s + (1.0 - scale) * (h_s - rise_s)) / h_s;
+        scale = min_d(1.0, scale + rate * h_s);
+    }
+    mean = min_d(1.0, max_d(0.0, mean));
+    s->abs_scale[j] = min_d(1.0, max_d(0.0, scale));
+    s->abs_since_s[j] += h_s;
+    s->abs_dose_s[j] += h_s * mean;
+    return mean;
+}
+
+/* The controller over one substep of h_s: each braked wheel's share of the
+ * line pressure over it, its mean, in share. With the axles locked
+ * together (a part-time four-wheel drive in 4H: both axles turn at one
+ * speed through the transfer case, so no wheel's brake sets its own slip)
+ * the four wheels are one channel, as a real ABS controls wheels it cannot
+ * tell apart together (the select-low principle of the Bosch ABS's rear
+ * axle, Robert Bosch GmbH, Safety, Comfort and Convenience Systems, 2006:
+ * the slip of the wheel that slips most, the force of all four). */
+static void abs_step(pdk_fw_powertrain *s, const pdk_dl_wheel wheels[PDK_WHEELS],
+                     const double brake_nm[PDK_WHEELS], double h_s, bool locked_4wd,
+                     double share[PDK_WHEELS])
+{
+    double rim_mps[PDK_WHEELS], slip[PDK_WHEELS];
+    bool working[PDK_WHEELS];
+    bool all = true;
     for (int j = 0; j < PDK_WHEELS; j++) {
         const pdk_dl_wheel *w = &wheels[j];
-        if (!(brake_nm[j] > 0.0 && fabs(w->vx_mps) > ABS_MIN_MPS)) {
-            s->abs_scale[j] = 1.0;
-            s->abs_phase[j] = ABS_IDLE;
-            continue;
-        }
+        working[j] = brake_nm[j] > 0.0 && fabs(w->vx_mps) > ABS_MIN_MPS;
+        all = all && working[j];
         /* Speeds along the direction of travel: the reference v and the
          * wheel's rim, and the braking slip (v - rim) / v. */
         const double v_mps = fabs(w->vx_mps);
-        const double rim_mps = (w->vx_mps > 0.0 ? 1.0 : -1.0) * w->spin0_radps * w->radius_m;
-        const double slip = (v_mps - rim_mps) / v_mps;
-        double scale = s->abs_scale[j];
-        if (s->abs_phase[j] == ABS_IDLE) {
-            s->abs_phase[j] = ABS_APPLY;
-            s->abs_peak_slip[j] = ABS_PEAK_SLIP_START;
-            /* The driver's step of pressure counts as a fast build-up. */
-            s->abs_peak_scale[j] = 2.0;
-            s->abs_cycle_fx_n[j] = 0.0;
-            s->abs_cycle_slip[j] = 0.0;
-        } else {
-            /* The wheel's rim acceleration, alone and relative to the
-             * vehicle's, and the tyre's braking force that the wheel's
-             * balance over the last substep implies: the brake and
-             * rolling torques that acted, less the inertia's share,
-             * R F = T + I a_rim / R. */
-            const double wheel_accel_mps2 = (rim_mps - s->abs_wheel_mps[j]) / h_s;
-            const double rel_accel_mps2 = wheel_accel_mps2 - (v_mps - s->abs_ref_mps[j]) / h_s;
-            const double torque_nm = brake_nm[j] * scale + w->coulomb_nm;
-            const double fx_n =
-                (torque_nm + w->inertia_kgm2 * wheel_accel_mps2 / w->radius_m) / w->radius_m;
-            const double p = s->abs_peak_scale[j];
-            const bool fast = scale < ABS_FAST_SHARE * p;
-            const bool probing =
-                !fast && (s->abs_phase[j] == ABS_APPLY || s->abs_phase[j] == ABS_HOLD);
-            if (probing && fx_n > s->abs_cycle_fx_n[j]) {
-                s->abs_cycle_fx_n[j] = fx_n;
-                s->abs_cycle_slip[j] = slip;
+        rim_mps[j] = (w->vx_mps > 0.0 ? 1.0 : -1.0) * w->spin0_radps * w->radius_m;
+        slip[j] = working[j] ? (v_mps - rim_mps[j]) / v_mps : 0.0;
+        if (!working[j]) {
+            s->abs_scale[j] = 1.0;
+            s->abs_active[j] = 0;
+            share[j] = 1.0;
+        }
+    }
+    if (locked_4wd && all) {
+        double worst = slip[0];
+        for (int j = 1; j < PDK_WHEELS; j++) {
+            worst = max_d(worst, slip[j]);
+        }
+        if (!s->abs_active[0]) {
+            abs_start(s, 0, rim_mps[0], worst);
+        } else if (s->abs_since_s[0] >= ABS_CYCLE_S * (1.0 - ABS_CYCLE_TOL)) {
+            double fx_n = 0.0;
+            for (int j = 0; j < PDK_WHEELS; j++) {
+                fx_n += abs_wheel_force_n(s, j, &wheels[j], brake_nm[j], rim_mps[j],
+                                          s->abs_since_s[0], s->abs_dose_s[0]);
             }
-            const double peak_slip = s->abs_peak_slip[j];
-            const double dump_slip =
-                max_d(ABS_DUMP_SLIP_FACTOR * peak_slip, peak_slip + ABS_DUMP_SLIP_MIN);
-            /* -a: the wheel falls behind the vehicle. */
-            const double decel_mps2 = max_d(ABS_DECEL_MPS2, ABS_SLIP_RATE_PER_S * v_mps);
-            const bool falling_behind = rel_accel_mps2 < -decel_mps2;
-            /* Past the dump threshold and not spinning back up fast enough
-             * to be at the peak slip again within ABS_RECOVER_S. */
-            const bool stuck =
-                slip > dump_slip && rel_accel_mps2 < v_mps * (slip - peak_slip) / ABS_RECOVER_S;
-            switch (s->abs_phase[j]) {
-            case ABS_APPLY:
-                if (slip > dump_slip && (falling_behind || stuck)) {
-                    abs_learn(s, j, slip, scale, fx_n, w, brake_nm[j]);
-                    s->abs_phase[j] = ABS_DUMP;
-                } else if (falling_behind) {
-                    s->abs_phase[j] = ABS_HOLD;
-                } else {
-                    scale += h_s * max_d(ABS_MIN_SHARE, max_d(p, scale)) /
-                             (fast ? ABS_APPLY_FAST_S : ABS_APPLY_SLOW_S);
-                }
-                break;
-            case ABS_HOLD:
-                if (slip > dump_slip) {
-                    abs_learn(s, j, slip, scale, fx_n, w, brake_nm[j]);
-                    s->abs_phase[j] = ABS_DUMP;
-                } else if (!falling_behind) {
-                    s->abs_phase[j] = ABS_APPLY;
-                }
-                break;
-            case ABS_DUMP:
-                scale *= exp(-h_s / (ABS_DUMP_S * max_d(ABS_DUMP_LOCKED, 1.0 - slip)));
-                if (!stuck && !falling_behind) {
-                    s->abs_phase[j] = ABS_RECOVER;
-                }
-                break;
-            default: /* ABS_RECOVER */
-                if (stuck) {
-                    s->abs_phase[j] = ABS_DUMP;
-                } else if (slip < peak_slip) {
-                    s->abs_phase[j] = ABS_APPLY;
-                }
-                break;
+            abs_decide(s, 0, fx_n, worst);
+        } else {
+            /* between cycles the rims' samples stay */
+            for (int j = 0; j < PDK_WHEELS; j++) {
+                rim_mps[j] = s->abs_wheel_mps[j];
             }
         }
-        s->abs_wheel_mps[j] = rim_mps;
-        s->abs_ref_mps[j] = v_mps;
-        s->abs_scale[j] = min_d(1.0, max_d(0.0, scale));
+        /* The channel works in wheel 0's place; were the wheels to part
+         * (one below ABS_MIN_MPS), the others start their own. */
+        for (int j = 0; j < PDK_WHEELS; j++) {
+            s->abs_wheel_mps[j] = rim_mps[j];
+            s->abs_active[j] = j == 0;
+        }
+        const double mean = abs_modulate(s, 0, h_s);
+        for (int j = 0; j < PDK_WHEELS; j++) {
+            share[j] = mean;
+            s->abs_scale[j] = s->abs_scale[0];
+        }
+        return;
+    }
+    for (int j = 0; j < PDK_WHEELS; j++) {
+        if (!working[j]) {
+            continue;
+        }
+        if (!s->abs_active[j]) {
+            abs_start(s, j, rim_mps[j], slip[j]);
+        } else if (s->abs_since_s[j] >= ABS_CYCLE_S * (1.0 - ABS_CYCLE_TOL)) {
+            const double fx_n = abs_wheel_force_n(s, j, &wheels[j], brake_nm[j], rim_mps[j],
+                                                  s->abs_since_s[j], s->abs_dose_s[j]);
+            abs_decide(s, j, fx_n, slip[j]);
+            s->abs_wheel_mps[j] = rim_mps[j];
+        }
+        share[j] = abs_modulate(s, j, h_s);
     }
 }
 
@@ -646,8 +719,12 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
     const pdk_engine_def *eng = &pt->engine;
     const double h_s = c->h_s;
     memset(out, 0, sizeof *out);
+    double share[PDK_WHEELS] = {s->abs_scale[0], s->abs_scale[1], s->abs_scale[2],
+                                s->abs_scale[3]};
     if (pt->abs) {
-        abs_step(s, wheels_in, brake_nm, h_s);
+        const bool locked_4wd =
+            pt->kind == PDK_POWERTRAIN_GEARED && pt->layout.coupling == PDK_COUPLING_LOCKED;
+        abs_step(s, wheels_in, brake_nm, h_s, locked_4wd, share);
     }
     /* Each wheel's Coulomb torque with its brakes, and its tyre's contact
      * speed at the substep's end. The chassis solve (backward Euler) gives
@@ -667,7 +744,7 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
     pdk_dl_wheel wheels[PDK_WHEELS];
     memcpy(wheels, wheels_in, sizeof wheels);
     for (int j = 0; j < PDK_WHEELS; j++) {
-        out->brake_nm[j] = brake_nm[j] * s->abs_scale[j];
+        out->brake_nm[j] = brake_nm[j] * share[j];
         wheels[j].coulomb_nm += out->brake_nm[j];
         wheels[j].vx_mps += dvx_mps;
     }

@@ -169,27 +169,34 @@ VEC void tyre_law(PHASE_ARGS)
      * end's over the substep (a first-order hold, four_wheel.c's step 4):
      * g0 of g is the start's share, g1 the end's. The solve works in the
      * start's frame, so the end's velocity also holds the turn of that
-     * frame over the substep, h (w x v) along e_y, which the body's own
-     * frame does not see; every tyre takes it at half its size over the
-     * whole substep, so that it does not ride the hold. */
+     * frame over the substep, T = h (w x v) along e_y, which the tyre's
+     * own frame, turning with the body, does not see: the tyre's input at
+     * the end is V_y1 - T. In a steady turn V_y1 - T is the start's V_y0,
+     * so the steady deflection sigma V_y / |V_x| does not depend on h. */
     const v4 gy0 = relax_g0_4(zy, ey, hh);
     const v4 gy1 = gy - gy0;
     const double *v0 = sv->v, *w0 = sv->w;
     const v4 turn = q->eyx * splat(h * (w0[1] * v0[2] - w0[2] * v0[1])) +
                     q->eyy * splat(h * (w0[2] * v0[0] - w0[0] * v0[2])) +
                     q->eyz * splat(h * (w0[0] * v0[1] - w0[1] * v0[0]));
-    const v4 uy_in0 = gy0 * q->vlat0 + (splat(0.5) * gy - gy1) * turn;
+    const v4 uy_in0 = gy0 * q->vlat0 - gy1 * turn;
     /* The deflections' stiffnesses K / sigma, and with the carcass damper
      * d = tau K / sigma (faded by the contact's speed and slip speed) the
      * increment's coefficient K / sigma + d / h. */
     const v4 ksx = o.dfx_dkappa_n * inv_sk;
     const v4 ksy = o.dfy_dalpha_n * inv_sa;
     v4 kex = ksx, key = ksy;
+    /* The share of the lateral force's change over the substep that the
+     * chassis takes (the trapezoidal rule's 1/2 at speed, backward Euler's
+     * 1 at rest, over the carcass damper's fade: four_wheel.c's step 5). */
+    v4 th_y = splat(0.5);
     if (any4(lt4(au, splat(PDK_FW_CARCASS_FADE_MPS)))) {
         const v4 slip_x0 = load4(st->spin_radps) * sv->radius - q->u0;
         const v4 tau_h = splat(PDK_FW_CARCASS_DAMPING_S * p->inv_h);
+        const v4 fade_y = carcass_fade4(au + abs4(q->vlat0));
         kex = ksx + ksx * (tau_h * carcass_fade4(au + abs4(slip_x0)));
-        key = ksy + ksy * (tau_h * carcass_fade4(au + abs4(q->vlat0)));
+        key = ksy + ksy * (tau_h * fade_y);
+        th_y = splat(0.5) + splat(0.5) * fade_y;
     }
     q->sig_k = sk;
     q->sig_a = sa;
@@ -203,6 +210,9 @@ VEC void tyre_law(PHASE_ARGS)
     q->uy_in = uy_in0;
     q->fey = o.fy_n - key * (uy0 * (ey - one) + uy_in0);
     q->ky = key * gy1;
+    q->fy0 = o.fy_n;
+    q->fx0 = o.fx_n;
+    q->th_y = th_y;
     q->ext_x = ext_x;
     q->ext_y = ext_y;
     q->mz = o.mz_nm;
@@ -295,8 +305,12 @@ VEC void wheel_coeffs(PHASE_ARGS)
     const m4 lock = q->lock;
     q->c_x = sel(lock, kx, c_free);
     q->fx = sel(lock, fex, fex + c_free * w0) + q->ext_x;
-    q->c_y = ky;
-    q->fy = fey + q->ext_y;
+    /* The chassis takes the lateral force at the substep's start and a
+     * share th_y of its change, F_y0 + th_y (F_y1 - F_y0): a damper th_y
+     * ky on the end lateral velocity (four_wheel.c's step 5). */
+    const v4 fy0 = keep(on, q->fy0);
+    q->c_y = q->th_y * ky;
+    q->fy = (fy0 + q->th_y * (fey - fy0)) + q->ext_y;
     q->fex_e = fex;
     q->kx_e = kx;
     q->fey_e = fey;
