@@ -175,13 +175,15 @@ void pdk_maneuver_circle(pdk_job *job)
     const double df = (hi.downforce_rad - lo.downforce_rad) / span * to_deg_per_g;
     const double tf = (hi.tractive_rad - lo.tractive_rad) / span * to_deg_per_g;
     const double ack = (hi.ackermann_rad - lo.ackermann_rad) / span * to_deg_per_g;
+    const double damp = (hi.damping_rad - lo.damping_rad) / span * to_deg_per_g;
     snprintf(r->note, sizeof r->note,
              "fit over %.1f-%.1f m/s^2 at R %.0f m, tyres at their optimal temperature; "
              "analytic = bicycle %.3f + load transfer %.3f + camber %.3f + toe %.3f + roll "
              "steer %.3f + tyre curvature %.3f + downforce %.3f + tractive force %.3f + "
-             "Ackermann %.4f deg/g; the model also has aligning moments (off the chassis)",
+             "Ackermann %.4f + body damping %.3f deg/g; the model also has aligning moments "
+             "(off the chassis)",
              CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2, CIRCLE_RADIUS_M, bic, lt, cam, toe, rs, cur,
-             df, tf, ack);
+             df, tf, ack, damp);
     pdk_row_judge(r);
     r = pdk_job_row(job, "circle R100", "understeer gradient against the bicycle model", "deg/g");
     if (r) {

@@ -101,7 +101,8 @@ pdk_error pdk_ref_axle_cornering_n_per_rad(const pdk_vehicle_def *def, const pdk
 
 /* The steer shares of reference.h at a left turn of ay >= 0, in the order
  * bicycle, load transfer, camber, toe, roll steer, the tyres' curvature,
- * downforce, tractive force, Ackermann; *u gets the figures behind them. */
+ * downforce, tractive force, Ackermann, body damping; *u gets the figures
+ * behind them. */
 enum {
     SHARE_BICYCLE,
     SHARE_TRANSFER,
@@ -112,6 +113,7 @@ enum {
     SHARE_DOWNFORCE,
     SHARE_TRACTIVE,
     SHARE_ACKERMANN,
+    SHARE_DAMPING,
     SHARES
 };
 
@@ -536,7 +538,12 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
      * parallel steer), a toe of its own; the front's slip solved with it
      * at the forces above. The inner wheel steers more, and the outer,
      * the more loaded, less (Milliken and Milliken ch. 19, Ackermann
-     * steering geometry). */
+     * steering geometry). And the wheels steer about the body's own
+     * vertical (the model's tyre frame is the wheel's heading in the body
+     * projected on the ground), so on a body rolled by phi a wheel steered
+     * by d heads atan(tan(d) cos(phi)) over the ground: the front needs
+     * that much more steer, which a soft UTV's 6 degrees of roll make
+     * worth 0.03 deg/g. */
     const double delta_driven = len / circle->radius_m + slip_driven[0] - slip_driven[1];
     const double wheel_deg =
         delta_driven * def->steering.ratio * DEG_PER_RAD + def->steering.center_offset_deg;
@@ -545,12 +552,36 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     double steer_ack[4], steer_parallel[4];
     pdk_vehicle_def_wheel_steer(def, wheel_deg, steer_ack);
     pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, steer_parallel);
-    const double toe_ack[2] = {axle_toe[0][0] + steer_ack[0] - steer_parallel[0],
-                               axle_toe[0][1] + steer_ack[1] - steer_parallel[1]};
+    double toe_ack[2];
+    for (int side = 0; side < 2; side++) {
+        const double ground = atan(tan(steer_ack[side]) * cos(roll));
+        toe_ack[side] = axle_toe[0][side] + ground - steer_parallel[side];
+    }
     const double along = (fx[0][0] + fx[0][1]) * sin(delta);
     const double slip_ack = axle_slip_rad(def, w, 0, axle_fz[0], axle_gamma[0], toe_ack, fx[0],
                                           lateral[0] - along, slip_driven[0]);
     share[SHARE_ACKERMANN] = slip_ack - slip_driven[0];
+    /* Body damping: the body's angular velocity decays by c per second
+     * (chassis.angular_damping_per_s), so at the circle's yaw rate r = v / R
+     * the tyres hold a yaw moment c I_z r that the damping takes out of the
+     * turn, M_z = -c I_z r; the axles' lateral forces balance it as they
+     * balance the tractive yaw moment above, F_yf = (m a_y b - M_z) / L,
+     * F_yr = (m a_y a + M_z) / L (Milliken and Milliken ch. 5, the yaw
+     * moment balance), at the tyres' F_x above. */
+    const double damping_nm =
+        -def->chassis.angular_damping_per_s * c->yaw_inertia_kgm2 * sqrt(v2) / circle->radius_m;
+    u->damping_yaw_nm = damping_nm;
+    if (damping_nm != 0.0) {
+        double slip_damped[2];
+        for (int i = 0; i < 2; i++) {
+            const double moved = (i == 0 ? -damping_nm : damping_nm) / len;
+            slip_damped[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i], fx[i],
+                                           lateral[i] + moved - (i == 0 ? along : 0.0),
+                                           slip_driven[i]);
+        }
+        share[SHARE_DAMPING] =
+            (slip_damped[0] - slip_damped[1]) - (slip_driven[0] - slip_driven[1]);
+    }
     return PDK_OK;
 }
 
@@ -619,6 +650,8 @@ static pdk_error understeer(const pdk_vehicle_def *def, const pdk_ref_world *wor
     u.tractive_rad_per_mps2 = grad[SHARE_TRACTIVE];
     u.ackermann_rad = at[SHARE_ACKERMANN];
     u.ackermann_rad_per_mps2 = grad[SHARE_ACKERMANN];
+    u.damping_rad = at[SHARE_DAMPING];
+    u.damping_rad_per_mps2 = grad[SHARE_DAMPING];
     const double per_g = world->gravity_mps2 * DEG_PER_RAD;
     u.bicycle_deg_per_g = u.bicycle_rad_per_mps2 * per_g;
     u.total_deg_per_g = u.total_rad_per_mps2 * per_g;
