@@ -159,8 +159,7 @@ typedef struct wheels {
      * friction-circle radius; the linear model F_x1 = fex + kx s_x1, F_y1
      * = fey - ky v_y1 (s_x1 = Omega1 R - V_x1 the end slip velocity, v_y1
      * the end lateral velocity); the forces at the contact that are not
-     * the tyre's (soil's motion resistance, water); the sinkage the soil
-     * moves toward and its rate limit. */
+     * the tyre's (soil's motion resistance, water). */
     v4 sig_k, sig_a, inv_sk, e_x, g_x, e_y, g_y, uy_in;
     v4 mz, peak; /* mz also on the chassis, about n, where MZ_ON_CHASSIS */
     v4 fex, kx, fey, ky;
@@ -169,7 +168,6 @@ typedef struct wheels {
      * rest): F_y0 + th_y (F_y1 - F_y0). */
     v4 fy0, th_y, fx0;
     v4 ext_x, ext_y;
-    v4 sink_target, sink_step;
     /* The wheels (wheel_hold, wheel_coeffs): drive torque, Coulomb capacity
      * B (brakes, pawl, rolling) and its rolling part, the sign a freed
      * wheel's Coulomb torque takes, and the linear model in force (the

@@ -108,8 +108,6 @@ VEC void tyre_law(PHASE_ARGS)
         o.mz_nm -= off * o0.mz_nm;
     }
     v4 ext_x = zero, ext_y = zero;
-    q->sink_target = zero;
-    q->sink_step = zero;
     if (any4(q->soil)) {
         /* Deformable ground: the soil's thrust and slope replace the
          * longitudinal law, the lateral law is scaled to the soil's traction
@@ -122,7 +120,7 @@ VEC void tyre_law(PHASE_ARGS)
             const pdk_surface *sf = pdk_surface_get(q->surf[i]);
             pdk_fw_soil_in si = {&sf->soil, vh->soil[i >> 1], p->radius_m[i], sv->pressure_pa[i],
                                  fz[i],     kap[i],           q->u0[i],       p->corner_mass_kg[i],
-                                 h};
+                                 h,         st->sinkage_m[i]};
             pdk_fw_soil_out so;
             pdk_fw_soil(&si, &so);
             double scale = so.traction_limit_n / max2(o.peak_n[i], 1e-9);
@@ -135,8 +133,6 @@ VEC void tyre_law(PHASE_ARGS)
             ext_x[i] = so.resistance_n;
             double f = so.rolling_coeff * sv->roll_scale[i];
             q->roll_f[i] = f < MAX_ROLLING_COEFF ? f : MAX_ROLLING_COEFF;
-            q->sink_target[i] = so.sinkage_m;
-            q->sink_step[i] = so.sinkage_step_m;
         }
     }
     if (!sv->uniform) {
@@ -382,13 +378,20 @@ VEC void wheels_end(PHASE_ARGS)
     sv->sum_load += q->fz;
     sv->sum_speed += keep(on, au1);
     sv->sum_contact += keep(on, splat(1.0));
-    /* Sinkage toward the soil's static value, or out of a rut where there
-     * is no soil: its share of the way there, by at most its step a
-     * substep (four_wheel_ground.c). */
+    /* Sinkage toward the soil's static value at the end's load, or out of a
+     * rut where there is no soil or no load: its share of the way there, by
+     * at most its step a substep (four_wheel_ground.c). */
     if (sv->any_sinkage || any4(q->soil)) {
         const v4 z0 = load4(st->sinkage_m);
-        const v4 target = keep(q->soil, q->sink_target);
-        const v4 step = sel(q->soil, q->sink_step, load4(p->sinkage_step_m));
+        v4 target = zero;
+        v4 step = load4(p->sinkage_step_m);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            if (q->soil[i] != 0 && q->fz[i] > 0.0) {
+                pdk_fw_sinkage_at(&pdk_surface_get(q->surf[i])->soil, vh->soil[i >> 1],
+                                  p->radius_m[i], sv->pressure_pa[i], q->fz[i], p->h_s,
+                                  &target[i], &step[i]);
+            }
+        }
         store4(st->sinkage_m, z0 + clamp_sym4(splat(p->sinkage_share) * (target - z0), step));
     }
 }
