@@ -1036,7 +1036,7 @@ START_TEST(test_substep_convergence)
     double r8 = steady_yaw_rate(8);
     double d8 = stopping_distance(8);
     for (int n = 1; n <= 4; n *= 2) {
-        /* Steady state: measured 2.5e-4, 6.3e-5, 1.3e-5 at 1, 2, 4
+        /* Steady state: measured 2.7e-4, 7.2e-5, 1.6e-5 at 1, 2, 4
          * substeps, second order (the lateral dampers' weight th leans
          * from 1/2 by order h, and the frame turns between their two
          * velocities); 1e-3. */
@@ -1049,8 +1049,8 @@ START_TEST(test_substep_convergence)
     }
     /* The step-steer rise is the stiffest transient, and the step is second
      * order in the substep: halving it quarters the error. Against 32
-     * substeps, measured 1.8e-4, 5.3e-5, 1.5e-5 at 1, 2, 4 substeps
-     * (3.4 times less per halving); a first-order step (the frame's whole
+     * substeps, measured 1.6e-4, 4.2e-5, 1.05e-5 at 1, 2, 4 substeps
+     * (4 times less per halving); a first-order step (the frame's whole
      * turn before a backward-Euler force step) gave 7.9e-3, 3.9e-3, 1.8e-3,
      * twice less per halving. */
     double s32 = step_steer_yaw_rate(32);
