@@ -751,18 +751,16 @@ VEC void st_group_substep(st_group *restrict g)
 }
 
 /* 3. The frame's last half turn in the tick, h r / 2, carrying the
- * velocities and the CG acceleration into the body frame at the tick's
- * end. */
+ * velocities into the body frame at the tick's end. The CG acceleration
+ * stays the last force step's force over the mass, in that step's frame,
+ * as do the force channels it balances. */
 VEC void st_group_end_turn(st_group *restrict g)
 {
     st_vec st, ct;
     st_group_turn(g, g->half_h * g->r, &st, &ct);
     st_vec vx = g->vx;
-    st_vec ax = g->ax;
     g->vx = ct * vx + st * g->vy;
     g->vy = ct * g->vy - st * vx;
-    g->ax = ct * ax + st * g->ay;
-    g->ay = ct * g->ay - st * ax;
 }
 
 /* Values whose magnitude is below PDK_ST_NEGLIGIBLE as exactly zero. */
