@@ -1,6 +1,7 @@
 /* The maneuvers that turn: the ISO 4138 steady-state circle, the ISO 7401
  * step steer and the ISO 3888-1 double lane change, on flat dry tarmac. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,6 +66,32 @@ static void speed_hold_drive(speed_hold *h, pdk_vrun *run, double target_mps,
 #define CIRCLE_FIT_LO_MPS2 0.5
 #define CIRCLE_FIT_HI_MPS2 4.0
 #define CIRCLE_TOL 0.10
+/* The reference's grid over the fit's range, m/s^2 apart (its steer is
+ * taken linearly between its points, fine against its curvature). */
+#define CIRCLE_REF_STEP_MPS2 0.1
+#define CIRCLE_REF_POINTS 36
+
+/* The least-squares slope, over the fit's range, of one of the reference's
+ * steer shares (the double at byte offset field of pdk_ref_understeer)
+ * taken at the car's own samples ay[0..n): the reference fitted exactly as
+ * the car's steer is, so that a steer curving with a_y weighs alike in
+ * both (the samples are even in speed, so denser at low a_y, and a line
+ * fitted to a curve is not its secant). fit[] is scratch of n. */
+static double circle_ref_slope(const pdk_ref_understeer grid[CIRCLE_REF_POINTS], size_t field,
+                               const double *ay, double *fit, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        double x = (ay[k] - CIRCLE_FIT_LO_MPS2) / CIRCLE_REF_STEP_MPS2;
+        x = x < 0.0 ? 0.0 : (x > CIRCLE_REF_POINTS - 1 ? CIRCLE_REF_POINTS - 1 : x);
+        const int g = x < CIRCLE_REF_POINTS - 1 ? (int)x : CIRCLE_REF_POINTS - 2;
+        const double lo = *(const double *)((const char *)&grid[g] + field);
+        const double hi = *(const double *)((const char *)&grid[g + 1] + field);
+        fit[k] = lo + (x - g) * (hi - lo);
+    }
+    double slope = NAN, icpt = NAN;
+    pdk_fit_line(ay, fit, n, CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2, &slope, &icpt);
+    return slope;
+}
 
 void pdk_maneuver_circle(pdk_job *job)
 {
@@ -133,55 +160,68 @@ void pdk_maneuver_circle(pdk_job *job)
     pdk_vrun_end(&run);
     double slope = NAN, icpt = NAN;
     pdk_fit_line(ay, us, m, CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2, &slope, &icpt);
-    free(ay);
-    free(us);
 
-    /* The references over the same range: the secant of the four-wheel
-     * analytic's steer, and the bicycle's constant gradient. */
+    /* The references over the same range: the four-wheel analytic's steer
+     * fitted as the car's is, and the bicycle's constant gradient. */
     const pdk_ref_world rw = {w.gravity_mps2, w.surface_friction};
-    pdk_ref_understeer lo, hi;
+    pdk_ref_understeer grid[CIRCLE_REF_POINTS];
     /* The speed rises at the ramp's rate through the fit, and its m dv/dt
      * is in the reference's drive as in the car's. */
     const pdk_ref_circle circle = {CIRCLE_RADIUS_M, w.air_density_kgpm3, ramp};
-    const pdk_error e1 = pdk_ref_understeer_on_circle(&d, &rw, &circle, CIRCLE_FIT_LO_MPS2, &lo);
-    const pdk_error e2 = pdk_ref_understeer_on_circle(&d, &rw, &circle, CIRCLE_FIT_HI_MPS2, &hi);
-    const double span = CIRCLE_FIT_HI_MPS2 - CIRCLE_FIT_LO_MPS2;
+    pdk_error e = PDK_OK;
+    for (int g = 0; g < CIRCLE_REF_POINTS && e == PDK_OK; g++) {
+        e = pdk_ref_understeer_on_circle(&d, &rw, &circle,
+                                         CIRCLE_FIT_LO_MPS2 + g * CIRCLE_REF_STEP_MPS2, &grid[g]);
+    }
     const double to_deg_per_g = w.gravity_mps2 / DEG;
     pdk_row *r = pdk_job_row(job, "circle R100", "understeer gradient, road wheel", "deg/g");
     if (!r) {
+        free(ay);
+        free(us);
         return;
     }
     r->value = slope * to_deg_per_g;
     r->rule = PDK_ROW_WITHIN;
     r->tol = CIRCLE_TOL;
     r->converges = 1;
-    if (e1 != PDK_OK || e2 != PDK_OK) {
-        snprintf(r->note, sizeof r->note, "no four-wheel reference: %s",
-                 pdk_error_message(e1 != PDK_OK ? e1 : e2));
+    if (e != PDK_OK) {
+        free(ay);
+        free(us);
+        snprintf(r->note, sizeof r->note, "no four-wheel reference: %s", pdk_error_message(e));
         pdk_row_judge(r);
         return;
     }
-    r->reference = (hi.total_rad - lo.total_rad) / span * to_deg_per_g;
+    /* The reference's contributions, each fitted as the car's steer is,
+     * deg/g (lines fitted to the same samples add up as the shares do);
+     * us is free again for the scratch. */
+#define REF_SLOPE(f) \
+    (circle_ref_slope(grid, offsetof(pdk_ref_understeer, f), ay, us, m) * to_deg_per_g)
+    r->reference = REF_SLOPE(total_rad);
+    const double bic = REF_SLOPE(bicycle_rad);
+    const double lt = REF_SLOPE(load_transfer_rad);
+    const double cam = REF_SLOPE(camber_rad);
+    const double toe = REF_SLOPE(toe_rad);
+    const double rs = REF_SLOPE(roll_steer_rad);
+    const double cur = REF_SLOPE(curvature_rad);
+    const double df = REF_SLOPE(downforce_rad);
+    const double tf = REF_SLOPE(tractive_rad);
+    const double ack = REF_SLOPE(ackermann_rad);
+    const double damp = REF_SLOPE(damping_rad);
+#undef REF_SLOPE
+    free(ay);
+    free(us);
     snprintf(r->reference_text, sizeof r->reference_text,
-             "four-wheel analytic on the circle, every share below (%.2f-%.1f m/s^2)",
+             "four-wheel analytic on the circle, every share below, fitted as the car's "
+             "(%.2f-%.1f m/s^2)",
              CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2);
-    /* The reference's contributions, secants over the range, deg/g. */
-    const double bic = (hi.bicycle_rad - lo.bicycle_rad) / span * to_deg_per_g;
-    const double lt = (hi.load_transfer_rad - lo.load_transfer_rad) / span * to_deg_per_g;
-    const double cam = (hi.camber_rad - lo.camber_rad) / span * to_deg_per_g;
-    const double toe = (hi.toe_rad - lo.toe_rad) / span * to_deg_per_g;
-    const double rs = (hi.roll_steer_rad - lo.roll_steer_rad) / span * to_deg_per_g;
-    const double cur = (hi.curvature_rad - lo.curvature_rad) / span * to_deg_per_g;
-    const double df = (hi.downforce_rad - lo.downforce_rad) / span * to_deg_per_g;
-    const double tf = (hi.tractive_rad - lo.tractive_rad) / span * to_deg_per_g;
-    const double ack = (hi.ackermann_rad - lo.ackermann_rad) / span * to_deg_per_g;
     snprintf(r->note, sizeof r->note,
              "fit over %.1f-%.1f m/s^2 at R %.0f m, tyres at their optimal temperature; "
              "analytic = bicycle %.3f + load transfer %.3f + camber %.3f + toe %.3f + roll "
              "steer %.3f + tyre curvature %.3f + downforce %.3f + tractive force %.3f + "
-             "Ackermann %.4f deg/g; the model also has aligning moments (off the chassis)",
+             "Ackermann %.4f + body damping %.3f deg/g; the model also has aligning moments "
+             "(off the chassis)",
              CIRCLE_FIT_LO_MPS2, CIRCLE_FIT_HI_MPS2, CIRCLE_RADIUS_M, bic, lt, cam, toe, rs, cur,
-             df, tf, ack);
+             df, tf, ack, damp);
     pdk_row_judge(r);
     r = pdk_job_row(job, "circle R100", "understeer gradient against the bicycle model", "deg/g");
     if (r) {

@@ -101,7 +101,8 @@ pdk_error pdk_ref_axle_cornering_n_per_rad(const pdk_vehicle_def *def, const pdk
 
 /* The steer shares of reference.h at a left turn of ay >= 0, in the order
  * bicycle, load transfer, camber, toe, roll steer, the tyres' curvature,
- * downforce, tractive force, Ackermann; *u gets the figures behind them. */
+ * downforce, tractive force, Ackermann, body damping; *u gets the figures
+ * behind them. */
 enum {
     SHARE_BICYCLE,
     SHARE_TRANSFER,
@@ -112,6 +113,7 @@ enum {
     SHARE_DOWNFORCE,
     SHARE_TRACTIVE,
     SHARE_ACKERMANN,
+    SHARE_DAMPING,
     SHARES
 };
 
@@ -129,14 +131,15 @@ enum {
  * its heading as well, and the lateral force falls as the law's combined
  * slip (friction ellipse, the Magic Formula's G_yk) says (Pacejka, Tire
  * and Vehicle Dynamics, 3rd ed., ch. 4.3.2; Milliken and Milliken ch. 2,
- * the friction circle). Newton's method on the law's own slopes. */
+ * the friction circle). Newton's method on the law's own slopes. fy, if
+ * not NULL, gets each tyre's lateral force at the last slip tried. */
 static double axle_slip_rad(const pdk_vehicle_def *def, const pdk_ref_world *w, int axle,
                             const double fz[2], const double gamma[2], const double toe[2],
-                            const double *fx, double force_n, double s)
+                            const double *fx, double force_n, double s, double *fy)
 {
     double kappa[2] = {0.0, 0.0};
     for (int it = 0; it < AXLE_SOLVE_ITERATIONS; it++) {
-        double fy = 0.0, slope = 0.0;
+        double fy_sum = 0.0, slope = 0.0;
         for (int side = 0; side < 2; side++) {
             pdk_tyre_probe_in in = {axle,
                                     side,
@@ -156,13 +159,16 @@ static double axle_slip_rad(const pdk_vehicle_def *def, const pdk_ref_world *w, 
             }
             kappa[side] = in.kappa;
             (void)pdk_tyre_probe(def, &in, &out);
-            fy += out.fy_n;
+            fy_sum += out.fy_n;
             slope += out.dfy_dalpha_n;
+            if (fy != NULL) {
+                fy[side] = out.fy_n;
+            }
         }
         if (!(slope > 0.0)) {
             break; /* past the peak: no slip gives more */
         }
-        const double step = (force_n - fy) / slope;
+        const double step = (force_n - fy_sum) / slope;
         s += step;
         if (fabs(step) < 1e-12) {
             break;
@@ -418,7 +424,7 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     double slip[2];
     for (int i = 0; i < 2; i++) {
         slip[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i], NULL, force[i],
-                                force[i] / u->c_loaded_n_per_rad[i]);
+                                force[i] / u->c_loaded_n_per_rad[i], NULL);
     }
     share[SHARE_CURVATURE] = (slip[0] - slip[1]) - linear;
     if (circle == NULL) {
@@ -450,7 +456,7 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     double slip_aero[2];
     for (int i = 0; i < 2; i++) {
         slip_aero[i] = lift > 0.0 ? axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i],
-                                                  NULL, force[i], slip[i])
+                                                  NULL, force[i], slip[i], NULL)
                                   : slip[i];
     }
     share[SHARE_DOWNFORCE] = (slip_aero[0] - slip_aero[1]) - (slip[0] - slip[1]);
@@ -498,8 +504,21 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     const double x_axle[2] = {a, -b};
     const double steer[2] = {delta, 0.0};
     double fx[2][2], yaw_nm = 0.0, lateral[2], slip_driven[2] = {slip_aero[0], slip_aero[1]};
+    /* The front tyres' lateral forces, from the last pass (the first pass
+     * takes the axle's force evenly split). */
+    double fy_front[2] = {0.5 * force[0], 0.5 * force[0]};
     for (int pass = 0; pass < TRACTIVE_PASSES; pass++) {
-        yaw_nm = 0.0;
+        /* The front tyres' F_y along their steered heading push back along
+         * the body by F_y sin(delta) each, the outer's more: a yaw moment
+         * out of the turn, as the tyres' F_x differences give. And the body
+         * rolls on its springs over contacts that stay on the ground, so the
+         * CG stands h sin(phi) outward of where the contacts' arms are
+         * taken: the tyres' forces along the body, which add up to body_x,
+         * turn the car out of the turn by h sin(phi) body_x about it
+         * (Milliken and Milliken ch. 5, the yaw moment balance; the
+         * four-wheel model's contacts move with its body). */
+        yaw_nm = -0.5 * track[0] * (fy_front[1] - fy_front[0]) * sin(delta) -
+                 h * sin(roll) * body_x;
         for (int i = 0; i < 2; i++) {
             const double axle_share = i == 0 ? front_share : 1.0 - front_share;
             const pdk_dl_diff diff = axle_diff(def, i);
@@ -521,7 +540,8 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
              * sin(delta) of the lateral force. */
             const double along = i == 0 ? (fx[0][0] + fx[0][1]) * sin(delta) : 0.0;
             slip_driven[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i],
-                                           fx[i], lateral[i] - along, slip_driven[i]);
+                                           fx[i], lateral[i] - along, slip_driven[i],
+                                           i == 0 ? fy_front : NULL);
         }
     }
     u->tractive_yaw_nm = yaw_nm;
@@ -536,7 +556,12 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
      * parallel steer), a toe of its own; the front's slip solved with it
      * at the forces above. The inner wheel steers more, and the outer,
      * the more loaded, less (Milliken and Milliken ch. 19, Ackermann
-     * steering geometry). */
+     * steering geometry). And the wheels steer about the body's own
+     * vertical (the model's tyre frame is the wheel's heading in the body
+     * projected on the ground), so on a body rolled by phi a wheel steered
+     * by d heads atan(tan(d) cos(phi)) over the ground: the front needs
+     * that much more steer, which a soft UTV's 6 degrees of roll make
+     * worth 0.03 deg/g. */
     const double delta_driven = len / circle->radius_m + slip_driven[0] - slip_driven[1];
     const double wheel_deg =
         delta_driven * def->steering.ratio * DEG_PER_RAD + def->steering.center_offset_deg;
@@ -545,12 +570,36 @@ static pdk_error steer_shares(const pdk_vehicle_def *def, const pdk_ref_world *w
     double steer_ack[4], steer_parallel[4];
     pdk_vehicle_def_wheel_steer(def, wheel_deg, steer_ack);
     pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, steer_parallel);
-    const double toe_ack[2] = {axle_toe[0][0] + steer_ack[0] - steer_parallel[0],
-                               axle_toe[0][1] + steer_ack[1] - steer_parallel[1]};
+    double toe_ack[2];
+    for (int side = 0; side < 2; side++) {
+        const double ground = atan(tan(steer_ack[side]) * cos(roll));
+        toe_ack[side] = axle_toe[0][side] + ground - steer_parallel[side];
+    }
     const double along = (fx[0][0] + fx[0][1]) * sin(delta);
     const double slip_ack = axle_slip_rad(def, w, 0, axle_fz[0], axle_gamma[0], toe_ack, fx[0],
-                                          lateral[0] - along, slip_driven[0]);
+                                          lateral[0] - along, slip_driven[0], NULL);
     share[SHARE_ACKERMANN] = slip_ack - slip_driven[0];
+    /* Body damping: the body's angular velocity decays by c per second
+     * (chassis.angular_damping_per_s), so at the circle's yaw rate r = v / R
+     * the tyres hold a yaw moment c I_z r that the damping takes out of the
+     * turn, M_z = -c I_z r; the axles' lateral forces balance it as they
+     * balance the tractive yaw moment above, F_yf = (m a_y b - M_z) / L,
+     * F_yr = (m a_y a + M_z) / L (Milliken and Milliken ch. 5, the yaw
+     * moment balance), at the tyres' F_x above. */
+    const double damping_nm =
+        -def->chassis.angular_damping_per_s * c->yaw_inertia_kgm2 * sqrt(v2) / circle->radius_m;
+    u->damping_yaw_nm = damping_nm;
+    if (damping_nm != 0.0) {
+        double slip_damped[2];
+        for (int i = 0; i < 2; i++) {
+            const double moved = (i == 0 ? -damping_nm : damping_nm) / len;
+            slip_damped[i] = axle_slip_rad(def, w, i, axle_fz[i], axle_gamma[i], axle_toe[i], fx[i],
+                                           lateral[i] + moved - (i == 0 ? along : 0.0),
+                                           slip_driven[i], NULL);
+        }
+        share[SHARE_DAMPING] =
+            (slip_damped[0] - slip_damped[1]) - (slip_driven[0] - slip_driven[1]);
+    }
     return PDK_OK;
 }
 
@@ -619,6 +668,8 @@ static pdk_error understeer(const pdk_vehicle_def *def, const pdk_ref_world *wor
     u.tractive_rad_per_mps2 = grad[SHARE_TRACTIVE];
     u.ackermann_rad = at[SHARE_ACKERMANN];
     u.ackermann_rad_per_mps2 = grad[SHARE_ACKERMANN];
+    u.damping_rad = at[SHARE_DAMPING];
+    u.damping_rad_per_mps2 = grad[SHARE_DAMPING];
     const double per_g = world->gravity_mps2 * DEG_PER_RAD;
     u.bicycle_deg_per_g = u.bicycle_rad_per_mps2 * per_g;
     u.total_deg_per_g = u.total_rad_per_mps2 * per_g;

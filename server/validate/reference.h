@@ -96,8 +96,18 @@ typedef struct pdk_ref_understeer {
      * road-wheel angle, as the model's steering sets it
      * (pdk_vehicle_def_wheel_steer), weighed by its tyre's stiffness at
      * its load: the inner wheel steers more, the outer, more loaded, less
-     * (Milliken and Milliken ch. 19). */
+     * (Milliken and Milliken ch. 19); and each wheel's heading over the
+     * ground, atan(tan(d) cos(phi)) on the body rolled by phi, as the
+     * model's tyre frame projects it. */
     double ackermann_rad, ackermann_rad_per_mps2;
+    /* Body damping (pdk_ref_understeer_on_circle only, 0 otherwise): a
+     * body whose angular velocity decays by c per second
+     * (chassis.angular_damping_per_s, the Polaris model's) loses c I_z r of
+     * yaw moment at the circle's yaw rate r = v / R, which the axles'
+     * lateral forces make up, the front's more and the rear's less, at the
+     * tyres' forces of the tractive share (Milliken and Milliken ch. 5, the
+     * yaw moment balance): it understeers. */
+    double damping_rad, damping_rad_per_mps2;
     double total_rad, total_rad_per_mps2;
     /* The totals in the units data sheets quote: road-wheel degrees per g,
      * and steering-wheel degrees per g (times the steering ratio). */
@@ -114,6 +124,8 @@ typedef struct pdk_ref_understeer {
     double pitch_transfer_n;      /* load the tyres' F_x move from each front tyre to each
                                    * rear one on the circle (0 without one) */
     double tractive_yaw_nm;       /* the yaw moment of the tyres' F_x differences there */
+    double damping_yaw_nm;        /* the body damping's yaw moment there, -c I_z r (0 without
+                                   * a circle or damping) */
     double fx_n[2][2];            /* the tyres' F_x there, [axle][0 left (inner), 1 right] */
 } pdk_ref_understeer;
 

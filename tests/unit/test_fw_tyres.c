@@ -47,23 +47,31 @@ static void braking_loads(const pdk_vehicle_def *d, double decel_mps2, double *f
 /* A locked wheel's retarding force on soil (surface.h, the Polaris model): the
  * soil's Janosi-Hanamoto shear at full slip, which replaces the tyre law there
  * (its traction limit c A + N tan(phi), less the shear not yet developed over
- * the patch: 1 - K / L (1 - exp(-L / K))), plus the compaction and bulldozing
- * resistance of the rut, all at the static contact of load fz_n. */
-static double soil_locked_n(const pdk_vehicle_def *d, int axle, int surface, double fz_n)
+ * the patch: 1 - K / L (1 - exp(-L / K))), at the static contact of load fz_n,
+ * plus the compaction and bulldozing resistance of the rut the wheel is in,
+ * sinkage_m deep (a negative sinkage_m: the static sinkage of fz_n, where a
+ * steady load has brought the rut). */
+static double soil_locked_n(const pdk_vehicle_def *d, int axle, int surface, double fz_n,
+                            double sinkage_m)
 {
     const pdk_surface *s = pdk_surface_get(surface);
     pdk_soil_tyre st = soil_tyre_of(d, axle);
     pdk_soil_contact c;
     pdk_soil_static(&s->soil, &st, fz_n, &c);
-    return -pdk_soil_thrust_n(&s->soil, &st, &c, -1.0) + c.compaction_n + c.bulldozing_n;
+    double z = sinkage_m < 0.0 ? c.sinkage_m : sinkage_m;
+    return -pdk_soil_thrust_n(&s->soil, &st, &c, -1.0) +
+           pdk_soil_compaction_n(&s->soil, st.width_m, z) +
+           pdk_soil_bulldozing_n(&s->soil, st.width_m, 2.0 * st.radius_m, z);
 }
 
 /* A locked wheel's retarding force at load fz_n on surface: the law's at
- * kappa -1 on hard ground, the soil's on soil. */
-static double locked_force_n(const pdk_vehicle_def *d, int axle, int surface, double fz_n)
+ * kappa -1 on hard ground, the soil's on soil in a rut sinkage_m deep
+ * (negative: the static one). */
+static double locked_force_n(const pdk_vehicle_def *d, int axle, int surface, double fz_n,
+                             double sinkage_m)
 {
     if (pdk_surface_get(surface)->deformable) {
-        return soil_locked_n(d, axle, surface, fz_n);
+        return soil_locked_n(d, axle, surface, fz_n, sinkage_m);
     }
     pdk_tyre_law_def l = law_as_run(d, axle);
     return -law_fx(&l, surface, fz_n, -1.0);
@@ -80,7 +88,8 @@ static double locked_decel(const pdk_vehicle_def *d, int surface)
     for (int it = 0; it < 100; it++) {
         double ff, fr;
         braking_loads(d, a, &ff, &fr);
-        a = 2.0 * (locked_force_n(d, 0, surface, ff) + locked_force_n(d, 1, surface, fr)) /
+        a = 2.0 *
+            (locked_force_n(d, 0, surface, ff, -1.0) + locked_force_n(d, 1, surface, fr, -1.0)) /
             d->chassis.mass_kg;
     }
     return a;
@@ -96,7 +105,7 @@ typedef struct stop_result {
     double band_decel_mps2; /* mean deceleration from 80 % to 20 % of v0 */
     double max_yaw_rad;     /* largest |heading| seen */
     double load_decel_mps2; /* mean over the stop of sum locked_force_n(Fz_i) / m, with
-                             * each tick's measured loads */
+                             * each tick's measured loads and sinkages */
 } stop_result;
 
 /* Brakes from v0_mps with brake_bar on flat ground of surface in neutral
@@ -143,7 +152,8 @@ static stop_result brake_stop(const pdk_vehicle_def *d, int surface, double v0_m
             t_lo = time - r.dt_s * (v - 0.2 * v0_mps) / (v - prev_v);
         }
         for (int w = 0; w < PDK_WHEELS; w++) {
-            load_sum += locked_force_n(d, w < 2 ? 0 : 1, surface, r.ch[WCH(TYRE_LOAD, w)]) /
+            load_sum += locked_force_n(d, w < 2 ? 0 : 1, surface, r.ch[WCH(TYRE_LOAD, w)],
+                                       r.ch[WCH(SINKAGE, w)]) /
                         d->chassis.mass_kg;
         }
         if (v > 2.0) {
@@ -225,7 +235,8 @@ static void check_locked_stops(pdk_tyre_law law)
                       r[s].mean_decel_mps2, want[s]);
         /* Against the same law at the loads the wheels actually carried
          * each tick (the pitch's transient, the sinking car's longer lever
-         * on soil): 2.5 %. What differs is the lock-up (a few ticks at up to
+         * on soil), and on soil with the resistance of the rut each wheel
+         * was in (its sinkage grows from 0 at the start): 2.5 %. What differs is the lock-up (a few ticks at up to
          * the peak) and the last metre per second: below about 1.5 m/s of
          * contact speed the model bounds a tyre's deflection toward its
          * law's peak slip (four_wheel.c, the slips' bounds "down to the

@@ -507,9 +507,9 @@ START_TEST(shipped_scripts_do_what_they_say)
     /* The demo route: back where it began, at rest in P, so it can loop.
      * The route is open loop (64 s, 708 m), tuned on this car (its Magic
      * Formula tyres, heat and wear off as the demo runs it:
-     * PDK_SCRIPT_DEMO_OVERRIDES) at the flat world's 2 substeps: it ends 0.019 m and
-     * 0.004 deg from its start pose (0.07 m and 0.05 deg at 8 substeps,
-     * the integrator's error in the bends). 0.2 m and 0.1 deg leave margin
+     * PDK_SCRIPT_DEMO_OVERRIDES) at the flat world's 2 substeps: it ends 0.003 m and
+     * 0.002 deg from its start pose (0.007 m and 0.002 deg at 8
+     * substeps). 0.2 m and 0.1 deg leave margin
      * for another compiler or libm, and fail on any change that moves the
      * car's path in earnest. Looped as the demo loops it, each pass starts
      * where the last one stopped and adds the same small error: three

@@ -308,18 +308,53 @@ START_TEST(test_curvature_and_tractive_by_hand)
     const double drive = body_x + f_roll + ff * sin(delta);
     ck_assert_double_le(rel_err(u.drive_force_n, drive), 1e-9);
     /* The rolling resistance follows each tyre's load: the outer tyres,
-     * transfer_n heavier, resist more, M_z = -f sum t_i transfer_i (the
-     * drive's even halves cancel, and so does the load moved along), which
-     * moves M_z / L of lateral force to the front. */
+     * transfer_n heavier, resist more, M_0 = -f sum t_i transfer_i (the
+     * drive's even halves cancel, and so does the load moved along). The
+     * front tyres' lateral forces, each in proportion to its load on the
+     * grip law, push back along the body by F_y sin(delta), the outer's
+     * more: -(t_f / 2) sin(delta) (F_out - F_in) = -k F_front with k =
+     * t_f sin(delta) transfer_f / (F_z,in + F_z,out); and the CG stands h
+     * sin(phi) outward of the contacts, so the forces along the body,
+     * body_x in all, turn the car by -h sin(phi) body_x. With F_front =
+     * (m a_y b - M_z) / L - (D - f F_z,f) sin(delta), M_z = (M_0 - h
+     * sin(phi) body_x - k (m a_y b / L - (D - f F_z,f) sin(delta))) / (1 -
+     * k / L), which moves M_z / L of lateral force to the front. */
     const double tf = pdk_vehicle_def_track_m(&d, 0), tr = pdk_vehicle_def_track_m(&d, 1);
-    const double mz = -0.012 * (tf * u.transfer_n[0] + tr * u.transfer_n[1]) / 1.0;
-    ck_assert_double_le(fabs(u.tractive_yaw_nm - mz), 1e-9 * fabs(mz));
-    ck_assert_double_lt(mz, 0.0);
+    const double m0 = -0.012 * (tf * u.transfer_n[0] + tr * u.transfer_n[1]);
+    const double fz_front = 2.0 * (u.static_load_n[0] - u.pitch_transfer_n);
+    const double k_sin = tf * sin(delta) * u.transfer_n[0] / fz_front;
+    const double along_n = (drive - f_roll_front) * sin(delta);
+    const double mz = (m0 - h * sin(u.roll_rad) * body_x - k_sin * (m * ay * b / len - along_n)) /
+                      (1.0 - k_sin / len);
+    ck_assert_double_le(fabs(u.tractive_yaw_nm - mz), 1e-6 * fabs(mz));
+    ck_assert_double_lt(mz, m0);
+    ck_assert_double_lt(m0, 0.0);
     const double cf_moved = cf * (wf - moved) / wf, cr_moved = cr * (wr + moved) / wr;
     const double sf_driven =
-        atan(((m * ay * b - mz) / len - (drive - f_roll_front) * sin(delta)) / cf_moved);
+        atan(((m * ay * b - mz) / len - along_n) / cf_moved);
     const double sr_driven = atan(((m * ay * a + mz) / len) / cr_moved);
-    ck_assert_double_le(fabs(u.tractive_rad - ((sf_driven - sr_driven) - (sf - sr))), 1e-9);
+    ck_assert_double_le(fabs(u.tractive_rad - ((sf_driven - sr_driven) - (sf - sr))), 1e-8);
+    /* A body whose angular velocity decays by c per second loses c I_z r of
+     * yaw moment at the circle's yaw rate r = v / R; the front axle's
+     * lateral force makes up c I_z r / L more and the rear's as much less,
+     * at the same F_x and loads: the car understeers by the change of s_f -
+     * s_r, and every other share stays. Without damping there is none. */
+    ck_assert_double_eq(u.damping_rad, 0.0);
+    ck_assert_double_eq(u.damping_yaw_nm, 0.0);
+    const double c_damp = 0.3, yaw_rate = sqrt(r * ay) / r;
+    const double moved_n = c_damp * d.chassis.yaw_inertia_kgm2 * yaw_rate / len;
+    pdk_vehicle_def damped = d;
+    damped.chassis.angular_damping_per_s = c_damp;
+    pdk_ref_understeer ud;
+    ck_assert_int_eq(pdk_ref_understeer_on_circle(&damped, &w, &circle, ay, &ud), PDK_OK);
+    ck_assert_double_le(rel_err(ud.damping_yaw_nm, -moved_n * len), 1e-12);
+    const double sf_damped = atan(tan(sf_driven) + moved_n / cf_moved);
+    const double sr_damped = atan(tan(sr_driven) - moved_n / cr_moved);
+    const double want_damp = (sf_damped - sr_damped) - (sf_driven - sr_driven);
+    ck_assert_double_gt(want_damp, 0.0);
+    ck_assert_double_le(fabs(ud.damping_rad - want_damp), 1e-8);
+    ck_assert_double_eq(ud.tractive_rad, u.tractive_rad);
+    ck_assert_double_le(fabs(ud.total_rad - (u.total_rad + want_damp)), 1e-9);
     /* Without a circle there is no tractive share. */
     ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
     ck_assert_double_eq(u.tractive_rad, 0.0);
@@ -454,7 +489,10 @@ END_TEST
  * ackermann 0 for the parallel steer). The grip law's stiffness goes with
  * load, so to first order in eps the front's slip moves by -(F_in eps_in
  * + F_out eps_out) / (F_in + F_out): the inner wheel steers more, but the
- * outer one, more loaded, steers less, and the car understeers. */
+ * outer one, more loaded, steers less, and the car understeers. Each
+ * wheel steers about the body's vertical, so over the ground it heads
+ * atan(tan(d) cos(phi)) on the body rolled by phi: eps is that less the
+ * parallel steer, and even parallel steer needs a little more steer. */
 START_TEST(test_ackermann_by_hand)
 {
     pdk_vehicle_def d = grip_car();
@@ -472,7 +510,10 @@ START_TEST(test_ackermann_by_hand)
     double ack[4], par[4];
     pdk_vehicle_def_wheel_steer(&d, wheel_deg, ack);
     pdk_vehicle_def_wheel_steer(&parallel, wheel_deg, par);
-    const double eps_in = ack[0] - par[0], eps_out = ack[1] - par[1];
+    const double cos_roll = cos(u.roll_rad);
+    ck_assert_double_gt(u.roll_rad, 0.0);
+    const double eps_in = atan(tan(ack[0]) * cos_roll) - par[0];
+    const double eps_out = atan(tan(ack[1]) * cos_roll) - par[1];
     ck_assert_double_gt(eps_in, 0.0);
     ck_assert_double_lt(eps_out, 0.0);
     const double f_in = u.static_load_n[0] - u.transfer_n[0] - u.pitch_transfer_n;
@@ -480,9 +521,13 @@ START_TEST(test_ackermann_by_hand)
     const double want = -(f_in * eps_in + f_out * eps_out) / (f_in + f_out);
     ck_assert_double_gt(want, 0.0);
     ck_assert_double_le(rel_err(u.ackermann_rad, want), 1e-3);
-    /* Parallel steer has none; off the circle there is none. */
+    /* Parallel steer has only the roll's share; off the circle there is
+     * none. */
     ck_assert_int_eq(pdk_ref_understeer_on_circle(&parallel, &w, &circle, ay, &u), PDK_OK);
-    ck_assert_double_eq(u.ackermann_rad, 0.0);
+    const double d_par = len / circle.radius_m + u.total_rad - u.ackermann_rad;
+    const double want_par = d_par - atan(tan(d_par) * cos(u.roll_rad));
+    ck_assert_double_gt(want_par, 0.0);
+    ck_assert_double_le(rel_err(u.ackermann_rad, want_par), 1e-3);
     ck_assert_int_eq(pdk_ref_understeer_at(&d, &w, ay, &u), PDK_OK);
     ck_assert_double_eq(u.ackermann_rad, 0.0);
 }
@@ -503,8 +548,8 @@ START_TEST(test_circle_presets)
         ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, 0.5, &lo), PDK_OK);
         ck_assert_int_eq(pdk_ref_understeer_on_circle(&d, &w, &circle, 4.0, &hi), PDK_OK);
         printf("%-15s bicycle %.3f transfer %.3f camber %.3f toe %.3f roll steer %.3f curvature "
-               "%.3f downforce %.3f tractive %.3f Ackermann %.4f = %.3f deg/g (drive %.0f N at "
-               "4 m/s^2)\n",
+               "%.3f downforce %.3f tractive %.3f Ackermann %.4f damping %.3f = %.3f deg/g (drive "
+               "%.0f N at 4 m/s^2)\n",
                presets[p], (hi.bicycle_rad - lo.bicycle_rad) * per,
                (hi.load_transfer_rad - lo.load_transfer_rad) * per,
                (hi.camber_rad - lo.camber_rad) * per, (hi.toe_rad - lo.toe_rad) * per,
@@ -512,11 +557,12 @@ START_TEST(test_circle_presets)
                (hi.curvature_rad - lo.curvature_rad) * per,
                (hi.downforce_rad - lo.downforce_rad) * per,
                (hi.tractive_rad - lo.tractive_rad) * per,
-               (hi.ackermann_rad - lo.ackermann_rad) * per, (hi.total_rad - lo.total_rad) * per,
+               (hi.ackermann_rad - lo.ackermann_rad) * per,
+               (hi.damping_rad - lo.damping_rad) * per, (hi.total_rad - lo.total_rad) * per,
                hi.drive_force_n);
         const double sum = hi.bicycle_rad + hi.load_transfer_rad + hi.camber_rad + hi.toe_rad +
                            hi.roll_steer_rad + hi.curvature_rad + hi.downforce_rad +
-                           hi.tractive_rad + hi.ackermann_rad;
+                           hi.tractive_rad + hi.ackermann_rad + hi.damping_rad;
         ck_assert_double_le(fabs(sum - hi.total_rad), 1e-12);
     }
 }

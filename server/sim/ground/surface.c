@@ -365,6 +365,20 @@ double pdk_soil_bulldozing_n(const pdk_soil *soil, double width_m, double diamet
     return w * bulldozing_formula_n(soil, width_m, diameter_m, sinkage_m);
 }
 
+double pdk_soil_compaction_n(const pdk_soil *soil, double width_m, double sinkage_m)
+{
+    /* Compaction: the work of pressing a rut of depth z per unit length, Rc =
+     * b k z^(n+1) / (n+1), p = k z^n being Bekker's pressure-sinkage law
+     * (both of Bekker's closed forms, Wong, ch. 2: in flexible mode k z^n =
+     * p_g gives b p_g^((n+1)/n) / ((n+1) k^(1/n))). */
+    if (!(sinkage_m > 0.0)) {
+        return 0.0;
+    }
+    double n = soil->n;
+    double k = soil->kc / width_m + soil->kphi;
+    return width_m * k * pdk_pow(sinkage_m, n + 1.0) / (n + 1.0);
+}
+
 void pdk_soil_static(const pdk_soil *soil, const pdk_soil_tyre *tyre, double load_n,
                      pdk_soil_contact *out)
 {
@@ -437,10 +451,8 @@ void pdk_soil_static(const pdk_soil *soil, const pdk_soil_tyre *tyre, double loa
         out->ground_pressure_pa = p_tyre;
     }
 
-    /* Compaction: the work of pressing a rut of depth z per unit length, Rc =
-     * b k z^(n+1) / (n+1) (both of Bekker's closed forms, Wong, ch. 2: in
-     * flexible mode k z^n = p_g gives b p_g^((n+1)/n) / ((n+1) k^(1/n))). */
-    out->compaction_n = b * k * pdk_pow(z, n + 1.0) / (n + 1.0);
+    /* The rut's resistances at the static sinkage. */
+    out->compaction_n = pdk_soil_compaction_n(soil, b, z);
     out->bulldozing_n = pdk_soil_bulldozing_n(soil, b, d, z);
 
     /* The carcass's hysteresis over its relative deflection, f = h delta_t /

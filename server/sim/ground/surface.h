@@ -68,6 +68,11 @@ typedef struct pdk_soil_contact {
 void pdk_soil_static(const pdk_soil *soil, const pdk_soil_tyre *tyre, double load_n,
                      pdk_soil_contact *out);
 
+/* Bekker's compaction resistance (Wong, Theory of Ground Vehicles, ch. 2) of a
+ * wheel of width_m in a rut sinkage_m deep: the work of pressing the rut per
+ * unit of its length, Rc = b (kc / b + kphi) z^(n+1) / (n+1); 0 at z <= 0. */
+double pdk_soil_compaction_n(const pdk_soil *soil, double width_m, double sinkage_m);
+
 /* Bekker's bulldozing resistance (Wong, Theory of Ground Vehicles, ch. 2) of a
  * wheel of width_m and diameter_m sunk sinkage_m into soil, phased in between
  * z / D = 0.15 and 0.25 (surface.c says why); 0 at z = 0. */

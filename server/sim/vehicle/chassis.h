@@ -113,6 +113,27 @@ VEC void solve_start(PHASE_ARGS)
 VEC void build_pass(PHASE_ARGS)
 {
     build_system(&sv->sy, q, vh->p, sv->v, sv->w, sv->grav, sv->c_drag, sv->gyro);
+    {
+        /* A tyre's force lies in its contact plane along the wheel's
+         * heading, which turns with the body about the contact's normal n
+         * over the substep, while the solve holds it in the start's frame:
+         * its impulse is h F plus (h^2 / 2) (w0 . n) n x F to the second
+         * order, with F the law's force at the start's deflections (n x
+         * e_x = e_y, n x e_y = -e_x). */
+        const m4 on = q->loaded;
+        const double *w = sv->w;
+        const v4 wn = splat(0.5 * vh->p->h_s) *
+                      ((splat(w[0]) * q->nx + splat(w[1]) * q->ny) + splat(w[2]) * q->nz);
+        const v4 ax = keep(on, wn * q->fx0), ay = keep(on, wn * q->fy0);
+        const v4 tf = sum4x4(ax * q->eyx - ay * q->exx, ax * q->eyy - ay * q->exy,
+                             ax * q->eyz - ay * q->exz, splat(0.0));
+        sv->turn_f[0] = tf[0];
+        sv->turn_f[1] = tf[1];
+        sv->turn_f[2] = tf[2];
+        sv->sy.g[3][3] += sv->turn_f[0];
+        sv->sy.g[4][3] += sv->turn_f[1];
+        sv->sy.g[5][3] += sv->turn_f[2];
+    }
     if (any4(q->hard)) {
         add_hard(&sv->sy, vh->p, q);
     }
@@ -268,7 +289,9 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
      * mean(V_x) + F_y mean(V_y); the difference is its slip's. */
     const v4 mean_u = 0.5 * (q->u0 + q->u1);
     const v4 mean_l = 0.5 * (q->vlat0 + q->vl1);
-    const v4 slip_j = (q->fx_end * (sv->radius * mean_w - mean_u) - q->fy_end * mean_l) * hv;
+    const v4 fy0 = keep(q->loaded, q->fy0);
+    const v4 fy_body = fy0 + q->th_y * (q->fy_end - fy0);
+    const v4 slip_j = (q->fx_end * (sv->radius * mean_w - mean_u) - fy_body * mean_l) * hv;
     /* The other forces at the contact (soil, water) and the strut's along
      * the normal, each at the contact's mean velocity; the normal
      * velocity at the start is n . (v + w x r), at the end check_pass's. */
@@ -281,6 +304,12 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
     const v4 vn1 = (q->nx * q->vcx + q->ny * q->vcy) + q->nz * q->vcz;
     const v4 strut_j = q->fz * 0.5 * (vn0 + vn1) * hv;
     double *ledger = st->pt.ledger_j;
+    /* The tyres' forces' turn with the body (build_pass) is the tyres'
+     * work on the chassis too. */
+    ledger[PDK_LEDGER_TYRE_SLIP] -= (sv->turn_f[0] * 0.5 * (v[0] + sol[0]) +
+                                     sv->turn_f[1] * 0.5 * (v[1] + sol[1]) +
+                                     sv->turn_f[2] * 0.5 * (v[2] + sol[2])) *
+                                    h;
     for (int j = 0; j < PDK_WHEELS; j++) {
         ledger[PDK_LEDGER_BRAKE] += brake_j[j];
         ledger[PDK_LEDGER_ROLLING] += rolling_j[j];

@@ -89,20 +89,20 @@
  *     the whole substep, an error of the first order in h that slowed the
  *     yaw rate's build-up after a steering step. The solve's frame is the
  *     start's, so V_y1 also holds that frame's turn over the substep, T =
- *     e_y . h (w0 x v0), which the tyre's own frame does not see. T is taken
- *     out of the hold, u1 = u0 e + g0 V_y0 + g1 (V_y1 - T) + (g / 2) T: every
- *     tyre takes the same share of it, so a steady turn's state does not
- *     depend on h (held with the rest, a share that varied with each tyre's
- *     z would tilt the axles' balance). Half, rather than all of it (the
- *     end's frame) or none (the tyre's): the three are alike in a steady
- *     turn, and in the step steer the half leaves the overshoot as it
- *     converged before (ADR 0010, amendment). The law is linearised in the
- *     deflection, F1 = F0 + K (u1 - u0) / sigma with K its slope (>= 0),
- *     plus the carcass
+ *     e_y . h (w0 x v0), which the tyre's own frame, turning with the body,
+ *     does not see: the tyre's input at the end is V_y1 - T, and u1 = u0 e
+ *     + g0 V_y0 + g1 (V_y1 - T). In a steady turn V_y1 - T = V_y0, so the
+ *     steady deflection, sigma V_y / |V_x|, does not depend on h. The law
+ *     is linearised in the deflection, F1 = F0 + K (u1 - u0) / sigma with K
+ *     its slope (>= 0), plus the carcass
  *     damper d (u1 - u0) / h at low speed (PDK_FW_CARCASS_DAMPING_S).
- *     Laterally that is a damper on the end lateral velocity, c_y = k_y g1
- *     with k_y = K_a / sigma_a + d_y / h, and the explicit force F_y0 - k_y
- *     (u_y0 (e_y - 1) + g0 V_y0 + (g / 2 - g1) T). Longitudinally the wheel's spin is eliminated by
+ *     The chassis takes the lateral force by the trapezoidal rule, the
+ *     mean F0 + (F1 - F0) / 2 of the start's and the end's, with the weight
+ *     th_y on the end rising from 1/2 to backward Euler's 1 as the carcass
+ *     damper fades in (step 5). Laterally that is a damper on the end
+ *     lateral velocity, c_y = th_y k_y g1 with k_y = K_a / sigma_a + d_y /
+ *     h, and the explicit force F_y0 - th_y k_y (u_y0 (e_y - 1) + g0 V_y0 -
+ *     g1 T). Longitudinally the wheel's spin is eliminated by
  *     backward Euler on it, I (Omega1 - Omega0) / h = T_drive + T_b - R F_x1
  *     (T_b the Coulomb torque of brakes, pawl and rolling resistance, f Fz R
  *     with f from the surface, the tyre and its life, at most 0.45 as the
@@ -125,8 +125,25 @@
  *     xdot_avg = (xdot + xdot_end) / 2, so S = S_exp + c_n (xdot + xdot_end)
  *     with c_n = c / 2 + h k / 4 (bars: h arb / 4 on the travel
  *     difference), and the position and orientation are advanced with the
- *     mean of the start and end velocities (step 7). The tyres and the air
- *     drag stay implicit at the END velocity (backward Euler, L-stable). The
+ *     mean of the start and end velocities (step 7). The lateral tyre forces
+ *     take the trapezoidal rule too (step 4: the start's force and half its
+ *     linearised change, so the yaw rate's build-up after a steering step
+ *     is of the second order in h), and backward Euler (the end's force,
+ *     L-stable) where the carcass damper works, below
+ *     PDK_FW_CARCASS_FADE_MPS, blended between: at rest the tyres' springs
+ *     hold the car with the numerical damping that keeps a parked car from
+ *     ringing (the theta method, whose factor for a stiff mode goes to -1
+ *     at theta 1/2 and to 0 at 1: Hairer and Wanner, Solving Ordinary
+ *     Differential Equations II, 2nd ed., section IV.3). The longitudinal
+ *     tyre forces (with the wheels' spin, a stiff
+ *     mode on a light wheel) and the air drag stay implicit at the END
+ *     velocity (backward Euler, L-stable). A tyre's force lies along its
+ *     wheel's heading, which turns with the body about the contact's
+ *     normal n over the substep, while the solve holds it in the start's
+ *     frame: each tyre adds (h / 2) (w0 . n) n x F0 to the explicit force
+ *     (F0 its law's force at the start's deflections), the turn's share of
+ *     the impulse to the second order. Without it a car cornering at
+ *     constant throttle gained speed at the longer substep. The
  *     gyroscopic torque is taken at the mean rate, -(w_avg x L0) with L0 =
  *     I w0, half in the matrix and half explicit. With the coefficients and
  *     the contact geometry frozen at the start, this is one linear system

@@ -56,12 +56,18 @@ void pdk_fw_ground_of(int surface_id, pdk_fw_ground *out)
     out->deformable = s->deformable;
 }
 
+/* The axle's soil tyre at the law's radius and the tyre's pressure now. */
+static pdk_soil_tyre soil_tyre_at(const pdk_soil_tyre *tyre, double radius_m, double pressure_pa)
+{
+    pdk_soil_tyre t = *tyre;
+    t.radius_m = radius_m;
+    t.inflation_pa = pressure_pa > SOIL_MIN_INFLATION_PA ? pressure_pa : SOIL_MIN_INFLATION_PA;
+    return t;
+}
+
 void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out)
 {
-    pdk_soil_tyre t = *in->tyre;
-    t.radius_m = in->radius_m;
-    t.inflation_pa =
-        in->pressure_pa > SOIL_MIN_INFLATION_PA ? in->pressure_pa : SOIL_MIN_INFLATION_PA;
+    const pdk_soil_tyre t = soil_tyre_at(in->tyre, in->radius_m, in->pressure_pa);
     pdk_soil_contact sc;
     pdk_soil_static(in->soil, &t, in->load_n, &sc);
 
@@ -81,21 +87,36 @@ void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out)
     }
     out->traction_limit_n = sc.traction_limit_n;
 
-    /* Motion resistance, compaction and bulldozing, as the Polaris model's
-     * SettleWheels applies it along the wheel's heading: F = -clamp(F_mr
-     * tanh(v / 0.1), -m |v| / dt, m |v| / dt) with m the corner's static mass,
-     * so that one substep of it can at most stop the corner, never reverse
-     * it. */
-    double f_mr = sc.compaction_n + sc.bulldozing_n;
+    /* Motion resistance, compaction and bulldozing, of the rut the wheel is
+     * in now: Bekker's closed forms at the wheel's own sinkage (state), which
+     * follows its static value at a rate (pdk_fw_sinkage_at), not at the
+     * static sinkage for this load. Compaction is the work of making the rut
+     * (Wong, ch. 2), so a load that swings faster than the rut follows does
+     * not swing the resistance with it; at a steady load the sinkage is its
+     * static value and so are these. Applied along the wheel's heading as the
+     * Polaris model's SettleWheels does: F = -clamp(F_mr tanh(v / 0.1), -m
+     * |v| / dt, m |v| / dt) with m the corner's static mass, so that one
+     * substep of it can at most stop the corner, never reverse it. */
+    const double z = in->sinkage_m;
+    double f_mr = pdk_soil_compaction_n(in->soil, t.width_m, z) +
+                  pdk_soil_bulldozing_n(in->soil, t.width_m, 2.0 * t.radius_m, z);
     double lim = in->corner_mass_kg * fabs(in->vx_mps) / in->substep_s;
     out->resistance_n = -clamp(f_mr * pdk_tanh(in->vx_mps / SOIL_RESIST_SPEED_MPS), -lim, lim);
     out->rolling_coeff = sc.rolling_coeff;
+}
 
+void pdk_fw_sinkage_at(const pdk_soil *soil, const pdk_soil_tyre *tyre, double radius_m,
+                       double pressure_pa, double load_n, double substep_s, double *target_m,
+                       double *step_m)
+{
+    const pdk_soil_tyre t = soil_tyre_at(tyre, radius_m, pressure_pa);
+    pdk_soil_contact sc;
+    pdk_soil_static(soil, &t, load_n, &sc);
     /* Sinkage moves toward Bekker's static value no faster than the tyre's
      * own deflection moves (SINKAGE_RAD_PER_S), so that the stiff soil never
      * acts as a spring faster than the tyre's own. */
-    out->sinkage_m = sc.sinkage_m;
-    out->sinkage_step_m = SINKAGE_RAD_PER_S * sc.tyre_deflection_m * in->substep_s;
+    *target_m = sc.sinkage_m;
+    *step_m = SINKAGE_RAD_PER_S * sc.tyre_deflection_m * substep_s;
 }
 
 double pdk_fw_sinkage_step_m(const pdk_soil_tyre *tyre, double radius_m, double static_load_n,
@@ -111,7 +132,7 @@ double pdk_fw_sinkage_step_m(const pdk_soil_tyre *tyre, double radius_m, double 
 double pdk_fw_sinkage_share(double substep_s)
 {
     /* The exact step of dz/dt = omega (z_static - z) with z_static held
-     * over the substep. */
+     * over the substep (at the substep's end load: pdk_fw_sinkage_at). */
     return 1.0 - exp(-SINKAGE_RAD_PER_S * substep_s);
 }
 

@@ -38,6 +38,7 @@ typedef struct pdk_fw_soil_in {
     double vx_mps;             /* the contact's speed along the wheel heading */
     double corner_mass_kg;     /* static load / g */
     double substep_s;
+    double sinkage_m;          /* the wheel's sinkage now (its state): the rut it rolls in */
 } pdk_fw_soil_in;
 
 typedef struct pdk_fw_soil_out {
@@ -46,13 +47,20 @@ typedef struct pdk_fw_soil_out {
     double traction_limit_n; /* the most the soil can take: the tyre's peak on it */
     double resistance_n;     /* motion resistance along the heading (the Polaris model's clamp) */
     double rolling_coeff;    /* the Polaris model's h delta_t / h_s */
-    double sinkage_m;        /* Bekker's static sinkage at the load */
-    double sinkage_step_m;   /* the most the sinkage may move in the substep: the
-                              * tyre's deflection at the load times the wheel-hop
-                              * rate 2 pi 10 rad/s times the substep */
 } pdk_fw_soil_out;
 
 void pdk_fw_soil(const pdk_fw_soil_in *in, pdk_fw_soil_out *out);
+
+/* Where a wheel's sinkage goes in a substep of substep_s that ends with the
+ * tyre (the axle's, at radius_m and pressure_pa) pressing the soil with
+ * load_n (> 0): *target_m, Bekker's static sinkage at that load, and
+ * *step_m, the most it may move there, the tyre's deflection at the load
+ * times the wheel-hop rate 2 pi 10 rad/s times the substep. The end's load
+ * is the one the chassis solve gives with the sinkage as it is; the start's
+ * would let the wheel sink on a load it has already shed. */
+void pdk_fw_sinkage_at(const pdk_soil *soil, const pdk_soil_tyre *tyre, double radius_m,
+                       double pressure_pa, double load_n, double substep_s, double *target_m,
+                       double *step_m);
 
 /* The most a wheel's sinkage may move in a substep of substep_s where the
  * soil model does not set it (hard ground, in the air): as on soil, the

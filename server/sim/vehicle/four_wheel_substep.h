@@ -159,13 +159,15 @@ typedef struct wheels {
      * friction-circle radius; the linear model F_x1 = fex + kx s_x1, F_y1
      * = fey - ky v_y1 (s_x1 = Omega1 R - V_x1 the end slip velocity, v_y1
      * the end lateral velocity); the forces at the contact that are not
-     * the tyre's (soil's motion resistance, water); the sinkage the soil
-     * moves toward and its rate limit. */
+     * the tyre's (soil's motion resistance, water). */
     v4 sig_k, sig_a, inv_sk, e_x, g_x, e_y, g_y, uy_in;
     v4 mz, peak; /* mz also on the chassis, about n, where MZ_ON_CHASSIS */
     v4 fex, kx, fey, ky;
+    /* The lateral force at the start's deflection, and the share of its
+     * change over the substep the chassis takes (th_y: 1/2 at speed, 1 at
+     * rest): F_y0 + th_y (F_y1 - F_y0). */
+    v4 fy0, th_y, fx0;
     v4 ext_x, ext_y;
-    v4 sink_target, sink_step;
     /* The wheels (wheel_hold, wheel_coeffs): drive torque, Coulomb capacity
      * B (brakes, pawl, rolling) and its rolling part, the sign a freed
      * wheel's Coulomb torque takes, and the linear model in force (the
@@ -254,6 +256,7 @@ typedef struct sub {
     double gyro[3];             /* L0 / 2 */
     double drag;                /* the drag force, for the channels */
     double sol[6];              /* the solve's end velocities (v, w) */
+    double turn_f[3];           /* the tyres' forces' turn with the body (build_pass) */
     pose7 start;                /* the pose where the tick began */
     /* The struts' values at the start (step 3), for the kinks. */
     v4 xt, xdot, spring, bump, k_bs, c, s_exp, link, xdot_c;

@@ -108,8 +108,6 @@ VEC void tyre_law(PHASE_ARGS)
         o.mz_nm -= off * o0.mz_nm;
     }
     v4 ext_x = zero, ext_y = zero;
-    q->sink_target = zero;
-    q->sink_step = zero;
     if (any4(q->soil)) {
         /* Deformable ground: the soil's thrust and slope replace the
          * longitudinal law, the lateral law is scaled to the soil's traction
@@ -122,7 +120,7 @@ VEC void tyre_law(PHASE_ARGS)
             const pdk_surface *sf = pdk_surface_get(q->surf[i]);
             pdk_fw_soil_in si = {&sf->soil, vh->soil[i >> 1], p->radius_m[i], sv->pressure_pa[i],
                                  fz[i],     kap[i],           q->u0[i],       p->corner_mass_kg[i],
-                                 h};
+                                 h,         st->sinkage_m[i]};
             pdk_fw_soil_out so;
             pdk_fw_soil(&si, &so);
             double scale = so.traction_limit_n / max2(o.peak_n[i], 1e-9);
@@ -135,8 +133,6 @@ VEC void tyre_law(PHASE_ARGS)
             ext_x[i] = so.resistance_n;
             double f = so.rolling_coeff * sv->roll_scale[i];
             q->roll_f[i] = f < MAX_ROLLING_COEFF ? f : MAX_ROLLING_COEFF;
-            q->sink_target[i] = so.sinkage_m;
-            q->sink_step[i] = so.sinkage_step_m;
         }
     }
     if (!sv->uniform) {
@@ -169,27 +165,34 @@ VEC void tyre_law(PHASE_ARGS)
      * end's over the substep (a first-order hold, four_wheel.c's step 4):
      * g0 of g is the start's share, g1 the end's. The solve works in the
      * start's frame, so the end's velocity also holds the turn of that
-     * frame over the substep, h (w x v) along e_y, which the body's own
-     * frame does not see; every tyre takes it at half its size over the
-     * whole substep, so that it does not ride the hold. */
+     * frame over the substep, T = h (w x v) along e_y, which the tyre's
+     * own frame, turning with the body, does not see: the tyre's input at
+     * the end is V_y1 - T. In a steady turn V_y1 - T is the start's V_y0,
+     * so the steady deflection sigma V_y / |V_x| does not depend on h. */
     const v4 gy0 = relax_g0_4(zy, ey, hh);
     const v4 gy1 = gy - gy0;
     const double *v0 = sv->v, *w0 = sv->w;
     const v4 turn = q->eyx * splat(h * (w0[1] * v0[2] - w0[2] * v0[1])) +
                     q->eyy * splat(h * (w0[2] * v0[0] - w0[0] * v0[2])) +
                     q->eyz * splat(h * (w0[0] * v0[1] - w0[1] * v0[0]));
-    const v4 uy_in0 = gy0 * q->vlat0 + (splat(0.5) * gy - gy1) * turn;
+    const v4 uy_in0 = gy0 * q->vlat0 - gy1 * turn;
     /* The deflections' stiffnesses K / sigma, and with the carcass damper
      * d = tau K / sigma (faded by the contact's speed and slip speed) the
      * increment's coefficient K / sigma + d / h. */
     const v4 ksx = o.dfx_dkappa_n * inv_sk;
     const v4 ksy = o.dfy_dalpha_n * inv_sa;
     v4 kex = ksx, key = ksy;
+    /* The share of the lateral force's change over the substep that the
+     * chassis takes (the trapezoidal rule's 1/2 at speed, backward Euler's
+     * 1 at rest, over the carcass damper's fade: four_wheel.c's step 5). */
+    v4 th_y = splat(0.5);
     if (any4(lt4(au, splat(PDK_FW_CARCASS_FADE_MPS)))) {
         const v4 slip_x0 = load4(st->spin_radps) * sv->radius - q->u0;
         const v4 tau_h = splat(PDK_FW_CARCASS_DAMPING_S * p->inv_h);
+        const v4 fade_y = carcass_fade4(au + abs4(q->vlat0));
         kex = ksx + ksx * (tau_h * carcass_fade4(au + abs4(slip_x0)));
-        key = ksy + ksy * (tau_h * carcass_fade4(au + abs4(q->vlat0)));
+        key = ksy + ksy * (tau_h * fade_y);
+        th_y = splat(0.5) + splat(0.5) * fade_y;
     }
     q->sig_k = sk;
     q->sig_a = sa;
@@ -203,6 +206,9 @@ VEC void tyre_law(PHASE_ARGS)
     q->uy_in = uy_in0;
     q->fey = o.fy_n - key * (uy0 * (ey - one) + uy_in0);
     q->ky = key * gy1;
+    q->fy0 = o.fy_n;
+    q->fx0 = o.fx_n;
+    q->th_y = th_y;
     q->ext_x = ext_x;
     q->ext_y = ext_y;
     q->mz = o.mz_nm;
@@ -295,8 +301,12 @@ VEC void wheel_coeffs(PHASE_ARGS)
     const m4 lock = q->lock;
     q->c_x = sel(lock, kx, c_free);
     q->fx = sel(lock, fex, fex + c_free * w0) + q->ext_x;
-    q->c_y = ky;
-    q->fy = fey + q->ext_y;
+    /* The chassis takes the lateral force at the substep's start and a
+     * share th_y of its change, F_y0 + th_y (F_y1 - F_y0): a damper th_y
+     * ky on the end lateral velocity (four_wheel.c's step 5). */
+    const v4 fy0 = keep(on, q->fy0);
+    q->c_y = q->th_y * ky;
+    q->fy = (fy0 + q->th_y * (fey - fy0)) + q->ext_y;
     q->fex_e = fex;
     q->kx_e = kx;
     q->fey_e = fey;
@@ -368,13 +378,20 @@ VEC void wheels_end(PHASE_ARGS)
     sv->sum_load += q->fz;
     sv->sum_speed += keep(on, au1);
     sv->sum_contact += keep(on, splat(1.0));
-    /* Sinkage toward the soil's static value, or out of a rut where there
-     * is no soil: its share of the way there, by at most its step a
-     * substep (four_wheel_ground.c). */
+    /* Sinkage toward the soil's static value at the end's load, or out of a
+     * rut where there is no soil or no load: its share of the way there, by
+     * at most its step a substep (four_wheel_ground.c). */
     if (sv->any_sinkage || any4(q->soil)) {
         const v4 z0 = load4(st->sinkage_m);
-        const v4 target = keep(q->soil, q->sink_target);
-        const v4 step = sel(q->soil, q->sink_step, load4(p->sinkage_step_m));
+        v4 target = zero;
+        v4 step = load4(p->sinkage_step_m);
+        for (int i = 0; i < PDK_WHEELS; i++) {
+            if (q->soil[i] != 0 && q->fz[i] > 0.0) {
+                pdk_fw_sinkage_at(&pdk_surface_get(q->surf[i])->soil, vh->soil[i >> 1],
+                                  p->radius_m[i], sv->pressure_pa[i], q->fz[i], p->h_s,
+                                  &target[i], &step[i]);
+            }
+        }
         store4(st->sinkage_m, z0 + clamp_sym4(splat(p->sinkage_share) * (target - z0), step));
     }
 }
