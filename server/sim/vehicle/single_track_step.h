@@ -22,32 +22,65 @@
  *
  * The scheme, per substep of length h, for q = (vx, vy, r) and the body
  * equations of motion m (dvx/dt - r vy) = Fx, m (dvy/dt + r vx) = Fy,
- * Iz dr/dt = Mz (Pacejka, Tire and Vehicle Dynamics, ch. 1):
- *  1. The body frame turns by the heading change t = h r. Velocities are
- *     carried over into the new frame exactly, q* = (R(-t) (vx, vy), r):
- *     this is the whole of the r vy and r vx terms, a rotation (its
- *     determinant is cos^2 t + sin^2 t = 1, and it keeps |v| itself, not
- *     only areas), so it neither adds nor removes energy; a car spinning on
- *     ice keeps its speed, and its world-frame velocity, to rounding.
- *     (Splitting the motion into this exact rotation and the force step is
- *     the Lie-Trotter composition; Hairer, Lubich and Wanner, Geometric
- *     Numerical Integration, ch. II.5.)
- *  2. Forces act in the new frame, backward Euler: D (q1 - q*) = F for the
- *     end velocities q1, with D = diag(m, m, Iz) / h. Lateral tyre forces
- *     are dampers on the end velocities, F_lat = -c (n . q1) along n = n_f,
- *     n_r (below), c frozen at the substep's start; the longitudinal forces
- *     are Coulomb friction on the front wheel-plane speed u_f = t_f . q1 and
- *     on vx = e_x . q1, whichever way those end up pointing.
+ * Iz dr/dt = Mz (Pacejka, Tire and Vehicle Dynamics, ch. 1), splits the
+ * motion into the body frame's turn and the forces, and composes them
+ * symmetrically: half the turn, the force step, the other half (Strang
+ * splitting; Hairer, Lubich and Wanner, Geometric Numerical Integration,
+ * ch. II.5), second order in h where each part is.
+ *  1. The body frame turns by half the heading change, t = h r / 2.
+ *     Velocities are carried over into the new frame exactly, q* =
+ *     (R(-t) (vx, vy), r): the turn is the whole of the r vy and r vx
+ *     terms, a rotation (its determinant is cos^2 t + sin^2 t = 1, and it
+ *     keeps |v| itself, not only areas), so it neither adds nor removes
+ *     energy; a car spinning on ice keeps its speed, and its world-frame
+ *     velocity, to rounding.
+ *  2. Forces act in that frame: D (q1 - q*) = F for the velocities q1 after
+ *     the force step, with D = diag(m, m, Iz) / h and the laws'
+ *     coefficients frozen at q*. Lateral tyre forces are dampers,
+ *     F_lat = -c (n . q_th) along n = n_f, n_r (below), on the weighted
+ *     velocity q_th = (1 - th) q* +
+ *     th q1 of the theta-method, with th = (1 + x) / (2 + x) for each axle's
+ *     x = c tr S, S = N' D^-1 N, N = [n_f n_r] (x is h c / m and more: the
+ *     damper's stiffness against the substep). Where the damper is soft
+ *     against the substep (x -> 0) th -> 1/2, the trapezoidal rule, second
+ *     order; th - 1/2 = x / (2 (2 + x)) is itself of order h, so the step
+ *     stays second order. Where it is stiff (a slow car: c = C_alpha / |u|)
+ *     th -> 1, backward Euler: the trapezoidal rule's factor per substep
+ *     on a damper alone (x = h c / m), (1 - x/2) / (1 + x/2), tends to -1
+ *     there and a slow car would ring at the substep rate; with this th
+ *     the factor is
+ *     1 / (1 + x + x^2/2), the (0,2) Pade approximant of exp(-x), which is
+ *     positive and tends to 0 (L-stable) (Hairer and Wanner, Solving
+ *     Ordinary Differential Equations II, sec. IV.3 on the theta-method's
+ *     stability function, IV.4 on the Pade approximations). The
+ *     longitudinal forces are Coulomb friction on the front wheel-plane
+ *     speed u_f = t_f . q1 and on vx = e_x . q1, whichever way those end up
+ *     pointing: at the end velocities, so that a braked wheel stops and
+ *     holds instead of reversing.
+ *     The position advances by h times the mean of the world-frame
+ *     velocities before and after the force step (the turns leave them
+ *     unchanged).
+ *  3. The frame turns by the other half, h r1 / 2 at the new yaw rate.
+ *     Within a tick this half and the next substep's first, both at the
+ *     same r1, are one turn by h r1 (the same composition, one rotation
+ *     less per substep); the tick's last substep has its own
+ *     (st_group_end_turn).
  * Why it cannot blow up: T(q) = h (q . D q) / 2 is the kinetic energy, and
- * T(q1) - T(q*) = h q1 . F - h (q1 - q*) . D (q1 - q*) / 2 <= h q1 . F.
- * Every force is dissipative at the end velocities (a damper, or Coulomb
- * friction opposing its own contact velocity or holding it at zero), so with
- * no drive the energy never increases, whatever the parameters and the
- * substep; the drive adds at most its power. The linear system
- * D + c_f n_f n_f' + c_r n_r n_r' is symmetric positive definite, so it
- * always has a solution. The price of the splitting is a steady-state error
- * of order h r / 2 in the centripetal balance, small against the tests'
- * tolerance on Pacejka's steady state. */
+ * with Dl = q1 - q*, T(q1) - T(q*) = h q1 . F - h Dl . D Dl / 2. The
+ * longitudinal forces do h q1 . F_lon <= 0 without drive (Coulomb friction
+ * opposing its own contact velocity or holding it at zero), and the drive
+ * at most its power. For the dampers, let a = N' q1 and b = N' q* be the
+ * slip velocities after and before; Dl . D Dl >= (a - b)' S^-1 (a - b)
+ * >= |a - b|^2 / tr S (the least D-norm of a change with the given slip
+ * change, and tr S bounds S's eigenvalues). So each axle adds at most
+ * -c a ((1 - th) b + th a) - (a - b)^2 / (2 tr S), a quadratic form in
+ * (a, b) that is never positive when x (1 - th)^2 <= 2 (its discriminant);
+ * with th as above, x (1 - th)^2 = x / (2 + x)^2 <= 1/8. With no drive
+ * the energy never increases, whatever the parameters and the substep;
+ * the drive adds at most its power. The linear system D + th_f c_f n_f
+ * n_f' + th_r c_r n_r n_r' is symmetric positive definite, so it always has
+ * a solution. The steady state's error of the splitting is of order
+ * (h r)^2, below the tests' tolerance on Pacejka's steady state. */
 #ifndef PDK_SINGLE_TRACK_STEP_H
 #define PDK_SINGLE_TRACK_STEP_H
 
@@ -61,9 +94,9 @@
 
 #define PDK_ST_PI 3.14159265358979323846
 
-/* Above this heading change per substep (rad) sin and cos of the turn come
- * from pdk_trig_sincos and the heading from the yaw angle, instead of a
- * short series. */
+/* Above this turn of the frame (rad; a turn is half or all of a substep's
+ * heading change) sin and cos of the turn come from pdk_trig_sincos and the heading
+ * from the yaw angle, instead of a short series. */
 #define PDK_ST_SMALL_TURN_RAD 0.1
 
 /* The longitudinal contact problem of a substep once the lateral dampers are
@@ -339,12 +372,13 @@ typedef struct st_group {
     st_vec hc, hs;
     st_vec fz_f, fz_r, fx_f, fx_r, fy_f, fy_r, drag;
     /* pdk_st_params */
-    st_vec h, inv_h, h_per_mass, hb_per_inertia, a, b;
+    st_vec h, half_h, turn_h, inv_h, h_per_mass, hb_per_inertia, a, b;
     st_vec static_load_f, static_load_r, transfer, stiffness_f, stiffness_r, mu_f, mu_r;
     st_vec rolling, drag_coeff, drive_force, drive_power, drive_frac_f, drive_frac_r;
     /* pdk_st_cmd and the projections below */
     st_vec sd, cd, drive_gain, governor, governor_fade, hold_f, hold_r;
-    st_vec s11, s12, s22, s_det, sf1, sf2, sr1, t_ff, t_fr, hm_cos, hm_sin, hi_a_sin, hi_a_cos;
+    st_vec s11, s12, s22, s_det, s_trace, sf1, sf2, sr1, t_ff, t_fr, hm_cos, hm_sin, hi_a_sin,
+        hi_a_cos;
     st_mask reverse_drive; /* the sign bit where the drive pushes backward */
     int governed;          /* some lane has a governor */
     int n;                 /* lanes holding distinct vehicles, 1..ST_LANES */
@@ -393,6 +427,8 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
 
     st_vec hi;
     ST_GATHER(g->h, p, h_s);
+    g->half_h = 0.5 * g->h;
+    g->turn_h = g->half_h; /* the tick's first turn is half a substep's */
     ST_GATHER(g->inv_h, p, inv_h);
     ST_GATHER(g->h_per_mass, p, h_per_mass);
     ST_GATHER(hi, p, h_per_inertia);
@@ -433,6 +469,7 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
     g->s11 = hm + hi * (acd * acd);
     g->s12 = cd * cross;
     g->s22 = hm + hi * (b * b);
+    g->s_trace = g->s11 + g->s22;
     g->s_det = hm * hm * (sd * sd) + hm * hi * (b * b * (sd * sd) + len * len * (cd * cd));
     g->sf1 = hi * (acd * asd);
     g->sf2 = sd * cross;
@@ -447,23 +484,14 @@ VEC void st_group_load(st_group *g, int n, pdk_st_state *const *st, const pdk_st
     g->governed = st_any(st_gt(g->governor, st_splat(0.0)));
 }
 
-/* One substep of a group. */
-VEC void st_group_substep(st_group *restrict g)
+/* The body frame turns by the angle t (one lane's t is h r / 2): the
+ * heading advances by t and its unit vector turns with it; returns sin t
+ * and cos t, with which the caller carries body-frame vectors into the new
+ * frame, (u, v) <- R(-t) (u, v). The series for every lane; the lanes
+ * whose yaw leaves (-pi, pi] or whose turn is too large for the series are
+ * finished one by one. */
+VEC void st_group_turn(st_group *restrict g, st_vec turn, st_vec *sin_out, st_vec *cos_out)
 {
-    const st_vec zero = st_splat(0.0);
-    const st_vec h = g->h;
-    const st_vec sd = g->sd;
-    const st_vec cd = g->cd;
-    const st_vec a = g->a;
-    const st_vec b = g->b;
-    const st_vec r = g->r;
-    const int n = g->n;
-
-    /* 1. The frame turns by t = h r: the heading, then the velocities carried
-     * into the new frame, (vx, vy) <- R(-t) (vx, vy). The series for every
-     * lane; the lanes whose yaw leaves (-pi, pi] or whose turn is too large
-     * for the series are finished one by one. */
-    st_vec turn = h * r;
     st_vec st, ct;
     st_small_sincos(turn, &st, &ct);
     st_vec yaw = g->yaw + turn;
@@ -474,7 +502,7 @@ VEC void st_group_substep(st_group *restrict g)
                       st_le(st_splat(-PDK_ST_SMALL_TURN_RAD), turn));
     if (st_any(wrap | large)) {
         for (int l = 0; l < ST_LANES; l++) {
-            if (l > 0 && l >= n) { /* a copy lane repeats the lane before */
+            if (l > 0 && l >= g->n) { /* a copy lane repeats the lane before */
                 st[l] = st[l - 1];
                 ct[l] = ct[l - 1];
                 yaw[l] = yaw[l - 1];
@@ -501,16 +529,35 @@ VEC void st_group_substep(st_group *restrict g)
     g->yaw = yaw;
     g->hc = hc;
     g->hs = hs;
+    *sin_out = st;
+    *cos_out = ct;
+}
+
+/* One substep of a group. */
+VEC void st_group_substep(st_group *restrict g)
+{
+    const st_vec zero = st_splat(0.0);
+    const st_vec sd = g->sd;
+    const st_vec cd = g->cd;
+    const st_vec a = g->a;
+    const st_vec b = g->b;
+    const st_vec r = g->r;
+    const int n = g->n;
+
+    /* 1. The frame turns by half the substep's heading change, h r / 2,
+     * and the velocities are carried into it. After the tick's first
+     * substep the turn is h r: the last substep's second half and this
+     * one's first, both at the same r, as one turn. */
+    st_vec st, ct;
+    st_group_turn(g, g->turn_h * r, &st, &ct);
     const st_vec vx = ct * g->vx + st * g->vy;
     const st_vec vy = ct * g->vy - st * g->vx;
 
     /* What the forces' laws freeze over the substep (loads, drive, the
-     * directions of travel and the damping coefficients) is taken at the
-     * substep's start, before the turn, so it does not wait for it. */
-    const st_vec vx0 = g->vx;
-    const st_vec vy0 = g->vy;
-
-    /* Axle loads with the quasi-static longitudinal transfer m ax h / L
+     * directions of travel and the damping coefficients) is taken from
+     * these, the substep's starting velocities in the frame the forces act
+     * in (so the friction circle caps the slip velocity the solve sees).
+     * Axle loads with the quasi-static longitudinal transfer m ax h / L
      * (Gillespie ch. 3), from the previous substep's ax. */
     st_vec transfer = g->transfer * g->ax;
     st_vec fz_f = st_max(g->static_load_f - transfer, zero);
@@ -520,12 +567,12 @@ VEC void st_group_substep(st_group *restrict g)
 
     /* Drive: pedal share of min(max force, power / speed), continuous in
      * speed; the governors fade it out over the band below their limit. */
-    st_vec speed = st_abs(vx0);
+    st_vec speed = st_abs(vx);
     st_vec avail = st_sel(st_lt(g->drive_power, g->drive_force * speed), g->drive_power / speed,
                           g->drive_force);
     st_vec drive = g->drive_gain * avail;
     if (g->governed) {
-        st_vec excess = (st_vec)((st_mask)vx0 ^ g->reverse_drive) - g->governor_fade;
+        st_vec excess = (st_vec)((st_mask)vx ^ g->reverse_drive) - g->governor_fade;
         st_mask fading = st_gt(g->governor, zero) & st_gt(excess, zero);
         drive =
             st_sel(fading, drive * st_max(zero, 1.0 - excess / PDK_ST_GOVERNOR_BAND_MPS), drive);
@@ -542,7 +589,10 @@ VEC void st_group_substep(st_group *restrict g)
      * lateral dampers with the friction circle, from the contacts'
      * velocities: the front wheel plane's speed u_f and lateral slip
      * velocity, the rear's (its speed is vx). */
-    st_vec w_f0 = vy0 + a * r;
+    st_vec w_f = vy + a * r;
+    st_vec u_f = cd * vx + sd * w_f;
+    st_vec vlat_f = cd * w_f - sd * vx;
+    st_vec vlat_r = vy - b * r;
     st_vec res_f = g->hold_f + g->rolling * fz_f;
     st_vec res_r = g->hold_r + g->rolling * fz_r;
     st_vec lo_f = st_max(d_f - res_f, -cap_f);
@@ -551,32 +601,39 @@ VEC void st_group_substep(st_group *restrict g)
     st_vec lo_r = st_max(d_r - res_r, -cap_r);
     st_vec hi_r = st_min(d_r + res_r, cap_r);
     st_vec mid_r = st_clamp(zero, lo_r, hi_r);
-    st_vec c_f = st_axle_damping(&lo_f, &mid_f, &hi_f, g->stiffness_f, cd * vx0 + sd * w_f0,
-                                 cd * w_f0 - sd * vx0, cap_f);
-    st_vec c_r = st_axle_damping(&lo_r, &mid_r, &hi_r, g->stiffness_r, vx0, vy0 - b * r, cap_r);
+    st_vec c_f = st_axle_damping(&lo_f, &mid_f, &hi_f, g->stiffness_f, u_f, vlat_f, cap_f);
+    st_vec c_r = st_axle_damping(&lo_r, &mid_r, &hi_r, g->stiffness_r, vx, vlat_r, cap_r);
 
-    /* The same velocities in the new frame, for the solve. */
-    st_vec w_f = vy + a * r;
-    st_vec u_f = cd * vx + sd * w_f;
-    st_vec vlat_f = cd * w_f - sd * vx;
-    st_vec vlat_r = vy - b * r;
-
-    /* 2. The implicit solve. A = D + N C N' with N = [n_f n_r], C =
-     * diag(c_f, c_r); for any right-hand side, A^-1 = D^-1 - D^-1 N K N'
-     * D^-1 with K = (I + C S)^-1 C (Sherman-Morrison-Woodbury; Golub and
-     * Van Loan, Matrix Computations, 2.1.4), S = N' D^-1 N (st_group_load).
-     * det(I + C S) = 1 + c_f s11 + c_r s22 + c_f c_r det S >= 1. The lateral
-     * forces are F_lat = -K (v_lat* + s_f Ff + s_r Fr): (l1, l2) = K v_lat*,
-     * (m1, m2) = K s_f, (n1, n2) = K s_r. */
-    st_vec cfs = c_f * g->s11;
-    st_vec crs = c_r * g->s22;
-    st_vec cfcr = c_f * c_r;
-    st_vec inv_det = 1.0 / (1.0 + cfs + crs + cfcr * g->s_det);
-    st_vec k11 = c_f * (1.0 + crs) * inv_det;
-    st_vec k22 = c_r * (1.0 + cfs) * inv_det;
-    st_vec k12 = -(cfcr * g->s12) * inv_det;
-    st_vec l1 = k11 * vlat_f + k12 * vlat_r;
-    st_vec l2 = k12 * vlat_f + k22 * vlat_r;
+    /* 2. The force step. Each lateral damper acts on its slip velocity
+     * weighted between the substep's start and end, F_lat = -c ((1 - th)
+     * v_lat* + th v_lat'), with th = (1 + x) / (2 + x), x = c tr S (header
+     * comment): the trapezoidal rule where the damper is soft against the
+     * substep, backward Euler where it is stiff. A = D + N C_th N' with
+     * N = [n_f n_r], C_th = diag(th_f c_f, th_r c_r); for any right-hand
+     * side, A^-1 = D^-1 - D^-1 N K N' D^-1 with K = (I + C_th S)^-1 C_th
+     * (Sherman-Morrison-Woodbury; Golub and Van Loan, Matrix Computations,
+     * 2.1.4), S = N' D^-1 N (st_group_load). det(I + C_th S) = 1 + c_f'
+     * s11 + c_r' s22 + c_f' c_r' det S >= 1 (c' = th c). The lateral forces
+     * are F_lat = -((I + C_th S)^-1 C v_lat* + K (s_f Ff + s_r Fr)):
+     * (l1, l2) = (I + C_th S)^-1 C v_lat*, (m1, m2) = K s_f, (n1, n2) =
+     * K s_r. */
+    st_vec x_f = c_f * g->s_trace;
+    st_vec x_r = c_r * g->s_trace;
+    /* c' = q / p with q = c (1 + x), p = 2 + x; the determinant and K are
+     * written over p_f p_r det(I + C_th S), so one division serves. */
+    st_vec p_f = 2.0 + x_f;
+    st_vec p_r = 2.0 + x_r;
+    st_vec q_f = c_f * (1.0 + x_f);
+    st_vec q_r = c_r * (1.0 + x_r);
+    st_vec pqs_f = p_f + q_f * g->s11; /* p_f (1 + c_f' s11) */
+    st_vec pqs_r = p_r + q_r * g->s22;
+    st_vec qq = q_f * q_r;
+    st_vec inv_det = 1.0 / (p_f * pqs_r + q_f * (g->s11 * p_r) + qq * g->s_det);
+    st_vec k11 = q_f * pqs_r * inv_det;
+    st_vec k22 = q_r * pqs_f * inv_det;
+    st_vec k12 = -(qq * g->s12) * inv_det;
+    st_vec l1 = (c_f * p_f) * inv_det * (pqs_r * vlat_f - (q_r * g->s12) * vlat_r);
+    st_vec l2 = (c_r * p_r) * inv_det * (pqs_f * vlat_r - (q_f * g->s12) * vlat_f);
     st_vec m1 = k11 * g->sf1 + k12 * g->sf2;
     st_vec m2 = k12 * g->sf1 + k22 * g->sf2;
     st_vec n1 = k11 * g->sr1;
@@ -663,17 +720,25 @@ VEC void st_group_substep(st_group *restrict g)
         r_new = st_sel(resting, zero, r_new);
     }
 
-    /* The CG acceleration in the (new) body frame is the force over the
-     * mass: the frame's rotation is already in q*. */
+    /* The new velocities rotated into the world by the heading at the
+     * substep's middle, averaged with those before the force step: in the
+     * frame turns the world-frame velocity does not change, so over the
+     * substep the position moves by h times the mean of the two. */
+    const st_vec half_h = g->half_h;
+    st_vec sum_x = vx + vx_new;
+    st_vec sum_y = vy + vy_new;
+    g->x += half_h * (sum_x * g->hc - sum_y * g->hs);
+    g->y += half_h * (sum_x * g->hs + sum_y * g->hc);
+
+    /* The CG acceleration is the force over the mass, in this frame. The
+     * frame's other half turn, h r' / 2 at the new yaw rate, waits for the
+     * next substep or the tick's end (st_group_end_turn). */
     g->ax = (vx_new - vx) * g->inv_h;
     g->ay = (vy_new - vy) * g->inv_h;
     g->vx = vx_new;
     g->vy = vy_new;
     g->r = r_new;
-
-    /* The new velocities rotated into the world by the new heading. */
-    g->x += h * (vx_new * hc - vy_new * hs);
-    g->y += h * (vx_new * hs + vy_new * hc);
+    g->turn_h = g->h;
 
     st_vec fx_r = st_clamp(fr, lo_r, hi_r);
     g->fz_f = fz_f;
@@ -683,6 +748,19 @@ VEC void st_group_substep(st_group *restrict g)
     g->fy_f = ffl;
     g->fy_r = frl;
     g->drag = fr - fx_r;
+}
+
+/* 3. The frame's last half turn in the tick, h r / 2, carrying the
+ * velocities into the body frame at the tick's end. The CG acceleration
+ * stays the last force step's force over the mass, in that step's frame,
+ * as do the force channels it balances. */
+VEC void st_group_end_turn(st_group *restrict g)
+{
+    st_vec st, ct;
+    st_group_turn(g, g->half_h * g->r, &st, &ct);
+    st_vec vx = g->vx;
+    g->vx = ct * vx + st * g->vy;
+    g->vy = ct * g->vy - st * vx;
 }
 
 /* Values whose magnitude is below PDK_ST_NEGLIGIBLE as exactly zero. */
@@ -822,6 +900,7 @@ VEC int st_step_groups(pdk_st_state *const *states, const pdk_st_cmd *const *cmd
         for (int i = 0; i < substeps; i++) {
             st_group_substep(&g);
         }
+        st_group_end_turn(&g);
         return st_group_store(&g, states, cmds, params, channels);
     }
     st_group gs[(PDK_ST_BATCH + ST_LANES - 1) / ST_LANES];
@@ -844,6 +923,9 @@ VEC int st_step_groups(pdk_st_state *const *states, const pdk_st_cmd *const *cmd
         for (int j = 0; j < groups; j++) {
             st_group_substep(&gs[j]);
         }
+    }
+    for (int j = 0; j < groups; j++) {
+        st_group_end_turn(&gs[j]);
     }
     int faults = 0;
     for (int j = 0; j < groups; j++) {
