@@ -110,6 +110,9 @@ typedef struct pdk_tyre_ground4 {
 
 typedef struct pdk_tyre_out4 {
     v4 fx_n, fy_n, mz_nm, dfx_dkappa_n, dfy_dalpha_n, peak_n;
+    /* The longitudinal curve's slope where it falls past its peak (<= 0;
+     * dfx_dkappa_n is 0 there), 0 where the law does not give it. */
+    v4 dfx_fall_n;
 } pdk_tyre_out4;
 
 #define PDK_TYRE_L(c, f) load4((c)->f)
@@ -225,6 +228,9 @@ VEC void tyre_simple4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const p
     v4 kx = sel(sat, b * b * inv_s3, one);
     v4 ky = sel(sat, a * a * inv_s3, one);
     out->dfx_dkappa_n = max4(dx * h * da * kx, zero);
+    /* The slope above holds the falling branch's share h as it stands:
+     * the fall's own slope is not formed. */
+    out->dfx_fall_n = zero;
     out->dfy_dalpha_n = max4(dy * h * db * ky * loss, zero);
     out->peak_n = max4(dx, dy);
     if (want_mz) {
@@ -537,7 +543,9 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
     }
     out->fx_n = fx;
     out->fy_n = fy * loss;
-    out->dfx_dkappa_n = max4(gxa * dfx0, zero);
+    const v4 dfx = gxa * dfx0;
+    out->dfx_dkappa_n = max4(dfx, zero);
+    out->dfx_fall_n = sel(lt4(dfx, zero), dfx, zero);
     out->dfy_dalpha_n = max4(-(gyk * dfy0 * loss), zero);
     out->peak_n = max4(abs4(dx), abs4(dy));
     if (!want_mz) {
@@ -580,7 +588,7 @@ VEC void pdk_tyre_eval4_at_pressure(const pdk_tyre_consts4 *c, const pdk_tyre_in
     v4 fz = max4(in->fz_n, zero);
     m4 loaded = gt4(fz, zero);
     v4 lsf = tyre_load_factor4(c, fz);
-    pdk_tyre_out4 o = {zero, zero, zero, zero, zero, zero};
+    pdk_tyre_out4 o = {zero, zero, zero, zero, zero, zero, zero};
     if (c->laws & ((1u << PDK_TYRE_GRIP) | (1u << PDK_TYRE_UTV))) {
         tyre_simple4(c, in, g, fz, lsf, want_mz, &o);
     }
@@ -611,6 +619,7 @@ VEC void pdk_tyre_eval4_at_pressure(const pdk_tyre_consts4 *c, const pdk_tyre_in
             o.fy_n = sel(mf, m.fy_n, o.fy_n);
             o.mz_nm = sel(mf, m.mz_nm, o.mz_nm);
             o.dfx_dkappa_n = sel(mf, m.dfx_dkappa_n, o.dfx_dkappa_n);
+            o.dfx_fall_n = sel(mf, m.dfx_fall_n, o.dfx_fall_n);
             o.dfy_dalpha_n = sel(mf, m.dfy_dalpha_n, o.dfy_dalpha_n);
             o.peak_n = sel(mf, m.peak_n, o.peak_n);
         }
@@ -619,6 +628,7 @@ VEC void pdk_tyre_eval4_at_pressure(const pdk_tyre_consts4 *c, const pdk_tyre_in
     out->fy_n = keep(loaded, o.fy_n);
     out->mz_nm = keep(loaded, o.mz_nm);
     out->dfx_dkappa_n = keep(loaded, o.dfx_dkappa_n);
+    out->dfx_fall_n = keep(loaded, o.dfx_fall_n);
     out->dfy_dalpha_n = keep(loaded, o.dfy_dalpha_n);
     out->peak_n = keep(loaded, o.peak_n);
 }

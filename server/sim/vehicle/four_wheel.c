@@ -87,14 +87,24 @@
  *     solution is u1 = u0 e + g0 V_y0 + g1 V_y1 with g0 = h psi(z)
  *     (relax_g0_4) and g1 = g - g0; held at its end value it would apply the end's slip over
  *     the whole substep, an error of the first order in h that slowed the
- *     yaw rate's build-up after a steering step. The solve's frame is the
+ *     yaw rate's build-up after a steering step. Longitudinally the input,
+ *     the slip velocity Omega R - V_x, moves the same way at speed, u1 =
+ *     u0 e + g0 s0 + g1 s1, and is the end's alone at rest (g0 faded out
+ *     with the carcass damper below), where the deflection is a stiff
+ *     spring that backward Euler damps. The solve's frame is the
  *     start's, so V_y1 also holds that frame's turn over the substep, T =
  *     e_y . h (w0 x v0), which the tyre's own frame, turning with the body,
  *     does not see: the tyre's input at the end is V_y1 - T, and u1 = u0 e
  *     + g0 V_y0 + g1 (V_y1 - T). In a steady turn V_y1 - T = V_y0, so the
  *     steady deflection, sigma V_y / |V_x|, does not depend on h. The law
  *     is linearised in the deflection, F1 = F0 + K (u1 - u0) / sigma with K
- *     its slope (>= 0), plus the carcass
+ *     its slope (>= 0; past the peak 0, since a negative stiffness would
+ *     let a wheel's spin run away within the solve: there a Magic Formula
+ *     tyre's longitudinal force is the mean of its fall over the substep,
+ *     F0 + K' (u1* - u0) / (2 sigma) with K' < 0 the falling slope and u1*
+ *     the end deflection the start's slip gives, rather than the start's
+ *     F0, which held a locking wheel back the more the longer the
+ *     substep), plus the carcass
  *     damper d (u1 - u0) / h at low speed (PDK_FW_CARCASS_DAMPING_S).
  *     The chassis takes the lateral force by the trapezoidal rule, the
  *     mean F0 + (F1 - F0) / 2 of the start's and the end's, with the weight
@@ -106,11 +116,11 @@
  *     backward Euler on it, I (Omega1 - Omega0) / h = T_drive + T_b - R F_x1
  *     (T_b the Coulomb torque of brakes, pawl and rolling resistance, f Fz R
  *     with f from the surface, the tyre and its life, at most 0.45 as the
- *     Polaris model): with k_x = (K_k / sigma_k + d_x / h) g_x and a = h R^2
+ *     Polaris model): with k_x = (K_k / sigma_k + d_x / h) g1 and a = h R^2
  *     k_x / I, the end slip velocity is s1 = (W0 - V_x1) / (1 + a), W0 =
  *     Omega0 R + (h R / I)(T_drive + T_b
  *     - R F_e) the rim speed the wheel would reach on the explicit force
- *     F_e = F_x0 + k_x' u_x0 (e_x - 1), so the contact sees the damper
+ *     F_e = F_x0 + k_x' (u_x0 (e_x - 1) + g0 s0), so the contact sees the damper
  *     c_x = k_x / (1 + a) = 1 / (1 / k_x + h R^2 / I), the tyre and the
  *     wheel's inertia in series, and the explicit force F_e + c_x W0. A
  *     wheel is free (T_b = -B sign(Omega0), explicit) or locked (Omega1 = 0

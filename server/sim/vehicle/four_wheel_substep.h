@@ -153,14 +153,14 @@ typedef struct wheels {
     int32_t surf[PDK_WHEELS];   /* surface id */
     double water_m[PDK_WHEELS]; /* water depth */
     /* The tyres (tyre_law): relaxation lengths at the load, the exact
-     * exponential's e and g per direction (laterally g_y the end input's
-     * share, uy_in what the start's input and the frame's turn add to the
-     * deflection), the slips the law saw, its aligning moment and
+     * exponential's e and g per direction (g_x and g_y the end input's
+     * share, ux_in what the start's input adds to the deflection, uy_in
+     * what it and the frame's turn add), the slips the law saw, its aligning moment and
      * friction-circle radius; the linear model F_x1 = fex + kx s_x1, F_y1
      * = fey - ky v_y1 (s_x1 = Omega1 R - V_x1 the end slip velocity, v_y1
      * the end lateral velocity); the forces at the contact that are not
      * the tyre's (soil's motion resistance, water). */
-    v4 sig_k, sig_a, inv_sk, e_x, g_x, e_y, g_y, uy_in;
+    v4 sig_k, sig_a, inv_sk, e_x, g_x, ux_in, e_y, g_y, uy_in;
     v4 mz, peak; /* mz also on the chassis, about n, where MZ_ON_CHASSIS */
     v4 fex, kx, fey, ky;
     /* The lateral force at the start's deflection, and the share of its

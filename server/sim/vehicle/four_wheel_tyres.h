@@ -126,6 +126,7 @@ VEC void tyre_law(PHASE_ARGS)
             double scale = so.traction_limit_n / max2(o.peak_n[i], 1e-9);
             o.fx_n[i] = so.fx_n;
             o.dfx_dkappa_n[i] = so.dfx_dkappa_n;
+            o.dfx_fall_n[i] = 0.0;
             o.fy_n[i] *= scale;
             o.dfy_dalpha_n[i] *= scale;
             o.mz_nm[i] *= scale;
@@ -186,22 +187,48 @@ VEC void tyre_law(PHASE_ARGS)
      * chassis takes (the trapezoidal rule's 1/2 at speed, backward Euler's
      * 1 at rest, over the carcass damper's fade: four_wheel.c's step 5). */
     v4 th_y = splat(0.5);
+    /* Longitudinally the input moves too, from the start's slip velocity
+     * to the end's (g0 of g the start's share), at speed; at rest, where
+     * the tyre's deflection is a stiff spring against the body and the
+     * wheel, the end's alone (backward Euler's damping), over the same
+     * fade. */
+    const v4 slip_x0 = keep(on, load4(st->spin_radps) * sv->radius - q->u0);
+    v4 gx0 = relax_g0_4(zx, ex, hh);
     if (any4(lt4(au, splat(PDK_FW_CARCASS_FADE_MPS)))) {
-        const v4 slip_x0 = load4(st->spin_radps) * sv->radius - q->u0;
         const v4 tau_h = splat(PDK_FW_CARCASS_DAMPING_S * p->inv_h);
+        const v4 fade_x = carcass_fade4(au + abs4(slip_x0));
         const v4 fade_y = carcass_fade4(au + abs4(q->vlat0));
-        kex = ksx + ksx * (tau_h * carcass_fade4(au + abs4(slip_x0)));
+        kex = ksx + ksx * (tau_h * fade_x);
         key = ksy + ksy * (tau_h * fade_y);
         th_y = splat(0.5) + splat(0.5) * fade_y;
+        gx0 = gx0 - gx0 * fade_x;
     }
+    const v4 gx1 = gx - gx0;
+    const v4 ux_in0 = gx0 * slip_x0;
     q->sig_k = sk;
     q->sig_a = sa;
     q->inv_sk = inv_sk;
     q->e_x = ex;
-    q->g_x = gx;
     q->e_y = ey;
-    q->fex = o.fx_n + kex * (ux0 * (ex - one));
-    q->kx = kex * gx;
+    /* Past the peak the law's slope is held at 0 in the linear model
+     * (a negative stiffness there would let the wheel's spin run away
+     * within the implicit solve), so the force would be the start's over
+     * the whole substep: on a locking wheel, whose force falls as its
+     * slip grows, too much of it the longer the substep. The chassis and
+     * the wheel take instead the mean of its fall over the substep (the
+     * trapezoidal rule), F_0 + 1/2 F'/sigma (u_1 - u_0), with the end
+     * deflection u_1 that the start's slip velocity gives (within the
+     * slips' bound). */
+    v4 fall_x = zero;
+    const v4 kfall = o.dfx_fall_n * inv_sk;
+    if (any4(lt4(kfall, zero))) {
+        const v4 u1 = clamp_sym4(ex * ux0 + gx * slip_x0, splat(PDK_FW_KAPPA_MAX) * sk);
+        fall_x = splat(0.5) * (kfall * (u1 - ux0));
+    }
+    q->fex = (o.fx_n + fall_x) + kex * (ux0 * (ex - one) + ux_in0);
+    q->kx = kex * gx1;
+    q->g_x = gx1;
+    q->ux_in = ux_in0;
     q->g_y = gy1;
     q->uy_in = uy_in0;
     q->fey = o.fy_n - key * (uy0 * (ey - one) + uy_in0);
@@ -338,7 +365,7 @@ VEC void wheels_end(PHASE_ARGS)
     const v4 om1 = sel(q->lock, zero, (u1 + s1) * sv->inv_radius);
     const v4 fx_end = keep(on, q->fex_e + q->kx_e * s1);
     const v4 fy_end = keep(on, q->fey_e - q->ky_e * vl1);
-    const v4 ux = q->e_x * load4(st->defl_x_m) + q->g_x * s1;
+    const v4 ux = q->e_x * load4(st->defl_x_m) + q->ux_in + q->g_x * s1;
     const v4 uy = q->e_y * load4(st->defl_y_m) + q->uy_in + q->g_y * vl1;
     /* The slips' bounds: whole at speed, down to the law's peak slip at
      * rest (PDK_FW_KAPPA_MAX). The peak's slip moves with the ground's
@@ -388,8 +415,8 @@ VEC void wheels_end(PHASE_ARGS)
         for (int i = 0; i < PDK_WHEELS; i++) {
             if (q->soil[i] != 0 && q->fz[i] > 0.0) {
                 pdk_fw_sinkage_at(&pdk_surface_get(q->surf[i])->soil, vh->soil[i >> 1],
-                                  p->radius_m[i], sv->pressure_pa[i], q->fz[i], p->h_s,
-                                  &target[i], &step[i]);
+                                  p->radius_m[i], sv->pressure_pa[i], q->fz[i], p->h_s, &target[i],
+                                  &step[i]);
             }
         }
         store4(st->sinkage_m, z0 + clamp_sym4(splat(p->sinkage_share) * (target - z0), step));
