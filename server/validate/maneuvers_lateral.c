@@ -93,6 +93,21 @@ static double circle_ref_slope(const pdk_ref_understeer grid[CIRCLE_REF_POINTS],
     return slope;
 }
 
+/* The rate of the car's heading about the earth's vertical, rad/s, from
+ * the body's rates and attitude: psi' = (q sin(phi) + r cos(phi)) /
+ * cos(theta) for ZYX Euler angles (Stevens, Lewis and Johnson, Aircraft
+ * Control and Simulation, 3rd ed. 2016, eq. 1.4-4). ISO 4138 takes the yaw
+ * velocity, and so the path's curvature, about the vertical; the body's
+ * own rate r reads psi' cos(phi), so a rolled car holding r / v to 1 / R
+ * would drive a circle of R cos(phi) (on the Polaris at 6.4 deg of roll, an
+ * extra L / R (1 / cos(phi) - 1) of steer: 0.03 deg/g of its gradient). */
+static double heading_rate_radps(const double *ch)
+{
+    const double roll_rad = ch[PDK_CH_ROLL];
+    return (ch[PDK_CH_PITCH_RATE] * sin(roll_rad) + ch[PDK_CH_YAW_RATE] * cos(roll_rad)) /
+           cos(ch[PDK_CH_PITCH]);
+}
+
 void pdk_maneuver_circle(pdk_job *job)
 {
     pdk_vehicle_def d;
@@ -142,12 +157,13 @@ void pdk_maneuver_circle(pdk_job *job)
         pdk_vrun_warm_tyres(&run);
         pdk_vrun_tick(&run);
         const double v = fmax(run.pose.speed_mps, 0.1);
-        const double curvature = run.pose.yaw_rate_radps / v;
+        const double heading_radps = heading_rate_radps(run.ch);
+        const double curvature = heading_radps / v;
         integral_rad += len * (k_target - curvature) * DT_S / tau_s;
         if (k >= settle) {
             /* The understeer's steer: road-wheel angle beyond L times the
-             * path's curvature, against the lateral acceleration v r. */
-            ay[m] = v * run.pose.yaw_rate_radps;
+             * path's curvature, against the lateral acceleration v psi'. */
+            ay[m] = v * heading_radps;
             us[m] = run.ch[PDK_CH_STEER_ANGLE] - len * curvature;
             if (m % 12 == 0) {
                 const double row[5] = {pdk_vrun_time_s(&run), v, ay[m], run.ch[PDK_CH_STEER_ANGLE],
