@@ -12,6 +12,7 @@ packages=(
   libsqlite3-dev sqlite3
   check
   libjansson-dev
+  zlib1g-dev libwebsockets-dev
   python3-protobuf python3-pytest python3-numpy python3-pandas python3-matplotlib
 )
 
@@ -22,20 +23,43 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "deploy/install-deps.sh: every dependency is installed"
-  exit 0
-fi
-
 if [ "$(id -u)" -eq 0 ]; then
   sudo=()
 elif command -v sudo >/dev/null 2>&1; then
   sudo=(sudo)
 else
-  echo "deploy/install-deps.sh: missing ${missing[*]}, and not root and no sudo to install them" >&2
-  exit 1
+  sudo=(false)
 fi
 
-echo "deploy/install-deps.sh: installing ${missing[*]}"
-"${sudo[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Node runs the WebSocket, Foxglove, MCAP and browser tests; a machine
+# without it gets Debian's.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deploy/install-deps.sh: every Debian package is installed"
+else
+  if [ "${sudo[0]:-}" = false ]; then
+    echo "deploy/install-deps.sh: missing ${missing[*]}, and not root and no sudo to install them" >&2
+    exit 1
+  fi
+  echo "deploy/install-deps.sh: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The npm packages, each folder's exactly as its package-lock.json pins them:
+# clients/web holds the dashboard's browser libraries, tests/web the Node
+# tests' clients. A folder whose lock has not changed since its last install
+# is left alone.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+for dir in clients/web tests/web; do
+  stamp="$root/$dir/node_modules/.paddock-installed-lock"
+  if [ -f "$stamp" ] && cmp -s "$stamp" "$root/$dir/package-lock.json"; then
+    continue
+  fi
+  echo "deploy/install-deps.sh: npm ci in $dir"
+  (cd "$root/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$root/$dir/package-lock.json" "$stamp"
+done
