@@ -313,6 +313,13 @@ void pdk_contact_solve(pdk_cbody *bodies, pdk_manifold *ms, int n, double dt_s)
         for (int s = 0; s < 2; s++) {
             pdk_cbody *b = &bodies[s == 0 ? ms[i].a : ms[i].b];
             if (b->touched == 1) {
+                const double shift = sqrt(dot(b->dpos_m, b->dpos_m));
+                if (shift > PDK_CONTACT_MAX_CORRECT_M) {
+                    const double keep = PDK_CONTACT_MAX_CORRECT_M / shift;
+                    for (int j = 0; j < 3; j++) {
+                        b->dpos_m[j] *= keep;
+                    }
+                }
                 for (int j = 0; j < 3; j++) {
                     b->dvel_mps[j] = b->vel_mps[j] - b->dvel_mps[j];
                     b->domega_radps[j] = b->omega_radps[j] - b->domega_radps[j];
