@@ -489,6 +489,53 @@ START_TEST(test_infinite_proxy_pushes_car_as_its_mass)
 }
 END_TEST
 
+/* The same infinite-mass proxy into a parked car, in P with 40 bar of
+ * brake, on tarmac: the proxy is moved, never pushed (its velocity stays
+ * 2 m/s bit for bit), and it shoves the car along at its own speed, the
+ * car's locked tyres sliding, without sinking into it (the overlap stays
+ * within a few cm) and every tick reporting the impulse it gives. */
+START_TEST(test_infinite_proxy_shoves_parked_car)
+{
+    rig r;
+    rig_open(&r, "flat", "midsize_sedan", 4);
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    pdk_vehicle_id car;
+    ck_assert_int_eq(pdk_world_spawn(r.w, &r.def, &pose, 0.0, PDK_GEAR_PARK, &car), PDK_OK);
+    pdk_dbw_cmd cmd = {.fields = PDK_DBW_BRAKE, .brake_bar = 40.0};
+    ck_assert_int_eq(pdk_world_command(r.w, car, &cmd), PDK_OK);
+    for (int k = 0; k < TICKS_PER_S; k++) {
+        pdk_world_step(r.w);
+    }
+    pdk_proxy_def d = proxy_def(1.0, 1.2, 0.6, 0.0);
+    pdk_proxy_pose p = proxy_pose(hull_x(&r, car, 0) - 1.0 - 0.1, 0.0, 0.7, 2.0);
+    pdk_proxy_id px;
+    ck_assert_int_eq(pdk_world_proxy_add(r.w, &d, &p, &px), PDK_OK);
+    double deepest = 0.0;
+    int pushing = 0;
+    for (int k = 0; k < 3 * TICKS_PER_S; k++) {
+        pdk_world_step(r.w);
+        int n = 0;
+        const pdk_contact_event *ev = pdk_world_contact_events(r.w, &n, NULL);
+        for (int i = 0; i < n; i++) {
+            deepest = fmax(deepest, ev[i].depth_m);
+        }
+        pdk_proxy_contact c;
+        ck_assert_int_eq(pdk_world_proxy_get(r.w, px, NULL, NULL, &c), PDK_OK);
+        pushing += c.points > 0;
+    }
+    pdk_proxy_pose now;
+    ck_assert_int_eq(pdk_world_proxy_get(r.w, px, NULL, &now, NULL), PDK_OK);
+    ck_assert_double_eq(now.vel_mps[0], 2.0);
+    ck_assert_double_eq(now.pos_m[1], 0.0);
+    double v[2], ke;
+    car_motion(&r, car, v, &ke);
+    ck_assert_double_eq_tol(v[0], 2.0, 0.1);
+    ck_assert_double_lt(deepest, 0.03);
+    ck_assert_int_gt(pushing, 2 * TICKS_PER_S);
+    rig_close(&r);
+}
+END_TEST
+
 /* A finite-mass proxy of the car's mass struck by the car: momentum
  * passes to it within the tick (as between two bodies) and its velocity
  * is kept for the next tick's move. */
@@ -862,6 +909,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_250_kmh_does_not_tunnel);
     tcase_add_test(tc, test_parked_against_car_on_30_pct_stays);
     tcase_add_test(tc, test_infinite_proxy_pushes_car_as_its_mass);
+    tcase_add_test(tc, test_infinite_proxy_shoves_parked_car);
     tcase_add_test(tc, test_finite_proxy_is_pushed);
     tcase_add_test(tc, test_events_and_channels);
     tcase_add_test(tc, test_pileup_is_deterministic);
