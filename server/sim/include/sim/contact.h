@@ -107,7 +107,9 @@ const char *pdk_world_proxy_pose_problem(const pdk_world *world, pdk_proxy_id id
                                          const pdk_proxy_pose *pose);
 
 /* Removes a live proxy (its slot's generation is bumped, so its id goes
- * stale). PDK_ERR_STALE_ID for a dead id, PDK_ERR_INVALID_ARGUMENT for NULL. */
+ * stale). PDK_ERR_STALE_ID for a dead id, PDK_ERR_INVALID_ARGUMENT for NULL.
+ * Nothing else removes a proxy: pdk_world_reset removes the vehicles and
+ * leaves the proxies to their owners. */
 pdk_error pdk_world_proxy_remove(pdk_world *world, pdk_proxy_id id);
 
 /* Number of live proxies and the i-th one's id in id order (0 when out of
