@@ -34,7 +34,7 @@ typedef struct mcap_run {
     const int *chans;
     size_t n_chans;
     char *channel_list; /* the telemetry channels' names, comma-separated */
-    vehicle_channels *vehicles; /* one per recorded vehicle, in rec's order */
+    vehicle_channels *vehicles; /* one per recorded vehicle, by id */
     pdk_buf msg;
     pdk_mcap_export_stats *stats;
     char *err;
@@ -118,6 +118,12 @@ static pdk_error write_reports(mcap_run *r, pdk_session *s, const vehicle_channe
     return PDK_OK;
 }
 
+static int by_id(const void *a, const void *b)
+{
+    pdk_vehicle_id x = ((const vehicle_channels *)a)->id, y = ((const vehicle_channels *)b)->id;
+    return (x > y) - (x < y);
+}
+
 /* One tick: each live vehicle's state, telemetry and due reports. */
 static pdk_error write_tick(void *ctx, pdk_session *s)
 {
@@ -128,10 +134,8 @@ static pdk_error write_tick(void *ctx, pdk_session *s)
     uint64_t session_id = r->rec->info.session.session_id;
     for (int i = 0; i < pdk_world_vehicle_count(w); i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(w, i);
-        vehicle_channels *v = NULL;
-        for (size_t k = 0; k < r->rec->n_vehicles && !v; k++)
-            if (r->vehicles[k].id == id)
-                v = &r->vehicles[k];
+        vehicle_channels key = {.id = id};
+        vehicle_channels *v = bsearch(&key, r->vehicles, r->rec->n_vehicles, sizeof(key), by_id);
         if (!v)
             continue; /* not a recorded vehicle: cannot happen in a replay */
         pdk_error e = v->made ? PDK_OK : make_channels(r, v, w);
@@ -218,6 +222,7 @@ pdk_error pdk_mcap_export(const pdk_recording *rec, const char *const *channels,
     }
     for (size_t i = 0; i < rec->n_vehicles; i++)
         r.vehicles[i].id = rec->vehicles[i].id;
+    qsort(r.vehicles, rec->n_vehicles, sizeof(*r.vehicles), by_id);
     pdk_mcap_options opt = {.profile = "", .library = "paddock " PDK_BUILD_ID};
     e = writer_error(&r, pdk_mcap_writer_open(&opt, write_fn, ctx, &r.w), "its header");
     if (e != PDK_OK)
