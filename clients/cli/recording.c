@@ -372,11 +372,8 @@ static int download(pdk_cli *cli, const char *out, const char *what)
 }
 
 static const pdk_cli_opt EXPORT_OPTS[] = {
-    PDK_CLI_COMMON_OPTS,
-    {"session", OPT_SESSION, 1},
-    {"out", OPT_OUT, 1},
-    {"mcap", OPT_MCAP, 0},
-    {"channels", OPT_CHANNELS, 1},
+    PDK_CLI_COMMON_OPTS,   {"session", OPT_SESSION, 1},   {"out", OPT_OUT, 1},
+    {"mcap", OPT_MCAP, 0}, {"channels", OPT_CHANNELS, 1},
 };
 
 static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)

@@ -33,7 +33,7 @@ typedef struct mcap_run {
     uint16_t schema_state, schema_telemetry, schema_report;
     const int *chans;
     size_t n_chans;
-    char *channel_list; /* the telemetry channels' names, comma-separated */
+    char *channel_list;         /* the telemetry channels' names, comma-separated */
     vehicle_channels *vehicles; /* one per recorded vehicle, by id */
     pdk_buf msg;
     pdk_mcap_export_stats *stats;
@@ -64,8 +64,8 @@ static pdk_error make_channels(mcap_run *r, vehicle_channels *v, const pdk_world
     const char *keys[] = {"preset", "vehicle_id"};
     const char *values[] = {preset, id_text};
     snprintf(topic, sizeof(topic), "/vehicle/%u/state", v->id);
-    pdk_error e = pdk_mcap_add_channel(r->w, r->schema_state, topic, "protobuf", keys, values, 2,
-                                       &v->state);
+    pdk_error e =
+        pdk_mcap_add_channel(r->w, r->schema_state, topic, "protobuf", keys, values, 2, &v->state);
     if (e == PDK_OK) {
         const char *tkeys[] = {"channels", "preset", "vehicle_id"};
         const char *tvalues[] = {r->channel_list, preset, id_text};
@@ -105,9 +105,9 @@ static pdk_error write_reports(mcap_run *r, pdk_session *s, const vehicle_channe
             return PDK_OK; /* no kit at this tick */
         read = true;
         pdk_buf_reset(&r->msg);
-        pdk_error e = pdk_wire_dbw_report_common(
-            r->rec->info.session.session_id, v->id, pdk_world_def_get(w)->dt_s, kind, &report,
-            (int)pdk_session_active_source(s, v->id), &r->msg);
+        pdk_error e = pdk_wire_dbw_report_common(r->rec->info.session.session_id, v->id,
+                                                 pdk_world_def_get(w)->dt_s, kind, &report,
+                                                 (int)pdk_session_active_source(s, v->id), &r->msg);
         if (e != PDK_OK)
             return writer_error(r, e, "a DBW report");
         r->stats->reports++;
@@ -181,8 +181,8 @@ static pdk_error pick_channels(mcap_run *r, const char *const *channels, size_t 
     for (size_t c = 0; c < n; c++) {
         chans[c] = n_channels ? pdk_channel_find(channels[c]) : (int)c;
         if (chans[c] < 0) {
-            pdk_rec_errf(r->err, r->err_len, "unknown channel '%s' (`paddockd channels` lists them)",
-                         channels[c]);
+            pdk_rec_errf(r->err, r->err_len,
+                         "unknown channel '%s' (`paddockd channels` lists them)", channels[c]);
             free(chans);
             return PDK_ERR_UNKNOWN_KEY;
         }

@@ -62,10 +62,22 @@ static void put_le(bytes *b, uint64_t v, size_t n)
     put(b, le, n);
 }
 
-static void put_u8(bytes *b, uint8_t v) { put_le(b, v, 1); }
-static void put_u16(bytes *b, uint16_t v) { put_le(b, v, 2); }
-static void put_u32(bytes *b, uint32_t v) { put_le(b, v, 4); }
-static void put_u64(bytes *b, uint64_t v) { put_le(b, v, 8); }
+static void put_u8(bytes *b, uint8_t v)
+{
+    put_le(b, v, 1);
+}
+static void put_u16(bytes *b, uint16_t v)
+{
+    put_le(b, v, 2);
+}
+static void put_u32(bytes *b, uint32_t v)
+{
+    put_le(b, v, 4);
+}
+static void put_u64(bytes *b, uint64_t v)
+{
+    put_le(b, v, 8);
+}
 
 static void put_str(bytes *b, const char *s)
 {
@@ -121,12 +133,12 @@ struct pdk_mcap_writer {
     bool finished;
     size_t chunk_bytes;
 
-    uint64_t offset;     /* bytes written so far */
-    uLong data_crc;      /* over every byte written before DataEnd */
-    bool in_summary;     /* from the summary's first byte to the footer's CRC */
-    uLong summary_crc;   /* over those */
+    uint64_t offset;   /* bytes written so far */
+    uLong data_crc;    /* over every byte written before DataEnd */
+    bool in_summary;   /* from the summary's first byte to the footer's CRC */
+    uLong summary_crc; /* over those */
 
-    bytes schemas;  /* every Schema record, copied into the summary */
+    bytes schemas; /* every Schema record, copied into the summary */
     uint16_t n_schemas;
     bytes channel_records; /* every Channel record, likewise */
     channel *channels;
@@ -238,8 +250,7 @@ static pdk_error emit_and_keep(pdk_mcap_writer *w, bytes *keep)
 pdk_error pdk_mcap_add_schema(pdk_mcap_writer *w, const char *name, const char *encoding,
                               const uint8_t *data, size_t len, uint16_t *id)
 {
-    if (!w || !name || !encoding || (!data && len > 0) || !id || w->finished ||
-        len > UINT32_MAX)
+    if (!w || !name || !encoding || (!data && len > 0) || !id || w->finished || len > UINT32_MAX)
         return PDK_ERR_INVALID_ARGUMENT;
     if (w->failed != PDK_OK)
         return w->failed;

@@ -53,9 +53,9 @@ static uint64_t le(const uint8_t *p, size_t n)
 
 typedef struct record {
     uint8_t op;
-    size_t at;          /* offset of its opcode in the file */
-    const uint8_t *c;   /* its content */
-    uint64_t len;       /* content bytes */
+    size_t at;        /* offset of its opcode in the file */
+    const uint8_t *c; /* its content */
+    uint64_t len;     /* content bytes */
 } record;
 
 /* The records from offset at on to the footer (inclusive), at most max. */
@@ -110,12 +110,11 @@ START_TEST(test_layout_and_crcs)
     ck_assert_uint_eq(schema, 1);
     const char *keys[] = {"channels", "vehicle_id"};
     const char *values[] = {"Speed,Roll", "1"};
-    ck_assert_int_eq(pdk_mcap_add_channel(w, schema, "/vehicle/1/a", "protobuf", keys, values, 2,
-                                          &ch_a),
-                     PDK_OK);
-    ck_assert_int_eq(pdk_mcap_add_channel(w, schema, "/vehicle/1/b", "protobuf", NULL, NULL, 0,
-                                          &ch_b),
-                     PDK_OK);
+    ck_assert_int_eq(
+        pdk_mcap_add_channel(w, schema, "/vehicle/1/a", "protobuf", keys, values, 2, &ch_a),
+        PDK_OK);
+    ck_assert_int_eq(
+        pdk_mcap_add_channel(w, schema, "/vehicle/1/b", "protobuf", NULL, NULL, 0, &ch_b), PDK_OK);
     ck_assert_uint_eq(ch_a, 0);
     ck_assert_uint_eq(ch_b, 1);
     const uint8_t m1[] = {1, 2, 3};
