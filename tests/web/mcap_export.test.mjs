@@ -37,6 +37,7 @@ let session;
 let meta;
 let mcapPath;
 let csvRows; // tick -> Speed, as the CSV export re-simulates it
+let serverOutput = "";
 
 // The CLI against the test's server: { status, stdout, stderr }.
 function cli(...args) {
@@ -63,7 +64,10 @@ before(async () => {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let seen = "";
-  server.stderr.on("data", (d) => (seen += d));
+  server.stderr.on("data", (d) => {
+    seen += d;
+    serverOutput += d;
+  });
   // The listening line names the port the kernel gave.
   address = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`paddockd did not listen: ${seen}`)), 20000);
@@ -107,12 +111,17 @@ before(async () => {
   cliOk("export", "--mcap", session, "--channels", "Speed,EngineRPM", "--out", mcapPath);
 });
 
+// paddockd stops cleanly on SIGTERM: exit 0 (under the sanitizers, also no
+// leak or error report, which would make it non-zero).
 after(async () => {
-  if (server && server.exitCode === null) {
+  let code = server?.exitCode;
+  if (server && code === null) {
+    const exited = once(server, "exit");
     server.kill("SIGTERM");
-    await once(server, "exit");
+    [code] = await exited;
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
+  assert.equal(code, 0, `paddockd exited with ${code}: ${serverOutput}`);
 });
 
 async function openIndexed() {
