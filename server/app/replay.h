@@ -219,11 +219,11 @@ typedef struct pdk_mcap_export_stats {
  * MCAP file (store/mcap.h) through write_fn: three protobuf schemas
  * (paddock.v1.VehicleState, TelemetryBatch and DbwReport, each carrying
  * paddock.proto's FileDescriptorSet) and, per vehicle once it is first
- * alive, the channels /vehicle/<id>/state (a VehicleState with every
- * part), /vehicle/<id>/telemetry (a TelemetryBatch of one row of the
+ * alive, the channels /session/<S>/vehicle/<id>/state (a VehicleState
+ * with every part), .../telemetry (a TelemetryBatch of one row of the
  * chosen channels, all when n_channels is 0; the channel's metadata
  * "channels" names them in order) and, for a vehicle with the DBW kit,
- * /vehicle/<id>/dbw (each DbwReport kind at its period, as the kit made it:
+ * .../dbw_report (each DbwReport kind at its period, as the kit made it:
  * injected report drops and delays are not applied). Every tick from the
  * recording's start to its end writes a message per live vehicle on state
  * and telemetry; log and publish time are the tick's sim time in ns.

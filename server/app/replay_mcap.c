@@ -57,25 +57,30 @@ static pdk_error make_channels(mcap_run *r, vehicle_channels *v, const pdk_world
     for (size_t i = 0; i < r->rec->n_vehicles && !rv; i++)
         if (r->rec->vehicles[i].id == v->id)
             rv = &r->rec->vehicles[i];
-    char id_text[16], topic[64];
+    char id_text[16], topic[96];
+    /* The live Foxglove channels' topics (docs/web.md), so one layout
+     * serves a live session and its log. */
+    unsigned long long session = (unsigned long long)r->rec->info.session.session_id;
     snprintf(id_text, sizeof(id_text), "%u", v->id);
     const char *preset = rv && rv->preset ? rv->preset : "";
     /* Metadata keys in sorted order, as the spec's map is. */
     const char *keys[] = {"preset", "vehicle_id"};
     const char *values[] = {preset, id_text};
-    snprintf(topic, sizeof(topic), "/vehicle/%u/state", v->id);
+    snprintf(topic, sizeof(topic), "/session/%llu/vehicle/%u/state", session, v->id);
     pdk_error e =
         pdk_mcap_add_channel(r->w, r->schema_state, topic, "protobuf", keys, values, 2, &v->state);
     if (e == PDK_OK) {
         const char *tkeys[] = {"channels", "preset", "vehicle_id"};
         const char *tvalues[] = {r->channel_list, preset, id_text};
-        snprintf(topic, sizeof(topic), "/vehicle/%u/telemetry", v->id);
+        snprintf(topic, sizeof(topic), "/session/%llu/vehicle/%u/telemetry", session,
+                 v->id);
         e = pdk_mcap_add_channel(r->w, r->schema_telemetry, topic, "protobuf", tkeys, tvalues, 3,
                                  &v->telemetry);
     }
     v->dbw = pdk_world_dbw_state(world, v->id) != NULL;
     if (e == PDK_OK && v->dbw) {
-        snprintf(topic, sizeof(topic), "/vehicle/%u/dbw", v->id);
+        snprintf(topic, sizeof(topic), "/session/%llu/vehicle/%u/dbw_report", session,
+                 v->id);
         e = pdk_mcap_add_channel(r->w, r->schema_report, topic, "protobuf", keys, values, 2,
                                  &v->reports);
     }

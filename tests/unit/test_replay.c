@@ -461,7 +461,7 @@ START_TEST(mcap_export_writes_every_tick_of_every_vehicle)
     static const uint8_t magic[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
     ck_assert_mem_eq(file.data, magic, 8);
     ck_assert_mem_eq(file.data + file.len - 8, magic, 8);
-    ck_assert(holds(file.data, file.len, "/vehicle/1/state"));
+    ck_assert(holds(file.data, file.len, "/session/5/vehicle/1/state"));
     ck_assert(holds(file.data, file.len, "paddock.v1.DbwReport"));
     free(file.data);
 

@@ -156,22 +156,22 @@ test("the indexed reader finds the schemas, channels, counts and sim-time range"
     const byTopic = new Map([...reader.channelsById.values()].map((c) => [c.topic, c]));
     assert.deepEqual(
       [...byTopic.keys()].sort(),
-      [`/vehicle/${id}/dbw`, `/vehicle/${id}/state`, `/vehicle/${id}/telemetry`],
+      [`/session/${session}/vehicle/${id}/dbw_report`, `/session/${session}/vehicle/${id}/state`, `/session/${session}/vehicle/${id}/telemetry`],
     );
     for (const c of byTopic.values()) {
       assert.equal(c.messageEncoding, "protobuf");
       assert.equal(c.metadata.get("vehicle_id"), String(id));
       assert.equal(c.metadata.get("preset"), "midsize_sedan");
     }
-    assert.equal(byTopic.get(`/vehicle/${id}/telemetry`).metadata.get("channels"), "Speed,EngineRPM");
+    assert.equal(byTopic.get(`/session/${session}/vehicle/${id}/telemetry`).metadata.get("channels"), "Speed,EngineRPM");
 
     // One state and one telemetry message per tick the car was in the world.
     const ticks = BigInt(last - first + 1);
     assert.ok(ticks > 200n, `the car was recorded for ${ticks} ticks`);
     const counts = reader.statistics.channelMessageCounts;
-    assert.equal(counts.get(byTopic.get(`/vehicle/${id}/state`).id), ticks);
-    assert.equal(counts.get(byTopic.get(`/vehicle/${id}/telemetry`).id), ticks);
-    assert.ok(counts.get(byTopic.get(`/vehicle/${id}/dbw`).id) > ticks / 10n);
+    assert.equal(counts.get(byTopic.get(`/session/${session}/vehicle/${id}/state`).id), ticks);
+    assert.equal(counts.get(byTopic.get(`/session/${session}/vehicle/${id}/telemetry`).id), ticks);
+    assert.ok(counts.get(byTopic.get(`/session/${session}/vehicle/${id}/dbw_report`).id) > ticks / 10n);
     assert.equal(reader.statistics.messageStartTime, tickNs(first));
     assert.equal(reader.statistics.messageEndTime, tickNs(last));
     assert.ok(reader.chunkIndexes.length >= 1);
@@ -224,7 +224,7 @@ test("messages decode with the embedded FileDescriptorSet and make sense", async
         assert.equal(msg.rows[0].values[0], csvRows.get(tick), `Speed at tick ${tick}`);
         telemetryChecked++;
       } else {
-        assert.ok(topic.endsWith("/dbw"));
+        assert.ok(topic.endsWith("/dbw_report"));
         assert.equal(msg.vehicleId, id);
         assert.ok(msg.report, "a DbwReport carries one report");
         const tick = Number(msg.tick.toString());
