@@ -72,15 +72,13 @@ static pdk_error make_channels(mcap_run *r, vehicle_channels *v, const pdk_world
     if (e == PDK_OK) {
         const char *tkeys[] = {"channels", "preset", "vehicle_id"};
         const char *tvalues[] = {r->channel_list, preset, id_text};
-        snprintf(topic, sizeof(topic), "/session/%llu/vehicle/%u/telemetry", session,
-                 v->id);
+        snprintf(topic, sizeof(topic), "/session/%llu/vehicle/%u/telemetry", session, v->id);
         e = pdk_mcap_add_channel(r->w, r->schema_telemetry, topic, "protobuf", tkeys, tvalues, 3,
                                  &v->telemetry);
     }
     v->dbw = pdk_world_dbw_state(world, v->id) != NULL;
     if (e == PDK_OK && v->dbw) {
-        snprintf(topic, sizeof(topic), "/session/%llu/vehicle/%u/dbw_report", session,
-                 v->id);
+        snprintf(topic, sizeof(topic), "/session/%llu/vehicle/%u/dbw_report", session, v->id);
         e = pdk_mcap_add_channel(r->w, r->schema_report, topic, "protobuf", keys, values, 2,
                                  &v->reports);
     }
