@@ -32,6 +32,7 @@ enum {
     OPT_VEHICLE,
     OPT_EVERY,
     OPT_MCAP,
+    OPT_ZSTD,
 };
 
 /* Options that only name the session: parses them, or returns the exit
@@ -373,7 +374,7 @@ static int download(pdk_cli *cli, const char *out, const char *what)
 
 static const pdk_cli_opt EXPORT_OPTS[] = {
     PDK_CLI_COMMON_OPTS,   {"session", OPT_SESSION, 1},   {"out", OPT_OUT, 1},
-    {"mcap", OPT_MCAP, 0}, {"channels", OPT_CHANNELS, 1},
+    {"mcap", OPT_MCAP, 0}, {"channels", OPT_CHANNELS, 1}, {"zstd", OPT_ZSTD, 0},
 };
 
 static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
@@ -383,7 +384,7 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
     memset(&mcap, 0, sizeof mcap);
     uint64_t session = 0;
     const char *out = NULL;
-    bool as_mcap = false, chose_channels = false;
+    bool as_mcap = false, chose_channels = false, zstd = false;
     char err[PDK_CLI_ERR_LEN];
     const char *v = NULL;
     int rc = 0;
@@ -399,6 +400,9 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
         if (id == OPT_MCAP) {
             as_mcap = true;
         }
+        if (id == OPT_ZSTD) {
+            zstd = true;
+        }
         if (id == OPT_CHANNELS) {
             chose_channels = true;
             if (pdk_cli_parse_names("channels", v, &mcap.channels[0][0], sizeof mcap.channels[0],
@@ -411,8 +415,10 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
     if (id < 0) {
         return rc;
     }
-    if (chose_channels && !as_mcap) {
-        return pdk_cli_usage_error(cmd, "--channels picks an MCAP file's telemetry: add --mcap");
+    if ((chose_channels || zstd) && !as_mcap) {
+        return pdk_cli_usage_error(
+            cmd, chose_channels ? "--channels picks an MCAP file's telemetry: add --mcap"
+                                : "--zstd compresses an MCAP file's chunks: add --mcap");
     }
     if (session == 0) {
         return pdk_cli_missing(cmd, "session");
@@ -433,6 +439,7 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
     if (as_mcap) {
         paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_mcap_export_request_tag);
         mcap.session_id = session;
+        snprintf(mcap.compression, sizeof mcap.compression, "%s", zstd ? "zstd" : "");
         f->body.mcap_export_request = mcap;
         snprintf(what, sizeof what, "MCAP of session %llu", (unsigned long long)session);
     } else {
@@ -447,7 +454,8 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
 
 const pdk_cli_command pdk_cli_export_command = {
     "export",
-    "[--session] S --out FILE.db | --mcap [--session] S [--channels A,B,...] --out FILE.mcap",
+    "[--session] S --out FILE.db | --mcap [--session] S [--channels A,B,...] [--zstd] --out "
+    "FILE.mcap",
     "Write a recorded session as a standalone SQLite file, or re-simulated as MCAP.",
     "  S                   the session (or --session S); a running or interrupted one is\n"
     "                      written as far as it is committed\n"
@@ -456,7 +464,9 @@ const pdk_cli_command pdk_cli_export_command = {
     "                      reader): per vehicle its state, telemetry and DBW reports at\n"
     "                      every tick, log time = sim time (docs/web.md \"MCAP export\")\n"
     "  --channels A,B      with --mcap: the telemetry channels (paddockd channels lists them;\n"
-    "                      default: all)\n",
+    "                      default: all)\n"
+    "  --zstd              with --mcap: compress its chunks with zstd (Foxglove and\n"
+    "                      Lichtblick read them)\n",
     EXPORT_OPTS,
     PDK_CLI_N_OF(EXPORT_OPTS),
     run_export,

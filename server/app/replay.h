@@ -227,11 +227,12 @@ typedef struct pdk_mcap_export_stats {
  * injected report drops and delays are not applied). Every tick from the
  * recording's start to its end writes a message per live vehicle on state
  * and telemetry; log and publish time are the tick's sim time in ns.
- * stats (may be NULL) says what was written. Errors: PDK_ERR_UNKNOWN_KEY (a
+ * Chunks are zstd-compressed when zstd is set. stats (may be NULL) says
+ * what was written. Errors: PDK_ERR_UNKNOWN_KEY (a
  * channel name: err names it), write_fn's (err says what was being
  * written), the replay's (pdk_player_seek's), PDK_ERR_NO_MEMORY. */
 pdk_error pdk_mcap_export(const pdk_recording *rec, const char *const *channels, size_t n_channels,
-                          pdk_mcap_write_fn write_fn, void *ctx, pdk_mcap_export_stats *stats,
+                          bool zstd, pdk_mcap_write_fn write_fn, void *ctx, pdk_mcap_export_stats *stats,
                           char *err, size_t err_len);
 
 /* Session metadata as one compact JSON object: session_id, name, build_id,

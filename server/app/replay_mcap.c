@@ -207,8 +207,8 @@ static pdk_error pick_channels(mcap_run *r, const char *const *channels, size_t 
 }
 
 pdk_error pdk_mcap_export(const pdk_recording *rec, const char *const *channels, size_t n_channels,
-                          pdk_mcap_write_fn write_fn, void *ctx, pdk_mcap_export_stats *stats,
-                          char *err, size_t err_len)
+                          bool zstd, pdk_mcap_write_fn write_fn, void *ctx,
+                          pdk_mcap_export_stats *stats, char *err, size_t err_len)
 {
     pdk_rec_errf(err, err_len, "%s", "");
     pdk_mcap_export_stats ignored;
@@ -226,7 +226,7 @@ pdk_error pdk_mcap_export(const pdk_recording *rec, const char *const *channels,
     for (size_t i = 0; i < rec->n_vehicles; i++)
         r.vehicles[i].id = rec->vehicles[i].id;
     qsort(r.vehicles, rec->n_vehicles, sizeof(*r.vehicles), by_id);
-    pdk_mcap_options opt = {.profile = "", .library = "paddock " PDK_BUILD_ID};
+    pdk_mcap_options opt = {.profile = "", .library = "paddock " PDK_BUILD_ID, .zstd = zstd};
     e = writer_error(&r, pdk_mcap_writer_open(&opt, write_fn, ctx, &r.w), "its header");
     if (e != PDK_OK)
         goto done;

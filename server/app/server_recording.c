@@ -60,6 +60,7 @@ typedef struct job {
     pdk_timing timing;
     uint64_t from_tick, to_tick;
     uint32_t every_ticks;
+    bool zstd; /* an MCAP export's chunks */
     char **channels;
     size_t n_channels;
     uint32_t *ids;
@@ -353,8 +354,8 @@ static void write_mcap(job *j)
         return;
     }
     pdk_mcap_export_stats st;
-    j->err = pdk_mcap_export(j->rec, (const char *const *)j->channels, j->n_channels, mcap_write,
-                             out, &st, j->msg, sizeof(j->msg));
+    j->err = pdk_mcap_export(j->rec, (const char *const *)j->channels, j->n_channels, j->zstd,
+                             mcap_write, out, &st, j->msg, sizeof(j->msg));
     if (fclose(out) != 0 && j->err == PDK_OK) {
         j->err = PDK_ERR_IO;
         snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
@@ -1038,8 +1039,19 @@ static void pdk_server_handle_mcap(pdk_server *srv, const pdk_request *rq)
     const Paddock__V1__McapExportRequest *m = rq->f->mcap_export_request;
     if (!channels_ok(rq, m->channels, m->n_channels))
         return;
+    bool zstd = strcmp(m->compression, "zstd") == 0;
+    if (!zstd && m->compression[0] != '\0') {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "compression '%.40s' is not one of: \"\" (none), zstd",
+                 m->compression);
+        pdk_server_send_error(rq->out, rq->c->conn, rq->f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        return;
+    }
     job *j = job_new(srv, JOB_MCAP, rq->c, rq->f->request_id, m->session_id);
-    if (j && take_channels(j, m->channels, m->n_channels))
+    if (!j)
+        return;
+    j->zstd = zstd;
+    if (take_channels(j, m->channels, m->n_channels))
         job_start(j);
 }
 

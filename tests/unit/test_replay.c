@@ -449,7 +449,7 @@ START_TEST(mcap_export_writes_every_tick_of_every_vehicle)
 
     bytes_out file = {0};
     pdk_mcap_export_stats st;
-    ck_assert_msg(pdk_mcap_export(rec, speed, 1, collect_bytes, &file, &st, err, sizeof(err)) ==
+    ck_assert_msg(pdk_mcap_export(rec, speed, 1, false, collect_bytes, &file, &st, err, sizeof(err)) ==
                       PDK_OK,
                   "%s", err);
     ck_assert_uint_gt(rows, 0);
@@ -468,12 +468,12 @@ START_TEST(mcap_export_writes_every_tick_of_every_vehicle)
     /* Refusals: an unknown channel; a write that fails, said as such. */
     const char *bad[2] = {"Speed", "Sped"};
     memset(&file, 0, sizeof(file));
-    ck_assert_int_eq(pdk_mcap_export(rec, bad, 2, collect_bytes, &file, NULL, err, sizeof(err)),
+    ck_assert_int_eq(pdk_mcap_export(rec, bad, 2, false, collect_bytes, &file, NULL, err, sizeof(err)),
                      PDK_ERR_UNKNOWN_KEY);
     ck_assert_msg(strstr(err, "unknown channel 'Sped'"), "%s", err);
     ck_assert_uint_eq(file.len, 0);
     file.fail_after = 100000;
-    ck_assert_int_eq(pdk_mcap_export(rec, NULL, 0, collect_bytes, &file, NULL, err, sizeof(err)),
+    ck_assert_int_eq(pdk_mcap_export(rec, NULL, 0, true, collect_bytes, &file, NULL, err, sizeof(err)),
                      PDK_ERR_IO);
     ck_assert_msg(strstr(err, "session 5: writing its MCAP file"), "%s", err);
     free(file.data);

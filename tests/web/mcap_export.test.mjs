@@ -6,7 +6,8 @@
 // against the recording's ticks (`paddock meta`), the time range in sim
 // time, and messages decoded with the embedded FileDescriptorSet through
 // protobufjs (telemetry equal to the CSV export's, bit for bit; speed
-// rising under throttle; DBW reports at steady cadences). Then the
+// rising under throttle; DBW reports at steady cadences), and the same
+// messages again from zstd-compressed chunks. Then the
 // refusals: a session that does not exist, an output file that exists, a
 // session that was not recorded, an unknown telemetry channel.
 //
@@ -23,6 +24,7 @@ import { once } from "node:events";
 
 import { McapIndexedReader, McapStreamReader } from "@mcap/core";
 import { FileHandleReadable } from "@mcap/nodejs";
+import zstd from "@foxglove/wasm-zstd";
 import protobuf from "protobufjs";
 import "protobufjs/ext/descriptor.js";
 
@@ -36,6 +38,7 @@ let address;
 let session;
 let meta;
 let mcapPath;
+let zstdPath;
 let csvRows; // tick -> Speed, as the CSV export re-simulates it
 let serverOutput = "";
 
@@ -109,6 +112,8 @@ before(async () => {
 
   mcapPath = join(dir, "session.mcap");
   cliOk("export", "--mcap", session, "--channels", "Speed,EngineRPM", "--out", mcapPath);
+  zstdPath = join(dir, "session.zstd.mcap");
+  cliOk("export", "--mcap", session, "--channels", "Speed,EngineRPM", "--zstd", "--out", zstdPath);
 });
 
 // paddockd stops cleanly on SIGTERM: exit 0 (under the sanitizers, also no
@@ -274,6 +279,42 @@ test("the stream reader reads the same file front to back with its CRCs checked"
   for (const [channelId, n] of counts) assert.equal(seen.get(channelId), n);
 });
 
+test("zstd chunks hold the same messages, smaller", async () => {
+  await zstd.isLoaded;
+  const plain = await openIndexed();
+  const handle = await open(zstdPath, "r");
+  try {
+    const packed = await McapIndexedReader.Initialize({
+      readable: new FileHandleReadable(handle),
+      decompressHandlers: { zstd: (buffer, size) => zstd.decompress(buffer, Number(size)) },
+    });
+    assert.ok(packed.chunkIndexes.length >= 1);
+    for (const c of packed.chunkIndexes) {
+      assert.equal(c.compression, "zstd");
+      assert.ok(c.compressedSize < c.uncompressedSize);
+    }
+    const { size: plainBytes } = await plain.handle.stat();
+    const { size: packedBytes } = await handle.stat();
+    assert.ok(packedBytes < plainBytes, `${packedBytes} bytes against ${plainBytes}`);
+    const a = plain.reader.readMessages();
+    const topicA = new Map([...plain.reader.channelsById.values()].map((c) => [c.id, c.topic]));
+    const topicB = new Map([...packed.channelsById.values()].map((c) => [c.id, c.topic]));
+    let n = 0;
+    for await (const m of packed.readMessages()) {
+      const { value: want } = await a.next();
+      assert.equal(topicB.get(m.channelId), topicA.get(want.channelId));
+      assert.equal(m.logTime, want.logTime);
+      assert.deepEqual(m.data, want.data);
+      n++;
+    }
+    assert.equal((await a.next()).done, true);
+    assert.equal(BigInt(n), plain.reader.statistics.messageCount);
+  } finally {
+    await handle.close();
+    await plain.handle.close();
+  }
+});
+
 test("refusals: no such session, an existing file, an unrecorded session, a bad channel", () => {
   const out = join(dir, "refused.mcap");
 
@@ -300,4 +341,7 @@ test("refusals: no such session, an existing file, an unrecorded session, a bad 
   r = cli("export", session, "--channels", "Speed", "--out", out);
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /--channels .*--mcap/);
+  r = cli("export", session, "--zstd", "--out", out);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /--zstd .*--mcap/);
 });

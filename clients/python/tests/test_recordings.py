@@ -96,6 +96,11 @@ def test_verify_export_import_meta_and_csv(client, tmp_path):
         client.export_mcap(987654, str(tmp_path / "none.mcap"))
     with pytest.raises(errors.UnknownKey, match="Nope"):
         client.export_mcap(s, str(tmp_path / "bad.mcap"), channels=["Nope"])
+    with pytest.raises(errors.OutOfRange, match="lz4"):
+        client.export_mcap(s, str(tmp_path / "bad.mcap"), compression="lz4")
+    packed = tmp_path / "session.zstd.mcap"
+    assert 0 < client.export_mcap(s, str(packed), compression="zstd") < client.export_mcap(
+        s, str(tmp_path / "plain.mcap"))
     with pytest.raises(errors.UnknownKey, match="Nope"):
         client.csv_export(s, channels=["Nope"])
     with pytest.raises(errors.Parse):
