@@ -178,9 +178,9 @@ void pdk_contact_solve(pdk_cbody *bodies, pdk_manifold *ms, int n, double dt_s)
             const double *r = b->rot, *ib = b->inv_i_body;
             for (int row = 0; row < 3; row++) {
                 for (int col = 0; col < 3; col++) {
-                    b->inv_inertia[3 * row + col] =
-                        r[3 * row] * ib[0] * r[3 * col] + r[3 * row + 1] * ib[1] * r[3 * col + 1] +
-                        r[3 * row + 2] * ib[2] * r[3 * col + 2];
+                    b->inv_inertia[3 * row + col] = r[3 * row] * ib[0] * r[3 * col] +
+                                                    r[3 * row + 1] * ib[1] * r[3 * col + 1] +
+                                                    r[3 * row + 2] * ib[2] * r[3 * col + 2];
                 }
             }
         }
@@ -197,7 +197,8 @@ void pdk_contact_solve(pdk_cbody *bodies, pdk_manifold *ms, int n, double dt_s)
             }
             p->normal_mass = 1.0 / inv_effective_mass(a, b, p->ra_m, p->rb_m, m->normal);
             for (int t = 0; t < 2; t++) {
-                p->tangent_mass[t] = 1.0 / inv_effective_mass(a, b, p->ra_m, p->rb_m, m->tangent[t]);
+                p->tangent_mass[t] =
+                    1.0 / inv_effective_mass(a, b, p->ra_m, p->rb_m, m->tangent[t]);
                 p->jt_ns[t] = 0.0;
             }
             p->jn_ns = 0.0;
