@@ -9,8 +9,8 @@
  *  - turn: 30 m/s on a circle of radius v^2 / (0.5 g) = 183.5 m, the
  *    issue's case (yaw rate 0.163 rad/s, body rolled by the lateral
  *    acceleration);
- *  - mixed: a slalom whose speed swings between about 17 and 36 m/s and
- *    whose lateral acceleration reaches 0.8 g, changing sign every few
+ *  - mixed: a slalom whose speed swings between 18 and 38 m/s and whose
+ *    lateral acceleration reaches 0.87 g, changing sign every few
  *    seconds.
  * The network: the subscription sends every 120/rate-th tick; each batch is
  * lost with probability loss, else arrives after delay_s plus a uniform
