@@ -108,6 +108,7 @@ async function start() {
   await refreshSessions();
   await refreshRecordings();
   setInterval(() => refreshSessions().catch((e) => showError(e, "session list")), 2000);
+  setInterval(() => refreshRecordings().catch((e) => showError(e, "recordings")), 10000);
   requestAnimationFrame(frame);
 }
 
@@ -161,7 +162,14 @@ function installPushes() {
     message("info", `control of #${ev.vehicleId}: ${ev.reason}`);
   });
   c.onPush("error", (e) => {
-    message("error", `${c.codeName(e.code)}: ${e.message}`);
+    const code = c.codeName(e.code);
+    if (code === "CLOSED") {
+      // A subscription ended because its session closed: news, not a fault.
+      message("info", `${code}: ${e.message}`);
+      refreshSessions().catch((err) => showError(err, "session list"));
+      return;
+    }
+    message("error", `${code}: ${e.message}`);
   });
   c.onPush("clientError", (e) => message("error", e.message));
 }
@@ -172,6 +180,10 @@ async function refreshSessions() {
   if (!app.client) return;
   const reply = await app.client.request("sessionList", { offset: 0, limit: 0 });
   app.sessions = reply.sessions;
+  if (app.session && !app.sessions.some((s) => num(s.sessionId) === num(app.session.sessionId))) {
+    message("info", `session #${num(app.session.sessionId)} is gone`);
+    deselect();
+  }
   const list = $("session-list");
   list.replaceChildren();
   for (const s of app.sessions) {
@@ -194,8 +206,10 @@ async function refreshSessions() {
     close.title = "close this session";
     close.onclick = (ev) => {
       ev.stopPropagation();
+      // Stop driving and watching first: the close ends the subscriptions.
+      if (app.session && num(app.session.sessionId) === id) deselect();
       app.client.request("sessionClose", { sessionId: id }).then(
-        () => { if (app.session && num(app.session.sessionId) === id) deselect(); return refreshSessions(); },
+        () => { message("info", `session #${id} closed`); return refreshSessions(); },
         (e) => showError(e, `close session ${id}`));
     };
     li.append(name, tag, close);
@@ -215,6 +229,7 @@ function updateTitle() {
 function deselect() {
   app.session = null;
   app.subs = [];
+  app.plotSub = 0;
   app.states.clear();
   app.map.clearStates();
   app.plots.clear();
