@@ -162,6 +162,15 @@ export class WorldMap {
         this.rect(g, p.x, p.y, 0, p.sizeX, p.sizeY);
       }
       g.fill();
+      const label = p.waterDepth > 0 ? `water ${p.waterDepth} m` : p.surface;
+      const [lx, ly] = this.toScreen(p.x, p.y);
+      if (label && (p.sizeX || 2 * p.radius) * this.pxPerM > 50) {
+        g.fillStyle = "rgba(216,222,230,0.7)";
+        g.font = "11px system-ui";
+        g.textAlign = "center";
+        g.fillText(label, lx, ly + ((p.sizeY || 2 * p.radius) / 2) * this.pxPerM - 6);
+        g.textAlign = "start";
+      }
     }
     for (const r of t.ramps || []) {
       // From its start line along yawDeg: the slope, then the top for `hold`
