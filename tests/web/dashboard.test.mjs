@@ -11,8 +11,9 @@
 //     stick: left (negative axis) turns the car left, its heading rises
 //     (ISO 8855), then right turns it back.
 //   not in control: a second page holds the car's DRIVER lease; the first
-//     page's "Take control" shows "not in control" naming the holder, and a
-//     bad telemetry channel's refusal is shown in Messages.
+//     page's "Take control" shows "not in control" naming the holder, a bad
+//     telemetry channel's refusal is shown in Messages, and a page pointed at
+//     a WebSocket where no server listens says it cannot connect.
 //   replay: a closed session's recording replays: play, pause, seek and
 //     fork from there, each answered by the server and shown on the page.
 
@@ -109,6 +110,17 @@ test("keyboard: drive 5 s, speed rises, the marker moves, no console errors", as
   assert.ok(marker1.x_m > marker0.x_m + 5, `the car moved forward on the map: x ${marker0.x_m} -> ${marker1.x_m} m`);
   assert.ok(marker1.sx > marker0.sx + 20, `its marker moved right on screen: ${marker0.sx} -> ${marker1.sx} px`);
   assert.equal(await page.textContent("#inst-gear").then((g) => g.startsWith("D")), true, "the gear shows D");
+  // The map draws between the two latest states: half a tick after the
+  // newer one arrived, the car is half way between them.
+  const interp = await page.evaluate((v) => {
+    const m = window.dashboard.map;
+    const a = m.prev.vehicles.get(v), b = m.last.vehicles.get(v);
+    const dtMs = (m.last.simTime - m.prev.simTime) * 1000;
+    return { a: a.xM, b: b.xM, mid: m.poses(m.lastArrivalMs + dtMs / 2).get(v).x, dtMs };
+  }, id);
+  assert.ok(interp.dtMs > 0 && interp.b > interp.a, `two successive states: ${JSON.stringify(interp)}`);
+  assert.ok(Math.abs(interp.mid - (interp.a + interp.b) / 2) < 1e-9,
+    `half a tick on, the car is drawn half way: ${JSON.stringify(interp)}`);
   const plotted = await page.evaluate((v) => window.dashboard.plots.latest("Speed", v), id);
   assert.ok(plotted > 5, `the Speed plot has the car's speed (${plotted} m/s)`);
 
@@ -193,6 +205,15 @@ test("not in control: another page holds the lease; refusals are shown", async (
     [...document.querySelectorAll("#errors li.error")].some((li) => li.textContent.includes("NoSuchChannel")));
   const shown = await errorMessages(other.page);
   assert.ok(shown.some((m) => /UNKNOWN_KEY: .*"NoSuchChannel" is not a channel/.test(m)), shown.join("\n"));
+
+  // A server that is not there: the page says it cannot connect.
+  const lost = await browser.newPage();
+  await lost.goto(`${server.url}?ws=ws://127.0.0.1:1/v1/ws`);
+  await lost.waitForSelector("#conn-status.pill-off");
+  await lost.waitForFunction(() =>
+    [...document.querySelectorAll("#errors li.error")].some((li) => li.textContent.includes("cannot connect")));
+  assert.match(await lost.textContent("#conn-status"), /disconnected/);
+  await lost.close();
 
   // The holder kept driving throughout.
   assert.match(await holder.page.textContent("#control-status"), /^driving/);
