@@ -315,6 +315,7 @@ async function refreshRecordings() {
 
 async function openReplay(recordingId) {
   const created = await app.client.request("replayOpen", { sessionId: recordingId, speed: 1, paused: true });
+  $("replay-speed").value = "1";
   message("info", `replay of recording #${recordingId} opened as session #${num(created.session.sessionId)}`);
   await refreshSessions();
   await selectSession(created.session);
