@@ -32,15 +32,20 @@ def load(path):
             sys.exit(f"catalog.py: {path}: not JSON: {e}")
 
 
+def documents(presets, kind):
+    """(name, path, document) of each preset of kind, in name order."""
+    folder = os.path.join(presets, kind)
+    for file in sorted(os.listdir(folder)):
+        if file.endswith(".json"):
+            path = os.path.join(folder, file)
+            yield file[:-5], path, load(path)
+
+
 def worlds(presets):
     out = {}
-    folder = os.path.join(presets, "worlds")
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".json"):
-            continue
-        doc = load(os.path.join(folder, name))
+    for name, _, doc in documents(presets, "worlds"):
         terrain = doc.get("terrain", {})
-        out[name[:-5]] = {
+        out[name] = {
             "description": doc.get("description", ""),
             "terrain": {
                 "surface": terrain.get("surface", "tarmac"),
@@ -54,18 +59,13 @@ def worlds(presets):
 
 def vehicles(presets):
     out = {}
-    folder = os.path.join(presets, "vehicles")
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".json"):
-            continue
-        path = os.path.join(folder, name)
-        doc = load(path)
+    for name, path, doc in documents(presets, "vehicles"):
         lock = value(doc.get("steering", {}).get("lockDeg"))
         bar = value(doc.get("brakes", {}).get("maxLineBar"))
         if not isinstance(lock, (int, float)) or not isinstance(bar, (int, float)):
             sys.exit(f"catalog.py: {path}: steering.lockDeg and brakes.maxLineBar must be numbers "
                      f"(found {lock!r} and {bar!r})")
-        out[name[:-5]] = {"description": doc.get("description", ""), "lockDeg": lock,
+        out[name] = {"description": doc.get("description", ""), "lockDeg": lock,
                           "maxLineBar": bar}
     return out
 
