@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 
 const TCP_READY = /\) listening on 127\.0\.0\.1:(\d+)/;
-const HTTP_READY = /HTTP and WebSocket on (?:http:\/\/)?127\.0\.0\.1:(\d+)/;
+const HTTP_READY = /paddockd: http on 127\.0\.0\.1:(\d+)/;
 
 export function env(name) {
   const v = process.env[name];
