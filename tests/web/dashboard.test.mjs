@@ -5,11 +5,13 @@
 //
 //   keyboard: create a session, spawn a car, drive it with W for 5 s; the
 //     instruments' speed rises, the car's marker moves on the map, a
-//     screenshot is written, and the console has no errors.
+//     screenshot is written; Space stops it, R and Q move the lever; the
+//     console has no errors.
 //   gamepad: a scripted gamepad (navigator.getGamepads replaced before the
 //     page loads) drives on its right trigger and steers with its left
 //     stick: left (negative axis) turns the car left, its heading rises
-//     (ISO 8855), then right turns it back.
+//     (ISO 8855), then right turns it back; the left trigger stops it and
+//     the B and Y buttons put the lever in R and P.
 //   not in control: a second page holds the car's DRIVER lease; the first
 //     page's "Take control" shows "not in control" naming the holder, a bad
 //     telemetry channel's refusal is shown in Messages, and a page pointed at
@@ -125,6 +127,15 @@ test("keyboard: drive 5 s, speed rises, the marker moves, no console errors", as
   assert.ok(plotted > 5, `the Speed plot has the car's speed (${plotted} m/s)`);
 
   await page.screenshot({ path: path.join(env("PADDOCK_TEST_OUT"), "dashboard.png") });
+
+  // Space brakes to a stop; R puts the lever in reverse, Q moves it down to P.
+  await page.keyboard.down(" ");
+  await page.waitForFunction((v) => window.dashboard.states.get(v).speedMps < 0.5, id, { timeout: 15000 });
+  await page.keyboard.up(" ");
+  await page.keyboard.press("r");
+  await page.waitForFunction(() => document.querySelector("#inst-gear").textContent === "R", null, { timeout: 10000 });
+  await page.keyboard.press("q");
+  await page.waitForFunction(() => document.querySelector("#inst-gear").textContent === "P", null, { timeout: 10000 });
   assert.deepEqual(await errorMessages(page), [], "the page shows no errors");
   assert.deepEqual(problems, [], "the console has no errors");
   await context.close();
@@ -185,6 +196,12 @@ test("gamepad: the right trigger drives, the left stick steers the ISO 8855 way"
   // Left trigger brakes the car to a stop.
   await page.evaluate(() => { window.testPad.axes[0] = 0; window.testPad.buttons[7] = 0; window.testPad.buttons[6] = 1; });
   await page.waitForFunction((v) => window.dashboard.states.get(v).speedMps < 0.5, id, { timeout: 10000 });
+
+  // Gear buttons act on the press: B is reverse, Y is park (the lever as engaged).
+  await page.evaluate(() => { window.testPad.buttons[1] = 1; });
+  await page.waitForFunction(() => document.querySelector("#inst-gear").textContent === "R", null, { timeout: 10000 });
+  await page.evaluate(() => { window.testPad.buttons[1] = 0; window.testPad.buttons[3] = 1; });
+  await page.waitForFunction(() => document.querySelector("#inst-gear").textContent === "P", null, { timeout: 10000 });
 
   assert.deepEqual(await errorMessages(page), [], "the page shows no errors");
   assert.deepEqual(problems, [], "the console has no errors");
