@@ -23,22 +23,34 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { startPaddockd, env } from "./paddockd.mjs";
+import { startServer } from "./paddock_client.mjs";
 
 const require = createRequire(import.meta.url);
 const { chromium } = require("playwright-core");
+
+// ctest passes the staged web root and where the screenshot goes.
+function env(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run this test through ctest`);
+  return v;
+}
 
 let server;
 let browser;
 
 before(async () => {
-  server = await startPaddockd();
+  server = await startServer(["--web-root", env("PADDOCK_WEB_ROOT")]);
+  server.url = `http://127.0.0.1:${server.http}/`;
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true });
 });
 
 after(async () => {
   if (browser) await browser.close();
-  if (server) await server.stop();
+  if (server) {
+    const stopped = await server.stop();
+    assert.equal(stopped.code, 0, `paddockd exited with ${stopped.code}: ${stopped.stderr}`);
+    assert.match(stopped.stdout, /stopped cleanly/);
+  }
 });
 
 // A page on the dashboard, connected, with its console errors collected.
