@@ -102,6 +102,7 @@ async function start() {
     },
     source: (text) => { $("input-source").textContent = `input: ${text}`; },
     error: (e) => showError(e, "drive"),
+    info: (text) => message("info", text),
   });
   installPushes();
   installControls();

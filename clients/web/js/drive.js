@@ -23,7 +23,7 @@ export class Driver {
   // limits: { lockDeg, maxLineBar } of the driven vehicle's preset.
   constructor(client, ui) {
     this.client = client;
-    this.ui = ui;              // { status(kind, text), gear(g), source(text), error(e) }
+    this.ui = ui;              // { status(kind, text), gear(g), currentGear(), source(text), error(e), info(text) }
     this.target = null;        // { sessionId, vehicleId, lockDeg, maxLineBar }
     this.keys = new Set();
     this.steer = 0;            // -1 right .. 1 left, share of lock
@@ -191,6 +191,12 @@ export class Driver {
     this.client.request("dbwCommand", cmd).then(
       () => { if (gearAsked) this.gearSent = gearAsked; },
       (e) => {
+        if (this.target !== t) {
+          // Sent before driving stopped (the session closed, the lease was
+          // released): its refusal is news, not a fault of the drive.
+          this.ui.info(`a command sent before driving stopped: ${e.message}`);
+          return;
+        }
         if (e.codeName === "BUSY" || e.codeName === "STALE_ID" || e.codeName === "NOT_FOUND" ||
             e.codeName === "UNSUPPORTED" || e.codeName === "CLOSED") {
           this.lost(e.serverMessage || e.message);
