@@ -196,9 +196,9 @@ size_t pdk_session_conn_proxies_(const pdk_session *s, uint64_t conn_id);
  * n_hosted inputs; returns how many it wrote. */
 size_t pdk_session_proxies_due_(pdk_session *s, pdk_input *out);
 /* After input p applied: a PROXY_ADD with a connection to answer is hosted
- * for it; a PROXY_REMOVE ends its hosting, and a RESET that of every proxy
- * it took out of the world, their owners and the session's state
- * subscribers told why (ProxyEvent REMOVED). */
+ * for it; a PROXY_REMOVE ends its hosting, its owner and the session's
+ * state subscribers told why (ProxyEvent REMOVED). A reset removes
+ * vehicles only (sim/world.h): proxies stay hosted. */
 void pdk_session_proxy_applied_(pdk_session *s, const pdk_pending_input *p);
 /* After a step: each hosted proxy's contacts of that tick go to its owner,
  * and its count of poses starts again. */

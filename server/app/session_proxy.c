@@ -113,21 +113,6 @@ void pdk_session_proxy_applied_(pdk_session *s, const pdk_pending_input *p)
                               pdk_session_sim_time_s_(s));
         return;
     }
-    if (p->in.kind == PDK_INPUT_RESET) {
-        /* A reset that took proxies out of the world ends their hosting. */
-        for (size_t i = 0; i < s->n_hosted;) {
-            hosted_proxy *h = &s->hosted[i];
-            if (pdk_world_proxy_get(s->world, h->id, NULL, NULL, NULL) == PDK_OK) {
-                i++;
-                continue;
-            }
-            char why[96];
-            snprintf(why, sizeof(why), "session %llu was reset", (unsigned long long)s->id);
-            pdk_session_proxy_event_(s, h, PDK_PROXY_EVENT_REMOVED, why);
-            *h = s->hosted[--s->n_hosted];
-        }
-        return;
-    }
     if (p->in.kind != PDK_INPUT_PROXY_REMOVE)
         return;
     hosted_proxy *h = pdk_session_hosted_(s, p->in.proxy);

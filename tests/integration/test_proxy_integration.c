@@ -361,8 +361,8 @@ START_TEST(proxy_pushes_a_parked_car_and_goes_silent)
 }
 END_TEST
 
-/* The limits: eight proxies per connection in a session; a closed
- * connection's proxies leave the world, each with an event. */
+/* The limits: eight proxies per connection in a session, 64 in a session;
+ * a closed connection's proxies leave the world, each with an event. */
 START_TEST(proxy_limits_and_closed_owner)
 {
     pdk_test_server srv;
@@ -412,6 +412,23 @@ START_TEST(proxy_limits_and_closed_owner)
         else
             call_refused(&other, &ts, paddock_v1_ErrorCode_CAPACITY, "limit of 8 proxies");
     }
+    /* Seven more connections of eight fill the session's 64; the next
+     * connection's first is refused. */
+    static pdk_client fill[8];
+    for (int c = 0; c < 8; c++) {
+        char name[16];
+        snprintf(name, sizeof(name), "fill-%d", c);
+        ck_assert_int_eq(pdk_client_connect_as(&fill[c], srv.addr, 10000, name, NULL),
+                         PDK_CLIENT_OK);
+        for (int k = 0; k < 8 && c < 7; k++) {
+            register_req(sid, 200.0 + 10.0 * (8 * c + k), OWNER_T0_NS, name);
+            call_ok(&fill[c], &ts);
+        }
+    }
+    register_req(sid, -500.0, OWNER_T0_NS, "sixty-fifth");
+    call_refused(&fill[7], &ts, paddock_v1_ErrorCode_CAPACITY, "limit of 64 proxies");
+    for (int c = 0; c < 8; c++)
+        pdk_client_close(&fill[c]);
     pdk_client_close(&other);
     ck_assert_int_eq(pdk_test_server_stop(&srv, log_text, sizeof(log_text)), 0);
 }
