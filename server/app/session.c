@@ -773,10 +773,6 @@ pdk_error pdk_session_proxy_remove(pdk_session *s, pdk_proxy_id id, pdk_reply_to
     return PDK_OK;
 }
 
-size_t pdk_session_hosted_count(const pdk_session *s)
-{
-    return s->n_hosted;
-}
 
 int pdk_session_subscriber_count(const pdk_session *s)
 {

@@ -262,9 +262,6 @@ pdk_error pdk_session_proxy_pose(pdk_session *s, uint64_t conn_id, pdk_proxy_id 
 pdk_error pdk_session_proxy_remove(pdk_session *s, pdk_proxy_id id, pdk_reply_to to, char *why,
                                    size_t why_len);
 
-/* Number of proxies the session hosts for connections now. */
-size_t pdk_session_hosted_count(const pdk_session *s);
-
 /* Drives vehicle id from a script, starting at the next tick: each step
  * becomes a DBW input at tick start + round(t * 120). With loop the script
  * starts over loop_gap_s after its last step. The script is copied. */
