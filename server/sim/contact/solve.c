@@ -44,13 +44,8 @@ static void mat_mul(const double m[9], const double v[3], double out[3])
 
 void pdk_cbody_prepare(pdk_cbody *b, const double inv_i_body[3], double dt_s)
 {
-    /* I^-1 in the world: R diag(inv_i_body) R'. */
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            b->inv_inertia[3 * i + j] = b->rot[3 * i] * inv_i_body[0] * b->rot[3 * j] +
-                                        b->rot[3 * i + 1] * inv_i_body[1] * b->rot[3 * j + 1] +
-                                        b->rot[3 * i + 2] * inv_i_body[2] * b->rot[3 * j + 2];
-        }
+    for (int j = 0; j < 3; j++) {
+        b->inv_i_body[j] = inv_i_body[j];
     }
     /* The bounds: the box's world extent, widened on the side it moves
      * towards by its travel over the tick, all round by the margin and by
@@ -172,12 +167,21 @@ static int bounces(const pdk_manifold *m, const pdk_cpoint *p, double dt_s)
 
 void pdk_contact_solve(pdk_cbody *bodies, pdk_manifold *ms, int n, double dt_s)
 {
-    /* Each body's velocities before the solve, to give back the change. */
+    /* Each body's velocities before the solve, to give back the change,
+     * and its inverse inertia in the world, R diag(inv_i_body) R'. */
     for (int i = 0; i < n; i++) {
         for (int s = 0; s < 2; s++) {
             pdk_cbody *b = &bodies[s == 0 ? ms[i].a : ms[i].b];
             memcpy(b->dvel_mps, b->vel_mps, sizeof b->dvel_mps);
             memcpy(b->domega_radps, b->omega_radps, sizeof b->domega_radps);
+            const double *r = b->rot, *ib = b->inv_i_body;
+            for (int row = 0; row < 3; row++) {
+                for (int col = 0; col < 3; col++) {
+                    b->inv_inertia[3 * row + col] =
+                        r[3 * row] * ib[0] * r[3 * col] + r[3 * row + 1] * ib[1] * r[3 * col + 1] +
+                        r[3 * row + 2] * ib[2] * r[3 * col + 2];
+                }
+            }
         }
     }
     for (int i = 0; i < n; i++) {
@@ -309,6 +313,13 @@ void pdk_contact_solve(pdk_cbody *bodies, pdk_manifold *ms, int n, double dt_s)
         for (int s = 0; s < 2; s++) {
             pdk_cbody *b = &bodies[s == 0 ? ms[i].a : ms[i].b];
             if (b->touched == 1) {
+                const double shift = sqrt(dot(b->dpos_m, b->dpos_m));
+                if (shift > PDK_CONTACT_MAX_CORRECT_M) {
+                    const double keep = PDK_CONTACT_MAX_CORRECT_M / shift;
+                    for (int j = 0; j < 3; j++) {
+                        b->dpos_m[j] *= keep;
+                    }
+                }
                 for (int j = 0; j < 3; j++) {
                     b->dvel_mps[j] = b->vel_mps[j] - b->dvel_mps[j];
                     b->domega_radps[j] = b->omega_radps[j] - b->domega_radps[j];
