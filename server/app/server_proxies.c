@@ -11,16 +11,6 @@
 #include "proxy_track.h"
 #include "server_request.h"
 
-/* The label as events carry it: printable ASCII, at most 63 bytes (as a
- * Hello's name). */
-static void copy_label(char out[64], const char *label)
-{
-    size_t n = 0;
-    for (const char *p = label ? label : ""; *p && n < 63; p++)
-        out[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
-    out[n] = '\0';
-}
-
 static void pdk_server_handle_proxy_register(const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
@@ -57,7 +47,7 @@ static void pdk_server_handle_proxy_register(const pdk_request *rq)
     e.def.material = pdk_contact_material_car_body();
     pdk_wire_proxy_pose_from_pb(m->initial, &e.pose);
     e.owner_ns = m->initial->owner_time_ns;
-    copy_label(e.label, m->label);
+    pdk_server_printable(e.label, sizeof(e.label), m->label);
     /* The pose as every sample is checked; the hull and the mass by the
      * world when it applies (its message names the field). */
     const char *problem = pdk_proxy_pose_problem(&e.pose);
