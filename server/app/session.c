@@ -120,6 +120,7 @@ void pdk_session_destroy(pdk_session *s)
     }
     free(s->pending);
     free(s->hosted);
+    free(s->teleport_each);
     for (size_t i = 0; i < s->n_subs; i++) {
         if (s->hooks.on_sub_end) {
             char why[96];
@@ -361,6 +362,45 @@ static void run_scripts(pdk_session *s)
 
 /* Applies one input at the current tick boundary through its kind's entry;
  * on success it is stamped with the next seq and recorded. */
+/* Counts a reset of vehicle id in its teleport_count. */
+static void count_teleport(pdk_session *s, pdk_vehicle_id id)
+{
+    size_t at = 0;
+    while (at < s->teleports.n && s->teleport_each[at].id < id)
+        at++;
+    if (at < s->teleports.n && s->teleport_each[at].id == id) {
+        s->teleport_each[at].count++;
+        return;
+    }
+    if (s->teleports.n == s->cap_teleports) {
+        size_t cap = s->cap_teleports ? 2 * s->cap_teleports : 8;
+        pdk_wire_teleport *grown = realloc(s->teleport_each, cap * sizeof(*grown));
+        if (!grown) {
+            /* Without room the vehicle's own count stays; the whole
+             * session's moves instead, so clients still jump. */
+            s->teleports.all++;
+            return;
+        }
+        s->teleport_each = grown;
+        s->cap_teleports = cap;
+    }
+    memmove(&s->teleport_each[at + 1], &s->teleport_each[at],
+            (s->teleports.n - at) * sizeof(*s->teleport_each));
+    s->teleport_each[at] = (pdk_wire_teleport){.id = id, .count = 1};
+    s->teleports.n++;
+    s->teleports.each = s->teleport_each;
+}
+
+void pdk_session_count_teleport_all(pdk_session *s)
+{
+    s->teleports.all++;
+}
+
+uint32_t pdk_session_teleport_count(const pdk_session *s, pdk_vehicle_id id)
+{
+    return pdk_wire_teleport_count(&s->teleports, id);
+}
+
 static void apply_input(pdk_session *s, pdk_pending_input *p)
 {
     uint64_t tick = pdk_world_tick(s->world);
@@ -375,6 +415,8 @@ static void apply_input(pdk_session *s, pdk_pending_input *p)
         s->seq++;
         pdk_session_proxy_applied_(s, p);
     }
+    if (err == PDK_OK && p->in.kind == PDK_INPUT_VEHICLE_RESET)
+        count_teleport(s, p->in.vehicle);
     tell(s, p, err, err == PDK_OK ? "" : msg);
 }
 
@@ -436,8 +478,9 @@ static void publish(pdk_session *s)
             }
             if (!sub->batch_ready) {
                 size_t off = s->common.len;
-                if (pdk_wire_state_common(s->world, s->id, wall_ns, sub->fields, sub->ids,
-                                          sub->n_ids, &s->common) != PDK_OK)
+                if (pdk_wire_state_common_teleports(s->world, s->id, wall_ns, sub->fields,
+                                                    sub->ids, sub->n_ids, &s->teleports,
+                                                    &s->common) != PDK_OK)
                     continue;
                 sub->batch_off = off;
                 sub->batch_len = s->common.len - off;

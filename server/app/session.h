@@ -423,6 +423,16 @@ pdk_error pdk_session_restore(pdk_session *s, const uint8_t *snapshot, size_t le
 /* The state hash of the world now (computed on each call). */
 uint64_t pdk_session_hash(const pdk_session *s);
 
+/* VehicleState.teleport_count of vehicle id: how often it moved without
+ * travelling (its resets, and every seek of the session's replay), so a
+ * client's proxy view jumps instead of sliding (docs/protocol.md
+ * "State"). Kept beside the world, not in it: hashes and snapshots do not
+ * see it. */
+uint32_t pdk_session_teleport_count(const pdk_session *s, pdk_vehicle_id id);
+
+/* Counts a move of every vehicle at once (a replay's seek). */
+void pdk_session_count_teleport_all(pdk_session *s);
+
 /* Number of inputs applied so far (the next seq). */
 uint64_t pdk_session_inputs_applied(const pdk_session *s);
 

@@ -99,6 +99,12 @@ struct pdk_session {
     bool publishing; /* false: ticks send no state or report frames */
     bool telemetry;  /* false: the world writes no four-wheel channels */
     uint64_t tick_wall_ns; /* UTC (ns) when the last tick's step ended; 0 before one */
+    /* VehicleState.teleport_count (docs/protocol.md "State"): seeks for
+     * every vehicle, resets per vehicle (sorted by id). Not part of the
+     * world: no hash or snapshot holds it. */
+    pdk_wire_teleports teleports;
+    pdk_wire_teleport *teleport_each;
+    size_t cap_teleports;
 
     pdk_pending_input *pending;
     size_t n_pending;
