@@ -427,6 +427,21 @@ START_TEST(proxy_limits_and_closed_owner)
     }
     register_req(sid, -500.0, OWNER_T0_NS, "sixty-fifth");
     call_refused(&fill[7], &ts, paddock_v1_ErrorCode_CAPACITY, "limit of 64 proxies");
+    /* A world holds as many proxies as vehicles: a world of two is full at
+     * the third, whatever the session's limit. */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
+    strcpy(req.body.session_create.world_overrides, "maxVehicles=2");
+    call_ok(&fill[7], &ts);
+    uint64_t small = rep.body.session_created.session.session_id;
+    for (int k = 0; k < 3; k++) {
+        register_req(small, 10.0 * k, OWNER_T0_NS, "small");
+        if (k < 2)
+            call_ok(&fill[7], &ts);
+        else
+            call_refused(&fill[7], &ts, paddock_v1_ErrorCode_CAPACITY, "is full (2 proxies)");
+    }
     for (int c = 0; c < 8; c++)
         pdk_client_close(&fill[c]);
     pdk_client_close(&other);
