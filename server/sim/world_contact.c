@@ -664,8 +664,7 @@ void pdk_world_contact_phase_(pdk_world *world)
         if (b->kind == PDK_CONTACT_BODY_VEHICLE) {
             double dw_body[3];
             rot_mul_t(b->rot, b->domega_radps, dw_body);
-            model_of(world, b->slot)->contact_push(world, b->slot, b->dvel_mps, dw_body,
-                                                   b->dpos_m);
+            model_of(world, b->slot)->contact_push(world, b->slot, b->dvel_mps, dw_body, b->dpos_m);
             pdk_contact_sum *s = &sums[b->slot];
             s->impulse_ns = norm3(b->impulse_ns);
         } else {
@@ -717,8 +716,7 @@ void pdk_world_contact_channels_(pdk_world *world)
     }
 }
 
-const pdk_contact_event *pdk_world_contact_events(const pdk_world *world, int *count,
-                                                  int *dropped)
+const pdk_contact_event *pdk_world_contact_events(const pdk_world *world, int *count, int *dropped)
 {
     if (count != NULL) {
         *count = world == NULL ? 0 : world->n_events;

@@ -80,8 +80,8 @@ static double run(double gx, double gy, int ticks, double *contact_ms, int *touc
     pdk_dbw_cmd hold = {.fields = PDK_DBW_BRAKE, .brake_bar = 40.0};
     for (int i = 0; i < CARS; i++) {
         /* The CG is -rear_m behind the hull's rear: rows along x. */
-        pdk_pose pose = {(i % PER_ROW) * (length_m + gx) - rear_m,
-                         (i / PER_ROW) * (width_m + gy), 0.0};
+        pdk_pose pose = {(i % PER_ROW) * (length_m + gx) - rear_m, (i / PER_ROW) * (width_m + gy),
+                         0.0};
         pdk_vehicle_id id;
         if (pdk_world_spawn(w, &def, &pose, 0.0, PDK_GEAR_PARK, &id) != PDK_OK ||
             pdk_world_command(w, id, &hold) != PDK_OK) {

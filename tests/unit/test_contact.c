@@ -77,8 +77,8 @@ static pdk_vehicle_id rolling(rig *r, double x, double y, double yaw, double spe
     pdk_pose pose = {x, y, yaw};
     pdk_vehicle_id id = 0;
     ck_assert_int_eq(pdk_world_spawn(r->w, &r->def, &pose, speed, PDK_GEAR_NEUTRAL, &id), PDK_OK);
-    pdk_dbw_cmd cmd = {.fields = PDK_DBW_BRAKE | PDK_DBW_GEAR, .brake_bar = 0.0,
-                       .gear = PDK_GEAR_NEUTRAL};
+    pdk_dbw_cmd cmd = {
+        .fields = PDK_DBW_BRAKE | PDK_DBW_GEAR, .brake_bar = 0.0, .gear = PDK_GEAR_NEUTRAL};
     ck_assert_int_eq(pdk_world_command(r->w, id, &cmd), PDK_OK);
     return id;
 }
@@ -114,7 +114,8 @@ static double hull_x(const rig *r, pdk_vehicle_id id, int front)
 
 static pdk_proxy_def proxy_def(double hx, double hy, double hz, double mass_kg)
 {
-    pdk_proxy_def d = {.half_extent_m = {hx, hy, hz}, .mass_kg = mass_kg,
+    pdk_proxy_def d = {.half_extent_m = {hx, hy, hz},
+                       .mass_kg = mass_kg,
                        .material = pdk_contact_material_car_body()};
     return d;
 }
@@ -431,9 +432,9 @@ START_TEST(test_parked_against_car_on_30_pct_stays)
     }
     for (int i = 0; i < 2; i++) {
         const double *p1 = &pdk_world_channels(r.w, ids[i])[PDK_CH_POS_X];
-        const double moved = sqrt((p1[0] - p0[i][0]) * (p1[0] - p0[i][0]) +
-                                  (p1[1] - p0[i][1]) * (p1[1] - p0[i][1]) +
-                                  (p1[2] - p0[i][2]) * (p1[2] - p0[i][2]));
+        const double moved =
+            sqrt((p1[0] - p0[i][0]) * (p1[0] - p0[i][0]) + (p1[1] - p0[i][1]) * (p1[1] - p0[i][1]) +
+                 (p1[2] - p0[i][2]) * (p1[2] - p0[i][2]));
         ck_assert_msg(moved < 1e-3, "car %d moved %.3f mm in 60 s", i, moved * 1e3);
     }
     ck_assert_double_gt(pdk_world_channels(r.w, ids[1])[PDK_CH_CONTACT_COUNT], 0.0);
@@ -485,6 +486,53 @@ START_TEST(test_infinite_proxy_pushes_car_as_its_mass)
     pdk_proxy_pose now;
     ck_assert_int_eq(pdk_world_proxy_get(r.w, px, NULL, &now, NULL), PDK_OK);
     ck_assert_double_eq(now.vel_mps[0], 2.0);
+    rig_close(&r);
+}
+END_TEST
+
+/* The same infinite-mass proxy into a parked car, in P with 40 bar of
+ * brake, on tarmac: the proxy is moved, never pushed (its velocity stays
+ * 2 m/s bit for bit), and it shoves the car along at its own speed, the
+ * car's locked tyres sliding, without sinking into it (the overlap stays
+ * within a few cm) and every tick reporting the impulse it gives. */
+START_TEST(test_infinite_proxy_shoves_parked_car)
+{
+    rig r;
+    rig_open(&r, "flat", "midsize_sedan", 4);
+    pdk_pose pose = {0.0, 0.0, 0.0};
+    pdk_vehicle_id car;
+    ck_assert_int_eq(pdk_world_spawn(r.w, &r.def, &pose, 0.0, PDK_GEAR_PARK, &car), PDK_OK);
+    pdk_dbw_cmd cmd = {.fields = PDK_DBW_BRAKE, .brake_bar = 40.0};
+    ck_assert_int_eq(pdk_world_command(r.w, car, &cmd), PDK_OK);
+    for (int k = 0; k < TICKS_PER_S; k++) {
+        pdk_world_step(r.w);
+    }
+    pdk_proxy_def d = proxy_def(1.0, 1.2, 0.6, 0.0);
+    pdk_proxy_pose p = proxy_pose(hull_x(&r, car, 0) - 1.0 - 0.1, 0.0, 0.7, 2.0);
+    pdk_proxy_id px;
+    ck_assert_int_eq(pdk_world_proxy_add(r.w, &d, &p, &px), PDK_OK);
+    double deepest = 0.0;
+    int pushing = 0;
+    for (int k = 0; k < 3 * TICKS_PER_S; k++) {
+        pdk_world_step(r.w);
+        int n = 0;
+        const pdk_contact_event *ev = pdk_world_contact_events(r.w, &n, NULL);
+        for (int i = 0; i < n; i++) {
+            deepest = fmax(deepest, ev[i].depth_m);
+        }
+        pdk_proxy_contact c;
+        ck_assert_int_eq(pdk_world_proxy_get(r.w, px, NULL, NULL, &c), PDK_OK);
+        pushing += c.points > 0;
+    }
+    pdk_proxy_pose now;
+    ck_assert_int_eq(pdk_world_proxy_get(r.w, px, NULL, &now, NULL), PDK_OK);
+    ck_assert_double_eq(now.vel_mps[0], 2.0);
+    ck_assert_double_eq(now.pos_m[1], 0.0);
+    double v[2], ke;
+    car_motion(&r, car, v, &ke);
+    ck_assert_double_eq_tol(v[0], 2.0, 0.1);
+    ck_assert_double_lt(deepest, 0.03);
+    ck_assert_int_gt(pushing, 2 * TICKS_PER_S);
     rig_close(&r);
 }
 END_TEST
@@ -547,10 +595,10 @@ START_TEST(test_events_and_channels)
         const double *cha = pdk_world_channels(r.w, a), *chb = pdk_world_channels(r.w, b);
         ck_assert_double_eq(cha[PDK_CH_CONTACT_COUNT], 1.0);
         ck_assert_double_eq(chb[PDK_CH_CONTACT_COUNT], 1.0);
-        ck_assert_double_eq_tol(chb[PDK_CH_CONTACT_IMPULSE],
-                                hypot(hypot(ev[0].impulse_ns[0], ev[0].impulse_ns[1]),
-                                      ev[0].impulse_ns[2]),
-                                1e-9 * chb[PDK_CH_CONTACT_IMPULSE]);
+        ck_assert_double_eq_tol(
+            chb[PDK_CH_CONTACT_IMPULSE],
+            hypot(hypot(ev[0].impulse_ns[0], ev[0].impulse_ns[1]), ev[0].impulse_ns[2]),
+            1e-9 * chb[PDK_CH_CONTACT_IMPULSE]);
     }
     ck_assert_int_eq(seen, 1);
     ck_assert_ptr_nonnull(pdk_channel_get(PDK_CH_CONTACT_IMPULSE));
@@ -761,9 +809,8 @@ START_TEST(test_proxy_errors)
         double value;
         const char *names;
     } poses[] = {
-        {0, NAN, "pos_m"},     {0, 2e7, "pos_m"},        {1, 0.9, "unit length"},
-        {1, NAN, "quat"},      {2, 151.0, "vel_mps"},    {2, INFINITY, "vel_mps"},
-        {3, 21.0, "omega"},    {3, NAN, "omega"},
+        {0, NAN, "pos_m"},     {0, 2e7, "pos_m"},        {1, 0.9, "unit length"}, {1, NAN, "quat"},
+        {2, 151.0, "vel_mps"}, {2, INFINITY, "vel_mps"}, {3, 21.0, "omega"},      {3, NAN, "omega"},
     };
     for (size_t i = 0; i < sizeof poses / sizeof poses[0]; i++) {
         pdk_proxy_pose bad = p;
@@ -862,6 +909,7 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_250_kmh_does_not_tunnel);
     tcase_add_test(tc, test_parked_against_car_on_30_pct_stays);
     tcase_add_test(tc, test_infinite_proxy_pushes_car_as_its_mass);
+    tcase_add_test(tc, test_infinite_proxy_shoves_parked_car);
     tcase_add_test(tc, test_finite_proxy_is_pushed);
     tcase_add_test(tc, test_events_and_channels);
     tcase_add_test(tc, test_pileup_is_deterministic);

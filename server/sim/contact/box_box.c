@@ -77,8 +77,8 @@ static int clip(double in[][3], int n, const double nrm[3], double off, double o
  * measured along nrm from the reference face; out's points are midway
  * between the faces. */
 static int face_contact(const pdk_cbody *ref, double rax[3][3], int fi, const double nrm[3],
-                        const pdk_cbody *inc, double iax[3][3], double margin_m,
-                        double pts[8][3], double seps[8])
+                        const pdk_cbody *inc, double iax[3][3], double margin_m, double pts[8][3],
+                        double seps[8])
 {
     double centre[3];
     for (int j = 0; j < 3; j++) {

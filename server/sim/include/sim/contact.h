@@ -48,7 +48,7 @@ pdk_contact_material pdk_contact_material_combine(pdk_contact_material a, pdk_co
 #define PDK_PROXY_MIN_HALF_EXTENT_M 0.05
 #define PDK_PROXY_MAX_HALF_EXTENT_M 50.0
 #define PDK_PROXY_MAX_MASS_KG 1.0e6
-#define PDK_PROXY_MAX_SPEED_MPS 150.0   /* as PDK_WORLD_MAX_SPAWN_SPEED_MPS */
+#define PDK_PROXY_MAX_SPEED_MPS 150.0 /* as PDK_WORLD_MAX_SPAWN_SPEED_MPS */
 #define PDK_PROXY_MAX_RATE_RADPS 20.0
 #define PDK_PROXY_MAX_FRICTION 2.0
 
@@ -107,7 +107,9 @@ const char *pdk_world_proxy_pose_problem(const pdk_world *world, pdk_proxy_id id
                                          const pdk_proxy_pose *pose);
 
 /* Removes a live proxy (its slot's generation is bumped, so its id goes
- * stale). PDK_ERR_STALE_ID for a dead id, PDK_ERR_INVALID_ARGUMENT for NULL. */
+ * stale). PDK_ERR_STALE_ID for a dead id, PDK_ERR_INVALID_ARGUMENT for NULL.
+ * Nothing else removes a proxy: pdk_world_reset removes the vehicles and
+ * leaves the proxies to their owners. */
 pdk_error pdk_world_proxy_remove(pdk_world *world, pdk_proxy_id id);
 
 /* Number of live proxies and the i-th one's id in id order (0 when out of
@@ -158,11 +160,11 @@ typedef struct pdk_contact_event {
     uint32_t a_id, b_id; /* pdk_vehicle_id or pdk_proxy_id as the kind says */
     double point_m[3];
     double normal[3];
-    double impulse_ns[3];    /* the whole impulse on b, world frame */
+    double impulse_ns[3];     /* the whole impulse on b, world frame */
     double normal_impulse_ns; /* its part along the normal, >= 0 */
     double approach_mps;
-    double depth_m;          /* the deepest point's penetration at the tick's start, >= 0 */
-    int32_t points;          /* the manifold's points, 1..4 */
+    double depth_m; /* the deepest point's penetration at the tick's start, >= 0 */
+    int32_t points; /* the manifold's points, 1..4 */
 } pdk_contact_event;
 
 /* The events of the last tick, in pair order (vehicles in id order, then
@@ -170,8 +172,7 @@ typedef struct pdk_contact_event {
  * of them. *dropped (if not NULL) takes how many touching manifolds the
  * tick had beyond it (solved, but not reported). Valid until the next
  * step; *count is 0 for a NULL world. */
-const pdk_contact_event *pdk_world_contact_events(const pdk_world *world, int *count,
-                                                  int *dropped);
+const pdk_contact_event *pdk_world_contact_events(const pdk_world *world, int *count, int *dropped);
 
 /* The events buffer's size: max(64, max_vehicles). */
 int pdk_world_contact_capacity(const pdk_world *world);
