@@ -173,8 +173,8 @@ static void interpolate(const pdk_proxy_pose *a, const pdk_proxy_pose *b, double
     for (int i = 0; i < 3; i++) {
         out->pos_m[i] = h00 * a->pos_m[i] + h10 * h * a->vel_mps[i] + h01 * b->pos_m[i] +
                         h11 * h * b->vel_mps[i];
-        out->vel_mps[i] = (d00 * a->pos_m[i] + d01 * b->pos_m[i]) / h + d10 * a->vel_mps[i] +
-                          d11 * b->vel_mps[i];
+        out->vel_mps[i] =
+            (d00 * a->pos_m[i] + d01 * b->pos_m[i]) / h + d10 * a->vel_mps[i] + d11 * b->vel_mps[i];
         out->omega_radps[i] = (1 - s) * a->omega_radps[i] + s * b->omega_radps[i];
     }
     slerp(a->quat, b->quat, s, out->quat);

@@ -38,12 +38,12 @@ typedef enum pdk_proxy_mode {
 } pdk_proxy_mode;
 
 typedef struct pdk_proxy_track {
-    int64_t offset_ns;         /* sim time in ns = owner time in ns + this */
-    uint64_t newest_owner_ns;  /* the newest sample's owner time */
+    int64_t offset_ns;             /* sim time in ns = owner time in ns + this */
+    uint64_t newest_owner_ns;      /* the newest sample's owner time */
     double t_s[PDK_PROXY_SAMPLES]; /* sample times on sim time, ascending */
     pdk_proxy_pose pose[PDK_PROXY_SAMPLES];
-    int n;                     /* samples held, oldest first */
-    double heard_s;            /* sim time the newest sample arrived */
+    int n;          /* samples held, oldest first */
+    double heard_s; /* sim time the newest sample arrived */
     bool frozen;
     pdk_proxy_pose frozen_pose; /* where it stands while frozen */
 } pdk_proxy_track;
@@ -80,8 +80,8 @@ pdk_proxy_mode pdk_proxy_track_at(const pdk_proxy_track *t, double at_s, pdk_pro
 /* What the owner's silence at sim time now_s asks for. */
 typedef enum pdk_proxy_silence {
     PDK_PROXY_HEARD = 0,
-    PDK_PROXY_FREEZE,  /* freeze now (once: the track is marked frozen) */
-    PDK_PROXY_REMOVE,  /* silent past PDK_PROXY_REMOVE_S */
+    PDK_PROXY_FREEZE, /* freeze now (once: the track is marked frozen) */
+    PDK_PROXY_REMOVE, /* silent past PDK_PROXY_REMOVE_S */
 } pdk_proxy_silence;
 
 /* Checks the owner's silence at now_s; a freeze holds the track at its pose

@@ -25,14 +25,14 @@ static paddock_v1_Frame req, rep;
 
 /* What the pushed frames told a client. */
 typedef struct seen {
-    int contacts;             /* ProxyContact frames */
-    int impulses;             /* their impulses, from the car */
-    double impulse_x_ns;      /* the sum of those impulses' x parts, on the proxy */
-    double normal_x_min;      /* their normals' smallest x part */
-    uint32_t car;             /* the car's id (set by the test) */
+    int contacts;        /* ProxyContact frames */
+    int impulses;        /* their impulses, from the car */
+    double impulse_x_ns; /* the sum of those impulses' x parts, on the proxy */
+    double normal_x_min; /* their normals' smallest x part */
+    uint32_t car;        /* the car's id (set by the test) */
     uint32_t state_sub;
-    double car_x_m;           /* the car's x in the newest StateBatch */
-    double car_vx_mps;        /* and its forward speed */
+    double car_x_m;    /* the car's x in the newest StateBatch */
+    double car_vx_mps; /* and its forward speed */
     bool car_seen;
     int frozen, resumed, removed;
     char removed_reason[160];

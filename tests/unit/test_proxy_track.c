@@ -30,7 +30,7 @@ static double yaw_of(const pdk_proxy_pose *p)
     return 2.0 * atan2(p->quat[3], p->quat[0]);
 }
 
-#define NS(s) ((uint64_t)llround((s) * 1e9))
+#define NS(s) ((uint64_t)llround((s)*1e9))
 
 /* Samples every 50 ms of a body at constant acceleration: cubic Hermite
  * reproduces a quadratic exactly, so the pose between samples is the true
@@ -160,14 +160,10 @@ START_TEST(refuses_bad_poses_by_name)
         double value;
         const char *names;
     } cases[] = {
-        {&ok.pos_m[1], NAN, "position"},
-        {&ok.quat[2], INFINITY, "quaternion"},
-        {&ok.vel_mps[2], NAN, "velocity"},
-        {&ok.omega_radps[0], -INFINITY, "angular velocity"},
-        {&ok.pos_m[0], 2e7, "1e7 m"},
-        {&ok.quat[0], 0.5, "norm"},
-        {&ok.vel_mps[0], 151.0, "speed"},
-        {&ok.omega_radps[2], 21.0, "angular rate"},
+        {&ok.pos_m[1], NAN, "position"},   {&ok.quat[2], INFINITY, "quaternion"},
+        {&ok.vel_mps[2], NAN, "velocity"}, {&ok.omega_radps[0], -INFINITY, "angular velocity"},
+        {&ok.pos_m[0], 2e7, "1e7 m"},      {&ok.quat[0], 0.5, "norm"},
+        {&ok.vel_mps[0], 151.0, "speed"},  {&ok.omega_radps[2], 21.0, "angular rate"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         double keep = *cases[i].field;
