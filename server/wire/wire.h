@@ -11,6 +11,7 @@
 
 #include "paddock/v1/paddock.pb-c.h"
 
+#include "sim/contact.h"
 #include "sim/error.h"
 #include "sim/input.h"
 #include "sim/world.h"
@@ -72,6 +73,12 @@ pdk_error pdk_wire_error_from_pb(Paddock__V1__ErrorCode code);
 /* Gear: the enums share the DBW2 numbers. PDK_ERR_OUT_OF_RANGE for an
  * unknown value. */
 pdk_error pdk_wire_gear_from_pb(Paddock__V1__Gear gear, pdk_gear *out);
+
+/* A ProxyPose's pose into sim's (docs/multiplayer.md "Hosting a proxy"),
+ * and back (the pose fields only: session, proxy and owner time are the
+ * caller's). Checks are the caller's (proxy_track.h, sim/contact.h). */
+void pdk_wire_proxy_pose_from_pb(const Paddock__V1__ProxyPose *msg, pdk_proxy_pose *out);
+void pdk_wire_proxy_pose_to_pb(const pdk_proxy_pose *pose, Paddock__V1__ProxyPose *msg);
 
 /* A DbwCommand's setpoints into a pdk_dbw_cmd (fields bits set for the
  * present ones). Range checks are sim's (pdk_world_command). */
