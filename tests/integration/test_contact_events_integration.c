@@ -16,7 +16,10 @@
 #include "harness.h"
 #include "paddock_client.h"
 
+#define CLI PDK_PADDOCK " --server %s "
+
 static char log_text[1 << 16];
+static char out[1 << 16];
 static paddock_v1_Frame req, rep;
 
 #define MAX_TICKS 240
@@ -128,6 +131,39 @@ static uint32_t spawn(pdk_client *c, uint64_t sid, double x_m, double yaw_deg, d
     return rep.body.vehicle_spawned.vehicle_id;
 }
 
+/* The session's subscriber count, as SessionList tells it (-1 when absent). */
+static int subscribers(pdk_client *c, uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    call_ok(c, NULL);
+    for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
+        if (rep.body.session_list_reply.sessions[i].session_id == sid)
+            return (int)rep.body.session_list_reply.sessions[i].subscriber_count;
+    return -1;
+}
+
+static uint64_t head_on_session(pdk_client *c, const char *name, seen *s)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
+    snprintf(req.body.session_create.name, sizeof(req.body.session_create.name), "%s", name);
+    call_ok(c, NULL);
+    uint64_t sid = rep.body.session_created.session.session_id;
+    /* Two sedans 8 m apart, centre to centre, rolling at each other at
+     * 5 m/s each: 10 m/s closing, their noses meet at x = 0. */
+    s->car_a = spawn(c, sid, -4.0, 0.0, 5.0);
+    s->car_b = spawn(c, sid, 4.0, 180.0, 5.0);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_control_tag;
+    req.body.session_control.session_id = sid;
+    req.body.session_control.which_action = paddock_v1_SessionControl_take_step_lease_tag;
+    req.body.session_control.action.take_step_lease.deadline_ms = 60000;
+    call_ok(c, NULL);
+    return sid;
+}
+
 START_TEST(head_on_cars_tell_their_contact)
 {
     pdk_test_server srv;
@@ -140,12 +176,7 @@ START_TEST(head_on_cars_tell_their_contact)
     s.min_normal_x = 1.0;
     ck_assert_int_eq(pdk_client_connect_as(&c, srv.addr, 10000, "events", NULL), PDK_CLIENT_OK);
 
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
-    strcpy(req.body.session_create.name, "contact-events");
-    call_ok(&c, NULL);
-    uint64_t sid = rep.body.session_created.session.session_id;
+    uint64_t sid = head_on_session(&c, "contact-events", &s);
 
     /* A subscription to a session that does not exist is refused by name. */
     memset(&req, 0, sizeof(req));
@@ -154,12 +185,6 @@ START_TEST(head_on_cars_tell_their_contact)
     ck_assert_int_eq(pdk_client_call(&c, &req, &rep, collect, &s), PDK_CLIENT_ESERVER);
     ck_assert_int_eq(c.server_code, paddock_v1_ErrorCode_NOT_FOUND);
     ck_assert_msg(strstr(c.error, "does not exist") != NULL, "%s", c.error);
-
-    /* Two sedans 8 m apart, centre to centre, rolling at each other at
-     * 5 m/s each: 10 m/s closing, their noses meet at x = 0. */
-    const double speed_mps = 5.0;
-    s.car_a = spawn(&c, sid, -4.0, 0.0, speed_mps);
-    s.car_b = spawn(&c, sid, 4.0, 180.0, speed_mps);
 
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_contact_subscribe_tag;
@@ -175,12 +200,6 @@ START_TEST(head_on_cars_tell_their_contact)
     call_ok(&c, &s);
     s.state_sub = rep.body.subscribed.subscription_id;
 
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_control_tag;
-    req.body.session_control.session_id = sid;
-    req.body.session_control.which_action = paddock_v1_SessionControl_take_step_lease_tag;
-    req.body.session_control.action.take_step_lease.deadline_ms = 60000;
-    call_ok(&c, &s);
     /* One tick a call: each tick's pushed frames come before its reply. */
     for (int t = 0; t < MAX_TICKS; t++) {
         memset(&req, 0, sizeof(req));
@@ -252,12 +271,63 @@ START_TEST(head_on_cars_tell_their_contact)
 }
 END_TEST
 
+/* `paddock contacts` prints the head-on's contact as a line naming both
+ * cars, and refuses a session that does not exist by name. */
+START_TEST(cli_prints_contacts)
+{
+    pdk_test_server srv;
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, NULL, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    static pdk_client c;
+    static seen s;
+    memset(&s, 0, sizeof(s));
+    ck_assert_int_eq(pdk_client_connect_as(&c, srv.addr, 10000, "stepper", NULL), PDK_CLIENT_OK);
+    uint64_t sid = head_on_session(&c, "contact-cli", &s);
+
+    ck_assert_int_ne(pdk_test_sh(out, sizeof(out), CLI "contacts --session 99999", srv.addr), 0);
+    ck_assert_msg(strstr(out, "NOT_FOUND") && strstr(out, "does not exist"), "%s", out);
+
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), CLI "contacts --session %llu --count 1 --duration 60 2>&1",
+             srv.addr, (unsigned long long)sid);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    /* The CLI's subscription shows in the session's subscriber count; the
+     * cars stand still until then (lockstep), so no contact is missed. */
+    int subs = 0;
+    for (int k = 0; k < 1000 && subs < 1; k++) {
+        subs = subscribers(&c, sid);
+        if (subs < 1)
+            pdk_test_sh(out, sizeof(out), "sleep 0.01");
+    }
+    ck_assert_int_eq(subs, 1);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_control_tag;
+    req.body.session_control.session_id = sid;
+    req.body.session_control.which_action = paddock_v1_SessionControl_step_tag;
+    req.body.session_control.action.step = 120;
+    call_ok(&c, NULL);
+    size_t n = fread(out, 1, sizeof(out) - 1, p);
+    out[n] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+    char a[16], b[16];
+    snprintf(a, sizeof(a), " v%u ", s.car_a);
+    snprintf(b, sizeof(b), " v%u ", s.car_b);
+    ck_assert_msg(strstr(out, "TICK") && strstr(out, "APPR_MPS"), "no header: %s", out);
+    ck_assert_msg(strstr(out, a) && strstr(out, b), "no line with %s and %s: %s", a, b, out);
+
+    pdk_client_close(&c);
+    ck_assert_int_eq(pdk_test_server_stop(&srv, log_text, sizeof(log_text)), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("contact_events_integration");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, head_on_cars_tell_their_contact);
+    tcase_add_test(tc, cli_prints_contacts);
     suite_add_tcase(s, tc);
     return s;
 }
