@@ -459,8 +459,7 @@ static void publish_contacts(pdk_session *s, const subscription *sub)
         if (n > PDK_WIRE_CONTACT_EVENTS_PER_FRAME)
             n = PDK_WIRE_CONTACT_EVENTS_PER_FRAME;
         pdk_buf_reset(&s->frame);
-        if (pdk_wire_contact_frame_append(&s->frame, sub->id, s->id, s->world, first, n) !=
-            PDK_OK)
+        if (pdk_wire_contact_frame_append(&s->frame, sub->id, s->id, s->world, first, n) != PDK_OK)
             return;
         s->hooks.on_contacts(s->hooks.ud, sub->conn_id, sub->id, s->frame.data, s->frame.len);
         first += n;

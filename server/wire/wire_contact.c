@@ -8,9 +8,8 @@ static void body_ids(uint32_t kind, uint32_t id, uint32_t *vehicle, uint32_t *pr
     *proxy = kind == PDK_CONTACT_BODY_PROXY ? id : 0u;
 }
 
-pdk_error pdk_wire_contact_frame_append(pdk_buf *out, uint32_t subscription_id,
-                                        uint64_t session_id, const pdk_world *world, size_t first,
-                                        size_t n)
+pdk_error pdk_wire_contact_frame_append(pdk_buf *out, uint32_t subscription_id, uint64_t session_id,
+                                        const pdk_world *world, size_t first, size_t n)
 {
     if (!out || !world)
         return PDK_ERR_INVALID_ARGUMENT;

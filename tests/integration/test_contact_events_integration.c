@@ -37,7 +37,7 @@ typedef struct seen {
     double impulse_b_y_ns;
     double max_point_abs_x_m, max_point_abs_y_m, min_point_z_m, max_point_z_m;
     double min_normal_x;
-    double max_normal_err; /* | |n| - 1 | */
+    double max_normal_err;         /* | |n| - 1 | */
     double max_normal_part_err_ns; /* | n . impulse - normal_impulse_ns | */
     uint32_t dropped, missed;
     /* World-frame x velocity of each car by tick, from the state stream. */
@@ -226,10 +226,8 @@ START_TEST(head_on_cars_tell_their_contact)
                   "first approach %.3f m/s, not about 10", s.first_approach_mps);
     /* The point lies between the cars (x near 0, within the width and the
      * body's height); the normal points from a (at -x) to b (at +x). */
-    ck_assert_msg(s.max_point_abs_x_m < 0.5, "a contact point at |x| %.3f m",
-                  s.max_point_abs_x_m);
-    ck_assert_msg(s.max_point_abs_y_m < 1.2, "a contact point at |y| %.3f m",
-                  s.max_point_abs_y_m);
+    ck_assert_msg(s.max_point_abs_x_m < 0.5, "a contact point at |x| %.3f m", s.max_point_abs_x_m);
+    ck_assert_msg(s.max_point_abs_y_m < 1.2, "a contact point at |y| %.3f m", s.max_point_abs_y_m);
     ck_assert_msg(s.min_point_z_m > 0.0 && s.max_point_z_m < 2.0, "contact z %.3f..%.3f m",
                   s.min_point_z_m, s.max_point_z_m);
     ck_assert_msg(s.min_normal_x > 0.95, "a normal's x %.4f", s.min_normal_x);
@@ -252,9 +250,8 @@ START_TEST(head_on_cars_tell_their_contact)
     fprintf(stderr,
             "contact events: %d in %d frames, ticks %llu..%llu, first approach %.3f m/s, "
             "impulse on b %.1f N s, dv a %.4f b %.4f m/s, %.0f kg\n",
-            s.events, s.frames, (unsigned long long)s.first_tick,
-            (unsigned long long)s.last_tick, s.first_approach_mps, s.impulse_b_x_ns, dva, dvb,
-            mass_kg);
+            s.events, s.frames, (unsigned long long)s.first_tick, (unsigned long long)s.last_tick,
+            s.first_approach_mps, s.impulse_b_x_ns, dva, dvb, mass_kg);
     ck_assert_msg(mass_kg > 1000.0 && mass_kg < 2500.0,
                   "impulse %.1f N s over dv %.3f m/s is a %.0f kg car", s.impulse_b_x_ns, dvb,
                   mass_kg);
@@ -288,8 +285,8 @@ START_TEST(cli_prints_contacts)
     ck_assert_msg(strstr(out, "NOT_FOUND") && strstr(out, "does not exist"), "%s", out);
 
     char cmd[512];
-    snprintf(cmd, sizeof(cmd), CLI "contacts --session %llu --count 1 --duration 60 2>&1",
-             srv.addr, (unsigned long long)sid);
+    snprintf(cmd, sizeof(cmd), CLI "contacts --session %llu --count 1 --duration 60 2>&1", srv.addr,
+             (unsigned long long)sid);
     FILE *p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);
     /* The CLI's subscription shows in the session's subscriber count; the
