@@ -1,12 +1,13 @@
 /* tcp: Paddock's TCP transport on libuv. It owns the listener, every
  * connection's life cycle (open, closing with flush and linger, closed), the
  * varint length prefix in both directions (the inbound splitter, and the
- * prefix written in front of each queued frame) and the bounded outbound
- * queue with latest-wins state frames and Redis-style soft and hard output
- * limits. Arguments, frame shape and decoding are transport.c's. */
+ * prefix written in front of each queued frame, by outq) and when the
+ * bounded outbound queue (outq.c, shared with the WebSocket transport) is
+ * handed to libuv. Arguments, frame shape and decoding are transport.c's. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "tcp.h"
+#include "outq.h"
 #include "transport_impl.h"
 
 #include <inttypes.h>
@@ -23,27 +24,10 @@
 #define LISTEN_BACKLOG 511 /* as Redis and nginx */
 #define KEEPALIVE_S 60
 
-/* One queued frame: its varint prefix, then the frame copied from the
- * caller, in one allocation so a frame costs one copy and one write buffer. */
-typedef struct out_item {
-    struct out_item *next;
-    uint8_t *data;
-    size_t len;
-    size_t cap;
-    bool is_state;
-    uint32_t key;
-} out_item;
-
-/* A state frame still waiting in the pending queue, by key. */
-typedef struct state_slot {
-    uint32_t key;
-    out_item *item;
-} state_slot;
-
 /* One uv_write of up to WRITE_BATCH items; the items are freed with it. */
 typedef struct write_req {
     uv_write_t req;
-    out_item *items;
+    pdk_out_item *items;
     uint64_t count;
 } write_req;
 
@@ -65,15 +49,8 @@ typedef struct tcp_conn {
     bool shutdown_requested;
     bool shutdown_done;
     uint64_t close_deadline_ms;
-    bool over_soft;
-    uint64_t over_soft_since_ms;
-    pdk_buf in;          /* bytes read and not yet split into frames */
-    out_item *pend_head; /* not yet handed to libuv: may be replaced or dropped */
-    out_item *pend_tail;
-    size_t pend_bytes;
-    state_slot *slots;
-    size_t n_slots;
-    size_t cap_slots;
+    pdk_buf in;   /* bytes read and not yet split into frames */
+    pdk_outq out; /* not yet handed to libuv: may be replaced or dropped */
     int writes_in_flight;
 } tcp_conn;
 
@@ -112,16 +89,6 @@ static void on_net_handle_closed(uv_handle_t *handle)
     net_handle_gone(handle->data);
 }
 
-static void free_items(out_item *item)
-{
-    while (item != NULL) {
-        out_item *next = item->next;
-        free(item->data);
-        free(item);
-        item = next;
-    }
-}
-
 static void on_conn_closed(uv_handle_t *handle)
 {
     tcp_conn *conn = handle->data;
@@ -141,8 +108,7 @@ static void on_conn_closed(uv_handle_t *handle)
     if (conn->visible && net->base.cb.on_close != NULL) {
         net->base.cb.on_close(&conn->base, net->base.ud);
     }
-    free_items(conn->pend_head);
-    free(conn->slots);
+    pdk_outq_free(&conn->out);
     pdk_buf_free(&conn->in);
     free(conn);
     net_handle_gone(net);
@@ -178,82 +144,7 @@ static void ensure_timer(tcp_listener *net);
 
 static size_t conn_queued(const tcp_conn *conn)
 {
-    return conn->pend_bytes + uv_stream_get_write_queue_size((const uv_stream_t *)&conn->tcp);
-}
-
-static void slot_remove(tcp_conn *conn, const out_item *item)
-{
-    for (size_t i = 0; i < conn->n_slots; i++) {
-        if (conn->slots[i].item == item) {
-            conn->slots[i] = conn->slots[--conn->n_slots];
-            return;
-        }
-    }
-    PDK_ASSERT(!"state item without a slot");
-}
-
-static state_slot *slot_find(tcp_conn *conn, uint32_t key)
-{
-    for (size_t i = 0; i < conn->n_slots; i++) {
-        if (conn->slots[i].key == key) {
-            return &conn->slots[i];
-        }
-    }
-    return NULL;
-}
-
-/* The bytes a frame of len bytes takes on the wire: its varint prefix, then
- * the frame. */
-static size_t delimited_len(size_t len)
-{
-    uint8_t prefix[PDK_WIRE_VARINT_MAX];
-    return pdk_wire_varint_put(len, prefix) + len;
-}
-
-/* Writes the prefix and the frame to out (delimited_len(len) bytes). */
-static void put_delimited(uint8_t *out, const uint8_t *frame, size_t len)
-{
-    size_t plen = pdk_wire_varint_put(len, out);
-    memcpy(out + plen, frame, len);
-}
-
-static pdk_error enqueue(tcp_conn *conn, const uint8_t *frame, size_t frame_len, bool is_state,
-                         uint32_t key)
-{
-    size_t len = delimited_len(frame_len);
-    if (is_state && conn->n_slots == conn->cap_slots) {
-        size_t cap = conn->cap_slots == 0 ? 4 : conn->cap_slots * 2;
-        state_slot *slots = realloc(conn->slots, cap * sizeof *slots);
-        if (slots == NULL) {
-            return PDK_ERR_NO_MEMORY;
-        }
-        conn->slots = slots;
-        conn->cap_slots = cap;
-    }
-    out_item *item = calloc(1, sizeof *item);
-    uint8_t *data = malloc(len);
-    if (item == NULL || data == NULL) {
-        free(item);
-        free(data);
-        return PDK_ERR_NO_MEMORY;
-    }
-    put_delimited(data, frame, frame_len);
-    item->data = data;
-    item->len = len;
-    item->cap = len;
-    item->is_state = is_state;
-    item->key = key;
-    if (conn->pend_tail != NULL) {
-        conn->pend_tail->next = item;
-    } else {
-        conn->pend_head = item;
-    }
-    conn->pend_tail = item;
-    conn->pend_bytes += len;
-    if (is_state) {
-        conn->slots[conn->n_slots++] = (state_slot){key, item};
-    }
-    return PDK_OK;
+    return conn->out.bytes + uv_stream_get_write_queue_size((const uv_stream_t *)&conn->tcp);
 }
 
 static void on_write(uv_write_t *req, int status);
@@ -264,7 +155,7 @@ static void on_write(uv_write_t *req, int status);
 static void flush(tcp_conn *conn)
 {
     uv_stream_t *stream = (uv_stream_t *)&conn->tcp;
-    while (conn->pend_head != NULL && conn->base.state != PDK_CONN_CLOSED &&
+    while (conn->out.head != NULL && conn->base.state != PDK_CONN_CLOSED &&
            (conn->base.state == PDK_CONN_CLOSING || uv_stream_get_write_queue_size(stream) == 0)) {
         write_req *wr = calloc(1, sizeof *wr);
         if (wr == NULL) {
@@ -273,26 +164,17 @@ static void flush(tcp_conn *conn)
         }
         uv_buf_t bufs[WRITE_BATCH];
         unsigned n = 0;
-        out_item **tail = &wr->items;
-        while (conn->pend_head != NULL && n < WRITE_BATCH) {
-            out_item *item = conn->pend_head;
-            conn->pend_head = item->next;
-            item->next = NULL;
-            conn->pend_bytes -= item->len;
-            if (item->is_state) {
-                slot_remove(conn, item);
-            }
-            bufs[n++] = uv_buf_init((char *)item->data, (unsigned)item->len);
+        pdk_out_item **tail = &wr->items;
+        while (conn->out.head != NULL && n < WRITE_BATCH) {
+            pdk_out_item *item = pdk_outq_pop(&conn->out);
+            bufs[n++] = uv_buf_init((char *)pdk_out_item_wire(&conn->out, item), (unsigned)item->len);
             *tail = item;
             tail = &item->next;
-        }
-        if (conn->pend_head == NULL) {
-            conn->pend_tail = NULL;
         }
         wr->count = n;
         int r = uv_write(&wr->req, stream, bufs, n, on_write);
         if (r < 0) {
-            free_items(wr->items);
+            pdk_out_items_free(wr->items);
             free(wr);
             conn_abort(conn, "write failed: %s", uv_strerror(r));
             return;
@@ -310,21 +192,18 @@ static void check_soft(tcp_conn *conn)
     }
     tcp_listener *net = conn->net;
     size_t queued = conn_queued(conn);
-    if (queued <= net->base.limits.out_soft_bytes) {
-        conn->over_soft = false;
-        return;
-    }
-    uint64_t now = uv_now(net->loop);
-    if (!conn->over_soft) {
-        conn->over_soft = true;
-        conn->over_soft_since_ms = now;
+    switch (pdk_outq_check_soft(&conn->out, &net->base.limits, queued, uv_now(net->loop))) {
+    case PDK_OUTQ_SOFT_UNDER:
+        break;
+    case PDK_OUTQ_SOFT_GRACE:
         ensure_timer(net);
-    }
-    if (now - conn->over_soft_since_ms >= seconds_to_ms(net->base.limits.out_soft_seconds)) {
+        break;
+    case PDK_OUTQ_SOFT_EXPIRED:
         conn_abort(conn,
                    "slow consumer: %zu bytes queued, above the soft limit of %zu bytes for "
                    "%.1f s",
                    queued, net->base.limits.out_soft_bytes, net->base.limits.out_soft_seconds);
+        break;
     }
 }
 
@@ -350,7 +229,7 @@ static void on_shutdown(uv_shutdown_t *req, int status)
 static void request_shutdown(tcp_conn *conn)
 {
     if (conn->base.state != PDK_CONN_CLOSING || conn->shutdown_requested ||
-        conn->pend_head != NULL) {
+        conn->out.head != NULL) {
         return;
     }
     conn->shutdown_requested = true;
@@ -368,7 +247,7 @@ static void on_write(uv_write_t *req, int status)
     if (status == 0) {
         conn->base.frames_out += wr->count;
     }
-    free_items(wr->items);
+    pdk_out_items_free(wr->items);
     free(wr);
     if (conn->base.state == PDK_CONN_CLOSED) {
         return;
@@ -555,9 +434,9 @@ static void on_timer(uv_timer_t *timer)
             } else {
                 pending = true;
             }
-        } else if (conn->base.state == PDK_CONN_OPEN && conn->over_soft) {
+        } else if (conn->base.state == PDK_CONN_OPEN && conn->out.over_soft) {
             check_soft(conn);
-            pending = pending || (conn->base.state == PDK_CONN_OPEN && conn->over_soft);
+            pending = pending || (conn->base.state == PDK_CONN_OPEN && conn->out.over_soft);
         }
     }
     if (!pending) {
@@ -578,82 +457,49 @@ static void ensure_timer(tcp_listener *net)
 
 /* ---- connection ops ----------------------------------------------------- */
 
-/* Would the queue pass the hard limit if it grew from queued by add bytes? */
-static bool over_hard(tcp_conn *conn, size_t queued, size_t add)
+/* Offers one frame to the queue under the shared output policy, then hands
+ * what it can to libuv. */
+static pdk_error tcp_offer(pdk_conn *base, bool is_state, uint32_t key, const uint8_t *frame,
+                           size_t len)
 {
-    size_t hard = conn->net->base.limits.out_hard_bytes;
-    if (queued + add <= hard) {
-        return false;
+    tcp_conn *conn = (tcp_conn *)base;
+    size_t in_flight = uv_stream_get_write_queue_size((const uv_stream_t *)&conn->tcp);
+    size_t would_be = 0;
+    switch (pdk_outq_offer(&conn->out, &conn->net->base.limits, in_flight, is_state, key, false,
+                           frame, len, &would_be)) {
+    case PDK_OUTQ_QUEUED:
+        flush(conn);
+        break;
+    case PDK_OUTQ_REPLACED:
+    case PDK_OUTQ_DROPPED:
+        conn->base.state_dropped++;
+        break;
+    case PDK_OUTQ_OVER_HARD:
+        conn_abort(conn, "output buffer would reach %zu bytes, above the hard limit of %zu bytes",
+                   would_be, conn->net->base.limits.out_hard_bytes);
+        return PDK_ERR_CLOSED;
+    case PDK_OUTQ_NO_MEMORY:
+        return PDK_ERR_NO_MEMORY;
     }
-    conn_abort(conn, "output buffer would reach %zu bytes, above the hard limit of %zu bytes",
-               queued + add, hard);
-    return true;
+    check_soft(conn);
+    return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
 }
 
 static pdk_error tcp_send(pdk_conn *base, const uint8_t *frame, size_t len)
 {
-    tcp_conn *conn = (tcp_conn *)base;
-    if (over_hard(conn, conn_queued(conn), delimited_len(len))) {
-        return PDK_ERR_CLOSED;
-    }
-    pdk_error err = enqueue(conn, frame, len, false, 0);
-    if (err != PDK_OK) {
-        return err;
-    }
-    flush(conn);
-    check_soft(conn);
-    return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+    return tcp_offer(base, false, 0, frame, len);
 }
 
 static pdk_error tcp_send_state(pdk_conn *base, uint32_t key, const uint8_t *frame, size_t len)
 {
-    tcp_conn *conn = (tcp_conn *)base;
-    size_t wire_len = delimited_len(len);
-    size_t queued = conn_queued(conn);
-    state_slot *slot = slot_find(conn, key);
-    if (slot != NULL) {
-        /* Latest wins: the older frame has not left, so it never will. */
-        out_item *item = slot->item;
-        if (wire_len > item->len && over_hard(conn, queued, wire_len - item->len)) {
-            return PDK_ERR_CLOSED;
-        }
-        if (wire_len > item->cap) {
-            uint8_t *data = realloc(item->data, wire_len);
-            if (data == NULL) {
-                return PDK_ERR_NO_MEMORY;
-            }
-            item->data = data;
-            item->cap = wire_len;
-        }
-        put_delimited(item->data, frame, len);
-        conn->pend_bytes = conn->pend_bytes - item->len + wire_len;
-        item->len = wire_len;
-        conn->base.state_dropped++;
-        check_soft(conn);
-        return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
-    }
-    if (queued > conn->net->base.limits.out_soft_bytes) {
-        conn->base.state_dropped++;
-        check_soft(conn);
-        return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
-    }
-    if (over_hard(conn, queued, wire_len)) {
-        return PDK_ERR_CLOSED;
-    }
-    pdk_error err = enqueue(conn, frame, len, true, key);
-    if (err != PDK_OK) {
-        return err;
-    }
-    flush(conn);
-    check_soft(conn);
-    return conn->base.state == PDK_CONN_OPEN ? PDK_OK : PDK_ERR_CLOSED;
+    return tcp_offer(base, true, key, frame, len);
 }
 
 static void tcp_send_last_and_close(pdk_conn *base, const uint8_t *frame, size_t len)
 {
     tcp_conn *conn = (tcp_conn *)base;
     if (frame != NULL) {
-        (void)enqueue(conn, frame, len, false, 0);
+        (void)pdk_outq_push(&conn->out, false, frame, len);
     }
     conn_begin_close(conn);
 }
@@ -716,6 +562,7 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     }
     pdk_conn_init(&conn->base, &tcp_conn_ops, &net->base);
+    pdk_outq_init(&conn->out, 0, true);
     conn->tcp.data = conn;
     conn->net = net;
     conn->next = net->conns;
