@@ -828,7 +828,10 @@ static void on_reply(fox_client *cl, const Paddock__V1__Frame *f)
             break;
         }
         case PENDING_PUBLISH:
-            send_status(cl, 2, "publish on %s: %s", p->topic, text);
+            /* The lease gate's refusal says who holds control. */
+            send_status(cl, 2, "publish on %s: %s%s", p->topic,
+                        f->error->code == PADDOCK__V1__ERROR_CODE__BUSY ? "not in control: " : "",
+                        text);
             break;
         case PENDING_HELLO:
         case PENDING_UNSUBSCRIBE:
