@@ -671,6 +671,36 @@ pdk_error pdk_rec_scratch_session(const pdk_recording *rec, pdk_session **out, c
     return e;
 }
 
+pdk_error pdk_rec_replay_range(const pdk_recording *rec, uint64_t from_tick, uint64_t to_tick,
+                               uint64_t every_ticks, pdk_rec_visit_fn visit, void *ctx, char *err,
+                               size_t err_len)
+{
+    uint64_t every = every_ticks ? every_ticks : 1;
+    pdk_session *s = NULL;
+    pdk_player *p = NULL;
+    pdk_error e = pdk_rec_scratch_session(rec, &s, err, err_len);
+    if (e == PDK_OK)
+        e = pdk_player_create(rec, s, &p, err, err_len);
+    if (e == PDK_OK)
+        e = pdk_player_seek(p, from_tick, err, err_len);
+    if (e == PDK_OK)
+        pdk_session_set_publishing(s, false);
+    for (uint64_t t = from_tick; e == PDK_OK; t++) {
+        if ((t - from_tick) % every == 0)
+            e = visit(ctx, s);
+        if (e != PDK_OK || t == to_tick)
+            break;
+        e = pdk_player_step(p);
+        if (e != PDK_OK)
+            pdk_rec_errf(err, err_len, "session %llu: the replay failed at tick %llu: %s",
+                         (unsigned long long)rec->info.session.session_id, (unsigned long long)t,
+                         pdk_error_message(e));
+    }
+    pdk_player_free(p);
+    pdk_session_destroy(s);
+    return e;
+}
+
 /* ---- the player --------------------------------------------------------------- */
 
 static size_t first_input_at(const pdk_recording *rec, uint64_t tick)

@@ -61,22 +61,34 @@ static bool wanted(const uint32_t *ids, size_t n_ids, pdk_vehicle_id id)
     return false;
 }
 
-/* The rows of the player's tick: one per wanted vehicle. */
-static void write_rows(csv_out *o, const pdk_world *w, const int *chans, size_t n_chans,
-                       const uint32_t *ids, size_t n_ids)
+/* What writing the rows needs at each tick. */
+typedef struct csv_rows {
+    csv_out *o;
+    const int *chans;
+    size_t n_chans;
+    const uint32_t *ids;
+    size_t n_ids;
+} csv_rows;
+
+/* The rows of the replay's tick: one per wanted vehicle. */
+static pdk_error write_rows(void *ctx, pdk_session *s)
 {
+    csv_rows *r = ctx;
+    csv_out *o = r->o;
+    const pdk_world *w = pdk_session_world(s);
     for (int i = 0; i < pdk_world_vehicle_count(w); i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(w, i);
-        if (!wanted(ids, n_ids, id))
+        if (!wanted(r->ids, r->n_ids, id))
             continue;
         const double *v = pdk_world_channels(w, id);
         /* %.17g: every value reads back to the bits the replay computed. */
         outf(o, "%" PRIu64 ",%.17g,%u", pdk_world_tick(w), pdk_world_time_s(w), id);
-        for (size_t c = 0; c < n_chans; c++)
-            outf(o, ",%.17g", v[chans[c]]);
+        for (size_t c = 0; c < r->n_chans; c++)
+            outf(o, ",%.17g", v[r->chans[c]]);
         outf(o, "\n");
     }
     flush_out(o, false);
+    return o->err;
 }
 
 pdk_error pdk_csv_export(const pdk_recording *rec, uint64_t from_tick, uint64_t to_tick,
@@ -125,33 +137,16 @@ pdk_error pdk_csv_export(const pdk_recording *rec, uint64_t from_tick, uint64_t 
         outf(&o, ",%s", pdk_channel_get((size_t)chans[c])->name);
     outf(&o, "\n");
 
-    pdk_session *s = NULL;
-    pdk_player *p = NULL;
-    pdk_error e = pdk_rec_scratch_session(rec, &s, err, err_len);
-    if (e == PDK_OK)
-        e = pdk_player_create(rec, s, &p, err, err_len);
-    if (e == PDK_OK)
-        e = pdk_player_seek(p, from_tick, err, err_len);
-    if (e == PDK_OK)
-        pdk_session_set_publishing(s, false);
-    for (uint64_t t = from_tick; e == PDK_OK && o.err == PDK_OK; t++) {
-        if ((t - from_tick) % every == 0)
-            write_rows(&o, pdk_session_world(s), chans, n_chans, ids, n_ids);
-        if (t == to)
-            break;
-        e = pdk_player_step(p);
-        if (e != PDK_OK)
-            pdk_rec_errf(err, err_len, "session %llu: the replay failed at tick %llu: %s", sid,
-                         (unsigned long long)t, pdk_error_message(e));
-    }
+    csv_rows rows = {.o = &o, .chans = chans, .n_chans = n_chans, .ids = ids, .n_ids = n_ids};
+    pdk_error e = pdk_rec_replay_range(rec, from_tick, to, every, write_rows, &rows, err, err_len);
+    if (e == o.err)
+        e = PDK_OK; /* a write's failure: said below */
     flush_out(&o, true);
     if (e == PDK_OK && o.err != PDK_OK) {
         e = o.err;
         pdk_rec_errf(err, err_len, "session %llu: writing its CSV: %s", sid, pdk_error_message(e));
     }
     pdk_buf_free(&o.buf);
-    pdk_player_free(p);
-    pdk_session_destroy(s);
     free(chans);
     return e;
 }

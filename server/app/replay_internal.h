@@ -1,6 +1,7 @@
 /* What replay's files share: the recording and the player as they are in
  * memory (replay.c loads and plays; replay_verify.c verifies, diagnoses and
- * forks; replay_csv.c exports CSV and metadata). */
+ * forks; replay_csv.c exports CSV and metadata; replay_mcap.c exports
+ * MCAP). */
 #ifndef PDK_REPLAY_INTERNAL_H
 #define PDK_REPLAY_INTERNAL_H
 
@@ -136,6 +137,21 @@ pdk_error pdk_rec_player_restore(pdk_player *p, size_t k, char *err, size_t err_
 /* A session for replaying rec: not recorded, no hooks, rec's world. */
 pdk_error pdk_rec_scratch_session(const pdk_recording *rec, pdk_session **out, char *err,
                                   size_t err_len);
+
+/* Called by pdk_rec_replay_range with the replaying session at a tick;
+ * PDK_OK goes on, another value stops the replay and is returned. */
+typedef pdk_error (*pdk_rec_visit_fn)(void *ctx, pdk_session *s);
+
+/* Re-simulates rec from from_tick to to_tick (both within its recording;
+ * the caller checks) in a scratch session that publishes nothing, and
+ * calls visit at from_tick and every every_ticks (at least 1) ticks after
+ * it up to to_tick: the session's world then holds the state and channels
+ * of the step that reached that tick, as a subscriber saw them. What CSV
+ * and MCAP export share. Errors: the scratch session's and the player's
+ * (err naming the session and, for a failed step, its tick), or visit's. */
+pdk_error pdk_rec_replay_range(const pdk_recording *rec, uint64_t from_tick, uint64_t to_tick,
+                               uint64_t every_ticks, pdk_rec_visit_fn visit, void *ctx, char *err,
+                               size_t err_len);
 
 /* Formats into err, like snprintf, when err is not NULL. */
 #if defined(__GNUC__)

@@ -664,8 +664,10 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
 
 /* Appends one StateBatch.vehicles entry (tag, length, VehicleState): the
  * pose, and the parts fields asks for from the vehicle's channels. */
+/* Appends one VehicleState of pose's vehicle: as a StateBatch's vehicles
+ * entry (its tag and length first) when in_batch, else the message alone. */
 static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_vehicle_pose *pose,
-                                uint32_t fields)
+                                uint32_t fields, bool in_batch)
 {
     Paddock__V1__VehicleState vs;
     pdk_wire_state_parts parts;
@@ -676,8 +678,11 @@ static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_
     }
     size_t len = paddock__v1__vehicle_state__get_packed_size(&vs);
     uint8_t head[2 * PDK_WIRE_VARINT_MAX];
-    size_t hlen = pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_VEHICLES, PDK_WT_LEN), head);
-    hlen += pdk_wire_varint_put(len, head + hlen);
+    size_t hlen = 0;
+    if (in_batch) {
+        hlen = pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_VEHICLES, PDK_WT_LEN), head);
+        hlen += pdk_wire_varint_put(len, head + hlen);
+    }
     pdk_error err = pdk_buf_reserve(out, hlen + len);
     if (err != PDK_OK) {
         return err;
@@ -687,6 +692,19 @@ static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_
     PDK_ASSERT(packed == len);
     out->len += hlen + len;
     return PDK_OK;
+}
+
+pdk_error pdk_wire_vehicle_state_append(const pdk_world *world, pdk_vehicle_id id, uint32_t fields,
+                                        pdk_buf *out)
+{
+    if (world == NULL || out == NULL || (fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pdk_vehicle_pose pose;
+    if (pdk_world_vehicle_pose(world, id, &pose) != PDK_OK) {
+        return PDK_ERR_STALE_ID;
+    }
+    return append_vehicle(out, world, &pose, fields, false);
 }
 
 /* The batch is written field by field (the header fields through protobuf-c,
@@ -720,7 +738,7 @@ pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uin
         if (pdk_world_vehicle_pose(world, id, &pose) != PDK_OK) {
             continue; /* removed since the subscription named it */
         }
-        err = append_vehicle(out, world, &pose, fields);
+        err = append_vehicle(out, world, &pose, fields, true);
         if (err != PDK_OK) {
             out->len = start;
             return err;

@@ -140,6 +140,13 @@ void pdk_wire_state_fields(const pdk_vehicle_def *def, const double *ch, uint32_
 pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
                                 uint32_t fields, const pdk_vehicle_id *ids, size_t n, pdk_buf *out);
 
+/* One vehicle's VehicleState on its own (not inside a StateBatch), with the
+ * parts fields asks for, appended to out: the message a log of one
+ * vehicle's state carries (MCAP export). PDK_ERR_STALE_ID when id is not a
+ * live vehicle of world; PDK_ERR_INVALID_ARGUMENT as pdk_wire_state_common. */
+pdk_error pdk_wire_vehicle_state_append(const pdk_world *world, pdk_vehicle_id id, uint32_t fields,
+                                        pdk_buf *out);
+
 /* Appends one subscriber's whole Frame: the common body with its
  * subscription_id prepended (protobuf merges concatenated fields), wrapped
  * in Frame.state_batch. Costs a copy, never a re-encode. */

@@ -1166,6 +1166,61 @@ START_TEST(state_common_fields_are_the_channels)
 }
 END_TEST
 
+/* One vehicle's VehicleState alone is, byte for byte, the batch's entry
+ * for it (what MCAP export writes per vehicle); a dead id and an unknown
+ * StateField bit are refused with nothing appended. */
+START_TEST(vehicle_state_alone_is_the_batch_entry)
+{
+    test_world tw = world_make();
+    pdk_vehicle_id a = spawn_at(tw.world, 0.0, 0.0, 0.0, 8.0);
+    pdk_vehicle_id b = spawn_at(tw.world, 20.0, 5.0, 0.3, 4.0);
+    for (int i = 0; i < 60; i++) {
+        pdk_world_step(tw.world);
+    }
+    pdk_buf batch = {0};
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 9, 0, PDK_WIRE_STATE_FIELDS_KNOWN, NULL, 0,
+                                           &batch),
+                     PDK_OK);
+    Paddock__V1__StateBatch *sb = paddock__v1__state_batch__unpack(NULL, batch.len, batch.data);
+    ck_assert_ptr_nonnull(sb);
+    ck_assert_uint_eq(sb->n_vehicles, 2);
+    pdk_vehicle_id ids[2] = {a, b};
+    for (size_t i = 0; i < 2; i++) {
+        pdk_buf one = {0};
+        ck_assert_int_eq(
+            pdk_wire_vehicle_state_append(tw.world, ids[i], PDK_WIRE_STATE_FIELDS_KNOWN, &one),
+            PDK_OK);
+        size_t want_len = paddock__v1__vehicle_state__get_packed_size(sb->vehicles[i]);
+        uint8_t *want = malloc(want_len);
+        ck_assert_ptr_nonnull(want);
+        paddock__v1__vehicle_state__pack(sb->vehicles[i], want);
+        ck_assert_uint_eq(one.len, want_len);
+        ck_assert_mem_eq(one.data, want, want_len);
+        Paddock__V1__VehicleState *vs =
+            paddock__v1__vehicle_state__unpack(NULL, one.len, one.data);
+        ck_assert_ptr_nonnull(vs);
+        ck_assert_uint_eq(vs->vehicle_id, ids[i]);
+        ck_assert_uint_eq(vs->n_wheels, 4);
+        ck_assert_ptr_nonnull(vs->instruments);
+        paddock__v1__vehicle_state__free_unpacked(vs, NULL);
+        free(want);
+        pdk_buf_free(&one);
+    }
+    paddock__v1__state_batch__free_unpacked(sb, NULL);
+    pdk_buf_free(&batch);
+
+    pdk_buf out = {0};
+    ck_assert_int_eq(pdk_world_remove(tw.world, b), PDK_OK);
+    ck_assert_int_eq(pdk_wire_vehicle_state_append(tw.world, b, 0, &out), PDK_ERR_STALE_ID);
+    ck_assert_int_eq(pdk_wire_vehicle_state_append(tw.world, a, 8, &out),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_vehicle_state_append(NULL, a, 0, &out), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(out.len, 0);
+    pdk_buf_free(&out);
+    free(tw.mem);
+}
+END_TEST
+
 START_TEST(state_frame_merges_subscription_id)
 {
     test_world tw = world_make();
@@ -1279,6 +1334,7 @@ static Suite *wire_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, buf_append_reset_free);
+    tcase_add_test(tc, vehicle_state_alone_is_the_batch_entry);
     tcase_add_test(tc, buf_reserve_overflow_is_no_memory);
     tcase_add_loop_test(tc, varint_known_encodings, 0,
                         (int)(sizeof varint_cases / sizeof varint_cases[0]));
