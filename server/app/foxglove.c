@@ -834,8 +834,11 @@ static void on_reply(fox_client *cl, const Paddock__V1__Frame *f)
                         text);
             break;
         case PENDING_HELLO:
-        case PENDING_UNSUBSCRIBE:
             send_status(cl, 2, "%s", text);
+            break;
+        case PENDING_UNSUBSCRIBE:
+            /* Its server subscription had already ended (its vehicle went,
+             * and the client heard so then): nothing more to say. */
             break;
         }
         p->request_id = 0;
