@@ -29,6 +29,7 @@ static void usage(FILE *to)
                 "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
                 "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
                 "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
+                "                [--http HOST:PORT] [--web-root DIR]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -40,7 +41,8 @@ static void usage(FILE *to)
                 "       paddockd version\n"
                 "common: --presets DIR (default ./presets, else $PADDOCK_PRESETS, else the source\n"
                 "        tree's), --migrations DIR (likewise). Defaults: --listen 127.0.0.1:7420,\n"
-                "        --db data/paddock.db. See docs/paddockd.md.\n");
+                "        --db data/paddock.db, no HTTP unless --http (web root: ./clients/web,\n"
+                "        else $PADDOCK_WEB_ROOT, else the source tree's). See docs/paddockd.md.\n");
 }
 
 static bool is_dir(const char *path)
@@ -281,7 +283,7 @@ int main(int argc, char **argv)
         cmd = argv[1];
         i = 2;
     }
-    const char *presets_flag = NULL, *migrations_flag = NULL;
+    const char *presets_flag = NULL, *migrations_flag = NULL, *web_root_flag = NULL;
     pdk_server_config scfg = pdk_server_config_default();
     pdk_run_config rcfg;
     memset(&rcfg, 0, sizeof(rcfg));
@@ -321,6 +323,12 @@ int main(int argc, char **argv)
         } else if (serve && strcmp(arg, "--listen") == 0) {
             NEED_VALUE();
             scfg.listen = argv[++i];
+        } else if (serve && strcmp(arg, "--http") == 0) {
+            NEED_VALUE();
+            scfg.http_listen = argv[++i];
+        } else if (serve && strcmp(arg, "--web-root") == 0) {
+            NEED_VALUE();
+            web_root_flag = argv[++i];
         } else if (serve && strcmp(arg, "--demo") == 0) {
             demo_default = true;
             if (i + 1 < argc && argv[i + 1][0] != '-') {
@@ -448,6 +456,12 @@ int main(int argc, char **argv)
         }
         scfg.presets_dir = presets_dir;
         scfg.migrations_dir = migrations_dir;
+        scfg.web_root =
+            find_dir(web_root_flag, "clients/web", "PADDOCK_WEB_ROOT", PDK_DEFAULT_WEB_ROOT);
+        if (web_root_flag && !scfg.http_listen) {
+            fprintf(stderr, "paddockd: --web-root needs --http HOST:PORT\n");
+            return 2;
+        }
         static char demo[PATH_MAX];
         if (demo_default) {
             snprintf(demo, sizeof(demo), "%s/scripts/demo_route.json", presets_dir);

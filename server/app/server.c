@@ -286,6 +286,15 @@ static void on_walk_close(uv_handle_t *h, void *arg)
         uv_close(h, NULL);
 }
 
+/* Closes every handle left on the loop. Work still running on the pool (a
+ * verify, an export) finishes, and its results are dropped, before uv_run
+ * returns. */
+static void close_all(void *ud)
+{
+    pdk_server *srv = ud;
+    uv_walk(&srv->loop, on_walk_close, NULL);
+}
+
 static void on_signal(uv_signal_t *sig, int signum)
 {
     pdk_server *srv = sig->data;
@@ -301,9 +310,66 @@ static void on_signal(uv_signal_t *sig, int signum)
     pdk_server_recording_stop(srv);
     pdk_listener_close(srv->net);
     srv->net = NULL;
-    /* Work still running on the pool (a verify, an export) finishes, and
-     * its results are dropped, before uv_run returns. */
-    uv_walk(&srv->loop, on_walk_close, NULL);
+    if (srv->http) {
+        /* The rest closes once libwebsockets has let go of the loop. */
+        pdk_listener_close(srv->http);
+        srv->http = NULL;
+        return;
+    }
+    close_all(srv);
+}
+
+/* GET /healthz's body: who answers, for how long, with how much, and the
+ * output queues of all connections (TCP and WebSocket): the largest one now
+ * and the state frames dropped or replaced so far by latest-wins. */
+static int health_json(char *out, size_t cap, void *ud)
+{
+    const pdk_server *srv = ud;
+    double uptime_s = (double)(uv_now(&srv->loop) - srv->started_ms) / 1000.0;
+    size_t queued_max = 0;
+    uint64_t dropped = 0;
+    for (size_t i = 0; i < srv->n_conns; i++) {
+        pdk_conn_stats cs;
+        pdk_conn_stats_get(srv->conns[i]->conn, &cs);
+        if (cs.queued_bytes > queued_max)
+            queued_max = cs.queued_bytes;
+        dropped += cs.state_dropped;
+    }
+    return snprintf(out, cap,
+                    "{\"status\":\"ok\",\"version\":\"%s\",\"build\":\"%s\","
+                    "\"uptime_s\":%.3f,\"sessions\":%zu,\"connections\":%zu,"
+                    "\"queued_bytes_max\":%zu,\"state_dropped\":%" PRIu64 "}",
+                    PDK_SERVER_VERSION, PDK_BUILD_ID, uptime_s, srv->table.n, srv->n_conns,
+                    queued_max, dropped);
+}
+
+/* The HTTP and WebSocket listener beside the TCP one: the same callbacks,
+ * so a WebSocket client is served exactly as a TCP client. */
+static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
+{
+    char err[PDK_STORE_ERR_LEN];
+    pdk_http_config hc = {
+        .listen = srv->cfg.http_listen,
+        .web_root = srv->cfg.web_root,
+        .health = health_json,
+        .health_ud = srv,
+        .on_closed = close_all,
+        .on_closed_ud = srv,
+    };
+    if (pdk_http_listen(&srv->loop, &hc, &srv->cfg.limits, cb, srv, &srv->http, err,
+                        sizeof(err)) != PDK_OK) {
+        fprintf(stderr, "paddockd: cannot serve HTTP on %s: %s\n", srv->cfg.http_listen, err);
+        return -1;
+    }
+    char host[128];
+    snprintf(host, sizeof(host), "%s", srv->cfg.http_listen);
+    char *colon = strrchr(host, ':');
+    if (colon)
+        *colon = '\0';
+    printf("paddockd: http on %s:%d (dashboard at /, WebSocket at %s, health at /healthz)\n",
+           host, pdk_listener_port(srv->http), PDK_WS_PADDOCK_PATH);
+    fflush(stdout);
+    return 0;
 }
 
 /* Sessions an earlier paddockd left running (killed, crashed) are marked
@@ -386,6 +452,7 @@ int pdk_server_run(const pdk_server_config *config)
         uv_run(&srv->loop, UV_RUN_DEFAULT);
         goto out;
     }
+    srv->started_ms = uv_now(&srv->loop);
     char host[128];
     snprintf(host, sizeof(host), "%s", config->listen);
     char *colon = strrchr(host, ':');
@@ -395,6 +462,11 @@ int pdk_server_run(const pdk_server_config *config)
            PDK_SERVER_VERSION, PDK_BUILD_ID, host, pdk_listener_port(srv->net), config->db_path,
            pdk_store_schema_version(srv->store));
     fflush(stdout);
+    if (config->http_listen && start_http(srv, &cb) != 0) {
+        on_signal(&srv->sig_term, SIGTERM);
+        uv_run(&srv->loop, UV_RUN_DEFAULT);
+        goto out;
+    }
     if (config->demo_script) {
         if (start_demo(srv) != 0) {
             on_signal(&srv->sig_term, SIGTERM);

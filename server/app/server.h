@@ -11,7 +11,9 @@
 #include "net.h"
 
 typedef struct pdk_server_config {
-    const char *listen;  /* "127.0.0.1:7420"; port 0 picks one */
+    const char *listen;      /* "127.0.0.1:7420"; port 0 picks one */
+    const char *http_listen; /* HTTP and WebSocket ("127.0.0.1:7421"); NULL: none */
+    const char *web_root;    /* the dashboard's static files, served under --http */
     const char *db_path; /* SQLite file */
     const char *presets_dir;
     const char *migrations_dir;

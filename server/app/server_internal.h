@@ -115,6 +115,8 @@ typedef struct pdk_server {
     pdk_server_config cfg;
     uv_loop_t loop;
     pdk_listener *net;
+    pdk_listener *http; /* NULL unless --http */
+    uint64_t started_ms; /* uv_now at start, for /healthz's uptime */
     pdk_store *store;
 
     pdk_server_conn **conns;

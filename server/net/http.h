@@ -66,15 +66,23 @@ typedef struct pdk_http_config {
     void *health_ud;
     const pdk_ws_handler *handlers; /* copied; may be NULL with n_handlers 0 */
     size_t n_handlers;              /* at most PDK_WS_MAX_HANDLERS */
+    /* After pdk_listener_close, libwebsockets releases its handles on the
+     * loop over a few iterations; this runs (from a close callback) once
+     * they and the listener's own are gone. Until then the app must not
+     * close the loop's other handles wholesale (uv_walk): libwebsockets
+     * would close one of its own twice. NULL: nobody is told. */
+    void (*on_closed)(void *ud);
+    void *on_closed_ud;
 } pdk_http_config;
 
 /* Listens for HTTP and WebSocket on config->listen (numeric host, or
  * "localhost"). Paddock WebSocket connections go to cb/ud as pdk_conns of
  * the returned listener; pdk_listener_port and pdk_listener_close work on it
  * as on a TCP listener (closing it closes every WebSocket connection of any
- * subprotocol). Errors: PDK_ERR_INVALID_ARGUMENT (address, limits, web root,
- * handlers; err says which), PDK_ERR_NET (bind failed, or libwebsockets'
- * libuv event library could not be loaded). */
+ * subprotocol, and on_close runs for each from inside the call; see
+ * config->on_closed for when the loop is clear of it). Errors: PDK_ERR_INVALID_ARGUMENT (address,
+ * limits, web root, handlers; err says which), PDK_ERR_NET (bind failed, or libwebsockets' libuv
+ * event library could not be loaded). */
 pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
                           const pdk_net_limits *limits, const pdk_net_callbacks *cb, void *ud,
                           pdk_listener **out, char *err, size_t err_len);
@@ -89,8 +97,7 @@ pdk_error pdk_ws_send_binary(pdk_ws *ws, const uint8_t *data, size_t len);
 
 /* Latest wins, as pdk_conn_send_state: a message still queued under key is
  * replaced; above out_soft_bytes the message is dropped and counted. */
-pdk_error pdk_ws_send_keyed(pdk_ws *ws, uint32_t key, bool text, const uint8_t *data,
-                            size_t len);
+pdk_error pdk_ws_send_keyed(pdk_ws *ws, uint32_t key, bool text, const uint8_t *data, size_t len);
 
 /* Closes after the queued messages are flushed, with WebSocket status code
  * (1000 normal, 1003 unsupported data, 1008 policy, 1011 server error) and a

@@ -184,6 +184,5 @@ pdk_outq_soft pdk_outq_check_soft(pdk_outq *q, const pdk_net_limits *limits, siz
         q->over_soft_since_ms = now_ms;
     }
     uint64_t grace_ms = (uint64_t)(limits->out_soft_seconds * 1000.0 + 0.5);
-    return now_ms - q->over_soft_since_ms >= grace_ms ? PDK_OUTQ_SOFT_EXPIRED
-                                                      : PDK_OUTQ_SOFT_GRACE;
+    return now_ms - q->over_soft_since_ms >= grace_ms ? PDK_OUTQ_SOFT_EXPIRED : PDK_OUTQ_SOFT_GRACE;
 }

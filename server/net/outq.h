@@ -49,9 +49,9 @@ typedef struct pdk_outq {
 
 /* What pdk_outq_offer did with a message. */
 typedef enum pdk_outq_verdict {
-    PDK_OUTQ_QUEUED,   /* appended */
-    PDK_OUTQ_REPLACED, /* a state message took the place of the one under its key */
-    PDK_OUTQ_DROPPED,  /* a state message dropped above the soft limit */
+    PDK_OUTQ_QUEUED,    /* appended */
+    PDK_OUTQ_REPLACED,  /* a state message took the place of the one under its key */
+    PDK_OUTQ_DROPPED,   /* a state message dropped above the soft limit */
     PDK_OUTQ_OVER_HARD, /* refused: the queue would pass out_hard_bytes; close the conn */
     PDK_OUTQ_NO_MEMORY,
 } pdk_outq_verdict;

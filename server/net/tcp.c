@@ -167,7 +167,8 @@ static void flush(tcp_conn *conn)
         pdk_out_item **tail = &wr->items;
         while (conn->out.head != NULL && n < WRITE_BATCH) {
             pdk_out_item *item = pdk_outq_pop(&conn->out);
-            bufs[n++] = uv_buf_init((char *)pdk_out_item_wire(&conn->out, item), (unsigned)item->len);
+            bufs[n++] =
+                uv_buf_init((char *)pdk_out_item_wire(&conn->out, item), (unsigned)item->len);
             *tail = item;
             tail = &item->next;
         }
@@ -607,80 +608,6 @@ static void on_connection(uv_stream_t *server, int status)
 
 /* ---- listening ---------------------------------------------------------- */
 
-/* "host:port" with a numeric IPv4 host or "localhost", or "[v6]:port". */
-static bool parse_host_port(const char *s, struct sockaddr_storage *ss, char *err, size_t err_len)
-{
-    char host[INET6_ADDRSTRLEN + 16];
-    const char *port_str;
-    bool v6 = false;
-    if (s[0] == '[') {
-        const char *close = strchr(s, ']');
-        if (close == NULL) {
-            pdk_net_set_err(err, err_len, "listen address \"%s\": missing ']' after the IPv6 host",
-                            s);
-            return false;
-        }
-        size_t hlen = (size_t)(close - s - 1);
-        if (hlen == 0 || hlen >= sizeof host) {
-            pdk_net_set_err(err, err_len, "listen address \"%s\": bad IPv6 host", s);
-            return false;
-        }
-        memcpy(host, s + 1, hlen);
-        host[hlen] = '\0';
-        if (close[1] != ':') {
-            pdk_net_set_err(err, err_len, "listen address \"%s\": expected \":port\" after ']'", s);
-            return false;
-        }
-        port_str = close + 2;
-        v6 = true;
-    } else {
-        const char *colon = strrchr(s, ':');
-        if (colon == NULL) {
-            pdk_net_set_err(err, err_len, "listen address \"%s\": expected host:port", s);
-            return false;
-        }
-        size_t hlen = (size_t)(colon - s);
-        if (memchr(s, ':', hlen) != NULL) {
-            pdk_net_set_err(err, err_len,
-                            "listen address \"%s\": an IPv6 host needs brackets, e.g. [::1]:7420",
-                            s);
-            return false;
-        }
-        if (hlen == 0 || hlen >= sizeof host) {
-            pdk_net_set_err(err, err_len, "listen address \"%s\": missing or overlong host", s);
-            return false;
-        }
-        memcpy(host, s, hlen);
-        host[hlen] = '\0';
-        port_str = colon + 1;
-    }
-    unsigned long port = 0;
-    size_t digits = strlen(port_str);
-    if (digits == 0 || digits > 5 || strspn(port_str, "0123456789") != digits ||
-        (port = strtoul(port_str, NULL, 10)) > 65535) {
-        pdk_net_set_err(err, err_len,
-                        "listen address \"%s\": port \"%s\" is not a number in 0..65535", s,
-                        port_str);
-        return false;
-    }
-    memset(ss, 0, sizeof *ss);
-    int r;
-    if (v6) {
-        r = uv_ip6_addr(host, (int)port, (struct sockaddr_in6 *)ss);
-    } else {
-        r = uv_ip4_addr(strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, (int)port,
-                        (struct sockaddr_in *)ss);
-    }
-    if (r != 0) {
-        pdk_net_set_err(
-            err, err_len,
-            "listen address \"%s\": \"%s\" is not a numeric %s address (no DNS lookups)", s, host,
-            v6 ? "IPv6" : "IPv4");
-        return false;
-    }
-    return true;
-}
-
 /* A peer that closes while we write must not kill the process: libuv writes
  * with write(2), which raises SIGPIPE. Left alone if the app set a handler. */
 static void ignore_sigpipe(void)
@@ -737,7 +664,7 @@ pdk_error pdk_tcp_listen(uv_loop_t *loop, const char *host_port, const pdk_net_l
         return PDK_ERR_INVALID_ARGUMENT;
     }
     struct sockaddr_storage addr;
-    if (!parse_host_port(host_port, &addr, err, err_len)) {
+    if (!pdk_net_parse_host_port(host_port, &addr, err, err_len)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
     tcp_listener *net = calloc(1, sizeof *net);

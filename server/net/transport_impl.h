@@ -6,6 +6,8 @@
 #ifndef PDK_TRANSPORT_IMPL_H
 #define PDK_TRANSPORT_IMPL_H
 
+#include <sys/socket.h>
+
 #include "transport.h"
 
 typedef enum pdk_conn_state {
@@ -74,6 +76,10 @@ void pdk_conn_deliver(pdk_conn *conn, const uint8_t *frame, size_t len);
 
 /* false, with err naming the field, when limits are out of range. */
 bool pdk_net_limits_check(const pdk_net_limits *limits, char *err, size_t err_len);
+
+/* Parses "host:port" (a numeric IPv4 host or "localhost", or "[v6]:port";
+ * no DNS on the loop) into ss; false, with err naming what was wrong. */
+bool pdk_net_parse_host_port(const char *s, struct sockaddr_storage *ss, char *err, size_t err_len);
 
 /* One line on stderr, prefixed as the server's other net lines. */
 __attribute__((format(printf, 1, 2))) void pdk_net_log(const char *fmt, ...);
