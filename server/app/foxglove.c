@@ -962,12 +962,10 @@ static void on_open(pdk_ws *ws, void *ud)
         advertise(cl, &fox->channels[i]);
 }
 
-static void on_close(pdk_ws *ws, void *ud)
+/* Hangs the client's server connection up (the server's on_close runs)
+ * and frees the client; its WebSocket is not touched. */
+static void client_free(pdk_foxglove *fox, fox_client *cl)
 {
-    pdk_foxglove *fox = ud;
-    fox_client *cl = pdk_ws_data(ws);
-    if (!cl)
-        return;
     cl->closing = true;
     if (cl->conn)
         pdk_local_hangup(cl->conn);
@@ -978,8 +976,16 @@ static void on_close(pdk_ws *ws, void *ud)
     if (cl->next)
         cl->next->prev = cl->prev;
     pdk_buf_free(&cl->buf);
-    pdk_ws_set_data(ws, NULL);
     free(cl);
+}
+
+static void on_close(pdk_ws *ws, void *ud)
+{
+    fox_client *cl = pdk_ws_data(ws);
+    if (!cl)
+        return;
+    pdk_ws_set_data(ws, NULL);
+    client_free(ud, cl);
 }
 
 /* ---- the channel table --------------------------------------------------- */
@@ -1189,7 +1195,7 @@ void pdk_foxglove_free(pdk_foxglove *fox)
     if (!fox)
         return;
     while (fox->clients)
-        on_close(fox->clients->ws, fox);
+        client_free(fox, fox->clients);
     pdk_listener_close(fox->local); /* never closed: empty now, so freed at once */
     free(fox->channels);
     free(fox->sessions);

@@ -37,6 +37,9 @@ async function startServer() {
     "--db", path.join(dir, "paddock.db"),
     "--presets", path.join(SOURCE, "presets"),
     "--migrations", path.join(SOURCE, "migrations"),
+    // A fast session would pause after an hour of sim time, a few wall
+    // seconds here; the test's own length bounds it instead.
+    "--max-fast-ticks", "1000000000000",
   ], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const ports = await new Promise((resolve, reject) => {
@@ -215,8 +218,9 @@ for (const subprotocol of ["foxglove.websocket.v1", "foxglove.sdk.v1"]) {
       assert.equal(scene.entities.filter((e) => e.cylinders.length === 1).length, 4);
       // DBW reports of that vehicle.
       assert.equal(String(got("dbw")[0].msg.vehicleId), V);
-      // Time follows sim time and advances.
-      assert.ok(c.times.length > 10);
+      // Time follows sim time and advances. Time messages are latest-wins,
+      // so a fast session's are thinned out on the way; their span is not.
+      assert.ok(c.times.length >= 2);
       assert.ok(c.times.at(-1) - c.times[0] >= tenSeconds);
       for (let i = 1; i < c.times.length; i++) assert.ok(c.times[i] >= c.times[i - 1]);
 
