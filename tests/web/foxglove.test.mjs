@@ -57,20 +57,25 @@ async function startServer() {
     proc.stderr.on("data", look);
     proc.on("exit", (code) => reject(new Error(`paddockd exited ${code}:\n${out}`)));
   });
-  // Keep draining its output so a chatty server never blocks on a full pipe.
-  proc.stdout.resume();
-  proc.stderr.resume();
+  // Keep draining its output so a chatty server never blocks on a full pipe;
+  // its last lines say why, should it not stop cleanly.
+  const keep = (chunk) => { out = (out + chunk).slice(-65536); };
+  proc.stdout.on("data", keep);
+  proc.stderr.on("data", keep);
   return {
     ...ports,
     cli: (...args) =>
       execFileSync(PADDOCK, ["--server", `127.0.0.1:${ports.tcp}`, ...args], {
         encoding: "utf8",
       }).trim(),
+    // Stops it and checks that it stopped cleanly (exit 0: under the
+    // sanitizers, no leak and no error either).
     stop: async () => {
-      const exited = new Promise((resolve) => proc.on("exit", resolve));
+      const exited = new Promise((resolve) => proc.on("exit", (code) => resolve(code)));
       proc.kill("SIGTERM");
-      await exited;
+      const code = await exited;
       rmSync(dir, { recursive: true, force: true });
+      assert.equal(code, 0, `paddockd did not stop cleanly:\n${out}`);
     },
   };
 }
@@ -302,6 +307,49 @@ test("Foxglove client: every bad input gets an error status naming it", async ()
     const sub = other.subscribe(other.topic(`${base}/state`));
     await until(other.events, () => (other.received.get(sub) ?? []).length > 0, "state");
     await other.close();
+    await c.close();
+  } finally {
+    await srv.stop();
+  }
+});
+
+test("Foxglove channels follow sessions and vehicles; a reset starts a new sessionId", async () => {
+  const srv = await startServer();
+  try {
+    const S = srv.cli("create", "--timing", "fast", "--no-record");
+    const V = srv.cli("spawn", "--session", S, "--preset", "midsize_sedan");
+    const c = await connect(srv.http, "foxglove.websocket.v1");
+    const base = `/session/${S}/vehicle/${V}`;
+    await until(c.events, () => c.topic(`${base}/state`), "the vehicle's channels");
+    const tf = c.subscribe(c.topic(`/session/${S}/tf`));
+    const state = c.subscribe(c.topic(`${base}/state`));
+    await until(c.events, () => (c.received.get(tf) ?? []).length > 0 && c.times.length > 0,
+      "transforms and the clock");
+    const stateIds = new Set([c.topic(`${base}/state`).id, c.topic(`${base}/telemetry`).id,
+      c.topic(`${base}/dbw_report`).id]);
+
+    // A second vehicle gets its own channels.
+    const V2 = srv.cli("spawn", "--session", S, "--preset", "kart", "--x", "10");
+    await until(c.events, () => c.topic(`/session/${S}/vehicle/${V2}/telemetry`), "V2's channels");
+
+    // A reset removes every vehicle: their channels go, and the timeline
+    // jumped, so serverInfo comes again with a new sessionId.
+    srv.cli("control", S, "reset");
+    await until(c.events, () => [...stateIds].every((id) => !c.channels.has(id)) &&
+      !c.topic(`/session/${S}/vehicle/${V2}/state`), "the vehicles' channels to go");
+    await until(c.events, () => c.serverInfos.length >= 2, "serverInfo again");
+    assert.notEqual(c.serverInfos.at(-1).sessionId, c.serverInfos[0].sessionId);
+    // The session's own channels stay; the subscription of a channel that
+    // went ends quietly, with no error status.
+    assert.ok(c.topic(`/session/${S}/tf`) && c.topic(`/session/${S}/scene`));
+    assert.deepEqual(c.statuses.filter((s) => s.level === 2), []);
+    const before = (c.received.get(state) ?? []).length;
+
+    // A closed session takes all its channels with it.
+    srv.cli("close", "--session", S);
+    await until(c.events, () => [...c.channels.values()].every((ch) =>
+      !ch.topic.startsWith(`/session/${S}/`)), "the session's channels to go");
+    assert.equal((c.received.get(state) ?? []).length, before, "no state after the vehicle went");
     await c.close();
   } finally {
     await srv.stop();
