@@ -913,12 +913,13 @@ static void peer_close(void *ud)
     }
 }
 
-static size_t peer_queued(void *ud)
+static void peer_stats(void *ud, size_t *queued_bytes, uint64_t *state_dropped)
 {
     fox_client *cl = ud;
     pdk_conn_stats st;
     pdk_ws_stats_get(cl->ws, &st);
-    return st.queued_bytes;
+    *queued_bytes = st.queued_bytes;
+    *state_dropped = st.state_dropped;
 }
 
 /* ---- connections --------------------------------------------------------- */
@@ -939,7 +940,7 @@ static void on_open(pdk_ws *ws, void *ud)
         fox->clients->prev = cl;
     fox->clients = cl;
     pdk_local_peer peer = {
-        .on_frame = peer_frame, .on_close = peer_close, .queued_bytes = peer_queued};
+        .on_frame = peer_frame, .on_close = peer_close, .stats = peer_stats};
     char name[96];
     snprintf(name, sizeof(name), "%s (%s)", pdk_ws_peer(ws), pdk_ws_subprotocol(ws));
     cl->conn = pdk_local_open(fox->local, &peer, cl, name);

@@ -55,10 +55,18 @@ static void local_send_last_and_close(pdk_conn *conn, const uint8_t *frame, size
     local_close(conn);
 }
 
+/* The peer's queue is the connection's: its drop count is brought up to
+ * date here, which pdk_conn_stats_get asks before it reads the count. */
 static size_t local_queued_bytes(const pdk_conn *conn)
 {
-    const local_conn *c = (const local_conn *)conn;
-    return c->peer.queued_bytes != NULL ? c->peer.queued_bytes(c->peer_ud) : 0;
+    local_conn *c = (local_conn *)conn;
+    size_t queued = 0;
+    uint64_t dropped = 0;
+    if (c->peer.stats != NULL) {
+        c->peer.stats(c->peer_ud, &queued, &dropped);
+        c->base.state_dropped = dropped;
+    }
+    return queued;
 }
 
 static const pdk_conn_ops local_conn_ops = {

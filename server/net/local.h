@@ -6,7 +6,7 @@
  * same checks (frame shape, max_frame_bytes). Instead of a socket, the frames
  * the app sends are handed to the peer's callbacks, whole, and the peer
  * writes frames with pdk_local_write. The peer owns whatever it queues for
- * its own clients, and with it the bounds (queued_bytes reports them). */
+ * its own clients, and with it the bounds (stats reports them). */
 #ifndef PDK_LOCAL_H
 #define PDK_LOCAL_H
 
@@ -26,8 +26,9 @@ typedef struct pdk_local_peer {
      * its last frame went through on_frame): the peer ends its side and
      * calls pdk_local_hangup once it has. */
     void (*on_close)(void *peer);
-    /* Bytes the peer holds for its client, for pdk_conn_stats_get. */
-    size_t (*queued_bytes)(void *peer);
+    /* What the peer holds for its client and the latest-wins messages it
+     * has replaced or dropped so far, for pdk_conn_stats_get (NULL: 0). */
+    void (*stats)(void *peer, size_t *queued_bytes, uint64_t *state_dropped);
 } pdk_local_peer;
 
 /* A listener for local connections whose frames go to cb with ud, under

@@ -91,7 +91,16 @@ static void peer_close(void *ud)
     p->closes++;
 }
 
-static const pdk_local_peer peer_ops = {.on_frame = peer_frame, .on_close = peer_close};
+/* The peer's own queue: what it says is what the connection's stats say. */
+static void peer_stats(void *ud, size_t *queued_bytes, uint64_t *state_dropped)
+{
+    (void)ud;
+    *queued_bytes = 123;
+    *state_dropped = 7;
+}
+
+static const pdk_local_peer peer_ops = {
+    .on_frame = peer_frame, .on_close = peer_close, .stats = peer_stats};
 
 static pdk_listener *listen_for(app *a)
 {
@@ -145,6 +154,8 @@ START_TEST(frames_both_ways)
     pdk_conn_stats_get(c, &st);
     ck_assert_uint_eq(st.frames_in, 2);
     ck_assert_uint_eq(st.frames_out, 2);
+    ck_assert_uint_eq(st.queued_bytes, 123);
+    ck_assert_uint_eq(st.state_dropped, 7);
     /* The peer goes: the app hears on_close, the listener closes empty. */
     pdk_local_hangup(c);
     ck_assert_int_eq(a.closed, 1);

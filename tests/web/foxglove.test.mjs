@@ -355,3 +355,55 @@ test("Foxglove channels follow sessions and vehicles; a reset starts a new sessi
     await srv.stop();
   }
 });
+
+test("a Foxglove client that stops reading costs bounded memory", async () => {
+  const srv = await startServer();
+  try {
+    const S = srv.cli("create", "--timing", "fast", "--no-record");
+    const V = srv.cli("spawn", "--session", S, "--preset", "midsize_sedan", "--gear", "D");
+    // A bare WebSocket: subscribe to everything of the car, then stop reading.
+    const ws = new WebSocket(`ws://127.0.0.1:${srv.http}/`, ["foxglove.websocket.v1"]);
+    const channels = new Map();
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no channels advertised")), WAIT_MS);
+      ws.on("message", (data, isBinary) => {
+        if (isBinary) return;
+        const m = JSON.parse(data.toString());
+        if (m.op !== "advertise") return;
+        for (const ch of m.channels) channels.set(ch.topic, ch.id);
+        if (channels.has(`/session/${S}/vehicle/${V}/dbw_report`)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const subscriptions = [...channels.entries()]
+      .filter(([topic]) => topic.startsWith(`/session/${S}/`))
+      .map(([, id], i) => ({ id: i + 1, channelId: id }));
+    ws.send(JSON.stringify({ op: "subscribe", subscriptions }));
+    ws.pause();
+    // The fast session outruns the socket: latest-wins replaces and drops
+    // samples instead of queueing them.
+    const health = async () =>
+      (await fetch(`http://127.0.0.1:${srv.http}/healthz`)).json();
+    let h = await health();
+    const deadline = Date.now() + WAIT_MS;
+    while (h.state_dropped < 1000 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      h = await health();
+    }
+    assert.ok(h.state_dropped >= 1000, `samples dropped: ${JSON.stringify(h)}`);
+    // Its queue holds at most the latest of each stream: far below the
+    // output limits (256 KiB soft, 8 MiB hard), and the connection lives on.
+    for (let i = 0; i < 5; i++) {
+      h = await health();
+      assert.ok(h.queued_bytes_max < 256 * 1024, `bounded queue: ${JSON.stringify(h)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(ws.readyState, WebSocket.OPEN);
+    ws.resume();
+    ws.close();
+  } finally {
+    await srv.stop();
+  }
+});
