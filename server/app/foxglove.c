@@ -22,23 +22,23 @@
 #include "wire_foxglove.h"
 
 #define TOPIC_LEN 96
-#define MAX_CLIENT_SUBS 128      /* subscriptions of one Foxglove client */
-#define MAX_CLIENT_CHANNELS 16   /* channels one client advertises to publish on */
-#define MAX_PENDING 64           /* requests awaiting the server's reply, per client */
-#define POLL_MS 100              /* how often the channel table is compared with the sessions */
-#define STATE_RATE_HZ 60u        /* state and transforms */
+#define MAX_CLIENT_SUBS 128    /* subscriptions of one Foxglove client */
+#define MAX_CLIENT_CHANNELS 16 /* channels one client advertises to publish on */
+#define MAX_PENDING 64         /* requests awaiting the server's reply, per client */
+#define POLL_MS 100            /* how often the channel table is compared with the sessions */
+#define STATE_RATE_HZ 60u      /* state and transforms */
 #define TELEMETRY_RATE_HZ 30u
-#define TIME_KEY 0xFFFFFFFFu     /* the Time message's latest-wins key */
-#define OP_MESSAGE_DATA 0x01     /* server -> client; the same opcode is a client's publish */
+#define TIME_KEY 0xFFFFFFFFu /* the Time message's latest-wins key */
+#define OP_MESSAGE_DATA 0x01 /* server -> client; the same opcode is a client's publish */
 #define OP_TIME 0x02
 #define NS_PER_TICK_NUM 1000000000ull /* a tick is NUM / PDK_TICK_HZ ns */
 
 /* What a telemetry channel carries: the channels a driving engineer plots
  * first. Named, not indexed, so the list reads as `paddockd channels`. */
 static const char *const telemetry_names[] = {
-    "Speed",  "VelX",          "VelY",        "YawRate", "AccelX",    "AccelY",
-    "Roll",   "Pitch",         "SteerAngle",  "SteerWheel", "Throttle", "BrakePressure",
-    "Gear",   "EngineRPM",     "TyreLoad_FL", "TyreLoad_FR", "TyreLoad_RL", "TyreLoad_RR",
+    "Speed", "VelX",      "VelY",        "YawRate",     "AccelX",      "AccelY",
+    "Roll",  "Pitch",     "SteerAngle",  "SteerWheel",  "Throttle",    "BrakePressure",
+    "Gear",  "EngineRPM", "TyreLoad_FL", "TyreLoad_FR", "TyreLoad_RL", "TyreLoad_RR",
 };
 #define N_TELEMETRY (sizeof(telemetry_names) / sizeof(telemetry_names[0]))
 
@@ -67,7 +67,7 @@ typedef struct fox_channel {
 /* One of a client's subscriptions and the server subscription behind it. */
 typedef struct fox_sub {
     bool used;
-    uint32_t fox_id;     /* the client's id for it */
+    uint32_t fox_id; /* the client's id for it */
     uint32_t channel_id;
     fox_kind kind;
     uint64_t session_id;
@@ -207,7 +207,8 @@ static void send_json(fox_client *cl, json_t *msg)
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void send_status(fox_client *cl, int level, const char *fmt, ...)
+static void
+send_status(fox_client *cl, int level, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -225,19 +226,18 @@ static void send_server_info(fox_client *cl)
     char tick_rate[16];
     snprintf(tick_rate, sizeof(tick_rate), "%u", PDK_TICK_HZ);
     send_json(cl, json_pack("{s:s, s:s, s:[s,s], s:[s], s:{s:s, s:s}, s:s}", "op", "serverInfo",
-                            "name", "paddockd " PDK_BUILD_ID, "capabilities",
-                            "clientPublish", "time", "supportedEncodings", "protobuf", "metadata",
-                            "build", PDK_BUILD_ID, "tick_rate_hz", tick_rate, "sessionId",
-                            session));
+                            "name", "paddockd " PDK_BUILD_ID, "capabilities", "clientPublish",
+                            "time", "supportedEncodings", "protobuf", "metadata", "build",
+                            PDK_BUILD_ID, "tick_rate_hz", tick_rate, "sessionId", session));
 }
 
 static json_t *channel_json(const pdk_foxglove *fox, const fox_channel *ch)
 {
     bool fox_schema = ch->kind == FOX_TF || ch->kind == FOX_SCENE;
-    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "id", (json_int_t)ch->id, "topic",
-                     ch->topic, "encoding", "protobuf", "schemaName", kind_schema[ch->kind],
-                     "schema", fox_schema ? fox->foxglove_schema : fox->paddock_schema,
-                     "schemaEncoding", "protobuf");
+    return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "id", (json_int_t)ch->id, "topic", ch->topic,
+                     "encoding", "protobuf", "schemaName", kind_schema[ch->kind], "schema",
+                     fox_schema ? fox->foxglove_schema : fox->paddock_schema, "schemaEncoding",
+                     "protobuf");
 }
 
 /* One advertise per channel: each carries a whole FileDescriptorSet, so
@@ -401,8 +401,8 @@ static void handle_subscribe(fox_client *cl, json_t *msg)
         }
         uint32_t id = (uint32_t)json_integer_value(jid);
         json_int_t chid = json_integer_value(jch);
-        fox_channel *ch = chid >= 0 && chid <= UINT32_MAX ? channel_by_id(cl->fox, (uint32_t)chid)
-                                                          : NULL;
+        fox_channel *ch =
+            chid >= 0 && chid <= UINT32_MAX ? channel_by_id(cl->fox, (uint32_t)chid) : NULL;
         if (!ch) {
             send_status(cl, 2, "subscribe: channel %" JSON_INTEGER_FORMAT " is not advertised",
                         chid);
@@ -540,8 +540,11 @@ static void handle_advertise(fox_client *cl, json_t *msg)
                         MAX_CLIENT_CHANNELS);
             continue;
         }
-        *slot = (fox_client_channel){
-            .used = true, .id = (uint32_t)id, .session_id = sid, .vehicle = vid, .kit_message = kit};
+        *slot = (fox_client_channel){.used = true,
+                                     .id = (uint32_t)id,
+                                     .session_id = sid,
+                                     .vehicle = vid,
+                                     .kit_message = kit};
         snprintf(slot->topic, sizeof(slot->topic), "%s", topic);
     }
 }
@@ -579,8 +582,7 @@ static void on_text(pdk_ws *ws, const char *text, size_t len, void *ud)
     json_error_t jerr;
     json_t *msg = json_loadb(text, len, 0, &jerr);
     if (!msg) {
-        send_status(cl, 2, "not JSON: %s at line %d, column %d", jerr.text, jerr.line,
-                    jerr.column);
+        send_status(cl, 2, "not JSON: %s at line %d, column %d", jerr.text, jerr.line, jerr.column);
         return;
     }
     const char *op = json_string_value(json_object_get(msg, "op"));
@@ -888,9 +890,8 @@ static pdk_error peer_frame(void *ud, const uint8_t *frame, size_t len, bool sta
         break;
     case PADDOCK__V1__FRAME__BODY_CONTROL_EVENT: {
         const Paddock__V1__ControlEvent *e = f->control_event;
-        send_status(cl, 1,
-                    "vehicle %" PRIu32 " of session %" PRIu64 ": %s now has control%s%s", e->vehicle_id,
-                    e->session_id, pdk_control_source_name((int)e->active_source),
+        send_status(cl, 1, "vehicle %" PRIu32 " of session %" PRIu64 ": %s now has control%s%s",
+                    e->vehicle_id, e->session_id, pdk_control_source_name((int)e->active_source),
                     e->reason && *e->reason ? ": " : "", e->reason ? e->reason : "");
         break;
     }
@@ -939,8 +940,7 @@ static void on_open(pdk_ws *ws, void *ud)
     if (fox->clients)
         fox->clients->prev = cl;
     fox->clients = cl;
-    pdk_local_peer peer = {
-        .on_frame = peer_frame, .on_close = peer_close, .stats = peer_stats};
+    pdk_local_peer peer = {.on_frame = peer_frame, .on_close = peer_close, .stats = peer_stats};
     char name[96];
     snprintf(name, sizeof(name), "%s (%s)", pdk_ws_peer(ws), pdk_ws_subprotocol(ws));
     cl->conn = pdk_local_open(fox->local, &peer, cl, name);

@@ -60,17 +60,17 @@ static size_t ramp_shapes(const pdk_ramp *rp, pdk_fox_shape *out)
     double pitch_rad = -atan(rp->grade);
     size_t n = 0;
     double along_m = rp->length_m / 2;
-    out[n++] = box(rp->x_m + c * along_m, rp->y_m + s * along_m, rise_m / 2, pitch_rad,
-                   rp->yaw_rad, slope_len_m, rp->width_m, SURFACE_THICKNESS_M, 0.55f, 0.45f, 0.3f);
+    out[n++] = box(rp->x_m + c * along_m, rp->y_m + s * along_m, rise_m / 2, pitch_rad, rp->yaw_rad,
+                   slope_len_m, rp->width_m, SURFACE_THICKNESS_M, 0.55f, 0.45f, 0.3f);
     double top_m = rp->hold_m > 0 ? rp->hold_m : TOP_LENGTH_FOREVER_M;
     along_m = rp->length_m + top_m / 2;
     out[n++] = box(rp->x_m + c * along_m, rp->y_m + s * along_m, rise_m, 0.0, rp->yaw_rad, top_m,
                    rp->width_m, SURFACE_THICKNESS_M, 0.55f, 0.45f, 0.3f);
     if (rp->hold_m > 0) {
         along_m = rp->length_m + rp->hold_m + rp->length_m / 2;
-        out[n++] = box(rp->x_m + c * along_m, rp->y_m + s * along_m, rise_m / 2, -pitch_rad,
-                       rp->yaw_rad, slope_len_m, rp->width_m, SURFACE_THICKNESS_M, 0.55f, 0.45f,
-                       0.3f);
+        out[n++] =
+            box(rp->x_m + c * along_m, rp->y_m + s * along_m, rise_m / 2, -pitch_rad, rp->yaw_rad,
+                slope_len_m, rp->width_m, SURFACE_THICKNESS_M, 0.55f, 0.45f, 0.3f);
     }
     return n;
 }
@@ -107,7 +107,9 @@ static pdk_fox_shape wheel_shape(double radius_m, double width_m)
  * and a fifth of it as width; a kart-sized default when neither is set. */
 static void tyre_size(const pdk_axle_tyre_def *t, double *radius_m, double *width_m)
 {
-    *radius_m = t->soil.radius_m > 0 ? t->soil.radius_m : t->law.radius_m > 0 ? t->law.radius_m : 0.3;
+    *radius_m = t->soil.radius_m > 0  ? t->soil.radius_m
+                : t->law.radius_m > 0 ? t->law.radius_m
+                                      : 0.3;
     *width_m = t->soil.width_m > 0 ? t->soil.width_m : 0.2;
 }
 
@@ -160,8 +162,11 @@ pdk_error pdk_fox_scene_append(const pdk_world *world, uint64_t session_id, uint
         pdk_fox_body_frame(session_id, id, nm->body, sizeof(nm->body));
         snprintf(nm->id, sizeof(nm->id), "v%" PRIu32 "/body", id);
         shapes[ns] = body_shape(def, rf, wf);
-        ents[ne++] = (pdk_fox_entity){
-            .id = nm->id, .frame_id = nm->body, .frame_locked = true, .shapes = &shapes[ns], .n_shapes = 1};
+        ents[ne++] = (pdk_fox_entity){.id = nm->id,
+                                      .frame_id = nm->body,
+                                      .frame_locked = true,
+                                      .shapes = &shapes[ns],
+                                      .n_shapes = 1};
         ns++;
         size_t n_wheels = def->model == PDK_MODEL_SINGLE_TRACK ? 2 : 4;
         for (size_t w = 0; w < n_wheels; w++) {

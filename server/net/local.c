@@ -130,8 +130,7 @@ pdk_conn *pdk_local_open(pdk_listener *listener, const pdk_local_peer *peer, voi
                          const char *peer_name)
 {
     local_listener *l = (local_listener *)listener;
-    if (l == NULL || l->closing || peer == NULL || peer->on_frame == NULL ||
-        peer->on_close == NULL)
+    if (l == NULL || l->closing || peer == NULL || peer->on_frame == NULL || peer->on_close == NULL)
         return NULL;
     local_conn *c = calloc(1, sizeof(*c));
     if (c == NULL)

@@ -39,9 +39,9 @@ typedef enum pdk_fox_shape_kind {
 /* One primitive of an entity, in the entity's frame. */
 typedef struct pdk_fox_shape {
     pdk_fox_shape_kind kind;
-    pdk_fox_pose pose;                 /* its centre */
+    pdk_fox_pose pose; /* its centre */
     double size_x_m, size_y_m, size_z_m;
-    float rgba[4];                     /* 0..1 */
+    float rgba[4]; /* 0..1 */
 } pdk_fox_shape;
 
 /* One foxglove.SceneEntity: shapes drawn in frame_id; frame_locked makes

@@ -73,7 +73,11 @@ START_TEST(scene_replaces_everything)
         {.kind = PDK_FOX_CUBE, .size_x_m = 1, .size_y_m = 1, .size_z_m = 0.1},
     };
     pdk_fox_entity ents[2] = {
-        {.id = "car", .frame_id = "s1/v1/body", .frame_locked = true, .shapes = shapes, .n_shapes = 2},
+        {.id = "car",
+         .frame_id = "s1/v1/body",
+         .frame_locked = true,
+         .shapes = shapes,
+         .n_shapes = 2},
         {.id = "terrain", .frame_id = "s1/world", .shapes = &shapes[2], .n_shapes = 1},
     };
     pdk_buf b = {0};

@@ -290,6 +290,13 @@ test("Foxglove client: every bad input gets an error status naming it", async ()
     const DbwCommand = c.topic(`${base}/state`).root.lookupType("paddock.v1.DbwCommand");
     c.client.sendMessage(ghost, DbwCommand.encode({ throttlePct: 10 }).finish());
     await c.waitStatus(/^publish on \/session\/\d+\/vehicle\/4242\/dbw_command: /);
+    // The kit's own messages go the DbwMessage request's way, its checks too.
+    const kit = c.client.advertise({
+      topic: `${base}/dbw_message`, encoding: "protobuf", schemaName: "paddock.v1.DbwMessage",
+    });
+    const DbwMessage = c.topic(`${base}/state`).root.lookupType("paddock.v1.DbwMessage");
+    c.client.sendMessage(kit, DbwMessage.encode({}).finish());
+    await c.waitStatus(/^publish on .*\/dbw_message: .*carries no message/);
     // A second client is not in control while the first holds the lease.
     const pub = c.client.advertise({
       topic: `${base}/dbw_command`, encoding: "protobuf", schemaName: "paddock.v1.DbwCommand",
