@@ -41,8 +41,8 @@ static void usage(FILE *to)
                 "       paddockd version\n"
                 "common: --presets DIR (default ./presets, else $PADDOCK_PRESETS, else the source\n"
                 "        tree's), --migrations DIR (likewise). Defaults: --listen 127.0.0.1:7420,\n"
-                "        --db data/paddock.db, no HTTP unless --http (web root: ./clients/web,\n"
-                "        else $PADDOCK_WEB_ROOT, else the source tree's). See docs/paddockd.md.\n");
+                "        --db data/paddock.db, no HTTP unless --http (web root: $PADDOCK_WEB_ROOT,\n"
+                "        else ./clients/web, else the source tree's). See docs/paddockd.md.\n");
 }
 
 static bool is_dir(const char *path)

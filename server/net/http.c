@@ -137,7 +137,7 @@ static void conn_begin_close(ws_conn *conn, int status, const char *reason)
     double linger = conn->net->base.limits.close_linger_seconds;
     /* libwebsockets counts whole seconds; a linger of 0 closes at once. */
     int secs = linger <= 0 ? LWS_TO_KILL_ASYNC : (int)(linger + 0.999);
-    lws_set_timeout(conn->wsi, PENDING_TIMEOUT_CLOSE_SEND, secs);
+    lws_set_timeout(conn->wsi, PENDING_TIMEOUT_USER_OK, secs);
     lws_callback_on_writable(conn->wsi);
 }
 
@@ -197,6 +197,17 @@ static int conn_writeable(ws_conn *conn)
         return -1;
     }
     pdk_out_item *item = pdk_outq_pop(&conn->out);
+    if (item == NULL && conn->base.state == PDK_CONN_CLOSING) {
+        /* Everything is out: now the close frame. Returning -1 from here
+         * would drop the socket without one (libwebsockets takes a failed
+         * writeable callback for a dead socket), so the close goes through
+         * lws_close_free_wsi, which with a reason set sends the frame and
+         * waits for the peer's. */
+        lws_close_reason(conn->wsi, (enum lws_close_status)conn->close_status,
+                         (unsigned char *)conn->close_reason, strlen(conn->close_reason));
+        lws_set_timeout(conn->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+        return 0;
+    }
     if (item != NULL) {
         int r = lws_write(conn->wsi, pdk_out_item_wire(&conn->out, item), item->len,
                           item->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
@@ -211,12 +222,8 @@ static int conn_writeable(ws_conn *conn)
             conn->in_flight = len;
         }
     }
-    if (conn->out.head != NULL) {
+    if (conn->out.head != NULL || conn->base.state == PDK_CONN_CLOSING) {
         lws_callback_on_writable(conn->wsi);
-    } else if (conn->base.state == PDK_CONN_CLOSING) {
-        lws_close_reason(conn->wsi, (enum lws_close_status)conn->close_status,
-                         (unsigned char *)conn->close_reason, strlen(conn->close_reason));
-        return -1;
     }
     if (conn->base.state == PDK_CONN_OPEN) {
         check_soft(conn);

@@ -226,6 +226,15 @@ void pdk_maneuver_circle(pdk_job *job)
 #undef REF_SLOPE
     free(ay);
     free(us);
+    /* A near neutral car's gradient is a small difference of larger
+     * shares (the kart's bicycle -0.060 and tractive +0.066 deg/g): 10 %
+     * of the difference would ask the reference for every yaw moment of a
+     * few hundredths of a N m. The tolerance is then taken of the largest
+     * share, the gradient's own scale (ADR 0022). */
+    const double shares[] = {bic, lt, cam, toe, rs, cur, df, tf, ack, damp};
+    for (size_t k = 0; k < sizeof shares / sizeof shares[0]; k++) {
+        r->tol_scale = fmax(r->tol_scale, fabs(shares[k]));
+    }
     snprintf(r->reference_text, sizeof r->reference_text,
              "four-wheel analytic on the circle, every share below, fitted as the car's "
              "(%.2f-%.1f m/s^2)",

@@ -21,11 +21,13 @@ void pdk_row_judge(pdk_row *row)
         row->miss = INFINITY;
         return;
     }
-    const double scale = fabs(ref) > 0.0 ? fabs(ref) : 1.0;
+    const double magnitude =
+        row->rule == PDK_ROW_WITHIN ? fmax(fabs(ref), row->tol_scale) : fabs(ref);
+    const double scale = magnitude > 0.0 ? magnitude : 1.0;
     double over = 0.0; /* how far outside the allowed band, in the value's unit */
     switch (row->rule) {
     case PDK_ROW_WITHIN:
-        over = fabs(v - ref) - row->tol * fabs(ref);
+        over = fabs(v - ref) - row->tol * magnitude;
         break;
     case PDK_ROW_AT_LEAST:
         over = ref - v;
@@ -47,7 +49,12 @@ void pdk_row_criterion(const pdk_row *row, char *buf, size_t len)
 {
     switch (row->rule) {
     case PDK_ROW_WITHIN:
-        snprintf(buf, len, "within %g %% of the reference", 100.0 * row->tol);
+        if (row->tol_scale > fabs(row->reference)) {
+            snprintf(buf, len, "within %g %% of the reference's largest share, %.3g %s",
+                     100.0 * row->tol, row->tol_scale, row->unit);
+        } else {
+            snprintf(buf, len, "within %g %% of the reference", 100.0 * row->tol);
+        }
         break;
     case PDK_ROW_AT_LEAST:
         snprintf(buf, len, "at least the reference");

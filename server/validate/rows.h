@@ -9,7 +9,7 @@
 
 /* How a row's value is held to its reference. */
 typedef enum pdk_row_rule {
-    PDK_ROW_WITHIN = 0,         /* |value - reference| <= tol |reference| */
+    PDK_ROW_WITHIN = 0,         /* |value - reference| <= tol max(|reference|, tol_scale) */
     PDK_ROW_AT_LEAST = 1,       /* value >= reference */
     PDK_ROW_AT_MOST = 2,        /* value <= reference */
     PDK_ROW_ABOVE_WITHIN = 3,   /* reference <= value <= (1 + tol) reference */
@@ -36,6 +36,10 @@ typedef struct pdk_row {
     char reference_text[PDK_ROW_TEXT]; /* where the reference comes from */
     pdk_row_rule rule;
     double tol;              /* relative, for WITHIN and ABOVE_WITHIN */
+    /* WITHIN: the magnitude tol is taken of where it exceeds |reference|,
+     * for a reference that is a small difference of larger shares (a near
+     * neutral car's understeer gradient); 0: |reference|. */
+    double tol_scale;
     int converges;           /* 1: the value is compared across substeps */
     char note[PDK_ROW_NOTE]; /* why a row does not apply, what a failure means */
     /* Set by pdk_row_judge. */

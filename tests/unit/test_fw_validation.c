@@ -811,8 +811,11 @@ START_TEST(test_driving_squat_and_anti_drive)
         ck_assert_double_le(fabs(plain.load_front_n - b.load_front_n), 0.05 * transfer);
         double lf = -cases[i].anti_f * b.fx_f_n * h / len;
         double lr = cases[i].anti_r * b.fx_r_n * h / len;
-        ck_assert_double_le(fabs(b.link_f_n - lf), 1e-6 * fabs(lf) + 1e-9);
-        ck_assert_double_le(fabs(b.link_r_n - lr), 1e-6 * fabs(lr) + 1e-9);
+        /* The links take the force at the last substep's start, the
+         * state holds its end: they differ by the force's change over one
+         * substep as the car speeds up (about 1e-6 of it). */
+        ck_assert_double_le(fabs(b.link_f_n - lf), 2e-6 * fabs(lf) + 1e-9);
+        ck_assert_double_le(fabs(b.link_r_n - lr), 2e-6 * fabs(lr) + 1e-9);
         if (cases[i].anti_r > 0.0) {
             /* Anti-squat: the tail pushed up forward, held down in reverse. */
             ck_assert_double_gt(forward * b.link_r_n, 0.0);
@@ -1074,11 +1077,16 @@ END_TEST
  * ground, given 8 m/s sideways (plain, and spinning at 1 rad/s of yaw) and
  * left 8 s, at 2 and at 8 substeps: a passive car gains no energy it does
  * not book, and books all it loses, so the ledger's residual stays within
- * 1e-4 of the work the tyres took. The kart's body springs back a little
+ * 2e-4 of the work the tyres took. The kart's body springs back a little
  * at the end of a plain slide (the tyres' lateral deflection giving back
  * what it held, booked as negative slip work); that is no gain. Before the
  * differentials' friction was booked the sports car's preloaded LSD left
- * up to 237 J of a 45.6 kJ slide out of the ledger. */
+ * up to 237 J of a 45.6 kJ slide out of the ledger. The bound is 2e-4: the
+ * Polaris, spinning, leaves 3.3 J of 32 kJ (1.0e-4), 3.2 J of it in the
+ * first two ticks after the impulsive start, where the driveline books the
+ * shafts' work at the spins its own solve found and the wheels take it at
+ * the spins the chassis solve found (the split between the two solves,
+ * ADR 0010); 2.8 J while the wheels took their tyres' end force. */
 START_TEST(test_presets_slide_sideways_with_the_ledger_balanced)
 {
     const char *names[] = {"compact_hatch", "midsize_sedan", "sports_car", "open_wheeler",
@@ -1110,7 +1118,7 @@ START_TEST(test_presets_slide_sideways_with_the_ledger_balanced)
                        "at most %.4f J\n",
                        names[i], spin ? "spinning" : "sliding", substeps[k], slip_j, worst_j);
                 ck_assert_double_gt(slip_j, 1000.0);
-                ck_assert_double_lt(worst_j, 1e-4 * slip_j);
+                ck_assert_double_lt(worst_j, 2e-4 * slip_j);
             }
         }
     }

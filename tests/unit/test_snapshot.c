@@ -1182,8 +1182,11 @@ static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, doub
  * steps 4 and 5); again (from 0x1EE3299319456B9E) when the tyres'
  * longitudinal relaxation took its input as moving over the substep, and
  * a Magic Formula tyre's force past its peak came to be its mean over the
- * substep rather than the start's (four_wheel_tyres.h, tyre_law). */
-#define GOLDEN_HASH_KIT UINT64_C(0xC7DE4D533CC6A036)
+ * substep rather than the start's (four_wheel_tyres.h, tyre_law); again
+ * (from 0xC7DE4D533CC6A036) when the wheels, the driveline's wheels and the
+ * chassis came to take the longitudinal tyre force by the trapezoidal rule
+ * too, backward Euler at rest (four_wheel_tyres.h, wheel_coeffs). */
+#define GOLDEN_HASH_KIT UINT64_C(0xF68A3EFC8D0A3625)
 
 START_TEST(kit_golden_hash)
 {

@@ -866,8 +866,11 @@ END_TEST
  * steps 4 and 5); then from 0xD1E8AE6ACEFE4EE4 when the tyres'
  * longitudinal relaxation took its input as moving linearly over the
  * substep from the start's slip velocity to the end's at speed, as the
- * lateral one does (four_wheel_tyres.h, tyre_law). */
-#define GOLDEN_HASH_UTV UINT64_C(0xFC5BC3534C2BDA1C)
+ * lateral one does (four_wheel_tyres.h, tyre_law); then from
+ * 0xFC5BC3534C2BDA1C when the wheels, the driveline's wheels and the
+ * chassis came to take the longitudinal tyre force by the trapezoidal rule
+ * too (backward Euler at rest; four_wheel_tyres.h, wheel_coeffs). */
+#define GOLDEN_HASH_UTV UINT64_C(0x0B7E6B731C84AA3E)
 
 START_TEST(test_world_golden_hash)
 {

@@ -196,6 +196,32 @@ START_TEST(test_row_rules)
     r = row_of(PDK_ROW_WITHIN, 1.0, 1.0, 0.03);
     pdk_row_criterion(&r, buf, sizeof buf);
     ck_assert_str_eq(buf, "within 3 % of the reference");
+    /* A reference that is a small difference of larger shares is judged
+     * against its largest share: 0.0044 against 0.0068 with shares up to
+     * 0.066 passes (10 % of 0.066), 0.0144 misses by 0.0010 of it; a
+     * scale below |reference| changes nothing. */
+    memset(&r, 0, sizeof r);
+    r.rule = PDK_ROW_WITHIN;
+    r.value = 0.0044;
+    r.reference = 0.0068;
+    r.tol = 0.1;
+    snprintf(r.unit, sizeof r.unit, "deg/g");
+    pdk_row_judge(&r);
+    ck_assert_int_eq(r.verdict, PDK_VERDICT_FAIL);
+    r.tol_scale = 0.066;
+    pdk_row_judge(&r);
+    ck_assert_int_eq(r.verdict, PDK_VERDICT_PASS);
+    pdk_row_criterion(&r, buf, sizeof buf);
+    ck_assert_str_eq(buf, "within 10 % of the reference's largest share, 0.066 deg/g");
+    r.value = 0.0144;
+    pdk_row_judge(&r);
+    ck_assert_int_eq(r.verdict, PDK_VERDICT_FAIL);
+    ck_assert_double_eq_tol(r.miss, (0.0076 - 0.0066) / 0.066, 1e-9);
+    r = row_of(PDK_ROW_WITHIN, 1.12, 1.0, 0.1);
+    r.tol_scale = 0.5;
+    pdk_row_judge(&r);
+    ck_assert_int_eq(r.verdict, PDK_VERDICT_FAIL);
+    ck_assert_double_eq_tol(r.miss, 0.02, 1e-12);
 }
 END_TEST
 

@@ -52,22 +52,26 @@ static inline __attribute__((always_inline)) double
 wheel_torque(const pdk_dl_wheel *wheel, double h_s, double spin_radps, double *slope)
 {
     /* The shaft torque a wheel needs: the torque that
-     * turns the wheel from w0 to w over h by backward Euler, J (w - w0) / h,
-     * plus the tyre's force at that spin times the radius, plus the
-     * Coulomb torques smoothed by tanh(w / 0.1 rad/s). The tyre's force
-     * is the chassis solve's linearisation (ADR 0008), bounded by F_max. */
+     * turns the wheel from w0 to w over h, J (w - w0) / h, plus the tyre's
+     * force over the substep times the radius, plus the Coulomb torques
+     * smoothed by tanh(w / 0.1 rad/s). The tyre's end force is the chassis
+     * solve's linearisation (ADR 0008), bounded by F_max; the wheel takes
+     * its start's share s of the start's force and the rest of the end's. */
     const double fx_lin_n =
         wheel->fx_e_n + wheel->kx_nspm * (spin_radps * wheel->radius_m - wheel->vx_mps);
-    const double fx_n = clamp(fx_lin_n, -wheel->fx_max_n, wheel->fx_max_n);
+    const double s = wheel->start_share;
+    const double fx_n =
+        s * wheel->fx0_n + (1.0 - s) * clamp(fx_lin_n, -wheel->fx_max_n, wheel->fx_max_n);
     /* pdk_tanh is exactly +-1 beyond 20: the same bits without its cost
      * for a wheel that turns (faster than 2 rad/s). */
     const double x = spin_radps / PDK_DL_COULOMB_RADPS;
     const double th = x > 20.0 ? 1.0 : (x < -20.0 ? -1.0 : pdk_tanh(x));
     if (slope != NULL) {
-        /* The derivative of each term: J / h; R^2 k while the force is
-         * inside its bound and 0 on it; B (1 - tanh^2) / 0.1 rad/s. */
+        /* The derivative of each term: J / h; (1 - s) R^2 k while the
+         * force is inside its bound and 0 on it; B (1 - tanh^2) / 0.1 rad/s. */
         const bool inside = fx_lin_n > -wheel->fx_max_n && fx_lin_n < wheel->fx_max_n;
-        const double tyre_slope = inside ? wheel->radius_m * wheel->radius_m * wheel->kx_nspm : 0.0;
+        const double tyre_slope =
+            inside ? (1.0 - s) * (wheel->radius_m * wheel->radius_m * wheel->kx_nspm) : 0.0;
         *slope = wheel->inertia_kgm2 / h_s + tyre_slope +
                  wheel->coulomb_nm * (1.0 - th * th) / PDK_DL_COULOMB_RADPS;
     }

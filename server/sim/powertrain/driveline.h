@@ -65,6 +65,11 @@ typedef struct pdk_dl_wheel {
     double vx_mps;       /* V_x, the contact's forward speed */
     double fx_max_n;     /* F_max >= 0, the most longitudinal force the tyre gives */
     double coulomb_nm;   /* B >= 0: brakes, pawl and rolling resistance */
+    /* The wheel takes the tyre's force over the substep as s F_0 + (1 - s)
+     * F_1, F_0 its force at the start and F_1 the bounded linear one at the
+     * end: s = 0 is backward Euler, 1/2 the trapezoidal rule. */
+    double fx0_n;       /* F_0 */
+    double start_share; /* s, in [0, 1/2] */
 } pdk_dl_wheel;
 
 /* The layout, fixed for a substep. */

@@ -30,7 +30,7 @@
 
 /* One wheel of each lane's driven axle, as pdk_dl_wheel. */
 typedef struct dlv_wheel {
-    v4 spin0, inertia, radius, fx_e, kx, vx, fx_max, coulomb;
+    v4 spin0, inertia, radius, fx_e, kx, vx, fx_max, coulomb, fx0, start_share;
     v4 j_h;             /* inertia / h, the division wheel_torque makes each time */
     int coulomb_finite; /* in every lane */
 } dlv_wheel;
@@ -88,9 +88,10 @@ VEC v4 dlv_torque(const dlv_wheel *w, v4 h, v4 spin, v4 *slope)
 {
     const v4 fx_lin = w->fx_e + w->kx * (spin * w->radius - w->vx);
     const v4 lo = -w->fx_max;
-    const v4 fx = dlv_clamp(fx_lin, lo, w->fx_max);
+    const v4 s = w->start_share;
+    const v4 fx = s * w->fx0 + (splat(1.0) - s) * dlv_clamp(fx_lin, lo, w->fx_max);
     const m4 inside = gt4(fx_lin, lo) & lt4(fx_lin, w->fx_max);
-    const v4 tyre_slope = keep(inside, w->radius * w->radius * w->kx);
+    const v4 tyre_slope = keep(inside, (splat(1.0) - s) * (w->radius * w->radius * w->kx));
     const m4 fast = gt4(abs4(spin), splat(2.000000001)); /* |spin / 0.1| > 20 */
     if (w->coulomb_finite && bits4(fast) == 0xFu) {
         const v4 th = sel(gt4(spin, splat(0.0)), splat(1.0), splat(-1.0));
@@ -450,6 +451,8 @@ VEC void pdk_dl_solve4(const pdk_dl_layout *const *layouts, const pdk_dl_engine 
         pb.left.vx[k] = wl->vx_mps;
         pb.left.fx_max[k] = wl->fx_max_n;
         pb.left.coulomb[k] = wl->coulomb_nm;
+        pb.left.fx0[k] = wl->fx0_n;
+        pb.left.start_share[k] = wl->start_share;
         pb.right.spin0[k] = wr->spin0_radps;
         pb.right.inertia[k] = wr->inertia_kgm2;
         pb.right.radius[k] = wr->radius_m;
@@ -458,6 +461,8 @@ VEC void pdk_dl_solve4(const pdk_dl_layout *const *layouts, const pdk_dl_engine 
         pb.right.vx[k] = wr->vx_mps;
         pb.right.fx_max[k] = wr->fx_max_n;
         pb.right.coulomb[k] = wr->coulomb_nm;
+        pb.right.fx0[k] = wr->fx0_n;
+        pb.right.start_share[k] = wr->start_share;
         const pdk_dl_diff *d = &l->primary_diff;
         const int lsd = d->kind == PDK_DIFF_LSD;
         pb.locked[k] = d->kind == PDK_DIFF_LOCKED ? -1 : 0;

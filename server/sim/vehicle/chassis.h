@@ -201,8 +201,9 @@ VEC void check_pass(PHASE_ARGS, int pass)
     /* The wheels (ADR 0008). A free wheel whose spin would cross zero
      * against its Coulomb torque is locked (one step of it never reverses
      * a wheel); a locked wheel whose holding torque, from I (0 - Omega0) /
-     * h = T_drive + T_b - R F_x1, would exceed its capacity B is freed with
-     * B turned the way it was asked to hold; a tyre whose linearised end
+     * h = T_drive + T_b - R F_x (F_x the force the wheel takes,
+     * wheel_fx_taken), would exceed its capacity B is freed with B turned
+     * the way it was asked to hold; a tyre whose linearised end
      * force leaves its friction circle takes the force on the circle. A
      * wheel changes its spin mode or saturates at most once a substep. */
     const v4 om0 = load4(vh->st->spin_radps);
@@ -211,8 +212,8 @@ VEC void check_pass(PHASE_ARGS, int pass)
     const v4 f1y = q->fey_e - q->ky_e * vl1;
     const m4 cross = (gt4(om0, zero) & ~gt4(om1, zero)) | (lt4(om0, zero) & ~lt4(om1, zero));
     const m4 lock_ev = ~q->lock & ~sv->tried_lock & gt4(q->hold, zero) & cross;
-    const v4 t_req =
-        (sv->radius * f1x - q->t_drive) - load4(cr->spin_inertia_kgm2) * om0 * p->inv_h;
+    const v4 t_req = (sv->radius * wheel_fx_taken(q, f1x) - q->t_drive) -
+                     load4(cr->spin_inertia_kgm2) * om0 * p->inv_h;
     const m4 unlock_ev = q->lock & ~sv->tried_unlock & gt4(abs4(t_req), q->hold);
     const v4 f2 = f1x * f1x + f1y * f1y;
     const m4 sat_ev =
@@ -269,15 +270,17 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
     const double *sol = sv->sol, *v = sv->v, *w = sv->w;
     const double h = p->h_s;
     const v4 hv = splat(h);
-    /* The wheel, by backward Euler: J (w1 - w0) / h = T_drive + T_b - R F_x,
-     * so its energy changes by (T_drive + T_b - R F_x) mean(w) h exactly.
+    /* The wheel: J (w1 - w0) / h = T_drive + T_b - R F_x with F_x the force
+     * it takes over the substep (wheel_fx_taken), so its energy changes by
+     * (T_drive + T_b - R F_x) mean(w) h exactly.
      * T_b is the Coulomb torque the solve applied (against the spin, or
      * what held a locked wheel), shared between the brakes and pawl and
      * the rolling resistance by their capacities. */
     const v4 inertia = load4(p->spin_inertia_kgm2);
     const v4 w0 = om0, w1 = load4(st->spin_radps);
     const v4 mean_w = 0.5 * (w0 + w1);
-    const v4 t_b = inertia * (w1 - w0) / hv - q->t_drive + sv->radius * q->fx_end;
+    const v4 fx_taken = wheel_fx_taken(q, q->fx_end);
+    const v4 t_b = inertia * (w1 - w0) / hv - q->t_drive + sv->radius * fx_taken;
     const v4 coulomb = -t_b * mean_w * hv;
     const v4 brake = sv->brake + sv->pawl;
     const v4 cap = brake + q->roll_t;
@@ -291,7 +294,7 @@ static __attribute__((noinline)) void energy_ledger(PHASE_ARGS, v4 om0, double v
     const v4 mean_l = 0.5 * (q->vlat0 + q->vl1);
     const v4 fy0 = keep(q->loaded, q->fy0);
     const v4 fy_body = fy0 + q->th_y * (q->fy_end - fy0);
-    const v4 slip_j = (q->fx_end * (sv->radius * mean_w - mean_u) - fy_body * mean_l) * hv;
+    const v4 slip_j = (fx_taken * (sv->radius * mean_w - mean_u) - fy_body * mean_l) * hv;
     /* The other forces at the contact (soil, water) and the strut's along
      * the normal, each at the contact's mean velocity; the normal
      * velocity at the start is n . (v + w x r), at the end check_pass's. */

@@ -100,11 +100,11 @@
  *     is linearised in the deflection, F1 = F0 + K (u1 - u0) / sigma with K
  *     its slope (>= 0; past the peak 0, since a negative stiffness would
  *     let a wheel's spin run away within the solve: there a Magic Formula
- *     tyre's longitudinal force is the mean of its fall over the substep,
- *     F0 + K' (u1* - u0) / (2 sigma) with K' < 0 the falling slope and u1*
- *     the end deflection the start's slip gives, rather than the start's
- *     F0, which held a locking wheel back the more the longer the
- *     substep), plus the carcass
+ *     tyre's longitudinal end force takes its fall, F0 + K' (u1* - u0) /
+ *     sigma with K' < 0 the falling slope and u1* the end deflection the
+ *     start's slip gives, of which the wheel and the chassis take the
+ *     share th_x below, rather than the start's F0, which held a locking
+ *     wheel back the more the longer the substep), plus the carcass
  *     damper d (u1 - u0) / h at low speed (PDK_FW_CARCASS_DAMPING_S).
  *     The chassis takes the lateral force by the trapezoidal rule, the
  *     mean F0 + (F1 - F0) / 2 of the start's and the end's, with the weight
@@ -112,19 +112,24 @@
  *     damper fades in (step 5). Laterally that is a damper on the end
  *     lateral velocity, c_y = th_y k_y g1 with k_y = K_a / sigma_a + d_y /
  *     h, and the explicit force F_y0 - th_y k_y (u_y0 (e_y - 1) + g0 V_y0 -
- *     g1 T). Longitudinally the wheel's spin is eliminated by
- *     backward Euler on it, I (Omega1 - Omega0) / h = T_drive + T_b - R F_x1
- *     (T_b the Coulomb torque of brakes, pawl and rolling resistance, f Fz R
- *     with f from the surface, the tyre and its life, at most 0.45 as the
- *     Polaris model): with k_x = (K_k / sigma_k + d_x / h) g1 and a = h R^2
- *     k_x / I, the end slip velocity is s1 = (W0 - V_x1) / (1 + a), W0 =
- *     Omega0 R + (h R / I)(T_drive + T_b
- *     - R F_e) the rim speed the wheel would reach on the explicit force
- *     F_e = F_x0 + k_x' (u_x0 (e_x - 1) + g0 s0), so the contact sees the damper
- *     c_x = k_x / (1 + a) = 1 / (1 / k_x + h R^2 / I), the tyre and the
- *     wheel's inertia in series, and the explicit force F_e + c_x W0. A
- *     wheel is free (T_b = -B sign(Omega0), explicit) or locked (Omega1 = 0
- *     exactly: c_x = k_x, explicit F_e; T_b whatever holds it). On deformable
+ *     g1 T). Longitudinally the wheel and the chassis both take the
+ *     force by the same rule, F_x0 + th_x (F_x1 - F_x0) = F_m + k_m s1
+ *     with F_m = F_x0 + th_x (F_e - F_x0) and k_m = th_x k_x, F_e + k_x s1
+ *     the end force (F_e = F_x0 + k_x' (u_x0 (e_x - 1) + g0 s0), k_x =
+ *     (K_k / sigma_k + d_x / h) g1), and the wheel's spin is eliminated
+ *     from I (Omega1 - Omega0) / h = T_drive + T_b - R (F_m + k_m s1)
+ *     (T_b the Coulomb torque of brakes, pawl and rolling resistance, f Fz
+ *     R with f from the surface, the tyre and its life, at most 0.45 as
+ *     the Polaris model): with a = h R^2 k_m / I, the end slip velocity is
+ *     s1 = (W0 - V_x1) / (1 + a), W0 = Omega0 R + (h R / I)(T_drive + T_b
+ *     - R F_m) the rim speed the wheel would reach on the explicit force,
+ *     so the contact sees the damper c_x = k_m / (1 + a) = 1 / (1 / k_m +
+ *     h R^2 / I), the tyre and the wheel's inertia in series, and the
+ *     explicit force F_m + c_x W0. A wheel is free (T_b = -B
+ *     sign(Omega0), explicit) or locked (Omega1 = 0 exactly: c_x = k_m,
+ *     explicit F_m; T_b whatever holds it). The driveline's solve takes
+ *     its driven wheels' force by the same rule (pdk_dl_wheel's
+ *     start_share = 1 - th_x). On deformable
  *     ground the soil replaces the longitudinal law by Janosi-Hanamoto's
  *     thrust and scales the lateral to the soil's traction limit, and its
  *     motion resistance and water's drag are explicit forces at the

@@ -163,10 +163,10 @@ typedef struct wheels {
     v4 sig_k, sig_a, inv_sk, e_x, g_x, ux_in, e_y, g_y, uy_in;
     v4 mz, peak; /* mz also on the chassis, about n, where MZ_ON_CHASSIS */
     v4 fex, kx, fey, ky;
-    /* The lateral force at the start's deflection, and the share of its
-     * change over the substep the chassis takes (th_y: 1/2 at speed, 1 at
-     * rest): F_y0 + th_y (F_y1 - F_y0). */
-    v4 fy0, th_y, fx0;
+    /* The forces at the start's deflections, and the share of their
+     * change over the substep the chassis (and longitudinally the wheel)
+     * takes (th_x, th_y: 1/2 at speed, 1 at rest): F_0 + th (F_1 - F_0). */
+    v4 fy0, th_y, fx0, th_x;
     v4 ext_x, ext_y;
     /* The wheels (wheel_hold, wheel_coeffs): drive torque, Coulomb capacity
      * B (brakes, pawl, rolling) and its rolling part, the sign a freed

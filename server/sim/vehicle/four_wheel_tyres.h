@@ -183,9 +183,11 @@ VEC void tyre_law(PHASE_ARGS)
     const v4 ksx = o.dfx_dkappa_n * inv_sk;
     const v4 ksy = o.dfy_dalpha_n * inv_sa;
     v4 kex = ksx, key = ksy;
-    /* The share of the lateral force's change over the substep that the
-     * chassis takes (the trapezoidal rule's 1/2 at speed, backward Euler's
-     * 1 at rest, over the carcass damper's fade: four_wheel.c's step 5). */
+    /* The share of each force's change over the substep that the chassis
+     * and the wheel take (the trapezoidal rule's 1/2 at speed, backward
+     * Euler's 1 at rest, over the carcass damper's fade: four_wheel.c's
+     * steps 4 and 5). */
+    v4 th_x = splat(0.5);
     v4 th_y = splat(0.5);
     /* Longitudinally the input moves too, from the start's slip velocity
      * to the end's (g0 of g the start's share), at speed; at rest, where
@@ -200,6 +202,7 @@ VEC void tyre_law(PHASE_ARGS)
         const v4 fade_y = carcass_fade4(au + abs4(q->vlat0));
         kex = ksx + ksx * (tau_h * fade_x);
         key = ksy + ksy * (tau_h * fade_y);
+        th_x = splat(0.5) + splat(0.5) * fade_x;
         th_y = splat(0.5) + splat(0.5) * fade_y;
         gx0 = gx0 - gx0 * fade_x;
     }
@@ -214,16 +217,15 @@ VEC void tyre_law(PHASE_ARGS)
      * (a negative stiffness there would let the wheel's spin run away
      * within the implicit solve), so the force would be the start's over
      * the whole substep: on a locking wheel, whose force falls as its
-     * slip grows, too much of it the longer the substep. The chassis and
-     * the wheel take instead the mean of its fall over the substep (the
-     * trapezoidal rule), F_0 + 1/2 F'/sigma (u_1 - u_0), with the end
+     * slip grows, too much of it the longer the substep. The end force
+     * takes instead its fall, F_0 + F'/sigma (u_1 - u_0), with the end
      * deflection u_1 that the start's slip velocity gives (within the
-     * slips' bound). */
+     * slips' bound), and the chassis and the wheel its share th_x of it. */
     v4 fall_x = zero;
     const v4 kfall = o.dfx_fall_n * inv_sk;
     if (any4(lt4(kfall, zero))) {
         const v4 u1 = clamp_sym4(ex * ux0 + gx * slip_x0, splat(PDK_FW_KAPPA_MAX) * sk);
-        fall_x = splat(0.5) * (kfall * (u1 - ux0));
+        fall_x = kfall * (u1 - ux0);
     }
     q->fex = (o.fx_n + fall_x) + kex * (ux0 * (ex - one) + ux_in0);
     q->kx = kex * gx1;
@@ -235,6 +237,7 @@ VEC void tyre_law(PHASE_ARGS)
     q->ky = key * gy1;
     q->fy0 = o.fy_n;
     q->fx0 = o.fx_n;
+    q->th_x = th_x;
     q->th_y = th_y;
     q->ext_x = ext_x;
     q->ext_y = ext_y;
@@ -266,6 +269,7 @@ static __attribute__((noinline)) void powertrain_begin(PHASE_ARGS)
     const m4 on = q->loaded;
     const v4 roll_t = keep(on, q->roll_f * q->fz0 * r);
     const v4 fex = keep(on, q->fex), kx = keep(on, q->kx), fey = keep(on, q->fey);
+    const v4 fx0 = keep(on, q->fx0);
     const v4 peak = keep(on, q->peak);
     /* The friction circle's share left, its square root on four lanes (the
      * IEEE root in each, as sqrt gives it: the same bits). */
@@ -281,6 +285,8 @@ static __attribute__((noinline)) void powertrain_begin(PHASE_ARGS)
         w[j].vx_mps = q->u0[j];
         w[j].fx_max_n = fx_max[j];
         w[j].coulomb_nm = roll_t[j];
+        w[j].fx0_n = fx0[j];
+        w[j].start_share = 1.0 - q->th_x[j];
     }
     /* The body's forward acceleration over the last substep (the
      * accelerometer's reading with gravity put back): the contacts' speed
@@ -320,14 +326,20 @@ VEC void wheel_coeffs(PHASE_ARGS)
     /* The free wheel's Coulomb torque: against its spin, or as check_pass
      * turned it when it freed the wheel. */
     const v4 tau_b = sel(q->unlocked, q->hold * q->unlock_sign, -(q->hold * sign4(om0)));
+    /* The wheel and the chassis take the longitudinal force's start and a
+     * share th_x of its change, F_x0 + th_x (F_x1 - F_x0) = F_m + k_m s_x1
+     * (the driveline's wheels take the same, powertrain_begin). */
+    const v4 fx0 = keep(on, q->fx0);
+    const v4 fexm = fx0 + q->th_x * (fex - fx0);
+    const v4 kxm = q->th_x * kx;
     const v4 hri = splat(p->h_s) * r * load4(p->inv_spin_inertia);
-    const v4 a = hri * r * kx;
-    const v4 w0 = om0 * r + hri * ((q->t_drive + tau_b) - r * fex);
+    const v4 a = hri * r * kxm;
+    const v4 w0 = om0 * r + hri * ((q->t_drive + tau_b) - r * fexm);
     const v4 inv_1a = splat(1.0) / (splat(1.0) + a);
-    const v4 c_free = kx * inv_1a;
+    const v4 c_free = kxm * inv_1a;
     const m4 lock = q->lock;
-    q->c_x = sel(lock, kx, c_free);
-    q->fx = sel(lock, fex, fex + c_free * w0) + q->ext_x;
+    q->c_x = sel(lock, kxm, c_free);
+    q->fx = sel(lock, fexm, fexm + c_free * w0) + q->ext_x;
     /* The chassis takes the lateral force at the substep's start and a
      * share th_y of its change, F_y0 + th_y (F_y1 - F_y0): a damper th_y
      * ky on the end lateral velocity (four_wheel.c's step 5). */
@@ -340,6 +352,14 @@ VEC void wheel_coeffs(PHASE_ARGS)
     q->ky_e = ky;
     q->inv_1a = inv_1a;
     q->w0 = w0;
+}
+
+/* The longitudinal force the chassis and the wheel take over the substep,
+ * F_x0 + th_x (F_x1 - F_x0), from the end force F_x1. */
+VEC v4 wheel_fx_taken(const wheels *restrict q, v4 fx1)
+{
+    const v4 fx0 = keep(q->loaded, q->fx0);
+    return fx0 + q->th_x * (fx1 - fx0);
 }
 
 /* The end slip velocity s_x1 = Omega1 R - V_x1 of each wheel from its end

@@ -1,0 +1,305 @@
+// paddockd's HTTP and WebSocket listener (--http), end to end with the real
+// server on loopback: the static files and their refusals, /healthz, and
+// Paddock's own protocol over WebSocket with the same replies, errors,
+// roles and output limits as over TCP.
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import WebSocket from 'ws';
+import { ErrorCode, GEAR_DRIVE, startServer, TcpClient, WsClient } from './paddock_client.mjs';
+
+// One raw HTTP request; the path goes out exactly as given (no URL folding).
+function get(port, path, { method = 'GET', headers = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// A request too large for the server: the reply's status, or the error the
+// connection ended with when it was dropped without one.
+function oversized(port, bytes) {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, '127.0.0.1', () => {
+      sock.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(bytes)}\r\n\r\n`);
+    });
+    let got = '';
+    sock.on('data', (d) => { got += d; });
+    sock.on('error', () => {});
+    sock.on('close', () => resolve(got));
+  });
+}
+
+describe('HTTP', () => {
+  let srv;
+  const secret = 'not for the web';
+  before(async () => {
+    // A web root of our own, with a secret beside it and a symlink out.
+    const base = join(process.env.TMPDIR ?? '/tmp', `pdk-webroot-${process.pid}`);
+    const rootDir = join(base, 'root');
+    mkdirSync(join(rootDir, 'sub'), { recursive: true });
+    writeFileSync(join(rootDir, 'index.html'), '<!doctype html><title>dash</title>');
+    writeFileSync(join(rootDir, 'sub', 'app.js'), 'export const x = 1;\n');
+    writeFileSync(join(base, 'secret.txt'), secret);
+    symlinkSync(join(base, 'secret.txt'), join(rootDir, 'leak.txt'));
+    srv = await startServer(['--web-root', rootDir]);
+  });
+  after(async () => {
+    const { code } = await srv.stop();
+    assert.equal(code, 0, 'paddockd stops cleanly');
+  });
+
+  test('static files with their types, / is index.html, HEAD has no body', async () => {
+    const index = await get(srv.http, '/');
+    assert.equal(index.status, 200);
+    assert.match(index.headers['content-type'], /^text\/html/);
+    assert.match(index.body, /<title>dash<\/title>/);
+    const js = await get(srv.http, '/sub/app.js');
+    assert.equal(js.status, 200);
+    assert.match(js.headers['content-type'], /^text\/javascript/);
+    assert.equal(js.body, 'export const x = 1;\n');
+    const head = await get(srv.http, '/sub/app.js', { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.body, '');
+  });
+
+  test('unknown paths are 404 naming the path', async () => {
+    const r = await get(srv.http, '/no/such/file.js');
+    assert.equal(r.status, 404);
+    assert.match(r.body, /no file at \/no\/such\/file\.js/);
+  });
+
+  test('other methods are 405 with Allow', async () => {
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const r = await get(srv.http, '/index.html', { method });
+      assert.equal(r.status, 405, method);
+      assert.equal(r.headers.allow, 'GET, HEAD');
+      assert.match(r.body, /takes GET or HEAD only/);
+    }
+  });
+
+  test('nothing outside the web root: .., encoded .., absolute paths, symlinks', async () => {
+    for (const path of ['/../secret.txt', '/sub/../../secret.txt', '/%2e%2e/secret.txt',
+      '/..%2fsecret.txt', '//etc/passwd', '/../../../../etc/passwd']) {
+      const r = await get(srv.http, path);
+      assert.ok(r.status === 404 || r.status === 403, `${path}: ${r.status}`);
+      assert.ok(!r.body.includes(secret) && !r.body.includes('root:'), path);
+    }
+    const link = await get(srv.http, '/leak.txt');
+    assert.equal(link.status, 403);
+    assert.match(link.body, /outside the web root/);
+  });
+
+  test('an oversized request is refused, and the server serves on', async () => {
+    const reply = await oversized(srv.http, 16 * 1024);
+    assert.ok(!reply.startsWith('HTTP/1.1 200'), reply.slice(0, 40));
+    assert.match(srv.stderr(), /Ran out of header data space/);
+    assert.equal((await get(srv.http, '/healthz')).status, 200);
+  });
+
+  test('/healthz: version, uptime, sessions as JSON', async () => {
+    const r = await get(srv.http, '/healthz');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], 'application/json');
+    const h = JSON.parse(r.body);
+    assert.equal(h.status, 'ok');
+    assert.match(h.version, /^\d+\.\d+\.\d+$/);
+    assert.ok(h.uptime_s >= 0);
+    assert.equal(h.sessions, 0);
+  });
+
+  test('/v1/ws without a WebSocket upgrade is 426 naming the subprotocol', async () => {
+    const r = await get(srv.http, '/v1/ws');
+    assert.equal(r.status, 426);
+    assert.match(r.body, /paddock\.v1/);
+  });
+});
+
+describe('Paddock over WebSocket', () => {
+  let srv;
+  let url;
+  before(async () => {
+    srv = await startServer();
+    url = `ws://127.0.0.1:${srv.http}/v1/ws`;
+  });
+  after(async () => {
+    const { code, stdout } = await srv.stop();
+    assert.equal(code, 0, 'paddockd stops cleanly');
+    assert.match(stdout, /stopped cleanly/);
+  });
+
+  test('Hello, a session, a car, its state, and a DBW command that moves it', async () => {
+    const c = await WsClient.open(url);
+    assert.equal(c.ws.protocol, 'paddock.v1');
+    const welcome = await c.hello();
+    assert.equal(welcome.body, 'welcome', JSON.stringify(welcome));
+    assert.equal(welcome.welcome.tickRateHz, 120);
+    const created = await c.request({ sessionCreate: { name: 'ws drive' } });
+    assert.equal(created.body, 'sessionCreated', JSON.stringify(created));
+    const sessionId = created.sessionCreated.session.sessionId;
+    const spawned = await c.request({ vehicleSpawn: { sessionId, preset: 'ref1_sedan', gear: GEAR_DRIVE } });
+    assert.equal(spawned.body, 'vehicleSpawned', JSON.stringify(spawned));
+    const vehicleId = spawned.vehicleSpawned.vehicleId;
+    const sub = await c.request({ subscribe: { sessionId } });
+    assert.equal(sub.body, 'subscribed', JSON.stringify(sub));
+    const first = await c.waitFor((f) => f.body === 'stateBatch' && f.stateBatch.vehicles.length === 1);
+    assert.equal(first.stateBatch.vehicles[0].vehicleId, vehicleId);
+    const start = first.stateBatch.vehicles[0];
+    const ok = await c.request({ dbwCommand: { sessionId, vehicleId, throttlePct: 60, gear: GEAR_DRIVE } });
+    assert.equal(ok.body, 'ok', JSON.stringify(ok));
+    const moving = await c.waitFor((f) => f.body === 'stateBatch' &&
+      f.stateBatch.vehicles[0].speedMps > 2.0, 15000);
+    const v = moving.stateBatch.vehicles[0];
+    assert.ok(Math.hypot(v.xM - start.xM, v.yM - start.yM) > 0.5, 'the car moved');
+    await c.close();
+  });
+
+  test('a viewer is refused commands as over TCP', async () => {
+    const c = await WsClient.open(url);
+    await c.hello(true);
+    const r = await c.request({ sessionCreate: { name: 'viewer' } });
+    assert.equal(r.body, 'error');
+    assert.equal(r.error.code, ErrorCode.PROTOCOL);
+    assert.match(r.error.message, /viewer/);
+    await c.close();
+  });
+
+  // The same bad input over TCP and over WebSocket gets the same Error.
+  async function errorBoth(send) {
+    const out = [];
+    for (const open of [() => TcpClient.open(srv.tcp), () => WsClient.open(url)]) {
+      const c = await open();
+      await c.hello();
+      const error = await send(c);
+      out.push({ error, closed: c.closed });
+    }
+    return out;
+  }
+
+  test('a session that does not exist: the same Error, and the conn stays', async () => {
+    const [tcp, ws] = await errorBoth((c) => c.request({ subscribe: { sessionId: 987654 } }));
+    assert.equal(tcp.error.error.code, ErrorCode.NOT_FOUND);
+    assert.deepEqual(ws.error.error, tcp.error.error);
+  });
+
+  test('a malformed Frame: the same Error, then close', async () => {
+    const [tcp, ws] = await errorBoth((c) => {
+      c.sendBytes(Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02]));
+      return c.waitFor((f) => f.body === 'error');
+    });
+    assert.equal(tcp.error.error.code, ErrorCode.PROTOCOL);
+    assert.deepEqual(ws.error.error, tcp.error.error);
+    await tcp.closed;
+    const { code } = await ws.closed;
+    assert.equal(code, 1008);
+  });
+
+  test('an oversized message: the same Error as an oversized frame, then close', async () => {
+    const big = Buffer.alloc(1024 * 1024 + 1, 0x41);
+    const [tcp, ws] = await errorBoth((c) => {
+      c.sendBytes(big);
+      return c.waitFor((f) => f.body === 'error');
+    });
+    assert.equal(tcp.error.error.code, ErrorCode.FRAME_TOO_LARGE);
+    assert.equal(ws.error.error.code, ErrorCode.FRAME_TOO_LARGE);
+    assert.match(ws.error.error.message, /exceeds the limit of 1048576 bytes/);
+    await tcp.closed;
+    await ws.closed;
+  });
+
+  test('a text message on the Paddock endpoint is refused by name', async () => {
+    const c = await WsClient.open(url);
+    await c.hello();
+    c.ws.send('{"hello":{}}');
+    const e = await c.waitFor((f) => f.body === 'error');
+    assert.equal(e.error.code, ErrorCode.PROTOCOL);
+    assert.match(e.error.message, /a text message of 12 bytes on the paddock\.v1 WebSocket/);
+    assert.equal((await c.closed).code, 1008);
+  });
+
+  test('no subprotocol, or paddock.v1 at another path, is refused', async () => {
+    const bare = new WebSocket(url);
+    const closed = await new Promise((resolve) => {
+      bare.on('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+      bare.on('error', () => {});
+    });
+    assert.equal(closed.code, 1002);
+    assert.match(closed.reason, /no subprotocol/);
+    const wrong = new WebSocket(`ws://127.0.0.1:${srv.http}/elsewhere`, 'paddock.v1');
+    const failed = await new Promise((resolve) => {
+      wrong.on('open', () => resolve('opened'));
+      wrong.on('error', (e) => resolve(e.message));
+    });
+    assert.notEqual(failed, 'opened');
+    // The server's log names why (its stderr may trail the socket's close).
+    for (let i = 0; i < 50 && !/refusing a paddock\.v1 WebSocket at "\/elsewhere"/.test(srv.stderr()); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.match(srv.stderr(), /refusing a paddock\.v1 WebSocket at "\/elsewhere": it is served at \/v1\/ws/);
+  });
+
+  test('a slow reader keeps a bounded queue and others keep their state', async (t) => {
+    const health = async () => JSON.parse((await get(srv.http, '/healthz')).body);
+    const owner = await WsClient.open(url);
+    await owner.hello();
+    const created = await owner.request({ sessionCreate: { name: 'slow reader' } });
+    const sessionId = created.sessionCreated.session.sessionId;
+    for (let i = 0; i < 8; i++) {
+      const s = await owner.request({ vehicleSpawn: { sessionId, preset: 'ref1_sedan', xM: i * 10 } });
+      assert.equal(s.body, 'vehicleSpawned', JSON.stringify(s));
+    }
+    const slow = await WsClient.open(url);
+    await slow.hello();
+    // Every field of every car, on several subscriptions: far more than the
+    // socket buffers take while the reader is stopped.
+    for (let i = 0; i < 8; i++) {
+      const sub = await slow.request({ subscribe: { sessionId, fields: 7 } });
+      assert.equal(sub.body, 'subscribed', JSON.stringify(sub));
+    }
+    slow.ws.pause();
+    const fast = await WsClient.open(url);
+    await fast.hello();
+    await fast.request({ subscribe: { sessionId } });
+    let fastBatches = 0;
+    const fastTicks = [];
+    fast.waiters.push((f) => {
+      if (f.body === 'stateBatch') {
+        fastBatches++;
+        fastTicks.push(f.stateBatch.tick);
+      }
+      return false;
+    });
+    const before = await health();
+    let maxQueued = 0;
+    let dropped = 0;
+    for (let i = 0; i < 25; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      const h = await health();
+      maxQueued = Math.max(maxQueued, h.queued_bytes_max);
+      dropped = h.state_dropped - before.state_dropped;
+    }
+    t.diagnostic(`slow reader: largest queue ${maxQueued} bytes, ${dropped} state frames replaced; ` +
+      `fast reader: ${fastBatches} batches in 5 s`);
+    // Latest wins: once the socket is full, at most one frame per
+    // subscription waits, so the queue stays far below the soft limit.
+    assert.ok(dropped > 0, 'the slow reader\'s socket filled and state frames were replaced');
+    assert.ok(maxQueued > 0, 'frames queued for the slow reader');
+    assert.ok(maxQueued < 256 * 1024, `queued ${maxQueued} bytes`);
+    // The fast reader got its 120 Hz all along (5 s; allow a loaded machine).
+    assert.ok(fastBatches > 300, `fast reader got ${fastBatches} batches`);
+    for (let i = 1; i < fastTicks.length; i++) assert.ok(fastTicks[i] > fastTicks[i - 1]);
+    slow.ws.resume();
+    await fast.close();
+    await slow.close();
+    await owner.close();
+  });
+});
