@@ -330,6 +330,12 @@ test("Foxglove channels follow sessions and vehicles; a reset starts a new sessi
     await until(c.events, () => c.topic(`${base}/state`), "the vehicle's channels");
     const tf = c.subscribe(c.topic(`/session/${S}/tf`));
     const state = c.subscribe(c.topic(`${base}/state`));
+    const scene = c.subscribe(c.topic(`/session/${S}/scene`));
+    const bodies = () => {
+      const list = c.received.get(scene) ?? [];
+      return list.length === 0 ? -1 :
+        list.at(-1).msg.entities.filter((e) => e.frameId.endsWith("/body")).length;
+    };
     await until(c.events, () => (c.received.get(tf) ?? []).length > 0 && c.times.length > 0,
       "transforms and the clock");
     const stateIds = new Set([c.topic(`${base}/state`).id, c.topic(`${base}/telemetry`).id,
@@ -338,6 +344,8 @@ test("Foxglove channels follow sessions and vehicles; a reset starts a new sessi
     // A second vehicle gets its own channels.
     const V2 = srv.cli("spawn", "--session", S, "--preset", "kart", "--x", "10");
     await until(c.events, () => c.topic(`/session/${S}/vehicle/${V2}/telemetry`), "V2's channels");
+    // The scene is drawn again with both cars.
+    await until(c.events, () => bodies() === 2, "a scene with two bodies");
 
     // A reset removes every vehicle: their channels go, and the timeline
     // jumped, so serverInfo comes again with a new sessionId.
@@ -345,6 +353,7 @@ test("Foxglove channels follow sessions and vehicles; a reset starts a new sessi
     await until(c.events, () => [...stateIds].every((id) => !c.channels.has(id)) &&
       !c.topic(`/session/${S}/vehicle/${V2}/state`), "the vehicles' channels to go");
     await until(c.events, () => c.serverInfos.length >= 2, "serverInfo again");
+    await until(c.events, () => bodies() === 0, "a scene without cars");
     assert.notEqual(c.serverInfos.at(-1).sessionId, c.serverInfos[0].sessionId);
     // The session's own channels stay; the subscription of a channel that
     // went ends quietly, with no error status.
