@@ -22,7 +22,7 @@
 #include "wire_foxglove.h"
 
 #define TOPIC_LEN 96
-#define MAX_CLIENT_SUBS 128    /* subscriptions of one Foxglove client */
+#define MAX_CLIENT_SUBS 64     /* subscriptions of one client (the server's cap, 32, applies too) */
 #define MAX_CLIENT_CHANNELS 16 /* channels one client advertises to publish on */
 #define MAX_PENDING 64         /* requests awaiting the server's reply, per client */
 #define POLL_MS 100            /* how often the channel table is compared with the sessions */
@@ -31,7 +31,7 @@
 #define TIME_KEY 0xFFFFFFFFu /* the Time message's latest-wins key */
 #define OP_MESSAGE_DATA 0x01 /* server -> client; the same opcode is a client's publish */
 #define OP_TIME 0x02
-#define NS_PER_TICK_NUM 1000000000ull /* a tick is NUM / PDK_TICK_HZ ns */
+#define NS_PER_S 1000000000ull
 
 /* What a telemetry channel carries: the channels a driving engineer plots
  * first. Named, not indexed, so the list reads as `paddockd channels`. */
@@ -190,7 +190,8 @@ static uint32_t get_u32(const uint8_t *p)
 
 static uint64_t tick_ns(uint64_t tick)
 {
-    return tick * NS_PER_TICK_NUM / PDK_TICK_HZ;
+    /* Exact to the ns below; a tick is 1/120 s. */
+    return tick * NS_PER_S / PDK_TICK_HZ;
 }
 
 static void send_json(fox_client *cl, json_t *msg)
@@ -866,7 +867,11 @@ static void on_reply(fox_client *cl, const Paddock__V1__Frame *f)
     p->request_id = 0;
 }
 
-/* A Frame the server sent this client's connection (local.h). */
+/* A Frame the server sent this client's connection (local.h). A state
+ * frame's key is the server's for the whole batch; each Foxglove message
+ * made from it gets a key of its own (stream_key), so the WebSocket's
+ * latest-wins queue replaces per vehicle, per transform and per report
+ * kind. */
 static pdk_error peer_frame(void *ud, const uint8_t *frame, size_t len, bool state, uint32_t key)
 {
     (void)state;
