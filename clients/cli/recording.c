@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ enum {
     OPT_CHANNELS,
     OPT_VEHICLE,
     OPT_EVERY,
+    OPT_MCAP,
+    OPT_ZSTD,
 };
 
 /* Options that only name the session: parses them, or returns the exit
@@ -370,15 +373,18 @@ static int download(pdk_cli *cli, const char *out, const char *what)
 }
 
 static const pdk_cli_opt EXPORT_OPTS[] = {
-    PDK_CLI_COMMON_OPTS,
-    {"session", OPT_SESSION, 1},
-    {"out", OPT_OUT, 1},
+    PDK_CLI_COMMON_OPTS,   {"session", OPT_SESSION, 1},   {"out", OPT_OUT, 1},
+    {"mcap", OPT_MCAP, 0}, {"channels", OPT_CHANNELS, 1}, {"zstd", OPT_ZSTD, 0},
 };
 
 static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
 {
+    /* Static: its channel names are a few KiB. */
+    static paddock_v1_McapExportRequest mcap;
+    memset(&mcap, 0, sizeof mcap);
     uint64_t session = 0;
     const char *out = NULL;
+    bool as_mcap = false, chose_channels = false, zstd = false;
     char err[PDK_CLI_ERR_LEN];
     const char *v = NULL;
     int rc = 0;
@@ -391,9 +397,28 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
         if (id == OPT_OUT) {
             out = v;
         }
+        if (id == OPT_MCAP) {
+            as_mcap = true;
+        }
+        if (id == OPT_ZSTD) {
+            zstd = true;
+        }
+        if (id == OPT_CHANNELS) {
+            chose_channels = true;
+            if (pdk_cli_parse_names("channels", v, &mcap.channels[0][0], sizeof mcap.channels[0],
+                                    PDK_CLI_N_OF(mcap.channels), &mcap.channels_count, err,
+                                    sizeof err) != 0) {
+                return pdk_cli_usage_error(cmd, err);
+            }
+        }
     }
     if (id < 0) {
         return rc;
+    }
+    if ((chose_channels || zstd) && !as_mcap) {
+        return pdk_cli_usage_error(
+            cmd, chose_channels ? "--channels picks an MCAP file's telemetry: add --mcap"
+                                : "--zstd compresses an MCAP file's chunks: add --mcap");
     }
     if (session == 0) {
         return pdk_cli_missing(cmd, "session");
@@ -410,10 +435,18 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
         return rc;
     }
     pdk_cli_long_wait(cli);
-    paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_export_request_tag);
-    f->body.export_request.session_id = session;
     char what[64];
-    snprintf(what, sizeof what, "exported session %llu", (unsigned long long)session);
+    if (as_mcap) {
+        paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_mcap_export_request_tag);
+        mcap.session_id = session;
+        snprintf(mcap.compression, sizeof mcap.compression, "%s", zstd ? "zstd" : "");
+        f->body.mcap_export_request = mcap;
+        snprintf(what, sizeof what, "MCAP of session %llu", (unsigned long long)session);
+    } else {
+        paddock_v1_Frame *f = pdk_cli_request(cli, paddock_v1_Frame_export_request_tag);
+        f->body.export_request.session_id = session;
+        snprintf(what, sizeof what, "exported session %llu", (unsigned long long)session);
+    }
     rc = download(cli, out, what);
     pdk_client_close(cli->client);
     return rc;
@@ -421,11 +454,19 @@ static int run_export(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
 
 const pdk_cli_command pdk_cli_export_command = {
     "export",
-    "[--session] S --out FILE.db",
-    "Write a recorded session as a standalone SQLite file.",
+    "[--session] S --out FILE.db | --mcap [--session] S [--channels A,B,...] [--zstd] --out "
+    "FILE.mcap",
+    "Write a recorded session as a standalone SQLite file, or re-simulated as MCAP.",
     "  S                   the session (or --session S); a running or interrupted one is\n"
     "                      written as far as it is committed\n"
-    "  --out FILE.db       the new file (refused when it exists)\n",
+    "  --out FILE          the new file (refused when it exists)\n"
+    "  --mcap              write an indexed MCAP file instead (Foxglove, Lichtblick, any MCAP\n"
+    "                      reader): per vehicle its state, telemetry and DBW reports at\n"
+    "                      every tick, log time = sim time (docs/web.md \"MCAP export\")\n"
+    "  --channels A,B      with --mcap: the telemetry channels (paddockd channels lists them;\n"
+    "                      default: all)\n"
+    "  --zstd              with --mcap: compress its chunks with zstd (Foxglove and\n"
+    "                      Lichtblick read them)\n",
     EXPORT_OPTS,
     PDK_CLI_N_OF(EXPORT_OPTS),
     run_export,

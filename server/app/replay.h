@@ -3,7 +3,8 @@
  * (docs/adr/0012-snapshots-and-exact-replay.md). The same machinery serves
  * replay (a read-only live session), verify (every state hash compared),
  * seek (the nearest keyframe restored, then fast-forward), fork (a new
- * recorded session from any tick) and CSV export (telemetry re-simulated).
+ * recorded session from any tick), CSV export (telemetry re-simulated) and
+ * MCAP export (state, telemetry and DBW reports re-simulated).
  *
  * Nothing here touches a socket or a clock (verify reads one to say how
  * long it took, and runs worker threads of its own for the time of a
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mcap.h"
 #include "sim/error.h"
 #include "session.h"
 #include "store.h"
@@ -204,6 +206,34 @@ pdk_error pdk_csv_export(const pdk_recording *rec, uint64_t from_tick, uint64_t 
                          uint32_t every_ticks, const char *const *channels, size_t n_channels,
                          const uint32_t *ids, size_t n_ids, pdk_csv_write_fn write_fn, void *ctx,
                          char *err, size_t err_len);
+
+/* What an MCAP export wrote. */
+typedef struct pdk_mcap_export_stats {
+    uint64_t states, telemetry, reports; /* messages on each kind of channel */
+    uint64_t messages;                   /* all of them */
+    uint32_t chunks;
+    uint64_t bytes;
+} pdk_mcap_export_stats;
+
+/* The whole recording re-simulated (as pdk_csv_export does) into an indexed
+ * MCAP file (store/mcap.h) through write_fn: three protobuf schemas
+ * (paddock.v1.VehicleState, TelemetryBatch and DbwReport, each carrying
+ * paddock.proto's FileDescriptorSet) and, per vehicle once it is first
+ * alive, the channels /session/<S>/vehicle/<id>/state (a VehicleState
+ * with every part), .../telemetry (a TelemetryBatch of one row of the
+ * chosen channels, all when n_channels is 0; the channel's metadata
+ * "channels" names them in order) and, for a vehicle with the DBW kit,
+ * .../dbw_report (each DbwReport kind at its period, as the kit made it:
+ * injected report drops and delays are not applied). Every tick from the
+ * recording's start to its end writes a message per live vehicle on state
+ * and telemetry; log and publish time are the tick's sim time in ns.
+ * Chunks are zstd-compressed when zstd is set. stats (may be NULL) says
+ * what was written. Errors: PDK_ERR_UNKNOWN_KEY (a
+ * channel name: err names it), write_fn's (err says what was being
+ * written), the replay's (pdk_player_seek's), PDK_ERR_NO_MEMORY. */
+pdk_error pdk_mcap_export(const pdk_recording *rec, const char *const *channels, size_t n_channels,
+                          bool zstd, pdk_mcap_write_fn write_fn, void *ctx, pdk_mcap_export_stats *stats,
+                          char *err, size_t err_len);
 
 /* Session metadata as one compact JSON object: session_id, name, build_id,
  * timing, world_preset, dt_s, substeps, seed, created_unix_ms,

@@ -1,5 +1,5 @@
 /* Recordings served: replays (a read-only live session fed by a player),
- * and verify, fork, export, import, CSV export, metadata, and the listing
+ * and verify, fork, export, import, CSV and MCAP export, metadata, and the listing
  * and deletion of recordings. What reads
  * SQLite or re-simulates runs on libuv's thread pool (uv_queue_work); the
  * loop only checks requests, adopts results and streams files back. */
@@ -33,6 +33,7 @@ typedef enum job_kind {
     JOB_VERIFY,
     JOB_EXPORT,
     JOB_CSV,
+    JOB_MCAP,
     JOB_IMPORT,
     JOB_META,
     JOB_LIST,
@@ -59,6 +60,7 @@ typedef struct job {
     pdk_timing timing;
     uint64_t from_tick, to_tick;
     uint32_t every_ticks;
+    bool zstd; /* an MCAP export's chunks */
     char **channels;
     size_t n_channels;
     uint32_t *ids;
@@ -224,6 +226,7 @@ static void fail_job(job *j, pdk_error err)
 {
     const char *file_word = j->kind == JOB_IMPORT ? "the uploaded file"
                             : j->kind == JOB_CSV  ? "the CSV export"
+                            : j->kind == JOB_MCAP ? "the MCAP export"
                                                   : "the export";
     hide_paths(j->srv, j->dir, j->path, file_word, j->msg, sizeof(j->msg));
     pdk_server_error_to(j->srv, j->conn_id, j->request_id, err, j->msg);
@@ -235,6 +238,11 @@ static void fail_job(job *j, pdk_error err)
 static pdk_error csv_write(void *ctx, const char *text, size_t len)
 {
     return fwrite(text, 1, len, ctx) == len ? PDK_OK : PDK_ERR_IO;
+}
+
+static pdk_error mcap_write(void *ctx, const uint8_t *bytes, size_t len)
+{
+    return fwrite(bytes, 1, len, ctx) == len ? PDK_OK : PDK_ERR_IO;
 }
 
 static void make_replay(job *j)
@@ -319,6 +327,35 @@ static void write_csv(job *j)
     j->err = pdk_csv_export(j->rec, j->from_tick, j->to_tick, j->every_ticks,
                             (const char *const *)j->channels, j->n_channels, j->ids, j->n_ids,
                             csv_write, out, j->msg, sizeof(j->msg));
+    if (fclose(out) != 0 && j->err == PDK_OK) {
+        j->err = PDK_ERR_IO;
+        snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
+    }
+    if (j->err == PDK_OK)
+        open_result(j);
+}
+
+/* The recording re-simulated into a temporary MCAP file, streamed back
+ * like the other exports. */
+static void write_mcap(job *j)
+{
+    pdk_server *srv = j->srv;
+    j->err = pdk_recording_load(srv->store, j->session_id, &j->rec, j->msg, sizeof(j->msg));
+    if (j->err != PDK_OK)
+        return;
+    j->err = make_temp(j->dir, sizeof(j->dir), j->path, sizeof(j->path), "export.mcap", j->msg,
+                       sizeof(j->msg));
+    if (j->err != PDK_OK)
+        return;
+    FILE *out = fopen(j->path, "wb");
+    if (!out) {
+        j->err = PDK_ERR_IO;
+        snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
+        return;
+    }
+    pdk_mcap_export_stats st;
+    j->err = pdk_mcap_export(j->rec, (const char *const *)j->channels, j->n_channels, j->zstd,
+                             mcap_write, out, &st, j->msg, sizeof(j->msg));
     if (fclose(out) != 0 && j->err == PDK_OK) {
         j->err = PDK_ERR_IO;
         snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
@@ -415,6 +452,7 @@ static bool reads_recording(job_kind kind)
     case JOB_VERIFY:
     case JOB_EXPORT:
     case JOB_CSV:
+    case JOB_MCAP:
     case JOB_LIST:
         return true;
     case JOB_DELETE: /* flushes itself */
@@ -474,6 +512,9 @@ static void job_work(uv_work_t *req)
         break;
     case JOB_CSV:
         write_csv(j);
+        break;
+    case JOB_MCAP:
+        write_mcap(j);
         break;
     case JOB_LIST:
         list_recordings(j);
@@ -725,6 +766,7 @@ static void job_done(uv_work_t *req, int status)
         break;
     case JOB_EXPORT:
     case JOB_CSV:
+    case JOB_MCAP:
         if (c) {
             add_stream(j);
             return;
@@ -913,28 +955,60 @@ static void pdk_server_handle_export(pdk_server *srv, const pdk_request *rq)
         job_start(j);
 }
 
+/* Whether the n names a CSV or MCAP export asks for are at most
+ * CSV_MAX_CHANNELS telemetry channels; if not, the request is answered. */
+static bool channels_ok(const pdk_request *rq, char *const *names, size_t n)
+{
+    char msg[160];
+    if (n > CSV_MAX_CHANNELS) {
+        snprintf(msg, sizeof(msg), "an export names at most %u channels", CSV_MAX_CHANNELS);
+        pdk_server_send_error(rq->out, rq->c->conn, rq->f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (pdk_channel_find(names[i]) < 0) {
+            snprintf(msg, sizeof(msg),
+                     "channels[%zu] '%.40s' is not a telemetry channel (paddockd channels lists "
+                     "them)",
+                     i, names[i]);
+            pdk_server_send_error(rq->out, rq->c->conn, rq->f->request_id, PDK_ERR_UNKNOWN_KEY,
+                                  msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Copies n channel names into j; false (j answered and freed) when out of memory. */
+static bool take_channels(job *j, char *const *names, size_t n)
+{
+    j->channels = calloc(n ? n : 1, sizeof(*j->channels));
+    bool ok = j->channels != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        j->channels[i] = strdup(names[i]);
+        ok = j->channels[i] != NULL;
+        j->n_channels = i + 1;
+    }
+    if (!ok) {
+        snprintf(j->msg, sizeof(j->msg), "out of memory");
+        fail_job(j, PDK_ERR_NO_MEMORY);
+    }
+    return ok;
+}
+
 static void pdk_server_handle_csv(pdk_server *srv, const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
     const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__CsvExportRequest *m = f->csv_export_request;
     char msg[160];
-    if (m->n_channels > CSV_MAX_CHANNELS || m->n_vehicle_ids > CSV_MAX_IDS) {
-        snprintf(msg, sizeof(msg), "a CSV export names at most %u channels and %u vehicles",
-                 CSV_MAX_CHANNELS, CSV_MAX_IDS);
+    if (m->n_vehicle_ids > CSV_MAX_IDS) {
+        snprintf(msg, sizeof(msg), "a CSV export names at most %u vehicles", CSV_MAX_IDS);
         pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
-    for (size_t i = 0; i < m->n_channels; i++) {
-        if (pdk_channel_find(m->channels[i]) < 0) {
-            snprintf(msg, sizeof(msg),
-                     "channels[%zu] '%.40s' is not a telemetry channel (paddockd channels lists "
-                     "them)",
-                     i, m->channels[i]);
-            pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_UNKNOWN_KEY, msg);
-            return;
-        }
-    }
+    if (!channels_ok(rq, m->channels, m->n_channels))
+        return;
     if (m->to_tick != 0 && m->to_tick < m->from_tick) {
         snprintf(msg, sizeof(msg), "to_tick %" PRIu64 " is before from_tick %" PRIu64, m->to_tick,
                  m->from_tick);
@@ -947,15 +1021,10 @@ static void pdk_server_handle_csv(pdk_server *srv, const pdk_request *rq)
     j->from_tick = m->from_tick;
     j->to_tick = m->to_tick;
     j->every_ticks = m->every_ticks ? m->every_ticks : 1;
-    j->channels = calloc(m->n_channels ? m->n_channels : 1, sizeof(*j->channels));
+    if (!take_channels(j, m->channels, m->n_channels))
+        return;
     j->ids = calloc(m->n_vehicle_ids ? m->n_vehicle_ids : 1, sizeof(*j->ids));
-    bool ok = j->channels && j->ids;
-    for (size_t i = 0; ok && i < m->n_channels; i++) {
-        j->channels[i] = strdup(m->channels[i]);
-        ok = j->channels[i] != NULL;
-        j->n_channels = i + 1;
-    }
-    if (!ok) {
+    if (!j->ids) {
         snprintf(j->msg, sizeof(j->msg), "out of memory");
         fail_job(j, PDK_ERR_NO_MEMORY);
         return;
@@ -964,6 +1033,27 @@ static void pdk_server_handle_csv(pdk_server *srv, const pdk_request *rq)
         memcpy(j->ids, m->vehicle_ids, m->n_vehicle_ids * sizeof(*j->ids));
     j->n_ids = m->n_vehicle_ids;
     job_start(j);
+}
+
+static void pdk_server_handle_mcap(pdk_server *srv, const pdk_request *rq)
+{
+    const Paddock__V1__McapExportRequest *m = rq->f->mcap_export_request;
+    if (!channels_ok(rq, m->channels, m->n_channels))
+        return;
+    bool zstd = strcmp(m->compression, "zstd") == 0;
+    if (!zstd && m->compression[0] != '\0') {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "compression '%.40s' is not one of: \"\" (none), zstd",
+                 m->compression);
+        pdk_server_send_error(rq->out, rq->c->conn, rq->f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
+        return;
+    }
+    job *j = job_new(srv, JOB_MCAP, rq->c, rq->f->request_id, m->session_id);
+    if (!j)
+        return;
+    j->zstd = zstd;
+    if (take_channels(j, m->channels, m->n_channels))
+        job_start(j);
 }
 
 static void pdk_server_handle_meta(pdk_server *srv, const pdk_request *rq)
@@ -1236,6 +1326,9 @@ const pdk_server_request pdk_server_recording_requests[] = {
      .changes = false},
     {.body = PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST,
      .handle_server = pdk_server_handle_csv,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_MCAP_EXPORT_REQUEST,
+     .handle_server = pdk_server_handle_mcap,
      .changes = false},
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST,
      .handle_server = pdk_server_handle_meta,

@@ -12,7 +12,6 @@
 #include "ground/terrain.h"
 #include "math/hash.h"
 #include "math/prng.h"
-#include "math/trig.h"
 #include "tyre/tyre_life.h"
 #include "model.h"
 #include "world_internal.h"
@@ -621,20 +620,16 @@ pdk_error pdk_world_dbw_report(const pdk_world *world, pdk_vehicle_id id, pdk_db
     uint32_t slot = (uint32_t)s;
     const double *ch = channels_of(world, slot);
     const pdk_vehicle_def *def = &defs_of(world)[slot];
-    double g = world->def.gravity_mps2;
-    double sr, cr, sp, cp;
-    pdk_trig_sincos(ch[PDK_CH_ROLL], &sr, &cr);
-    pdk_trig_sincos(ch[PDK_CH_PITCH], &sp, &cp);
     pdk_dbw_truth tr = {
         .speed_mps = ch[PDK_CH_SPEED],
         .vx_mps = ch[PDK_CH_VEL_X],
         .vy_mps = ch[PDK_CH_VEL_Y],
-        /* Specific force in the body frame: the acceleration less gravity
-         * ((0, 0, -g) in the world, pitch positive nose down, roll positive
-         * right side down). */
-        .ax_mps2 = ch[PDK_CH_ACCEL_X] - g * sp,
-        .ay_mps2 = ch[PDK_CH_ACCEL_Y] + g * cp * sr,
-        .az_mps2 = ch[PDK_CH_ACCEL_Z] + g * cp * cr,
+        /* The IMU's specific force in the body frame: the Accel channels
+         * are what an accelerometer reads already, gravity's reaction
+         * included (+g along z at rest). */
+        .ax_mps2 = ch[PDK_CH_ACCEL_X],
+        .ay_mps2 = ch[PDK_CH_ACCEL_Y],
+        .az_mps2 = ch[PDK_CH_ACCEL_Z],
         .roll_rate_radps = ch[PDK_CH_ROLL_RATE],
         .pitch_rate_radps = ch[PDK_CH_PITCH_RATE],
         .yaw_rate_radps = ch[PDK_CH_YAW_RATE],

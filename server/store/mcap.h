@@ -1,6 +1,6 @@
 /* An MCAP file writer (mcap.dev/spec, format version 0): the magic, a
- * Header, Schema and Channel records, Messages grouped into uncompressed
- * Chunks each followed by one MessageIndex per channel it holds, DataEnd
+ * Header, Schema and Channel records, Messages grouped into Chunks
+ * (uncompressed, or zstd-compressed when asked) each followed by one MessageIndex per channel it holds, DataEnd
  * with the data section's CRC, then a summary section (Schema and Channel
  * copies, Statistics, a ChunkIndex per chunk), the SummaryOffset records
  * that point at each group of it, and the Footer with the summary's CRC.
@@ -14,6 +14,7 @@
 #ifndef PDK_MCAP_H
 #define PDK_MCAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ typedef struct pdk_mcap_options {
     const char *profile; /* the Header's profile: "" when none is registered */
     const char *library; /* the Header's library: who wrote the file */
     size_t chunk_bytes;  /* close a chunk once its records reach this; 0: the default */
+    bool zstd;           /* compress each chunk's records with zstd (the spec's "zstd") */
 } pdk_mcap_options;
 
 typedef struct pdk_mcap_writer pdk_mcap_writer;

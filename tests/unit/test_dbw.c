@@ -839,6 +839,52 @@ START_TEST(parking_brake_holds_on_a_slope)
 }
 END_TEST
 
+/* The IMU reads the specific force, gravity's reaction counted once: a
+ * car held on a 15 % slope by the parking brake (a four-wheel sedan) or at
+ * rest on the flat (the single-track sedan) reads g turned into its body
+ * frame, -g sin(pitch), g cos(pitch) sin(roll), g cos(pitch) cos(roll),
+ * within the kit's noise averaged over a second. It read twice that while
+ * the kit added gravity to channels that already held it. */
+START_TEST(imu_reads_the_specific_force)
+{
+    const char *cars[2] = {"midsize_sedan", "traffic_sedan"};
+    for (int c = 0; c < 2; c++) {
+        pdk_terrain_def t = ramp_terrain(-50.0, 0.15);
+        rig r;
+        rig_open_on(&r, cars[c], NULL, 0.0, PDK_GEAR_NEUTRAL, c == 0 ? &t : NULL);
+        kit(&r, &(pdk_dbw_msg){.kind = PDK_DBW_MSG_MISC, .crc = -1, .u.value = 1});
+        for (int i = 0; i < 240; i++) {
+            pdk_world_step(r.w);
+        }
+        double mean[3] = {0.0, 0.0, 0.0};
+        const int n = 120;
+        for (int i = 0; i < n; i++) {
+            pdk_world_step(r.w);
+            pdk_dbw_report rep = report(&r);
+            for (int k = 0; k < 3; k++) {
+                mean[k] += rep.accel_mps2[k] / n;
+            }
+        }
+        const double *ch = pdk_world_channels(r.w, r.id);
+        const double g = pdk_world_def_default().gravity_mps2;
+        const double roll = ch[PDK_CH_ROLL], pitch = ch[PDK_CH_PITCH];
+        const double want[3] = {-g * sin(pitch), g * cos(pitch) * sin(roll),
+                                g * cos(pitch) * cos(roll)};
+        printf("dbw imu %s at rest: %.4f %.4f %.4f m/s^2 (specific force %.4f %.4f %.4f)\n",
+               cars[c], mean[0], mean[1], mean[2], want[0], want[1], want[2]);
+        for (int k = 0; k < 3; k++) {
+            ck_assert_double_eq_tol(mean[k], want[k], 0.02);
+        }
+        if (c == 0) {
+            /* Nose up the slope: forward about g sin(atan 0.15), the body
+             * pitched a third of a degree beyond the ground on its springs. */
+            ck_assert_double_eq_tol(mean[0], g * sin(atan(0.15)), 0.1);
+        }
+        rig_close(&r);
+    }
+}
+END_TEST
+
 /* The UTV's drive-mode switch by wire and the turn signals: the switch
  * moves (the DriveMode channel and the secondary report say so), the turn
  * signal is reported as commanded. */
@@ -1158,6 +1204,7 @@ static Suite *dbw_suite(void)
     tcase_add_test(tc, override_latch_clear_and_ignore);
     tcase_add_test(tc, fault_injection);
     tcase_add_test(tc, parking_brake_holds_on_a_slope);
+    tcase_add_test(tc, imu_reads_the_specific_force);
     tcase_add_test(tc, drive_mode_and_turn_signal);
     tcase_add_test(tc, reengage_after_disable_and_timeout);
     tcase_add_test(tc, sensor_noise_statistics);

@@ -3,7 +3,8 @@
  * spec written here; the data section's, each chunk's and the summary's
  * CRCs against zlib's crc32 over the bytes they cover; chunks closing at
  * the size asked for, their message indexes pointing at their messages;
- * bytes streamed out as chunks close; and the refusals: a message for a
+ * bytes streamed out as chunks close; zstd chunks that decompress to
+ * the records their CRC covers; and the refusals: a message for a
  * channel never added, a channel on an unknown schema, a write that fails,
  * calls after the file is finished. */
 #include <check.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "mcap.h"
 
@@ -53,9 +55,9 @@ static uint64_t le(const uint8_t *p, size_t n)
 
 typedef struct record {
     uint8_t op;
-    size_t at;          /* offset of its opcode in the file */
-    const uint8_t *c;   /* its content */
-    uint64_t len;       /* content bytes */
+    size_t at;        /* offset of its opcode in the file */
+    const uint8_t *c; /* its content */
+    uint64_t len;     /* content bytes */
 } record;
 
 /* The records from offset at on to the footer (inclusive), at most max. */
@@ -110,12 +112,11 @@ START_TEST(test_layout_and_crcs)
     ck_assert_uint_eq(schema, 1);
     const char *keys[] = {"channels", "vehicle_id"};
     const char *values[] = {"Speed,Roll", "1"};
-    ck_assert_int_eq(pdk_mcap_add_channel(w, schema, "/vehicle/1/a", "protobuf", keys, values, 2,
-                                          &ch_a),
-                     PDK_OK);
-    ck_assert_int_eq(pdk_mcap_add_channel(w, schema, "/vehicle/1/b", "protobuf", NULL, NULL, 0,
-                                          &ch_b),
-                     PDK_OK);
+    ck_assert_int_eq(
+        pdk_mcap_add_channel(w, schema, "/vehicle/1/a", "protobuf", keys, values, 2, &ch_a),
+        PDK_OK);
+    ck_assert_int_eq(
+        pdk_mcap_add_channel(w, schema, "/vehicle/1/b", "protobuf", NULL, NULL, 0, &ch_b), PDK_OK);
     ck_assert_uint_eq(ch_a, 0);
     ck_assert_uint_eq(ch_b, 1);
     const uint8_t m1[] = {1, 2, 3};
@@ -340,6 +341,73 @@ START_TEST(test_chunk_boundary_and_streaming)
 }
 END_TEST
 
+START_TEST(test_zstd_chunks)
+{
+    sink s = {0};
+    pdk_mcap_options opt = {.library = "t", .chunk_bytes = 4096, .zstd = true};
+    pdk_mcap_writer *w = NULL;
+    ck_assert_int_eq(pdk_mcap_writer_open(&opt, sink_write, &s, &w), PDK_OK);
+    uint16_t ch = 0;
+    ck_assert_int_eq(pdk_mcap_add_channel(w, 0, "/z", "", NULL, NULL, 0, &ch), PDK_OK);
+    /* Telemetry-like data: repetitive, so it compresses. */
+    uint8_t data[200];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i % 8);
+    for (uint64_t t = 1; t <= 100; t++)
+        ck_assert_int_eq(pdk_mcap_write_message(w, ch, t, t, data, sizeof data), PDK_OK);
+    ck_assert_int_eq(pdk_mcap_finish(w), PDK_OK);
+    pdk_mcap_stats st;
+    pdk_mcap_stats_get(w, &st);
+    pdk_mcap_writer_free(w);
+    ck_assert_uint_gt(st.chunks, 1);
+
+    record r[128];
+    size_t n = records(s.data, 8, s.len - 8, r, 128);
+    size_t chunks = 0, messages = 0, chunk_indexes = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].op == 0x08) {
+            /* compression "zstd", compressed size below the uncompressed one */
+            const uint8_t *p = r[i].c + 32 + 4 + (size_t)le(r[i].c + 32, 4) + 8;
+            char text[16];
+            str_at(&p, text, sizeof text);
+            ck_assert_str_eq(text, "zstd");
+            ck_assert_uint_lt(le(p, 8), le(p + 8, 8));
+            chunk_indexes++;
+        }
+        if (r[i].op != 0x06)
+            continue;
+        chunks++;
+        const uint8_t *p = r[i].c;
+        uint64_t size = le(p + 16, 8);
+        uint32_t crc = (uint32_t)le(p + 24, 4);
+        p += 28;
+        char text[16];
+        str_at(&p, text, sizeof text);
+        ck_assert_str_eq(text, "zstd");
+        uint64_t stored = le(p, 8);
+        ck_assert_uint_lt(stored, size);
+        uint8_t *plain = malloc((size_t)size);
+        ck_assert_ptr_nonnull(plain);
+        size_t got = ZSTD_decompress(plain, (size_t)size, p + 8, (size_t)stored);
+        ck_assert(!ZSTD_isError(got));
+        ck_assert_uint_eq(got, size);
+        ck_assert_uint_eq(crc, crc_of(plain, got));
+        record in[64];
+        size_t n_in = records(plain, 0, got, in, 64);
+        for (size_t k = 0; k < n_in; k++) {
+            ck_assert_uint_eq(in[k].op, 0x05);
+            ck_assert_mem_eq(in[k].c + 22, data, sizeof data);
+        }
+        messages += n_in;
+        free(plain);
+    }
+    ck_assert_uint_eq(chunks, st.chunks);
+    ck_assert_uint_eq(chunk_indexes, st.chunks);
+    ck_assert_uint_eq(messages, 100);
+    free(s.data);
+}
+END_TEST
+
 START_TEST(test_unknown_channel_and_schema)
 {
     sink s = {0};
@@ -428,6 +496,7 @@ static Suite *mcap_suite(void)
     TCase *tc = tcase_create("writer");
     tcase_add_test(tc, test_layout_and_crcs);
     tcase_add_test(tc, test_chunk_boundary_and_streaming);
+    tcase_add_test(tc, test_zstd_chunks);
     tcase_add_test(tc, test_unknown_channel_and_schema);
     tcase_add_test(tc, test_write_failure);
     tcase_add_test(tc, test_empty_file_is_whole);

@@ -1,6 +1,6 @@
 /* Unit tests of app's replay: sessions recorded into real SQLite files with
  * every kind of input (replay_test_util.h), then verified, replayed, seeked,
- * forked and exported as CSV; tampered recordings, and keyframes verify
+ * forked and exported as CSV and MCAP; tampered recordings, and keyframes verify
  * cannot use, verified by one thread and by several to the same outcome;
  * and a ten-minute session of twenty vehicles verified bit for bit.
  * Recordings that are damaged or do not load: test_replay_load.c. */
@@ -389,6 +389,94 @@ START_TEST(csv_export_matches_live_channels)
         pdk_csv_export(rec, 0, 10, 1, NULL, 0, &stranger, 1, collect_text, &out, err, sizeof(err)),
         PDK_ERR_NOT_FOUND);
     ck_assert_msg(strstr(err, "vehicle 77 is not in session 5"), "%s", err);
+    pdk_recording_free(rec);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
+typedef struct bytes_out {
+    uint8_t *data;
+    size_t len;
+    size_t fail_after; /* refuse a write past this many bytes; 0: never */
+} bytes_out;
+
+static bool holds(const uint8_t *data, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(data + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static pdk_error collect_bytes(void *ctx, const uint8_t *p, size_t len)
+{
+    bytes_out *b = ctx;
+    if (b->fail_after && b->len + len > b->fail_after)
+        return PDK_ERR_IO;
+    b->data = realloc(b->data, b->len + len);
+    ck_assert_ptr_nonnull(b->data);
+    memcpy(b->data + b->len, p, len);
+    b->len += len;
+    return PDK_OK;
+}
+
+/* The MCAP export walks the same replay as the CSV: a state and a
+ * telemetry message for every CSV row (a live vehicle at a tick), reports
+ * for the vehicles with a kit, a whole file; and its refusals name what
+ * was wrong. (The file's layout is test_mcap's; its reading by MCAP
+ * readers, integration_mcap_export's.) */
+START_TEST(mcap_export_writes_every_tick_of_every_vehicle)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    pdk_store *store = store_open(&t);
+    pdk_recording *rec = load(store, RICH_ID);
+    char err[PDK_REPLAY_ERR_LEN];
+    const char *speed[1] = {"Speed"};
+    text csv = {0};
+    ck_assert_int_eq(
+        pdk_csv_export(rec, 0, 0, 1, speed, 1, NULL, 0, collect_text, &csv, err, sizeof(err)),
+        PDK_OK);
+    uint64_t rows = 0;
+    for (size_t i = 0; i < csv.len; i++)
+        rows += csv.s[i] == '\n';
+    rows -= 1; /* the header */
+    free(csv.s);
+
+    bytes_out file = {0};
+    pdk_mcap_export_stats st;
+    ck_assert_msg(pdk_mcap_export(rec, speed, 1, false, collect_bytes, &file, &st, err, sizeof(err)) ==
+                      PDK_OK,
+                  "%s", err);
+    ck_assert_uint_gt(rows, 0);
+    ck_assert_uint_eq(st.states, rows);
+    ck_assert_uint_eq(st.telemetry, rows);
+    ck_assert_uint_gt(st.reports, 0);
+    ck_assert_uint_eq(st.messages, st.states + st.telemetry + st.reports);
+    ck_assert_uint_eq(st.bytes, file.len);
+    static const uint8_t magic[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
+    ck_assert_mem_eq(file.data, magic, 8);
+    ck_assert_mem_eq(file.data + file.len - 8, magic, 8);
+    ck_assert(holds(file.data, file.len, "/session/5/vehicle/1/state"));
+    ck_assert(holds(file.data, file.len, "paddock.v1.DbwReport"));
+    free(file.data);
+
+    /* Refusals: an unknown channel; a write that fails, said as such. */
+    const char *bad[2] = {"Speed", "Sped"};
+    memset(&file, 0, sizeof(file));
+    ck_assert_int_eq(pdk_mcap_export(rec, bad, 2, false, collect_bytes, &file, NULL, err, sizeof(err)),
+                     PDK_ERR_UNKNOWN_KEY);
+    ck_assert_msg(strstr(err, "unknown channel 'Sped'"), "%s", err);
+    ck_assert_uint_eq(file.len, 0);
+    file.fail_after = 100000;
+    ck_assert_int_eq(pdk_mcap_export(rec, NULL, 0, true, collect_bytes, &file, NULL, err, sizeof(err)),
+                     PDK_ERR_IO);
+    ck_assert_msg(strstr(err, "session 5: writing its MCAP file"), "%s", err);
+    free(file.data);
     pdk_recording_free(rec);
     pdk_store_close(store);
     tmp_remove(&t);
@@ -882,6 +970,7 @@ static Suite *replay_suite(void)
     tcase_add_test(tc, seek_forward_and_backward);
     tcase_add_test(tc, fork_runs_on_and_verifies);
     tcase_add_test(tc, csv_export_matches_live_channels);
+    tcase_add_test(tc, mcap_export_writes_every_tick_of_every_vehicle);
     tcase_add_test(tc, tampered_recording_is_diagnosed);
     tcase_add_test(tc, verify_threads_agree);
     tcase_add_test(tc, unusable_keyframes_fall_back);

@@ -1,5 +1,6 @@
 """Recordings from Python: list (filtered, after a restart), delete (refused to
-a viewer), verify, export and import, metadata, CSV as text and DataFrame."""
+a viewer), verify, export and import, MCAP export, metadata, CSV as text and
+DataFrame."""
 import os
 
 import pytest
@@ -81,8 +82,25 @@ def test_verify_export_import_meta_and_csv(client, tmp_path):
     assert frame["tick"].tolist() == [r[0] for r in rows]
     assert frame["Speed"].tolist() == [r[3] for r in rows]
 
+    mcap = tmp_path / "session.mcap"
+    size = client.export_mcap(s, str(mcap), channels=["Speed"])
+    assert size == os.path.getsize(mcap) > 0
+    with open(mcap, "rb") as f:
+        data = f.read()
+    assert data[:8] == data[-8:] == b"\x89MCAP0\r\n"
+    assert b"/session/%d/vehicle/1/telemetry" % s in data
+
     with pytest.raises(errors.NotFound):
         client.export(987654, str(tmp_path / "none.db"))
+    with pytest.raises(errors.NotFound):
+        client.export_mcap(987654, str(tmp_path / "none.mcap"))
+    with pytest.raises(errors.UnknownKey, match="Nope"):
+        client.export_mcap(s, str(tmp_path / "bad.mcap"), channels=["Nope"])
+    with pytest.raises(errors.OutOfRange, match="lz4"):
+        client.export_mcap(s, str(tmp_path / "bad.mcap"), compression="lz4")
+    packed = tmp_path / "session.zstd.mcap"
+    assert 0 < client.export_mcap(s, str(packed), compression="zstd") < client.export_mcap(
+        s, str(tmp_path / "plain.mcap"))
     with pytest.raises(errors.UnknownKey, match="Nope"):
         client.csv_export(s, channels=["Nope"])
     with pytest.raises(errors.Parse):

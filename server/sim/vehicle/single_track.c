@@ -63,6 +63,7 @@ void pdk_st_params_init(pdk_st_params *p, const pdk_vehicle_def *def, double sub
     p->b_m = b;
     p->cg_height_m = c->cg_height_m;
     /* Static axle loads from moment balance about each axle (Gillespie ch. 2). */
+    p->gravity_mps2 = gravity_mps2;
     p->static_load_front_n = m * gravity_mps2 * b / len;
     p->static_load_rear_n = m * gravity_mps2 * a / len;
     p->transfer_n_per_mps2 = m * c->cg_height_m / len;

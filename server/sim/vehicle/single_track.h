@@ -103,6 +103,7 @@ typedef struct pdk_st_params {
     double a_m;                /* CG to front axle */
     double b_m;                /* CG to rear axle */
     double cg_height_m;
+    double gravity_mps2;        /* what its accelerometer reads along z on flat ground */
     double static_load_front_n; /* m g b / L */
     double static_load_rear_n;  /* m g a / L */
     double transfer_n_per_mps2; /* m h_cg / L: load moved rearward per m/s^2 of ax */

@@ -826,8 +826,11 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         ch[PDK_CH_VEL_X] = vx[l];
         ch[PDK_CH_VEL_Y] = vy[l];
         ch[PDK_CH_YAW_RATE] = r[l];
+        /* As an accelerometer reads them: the plane's are the body's own
+         * on flat ground, and z the ground's reaction to gravity. */
         ch[PDK_CH_ACCEL_X] = ax[l];
         ch[PDK_CH_ACCEL_Y] = ay[l];
+        ch[PDK_CH_ACCEL_Z] = p[l]->gravity_mps2;
         ch[PDK_CH_STEER_ANGLE] = cmd[l]->steer_rad;
         ch[PDK_CH_STEER_WHEEL] = cmd[l]->steer_wheel_deg;
         ch[PDK_CH_THROTTLE] = cmd[l]->throttle_pct;
