@@ -14,6 +14,7 @@ packages=(
   check
   libjansson-dev
   zlib1g-dev libwebsockets-dev libzstd-dev
+  chromium
   python3-protobuf python3-pytest python3-numpy python3-pandas python3-matplotlib
 )
 

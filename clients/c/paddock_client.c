@@ -270,6 +270,13 @@ static int64_t wall_now_ns(void)
 pdk_client_status pdk_client_clock_sample(pdk_client *c, paddock_v1_Frame *scratch,
                                           int64_t *offset_ns, uint64_t *round_trip_ns)
 {
+    return pdk_client_clock_sample_push(c, scratch, NULL, NULL, offset_ns, round_trip_ns);
+}
+
+pdk_client_status pdk_client_clock_sample_push(pdk_client *c, paddock_v1_Frame *scratch,
+                                               pdk_client_push_fn on_push, void *ud,
+                                               int64_t *offset_ns, uint64_t *round_trip_ns)
+{
     if (c == NULL || scratch == NULL || offset_ns == NULL || round_trip_ns == NULL) {
         return PDK_CLIENT_EINVAL;
     }
@@ -277,7 +284,7 @@ pdk_client_status pdk_client_clock_sample(pdk_client *c, paddock_v1_Frame *scrat
     scratch->which_body = paddock_v1_Frame_ping_tag;
     int64_t t0 = wall_now_ns();
     scratch->body.ping.client_time_ns = (uint64_t)t0;
-    pdk_client_status st = pdk_client_call(c, scratch, scratch, NULL, NULL);
+    pdk_client_status st = pdk_client_call(c, scratch, scratch, on_push, ud);
     int64_t t3 = wall_now_ns();
     if (st == PDK_CLIENT_OK) {
         st = pdk_client_expect(c, scratch, paddock_v1_Frame_pong_tag);

@@ -131,6 +131,14 @@ const char *pdk_client_status_name(pdk_client_status st);
 pdk_client_status pdk_client_clock_sample(pdk_client *c, paddock_v1_Frame *scratch,
                                           int64_t *offset_ns, uint64_t *round_trip_ns);
 
+/* pdk_client_clock_sample on a connection that also carries subscriptions:
+ * frames pushed while the Pong is awaited go to on_push (as with
+ * pdk_client_call) instead of being dropped. A proxy view pings this way
+ * (paddock_view.h). */
+pdk_client_status pdk_client_clock_sample_push(pdk_client *c, paddock_v1_Frame *scratch,
+                                               pdk_client_push_fn on_push, void *ud,
+                                               int64_t *offset_ns, uint64_t *round_trip_ns);
+
 /* Checks that reply carries the body tag expected (e.g.
  * paddock_v1_Frame_session_created_tag); EPROTO with a message naming both
  * bodies otherwise. */

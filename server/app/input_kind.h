@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/contact.h"
 #include "store.h"
 #include "wire.h"
 
@@ -29,7 +30,29 @@ typedef enum pdk_input_kind {
     PDK_INPUT_RESET = 6,   /* every vehicle removed, PRNG reseeded (a SessionControl body) */
     PDK_INPUT_RESEED = 7,  /* the world's seed changed (a SessionControl body) */
     PDK_INPUT_VEHICLE_RESET = 8, /* one vehicle righted (a VehicleReset body) */
+    PDK_INPUT_PROXY_ADD = 9,     /* a hosted proxy enters (a ProxyRegister body, its hull resolved) */
+    PDK_INPUT_PROXY_POSE = 10,   /* the pose a proxy takes for the coming tick (a ProxyPose body) */
+    PDK_INPUT_PROXY_REMOVE = 11, /* a proxy leaves (a ProxyRemove body) */
 } pdk_input_kind;
+
+/* A hosted proxy as it enters the world (docs/multiplayer.md "Hosting a
+ * proxy"): its box, mass (0: infinite) and material, where it starts, the
+ * owner's clock at that pose (which ties the owner's timestamps to sim
+ * time) and the label events name it by. */
+typedef struct pdk_proxy_entry {
+    pdk_proxy_def def;
+    pdk_proxy_pose pose;
+    uint64_t owner_ns;
+    char label[64];
+} pdk_proxy_entry;
+
+/* Why a proxy leaves: its ProxyEvent's reason (not recorded: a replay
+ * hosts nobody's proxies and tells nobody). */
+typedef enum pdk_proxy_gone {
+    PDK_PROXY_GONE_OWNER = 0, /* its owner's ProxyRemove */
+    PDK_PROXY_GONE_SILENT,    /* its owner was silent past PDK_PROXY_REMOVE_S */
+    PDK_PROXY_GONE_CLOSED,    /* its owner's connection closed */
+} pdk_proxy_gone;
 
 /* Where and how a vehicle enters the world. The heading is in degrees, as
  * every request and script gives it; the session converts it once, with
@@ -57,6 +80,7 @@ typedef struct pdk_reset_place {
 typedef struct pdk_input {
     pdk_input_kind kind;
     pdk_vehicle_id vehicle; /* REMOVE, DBW, TYRE, DBW_KIT, VEHICLE_RESET; SPAWN once applied */
+    pdk_proxy_id proxy;     /* PROXY_POSE, PROXY_REMOVE; PROXY_ADD once applied */
     union {
         pdk_dbw_cmd cmd;       /* DBW */
         pdk_tyre_input tyre;   /* TYRE */
@@ -64,6 +88,9 @@ typedef struct pdk_input {
         pdk_spawn_place place; /* SPAWN */
         pdk_reset_place reset; /* VEHICLE_RESET */
         uint64_t seed;         /* RESEED */
+        pdk_proxy_entry proxy_add;   /* PROXY_ADD */
+        pdk_proxy_pose proxy_pose;   /* PROXY_POSE */
+        pdk_proxy_gone proxy_gone;   /* PROXY_REMOVE */
     } u;
     char *preset; /* SPAWN: as its body names them (malloc'd by whoever holds it) */
     char *overrides;

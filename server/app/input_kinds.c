@@ -380,6 +380,127 @@ static pdk_error vehicle_reset_apply(const pdk_input_ctx *ctx, pdk_pending_input
     return err;
 }
 
+/* ---- PROXY_ADD, PROXY_POSE, PROXY_REMOVE: hosted proxies ---------------- */
+
+/* A hosted proxy (docs/multiplayer.md "Hosting a proxy"): its entry is
+ * recorded as a ProxyRegister whose hull is the resolved half extents (a
+ * preset that changes later does not change a replay), its mass (0 with
+ * infinite_mass), label and initial pose; each tick's pose as the ProxyPose
+ * the world took; its removal as a ProxyRemove. Every proxy has the car
+ * body's material (sim/contact.h). */
+
+static void not_a_proxy(const pdk_input_ctx *ctx, pdk_proxy_id id, char *msg, size_t msg_len)
+{
+    snprintf(msg, msg_len, "proxy %u is not in session %llu", id,
+             (unsigned long long)ctx->session_id);
+}
+
+static pdk_error proxy_add_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
+{
+    const pdk_proxy_entry *e = &in->u.proxy_add;
+    Paddock__V1__ProxyPose initial = PADDOCK__V1__PROXY_POSE__INIT;
+    pdk_wire_proxy_pose_to_pb(&e->pose, &initial);
+    initial.owner_time_ns = e->owner_ns;
+    Paddock__V1__ProxyRegister m = PADDOCK__V1__PROXY_REGISTER__INIT;
+    m.session_id = session_id;
+    m.preset = "";
+    m.half_length_m = e->def.half_extent_m[0];
+    m.half_width_m = e->def.half_extent_m[1];
+    m.half_height_m = e->def.half_extent_m[2];
+    m.mass_kg = e->def.mass_kg;
+    m.infinite_mass = e->def.mass_kg == 0.0;
+    m.label = (char *)e->label;
+    m.initial = &initial;
+    return pdk_wire_pack_append(out, &m.base);
+}
+
+static pdk_error proxy_add_read(const ProtobufCMessage *msg, pdk_input *in)
+{
+    const Paddock__V1__ProxyRegister *m = (const Paddock__V1__ProxyRegister *)msg;
+    pdk_proxy_entry *e = &in->u.proxy_add;
+    memset(e, 0, sizeof(*e));
+    e->def.half_extent_m[0] = m->half_length_m;
+    e->def.half_extent_m[1] = m->half_width_m;
+    e->def.half_extent_m[2] = m->half_height_m;
+    e->def.mass_kg = m->infinite_mass ? 0.0 : m->mass_kg;
+    e->def.material = pdk_contact_material_car_body();
+    if (m->initial) {
+        pdk_wire_proxy_pose_from_pb(m->initial, &e->pose);
+        e->owner_ns = m->initial->owner_time_ns;
+    }
+    snprintf(e->label, sizeof(e->label), "%s", m->label ? m->label : "");
+    return m->initial ? PDK_OK : PDK_ERR_PARSE;
+}
+
+static pdk_error proxy_add_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                                 size_t msg_len)
+{
+    const pdk_proxy_entry *e = &p->in.u.proxy_add;
+    pdk_error err = pdk_world_proxy_add(ctx->world, &e->def, &e->pose, &p->in.proxy);
+    if (err == PDK_ERR_CAPACITY) {
+        snprintf(msg, msg_len, "session %llu is full (%d proxies)",
+                 (unsigned long long)ctx->session_id, pdk_world_def_get(ctx->world)->max_vehicles);
+    } else if (err != PDK_OK) {
+        const char *why = pdk_world_proxy_problem(ctx->world, &e->def, &e->pose);
+        snprintf(msg, msg_len, "proxy refused: %s", why ? why : pdk_error_message(err));
+    }
+    return err;
+}
+
+static pdk_error proxy_pose_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
+{
+    Paddock__V1__ProxyPose m = PADDOCK__V1__PROXY_POSE__INIT;
+    pdk_wire_proxy_pose_to_pb(&in->u.proxy_pose, &m);
+    m.session_id = session_id;
+    m.proxy_id = in->proxy;
+    return pdk_wire_pack_append(out, &m.base);
+}
+
+static pdk_error proxy_pose_read(const ProtobufCMessage *msg, pdk_input *in)
+{
+    const Paddock__V1__ProxyPose *m = (const Paddock__V1__ProxyPose *)msg;
+    in->proxy = m->proxy_id;
+    pdk_wire_proxy_pose_from_pb(m, &in->u.proxy_pose);
+    return PDK_OK;
+}
+
+static pdk_error proxy_pose_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                                  size_t msg_len)
+{
+    pdk_error err = pdk_world_proxy_set_pose(ctx->world, p->in.proxy, &p->in.u.proxy_pose);
+    if (err == PDK_ERR_STALE_ID) {
+        not_a_proxy(ctx, p->in.proxy, msg, msg_len);
+    } else if (err != PDK_OK) {
+        const char *why =
+            pdk_world_proxy_pose_problem(ctx->world, p->in.proxy, &p->in.u.proxy_pose);
+        snprintf(msg, msg_len, "proxy pose refused: %s", why ? why : pdk_error_message(err));
+    }
+    return err;
+}
+
+static pdk_error proxy_remove_encode(uint64_t session_id, const pdk_input *in, pdk_buf *out)
+{
+    Paddock__V1__ProxyRemove m = PADDOCK__V1__PROXY_REMOVE__INIT;
+    m.session_id = session_id;
+    m.proxy_id = in->proxy;
+    return pdk_wire_pack_append(out, &m.base);
+}
+
+static pdk_error proxy_remove_read(const ProtobufCMessage *msg, pdk_input *in)
+{
+    in->proxy = ((const Paddock__V1__ProxyRemove *)msg)->proxy_id;
+    return PDK_OK;
+}
+
+static pdk_error proxy_remove_apply(const pdk_input_ctx *ctx, pdk_pending_input *p, char *msg,
+                                    size_t msg_len)
+{
+    pdk_error err = pdk_world_proxy_remove(ctx->world, p->in.proxy);
+    if (err != PDK_OK)
+        not_a_proxy(ctx, p->in.proxy, msg, msg_len);
+    return err;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* Indexed by kind: a lookup costs no search (a recording's load looks up
@@ -437,6 +558,24 @@ static const pdk_input_ops kinds[] = {
                           .encode = reseed_encode,
                           .read = reseed_read,
                           .apply = reseed_apply},
+    [PDK_INPUT_PROXY_ADD] = {.kind = PDK_INPUT_PROXY_ADD,
+                             .body = &paddock__v1__proxy_register__descriptor,
+                             .slots = PDK_INPUT_SLOTS_KEPT,
+                             .encode = proxy_add_encode,
+                             .read = proxy_add_read,
+                             .apply = proxy_add_apply},
+    [PDK_INPUT_PROXY_POSE] = {.kind = PDK_INPUT_PROXY_POSE,
+                              .body = &paddock__v1__proxy_pose__descriptor,
+                              .slots = PDK_INPUT_SLOTS_KEPT,
+                              .encode = proxy_pose_encode,
+                              .read = proxy_pose_read,
+                              .apply = proxy_pose_apply},
+    [PDK_INPUT_PROXY_REMOVE] = {.kind = PDK_INPUT_PROXY_REMOVE,
+                                .body = &paddock__v1__proxy_remove__descriptor,
+                                .slots = PDK_INPUT_SLOTS_KEPT,
+                                .encode = proxy_remove_encode,
+                                .read = proxy_remove_read,
+                                .apply = proxy_remove_apply},
 };
 
 const pdk_input_ops *pdk_input_ops_of(int kind)

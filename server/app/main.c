@@ -42,7 +42,7 @@ static void usage(FILE *to)
                 "common: --presets DIR (default ./presets, else $PADDOCK_PRESETS, else the source\n"
                 "        tree's), --migrations DIR (likewise). Defaults: --listen 127.0.0.1:7420,\n"
                 "        --db data/paddock.db, no HTTP unless --http (web root: $PADDOCK_WEB_ROOT,\n"
-                "        else ./clients/web, else the source tree's). See docs/paddockd.md.\n");
+                "        else the build's staged web/). See docs/paddockd.md.\n");
 }
 
 static bool is_dir(const char *path)
@@ -456,8 +456,14 @@ int main(int argc, char **argv)
         }
         scfg.presets_dir = presets_dir;
         scfg.migrations_dir = migrations_dir;
-        scfg.web_root =
-            find_dir(web_root_flag, "clients/web", "PADDOCK_WEB_ROOT", PDK_DEFAULT_WEB_ROOT);
+        /* The web root is the build's staged copy of clients/web: the page
+         * with its libraries, the contract and the catalog
+         * (clients/web/CMakeLists.txt). The source folder alone cannot be
+         * served, so no folder under the working directory is guessed. */
+        const char *web_env = getenv("PADDOCK_WEB_ROOT");
+        scfg.web_root = web_root_flag               ? web_root_flag
+                        : (web_env && *web_env)     ? web_env
+                                                    : PDK_DEFAULT_WEB_ROOT;
         if (web_root_flag && !scfg.http_listen) {
             fprintf(stderr, "paddockd: --web-root needs --http HOST:PORT\n");
             return 2;

@@ -1078,6 +1078,8 @@ pdk_error pdk_player_seek(pdk_player *p, uint64_t tick, char *err, size_t err_le
         return PDK_ERR_OUT_OF_RANGE;
     }
     reset_comparison(p);
+    /* Whatever happens next, the vehicles are somewhere else: clients jump. */
+    pdk_session_count_teleport_all(p->s);
     uint64_t cur = player_tick(p);
     bool swapped = false, positioned = false;
     /* The nearest usable keyframe at or before tick, unless stepping on

@@ -67,6 +67,7 @@ static bool refuse_viewer(pdk_server *srv, pdk_server_conn *c, const Paddock__V1
 static const pdk_server_request *const topics[] = {
     pdk_server_session_requests, pdk_server_vehicle_requests, pdk_server_subscription_requests,
     pdk_server_control_requests, pdk_server_stats_requests,   pdk_server_recording_requests,
+    pdk_server_proxy_requests,
 };
 
 const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc)

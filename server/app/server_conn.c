@@ -69,6 +69,14 @@ void pdk_server_send_ok(pdk_buf *out, pdk_conn *conn, uint64_t request_id, uint6
     pdk_server_send_frame(out, conn, &f);
 }
 
+void pdk_server_printable(char *out, size_t out_len, const char *in)
+{
+    size_t n = 0;
+    for (const char *p = in ? in : ""; *p && n + 1 < out_len; p++)
+        out[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+    out[n] = '\0';
+}
+
 bool pdk_server_text_ok(pdk_buf *out, pdk_conn *conn, uint64_t rid, const char *field,
                         const char *text, size_t max)
 {

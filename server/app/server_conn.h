@@ -48,6 +48,10 @@ void pdk_server_send_ok(pdk_buf *out, pdk_conn *conn, uint64_t request_id, uint6
  * characters. On failure replies INVALID_ARGUMENT naming the field. */
 bool pdk_server_text_ok(pdk_buf *out, pdk_conn *conn, uint64_t rid, const char *field,
                         const char *text, size_t max);
+/* A client's name for messages other clients read (a Hello's client_name,
+ * a proxy's label): printable ASCII, anything else as '?', at most
+ * out_len - 1 bytes, into out. */
+void pdk_server_printable(char *out, size_t out_len, const char *in);
 /* Room for one more subscription on c (CAPACITY reply otherwise). */
 bool pdk_server_sub_room(pdk_buf *out, pdk_server_conn *c, uint64_t request_id);
 /* An error reply to c's request rid, its message printf-formatted. */

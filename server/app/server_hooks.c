@@ -26,6 +26,15 @@ static void send_input_reply(pdk_server *srv, pdk_server_conn *c, pdk_reply_to t
         f.body_case = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWNED;
         f.vehicle_spawned = &sp;
         pdk_server_send_frame(&srv->out, c->conn, &f);
+    } else if (res->kind == PDK_INPUT_PROXY_ADD) {
+        Paddock__V1__ProxyRegistered pr = PADDOCK__V1__PROXY_REGISTERED__INIT;
+        pr.proxy_id = res->proxy;
+        pr.tick = res->tick;
+        Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+        f.request_id = to.request_id;
+        f.body_case = PADDOCK__V1__FRAME__BODY_PROXY_REGISTERED;
+        f.proxy_registered = &pr;
+        pdk_server_send_frame(&srv->out, c->conn, &f);
     } else {
         pdk_server_send_ok(&srv->out, c->conn, to.request_id, res->tick);
     }
@@ -136,6 +145,78 @@ static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
     pdk_server_send_frame(&srv->out, c->conn, &f);
 }
 
+/* A hosted proxy's owner, or a subscriber of its session, hears that it
+ * froze, resumed or left. Only the loop's ticks host proxies (a replay's
+ * seek hosts none). */
+static void on_proxy_event(void *ud, uint64_t conn_id, const pdk_proxy_event *ev)
+{
+    pdk_server *srv = ud;
+    if (!on_loop(srv))
+        return;
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    if (!c)
+        return;
+    /* Fixed-buffer clients take at most 159 bytes of reason, 63 of label. */
+    char reason[160], label[64];
+    snprintf(reason, sizeof(reason), "%s", ev->reason ? ev->reason : "");
+    snprintf(label, sizeof(label), "%s", ev->label ? ev->label : "");
+    Paddock__V1__ProxyEvent e = PADDOCK__V1__PROXY_EVENT__INIT;
+    e.session_id = ev->session_id;
+    e.proxy_id = ev->proxy;
+    e.kind = (Paddock__V1__ProxyEventKind)ev->kind;
+    e.reason = reason;
+    e.label = label;
+    e.tick = ev->tick;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.body_case = PADDOCK__V1__FRAME__BODY_PROXY_EVENT;
+    f.proxy_event = &e;
+    pdk_server_send_frame(&srv->out, c->conn, &f);
+}
+
+/* A hosted proxy's owner hears the impulses it received in a tick. */
+static void on_proxy_contact(void *ud, uint64_t conn_id, uint64_t session_id, pdk_proxy_id proxy,
+                             uint64_t tick, const pdk_proxy_impulse *impulses, size_t n)
+{
+    pdk_server *srv = ud;
+    if (!on_loop(srv))
+        return;
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    if (!c)
+        return;
+    Paddock__V1__ProxyImpulse items[PDK_SESSION_MAX_PROXY_IMPULSES];
+    Paddock__V1__ProxyImpulse *ptrs[PDK_SESSION_MAX_PROXY_IMPULSES];
+    if (n > PDK_SESSION_MAX_PROXY_IMPULSES)
+        n = PDK_SESSION_MAX_PROXY_IMPULSES;
+    for (size_t i = 0; i < n; i++) {
+        const pdk_proxy_impulse *in = &impulses[i];
+        Paddock__V1__ProxyImpulse *o = &items[i];
+        paddock__v1__proxy_impulse__init(o);
+        o->other_vehicle_id = in->other_vehicle;
+        o->other_proxy_id = in->other_proxy;
+        o->x_m = in->point_m[0];
+        o->y_m = in->point_m[1];
+        o->z_m = in->point_m[2];
+        o->nx = in->normal[0];
+        o->ny = in->normal[1];
+        o->nz = in->normal[2];
+        o->ix_ns = in->impulse_ns[0];
+        o->iy_ns = in->impulse_ns[1];
+        o->iz_ns = in->impulse_ns[2];
+        ptrs[i] = o;
+    }
+    Paddock__V1__ProxyContact pc = PADDOCK__V1__PROXY_CONTACT__INIT;
+    pc.session_id = session_id;
+    pc.proxy_id = proxy;
+    pc.tick = tick;
+    pc.sim_time_s = (double)tick / (double)PDK_TICK_HZ;
+    pc.n_impulses = n;
+    pc.impulses = ptrs;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.body_case = PADDOCK__V1__FRAME__BODY_PROXY_CONTACT;
+    f.proxy_contact = &pc;
+    pdk_server_send_frame(&srv->out, c->conn, &f);
+}
+
 /* A subscriber whose subscription ends (its session closed, its batches
  * outgrew the frame limit) is told so with a pushed Error rather than left
  * waiting for state that will never come. */
@@ -182,6 +263,8 @@ pdk_session_hooks pdk_server_hooks(pdk_server *srv)
                                .on_sub_end = on_sub_end,
                                .on_dbw_report = on_dbw_report,
                                .on_control = on_control,
+                               .on_proxy_event = on_proxy_event,
+                               .on_proxy_contact = on_proxy_contact,
                                .ud = srv};
     return hooks;
 }

@@ -48,6 +48,7 @@ extern const pdk_server_request pdk_server_subscription_requests[]; /* server_su
 extern const pdk_server_request pdk_server_control_requests[];      /* server_control.c */
 extern const pdk_server_request pdk_server_stats_requests[];        /* server_stats.c */
 extern const pdk_server_request pdk_server_recording_requests[];    /* server_recording.c */
+extern const pdk_server_request pdk_server_proxy_requests[];        /* server_proxies.c */
 
 /* The request a frame body asks for, from the topics' tables; NULL when a
  * client may not send it (server.c). */

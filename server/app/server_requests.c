@@ -39,11 +39,8 @@ static void pdk_server_handle_hello(const pdk_request *rq)
     /* The name goes into messages other clients read: printable ASCII only,
      * at most 63 bytes of it. */
     char name[64];
-    size_t n = 0;
-    for (const char *p = f->hello->client_name; *p && n < sizeof(name) - 1; p++)
-        name[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
-    name[n] = '\0';
-    if (n > 0)
+    pdk_server_printable(name, sizeof(name), f->hello->client_name);
+    if (name[0] != '\0')
         snprintf(c->holder, sizeof(c->holder), "connection %" PRIu64 " (%s)", c->id, name);
     else
         snprintf(c->holder, sizeof(c->holder), "connection %" PRIu64, c->id);

@@ -105,6 +105,7 @@ static void tell(pdk_session *s, const pdk_pending_input *p, pdk_error err, cons
         .message = message,
         .tick = pdk_world_tick(s->world),
         .vehicle = p->in.vehicle,
+        .proxy = p->in.proxy,
     };
     s->hooks.on_result(s->hooks.ud, p->to, &res);
 }
@@ -118,6 +119,8 @@ void pdk_session_destroy(pdk_session *s)
         pending_free(&s->pending[i]);
     }
     free(s->pending);
+    free(s->hosted);
+    free(s->teleport_each);
     for (size_t i = 0; i < s->n_subs; i++) {
         if (s->hooks.on_sub_end) {
             char why[96];
@@ -359,6 +362,45 @@ static void run_scripts(pdk_session *s)
 
 /* Applies one input at the current tick boundary through its kind's entry;
  * on success it is stamped with the next seq and recorded. */
+/* Counts a reset of vehicle id in its teleport_count. */
+static void count_teleport(pdk_session *s, pdk_vehicle_id id)
+{
+    size_t at = 0;
+    while (at < s->teleports.n && s->teleport_each[at].id < id)
+        at++;
+    if (at < s->teleports.n && s->teleport_each[at].id == id) {
+        s->teleport_each[at].count++;
+        return;
+    }
+    if (s->teleports.n == s->cap_teleports) {
+        size_t cap = s->cap_teleports ? 2 * s->cap_teleports : 8;
+        pdk_wire_teleport *grown = realloc(s->teleport_each, cap * sizeof(*grown));
+        if (!grown) {
+            /* Without room the vehicle's own count stays; the whole
+             * session's moves instead, so clients still jump. */
+            s->teleports.all++;
+            return;
+        }
+        s->teleport_each = grown;
+        s->cap_teleports = cap;
+    }
+    memmove(&s->teleport_each[at + 1], &s->teleport_each[at],
+            (s->teleports.n - at) * sizeof(*s->teleport_each));
+    s->teleport_each[at] = (pdk_wire_teleport){.id = id, .count = 1};
+    s->teleports.n++;
+    s->teleports.each = s->teleport_each;
+}
+
+void pdk_session_count_teleport_all(pdk_session *s)
+{
+    s->teleports.all++;
+}
+
+uint32_t pdk_session_teleport_count(const pdk_session *s, pdk_vehicle_id id)
+{
+    return pdk_wire_teleport_count(&s->teleports, id);
+}
+
 static void apply_input(pdk_session *s, pdk_pending_input *p)
 {
     uint64_t tick = pdk_world_tick(s->world);
@@ -369,8 +411,12 @@ static void apply_input(pdk_session *s, pdk_pending_input *p)
     pdk_error err = ops->apply(&ctx, p, msg, sizeof(msg));
     if (err == PDK_OK && s->store)
         pdk_session_record_input_(s, &ctx, ops, p, tick);
-    if (err == PDK_OK)
+    if (err == PDK_OK) {
         s->seq++;
+        pdk_session_proxy_applied_(s, p);
+    }
+    if (err == PDK_OK && p->in.kind == PDK_INPUT_VEHICLE_RESET)
+        count_teleport(s, p->in.vehicle);
     tell(s, p, err, err == PDK_OK ? "" : msg);
 }
 
@@ -432,8 +478,9 @@ static void publish(pdk_session *s)
             }
             if (!sub->batch_ready) {
                 size_t off = s->common.len;
-                if (pdk_wire_state_common(s->world, s->id, wall_ns, sub->fields, sub->ids,
-                                          sub->n_ids, &s->common) != PDK_OK)
+                if (pdk_wire_state_common_teleports(s->world, s->id, wall_ns, sub->fields,
+                                                    sub->ids, sub->n_ids, &s->teleports,
+                                                    &s->common) != PDK_OK)
                     continue;
                 sub->batch_off = off;
                 sub->batch_len = s->common.len - off;
@@ -479,9 +526,28 @@ static void publish(pdk_session *s)
     }
 }
 
+/* Queues each hosted proxy's pose for this tick (and the removal of one
+ * whose owner is silent past the timeout) ahead of the inputs that apply
+ * now, before any that arrive later. */
+static void host_proxies(pdk_session *s)
+{
+    if (s->n_hosted == 0)
+        return;
+    pdk_input due[PDK_SESSION_MAX_PROXIES];
+    size_t n = pdk_session_proxies_due_(s, due);
+    for (size_t i = 0; i < n; i++)
+        if (queue_input(s, &due[i], (pdk_reply_to){0, 0}, false) != PDK_OK &&
+            due[i].kind == PDK_INPUT_PROXY_REMOVE) {
+            hosted_proxy *h = pdk_session_hosted_(s, due[i].proxy);
+            if (h)
+                h->leaving = false; /* the queue is full: tried again next tick */
+        }
+}
+
 void pdk_session_apply_inputs(pdk_session *s)
 {
     run_scripts(s);
+    host_proxies(s);
     /* Inputs queued while an input is being told (a hook that queues more)
      * wait for the next tick: only those present now belong to this one. */
     size_t n = s->n_pending;
@@ -511,6 +577,7 @@ void pdk_session_tick(pdk_session *s)
     pdk_session_apply_inputs(s);
     pdk_world_step(s->world);
     s->tick_wall_ns = wall_now_ns();
+    pdk_session_proxy_stepped_(s);
     if (s->store)
         pdk_session_record_tick_(s);
     if (s->publishing)
@@ -638,11 +705,117 @@ void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id)
         else
             i++;
     }
-    for (size_t i = 0; i < s->n_pending; i++)
-        if (s->pending[i].to.conn_id == conn_id)
-            s->pending[i].to.conn_id = 0; /* still applied; nobody to tell */
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n_pending; i++) {
+        pdk_pending_input *p = &s->pending[i];
+        if (p->to.conn_id == conn_id && p->in.kind == PDK_INPUT_PROXY_ADD) {
+            pending_free(p); /* a proxy nobody would move: never enters */
+            continue;
+        }
+        if (p->to.conn_id == conn_id)
+            p->to.conn_id = 0; /* still applied; nobody to tell */
+        s->pending[kept++] = *p;
+    }
+    s->n_pending = kept;
+    for (size_t i = 0; i < s->n_hosted; i++) {
+        hosted_proxy *h = &s->hosted[i];
+        if (h->conn_id != conn_id || h->leaving)
+            continue;
+        pdk_input in = {.kind = PDK_INPUT_PROXY_REMOVE,
+                        .proxy = h->id,
+                        .u.proxy_gone = PDK_PROXY_GONE_CLOSED};
+        /* A full queue leaves it to the silence's removal. */
+        h->leaving = queue_input(s, &in, (pdk_reply_to){0, 0}, false) == PDK_OK;
+    }
     pdk_session_release_conn_leases_(s, conn_id);
 }
+
+pdk_error pdk_session_proxy_register(pdk_session *s, const pdk_proxy_entry *entry,
+                                     pdk_reply_to to, char *why, size_t why_len)
+{
+    if (s->n_hosted + pdk_session_conn_proxies_(s, 0) >= PDK_SESSION_MAX_PROXIES) {
+        snprintf(why, why_len, "session %llu hosts its limit of %d proxies",
+                 (unsigned long long)s->id, PDK_SESSION_MAX_PROXIES);
+        return PDK_ERR_CAPACITY;
+    }
+    if (pdk_session_conn_proxies_(s, to.conn_id) >= PDK_SESSION_MAX_CONN_PROXIES) {
+        snprintf(why, why_len, "this connection has its limit of %d proxies in session %llu",
+                 PDK_SESSION_MAX_CONN_PROXIES, (unsigned long long)s->id);
+        return PDK_ERR_CAPACITY;
+    }
+    pdk_input in = {.kind = PDK_INPUT_PROXY_ADD, .u.proxy_add = *entry};
+    pdk_error err = queue_input(s, &in, to, false);
+    if (err != PDK_OK)
+        snprintf(why, why_len, "the proxy could not be queued: %s", pdk_error_message(err));
+    return err;
+}
+
+/* The hosted proxy id if conn_id owns it; NULL with the error in *err and
+ * why otherwise. */
+static hosted_proxy *owned(pdk_session *s, uint64_t conn_id, pdk_proxy_id id, pdk_error *err,
+                           char *why, size_t why_len)
+{
+    hosted_proxy *h = pdk_session_hosted_(s, id);
+    if (!h || h->leaving) {
+        snprintf(why, why_len, "proxy %u is not in session %llu", id, (unsigned long long)s->id);
+        *err = PDK_ERR_STALE_ID;
+        return NULL;
+    }
+    if (h->conn_id != conn_id) {
+        snprintf(why, why_len, "proxy %u of session %llu belongs to another connection", id,
+                 (unsigned long long)s->id);
+        *err = PDK_ERR_BUSY;
+        return NULL;
+    }
+    return h;
+}
+
+pdk_error pdk_session_proxy_pose(pdk_session *s, uint64_t conn_id, pdk_proxy_id id,
+                                 uint64_t owner_ns, const pdk_proxy_pose *pose, char *why,
+                                 size_t why_len)
+{
+    pdk_error err = PDK_OK;
+    hosted_proxy *h = owned(s, conn_id, id, &err, why, why_len);
+    if (!h)
+        return err;
+    const char *problem = pdk_proxy_pose_problem(pose);
+    if (problem) {
+        snprintf(why, why_len, "pose of proxy %u refused: %s", id, problem);
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    if (h->poses_this_tick >= PDK_SESSION_MAX_PROXY_POSES_PER_TICK) {
+        snprintf(why, why_len,
+                 "pose of proxy %u refused: more than %d poses between two ticks (at most %d Hz)",
+                 id, PDK_SESSION_MAX_PROXY_POSES_PER_TICK,
+                 PDK_SESSION_MAX_PROXY_POSES_PER_TICK * (int)PDK_TICK_HZ);
+        return PDK_ERR_BUSY;
+    }
+    h->poses_this_tick++;
+    bool resumed = false;
+    pdk_proxy_track_push(&h->track, owner_ns, pose, pdk_session_sim_time_s_(s), &resumed);
+    if (resumed)
+        pdk_session_proxy_event_(s, h, PDK_PROXY_EVENT_RESUMED, "its owner sends poses again");
+    return PDK_OK;
+}
+
+pdk_error pdk_session_proxy_remove(pdk_session *s, pdk_proxy_id id, pdk_reply_to to, char *why,
+                                   size_t why_len)
+{
+    pdk_error err = PDK_OK;
+    hosted_proxy *h = owned(s, to.conn_id, id, &err, why, why_len);
+    if (!h)
+        return err;
+    pdk_input in = {
+        .kind = PDK_INPUT_PROXY_REMOVE, .proxy = id, .u.proxy_gone = PDK_PROXY_GONE_OWNER};
+    err = queue_input(s, &in, to, false);
+    if (err != PDK_OK) {
+        snprintf(why, why_len, "the removal could not be queued: %s", pdk_error_message(err));
+        return err;
+    }
+    h->leaving = true;
+    return PDK_OK;
+}
+
 
 int pdk_session_subscriber_count(const pdk_session *s)
 {

@@ -39,6 +39,15 @@
  * subscribed vehicle keeps this many past reports, and one more. */
 #define PDK_SESSION_REPORT_DELAY_MAX_TICKS 60u
 #define PDK_SESSION_ERR_LEN 512 /* the err buffers below: this many bytes or more */
+/* Hosted proxies (docs/multiplayer.md "Hosting a proxy"): at most this
+ * many in a session, this many of one connection in a session, and this
+ * many poses of one proxy taken between two ticks (480 Hz; more is refused
+ * with BUSY: an owner sends at its own frame rate, at most a few hundred
+ * Hz). */
+#define PDK_SESSION_MAX_PROXIES 64
+#define PDK_SESSION_MAX_CONN_PROXIES 8
+#define PDK_SESSION_MAX_PROXY_POSES_PER_TICK 4
+#define PDK_SESSION_MAX_PROXY_IMPULSES 16 /* a ProxyContact's impulses (the rest dropped) */
 
 /* Who drives a vehicle: ControlSource's numbers (proto). A lower number is
  * a higher priority; each source's lease is held by at most one client. */
@@ -62,6 +71,33 @@ typedef struct pdk_control_event {
     uint64_t tick;
 } pdk_control_event;
 
+/* What happened to a hosted proxy (ProxyEventKind's numbers). */
+typedef enum pdk_proxy_event_kind {
+    PDK_PROXY_EVENT_FROZEN = 1,
+    PDK_PROXY_EVENT_RESUMED = 2,
+    PDK_PROXY_EVENT_REMOVED = 3,
+} pdk_proxy_event_kind;
+
+typedef struct pdk_proxy_event {
+    uint64_t session_id;
+    pdk_proxy_id proxy;
+    pdk_proxy_event_kind kind;
+    const char *reason;
+    const char *label;
+    uint64_t tick;
+} pdk_proxy_event;
+
+/* One impulse a hosted proxy received in a tick (ProxyImpulse): the other
+ * body (a vehicle or a proxy id, the other 0), the contact point, the
+ * normal pointing into the proxy, the impulse on the proxy (N s, world). */
+typedef struct pdk_proxy_impulse {
+    pdk_vehicle_id other_vehicle;
+    pdk_proxy_id other_proxy;
+    double point_m[3];
+    double normal[3];
+    double impulse_ns[3];
+} pdk_proxy_impulse;
+
 typedef enum pdk_timing {
     PDK_TIMING_REALTIME = 1,
     PDK_TIMING_FAST = 2,
@@ -75,6 +111,7 @@ typedef struct pdk_input_result {
     const char *message;   /* with err: names what was wrong */
     uint64_t tick;         /* the tick it took effect */
     pdk_vehicle_id vehicle;
+    pdk_proxy_id proxy;    /* a PROXY_ADD's, once applied */
 } pdk_input_result;
 
 typedef struct pdk_session_hooks {
@@ -97,6 +134,13 @@ typedef struct pdk_session_hooks {
                                const uint8_t *frame, size_t len);
     /* A lease holder's vehicle changed hands (pdk_control_event). */
     void (*on_control)(void *ud, uint64_t conn_id, const pdk_control_event *ev);
+    /* A hosted proxy froze, resumed or left (told to its owner and to each
+     * connection with a state subscription in the session). */
+    void (*on_proxy_event)(void *ud, uint64_t conn_id, const pdk_proxy_event *ev);
+    /* A hosted proxy touched something in tick's step: its owner hears the
+     * n impulses it received. */
+    void (*on_proxy_contact)(void *ud, uint64_t conn_id, uint64_t session_id, pdk_proxy_id proxy,
+                             uint64_t tick, const pdk_proxy_impulse *impulses, size_t n);
     void *ud;
 } pdk_session_hooks;
 
@@ -186,6 +230,38 @@ pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, co
                                   const char *overrides, const char *params_json,
                                   const pdk_spawn_place *place, pdk_reply_to to);
 
+/* ---- Hosted proxies (docs/multiplayer.md "Hosting a proxy") ------------
+ *
+ * A connection registers a proxy, streams its poses and removes it; the
+ * session turns the poses into one PROXY_POSE input per proxy per tick
+ * (proxy_track.h says how), freezes a proxy whose owner is silent past
+ * PDK_PROXY_FREEZE_S and removes it past PDK_PROXY_REMOVE_S, each with a
+ * ProxyEvent. Each call's errors come with why (PDK_SESSION_ERR_LEN)
+ * naming what was wrong. */
+
+/* Queues entry (checked by the world when it applies) as a PROXY_ADD for
+ * to.conn_id, which hosts it once it applies (its reply carries the proxy
+ * id). PDK_ERR_CAPACITY past PDK_SESSION_MAX_PROXIES in the session or
+ * PDK_SESSION_MAX_CONN_PROXIES of the connection; PDK_ERR_BUSY when the
+ * queue is full. */
+pdk_error pdk_session_proxy_register(pdk_session *s, const pdk_proxy_entry *entry,
+                                     pdk_reply_to to, char *why, size_t why_len);
+
+/* A pose sample of proxy id from conn_id, stamped owner_ns on the owner's
+ * clock. Unacknowledged; an older sample than the newest is dropped
+ * silently. Errors: PDK_ERR_STALE_ID (the session hosts no proxy id),
+ * PDK_ERR_BUSY (another connection owns it, or more than
+ * PDK_SESSION_MAX_PROXY_POSES_PER_TICK samples since the last tick),
+ * PDK_ERR_OUT_OF_RANGE (pdk_proxy_pose_problem). */
+pdk_error pdk_session_proxy_pose(pdk_session *s, uint64_t conn_id, pdk_proxy_id id,
+                                 uint64_t owner_ns, const pdk_proxy_pose *pose, char *why,
+                                 size_t why_len);
+
+/* Queues the removal of conn_id's proxy id (a PROXY_REMOVE answered to
+ * to). Errors as pdk_session_proxy_pose's ownership ones. */
+pdk_error pdk_session_proxy_remove(pdk_session *s, pdk_proxy_id id, pdk_reply_to to, char *why,
+                                   size_t why_len);
+
 /* Drives vehicle id from a script, starting at the next tick: each step
  * becomes a DBW input at tick start + round(t * 120). With loop the script
  * starts over loop_gap_s after its last step. The script is copied. */
@@ -236,7 +312,8 @@ pdk_error pdk_session_dbw_subscribe(pdk_session *s, uint64_t conn_id, uint32_t s
  * has no such subscription here. */
 pdk_error pdk_session_unsubscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id);
 /* Drops every subscription and pending reply of a connection that closed,
- * and releases its leases (the remaining holders hear of it, on_control). */
+ * releases its leases (the remaining holders hear of it, on_control) and
+ * queues the removal of its proxies. */
 void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id);
 /* State, telemetry and DBW report subscriptions together. */
 int pdk_session_subscriber_count(const pdk_session *s);
@@ -345,6 +422,16 @@ pdk_error pdk_session_restore(pdk_session *s, const uint8_t *snapshot, size_t le
 
 /* The state hash of the world now (computed on each call). */
 uint64_t pdk_session_hash(const pdk_session *s);
+
+/* VehicleState.teleport_count of vehicle id: how often it moved without
+ * travelling (its resets, and every seek of the session's replay), so a
+ * client's proxy view jumps instead of sliding (docs/protocol.md
+ * "State"). Kept beside the world, not in it: hashes and snapshots do not
+ * see it. */
+uint32_t pdk_session_teleport_count(const pdk_session *s, pdk_vehicle_id id);
+
+/* Counts a move of every vehicle at once (a replay's seek). */
+void pdk_session_count_teleport_all(pdk_session *s);
 
 /* Number of inputs applied so far (the next seq). */
 uint64_t pdk_session_inputs_applied(const pdk_session *s);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proxy_track.h"
 #include "session.h"
 #include "wire.h"
 
@@ -70,6 +71,18 @@ typedef struct script_driver {
     uint64_t gap_ticks;
 } script_driver;
 
+/* A proxy this session hosts for a connection (its owner): the owner's
+ * track and this tick's count of its poses. Not world state: what the
+ * world takes of it is each tick's PROXY_POSE input. */
+typedef struct hosted_proxy {
+    pdk_proxy_id id;
+    uint64_t conn_id;
+    char label[64];
+    uint32_t poses_this_tick; /* samples taken since the last tick */
+    bool leaving;             /* its removal is queued */
+    pdk_proxy_track track;
+} hosted_proxy;
+
 struct pdk_session {
     uint64_t id;
     char *name;
@@ -86,6 +99,12 @@ struct pdk_session {
     bool publishing; /* false: ticks send no state or report frames */
     bool telemetry;  /* false: the world writes no four-wheel channels */
     uint64_t tick_wall_ns; /* UTC (ns) when the last tick's step ended; 0 before one */
+    /* VehicleState.teleport_count (docs/protocol.md "State"): seeks for
+     * every vehicle, resets per vehicle (sorted by id). Not part of the
+     * world: no hash or snapshot holds it. */
+    pdk_wire_teleports teleports;
+    pdk_wire_teleport *teleport_each;
+    size_t cap_teleports;
 
     pdk_pending_input *pending;
     size_t n_pending;
@@ -101,6 +120,11 @@ struct pdk_session {
     size_t n_dbw_subs;
     report_ring *rings[PDK_SESSION_MAX_DBW_SUBS]; /* one per subscribed vehicle */
     size_t n_rings;
+
+    hosted_proxy *hosted; /* the proxies hosted for connections (session_proxy.c) */
+    size_t n_hosted;
+    size_t cap_hosted;
+    uint64_t proxies_posed; /* 1 + the tick whose proxy poses are queued; 0: none yet */
 
     lease *leases; /* at most one per (vehicle, source) of a live vehicle */
     size_t n_leases;
@@ -160,6 +184,35 @@ bool pdk_session_conn_lease_above_(const pdk_session *s, pdk_vehicle_id id, pdk_
 void pdk_session_release_conn_leases_(pdk_session *s, uint64_t conn_id);
 /* A removed vehicle's leases go with it; their holders hear reason. */
 void pdk_session_drop_vehicle_leases_(pdk_session *s, pdk_vehicle_id id, const char *reason);
+
+/* ---- session_proxy.c --------------------------------------------------- */
+
+/* The session's sim time at its current tick boundary (tick / 120). */
+double pdk_session_sim_time_s_(const pdk_session *s);
+/* The hosted proxy of id; NULL when the session hosts none by that id. */
+hosted_proxy *pdk_session_hosted_(pdk_session *s, pdk_proxy_id id);
+/* Hosted proxies of conn_id, and PROXY_ADD inputs of conn_id still queued
+ * (conn_id 0: the queued ones of every connection). */
+size_t pdk_session_conn_proxies_(const pdk_session *s, uint64_t conn_id);
+/* At a tick boundary, before its inputs apply, once per tick (a boundary
+ * whose inputs apply more than once, a lockstep session nobody steps,
+ * writes nothing the second time): each hosted proxy's silence (a freeze
+ * is told now; a removal is written into out) and the pose it takes for
+ * the coming tick (a PROXY_POSE input into out). out has room for
+ * n_hosted inputs; returns how many it wrote. */
+size_t pdk_session_proxies_due_(pdk_session *s, pdk_input *out);
+/* After input p applied: a PROXY_ADD with a connection to answer is hosted
+ * for it; a PROXY_REMOVE ends its hosting, its owner and the session's
+ * state subscribers told why (ProxyEvent REMOVED). A reset removes
+ * vehicles only (sim/world.h): proxies stay hosted. */
+void pdk_session_proxy_applied_(pdk_session *s, const pdk_pending_input *p);
+/* After a step: each hosted proxy's contacts of that tick go to its owner,
+ * and its count of poses starts again. */
+void pdk_session_proxy_stepped_(pdk_session *s);
+/* Tells a proxy's owner and the state subscribers (each connection once)
+ * kind, with why. */
+void pdk_session_proxy_event_(pdk_session *s, const hosted_proxy *h, pdk_proxy_event_kind kind,
+                              const char *why);
 
 /* ---- session_record.c --------------------------------------------------- */
 

@@ -5,7 +5,6 @@
  * handlers' pdk_ws alike), joining fragments into whole messages, and when
  * queued messages are handed to libwebsockets. The queue and its limits are
  * outq.c's, shared with TCP; RFC 6455 itself is libwebsockets'. */
-#define _XOPEN_SOURCE 700
 
 #include "http.h"
 #include "outq.h"
@@ -18,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <libwebsockets.h>
 
@@ -876,6 +877,33 @@ static void http_listener_close(pdk_listener *base)
     uv_idle_start(&net->gone_check, on_gone_check);
 }
 
+/* Binds addr once with the options libwebsockets uses, so that an address
+ * in use or not of this host is refused here, with the reason: a context
+ * whose listener failed to bind cannot be released cleanly on a foreign
+ * loop (libwebsockets unloads its event library while its handles still
+ * close). */
+static bool check_bind(const struct sockaddr_storage *addr, const char *listen, char *err,
+                       size_t err_len)
+{
+    int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        pdk_net_set_err(err, err_len, "listen on %s: socket: %s", listen, strerror(errno));
+        return false;
+    }
+    int one = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    socklen_t len = addr->ss_family == AF_INET6 ? (socklen_t)sizeof(struct sockaddr_in6)
+                                                : (socklen_t)sizeof(struct sockaddr_in);
+    int r = bind(fd, (const struct sockaddr *)addr, len);
+    int bind_errno = errno;
+    close(fd);
+    if (r != 0) {
+        pdk_net_set_err(err, err_len, "listen on %s: %s", listen, strerror(bind_errno));
+        return false;
+    }
+    return true;
+}
+
 static const pdk_listener_ops http_listener_ops = {
     .port = http_port,
     .close = http_listener_close,
@@ -971,6 +999,9 @@ pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
         uv_ip4_name((const struct sockaddr_in *)&addr, iface, sizeof iface);
         port = ntohs(((const struct sockaddr_in *)&addr)->sin_port);
     }
+    if (!check_bind(&addr, config->listen, err, err_len)) {
+        return PDK_ERR_NET;
+    }
     http_listener *net = calloc(1, sizeof *net);
     if (net == NULL) {
         pdk_net_set_err(err, err_len, "listen on %s: out of memory", config->listen);
@@ -1026,7 +1057,17 @@ pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
         net->census = NULL;
     }
     struct lws_vhost *vh = lws_get_vhost_by_name(net->ctx, "default");
-    net->port = vh != NULL ? lws_get_vhost_listen_port(vh) : port;
+    if (vh == NULL) {
+        /* It could bind a moment ago (check_bind): another process took
+         * the address since. The context is left as it is (see
+         * check_bind); the app stops. */
+        pdk_net_set_err(err, err_len,
+                        "listen on %s: libwebsockets could not bind it (taken since it was "
+                        "checked)",
+                        config->listen);
+        return PDK_ERR_NET;
+    }
+    net->port = lws_get_vhost_listen_port(vh);
     uv_timer_init(loop, &net->timer);
     net->timer.data = net;
     uv_idle_init(loop, &net->gone_check);

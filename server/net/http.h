@@ -80,9 +80,11 @@ typedef struct pdk_http_config {
  * the returned listener; pdk_listener_port and pdk_listener_close work on it
  * as on a TCP listener (closing it closes every WebSocket connection of any
  * subprotocol, and on_close runs for each from inside the call; see
- * config->on_closed for when the loop is clear of it). Errors: PDK_ERR_INVALID_ARGUMENT (address,
- * limits, web root, handlers; err says which), PDK_ERR_NET (bind failed, or libwebsockets' libuv
- * event library could not be loaded). */
+ * config->on_closed for when the loop is clear of it). Errors:
+ * PDK_ERR_INVALID_ARGUMENT (address, limits, web root, handlers; err says
+ * which), PDK_ERR_NET (bind failed, or libwebsockets' libuv event library
+ * could not be loaded). The address is bound once to check it before
+ * libwebsockets binds it for good. */
 pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
                           const pdk_net_limits *limits, const pdk_net_callbacks *cb, void *ud,
                           pdk_listener **out, char *err, size_t err_len);

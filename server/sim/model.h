@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "contact/contact.h"
 #include "dbw/dbw.h"
 #include "math/hash.h"
 #include "sim/builds.h"
@@ -120,6 +121,21 @@ typedef struct pdk_model_ops {
     /* A run of the model's vehicles into the state hash, indexed by the
      * resolved build (never PDK_FW_BUILD_BEST). */
     pdk_model_hash_fn hash[PDK_FW_BUILD_AVX512 + 1];
+
+    /* The vehicle's rigid body for the contact phase (contact/contact.h,
+     * world_contact.c): 1 with *out's half_m, cg_m (world), box_m (the
+     * box's centre from the CG, body frame), vel_mps (world frame),
+     * omega_radps (body frame), inv_mass_kg, and the orientation quat and
+     * the principal inverse inertia (body axes), or 0 when it takes no
+     * part now (a faulted vehicle). NULL for a model without a hull (the
+     * single-track model: its cars pass through everything). */
+    int (*contact_body)(const pdk_world *world, uint32_t slot, pdk_cbody *out, double quat[4],
+                        double inv_i_body[3]);
+    /* Adds the contact's change to the body: dvel to the CG's velocity
+     * (world frame), domega_body to the angular velocity (body frame), dpos
+     * to the position. */
+    void (*contact_push)(pdk_world *world, uint32_t slot, const double dvel[3],
+                         const double domega_body[3], const double dpos[3]);
 
     /* The vehicle's record part, written into a zeroed r. */
     void (*snapshot)(const pdk_world *world, uint32_t slot, pdk_model_record *r);

@@ -445,6 +445,44 @@ PDK_HASH_INLINE void hash_vehicle(pdk_hash4 *h, const pdk_world *world, uint32_t
 
 PDK_MODEL_HASH_BUILDS(fw, hash_vehicle)
 
+/* The body's box is the hull's (vehicle/hull.h): its corner 0 is the rear
+ * right bottom one, corner 7 the front left roof one. */
+static int contact_body(const pdk_world *world, uint32_t slot, pdk_cbody *out, double quat[4],
+                        double inv_i_body[3])
+{
+    const pdk_fw_state *s = &fw_state_of(world)[slot];
+    const pdk_fw_consts *p = &fw_consts_of(world)[slot];
+    if (s->faulted != 0u) {
+        return 0;
+    }
+    const double *lo = &p->hull_pts_m[0];
+    const double *hi = &p->hull_pts_m[3 * 7];
+    for (int j = 0; j < 3; j++) {
+        out->half_m[j] = 0.5 * (hi[j] - lo[j]);
+        out->box_m[j] = 0.5 * (hi[j] + lo[j]); /* body frame: world_contact.c moves it */
+        out->cg_m[j] = s->pos_m[j];
+        out->vel_mps[j] = s->vel_mps[j];
+        out->omega_radps[j] = s->omega_radps[j]; /* body frame: likewise */
+        inv_i_body[j] = 1.0 / p->inertia_kgm2[j];
+    }
+    for (int j = 0; j < 4; j++) {
+        quat[j] = s->quat[j];
+    }
+    out->inv_mass_kg = 1.0 / p->mass_kg;
+    return 1;
+}
+
+static void contact_push(pdk_world *world, uint32_t slot, const double dvel[3],
+                         const double domega_body[3], const double dpos[3])
+{
+    pdk_fw_state *s = &fw_state_of(world)[slot];
+    for (int j = 0; j < 3; j++) {
+        s->vel_mps[j] += dvel[j];
+        s->omega_radps[j] += domega_body[j];
+        s->pos_m[j] += dpos[j];
+    }
+}
+
 static void snapshot(const pdk_world *world, uint32_t slot, pdk_model_record *r)
 {
     r->fw.state = fw_state_of(world)[slot];
@@ -617,6 +655,8 @@ const pdk_model_ops pdk_model_four_wheel = {
     .pose = pose,
     .faulted = faulted,
     .hash = PDK_MODEL_HASH_TABLE(fw),
+    .contact_body = contact_body,
+    .contact_push = contact_push,
     .snapshot = snapshot,
     .record_problem = record_problem,
     .restore = restore,

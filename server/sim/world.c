@@ -27,6 +27,8 @@
 
 typedef struct layout {
     size_t live, meta, channels, defs, dbw, driver, wheel_angle, total;
+    size_t proxy_live, proxies, cbodies, sap, pairs, manifolds, events, csum;
+    int32_t cap_bodies, cap_pairs, cap_manifolds, cap_events;
     size_t model[PDK_MODEL_KIND_END][PDK_MODEL_MAX_ARRAYS];
 } layout;
 
@@ -62,6 +64,30 @@ static layout layout_of(int max_vehicles)
     off = round_up(off + n * sizeof(pdk_dbw_cmd));
     l.wheel_angle = off;
     off = round_up(off + n * sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
+    /* The proxies and the contact phase's scratch (world_internal.h): as
+     * many proxy slots as vehicle slots; a body per vehicle and per proxy;
+     * pairs, manifolds and events bounded per vehicle slot (a car in a
+     * packed car park touches a handful, ADR 0027). */
+    l.cap_bodies = 2 * max_vehicles;
+    l.cap_pairs = 8 * max_vehicles;
+    l.cap_manifolds = 2 * max_vehicles + 16;
+    l.cap_events = max_vehicles > 64 ? max_vehicles : 64;
+    l.proxy_live = off;
+    off = round_up(off + n * sizeof(uint32_t));
+    l.proxies = off;
+    off = round_up(off + n * sizeof(proxy_slot));
+    l.cbodies = off;
+    off = round_up(off + (size_t)l.cap_bodies * sizeof(pdk_cbody));
+    l.sap = off;
+    off = round_up(off + (size_t)l.cap_bodies * sizeof(uint32_t));
+    l.pairs = off;
+    off = round_up(off + (size_t)l.cap_pairs * sizeof(uint64_t));
+    l.manifolds = off;
+    off = round_up(off + (size_t)l.cap_manifolds * sizeof(pdk_manifold));
+    l.events = off;
+    off = round_up(off + (size_t)l.cap_events * sizeof(pdk_contact_event));
+    l.csum = off;
+    off = round_up(off + n * sizeof(pdk_contact_sum));
     l.total = off;
     return l;
 }
@@ -173,6 +199,18 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->off_dbw = l.dbw;
     w->off_driver = l.driver;
     w->off_wheel_angle = l.wheel_angle;
+    w->off_proxy_live = l.proxy_live;
+    w->off_proxies = l.proxies;
+    w->off_cbodies = l.cbodies;
+    w->off_sap = l.sap;
+    w->off_pairs = l.pairs;
+    w->off_manifolds = l.manifolds;
+    w->off_events = l.events;
+    w->off_csum = l.csum;
+    w->cap_bodies = l.cap_bodies;
+    w->cap_pairs = l.cap_pairs;
+    w->cap_manifolds = l.cap_manifolds;
+    w->cap_events = l.cap_events;
     w->bytes = l.total;
     *out = w;
     return PDK_OK;
@@ -712,21 +750,25 @@ pdk_error pdk_world_tyre_input(pdk_world *world, pdk_vehicle_id id, const pdk_ty
 }
 
 /* A tick in its phases, in this order: the DBW kits hand their controls to
- * the actuators; each model steps its own vehicles, in groups as wide as
- * its lanes, and writes their telemetry in the same pass (model.h,
- * step); the tick ends. Every vehicle moves on its own: nothing carries a force
- * from one body to another, so the order of the models changes no result.
- * Contact between vehicles enters as a phase between the models' step and
- * the tick's end: it reads every vehicle's pose at the tick's end and
- * hands each model the forces its next step applies (as the four-wheel
- * links already take the previous substep's contact forces), so that the
- * channels a step writes stay those of the state it leaves. */
+ * the actuators; the contact phase (world_contact.c) reads every body's
+ * pose and velocity as the last tick left them and changes the velocities
+ * (and the positions of bodies that overlap) of those that touch, through
+ * each model's contact_push; each model steps its own vehicles, in groups
+ * as wide as its lanes, and writes their telemetry in the same pass
+ * (model.h, step), so that the channels a step writes are those of the
+ * state it leaves, the contact's change included; the contact channels;
+ * the proxies move on; the tick ends. Running the contact before the
+ * models is the architecture's "models, then contact" with the contact of
+ * one tick's end applied at the next tick's start: the same sequence, with
+ * the channels consistent. Only the contact carries a force from one body
+ * to another, so the order of the models changes no result. */
 void pdk_world_step(pdk_world *world)
 {
     if (world == NULL) {
         return;
     }
     dbw_tick_all(world);
+    pdk_world_contact_phase_(world);
     const uint32_t *live = live_of(world);
     int faults = 0;
     for (int m = 0; m < PDK_MODEL_COUNT; m++) {
@@ -736,6 +778,8 @@ void pdk_world_step(pdk_world *world)
         }
     }
     world->faulted += faults;
+    pdk_world_contact_channels_(world);
+    pdk_world_proxies_move_(world);
     world->tick++;
 }
 
@@ -859,6 +903,7 @@ PDK_HASH_INLINE uint64_t world_hash(const pdk_world *world, pdk_fw_build build)
             h = pdk_hash_u64(h, ((uint64_t)(uint32_t)s << 32) | meta[s].generation);
         }
     }
+    h = pdk_world_proxy_hash_(world, h);
     return pdk_hash_finish(h);
 }
 

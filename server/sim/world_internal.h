@@ -13,7 +13,9 @@
 #include "dbw/dbw_hash.h"
 #include "math/hash.h"
 #include "math/prng.h"
+#include "sim/contact.h"
 #include "sim/world.h"
+#include "contact/contact.h"
 #include "model.h"
 
 /* An id's low 16 bits are its slot + 1; a generation wraps within them too. */
@@ -26,6 +28,17 @@ typedef struct slot_meta {
     uint32_t model;  /* pdk_model of the live vehicle */
     uint32_t shared; /* the model's entry of constants shared between vehicles, if any */
 } slot_meta;
+
+/* A proxy's slot (contact.h): generation and liveness as a vehicle's slot
+ * (state), its definition and pose (state), and what the last tick's
+ * contact gave it (an output, neither hashed nor in a snapshot). */
+typedef struct proxy_slot {
+    uint32_t generation;
+    uint32_t alive;
+    pdk_proxy_def def;
+    pdk_proxy_pose pose;
+    pdk_proxy_contact contact;
+} proxy_slot;
 
 /* Where a restore into this world stands (world_snapshot.c). */
 enum {
@@ -53,6 +66,14 @@ enum {
  *             (WheelAngle_*): kept every step, telemetry or not, so that the
  *             channels stay what an always-on world writes; not state, not
  *             hashed, seeded from a restored record's channels
+ *   proxy_live uint32_t      live proxy slots in ascending order (proxy_count)
+ *   proxies   proxy_slot      each proxy slot's generation, definition, pose
+ *             (state) and last tick's contact (output), max_vehicles long
+ *   then the contact phase's scratch, rebuilt every tick and no state
+ *   (contact/contact.h): bodies (2 max_vehicles), the sweep's order (as
+ *   many), pairs (8 max_vehicles), manifolds (2 max_vehicles + 16), events
+ *   (max(64, max_vehicles)) and per vehicle slot its contact sums for the
+ *   channels.
  * Offsets rather than pointers keep the block position independent (the
  * restore's problem sentence is the one pointer, to static storage, and it
  * is no part of the state). */
@@ -82,6 +103,19 @@ struct pdk_world {
     /* Live vehicles of each model kind, so that the step passes over a
      * model with none; follows from meta, not hashed. */
     int32_t model_count[PDK_MODEL_KIND_END];
+    /* The proxies (contact.h): live count, the lowest slot that may be
+     * free, and the generation top as for vehicles (state: ids must
+     * replay identically). */
+    int32_t proxy_count;
+    int32_t proxy_first_free;
+    int32_t proxy_generation_top;
+    /* The contact phase's capacities and the last tick's counts (outputs,
+     * not state, not hashed). */
+    int32_t cap_bodies, cap_pairs, cap_manifolds, cap_events;
+    int32_t n_events, n_events_dropped, n_pairs_missed;
+    int32_t sap_count; /* the bodies the sweep's order was last sorted for */
+    size_t off_proxy_live, off_proxies, off_cbodies, off_sap, off_pairs, off_manifolds,
+        off_events, off_csum;
     size_t off_live, off_meta, off_channels, off_defs, off_dbw, off_driver, off_wheel_angle, bytes;
     size_t off_model[PDK_MODEL_KIND_END][PDK_MODEL_MAX_ARRAYS]; /* by kind, then array */
 };
@@ -103,6 +137,14 @@ PDK_WORLD_ARRAY_(slot_meta, meta)
 PDK_WORLD_ARRAY_(pdk_vehicle_def, defs)
 PDK_WORLD_ARRAY_(pdk_dbw_state, dbw)
 PDK_WORLD_ARRAY_(pdk_dbw_cmd, driver)
+PDK_WORLD_ARRAY_(uint32_t, proxy_live)
+PDK_WORLD_ARRAY_(proxy_slot, proxies)
+PDK_WORLD_ARRAY_(pdk_cbody, cbodies)
+PDK_WORLD_ARRAY_(uint32_t, sap)
+PDK_WORLD_ARRAY_(uint64_t, pairs)
+PDK_WORLD_ARRAY_(pdk_manifold, manifolds)
+PDK_WORLD_ARRAY_(pdk_contact_event, events)
+PDK_WORLD_ARRAY_(pdk_contact_sum, csum)
 #undef PDK_WORLD_ARRAY_
 
 /* Array i of model kind's arrays (pdk_model_ops.array_bytes); the model
@@ -200,5 +242,14 @@ void pdk_world_spawn_at_(pdk_world *world, uint32_t slot, const pdk_vehicle_def 
  * spends most of its time there), enters the live list, and holds no
  * evolving state: the caller lays the vehicle's record over it at once. */
 void pdk_world_spawn_like_(pdk_world *world, uint32_t slot, uint32_t like);
+
+/* world_contact.c's parts of the world's operations: the proxies' part of
+ * the state hash folded into h; the proxies moved on by their velocities
+ * over the tick (after the models' step); the contact phase (before the
+ * models' step); the contact channels (after it). */
+uint64_t pdk_world_proxy_hash_(const pdk_world *world, uint64_t h);
+void pdk_world_proxies_move_(pdk_world *world);
+void pdk_world_contact_phase_(pdk_world *world);
+void pdk_world_contact_channels_(pdk_world *world);
 
 #endif

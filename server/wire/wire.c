@@ -662,16 +662,17 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
     out->pitch_rate_radps = pose->pitch_rate_radps;
 }
 
-/* Appends one StateBatch.vehicles entry (tag, length, VehicleState): the
- * pose, and the parts fields asks for from the vehicle's channels. */
-/* Appends one VehicleState of pose's vehicle: as a StateBatch's vehicles
- * entry (its tag and length first) when in_batch, else the message alone. */
+/* Appends one VehicleState of pose's vehicle, with the parts fields asks
+ * for from the vehicle's channels and its teleport_count: as a
+ * StateBatch's vehicles entry (its tag and length first) when in_batch,
+ * else the message alone. */
 static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_vehicle_pose *pose,
-                                uint32_t fields, bool in_batch)
+                                uint32_t fields, uint32_t teleport_count, bool in_batch)
 {
     Paddock__V1__VehicleState vs;
     pdk_wire_state_parts parts;
     pdk_wire_state_from_pose(pose, &vs);
+    vs.teleport_count = teleport_count;
     if (fields != 0u) {
         pdk_wire_state_fields(pdk_world_vehicle_def(world, pose->id),
                               pdk_world_channels(world, pose->id), fields, &vs, &parts);
@@ -704,15 +705,42 @@ pdk_error pdk_wire_vehicle_state_append(const pdk_world *world, pdk_vehicle_id i
     if (pdk_world_vehicle_pose(world, id, &pose) != PDK_OK) {
         return PDK_ERR_STALE_ID;
     }
-    return append_vehicle(out, world, &pose, fields, false);
+    return append_vehicle(out, world, &pose, fields, 0u, false);
+}
+
+uint32_t pdk_wire_teleport_count(const pdk_wire_teleports *tp, pdk_vehicle_id id)
+{
+    if (tp == NULL) {
+        return 0;
+    }
+    /* each is sorted by id: a binary search. */
+    size_t lo = 0, hi = tp->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tp->each[mid].id < id) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return tp->all + (lo < tp->n && tp->each[lo].id == id ? tp->each[lo].count : 0u);
+}
+
+pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
+                                uint32_t fields, const pdk_vehicle_id *ids, size_t n, pdk_buf *out)
+{
+    return pdk_wire_state_common_teleports(world, session_id, wall_time_ns, fields, ids, n, NULL,
+                                           out);
 }
 
 /* The batch is written field by field (the header fields through protobuf-c,
  * then one vehicles entry per live vehicle, then wall_time_ns), which is
  * exactly the bytes protobuf-c would pack for the whole message, without
  * building an array of VehicleState structs every tick. */
-pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
-                                uint32_t fields, const pdk_vehicle_id *ids, size_t n, pdk_buf *out)
+pdk_error pdk_wire_state_common_teleports(const pdk_world *world, uint64_t session_id,
+                                          uint64_t wall_time_ns, uint32_t fields,
+                                          const pdk_vehicle_id *ids, size_t n,
+                                          const pdk_wire_teleports *tp, pdk_buf *out)
 {
     if (world == NULL || out == NULL || (fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u) {
         return PDK_ERR_INVALID_ARGUMENT;
@@ -738,7 +766,7 @@ pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uin
         if (pdk_world_vehicle_pose(world, id, &pose) != PDK_OK) {
             continue; /* removed since the subscription named it */
         }
-        err = append_vehicle(out, world, &pose, fields, true);
+        err = append_vehicle(out, world, &pose, fields, pdk_wire_teleport_count(tp, id), true);
         if (err != PDK_OK) {
             out->len = start;
             return err;

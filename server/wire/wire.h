@@ -11,6 +11,7 @@
 
 #include "paddock/v1/paddock.pb-c.h"
 
+#include "sim/contact.h"
 #include "sim/error.h"
 #include "sim/input.h"
 #include "sim/world.h"
@@ -72,6 +73,12 @@ pdk_error pdk_wire_error_from_pb(Paddock__V1__ErrorCode code);
 /* Gear: the enums share the DBW2 numbers. PDK_ERR_OUT_OF_RANGE for an
  * unknown value. */
 pdk_error pdk_wire_gear_from_pb(Paddock__V1__Gear gear, pdk_gear *out);
+
+/* A ProxyPose's pose into sim's (docs/multiplayer.md "Hosting a proxy"),
+ * and back (the pose fields only: session, proxy and owner time are the
+ * caller's). Checks are the caller's (proxy_track.h, sim/contact.h). */
+void pdk_wire_proxy_pose_from_pb(const Paddock__V1__ProxyPose *msg, pdk_proxy_pose *out);
+void pdk_wire_proxy_pose_to_pb(const pdk_proxy_pose *pose, Paddock__V1__ProxyPose *msg);
 
 /* A DbwCommand's setpoints into a pdk_dbw_cmd (fields bits set for the
  * present ones). Range checks are sim's (pdk_world_command). */
@@ -140,9 +147,35 @@ void pdk_wire_state_fields(const pdk_vehicle_def *def, const double *ch, uint32_
 pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
                                 uint32_t fields, const pdk_vehicle_id *ids, size_t n, pdk_buf *out);
 
+/* How often vehicles moved without travelling, for VehicleState's
+ * teleport_count: all for every vehicle (a replay's seeks), plus each
+ * vehicle's own entry (its resets) when it has one; each is sorted by id. */
+typedef struct pdk_wire_teleport {
+    pdk_vehicle_id id;
+    uint32_t count;
+} pdk_wire_teleport;
+
+typedef struct pdk_wire_teleports {
+    uint32_t all;
+    const pdk_wire_teleport *each;
+    size_t n;
+} pdk_wire_teleports;
+
+/* Vehicle id's teleport_count: all plus its own entry's; 0 for NULL tp. */
+uint32_t pdk_wire_teleport_count(const pdk_wire_teleports *tp, pdk_vehicle_id id);
+
+/* pdk_wire_state_common with each VehicleState's teleport_count from tp
+ * (NULL: 0 for all, which proto3 leaves out, so the bytes are those of
+ * pdk_wire_state_common). */
+pdk_error pdk_wire_state_common_teleports(const pdk_world *world, uint64_t session_id,
+                                          uint64_t wall_time_ns, uint32_t fields,
+                                          const pdk_vehicle_id *ids, size_t n,
+                                          const pdk_wire_teleports *tp, pdk_buf *out);
+
 /* One vehicle's VehicleState on its own (not inside a StateBatch), with the
  * parts fields asks for, appended to out: the message a log of one
- * vehicle's state carries (MCAP export). PDK_ERR_STALE_ID when id is not a
+ * vehicle's state carries (MCAP export), without teleport_count (a session's,
+ * not the world's). PDK_ERR_STALE_ID when id is not a
  * live vehicle of world; PDK_ERR_INVALID_ARGUMENT as pdk_wire_state_common. */
 pdk_error pdk_wire_vehicle_state_append(const pdk_world *world, pdk_vehicle_id id, uint32_t fields,
                                         pdk_buf *out);

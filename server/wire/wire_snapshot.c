@@ -106,6 +106,10 @@ enum {
     WS_STATE_LAYOUT = 8,
     WS_BUILD_ID = 9,
     WS_RECORD_BYTES = 10,
+    WS_PROXY_GENERATIONS = 11,
+    WS_PROXIES = 12,
+    PS_PROXY_ID = 1,
+    PS_VALUES = 2,
     VS_VEHICLE_ID = 1,
     VS_MODEL = 2,
     VS_X = 3,
@@ -120,6 +124,9 @@ enum {
 
 /* At most this many bytes: a key (fields below 16), a varint, a double. */
 enum { KEY_MAX = 1, VARINT_MAX = 10, I64_FIELD = 1 + 8 };
+
+/* A ProxySnapshot's numbers (snapshot.proto says their order). */
+enum { PROXY_VALUES = 19 };
 
 /* The proto3 scalars, left out when zero (wire_internal.h writes them). */
 static uint8_t *put_varint_field(uint8_t *p, unsigned field, uint64_t v)
@@ -188,6 +195,79 @@ static size_t vehicle_size(pdk_vehicle_id id, uint32_t model, const pdk_vehicle_
            varint_field_size(pose->faulted != 0) + bytes_field_size(body_len);
 }
 
+/* A proxy's numbers in ProxySnapshot's order, and back. */
+static void proxy_values(const pdk_proxy_def *def, const pdk_proxy_pose *pose,
+                         double v[PROXY_VALUES])
+{
+    memcpy(&v[0], def->half_extent_m, 3 * sizeof(double));
+    v[3] = def->mass_kg;
+    v[4] = def->material.friction;
+    v[5] = def->material.restitution;
+    memcpy(&v[6], pose->pos_m, 3 * sizeof(double));
+    memcpy(&v[9], pose->quat, 4 * sizeof(double));
+    memcpy(&v[13], pose->vel_mps, 3 * sizeof(double));
+    memcpy(&v[16], pose->omega_radps, 3 * sizeof(double));
+}
+
+static void proxy_from_values(const double v[PROXY_VALUES], pdk_proxy_def *def,
+                              pdk_proxy_pose *pose)
+{
+    memcpy(def->half_extent_m, &v[0], 3 * sizeof(double));
+    def->mass_kg = v[3];
+    def->material.friction = v[4];
+    def->material.restitution = v[5];
+    memcpy(pose->pos_m, &v[6], 3 * sizeof(double));
+    memcpy(pose->quat, &v[9], 4 * sizeof(double));
+    memcpy(pose->vel_mps, &v[13], 3 * sizeof(double));
+    memcpy(pose->omega_radps, &v[16], 3 * sizeof(double));
+}
+
+/* The proxies' fields at p (room reserved by the caller): nothing in a
+ * world that never held a proxy (all generations 0, none alive), so its
+ * snapshot is the bytes it always was. generations has capacity entries
+ * of room. */
+static uint8_t *put_proxies(uint8_t *p, const pdk_world *world, uint32_t *generations,
+                            size_t capacity)
+{
+    pdk_error err = pdk_world_proxy_generations(world, generations, capacity);
+    PDK_ASSERT(err == PDK_OK);
+    const int count = pdk_world_proxy_count(world);
+    size_t len = 0;
+    bool any = count > 0;
+    for (size_t i = 0; i < capacity; i++) {
+        len += pdk_wire_varint_size(generations[i]);
+        any = any || generations[i] != 0u;
+    }
+    if (!any) {
+        return p;
+    }
+    p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_PROXY_GENERATIONS, PDK_WT_LEN), len);
+    for (size_t i = 0; i < capacity; i++) {
+        p = pdk_wire_put_varint(p, generations[i]);
+    }
+    for (int i = 0; i < count; i++) {
+        pdk_proxy_id id = pdk_world_proxy_at(world, i);
+        pdk_proxy_def def;
+        pdk_proxy_pose pose;
+        err = pdk_world_proxy_get(world, id, &def, &pose, NULL);
+        PDK_ASSERT(err == PDK_OK);
+        double v[PROXY_VALUES];
+        proxy_values(&def, &pose, v);
+        const size_t values_len = 8u * PROXY_VALUES;
+        const size_t body = varint_field_size(id) + KEY_MAX + pdk_wire_varint_size(values_len) +
+                            values_len;
+        p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_PROXIES, PDK_WT_LEN), body);
+        p = put_varint_field(p, PS_PROXY_ID, id);
+        p = pdk_wire_put_varint(pdk_wire_put_key(p, PS_VALUES, PDK_WT_LEN), values_len);
+        for (int k = 0; k < PROXY_VALUES; k++) {
+            uint64_t bits;
+            memcpy(&bits, &v[k], sizeof(bits));
+            p = pdk_wire_put_fixed64(p, bits);
+        }
+    }
+    return p;
+}
+
 pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out)
 {
     pdk_wire_snapshot_scratch scratch = {0};
@@ -218,15 +298,21 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
     const size_t head_max = 2 * (KEY_MAX + VARINT_MAX) + KEY_MAX + VARINT_MAX + 8 * PRNG_WORDS +
                             KEY_MAX + VARINT_MAX + KEY_MAX + VARINT_MAX + 5 * capacity +
                             2 * I64_FIELD + KEY_MAX + VARINT_MAX + build_len + KEY_MAX + VARINT_MAX;
+    /* The proxies: their slots' generations and each live one. */
+    const size_t n_proxies = (size_t)pdk_world_proxy_count(world);
+    const size_t proxies_max =
+        KEY_MAX + VARINT_MAX + 5 * capacity +
+        n_proxies * (3 * (KEY_MAX + VARINT_MAX) + KEY_MAX + VARINT_MAX + 8u * PROXY_VALUES);
     pdk_wire_snapshot_scratch *sc = scratch;
-    if (count > (SIZE_MAX - head_max) / (KEY_MAX + VARINT_MAX + vehicle_max) ||
+    if (count > (SIZE_MAX - head_max - proxies_max) / (KEY_MAX + VARINT_MAX + vehicle_max) ||
         !grow(&sc->generations, &sc->cap_generations, (capacity + 1u) * sizeof(uint32_t)) ||
         !grow(&sc->record, &sc->cap_record, record_bytes) ||
         !grow(&sc->packed, &sc->cap_packed, pdk_wire_packed_max(record_bytes))) {
         return PDK_ERR_NO_MEMORY;
     }
     pdk_buf_reset(out);
-    pdk_error err = pdk_buf_reserve(out, head_max + count * (KEY_MAX + VARINT_MAX + vehicle_max));
+    pdk_error err =
+        pdk_buf_reserve(out, head_max + proxies_max + count * (KEY_MAX + VARINT_MAX + vehicle_max));
     if (err != PDK_OK) {
         return err;
     }
@@ -275,6 +361,7 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
     p = put_fixed64_field(p, WS_STATE_LAYOUT, pdk_snapshot_layout());
     p = put_bytes_field(p, WS_BUILD_ID, build, build_len);
     p = put_varint_field(p, WS_RECORD_BYTES, (uint32_t)record_bytes);
+    p = put_proxies(p, world, generations, capacity);
     out->len = (size_t)(p - out->data);
     return PDK_OK;
 }
@@ -349,6 +436,18 @@ static pdk_error check_message(const Paddock__V1__WorldSnapshot *msg, char *err,
             (unsigned)msg->capacity);
         return PDK_ERR_PARSE;
     }
+    if (msg->n_proxy_generations != 0 && msg->n_proxy_generations != msg->capacity) {
+        say(err, err_len, "snapshot: %zu proxy generations in a world of capacity %u",
+            msg->n_proxy_generations, (unsigned)msg->capacity);
+        return PDK_ERR_PARSE;
+    }
+    for (size_t i = 0; i < msg->n_proxies; i++) {
+        if (msg->proxies[i]->n_values != PROXY_VALUES || msg->n_proxy_generations == 0) {
+            say(err, err_len, "snapshot: proxy %u has %zu numbers, not %d, or no generations",
+                (unsigned)msg->proxies[i]->proxy_id, msg->proxies[i]->n_values, PROXY_VALUES);
+            return PDK_ERR_PARSE;
+        }
+    }
     for (size_t i = 0; i < msg->n_vehicles; i++) {
         const Paddock__V1__VehicleSnapshot *v = msg->vehicles[i];
         if (v->state_words.len > 0 && record_bytes % 8u == 0u) {
@@ -411,6 +510,27 @@ static pdk_error restore_into(const Paddock__V1__WorldSnapshot *msg, pdk_world *
             const char *why = pdk_world_restore_problem(staging);
             say(err, err_len, "snapshot: vehicle %u (slot %u, generation %u): %s", (unsigned)id,
                 (unsigned)(id & 0xFFFFu) - 1u, (unsigned)(id >> 16),
+                why != NULL ? why : pdk_error_message(e));
+            return e;
+        }
+    }
+    if (msg->n_proxy_generations > 0) {
+        e = pdk_world_restore_proxy_generations(staging, msg->proxy_generations,
+                                                msg->n_proxy_generations);
+        if (e != PDK_OK) {
+            say(err, err_len, "snapshot: proxy generations: %s", pdk_error_message(e));
+            return e;
+        }
+    }
+    for (size_t i = 0; i < msg->n_proxies; i++) {
+        const Paddock__V1__ProxySnapshot *ps = msg->proxies[i];
+        pdk_proxy_def def;
+        pdk_proxy_pose pose;
+        proxy_from_values(ps->values, &def, &pose);
+        e = pdk_world_restore_proxy(staging, ps->proxy_id, &def, &pose);
+        if (e != PDK_OK) {
+            const char *why = pdk_world_restore_proxy_problem(staging, ps->proxy_id, &def, &pose);
+            say(err, err_len, "snapshot: proxy %u: %s", (unsigned)ps->proxy_id,
                 why != NULL ? why : pdk_error_message(e));
             return e;
         }

@@ -200,6 +200,47 @@ START_TEST(a_driver_command_shows_in_the_batch_after_its_tick)
 }
 END_TEST
 
+/* The proxy view's example against the real server: it creates a session
+ * with a car driving a circle, subscribes at 30 Hz, pings for the clock
+ * offset through the same connection, and draws the car at 10 Hz. The car
+ * moves along a circle in the drawn poses, mostly interpolated, without a
+ * snap or a teleport. */
+START_TEST(the_proxy_view_example_draws_a_moving_car)
+{
+    pdk_test_server srv;
+    start(&srv);
+    static char out[1 << 16];
+    int rc = pdk_test_sh(out, sizeof(out),
+                         PDK_PROXY_VIEW_EXAMPLE " --server %s --rate 30 --draw 10 --duration 2",
+                         srv.addr);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, out);
+    ck_assert_msg(strstr(out, "state at 30 Hz, drawn at 10 Hz, clock offset") != NULL, "%s", out);
+    int lines = 0, interpolated = 0;
+    double first_x = NAN, last_x = NAN;
+    for (const char *p = strstr(out, "\nt "); p != NULL; p = strstr(p + 1, "\nt ")) {
+        double t_s = 0, x = 0;
+        unsigned car = 0;
+        ck_assert_int_eq(sscanf(p + 1, "t %lf s  car %u  x %lf m", &t_s, &car, &x), 3);
+        const char *eol = strchr(p + 1, '\n');
+        interpolated += eol != NULL && strstr(p + 1, "interp") != NULL &&
+                        strstr(p + 1, "interp") < eol;
+        first_x = isnan(first_x) ? x : first_x;
+        last_x = x;
+        lines++;
+    }
+    ck_assert_msg(lines >= 15, "%d pose lines: %s", lines, out);
+    ck_assert_msg(interpolated >= lines / 2, "%d of %d interpolated: %s", interpolated, lines, out);
+    ck_assert_msg(fabs(last_x - first_x) > 2.0, "the car did not move: %s", out);
+    ck_assert_msg(strstr(out, "(0 refused)") != NULL && strstr(out, "snaps 0, teleports 0"),
+                  "%s", out);
+    /* A wrong rate is named, before anything connects. */
+    rc = pdk_test_sh(out, sizeof(out), PDK_PROXY_VIEW_EXAMPLE " --server %s --rate 7", srv.addr);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(out, "--rate must divide 120") != NULL, "%s", out);
+    stop_clean(&srv);
+}
+END_TEST
+
 static Suite *clock_suite(void)
 {
     Suite *s = suite_create("integration_clock");
@@ -207,6 +248,7 @@ static Suite *clock_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, welcome_and_pong_carry_both_clocks);
     tcase_add_test(tc, a_driver_command_shows_in_the_batch_after_its_tick);
+    tcase_add_test(tc, the_proxy_view_example_draws_a_moving_car);
     suite_add_tcase(s, tc);
     return s;
 }

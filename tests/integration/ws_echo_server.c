@@ -35,8 +35,8 @@ static void on_text(pdk_ws *ws, const char *text, size_t len, void *ud)
     }
     unsigned key = 0;
     int used = 0;
-    if (len > 6 && memcmp(text, "keyed:", 6) == 0 &&
-        sscanf(text + 6, "%u:%n", &key, &used) == 1 && used > 0) {
+    if (len > 6 && memcmp(text, "keyed:", 6) == 0 && sscanf(text + 6, "%u:%n", &key, &used) == 1 &&
+        used > 0) {
         size_t head = 6 + (size_t)used;
         pdk_ws_send_keyed(ws, key, true, (const uint8_t *)text + head, len - head);
         return;

@@ -163,7 +163,12 @@ START_TEST(test_powertrain_channels_registered)
         ck_assert_int_eq(body[k].id, PDK_CH_WHEEL_ANGLE_RR + 1 + k);
         ck_assert_str_eq(pdk_channel_get((size_t)body[k].id)->unit, body[k].unit);
     }
-    ck_assert_int_eq(PDK_CH_FAULT_CODE, PDK_CH_COUNT - 1);
+    /* Issue 29's: contact between bodies (sim/contact.h). */
+    ck_assert_int_eq(pdk_channel_find("ContactImpulse"), PDK_CH_FAULT_CODE + 1);
+    ck_assert_str_eq(pdk_channel_get(PDK_CH_CONTACT_IMPULSE)->unit, "N s");
+    ck_assert_int_eq(pdk_channel_find("ContactCount"), PDK_CH_FAULT_CODE + 2);
+    ck_assert_str_eq(pdk_channel_get(PDK_CH_CONTACT_COUNT)->unit, "count");
+    ck_assert_int_eq(PDK_CH_CONTACT_COUNT, PDK_CH_COUNT - 1);
 }
 END_TEST
 

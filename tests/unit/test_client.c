@@ -501,6 +501,8 @@ START_TEST(invalid_arguments)
     ck_assert_int_eq(pdk_client_clock_sample(&client, &frame_a, NULL, &rtt_ns), PDK_CLIENT_EINVAL);
     ck_assert_int_eq(pdk_client_clock_sample(&client, &frame_a, &offset_ns, NULL),
                      PDK_CLIENT_EINVAL);
+    ck_assert_int_eq(pdk_client_clock_sample_push(&client, &frame_a, NULL, NULL, NULL, &rtt_ns),
+                     PDK_CLIENT_EINVAL);
     pdk_client_close(NULL);
     ck_assert(!pdk_client_is_connected(NULL));
 }

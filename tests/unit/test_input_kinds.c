@@ -16,6 +16,10 @@ _Static_assert(PDK_INPUT_TYRE == 4, "kind number");
 _Static_assert(PDK_INPUT_DBW_KIT == 5, "kind number");
 _Static_assert(PDK_INPUT_RESET == 6, "kind number");
 _Static_assert(PDK_INPUT_RESEED == 7, "kind number");
+_Static_assert(PDK_INPUT_VEHICLE_RESET == 8, "kind number");
+_Static_assert(PDK_INPUT_PROXY_ADD == 9, "kind number");
+_Static_assert(PDK_INPUT_PROXY_POSE == 10, "kind number");
+_Static_assert(PDK_INPUT_PROXY_REMOVE == 11, "kind number");
 
 static const struct {
     int kind;
@@ -30,6 +34,9 @@ static const struct {
     {PDK_INPUT_RESET, "SessionControl", PDK_INPUT_SLOTS_FREE_ALL},
     {PDK_INPUT_RESEED, "SessionControl", PDK_INPUT_SLOTS_KEPT},
     {PDK_INPUT_VEHICLE_RESET, "VehicleReset", PDK_INPUT_SLOTS_KEPT},
+    {PDK_INPUT_PROXY_ADD, "ProxyRegister", PDK_INPUT_SLOTS_KEPT},
+    {PDK_INPUT_PROXY_POSE, "ProxyPose", PDK_INPUT_SLOTS_KEPT},
+    {PDK_INPUT_PROXY_REMOVE, "ProxyRemove", PDK_INPUT_SLOTS_KEPT},
 };
 
 START_TEST(every_kind_has_an_entry)
@@ -47,7 +54,7 @@ START_TEST(every_kind_has_an_entry)
     }
     ck_assert_ptr_null(pdk_input_ops_of(0));
     ck_assert_ptr_null(pdk_input_ops_of(-1));
-    ck_assert_ptr_null(pdk_input_ops_of(9));
+    ck_assert_ptr_null(pdk_input_ops_of(12));
     ck_assert_ptr_null(pdk_input_ops_of(1000));
 }
 END_TEST
@@ -137,6 +144,40 @@ START_TEST(recorded_bodies_decode_to_what_was_encoded)
     pdk_input here = {.kind = PDK_INPUT_VEHICLE_RESET, .vehicle = 7};
     round_trip(&here, &out);
     ck_assert_int_eq(out.u.reset.at_pose, 0);
+
+    /* A proxy's entry, poses and removal come back bit for bit: a replay
+     * moves it exactly as the run did. */
+    const pdk_proxy_pose pose = {.pos_m = {-8.0, 0.1 + 0.2, 0.75},
+                                 .quat = {0.9998, 0.0, 0.0, 0.0199986667},
+                                 .vel_mps = {2.0 / 3.0, -1e-300, 0.0},
+                                 .omega_radps = {0.0, 0.0, -0.04}};
+    pdk_input add = {.kind = PDK_INPUT_PROXY_ADD};
+    add.u.proxy_add.def.half_extent_m[0] = 2.4;
+    add.u.proxy_add.def.half_extent_m[1] = 0.95;
+    add.u.proxy_add.def.half_extent_m[2] = 0.7;
+    add.u.proxy_add.def.mass_kg = 1500.5;
+    add.u.proxy_add.def.material = pdk_contact_material_car_body();
+    add.u.proxy_add.pose = pose;
+    add.u.proxy_add.owner_ns = 7000000000123ull;
+    strcpy(add.u.proxy_add.label, "remote-car");
+    round_trip(&add, &out);
+    ck_assert(memcmp(&out.u.proxy_add.def, &add.u.proxy_add.def, sizeof(add.u.proxy_add.def)) ==
+              0);
+    ck_assert(memcmp(&out.u.proxy_add.pose, &pose, sizeof(pose)) == 0);
+    ck_assert_uint_eq(out.u.proxy_add.owner_ns, add.u.proxy_add.owner_ns);
+    ck_assert_str_eq(out.u.proxy_add.label, "remote-car");
+    add.u.proxy_add.def.mass_kg = 0.0; /* infinite */
+    round_trip(&add, &out);
+    ck_assert(out.u.proxy_add.def.mass_kg == 0.0);
+
+    pdk_input move = {.kind = PDK_INPUT_PROXY_POSE, .proxy = 0x10003u, .u.proxy_pose = pose};
+    round_trip(&move, &out);
+    ck_assert_uint_eq(out.proxy, 0x10003u);
+    ck_assert(memcmp(&out.u.proxy_pose, &pose, sizeof(pose)) == 0);
+
+    pdk_input gone = {.kind = PDK_INPUT_PROXY_REMOVE, .proxy = 9};
+    round_trip(&gone, &out);
+    ck_assert_uint_eq(out.proxy, 9);
 }
 END_TEST
 

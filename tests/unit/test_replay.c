@@ -154,8 +154,11 @@ START_TEST(seek_forward_and_backward)
     n_frames = 0;
     ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 0, NULL, 0), PDK_OK);
     n_state_frames = 0;
-    /* 190: the keyframe at 120, then 70 ticks without publishing. */
+    /* 190: the keyframe at 120, then 70 ticks without publishing. Every
+     * vehicle's teleport_count moves on by one: clients jump. */
+    uint32_t teleports = pdk_session_teleport_count(s, 2);
     ck_assert_msg(pdk_player_seek(p, 190, err, sizeof(err)) == PDK_OK, "%s", err);
+    ck_assert_uint_eq(pdk_session_teleport_count(s, 2), teleports + 1);
     ck_assert_uint_eq(pdk_player_tick(p), 190);
     ck_assert_uint_eq(pdk_session_hash(s), live.hash[190]);
     ck_assert_int_eq(n_state_frames, 0);
@@ -192,7 +195,9 @@ START_TEST(seek_forward_and_backward)
     ck_assert_uint_eq(pdk_session_hash(s), live.hash[1]);
     ck_assert_uint_eq(pdk_player_diverged(p), 0);
     /* Out of range, named. */
+    teleports = pdk_session_teleport_count(s, 2);
     ck_assert_int_eq(pdk_player_seek(p, RICH_TICKS + 1, err, sizeof(err)), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_uint_eq(pdk_session_teleport_count(s, 2), teleports); /* nothing moved */
     ck_assert_msg(strstr(err, "tick 601 is outside its recording (0..600)") &&
                       strstr(err, "session 5"),
                   "%s", err);

@@ -1022,6 +1022,58 @@ START_TEST(subscriptions_get_their_fields)
 }
 END_TEST
 
+/* A vehicle reset counts in that vehicle's teleport_count, which its
+ * VehicleState carries from then on (a proxy view jumps on it); a refused
+ * reset does not count; a move of every vehicle (a seek) counts for all. */
+START_TEST(vehicle_resets_count_teleports)
+{
+    pdk_session *s = make(NULL);
+    pdk_vehicle_id v = spawn(s, 1, 1);
+    pdk_vehicle_id w = spawn(s, 1, 2);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0), PDK_OK);
+    pdk_input right = {.kind = PDK_INPUT_VEHICLE_RESET,
+                       .vehicle = v,
+                       .u.reset = {.at_pose = 1, .x_m = 50.0, .y_m = 0.0, .yaw_deg = 90.0}};
+    int asked = n_results;
+    ck_assert_int_eq(pdk_session_queue_input(s, &right, (pdk_reply_to){1, 3}), PDK_OK);
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_results, asked + 1);
+    ck_assert_int_eq(results[asked].err, PDK_OK);
+    ck_assert_uint_eq(pdk_session_teleport_count(s, v), 1);
+    ck_assert_uint_eq(pdk_session_teleport_count(s, w), 0);
+    Paddock__V1__Frame *f = state_frame_of(1);
+    ck_assert_uint_eq(f->state_batch->n_vehicles, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const Paddock__V1__VehicleState *vs = f->state_batch->vehicles[i];
+        if (vs->vehicle_id == v) {
+            ck_assert_uint_eq(vs->teleport_count, 1);
+            ck_assert_double_eq_tol(vs->x_m, 50.0, 0.5);
+        } else {
+            ck_assert_uint_eq(vs->vehicle_id, w);
+            ck_assert_uint_eq(vs->teleport_count, 0);
+        }
+    }
+    pdk_wire_frame_free(f);
+
+    /* A reset of a vehicle the session does not have is refused, and
+     * counts nowhere. */
+    pdk_input stale = {.kind = PDK_INPUT_VEHICLE_RESET, .vehicle = 999};
+    asked = n_results;
+    if (pdk_session_queue_input(s, &stale, (pdk_reply_to){1, 4}) == PDK_OK) {
+        pdk_session_tick(s);
+        ck_assert_int_eq(n_results, asked + 1);
+        ck_assert_int_ne(results[asked].err, PDK_OK);
+    }
+    ck_assert_uint_eq(pdk_session_teleport_count(s, 999), 0);
+    ck_assert_uint_eq(pdk_session_teleport_count(s, v), 1);
+
+    pdk_session_count_teleport_all(s);
+    ck_assert_uint_eq(pdk_session_teleport_count(s, v), 2);
+    ck_assert_uint_eq(pdk_session_teleport_count(s, w), 1);
+    pdk_session_destroy(s);
+}
+END_TEST
+
 /* A restore lays a snapshot's world under the session through a staging
  * world: on any error nothing changed; on success the hash is the
  * snapshot's and subscriptions go on. Publishing off sends nothing. */
@@ -1347,6 +1399,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, dbw_subscriptions_are_checked_and_end);
     tcase_add_test(tc, control_leases);
     tcase_add_test(tc, reset_and_reseed_are_inputs);
+    tcase_add_test(tc, vehicle_resets_count_teleports);
     tcase_add_test(tc, restore_swaps_only_when_it_all_succeeds);
     tcase_add_test(tc, lateness_quantiles);
     suite_add_tcase(s, tc);

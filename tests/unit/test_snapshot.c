@@ -600,6 +600,85 @@ START_TEST(a_fleet_with_removals_restores)
 }
 END_TEST
 
+/* A world that holds proxies (issue 29): its keyframe keeps every proxy
+ * slot's generation and each live proxy, in the bytes protobuf-c writes;
+ * the restore has the same hash and ids, and both run on alike, a proxy
+ * pushing a car. */
+START_TEST(proxies_restore)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 6;
+    box orig;
+    box_open(&orig, &wd);
+    pdk_vehicle_def sedan = vehicle("midsize_sedan");
+    pdk_vehicle_id car = spawn(orig.w, &sedan, 0.0, 0.0, 0.0);
+    pdk_proxy_def pd = {.half_extent_m = {2.4, 0.95, 0.7},
+                        .mass_kg = 0.0,
+                        .material = pdk_contact_material_car_body()};
+    pdk_proxy_pose pose = {.pos_m = {-20.0, 0.0, 0.75}, .quat = {1.0, 0.0, 0.0, 0.0}};
+    pdk_proxy_id gone, pusher, heavy;
+    ck_assert_int_eq(pdk_world_proxy_add(orig.w, &pd, &pose, &gone), PDK_OK);
+    ck_assert_int_eq(pdk_world_proxy_remove(orig.w, gone), PDK_OK);
+    /* Behind the car, closing at 3 m/s: it touches within the run. */
+    pose.pos_m[0] = -5.2;
+    pose.vel_mps[0] = 3.0;
+    ck_assert_int_eq(pdk_world_proxy_add(orig.w, &pd, &pose, &pusher), PDK_OK);
+    ck_assert_uint_eq(pusher >> 16, 1u); /* slot 0's second generation */
+    pd.mass_kg = 1200.0;
+    pose.pos_m[1] = 30.0;
+    pose.omega_radps[2] = 0.3;
+    ck_assert_int_eq(pdk_world_proxy_add(orig.w, &pd, &pose, &heavy), PDK_OK);
+    for (int t = 0; t < 20; t++)
+        pdk_world_step(orig.w);
+    ck_assert_int_eq(pdk_world_vehicle_count(orig.w), 1);
+    ck_assert_uint_eq(pdk_world_vehicle_at(orig.w, 0), car);
+    pdk_buf snap = {0};
+    ck_assert_int_eq(pdk_wire_snapshot_encode(orig.w, NULL, &snap), PDK_OK);
+    assert_protobuf_c_bytes(&snap, "proxies");
+    defs_by_id defs = defs_of_world(orig.w);
+    box copy;
+    restore(&snap, &wd, &defs, &copy);
+    ck_assert_uint_eq(pdk_world_hash(copy.w), pdk_world_hash(orig.w));
+    ck_assert_int_eq(pdk_world_proxy_count(copy.w), 2);
+    ck_assert_uint_eq(pdk_world_proxy_at(copy.w, 0), pusher);
+    ck_assert_uint_eq(pdk_world_proxy_at(copy.w, 1), heavy);
+    int touched = 0;
+    for (int t = 0; t < 60; t++) {
+        pdk_world_step(orig.w);
+        pdk_world_step(copy.w);
+        ck_assert_uint_eq(pdk_world_hash(copy.w), pdk_world_hash(orig.w));
+        pdk_proxy_contact c;
+        ck_assert_int_eq(pdk_world_proxy_get(orig.w, pusher, NULL, NULL, &c), PDK_OK);
+        touched += c.points > 0;
+    }
+    ck_assert_int_gt(touched, 0);
+    /* The next proxy gets the same id in both. */
+    pdk_proxy_id n1, n2;
+    ck_assert_int_eq(pdk_world_proxy_remove(orig.w, heavy), PDK_OK);
+    ck_assert_int_eq(pdk_world_proxy_remove(copy.w, heavy), PDK_OK);
+    ck_assert_int_eq(pdk_world_proxy_add(orig.w, &pd, &pose, &n1), PDK_OK);
+    ck_assert_int_eq(pdk_world_proxy_add(copy.w, &pd, &pose, &n2), PDK_OK);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_uint_ne(n1, heavy);
+    /* A world that never held a proxy writes neither field. */
+    box plain;
+    box_open(&plain, &wd);
+    spawn(plain.w, &sedan, 0.0, 0.0, 0.0);
+    pdk_buf bare = {0};
+    ck_assert_int_eq(pdk_wire_snapshot_encode(plain.w, NULL, &bare), PDK_OK);
+    Paddock__V1__WorldSnapshot *msg = paddock__v1__world_snapshot__unpack(NULL, bare.len, bare.data);
+    ck_assert_ptr_nonnull(msg);
+    ck_assert_uint_eq(msg->n_proxy_generations, 0);
+    ck_assert_uint_eq(msg->n_proxies, 0);
+    paddock__v1__world_snapshot__free_unpacked(msg, NULL);
+    pdk_buf_free(&bare);
+    pdk_buf_free(&snap);
+    box_close(&plain);
+    box_close(&copy);
+    box_close(&orig);
+}
+END_TEST
+
 /* One scratch kept across encodes (as a recording session keeps it) gives
  * the bytes a fresh encode gives: an empty world, then a fleet growing
  * past what the scratch held, of every model, then one after removals and
@@ -1461,6 +1540,7 @@ static Suite *snapshot_suite(void)
     TCase *fleet = tcase_create("fleet");
     tcase_set_timeout(fleet, 60);
     tcase_add_test(fleet, a_fleet_with_removals_restores);
+    tcase_add_test(fleet, proxies_restore);
     tcase_add_test(fleet, a_kept_scratch_encodes_the_same_bytes);
     tcase_add_test(fleet, an_empty_world_restores);
     suite_add_tcase(s, fleet);

@@ -1016,6 +1016,49 @@ START_TEST(state_common_equals_protobuf_c_pack)
 }
 END_TEST
 
+/* teleport_count: every vehicle's share plus its own entry's, looked up in
+ * the sorted list; without counts the bytes are pdk_wire_state_common's. */
+START_TEST(state_common_carries_teleport_counts)
+{
+    test_world tw = world_make();
+    pdk_vehicle_id a = spawn_at(tw.world, 0.0, 0.0, 0.0, 5.0);
+    pdk_vehicle_id b = spawn_at(tw.world, 20.0, 3.5, 1.0, 0.0);
+    pdk_vehicle_id c = spawn_at(tw.world, -40.0, -7.25, -2.5, 12.0);
+    pdk_world_step(tw.world);
+    const pdk_wire_teleport each[2] = {{.id = a < c ? a : c, .count = a < c ? 3 : 7},
+                                       {.id = a < c ? c : a, .count = a < c ? 7 : 3}};
+    const pdk_wire_teleports tp = {.all = 2, .each = each, .n = 2};
+    ck_assert_uint_eq(pdk_wire_teleport_count(&tp, a), 5);
+    ck_assert_uint_eq(pdk_wire_teleport_count(&tp, b), 2);
+    ck_assert_uint_eq(pdk_wire_teleport_count(&tp, c), 9);
+    ck_assert_uint_eq(pdk_wire_teleport_count(NULL, c), 0);
+
+    pdk_buf common = {0};
+    ck_assert_int_eq(
+        pdk_wire_state_common_teleports(tw.world, 3, 0, 0, NULL, 0, &tp, &common), PDK_OK);
+    Paddock__V1__StateBatch *batch =
+        paddock__v1__state_batch__unpack(NULL, common.len, common.data);
+    ck_assert_ptr_nonnull(batch);
+    ck_assert_uint_eq(batch->n_vehicles, 3);
+    for (size_t i = 0; i < 3; i++) {
+        const Paddock__V1__VehicleState *vs = batch->vehicles[i];
+        ck_assert_uint_eq(vs->teleport_count, pdk_wire_teleport_count(&tp, vs->vehicle_id));
+    }
+    paddock__v1__state_batch__free_unpacked(batch, NULL);
+
+    pdk_buf plain = {0};
+    pdk_buf_reset(&common);
+    ck_assert_int_eq(
+        pdk_wire_state_common_teleports(tw.world, 3, 0, 0, NULL, 0, NULL, &common), PDK_OK);
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 3, 0, 0, NULL, 0, &plain), PDK_OK);
+    ck_assert_uint_eq(common.len, plain.len);
+    ck_assert_mem_eq(common.data, plain.data, plain.len);
+    pdk_buf_free(&plain);
+    pdk_buf_free(&common);
+    free(tw.mem);
+}
+END_TEST
+
 /* Each wheel's fields are its channels' values, bit for bit. */
 static void assert_four_wheels(const Paddock__V1__VehicleState *vs, const pdk_vehicle_def *def,
                                const double *ch)
@@ -1358,6 +1401,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, tyre_decode_refuses_garbage_and_invalid_commands);
     tcase_add_test(tc, state_from_pose_copies_every_field);
     tcase_add_test(tc, state_common_equals_protobuf_c_pack);
+    tcase_add_test(tc, state_common_carries_teleport_counts);
     tcase_add_test(tc, state_common_fields_are_the_channels);
     tcase_add_test(tc, state_frame_merges_subscription_id);
     tcase_add_test(tc, body_read_hands_the_message_and_refuses_bad_bodies);

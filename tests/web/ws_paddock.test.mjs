@@ -9,7 +9,10 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
-import { ErrorCode, GEAR_DRIVE, startServer, TcpClient, WsClient } from './paddock_client.mjs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { ErrorCode, GEAR_DRIVE, PADDOCKD, SOURCE_DIR, startServer, TcpClient, WsClient } from './paddock_client.mjs';
 
 // One raw HTTP request; the path goes out exactly as given (no URL folding).
 function get(port, path, { method = 'GET', headers = {} } = {}) {
@@ -301,5 +304,39 @@ describe('Paddock over WebSocket', () => {
     await fast.close();
     await slow.close();
     await owner.close();
+  });
+});
+
+describe('--http refusals at start-up', () => {
+  // paddockd with these options, to its exit: status and stderr.
+  function run(args) {
+    const dir = mkdtempSync(join(tmpdir(), 'pdk-web-'));
+    const r = spawnSync(PADDOCKD, ['serve', '--listen', '127.0.0.1:0', '--db', join(dir, 'paddock.db'),
+      '--presets', join(SOURCE_DIR, 'presets'), '--migrations', join(SOURCE_DIR, 'migrations'), ...args],
+    { encoding: 'utf8', timeout: 30000 });
+    return { status: r.status, stderr: r.stderr };
+  }
+
+  test('an address in use', async () => {
+    const srv = await startServer();
+    try {
+      const r = run(['--http', `127.0.0.1:${srv.http}`]);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, new RegExp(`cannot serve HTTP on 127\\.0\\.0\\.1:${srv.http}: listen on 127\\.0\\.0\\.1:${srv.http}: Address already in use`));
+    } finally {
+      assert.equal((await srv.stop()).code, 0);
+    }
+  });
+
+  test('an address that does not parse, a missing web root, --web-root alone', () => {
+    let r = run(['--http', '127.0.0.1:99999']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /cannot serve HTTP on 127\.0\.0\.1:99999: .*port "99999" is not a number/);
+    r = run(['--http', '127.0.0.1:0', '--web-root', '/nonexistent/web']);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /web root "\/nonexistent\/web": No such file or directory/);
+    r = run(['--web-root', SOURCE_DIR]);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--web-root needs --http HOST:PORT/);
   });
 });

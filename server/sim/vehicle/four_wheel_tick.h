@@ -294,6 +294,10 @@ VEC void telemetry(const fw_vehicle *vh, const sub *sv, const wheels *q, int sub
     ch[PDK_CH_DRAG] = sv->drag;
     ch[PDK_CH_FAULTED] = 0.0;
     ch[PDK_CH_FAULT_CODE] = 0.0;
+    /* The contact between bodies is the world's (world_contact.c), which
+     * writes these after the step; alone, a car touches nothing. */
+    ch[PDK_CH_CONTACT_IMPULSE] = 0.0;
+    ch[PDK_CH_CONTACT_COUNT] = 0.0;
     {
         /* The hull's contacts at the last substep (hull_contact.h). */
         const hull_contacts *hc = &sv->hull;

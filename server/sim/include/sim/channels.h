@@ -227,7 +227,12 @@
       "5 front, 6 rear")                                                                           \
     X(PDK_CH_FAULT_CODE, "FaultCode", "enum",                                                      \
       "why the vehicle is held (pdk_vehicle_fault): 0 none, 1 a non-finite state, 2 a speed "      \
-      "above the bound, 3 the body below the ground; a reset clears it")
+      "above the bound, 3 the body below the ground; a reset clears it")                           \
+    X(PDK_CH_CONTACT_IMPULSE, "ContactImpulse", "N s",                                             \
+      "magnitude of the impulse other bodies (cars, proxies) gave the body at the tick's start "   \
+      "(docs/multiplayer.md)")                                                                     \
+    X(PDK_CH_CONTACT_COUNT, "ContactCount", "count",                                               \
+      "bodies (cars, proxies) the body touched at the tick's start")
 
 /* Why a vehicle is held (the FaultCode channel, VehicleState.fault_code):
  * its state became impossible and it stopped where that tick began, at

@@ -9,6 +9,7 @@
 
 #include "sim/builds.h"
 #include "sim/channels.h"
+#include "sim/contact.h"
 #include "sim/dbw.h"
 #include "sim/error.h"
 #include "sim/input.h"
@@ -206,14 +207,19 @@ const char *pdk_world_tyre_input_problem(const pdk_world *world, pdk_vehicle_id 
                                          const pdk_tyre_input *in);
 
 /* Advances every vehicle by one tick (dt_s, in substeps): the DBW kits set
- * their vehicles' controls, then each vehicle model steps its own vehicles
- * in id order (slot order, the id's low 16 bits, as pdk_world_vehicle_at
- * lists them) and writes their channels. Vehicles do not interact: no force
- * passes from one body to another, so a vehicle's result never depends on
- * the others or on the order. Contact between vehicles, when it comes, is
- * a phase of its own in pdk_world_step (world.c) after the models' step,
- * whose forces the next tick's step applies. A faulted vehicle
- * (pdk_world_vehicle_faulted) is not stepped. */
+ * their vehicles' controls; the contact phase (sim/contact.h) resolves the
+ * contacts between the bodies that touch as the last tick left them
+ * (four-wheel vehicles' hulls and kinematic proxies), changing their
+ * velocities by the contact's impulses and moving apart those that
+ * overlap; each vehicle model steps its own vehicles in id order (slot
+ * order, the id's low 16 bits, as pdk_world_vehicle_at lists them) and
+ * writes their channels; the contact channels are written and the proxies
+ * move on by their velocities. Bodies interact only by touching: a vehicle
+ * whose hull touches no other body's (within the contact's margin and the
+ * tick's travel) steps bit for bit as it would alone, whatever the others
+ * and the order. Single-track vehicles have no hull and touch nothing. A
+ * faulted vehicle (pdk_world_vehicle_faulted) is not stepped and touches
+ * nothing. */
 void pdk_world_step(pdk_world *world);
 
 /* Whether the steps write the four-wheel vehicles' channels (on, 1, from
