@@ -296,9 +296,11 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
         return false;
     uint64_t session_id = srv->controls.items[i].session_id;
     srv->controls.items[i] = srv->controls.items[--srv->controls.n];
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, session_id);
+    if (slot && res->kind == PDK_INPUT_RESET && res->err == PDK_OK)
+        slot->timeline_epoch++;
     if (!c)
         return true;
-    pdk_server_slot *slot = pdk_server_session_find(&srv->table, session_id);
     if (slot && !slot->worker.busy) {
         pdk_server_reply_control(srv, c->conn, to.request_id, slot);
         return true;
