@@ -30,6 +30,20 @@ static void send_input_reply(pdk_server *srv, pdk_server_conn *c, pdk_reply_to t
         Paddock__V1__ProxyRegistered pr = PADDOCK__V1__PROXY_REGISTERED__INIT;
         pr.proxy_id = res->proxy;
         pr.tick = res->tick;
+        Paddock__V1__ContactMaterial mat = PADDOCK__V1__CONTACT_MATERIAL__INIT;
+        if (res->proxy_entry) {
+            const pdk_proxy_entry *e = res->proxy_entry;
+            pr.half_length_m = e->def.half_extent_m[0];
+            pr.half_width_m = e->def.half_extent_m[1];
+            pr.half_height_m = e->def.half_extent_m[2];
+            pr.mass_kg = e->def.mass_kg;
+            pr.centre_x_m = e->centre_m[0];
+            pr.centre_y_m = e->centre_m[1];
+            pr.centre_z_m = e->centre_m[2];
+            mat.friction = e->def.material.friction;
+            mat.restitution = e->def.material.restitution;
+            pr.material = &mat;
+        }
         Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
         f.request_id = to.request_id;
         f.body_case = PADDOCK__V1__FRAME__BODY_PROXY_REGISTERED;
