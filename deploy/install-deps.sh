@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config git python3
   libuv1-dev
   libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+  libprotobuf-dev # google/protobuf/timestamp.proto, imported by Foxglove's schemas
   nanopb libnanopb-dev
   libsqlite3-dev sqlite3
   check

@@ -44,6 +44,10 @@ typedef struct pdk_proxy_entry {
     pdk_proxy_pose pose;
     uint64_t owner_ns;
     char label[64];
+    /* With a preset: the box's centre from the car's CG, body frame
+     * (pdk_vehicle_def_hull_box), told to the owner in ProxyRegistered;
+     * not recorded (a replay tells nobody). */
+    double centre_m[3];
 } pdk_proxy_entry;
 
 /* Why a proxy leaves: its ProxyEvent's reason (not recorded: a replay

@@ -385,9 +385,10 @@ static pdk_error vehicle_reset_apply(const pdk_input_ctx *ctx, pdk_pending_input
 /* A hosted proxy (docs/multiplayer.md "Hosting a proxy"): its entry is
  * recorded as a ProxyRegister whose hull is the resolved half extents (a
  * preset that changes later does not change a replay), its mass (0 with
- * infinite_mass), label and initial pose; each tick's pose as the ProxyPose
- * the world took; its removal as a ProxyRemove. Every proxy has the car
- * body's material (sim/contact.h). */
+ * infinite_mass), contact material, label and initial pose; each tick's
+ * pose as the ProxyPose the world took; its removal as a ProxyRemove. A
+ * ProxyRegister without a material (recorded before proxies had their own)
+ * has the car body's (sim/contact.h). */
 
 static void not_a_proxy(const pdk_input_ctx *ctx, pdk_proxy_id id, char *msg, size_t msg_len)
 {
@@ -409,6 +410,10 @@ static pdk_error proxy_add_encode(uint64_t session_id, const pdk_input *in, pdk_
     m.half_height_m = e->def.half_extent_m[2];
     m.mass_kg = e->def.mass_kg;
     m.infinite_mass = e->def.mass_kg == 0.0;
+    Paddock__V1__ContactMaterial mat = PADDOCK__V1__CONTACT_MATERIAL__INIT;
+    mat.friction = e->def.material.friction;
+    mat.restitution = e->def.material.restitution;
+    m.material = &mat;
     m.label = (char *)e->label;
     m.initial = &initial;
     return pdk_wire_pack_append(out, &m.base);
@@ -424,6 +429,10 @@ static pdk_error proxy_add_read(const ProtobufCMessage *msg, pdk_input *in)
     e->def.half_extent_m[2] = m->half_height_m;
     e->def.mass_kg = m->infinite_mass ? 0.0 : m->mass_kg;
     e->def.material = pdk_contact_material_car_body();
+    if (m->material) {
+        e->def.material.friction = m->material->friction;
+        e->def.material.restitution = m->material->restitution;
+    }
     if (m->initial) {
         pdk_wire_proxy_pose_from_pb(m->initial, &e->pose);
         e->owner_ns = m->initial->owner_time_ns;

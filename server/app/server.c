@@ -17,6 +17,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "foxglove.h"
 #include "params.h"
 #include "run.h"
 #include "script.h"
@@ -311,6 +312,7 @@ static void on_signal(uv_signal_t *sig, int signum)
     pdk_server_recording_stop(srv);
     pdk_listener_close(srv->net);
     srv->net = NULL;
+    pdk_foxglove_close(srv->fox);
     if (srv->http) {
         /* The rest closes once libwebsockets has let go of the loop. */
         pdk_listener_close(srv->http);
@@ -349,11 +351,22 @@ static int health_json(char *out, size_t cap, void *ud)
 static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
 {
     char err[PDK_STORE_ERR_LEN];
+    /* Foxglove's clients become connections of the server like any other
+     * (foxglove.h), so they get the same callbacks and limits. */
+    srv->fox = pdk_foxglove_create(&srv->loop, &srv->table, &srv->cfg.limits, cb, srv, err,
+                                   sizeof(err));
+    if (!srv->fox) {
+        fprintf(stderr, "paddockd: cannot start the Foxglove server: %s\n", err);
+        return -1;
+    }
+    pdk_ws_handler foxglove = pdk_foxglove_handler(srv->fox);
     pdk_http_config hc = {
         .listen = srv->cfg.http_listen,
         .web_root = srv->cfg.web_root,
         .health = health_json,
         .health_ud = srv,
+        .handlers = &foxglove,
+        .n_handlers = 1,
         .on_closed = close_all,
         .on_closed_ud = srv,
     };
@@ -495,6 +508,7 @@ out:
         fprintf(stderr, "paddockd: the loop still had open handles at exit\n");
     if (srv->sched.timer_fd >= 0)
         close(srv->sched.timer_fd);
+    pdk_foxglove_free(srv->fox);
     pdk_store_close(srv->store);
     for (size_t i = 0; i < srv->n_conns; i++)
         free(srv->conns[i]);

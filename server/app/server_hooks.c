@@ -30,6 +30,20 @@ static void send_input_reply(pdk_server *srv, pdk_server_conn *c, pdk_reply_to t
         Paddock__V1__ProxyRegistered pr = PADDOCK__V1__PROXY_REGISTERED__INIT;
         pr.proxy_id = res->proxy;
         pr.tick = res->tick;
+        Paddock__V1__ContactMaterial mat = PADDOCK__V1__CONTACT_MATERIAL__INIT;
+        if (res->proxy_entry) {
+            const pdk_proxy_entry *e = res->proxy_entry;
+            pr.half_length_m = e->def.half_extent_m[0];
+            pr.half_width_m = e->def.half_extent_m[1];
+            pr.half_height_m = e->def.half_extent_m[2];
+            pr.mass_kg = e->def.mass_kg;
+            pr.centre_x_m = e->centre_m[0];
+            pr.centre_y_m = e->centre_m[1];
+            pr.centre_z_m = e->centre_m[2];
+            mat.friction = e->def.material.friction;
+            mat.restitution = e->def.material.restitution;
+            pr.material = &mat;
+        }
         Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
         f.request_id = to.request_id;
         f.body_case = PADDOCK__V1__FRAME__BODY_PROXY_REGISTERED;
@@ -299,9 +313,11 @@ bool pdk_server_control_result(pdk_server *srv, pdk_server_conn *c, pdk_reply_to
         return false;
     uint64_t session_id = srv->controls.items[i].session_id;
     srv->controls.items[i] = srv->controls.items[--srv->controls.n];
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, session_id);
+    if (slot && res->kind == PDK_INPUT_RESET && res->err == PDK_OK)
+        slot->timeline_epoch++;
     if (!c)
         return true;
-    pdk_server_slot *slot = pdk_server_session_find(&srv->table, session_id);
     if (slot && !slot->worker.busy) {
         pdk_server_reply_control(srv, c->conn, to.request_id, slot);
         return true;

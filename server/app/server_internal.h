@@ -116,6 +116,7 @@ typedef struct pdk_server {
     uv_loop_t loop;
     pdk_listener *net;
     pdk_listener *http; /* NULL unless --http */
+    struct pdk_foxglove *fox; /* the Foxglove server on http; NULL unless --http */
     uint64_t started_ms; /* uv_now at start, for /healthz's uptime */
     pdk_store *store;
 

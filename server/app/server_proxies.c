@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "params.h"
 #include "proxy_track.h"
 #include "server_request.h"
 
@@ -23,28 +24,60 @@ static void pdk_server_handle_proxy_register(const pdk_request *rq)
     if (!pdk_server_text_ok(rq->out, c->conn, f->request_id, "label", m->label,
                             PDK_SERVER_MAX_NAME_BYTES))
         return;
-    if (m->preset && m->preset[0]) {
-        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_UNSUPPORTED,
-                              "a proxy's hull from a preset is not supported by this server: "
-                              "give half_length_m, half_width_m and half_height_m");
+    if (!pdk_server_text_ok(rq->out, c->conn, f->request_id, "preset", m->preset,
+                            PDK_SERVER_MAX_NAME_BYTES))
         return;
-    }
     if (!m->initial) {
         pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT,
                               "ProxyRegister needs its initial pose (initial)");
-        return;
-    }
-    if (!m->infinite_mass && !(m->mass_kg > 0.0)) {
-        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
-                              "mass_kg must be above 0, or infinite_mass set");
         return;
     }
     pdk_proxy_entry e = {0};
     e.def.half_extent_m[0] = m->half_length_m;
     e.def.half_extent_m[1] = m->half_width_m;
     e.def.half_extent_m[2] = m->half_height_m;
-    e.def.mass_kg = m->infinite_mass ? 0.0 : m->mass_kg;
+    e.def.mass_kg = m->mass_kg;
     e.def.material = pdk_contact_material_car_body();
+    if (m->preset && m->preset[0]) {
+        if (m->half_length_m != 0.0 || m->half_width_m != 0.0 || m->half_height_m != 0.0) {
+            pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT,
+                                  "a proxy's box comes from its preset or from half_length_m, "
+                                  "half_width_m and half_height_m, not both");
+            return;
+        }
+        /* The preset loaded as VehicleSpawn loads it: its chassis hull,
+         * its mass where mass_kg is 0, its contact material. */
+        char err[PDK_PARAMS_ERR_LEN];
+        pdk_vehicle_def vdef;
+        pdk_error pe = pdk_params_vehicle_load(rq->cfg->presets_dir, m->preset, NULL, &vdef, NULL,
+                                               err, sizeof(err));
+        if (pe == PDK_OK &&
+            pdk_vehicle_def_hull_box(&vdef, e.def.half_extent_m, e.centre_m) != PDK_OK) {
+            pe = PDK_ERR_INVALID_ARGUMENT;
+            snprintf(err, sizeof(err),
+                     "vehicle preset \"%s\" has no chassis hull (the singleTrack model): give "
+                     "the half extents",
+                     m->preset);
+        }
+        if (pe != PDK_OK) {
+            pdk_server_send_error(rq->out, c->conn, f->request_id, pe, err);
+            return;
+        }
+        if (e.def.mass_kg == 0.0)
+            e.def.mass_kg = vdef.chassis.mass_kg;
+        e.def.material = vdef.contact;
+    }
+    if (!m->infinite_mass && !(e.def.mass_kg > 0.0)) {
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
+                              "mass_kg must be above 0, or infinite_mass set");
+        return;
+    }
+    if (m->infinite_mass)
+        e.def.mass_kg = 0.0;
+    if (m->material) {
+        e.def.material.friction = m->material->friction;
+        e.def.material.restitution = m->material->restitution;
+    }
     pdk_wire_proxy_pose_from_pb(m->initial, &e.pose);
     e.owner_ns = m->initial->owner_time_ns;
     pdk_server_printable(e.label, sizeof(e.label), m->label);

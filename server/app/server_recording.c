@@ -656,6 +656,7 @@ static void sought(job *j)
         snprintf(slot->sched.pause_reason, sizeof(slot->sched.pause_reason),
                  "sought tick %" PRIu64 " after the replay's end: resume to play on", j->tick);
     }
+    slot->timeline_epoch++;
     pdk_server_rebase(slot);
     pdk_server_reschedule(srv);
     pdk_server_conn *c = pdk_server_conn_find(srv, j->conn_id);

@@ -90,6 +90,10 @@ typedef struct pdk_server_slot {
     pdk_owed_steps steps;
     pdk_slot_replay replay;
     pdk_slot_worker worker;
+    /* Bumped whenever the session's timeline jumps rather than runs on (a
+     * reset, a replay's seek), so that viewers whose clock follows sim time
+     * (the Foxglove server) know to start their clock afresh. */
+    uint32_t timeline_epoch;
 } pdk_server_slot;
 
 /* The session table: the sessions in creation order (server_sessions.c

@@ -106,6 +106,7 @@ static void tell(pdk_session *s, const pdk_pending_input *p, pdk_error err, cons
         .tick = pdk_world_tick(s->world),
         .vehicle = p->in.vehicle,
         .proxy = p->in.proxy,
+        .proxy_entry = p->in.kind == PDK_INPUT_PROXY_ADD ? &p->in.u.proxy_add : NULL,
     };
     s->hooks.on_result(s->hooks.ud, p->to, &res);
 }

@@ -112,6 +112,7 @@ typedef struct pdk_input_result {
     uint64_t tick;         /* the tick it took effect */
     pdk_vehicle_id vehicle;
     pdk_proxy_id proxy;    /* a PROXY_ADD's, once applied */
+    const pdk_proxy_entry *proxy_entry; /* a PROXY_ADD's: what the world took */
 } pdk_input_result;
 
 typedef struct pdk_session_hooks {

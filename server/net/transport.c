@@ -305,8 +305,10 @@ void pdk_conn_stats_get(const pdk_conn *conn, pdk_conn_stats *out)
     if (conn == NULL) {
         return;
     }
+    /* Asked first: a transport whose queue is its peer's (local.c) brings
+     * its drop count up to date here. */
+    out->queued_bytes = conn->ops->queued_bytes(conn);
     out->frames_in = conn->frames_in;
     out->frames_out = conn->frames_out;
     out->state_dropped = conn->state_dropped;
-    out->queued_bytes = conn->ops->queued_bytes(conn);
 }

@@ -648,6 +648,14 @@ static const pdk_param_key vehicle_keys[] = {
     V_NUM("chassis.bodyHeight", "m", 0, 10, chassis.body_height_m, 1, 1,
           "The body's height, ground to roof at rest: its collision hull's (fourWheel model). 0 "
           "derives it: 2.5 times the CG height. Above the CG height."),
+    V_NUM("contact.friction", "-", 0, 2, contact.friction, 1, 1,
+          "The body's Coulomb friction coefficient against another body (fourWheel model: "
+          "contact between bodies); a pair takes the geometric mean of its two. 0.5, a car "
+          "body's painted steel and plastic, unless a published figure says otherwise."),
+    V_NUM("contact.restitution", "-", 0, 1, contact.restitution, 1, 1,
+          "The share of the approach speed the body gives back in an impact with another body "
+          "(fourWheel model); a pair takes the larger of its two. 0.1, a car's bumper at low "
+          "speed, unless a published figure says otherwise."),
     N_NUM("tyres.front.corneringStiffness", "N/rad", 1000, 5e6,
           tyre_front.cornering_stiffness_n_per_rad, 1, 1, BY_CORNERING_PER_LOAD,
           "Front axle (both tyres): lateral force per radian of slip angle at zero slip; read "

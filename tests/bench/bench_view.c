@@ -2,7 +2,10 @@
  * per case (docs/multiplayer.md "The proxy view", docs/perf/README.md).
  *
  * Each case passes a 120 Hz drive (tests/common/view_network.h: the 0.5 g
- * turn at 30 m/s and a mixed slalom) through a subscription at 20, 30 or
+ * turn at 30 m/s and a mixed slalom, in closed form; and the simulator's
+ * own drives recorded in process, tests/common/view_drive.h: the default
+ * car on a 0.5 g circle at 30 m/s, and a mixed drive of throttle, braking
+ * and a weave) through a subscription at 20, 30 or
  * 60 Hz, a one-way delay of 50 ms with +-20 ms jitter and 2 % or 5 % loss,
  * with a seeded PRNG, into a proxy view with default settings drawing at
  * 60 Hz, and compares the drawn pose with the true pose at the time drawn.
@@ -15,7 +18,10 @@
 #include <time.h>
 
 #include "paddock_view.h"
+#include "view_drive.h"
 #include "view_network.h"
+
+static vd_recording recs[2];
 
 static double wall_s(void)
 {
@@ -32,7 +38,16 @@ int main(int argc, char **argv)
                 argc > 1 ? argv[1] : "");
         return 2;
     }
-    const char *names[] = {"turn 0.5 g 30 m/s", "mixed slalom"};
+    const char *names[] = {"turn 0.5 g 30 m/s", "mixed slalom", "sim turn 0.5 g", "sim mixed"};
+    /* The simulator's drives, recorded once for every case that reads
+     * them (not timed). */
+    for (int d = 0; d < 2; d++) {
+        if (vd_record((vd_drive)d, seconds, &recs[d]) != 0) {
+            fprintf(stderr, "bench_view: the simulator refused or faulted the %s drive\n",
+                    names[2 + d]);
+            return 1;
+        }
+    }
     const int rates[] = {20, 30, 60};
     const double losses[] = {0.02, 0.05};
     printf("proxy view: 50 ms +- 20 ms one-way, draws at %d Hz, %.0f s per case, "
@@ -46,11 +61,16 @@ int main(int argc, char **argv)
     double t0 = wall_s();
     unsigned long draws = 0;
     int failed = 0;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 4; d++) {
         for (int r = 0; r < 3; r++) {
             for (int l = 0; l < 2; l++) {
-                vn_case c = {.drive = (vn_drive)d, .rate_hz = rates[r], .delay_s = 0.05,
-                             .jitter_s = 0.02, .loss = losses[l], .duration_s = seconds,
+                vn_case c = {.drive = (vn_drive)(d % 2),
+                             .rec = d >= 2 ? &recs[d - 2] : NULL,
+                             .rate_hz = rates[r],
+                             .delay_s = 0.05,
+                             .jitter_s = 0.02,
+                             .loss = losses[l],
+                             .duration_s = seconds,
                              .seed = 29};
                 vn_result res;
                 if (vn_run(&c, NULL, &res) != 0) {

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "paddock_view.h"
+#include "view_drive.h"
 
 #define VN_TICK_HZ 120
 #define VN_DRAW_HZ 60
@@ -58,6 +59,9 @@ typedef struct vn_truth {
 
 typedef struct vn_case {
     vn_drive drive;
+    /* When not NULL, the drive is this recording of the simulator
+     * (view_drive.h) and drive is not read. */
+    const vd_recording *rec;
     int rate_hz;       /* the subscription's rate: divides 120 */
     double delay_s;    /* one-way mean */
     double jitter_s;   /* +- uniform */
@@ -141,6 +145,60 @@ static inline void vn_state_at(vn_drive drive, uint64_t tick, paddock_v1_Vehicle
     vs->roll_rad = tr.roll_rad;
 }
 
+/* The VehicleState the server sends of a recorded tick: each field of the
+ * pose as server/wire/wire.c (pdk_wire_state_from_pose) sets it. */
+static inline void vn_state_of_pose(const pdk_vehicle_pose *p, paddock_v1_VehicleState *vs)
+{
+    memset(vs, 0, sizeof(*vs));
+    vs->vehicle_id = 1;
+    vs->x_m = p->x_m;
+    vs->y_m = p->y_m;
+    vs->z_m = p->z_m;
+    vs->yaw_rad = p->yaw_rad;
+    vs->vx_mps = p->vx_mps;
+    vs->vy_mps = p->vy_mps;
+    vs->yaw_rate_radps = p->yaw_rate_radps;
+    vs->steer_angle_rad = p->steer_angle_rad;
+    vs->speed_mps = p->speed_mps;
+    vs->ax_mps2 = p->ax_mps2;
+    vs->ay_mps2 = p->ay_mps2;
+    vs->pitch_rad = p->pitch_rad;
+    vs->roll_rad = p->roll_rad;
+    vs->vz_mps = p->vz_mps;
+    vs->roll_rate_radps = p->roll_rate_radps;
+    vs->pitch_rate_radps = p->pitch_rate_radps;
+}
+
+/* The case's true state at t_s: the closed-form drive's, or the
+ * recording's (position and heading between ticks by Hermite, the rest
+ * from the nearer tick). */
+static inline void vn_case_truth(const vn_case *c, double t_s, vn_truth *o)
+{
+    if (c->rec == NULL) {
+        vn_truth_at(c->drive, t_s, o);
+        return;
+    }
+    memset(o, 0, sizeof(*o));
+    const vd_tick *near;
+    vd_truth_at(c->rec, t_s, o->pos_m, &o->yaw_rad, &near);
+    memcpy(o->vel_mps, near->vel_mps, sizeof(o->vel_mps));
+    o->yaw_rate_radps = near->pose.yaw_rate_radps;
+    o->roll_rad = near->pose.roll_rad;
+    o->vx_mps = near->pose.vx_mps;
+    o->vy_mps = near->pose.vy_mps;
+}
+
+/* The case's VehicleState at tick k. */
+static inline void vn_case_state(const vn_case *c, uint64_t tick, paddock_v1_VehicleState *vs)
+{
+    if (c->rec == NULL) {
+        vn_state_at(c->drive, tick, vs);
+        return;
+    }
+    uint64_t k = tick < c->rec->n ? tick : c->rec->n - 1u;
+    vn_state_of_pose(&c->rec->ticks[k].pose, vs);
+}
+
 /* The server clock at tick k on the schedule. */
 static inline int64_t vn_stamp_ns(uint64_t k)
 {
@@ -188,6 +246,9 @@ static inline int vn_run(const vn_case *c, const pdk_view_settings *settings, vn
     uint64_t rng = c->seed != 0 ? c->seed : 1u;
     int every = VN_TICK_HZ / c->rate_hz;
     uint64_t ticks = (uint64_t)(c->duration_s * VN_TICK_HZ);
+    if (c->rec != NULL && ticks >= c->rec->n) {
+        return -1;
+    }
     uint32_t nb = 0;
     for (uint64_t k = 0; k <= ticks; k += (uint64_t)every) {
         res->batches++;
@@ -240,7 +301,7 @@ static inline int vn_run(const vn_case *c, const pdk_view_settings *settings, vn
             b.sim_time_s = (double)b.tick / VN_TICK_HZ;
             b.wall_time_ns = (uint64_t)(vn_stamp_ns(b.tick) + batches[bi].late_ns);
             b.vehicles_count = 1;
-            vn_state_at(c->drive, b.tick, &b.vehicles[0]);
+            vn_case_state(c, b.tick, &b.vehicles[0]);
             (void)pdk_view_push_batch(&v, &b, batches[bi].arrive_client_ns);
             bi++;
         }
@@ -250,7 +311,7 @@ static inline int vn_run(const vn_case *c, const pdk_view_settings *settings, vn
         }
         vn_truth tr;
         double t_true_s = (double)(pose.drawn_server_ns - VN_EPOCH_NS) / 1e9;
-        vn_truth_at(c->drive, t_true_s, &tr);
+        vn_case_truth(c, t_true_s, &tr);
         if ((double)f / VN_DRAW_HZ < VN_WARMUP_S) {
             continue;
         }

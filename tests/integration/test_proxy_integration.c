@@ -16,6 +16,8 @@
 
 #include "harness.h"
 #include "paddock_client.h"
+#include "params.h"
+#include "sim/vehicle_def.h"
 
 #define CLI PDK_PADDOCK " --server %s "
 
@@ -218,7 +220,7 @@ START_TEST(proxy_pushes_a_parked_car_and_goes_silent)
     call_refused(&owner, &os, paddock_v1_ErrorCode_OUT_OF_RANGE, "half");
     register_req(sid, -8.0, OWNER_T0_NS, "ghost");
     strcpy(req.body.proxy_register.preset, "midsize_sedan");
-    call_refused(&owner, &os, paddock_v1_ErrorCode_UNSUPPORTED, "half_length_m");
+    call_refused(&owner, &os, paddock_v1_ErrorCode_INVALID_ARGUMENT, "not both");
 
     /* The proxy: 8 m behind the car, a gap of about 3 m. */
     register_req(sid, -8.0, OWNER_T0_NS, "remote-car");
@@ -361,6 +363,104 @@ START_TEST(proxy_pushes_a_parked_car_and_goes_silent)
 }
 END_TEST
 
+/* A proxy registered by preset (docs/multiplayer.md "Hosting a proxy"):
+ * midsize_sedan's proxy takes that car's chassis hull, its mass and its
+ * contact material, ProxyRegistered tells the box and its centre from the
+ * car's CG (what pdk_vehicle_def_hull_box gives for the preset loaded
+ * here through the params, as the server loads it), a material given
+ * overrides the preset's, and the refusals name what was wrong: an unknown
+ * preset, a single-track preset (no hull), a material out of its bounds.
+ * The recording, which holds the resolved box and the material, verifies. */
+START_TEST(proxy_from_a_preset)
+{
+    pdk_test_server srv;
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, NULL, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    static pdk_client owner;
+    static seen os;
+    memset(&os, 0, sizeof(os));
+    ck_assert_int_eq(pdk_client_connect_as(&owner, srv.addr, 10000, "owner", NULL), PDK_CLIENT_OK);
+    uint64_t sid = create_lockstep(&owner, "proxy-preset");
+
+    register_req(sid, 0.0, OWNER_T0_NS, "unknown");
+    req.body.proxy_register.half_length_m = 0.0;
+    req.body.proxy_register.half_width_m = 0.0;
+    req.body.proxy_register.half_height_m = 0.0;
+    paddock_v1_Frame bare = req;
+    strcpy(req.body.proxy_register.preset, "no_such_car");
+    call_refused(&owner, &os, paddock_v1_ErrorCode_NOT_FOUND, "no_such_car");
+    req = bare;
+    strcpy(req.body.proxy_register.preset, "traffic_sedan");
+    call_refused(&owner, &os, paddock_v1_ErrorCode_INVALID_ARGUMENT, "no chassis hull");
+    req = bare;
+    strcpy(req.body.proxy_register.preset, "midsize_sedan");
+    req.body.proxy_register.has_material = true;
+    req.body.proxy_register.material.friction = 2.5;
+    req.body.proxy_register.material.restitution = 0.1;
+    call_refused(&owner, &os, paddock_v1_ErrorCode_OUT_OF_RANGE, "material.friction");
+    req.body.proxy_register.material.friction = 0.5;
+    req.body.proxy_register.material.restitution = -0.5;
+    call_refused(&owner, &os, paddock_v1_ErrorCode_OUT_OF_RANGE, "material.restitution");
+
+    /* The sedan's box, as sim gives it for the preset. */
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def sedan;
+    ck_assert_msg(pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", "midsize_sedan", NULL, &sedan,
+                                          NULL, err, sizeof(err)) == PDK_OK,
+                  "%s", err);
+    double half_m[3], centre_m[3];
+    ck_assert_int_eq(pdk_vehicle_def_hull_box(&sedan, half_m, centre_m), PDK_OK);
+
+    req = bare;
+    strcpy(req.body.proxy_register.preset, "midsize_sedan");
+    req.body.proxy_register.infinite_mass = false;
+    call_ok(&owner, &os);
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_proxy_registered_tag);
+    const paddock_v1_ProxyRegistered *r = &rep.body.proxy_registered;
+    ck_assert_uint_ne(r->proxy_id, 0);
+    ck_assert_double_eq(r->half_length_m, half_m[0]);
+    ck_assert_double_eq(r->half_width_m, half_m[1]);
+    ck_assert_double_eq(r->half_height_m, half_m[2]);
+    ck_assert_double_eq(r->centre_x_m, centre_m[0]);
+    ck_assert_double_eq(r->centre_y_m, 0.0);
+    ck_assert_double_eq(r->centre_z_m, centre_m[2]);
+    ck_assert_double_eq(r->mass_kg, sedan.chassis.mass_kg);
+    ck_assert(r->has_material);
+    ck_assert_double_eq(r->material.friction, sedan.contact.friction);
+    ck_assert_double_eq(r->material.restitution, sedan.contact.restitution);
+
+    /* A material given, and a mass: they override the preset's. */
+    req = bare;
+    strcpy(req.body.proxy_register.preset, "midsize_sedan");
+    req.body.proxy_register.initial.y_m = 20.0;
+    req.body.proxy_register.infinite_mass = false;
+    req.body.proxy_register.mass_kg = 900.0;
+    req.body.proxy_register.has_material = true;
+    req.body.proxy_register.material.friction = 0.8;
+    req.body.proxy_register.material.restitution = 0.3;
+    call_ok(&owner, &os);
+    ck_assert_double_eq(rep.body.proxy_registered.mass_kg, 900.0);
+    ck_assert_double_eq(rep.body.proxy_registered.material.friction, 0.8);
+    ck_assert_double_eq(rep.body.proxy_registered.material.restitution, 0.3);
+    ck_assert_double_eq(rep.body.proxy_registered.half_length_m, half_m[0]);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_control_tag;
+    req.body.session_control.session_id = sid;
+    req.body.session_control.which_action = paddock_v1_SessionControl_take_step_lease_tag;
+    req.body.session_control.action.take_step_lease.deadline_ms = 60000;
+    call_ok(&owner, &os);
+    step(&owner, &os, sid, 3);
+
+    pdk_client_close(&owner);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "close --session %" PRIu64, srv.addr, sid),
+                     0);
+    ck_assert_msg(pdk_test_sh(out, sizeof(out), CLI "verify %" PRIu64, srv.addr, sid) == 0, "%s",
+                  out);
+    ck_assert_msg(strstr(out, "match:            yes"), "%s", out);
+    ck_assert_int_eq(pdk_test_server_stop(&srv, log_text, sizeof(log_text)), 0);
+}
+END_TEST
+
 /* The limits: eight proxies per connection in a session, 64 in a session;
  * a closed connection's proxies leave the world, each with an event. */
 START_TEST(proxy_limits_and_closed_owner)
@@ -456,6 +556,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, proxy_pushes_a_parked_car_and_goes_silent);
     tcase_add_test(tc, proxy_limits_and_closed_owner);
+    tcase_add_test(tc, proxy_from_a_preset);
     suite_add_tcase(s, tc);
     return s;
 }

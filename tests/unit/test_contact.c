@@ -490,6 +490,194 @@ START_TEST(test_infinite_proxy_pushes_car_as_its_mass)
 }
 END_TEST
 
+/* The infinite-mass proxy of the test above, at approach speed 2 m/s
+ * (above the bounce threshold) into the free-rolling car on ice, with the
+ * car's and the proxy's restitution set apart: the pair's is the larger of
+ * the two (pdk_contact_material_combine), measured as the parting speed
+ * over the approach speed, (v_car - 2) / 2, whichever body has it. */
+START_TEST(test_restitution_is_the_pairs_larger)
+{
+    static const double car_e[] = {0.6, 0.0};
+    static const double proxy_e[] = {0.2, 0.35};
+    for (int c = 0; c < 2; c++) {
+        rig r;
+        rig_open_on(&r, "flat", "midsize_sedan", 4, ICE);
+        r.def.contact.restitution = car_e[c];
+        pdk_vehicle_id car = rolling(&r, 0.0, 0.0, 0.0, 0.0);
+        for (int k = 0; k < TICKS_PER_S; k++) {
+            pdk_world_step(r.w);
+        }
+        pdk_proxy_def d = proxy_def(1.0, 1.0, 0.6, 0.0);
+        d.material.restitution = proxy_e[c];
+        pdk_proxy_pose p = proxy_pose(hull_x(&r, car, 0) - 1.0 - 0.3, 0.0, 0.7, 2.0);
+        pdk_proxy_id px;
+        ck_assert_int_eq(pdk_world_proxy_add(r.w, &d, &p, &px), PDK_OK);
+        int hit = 0;
+        for (int k = 0; k < TICKS_PER_S && !hit; k++) {
+            pdk_world_step(r.w);
+            pdk_proxy_contact pc;
+            ck_assert_int_eq(pdk_world_proxy_get(r.w, px, NULL, NULL, &pc), PDK_OK);
+            if (pc.points > 0 && fabs(pc.impulse_ns[0]) > 0.0) {
+                hit = 1;
+                double v[2], ke;
+                car_motion(&r, car, v, &ke);
+                const double e = fmax(car_e[c], proxy_e[c]);
+                const double measured = (v[0] - 2.0) / 2.0;
+                ck_assert_msg(fabs(measured - e) <= 0.02,
+                              "car e %.2f, proxy e %.2f: measured %.4f, expected the larger",
+                              car_e[c], proxy_e[c], measured);
+            }
+        }
+        ck_assert_int_eq(hit, 1);
+        rig_close(&r);
+    }
+}
+END_TEST
+
+/* The proxy meets the car at 2 m/s along x while sliding past it at 2 m/s
+ * along y: the contact's friction saturates (a sliding contact), so the
+ * friction impulse over the normal impulse the event reports is the pair's
+ * friction coefficient, the geometric mean of the two bodies' (0.2 and
+ * 0.05 give 0.1; the car's own 0.2 against a car body's 0.5 gives 0.316). */
+START_TEST(test_sliding_friction_is_the_geometric_mean)
+{
+    static const double car_mu[] = {0.2, 0.2};
+    static const double proxy_mu[] = {0.05, 0.5};
+    for (int c = 0; c < 2; c++) {
+        rig r;
+        rig_open_on(&r, "flat", "midsize_sedan", 4, ICE);
+        r.def.contact.friction = car_mu[c];
+        pdk_vehicle_id car = rolling(&r, 0.0, 0.0, 0.0, 0.0);
+        for (int k = 0; k < TICKS_PER_S; k++) {
+            pdk_world_step(r.w);
+        }
+        pdk_proxy_def d = proxy_def(1.0, 1.0, 0.6, 0.0);
+        d.material.friction = proxy_mu[c];
+        pdk_proxy_pose p = proxy_pose(hull_x(&r, car, 0) - 1.0 - 0.3, 0.0, 0.7, 2.0);
+        p.vel_mps[1] = 2.0;
+        pdk_proxy_id px;
+        ck_assert_int_eq(pdk_world_proxy_add(r.w, &d, &p, &px), PDK_OK);
+        int hit = 0;
+        for (int k = 0; k < TICKS_PER_S && !hit; k++) {
+            pdk_world_step(r.w);
+            int n = 0;
+            const pdk_contact_event *ev = pdk_world_contact_events(r.w, &n, NULL);
+            if (n == 0) {
+                continue;
+            }
+            ck_assert_int_eq(n, 1);
+            hit = 1;
+            double t[3];
+            for (int j = 0; j < 3; j++) {
+                t[j] = ev[0].impulse_ns[j] - ev[0].normal_impulse_ns * ev[0].normal[j];
+            }
+            const double ratio =
+                sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) / ev[0].normal_impulse_ns;
+            const double mu = sqrt(car_mu[c] * proxy_mu[c]);
+            ck_assert_double_gt(ev[0].normal_impulse_ns, 1000.0);
+            ck_assert_msg(fabs(ratio - mu) <= 0.01 * mu,
+                          "car mu %.2f, proxy mu %.2f: impulse ratio %.4f, expected %.4f",
+                          car_mu[c], proxy_mu[c], ratio, mu);
+        }
+        ck_assert_int_eq(hit, 1);
+        rig_close(&r);
+    }
+}
+END_TEST
+
+/* The preset keys contact.friction and contact.restitution: a preset
+ * without them keeps a car body's material (the values every test and
+ * golden ran with), given ones land in the definition, and one out of its
+ * bounds is refused by the params naming the key and by sim naming the
+ * field, so no world can spawn it. */
+START_TEST(test_vehicle_material_keys)
+{
+    char err[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def d;
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan", NULL, &d, NULL, err,
+                                          sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(d.contact.friction, pdk_contact_material_car_body().friction);
+    ck_assert_double_eq(d.contact.restitution, pdk_contact_material_car_body().restitution);
+    ck_assert_msg(pdk_params_vehicle_load(PRESETS, "midsize_sedan",
+                                          "contact.friction=0.3;contact.restitution=0.4", &d, NULL,
+                                          err, sizeof err) == PDK_OK,
+                  "%s", err);
+    ck_assert_double_eq(d.contact.friction, 0.3);
+    ck_assert_double_eq(d.contact.restitution, 0.4);
+
+    static const struct {
+        const char *override, *key;
+    } bad[] = {{"contact.friction=2.5", "contact.friction"},
+               {"contact.friction=-0.1", "contact.friction"},
+               {"contact.restitution=1.2", "contact.restitution"},
+               {"contact.restitution=-1", "contact.restitution"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_int_ne(pdk_params_vehicle_load(PRESETS, "midsize_sedan", bad[k].override, &d,
+                                                 NULL, err, sizeof err),
+                         PDK_OK);
+        ck_assert_msg(strstr(err, bad[k].key) != NULL, "%s: %s", bad[k].override, err);
+    }
+
+    rig r;
+    rig_open(&r, "flat", "midsize_sedan", 2);
+    static const pdk_contact_material wrong[] = {{2.5, 0.1}, {-0.1, 0.1}, {NAN, 0.1},
+                                                 {0.5, 1.5}, {0.5, -0.2}, {0.5, NAN}};
+    for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+        pdk_vehicle_def b = r.def;
+        b.contact = wrong[k];
+        ck_assert_int_eq(pdk_vehicle_def_check(&b), PDK_ERR_OUT_OF_RANGE);
+        const char *why = pdk_vehicle_def_problem(&b);
+        const char *key = k < 3 ? "contact.friction" : "contact.restitution";
+        ck_assert_msg(why != NULL && strstr(why, key) != NULL, "%zu: %s", k, why);
+        pdk_pose pose = {0.0, 0.0, 0.0};
+        pdk_vehicle_id id = 0;
+        ck_assert_int_eq(pdk_world_spawn(r.w, &b, &pose, 0.0, PDK_GEAR_PARK, &id),
+                         PDK_ERR_OUT_OF_RANGE);
+    }
+    rig_close(&r);
+}
+END_TEST
+
+/* pdk_vehicle_def_hull_box: the box a proxy standing for a car takes is
+ * the box that car has when spawned (its four-wheel constants' hull
+ * corners), in half extents and centre from the CG, for the sedan and the
+ * UTV; the single-track model, a NULL and a refused definition are errors
+ * (the last naming its field). */
+START_TEST(test_hull_box_is_the_spawned_cars)
+{
+    static const char *const presets[] = {"midsize_sedan", "polaris_ranger"};
+    for (int k = 0; k < 2; k++) {
+        rig r;
+        rig_open(&r, "flat", presets[k], 2);
+        pdk_vehicle_id car = rolling(&r, 0.0, 0.0, 0.0, 0.0);
+        const uint32_t slot = (car & 0xFFFFu) - 1u;
+        const pdk_fw_consts *c =
+            &((const pdk_fw_consts *)pdk_world_model_array_(r.w, PDK_MODEL_FOUR_WHEEL, 2))[slot];
+        const double *lo = &c->hull_pts_m[0], *hi = &c->hull_pts_m[3 * 7];
+        double half_m[3], centre_m[3];
+        ck_assert_int_eq(pdk_vehicle_def_hull_box(&r.def, half_m, centre_m), PDK_OK);
+        for (int j = 0; j < 3; j++) {
+            ck_assert_double_eq_tol(half_m[j], 0.5 * (hi[j] - lo[j]), 1e-12);
+            ck_assert_double_eq_tol(centre_m[j], 0.5 * (hi[j] + lo[j]), 1e-12);
+        }
+        ck_assert_double_gt(half_m[0], 1.0); /* a car, not a point */
+        ck_assert_int_eq(pdk_vehicle_def_hull_box(NULL, half_m, centre_m),
+                         PDK_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(pdk_vehicle_def_hull_box(&r.def, NULL, centre_m),
+                         PDK_ERR_INVALID_ARGUMENT);
+        pdk_vehicle_def st = r.def;
+        st.model = PDK_MODEL_SINGLE_TRACK;
+        ck_assert_int_eq(pdk_vehicle_def_hull_box(&st, half_m, centre_m), PDK_ERR_INVALID_ARGUMENT);
+        pdk_vehicle_def bad = r.def;
+        bad.chassis.body_width_m = 0.5; /* narrower than the track */
+        ck_assert_int_eq(pdk_vehicle_def_hull_box(&bad, half_m, centre_m), PDK_ERR_OUT_OF_RANGE);
+        ck_assert_ptr_nonnull(strstr(pdk_vehicle_def_problem(&bad), "chassis.body_width_m"));
+        rig_close(&r);
+    }
+}
+END_TEST
+
 /* The same infinite-mass proxy into a parked car, in P with 40 bar of
  * brake, on tarmac: the proxy is moved, never pushed (its velocity stays
  * 2 m/s bit for bit), and it shoves the car along at its own speed, the
@@ -909,6 +1097,10 @@ static Suite *contact_suite(void)
     tcase_add_test(tc, test_250_kmh_does_not_tunnel);
     tcase_add_test(tc, test_parked_against_car_on_30_pct_stays);
     tcase_add_test(tc, test_infinite_proxy_pushes_car_as_its_mass);
+    tcase_add_test(tc, test_restitution_is_the_pairs_larger);
+    tcase_add_test(tc, test_sliding_friction_is_the_geometric_mean);
+    tcase_add_test(tc, test_vehicle_material_keys);
+    tcase_add_test(tc, test_hull_box_is_the_spawned_cars);
     tcase_add_test(tc, test_infinite_proxy_shoves_parked_car);
     tcase_add_test(tc, test_finite_proxy_is_pushed);
     tcase_add_test(tc, test_events_and_channels);

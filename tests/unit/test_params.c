@@ -1175,7 +1175,7 @@ START_TEST(describe_walks_the_schema)
 {
     key_list v = {0};
     pdk_params_describe(PDK_PRESET_VEHICLE, collect_key, &v);
-    /* 2 + chassis 11 + 2 axles of tyres (3 + 22 + 27 life) + steering 7 + 2
+    /* 2 + chassis 11 + contact 2 + 2 axles of tyres (3 + 22 + 27 life) + steering 7 + 2
      * axles of suspension 19 + drive 5 + brakes 4 + resistance 4, then
      * powertrain 2 + mass 34 (the utv's 28, a car's seats with their 3
      * fields, cargoMaxKg and cargoY) + the utv's suspension 7 +
@@ -1184,7 +1184,7 @@ START_TEST(describe_walks_the_schema)
      * car's transmission 12 (the ratios' line after them) + clutch 3 +
      * handbrake 1 + driveline 9, then the drive-by-wire kit's 35, every
      * kind's. */
-    ck_assert_uint_eq(v.n, 335);
+    ck_assert_uint_eq(v.n, 337);
     size_t n_utv = 0, n_geared = 0, n_lumped = 0, n_lumped_only = 0, n_utv_only = 0,
            n_geared_only = 0;
     for (size_t i = 0; i < v.n; i++) {
@@ -1213,9 +1213,9 @@ START_TEST(describe_walks_the_schema)
     ck_assert_uint_eq(n_utv_only, 57);
     ck_assert_uint_eq(n_lumped_only, 8);
     ck_assert_uint_eq(n_geared_only, 31);
-    ck_assert_uint_eq(n_lumped, 335 - 57 - 31 - 24);
-    ck_assert_uint_eq(n_utv, 335 - 8 - 31 - 28);
-    ck_assert_uint_eq(n_geared, 335 - 57 - 8);
+    ck_assert_uint_eq(n_lumped, 337 - 57 - 31 - 24);
+    ck_assert_uint_eq(n_utv, 337 - 8 - 31 - 28);
+    ck_assert_uint_eq(n_geared, 337 - 57 - 8);
     ck_assert_str_eq(v.paths[0], "description");
     ck_assert_str_eq(v.units[0], "text");
     ck_assert(isnan(v.min[0]) && isnan(v.max[0]));

@@ -465,6 +465,133 @@ START_TEST(test_proxy_error_targets)
 }
 END_TEST
 
+/* Two recordings of the simulator (view_drive.h), 30 s each. */
+static vd_recording rec_turn, rec_mixed;
+
+/* The recorded drives are what they claim, and the reference between
+ * their ticks is far finer than the errors measured against it. */
+START_TEST(test_recorded_drives)
+{
+    ck_assert_int_eq(vd_record(VD_TURN, 30.0, &rec_turn), 0);
+    ck_assert_uint_eq(rec_turn.n, 30u * VD_TICK_HZ + 1u);
+    double v_min = 1e9, v_max = 0.0, a_min = 1e9, a_max = 0.0;
+    for (uint32_t k = 0; k < rec_turn.n; k++) {
+        const pdk_vehicle_pose *p = &rec_turn.ticks[k].pose;
+        v_min = fmin(v_min, p->speed_mps);
+        v_max = fmax(v_max, p->speed_mps);
+        double a = p->speed_mps * p->yaw_rate_radps; /* centripetal */
+        a_min = fmin(a_min, a);
+        a_max = fmax(a_max, a);
+    }
+    double ref_turn = vd_reference_error_m(&rec_turn);
+    fprintf(stderr, "recorded turn: %.3f..%.3f m/s, %.4f..%.4f g, reference %.2e m\n", v_min, v_max,
+            a_min / VD_G_MPS2, a_max / VD_G_MPS2, ref_turn);
+    ck_assert_double_lt(fabs(v_min - 30.0), 0.3);
+    ck_assert_double_lt(fabs(v_max - 30.0), 0.3);
+    ck_assert_double_lt(fabs(a_min / VD_G_MPS2 - 0.5), 0.01);
+    ck_assert_double_lt(fabs(a_max / VD_G_MPS2 - 0.5), 0.01);
+    ck_assert_double_lt(ref_turn, 1e-4);
+
+    ck_assert_int_eq(vd_record(VD_MIXED, 30.0, &rec_mixed), 0);
+    double ax_min = 0.0, ax_max = 0.0, ay_min = 0.0, ay_max = 0.0;
+    v_min = 1e9;
+    v_max = 0.0;
+    for (uint32_t k = 0; k < rec_mixed.n; k++) {
+        const pdk_vehicle_pose *p = &rec_mixed.ticks[k].pose;
+        v_min = fmin(v_min, p->speed_mps);
+        v_max = fmax(v_max, p->speed_mps);
+        ax_min = fmin(ax_min, p->ax_mps2);
+        ax_max = fmax(ax_max, p->ax_mps2);
+        ay_min = fmin(ay_min, p->speed_mps * p->yaw_rate_radps);
+        ay_max = fmax(ay_max, p->speed_mps * p->yaw_rate_radps);
+    }
+    double ref_mixed = vd_reference_error_m(&rec_mixed);
+    fprintf(stderr,
+            "recorded mixed: %.2f..%.2f m/s, ax %.3f..%.3f g, ay %.3f..%.3f g, reference %.2e m\n",
+            v_min, v_max, ax_min / VD_G_MPS2, ax_max / VD_G_MPS2, ay_min / VD_G_MPS2,
+            ay_max / VD_G_MPS2, ref_mixed);
+    /* Throttle and brake: it reaches both speeds, accelerating and braking
+     * at a quarter of a g or more; the weave turns both ways at 0.3 g. */
+    ck_assert_double_lt(v_min, 21.0);
+    ck_assert_double_gt(v_max, 34.0);
+    ck_assert_double_gt(ax_max, 0.25 * VD_G_MPS2);
+    ck_assert_double_lt(ax_min, -0.25 * VD_G_MPS2);
+    ck_assert_double_gt(ay_max, 0.3 * VD_G_MPS2);
+    ck_assert_double_lt(ay_min, -0.3 * VD_G_MPS2);
+    ck_assert_double_lt(ref_mixed, 1e-4);
+
+    /* The simulator is deterministic: a second recording is the same, bit
+     * for bit. */
+    static vd_recording again;
+    ck_assert_int_eq(vd_record(VD_TURN, 30.0, &again), 0);
+    ck_assert_int_eq(memcmp(&again, &rec_turn, sizeof(again)), 0);
+
+    /* A drive longer than a recording holds is refused. */
+    ck_assert_int_eq(vd_record(VD_TURN, 61.0, &again), -1);
+}
+END_TEST
+
+/* The targets on the simulator's recorded drives. */
+START_TEST(test_recorded_error_targets)
+{
+    ck_assert_int_eq(vd_record(VD_TURN, 30.0, &rec_turn), 0);
+    ck_assert_int_eq(vd_record(VD_MIXED, 30.0, &rec_mixed), 0);
+    const vd_recording *recs[2] = {&rec_turn, &rec_mixed};
+    const char *names[2] = {"turn", "mixed"};
+    for (int d = 0; d < 2; d++) {
+        vn_case c = {.rec = recs[d],
+                     .rate_hz = 30,
+                     .delay_s = 0.05,
+                     .jitter_s = 0.02,
+                     .loss = 0.02,
+                     .duration_s = 30.0,
+                     .seed = 29};
+        vn_result r;
+        ck_assert_int_eq(vn_run(&c, NULL, &r), 0);
+        fprintf(stderr,
+                "recorded %s 30 Hz 2%%: p95 %.4f m, heading p95 %.4f deg, lost %u/%u, "
+                "snaps %u, jumps %u\n",
+                names[d], r.pos_p95_m, r.heading_p95_deg, r.lost, r.batches, r.snaps, r.jumps);
+        ck_assert_uint_gt(r.lost, 0);
+        ck_assert_uint_gt(r.draws, 1500);
+        ck_assert_double_lt(r.pos_p95_m, 0.05);
+        ck_assert_double_lt(r.heading_p95_deg, 0.5);
+        ck_assert_uint_eq(r.snaps, 0);
+        ck_assert_uint_eq(r.jumps, 0);
+
+        c.loss = 0.05;
+        ck_assert_int_eq(vn_run(&c, NULL, &r), 0);
+        fprintf(stderr, "recorded %s 30 Hz 5%%: p95 %.4f m, heading p95 %.4f deg, snaps %u\n",
+                names[d], r.pos_p95_m, r.heading_p95_deg, r.snaps);
+        ck_assert_double_lt(r.pos_p95_m, 0.15);
+        ck_assert_uint_eq(r.snaps, 0);
+    }
+
+    /* The measure can fail on the recording too: a view without buffer or
+     * extrapolation misses the targets by far. */
+    pdk_view_settings bare;
+    pdk_view_settings_default(&bare);
+    bare.send_intervals = 0.0;
+    bare.jitter_scale = 0.0;
+    bare.delay_floor_s = 0.0;
+    bare.extrapolate_max_s = 0.0;
+    vn_case c = {.rec = &rec_turn,
+                 .rate_hz = 30,
+                 .delay_s = 0.05,
+                 .jitter_s = 0.02,
+                 .loss = 0.02,
+                 .duration_s = 30.0,
+                 .seed = 29};
+    vn_result r;
+    ck_assert_int_eq(vn_run(&c, &bare, &r), 0);
+    ck_assert_double_gt(r.pos_p95_m, 0.05);
+
+    /* A case longer than its recording is refused, not read past the end. */
+    c.duration_s = 31.0;
+    ck_assert_int_eq(vn_run(&c, NULL, &r), -1);
+}
+END_TEST
+
 static Suite *view_suite(void)
 {
     Suite *s = suite_create("view");
@@ -480,6 +607,8 @@ static Suite *view_suite(void)
     tcase_add_test(tc, test_delay_follows_interval_and_jitter);
     tcase_add_test(tc, test_clock_offset);
     tcase_add_test(tc, test_proxy_error_targets);
+    tcase_add_test(tc, test_recorded_drives);
+    tcase_add_test(tc, test_recorded_error_targets);
     suite_add_tcase(s, tc);
     return s;
 }

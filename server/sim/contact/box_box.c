@@ -17,21 +17,6 @@
 #define EDGE_PREFERENCE_M 0.005
 #define FACE_PREFERENCE_M 0.001
 
-static double dot(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross(const double a[3], const double b[3], double out[3])
-{
-    double x = a[1] * b[2] - a[2] * b[1];
-    double y = a[2] * b[0] - a[0] * b[2];
-    double z = a[0] * b[1] - a[1] * b[0];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
-}
-
 /* Column i of a row-major rotation: the box's axis i in the world. */
 static void axis(const pdk_cbody *b, int i, double out[3])
 {
@@ -43,18 +28,18 @@ static void axis(const pdk_cbody *b, int i, double out[3])
 /* The box's extent along unit l: sum of |axis . l| half extents. */
 static double extent(double ax[3][3], const double half[3], const double l[3])
 {
-    return half[0] * fabs(dot(ax[0], l)) + half[1] * fabs(dot(ax[1], l)) +
-           half[2] * fabs(dot(ax[2], l));
+    return half[0] * fabs(pdk_ct_dot(ax[0], l)) + half[1] * fabs(pdk_ct_dot(ax[1], l)) +
+           half[2] * fabs(pdk_ct_dot(ax[2], l));
 }
 
 /* Sutherland-Hodgman: keeps the part of polygon in[0..n) where
- * dot(p, nrm) <= off; returns the new count (at most n + 1). */
+ * pdk_ct_dot(p, nrm) <= off; returns the new count (at most n + 1). */
 static int clip(double in[][3], int n, const double nrm[3], double off, double out[][3])
 {
     int m = 0;
     for (int i = 0; i < n; i++) {
         const double *p = in[i], *q = in[(i + 1) % n];
-        double dp = dot(p, nrm) - off, dq = dot(q, nrm) - off;
+        double dp = pdk_ct_dot(p, nrm) - off, dq = pdk_ct_dot(q, nrm) - off;
         if (dp <= 0.0) {
             for (int j = 0; j < 3; j++) {
                 out[m][j] = p[j];
@@ -88,13 +73,13 @@ static int face_contact(const pdk_cbody *ref, double rax[3][3], int fi, const do
     int ii = 0;
     double best = -1.0;
     for (int k = 0; k < 3; k++) {
-        double d = fabs(dot(iax[k], nrm));
+        double d = fabs(pdk_ct_dot(iax[k], nrm));
         if (d > best) {
             best = d;
             ii = k;
         }
     }
-    const double s = dot(iax[ii], nrm) > 0.0 ? -1.0 : 1.0;
+    const double s = pdk_ct_dot(iax[ii], nrm) > 0.0 ? -1.0 : 1.0;
     const int u = (ii + 1) % 3, v = (ii + 2) % 3;
     double poly[8][3], tmp[8][3];
     static const double su[4] = {1.0, -1.0, -1.0, 1.0};
@@ -114,7 +99,7 @@ static int face_contact(const pdk_cbody *ref, double rax[3][3], int fi, const do
         for (int j = 0; j < 3; j++) {
             sn[j] = sign * rax[k][j];
         }
-        const double off = dot(sn, ref->box_m) + ref->half_m[k];
+        const double off = pdk_ct_dot(sn, ref->box_m) + ref->half_m[k];
         if (side % 2 == 0) {
             n = clip(poly, n, sn, off, tmp);
         } else {
@@ -128,7 +113,7 @@ static int face_contact(const pdk_cbody *ref, double rax[3][3], int fi, const do
         for (int j = 0; j < 3; j++) {
             d[j] = poly[c][j] - centre[j];
         }
-        const double sep = dot(d, nrm);
+        const double sep = pdk_ct_dot(d, nrm);
         if (sep <= margin_m) {
             for (int j = 0; j < 3; j++) {
                 pts[kept][j] = poly[c][j] - 0.5 * sep * nrm[j];
@@ -161,7 +146,7 @@ static int reduce(double pts[8][3], double seps[8], int n, const double nrm[3], 
     double far = -1.0;
     for (int i = 0; i < n; i++) {
         double d[3] = {pts[i][0] - pts[i0][0], pts[i][1] - pts[i0][1], pts[i][2] - pts[i0][2]};
-        double dd = dot(d, d);
+        double dd = pdk_ct_dot(d, d);
         if (i != i0 && dd > far) {
             far = dd;
             i1 = i;
@@ -176,8 +161,8 @@ static int reduce(double pts[8][3], double seps[8], int n, const double nrm[3], 
         }
         double d[3] = {pts[i][0] - pts[i0][0], pts[i][1] - pts[i0][1], pts[i][2] - pts[i0][2]};
         double c[3];
-        cross(e, d, c);
-        double area = dot(c, nrm);
+        pdk_ct_cross(e, d, c);
+        double area = pdk_ct_dot(c, nrm);
         if (area > hi) {
             hi = area;
             i2 = i;
@@ -215,7 +200,7 @@ int pdk_contact_box_box(const pdk_cbody *a, const pdk_cbody *b, double margin_m,
     int ia = 0, ib = 0, ea = 0, eb = 0;
     double edge_axis[3] = {0.0, 0.0, 0.0};
     for (int i = 0; i < 3; i++) {
-        double s = fabs(dot(d, aa[i])) - a->half_m[i] - extent(ba, b->half_m, aa[i]);
+        double s = fabs(pdk_ct_dot(d, aa[i])) - a->half_m[i] - extent(ba, b->half_m, aa[i]);
         if (s > best_a) {
             best_a = s;
             ia = i;
@@ -225,7 +210,7 @@ int pdk_contact_box_box(const pdk_cbody *a, const pdk_cbody *b, double margin_m,
         return 0;
     }
     for (int i = 0; i < 3; i++) {
-        double s = fabs(dot(d, ba[i])) - b->half_m[i] - extent(aa, a->half_m, ba[i]);
+        double s = fabs(pdk_ct_dot(d, ba[i])) - b->half_m[i] - extent(aa, a->half_m, ba[i]);
         if (s > best_b) {
             best_b = s;
             ib = i;
@@ -237,15 +222,15 @@ int pdk_contact_box_box(const pdk_cbody *a, const pdk_cbody *b, double margin_m,
     for (int i = 0; i < 3; i++) {
         for (int k = 0; k < 3; k++) {
             double l[3];
-            cross(aa[i], ba[k], l);
-            double len = sqrt(dot(l, l));
+            pdk_ct_cross(aa[i], ba[k], l);
+            double len = sqrt(pdk_ct_dot(l, l));
             if (len < 1e-6) {
                 continue; /* parallel edges: the faces' axes cover them */
             }
             for (int j = 0; j < 3; j++) {
                 l[j] /= len;
             }
-            double s = fabs(dot(d, l)) - extent(aa, a->half_m, l) - extent(ba, b->half_m, l);
+            double s = fabs(pdk_ct_dot(d, l)) - extent(aa, a->half_m, l) - extent(ba, b->half_m, l);
             if (s > margin_m) {
                 return 0;
             }
@@ -266,7 +251,7 @@ int pdk_contact_box_box(const pdk_cbody *a, const pdk_cbody *b, double margin_m,
     if (best_e > best_face + EDGE_PREFERENCE_M) {
         /* Two edges: n from a to b; each box's edge along its axis nearest
          * the other; one point midway between their closest points. */
-        const double sg = dot(d, edge_axis) < 0.0 ? -1.0 : 1.0;
+        const double sg = pdk_ct_dot(d, edge_axis) < 0.0 ? -1.0 : 1.0;
         double pa[3], pb[3];
         for (int j = 0; j < 3; j++) {
             nrm[j] = sg * edge_axis[j];
@@ -275,13 +260,13 @@ int pdk_contact_box_box(const pdk_cbody *a, const pdk_cbody *b, double margin_m,
         }
         for (int k = 0; k < 3; k++) {
             if (k != ea) {
-                const double sa = dot(aa[k], nrm) > 0.0 ? 1.0 : -1.0;
+                const double sa = pdk_ct_dot(aa[k], nrm) > 0.0 ? 1.0 : -1.0;
                 for (int j = 0; j < 3; j++) {
                     pa[j] += sa * a->half_m[k] * aa[k][j];
                 }
             }
             if (k != eb) {
-                const double sb = dot(ba[k], nrm) > 0.0 ? -1.0 : 1.0;
+                const double sb = pdk_ct_dot(ba[k], nrm) > 0.0 ? -1.0 : 1.0;
                 for (int j = 0; j < 3; j++) {
                     pb[j] += sb * b->half_m[k] * ba[k][j];
                 }
@@ -291,7 +276,7 @@ int pdk_contact_box_box(const pdk_cbody *a, const pdk_cbody *b, double margin_m,
          * the edges. */
         const double *da = aa[ea], *db = ba[eb];
         double r[3] = {pa[0] - pb[0], pa[1] - pb[1], pa[2] - pb[2]};
-        const double bb = dot(da, db), c = dot(da, r), f = dot(db, r);
+        const double bb = pdk_ct_dot(da, db), c = pdk_ct_dot(da, r), f = pdk_ct_dot(db, r);
         const double den = 1.0 - bb * bb; /* > 0: the edges are not parallel */
         double s = (bb * f - c) / den;
         double t = (f - bb * c) / den;
@@ -303,7 +288,7 @@ int pdk_contact_box_box(const pdk_cbody *a, const pdk_cbody *b, double margin_m,
         seps[0] = best_e;
         n = 1;
     } else if (best_face == best_a) {
-        const double sg = dot(d, aa[ia]) < 0.0 ? -1.0 : 1.0;
+        const double sg = pdk_ct_dot(d, aa[ia]) < 0.0 ? -1.0 : 1.0;
         for (int j = 0; j < 3; j++) {
             nrm[j] = sg * aa[ia][j];
         }
@@ -311,7 +296,7 @@ int pdk_contact_box_box(const pdk_cbody *a, const pdk_cbody *b, double margin_m,
     } else {
         /* b's face is the reference: its normal points at a, the
          * manifold's normal (a to b) is its opposite. */
-        const double sg = dot(d, ba[ib]) > 0.0 ? -1.0 : 1.0;
+        const double sg = pdk_ct_dot(d, ba[ib]) > 0.0 ? -1.0 : 1.0;
         double rn[3];
         for (int j = 0; j < 3; j++) {
             rn[j] = sg * ba[ib][j];

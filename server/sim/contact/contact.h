@@ -11,6 +11,22 @@
 
 #include "sim/contact.h"
 
+/* 3-vectors as the contact code keeps them, double[3] in the world frame. */
+static inline double pdk_ct_dot(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void pdk_ct_cross(const double a[3], const double b[3], double out[3])
+{
+    double x = a[1] * b[2] - a[2] * b[1];
+    double y = a[2] * b[0] - a[0] * b[2];
+    double z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
 /* The solve's settings (ADR 0027 says why these values):
  * - ITERATIONS: velocity passes over every manifold, Catto's sequential
  *   impulses (GDC 2006, "Fast and Simple Physics using Sequential

@@ -20,21 +20,6 @@
 
 #include "contact/contact.h"
 
-static double dot(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void cross(const double a[3], const double b[3], double out[3])
-{
-    double x = a[1] * b[2] - a[2] * b[1];
-    double y = a[2] * b[0] - a[0] * b[2];
-    double z = a[0] * b[1] - a[1] * b[0];
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
-}
-
 static void mat_mul(const double m[9], const double v[3], double out[3])
 {
     for (int i = 0; i < 3; i++) {
@@ -50,8 +35,8 @@ void pdk_cbody_prepare(pdk_cbody *b, const double inv_i_body[3], double dt_s)
     /* The bounds: the box's world extent, widened on the side it moves
      * towards by its travel over the tick, all round by the margin and by
      * what its turning sweeps. */
-    const double reach = sqrt(dot(b->half_m, b->half_m));
-    const double turn = sqrt(dot(b->omega_radps, b->omega_radps)) * reach * dt_s;
+    const double reach = sqrt(pdk_ct_dot(b->half_m, b->half_m));
+    const double turn = sqrt(pdk_ct_dot(b->omega_radps, b->omega_radps)) * reach * dt_s;
     for (int i = 0; i < 3; i++) {
         const double e = fabs(b->rot[3 * i]) * b->half_m[0] +
                          fabs(b->rot[3 * i + 1]) * b->half_m[1] +
@@ -71,7 +56,7 @@ void pdk_cbody_prepare(pdk_cbody *b, const double inv_i_body[3], double dt_s)
 static void point_velocity(const pdk_cbody *b, const double r[3], double out[3])
 {
     double w[3];
-    cross(b->omega_radps, r, w);
+    pdk_ct_cross(b->omega_radps, r, w);
     for (int j = 0; j < 3; j++) {
         out[j] = b->vel_mps[j] + w[j];
     }
@@ -83,14 +68,14 @@ static double inv_effective_mass(const pdk_cbody *a, const pdk_cbody *b, const d
 {
     double k = a->inv_mass_kg + b->inv_mass_kg;
     double c[3], ic[3], t[3];
-    cross(ra, dir, c);
+    pdk_ct_cross(ra, dir, c);
     mat_mul(a->inv_inertia, c, ic);
-    cross(ic, ra, t);
-    k += dot(dir, t);
-    cross(rb, dir, c);
+    pdk_ct_cross(ic, ra, t);
+    k += pdk_ct_dot(dir, t);
+    pdk_ct_cross(rb, dir, c);
     mat_mul(b->inv_inertia, c, ic);
-    cross(ic, rb, t);
-    k += dot(dir, t);
+    pdk_ct_cross(ic, rb, t);
+    k += pdk_ct_dot(dir, t);
     return k;
 }
 
@@ -103,12 +88,12 @@ static void apply(pdk_cbody *a, pdk_cbody *b, const double ra[3], const double r
         a->vel_mps[j] -= a->inv_mass_kg * p[j];
         b->vel_mps[j] += b->inv_mass_kg * p[j];
     }
-    cross(ra, p, c);
+    pdk_ct_cross(ra, p, c);
     mat_mul(a->inv_inertia, c, dw);
     for (int j = 0; j < 3; j++) {
         a->omega_radps[j] -= dw[j];
     }
-    cross(rb, p, c);
+    pdk_ct_cross(rb, p, c);
     mat_mul(b->inv_inertia, c, dw);
     for (int j = 0; j < 3; j++) {
         b->omega_radps[j] += dw[j];
@@ -125,7 +110,7 @@ static double normal_speed(const pdk_cbody *a, const pdk_cbody *b, const pdk_cpo
     point_velocity(a, p->ra_m, va);
     point_velocity(b, p->rb_m, vb);
     double v[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
-    return dot(v, dir);
+    return pdk_ct_dot(v, dir);
 }
 
 /* Adds lambda along dir to the point's accumulated impulse acc, clamped to
@@ -150,12 +135,12 @@ static void tangents(const double n[3], double t0[3], double t1[3])
     double e[3] = {0.0, 0.0, 0.0};
     const double ax = fabs(n[0]), ay = fabs(n[1]), az = fabs(n[2]);
     e[(ax <= ay && ax <= az) ? 0 : (ay <= az ? 1 : 2)] = 1.0;
-    cross(n, e, t0);
-    const double len = sqrt(dot(t0, t0));
+    pdk_ct_cross(n, e, t0);
+    const double len = sqrt(pdk_ct_dot(t0, t0));
     for (int j = 0; j < 3; j++) {
         t0[j] /= len;
     }
-    cross(n, t0, t1);
+    pdk_ct_cross(n, t0, t1);
 }
 
 /* 1 when the point's bodies meet within the tick (the gap closes) faster
@@ -296,11 +281,11 @@ void pdk_contact_solve(pdk_cbody *bodies, pdk_manifold *ms, int n, double dt_s)
                 rb[j] = p->point_m[j] - b->box_m[j];
                 ra[j] = p->point_m[j] - a->box_m[j];
             }
-            cross(rb, imp, c);
+            pdk_ct_cross(rb, imp, c);
             for (int j = 0; j < 3; j++) {
                 b->angular_impulse_nms[j] += c[j];
             }
-            cross(ra, imp, c);
+            pdk_ct_cross(ra, imp, c);
             for (int j = 0; j < 3; j++) {
                 a->angular_impulse_nms[j] -= c[j];
             }
@@ -323,7 +308,7 @@ void pdk_contact_solve(pdk_cbody *bodies, pdk_manifold *ms, int n, double dt_s)
         for (int s = 0; s < 2; s++) {
             pdk_cbody *b = &bodies[s == 0 ? ms[i].a : ms[i].b];
             if (b->touched == 1) {
-                const double shift = sqrt(dot(b->dpos_m, b->dpos_m));
+                const double shift = sqrt(pdk_ct_dot(b->dpos_m, b->dpos_m));
                 if (shift > PDK_CONTACT_MAX_CORRECT_M) {
                     const double keep = PDK_CONTACT_MAX_CORRECT_M / shift;
                     for (int j = 0; j < 3; j++) {

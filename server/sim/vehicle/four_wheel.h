@@ -424,6 +424,11 @@ typedef struct pdk_fw_params {
 void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
                    pdk_tyre_law_def *out);
 
+/* How far above each static contact point def's struts' rays start
+ * (pdk_fw_consts.ride_ray_top_m): the larger axle's bump travel and a
+ * margin beyond it (half the travel, at least MIN_RAY_MARGIN_M). */
+double pdk_fw_ray_top_m(const pdk_vehicle_def *def);
+
 /* Resolves def (already checked, model PDK_MODEL_FOUR_WHEEL) for a world with
  * these constants. */
 void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,

@@ -88,6 +88,41 @@ void pdk_fw_law_of(const pdk_vehicle_def *def, int axle, double static_load_n,
     }
 }
 
+double pdk_fw_ray_top_m(const pdk_vehicle_def *def)
+{
+    double top = 0.0;
+    for (int k = 0; k < 2; k++) {
+        const pdk_suspension_def *s = k == 0 ? &def->susp_front : &def->susp_rear;
+        const double margin = max2(0.5 * s->travel_bump_m, MIN_RAY_MARGIN_M);
+        top = max2(top, s->travel_bump_m + margin);
+    }
+    return top;
+}
+
+pdk_error pdk_vehicle_def_hull_box(const pdk_vehicle_def *def, double half_extent_m[3],
+                                   double centre_m[3])
+{
+    if (def == NULL || half_extent_m == NULL || centre_m == NULL ||
+        def->model != PDK_MODEL_FOUR_WHEEL) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    const pdk_error err = pdk_vehicle_def_check(def);
+    if (err != PDK_OK) {
+        return err;
+    }
+    /* The box the four-wheel constants hold (params_init below): the same
+     * hull from the same ray top, so a proxy of this definition and a car
+     * spawned from it have one box. */
+    const pdk_hull h = pdk_hull_from_def(def, pdk_fw_ray_top_m(def));
+    half_extent_m[0] = 0.5 * (h.front_m - h.rear_m);
+    half_extent_m[1] = h.half_width_m;
+    half_extent_m[2] = 0.5 * (h.roof_m - h.bottom_m);
+    centre_m[0] = 0.5 * (h.front_m + h.rear_m);
+    centre_m[1] = 0.0;
+    centre_m[2] = 0.5 * (h.roof_m + h.bottom_m);
+    return PDK_OK;
+}
+
 /* pdk_fw_params_init, with the peak slips from same where it is not NULL. */
 static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
                         double gravity_mps2, double air_density_kgpm3, double surface_friction,
@@ -137,7 +172,7 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
 
-    double top = 0.0;
+    const double top = pdk_fw_ray_top_m(def);
     for (int k = 0; k < 2; k++) {
         const pdk_suspension_def *s = k == 0 ? &def->susp_front : &def->susp_rear;
         const pdk_axle_tyre_def *ty = k == 0 ? &def->tyre_front : &def->tyre_rear;
@@ -168,8 +203,6 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
          * surface's: the step multiplies the surface's by it. */
         const double rolling_ratio =
             ax->law.rolling_coeff / pdk_surface_get(PDK_SURFACE_TARMAC)->rolling_coeff;
-        double margin = max2(0.5 * s->travel_bump_m, MIN_RAY_MARGIN_M);
-        top = max2(top, s->travel_bump_m + margin);
 
         double sin_camber, cos_camber;
         pdk_trig_sincos(s->static_camber_rad, &sin_camber, &cos_camber);

@@ -115,6 +115,7 @@ pdk_vehicle_def pdk_vehicle_def_default(void)
         .resist = {.rolling_coeff = 0.012, .drag_area_m2 = 0.65},
     };
     def.dbw = pdk_dbw_def_default();
+    def.contact = pdk_contact_material_car_body();
     return def;
 }
 
@@ -573,6 +574,10 @@ pdk_error pdk_vehicle_def_common_check(const pdk_vehicle_def *def, const char **
                 range,
                 "chassis.body_height_m must be 0 (derived) or above cg_height_m and at most 10");
     }
+    REQUIRE(non_negative(def->contact.friction) && def->contact.friction <= PDK_PROXY_MAX_FRICTION,
+            range, "contact.friction must be within 0..2");
+    REQUIRE(non_negative(def->contact.restitution) && def->contact.restitution <= 1.0, range,
+            "contact.restitution must be within 0..1");
     REQUIRE(non_negative(def->resist.downforce_area_m2), range,
             "resist.downforce_area_m2 must be finite and >= 0");
     REQUIRE(fraction(def->resist.downforce_front), range,

@@ -4,6 +4,7 @@
 #ifndef PDK_VEHICLE_DEF_H
 #define PDK_VEHICLE_DEF_H
 
+#include "sim/contact.h"
 #include "sim/cvt_def.h"
 #include "sim/dbw_def.h"
 #include "sim/driveline_def.h"
@@ -281,6 +282,11 @@ typedef struct pdk_vehicle_def {
     pdk_resist_def resist;
     pdk_powertrain_def powertrain;
     pdk_dbw_def dbw;
+    /* The body's surface against other bodies (four-wheel model: contact
+     * between bodies, sim/contact.h): friction within 0..2, restitution
+     * within 0..1; pdk_vehicle_def_default gives the car body's
+     * (pdk_contact_material_car_body). */
+    pdk_contact_material contact;
 } pdk_vehicle_def;
 
 /* The least yaw inertia a definition may have, as a multiple of m a b (a, b:
@@ -374,6 +380,20 @@ const char *pdk_curve_problem(const pdk_curve *curve);
  * PDK_MIN_YAW_INERTIA_RATIO m a b). Returns PDK_OK or
  * PDK_ERR_OUT_OF_RANGE / PDK_ERR_INVALID_ARGUMENT. */
 pdk_error pdk_vehicle_def_check(const pdk_vehicle_def *def);
+
+/* The four-wheel model's collision hull of def (the box its body fills and
+ * contact between bodies pushes, docs/vehicle-model.md "The body on the
+ * ground"): half_extent_m its half length, width and height along the
+ * body's x, y and z, centre_m the box's centre from the CG in the body
+ * frame (ISO 8855: ahead by half the front and rear overhangs' difference,
+ * up by half the roof's height above the CG less the floor's below). What
+ * a kinematic proxy standing for a car of this definition takes: its pose
+ * is the box's centre, the CG's position plus the body's rotation of
+ * centre_m. Errors: PDK_ERR_INVALID_ARGUMENT (NULL, or the single-track
+ * model, which has no hull), or pdk_vehicle_def_check's for a definition
+ * it refuses (pdk_vehicle_def_problem names the field). */
+pdk_error pdk_vehicle_def_hull_box(const pdk_vehicle_def *def, double half_extent_m[3],
+                                   double centre_m[3]);
 
 /* The least yaw inertia pdk_vehicle_def_check accepts for def's mass and
  * geometry: PDK_MIN_YAW_INERTIA_RATIO m a b, less 1e-9 of it so that the
