@@ -253,6 +253,8 @@ const char *pdk_client_body_name(pb_size_t body_tag)
         BODY_(recording_list)
         BODY_(recording_list_reply)
         BODY_(recording_delete)
+        BODY_(contact_subscribe)
+        BODY_(contact_events)
 #undef BODY_
     default:
         break;

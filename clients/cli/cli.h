@@ -128,6 +128,7 @@ extern const pdk_cli_command pdk_cli_import_command;
 extern const pdk_cli_command pdk_cli_csv_command;
 extern const pdk_cli_command pdk_cli_meta_command;
 extern const pdk_cli_command pdk_cli_recordings_command;
+extern const pdk_cli_command pdk_cli_contacts_command; /* contacts.c */
 
 /* On an open connection: subscribes to sub, prints the state header and
  * one line per vehicle per batch (as `paddock watch`) until count batches

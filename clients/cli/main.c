@@ -959,6 +959,7 @@ static const pdk_cli_command *const COMMANDS[] = {
     &pdk_cli_dbw_command,
     &pdk_cli_watch_command,
     &pdk_cli_telemetry_command,
+    &pdk_cli_contacts_command,
     &pdk_cli_control_command,
     &pdk_cli_stepper_command,
     &pdk_cli_stats_command,

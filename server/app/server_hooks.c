@@ -231,6 +231,22 @@ static void on_proxy_contact(void *ud, uint64_t conn_id, uint64_t session_id, pd
     pdk_server_send_frame(&srv->out, c->conn, &f);
 }
 
+/* A contact subscriber's events go on the ordinary queue, not a
+ * latest-wins slot: a later tick's events must not replace these. A
+ * subscriber that cannot keep up meets the queue's hard limit, which closes
+ * its connection, rather than lose events silently. */
+static void on_contacts(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
+                        size_t len)
+{
+    (void)sub_id;
+    pdk_server *srv = ud;
+    if (!on_loop(srv))
+        return;
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    if (c)
+        pdk_conn_send(c->conn, frame, len);
+}
+
 /* A subscriber whose subscription ends (its session closed, its batches
  * outgrew the frame limit) is told so with a pushed Error rather than left
  * waiting for state that will never come. */
@@ -279,6 +295,7 @@ pdk_session_hooks pdk_server_hooks(pdk_server *srv)
                                .on_control = on_control,
                                .on_proxy_event = on_proxy_event,
                                .on_proxy_contact = on_proxy_contact,
+                               .on_contacts = on_contacts,
                                .ud = srv};
     return hooks;
 }

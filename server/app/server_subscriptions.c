@@ -206,6 +206,35 @@ static void pdk_server_handle_telemetry_subscribe(const pdk_request *rq)
     pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
+/* ContactSubscribe: the session's contact events, every tick that has
+ * some (docs/protocol.md "Contact events"). */
+static void pdk_server_handle_contact_subscribe(const pdk_request *rq)
+{
+    pdk_server_conn *c = rq->c;
+    const Paddock__V1__Frame *f = rq->f;
+    const Paddock__V1__ContactSubscribe *m = f->contact_subscribe;
+    pdk_server_slot *slot =
+        pdk_server_need_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
+    if (!slot || !pdk_server_sub_room(rq->out, c, f->request_id))
+        return;
+    uint32_t sub_id = c->last_sub_id + 1;
+    pdk_error e = pdk_session_contact_subscribe(slot->session, c->id, sub_id);
+    if (e != PDK_OK) {
+        refuse_subscription(rq, slot, m->session_id, PDK_TICK_HZ, 0, e);
+        return;
+    }
+    c->last_sub_id = sub_id;
+    c->n_subs++;
+    Paddock__V1__Subscribed sd = PADDOCK__V1__SUBSCRIBED__INIT;
+    sd.subscription_id = sub_id;
+    sd.rate_hz = PDK_TICK_HZ;
+    Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
+    r.request_id = f->request_id;
+    r.body_case = PADDOCK__V1__FRAME__BODY_SUBSCRIBED;
+    r.subscribed = &sd;
+    pdk_server_send_frame(rq->out, c->conn, &r);
+}
+
 static void pdk_server_handle_unsubscribe(const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
@@ -253,6 +282,9 @@ const pdk_server_request pdk_server_subscription_requests[] = {
      .changes = false},
     {.body = PADDOCK__V1__FRAME__BODY_DBW_SUBSCRIBE,
      .handle = pdk_server_handle_dbw_subscribe,
+     .changes = false},
+    {.body = PADDOCK__V1__FRAME__BODY_CONTACT_SUBSCRIBE,
+     .handle = pdk_server_handle_contact_subscribe,
      .changes = false},
     {.body = PADDOCK__V1__FRAME__BODY_UNSUBSCRIBE,
      .handle = pdk_server_handle_unsubscribe,

@@ -444,6 +444,29 @@ static pdk_error telemetry_body(pdk_session *s, const subscription *sub)
                                      sub->chans, sub->n_chans, &s->payload);
 }
 
+/* Sends the last tick's contact events to one contact subscription, in
+ * frames of at most PDK_WIRE_CONTACT_EVENTS_PER_FRAME events; nothing on a
+ * tick without contacts. */
+static void publish_contacts(pdk_session *s, const subscription *sub)
+{
+    int count = 0, dropped = 0;
+    pdk_world_contact_events(s->world, &count, &dropped);
+    if (!s->hooks.on_contacts ||
+        (count == 0 && dropped == 0 && pdk_world_contact_missed(s->world) == 0))
+        return;
+    size_t total = (size_t)count, first = 0;
+    do {
+        size_t n = total - first;
+        if (n > PDK_WIRE_CONTACT_EVENTS_PER_FRAME)
+            n = PDK_WIRE_CONTACT_EVENTS_PER_FRAME;
+        pdk_buf_reset(&s->frame);
+        if (pdk_wire_contact_frame_append(&s->frame, sub->id, s->id, s->world, first, n) != PDK_OK)
+            return;
+        s->hooks.on_contacts(s->hooks.ud, sub->conn_id, sub->id, s->frame.data, s->frame.len);
+        first += n;
+    } while (first < total);
+}
+
 static void publish(pdk_session *s)
 {
     if (s->n_subs == 0 || !s->hooks.on_state)
@@ -458,6 +481,10 @@ static void publish(pdk_session *s)
         s->subs[i].batch_ready = false;
     for (size_t i = 0; i < s->n_subs; i++) {
         subscription *sub = &s->subs[i];
+        if (sub->contacts) {
+            publish_contacts(s, sub);
+            continue;
+        }
         if (!sub_due(sub, tick))
             continue;
         const uint8_t *body;
@@ -641,6 +668,17 @@ pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_i
     if (err != PDK_OK)
         return err;
     sub->fields = fields;
+    s->n_subs++;
+    return PDK_OK;
+}
+
+pdk_error pdk_session_contact_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id)
+{
+    subscription *sub;
+    pdk_error err = sub_add(s, conn_id, sub_id, PDK_TICK_HZ, NULL, 0, &sub);
+    if (err != PDK_OK)
+        return err;
+    sub->contacts = true;
     s->n_subs++;
     return PDK_OK;
 }

@@ -142,6 +142,11 @@ typedef struct pdk_session_hooks {
      * n impulses it received. */
     void (*on_proxy_contact)(void *ud, uint64_t conn_id, uint64_t session_id, pdk_proxy_id proxy,
                              uint64_t tick, const pdk_proxy_impulse *impulses, size_t n);
+    /* A contact subscription's frame (one whole Frame with a ContactEvents)
+     * is ready: it must reach the subscriber (never replaced by a later
+     * one). */
+    void (*on_contacts)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
+                        size_t len);
     void *ud;
 } pdk_session_hooks;
 
@@ -293,6 +298,15 @@ pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_i
 pdk_error pdk_session_telemetry_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id,
                                           uint32_t rate_hz, const uint32_t *ids, size_t n_ids,
                                           const int *chans, size_t n_chans);
+/* Adds contact subscription sub_id (from the same per-connection ids) for
+ * conn_id: after each tick whose step had contacts between bodies (or
+ * dropped or missed some), the world's contact events
+ * (pdk_world_contact_events) in ContactEvents frames of at most
+ * PDK_WIRE_CONTACT_EVENTS_PER_FRAME events each, sent through on_contacts
+ * while the session publishes (a replay's play does, its seek does not);
+ * ended as state subscriptions are. PDK_ERR_CAPACITY when the session has
+ * PDK_SESSION_MAX_SUBS. */
+pdk_error pdk_session_contact_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id);
 /* Adds DBW report subscription sub_id (from the same per-connection ids as
  * state subscriptions) for conn_id on vehicle: after each tick's step, each
  * kind in kinds (bit k for pdk_dbw_report_kind k) that is due (tick %

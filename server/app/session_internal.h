@@ -16,7 +16,9 @@
 #include "wire.h"
 
 /* A state subscription (StateBatch), or a telemetry one (TelemetryBatch)
- * when chans is set: both publish at the same ticks through on_state. */
+ * when chans is set: both publish at the same ticks through on_state. A
+ * contact one (contacts set) publishes each tick with contacts through
+ * on_contacts. */
 typedef struct subscription {
     uint32_t id;
     uint64_t conn_id;
@@ -26,6 +28,7 @@ typedef struct subscription {
     uint32_t fields;  /* StateField bits: the VehicleState parts it gets */
     int *chans; /* telemetry: registry indexes in the schema's order; NULL: state */
     size_t n_chans;
+    bool contacts; /* a contact event subscription (ContactEvents), neither state nor telemetry */
     size_t too_large; /* set by publish: the batch that did not fit */
     /* Set by publish for the tick it publishes: where in the session's
      * common buffer this subscription's batch body is, which a later

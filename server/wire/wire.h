@@ -265,4 +265,18 @@ pdk_error pdk_wire_body_read(const ProtobufCMessageDescriptor *desc, const uint8
                              size_t len, pdk_error (*take)(const ProtobufCMessage *msg, void *ud),
                              void *ud);
 
+/* ---- contact events (sim/contact.h; wire_contact.c) ----------------------
+ *
+ * One whole Frame with a ContactEvents: the world's last tick's events
+ * (pdk_world_contact_events) first .. first + n of them (n at most
+ * PDK_WIRE_CONTACT_EVENTS_PER_FRAME, the nanopb clients' max_count), with
+ * their total, the tick's dropped and missed counts, its tick and sim time.
+ * Appended to out. PDK_ERR_INVALID_ARGUMENT for a NULL out or world, n
+ * above the frame's bound or a range beyond the tick's events;
+ * PDK_ERR_NO_MEMORY. */
+#define PDK_WIRE_CONTACT_EVENTS_PER_FRAME 64
+pdk_error pdk_wire_contact_frame_append(pdk_buf *out, uint32_t subscription_id,
+                                        uint64_t session_id, const pdk_world *world, size_t first,
+                                        size_t n);
+
 #endif

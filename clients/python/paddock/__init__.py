@@ -13,6 +13,7 @@ from .dbw import DbwKit, crc8_j1850
 from .errors import PaddockError, ConnectionClosed
 from .proxyview import ProxyView
 from .recordings import csv_to_dataframe
+from .rows import contact_events
 
 __all__ = ["pb", "errors", "rows", "Client", "Subscription", "DbwKit", "crc8_j1850",
-           "PaddockError", "ConnectionClosed", "csv_to_dataframe", "ProxyView"]
+           "PaddockError", "ConnectionClosed", "csv_to_dataframe", "ProxyView", "contact_events"]

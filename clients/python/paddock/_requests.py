@@ -77,7 +77,7 @@ class Subscribing:
     """What a subscribe generator returns: the reply and how to read its frames."""
 
     def __init__(self, kind, reply, subscription_id, rate_hz, channels=None):
-        self.kind = kind                       # "state", "telemetry", "dbw" or "stats"
+        self.kind = kind                       # "state", "telemetry", "dbw", "stats", "contacts"
         self.reply = reply
         self.subscription_id = subscription_id
         self.rate_hz = rate_hz
@@ -293,6 +293,14 @@ class Requests:
         """SessionStats rows at rate_hz (1..60; 0 is 10)."""
         msg = pb.StatsSubscribe(session_id=session_id, rate_hz=rate_hz)
         return self._drive_subscription(self._g_subscribe("stats", "stats_subscribe", msg),
+                                        timeout)
+
+    def subscribe_contacts(self, session_id, timeout=None):
+        """ContactEvents rows, one a frame, after each tick in which bodies touched
+        (docs/multiplayer.md "Contact events"); paddock.contact_events(sub) flattens
+        them into (tick, ContactEvent) pairs."""
+        msg = pb.ContactSubscribe(session_id=session_id)
+        return self._drive_subscription(self._g_subscribe("contacts", "contact_subscribe", msg),
                                         timeout)
 
     def _g_subscribe(self, kind, body, msg):

@@ -11,7 +11,8 @@ import re
 
 from . import errors, rows
 
-PUSHED_BATCHES = ("state_batch", "telemetry_batch", "dbw_report", "session_stats")
+PUSHED_BATCHES = ("state_batch", "telemetry_batch", "dbw_report", "session_stats",
+                  "contact_events")
 SUBSCRIPTION_REPLIES = ("subscribed", "telemetry_schema")
 _ENDED = re.compile(r"^subscription (\d+) ended")
 
@@ -60,6 +61,8 @@ def convert(kind, body, channels):
         return rows.telemetry_rows(body, channels)
     if kind == "dbw":
         return rows.dbw_report(body)
+    if kind == "contacts":
+        return rows.to_row(body)
     return rows.stats_row(body)
 
 

@@ -135,6 +135,18 @@ def dbw_report(report):
                      report.sim_time_s, kind, block)
 
 
+def contact_events(frames):
+    """Each contact of an iterable of ContactEvents rows (a subscribe_contacts
+    subscription, or a list of its rows), in order, as (tick, ContactEvent):
+    bodies a and b (a vehicle or a proxy id, the other 0), the point, the
+    normal from a to b, the impulse on b (a takes the opposite), its normal
+    part, the closing speed and the depth. A tick's events may span frames
+    (64 a frame); a frame's `dropped` and `missed` count those not reported."""
+    for frame in frames:
+        for event in frame.events:
+            yield frame.tick, event
+
+
 def stats_row(stats):
     return to_row(stats)
 
