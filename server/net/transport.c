@@ -240,8 +240,10 @@ bool pdk_conn_partial_hold(pdk_conn *conn, size_t held_bytes)
     pdk_net_budget *budget = conn->listener->budget;
     PDK_ASSERT(budget->held_bytes >= conn->partial_held);
     size_t others = budget->held_bytes - conn->partial_held;
-    if (held_bytes > conn->partial_held &&
-        held_bytes > conn->listener->limits.max_partial_bytes - others) {
+    size_t max = conn->listener->limits.max_partial_bytes;
+    /* Listeners sharing a budget may differ in their limit: others can be
+     * above this one's. */
+    if (held_bytes > conn->partial_held && (others > max || held_bytes > max - others)) {
         return false;
     }
     budget->held_bytes = others + held_bytes;
