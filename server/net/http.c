@@ -506,7 +506,7 @@ static void conn_receive(ws_conn *conn, struct lws *wsi, const uint8_t *data, si
         in_release(conn);
         return;
     }
-    /* Beyond the last fragment's header a message's size is not declared. */
+    /* A message's size is declared only once its last fragment begins. */
     pdk_conn_partial_note(&conn->base, uv_now(conn->net->loop),
                           lws_is_final_fragment(wsi) ? known : 0, conn->in.len);
     ensure_timer(conn->net);
