@@ -29,7 +29,8 @@ static void usage(FILE *to)
                 "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
                 "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
                 "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
-                "                [--http HOST:PORT] [--web-root DIR]\n"
+                "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
+                "                [--frame-timeout S] [--max-partial-mb MB]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -406,6 +407,32 @@ int main(int argc, char **argv)
                 scfg.limits.out_hard_bytes = 4 * scfg.limits.max_frame_bytes;
             if (scfg.limits.out_soft_bytes < scfg.limits.max_frame_bytes)
                 scfg.limits.out_soft_bytes = scfg.limits.max_frame_bytes;
+        } else if (serve && strcmp(arg, "--hello-timeout") == 0) {
+            NEED_VALUE();
+            if (!parse_double(argv[++i], &scfg.hello_timeout_s) || !(scfg.hello_timeout_s >= 0.1) ||
+                scfg.hello_timeout_s > 3600.0) {
+                fprintf(stderr, "paddockd: --hello-timeout: '%s' is not a time in [0.1, 3600] s\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (serve && strcmp(arg, "--frame-timeout") == 0) {
+            NEED_VALUE();
+            double s;
+            if (!parse_double(argv[++i], &s) || !(s >= 0.1) || s > 3600.0) {
+                fprintf(stderr, "paddockd: --frame-timeout: '%s' is not a time in [0.1, 3600] s\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.limits.frame_timeout_seconds = s;
+        } else if (serve && strcmp(arg, "--max-partial-mb") == 0) {
+            NEED_VALUE();
+            int mb;
+            if (!parse_int(argv[++i], 1, 1 << 20, &mb)) {
+                fprintf(stderr, "paddockd: --max-partial-mb: '%s' is not a whole number 1..%d\n",
+                        argv[i], 1 << 20);
+                return 2;
+            }
+            scfg.limits.max_partial_bytes = (size_t)mb << 20;
         } else if (run && strcmp(arg, "--vehicle") == 0) {
             NEED_VALUE();
             rcfg.vehicle = argv[++i];
@@ -452,6 +479,15 @@ int main(int argc, char **argv)
     if (serve) {
         if (rest < argc) {
             fprintf(stderr, "paddockd: unexpected argument '%s'\n", argv[rest]);
+            return 2;
+        }
+        /* Partial frames together must have room for at least one whole
+         * frame, or a frame of the largest size could never arrive. */
+        if (scfg.limits.max_partial_bytes < scfg.limits.max_frame_bytes) {
+            fprintf(stderr,
+                    "paddockd: --max-partial-mb: %zu MiB is less than one frame of --max-frame "
+                    "%zu bytes\n",
+                    scfg.limits.max_partial_bytes >> 20, scfg.limits.max_frame_bytes);
             return 2;
         }
         scfg.presets_dir = presets_dir;

@@ -41,6 +41,7 @@ pdk_server_config pdk_server_config_default(void)
         /* One hour of sim time: a fast session left running by a client that
          * went away must not fill the disk with its recording. */
         .max_fast_ticks = 3600ull * PDK_TICK_HZ,
+        .hello_timeout_s = 10.0,
         .limits = pdk_net_limits_default(),
     };
     return c;
@@ -113,6 +114,59 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
         r->handle_server(srv, &rq);
 }
 
+/* ---- the Hello deadline -------------------------------------------------- */
+
+/* A connection holds one of max_connections slots from its accept; one that
+ * never says Hello must not hold it for ever, so each gets hello_timeout_s
+ * to do so. One timer serves them all, armed for the earliest deadline. */
+static uint64_t hello_deadline_ms(const pdk_server *srv, const pdk_server_conn *c)
+{
+    return c->opened_ms + (uint64_t)(srv->cfg.hello_timeout_s * 1000.0 + 0.5);
+}
+
+static void on_hello_timer(uv_timer_t *t);
+
+static void arm_hello_timer(pdk_server *srv)
+{
+    uint64_t now = uv_now(&srv->loop);
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < srv->n_conns; i++) {
+        const pdk_server_conn *c = srv->conns[i];
+        if (!c->greeted && !c->hello_late && hello_deadline_ms(srv, c) < next)
+            next = hello_deadline_ms(srv, c);
+    }
+    if (next == UINT64_MAX || srv->stopping) {
+        uv_timer_stop(&srv->hello_timer);
+        srv->hello_timer_on = false;
+        return;
+    }
+    uv_timer_start(&srv->hello_timer, on_hello_timer, next > now ? next - now : 0, 0);
+    srv->hello_timer_on = true;
+}
+
+static void on_hello_timer(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    uint64_t now = uv_now(&srv->loop);
+    char msg[160];
+    snprintf(msg, sizeof(msg),
+             "no Hello within %g s of connecting (--hello-timeout): the first frame on a "
+             "connection must be Hello with protocol_version 1",
+             srv->cfg.hello_timeout_s);
+    /* pdk_conn_fail only starts the close: on_close runs later, from the
+     * loop, so the table stays as it is during this walk. */
+    for (size_t i = 0; i < srv->n_conns; i++) {
+        pdk_server_conn *c = srv->conns[i];
+        if (!c->greeted && !c->hello_late && hello_deadline_ms(srv, c) <= now) {
+            c->hello_late = true;
+            pdk_conn_fail(c->conn, 0, PDK_ERR_TIMEOUT, msg);
+        }
+    }
+    arm_hello_timer(srv);
+}
+
+/* ---- connections opened and closed ---------------------------------------- */
+
 static void on_open(pdk_conn *conn, void *ud)
 {
     pdk_server *srv = ud;
@@ -134,11 +188,14 @@ static void on_open(pdk_conn *conn, void *ud)
     }
     c->id = pdk_conn_id(conn);
     c->conn = conn;
+    c->opened_ms = uv_now(&srv->loop);
     c->upload.fd = -1;
     snprintf(c->holder, sizeof(c->holder), "connection %" PRIu64, c->id);
     PDK_ASSERT(srv->n_conns == 0 || srv->conns[srv->n_conns - 1]->id < c->id);
     srv->conns[srv->n_conns++] = c;
     pdk_conn_set_data(conn, c);
+    if (!srv->hello_timer_on)
+        arm_hello_timer(srv);
 }
 
 /* A half-closed peer still gets the replies to the inputs it queued. */
@@ -322,9 +379,10 @@ static void on_signal(uv_signal_t *sig, int signum)
     close_all(srv);
 }
 
-/* GET /healthz's body: who answers, for how long, with how much, and the
+/* GET /healthz's body: who answers, for how long, with how much, the
  * output queues of all connections (TCP and WebSocket): the largest one now
- * and the state frames dropped or replaced so far by latest-wins. */
+ * and the state frames dropped or replaced so far by latest-wins, and the
+ * buffer partial inbound frames hold now (--max-partial-mb bounds it). */
 static int health_json(char *out, size_t cap, void *ud)
 {
     const pdk_server *srv = ud;
@@ -341,9 +399,10 @@ static int health_json(char *out, size_t cap, void *ud)
     return snprintf(out, cap,
                     "{\"status\":\"ok\",\"version\":\"%s\",\"build\":\"%s\","
                     "\"uptime_s\":%.3f,\"sessions\":%zu,\"connections\":%zu,"
-                    "\"queued_bytes_max\":%zu,\"state_dropped\":%" PRIu64 "}",
+                    "\"queued_bytes_max\":%zu,\"state_dropped\":%" PRIu64
+                    ",\"partial_frame_bytes\":%zu}",
                     PDK_SERVER_VERSION, PDK_BUILD_ID, uptime_s, srv->table.n, srv->n_conns,
-                    queued_max, dropped);
+                    queued_max, dropped, srv->partial.held_bytes);
 }
 
 /* The HTTP and WebSocket listener beside the TCP one: the same callbacks,
@@ -416,6 +475,8 @@ int pdk_server_run(const pdk_server_config *config)
     if (!srv)
         return 1;
     srv->cfg = *config;
+    /* One budget for partial frames, whichever listener they arrive on. */
+    srv->cfg.limits.partial_budget = &srv->partial;
     srv->sched.timer_fd = -1;
     char err[PDK_STORE_ERR_LEN];
     int rc = 1;
@@ -450,6 +511,7 @@ int pdk_server_run(const pdk_server_config *config)
     init_timer(srv, &srv->stats.timer);
     srv->stats.stopping = &srv->stopping;
     init_timer(srv, &srv->streams.timer);
+    init_timer(srv, &srv->hello_timer);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);
     srv->sig_int.data = srv->sig_term.data = srv;
@@ -459,7 +521,7 @@ int pdk_server_run(const pdk_server_config *config)
 
     pdk_net_callbacks cb = {
         .on_open = on_open, .on_frame = on_frame, .on_close = on_close, .on_eof = on_eof};
-    if (pdk_tcp_listen(&srv->loop, config->listen, &config->limits, &cb, srv, &srv->net, err,
+    if (pdk_tcp_listen(&srv->loop, config->listen, &srv->cfg.limits, &cb, srv, &srv->net, err,
                        sizeof(err)) != PDK_OK) {
         fprintf(stderr, "paddockd: cannot listen on %s: %s\n", config->listen, err);
         uv_walk(&srv->loop, on_walk_close, NULL);

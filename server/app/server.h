@@ -29,6 +29,9 @@ typedef struct pdk_server_config {
      * (0: none). */
     uint64_t retain_bytes;
     uint32_t retain_days;
+    /* A connection that has not said Hello this long after opening gets
+     * Error TIMEOUT and is closed, freeing its slot; default 10 s. */
+    double hello_timeout_s;
     pdk_net_limits limits;
 } pdk_server_config;
 

@@ -28,6 +28,8 @@ typedef struct pdk_server_conn {
     uint64_t id;
     pdk_conn *conn;
     bool greeted;
+    uint64_t opened_ms; /* uv_now when it opened: its Hello is due hello_timeout_s later */
+    bool hello_late;    /* told it missed its Hello deadline, and closing */
     bool viewer;                        /* Hello.viewer: watches, never commands */
     char holder[PDK_SERVER_HOLDER_LEN]; /* "connection 4 (wheel-rig)": how messages name it */
     uint32_t last_sub_id;               /* subscription ids are unique per connection */

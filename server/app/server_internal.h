@@ -122,6 +122,9 @@ typedef struct pdk_server {
 
     pdk_server_conn **conns;
     size_t n_conns, cap_conns;
+    uv_timer_t hello_timer; /* the earliest Hello deadline of a connection yet to say it */
+    bool hello_timer_on;
+    pdk_net_budget partial; /* partial inbound frames of the TCP and HTTP listeners */
 
     pdk_server_table table;
 

@@ -373,6 +373,14 @@ static ws_conn *conn_open(http_listener *net, struct lws *wsi, const pdk_ws_hand
     return conn;
 }
 
+/* Drops the message being joined and its place in the partial-frame
+ * budget. */
+static void in_release(ws_conn *conn)
+{
+    pdk_conn_partial_end(&conn->base);
+    pdk_buf_free(&conn->in);
+}
+
 static void conn_gone(ws_conn *conn)
 {
     http_listener *net = conn->net;
@@ -398,7 +406,7 @@ static void conn_gone(ws_conn *conn)
         }
     }
     pdk_outq_free(&conn->out);
-    pdk_buf_free(&conn->in);
+    in_release(conn);
     free(conn);
 }
 
@@ -426,8 +434,23 @@ static void conn_message(ws_conn *conn, bool text, const uint8_t *data, size_t l
     pdk_conn_deliver(&conn->base, data, len);
 }
 
+/* Refuses what a peer sent: an Error frame then close on Paddock's
+ * protocol, a close with status on a handler's. */
+static void conn_refuse(ws_conn *conn, pdk_error code, int status, const char *msg)
+{
+    if (conn->handler == NULL) {
+        pdk_conn_fail(&conn->base, 0, code, msg);
+    } else {
+        pdk_net_log("closing %s (conn %" PRIu64 "): %s", conn->base.peer, conn->base.id, msg);
+        conn_begin_close(conn, status, msg);
+    }
+}
+
 /* One piece of a message: joined with the others, refused as soon as the
- * message is known to pass max_frame_bytes, before the rest is buffered. */
+ * message is known to pass max_frame_bytes, before the rest is buffered.
+ * The joining buffer grows geometrically within what is known of the
+ * message, each step held in the listener's partial-frame budget first;
+ * its clock (frame_timeout_seconds) runs from the first piece. */
 static void conn_receive(ws_conn *conn, struct lws *wsi, const uint8_t *data, size_t len)
 {
     if (conn->base.state != PDK_CONN_OPEN) {
@@ -444,27 +467,49 @@ static void conn_receive(ws_conn *conn, struct lws *wsi, const uint8_t *data, si
         char msg[160];
         snprintf(msg, sizeof msg, "message of %s%zu bytes exceeds the limit of %zu bytes",
                  last ? "" : "at least ", known, limit);
-        if (conn->handler == NULL) {
-            pdk_conn_fail(&conn->base, 0, PDK_ERR_FRAME_TOO_LARGE, msg);
-        } else {
-            pdk_net_log("closing %s (conn %" PRIu64 "): %s", conn->base.peer, conn->base.id, msg);
-            conn_begin_close(conn, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, msg);
-        }
-        pdk_buf_free(&conn->in);
+        in_release(conn);
+        conn_refuse(conn, PDK_ERR_FRAME_TOO_LARGE, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, msg);
         return;
     }
     if (first && last) {
         conn_message(conn, conn->in_text, data, len);
         return;
     }
-    if (pdk_buf_append(&conn->in, data, len) != PDK_OK) {
-        conn_abort(conn, "out of memory joining a message of %zu bytes", known);
-        return;
+    size_t need = conn->in.len + len;
+    if (need > conn->in.cap) {
+        size_t cap = conn->in.cap * 2 > need ? conn->in.cap * 2 : need;
+        if (cap > limit) {
+            cap = limit;
+        }
+        if (lws_is_final_fragment(wsi) && cap > known) {
+            cap = known;
+        }
+        if (!pdk_conn_partial_hold(&conn->base, cap)) {
+            char msg[400];
+            pdk_conn_partial_refusal(&conn->base, cap, msg, sizeof msg);
+            in_release(conn);
+            conn_refuse(conn, PDK_ERR_BUSY, 1013 /* try again later */, msg);
+            return;
+        }
+        uint8_t *grown = realloc(conn->in.data, cap);
+        if (grown == NULL) {
+            conn_abort(conn, "out of memory joining a message of %zu bytes", known);
+            return;
+        }
+        conn->in.data = grown;
+        conn->in.cap = cap;
     }
+    memcpy(conn->in.data + conn->in.len, data, len);
+    conn->in.len += len;
     if (last) {
         conn_message(conn, conn->in_text, conn->in.data, conn->in.len);
-        pdk_buf_free(&conn->in);
+        in_release(conn);
+        return;
     }
+    /* A message's size is declared only once its last fragment begins. */
+    pdk_conn_partial_note(&conn->base, uv_now(conn->net->loop),
+                          lws_is_final_fragment(wsi) ? known : 0, conn->in.len);
+    ensure_timer(conn->net);
 }
 
 static int on_established(http_listener *net, struct lws *wsi, session *pss,
@@ -748,10 +793,18 @@ static void on_timer(uv_timer_t *timer)
 {
     http_listener *net = timer->data;
     bool pending = false;
+    uint64_t now = uv_now(net->loop);
     for (ws_conn *conn = net->conns; conn != NULL; conn = conn->next) {
         if (conn->base.state == PDK_CONN_OPEN && conn->out.over_soft) {
             check_soft(conn);
             pending = pending || (conn->base.state == PDK_CONN_OPEN && conn->out.over_soft);
+        }
+        char msg[256];
+        if (pdk_conn_partial_late(&conn->base, now, msg, sizeof msg)) {
+            in_release(conn);
+            conn_refuse(conn, PDK_ERR_TIMEOUT, LWS_CLOSE_STATUS_POLICY_VIOLATION, msg);
+        } else if (conn->base.state == PDK_CONN_OPEN && conn->base.partial_since_ms != 0) {
+            pending = true;
         }
     }
     if (!pending) {

@@ -50,6 +50,7 @@ typedef struct tcp_conn {
     bool shutdown_done;
     uint64_t close_deadline_ms;
     pdk_buf in;   /* bytes read and not yet split into frames */
+    size_t refused_want; /* on_alloc could not hold this much for a partial frame */
     pdk_outq out; /* not yet handed to libuv: may be replaced or dropped */
     int writes_in_flight;
 } tcp_conn;
@@ -89,6 +90,13 @@ static void on_net_handle_closed(uv_handle_t *handle)
     net_handle_gone(handle->data);
 }
 
+/* Drops the input buffer and its place in the partial-frame budget. */
+static void in_release(tcp_conn *conn)
+{
+    pdk_conn_partial_end(&conn->base);
+    pdk_buf_free(&conn->in);
+}
+
 static void on_conn_closed(uv_handle_t *handle)
 {
     tcp_conn *conn = handle->data;
@@ -109,7 +117,7 @@ static void on_conn_closed(uv_handle_t *handle)
         net->base.cb.on_close(&conn->base, net->base.ud);
     }
     pdk_outq_free(&conn->out);
-    pdk_buf_free(&conn->in);
+    in_release(conn);
     free(conn);
     net_handle_gone(net);
 }
@@ -267,6 +275,21 @@ static void on_write(uv_write_t *req, int status)
 
 /* ---- inbound ------------------------------------------------------------ */
 
+/* The bytes the frame under way in conn->in takes with its prefix, or 0
+ * while its prefix is not whole. */
+static size_t partial_total(const tcp_conn *conn)
+{
+    uint64_t frame_len = 0;
+    int n = pdk_wire_varint_get(conn->in.data, conn->in.len, &frame_len);
+    return n > 0 ? (size_t)n + (size_t)frame_len : 0;
+}
+
+/* The buffer for the next read. An empty one is a read chunk, gone again
+ * when the read held only whole frames. A partial frame's buffer grows
+ * geometrically but never past the frame's declared end, so a peer that
+ * declares a large frame and sends a few bytes gets no more than it sent
+ * plus a read chunk; the growth is held in the listener's partial-frame
+ * budget first, and refused (on_read) when the budget would pass. */
 static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
@@ -275,9 +298,31 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
         *buf = uv_buf_init((char *)conn->net->scratch, (unsigned)sizeof conn->net->scratch);
         return;
     }
-    if (pdk_buf_reserve(&conn->in, READ_CHUNK_BYTES) != PDK_OK) {
-        *buf = uv_buf_init(NULL, 0); /* on_read gets UV_ENOBUFS */
-        return;
+    if (conn->in.len == conn->in.cap) {
+        size_t want = conn->in.len + READ_CHUNK_BYTES;
+        size_t cap = want;
+        if (conn->in.len > 0) {
+            size_t total = partial_total(conn);
+            if (total > conn->in.len && total < want) {
+                want = total;
+            }
+            cap = conn->in.cap * 2 > want ? conn->in.cap * 2 : want;
+            if (total > conn->in.len && cap > total) {
+                cap = total;
+            }
+            if (!pdk_conn_partial_hold(&conn->base, cap)) {
+                conn->refused_want = cap;
+                *buf = uv_buf_init(NULL, 0); /* on_read gets UV_ENOBUFS */
+                return;
+            }
+        }
+        uint8_t *data = realloc(conn->in.data, cap);
+        if (data == NULL) {
+            *buf = uv_buf_init(NULL, 0);
+            return;
+        }
+        conn->in.data = data;
+        conn->in.cap = cap;
     }
     size_t room = conn->in.cap - conn->in.len;
     if (room > (size_t)INT32_MAX) {
@@ -327,6 +372,40 @@ static void stop_reading(tcp_conn *conn)
     }
 }
 
+/* After a read left part of a frame in conn->in: its clock starts (anew
+ * when the read ended another frame), a buffer much larger than the part
+ * shrinks, and what stays is held in the budget or refused. */
+static void hold_partial(tcp_conn *conn, bool new_frame)
+{
+    if (new_frame) {
+        pdk_conn_partial_end(&conn->base);
+    }
+    size_t total = partial_total(conn);
+    uint64_t frame_len = 0;
+    int n = pdk_wire_varint_get(conn->in.data, conn->in.len, &frame_len);
+    pdk_conn_partial_note(&conn->base, uv_now(conn->net->loop), n > 0 ? (size_t)frame_len : 0,
+                          n > 0 ? conn->in.len - (size_t)n : conn->in.len);
+    ensure_timer(conn->net);
+    /* Half the buffer idle: keep what arrived, rounded up to a page. */
+    if (conn->in.cap > 2 * conn->in.len + 4096) {
+        size_t cap = (conn->in.len + 4095) & ~(size_t)4095;
+        if (total > conn->in.len && cap > total) {
+            cap = total;
+        }
+        uint8_t *data = realloc(conn->in.data, cap);
+        if (data != NULL) {
+            conn->in.data = data;
+            conn->in.cap = cap;
+        }
+    }
+    if (!pdk_conn_partial_hold(&conn->base, conn->in.cap)) {
+        size_t want = conn->in.cap;
+        conn->in.len = 0;
+        pdk_conn_partial_refuse(&conn->base, want);
+        in_release(conn);
+    }
+}
+
 /* Splits conn->in into whole frames at their varint prefixes and delivers
  * them. The app may close this connection, or the whole listener, from
  * on_frame: the loop re-checks the state after every frame, and the conn's
@@ -371,8 +450,10 @@ static void process_input(tcp_conn *conn)
     if (conn->in.len == 0) {
         /* An idle connection holds no read buffer (1024 of them would
          * otherwise pin 64-128 MiB). */
-        pdk_buf_free(&conn->in);
+        in_release(conn);
+        return;
     }
+    hold_partial(conn, off > 0);
 }
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
@@ -397,6 +478,14 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         }
         return;
     }
+    if (nread == UV_ENOBUFS && conn->refused_want > 0) {
+        /* on_alloc found the partial-frame budget full. */
+        size_t want = conn->refused_want;
+        conn->refused_want = 0;
+        pdk_conn_partial_refuse(&conn->base, want);
+        in_release(conn);
+        return;
+    }
     if (nread < 0) {
         stop_reading(conn);
         if (nread == UV_EOF) {
@@ -404,6 +493,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
             if (conn->in.len > 0) {
                 pdk_net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
                             conn->base.peer, conn->base.id, conn->in.len);
+                in_release(conn);
             } else if (conn->net->base.cb.on_eof != NULL &&
                        conn->net->base.cb.on_eof(&conn->base, conn->net->base.ud)) {
                 return; /* the app closes it once its replies are out */
@@ -435,9 +525,19 @@ static void on_timer(uv_timer_t *timer)
             } else {
                 pending = true;
             }
-        } else if (conn->base.state == PDK_CONN_OPEN && conn->out.over_soft) {
+            continue;
+        }
+        if (conn->base.state == PDK_CONN_OPEN && conn->out.over_soft) {
             check_soft(conn);
             pending = pending || (conn->base.state == PDK_CONN_OPEN && conn->out.over_soft);
+        }
+        if (conn->base.state == PDK_CONN_OPEN && conn->base.partial_since_ms != 0) {
+            if (pdk_conn_partial_check(&conn->base, now)) {
+                pending = true;
+            } else if (conn->base.state != PDK_CONN_OPEN) {
+                in_release(conn);
+                pending = true; /* its close deadline */
+            }
         }
     }
     if (!pending) {

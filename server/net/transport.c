@@ -53,6 +53,9 @@ pdk_net_limits pdk_net_limits_default(void)
         .out_hard_bytes = (size_t)8 * 1024 * 1024,
         .max_connections = 1024,
         .close_linger_seconds = 2.0,
+        .frame_timeout_seconds = 30.0,
+        .max_partial_bytes = (size_t)64 * 1024 * 1024,
+        .partial_budget = NULL,
     };
     return limits;
 }
@@ -80,6 +83,19 @@ bool pdk_net_limits_check(const pdk_net_limits *l, char *err, size_t err_len)
         l->close_linger_seconds > 3600.0) {
         pdk_net_set_err(err, err_len, "limits.close_linger_seconds %g is outside 0..3600",
                         l->close_linger_seconds);
+        return false;
+    }
+    if (!isfinite(l->frame_timeout_seconds) || l->frame_timeout_seconds <= 0 ||
+        l->frame_timeout_seconds > 86400.0) {
+        pdk_net_set_err(err, err_len, "limits.frame_timeout_seconds %g is outside (0, 86400]",
+                        l->frame_timeout_seconds);
+        return false;
+    }
+    /* Below one frame's worth a single whole-frame read could not be held. */
+    if (l->max_partial_bytes < l->max_frame_bytes) {
+        pdk_net_set_err(err, err_len,
+                        "limits.max_partial_bytes %zu is below limits.max_frame_bytes %zu",
+                        l->max_partial_bytes, l->max_frame_bytes);
         return false;
     }
     if (l->max_connections < 1) {
@@ -173,6 +189,9 @@ void pdk_listener_init(pdk_listener *listener, const pdk_listener_ops *ops,
 {
     listener->ops = ops;
     listener->limits = limits != NULL ? *limits : pdk_net_limits_default();
+    listener->own_budget.held_bytes = 0;
+    listener->budget = listener->limits.partial_budget != NULL ? listener->limits.partial_budget
+                                                               : &listener->own_budget;
     listener->cb = *cb;
     listener->ud = ud;
 }
@@ -198,6 +217,106 @@ void pdk_conn_init(pdk_conn *conn, const pdk_conn_ops *ops, pdk_listener *listen
     conn->id = atomic_fetch_add(&next_conn_id, 1);
     conn->state = PDK_CONN_OPEN;
     snprintf(conn->peer, sizeof conn->peer, "unknown");
+    conn->partial_since_ms = 0;
+    conn->partial_declared = 0;
+    conn->partial_received = 0;
+    conn->partial_held = 0;
+}
+
+/* ---- partial inbound frames --------------------------------------------- */
+
+void pdk_conn_partial_note(pdk_conn *conn, uint64_t now_ms, size_t declared, size_t received)
+{
+    if (conn->partial_since_ms == 0) {
+        /* The loop's clock starts near 0; 0 means "no frame under way". */
+        conn->partial_since_ms = now_ms > 0 ? now_ms : 1;
+    }
+    conn->partial_declared = declared;
+    conn->partial_received = received;
+}
+
+bool pdk_conn_partial_hold(pdk_conn *conn, size_t held_bytes)
+{
+    pdk_net_budget *budget = conn->listener->budget;
+    PDK_ASSERT(budget->held_bytes >= conn->partial_held);
+    size_t others = budget->held_bytes - conn->partial_held;
+    size_t max = conn->listener->limits.max_partial_bytes;
+    /* Listeners sharing a budget may differ in their limit: others can be
+     * above this one's. */
+    if (held_bytes > conn->partial_held && (others > max || held_bytes > max - others)) {
+        return false;
+    }
+    budget->held_bytes = others + held_bytes;
+    conn->partial_held = held_bytes;
+    return true;
+}
+
+/* "a frame of 1048575 bytes (65536 received)", or of a size still unknown. */
+static void describe_partial(const pdk_conn *conn, char *out, size_t out_len)
+{
+    if (conn->partial_declared > 0) {
+        snprintf(out, out_len, "a frame of %zu bytes (%zu received)", conn->partial_declared,
+                 conn->partial_received);
+    } else {
+        snprintf(out, out_len, "a frame whose length is not yet known (%zu bytes received)",
+                 conn->partial_received);
+    }
+}
+
+void pdk_conn_partial_refusal(const pdk_conn *conn, size_t want_bytes, char *msg, size_t msg_len)
+{
+    char frame[128];
+    describe_partial(conn, frame, sizeof frame);
+    const pdk_listener *l = conn->listener;
+    snprintf(msg, msg_len,
+             "server busy: partial frames of all connections hold %zu bytes of the server's "
+             "limit of %zu bytes for them (--max-partial-mb); %s would need %zu bytes held",
+             l->budget->held_bytes - conn->partial_held, l->limits.max_partial_bytes, frame,
+             want_bytes);
+}
+
+void pdk_conn_partial_refuse(pdk_conn *conn, size_t want_bytes)
+{
+    char msg[400];
+    pdk_conn_partial_refusal(conn, want_bytes, msg, sizeof msg);
+    pdk_conn_partial_end(conn);
+    pdk_conn_fail(conn, 0, PDK_ERR_BUSY, msg);
+}
+
+void pdk_conn_partial_end(pdk_conn *conn)
+{
+    (void)pdk_conn_partial_hold(conn, 0);
+    conn->partial_since_ms = 0;
+    conn->partial_declared = 0;
+    conn->partial_received = 0;
+}
+
+bool pdk_conn_partial_late(const pdk_conn *conn, uint64_t now_ms, char *msg, size_t msg_len)
+{
+    if (conn->state != PDK_CONN_OPEN || conn->partial_since_ms == 0) {
+        return false;
+    }
+    double timeout_s = conn->listener->limits.frame_timeout_seconds;
+    uint64_t deadline_ms = conn->partial_since_ms + (uint64_t)(timeout_s * 1000.0 + 0.5);
+    if (now_ms < deadline_ms) {
+        return false;
+    }
+    char frame[128];
+    describe_partial(conn, frame, sizeof frame);
+    snprintf(msg, msg_len, "%s was not whole %g s after its first bytes came (--frame-timeout)",
+             frame, timeout_s);
+    return true;
+}
+
+bool pdk_conn_partial_check(pdk_conn *conn, uint64_t now_ms)
+{
+    char msg[256];
+    if (pdk_conn_partial_late(conn, now_ms, msg, sizeof msg)) {
+        pdk_conn_partial_end(conn);
+        pdk_conn_fail(conn, 0, PDK_ERR_TIMEOUT, msg);
+        return false;
+    }
+    return conn->state == PDK_CONN_OPEN && conn->partial_since_ms != 0;
 }
 
 void pdk_conn_deliver(pdk_conn *conn, const uint8_t *frame, size_t len)

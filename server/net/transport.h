@@ -21,6 +21,13 @@ typedef struct pdk_listener pdk_listener;
 /* One peer's connection, whatever carries it. */
 typedef struct pdk_conn pdk_conn;
 
+/* Bytes of buffer held for partial inbound frames, counted across every
+ * listener given the same budget (the app gives its TCP and HTTP listeners
+ * one, so that max_partial_bytes bounds them together). Loop thread only. */
+typedef struct pdk_net_budget {
+    size_t held_bytes;
+} pdk_net_budget;
+
 /* Limits for every connection of a listener, counted in whole frames and in
  * the bytes the transport queues (its framing included). */
 typedef struct pdk_net_limits {
@@ -30,6 +37,14 @@ typedef struct pdk_net_limits {
     size_t out_hard_bytes;       /* queued bytes above which the conn closes at once; 8 MiB */
     int max_connections;         /* refused beyond this (Error BUSY, then close); 1024 */
     double close_linger_seconds; /* a closing conn's flush + wait for the peer's EOF; 2 s */
+    /* A frame whose first bytes came must be whole this long after, or the
+     * connection gets Error TIMEOUT and is closed; 30 s. */
+    double frame_timeout_seconds;
+    /* Buffer held for partial inbound frames by all connections sharing
+     * partial_budget together: a connection whose partial frame would need
+     * more gets Error BUSY and is closed; 64 MiB. */
+    size_t max_partial_bytes;
+    pdk_net_budget *partial_budget; /* NULL: the listener counts its own */
 } pdk_net_limits;
 
 pdk_net_limits pdk_net_limits_default(void);

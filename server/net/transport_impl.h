@@ -41,6 +41,8 @@ typedef struct pdk_listener_ops {
 struct pdk_listener {
     const pdk_listener_ops *ops;
     pdk_net_limits limits;
+    pdk_net_budget own_budget; /* when limits.partial_budget is NULL */
+    pdk_net_budget *budget;    /* limits.partial_budget, else &own_budget */
     pdk_net_callbacks cb;
     void *ud;
 };
@@ -55,6 +57,13 @@ struct pdk_conn {
     uint64_t frames_in;
     uint64_t frames_out;    /* counted by the transport once written */
     uint64_t state_dropped; /* counted by the transport */
+    /* The inbound frame under way (pdk_conn_partial_*): when its first
+     * bytes came (0: none under way), its declared size (0: not yet known),
+     * its bytes received so far, and the buffer it holds in the budget. */
+    uint64_t partial_since_ms;
+    size_t partial_declared;
+    size_t partial_received;
+    size_t partial_held;
 };
 
 /* Fills in a listener's shared part; limits NULL means the defaults, and
@@ -73,6 +82,37 @@ void pdk_conn_init(pdk_conn *conn, const pdk_conn_ops *ops, pdk_listener *listen
  * not a Frame with a body fails the connection (PDK_ERR_PROTOCOL). Call only
  * on an open connection; on_frame may close it, or the listener. */
 void pdk_conn_deliver(pdk_conn *conn, const uint8_t *frame, size_t len);
+
+/* ---- partial inbound frames: one rule for every transport ---------------- */
+
+/* A frame has begun or grown: starts its clock at now_ms unless it runs,
+ * and records its declared size (0: not yet known) and the bytes of it
+ * received, for the messages below. */
+void pdk_conn_partial_note(pdk_conn *conn, uint64_t now_ms, size_t declared, size_t received);
+
+/* Makes the buffer conn holds for its partial frame held_bytes, in the
+ * listener's budget. false, holding what it held, when that would pass
+ * limits.max_partial_bytes: refuse with pdk_conn_partial_refuse (outside a
+ * libuv allocation callback). Shrinking always succeeds. */
+bool pdk_conn_partial_hold(pdk_conn *conn, size_t held_bytes);
+
+/* Error BUSY naming the budget, its limit, the frame and what it asked for,
+ * then close. pdk_conn_partial_refusal only writes that message (a
+ * WebSocket of an app handler is closed with it, not sent a Frame). */
+void pdk_conn_partial_refuse(pdk_conn *conn, size_t want_bytes);
+void pdk_conn_partial_refusal(const pdk_conn *conn, size_t want_bytes, char *msg, size_t msg_len);
+
+/* The frame was whole, or the connection stops reading: its clock stops
+ * and its buffer leaves the budget. Call before freeing the buffer. */
+void pdk_conn_partial_end(pdk_conn *conn);
+
+/* Whether conn's frame is past limits.frame_timeout_seconds at now_ms; if
+ * so it gets Error TIMEOUT naming the frame's size and the bytes received,
+ * and is closed. Returns true while a frame deadline is still pending, so
+ * the transport's housekeeping timer keeps running. */
+bool pdk_conn_partial_check(pdk_conn *conn, uint64_t now_ms);
+/* Only whether conn's frame is past its deadline, with the message. */
+bool pdk_conn_partial_late(const pdk_conn *conn, uint64_t now_ms, char *msg, size_t msg_len);
 
 /* false, with err naming the field, when limits are out of range. */
 bool pdk_net_limits_check(const pdk_net_limits *limits, char *err, size_t err_len);

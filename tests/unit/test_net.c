@@ -520,6 +520,76 @@ START_TEST(oversized_frame_refused_others_unaffected)
 }
 END_TEST
 
+/* Runs the loop for ms milliseconds. */
+static void pump_for(app *a, uint64_t ms)
+{
+    uint64_t until = now_ms() + ms;
+    while (now_ms() < until) {
+        step(a);
+    }
+}
+
+/* Partial frames: the buffers of all connections share max_partial_bytes,
+ * and the one that would pass it is refused BUSY naming the limit and its
+ * frame; each frame must be whole within frame_timeout_seconds (TIMEOUT
+ * naming its size and the bytes received); frames sent in pieces, each
+ * whole in time, are delivered however long they take together. */
+START_TEST(partial_frames_share_a_budget_and_time_out)
+{
+    app a;
+    pdk_net_limits l = small_frames();
+    l.max_partial_bytes = 2048;
+    l.frame_timeout_seconds = 0.5;
+    app_start(&a, &l);
+    client holders[3];
+    for (int i = 0; i < 3; i++) {
+        holders[i] = client_connect(pdk_listener_port(a.net), 0);
+    }
+    client good = client_connect(pdk_listener_port(a.net), 0);
+    PUMP_UNTIL(&a, a.opens == 4);
+
+    /* 900 bytes of a declared 1000: each holds the frame's 1002 bytes. */
+    uint8_t part[2 + 900];
+    ck_assert_uint_eq(pdk_wire_varint_put(1000, part), 2);
+    memset(part + 2, 0x08, 900);
+    client_send(&a, &holders[0], part, sizeof part);
+    pump_for(&a, 100);
+    client_send(&a, &holders[1], part, sizeof part);
+    pump_for(&a, 100);
+    client_send(&a, &holders[2], part, sizeof part);
+    expect_error_then_eof(&a, &holders[2], PADDOCK__V1__ERROR_CODE__BUSY,
+                          "hold 2004 bytes of the server's limit of 2048 bytes",
+                          "a frame of 1000 bytes (900 received) would need 1002 bytes held");
+
+    /* A ping in two pieces 300 ms apart, twice: 1.2 s against 0.5 s. */
+    pdk_buf ping = {0};
+    for (uint64_t id = 1; id <= 2; id++) {
+        pdk_buf_reset(&ping);
+        build_ping(&ping, id, 7);
+        client_send(&a, &good, ping.data, 3);
+        pump_for(&a, 300);
+        client_send(&a, &good, ping.data + 3, ping.len - 3);
+        PUMP_UNTIL(&a, a.n_frames == (int)id);
+        expect_pong(&a, &good, id, 7);
+        pump_for(&a, 300);
+    }
+    pdk_buf_free(&ping);
+
+    /* The holders were cut at their frame timeout meanwhile. */
+    for (int i = 0; i < 2; i++) {
+        expect_error_then_eof(&a, &holders[i], PADDOCK__V1__ERROR_CODE__TIMEOUT,
+                              "a frame of 1000 bytes (900 received) was not whole 0.5 s",
+                              "--frame-timeout");
+    }
+    ping_pong(&a, &good, 3);
+    for (int i = 0; i < 3; i++) {
+        client_close(&holders[i]);
+    }
+    client_close(&good);
+    app_finish(&a);
+}
+END_TEST
+
 /* A prefix claiming 4 GiB followed by body bytes: Error, EOF, nothing
  * buffered, and the peer's pending body does not keep it stuck. */
 START_TEST(huge_declared_length_with_body)
@@ -985,6 +1055,18 @@ START_TEST(bad_listen_address_is_invalid_argument)
         pdk_tcp_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
         PDK_ERR_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err, "out_soft_bytes") != NULL, "%s", err);
+    l = pdk_net_limits_default();
+    l.frame_timeout_seconds = 0;
+    ck_assert_int_eq(
+        pdk_tcp_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
+        PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err, "frame_timeout_seconds 0 is outside") != NULL, "%s", err);
+    l = pdk_net_limits_default();
+    l.max_partial_bytes = l.max_frame_bytes - 1;
+    ck_assert_int_eq(
+        pdk_tcp_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
+        PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err, "max_partial_bytes 1048575 is below") != NULL, "%s", err);
     ck_assert_int_eq(pdk_tcp_listen(&loop, NULL, NULL, &callbacks, NULL, &net, err, sizeof err),
                      PDK_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(uv_run(&loop, UV_RUN_DEFAULT), 0);
@@ -1059,6 +1141,7 @@ static Suite *net_suite(void)
     tcase_add_test(tc, coalesced_and_split_frames_delivered);
     tcase_add_test(tc, oversized_frame_refused_others_unaffected);
     tcase_add_test(tc, huge_declared_length_with_body);
+    tcase_add_test(tc, partial_frames_share_a_budget_and_time_out);
     tcase_add_loop_test(tc, bad_input_gets_protocol_error_then_eof, 0,
                         (int)(sizeof bad_inputs / sizeof bad_inputs[0]));
     tcase_add_test(tc, close_inside_on_frame_stops_delivery);

@@ -307,6 +307,70 @@ describe('Paddock over WebSocket', () => {
   });
 });
 
+// Issue 28's slots and memory over WebSocket: the Hello timeout, the frame
+// timeout and the partial-frame budget hold here as over TCP
+// (tests/integration/test_conns_integration.c has the issue's figures).
+describe('slots and memory over WebSocket', () => {
+  let srv;
+  let url;
+  before(async () => {
+    srv = await startServer(['--hello-timeout', '1', '--frame-timeout', '1', '--max-partial-mb', '1']);
+    url = `ws://127.0.0.1:${srv.http}/v1/ws`;
+  });
+  after(async () => {
+    const { code } = await srv.stop();
+    assert.equal(code, 0, 'paddockd stops cleanly');
+  });
+
+  // A message begun and never finished: a fragment of n bytes, not final.
+  function fragment(c, n) {
+    c.ws.send(Buffer.alloc(n, 0x08), { binary: true, fin: false });
+  }
+
+  test('a WebSocket that never says Hello is told and closed', async () => {
+    const c = await WsClient.open(url);
+    const e = await c.waitFor((f) => f.body === 'error', 5000);
+    assert.equal(e.error.code, ErrorCode.TIMEOUT);
+    assert.match(e.error.message, /no Hello within 1 s of connecting \(--hello-timeout\)/);
+    assert.equal((await c.closed).code, 1008);
+  });
+
+  test('a message left unfinished is cut at the frame timeout', async () => {
+    const c = await WsClient.open(url);
+    await c.hello();
+    await new Promise((r) => setTimeout(r, 1200)); // past the Hello timeout: said in time
+    fragment(c, 10);
+    const e = await c.waitFor((f) => f.body === 'error', 5000);
+    assert.equal(e.error.code, ErrorCode.TIMEOUT);
+    assert.match(e.error.message, /\(10 bytes received\) was not whole 1 s after its first bytes came \(--frame-timeout\)/);
+    assert.equal((await c.closed).code, 1008);
+  });
+
+  test('partial messages past --max-partial-mb are refused BUSY, others answered', async () => {
+    const a = await WsClient.open(url);
+    const b = await WsClient.open(url);
+    const ok = await WsClient.open(url);
+    await a.hello();
+    await b.hello();
+    await ok.hello();
+    fragment(a, 600 * 1024);
+    await new Promise((r) => setTimeout(r, 200));
+    fragment(b, 600 * 1024);
+    const e = await b.waitFor((f) => f.body === 'error', 5000);
+    assert.equal(e.error.code, ErrorCode.BUSY);
+    assert.match(e.error.message, /server busy: partial frames of all connections hold \d+ bytes of the server's limit of 1048576 bytes for them \(--max-partial-mb\)/);
+    await b.closed;
+    // The one holding the budget is cut at its frame timeout, and the budget is free again.
+    const late = await a.waitFor((f) => f.body === 'error', 5000);
+    assert.equal(late.error.code, ErrorCode.TIMEOUT);
+    const health = JSON.parse((await get(srv.http, '/healthz')).body);
+    assert.equal(health.partial_frame_bytes, 0);
+    const reply = await ok.request({ sessionList: {} });
+    assert.equal(reply.body, 'sessionListReply');
+    await ok.close();
+  });
+});
+
 describe('--http refusals at start-up', () => {
   // paddockd with these options, to its exit: status and stderr.
   function run(args) {
