@@ -916,8 +916,10 @@ static void job_done(uv_work_t *req, int status)
     pdk_server_flush_deferred(srv);
     jobs_finished(j);
     jobs_pump(srv);
-    if (atomic_load(&j->cancel) && j->kind != JOB_REPLAY_MAKE && j->kind != JOB_FORK_MAKE) {
-        /* Nobody waits for it: its client left, or the server stops. */
+    if (atomic_load(&j->cancel) && reads_recording(j->kind)) {
+        /* Nobody waits for what it read: its client left, or the server
+         * stops. (A delete or an import changed the store: it goes on to
+         * be logged as usual.) */
         if (j->err == PDK_ERR_CLOSED) {
             printf("paddockd: a %s of connection %" PRIu64 " stopped: %s\n",
                    job_request_name(j->kind), j->conn_id, j->msg);
