@@ -365,6 +365,24 @@ START_TEST(sigterm_stops_at_once_with_10000_requests_queued)
 }
 END_TEST
 
+/* --max-queued-jobs takes a whole number 1..65536; anything else stops
+ * paddockd at start, the message naming the flag and the value. */
+START_TEST(max_queued_jobs_refuses_bad_values)
+{
+    static char out[4096];
+    const char *const bad[] = {"0", "65537", "many", "1.5"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_int_eq(
+            pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " --max-queued-jobs %s", bad[i]), 2);
+        ck_assert_msg(strstr(out, "--max-queued-jobs: '") && strstr(out, bad[i]) &&
+                          strstr(out, "1..65536"),
+                      "%s", out);
+    }
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " --max-queued-jobs"), 2);
+    ck_assert_msg(strstr(out, "--max-queued-jobs needs a value") != NULL, "%s", out);
+}
+END_TEST
+
 static Suite *fair_suite(void)
 {
     Suite *s = suite_create("fair");
@@ -374,6 +392,7 @@ static Suite *fair_suite(void)
     tcase_add_test(tc, verify_flood_leaves_others_answered_and_is_cancelled);
     tcase_add_test(tc, steps_are_bounded_by_max_fast_ticks);
     tcase_add_test(tc, sigterm_stops_at_once_with_10000_requests_queued);
+    tcase_add_test(tc, max_queued_jobs_refuses_bad_values);
     suite_add_tcase(s, tc);
     return s;
 }
