@@ -23,7 +23,11 @@
 /* The issue's long recording: one verify of it takes a good part of a
  * second, so 200 of them one after another take minutes, and a verify is
  * still running when its client leaves. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LONG_TICKS 20000u /* the sanitized debug build steps and verifies ten times slower */
+#else
 #define LONG_TICKS 200000u
+#endif
 #define FLOOD_VERIFIES 200u /* the issue's figure */
 #define QUEUED_METAS 10000u /* likewise */
 
@@ -100,7 +104,10 @@ static uint64_t long_recording(pdk_client *c, uint64_t ticks)
     call_ok(c, "take_step_lease");
     control_req(sid, paddock_v1_SessionControl_run_to_tick_tag)->action.run_to_tick = ticks;
     double t0 = now_s();
+    int timeout_ms = c->timeout_ms;
+    c->timeout_ms = 120000;
     call_ok(c, "run_to_tick");
+    c->timeout_ms = timeout_ms;
     printf("fair: %" PRIu64 " ticks of one car recorded in %.2f s\n", ticks, now_s() - t0);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_close_tag;
@@ -359,8 +366,13 @@ START_TEST(sigterm_stops_at_once_with_10000_requests_queued)
                   "%s", line);
     printf("fair: %u waiting jobs dropped, %u running told to stop\n", dropped, stopped);
     ck_assert_msg(dropped >= QUEUED_METAS / 2, "%s", log_text);
-    /* The issue measured more than 10 s; the target is within a second. */
+    /* The issue measured more than 10 s; the target is within a second,
+     * which the sanitized build's own exit (its leak check) eats into. */
+#if defined(__SANITIZE_ADDRESS__)
+    ck_assert_msg(took_s < 3.0, "SIGTERM took %.3f s", took_s);
+#else
     ck_assert_msg(took_s < 1.0, "SIGTERM took %.3f s", took_s);
+#endif
     pdk_client_close(&a);
 }
 END_TEST
