@@ -30,7 +30,7 @@ static void usage(FILE *to)
                 "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
                 "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
-                "                [--frame-timeout S] [--max-partial-mb MB]\n"
+                "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -415,6 +415,15 @@ int main(int argc, char **argv)
                         argv[i]);
                 return 2;
             }
+        } else if (serve && strcmp(arg, "--max-queued-jobs") == 0) {
+            NEED_VALUE();
+            int n;
+            if (!parse_int(argv[++i], 1, 1 << 16, &n)) {
+                fprintf(stderr, "paddockd: --max-queued-jobs: '%s' is not a whole number 1..%d\n",
+                        argv[i], 1 << 16);
+                return 2;
+            }
+            scfg.max_queued_jobs = (uint32_t)n;
         } else if (serve && strcmp(arg, "--frame-timeout") == 0) {
             NEED_VALUE();
             double s;

@@ -16,6 +16,7 @@
 #ifndef PDK_REPLAY_H
 #define PDK_REPLAY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -170,6 +171,13 @@ typedef struct pdk_verify_result {
  * (result->match false). */
 pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
                      const char *this_build, pdk_verify_result *result, char *err, size_t err_len);
+/* pdk_verify that stops when *cancel becomes true (set from any thread):
+ * each worker looks before every tick it re-simulates, and the call then
+ * returns PDK_ERR_CLOSED with err naming the tick it stopped at. cancel
+ * may be NULL (never cancelled). */
+pdk_error pdk_verify_cancellable(pdk_store *store, uint64_t session_id, uint64_t to_tick,
+                                 const char *this_build, const atomic_bool *cancel,
+                                 pdk_verify_result *result, char *err, size_t err_len);
 
 /* ---- fork and CSV ----------------------------------------------------------- */
 

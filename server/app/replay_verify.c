@@ -289,6 +289,7 @@ typedef struct verify_job {
     pthread_cond_t changed;     /* a segment left SEG_RESTORING */
     verify_worker *first;       /* under mu: the worker holding the earliest event */
     _Atomic uint64_t first_key; /* stored under mu, read without it: first's key */
+    const atomic_bool *cancel;  /* NULL, or set by another thread to stop every worker */
 } verify_job;
 
 /* Event keys, in the order a serial replay meets events: the hash at tick
@@ -314,6 +315,11 @@ static uint64_t segment_min_key(const verify_job *job, size_t k)
 static uint64_t earliest_key(verify_job *job)
 {
     return atomic_load_explicit(&job->first_key, memory_order_relaxed);
+}
+
+static bool cancelled(const verify_job *job)
+{
+    return job->cancel && atomic_load_explicit(job->cancel, memory_order_relaxed);
 }
 
 /* Under mu. */
@@ -396,6 +402,12 @@ static bool run_segments(verify_job *job, verify_worker *w, size_t k)
         pdk_error e = PDK_OK;
         bool given_up = false;
         while (e == PDK_OK && !p->has_diverged && pdk_player_tick(p) < end) {
+            /* Every tick is a check point: a cancelled verify stops within
+             * one step of each worker. */
+            if (cancelled(job)) {
+                e = PDK_ERR_CLOSED;
+                break;
+            }
             if (failed_key(pdk_player_tick(p)) >= earliest_key(job)) {
                 given_up = true; /* all it could still meet comes after the earliest */
                 break;
@@ -406,6 +418,14 @@ static bool run_segments(verify_job *job, verify_worker *w, size_t k)
             e = pdk_player_step(p);
         }
         pthread_mutex_lock(&job->mu);
+        if (e == PDK_ERR_CLOSED && cancelled(job)) {
+            uint64_t tick = pdk_player_tick(p);
+            pdk_rec_errf(
+                w->err, sizeof(w->err), "session %llu: the verify was cancelled at tick %llu",
+                (unsigned long long)job->rec->info.session.session_id, (unsigned long long)tick);
+            record_event(job, w, failed_key(tick), e, tick);
+            return true;
+        }
         if (e != PDK_OK) {
             uint64_t tick = pdk_player_tick(p);
             pdk_rec_errf(w->err, sizeof(w->err), "session %llu: the replay failed at tick %llu: %s",
@@ -541,11 +561,11 @@ static uint64_t hashes_between(const pdk_recording *rec, uint64_t from, uint64_t
 /* Re-simulates rec from its start to to with up to verify_threads workers
  * (the calling thread is the first) and writes the outcome into result, a
  * divergence diagnosed. */
-static pdk_error verify_recording(const pdk_recording *rec, uint64_t to, pdk_verify_result *result,
-                                  char *err, size_t err_len)
+static pdk_error verify_recording(const pdk_recording *rec, uint64_t to, const atomic_bool *cancel,
+                                  pdk_verify_result *result, char *err, size_t err_len)
 {
     unsigned long long sid = (unsigned long long)rec->info.session.session_id;
-    verify_job job = {.rec = rec};
+    verify_job job = {.rec = rec, .cancel = cancel};
     pdk_error e = make_segments(rec, to, &job.segs, &job.n_segs);
     if (e != PDK_OK)
         return e;
@@ -620,6 +640,14 @@ static pdk_error verify_recording(const pdk_recording *rec, uint64_t to, pdk_ver
 pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
                      const char *this_build, pdk_verify_result *result, char *err, size_t err_len)
 {
+    return pdk_verify_cancellable(store, session_id, to_tick, this_build, NULL, result, err,
+                                  err_len);
+}
+
+pdk_error pdk_verify_cancellable(pdk_store *store, uint64_t session_id, uint64_t to_tick,
+                                 const char *this_build, const atomic_bool *cancel,
+                                 pdk_verify_result *result, char *err, size_t err_len)
+{
     memset(result, 0, sizeof(*result));
     double t0 = wall_s();
     pdk_recording *rec = NULL;
@@ -638,7 +666,7 @@ pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
         pdk_recording_free(rec);
         return PDK_ERR_OUT_OF_RANGE;
     }
-    e = verify_recording(rec, to, result, err, err_len);
+    e = verify_recording(rec, to, cancel, result, err, err_len);
     pdk_recording_free(rec);
     result->seconds = wall_s() - t0;
     return e;

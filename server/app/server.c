@@ -42,6 +42,7 @@ pdk_server_config pdk_server_config_default(void)
          * went away must not fill the disk with its recording. */
         .max_fast_ticks = 3600ull * PDK_TICK_HZ,
         .hello_timeout_s = 10.0,
+        .max_queued_jobs = 16,
         .limits = pdk_net_limits_default(),
     };
     return c;

@@ -32,6 +32,10 @@ typedef struct pdk_server_config {
     /* A connection that has not said Hello this long after opening gets
      * Error TIMEOUT and is closed, freeing its slot; default 10 s. */
     double hello_timeout_s;
+    /* Recording jobs (verify, export, CSV, MCAP, metadata, listing, replay
+     * and fork loads, deletes, imports) one connection may have waiting or
+     * running; one more is refused BUSY. Default 16. */
+    uint32_t max_queued_jobs;
     pdk_net_limits limits;
 } pdk_server_config;
 

@@ -37,6 +37,7 @@ typedef struct pdk_server_conn {
     int pending; /* queued inputs whose reply is still to come */
     bool eof;    /* the peer half-closed: close once pending is 0 */
     pdk_upload upload;
+    uint32_t jobs; /* its recording jobs waiting or running (--max-queued-jobs bounds them) */
 } pdk_server_conn;
 
 /* ---- server_conn.c: connections and sending ------------------------------ */

@@ -82,6 +82,24 @@ static void take_lease(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
 
 /* ---- the actions ----------------------------------------------------------- */
 
+/* The most ticks one Step or run_to_tick may ask for. Owed steps tick as
+ * fast as a fast session does, recording as they go, so they are bounded
+ * as fast sessions are: by --max-fast-ticks, and never past
+ * PDK_SERVER_STEP_MAX. */
+static uint64_t steps_max(const pdk_server *srv)
+{
+    return srv->cfg.max_fast_ticks < PDK_SERVER_STEP_MAX ? srv->cfg.max_fast_ticks
+                                                         : PDK_SERVER_STEP_MAX;
+}
+
+/* Which of the two bounds steps_max is, for the refusal. */
+static const char *steps_max_why(const pdk_server *srv)
+{
+    return srv->cfg.max_fast_ticks < PDK_SERVER_STEP_MAX
+               ? "the server's --max-fast-ticks: steps tick as fast as a fast session"
+               : "the most one request may ask";
+}
+
 /* Step and run_to_tick: ticks owed up to target, answered when done. A
  * running session pauses first (it stays paused after); a lockstep session
  * needs its step lease, and a lapsed lease's pause ends with the new
@@ -347,19 +365,20 @@ static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
         do_resume(srv, c, rid, slot);
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_STEP:
-        if (m->step < 1 || m->step > PDK_SERVER_STEP_MAX) {
+        if (m->step < 1 || m->step > steps_max(srv)) {
             pdk_server_refuse(rq->out, c, rid, PDK_ERR_OUT_OF_RANGE,
-                              "step %u is outside 1..%u ticks", m->step, PDK_SERVER_STEP_MAX);
+                              "step %u is outside 1..%" PRIu64 " ticks (%s)", m->step,
+                              steps_max(srv), steps_max_why(srv));
             break;
         }
         start_steps(srv, c, rid, slot, tick + m->step);
         break;
     case PADDOCK__V1__SESSION_CONTROL__ACTION_RUN_TO_TICK:
-        if (m->run_to_tick < tick || m->run_to_tick - tick > PDK_SERVER_STEP_MAX) {
+        if (m->run_to_tick < tick || m->run_to_tick - tick > steps_max(srv)) {
             pdk_server_refuse(rq->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                               "run_to_tick %" PRIu64 " must be from session %" PRIu64
-                              "'s tick %" PRIu64 " to %u ticks after it",
-                              m->run_to_tick, slot->id, tick, PDK_SERVER_STEP_MAX);
+                              "'s tick %" PRIu64 " to %" PRIu64 " ticks after it (%s)",
+                              m->run_to_tick, slot->id, tick, steps_max(srv), steps_max_why(srv));
             break;
         }
         start_steps(srv, c, rid, slot, m->run_to_tick);

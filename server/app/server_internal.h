@@ -96,6 +96,25 @@ typedef struct pdk_server_streams {
     bool timer_on;
 } pdk_server_streams;
 
+/* At most this many recording jobs of the fair queue run on libuv's pool
+ * at once (its default is four threads): one thread stays for seeks and
+ * for making replays and forks, which a client waits on in a live
+ * session, so reads queued by others never hold them up. */
+#define PDK_SERVER_JOBS_RUNNING 3u
+
+/* Recording jobs (server_recording.c) waiting for the pool and running on
+ * it. Each connection has at most max_queued_jobs of them and at most one
+ * running; the next to run is the oldest of the connection after the one
+ * served last (round robin by connection id), so a client with hundreds
+ * queued delays another's next job by at most one job per connection. */
+typedef struct pdk_server_jobs {
+    struct pdk_server_job *first, *last; /* waiting, in arrival order */
+    size_t n_waiting;
+    struct pdk_server_job *running[PDK_SERVER_JOBS_RUNNING];
+    size_t n_running;
+    uint64_t last_conn_id; /* whose job started last */
+} pdk_server_jobs;
+
 /* Resets and reseeds waiting for their tick (server_control.c queues them,
  * server_hooks.c answers them). */
 typedef struct pdk_server_controls {
@@ -136,6 +155,7 @@ typedef struct pdk_server {
 
     pdk_server_stats stats;
     pdk_server_streams streams;
+    pdk_server_jobs jobs;
     pdk_server_controls controls;
     pdk_server_deferred deferred;
 
@@ -243,9 +263,12 @@ void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t reques
                             pdk_server_slot *slot, uint64_t tick);
 /* A replay's speed: 0.01..1000 (checked by the caller). */
 void pdk_server_replay_speed(pdk_server_slot *slot, double speed);
-/* A connection closed: its upload's temporary file goes, its streams stop. */
+/* A connection closed: its upload's temporary file goes, its streams stop,
+ * its waiting jobs go unanswered and its running one is told to stop (a
+ * verify stops at its next tick). */
 void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c);
-/* Removes every temporary file still open (shutdown). */
+/* Shutdown: removes every temporary file still open, drops every waiting
+ * job and tells the running ones to stop. */
 void pdk_server_recording_stop(pdk_server *srv);
 void pdk_server_on_stream_timer(uv_timer_t *t);
 

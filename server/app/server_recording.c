@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,12 @@ typedef enum job_kind {
 /* One piece of work off the loop: what it was asked, what it found. The
  * worker touches only the job, the store (thread-safe) and, for a seek,
  * the session its slot lent it. */
-typedef struct job {
+typedef struct pdk_server_job {
     uv_work_t req;
     pdk_server *srv;
+    struct pdk_server_job *next; /* the next waiting job (pdk_server_jobs) */
+    bool counted;                /* counts in its connection's jobs (waiting or running) */
+    atomic_bool cancel;          /* its client left or the server stops: a verify stops */
     job_kind kind;
     uint64_t conn_id;
     uint64_t request_id;
@@ -203,6 +207,38 @@ static job *job_new(pdk_server *srv, job_kind kind, pdk_server_conn *c, uint64_t
 static void job_work(uv_work_t *req);
 static void job_done(uv_work_t *req, int status);
 
+/* The request a job answers, as the protocol names it. */
+static const char *job_request_name(job_kind kind)
+{
+    switch (kind) {
+    case JOB_REPLAY_LOAD:
+    case JOB_REPLAY_MAKE:
+        return "ReplayOpen";
+    case JOB_FORK_LOAD:
+    case JOB_FORK_MAKE:
+        return "ForkRequest";
+    case JOB_SEEK:
+        return "SessionControl";
+    case JOB_VERIFY:
+        return "VerifyRequest";
+    case JOB_EXPORT:
+        return "ExportRequest";
+    case JOB_CSV:
+        return "CsvExportRequest";
+    case JOB_MCAP:
+        return "McapExportRequest";
+    case JOB_IMPORT:
+        return "ImportChunk";
+    case JOB_META:
+        return "SessionMetaRequest";
+    case JOB_LIST:
+        return "RecordingList";
+    case JOB_DELETE:
+        return "RecordingDelete";
+    }
+    return "request";
+}
+
 /* Queues j on the pool. On failure the request is answered and j is
  * left to the caller. */
 static bool job_queue(job *j)
@@ -216,10 +252,156 @@ static bool job_queue(job *j)
     return true;
 }
 
+/* ---- the fair queue ------------------------------------------------------------ */
+
+static bool conn_running(const pdk_server_jobs *q, uint64_t conn_id)
+{
+    for (size_t i = 0; i < q->n_running; i++)
+        if (q->running[i]->conn_id == conn_id)
+            return true;
+    return false;
+}
+
+static void unlink_waiting(pdk_server_jobs *q, job *j, job *before)
+{
+    if (before)
+        before->next = j->next;
+    else
+        q->first = j->next;
+    if (q->last == j)
+        q->last = before;
+    j->next = NULL;
+    q->n_waiting--;
+}
+
+/* Its connection no longer counts j (waiting or running). */
+static void uncount(job *j)
+{
+    if (!j->counted)
+        return;
+    j->counted = false;
+    pdk_server_conn *c = pdk_server_conn_find(j->srv, j->conn_id);
+    if (c && c->jobs > 0)
+        c->jobs--;
+}
+
+/* Starts waiting jobs while the pool has room: each time the oldest of
+ * the first connection after the one served last that has none running,
+ * wrapping round to the lowest id. */
+static void jobs_pump(pdk_server *srv)
+{
+    pdk_server_jobs *q = &srv->jobs;
+    while (!srv->stopping && q->n_running < PDK_SERVER_JOBS_RUNNING && q->first) {
+        job *next = NULL, *next_before = NULL, *wrap = NULL, *wrap_before = NULL;
+        for (job *j = q->first, *before = NULL; j; before = j, j = j->next) {
+            if (conn_running(q, j->conn_id))
+                continue;
+            if (j->conn_id > q->last_conn_id && (!next || j->conn_id < next->conn_id)) {
+                next = j;
+                next_before = before;
+            }
+            if (!wrap || j->conn_id < wrap->conn_id) {
+                wrap = j;
+                wrap_before = before;
+            }
+        }
+        if (!next) {
+            next = wrap;
+            next_before = wrap_before;
+        }
+        if (!next)
+            return; /* every waiting job's connection has one running */
+        unlink_waiting(q, next, next_before);
+        q->last_conn_id = next->conn_id;
+        q->running[q->n_running++] = next;
+        if (!job_queue(next)) {
+            q->n_running--;
+            uncount(next);
+            job_free(next);
+        }
+    }
+}
+
+/* A job of the fair queue came back from the pool: its place is free. */
+static void jobs_finished(job *j)
+{
+    pdk_server_jobs *q = &j->srv->jobs;
+    for (size_t i = 0; i < q->n_running; i++) {
+        if (q->running[i] == j) {
+            q->running[i] = q->running[--q->n_running];
+            uncount(j);
+            return;
+        }
+    }
+}
+
+/* A request's job joins its connection's line, or is refused BUSY when the
+ * connection already has --max-queued-jobs waiting or running. */
 static void job_start(job *j)
 {
-    if (!job_queue(j))
+    pdk_server *srv = j->srv;
+    pdk_server_conn *c = pdk_server_conn_find(srv, j->conn_id);
+    if (!c) {
         job_free(j);
+        return;
+    }
+    if (c->jobs >= srv->cfg.max_queued_jobs) {
+        snprintf(j->msg, sizeof(j->msg),
+                 "%s has %" PRIu32 " recording jobs waiting or running, the most one connection "
+                 "may have (--max-queued-jobs %" PRIu32 "); send the %s again once one is "
+                 "answered",
+                 c->holder, c->jobs, srv->cfg.max_queued_jobs, job_request_name(j->kind));
+        pdk_server_error_to(srv, j->conn_id, j->request_id, PDK_ERR_BUSY, j->msg);
+        job_free(j);
+        return;
+    }
+    c->jobs++;
+    j->counted = true;
+    pdk_server_jobs *q = &srv->jobs;
+    if (q->last)
+        q->last->next = j;
+    else
+        q->first = j;
+    q->last = j;
+    q->n_waiting++;
+    jobs_pump(srv);
+}
+
+/* Drops the waiting jobs of conn_id (every one when conn_id is 0), unanswered,
+ * and tells the running ones to stop. */
+static void jobs_drop(pdk_server *srv, uint64_t conn_id)
+{
+    pdk_server_jobs *q = &srv->jobs;
+    size_t dropped = 0, stopped = 0;
+    for (job *j = q->first, *before = NULL; j;) {
+        job *after = j->next;
+        if (conn_id == 0 || j->conn_id == conn_id) {
+            unlink_waiting(q, j, before);
+            uncount(j);
+            job_free(j);
+            dropped++;
+        } else {
+            before = j;
+        }
+        j = after;
+    }
+    for (size_t i = 0; i < q->n_running; i++) {
+        job *j = q->running[i];
+        if ((conn_id == 0 || j->conn_id == conn_id) && !atomic_load(&j->cancel)) {
+            atomic_store(&j->cancel, true);
+            stopped++;
+        }
+    }
+    if (dropped + stopped == 0)
+        return;
+    if (conn_id == 0)
+        printf("paddockd: stopping: %zu waiting recording jobs dropped, %zu running told to stop\n",
+               dropped, stopped);
+    else
+        printf("paddockd: connection %" PRIu64 " left: %zu waiting recording jobs dropped, %zu "
+               "running told to stop\n",
+               conn_id, dropped, stopped);
+    fflush(stdout);
 }
 
 static void fail_job(job *j, pdk_error err)
@@ -498,8 +680,8 @@ static void job_work(uv_work_t *req)
         j->err = pdk_player_seek(j->player, j->tick, j->msg, sizeof(j->msg));
         break;
     case JOB_VERIFY:
-        j->err = pdk_verify(srv->store, j->session_id, j->tick, PDK_BUILD_ID, &j->verify, j->msg,
-                            sizeof(j->msg));
+        j->err = pdk_verify_cancellable(srv->store, j->session_id, j->tick, PDK_BUILD_ID,
+                                        &j->cancel, &j->verify, j->msg, sizeof(j->msg));
         break;
     case JOB_EXPORT:
         j->err = make_temp(j->dir, sizeof(j->dir), j->path, sizeof(j->path), "session.db", j->msg,
@@ -732,6 +914,20 @@ static void job_done(uv_work_t *req, int status)
     job *j = req->data;
     pdk_server *srv = j->srv;
     pdk_server_flush_deferred(srv);
+    jobs_finished(j);
+    jobs_pump(srv);
+    if (atomic_load(&j->cancel) && reads_recording(j->kind)) {
+        /* Nobody waits for what it read: its client left, or the server
+         * stops. (A delete or an import changed the store: it goes on to
+         * be logged as usual.) */
+        if (j->err == PDK_ERR_CLOSED) {
+            printf("paddockd: a %s of connection %" PRIu64 " stopped: %s\n",
+                   job_request_name(j->kind), j->conn_id, j->msg);
+            fflush(stdout);
+        }
+        job_free(j);
+        return;
+    }
     if (j->kind == JOB_SEEK) {
         sought(j);
         return;
@@ -1289,6 +1485,7 @@ void pdk_server_on_stream_timer(uv_timer_t *t)
 
 void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c)
 {
+    jobs_drop(srv, c->id);
     upload_drop(&c->upload);
     for (size_t i = 0; i < srv->streams.n;) {
         if (srv->streams.items[i].conn_id == c->id)
@@ -1300,6 +1497,7 @@ void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c)
 
 void pdk_server_recording_stop(pdk_server *srv)
 {
+    jobs_drop(srv, 0);
     while (srv->streams.n > 0)
         stream_drop(srv, srv->streams.n - 1);
 }

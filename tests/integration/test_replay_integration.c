@@ -283,7 +283,7 @@ START_TEST(lockstep_lease)
 
     /* The stepper closes its socket while a large step is owed. */
     uint32_t sub = stats_subscribe(&watcher, l1, 20);
-    control_req(l1, paddock_v1_SessionControl_step_tag)->action.step = 1000000;
+    control_req(l1, paddock_v1_SessionControl_step_tag)->action.step = 400000;
     ck_assert_int_eq(pdk_client_send(&a, &req), PDK_CLIENT_OK);
     sleep_ms(150);
     pdk_client_close(&a);
@@ -297,7 +297,7 @@ START_TEST(lockstep_lease)
                       strstr(st.pause_reason, "disconnected at tick"),
                   "pause reason: %s", st.pause_reason);
     ck_assert_uint_gt(st.tick, 25);
-    ck_assert_uint_lt(st.tick, 25 + 1000000);
+    ck_assert_uint_lt(st.tick, 25 + 400000);
     ck_assert_uint_eq(st.step_lease_conn, 0);
     uint64_t paused_tick = st.tick;
     session_info(&b, l1, &info);
@@ -359,7 +359,7 @@ START_TEST(lockstep_lease)
     ck_assert_uint_eq(info.tick, 50);
 
     /* A step owed when someone pauses the session is answered at once. */
-    control_req(l2, paddock_v1_SessionControl_step_tag)->action.step = 1000000;
+    control_req(l2, paddock_v1_SessionControl_step_tag)->action.step = 400000;
     ck_assert_int_eq(pdk_client_send(&b, &req), PDK_CLIENT_OK);
     uint64_t owed_id = req.request_id;
     sleep_ms(100);
@@ -380,7 +380,7 @@ START_TEST(lockstep_lease)
     ck_assert_msg(answered, "the owed step was not answered when the session paused");
     /* ... and when the session closes. */
     ck_assert_int_eq(step(&b, l2, 1), PDK_CLIENT_OK); /* paused: steps still go */
-    control_req(l2, paddock_v1_SessionControl_step_tag)->action.step = 1000000;
+    control_req(l2, paddock_v1_SessionControl_step_tag)->action.step = 400000;
     ck_assert_int_eq(pdk_client_send(&b, &req), PDK_CLIENT_OK);
     owed_id = req.request_id;
     sleep_ms(100);
@@ -410,7 +410,7 @@ START_TEST(lockstep_lease)
     snprintf(pidfile, sizeof(pidfile), "%s/stepper.pid", srv.dir);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
                                  PDK_PADDOCK " --server %s stepper --session %" PRIu64
-                                             " --ticks 100000000 --chunk 1000000 --deadline-ms "
+                                             " --ticks 100000000 --chunk 400000 --deadline-ms "
                                              "1000 >/dev/null 2>&1 & echo $! > %s",
                                  srv.addr, l3, pidfile),
                      0);
