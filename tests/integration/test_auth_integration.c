@@ -4,7 +4,8 @@
  * exactly its role, a viewer key stays a viewer whatever its Hello says,
  * wrong keys are refused and closed, session patterns and operators reach
  * what they should; and without --auth the server serves loopback only and
- * says so. */
+ * says so; with --auth, Foxglove's subprotocol (no Hello, so no key) is
+ * refused. */
 #include <check.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -489,6 +490,32 @@ START_TEST(operators_admins_and_patterns_reach_what_they_should)
 }
 END_TEST
 
+/* The HTTP status of a WebSocket upgrade to path offering subprotocol
+ * (0: the server closed without a status line). */
+static int upgrade_status(int port, const char *path, const char *subprotocol)
+{
+    int fd = pdk_test_raw_connect(port);
+    ck_assert_int_ge(fd, 0);
+    char rq[512];
+    int n = snprintf(rq, sizeof(rq),
+                     "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+                     "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Protocol: %s\r\n\r\n",
+                     path, subprotocol);
+    ck_assert_int_eq(write(fd, rq, (size_t)n), n);
+    uint8_t got[1024];
+    ssize_t len = pdk_test_read_all(fd, got, sizeof(got) - 1, 2000);
+    close(fd);
+    if (len <= 0)
+        return 0;
+    got[len] = '\0';
+    int status = 0;
+    if (sscanf((const char *)got, "HTTP/1.1 %d", &status) != 1)
+        return 0;
+    return status;
+}
+
 /* Start-up: bad key files are refused naming what is wrong; without
  * --auth a non-loopback listen is refused, a loopback one says so; with
  * --auth any address is allowed and Foxglove's server is off. */
@@ -561,6 +588,13 @@ START_TEST(start_up_checks)
     write_auth(path);
     const char *extra[] = {"--auth", path, "--http", "127.0.0.1:0", NULL};
     ck_assert_int_eq(pdk_test_server_start(&plain, NULL, extra, log_text, sizeof(log_text)), 0);
+    /* Foxglove's subprotocol is refused at the handshake; Paddock's is not. */
+    pdk_test_read_log(&plain, log_text, sizeof(log_text));
+    const char *at = strstr(log_text, "http on 127.0.0.1:");
+    ck_assert_msg(at != NULL, "%s", log_text);
+    int http_port = atoi(at + strlen("http on 127.0.0.1:"));
+    ck_assert_int_eq(upgrade_status(http_port, "/", "foxglove.websocket.v1"), 0);
+    ck_assert_int_eq(upgrade_status(http_port, "/v1/ws", "paddock.v1"), 101);
     ck_assert_int_eq(pdk_test_server_stop(&plain, log_text, sizeof(log_text)), 0);
     ck_assert_msg(strstr(log_text, "6 keys; every client must send one in Hello"), "%s", log_text);
     ck_assert_msg(strstr(log_text, "the Foxglove WebSocket server is off"), "%s", log_text);
