@@ -47,7 +47,7 @@ typedef struct pdk_cli_command {
  * 45 KiB) have static storage in main.c; every request and reply goes
  * through that one Frame. */
 struct pdk_cli {
-    const char *server; /* --server, or NULL for $PADDOCK_SERVER or the default */
+    const char *server;  /* --server, or NULL for $PADDOCK_SERVER or the default */
     const char *api_key; /* --api-key, or NULL for $PADDOCK_API_KEY (or none) */
     int timeout_ms;
     int timeout_set; /* --timeout was given (long commands otherwise wait longer) */

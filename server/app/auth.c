@@ -116,9 +116,13 @@ static pdk_error load_key(const char *path, size_t i, json_t *k, pdk_identity *i
             if (strcmp(json_string_value(role), role_names[r].name) == 0)
                 id->role = role_names[r].role;
     if (id->role == PDK_ROLE_NONE) {
-        snprintf(err, err_len, "%s: role: %s%.32s%s is not one of admin, operator, driver, "
-                 "autonomy, viewer", where, json_is_string(role) ? "'" : "",
-                 json_is_string(role) ? json_string_value(role) : role ? "a non-string" : "missing",
+        snprintf(err, err_len,
+                 "%s: role: %s%.32s%s is not one of admin, operator, driver, "
+                 "autonomy, viewer",
+                 where, json_is_string(role) ? "'" : "",
+                 json_is_string(role) ? json_string_value(role)
+                 : role               ? "a non-string"
+                                      : "missing",
                  json_is_string(role) ? "'" : "");
         return PDK_ERR_INVALID_ARGUMENT;
     }

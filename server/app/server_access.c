@@ -110,8 +110,7 @@ bool pdk_server_access_check(pdk_server *srv, pdk_server_conn *c, const pdk_serv
         else
             snprintf(whose, sizeof(whose), "it has no owner here");
         pdk_server_refuse(&srv->out, c, f->request_id, PDK_ERR_PERMISSION_DENIED,
-                          "identity '%s' (%s) may not send %s for session %" PRIu64
-                          ": %s; %s",
+                          "identity '%s' (%s) may not send %s for session %" PRIu64 ": %s; %s",
                           c->who->name, pdk_auth_role_name(c->who->role),
                           pdk_wire_frame_body_name(f->body_case), sid, whose,
                           r->needs == PDK_NEEDS_SHARE
@@ -119,8 +118,7 @@ bool pdk_server_access_check(pdk_server *srv, pdk_server_conn *c, const pdk_serv
                               : "its owner, an operator or an admin can share it (SessionShare)");
         return false;
     }
-    if ((r->needs == PDK_NEEDS_CHANGE || r->needs == PDK_NEEDS_SHARE) &&
-        !pdk_auth_role_changes(on))
+    if ((r->needs == PDK_NEEDS_CHANGE || r->needs == PDK_NEEDS_SHARE) && !pdk_auth_role_changes(on))
         return refuse_changes(srv, c, f, on, where);
     return true;
 }
@@ -182,11 +180,10 @@ static void pdk_server_handle_share(pdk_server *srv, const pdk_request *rq)
         return;
     pdk_role mine = role_on(srv, c, m->session_id, false);
     if (pdk_auth_role_min(mine, want) != want) {
-        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_PERMISSION_DENIED,
-                          "identity '%s' has the role %s on session %" PRIu64
-                          " and cannot share it as %s",
-                          c->who->name, pdk_auth_role_name(mine), m->session_id,
-                          pdk_auth_role_name(want));
+        pdk_server_refuse(
+            rq->out, c, f->request_id, PDK_ERR_PERMISSION_DENIED,
+            "identity '%s' has the role %s on session %" PRIu64 " and cannot share it as %s",
+            c->who->name, pdk_auth_role_name(mine), m->session_id, pdk_auth_role_name(want));
         return;
     }
     pdk_server_access *a = &srv->access;

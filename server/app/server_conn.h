@@ -36,10 +36,10 @@ typedef struct pdk_server_conn {
     uint64_t id;
     pdk_conn *conn;
     bool greeted;
-    uint64_t opened_ms; /* uv_now when it opened: its Hello is due hello_timeout_s later */
-    bool hello_late;    /* told it missed its Hello deadline, and closing */
-    bool viewer;                        /* Hello.viewer: watches, never commands */
-    const pdk_identity *who;            /* from Hello's api_key ("local" without --auth) */
+    uint64_t opened_ms;      /* uv_now when it opened: its Hello is due hello_timeout_s later */
+    bool hello_late;         /* told it missed its Hello deadline, and closing */
+    bool viewer;             /* Hello.viewer: watches, never commands */
+    const pdk_identity *who; /* from Hello's api_key ("local" without --auth) */
     pdk_grant grants[PDK_SERVER_CONN_MAX_GRANTS];
     int n_grants;
     char holder[PDK_SERVER_HOLDER_LEN]; /* "connection 4 (wheel-rig)": how messages name it */

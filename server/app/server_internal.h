@@ -181,8 +181,7 @@ void pdk_server_access_own(pdk_server *srv, uint64_t session_id, const char *own
  * (PERMISSION_DENIED naming the identity, its role and the session; a
  * Hello.viewer's refusal as before, PROTOCOL) and false. */
 bool pdk_server_access_check(pdk_server *srv, pdk_server_conn *c,
-                             const struct pdk_server_request *r,
-                             const Paddock__V1__Frame *f);
+                             const struct pdk_server_request *r, const Paddock__V1__Frame *f);
 void pdk_server_access_free(pdk_server_access *access);
 
 /* ---- server_conn.c: connections by id ----------------------------------- */

@@ -311,8 +311,8 @@ const char *pdk_wire_frame_body_name(Paddock__V1__Frame__BodyCase bc)
 
 bool pdk_wire_frame_session_id(const Paddock__V1__Frame *f, uint64_t *session_id)
 {
-    const ProtobufCFieldDescriptor *fd =
-        protobuf_c_message_descriptor_get_field(&paddock__v1__frame__descriptor, (unsigned)f->body_case);
+    const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(
+        &paddock__v1__frame__descriptor, (unsigned)f->body_case);
     if (!fd || fd->type != PROTOBUF_C_TYPE_MESSAGE)
         return false;
     /* A oneof's message member is a pointer at the field's offset. */

@@ -57,8 +57,8 @@ static void write_auth(const char *path)
         sha256_hex(keys[i], hex);
         n += (size_t)snprintf(text + n, sizeof(text) - n,
                               "  {\"name\": \"%s\", \"role\": \"%s\", \"sha256\": \"%s\"%s}%s\n",
-                              names[i], roles[i], hex,
-                              i == 5 ? ", \"sessions\": [\"robo-*\"]" : "", i < 5 ? "," : "");
+                              names[i], roles[i], hex, i == 5 ? ", \"sessions\": [\"robo-*\"]" : "",
+                              i < 5 ? "," : "");
     }
     snprintf(text + n, sizeof(text) - n, "]}\n");
     pdk_test_write_file(path, text);
@@ -274,7 +274,8 @@ START_TEST(a_stranger_cannot_touch_anothers_session)
     char sess[48];
     snprintf(sess, sizeof(sess), "session %" PRIu64, sid);
     set_spawn(sid);
-    expect_denied(&mallory, "spawn", "identity 'mallory' (driver) may not send vehicle_spawn", sess);
+    expect_denied(&mallory, "spawn", "identity 'mallory' (driver) may not send vehicle_spawn",
+                  sess);
     set_control(sid, paddock_v1_SessionControl_pause_tag);
     expect_denied(&mallory, "pause", "session_control", "it belongs to 'alice'");
     set_control(sid, paddock_v1_SessionControl_resume_tag);

@@ -36,9 +36,9 @@ START_TEST(keys_are_found_by_digest)
     for (int i = 0; i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", d[i]);
     char text[256];
-    int n = snprintf(text, sizeof(text),
-                     "{\"keys\": [{\"name\": \"a\", \"role\": \"driver\", \"sha256\": \"%s\"}]}",
-                     hex);
+    int n =
+        snprintf(text, sizeof(text),
+                 "{\"keys\": [{\"name\": \"a\", \"role\": \"driver\", \"sha256\": \"%s\"}]}", hex);
     ck_assert_int_eq(write(fd, text, (size_t)n), n);
     close(fd);
     pdk_auth *a = NULL;
