@@ -602,6 +602,37 @@ START_TEST(start_up_checks)
 }
 END_TEST
 
+/* The --demo session is nobody's: a driver does not reach it, a key whose
+ * pattern matches its name does. */
+START_TEST(the_demo_is_nobodys)
+{
+    char dir[256];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    char a[65], w[65];
+    sha256_hex(KEY_ALICE, a);
+    sha256_hex(KEY_EVE, w);
+    static char text[1024];
+    snprintf(text, sizeof(text),
+             "{\"keys\": [{\"name\": \"alice\", \"role\": \"driver\", \"sha256\": \"%s\"},"
+             " {\"name\": \"wall\", \"role\": \"viewer\", \"sha256\": \"%s\", "
+             "\"sessions\": [\"demo\"]}]}",
+             a, w);
+    char path[320];
+    snprintf(path, sizeof(path), "%s/keys.json", dir);
+    pdk_test_write_file(path, text);
+    const char *extra[] = {"--auth", path, "--demo", NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    set_subscribe(1);
+    expect_denied(&alice, "driver watches the demo", "session 1: it has no owner here", NULL);
+    connect_key(&other, KEY_EVE, false, NULL);
+    set_subscribe(1);
+    ck_assert_msg(call(&other) == PDK_CLIENT_OK, "pattern key watches the demo: %s", other.error);
+    teardown();
+}
+END_TEST
+
 static Suite *auth_suite(void)
 {
     Suite *s = suite_create("integration_auth");
@@ -617,6 +648,7 @@ static Suite *auth_suite(void)
     TCase *start = tcase_create("start");
     tcase_set_timeout(start, 60);
     tcase_add_test(start, start_up_checks);
+    tcase_add_test(start, the_demo_is_nobodys);
     suite_add_tcase(s, start);
     return s;
 }
