@@ -13,7 +13,7 @@ packages=(
   libsqlite3-dev sqlite3
   check
   libjansson-dev
-  zlib1g-dev libwebsockets-dev libzstd-dev
+  zlib1g-dev libwebsockets-dev libzstd-dev libssl-dev
   chromium
   python3-protobuf python3-pytest python3-numpy python3-pandas python3-matplotlib
 )

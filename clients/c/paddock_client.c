@@ -195,6 +195,8 @@ const char *pdk_client_error_code_name(paddock_v1_ErrorCode code)
         NAME_(UNSUPPORTED)
         NAME_(TIMEOUT)
         NAME_(NET)
+        NAME_(UNAUTHENTICATED)
+        NAME_(PERMISSION_DENIED)
 #undef NAME_
     }
     return "UNKNOWN_ERROR";
@@ -255,6 +257,10 @@ const char *pdk_client_body_name(pb_size_t body_tag)
         BODY_(recording_delete)
         BODY_(contact_subscribe)
         BODY_(contact_events)
+        BODY_(session_share)
+        BODY_(session_share_reply)
+        BODY_(session_join)
+        BODY_(session_joined)
 #undef BODY_
     default:
         break;
@@ -804,12 +810,15 @@ static bool encode_hello_body(pb_ostream_t *os, uint64_t id, const paddock_v1_He
            pb_encode_submessage(os, paddock_v1_Hello_fields, hello);
 }
 
-static pdk_client_status send_hello(pdk_client *c, const char *name, uint64_t id, int64_t deadline)
+static pdk_client_status send_hello(pdk_client *c, const char *name, const char *key, bool viewer,
+                                    uint64_t id, int64_t deadline)
 {
     paddock_v1_Hello hello;
     memset(&hello, 0, sizeof hello);
     hello.protocol_version = PDK_CLIENT_PROTOCOL_VERSION;
     memcpy(hello.client_name, name, strlen(name) + 1);
+    memcpy(hello.api_key, key, strlen(key) + 1);
+    hello.viewer = viewer;
 
     pb_ostream_t sizing = PB_OSTREAM_SIZING;
     pb_ostream_t os = pb_ostream_from_buffer(c->tx, sizeof c->tx);
@@ -911,9 +920,15 @@ static pdk_client_status await_welcome(pdk_client *c, uint64_t id, int64_t deadl
     }
 }
 
-pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, int timeout_ms,
-                                        const char *client_name, paddock_v1_Welcome *welcome)
+pdk_client_status pdk_client_connect_hello(pdk_client *c, const char *host_port, int timeout_ms,
+                                           const pdk_client_hello *hello,
+                                           paddock_v1_Welcome *welcome)
 {
+    static const pdk_client_hello defaults = {NULL, NULL, false};
+    if (hello == NULL) {
+        hello = &defaults;
+    }
+    const char *client_name = hello->client_name;
     if (c == NULL) {
         return PDK_CLIENT_EINVAL;
     }
@@ -931,18 +946,36 @@ pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, in
         return fail(c, PDK_CLIENT_EINVAL, "client name \"%.32s...\" is longer than %zu bytes", name,
                     sizeof(((paddock_v1_Hello *)0)->client_name) - 1);
     }
+    const char *key = hello->api_key;
+    if (key == NULL) {
+        key = getenv("PADDOCK_API_KEY");
+    }
+    if (key == NULL) {
+        key = "";
+    }
+    if (strlen(key) >= sizeof(((paddock_v1_Hello *)0)->api_key)) {
+        return fail(c, PDK_CLIENT_EINVAL, "the API key is longer than %zu bytes",
+                    sizeof(((paddock_v1_Hello *)0)->api_key) - 1);
+    }
     int64_t deadline = deadline_after(c->timeout_ms);
     pdk_client_status st = open_socket(c, host_port, deadline);
     if (st != PDK_CLIENT_OK) {
         return st;
     }
     uint64_t id = c->next_request_id++;
-    st = send_hello(c, name, id, deadline);
+    st = send_hello(c, name, key, hello->viewer, id, deadline);
     if (st != PDK_CLIENT_OK) {
         close_fd(c);
         return st;
     }
     return await_welcome(c, id, deadline, welcome);
+}
+
+pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, int timeout_ms,
+                                        const char *client_name, paddock_v1_Welcome *welcome)
+{
+    pdk_client_hello hello = {client_name, NULL, false};
+    return pdk_client_connect_hello(c, host_port, timeout_ms, &hello, welcome);
 }
 
 pdk_client_status pdk_client_connect(pdk_client *c, const char *host_port, int timeout_ms,

@@ -75,9 +75,25 @@ pdk_client_status pdk_client_connect(pdk_client *c, const char *host_port, int t
                                      paddock_v1_Welcome *welcome);
 
 /* pdk_client_connect with the client_name sent in Hello (NULL or "" sends
- * "libpaddock-client"; longer than 63 bytes is EINVAL). */
+ * "libpaddock-client"; longer than 63 bytes is EINVAL). Both send
+ * $PADDOCK_API_KEY as the api_key when it is set. */
 pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, int timeout_ms,
                                         const char *client_name, paddock_v1_Welcome *welcome);
+
+/* What a connection says in its Hello. */
+typedef struct pdk_client_hello {
+    const char *client_name; /* NULL or "": "libpaddock-client"; at most 63 bytes */
+    const char *api_key;     /* NULL: $PADDOCK_API_KEY when set; "": none; at most 127 bytes */
+    bool viewer;             /* watch only: the server refuses every command */
+} pdk_client_hello;
+
+/* pdk_client_connect with the Hello hello describes (NULL: all defaults).
+ * A server with --auth refuses a missing or unknown key with ESERVER and
+ * server_code UNAUTHENTICATED; welcome->identity and ->role say who the
+ * server took the connection for (docs/security.md). */
+pdk_client_status pdk_client_connect_hello(pdk_client *c, const char *host_port, int timeout_ms,
+                                           const pdk_client_hello *hello,
+                                           paddock_v1_Welcome *welcome);
 
 /* Sends req (its body set; request_id is assigned here) and waits for the
  * reply with the same request_id, which lands in *reply. Pushed frames

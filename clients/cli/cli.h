@@ -21,12 +21,14 @@ enum {
     PDK_CLI_OPT_SERVER,
     PDK_CLI_OPT_TIMEOUT,
     PDK_CLI_OPT_OPERAND, /* pdk_cli_next_arg: an argument that is not an option */
+    PDK_CLI_OPT_API_KEY,
     PDK_CLI_OPT_FIRST = 10,
 };
 #define PDK_CLI_COMMON_OPTS                                                                        \
     {"help", PDK_CLI_OPT_HELP, 0}, {"server", PDK_CLI_OPT_SERVER, 1},                              \
+        {"timeout", PDK_CLI_OPT_TIMEOUT, 1},                                                       \
     {                                                                                              \
-        "timeout", PDK_CLI_OPT_TIMEOUT, 1                                                          \
+        "api-key", PDK_CLI_OPT_API_KEY, 1                                                          \
     }
 
 typedef struct pdk_cli pdk_cli;
@@ -45,7 +47,8 @@ typedef struct pdk_cli_command {
  * 45 KiB) have static storage in main.c; every request and reply goes
  * through that one Frame. */
 struct pdk_cli {
-    const char *server; /* --server, or NULL for $PADDOCK_SERVER or the default */
+    const char *server;  /* --server, or NULL for $PADDOCK_SERVER or the default */
+    const char *api_key; /* --api-key, or NULL for $PADDOCK_API_KEY (or none) */
     int timeout_ms;
     int timeout_set; /* --timeout was given (long commands otherwise wait longer) */
     pdk_client *client;

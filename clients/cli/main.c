@@ -53,7 +53,7 @@ double pdk_cli_now_s(void)
 
 /* --- shared plumbing ---------------------------------------------------- */
 
-static const char GLOBAL_SYNOPSIS[] = "paddock [--server HOST:PORT] [--timeout MS]";
+static const char GLOBAL_SYNOPSIS[] = "paddock [--server HOST:PORT] [--timeout MS] [--api-key KEY]";
 
 int pdk_cli_usage_error(const pdk_cli_command *cmd, const char *message)
 {
@@ -76,6 +76,8 @@ static const char COMMON_HELP[] =
     "  --server HOST:PORT  paddockd to talk to (also [IPv6]:PORT); default $PADDOCK_SERVER,\n"
     "                      else " PDK_CLIENT_DEFAULT_SERVER "\n"
     "  --timeout MS        bound on connecting and on each reply (default 5000)\n"
+    "  --api-key KEY       the key a paddockd started with --auth knows this client by;\n"
+    "                      default $PADDOCK_API_KEY (docs/security.md)\n"
     "  -h, --help          this help\n";
 
 static void print_command_help(const pdk_cli_command *cmd)
@@ -148,6 +150,9 @@ static int next_arg(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
             }
             cli->timeout_set = 1;
             break;
+        case PDK_CLI_OPT_API_KEY:
+            cli->api_key = *value;
+            break;
         default:
             return id;
         }
@@ -176,8 +181,9 @@ void pdk_cli_long_wait(pdk_cli *cli)
 int pdk_cli_open(pdk_cli *cli)
 {
     const char *addr = pdk_client_server_address(cli->server);
-    pdk_client_status st = pdk_client_connect_as(cli->client, addr, cli->timeout_ms,
-                                                 "paddock-cli " PDK_VERSION, &cli->welcome);
+    pdk_client_hello hello = {"paddock-cli " PDK_VERSION, cli->api_key, false};
+    pdk_client_status st =
+        pdk_client_connect_hello(cli->client, addr, cli->timeout_ms, &hello, &cli->welcome);
     if (st != PDK_CLIENT_OK) {
         fprintf(stderr, "paddock: cannot connect to %s: %s\n", addr, cli->client->error);
         return PDK_CLI_EXIT_CONNECT;
@@ -1051,6 +1057,9 @@ int main(int argc, char **argv)
                 return global_usage_error(err);
             }
             cli.timeout_set = 1;
+            break;
+        case PDK_CLI_OPT_API_KEY:
+            cli.api_key = v;
             break;
         default:
             break;

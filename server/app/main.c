@@ -31,6 +31,7 @@ static void usage(FILE *to)
                 "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
+                "                [--auth KEYS.json]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -327,6 +328,9 @@ int main(int argc, char **argv)
         } else if (serve && strcmp(arg, "--http") == 0) {
             NEED_VALUE();
             scfg.http_listen = argv[++i];
+        } else if (serve && strcmp(arg, "--auth") == 0) {
+            NEED_VALUE();
+            scfg.auth_path = argv[++i];
         } else if (serve && strcmp(arg, "--web-root") == 0) {
             NEED_VALUE();
             web_root_flag = argv[++i];

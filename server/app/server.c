@@ -48,28 +48,13 @@ pdk_server_config pdk_server_config_default(void)
     return c;
 }
 
-/* A viewer (Hello.viewer) may watch (list, subscribe, ping, read
- * recordings) but every request that would change something is refused,
- * naming the role. */
-static bool refuse_viewer(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
-{
-    if (!c->viewer)
-        return false;
-    char msg[160];
-    snprintf(msg, sizeof(msg),
-             "this connection said Hello as a viewer: a viewer watches and may not send %s",
-             pdk_wire_frame_body_name(f->body_case));
-    pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_PROTOCOL, msg);
-    return true;
-}
-
 /* ---- connections' frames ------------------------------------------------- */
 
 /* Every request a client may send, by topic. */
 static const pdk_server_request *const topics[] = {
     pdk_server_session_requests, pdk_server_vehicle_requests, pdk_server_subscription_requests,
     pdk_server_control_requests, pdk_server_stats_requests,   pdk_server_recording_requests,
-    pdk_server_proxy_requests,
+    pdk_server_proxy_requests,   pdk_server_access_requests,
 };
 
 const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc)
@@ -100,7 +85,7 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
         pdk_server_send_error(&srv->out, conn, f->request_id, PDK_ERR_PROTOCOL, msg);
         return;
     }
-    if (r->changes && refuse_viewer(srv, c, f))
+    if (!pdk_server_access_check(srv, c, r, f))
         return;
     pdk_request rq = {.c = c,
                       .f = f,
@@ -108,7 +93,8 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
                       .cfg = &srv->cfg,
                       .table = &srv->table,
                       .sched = &srv->sched,
-                      .stats = &srv->stats};
+                      .stats = &srv->stats,
+                      .auth = srv->access.auth};
     if (r->handle)
         r->handle(&rq);
     else
@@ -268,6 +254,9 @@ static int start_demo(pdk_server *srv)
     pdk_server_slot *slot;
     pdk_error e = pdk_server_session_open(srv, "demo", "flat", NULL, PDK_TIMING_REALTIME, true, err,
                                           sizeof(err), &slot);
+    /* Nobody's: keys that reach every session, or match its name, reach it. */
+    if (e == PDK_OK)
+        pdk_server_access_own(srv, slot->id, "", "demo");
     pdk_vehicle_def def;
     char *json = NULL;
     if (e == PDK_OK)
@@ -412,21 +401,29 @@ static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
 {
     char err[PDK_STORE_ERR_LEN];
     /* Foxglove's clients become connections of the server like any other
-     * (foxglove.h), so they get the same callbacks and limits. */
-    srv->fox = pdk_foxglove_create(&srv->loop, &srv->table, &srv->cfg.limits, cb, srv, err,
-                                   sizeof(err));
-    if (!srv->fox) {
-        fprintf(stderr, "paddockd: cannot start the Foxglove server: %s\n", err);
-        return -1;
+     * (foxglove.h), so they get the same callbacks and limits. Its protocol
+     * has no Hello to carry a key, so with --auth it is not served at all:
+     * its subprotocol is refused at the handshake. */
+    pdk_ws_handler foxglove = {0};
+    if (!srv->access.auth) {
+        srv->fox = pdk_foxglove_create(&srv->loop, &srv->table, &srv->cfg.limits, cb, srv, err,
+                                       sizeof(err));
+        if (!srv->fox) {
+            fprintf(stderr, "paddockd: cannot start the Foxglove server: %s\n", err);
+            return -1;
+        }
+        foxglove = pdk_foxglove_handler(srv->fox);
+    } else {
+        fprintf(stderr, "paddockd: --auth: the Foxglove WebSocket server is off (its protocol "
+                        "cannot carry a key)\n");
     }
-    pdk_ws_handler foxglove = pdk_foxglove_handler(srv->fox);
     pdk_http_config hc = {
         .listen = srv->cfg.http_listen,
         .web_root = srv->cfg.web_root,
         .health = health_json,
         .health_ud = srv,
-        .handlers = &foxglove,
-        .n_handlers = 1,
+        .handlers = srv->fox ? &foxglove : NULL,
+        .n_handlers = srv->fox ? 1 : 0,
         .on_closed = close_all,
         .on_closed_ud = srv,
     };
@@ -464,6 +461,42 @@ static int mark_interrupted(pdk_server *srv)
     return 0;
 }
 
+/* Who may connect: with --auth, whoever holds a key, on any address; without
+ * it, only this machine, each client the identity "local" (an admin), so a
+ * listen other hosts could reach is refused before anything starts. */
+static int load_auth(pdk_server *srv)
+{
+    const pdk_server_config *cfg = &srv->cfg;
+    if (cfg->auth_path) {
+        char err[512];
+        if (pdk_auth_load(cfg->auth_path, &srv->access.auth, err, sizeof(err)) != PDK_OK) {
+            fprintf(stderr, "paddockd: --auth %s\n", err);
+            return -1;
+        }
+        fprintf(stderr,
+                "paddockd: --auth %s: %zu key%s; every client must send one in Hello "
+                "(docs/security.md)\n",
+                cfg->auth_path, pdk_auth_count(srv->access.auth),
+                pdk_auth_count(srv->access.auth) == 1 ? "" : "s");
+        return 0;
+    }
+    const char *flags[2] = {"--listen", "--http"};
+    const char *addrs[2] = {cfg->listen, cfg->http_listen};
+    for (int i = 0; i < 2; i++) {
+        if (addrs[i] && !pdk_auth_loopback(addrs[i])) {
+            fprintf(stderr,
+                    "paddockd: %s %s is not a loopback address: without --auth FILE paddockd "
+                    "serves only clients on this machine (127.0.0.1, ::1); give it API keys "
+                    "with --auth to listen on a network (docs/security.md)\n",
+                    flags[i], addrs[i]);
+            return -1;
+        }
+    }
+    fprintf(stderr, "paddockd: no --auth: serving loopback clients only, each as the identity "
+                    "'local' with the admin role (docs/security.md)\n");
+    return 0;
+}
+
 static void init_timer(pdk_server *srv, uv_timer_t *t)
 {
     uv_timer_init(&srv->loop, t);
@@ -476,6 +509,10 @@ int pdk_server_run(const pdk_server_config *config)
     if (!srv)
         return 1;
     srv->cfg = *config;
+    if (load_auth(srv) != 0) {
+        free(srv);
+        return 1;
+    }
     /* One budget for partial frames, whichever listener they arrive on. */
     srv->cfg.limits.partial_budget = &srv->partial;
     srv->sched.timer_fd = -1;
@@ -484,6 +521,7 @@ int pdk_server_run(const pdk_server_config *config)
     if (pdk_store_open(config->db_path, config->migrations_dir, &srv->store, err, sizeof(err)) !=
         PDK_OK) {
         fprintf(stderr, "paddockd: %s\n", err);
+        pdk_server_access_free(&srv->access);
         free(srv);
         return 1;
     }
@@ -583,6 +621,7 @@ out:
     free(srv->deferred.items);
     uv_mutex_destroy(&srv->deferred.lock);
     pdk_buf_free(&srv->out);
+    pdk_server_access_free(&srv->access);
     free(srv);
     if (rc == 0)
         printf("paddockd: stopped cleanly\n");

@@ -15,6 +15,9 @@ typedef struct pdk_server_config {
     const char *http_listen; /* HTTP and WebSocket ("127.0.0.1:7421"); NULL: none */
     const char *web_root;    /* the dashboard's static files, served under --http */
     const char *db_path; /* SQLite file */
+    /* The API keys' file (docs/security.md); NULL: only loopback listens,
+     * every client the admin-equivalent identity "local". */
+    const char *auth_path;
     const char *presets_dir;
     const char *migrations_dir;
     const char *demo_script;  /* non-NULL: host a demo session driving it */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "net.h"
 #include "wire.h"
 
@@ -15,6 +16,13 @@
 #define PDK_SERVER_MAX_NAME_BYTES 64   /* session names, presets */
 #define PDK_SERVER_MAX_TEXT_BYTES 4096 /* override strings */
 #define PDK_SERVER_CONN_MAX_SUBS 32    /* state, DBW and stats subscriptions of one connection */
+#define PDK_SERVER_CONN_MAX_GRANTS 16  /* sessions one connection joined by token */
+
+/* A session this connection joined with a token, and the role it gave. */
+typedef struct pdk_grant {
+    uint64_t session_id;
+    pdk_role role;
+} pdk_grant;
 
 /* An ImportChunk upload in progress on one connection. */
 typedef struct pdk_upload {
@@ -28,9 +36,12 @@ typedef struct pdk_server_conn {
     uint64_t id;
     pdk_conn *conn;
     bool greeted;
-    uint64_t opened_ms; /* uv_now when it opened: its Hello is due hello_timeout_s later */
-    bool hello_late;    /* told it missed its Hello deadline, and closing */
-    bool viewer;                        /* Hello.viewer: watches, never commands */
+    uint64_t opened_ms;      /* uv_now when it opened: its Hello is due hello_timeout_s later */
+    bool hello_late;         /* told it missed its Hello deadline, and closing */
+    bool viewer;             /* Hello.viewer: watches, never commands */
+    const pdk_identity *who; /* from Hello's api_key ("local" without --auth) */
+    pdk_grant grants[PDK_SERVER_CONN_MAX_GRANTS];
+    int n_grants;
     char holder[PDK_SERVER_HOLDER_LEN]; /* "connection 4 (wheel-rig)": how messages name it */
     uint32_t last_sub_id;               /* subscription ids are unique per connection */
     int n_subs;

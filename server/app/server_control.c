@@ -438,6 +438,6 @@ static void pdk_server_handle_control(pdk_server *srv, const pdk_request *rq)
 const pdk_server_request pdk_server_control_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_CONTROL,
      .handle_server = pdk_server_handle_control,
-     .changes = true},
+     .needs = PDK_NEEDS_CHANGE},
     {0},
 };

@@ -22,6 +22,7 @@
 
 #include <uv.h>
 
+#include "auth.h"
 #include "net.h"
 #include "replay.h"
 #include "server.h"
@@ -130,6 +131,29 @@ typedef struct pdk_server_deferred {
     size_t n, cap;
 } pdk_server_deferred;
 
+/* Who made each session this process made, and its name, so that access
+ * to it (and to its recording once it closed) can be decided; the join
+ * tokens handed out. Both live as long as the process (server_access.c). */
+typedef struct pdk_session_owner {
+    uint64_t session_id;
+    char owner[PDK_AUTH_NAME_LEN]; /* "": nobody (the demo); admins and operators only */
+    char name[PDK_SERVER_MAX_NAME_BYTES + 1];
+} pdk_session_owner;
+
+typedef struct pdk_join_token {
+    uint8_t token_sha256[32]; /* the token itself is only ever in its reply */
+    uint64_t session_id;
+    pdk_role role;
+} pdk_join_token;
+
+typedef struct pdk_server_access {
+    pdk_auth *auth; /* NULL without --auth */
+    pdk_session_owner *owners;
+    size_t n_owners, cap_owners;
+    pdk_join_token *tokens;
+    size_t n_tokens, cap_tokens;
+} pdk_server_access;
+
 typedef struct pdk_server {
     pdk_server_config cfg;
     uv_loop_t loop;
@@ -159,9 +183,26 @@ typedef struct pdk_server {
     pdk_server_controls controls;
     pdk_server_deferred deferred;
 
+    pdk_server_access access;
+
     uint64_t demo_session;
     pdk_buf out;
 } pdk_server;
+
+/* ---- server_access.c: identities, owners, join tokens -------------------- */
+
+struct pdk_server_request;
+
+/* Session session_id (named name) belongs to owner from now on ("" for
+ * nobody's); out of memory leaves it nobody's. */
+void pdk_server_access_own(pdk_server *srv, uint64_t session_id, const char *owner,
+                           const char *name);
+/* True when c's identity may send f as r->needs says; else an error reply
+ * (PERMISSION_DENIED naming the identity, its role and the session; a
+ * Hello.viewer's refusal as before, PROTOCOL) and false. */
+bool pdk_server_access_check(pdk_server *srv, pdk_server_conn *c,
+                             const struct pdk_server_request *r, const Paddock__V1__Frame *f);
+void pdk_server_access_free(pdk_server_access *access);
 
 /* ---- server_conn.c: connections by id ----------------------------------- */
 

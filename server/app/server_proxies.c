@@ -147,12 +147,12 @@ static void pdk_server_handle_proxy_remove(const pdk_request *rq)
 const pdk_server_request pdk_server_proxy_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_PROXY_REGISTER,
      .handle = pdk_server_handle_proxy_register,
-     .changes = true},
+     .needs = PDK_NEEDS_CHANGE},
     {.body = PADDOCK__V1__FRAME__BODY_PROXY_POSE,
      .handle = pdk_server_handle_proxy_pose,
-     .changes = true},
+     .needs = PDK_NEEDS_CHANGE},
     {.body = PADDOCK__V1__FRAME__BODY_PROXY_REMOVE,
      .handle = pdk_server_handle_proxy_remove,
-     .changes = true},
+     .needs = PDK_NEEDS_CHANGE},
     {0},
 };

@@ -802,7 +802,10 @@ static void made(job *j)
         }
         pdk_server_reschedule(srv);
     }
+    /* A replay or fork is its asker's, as a session it created would be;
+     * one whose asker has gone is nobody's. */
     pdk_server_conn *c = pdk_server_conn_find(srv, j->conn_id);
+    pdk_server_access_own(srv, slot->id, c ? c->who->name : "", pdk_session_name(slot->session));
     if (c)
         send_created(srv, c->conn, j->request_id, slot);
     job_free(j);
@@ -1509,36 +1512,36 @@ void pdk_server_recording_stop(pdk_server *srv)
 const pdk_server_request pdk_server_recording_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_REPLAY_OPEN,
      .handle_server = pdk_server_handle_replay_open,
-     .changes = true},
+     .needs = PDK_NEEDS_READ_CREATE},
     {.body = PADDOCK__V1__FRAME__BODY_FORK_REQUEST,
      .handle_server = pdk_server_handle_fork,
-     .changes = true},
+     .needs = PDK_NEEDS_READ_CREATE},
     {.body = PADDOCK__V1__FRAME__BODY_IMPORT_CHUNK,
      .handle_server = pdk_server_handle_import,
-     .changes = true},
+     .needs = PDK_NEEDS_CREATE},
     {.body = PADDOCK__V1__FRAME__BODY_VERIFY_REQUEST,
      .handle_server = pdk_server_handle_verify,
-     .changes = false},
+     .needs = PDK_NEEDS_READ},
     {.body = PADDOCK__V1__FRAME__BODY_EXPORT_REQUEST,
      .handle_server = pdk_server_handle_export,
-     .changes = false},
+     .needs = PDK_NEEDS_READ},
     {.body = PADDOCK__V1__FRAME__BODY_CSV_EXPORT_REQUEST,
      .handle_server = pdk_server_handle_csv,
-     .changes = false},
+     .needs = PDK_NEEDS_READ},
     {.body = PADDOCK__V1__FRAME__BODY_MCAP_EXPORT_REQUEST,
      .handle_server = pdk_server_handle_mcap,
-     .changes = false},
+     .needs = PDK_NEEDS_READ},
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_META_REQUEST,
      .handle_server = pdk_server_handle_meta,
-     .changes = false},
+     .needs = PDK_NEEDS_READ},
     /* Listing reads the store off the loop; a viewer may list. */
     {.body = PADDOCK__V1__FRAME__BODY_RECORDING_LIST,
      .handle_server = pdk_server_handle_recording_list,
-     .changes = false},
+     .needs = PDK_NEEDS_NOTHING},
     /* Deleting looks at the table's live sessions and replays, then
      * deletes off the loop; a viewer may not. */
     {.body = PADDOCK__V1__FRAME__BODY_RECORDING_DELETE,
      .handle_server = pdk_server_handle_recording_delete,
-     .changes = true},
+     .needs = PDK_NEEDS_CHANGE},
     {0},
 };

@@ -18,6 +18,8 @@
 typedef struct pdk_server pdk_server;
 struct pdk_server_sched;
 
+struct pdk_auth;
+
 typedef struct pdk_request {
     pdk_server_conn *c;                   /* the connection it came from */
     const Paddock__V1__Frame *f;          /* the request */
@@ -26,10 +28,24 @@ typedef struct pdk_request {
     pdk_server_table *table;              /* the session table */
     const struct pdk_server_sched *sched; /* read only: the writer's stall, for session info */
     pdk_server_stats *stats;              /* the stats stream's subscriptions */
+    const struct pdk_auth *auth;          /* the --auth keys; NULL: loopback clients, "local" */
 } pdk_request;
 
-/* A request a client may send: its handler, and whether it changes a
- * session (a viewer may not send those). A request takes handle when the
+/* What a request needs of its connection's identity (docs/security.md
+ * "Identities and roles"). The dispatcher checks it before any handler
+ * runs (server_access.c), against the session the body's session_id
+ * names, so no handler repeats it. */
+typedef enum pdk_request_needs {
+    PDK_NEEDS_NOTHING,     /* any connection that said Hello */
+    PDK_NEEDS_CREATE,      /* a role that changes things (not a viewer): makes a session */
+    PDK_NEEDS_READ,        /* any role on session_id's session or recording */
+    PDK_NEEDS_READ_CREATE, /* READ, and a role that makes sessions (replay, fork) */
+    PDK_NEEDS_CHANGE,      /* a role that changes session_id's session (not a viewer) */
+    PDK_NEEDS_SHARE,       /* CHANGE as its owner, an operator or an admin: not by a join token */
+} pdk_request_needs;
+
+/* A request a client may send: its handler, and what it needs of the
+ * connection's identity (a viewer may send none that change). A request takes handle when the
  * context is all it needs. handle_server is for the few that change when
  * sessions tick or run work off the loop (opening and closing sessions,
  * SessionControl, recordings): the scheduler's timers, the
@@ -39,7 +55,7 @@ typedef struct pdk_server_request {
     Paddock__V1__Frame__BodyCase body;
     void (*handle)(const pdk_request *rq);
     void (*handle_server)(pdk_server *srv, const pdk_request *rq);
-    bool changes;
+    pdk_request_needs needs;
 } pdk_server_request;
 
 extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */
@@ -49,6 +65,7 @@ extern const pdk_server_request pdk_server_control_requests[];      /* server_co
 extern const pdk_server_request pdk_server_stats_requests[];        /* server_stats.c */
 extern const pdk_server_request pdk_server_recording_requests[];    /* server_recording.c */
 extern const pdk_server_request pdk_server_proxy_requests[];        /* server_proxies.c */
+extern const pdk_server_request pdk_server_access_requests[];       /* server_access.c */
 
 /* The request a frame body asks for, from the topics' tables; NULL when a
  * client may not send it (server.c). */

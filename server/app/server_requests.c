@@ -34,6 +34,22 @@ static void pdk_server_handle_hello(const pdk_request *rq)
         pdk_conn_fail(c->conn, f->request_id, PDK_ERR_VERSION, msg);
         return;
     }
+    /* The role is the server's to decide, from the key alone; Hello.viewer
+     * can only lower it. */
+    if (rq->auth) {
+        const char *key = f->hello->api_key;
+        c->who = pdk_auth_find(rq->auth, key);
+        if (!c->who) {
+            pdk_conn_fail(c->conn, f->request_id, PDK_ERR_UNAUTHENTICATED,
+                          key[0] == '\0'
+                              ? "this server runs with --auth: Hello must carry an api_key "
+                                "(docs/security.md)"
+                              : "the api_key in Hello is not one of this server's keys");
+            return;
+        }
+    } else {
+        c->who = pdk_auth_local();
+    }
     c->greeted = true;
     c->viewer = f->hello->viewer;
     /* The name goes into messages other clients read: printable ASCII only,
@@ -52,6 +68,9 @@ static void pdk_server_handle_hello(const pdk_request *rq)
     w.max_frame_bytes = (uint32_t)rq->cfg->limits.max_frame_bytes;
     w.wall_time_ns = wall_now_ns();
     w.monotonic_ns = uv_hrtime();
+    w.identity = (char *)c->who->name;
+    w.role = (Paddock__V1__Role)(c->viewer ? pdk_auth_role_min(c->who->role, PDK_ROLE_VIEWER)
+                                           : c->who->role);
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
     r.body_case = PADDOCK__V1__FRAME__BODY_WELCOME;
@@ -91,6 +110,7 @@ static void pdk_server_handle_session_create(pdk_server *srv, const pdk_request 
         pdk_server_send_error(rq->out, c->conn, f->request_id, e, err);
         return;
     }
+    pdk_server_access_own(srv, slot->id, c->who->name, pdk_session_name(slot->session));
     Paddock__V1__SessionInfo info;
     pdk_server_fill_info(&srv->sched, slot, &info);
     Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
@@ -188,14 +208,18 @@ static void pdk_server_handle_ping(const pdk_request *rq)
 const pdk_server_request pdk_server_session_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_CREATE,
      .handle_server = pdk_server_handle_session_create,
-     .changes = true},
+     .needs = PDK_NEEDS_CREATE},
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_CLOSE,
      .handle_server = pdk_server_handle_session_close,
-     .changes = true},
-    {.body = PADDOCK__V1__FRAME__BODY_HELLO, .handle = pdk_server_handle_hello, .changes = false},
-    {.body = PADDOCK__V1__FRAME__BODY_PING, .handle = pdk_server_handle_ping, .changes = false},
+     .needs = PDK_NEEDS_CHANGE},
+    {.body = PADDOCK__V1__FRAME__BODY_HELLO,
+     .handle = pdk_server_handle_hello,
+     .needs = PDK_NEEDS_NOTHING},
+    {.body = PADDOCK__V1__FRAME__BODY_PING,
+     .handle = pdk_server_handle_ping,
+     .needs = PDK_NEEDS_NOTHING},
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_LIST,
      .handle = pdk_server_handle_session_list,
-     .changes = false},
+     .needs = PDK_NEEDS_NOTHING},
     {0},
 };

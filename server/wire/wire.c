@@ -309,6 +309,24 @@ const char *pdk_wire_frame_body_name(Paddock__V1__Frame__BodyCase bc)
     return fd ? fd->name : "unknown";
 }
 
+bool pdk_wire_frame_session_id(const Paddock__V1__Frame *f, uint64_t *session_id)
+{
+    const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(
+        &paddock__v1__frame__descriptor, (unsigned)f->body_case);
+    if (!fd || fd->type != PROTOBUF_C_TYPE_MESSAGE)
+        return false;
+    /* A oneof's message member is a pointer at the field's offset. */
+    const ProtobufCMessage *body = *(const ProtobufCMessage *const *)((const char *)f + fd->offset);
+    if (!body)
+        return false;
+    const ProtobufCFieldDescriptor *sid =
+        protobuf_c_message_descriptor_get_field_by_name(body->descriptor, "session_id");
+    if (!sid || sid->type != PROTOBUF_C_TYPE_UINT64 || sid->label == PROTOBUF_C_LABEL_REPEATED)
+        return false;
+    *session_id = *(const uint64_t *)((const char *)body + sid->offset);
+    return true;
+}
+
 Paddock__V1__Frame *pdk_wire_frame_decode(const uint8_t *body, size_t len, pdk_error *err)
 {
     pdk_error dummy;

@@ -6,6 +6,7 @@
 #ifndef PDK_WIRE_H
 #define PDK_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,10 @@ void pdk_wire_frame_free(Paddock__V1__Frame *frame);
 /* The proto name of a Frame body ("vehicle_spawn"), "unknown" for a case
  * the proto does not have: how errors name a request. */
 const char *pdk_wire_frame_body_name(Paddock__V1__Frame__BodyCase bc);
+/* The session_id field of f's body, read by name from its descriptor so
+ * that every request naming a session is covered without a list to keep
+ * (the access check in server.c). False when the body has none. */
+bool pdk_wire_frame_session_id(const Paddock__V1__Frame *f, uint64_t *session_id);
 
 /* Appends an Error reply frame (request_id echoed). */
 pdk_error pdk_wire_error_append(pdk_buf *out, uint64_t request_id, pdk_error code,

@@ -50,6 +50,8 @@ START_TEST(test_values_are_stable)
     ck_assert_int_eq(PDK_ERR_STALE_ID, 5);
     ck_assert_int_eq(PDK_ERR_OUT_OF_RANGE, 9);
     ck_assert_int_eq(PDK_ERR_NET, 21);
+    ck_assert_int_eq(PDK_ERR_UNAUTHENTICATED, 22);
+    ck_assert_int_eq(PDK_ERR_PERMISSION_DENIED, 23);
     ck_assert_str_eq(pdk_error_name(PDK_ERR_STALE_ID), "PDK_ERR_STALE_ID");
     ck_assert_str_eq(pdk_error_message(PDK_OK), "ok");
 }

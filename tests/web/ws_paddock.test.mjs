@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { ErrorCode, GEAR_DRIVE, PADDOCKD, SOURCE_DIR, startServer, TcpClient, WsClient } from './paddock_client.mjs';
 
 // One raw HTTP request; the path goes out exactly as given (no URL folding).
@@ -402,5 +403,55 @@ describe('--http refusals at start-up', () => {
     r = run(['--web-root', SOURCE_DIR]);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--web-root needs --http HOST:PORT/);
+  });
+});
+
+// With --auth the WebSocket listener asks for the same keys as TCP: the
+// dashboard's Hello (no key) is refused UNAUTHENTICATED and closed, a key's
+// identity is what the server decides, and another's session is out of
+// reach (docs/security.md "Identities and roles").
+describe('API keys over WebSocket', () => {
+  let srv;
+  let url;
+  const keys = { alice: 'k-ws-alice-6d1f0a', bob: 'k-ws-bob-93c5e2' };
+  before(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdk-auth-'));
+    const file = join(dir, 'keys.json');
+    writeFileSync(file, JSON.stringify({
+      keys: Object.entries(keys).map(([name, key]) => ({
+        name, role: 'driver', sha256: createHash('sha256').update(key).digest('hex'),
+      })),
+    }));
+    srv = await startServer(['--auth', file]);
+    url = `ws://127.0.0.1:${srv.http}/v1/ws`;
+  });
+  after(async () => {
+    assert.equal((await srv.stop()).code, 0);
+  });
+
+  test('a Hello without a key is refused and closed', async () => {
+    const c = await WsClient.open(url);
+    const r = await c.hello();
+    assert.equal(r.body, 'error');
+    assert.equal(r.error.code, ErrorCode.UNAUTHENTICATED);
+    assert.match(r.error.message, /must carry an api_key/);
+    await c.closed;
+  });
+
+  test('a key decides the identity; another identity is refused', async () => {
+    const alice = await WsClient.open(url);
+    const w = await alice.request({ hello: { protocolVersion: 1, clientName: 'tests/web', apiKey: keys.alice } });
+    assert.equal(w.body, 'welcome');
+    assert.equal(w.welcome.identity, 'alice');
+    const created = await alice.request({ sessionCreate: { name: 'ws-alice' } });
+    const sessionId = created.sessionCreated.session.sessionId;
+    const bob = await WsClient.open(url);
+    await bob.request({ hello: { protocolVersion: 1, clientName: 'tests/web', apiKey: keys.bob } });
+    const r = await bob.request({ sessionClose: { sessionId } });
+    assert.equal(r.body, 'error');
+    assert.equal(r.error.code, ErrorCode.PERMISSION_DENIED);
+    assert.match(r.error.message, /identity 'bob' \(driver\) may not send session_close .*it belongs to 'alice'/);
+    await bob.close();
+    await alice.close();
   });
 });

@@ -133,6 +133,18 @@ class Requests:
         return self._drive(self._g_one("session_close", pb.SessionClose(session_id=session_id),
                                        lambda r: r.tick))
 
+    def share_session(self, session_id, role="driver"):
+        """A join token to session_id for role ("driver", "viewer", pb.ROLE_DRIVER...):
+        whoever presents it with join_session may then act on the session as the role
+        allows. Only its owner, an operator or an admin may share (docs/security.md)."""
+        msg = pb.SessionShare(session_id=session_id, role=enum_value(pb.Role, role, "ROLE_"))
+        return self._drive(self._g_one("session_share", msg, lambda r: r.token))
+
+    def join_session(self, token):
+        """Presents a join token; returns the role this connection now has on its session
+        (a row of session_id and role)."""
+        return self._drive(self._g_one("session_join", pb.SessionJoin(token=token)))
+
     def _g_one(self, body, message, convert=rows.to_row):
         reply = yield Call(body, message)
         return convert(reply)

@@ -12,6 +12,7 @@ subscription's bounded buffer, oldest dropped when not drained.
 """
 import asyncio
 import collections
+import os
 
 from ._pb import pb
 from . import _route, errors, framing, rows
@@ -77,8 +78,9 @@ class Client(Requests):
     protocol_version = pb.PROTOCOL_VERSION_1  # what Hello says this client speaks
 
     def __init__(self, host="127.0.0.1", port=7420, name="python", viewer=False, timeout=30.0,
-                 queue_size=4096):
+                 queue_size=4096, api_key=None):
         self.host, self.port, self.name, self.viewer = host, port, name, viewer
+        self.api_key = os.environ.get("PADDOCK_API_KEY", "") if api_key is None else api_key
         self.timeout = timeout
         self.queue_size = queue_size
         self._pending = {}
@@ -96,7 +98,8 @@ class Client(Requests):
         self._changed = asyncio.Event()
         self._reader = framing.FrameReader(1 << 20)
         self._send(self._take_id(), "hello", pb.Hello(protocol_version=self.protocol_version,
-                                                      client_name=self.name, viewer=self.viewer))
+                                                      client_name=self.name, viewer=self.viewer,
+                                                      api_key=self.api_key))
         frame = await asyncio.wait_for(self._first_frame(), self.timeout)
         body = frame.WhichOneof("body")
         if body == "error":

@@ -12,6 +12,7 @@ its request_id; a pushed frame goes to its subscription's bounded buffer
 several threads at once.
 """
 import collections
+import os
 import queue
 import socket
 import threading
@@ -75,6 +76,9 @@ class Subscription(_route.SubscriptionBase):
 
 class Client(Requests):
     """A connection to paddockd. `viewer=True` says Hello as a viewer (watch only).
+    `api_key` is the key a paddockd started with --auth knows this client by
+    (None: $PADDOCK_API_KEY, else none); `welcome.identity` and `welcome.role`
+    say who the server took it for (docs/security.md).
     `timeout` bounds every call in seconds; `queue_size` is each subscription's
     buffer in frames. `tap`, when given, is called with every Frame received
     (in the reader thread, before it is routed): a debugging and test hook."""
@@ -82,7 +86,7 @@ class Client(Requests):
     protocol_version = pb.PROTOCOL_VERSION_1  # what Hello says this client speaks
 
     def __init__(self, host="127.0.0.1", port=7420, name="python", viewer=False, timeout=30.0,
-                 queue_size=4096, tap=None):
+                 queue_size=4096, tap=None, api_key=None):
         self.timeout = timeout
         self.tap = tap
         self.queue_size = queue_size
@@ -98,7 +102,7 @@ class Client(Requests):
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._reader = framing.FrameReader(1 << 20)
         try:
-            self.welcome = rows.to_row(self._hello(name, viewer))
+            self.welcome = rows.to_row(self._hello(name, viewer, api_key))
         except BaseException:
             self._sock.close()
             raise
@@ -110,8 +114,11 @@ class Client(Requests):
 
     # ---- connection ----
 
-    def _hello(self, name, viewer):
-        hello = pb.Hello(protocol_version=self.protocol_version, client_name=name, viewer=viewer)
+    def _hello(self, name, viewer, api_key):
+        if api_key is None:
+            api_key = os.environ.get("PADDOCK_API_KEY", "")
+        hello = pb.Hello(protocol_version=self.protocol_version, client_name=name, viewer=viewer,
+                         api_key=api_key)
         self._send(self._take_id(), "hello", hello)
         while True:
             data = self._sock.recv(65536)

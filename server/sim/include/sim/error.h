@@ -28,7 +28,9 @@
     X(PDK_ERR_CLOSED, 18, "closed")                                            \
     X(PDK_ERR_UNSUPPORTED, 19, "unsupported")                                  \
     X(PDK_ERR_TIMEOUT, 20, "timed out")                                        \
-    X(PDK_ERR_NET, 21, "network error")
+    X(PDK_ERR_NET, 21, "network error")                                        \
+    X(PDK_ERR_UNAUTHENTICATED, 22, "unauthenticated")                          \
+    X(PDK_ERR_PERMISSION_DENIED, 23, "permission denied")
 
 typedef enum pdk_error {
 #define PDK_ERROR_ENUM_(name, value, message) name = value,

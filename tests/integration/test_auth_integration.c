@@ -1,0 +1,664 @@
+/* Issue 28's "no identity" attack replayed against the real paddockd on
+ * loopback with an --auth file made here: a second identity can neither
+ * change another's session nor read its recording, a join token gives
+ * exactly its role, a viewer key stays a viewer whatever its Hello says,
+ * wrong keys are refused and closed, session patterns and operators reach
+ * what they should; and without --auth the server serves loopback only and
+ * says so; with --auth, Foxglove's subprotocol (no Hello, so no key) is
+ * refused. */
+#include <check.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pb_decode.h>
+#include <pb_encode.h>
+
+#include "harness.h"
+#include "paddock_client.h"
+
+#define KEY_ADMIN "k-admin-2f9c1e7a5b3d"
+#define KEY_OPS "k-ops-8d41c0b2e6f7"
+#define KEY_ALICE "k-alice-71e3a9d05c4b"
+#define KEY_MALLORY "k-mallory-c2b84f1e9a06"
+#define KEY_EVE "k-eve-5a0d3c8e7b12"
+#define KEY_ROBO "k-robo-e9f2740a1d3c"
+
+static char log_text[1 << 16];
+static char out[1 << 14];
+static paddock_v1_Frame req, rep;
+static pdk_client alice, mallory, other;
+static pdk_test_server srv;
+static char auth_path[300];
+
+/* SHA-256 as the docs tell an operator to make it. */
+static void sha256_hex(const char *key, char hex[65])
+{
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "printf %%s '%s' | sha256sum", key), 0);
+    memcpy(hex, out, 64);
+    hex[64] = '\0';
+}
+
+static void write_auth(const char *path)
+{
+    const char *names[] = {"boss", "ops", "alice", "mallory", "eve", "robo"};
+    const char *roles[] = {"admin", "operator", "driver", "driver", "viewer", "autonomy"};
+    const char *keys[] = {KEY_ADMIN, KEY_OPS, KEY_ALICE, KEY_MALLORY, KEY_EVE, KEY_ROBO};
+    static char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof(text), "{\"keys\": [\n");
+    for (int i = 0; i < 6; i++) {
+        char hex[65];
+        sha256_hex(keys[i], hex);
+        n += (size_t)snprintf(text + n, sizeof(text) - n,
+                              "  {\"name\": \"%s\", \"role\": \"%s\", \"sha256\": \"%s\"%s}%s\n",
+                              names[i], roles[i], hex, i == 5 ? ", \"sessions\": [\"robo-*\"]" : "",
+                              i < 5 ? "," : "");
+    }
+    snprintf(text + n, sizeof(text) - n, "]}\n");
+    pdk_test_write_file(path, text);
+}
+
+static void setup(void)
+{
+    char dir[256];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    snprintf(auth_path, sizeof(auth_path), "%s/keys.json", dir);
+    write_auth(auth_path);
+    const char *extra[] = {"--auth", auth_path, NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+}
+
+static void teardown(void)
+{
+    pdk_client_close(&alice);
+    pdk_client_close(&mallory);
+    pdk_client_close(&other);
+    int rc = pdk_test_server_stop(&srv, log_text, sizeof(log_text));
+    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
+}
+
+static void connect_key(pdk_client *c, const char *key, bool viewer, paddock_v1_Welcome *w)
+{
+    pdk_client_hello hello = {"auth-test", key, viewer};
+    pdk_client_status st = pdk_client_connect_hello(c, srv.addr, 5000, &hello, w);
+    ck_assert_msg(st == PDK_CLIENT_OK, "connect with %s: %s", key, c->error);
+}
+
+static pdk_client_status call(pdk_client *c)
+{
+    return pdk_client_call(c, &req, &rep, NULL, NULL);
+}
+
+/* The request in req is refused with code, its message holding each of the
+ * NULL-terminated fragments. */
+static void expect_refused(pdk_client *c, paddock_v1_ErrorCode code, const char *what, ...)
+{
+    pdk_client_status st = call(c);
+    ck_assert_msg(st == PDK_CLIENT_ESERVER, "%s: not refused (%s)", what,
+                  pdk_client_status_name(st));
+    ck_assert_msg(c->server_code == code, "%s: %s", what, c->error);
+    va_list ap;
+    va_start(ap, what);
+    for (const char *frag = va_arg(ap, const char *); frag; frag = va_arg(ap, const char *))
+        ck_assert_msg(strstr(c->error, frag), "%s: '%s' lacks '%s'", what, c->error, frag);
+    va_end(ap);
+}
+
+static void expect_denied(pdk_client *c, const char *what, const char *frag1, const char *frag2)
+{
+    expect_refused(c, paddock_v1_ErrorCode_PERMISSION_DENIED, what, frag1, frag2, NULL);
+}
+
+static uint64_t create(pdk_client *c, const char *name)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    snprintf(req.body.session_create.name, sizeof(req.body.session_create.name), "%s", name);
+    ck_assert_msg(call(c) == PDK_CLIENT_OK, "create %s: %s", name, c->error);
+    return rep.body.session_created.session.session_id;
+}
+
+static void set_spawn(uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    req.body.vehicle_spawn.session_id = sid;
+    snprintf(req.body.vehicle_spawn.preset, sizeof(req.body.vehicle_spawn.preset), "ref1_sedan");
+}
+
+static uint32_t spawn(pdk_client *c, uint64_t sid)
+{
+    set_spawn(sid);
+    ck_assert_msg(call(c) == PDK_CLIENT_OK, "spawn: %s", c->error);
+    return rep.body.vehicle_spawned.vehicle_id;
+}
+
+static void set_control(uint64_t sid, pb_size_t action)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_control_tag;
+    req.body.session_control.session_id = sid;
+    req.body.session_control.which_action = action;
+    if (action == paddock_v1_SessionControl_pause_tag)
+        req.body.session_control.action.pause = true;
+    else if (action == paddock_v1_SessionControl_resume_tag)
+        req.body.session_control.action.resume = true;
+    else if (action == paddock_v1_SessionControl_reseed_tag)
+        req.body.session_control.action.reseed = 99;
+}
+
+static void set_tyre(uint64_t sid, uint32_t vid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_tyre_command_tag;
+    req.body.tyre_command.session_id = sid;
+    req.body.tyre_command.vehicle_id = vid;
+    req.body.tyre_command.wheel_mask = 1;
+    req.body.tyre_command.action = paddock_v1_TyreAction_TYRE_ACTION_PUNCTURE;
+    req.body.tyre_command.value = 0.5;
+}
+
+static void set_remove(uint64_t sid, uint32_t vid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_remove_tag;
+    req.body.vehicle_remove.session_id = sid;
+    req.body.vehicle_remove.vehicle_id = vid;
+}
+
+static void set_close(uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_close_tag;
+    req.body.session_close.session_id = sid;
+}
+
+static void set_verify(uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_verify_request_tag;
+    req.body.verify_request.session_id = sid;
+}
+
+static void set_export(uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_export_request_tag;
+    req.body.export_request.session_id = sid;
+}
+
+static void set_subscribe(uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_subscribe_tag;
+    req.body.subscribe.session_id = sid;
+    req.body.subscribe.rate_hz = 10;
+}
+
+static const char *share(pdk_client *c, uint64_t sid, paddock_v1_Role role)
+{
+    static char token[64];
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_share_tag;
+    req.body.session_share.session_id = sid;
+    req.body.session_share.role = role;
+    ck_assert_msg(call(c) == PDK_CLIENT_OK, "share: %s", c->error);
+    ck_assert_uint_eq(rep.which_body, paddock_v1_Frame_session_share_reply_tag);
+    ck_assert_uint_eq(strlen(rep.body.session_share_reply.token), 32);
+    snprintf(token, sizeof(token), "%s", rep.body.session_share_reply.token);
+    return token;
+}
+
+static paddock_v1_Role join(pdk_client *c, const char *token)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_join_tag;
+    snprintf(req.body.session_join.token, sizeof(req.body.session_join.token), "%s", token);
+    ck_assert_msg(call(c) == PDK_CLIENT_OK, "join: %s", c->error);
+    ck_assert_uint_eq(rep.which_body, paddock_v1_Frame_session_joined_tag);
+    return rep.body.session_joined.role;
+}
+
+static uint32_t vehicles_in(pdk_client *c, uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    ck_assert_int_eq(call(c), PDK_CLIENT_OK);
+    for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
+        if (rep.body.session_list_reply.sessions[i].session_id == sid)
+            return rep.body.session_list_reply.sessions[i].vehicle_count;
+    ck_abort_msg("session %" PRIu64 " is not listed", sid);
+    return 0;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int count_bytes(const uint8_t *data, size_t len, void *ud)
+{
+    (void)data;
+    *(size_t *)ud += len;
+    return 0;
+}
+
+/* The issue's attack: while alice holds the DRIVER lease on her car, mallory
+ * (another driver) tries everything the issue did, and each is refused
+ * naming mallory, the session and its owner; alice's session is untouched. */
+START_TEST(a_stranger_cannot_touch_anothers_session)
+{
+    paddock_v1_Welcome w;
+    connect_key(&alice, KEY_ALICE, false, &w);
+    ck_assert_str_eq(w.identity, "alice");
+    ck_assert_int_eq(w.role, paddock_v1_Role_ROLE_DRIVER);
+    uint64_t sid = create(&alice, "alice-run");
+    uint32_t vid = spawn(&alice, sid);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_control_lease_tag;
+    req.body.control_lease.session_id = sid;
+    req.body.control_lease.vehicle_id = vid;
+    req.body.control_lease.source = paddock_v1_ControlSource_CONTROL_SOURCE_DRIVER;
+    ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "lease: %s", alice.error);
+
+    connect_key(&mallory, KEY_MALLORY, false, &w);
+    ck_assert_str_eq(w.identity, "mallory");
+    char sess[48];
+    snprintf(sess, sizeof(sess), "session %" PRIu64, sid);
+    set_spawn(sid);
+    expect_denied(&mallory, "spawn", "identity 'mallory' (driver) may not send vehicle_spawn",
+                  sess);
+    set_control(sid, paddock_v1_SessionControl_pause_tag);
+    expect_denied(&mallory, "pause", "session_control", "it belongs to 'alice'");
+    set_control(sid, paddock_v1_SessionControl_resume_tag);
+    expect_denied(&mallory, "resume", "session_control", sess);
+    set_control(sid, paddock_v1_SessionControl_reseed_tag);
+    expect_denied(&mallory, "reseed", "session_control", sess);
+    set_tyre(sid, vid);
+    expect_denied(&mallory, "puncture", "tyre_command", "it belongs to 'alice'");
+    set_remove(sid, vid);
+    expect_denied(&mallory, "remove", "vehicle_remove", sess);
+    set_close(sid);
+    expect_denied(&mallory, "close", "session_close", sess);
+    set_subscribe(sid);
+    expect_denied(&mallory, "subscribe", "subscribe", sess);
+    set_verify(sid);
+    expect_denied(&mallory, "verify", "verify_request", "SessionShare");
+    set_export(sid);
+    expect_denied(&mallory, "export", "export_request", sess);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_share_tag;
+    req.body.session_share.session_id = sid;
+    req.body.session_share.role = paddock_v1_Role_ROLE_DRIVER;
+    expect_denied(&mallory, "share", "session_share", "only its owner");
+
+    /* Nothing of it touched alice's session: her car is there, it was never
+     * paused, and her own commands still go through. */
+    ck_assert_uint_eq(vehicles_in(&alice, sid), 1);
+    ck_assert(!rep.body.session_list_reply.sessions[0].paused);
+    set_tyre(sid, vid);
+    ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "owner's puncture: %s", alice.error);
+    /* Mallory's own session is hers to run. */
+    uint64_t mine = create(&mallory, "mallory-run");
+    spawn(&mallory, mine);
+    set_close(mine);
+    ck_assert_int_eq(call(&mallory), PDK_CLIENT_OK);
+}
+END_TEST
+
+/* Tokens: a viewer token lets mallory watch and nothing more, a driver
+ * token lets her drive and pause but not share further, and after the
+ * session closed it still lets her verify and export its recording. A
+ * token never lifts a viewer key above viewer. */
+START_TEST(a_join_token_gives_exactly_its_role)
+{
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    connect_key(&mallory, KEY_MALLORY, false, NULL);
+    uint64_t sid = create(&alice, "alice-shared");
+    uint32_t vid = spawn(&alice, sid);
+    char sess[48];
+    snprintf(sess, sizeof(sess), "session %" PRIu64, sid);
+
+    ck_assert_int_eq(join(&mallory, share(&alice, sid, paddock_v1_Role_ROLE_VIEWER)),
+                     paddock_v1_Role_ROLE_VIEWER);
+    set_subscribe(sid);
+    ck_assert_msg(call(&mallory) == PDK_CLIENT_OK, "viewer token subscribe: %s", mallory.error);
+    set_tyre(sid, vid);
+    expect_denied(&mallory, "viewer token puncture", "has the role viewer on session",
+                  "may not send tyre_command");
+
+    ck_assert_int_eq(join(&mallory, share(&alice, sid, paddock_v1_Role_ROLE_DRIVER)),
+                     paddock_v1_Role_ROLE_DRIVER);
+    spawn(&mallory, sid);
+    set_control(sid, paddock_v1_SessionControl_pause_tag);
+    ck_assert_msg(call(&mallory) == PDK_CLIENT_OK, "driver token pause: %s", mallory.error);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_share_tag;
+    req.body.session_share.session_id = sid;
+    req.body.session_share.role = paddock_v1_Role_ROLE_VIEWER;
+    expect_denied(&mallory, "token holder shares", "only its owner", sess);
+    /* Alice, a driver, cannot hand out more than she has. */
+    req.body.session_share.role = paddock_v1_Role_ROLE_ADMIN;
+    expect_denied(&alice, "share as admin", "has the role driver", "cannot share it as admin");
+
+    /* A viewer key joining with a driver token stays a viewer. */
+    connect_key(&other, KEY_EVE, false, NULL);
+    ck_assert_int_eq(join(&other, share(&alice, sid, paddock_v1_Role_ROLE_DRIVER)),
+                     paddock_v1_Role_ROLE_VIEWER);
+    set_spawn(sid);
+    expect_denied(&other, "eve spawn", "identity 'eve' has the role viewer", sess);
+    pdk_client_close(&other);
+
+    /* A token nobody handed out. */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_join_tag;
+    snprintf(req.body.session_join.token, sizeof(req.body.session_join.token),
+             "00000000000000000000000000000000");
+    expect_denied(&mallory, "forged token", "not one this server handed out", NULL);
+
+    /* The recording, once closed, is readable by the token's holder. */
+    set_control(sid, paddock_v1_SessionControl_resume_tag);
+    ck_assert_int_eq(call(&alice), PDK_CLIENT_OK);
+    sleep_ms(300);
+    set_close(sid);
+    ck_assert_int_eq(call(&alice), PDK_CLIENT_OK);
+    set_verify(sid);
+    mallory.timeout_ms = 30000;
+    ck_assert_msg(call(&mallory) == PDK_CLIENT_OK, "verify by token: %s", mallory.error);
+    ck_assert_uint_eq(rep.which_body, paddock_v1_Frame_verify_reply_tag);
+    ck_assert(rep.body.verify_reply.match);
+    ck_assert_uint_gt(rep.body.verify_reply.hashes_checked, 0);
+    size_t bytes = 0;
+    set_export(sid);
+    ck_assert_msg(pdk_client_download(&mallory, &req, count_bytes, &bytes, NULL, NULL, NULL) ==
+                      PDK_CLIENT_OK,
+                  "export by token: %s", mallory.error);
+    ck_assert_uint_gt(bytes, 0);
+    /* And still not by a stranger. */
+    connect_key(&other, KEY_ROBO, false, NULL);
+    set_verify(sid);
+    expect_denied(&other, "robo verify", "identity 'robo'", sess);
+}
+END_TEST
+
+/* The role is the key's: a viewer key saying viewer:false creates nothing
+ * and changes nothing; a driver saying viewer:true is a viewer. */
+START_TEST(a_viewer_key_cannot_change_whatever_its_hello_says)
+{
+    paddock_v1_Welcome w;
+    connect_key(&other, KEY_EVE, false, &w);
+    ck_assert_str_eq(w.identity, "eve");
+    ck_assert_int_eq(w.role, paddock_v1_Role_ROLE_VIEWER);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    expect_denied(&other, "viewer creates", "identity 'eve' has the role viewer",
+                  "may not send session_create");
+
+    connect_key(&alice, KEY_ALICE, true, &w);
+    ck_assert_int_eq(w.role, paddock_v1_Role_ROLE_VIEWER);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    expect_refused(&alice, paddock_v1_ErrorCode_PROTOCOL, "hello viewer creates",
+                   "said Hello as a viewer", NULL);
+}
+END_TEST
+
+/* Sends a Hello with key by hand and reads until the server closes. */
+static const paddock_v1_Error *hello_refused(const char *key)
+{
+    static paddock_v1_Frame f;
+    static uint8_t bytes[4096];
+    int fd = pdk_test_raw_connect(srv.port);
+    ck_assert_int_ge(fd, 0);
+    memset(&f, 0, sizeof(f));
+    f.request_id = 1;
+    f.which_body = paddock_v1_Frame_hello_tag;
+    f.body.hello.protocol_version = 1;
+    snprintf(f.body.hello.api_key, sizeof(f.body.hello.api_key), "%s", key);
+    pb_ostream_t os = pb_ostream_from_buffer(bytes, sizeof(bytes));
+    ck_assert(pb_encode_ex(&os, paddock_v1_Frame_fields, &f, PB_ENCODE_DELIMITED));
+    ck_assert_int_eq(write(fd, bytes, os.bytes_written), (ssize_t)os.bytes_written);
+    /* Read to EOF: the server closes after the Error. */
+    ssize_t n = pdk_test_read_all(fd, bytes, sizeof(bytes), 5000);
+    close(fd);
+    ck_assert_int_gt(n, 0);
+    pb_istream_t is = pb_istream_from_buffer(bytes, (size_t)n);
+    memset(&f, 0, sizeof(f));
+    ck_assert(pb_decode_ex(&is, paddock_v1_Frame_fields, &f, PB_DECODE_DELIMITED));
+    ck_assert_uint_eq(f.which_body, paddock_v1_Frame_error_tag);
+    ck_assert_msg(is.bytes_left == 0, "more than one frame before the close");
+    return &f.body.error;
+}
+
+START_TEST(wrong_or_missing_keys_are_refused_and_closed)
+{
+    const paddock_v1_Error *e = hello_refused("k-not-a-key");
+    ck_assert_int_eq(e->code, paddock_v1_ErrorCode_UNAUTHENTICATED);
+    ck_assert_msg(strstr(e->message, "not one of this server's keys"), "%s", e->message);
+    e = hello_refused("");
+    ck_assert_int_eq(e->code, paddock_v1_ErrorCode_UNAUTHENTICATED);
+    ck_assert_msg(strstr(e->message, "must carry an api_key"), "%s", e->message);
+    /* The client library reports it as the server's refusal. */
+    pdk_client_hello hello = {"auth-test", KEY_ALICE "x", false};
+    ck_assert_int_eq(pdk_client_connect_hello(&other, srv.addr, 5000, &hello, NULL),
+                     PDK_CLIENT_ESERVER);
+    ck_assert_int_eq(other.server_code, paddock_v1_ErrorCode_UNAUTHENTICATED);
+    /* The CLI takes the key from --api-key or $PADDOCK_API_KEY. */
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCK " --server %s sessions", srv.addr),
+                     3);
+    ck_assert_msg(strstr(out, "UNAUTHENTICATED"), "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCK " --server %s --api-key " KEY_EVE " sessions",
+                                 srv.addr),
+                     0);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 "PADDOCK_API_KEY=" KEY_EVE " " PDK_PADDOCK " --server %s create",
+                                 srv.addr),
+                     1);
+    ck_assert_msg(strstr(out, "PERMISSION_DENIED") && strstr(out, "identity 'eve'"), "%s", out);
+}
+END_TEST
+
+/* An operator and an admin act on any session; a key limited to robo-*
+ * sessions acts on those only. */
+START_TEST(operators_admins_and_patterns_reach_what_they_should)
+{
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    uint64_t run = create(&alice, "alice-run");
+    uint64_t robo_sid = create(&alice, "robo-7");
+    connect_key(&other, KEY_OPS, false, NULL);
+    set_control(run, paddock_v1_SessionControl_pause_tag);
+    ck_assert_msg(call(&other) == PDK_CLIENT_OK, "operator pause: %s", other.error);
+    pdk_client_close(&other);
+
+    connect_key(&mallory, KEY_ROBO, false, NULL);
+    spawn(&mallory, robo_sid);
+    set_spawn(run);
+    expect_denied(&mallory, "robo outside its pattern", "identity 'robo' (autonomy)",
+                  "it belongs to 'alice'");
+
+    connect_key(&other, KEY_ADMIN, false, NULL);
+    set_close(run);
+    ck_assert_msg(call(&other) == PDK_CLIENT_OK, "admin close: %s", other.error);
+}
+END_TEST
+
+/* The HTTP status of a WebSocket upgrade to path offering subprotocol
+ * (0: the server closed without a status line). */
+static int upgrade_status(int port, const char *path, const char *subprotocol)
+{
+    int fd = pdk_test_raw_connect(port);
+    ck_assert_int_ge(fd, 0);
+    char rq[512];
+    int n = snprintf(rq, sizeof(rq),
+                     "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\n"
+                     "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Protocol: %s\r\n\r\n",
+                     path, subprotocol);
+    ck_assert_int_eq(write(fd, rq, (size_t)n), n);
+    uint8_t got[1024];
+    ssize_t len = pdk_test_read_all(fd, got, sizeof(got) - 1, 2000);
+    close(fd);
+    if (len <= 0)
+        return 0;
+    got[len] = '\0';
+    int status = 0;
+    if (sscanf((const char *)got, "HTTP/1.1 %d", &status) != 1)
+        return 0;
+    return status;
+}
+
+/* Start-up: bad key files are refused naming what is wrong; without
+ * --auth a non-loopback listen is refused, a loopback one says so; with
+ * --auth any address is allowed and Foxglove's server is off. */
+START_TEST(start_up_checks)
+{
+    char dir[256];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    char hex[65];
+    sha256_hex("k", hex);
+    struct {
+        const char *text;
+        const char *says;
+    } bad[] = {
+        {"{\"keys\": [\n  {\"name\": \"a\",,}\n]}", "line 2"},
+        {"{\"keys\": []}", "at least one key"},
+        {"{\"keys\": [{\"name\": \"a\", \"role\": \"root\", \"sha256\": \"@\"}]}",
+         "keys[0] (\"a\"): role: 'root' is not one of admin"},
+        {"{\"keys\": [{\"name\": \"a\", \"role\": \"admin\", \"sha256\": \"abc\"}]}",
+         "keys[0] (\"a\"): sha256 must be"},
+        {"{\"keys\": [{\"name\": \"a\", \"role\": \"admin\", \"sha256\": \"@\", \"key\": 1}]}",
+         "keys[0]: unknown field 'key'"},
+        {"{\"keys\": [{\"name\": \"a\", \"role\": \"admin\", \"sha256\": \"@\"}, {\"name\": "
+         "\"a\", \"role\": \"viewer\", \"sha256\": \"@\"}]}",
+         "keys[1]: name \"a\" is also keys[0]'s"},
+        {"{\"keys\": [{\"name\": \"a\", \"role\": \"admin\", \"sha256\": \"@\", \"sessions\": "
+         "[3]}]}",
+         "keys[0] (\"a\"): sessions[0] must be a pattern"},
+    };
+    char path[320];
+    snprintf(path, sizeof(path), "%s/bad.json", dir);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        /* Each @ stands for a well-formed digest. */
+        char text[1024];
+        size_t n = 0;
+        for (const char *p = bad[i].text; *p && n + 65 < sizeof(text); p++) {
+            if (*p == '@') {
+                memcpy(text + n, hex, 64);
+                n += 64;
+            } else {
+                text[n++] = *p;
+            }
+        }
+        text[n] = '\0';
+        pdk_test_write_file(path, text);
+        ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                     PDK_PADDOCKD " --listen 127.0.0.1:0 --db %s/x.db --auth %s",
+                                     dir, path),
+                         1);
+        ck_assert_msg(strstr(out, bad[i].says) && strstr(out, path), "%zu: %s", i, out);
+    }
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCKD " --listen 127.0.0.1:0 --db %s/x.db --auth %s/none",
+                                 dir, dir),
+                     1);
+    ck_assert_msg(strstr(out, "none: cannot be read"), "%s", out);
+    const char *nets[][2] = {{"--listen", "0.0.0.0:0"}, {"--http", "192.0.2.1:0"}};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " %s %s --db %s/x.db",
+                                     nets[i][0], nets[i][1], dir),
+                         1);
+        char says[128];
+        snprintf(says, sizeof(says), "%s %s is not a loopback address", nets[i][0], nets[i][1]);
+        ck_assert_msg(strstr(out, says) && strstr(out, "--auth"), "%s", out);
+    }
+    /* The start messages, with and without keys. */
+    pdk_test_server plain;
+    ck_assert_int_eq(pdk_test_server_start(&plain, NULL, NULL, log_text, sizeof(log_text)), 0);
+    ck_assert_int_eq(pdk_test_server_stop(&plain, log_text, sizeof(log_text)), 0);
+    ck_assert_msg(strstr(log_text, "no --auth: serving loopback clients only"), "%s", log_text);
+    write_auth(path);
+    const char *extra[] = {"--auth", path, "--http", "127.0.0.1:0", NULL};
+    ck_assert_int_eq(pdk_test_server_start(&plain, NULL, extra, log_text, sizeof(log_text)), 0);
+    /* Foxglove's subprotocol is refused at the handshake; Paddock's is not. */
+    pdk_test_read_log(&plain, log_text, sizeof(log_text));
+    const char *at = strstr(log_text, "http on 127.0.0.1:");
+    ck_assert_msg(at != NULL, "%s", log_text);
+    int http_port = atoi(at + strlen("http on 127.0.0.1:"));
+    ck_assert_int_eq(upgrade_status(http_port, "/", "foxglove.websocket.v1"), 0);
+    ck_assert_int_eq(upgrade_status(http_port, "/v1/ws", "paddock.v1"), 101);
+    ck_assert_int_eq(pdk_test_server_stop(&plain, log_text, sizeof(log_text)), 0);
+    ck_assert_msg(strstr(log_text, "6 keys; every client must send one in Hello"), "%s", log_text);
+    ck_assert_msg(strstr(log_text, "the Foxglove WebSocket server is off"), "%s", log_text);
+}
+END_TEST
+
+/* The --demo session is nobody's: a driver does not reach it, a key whose
+ * pattern matches its name does. */
+START_TEST(the_demo_is_nobodys)
+{
+    char dir[256];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    char a[65], w[65];
+    sha256_hex(KEY_ALICE, a);
+    sha256_hex(KEY_EVE, w);
+    static char text[1024];
+    snprintf(text, sizeof(text),
+             "{\"keys\": [{\"name\": \"alice\", \"role\": \"driver\", \"sha256\": \"%s\"},"
+             " {\"name\": \"wall\", \"role\": \"viewer\", \"sha256\": \"%s\", "
+             "\"sessions\": [\"demo\"]}]}",
+             a, w);
+    char path[320];
+    snprintf(path, sizeof(path), "%s/keys.json", dir);
+    pdk_test_write_file(path, text);
+    const char *extra[] = {"--auth", path, "--demo", NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    set_subscribe(1);
+    expect_denied(&alice, "driver watches the demo", "session 1: it has no owner here", NULL);
+    connect_key(&other, KEY_EVE, false, NULL);
+    set_subscribe(1);
+    ck_assert_msg(call(&other) == PDK_CLIENT_OK, "pattern key watches the demo: %s", other.error);
+    teardown();
+}
+END_TEST
+
+static Suite *auth_suite(void)
+{
+    Suite *s = suite_create("integration_auth");
+    TCase *tc = tcase_create("auth");
+    tcase_set_timeout(tc, 60);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, a_stranger_cannot_touch_anothers_session);
+    tcase_add_test(tc, a_join_token_gives_exactly_its_role);
+    tcase_add_test(tc, a_viewer_key_cannot_change_whatever_its_hello_says);
+    tcase_add_test(tc, wrong_or_missing_keys_are_refused_and_closed);
+    tcase_add_test(tc, operators_admins_and_patterns_reach_what_they_should);
+    suite_add_tcase(s, tc);
+    TCase *start = tcase_create("start");
+    tcase_set_timeout(start, 60);
+    tcase_add_test(start, start_up_checks);
+    tcase_add_test(start, the_demo_is_nobodys);
+    suite_add_tcase(s, start);
+    return s;
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    SRunner *sr = srunner_create(auth_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
