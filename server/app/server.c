@@ -41,6 +41,10 @@ pdk_server_config pdk_server_config_default(void)
         /* One hour of sim time: a fast session left running by a client that
          * went away must not fill the disk with its recording. */
         .max_fast_ticks = 3600ull * PDK_TICK_HZ,
+        /* As much as the largest single upload: any one upload still fits,
+         * and a thousand connections can no longer hold a thousand times
+         * that on the server's temporary disk. */
+        .max_import_bytes = 1ull << 30,
         .limits = pdk_net_limits_default(),
     };
     return c;
