@@ -127,6 +127,25 @@ static char *dup_text(const unsigned char *s)
     return p;
 }
 
+/* Text from the file as a message shows it: at most 80 bytes, each byte
+ * outside printable ASCII as '?', so that a hostile name can neither
+ * break a client's UTF-8 decoding of the Error nor fill it. */
+typedef struct shown {
+    char text[81];
+} shown;
+
+static shown show(const char *in)
+{
+    shown s;
+    size_t n = 0;
+    for (; in && in[n] && n < sizeof s.text - 1; n++) {
+        unsigned char c = (unsigned char)in[n];
+        s.text[n] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    s.text[n] = '\0';
+    return s;
+}
+
 static void desc_free(schema_desc *d)
 {
     for (size_t i = 0; i < d->n_objs; i++) {
@@ -161,17 +180,18 @@ static pdk_error sqlite_failure(sqlite3 *db, int rc, const char *path, const cha
     }
     if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
         pdk_store_errf(err, err_len, "%s: import refused: damaged SQLite file (%s: %s)", path,
-                       doing, sqlite3_errmsg(db));
+                       doing, show(sqlite3_errmsg(db)).text);
         return PDK_ERR_PARSE;
     }
     if (primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN) {
         pdk_store_errf(err, err_len, "%s: cannot read it (%s): %s", path, doing,
-                       sqlite3_errmsg(db));
+                       show(sqlite3_errmsg(db)).text);
         return PDK_ERR_IO;
     }
     /* Anything else (a limit reached, a schema SQLite will not parse, a
      * malformed schema) is the file's doing: refused as not Paddock's. */
-    pdk_store_errf(err, err_len, "%s: import refused: %s: %s", path, doing, sqlite3_errmsg(db));
+    pdk_store_errf(err, err_len, "%s: import refused: %s: %s", path, doing,
+                   show(sqlite3_errmsg(db)).text);
     return PDK_ERR_PARSE;
 }
 
@@ -294,8 +314,8 @@ static pdk_error describe_columns(sqlite3 *db, const char *path, schema_desc *d,
         int rc = read_columns(db, &d->objs[i]);
         if (rc != SQLITE_OK) {
             char doing[160];
-            snprintf(doing, sizeof doing, "reading the columns of table \"%.80s\"",
-                     d->objs[i].name);
+            snprintf(doing, sizeof doing, "reading the columns of table \"%s\"",
+                     show(d->objs[i].name).text);
             return sqlite_failure(db, rc, path, doing, err, err_len);
         }
     }
@@ -507,9 +527,9 @@ static pdk_error unexpected_objects(const schema_desc *d, const schema_desc *ref
         const object_desc *o = &d->objs[i];
         if (!find_object(ref, o->type, o->name)) {
             pdk_store_errf(err, err_len,
-                           "%s: import refused: %s \"%.80s\" is not in Paddock's schema "
+                           "%s: import refused: %s \"%s\" is not in Paddock's schema "
                            "(migration %d)%s",
-                           path, o->type, o->name, level,
+                           path, show(o->type).text, show(o->name).text, level,
                            strcmp(o->type, "trigger") == 0 || strcmp(o->type, "view") == 0
                                ? "; an export has no triggers or views"
                                : "");
@@ -545,15 +565,15 @@ static pdk_error compare(const schema_desc *d, const schema_desc *ref, int level
             const column_desc *rc = find_column(r, o->cols[c].name);
             if (!rc) {
                 pdk_store_errf(err, err_len,
-                               "%s: import refused: table %s has an unexpected column \"%.80s\"",
-                               path, r->name, o->cols[c].name);
+                               "%s: import refused: table %s has an unexpected column \"%s\"", path,
+                               r->name, show(o->cols[c].name).text);
                 return PDK_ERR_PARSE;
             }
             if (strcmp(rc->decl, o->cols[c].decl) != 0) {
                 pdk_store_errf(err, err_len,
-                               "%s: import refused: column %s.%s is \"%.120s\" where Paddock's is "
+                               "%s: import refused: column %s.%s is \"%s\" where Paddock's is "
                                "\"%s\"",
-                               path, r->name, rc->name, o->cols[c].decl, rc->decl);
+                               path, r->name, rc->name, show(o->cols[c].decl).text, rc->decl);
                 return PDK_ERR_PARSE;
             }
         }
@@ -638,8 +658,8 @@ static pdk_error quick_check(sqlite3 *db, const char *path, char *err, size_t er
     if (rc == SQLITE_ROW) {
         const char *verdict = (const char *)sqlite3_column_text(st, 0);
         if (!verdict || strcmp(verdict, "ok") != 0) {
-            pdk_store_errf(err, err_len, "%s: import refused: damaged SQLite file: %.200s", path,
-                           verdict ? verdict : "?");
+            pdk_store_errf(err, err_len, "%s: import refused: damaged SQLite file: %s", path,
+                           show(verdict ? verdict : "?").text);
             e = PDK_ERR_PARSE;
         }
     } else {
@@ -742,9 +762,9 @@ static pdk_error file_level(sqlite3 *db, const pdk_import_schema *ref, schema_de
     for (size_t v = 0; v < n; v++) {
         if (strcmp(d->migration_names[v], at->migration_names[v]) != 0) {
             pdk_store_errf(err, err_len,
-                           "%s: import refused: its migration %zu is \"%.80s\" where Paddock's "
+                           "%s: import refused: its migration %zu is \"%s\" where Paddock's "
                            "is \"%s\"",
-                           path, v + 1, d->migration_names[v], at->migration_names[v]);
+                           path, v + 1, show(d->migration_names[v]).text, at->migration_names[v]);
             return PDK_ERR_PARSE;
         }
     }

@@ -1146,6 +1146,10 @@ START_TEST(test_import_foreign_schema)
         {"ALTER TABLE vehicles DROP COLUMN overrides",
          PDK_ERR_PARSE,
          {"table vehicles has no column overrides", NULL}},
+        /* A name that is not text: shown as '?', never sent as it is. */
+        {"CREATE TABLE \"\xff\xfe evil\" (a)",
+         PDK_ERR_PARSE,
+         {"table \"?? evil\" is not in Paddock's schema", NULL}},
         {"CREATE INDEX extra ON inputs(kind)",
          PDK_ERR_PARSE,
          {"index \"extra\" is not in Paddock's schema", NULL}},
