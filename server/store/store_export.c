@@ -1,7 +1,9 @@
 /* Standalone session files: export one session into an SQLite file of its
  * own, and import such a file as a new session. Both use connections of
  * their own (never the writer's or the read API's) and ATTACH the other file,
- * so every row moves with one INSERT ... SELECT per table.
+ * so every row moves with one INSERT ... SELECT per table. A file to import
+ * is a stranger's: import_check.c checks it whole on a hardened connection
+ * of its own before it is attached here.
  *
  * An export file holds the tables of the migrations that made it (only the
  * session's rows, the build row of its build), its own schema_migrations and
