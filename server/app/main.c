@@ -28,6 +28,7 @@ static void usage(FILE *to)
     fprintf(to, "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
                 "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
                 "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
+                "                [--max-import-mb MB]\n"
                 "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
@@ -359,6 +360,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.max_world_bytes = (size_t)mb << 20;
+        } else if (serve && strcmp(arg, "--max-import-mb") == 0) {
+            NEED_VALUE();
+            int mb;
+            if (!parse_int(argv[++i], 1, 1 << 20, &mb)) {
+                fprintf(stderr, "paddockd: --max-import-mb: '%s' is not a whole number 1..%d\n",
+                        argv[i], 1 << 20);
+                return 2;
+            }
+            scfg.max_import_bytes = (uint64_t)mb << 20;
         } else if (serve && strcmp(arg, "--max-fast-ticks") == 0) {
             NEED_VALUE();
             double v;

@@ -43,6 +43,10 @@ pdk_server_config pdk_server_config_default(void)
         .max_fast_ticks = 3600ull * PDK_TICK_HZ,
         .hello_timeout_s = 10.0,
         .max_queued_jobs = 16,
+        /* As much as the largest single upload: any one upload still fits,
+         * and a thousand connections can no longer hold a thousand times
+         * that on the server's temporary disk. */
+        .max_import_bytes = 1ull << 30,
         .limits = pdk_net_limits_default(),
     };
     return c;

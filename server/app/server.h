@@ -27,6 +27,9 @@ typedef struct pdk_server_config {
     int max_catchup_ticks;   /* ticks run per wake-up before deadlines are dropped */
     uint64_t tick_spin_ns;   /* wake this early and spin to the deadline; 0: no spin */
     uint64_t max_fast_ticks; /* a fast session pauses after this many ticks */
+    /* Temporary files of ImportChunk uploads, all connections together
+     * (each one at most 1 GiB besides); default 1 GiB. */
+    uint64_t max_import_bytes;
     /* Retention of finished recordings, applied at start and after each
      * recorded session closes: the oldest are deleted beyond either limit
      * (0: none). */

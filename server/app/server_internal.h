@@ -186,6 +186,9 @@ typedef struct pdk_server {
     pdk_server_access access;
 
     uint64_t demo_session;
+    /* Bytes in ImportChunk temporary files, uploads and imports together,
+     * held against cfg.max_import_bytes until the file is removed. */
+    uint64_t import_bytes;
     pdk_buf out;
 } pdk_server;
 

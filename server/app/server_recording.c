@@ -79,7 +79,8 @@ typedef struct pdk_server_job {
     pdk_verify_result verify;
     char *json;
     uint64_t new_id, original_id, last_tick;
-    uint64_t size; /* an export's or CSV's file */
+    uint64_t size;         /* an export's or CSV's file */
+    uint64_t import_bytes; /* an import's upload, held in srv->import_bytes until freed */
     /* a listing: what it asked (strings owned), the page it found */
     pdk_store_list_filter filter;
     uint32_t offset, limit;
@@ -184,6 +185,8 @@ static void job_free(job *j)
     }
     free(j->infos);
     remove_temp(j->dir, j->path);
+    /* On the loop, like every job_free: the upload's file is gone now. */
+    j->srv->import_bytes -= j->import_bytes;
     free(j);
 }
 
@@ -1326,13 +1329,16 @@ static void pdk_server_handle_recording_delete(pdk_server *srv, const pdk_reques
         job_start(j);
 }
 
-static void upload_drop(pdk_upload *u)
+/* The upload's file goes, and its bytes go back to the server's import
+ * space. */
+static void upload_drop(pdk_server *srv, pdk_upload *u)
 {
     if (u->fd >= 0)
         close(u->fd);
     u->fd = -1;
     remove_temp(u->dir, u->path);
     u->dir[0] = u->path[0] = '\0';
+    srv->import_bytes -= u->offset;
     u->offset = 0;
 }
 
@@ -1342,12 +1348,15 @@ static void upload_refuse(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
     char said[PDK_REPLAY_ERR_LEN];
     snprintf(said, sizeof(said), "%s", msg);
     hide_paths(srv, c->upload.dir, c->upload.path, "the uploaded file", said, sizeof(said));
-    upload_drop(&c->upload);
+    upload_drop(srv, &c->upload);
     pdk_server_send_error(&srv->out, c->conn, rid, code, said);
 }
 
 /* ImportChunk: the file is written to a temporary folder in order; the
- * last chunk hands it to the store on the pool. */
+ * last chunk hands it to the store on the pool. Every byte written is held
+ * against --max-import-mb, all connections together, until the file is
+ * removed: when the upload is dropped or its connection closes, or when the
+ * import job is done with it. */
 static void pdk_server_handle_import(pdk_server *srv, const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
@@ -1356,7 +1365,7 @@ static void pdk_server_handle_import(pdk_server *srv, const pdk_request *rq)
     pdk_upload *u = &c->upload;
     char msg[512];
     if (u->fd >= 0 && m->offset == 0 && u->offset != 0)
-        upload_drop(u); /* a new upload starts over */
+        upload_drop(srv, u); /* a new upload starts over */
     if (u->fd < 0) {
         if (m->offset != 0) {
             snprintf(msg, sizeof(msg),
@@ -1391,6 +1400,16 @@ static void pdk_server_handle_import(pdk_server *srv, const pdk_request *rq)
         upload_refuse(srv, c, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
+    if (srv->import_bytes + m->data.len > srv->cfg.max_import_bytes) {
+        snprintf(msg, sizeof(msg),
+                 "the server's space for uploads is full: imports in progress hold %.1f of "
+                 "%.1f MiB (--max-import-mb) and this ImportChunk brings %zu bytes more; the "
+                 "upload is dropped, send it again once others have finished",
+                 (double)srv->import_bytes / (1024.0 * 1024.0),
+                 (double)srv->cfg.max_import_bytes / (1024.0 * 1024.0), m->data.len);
+        upload_refuse(srv, c, f->request_id, PDK_ERR_CAPACITY, msg);
+        return;
+    }
     for (size_t done = 0; done < m->data.len;) {
         ssize_t n = write(u->fd, m->data.data + done, m->data.len - done);
         if (n < 0 && errno == EINTR)
@@ -1403,6 +1422,7 @@ static void pdk_server_handle_import(pdk_server *srv, const pdk_request *rq)
         done += (size_t)n;
     }
     u->offset += m->data.len;
+    srv->import_bytes += m->data.len;
     if (!m->last) {
         pdk_server_send_ok(rq->out, c->conn, f->request_id, 0);
         return;
@@ -1411,11 +1431,12 @@ static void pdk_server_handle_import(pdk_server *srv, const pdk_request *rq)
     u->fd = -1;
     job *j = job_new(srv, JOB_IMPORT, c, f->request_id, 0);
     if (!j) {
-        upload_drop(u);
+        upload_drop(srv, u);
         return;
     }
     snprintf(j->dir, sizeof(j->dir), "%s", u->dir);
     snprintf(j->path, sizeof(j->path), "%s", u->path);
+    j->import_bytes = u->offset;
     u->dir[0] = u->path[0] = '\0';
     u->offset = 0;
     job_start(j);
@@ -1489,7 +1510,7 @@ void pdk_server_on_stream_timer(uv_timer_t *t)
 void pdk_server_recording_forget_conn(pdk_server *srv, pdk_server_conn *c)
 {
     jobs_drop(srv, c->id);
-    upload_drop(&c->upload);
+    upload_drop(srv, &c->upload);
     for (size_t i = 0; i < srv->streams.n;) {
         if (srv->streams.items[i].conn_id == c->id)
             stream_drop(srv, i);

@@ -15,6 +15,7 @@
 #endif
 #include <time.h>
 
+#include "import_check.h"
 #include "store_internal.h"
 
 #define PDK_STORE_GATHER_NS 4000000u /* 4 ms: under half a 120 Hz tick */
@@ -338,6 +339,7 @@ static void destroy(pdk_store *s)
     for (int i = 0; i < PDK_STORE_READERS; i++) {
         pthread_mutex_destroy(&s->read_mu[i]);
     }
+    pdk_import_schema_free(s->import_schema);
     free(s->path);
     free(s);
 }
@@ -425,6 +427,9 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
     pthread_cond_init(&s->flushed_cv, NULL);
 
     rc = open_store(s, path, &migrations, err, err_len);
+    if (rc == PDK_OK) {
+        rc = pdk_import_schema_build(&migrations, &s->import_schema, err, err_len);
+    }
     pdk_migrations_free(&migrations);
     if (rc == PDK_OK) {
         int prc = pthread_create(&s->writer, NULL, writer_main, s);

@@ -291,9 +291,13 @@ pdk_error pdk_store_export_session(pdk_store *store, uint64_t session_id, const 
  * (its id from pdk_store_next_session_id, in *new_id; the original id in
  * *original_id, may be NULL), all in one transaction on a connection of its
  * own (it waits up to the busy timeout for the writer's write lock). Its
- * parent_session_id is kept as it was. Errors: PDK_ERR_INVALID_ARGUMENT,
+ * parent_session_id is kept as it was. The file is a stranger's: it is
+ * checked whole first (pdk_import_check, import_check.h: hardened and
+ * read-only, its schema exactly what the store's migrations make, no
+ * trigger or view, quick_check) and only then copied, on a hardened
+ * connection, never through its indexes. Errors: PDK_ERR_INVALID_ARGUMENT,
  * PDK_ERR_IO (unreadable), PDK_ERR_PARSE (not an SQLite file, a damaged
- * one, or not a Paddock export: err says what is missing),
+ * one, or not exactly a Paddock export: err says what differs),
  * PDK_ERR_DB_TOO_NEW (its schema version or export format is newer than
  * this server's), PDK_ERR_DB; on error nothing is added and *new_id is 0. */
 pdk_error pdk_store_import_session(pdk_store *store, const char *path, uint64_t *new_id,

@@ -1,7 +1,9 @@
 /* Standalone session files: export one session into an SQLite file of its
  * own, and import such a file as a new session. Both use connections of
  * their own (never the writer's or the read API's) and ATTACH the other file,
- * so every row moves with one INSERT ... SELECT per table.
+ * so every row moves with one INSERT ... SELECT per table. A file to import
+ * is a stranger's: import_check.c checks it whole on a hardened connection
+ * of its own before it is attached here.
  *
  * An export file holds the tables of the migrations that made it (only the
  * session's rows, the build row of its build), its own schema_migrations and
@@ -24,13 +26,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "import_check.h"
 #include "store_internal.h"
 
 #ifndef PDK_BUILD_ID
 #define PDK_BUILD_ID "unknown"
 #endif
-
-#define EXPORT_FORMAT 1
 
 /* A session's tables, the parent first (foreign keys point at sessions). */
 static const char *const session_tables[] = {"sessions", "vehicles", "inputs", "state_hashes",
@@ -39,11 +40,7 @@ static const char *const session_tables[] = {"sessions", "vehicles", "inputs", "
 
 /* ---- Small helpers ---- */
 
-/* "file:" URI for path with every byte outside [A-Za-z0-9/._~-] percent-
- * encoded, so a '?', '#' or '%' in a path cannot be read as URI syntax; an
- * absolute path gets an empty authority ("file:///..."). query may be NULL.
- * Caller frees; NULL when out of memory. */
-static char *file_uri(const char *path, const char *query)
+char *pdk_store_file_uri(const char *path, const char *query)
 {
     size_t n = strlen(path);
     size_t cap = 8 + 3 * n + (query ? strlen(query) + 1 : 0) + 1;
@@ -74,7 +71,7 @@ static char *file_uri(const char *path, const char *query)
 static pdk_error open_db(const char *path, int flags, sqlite3 **out, char *err, size_t err_len)
 {
     *out = NULL;
-    char *uri = file_uri(path, NULL);
+    char *uri = pdk_store_file_uri(path, NULL);
     if (!uri) {
         pdk_store_errf(err, err_len, "%s: out of memory", path);
         return PDK_ERR_NO_MEMORY;
@@ -114,10 +111,12 @@ static void rollback_if_open(sqlite3 *db)
     }
 }
 
-/* ATTACH path read-only as schema name. */
-static int attach_ro(sqlite3 *db, const char *path, const char *name, char *msg, size_t msg_len)
+/* ATTACH path read-only as schema name; immutable for a file nothing else
+ * writes (an upload: no journal beside it is ever read, no lock taken). */
+static int attach_ro(sqlite3 *db, const char *path, const char *name, int immutable, char *msg,
+                     size_t msg_len)
 {
-    char *uri = file_uri(path, "mode=ro");
+    char *uri = pdk_store_file_uri(path, immutable ? "mode=ro&immutable=1" : "mode=ro");
     char sql[64];
     snprintf(sql, sizeof sql, "ATTACH DATABASE ?1 AS %s", name);
     sqlite3_stmt *st = NULL;
@@ -132,30 +131,6 @@ static int attach_ro(sqlite3 *db, const char *path, const char *name, char *msg,
     }
     sqlite3_finalize(st);
     free(uri);
-    return rc;
-}
-
-/* One integer from sql (with ?1 bound to arg when arg_bound); SQLITE_OK and
- * *out, SQLITE_DONE when there is no row, or the failing code with msg. */
-static int query_int(sqlite3 *db, const char *sql, int arg_bound, int64_t arg, int64_t *out,
-                     char *msg, size_t msg_len)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        if (arg_bound) {
-            sqlite3_bind_int64(st, 1, arg);
-        }
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            *out = sqlite3_column_int64(st, 0);
-            rc = SQLITE_OK;
-        }
-    }
-    if (rc != SQLITE_OK && rc != SQLITE_DONE) {
-        snprintf(msg, msg_len, "%s", sqlite3_errmsg(db));
-    }
-    sqlite3_finalize(st);
     return rc;
 }
 
@@ -224,10 +199,12 @@ static int table_exists(sqlite3 *db, const char *schema, const char *table, char
 /* Builds "INSERT [OR IGNORE] INTO dst.table (cols) SELECT exprs FROM
  * src.table WHERE where" over the columns of dst.table that src.table has
  * too (a file from an older schema lacks the newer columns, which take their
- * defaults). With remap, the session_id column is replaced by ?2. */
+ * defaults). With remap, the session_id column is replaced by ?2. With
+ * not_indexed, src.table is read NOT INDEXED: an uploaded file's indexes
+ * are never trusted to agree with its tables (import_check.c). */
 static int copy_sql(sqlite3 *db, const char *dst, const char *src, const char *table,
-                    const char *where, int or_ignore, int remap, sbuf *out, char *msg,
-                    size_t msg_len)
+                    const char *where, int or_ignore, int remap, int not_indexed, sbuf *out,
+                    char *msg, size_t msg_len)
 {
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(db,
@@ -281,7 +258,7 @@ static int copy_sql(sqlite3 *db, const char *dst, const char *src, const char *t
         sb_add(out, src);
         sb_add(out, ".");
         sb_add(out, table);
-        sb_add(out, " WHERE ");
+        sb_add(out, not_indexed ? " NOT INDEXED WHERE " : " WHERE ");
         sb_add(out, where);
         if (out->oom || cols.oom || exprs.oom) {
             snprintf(msg, msg_len, "out of memory");
@@ -297,11 +274,12 @@ static int copy_sql(sqlite3 *db, const char *dst, const char *src, const char *t
 /* Copies the session's rows of table from src to dst (?1 is the session id
  * in src, ?2 the id in dst). *rows gets how many were inserted. */
 static int copy_table(sqlite3 *db, const char *dst, const char *src, const char *table,
-                      const char *where, int or_ignore, uint64_t src_id, uint64_t dst_id,
-                      int64_t *rows, char *msg, size_t msg_len)
+                      const char *where, int or_ignore, int not_indexed, uint64_t src_id,
+                      uint64_t dst_id, int64_t *rows, char *msg, size_t msg_len)
 {
     sbuf sql = {0};
-    int rc = copy_sql(db, dst, src, table, where, or_ignore, src_id != dst_id, &sql, msg, msg_len);
+    int rc = copy_sql(db, dst, src, table, where, or_ignore, src_id != dst_id, not_indexed, &sql,
+                      msg, msg_len);
     sqlite3_stmt *st = NULL;
     if (rc == SQLITE_OK) {
         rc = sqlite3_prepare_v2(db, sql.p, -1, &st, NULL);
@@ -325,16 +303,18 @@ static int copy_table(sqlite3 *db, const char *dst, const char *src, const char 
 }
 
 /* Copies the build row and every session table; the session row must be
- * there (*found). Runs inside the caller's transaction. */
-static int copy_session(sqlite3 *db, const char *dst, const char *src, uint64_t src_id,
-                        uint64_t dst_id, int *found, char *msg, size_t msg_len)
+ * there (*found). Runs inside the caller's transaction. not_indexed: as
+ * copy_sql. */
+static int copy_session(sqlite3 *db, const char *dst, const char *src, int not_indexed,
+                        uint64_t src_id, uint64_t dst_id, int *found, char *msg, size_t msg_len)
 {
     char where_build[160];
     snprintf(where_build, sizeof where_build,
              "build_id IN (SELECT build_id FROM %s.sessions WHERE session_id = ?1)", src);
     int64_t rows = 0;
     /* The build row is the same in every file that knows the build. */
-    int rc = copy_table(db, dst, src, "build", where_build, 1, src_id, src_id, &rows, msg, msg_len);
+    int rc = copy_table(db, dst, src, "build", where_build, 1, not_indexed, src_id, src_id, &rows,
+                        msg, msg_len);
     *found = 0;
     for (size_t i = 0; rc == SQLITE_OK && i < N_SESSION_TABLES; i++) {
         int have = table_exists(db, src, session_tables[i], msg, msg_len);
@@ -344,8 +324,8 @@ static int copy_session(sqlite3 *db, const char *dst, const char *src, uint64_t 
         if (!have) {
             continue; /* a file from before that table existed */
         }
-        rc = copy_table(db, dst, src, session_tables[i], "session_id = ?1", 0, src_id, dst_id,
-                        &rows, msg, msg_len);
+        rc = copy_table(db, dst, src, session_tables[i], "session_id = ?1", 0, not_indexed, src_id,
+                        dst_id, &rows, msg, msg_len);
         if (rc == SQLITE_OK && i == 0) {
             *found = rows == 1;
             if (!*found) {
@@ -405,17 +385,11 @@ static pdk_error fill_export(pdk_store *s, uint64_t session_id, const char *tmp,
                        path, version, s->path, s->schema_version);
         rc = PDK_ERR_DB;
     }
-    if (rc == PDK_OK && exec_sql(db,
-                                 "CREATE TABLE paddock_export ("
-                                 " format INTEGER NOT NULL,"
-                                 " original_session_id INTEGER NOT NULL,"
-                                 " exported_by_build TEXT NOT NULL,"
-                                 " exported_unix_ms INTEGER NOT NULL)",
-                                 msg, sizeof msg) != SQLITE_OK) {
+    if (rc == PDK_OK && exec_sql(db, PDK_EXPORT_TABLE_SQL, msg, sizeof msg) != SQLITE_OK) {
         pdk_store_errf(err, err_len, "%s: creating paddock_export: %s", path, msg);
         rc = PDK_ERR_DB;
     }
-    if (rc == PDK_OK && attach_ro(db, s->path, "src", msg, sizeof msg) != SQLITE_OK) {
+    if (rc == PDK_OK && attach_ro(db, s->path, "src", 0, msg, sizeof msg) != SQLITE_OK) {
         pdk_store_errf(err, err_len, "%s: cannot attach %s read-only: %s", path, s->path, msg);
         rc = PDK_ERR_DB;
     }
@@ -428,7 +402,7 @@ static pdk_error fill_export(pdk_store *s, uint64_t session_id, const char *tmp,
     if (rc == PDK_OK) {
         int found = 0;
         int src_rc =
-            copy_session(db, "main", "src", session_id, session_id, &found, msg, sizeof msg);
+            copy_session(db, "main", "src", 0, session_id, session_id, &found, msg, sizeof msg);
         if (src_rc != SQLITE_OK) {
             pdk_store_errf(err, err_len, "%s: exporting session %llu from %s: %s", path,
                            (unsigned long long)session_id, s->path, msg);
@@ -446,7 +420,7 @@ static pdk_error fill_export(pdk_store *s, uint64_t session_id, const char *tmp,
                                      "exported_by_build, exported_unix_ms) VALUES (?1, ?2, ?3, ?4)",
                                      -1, &st, NULL);
         if (qrc == SQLITE_OK) {
-            sqlite3_bind_int(st, 1, EXPORT_FORMAT);
+            sqlite3_bind_int(st, 1, PDK_EXPORT_FORMAT);
             sqlite3_bind_int64(st, 2, pdk_store_u64_to_i64(session_id));
             sqlite3_bind_text(st, 3, PDK_BUILD_ID, -1, SQLITE_STATIC);
             sqlite3_bind_int64(st, 4, pdk_store_now_unix_ms());
@@ -560,150 +534,6 @@ pdk_error pdk_store_export_session(pdk_store *store, uint64_t session_id, const 
 
 /* ---- Import ---- */
 
-/* PDK_OK when the file starts with SQLite's 16-byte header. */
-static pdk_error check_header(const char *path, char *err, size_t err_len)
-{
-    static const char magic[16] = "SQLite format 3";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        pdk_store_errf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
-        return PDK_ERR_IO;
-    }
-    char head[16];
-    size_t got = fread(head, 1, sizeof head, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        pdk_store_errf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
-        return PDK_ERR_IO;
-    }
-    if (got < sizeof head || memcmp(head, magic, sizeof magic) != 0) {
-        pdk_store_errf(err, err_len, "%s: not an SQLite file", path);
-        return PDK_ERR_PARSE;
-    }
-    return PDK_OK;
-}
-
-/* The checks on the attached file "imp" before anything is written; sets
- * *original_id. */
-static pdk_error validate_import(sqlite3 *db, const pdk_store *s, const char *path,
-                                 uint64_t *original_id, char *err, size_t err_len)
-{
-    char msg[PDK_STORE_ERR_LEN];
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "PRAGMA imp.quick_check(1)", -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-    }
-    if (rc == SQLITE_ROW) {
-        const char *verdict = (const char *)sqlite3_column_text(st, 0);
-        if (!verdict || strcmp(verdict, "ok") != 0) {
-            pdk_store_errf(err, err_len, "%s: damaged SQLite file: %s", path,
-                           verdict ? verdict : "?");
-            sqlite3_finalize(st);
-            return PDK_ERR_PARSE;
-        }
-    } else {
-        pdk_store_errf(err, err_len, "%s: %s SQLite file: %s", path,
-                       is_corrupt(rc) ? "damaged" : "cannot check the", sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return is_corrupt(rc) ? PDK_ERR_PARSE : PDK_ERR_DB;
-    }
-    sqlite3_finalize(st);
-
-    static const char *const required[] = {"paddock_export", "schema_migrations", "build",
-                                           "sessions"};
-    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
-        int have = table_exists(db, "imp", required[i], msg, sizeof msg);
-        if (have < 0) {
-            pdk_store_errf(err, err_len, "%s: reading its tables: %s", path, msg);
-            return PDK_ERR_DB;
-        }
-        if (!have) {
-            pdk_store_errf(err, err_len, "%s: not a Paddock session export: no %s table", path,
-                           required[i]);
-            return PDK_ERR_PARSE;
-        }
-    }
-
-    int64_t n = 0;
-    if (query_int(db, "SELECT COUNT(*) FROM imp.paddock_export", 0, 0, &n, msg, sizeof msg) !=
-        SQLITE_OK) {
-        pdk_store_errf(err, err_len, "%s: reading paddock_export: %s", path, msg);
-        return PDK_ERR_DB;
-    }
-    if (n != 1) {
-        pdk_store_errf(err, err_len, "%s: paddock_export holds %lld rows, an export holds one",
-                       path, (long long)n);
-        return PDK_ERR_PARSE;
-    }
-    int64_t format = 0;
-    int64_t orig = 0;
-    if (query_int(db, "SELECT format FROM imp.paddock_export", 0, 0, &format, msg, sizeof msg) !=
-            SQLITE_OK ||
-        query_int(db, "SELECT original_session_id FROM imp.paddock_export", 0, 0, &orig, msg,
-                  sizeof msg) != SQLITE_OK) {
-        pdk_store_errf(err, err_len, "%s: reading paddock_export: %s", path, msg);
-        return PDK_ERR_DB;
-    }
-    if (format > EXPORT_FORMAT) {
-        pdk_store_errf(err, err_len,
-                       "%s: export format %lld is newer than this server reads (%d); use a "
-                       "newer paddockd",
-                       path, (long long)format, EXPORT_FORMAT);
-        return PDK_ERR_DB_TOO_NEW;
-    }
-    if (format != EXPORT_FORMAT) {
-        pdk_store_errf(err, err_len, "%s: unknown export format %lld (this server reads %d)", path,
-                       (long long)format, EXPORT_FORMAT);
-        return PDK_ERR_PARSE;
-    }
-
-    int64_t version = 0;
-    if (query_int(db, "SELECT COALESCE(MAX(version), 0) FROM imp.schema_migrations", 0, 0, &version,
-                  msg, sizeof msg) != SQLITE_OK) {
-        pdk_store_errf(err, err_len, "%s: reading schema_migrations: %s", path, msg);
-        return PDK_ERR_DB;
-    }
-    if (version > s->schema_version) {
-        pdk_store_errf(err, err_len,
-                       "%s: its schema version %lld is newer than this server's (%d); import it "
-                       "with a newer paddockd",
-                       path, (long long)version, s->schema_version);
-        return PDK_ERR_DB_TOO_NEW;
-    }
-    if (version < 1) {
-        pdk_store_errf(err, err_len, "%s: schema_migrations holds no version", path);
-        return PDK_ERR_PARSE;
-    }
-
-    if (query_int(db, "SELECT COUNT(*) FROM imp.sessions", 0, 0, &n, msg, sizeof msg) !=
-        SQLITE_OK) {
-        pdk_store_errf(err, err_len, "%s: reading sessions: %s", path, msg);
-        return PDK_ERR_DB;
-    }
-    if (n != 1) {
-        pdk_store_errf(err, err_len, "%s: holds %lld sessions, an export holds exactly one", path,
-                       (long long)n);
-        return PDK_ERR_PARSE;
-    }
-    int64_t sid = 0;
-    if (query_int(db, "SELECT session_id FROM imp.sessions", 0, 0, &sid, msg, sizeof msg) !=
-        SQLITE_OK) {
-        pdk_store_errf(err, err_len, "%s: reading sessions: %s", path, msg);
-        return PDK_ERR_DB;
-    }
-    if (sid != orig) {
-        pdk_store_errf(err, err_len,
-                       "%s: its session is %llu but paddock_export names session %llu", path,
-                       (unsigned long long)pdk_store_i64_to_u64(sid),
-                       (unsigned long long)pdk_store_i64_to_u64(orig));
-        return PDK_ERR_PARSE;
-    }
-    *original_id = pdk_store_i64_to_u64(orig);
-    return PDK_OK;
-}
-
 pdk_error pdk_store_import_session(pdk_store *store, const char *path, uint64_t *new_id,
                                    uint64_t *original_id, char *err, size_t err_len)
 {
@@ -722,21 +552,33 @@ pdk_error pdk_store_import_session(pdk_store *store, const char *path, uint64_t 
         pdk_store_errf(err, err_len, "pdk_store_import_session: %s", what);
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    pdk_error rc = check_header(path, err, err_len);
+    /* The whole file is checked on a hardened connection of its own before
+     * any connection to the server's database sees it. */
+    pdk_import_facts facts;
+    pdk_error rc = pdk_import_check(store->import_schema, path, &facts, err, err_len);
     if (rc != PDK_OK) {
         return rc;
     }
+    uint64_t orig = facts.original_session_id;
     pdk_store_flush(store);
 
+    /* The copy's connection is hardened too (the checked file has no
+     * trigger or view, and its schema is Paddock's, but nothing from it
+     * runs with trust): one attached database, read-only and immutable. */
     sqlite3 *db = NULL;
     rc = open_db(store->path, SQLITE_OPEN_READWRITE, &db, err, err_len);
     char msg[PDK_STORE_ERR_LEN];
+    if (rc == PDK_OK && pdk_store_harden(db, 1, 0) != SQLITE_OK) {
+        pdk_store_errf(err, err_len, "%s: hardening the import's connection: %s", store->path,
+                       sqlite3_errmsg(db));
+        rc = PDK_ERR_DB;
+    }
     if (rc == PDK_OK && exec_sql(db, "PRAGMA foreign_keys=ON", msg, sizeof msg) != SQLITE_OK) {
         pdk_store_errf(err, err_len, "%s: %s", store->path, msg);
         rc = PDK_ERR_DB;
     }
     if (rc == PDK_OK) {
-        int arc = attach_ro(db, path, "imp", msg, sizeof msg);
+        int arc = attach_ro(db, path, "imp", 1, msg, sizeof msg);
         if (arc != SQLITE_OK) {
             pdk_store_errf(err, err_len, "%s: %s: %s", path,
                            (arc & 0xff) == SQLITE_NOTADB    ? "not an SQLite file"
@@ -745,10 +587,6 @@ pdk_error pdk_store_import_session(pdk_store *store, const char *path, uint64_t 
                            msg);
             rc = is_corrupt(arc) ? PDK_ERR_PARSE : PDK_ERR_IO;
         }
-    }
-    uint64_t orig = 0;
-    if (rc == PDK_OK) {
-        rc = validate_import(db, store, path, &orig, err, err_len);
     }
     uint64_t id = 0;
     if (rc == PDK_OK && exec_sql(db, "BEGIN IMMEDIATE", msg, sizeof msg) != SQLITE_OK) {
@@ -759,7 +597,7 @@ pdk_error pdk_store_import_session(pdk_store *store, const char *path, uint64_t 
     if (rc == PDK_OK) {
         id = pdk_store_next_session_id(store);
         int found = 0;
-        int crc = copy_session(db, "main", "imp", orig, id, &found, msg, sizeof msg);
+        int crc = copy_session(db, "main", "imp", 1, orig, id, &found, msg, sizeof msg);
         if (crc != SQLITE_OK) {
             pdk_store_errf(err, err_len, "%s: importing %s: %s", store->path, path, msg);
             rc = is_corrupt(crc) ? PDK_ERR_PARSE : PDK_ERR_DB;

@@ -42,9 +42,14 @@ typedef struct pdk_store_stmts {
     sqlite3_stmt *mark_interrupted;
 } pdk_store_stmts;
 
+struct pdk_import_schema;
+
 struct pdk_store {
     char *path;
     int schema_version;
+    /* What an imported file must look like (import_check.h), made from the
+     * same migrations at open. */
+    struct pdk_import_schema *import_schema;
     _Atomic uint64_t last_session_id;
 
     /* The write connection: used by the opening thread until the writer
@@ -108,6 +113,33 @@ void pdk_migrations_free(pdk_migration_list *list);
  * PDK_ERR_IO (a migration file unreadable), PDK_ERR_NO_MEMORY. */
 pdk_error pdk_migrations_apply(sqlite3 *db, const char *db_path, const pdk_migration_list *list,
                                int *version, char *err, size_t err_len);
+
+/* Makes the reference schema of import_check.h from a scanned list. */
+pdk_error pdk_import_schema_build(const pdk_migration_list *migrations,
+                                  struct pdk_import_schema **out, char *err, size_t err_len);
+
+/* A connection that reads a file from elsewhere (import_check.c): defensive
+ * mode, no trusted schema, no extension loading, cell size checks, no
+ * memory-mapped I/O, at most attached other databases; with tight_limits
+ * also security.html's lowered limits and no triggers or views. Returns an
+ * SQLite code. */
+int pdk_store_harden(sqlite3 *db, int attached, int tight_limits);
+
+/* "file:" URI for path with every byte outside [A-Za-z0-9/._~-] percent-
+ * encoded, so a '?', '#' or '%' in a path cannot be read as URI syntax; an
+ * absolute path gets an empty authority ("file:///..."). query may be NULL.
+ * Caller frees; NULL when out of memory. */
+char *pdk_store_file_uri(const char *path, const char *query);
+
+/* The one table an export file has beside a server's (store_export.c), and
+ * the format its row names. */
+#define PDK_EXPORT_TABLE_SQL                                                                       \
+    "CREATE TABLE paddock_export ("                                                                \
+    " format INTEGER NOT NULL,"                                                                    \
+    " original_session_id INTEGER NOT NULL,"                                                       \
+    " exported_by_build TEXT NOT NULL,"                                                            \
+    " exported_unix_ms INTEGER NOT NULL)"
+#define PDK_EXPORT_FORMAT 1
 
 /* snprintf into err when err is not NULL and err_len > 0. */
 void pdk_store_errf(char *err, size_t err_len, const char *fmt, ...)

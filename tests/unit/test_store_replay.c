@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "import_check.h"
 #include "store.h"
 #include "sql_test_util.h"
 
@@ -395,7 +396,7 @@ START_TEST(test_migration_keeps_0001_rows)
     pdk_store_session_info_free(&info);
     char *d = dump_session(s, 1);
     ck_assert_msg(strstr(d, "input 3 0 1 2 6162\ninput 4 0 1 1 64\ninput 4 1 1 1 65\n"
-                             "input 5 0 1 1 63\n") &&
+                            "input 5 0 1 1 63\n") &&
                       strstr(d, "hash 9 99\n") && strstr(d, "vehicle 1 spawn 0") &&
                       !strstr(d, "keyframe"),
                   "%s", d);
@@ -1121,6 +1122,98 @@ START_TEST(test_import_errors)
 }
 END_TEST
 
+/* A file from elsewhere whose schema is not exactly what the migrations
+ * make: each difference refused by name before any row is used
+ * (import_check.c), the database untouched. */
+START_TEST(test_import_foreign_schema)
+{
+    const char *path = tmp_path("p.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    record_full_session(s, 1, 240, 1);
+    const char *good = tmp_path("good.paddock");
+    char err[PDK_STORE_ERR_LEN];
+    ck_assert_int_eq(pdk_store_export_session(s, 1, good, MIGRATIONS, err, sizeof err), PDK_OK);
+    static const struct {
+        const char *sql;
+        pdk_error want;
+        const char *words[2];
+    } cases[] = {
+        /* A view standing in for a table: the copy would have run its SQL. */
+        {"PRAGMA foreign_keys=OFF; ALTER TABLE sessions RENAME TO s0; "
+         "CREATE VIEW sessions AS SELECT * FROM s0",
+         PDK_ERR_PARSE,
+         {"table \"s0\" is not in Paddock's schema", NULL}},
+        {"ALTER TABLE vehicles DROP COLUMN overrides",
+         PDK_ERR_PARSE,
+         {"table vehicles has no column overrides", NULL}},
+        /* A name that is not text: shown as '?', never sent as it is. */
+        {"CREATE TABLE \"\xff\xfe evil\" (a)",
+         PDK_ERR_PARSE,
+         {"table \"?? evil\" is not in Paddock's schema", NULL}},
+        {"CREATE INDEX extra ON inputs(kind)",
+         PDK_ERR_PARSE,
+         {"index \"extra\" is not in Paddock's schema", NULL}},
+        {"DELETE FROM schema_migrations WHERE version = 2",
+         PDK_ERR_PARSE,
+         {"versions 1..3 in 2 rows", "without gaps"}},
+        {"DROP TABLE schema_migrations",
+         PDK_ERR_PARSE,
+         {"not a Paddock session export", "no schema_migrations table"}},
+        {"ALTER TABLE schema_migrations ADD COLUMN who TEXT",
+         PDK_ERR_PARSE,
+         {"its schema_migrations table is not Paddock's", NULL}},
+        {"DELETE FROM schema_migrations",
+         PDK_ERR_PARSE,
+         {"schema_migrations holds no version", NULL}},
+        {"UPDATE paddock_export SET format = 0", PDK_ERR_PARSE, {"unknown export format 0", NULL}},
+        {"UPDATE paddock_export SET original_session_id = 4",
+         PDK_ERR_PARSE,
+         {"its session is 1 but paddock_export names session 4", NULL}},
+        {"INSERT INTO paddock_export SELECT * FROM paddock_export",
+         PDK_ERR_PARSE,
+         {"paddock_export holds 2 rows", NULL}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "foreign%zu.paddock", i);
+        const char *file = tmp_path(name);
+        copy_file(good, file);
+        file_exec(file, cases[i].sql);
+        import_fails(s, path, file, cases[i].want, cases[i].words, cases[i].words[1] ? 2 : 1);
+    }
+
+    /* A schema past the check connection's limits (an expression 60
+     * deep; SQLITE_LIMIT_EXPR_DEPTH is 10 there) cannot even be read. */
+    const char *deep = tmp_path("deep.paddock");
+    copy_file(good, deep);
+    char sql[512] = "CREATE VIEW deep AS SELECT 1";
+    for (int i = 0; i < 60; i++) {
+        strcat(sql, "+1");
+    }
+    file_exec(deep, sql);
+    const char *deep_words[] = {"import refused", "reading its schema"};
+    import_fails(s, path, deep, PDK_ERR_PARSE, deep_words, 2);
+
+    /* The reference itself, made from a folder. */
+    pdk_import_schema *ref = NULL;
+    ck_assert_int_eq(pdk_import_schema_make(MIGRATIONS, &ref, err, sizeof err), PDK_OK);
+    ck_assert_int_eq(pdk_import_schema_newest(ref), 3);
+    pdk_import_facts facts;
+    ck_assert_int_eq(pdk_import_check(ref, good, &facts, err, sizeof err), PDK_OK);
+    ck_assert_int_eq(facts.schema_version, 3);
+    ck_assert_uint_eq(facts.original_session_id, 1);
+    ck_assert_int_eq(pdk_import_check(NULL, good, &facts, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err, "schema is NULL") != NULL, "%s", err);
+    pdk_import_schema_free(ref);
+    ck_assert_int_eq(pdk_import_schema_make(tmp_path("nope"), &ref, err, sizeof err), PDK_ERR_IO);
+    ck_assert_ptr_null(ref);
+    ck_assert_int_eq(pdk_import_schema_make(NULL, &ref, err, sizeof err), PDK_ERR_INVALID_ARGUMENT);
+    pdk_store_close(s);
+    assert_intact(path);
+}
+END_TEST
+
 /* ---- The writer's throughput for per-tick state hashes ---- */
 
 START_TEST(test_hash_throughput)
@@ -1353,6 +1446,7 @@ static Suite *store_replay_suite(void)
     tcase_add_test(tc, test_export_import_round_trip);
     tcase_add_test(tc, test_export_errors);
     tcase_add_test(tc, test_import_errors);
+    tcase_add_test(tc, test_import_foreign_schema);
     tcase_add_test(tc, test_hash_throughput);
     tcase_add_test(tc, test_kill9_leaves_committed_prefix);
     suite_add_tcase(s, tc);
