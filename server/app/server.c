@@ -43,6 +43,7 @@ pdk_server_config pdk_server_config_default(void)
         .max_fast_ticks = 3600ull * PDK_TICK_HZ,
         .hello_timeout_s = 10.0,
         .max_queued_jobs = 16,
+        .max_spawns_per_tick = 4,
         .limits = pdk_net_limits_default(),
     };
     return c;
@@ -64,6 +65,35 @@ const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc
             if (r->body == bc)
                 return r;
     return NULL;
+}
+
+/* ---- the budget of costly requests per connection and tick --------------- */
+
+static void on_hold_timer(uv_timer_t *t);
+
+/* One costly request of c was handled: its max_spawns_per_tick-th in this
+ * tick holds its connection (no more frames delivered, nothing more read)
+ * until the next tick starts, so one client's pipelined spawns cost each
+ * tick a few spawns' work, not all of them at once; its replies keep their
+ * order because its requests do. */
+static void spend_budget(pdk_server *srv, pdk_server_conn *c)
+{
+    const uint64_t tick_ns = PDK_SERVER_NS_PER_S / PDK_TICK_HZ;
+    uint64_t now_ns = uv_hrtime();
+    uint64_t tick = now_ns / tick_ns;
+    if (c->costly_tick != tick) {
+        c->costly_tick = tick;
+        c->costly_in_tick = 0;
+    }
+    if (++c->costly_in_tick < srv->cfg.max_spawns_per_tick || srv->stopping)
+        return;
+    if (!pdk_conn_hold(c->conn))
+        return; /* a transport that cannot hold (WebSocket): not bounded yet */
+    if (srv->hold_timer_on)
+        return;
+    uint64_t wait_ns = (tick + 1) * tick_ns - now_ns;
+    uv_timer_start(&srv->hold_timer, on_hold_timer, (wait_ns + 999999) / 1000000, 0);
+    srv->hold_timer_on = true;
 }
 
 static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
@@ -99,6 +129,20 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
         r->handle(&rq);
     else
         r->handle_server(srv, &rq);
+    if (r->costly)
+        spend_budget(srv, c);
+}
+
+static void on_hold_timer(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    srv->hold_timer_on = false;
+    /* A resumed connection's kept-back frames are delivered now and may
+     * hold it again (and re-arm this timer); closes only start here, so
+     * conns is not shrunk under this loop. */
+    for (size_t i = 0; i < srv->n_conns; i++)
+        if (pdk_conn_is_held(srv->conns[i]->conn))
+            pdk_conn_resume(srv->conns[i]->conn);
 }
 
 /* ---- the Hello deadline -------------------------------------------------- */
@@ -551,6 +595,7 @@ int pdk_server_run(const pdk_server_config *config)
     srv->stats.stopping = &srv->stopping;
     init_timer(srv, &srv->streams.timer);
     init_timer(srv, &srv->hello_timer);
+    init_timer(srv, &srv->hold_timer);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);
     srv->sig_int.data = srv->sig_term.data = srv;

@@ -167,6 +167,8 @@ typedef struct pdk_server {
     size_t n_conns, cap_conns;
     uv_timer_t hello_timer; /* the earliest Hello deadline of a connection yet to say it */
     bool hello_timer_on;
+    uv_timer_t hold_timer; /* the next tick's start: held connections read again */
+    bool hold_timer_on;
     pdk_net_budget partial; /* partial inbound frames of the TCP and HTTP listeners */
 
     pdk_server_table table;

@@ -56,6 +56,9 @@ typedef struct pdk_server_request {
     void (*handle)(const pdk_request *rq);
     void (*handle_server)(pdk_server *srv, const pdk_request *rq);
     pdk_request_needs needs;
+    /* Costly on the loop (a spawn loads and checks a preset): counted in
+     * the connection's budget per tick, --max-spawns-per-tick (server.c). */
+    bool costly;
 } pdk_server_request;
 
 extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */

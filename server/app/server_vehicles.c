@@ -318,7 +318,8 @@ static void pdk_server_handle_control_lease(const pdk_request *rq)
 const pdk_server_request pdk_server_vehicle_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN,
      .handle = pdk_server_handle_spawn,
-     .needs = PDK_NEEDS_CHANGE},
+     .needs = PDK_NEEDS_CHANGE,
+     .costly = true},
     {.body = PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE,
      .handle = pdk_server_handle_remove,
      .needs = PDK_NEEDS_CHANGE},
