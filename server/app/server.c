@@ -19,6 +19,7 @@
 
 #include "foxglove.h"
 #include "params.h"
+#include "preset_cache.h"
 #include "run.h"
 #include "script.h"
 #include "server_internal.h"
@@ -69,7 +70,7 @@ const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc
 
 /* ---- the budget of costly requests per connection and tick --------------- */
 
-static void on_hold_timer(uv_timer_t *t);
+static void arm_hold_timer(pdk_server *srv, uint64_t tick);
 
 /* One costly request of c was handled: its max_spawns_per_tick-th in this
  * tick holds its connection (no more frames delivered, nothing more read)
@@ -89,11 +90,8 @@ static void spend_budget(pdk_server *srv, pdk_server_conn *c)
         return;
     if (!pdk_conn_hold(c->conn))
         return; /* a transport that cannot hold (WebSocket): not bounded yet */
-    if (srv->hold_timer_on)
-        return;
-    uint64_t wait_ns = (tick + 1) * tick_ns - now_ns;
-    uv_timer_start(&srv->hold_timer, on_hold_timer, (wait_ns + 999999) / 1000000, 0);
-    srv->hold_timer_on = true;
+    if (!srv->hold_timer_on)
+        arm_hold_timer(srv, tick + 1);
 }
 
 static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
@@ -124,7 +122,8 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
                       .table = &srv->table,
                       .sched = &srv->sched,
                       .stats = &srv->stats,
-                      .auth = srv->access.auth};
+                      .auth = srv->access.auth,
+                      .presets = srv->presets};
     if (r->handle)
         r->handle(&rq);
     else
@@ -133,10 +132,31 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
         spend_budget(srv, c);
 }
 
+static void on_hold_timer(uv_timer_t *t);
+
+/* Arms the hold timer for the start of tick (uv_hrtime in 1/120 s). */
+static void arm_hold_timer(pdk_server *srv, uint64_t tick)
+{
+    const uint64_t tick_ns = PDK_SERVER_NS_PER_S / PDK_TICK_HZ;
+    uint64_t now_ns = uv_hrtime();
+    uint64_t at_ns = tick * tick_ns;
+    uint64_t wait_ms = at_ns > now_ns ? (at_ns - now_ns + 999999) / 1000000 : 0;
+    srv->hold_until_tick = tick;
+    uv_timer_start(&srv->hold_timer, on_hold_timer, wait_ms > 0 ? wait_ms : 1, 0);
+    srv->hold_timer_on = true;
+}
+
 static void on_hold_timer(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
     srv->hold_timer_on = false;
+    /* libuv's timers count whole milliseconds from the loop's cached
+     * clock, so this may run a little before the tick begins: wait on, or
+     * a held connection would get a second budget in the same tick. */
+    if (uv_hrtime() / (PDK_SERVER_NS_PER_S / PDK_TICK_HZ) < srv->hold_until_tick) {
+        arm_hold_timer(srv, srv->hold_until_tick);
+        return;
+    }
     /* A resumed connection's kept-back frames are delivered now and may
      * hold it again (and re-arm this timer); closes only start here, so
      * conns is not shrunk under this loop. */
@@ -569,6 +589,8 @@ int pdk_server_run(const pdk_server_config *config)
         free(srv);
         return 1;
     }
+    /* NULL (no memory) only loses the cache: spawns then load each time. */
+    srv->presets = pdk_preset_cache_new(PDK_SERVER_PRESET_CACHE_ENTRIES);
     uv_loop_init(&srv->loop);
     srv->deferred.loop_thread = uv_thread_self();
     uv_mutex_init(&srv->deferred.lock);
@@ -656,6 +678,7 @@ out:
         close(srv->sched.timer_fd);
     pdk_foxglove_free(srv->fox);
     pdk_store_close(srv->store);
+    pdk_preset_cache_free(srv->presets);
     for (size_t i = 0; i < srv->n_conns; i++)
         free(srv->conns[i]);
     free(srv->conns);

@@ -103,8 +103,8 @@ static double flood(pdk_client *f, uint64_t sid, unsigned n)
             first = req.request_id;
     }
     for (unsigned i = 0; i < n; i++) {
-        ck_assert_msg(pdk_client_recv(f, &got, 30000) == PDK_CLIENT_OK, "reply %u of %u: %s", i,
-                      n, f->error);
+        ck_assert_msg(pdk_client_recv(f, &got, 30000) == PDK_CLIENT_OK, "reply %u of %u: %s", i, n,
+                      f->error);
         ck_assert_msg(got.which_body == paddock_v1_Frame_vehicle_spawned_tag,
                       "reply %u: body %d (%s)", i, (int)got.which_body,
                       got.which_body == paddock_v1_Frame_error_tag ? got.body.error.message : "");
@@ -133,10 +133,13 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
     pdk_client w, f;
     connect_as(&w, &srv, "watcher");
     connect_as(&f, &srv, "flooder");
+    /* The flood's session first: a world of 4096 places takes a while to
+     * make, and the watched session's lateness figures count from its
+     * start. */
+    uint64_t sid = new_session(&f, "flood", "maxVehicles=4096");
     uint64_t watched = new_session(&w, "watched", "");
     fill_spawn(watched, 0);
     call_ok(&w, "VehicleSpawn");
-    uint64_t sid = new_session(&f, "flood", "maxVehicles=4096");
     usleep(300 * 1000);
 
     paddock_v1_SessionInfo a = watched_info(&w, watched);
