@@ -127,6 +127,8 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
     if (getenv("FLOOD_SPAWNS"))
         n = (unsigned)strtoul(getenv("FLOOD_SPAWNS"), NULL, 10);
     const char *budget = getenv("FLOOD_BUDGET");
+    if (budget && !*budget)
+        budget = NULL;
     const char *const extra[] = {budget ? "--max-spawns-per-tick" : NULL, budget, NULL};
     pdk_test_server srv;
     start_with(&srv, extra);
