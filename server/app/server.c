@@ -19,6 +19,7 @@
 
 #include "foxglove.h"
 #include "params.h"
+#include "preset_cache.h"
 #include "run.h"
 #include "script.h"
 #include "server_internal.h"
@@ -47,6 +48,7 @@ pdk_server_config pdk_server_config_default(void)
          * and a thousand connections can no longer hold a thousand times
          * that on the server's temporary disk. */
         .max_import_bytes = 1ull << 30,
+        .max_spawns_per_tick = 4,
         .limits = pdk_net_limits_default(),
     };
     return c;
@@ -68,6 +70,32 @@ const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc
             if (r->body == bc)
                 return r;
     return NULL;
+}
+
+/* ---- the budget of costly requests per connection and tick --------------- */
+
+static void arm_hold_timer(pdk_server *srv, uint64_t tick);
+
+/* One costly request of c was handled: its max_spawns_per_tick-th in this
+ * tick holds its connection (no more frames delivered, nothing more read)
+ * until the next tick starts, so one client's pipelined spawns cost each
+ * tick a few spawns' work, not all of them at once; its replies keep their
+ * order because its requests do. */
+static void spend_budget(pdk_server *srv, pdk_server_conn *c)
+{
+    const uint64_t tick_ns = PDK_SERVER_NS_PER_S / PDK_TICK_HZ;
+    uint64_t now_ns = uv_hrtime();
+    uint64_t tick = now_ns / tick_ns;
+    if (c->costly_tick != tick) {
+        c->costly_tick = tick;
+        c->costly_in_tick = 0;
+    }
+    if (++c->costly_in_tick < srv->cfg.max_spawns_per_tick || srv->stopping)
+        return;
+    if (!pdk_conn_hold(c->conn))
+        return; /* a transport that cannot hold (WebSocket): not bounded yet */
+    if (!srv->hold_timer_on)
+        arm_hold_timer(srv, tick + 1);
 }
 
 static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
@@ -98,11 +126,47 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
                       .table = &srv->table,
                       .sched = &srv->sched,
                       .stats = &srv->stats,
-                      .auth = srv->access.auth};
+                      .auth = srv->access.auth,
+                      .presets = srv->presets};
     if (r->handle)
         r->handle(&rq);
     else
         r->handle_server(srv, &rq);
+    if (r->costly)
+        spend_budget(srv, c);
+}
+
+static void on_hold_timer(uv_timer_t *t);
+
+/* Arms the hold timer for the start of tick (uv_hrtime in 1/120 s). */
+static void arm_hold_timer(pdk_server *srv, uint64_t tick)
+{
+    const uint64_t tick_ns = PDK_SERVER_NS_PER_S / PDK_TICK_HZ;
+    uint64_t now_ns = uv_hrtime();
+    uint64_t at_ns = tick * tick_ns;
+    uint64_t wait_ms = at_ns > now_ns ? (at_ns - now_ns + 999999) / 1000000 : 0;
+    srv->hold_until_tick = tick;
+    uv_timer_start(&srv->hold_timer, on_hold_timer, wait_ms > 0 ? wait_ms : 1, 0);
+    srv->hold_timer_on = true;
+}
+
+static void on_hold_timer(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    srv->hold_timer_on = false;
+    /* libuv's timers count whole milliseconds from the loop's cached
+     * clock, so this may run a little before the tick begins: wait on, or
+     * a held connection would get a second budget in the same tick. */
+    if (uv_hrtime() / (PDK_SERVER_NS_PER_S / PDK_TICK_HZ) < srv->hold_until_tick) {
+        arm_hold_timer(srv, srv->hold_until_tick);
+        return;
+    }
+    /* A resumed connection's kept-back frames are delivered now and may
+     * hold it again (and re-arm this timer); closes only start here, so
+     * conns is not shrunk under this loop. */
+    for (size_t i = 0; i < srv->n_conns; i++)
+        if (pdk_conn_is_held(srv->conns[i]->conn))
+            pdk_conn_resume(srv->conns[i]->conn);
 }
 
 /* ---- the Hello deadline -------------------------------------------------- */
@@ -529,6 +593,8 @@ int pdk_server_run(const pdk_server_config *config)
         free(srv);
         return 1;
     }
+    /* NULL (no memory) only loses the cache: spawns then load each time. */
+    srv->presets = pdk_preset_cache_new(PDK_SERVER_PRESET_CACHE_ENTRIES);
     uv_loop_init(&srv->loop);
     srv->deferred.loop_thread = uv_thread_self();
     uv_mutex_init(&srv->deferred.lock);
@@ -555,6 +621,7 @@ int pdk_server_run(const pdk_server_config *config)
     srv->stats.stopping = &srv->stopping;
     init_timer(srv, &srv->streams.timer);
     init_timer(srv, &srv->hello_timer);
+    init_timer(srv, &srv->hold_timer);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);
     srv->sig_int.data = srv->sig_term.data = srv;
@@ -615,6 +682,7 @@ out:
         close(srv->sched.timer_fd);
     pdk_foxglove_free(srv->fox);
     pdk_store_close(srv->store);
+    pdk_preset_cache_free(srv->presets);
     for (size_t i = 0; i < srv->n_conns; i++)
         free(srv->conns[i]);
     free(srv->conns);

@@ -42,6 +42,10 @@ typedef struct pdk_server_config {
      * and fork loads, deletes, imports) one connection may have waiting or
      * running; one more is refused BUSY. Default 16. */
     uint32_t max_queued_jobs;
+    /* Costly requests (a VehicleSpawn) one connection may have handled per
+     * tick (1/120 s); after the last of them its further frames wait,
+     * unread, for the next tick (docs/security.md "Fair shares"). Default 4. */
+    uint32_t max_spawns_per_tick;
     pdk_net_limits limits;
 } pdk_server_config;
 

@@ -49,6 +49,10 @@ typedef struct pdk_server_conn {
     bool eof;    /* the peer half-closed: close once pending is 0 */
     pdk_upload upload;
     uint32_t jobs; /* its recording jobs waiting or running (--max-queued-jobs bounds them) */
+    /* Its costly requests handled in the tick numbered costly_tick (uv_hrtime
+     * in 1/120 s); --max-spawns-per-tick of them hold its reading. */
+    uint64_t costly_tick;
+    uint32_t costly_in_tick;
 } pdk_server_conn;
 
 /* ---- server_conn.c: connections and sending ------------------------------ */

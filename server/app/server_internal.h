@@ -39,6 +39,8 @@
 #define PDK_SERVER_NS_PER_S 1000000000ull
 #define PDK_SERVER_STEP_MAX 1000000u /* ticks one Step or run_to_tick may ask for */
 #define PDK_SERVER_LEASE_DEFAULT_MS 2000u
+/* (preset, overrides) pairs the spawn cache keeps: a fleet uses a few presets. */
+#define PDK_SERVER_PRESET_CACHE_ENTRIES 32u
 #define PDK_SERVER_LEASE_MIN_MS 10u
 #define PDK_SERVER_LEASE_MAX_MS 600000u
 #define PDK_SERVER_CHUNK_BYTES 16384u /* ExportChunk and ImportChunk data */
@@ -162,11 +164,15 @@ typedef struct pdk_server {
     struct pdk_foxglove *fox; /* the Foxglove server on http; NULL unless --http */
     uint64_t started_ms; /* uv_now at start, for /healthz's uptime */
     pdk_store *store;
+    struct pdk_preset_cache *presets; /* spawns' vehicle presets, loaded once per file version */
 
     pdk_server_conn **conns;
     size_t n_conns, cap_conns;
     uv_timer_t hello_timer; /* the earliest Hello deadline of a connection yet to say it */
     bool hello_timer_on;
+    uv_timer_t hold_timer; /* the next tick's start: held connections read again */
+    bool hold_timer_on;
+    uint64_t hold_until_tick; /* when it is due: uv_hrtime in 1/120 s */
     pdk_net_budget partial; /* partial inbound frames of the TCP and HTTP listeners */
 
     pdk_server_table table;

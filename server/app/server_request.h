@@ -19,6 +19,7 @@ typedef struct pdk_server pdk_server;
 struct pdk_server_sched;
 
 struct pdk_auth;
+struct pdk_preset_cache;
 
 typedef struct pdk_request {
     pdk_server_conn *c;                   /* the connection it came from */
@@ -29,6 +30,7 @@ typedef struct pdk_request {
     const struct pdk_server_sched *sched; /* read only: the writer's stall, for session info */
     pdk_server_stats *stats;              /* the stats stream's subscriptions */
     const struct pdk_auth *auth;          /* the --auth keys; NULL: loopback clients, "local" */
+    struct pdk_preset_cache *presets;     /* vehicle presets spawned before; NULL: none kept */
 } pdk_request;
 
 /* What a request needs of its connection's identity (docs/security.md
@@ -56,6 +58,9 @@ typedef struct pdk_server_request {
     void (*handle)(const pdk_request *rq);
     void (*handle_server)(pdk_server *srv, const pdk_request *rq);
     pdk_request_needs needs;
+    /* Costly on the loop (a spawn loads and checks a preset): counted in
+     * the connection's budget per tick, --max-spawns-per-tick (server.c). */
+    bool costly;
 } pdk_server_request;
 
 extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */

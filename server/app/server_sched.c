@@ -146,21 +146,42 @@ void pdk_server_arm_timer(pdk_server *srv)
     arm_timer_after(srv, 0);
 }
 
-/* A real-time session's due ticks, at most max_catchup_ticks of them; the
- * deadlines further behind are dropped and counted. */
-static void run_realtime(pdk_server *srv, pdk_server_slot *slot)
+static bool realtime_due(const pdk_server_slot *slot, uint64_t now)
+{
+    return runs_on_timer(slot) && !slot->replay.player && deadline_ns(slot) <= now;
+}
+
+/* The real-time sessions' due ticks, at most max_catchup_ticks each. They
+ * take turns a tick at a time: a session behind (a heavy one, or one that
+ * waited for a heavy one) catches up after every other due session has
+ * had its tick, so one session's overrun delays another by one of its
+ * ticks, not by its whole catch-up (issue 28, the spawn flood). */
+static void run_realtime_turns(pdk_server *srv)
 {
     uint64_t period = NS_PER_S / PDK_TICK_HZ;
-    pdk_lateness *lat = pdk_session_lateness(slot->session);
-    int ran = 0;
-    uint64_t now = uv_hrtime();
-    while (deadline_ns(slot) <= now && ran < srv->cfg.max_catchup_ticks) {
-        pdk_lateness_add(lat, now - deadline_ns(slot), period);
-        pdk_session_tick(slot->session);
-        slot->sched.next_index++;
-        ran++;
-        now = uv_hrtime();
+    for (int pass = 0; pass < srv->cfg.max_catchup_ticks; pass++) {
+        bool any = false;
+        for (size_t i = 0; i < srv->table.n; i++) {
+            pdk_server_slot *slot = &srv->table.items[i];
+            uint64_t now = uv_hrtime();
+            if (!realtime_due(slot, now))
+                continue;
+            pdk_lateness_add(pdk_session_lateness(slot->session), now - deadline_ns(slot), period);
+            pdk_session_tick(slot->session);
+            slot->sched.next_index++;
+            any = true;
+        }
+        if (!any)
+            return;
     }
+}
+
+/* A real-time session still behind after its catch-up: the deadlines
+ * already past are dropped and counted. */
+static void drop_missed(pdk_server_slot *slot)
+{
+    pdk_lateness *lat = pdk_session_lateness(slot->session);
+    uint64_t now = uv_hrtime();
     if (deadline_ns(slot) <= now) {
         /* Bounded catch-up: drop the deadlines already past, so one slow
          * moment does not become a burst of ticks. Sim time now lags wall
@@ -210,6 +231,7 @@ void pdk_server_on_timer(uv_poll_t *handle, int status, int events)
         while (uv_hrtime() < due) {
         }
     }
+    run_realtime_turns(srv);
     for (size_t i = 0; i < srv->table.n; i++) {
         pdk_server_slot *slot = &srv->table.items[i];
         if (!runs_on_timer(slot))
@@ -217,7 +239,7 @@ void pdk_server_on_timer(uv_poll_t *handle, int status, int events)
         if (slot->replay.player)
             run_replay(srv, slot);
         else
-            run_realtime(srv, slot);
+            drop_missed(slot);
     }
     pdk_server_arm_timer(srv);
 }

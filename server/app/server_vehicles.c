@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "preset_cache.h"
 #include "script.h"
 #include "server_request.h"
 
@@ -85,8 +86,9 @@ static void pdk_server_handle_spawn(const pdk_request *rq)
     char err[PDK_PARAMS_ERR_LEN];
     pdk_vehicle_def def;
     char *json = NULL;
-    pdk_error e = pdk_params_vehicle_load(rq->cfg->presets_dir, m->preset, m->overrides, &def,
-                                          &json, err, sizeof(err));
+    /* The cache: a flood of spawns of one preset reads and checks it once. */
+    pdk_error e = pdk_preset_cache_vehicle(rq->presets, rq->cfg->presets_dir, m->preset,
+                                           m->overrides, &def, &json, err, sizeof(err));
     if (e != PDK_OK) {
         pdk_server_send_error(rq->out, c->conn, f->request_id, e, err);
         return;
@@ -318,7 +320,8 @@ static void pdk_server_handle_control_lease(const pdk_request *rq)
 const pdk_server_request pdk_server_vehicle_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN,
      .handle = pdk_server_handle_spawn,
-     .needs = PDK_NEEDS_CHANGE},
+     .needs = PDK_NEEDS_CHANGE,
+     .costly = true},
     {.body = PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE,
      .handle = pdk_server_handle_remove,
      .needs = PDK_NEEDS_CHANGE},

@@ -409,13 +409,15 @@ static void hold_partial(tcp_conn *conn, bool new_frame)
 /* Splits conn->in into whole frames at their varint prefixes and delivers
  * them. The app may close this connection, or the whole listener, from
  * on_frame: the loop re-checks the state after every frame, and the conn's
- * memory lives until its close callback. */
+ * memory lives until its close callback. The app may also hold it
+ * (pdk_conn_hold): the rest stays in conn->in, unread input stays in the
+ * kernel, until tcp_resume. */
 static void process_input(tcp_conn *conn)
 {
     tcp_listener *net = conn->net;
     size_t off = 0;
     char msg[160];
-    while (conn->base.state == PDK_CONN_OPEN && off < conn->in.len) {
+    while (conn->base.state == PDK_CONN_OPEN && !conn->base.held && off < conn->in.len) {
         const uint8_t *p = conn->in.data + off;
         size_t avail = conn->in.len - off;
         uint64_t frame_len = 0;
@@ -446,6 +448,16 @@ static void process_input(tcp_conn *conn)
     } else if (off > 0) {
         memmove(conn->in.data, conn->in.data + off, conn->in.len - off);
         conn->in.len -= off;
+    }
+    if (conn->base.state == PDK_CONN_OPEN && conn->base.held) {
+        /* What is kept back is at most one read past a frame (a chunk, or
+         * a frame of max_frame_bytes), and the hold lasts about a tick: the
+         * partial-frame clock and budget are left as they were. */
+        stop_reading(conn);
+        if (conn->in.len == 0) {
+            in_release(conn);
+        }
+        return;
     }
     if (conn->in.len == 0) {
         /* An idle connection holds no read buffer (1024 of them would
@@ -615,12 +627,25 @@ static size_t tcp_queued_bytes(const pdk_conn *base)
     return conn_queued((const tcp_conn *)base);
 }
 
+/* The app's hold is over: the frames kept back first, then the socket. */
+static void tcp_resume(pdk_conn *base)
+{
+    tcp_conn *conn = (tcp_conn *)base;
+    if (conn->in.len > 0) {
+        process_input(conn);
+    }
+    if (conn->base.state == PDK_CONN_OPEN && !conn->base.held) {
+        start_reading(conn);
+    }
+}
+
 static const pdk_conn_ops tcp_conn_ops = {
     .send = tcp_send,
     .send_state = tcp_send_state,
     .send_last_and_close = tcp_send_last_and_close,
     .close = tcp_close,
     .queued_bytes = tcp_queued_bytes,
+    .resume = tcp_resume,
 };
 
 /* ---- accepting ---------------------------------------------------------- */

@@ -339,6 +339,31 @@ void pdk_conn_deliver(pdk_conn *conn, const uint8_t *frame, size_t len)
     pdk_wire_frame_free(decoded);
 }
 
+bool pdk_conn_hold(pdk_conn *conn)
+{
+    if (conn == NULL || conn->state != PDK_CONN_OPEN || conn->ops->resume == NULL) {
+        return false;
+    }
+    conn->held = true;
+    return true;
+}
+
+void pdk_conn_resume(pdk_conn *conn)
+{
+    if (conn == NULL || !conn->held) {
+        return;
+    }
+    conn->held = false;
+    if (conn->state == PDK_CONN_OPEN) {
+        conn->ops->resume(conn);
+    }
+}
+
+bool pdk_conn_is_held(const pdk_conn *conn)
+{
+    return conn != NULL && conn->held;
+}
+
 /* What both sends refuse before the transport sees the frame. */
 static pdk_error check_send(const pdk_conn *conn, const uint8_t *bytes, size_t len)
 {

@@ -95,6 +95,16 @@ void pdk_conn_fail(pdk_conn *conn, uint64_t request_id, pdk_error code, const ch
  * No frame is delivered after this, even from the same read. */
 void pdk_conn_close(pdk_conn *conn);
 
+/* Backpressure from the app: after the frame being delivered, no more are
+ * delivered and the transport stops reading (the peer's sends then wait in
+ * the kernel's buffers and, once they fill, in the peer), until
+ * pdk_conn_resume delivers what was kept back, in order, and reads again.
+ * false when the connection is not open or its transport cannot hold (only
+ * TCP holds today). */
+bool pdk_conn_hold(pdk_conn *conn);
+void pdk_conn_resume(pdk_conn *conn);
+bool pdk_conn_is_held(const pdk_conn *conn);
+
 void pdk_conn_set_data(pdk_conn *conn, void *data);
 void *pdk_conn_data(const pdk_conn *conn);
 uint64_t pdk_conn_id(const pdk_conn *conn);      /* unique per process, from 1 */

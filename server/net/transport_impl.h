@@ -31,6 +31,9 @@ typedef struct pdk_conn_ops {
     void (*close)(pdk_conn *conn);
     /* Bytes queued and not yet written, framing included. */
     size_t (*queued_bytes)(const pdk_conn *conn);
+    /* Delivers the frames a hold kept back, then reads again (NULL: the
+     * transport cannot hold, and pdk_conn_hold refuses). */
+    void (*resume)(pdk_conn *conn);
 } pdk_conn_ops;
 
 typedef struct pdk_listener_ops {
@@ -57,6 +60,9 @@ struct pdk_conn {
     uint64_t frames_in;
     uint64_t frames_out;    /* counted by the transport once written */
     uint64_t state_dropped; /* counted by the transport */
+    /* pdk_conn_hold: no frame is delivered and nothing more is read until
+     * pdk_conn_resume; the transport keeps what it read already. */
+    bool held;
     /* The inbound frame under way (pdk_conn_partial_*): when its first
      * bytes came (0: none under way), its declared size (0: not yet known),
      * its bytes received so far, and the buffer it holds in the budget. */
