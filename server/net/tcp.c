@@ -568,6 +568,32 @@ static void process_input(tcp_conn *conn)
     hold_partial(conn, off > 0);
 }
 
+/* The peer has closed its sending side: the socket's EOF, or TLS's
+ * close_notify (after which nothing more can be read either). Reading has
+ * stopped. */
+static void peer_eof(tcp_conn *conn)
+{
+    conn->eof_seen = true;
+    if (conn->base.state == PDK_CONN_CLOSING) {
+        if (conn->shutdown_done) {
+            conn_close_now(conn);
+        }
+        return;
+    }
+    if (conn->base.state != PDK_CONN_OPEN) {
+        return;
+    }
+    if (conn->in.len > 0) {
+        pdk_net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
+                    conn->base.peer, conn->base.id, conn->in.len);
+        in_release(conn);
+    } else if (conn->net->base.cb.on_eof != NULL &&
+               conn->net->base.cb.on_eof(&conn->base, conn->net->base.ud)) {
+        return; /* the app closes it once its replies are out */
+    }
+    conn_begin_close(conn);
+}
+
 /* A TLS connection's len bytes from the socket: the first of them must
  * open a TLS handshake (a peer speaking plain Paddock gets an Error frame
  * in clear saying so); then they go through the session, whose plaintext
@@ -640,7 +666,15 @@ static void tls_on_read(tcp_conn *conn, const uint8_t *data, size_t len)
             }
             return;
         }
-        break; /* more to come, or close_notify: the socket's EOF follows */
+        if (r == PDK_TLS_READ_CLOSED) {
+            /* close_notify: answered with ours once what is queued is out,
+             * as the peer may wait for it before it closes the socket. */
+            tls_send_pending(conn, NULL, 0);
+            stop_reading(conn);
+            peer_eof(conn);
+            return;
+        }
+        break; /* more to come */
     }
     if (!was_ready && pdk_tls_session_ready(conn->tls)) {
         pdk_tls_session_describe(conn->tls, why, sizeof why);
@@ -670,10 +704,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         }
         stop_reading(conn);
         if (nread == UV_EOF) {
-            conn->eof_seen = true;
-            if (conn->shutdown_done) {
-                conn_close_now(conn);
-            }
+            peer_eof(conn);
         } else {
             conn_close_now(conn);
         }
@@ -690,16 +721,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     if (nread < 0) {
         stop_reading(conn);
         if (nread == UV_EOF) {
-            conn->eof_seen = true;
-            if (conn->in.len > 0) {
-                pdk_net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
-                            conn->base.peer, conn->base.id, conn->in.len);
-                in_release(conn);
-            } else if (conn->net->base.cb.on_eof != NULL &&
-                       conn->net->base.cb.on_eof(&conn->base, conn->net->base.ud)) {
-                return; /* the app closes it once its replies are out */
-            }
-            conn_begin_close(conn);
+            peer_eof(conn);
         } else {
             conn_abort(conn, "read failed: %s", uv_strerror((int)nread));
         }
