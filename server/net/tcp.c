@@ -26,7 +26,12 @@
 #define HOUSEKEEPING_MS 50 /* soft-limit and close deadlines */
 #define LISTEN_BACKLOG 511 /* as Redis and nginx */
 #define KEEPALIVE_S 60
-#define TLS_RECORD_HANDSHAKE 0x16 /* the first byte of every TLS ClientHello (RFC 8446 5.1) */
+/* A TLS ClientHello record starts with these two bytes (RFC 8446 5.1: the
+ * handshake content type, then the legacy version's major number, 3). A
+ * Paddock frame starts with its length and then the tag of Frame's field
+ * 1, 0x08, so a 22-byte frame is told apart by the second byte. */
+#define TLS_RECORD_HANDSHAKE 0x16
+#define TLS_RECORD_VERSION_MAJOR 0x03
 
 /* One uv_write of up to WRITE_BATCH items, or on TLS of the ciphertext of
  * count items (cipher, which may also carry handshake records); all are
@@ -604,7 +609,7 @@ static void tls_on_read(tcp_conn *conn, const uint8_t *data, size_t len)
 {
     if (!conn->tls_checked) {
         conn->tls_checked = true;
-        if (data[0] != TLS_RECORD_HANDSHAKE) {
+        if (data[0] != TLS_RECORD_HANDSHAKE || (len >= 2 && data[1] != TLS_RECORD_VERSION_MAJOR)) {
             pdk_tls_session_free(conn->tls);
             conn->tls = NULL;
             pdk_conn_fail(&conn->base, 0, PDK_ERR_PROTOCOL,

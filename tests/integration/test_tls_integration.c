@@ -232,6 +232,17 @@ START_TEST(plaintext_client_is_told_and_server_goes_on)
     ck_assert_int_eq(client.server_code, paddock_v1_ErrorCode_PROTOCOL);
     ck_assert_msg(strstr(client.error, "this port speaks TLS"), "%s", client.error);
     pdk_client_close(&client);
+    /* A frame of 22 bytes opens with 0x16, as a TLS record does; the next
+     * byte (Frame's first tag, 0x08) tells them apart. */
+    int fd = pdk_test_raw_connect(srv.port);
+    ck_assert_int_ge(fd, 0);
+    uint8_t frame22[23] = {0x16, 0x08, 0x01};
+    ck_assert_int_eq(write(fd, frame22, sizeof(frame22)), (ssize_t)sizeof(frame22));
+    uint8_t buf[512];
+    ssize_t n = pdk_test_read_all(fd, buf, sizeof(buf), 5000);
+    close(fd);
+    ck_assert_msg(n > 0 && has(buf, (size_t)n, "this port speaks TLS"),
+                  "a 22-byte frame in clear was not told (%zd bytes)", n);
     expect_ok(connect_tls(srv.addr, cert(2, "ca.pem"), NULL, NULL), "TLS after a clear client");
     create_and_spawn();
 }
