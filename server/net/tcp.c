@@ -182,6 +182,10 @@ static void on_write(uv_write_t *req, int status);
  * alert, a close_notify). */
 static void tls_send_pending(tcp_conn *conn, pdk_out_item *items, uint64_t count)
 {
+    if (conn->base.state == PDK_CONN_CLOSED) {
+        pdk_out_items_free(items);
+        return;
+    }
     size_t len = 0;
     uint8_t *cipher = pdk_tls_session_take(conn->tls, &len);
     if (cipher == NULL) {
