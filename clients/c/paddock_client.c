@@ -1,6 +1,8 @@
-/* libpaddock-client: the TCP connection, the varint-delimited Frame stream
- * in fixed buffers, request/reply matching and the Hello/Welcome handshake.
- * No malloc: every byte lives in the caller's pdk_client or on a small stack. */
+/* libpaddock-client: the TCP connection (in clear, or through an OpenSSL
+ * session on the same non-blocking socket), the varint-delimited Frame
+ * stream in fixed buffers, request/reply matching and the Hello/Welcome
+ * handshake. No malloc of its own: every byte lives in the caller's
+ * pdk_client or on a small stack; OpenSSL allocates for a TLS connection. */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -21,6 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <pb_decode.h>
 #include <pb_encode.h>
 
@@ -103,6 +109,10 @@ fail(pdk_client *c, pdk_client_status st, const char *fmt, ...)
 
 static void close_fd(pdk_client *c)
 {
+    if (c->tls != NULL) {
+        SSL_free(c->tls);
+        c->tls = NULL;
+    }
     if (c->fd >= 0) {
         close(c->fd);
     }
@@ -163,6 +173,8 @@ const char *pdk_client_status_name(pdk_client_status st)
         return "request too large";
     case PDK_CLIENT_EINVAL:
         return "invalid argument";
+    case PDK_CLIENT_ETLS:
+        return "TLS failed";
     }
     return "unknown status";
 }
@@ -538,8 +550,196 @@ static pdk_client_status require_connected(pdk_client *c)
     return PDK_CLIENT_OK;
 }
 
+/* --- TLS ------------------------------------------------------------------ */
+
+/* OpenSSL's reason for the oldest error on its queue, which is emptied. */
+static const char *tls_reason(char *buf, size_t len, const char *fallback)
+{
+    unsigned long code = ERR_get_error();
+    if (code == 0) {
+        snprintf(buf, len, "%s", fallback);
+    } else {
+        char full[256];
+        ERR_error_string_n(code, full, sizeof full);
+        const char *colon = strrchr(full, ':');
+        snprintf(buf, len, "%s", colon != NULL && colon[1] != '\0' ? colon + 1 : full);
+    }
+    ERR_clear_error();
+    return buf;
+}
+
+/* One non-blocking SSL call's result r (ret as OpenSSL gave it) as a
+ * socket's: 1 done, 0 wait (*events set), -1 failed (the error queue and
+ * errno say why), -2 the peer closed. */
+static int tls_step(pdk_client *c, int r, short *events)
+{
+    if (r > 0) {
+        return 1;
+    }
+    switch (SSL_get_error(c->tls, r)) {
+    case SSL_ERROR_WANT_READ:
+        *events = POLLIN;
+        return 0;
+    case SSL_ERROR_WANT_WRITE:
+        *events = POLLOUT;
+        return 0;
+    case SSL_ERROR_ZERO_RETURN:
+        return -2;
+    case SSL_ERROR_SYSCALL:
+        return ERR_peek_error() == 0 && errno == 0 ? -2 : -1;
+    default:
+        return -1;
+    }
+}
+
+/* The TLS failure c->tls just had, as c->error ("TLS: " and OpenSSL's
+ * reason, with the certificate check's verdict when that failed). */
+static pdk_client_status tls_fail(pdk_client *c, const char *during)
+{
+    char why[256];
+    tls_reason(why, sizeof why, "the connection broke");
+    long verify = c->tls != NULL ? SSL_get_verify_result(c->tls) : X509_V_OK;
+    if (verify != X509_V_OK) {
+        return fail_fatal(c, PDK_CLIENT_ETLS, "TLS %s failed: %s: %s", during, why,
+                          X509_verify_cert_error_string(verify));
+    }
+    return fail_fatal(c, PDK_CLIENT_ETLS, "TLS %s failed: %s", during, why);
+}
+
+/* Starts TLS on the connected socket: the server's certificate must chain
+ * to opts->ca_file and name host. */
+static pdk_client_status tls_start(pdk_client *c, const pdk_client_tls *opts, const char *addr,
+                                   int64_t deadline)
+{
+    char host[HOST_MAX];
+    char port[6];
+    pdk_client_status st = split_address(c, addr, host, port);
+    if (st != PDK_CLIENT_OK) {
+        close_fd(c);
+        return st;
+    }
+    char why[256];
+    ERR_clear_error();
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    if (ctx == NULL) {
+        return fail_fatal(c, PDK_CLIENT_ETLS, "TLS: %s",
+                          tls_reason(why, sizeof why, "out of memory"));
+    }
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    const char *what = "CA file";
+    const char *file = opts->ca_file;
+    int ok = opts->ca_file != NULL && opts->ca_file[0] != '\0' &&
+             SSL_CTX_load_verify_locations(ctx, opts->ca_file, NULL) == 1;
+    if (ok && opts->cert_file != NULL) {
+        what = "client certificate";
+        file = opts->cert_file;
+        ok = SSL_CTX_use_certificate_chain_file(ctx, opts->cert_file) == 1;
+        if (ok) {
+            what = "client key";
+            file = opts->key_file != NULL ? opts->key_file : "(none given)";
+            ok = opts->key_file != NULL &&
+                 SSL_CTX_use_PrivateKey_file(ctx, opts->key_file, SSL_FILETYPE_PEM) == 1 &&
+                 SSL_CTX_check_private_key(ctx) == 1;
+        }
+    } else if (ok && opts->key_file != NULL) {
+        what = "client certificate";
+        file = "(none given)";
+        ok = 0;
+    }
+    if (!ok) {
+        SSL_CTX_free(ctx);
+        return fail_fatal(c, PDK_CLIENT_ETLS, "TLS: %s %s: %s", what,
+                          file != NULL ? file : "(none given)",
+                          tls_reason(why, sizeof why, "a file is missing"));
+    }
+    SSL *ssl = SSL_new(ctx);
+    SSL_CTX_free(ctx); /* ssl holds its own reference */
+    if (ssl == NULL) {
+        return fail_fatal(c, PDK_CLIENT_ETLS, "TLS: %s",
+                          tls_reason(why, sizeof why, "out of memory"));
+    }
+    c->tls = ssl;
+    unsigned char ip[16];
+    int is_ip = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
+    X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+    if (is_ip) {
+        ok = X509_VERIFY_PARAM_set1_ip_asc(param, host);
+    } else {
+        X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+        ok = SSL_set1_host(ssl, host) == 1 && SSL_set_tlsext_host_name(ssl, host) == 1;
+    }
+    if (!ok || SSL_set_fd(ssl, c->fd) != 1) {
+        return tls_fail(c, "set-up");
+    }
+    for (;;) {
+        short events = 0;
+        errno = 0;
+        int r = tls_step(c, SSL_connect(ssl), &events);
+        if (r == 1) {
+            return PDK_CLIENT_OK;
+        }
+        if (r == -2) {
+            return fail_fatal(c, PDK_CLIENT_ETLS,
+                              "TLS handshake failed: the server closed the connection (is it "
+                              "running with --tls-cert?)");
+        }
+        if (r < 0) {
+            return tls_fail(c, "handshake");
+        }
+        int w = wait_fd(c->fd, events, deadline);
+        if (w == 0) {
+            return fail_fatal(c, PDK_CLIENT_ETIMEOUT, "no TLS handshake within %d ms",
+                              c->timeout_ms);
+        }
+        if (w < 0) {
+            return fail_fatal(c, PDK_CLIENT_EIO, "TLS handshake: %s",
+                              errno_text(errno, why, sizeof why));
+        }
+    }
+}
+
+/* send_all over TLS: a record that could not go out at once is retried
+ * with the same bytes, as OpenSSL requires. */
+static pdk_client_status tls_send_all(pdk_client *c, const uint8_t *buf, size_t len,
+                                      int64_t deadline)
+{
+    size_t sent = 0;
+    while (sent < len) {
+        size_t n = 0;
+        short events = 0;
+        errno = 0;
+        int r = tls_step(c, SSL_write_ex(c->tls, buf + sent, len - sent, &n), &events);
+        if (r == 1) {
+            sent += n;
+            continue;
+        }
+        if (r == -2) {
+            return fail_fatal(c, PDK_CLIENT_EIO, "the server closed the connection");
+        }
+        if (r < 0) {
+            return tls_fail(c, "send");
+        }
+        int w = wait_fd(c->fd, events, deadline);
+        if (w == 0) {
+            return fail_fatal(c, PDK_CLIENT_ETIMEOUT,
+                              "send stalled for %d ms after %zu of %zu bytes; connection closed",
+                              c->timeout_ms, sent, len);
+        }
+        if (w < 0) {
+            char why[128];
+            return fail_fatal(c, PDK_CLIENT_EIO, "send failed: %s",
+                              errno_text(errno, why, sizeof why));
+        }
+    }
+    return PDK_CLIENT_OK;
+}
+
 static pdk_client_status send_all(pdk_client *c, const uint8_t *buf, size_t len, int64_t deadline)
 {
+    if (c->tls != NULL) {
+        return tls_send_all(c, buf, len, deadline);
+    }
     size_t sent = 0;
     while (sent < len) {
         ssize_t n = send(c->fd, buf + sent, len - sent, MSG_NOSIGNAL);
@@ -632,6 +832,34 @@ static pdk_client_status next_frame(pdk_client *c, int64_t deadline, size_t *off
         pdk_client_status st = find_frame(c, &ready, off, len);
         if (st != PDK_CLIENT_OK || ready) {
             return st;
+        }
+        if (c->tls != NULL) {
+            size_t got = 0;
+            short events = 0;
+            errno = 0;
+            int r = tls_step(c, SSL_read_ex(c->tls, c->rx + c->rx_len, sizeof c->rx - c->rx_len,
+                                            &got),
+                             &events);
+            if (r == 1) {
+                c->rx_len += got;
+                continue;
+            }
+            if (r == -2) {
+                return fail_fatal(c, PDK_CLIENT_EIO, "the server closed the connection");
+            }
+            if (r < 0) {
+                return tls_fail(c, "receive");
+            }
+            int w = wait_fd(c->fd, events, deadline);
+            if (w > 0) {
+                continue;
+            }
+            if (w == 0) {
+                return PDK_CLIENT_ETIMEOUT;
+            }
+            char why[128];
+            return fail_fatal(c, PDK_CLIENT_EIO, "receive failed: %s",
+                              errno_text(errno, why, sizeof why));
         }
         ssize_t n = recv(c->fd, c->rx + c->rx_len, sizeof c->rx - c->rx_len, 0);
         if (n > 0) {
@@ -896,8 +1124,11 @@ static pdk_client_status await_welcome(pdk_client *c, uint64_t id, int64_t deadl
                               len, PB_GET_ERROR(&is));
         }
         consume(c, off + len);
-        if (r.request_id != id) {
-            continue; /* nothing else is expected before the Welcome; skip it */
+        /* An Error with request_id 0 is the server refusing the connection
+         * itself (at its connection limit, a client in clear at a TLS port);
+         * anything else before the Welcome is skipped. */
+        if (r.request_id != id && !(r.request_id == 0 && r.body == paddock_v1_Frame_error_tag)) {
+            continue;
         }
         if (r.body == paddock_v1_Frame_error_tag) {
             st = server_error(c, &r.error);
@@ -924,7 +1155,7 @@ pdk_client_status pdk_client_connect_hello(pdk_client *c, const char *host_port,
                                            const pdk_client_hello *hello,
                                            paddock_v1_Welcome *welcome)
 {
-    static const pdk_client_hello defaults = {NULL, NULL, false};
+    static const pdk_client_hello defaults = {NULL, NULL, false, NULL};
     if (hello == NULL) {
         hello = &defaults;
     }
@@ -933,6 +1164,7 @@ pdk_client_status pdk_client_connect_hello(pdk_client *c, const char *host_port,
         return PDK_CLIENT_EINVAL;
     }
     c->fd = -1;
+    c->tls = NULL;
     c->next_request_id = 1;
     c->timeout_ms = timeout_ms > 0 ? timeout_ms : PDK_CLIENT_DEFAULT_TIMEOUT_MS;
     c->rx_len = 0;
@@ -957,10 +1189,22 @@ pdk_client_status pdk_client_connect_hello(pdk_client *c, const char *host_port,
         return fail(c, PDK_CLIENT_EINVAL, "the API key is longer than %zu bytes",
                     sizeof(((paddock_v1_Hello *)0)->api_key) - 1);
     }
+    pdk_client_tls env_tls = {getenv("PADDOCK_TLS_CA"), getenv("PADDOCK_TLS_CERT"),
+                              getenv("PADDOCK_TLS_KEY")};
+    const pdk_client_tls *tls = hello->tls;
+    if (tls == NULL && env_tls.ca_file != NULL && env_tls.ca_file[0] != '\0') {
+        tls = &env_tls;
+    }
     int64_t deadline = deadline_after(c->timeout_ms);
     pdk_client_status st = open_socket(c, host_port, deadline);
     if (st != PDK_CLIENT_OK) {
         return st;
+    }
+    if (tls != NULL) {
+        st = tls_start(c, tls, host_port, deadline);
+        if (st != PDK_CLIENT_OK) {
+            return st;
+        }
     }
     uint64_t id = c->next_request_id++;
     st = send_hello(c, name, key, hello->viewer, id, deadline);
@@ -974,7 +1218,7 @@ pdk_client_status pdk_client_connect_hello(pdk_client *c, const char *host_port,
 pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, int timeout_ms,
                                         const char *client_name, paddock_v1_Welcome *welcome)
 {
-    pdk_client_hello hello = {client_name, NULL, false};
+    pdk_client_hello hello = {client_name, NULL, false, NULL};
     return pdk_client_connect_hello(c, host_port, timeout_ms, &hello, welcome);
 }
 
@@ -992,6 +1236,15 @@ void pdk_client_close(pdk_client *c)
     /* A zeroed struct has fd 0, which this client never owns unless
      * connect set it; connect always stores -1 first, so only a socket it
      * opened is closed. */
+    if (c->tls != NULL && c->fd >= 0) {
+        /* close_notify, best effort: the socket is non-blocking. */
+        (void)SSL_shutdown(c->tls);
+        ERR_clear_error();
+    }
+    if (c->tls != NULL) {
+        SSL_free(c->tls);
+        c->tls = NULL;
+    }
     if (c->fd > 0 || (c->fd == 0 && c->next_request_id > 1)) {
         close(c->fd);
     }

@@ -1,7 +1,8 @@
 /* libpaddock-client: a small blocking client for the Paddock protocol, built
  * on nanopb with fixed buffers and no malloc, so the same code fits a
  * microcontroller's TCP stack or a desktop tool. One pdk_client is one TCP
- * connection; it is not thread-safe. */
+ * connection, in clear or over TLS (OpenSSL, which allocates: only a
+ * connection that asks for TLS uses it); it is not thread-safe. */
 #ifndef PDK_CLIENT_H
 #define PDK_CLIENT_H
 
@@ -39,6 +40,7 @@ typedef enum pdk_client_status {
     PDK_CLIENT_ESERVER,  /* the server replied with an Error frame */
     PDK_CLIENT_EENCODE,  /* the request did not fit the fixed buffer */
     PDK_CLIENT_EINVAL,   /* a NULL or otherwise unusable argument */
+    PDK_CLIENT_ETLS,     /* TLS failed: a file, the handshake, or a TLS record */
 } pdk_client_status;
 
 /* All fields are the library's; read server_code and error after a failure.
@@ -46,6 +48,7 @@ typedef enum pdk_client_status {
  * storage or a thread with a big stack, not a small stack frame. */
 typedef struct pdk_client {
     int fd;
+    void *tls; /* OpenSSL's SSL while a TLS connection is open; else NULL */
     uint64_t next_request_id;
     int timeout_ms;
     uint8_t rx[PDK_CLIENT_RX_BYTES];
@@ -80,17 +83,36 @@ pdk_client_status pdk_client_connect(pdk_client *c, const char *host_port, int t
 pdk_client_status pdk_client_connect_as(pdk_client *c, const char *host_port, int timeout_ms,
                                         const char *client_name, paddock_v1_Welcome *welcome);
 
-/* What a connection says in its Hello. */
+/* TLS for a connection (docs/security.md "TLS"). The server's certificate
+ * is verified against ca_file and must name the host of the address (a DNS
+ * name, or an IP address in its subjectAltName). cert_file and key_file
+ * (PEM, both or neither) are the client certificate a server with
+ * --tls-client-ca asks for. */
+typedef struct pdk_client_tls {
+    const char *ca_file;   /* required: the CA the server's certificate chains to */
+    const char *cert_file; /* NULL: no client certificate */
+    const char *key_file;
+} pdk_client_tls;
+
+/* What a connection says in its Hello, and how it is carried. */
 typedef struct pdk_client_hello {
     const char *client_name; /* NULL or "": "libpaddock-client"; at most 63 bytes */
     const char *api_key;     /* NULL: $PADDOCK_API_KEY when set; "": none; at most 127 bytes */
     bool viewer;             /* watch only: the server refuses every command */
+    /* NULL: TLS when $PADDOCK_TLS_CA is set (with $PADDOCK_TLS_CERT and
+     * $PADDOCK_TLS_KEY for a client certificate), else in clear. */
+    const pdk_client_tls *tls;
 } pdk_client_hello;
 
 /* pdk_client_connect with the Hello hello describes (NULL: all defaults).
  * A server with --auth refuses a missing or unknown key with ESERVER and
  * server_code UNAUTHENTICATED; welcome->identity and ->role say who the
- * server took the connection for (docs/security.md). */
+ * server took the connection for (docs/security.md). Over TLS: ETLS when a
+ * file does not load (the message names it), the handshake fails (the
+ * server's certificate does not verify, the server is not speaking TLS) or
+ * the server refuses the client's certificate (with TLS 1.3 that alert
+ * comes while the Welcome is awaited); OpenSSL's reason is in c->error. A
+ * client in clear at a TLS port gets ESERVER PROTOCOL saying so. */
 pdk_client_status pdk_client_connect_hello(pdk_client *c, const char *host_port, int timeout_ms,
                                            const pdk_client_hello *hello,
                                            paddock_v1_Welcome *welcome);

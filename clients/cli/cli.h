@@ -22,13 +22,17 @@ enum {
     PDK_CLI_OPT_TIMEOUT,
     PDK_CLI_OPT_OPERAND, /* pdk_cli_next_arg: an argument that is not an option */
     PDK_CLI_OPT_API_KEY,
+    PDK_CLI_OPT_TLS_CA,
+    PDK_CLI_OPT_TLS_CERT,
+    PDK_CLI_OPT_TLS_KEY,
     PDK_CLI_OPT_FIRST = 10,
 };
 #define PDK_CLI_COMMON_OPTS                                                                        \
     {"help", PDK_CLI_OPT_HELP, 0}, {"server", PDK_CLI_OPT_SERVER, 1},                              \
-        {"timeout", PDK_CLI_OPT_TIMEOUT, 1},                                                       \
+        {"timeout", PDK_CLI_OPT_TIMEOUT, 1}, {"api-key", PDK_CLI_OPT_API_KEY, 1},                  \
+        {"tls-ca", PDK_CLI_OPT_TLS_CA, 1}, {"tls-cert", PDK_CLI_OPT_TLS_CERT, 1},                  \
     {                                                                                              \
-        "api-key", PDK_CLI_OPT_API_KEY, 1                                                          \
+        "tls-key", PDK_CLI_OPT_TLS_KEY, 1                                                          \
     }
 
 typedef struct pdk_cli pdk_cli;
@@ -49,6 +53,9 @@ typedef struct pdk_cli_command {
 struct pdk_cli {
     const char *server;  /* --server, or NULL for $PADDOCK_SERVER or the default */
     const char *api_key; /* --api-key, or NULL for $PADDOCK_API_KEY (or none) */
+    /* --tls-ca, --tls-cert, --tls-key; with no --tls-ca, $PADDOCK_TLS_CA and
+     * its fellows (libpaddock-client reads them). */
+    pdk_client_tls tls;
     int timeout_ms;
     int timeout_set; /* --timeout was given (long commands otherwise wait longer) */
     pdk_client *client;

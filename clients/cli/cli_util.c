@@ -20,6 +20,7 @@ int pdk_cli_exit_for(pdk_client_status st)
         return PDK_CLI_EXIT_LOST;
     case PDK_CLIENT_EADDR:
     case PDK_CLIENT_ECONNECT:
+    case PDK_CLIENT_ETLS:
         return PDK_CLI_EXIT_CONNECT;
     case PDK_CLIENT_ESERVER:
     case PDK_CLIENT_EENCODE:

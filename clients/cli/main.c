@@ -53,7 +53,8 @@ double pdk_cli_now_s(void)
 
 /* --- shared plumbing ---------------------------------------------------- */
 
-static const char GLOBAL_SYNOPSIS[] = "paddock [--server HOST:PORT] [--timeout MS] [--api-key KEY]";
+static const char GLOBAL_SYNOPSIS[] = "paddock [--server HOST:PORT] [--timeout MS] [--api-key KEY]\n"
+                                      "               [--tls-ca FILE [--tls-cert FILE --tls-key FILE]]";
 
 int pdk_cli_usage_error(const pdk_cli_command *cmd, const char *message)
 {
@@ -78,6 +79,10 @@ static const char COMMON_HELP[] =
     "  --timeout MS        bound on connecting and on each reply (default 5000)\n"
     "  --api-key KEY       the key a paddockd started with --auth knows this client by;\n"
     "                      default $PADDOCK_API_KEY (docs/security.md)\n"
+    "  --tls-ca FILE       connect over TLS, verifying paddockd's certificate against this\n"
+    "                      CA; default $PADDOCK_TLS_CA (none: in clear)\n"
+    "  --tls-cert FILE     with --tls-key, the client certificate a paddockd with\n"
+    "  --tls-key FILE      --tls-client-ca asks for; default $PADDOCK_TLS_CERT, _KEY\n"
     "  -h, --help          this help\n";
 
 static void print_command_help(const pdk_cli_command *cmd)
@@ -153,6 +158,15 @@ static int next_arg(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args
         case PDK_CLI_OPT_API_KEY:
             cli->api_key = *value;
             break;
+        case PDK_CLI_OPT_TLS_CA:
+            cli->tls.ca_file = *value;
+            break;
+        case PDK_CLI_OPT_TLS_CERT:
+            cli->tls.cert_file = *value;
+            break;
+        case PDK_CLI_OPT_TLS_KEY:
+            cli->tls.key_file = *value;
+            break;
         default:
             return id;
         }
@@ -181,7 +195,12 @@ void pdk_cli_long_wait(pdk_cli *cli)
 int pdk_cli_open(pdk_cli *cli)
 {
     const char *addr = pdk_client_server_address(cli->server);
-    pdk_client_hello hello = {"paddock-cli " PDK_VERSION, cli->api_key, false};
+    pdk_client_hello hello = {"paddock-cli " PDK_VERSION, cli->api_key, false, NULL};
+    if (cli->tls.ca_file != NULL || cli->tls.cert_file != NULL || cli->tls.key_file != NULL) {
+        /* A certificate without --tls-ca is refused by the client, naming
+         * the missing CA file. */
+        hello.tls = &cli->tls;
+    }
     pdk_client_status st =
         pdk_client_connect_hello(cli->client, addr, cli->timeout_ms, &hello, &cli->welcome);
     if (st != PDK_CLIENT_OK) {
@@ -1060,6 +1079,15 @@ int main(int argc, char **argv)
             break;
         case PDK_CLI_OPT_API_KEY:
             cli.api_key = v;
+            break;
+        case PDK_CLI_OPT_TLS_CA:
+            cli.tls.ca_file = v;
+            break;
+        case PDK_CLI_OPT_TLS_CERT:
+            cli.tls.cert_file = v;
+            break;
+        case PDK_CLI_OPT_TLS_KEY:
+            cli.tls.key_file = v;
             break;
         default:
             break;

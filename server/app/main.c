@@ -33,7 +33,8 @@ static void usage(FILE *to)
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
                 "                [--max-spawns-per-tick N]\n"
-                "                [--auth KEYS.json]\n"
+                "                [--auth KEYS.json] [--tls-cert FILE --tls-key FILE\n"
+                "                [--tls-client-ca FILE] [--tls-require-client-cert]]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
                 "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
                 "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
@@ -333,6 +334,17 @@ int main(int argc, char **argv)
         } else if (serve && strcmp(arg, "--auth") == 0) {
             NEED_VALUE();
             scfg.auth_path = argv[++i];
+        } else if (serve && strcmp(arg, "--tls-cert") == 0) {
+            NEED_VALUE();
+            scfg.tls_cert = argv[++i];
+        } else if (serve && strcmp(arg, "--tls-key") == 0) {
+            NEED_VALUE();
+            scfg.tls_key = argv[++i];
+        } else if (serve && strcmp(arg, "--tls-client-ca") == 0) {
+            NEED_VALUE();
+            scfg.tls_client_ca = argv[++i];
+        } else if (serve && strcmp(arg, "--tls-require-client-cert") == 0) {
+            scfg.tls_require_client_cert = true;
         } else if (serve && strcmp(arg, "--web-root") == 0) {
             NEED_VALUE();
             web_root_flag = argv[++i];

@@ -565,6 +565,45 @@ static int load_auth(pdk_server *srv)
     return 0;
 }
 
+/* TLS from the --tls-* files, loaded before anything starts so that a bad
+ * file stops paddockd naming it. With --auth, a listener other hosts reach
+ * without TLS carries the API keys in clear: allowed (a lab network may
+ * be trusted), but said. */
+static int load_tls(pdk_server *srv)
+{
+    const pdk_server_config *cfg = &srv->cfg;
+    if (cfg->tls_cert || cfg->tls_key || cfg->tls_client_ca || cfg->tls_require_client_cert) {
+        pdk_tls_config tc = {.cert_file = cfg->tls_cert,
+                             .key_file = cfg->tls_key,
+                             .client_ca_file = cfg->tls_client_ca,
+                             .require_client_cert = cfg->tls_require_client_cert};
+        char err[512];
+        if (pdk_tls_create(&tc, &srv->tls, err, sizeof(err)) != PDK_OK) {
+            fprintf(stderr, "paddockd: %s\n", err);
+            return -1;
+        }
+        fprintf(stderr,
+                "paddockd: TLS on %s with %s; client certificates: %s (docs/security.md)\n",
+                cfg->listen, cfg->tls_cert,
+                !cfg->tls_client_ca            ? "not asked for"
+                : cfg->tls_require_client_cert ? "required, verified against --tls-client-ca"
+                                               : "verified when sent, not required");
+    }
+    if (!cfg->auth_path)
+        return 0;
+    if (!srv->tls && !pdk_auth_loopback(cfg->listen))
+        fprintf(stderr,
+                "paddockd: warning: --listen %s is not a loopback address and has no TLS: API "
+                "keys travel in clear; give it --tls-cert and --tls-key (docs/security.md)\n",
+                cfg->listen);
+    if (cfg->http_listen && !pdk_auth_loopback(cfg->http_listen))
+        fprintf(stderr,
+                "paddockd: warning: --http %s is not a loopback address and the HTTP listener "
+                "has no TLS: API keys travel in clear (docs/security.md)\n",
+                cfg->http_listen);
+    return 0;
+}
+
 static void init_timer(pdk_server *srv, uv_timer_t *t)
 {
     uv_timer_init(&srv->loop, t);
@@ -577,7 +616,8 @@ int pdk_server_run(const pdk_server_config *config)
     if (!srv)
         return 1;
     srv->cfg = *config;
-    if (load_auth(srv) != 0) {
+    if (load_auth(srv) != 0 || load_tls(srv) != 0) {
+        pdk_server_access_free(&srv->access);
         free(srv);
         return 1;
     }
@@ -590,6 +630,7 @@ int pdk_server_run(const pdk_server_config *config)
         PDK_OK) {
         fprintf(stderr, "paddockd: %s\n", err);
         pdk_server_access_free(&srv->access);
+        pdk_tls_destroy(srv->tls);
         free(srv);
         return 1;
     }
@@ -631,8 +672,8 @@ int pdk_server_run(const pdk_server_config *config)
 
     pdk_net_callbacks cb = {
         .on_open = on_open, .on_frame = on_frame, .on_close = on_close, .on_eof = on_eof};
-    if (pdk_tcp_listen(&srv->loop, config->listen, &srv->cfg.limits, &cb, srv, &srv->net, err,
-                       sizeof(err)) != PDK_OK) {
+    if (pdk_tcp_listen_tls(&srv->loop, config->listen, &srv->cfg.limits, srv->tls, &cb, srv,
+                           &srv->net, err, sizeof(err)) != PDK_OK) {
         fprintf(stderr, "paddockd: cannot listen on %s: %s\n", config->listen, err);
         uv_walk(&srv->loop, on_walk_close, NULL);
         uv_run(&srv->loop, UV_RUN_DEFAULT);
@@ -694,6 +735,7 @@ out:
     uv_mutex_destroy(&srv->deferred.lock);
     pdk_buf_free(&srv->out);
     pdk_server_access_free(&srv->access);
+    pdk_tls_destroy(srv->tls);
     free(srv);
     if (rc == 0)
         printf("paddockd: stopped cleanly\n");

@@ -18,6 +18,15 @@ typedef struct pdk_server_config {
     /* The API keys' file (docs/security.md); NULL: only loopback listens,
      * every client the admin-equivalent identity "local". */
     const char *auth_path;
+    /* TLS on the TCP listener (docs/security.md "TLS"): the server's PEM
+     * certificate chain and key (both, or neither: plain TCP), and the CA
+     * that client certificates are verified against (NULL: none asked
+     * for); with require_client_cert a client without one is refused at
+     * the handshake. */
+    const char *tls_cert;
+    const char *tls_key;
+    const char *tls_client_ca;
+    bool tls_require_client_cert;
     const char *presets_dir;
     const char *migrations_dir;
     const char *demo_script;  /* non-NULL: host a demo session driving it */

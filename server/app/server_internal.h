@@ -160,6 +160,7 @@ typedef struct pdk_server {
     pdk_server_config cfg;
     uv_loop_t loop;
     pdk_listener *net;
+    pdk_tls *tls; /* the TCP listener's TLS; NULL: plain TCP */
     pdk_listener *http; /* NULL unless --http */
     struct pdk_foxglove *fox; /* the Foxglove server on http; NULL unless --http */
     uint64_t started_ms; /* uv_now at start, for /healthz's uptime */

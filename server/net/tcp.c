@@ -1,13 +1,16 @@
 /* tcp: Paddock's TCP transport on libuv. It owns the listener, every
  * connection's life cycle (open, closing with flush and linger, closed), the
  * varint length prefix in both directions (the inbound splitter, and the
- * prefix written in front of each queued frame, by outq) and when the
- * bounded outbound queue (outq.c, shared with the WebSocket transport) is
- * handed to libuv. Arguments, frame shape and decoding are transport.c's. */
+ * prefix written in front of each queued frame, by outq), when the bounded
+ * outbound queue (outq.c, shared with the WebSocket transport) is handed to
+ * libuv, and, on a TLS listener, passing the bytes through each
+ * connection's TLS session (tls.c) on their way in and out. Arguments,
+ * frame shape and decoding are transport.c's. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "tcp.h"
 #include "outq.h"
+#include "tls.h"
 #include "transport_impl.h"
 
 #include <inttypes.h>
@@ -23,12 +26,21 @@
 #define HOUSEKEEPING_MS 50 /* soft-limit and close deadlines */
 #define LISTEN_BACKLOG 511 /* as Redis and nginx */
 #define KEEPALIVE_S 60
+/* A TLS ClientHello record starts with these two bytes (RFC 8446 5.1: the
+ * handshake content type, then the legacy version's major number, 3). A
+ * Paddock frame starts with its length and then the tag of Frame's field
+ * 1, 0x08, so a 22-byte frame is told apart by the second byte. */
+#define TLS_RECORD_HANDSHAKE 0x16
+#define TLS_RECORD_VERSION_MAJOR 0x03
 
-/* One uv_write of up to WRITE_BATCH items; the items are freed with it. */
+/* One uv_write of up to WRITE_BATCH items, or on TLS of the ciphertext of
+ * count items (cipher, which may also carry handshake records); all are
+ * freed with it. */
 typedef struct write_req {
     uv_write_t req;
     pdk_out_item *items;
     uint64_t count;
+    uint8_t *cipher;
 } write_req;
 
 typedef struct tcp_listener tcp_listener;
@@ -53,6 +65,12 @@ typedef struct tcp_conn {
     size_t refused_want; /* on_alloc could not hold this much for a partial frame */
     pdk_outq out; /* not yet handed to libuv: may be replaced or dropped */
     int writes_in_flight;
+    /* On a TLS listener: the session (NULL after a plaintext peer was
+     * refused in clear), whether the first bytes were looked at, and
+     * whether the session failed (nothing more is encrypted). */
+    pdk_tls_session *tls;
+    bool tls_checked;
+    bool tls_failed;
 } tcp_conn;
 
 struct tcp_listener {
@@ -66,6 +84,7 @@ struct tcp_listener {
     int port;
     tcp_conn *conns;
     int n_counted;
+    pdk_tls *tls; /* NULL: plain TCP; not owned, outlives the listener */
     uint8_t scratch[READ_CHUNK_BYTES]; /* where a closing conn's input is discarded */
 };
 
@@ -118,6 +137,7 @@ static void on_conn_closed(uv_handle_t *handle)
     }
     pdk_outq_free(&conn->out);
     in_release(conn);
+    pdk_tls_session_free(conn->tls);
     free(conn);
     net_handle_gone(net);
 }
@@ -157,11 +177,94 @@ static size_t conn_queued(const tcp_conn *conn)
 
 static void on_write(uv_write_t *req, int status);
 
+/* Hands the ciphertext the TLS session has waiting to libuv, together with
+ * the count items it encrypts (items may be NULL: handshake records, an
+ * alert, a close_notify). */
+static void tls_send_pending(tcp_conn *conn, pdk_out_item *items, uint64_t count)
+{
+    if (conn->base.state == PDK_CONN_CLOSED) {
+        pdk_out_items_free(items);
+        return;
+    }
+    size_t len = 0;
+    uint8_t *cipher = pdk_tls_session_take(conn->tls, &len);
+    if (cipher == NULL) {
+        pdk_out_items_free(items);
+        if (pdk_tls_session_pending(conn->tls) > 0) {
+            conn_abort(conn, "out of memory queueing a TLS write");
+        }
+        return;
+    }
+    write_req *wr = calloc(1, sizeof *wr);
+    if (wr == NULL) {
+        free(cipher);
+        pdk_out_items_free(items);
+        conn_abort(conn, "out of memory queueing a write");
+        return;
+    }
+    wr->items = items;
+    wr->count = count;
+    wr->cipher = cipher;
+    uv_buf_t buf = uv_buf_init((char *)cipher, (unsigned)len);
+    int r = uv_write(&wr->req, (uv_stream_t *)&conn->tcp, &buf, 1, on_write);
+    if (r < 0) {
+        pdk_out_items_free(wr->items);
+        free(wr->cipher);
+        free(wr);
+        conn_abort(conn, "write failed: %s", uv_strerror(r));
+        return;
+    }
+    conn->writes_in_flight++;
+}
+
+/* flush on TLS: nothing is encrypted before the handshake has finished (a
+ * refusal queued by then, such as BUSY, waits for it); then every pending
+ * frame goes into one write, under the same rule as plain TCP. */
+static void flush_tls(tcp_conn *conn)
+{
+    if (conn->tls_failed) {
+        pdk_out_item *item;
+        while ((item = pdk_outq_pop(&conn->out)) != NULL) {
+            pdk_out_items_free(item);
+        }
+        return;
+    }
+    uv_stream_t *stream = (uv_stream_t *)&conn->tcp;
+    if (conn->out.head == NULL || !pdk_tls_session_ready(conn->tls) ||
+        (conn->base.state != PDK_CONN_CLOSING && uv_stream_get_write_queue_size(stream) != 0)) {
+        return;
+    }
+    pdk_out_item *items = NULL;
+    pdk_out_item **tail = &items;
+    uint64_t count = 0;
+    char why[256];
+    while (conn->out.head != NULL) {
+        pdk_out_item *item = pdk_outq_pop(&conn->out);
+        *tail = item;
+        tail = &item->next;
+        count++;
+        if (!pdk_tls_session_write(conn->tls, pdk_out_item_wire(&conn->out, item), item->len, why,
+                                   sizeof why)) {
+            pdk_out_items_free(items);
+            conn->tls_failed = true;
+            conn_abort(conn, "TLS write failed: %s", why);
+            return;
+        }
+    }
+    tls_send_pending(conn, items, count);
+}
+
 /* Hands pending frames to libuv. While open, only when libuv has written
  * everything it was given: what waits here can still be replaced (latest
  * wins), what libuv holds cannot. A closing conn hands over everything. */
 static void flush(tcp_conn *conn)
 {
+    if (conn->tls != NULL) {
+        if (conn->base.state != PDK_CONN_CLOSED) {
+            flush_tls(conn);
+        }
+        return;
+    }
     uv_stream_t *stream = (uv_stream_t *)&conn->tcp;
     while (conn->out.head != NULL && conn->base.state != PDK_CONN_CLOSED &&
            (conn->base.state == PDK_CONN_CLOSING || uv_stream_get_write_queue_size(stream) == 0)) {
@@ -242,6 +345,13 @@ static void request_shutdown(tcp_conn *conn)
         return;
     }
     conn->shutdown_requested = true;
+    if (conn->tls != NULL && !conn->tls_failed) {
+        pdk_tls_session_shutdown(conn->tls);
+        tls_send_pending(conn, NULL, 0);
+        if (conn->base.state == PDK_CONN_CLOSED) {
+            return;
+        }
+    }
     int r = uv_shutdown(&conn->shutdown_req, (uv_stream_t *)&conn->tcp, on_shutdown);
     if (r < 0) {
         conn_close_now(conn);
@@ -257,6 +367,7 @@ static void on_write(uv_write_t *req, int status)
         conn->base.frames_out += wr->count;
     }
     pdk_out_items_free(wr->items);
+    free(wr->cipher);
     free(wr);
     if (conn->base.state == PDK_CONN_CLOSED) {
         return;
@@ -290,14 +401,8 @@ static size_t partial_total(const tcp_conn *conn)
  * declares a large frame and sends a few bytes gets no more than it sent
  * plus a read chunk; the growth is held in the listener's partial-frame
  * budget first, and refused (on_read) when the budget would pass. */
-static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+static bool in_reserve(tcp_conn *conn)
 {
-    (void)suggested;
-    tcp_conn *conn = handle->data;
-    if (conn->base.state != PDK_CONN_OPEN) {
-        *buf = uv_buf_init((char *)conn->net->scratch, (unsigned)sizeof conn->net->scratch);
-        return;
-    }
     if (conn->in.len == conn->in.cap) {
         size_t want = conn->in.len + READ_CHUNK_BYTES;
         size_t cap = want;
@@ -312,17 +417,33 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
             }
             if (!pdk_conn_partial_hold(&conn->base, cap)) {
                 conn->refused_want = cap;
-                *buf = uv_buf_init(NULL, 0); /* on_read gets UV_ENOBUFS */
-                return;
+                return false;
             }
         }
         uint8_t *data = realloc(conn->in.data, cap);
         if (data == NULL) {
-            *buf = uv_buf_init(NULL, 0);
-            return;
+            return false;
         }
         conn->in.data = data;
         conn->in.cap = cap;
+    }
+    return true;
+}
+
+/* On TLS every read lands in the listener's scratch buffer and goes
+ * straight into the connection's session; the plaintext it gives back is
+ * what in_reserve makes room for. */
+static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    tcp_conn *conn = handle->data;
+    if (conn->base.state != PDK_CONN_OPEN || conn->tls != NULL) {
+        *buf = uv_buf_init((char *)conn->net->scratch, (unsigned)sizeof conn->net->scratch);
+        return;
+    }
+    if (!in_reserve(conn)) {
+        *buf = uv_buf_init(NULL, 0); /* on_read gets UV_ENOBUFS */
+        return;
     }
     size_t room = conn->in.cap - conn->in.len;
     if (room > (size_t)INT32_MAX) {
@@ -468,11 +589,134 @@ static void process_input(tcp_conn *conn)
     hold_partial(conn, off > 0);
 }
 
+/* The peer has closed its sending side: the socket's EOF, or TLS's
+ * close_notify (after which nothing more can be read either). Reading has
+ * stopped. */
+static void peer_eof(tcp_conn *conn)
+{
+    conn->eof_seen = true;
+    if (conn->base.state == PDK_CONN_CLOSING) {
+        if (conn->shutdown_done) {
+            conn_close_now(conn);
+        }
+        return;
+    }
+    if (conn->base.state != PDK_CONN_OPEN) {
+        return;
+    }
+    if (conn->in.len > 0) {
+        pdk_net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
+                    conn->base.peer, conn->base.id, conn->in.len);
+        in_release(conn);
+    } else if (conn->net->base.cb.on_eof != NULL &&
+               conn->net->base.cb.on_eof(&conn->base, conn->net->base.ud)) {
+        return; /* the app closes it once its replies are out */
+    }
+    conn_begin_close(conn);
+}
+
+/* A TLS connection's len bytes from the socket: the first of them must
+ * open a TLS handshake (a peer speaking plain Paddock gets an Error frame
+ * in clear saying so); then they go through the session, whose plaintext
+ * is split into frames as plain TCP's bytes are. A closing connection
+ * still completes its handshake, so that a refusal queued before it (BUSY)
+ * reaches the peer, and discards the plaintext. */
+static void tls_on_read(tcp_conn *conn, const uint8_t *data, size_t len)
+{
+    if (!conn->tls_checked) {
+        conn->tls_checked = true;
+        if (data[0] != TLS_RECORD_HANDSHAKE || (len >= 2 && data[1] != TLS_RECORD_VERSION_MAJOR)) {
+            pdk_tls_session_free(conn->tls);
+            conn->tls = NULL;
+            pdk_conn_fail(&conn->base, 0, PDK_ERR_PROTOCOL,
+                          "this port speaks TLS and the first bytes were not a TLS handshake: "
+                          "connect with TLS (paddock --tls-ca FILE, docs/security.md)");
+            return;
+        }
+    }
+    if (conn->tls_failed) {
+        return;
+    }
+    if (!pdk_tls_session_feed(conn->tls, data, len)) {
+        conn_abort(conn, "out of memory buffering TLS input");
+        return;
+    }
+    bool was_ready = pdk_tls_session_ready(conn->tls);
+    char why[320];
+    for (;;) {
+        uint8_t *dst = conn->net->scratch;
+        size_t cap = sizeof conn->net->scratch;
+        if (conn->base.state == PDK_CONN_OPEN) {
+            if (!in_reserve(conn)) {
+                size_t want = conn->refused_want;
+                conn->refused_want = 0;
+                if (want > 0) {
+                    pdk_conn_partial_refuse(&conn->base, want);
+                    in_release(conn);
+                } else {
+                    conn_abort(conn, "out of memory reading a frame");
+                }
+                return;
+            }
+            dst = conn->in.data + conn->in.len;
+            cap = conn->in.cap - conn->in.len;
+        } else if (conn->base.state == PDK_CONN_CLOSED) {
+            return;
+        }
+        size_t got = 0;
+        pdk_tls_read r = pdk_tls_session_read(conn->tls, dst, cap, &got, why, sizeof why);
+        if (r == PDK_TLS_READ_DATA) {
+            if (conn->base.state == PDK_CONN_OPEN) {
+                conn->in.len += got;
+                process_input(conn);
+            }
+            continue;
+        }
+        if (r == PDK_TLS_READ_FAILED) {
+            /* The alert OpenSSL wrote goes out before the close. */
+            pdk_net_log("closing %s (conn %" PRIu64 "): TLS %s failed: %s", conn->base.peer,
+                        conn->base.id, was_ready ? "stream" : "handshake", why);
+            tls_send_pending(conn, NULL, 0);
+            conn->tls_failed = true;
+            if (conn->base.state == PDK_CONN_OPEN) {
+                in_release(conn);
+                conn_begin_close(conn);
+            } else {
+                flush(conn);
+                request_shutdown(conn);
+            }
+            return;
+        }
+        if (r == PDK_TLS_READ_CLOSED) {
+            /* close_notify: answered with ours once what is queued is out,
+             * as the peer may wait for it before it closes the socket. */
+            tls_send_pending(conn, NULL, 0);
+            stop_reading(conn);
+            peer_eof(conn);
+            return;
+        }
+        break; /* more to come */
+    }
+    if (!was_ready && pdk_tls_session_ready(conn->tls)) {
+        pdk_tls_session_describe(conn->tls, why, sizeof why);
+        pdk_net_log("%s (conn %" PRIu64 "): TLS handshake done: %s", conn->base.peer,
+                    conn->base.id, why);
+    }
+    tls_send_pending(conn, NULL, 0);
+    flush(conn);
+    if (conn->base.state == PDK_CONN_CLOSING) {
+        request_shutdown(conn);
+    }
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
-    (void)buf;
     tcp_conn *conn = stream->data;
     if (nread == 0 || conn->base.state == PDK_CONN_CLOSED) {
+        return;
+    }
+    if (nread > 0 && conn->tls != NULL) {
+        tls_on_read(conn, (const uint8_t *)buf->base, (size_t)nread);
         return;
     }
     if (conn->base.state == PDK_CONN_CLOSING) {
@@ -481,10 +725,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         }
         stop_reading(conn);
         if (nread == UV_EOF) {
-            conn->eof_seen = true;
-            if (conn->shutdown_done) {
-                conn_close_now(conn);
-            }
+            peer_eof(conn);
         } else {
             conn_close_now(conn);
         }
@@ -501,16 +742,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     if (nread < 0) {
         stop_reading(conn);
         if (nread == UV_EOF) {
-            conn->eof_seen = true;
-            if (conn->in.len > 0) {
-                pdk_net_log("%s (conn %" PRIu64 ") closed its side mid-frame, %zu bytes unread",
-                            conn->base.peer, conn->base.id, conn->in.len);
-                in_release(conn);
-            } else if (conn->net->base.cb.on_eof != NULL &&
-                       conn->net->base.cb.on_eof(&conn->base, conn->net->base.ud)) {
-                return; /* the app closes it once its replies are out */
-            }
-            conn_begin_close(conn);
+            peer_eof(conn);
         } else {
             conn_abort(conn, "read failed: %s", uv_strerror((int)nread));
         }
@@ -704,6 +936,14 @@ static void on_connection(uv_stream_t *server, int status)
         conn_close_now(conn);
         return;
     }
+    if (net->tls != NULL) {
+        conn->tls = pdk_tls_session_new(net->tls);
+        if (conn->tls == NULL) {
+            pdk_net_log("accept failed: out of memory for a TLS session");
+            conn_close_now(conn);
+            return;
+        }
+    }
     uv_tcp_nodelay(&conn->tcp, 1);
     uv_tcp_keepalive(&conn->tcp, 1, KEEPALIVE_S);
     struct sockaddr_storage ss;
@@ -776,6 +1016,13 @@ pdk_error pdk_tcp_listen(uv_loop_t *loop, const char *host_port, const pdk_net_l
                          const pdk_net_callbacks *cb, void *ud, pdk_listener **out, char *err,
                          size_t err_len)
 {
+    return pdk_tcp_listen_tls(loop, host_port, limits, NULL, cb, ud, out, err, err_len);
+}
+
+pdk_error pdk_tcp_listen_tls(uv_loop_t *loop, const char *host_port, const pdk_net_limits *limits,
+                             pdk_tls *tls, const pdk_net_callbacks *cb, void *ud,
+                             pdk_listener **out, char *err, size_t err_len)
+{
     pdk_net_set_err(err, err_len, "ok");
     if (out != NULL) {
         *out = NULL;
@@ -799,6 +1046,7 @@ pdk_error pdk_tcp_listen(uv_loop_t *loop, const char *host_port, const pdk_net_l
     }
     pdk_listener_init(&net->base, &tcp_listener_ops, &lim, cb, ud);
     net->loop = loop;
+    net->tls = tls;
     int r = uv_tcp_init(loop, &net->listener);
     if (r < 0) {
         free(net);
@@ -837,8 +1085,8 @@ pdk_error pdk_tcp_listen(uv_loop_t *loop, const char *host_port, const pdk_net_l
     ignore_sigpipe();
     char name[96];
     format_addr(&bound, name, sizeof name);
-    pdk_net_log("listening on %s (max frame %zu bytes, %d connections)", name, lim.max_frame_bytes,
-                lim.max_connections);
+    pdk_net_log("listening on %s%s (max frame %zu bytes, %d connections)", name,
+                tls != NULL ? " with TLS" : "", lim.max_frame_bytes, lim.max_connections);
     *out = &net->base;
     return PDK_OK;
 }

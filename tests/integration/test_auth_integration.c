@@ -86,7 +86,7 @@ static void teardown(void)
 
 static void connect_key(pdk_client *c, const char *key, bool viewer, paddock_v1_Welcome *w)
 {
-    pdk_client_hello hello = {"auth-test", key, viewer};
+    pdk_client_hello hello = {"auth-test", key, viewer, NULL};
     pdk_client_status st = pdk_client_connect_hello(c, srv.addr, 5000, &hello, w);
     ck_assert_msg(st == PDK_CLIENT_OK, "connect with %s: %s", key, c->error);
 }
@@ -447,7 +447,7 @@ START_TEST(wrong_or_missing_keys_are_refused_and_closed)
     ck_assert_int_eq(e->code, paddock_v1_ErrorCode_UNAUTHENTICATED);
     ck_assert_msg(strstr(e->message, "must carry an api_key"), "%s", e->message);
     /* The client library reports it as the server's refusal. */
-    pdk_client_hello hello = {"auth-test", KEY_ALICE "x", false};
+    pdk_client_hello hello = {"auth-test", KEY_ALICE "x", false, NULL};
     ck_assert_int_eq(pdk_client_connect_hello(&other, srv.addr, 5000, &hello, NULL),
                      PDK_CLIENT_ESERVER);
     ck_assert_int_eq(other.server_code, paddock_v1_ErrorCode_UNAUTHENTICATED);

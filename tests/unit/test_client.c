@@ -528,8 +528,8 @@ END_TEST
 
 START_TEST(status_names_cover_every_value)
 {
-    const char *seen[PDK_CLIENT_EINVAL + 1];
-    for (int s = PDK_CLIENT_OK; s <= PDK_CLIENT_EINVAL; s++) {
+    const char *seen[PDK_CLIENT_ETLS + 1];
+    for (int s = PDK_CLIENT_OK; s <= PDK_CLIENT_ETLS; s++) {
         const char *name = pdk_client_status_name((pdk_client_status)s);
         ck_assert_ptr_nonnull(name);
         ck_assert_msg(name[0] != '\0' && strcmp(name, "unknown status") != 0, "status %d", s);
@@ -539,7 +539,7 @@ START_TEST(status_names_cover_every_value)
         seen[s] = name;
     }
     ck_assert_str_eq(pdk_client_status_name(PDK_CLIENT_ETIMEOUT), "timeout");
-    ck_assert_str_eq(pdk_client_status_name((pdk_client_status)(PDK_CLIENT_EINVAL + 1)),
+    ck_assert_str_eq(pdk_client_status_name((pdk_client_status)(PDK_CLIENT_ETLS + 1)),
                      "unknown status");
     ck_assert_str_eq(pdk_client_status_name((pdk_client_status)-1), "unknown status");
 }
@@ -1105,6 +1105,7 @@ START_TEST(cli_exit_codes)
     ck_assert_int_eq(pdk_cli_exit_for(PDK_CLIENT_OK), PDK_CLI_EXIT_OK);
     ck_assert_int_eq(pdk_cli_exit_for(PDK_CLIENT_ESERVER), PDK_CLI_EXIT_FAILED);
     ck_assert_int_eq(pdk_cli_exit_for(PDK_CLIENT_ECONNECT), PDK_CLI_EXIT_CONNECT);
+    ck_assert_int_eq(pdk_cli_exit_for(PDK_CLIENT_ETLS), PDK_CLI_EXIT_CONNECT);
     ck_assert_int_eq(pdk_cli_exit_for(PDK_CLIENT_EADDR), PDK_CLI_EXIT_CONNECT);
     ck_assert_int_eq(pdk_cli_exit_for(PDK_CLIENT_EIO), PDK_CLI_EXIT_LOST);
     ck_assert_int_eq(pdk_cli_exit_for(PDK_CLIENT_ETIMEOUT), PDK_CLI_EXIT_LOST);

@@ -15,7 +15,7 @@ import collections
 import os
 
 from ._pb import pb
-from . import _route, errors, framing, rows
+from . import _route, errors, framing, rows, tls
 from ._requests import Call, Requests
 
 
@@ -78,8 +78,9 @@ class Client(Requests):
     protocol_version = pb.PROTOCOL_VERSION_1  # what Hello says this client speaks
 
     def __init__(self, host="127.0.0.1", port=7420, name="python", viewer=False, timeout=30.0,
-                 queue_size=4096, api_key=None):
+                 queue_size=4096, api_key=None, tls_ca=None, tls_cert=None, tls_key=None):
         self.host, self.port, self.name, self.viewer = host, port, name, viewer
+        self.tls_context = tls.context(tls_ca, tls_cert, tls_key)
         self.api_key = os.environ.get("PADDOCK_API_KEY", "") if api_key is None else api_key
         self.timeout = timeout
         self.queue_size = queue_size
@@ -94,7 +95,9 @@ class Client(Requests):
 
     async def connect(self):
         self._stream_reader, self._writer = await asyncio.wait_for(
-            asyncio.open_connection(self.host, self.port), self.timeout)
+            asyncio.open_connection(self.host, self.port, ssl=self.tls_context,
+                                    server_hostname=self.host if self.tls_context else None),
+            self.timeout)
         self._changed = asyncio.Event()
         self._reader = framing.FrameReader(1 << 20)
         self._send(self._take_id(), "hello", pb.Hello(protocol_version=self.protocol_version,

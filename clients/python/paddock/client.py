@@ -18,7 +18,7 @@ import socket
 import threading
 
 from ._pb import pb
-from . import _route, errors, framing, rows
+from . import _route, errors, framing, rows, tls
 from ._requests import Call, Requests
 
 _CLOSED = object()
@@ -78,7 +78,11 @@ class Client(Requests):
     """A connection to paddockd. `viewer=True` says Hello as a viewer (watch only).
     `api_key` is the key a paddockd started with --auth knows this client by
     (None: $PADDOCK_API_KEY, else none); `welcome.identity` and `welcome.role`
-    say who the server took it for (docs/security.md).
+    say who the server took it for (docs/security.md). `tls_ca` connects over
+    TLS, verifying the server's certificate against that CA file; `tls_cert`
+    and `tls_key` are the client certificate a server with --tls-client-ca
+    asks for (None: $PADDOCK_TLS_CA, $PADDOCK_TLS_CERT, $PADDOCK_TLS_KEY).
+    TLS failures raise ssl.SSLError with OpenSSL's reason.
     `timeout` bounds every call in seconds; `queue_size` is each subscription's
     buffer in frames. `tap`, when given, is called with every Frame received
     (in the reader thread, before it is routed): a debugging and test hook."""
@@ -86,8 +90,10 @@ class Client(Requests):
     protocol_version = pb.PROTOCOL_VERSION_1  # what Hello says this client speaks
 
     def __init__(self, host="127.0.0.1", port=7420, name="python", viewer=False, timeout=30.0,
-                 queue_size=4096, tap=None, api_key=None):
+                 queue_size=4096, tap=None, api_key=None, tls_ca=None, tls_cert=None,
+                 tls_key=None):
         self.timeout = timeout
+        tls_context = tls.context(tls_ca, tls_cert, tls_key)
         self.tap = tap
         self.queue_size = queue_size
         self._cond = threading.Condition()
@@ -100,6 +106,12 @@ class Client(Requests):
         self._reason = None
         self._sock = socket.create_connection((host, port), timeout=timeout)
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls_context is not None:
+            try:
+                self._sock = tls_context.wrap_socket(self._sock, server_hostname=host)
+            except BaseException:
+                self._sock.close()
+                raise
         self._reader = framing.FrameReader(1 << 20)
         try:
             self.welcome = rows.to_row(self._hello(name, viewer, api_key))
