@@ -54,4 +54,10 @@ ssize_t pdk_test_read_all(int fd, uint8_t *buf, size_t cap, int timeout_ms);
 /* Writes a whole file. */
 void pdk_test_write_file(const char *path, const char *text);
 
+/* Seconds on the monotonic clock, for timing what a test waits for. */
+double pdk_test_now_s(void);
+
+/* Sleeps ms milliseconds, through signals. */
+void pdk_test_sleep_ms(int ms);
+
 #endif

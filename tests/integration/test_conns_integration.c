@@ -35,13 +35,6 @@ static char log_text[8 << 20]; /* hundreds of connections log a line each */
 static paddock_v1_Frame req, rep, reply;
 static uint8_t buf[1 << 16];
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void start_with(pdk_test_server *srv, const char *const *extra)
 {
     ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
@@ -143,7 +136,7 @@ START_TEST(silent_connections_are_closed_at_the_hello_timeout)
         fds[i] = pdk_test_raw_connect(srv.port);
         ck_assert_msg(fds[i] >= 0, "connection %d: %s", i, strerror(errno));
     }
-    double opened_s = now_s();
+    double opened_s = pdk_test_now_s();
     /* While they sit there every slot is taken. */
     int late = pdk_test_raw_connect(srv.port);
     ck_assert_int_ge(late, 0);
@@ -170,7 +163,7 @@ START_TEST(silent_connections_are_closed_at_the_hello_timeout)
         }
         close(fds[i]);
     }
-    double closed_s = now_s() - opened_s;
+    double closed_s = pdk_test_now_s() - opened_s;
     ck_assert_int_eq(timed_out, 1024);
     ck_assert_int_eq(busy, SILENT_CONNS - 1024);
     printf("silent_connections: %d told and closed %.2f s after the last opened (timeout 1 s)\n",
@@ -231,12 +224,12 @@ START_TEST(slow_frames_are_cut_at_the_frame_timeout)
     ck_assert_msg(pdk_client_connect(&c, srv.addr, 5000, NULL) == PDK_CLIENT_OK, "%s", c.error);
     uint8_t partial[2 + 10] = {0xe8, 0x07}; /* varint 1000 */
     memset(partial + 2, 0x08, 10);
-    double t0 = now_s();
+    double t0 = pdk_test_now_s();
     ck_assert_int_eq(write_some(c.fd, partial, sizeof(partial)), sizeof(partial));
     const char *const sizes[] = {"a frame of 1000 bytes (10 received)", "was not whole 1 s after",
                                  "--frame-timeout", NULL};
     expect_error_and_eof(c.fd, paddock_v1_ErrorCode_TIMEOUT, sizes);
-    double cut_s = now_s() - t0;
+    double cut_s = pdk_test_now_s() - t0;
     ck_assert_msg(cut_s >= 0.9, "cut after %.2f s, before the 1 s timeout", cut_s);
     printf("slow_frame: cut %.2f s after its first bytes (timeout 1 s)\n", cut_s);
     pdk_client_close(&c);

@@ -21,16 +21,9 @@
 static char log_text[1 << 16];
 static paddock_v1_Frame req, rep, push;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void sleep_until(double t)
 {
-    double dt = t - now_s();
+    double dt = t - pdk_test_now_s();
     if (dt > 0)
         usleep((useconds_t)(dt * 1e6));
 }
@@ -329,13 +322,13 @@ START_TEST(report_cadences_on_the_wire)
     uint32_t vid = new_vehicle(&c, sid, 0.0, paddock_v1_Gear_GEAR_PARK);
     ck_assert_uint_eq(dbw_subscribe(&c, sid, vid, NULL, 0), 120);
     memset(n_arrived, 0, sizeof(n_arrived));
-    double t_end = now_s() + 3.0;
-    while (now_s() < t_end) {
+    double t_end = pdk_test_now_s() + 3.0;
+    while (pdk_test_now_s() < t_end) {
         pdk_client_status st = pdk_client_recv(&c, &push, 100);
         if (st == PDK_CLIENT_ETIMEOUT)
             continue;
         ck_assert_msg(st == PDK_CLIENT_OK, "recv: %s", c.error);
-        double t = now_s();
+        double t = pdk_test_now_s();
         ck_assert_msg(push.which_body != paddock_v1_Frame_error_tag, "error: %s",
                       push.body.error.message);
         if (push.which_body != paddock_v1_Frame_dbw_report_tag)
@@ -404,14 +397,14 @@ START_TEST(a_command_stream_that_stops)
                                            .validate_crc = -1,
                                            .comms_loss_arm = 1,
                                            .rc = 0};
-    double t0 = now_s(), next = t0;
+    double t0 = pdk_test_now_s(), next = t0;
     int sent = 0, acked = 0;
     bool active = false;
     double speed = 10.0;
     uint8_t rc = 0;
     /* 0.6 s of commands every 20 ms. */
-    while (now_s() < t0 + 0.6) {
-        if (now_s() >= next) {
+    while (pdk_test_now_s() < t0 + 0.6) {
+        if (pdk_test_now_s() >= next) {
             pdk_dbw_msg steer = chan_msg(PDK_DBW_MSG_STEER, PDK_STEER_CMD_ANGLE, 0, rc);
             pdk_dbw_msg brake = chan_msg(PDK_DBW_MSG_BRAKE, PDK_BRAKE_CMD_PRESSURE, 0, rc);
             pdk_dbw_msg throttle = chan_msg(PDK_DBW_MSG_THROTTLE, PDK_THROTTLE_CMD_PERCENT, 5, rc);
@@ -435,16 +428,16 @@ START_TEST(a_command_stream_that_stops)
                 active |= push.body.dbw_report.report.system.state ==
                           paddock_v1_SystemState_SYSTEM_STATE_ACTIVE;
         }
-        sleep_until(fmin(next, now_s() + 0.002));
+        sleep_until(fmin(next, pdk_test_now_s() + 0.002));
     }
-    double t_stop = now_s();
+    double t_stop = pdk_test_now_s();
     ck_assert_msg(active, "the kit never reported ACTIVE");
 
     /* Silence: the watchdog fires, then the kit brakes the car to a stop. */
     double t_timeout = -1, t_stopped = -1, hold_max = 0;
     char reason[32] = "";
     bool comms_loss_src = false, armed = false;
-    while (now_s() < t_stop + 8.0) {
+    while (pdk_test_now_s() < t_stop + 8.0) {
         if (pdk_client_recv(&c, &push, 50) != PDK_CLIENT_OK)
             continue;
         ck_assert_msg(push.which_body != paddock_v1_Frame_error_tag, "refused: %s",
@@ -453,7 +446,7 @@ START_TEST(a_command_stream_that_stops)
         if (push.which_body != paddock_v1_Frame_dbw_report_tag)
             continue;
         const paddock_v1_DbwReport *d = &push.body.dbw_report;
-        double t = now_s();
+        double t = pdk_test_now_s();
         if (d->which_report == paddock_v1_DbwReport_system_tag && t_timeout < 0) {
             const char *s = d->report.system.reason_disengage_str;
             size_t len = strlen(s);
@@ -532,8 +525,8 @@ START_TEST(the_watchdog_trips_twelve_steps_after_the_last_command)
             send_kit(&c, &enable, sid, vid);
             pending++;
         }
-        double until = now_s() + 0.020;
-        while (now_s() < until) {
+        double until = pdk_test_now_s() + 0.020;
+        while (pdk_test_now_s() < until) {
             if (pdk_client_recv(&c, &push, 2) != PDK_CLIENT_OK)
                 continue;
             ck_assert_msg(push.which_body != paddock_v1_Frame_error_tag, "refused: %s",
@@ -543,8 +536,8 @@ START_TEST(the_watchdog_trips_twelve_steps_after_the_last_command)
                 last_ok_tick = push.body.ok.tick;
         }
     }
-    double t_stop = now_s();
-    while (now_s() < t_stop + 0.5) {
+    double t_stop = pdk_test_now_s();
+    while (pdk_test_now_s() < t_stop + 0.5) {
         if (pdk_client_recv(&c, &push, 50) != PDK_CLIENT_OK)
             continue;
         ck_assert_msg(push.which_body != paddock_v1_Frame_error_tag, "refused: %s",
@@ -580,8 +573,8 @@ END_TEST
 /* Reads pushed frames until a ControlEvent arrives (within 2 s). */
 static paddock_v1_ControlEvent wait_control_event(pdk_client *c)
 {
-    double until = now_s() + 2.0;
-    while (now_s() < until) {
+    double until = pdk_test_now_s() + 2.0;
+    while (pdk_test_now_s() < until) {
         if (pdk_client_recv(c, &push, 100) != PDK_CLIENT_OK)
             continue;
         if (push.which_body == paddock_v1_Frame_control_event_tag)
@@ -774,8 +767,8 @@ START_TEST(leases_between_clients)
     req.body.vehicle_remove.vehicle_id = vid;
     ck_assert_int_eq(pdk_client_call(&b, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
     bool sub_ended = false, lease_ended = false;
-    double until = now_s() + 2.0;
-    while (now_s() < until && !(sub_ended && lease_ended)) {
+    double until = pdk_test_now_s() + 2.0;
+    while (pdk_test_now_s() < until && !(sub_ended && lease_ended)) {
         if (pdk_client_recv(&a, &push, 100) != PDK_CLIENT_OK)
             continue;
         if (push.which_body == paddock_v1_Frame_error_tag) {
@@ -936,9 +929,9 @@ static int scn_batch(const pdk_test_server *srv, int first, int n)
                       (paddock_v1_Gear)sc->gear);
         ck_assert_int_eq(pdk_client_send(&scn_client[i], &req), PDK_CLIENT_OK);
     }
-    double deadline = now_s() + 5.0;
+    double deadline = pdk_test_now_s() + 5.0;
     for (int i = 0; i < n; i++) {
-        while (scn_runs[i].vid == 0 && scn_runs[i].failure[0] == '\0' && now_s() < deadline) {
+        while (scn_runs[i].vid == 0 && scn_runs[i].failure[0] == '\0' && pdk_test_now_s() < deadline) {
             if (pdk_client_recv(&scn_client[i], &push, 100) != PDK_CLIENT_OK)
                 continue;
             if (push.which_body == paddock_v1_Frame_error_tag)
@@ -948,7 +941,7 @@ static int scn_batch(const pdk_test_server *srv, int first, int n)
                 scn_runs[i].vid = push.body.vehicle_spawned.vehicle_id;
                 scn_runs[i].t0_tick = push.body.vehicle_spawned.tick;
                 scn_runs[i].server_tick = scn_runs[i].t0_tick;
-                scn_runs[i].t0 = now_s();
+                scn_runs[i].t0 = pdk_test_now_s();
             }
         }
         ck_assert_msg(scn_runs[i].vid != 0, "%s: no vehicle: %s", scn_runs[i].sc->name,
@@ -965,7 +958,7 @@ static int scn_batch(const pdk_test_server *srv, int first, int n)
      * fell behind wall time (a loaded machine drops deadlines) still gets
      * each step at its tick. */
     for (;;) {
-        double now = now_s(), next = now + 0.05;
+        double now = pdk_test_now_s(), next = now + 0.05;
         bool busy = false;
         for (int i = 0; i < n; i++) {
             scn_run *r = &scn_runs[i];
@@ -988,7 +981,7 @@ static int scn_batch(const pdk_test_server *srv, int first, int n)
         }
         if (!busy)
             break;
-        sleep_until(fmin(next, now_s() + 0.002));
+        sleep_until(fmin(next, pdk_test_now_s() + 0.002));
     }
     int failed = 0;
     for (int i = 0; i < n; i++) {

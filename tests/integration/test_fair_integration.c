@@ -34,20 +34,6 @@
 static char log_text[1 << 20];
 static paddock_v1_Frame req, rep, got;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
 static void start_with(pdk_test_server *srv, const char *const *extra)
 {
     ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
@@ -103,12 +89,12 @@ static uint64_t long_recording(pdk_client *c, uint64_t ticks)
     m->action.take_step_lease.deadline_ms = 60000;
     call_ok(c, "take_step_lease");
     control_req(sid, paddock_v1_SessionControl_run_to_tick_tag)->action.run_to_tick = ticks;
-    double t0 = now_s();
+    double t0 = pdk_test_now_s();
     int timeout_ms = c->timeout_ms;
     c->timeout_ms = 120000;
     call_ok(c, "run_to_tick");
     c->timeout_ms = timeout_ms;
-    printf("fair: %" PRIu64 " ticks of one car recorded in %.2f s\n", ticks, now_s() - t0);
+    printf("fair: %" PRIu64 " ticks of one car recorded in %.2f s\n", ticks, pdk_test_now_s() - t0);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_close_tag;
     req.body.session_close.session_id = sid;
@@ -127,10 +113,10 @@ static void fill_meta(uint64_t sid)
 static double meta_s(pdk_client *c, uint64_t sid)
 {
     fill_meta(sid);
-    double t0 = now_s();
+    double t0 = pdk_test_now_s();
     call_ok(c, "SessionMetaRequest");
     ck_assert_int_eq(rep.which_body, paddock_v1_Frame_session_meta_tag);
-    return now_s() - t0;
+    return pdk_test_now_s() - t0;
 }
 
 /* Sends n VerifyRequests of sid on c without reading; their request ids
@@ -152,13 +138,13 @@ static uint64_t pipeline_verifies(pdk_client *c, uint64_t sid, unsigned n)
 /* Waits up to timeout_ms for needle in the server's log. */
 static bool log_says(const pdk_test_server *srv, const char *needle, int timeout_ms)
 {
-    double end = now_s() + timeout_ms / 1000.0;
+    double end = pdk_test_now_s() + timeout_ms / 1000.0;
     do {
         pdk_test_read_log(srv, log_text, sizeof(log_text));
         if (strstr(log_text, needle))
             return true;
-        sleep_ms(20);
-    } while (now_s() < end);
+        pdk_test_sleep_ms(20);
+    } while (pdk_test_now_s() < end);
     return false;
 }
 
@@ -177,8 +163,8 @@ START_TEST(queued_jobs_per_connection_are_bounded)
     connect_as(&f, &srv, "flooder");
     uint64_t first = pipeline_verifies(&f, sid, 10);
     unsigned verified = 0, busy = 0;
-    double end = now_s() + 120.0;
-    while (verified + busy < 10 && now_s() < end) {
+    double end = pdk_test_now_s() + 120.0;
+    while (verified + busy < 10 && pdk_test_now_s() < end) {
         if (pdk_client_recv(&f, &got, 1000) != PDK_CLIENT_OK)
             continue;
         ck_assert_uint_ge(got.request_id, first);
@@ -235,7 +221,7 @@ START_TEST(verify_flood_leaves_others_answered_and_is_cancelled)
     pdk_client f;
     connect_as(&f, &srv, "flooder");
     (void)pipeline_verifies(&f, sid, FLOOD_VERIFIES);
-    sleep_ms(300); /* the flood is read and its first verify runs */
+    pdk_test_sleep_ms(300); /* the flood is read and its first verify runs */
     double worst_s = 0.0;
     for (int i = 0; i < 5; i++) {
         double s = meta_s(&a, sid);
@@ -248,7 +234,7 @@ START_TEST(verify_flood_leaves_others_answered_and_is_cancelled)
     ck_assert_msg(worst_s < 10.0, "a SessionMeta took %.3f s during the flood", worst_s);
 
     pdk_client_close(&f);
-    double closed = now_s();
+    double closed = pdk_test_now_s();
     ck_assert_msg(log_says(&srv, "left: ", 5000), "no word of the flooder's jobs: %s", log_text);
     const char *line = strstr(log_text, "left: ");
     unsigned dropped = 0, stopped = 0;
@@ -262,7 +248,7 @@ START_TEST(verify_flood_leaves_others_answered_and_is_cancelled)
     ck_assert_uint_eq(stopped, 1);
     ck_assert_msg(log_says(&srv, "the verify was cancelled at tick", 5000),
                   "the running verify did not stop: %s", log_text);
-    printf("fair: its running verify stopped %.3f s after the close\n", now_s() - closed);
+    printf("fair: its running verify stopped %.3f s after the close\n", pdk_test_now_s() - closed);
     double after_s = meta_s(&a, sid);
     printf("fair: SessionMeta after the flooder left %.3f s\n", after_s);
     ck_assert_msg(after_s < 5.0, "a SessionMeta took %.3f s after the flooder left", after_s);
@@ -349,10 +335,10 @@ START_TEST(sigterm_stops_at_once_with_10000_requests_queued)
         ck_assert_msg(pdk_client_recv(&a, &got, 10000) == PDK_CLIENT_OK, "%s", a.error);
     while (got.request_id != first);
     ck_assert_int_eq(got.which_body, paddock_v1_Frame_session_meta_tag);
-    sleep_ms(200);
-    double t0 = now_s();
+    pdk_test_sleep_ms(200);
+    double t0 = pdk_test_now_s();
     int rc = pdk_test_server_stop(&srv, log_text, sizeof(log_text));
-    double took_s = now_s() - t0;
+    double took_s = pdk_test_now_s() - t0;
     printf("fair: SIGTERM with %u SessionMeta requests queued: exited in %.3f s\n", QUEUED_METAS,
            took_s);
     ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);

@@ -21,13 +21,6 @@
 static char log_text[1 << 20];
 static paddock_v1_Frame req, rep, got;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void start_with(pdk_test_server *srv, const char *const *extra)
 {
     ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
@@ -94,7 +87,7 @@ static paddock_v1_SessionInfo watched_info(pdk_client *c, uint64_t sid)
  * first send to the last reply. */
 static double flood(pdk_client *f, uint64_t sid, unsigned n)
 {
-    double t0 = now_s();
+    double t0 = pdk_test_now_s();
     uint64_t first = 0;
     for (unsigned i = 0; i < n; i++) {
         fill_spawn(sid, i);
@@ -110,7 +103,7 @@ static double flood(pdk_client *f, uint64_t sid, unsigned n)
                       got.which_body == paddock_v1_Frame_error_tag ? got.body.error.message : "");
         ck_assert_uint_eq(got.request_id, first + i);
     }
-    return now_s() - t0;
+    return pdk_test_now_s() - t0;
 }
 
 /* The issue's flood, scaled to a quick test: the watched session holds
@@ -150,10 +143,10 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
     printf("spawn flood: before, the watched session's lateness p99 %.3f ms, %" PRIu64
            " overruns\n",
            a.lateness_p99_ms, a.overruns);
-    double t0 = now_s();
+    double t0 = pdk_test_now_s();
     double took_s = flood(&f, sid, n);
     paddock_v1_SessionInfo b = watched_info(&w, watched);
-    double window_s = now_s() - t0;
+    double window_s = pdk_test_now_s() - t0;
     double rate_hz = (double)(b.tick - a.tick) / window_s;
     printf("spawn flood: %u spawns answered in order in %.2f s (%.0f a second); the watched "
            "session ran %.1f ticks/s over %.2f s, %" PRIu64 " deadlines skipped, %" PRIu64

@@ -30,20 +30,6 @@ static char out[1 << 16];
 static char log_text[1 << 16];
 static paddock_v1_Frame req, rep;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
 static void start_on(pdk_test_server *srv, const char *db)
 {
     ck_assert_msg(pdk_test_server_start(srv, db, NULL, log_text, sizeof(log_text)) == 0,
@@ -189,8 +175,8 @@ static bool wait_stats(pdk_client *c, uint32_t sub, stats_pred pred, const void 
                        int timeout_ms, paddock_v1_SessionStats *got)
 {
     static paddock_v1_Frame f;
-    double end = now_s() + timeout_ms / 1000.0;
-    while (now_s() < end) {
+    double end = pdk_test_now_s() + timeout_ms / 1000.0;
+    while (pdk_test_now_s() < end) {
         if (pdk_client_recv(c, &f, 50) != PDK_CLIENT_OK)
             continue;
         if (f.which_body != paddock_v1_Frame_session_stats_tag ||
@@ -250,7 +236,7 @@ START_TEST(lockstep_lease)
     uint32_t v1 = spawn(&a, l1, 5.0);
     ck_assert_uint_gt(v1, 0);
     ck_assert_uint_eq(dbw(&a, l1, v1, 30, 0, NULL, NULL), 0);
-    sleep_ms(100);
+    pdk_test_sleep_ms(100);
     paddock_v1_SessionInfo info;
     session_info(&a, l1, &info);
     ck_assert_uint_eq(info.tick, 0);
@@ -285,13 +271,13 @@ START_TEST(lockstep_lease)
     uint32_t sub = stats_subscribe(&watcher, l1, 20);
     control_req(l1, paddock_v1_SessionControl_step_tag)->action.step = 400000;
     ck_assert_int_eq(pdk_client_send(&a, &req), PDK_CLIENT_OK);
-    sleep_ms(150);
+    pdk_test_sleep_ms(150);
     pdk_client_close(&a);
-    double closed_at = now_s();
+    double closed_at = pdk_test_now_s();
     paddock_v1_SessionStats st;
     ck_assert_msg(wait_stats(&watcher, sub, is_paused, NULL, 1000, &st),
                   "the session did not pause within the lease's 2000 ms deadline");
-    ck_assert_double_lt(now_s() - closed_at, 2.0);
+    ck_assert_double_lt(pdk_test_now_s() - closed_at, 2.0);
     ck_assert_msg(strstr(st.pause_reason, "step lease of connection") &&
                       strstr(st.pause_reason, "(rig-a)") &&
                       strstr(st.pause_reason, "disconnected at tick"),
@@ -303,21 +289,21 @@ START_TEST(lockstep_lease)
     session_info(&b, l1, &info);
     ck_assert(info.paused);
     ck_assert_str_eq(info.pause_reason, st.pause_reason);
-    sleep_ms(200);
+    pdk_test_sleep_ms(200);
     session_info(&b, l1, &info);
     ck_assert_uint_eq(info.tick, paused_tick); /* the owed steps were dropped */
 
     /* A new stepper takes the lease; its first step resumes the session. */
     take_lease(&b, l1, 300, paddock_v1_LapsePolicy_LAPSE_PAUSE);
     ck_assert_int_eq(step(&b, l1, 20), PDK_CLIENT_OK);
-    double last_step = now_s();
+    double last_step = pdk_test_now_s();
     ck_assert_uint_eq(rep.body.session_control_reply.tick, paused_tick + 20);
     ck_assert(!rep.body.session_control_reply.session.paused);
     ck_assert_msg(wait_stats(&watcher, sub, is_running, NULL, 1000, &st), "still paused");
 
     /* A lapse without a disconnect: no step for longer than 300 ms. */
     ck_assert_msg(wait_stats(&watcher, sub, is_paused, NULL, 2000, &st), "no lapse");
-    double lapse_s = now_s() - last_step;
+    double lapse_s = pdk_test_now_s() - last_step;
     ck_assert_msg(lapse_s > 0.25, "lapsed after %.3f s of a 300 ms lease", lapse_s);
     ck_assert_msg(strstr(st.pause_reason, "(rig-b) lapsed after 300 ms without a step at tick"),
                   "%s", st.pause_reason);
@@ -333,7 +319,7 @@ START_TEST(lockstep_lease)
     ck_assert_msg(strstr(st.timing_reason, "lapsed") && strstr(st.timing_reason, "real time"), "%s",
                   st.timing_reason);
     uint64_t t0 = st.tick;
-    sleep_ms(500);
+    pdk_test_sleep_ms(500);
     session_info(&b, l1, &info);
     ck_assert_uint_ge(info.tick, t0 + 30);
     ck_assert_int_eq(info.timing, paddock_v1_TimingMode_TIMING_MODE_REALTIME);
@@ -352,7 +338,7 @@ START_TEST(lockstep_lease)
         ck_assert_int_eq(step(&b, l2, 6), PDK_CLIENT_OK);
         ck_assert_int_eq(step(&c, l3, 10), PDK_CLIENT_OK);
     }
-    sleep_ms(200);
+    pdk_test_sleep_ms(200);
     session_info(&b, l2, &info);
     ck_assert_uint_eq(info.tick, 30);
     session_info(&c, l3, &info);
@@ -362,13 +348,13 @@ START_TEST(lockstep_lease)
     control_req(l2, paddock_v1_SessionControl_step_tag)->action.step = 400000;
     ck_assert_int_eq(pdk_client_send(&b, &req), PDK_CLIENT_OK);
     uint64_t owed_id = req.request_id;
-    sleep_ms(100);
+    pdk_test_sleep_ms(100);
     control_req(l2, paddock_v1_SessionControl_pause_tag)->action.pause = true;
     ck_assert_int_eq(control_call(&c), PDK_CLIENT_OK);
     static paddock_v1_Frame f;
-    double until = now_s() + 2.0;
+    double until = pdk_test_now_s() + 2.0;
     bool answered = false;
-    while (!answered && now_s() < until) {
+    while (!answered && pdk_test_now_s() < until) {
         if (pdk_client_recv(&b, &f, 100) == PDK_CLIENT_OK && f.request_id == owed_id) {
             ck_assert_int_eq(f.which_body, paddock_v1_Frame_error_tag);
             ck_assert_int_eq(f.body.error.code, paddock_v1_ErrorCode_CLOSED);
@@ -383,14 +369,14 @@ START_TEST(lockstep_lease)
     control_req(l2, paddock_v1_SessionControl_step_tag)->action.step = 400000;
     ck_assert_int_eq(pdk_client_send(&b, &req), PDK_CLIENT_OK);
     owed_id = req.request_id;
-    sleep_ms(100);
+    pdk_test_sleep_ms(100);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_close_tag;
     req.body.session_close.session_id = l2;
     ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
     answered = false;
-    until = now_s() + 2.0;
-    while (!answered && now_s() < until) {
+    until = pdk_test_now_s() + 2.0;
+    while (!answered && pdk_test_now_s() < until) {
         if (pdk_client_recv(&b, &f, 100) == PDK_CLIENT_OK && f.request_id == owed_id) {
             ck_assert_int_eq(f.which_body, paddock_v1_Frame_error_tag);
             ck_assert_msg(strstr(f.body.error.message, "closed") != NULL, "%s",
@@ -415,17 +401,17 @@ START_TEST(lockstep_lease)
                                  srv.addr, l3, pidfile),
                      0);
     ck_assert_msg(wait_stats(&watcher, sub3, lease_held, NULL, 5000, &st), "no stepper");
-    sleep_ms(200);
+    pdk_test_sleep_ms(200);
     FILE *pf = fopen(pidfile, "r");
     ck_assert_ptr_nonnull(pf);
     int pid = 0;
     ck_assert_int_eq(fscanf(pf, "%d", &pid), 1);
     fclose(pf);
     ck_assert_int_eq(kill(pid, SIGKILL), 0);
-    double killed_at = now_s();
+    double killed_at = pdk_test_now_s();
     ck_assert_msg(wait_stats(&watcher, sub3, is_paused, NULL, 2000, &st),
                   "the session did not pause when its stepper was killed");
-    ck_assert_double_lt(now_s() - killed_at, 1.0);
+    ck_assert_double_lt(pdk_test_now_s() - killed_at, 1.0);
     ck_assert_msg(strstr(st.pause_reason, "(paddock-cli") &&
                       strstr(st.pause_reason, "disconnected at tick"),
                   "%s", st.pause_reason);
@@ -470,7 +456,7 @@ START_TEST(session_control)
         pdk_test_sh(out, sizeof(out), CLI "control %" PRIu64 " pause 2>/dev/null", srv.addr, sid),
         0);
     uint64_t paused = strtoull(out, NULL, 10);
-    sleep_ms(200);
+    pdk_test_sleep_ms(200);
     paddock_v1_SessionInfo info;
     session_info(&a, sid, &info);
     ck_assert(info.paused);
@@ -503,7 +489,7 @@ START_TEST(session_control)
                      2);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "control %" PRIu64 " resume", srv.addr, sid),
                      0);
-    sleep_ms(300);
+    pdk_test_sleep_ms(300);
     session_info(&a, sid, &info);
     ck_assert(!info.paused);
     ck_assert_uint_ge(info.tick, paused + 50 + 20);
@@ -513,12 +499,12 @@ START_TEST(session_control)
                                  sid),
                      0);
     uint64_t locked = strtoull(out, NULL, 10);
-    sleep_ms(300);
+    pdk_test_sleep_ms(300);
     session_info(&a, sid, &info);
     ck_assert_uint_eq(info.tick, locked);
     ck_assert_int_eq(
         pdk_test_sh(out, sizeof(out), CLI "control %" PRIu64 " timing realtime", srv.addr, sid), 0);
-    sleep_ms(250);
+    pdk_test_sleep_ms(250);
     session_info(&a, sid, &info);
     ck_assert_uint_le(info.tick, locked + 45);
     ck_assert_uint_eq(info.skipped_ticks, 0);
@@ -631,8 +617,8 @@ static void log_speed(const paddock_v1_Frame *f, void *ud)
 static void drain(pdk_client *c, int ms, pdk_client_push_fn fn, void *ud)
 {
     static paddock_v1_Frame f;
-    double end = now_s() + ms / 1000.0;
-    while (now_s() < end)
+    double end = pdk_test_now_s() + ms / 1000.0;
+    while (pdk_test_now_s() < end)
         if (pdk_client_recv(c, &f, 20) == PDK_CLIENT_OK && f.request_id == 0)
             fn(&f, ud);
 }
@@ -743,7 +729,7 @@ START_TEST(recordings_round_trip)
     ck_assert_uint_ge(info.tick, 60);
     ck_assert_uint_eq(info.vehicle_count, 1);
     dbw(&a, fork_id, vid, 0, -40, NULL, NULL);
-    sleep_ms(300);
+    pdk_test_sleep_ms(300);
     pdk_client_close(&a);
     ck_assert_int_eq(
         pdk_test_sh(out, sizeof(out), CLI "close --session %" PRIu64, srv.addr, fork_id), 0);
@@ -956,9 +942,9 @@ START_TEST(replay_reproduces_live_state)
     static paddock_v1_Frame f;
     paddock_v1_SessionStats st;
     memset(&st, 0, sizeof(st));
-    double until = now_s() + 10.0;
+    double until = pdk_test_now_s() + 10.0;
     bool ended = false;
-    while (!ended && now_s() < until) {
+    while (!ended && pdk_test_now_s() < until) {
         if (pdk_client_recv(&r, &f, 50) != PDK_CLIENT_OK)
             continue;
         keep_frame(&f, &replayed);
@@ -1001,7 +987,7 @@ START_TEST(replay_reproduces_live_state)
     ck_assert_int_eq(control_call(&r), PDK_CLIENT_OK);
     control_req(rid, paddock_v1_SessionControl_resume_tag)->action.resume = true;
     ck_assert_int_eq(control_call(&r), PDK_CLIENT_OK);
-    sleep_ms(600);
+    pdk_test_sleep_ms(600);
     paddock_v1_SessionInfo info;
     session_info(&r, rid, &info);
     ck_assert_msg(info.tick >= 80 + 20 && info.tick <= 80 + 50, "tick %" PRIu64 " after 0.6 s",
@@ -1140,7 +1126,7 @@ typedef struct lock_holder {
 static void *release_later(void *p)
 {
     lock_holder *h = p;
-    sleep_ms(h->release_after_ms);
+    pdk_test_sleep_ms(h->release_after_ms);
     sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(h->db);
     return NULL;
@@ -1166,7 +1152,7 @@ START_TEST(replay_waits_for_its_recording)
     uint64_t sid = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_REALTIME, "locked-close");
     uint32_t vid = spawn(&a, sid, 3.0);
     dbw(&a, sid, vid, 30, 0, NULL, NULL);
-    sleep_ms(300);
+    pdk_test_sleep_ms(300);
 
     lock_holder h = {NULL, 400};
     ck_assert_int_eq(sqlite3_open(srv.db, &h.db), SQLITE_OK);
@@ -1184,9 +1170,9 @@ START_TEST(replay_waits_for_its_recording)
     req.which_body = paddock_v1_Frame_replay_open_tag;
     req.body.replay_open.session_id = sid;
     req.body.replay_open.paused = true;
-    double asked = now_s();
+    double asked = pdk_test_now_s();
     ck_assert_msg(pdk_client_call(&a, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", a.error);
-    double waited_s = now_s() - asked;
+    double waited_s = pdk_test_now_s() - asked;
     pthread_join(releaser, NULL);
     uint64_t rid = rep.body.session_created.session.session_id;
     uint32_t sub = stats_subscribe(&a, rid, 20);
@@ -1231,7 +1217,7 @@ static void *stream_commands(void *arg)
             !pdk_client_is_connected(&c))
             break;
         s->sent++;
-        sleep_ms(3);
+        pdk_test_sleep_ms(3);
     }
     pdk_client_close(&c);
     return NULL;
@@ -1348,7 +1334,7 @@ START_TEST(kill_nine)
         pthread_t th;
         ck_assert_int_eq(pthread_create(&th, NULL, stream_commands, &s), 0);
         int delay = 50 + rand() % 751;
-        sleep_ms(delay);
+        pdk_test_sleep_ms(delay);
         fprintf(stderr, "kill_nine: round %d: SIGKILL after %d ms, %d commands sent\n", round + 1,
                 delay, s.sent);
         kill(srv.pid, SIGKILL);

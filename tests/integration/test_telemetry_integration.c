@@ -17,13 +17,6 @@
 static char log_text[1 << 16];
 static paddock_v1_Frame req, rep, push;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void start_with(pdk_test_server *srv, const char *const *extra)
 {
     ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
@@ -273,8 +266,8 @@ START_TEST(live_values_are_the_recordings)
     half.sub = telemetry_subscribe(&a, sid, 60, speed, 1, NULL, 0);
     uint32_t late = 0;
     uint64_t throttle_rid = 0, throttle_tick = 0;
-    double until = now_s() + 30.0;
-    while (live.n < N_TICKS && now_s() < until) {
+    double until = pdk_test_now_s() + 30.0;
+    while (live.n < N_TICKS && pdk_test_now_s() < until) {
         if (pdk_client_recv(&a, &push, 50) != PDK_CLIENT_OK)
             continue;
         if (push.request_id == 0)
@@ -329,8 +322,8 @@ START_TEST(live_values_are_the_recordings)
     size_t kept = live.n;
     live.n = N_TICKS - 1; /* one more would be recorded, and is checked not to come */
     uint64_t last_live = live.tick[N_TICKS - 1];
-    double drain_until = now_s() + 0.3;
-    while (now_s() < drain_until)
+    double drain_until = pdk_test_now_s() + 0.3;
+    while (pdk_test_now_s() < drain_until)
         if (pdk_client_recv(&a, &push, 20) == PDK_CLIENT_OK && push.request_id == 0)
             keep_push(&push, &logs);
     ck_assert_uint_eq(live.tick[N_TICKS - 1], last_live);
@@ -341,8 +334,8 @@ START_TEST(live_values_are_the_recordings)
     req.which_body = paddock_v1_Frame_session_close_tag;
     req.body.session_close.session_id = sid;
     ck_assert_int_eq(pdk_client_call(&a, &req, &rep, keep_push, &logs), PDK_CLIENT_OK);
-    drain_until = now_s() + 2.0;
-    while (!half.ended && now_s() < drain_until)
+    drain_until = pdk_test_now_s() + 2.0;
+    while (!half.ended && pdk_test_now_s() < drain_until)
         if (pdk_client_recv(&a, &push, 20) == PDK_CLIENT_OK && push.request_id == 0)
             keep_push(&push, &logs);
     ck_assert_msg(half.ended, "no CLOSED for the 60 Hz stream");
@@ -431,8 +424,8 @@ START_TEST(live_values_are_the_recordings)
     req.body.session_control.which_action = paddock_v1_SessionControl_run_to_tick_tag;
     req.body.session_control.action.run_to_tick = live.tick[0] + 300;
     ck_assert_msg(pdk_client_call(&a, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", a.error);
-    drain_until = now_s() + 10.0;
-    while (now_s() < drain_until && (again.n == 0 || again.tick[again.n - 1] < live.tick[0] + 300))
+    drain_until = pdk_test_now_s() + 10.0;
+    while (pdk_test_now_s() < drain_until && (again.n == 0 || again.tick[again.n - 1] < live.tick[0] + 300))
         if (pdk_client_recv(&v, &push, 20) == PDK_CLIENT_OK && push.request_id == 0)
             keep_push(&push, &replay_logs);
     size_t matched = 0;
@@ -559,8 +552,8 @@ START_TEST(cli_prints_rows_that_round_trip)
     ck_assert_uint_eq(vids[0], car < other ? car : other);
     /* The test's own 60 Hz subscription saw the same ticks: same bits. */
     size_t same = 0;
-    double until = now_s() + 5.0;
-    while (same < rows && now_s() < until) {
+    double until = pdk_test_now_s() + 5.0;
+    while (same < rows && pdk_test_now_s() < until) {
         if (pdk_client_recv(&a, &push, 50) != PDK_CLIENT_OK ||
             push.which_body != paddock_v1_Frame_telemetry_batch_tag)
             continue;
