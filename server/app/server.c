@@ -494,6 +494,11 @@ static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
         .n_handlers = srv->fox ? 1 : 0,
         .on_closed = close_all,
         .on_closed_ud = srv,
+        /* The TCP listener's files: load_tls has checked them already. */
+        .tls_cert_file = srv->tls ? srv->cfg.tls_cert : NULL,
+        .tls_key_file = srv->tls ? srv->cfg.tls_key : NULL,
+        .tls_client_ca_file = srv->tls ? srv->cfg.tls_client_ca : NULL,
+        .tls_require_client_cert = srv->cfg.tls_require_client_cert,
     };
     if (pdk_http_listen(&srv->loop, &hc, &srv->cfg.limits, cb, srv, &srv->http, err,
                         sizeof(err)) != PDK_OK) {
@@ -505,8 +510,8 @@ static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
     char *colon = strrchr(host, ':');
     if (colon)
         *colon = '\0';
-    printf("paddockd: http on %s:%d (dashboard at /, WebSocket at %s, health at /healthz)\n",
-           host, pdk_listener_port(srv->http), PDK_WS_PADDOCK_PATH);
+    printf("paddockd: %s on %s:%d (dashboard at /, WebSocket at %s, health at /healthz)\n",
+           srv->tls ? "https" : "http", host, pdk_listener_port(srv->http), PDK_WS_PADDOCK_PATH);
     fflush(stdout);
     return 0;
 }
@@ -583,8 +588,10 @@ static int load_tls(pdk_server *srv)
             return -1;
         }
         fprintf(stderr,
-                "paddockd: TLS on %s with %s; client certificates: %s (docs/security.md)\n",
-                cfg->listen, cfg->tls_cert,
+                "paddockd: TLS on %s%s%s with %s; client certificates: %s "
+                "(docs/security.md)\n",
+                cfg->listen, cfg->http_listen ? " and --http " : "",
+                cfg->http_listen ? cfg->http_listen : "", cfg->tls_cert,
                 !cfg->tls_client_ca            ? "not asked for"
                 : cfg->tls_require_client_cert ? "required, verified against --tls-client-ca"
                                                : "verified when sent, not required");
@@ -596,10 +603,10 @@ static int load_tls(pdk_server *srv)
                 "paddockd: warning: --listen %s is not a loopback address and has no TLS: API "
                 "keys travel in clear; give it --tls-cert and --tls-key (docs/security.md)\n",
                 cfg->listen);
-    if (cfg->http_listen && !pdk_auth_loopback(cfg->http_listen))
+    if (!srv->tls && cfg->http_listen && !pdk_auth_loopback(cfg->http_listen))
         fprintf(stderr,
-                "paddockd: warning: --http %s is not a loopback address and the HTTP listener "
-                "has no TLS: API keys travel in clear (docs/security.md)\n",
+                "paddockd: warning: --http %s is not a loopback address and has no TLS: API "
+                "keys travel in clear; give it --tls-cert and --tls-key (docs/security.md)\n",
                 cfg->http_listen);
     return 0;
 }

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include <libwebsockets.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #define HOUSEKEEPING_MS 50         /* the soft limit's clock */
 #define RX_CHUNK_BYTES 65536       /* what libwebsockets hands over per callback */
@@ -742,6 +744,19 @@ static int on_http(http_listener *net, struct lws *wsi, session *pss, const char
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                          size_t len)
 {
+    if (reason == LWS_CALLBACK_OPENSSL_PERFORM_CLIENT_CERT_VERIFICATION) {
+        /* OpenSSL's verdict on a client certificate comes here (protocol
+         * 0) as len, and what this returns replaces it: libwebsockets'
+         * default of 0 would let any certificate through, even one from
+         * another CA. A chain that did not verify fails the handshake. */
+        if (len != 0) {
+            return 0;
+        }
+        X509_STORE_CTX *x509_ctx = user;
+        pdk_net_log("refusing a TLS client certificate: %s",
+                    X509_verify_cert_error_string(X509_STORE_CTX_get_error(x509_ctx)));
+        return 1;
+    }
     struct lws_context *ctx = lws_get_context(wsi);
     http_listener *net = ctx != NULL ? lws_context_user(ctx) : NULL;
     session *pss = user;
@@ -1092,6 +1107,22 @@ pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
     info.server_string = "paddockd";
     info.max_http_header_data = (unsigned short)request_bytes;
     info.timeout_secs = 10;
+    if (config->tls_cert_file != NULL) {
+        /* libwebsockets' own OpenSSL, on the same files as the TCP
+         * listener, with its floor: TLS 1.2 at least (RFC 8996), no
+         * renegotiation or compression. */
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = config->tls_cert_file;
+        info.ssl_private_key_filepath = config->tls_key_file;
+        info.ssl_options_set =
+            SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1 | SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION;
+        /* libwebsockets asks for a client certificate only when one is
+         * required: without --tls-require-client-cert none is asked for. */
+        if (config->tls_client_ca_file != NULL && config->tls_require_client_cert) {
+            info.ssl_ca_filepath = config->tls_client_ca_file;
+            info.options |= LWS_SERVER_OPTION_REQUIRE_VALID_OPENSSL_CLIENT_CERT;
+        }
+    }
     handle_census census = {0};
     uv_walk(loop, census_before, &census);
     net->ctx = lws_create_context(&info);
@@ -1128,10 +1159,11 @@ pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
     net->handles = 2;
     net->on_closed = config->on_closed;
     net->closed_ud = config->on_closed_ud;
-    pdk_net_log("HTTP and WebSocket on %s:%d (web root %s, max message %zu bytes, %d WebSocket "
+    pdk_net_log("%s on %s:%d (web root %s, max message %zu bytes, %d WebSocket "
                 "connections)",
-                iface, net->port, net->web_root[0] != '\0' ? net->web_root : "none",
-                lim.max_frame_bytes, lim.max_connections);
+                config->tls_cert_file != NULL ? "HTTPS and WSS" : "HTTP and WebSocket", iface,
+                net->port, net->web_root[0] != '\0' ? net->web_root : "none", lim.max_frame_bytes,
+                lim.max_connections);
     *out = &net->base;
     return PDK_OK;
 }

@@ -73,6 +73,13 @@ typedef struct pdk_http_config {
      * would close one of its own twice. NULL: nobody is told. */
     void (*on_closed)(void *ud);
     void *on_closed_ud;
+    /* HTTPS and WSS with the TCP listener's --tls-* files (PEM paths; NULL
+     * cert: plain HTTP). The app has already loaded them with
+     * pdk_tls_create, so a bad file was named before this runs. */
+    const char *tls_cert_file;
+    const char *tls_key_file;
+    const char *tls_client_ca_file; /* verify client certificates; NULL: none */
+    bool tls_require_client_cert;   /* with a CA: no certificate, no handshake */
 } pdk_http_config;
 
 /* Listens for HTTP and WebSocket on config->listen (numeric host, or

@@ -43,7 +43,7 @@ export async function startServer(extraArgs = []) {
     proc.stdout.on('data', (d) => {
       out += d;
       const tcp = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
-      const http = /http on 127\.0\.0\.1:(\d+)/.exec(out);
+      const http = /https? on 127\.0\.0\.1:(\d+)/.exec(out);
       if (tcp && http) {
         clearTimeout(timer);
         resolve({ tcp: Number(tcp[1]), http: Number(http[1]) });
@@ -116,10 +116,11 @@ class Conversation {
 }
 
 export class WsClient extends Conversation {
-  // url like ws://127.0.0.1:PORT/v1/ws; protocols as for new WebSocket.
-  static async open(url, protocols = 'paddock.v1') {
+  // url like ws://127.0.0.1:PORT/v1/ws; protocols and options (for wss://:
+  // ca, cert, key) as for new WebSocket.
+  static async open(url, protocols = 'paddock.v1', options = {}) {
     const c = new WsClient();
-    c.ws = new WebSocket(url, protocols);
+    c.ws = new WebSocket(url, protocols, options);
     c.ws.binaryType = 'nodebuffer';
     c.closed = new Promise((resolve) => c.ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
     c.ws.on('message', (data, isBinary) => {
