@@ -590,8 +590,15 @@ START_TEST(start_up_checks)
     const char *extra[] = {"--auth", path, "--http", "127.0.0.1:0", NULL};
     ck_assert_int_eq(pdk_test_server_start(&plain, NULL, extra, log_text, sizeof(log_text)), 0);
     /* Foxglove's subprotocol is refused at the handshake; Paddock's is not. */
-    pdk_test_read_log(&plain, log_text, sizeof(log_text));
-    const char *at = strstr(log_text, "http on 127.0.0.1:");
+    /* The HTTP listener's line may follow the TCP one the harness waited
+     * for (a slow, sanitized start): read the log until it is there. */
+    const char *at = NULL;
+    for (int tries = 0; tries < 100 && at == NULL; tries++) {
+        if (tries > 0)
+            pdk_test_sleep_ms(50);
+        pdk_test_read_log(&plain, log_text, sizeof(log_text));
+        at = strstr(log_text, "http on 127.0.0.1:");
+    }
     ck_assert_msg(at != NULL, "%s", log_text);
     int http_port = atoi(at + strlen("http on 127.0.0.1:"));
     ck_assert_int_eq(upgrade_status(http_port, "/", "foxglove.websocket.v1"), 0);
