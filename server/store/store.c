@@ -1095,19 +1095,69 @@ static int begin(pdk_store *s, char *why, size_t why_len)
     }
 }
 
+/* A failure for want of space: the database, its WAL or the WAL's index
+ * could not grow. SQLite reports it as SQLITE_FULL, or as an I/O error
+ * (SQLITE_IOERR_WRITE, _SHMSIZE, _TRUNCATE...) whose errno says why. */
+static int no_space(sqlite3 *db, int rc)
+{
+    if ((rc & 0xff) == SQLITE_FULL) {
+        return 1;
+    }
+    if ((rc & 0xff) != SQLITE_IOERR) {
+        return 0;
+    }
+    int e = sqlite3_system_errno(db);
+    return e == ENOSPC || e == EDQUOT;
+}
+
+static void rollback(pdk_store *s)
+{
+    if (!sqlite3_get_autocommit(s->wdb)) {
+        char ignored[64];
+        run(s->wdb, s->st.rollback, ignored, sizeof ignored);
+    }
+}
+
+/* The disk is full: what the batch's transaction wrote is rolled back, so
+ * its records are pending again (those SQLite refused on their own stay
+ * refused). */
+static int batch_full(pdk_store *s, pdk_store_record *batch)
+{
+    rollback(s);
+    for (pdk_store_record *r = batch; r; r = r->next) {
+        if (r->state == REC_WRITTEN) {
+            r->state = REC_PENDING;
+        }
+    }
+    return 1;
+}
+
 /* Writes a batch in one transaction. When the transaction itself fails (it
  * cannot begin or commit, or SQLite rolled it back on an I/O error), every
  * record not refused on its own is retried in a transaction of its own, so
- * one bad moment costs at most the records SQLite really refuses. */
-static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res)
+ * one bad moment costs at most the records SQLite really refuses. Records
+ * refused by an earlier attempt (state REC_FAILED) are skipped. Returns 1
+ * when the disk is full (no_space): then every record not written and not
+ * refused is left REC_PENDING, to be tried again, and why says what SQLite
+ * reported; else 0, with every record written or refused. */
+static int write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res, char *why,
+                       size_t why_len)
 {
-    char why[PDK_STORE_ERR_LEN];
-    int rc = begin(s, why, sizeof why);
+    int rc = begin(s, why, why_len);
+    if (no_space(s->wdb, rc)) {
+        return batch_full(s, batch);
+    }
     if (rc == SQLITE_OK) {
         int rolled_back = 0;
         for (pdk_store_record *r = batch; r; r = r->next) {
-            if (write_record(s, r, why, sizeof why) == SQLITE_OK) {
+            if (r->state == REC_FAILED) {
+                continue;
+            }
+            int one = write_record(s, r, why, why_len);
+            if (one == SQLITE_OK) {
                 r->state = REC_WRITTEN;
+            } else if (no_space(s->wdb, one)) {
+                return batch_full(s, batch);
             } else if (sqlite3_get_autocommit(s->wdb)) {
                 rolled_back = 1;
                 break;
@@ -1116,18 +1166,18 @@ static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res
             }
         }
         if (!rolled_back) {
-            rc = run(s->wdb, s->st.commit, why, sizeof why);
+            rc = run(s->wdb, s->st.commit, why, why_len);
             if (rc == SQLITE_OK) {
                 res->transactions++;
                 for (pdk_store_record *r = batch; r; r = r->next) {
                     res->written += r->state == REC_WRITTEN;
                 }
-                return;
+                return 0;
             }
-            if (!sqlite3_get_autocommit(s->wdb)) {
-                char ignored[64];
-                run(s->wdb, s->st.rollback, ignored, sizeof ignored);
+            if (no_space(s->wdb, rc)) {
+                return batch_full(s, batch);
             }
+            rollback(s);
         }
         fprintf(stderr,
                 "paddock store: %s: batch transaction failed (%s); writing its records one by "
@@ -1135,9 +1185,11 @@ static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res
                 s->path, why);
     } else if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
         for (pdk_store_record *r = batch; r; r = r->next) {
-            refuse(s, r, why, res);
+            if (r->state != REC_FAILED) {
+                refuse(s, r, why, res);
+            }
         }
-        return;
+        return 0;
     }
     int gave_up = 0;
     for (pdk_store_record *r = batch; r; r = r->next) {
@@ -1149,25 +1201,32 @@ static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res
             continue;
         }
         r->state = REC_PENDING;
-        int one = begin(s, why, sizeof why);
+        int one = begin(s, why, why_len);
         gave_up = (one & 0xff) == SQLITE_BUSY || (one & 0xff) == SQLITE_LOCKED;
         if (one == SQLITE_OK) {
-            one = write_record(s, r, why, sizeof why);
+            one = write_record(s, r, why, why_len);
             if (one == SQLITE_OK) {
-                one = run(s->wdb, s->st.commit, why, sizeof why);
-            }
-            if (one != SQLITE_OK && !sqlite3_get_autocommit(s->wdb)) {
-                char ignored[64];
-                run(s->wdb, s->st.rollback, ignored, sizeof ignored);
+                one = run(s->wdb, s->st.commit, why, why_len);
             }
         }
+        if (one != SQLITE_OK && no_space(s->wdb, one)) {
+            /* This record and the rest stay pending; those before it are
+             * committed. */
+            rollback(s);
+            return 1;
+        }
+        if (one != SQLITE_OK) {
+            rollback(s);
+        }
         if (one == SQLITE_OK) {
+            r->state = REC_WRITTEN;
             res->written++;
             res->transactions++;
         } else {
             refuse(s, r, why, res);
         }
     }
+    return 0;
 }
 
 static size_t record_bytes(const pdk_store_record *r)
@@ -1234,10 +1293,117 @@ static void gather(pdk_store *s)
     }
 }
 
+/* Under mu, the disk full: a pdk_store_mark_interrupted waiting cannot be
+ * answered until space returns, so it is refused now (its caller's flush
+ * returns after this attempt); the marking is not session data. */
+static void refuse_marks(pdk_store *s, pdk_store_record *list, const char *why)
+{
+    batch_result res = {0};
+    for (pdk_store_record *r = list; r; r = r->next) {
+        if (r->kind == REC_MARK_INTERRUPTED && r->state == REC_PENDING) {
+            refuse(s, r, why, &res);
+        }
+    }
+    s->failed += res.failed;
+}
+
+/* The first and last tick a record holds (a tick's record: its hashes'
+ * first tick and its inputs' tick). */
+static void record_ticks(const pdk_store_record *r, uint64_t *first, uint64_t *last)
+{
+    *first = *last = r->tick;
+    if (r->kind == REC_TICK && r->number > 0) {
+        uint64_t hash_last = r->value + (uint64_t)r->number - 1;
+        *first = r->value;
+        *last = r->blob_len > (size_t)r->number * sizeof(uint64_t) && r->tick > hash_last
+                    ? r->tick
+                    : hash_last;
+    }
+}
+
+#define LOST_SESSIONS_LOGGED 8u
+
+/* Under mu, closing on a full disk: the kept records (list) and the queue
+ * are given up, counted in lost and logged with each session's tick range,
+ * so that the loss is said, not silent. */
+static void give_up(pdk_store *s, pdk_store_record *list)
+{
+    struct {
+        uint64_t session_id, first, last, records;
+    } per[LOST_SESSIONS_LOGGED];
+    size_t n_per = 0;
+    uint64_t count = 0;
+    uint64_t others = 0;
+    pdk_store_record *lists[2] = {list, s->head};
+    for (int l = 0; l < 2; l++) {
+        pdk_store_record *r = lists[l];
+        while (r) {
+            pdk_store_record *next = r->next;
+            if (r->state == REC_PENDING && r->session_id != 0) {
+                uint64_t first, last;
+                record_ticks(r, &first, &last);
+                size_t i = 0;
+                while (i < n_per && per[i].session_id != r->session_id) {
+                    i++;
+                }
+                if (i == n_per && n_per < LOST_SESSIONS_LOGGED) {
+                    per[n_per].session_id = r->session_id;
+                    per[n_per].first = first;
+                    per[n_per].last = last;
+                    per[n_per].records = 0;
+                    n_per++;
+                }
+                if (i < n_per) {
+                    per[i].first = first < per[i].first ? first : per[i].first;
+                    per[i].last = last > per[i].last ? last : per[i].last;
+                    per[i].records++;
+                } else {
+                    others++;
+                }
+            }
+            count += r->state == REC_PENDING;
+            free(r);
+            r = next;
+        }
+    }
+    s->flushed_seq += s->in_flight + s->queue_len;
+    s->in_flight = 0;
+    s->head = s->tail = NULL;
+    s->queue_len = 0;
+    s->lost += count;
+    fprintf(stderr,
+            "paddock store: %s: closing with the disk still full (%s): %llu records kept in "
+            "memory could not be written and are lost\n",
+            s->path, s->disk_reason, (unsigned long long)count);
+    for (size_t i = 0; i < n_per; i++) {
+        fprintf(stderr,
+                "paddock store: %s: session %llu: %llu records of ticks %llu..%llu not written\n",
+                s->path, (unsigned long long)per[i].session_id, (unsigned long long)per[i].records,
+                (unsigned long long)per[i].first, (unsigned long long)per[i].last);
+    }
+    if (others) {
+        fprintf(stderr, "paddock store: %s: and %llu records of other sessions\n", s->path,
+                (unsigned long long)others);
+    }
+}
+
+/* Under mu: waits PDK_STORE_FULL_RETRY_MS, or less when the store closes. */
+static void wait_for_space(pdk_store *s)
+{
+    uint64_t until = monotonic_ns() + (uint64_t)PDK_STORE_FULL_RETRY_MS * 1000000u;
+    struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+    while (!s->closing && monotonic_ns() < until) {
+        pthread_cond_timedwait(&s->work_cv, &s->mu, &ts);
+    }
+}
+
 /* The writer takes the whole queue at once under mu (so a record_* call
  * never waits for more than a pointer swap), then writes it in batches in
- * queue order; flushed_seq advances by each batch's length because every
- * record took the next sequence number when it was queued. */
+ * queue order; flushed_seq advances by each batch's finished records
+ * because every record took the next sequence number when it was queued.
+ * On a full disk the batch's unwritten records go back in front of the
+ * rest taken, in order, and the writer tries again after
+ * PDK_STORE_FULL_RETRY_MS (store.h). */
 static void *writer_main(void *arg)
 {
     pdk_store *s = arg;
@@ -1263,24 +1429,60 @@ static void *writer_main(void *arg)
         uint64_t n = 0;
         taken = split_batch(batch, &n);
         batch_result res = {0};
-        write_batch(s, batch, &res);
+        char why[PDK_STORE_ERR_LEN];
+        int full = write_batch(s, batch, &res, why, sizeof why);
         if (res.unlogged) {
             fprintf(stderr, "paddock store: %s: %llu more records refused in the same batch\n",
                     s->path, (unsigned long long)res.unlogged);
         }
-        while (batch) {
+        uint64_t done = 0;
+        while (batch && batch->state != REC_PENDING) {
             pdk_store_record *next = batch->next;
             free(batch);
             batch = next;
+            done++;
+        }
+        if (batch) {
+            pdk_store_record *last = batch;
+            while (last->next) {
+                last = last->next;
+            }
+            last->next = taken;
+            taken = batch;
         }
 
         pthread_mutex_lock(&s->mu);
         s->written += res.written;
         s->failed += res.failed;
         s->transactions += res.transactions;
-        s->in_flight -= n;
-        s->flushed_seq += n;
+        s->in_flight -= done;
+        s->flushed_seq += done;
+        if (full) {
+            if (!s->disk_full) {
+                fprintf(stderr,
+                        "paddock store: %s: the disk is full (%s); %llu records are kept in "
+                        "memory and written when space returns (trying every %u ms)\n",
+                        s->path, why, (unsigned long long)(s->in_flight + s->queue_len),
+                        PDK_STORE_FULL_RETRY_MS);
+            }
+            s->disk_full = 1;
+            snprintf(s->disk_reason, sizeof s->disk_reason, "%.255s: %.250s", s->path, why);
+            refuse_marks(s, taken, why);
+            refuse_marks(s, s->head, why);
+            s->full_attempts++;
+        } else if (s->disk_full && !taken) {
+            fprintf(stderr, "paddock store: %s: space returned; the kept records are written\n",
+                    s->path);
+            s->disk_full = 0;
+            s->disk_reason[0] = '\0';
+        }
         pthread_cond_broadcast(&s->flushed_cv);
+        if (full && s->closing && s->full_attempts > 1) {
+            give_up(s, taken);
+            taken = NULL;
+        } else if (full) {
+            wait_for_space(s);
+        }
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
@@ -1297,12 +1499,14 @@ pdk_error pdk_store_flush(pdk_store *store)
     uint64_t target = store->enqueued_seq;
     store->flush_waiting++;
     pthread_cond_signal(&store->work_cv);
-    while (store->flushed_seq < target) {
+    uint64_t attempts = store->full_attempts;
+    while (store->flushed_seq < target && !(store->disk_full && store->full_attempts != attempts)) {
         pthread_cond_wait(&store->flushed_cv, &store->mu);
     }
+    pdk_error rc = store->flushed_seq < target ? PDK_ERR_IO : PDK_OK;
     store->flush_waiting--;
     pthread_mutex_unlock(&store->mu);
-    return PDK_OK;
+    return rc;
 }
 
 /* The update runs on the writer's connection like any record, so it never
@@ -1360,7 +1564,24 @@ void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out)
     out->written = store->written;
     out->failed = store->failed;
     out->transactions = store->transactions;
+    out->disk_full = store->disk_full;
+    out->lost = store->lost;
     pthread_mutex_unlock(&store->mu);
+}
+
+int pdk_store_disk_full(pdk_store *store, char *why, size_t why_len)
+{
+    pdk_store_errf(why, why_len, "%s", "");
+    if (!store) {
+        return 0;
+    }
+    pthread_mutex_lock(&store->mu);
+    int full = store->disk_full;
+    if (full) {
+        pdk_store_errf(why, why_len, "%s", store->disk_reason);
+    }
+    pthread_mutex_unlock(&store->mu);
+    return full;
 }
 
 void pdk_store_shutdown(pdk_store *store)

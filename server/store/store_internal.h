@@ -84,6 +84,13 @@ struct pdk_store {
     int writer_idle;
     int flush_waiting; /* flush (and mark_interrupted) calls waiting now */
     uint64_t head_ns;  /* CLOCK_MONOTONIC when the oldest queued record came */
+    /* The disk is full (store.c no_space): the writer keeps the records it
+     * could not write and tries again every PDK_STORE_FULL_RETRY_MS;
+     * full_attempts counts its failed tries, so a flush knows one ended. */
+    int disk_full;
+    char disk_reason[PDK_STORE_ERR_LEN];
+    uint64_t full_attempts;
+    uint64_t lost; /* records given up at close on a full disk */
 
     pthread_t writer;
     int writer_started;
