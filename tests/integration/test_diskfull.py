@@ -1,0 +1,259 @@
+"""The disk fills under a recorded session (issue 28): the real paddockd with
+its database on an 8 MiB tmpfs, mounted in a private mount namespace so that
+nothing leaks and no root is needed (unshare -rm; unshare -m as root).
+
+1. A filler file takes every free byte while a client sends DBW commands to a
+   recorded session at about 50 Hz. The session pauses with a reason naming the
+   full disk and the database (SessionInfo and `paddock stats`), an unrecorded
+   session runs on, a resume or a recorded session's creation is refused naming
+   the disk, and commands are still answered. The filler goes: the session
+   resumes by itself, verify matches every tick from the first to the last
+   with no hole, and every acknowledged command is a row of the recording at
+   the tick its reply named.
+2. SIGTERM while the disk is full: paddockd exits 1 saying how many records it
+   kept and could not write, and the ticks of the session they belonged to.
+
+Run by ctest as: test_diskfull.py PADDOCKD PADDOCK_CLI SOURCE_DIR (PYTHONPATH:
+the staged paddock package). Exit 77 (ctest SKIP) when no mount namespace can
+be made here.
+"""
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SKIP = 77
+INSIDE = "PDK_DISKFULL_INSIDE"
+
+
+def reexec_in_namespace():
+    """Runs this script again in a mount namespace of its own; returns its status."""
+    if not shutil.which("unshare"):
+        print("SKIP: no unshare(1) here to make a private mount namespace", flush=True)
+        return SKIP
+    env = dict(os.environ, **{INSIDE: "1"})
+    flags = ["-m"] if os.geteuid() == 0 else ["-r", "-m"]
+    probe = subprocess.run(["unshare"] + flags + ["true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        print(f"SKIP: unshare {' '.join(flags)} failed here: {probe.stderr.strip()}", flush=True)
+        return SKIP
+    return subprocess.call(["unshare"] + flags + [sys.executable] + sys.argv, env=env)
+
+
+class Server:
+    LISTENING = re.compile(r"\) listening on 127\.0\.0\.1:(\d+)")
+
+    def __init__(self, paddockd, source, db, log_path):
+        self.log_path = log_path
+        with open(log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [paddockd, "serve", "--listen", "127.0.0.1:0", "--db", db,
+                 "--presets", os.path.join(source, "presets"),
+                 "--migrations", os.path.join(source, "migrations")],
+                stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            m = self.LISTENING.search(self.log())
+            if m:
+                self.port = int(m.group(1))
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(f"paddockd exited with {self.proc.returncode}:\n{self.log()}")
+            time.sleep(0.02)
+        raise AssertionError("paddockd did not say it was listening within 20 s")
+
+    def log(self):
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=30)
+
+
+def fill(path):
+    """Writes zeros to path until the file system says it is full."""
+    chunk = b"\0" * (64 * 1024)
+    with open(path, "wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(chunk)
+        except OSError:
+            pass
+        try:  # the last few bytes a 64 KiB write could not take
+            while True:
+                f.write(b"\0" * 512)
+        except OSError:
+            pass
+
+
+def wait_for(what, fn, timeout_s):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        got = fn()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+class Driver(threading.Thread):
+    """Sends a DBW command every 20 ms and keeps the tick each reply named."""
+
+    def __init__(self, client, session_id, vehicle_id):
+        super().__init__(daemon=True)
+        self.c, self.s, self.v = client, session_id, vehicle_id
+        self.acked = []  # (tick, throttle_pct)
+        self.errors = []
+        self.stop_flag = threading.Event()
+
+    def run(self):
+        n = 0
+        while not self.stop_flag.is_set():
+            throttle = float(n % 50)
+            try:
+                tick = self.c.dbw_command(self.s, self.v, throttle_pct=throttle)
+                self.acked.append((tick, throttle))
+            except Exception as e:  # every command must be answered with Ok
+                self.errors.append(repr(e))
+            n += 1
+            time.sleep(0.02)
+
+
+def info_of(client, session_id):
+    for s in client.list_sessions():
+        if s.session_id == session_id:
+            return s
+    raise AssertionError(f"session {session_id} is not listed")
+
+
+def scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work):
+    db = os.path.join(mnt, "paddock.db")
+    filler = os.path.join(mnt, "filler")
+    srv = Server(paddockd, source, db, os.path.join(work, "serve1.log"))
+    try:
+        c = paddock.Client("127.0.0.1", srv.port, name="diskfull", timeout=10)
+        s = c.create_session("recorded").session_id
+        free = c.create_session("unrecorded", no_record=True).session_id
+        v = c.spawn(s, "midsize_sedan").vehicle_id
+        d = Driver(c, s, v)
+        d.start()
+        time.sleep(0.5)
+
+        fill(filler)
+        reason = wait_for("the recorded session to pause for the disk",
+                          lambda: (lambda i: i.paused and i.pause_reason)(info_of(c, s)), 15)
+        print(f"paused: {reason}", flush=True)
+        assert "disk full" in reason and db in reason, reason
+        assert "full" in srv.log() and "records are kept in memory" in srv.log(), srv.log()
+        paused_tick = info_of(c, s).tick
+        free_tick = info_of(c, free).tick
+        time.sleep(0.5)
+        assert info_of(c, s).tick == paused_tick, "a session paused for the disk ticked"
+        assert info_of(c, free).tick > free_tick, "an unrecorded session stopped with the disk"
+        # What an operator sees: paddock stats names the pause and the disk.
+        out = subprocess.run([cli, "--server", f"127.0.0.1:{srv.port}", "stats", "--session",
+                              str(s), "--count", "1"], capture_output=True, text=True, timeout=20)
+        assert out.returncode == 0, out.stderr
+        assert "paused" in out.stdout and "disk full" in out.stdout and db in out.stdout, out.stdout
+        # A resume and a new recorded session are refused, naming the disk.
+        for attempt in (lambda: c.resume(s), lambda: c.create_session("more")):
+            try:
+                attempt()
+                raise AssertionError("refused nothing while the disk is full")
+            except paddock.PaddockError as e:
+                assert "disk full" in str(e) and db in str(e), str(e)
+        acked_while_full = len(d.acked)
+        time.sleep(0.3)
+        assert len(d.acked) > acked_while_full, "commands to a paused session got no reply"
+
+        os.remove(filler)
+        wait_for("the session to resume by itself", lambda: not info_of(c, s).paused, 10)
+        assert "space returned" in srv.log(), srv.log()
+        wait_for("ticks after the resume", lambda: info_of(c, s).tick > paused_tick + 60, 10)
+        d.stop_flag.set()
+        d.join(5)
+        assert not d.errors, d.errors
+        c.close_session(s)
+        v_reply = c.verify(s)
+        print(f"verify: match={v_reply.match} hashes_checked={v_reply.hashes_checked} "
+              f"last_tick={v_reply.last_tick}: {v_reply.message}", flush=True)
+        c.close()
+    finally:
+        code = srv.stop()
+    log = srv.log()
+    assert code == 0, f"paddockd exited {code}:\n{log}"
+    assert v_reply.match, v_reply.message
+    # Logged once per change of state, not once per failed write.
+    assert log.count("paddock store: ") == 2 and log.count("the disk is full (") == 2, log
+    print(log, flush=True)
+
+    rdb = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    ticks = [t for (t,) in rdb.execute(
+        "SELECT tick FROM state_hashes WHERE session_id = ? ORDER BY tick", (s,))]
+    first, last = ticks[0], ticks[-1]
+    assert ticks == list(range(first, last + 1)), "the recorded hashes have a hole"
+    assert v_reply.hashes_checked == len(ticks), (v_reply.hashes_checked, len(ticks))
+    assert last >= v_reply.last_tick
+    rows = rdb.execute("SELECT tick, COUNT(*) FROM inputs WHERE session_id = ? GROUP BY tick",
+                       (s,)).fetchall()
+    recorded = {t: n for (t, n) in rows}
+    missing = [tick for (tick, _) in d.acked if recorded.get(tick, 0) == 0]
+    assert not missing, f"acknowledged commands missing from the recording at ticks {missing[:10]}"
+    assert sum(recorded.values()) >= len(d.acked) + 1  # the spawn is a row too
+    rdb.close()
+    print(f"ok: {len(d.acked)} acknowledged commands ({acked_while_full} before the resume "
+          f"attempt) all recorded; hashes {first}..{last} without a hole", flush=True)
+
+
+def scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work):
+    db = os.path.join(mnt, "paddock.db")
+    filler = os.path.join(mnt, "filler2")
+    srv = Server(paddockd, source, db, os.path.join(work, "serve2.log"))
+    c = paddock.Client("127.0.0.1", srv.port, name="diskfull-term", timeout=10)
+    s = c.create_session("doomed").session_id
+    c.spawn(s, "midsize_sedan")
+    time.sleep(0.3)
+    fill(filler)
+    wait_for("the session to pause for the disk", lambda: info_of(c, s).paused, 15)
+    c.close()
+    code = srv.stop()
+    log = srv.log()
+    os.remove(filler)
+    assert code == 1, f"paddockd exited {code} on a full disk:\n{log}"
+    m = re.search(r"(\d+) records kept in memory were not written", log)
+    assert m and int(m.group(1)) > 0, log
+    assert re.search(rf"session {s}: \d+ records of ticks \d+\.\.\d+ not written", log), log
+    print(f"ok: SIGTERM on a full disk said: {m.group(0)}", flush=True)
+
+
+def main():
+    if os.environ.get(INSIDE) != "1":
+        return reexec_in_namespace()
+    paddockd, cli, source = sys.argv[1:4]
+    import paddock
+    work = tempfile.mkdtemp(prefix="paddock-diskfull-")
+    mnt = os.path.join(work, "disk")
+    os.mkdir(mnt)
+    mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mnt],
+                           capture_output=True, text=True)
+    if mount.returncode != 0:
+        print(f"SKIP: cannot mount a tmpfs in the namespace: {mount.stderr.strip()}", flush=True)
+        return SKIP
+    try:
+        scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work)
+        scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work)
+    finally:
+        subprocess.run(["umount", mnt])
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
