@@ -180,6 +180,17 @@ def scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work):
         d.stop_flag.set()
         d.join(5)
         assert not d.errors, d.errors
+        # Verify of the live session says how far it checked and where the
+        # session is: its match covers the recorded range only.
+        out = subprocess.run([cli, "--server", f"127.0.0.1:{srv.port}", "verify", str(s)],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stdout + out.stderr
+        live = int(re.search(r"^live_tick: +(\d+)$", out.stdout, re.M).group(1))
+        checked_to = int(re.search(r"^last_tick: +(\d+)$", out.stdout, re.M).group(1))
+        assert live >= checked_to and re.search(r"^recorded: +0\.\.%d " % checked_to, out.stdout,
+                                                re.M), out.stdout
+        assert re.search(r"^hole: +-$", out.stdout, re.M), out.stdout
+        assert "the session is live at tick" in out.stdout, out.stdout
         c.close_session(s)
         v_reply = c.verify(s)
         print(f"verify: match={v_reply.match} hashes_checked={v_reply.hashes_checked} "
@@ -208,6 +219,22 @@ def scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work):
     assert not missing, f"acknowledged commands missing from the recording at ticks {missing[:10]}"
     assert sum(recorded.values()) >= len(d.acked) + 1  # the spawn is a row too
     rdb.close()
+
+    # A recording with a hole (rows deleted from a copy, as a disk that
+    # lost them would leave it): verify names the hole and does not claim
+    # those ticks.
+    holed = os.path.join(work, "holed.db")
+    shutil.copy(db, holed)
+    with sqlite3.connect(holed) as w:
+        w.execute("DELETE FROM state_hashes WHERE session_id = ? AND tick BETWEEN 20 AND 29", (s,))
+    out = subprocess.run([paddockd, "verify", "--db", holed, "--migrations",
+                          os.path.join(source, "migrations"), "--presets",
+                          os.path.join(source, "presets"), str(s)],
+                         capture_output=True, text=True, timeout=60)
+    assert re.search(r"^hole: +20\.\.29 \(10 ticks without a hash, not checked\)$", out.stdout,
+                     re.M), out.stdout + out.stderr
+    assert "were not checked (a hole, first ticks 20..29)" in out.stdout, out.stdout
+    assert re.search(r"^hashes_checked: +%d$" % (len(ticks) - 10), out.stdout, re.M), out.stdout
     print(f"ok: {len(d.acked)} acknowledged commands ({acked_while_full} before the resume "
           f"attempt) all recorded; hashes {first}..{last} without a hole", flush=True)
 
