@@ -324,6 +324,7 @@ static pdk_error read_max_session_id(pdk_store *s, char *err, size_t err_len)
 }
 
 static void *writer_main(void *arg);
+static int no_space(sqlite3 *db, int rc);
 
 /* Frees whatever open managed to set up; also the tail of close. */
 static void destroy(pdk_store *s)
@@ -374,6 +375,118 @@ static pdk_error open_store(pdk_store *s, const char *path, const pdk_migration_
         rc = open_connection(path, SQLITE_OPEN_READONLY, &s->rdb[i], err, err_len);
     }
     return rc;
+}
+
+/* One integer a query on db gives (0 when it gives none); SQLite's code. */
+static int query_i64(sqlite3 *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    *out = 0;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *out = sqlite3_column_int64(st, 0);
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The open failed for want of space: the database, its WAL or the WAL's
+ * index (the -shm file, 32 KiB) could not grow, so nothing can be written.
+ * What was recorded can still be read: the read connections are opened
+ * immutable (no WAL index, no lock), which is right only while the WAL is
+ * empty, as a clean stop leaves it; a WAL holding commits, or a database
+ * that needs migrations, is refused with a message saying so. There is no
+ * writer: records are refused (PDK_ERR_CLOSED) and disk_full stays set. */
+static pdk_error open_read_only(pdk_store *s, const char *path,
+                                const pdk_migration_list *migrations, char *err, size_t err_len)
+{
+    int sys = s->wdb ? sqlite3_system_errno(s->wdb) : 0;
+    char why[PDK_STORE_ERR_LEN];
+    snprintf(why, sizeof why, "%.200s%s%.100s%s", s->wdb ? sqlite3_errmsg(s->wdb) : "no space",
+             sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
+    finalize_all(s);
+    for (int i = 0; i < PDK_STORE_READERS; i++) {
+        sqlite3_close(s->rdb[i]);
+        s->rdb[i] = NULL;
+    }
+    sqlite3_close(s->wdb);
+    s->wdb = NULL;
+
+    size_t wal_len = strlen(path) + 5;
+    char *wal = malloc(wal_len);
+    char *uri = pdk_store_file_uri(path, "mode=ro&immutable=1");
+    if (!wal || !uri) {
+        free(wal);
+        free(uri);
+        pdk_store_errf(err, err_len, "%s: out of memory", path);
+        return PDK_ERR_NO_MEMORY;
+    }
+    snprintf(wal, wal_len, "%s-wal", path);
+    struct stat sb;
+    pdk_error rc = PDK_OK;
+    if (stat(wal, &sb) == 0 && sb.st_size > 0) {
+        pdk_store_errf(err, err_len,
+                       "%s: the disk is full (%s) and %s holds %lld bytes of commits not yet in "
+                       "the database, which only a writer can read: free some space and start "
+                       "again",
+                       path, why, wal, (long long)sb.st_size);
+        rc = PDK_ERR_IO;
+    }
+    free(wal);
+    for (int i = 0; i < PDK_STORE_READERS && rc == PDK_OK; i++) {
+        int orc = sqlite3_open_v2(
+            uri, &s->rdb[i], SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+        if (orc != SQLITE_OK) {
+            rc = db_error(s->rdb[i], orc, path, "cannot open read-only", err, err_len);
+        } else {
+            sqlite3_extended_result_codes(s->rdb[i], 1);
+        }
+    }
+    free(uri);
+    int64_t have = 0;
+    int64_t known = migrations->items[migrations->count - 1].version;
+    if (rc == PDK_OK &&
+        query_i64(s->rdb[0], "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &have) !=
+            SQLITE_OK) {
+        have = 0; /* a new, empty file: no schema_migrations yet */
+    }
+    if (rc == PDK_OK && have > known) {
+        pdk_store_errf(err, err_len,
+                       "%s: database schema version %lld is newer than this binary knows (%lld)",
+                       path, (long long)have, (long long)known);
+        rc = PDK_ERR_DB_TOO_NEW;
+    } else if (rc == PDK_OK && have < known) {
+        pdk_store_errf(err, err_len,
+                       "%s: the disk is full (%s) and the database is at schema version %lld "
+                       "while this binary needs %lld: the migrations must write; free some "
+                       "space and start again",
+                       path, why, (long long)have, (long long)known);
+        rc = PDK_ERR_IO;
+    }
+    int64_t max_id = 0;
+    if (rc == PDK_OK && query_i64(s->rdb[0], "SELECT COALESCE(MAX(session_id), 0) FROM sessions",
+                                  &max_id) != SQLITE_OK) {
+        rc = db_error(s->rdb[0], sqlite3_errcode(s->rdb[0]), path, "reading the highest session id",
+                      err, err_len);
+    }
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    atomic_store(&s->last_session_id, pdk_store_i64_to_u64(max_id));
+    s->schema_version = (int)known;
+    s->read_only = 1;
+    s->closing = 1;
+    s->disk_full = 1;
+    snprintf(s->disk_reason, sizeof s->disk_reason, "%.200s: the disk was full at start: %.250s",
+             path, why);
+    pdk_store_errf(err, err_len, "%s", "");
+    return PDK_OK;
 }
 
 pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store **out, char *err,
@@ -427,11 +540,16 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
     pthread_cond_init(&s->flushed_cv, NULL);
 
     rc = open_store(s, path, &migrations, err, err_len);
+    if (rc != PDK_OK && s->wdb &&
+        (no_space(s->wdb, sqlite3_extended_errcode(s->wdb)) ||
+         sqlite3_system_errno(s->wdb) == ENOSPC || sqlite3_system_errno(s->wdb) == EDQUOT)) {
+        rc = open_read_only(s, path, &migrations, err, err_len);
+    }
     if (rc == PDK_OK) {
         rc = pdk_import_schema_build(&migrations, &s->import_schema, err, err_len);
     }
     pdk_migrations_free(&migrations);
-    if (rc == PDK_OK) {
+    if (rc == PDK_OK && !s->read_only) {
         int prc = pthread_create(&s->writer, NULL, writer_main, s);
         if (prc != 0) {
             pdk_store_errf(err, err_len, "%s: cannot start the writer thread: %s", path,
@@ -443,7 +561,7 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
         destroy(s);
         return rc;
     }
-    s->writer_started = 1;
+    s->writer_started = !s->read_only;
     *out = s;
     return PDK_OK;
 }
@@ -984,7 +1102,7 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
         return run(s->wdb, st, why, why_len);
     case REC_MARK_INTERRUPTED:
         rc = run(s->wdb, s->st.mark_interrupted, why, why_len);
-        if (rc == SQLITE_OK) {
+        if (rc == SQLITE_OK && r->reply) {
             r->reply->n_marked = (uint64_t)sqlite3_changes64(s->wdb);
         }
         return rc;
@@ -1293,18 +1411,20 @@ static void gather(pdk_store *s)
     }
 }
 
-/* Under mu, the disk full: a pdk_store_mark_interrupted waiting cannot be
- * answered until space returns, so it is refused now (its caller's flush
- * returns after this attempt); the marking is not session data. */
-static void refuse_marks(pdk_store *s, pdk_store_record *list, const char *why)
+/* Under mu, the disk full: a pdk_store_mark_interrupted waiting is
+ * answered now (refused, why), since its caller's flush returns after this
+ * attempt; the record itself stays queued and marks the sessions once space
+ * returns. Only sessions from before it are marked then: records are
+ * written in order, and it is queued at start-up, before any session. */
+static void answer_marks(pdk_store_record *list, const char *why)
 {
-    batch_result res = {0};
     for (pdk_store_record *r = list; r; r = r->next) {
-        if (r->kind == REC_MARK_INTERRUPTED && r->state == REC_PENDING) {
-            refuse(s, r, why, &res);
+        if (r->kind == REC_MARK_INTERRUPTED && r->state == REC_PENDING && r->reply) {
+            r->reply->refused = 1;
+            snprintf(r->reply->why, sizeof r->reply->why, "%s", why);
+            r->reply = NULL;
         }
     }
-    s->failed += res.failed;
 }
 
 /* The first and last tick a record holds (a tick's record: its hashes'
@@ -1467,8 +1587,8 @@ static void *writer_main(void *arg)
             }
             s->disk_full = 1;
             snprintf(s->disk_reason, sizeof s->disk_reason, "%.255s: %.250s", s->path, why);
-            refuse_marks(s, taken, why);
-            refuse_marks(s, s->head, why);
+            answer_marks(taken, why);
+            answer_marks(s->head, why);
             s->full_attempts++;
         } else if (s->disk_full && !taken) {
             fprintf(stderr, "paddock store: %s: space returned; the kept records are written\n",
@@ -1524,6 +1644,9 @@ pdk_error pdk_store_mark_interrupted(pdk_store *store, uint64_t *n_marked, char 
         pdk_store_errf(err, err_len, "pdk_store_mark_interrupted: store is NULL");
         return PDK_ERR_INVALID_ARGUMENT;
     }
+    if (store->read_only) {
+        return PDK_OK; /* nothing can be written: they are marked at the next start */
+    }
     pdk_store_record *r = NULL;
     pdk_error rc = new_record(REC_MARK_INTERRUPTED, NULL, 0, NULL, 0, NULL, 0, &r);
     if (rc != PDK_OK) {
@@ -1567,6 +1690,11 @@ void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out)
     out->disk_full = store->disk_full;
     out->lost = store->lost;
     pthread_mutex_unlock(&store->mu);
+}
+
+int pdk_store_read_only(const pdk_store *store)
+{
+    return store ? store->read_only : 0;
 }
 
 int pdk_store_disk_full(pdk_store *store, char *why, size_t why_len)

@@ -176,7 +176,8 @@ typedef struct pdk_store_stats {
  * once when space returns; the kept records are then written in their
  * order, so the recording has no hole. Meanwhile flush returns after each
  * failed attempt (PDK_ERR_IO) instead of waiting for space, and a
- * pdk_store_mark_interrupted waiting is refused. Shutdown on a full disk
+ * pdk_store_mark_interrupted waiting is refused (PDK_ERR_DB naming the
+ * disk; its marking is kept and done when space returns). Shutdown on a full disk
  * tries once more and then gives the kept and queued records up, counted in
  * pdk_store_stats.lost and logged with the sessions and ticks they held. */
 #define PDK_STORE_FULL_RETRY_MS 1000u
@@ -184,6 +185,17 @@ typedef struct pdk_store_stats {
 /* 1 while the disk is full, with the reason (the database's path and
  * SQLite's message) copied to why (may be NULL); 0 otherwise, why empty. */
 int pdk_store_disk_full(pdk_store *store, char *why, size_t why_len);
+
+/* 1 when pdk_store_open found the disk full (the database, its WAL or the
+ * WAL's index could not grow) and opened the store read-only instead of
+ * failing: the read API, listing and export work on what was committed;
+ * every record_* returns PDK_ERR_CLOSED, import, delete and retention
+ * return PDK_ERR_IO, pdk_store_mark_interrupted marks nothing, and
+ * pdk_store_disk_full stays 1 with the reason. Such an open is refused
+ * instead (PDK_ERR_IO, err saying so) when the WAL holds commits not yet in
+ * the database (only a writer can read them) or the database needs
+ * migrations (they must write). */
+int pdk_store_read_only(const pdk_store *store);
 
 /* A consistent snapshot of the counters (all zero when store is NULL). */
 void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out);

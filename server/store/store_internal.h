@@ -91,6 +91,10 @@ struct pdk_store {
     char disk_reason[PDK_STORE_ERR_LEN];
     uint64_t full_attempts;
     uint64_t lost; /* records given up at close on a full disk */
+    /* Opened read-only because the disk was full at start (store.c
+     * open_read_only): no writer, every connection immutable, disk_full
+     * set for good. */
+    int read_only;
 
     pthread_t writer;
     int writer_started;
@@ -147,6 +151,11 @@ char *pdk_store_file_uri(const char *path, const char *query);
     " exported_by_build TEXT NOT NULL,"                                                            \
     " exported_unix_ms INTEGER NOT NULL)"
 #define PDK_EXPORT_FORMAT 1
+
+/* What import, delete and retention say on a store opened read-only. */
+#define PDK_STORE_READ_ONLY_MSG                                                                    \
+    "the recordings database is read-only: the disk was full when paddockd started (free "         \
+    "space and restart it)"
 
 /* snprintf into err when err is not NULL and err_len > 0. */
 void pdk_store_errf(char *err, size_t err_len, const char *fmt, ...)
