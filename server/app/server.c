@@ -526,6 +526,15 @@ static int mark_interrupted(pdk_server *srv)
     char err[PDK_STORE_ERR_LEN];
     uint64_t marked = 0;
     if (pdk_store_mark_interrupted(srv->store, &marked, err, sizeof(err)) != PDK_OK) {
+        if (pdk_store_disk_full(srv->store, NULL, 0)) {
+            /* The store keeps the marking and does it once space returns;
+             * meanwhile recorded sessions are refused (pdk_server_disk_look). */
+            fprintf(stderr,
+                    "paddockd: the disk is full: sessions left running by an earlier paddockd "
+                    "are marked interrupted once space returns (%s)\n",
+                    err);
+            return 0;
+        }
         fprintf(stderr, "paddockd: cannot mark interrupted sessions: %s\n", err);
         return -1;
     }
@@ -651,8 +660,18 @@ int pdk_server_run(const pdk_server_config *config)
     uv_mutex_init(&srv->deferred.lock);
     if (mark_interrupted(srv) != 0)
         goto out;
-    /* Queued now, run by the pool once the loop runs. */
-    pdk_server_retain(srv);
+    if (pdk_store_read_only(srv->store)) {
+        char why[PDK_STORE_ERR_LEN];
+        pdk_store_disk_full(srv->store, why, sizeof(why));
+        fprintf(stderr,
+                "paddockd: %s; serving read-only: recordings can be listed, replayed, verified "
+                "and exported, recorded sessions are refused (no_record sessions run); free "
+                "space and restart to record (docs/security.md)\n",
+                why);
+    } else {
+        /* Queued now, run by the pool once the loop runs. */
+        pdk_server_retain(srv);
+    }
     /* Linux lets a timer fire up to the thread's timer slack (50 µs by
      * default) late so it can batch wake-ups; ticks want their deadline. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -671,6 +690,7 @@ int pdk_server_run(const pdk_server_config *config)
     init_timer(srv, &srv->sched.disk_timer);
     uv_timer_start(&srv->sched.disk_timer, pdk_server_on_disk_timer, PDK_SERVER_DISK_LOOK_MS,
                    PDK_SERVER_DISK_LOOK_MS);
+    pdk_server_disk_look(srv); /* a store opened read-only refuses recording from the start */
     init_timer(srv, &srv->stats.timer);
     srv->stats.stopping = &srv->stopping;
     init_timer(srv, &srv->streams.timer);

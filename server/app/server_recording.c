@@ -1158,6 +1158,12 @@ static void pdk_server_handle_fork(pdk_server *srv, const pdk_request *rq)
                               "TIMING_MODE_LOCKSTEP");
         return;
     }
+    if (srv->sched.disk_full) {
+        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_IO,
+                          "a fork is a recorded session and none can start: %s",
+                          srv->sched.disk_reason);
+        return;
+    }
     job *j = job_new(srv, JOB_FORK_LOAD, c, f->request_id, m->session_id);
     if (!j)
         return;

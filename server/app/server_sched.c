@@ -92,8 +92,10 @@ static void disk_filled(pdk_server *srv, const char *why)
 {
     /* The path and SQLite's word come last, cut where the reason's room
      * (what a nanopb client keeps) ends. */
-    static const char head[] = "disk full, recording waits for space (nothing lost): ";
-    int keep = (int)(sizeof(srv->sched.disk_reason) - sizeof(head));
+    const char *head = pdk_store_read_only(srv->store)
+                           ? "read-only, no recording until restarted: "
+                           : "disk full, recording waits for space (nothing lost): ";
+    int keep = (int)(sizeof(srv->sched.disk_reason) - strlen(head) - 1);
     snprintf(srv->sched.disk_reason, sizeof(srv->sched.disk_reason), "%s%.*s", head, keep, why);
     size_t paused = 0;
     for (size_t i = 0; i < srv->table.n; i++) {
@@ -107,10 +109,11 @@ static void disk_filled(pdk_server *srv, const char *why)
             pdk_server_steps_abort(srv, slot, PDK_ERR_IO, srv->sched.disk_reason);
         }
     }
-    fprintf(stderr,
-            "paddockd: the disk is full (%s); %zu recorded sessions paused until space "
-            "returns\n",
-            why, paused);
+    if (!pdk_store_read_only(srv->store))
+        fprintf(stderr,
+                "paddockd: the disk is full (%s); %zu recorded sessions paused until space "
+                "returns\n",
+                why, paused);
 }
 
 static void space_returned(pdk_server *srv)
