@@ -10,8 +10,15 @@ nothing leaks and no root is needed (unshare -rm; unshare -m as root).
    resumes by itself, verify matches every tick from the first to the last
    with no hole, and every acknowledged command is a row of the recording at
    the tick its reply named.
-2. SIGTERM while the disk is full: paddockd exits 1 saying how many records it
+   A copy with ten hashes deleted verifies with the hole named.
+2. Started on a full disk (after a clean stop): paddockd starts read-only and
+   says so; the recording is listed, verified, exported and replayed; a
+   recorded session, a fork and a delete are refused naming the disk; an
+   unrecorded session runs.
+3. SIGTERM while the disk is full: paddockd exits 1 saying how many records it
    kept and could not write, and the ticks of the session they belonged to.
+   Started again on that full disk, it refuses clearly (the WAL holds commits
+   only a writer can read) or starts read-only (the WAL was empty).
 
 Run by ctest as: test_diskfull.py PADDOCKD PADDOCK_CLI SOURCE_DIR (PYTHONPATH:
 the staged paddock package). Exit 77 (ctest SKIP) when no mount namespace can
@@ -205,7 +212,11 @@ def scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work):
     assert log.count("paddock store: ") == 2 and log.count("the disk is full (") == 2, log
     print(log, flush=True)
 
-    rdb = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    # Read from a copy: a reader of the file itself would leave a WAL index
+    # beside it, which a clean stop does not.
+    copy = os.path.join(work, "copy.db")
+    shutil.copy(db, copy)
+    rdb = sqlite3.connect(copy)
     ticks = [t for (t,) in rdb.execute(
         "SELECT tick FROM state_hashes WHERE session_id = ? ORDER BY tick", (s,))]
     first, last = ticks[0], ticks[-1]
@@ -224,7 +235,7 @@ def scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work):
     # lost them would leave it): verify names the hole and does not claim
     # those ticks.
     holed = os.path.join(work, "holed.db")
-    shutil.copy(db, holed)
+    shutil.copy(copy, holed)
     with sqlite3.connect(holed) as w:
         w.execute("DELETE FROM state_hashes WHERE session_id = ? AND tick BETWEEN 20 AND 29", (s,))
     out = subprocess.run([paddockd, "verify", "--db", holed, "--migrations",
@@ -237,6 +248,55 @@ def scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work):
     assert re.search(r"^hashes_checked: +%d$" % (len(ticks) - 10), out.stdout, re.M), out.stdout
     print(f"ok: {len(d.acked)} acknowledged commands ({acked_while_full} before the resume "
           f"attempt) all recorded; hashes {first}..{last} without a hole", flush=True)
+    return s, len(ticks)
+
+
+def refused(paddock, what, fn, *words):
+    try:
+        fn()
+    except paddock.PaddockError as e:
+        for w in words:
+            assert w in str(e), f"{what}: {e}"
+        return
+    raise AssertionError(f"{what} was not refused")
+
+
+def try_create(c):
+    try:
+        return c.create_session("after").session_id
+    except Exception:
+        return None
+
+
+def scenario_start_on_full_disk(paddock, paddockd, source, mnt, work, s, n_hashes):
+    db = os.path.join(mnt, "paddock.db")
+    assert not os.path.exists(db + "-wal") or os.path.getsize(db + "-wal") == 0
+    filler = os.path.join(mnt, "filler3")
+    fill(filler)
+    srv = Server(paddockd, source, db, os.path.join(work, "serve3.log"))
+    try:
+        assert "serving read-only" in srv.log() and "No space left on device" in srv.log(), \
+            srv.log()
+        c = paddock.Client("127.0.0.1", srv.port, name="diskfull-ro", timeout=20)
+        assert s in [r.session_id for r in c.list_recordings()]
+        v = c.verify(s)
+        assert v.match and v.hashes_checked == n_hashes and v.missing_ticks == 0, v.message
+        assert len(c.export_bytes(s)) > 0
+        replay = c.replay_open(s, paused=True).session_id
+        c.step(replay, 10)
+        c.close_session(replay)
+        refused(paddock, "a recorded session", lambda: c.create_session("rec"), "read-only", db)
+        refused(paddock, "a fork", lambda: c.fork(s, 5), "read-only", db)
+        refused(paddock, "a delete", lambda: c.delete_recording(s), "read-only")
+        free = c.create_session("unrecorded", no_record=True).session_id
+        t0 = info_of(c, free).tick
+        wait_for("the unrecorded session to tick", lambda: info_of(c, free).tick > t0 + 30, 5)
+        c.close()
+    finally:
+        code = srv.stop()
+        os.remove(filler)
+    assert code == 0, f"paddockd exited {code}:\n{srv.log()}"
+    print("ok: started read-only on a full disk", flush=True)
 
 
 def scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work):
@@ -252,12 +312,32 @@ def scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work):
     c.close()
     code = srv.stop()
     log = srv.log()
-    os.remove(filler)
     assert code == 1, f"paddockd exited {code} on a full disk:\n{log}"
     m = re.search(r"(\d+) records kept in memory were not written", log)
     assert m and int(m.group(1)) > 0, log
     assert re.search(rf"session {s}: \d+ records of ticks \d+\.\.\d+ not written", log), log
     print(f"ok: SIGTERM on a full disk said: {m.group(0)}", flush=True)
+
+    # Started again on the same full disk, its WAL and WAL index left
+    # beside it: it starts, says the disk is full, refuses recorded sessions
+    # naming the disk, lists the recording, and once space returns marks the
+    # session left running as interrupted and records again.
+    again = Server(paddockd, source, db, os.path.join(work, "serve4.log"))
+    try:
+        c = paddock.Client("127.0.0.1", again.port, name="diskfull-again", timeout=20)
+        wait_for("the start to say the disk is full",
+                 lambda: "marked interrupted once space returns" in again.log(), 5)
+        refused(paddock, "a recorded session", lambda: c.create_session("rec"), "disk full", db)
+        assert s in [r.session_id for r in c.list_recordings()]
+        os.remove(filler)
+        wait_for("space to be seen", lambda: "space returned" in again.log(), 5)
+        wait_for("a recorded session to start", lambda: try_create(c), 5)
+        assert [r.session_id for r in c.list_recordings(interrupted_only=True)] == [s]
+        c.close()
+    finally:
+        code = again.stop()
+    assert code == 0, again.log()
+    print("ok: restarted on the full disk, recorded again once space returned", flush=True)
 
 
 def main():
@@ -274,7 +354,8 @@ def main():
         print(f"SKIP: cannot mount a tmpfs in the namespace: {mount.stderr.strip()}", flush=True)
         return SKIP
     try:
-        scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work)
+        s, n_hashes = scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work)
+        scenario_start_on_full_disk(paddock, paddockd, source, mnt, work, s, n_hashes)
         scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work)
     finally:
         subprocess.run(["umount", mnt])
