@@ -1309,6 +1309,14 @@ static int write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res,
         }
         return 0;
     }
+    /* What the failed transaction wrote is gone: every record not refused
+     * is pending again, so that one left unwritten below (the disk filled
+     * on the way) is kept, not taken for written. */
+    for (pdk_store_record *r = batch; r; r = r->next) {
+        if (r->state == REC_WRITTEN) {
+            r->state = REC_PENDING;
+        }
+    }
     int gave_up = 0;
     for (pdk_store_record *r = batch; r; r = r->next) {
         if (r->state == REC_FAILED) {
@@ -1318,7 +1326,6 @@ static int write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res,
             refuse(s, r, why, res);
             continue;
         }
-        r->state = REC_PENDING;
         int one = begin(s, why, why_len);
         gave_up = (one & 0xff) == SQLITE_BUSY || (one & 0xff) == SQLITE_LOCKED;
         if (one == SQLITE_OK) {
