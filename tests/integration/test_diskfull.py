@@ -261,6 +261,20 @@ def refused(paddock, what, fn, *words):
     raise AssertionError(f"{what} was not refused")
 
 
+def refused_start(paddockd, source, db, log_path, migrations=None):
+    """Runs paddockd serve on db, which must refuse to start: its output."""
+    with open(log_path, "wb") as log:
+        code = subprocess.call(
+            [paddockd, "serve", "--listen", "127.0.0.1:0", "--db", db,
+             "--presets", os.path.join(source, "presets"),
+             "--migrations", migrations or os.path.join(source, "migrations")],
+            stdout=log, stderr=subprocess.STDOUT, timeout=20)
+    with open(log_path, encoding="utf-8") as f:
+        said = f.read()
+    assert code == 1, f"paddockd exited {code}:\n{said}"
+    return said
+
+
 def try_create(c):
     try:
         return c.create_session("after").session_id
@@ -298,6 +312,22 @@ def scenario_start_on_full_disk(paddock, paddockd, source, mnt, work, s, n_hashe
     assert code == 0, f"paddockd exited {code}:\n{srv.log()}"
     print("ok: started read-only on a full disk", flush=True)
 
+    # A binary with a migration the database lacks: migrations must write,
+    # so the start on a full disk is refused, naming the disk and versions.
+    migrations = os.path.join(work, "migrations")
+    shutil.copytree(os.path.join(source, "migrations"), migrations)
+    have = len([f for f in os.listdir(migrations) if f.endswith(".sql")])
+    with open(os.path.join(migrations, "%04d_extra.sql" % (have + 1)), "w") as f:
+        f.write("CREATE TABLE extra(x INTEGER);\n")
+    fill(filler)
+    try:
+        said = refused_start(paddockd, source, db, os.path.join(work, "serve3m.log"), migrations)
+    finally:
+        os.remove(filler)
+    assert (f"the database is at schema version {have} while this binary needs {have + 1}: "
+            "the migrations must write" in said and "No space left on device" in said), said
+    print("ok: a start needing migrations on a full disk refused", flush=True)
+
 
 def scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work):
     db = os.path.join(mnt, "paddock.db")
@@ -317,6 +347,23 @@ def scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work):
     assert m and int(m.group(1)) > 0, log
     assert re.search(rf"session {s}: \d+ records of ticks \d+\.\.\d+ not written", log), log
     print(f"ok: SIGTERM on a full disk said: {m.group(0)}", flush=True)
+
+    # The same database and WAL seen without their WAL index (hard links
+    # cost a full disk nothing): the commits in the WAL cannot be read
+    # without a writer, so the start is refused, naming the WAL.
+    bare = os.path.join(mnt, "bare.db")
+    os.link(db, bare)
+    os.link(db + "-wal", bare + "-wal")
+    try:
+        said = refused_start(paddockd, source, bare, os.path.join(work, "serve3w.log"))
+    finally:
+        for p in (bare, bare + "-wal", bare + "-shm"):
+            if os.path.exists(p):
+                os.remove(p)
+    wal_bytes = os.path.getsize(db + "-wal")
+    assert f"{bare}-wal holds {wal_bytes} bytes of commits" in said and "free some space" in said, \
+        said
+    print("ok: a WAL with commits and no WAL index on a full disk refused", flush=True)
 
     # Started again on the same full disk, its WAL and WAL index left
     # beside it: it starts, says the disk is full, refuses recorded sessions
