@@ -48,6 +48,8 @@ typedef enum rec_kind {
     REC_TICK,
     REC_SNAPSHOT,
     REC_MARK_INTERRUPTED,
+    /* ticks tick..value of a session lost (aux records), recording_gaps */
+    REC_GAP,
 } rec_kind;
 
 typedef enum rec_state {
@@ -252,6 +254,10 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
          "final_hash = COALESCE((SELECT h.hash FROM state_hashes h "
          "WHERE h.session_id = sessions.session_id ORDER BY h.tick DESC LIMIT 1), 0) "
          "WHERE closed_unix_ms IS NULL AND interrupted = 0"},
+        {&s->st.insert_gap,
+         "INSERT INTO recording_gaps(session_id, first_tick, last_tick, records) "
+         "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(session_id, first_tick) DO UPDATE SET "
+         "last_tick = MAX(last_tick, excluded.last_tick), records = records + excluded.records"},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
         pdk_error rc = prepare(s, list[i].sql, list[i].stmt, err, err_len);
@@ -290,10 +296,12 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
 
 static void finalize_all(pdk_store *s)
 {
-    sqlite3_stmt **all[] = {&s->st.begin,           &s->st.commit,         &s->st.rollback,
-                            &s->st.insert_build,    &s->st.insert_session, &s->st.end_session,
-                            &s->st.insert_vehicle,  &s->st.remove_vehicle, &s->st.insert_snapshot,
-                            &s->st.mark_interrupted};
+    sqlite3_stmt **all[] = {&s->st.begin,           &s->st.commit,
+                            &s->st.rollback,        &s->st.insert_build,
+                            &s->st.insert_session,  &s->st.end_session,
+                            &s->st.insert_vehicle,  &s->st.remove_vehicle,
+                            &s->st.insert_snapshot, &s->st.mark_interrupted,
+                            &s->st.insert_gap};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;
@@ -516,6 +524,9 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
         return rc;
     }
     pdk_store *s = calloc(1, sizeof *s);
+    if (s) {
+        s->kept_limit = PDK_STORE_DEFAULT_KEPT_BYTES;
+    }
     size_t plen = strlen(path) + 1;
     char *pcopy = malloc(plen);
     if (!s || !pcopy) {
@@ -1100,6 +1111,13 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
             sqlite3_bind_zeroblob(st, 5, 0);
         }
         return run(s->wdb, st, why, why_len);
+    case REC_GAP:
+        st = s->st.insert_gap;
+        bind_u64(st, 1, r->session_id);
+        bind_u64(st, 2, r->tick);
+        bind_u64(st, 3, r->value);
+        bind_u64(st, 4, r->aux);
+        return run(s->wdb, st, why, why_len);
     case REC_MARK_INTERRUPTED:
         rc = run(s->wdb, s->st.mark_interrupted, why, why_len);
         if (rc == SQLITE_OK && r->reply) {
@@ -1148,6 +1166,10 @@ static void describe(const pdk_store_record *r, char *out, size_t len)
         return;
     case REC_MARK_INTERRUPTED:
         snprintf(out, len, "marking sessions without an end as interrupted");
+        return;
+    case REC_GAP:
+        snprintf(out, len, "the lost ticks %llu..%llu of session %llu", tick,
+                 (unsigned long long)r->value, sid);
         return;
     }
     snprintf(out, len, "record of unknown kind %d", (int)r->kind);
@@ -1450,6 +1472,145 @@ static void record_ticks(const pdk_store_record *r, uint64_t *first, uint64_t *l
 
 #define LOST_SESSIONS_LOGGED 8u
 
+/* What a session records as it runs, and may be given up past the bound:
+ * its row, end and vehicles stay (small, and what later rows refer to). */
+static int droppable(const pdk_store_record *r)
+{
+    return r->state == REC_PENDING && (r->kind == REC_TICK || r->kind == REC_HASH ||
+                                       r->kind == REC_INPUT || r->kind == REC_SNAPSHOT);
+}
+
+static size_t kept_bytes(const pdk_store_record *r)
+{
+    return sizeof *r + record_bytes(r);
+}
+
+/* The gaps a trim has seen, one per session. */
+typedef struct gap_list {
+    pdk_store_record **items;
+    size_t n, cap;
+} gap_list;
+
+static pdk_store_record *gap_of(const gap_list *g, uint64_t session_id)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->items[i]->session_id == session_id) {
+            return g->items[i];
+        }
+    }
+    return NULL;
+}
+
+/* 0 when there is no memory for one more. */
+static int gap_add(gap_list *g, pdk_store_record *r)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 8;
+        pdk_store_record **more = realloc(g->items, cap * sizeof *more);
+        if (!more) {
+            return 0;
+        }
+        g->items = more;
+        g->cap = cap;
+    }
+    g->items[g->n++] = r;
+    return 1;
+}
+
+/* Under mu, the disk full: when the records kept (*taken) and queued hold
+ * more than kept_limit bytes, each one past the bound that droppable allows
+ * is given up. The first given up of a session becomes, in its place, the
+ * REC_GAP naming the session's lost ticks; the others widen that gap and
+ * are freed. A session's records past the bound are its newest, so its
+ * lost ticks are one run. Given-up records count as finished (flushed).
+ * Returns how many were given up now. */
+static uint64_t trim_kept(pdk_store *s, pdk_store_record **taken)
+{
+    uint64_t total = 0;
+    pdk_store_record *lists[2] = {*taken, s->head};
+    for (int l = 0; l < 2; l++) {
+        for (const pdk_store_record *r = lists[l]; r; r = r->next) {
+            total += r->state == REC_PENDING ? kept_bytes(r) : 0;
+        }
+    }
+    if (total <= s->kept_limit) {
+        return 0;
+    }
+    gap_list gaps = {0};
+    uint64_t seen = 0;
+    uint64_t dropped = 0;
+    pdk_store_record **heads[2] = {taken, &s->head};
+    for (int l = 0; l < 2; l++) {
+        pdk_store_record **pp = heads[l];
+        pdk_store_record *last = NULL;
+        while (*pp) {
+            pdk_store_record *r = *pp;
+            pdk_store_record *gap = gap_of(&gaps, r->session_id);
+            int keep = !droppable(r) || seen + kept_bytes(r) <= s->kept_limit;
+            if (r->kind == REC_GAP && r->state == REC_PENDING && !gap) {
+                keep = 1;
+                gap_add(&gaps, r); /* an earlier trim's gap, widened now */
+            } else if (!keep && !gap) {
+                /* This record becomes the session's gap, where its first
+                 * loss is; without memory to note it, it is kept for now. */
+                keep = !gap_add(&gaps, r);
+                if (!keep) {
+                    uint64_t first, last_tick;
+                    record_ticks(r, &first, &last_tick);
+                    r->kind = REC_GAP;
+                    r->tick = first;
+                    r->value = last_tick;
+                    r->aux = 1;
+                    r->blob = NULL;
+                    r->blob_len = 0;
+                    memset(r->text_len, 0, sizeof r->text_len);
+                    dropped++;
+                    keep = 1;
+                }
+            } else if (!keep) {
+                uint64_t first, last_tick;
+                record_ticks(r, &first, &last_tick);
+                gap->tick = first < gap->tick ? first : gap->tick;
+                gap->value = last_tick > gap->value ? last_tick : gap->value;
+                gap->aux++;
+                dropped++;
+                *pp = r->next;
+                free(r);
+                s->flushed_seq++;
+                if (l == 0) {
+                    s->in_flight--;
+                } else {
+                    s->queue_len--;
+                }
+                continue;
+            }
+            seen += r->state == REC_PENDING ? kept_bytes(r) : 0;
+            last = r;
+            pp = &r->next;
+        }
+        if (l == 1) {
+            s->tail = last;
+        }
+    }
+    if (dropped > 0 && s->gave_up == 0) {
+        fprintf(stderr,
+                "paddock store: %s: the records kept while the disk is full passed %llu bytes "
+                "(--max-kept-bytes): the newest inputs, state hashes and keyframes are given up, "
+                "and the ticks each session lost are marked in recording_gaps once space "
+                "returns\n",
+                s->path, (unsigned long long)s->kept_limit);
+        for (size_t k = 0; k < gaps.n; k++) {
+            fprintf(stderr, "paddock store: %s: session %llu loses ticks %llu..%llu so far\n",
+                    s->path, (unsigned long long)gaps.items[k]->session_id,
+                    (unsigned long long)gaps.items[k]->tick,
+                    (unsigned long long)gaps.items[k]->value);
+        }
+    }
+    free(gaps.items);
+    s->gave_up += dropped;
+    return dropped;
+}
+
 /* Under mu, closing on a full disk: the kept records (list) and the queue
  * are given up, counted in lost and logged with each session's tick range,
  * so that the loss is said, not silent. */
@@ -1596,10 +1757,18 @@ static void *writer_main(void *arg)
             snprintf(s->disk_reason, sizeof s->disk_reason, "%.255s: %.250s", s->path, why);
             answer_marks(taken, why);
             answer_marks(s->head, why);
+            trim_kept(s, &taken);
             s->full_attempts++;
         } else if (s->disk_full && !taken) {
             fprintf(stderr, "paddock store: %s: space returned; the kept records are written\n",
                     s->path);
+            if (s->gave_up > 0) {
+                fprintf(stderr,
+                        "paddock store: %s: %llu records were given up past --max-kept-bytes; "
+                        "their ticks are marked in recording_gaps\n",
+                        s->path, (unsigned long long)s->gave_up);
+                s->gave_up = 0;
+            }
             s->disk_full = 0;
             s->disk_reason[0] = '\0';
         }
@@ -1697,6 +1866,17 @@ void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out)
     out->disk_full = store->disk_full;
     out->lost = store->lost;
     pthread_mutex_unlock(&store->mu);
+}
+
+pdk_error pdk_store_set_kept_limit(pdk_store *store, uint64_t bytes)
+{
+    if (!store || bytes == 0) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pthread_mutex_lock(&store->mu);
+    store->kept_limit = bytes;
+    pthread_mutex_unlock(&store->mu);
+    return PDK_OK;
 }
 
 int pdk_store_read_only(const pdk_store *store)

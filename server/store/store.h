@@ -182,6 +182,16 @@ typedef struct pdk_store_stats {
  * pdk_store_stats.lost and logged with the sessions and ticks they held. */
 #define PDK_STORE_FULL_RETRY_MS 1000u
 
+/* What may be kept in memory while the disk is full: the texts, payloads
+ * and blobs of the kept and queued records, in bytes. Past it the writer
+ * gives up the newest inputs, state hashes and keyframes (never a
+ * session's row, end or vehicles) and marks each session's lost ticks in
+ * recording_gaps (migration 0004) once space returns, one row per run,
+ * logged once per full disk. PDK_ERR_INVALID_ARGUMENT when store is NULL
+ * or bytes is 0. */
+#define PDK_STORE_DEFAULT_KEPT_BYTES (256u * 1024u * 1024u)
+pdk_error pdk_store_set_kept_limit(pdk_store *store, uint64_t bytes);
+
 /* 1 while the disk is full, with the reason (the database's path and
  * SQLite's message) copied to why (may be NULL); 0 otherwise, why empty. */
 int pdk_store_disk_full(pdk_store *store, char *why, size_t why_len);
@@ -240,6 +250,11 @@ typedef struct pdk_store_session_info {
     int ended;
     int interrupted;    /* marked by pdk_store_mark_interrupted */
     uint64_t last_tick; /* the tick of its last recorded state hash (0: none) */
+    /* Runs of ticks lost while the disk was full (recording_gaps): how
+     * many, and the first one's ticks (0, 0: none). */
+    uint64_t gaps;
+    uint64_t gap_first_tick;
+    uint64_t gap_last_tick;
     uint64_t final_tick;
     uint64_t final_hash;
     int64_t closed_unix_ms;

@@ -216,8 +216,11 @@ done:
 /* Tables holding a session's rows, children first: every one but sessions
  * refers to sessions(session_id). */
 static const char *const DELETE_SQL[] = {
-    "DELETE FROM snapshots WHERE session_id = ?1", "DELETE FROM state_hashes WHERE session_id = ?1",
-    "DELETE FROM inputs WHERE session_id = ?1",    "DELETE FROM vehicles WHERE session_id = ?1",
+    "DELETE FROM snapshots WHERE session_id = ?1",
+    "DELETE FROM state_hashes WHERE session_id = ?1",
+    "DELETE FROM inputs WHERE session_id = ?1",
+    "DELETE FROM vehicles WHERE session_id = ?1",
+    "DELETE FROM recording_gaps WHERE session_id = ?1",
     "DELETE FROM sessions WHERE session_id = ?1",
 };
 

@@ -34,8 +34,8 @@
 #endif
 
 /* A session's tables, the parent first (foreign keys point at sessions). */
-static const char *const session_tables[] = {"sessions", "vehicles", "inputs", "state_hashes",
-                                             "snapshots"};
+static const char *const session_tables[] = {"sessions",     "vehicles",  "inputs",
+                                             "state_hashes", "snapshots", "recording_gaps"};
 #define N_SESSION_TABLES (sizeof session_tables / sizeof session_tables[0])
 
 /* ---- Small helpers ---- */

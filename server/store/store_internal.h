@@ -40,6 +40,7 @@ typedef struct pdk_store_stmts {
     sqlite3_stmt *insert_hashes[PDK_STORE_ROW_GROUPS];
     sqlite3_stmt *insert_snapshot;
     sqlite3_stmt *mark_interrupted;
+    sqlite3_stmt *insert_gap;
 } pdk_store_stmts;
 
 struct pdk_import_schema;
@@ -95,6 +96,8 @@ struct pdk_store {
      * open_read_only): no writer, every connection immutable, disk_full
      * set for good. */
     int read_only;
+    uint64_t kept_limit; /* pdk_store_set_kept_limit */
+    uint64_t gave_up;    /* records given up past it during this full disk */
 
     pthread_t writer;
     int writer_started;
