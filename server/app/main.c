@@ -30,6 +30,7 @@ static void usage(FILE *to)
                 "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
                 "                [--max-import-mb MB]\n"
                 "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
+                "                [--max-kept-bytes N[K|M|G]]\n"
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
                 "                [--max-spawns-per-tick N]\n"
@@ -408,6 +409,15 @@ int main(int argc, char **argv)
             if (!parse_bytes(argv[++i], &scfg.retain_bytes)) {
                 fprintf(stderr,
                         "paddockd: --retain-bytes: '%s' is not a byte count 1..2^60 (a whole "
+                        "number, K, M or G after it for KiB, MiB, GiB)\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (serve && strcmp(arg, "--max-kept-bytes") == 0) {
+            NEED_VALUE();
+            if (!parse_bytes(argv[++i], &scfg.max_kept_bytes)) {
+                fprintf(stderr,
+                        "paddockd: --max-kept-bytes: '%s' is not a byte count 1..2^60 (a whole "
                         "number, K, M or G after it for KiB, MiB, GiB)\n",
                         argv[i]);
                 return 2;

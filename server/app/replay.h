@@ -62,6 +62,9 @@ typedef struct pdk_recording_info {
     uint64_t parent_tick;
     bool ended;       /* closed cleanly */
     bool interrupted; /* paddockd died while it ran */
+    /* Runs of ticks lost while the disk was full, and the first one's
+     * ticks: last_tick stops before it (0, 0, 0: none). */
+    uint64_t gaps, gap_first_tick, gap_last_tick;
     size_t n_inputs, n_hashes, n_keyframes, n_vehicles;
 } pdk_recording_info;
 

@@ -680,6 +680,26 @@ static pdk_error verify_recording(const pdk_recording *rec, uint64_t to, const a
     return e;
 }
 
+/* The recording names ticks it lost while the disk was full: the verify
+ * stopped before them (pdk_recording_load), and the reply says so, the
+ * marked run counted as missing and named as the hole when it is the
+ * first. */
+static void marked_gap(const pdk_recording *rec, pdk_verify_result *result)
+{
+    const pdk_store_session_info *in = &rec->info;
+    if (result->missing_ticks == 0) {
+        result->hole_first_tick = in->gap_first_tick;
+        result->hole_last_tick = in->gap_last_tick;
+    }
+    result->missing_ticks += in->gap_last_tick - in->gap_first_tick + 1;
+    size_t len = strlen(result->message);
+    snprintf(result->message + len, sizeof(result->message) - len,
+             "; ticks %llu..%llu were lost when the disk was full (marked in the recording%s): "
+             "nothing from tick %llu on was checked",
+             (unsigned long long)in->gap_first_tick, (unsigned long long)in->gap_last_tick,
+             in->gaps > 1 ? ", with later runs" : "", (unsigned long long)in->gap_first_tick);
+}
+
 pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
                      const char *this_build, pdk_verify_result *result, char *err, size_t err_len)
 {
@@ -710,6 +730,8 @@ pdk_error pdk_verify_cancellable(pdk_store *store, uint64_t session_id, uint64_t
         return PDK_ERR_OUT_OF_RANGE;
     }
     e = verify_recording(rec, to, cancel, result, err, err_len);
+    if (e == PDK_OK && rec->info.gaps > 0 && !result->first_divergent_tick)
+        marked_gap(rec, result);
     pdk_recording_free(rec);
     result->seconds = wall_s() - t0;
     return e;

@@ -658,6 +658,8 @@ int pdk_server_run(const pdk_server_config *config)
     uv_loop_init(&srv->loop);
     srv->deferred.loop_thread = uv_thread_self();
     uv_mutex_init(&srv->deferred.lock);
+    if (srv->cfg.max_kept_bytes)
+        pdk_store_set_kept_limit(srv->store, srv->cfg.max_kept_bytes);
     if (mark_interrupted(srv) != 0)
         goto out;
     if (pdk_store_read_only(srv->store)) {

@@ -49,8 +49,16 @@ bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot)
     if (pdk_player_step(slot->replay.player) == PDK_OK)
         return true;
     char reason[PDK_SERVER_REASON_LEN];
-    snprintf(reason, sizeof(reason), "replay reached the recording's last tick %" PRIu64,
-             pdk_player_end_tick(slot->replay.player));
+    pdk_recording_info ri;
+    pdk_recording_info_get(slot->replay.rec, &ri);
+    if (ri.gaps > 0)
+        snprintf(reason, sizeof(reason),
+                 "replay reached tick %" PRIu64 ": ticks %" PRIu64 "..%" PRIu64
+                 " were lost when the disk was full",
+                 pdk_player_end_tick(slot->replay.player), ri.gap_first_tick, ri.gap_last_tick);
+    else
+        snprintf(reason, sizeof(reason), "replay reached the recording's last tick %" PRIu64,
+                 pdk_player_end_tick(slot->replay.player));
     pdk_server_pause(srv, slot, PDK_PAUSE_REPLAY_END, reason);
     return false;
 }
