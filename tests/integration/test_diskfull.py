@@ -57,13 +57,13 @@ def reexec_in_namespace():
 class Server:
     LISTENING = re.compile(r"\) listening on 127\.0\.0\.1:(\d+)")
 
-    def __init__(self, paddockd, source, db, log_path):
+    def __init__(self, paddockd, source, db, log_path, extra=()):
         self.log_path = log_path
         with open(log_path, "ab") as log:
             self.proc = subprocess.Popen(
                 [paddockd, "serve", "--listen", "127.0.0.1:0", "--db", db,
                  "--presets", os.path.join(source, "presets"),
-                 "--migrations", os.path.join(source, "migrations")],
+                 "--migrations", os.path.join(source, "migrations")] + list(extra),
                 stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -332,6 +332,65 @@ def scenario_start_on_full_disk(paddock, paddockd, source, mnt, work, s, n_hashe
     print("ok: a start needing migrations on a full disk refused", flush=True)
 
 
+def scenario_kept_bound(paddock, paddockd, source, mnt, work):
+    """--max-kept-bytes 1: what is kept when the disk fills is given up and
+    the lost ticks are marked; verify, meta and the rows agree on them."""
+    db = os.path.join(mnt, "gaps.db")
+    filler = os.path.join(mnt, "filler5")
+    srv = Server(paddockd, source, db, os.path.join(work, "serve5.log"),
+                 ["--max-kept-bytes", "1"])
+    try:
+        c = paddock.Client("127.0.0.1", srv.port, name="diskfull-gaps", timeout=20)
+        s = c.create_session("gaps").session_id
+        v = c.spawn(s, "midsize_sedan").vehicle_id
+        d = Driver(c, s, v)
+        d.start()
+        time.sleep(0.5)
+        fill(filler)
+        wait_for("the session to pause for the disk", lambda: info_of(c, s).paused, 15)
+        time.sleep(1.5)  # a retry or two while full: the bound is applied at each
+        os.remove(filler)
+        wait_for("the session to resume", lambda: not info_of(c, s).paused, 10)
+        paused_at = info_of(c, s).tick
+        wait_for("ticks after the resume", lambda: info_of(c, s).tick > paused_at + 60, 10)
+        d.stop_flag.set()
+        d.join(5)
+        assert not d.errors, d.errors
+        c.close_session(s)
+        v_reply = c.verify(s)
+        meta = c.session_meta(s)
+        c.close()
+    finally:
+        code = srv.stop()
+    log = srv.log()
+    assert code == 0, log
+    assert "passed 1 bytes (--max-kept-bytes)" in log and f"session {s} loses ticks" in log, log
+    assert "were given up past --max-kept-bytes; their ticks are marked" in log, log
+    copy = os.path.join(work, "gaps-copy.db")
+    shutil.copy(db, copy)
+    rdb = sqlite3.connect(copy)
+    gaps = rdb.execute("SELECT first_tick, last_tick, records FROM recording_gaps "
+                       "WHERE session_id = ?", (s,)).fetchall()
+    assert len(gaps) == 1 and gaps[0][2] > 0, gaps
+    first, last = gaps[0][0], gaps[0][1]
+    hashed = {t for (t,) in rdb.execute("SELECT tick FROM state_hashes WHERE session_id = ?",
+                                        (s,))}
+    rdb.close()
+    # Exact: no hash inside the marked run, hashes on both sides of it.
+    assert not any(first <= t <= last for t in hashed), (first, last)
+    assert first - 1 in hashed and last + 1 in hashed, (first, last, sorted(hashed)[:5])
+    print(f"verify: match={v_reply.match} last_tick={v_reply.last_tick} hole="
+          f"{v_reply.hole_first_tick}..{v_reply.hole_last_tick}: {v_reply.message}", flush=True)
+    assert v_reply.match and v_reply.last_tick == first - 1, v_reply.message
+    assert (v_reply.hole_first_tick, v_reply.hole_last_tick) == (first, last), v_reply.message
+    assert v_reply.missing_ticks == last - first + 1, v_reply.missing_ticks
+    assert f"ticks {first}..{last} were lost when the disk was full" in v_reply.message
+    assert meta["gaps"] == 1 and meta["gap"] == {"first_tick": first, "last_tick": last}, meta
+    assert meta["last_tick"] == first - 1, meta
+    print(f"ok: past --max-kept-bytes, ticks {first}..{last} marked lost ({gaps[0][2]} records)",
+          flush=True)
+
+
 def scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work):
     db = os.path.join(mnt, "paddock.db")
     filler = os.path.join(mnt, "filler2")
@@ -406,6 +465,7 @@ def main():
     try:
         s, n_hashes = scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work)
         scenario_start_on_full_disk(paddock, paddockd, source, mnt, work, s, n_hashes)
+        scenario_kept_bound(paddock, paddockd, source, mnt, work)
         scenario_sigterm_on_full_disk(paddock, paddockd, source, mnt, work)
     finally:
         subprocess.run(["umount", mnt])
