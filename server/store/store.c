@@ -254,10 +254,6 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
          "final_hash = COALESCE((SELECT h.hash FROM state_hashes h "
          "WHERE h.session_id = sessions.session_id ORDER BY h.tick DESC LIMIT 1), 0) "
          "WHERE closed_unix_ms IS NULL AND interrupted = 0"},
-        {&s->st.insert_gap,
-         "INSERT INTO recording_gaps(session_id, first_tick, last_tick, records) "
-         "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(session_id, first_tick) DO UPDATE SET "
-         "last_tick = MAX(last_tick, excluded.last_tick), records = records + excluded.records"},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
         pdk_error rc = prepare(s, list[i].sql, list[i].stmt, err, err_len);
@@ -1112,6 +1108,19 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
         }
         return run(s->wdb, st, why, why_len);
     case REC_GAP:
+        /* Prepared when first needed: a store opened on migrations before
+         * 0004 (the store's tests) has no recording_gaps to prepare it on. */
+        if (!s->st.insert_gap &&
+            sqlite3_prepare_v3(s->wdb,
+                               "INSERT INTO recording_gaps(session_id, first_tick, last_tick, "
+                               "records) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(session_id, "
+                               "first_tick) DO UPDATE SET last_tick = MAX(last_tick, "
+                               "excluded.last_tick), records = records + excluded.records",
+                               -1, SQLITE_PREPARE_PERSISTENT, &s->st.insert_gap,
+                               NULL) != SQLITE_OK) {
+            snprintf(why, why_len, "%s", sqlite3_errmsg(s->wdb));
+            return SQLITE_ERROR;
+        }
         st = s->st.insert_gap;
         bind_u64(st, 1, r->session_id);
         bind_u64(st, 2, r->tick);
