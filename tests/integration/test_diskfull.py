@@ -155,9 +155,11 @@ def scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work):
         time.sleep(0.5)
 
         fill(filler)
+        t_full = time.monotonic()
         reason = wait_for("the recorded session to pause for the disk",
                           lambda: (lambda i: i.paused and i.pause_reason)(info_of(c, s)), 15)
-        print(f"paused: {reason}", flush=True)
+        print(f"paused {time.monotonic() - t_full:.2f} s after the disk filled: {reason}",
+              flush=True)
         assert "disk full" in reason and db in reason, reason
         assert "full" in srv.log() and "records are kept in memory" in srv.log(), srv.log()
         paused_tick = info_of(c, s).tick
@@ -182,7 +184,9 @@ def scenario_fill_and_free(paddock, paddockd, cli, source, mnt, work):
         assert len(d.acked) > acked_while_full, "commands to a paused session got no reply"
 
         os.remove(filler)
+        t_free = time.monotonic()
         wait_for("the session to resume by itself", lambda: not info_of(c, s).paused, 10)
+        print(f"resumed {time.monotonic() - t_free:.2f} s after the filler went", flush=True)
         assert "space returned" in srv.log(), srv.log()
         wait_for("ticks after the resume", lambda: info_of(c, s).tick > paused_tick + 60, 10)
         d.stop_flag.set()
