@@ -1,6 +1,6 @@
 -- Ticks a recording lost while the disk was full: the records kept in
--- memory for it passed the server's bound (--max-kept-mb) and those past it
--- were given up, or paddockd stopped before space returned. One row per run
+-- memory for it passed the server's bound (--max-kept-bytes) and those past it
+-- were given up, to be marked here once space returned. One row per run
 -- of lost ticks, first_tick..last_tick both included, with how many records
 -- (inputs, state hashes, keyframes) they held. Verify, replay and meta name
 -- them instead of matching across them (docs/security.md "The disk fills").
