@@ -558,11 +558,26 @@ void pdk_cli_format_verify(char *out, size_t out_len, const paddock_v1_VerifyRep
     if (v->vehicle_id != 0) {
         snprintf(vehicle, sizeof vehicle, "%u", (unsigned)v->vehicle_id);
     }
+    /* What the match covers: the recorded range, a hole, a live session's
+     * tick beyond it. */
+    char hole[96] = "-";
+    char live[24] = "-";
+    if (v->missing_ticks != 0) {
+        snprintf(hole, sizeof hole, "%llu..%llu (%llu ticks without a hash, not checked)",
+                 (unsigned long long)v->hole_first_tick, (unsigned long long)v->hole_last_tick,
+                 (unsigned long long)v->missing_ticks);
+    }
+    if (v->live) {
+        snprintf(live, sizeof live, "%llu", (unsigned long long)v->live_tick);
+    }
     snprintf(out, out_len,
              "session:          %llu\n"
              "match:            %s\n"
              "hashes_checked:   %llu\n"
              "last_tick:        %llu\n"
+             "recorded:         %llu..%llu (hashes %016llx..%016llx)\n"
+             "hole:             %s\n"
+             "live_tick:        %s\n"
              "first_divergent:  %s\n"
              "vehicle:          %s\n"
              "field:            %s\n"
@@ -573,8 +588,10 @@ void pdk_cli_format_verify(char *out, size_t out_len, const paddock_v1_VerifyRep
              "seconds:          %.3f\n"
              "message:          %s\n",
              (unsigned long long)v->session_id, v->match ? "yes" : "no",
-             (unsigned long long)v->hashes_checked, (unsigned long long)v->last_tick, divergent,
-             vehicle, v->field[0] != '\0' ? v->field : "-",
+             (unsigned long long)v->hashes_checked, (unsigned long long)v->last_tick,
+             (unsigned long long)v->first_tick, (unsigned long long)v->last_tick,
+             (unsigned long long)v->first_hash, (unsigned long long)v->last_hash, hole, live,
+             divergent, vehicle, v->field[0] != '\0' ? v->field : "-",
              v->recorded_build[0] != '\0' ? v->recorded_build : "-",
              v->this_build[0] != '\0' ? v->this_build : "-", v->same_build ? "yes" : "no",
              v->interrupted ? "yes" : "no", v->seconds, v->message[0] != '\0' ? v->message : "-");

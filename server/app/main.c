@@ -30,6 +30,7 @@ static void usage(FILE *to)
                 "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
                 "                [--max-import-mb MB]\n"
                 "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
+                "                [--max-kept-bytes N[K|M|G]]\n"
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
                 "                [--max-spawns-per-tick N]\n"
@@ -224,10 +225,18 @@ static int cmd_verify(const char *db_path, const char *migrations_dir, uint64_t 
         snprintf(divergent, sizeof(divergent), "%llu", (unsigned long long)v.first_divergent_tick);
     if (v.vehicle_id != 0)
         snprintf(vehicle, sizeof(vehicle), "%u", (unsigned)v.vehicle_id);
+    char hole[96] = "-";
+    if (v.missing_ticks != 0)
+        snprintf(hole, sizeof(hole), "%llu..%llu (%llu ticks without a hash, not checked)",
+                 (unsigned long long)v.hole_first_tick, (unsigned long long)v.hole_last_tick,
+                 (unsigned long long)v.missing_ticks);
     printf("session:          %llu\n"
            "match:            %s\n"
            "hashes_checked:   %llu\n"
            "last_tick:        %llu\n"
+           "recorded:         %llu..%llu (hashes %016llx..%016llx)\n"
+           "hole:             %s\n"
+           "live_tick:        -\n"
            "first_divergent:  %s\n"
            "vehicle:          %s\n"
            "field:            %s\n"
@@ -238,7 +247,9 @@ static int cmd_verify(const char *db_path, const char *migrations_dir, uint64_t 
            "seconds:          %.3f\n"
            "message:          %s\n",
            (unsigned long long)session_id, v.match ? "yes" : "no",
-           (unsigned long long)v.hashes_checked, (unsigned long long)v.last_tick, divergent,
+           (unsigned long long)v.hashes_checked, (unsigned long long)v.last_tick,
+           (unsigned long long)v.first_tick, (unsigned long long)v.last_tick,
+           (unsigned long long)v.first_hash, (unsigned long long)v.last_hash, hole, divergent,
            vehicle, v.field[0] ? v.field : "-", v.recorded_build[0] ? v.recorded_build : "-",
            PDK_BUILD_ID, v.same_build ? "yes" : "no", v.interrupted ? "yes" : "no", v.seconds,
            v.message[0] ? v.message : "-");
@@ -398,6 +409,15 @@ int main(int argc, char **argv)
             if (!parse_bytes(argv[++i], &scfg.retain_bytes)) {
                 fprintf(stderr,
                         "paddockd: --retain-bytes: '%s' is not a byte count 1..2^60 (a whole "
+                        "number, K, M or G after it for KiB, MiB, GiB)\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (serve && strcmp(arg, "--max-kept-bytes") == 0) {
+            NEED_VALUE();
+            if (!parse_bytes(argv[++i], &scfg.max_kept_bytes)) {
+                fprintf(stderr,
+                        "paddockd: --max-kept-bytes: '%s' is not a byte count 1..2^60 (a whole "
                         "number, K, M or G after it for KiB, MiB, GiB)\n",
                         argv[i]);
                 return 2;

@@ -509,6 +509,11 @@ pdk_error pdk_recording_load(pdk_store *store, uint64_t session_id, pdk_recordin
         end = rec->info.final_tick;
     if (rec->n_hashes > 0 && rec->hashes[rec->n_hashes - 1].tick > end)
         end = rec->hashes[rec->n_hashes - 1].tick;
+    /* Ticks lost while the disk was full (recording_gaps): a replay, a
+     * verify and a fork stop before the first, never running across it. */
+    if (rec->info.gaps > 0 && rec->info.gap_first_tick <= end)
+        end = rec->info.gap_first_tick > rec->start_tick ? rec->info.gap_first_tick - 1
+                                                         : rec->start_tick;
     rec->end_tick = end < rec->start_tick ? rec->start_tick : end;
     e = check_recording(rec, err, err_len);
     if (e != PDK_OK) {
@@ -555,6 +560,9 @@ void pdk_recording_info_get(const pdk_recording *rec, pdk_recording_info *out)
         .parent_tick = ss->parent_tick,
         .ended = rec->info.ended != 0,
         .interrupted = rec->info.interrupted != 0,
+        .gaps = rec->info.gaps,
+        .gap_first_tick = rec->info.gap_first_tick,
+        .gap_last_tick = rec->info.gap_last_tick,
         .n_inputs = rec->n_inputs,
         .n_hashes = rec->n_hashes,
         .n_keyframes = rec->n_keyframes,

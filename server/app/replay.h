@@ -62,6 +62,9 @@ typedef struct pdk_recording_info {
     uint64_t parent_tick;
     bool ended;       /* closed cleanly */
     bool interrupted; /* paddockd died while it ran */
+    /* Runs of ticks lost while the disk was full, and the first one's
+     * ticks: last_tick stops before it (0, 0, 0: none). */
+    uint64_t gaps, gap_first_tick, gap_last_tick;
     size_t n_inputs, n_hashes, n_keyframes, n_vehicles;
 } pdk_recording_info;
 
@@ -135,6 +138,16 @@ typedef struct pdk_verify_result {
     char recorded_build[64];
     bool same_build;
     bool interrupted;
+    /* What the recording holds from its start to last_tick, so that a match
+     * claims no more than was checked: the first and last recorded hashes
+     * (0: none at that tick), and the ticks in between with no recorded
+     * hash (a hole, never checked), the first such run of ticks named. */
+    uint64_t first_tick;
+    uint64_t first_hash;
+    uint64_t last_hash;
+    uint64_t missing_ticks;
+    uint64_t hole_first_tick; /* 0 and 0: no hole */
+    uint64_t hole_last_tick;
     double seconds;    /* wall time spent */
     int threads;       /* worker threads that re-simulated it: never changes the rest */
     char message[512]; /* one line for a person */

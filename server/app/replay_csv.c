@@ -199,6 +199,13 @@ char *pdk_recording_meta_json(const pdk_recording *rec)
          ",\"final_tick\":%" PRIu64 ",\"final_hash\":\"%016" PRIx64 "\"",
          rec->info.ended ? "true" : "false", rec->info.interrupted ? "true" : "false",
          rec->start_tick, rec->end_tick, rec->info.final_tick, rec->info.final_hash);
+    /* Ticks lost while the disk was full: last_tick stops before them. */
+    if (rec->info.gaps)
+        outf(&o,
+             ",\"gaps\":%" PRIu64 ",\"gap\":{\"first_tick\":%" PRIu64 ",\"last_tick\":%" PRIu64 "}",
+             rec->info.gaps, rec->info.gap_first_tick, rec->info.gap_last_tick);
+    else
+        outf(&o, ",\"gaps\":0,\"gap\":null");
     if (ss->parent_session_id)
         outf(&o, ",\"parent\":{\"session_id\":%" PRIu64 ",\"tick\":%" PRIu64 "}",
              ss->parent_session_id, ss->parent_tick);

@@ -558,6 +558,37 @@ static uint64_t hashes_between(const pdk_recording *rec, uint64_t from, uint64_t
     return n;
 }
 
+/* The recorded range from the start to last: its end hashes and its holes
+ * (a hash is recorded every tick, so a tick without one is missing). */
+static void recorded_range(const pdk_recording *rec, uint64_t last, pdk_verify_result *result)
+{
+    size_t lo = pdk_rec_first_at(rec->hashes, rec->n_hashes, sizeof(rec_hash), rec->start_tick);
+    result->first_tick = rec->start_tick;
+    uint64_t expect = rec->start_tick;
+    for (size_t i = lo; i < rec->n_hashes && rec->hashes[i].tick <= last; i++) {
+        const rec_hash *h = &rec->hashes[i];
+        if (h->tick == rec->start_tick)
+            result->first_hash = h->hash;
+        if (h->tick == last)
+            result->last_hash = h->hash;
+        if (h->tick > expect) {
+            if (result->missing_ticks == 0) {
+                result->hole_first_tick = expect;
+                result->hole_last_tick = h->tick - 1;
+            }
+            result->missing_ticks += h->tick - expect;
+        }
+        expect = h->tick + 1;
+    }
+    if (last >= expect) {
+        if (result->missing_ticks == 0) {
+            result->hole_first_tick = expect;
+            result->hole_last_tick = last;
+        }
+        result->missing_ticks += last - expect + 1;
+    }
+}
+
 /* Re-simulates rec from its start to to with up to verify_threads workers
  * (the calling thread is the first) and writes the outcome into result, a
  * divergence diagnosed. */
@@ -614,9 +645,21 @@ static pdk_error verify_recording(const pdk_recording *rec, uint64_t to, const a
         result->match = first == NULL;
         result->hashes_checked = hashes_between(rec, rec->start_tick, last);
         result->last_tick = last;
+        recorded_range(rec, last, result);
         if (first) {
             result->first_divergent_tick = last;
             diagnose(first->p, result);
+        } else if (result->missing_ticks > 0) {
+            pdk_rec_errf(result->message, sizeof(result->message),
+                         "session %llu matches its recording where it holds hashes: %llu state "
+                         "hashes from tick %llu to %llu, but %llu ticks have none and were not "
+                         "checked (a hole, first ticks %llu..%llu)%s",
+                         sid, (unsigned long long)result->hashes_checked,
+                         (unsigned long long)rec->start_tick, (unsigned long long)last,
+                         (unsigned long long)result->missing_ticks,
+                         (unsigned long long)result->hole_first_tick,
+                         (unsigned long long)result->hole_last_tick,
+                         result->same_build ? "" : " (recorded by another build)");
         } else {
             pdk_rec_errf(result->message, sizeof(result->message),
                          "session %llu matches its recording: %llu state hashes from tick %llu to "
@@ -635,6 +678,26 @@ static pdk_error verify_recording(const pdk_recording *rec, uint64_t to, const a
     free(workers);
     free(job.segs);
     return e;
+}
+
+/* The recording names ticks it lost while the disk was full: the verify
+ * stopped before them (pdk_recording_load), and the reply says so, the
+ * marked run counted as missing and named as the hole when it is the
+ * first. */
+static void marked_gap(const pdk_recording *rec, pdk_verify_result *result)
+{
+    const pdk_store_session_info *in = &rec->info;
+    if (result->missing_ticks == 0) {
+        result->hole_first_tick = in->gap_first_tick;
+        result->hole_last_tick = in->gap_last_tick;
+    }
+    result->missing_ticks += in->gap_last_tick - in->gap_first_tick + 1;
+    size_t len = strlen(result->message);
+    snprintf(result->message + len, sizeof(result->message) - len,
+             "; ticks %llu..%llu were lost when the disk was full (marked in the recording%s): "
+             "nothing from tick %llu on was checked",
+             (unsigned long long)in->gap_first_tick, (unsigned long long)in->gap_last_tick,
+             in->gaps > 1 ? ", with later runs" : "", (unsigned long long)in->gap_first_tick);
 }
 
 pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
@@ -667,6 +730,8 @@ pdk_error pdk_verify_cancellable(pdk_store *store, uint64_t session_id, uint64_t
         return PDK_ERR_OUT_OF_RANGE;
     }
     e = verify_recording(rec, to, cancel, result, err, err_len);
+    if (e == PDK_OK && rec->info.gaps > 0 && !result->first_divergent_tick)
+        marked_gap(rec, result);
     pdk_recording_free(rec);
     result->seconds = wall_s() - t0;
     return e;

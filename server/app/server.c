@@ -444,6 +444,8 @@ static void on_signal(uv_signal_t *sig, int signum)
 static int health_json(char *out, size_t cap, void *ud)
 {
     const pdk_server *srv = ud;
+    pdk_store_stats ws;
+    pdk_store_stats_get(srv->store, &ws);
     double uptime_s = (double)(uv_now(&srv->loop) - srv->started_ms) / 1000.0;
     size_t queued_max = 0;
     uint64_t dropped = 0;
@@ -458,9 +460,10 @@ static int health_json(char *out, size_t cap, void *ud)
                     "{\"status\":\"ok\",\"version\":\"%s\",\"build\":\"%s\","
                     "\"uptime_s\":%.3f,\"sessions\":%zu,\"connections\":%zu,"
                     "\"queued_bytes_max\":%zu,\"state_dropped\":%" PRIu64
-                    ",\"partial_frame_bytes\":%zu}",
+                    ",\"partial_frame_bytes\":%zu,\"writer_queued\":%" PRIu64 ",\"disk_full\":%s}",
                     PDK_SERVER_VERSION, PDK_BUILD_ID, uptime_s, srv->table.n, srv->n_conns,
-                    queued_max, dropped, srv->partial.held_bytes);
+                    queued_max, dropped, srv->partial.held_bytes, ws.queued,
+                    ws.disk_full ? "true" : "false");
 }
 
 /* The HTTP and WebSocket listener beside the TCP one: the same callbacks,
@@ -523,6 +526,15 @@ static int mark_interrupted(pdk_server *srv)
     char err[PDK_STORE_ERR_LEN];
     uint64_t marked = 0;
     if (pdk_store_mark_interrupted(srv->store, &marked, err, sizeof(err)) != PDK_OK) {
+        if (pdk_store_disk_full(srv->store, NULL, 0)) {
+            /* The store keeps the marking and does it once space returns;
+             * meanwhile recorded sessions are refused (pdk_server_disk_look). */
+            fprintf(stderr,
+                    "paddockd: the disk is full: sessions left running by an earlier paddockd "
+                    "are marked interrupted once space returns (%s)\n",
+                    err);
+            return 0;
+        }
         fprintf(stderr, "paddockd: cannot mark interrupted sessions: %s\n", err);
         return -1;
     }
@@ -646,10 +658,22 @@ int pdk_server_run(const pdk_server_config *config)
     uv_loop_init(&srv->loop);
     srv->deferred.loop_thread = uv_thread_self();
     uv_mutex_init(&srv->deferred.lock);
+    if (srv->cfg.max_kept_bytes)
+        pdk_store_set_kept_limit(srv->store, srv->cfg.max_kept_bytes);
     if (mark_interrupted(srv) != 0)
         goto out;
-    /* Queued now, run by the pool once the loop runs. */
-    pdk_server_retain(srv);
+    if (pdk_store_read_only(srv->store)) {
+        char why[PDK_STORE_ERR_LEN];
+        pdk_store_disk_full(srv->store, why, sizeof(why));
+        fprintf(stderr,
+                "paddockd: %s; serving read-only: recordings can be listed, replayed, verified "
+                "and exported, recorded sessions are refused (no_record sessions run); free "
+                "space and restart to record (docs/security.md)\n",
+                why);
+    } else {
+        /* Queued now, run by the pool once the loop runs. */
+        pdk_server_retain(srv);
+    }
     /* Linux lets a timer fire up to the thread's timer slack (50 µs by
      * default) late so it can batch wake-ups; ticks want their deadline. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -665,6 +689,10 @@ int pdk_server_run(const pdk_server_config *config)
     srv->sched.fast_idle.data = srv;
     init_timer(srv, &srv->sched.writer_wait);
     init_timer(srv, &srv->sched.lease_timer);
+    init_timer(srv, &srv->sched.disk_timer);
+    uv_timer_start(&srv->sched.disk_timer, pdk_server_on_disk_timer, PDK_SERVER_DISK_LOOK_MS,
+                   PDK_SERVER_DISK_LOOK_MS);
+    pdk_server_disk_look(srv); /* a store opened read-only refuses recording from the start */
     init_timer(srv, &srv->stats.timer);
     srv->stats.stopping = &srv->stopping;
     init_timer(srv, &srv->streams.timer);
@@ -715,12 +743,22 @@ int pdk_server_run(const pdk_server_config *config)
     pdk_server_arm_timer(srv);
     uv_run(&srv->loop, UV_RUN_DEFAULT);
     rc = 0;
-    pdk_store_flush(srv->store);
+    /* Everything queued is written; on a full disk the store tries once
+     * more and then says what it gives up (store.h). */
+    pdk_store_shutdown(srv->store);
     pdk_store_stats st;
     pdk_store_stats_get(srv->store, &st);
     if (st.failed > 0) {
         fprintf(stderr, "paddockd: %" PRIu64 " records could not be written to %s\n", st.failed,
                 config->db_path);
+        rc = 1;
+    }
+    if (st.lost > 0) {
+        fprintf(stderr,
+                "paddockd: the disk holding %s is full: %" PRIu64
+                " records kept in memory were not written (their sessions' ticks are logged "
+                "above)\n",
+                config->db_path, st.lost);
         rc = 1;
     }
 out:

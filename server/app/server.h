@@ -44,6 +44,10 @@ typedef struct pdk_server_config {
      * (0: none). */
     uint64_t retain_bytes;
     uint32_t retain_days;
+    /* While the disk is full: the bytes of records kept in memory past
+     * which the newest are given up and their ticks marked lost
+     * (pdk_store_set_kept_limit); 0: PDK_STORE_DEFAULT_KEPT_BYTES. */
+    uint64_t max_kept_bytes;
     /* A connection that has not said Hello this long after opening gets
      * Error TIMEOUT and is closed, freeing its slot; default 10 s. */
     double hello_timeout_s;

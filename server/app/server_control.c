@@ -121,6 +121,8 @@ static void start_steps(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_s
                           slot->sched.pause_reason);
         return;
     }
+    if (pdk_server_refuse_disk_full(srv, c, rid, slot))
+        return;
     if (slot->replay.player && target > pdk_player_end_tick(slot->replay.player)) {
         pdk_server_refuse(&srv->out, c, rid, PDK_ERR_OUT_OF_RANGE,
                           "session %" PRIu64 " replays session %" PRIu64 " up to tick %" PRIu64
@@ -192,6 +194,8 @@ static void do_resume(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_ser
                           slot->id, slot->sched.pause_reason);
         return;
     }
+    if (pdk_server_refuse_disk_full(srv, c, rid, slot))
+        return;
     if (slot->sched.pause != PDK_PAUSE_NONE) {
         slot->sched.pause = PDK_PAUSE_NONE;
         slot->sched.pause_reason[0] = '\0';

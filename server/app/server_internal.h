@@ -89,6 +89,12 @@ typedef struct pdk_server_sched {
     uint64_t writer_queued; /* at the last look */
     char writer_reason[PDK_SERVER_REASON_LEN];
     uv_timer_t lease_timer; /* the earliest step lease deadline */
+    /* The disk is full (pdk_store_disk_full): recorded sessions are paused
+     * with PDK_PAUSE_DISK and disk_reason. disk_timer looks at the store
+     * every PDK_SERVER_DISK_LOOK_MS, since no session ticks meanwhile. */
+    bool disk_full;
+    char disk_reason[PDK_SERVER_REASON_LEN];
+    uv_timer_t disk_timer;
 } pdk_server_sched;
 
 /* Files streamed back (server_recording.c). */
@@ -236,6 +242,16 @@ void pdk_server_arm_timer(pdk_server *srv);
 void pdk_server_reschedule(pdk_server *srv);
 /* True while the SQLite writer is too far behind for sessions to tick. */
 bool pdk_server_writer_lagging(pdk_server *srv);
+/* How often the disk's state is looked at while no session ticks. */
+#define PDK_SERVER_DISK_LOOK_MS 200u
+/* Looks at the store's disk state and pauses (the disk filled) or resumes
+ * (space returned, the kept records written) the recorded sessions. */
+void pdk_server_disk_look(pdk_server *srv);
+void pdk_server_on_disk_timer(uv_timer_t *t);
+/* True after replying so (PDK_ERR_IO, naming the disk) when the disk is
+ * full and slot is recorded: it may not run on until space returns. */
+bool pdk_server_refuse_disk_full(pdk_server *srv, pdk_server_conn *c, uint64_t rid,
+                                 const pdk_server_slot *slot);
 void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
                           Paddock__V1__SessionInfo *info);
 /* SessionControlReply: the session's tick and info now. */

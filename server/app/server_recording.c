@@ -868,8 +868,27 @@ static void send_verify(pdk_server *srv, pdk_conn *conn, job *j)
     r.this_build = (char *)PDK_BUILD_ID;
     r.same_build = v->same_build;
     r.seconds = v->seconds;
-    r.message = v->message;
     r.interrupted = v->interrupted;
+    r.first_tick = v->first_tick;
+    r.first_hash = v->first_hash;
+    r.last_hash = v->last_hash;
+    r.missing_ticks = v->missing_ticks;
+    r.hole_first_tick = v->hole_first_tick;
+    r.hole_last_tick = v->hole_last_tick;
+    /* A live session runs on past what was recorded when the verify began:
+     * the reply says where it is, so "match" is read as what it covers. */
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, j->session_id);
+    char message[sizeof(v->message)];
+    snprintf(message, sizeof(message), "%s", v->message);
+    if (slot && !slot->replay.player) {
+        r.live = true;
+        r.live_tick = pdk_server_slot_tick(slot);
+        snprintf(message, sizeof(message),
+                 "%.300s; the session is live at tick %" PRIu64 ": ticks after %" PRIu64
+                 " were not checked",
+                 v->message, r.live_tick, v->last_tick);
+    }
+    r.message = message;
     Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
     f.request_id = j->request_id;
     f.body_case = PADDOCK__V1__FRAME__BODY_VERIFY_REPLY;
@@ -1137,6 +1156,12 @@ static void pdk_server_handle_fork(pdk_server *srv, const pdk_request *rq)
         pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE,
                               "timing must be TIMING_MODE_REALTIME, TIMING_MODE_FAST or "
                               "TIMING_MODE_LOCKSTEP");
+        return;
+    }
+    if (srv->sched.disk_full) {
+        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_IO,
+                          "a fork is a recorded session and none can start: %s",
+                          srv->sched.disk_reason);
         return;
     }
     job *j = job_new(srv, JOB_FORK_LOAD, c, f->request_id, m->session_id);

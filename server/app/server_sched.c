@@ -49,8 +49,16 @@ bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot)
     if (pdk_player_step(slot->replay.player) == PDK_OK)
         return true;
     char reason[PDK_SERVER_REASON_LEN];
-    snprintf(reason, sizeof(reason), "replay reached the recording's last tick %" PRIu64,
-             pdk_player_end_tick(slot->replay.player));
+    pdk_recording_info ri;
+    pdk_recording_info_get(slot->replay.rec, &ri);
+    if (ri.gaps > 0)
+        snprintf(reason, sizeof(reason),
+                 "replay reached tick %" PRIu64 ": ticks %" PRIu64 "..%" PRIu64
+                 " were lost when the disk was full",
+                 pdk_player_end_tick(slot->replay.player), ri.gap_first_tick, ri.gap_last_tick);
+    else
+        snprintf(reason, sizeof(reason), "replay reached the recording's last tick %" PRIu64,
+                 pdk_player_end_tick(slot->replay.player));
     pdk_server_pause(srv, slot, PDK_PAUSE_REPLAY_END, reason);
     return false;
 }
@@ -63,6 +71,8 @@ bool pdk_server_writer_lagging(pdk_server *srv)
     pdk_store_stats st;
     pdk_store_stats_get(srv->store, &st);
     srv->sched.writer_queued = st.queued;
+    if ((st.disk_full != 0) != srv->sched.disk_full)
+        pdk_server_disk_look(srv);
     bool lagging = st.queued > WRITER_HIGH_WATER;
     if (lagging && !srv->sched.writer_stalled) {
         srv->sched.writer_stalls++;
@@ -80,6 +90,86 @@ bool pdk_server_writer_lagging(pdk_server *srv)
                  st.queued);
     srv->sched.writer_stalled = lagging;
     return lagging;
+}
+
+/* The disk filled: every recorded session that runs pauses, so that no
+ * more records pile up in memory than the inputs clients still send (they
+ * are taken at once, as in any pause, and kept with the rest). Sessions
+ * not recorded run on. */
+static void disk_filled(pdk_server *srv, const char *why)
+{
+    /* The path and SQLite's word come last, cut where the reason's room
+     * (what a nanopb client keeps) ends. */
+    const char *head = pdk_store_read_only(srv->store)
+                           ? "read-only, no recording until restarted: "
+                           : "disk full, recording waits for space (nothing lost): ";
+    int keep = (int)(sizeof(srv->sched.disk_reason) - strlen(head) - 1);
+    snprintf(srv->sched.disk_reason, sizeof(srv->sched.disk_reason), "%s%.*s", head, keep, why);
+    size_t paused = 0;
+    for (size_t i = 0; i < srv->table.n; i++) {
+        pdk_server_slot *slot = &srv->table.items[i];
+        if (slot->worker.busy || slot->replay.player || !pdk_session_recorded(slot->session))
+            continue;
+        if (slot->sched.pause == PDK_PAUSE_NONE) {
+            pdk_server_pause(srv, slot, PDK_PAUSE_DISK, srv->sched.disk_reason);
+            paused++;
+        } else if (slot->steps.owed) {
+            pdk_server_steps_abort(srv, slot, PDK_ERR_IO, srv->sched.disk_reason);
+        }
+    }
+    if (!pdk_store_read_only(srv->store))
+        fprintf(stderr,
+                "paddockd: the disk is full (%s); %zu recorded sessions paused until space "
+                "returns\n",
+                why, paused);
+}
+
+static void space_returned(pdk_server *srv)
+{
+    size_t resumed = 0;
+    for (size_t i = 0; i < srv->table.n; i++) {
+        pdk_server_slot *slot = &srv->table.items[i];
+        if (slot->sched.pause != PDK_PAUSE_DISK)
+            continue;
+        slot->sched.pause = PDK_PAUSE_NONE;
+        slot->sched.pause_reason[0] = '\0';
+        pdk_server_rebase(slot);
+        resumed++;
+    }
+    srv->sched.disk_reason[0] = '\0';
+    fprintf(stderr,
+            "paddockd: space returned and the kept records are written; %zu sessions "
+            "resume\n",
+            resumed);
+    pdk_server_reschedule(srv);
+}
+
+void pdk_server_disk_look(pdk_server *srv)
+{
+    char why[PDK_STORE_ERR_LEN];
+    bool full = pdk_store_disk_full(srv->store, why, sizeof(why)) != 0;
+    if (full == srv->sched.disk_full)
+        return;
+    srv->sched.disk_full = full;
+    if (full)
+        disk_filled(srv, why);
+    else
+        space_returned(srv);
+}
+
+void pdk_server_on_disk_timer(uv_timer_t *t)
+{
+    pdk_server_disk_look(t->data);
+}
+
+bool pdk_server_refuse_disk_full(pdk_server *srv, pdk_server_conn *c, uint64_t rid,
+                                 const pdk_server_slot *slot)
+{
+    if (!srv->sched.disk_full || slot->replay.player || !pdk_session_recorded(slot->session))
+        return false;
+    pdk_server_refuse(&srv->out, c, rid, PDK_ERR_IO, "session %" PRIu64 " is recorded and %s",
+                      slot->id, srv->sched.disk_reason);
+    return true;
 }
 
 /* ---- the schedulers ------------------------------------------------------ */

@@ -66,6 +66,11 @@ pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char 
 {
     if (!world_preset || !*world_preset)
         world_preset = "flat";
+    if (record && srv->sched.disk_full) {
+        snprintf(err, err_len, "a recorded session cannot start: %s (no_record sessions can)",
+                 srv->sched.disk_reason);
+        return PDK_ERR_IO;
+    }
     pdk_world_def wdef;
     char *world_json = NULL;
     pdk_error e = pdk_params_world_load(srv->cfg.presets_dir, world_preset, world_overrides, &wdef,

@@ -21,6 +21,7 @@ typedef enum pdk_pause_kind {
     PDK_PAUSE_LEASE,      /* its lockstep stepper lapsed or disconnected */
     PDK_PAUSE_LIMIT,      /* a fast session at --max-fast-ticks: takes no inputs */
     PDK_PAUSE_REPLAY_END, /* a replay at its recording's last tick */
+    PDK_PAUSE_DISK,       /* recorded, and the disk is full: resumes when space returns */
 } pdk_pause_kind;
 
 /* A lockstep session's step lease: who may step it, until when. */

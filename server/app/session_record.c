@@ -219,6 +219,11 @@ void pdk_session_record_end_(pdk_session *s)
                           "the session's end");
 }
 
+bool pdk_session_recorded(const pdk_session *s)
+{
+    return s->store != NULL;
+}
+
 uint64_t pdk_session_start_tick(const pdk_session *s)
 {
     return s->start_tick;

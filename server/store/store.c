@@ -48,6 +48,8 @@ typedef enum rec_kind {
     REC_TICK,
     REC_SNAPSHOT,
     REC_MARK_INTERRUPTED,
+    /* ticks tick..value of a session lost (aux records), recording_gaps */
+    REC_GAP,
 } rec_kind;
 
 typedef enum rec_state {
@@ -290,10 +292,12 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
 
 static void finalize_all(pdk_store *s)
 {
-    sqlite3_stmt **all[] = {&s->st.begin,           &s->st.commit,         &s->st.rollback,
-                            &s->st.insert_build,    &s->st.insert_session, &s->st.end_session,
-                            &s->st.insert_vehicle,  &s->st.remove_vehicle, &s->st.insert_snapshot,
-                            &s->st.mark_interrupted};
+    sqlite3_stmt **all[] = {&s->st.begin,           &s->st.commit,
+                            &s->st.rollback,        &s->st.insert_build,
+                            &s->st.insert_session,  &s->st.end_session,
+                            &s->st.insert_vehicle,  &s->st.remove_vehicle,
+                            &s->st.insert_snapshot, &s->st.mark_interrupted,
+                            &s->st.insert_gap};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;
@@ -324,6 +328,7 @@ static pdk_error read_max_session_id(pdk_store *s, char *err, size_t err_len)
 }
 
 static void *writer_main(void *arg);
+static int no_space(sqlite3 *db, int rc);
 
 /* Frees whatever open managed to set up; also the tail of close. */
 static void destroy(pdk_store *s)
@@ -376,6 +381,118 @@ static pdk_error open_store(pdk_store *s, const char *path, const pdk_migration_
     return rc;
 }
 
+/* One integer a query on db gives (0 when it gives none); SQLite's code. */
+static int query_i64(sqlite3 *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    *out = 0;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *out = sqlite3_column_int64(st, 0);
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The open failed for want of space: the database, its WAL or the WAL's
+ * index (the -shm file, 32 KiB) could not grow, so nothing can be written.
+ * What was recorded can still be read: the read connections are opened
+ * immutable (no WAL index, no lock), which is right only while the WAL is
+ * empty, as a clean stop leaves it; a WAL holding commits, or a database
+ * that needs migrations, is refused with a message saying so. There is no
+ * writer: records are refused (PDK_ERR_CLOSED) and disk_full stays set. */
+static pdk_error open_read_only(pdk_store *s, const char *path,
+                                const pdk_migration_list *migrations, char *err, size_t err_len)
+{
+    int sys = s->wdb ? sqlite3_system_errno(s->wdb) : 0;
+    char why[PDK_STORE_ERR_LEN];
+    snprintf(why, sizeof why, "%.200s%s%.100s%s", s->wdb ? sqlite3_errmsg(s->wdb) : "no space",
+             sys ? " (" : "", sys ? strerror(sys) : "", sys ? ")" : "");
+    finalize_all(s);
+    for (int i = 0; i < PDK_STORE_READERS; i++) {
+        sqlite3_close(s->rdb[i]);
+        s->rdb[i] = NULL;
+    }
+    sqlite3_close(s->wdb);
+    s->wdb = NULL;
+
+    size_t wal_len = strlen(path) + 5;
+    char *wal = malloc(wal_len);
+    char *uri = pdk_store_file_uri(path, "mode=ro&immutable=1");
+    if (!wal || !uri) {
+        free(wal);
+        free(uri);
+        pdk_store_errf(err, err_len, "%s: out of memory", path);
+        return PDK_ERR_NO_MEMORY;
+    }
+    snprintf(wal, wal_len, "%s-wal", path);
+    struct stat sb;
+    pdk_error rc = PDK_OK;
+    if (stat(wal, &sb) == 0 && sb.st_size > 0) {
+        pdk_store_errf(err, err_len,
+                       "%s: the disk is full (%s) and %s holds %lld bytes of commits not yet in "
+                       "the database, which only a writer can read: free some space and start "
+                       "again",
+                       path, why, wal, (long long)sb.st_size);
+        rc = PDK_ERR_IO;
+    }
+    free(wal);
+    for (int i = 0; i < PDK_STORE_READERS && rc == PDK_OK; i++) {
+        int orc = sqlite3_open_v2(
+            uri, &s->rdb[i], SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+        if (orc != SQLITE_OK) {
+            rc = db_error(s->rdb[i], orc, path, "cannot open read-only", err, err_len);
+        } else {
+            sqlite3_extended_result_codes(s->rdb[i], 1);
+        }
+    }
+    free(uri);
+    int64_t have = 0;
+    int64_t known = migrations->items[migrations->count - 1].version;
+    if (rc == PDK_OK &&
+        query_i64(s->rdb[0], "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &have) !=
+            SQLITE_OK) {
+        have = 0; /* a new, empty file: no schema_migrations yet */
+    }
+    if (rc == PDK_OK && have > known) {
+        pdk_store_errf(err, err_len,
+                       "%s: database schema version %lld is newer than this binary knows (%lld)",
+                       path, (long long)have, (long long)known);
+        rc = PDK_ERR_DB_TOO_NEW;
+    } else if (rc == PDK_OK && have < known) {
+        pdk_store_errf(err, err_len,
+                       "%s: the disk is full (%s) and the database is at schema version %lld "
+                       "while this binary needs %lld: the migrations must write; free some "
+                       "space and start again",
+                       path, why, (long long)have, (long long)known);
+        rc = PDK_ERR_IO;
+    }
+    int64_t max_id = 0;
+    if (rc == PDK_OK && query_i64(s->rdb[0], "SELECT COALESCE(MAX(session_id), 0) FROM sessions",
+                                  &max_id) != SQLITE_OK) {
+        rc = db_error(s->rdb[0], sqlite3_errcode(s->rdb[0]), path, "reading the highest session id",
+                      err, err_len);
+    }
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    atomic_store(&s->last_session_id, pdk_store_i64_to_u64(max_id));
+    s->schema_version = (int)known;
+    s->read_only = 1;
+    s->closing = 1;
+    s->disk_full = 1;
+    snprintf(s->disk_reason, sizeof s->disk_reason, "%.200s: the disk was full at start: %.250s",
+             path, why);
+    pdk_store_errf(err, err_len, "%s", "");
+    return PDK_OK;
+}
+
 pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store **out, char *err,
                          size_t err_len)
 {
@@ -403,6 +520,9 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
         return rc;
     }
     pdk_store *s = calloc(1, sizeof *s);
+    if (s) {
+        s->kept_limit = PDK_STORE_DEFAULT_KEPT_BYTES;
+    }
     size_t plen = strlen(path) + 1;
     char *pcopy = malloc(plen);
     if (!s || !pcopy) {
@@ -427,11 +547,16 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
     pthread_cond_init(&s->flushed_cv, NULL);
 
     rc = open_store(s, path, &migrations, err, err_len);
+    if (rc != PDK_OK && s->wdb &&
+        (no_space(s->wdb, sqlite3_extended_errcode(s->wdb)) ||
+         sqlite3_system_errno(s->wdb) == ENOSPC || sqlite3_system_errno(s->wdb) == EDQUOT)) {
+        rc = open_read_only(s, path, &migrations, err, err_len);
+    }
     if (rc == PDK_OK) {
         rc = pdk_import_schema_build(&migrations, &s->import_schema, err, err_len);
     }
     pdk_migrations_free(&migrations);
-    if (rc == PDK_OK) {
+    if (rc == PDK_OK && !s->read_only) {
         int prc = pthread_create(&s->writer, NULL, writer_main, s);
         if (prc != 0) {
             pdk_store_errf(err, err_len, "%s: cannot start the writer thread: %s", path,
@@ -443,7 +568,7 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
         destroy(s);
         return rc;
     }
-    s->writer_started = 1;
+    s->writer_started = !s->read_only;
     *out = s;
     return PDK_OK;
 }
@@ -982,9 +1107,29 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
             sqlite3_bind_zeroblob(st, 5, 0);
         }
         return run(s->wdb, st, why, why_len);
+    case REC_GAP:
+        /* Prepared when first needed: a store opened on migrations before
+         * 0004 (the store's tests) has no recording_gaps to prepare it on. */
+        if (!s->st.insert_gap &&
+            sqlite3_prepare_v3(s->wdb,
+                               "INSERT INTO recording_gaps(session_id, first_tick, last_tick, "
+                               "records) VALUES (?1, ?2, ?3, ?4) ON CONFLICT(session_id, "
+                               "first_tick) DO UPDATE SET last_tick = MAX(last_tick, "
+                               "excluded.last_tick), records = records + excluded.records",
+                               -1, SQLITE_PREPARE_PERSISTENT, &s->st.insert_gap,
+                               NULL) != SQLITE_OK) {
+            snprintf(why, why_len, "%s", sqlite3_errmsg(s->wdb));
+            return SQLITE_ERROR;
+        }
+        st = s->st.insert_gap;
+        bind_u64(st, 1, r->session_id);
+        bind_u64(st, 2, r->tick);
+        bind_u64(st, 3, r->value);
+        bind_u64(st, 4, r->aux);
+        return run(s->wdb, st, why, why_len);
     case REC_MARK_INTERRUPTED:
         rc = run(s->wdb, s->st.mark_interrupted, why, why_len);
-        if (rc == SQLITE_OK) {
+        if (rc == SQLITE_OK && r->reply) {
             r->reply->n_marked = (uint64_t)sqlite3_changes64(s->wdb);
         }
         return rc;
@@ -1030,6 +1175,10 @@ static void describe(const pdk_store_record *r, char *out, size_t len)
         return;
     case REC_MARK_INTERRUPTED:
         snprintf(out, len, "marking sessions without an end as interrupted");
+        return;
+    case REC_GAP:
+        snprintf(out, len, "the lost ticks %llu..%llu of session %llu", tick,
+                 (unsigned long long)r->value, sid);
         return;
     }
     snprintf(out, len, "record of unknown kind %d", (int)r->kind);
@@ -1095,19 +1244,69 @@ static int begin(pdk_store *s, char *why, size_t why_len)
     }
 }
 
+/* A failure for want of space: the database, its WAL or the WAL's index
+ * could not grow. SQLite reports it as SQLITE_FULL, or as an I/O error
+ * (SQLITE_IOERR_WRITE, _SHMSIZE, _TRUNCATE...) whose errno says why. */
+static int no_space(sqlite3 *db, int rc)
+{
+    if ((rc & 0xff) == SQLITE_FULL) {
+        return 1;
+    }
+    if ((rc & 0xff) != SQLITE_IOERR) {
+        return 0;
+    }
+    int e = sqlite3_system_errno(db);
+    return e == ENOSPC || e == EDQUOT;
+}
+
+static void rollback(pdk_store *s)
+{
+    if (!sqlite3_get_autocommit(s->wdb)) {
+        char ignored[64];
+        run(s->wdb, s->st.rollback, ignored, sizeof ignored);
+    }
+}
+
+/* The disk is full: what the batch's transaction wrote is rolled back, so
+ * its records are pending again (those SQLite refused on their own stay
+ * refused). */
+static int batch_full(pdk_store *s, pdk_store_record *batch)
+{
+    rollback(s);
+    for (pdk_store_record *r = batch; r; r = r->next) {
+        if (r->state == REC_WRITTEN) {
+            r->state = REC_PENDING;
+        }
+    }
+    return 1;
+}
+
 /* Writes a batch in one transaction. When the transaction itself fails (it
  * cannot begin or commit, or SQLite rolled it back on an I/O error), every
  * record not refused on its own is retried in a transaction of its own, so
- * one bad moment costs at most the records SQLite really refuses. */
-static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res)
+ * one bad moment costs at most the records SQLite really refuses. Records
+ * refused by an earlier attempt (state REC_FAILED) are skipped. Returns 1
+ * when the disk is full (no_space): then every record not written and not
+ * refused is left REC_PENDING, to be tried again, and why says what SQLite
+ * reported; else 0, with every record written or refused. */
+static int write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res, char *why,
+                       size_t why_len)
 {
-    char why[PDK_STORE_ERR_LEN];
-    int rc = begin(s, why, sizeof why);
+    int rc = begin(s, why, why_len);
+    if (no_space(s->wdb, rc)) {
+        return batch_full(s, batch);
+    }
     if (rc == SQLITE_OK) {
         int rolled_back = 0;
         for (pdk_store_record *r = batch; r; r = r->next) {
-            if (write_record(s, r, why, sizeof why) == SQLITE_OK) {
+            if (r->state == REC_FAILED) {
+                continue;
+            }
+            int one = write_record(s, r, why, why_len);
+            if (one == SQLITE_OK) {
                 r->state = REC_WRITTEN;
+            } else if (no_space(s->wdb, one)) {
+                return batch_full(s, batch);
             } else if (sqlite3_get_autocommit(s->wdb)) {
                 rolled_back = 1;
                 break;
@@ -1116,18 +1315,18 @@ static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res
             }
         }
         if (!rolled_back) {
-            rc = run(s->wdb, s->st.commit, why, sizeof why);
+            rc = run(s->wdb, s->st.commit, why, why_len);
             if (rc == SQLITE_OK) {
                 res->transactions++;
                 for (pdk_store_record *r = batch; r; r = r->next) {
                     res->written += r->state == REC_WRITTEN;
                 }
-                return;
+                return 0;
             }
-            if (!sqlite3_get_autocommit(s->wdb)) {
-                char ignored[64];
-                run(s->wdb, s->st.rollback, ignored, sizeof ignored);
+            if (no_space(s->wdb, rc)) {
+                return batch_full(s, batch);
             }
+            rollback(s);
         }
         fprintf(stderr,
                 "paddock store: %s: batch transaction failed (%s); writing its records one by "
@@ -1135,9 +1334,19 @@ static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res
                 s->path, why);
     } else if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
         for (pdk_store_record *r = batch; r; r = r->next) {
-            refuse(s, r, why, res);
+            if (r->state != REC_FAILED) {
+                refuse(s, r, why, res);
+            }
         }
-        return;
+        return 0;
+    }
+    /* What the failed transaction wrote is gone: every record not refused
+     * is pending again, so that one left unwritten below (the disk filled
+     * on the way) is kept, not taken for written. */
+    for (pdk_store_record *r = batch; r; r = r->next) {
+        if (r->state == REC_WRITTEN) {
+            r->state = REC_PENDING;
+        }
     }
     int gave_up = 0;
     for (pdk_store_record *r = batch; r; r = r->next) {
@@ -1148,26 +1357,32 @@ static void write_batch(pdk_store *s, pdk_store_record *batch, batch_result *res
             refuse(s, r, why, res);
             continue;
         }
-        r->state = REC_PENDING;
-        int one = begin(s, why, sizeof why);
+        int one = begin(s, why, why_len);
         gave_up = (one & 0xff) == SQLITE_BUSY || (one & 0xff) == SQLITE_LOCKED;
         if (one == SQLITE_OK) {
-            one = write_record(s, r, why, sizeof why);
+            one = write_record(s, r, why, why_len);
             if (one == SQLITE_OK) {
-                one = run(s->wdb, s->st.commit, why, sizeof why);
-            }
-            if (one != SQLITE_OK && !sqlite3_get_autocommit(s->wdb)) {
-                char ignored[64];
-                run(s->wdb, s->st.rollback, ignored, sizeof ignored);
+                one = run(s->wdb, s->st.commit, why, why_len);
             }
         }
+        if (one != SQLITE_OK && no_space(s->wdb, one)) {
+            /* This record and the rest stay pending; those before it are
+             * committed. */
+            rollback(s);
+            return 1;
+        }
+        if (one != SQLITE_OK) {
+            rollback(s);
+        }
         if (one == SQLITE_OK) {
+            r->state = REC_WRITTEN;
             res->written++;
             res->transactions++;
         } else {
             refuse(s, r, why, res);
         }
     }
+    return 0;
 }
 
 static size_t record_bytes(const pdk_store_record *r)
@@ -1234,10 +1449,258 @@ static void gather(pdk_store *s)
     }
 }
 
+/* Under mu, the disk full: a pdk_store_mark_interrupted waiting is
+ * answered now (refused, why), since its caller's flush returns after this
+ * attempt; the record itself stays queued and marks the sessions once space
+ * returns. Only sessions from before it are marked then: records are
+ * written in order, and it is queued at start-up, before any session. */
+static void answer_marks(pdk_store_record *list, const char *why)
+{
+    for (pdk_store_record *r = list; r; r = r->next) {
+        if (r->kind == REC_MARK_INTERRUPTED && r->state == REC_PENDING && r->reply) {
+            r->reply->refused = 1;
+            snprintf(r->reply->why, sizeof r->reply->why, "%s", why);
+            r->reply = NULL;
+        }
+    }
+}
+
+/* The first and last tick a record holds (a tick's record: its hashes'
+ * first tick and its inputs' tick). */
+static void record_ticks(const pdk_store_record *r, uint64_t *first, uint64_t *last)
+{
+    *first = *last = r->tick;
+    if (r->kind == REC_TICK && r->number > 0) {
+        uint64_t hash_last = r->value + (uint64_t)r->number - 1;
+        *first = r->value;
+        *last = r->blob_len > (size_t)r->number * sizeof(uint64_t) && r->tick > hash_last
+                    ? r->tick
+                    : hash_last;
+    }
+}
+
+#define LOST_SESSIONS_LOGGED 8u
+
+/* What a session records as it runs, and may be given up past the bound:
+ * its row, end and vehicles stay (small, and what later rows refer to). */
+static int droppable(const pdk_store_record *r)
+{
+    return r->state == REC_PENDING && (r->kind == REC_TICK || r->kind == REC_HASH ||
+                                       r->kind == REC_INPUT || r->kind == REC_SNAPSHOT);
+}
+
+static size_t kept_bytes(const pdk_store_record *r)
+{
+    return sizeof *r + record_bytes(r);
+}
+
+/* The gaps a trim has seen, one per session. */
+typedef struct gap_list {
+    pdk_store_record **items;
+    size_t n, cap;
+} gap_list;
+
+static pdk_store_record *gap_of(const gap_list *g, uint64_t session_id)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->items[i]->session_id == session_id) {
+            return g->items[i];
+        }
+    }
+    return NULL;
+}
+
+/* 0 when there is no memory for one more. */
+static int gap_add(gap_list *g, pdk_store_record *r)
+{
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 8;
+        pdk_store_record **more = realloc(g->items, cap * sizeof *more);
+        if (!more) {
+            return 0;
+        }
+        g->items = more;
+        g->cap = cap;
+    }
+    g->items[g->n++] = r;
+    return 1;
+}
+
+/* Under mu, the disk full: when the records kept (*taken) and queued hold
+ * more than kept_limit bytes, each one past the bound that droppable allows
+ * is given up. The first given up of a session becomes, in its place, the
+ * REC_GAP naming the session's lost ticks; the others widen that gap and
+ * are freed. A session's records past the bound are its newest, so its
+ * lost ticks are one run. Given-up records count as finished (flushed).
+ * Returns how many were given up now. */
+static uint64_t trim_kept(pdk_store *s, pdk_store_record **taken)
+{
+    uint64_t total = 0;
+    pdk_store_record *lists[2] = {*taken, s->head};
+    for (int l = 0; l < 2; l++) {
+        for (const pdk_store_record *r = lists[l]; r; r = r->next) {
+            total += r->state == REC_PENDING ? kept_bytes(r) : 0;
+        }
+    }
+    if (total <= s->kept_limit) {
+        return 0;
+    }
+    gap_list gaps = {0};
+    uint64_t seen = 0;
+    uint64_t dropped = 0;
+    pdk_store_record **heads[2] = {taken, &s->head};
+    for (int l = 0; l < 2; l++) {
+        pdk_store_record **pp = heads[l];
+        pdk_store_record *last = NULL;
+        while (*pp) {
+            pdk_store_record *r = *pp;
+            pdk_store_record *gap = gap_of(&gaps, r->session_id);
+            int keep = !droppable(r) || seen + kept_bytes(r) <= s->kept_limit;
+            if (r->kind == REC_GAP && r->state == REC_PENDING && !gap) {
+                keep = 1;
+                gap_add(&gaps, r); /* an earlier trim's gap, widened now */
+            } else if (!keep && !gap) {
+                /* This record becomes the session's gap, where its first
+                 * loss is; without memory to note it, it is kept for now. */
+                keep = !gap_add(&gaps, r);
+                if (!keep) {
+                    uint64_t first, last_tick;
+                    record_ticks(r, &first, &last_tick);
+                    r->kind = REC_GAP;
+                    r->tick = first;
+                    r->value = last_tick;
+                    r->aux = 1;
+                    r->blob = NULL;
+                    r->blob_len = 0;
+                    memset(r->text_len, 0, sizeof r->text_len);
+                    dropped++;
+                    keep = 1;
+                }
+            } else if (!keep) {
+                uint64_t first, last_tick;
+                record_ticks(r, &first, &last_tick);
+                gap->tick = first < gap->tick ? first : gap->tick;
+                gap->value = last_tick > gap->value ? last_tick : gap->value;
+                gap->aux++;
+                dropped++;
+                *pp = r->next;
+                free(r);
+                s->flushed_seq++;
+                if (l == 0) {
+                    s->in_flight--;
+                } else {
+                    s->queue_len--;
+                }
+                continue;
+            }
+            seen += r->state == REC_PENDING ? kept_bytes(r) : 0;
+            last = r;
+            pp = &r->next;
+        }
+        if (l == 1) {
+            s->tail = last;
+        }
+    }
+    if (dropped > 0 && s->gave_up == 0) {
+        fprintf(stderr,
+                "paddock store: %s: the records kept while the disk is full passed %llu bytes "
+                "(--max-kept-bytes): the newest inputs, state hashes and keyframes are given up, "
+                "and the ticks each session lost are marked in recording_gaps once space "
+                "returns\n",
+                s->path, (unsigned long long)s->kept_limit);
+        for (size_t k = 0; k < gaps.n; k++) {
+            fprintf(stderr, "paddock store: %s: session %llu loses ticks %llu..%llu so far\n",
+                    s->path, (unsigned long long)gaps.items[k]->session_id,
+                    (unsigned long long)gaps.items[k]->tick,
+                    (unsigned long long)gaps.items[k]->value);
+        }
+    }
+    free(gaps.items);
+    s->gave_up += dropped;
+    return dropped;
+}
+
+/* Under mu, closing on a full disk: the kept records (list) and the queue
+ * are given up, counted in lost and logged with each session's tick range,
+ * so that the loss is said, not silent. */
+static void give_up(pdk_store *s, pdk_store_record *list)
+{
+    struct {
+        uint64_t session_id, first, last, records;
+    } per[LOST_SESSIONS_LOGGED];
+    size_t n_per = 0;
+    uint64_t count = 0;
+    uint64_t others = 0;
+    pdk_store_record *lists[2] = {list, s->head};
+    for (int l = 0; l < 2; l++) {
+        pdk_store_record *r = lists[l];
+        while (r) {
+            pdk_store_record *next = r->next;
+            if (r->state == REC_PENDING && r->session_id != 0) {
+                uint64_t first, last;
+                record_ticks(r, &first, &last);
+                size_t i = 0;
+                while (i < n_per && per[i].session_id != r->session_id) {
+                    i++;
+                }
+                if (i == n_per && n_per < LOST_SESSIONS_LOGGED) {
+                    per[n_per].session_id = r->session_id;
+                    per[n_per].first = first;
+                    per[n_per].last = last;
+                    per[n_per].records = 0;
+                    n_per++;
+                }
+                if (i < n_per) {
+                    per[i].first = first < per[i].first ? first : per[i].first;
+                    per[i].last = last > per[i].last ? last : per[i].last;
+                    per[i].records++;
+                } else {
+                    others++;
+                }
+            }
+            count += r->state == REC_PENDING;
+            free(r);
+            r = next;
+        }
+    }
+    s->flushed_seq += s->in_flight + s->queue_len;
+    s->in_flight = 0;
+    s->head = s->tail = NULL;
+    s->queue_len = 0;
+    s->lost += count;
+    fprintf(stderr,
+            "paddock store: %s: closing with the disk still full (%s): %llu records kept in "
+            "memory could not be written and are lost\n",
+            s->path, s->disk_reason, (unsigned long long)count);
+    for (size_t i = 0; i < n_per; i++) {
+        fprintf(stderr,
+                "paddock store: %s: session %llu: %llu records of ticks %llu..%llu not written\n",
+                s->path, (unsigned long long)per[i].session_id, (unsigned long long)per[i].records,
+                (unsigned long long)per[i].first, (unsigned long long)per[i].last);
+    }
+    if (others) {
+        fprintf(stderr, "paddock store: %s: and %llu records of other sessions\n", s->path,
+                (unsigned long long)others);
+    }
+}
+
+/* Under mu: waits PDK_STORE_FULL_RETRY_MS, or less when the store closes. */
+static void wait_for_space(pdk_store *s)
+{
+    uint64_t until = monotonic_ns() + (uint64_t)PDK_STORE_FULL_RETRY_MS * 1000000u;
+    struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+    while (!s->closing && monotonic_ns() < until) {
+        pthread_cond_timedwait(&s->work_cv, &s->mu, &ts);
+    }
+}
+
 /* The writer takes the whole queue at once under mu (so a record_* call
  * never waits for more than a pointer swap), then writes it in batches in
- * queue order; flushed_seq advances by each batch's length because every
- * record took the next sequence number when it was queued. */
+ * queue order; flushed_seq advances by each batch's finished records
+ * because every record took the next sequence number when it was queued.
+ * On a full disk the batch's unwritten records go back in front of the
+ * rest taken, in order, and the writer tries again after
+ * PDK_STORE_FULL_RETRY_MS (store.h). */
 static void *writer_main(void *arg)
 {
     pdk_store *s = arg;
@@ -1263,24 +1726,68 @@ static void *writer_main(void *arg)
         uint64_t n = 0;
         taken = split_batch(batch, &n);
         batch_result res = {0};
-        write_batch(s, batch, &res);
+        char why[PDK_STORE_ERR_LEN];
+        int full = write_batch(s, batch, &res, why, sizeof why);
         if (res.unlogged) {
             fprintf(stderr, "paddock store: %s: %llu more records refused in the same batch\n",
                     s->path, (unsigned long long)res.unlogged);
         }
-        while (batch) {
+        uint64_t done = 0;
+        while (batch && batch->state != REC_PENDING) {
             pdk_store_record *next = batch->next;
             free(batch);
             batch = next;
+            done++;
+        }
+        if (batch) {
+            pdk_store_record *last = batch;
+            while (last->next) {
+                last = last->next;
+            }
+            last->next = taken;
+            taken = batch;
         }
 
         pthread_mutex_lock(&s->mu);
         s->written += res.written;
         s->failed += res.failed;
         s->transactions += res.transactions;
-        s->in_flight -= n;
-        s->flushed_seq += n;
+        s->in_flight -= done;
+        s->flushed_seq += done;
+        if (full) {
+            if (!s->disk_full) {
+                fprintf(stderr,
+                        "paddock store: %s: the disk is full (%s); %llu records are kept in "
+                        "memory and written when space returns (trying every %u ms)\n",
+                        s->path, why, (unsigned long long)(s->in_flight + s->queue_len),
+                        PDK_STORE_FULL_RETRY_MS);
+            }
+            s->disk_full = 1;
+            snprintf(s->disk_reason, sizeof s->disk_reason, "%.255s: %.250s", s->path, why);
+            answer_marks(taken, why);
+            answer_marks(s->head, why);
+            trim_kept(s, &taken);
+            s->full_attempts++;
+        } else if (s->disk_full && !taken) {
+            fprintf(stderr, "paddock store: %s: space returned; the kept records are written\n",
+                    s->path);
+            if (s->gave_up > 0) {
+                fprintf(stderr,
+                        "paddock store: %s: %llu records were given up past --max-kept-bytes; "
+                        "their ticks are marked in recording_gaps\n",
+                        s->path, (unsigned long long)s->gave_up);
+                s->gave_up = 0;
+            }
+            s->disk_full = 0;
+            s->disk_reason[0] = '\0';
+        }
         pthread_cond_broadcast(&s->flushed_cv);
+        if (full && s->closing && s->full_attempts > 1) {
+            give_up(s, taken);
+            taken = NULL;
+        } else if (full) {
+            wait_for_space(s);
+        }
     }
     pthread_mutex_unlock(&s->mu);
     return NULL;
@@ -1297,12 +1804,14 @@ pdk_error pdk_store_flush(pdk_store *store)
     uint64_t target = store->enqueued_seq;
     store->flush_waiting++;
     pthread_cond_signal(&store->work_cv);
-    while (store->flushed_seq < target) {
+    uint64_t attempts = store->full_attempts;
+    while (store->flushed_seq < target && !(store->disk_full && store->full_attempts != attempts)) {
         pthread_cond_wait(&store->flushed_cv, &store->mu);
     }
+    pdk_error rc = store->flushed_seq < target ? PDK_ERR_IO : PDK_OK;
     store->flush_waiting--;
     pthread_mutex_unlock(&store->mu);
-    return PDK_OK;
+    return rc;
 }
 
 /* The update runs on the writer's connection like any record, so it never
@@ -1319,6 +1828,9 @@ pdk_error pdk_store_mark_interrupted(pdk_store *store, uint64_t *n_marked, char 
     if (!store) {
         pdk_store_errf(err, err_len, "pdk_store_mark_interrupted: store is NULL");
         return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (store->read_only) {
+        return PDK_OK; /* nothing can be written: they are marked at the next start */
     }
     pdk_store_record *r = NULL;
     pdk_error rc = new_record(REC_MARK_INTERRUPTED, NULL, 0, NULL, 0, NULL, 0, &r);
@@ -1360,7 +1872,40 @@ void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out)
     out->written = store->written;
     out->failed = store->failed;
     out->transactions = store->transactions;
+    out->disk_full = store->disk_full;
+    out->lost = store->lost;
     pthread_mutex_unlock(&store->mu);
+}
+
+pdk_error pdk_store_set_kept_limit(pdk_store *store, uint64_t bytes)
+{
+    if (!store || bytes == 0) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    pthread_mutex_lock(&store->mu);
+    store->kept_limit = bytes;
+    pthread_mutex_unlock(&store->mu);
+    return PDK_OK;
+}
+
+int pdk_store_read_only(const pdk_store *store)
+{
+    return store ? store->read_only : 0;
+}
+
+int pdk_store_disk_full(pdk_store *store, char *why, size_t why_len)
+{
+    pdk_store_errf(why, why_len, "%s", "");
+    if (!store) {
+        return 0;
+    }
+    pthread_mutex_lock(&store->mu);
+    int full = store->disk_full;
+    if (full) {
+        pdk_store_errf(why, why_len, "%s", store->disk_reason);
+    }
+    pthread_mutex_unlock(&store->mu);
+    return full;
 }
 
 void pdk_store_shutdown(pdk_store *store)

@@ -153,7 +153,9 @@ pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint6
 
 /* Blocks until every record queued before the call is committed (or refused
  * and counted in failed). For tests, shutdown and offline runs; never on the
- * loop thread of a live server. PDK_ERR_INVALID_ARGUMENT when store is NULL. */
+ * loop thread of a live server. PDK_ERR_INVALID_ARGUMENT when store is NULL;
+ * PDK_ERR_IO when the disk is full: it returns after the writer's next
+ * failed attempt, with the records still kept (PDK_STORE_FULL_RETRY_MS). */
 pdk_error pdk_store_flush(pdk_store *store);
 
 typedef struct pdk_store_stats {
@@ -162,7 +164,48 @@ typedef struct pdk_store_stats {
     uint64_t written;       /* records committed */
     uint64_t failed;        /* records SQLite refused (each logged once to stderr) */
     uint64_t transactions;  /* commits */
+    int disk_full;          /* 1 while the disk is full (pdk_store_disk_full) */
+    uint64_t lost;          /* records given up when the store closed on a full disk */
 } pdk_store_stats;
+
+/* A write that fails for want of space (SQLITE_FULL, or an I/O error whose
+ * errno is ENOSPC or EDQUOT, e.g. when the WAL or its index cannot grow)
+ * refuses nothing: the transaction is rolled back and its records are kept
+ * in memory, in order, with everything queued behind them. The writer tries
+ * again every PDK_STORE_FULL_RETRY_MS and logs once when the disk fills and
+ * once when space returns; the kept records are then written in their
+ * order, so the recording has no hole. Meanwhile flush returns after each
+ * failed attempt (PDK_ERR_IO) instead of waiting for space, and a
+ * pdk_store_mark_interrupted waiting is refused (PDK_ERR_DB naming the
+ * disk; its marking is kept and done when space returns). Shutdown on a full disk
+ * tries once more and then gives the kept and queued records up, counted in
+ * pdk_store_stats.lost and logged with the sessions and ticks they held. */
+#define PDK_STORE_FULL_RETRY_MS 1000u
+
+/* What may be kept in memory while the disk is full: the texts, payloads
+ * and blobs of the kept and queued records, in bytes. Past it the writer
+ * gives up the newest inputs, state hashes and keyframes (never a
+ * session's row, end or vehicles) and marks each session's lost ticks in
+ * recording_gaps (migration 0004) once space returns, one row per run,
+ * logged once per full disk. PDK_ERR_INVALID_ARGUMENT when store is NULL
+ * or bytes is 0. */
+#define PDK_STORE_DEFAULT_KEPT_BYTES (256u * 1024u * 1024u)
+pdk_error pdk_store_set_kept_limit(pdk_store *store, uint64_t bytes);
+
+/* 1 while the disk is full, with the reason (the database's path and
+ * SQLite's message) copied to why (may be NULL); 0 otherwise, why empty. */
+int pdk_store_disk_full(pdk_store *store, char *why, size_t why_len);
+
+/* 1 when pdk_store_open found the disk full (the database, its WAL or the
+ * WAL's index could not grow) and opened the store read-only instead of
+ * failing: the read API, listing and export work on what was committed;
+ * every record_* returns PDK_ERR_CLOSED, import, delete and retention
+ * return PDK_ERR_IO, pdk_store_mark_interrupted marks nothing, and
+ * pdk_store_disk_full stays 1 with the reason. Such an open is refused
+ * instead (PDK_ERR_IO, err saying so) when the WAL holds commits not yet in
+ * the database (only a writer can read them) or the database needs
+ * migrations (they must write). */
+int pdk_store_read_only(const pdk_store *store);
 
 /* A consistent snapshot of the counters (all zero when store is NULL). */
 void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out);
@@ -207,6 +250,11 @@ typedef struct pdk_store_session_info {
     int ended;
     int interrupted;    /* marked by pdk_store_mark_interrupted */
     uint64_t last_tick; /* the tick of its last recorded state hash (0: none) */
+    /* Runs of ticks lost while the disk was full (recording_gaps): how
+     * many, and the first one's ticks (0, 0: none). */
+    uint64_t gaps;
+    uint64_t gap_first_tick;
+    uint64_t gap_last_tick;
     uint64_t final_tick;
     uint64_t final_hash;
     int64_t closed_unix_ms;

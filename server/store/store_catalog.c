@@ -39,7 +39,17 @@ static pdk_error open_own(const pdk_store *s, int flags, sqlite3 **out, char *er
 {
     *out = NULL;
     sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(s->path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc;
+    if (s->read_only) {
+        /* The disk was full at start: immutable, as the store's readers. */
+        char *uri = pdk_store_file_uri(s->path, "mode=ro&immutable=1");
+        rc = uri ? sqlite3_open_v2(
+                       uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL)
+                 : SQLITE_NOMEM;
+        free(uri);
+    } else {
+        rc = sqlite3_open_v2(s->path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    }
     if (rc != SQLITE_OK) {
         pdk_store_errf(err, err_len, "the recordings database cannot be opened: %s",
                        db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
@@ -206,8 +216,11 @@ done:
 /* Tables holding a session's rows, children first: every one but sessions
  * refers to sessions(session_id). */
 static const char *const DELETE_SQL[] = {
-    "DELETE FROM snapshots WHERE session_id = ?1", "DELETE FROM state_hashes WHERE session_id = ?1",
-    "DELETE FROM inputs WHERE session_id = ?1",    "DELETE FROM vehicles WHERE session_id = ?1",
+    "DELETE FROM snapshots WHERE session_id = ?1",
+    "DELETE FROM state_hashes WHERE session_id = ?1",
+    "DELETE FROM inputs WHERE session_id = ?1",
+    "DELETE FROM vehicles WHERE session_id = ?1",
+    "DELETE FROM recording_gaps WHERE session_id = ?1",
     "DELETE FROM sessions WHERE session_id = ?1",
 };
 
@@ -270,6 +283,10 @@ pdk_error pdk_store_delete_recording(pdk_store *store, uint64_t session_id, char
         pdk_store_errf(err, err_len, "pdk_store_delete_recording: store is NULL");
         return PDK_ERR_INVALID_ARGUMENT;
     }
+    if (store->read_only) {
+        pdk_store_errf(err, err_len, "%s", PDK_STORE_READ_ONLY_MSG);
+        return PDK_ERR_IO;
+    }
     /* Whatever was queued before (a session's end) is in the file first. */
     pdk_store_flush(store);
     sqlite3 *db = NULL;
@@ -331,6 +348,10 @@ pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
     }
     if (rule->max_bytes == 0 && rule->max_age_ms <= 0)
         return PDK_OK;
+    if (store->read_only) {
+        pdk_store_errf(err, err_len, "%s", PDK_STORE_READ_ONLY_MSG);
+        return PDK_ERR_IO;
+    }
     pdk_store_flush(store);
     pdk_store_list_filter all = {0};
     kept_list l = {0};

@@ -34,8 +34,8 @@
 #endif
 
 /* A session's tables, the parent first (foreign keys point at sessions). */
-static const char *const session_tables[] = {"sessions", "vehicles", "inputs", "state_hashes",
-                                             "snapshots"};
+static const char *const session_tables[] = {"sessions",     "vehicles",  "inputs",
+                                             "state_hashes", "snapshots", "recording_gaps"};
 #define N_SESSION_TABLES (sizeof session_tables / sizeof session_tables[0])
 
 /* ---- Small helpers ---- */
@@ -389,7 +389,7 @@ static pdk_error fill_export(pdk_store *s, uint64_t session_id, const char *tmp,
         pdk_store_errf(err, err_len, "%s: creating paddock_export: %s", path, msg);
         rc = PDK_ERR_DB;
     }
-    if (rc == PDK_OK && attach_ro(db, s->path, "src", 0, msg, sizeof msg) != SQLITE_OK) {
+    if (rc == PDK_OK && attach_ro(db, s->path, "src", s->read_only, msg, sizeof msg) != SQLITE_OK) {
         pdk_store_errf(err, err_len, "%s: cannot attach %s read-only: %s", path, s->path, msg);
         rc = PDK_ERR_DB;
     }
@@ -551,6 +551,10 @@ pdk_error pdk_store_import_session(pdk_store *store, const char *path, uint64_t 
                                       : "new_id is NULL";
         pdk_store_errf(err, err_len, "pdk_store_import_session: %s", what);
         return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (store->read_only) {
+        pdk_store_errf(err, err_len, "%s", PDK_STORE_READ_ONLY_MSG);
+        return PDK_ERR_IO;
     }
     /* The whole file is checked on a hardened connection of its own before
      * any connection to the server's database sees it. */

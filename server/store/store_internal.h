@@ -40,6 +40,7 @@ typedef struct pdk_store_stmts {
     sqlite3_stmt *insert_hashes[PDK_STORE_ROW_GROUPS];
     sqlite3_stmt *insert_snapshot;
     sqlite3_stmt *mark_interrupted;
+    sqlite3_stmt *insert_gap;
 } pdk_store_stmts;
 
 struct pdk_import_schema;
@@ -84,6 +85,19 @@ struct pdk_store {
     int writer_idle;
     int flush_waiting; /* flush (and mark_interrupted) calls waiting now */
     uint64_t head_ns;  /* CLOCK_MONOTONIC when the oldest queued record came */
+    /* The disk is full (store.c no_space): the writer keeps the records it
+     * could not write and tries again every PDK_STORE_FULL_RETRY_MS;
+     * full_attempts counts its failed tries, so a flush knows one ended. */
+    int disk_full;
+    char disk_reason[PDK_STORE_ERR_LEN];
+    uint64_t full_attempts;
+    uint64_t lost; /* records given up at close on a full disk */
+    /* Opened read-only because the disk was full at start (store.c
+     * open_read_only): no writer, every connection immutable, disk_full
+     * set for good. */
+    int read_only;
+    uint64_t kept_limit; /* pdk_store_set_kept_limit */
+    uint64_t gave_up;    /* records given up past it during this full disk */
 
     pthread_t writer;
     int writer_started;
@@ -140,6 +154,11 @@ char *pdk_store_file_uri(const char *path, const char *query);
     " exported_by_build TEXT NOT NULL,"                                                            \
     " exported_unix_ms INTEGER NOT NULL)"
 #define PDK_EXPORT_FORMAT 1
+
+/* What import, delete and retention say on a store opened read-only. */
+#define PDK_STORE_READ_ONLY_MSG                                                                    \
+    "the recordings database is read-only: the disk was full when paddockd started (free "         \
+    "space and restart it)"
 
 /* snprintf into err when err is not NULL and err_len > 0. */
 void pdk_store_errf(char *err, size_t err_len, const char *fmt, ...)

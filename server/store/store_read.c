@@ -201,7 +201,12 @@ pdk_error pdk_store_read_session(pdk_store *store, uint64_t session_id, pdk_stor
                               "substeps, created_unix_ms, closed_unix_ms, final_tick, final_hash, "
                               "start_tick, parent_session_id, parent_tick, keyframe_every_ticks, "
                               "interrupted, (SELECT h.tick FROM state_hashes h WHERE "
-                              "h.session_id = ?1 ORDER BY h.tick DESC LIMIT 1) AS last_tick "
+                              "h.session_id = ?1 ORDER BY h.tick DESC LIMIT 1) AS last_tick, "
+                              "(SELECT COUNT(*) FROM recording_gaps g WHERE g.session_id = ?1), "
+                              "(SELECT g.first_tick FROM recording_gaps g WHERE g.session_id = ?1 "
+                              "ORDER BY g.first_tick LIMIT 1), "
+                              "(SELECT g.last_tick FROM recording_gaps g WHERE g.session_id = ?1 "
+                              "ORDER BY g.first_tick LIMIT 1) "
                               "FROM sessions WHERE session_id = ?1",
                               &rd, err, err_len);
     if (rc != PDK_OK) {
@@ -257,6 +262,15 @@ pdk_error pdk_store_read_session(pdk_store *store, uint64_t session_id, pdk_stor
     }
     if (rc == PDK_OK && sqlite3_column_type(rd.st, 16) != SQLITE_NULL) {
         rc = col_u64(&rd, 16, &info.last_tick);
+    }
+    if (rc == PDK_OK) {
+        rc = col_u64(&rd, 17, &info.gaps);
+    }
+    if (rc == PDK_OK && info.gaps > 0) {
+        rc = col_u64(&rd, 18, &info.gap_first_tick);
+        if (rc == PDK_OK) {
+            rc = col_u64(&rd, 19, &info.gap_last_tick);
+        }
     }
     if (rc == PDK_OK) {
         info.session.substeps = (int)substeps;
