@@ -7,17 +7,23 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Step threads run below the loop's priority: when the cores are all
- * busy, the loop (every light session's tick, every reply) goes first and
- * a heavy session's tick waits, not the other way round. */
+/* Step threads, and libuv's pool threads once they ran a recording job,
+ * run below the loop's priority: when the cores are all busy, the loop
+ * (every light session's tick, every reply) goes first and a heavy
+ * session's tick or a verify waits, not the other way round. */
 #define STEP_THREAD_NICE 10
+
+void pdk_thread_yield_to_loop(void)
+{
+    /* Linux: a thread's own nice value, by its thread id (no privilege is
+     * needed to lower one's priority). */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), STEP_THREAD_NICE);
+}
 
 static void thread_main(void *arg)
 {
     pdk_step_pool *pool = arg;
-    /* Linux: a thread's own nice value, by its thread id (no privilege is
-     * needed to lower one's priority). */
-    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), STEP_THREAD_NICE);
+    pdk_thread_yield_to_loop();
     uv_mutex_lock(&pool->lock);
     for (;;) {
         while (!pool->todo_first && !pool->stopping)

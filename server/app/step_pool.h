@@ -36,6 +36,11 @@ typedef struct pdk_step_pool {
     void *ud;
 } pdk_step_pool;
 
+/* Lowers the calling thread below the loop's priority (nice 10): for
+ * threads whose work may wait when the cores are short, so that the loop
+ * does not (step threads, recording jobs on libuv's pool). */
+void pdk_thread_yield_to_loop(void);
+
 /* Starts n_threads threads (n_threads > 0). Non-zero: a libuv error. */
 int pdk_step_pool_start(pdk_step_pool *pool, uv_loop_t *loop, unsigned n_threads,
                         pdk_step_done_fn done, void *ud);
