@@ -360,13 +360,14 @@ double pdk_cli_wrap_deg(double deg)
 static const double RAD_TO_DEG = 57.29577951308232;
 
 /* Column layouts: the header and the row formats share widths. */
-#define SESSION_HDR "%6s  %-16s  %-12s  %-8s  %10s  %10s  %4s  %4s  %11s  %11s  %8s"
-#define SESSION_ROW "%6llu  %-16s  %-12s  %-8s  %10llu  %10.3f  %4u  %4u  %11.3f  %11.3f  %8llu"
+#define SESSION_HDR "%6s  %-16s  %-12s  %-8s  %10s  %10s  %4s  %4s  %11s  %11s  %8s  %12s  %-6s"
+#define SESSION_ROW                                                                                \
+    "%6llu  %-16s  %-12s  %-8s  %10llu  %10.3f  %4u  %4u  %11.3f  %11.3f  %8llu  %12.3f  %-6s"
 
 void pdk_cli_format_sessions_header(char *out, size_t out_len)
 {
     snprintf(out, out_len, SESSION_HDR, "ID", "NAME", "WORLD", "TIMING", "TICK", "SIM_TIME_S",
-             "VEH", "SUBS", "LATE_P50_MS", "LATE_P99_MS", "OVERRUNS");
+             "VEH", "SUBS", "LATE_P50_MS", "LATE_P99_MS", "OVERRUNS", "TICK_COST_MS", "ON");
 }
 
 void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionInfo *s)
@@ -376,7 +377,8 @@ void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionI
              s->paused ? "paused" : pdk_cli_timing_name(s->timing), (unsigned long long)s->tick,
              s->sim_time_s,
              (unsigned)s->vehicle_count, (unsigned)s->subscriber_count, s->lateness_p50_ms,
-             s->lateness_p99_ms, (unsigned long long)s->overruns);
+             s->lateness_p99_ms, (unsigned long long)s->overruns, s->tick_cost_ms,
+             s->step_thread ? "thread" : "loop");
 }
 
 #define RECORDING_HDR "%6s  %-16s  %-10s  %-24s  %-24s  %9s  %10s  %10s  %-11s  %s"

@@ -891,7 +891,8 @@ static const pdk_cli_command SESSIONS_COMMAND = {
     "sessions",
     "",
     "List the sessions: one row each, under a header.",
-    "Columns: ID NAME WORLD TIMING TICK SIM_TIME_S VEH SUBS LATE_P50_MS LATE_P99_MS OVERRUNS.\n",
+    "Columns: ID NAME WORLD TIMING TICK SIM_TIME_S VEH SUBS LATE_P50_MS LATE_P99_MS OVERRUNS\n"
+    "TICK_COST_MS ON (where its real-time ticks run: loop or thread).\n",
     NO_OPTS,
     N_OF(NO_OPTS),
     run_sessions};

@@ -715,8 +715,17 @@ static void send_data(fox_client *cl, const fox_sub *s, uint32_t part, uint64_t 
 static void send_scene(fox_client *cl, const fox_sub *s)
 {
     pdk_server_slot *slot = pdk_server_session_find(cl->fox->table, s->session_id);
-    if (!slot || slot->worker.busy)
+    if (!slot)
         return;
+    if (slot->worker.busy) {
+        /* Its tick is on a step thread (or a seek): the next look at the
+         * sessions that finds it back redraws its scene for every
+         * subscriber, this one included. */
+        for (size_t i = 0; i < cl->fox->n_sessions; i++)
+            if (cl->fox->sessions[i].id == s->session_id)
+                cl->fox->sessions[i].vehicles_sig = UINT64_MAX;
+        return;
+    }
     uint64_t t_ns = tick_ns(pdk_world_tick(pdk_session_world(slot->session)));
     pdk_buf payload = {0};
     if (pdk_fox_scene_append(pdk_session_world(slot->session), s->session_id, t_ns, &payload) ==

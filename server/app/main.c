@@ -33,7 +33,8 @@ static void usage(FILE *to)
                 "                [--max-kept-bytes N[K|M|G]]\n"
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
-                "                [--max-spawns-per-tick N]\n"
+                "                [--max-spawns-per-tick N] [--step-threads N]\n"
+                "                [--step-threshold-us US]\n"
                 "                [--auth KEYS.json] [--tls-cert FILE --tls-key FILE\n"
                 "                [--tls-client-ca FILE] [--tls-require-client-cert]]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
@@ -481,6 +482,25 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.max_spawns_per_tick = (uint32_t)n;
+        } else if (serve && strcmp(arg, "--step-threads") == 0) {
+            NEED_VALUE();
+            int n;
+            if (!parse_int(argv[++i], 0, 256, &n)) {
+                fprintf(stderr, "paddockd: --step-threads: '%s' is not a whole number 0..256\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.step_threads = (uint32_t)n;
+        } else if (serve && strcmp(arg, "--step-threshold-us") == 0) {
+            NEED_VALUE();
+            int us;
+            if (!parse_int(argv[++i], 0, 1000000, &us)) {
+                fprintf(stderr,
+                        "paddockd: --step-threshold-us: '%s' is not a whole number 0..1000000\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.step_threshold_ns = (uint64_t)us * 1000u;
         } else if (serve && strcmp(arg, "--frame-timeout") == 0) {
             NEED_VALUE();
             double s;

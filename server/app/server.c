@@ -49,6 +49,10 @@ pdk_server_config pdk_server_config_default(void)
          * that on the server's temporary disk. */
         .max_import_bytes = 1ull << 30,
         .max_spawns_per_tick = 4,
+        .step_threads = uv_available_parallelism(),
+        /* About what a hand-off to a thread and back costs in latency, and
+         * some thirty cars' step: lighter sessions tick on the loop. */
+        .step_threshold_ns = 250000,
         .limits = pdk_net_limits_default(),
     };
     return c;
@@ -98,17 +102,10 @@ static void spend_budget(pdk_server *srv, pdk_server_conn *c)
         arm_hold_timer(srv, tick + 1);
 }
 
-static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
+/* A frame of a greeted connection: the access check, then its handler. */
+static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
-    pdk_server *srv = ud;
-    pdk_server_conn *c = pdk_conn_data(conn);
-    if (!c)
-        return;
-    if (!c->greeted && f->body_case != PADDOCK__V1__FRAME__BODY_HELLO) {
-        pdk_conn_fail(conn, f->request_id, PDK_ERR_PROTOCOL,
-                      "the first frame on a connection must be Hello with protocol_version 1");
-        return;
-    }
+    pdk_conn *conn = c->conn;
     const pdk_server_request *r = pdk_server_request_for(f->body_case);
     if (!r) {
         char msg[128];
@@ -134,6 +131,54 @@ static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
         r->handle_server(srv, &rq);
     if (r->costly)
         spend_budget(srv, c);
+}
+
+static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
+{
+    pdk_server *srv = ud;
+    pdk_server_conn *c = pdk_conn_data(conn);
+    if (!c)
+        return;
+    if (!c->greeted && f->body_case != PADDOCK__V1__FRAME__BODY_HELLO) {
+        pdk_conn_fail(conn, f->request_id, PDK_ERR_PROTOCOL,
+                      "the first frame on a connection must be Hello with protocol_version 1");
+        return;
+    }
+    if (pdk_server_park_if_busy(srv, c, f))
+        return;
+    dispatch(srv, c, f);
+}
+
+/* ---- ticks on step threads (ADR 0031) ------------------------------------ */
+
+/* The frames kept while sessions were on step threads, handled in order. */
+static void drain_parked(pdk_server *srv)
+{
+    pdk_server_parked pass;
+    if (!pdk_server_park_begin(srv, &pass))
+        return;
+    pdk_server_conn *c;
+    Paddock__V1__Frame *f;
+    while ((f = pdk_server_park_next(srv, &pass, &c)) != NULL) {
+        dispatch(srv, c, f);
+        pdk_wire_frame_free(f);
+    }
+    pdk_server_park_end(srv, &pass);
+}
+
+/* A session's tick came back: its replies and frames go out, then the
+ * requests that waited for it run, then its next tick is decided. */
+static void on_step_done(pdk_step_job *base, void *ud)
+{
+    pdk_server *srv = ud;
+    pdk_server_step *job = (pdk_server_step *)base;
+    uint64_t id = job->session_id;
+    bool orphan = !pdk_server_step_back(srv, job);
+    pdk_server_outbox_deliver(srv, &job->out);
+    if (orphan)
+        pdk_server_step_free(job);
+    drain_parked(srv);
+    pdk_server_step_next(srv, id);
 }
 
 static void on_hold_timer(uv_timer_t *t);
@@ -375,8 +420,8 @@ static void on_live(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
     pdk_server_slot *slot = pdk_server_session_find(&srv->table, srv->demo_session);
-    if (!slot)
-        return;
+    if (!slot || slot->worker.busy)
+        return; /* its tick is on a step thread: the next line shows it */
     const pdk_world *w = pdk_session_world(slot->session);
     pdk_vehicle_pose p;
     if (pdk_world_vehicle_count(w) == 0 ||
@@ -422,6 +467,12 @@ static void on_signal(uv_signal_t *sig, int signum)
         printf("\n");
     printf("paddockd: %s, stopping\n", signum == SIGINT ? "interrupted" : "terminated");
     fflush(stdout);
+    /* Every tick on a step thread comes back (its replies sent) before the
+     * sessions close. */
+    if (srv->step_pool_on) {
+        pdk_step_pool_stop(&srv->step_pool);
+        srv->step_pool_on = false;
+    }
     while (srv->table.n > 0)
         pdk_server_session_close(srv, &srv->table.items[srv->table.n - 1]);
     pdk_server_recording_stop(srv);
@@ -740,6 +791,17 @@ int pdk_server_run(const pdk_server_config *config)
         uv_timer_start(&srv->live_timer, on_live, 100, isatty(STDOUT_FILENO) ? 100 : 1000);
         srv->live_on = true;
     }
+    if (srv->cfg.step_threads > 0) {
+        int sr = pdk_step_pool_start(&srv->step_pool, &srv->loop, srv->cfg.step_threads,
+                                     on_step_done, srv);
+        if (sr == 0)
+            srv->step_pool_on = true;
+        else
+            fprintf(stderr,
+                    "paddockd: could not start %u step threads (%s): every tick runs on the "
+                    "loop\n",
+                    srv->cfg.step_threads, uv_strerror(sr));
+    }
     pdk_server_arm_timer(srv);
     uv_run(&srv->loop, UV_RUN_DEFAULT);
     rc = 0;
@@ -777,6 +839,7 @@ out:
     free(srv->streams.items);
     free(srv->controls.items);
     free(srv->deferred.items);
+    pdk_server_park_free(srv);
     uv_mutex_destroy(&srv->deferred.lock);
     pdk_buf_free(&srv->out);
     pdk_server_access_free(&srv->access);

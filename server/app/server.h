@@ -59,6 +59,11 @@ typedef struct pdk_server_config {
      * tick (1/120 s); after the last of them its further frames wait,
      * unread, for the next tick (docs/security.md "Fair shares"). Default 4. */
     uint32_t max_spawns_per_tick;
+    /* Threads that step real-time sessions whose tick costs more than
+     * step_threshold_ns, so that one heavy session delays no other's tick
+     * (ADR 0031). Default: one per core; 0: every tick on the loop. */
+    uint32_t step_threads;
+    uint64_t step_threshold_ns; /* default 250 us; 0: every real-time session */
     pdk_net_limits limits;
 } pdk_server_config;
 

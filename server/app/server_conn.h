@@ -53,6 +53,10 @@ typedef struct pdk_server_conn {
      * in 1/120 s); --max-spawns-per-tick of them hold its reading. */
     uint64_t costly_tick;
     uint32_t costly_in_tick;
+    /* Its frames waiting for a session on a step thread (server_park.c),
+     * and whether that wait holds its reading. */
+    uint32_t n_parked;
+    bool park_held;
 } pdk_server_conn;
 
 /* ---- server_conn.c: connections and sending ------------------------------ */

@@ -81,8 +81,23 @@ static void defer(pdk_server *srv, const pdk_deferred *d)
 static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
 {
     pdk_server *srv = ud;
+    if (pdk_server_outbox_capturing()) {
+        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_RESULT);
+        if (it) {
+            it->to = to;
+            it->res = *res;
+            it->res.message = NULL;
+            it->has_text = res->err != PDK_OK && pdk_server_outbox_text(res->message, &it->off);
+            if (res->proxy_entry) {
+                it->entry = *res->proxy_entry;
+                it->res.proxy_entry = NULL;
+                it->has_entry = true;
+            }
+        }
+        return;
+    }
     /* Inputs with a reply are queued by requests, on the loop, into
-     * sessions the loop ticks. */
+     * sessions the loop ticks (or a step thread, whose hooks keep them). */
     PDK_ASSERT(on_loop(srv));
     pdk_server_conn *c = pdk_server_conn_find(srv, to.conn_id);
     if (!c)
@@ -102,6 +117,20 @@ static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uin
                           size_t len)
 {
     pdk_server *srv = ud;
+    if (pdk_server_outbox_capturing()) {
+        /* Every listener shares the frame limit, so the answer that ends
+         * an outgrown subscription is known here. */
+        if (len > pdk_server_outbox_capturing()->max_frame_bytes)
+            return PDK_ERR_FRAME_TOO_LARGE;
+        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_STATE);
+        if (it) {
+            it->conn_id = conn_id;
+            it->sub_id = sub_id;
+            it->len = len;
+            pdk_server_outbox_keep(frame, len, &it->off);
+        }
+        return PDK_OK;
+    }
     if (!on_loop(srv))
         return PDK_OK;
     pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
@@ -123,6 +152,19 @@ static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int 
                                const uint8_t *frame, size_t len)
 {
     pdk_server *srv = ud;
+    if (pdk_server_outbox_capturing()) {
+        if (len > pdk_server_outbox_capturing()->max_frame_bytes)
+            return PDK_ERR_FRAME_TOO_LARGE;
+        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_DBW);
+        if (it) {
+            it->conn_id = conn_id;
+            it->sub_id = sub_id;
+            it->report = kind;
+            it->len = len;
+            pdk_server_outbox_keep(frame, len, &it->off);
+        }
+        return PDK_OK;
+    }
     if (!on_loop(srv))
         return PDK_OK;
     pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
@@ -133,6 +175,16 @@ static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int 
 static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
 {
     pdk_server *srv = ud;
+    if (pdk_server_outbox_capturing()) {
+        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_CONTROL);
+        if (it) {
+            it->conn_id = conn_id;
+            it->control = *ev;
+            it->control.reason = NULL;
+            pdk_server_outbox_text(ev->reason, &it->off);
+        }
+        return;
+    }
     if (!on_loop(srv)) {
         pdk_deferred d = {.control = true, .conn_id = conn_id, .event = *ev};
         snprintf(d.why, sizeof(d.why), "%s", ev->reason ? ev->reason : "");
@@ -165,6 +217,17 @@ static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
 static void on_proxy_event(void *ud, uint64_t conn_id, const pdk_proxy_event *ev)
 {
     pdk_server *srv = ud;
+    if (pdk_server_outbox_capturing()) {
+        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_PROXY_EVENT);
+        if (it) {
+            it->conn_id = conn_id;
+            it->proxy_event = *ev;
+            it->proxy_event.reason = it->proxy_event.label = NULL;
+            if (pdk_server_outbox_text(ev->reason, &it->off))
+                pdk_server_outbox_text(ev->label, &it->off2);
+        }
+        return;
+    }
     if (!on_loop(srv))
         return;
     pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
@@ -192,6 +255,18 @@ static void on_proxy_contact(void *ud, uint64_t conn_id, uint64_t session_id, pd
                              uint64_t tick, const pdk_proxy_impulse *impulses, size_t n)
 {
     pdk_server *srv = ud;
+    if (pdk_server_outbox_capturing()) {
+        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_PROXY_CONTACT);
+        if (it) {
+            it->conn_id = conn_id;
+            it->session_id = session_id;
+            it->proxy = proxy;
+            it->tick = tick;
+            it->len = n;
+            pdk_server_outbox_keep(impulses, n * sizeof(*impulses), &it->off);
+        }
+        return;
+    }
     if (!on_loop(srv))
         return;
     pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
@@ -238,8 +313,17 @@ static void on_proxy_contact(void *ud, uint64_t conn_id, uint64_t session_id, pd
 static void on_contacts(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
                         size_t len)
 {
-    (void)sub_id;
     pdk_server *srv = ud;
+    if (pdk_server_outbox_capturing()) {
+        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_CONTACTS);
+        if (it) {
+            it->conn_id = conn_id;
+            it->sub_id = sub_id;
+            it->len = len;
+            pdk_server_outbox_keep(frame, len, &it->off);
+        }
+        return;
+    }
     if (!on_loop(srv))
         return;
     pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
@@ -253,6 +337,16 @@ static void on_contacts(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8
 static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error code, const char *why)
 {
     pdk_server *srv = ud;
+    if (pdk_server_outbox_capturing()) {
+        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_SUB_END);
+        if (it) {
+            it->conn_id = conn_id;
+            it->sub_id = sub_id;
+            it->code = code;
+            pdk_server_outbox_text(why, &it->off);
+        }
+        return;
+    }
     if (!on_loop(srv)) {
         pdk_deferred d = {.conn_id = conn_id, .sub_id = sub_id, .code = code};
         snprintf(d.why, sizeof(d.why), "%s", why ? why : "");
@@ -284,6 +378,54 @@ void pdk_server_flush_deferred(pdk_server *srv)
         }
     }
     free(list);
+}
+
+void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box)
+{
+    if (box->lost)
+        fprintf(stderr, "paddockd: out of memory keeping a tick's replies and frames on a step "
+                        "thread: some were not sent\n");
+    const uint8_t *bytes = box->bytes.data;
+    for (size_t i = 0; i < box->n; i++) {
+        pdk_captured *it = &box->items[i];
+        const char *text = bytes ? (const char *)bytes + it->off : "";
+        switch (it->kind) {
+        case PDK_CAPTURED_RESULT:
+            if (it->res.err != PDK_OK)
+                it->res.message = it->has_text ? text : pdk_error_message(it->res.err);
+            if (it->has_entry)
+                it->res.proxy_entry = &it->entry;
+            on_input_result(srv, it->to, &it->res);
+            break;
+        case PDK_CAPTURED_STATE:
+            on_state(srv, it->conn_id, it->sub_id, bytes + it->off, it->len);
+            break;
+        case PDK_CAPTURED_DBW:
+            on_dbw_report(srv, it->conn_id, it->sub_id, it->report, bytes + it->off, it->len);
+            break;
+        case PDK_CAPTURED_CONTROL:
+            it->control.reason = text;
+            on_control(srv, it->conn_id, &it->control);
+            break;
+        case PDK_CAPTURED_PROXY_EVENT:
+            it->proxy_event.reason = text;
+            it->proxy_event.label = (const char *)bytes + it->off2;
+            on_proxy_event(srv, it->conn_id, &it->proxy_event);
+            break;
+        case PDK_CAPTURED_PROXY_CONTACT:
+            on_proxy_contact(srv, it->conn_id, it->session_id, it->proxy, it->tick,
+                             (const pdk_proxy_impulse *)(const void *)(bytes + it->off), it->len);
+            break;
+        case PDK_CAPTURED_CONTACTS:
+            on_contacts(srv, it->conn_id, it->sub_id, bytes + it->off, it->len);
+            break;
+        case PDK_CAPTURED_SUB_END:
+            on_sub_end(srv, it->conn_id, it->sub_id, it->code, text);
+            break;
+        }
+    }
+    box->n = 0;
+    pdk_buf_reset(&box->bytes);
 }
 
 pdk_session_hooks pdk_server_hooks(pdk_server *srv)

@@ -29,6 +29,7 @@
 #include "server_stats.h"
 #include "server_table.h"
 #include "session.h"
+#include "step_pool.h"
 #include "store.h"
 #include "wire.h"
 
@@ -124,6 +125,80 @@ typedef struct pdk_server_jobs {
     uint64_t last_conn_id; /* whose job started last */
 } pdk_server_jobs;
 
+/* What a session's hooks said during a tick on a step thread
+ * (server_hooks.c keeps it), said again on the loop in the same order. */
+typedef enum pdk_captured_kind {
+    PDK_CAPTURED_RESULT,
+    PDK_CAPTURED_STATE,
+    PDK_CAPTURED_DBW,
+    PDK_CAPTURED_CONTROL,
+    PDK_CAPTURED_PROXY_EVENT,
+    PDK_CAPTURED_PROXY_CONTACT,
+    PDK_CAPTURED_CONTACTS,
+    PDK_CAPTURED_SUB_END,
+} pdk_captured_kind;
+
+typedef struct pdk_captured {
+    pdk_captured_kind kind;
+    uint64_t conn_id;
+    uint32_t sub_id;
+    int report;   /* DBW: the report kind */
+    pdk_error code; /* SUB_END */
+    pdk_reply_to to;
+    pdk_input_result res; /* RESULT: its message and proxy entry kept apart */
+    bool has_text;
+    bool has_entry;
+    pdk_proxy_entry entry;
+    pdk_control_event control;
+    pdk_proxy_event proxy_event;
+    uint64_t session_id, tick;
+    pdk_proxy_id proxy;
+    size_t off, off2; /* in the box's bytes: the frame, impulses, texts */
+    size_t len;       /* a frame's bytes; PROXY_CONTACT: the impulses */
+} pdk_captured;
+
+typedef struct pdk_outbox {
+    pdk_captured *items;
+    size_t n, cap;
+    pdk_buf bytes;
+    bool lost; /* out of memory while keeping: the loop logs it */
+    size_t max_frame_bytes; /* a longer frame is refused at once, as a send would */
+} pdk_outbox;
+
+/* A session's tick on a step thread (server_sched.c): the job, what it
+ * said, and what the session looked like after it. Kept with the slot
+ * from one tick to the next; a session closed while its tick is out is
+ * destroyed when the job comes back. */
+typedef struct pdk_server_step {
+    pdk_step_job base; /* first: the pool hands this back */
+    struct pdk_server *srv;
+    pdk_session *session;
+    uint64_t session_id;
+    size_t max_frame_bytes;
+    pdk_outbox out;
+    uint64_t deadline_ns; /* the tick's deadline, */
+    uint64_t start_ns;    /* when its thread began it: its lateness */
+    uint64_t cost_ns;     /* the tick's time on its thread */
+    pdk_slot_view view; /* after the tick */
+    uint64_t inputs_applied; /* after the tick: with view.tick, says the view is current */
+} pdk_server_step;
+
+/* Frames that wait for a session on a step thread (server_park.c), in
+ * arrival order; a connection with one waiting has all its later frames
+ * wait behind it, so its replies keep their order. */
+typedef struct pdk_parked {
+    uint64_t conn_id;
+    uint64_t session_id; /* the session it waits for; 0: only its connection's earlier frames */
+    uint8_t *frame;      /* the packed Frame */
+    size_t len;
+} pdk_parked;
+
+typedef struct pdk_server_parked {
+    pdk_parked *items;
+    size_t n, cap;
+    size_t next; /* a pass's next item (pdk_server_park_next) */
+} pdk_server_parked;
+
 /* Resets and reseeds waiting for their tick (server_control.c queues them,
  * server_hooks.c answers them). */
 typedef struct pdk_server_controls {
@@ -197,6 +272,12 @@ typedef struct pdk_server {
     pdk_server_deferred deferred;
 
     pdk_server_access access;
+
+    /* Real-time ticks of sessions that cost more than a hand-off, on
+     * threads of their own (cfg.step_threads; none: all on the loop). */
+    pdk_step_pool step_pool;
+    bool step_pool_on;
+    pdk_server_parked parked;
 
     uint64_t demo_session;
     /* Bytes in ImportChunk temporary files, uploads and imports together,
@@ -273,6 +354,59 @@ void pdk_server_on_lease_timer(uv_timer_t *t);
 /* A connection closed: owed steps nobody waits for stop, and its step
  * leases lapse. */
 void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id);
+
+/* A session's tick came back from its step thread: the slot is the
+ * loop's again. False when the session was closed meanwhile (then
+ * pdk_server_step_free destroys it once its outbox was delivered). */
+bool pdk_server_step_back(pdk_server *srv, pdk_server_step *job);
+void pdk_server_step_free(pdk_server_step *job);
+/* After a tick came back and the requests that waited for it ran: the
+ * session's next tick at once if it is behind (on a thread again), else
+ * its missed deadlines dropped; the timers re-armed. */
+void pdk_server_step_next(pdk_server *srv, uint64_t session_id);
+
+/* ---- server_outbox.c: what hooks say on a step thread -------------------- */
+
+/* From here to pdk_server_capture_end, on this thread, every session
+ * hook keeps what it says in box (frames longer than max_frame_bytes are
+ * refused at once, as a send would). */
+void pdk_server_capture_begin(pdk_outbox *box, size_t max_frame_bytes);
+void pdk_server_capture_end(void);
+/* The box this thread keeps in now; NULL on the loop and elsewhere. */
+pdk_outbox *pdk_server_outbox_capturing(void);
+/* A new zeroed item of the capturing box; NULL when out of memory (the
+ * box says so and the loop logs it: a lost reply is not silent). */
+pdk_captured *pdk_server_outbox_add(pdk_captured_kind kind);
+/* Keeps bytes (or a NUL-ended text) in the capturing box; *off is where,
+ * since the box's memory may move as it grows. False: out of memory. */
+bool pdk_server_outbox_keep(const void *bytes, size_t len, size_t *off);
+bool pdk_server_outbox_text(const char *text, size_t *off);
+void pdk_server_outbox_free(pdk_outbox *box);
+
+/* ---- server_hooks.c: what a tick on a step thread said ------------------- */
+
+/* Says, on the loop, what box kept, in order, and empties it. */
+void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box);
+
+/* ---- server_park.c: frames waiting for a session on a step thread -------- */
+
+/* True when f must wait: c has frames waiting already, or f names a
+ * session on a step thread. It is then kept (and c's reading held). */
+bool pdk_server_park_if_busy(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f);
+/* Keeps f until session_id comes back from its thread and c's earlier
+ * frames were handled (0: only those). */
+void pdk_server_park(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f,
+                     uint64_t session_id);
+/* A session came back: a pass over the kept frames. False: none kept. */
+bool pdk_server_park_begin(pdk_server *srv, pdk_server_parked *pass);
+/* The pass's next frame that may be handled now, decoded (free it with
+ * pdk_wire_frame_free), and its connection in *conn; those that must wait
+ * still go back in place. NULL at the pass's end. */
+Paddock__V1__Frame *pdk_server_park_next(pdk_server *srv, pdk_server_parked *pass,
+                                         pdk_server_conn **conn);
+/* Ends the pass: connections with nothing left waiting read again. */
+void pdk_server_park_end(pdk_server *srv, pdk_server_parked *pass);
+void pdk_server_park_free(pdk_server *srv);
 
 /* ---- server_stats.c: the stats stream ------------------------------------ */
 

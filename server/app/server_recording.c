@@ -654,6 +654,7 @@ static void job_work(uv_work_t *req)
 {
     job *j = req->data;
     pdk_server *srv = j->srv;
+    pdk_thread_yield_to_loop(); /* a verify waits for the ticks, not they for it */
     /* A request reads what was recorded before it came: the records still
      * queued for the writer (a session closed just before, whose end and
      * last hashes are not committed yet) are committed first, so that a

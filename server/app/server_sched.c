@@ -241,14 +241,158 @@ static bool realtime_due(const pdk_server_slot *slot, uint64_t now)
     return runs_on_timer(slot) && !slot->replay.player && deadline_ns(slot) <= now;
 }
 
+/* ---- ticks on step threads (ADR 0031) ------------------------------------ */
+
+static void drop_missed(pdk_server_slot *slot);
+
+/* A tick's cost, smoothed over some eight ticks, decides where the next
+ * one runs: on a step thread above the threshold, back on the loop below
+ * half of it (so a session near the line does not change every tick). */
+static void note_cost(pdk_server *srv, pdk_server_slot *slot, uint64_t cost_ns)
+{
+    pdk_slot_stepping *st = &slot->stepping;
+    st->cost_ns = st->cost_ns == 0 ? cost_ns : st->cost_ns - st->cost_ns / 8 + cost_ns / 8;
+    uint64_t limit = srv->cfg.step_threshold_ns;
+    if (!srv->step_pool_on)
+        st->threaded = false;
+    else if (limit == 0 || st->cost_ns > limit)
+        st->threaded = true;
+    else if (st->cost_ns < limit / 2)
+        st->threaded = false;
+}
+
+static void step_run(pdk_step_job *base)
+{
+    pdk_server_step *job = (pdk_server_step *)base;
+    pdk_server_capture_begin(&job->out, job->max_frame_bytes);
+    job->start_ns = uv_hrtime();
+    pdk_session_tick(job->session);
+    job->cost_ns = uv_hrtime() - job->start_ns;
+    const pdk_world *w = pdk_session_world(job->session);
+    job->view = (pdk_slot_view){
+        .tick = pdk_world_tick(w),
+        .sim_time_s = pdk_world_time_s(w),
+        .vehicle_count = (uint32_t)pdk_world_vehicle_count(w),
+        .state_hash = pdk_session_hash(job->session),
+        .subscriber_count = (uint32_t)pdk_session_subscriber_count(job->session),
+    };
+    job->inputs_applied = pdk_session_inputs_applied(job->session);
+    pdk_server_capture_end();
+}
+
+/* What listings show while the tick is out: the session as it is now. The
+ * hash is the last tick's from its thread when nothing changed since. */
+static pdk_slot_view view_now(pdk_server_slot *slot)
+{
+    const pdk_world *w = pdk_session_world(slot->session);
+    pdk_server_step *job = slot->stepping.job;
+    pdk_slot_view v = {
+        .tick = pdk_world_tick(w),
+        .sim_time_s = pdk_world_time_s(w),
+        .vehicle_count = (uint32_t)pdk_world_vehicle_count(w),
+        .subscriber_count = (uint32_t)pdk_session_subscriber_count(slot->session),
+    };
+    bool same = job->view.tick == v.tick &&
+                job->inputs_applied == pdk_session_inputs_applied(slot->session) &&
+                job->view.vehicle_count == v.vehicle_count;
+    v.state_hash = same ? job->view.state_hash : pdk_session_hash(slot->session);
+    return v;
+}
+
+/* Hands the slot's next tick to a step thread. False (out of memory for
+ * its job): the caller ticks it on the loop. */
+static bool start_step(pdk_server *srv, pdk_server_slot *slot)
+{
+    pdk_server_step *job = slot->stepping.job;
+    if (!job) {
+        job = calloc(1, sizeof(*job));
+        if (!job)
+            return false;
+        job->view.tick = UINT64_MAX; /* no tick of its own yet */
+        slot->stepping.job = job;
+    }
+    job->base.run = step_run;
+    job->srv = srv;
+    job->session = slot->session;
+    job->session_id = slot->id;
+    job->max_frame_bytes = srv->cfg.limits.max_frame_bytes;
+    job->deadline_ns = deadline_ns(slot);
+    slot->worker.view = view_now(slot);
+    slot->worker.busy = true;
+    slot->stepping.out = true;
+    pdk_step_pool_push(&srv->step_pool, &job->base);
+    return true;
+}
+
+bool pdk_server_step_back(pdk_server *srv, pdk_server_step *job)
+{
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, job->session_id);
+    if (!slot || slot->session != job->session)
+        return false;
+    slot->worker.busy = false;
+    slot->stepping.out = false;
+    for (size_t i = 0; i < slot->worker.n_forget; i++)
+        pdk_session_forget_conn(slot->session, slot->worker.forget[i]);
+    slot->worker.n_forget = 0;
+    slot->sched.next_index++;
+    /* Late by when the tick began, its wait for a thread included. */
+    pdk_lateness_add(pdk_session_lateness(slot->session),
+                     job->start_ns > job->deadline_ns ? job->start_ns - job->deadline_ns : 0,
+                     NS_PER_S / PDK_TICK_HZ);
+    note_cost(srv, slot, job->cost_ns);
+    return true;
+}
+
+void pdk_server_step_free(pdk_server_step *job)
+{
+    /* Closed while its tick was out (only a shutdown does that): the
+     * session is the job's to destroy. */
+    pdk_session_destroy(job->session);
+    pdk_server_outbox_free(&job->out);
+    free(job);
+}
+
+void pdk_server_step_next(pdk_server *srv, uint64_t session_id)
+{
+    pdk_server_slot *slot = pdk_server_session_find(&srv->table, session_id);
+    if (slot && !srv->stopping && !slot->stepping.out) {
+        uint64_t now = uv_hrtime();
+        if (slot->stepping.threaded && realtime_due(slot, now) &&
+            ++slot->stepping.catchup < srv->cfg.max_catchup_ticks) {
+            /* Behind: its next tick at once, on a thread again. */
+            if (start_step(srv, slot))
+                return;
+        }
+        slot->stepping.catchup = 0;
+        if (runs_on_timer(slot) && !slot->replay.player)
+            drop_missed(slot);
+    }
+    pdk_server_reschedule(srv);
+}
+
 /* The real-time sessions' due ticks, at most max_catchup_ticks each. They
  * take turns a tick at a time: a session behind (a heavy one, or one that
  * waited for a heavy one) catches up after every other due session has
  * had its tick, so one session's overrun delays another by one of its
- * ticks, not by its whole catch-up (issue 28, the spawn flood). */
+ * ticks, not by its whole catch-up (issue 28, the spawn flood). Sessions
+ * whose ticks cost more than a hand-off go to step threads first, then
+ * the loop runs the light ones' ticks itself while those run. */
 static void run_realtime_turns(pdk_server *srv)
 {
     uint64_t period = NS_PER_S / PDK_TICK_HZ;
+    for (size_t i = 0; i < srv->table.n; i++) {
+        pdk_server_slot *slot = &srv->table.items[i];
+        uint64_t now = uv_hrtime();
+        if (!slot->stepping.threaded || !realtime_due(slot, now))
+            continue;
+        slot->stepping.catchup = 0;
+        if (!start_step(srv, slot)) {
+            slot->stepping.threaded = false; /* no memory for its job: on the loop */
+            pdk_lateness_add(pdk_session_lateness(slot->session), now - deadline_ns(slot), period);
+            pdk_session_tick(slot->session);
+            slot->sched.next_index++;
+        }
+    }
     for (int pass = 0; pass < srv->cfg.max_catchup_ticks; pass++) {
         bool any = false;
         for (size_t i = 0; i < srv->table.n; i++) {
@@ -258,6 +402,7 @@ static void run_realtime_turns(pdk_server *srv)
                 continue;
             pdk_lateness_add(pdk_session_lateness(slot->session), now - deadline_ns(slot), period);
             pdk_session_tick(slot->session);
+            note_cost(srv, slot, uv_hrtime() - now);
             slot->sched.next_index++;
             any = true;
         }
@@ -469,6 +614,8 @@ void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
                                                              : (char *)"";
     info->timing_reason = slot->sched.timing_reason;
     info->replay_of = slot->replay.of;
+    info->step_thread = slot->stepping.threaded;
+    info->tick_cost_ms = (double)slot->stepping.cost_ns / 1e6;
 }
 
 void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot)

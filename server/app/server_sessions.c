@@ -133,6 +133,11 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
         pdk_recording_free(slot->replay.rec);
     }
     free(slot->worker.forget);
+    if (slot->stepping.job && !slot->stepping.out) {
+        /* One out on a thread is freed when it comes back. */
+        pdk_server_outbox_free(&slot->stepping.job->out);
+        free(slot->stepping.job);
+    }
     bool recorded = slot->replay.player == NULL;
     size_t i = (size_t)(slot - srv->table.items);
     memmove(&srv->table.items[i], &srv->table.items[i + 1],

@@ -8,6 +8,7 @@
 
 #include "params.h"
 #include "sim/channels.h"
+#include "server_internal.h"
 #include "server_request.h"
 
 /* DbwSubscribe: one vehicle's kit reports, each kind at its own rate. */
@@ -235,7 +236,7 @@ static void pdk_server_handle_contact_subscribe(const pdk_request *rq)
     pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-static void pdk_server_handle_unsubscribe(const pdk_request *rq)
+static void pdk_server_handle_unsubscribe(pdk_server *srv, const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
     const Paddock__V1__Frame *f = rq->f;
@@ -246,8 +247,13 @@ static void pdk_server_handle_unsubscribe(const pdk_request *rq)
         return;
     }
     bool busy = false;
+    uint64_t out = 0;
     for (size_t i = 0; i < rq->table->n; i++) {
         pdk_server_slot *slot = &rq->table->items[i];
+        if (slot->stepping.out) {
+            out = slot->id;
+            continue;
+        }
         if (slot->worker.busy) {
             busy = true;
             continue;
@@ -257,6 +263,12 @@ static void pdk_server_handle_unsubscribe(const pdk_request *rq)
             pdk_server_send_ok(rq->out, c->conn, f->request_id, pdk_server_slot_tick(slot));
             return;
         }
+    }
+    if (out != 0) {
+        /* It may be a session's on a step thread: ask that one when it is
+         * back (and the next one out after it, until none is). */
+        pdk_server_park(srv, c, f, out);
+        return;
     }
     char msg[128];
     if (busy) {
@@ -287,7 +299,8 @@ const pdk_server_request pdk_server_subscription_requests[] = {
      .handle = pdk_server_handle_contact_subscribe,
      .needs = PDK_NEEDS_READ},
     {.body = PADDOCK__V1__FRAME__BODY_UNSUBSCRIBE,
-     .handle = pdk_server_handle_unsubscribe,
+     /* It looks through every session, some of them on step threads. */
+     .handle_server = pdk_server_handle_unsubscribe,
      .needs = PDK_NEEDS_NOTHING},
     {0},
 };

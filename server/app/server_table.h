@@ -81,6 +81,18 @@ typedef struct pdk_slot_worker {
     size_t n_forget, cap_forget;
 } pdk_slot_worker;
 
+/* Where a real-time session's ticks run: on the loop while they cost less
+ * than a hand-off to a step thread (cfg.step_threshold_ns), on a step
+ * thread once they cost more (ADR 0031). While a tick is out, worker.busy
+ * is set too, so the loop reads only the view. */
+typedef struct pdk_slot_stepping {
+    struct pdk_server_step *job; /* kept from tick to tick; NULL until the first */
+    bool out;                    /* a tick is on a step thread now */
+    bool threaded;               /* its ticks go to step threads */
+    uint64_t cost_ns;            /* its tick's cost, smoothed */
+    int catchup;                 /* ticks run since its last deadline was met */
+} pdk_slot_stepping;
+
 /* One session in the server's table, its concerns apart. */
 typedef struct pdk_server_slot {
     pdk_session *session;
@@ -91,6 +103,7 @@ typedef struct pdk_server_slot {
     pdk_owed_steps steps;
     pdk_slot_replay replay;
     pdk_slot_worker worker;
+    pdk_slot_stepping stepping;
     /* Bumped whenever the session's timeline jumps rather than runs on (a
      * reset, a replay's seek), so that viewers whose clock follows sim time
      * (the Foxglove server) know to start their clock afresh. */

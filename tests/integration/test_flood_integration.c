@@ -153,6 +153,9 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
            " overruns, lateness p99 %.3f ms (since it began)\n",
            n, took_s, n / took_s, rate_hz, window_s, b.skipped_ticks - a.skipped_ticks,
            b.overruns - a.overruns, b.lateness_p99_ms);
+    paddock_v1_SessionInfo heavy = watched_info(&w, sid);
+    printf("spawn flood: the flood's session: %u cars, a tick costs %.3f ms, on %s\n",
+           heavy.vehicle_count, heavy.tick_cost_ms, heavy.step_thread ? "a step thread" : "the loop");
     /* 120 Hz held: before the budget it fell to 1.6 ticks/s. */
     ck_assert_msg(rate_hz > 100.0, "the watched session ran %.1f ticks/s", rate_hz);
     ck_assert_uint_eq(b.vehicle_count, 1);

@@ -1,0 +1,149 @@
+/* Step threads: a fixed set of threads taking session ticks from one
+ * queue, each done job handed back to the loop in the order it finished. */
+#include "step_pool.h"
+
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Step threads, and libuv's pool threads once they ran a recording job,
+ * run below the loop's priority: when the cores are all busy, the loop
+ * (every light session's tick, every reply) goes first and a heavy
+ * session's tick or a verify waits, not the other way round. */
+#define STEP_THREAD_NICE 10
+
+void pdk_thread_yield_to_loop(void)
+{
+    /* Linux: a thread's own nice value, by its thread id (no privilege is
+     * needed to lower one's priority). */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), STEP_THREAD_NICE);
+}
+
+static void thread_main(void *arg)
+{
+    pdk_step_pool *pool = arg;
+    pdk_thread_yield_to_loop();
+    uv_mutex_lock(&pool->lock);
+    for (;;) {
+        while (!pool->todo_first && !pool->stopping)
+            uv_cond_wait(&pool->wake, &pool->lock);
+        pdk_step_job *job = pool->todo_first;
+        if (!job)
+            break; /* stopping with nothing left */
+        pool->todo_first = job->next;
+        if (!pool->todo_first)
+            pool->todo_last = NULL;
+        uv_mutex_unlock(&pool->lock);
+        job->run(job);
+        uv_mutex_lock(&pool->lock);
+        job->next = NULL;
+        if (pool->done_last)
+            pool->done_last->next = job;
+        else
+            pool->done_first = job;
+        pool->done_last = job;
+        uv_cond_broadcast(&pool->wake); /* a drain waits on it too */
+        uv_async_send(&pool->done_async);
+    }
+    uv_mutex_unlock(&pool->lock);
+}
+
+/* Hands the finished jobs to done, in the order they finished. */
+static void take_done(pdk_step_pool *pool)
+{
+    uv_mutex_lock(&pool->lock);
+    pdk_step_job *job = pool->done_first;
+    pool->done_first = pool->done_last = NULL;
+    uv_mutex_unlock(&pool->lock);
+    while (job) {
+        pdk_step_job *next = job->next;
+        pool->in_flight--;
+        pool->done(job, pool->ud);
+        job = next;
+    }
+}
+
+static void on_done_async(uv_async_t *handle)
+{
+    take_done(handle->data);
+}
+
+int pdk_step_pool_start(pdk_step_pool *pool, uv_loop_t *loop, unsigned n_threads,
+                        pdk_step_done_fn done, void *ud)
+{
+    *pool = (pdk_step_pool){.done = done, .ud = ud};
+    int rc = uv_mutex_init(&pool->lock);
+    if (rc)
+        return rc;
+    rc = uv_cond_init(&pool->wake);
+    if (rc) {
+        uv_mutex_destroy(&pool->lock);
+        return rc;
+    }
+    rc = uv_async_init(loop, &pool->done_async, on_done_async);
+    if (rc) {
+        uv_cond_destroy(&pool->wake);
+        uv_mutex_destroy(&pool->lock);
+        return rc;
+    }
+    pool->done_async.data = pool;
+    pool->threads = calloc(n_threads, sizeof(*pool->threads));
+    if (!pool->threads) {
+        pdk_step_pool_stop(pool);
+        return UV_ENOMEM;
+    }
+    for (unsigned i = 0; i < n_threads; i++) {
+        rc = uv_thread_create(&pool->threads[i], thread_main, pool);
+        if (rc) {
+            pdk_step_pool_stop(pool);
+            return rc;
+        }
+        pool->n_threads++;
+    }
+    return 0;
+}
+
+void pdk_step_pool_push(pdk_step_pool *pool, pdk_step_job *job)
+{
+    job->next = NULL;
+    pool->in_flight++;
+    uv_mutex_lock(&pool->lock);
+    if (pool->todo_last)
+        pool->todo_last->next = job;
+    else
+        pool->todo_first = job;
+    pool->todo_last = job;
+    uv_cond_signal(&pool->wake);
+    uv_mutex_unlock(&pool->lock);
+}
+
+void pdk_step_pool_drain(pdk_step_pool *pool)
+{
+    /* done may push again (a session catching up): drain until none is out. */
+    while (pool->in_flight > 0) {
+        uv_mutex_lock(&pool->lock);
+        while (!pool->done_first)
+            uv_cond_wait(&pool->wake, &pool->lock);
+        uv_mutex_unlock(&pool->lock);
+        take_done(pool);
+    }
+}
+
+void pdk_step_pool_stop(pdk_step_pool *pool)
+{
+    if (pool->threads) {
+        pdk_step_pool_drain(pool);
+        uv_mutex_lock(&pool->lock);
+        pool->stopping = true;
+        uv_cond_broadcast(&pool->wake);
+        uv_mutex_unlock(&pool->lock);
+        for (unsigned i = 0; i < pool->n_threads; i++)
+            uv_thread_join(&pool->threads[i]);
+        free(pool->threads);
+        pool->threads = NULL;
+    }
+    uv_close((uv_handle_t *)&pool->done_async, NULL);
+    uv_cond_destroy(&pool->wake);
+    uv_mutex_destroy(&pool->lock);
+}

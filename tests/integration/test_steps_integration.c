@@ -1,0 +1,291 @@
+/* Real-time ticks on step threads (ADR 0031), against the real paddockd on
+ * loopback with --step-threshold-us 0, so that every real-time session
+ * steps on a thread: the demo's recording is bit for bit the one the loop
+ * makes and verifies; requests naming a session whose tick is out wait for
+ * it, each is answered once and the inputs in order; unsubscribe, close and SIGTERM find
+ * the session wherever it is; bad values of the flags are refused. */
+#include <check.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "paddock_client.h"
+
+static char log_text[1 << 20];
+static char out[1 << 16];
+static paddock_v1_Frame req, rep, got;
+
+static void start_with(pdk_test_server *srv, const char *db, const char *const *extra)
+{
+    ck_assert_msg(pdk_test_server_start(srv, db, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+}
+
+static void stop_clean(pdk_test_server *srv)
+{
+    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
+    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
+    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
+}
+
+static void call_ok(pdk_client *c, const char *what)
+{
+    ck_assert_msg(pdk_client_call(c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s: %s", what,
+                  c->error);
+}
+
+static paddock_v1_SessionInfo session_info(pdk_client *c, uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    call_ok(c, "SessionList");
+    for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
+        if (rep.body.session_list_reply.sessions[i].session_id == sid)
+            return rep.body.session_list_reply.sessions[i];
+    ck_abort_msg("session %" PRIu64 " is not in SessionList", sid);
+    return (paddock_v1_SessionInfo){0};
+}
+
+/* The recorded state hash of session sid at tick in the database db. */
+static int64_t recorded_hash(const char *db, uint64_t sid, uint64_t tick)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(h,
+                                        "SELECT hash FROM state_hashes WHERE session_id = ? AND "
+                                        "tick = ?",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)sid);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)tick);
+    ck_assert_msg(sqlite3_step(st) == SQLITE_ROW, "no hash for tick %" PRIu64 " in %s", tick, db);
+    int64_t hash = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return hash;
+}
+
+/* Runs the demo (its car drives the demo route from tick 0) until its
+ * session passes tick, then stops; the database is in dir. */
+static void run_demo(const char *dir, const char *threads, uint64_t tick)
+{
+    char db[320];
+    snprintf(db, sizeof(db), "%s/paddock.db", dir);
+    const char *const extra[] = {"--step-threads", threads, "--step-threshold-us", "0",
+                                 "--demo", NULL};
+    pdk_test_server srv;
+    start_with(&srv, db, extra);
+    pdk_client c;
+    ck_assert_msg(pdk_client_connect_as(&c, srv.addr, 30000, "watcher", NULL) == PDK_CLIENT_OK,
+                  "%s", c.error);
+    double t0 = pdk_test_now_s();
+    paddock_v1_SessionInfo info;
+    while ((info = session_info(&c, 1)).tick <= tick) {
+        ck_assert_msg(pdk_test_now_s() - t0 < 60.0, "the demo did not reach tick %" PRIu64, tick);
+        pdk_test_sleep_ms(50);
+    }
+    /* Where it ticked is what the listing says. */
+    ck_assert_msg(info.step_thread == (strcmp(threads, "0") != 0), "step_thread %d with %s threads",
+                  (int)info.step_thread, threads);
+    ck_assert_msg(info.tick_cost_ms > 0.0, "tick cost %g ms", info.tick_cost_ms);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+
+/* The demo on a step thread records the very hashes the loop records, and
+ * its recording verifies. */
+START_TEST(demo_on_a_thread_hashes_as_on_the_loop)
+{
+    char on_threads[256], on_loop[256];
+    pdk_test_tmpdir(on_threads, sizeof(on_threads));
+    pdk_test_tmpdir(on_loop, sizeof(on_loop));
+    run_demo(on_threads, "2", 360);
+    run_demo(on_loop, "0", 360);
+    char db_threads[320], db_loop[320];
+    snprintf(db_threads, sizeof(db_threads), "%s/paddock.db", on_threads);
+    snprintf(db_loop, sizeof(db_loop), "%s/paddock.db", on_loop);
+    for (uint64_t tick = 60; tick <= 360; tick += 100) {
+        int64_t a = recorded_hash(db_threads, 1, tick);
+        int64_t b = recorded_hash(db_loop, 1, tick);
+        ck_assert_msg(a == b, "tick %" PRIu64 ": %" PRIx64 " on a thread, %" PRIx64 " on the loop",
+                      tick, (uint64_t)a, (uint64_t)b);
+    }
+    int rc = pdk_test_sh(out, sizeof(out), "%s verify --db %s 1", PDK_PADDOCKD, db_threads);
+    ck_assert_msg(rc == 0 && strstr(out, "match") != NULL, "verify (%d): %s", rc, out);
+}
+END_TEST
+
+static uint64_t new_session(pdk_client *c, const char *name)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    strcpy(req.body.session_create.name, name);
+    call_ok(c, "SessionCreate");
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_session_created_tag);
+    return rep.body.session_created.session.session_id;
+}
+
+static void fill_spawn(uint64_t sid, unsigned i)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    req.body.vehicle_spawn.session_id = sid;
+    strcpy(req.body.vehicle_spawn.preset, "compact_hatch");
+    req.body.vehicle_spawn.x_m = 8.0 * (double)(i % 16);
+    req.body.vehicle_spawn.y_m = 8.0 * (double)(i / 16);
+}
+
+/* The next frame that is not a pushed state batch. */
+static void recv_reply(pdk_client *c, const char *what)
+{
+    do {
+        ck_assert_msg(pdk_client_recv(c, &got, 30000) == PDK_CLIENT_OK, "%s: %s", what, c->error);
+    } while (got.which_body == paddock_v1_Frame_state_batch_tag);
+}
+
+/* Pipelined requests, half naming the session whose ticks are on a thread
+ * (spawns, answered at a tick), half not (listings): every reply comes, in
+ * order, each the right kind; then an unsubscribe finds its subscription
+ * and a close its session while they tick on threads. */
+START_TEST(requests_wait_for_a_tick_on_a_thread_in_order)
+{
+    const char *const extra[] = {"--step-threads", "2", "--step-threshold-us", "0", NULL};
+    pdk_test_server srv;
+    start_with(&srv, NULL, extra);
+    pdk_client c;
+    ck_assert_msg(pdk_client_connect_as(&c, srv.addr, 30000, "driver", NULL) == PDK_CLIENT_OK,
+                  "%s", c.error);
+    uint64_t sid = new_session(&c, "threaded");
+    uint64_t other = new_session(&c, "beside");
+    fill_spawn(other, 0);
+    call_ok(&c, "VehicleSpawn beside");
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_subscribe_tag;
+    req.body.subscribe.session_id = sid;
+    req.body.subscribe.rate_hz = 120;
+    call_ok(&c, "Subscribe");
+    ck_assert_int_eq(rep.which_body, paddock_v1_Frame_subscribed_tag);
+    uint32_t sub = rep.body.subscribed.subscription_id;
+
+    enum { N = 120 }; /* 60 cars: the C client decodes batches of at most 64 */
+    uint64_t first = 0;
+    for (unsigned i = 0; i < N; i++) {
+        if (i % 2 == 0) {
+            fill_spawn(sid, i / 2);
+        } else {
+            memset(&req, 0, sizeof(req));
+            req.which_body = paddock_v1_Frame_session_list_tag;
+        }
+        ck_assert_msg(pdk_client_send(&c, &req) == PDK_CLIENT_OK, "send %u: %s", i, c.error);
+        if (i == 0)
+            first = req.request_id;
+    }
+    /* A spawn is answered at the tick it took effect, a listing at once:
+     * each is answered once, with its kind, and the spawns in order. */
+    static bool answered[N];
+    memset(answered, 0, sizeof(answered));
+    uint64_t last_tick = 0;
+    uint64_t last_spawn = 0;
+    for (unsigned k = 0; k < N; k++) {
+        recv_reply(&c, "pipelined reply");
+        ck_assert_msg(got.request_id >= first && got.request_id < first + N,
+                      "a reply to request %" PRIu64, got.request_id);
+        unsigned i = (unsigned)(got.request_id - first);
+        ck_assert_msg(!answered[i], "request %u answered twice", i);
+        answered[i] = true;
+        if (i % 2 == 0) {
+            ck_assert_msg(got.which_body == paddock_v1_Frame_vehicle_spawned_tag,
+                          "reply %u: body %d (%s)", i, (int)got.which_body,
+                          got.which_body == paddock_v1_Frame_error_tag ? got.body.error.message
+                                                                       : "");
+            ck_assert_msg(last_spawn == 0 || got.request_id > last_spawn,
+                          "spawn %" PRIu64 " answered after spawn %" PRIu64, got.request_id,
+                          last_spawn);
+            ck_assert_uint_ge(got.body.vehicle_spawned.tick, last_tick);
+            last_spawn = got.request_id;
+            last_tick = got.body.vehicle_spawned.tick;
+        } else {
+            ck_assert_int_eq(got.which_body, paddock_v1_Frame_session_list_reply_tag);
+        }
+    }
+    paddock_v1_SessionInfo info = session_info(&c, sid);
+    ck_assert_msg(info.step_thread, "the session did not tick on a step thread");
+    ck_assert_uint_eq(info.vehicle_count, N / 2);
+    ck_assert_msg(info.tick > last_tick, "tick %" PRIu64 " after spawns at %" PRIu64, info.tick,
+                  last_tick);
+
+    /* State kept coming while the session ticked on a thread. */
+    unsigned batches = 0;
+    double t0 = pdk_test_now_s();
+    while (batches < 10 && pdk_test_now_s() - t0 < 10.0)
+        if (pdk_client_recv(&c, &got, 1000) == PDK_CLIENT_OK &&
+            got.which_body == paddock_v1_Frame_state_batch_tag) {
+            ck_assert_uint_eq(got.body.state_batch.session_id, sid);
+            batches++;
+        }
+    ck_assert_uint_eq(batches, 10);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_unsubscribe_tag;
+    req.body.unsubscribe.subscription_id = sub;
+    ck_assert_msg(pdk_client_send(&c, &req) == PDK_CLIENT_OK, "%s", c.error);
+    uint64_t unsub = req.request_id;
+    recv_reply(&c, "Unsubscribe");
+    ck_assert_uint_eq(got.request_id, unsub);
+    ck_assert_msg(got.which_body == paddock_v1_Frame_ok_tag, "Unsubscribe: body %d (%s)",
+                  (int)got.which_body,
+                  got.which_body == paddock_v1_Frame_error_tag ? got.body.error.message : "");
+    /* None after its Ok. */
+    while (pdk_client_recv(&c, &got, 300) == PDK_CLIENT_OK)
+        ck_assert_msg(got.which_body != paddock_v1_Frame_state_batch_tag,
+                      "a state batch came after the Unsubscribe's Ok");
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_close_tag;
+    req.body.session_close.session_id = sid;
+    call_ok(&c, "SessionClose");
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    call_ok(&c, "SessionList");
+    ck_assert_uint_eq(rep.body.session_list_reply.sessions_count, 1);
+    ck_assert_uint_eq(rep.body.session_list_reply.sessions[0].session_id, other);
+    pdk_client_close(&c);
+    /* SIGTERM with a session still ticking on a thread. */
+    stop_clean(&srv);
+}
+END_TEST
+
+START_TEST(bad_step_flags_are_refused_by_name)
+{
+    int rc = pdk_test_sh(out, sizeof(out), "%s --step-threads -1", PDK_PADDOCKD);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(out, "--step-threads: '-1' is not a whole number 0..256") != NULL, "%s",
+                  out);
+    rc = pdk_test_sh(out, sizeof(out), "%s --step-threshold-us soon", PDK_PADDOCKD);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(out, "--step-threshold-us: 'soon' is not a whole number") != NULL, "%s",
+                  out);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("steps");
+    TCase *tc = tcase_create("steps");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, demo_on_a_thread_hashes_as_on_the_loop);
+    tcase_add_test(tc, requests_wait_for_a_tick_on_a_thread_in_order);
+    tcase_add_test(tc, bad_step_flags_are_refused_by_name);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
