@@ -108,7 +108,11 @@ static void disk_filled(pdk_server *srv, const char *why)
     size_t paused = 0;
     for (size_t i = 0; i < srv->table.n; i++) {
         pdk_server_slot *slot = &srv->table.items[i];
-        if (slot->worker.busy || slot->replay.player || !pdk_session_recorded(slot->session))
+        /* A session whose tick is out on a step thread pauses too: only
+         * its slot changes, and it is not handed out again. A seek's
+         * replay is not recorded. */
+        bool seeking = slot->worker.busy && !slot->stepping.out;
+        if (seeking || slot->replay.player || !pdk_session_recorded(slot->session))
             continue;
         if (slot->sched.pause == PDK_PAUSE_NONE) {
             pdk_server_pause(srv, slot, PDK_PAUSE_DISK, srv->sched.disk_reason);
