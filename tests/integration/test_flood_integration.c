@@ -16,35 +16,11 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 static char log_text[1 << 20];
 static paddock_v1_Frame req, rep, got;
-
-static void start_with(pdk_test_server *srv, const char *const *extra)
-{
-    ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
-                  "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
-}
-
-static void connect_as(pdk_client *c, const pdk_test_server *srv, const char *name)
-{
-    ck_assert_msg(pdk_client_connect_as(c, srv->addr, 30000, name, NULL) == PDK_CLIENT_OK, "%s",
-                  c->error);
-}
-
-static void call_ok(pdk_client *c, const char *what)
-{
-    ck_assert_msg(pdk_client_call(c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s: %s", what,
-                  c->error);
-}
 
 static uint64_t new_session(pdk_client *c, const char *name, const char *world_overrides)
 {
@@ -52,7 +28,7 @@ static uint64_t new_session(pdk_client *c, const char *name, const char *world_o
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.name, name);
     strcpy(req.body.session_create.world_overrides, world_overrides);
-    call_ok(c, "SessionCreate");
+    pdk_test_call_ok(c, &req, &rep, "SessionCreate");
     ck_assert_int_eq(rep.which_body, paddock_v1_Frame_session_created_tag);
     return rep.body.session_created.session.session_id;
 }
@@ -73,7 +49,7 @@ static paddock_v1_SessionInfo watched_info(pdk_client *c, uint64_t sid)
 {
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_list_tag;
-    call_ok(c, "SessionList");
+    pdk_test_call_ok(c, &req, &rep, "SessionList");
     for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
         if (rep.body.session_list_reply.sessions[i].session_id == sid)
             return rep.body.session_list_reply.sessions[i];
@@ -126,17 +102,17 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
         budget = NULL;
     const char *const extra[] = {budget ? "--max-spawns-per-tick" : NULL, budget, NULL};
     pdk_test_server srv;
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     pdk_client w, f;
-    connect_as(&w, &srv, "watcher");
-    connect_as(&f, &srv, "flooder");
+    pdk_test_connect_ok(&w, &srv, "watcher", 30000);
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
     /* The flood's session first: a world of 4096 places takes a while to
      * make, and the watched session's lateness figures count from its
      * start. */
     uint64_t sid = new_session(&f, "flood", "maxVehicles=4096");
     uint64_t watched = new_session(&w, "watched", "");
     fill_spawn(watched, 0);
-    call_ok(&w, "VehicleSpawn");
+    pdk_test_call_ok(&w, &req, &rep, "VehicleSpawn");
     usleep(300 * 1000);
 
     paddock_v1_SessionInfo a = watched_info(&w, watched);
@@ -158,7 +134,7 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
     ck_assert_uint_eq(b.vehicle_count, 1);
     pdk_client_close(&f);
     pdk_client_close(&w);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -170,10 +146,10 @@ START_TEST(budget_holds_the_connection_and_keeps_replies_in_order)
 {
     pdk_test_server srv;
     const char *const extra[] = {"--max-spawns-per-tick", "1", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     pdk_client f, o;
-    connect_as(&f, &srv, "flooder");
-    connect_as(&o, &srv, "other");
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
+    pdk_test_connect_ok(&o, &srv, "other", 30000);
     uint64_t sid = new_session(&f, "flood", "maxVehicles=4096");
     double took_s = flood(&f, sid, 120);
     printf("budget: 120 spawns at --max-spawns-per-tick 1 answered in order in %.2f s\n", took_s);
@@ -181,13 +157,13 @@ START_TEST(budget_holds_the_connection_and_keeps_replies_in_order)
     /* The held connection reads again: a SessionList after the flood. */
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_list_tag;
-    call_ok(&f, "SessionList");
+    pdk_test_call_ok(&f, &req, &rep, "SessionList");
     ck_assert_int_eq(rep.which_body, paddock_v1_Frame_session_list_reply_tag);
     paddock_v1_SessionInfo info = watched_info(&o, sid);
     ck_assert_uint_eq(info.vehicle_count, 120);
     pdk_client_close(&o);
     pdk_client_close(&f);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
