@@ -324,7 +324,7 @@ static int start_demo(pdk_server *srv)
                                           sizeof(err), &slot);
     /* Nobody's: keys that reach every session, or match its name, reach it. */
     if (e == PDK_OK)
-        pdk_server_access_own(srv, slot->id, "", "demo");
+        pdk_server_access_own(srv, slot, "");
     pdk_vehicle_def def;
     char *json = NULL;
     if (e == PDK_OK)
@@ -647,6 +647,8 @@ int pdk_server_run(const pdk_server_config *config)
     srv->deferred.loop_thread = uv_thread_self();
     uv_mutex_init(&srv->deferred.lock);
     if (mark_interrupted(srv) != 0)
+        goto out;
+    if (pdk_server_access_load(srv) != 0)
         goto out;
     /* Queued now, run by the pool once the loop runs. */
     pdk_server_retain(srv);

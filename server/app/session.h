@@ -214,6 +214,8 @@ pdk_lateness *pdk_session_lateness(pdk_session *s);
 const char *pdk_session_world_preset(const pdk_session *s);
 /* The tick its recording starts at: 0, or a session made from a snapshot's. */
 uint64_t pdk_session_start_tick(const pdk_session *s);
+/* Whether it is recorded (made with a store). */
+bool pdk_session_recorded(const pdk_session *s);
 
 /* Queues in (copied; its strings too) to apply at the next tick boundary,
  * through its kind's entry in the input table (input_kind.h). A spawn has

@@ -223,3 +223,8 @@ uint64_t pdk_session_start_tick(const pdk_session *s)
 {
     return s->start_tick;
 }
+
+bool pdk_session_recorded(const pdk_session *s)
+{
+    return s->store != NULL;
+}
