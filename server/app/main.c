@@ -32,7 +32,7 @@ static void usage(FILE *to)
                 "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
-                "                [--max-spawns-per-tick N]\n"
+                "                [--max-spawns-per-tick N] [--max-inputs-per-tick N]\n"
                 "                [--auth KEYS.json] [--tls-cert FILE --tls-key FILE\n"
                 "                [--tls-client-ca FILE] [--tls-require-client-cert]]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
@@ -461,6 +461,16 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.max_spawns_per_tick = (uint32_t)n;
+        } else if (serve && strcmp(arg, "--max-inputs-per-tick") == 0) {
+            NEED_VALUE();
+            int n;
+            if (!parse_int(argv[++i], 1, 65536, &n)) {
+                fprintf(stderr,
+                        "paddockd: --max-inputs-per-tick: '%s' is not a whole number 1..65536\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.max_inputs_per_tick = (uint32_t)n;
         } else if (serve && strcmp(arg, "--frame-timeout") == 0) {
             NEED_VALUE();
             double s;

@@ -55,6 +55,11 @@ typedef struct pdk_server_config {
      * tick (1/120 s); after the last of them its further frames wait,
      * unread, for the next tick (docs/security.md "Fair shares"). Default 4. */
     uint32_t max_spawns_per_tick;
+    /* Inputs (DbwCommand, DbwMessage, TyreCommand: the requests whose table
+     * entry is .input) one connection may have handled per tick; held the
+     * same way past it. Default 64: a client driving one car at 120 Hz
+     * sends one a tick. */
+    uint32_t max_inputs_per_tick;
     pdk_net_limits limits;
 } pdk_server_config;
 

@@ -53,6 +53,9 @@ typedef struct pdk_server_conn {
      * in 1/120 s); --max-spawns-per-tick of them hold its reading. */
     uint64_t costly_tick;
     uint32_t costly_in_tick;
+    /* Likewise its inputs, --max-inputs-per-tick of them. */
+    uint64_t inputs_tick;
+    uint32_t inputs_in_tick;
 } pdk_server_conn;
 
 /* ---- server_conn.c: connections and sending ------------------------------ */

@@ -70,6 +70,9 @@ typedef struct pdk_server_request {
     /* Costly on the loop (a spawn loads and checks a preset): counted in
      * the connection's budget per tick, --max-spawns-per-tick (server.c). */
     bool costly;
+    /* An input that drives a vehicle: counted in the connection's other
+     * budget per tick, --max-inputs-per-tick (server.c). */
+    bool input;
 } pdk_server_request;
 
 extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */
