@@ -33,8 +33,8 @@ static void usage(FILE *to)
                 "                [--max-kept-bytes N[K|M|G]]\n"
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
-                "                [--max-spawns-per-tick N] [--step-threads N]\n"
-                "                [--step-threshold-us US]\n"
+                "                [--max-spawns-per-tick N] [--max-inputs-per-tick N]\n"
+                "                [--step-threads N] [--step-threshold-us US]\n"
                 "                [--auth KEYS.json] [--tls-cert FILE --tls-key FILE\n"
                 "                [--tls-client-ca FILE] [--tls-require-client-cert]]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
@@ -501,6 +501,16 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.step_threshold_ns = (uint64_t)us * 1000u;
+        } else if (serve && strcmp(arg, "--max-inputs-per-tick") == 0) {
+            NEED_VALUE();
+            int n;
+            if (!parse_int(argv[++i], 1, 65536, &n)) {
+                fprintf(stderr,
+                        "paddockd: --max-inputs-per-tick: '%s' is not a whole number 1..65536\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.max_inputs_per_tick = (uint32_t)n;
         } else if (serve && strcmp(arg, "--frame-timeout") == 0) {
             NEED_VALUE();
             double s;

@@ -53,6 +53,7 @@ pdk_server_config pdk_server_config_default(void)
         /* About what a hand-off to a thread and back costs in latency, and
          * some thirty cars' step: lighter sessions tick on the loop. */
         .step_threshold_ns = 250000,
+        .max_inputs_per_tick = 64,
         .limits = pdk_net_limits_default(),
     };
     return c;
@@ -76,28 +77,32 @@ const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc
     return NULL;
 }
 
-/* ---- the budget of costly requests per connection and tick --------------- */
+/* ---- the budgets of costly requests and inputs per connection and tick ---- */
 
 static void arm_hold_timer(pdk_server *srv, uint64_t tick);
 
-/* One costly request of c was handled: its max_spawns_per_tick-th in this
- * tick holds its connection (no more frames delivered, nothing more read)
- * until the next tick starts, so one client's pipelined spawns cost each
- * tick a few spawns' work, not all of them at once; its replies keep their
- * order because its requests do. */
-static void spend_budget(pdk_server *srv, pdk_server_conn *c)
+/* One request of c counted in a budget was handled (*at_tick, *in_tick: the
+ * budget's tick and count on c): its budget-th in this tick holds its
+ * connection (no more frames delivered, nothing more read) until the next
+ * tick starts, so one client's pipelined spawns or inputs cost each tick a
+ * bounded share of the loop, not all of them at once; its replies keep
+ * their order because its requests do. Both transports hold (TCP stops
+ * reading its socket, WebSocket uses libwebsockets' receive flow
+ * control). */
+static void spend_budget(pdk_server *srv, pdk_server_conn *c, uint64_t *at_tick, uint32_t *in_tick,
+                         uint32_t budget)
 {
     const uint64_t tick_ns = PDK_SERVER_NS_PER_S / PDK_TICK_HZ;
     uint64_t now_ns = uv_hrtime();
     uint64_t tick = now_ns / tick_ns;
-    if (c->costly_tick != tick) {
-        c->costly_tick = tick;
-        c->costly_in_tick = 0;
+    if (*at_tick != tick) {
+        *at_tick = tick;
+        *in_tick = 0;
     }
-    if (++c->costly_in_tick < srv->cfg.max_spawns_per_tick || srv->stopping)
+    if (++*in_tick < budget || srv->stopping)
         return;
     if (!pdk_conn_hold(c->conn))
-        return; /* a transport that cannot hold (WebSocket): not bounded yet */
+        return; /* local connections (Foxglove's) cannot hold: they are the server's own */
     if (!srv->hold_timer_on)
         arm_hold_timer(srv, tick + 1);
 }
@@ -130,7 +135,9 @@ static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Fra
     else
         r->handle_server(srv, &rq);
     if (r->costly)
-        spend_budget(srv, c);
+        spend_budget(srv, c, &c->costly_tick, &c->costly_in_tick, srv->cfg.max_spawns_per_tick);
+    if (r->input)
+        spend_budget(srv, c, &c->inputs_tick, &c->inputs_in_tick, srv->cfg.max_inputs_per_tick);
 }
 
 static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
@@ -369,7 +376,7 @@ static int start_demo(pdk_server *srv)
                                           sizeof(err), &slot);
     /* Nobody's: keys that reach every session, or match its name, reach it. */
     if (e == PDK_OK)
-        pdk_server_access_own(srv, slot->id, "", "demo");
+        pdk_server_access_own(srv, slot, "");
     pdk_vehicle_def def;
     char *json = NULL;
     if (e == PDK_OK)
@@ -712,6 +719,8 @@ int pdk_server_run(const pdk_server_config *config)
     if (srv->cfg.max_kept_bytes)
         pdk_store_set_kept_limit(srv->store, srv->cfg.max_kept_bytes);
     if (mark_interrupted(srv) != 0)
+        goto out;
+    if (pdk_server_access_load(srv) != 0)
         goto out;
     if (pdk_store_read_only(srv->store)) {
         char why[PDK_STORE_ERR_LEN];

@@ -1,8 +1,8 @@
-/* Who may do what to which session: the owners of the sessions this
- * process made, the join tokens handed out, the one check the dispatcher
- * makes before every request (its table's needs), and the requests that
- * share a session (SessionShare) and join one (SessionJoin). The role
- * decisions themselves are auth.c's. */
+/* Who may do what to which session: the owners of the sessions and the
+ * join tokens handed out (with --auth both recorded and read again at
+ * start), the one check the dispatcher makes before every request (its
+ * table's needs), and the requests that share a session (SessionShare) and
+ * join one (SessionJoin). The role decisions themselves are auth.c's. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,20 +14,20 @@
 #include "server_internal.h"
 #include "server_request.h"
 
-/* Join tokens a server hands out in its life: enough for every session at
- * its cap to be shared a few times, and a bound on a client asking again
- * and again. */
+/* Join tokens a server holds, those recorded by earlier runs included:
+ * enough for every session at its cap to be shared a few times, and a
+ * bound on a client asking again and again. */
 #define MAX_JOIN_TOKENS 16384
 
-void pdk_server_access_own(pdk_server *srv, uint64_t session_id, const char *owner,
-                           const char *name)
+/* Appends an owner in memory; false when out of memory. */
+static bool add_owner(pdk_server_access *a, uint64_t session_id, const char *owner,
+                      const char *name)
 {
-    pdk_server_access *a = &srv->access;
     if (a->n_owners == a->cap_owners) {
         size_t cap = a->cap_owners ? a->cap_owners * 2 : 16;
         pdk_session_owner *p = realloc(a->owners, cap * sizeof(*p));
         if (!p)
-            return;
+            return false;
         a->owners = p;
         a->cap_owners = cap;
     }
@@ -35,6 +35,74 @@ void pdk_server_access_own(pdk_server *srv, uint64_t session_id, const char *own
     o->session_id = session_id;
     snprintf(o->owner, sizeof(o->owner), "%s", owner ? owner : "");
     snprintf(o->name, sizeof(o->name), "%s", name ? name : "");
+    return true;
+}
+
+/* Appends a join token in memory; false when out of memory. */
+static bool add_token(pdk_server_access *a, uint64_t session_id, const uint8_t digest[32],
+                      pdk_role role)
+{
+    if (a->n_tokens == a->cap_tokens) {
+        size_t cap = a->cap_tokens ? a->cap_tokens * 2 : 16;
+        pdk_join_token *p = realloc(a->tokens, cap * sizeof(*p));
+        if (!p)
+            return false;
+        a->tokens = p;
+        a->cap_tokens = cap;
+    }
+    pdk_join_token *t = &a->tokens[a->n_tokens++];
+    memcpy(t->token_sha256, digest, sizeof(t->token_sha256));
+    t->session_id = session_id;
+    t->role = role;
+    return true;
+}
+
+void pdk_server_access_own(pdk_server *srv, const pdk_server_slot *slot, const char *owner)
+{
+    if (!add_owner(&srv->access, slot->id, owner, pdk_session_name(slot->session)))
+        return;
+    /* Without --auth every client is "local": naming it the owner in the
+     * file would hand the recording to a key of that name later. */
+    if (srv->access.auth && owner && owner[0] && pdk_session_recorded(slot->session)) {
+        pdk_error e = pdk_store_record_owner(srv->store, slot->id, owner);
+        if (e != PDK_OK)
+            fprintf(stderr,
+                    "paddockd: session %" PRIu64 ": its owner '%s' could not be recorded (%s); "
+                    "after a restart only admins and operators reach its recording\n",
+                    slot->id, owner, pdk_error_name(e));
+    }
+}
+
+static pdk_error load_owner(void *ctx, uint64_t session_id, const char *owner,
+                            const char *session_name)
+{
+    pdk_server *srv = ctx;
+    return add_owner(&srv->access, session_id, owner, session_name) ? PDK_OK : PDK_ERR_NO_MEMORY;
+}
+
+static pdk_error load_token(void *ctx, uint64_t session_id, const uint8_t token_sha256[32],
+                            int role)
+{
+    pdk_server *srv = ctx;
+    return add_token(&srv->access, session_id, token_sha256, (pdk_role)role) ? PDK_OK
+                                                                             : PDK_ERR_NO_MEMORY;
+}
+
+int pdk_server_access_load(pdk_server *srv)
+{
+    if (!srv->access.auth)
+        return 0;
+    char err[PDK_STORE_ERR_LEN];
+    if (pdk_store_read_access(srv->store, load_owner, load_token, srv, err, sizeof(err)) !=
+        PDK_OK) {
+        fprintf(stderr, "paddockd: reading the recorded owners and join tokens: %s\n", err);
+        return -1;
+    }
+    if (srv->access.n_owners || srv->access.n_tokens)
+        fprintf(stderr, "paddockd: %zu recorded session owner%s and %zu join token%s read\n",
+                srv->access.n_owners, srv->access.n_owners == 1 ? "" : "s", srv->access.n_tokens,
+                srv->access.n_tokens == 1 ? "" : "s");
+    return 0;
 }
 
 static const pdk_session_owner *owner_of(const pdk_server_access *a, uint64_t session_id)
@@ -64,6 +132,104 @@ static pdk_role role_on(const pdk_server *srv, const pdk_server_conn *c, uint64_
     if (c->viewer && r != PDK_ROLE_NONE)
         r = pdk_auth_role_min(r, PDK_ROLE_VIEWER);
     return r;
+}
+
+bool pdk_server_access_sees(const pdk_server *srv, const pdk_server_conn *c, uint64_t session_id)
+{
+    return role_on(srv, c, session_id, true) != PDK_ROLE_NONE;
+}
+
+struct pdk_access_view {
+    const pdk_identity *who; /* the --auth file's, alive as long as the server */
+    uint64_t *owned;         /* the sessions whose owner is who */
+    size_t n_owned;
+    pdk_grant grants[PDK_SERVER_CONN_MAX_GRANTS];
+    int n_grants;
+};
+
+bool pdk_server_access_view_make(const pdk_server *srv, const pdk_server_conn *c,
+                                 pdk_access_view **out)
+{
+    *out = NULL;
+    const pdk_identity *who = c->who;
+    if (who->n_patterns == 0 && (who->role == PDK_ROLE_ADMIN || who->role == PDK_ROLE_OPERATOR))
+        return true;
+    const pdk_server_access *a = &srv->access;
+    pdk_access_view *v = calloc(1, sizeof(*v));
+    if (!v)
+        return false;
+    v->who = who;
+    size_t n = 0;
+    for (size_t i = 0; i < a->n_owners; i++)
+        n += strcmp(a->owners[i].owner, who->name) == 0;
+    v->owned = calloc(n ? n : 1, sizeof(*v->owned));
+    if (!v->owned) {
+        free(v);
+        return false;
+    }
+    for (size_t i = 0; i < a->n_owners; i++)
+        if (strcmp(a->owners[i].owner, who->name) == 0)
+            v->owned[v->n_owned++] = a->owners[i].session_id;
+    memcpy(v->grants, c->grants, sizeof(v->grants));
+    v->n_grants = c->n_grants;
+    *out = v;
+    return true;
+}
+
+bool pdk_server_access_view_sees(void *ctx, uint64_t session_id, const char *name)
+{
+    const pdk_access_view *v = ctx;
+    const char *owner = "";
+    for (size_t i = 0; i < v->n_owned; i++)
+        if (v->owned[i] == session_id)
+            owner = v->who->name;
+    pdk_role granted = PDK_ROLE_NONE;
+    for (int i = 0; i < v->n_grants; i++)
+        if (v->grants[i].session_id == session_id)
+            granted = v->grants[i].role;
+    return pdk_auth_role_on(v->who, name, owner, granted) != PDK_ROLE_NONE;
+}
+
+void pdk_server_access_view_free(pdk_access_view *view)
+{
+    if (view)
+        free(view->owned);
+    free(view);
+}
+
+bool pdk_server_access_lease_ok(pdk_buf *out, pdk_server_conn *c, uint64_t rid, uint32_t vehicle,
+                                int source)
+{
+    /* Not a source at all: the lease's own check refuses it by name. */
+    if (source != PDK_SOURCE_DRIVER && source != PDK_SOURCE_AUTONOMY && source != PDK_SOURCE_AI)
+        return true;
+    pdk_role role = c->who->role;
+    bool ok;
+    const char *may;
+    switch (role) {
+    case PDK_ROLE_DRIVER:
+        ok = source == PDK_SOURCE_DRIVER;
+        may = "a driver drives through the DRIVER lease only";
+        break;
+    case PDK_ROLE_AUTONOMY:
+        ok = source == PDK_SOURCE_AUTONOMY || source == PDK_SOURCE_AI;
+        may = "an autonomy key drives through the AUTONOMY and AI leases only";
+        break;
+    case PDK_ROLE_ADMIN:
+    case PDK_ROLE_OPERATOR:
+        return true;
+    default:
+        ok = false;
+        may = "it drives nothing";
+        break;
+    }
+    if (!ok)
+        pdk_server_refuse(out, c, rid, PDK_ERR_PERMISSION_DENIED,
+                          "identity '%s' has the role %s and may not take the %s lease of vehicle "
+                          "%" PRIu32 ": %s (docs/security.md)",
+                          c->who->name, pdk_auth_role_name(role), pdk_control_source_name(source),
+                          vehicle, may);
+    return ok;
 }
 
 /* A viewer by its own Hello keeps the refusal it always had. */
@@ -176,7 +342,9 @@ static void pdk_server_handle_share(pdk_server *srv, const pdk_request *rq)
                           "role %d is not a role: ROLE_ADMIN 1 .. ROLE_VIEWER 5", (int)m->role);
         return;
     }
-    if (!pdk_server_need_session(rq->table, rq->out, c->conn, f->request_id, m->session_id))
+    const pdk_server_slot *slot =
+        pdk_server_need_session(rq->table, rq->out, c->conn, f->request_id, m->session_id);
+    if (!slot)
         return;
     pdk_role mine = role_on(srv, c, m->session_id, false);
     if (pdk_auth_role_min(mine, want) != want) {
@@ -193,16 +361,6 @@ static void pdk_server_handle_share(pdk_server *srv, const pdk_request *rq)
                           MAX_JOIN_TOKENS);
         return;
     }
-    if (a->n_tokens == a->cap_tokens) {
-        size_t cap = a->cap_tokens ? a->cap_tokens * 2 : 16;
-        pdk_join_token *p = realloc(a->tokens, cap * sizeof(*p));
-        if (!p) {
-            pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
-            return;
-        }
-        a->tokens = p;
-        a->cap_tokens = cap;
-    }
     /* 128 random bits: a token cannot be guessed, only given. */
     uint8_t secret[16];
     if (getrandom(secret, sizeof(secret), 0) != (ssize_t)sizeof(secret)) {
@@ -212,10 +370,22 @@ static void pdk_server_handle_share(pdk_server *srv, const pdk_request *rq)
     }
     char token[2 * sizeof(secret) + 1];
     hex(secret, sizeof(secret), token);
-    pdk_join_token *t = &a->tokens[a->n_tokens++];
-    pdk_auth_sha256(token, strlen(token), t->token_sha256);
-    t->session_id = m->session_id;
-    t->role = want;
+    uint8_t digest[32];
+    pdk_auth_sha256(token, strlen(token), digest);
+    if (!add_token(a, m->session_id, digest, want)) {
+        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
+        return;
+    }
+    /* Recorded with the session, so that the token still opens its
+     * recording after a restart; only the digest is written. */
+    if (a->auth && pdk_session_recorded(slot->session)) {
+        pdk_error e = pdk_store_record_join_token(srv->store, m->session_id, digest, (int)want);
+        if (e != PDK_OK)
+            fprintf(stderr,
+                    "paddockd: session %" PRIu64 ": a join token could not be recorded (%s); "
+                    "it works until the server stops\n",
+                    m->session_id, pdk_error_name(e));
+    }
     Paddock__V1__SessionShareReply sr = PADDOCK__V1__SESSION_SHARE_REPLY__INIT;
     sr.token = token;
     sr.session_id = m->session_id;

@@ -214,9 +214,10 @@ typedef struct pdk_server_deferred {
     size_t n, cap;
 } pdk_server_deferred;
 
-/* Who made each session this process made, and its name, so that access
- * to it (and to its recording once it closed) can be decided; the join
- * tokens handed out. Both live as long as the process (server_access.c). */
+/* Who made each session, and its name, so that access to it (and to its
+ * recording once it closed) can be decided; the join tokens handed out.
+ * With --auth both are recorded for recorded sessions and read again at
+ * start (migration 0005, server_access.c). */
 typedef struct pdk_session_owner {
     uint64_t session_id;
     char owner[PDK_AUTH_NAME_LEN]; /* "": nobody (the demo); admins and operators only */
@@ -290,16 +291,34 @@ typedef struct pdk_server {
 
 struct pdk_server_request;
 
-/* Session session_id (named name) belongs to owner from now on ("" for
- * nobody's); out of memory leaves it nobody's. */
-void pdk_server_access_own(pdk_server *srv, uint64_t session_id, const char *owner,
-                           const char *name);
+/* slot's session belongs to owner from now on ("" for nobody's); out of
+ * memory leaves it nobody's. With --auth, the owner of a recorded session
+ * is recorded too, so that it still owns the recording after a restart. */
+void pdk_server_access_own(pdk_server *srv, const pdk_server_slot *slot, const char *owner);
+/* With --auth, the owners and join tokens recorded by earlier runs, read at
+ * start before anyone connects. -1 (the reason on stderr) when the database
+ * could not be read. */
+int pdk_server_access_load(pdk_server *srv);
 /* True when c's identity may send f as r->needs says; else an error reply
  * (PERMISSION_DENIED naming the identity, its role and the session; a
  * Hello.viewer's refusal as before, PROTOCOL) and false. */
 bool pdk_server_access_check(pdk_server *srv, pdk_server_conn *c,
                              const struct pdk_server_request *r, const Paddock__V1__Frame *f);
 void pdk_server_access_free(pdk_server_access *access);
+/* Whether c has any role on session_id: what the listings show it
+ * (SessionList here, RecordingList through a view). */
+bool pdk_server_access_sees(const pdk_server *srv, const pdk_server_conn *c, uint64_t session_id);
+
+/* What decides which sessions one connection sees, copied for a listing
+ * that runs off the loop (the owners and grants may change meanwhile). */
+typedef struct pdk_access_view pdk_access_view;
+/* *out stays NULL when c sees every session (no --auth; an admin or
+ * operator key without session patterns). false: out of memory. */
+bool pdk_server_access_view_make(const pdk_server *srv, const pdk_server_conn *c,
+                                 pdk_access_view **out);
+/* pdk_store_list_filter.visible over a view (ctx). Any thread. */
+bool pdk_server_access_view_sees(void *ctx, uint64_t session_id, const char *name);
+void pdk_server_access_view_free(pdk_access_view *view);
 
 /* ---- server_conn.c: connections by id ----------------------------------- */
 

@@ -83,6 +83,7 @@ typedef struct pdk_server_job {
     uint64_t import_bytes; /* an import's upload, held in srv->import_bytes until freed */
     /* a listing: what it asked (strings owned), the page it found */
     pdk_store_list_filter filter;
+    pdk_access_view *view; /* the filter's visible_ctx: what the asker sees */
     uint32_t offset, limit;
     Paddock__V1__RecordingInfo *infos;
     size_t n_infos, bytes;
@@ -172,6 +173,7 @@ static void job_free(job *j)
     free((char *)j->filter.name_contains);
     free((char *)j->filter.world_preset);
     free((char *)j->filter.vehicle_preset);
+    pdk_server_access_view_free(j->view);
     for (size_t i = 0; i < j->n_infos; i++) {
         Paddock__V1__RecordingInfo *ri = &j->infos[i];
         free(ri->name);
@@ -809,7 +811,7 @@ static void made(job *j)
     /* A replay or fork is its asker's, as a session it created would be;
      * one whose asker has gone is nobody's. */
     pdk_server_conn *c = pdk_server_conn_find(srv, j->conn_id);
-    pdk_server_access_own(srv, slot->id, c ? c->who->name : "", pdk_session_name(slot->session));
+    pdk_server_access_own(srv, slot, c ? c->who->name : "");
     if (c)
         send_created(srv, c->conn, j->request_id, slot);
     job_free(j);
@@ -1322,6 +1324,13 @@ static void pdk_server_handle_recording_list(pdk_server *srv, const pdk_request 
     j->filter.interrupted_only = m->interrupted_only;
     j->offset = m->offset;
     j->limit = m->limit;
+    /* Only the recordings the asker reaches are listed and counted. */
+    if (ok && !pdk_server_access_view_make(srv, c, &j->view))
+        ok = false;
+    if (j->view) {
+        j->filter.visible = pdk_server_access_view_sees;
+        j->filter.visible_ctx = j->view;
+    }
     if (!ok) {
         snprintf(j->msg, sizeof(j->msg), "out of memory");
         fail_job(j, PDK_ERR_NO_MEMORY);

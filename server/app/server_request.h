@@ -46,6 +46,15 @@ typedef enum pdk_request_needs {
     PDK_NEEDS_SHARE,       /* CHANGE as its owner, an operator or an admin: not by a join token */
 } pdk_request_needs;
 
+/* A key's role binds the control lease it may hold (docs/security.md
+ * "Identities and roles"): driver keys the DRIVER lease, autonomy keys the
+ * AUTONOMY and AI leases, admin and operator keys any; without --auth every
+ * client is an admin. True when c may take (or command through) source's
+ * lease of vehicle; else a PERMISSION_DENIED reply to rid naming the
+ * identity, its role and the source, and false. Server_access.c. */
+bool pdk_server_access_lease_ok(pdk_buf *out, pdk_server_conn *c, uint64_t rid, uint32_t vehicle,
+                                int source);
+
 /* A request a client may send: its handler, and what it needs of the
  * connection's identity (a viewer may send none that change). A request takes handle when the
  * context is all it needs. handle_server is for the few that change when
@@ -61,6 +70,9 @@ typedef struct pdk_server_request {
     /* Costly on the loop (a spawn loads and checks a preset): counted in
      * the connection's budget per tick, --max-spawns-per-tick (server.c). */
     bool costly;
+    /* An input that drives a vehicle: counted in the connection's other
+     * budget per tick, --max-inputs-per-tick (server.c). */
+    bool input;
 } pdk_server_request;
 
 extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */

@@ -110,7 +110,7 @@ static void pdk_server_handle_session_create(pdk_server *srv, const pdk_request 
         pdk_server_send_error(rq->out, c->conn, f->request_id, e, err);
         return;
     }
-    pdk_server_access_own(srv, slot->id, c->who->name, pdk_session_name(slot->session));
+    pdk_server_access_own(srv, slot, c->who->name);
     Paddock__V1__SessionInfo info;
     pdk_server_fill_info(&srv->sched, slot, &info);
     Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
@@ -122,13 +122,25 @@ static void pdk_server_handle_session_create(pdk_server *srv, const pdk_request 
     pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-static void pdk_server_handle_session_list(const pdk_request *rq)
+/* Lists the sessions the identity reaches (all of them without --auth, or
+ * for an admin or operator without patterns): a stranger's sessions are
+ * neither shown nor counted in total. */
+static void pdk_server_handle_session_list(pdk_server *srv, const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
     const Paddock__V1__Frame *f = rq->f;
     const Paddock__V1__SessionList *m = f->session_list;
-    size_t first = m->offset < rq->table->n ? m->offset : rq->table->n;
-    size_t n = rq->table->n - first;
+    size_t *seen = calloc(rq->table->n ? rq->table->n : 1, sizeof(*seen));
+    if (!seen) {
+        pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
+        return;
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < rq->table->n; i++)
+        if (pdk_server_access_sees(srv, c, rq->table->items[i].id))
+            seen[total++] = i;
+    size_t first = m->offset < total ? m->offset : total;
+    size_t n = total - first;
     if (m->limit > 0 && m->limit < n)
         n = m->limit;
     /* A reply must fit one frame: an encoded SessionInfo stays under 768
@@ -142,17 +154,18 @@ static void pdk_server_handle_session_list(const pdk_request *rq)
     if (!infos || !ptrs) {
         free(infos);
         free(ptrs);
+        free(seen);
         pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        pdk_server_fill_info(rq->sched, &rq->table->items[first + i], &infos[i]);
+        pdk_server_fill_info(rq->sched, &rq->table->items[seen[first + i]], &infos[i]);
         ptrs[i] = &infos[i];
     }
     Paddock__V1__SessionListReply lr = PADDOCK__V1__SESSION_LIST_REPLY__INIT;
     lr.n_sessions = n;
     lr.sessions = ptrs;
-    lr.total = (uint32_t)rq->table->n;
+    lr.total = (uint32_t)total;
     lr.offset = (uint32_t)first;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
     r.request_id = f->request_id;
@@ -161,6 +174,7 @@ static void pdk_server_handle_session_list(const pdk_request *rq)
     pdk_server_send_frame(rq->out, c->conn, &r);
     free(infos);
     free(ptrs);
+    free(seen);
 }
 
 static void pdk_server_handle_session_close(pdk_server *srv, const pdk_request *rq)
@@ -200,11 +214,12 @@ static void pdk_server_handle_ping(const pdk_request *rq)
     pdk_server_send_frame(rq->out, c->conn, &r);
 }
 
-/* This file's requests (server.c dispatches them). Hello, Ping and the
- * listing take the request's context only. Create and close see the whole
- * server: a session opened gets the server's hooks and the store and is
- * scheduled; one closed answers owed steps and stats subscribers and
- * re-arms the scheduler's timers. */
+/* This file's requests (server.c dispatches them). Hello and Ping take the
+ * request's context only. Create and close see the whole server: a session
+ * opened gets the server's hooks and the store and is scheduled; one
+ * closed answers owed steps and stats subscribers and re-arms the
+ * scheduler's timers. The listing asks the owners and join tokens, which
+ * are the server's (server_access.c). */
 const pdk_server_request pdk_server_session_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_CREATE,
      .handle_server = pdk_server_handle_session_create,
@@ -219,7 +234,7 @@ const pdk_server_request pdk_server_session_requests[] = {
      .handle = pdk_server_handle_ping,
      .needs = PDK_NEEDS_NOTHING},
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_LIST,
-     .handle = pdk_server_handle_session_list,
+     .handle_server = pdk_server_handle_session_list,
      .needs = PDK_NEEDS_NOTHING},
     {0},
 };

@@ -203,6 +203,6 @@ void pdk_server_stats_forget_session(pdk_server *srv, const pdk_server_slot *slo
 const pdk_server_request pdk_server_stats_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_STATS_SUBSCRIBE,
      .handle = pdk_server_handle_stats_subscribe,
-     .needs = PDK_NEEDS_NOTHING},
+     .needs = PDK_NEEDS_READ},
     {0},
 };

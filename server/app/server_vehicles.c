@@ -135,7 +135,10 @@ static void pdk_server_handle_dbw(const pdk_request *rq)
         pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_OUT_OF_RANGE, msg);
         return;
     }
-    /* The driver's own controls: the DRIVER lease, taken when free. */
+    /* The driver's own controls: the DRIVER lease, taken when free, by a
+     * key whose role drives through it. */
+    if (!pdk_server_access_lease_ok(rq->out, c, f->request_id, m->vehicle_id, PDK_SOURCE_DRIVER))
+        return;
     char why[256];
     pdk_error e = pdk_session_lease_command(slot->session, m->vehicle_id, PDK_SOURCE_DRIVER, c->id,
                                             c->holder, why, sizeof(why));
@@ -209,6 +212,8 @@ static void pdk_server_handle_dbw_message(const pdk_request *rq)
         if (pdk_session_lease_holder(slot->session, m->vehicle_id, PDK_SOURCE_AI) == c->id &&
             pdk_session_lease_holder(slot->session, m->vehicle_id, PDK_SOURCE_AUTONOMY) != c->id)
             src = PDK_SOURCE_AI;
+        if (!pdk_server_access_lease_ok(rq->out, c, f->request_id, m->vehicle_id, src))
+            return;
         pdk_error e = pdk_session_lease_command(slot->session, m->vehicle_id, src, c->id, c->holder,
                                                 why, sizeof(why));
         if (refused(rq->out, c, f->request_id, e, why))
@@ -292,6 +297,9 @@ static void pdk_server_handle_control_lease(const pdk_request *rq)
     if (!slot || pdk_server_refuse_replay(rq->out, c->conn, f->request_id, slot))
         return;
     pdk_control_source src = (pdk_control_source)m->source;
+    /* Letting go is always allowed; taking, only the sources the role has. */
+    if (!m->release && !pdk_server_access_lease_ok(rq->out, c, f->request_id, m->vehicle_id, src))
+        return;
     char why[256];
     pdk_error e = m->release ? pdk_session_lease_release(slot->session, m->vehicle_id, src, c->id,
                                                          why, sizeof(why))
@@ -327,16 +335,19 @@ const pdk_server_request pdk_server_vehicle_requests[] = {
      .needs = PDK_NEEDS_CHANGE},
     {.body = PADDOCK__V1__FRAME__BODY_DBW_COMMAND,
      .handle = pdk_server_handle_dbw,
-     .needs = PDK_NEEDS_CHANGE},
+     .needs = PDK_NEEDS_CHANGE,
+     .input = true},
     {.body = PADDOCK__V1__FRAME__BODY_TYRE_COMMAND,
      .handle = pdk_server_handle_tyre,
-     .needs = PDK_NEEDS_CHANGE},
+     .needs = PDK_NEEDS_CHANGE,
+     .input = true},
     {.body = PADDOCK__V1__FRAME__BODY_VEHICLE_RESET,
      .handle = pdk_server_handle_vehicle_reset,
      .needs = PDK_NEEDS_CHANGE},
     {.body = PADDOCK__V1__FRAME__BODY_DBW_MESSAGE,
      .handle = pdk_server_handle_dbw_message,
-     .needs = PDK_NEEDS_CHANGE},
+     .needs = PDK_NEEDS_CHANGE,
+     .input = true},
     {.body = PADDOCK__V1__FRAME__BODY_CONTROL_LEASE,
      .handle = pdk_server_handle_control_lease,
      .needs = PDK_NEEDS_CHANGE},

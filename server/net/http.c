@@ -51,6 +51,11 @@ typedef struct ws_conn {
     bool in_text;
     pdk_outq out;
     size_t in_flight; /* the last message, while libwebsockets still holds part of it */
+    /* Whole messages that arrived while the app held the connection
+     * (pdk_conn_hold), each a 4-byte length in host order and its bytes,
+     * delivered by ws_resume. Receive flow control stops libwebsockets'
+     * reads at the hold, so this is at most the rest of one read. */
+    pdk_buf kept;
     int close_status;
     char close_reason[124];
 } ws_conn;
@@ -265,12 +270,38 @@ static size_t ws_queued_bytes(const pdk_conn *base)
     return conn_queued((const ws_conn *)base);
 }
 
+/* The app's hold is over: the messages kept back first, in order, then
+ * libwebsockets reads again (unless one of them held it again). */
+static void ws_resume(pdk_conn *base)
+{
+    ws_conn *conn = (ws_conn *)base;
+    size_t off = 0;
+    while (conn->base.state == PDK_CONN_OPEN && !conn->base.held && off < conn->kept.len) {
+        uint32_t n;
+        memcpy(&n, conn->kept.data + off, sizeof n);
+        off += sizeof n;
+        pdk_conn_deliver(&conn->base, conn->kept.data + off, n);
+        off += n;
+    }
+    if (off > 0) {
+        memmove(conn->kept.data, conn->kept.data + off, conn->kept.len - off);
+        conn->kept.len -= off;
+    }
+    if (conn->kept.len == 0) {
+        pdk_buf_free(&conn->kept);
+    }
+    if (conn->base.state == PDK_CONN_OPEN) {
+        lws_rx_flow_control(conn->wsi, conn->base.held ? 0 : 1);
+    }
+}
+
 static const pdk_conn_ops ws_conn_ops = {
     .send = ws_send,
     .send_state = ws_send_state,
     .send_last_and_close = ws_send_last_and_close,
     .close = ws_close,
     .queued_bytes = ws_queued_bytes,
+    .resume = ws_resume,
 };
 
 /* ---- the message-level API ---------------------------------------------- */
@@ -409,6 +440,7 @@ static void conn_gone(ws_conn *conn)
     }
     pdk_outq_free(&conn->out);
     in_release(conn);
+    pdk_buf_free(&conn->kept);
     free(conn);
 }
 
@@ -433,7 +465,20 @@ static void conn_message(ws_conn *conn, bool text, const uint8_t *data, size_t l
         pdk_conn_fail(&conn->base, 0, PDK_ERR_PROTOCOL, msg);
         return;
     }
+    if (conn->base.held) {
+        uint32_t n = (uint32_t)len;
+        if (pdk_buf_append(&conn->kept, &n, sizeof n) != PDK_OK ||
+            pdk_buf_append(&conn->kept, data, len) != PDK_OK) {
+            conn_abort(conn, "out of memory keeping back a message of %zu bytes", len);
+        }
+        return;
+    }
     pdk_conn_deliver(&conn->base, data, len);
+    /* The app held the connection: libwebsockets reads no more of it
+     * until ws_resume lets it. */
+    if (conn->base.held && conn->base.state == PDK_CONN_OPEN) {
+        lws_rx_flow_control(conn->wsi, 0);
+    }
 }
 
 /* Refuses what a peer sent: an Error frame then close on Paddock's

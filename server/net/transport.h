@@ -99,8 +99,8 @@ void pdk_conn_close(pdk_conn *conn);
  * delivered and the transport stops reading (the peer's sends then wait in
  * the kernel's buffers and, once they fill, in the peer), until
  * pdk_conn_resume delivers what was kept back, in order, and reads again.
- * false when the connection is not open or its transport cannot hold (only
- * TCP holds today). */
+ * false when the connection is not open or its transport cannot hold (TCP
+ * and Paddock's WebSocket hold; local connections do not). */
 bool pdk_conn_hold(pdk_conn *conn);
 void pdk_conn_resume(pdk_conn *conn);
 bool pdk_conn_is_held(const pdk_conn *conn);

@@ -50,6 +50,8 @@ typedef enum rec_kind {
     REC_MARK_INTERRUPTED,
     /* ticks tick..value of a session lost (aux records), recording_gaps */
     REC_GAP,
+    REC_OWNER,      /* the owner's name in text[0] */
+    REC_JOIN_TOKEN, /* the token's SHA-256 in blob, its role in number */
 } rec_kind;
 
 typedef enum rec_state {
@@ -261,6 +263,19 @@ static pdk_error prepare_all(pdk_store *s, char *err, size_t err_len)
             return rc;
         }
     }
+    if (s->schema_version >= PDK_STORE_OWNERS_VERSION) {
+        pdk_error rc = prepare(s, "INSERT INTO session_owners(session_id, owner) VALUES (?1, ?2)",
+                               &s->st.insert_owner, err, err_len);
+        if (rc == PDK_OK) {
+            rc = prepare(s,
+                         "INSERT INTO join_tokens(token_sha256, session_id, role) VALUES (?1, ?2, "
+                         "?3)",
+                         &s->st.insert_join_token, err, err_len);
+        }
+        if (rc != PDK_OK) {
+            return rc;
+        }
+    }
     /* The grouped inserts (row_group): 2^g rows; an input row binds its
      * seq, kind and payload after the record's session and tick (?1, ?2),
      * a hash row its tick and hash after the session (?1). */
@@ -297,7 +312,8 @@ static void finalize_all(pdk_store *s)
                             &s->st.insert_session,  &s->st.end_session,
                             &s->st.insert_vehicle,  &s->st.remove_vehicle,
                             &s->st.insert_snapshot, &s->st.mark_interrupted,
-                            &s->st.insert_gap};
+                            &s->st.insert_gap,      &s->st.insert_owner,
+                            &s->st.insert_join_token};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;
@@ -900,6 +916,49 @@ pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint6
     return enqueue(store, r);
 }
 
+pdk_error pdk_store_record_owner(pdk_store *store, uint64_t session_id, const char *owner)
+{
+    if (!store || !owner || !owner[0]) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (!store->st.insert_owner) {
+        return PDK_ERR_DB; /* a schema before PDK_STORE_OWNERS_VERSION */
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    const char *texts[1] = {owner};
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_OWNER, texts, 1, NULL, 0, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_join_token(pdk_store *store, uint64_t session_id,
+                                      const uint8_t token_sha256[32], int role)
+{
+    if (!store || !token_sha256) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (!store->st.insert_join_token) {
+        return PDK_ERR_DB; /* a schema before PDK_STORE_OWNERS_VERSION */
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_JOIN_TOKEN, NULL, 0, token_sha256, 32, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->number = role;
+    return enqueue(store, r);
+}
+
 /* ---- The writer thread ---- */
 
 /* Steps a statement that returns no rows and resets it; on failure copies
@@ -1133,6 +1192,17 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
             r->reply->n_marked = (uint64_t)sqlite3_changes64(s->wdb);
         }
         return rc;
+    case REC_OWNER:
+        st = s->st.insert_owner;
+        bind_u64(st, 1, r->session_id);
+        bind_text(st, 2, r, 0);
+        return run(s->wdb, st, why, why_len);
+    case REC_JOIN_TOKEN:
+        st = s->st.insert_join_token;
+        sqlite3_bind_blob(st, 1, r->blob, (int)r->blob_len, SQLITE_STATIC);
+        bind_u64(st, 2, r->session_id);
+        sqlite3_bind_int(st, 3, r->number);
+        return run(s->wdb, st, why, why_len);
     }
     snprintf(why, why_len, "unknown record kind %d", (int)r->kind);
     return SQLITE_MISUSE;
@@ -1179,6 +1249,12 @@ static void describe(const pdk_store_record *r, char *out, size_t len)
     case REC_GAP:
         snprintf(out, len, "the lost ticks %llu..%llu of session %llu", tick,
                  (unsigned long long)r->value, sid);
+        return;
+    case REC_OWNER:
+        snprintf(out, len, "owner of session %llu", sid);
+        return;
+    case REC_JOIN_TOKEN:
+        snprintf(out, len, "join token for session %llu", sid);
         return;
     }
     snprintf(out, len, "record of unknown kind %d", (int)r->kind);

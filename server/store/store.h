@@ -15,6 +15,7 @@
 #ifndef PDK_STORE_H
 #define PDK_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -151,6 +152,16 @@ pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint6
                                     uint64_t hash, uint64_t layout, const void *blob,
                                     size_t blob_len);
 
+/* Who owns a recorded session and the join tokens given for it (migration
+ * 0004, docs/security.md "Identities and roles"): owner is an --auth key's
+ * name (1..63 bytes), never a key; a token is kept as its SHA-256 only.
+ * role is paddock.v1.Role's number. A second owner or a token already
+ * recorded is refused by SQLite like a duplicate input. Also
+ * PDK_ERR_INVALID_ARGUMENT for a NULL or empty owner or a NULL digest. */
+pdk_error pdk_store_record_owner(pdk_store *store, uint64_t session_id, const char *owner);
+pdk_error pdk_store_record_join_token(pdk_store *store, uint64_t session_id,
+                                      const uint8_t token_sha256[32], int role);
+
 /* Blocks until every record queued before the call is committed (or refused
  * and counted in failed). For tests, shutdown and offline runs; never on the
  * loop thread of a live server. PDK_ERR_INVALID_ARGUMENT when store is NULL;
@@ -269,6 +280,19 @@ pdk_error pdk_store_read_session(pdk_store *store, uint64_t session_id, pdk_stor
  * it. Accepts NULL and a zeroed info. */
 void pdk_store_session_info_free(pdk_store_session_info *info);
 
+/* Every recorded owner with its session's name, then every join token,
+ * each through its callback (strings valid during the call only). For the
+ * server's start, before it serves anyone. A token row whose digest is not
+ * 32 bytes or whose role is not 1..5 is PDK_ERR_DB naming it. Errors as the
+ * other reads; a callback's own error stops the read and is returned. */
+typedef pdk_error (*pdk_store_owner_fn)(void *ctx, uint64_t session_id, const char *owner,
+                                        const char *session_name);
+typedef pdk_error (*pdk_store_join_token_fn)(void *ctx, uint64_t session_id,
+                                             const uint8_t token_sha256[32], int role);
+pdk_error pdk_store_read_access(pdk_store *store, pdk_store_owner_fn owner_fn,
+                                pdk_store_join_token_fn token_fn, void *ctx, char *err,
+                                size_t err_len);
+
 /* One vehicle row; removed is 1 once a removal was recorded. */
 typedef struct pdk_store_vehicle_row {
     uint32_t vehicle_id;
@@ -367,6 +391,11 @@ typedef struct pdk_store_list_filter {
     int64_t started_after_unix_ms;  /* created at or after */
     int64_t started_before_unix_ms; /* created before */
     int interrupted_only;           /* only those marked interrupted */
+    /* NULL: every recording. Else only those it returns true for, counted
+     * and paged as the other filters are; called on the listing's thread
+     * with the recording's id and name, so ctx must be the call's alone. */
+    bool (*visible)(void *ctx, uint64_t session_id, const char *name);
+    void *visible_ctx;
 } pdk_store_list_filter;
 
 typedef struct pdk_store_recorded_vehicle {

@@ -35,6 +35,19 @@ static const char *const WHERE_SQL =
     " AND v.preset = ?3)) AND (?4 = 0 OR s.created_unix_ms >= ?4)"
     " AND (?5 = 0 OR s.created_unix_ms < ?5) AND (?6 = 0 OR s.interrupted = 1)";
 
+/* The filter's visibility callback as an SQL function, so that the count
+ * and the page's LIMIT and OFFSET see only what it lets through. */
+static const char *const VISIBLE_SQL = " AND paddock_visible(s.session_id, s.name)";
+
+static void sql_visible(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const pdk_store_list_filter *f = sqlite3_user_data(cx);
+    const char *name = (const char *)sqlite3_value_text(argv[1]);
+    uint64_t id = pdk_store_i64_to_u64(sqlite3_value_int64(argv[0]));
+    sqlite3_result_int(cx, f->visible(f->visible_ctx, id, name ? name : "") ? 1 : 0);
+}
+
 static pdk_error open_own(const pdk_store *s, int flags, sqlite3 **out, char *err, size_t err_len)
 {
     *out = NULL;
@@ -144,7 +157,14 @@ pdk_error pdk_store_list_recordings(pdk_store *store, const pdk_store_list_filte
         rc = db_fail(db, "listing recordings", err, err_len);
         goto done;
     }
-    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM sessions s%s", WHERE_SQL);
+    const char *visible_sql = filter->visible ? VISIBLE_SQL : "";
+    if (filter->visible &&
+        sqlite3_create_function(db, "paddock_visible", 2, SQLITE_UTF8, (void *)filter, sql_visible,
+                                NULL, NULL) != SQLITE_OK) {
+        rc = db_fail(db, "listing recordings", err, err_len);
+        goto done;
+    }
+    snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM sessions s%s%s", WHERE_SQL, visible_sql);
     if (sqlite3_prepare_v2(db, sql, -1, &cst, NULL) != SQLITE_OK) {
         rc = db_fail(db, "listing recordings", err, err_len);
         goto done;
@@ -160,8 +180,8 @@ pdk_error pdk_store_list_recordings(pdk_store *store, const pdk_store_list_filte
              "SELECT s.session_id, s.name, s.world_preset, s.build_id, s.timing, "
              "s.created_unix_ms, s.start_tick, " LAST_TICK_SQL ", s.dt_s, "
              "s.closed_unix_ms IS NOT NULL, s.interrupted, " SIZE_SQL
-             " FROM sessions s%s ORDER BY s.session_id LIMIT ?7 OFFSET ?8",
-             WHERE_SQL);
+             " FROM sessions s%s%s ORDER BY s.session_id LIMIT ?7 OFFSET ?8",
+             WHERE_SQL, visible_sql);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db,
                            "SELECT vehicle_id, preset FROM vehicles WHERE session_id = ?1 "
@@ -214,8 +234,11 @@ done:
 }
 
 /* Tables holding a session's rows, children first: every one but sessions
- * refers to sessions(session_id). */
+ * refers to sessions(session_id). The first OWNER_DELETES exist from
+ * PDK_STORE_OWNERS_VERSION on. */
 static const char *const DELETE_SQL[] = {
+    "DELETE FROM join_tokens WHERE session_id = ?1",
+    "DELETE FROM session_owners WHERE session_id = ?1",
     "DELETE FROM snapshots WHERE session_id = ?1",
     "DELETE FROM state_hashes WHERE session_id = ?1",
     "DELETE FROM inputs WHERE session_id = ?1",
@@ -223,9 +246,11 @@ static const char *const DELETE_SQL[] = {
     "DELETE FROM recording_gaps WHERE session_id = ?1",
     "DELETE FROM sessions WHERE session_id = ?1",
 };
+#define OWNER_DELETES 2
 
 /* Deletes on db, which holds no transaction; see pdk_store_delete_recording. */
-static pdk_error delete_on(sqlite3 *db, uint64_t session_id, char *err, size_t err_len)
+static pdk_error delete_on(const pdk_store *store, sqlite3 *db, uint64_t session_id, char *err,
+                           size_t err_len)
 {
     if (exec(db, "BEGIN IMMEDIATE") != SQLITE_OK)
         return db_fail(db, "deleting a recording", err, err_len);
@@ -252,7 +277,8 @@ static pdk_error delete_on(sqlite3 *db, uint64_t session_id, char *err, size_t e
         }
     }
     sqlite3_finalize(st);
-    for (size_t i = 0; rc == PDK_OK && i < sizeof DELETE_SQL / sizeof DELETE_SQL[0]; i++) {
+    size_t first = store->schema_version >= PDK_STORE_OWNERS_VERSION ? 0 : OWNER_DELETES;
+    for (size_t i = first; rc == PDK_OK && i < sizeof DELETE_SQL / sizeof DELETE_SQL[0]; i++) {
         st = NULL;
         if (sqlite3_prepare_v2(db, DELETE_SQL[i], -1, &st, NULL) != SQLITE_OK) {
             rc = db_fail(db, "deleting a recording", err, err_len);
@@ -296,7 +322,7 @@ pdk_error pdk_store_delete_recording(pdk_store *store, uint64_t session_id, char
     if (exec(db, "PRAGMA foreign_keys=ON") != SQLITE_OK)
         rc = db_fail(db, "deleting a recording", err, err_len);
     if (rc == PDK_OK)
-        rc = delete_on(db, session_id, err, err_len);
+        rc = delete_on(store, db, session_id, err, err_len);
     sqlite3_close(db);
     return rc;
 }

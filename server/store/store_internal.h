@@ -22,6 +22,11 @@ typedef struct pdk_store_record pdk_store_record;
  * rows (store.c row_group). */
 #define PDK_STORE_ROW_GROUPS 5
 
+/* The schema version from which a database holds session_owners and
+ * join_tokens (migration 0005). A store opened with an older migrations
+ * folder (tests, tools) records and deletes no owners. */
+#define PDK_STORE_OWNERS_VERSION 5
+
 /* Read-only connections (pdk_store.rdb). */
 #define PDK_STORE_READERS 2
 
@@ -41,6 +46,8 @@ typedef struct pdk_store_stmts {
     sqlite3_stmt *insert_snapshot;
     sqlite3_stmt *mark_interrupted;
     sqlite3_stmt *insert_gap;
+    sqlite3_stmt *insert_owner;
+    sqlite3_stmt *insert_join_token;
 } pdk_store_stmts;
 
 struct pdk_import_schema;

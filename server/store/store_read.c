@@ -1,6 +1,7 @@
 /* The store's synchronous read API on its read-only connections: session
  * count, one session, and a session's vehicles, inputs, state hashes and
- * keyframes, each value checked against its C type before it is handed out. */
+ * keyframes, and the owners and join tokens the server starts with, each
+ * value checked against its C type before it is handed out. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <limits.h>
@@ -556,6 +557,79 @@ pdk_error pdk_store_read_snapshot(pdk_store *store, uint64_t session_id, uint64_
             *blob = copy;
             *blob_len = len;
         }
+    }
+    end_read(&rd);
+    return rc;
+}
+
+pdk_error pdk_store_read_access(pdk_store *store, pdk_store_owner_fn owner_fn,
+                                pdk_store_join_token_fn token_fn, void *ctx, char *err,
+                                size_t err_len)
+{
+    pdk_store_errf(err, err_len, "%s", "");
+    if (!store || !owner_fn || !token_fn) {
+        pdk_store_errf(err, err_len, "pdk_store_read_access: %s is NULL",
+                       !store      ? "store"
+                       : !owner_fn ? "owner_fn"
+                                   : "token_fn");
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    reader rd;
+    pdk_error rc = begin_read(store,
+                              "SELECT o.session_id, o.owner, s.name FROM session_owners AS o "
+                              "JOIN sessions AS s USING (session_id) ORDER BY o.session_id",
+                              &rd, err, err_len);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    int row = 0;
+    while (rc == PDK_OK && (row = step(&rd)) == 1) {
+        uint64_t sid = 0;
+        size_t len = 0;
+        rc = col_u64(&rd, 0, &sid);
+        if (rc == PDK_OK) {
+            const char *owner = col_text(&rd, 1, &len);
+            rc = owner_fn(ctx, sid, owner, col_text(&rd, 2, &len));
+            if (rc != PDK_OK) {
+                rc = callback_stopped(&rd, rc, "session owners");
+            }
+        }
+    }
+    if (rc == PDK_OK && row < 0) {
+        rc = PDK_ERR_DB;
+    }
+    end_read(&rd);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    rc = begin_read(store, "SELECT token_sha256, session_id, role FROM join_tokens", &rd, err,
+                    err_len);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    while (rc == PDK_OK && (row = step(&rd)) == 1) {
+        uint64_t sid = 0;
+        int64_t role = 0;
+        rc = col_u64(&rd, 1, &sid);
+        if (rc == PDK_OK) {
+            rc = col_int(&rd, 2, 1, 5, &role);
+        }
+        if (rc == PDK_OK && (sqlite3_column_type(rd.st, 0) != SQLITE_BLOB ||
+                             sqlite3_column_bytes(rd.st, 0) != 32)) {
+            pdk_store_errf(err, err_len,
+                           "%s: a join token of session %llu is not a 32-byte SHA-256", store->path,
+                           (unsigned long long)sid);
+            rc = PDK_ERR_DB;
+        }
+        if (rc == PDK_OK) {
+            rc = token_fn(ctx, sid, sqlite3_column_blob(rd.st, 0), (int)role);
+            if (rc != PDK_OK) {
+                rc = callback_stopped(&rd, rc, "join tokens");
+            }
+        }
+    }
+    if (rc == PDK_OK && row < 0) {
+        rc = PDK_ERR_DB;
     }
     end_read(&rd);
     return rc;

@@ -5,7 +5,8 @@
  * wrong keys are refused and closed, session patterns and operators reach
  * what they should; and without --auth the server serves loopback only and
  * says so; with --auth, Foxglove's subprotocol (no Hello, so no key) is
- * refused. */
+ * refused. Owners and join tokens survive a restart; listings show an
+ * identity only what it reaches; a key's role binds its lease source. */
 #include <check.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -640,6 +641,293 @@ START_TEST(the_demo_is_nobodys)
 }
 END_TEST
 
+/* Whether a SessionList from c shows sid; *total gets the reply's total. */
+static bool session_listed(pdk_client *c, uint64_t sid, uint32_t *total)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    ck_assert_msg(call(c) == PDK_CLIENT_OK, "SessionList: %s", c->error);
+    *total = rep.body.session_list_reply.total;
+    for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
+        if (rep.body.session_list_reply.sessions[i].session_id == sid)
+            return true;
+    return false;
+}
+
+/* Whether a RecordingList from c, filtered to names holding name_part,
+ * shows sid; *total gets the reply's total. */
+static bool recording_listed(pdk_client *c, const char *name_part, uint64_t sid, uint32_t *total)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_recording_list_tag;
+    snprintf(req.body.recording_list.name_contains, sizeof(req.body.recording_list.name_contains),
+             "%s", name_part);
+    c->timeout_ms = 30000;
+    ck_assert_msg(call(c) == PDK_CLIENT_OK, "RecordingList: %s", c->error);
+    ck_assert_uint_eq(rep.which_body, paddock_v1_Frame_recording_list_reply_tag);
+    *total = rep.body.recording_list_reply.total;
+    for (pb_size_t i = 0; i < rep.body.recording_list_reply.recordings_count; i++)
+        if (rep.body.recording_list_reply.recordings[i].session_id == sid)
+            return true;
+    return false;
+}
+
+static void set_meta(uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_meta_request_tag;
+    req.body.session_meta_request.session_id = sid;
+}
+
+/* Issue 28's owners across a restart: alice records a session and shares
+ * it with a viewer token; after paddockd restarts on the same database she
+ * still verifies, exports, replays and reads the metadata of her
+ * recording, mallory is refused by name until she joins with the token,
+ * and the file holds alice's name and the token's digest but never the
+ * token. */
+START_TEST(owners_and_tokens_survive_a_restart)
+{
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    uint64_t sid = create(&alice, "alice-kept");
+    spawn(&alice, sid);
+    char token[64];
+    snprintf(token, sizeof(token), "%s", share(&alice, sid, paddock_v1_Role_ROLE_VIEWER));
+    sleep_ms(300);
+    set_close(sid);
+    ck_assert_int_eq(call(&alice), PDK_CLIENT_OK);
+    pdk_client_close(&alice);
+
+    char db[320];
+    snprintf(db, sizeof(db), "%s", srv.db);
+    ck_assert_int_eq(pdk_test_server_stop(&srv, log_text, sizeof(log_text)), 0);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 "sqlite3 %s 'SELECT owner FROM session_owners WHERE "
+                                 "session_id = %" PRIu64 "'",
+                                 db, sid),
+                     0);
+    ck_assert_str_eq(out, "alice\n");
+    char digest[65];
+    sha256_hex(token, digest);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 "sqlite3 %s 'SELECT lower(hex(token_sha256)), role FROM "
+                                 "join_tokens WHERE session_id = %" PRIu64 "'",
+                                 db, sid),
+                     0);
+    ck_assert_msg(strncmp(out, digest, 64) == 0 && strcmp(out + 64, "|5\n") == 0, "%s", out);
+    /* grep exits 1: no line of the database or its WAL holds the token. */
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "grep -c %s %s*", token, db), 1);
+
+    const char *extra[] = {"--auth", auth_path, NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, db, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not restart: %s", log_text);
+    pdk_test_read_log(&srv, log_text, sizeof(log_text));
+    ck_assert_msg(strstr(log_text, "1 recorded session owner and 1 join token read"), "%s",
+                  log_text);
+
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    alice.timeout_ms = 30000;
+    set_verify(sid);
+    ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "owner's verify after restart: %s", alice.error);
+    ck_assert(rep.body.verify_reply.match);
+    ck_assert_uint_gt(rep.body.verify_reply.hashes_checked, 0);
+    size_t bytes = 0;
+    set_export(sid);
+    ck_assert_msg(pdk_client_download(&alice, &req, count_bytes, &bytes, NULL, NULL, NULL) ==
+                      PDK_CLIENT_OK,
+                  "owner's export after restart: %s", alice.error);
+    ck_assert_uint_gt(bytes, 0);
+    set_meta(sid);
+    ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "owner's meta after restart: %s", alice.error);
+    ck_assert_uint_eq(rep.which_body, paddock_v1_Frame_session_meta_tag);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_replay_open_tag;
+    req.body.replay_open.session_id = sid;
+    req.body.replay_open.paused = true;
+    ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "owner's replay after restart: %s", alice.error);
+    ck_assert_uint_eq(rep.which_body, paddock_v1_Frame_session_created_tag);
+    uint32_t total = 0;
+    ck_assert(recording_listed(&alice, "alice-kept", sid, &total));
+
+    char sess[48];
+    snprintf(sess, sizeof(sess), "session %" PRIu64, sid);
+    connect_key(&mallory, KEY_MALLORY, false, NULL);
+    set_verify(sid);
+    expect_denied(&mallory, "stranger's verify after restart", "identity 'mallory' (driver)",
+                  "it belongs to 'alice'");
+    set_export(sid);
+    expect_denied(&mallory, "stranger's export after restart", "export_request", sess);
+    set_meta(sid);
+    expect_denied(&mallory, "stranger's meta after restart", "session_meta_request", sess);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_replay_open_tag;
+    req.body.replay_open.session_id = sid;
+    expect_denied(&mallory, "stranger's replay after restart", "replay_open", sess);
+    ck_assert(!recording_listed(&mallory, "alice-kept", sid, &total));
+    ck_assert_uint_eq(total, 0);
+    /* The token given before the restart still opens the recording. */
+    ck_assert_int_eq(join(&mallory, token), paddock_v1_Role_ROLE_VIEWER);
+    set_verify(sid);
+    mallory.timeout_ms = 30000;
+    ck_assert_msg(call(&mallory) == PDK_CLIENT_OK, "verify by an old token: %s", mallory.error);
+    ck_assert(rep.body.verify_reply.match);
+    ck_assert(recording_listed(&mallory, "alice-kept", sid, &total));
+}
+END_TEST
+
+/* Listings show an identity only what it reaches: its own sessions, those
+ * shared with its connection, those its patterns match, every one for an
+ * operator; SessionList and RecordingList alike, their totals counting
+ * only those; and StatsSubscribe names a session like any read. */
+START_TEST(listings_show_only_what_an_identity_reaches)
+{
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    connect_key(&mallory, KEY_MALLORY, false, NULL);
+    uint64_t a = create(&alice, "list-alice");
+    uint64_t m = create(&mallory, "list-mallory");
+    uint32_t total = 0;
+    ck_assert(session_listed(&alice, a, &total));
+    ck_assert(!session_listed(&alice, m, &total));
+    ck_assert_uint_eq(total, 1);
+    ck_assert(session_listed(&mallory, m, &total));
+    ck_assert(!session_listed(&mallory, a, &total));
+    ck_assert_uint_eq(total, 1);
+    ck_assert(recording_listed(&alice, "list-", a, &total));
+    ck_assert(!recording_listed(&alice, "list-", m, &total));
+    ck_assert_uint_eq(total, 1);
+
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_stats_subscribe_tag;
+    req.body.stats_subscribe.session_id = a;
+    char sess[48];
+    snprintf(sess, sizeof(sess), "session %" PRIu64, a);
+    expect_denied(&mallory, "stranger's stats", "may not send stats_subscribe", sess);
+
+    /* A viewer key sees nothing until a token shares a session with it. */
+    connect_key(&other, KEY_EVE, false, NULL);
+    ck_assert(!session_listed(&other, a, &total));
+    ck_assert_uint_eq(total, 0);
+    ck_assert(!recording_listed(&other, "list-", a, &total));
+    ck_assert_uint_eq(total, 0);
+    join(&other, share(&alice, a, paddock_v1_Role_ROLE_VIEWER));
+    ck_assert(session_listed(&other, a, &total));
+    ck_assert_uint_eq(total, 1);
+    ck_assert(recording_listed(&other, "list-", a, &total));
+    ck_assert_uint_eq(total, 1);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_stats_subscribe_tag;
+    req.body.stats_subscribe.session_id = a;
+    ck_assert_msg(call(&other) == PDK_CLIENT_OK, "shared stats: %s", other.error);
+    pdk_client_close(&other);
+
+    /* An operator sees both. */
+    connect_key(&other, KEY_OPS, false, NULL);
+    ck_assert(session_listed(&other, a, &total) && session_listed(&other, m, &total));
+    ck_assert_uint_eq(total, 2);
+    ck_assert(recording_listed(&other, "list-", a, &total));
+    ck_assert(recording_listed(&other, "list-", m, &total));
+    ck_assert_uint_eq(total, 2);
+}
+END_TEST
+
+/* A key's role binds its lease source: a driver takes no AUTONOMY lease
+ * and an autonomy stack no DRIVER one, neither by ControlLease nor by the
+ * commands that take a lease when it is free; an operator takes either. */
+START_TEST(a_keys_role_binds_its_lease_source)
+{
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    uint64_t sid = create(&alice, "robo-lease");
+    uint32_t vid = spawn(&alice, sid);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_control_lease_tag;
+    req.body.control_lease.session_id = sid;
+    req.body.control_lease.vehicle_id = vid;
+    req.body.control_lease.source = paddock_v1_ControlSource_CONTROL_SOURCE_AUTONOMY;
+    expect_denied(&alice, "driver takes AUTONOMY", "identity 'alice' has the role driver",
+                  "may not take the AUTONOMY lease");
+    req.body.control_lease.source = paddock_v1_ControlSource_CONTROL_SOURCE_DRIVER;
+    ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "driver takes DRIVER: %s", alice.error);
+    req.body.control_lease.release = true;
+    ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "driver releases DRIVER: %s", alice.error);
+
+    /* robo's pattern (robo-*) reaches the session with its autonomy role. */
+    connect_key(&mallory, KEY_ROBO, false, NULL);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_control_lease_tag;
+    req.body.control_lease.session_id = sid;
+    req.body.control_lease.vehicle_id = vid;
+    req.body.control_lease.source = paddock_v1_ControlSource_CONTROL_SOURCE_DRIVER;
+    expect_denied(&mallory, "autonomy takes DRIVER", "identity 'robo' has the role autonomy",
+                  "may not take the DRIVER lease");
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_dbw_command_tag;
+    req.body.dbw_command.session_id = sid;
+    req.body.dbw_command.vehicle_id = vid;
+    req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
+    req.body.dbw_command.throttle.throttle_pct = 10;
+    expect_denied(&mallory, "autonomy drives by DbwCommand", "has the role autonomy",
+                  "DRIVER lease");
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_control_lease_tag;
+    req.body.control_lease.session_id = sid;
+    req.body.control_lease.vehicle_id = vid;
+    req.body.control_lease.source = paddock_v1_ControlSource_CONTROL_SOURCE_AUTONOMY;
+    ck_assert_msg(call(&mallory) == PDK_CLIENT_OK, "autonomy takes AUTONOMY: %s", mallory.error);
+    req.body.control_lease.release = true;
+    ck_assert_msg(call(&mallory) == PDK_CLIENT_OK, "autonomy releases: %s", mallory.error);
+
+    connect_key(&other, KEY_OPS, false, NULL);
+    req.body.control_lease.release = false;
+    ck_assert_msg(call(&other) == PDK_CLIENT_OK, "operator takes AUTONOMY: %s", other.error);
+}
+END_TEST
+
+/* A database whose recorded join tokens cannot be read stops the start,
+ * exit status 1, naming what was wrong: the server never serves with half
+ * of its owners and tokens. */
+START_TEST(unreadable_recorded_tokens_stop_the_start)
+{
+    char dir[256];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    char keys[300];
+    snprintf(keys, sizeof(keys), "%s/keys.json", dir);
+    write_auth(keys);
+    const char *extra[] = {"--auth", keys, NULL};
+    ck_assert_int_eq(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)), 0);
+    char db[320];
+    snprintf(db, sizeof(db), "%s", srv.db);
+    ck_assert_int_eq(pdk_test_server_stop(&srv, log_text, sizeof(log_text)), 0);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 "sqlite3 %s \"INSERT INTO join_tokens VALUES (x'0102', 1, 5)\"",
+                                 db),
+                     0);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 PDK_PADDOCKD " --listen 127.0.0.1:0 --db %s --auth %s", db, keys),
+                     1);
+    ck_assert_msg(strstr(out, "paddockd: reading the recorded owners and join tokens: ") &&
+                      strstr(out, "a join token of session 1 is not a 32-byte SHA-256"),
+                  "%s", out);
+}
+END_TEST
+
+/* Without --auth every loopback client is the admin 'local': each lists
+ * every session and recording, as before identities. */
+START_TEST(without_auth_listings_show_everything)
+{
+    ck_assert_int_eq(pdk_test_server_start(&srv, NULL, NULL, log_text, sizeof(log_text)), 0);
+    ck_assert_int_eq(pdk_client_connect_as(&alice, srv.addr, 5000, "one", NULL), PDK_CLIENT_OK);
+    ck_assert_int_eq(pdk_client_connect_as(&mallory, srv.addr, 5000, "two", NULL), PDK_CLIENT_OK);
+    uint64_t a = create(&alice, "plain-one");
+    uint64_t m = create(&mallory, "plain-two");
+    uint32_t total = 0;
+    ck_assert(session_listed(&alice, m, &total) && session_listed(&mallory, a, &total));
+    ck_assert_uint_eq(total, 2);
+    ck_assert(recording_listed(&alice, "plain-", m, &total));
+    ck_assert(recording_listed(&mallory, "plain-", a, &total));
+    ck_assert_uint_eq(total, 2);
+    teardown();
+}
+END_TEST
+
 static Suite *auth_suite(void)
 {
     Suite *s = suite_create("integration_auth");
@@ -651,11 +939,16 @@ static Suite *auth_suite(void)
     tcase_add_test(tc, a_viewer_key_cannot_change_whatever_its_hello_says);
     tcase_add_test(tc, wrong_or_missing_keys_are_refused_and_closed);
     tcase_add_test(tc, operators_admins_and_patterns_reach_what_they_should);
+    tcase_add_test(tc, owners_and_tokens_survive_a_restart);
+    tcase_add_test(tc, listings_show_only_what_an_identity_reaches);
+    tcase_add_test(tc, a_keys_role_binds_its_lease_source);
     suite_add_tcase(s, tc);
     TCase *start = tcase_create("start");
     tcase_set_timeout(start, 60);
     tcase_add_test(start, start_up_checks);
     tcase_add_test(start, the_demo_is_nobodys);
+    tcase_add_test(start, without_auth_listings_show_everything);
+    tcase_add_test(start, unreadable_recorded_tokens_stop_the_start);
     suite_add_tcase(s, start);
     return s;
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 static char log_text[1 << 16];
@@ -36,12 +37,6 @@ static void start(pdk_test_server *srv)
 {
     ck_assert_msg(pdk_test_server_start(srv, NULL, NULL, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
 }
 
 /* Welcome and Pong: the wall clock within a second of the test's
@@ -109,7 +104,7 @@ START_TEST(welcome_and_pong_carry_both_clocks)
     double off_ms = 0, bound_ms = 0;
     ck_assert_int_eq(sscanf(off, "clock offset: %lf ms +- %lf ms", &off_ms, &bound_ms), 2);
     ck_assert_msg(fabs(off_ms) <= bound_ms + 1.0, "%s", out);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 
@@ -196,7 +191,7 @@ START_TEST(a_driver_command_shows_in_the_batch_after_its_tick)
     ck_assert_uint_eq(first_turned, ok_tick + 1);
     ck_assert_uint_eq(last_straight, ok_tick);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 
@@ -237,7 +232,7 @@ START_TEST(the_proxy_view_example_draws_a_moving_car)
     rc = pdk_test_sh(out, sizeof(out), PDK_PROXY_VIEW_EXAMPLE " --server %s --rate 7", srv.addr);
     ck_assert_int_eq(rc, 2);
     ck_assert_msg(strstr(out, "--rate must divide 120") != NULL, "%s", out);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 

@@ -21,6 +21,7 @@
 #include <pb_decode.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 #define SILENT_CONNS 1030 /* the figure: six more than the 1,024 slots */
@@ -34,22 +35,6 @@
 static char log_text[8 << 20]; /* hundreds of connections log a line each */
 static paddock_v1_Frame req, rep, reply;
 static uint8_t buf[1 << 16];
-
-static void start_with(pdk_test_server *srv, const char *const *extra)
-{
-    ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
-                  "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    /* The log's end: hundreds of connections each left a line in it. */
-    size_t n = strlen(log_text);
-    const char *tail = n > 2000 ? log_text + n - 2000 : log_text;
-    ck_assert_msg(rc == 0, "paddockd exited %d: ...%s", rc, tail);
-    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: ...%s", tail);
-}
 
 /* Room for n more descriptors than the test holds now: the server inherits
  * the limit, and both ends of 1,030 connections live in this machine. */
@@ -130,7 +115,7 @@ START_TEST(silent_connections_are_closed_at_the_hello_timeout)
     raise_fd_limit(2 * SILENT_CONNS + 256);
     pdk_test_server srv;
     const char *const extra[] = {"--hello-timeout", "1", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     static int fds[SILENT_CONNS];
     for (int i = 0; i < SILENT_CONNS; i++) {
         fds[i] = pdk_test_raw_connect(srv.port);
@@ -176,7 +161,7 @@ START_TEST(silent_connections_are_closed_at_the_hello_timeout)
     req.which_body = paddock_v1_Frame_session_list_tag;
     ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -187,7 +172,7 @@ START_TEST(clients_in_time_are_never_cut)
 {
     pdk_test_server srv;
     const char *const extra[] = {"--hello-timeout", "0.5", "--frame-timeout", "1", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     static pdk_client c;
     ck_assert_msg(pdk_client_connect(&c, srv.addr, 5000, NULL) == PDK_CLIENT_OK, "%s", c.error);
     usleep(1500 * 1000); /* three Hello timeouts */
@@ -208,7 +193,7 @@ START_TEST(clients_in_time_are_never_cut)
         ck_assert_uint_eq(rep.request_id, 100u + (unsigned)i);
     }
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -219,7 +204,7 @@ START_TEST(slow_frames_are_cut_at_the_frame_timeout)
 {
     pdk_test_server srv;
     const char *const extra[] = {"--frame-timeout", "1", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     static pdk_client c;
     ck_assert_msg(pdk_client_connect(&c, srv.addr, 5000, NULL) == PDK_CLIENT_OK, "%s", c.error);
     uint8_t partial[2 + 10] = {0xe8, 0x07}; /* varint 1000 */
@@ -246,7 +231,7 @@ START_TEST(slow_frames_are_cut_at_the_frame_timeout)
     /* The server goes on: a new client is answered. */
     ck_assert_msg(pdk_client_connect(&c, srv.addr, 5000, NULL) == PDK_CLIENT_OK, "%s", c.error);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -269,14 +254,14 @@ START_TEST(partial_frames_are_bounded_in_total)
     snprintf(opts, sizeof(opts), "%s%squarantine_size_mb=0", asan != NULL ? asan : "",
              asan != NULL && asan[0] != '\0' ? ":" : "");
     setenv("ASAN_OPTIONS", opts, 1);
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     if (asan_saved != NULL)
         setenv("ASAN_OPTIONS", asan_saved, 1);
     else
         unsetenv("ASAN_OPTIONS");
     free(asan_saved);
 #else
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
 #endif
     long rss0_kib = vm_rss_kib(srv.pid);
     size_t len = 3 + PARTIAL_FRAME_BYTES - 1;
@@ -329,7 +314,7 @@ START_TEST(partial_frames_are_bounded_in_total)
     pdk_client_close(&c);
     for (int i = 0; i < PARTIAL_CONNS; i++)
         close(fds[i]);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 

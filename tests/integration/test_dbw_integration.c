@@ -16,6 +16,7 @@
 
 #include "dbw_scenarios.h"
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 static char log_text[1 << 16];
@@ -32,18 +33,6 @@ static void start(pdk_test_server *srv)
 {
     ck_assert_msg(pdk_test_server_start(srv, NULL, NULL, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
-}
-
-static void connect_as(pdk_client *c, const pdk_test_server *srv, const char *name)
-{
-    ck_assert_int_eq(pdk_client_connect_as(c, srv->addr, 5000, name, NULL), PDK_CLIENT_OK);
 }
 
 static void connect_viewer(pdk_client *c, const pdk_test_server *srv)
@@ -317,7 +306,7 @@ START_TEST(report_cadences_on_the_wire)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    connect_as(&c, &srv, "cadence");
+    pdk_test_connect_ok(&c, &srv, "cadence", 5000);
     uint64_t sid = new_session(&c, "");
     uint32_t vid = new_vehicle(&c, sid, 0.0, paddock_v1_Gear_GEAR_PARK);
     ck_assert_uint_eq(dbw_subscribe(&c, sid, vid, NULL, 0), 120);
@@ -369,7 +358,7 @@ START_TEST(report_cadences_on_the_wire)
     }
     fflush(stdout);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -383,7 +372,7 @@ START_TEST(a_command_stream_that_stops)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    connect_as(&c, &srv, "stack");
+    pdk_test_connect_ok(&c, &srv, "stack", 5000);
     uint64_t sid = new_session(&c, "");
     uint32_t vid = new_vehicle(&c, sid, 10.0, paddock_v1_Gear_GEAR_DRIVE);
     const paddock_v1_DbwReportKind kinds[] = {paddock_v1_DbwReportKind_DBW_REPORT_SYSTEM,
@@ -486,7 +475,7 @@ START_TEST(a_command_stream_that_stops)
     ck_assert(armed);
     ck_assert_msg(comms_loss_src, "the brake's cmd_src never read COMMS_LOSS");
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -501,7 +490,7 @@ START_TEST(the_watchdog_trips_twelve_steps_after_the_last_command)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c;
-    connect_as(&c, &srv, "stack");
+    pdk_test_connect_ok(&c, &srv, "stack", 5000);
     uint64_t sid = new_session(&c, "");
     uint32_t vid = new_vehicle(&c, sid, 0.0, paddock_v1_Gear_GEAR_DRIVE);
     const paddock_v1_DbwReportKind kinds[] = {paddock_v1_DbwReportKind_DBW_REPORT_THROTTLE};
@@ -566,7 +555,7 @@ START_TEST(the_watchdog_trips_twelve_steps_after_the_last_command)
     ck_assert_uint_eq(first_timeout, shown);
     ck_assert_uint_eq(last_quiet, shown - 2);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -629,8 +618,8 @@ START_TEST(leases_between_clients)
     pdk_test_server srv;
     start(&srv);
     static pdk_client a, b, d, v;
-    connect_as(&a, &srv, "stack");
-    connect_as(&b, &srv, "second-stack");
+    pdk_test_connect_ok(&a, &srv, "stack", 5000);
+    pdk_test_connect_ok(&b, &srv, "second-stack", 5000);
     uint64_t sid = new_session(&a, "");
     uint32_t vid = new_vehicle(&a, sid, 0.0, paddock_v1_Gear_GEAR_PARK);
 
@@ -728,7 +717,7 @@ START_TEST(leases_between_clients)
     ck_assert_int_eq(seen, paddock_v1_ControlSource_CONTROL_SOURCE_AUTONOMY);
 
     /* A driver's first command takes the DRIVER lease: the stack hears it. */
-    connect_as(&d, &srv, "wheel");
+    pdk_test_connect_ok(&d, &srv, "wheel", 5000);
     driver_request(sid, vid);
     ck_assert_int_eq(pdk_client_call(&d, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
     paddock_v1_ControlEvent ev = wait_control_event(&a);
@@ -788,7 +777,7 @@ START_TEST(leases_between_clients)
     ck_assert(sub_ended && lease_ended);
     pdk_client_close(&a);
     pdk_client_close(&b);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -799,24 +788,24 @@ START_TEST(dbw_subscriptions_are_bounded)
     pdk_test_server srv;
     start(&srv);
     static pdk_client c[9];
-    connect_as(&c[0], &srv, "owner");
+    pdk_test_connect_ok(&c[0], &srv, "owner", 5000);
     uint64_t sid = new_session(&c[0], "");
     uint32_t vid = new_vehicle(&c[0], sid, 0.0, paddock_v1_Gear_GEAR_PARK);
     const paddock_v1_DbwReportKind gear = paddock_v1_DbwReportKind_DBW_REPORT_GEAR;
     for (int i = 0; i < 8; i++) {
         if (i > 0)
-            connect_as(&c[i], &srv, "many");
+            pdk_test_connect_ok(&c[i], &srv, "many", 5000);
         for (int k = 0; k < 32; k++)
             ck_assert_uint_eq(dbw_subscribe(&c[i], sid, vid, &gear, 1), 10);
     }
     dbw_subscribe_request(sid, vid, &gear, 1);
     expect_refusal(&c[0], paddock_v1_ErrorCode_CAPACITY, "already holds 32 subscriptions", NULL);
-    connect_as(&c[8], &srv, "one-too-many");
+    pdk_test_connect_ok(&c[8], &srv, "one-too-many", 5000);
     dbw_subscribe_request(sid, vid, &gear, 1);
     expect_refusal(&c[8], paddock_v1_ErrorCode_CAPACITY, "too many DBW subscriptions", NULL);
     for (int i = 0; i < 9; i++)
         pdk_client_close(&c[i]);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -918,7 +907,7 @@ static int scn_batch(const pdk_test_server *srv, int first, int n)
     for (int i = 0; i < n; i++) {
         scn_run *r = &scn_runs[i];
         r->sc = &pdk_dbw_scenarios[first + i];
-        connect_as(&scn_client[i], srv, r->sc->name);
+        pdk_test_connect_ok(&scn_client[i], srv, r->sc->name, 5000);
         /* A small world: a session per scenario. */
         r->sid = new_session(&scn_client[i], "maxVehicles=2");
     }
@@ -1020,7 +1009,7 @@ START_TEST(dbw_scenarios_in_real_time)
         int n = pdk_dbw_n_scenarios - first < SCN_BATCH ? pdk_dbw_n_scenarios - first : SCN_BATCH;
         failed += scn_batch(&srv, first, n);
     }
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
     ck_assert_msg(failed == 0, "%d of %d scenarios failed (listed above)", failed,
                   pdk_dbw_n_scenarios);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 /* The issue's long recording: one verify of it takes a good part of a
@@ -33,31 +34,6 @@
 
 static char log_text[1 << 20];
 static paddock_v1_Frame req, rep, got;
-
-static void start_with(pdk_test_server *srv, const char *const *extra)
-{
-    ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
-                  "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
-}
-
-static void connect_as(pdk_client *c, const pdk_test_server *srv, const char *name)
-{
-    ck_assert_msg(pdk_client_connect_as(c, srv->addr, 30000, name, NULL) == PDK_CLIENT_OK, "%s",
-                  c->error);
-}
-
-static void call_ok(pdk_client *c, const char *what)
-{
-    ck_assert_msg(pdk_client_call(c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s: %s", what,
-                  c->error);
-}
 
 static paddock_v1_SessionControl *control_req(uint64_t sid, pb_size_t tag)
 {
@@ -76,7 +52,7 @@ static uint64_t long_recording(pdk_client *c, uint64_t ticks)
     req.which_body = paddock_v1_Frame_session_create_tag;
     req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
     strcpy(req.body.session_create.name, "long");
-    call_ok(c, "SessionCreate");
+    pdk_test_call_ok(c, &req, &rep, "SessionCreate");
     uint64_t sid = rep.body.session_created.session.session_id;
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
@@ -84,21 +60,21 @@ static uint64_t long_recording(pdk_client *c, uint64_t ticks)
     strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
     req.body.vehicle_spawn.speed_mps = 10.0;
     req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
-    call_ok(c, "VehicleSpawn");
+    pdk_test_call_ok(c, &req, &rep, "VehicleSpawn");
     paddock_v1_SessionControl *m = control_req(sid, paddock_v1_SessionControl_take_step_lease_tag);
     m->action.take_step_lease.deadline_ms = 60000;
-    call_ok(c, "take_step_lease");
+    pdk_test_call_ok(c, &req, &rep, "take_step_lease");
     control_req(sid, paddock_v1_SessionControl_run_to_tick_tag)->action.run_to_tick = ticks;
     double t0 = pdk_test_now_s();
     int timeout_ms = c->timeout_ms;
     c->timeout_ms = 120000;
-    call_ok(c, "run_to_tick");
+    pdk_test_call_ok(c, &req, &rep, "run_to_tick");
     c->timeout_ms = timeout_ms;
     printf("fair: %" PRIu64 " ticks of one car recorded in %.2f s\n", ticks, pdk_test_now_s() - t0);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_close_tag;
     req.body.session_close.session_id = sid;
-    call_ok(c, "SessionClose");
+    pdk_test_call_ok(c, &req, &rep, "SessionClose");
     return sid;
 }
 
@@ -109,13 +85,13 @@ static uint64_t watched_session(pdk_client *c)
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.name, "watched");
     req.body.session_create.no_record = true;
-    call_ok(c, "SessionCreate");
+    pdk_test_call_ok(c, &req, &rep, "SessionCreate");
     uint64_t sid = rep.body.session_created.session.session_id;
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
     req.body.vehicle_spawn.session_id = sid;
     strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
-    call_ok(c, "VehicleSpawn");
+    pdk_test_call_ok(c, &req, &rep, "VehicleSpawn");
     return sid;
 }
 
@@ -123,7 +99,7 @@ static paddock_v1_SessionInfo session_info(pdk_client *c, uint64_t sid)
 {
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_list_tag;
-    call_ok(c, "SessionList");
+    pdk_test_call_ok(c, &req, &rep, "SessionList");
     for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
         if (rep.body.session_list_reply.sessions[i].session_id == sid)
             return rep.body.session_list_reply.sessions[i];
@@ -143,7 +119,7 @@ static double meta_s(pdk_client *c, uint64_t sid)
 {
     fill_meta(sid);
     double t0 = pdk_test_now_s();
-    call_ok(c, "SessionMetaRequest");
+    pdk_test_call_ok(c, &req, &rep, "SessionMetaRequest");
     ck_assert_int_eq(rep.which_body, paddock_v1_Frame_session_meta_tag);
     return pdk_test_now_s() - t0;
 }
@@ -184,12 +160,12 @@ START_TEST(queued_jobs_per_connection_are_bounded)
 {
     pdk_test_server srv;
     const char *const extra[] = {"--max-queued-jobs", "4", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     pdk_client a;
-    connect_as(&a, &srv, "recorder");
+    pdk_test_connect_ok(&a, &srv, "recorder", 30000);
     uint64_t sid = long_recording(&a, LONG_TICKS);
     pdk_client f;
-    connect_as(&f, &srv, "flooder");
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
     uint64_t first = pipeline_verifies(&f, sid, 10);
     unsigned verified = 0, busy = 0;
     double end = pdk_test_now_s() + 120.0;
@@ -223,11 +199,11 @@ START_TEST(queued_jobs_per_connection_are_bounded)
     req.which_body = paddock_v1_Frame_verify_request_tag;
     req.body.verify_request.session_id = sid;
     f.timeout_ms = 120000;
-    call_ok(&f, "VerifyRequest after the others were answered");
+    pdk_test_call_ok(&f, &req, &rep, "VerifyRequest after the others were answered");
     ck_assert_int_eq(rep.which_body, paddock_v1_Frame_verify_reply_tag);
     pdk_client_close(&f);
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -241,9 +217,9 @@ START_TEST(verify_flood_leaves_others_answered_and_is_cancelled)
 {
     pdk_test_server srv;
     const char *const extra[] = {"--max-queued-jobs", "256", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     pdk_client a;
-    connect_as(&a, &srv, "recorder");
+    pdk_test_connect_ok(&a, &srv, "recorder", 30000);
     uint64_t sid = long_recording(&a, LONG_TICKS);
     double solo_s = meta_s(&a, sid);
 
@@ -253,7 +229,7 @@ START_TEST(verify_flood_leaves_others_answered_and_is_cancelled)
     double t0 = pdk_test_now_s();
 
     pdk_client f;
-    connect_as(&f, &srv, "flooder");
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
     (void)pipeline_verifies(&f, sid, FLOOD_VERIFIES);
     pdk_test_sleep_ms(300); /* the flood is read and its first verify runs */
     double worst_s = 0.0;
@@ -294,7 +270,7 @@ START_TEST(verify_flood_leaves_others_answered_and_is_cancelled)
     ck_assert_msg(after_s < 5.0, "a SessionMeta took %.3f s after the flooder left", after_s);
 
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -305,13 +281,13 @@ END_TEST
 START_TEST(steps_are_bounded_by_max_fast_ticks)
 {
     pdk_test_server srv;
-    start_with(&srv, NULL);
+    pdk_test_start_ok(&srv, NULL, log_text, sizeof(log_text));
     pdk_client a;
-    connect_as(&a, &srv, "stepper");
+    pdk_test_connect_ok(&a, &srv, "stepper", 30000);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.name, "realtime");
-    call_ok(&a, "SessionCreate");
+    pdk_test_call_ok(&a, &req, &rep, "SessionCreate");
     uint64_t sid = rep.body.session_created.session.session_id;
     control_req(sid, paddock_v1_SessionControl_step_tag)->action.step = 1000000;
     ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
@@ -320,15 +296,15 @@ START_TEST(steps_are_bounded_by_max_fast_ticks)
                       strstr(a.error, "--max-fast-ticks"),
                   "%s", a.error);
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 
     const char *const extra[] = {"--max-fast-ticks", "600", NULL};
-    start_with(&srv, extra);
-    connect_as(&a, &srv, "stepper");
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
+    pdk_test_connect_ok(&a, &srv, "stepper", 30000);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.name, "realtime");
-    call_ok(&a, "SessionCreate");
+    pdk_test_call_ok(&a, &req, &rep, "SessionCreate");
     sid = rep.body.session_created.session.session_id;
     control_req(sid, paddock_v1_SessionControl_step_tag)->action.step = 601;
     ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
@@ -337,7 +313,7 @@ START_TEST(steps_are_bounded_by_max_fast_ticks)
                       strstr(a.error, "--max-fast-ticks"),
                   "%s", a.error);
     control_req(sid, paddock_v1_SessionControl_step_tag)->action.step = 600;
-    call_ok(&a, "step 600");
+    pdk_test_call_ok(&a, &req, &rep, "step 600");
     uint64_t tick = rep.body.session_control_reply.tick;
     control_req(sid, paddock_v1_SessionControl_run_to_tick_tag)->action.run_to_tick = tick + 601;
     ck_assert_int_eq(pdk_client_call(&a, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
@@ -345,10 +321,10 @@ START_TEST(steps_are_bounded_by_max_fast_ticks)
     ck_assert_msg(strstr(a.error, "to 600 ticks after it") && strstr(a.error, "--max-fast-ticks"),
                   "%s", a.error);
     control_req(sid, paddock_v1_SessionControl_run_to_tick_tag)->action.run_to_tick = tick + 600;
-    call_ok(&a, "run_to_tick 600 ahead");
+    pdk_test_call_ok(&a, &req, &rep, "run_to_tick 600 ahead");
     ck_assert_uint_eq(rep.body.session_control_reply.tick, tick + 600);
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -359,9 +335,9 @@ START_TEST(sigterm_stops_at_once_with_10000_requests_queued)
 {
     pdk_test_server srv;
     const char *const extra[] = {"--max-queued-jobs", "20000", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     pdk_client a;
-    connect_as(&a, &srv, "recorder");
+    pdk_test_connect_ok(&a, &srv, "recorder", 30000);
     uint64_t sid = long_recording(&a, LONG_TICKS);
     uint64_t first = 0;
     for (unsigned i = 0; i < QUEUED_METAS; i++) {

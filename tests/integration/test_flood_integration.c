@@ -3,7 +3,9 @@
  * session with one car is watched. The flooder's connection is held after
  * --max-spawns-per-tick spawns a tick (its further frames wait unread), so
  * all its replies still arrive, in order, and the watched session keeps its
- * ticks. Figures are printed; the assertions are generous bounds. */
+ * ticks. The same for a client pipelining DbwCommands past
+ * --max-inputs-per-tick. Figures are printed; the assertions are generous
+ * bounds. */
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -16,35 +18,11 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 static char log_text[1 << 20];
 static paddock_v1_Frame req, rep, got;
-
-static void start_with(pdk_test_server *srv, const char *const *extra)
-{
-    ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
-                  "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
-}
-
-static void connect_as(pdk_client *c, const pdk_test_server *srv, const char *name)
-{
-    ck_assert_msg(pdk_client_connect_as(c, srv->addr, 30000, name, NULL) == PDK_CLIENT_OK, "%s",
-                  c->error);
-}
-
-static void call_ok(pdk_client *c, const char *what)
-{
-    ck_assert_msg(pdk_client_call(c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s: %s", what,
-                  c->error);
-}
 
 static uint64_t new_session(pdk_client *c, const char *name, const char *world_overrides)
 {
@@ -52,7 +30,7 @@ static uint64_t new_session(pdk_client *c, const char *name, const char *world_o
     req.which_body = paddock_v1_Frame_session_create_tag;
     strcpy(req.body.session_create.name, name);
     strcpy(req.body.session_create.world_overrides, world_overrides);
-    call_ok(c, "SessionCreate");
+    pdk_test_call_ok(c, &req, &rep, "SessionCreate");
     ck_assert_int_eq(rep.which_body, paddock_v1_Frame_session_created_tag);
     return rep.body.session_created.session.session_id;
 }
@@ -73,7 +51,7 @@ static paddock_v1_SessionInfo watched_info(pdk_client *c, uint64_t sid)
 {
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_list_tag;
-    call_ok(c, "SessionList");
+    pdk_test_call_ok(c, &req, &rep, "SessionList");
     for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
         if (rep.body.session_list_reply.sessions[i].session_id == sid)
             return rep.body.session_list_reply.sessions[i];
@@ -126,17 +104,17 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
         budget = NULL;
     const char *const extra[] = {budget ? "--max-spawns-per-tick" : NULL, budget, NULL};
     pdk_test_server srv;
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     pdk_client w, f;
-    connect_as(&w, &srv, "watcher");
-    connect_as(&f, &srv, "flooder");
+    pdk_test_connect_ok(&w, &srv, "watcher", 30000);
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
     /* The flood's session first: a world of 4096 places takes a while to
      * make, and the watched session's lateness figures count from its
      * start. */
     uint64_t sid = new_session(&f, "flood", "maxVehicles=4096");
     uint64_t watched = new_session(&w, "watched", "");
     fill_spawn(watched, 0);
-    call_ok(&w, "VehicleSpawn");
+    pdk_test_call_ok(&w, &req, &rep, "VehicleSpawn");
     usleep(300 * 1000);
 
     paddock_v1_SessionInfo a = watched_info(&w, watched);
@@ -161,7 +139,7 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
     ck_assert_uint_eq(b.vehicle_count, 1);
     pdk_client_close(&f);
     pdk_client_close(&w);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -173,10 +151,10 @@ START_TEST(budget_holds_the_connection_and_keeps_replies_in_order)
 {
     pdk_test_server srv;
     const char *const extra[] = {"--max-spawns-per-tick", "1", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     pdk_client f, o;
-    connect_as(&f, &srv, "flooder");
-    connect_as(&o, &srv, "other");
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
+    pdk_test_connect_ok(&o, &srv, "other", 30000);
     uint64_t sid = new_session(&f, "flood", "maxVehicles=4096");
     double took_s = flood(&f, sid, 120);
     printf("budget: 120 spawns at --max-spawns-per-tick 1 answered in order in %.2f s\n", took_s);
@@ -184,29 +162,138 @@ START_TEST(budget_holds_the_connection_and_keeps_replies_in_order)
     /* The held connection reads again: a SessionList after the flood. */
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_list_tag;
-    call_ok(&f, "SessionList");
+    pdk_test_call_ok(&f, &req, &rep, "SessionList");
     ck_assert_int_eq(rep.which_body, paddock_v1_Frame_session_list_reply_tag);
     paddock_v1_SessionInfo info = watched_info(&o, sid);
     ck_assert_uint_eq(info.vehicle_count, 120);
     pdk_client_close(&o);
     pdk_client_close(&f);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
 /* --max-spawns-per-tick takes a whole number 1..4096; anything else stops
  * paddockd at start, the message naming the flag and the value. */
-START_TEST(max_spawns_per_tick_refuses_bad_values)
+/* Each of the n values in bad stops paddockd at start (exit status 2),
+ * the message naming flag, the value and the range. */
+static void refuses_bad_values(const char *flag, const char *const *bad, size_t n,
+                               const char *range)
 {
     static char out[4096];
-    const char *const bad[] = {"0", "4097", "many", "1.5"};
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        ck_assert_int_eq(
-            pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " --max-spawns-per-tick %s", bad[i]), 2);
-        ck_assert_msg(strstr(out, "--max-spawns-per-tick: '") && strstr(out, bad[i]) &&
-                          strstr(out, "1..4096"),
-                      "%s", out);
+    char says[64];
+    snprintf(says, sizeof(says), "%s: '", flag);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " %s %s", flag, bad[i]), 2);
+        ck_assert_msg(strstr(out, says) && strstr(out, bad[i]) && strstr(out, range), "%s", out);
     }
+}
+
+START_TEST(max_spawns_per_tick_refuses_bad_values)
+{
+    const char *const bad[] = {"0", "4097", "many", "1.5"};
+    refuses_bad_values("--max-spawns-per-tick", bad, sizeof(bad) / sizeof(bad[0]), "1..4096");
+}
+END_TEST
+
+/* Pipelines n DbwCommands to vehicle vid of sid on f without reading,
+ * then reads every reply: each an Ok, in the order sent. Returns the
+ * seconds from the first send to the last reply. */
+static double input_flood(pdk_client *f, uint64_t sid, uint32_t vid, unsigned n)
+{
+    double t0 = pdk_test_now_s();
+    uint64_t first = 0;
+    for (unsigned i = 0; i < n; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_dbw_command_tag;
+        req.body.dbw_command.session_id = sid;
+        req.body.dbw_command.vehicle_id = vid;
+        req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
+        req.body.dbw_command.throttle.throttle_pct = (double)(i % 50);
+        ck_assert_msg(pdk_client_send(f, &req) == PDK_CLIENT_OK, "input %u: %s", i, f->error);
+        if (i == 0)
+            first = req.request_id;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        ck_assert_msg(pdk_client_recv(f, &got, 30000) == PDK_CLIENT_OK, "reply %u of %u: %s", i, n,
+                      f->error);
+        ck_assert_msg(got.which_body == paddock_v1_Frame_ok_tag, "reply %u: body %d (%s)", i,
+                      (int)got.which_body,
+                      got.which_body == paddock_v1_Frame_error_tag ? got.body.error.message : "");
+        ck_assert_uint_eq(got.request_id, first + i);
+    }
+    return pdk_test_now_s() - t0;
+}
+
+/* Issue 28's input budget: a client pipelining far more DbwCommands than
+ * --max-inputs-per-tick (64 by default) is held a tick at a time, every
+ * one of them is answered Ok, in order, and another session keeps 120 Hz
+ * meanwhile. */
+START_TEST(input_flood_leaves_another_session_at_120hz)
+{
+    unsigned n =
+        getenv("FLOOD_INPUTS") ? (unsigned)strtoul(getenv("FLOOD_INPUTS"), NULL, 10) : 6000;
+    const char *budget = getenv("FLOOD_INPUT_BUDGET");
+    if (budget && !*budget)
+        budget = NULL;
+    const char *const extra[] = {budget ? "--max-inputs-per-tick" : NULL, budget, NULL};
+    pdk_test_server srv;
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
+    pdk_client w, f;
+    pdk_test_connect_ok(&w, &srv, "watcher", 30000);
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
+    uint64_t sid = new_session(&f, "inputs", "");
+    fill_spawn(sid, 0);
+    pdk_test_call_ok(&f, &req, &rep, "VehicleSpawn");
+    uint32_t vid = rep.body.vehicle_spawned.vehicle_id;
+    uint64_t watched = new_session(&w, "watched", "");
+    fill_spawn(watched, 0);
+    pdk_test_call_ok(&w, &req, &rep, "VehicleSpawn");
+    usleep(300 * 1000);
+
+    paddock_v1_SessionInfo a = watched_info(&w, watched);
+    double t0 = pdk_test_now_s();
+    double took_s = input_flood(&f, sid, vid, n);
+    paddock_v1_SessionInfo b = watched_info(&w, watched);
+    double window_s = pdk_test_now_s() - t0;
+    double rate_hz = (double)(b.tick - a.tick) / window_s;
+    printf("input flood: %u DbwCommands answered Ok in order in %.2f s (%.0f a second, %.1f a "
+           "tick); the watched session ran %.1f ticks/s over %.2f s, %" PRIu64
+           " deadlines skipped, lateness p99 %.3f ms (since it began)\n",
+           n, took_s, n / took_s, n / took_s / 120.0, rate_hz, window_s,
+           b.skipped_ticks - a.skipped_ticks, b.lateness_p99_ms);
+    ck_assert_msg(rate_hz > 100.0, "the watched session ran %.1f ticks/s", rate_hz);
+    pdk_client_close(&f);
+    pdk_client_close(&w);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
+}
+END_TEST
+
+/* The input budget holds the connection: at 4 inputs a tick, 480 cannot be
+ * answered in much under a second; all are, in order, and the connection
+ * reads again after. --max-inputs-per-tick takes a whole number 1..65536
+ * only. */
+START_TEST(input_budget_holds_the_connection)
+{
+    pdk_test_server srv;
+    const char *const extra[] = {"--max-inputs-per-tick", "4", NULL};
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
+    pdk_client f;
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
+    uint64_t sid = new_session(&f, "inputs", "");
+    fill_spawn(sid, 0);
+    pdk_test_call_ok(&f, &req, &rep, "VehicleSpawn");
+    double took_s = input_flood(&f, sid, rep.body.vehicle_spawned.vehicle_id, 480);
+    printf("input budget: 480 DbwCommands at --max-inputs-per-tick 4 answered in order in %.2f "
+           "s\n",
+           took_s);
+    ck_assert_msg(took_s > 0.8, "480 inputs at four a tick were answered in %.3f s", took_s);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    pdk_test_call_ok(&f, &req, &rep, "SessionList");
+    pdk_client_close(&f);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
+    const char *const bad[] = {"0", "65537", "many"};
+    refuses_bad_values("--max-inputs-per-tick", bad, sizeof(bad) / sizeof(bad[0]), "1..65536");
 }
 END_TEST
 
@@ -218,6 +305,8 @@ static Suite *flood_suite(void)
     tcase_add_test(tc, spawn_flood_leaves_another_session_at_120hz);
     tcase_add_test(tc, budget_holds_the_connection_and_keeps_replies_in_order);
     tcase_add_test(tc, max_spawns_per_tick_refuses_bad_values);
+    tcase_add_test(tc, input_flood_leaves_another_session_at_120hz);
+    tcase_add_test(tc, input_budget_holds_the_connection);
     suite_add_tcase(s, tc);
     return s;
 }

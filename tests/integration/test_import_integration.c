@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 #define CLI PDK_PADDOCK " --server %s "
@@ -36,17 +37,6 @@ static void start(pdk_test_server *srv, const char *const *extra)
     ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
     unsetenv("TMPDIR");
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-}
-
-static void connect_as(pdk_client *c, const pdk_test_server *srv, const char *name)
-{
-    ck_assert_int_eq(pdk_client_connect_as(c, srv->addr, 10000, name, NULL), PDK_CLIENT_OK);
 }
 
 /* Entries in the server's temporary folder: its uploads in progress. */
@@ -219,7 +209,7 @@ START_TEST(crafted_files_are_refused_and_the_export_imports)
     pdk_test_server srv;
     start(&srv, NULL);
     static pdk_client a;
-    connect_as(&a, &srv, "recorder");
+    pdk_test_connect_ok(&a, &srv, "recorder", 10000);
     uint64_t sid = new_session(&a, "exported");
     uint64_t live = new_session(&a, "bystander");
     usleep(300 * 1000);
@@ -234,7 +224,7 @@ START_TEST(crafted_files_are_refused_and_the_export_imports)
     uint64_t live_tick = session_info(&a, live).tick;
 
     static pdk_client up;
-    connect_as(&up, &srv, "stranger");
+    pdk_test_connect_ok(&up, &srv, "stranger", 10000);
     for (size_t i = 0; i < sizeof(crafted_files) / sizeof(crafted_files[0]); i++) {
         const crafted *t = &crafted_files[i];
         char bad[400];
@@ -305,7 +295,7 @@ START_TEST(crafted_files_are_refused_and_the_export_imports)
     ck_assert_uint_eq(ri.state_hash, final_hash);
     pdk_client_close(&up);
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 
@@ -320,8 +310,8 @@ START_TEST(upload_space_is_capped_across_connections)
     pdk_test_server srv;
     start(&srv, extra);
     static pdk_client a, b;
-    connect_as(&a, &srv, "holder");
-    connect_as(&b, &srv, "latecomer");
+    pdk_test_connect_ok(&a, &srv, "holder", 10000);
+    pdk_test_connect_ok(&b, &srv, "latecomer", 10000);
     uint64_t sid = new_session(&a, "small");
     usleep(200 * 1000);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "close --session %" PRIu64, srv.addr, sid),
@@ -384,7 +374,7 @@ START_TEST(upload_space_is_capped_across_connections)
     }
     ck_assert_int_eq(temp_entries(), 0);
     pdk_client_close(&b);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 #define CLI PDK_PADDOCK " --server %s "
@@ -42,13 +43,6 @@ static void start(pdk_test_server *srv)
 {
     ck_assert_msg(pdk_test_server_start(srv, NULL, NULL, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
 }
 
 static paddock_v1_Frame req, rep;
@@ -179,7 +173,7 @@ START_TEST(cli_end_to_end)
                      0);
     ck_assert_msg(strstr(out, "NOT_FOUND") != NULL && strstr(out, "does not exist") != NULL,
                   "second close: %s", out);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 
     char sql[256];
     snprintf(sql, sizeof(sql),
@@ -205,7 +199,7 @@ START_TEST(cli_end_to_end)
     ck_assert_int_eq(sql_int(srv.db, sql), 3);
     snprintf(sql, sizeof(sql), "SELECT count(*) FROM state_hashes WHERE session_id=%ld", session);
     ck_assert_int_gt(sql_int(srv.db, sql), 5);
-    ck_assert_int_eq(sql_int(srv.db, "SELECT max(version) FROM schema_migrations"), 4);
+    ck_assert_int_eq(sql_int(srv.db, "SELECT max(version) FROM schema_migrations"), 5);
 }
 END_TEST
 
@@ -307,7 +301,7 @@ START_TEST(bad_peers_do_not_disturb_others)
     ck_assert_int_ge(state_batches, 10);
     ck_assert_uint_gt(session_tick(&a, sid), tick0);
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -376,7 +370,7 @@ START_TEST(request_errors_are_named)
     expect_refusal(&c, paddock_v1_ErrorCode_PROTOCOL, "welcome");
 
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -401,7 +395,7 @@ START_TEST(realtime_session_follows_the_clock)
     ck_assert_uint_le(k1 - k0, (uint64_t)(elapsed * 120.0) + 2);
     ck_assert_uint_gt(k1, k0);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -528,7 +522,7 @@ START_TEST(newer_database_is_refused)
 {
     pdk_test_server srv;
     start(&srv);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
     char db[400];
     snprintf(db, sizeof(db), "%s", srv.db);
     sqlite3 *h = NULL;
@@ -572,7 +566,7 @@ START_TEST(server_limits_are_enforced)
     req.which_body = paddock_v1_Frame_session_create_tag;
     expect_refusal(&c, paddock_v1_ErrorCode_CAPACITY, "maximum of 2 sessions");
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -620,7 +614,7 @@ START_TEST(command_line)
                                  srv.addr, dir),
                      1);
     ck_assert_msg(strstr(out, "cannot listen on") != NULL, "%s", out);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
     /* A database path that cannot be created. */
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
                                  PDK_PADDOCKD " --listen 127.0.0.1:0 --db /proc/paddock/x.db "
@@ -676,7 +670,7 @@ START_TEST(demo_drives)
      * squat of pulling away. */
     ck_assert_msg(fabs(z - 0.55) < 0.02, "demo car: %s", out);
     ck_assert_msg(speed_kmh > 3.0 && x > 0.5, "demo car: %s", out);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -720,7 +714,7 @@ START_TEST(large_servers_page_and_refuse_clearly)
                                  srv.addr, big),
                      0);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -749,7 +743,7 @@ START_TEST(fast_sessions_stop_at_the_limit)
     strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
     expect_refusal(&c, paddock_v1_ErrorCode_CLOSED, "paused");
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -802,7 +796,7 @@ START_TEST(subscriptions_are_bounded_and_tell)
     }
     ck_assert_msg(told, "no pushed error for the oversized batch");
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -823,7 +817,7 @@ START_TEST(text_fields_are_checked)
     ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_ESERVER);
     ck_assert_msg(strstr(c.error, "control character") != NULL, "%s", c.error);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -849,7 +843,7 @@ START_TEST(realtime_resumes_after_a_stall)
     ck_assert_int_eq(pdk_client_call(&c, &req, &rep, NULL, NULL), PDK_CLIENT_OK);
     ck_assert_uint_gt(rep.body.session_list_reply.sessions[0].skipped_ticks, 60);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -898,7 +892,7 @@ START_TEST(half_close_still_gets_replies)
         }
     }
     ck_assert(spawned);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -966,7 +960,7 @@ START_TEST(four_wheel_over_the_network)
     /* Past it, back at the sports car's ride height (0.45 m). */
     ck_assert_msg(fabs(last_z - 0.45) < 0.01, "z %g m", last_z);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -1075,7 +1069,7 @@ START_TEST(state_fields_over_the_network)
         pdk_client_close(&subs[m]);
     }
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -1209,7 +1203,7 @@ START_TEST(tyre_commands_over_the_network)
     ck_assert_msg(fabs(after.roll_rad - before.roll_rad) < 1e-3, "roll %g rad after replace",
                   after.roll_rad);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 
     /* Recorded as inputs of kind 4 (a TyreCommand body): the puncture and
      * the replacement, not the refusals. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 #define CLI PDK_PADDOCK " --server %s "
@@ -28,12 +29,6 @@ static void start(pdk_test_server *srv, const char *db, const char *const *extra
 {
     ck_assert_msg(pdk_test_server_start(srv, db, extra, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
 }
 
 static uint64_t new_session(pdk_client *c, const char *name, const char *world)
@@ -285,7 +280,7 @@ START_TEST(recordings_survive_a_restart_and_delete)
     r = list(&c, NULL, 0, 0);
     ck_assert_uint_eq(r->total, 0);
     pdk_client_close(&c);
-    stop_clean(&again);
+    pdk_test_stop_ok(&again, log_text, sizeof(log_text), false);
     pdk_test_read_log(&again, log_text, sizeof(log_text));
 }
 END_TEST
@@ -326,7 +321,7 @@ START_TEST(retention_deletes_finished_recordings_only)
     ck_assert_uint_eq(r->total, 1);
     ck_assert_uint_eq(r->recordings[0].session_id, live);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
     /* live was closed by the stop, so it is finished now; a week's age
      * limit keeps it, and a byte limit it fits keeps it too. */
     pdk_test_server again;
@@ -336,7 +331,7 @@ START_TEST(retention_deletes_finished_recordings_only)
     r = list(&c, NULL, 0, 0);
     ck_assert_uint_eq(r->total, 1);
     pdk_client_close(&c);
-    stop_clean(&again);
+    pdk_test_stop_ok(&again, log_text, sizeof(log_text), false);
     ck_assert_msg(strstr(log_text, "retention deleted") == NULL, "%s", log_text);
     /* A bad option is refused by name. */
     const char *const bad[] = {"--retain-bytes", "12X", NULL};
@@ -404,7 +399,7 @@ START_TEST(pages_are_cut_to_one_frame)
     ck_assert_msg(strstr(c.error, "recording at offset 12 does not fit one frame of 1024 bytes"),
                   "%s", c.error);
     pdk_client_close(&c);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 #define CLI PDK_PADDOCK " --server %s "
@@ -34,18 +35,6 @@ static void start_on(pdk_test_server *srv, const char *db)
 {
     ck_assert_msg(pdk_test_server_start(srv, db, NULL, log_text, sizeof(log_text)) == 0,
                   "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
-}
-
-static void connect_as(pdk_client *c, const pdk_test_server *srv, const char *name)
-{
-    ck_assert_int_eq(pdk_client_connect_as(c, srv->addr, 10000, name, NULL), PDK_CLIENT_OK);
 }
 
 static int64_t sql_int(const char *db_path, const char *sql)
@@ -227,9 +216,9 @@ START_TEST(lockstep_lease)
     pdk_test_server srv;
     start_on(&srv, NULL);
     static pdk_client a, b, watcher;
-    connect_as(&a, &srv, "rig-a");
-    connect_as(&b, &srv, "rig-b");
-    connect_as(&watcher, &srv, "watcher");
+    pdk_test_connect_ok(&a, &srv, "rig-a", 10000);
+    pdk_test_connect_ok(&b, &srv, "rig-b", 10000);
+    pdk_test_connect_ok(&watcher, &srv, "watcher", 10000);
 
     uint64_t l1 = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP, "lock-1");
     /* A lockstep session nobody steps applies inputs at once. */
@@ -327,7 +316,7 @@ START_TEST(lockstep_lease)
 
     /* Two lockstep sessions, one stepper each, advance independently. */
     static pdk_client c;
-    connect_as(&c, &srv, "rig-c");
+    pdk_test_connect_ok(&c, &srv, "rig-c", 10000);
     uint64_t l2 = create_session(&b, paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP, "lock-2");
     uint64_t l3 = create_session(&c, paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP, "lock-3");
     spawn(&b, l2, 10.0);
@@ -438,7 +427,7 @@ START_TEST(lockstep_lease)
     pdk_client_close(&b);
     pdk_client_close(&c);
     pdk_client_close(&watcher);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -449,7 +438,7 @@ START_TEST(session_control)
     pdk_test_server srv;
     start_on(&srv, NULL);
     static pdk_client a;
-    connect_as(&a, &srv, "ctl");
+    pdk_test_connect_ok(&a, &srv, "ctl", 10000);
     uint64_t sid = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_REALTIME, "ctl");
     uint32_t vid = spawn(&a, sid, 0.0);
     ck_assert_int_eq(
@@ -509,7 +498,7 @@ START_TEST(session_control)
     ck_assert_uint_le(info.tick, locked + 45);
     ck_assert_uint_eq(info.skipped_ticks, 0);
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -632,7 +621,7 @@ START_TEST(recordings_round_trip)
     pdk_test_server srv;
     start_on(&srv, NULL);
     static pdk_client a;
-    connect_as(&a, &srv, "driver");
+    pdk_test_connect_ok(&a, &srv, "driver", 10000);
     uint64_t sid = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_REALTIME, "recorded");
     static speed_log live;
     memset(&live, 0, sizeof(live));
@@ -691,7 +680,7 @@ START_TEST(recordings_round_trip)
 
     /* Uploads out of order are refused and dropped; a file that is not an
      * export is refused when it is complete. */
-    connect_as(&a, &srv, "uploader");
+    pdk_test_connect_ok(&a, &srv, "uploader", 10000);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_import_chunk_tag;
     memcpy(req.body.import_chunk.data.bytes, "garbage", 7);
@@ -723,7 +712,7 @@ START_TEST(recordings_round_trip)
                   "%s", out);
     uint64_t fork_id = strtoull(out, NULL, 10);
     ck_assert_int_gt(fork_id, imported);
-    connect_as(&a, &srv, "fork-driver");
+    pdk_test_connect_ok(&a, &srv, "fork-driver", 10000);
     paddock_v1_SessionInfo info;
     session_info(&a, fork_id, &info);
     ck_assert_uint_ge(info.tick, 60);
@@ -786,7 +775,7 @@ START_TEST(recordings_round_trip)
     ck_assert_msg(strstr(out, id_key) != NULL, "%s", out);
 
     /* The offline verify prints the same. */
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
                                  PDK_PADDOCKD " verify --db %s --migrations %s/migrations %" PRIu64,
                                  srv.db, PDK_SOURCE_DIR, imported),
@@ -901,7 +890,7 @@ START_TEST(replay_reproduces_live_state)
     pdk_test_server srv;
     start_on(&srv, NULL);
     static pdk_client a, r;
-    connect_as(&a, &srv, "live");
+    pdk_test_connect_ok(&a, &srv, "live", 10000);
     uint64_t sid = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_REALTIME, "to-replay");
     static frames live, replayed;
     memset(&live, 0, sizeof(live));
@@ -921,7 +910,7 @@ START_TEST(replay_reproduces_live_state)
     uint64_t last = rep.body.ok.tick;
 
     /* Open it paused, subscribe, then play at four times real time. */
-    connect_as(&r, &srv, "replayer");
+    pdk_test_connect_ok(&r, &srv, "replayer", 10000);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_replay_open_tag;
     req.body.replay_open.session_id = sid;
@@ -1016,7 +1005,7 @@ START_TEST(replay_reproduces_live_state)
     ck_assert_msg(strstr(out, "TICK") != NULL, "%s", out);
     pdk_client_close(&a);
     pdk_client_close(&r);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -1030,7 +1019,7 @@ START_TEST(vehicle_reset_replays)
     pdk_test_server srv;
     start_on(&srv, NULL);
     static pdk_client a;
-    connect_as(&a, &srv, "resetter");
+    pdk_test_connect_ok(&a, &srv, "resetter", 10000);
     uint64_t sid = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_REALTIME, "reset");
     static frames live;
     memset(&live, 0, sizeof(live));
@@ -1095,7 +1084,7 @@ START_TEST(vehicle_reset_replays)
 
     /* The replay's frames are the live ones. */
     static pdk_client r;
-    connect_as(&r, &srv, "replayer");
+    pdk_test_connect_ok(&r, &srv, "replayer", 10000);
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_replay_open_tag;
     req.body.replay_open.session_id = sid;
@@ -1112,7 +1101,7 @@ START_TEST(vehicle_reset_replays)
     drain(&r, 1000, keep_frame, &replayed);
     ck_assert_int_gt(compare_frames(&live, &replayed), 20);
     pdk_client_close(&r);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -1148,7 +1137,7 @@ START_TEST(replay_waits_for_its_recording)
     pdk_test_server srv;
     start_on(&srv, NULL);
     static pdk_client a;
-    connect_as(&a, &srv, "live");
+    pdk_test_connect_ok(&a, &srv, "live", 10000);
     uint64_t sid = create_session(&a, paddock_v1_TimingMode_TIMING_MODE_REALTIME, "locked-close");
     uint32_t vid = spawn(&a, sid, 3.0);
     dbw(&a, sid, vid, 30, 0, NULL, NULL);
@@ -1185,7 +1174,7 @@ START_TEST(replay_waits_for_its_recording)
                   st.replay_end_tick, last, waited_s);
     ck_assert_double_ge(waited_s, 0.2); /* it waited for the lock to go */
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }
 END_TEST
 
@@ -1262,7 +1251,7 @@ START_TEST(kill_nine)
     for (int round = 0; round <= kills; round++) {
         pdk_test_server srv;
         start_on(&srv, db);
-        connect_as(&c, &srv, "kill-test");
+        pdk_test_connect_ok(&c, &srv, "kill-test", 10000);
         int recorded = 0;
         for (int i = 0; i < n_running; i++) {
             char sql[200];
@@ -1315,7 +1304,7 @@ START_TEST(kill_nine)
         c.timeout_ms = 10000;
         if (round == kills) {
             pdk_client_close(&c);
-            stop_clean(&srv);
+            pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
             break;
         }
         static streamer s;

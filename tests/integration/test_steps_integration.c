@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 static char log_text[1 << 20];
@@ -27,15 +28,12 @@ static void start_with(pdk_test_server *srv, const char *db, const char *const *
 
 static void stop_clean(pdk_test_server *srv)
 {
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-    ck_assert_msg(strstr(log_text, "stopped cleanly") != NULL, "no clean stop: %s", log_text);
+    pdk_test_stop_ok(srv, log_text, sizeof(log_text), true);
 }
 
 static void call_ok(pdk_client *c, const char *what)
 {
-    ck_assert_msg(pdk_client_call(c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s: %s", what,
-                  c->error);
+    pdk_test_call_ok(c, &req, &rep, what);
 }
 
 static paddock_v1_SessionInfo session_info(pdk_client *c, uint64_t sid)

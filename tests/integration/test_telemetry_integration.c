@@ -12,27 +12,11 @@
 #include <time.h>
 
 #include "harness.h"
+#include "harness_check.h"
 #include "paddock_client.h"
 
 static char log_text[1 << 16];
 static paddock_v1_Frame req, rep, push;
-
-static void start_with(pdk_test_server *srv, const char *const *extra)
-{
-    ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log_text, sizeof(log_text)) == 0,
-                  "paddockd did not start: %s", log_text);
-}
-
-static void stop_clean(pdk_test_server *srv)
-{
-    int rc = pdk_test_server_stop(srv, log_text, sizeof(log_text));
-    ck_assert_msg(rc == 0, "paddockd exited %d: %s", rc, log_text);
-}
-
-static void connect_as(pdk_client *c, const pdk_test_server *srv, const char *name)
-{
-    ck_assert_int_eq(pdk_client_connect_as(c, srv->addr, 10000, name, NULL), PDK_CLIENT_OK);
-}
 
 static void connect_viewer(pdk_client *c, const pdk_test_server *srv)
 {
@@ -245,9 +229,9 @@ static const double *live_row(const live_log *l, uint64_t tick, uint32_t vid)
 START_TEST(live_values_are_the_recordings)
 {
     pdk_test_server srv;
-    start_with(&srv, NULL);
+    pdk_test_start_ok(&srv, NULL, log_text, sizeof(log_text));
     static pdk_client a;
-    connect_as(&a, &srv, "driver");
+    pdk_test_connect_ok(&a, &srv, "driver", 10000);
     uint64_t sid = new_session(&a, "");
     uint32_t cars[3];
     cars[0] = new_vehicle(&a, sid, 0.0, 0.0, 8.0);
@@ -438,7 +422,7 @@ START_TEST(live_values_are_the_recordings)
     ck_assert_uint_ge(matched, 300);
     pdk_client_close(&v);
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 
@@ -449,9 +433,9 @@ START_TEST(refusals_name_what_was_wrong)
 {
     pdk_test_server srv;
     const char *extra[] = {"--max-frame", "2048", NULL};
-    start_with(&srv, extra);
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
     static pdk_client a;
-    connect_as(&a, &srv, "asker");
+    pdk_test_connect_ok(&a, &srv, "asker", 10000);
     uint64_t sid = new_session(&a, "maxVehicles=4");
     uint32_t car = new_vehicle(&a, sid, 0.0, 0.0, 5.0);
 
@@ -485,7 +469,7 @@ START_TEST(refusals_name_what_was_wrong)
 
     /* Eight channels of forty moving cars: about 3 KB a batch against the
      * 2 KB frame limit, while the schema reply stays well under it. */
-    connect_as(&a, &srv, "greedy");
+    pdk_test_connect_ok(&a, &srv, "greedy", 10000);
     uint64_t big = new_session(&a, "maxVehicles=64");
     for (int i = 0; i < 40; i++)
         new_vehicle(&a, big, 10.0 * i, 5.0 * i, 5.0 + i);
@@ -505,7 +489,7 @@ START_TEST(refusals_name_what_was_wrong)
     }
     ck_assert_msg(told, "no pushed error for the oversized batch");
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 
@@ -515,9 +499,9 @@ END_TEST
 START_TEST(cli_prints_rows_that_round_trip)
 {
     pdk_test_server srv;
-    start_with(&srv, NULL);
+    pdk_test_start_ok(&srv, NULL, log_text, sizeof(log_text));
     static pdk_client a;
-    connect_as(&a, &srv, "cli-test");
+    pdk_test_connect_ok(&a, &srv, "cli-test", 10000);
     uint64_t sid = new_session(&a, "");
     uint32_t car = new_vehicle(&a, sid, 0.0, 0.0, 11.0);
     uint32_t other = new_vehicle(&a, sid, 0.0, 30.0, 4.0);
@@ -607,7 +591,7 @@ START_TEST(cli_prints_rows_that_round_trip)
     ck_assert_msg(strstr(out, "UNKNOWN_KEY") && strstr(out, "\"Nope\" is not a channel"), "%s",
                   out);
     pdk_client_close(&a);
-    stop_clean(&srv);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
 }
 END_TEST
 

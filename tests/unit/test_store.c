@@ -290,11 +290,11 @@ START_TEST(test_fresh_open_applies_initial)
 {
     const char *path = tmp_path("deep/er/paddock.db"); /* the folders do not exist yet */
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 4);
+    ck_assert_int_eq(pdk_store_schema_version(s), 5);
     pdk_store_close(s);
 
-    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 4);
-    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 4);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 5);
+    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 5);
     ck_assert_int_eq(
         file_int(path, "SELECT COUNT(*) FROM schema_migrations WHERE name = 'initial'"), 1);
     ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations WHERE name = 'replay'"),
@@ -321,9 +321,9 @@ START_TEST(test_reopen_applies_nothing)
     pdk_store_close(open_ok(path, MIGRATIONS));
     int64_t applied = file_int(path, "SELECT MAX(applied_unix_ms) FROM schema_migrations");
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 4);
+    ck_assert_int_eq(pdk_store_schema_version(s), 5);
     pdk_store_close(s);
-    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 4);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 5);
     ck_assert_int_eq(file_int(path, "SELECT MAX(applied_unix_ms) FROM schema_migrations"), applied);
 }
 END_TEST
@@ -363,7 +363,7 @@ START_TEST(test_newer_database_refused)
     ck_assert_ptr_null(s);
     char want[PDK_STORE_ERR_LEN];
     snprintf(want, sizeof want,
-             "%s: database schema version 9999 is newer than this binary knows (4); "
+             "%s: database schema version 9999 is newer than this binary knows (5); "
              "use a newer paddockd",
              path);
     ck_assert_str_eq(err, want);
@@ -1196,6 +1196,104 @@ START_TEST(test_inputs_between_ticks)
 }
 END_TEST
 
+/* What pdk_store_read_access hands out, for test_owners_and_tokens. */
+typedef struct access_seen {
+    int owners, tokens;
+    uint64_t owner_session;
+    char owner[64], session_name[64];
+    uint8_t digest[32];
+    int role;
+} access_seen;
+
+static pdk_error seen_owner(void *ctx, uint64_t session_id, const char *owner,
+                            const char *session_name)
+{
+    access_seen *a = ctx;
+    a->owners++;
+    a->owner_session = session_id;
+    snprintf(a->owner, sizeof a->owner, "%s", owner);
+    snprintf(a->session_name, sizeof a->session_name, "%s", session_name);
+    return PDK_OK;
+}
+
+static pdk_error seen_token(void *ctx, uint64_t session_id, const uint8_t token_sha256[32],
+                            int role)
+{
+    access_seen *a = ctx;
+    (void)session_id;
+    a->tokens++;
+    memcpy(a->digest, token_sha256, 32);
+    a->role = role;
+    return PDK_OK;
+}
+
+/* Migration 0005: an owner and a join token's digest go in through the
+ * writer and come back with the session's name; a second owner is refused
+ * like a duplicate input; a token row that is not a digest or a role is
+ * refused by name at the read; deleting the recording deletes both; a
+ * store on a schema before 0005 records no owner. */
+START_TEST(test_owners_and_tokens)
+{
+    const char *path = tmp_path("paddock.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    pdk_store_session def = session_def(1, "owned");
+    ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
+    uint8_t digest[32];
+    for (int i = 0; i < 32; i++)
+        digest[i] = (uint8_t)(i * 7 + 1);
+    ck_assert_int_eq(pdk_store_record_owner(s, 1, "alice"), PDK_OK);
+    ck_assert_int_eq(pdk_store_record_join_token(s, 1, digest, 5), PDK_OK);
+    ck_assert_int_eq(pdk_store_record_owner(s, 1, "mallory"), PDK_OK); /* refused by SQLite */
+    ck_assert_int_eq(pdk_store_record_owner(s, 1, ""), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_join_token(s, 1, NULL, 5), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_session_end(s, 1, 10, 99, 1700000001000), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    pdk_store_stats st;
+    pdk_store_stats_get(s, &st);
+    ck_assert_uint_eq(st.failed, 1);
+
+    access_seen a = {0};
+    char err[PDK_STORE_ERR_LEN];
+    ck_assert_int_eq(pdk_store_read_access(s, seen_owner, seen_token, &a, err, sizeof err), PDK_OK);
+    ck_assert_int_eq(a.owners, 1);
+    ck_assert_uint_eq(a.owner_session, 1);
+    ck_assert_str_eq(a.owner, "alice");
+    ck_assert_str_eq(a.session_name, "owned");
+    ck_assert_int_eq(a.tokens, 1);
+    ck_assert_int_eq(memcmp(a.digest, digest, 32), 0);
+    ck_assert_int_eq(a.role, 5);
+    ck_assert_int_eq(pdk_store_read_access(s, NULL, seen_token, &a, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err, "owner_fn is NULL"), "%s", err);
+
+    sqlite3 *db = raw_open(path);
+    raw_exec(db, "INSERT INTO join_tokens VALUES (x'0102', 1, 5)");
+    sqlite3_close(db);
+    ck_assert_int_eq(pdk_store_read_access(s, seen_owner, seen_token, &a, err, sizeof err),
+                     PDK_ERR_DB);
+    ck_assert_msg(strstr(err, "a join token of session 1 is not a 32-byte SHA-256"), "%s", err);
+    db = raw_open(path);
+    raw_exec(db, "UPDATE join_tokens SET token_sha256 = randomblob(32), role = 9 "
+                 "WHERE length(token_sha256) = 2");
+    sqlite3_close(db);
+    ck_assert_int_eq(pdk_store_read_access(s, seen_owner, seen_token, &a, err, sizeof err),
+                     PDK_ERR_DB);
+    ck_assert_msg(strstr(err, "role = 9 is out of range [1, 5]"), "%s", err);
+
+    ck_assert_int_eq(pdk_store_delete_recording(s, 1, err, sizeof err), PDK_OK);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM session_owners"), 0);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM join_tokens"), 0);
+    pdk_store_close(s);
+
+    /* Before migration 0005 there is nowhere to put an owner. */
+    const char *dir = migrations_copy("mig");
+    pdk_store *old = open_ok(tmp_path("old.db"), dir);
+    ck_assert_int_eq(pdk_store_record_owner(old, 1, "alice"), PDK_ERR_DB);
+    ck_assert_int_eq(pdk_store_record_join_token(old, 1, digest, 5), PDK_ERR_DB);
+    pdk_store_close(old);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
@@ -1231,6 +1329,7 @@ static Suite *store_suite(void)
     tcase_add_test(rec, test_invalid_arguments);
     tcase_add_test(rec, test_read_errors);
     tcase_add_test(rec, test_inputs_between_ticks);
+    tcase_add_test(rec, test_owners_and_tokens);
     suite_add_tcase(s, rec);
     return s;
 }

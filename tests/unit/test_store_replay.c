@@ -383,7 +383,7 @@ START_TEST(test_migration_keeps_0001_rows)
     sqlite3_close(db);
 
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 4);
+    ck_assert_int_eq(pdk_store_schema_version(s), 5);
     pdk_store_session_info info = read_info(s, 1);
     ck_assert_str_eq(info.session.name, "before replay");
     ck_assert_uint_eq(info.session.start_tick, 0);
@@ -887,7 +887,7 @@ START_TEST(test_export_import_round_trip)
     ck_assert_int_eq(file_int(file, "SELECT original_session_id FROM paddock_export"), 2);
     ck_assert_int_gt(file_int(file, "SELECT exported_unix_ms FROM paddock_export"), 1600000000000);
     ck_assert_int_eq(file_int(file, "SELECT length(exported_by_build) > 0 FROM paddock_export"), 1);
-    ck_assert_int_eq(file_int(file, "SELECT MAX(version) FROM schema_migrations"), 4);
+    ck_assert_int_eq(file_int(file, "SELECT MAX(version) FROM schema_migrations"), 5);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM sessions"), 1);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM build"), 1);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM state_hashes WHERE session_id <> 2"), 0);
@@ -988,7 +988,7 @@ START_TEST(test_export_errors)
     copy_file(MIGRATIONS "/0001_initial.sql", mfile);
     const char *file2 = tmp_path("old.paddock");
     ck_assert_int_eq(pdk_store_export_session(s, 1, file2, old_dir, err, sizeof err), PDK_ERR_DB);
-    ck_assert_msg(strstr(err, "version 1") && strstr(err, "version 4"), "%s", err);
+    ck_assert_msg(strstr(err, "version 1") && strstr(err, "version 5"), "%s", err);
     ck_assert(!exists(file2));
     ck_assert_int_eq(pdk_store_export_session(s, 1, file2, tmp_path("nope"), err, sizeof err),
                      PDK_ERR_IO);
@@ -1061,7 +1061,7 @@ START_TEST(test_import_errors)
     copy_file(good, newer);
     file_exec(newer, "INSERT INTO schema_migrations(version, name, applied_unix_ms) "
                      "VALUES (9999, 'future', 0)");
-    const char *too_new[] = {"9999", "(4)"};
+    const char *too_new[] = {"9999", "(5)"};
     import_fails(s, path, newer, PDK_ERR_DB_TOO_NEW, too_new, 2);
 
     const char *fmt2 = tmp_path("format2.paddock");
@@ -1155,7 +1155,7 @@ START_TEST(test_import_foreign_schema)
          {"index \"extra\" is not in Paddock's schema", NULL}},
         {"DELETE FROM schema_migrations WHERE version = 2",
          PDK_ERR_PARSE,
-         {"versions 1..4 in 3 rows", "without gaps"}},
+         {"versions 1..5 in 4 rows", "without gaps"}},
         {"DROP TABLE schema_migrations",
          PDK_ERR_PARSE,
          {"not a Paddock session export", "no schema_migrations table"}},
@@ -1197,10 +1197,10 @@ START_TEST(test_import_foreign_schema)
     /* The reference itself, made from a folder. */
     pdk_import_schema *ref = NULL;
     ck_assert_int_eq(pdk_import_schema_make(MIGRATIONS, &ref, err, sizeof err), PDK_OK);
-    ck_assert_int_eq(pdk_import_schema_newest(ref), 4);
+    ck_assert_int_eq(pdk_import_schema_newest(ref), 5);
     pdk_import_facts facts;
     ck_assert_int_eq(pdk_import_check(ref, good, &facts, err, sizeof err), PDK_OK);
-    ck_assert_int_eq(facts.schema_version, 4);
+    ck_assert_int_eq(facts.schema_version, 5);
     ck_assert_uint_eq(facts.original_session_id, 1);
     ck_assert_int_eq(pdk_import_check(NULL, good, &facts, err, sizeof err),
                      PDK_ERR_INVALID_ARGUMENT);

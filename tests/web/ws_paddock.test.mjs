@@ -455,3 +455,92 @@ describe('API keys over WebSocket', () => {
     await alice.close();
   });
 });
+
+// Issue 28's budgets per tick over WebSocket: a WebSocket connection past
+// --max-inputs-per-tick or --max-spawns-per-tick is held as a TCP one is
+// (libwebsockets' receive flow control), so every request is still
+// answered, in order, and another session keeps 120 Hz
+// (tests/integration/test_flood_integration.c does the same over TCP).
+describe('budgets per tick over WebSocket', () => {
+  let srv;
+  let url;
+  before(async () => {
+    srv = await startServer(['--max-spawns-per-tick', '1']);
+    url = `ws://127.0.0.1:${srv.http}/v1/ws`;
+  });
+  after(async () => {
+    const { code, stdout } = await srv.stop();
+    assert.equal(code, 0, 'paddockd stops cleanly');
+    assert.match(stdout, /stopped cleanly/);
+  });
+
+  // Sends every body at once without waiting, then resolves with the
+  // replies and the request ids in the order their replies arrived.
+  async function pipeline(c, bodies) {
+    const order = [];
+    const receive = c.receive.bind(c);
+    c.receive = (f) => {
+      if (f.requestId !== 0) order.push(f.requestId);
+      receive(f);
+    };
+    const first = c.nextId;
+    const replies = await Promise.all(bodies.map((b) => c.request(b)));
+    c.receive = receive;
+    return { replies, order, first };
+  }
+
+  async function tickOf(c, sessionId) {
+    const list = await c.request({ sessionList: {} });
+    return Number(list.sessionListReply.sessions.find((s) => Number(s.sessionId) === Number(sessionId)).tick);
+  }
+
+  test('pipelined DbwCommands past the budget: all Ok, in order, another session at 120 Hz', async (t) => {
+    const watcher = await TcpClient.open(srv.tcp);
+    await watcher.hello();
+    const w = await watcher.request({ sessionCreate: { name: 'watched' } });
+    const watched = w.sessionCreated.session.sessionId;
+    await watcher.request({ vehicleSpawn: { sessionId: watched, preset: 'ref1_sedan' } });
+    const c = await WsClient.open(url);
+    await c.hello();
+    const created = await c.request({ sessionCreate: { name: 'ws inputs' } });
+    const sessionId = created.sessionCreated.session.sessionId;
+    const spawned = await c.request({ vehicleSpawn: { sessionId, preset: 'ref1_sedan' } });
+    const vehicleId = spawned.vehicleSpawned.vehicleId;
+    await new Promise((r) => setTimeout(r, 300));
+    const n = 6000; // far past the default budget of 64 a tick, and the session's queue of 4096
+    const tick0 = await tickOf(watcher, watched);
+    const t0 = performance.now();
+    const bodies = Array.from({ length: n }, (_, i) => ({ dbwCommand: { sessionId, vehicleId, throttlePct: i % 50 } }));
+    const { replies, order, first } = await pipeline(c, bodies);
+    const took = (performance.now() - t0) / 1000;
+    const rate = (await tickOf(watcher, watched) - tick0) / ((performance.now() - t0) / 1000);
+    t.diagnostic(`ws input flood: ${n} DbwCommands answered in ${took.toFixed(2)} s; the watched session ran ${rate.toFixed(1)} ticks/s`);
+    const notOk = replies.filter((r) => r.body !== 'ok');
+    assert.equal(notOk.length, 0, JSON.stringify(notOk[0]));
+    assert.deepEqual(order, Array.from({ length: n }, (_, i) => first + i));
+    assert.ok(rate > 100, `the watched session ran ${rate.toFixed(1)} ticks/s`);
+    await c.close();
+    await watcher.close();
+  });
+
+  test('pipelined spawns at --max-spawns-per-tick 1 are held a tick each, answered in order', async (t) => {
+    const c = await WsClient.open(url);
+    await c.hello();
+    const created = await c.request({ sessionCreate: { name: 'ws spawns', worldOverrides: 'maxVehicles=256' } });
+    const sessionId = created.sessionCreated.session.sessionId;
+    const t0 = performance.now();
+    const bodies = Array.from({ length: 120 }, (_, i) => ({
+      vehicleSpawn: { sessionId, preset: 'midsize_sedan', xM: 8 * (i % 16), yM: 8 * Math.floor(i / 16) },
+    }));
+    const { replies, order, first } = await pipeline(c, bodies);
+    const took = (performance.now() - t0) / 1000;
+    t.diagnostic(`ws spawns: 120 at one a tick answered in ${took.toFixed(2)} s`);
+    assert.equal(replies.filter((r) => r.body !== 'vehicleSpawned').length, 0);
+    assert.deepEqual(order, Array.from({ length: 120 }, (_, i) => first + i));
+    // One a tick: not much under a second (unheld, they all go in at once).
+    assert.ok(took > 0.8, `120 spawns at one a tick took ${took.toFixed(3)} s`);
+    const list = await c.request({ sessionList: {} });
+    assert.equal(list.body, 'sessionListReply');
+    await c.close();
+  });
+});

@@ -1,0 +1,36 @@
+/* The Check assertions the integration suites share (harness_check.h). */
+#include "harness_check.h"
+
+#include <check.h>
+#include <string.h>
+
+#include "paddock_client.h"
+
+void pdk_test_start_ok(pdk_test_server *srv, const char *const *extra, char *log, size_t log_len)
+{
+    ck_assert_msg(pdk_test_server_start(srv, NULL, extra, log, log_len) == 0,
+                  "paddockd did not start: %s", log);
+}
+
+void pdk_test_stop_ok(pdk_test_server *srv, char *log, size_t log_len, bool want_clean_line)
+{
+    int rc = pdk_test_server_stop(srv, log, log_len);
+    size_t n = strlen(log);
+    const char *tail = n > 2000 ? log + n - 2000 : log;
+    ck_assert_msg(rc == 0, "paddockd exited %d: ...%s", rc, tail);
+    if (want_clean_line)
+        ck_assert_msg(strstr(log, "stopped cleanly") != NULL, "no clean stop: ...%s", tail);
+}
+
+void pdk_test_connect_ok(pdk_client *c, const pdk_test_server *srv, const char *name,
+                         int timeout_ms)
+{
+    ck_assert_msg(pdk_client_connect_as(c, srv->addr, timeout_ms, name, NULL) == PDK_CLIENT_OK,
+                  "connecting as %s: %s", name, c->error);
+}
+
+void pdk_test_call_ok(pdk_client *c, void *req, void *rep, const char *what)
+{
+    ck_assert_msg(pdk_client_call(c, req, rep, NULL, NULL) == PDK_CLIENT_OK, "%s: %s", what,
+                  c->error);
+}
