@@ -178,7 +178,7 @@ typedef struct pdk_server_step {
     pdk_outbox out;
     uint64_t deadline_ns; /* the tick's deadline, */
     uint64_t start_ns;    /* when its thread began it: its lateness */
-    uint64_t cost_ns;     /* the tick's time on its thread */
+    uint64_t cost_ns;     /* the tick's CPU time on its thread */
     pdk_slot_view view; /* after the tick */
     uint64_t inputs_applied; /* after the tick: with view.tick, says the view is current */
 } pdk_server_step;

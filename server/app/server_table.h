@@ -89,7 +89,7 @@ typedef struct pdk_slot_stepping {
     struct pdk_server_step *job; /* kept from tick to tick; NULL until the first */
     bool out;                    /* a tick is on a step thread now */
     bool threaded;               /* its ticks go to step threads */
-    uint64_t cost_ns;            /* its tick's cost, smoothed */
+    uint64_t cost_ns;            /* its tick's CPU time, smoothed */
     int catchup;                 /* ticks run since its last deadline was met */
 } pdk_slot_stepping;
 
