@@ -31,7 +31,7 @@
  * inputs, and so not reset: the database and its finished recordings (an
  * input may list, verify, export or delete what an earlier one recorded),
  * the session and connection ids, which keep counting, and the preset
- * cache. A crash that depends on an earlier input's recording reproduces
+ * cache. No step threads: every tick runs on the loop. A crash that depends on an earlier input's recording reproduces
  * by running the inputs of the run again in order (-runs over the
  * corpus), not always from the crash file alone. */
 #define _POSIX_C_SOURCE 200809L
@@ -231,6 +231,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     cfg.max_fast_ticks = 120;
     cfg.tick_spin_ns = 0;
     cfg.hello_timeout_s = 3600.0;
+    /* Every tick on the loop: sessions are closed between inputs, which a
+     * session a step thread is ticking cannot be (server.h). */
+    cfg.step_threads = 0;
     srv = pdk_server_start(&cfg);
     if (!srv)
         abort();

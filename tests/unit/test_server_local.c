@@ -60,6 +60,7 @@ static pdk_server *start(void)
     cfg.db_path = db;
     cfg.presets_dir = PDK_SOURCE_DIR "/presets";
     cfg.migrations_dir = PDK_SOURCE_DIR "/migrations";
+    cfg.step_threads = 0; /* pdk_server_close_sessions needs every tick on the loop */
     pdk_server *srv = pdk_server_start(&cfg);
     ck_assert_ptr_nonnull(srv);
     return srv;
