@@ -15,6 +15,7 @@ packages=(
   libjansson-dev
   zlib1g-dev libwebsockets-dev libzstd-dev libssl-dev
   chromium
+  clang libclang-rt-14-dev # CI's short fuzz run: clang and its libFuzzer runtime
   python3-protobuf python3-pytest python3-numpy python3-pandas python3-matplotlib
 )
 

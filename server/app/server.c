@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "foxglove.h"
+#include "local.h"
 #include "params.h"
 #include "preset_cache.h"
 #include "run.h"
@@ -464,6 +465,14 @@ static void close_all(void *ud)
     uv_walk(&srv->loop, on_walk_close, NULL);
 }
 
+void pdk_server_close_sessions(pdk_server *srv)
+{
+    /* A session a step thread is ticking is not the loop's to close. */
+    PDK_ASSERT(!srv->step_pool_on);
+    while (srv->table.n > 0)
+        pdk_server_session_close(srv, &srv->table.items[srv->table.n - 1]);
+}
+
 static void on_signal(uv_signal_t *sig, int signum)
 {
     pdk_server *srv = sig->data;
@@ -480,11 +489,12 @@ static void on_signal(uv_signal_t *sig, int signum)
         pdk_step_pool_stop(&srv->step_pool);
         srv->step_pool_on = false;
     }
-    while (srv->table.n > 0)
-        pdk_server_session_close(srv, &srv->table.items[srv->table.n - 1]);
+    pdk_server_close_sessions(srv);
     pdk_server_recording_stop(srv);
     pdk_listener_close(srv->net);
     srv->net = NULL;
+    pdk_listener_close(srv->local);
+    srv->local = NULL;
     pdk_foxglove_close(srv->fox);
     if (srv->http) {
         /* The rest closes once libwebsockets has let go of the loop. */
@@ -687,29 +697,65 @@ static void init_timer(pdk_server *srv, uv_timer_t *t)
     t->data = srv;
 }
 
-int pdk_server_run(const pdk_server_config *config)
+/* Frees what pdk_server_start made, once the loop has no handles left (or
+ * never ran), and returns rc. */
+static int server_free(pdk_server *srv, int rc)
+{
+    if (uv_loop_close(&srv->loop) != 0)
+        fprintf(stderr, "paddockd: the loop still had open handles at exit\n");
+    if (srv->sched.timer_fd >= 0)
+        close(srv->sched.timer_fd);
+    pdk_foxglove_free(srv->fox);
+    pdk_store_close(srv->store);
+    pdk_preset_cache_free(srv->presets);
+    for (size_t i = 0; i < srv->n_conns; i++)
+        free(srv->conns[i]);
+    free(srv->conns);
+    free(srv->table.items);
+    free(srv->stats.subs);
+    free(srv->streams.items);
+    free(srv->controls.items);
+    free(srv->deferred.items);
+    pdk_server_park_free(srv);
+    uv_mutex_destroy(&srv->deferred.lock);
+    pdk_buf_free(&srv->out);
+    pdk_server_access_free(&srv->access);
+    pdk_tls_destroy(srv->tls);
+    free(srv);
+    if (rc == 0)
+        printf("paddockd: stopped cleanly\n");
+    return rc;
+}
+
+/* A start that failed after the store opened: NULL, with everything freed. */
+static pdk_server *start_failed(pdk_server *srv)
+{
+    server_free(srv, 1);
+    return NULL;
+}
+
+pdk_server *pdk_server_start(const pdk_server_config *config)
 {
     pdk_server *srv = calloc(1, sizeof(*srv));
     if (!srv)
-        return 1;
+        return NULL;
     srv->cfg = *config;
     if (load_auth(srv) != 0 || load_tls(srv) != 0) {
         pdk_server_access_free(&srv->access);
         free(srv);
-        return 1;
+        return NULL;
     }
     /* One budget for partial frames, whichever listener they arrive on. */
     srv->cfg.limits.partial_budget = &srv->partial;
     srv->sched.timer_fd = -1;
     char err[PDK_STORE_ERR_LEN];
-    int rc = 1;
     if (pdk_store_open(config->db_path, config->migrations_dir, &srv->store, err, sizeof(err)) !=
         PDK_OK) {
         fprintf(stderr, "paddockd: %s\n", err);
         pdk_server_access_free(&srv->access);
         pdk_tls_destroy(srv->tls);
         free(srv);
-        return 1;
+        return NULL;
     }
     /* NULL (no memory) only loses the cache: spawns then load each time. */
     srv->presets = pdk_preset_cache_new(PDK_SERVER_PRESET_CACHE_ENTRIES);
@@ -719,9 +765,9 @@ int pdk_server_run(const pdk_server_config *config)
     if (srv->cfg.max_kept_bytes)
         pdk_store_set_kept_limit(srv->store, srv->cfg.max_kept_bytes);
     if (mark_interrupted(srv) != 0)
-        goto out;
+        return start_failed(srv);
     if (pdk_server_access_load(srv) != 0)
-        goto out;
+        return start_failed(srv);
     if (pdk_store_read_only(srv->store)) {
         char why[PDK_STORE_ERR_LEN];
         pdk_store_disk_full(srv->store, why, sizeof(why));
@@ -740,7 +786,7 @@ int pdk_server_run(const pdk_server_config *config)
     srv->sched.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (srv->sched.timer_fd < 0) {
         fprintf(stderr, "paddockd: timerfd_create: %s\n", strerror(errno));
-        goto out;
+        return start_failed(srv);
     }
     uv_poll_init(&srv->loop, &srv->sched.timer_poll, srv->sched.timer_fd);
     srv->sched.timer_poll.data = srv;
@@ -772,7 +818,7 @@ int pdk_server_run(const pdk_server_config *config)
         fprintf(stderr, "paddockd: cannot listen on %s: %s\n", config->listen, err);
         uv_walk(&srv->loop, on_walk_close, NULL);
         uv_run(&srv->loop, UV_RUN_DEFAULT);
-        goto out;
+        return start_failed(srv);
     }
     srv->started_ms = uv_now(&srv->loop);
     char host[128];
@@ -787,13 +833,13 @@ int pdk_server_run(const pdk_server_config *config)
     if (config->http_listen && start_http(srv, &cb) != 0) {
         on_signal(&srv->sig_term, SIGTERM);
         uv_run(&srv->loop, UV_RUN_DEFAULT);
-        goto out;
+        return start_failed(srv);
     }
     if (config->demo_script) {
         if (start_demo(srv) != 0) {
             on_signal(&srv->sig_term, SIGTERM);
             uv_run(&srv->loop, UV_RUN_DEFAULT);
-            goto out;
+            return start_failed(srv);
         }
         uv_timer_init(&srv->loop, &srv->live_timer);
         srv->live_timer.data = srv;
@@ -812,8 +858,36 @@ int pdk_server_run(const pdk_server_config *config)
                     srv->cfg.step_threads, uv_strerror(sr));
     }
     pdk_server_arm_timer(srv);
-    uv_run(&srv->loop, UV_RUN_DEFAULT);
-    rc = 0;
+    return srv;
+}
+
+uv_loop_t *pdk_server_loop(pdk_server *srv)
+{
+    return &srv->loop;
+}
+
+pdk_listener *pdk_server_local_listener(pdk_server *srv, char *err, size_t err_len)
+{
+    if (srv->stopping) {
+        snprintf(err, err_len, "the server is stopping");
+        return NULL;
+    }
+    pdk_net_callbacks cb = {
+        .on_open = on_open, .on_frame = on_frame, .on_close = on_close, .on_eof = on_eof};
+    if (!srv->local &&
+        pdk_local_listen(&srv->cfg.limits, &cb, srv, &srv->local, err, err_len) != PDK_OK)
+        return NULL;
+    return srv->local;
+}
+
+void pdk_server_stop(pdk_server *srv)
+{
+    on_signal(&srv->sig_term, SIGTERM);
+}
+
+int pdk_server_finish(pdk_server *srv)
+{
+    int rc = 0;
     /* Everything queued is written; on a full disk the store tries once
      * more and then says what it gives up (store.h). */
     pdk_store_shutdown(srv->store);
@@ -821,7 +895,7 @@ int pdk_server_run(const pdk_server_config *config)
     pdk_store_stats_get(srv->store, &st);
     if (st.failed > 0) {
         fprintf(stderr, "paddockd: %" PRIu64 " records could not be written to %s\n", st.failed,
-                config->db_path);
+                srv->cfg.db_path);
         rc = 1;
     }
     if (st.lost > 0) {
@@ -829,32 +903,17 @@ int pdk_server_run(const pdk_server_config *config)
                 "paddockd: the disk holding %s is full: %" PRIu64
                 " records kept in memory were not written (their sessions' ticks are logged "
                 "above)\n",
-                config->db_path, st.lost);
+                srv->cfg.db_path, st.lost);
         rc = 1;
     }
-out:
-    if (uv_loop_close(&srv->loop) != 0)
-        fprintf(stderr, "paddockd: the loop still had open handles at exit\n");
-    if (srv->sched.timer_fd >= 0)
-        close(srv->sched.timer_fd);
-    pdk_foxglove_free(srv->fox);
-    pdk_store_close(srv->store);
-    pdk_preset_cache_free(srv->presets);
-    for (size_t i = 0; i < srv->n_conns; i++)
-        free(srv->conns[i]);
-    free(srv->conns);
-    free(srv->table.items);
-    free(srv->stats.subs);
-    free(srv->streams.items);
-    free(srv->controls.items);
-    free(srv->deferred.items);
-    pdk_server_park_free(srv);
-    uv_mutex_destroy(&srv->deferred.lock);
-    pdk_buf_free(&srv->out);
-    pdk_server_access_free(&srv->access);
-    pdk_tls_destroy(srv->tls);
-    free(srv);
-    if (rc == 0)
-        printf("paddockd: stopped cleanly\n");
-    return rc;
+    return server_free(srv, rc);
+}
+
+int pdk_server_run(const pdk_server_config *config)
+{
+    pdk_server *srv = pdk_server_start(config);
+    if (!srv)
+        return 1;
+    uv_run(&srv->loop, UV_RUN_DEFAULT);
+    return pdk_server_finish(srv);
 }

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <uv.h>
+
 #include "net.h"
 
 typedef struct pdk_server_config {
@@ -77,5 +79,30 @@ pdk_server_config pdk_server_config_default(void);
 /* Runs the server until SIGINT or SIGTERM. Prints "listening on HOST:PORT"
  * on stdout once ready. Returns a process exit code (0 after a clean stop). */
 int pdk_server_run(const pdk_server_config *config);
+
+/* pdk_server_run in parts, for code in the process that runs the loop
+ * itself between its own steps (tests/fuzz/fuzz_requests.c). */
+typedef struct pdk_server pdk_server;
+
+/* Everything pdk_server_run does before it runs the loop: the store, the
+ * listeners, the scheduler, the signals. NULL, after saying why on stderr,
+ * when the server cannot start. */
+pdk_server *pdk_server_start(const pdk_server_config *config);
+/* The loop srv runs on (uv_run it to serve). */
+uv_loop_t *pdk_server_loop(pdk_server *srv);
+/* A listener for connections from code in the process (server/net/local.h),
+ * served exactly as TCP clients are (same callbacks and limits), made on
+ * the first call; the server closes it when it stops. NULL and err when
+ * the server is stopping or out of memory. */
+pdk_listener *pdk_server_local_listener(pdk_server *srv, char *err, size_t err_len);
+/* Closes every session as a stop does: subscribers told, recordings
+ * ended and kept. Only on a server without step threads (step_threads 0):
+ * a session a step thread is ticking is not the loop's to close. */
+void pdk_server_close_sessions(pdk_server *srv);
+/* Stops as on SIGTERM: uv_run then returns once everything has closed. */
+void pdk_server_stop(pdk_server *srv);
+/* After uv_run has returned: flushes the store, frees srv, and returns
+ * pdk_server_run's exit code. */
+int pdk_server_finish(pdk_server *srv);
 
 #endif

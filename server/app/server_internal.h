@@ -245,6 +245,7 @@ typedef struct pdk_server {
     pdk_tls *tls; /* the TCP listener's TLS; NULL: plain TCP */
     pdk_listener *http; /* NULL unless --http */
     struct pdk_foxglove *fox; /* the Foxglove server on http; NULL unless --http */
+    pdk_listener *local; /* in-process connections (pdk_server_local_listener); NULL: none */
     uint64_t started_ms; /* uv_now at start, for /healthz's uptime */
     pdk_store *store;
     struct pdk_preset_cache *presets; /* spawns' vehicle presets, loaded once per file version */

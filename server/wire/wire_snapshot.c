@@ -18,6 +18,9 @@
 
 #define PRNG_WORDS 4
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
 static void say(char *err, size_t err_len, const char *fmt, ...)
 {
     if (err == NULL || err_len == 0) {

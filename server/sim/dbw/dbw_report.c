@@ -112,7 +112,7 @@ void pdk_dbw_report_fill(const pdk_dbw_state *dbw, const pdk_dbw_def *d, const p
 
     out->gear = tr->gear;
     out->gear_cmd = dbw->gear_cmd;
-    out->gear_driver = driver->gear;
+    out->gear_driver = (int32_t)driver->gear;
     out->gear_reject = dbw->gear_reject != 0 ? dbw->gear_reject : tr->powertrain_reject;
     out->gear_number = tr->gear_number;
     out->gear_cmd_src = dbw->hold_depleted                   ? PDK_DBW_SRC_COMMS_LOSS

@@ -24,6 +24,12 @@
 #else
 #define TRIG_AVX4 0
 #endif
+/* The conversions by their intrinsics, which GCC and clang both define (as
+ * the same instructions GCC's builtins name; clang lacks some of those
+ * builtins). SSE2 is part of x86-64. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 /* sin(x) and cos(x) lane by lane, for finite |x| <= PDK_TRIG_MAX_ARG within
  * about one ulp (tests/unit/test_single_track.c compares with libm); any
@@ -48,8 +54,10 @@ VEC void TRIG_SINCOS(TRIG_V x, TRIG_V *sin_out, TRIG_V *cos_out)
      * n - 4 floor(n / 4), each step exact for an integer n of this range;
      * the same quadrant as n & 3. */
     TRIG_V nd = TRIG_KEEP(in_range, k);
-    TRIG_V qd = nd - TRIG_SPLAT(4.0) * __builtin_ia32_roundpd256(nd * TRIG_SPLAT(0.25), 1);
-    TRIG_M q = __builtin_convertvector(__builtin_ia32_cvttpd2dq256(qd), TRIG_M);
+    typedef int32_t trig_quadrant __attribute__((vector_size(4 * sizeof(int32_t))));
+    TRIG_V qd = nd - TRIG_SPLAT(4.0) * (TRIG_V)_mm256_round_pd((__m256d)(nd * TRIG_SPLAT(0.25)),
+                                                               _MM_FROUND_TO_NEG_INF);
+    TRIG_M q = __builtin_convertvector((trig_quadrant)_mm256_cvttpd_epi32((__m256d)qd), TRIG_M);
 #else
     TRIG_M q = __builtin_convertvector(TRIG_KEEP(in_range, k), TRIG_M) & 3;
 #endif
@@ -115,12 +123,12 @@ VEC TRIG_V TRIG_ATAN2(TRIG_V y, TRIG_V x)
      * no 64-bit ones), the same values. */
 #if TRIG_AVX4
     typedef int32_t trig_index __attribute__((vector_size(4 * sizeof(int32_t))));
-    trig_index k = __builtin_ia32_cvttpd2dq256(t8);
-    TRIG_V c = __builtin_ia32_cvtdq2pd256(k) * TRIG_SPLAT(0.125);
+    trig_index k = (trig_index)_mm256_cvttpd_epi32((__m256d)t8);
+    TRIG_V c = (TRIG_V)_mm256_cvtepi32_pd((__m128i)k) * TRIG_SPLAT(0.125);
 #elif TRIG_W == 2 && defined(__x86_64__) && defined(__GNUC__)
     typedef int32_t trig_index __attribute__((vector_size(4 * sizeof(int32_t))));
-    trig_index k = __builtin_ia32_cvttpd2dq(t8);
-    TRIG_V c = __builtin_ia32_cvtdq2pd(k) * TRIG_SPLAT(0.125);
+    trig_index k = (trig_index)_mm_cvttpd_epi32((__m128d)t8);
+    TRIG_V c = (TRIG_V)_mm_cvtepi32_pd((__m128i)k) * TRIG_SPLAT(0.125);
 #else
     TRIG_M k = __builtin_convertvector(t8, TRIG_M);
     TRIG_V c = __builtin_convertvector(k, TRIG_V) * TRIG_SPLAT(0.125);

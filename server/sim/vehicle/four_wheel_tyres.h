@@ -434,9 +434,15 @@ VEC void wheels_end(PHASE_ARGS)
         v4 step = load4(p->sinkage_step_m);
         for (int i = 0; i < PDK_WHEELS; i++) {
             if (q->soil[i] != 0 && q->fz[i] > 0.0) {
+                /* Through scalars: a vector's element has no address in
+                 * clang (the fuzz build), and the copies are exact. */
+                double target_m = target[i];
+                double step_m = step[i];
                 pdk_fw_sinkage_at(&pdk_surface_get(q->surf[i])->soil, vh->soil[i >> 1],
-                                  p->radius_m[i], sv->pressure_pa[i], q->fz[i], p->h_s, &target[i],
-                                  &step[i]);
+                                  p->radius_m[i], sv->pressure_pa[i], q->fz[i], p->h_s, &target_m,
+                                  &step_m);
+                target[i] = target_m;
+                step[i] = step_m;
             }
         }
         store4(st->sinkage_m, z0 + clamp_sym4(splat(p->sinkage_share) * (target - z0), step));
