@@ -2,6 +2,7 @@
 #include "harness_check.h"
 
 #include <check.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "paddock_client.h"
@@ -33,4 +34,20 @@ void pdk_test_call_ok(pdk_client *c, void *req, void *rep, const char *what)
 {
     ck_assert_msg(pdk_client_call(c, req, rep, NULL, NULL) == PDK_CLIENT_OK, "%s: %s", what,
                   c->error);
+}
+
+void pdk_test_session_info(pdk_client *c, void *req, void *rep, uint64_t sid, void *info)
+{
+    paddock_v1_Frame *q = req;
+    paddock_v1_Frame *r = rep;
+    memset(q, 0, sizeof(*q));
+    q->which_body = paddock_v1_Frame_session_list_tag;
+    pdk_test_call_ok(c, q, r, "SessionList");
+    for (pb_size_t i = 0; i < r->body.session_list_reply.sessions_count; i++) {
+        if (r->body.session_list_reply.sessions[i].session_id == sid) {
+            *(paddock_v1_SessionInfo *)info = r->body.session_list_reply.sessions[i];
+            return;
+        }
+    }
+    ck_abort_msg("session %" PRIu64 " is not in SessionList", sid);
 }

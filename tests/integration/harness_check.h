@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "harness.h"
 
@@ -27,5 +28,9 @@ void pdk_test_connect_ok(struct pdk_client *c, const pdk_test_server *srv, const
  * request in the message. Frames are void * here so that this header needs
  * no generated nanopb header: they are paddock_v1_Frame. */
 void pdk_test_call_ok(struct pdk_client *c, void *req, void *rep, const char *what);
+
+/* Session sid's row of SessionList into *info (a paddock_v1_SessionInfo),
+ * through req and rep; fails the test when it is not listed. */
+void pdk_test_session_info(struct pdk_client *c, void *req, void *rep, uint64_t sid, void *info);
 
 #endif

@@ -97,14 +97,9 @@ static uint64_t watched_session(pdk_client *c)
 
 static paddock_v1_SessionInfo session_info(pdk_client *c, uint64_t sid)
 {
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_list_tag;
-    pdk_test_call_ok(c, &req, &rep, "SessionList");
-    for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
-        if (rep.body.session_list_reply.sessions[i].session_id == sid)
-            return rep.body.session_list_reply.sessions[i];
-    ck_abort_msg("session %" PRIu64 " is not in SessionList", sid);
-    return (paddock_v1_SessionInfo){0};
+    paddock_v1_SessionInfo info;
+    pdk_test_session_info(c, &req, &rep, sid, &info);
+    return info;
 }
 
 static void fill_meta(uint64_t sid)

@@ -38,14 +38,9 @@ static void call_ok(pdk_client *c, const char *what)
 
 static paddock_v1_SessionInfo session_info(pdk_client *c, uint64_t sid)
 {
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_list_tag;
-    call_ok(c, "SessionList");
-    for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
-        if (rep.body.session_list_reply.sessions[i].session_id == sid)
-            return rep.body.session_list_reply.sessions[i];
-    ck_abort_msg("session %" PRIu64 " is not in SessionList", sid);
-    return (paddock_v1_SessionInfo){0};
+    paddock_v1_SessionInfo info;
+    pdk_test_session_info(c, &req, &rep, sid, &info);
+    return info;
 }
 
 /* The recorded state hash of session sid at tick in the database db. */
