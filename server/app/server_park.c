@@ -2,9 +2,10 @@
  * naming a session whose tick is out on a thread, or any frame of a
  * connection that already has one waiting, is kept packed and handled
  * when a session comes back, so handlers only ever see sessions that are
- * the loop's and each connection's replies keep their order. A kept frame
- * holds its connection's reading (a transport that cannot hold, a
- * WebSocket, keeps sending: at most PARK_MAX_PER_CONN frames wait). */
+ * the loop's and each connection's requests are handled in order. A kept
+ * frame holds its connection's reading (TCP and WebSocket hold; on a
+ * transport that could not, at most PARK_MAX_PER_CONN frames would wait
+ * before the connection is closed BUSY). */
 #include "server_internal.h"
 
 #include <inttypes.h>
@@ -53,7 +54,9 @@ void pdk_server_park(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Fra
     }
     size_t len = protobuf_c_message_get_packed_size(&f->base);
     uint8_t *frame = malloc(len ? len : 1);
-    if (!frame || (protobuf_c_message_pack(&f->base, frame), !keep(srv, c->id, session_id, frame, len))) {
+    if (frame)
+        protobuf_c_message_pack(&f->base, frame);
+    if (!frame || !keep(srv, c->id, session_id, frame, len)) {
         free(frame);
         pdk_server_send_error(&srv->out, c->conn, f->request_id, PDK_ERR_NO_MEMORY,
                               "out of memory keeping a request until its session's tick is done");
