@@ -516,7 +516,7 @@ START_TEST(proxy_limits_and_closed_owner)
      * connection's first is refused. */
     static pdk_client fill[8];
     for (int c = 0; c < 8; c++) {
-        char name[16];
+        char name[24];
         snprintf(name, sizeof(name), "fill-%d", c);
         ck_assert_int_eq(pdk_client_connect_as(&fill[c], srv.addr, 10000, name, NULL),
                          PDK_CLIENT_OK);

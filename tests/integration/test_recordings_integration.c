@@ -359,9 +359,9 @@ START_TEST(pages_are_cut_to_one_frame)
     /* Four vehicles each, so that the C client's page of 8 (its
      * fixed-size array: it always asks with a limit) outgrows the frame. */
     char name[64];
-    for (int i = 0; i < 12; i++) {
-        snprintf(name, sizeof(name), "a long name to fill the frame with, recording number %02d",
-                 i);
+    for (unsigned i = 0; i < 12; i++) {
+        snprintf(name, sizeof(name), "a long name to fill the frame with, recording number %02u",
+                 i % 100u);
         uint64_t sid = new_session(&c, name, "flat");
         for (int v = 0; v < 4; v++)
             spawn(&c, sid, "kart");
