@@ -187,10 +187,12 @@ pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
 /* pdk_verify that stops when *cancel becomes true (set from any thread):
  * each worker looks before every tick it re-simulates, and the call then
  * returns PDK_ERR_CLOSED with err naming the tick it stopped at. cancel
- * may be NULL (never cancelled). */
+ * may be NULL (never cancelled). At most max_threads threads re-simulate
+ * (0: as pdk_verify, one per core up to its default). */
 pdk_error pdk_verify_cancellable(pdk_store *store, uint64_t session_id, uint64_t to_tick,
                                  const char *this_build, const atomic_bool *cancel,
-                                 pdk_verify_result *result, char *err, size_t err_len);
+                                 unsigned max_threads, pdk_verify_result *result, char *err,
+                                 size_t err_len);
 
 /* ---- fork and CSV ----------------------------------------------------------- */
 

@@ -528,7 +528,10 @@ static pdk_error make_segments(const pdk_recording *rec, uint64_t to, segment **
     return PDK_OK;
 }
 
-static size_t verify_threads(size_t n_segs)
+/* Workers for n_segs segments: PADDOCK_VERIFY_THREADS, else one per core
+ * up to VERIFY_DEFAULT_MAX_THREADS; never more than max_threads (0: no
+ * such bound) nor than segments. */
+static size_t verify_threads(size_t n_segs, unsigned max_threads)
 {
     long n = 0;
     const char *env = getenv("PADDOCK_VERIFY_THREADS");
@@ -545,6 +548,8 @@ static size_t verify_threads(size_t n_segs)
         if (n > VERIFY_DEFAULT_MAX_THREADS)
             n = VERIFY_DEFAULT_MAX_THREADS;
     }
+    if (max_threads > 0 && n > (long)max_threads)
+        n = (long)max_threads;
     return (size_t)n < n_segs ? (size_t)n : n_segs;
 }
 
@@ -593,14 +598,15 @@ static void recorded_range(const pdk_recording *rec, uint64_t last, pdk_verify_r
  * (the calling thread is the first) and writes the outcome into result, a
  * divergence diagnosed. */
 static pdk_error verify_recording(const pdk_recording *rec, uint64_t to, const atomic_bool *cancel,
-                                  pdk_verify_result *result, char *err, size_t err_len)
+                                  unsigned max_threads, pdk_verify_result *result, char *err,
+                                  size_t err_len)
 {
     unsigned long long sid = (unsigned long long)rec->info.session.session_id;
     verify_job job = {.rec = rec, .cancel = cancel};
     pdk_error e = make_segments(rec, to, &job.segs, &job.n_segs);
     if (e != PDK_OK)
         return e;
-    size_t n = verify_threads(job.n_segs);
+    size_t n = verify_threads(job.n_segs, max_threads);
     verify_worker *workers = calloc(n, sizeof(*workers));
     if (!workers) {
         free(job.segs);
@@ -703,13 +709,14 @@ static void marked_gap(const pdk_recording *rec, pdk_verify_result *result)
 pdk_error pdk_verify(pdk_store *store, uint64_t session_id, uint64_t to_tick,
                      const char *this_build, pdk_verify_result *result, char *err, size_t err_len)
 {
-    return pdk_verify_cancellable(store, session_id, to_tick, this_build, NULL, result, err,
+    return pdk_verify_cancellable(store, session_id, to_tick, this_build, NULL, 0, result, err,
                                   err_len);
 }
 
 pdk_error pdk_verify_cancellable(pdk_store *store, uint64_t session_id, uint64_t to_tick,
                                  const char *this_build, const atomic_bool *cancel,
-                                 pdk_verify_result *result, char *err, size_t err_len)
+                                 unsigned max_threads, pdk_verify_result *result, char *err,
+                                 size_t err_len)
 {
     memset(result, 0, sizeof(*result));
     double t0 = wall_s();
@@ -729,7 +736,7 @@ pdk_error pdk_verify_cancellable(pdk_store *store, uint64_t session_id, uint64_t
         pdk_recording_free(rec);
         return PDK_ERR_OUT_OF_RANGE;
     }
-    e = verify_recording(rec, to, cancel, result, err, err_len);
+    e = verify_recording(rec, to, cancel, max_threads, result, err, err_len);
     if (e == PDK_OK && rec->info.gaps > 0 && !result->first_divergent_tick)
         marked_gap(rec, result);
     pdk_recording_free(rec);
