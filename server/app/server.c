@@ -104,6 +104,7 @@ static void spend_budget(pdk_server *srv, pdk_server_conn *c, uint64_t *at_tick,
         return;
     if (!pdk_conn_hold(c->conn))
         return; /* local connections (Foxglove's) cannot hold: they are the server's own */
+    c->budget_held = true; /* a parked frame's release must not end this hold */
     if (!srv->hold_timer_on)
         arm_hold_timer(srv, tick + 1);
 }
@@ -217,9 +218,11 @@ static void on_hold_timer(uv_timer_t *t)
     /* A resumed connection's kept-back frames are delivered now and may
      * hold it again (and re-arm this timer); closes only start here, so
      * conns is not shrunk under this loop. */
-    for (size_t i = 0; i < srv->n_conns; i++)
+    for (size_t i = 0; i < srv->n_conns; i++) {
+        srv->conns[i]->budget_held = false;
         if (pdk_conn_is_held(srv->conns[i]->conn))
             pdk_conn_resume(srv->conns[i]->conn);
+    }
 }
 
 /* ---- the Hello deadline -------------------------------------------------- */

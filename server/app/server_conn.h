@@ -57,6 +57,7 @@ typedef struct pdk_server_conn {
      * and whether that wait holds its reading. */
     uint32_t n_parked;
     bool park_held;
+    bool budget_held; /* held by a budget until the next tick (server.c) */
     /* Likewise its inputs, --max-inputs-per-tick of them. */
     uint64_t inputs_tick;
     uint32_t inputs_in_tick;

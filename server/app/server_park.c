@@ -135,7 +135,10 @@ void pdk_server_park_end(pdk_server *srv, pdk_server_parked *pass)
         pdk_server_conn *c = srv->conns[i];
         if (c->park_held && c->n_parked == 0) {
             c->park_held = false;
-            pdk_conn_resume(c->conn);
+            /* A frame handled in this pass may have spent its budget: that
+             * hold lasts to the next tick. */
+            if (!c->budget_held)
+                pdk_conn_resume(c->conn);
         }
     }
 }

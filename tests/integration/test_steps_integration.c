@@ -254,6 +254,44 @@ START_TEST(requests_wait_for_a_tick_on_a_thread_in_order)
 }
 END_TEST
 
+/* The spawn budget holds for a session whose every tick is on a thread,
+ * where spawns wait for the tick and are handled as it comes back: at
+ * one spawn a tick, 120 still take about a second. */
+START_TEST(a_parked_spawn_keeps_its_budget_hold)
+{
+    const char *const extra[] = {"--step-threads",      "2", "--step-threshold-us", "0",
+                                 "--max-spawns-per-tick", "1", NULL};
+    pdk_test_server srv;
+    start_with(&srv, NULL, extra);
+    pdk_client c;
+    ck_assert_msg(pdk_client_connect_as(&c, srv.addr, 30000, "flooder", NULL) == PDK_CLIENT_OK,
+                  "%s", c.error);
+    uint64_t sid = new_session(&c, "threaded");
+    enum { N = 120 };
+    uint64_t first = 0;
+    double t0 = pdk_test_now_s();
+    for (unsigned i = 0; i < N; i++) {
+        fill_spawn(sid, i);
+        ck_assert_msg(pdk_client_send(&c, &req) == PDK_CLIENT_OK, "send %u: %s", i, c.error);
+        if (i == 0)
+            first = req.request_id;
+    }
+    for (unsigned i = 0; i < N; i++) {
+        recv_reply(&c, "spawn");
+        ck_assert_msg(got.which_body == paddock_v1_Frame_vehicle_spawned_tag,
+                      "reply %u: body %d (%s)", i, (int)got.which_body,
+                      got.which_body == paddock_v1_Frame_error_tag ? got.body.error.message : "");
+        ck_assert_uint_eq(got.request_id, first + i);
+    }
+    double took_s = pdk_test_now_s() - t0;
+    printf("steps: %u spawns at one a tick into a session on a step thread in %.2f s\n", N,
+           took_s);
+    ck_assert_msg(took_s > 0.8, "%u spawns at one a tick were answered in %.3f s", N, took_s);
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+END_TEST
+
 START_TEST(bad_step_flags_are_refused_by_name)
 {
     int rc = pdk_test_sh(out, sizeof(out), "%s --step-threads -1", PDK_PADDOCKD);
@@ -274,6 +312,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, demo_on_a_thread_hashes_as_on_the_loop);
     tcase_add_test(tc, requests_wait_for_a_tick_on_a_thread_in_order);
+    tcase_add_test(tc, a_parked_spawn_keeps_its_budget_hold);
     tcase_add_test(tc, bad_step_flags_are_refused_by_name);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
