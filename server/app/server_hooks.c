@@ -127,7 +127,8 @@ static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uin
             it->conn_id = conn_id;
             it->sub_id = sub_id;
             it->len = len;
-            pdk_server_outbox_keep(frame, len, &it->off);
+            if (!pdk_server_outbox_keep(frame, len, &it->off))
+                it->kind = PDK_CAPTURED_LOST;
         }
         return PDK_OK;
     }
@@ -161,7 +162,8 @@ static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int 
             it->sub_id = sub_id;
             it->report = kind;
             it->len = len;
-            pdk_server_outbox_keep(frame, len, &it->off);
+            if (!pdk_server_outbox_keep(frame, len, &it->off))
+                it->kind = PDK_CAPTURED_LOST;
         }
         return PDK_OK;
     }
@@ -181,7 +183,7 @@ static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
             it->conn_id = conn_id;
             it->control = *ev;
             it->control.reason = NULL;
-            pdk_server_outbox_text(ev->reason, &it->off);
+            it->has_text = pdk_server_outbox_text(ev->reason, &it->off);
         }
         return;
     }
@@ -223,8 +225,8 @@ static void on_proxy_event(void *ud, uint64_t conn_id, const pdk_proxy_event *ev
             it->conn_id = conn_id;
             it->proxy_event = *ev;
             it->proxy_event.reason = it->proxy_event.label = NULL;
-            if (pdk_server_outbox_text(ev->reason, &it->off))
-                pdk_server_outbox_text(ev->label, &it->off2);
+            it->has_text = pdk_server_outbox_text(ev->reason, &it->off) &&
+                           pdk_server_outbox_text(ev->label, &it->off2);
         }
         return;
     }
@@ -263,7 +265,8 @@ static void on_proxy_contact(void *ud, uint64_t conn_id, uint64_t session_id, pd
             it->proxy = proxy;
             it->tick = tick;
             it->len = n;
-            pdk_server_outbox_keep(impulses, n * sizeof(*impulses), &it->off);
+            if (!pdk_server_outbox_keep(impulses, n * sizeof(*impulses), &it->off))
+                it->kind = PDK_CAPTURED_LOST;
         }
         return;
     }
@@ -320,7 +323,8 @@ static void on_contacts(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8
             it->conn_id = conn_id;
             it->sub_id = sub_id;
             it->len = len;
-            pdk_server_outbox_keep(frame, len, &it->off);
+            if (!pdk_server_outbox_keep(frame, len, &it->off))
+                it->kind = PDK_CAPTURED_LOST;
         }
         return;
     }
@@ -343,7 +347,7 @@ static void on_sub_end(void *ud, uint64_t conn_id, uint32_t sub_id, pdk_error co
             it->conn_id = conn_id;
             it->sub_id = sub_id;
             it->code = code;
-            pdk_server_outbox_text(why, &it->off);
+            it->has_text = pdk_server_outbox_text(why, &it->off);
         }
         return;
     }
@@ -388,7 +392,9 @@ void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box)
     const uint8_t *bytes = box->bytes.data;
     for (size_t i = 0; i < box->n; i++) {
         pdk_captured *it = &box->items[i];
-        const char *text = bytes ? (const char *)bytes + it->off : "";
+        /* A text that could not be kept reads empty; a frame or impulses
+         * that could not be kept are not sent (the line above says so). */
+        const char *text = it->has_text ? (const char *)bytes + it->off : "";
         switch (it->kind) {
         case PDK_CAPTURED_RESULT:
             if (it->res.err != PDK_OK)
@@ -409,7 +415,7 @@ void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box)
             break;
         case PDK_CAPTURED_PROXY_EVENT:
             it->proxy_event.reason = text;
-            it->proxy_event.label = (const char *)bytes + it->off2;
+            it->proxy_event.label = it->has_text ? (const char *)bytes + it->off2 : "";
             on_proxy_event(srv, it->conn_id, &it->proxy_event);
             break;
         case PDK_CAPTURED_PROXY_CONTACT:
@@ -421,6 +427,8 @@ void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box)
             break;
         case PDK_CAPTURED_SUB_END:
             on_sub_end(srv, it->conn_id, it->sub_id, it->code, text);
+            break;
+        case PDK_CAPTURED_LOST:
             break;
         }
     }

@@ -136,6 +136,7 @@ typedef enum pdk_captured_kind {
     PDK_CAPTURED_PROXY_CONTACT,
     PDK_CAPTURED_CONTACTS,
     PDK_CAPTURED_SUB_END,
+    PDK_CAPTURED_LOST, /* its frame could not be kept (out of memory): not sent */
 } pdk_captured_kind;
 
 typedef struct pdk_captured {
@@ -146,7 +147,7 @@ typedef struct pdk_captured {
     pdk_error code; /* SUB_END */
     pdk_reply_to to;
     pdk_input_result res; /* RESULT: its message and proxy entry kept apart */
-    bool has_text;
+    bool has_text; /* its text (message, reason, label) was kept */
     bool has_entry;
     pdk_proxy_entry entry;
     pdk_control_event control;
