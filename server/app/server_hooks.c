@@ -122,14 +122,7 @@ static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uin
          * an outgrown subscription is known here. */
         if (len > pdk_server_outbox_capturing()->max_frame_bytes)
             return PDK_ERR_FRAME_TOO_LARGE;
-        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_STATE);
-        if (it) {
-            it->conn_id = conn_id;
-            it->sub_id = sub_id;
-            it->len = len;
-            if (!pdk_server_outbox_keep(frame, len, &it->off))
-                it->kind = PDK_CAPTURED_LOST;
-        }
+        pdk_server_outbox_frame(PDK_CAPTURED_STATE, conn_id, sub_id, frame, len);
         return PDK_OK;
     }
     if (!on_loop(srv))
@@ -156,15 +149,9 @@ static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int 
     if (pdk_server_outbox_capturing()) {
         if (len > pdk_server_outbox_capturing()->max_frame_bytes)
             return PDK_ERR_FRAME_TOO_LARGE;
-        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_DBW);
-        if (it) {
-            it->conn_id = conn_id;
-            it->sub_id = sub_id;
+        pdk_captured *it = pdk_server_outbox_frame(PDK_CAPTURED_DBW, conn_id, sub_id, frame, len);
+        if (it)
             it->report = kind;
-            it->len = len;
-            if (!pdk_server_outbox_keep(frame, len, &it->off))
-                it->kind = PDK_CAPTURED_LOST;
-        }
         return PDK_OK;
     }
     if (!on_loop(srv))
@@ -318,14 +305,7 @@ static void on_contacts(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8
 {
     pdk_server *srv = ud;
     if (pdk_server_outbox_capturing()) {
-        pdk_captured *it = pdk_server_outbox_add(PDK_CAPTURED_CONTACTS);
-        if (it) {
-            it->conn_id = conn_id;
-            it->sub_id = sub_id;
-            it->len = len;
-            if (!pdk_server_outbox_keep(frame, len, &it->off))
-                it->kind = PDK_CAPTURED_LOST;
-        }
+        pdk_server_outbox_frame(PDK_CAPTURED_CONTACTS, conn_id, sub_id, frame, len);
         return;
     }
     if (!on_loop(srv))

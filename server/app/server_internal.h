@@ -402,6 +402,10 @@ pdk_captured *pdk_server_outbox_add(pdk_captured_kind kind);
  * since the box's memory may move as it grows. False: out of memory. */
 bool pdk_server_outbox_keep(const void *bytes, size_t len, size_t *off);
 bool pdk_server_outbox_text(const char *text, size_t *off);
+/* A new item of the capturing box holding a copy of a frame for conn_id's
+ * subscription sub_id (marked lost when the copy could not be kept). */
+pdk_captured *pdk_server_outbox_frame(pdk_captured_kind kind, uint64_t conn_id, uint32_t sub_id,
+                                      const uint8_t *frame, size_t len);
 void pdk_server_outbox_free(pdk_outbox *box);
 
 /* ---- server_hooks.c: what a tick on a step thread said ------------------- */

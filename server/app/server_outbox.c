@@ -79,3 +79,17 @@ bool pdk_server_outbox_text(const char *text, size_t *off)
         text = "";
     return pdk_server_outbox_keep(text, strlen(text) + 1, off);
 }
+
+pdk_captured *pdk_server_outbox_frame(pdk_captured_kind kind, uint64_t conn_id, uint32_t sub_id,
+                                      const uint8_t *frame, size_t len)
+{
+    pdk_captured *it = pdk_server_outbox_add(kind);
+    if (!it)
+        return NULL;
+    it->conn_id = conn_id;
+    it->sub_id = sub_id;
+    it->len = len;
+    if (!pdk_server_outbox_keep(frame, len, &it->off))
+        it->kind = PDK_CAPTURED_LOST;
+    return it;
+}
