@@ -3,6 +3,7 @@
 
 #include <check.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "paddock_client.h"
@@ -50,4 +51,16 @@ void pdk_test_session_info(pdk_client *c, void *req, void *rep, uint64_t sid, vo
         }
     }
     ck_abort_msg("session %" PRIu64 " is not in SessionList", sid);
+}
+
+void pdk_test_fill_spawn(void *req, uint64_t sid, const char *preset, unsigned i,
+                         unsigned per_row)
+{
+    paddock_v1_Frame *q = req;
+    memset(q, 0, sizeof(*q));
+    q->which_body = paddock_v1_Frame_vehicle_spawn_tag;
+    q->body.vehicle_spawn.session_id = sid;
+    snprintf(q->body.vehicle_spawn.preset, sizeof(q->body.vehicle_spawn.preset), "%s", preset);
+    q->body.vehicle_spawn.x_m = 8.0 * (double)(i % per_row);
+    q->body.vehicle_spawn.y_m = 8.0 * (double)(i / per_row);
 }

@@ -29,6 +29,12 @@ void pdk_test_connect_ok(struct pdk_client *c, const pdk_test_server *srv, const
  * no generated nanopb header: they are paddock_v1_Frame. */
 void pdk_test_call_ok(struct pdk_client *c, void *req, void *rep, const char *what);
 
+/* A VehicleSpawn of preset into session sid as *req (a paddock_v1_Frame),
+ * the i-th car of a grid per_row cars wide and 8 m apart, so that no two
+ * touch. */
+void pdk_test_fill_spawn(void *req, uint64_t sid, const char *preset, unsigned i,
+                         unsigned per_row);
+
 /* Session sid's row of SessionList into *info (a paddock_v1_SessionInfo),
  * through req and rep; fails the test when it is not listed. */
 void pdk_test_session_info(struct pdk_client *c, void *req, void *rep, uint64_t sid, void *info);

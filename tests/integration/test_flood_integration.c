@@ -38,12 +38,7 @@ static uint64_t new_session(pdk_client *c, const char *name, const char *world_o
 /* The i-th car of a flood: on a grid 8 m apart so that no two touch. */
 static void fill_spawn(uint64_t sid, unsigned i)
 {
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-    req.body.vehicle_spawn.session_id = sid;
-    strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
-    req.body.vehicle_spawn.x_m = 8.0 * (double)(i % 64);
-    req.body.vehicle_spawn.y_m = 8.0 * (double)(i / 64);
+    pdk_test_fill_spawn(&req, sid, "midsize_sedan", i, 64);
 }
 
 /* The watched session's row of SessionList. */

@@ -125,12 +125,7 @@ static uint64_t new_session(pdk_client *c, const char *name)
 
 static void fill_spawn(uint64_t sid, unsigned i)
 {
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-    req.body.vehicle_spawn.session_id = sid;
-    strcpy(req.body.vehicle_spawn.preset, "compact_hatch");
-    req.body.vehicle_spawn.x_m = 8.0 * (double)(i % 16);
-    req.body.vehicle_spawn.y_m = 8.0 * (double)(i / 16);
+    pdk_test_fill_spawn(&req, sid, "compact_hatch", i, 16);
 }
 
 /* The next frame that is not a pushed state batch. */
