@@ -340,20 +340,48 @@ typedef struct kept_list {
     size_t n, cap;
 } kept_list;
 
-static pdk_error collect(void *ctx, const pdk_store_recording *r)
+/* Every recording as retention weighs it, oldest first: by start time,
+ * then id (ids grow with time in one file, but an import takes a new id
+ * for an old recording). One query, without the listing's vehicles. */
+static pdk_error collect_kept(const pdk_store *store, kept_list *l, char *err, size_t err_len)
 {
-    kept_list *l = ctx;
-    if (l->n == l->cap) {
-        size_t n = l->cap ? l->cap * 2 : 64;
-        kept *k = realloc(l->items, n * sizeof *k);
-        if (!k)
-            return PDK_ERR_NO_MEMORY;
-        l->items = k;
-        l->cap = n;
+    sqlite3 *db = NULL;
+    pdk_error rc = open_own(store, SQLITE_OPEN_READONLY, &db, err, err_len);
+    if (rc != PDK_OK)
+        return rc;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT s.session_id, s.created_unix_ms, " SIZE_SQL
+                           ", s.closed_unix_ms IS NOT NULL OR s.interrupted = 1 FROM sessions s "
+                           "ORDER BY s.created_unix_ms, s.session_id",
+                           -1, &st, NULL) != SQLITE_OK) {
+        rc = db_fail(db, "weighing recordings for retention", err, err_len);
+        sqlite3_close(db);
+        return rc;
     }
-    l->items[l->n++] =
-        (kept){r->session_id, r->created_unix_ms, r->size_bytes, r->ended || r->interrupted};
-    return PDK_OK;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (l->n == l->cap) {
+            size_t n = l->cap ? l->cap * 2 : 64;
+            kept *k = realloc(l->items, n * sizeof *k);
+            if (!k) {
+                pdk_store_errf(err, err_len, "weighing recordings for retention: out of memory");
+                rc = PDK_ERR_NO_MEMORY;
+                break;
+            }
+            l->items = k;
+            l->cap = n;
+        }
+        int64_t size = sqlite3_column_int64(st, 2);
+        l->items[l->n++] = (kept){pdk_store_i64_to_u64(sqlite3_column_int64(st, 0)),
+                                  sqlite3_column_int64(st, 1), size > 0 ? (uint64_t)size : 0,
+                                  sqlite3_column_int(st, 3)};
+    }
+    if (rc == PDK_OK && step != SQLITE_DONE)
+        rc = db_fail(db, "weighing recordings for retention", err, err_len);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc;
 }
 
 static int is_protected(uint64_t id, const uint64_t *keep, size_t n_keep)
@@ -379,23 +407,8 @@ pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
         return PDK_ERR_IO;
     }
     pdk_store_flush(store);
-    pdk_store_list_filter all = {0};
     kept_list l = {0};
-    uint64_t total = 0;
-    pdk_error rc = pdk_store_list_recordings(store, &all, 0, 0, &total, collect, &l, err, err_len);
-    /* Oldest first: by start time, then id (ids grow with time in one file,
-     * but an import takes a new id for an old recording). */
-    for (size_t i = 1; rc == PDK_OK && i < l.n; i++) {
-        kept k = l.items[i];
-        size_t j = i;
-        while (j > 0 && (l.items[j - 1].created_unix_ms > k.created_unix_ms ||
-                         (l.items[j - 1].created_unix_ms == k.created_unix_ms &&
-                          l.items[j - 1].session_id > k.session_id))) {
-            l.items[j] = l.items[j - 1];
-            j--;
-        }
-        l.items[j] = k;
-    }
+    pdk_error rc = collect_kept(store, &l, err, err_len);
     uint64_t bytes = 0;
     for (size_t i = 0; i < l.n; i++)
         bytes += l.items[i].size_bytes;
