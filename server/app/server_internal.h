@@ -276,6 +276,13 @@ typedef struct pdk_server {
 
     pdk_server_access access;
 
+    /* The retention rule runs once at a time on the pool; a recorded
+     * session that closes meanwhile asks for one more run after it
+     * (server_retention.c), so a burst of closes costs two runs, not one
+     * per close. */
+    bool retain_running;
+    bool retain_again;
+
     /* Real-time ticks of sessions that cost more than a hand-off, on
      * threads of their own (cfg.step_threads; none: all on the loop). */
     pdk_step_pool step_pool;

@@ -1,7 +1,8 @@
 /* The retention rule of --retain-bytes and --retain-days: the oldest
  * finished recordings beyond the size or the age are deleted on libuv's
  * thread pool, at start and after each recorded session closes, and each
- * deletion is logged. */
+ * deletion is logged. One run at a time: closes during a run ask for one
+ * more after it, which sees every recording they finished. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,16 +49,26 @@ static void retain_done(uv_work_t *req, int status)
 {
     (void)status;
     retention *r = req->data;
+    pdk_server *srv = r->srv;
     if (r->err != PDK_OK)
         fprintf(stderr, "paddockd: retention stopped: %s\n", r->msg);
     free(r->keep);
     free(r);
+    srv->retain_running = false;
+    if (srv->retain_again && !srv->stopping) {
+        srv->retain_again = false;
+        pdk_server_retain(srv);
+    }
 }
 
 void pdk_server_retain(pdk_server *srv)
 {
     if (srv->cfg.retain_bytes == 0 && srv->cfg.retain_days == 0)
         return;
+    if (srv->retain_running) {
+        srv->retain_again = true;
+        return;
+    }
     retention *r = calloc(1, sizeof(*r));
     /* Each slot's id, and a replay's recording too. */
     uint64_t *keep = calloc(srv->table.n * 2 + 1, sizeof(*keep));
@@ -81,5 +92,7 @@ void pdk_server_retain(pdk_server *srv)
         fprintf(stderr, "paddockd: retention skipped: %s\n", uv_strerror(rc));
         free(keep);
         free(r);
+        return;
     }
+    srv->retain_running = true;
 }
