@@ -31,16 +31,25 @@
  * inputs, and so not reset: the database and its finished recordings (an
  * input may list, verify, export or delete what an earlier one recorded),
  * the session and connection ids, which keep counting, and the preset
- * cache. No step threads: every tick runs on the loop. A crash that depends on an earlier input's recording reproduces
- * by running the inputs of the run again in order (-runs over the
- * corpus), not always from the crash file alone. */
-#define _POSIX_C_SOURCE 200809L
+ * cache. No step threads: every tick runs on the loop. A crash that
+ * depends on an earlier input's recording reproduces by running the inputs
+ * of the run again in order (-runs over the corpus), not always from the
+ * crash file alone.
+ *
+ * The server's presets are the tree's, except that each world preset holds
+ * at most FUZZ_MAX_VEHICLES vehicles: a world is then some tens of
+ * kilobytes, not the megabytes of 256 vehicles, whose zeroing took most of
+ * an input. A world full of vehicles is a few records away. */
+#define _XOPEN_SOURCE 700
 
+#include <dirent.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -61,6 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_LOOP_PASSES 4
 /* Sessions of one input a request can name by number. */
 #define FUZZ_SESSIONS 8
+/* maxVehicles of every world preset the fuzz server reads. */
+#define FUZZ_MAX_VEHICLES 8
+#define FUZZ_PRESETS PDK_SOURCE_DIR "/presets"
 
 /* One connection's client side. */
 typedef struct fuzz_client {
@@ -72,6 +84,7 @@ static pdk_server *srv;
 static pdk_listener *local;
 static fuzz_client clients[FUZZ_CONNS];
 static char dir[64];
+static char presets[96];
 static uint64_t sessions[FUZZ_SESSIONS]; /* this input's, in the order it was told of them */
 static size_t n_sessions;
 
@@ -190,6 +203,74 @@ static void send_hello(pdk_conn *conn)
     pdk_buf_free(&buf);
 }
 
+/* Copies the tree's world preset name into presets/worlds/ with its
+ * maxVehicles made FUZZ_MAX_VEHICLES. */
+static void copy_world(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/worlds/%s", FUZZ_PRESETS, name);
+    FILE *in = fopen(path, "rb");
+    static char text[1 << 16];
+    size_t n = in ? fread(text, 1, sizeof text - 1, in) : 0;
+    if (!in || ferror(in) || !feof(in)) {
+        fprintf(stderr, "fuzz_requests: cannot read %s whole\n", path);
+        abort();
+    }
+    fclose(in);
+    text[n] = '\0';
+    /* "maxVehicles": 256, becomes "maxVehicles": 8, */
+    char *num = strstr(text, "\"maxVehicles\"");
+    num = num ? strchr(num, ':') : NULL;
+    if (!num) {
+        fprintf(stderr, "fuzz_requests: %s has no maxVehicles to lower\n", path);
+        abort();
+    }
+    num++;
+    num += strspn(num, " ");
+    const char *end = num + strspn(num, "0123456789");
+    snprintf(path, sizeof path, "%s/worlds/%s", presets, name);
+    FILE *out = fopen(path, "wb");
+    if (!out || fprintf(out, "%.*s%d%s", (int)(num - text), text, FUZZ_MAX_VEHICLES, end) < 0 ||
+        fclose(out) != 0) {
+        fprintf(stderr, "fuzz_requests: cannot write %s\n", path);
+        abort();
+    }
+}
+
+/* presets/ in the run's folder: links to the tree's vehicles and scripts,
+ * and its worlds copied with a small maxVehicles. */
+static void make_presets(void)
+{
+    snprintf(presets, sizeof presets, "%s/presets", dir);
+    char worlds_dir[128], vehicles[128], scripts[128];
+    snprintf(worlds_dir, sizeof worlds_dir, "%s/worlds", presets);
+    snprintf(vehicles, sizeof vehicles, "%s/vehicles", presets);
+    snprintf(scripts, sizeof scripts, "%s/scripts", presets);
+    if (mkdir(presets, 0700) != 0 || mkdir(worlds_dir, 0700) != 0 ||
+        symlink(FUZZ_PRESETS "/vehicles", vehicles) != 0 ||
+        symlink(FUZZ_PRESETS "/scripts", scripts) != 0) {
+        fprintf(stderr, "fuzz_requests: cannot make %s\n", presets);
+        abort();
+    }
+    DIR *worlds = opendir(FUZZ_PRESETS "/worlds");
+    if (!worlds)
+        abort();
+    for (struct dirent *e; (e = readdir(worlds)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0)
+            copy_world(e->d_name);
+    }
+    closedir(worlds);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
 static void cleanup(void)
 {
     for (int i = 0; i < FUZZ_CONNS; i++)
@@ -199,13 +280,8 @@ static void cleanup(void)
     uv_run(pdk_server_loop(srv), UV_RUN_DEFAULT);
     if (pdk_server_finish(srv) != 0)
         fprintf(stderr, "fuzz_requests: the server did not stop cleanly\n");
-    char path[128];
-    static const char *const names[] = {"paddock.db", "paddock.db-wal", "paddock.db-shm"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    /* The folder and all in it; the links, not what they point to. */
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -222,13 +298,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     pdk_server_config cfg = pdk_server_config_default();
     cfg.listen = "127.0.0.1:0";
     cfg.db_path = db;
-    cfg.presets_dir = PDK_SOURCE_DIR "/presets";
+    make_presets();
+    cfg.presets_dir = presets;
     cfg.migrations_dir = PDK_SOURCE_DIR "/migrations";
     /* Bounds that keep one input quick and small: a fast session pauses
-     * after a second of sim time, worlds share 256 MiB. */
+     * after a second of sim time, worlds share 256 MiB, and retention
+     * deletes the oldest recordings past 2 MiB (a few thousand short
+     * ones), so that a long run's listings do not grow without end. */
     cfg.max_sessions = 8;
     cfg.max_world_bytes = (size_t)256 << 20;
     cfg.max_fast_ticks = 120;
+    cfg.retain_bytes = (uint64_t)2 << 20;
     cfg.tick_spin_ns = 0;
     cfg.hello_timeout_s = 3600.0;
     /* Every tick on the loop: sessions are closed between inputs, which a
