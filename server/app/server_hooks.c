@@ -113,8 +113,20 @@ static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *r
         pdk_conn_close(c->conn);
 }
 
-static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
-                          size_t len)
+/* Each part of a tick's state (StateBatch.part) is its own latest-wins
+ * stream, so that a later part never replaces an earlier one of the same
+ * tick still waiting to be written. A whole tick's, and part 0's, key is
+ * the subscription id (below 2^30 in practice); a later part's sets bit 30
+ * and holds the part in the low 16 bits. Two parts of one connection share
+ * a key only after 2^14 subscriptions on it, and then merely share a
+ * latest-wins slot. */
+static uint32_t state_key(uint32_t sub_id, uint32_t part)
+{
+    return part == 0 ? sub_id : 0x40000000u | ((sub_id & 0x3FFFu) << 16) | (part & 0xFFFFu);
+}
+
+static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, uint32_t part,
+                          const uint8_t *frame, size_t len)
 {
     pdk_server *srv = ud;
     if (pdk_server_outbox_capturing()) {
@@ -122,21 +134,22 @@ static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uin
          * an outgrown subscription is known here. */
         if (len > pdk_server_outbox_capturing()->max_frame_bytes)
             return PDK_ERR_FRAME_TOO_LARGE;
-        pdk_server_outbox_frame(PDK_CAPTURED_STATE, conn_id, sub_id, frame, len);
+        pdk_captured *it = pdk_server_outbox_frame(PDK_CAPTURED_STATE, conn_id, sub_id, frame, len);
+        if (it)
+            it->part = part;
         return PDK_OK;
     }
     if (!on_loop(srv))
         return PDK_OK;
     pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
-    return c ? pdk_conn_send_state(c->conn, sub_id, frame, len) : PDK_OK;
+    return c ? pdk_conn_send_state(c->conn, state_key(sub_id, part), frame, len) : PDK_OK;
 }
 
 /* Each report kind of a DBW subscription is its own latest-wins stream, so
- * a fast steering report never replaces a pending system report. State
- * streams are keyed by their subscription id (below 2^31 in practice);
- * report streams set the top bit. Two live streams of one connection share
- * a key only after 2^27 subscriptions on it, and then merely share a
- * latest-wins slot. */
+ * a fast steering report never replaces a pending system report. Report
+ * streams set the top bit (state streams, state_key, never do). Two live
+ * streams of one connection share a key only after 2^27 subscriptions on
+ * it, and then merely share a latest-wins slot. */
 static uint32_t report_key(uint32_t sub_id, int kind)
 {
     return 0x80000000u | ((sub_id & 0x07FFFFFFu) << 4) | (uint32_t)kind;
@@ -384,7 +397,7 @@ void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box)
             on_input_result(srv, it->to, &it->res);
             break;
         case PDK_CAPTURED_STATE:
-            on_state(srv, it->conn_id, it->sub_id, bytes + it->off, it->len);
+            on_state(srv, it->conn_id, it->sub_id, it->part, bytes + it->off, it->len);
             break;
         case PDK_CAPTURED_DBW:
             on_dbw_report(srv, it->conn_id, it->sub_id, it->report, bytes + it->off, it->len);

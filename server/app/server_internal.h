@@ -144,6 +144,7 @@ typedef struct pdk_captured {
     uint64_t conn_id;
     uint32_t sub_id;
     int report;   /* DBW: the report kind */
+    uint32_t part; /* STATE: the tick's part (StateBatch.part) */
     pdk_error code; /* SUB_END */
     pdk_reply_to to;
     pdk_input_result res; /* RESULT: its message and proxy entry kept apart */

@@ -104,7 +104,7 @@ static void pdk_server_handle_subscribe(const pdk_request *rq)
     }
     uint32_t sub_id = c->last_sub_id + 1;
     pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->fields,
-                                        m->vehicle_ids, m->n_vehicle_ids);
+                                        m->vehicle_ids, m->n_vehicle_ids, m->max_batch_vehicles);
     if (e != PDK_OK) {
         refuse_subscription(rq, slot, m->session_id, m->rate_hz, m->n_vehicle_ids, e);
         return;

@@ -431,7 +431,8 @@ static bool sub_due(const subscription *sub, uint64_t tick)
  * are equal arrays). */
 static bool same_batch(const subscription *a, const subscription *b)
 {
-    if (a->fields != b->fields || a->n_ids != b->n_ids || (a->ids == NULL) != (b->ids == NULL))
+    if (a->fields != b->fields || a->max_batch != b->max_batch || a->n_ids != b->n_ids ||
+        (a->ids == NULL) != (b->ids == NULL))
         return false;
     return a->ids == NULL || memcmp(a->ids, b->ids, a->n_ids * sizeof(*a->ids)) == 0;
 }
@@ -467,15 +468,36 @@ static void publish_contacts(pdk_session *s, const subscription *sub)
     } while (first < total);
 }
 
+/* Sends one frame of sub's (its body of body_len bytes, part part of the
+ * tick's); false when it was too large for the connection, which ends sub
+ * after this tick. */
+static bool send_body(pdk_session *s, subscription *sub, uint32_t part, const uint8_t *body,
+                      size_t body_len)
+{
+    pdk_buf_reset(&s->frame);
+    pdk_error err = sub->chans != NULL
+                        ? pdk_wire_telemetry_frame_append(&s->frame, sub->id, body, body_len)
+                        : pdk_wire_state_frame_append(&s->frame, sub->id, body, body_len);
+    if (err != PDK_OK)
+        return true;
+    if (s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, part, s->frame.data,
+                          s->frame.len) == PDK_ERR_FRAME_TOO_LARGE) {
+        sub->too_large = s->frame.len;
+        return false;
+    }
+    return true;
+}
+
 static void publish(pdk_session *s)
 {
     if (s->n_subs == 0 || !s->hooks.on_state)
         return;
     uint64_t tick = pdk_world_tick(s->world);
     uint64_t wall_ns = pdk_session_tick_wall_ns(s);
-    /* Each distinct (fields, vehicle list) is encoded once this tick into
-     * s->common, one body after another, and shared by every subscription
-     * that wants it. */
+    /* Each distinct (fields, vehicle list, parts) is encoded once this
+     * tick into s->common, its parts one after another
+     * (pdk_wire_state_split), and shared by every subscription that wants
+     * it. */
     pdk_buf_reset(&s->common);
     for (size_t i = 0; i < s->n_subs; i++)
         s->subs[i].batch_ready = false;
@@ -487,45 +509,37 @@ static void publish(pdk_session *s)
         }
         if (!sub_due(sub, tick))
             continue;
-        const uint8_t *body;
-        size_t body_len;
         if (sub->chans != NULL) {
             /* Each telemetry subscription has its own channels: its own body. */
-            if (telemetry_body(s, sub) != PDK_OK)
-                continue;
-            body = s->payload.data;
-            body_len = s->payload.len;
-        } else {
-            for (size_t j = 0; j < i && !sub->batch_ready; j++) {
-                const subscription *other = &s->subs[j];
-                if (other->batch_ready && same_batch(other, sub)) {
-                    sub->batch_off = other->batch_off;
-                    sub->batch_len = other->batch_len;
-                    sub->batch_ready = true;
-                }
-            }
-            if (!sub->batch_ready) {
-                size_t off = s->common.len;
-                if (pdk_wire_state_common_teleports(s->world, s->id, wall_ns, sub->fields,
-                                                    sub->ids, sub->n_ids, &s->teleports,
-                                                    &s->common) != PDK_OK)
-                    continue;
-                sub->batch_off = off;
-                sub->batch_len = s->common.len - off;
+            if (telemetry_body(s, sub) == PDK_OK)
+                send_body(s, sub, 0, s->payload.data, s->payload.len);
+            continue;
+        }
+        for (size_t j = 0; j < i && !sub->batch_ready; j++) {
+            const subscription *other = &s->subs[j];
+            if (other->batch_ready && same_batch(other, sub)) {
+                sub->batch_off = other->batch_off;
+                sub->batch_len = other->batch_len;
                 sub->batch_ready = true;
             }
-            body = s->common.data + sub->batch_off;
-            body_len = sub->batch_len;
         }
-        pdk_buf_reset(&s->frame);
-        pdk_error err = sub->chans != NULL
-                            ? pdk_wire_telemetry_frame_append(&s->frame, sub->id, body, body_len)
-                            : pdk_wire_state_frame_append(&s->frame, sub->id, body, body_len);
-        if (err != PDK_OK)
-            continue;
-        if (s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, s->frame.data, s->frame.len) ==
-            PDK_ERR_FRAME_TOO_LARGE)
-            sub->too_large = s->frame.len;
+        if (!sub->batch_ready) {
+            size_t off = s->common.len;
+            if (pdk_wire_state_split(s->world, s->id, wall_ns, sub->fields, sub->ids, sub->n_ids,
+                                     &s->teleports, sub->max_batch, &s->common) != PDK_OK)
+                continue;
+            sub->batch_off = off;
+            sub->batch_len = s->common.len - off;
+            sub->batch_ready = true;
+        }
+        const uint8_t *body;
+        size_t body_len, at = 0;
+        for (uint32_t part = 0;
+             pdk_wire_state_part_next(s->common.data + sub->batch_off, sub->batch_len, &at, &body,
+                                      &body_len) == PDK_OK &&
+             send_body(s, sub, part, body, body_len);
+             part++) {
+        }
     }
     /* Subscriptions whose batch no longer fits a frame end, and say so,
      * rather than go silent. */
@@ -536,7 +550,7 @@ static void publish(pdk_session *s)
             continue;
         }
         if (s->hooks.on_sub_end) {
-            char why[224];
+            char why[256];
             if (sub->chans != NULL)
                 snprintf(why, sizeof(why),
                          "subscription %u ended: a telemetry batch of %zu bytes is larger than "
@@ -545,7 +559,8 @@ static void publish(pdk_session *s)
             else
                 snprintf(why, sizeof(why),
                          "subscription %u ended: a state batch of %zu bytes is larger than the "
-                         "frame limit; subscribe to fewer vehicles (vehicle_ids)",
+                         "frame limit; subscribe to fewer vehicles (vehicle_ids) or split "
+                         "batches (max_batch_vehicles)",
                          sub->id, sub->too_large);
             s->hooks.on_sub_end(s->hooks.ud, sub->conn_id, sub->id, PDK_ERR_FRAME_TOO_LARGE, why);
         }
@@ -659,7 +674,8 @@ static pdk_error sub_add(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint
 }
 
 pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
-                                uint32_t fields, const uint32_t *ids, size_t n_ids)
+                                uint32_t fields, const uint32_t *ids, size_t n_ids,
+                                uint32_t max_batch)
 {
     if ((fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u)
         return PDK_ERR_INVALID_ARGUMENT;
@@ -668,6 +684,7 @@ pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_i
     if (err != PDK_OK)
         return err;
     sub->fields = fields;
+    sub->max_batch = max_batch;
     s->n_subs++;
     return PDK_OK;
 }

@@ -121,9 +121,11 @@ typedef struct pdk_session_hooks {
     /* A state or telemetry subscription's frame (one whole Frame with a
      * StateBatch or a TelemetryBatch) is ready. Returning
      * PDK_ERR_FRAME_TOO_LARGE ends the subscription (on_sub_end tells why);
-     * other errors are the transport's business. */
-    pdk_error (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
-                          size_t len);
+     * other errors are the transport's business. part is the frame's
+     * StateBatch.part (0 for a whole tick and for telemetry): each part of
+     * a subscription is its own latest-wins stream. */
+    pdk_error (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, uint32_t part,
+                          const uint8_t *frame, size_t len);
     /* A subscription ended without being asked to: its session is being
      * destroyed, its batches outgrew the frame limit, or (a DBW report
      * subscription) its vehicle was removed. why names it. */
@@ -280,14 +282,17 @@ pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk
  * for conn_id: every rate_hz (a divisor of 120) the state of the listed
  * vehicles (all when n_ids == 0; duplicates are dropped), each with the
  * parts the StateField bits in fields ask for (pdk_wire_state_fields), is
- * sent through on_state, its wall_time_ns pdk_session_tick_wall_ns. A
- * batch is encoded once per tick for each distinct fields and vehicle list
- * and shared. PDK_ERR_INVALID_ARGUMENT for a rate that does not divide 120
+ * sent through on_state, its wall_time_ns pdk_session_tick_wall_ns, in
+ * StateBatch frames of at most max_batch vehicles each (0: one a tick;
+ * pdk_wire_state_split). A batch is encoded once per tick for each
+ * distinct fields, vehicle list and max_batch and shared.
+ * PDK_ERR_INVALID_ARGUMENT for a rate that does not divide 120
  * or a bit of fields outside PDK_WIRE_STATE_FIELDS_KNOWN,
  * PDK_ERR_OUT_OF_RANGE for more ids than the world holds vehicles,
  * PDK_ERR_CAPACITY when the session has PDK_SESSION_MAX_SUBS. */
 pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
-                                uint32_t fields, const uint32_t *ids, size_t n_ids);
+                                uint32_t fields, const uint32_t *ids, size_t n_ids,
+                                uint32_t max_batch);
 /* Adds telemetry subscription sub_id (from the same per-connection ids)
  * for conn_id: every rate_hz, as pdk_session_subscribe, a TelemetryBatch of
  * the listed vehicles (all when n_ids == 0, those spawned later too;

@@ -26,13 +26,15 @@ typedef struct subscription {
     uint32_t *ids;    /* NULL: every vehicle */
     size_t n_ids;
     uint32_t fields;  /* StateField bits: the VehicleState parts it gets */
+    uint32_t max_batch; /* vehicles per StateBatch at most; 0: a tick in one */
     int *chans; /* telemetry: registry indexes in the schema's order; NULL: state */
     size_t n_chans;
     bool contacts; /* a contact event subscription (ContactEvents), neither state nor telemetry */
     size_t too_large; /* set by publish: the batch that did not fit */
     /* Set by publish for the tick it publishes: where in the session's
-     * common buffer this subscription's batch body is, which a later
-     * subscription with the same fields and vehicle list shares. */
+     * common buffer this subscription's batch parts are
+     * (pdk_wire_state_split), which a later subscription with the same
+     * fields, vehicle list and max_batch shares. */
     bool batch_ready;
     size_t batch_off, batch_len;
 } subscription;

@@ -21,6 +21,8 @@ enum {
     SUBSCRIPTION_ID = 1,       /* StateBatch.subscription_id, DbwReport.subscription_id: uint32 */
     STATE_BATCH_VEHICLES = 5,  /* StateBatch.vehicles, repeated VehicleState */
     STATE_BATCH_WALL_TIME = 6, /* StateBatch.wall_time_ns: uint64 */
+    STATE_BATCH_PART = 7,      /* StateBatch.part: uint32 */
+    STATE_BATCH_PARTS = 8,     /* StateBatch.parts: uint32 */
 };
 
 /* Decoding an untrusted frame may allocate at most this many bytes: protobuf-c
@@ -751,18 +753,17 @@ pdk_error pdk_wire_state_common(const pdk_world *world, uint64_t session_id, uin
                                            out);
 }
 
-/* The batch is written field by field (the header fields through protobuf-c,
- * then one vehicles entry per live vehicle, then wall_time_ns), which is
- * exactly the bytes protobuf-c would pack for the whole message, without
- * building an array of VehicleState structs every tick. */
-pdk_error pdk_wire_state_common_teleports(const pdk_world *world, uint64_t session_id,
-                                          uint64_t wall_time_ns, uint32_t fields,
-                                          const pdk_vehicle_id *ids, size_t n,
-                                          const pdk_wire_teleports *tp, pdk_buf *out)
+/* The batch's vehicles first to first + count of the list (ids, or the
+ * world's order when ids is NULL), written field by field: the header
+ * fields through protobuf-c, then one vehicles entry per live vehicle, then
+ * wall_time_ns, part and parts. These are exactly the bytes protobuf-c
+ * would pack for the whole message, without building an array of
+ * VehicleState structs every tick. */
+static pdk_error state_body(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
+                            uint32_t fields, const pdk_vehicle_id *ids, size_t first, size_t count,
+                            const pdk_wire_teleports *tp, uint32_t part, uint32_t parts,
+                            pdk_buf *out)
 {
-    if (world == NULL || out == NULL || (fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u) {
-        return PDK_ERR_INVALID_ARGUMENT;
-    }
     size_t start = out->len;
     Paddock__V1__StateBatch head = PADDOCK__V1__STATE_BATCH__INIT;
     head.session_id = session_id;
@@ -777,8 +778,7 @@ pdk_error pdk_wire_state_common_teleports(const pdk_world *world, uint64_t sessi
     PDK_ASSERT(packed == hlen);
     out->len += hlen;
 
-    size_t count = ids != NULL ? n : (size_t)pdk_world_vehicle_count(world);
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = first; i < first + count; i++) {
         pdk_vehicle_id id = ids != NULL ? ids[i] : pdk_world_vehicle_at(world, (int)i);
         pdk_vehicle_pose pose;
         if (pdk_world_vehicle_pose(world, id, &pose) != PDK_OK) {
@@ -790,17 +790,101 @@ pdk_error pdk_wire_state_common_teleports(const pdk_world *world, uint64_t sessi
             return err;
         }
     }
-    /* Field 6 after the vehicles (field order); proto3 omits it when 0. */
+    /* Fields 6, 7 and 8 after the vehicles (field order); proto3 omits
+     * each when 0, so a batch in one part has neither part nor parts. */
+    uint8_t tail[6 * PDK_WIRE_VARINT_MAX];
+    size_t tlen = 0;
     if (wall_time_ns != 0u) {
-        uint8_t tail[2 * PDK_WIRE_VARINT_MAX];
-        size_t tlen = pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_WALL_TIME, PDK_WT_VARINT), tail);
+        tlen += pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_WALL_TIME, PDK_WT_VARINT), tail);
         tlen += pdk_wire_varint_put(wall_time_ns, tail + tlen);
-        err = pdk_buf_append(out, tail, tlen);
+    }
+    if (parts > 1u) {
+        if (part != 0u) {
+            tlen += pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_PART, PDK_WT_VARINT), tail + tlen);
+            tlen += pdk_wire_varint_put(part, tail + tlen);
+        }
+        tlen += pdk_wire_varint_put(PDK_WIRE_TAG(STATE_BATCH_PARTS, PDK_WT_VARINT), tail + tlen);
+        tlen += pdk_wire_varint_put(parts, tail + tlen);
+    }
+    err = pdk_buf_append(out, tail, tlen);
+    if (err != PDK_OK) {
+        out->len = start;
+    }
+    return err;
+}
+
+pdk_error pdk_wire_state_common_teleports(const pdk_world *world, uint64_t session_id,
+                                          uint64_t wall_time_ns, uint32_t fields,
+                                          const pdk_vehicle_id *ids, size_t n,
+                                          const pdk_wire_teleports *tp, pdk_buf *out)
+{
+    if (world == NULL || out == NULL || (fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    size_t count = ids != NULL ? n : (size_t)pdk_world_vehicle_count(world);
+    return state_body(world, session_id, wall_time_ns, fields, ids, 0, count, tp, 0u, 1u, out);
+}
+
+pdk_error pdk_wire_state_split(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
+                               uint32_t fields, const pdk_vehicle_id *ids, size_t n,
+                               const pdk_wire_teleports *tp, uint32_t max_per_part, pdk_buf *out)
+{
+    if (world == NULL || out == NULL || (fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    size_t count = ids != NULL ? n : (size_t)pdk_world_vehicle_count(world);
+    size_t per = max_per_part == 0u || max_per_part >= count ? count : max_per_part;
+    size_t parts = per == 0 ? 1 : (count + per - 1) / per;
+    if (parts > UINT32_MAX) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    size_t start = out->len;
+    for (size_t p = 0; p < parts; p++) {
+        /* Room for the length's varint ahead of the body, moved down to
+         * its real size once the body is written. */
+        size_t at = out->len;
+        pdk_error err = pdk_buf_reserve(out, PDK_WIRE_VARINT_MAX);
         if (err != PDK_OK) {
             out->len = start;
             return err;
         }
+        out->len += PDK_WIRE_VARINT_MAX;
+        size_t first = p * per;
+        err = state_body(world, session_id, wall_time_ns, fields, ids, first,
+                         first + per > count ? count - first : per, tp, (uint32_t)p,
+                         (uint32_t)parts, out);
+        if (err != PDK_OK) {
+            out->len = start;
+            return err;
+        }
+        size_t body_at = at + PDK_WIRE_VARINT_MAX;
+        size_t body_len = out->len - body_at;
+        uint8_t len[PDK_WIRE_VARINT_MAX];
+        size_t len_len = pdk_wire_varint_put(body_len, len);
+        memcpy(out->data + at, len, len_len);
+        memmove(out->data + at + len_len, out->data + body_at, body_len);
+        out->len = at + len_len + body_len;
     }
+    return PDK_OK;
+}
+
+pdk_error pdk_wire_state_part_next(const uint8_t *parts, size_t len, size_t *at,
+                                   const uint8_t **body, size_t *body_len)
+{
+    if (parts == NULL || at == NULL || body == NULL || body_len == NULL || *at > len) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (*at == len) {
+        return PDK_ERR_NOT_FOUND;
+    }
+    uint64_t n = 0;
+    int used = pdk_wire_varint_get(parts + *at, len - *at, &n);
+    if (used <= 0 || n > len - *at - (size_t)used) {
+        return PDK_ERR_PROTOCOL;
+    }
+    *body = parts + *at + used;
+    *body_len = (size_t)n;
+    *at += (size_t)used + (size_t)n;
     return PDK_OK;
 }
 

@@ -177,6 +177,24 @@ pdk_error pdk_wire_state_common_teleports(const pdk_world *world, uint64_t sessi
                                           const pdk_vehicle_id *ids, size_t n,
                                           const pdk_wire_teleports *tp, pdk_buf *out);
 
+/* A tick's state in parts of at most max_per_part vehicles of the list
+ * (0: one part, however many), for Subscribe.max_batch_vehicles: appended
+ * to out, part after part, each as its body's length (a varint) and the
+ * body, which is pdk_wire_state_common_teleports's over that part's
+ * vehicles with StateBatch.part and .parts when there is more than one
+ * part (one part's bytes are pdk_wire_state_common_teleports's). Vehicles
+ * of ids removed since are left out of their part, so a part may hold
+ * fewer. Errors as pdk_wire_state_common; out is as before on error. */
+pdk_error pdk_wire_state_split(const pdk_world *world, uint64_t session_id, uint64_t wall_time_ns,
+                               uint32_t fields, const pdk_vehicle_id *ids, size_t n,
+                               const pdk_wire_teleports *tp, uint32_t max_per_part, pdk_buf *out);
+
+/* The next part of pdk_wire_state_split's len bytes at parts, from *at,
+ * which it moves past the part: PDK_OK with its body, PDK_ERR_NOT_FOUND
+ * after the last, PDK_ERR_PROTOCOL when the bytes are not such a list. */
+pdk_error pdk_wire_state_part_next(const uint8_t *parts, size_t len, size_t *at,
+                                   const uint8_t **body, size_t *body_len);
+
 /* One vehicle's VehicleState on its own (not inside a StateBatch), with the
  * parts fields asks for, appended to out: the message a log of one
  * vehicle's state carries (MCAP export), without teleport_count (a session's,

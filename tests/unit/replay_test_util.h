@@ -180,10 +180,11 @@ static inline pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_i
 
 static int n_state_frames;
 
-static inline pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
-                                 size_t len)
+static inline pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, uint32_t part,
+                                 const uint8_t *frame, size_t len)
 {
     (void)ud;
+    (void)part;
     (void)conn_id;
     (void)sub_id;
     (void)frame;

@@ -42,14 +42,17 @@ static void on_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
     n_results++;
 }
 
-static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
-                          size_t len)
+static uint32_t state_parts[8]; /* the part of each on_state call, by n_states % 8 */
+
+static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, uint32_t part,
+                          const uint8_t *frame, size_t len)
 {
     (void)ud;
     (void)conn_id;
     ck_assert_uint_gt(len, 4);
     ck_assert_ptr_nonnull(frame);
     last_state_sub = sub_id;
+    state_parts[n_states % 8] = part;
     if (sub_id < MAX_STATE_SUBS) {
         ck_assert_uint_le(len, sizeof(state_frames[0]));
         memcpy(state_frames[sub_id], frame, len);
@@ -291,14 +294,14 @@ START_TEST(subscriptions_publish_at_their_rate)
 {
     pdk_session *s = make(NULL);
     spawn(s, 1, 1);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 7, 0, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 240, 0, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 8, NULL, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 7, 0, NULL, 0, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 240, 0, NULL, 0, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 8, NULL, 0, 0), PDK_ERR_INVALID_ARGUMENT);
     static uint32_t too_many[300];
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, too_many, 300), PDK_ERR_OUT_OF_RANGE);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, too_many, 300, 0), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, NULL, 0, 0), PDK_OK);
     uint32_t ids[3] = {12345, 12345, 12345}; /* duplicates collapse to one */
-    ck_assert_int_eq(pdk_session_subscribe(s, 2, 5, 0, 0, ids, 3), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 5, 0, 0, ids, 3, 0), PDK_OK);
     ck_assert_int_eq(pdk_session_subscriber_count(s), 2);
     n_states = 0;
     for (int i = 0; i < 120; i++)
@@ -314,7 +317,7 @@ START_TEST(subscriptions_publish_at_their_rate)
     ck_assert_int_eq(n_states, 0);
 
     /* A subscription whose batch does not fit a frame ends and says why. */
-    ck_assert_int_eq(pdk_session_subscribe(s, 3, 99, 120, 0, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 3, 99, 120, 0, NULL, 0, 0), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(pdk_session_subscriber_count(s), 0);
     ck_assert_int_eq(n_ended, 1);
@@ -322,7 +325,7 @@ START_TEST(subscriptions_publish_at_their_rate)
     ck_assert_ptr_nonnull(strstr(ended_why, "larger than the frame limit"));
 
     /* Closing the session ends the rest, with CLOSED. */
-    ck_assert_int_eq(pdk_session_subscribe(s, 4, 1, 60, 0, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 4, 1, 60, 0, NULL, 0, 0), PDK_OK);
     pdk_session_destroy(s);
     ck_assert_int_eq(n_ended, 2);
     ck_assert_int_eq(ended_code, PDK_ERR_CLOSED);
@@ -957,6 +960,28 @@ static Paddock__V1__Frame *state_frame_of(uint32_t sub)
     return f;
 }
 
+/* A subscription with max_batch gets a tick as parts of at most that
+ * many vehicles, each its own frame and its own on_state part, in order. */
+START_TEST(subscriptions_split_ticks_into_parts)
+{
+    pdk_session *s = make(NULL);
+    for (int i = 0; i < 5; i++)
+        spawn(s, 1, (uint64_t)i + 1);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 2), PDK_OK);
+    int before = n_states;
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_states, before + 3);
+    for (int k = 0; k < 3; k++)
+        ck_assert_uint_eq(state_parts[(before + k) % 8], (uint32_t)k);
+    Paddock__V1__Frame *f = state_frame_of(1); /* the last part */
+    ck_assert_uint_eq(f->state_batch->part, 2);
+    ck_assert_uint_eq(f->state_batch->parts, 3);
+    ck_assert_uint_eq(f->state_batch->n_vehicles, 1);
+    pdk_wire_frame_free(f);
+    pdk_session_destroy(s);
+}
+END_TEST
+
 /* Each subscription gets the parts its fields ask for, and every batch the
  * wall clock of the tick's step; two subscriptions with the same fields
  * and vehicles get the same body; an input's effect first shows in the
@@ -966,10 +991,10 @@ START_TEST(subscriptions_get_their_fields)
     pdk_session *s = make(NULL);
     pdk_vehicle_id v = spawn(s, 1, 1);
     uint32_t ids[1] = {v};
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0), PDK_OK);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 7, NULL, 0), PDK_OK);
-    ck_assert_int_eq(pdk_session_subscribe(s, 2, 3, 120, 7, NULL, 0), PDK_OK);
-    ck_assert_int_eq(pdk_session_subscribe(s, 2, 4, 120, 2, ids, 1), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 7, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 3, 120, 7, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 4, 120, 2, ids, 1, 0), PDK_OK);
     memset(state_lens, 0, sizeof state_lens);
     for (int i = 0; i < 3; i++)
         pdk_session_tick(s);
@@ -1030,7 +1055,7 @@ START_TEST(vehicle_resets_count_teleports)
     pdk_session *s = make(NULL);
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_vehicle_id w = spawn(s, 1, 2);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0), PDK_OK);
     pdk_input right = {.kind = PDK_INPUT_VEHICLE_RESET,
                        .vehicle = v,
                        .u.reset = {.at_pose = 1, .x_m = 50.0, .y_m = 0.0, .yaw_deg = 90.0}};
@@ -1091,7 +1116,7 @@ START_TEST(restore_swaps_only_when_it_all_succeeds)
     pdk_buf snap = {0};
     ck_assert_int_eq(pdk_wire_snapshot_encode(pdk_session_world(s), "test", &snap), PDK_OK);
     uint64_t at49 = pdk_session_hash(s);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0), PDK_OK);
     ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 2, v, 1u << PDK_RPT_STEER), PDK_OK);
     for (int i = 0; i < 51; i++)
         pdk_session_tick(s);
@@ -1392,6 +1417,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, scripts_become_inputs_at_their_ticks);
     tcase_add_test(tc, subscriptions_publish_at_their_rate);
     tcase_add_test(tc, subscriptions_get_their_fields);
+    tcase_add_test(tc, subscriptions_split_ticks_into_parts);
     tcase_add_test(tc, telemetry_subscriptions_publish_and_end);
     tcase_add_test(tc, sessions_are_recorded);
     tcase_add_test(tc, tyre_inputs_apply_record_and_replay);

@@ -1016,6 +1016,92 @@ START_TEST(state_common_equals_protobuf_c_pack)
 }
 END_TEST
 
+/* A tick split for max_batch_vehicles: parts of at most the limit, in the
+ * list's order, each a StateBatch protobuf-c packs to the same bytes, with
+ * part and parts; one part is pdk_wire_state_common's bytes exactly. */
+START_TEST(state_split_parts_are_protobuf_c_batches)
+{
+    test_world tw = world_make();
+    pdk_vehicle_id ids[5];
+    for (int i = 0; i < 5; i++) {
+        ids[i] = spawn_at(tw.world, 10.0 * i, 0.0, 0.0, (double)i);
+    }
+    pdk_world_step(tw.world);
+    const uint64_t wall_ns = 1234567890123ull;
+
+    pdk_buf parts = {0};
+    ck_assert_int_eq(pdk_wire_state_split(tw.world, 9, wall_ns, 0, NULL, 0, NULL, 2, &parts),
+                     PDK_OK);
+    const uint8_t *body;
+    size_t body_len, at = 0, seen = 0;
+    for (uint32_t p = 0; p < 3; p++) {
+        ck_assert_int_eq(pdk_wire_state_part_next(parts.data, parts.len, &at, &body, &body_len),
+                         PDK_OK);
+        Paddock__V1__StateBatch *b = paddock__v1__state_batch__unpack(NULL, body_len, body);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_uint_eq(b->part, p);
+        ck_assert_uint_eq(b->parts, 3);
+        ck_assert_uint_eq(b->session_id, 9);
+        ck_assert_uint_eq(b->tick, 1);
+        ck_assert_uint_eq(b->wall_time_ns, wall_ns);
+        ck_assert_uint_eq(b->n_vehicles, p < 2 ? 2 : 1);
+        for (size_t v = 0; v < b->n_vehicles; v++) {
+            ck_assert_uint_eq(b->vehicles[v]->vehicle_id, ids[seen++]);
+        }
+        uint8_t again[4096];
+        ck_assert_uint_le(paddock__v1__state_batch__get_packed_size(b), sizeof again);
+        ck_assert_uint_eq(paddock__v1__state_batch__pack(b, again), body_len);
+        ck_assert_mem_eq(again, body, body_len);
+        paddock__v1__state_batch__free_unpacked(b, NULL);
+    }
+    ck_assert_uint_eq(seen, 5);
+    ck_assert_int_eq(pdk_wire_state_part_next(parts.data, parts.len, &at, &body, &body_len),
+                     PDK_ERR_NOT_FOUND);
+    /* A list cut short is not read past its end. */
+    at = 0;
+    ck_assert_int_eq(pdk_wire_state_part_next(parts.data, 3, &at, &body, &body_len),
+                     PDK_ERR_PROTOCOL);
+
+    /* No limit, or one the tick fits: one part, the unsplit bytes. */
+    pdk_buf whole = {0};
+    ck_assert_int_eq(pdk_wire_state_common(tw.world, 9, wall_ns, 0, NULL, 0, &whole), PDK_OK);
+    for (uint32_t limit = 0; limit <= 5; limit += 5) {
+        pdk_buf_reset(&parts);
+        ck_assert_int_eq(
+            pdk_wire_state_split(tw.world, 9, wall_ns, 0, NULL, 0, NULL, limit, &parts), PDK_OK);
+        at = 0;
+        ck_assert_int_eq(pdk_wire_state_part_next(parts.data, parts.len, &at, &body, &body_len),
+                         PDK_OK);
+        ck_assert_uint_eq(body_len, whole.len);
+        ck_assert_mem_eq(body, whole.data, whole.len);
+        ck_assert_uint_eq(at, parts.len);
+    }
+    /* A chosen list is split by its entries, the dead left out of theirs. */
+    ck_assert_int_eq(pdk_world_remove(tw.world, ids[1]), PDK_OK);
+    pdk_vehicle_id chosen[3] = {ids[4], ids[1], ids[0]};
+    pdk_buf_reset(&parts);
+    ck_assert_int_eq(pdk_wire_state_split(tw.world, 9, 0, 0, chosen, 3, NULL, 2, &parts), PDK_OK);
+    at = 0;
+    size_t counts[2];
+    for (int p = 0; p < 2; p++) {
+        ck_assert_int_eq(pdk_wire_state_part_next(parts.data, parts.len, &at, &body, &body_len),
+                         PDK_OK);
+        Paddock__V1__StateBatch *b = paddock__v1__state_batch__unpack(NULL, body_len, body);
+        ck_assert_ptr_nonnull(b);
+        counts[p] = b->n_vehicles;
+        ck_assert_uint_eq(b->vehicles[0]->vehicle_id, p == 0 ? ids[4] : ids[0]);
+        paddock__v1__state_batch__free_unpacked(b, NULL);
+    }
+    ck_assert_uint_eq(counts[0], 1);
+    ck_assert_uint_eq(counts[1], 1);
+    ck_assert_int_eq(pdk_wire_state_split(NULL, 9, 0, 0, NULL, 0, NULL, 2, &parts),
+                     PDK_ERR_INVALID_ARGUMENT);
+    pdk_buf_free(&parts);
+    pdk_buf_free(&whole);
+    free(tw.mem);
+}
+END_TEST
+
 /* teleport_count: every vehicle's share plus its own entry's, looked up in
  * the sorted list; without counts the bytes are pdk_wire_state_common's. */
 START_TEST(state_common_carries_teleport_counts)
@@ -1401,6 +1487,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, tyre_decode_refuses_garbage_and_invalid_commands);
     tcase_add_test(tc, state_from_pose_copies_every_field);
     tcase_add_test(tc, state_common_equals_protobuf_c_pack);
+    tcase_add_test(tc, state_split_parts_are_protobuf_c_batches);
     tcase_add_test(tc, state_common_carries_teleport_counts);
     tcase_add_test(tc, state_common_fields_are_the_channels);
     tcase_add_test(tc, state_frame_merges_subscription_id);
