@@ -910,9 +910,23 @@ static void assign_request_id(pdk_client *c, paddock_v1_Frame *frame)
     frame->request_id = c->next_request_id++;
 }
 
-static pdk_client_status encode_and_send(pdk_client *c, const paddock_v1_Frame *frame,
+/* A Subscribe asks for batches this client can decode
+ * (PDK_CLIENT_STATE_BATCH_VEHICLES). */
+static void fit_subscribe(paddock_v1_Frame *frame)
+{
+    if (frame->which_body != paddock_v1_Frame_subscribe_tag) {
+        return;
+    }
+    uint32_t *max = &frame->body.subscribe.max_batch_vehicles;
+    if (*max == 0u || *max > PDK_CLIENT_STATE_BATCH_VEHICLES) {
+        *max = (uint32_t)PDK_CLIENT_STATE_BATCH_VEHICLES;
+    }
+}
+
+static pdk_client_status encode_and_send(pdk_client *c, paddock_v1_Frame *frame,
                                          int64_t deadline)
 {
+    fit_subscribe(frame);
     pb_ostream_t os = pb_ostream_from_buffer(c->tx, sizeof c->tx);
     if (!pb_encode_delimited(&os, paddock_v1_Frame_fields, frame)) {
         return fail(

@@ -25,6 +25,14 @@
 #define PDK_CLIENT_ERR_LEN 512
 /* Used by pdk_client_connect when it is given a timeout of 0 or less. */
 #define PDK_CLIENT_DEFAULT_TIMEOUT_MS 5000
+/* The most vehicles a StateBatch this client decodes holds (the nanopb
+ * array's size, paddock.options). A Subscribe it sends with
+ * max_batch_vehicles 0 or above this is sent with this, so a tick of a
+ * larger session arrives as several StateBatch frames (part 0 to parts - 1)
+ * that each fit, rather than one this client cannot decode. */
+#define PDK_CLIENT_STATE_BATCH_VEHICLES                                                            \
+    (sizeof(((paddock_v1_StateBatch *)0)->vehicles) /                                               \
+     sizeof(((paddock_v1_StateBatch *)0)->vehicles[0]))
 /* The protocol version this client speaks (paddock.v1.ProtocolVersion). */
 #define PDK_CLIENT_PROTOCOL_VERSION 1u
 
@@ -146,7 +154,8 @@ pdk_client_status pdk_client_recv(pdk_client *c, paddock_v1_Frame *out, int time
 /* Sends a frame without waiting for anything. A frame whose request_id is
  * 0 gets the next request id (read it back from the frame to match the
  * reply that pdk_client_recv will hand over); a non-zero request_id is sent
- * as it is. */
+ * as it is. Here and in pdk_client_call, a Subscribe's max_batch_vehicles
+ * is fitted to PDK_CLIENT_STATE_BATCH_VEHICLES. */
 pdk_client_status pdk_client_send(pdk_client *c, paddock_v1_Frame *frame);
 
 /* Closes the connection; accepts a client that never connected, a zeroed

@@ -606,7 +606,10 @@ pdk_view_status pdk_view_push_batch(pdk_view *v, const paddock_v1_StateBatch *b,
     if (v == NULL || b == NULL) {
         return fail(v, PDK_VIEW_EINVAL, "no batch (NULL)");
     }
-    pdk_view_status st = pdk_view_arrival(v, (int64_t)b->wall_time_ns, arrival_ns);
+    /* A tick split into parts (StateBatch.part) has one wall time: its
+     * first part's arrival stands for the tick's. */
+    pdk_view_status st =
+        b->part == 0u ? pdk_view_arrival(v, (int64_t)b->wall_time_ns, arrival_ns) : PDK_VIEW_OK;
     if (st != PDK_VIEW_OK) {
         return st;
     }

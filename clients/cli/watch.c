@@ -1,6 +1,8 @@
 /* paddock watch: subscribes to a session's state and prints one fixed-width
- * line per vehicle per StateBatch until --count batches, --duration seconds
- * or Ctrl-C, then unsubscribes. */
+ * line per vehicle per tick until --count ticks, --duration seconds or
+ * Ctrl-C, then unsubscribes. A tick of more vehicles than the C client's
+ * StateBatch holds comes in parts (StateBatch.part of parts), each printed
+ * as it arrives; the tick counts once its last part is in. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -119,7 +121,9 @@ static void on_frame(const paddock_v1_Frame *f, void *ud)
         printf("%s\n", row);
     }
     fflush(stdout);
-    ws->batches++;
+    if (b->part + 1u >= b->parts) {
+        ws->batches++;
+    }
     ws->last_batch_s = pdk_cli_now_s();
 }
 
@@ -201,34 +205,6 @@ static int run_watch(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *arg
     if (rc != 0) {
         return rc;
     }
-    /* A batch holds at most as many vehicles as the reply array does; a
-     * larger session has to be watched a few vehicles at a time. */
-    const size_t max_batch = sizeof(((paddock_v1_StateBatch *)0)->vehicles) /
-                             sizeof(((paddock_v1_StateBatch *)0)->vehicles[0]);
-    if (o.sub.vehicle_ids_count == 0) {
-        paddock_v1_SessionInfo info;
-        rc = pdk_cli_find_session(cli, o.sub.session_id, &info, NULL, NULL);
-        if (rc == PDK_CLI_SESSION_MISSING) {
-            fprintf(stderr, "paddock: NOT_FOUND: session %llu does not exist\n",
-                    (unsigned long long)o.sub.session_id);
-            pdk_client_close(cli->client);
-            return PDK_CLI_EXIT_FAILED;
-        }
-        if (rc != 0) {
-            pdk_client_close(cli->client);
-            return rc;
-        }
-        if (info.vehicle_count > max_batch) {
-            char err[PDK_CLI_ERR_LEN];
-            snprintf(err, sizeof err,
-                     "session %llu has %u vehicles and a watch shows at most %zu; name the "
-                     "ones to watch with --vehicle",
-                     (unsigned long long)o.sub.session_id, (unsigned)info.vehicle_count,
-                     max_batch);
-            pdk_client_close(cli->client);
-            return pdk_cli_usage_error(cmd, err);
-        }
-    }
     rc = pdk_cli_watch_session(cli, &o.sub, o.count, o.duration_s);
     pdk_client_close(cli->client);
     return rc;
@@ -273,7 +249,7 @@ const pdk_cli_command pdk_cli_watch_command = {
     "  --session S         the session\n"
     "  --vehicle V         only this vehicle; repeat for more (default: every vehicle)\n"
     "  --rate HZ           batches per second; the server takes divisors of 120 (default 10)\n"
-    "  --count N           stop after N batches\n"
+    "  --count N           stop after N ticks (a tick of over 64 vehicles comes in parts)\n"
     "  --duration S        stop after S seconds\n"
     "Columns: TICK TIME_S ID X_M Y_M YAW_DEG SPEED_KMH YAWRATE_DPS STEER_DEG AX_MPS2 AY_MPS2\n"
     "(STEER_DEG is the road-wheel angle; AX, AY in the body frame). Ctrl-C stops.\n",

@@ -279,11 +279,14 @@ class Requests:
 
     # ---- subscriptions ----
 
-    def subscribe_state(self, session_id, rate_hz=0, vehicle_ids=(), fields=0, timeout=None):
+    def subscribe_state(self, session_id, rate_hz=0, vehicle_ids=(), fields=0, timeout=None,
+                        max_batch_vehicles=0):
         """StateRow frames at rate_hz (a divisor of 120; 0 is 120). fields: StateField
-        names or bits ("wheels", "instruments", "steering_feel")."""
+        names or bits ("wheels", "instruments", "steering_feel"). max_batch_vehicles > 0
+        has the server send a tick in batches of at most that many vehicles, which a
+        session too large for one frame needs (docs/protocol.md "Large sessions")."""
         msg = pb.Subscribe(session_id=session_id, rate_hz=rate_hz, vehicle_ids=list(vehicle_ids),
-                           fields=state_fields_mask(fields))
+                           fields=state_fields_mask(fields), max_batch_vehicles=max_batch_vehicles)
         return self._drive_subscription(self._g_subscribe("state", "subscribe", msg), timeout)
 
     def subscribe_telemetry(self, session_id, channels, vehicle_ids=(), rate_hz=0, timeout=None):

@@ -70,6 +70,10 @@ class StateRow:
     sim_time_s: float
     wall_time_ns: int            # UTC ns when the server stepped this tick
     vehicles: List[object]       # VehicleState rows
+    # A tick split by max_batch_vehicles: this is part `part` of `parts`
+    # (both 0 for a tick in one batch).
+    part: int = 0
+    parts: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,7 +118,8 @@ class ControlEvent:
 
 def state_row(batch):
     return StateRow(batch.subscription_id, batch.session_id, batch.tick, batch.sim_time_s,
-                    batch.wall_time_ns, [to_row(v) for v in batch.vehicles])
+                    batch.wall_time_ns, [to_row(v) for v in batch.vehicles], batch.part,
+                    batch.parts)
 
 
 def telemetry_rows(batch, channels):

@@ -94,6 +94,19 @@ def test_state_rows_step_and_session_control(client):
     client.release_step_lease(s)
 
 
+def test_a_tick_split_by_max_batch_vehicles_comes_in_parts(client):
+    s = client.create_session("py-parts", timing="lockstep").session_id
+    client.take_step_lease(s, deadline_ms=60000)
+    ids = [client.spawn(s, "kart", x_m=10.0 * i).vehicle_id for i in range(5)]
+    sub = client.subscribe_state(s, rate_hz=120, timeout=5, max_batch_vehicles=2)
+    reply = client.step(s, 1)
+    parts = [sub.get() for _ in range(3)]
+    assert [(p.part, p.parts, p.tick) for p in parts] == [(k, 3, reply.tick) for k in range(3)]
+    assert [v.vehicle_id for p in parts for v in p.vehicles] == ids
+    sub.close()
+    client.release_step_lease(s)
+
+
 def test_reset_vehicle_rights_and_places_a_car_and_names_its_refusals(client):
     s = client.create_session("py-reset", timing="lockstep").session_id
     client.take_step_lease(s, deadline_ms=60000)
