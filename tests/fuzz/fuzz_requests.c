@@ -44,6 +44,7 @@
 
 #include <dirent.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -314,8 +315,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     /* Every tick on the loop: sessions are closed between inputs, which a
      * session a step thread is ticking cannot be (server.h). */
     cfg.step_threads = 0;
+    /* The server takes SIGINT and SIGTERM (libuv's handlers), and
+     * libFuzzer, which installs its own after this, leaves a signal that
+     * has one alone. Put back what was there, so a Ctrl-C ends the run as
+     * libFuzzer ends it (its figures, then exit) instead of stopping the
+     * server under the harness. */
+    struct sigaction before_int, before_term;
+    if (sigaction(SIGINT, NULL, &before_int) != 0 || sigaction(SIGTERM, NULL, &before_term) != 0)
+        abort();
     srv = pdk_server_start(&cfg);
     if (!srv)
+        abort();
+    if (sigaction(SIGINT, &before_int, NULL) != 0 || sigaction(SIGTERM, &before_term, NULL) != 0)
         abort();
     char err[256];
     local = pdk_server_local_listener(srv, err, sizeof err);
