@@ -5,7 +5,9 @@
  * as it arrives; the tick counts once its last part is in. */
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -14,11 +16,15 @@ enum {
     OPT_RATE,
     OPT_COUNT,
     OPT_DURATION,
+    OPT_RADIUS,
+    OPT_AT,
+    OPT_AROUND,
 };
 
 static const pdk_cli_opt WATCH_OPTS[] = {
     PDK_CLI_COMMON_OPTS,   {"session", OPT_SESSION, 1}, {"vehicle", OPT_VEHICLE, 1},
     {"rate", OPT_RATE, 1}, {"count", OPT_COUNT, 1},     {"duration", OPT_DURATION, 1},
+    {"radius", OPT_RADIUS, 1}, {"at", OPT_AT, 1},      {"around", OPT_AROUND, 1},
 };
 
 /* Ten lines a second per vehicle is what a person can follow. */
@@ -69,6 +75,30 @@ static int parse_opts(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
         case OPT_DURATION:
             bad = pdk_cli_parse_double("duration", v, 1e-3, 1e9, &o->duration_s, err, sizeof err);
             break;
+        case OPT_RADIUS:
+            bad = pdk_cli_parse_double("radius", v, 1e-3, 1e9, &o->sub.aoi_radius_m, err,
+                                       sizeof err);
+            break;
+        case OPT_AT: {
+            /* X,Y in metres, world axes. */
+            char *end = NULL;
+            o->sub.aoi_x_m = strtod(v, &end);
+            bad = end == v || *end != ',' || !isfinite(o->sub.aoi_x_m);
+            if (!bad) {
+                const char *y = end + 1;
+                o->sub.aoi_y_m = strtod(y, &end);
+                bad = end == y || *end != '\0' || !isfinite(o->sub.aoi_y_m);
+            }
+            if (bad) {
+                snprintf(err, sizeof err, "--at: '%s' is not X,Y in metres (e.g. --at 12.5,-3)",
+                         v);
+            }
+            break;
+        }
+        case OPT_AROUND:
+            bad = pdk_cli_parse_u64("around", v, 1, UINT32_MAX, &n, err, sizeof err);
+            o->sub.aoi_vehicle_id = (uint32_t)n;
+            break;
         default:
             break;
         }
@@ -78,6 +108,11 @@ static int parse_opts(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
         }
     }
     if (id < 0) {
+        return -1;
+    }
+    if (o->sub.aoi_radius_m == 0.0 &&
+        (o->sub.aoi_vehicle_id != 0 || o->sub.aoi_x_m != 0.0 || o->sub.aoi_y_m != 0.0)) {
+        *exit_code = pdk_cli_usage_error(cmd, "--at and --around go with --radius");
         return -1;
     }
     if (o->sub.session_id == 0) {
@@ -244,12 +279,15 @@ int pdk_cli_watch_session(pdk_cli *cli, const paddock_v1_Subscribe *subscribe, u
 
 const pdk_cli_command pdk_cli_watch_command = {
     "watch",
-    "--session S [--vehicle V ...] [--rate HZ] [--count N] [--duration S]",
+    "--session S [--vehicle V ...] [--rate HZ] [--count N] [--duration S]\n"
+    "                [--radius M [--at X,Y | --around V]]",
     "Subscribe to state and print one line per vehicle per batch.",
     "  --session S         the session\n"
     "  --vehicle V         only this vehicle; repeat for more (default: every vehicle)\n"
     "  --rate HZ           batches per second; the server takes divisors of 120 (default 10)\n"
     "  --count N           stop after N ticks (a tick of over 64 vehicles comes in parts)\n"
+    "  --radius M          only vehicles within M metres of --at X,Y (default 0,0) or of\n"
+    "                      --around V, the vehicle's place at each tick\n"
     "  --duration S        stop after S seconds\n"
     "Columns: TICK TIME_S ID X_M Y_M YAW_DEG SPEED_KMH YAWRATE_DPS STEER_DEG AX_MPS2 AY_MPS2\n"
     "(STEER_DEG is the road-wheel angle; AX, AY in the body frame). Ctrl-C stops.\n",

@@ -83,6 +83,46 @@ static void refuse_subscription(const pdk_request *rq, const pdk_server_slot *sl
         pdk_server_send_error(rq->out, c->conn, rid, e, "session has too many subscriptions");
 }
 
+/* A Subscribe's area of interest, refused naming what is wrong: a radius
+ * that is not a finite distance of 0 or more, a centre that is not a
+ * finite point, a centre vehicle without a radius or not in the session. */
+static bool aoi_ok(const pdk_request *rq, const pdk_server_slot *slot, const pdk_session_aoi *aoi)
+{
+    pdk_server_conn *c = rq->c;
+    uint64_t rid = rq->f->request_id;
+    uint64_t sid = rq->f->subscribe->session_id;
+    if (!isfinite(aoi->radius_m) || aoi->radius_m < 0.0) {
+        pdk_server_refuse(rq->out, c, rid, PDK_ERR_OUT_OF_RANGE,
+                          "aoi_radius_m %g is not a distance: give metres above 0, or 0 for no "
+                          "area of interest",
+                          aoi->radius_m);
+        return false;
+    }
+    if (aoi->radius_m == 0.0) {
+        if (aoi->vehicle != 0 || aoi->x_m != 0.0 || aoi->y_m != 0.0) {
+            pdk_server_refuse(rq->out, c, rid, PDK_ERR_INVALID_ARGUMENT,
+                              "an area of interest (aoi_x_m, aoi_y_m or aoi_vehicle_id) needs "
+                              "aoi_radius_m above 0");
+            return false;
+        }
+        return true;
+    }
+    if (!isfinite(aoi->x_m) || !isfinite(aoi->y_m)) {
+        pdk_server_refuse(rq->out, c, rid, PDK_ERR_OUT_OF_RANGE,
+                          "aoi_x_m and aoi_y_m must be finite numbers");
+        return false;
+    }
+    pdk_vehicle_pose pose;
+    if (aoi->vehicle != 0 &&
+        pdk_world_vehicle_pose(pdk_session_world(slot->session), aoi->vehicle, &pose) != PDK_OK) {
+        pdk_server_refuse(rq->out, c, rid, PDK_ERR_STALE_ID,
+                          "aoi_vehicle_id %u is not a vehicle of session %" PRIu64, aoi->vehicle,
+                          sid);
+        return false;
+    }
+    return true;
+}
+
 static void pdk_server_handle_subscribe(const pdk_request *rq)
 {
     pdk_server_conn *c = rq->c;
@@ -102,9 +142,16 @@ static void pdk_server_handle_subscribe(const pdk_request *rq)
         pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_INVALID_ARGUMENT, msg);
         return;
     }
+    pdk_session_aoi aoi = {.radius_m = m->aoi_radius_m,
+                           .x_m = m->aoi_x_m,
+                           .y_m = m->aoi_y_m,
+                           .vehicle = m->aoi_vehicle_id};
+    if (!aoi_ok(rq, slot, &aoi))
+        return;
     uint32_t sub_id = c->last_sub_id + 1;
     pdk_error e = pdk_session_subscribe(slot->session, c->id, sub_id, m->rate_hz, m->fields,
-                                        m->vehicle_ids, m->n_vehicle_ids, m->max_batch_vehicles);
+                                        m->vehicle_ids, m->n_vehicle_ids, m->max_batch_vehicles,
+                                        &aoi);
     if (e != PDK_OK) {
         refuse_subscription(rq, slot, m->session_id, m->rate_hz, m->n_vehicle_ids, e);
         return;

@@ -122,6 +122,7 @@ void pdk_session_destroy(pdk_session *s)
     free(s->pending);
     free(s->hosted);
     free(s->teleport_each);
+    free(s->aoi_ids);
     for (size_t i = 0; i < s->n_subs; i++) {
         if (s->hooks.on_sub_end) {
             char why[96];
@@ -432,9 +433,37 @@ static bool sub_due(const subscription *sub, uint64_t tick)
 static bool same_batch(const subscription *a, const subscription *b)
 {
     if (a->fields != b->fields || a->max_batch != b->max_batch || a->n_ids != b->n_ids ||
-        (a->ids == NULL) != (b->ids == NULL))
+        (a->ids == NULL) != (b->ids == NULL) || a->aoi.radius_m != b->aoi.radius_m ||
+        a->aoi.x_m != b->aoi.x_m || a->aoi.y_m != b->aoi.y_m || a->aoi.vehicle != b->aoi.vehicle)
         return false;
     return a->ids == NULL || memcmp(a->ids, b->ids, a->n_ids * sizeof(*a->ids)) == 0;
+}
+
+/* The vehicles of sub's list (or the world's) inside its area of interest
+ * this tick, into s->aoi_ids, in the list's order; false when the area's
+ * centre vehicle is gone. */
+static bool aoi_filter(pdk_session *s, const subscription *sub, size_t *n)
+{
+    double cx = sub->aoi.x_m, cy = sub->aoi.y_m;
+    pdk_vehicle_pose pose;
+    if (sub->aoi.vehicle != 0) {
+        if (pdk_world_vehicle_pose(s->world, sub->aoi.vehicle, &pose) != PDK_OK)
+            return false;
+        cx = pose.x_m;
+        cy = pose.y_m;
+    }
+    double r2 = sub->aoi.radius_m * sub->aoi.radius_m;
+    size_t count = sub->ids != NULL ? sub->n_ids : (size_t)pdk_world_vehicle_count(s->world);
+    *n = 0;
+    for (size_t i = 0; i < count; i++) {
+        pdk_vehicle_id id = sub->ids != NULL ? sub->ids[i] : pdk_world_vehicle_at(s->world, (int)i);
+        if (pdk_world_vehicle_pose(s->world, id, &pose) != PDK_OK)
+            continue;
+        double dx = pose.x_m - cx, dy = pose.y_m - cy;
+        if (dx * dx + dy * dy <= r2)
+            s->aoi_ids[(*n)++] = id;
+    }
+    return true;
 }
 
 /* Encodes sub's telemetry batch for this tick into s->payload. */
@@ -524,8 +553,17 @@ static void publish(pdk_session *s)
             }
         }
         if (!sub->batch_ready) {
+            const pdk_vehicle_id *ids = sub->ids;
+            size_t n_ids = sub->n_ids;
+            if (sub->aoi.radius_m > 0.0) {
+                if (!aoi_filter(s, sub, &n_ids)) {
+                    sub->centre_gone = true;
+                    continue;
+                }
+                ids = s->aoi_ids;
+            }
             size_t off = s->common.len;
-            if (pdk_wire_state_split(s->world, s->id, wall_ns, sub->fields, sub->ids, sub->n_ids,
+            if (pdk_wire_state_split(s->world, s->id, wall_ns, sub->fields, ids, n_ids,
                                      &s->teleports, sub->max_batch, &s->common) != PDK_OK)
                 continue;
             sub->batch_off = off;
@@ -541,15 +579,22 @@ static void publish(pdk_session *s)
              part++) {
         }
     }
-    /* Subscriptions whose batch no longer fits a frame end, and say so,
-     * rather than go silent. */
+    /* Subscriptions whose batch no longer fits a frame, or whose area's
+     * centre vehicle is gone, end, and say so, rather than go silent. */
     for (size_t i = 0; i < s->n_subs;) {
         subscription *sub = &s->subs[i];
-        if (sub->too_large == 0) {
+        if (sub->too_large == 0 && !sub->centre_gone) {
             i++;
             continue;
         }
-        if (s->hooks.on_sub_end) {
+        if (s->hooks.on_sub_end && sub->centre_gone) {
+            char why[192];
+            snprintf(why, sizeof(why),
+                     "subscription %u ended: vehicle %u, the centre of its area of interest, is "
+                     "no longer in session %llu",
+                     sub->id, sub->aoi.vehicle, (unsigned long long)s->id);
+            s->hooks.on_sub_end(s->hooks.ud, sub->conn_id, sub->id, PDK_ERR_STALE_ID, why);
+        } else if (s->hooks.on_sub_end) {
             char why[256];
             if (sub->chans != NULL)
                 snprintf(why, sizeof(why),
@@ -675,16 +720,33 @@ static pdk_error sub_add(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint
 
 pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
                                 uint32_t fields, const uint32_t *ids, size_t n_ids,
-                                uint32_t max_batch)
+                                uint32_t max_batch, const pdk_session_aoi *aoi)
 {
     if ((fields & ~PDK_WIRE_STATE_FIELDS_KNOWN) != 0u)
         return PDK_ERR_INVALID_ARGUMENT;
+    pdk_session_aoi area = {0};
+    if (aoi != NULL && aoi->radius_m != 0.0) {
+        if (!isfinite(aoi->radius_m) || aoi->radius_m < 0.0 || !isfinite(aoi->x_m) ||
+            !isfinite(aoi->y_m))
+            return PDK_ERR_INVALID_ARGUMENT;
+        pdk_vehicle_pose pose;
+        if (aoi->vehicle != 0 && pdk_world_vehicle_pose(s->world, aoi->vehicle, &pose) != PDK_OK)
+            return PDK_ERR_STALE_ID;
+        if (!s->aoi_ids) {
+            s->aoi_ids = malloc((size_t)pdk_world_def_get(s->world)->max_vehicles *
+                                sizeof(*s->aoi_ids));
+            if (!s->aoi_ids)
+                return PDK_ERR_NO_MEMORY;
+        }
+        area = *aoi;
+    }
     subscription *sub;
     pdk_error err = sub_add(s, conn_id, sub_id, rate_hz, ids, n_ids, &sub);
     if (err != PDK_OK)
         return err;
     sub->fields = fields;
     sub->max_batch = max_batch;
+    sub->aoi = area;
     s->n_subs++;
     return PDK_OK;
 }

@@ -115,6 +115,15 @@ typedef struct pdk_input_result {
     const pdk_proxy_entry *proxy_entry; /* a PROXY_ADD's: what the world took */
 } pdk_input_result;
 
+/* A state subscription's area of interest: the vehicles whose CG is within
+ * radius_m of (x_m, y_m), or of vehicle's CG when it is not 0, measured in
+ * the ground plane (x, y; ISO 8855 world axes). */
+typedef struct pdk_session_aoi {
+    double radius_m;
+    double x_m, y_m;
+    pdk_vehicle_id vehicle;
+} pdk_session_aoi;
+
 typedef struct pdk_session_hooks {
     /* An input was applied or refused (only for inputs with a conn_id). */
     void (*on_result)(void *ud, pdk_reply_to to, const pdk_input_result *res);
@@ -285,14 +294,21 @@ pdk_error pdk_session_attach_script(pdk_session *s, pdk_vehicle_id id, const pdk
  * sent through on_state, its wall_time_ns pdk_session_tick_wall_ns, in
  * StateBatch frames of at most max_batch vehicles each (0: one a tick;
  * pdk_wire_state_split). A batch is encoded once per tick for each
- * distinct fields, vehicle list and max_batch and shared.
+ * distinct fields, vehicle list, max_batch and area and shared. With aoi
+ * (NULL or radius_m 0: none), a batch holds only the listed vehicles inside
+ * the area at that tick (pdk_session_aoi); the subscription ends with
+ * PDK_ERR_STALE_ID, told through on_sub_end, at the first tick its centre
+ * vehicle is gone.
  * PDK_ERR_INVALID_ARGUMENT for a rate that does not divide 120
  * or a bit of fields outside PDK_WIRE_STATE_FIELDS_KNOWN,
  * PDK_ERR_OUT_OF_RANGE for more ids than the world holds vehicles,
- * PDK_ERR_CAPACITY when the session has PDK_SESSION_MAX_SUBS. */
+ * PDK_ERR_CAPACITY when the session has PDK_SESSION_MAX_SUBS; for an
+ * area, PDK_ERR_INVALID_ARGUMENT unless radius_m is finite and positive
+ * and x_m, y_m finite, PDK_ERR_STALE_ID when vehicle is not 0 and not a
+ * live vehicle. */
 pdk_error pdk_session_subscribe(pdk_session *s, uint64_t conn_id, uint32_t sub_id, uint32_t rate_hz,
                                 uint32_t fields, const uint32_t *ids, size_t n_ids,
-                                uint32_t max_batch);
+                                uint32_t max_batch, const pdk_session_aoi *aoi);
 /* Adds telemetry subscription sub_id (from the same per-connection ids)
  * for conn_id: every rate_hz, as pdk_session_subscribe, a TelemetryBatch of
  * the listed vehicles (all when n_ids == 0, those spawned later too;

@@ -27,6 +27,8 @@ typedef struct subscription {
     size_t n_ids;
     uint32_t fields;  /* StateField bits: the VehicleState parts it gets */
     uint32_t max_batch; /* vehicles per StateBatch at most; 0: a tick in one */
+    pdk_session_aoi aoi; /* radius_m 0: no area of interest */
+    bool centre_gone;    /* set by publish: aoi.vehicle is no longer alive */
     int *chans; /* telemetry: registry indexes in the schema's order; NULL: state */
     size_t n_chans;
     bool contacts; /* a contact event subscription (ContactEvents), neither state nor telemetry */
@@ -117,6 +119,9 @@ struct pdk_session {
 
     subscription subs[PDK_SESSION_MAX_SUBS];
     size_t n_subs;
+    /* The vehicles inside an area of interest this tick (publish); room
+     * for every vehicle of the world once a subscription has an area. */
+    pdk_vehicle_id *aoi_ids;
 
     script_driver scripts[PDK_SESSION_MAX_SCRIPTS];
     size_t n_scripts;

@@ -1,7 +1,8 @@
 /* Large worlds on the wire (issue 27), against the real paddockd on
  * loopback: a session of 3,000 cars streams every car of a tick to the C
- * client, whose StateBatch holds 64, as parts 0..46 of one tick, and
- * `paddock watch` prints all 3,000 of a tick. */
+ * client, whose StateBatch holds 64, as parts 0..46 of one tick;
+ * `paddock watch` prints all 3,000 of a tick, or those of an area of
+ * interest, and names a bad area. */
 #include <check.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -121,6 +122,32 @@ START_TEST(a_tick_of_3000_cars_reaches_the_c_client_and_watch)
                                  dir),
                      0);
     ck_assert_int_eq(atoi(out), (int)CARS);
+
+    /* An area of interest: of a grid 8 m apart, the 8 cars within 20 m of
+     * the first, by point and by vehicle. */
+    const char *const centres[] = {"--at 0,0", "--around 1"};
+    for (size_t i = 0; i < 2; i++) {
+        rc = pdk_test_sh(out, sizeof(out),
+                         CLI "watch --session %" PRIu64 " --count 1 --radius 20 %s 2>&1 >%s/near.txt",
+                         srv.addr, sid, centres[i], dir);
+        ck_assert_msg(rc == 0, "watch %s exited %d: %s", centres[i], rc, out);
+        ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "tail -n +2 %s/near.txt | wc -l", dir), 0);
+        ck_assert_msg(atoi(out) == 8, "%s: %s rows", centres[i], out);
+    }
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "watch --session %" PRIu64 " --radius 20 --at 3,x", srv.addr,
+                                 sid),
+                     2);
+    ck_assert_msg(strstr(out, "--at: '3,x' is not X,Y in metres"), "%s", out);
+    ck_assert_int_eq(
+        pdk_test_sh(out, sizeof(out), CLI "watch --session %" PRIu64 " --around 7", srv.addr, sid),
+        2);
+    ck_assert_msg(strstr(out, "--at and --around go with --radius"), "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "watch --session %" PRIu64 " --radius 5 --around 99999",
+                                 srv.addr, sid),
+                     1);
+    ck_assert_msg(strstr(out, "aoi_vehicle_id 99999 is not a vehicle of session"), "%s", out);
     pdk_test_sh(out, sizeof(out), "rm -rf %s", dir);
     pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
 }

@@ -92,7 +92,7 @@ START_TEST(player_replays_to_the_end)
     ck_assert_msg(pdk_player_create(rec, s, &p, err, sizeof(err)) == PDK_OK, "%s", err);
     ck_assert_uint_eq(pdk_player_tick(p), 0);
     ck_assert_uint_eq(pdk_player_end_tick(p), RICH_TICKS);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 60, 0, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 60, 0, NULL, 0, 0, NULL), PDK_OK);
     n_state_frames = 0;
     while (pdk_player_step(p) == PDK_OK) {
         uint64_t tick = pdk_player_tick(p);
@@ -152,7 +152,7 @@ START_TEST(seek_forward_and_backward)
     ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 1, 2, (1u << PDK_RPT_COUNT) - 1u), PDK_OK);
     frames_of = s;
     n_frames = 0;
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 0, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 0, NULL, 0, 0, NULL), PDK_OK);
     n_state_frames = 0;
     /* 190: the keyframe at 120, then 70 ticks without publishing. Every
      * vehicle's teleport_count moves on by one: clients jump. */

@@ -294,14 +294,14 @@ START_TEST(subscriptions_publish_at_their_rate)
 {
     pdk_session *s = make(NULL);
     spawn(s, 1, 1);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 7, 0, NULL, 0, 0), PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 240, 0, NULL, 0, 0), PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 8, NULL, 0, 0), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 7, 0, NULL, 0, 0, NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 240, 0, NULL, 0, 0, NULL), PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 8, NULL, 0, 0, NULL), PDK_ERR_INVALID_ARGUMENT);
     static uint32_t too_many[300];
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, too_many, 300, 0), PDK_ERR_OUT_OF_RANGE);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, too_many, 300, 0, NULL), PDK_ERR_OUT_OF_RANGE);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 30, 0, NULL, 0, 0, NULL), PDK_OK);
     uint32_t ids[3] = {12345, 12345, 12345}; /* duplicates collapse to one */
-    ck_assert_int_eq(pdk_session_subscribe(s, 2, 5, 0, 0, ids, 3, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 5, 0, 0, ids, 3, 0, NULL), PDK_OK);
     ck_assert_int_eq(pdk_session_subscriber_count(s), 2);
     n_states = 0;
     for (int i = 0; i < 120; i++)
@@ -317,7 +317,7 @@ START_TEST(subscriptions_publish_at_their_rate)
     ck_assert_int_eq(n_states, 0);
 
     /* A subscription whose batch does not fit a frame ends and says why. */
-    ck_assert_int_eq(pdk_session_subscribe(s, 3, 99, 120, 0, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 3, 99, 120, 0, NULL, 0, 0, NULL), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(pdk_session_subscriber_count(s), 0);
     ck_assert_int_eq(n_ended, 1);
@@ -325,7 +325,7 @@ START_TEST(subscriptions_publish_at_their_rate)
     ck_assert_ptr_nonnull(strstr(ended_why, "larger than the frame limit"));
 
     /* Closing the session ends the rest, with CLOSED. */
-    ck_assert_int_eq(pdk_session_subscribe(s, 4, 1, 60, 0, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 4, 1, 60, 0, NULL, 0, 0, NULL), PDK_OK);
     pdk_session_destroy(s);
     ck_assert_int_eq(n_ended, 2);
     ck_assert_int_eq(ended_code, PDK_ERR_CLOSED);
@@ -960,6 +960,78 @@ static Paddock__V1__Frame *state_frame_of(uint32_t sub)
     return f;
 }
 
+/* A vehicle at (x_m, 0), spawned at the next tick. */
+static pdk_vehicle_id spawn_at_x(pdk_session *s, double x_m)
+{
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_spawn_place place = {.x_m = x_m, .gear = PDK_GEAR_PARK};
+    ck_assert_int_eq(pdk_session_queue_spawn(s, &def, "midsize_sedan", "", "{\"x\":1}", &place,
+                                             (pdk_reply_to){1, 1}),
+                     PDK_OK);
+    int before = n_results;
+    pdk_session_tick(s);
+    ck_assert_int_eq(results[before].err, PDK_OK);
+    return results[before].vehicle;
+}
+
+/* The vehicle ids of sub's last batch. */
+static size_t batch_ids(uint32_t sub, pdk_vehicle_id *ids)
+{
+    Paddock__V1__Frame *f = state_frame_of(sub);
+    size_t n = f->state_batch->n_vehicles;
+    for (size_t i = 0; i < n; i++)
+        ids[i] = f->state_batch->vehicles[i]->vehicle_id;
+    pdk_wire_frame_free(f);
+    return n;
+}
+
+/* An area of interest: the vehicles within its radius of a point, or of
+ * its centre vehicle as it is at each tick; the subscription ends, saying
+ * why, once the centre vehicle is gone; a bad area is refused. */
+START_TEST(subscriptions_keep_to_their_area_of_interest)
+{
+    pdk_session *s = make(NULL);
+    pdk_vehicle_id a = spawn_at_x(s, 0.0);
+    pdk_vehicle_id b = spawn_at_x(s, 50.0);
+    pdk_vehicle_id c = spawn_at_x(s, 200.0);
+    pdk_session_aoi near_origin = {.radius_m = 60.0};
+    pdk_session_aoi around_c = {.radius_m = 10.0, .vehicle = c};
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0, &near_origin), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 0, NULL, 0, 0, &around_c), PDK_OK);
+    uint32_t listed[2] = {b, c};
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 3, 120, 0, listed, 2, 0, &near_origin), PDK_OK);
+    pdk_session_tick(s);
+    pdk_vehicle_id got[4];
+    ck_assert_uint_eq(batch_ids(1, got), 2);
+    ck_assert_uint_eq(got[0], a);
+    ck_assert_uint_eq(got[1], b);
+    ck_assert_uint_eq(batch_ids(2, got), 1);
+    ck_assert_uint_eq(got[0], c);
+    ck_assert_uint_eq(batch_ids(3, got), 1); /* the list and the area both */
+    ck_assert_uint_eq(got[0], b);
+
+    n_ended = 0;
+    ck_assert_int_eq(queue_remove(s, c, (pdk_reply_to){0, 0}), PDK_OK);
+    pdk_session_tick(s);
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_ended, 1);
+    ck_assert_int_eq(ended_code, PDK_ERR_STALE_ID);
+    ck_assert_msg(strstr(ended_why, "subscription 2 ended: vehicle") &&
+                      strstr(ended_why, "centre of its area of interest"),
+                  "%s", ended_why);
+
+    pdk_session_aoi bad = {.radius_m = NAN};
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 4, 120, 0, NULL, 0, 0, &bad),
+                     PDK_ERR_INVALID_ARGUMENT);
+    bad = (pdk_session_aoi){.radius_m = 5.0, .x_m = INFINITY};
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 4, 120, 0, NULL, 0, 0, &bad),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 4, 120, 0, NULL, 0, 0, &around_c),
+                     PDK_ERR_STALE_ID);
+    pdk_session_destroy(s);
+}
+END_TEST
+
 /* A subscription with max_batch gets a tick as parts of at most that
  * many vehicles, each its own frame and its own on_state part, in order. */
 START_TEST(subscriptions_split_ticks_into_parts)
@@ -967,7 +1039,7 @@ START_TEST(subscriptions_split_ticks_into_parts)
     pdk_session *s = make(NULL);
     for (int i = 0; i < 5; i++)
         spawn(s, 1, (uint64_t)i + 1);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 2), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 2, NULL), PDK_OK);
     int before = n_states;
     pdk_session_tick(s);
     ck_assert_int_eq(n_states, before + 3);
@@ -991,10 +1063,10 @@ START_TEST(subscriptions_get_their_fields)
     pdk_session *s = make(NULL);
     pdk_vehicle_id v = spawn(s, 1, 1);
     uint32_t ids[1] = {v};
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0), PDK_OK);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 7, NULL, 0, 0), PDK_OK);
-    ck_assert_int_eq(pdk_session_subscribe(s, 2, 3, 120, 7, NULL, 0, 0), PDK_OK);
-    ck_assert_int_eq(pdk_session_subscribe(s, 2, 4, 120, 2, ids, 1, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0, NULL), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 2, 120, 7, NULL, 0, 0, NULL), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 3, 120, 7, NULL, 0, 0, NULL), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 2, 4, 120, 2, ids, 1, 0, NULL), PDK_OK);
     memset(state_lens, 0, sizeof state_lens);
     for (int i = 0; i < 3; i++)
         pdk_session_tick(s);
@@ -1055,7 +1127,7 @@ START_TEST(vehicle_resets_count_teleports)
     pdk_session *s = make(NULL);
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_vehicle_id w = spawn(s, 1, 2);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0, NULL), PDK_OK);
     pdk_input right = {.kind = PDK_INPUT_VEHICLE_RESET,
                        .vehicle = v,
                        .u.reset = {.at_pose = 1, .x_m = 50.0, .y_m = 0.0, .yaw_deg = 90.0}};
@@ -1116,7 +1188,7 @@ START_TEST(restore_swaps_only_when_it_all_succeeds)
     pdk_buf snap = {0};
     ck_assert_int_eq(pdk_wire_snapshot_encode(pdk_session_world(s), "test", &snap), PDK_OK);
     uint64_t at49 = pdk_session_hash(s);
-    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0), PDK_OK);
+    ck_assert_int_eq(pdk_session_subscribe(s, 1, 1, 120, 0, NULL, 0, 0, NULL), PDK_OK);
     ck_assert_int_eq(pdk_session_dbw_subscribe(s, 1, 2, v, 1u << PDK_RPT_STEER), PDK_OK);
     for (int i = 0; i < 51; i++)
         pdk_session_tick(s);
@@ -1418,6 +1490,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, subscriptions_publish_at_their_rate);
     tcase_add_test(tc, subscriptions_get_their_fields);
     tcase_add_test(tc, subscriptions_split_ticks_into_parts);
+    tcase_add_test(tc, subscriptions_keep_to_their_area_of_interest);
     tcase_add_test(tc, telemetry_subscriptions_publish_and_end);
     tcase_add_test(tc, sessions_are_recorded);
     tcase_add_test(tc, tyre_inputs_apply_record_and_replay);

@@ -280,13 +280,18 @@ class Requests:
     # ---- subscriptions ----
 
     def subscribe_state(self, session_id, rate_hz=0, vehicle_ids=(), fields=0, timeout=None,
-                        max_batch_vehicles=0):
+                        max_batch_vehicles=0, aoi_radius_m=0.0, aoi_x_m=0.0, aoi_y_m=0.0,
+                        aoi_vehicle_id=0):
         """StateRow frames at rate_hz (a divisor of 120; 0 is 120). fields: StateField
         names or bits ("wheels", "instruments", "steering_feel"). max_batch_vehicles > 0
         has the server send a tick in batches of at most that many vehicles, which a
-        session too large for one frame needs (docs/protocol.md "Large sessions")."""
+        session too large for one frame needs (docs/protocol.md "Large sessions").
+        aoi_radius_m > 0 keeps to the vehicles within that distance of (aoi_x_m, aoi_y_m),
+        or of vehicle aoi_vehicle_id (docs/protocol.md "Areas of interest")."""
         msg = pb.Subscribe(session_id=session_id, rate_hz=rate_hz, vehicle_ids=list(vehicle_ids),
-                           fields=state_fields_mask(fields), max_batch_vehicles=max_batch_vehicles)
+                           fields=state_fields_mask(fields), max_batch_vehicles=max_batch_vehicles,
+                           aoi_radius_m=aoi_radius_m, aoi_x_m=aoi_x_m, aoi_y_m=aoi_y_m,
+                           aoi_vehicle_id=aoi_vehicle_id)
         return self._drive_subscription(self._g_subscribe("state", "subscribe", msg), timeout)
 
     def subscribe_telemetry(self, session_id, channels, vehicle_ids=(), rate_hz=0, timeout=None):

@@ -107,6 +107,29 @@ def test_a_tick_split_by_max_batch_vehicles_comes_in_parts(client):
     client.release_step_lease(s)
 
 
+def test_an_area_of_interest_keeps_to_its_radius_and_names_its_refusals(client):
+    s = client.create_session("py-aoi", timing="lockstep").session_id
+    client.take_step_lease(s, deadline_ms=60000)
+    near, mid, far = [client.spawn(s, "kart", x_m=x).vehicle_id for x in (0.0, 40.0, 300.0)]
+    sub = client.subscribe_state(s, rate_hz=120, timeout=5, aoi_radius_m=50.0)
+    around = client.subscribe_state(s, rate_hz=120, timeout=5, aoi_radius_m=5.0,
+                                    aoi_vehicle_id=far)
+    client.step(s, 1)
+    assert [v.vehicle_id for v in sub.get().vehicles] == [near, mid]
+    assert [v.vehicle_id for v in around.get().vehicles] == [far]
+    sub.close()
+    around.close()
+    with pytest.raises(errors.OutOfRange, match="aoi_radius_m nan is not a distance"):
+        client.subscribe_state(s, aoi_radius_m=float("nan"))
+    with pytest.raises(errors.InvalidArgument, match="needs aoi_radius_m above 0"):
+        client.subscribe_state(s, aoi_x_m=3.0)
+    with pytest.raises(errors.OutOfRange, match="aoi_x_m and aoi_y_m must be finite"):
+        client.subscribe_state(s, aoi_radius_m=5.0, aoi_y_m=float("inf"))
+    with pytest.raises(errors.StaleId, match="aoi_vehicle_id 4242 is not a vehicle of session"):
+        client.subscribe_state(s, aoi_radius_m=5.0, aoi_vehicle_id=4242)
+    client.release_step_lease(s)
+
+
 def test_reset_vehicle_rights_and_places_a_car_and_names_its_refusals(client):
     s = client.create_session("py-reset", timing="lockstep").session_id
     client.take_step_lease(s, deadline_ms=60000)
