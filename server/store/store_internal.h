@@ -27,6 +27,17 @@ typedef struct pdk_store_record pdk_store_record;
  * folder (tests, tools) records and deletes no owners. */
 #define PDK_STORE_OWNERS_VERSION 5
 
+/* The schema version from which snapshots.encoding says how a keyframe is
+ * stored (migration 0006): the store then writes keyframes as zstd frames
+ * when that is smaller, and reads either. */
+#define PDK_STORE_KEYFRAME_ENCODING_VERSION 6
+/* snapshots.encoding */
+#define PDK_STORE_KEYFRAME_RAW 0
+#define PDK_STORE_KEYFRAME_ZSTD 1
+/* The largest keyframe a zstd frame may unpack to: a world of 65,535 cars
+ * is about 140 MB. A frame that says more is refused, not unpacked. */
+#define PDK_STORE_KEYFRAME_MAX_BYTES ((size_t)512 << 20)
+
 /* Read-only connections (pdk_store.rdb). */
 #define PDK_STORE_READERS 2
 
@@ -64,6 +75,10 @@ struct pdk_store {
      * starts, then only by the writer thread, then by close after the join. */
     sqlite3 *wdb;
     pdk_store_stmts st;
+    /* The writer's zstd context and the buffer it packs keyframes into. */
+    struct ZSTD_CCtx_s *zctx;
+    unsigned char *zbuf;
+    size_t zbuf_cap;
 
     /* The read-only connections of the read API, each serialized by its
      * mutex: PDK_STORE_READERS of them, so that as many reads run at once

@@ -199,7 +199,7 @@ START_TEST(cli_end_to_end)
     ck_assert_int_eq(sql_int(srv.db, sql), 3);
     snprintf(sql, sizeof(sql), "SELECT count(*) FROM state_hashes WHERE session_id=%ld", session);
     ck_assert_int_gt(sql_int(srv.db, sql), 5);
-    ck_assert_int_eq(sql_int(srv.db, "SELECT max(version) FROM schema_migrations"), 5);
+    ck_assert_int_eq(sql_int(srv.db, "SELECT max(version) FROM schema_migrations"), 6);
 }
 END_TEST
 

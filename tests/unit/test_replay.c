@@ -4,6 +4,8 @@
  * cannot use, verified by one thread and by several to the same outcome;
  * and a ten-minute session of twenty vehicles verified bit for bit.
  * Recordings that are damaged or do not load: test_replay_load.c. */
+#include <zstd.h>
+
 #include "replay_test_util.h"
 
 /* Recorded, closed, verified: every hash from tick 0 to the end matches, one
@@ -736,14 +738,27 @@ static void foreign_blob_layout(const char *path, uint64_t tick)
     ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
     sqlite3_stmt *st;
     ck_assert_int_eq(sqlite3_prepare_v2(db,
-                                        "SELECT blob FROM snapshots WHERE session_id = 5 AND "
-                                        "tick = ?",
+                                        "SELECT blob, encoding FROM snapshots WHERE session_id = 5 "
+                                        "AND tick = ?",
                                         -1, &st, NULL),
                      SQLITE_OK);
     sqlite3_bind_int64(st, 1, (int64_t)tick);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    Paddock__V1__WorldSnapshot *m = paddock__v1__world_snapshot__unpack(
-        NULL, (size_t)sqlite3_column_bytes(st, 0), sqlite3_column_blob(st, 0));
+    /* The store packs keyframes with zstd (encoding 1); this one is put
+     * back as it is (encoding 0). */
+    const void *stored = sqlite3_column_blob(st, 0);
+    size_t stored_len = (size_t)sqlite3_column_bytes(st, 0);
+    void *raw = NULL;
+    size_t raw_len = stored_len;
+    if (sqlite3_column_int(st, 1) == 1) {
+        raw_len = (size_t)ZSTD_getFrameContentSize(stored, stored_len);
+        raw = malloc(raw_len);
+        ck_assert_ptr_nonnull(raw);
+        ck_assert_uint_eq(ZSTD_decompress(raw, raw_len, stored, stored_len), raw_len);
+    }
+    Paddock__V1__WorldSnapshot *m =
+        paddock__v1__world_snapshot__unpack(NULL, raw_len, raw ? raw : stored);
+    free(raw);
     sqlite3_finalize(st);
     ck_assert_ptr_nonnull(m);
     ck_assert_uint_eq(m->state_layout, pdk_snapshot_layout());
@@ -754,8 +769,8 @@ static void foreign_blob_layout(const char *path, uint64_t tick)
     paddock__v1__world_snapshot__pack(m, buf);
     paddock__v1__world_snapshot__free_unpacked(m, NULL);
     ck_assert_int_eq(sqlite3_prepare_v2(db,
-                                        "UPDATE snapshots SET blob = ? WHERE session_id = 5 AND "
-                                        "tick = ?",
+                                        "UPDATE snapshots SET blob = ?, encoding = 0 WHERE "
+                                        "session_id = 5 AND tick = ?",
                                         -1, &st, NULL),
                      SQLITE_OK);
     sqlite3_bind_blob(st, 1, buf, (int)len, SQLITE_TRANSIENT);

@@ -290,11 +290,11 @@ START_TEST(test_fresh_open_applies_initial)
 {
     const char *path = tmp_path("deep/er/paddock.db"); /* the folders do not exist yet */
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 5);
+    ck_assert_int_eq(pdk_store_schema_version(s), 6);
     pdk_store_close(s);
 
-    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 5);
-    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 5);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 6);
+    ck_assert_int_eq(file_int(path, "SELECT MAX(version) FROM schema_migrations"), 6);
     ck_assert_int_eq(
         file_int(path, "SELECT COUNT(*) FROM schema_migrations WHERE name = 'initial'"), 1);
     ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations WHERE name = 'replay'"),
@@ -321,9 +321,9 @@ START_TEST(test_reopen_applies_nothing)
     pdk_store_close(open_ok(path, MIGRATIONS));
     int64_t applied = file_int(path, "SELECT MAX(applied_unix_ms) FROM schema_migrations");
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 5);
+    ck_assert_int_eq(pdk_store_schema_version(s), 6);
     pdk_store_close(s);
-    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 5);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM schema_migrations"), 6);
     ck_assert_int_eq(file_int(path, "SELECT MAX(applied_unix_ms) FROM schema_migrations"), applied);
 }
 END_TEST
@@ -363,7 +363,7 @@ START_TEST(test_newer_database_refused)
     ck_assert_ptr_null(s);
     char want[PDK_STORE_ERR_LEN];
     snprintf(want, sizeof want,
-             "%s: database schema version 9999 is newer than this binary knows (5); "
+             "%s: database schema version 9999 is newer than this binary knows (6); "
              "use a newer paddockd",
              path);
     ck_assert_str_eq(err, want);

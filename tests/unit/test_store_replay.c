@@ -383,7 +383,7 @@ START_TEST(test_migration_keeps_0001_rows)
     sqlite3_close(db);
 
     pdk_store *s = open_ok(path, MIGRATIONS);
-    ck_assert_int_eq(pdk_store_schema_version(s), 5);
+    ck_assert_int_eq(pdk_store_schema_version(s), 6);
     pdk_store_session_info info = read_info(s, 1);
     ck_assert_str_eq(info.session.name, "before replay");
     ck_assert_uint_eq(info.session.start_tick, 0);
@@ -729,13 +729,18 @@ START_TEST(test_snapshots_round_trip)
                      PDK_OK);
     ck_assert_uint_eq(kc.n, 4);
     const uint64_t want_ticks[] = {0, 120, 240, 360};
-    const size_t want_len[] = {200, 300, 100, 0};
     for (size_t i = 0; i < 4; i++) {
         ck_assert_uint_eq(kc.rows[i].tick, want_ticks[i]);
         ck_assert_uint_eq(kc.rows[i].hash, UINT64_MAX - want_ticks[i]);
         ck_assert_uint_eq(kc.rows[i].layout, want_ticks[i] + 77);
-        ck_assert_uint_eq(kc.rows[i].len, want_len[i]);
     }
+    /* The listing says the bytes stored: a run of one byte packs to a few
+     * dozen (encoding 1, zstd); the empty keyframe stays as it is. */
+    ck_assert_uint_gt(kc.rows[1].len, 0);
+    ck_assert_uint_lt(kc.rows[1].len, 64);
+    ck_assert_uint_eq(kc.rows[3].len, 0);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM snapshots WHERE encoding = 1"), 3);
+    ck_assert_int_eq(file_int(path, "SELECT encoding FROM snapshots WHERE tick = 360"), 0);
     void *blob = NULL;
     size_t len = 0;
     ck_assert_int_eq(pdk_store_read_snapshot(s, 1, 120, &blob, &len, err, sizeof err), PDK_OK);
@@ -786,7 +791,63 @@ START_TEST(test_snapshots_round_trip)
                      PDK_OK);
     ck_assert_uint_eq(kc.n, 5);
     pdk_store_close(s);
-    ck_assert_int_eq(file_int(path, "SELECT length(blob) FROM snapshots WHERE tick = 120"), 300);
+    /* The first keyframe at 120 (300 bytes, packed) stands, not the
+     * one-byte duplicate (kept as it is). */
+    ck_assert_int_eq(file_int(path, "SELECT encoding FROM snapshots WHERE tick = 120"), 1);
+}
+END_TEST
+
+/* A keyframe that does not pack smaller is stored as it is; a stored one
+ * whose zstd frame is damaged, or whose encoding this build does not know,
+ * is refused naming the keyframe, not handed over half-read. */
+START_TEST(test_keyframe_encodings)
+{
+    const char *path = tmp_path("p.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    pdk_store_session def = session_def(1, "encodings");
+    ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
+    unsigned char noise[4096];
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < sizeof noise; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        noise[i] = (unsigned char)x;
+    }
+    unsigned char same[4096];
+    memset(same, 0x5A, sizeof same);
+    ck_assert_int_eq(pdk_store_record_snapshot(s, 1, 0, 1, 2, noise, sizeof noise), PDK_OK);
+    ck_assert_int_eq(pdk_store_record_snapshot(s, 1, 120, 1, 2, same, sizeof same), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    ck_assert_int_eq(file_int(path, "SELECT encoding FROM snapshots WHERE tick = 0"), 0);
+    ck_assert_int_eq(file_int(path, "SELECT length(blob) FROM snapshots WHERE tick = 0"), 4096);
+    ck_assert_int_eq(file_int(path, "SELECT encoding FROM snapshots WHERE tick = 120"), 1);
+    char err[PDK_STORE_ERR_LEN];
+    void *blob = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(pdk_store_read_snapshot(s, 1, 0, &blob, &len, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(len, sizeof noise);
+    ck_assert_mem_eq(blob, noise, sizeof noise);
+    free(blob);
+    ck_assert_int_eq(pdk_store_read_snapshot(s, 1, 120, &blob, &len, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(len, sizeof same);
+    ck_assert_mem_eq(blob, same, sizeof same);
+    free(blob);
+
+    file_exec(path, "UPDATE snapshots SET blob = substr(blob, 1, length(blob) - 3) WHERE tick = 120");
+    blob = (void *)&len;
+    ck_assert_int_eq(pdk_store_read_snapshot(s, 1, 120, &blob, &len, err, sizeof err),
+                     PDK_ERR_DB);
+    ck_assert_ptr_null(blob);
+    ck_assert_msg(strstr(err, "the keyframe of session 1 at tick 120 does not unpack"), "%s", err);
+    file_exec(path, "UPDATE snapshots SET blob = x'00010203' WHERE tick = 120");
+    ck_assert_int_eq(pdk_store_read_snapshot(s, 1, 120, &blob, &len, err, sizeof err),
+                     PDK_ERR_DB);
+    ck_assert_msg(strstr(err, "at tick 120 is not a zstd frame of at most"), "%s", err);
+    file_exec(path, "UPDATE snapshots SET encoding = 7 WHERE tick = 0");
+    ck_assert_int_eq(pdk_store_read_snapshot(s, 1, 0, &blob, &len, err, sizeof err), PDK_ERR_DB);
+    ck_assert_msg(strstr(err, "has encoding 7, which this build does not know"), "%s", err);
+    pdk_store_close(s);
 }
 END_TEST
 
@@ -887,7 +948,7 @@ START_TEST(test_export_import_round_trip)
     ck_assert_int_eq(file_int(file, "SELECT original_session_id FROM paddock_export"), 2);
     ck_assert_int_gt(file_int(file, "SELECT exported_unix_ms FROM paddock_export"), 1600000000000);
     ck_assert_int_eq(file_int(file, "SELECT length(exported_by_build) > 0 FROM paddock_export"), 1);
-    ck_assert_int_eq(file_int(file, "SELECT MAX(version) FROM schema_migrations"), 5);
+    ck_assert_int_eq(file_int(file, "SELECT MAX(version) FROM schema_migrations"), 6);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM sessions"), 1);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM build"), 1);
     ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM state_hashes WHERE session_id <> 2"), 0);
@@ -988,7 +1049,7 @@ START_TEST(test_export_errors)
     copy_file(MIGRATIONS "/0001_initial.sql", mfile);
     const char *file2 = tmp_path("old.paddock");
     ck_assert_int_eq(pdk_store_export_session(s, 1, file2, old_dir, err, sizeof err), PDK_ERR_DB);
-    ck_assert_msg(strstr(err, "version 1") && strstr(err, "version 5"), "%s", err);
+    ck_assert_msg(strstr(err, "version 1") && strstr(err, "version 6"), "%s", err);
     ck_assert(!exists(file2));
     ck_assert_int_eq(pdk_store_export_session(s, 1, file2, tmp_path("nope"), err, sizeof err),
                      PDK_ERR_IO);
@@ -1061,7 +1122,7 @@ START_TEST(test_import_errors)
     copy_file(good, newer);
     file_exec(newer, "INSERT INTO schema_migrations(version, name, applied_unix_ms) "
                      "VALUES (9999, 'future', 0)");
-    const char *too_new[] = {"9999", "(5)"};
+    const char *too_new[] = {"9999", "(6)"};
     import_fails(s, path, newer, PDK_ERR_DB_TOO_NEW, too_new, 2);
 
     const char *fmt2 = tmp_path("format2.paddock");
@@ -1155,7 +1216,7 @@ START_TEST(test_import_foreign_schema)
          {"index \"extra\" is not in Paddock's schema", NULL}},
         {"DELETE FROM schema_migrations WHERE version = 2",
          PDK_ERR_PARSE,
-         {"versions 1..5 in 4 rows", "without gaps"}},
+         {"versions 1..6 in 5 rows", "without gaps"}},
         {"DROP TABLE schema_migrations",
          PDK_ERR_PARSE,
          {"not a Paddock session export", "no schema_migrations table"}},
@@ -1197,10 +1258,10 @@ START_TEST(test_import_foreign_schema)
     /* The reference itself, made from a folder. */
     pdk_import_schema *ref = NULL;
     ck_assert_int_eq(pdk_import_schema_make(MIGRATIONS, &ref, err, sizeof err), PDK_OK);
-    ck_assert_int_eq(pdk_import_schema_newest(ref), 5);
+    ck_assert_int_eq(pdk_import_schema_newest(ref), 6);
     pdk_import_facts facts;
     ck_assert_int_eq(pdk_import_check(ref, good, &facts, err, sizeof err), PDK_OK);
-    ck_assert_int_eq(facts.schema_version, 5);
+    ck_assert_int_eq(facts.schema_version, 6);
     ck_assert_uint_eq(facts.original_session_id, 1);
     ck_assert_int_eq(pdk_import_check(NULL, good, &facts, err, sizeof err),
                      PDK_ERR_INVALID_ARGUMENT);
@@ -1442,6 +1503,7 @@ static Suite *store_replay_suite(void)
     tcase_add_test(tc, test_tick_record_hashes_then_inputs);
     tcase_add_test(tc, test_grouped_rows_read_back_row_for_row);
     tcase_add_test(tc, test_snapshots_round_trip);
+    tcase_add_test(tc, test_keyframe_encodings);
     tcase_add_test(tc, test_mark_interrupted);
     tcase_add_test(tc, test_export_import_round_trip);
     tcase_add_test(tc, test_export_errors);
