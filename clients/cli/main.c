@@ -408,11 +408,13 @@ enum {
     OPT_TEMPERATURE,
     OPT_GRIP,
     OPT_POWER,
+    OPT_KEYFRAME_EVERY,
 };
 
 static const pdk_cli_opt CREATE_OPTS[] = {
     PDK_CLI_COMMON_OPTS, {"name", OPT_NAME, 1},     {"world", OPT_WORLD, 1},
     {"set", OPT_SET, 1}, {"timing", OPT_TIMING, 1}, {"no-record", OPT_NO_RECORD, 0},
+    {"keyframe-every", OPT_KEYFRAME_EVERY, 1},
 };
 
 static int run_create(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *args)
@@ -443,6 +445,13 @@ static int run_create(pdk_cli *cli, const pdk_cli_command *cmd, pdk_cli_args *ar
         case OPT_NO_RECORD:
             req.no_record = true;
             break;
+        case OPT_KEYFRAME_EVERY: {
+            /* Its upper bound is the server's to say. */
+            uint64_t n = 0;
+            bad = pdk_cli_parse_u64("keyframe-every", v, 1, UINT32_MAX, &n, err, sizeof err);
+            req.keyframe_every_ticks = (uint32_t)n;
+            break;
+        }
         default:
             break;
         }
@@ -900,14 +909,16 @@ static const pdk_cli_command SESSIONS_COMMAND = {
 static const pdk_cli_command CREATE_COMMAND = {
     "create",
     "[--name N] [--world PRESET] [--set 'k=v;...'] [--timing realtime|fast|lockstep] "
-    "[--no-record]",
+    "[--no-record] [--keyframe-every TICKS]",
     "Create a session; print its id alone on stdout (S=$(paddock create)).",
     "  --name N            a label for people (at most 63 bytes)\n"
     "  --world PRESET      world preset (presets/worlds/PRESET.json); default flat\n"
     "  --set 'k=v;...'     overrides on the world preset, JSON paths\n"
     "  --timing MODE       realtime (the server's default), fast, or lockstep (ticks only\n"
     "                      when the holder of its step lease steps it: paddock stepper)\n"
-    "  --no-record         do not record the session\n",
+    "  --no-record         do not record the session\n"
+    "  --keyframe-every TICKS  ticks between the recording's keyframes (default 120,\n"
+    "                      one a second; at most 72000): fewer make a smaller recording\n",
     CREATE_OPTS,
     N_OF(CREATE_OPTS),
     run_create};

@@ -376,7 +376,7 @@ static int start_demo(pdk_server *srv)
         return -1;
     }
     pdk_server_slot *slot;
-    pdk_error e = pdk_server_session_open(srv, "demo", "flat", NULL, PDK_TIMING_REALTIME, true, err,
+    pdk_error e = pdk_server_session_open(srv, "demo", "flat", NULL, PDK_TIMING_REALTIME, true, 0, err,
                                           sizeof(err), &slot);
     /* Nobody's: keys that reach every session, or match its name, reach it. */
     if (e == PDK_OK)

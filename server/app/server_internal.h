@@ -475,10 +475,13 @@ void pdk_server_retain(pdk_server *srv);
 
 /* ---- server_sessions.c: the session table -------------------------------- */
 
-/* A new session from a world preset, in the table. err names what failed. */
+/* A new session from a world preset, in the table, recorded with a
+ * keyframe every keyframe_every_ticks (0: PDK_SESSION_KEYFRAME_EVERY) when
+ * record. err names what failed. */
 pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char *world_preset,
                                   const char *world_overrides, pdk_timing timing, bool record,
-                                  char *err, size_t err_len, pdk_server_slot **out);
+                                  uint32_t keyframe_every_ticks, char *err, size_t err_len,
+                                  pdk_server_slot **out);
 /* Room for one more session of world_bytes (CAPACITY with err otherwise). */
 pdk_error pdk_server_session_room(pdk_server *srv, size_t world_bytes, char *err, size_t err_len);
 /* Puts a session made elsewhere (a replay, a fork, off the loop) in the

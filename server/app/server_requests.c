@@ -102,10 +102,18 @@ static void pdk_server_handle_session_create(pdk_server *srv, const pdk_request 
         !pdk_server_text_ok(rq->out, c->conn, f->request_id, "world_overrides", m->world_overrides,
                             PDK_SERVER_MAX_TEXT_BYTES))
         return;
+    if (m->keyframe_every_ticks > PDK_SESSION_KEYFRAME_EVERY_MAX) {
+        pdk_server_refuse(rq->out, c, f->request_id, PDK_ERR_OUT_OF_RANGE,
+                          "keyframe_every_ticks %u is more than %u (ten minutes); 0 is the "
+                          "default, one keyframe a second",
+                          m->keyframe_every_ticks, PDK_SESSION_KEYFRAME_EVERY_MAX);
+        return;
+    }
     char err[PDK_PARAMS_ERR_LEN];
     pdk_server_slot *slot;
     pdk_error e = pdk_server_session_open(srv, m->name, m->world_preset, m->world_overrides, timing,
-                                          !m->no_record, err, sizeof(err), &slot);
+                                          !m->no_record, m->keyframe_every_ticks, err, sizeof(err),
+                                          &slot);
     if (e != PDK_OK) {
         pdk_server_send_error(rq->out, c->conn, f->request_id, e, err);
         return;

@@ -62,7 +62,8 @@ pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing t
 
 pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char *world_preset,
                                   const char *world_overrides, pdk_timing timing, bool record,
-                                  char *err, size_t err_len, pdk_server_slot **out)
+                                  uint32_t keyframe_every_ticks, char *err, size_t err_len,
+                                  pdk_server_slot **out)
 {
     if (!world_preset || !*world_preset)
         world_preset = "flat";
@@ -97,6 +98,7 @@ pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char 
         .timing = timing,
         .build_id = PDK_BUILD_ID,
         .store = record ? srv->store : NULL,
+        .keyframe_every_ticks = keyframe_every_ticks,
     };
     pdk_session_hooks hooks = pdk_server_hooks(srv);
     pdk_session *s = NULL;

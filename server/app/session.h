@@ -34,6 +34,7 @@
  * of every tick before T (ADR 0012). */
 #define PDK_SESSION_HASH_BATCH 12
 #define PDK_SESSION_KEYFRAME_EVERY 120  /* default ticks between keyframe snapshots: 1 s */
+#define PDK_SESSION_KEYFRAME_EVERY_MAX 72000u /* the most a session may ask for: 10 min */
 #define PDK_SESSION_MAX_DBW_SUBS 256    /* DBW report subscriptions */
 /* The longest a report may be delayed (FaultInject REPORT_DELAY): 0.5 s. A
  * subscribed vehicle keeps this many past reports, and one more. */

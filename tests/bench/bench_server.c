@@ -2,7 +2,9 @@
  * session with N vehicles driving circles and M subscribers each reading
  * every state batch at 120 Hz on its own connection. Prints tick lateness
  * (p50, p99, max bucket), overruns and dropped deadlines as the server
- * measured them. It measures; it never fails on a time.
+ * measured them, and what the session's recording costs per car-hour
+ * (keyframes, state hashes, inputs; read from the database once the server
+ * has stopped). It measures; it never fails on a time.
  *   bench_server [vehicles=100] [subscribers=10] [seconds=10] */
 #include <inttypes.h>
 #include <pthread.h>
@@ -13,6 +15,9 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
+#include <zstd.h>
 
 #include "bench_raw.h"
 #include "harness.h"
@@ -62,6 +67,80 @@ static void *subscribe_loop(void *arg)
 }
 
 static paddock_v1_Frame req, rep;
+
+/* One number the query gives about session sid (?1) of the database. */
+static double db_number(sqlite3 *db, uint64_t sid, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    double v = 0.0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)sid);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* The bytes of session sid's last keyframe (all its cars) as stored, and
+ * unpacked (what its zstd frame says it holds). */
+static void last_keyframe(sqlite3 *db, uint64_t sid, double *stored, double *unpacked)
+{
+    *stored = *unpacked = 0.0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT blob, encoding FROM snapshots WHERE session_id = ?1 "
+                           "ORDER BY tick DESC LIMIT 1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)sid);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            size_t len = (size_t)sqlite3_column_bytes(st, 0);
+            unsigned long long n =
+                sqlite3_column_int(st, 1) == 1
+                    ? ZSTD_getFrameContentSize(sqlite3_column_blob(st, 0), len)
+                    : len;
+            *stored = (double)len;
+            *unpacked =
+                n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN ? 0.0 : (double)n;
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+/* What session sid's recording costs per car-hour in the steady state
+ * (every car spawned), read from the database after the server stopped:
+ * its last keyframe at the session's keyframe rate, a state hash (8
+ * bytes) a tick, and the inputs at their rate over the session's life. */
+static void print_recording(const char *path, uint64_t sid, int n_vehicles)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "bench_server: cannot open %s: %s\n", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return;
+    }
+    double ticks = db_number(db, sid, "SELECT final_tick - start_tick FROM sessions "
+                                      "WHERE session_id = ?1");
+    double every = db_number(db, sid, "SELECT keyframe_every_ticks FROM sessions "
+                                      "WHERE session_id = ?1");
+    double inputs = db_number(db, sid, "SELECT TOTAL(length(payload)) FROM inputs "
+                                       "WHERE session_id = ?1");
+    double kf = 0.0, kf_unpacked = 0.0;
+    last_keyframe(db, sid, &kf, &kf_unpacked);
+    sqlite3_close(db);
+    if (ticks <= 0.0 || every <= 0.0 || n_vehicles <= 0)
+        return;
+    const double ticks_per_hour = 120.0 * 3600.0;
+    double per_car = 1e-6 / n_vehicles;
+    double keyframes_h = kf * ticks_per_hour / every * per_car;
+    double unpacked_h = kf_unpacked * ticks_per_hour / every * per_car;
+    double hashes_h = 8.0 * ticks_per_hour * per_car;
+    double inputs_h = inputs * ticks_per_hour / ticks * per_car;
+    printf("  recording, per car-hour with every car spawned: %.2f MB (keyframes %.2f, %.2f "
+           "unpacked, one every %.0f ticks, the last %.1f KB; state hashes %.3f; inputs %.3f)\n",
+           keyframes_h + hashes_h + inputs_h, keyframes_h, unpacked_h, every, kf / 1e3, hashes_h,
+           inputs_h);
+}
 
 int main(int argc, char **argv)
 {
@@ -136,6 +215,7 @@ int main(int argc, char **argv)
     printf("  paddockd CPU over its whole life: %.2f s (%.0f%% of one core over the measured %.0f "
            "s)\n",
            cpu, 100.0 * cpu / seconds, seconds);
+    print_recording(srv.db, sid, n_vehicles);
     free(subs);
     return 0;
 }

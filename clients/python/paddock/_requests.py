@@ -107,12 +107,13 @@ class Requests:
     # ---- sessions ----
 
     def create_session(self, name, world_preset="", world_overrides="", timing=None,
-                       no_record=False):
-        """A new session (its SessionInfo); timing "realtime", "fast" or "lockstep"."""
+                       no_record=False, keyframe_every_ticks=0):
+        """A new session (its SessionInfo); timing "realtime", "fast" or "lockstep";
+        keyframe_every_ticks: ticks between its recording's keyframes (0: 120)."""
         msg = pb.SessionCreate(name=name, world_preset=world_preset,
                                world_overrides=world_overrides,
                                timing=enum_value(pb.TimingMode, timing, "TIMING_MODE_"),
-                               no_record=no_record)
+                               no_record=no_record, keyframe_every_ticks=keyframe_every_ticks)
         return self._drive(self._g_one("session_create", msg,
                                        lambda r: rows.to_row(r.session)))
 

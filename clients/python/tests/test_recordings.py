@@ -56,6 +56,27 @@ def test_list_after_restart_filter_and_delete_and_a_viewer_may_not(fresh_server)
         assert [r.session_id for r in c.list_recordings()] == [b]
 
 
+def test_a_session_keeps_the_keyframe_interval_it_asked_for(client, tmp_path):
+    s = client.create_session("py-keyframes", timing="lockstep",
+                              keyframe_every_ticks=240).session_id
+    v = client.spawn(s, "midsize_sedan", speed_mps=4.0, gear="DRIVE").vehicle_id
+    client.dbw_command(s, v, throttle_pct=20.0)
+    client.take_step_lease(s, deadline_ms=60000)
+    client.step(s, 600)
+    client.release_step_lease(s)
+    client.close_session(s)
+    meta = client.session_meta(s)
+    assert meta["keyframe_every_ticks"] == 240
+    assert meta["keyframes"] == 3  # ticks 0, 240 and 480
+    assert client.verify(s).match
+    # Exported and imported, the packed keyframes verify as well.
+    path = tmp_path / "keyframes.db"
+    client.export(s, str(path))
+    assert client.verify(client.import_session(str(path)).session_id).match
+    with pytest.raises(errors.OutOfRange, match="keyframe_every_ticks 72001 is more than 72000"):
+        client.create_session("py-too-sparse", keyframe_every_ticks=72001)
+
+
 def test_verify_export_import_meta_and_csv(client, tmp_path):
     s = record(client, "py-rec-files", "midsize_sedan", 360)
     verdict = client.verify(s)
