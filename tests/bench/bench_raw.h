@@ -100,10 +100,44 @@ static inline uint64_t bench_raw_count(const uint8_t *p, size_t len, uint32_t ou
     return n;
 }
 
+/* Sends a SessionControl of session sid on c (its action set by the
+ * caller in *req) and waits for its reply; -1 after printing what failed. */
+static inline int bench_control(pdk_client *c, const char *who, paddock_v1_Frame *req,
+                                paddock_v1_Frame *rep)
+{
+    if (pdk_client_call(c, req, rep, NULL, NULL) != PDK_CLIENT_OK) {
+        fprintf(stderr, "%s: session control: %s\n", who, c->error);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads n replies on c, each of body want, in the order asked; -1 after
+ * printing the first that is not. */
+static inline int bench_replies(pdk_client *c, const char *who, unsigned n, pb_size_t want,
+                                paddock_v1_Frame *rep, uint32_t *ids)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (pdk_client_recv(c, rep, 60000) != PDK_CLIENT_OK || rep->which_body != want) {
+            fprintf(stderr, "%s: reply %u of %u: %s\n", who, i, n,
+                    rep->which_body == paddock_v1_Frame_error_tag ? rep->body.error.message
+                                                                  : c->error);
+            return -1;
+        }
+        if (ids)
+            ids[i] = rep->body.vehicle_spawned.vehicle_id;
+    }
+    return 0;
+}
+
 /* Creates a real-time session (named name; recorded unless no_record) on
  * c and spawns n midsize sedans 60 m apart, each on full circles at 15 %
- * throttle with its own steering angle. 0 with the session's id in *sid;
- * -1 after printing what failed, prefixed with who. */
+ * throttle with its own steering angle, heading and starting speed. The session is paused meanwhile,
+ * so the spawns and commands, pipelined, apply as they arrive and no tick
+ * runs (or is late) until every car drives: the server's lateness is
+ * then the steady state's. A server started with a large
+ * --max-spawns-per-tick reads the spawns at once. 0 with the session's id
+ * in *sid; -1 after printing what failed, prefixed with who. */
 static inline int bench_driving_session(pdk_client *c, const char *who, const char *name, int n,
                                         bool no_record, uint64_t *sid)
 {
@@ -120,6 +154,16 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
         return -1;
     }
     *sid = rep.body.session_created.session.session_id;
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_control_tag;
+    req.body.session_control.session_id = *sid;
+    req.body.session_control.which_action = paddock_v1_SessionControl_pause_tag;
+    req.body.session_control.action.pause = true;
+    if (bench_control(c, who, &req, &rep) != 0)
+        return -1;
+    uint32_t *ids = calloc((size_t)n, sizeof(*ids));
+    if (!ids)
+        return -1;
     for (int i = 0; i < n; i++) {
         memset(&req, 0, sizeof(req));
         req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
@@ -127,24 +171,45 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
         strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
         req.body.vehicle_spawn.x_m = (i % 10) * 60.0;
         req.body.vehicle_spawn.y_m = (i / 10) * 60.0;
-        req.body.vehicle_spawn.speed_mps = 10.0;
+        /* Each car its own heading and speed, so that no two states are
+         * alike, as when cars join a running session one by one. */
+        req.body.vehicle_spawn.yaw_deg = (double)((i * 37) % 360);
+        req.body.vehicle_spawn.speed_mps = 6.0 + (double)(i % 9);
         req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
-        if (pdk_client_call(c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
+        if (pdk_client_send(c, &req) != PDK_CLIENT_OK) {
             fprintf(stderr, "%s: spawn: %s\n", who, c->error);
+            free(ids);
             return -1;
         }
-        uint32_t vid = rep.body.vehicle_spawned.vehicle_id;
+    }
+    if (bench_replies(c, who, (unsigned)n, paddock_v1_Frame_vehicle_spawned_tag, &rep, ids) != 0) {
+        free(ids);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
         memset(&req, 0, sizeof(req));
         req.which_body = paddock_v1_Frame_dbw_command_tag;
         req.body.dbw_command.session_id = *sid;
-        req.body.dbw_command.vehicle_id = vid;
+        req.body.dbw_command.vehicle_id = ids[i];
         req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
         req.body.dbw_command.throttle.throttle_pct = 15.0;
         req.body.dbw_command.which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
         req.body.dbw_command.steer.steer_wheel_deg = 45.0 + (i % 7) * 10.0;
-        pdk_client_call(c, &req, &rep, NULL, NULL);
+        if (pdk_client_send(c, &req) != PDK_CLIENT_OK) {
+            fprintf(stderr, "%s: command: %s\n", who, c->error);
+            free(ids);
+            return -1;
+        }
     }
-    return 0;
+    free(ids);
+    if (bench_replies(c, who, (unsigned)n, paddock_v1_Frame_ok_tag, &rep, NULL) != 0)
+        return -1;
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_control_tag;
+    req.body.session_control.session_id = *sid;
+    req.body.session_control.which_action = paddock_v1_SessionControl_resume_tag;
+    req.body.session_control.action.resume = true;
+    return bench_control(c, who, &req, &rep);
 }
 
 static inline double bench_raw_now_s(void)

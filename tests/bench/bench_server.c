@@ -4,8 +4,12 @@
  * (p50, p99, max bucket), overruns and dropped deadlines as the server
  * measured them, and what the session's recording costs per car-hour
  * (keyframes, state hashes, inputs; read from the database once the server
- * has stopped). It measures; it never fails on a time.
- *   bench_server [vehicles=100] [subscribers=10] [seconds=10] */
+ * has stopped). The cars are spawned into the session while it is
+ * paused, so the lateness is the steady state's. It measures; it never
+ * fails on a time.
+ *   bench_server [vehicles=100] [subscribers=10] [seconds=10] [step_threads]
+ * step_threads is paddockd's --step-threads (default: its own, one per
+ * core; 0: every tick on the loop). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,6 +33,7 @@ typedef struct subscriber {
     double seconds;
     uint64_t batches;
     uint64_t vehicles_seen;
+    uint64_t bytes;
     int ok;
 } subscriber;
 
@@ -48,6 +53,7 @@ static void count_batch(void *ud, const uint8_t *frame, size_t len)
     uint64_t n = bench_raw_count(frame, len, 60, 5);
     s->batches += n > 0;
     s->vehicles_seen += n;
+    s->bytes += len;
 }
 
 /* One subscriber on its own raw connection (bench_raw.h), subscribed to
@@ -147,9 +153,13 @@ int main(int argc, char **argv)
     int n_vehicles = argc > 1 ? atoi(argv[1]) : 100;
     int n_subs = argc > 2 ? atoi(argv[2]) : 10;
     double seconds = argc > 3 ? atof(argv[3]) : 10.0;
+    const char *step_threads = argc > 4 ? argv[4] : NULL;
+    /* Every spawn read at once: the session is paused meanwhile. */
+    const char *extra[] = {"--max-spawns-per-tick", "4096", "--max-inputs-per-tick", "4096",
+                           step_threads ? "--step-threads" : NULL, step_threads, NULL};
     pdk_test_server srv;
     char log[8192];
-    if (pdk_test_server_start(&srv, NULL, NULL, log, sizeof(log)) != 0) {
+    if (pdk_test_server_start(&srv, NULL, extra, log, sizeof(log)) != 0) {
         fprintf(stderr, "bench_server: paddockd did not start: %s\n", log);
         return 1;
     }
@@ -170,8 +180,9 @@ int main(int argc, char **argv)
     }
     while (atomic_load(&ready) < n_subs)
         usleep(1000);
-    /* Lateness is measured over the session's whole life; take a baseline
-     * of what spawning cost so the steady state can be told apart. */
+    /* Lateness is the session's whole life: a few empty ticks, then the
+     * steady state (the cars were spawned while it was paused). The tick
+     * count starts here. */
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_list_tag;
     pdk_client_call(&c, &req, &rep, NULL, NULL);
@@ -187,15 +198,16 @@ int main(int argc, char **argv)
         return 1;
     }
     const paddock_v1_SessionInfo *info = &rep.body.session_list_reply.sessions[0];
-    uint64_t batches = 0, seen = 0;
+    uint64_t batches = 0, seen = 0, bytes = 0;
     int ok = 0;
     for (int i = 0; i < n_subs; i++) {
         batches += subs[i].batches;
         seen += subs[i].vehicles_seen;
+        bytes += subs[i].bytes;
         ok += subs[i].ok;
     }
-    printf("bench_server: %d vehicles, %d subscribers at 120 Hz, %.1f s\n", n_vehicles, ok,
-           seconds);
+    printf("bench_server: %d vehicles, %d subscribers at 120 Hz, %.1f s, step threads %s\n",
+           n_vehicles, ok, seconds, step_threads ? step_threads : "(paddockd's default)");
     printf("  ticks: %" PRIu64 " during the measurement (%.1f Hz)\n", info->tick - tick_start,
            (double)(info->tick - tick_start) / seconds);
     printf("  tick lateness: p50 %.3f ms, p99 %.3f ms (10 us buckets, upper edges)\n",
@@ -203,8 +215,9 @@ int main(int argc, char **argv)
     printf("  overruns (a whole tick late): %" PRIu64 ", dropped deadlines: %" PRIu64 "\n",
            info->overruns, info->skipped_ticks);
     printf("  state batches received: %" PRIu64 " (%.1f per subscriber per second), "
-           "vehicle states: %" PRIu64 "\n",
-           batches, (double)batches / (n_subs ? n_subs : 1) / seconds, seen);
+           "vehicle states: %" PRIu64 ", %.2f MB/s to each subscriber\n",
+           batches, (double)batches / (n_subs ? n_subs : 1) / seconds, seen,
+           (double)bytes / (n_subs ? n_subs : 1) / seconds / 1e6);
     pdk_client_close(&c);
     pdk_test_server_stop(&srv, log, sizeof(log));
     getrusage(RUSAGE_CHILDREN, &ru1);
@@ -213,8 +226,9 @@ int main(int argc, char **argv)
                  (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) * 1e-6 +
                  (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1e-6;
     printf("  paddockd CPU over its whole life: %.2f s (%.0f%% of one core over the measured %.0f "
-           "s)\n",
-           cpu, 100.0 * cpu / seconds, seconds);
+           "s; %.3f ms a tick over its %" PRIu64 " ticks)\n",
+           cpu, 100.0 * cpu / seconds, seconds, info->tick ? cpu * 1e3 / (double)info->tick : 0.0,
+           info->tick);
     print_recording(srv.db, sid, n_vehicles);
     free(subs);
     return 0;
