@@ -304,12 +304,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     cfg.migrations_dir = PDK_SOURCE_DIR "/migrations";
     /* Bounds that keep one input quick and small: a fast session pauses
      * after a second of sim time, worlds share 256 MiB, and retention
-     * deletes the oldest recordings past 2 MiB (a few thousand short
+     * deletes the oldest recordings past 128 KiB (some hundred short
      * ones), so that a long run's listings do not grow without end. */
     cfg.max_sessions = 8;
     cfg.max_world_bytes = (size_t)256 << 20;
     cfg.max_fast_ticks = 120;
-    cfg.retain_bytes = (uint64_t)2 << 20;
+    cfg.retain_bytes = (uint64_t)128 << 10;
     cfg.tick_spin_ns = 0;
     cfg.hello_timeout_s = 3600.0;
     /* Every tick on the loop: sessions are closed between inputs, which a
