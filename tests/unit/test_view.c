@@ -347,6 +347,19 @@ START_TEST(test_error_paths)
     ck_assert_ptr_nonnull(strstr(v.error, "vehicle 4's sample has a non-finite pos_m[x]"));
     ck_assert_ptr_nonnull(pdk_view_track_of(&v, 5));
     ck_assert_int_eq(pdk_view_push_batch(&v, NULL, T0), PDK_VIEW_EINVAL);
+    /* A tick in parts (StateBatch.part) is one arrival: its first part's. */
+    uint32_t arrivals = v.arrivals;
+    b.vehicles[0].x_m = 2.0;
+    b.wall_time_ns = (uint64_t)T0 + 8333333u;
+    b.parts = 2;
+    b.vehicles_count = 1;
+    for (uint32_t part = 0; part < 2; part++) {
+        b.part = part;
+        b.vehicles[0].vehicle_id = 6 + part;
+        ck_assert_msg(pdk_view_push_batch(&v, &b, T0 + 9000000) == PDK_VIEW_OK, "%s", v.error);
+    }
+    ck_assert_uint_eq(v.arrivals, arrivals + 1);
+    ck_assert_ptr_nonnull(pdk_view_track_of(&v, 7));
     ck_assert_str_eq(pdk_view_status_name(PDK_VIEW_ESTALE), "stale sample");
 }
 END_TEST

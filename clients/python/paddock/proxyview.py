@@ -406,8 +406,11 @@ class ProxyView:
     def push_row(self, row, arrival_ns):
         """arrival() and push() for every vehicle of a StateRow (from
         ``Client.subscribe_state``). A bad vehicle does not keep the others
-        out: the first error is raised after the rest went in."""
-        self.arrival(row.wall_time_ns, arrival_ns)
+        out: the first error is raised after the rest went in. A tick split
+        into parts (``max_batch_vehicles``) has one wall time: its first
+        part's arrival stands for the tick's."""
+        if getattr(row, "part", 0) == 0:
+            self.arrival(row.wall_time_ns, arrival_ns)
         first = None
         for vs in row.vehicles:
             try:

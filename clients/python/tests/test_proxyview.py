@@ -183,6 +183,18 @@ def test_errors_name_what_was_wrong():
         view.clock_sample(5, 0)
 
 
+def test_a_tick_in_parts_is_one_arrival():
+    from paddock.rows import StateRow
+    view = ProxyView()
+    first = turn_sample(0.0)
+    for part in range(3):
+        state = State(10 + part, 1.0, 2.0, 0.0, 5.0, 0.0)
+        view.push_row(StateRow(1, 1, 1, 0.0, first.server_ns, [state], part, 3),
+                      first.server_ns + NS // 100)
+    assert view.arrivals == 1
+    assert all(view.tracks.get(10 + part) for part in range(3))
+
+
 def test_the_delay_follows_interval_and_jitter():
     view = ProxyView()
     stamp = T0
