@@ -93,6 +93,15 @@ def requests_seeds(pb):
     share = frame(pb, 28, session_share=pb.SessionShare(session_id=S, role=pb.ROLE_DRIVER))
     dbw_sub = frame(pb, 29, dbw_subscribe=pb.DbwSubscribe(session_id=S, vehicle_id=1))
     ping = frame(pb, 30, ping=pb.Ping())
+    create_sparse = frame(pb, 2, session_create=pb.SessionCreate(
+        name="sparse", timing=pb.TIMING_MODE_FAST, keyframe_every_ticks=240))
+    sub_parts = frame(pb, 31, subscribe=pb.Subscribe(session_id=S, rate_hz=120,
+                                                      max_batch_vehicles=1))
+    sub_near = frame(pb, 32, subscribe=pb.Subscribe(session_id=S, rate_hz=60, aoi_radius_m=10.0,
+                                                     aoi_x_m=1.0, aoi_y_m=2.0))
+    sub_around = frame(pb, 33, subscribe=pb.Subscribe(session_id=S, rate_hz=30, fields=1,
+                                                       aoi_radius_m=25.0, aoi_vehicle_id=1,
+                                                       max_batch_vehicles=1))
 
     seeds = {
         "fast_drive_record": [(0, create_fast), (0, spawn), (0, dbw), (0, step), (0, sub),
@@ -107,6 +116,9 @@ def requests_seeds(pb):
         "subscriptions": [(0, create_fast), (0, spawn), (1, telemetry), (2, dbw_sub),
                           (3, contact), (0, proxy), (0, step), (0, share), (1, 0x80 | 1, ping)],
         "no_hello": [(0x20, ping), (0x20 | 1, create_fast)],
+        "parts_and_areas": [(0, create_sparse), (0, spawn), (0, spawn_sedan), (1, sub_parts),
+                            (2, sub_near), (3, sub_around), (0, step), (0, remove), (0, step),
+                            (0, close), (1, verify)],
     }
     for name, recs in seeds.items():
         data = b""
