@@ -422,14 +422,38 @@ static void fail_job(job *j, pdk_error err)
 
 /* ---- on the pool ------------------------------------------------------------ */
 
+/* Where a CSV or MCAP export writes: its job's temporary file, until the
+ * job is told to stop (its client left, or the server stops); the export
+ * then ends at its next write, about every 64 KiB of CSV or MCAP chunk,
+ * rather than re-simulating the rest for nobody. */
+typedef struct export_out {
+    FILE *file;
+    const atomic_bool *cancel;
+} export_out;
+
+static pdk_error export_write(export_out *o, const void *bytes, size_t len)
+{
+    if (atomic_load(o->cancel))
+        return PDK_ERR_CLOSED;
+    return fwrite(bytes, 1, len, o->file) == len ? PDK_OK : PDK_ERR_IO;
+}
+
 static pdk_error csv_write(void *ctx, const char *text, size_t len)
 {
-    return fwrite(text, 1, len, ctx) == len ? PDK_OK : PDK_ERR_IO;
+    return export_write(ctx, text, len);
 }
 
 static pdk_error mcap_write(void *ctx, const uint8_t *bytes, size_t len)
 {
-    return fwrite(bytes, 1, len, ctx) == len ? PDK_OK : PDK_ERR_IO;
+    return export_write(ctx, bytes, len);
+}
+
+/* After an export that export_write stopped: why, for the log. */
+static void export_stopped(job *j)
+{
+    if (j->err == PDK_ERR_CLOSED)
+        snprintf(j->msg, sizeof(j->msg),
+                 "its client left, or the server is stopping, before it was written whole");
 }
 
 static void make_replay(job *j)
@@ -511,9 +535,11 @@ static void write_csv(job *j)
         snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
         return;
     }
+    export_out o = {.file = out, .cancel = &j->cancel};
     j->err = pdk_csv_export(j->rec, j->from_tick, j->to_tick, j->every_ticks,
                             (const char *const *)j->channels, j->n_channels, j->ids, j->n_ids,
-                            csv_write, out, j->msg, sizeof(j->msg));
+                            csv_write, &o, j->msg, sizeof(j->msg));
+    export_stopped(j);
     if (fclose(out) != 0 && j->err == PDK_OK) {
         j->err = PDK_ERR_IO;
         snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));
@@ -541,8 +567,10 @@ static void write_mcap(job *j)
         return;
     }
     pdk_mcap_export_stats st;
+    export_out o = {.file = out, .cancel = &j->cancel};
     j->err = pdk_mcap_export(j->rec, (const char *const *)j->channels, j->n_channels, j->zstd,
-                             mcap_write, out, &st, j->msg, sizeof(j->msg));
+                             mcap_write, &o, &st, j->msg, sizeof(j->msg));
+    export_stopped(j);
     if (fclose(out) != 0 && j->err == PDK_OK) {
         j->err = PDK_ERR_IO;
         snprintf(j->msg, sizeof(j->msg), "%s: %s", j->path, strerror(errno));

@@ -278,6 +278,47 @@ START_TEST(verify_flood_leaves_others_answered_and_is_cancelled)
 }
 END_TEST
 
+/* A CSV and an MCAP export of a long recording, each on a connection that
+ * leaves while it runs: each stops at its next write, and the log says so,
+ * instead of re-simulating the rest for nobody. */
+START_TEST(exports_stop_when_their_client_leaves)
+{
+    pdk_test_server srv;
+    pdk_test_start_ok(&srv, NULL, log_text, sizeof(log_text));
+    pdk_client a, csv, mcap;
+    pdk_test_connect_ok(&a, &srv, "recorder", 30000);
+    uint64_t sid = long_recording(&a, LONG_TICKS);
+    pdk_test_connect_ok(&csv, &srv, "csv", 30000);
+    pdk_test_connect_ok(&mcap, &srv, "mcap", 30000);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_csv_export_request_tag;
+    req.body.csv_export_request.session_id = sid;
+    static const char *const channels[] = {"Speed",  "YawRate", "PosX",   "PosY",
+                                           "Yaw",    "VelX",    "VelY",   "AccelX",
+                                           "AccelY", "Roll",    "Pitch",  "SteerAngle"};
+    for (size_t i = 0; i < sizeof(channels) / sizeof(channels[0]); i++)
+        strcpy(req.body.csv_export_request.channels[i], channels[i]);
+    req.body.csv_export_request.channels_count = sizeof(channels) / sizeof(channels[0]);
+    ck_assert_msg(pdk_client_send(&csv, &req) == PDK_CLIENT_OK, "%s", csv.error);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_mcap_export_request_tag;
+    req.body.mcap_export_request.session_id = sid;
+    ck_assert_msg(pdk_client_send(&mcap, &req) == PDK_CLIENT_OK, "%s", mcap.error);
+    /* Whole, they take a second or more (a file is sent once it is
+     * written whole); 200 ms in, each has loaded the recording and runs. */
+    pdk_test_sleep_ms(200);
+    pdk_client_close(&csv);
+    pdk_client_close(&mcap);
+    ck_assert_msg(log_says(&srv, "a CsvExportRequest of connection", 10000) &&
+                      log_says(&srv, "a McapExportRequest of connection", 10000),
+                  "an export ran on for nobody: %s", log_text);
+    ck_assert_msg(strstr(log_text, "stopped: its client left, or the server is stopping"),
+                  "%s", log_text);
+    pdk_client_close(&a);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
+}
+END_TEST
+
 /* A Step or run_to_tick ticks as fast as a fast session and is bounded as
  * one is: past --max-fast-ticks it is refused OUT_OF_RANGE naming the flag
  * (the issue's step of 1,000,000 on a real-time session at the default),
@@ -408,6 +449,7 @@ static Suite *fair_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, queued_jobs_per_connection_are_bounded);
     tcase_add_test(tc, verify_flood_leaves_others_answered_and_is_cancelled);
+    tcase_add_test(tc, exports_stop_when_their_client_leaves);
     tcase_add_test(tc, steps_are_bounded_by_max_fast_ticks);
     tcase_add_test(tc, sigterm_stops_at_once_with_10000_requests_queued);
     tcase_add_test(tc, max_queued_jobs_refuses_bad_values);
