@@ -66,7 +66,7 @@ typedef struct pdk_server_config {
      * (ADR 0031). Default: one per core; 0: every tick on the loop. */
     uint32_t step_threads;
     uint64_t step_threshold_ns; /* default 250 us; 0: every real-time session */
-    /* Inputs (DbwCommand, DbwMessage, TyreCommand: the requests whose table
+    /* Inputs (DbwCommand, DbwMessage, TyreCommand, VehicleReset: the requests whose table
      * entry is .input) one connection may have handled per tick; held the
      * same way past it. Default 64: a client driving one car at 120 Hz
      * sends one a tick. */

@@ -145,9 +145,11 @@ static void pdk_server_handle_proxy_remove(const pdk_request *rq)
 /* This file's requests (server.c dispatches them); each takes the
  * request's context only. */
 const pdk_server_request pdk_server_proxy_requests[] = {
+    /* Costly: it may load and check a vehicle preset, as a spawn does. */
     {.body = PADDOCK__V1__FRAME__BODY_PROXY_REGISTER,
      .handle = pdk_server_handle_proxy_register,
-     .needs = PDK_NEEDS_CHANGE},
+     .needs = PDK_NEEDS_CHANGE,
+     .costly = true},
     {.body = PADDOCK__V1__FRAME__BODY_PROXY_POSE,
      .handle = pdk_server_handle_proxy_pose,
      .needs = PDK_NEEDS_CHANGE},

@@ -229,9 +229,11 @@ static void pdk_server_handle_ping(const pdk_request *rq)
  * scheduler's timers. The listing asks the owners and join tokens, which
  * are the server's (server_access.c). */
 const pdk_server_request pdk_server_session_requests[] = {
+    /* Costly: it loads a world preset and zeroes a world (megabytes). */
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_CREATE,
      .handle_server = pdk_server_handle_session_create,
-     .needs = PDK_NEEDS_CREATE},
+     .needs = PDK_NEEDS_CREATE,
+     .costly = true},
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_CLOSE,
      .handle_server = pdk_server_handle_session_close,
      .needs = PDK_NEEDS_CHANGE},

@@ -161,6 +161,94 @@ START_TEST(budget_holds_the_connection_and_keeps_replies_in_order)
 }
 END_TEST
 
+/* What fill(i, sid) makes of req, pipelined n times on f without reading,
+ * then every reply read: each of body want, in the order sent. Returns the
+ * seconds from the first send to the last reply. */
+static double pipeline(pdk_client *f, uint64_t sid, unsigned n, void (*fill)(unsigned, uint64_t),
+                       pb_size_t want)
+{
+    double t0 = pdk_test_now_s();
+    uint64_t first = 0;
+    for (unsigned i = 0; i < n; i++) {
+        fill(i, sid);
+        ck_assert_msg(pdk_client_send(f, &req) == PDK_CLIENT_OK, "request %u: %s", i, f->error);
+        if (i == 0)
+            first = req.request_id;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        ck_assert_msg(pdk_client_recv(f, &got, 30000) == PDK_CLIENT_OK, "reply %u of %u: %s", i, n,
+                      f->error);
+        ck_assert_msg(got.which_body == want, "reply %u: body %d (%s)", i, (int)got.which_body,
+                      got.which_body == paddock_v1_Frame_error_tag ? got.body.error.message : "");
+        ck_assert_uint_eq(got.request_id, first + i);
+    }
+    return pdk_test_now_s() - t0;
+}
+
+static void fill_create(unsigned i, uint64_t sid)
+{
+    (void)sid;
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    snprintf(req.body.session_create.name, sizeof(req.body.session_create.name), "c%u", i);
+    req.body.session_create.no_record = true;
+}
+
+static void fill_proxy(unsigned i, uint64_t sid)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_proxy_register_tag;
+    req.body.proxy_register.session_id = sid;
+    req.body.proxy_register.half_length_m = 2.0;
+    req.body.proxy_register.half_width_m = 1.0;
+    req.body.proxy_register.half_height_m = 0.7;
+    req.body.proxy_register.mass_kg = 1200.0;
+    snprintf(req.body.proxy_register.label, sizeof(req.body.proxy_register.label), "p%u", i);
+    /* Each over a spot of its own, well clear of the car at the origin. */
+    req.body.proxy_register.has_initial = true;
+    req.body.proxy_register.initial.x_m = 100.0 + 10.0 * (double)i;
+    req.body.proxy_register.initial.z_m = 0.7;
+    req.body.proxy_register.initial.qw = 1.0;
+}
+
+static void fill_reset(unsigned i, uint64_t sid)
+{
+    (void)i;
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_vehicle_reset_tag;
+    req.body.vehicle_reset.session_id = sid;
+    req.body.vehicle_reset.vehicle_id = 1;
+}
+
+/* The other costly requests share the spawns' budget (SessionCreate
+ * zeroes a world, ProxyRegister may load a preset), and VehicleReset the
+ * inputs': at one a tick, 30 cannot be answered in under 29 ticks' time
+ * (0.24 s), 8 proxies (a connection's most in a session) in under 7
+ * ticks', and all are answered, in order. */
+START_TEST(creates_proxies_and_resets_are_in_the_budgets)
+{
+    pdk_test_server srv;
+    const char *const extra[] = {"--max-spawns-per-tick", "1", "--max-inputs-per-tick", "1", NULL};
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
+    pdk_client f;
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
+    uint64_t sid = new_session(&f, "budgets", "maxVehicles=64");
+    fill_spawn(sid, 0);
+    pdk_test_call_ok(&f, &req, &rep, "VehicleSpawn");
+    double creates_s = pipeline(&f, 0, 30, fill_create, paddock_v1_Frame_session_created_tag);
+    double proxies_s = pipeline(&f, sid, 8, fill_proxy, paddock_v1_Frame_proxy_registered_tag);
+    double resets_s = pipeline(&f, sid, 30, fill_reset, paddock_v1_Frame_ok_tag);
+    printf("budgets: at one a tick, 30 SessionCreates %.3f s, 8 ProxyRegisters %.3f s, "
+           "30 VehicleResets %.3f s\n",
+           creates_s, proxies_s, resets_s);
+    ck_assert_msg(creates_s > 0.2, "30 SessionCreates in %.3f s", creates_s);
+    ck_assert_msg(proxies_s > 0.04, "8 ProxyRegisters in %.3f s", proxies_s);
+    ck_assert_msg(resets_s > 0.2, "30 VehicleResets in %.3f s", resets_s);
+    pdk_client_close(&f);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
+}
+END_TEST
+
 /* --max-spawns-per-tick takes a whole number 1..4096; anything else stops
  * paddockd at start, the message naming the flag and the value. */
 /* Each of the n values in bad stops paddockd at start (exit status 2),
@@ -293,6 +381,7 @@ static Suite *flood_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, spawn_flood_leaves_another_session_at_120hz);
     tcase_add_test(tc, budget_holds_the_connection_and_keeps_replies_in_order);
+    tcase_add_test(tc, creates_proxies_and_resets_are_in_the_budgets);
     tcase_add_test(tc, max_spawns_per_tick_refuses_bad_values);
     tcase_add_test(tc, input_flood_leaves_another_session_at_120hz);
     tcase_add_test(tc, input_budget_holds_the_connection);
