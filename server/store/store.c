@@ -15,8 +15,6 @@
 #endif
 #include <time.h>
 
-#include <zstd.h>
-
 #include "import_check.h"
 #include "store_internal.h"
 
@@ -366,8 +364,7 @@ static void destroy(pdk_store *s)
         pthread_mutex_destroy(&s->read_mu[i]);
     }
     pdk_import_schema_free(s->import_schema);
-    ZSTD_freeCCtx(s->zctx);
-    free(s->zbuf);
+    pdk_store_keyframe_free(s);
     free(s->path);
     free(s);
 }
@@ -1075,31 +1072,6 @@ static int insert_inputs(pdk_store *s, uint64_t session_id, uint64_t tick, const
 
 /* Writes one record's statements; SQLITE_OK or the failing code, with why. */
 
-/* A keyframe's blob as a zstd frame (RFC 8878) in s->zbuf, on the writer
- * thread: its length, or 0 when it is kept as it is (empty, no smaller, or
- * no memory for the frame: the raw blob is always a good keyframe). Level 1:
- * on the doubles of a car's state it packs nearly as small as level 3, at
- * about twice the speed. */
-static size_t pack_keyframe(pdk_store *s, const unsigned char *blob, size_t len)
-{
-    if (len == 0) {
-        return 0;
-    }
-    size_t bound = ZSTD_compressBound(len);
-    if (bound > s->zbuf_cap) {
-        unsigned char *grown = realloc(s->zbuf, bound);
-        if (!grown) {
-            return 0;
-        }
-        s->zbuf = grown;
-        s->zbuf_cap = bound;
-    }
-    if (!s->zctx && !(s->zctx = ZSTD_createCCtx())) {
-        return 0;
-    }
-    size_t n = ZSTD_compressCCtx(s->zctx, s->zbuf, s->zbuf_cap, blob, len, 1);
-    return ZSTD_isError(n) || n >= len ? 0 : n;
-}
 
 static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why_len)
 {
@@ -1198,7 +1170,7 @@ static int write_record(pdk_store *s, pdk_store_record *r, char *why, size_t why
         size_t blob_len = r->blob_len;
         int encoding = PDK_STORE_KEYFRAME_RAW;
         if (s->schema_version >= PDK_STORE_KEYFRAME_ENCODING_VERSION) {
-            size_t packed = pack_keyframe(s, r->blob, r->blob_len);
+            size_t packed = pdk_store_keyframe_pack(s, r->blob, r->blob_len);
             if (packed > 0) {
                 blob = s->zbuf;
                 blob_len = packed;

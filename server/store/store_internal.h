@@ -201,4 +201,18 @@ static inline uint64_t pdk_store_i64_to_u64(int64_t v)
     return (uint64_t)v;
 }
 
+/* ---- store_keyframe.c: how a keyframe is stored ---- */
+
+/* A keyframe's blob packed as a zstd frame in s->zbuf, on the writer
+ * thread: its length, or 0 when it is to be kept as it is. */
+size_t pdk_store_keyframe_pack(pdk_store *s, const unsigned char *blob, size_t len);
+/* Frees what pdk_store_keyframe_pack kept in s (its context and buffer). */
+void pdk_store_keyframe_free(pdk_store *s);
+/* A keyframe's stored bytes (encoding, p, len) as the WorldSnapshot bytes
+ * in *out (malloc'd) and *out_len; PDK_ERR_DB naming the keyframe when
+ * they do not unpack. */
+pdk_error pdk_store_keyframe_unpack(const pdk_store *store, uint64_t session_id, uint64_t tick,
+                                    int encoding, const void *p, size_t len, void **out,
+                                    size_t *out_len, char *err, size_t err_len);
+
 #endif

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zstd.h>
-
 #include "store_internal.h"
 
 /* One read: the prepared statement, the store, the connection it holds
@@ -509,59 +507,6 @@ pdk_error pdk_store_read_keyframes(pdk_store *store, uint64_t session_id, pdk_st
     return rc;
 }
 
-/* A keyframe's blob of len bytes at p as stored with encoding
- * (snapshots.encoding) into *out (malloc'd, one byte more so that an empty
- * keyframe still gets a pointer to free) and *out_len. A zstd frame is
- * unpacked whole; one that is damaged, or says it holds more than
- * PDK_STORE_KEYFRAME_MAX_BYTES, is PDK_ERR_DB naming the keyframe. */
-static pdk_error unpack_keyframe(const pdk_store *store, uint64_t session_id, uint64_t tick,
-                                 int encoding, const void *p, size_t len, void **out,
-                                 size_t *out_len, char *err, size_t err_len)
-{
-    size_t size = len;
-    if (encoding == PDK_STORE_KEYFRAME_ZSTD) {
-        unsigned long long said = ZSTD_getFrameContentSize(p, len);
-        if (said == ZSTD_CONTENTSIZE_ERROR || said == ZSTD_CONTENTSIZE_UNKNOWN ||
-            said > PDK_STORE_KEYFRAME_MAX_BYTES) {
-            pdk_store_errf(err, err_len,
-                           "%s: the keyframe of session %llu at tick %llu is not a zstd frame "
-                           "of at most %zu bytes",
-                           store->path, (unsigned long long)session_id, (unsigned long long)tick,
-                           PDK_STORE_KEYFRAME_MAX_BYTES);
-            return PDK_ERR_DB;
-        }
-        size = (size_t)said;
-    } else if (encoding != PDK_STORE_KEYFRAME_RAW) {
-        pdk_store_errf(err, err_len,
-                       "%s: the keyframe of session %llu at tick %llu has encoding %d, which "
-                       "this build does not know (0 raw, 1 zstd)",
-                       store->path, (unsigned long long)session_id, (unsigned long long)tick,
-                       encoding);
-        return PDK_ERR_DB;
-    }
-    unsigned char *copy = malloc(size + 1);
-    if (!copy) {
-        pdk_store_errf(err, err_len, "%s: out of memory reading a %zu-byte keyframe",
-                       store->path, size);
-        return PDK_ERR_NO_MEMORY;
-    }
-    if (encoding == PDK_STORE_KEYFRAME_ZSTD) {
-        size_t n = ZSTD_decompress(copy, size, p, len);
-        if (ZSTD_isError(n) || n != size) {
-            pdk_store_errf(err, err_len,
-                           "%s: the keyframe of session %llu at tick %llu does not unpack: %s",
-                           store->path, (unsigned long long)session_id, (unsigned long long)tick,
-                           ZSTD_isError(n) ? ZSTD_getErrorName(n) : "shorter than it says");
-            free(copy);
-            return PDK_ERR_DB;
-        }
-    } else if (len) {
-        memcpy(copy, p, len);
-    }
-    *out = copy;
-    *out_len = size;
-    return PDK_OK;
-}
 
 pdk_error pdk_store_read_snapshot(pdk_store *store, uint64_t session_id, uint64_t tick, void **blob,
                                   size_t *blob_len, char *err, size_t err_len)
@@ -602,7 +547,7 @@ pdk_error pdk_store_read_snapshot(pdk_store *store, uint64_t session_id, uint64_
     } else {
         const void *p = sqlite3_column_blob(rd.st, 0);
         size_t len = p ? (size_t)sqlite3_column_bytes(rd.st, 0) : 0;
-        rc = unpack_keyframe(store, session_id, tick, sqlite3_column_int(rd.st, 1), p, len, blob,
+        rc = pdk_store_keyframe_unpack(store, session_id, tick, sqlite3_column_int(rd.st, 1), p, len, blob,
                              blob_len, err, err_len);
     }
     end_read(&rd);
