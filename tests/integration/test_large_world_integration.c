@@ -144,6 +144,12 @@ START_TEST(a_tick_of_3000_cars_reaches_the_c_client_and_watch)
         2);
     ck_assert_msg(strstr(out, "--at and --around go with --radius"), "%s", out);
     ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
+                                 CLI "watch --session %" PRIu64 " --radius -3", srv.addr, sid),
+                     2);
+    ck_assert_msg(strstr(out, "--radius: -3 is outside"), "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), CLI "create --keyframe-every 0", srv.addr), 2);
+    ck_assert_msg(strstr(out, "--keyframe-every: 0 is outside"), "%s", out);
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out),
                                  CLI "watch --session %" PRIu64 " --radius 5 --around 99999",
                                  srv.addr, sid),
                      1);
