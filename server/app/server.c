@@ -183,7 +183,11 @@ static void on_step_done(pdk_step_job *base, void *ud)
     pdk_server_step *job = (pdk_server_step *)base;
     uint64_t id = job->session_id;
     bool orphan = !pdk_server_step_back(srv, job);
+    uint64_t t0 = uv_hrtime();
     pdk_server_outbox_deliver(srv, &job->out);
+    pdk_server_slot *slot = orphan ? NULL : pdk_server_session_find(&srv->table, id);
+    if (slot)
+        slot->stepping.delivery_ns += uv_hrtime() - t0;
     if (orphan)
         pdk_server_step_free(job);
     drain_parked(srv);

@@ -88,6 +88,7 @@ typedef struct pdk_server_sched {
     uint64_t writer_stalls;
     bool writer_stalled;
     uint64_t writer_queued; /* at the last look */
+    uint64_t writer_cpu_ns; /* the writer thread's CPU time at the last look */
     char writer_reason[PDK_SERVER_REASON_LEN];
     uv_timer_t lease_timer; /* the earliest step lease deadline */
     /* The disk is full (pdk_store_disk_full): recorded sessions are paused
@@ -362,8 +363,9 @@ void pdk_server_on_disk_timer(uv_timer_t *t);
  * full and slot is recorded: it may not run on until space returns. */
 bool pdk_server_refuse_disk_full(pdk_server *srv, pdk_server_conn *c, uint64_t rid,
                                  const pdk_server_slot *slot);
+/* info about slot's session now; its tick_parts points at parts. */
 void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
-                          Paddock__V1__SessionInfo *info);
+                          Paddock__V1__SessionInfo *info, Paddock__V1__TickParts *parts);
 /* SessionControlReply: the session's tick and info now. */
 void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot);
 /* The step lease's deadline starts again from now (nothing when free). */

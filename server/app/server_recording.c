@@ -773,7 +773,8 @@ static void job_work(uv_work_t *req)
 static void send_created(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot)
 {
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(&srv->sched, slot, &info);
+    Paddock__V1__TickParts parts;
+    pdk_server_fill_info(&srv->sched, slot, &info, &parts);
     Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
     sc.session = &info;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
@@ -1144,6 +1145,7 @@ void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t reques
         .vehicle_count = (uint32_t)pdk_world_vehicle_count(w),
         .state_hash = pdk_session_hash(slot->session),
         .subscriber_count = (uint32_t)pdk_session_subscriber_count(slot->session),
+        .parts = *pdk_session_tick_parts(slot->session),
     };
     slot->worker.busy = true;
     if (!job_queue(j)) {

@@ -120,7 +120,8 @@ static void pdk_server_handle_session_create(pdk_server *srv, const pdk_request 
     }
     pdk_server_access_own(srv, slot, c->who->name);
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(&srv->sched, slot, &info);
+    Paddock__V1__TickParts parts;
+    pdk_server_fill_info(&srv->sched, slot, &info, &parts);
     Paddock__V1__SessionCreated sc = PADDOCK__V1__SESSION_CREATED__INIT;
     sc.session = &info;
     Paddock__V1__Frame r = PADDOCK__V1__FRAME__INIT;
@@ -159,15 +160,17 @@ static void pdk_server_handle_session_list(pdk_server *srv, const pdk_request *r
         n = fit;
     Paddock__V1__SessionInfo *infos = calloc(n ? n : 1, sizeof(*infos));
     Paddock__V1__SessionInfo **ptrs = calloc(n ? n : 1, sizeof(*ptrs));
-    if (!infos || !ptrs) {
+    Paddock__V1__TickParts *parts = calloc(n ? n : 1, sizeof(*parts));
+    if (!infos || !ptrs || !parts) {
         free(infos);
         free(ptrs);
+        free(parts);
         free(seen);
         pdk_server_send_error(rq->out, c->conn, f->request_id, PDK_ERR_NO_MEMORY, "out of memory");
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        pdk_server_fill_info(rq->sched, &rq->table->items[seen[first + i]], &infos[i]);
+        pdk_server_fill_info(rq->sched, &rq->table->items[seen[first + i]], &infos[i], &parts[i]);
         ptrs[i] = &infos[i];
     }
     Paddock__V1__SessionListReply lr = PADDOCK__V1__SESSION_LIST_REPLY__INIT;
@@ -182,6 +185,7 @@ static void pdk_server_handle_session_list(pdk_server *srv, const pdk_request *r
     pdk_server_send_frame(rq->out, c->conn, &r);
     free(infos);
     free(ptrs);
+    free(parts);
     free(seen);
 }
 

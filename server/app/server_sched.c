@@ -72,6 +72,7 @@ bool pdk_server_writer_lagging(pdk_server *srv)
     pdk_store_stats st;
     pdk_store_stats_get(srv->store, &st);
     srv->sched.writer_queued = st.queued;
+    srv->sched.writer_cpu_ns = st.writer_cpu_ns;
     if ((st.disk_full != 0) != srv->sched.disk_full)
         pdk_server_disk_look(srv);
     bool lagging = st.queued > WRITER_HIGH_WATER;
@@ -308,6 +309,7 @@ static pdk_slot_view view_now(pdk_server_slot *slot)
         .sim_time_s = pdk_world_time_s(w),
         .vehicle_count = (uint32_t)pdk_world_vehicle_count(w),
         .subscriber_count = (uint32_t)pdk_session_subscriber_count(slot->session),
+        .parts = *pdk_session_tick_parts(slot->session),
     };
     bool same = job->view.tick == v.tick &&
                 job->inputs_applied == pdk_session_inputs_applied(slot->session) &&
@@ -599,7 +601,7 @@ static Paddock__V1__TimingMode timing_pb(pdk_timing t)
 }
 
 void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
-                          Paddock__V1__SessionInfo *info)
+                          Paddock__V1__SessionInfo *info, Paddock__V1__TickParts *tp)
 {
     pdk_session *s = slot->session;
     pdk_lateness *lat = pdk_session_lateness(s);
@@ -634,12 +636,26 @@ void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
     info->replay_of = slot->replay.of;
     info->step_thread = slot->stepping.threaded;
     info->tick_cost_ms = (double)slot->stepping.cost_ns / 1e6;
+    const pdk_tick_parts *p =
+        slot->worker.busy ? &slot->worker.view.parts : pdk_session_tick_parts(s);
+    paddock__v1__tick_parts__init(tp);
+    tp->ticks = p->ticks;
+    tp->inputs_ns = p->inputs_ns;
+    tp->step_ns = p->step_ns;
+    tp->hash_ns = p->hash_ns;
+    tp->keyframe_ns = p->keyframe_ns;
+    tp->publish_ns = p->publish_ns;
+    tp->delivery_ns = slot->stepping.delivery_ns;
+    tp->writer_cpu_ns = sched->writer_cpu_ns;
+    tp->writer_stalls = sched->writer_stalls;
+    info->tick_parts = tp;
 }
 
 void pdk_server_reply_control(pdk_server *srv, pdk_conn *conn, uint64_t rid, pdk_server_slot *slot)
 {
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(&srv->sched, slot, &info);
+    Paddock__V1__TickParts parts;
+    pdk_server_fill_info(&srv->sched, slot, &info, &parts);
     Paddock__V1__SessionControlReply r = PADDOCK__V1__SESSION_CONTROL_REPLY__INIT;
     r.tick = info.tick;
     r.session = &info;

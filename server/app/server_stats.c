@@ -38,7 +38,8 @@ static void send_stats(pdk_server *srv, pdk_server_conn *c, pdk_stats_sub *sub,
                        pdk_server_slot *slot, uint64_t now)
 {
     Paddock__V1__SessionInfo info;
-    pdk_server_fill_info(&srv->sched, slot, &info);
+    Paddock__V1__TickParts parts;
+    pdk_server_fill_info(&srv->sched, slot, &info, &parts);
     pdk_store_stats ws;
     pdk_store_stats_get(srv->store, &ws);
     Paddock__V1__SessionStats st = PADDOCK__V1__SESSION_STATS__INIT;

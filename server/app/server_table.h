@@ -41,6 +41,7 @@ typedef struct pdk_slot_view {
     uint32_t vehicle_count;
     uint64_t state_hash;
     uint32_t subscriber_count;
+    pdk_tick_parts parts;
 } pdk_slot_view;
 
 /* When a session ticks: its timing, the real-time schedule and why it
@@ -90,6 +91,7 @@ typedef struct pdk_slot_stepping {
     bool out;                    /* a tick is on a step thread now */
     bool threaded;               /* its ticks go to step threads */
     uint64_t cost_ns;            /* its tick's CPU time, smoothed */
+    uint64_t delivery_ns;        /* the loop's time saying what its threaded ticks said, summed */
     int catchup;                 /* ticks run since its last deadline was met */
 } pdk_slot_stepping;
 

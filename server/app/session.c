@@ -662,15 +662,29 @@ static uint64_t wall_now_ns(void)
 
 void pdk_session_tick(pdk_session *s)
 {
+    pdk_tick_parts *parts = &s->parts;
+    uint64_t t0 = pdk_tick_clock_ns();
     pdk_session_apply_inputs(s);
+    uint64_t t1 = pdk_tick_clock_ns();
     pdk_world_step(s->world);
+    uint64_t t2 = pdk_tick_clock_ns();
     s->tick_wall_ns = wall_now_ns();
     pdk_session_proxy_stepped_(s);
     if (s->store)
-        pdk_session_record_tick_(s);
+        pdk_session_record_tick_(s); /* times its own parts */
+    uint64_t t3 = pdk_tick_clock_ns();
     if (s->publishing)
         publish(s);
     publish_dbw(s);
+    parts->ticks++;
+    parts->inputs_ns += t1 - t0;
+    parts->step_ns += t2 - t1;
+    parts->publish_ns += pdk_tick_clock_ns() - t3;
+}
+
+const pdk_tick_parts *pdk_session_tick_parts(const pdk_session *s)
+{
+    return &s->parts;
 }
 
 static int cmp_u32(const void *a, const void *b)

@@ -411,6 +411,10 @@ void pdk_session_apply_inputs(pdk_session *s);
  * publishing is off. */
 void pdk_session_tick(pdk_session *s);
 
+/* Where the session's ticks went since it was created (stats.h). Its
+ * ticking thread's: read it where the tick is not running. */
+const pdk_tick_parts *pdk_session_tick_parts(const pdk_session *s);
+
 /* Publishing on (the default) or off. Off, ticks send no state or DBW
  * report frames, but each subscribed vehicle's report ring still fills, so
  * that delayed report kinds send the same frames once it is on again (a

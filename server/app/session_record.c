@@ -202,11 +202,16 @@ void pdk_session_record_tick_(pdk_session *s)
         s->next_keyframe = tick + s->keyframe_every;
     if (!hash_due && !keyframe_due)
         return;
+    uint64_t t0 = pdk_tick_clock_ns();
     uint64_t hash = pdk_world_hash(s->world);
     if (hash_due)
         hold_hash(s, tick, hash);
-    if (keyframe_due)
+    uint64_t t1 = pdk_tick_clock_ns();
+    s->parts.hash_ns += t1 - t0;
+    if (keyframe_due) {
         record_keyframe(s, tick, hash);
+        s->parts.keyframe_ns += pdk_tick_clock_ns() - t1;
+    }
 }
 
 void pdk_session_record_end_(pdk_session *s)

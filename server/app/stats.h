@@ -1,6 +1,7 @@
-/* Tick-lateness statistics: a fixed histogram of how late each tick started
- * against its deadline, with percentiles, overruns and skipped deadlines.
- * Fixed memory, no allocation, O(1) to record. */
+/* Tick statistics: a fixed histogram of how late each tick started
+ * against its deadline, with percentiles, overruns and skipped deadlines;
+ * and where the ticks' time went, part by part. Fixed memory, no
+ * allocation, O(1) to record. */
 #ifndef PDK_STATS_H
 #define PDK_STATS_H
 
@@ -25,5 +26,20 @@ void pdk_lateness_add(pdk_lateness *l, uint64_t late_ns, uint64_t period_ns);
 
 /* The p-quantile (0 < p <= 1) in milliseconds, bucket upper edge; 0 when empty. */
 double pdk_lateness_quantile_ms(const pdk_lateness *l, double p);
+
+/* Where a session's ticks went since it began: each part of its tick
+ * timed on the monotonic clock and summed, on whichever thread ran the
+ * tick (SessionInfo.tick_parts; bench_server prints the mean a tick). */
+typedef struct pdk_tick_parts {
+    uint64_t ticks;
+    uint64_t inputs_ns;   /* scripts' steps, hosted proxies' poses, queued inputs applied and recorded */
+    uint64_t step_ns;     /* the world's step */
+    uint64_t hash_ns;     /* state hashes, for the recording */
+    uint64_t keyframe_ns; /* keyframes encoded (their writer packs and writes them) */
+    uint64_t publish_ns;  /* state, telemetry, contact and DBW report frames encoded and handed on */
+} pdk_tick_parts;
+
+/* The monotonic clock in ns. */
+uint64_t pdk_tick_clock_ns(void);
 
 #endif

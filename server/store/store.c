@@ -1970,6 +1970,12 @@ void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out)
     out->disk_full = store->disk_full;
     out->lost = store->lost;
     pthread_mutex_unlock(&store->mu);
+    clockid_t cid;
+    struct timespec ts;
+    if (store->writer_started && !store->writer_joined &&
+        pthread_getcpuclockid(store->writer, &cid) == 0 &&
+        clock_gettime(cid, &ts) == 0)
+        out->writer_cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 pdk_error pdk_store_set_kept_limit(pdk_store *store, uint64_t bytes)

@@ -177,6 +177,8 @@ typedef struct pdk_store_stats {
     uint64_t transactions;  /* commits */
     int disk_full;          /* 1 while the disk is full (pdk_store_disk_full) */
     uint64_t lost;          /* records given up when the store closed on a full disk */
+    uint64_t writer_cpu_ns; /* the writer thread's CPU time since it started (keyframes
+                               packed, records written); 0 for a read-only store */
 } pdk_store_stats;
 
 /* A write that fails for want of space (SQLITE_FULL, or an I/O error whose

@@ -131,15 +131,15 @@ static inline int bench_replies(pdk_client *c, const char *who, unsigned n, pb_s
 }
 
 /* Creates a real-time session (named name; recorded unless no_record) on
- * c and spawns n midsize sedans 60 m apart, each on full circles at 15 %
+ * c and spawns n cars of preset (NULL: midsize_sedan) 60 m apart, each on full circles at 15 %
  * throttle with its own steering angle, heading and starting speed. The session is paused meanwhile,
  * so the spawns and commands, pipelined, apply as they arrive and no tick
  * runs (or is late) until every car drives: the server's lateness is
  * then the steady state's. A server started with a large
  * --max-spawns-per-tick reads the spawns at once. 0 with the session's id
  * in *sid; -1 after printing what failed, prefixed with who. */
-static inline int bench_driving_session(pdk_client *c, const char *who, const char *name, int n,
-                                        bool no_record, uint64_t *sid)
+static inline int bench_driving_session(pdk_client *c, const char *who, const char *name,
+                                        const char *preset, int n, bool no_record, uint64_t *sid)
 {
     static paddock_v1_Frame req, rep;
     memset(&req, 0, sizeof(req));
@@ -168,7 +168,8 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
         memset(&req, 0, sizeof(req));
         req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
         req.body.vehicle_spawn.session_id = *sid;
-        strcpy(req.body.vehicle_spawn.preset, "midsize_sedan");
+        snprintf(req.body.vehicle_spawn.preset, sizeof(req.body.vehicle_spawn.preset), "%s",
+                 preset ? preset : "midsize_sedan");
         req.body.vehicle_spawn.x_m = (i % 10) * 60.0;
         req.body.vehicle_spawn.y_m = (i / 10) * 60.0;
         /* Each car its own heading and speed, so that no two states are

@@ -148,12 +148,33 @@ static void print_recording(const char *path, uint64_t sid, int n_vehicles)
            inputs_h);
 }
 
+/* Where the measured ticks went, part by part (SessionInfo.tick_parts
+ * read at the start and the end): ms a tick. */
+static void print_parts(const paddock_v1_TickParts *a, const paddock_v1_TickParts *b)
+{
+    double n = (double)(b->ticks - a->ticks);
+    if (n <= 0.0)
+        return;
+#define PART_MS(f) ((double)(b->f - a->f) / n / 1e6)
+    double sum = PART_MS(inputs_ns) + PART_MS(step_ns) + PART_MS(hash_ns) + PART_MS(keyframe_ns) +
+                 PART_MS(publish_ns);
+    printf("  the tick, ms on its thread (mean of %.0f): %.3f = inputs %.3f + step %.3f + hash "
+           "%.3f + keyframe encode %.3f + batches encoded and handed on %.3f\n",
+           n, sum, PART_MS(inputs_ns), PART_MS(step_ns), PART_MS(hash_ns), PART_MS(keyframe_ns),
+           PART_MS(publish_ns));
+    printf("  and off it, ms a tick: the loop sending a step thread's frames on %.3f; the "
+           "database writer's CPU %.3f (it waited for the writer %" PRIu64 " times)\n",
+           PART_MS(delivery_ns), PART_MS(writer_cpu_ns), b->writer_stalls - a->writer_stalls);
+#undef PART_MS
+}
+
 int main(int argc, char **argv)
 {
     int n_vehicles = argc > 1 ? atoi(argv[1]) : 100;
     int n_subs = argc > 2 ? atoi(argv[2]) : 10;
     double seconds = argc > 3 ? atof(argv[3]) : 10.0;
     const char *step_threads = argc > 4 ? argv[4] : NULL;
+    const char *preset = argc > 5 ? argv[5] : NULL;
     /* Every spawn read at once: the session is paused meanwhile. */
     const char *extra[] = {"--max-spawns-per-tick", "4096", "--max-inputs-per-tick", "4096",
                            step_threads ? "--step-threads" : NULL, step_threads, NULL};
@@ -170,7 +191,7 @@ int main(int argc, char **argv)
         return 1;
     }
     uint64_t sid;
-    if (bench_driving_session(&c, "bench_server", "bench", n_vehicles, false, &sid) != 0)
+    if (bench_driving_session(&c, "bench_server", "bench", preset, n_vehicles, false, &sid) != 0)
         return 1;
     subscriber *subs = calloc((size_t)n_subs, sizeof(*subs));
     for (int i = 0; i < n_subs; i++) {
@@ -187,6 +208,7 @@ int main(int argc, char **argv)
     req.which_body = paddock_v1_Frame_session_list_tag;
     pdk_client_call(&c, &req, &rep, NULL, NULL);
     uint64_t tick_start = rep.body.session_list_reply.sessions[0].tick;
+    paddock_v1_TickParts parts0 = rep.body.session_list_reply.sessions[0].tick_parts;
     struct rusage ru0, ru1;
     getrusage(RUSAGE_CHILDREN, &ru0);
     for (int i = 0; i < n_subs; i++)
@@ -218,6 +240,7 @@ int main(int argc, char **argv)
            "vehicle states: %" PRIu64 ", %.2f MB/s to each subscriber\n",
            batches, (double)batches / (n_subs ? n_subs : 1) / seconds, seen,
            (double)bytes / (n_subs ? n_subs : 1) / seconds / 1e6);
+    print_parts(&parts0, &info->tick_parts);
     pdk_client_close(&c);
     pdk_test_server_stop(&srv, log, sizeof(log));
     getrusage(RUSAGE_CHILDREN, &ru1);

@@ -86,6 +86,20 @@ static void run_demo(const char *dir, const char *threads, uint64_t tick)
     ck_assert_msg(info.step_thread == (strcmp(threads, "0") != 0), "step_thread %d with %s threads",
                   (int)info.step_thread, threads);
     ck_assert_msg(info.tick_cost_ms > 0.0, "tick cost %g ms", info.tick_cost_ms);
+    /* Where its ticks went: every tick counted, each part of a recorded
+     * session's tick timed, the loop's sending only for a thread's ticks. */
+    const paddock_v1_TickParts *p = &info.tick_parts;
+    bool threaded = strcmp(threads, "0") != 0;
+    ck_assert_msg(info.has_tick_parts && p->ticks == info.tick,
+                  "tick_parts.ticks %" PRIu64 " at tick %" PRIu64, p->ticks, info.tick);
+    ck_assert_msg(p->step_ns > 0 && p->hash_ns > 0 && p->keyframe_ns > 0 && p->inputs_ns > 0 &&
+                      p->publish_ns > 0 && p->writer_cpu_ns > 0,
+                  "a part is 0 ns: inputs %" PRIu64 " step %" PRIu64 " hash %" PRIu64
+                  " keyframe %" PRIu64 " publish %" PRIu64 " writer %" PRIu64,
+                  p->inputs_ns, p->step_ns, p->hash_ns, p->keyframe_ns, p->publish_ns,
+                  p->writer_cpu_ns);
+    ck_assert_msg((p->delivery_ns > 0) == threaded, "delivery %" PRIu64 " ns with %s threads",
+                  p->delivery_ns, threads);
     pdk_client_close(&c);
     stop_clean(&srv);
 }
