@@ -104,6 +104,7 @@ typedef struct pdk_input {
 typedef struct pdk_reply_to {
     uint64_t conn_id; /* 0: nobody waits (scripts, the offline runner, a replay) */
     uint64_t request_id;
+    uint32_t batch; /* 1 + the input's entry in a batch request (server_batch.c); 0: none */
 } pdk_reply_to;
 
 /* An input waiting for its tick boundary. */

@@ -828,7 +828,7 @@ static pdk_error queue_tick(pdk_player *p)
             return PDK_ERR_NO_MEMORY;
     }
     pdk_error e = spawns ? spawn_rows(p, p->next_input, end, rows, rec->n_vehicles) : PDK_OK;
-    pdk_reply_to none = {0, 0};
+    pdk_reply_to none = {0};
     size_t j = 0;
     for (size_t i = p->next_input; e == PDK_OK && i < end; i++) {
         const rec_input *in = &rec->inputs[i];

@@ -171,7 +171,7 @@ int pdk_run(const pdk_run_config *cfg)
         goto out;
     }
     pdk_spawn_place place = pdk_run_place_from_script(&script);
-    pdk_reply_to none = {0, 0};
+    pdk_reply_to none = {0};
     pdk_session_queue_spawn(s, &vdef, cfg->vehicle, cfg->vehicle_set, vjson, &place, none);
     pdk_session_apply_inputs(s);
     const pdk_world *w = pdk_session_world(s);

@@ -82,31 +82,37 @@ const pdk_server_request *pdk_server_request_for(Paddock__V1__Frame__BodyCase bc
 
 static void arm_hold_timer(pdk_server *srv, uint64_t tick);
 
-/* One request of c counted in a budget was handled (*at_tick, *in_tick: the
- * budget's tick and count on c): its budget-th in this tick holds its
- * connection (no more frames delivered, nothing more read) until the next
- * tick starts, so one client's pipelined spawns or inputs cost each tick a
- * bounded share of the loop, not all of them at once; its replies keep
+/* A request of c counted in a budget was handled, spending units of it
+ * (*at_tick, *in_tick: the budget's tick and what c spent by then; each
+ * tick since pays budget of it back). Once c has spent its budget in this
+ * tick, its connection is held (no more frames delivered, nothing more
+ * read) until the tick where what it spent is paid back: one client's
+ * pipelined spawns or inputs, or a batch of many, cost each tick a bounded
+ * share of the loop on average, not all of them at once; its replies keep
  * their order because its requests do. Both transports hold (TCP stops
  * reading its socket, WebSocket uses libwebsockets' receive flow
  * control). */
 static void spend_budget(pdk_server *srv, pdk_server_conn *c, uint64_t *at_tick, uint32_t *in_tick,
-                         uint32_t budget)
+                         uint32_t budget, uint32_t units)
 {
     const uint64_t tick_ns = PDK_SERVER_NS_PER_S / PDK_TICK_HZ;
-    uint64_t now_ns = uv_hrtime();
-    uint64_t tick = now_ns / tick_ns;
+    uint64_t tick = uv_hrtime() / tick_ns;
     if (*at_tick != tick) {
+        uint64_t paid = (tick - *at_tick) * (uint64_t)budget;
+        *in_tick = *in_tick > paid ? (uint32_t)(*in_tick - paid) : 0;
         *at_tick = tick;
-        *in_tick = 0;
     }
-    if (++*in_tick < budget || srv->stopping)
+    *in_tick = *in_tick > UINT32_MAX - units ? UINT32_MAX : *in_tick + units;
+    if (*in_tick < budget || srv->stopping)
         return;
     if (!pdk_conn_hold(c->conn))
         return; /* local connections (Foxglove's) cannot hold: they are the server's own */
     c->budget_held = true; /* a parked frame's release must not end this hold */
-    if (!srv->hold_timer_on)
-        arm_hold_timer(srv, tick + 1);
+    uint64_t until = tick + *in_tick / budget;
+    if (until > c->held_until_tick)
+        c->held_until_tick = until;
+    if (!srv->hold_timer_on || c->held_until_tick < srv->hold_until_tick)
+        arm_hold_timer(srv, c->held_until_tick);
 }
 
 /* A frame of a greeted connection: the access check, then its handler. */
@@ -136,10 +142,13 @@ static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Fra
         r->handle(&rq);
     else
         r->handle_server(srv, &rq);
+    uint32_t units = r->units ? r->units(f) : 1;
     if (r->costly)
-        spend_budget(srv, c, &c->costly_tick, &c->costly_in_tick, srv->cfg.max_spawns_per_tick);
+        spend_budget(srv, c, &c->costly_tick, &c->costly_in_tick, srv->cfg.max_spawns_per_tick,
+                     units);
     if (r->input)
-        spend_budget(srv, c, &c->inputs_tick, &c->inputs_in_tick, srv->cfg.max_inputs_per_tick);
+        spend_budget(srv, c, &c->inputs_tick, &c->inputs_in_tick, srv->cfg.max_inputs_per_tick,
+                     units);
 }
 
 static void on_frame(pdk_conn *conn, const Paddock__V1__Frame *f, void *ud)
@@ -219,14 +228,25 @@ static void on_hold_timer(uv_timer_t *t)
         arm_hold_timer(srv, srv->hold_until_tick);
         return;
     }
-    /* A resumed connection's kept-back frames are delivered now and may
-     * hold it again (and re-arm this timer); closes only start here, so
-     * conns is not shrunk under this loop. */
+    /* A connection whose hold ends now resumes; its kept-back frames are
+     * delivered now and may hold it again (and re-arm this timer). One
+     * held longer (a batch over its budget) waits on, and the timer is
+     * armed for the earliest of those. Closes only start here, so conns
+     * is not shrunk under this loop. */
+    uint64_t tick = srv->hold_until_tick;
+    uint64_t next = UINT64_MAX;
     for (size_t i = 0; i < srv->n_conns; i++) {
-        srv->conns[i]->budget_held = false;
-        if (pdk_conn_is_held(srv->conns[i]->conn))
-            pdk_conn_resume(srv->conns[i]->conn);
+        pdk_server_conn *c = srv->conns[i];
+        if (c->budget_held && c->held_until_tick > tick) {
+            next = c->held_until_tick < next ? c->held_until_tick : next;
+            continue;
+        }
+        c->budget_held = false;
+        if (pdk_conn_is_held(c->conn))
+            pdk_conn_resume(c->conn);
     }
+    if (next != UINT64_MAX && (!srv->hold_timer_on || next < srv->hold_until_tick))
+        arm_hold_timer(srv, next);
 }
 
 /* ---- the Hello deadline -------------------------------------------------- */
@@ -366,6 +386,7 @@ static void on_close(pdk_conn *conn, void *ud)
         }
     }
     pdk_conn_set_data(conn, NULL);
+    pdk_server_batch_free_all(c);
     free(c);
 }
 
@@ -401,7 +422,7 @@ static int start_demo(pdk_server *srv)
         return -1;
     }
     pdk_spawn_place place = pdk_run_place_from_script(&script);
-    pdk_reply_to none = {0, 0};
+    pdk_reply_to none = {0};
     pdk_session_queue_spawn(slot->session, &def, srv->cfg.demo_vehicle, PDK_SCRIPT_DEMO_OVERRIDES,
                             json, &place, none);
     free(json);
@@ -715,8 +736,10 @@ static int server_free(pdk_server *srv, int rc)
     pdk_foxglove_free(srv->fox);
     pdk_store_close(srv->store);
     pdk_preset_cache_free(srv->presets);
-    for (size_t i = 0; i < srv->n_conns; i++)
+    for (size_t i = 0; i < srv->n_conns; i++) {
+        pdk_server_batch_free_all(srv->conns[i]);
         free(srv->conns[i]);
+    }
     free(srv->conns);
     free(srv->table.items);
     free(srv->stats.subs);

@@ -10,6 +10,7 @@
 
 #include "auth.h"
 #include "net.h"
+#include "session.h"
 #include "wire.h"
 
 #define PDK_SERVER_HOLDER_LEN 96       /* "connection 4 (wheel-rig)" */
@@ -31,6 +32,21 @@ typedef struct pdk_upload {
     char path[300];
     uint64_t offset; /* bytes received */
 } pdk_upload;
+
+/* A batch request (VehicleSpawnBatch, DbwCommandBatch) whose entries are
+ * queued as inputs of their own and whose one reply waits for the last of
+ * them (server_batch.c). */
+typedef struct pdk_server_batch {
+    uint64_t request_id;
+    int kind;         /* PDK_INPUT_SPAWN or PDK_INPUT_DBW */
+    uint32_t n, done; /* entries, and those whose result came */
+    uint64_t tick;    /* the tick they applied at */
+    uint32_t *ids;    /* a spawn batch's vehicles, by entry */
+    uint32_t failed;  /* entries refused when they applied */
+    uint32_t first_failed;
+    int err; /* the first refused one's pdk_error and why */
+    char why[192];
+} pdk_server_batch;
 
 typedef struct pdk_server_conn {
     uint64_t id;
@@ -61,6 +77,11 @@ typedef struct pdk_server_conn {
     /* Likewise its inputs, --max-inputs-per-tick of them. */
     uint64_t inputs_tick;
     uint32_t inputs_in_tick;
+    /* The tick at which a budget's hold ends: a batch spends one unit per
+     * entry, and what is over the budget carries into the next ticks. */
+    uint64_t held_until_tick;
+    pdk_server_batch *batches; /* its batch requests waiting for their entries */
+    size_t n_batches, cap_batches;
 } pdk_server_conn;
 
 /* ---- server_conn.c: connections and sending ------------------------------ */
@@ -86,5 +107,19 @@ __attribute__((format(printf, 5, 6)))
 #endif
 void pdk_server_refuse(pdk_buf *out, pdk_server_conn *c, uint64_t rid, pdk_error code,
                        const char *fmt, ...);
+
+/* ---- server_batch.c: batch requests' replies ----------------------------- */
+
+/* Opens the batch of c's request rid: n entries of kind (PDK_INPUT_SPAWN or
+ * PDK_INPUT_DBW), each queued with pdk_reply_to.batch 1 + its index.
+ * PDK_ERR_NO_MEMORY when it cannot be kept. */
+pdk_error pdk_server_batch_open(pdk_server_conn *c, uint64_t rid, int kind, uint32_t n);
+/* One entry's result (to.batch names it); the batch's one reply (its
+ * vehicles or Ok, or an Error naming the first entry refused) goes out
+ * with the last. */
+void pdk_server_batch_result(pdk_buf *out, pdk_server_conn *c, pdk_reply_to to,
+                             const pdk_input_result *res);
+/* Forgets c's batches (it closed). */
+void pdk_server_batch_free_all(pdk_server_conn *c);
 
 #endif

@@ -103,7 +103,9 @@ static void on_input_result(void *ud, pdk_reply_to to, const pdk_input_result *r
     if (!c)
         return;
     c->pending--;
-    if (res->err != PDK_OK) {
+    if (to.batch != 0) {
+        pdk_server_batch_result(&srv->out, c, to, res);
+    } else if (res->err != PDK_OK) {
         pdk_server_control_result(srv, NULL, to, res); /* forgets a failed reset's entry */
         pdk_server_send_error(&srv->out, c->conn, to.request_id, res->err, res->message);
     } else {

@@ -73,6 +73,9 @@ typedef struct pdk_server_request {
     /* An input that drives a vehicle: counted in the connection's other
      * budget per tick, --max-inputs-per-tick (server.c). */
     bool input;
+    /* How much of its budget a request spends: a batch's entries; NULL:
+     * one. */
+    uint32_t (*units)(const Paddock__V1__Frame *f);
 } pdk_server_request;
 
 extern const pdk_server_request pdk_server_session_requests[];      /* server_requests.c */

@@ -219,6 +219,27 @@ static pdk_pending_input *push_pending(pdk_session *s)
     return p;
 }
 
+size_t pdk_session_queue_room(const pdk_session *s)
+{
+    return PDK_SESSION_MAX_PENDING - s->n_pending;
+}
+
+size_t pdk_session_queued_spawns(const pdk_session *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_pending; i++)
+        n += s->pending[i].in.kind == PDK_INPUT_SPAWN;
+    return n;
+}
+
+void pdk_session_unqueue(pdk_session *s, size_t n)
+{
+    PDK_ASSERT(n <= s->n_pending);
+    for (size_t i = s->n_pending - n; i < s->n_pending; i++)
+        pending_free(&s->pending[i]);
+    s->n_pending -= n;
+}
+
 pdk_error pdk_session_queue_spawn(pdk_session *s, const pdk_vehicle_def *def, const char *preset,
                                   const char *overrides, const char *params_json,
                                   const pdk_spawn_place *place, pdk_reply_to to)
@@ -341,7 +362,7 @@ static void run_scripts(pdk_session *s)
         while (!gone && d->next < d->n_steps && step_tick(d, d->next) <= tick) {
             pdk_input in = {
                 .kind = PDK_INPUT_DBW, .vehicle = d->vehicle, .u.cmd = d->steps[d->next].cmd};
-            if (!preempted && pdk_session_queue_input(s, &in, (pdk_reply_to){0, 0}) != PDK_OK)
+            if (!preempted && pdk_session_queue_input(s, &in, (pdk_reply_to){0}) != PDK_OK)
                 break; /* the queue is full: the step waits for the next tick */
             d->next++;
         }
@@ -624,7 +645,7 @@ static void host_proxies(pdk_session *s)
     pdk_input due[PDK_SESSION_MAX_PROXIES];
     size_t n = pdk_session_proxies_due_(s, due);
     for (size_t i = 0; i < n; i++)
-        if (queue_input(s, &due[i], (pdk_reply_to){0, 0}, false) != PDK_OK &&
+        if (queue_input(s, &due[i], (pdk_reply_to){0}, false) != PDK_OK &&
             due[i].kind == PDK_INPUT_PROXY_REMOVE) {
             hosted_proxy *h = pdk_session_hosted_(s, due[i].proxy);
             if (h)
@@ -857,7 +878,7 @@ void pdk_session_forget_conn(pdk_session *s, uint64_t conn_id)
                         .proxy = h->id,
                         .u.proxy_gone = PDK_PROXY_GONE_CLOSED};
         /* A full queue leaves it to the silence's removal. */
-        h->leaving = queue_input(s, &in, (pdk_reply_to){0, 0}, false) == PDK_OK;
+        h->leaving = queue_input(s, &in, (pdk_reply_to){0}, false) == PDK_OK;
     }
     pdk_session_release_conn_leases_(s, conn_id);
 }

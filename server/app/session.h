@@ -243,6 +243,13 @@ pdk_error pdk_session_queue_input(pdk_session *s, const pdk_input *in, pdk_reply
  * back unchanged). */
 pdk_error pdk_session_queue_recorded(pdk_session *s, const pdk_input *in, pdk_reply_to to);
 
+/* How many more inputs the queue takes before PDK_ERR_BUSY; the spawns
+ * in it; and pdk_session_unqueue takes back the last n queued (a batch
+ * request refused part way, nothing of it applied or told). */
+size_t pdk_session_queue_room(const pdk_session *s);
+size_t pdk_session_queued_spawns(const pdk_session *s);
+void pdk_session_unqueue(pdk_session *s, size_t n);
+
 /* Queues a spawn of a resolved vehicle. preset, overrides and params_json
  * are copied (params_json is what the recording keeps). PDK_ERR_BUSY when
  * too many inputs wait. */

@@ -91,7 +91,7 @@ static const char *kits_name = "quarter";
 static void drive(pdk_session *s, uint64_t tick)
 {
     const pdk_world *w = pdk_session_world(s);
-    pdk_reply_to none = {0, 0};
+    pdk_reply_to none = {0};
     for (int i = 0; i < pdk_world_vehicle_count(w); i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(w, i);
         uint64_t t = tick + 5u * (uint64_t)i;
@@ -140,7 +140,7 @@ static pdk_session *new_session(pdk_store *store, uint64_t id, int n)
     pdk_session *s = NULL;
     if (pdk_session_create(id, &def, NULL, &s) != PDK_OK)
         die("session", "cannot create");
-    pdk_reply_to none = {0, 0};
+    pdk_reply_to none = {0};
     for (int i = 0; i < n; i++) {
         pdk_spawn_place place = {.x_m = 50.0 * (double)(i % 10),
                                  .y_m = 50.0 * (double)(i / 10),

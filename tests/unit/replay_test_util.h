@@ -229,7 +229,7 @@ static inline pdk_session *replay_session(const pdk_recording *rec)
 
 /* ---- the drivers ------------------------------------------------------------ */
 
-static const pdk_reply_to told = {1, 1};
+static const pdk_reply_to told = {.conn_id = 1, .request_id = 1};
 
 static inline void spawn(pdk_session *s, size_t preset_index, double x, double y, double speed)
 {

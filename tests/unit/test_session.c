@@ -171,7 +171,7 @@ static pdk_vehicle_id spawn(pdk_session *s, uint64_t conn, uint64_t rid)
 {
     pdk_vehicle_def def = pdk_vehicle_def_default();
     pdk_spawn_place place = {.gear = PDK_GEAR_DRIVE};
-    pdk_reply_to to = {conn, rid};
+    pdk_reply_to to = {conn, rid, 0};
     ck_assert_int_eq(pdk_session_queue_spawn(s, &def, "midsize_sedan", "", "{\"x\":1}", &place, to),
                      PDK_OK);
     int before = n_results;
@@ -193,7 +193,7 @@ START_TEST(inputs_apply_at_the_next_tick_boundary)
     ck_assert_uint_eq(result_to[0].request_id, 10);
 
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 50};
-    ck_assert_int_eq(queue_dbw(s, v, &cmd, (pdk_reply_to){1, 11}), PDK_OK);
+    ck_assert_int_eq(queue_dbw(s, v, &cmd, (pdk_reply_to){1, 11, 0}), PDK_OK);
     /* Nothing changes until the tick boundary. */
     ck_assert_int_eq(n_results, 1);
     const double *ch = pdk_world_channels(pdk_session_world(s), v);
@@ -213,10 +213,10 @@ START_TEST(refused_inputs_are_answered_and_not_counted)
     pdk_session *s = make(NULL);
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd bad = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 150};
-    queue_dbw(s, v, &bad, (pdk_reply_to){1, 2});
+    queue_dbw(s, v, &bad, (pdk_reply_to){1, 2, 0});
     pdk_dbw_cmd ok = {.fields = PDK_DBW_STEER, .steer_wheel_deg = 10};
-    queue_dbw(s, v + 5, &ok, (pdk_reply_to){1, 3});
-    queue_remove(s, v + 5, (pdk_reply_to){1, 4});
+    queue_dbw(s, v + 5, &ok, (pdk_reply_to){1, 3, 0});
+    queue_remove(s, v + 5, (pdk_reply_to){1, 4, 0});
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, 4);
     ck_assert_int_eq(results[1].err, PDK_ERR_OUT_OF_RANGE);
@@ -235,10 +235,10 @@ START_TEST(queue_is_bounded_and_close_answers_pending)
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 10};
     int queued = 0;
-    while (queue_dbw(s, v, &cmd, (pdk_reply_to){2, (uint64_t)queued + 100}) == PDK_OK)
+    while (queue_dbw(s, v, &cmd, (pdk_reply_to){2, (uint64_t)queued + 100, 0}) == PDK_OK)
         queued++;
     ck_assert_int_eq(queued, PDK_SESSION_MAX_PENDING);
-    ck_assert_int_eq(queue_dbw(s, v, &cmd, (pdk_reply_to){2, 1}), PDK_ERR_BUSY);
+    ck_assert_int_eq(queue_dbw(s, v, &cmd, (pdk_reply_to){2, 1, 0}), PDK_ERR_BUSY);
     /* Connection 2 goes away: its pending inputs still apply, silently. */
     pdk_session_forget_conn(s, 2);
     int before = n_results;
@@ -246,7 +246,7 @@ START_TEST(queue_is_bounded_and_close_answers_pending)
     ck_assert_int_eq(n_results, before);
     ck_assert_uint_eq(pdk_session_inputs_applied(s), 1 + (uint64_t)queued);
     /* An input still pending when the session closes is told CLOSED. */
-    queue_dbw(s, v, &cmd, (pdk_reply_to){3, 9});
+    queue_dbw(s, v, &cmd, (pdk_reply_to){3, 9, 0});
     pdk_session_destroy(s);
     ck_assert_int_eq(n_results, before + 1);
     ck_assert_int_eq(results[before].err, PDK_ERR_CLOSED);
@@ -399,9 +399,9 @@ START_TEST(sessions_are_recorded)
     pdk_session *s = make(store);
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 30};
-    queue_dbw(s, v, &cmd, (pdk_reply_to){1, 2});
+    queue_dbw(s, v, &cmd, (pdk_reply_to){1, 2, 0});
     pdk_dbw_cmd bad = {.fields = PDK_DBW_THROTTLE, .throttle_pct = -1};
-    queue_dbw(s, v, &bad, (pdk_reply_to){1, 3});
+    queue_dbw(s, v, &bad, (pdk_reply_to){1, 3, 0});
     for (int i = 0; i < 24; i++)
         pdk_session_tick(s);
     uint64_t hash = pdk_session_hash(s);
@@ -487,7 +487,7 @@ START_TEST(tyre_inputs_apply_record_and_replay)
     planar_def.model = PDK_MODEL_SINGLE_TRACK;
     pdk_spawn_place place = {.y_m = 10, .gear = PDK_GEAR_PARK};
     ck_assert_int_eq(pdk_session_queue_spawn(s, &planar_def, "traffic_sedan", "", "{}", &place,
-                                             (pdk_reply_to){1, 2}),
+                                             (pdk_reply_to){1, 2, 0}),
                      PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(results[n_results - 1].err, PDK_OK);
@@ -495,11 +495,11 @@ START_TEST(tyre_inputs_apply_record_and_replay)
 
     int first = n_results;
     pdk_tyre_input puncture = {.wheel_mask = 1u, .action = PDK_TYRE_PUNCTURE, .value = 0.5};
-    ck_assert_int_eq(queue_tyre(s, v, &puncture, (pdk_reply_to){1, 3}), PDK_OK);
+    ck_assert_int_eq(queue_tyre(s, v, &puncture, (pdk_reply_to){1, 3, 0}), PDK_OK);
     pdk_tyre_input too_fast = {.wheel_mask = 2u, .action = PDK_TYRE_PUNCTURE, .value = 2.0};
-    ck_assert_int_eq(queue_tyre(s, v, &too_fast, (pdk_reply_to){1, 4}), PDK_OK);
-    ck_assert_int_eq(queue_tyre(s, v + 9, &puncture, (pdk_reply_to){1, 5}), PDK_OK);
-    ck_assert_int_eq(queue_tyre(s, planar, &puncture, (pdk_reply_to){1, 6}), PDK_OK);
+    ck_assert_int_eq(queue_tyre(s, v, &too_fast, (pdk_reply_to){1, 4, 0}), PDK_OK);
+    ck_assert_int_eq(queue_tyre(s, v + 9, &puncture, (pdk_reply_to){1, 5, 0}), PDK_OK);
+    ck_assert_int_eq(queue_tyre(s, planar, &puncture, (pdk_reply_to){1, 6, 0}), PDK_OK);
     ck_assert_int_eq(n_results, first);
     uint64_t at = pdk_world_tick(pdk_session_world(s));
     pdk_session_tick(s);
@@ -554,13 +554,13 @@ START_TEST(tyre_inputs_apply_record_and_replay)
     pdk_session *r = make(NULL);
     ck_assert_uint_eq(spawn(r, 1, 1), v);
     ck_assert_int_eq(pdk_session_queue_spawn(r, &planar_def, "traffic_sedan", "", "{}", &place,
-                                             (pdk_reply_to){0, 0}),
+                                             (pdk_reply_to){0, 0, 0}),
                      PDK_OK);
     pdk_session_tick(r);
     while (pdk_world_tick(pdk_session_world(r)) < end_tick) {
         if (pdk_world_tick(pdk_session_world(r)) == rec.tyre_tick[0])
             ck_assert_int_eq(
-                queue_tyre(r, rec.tyre_vehicle[0], &rec.tyre[0], (pdk_reply_to){0, 0}),
+                queue_tyre(r, rec.tyre_vehicle[0], &rec.tyre[0], (pdk_reply_to){0, 0, 0}),
                 PDK_OK);
         pdk_session_tick(r);
     }
@@ -640,7 +640,7 @@ static pdk_error collect_kit(void *ctx, uint64_t tick, uint32_t seq, int kind, c
  * recording gives back. */
 static void kit_script(pdk_session *s, pdk_vehicle_id v, uint64_t tick, int *sent)
 {
-    pdk_reply_to to = {1, 100 + tick};
+    pdk_reply_to to = {.conn_id = 1, .request_id = 100 + tick};
     if (tick == 2) {
         pdk_dbw_msg m = kit_enable();
         ck_assert_int_eq(queue_dbw_kit(s, v, &m, to), PDK_OK);
@@ -705,10 +705,10 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
     pdk_dbw_msg bad_rc = kit_chan(PDK_DBW_MSG_BRAKE, 10.0, PDK_BRAKE_CMD_PRESSURE, 16);
     pdk_dbw_msg torque = kit_chan(PDK_DBW_MSG_STEER, 1.0, PDK_STEER_CMD_TORQUE, 1);
     pdk_dbw_msg bad_type = kit_chan(PDK_DBW_MSG_THROTTLE, 1.0, 7, 1);
-    ck_assert_int_eq(queue_dbw_kit(s, v + 9, &ok, (pdk_reply_to){1, 2}), PDK_OK);
-    ck_assert_int_eq(queue_dbw_kit(s, v, &bad_rc, (pdk_reply_to){1, 3}), PDK_OK);
-    ck_assert_int_eq(queue_dbw_kit(s, v, &torque, (pdk_reply_to){1, 4}), PDK_OK);
-    ck_assert_int_eq(queue_dbw_kit(s, v, &bad_type, (pdk_reply_to){1, 5}), PDK_OK);
+    ck_assert_int_eq(queue_dbw_kit(s, v + 9, &ok, (pdk_reply_to){1, 2, 0}), PDK_OK);
+    ck_assert_int_eq(queue_dbw_kit(s, v, &bad_rc, (pdk_reply_to){1, 3, 0}), PDK_OK);
+    ck_assert_int_eq(queue_dbw_kit(s, v, &torque, (pdk_reply_to){1, 4, 0}), PDK_OK);
+    ck_assert_int_eq(queue_dbw_kit(s, v, &bad_type, (pdk_reply_to){1, 5, 0}), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, first + 4);
     ck_assert_int_eq(results[first].err, PDK_ERR_STALE_ID);
@@ -726,11 +726,11 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
     ck_assert_msg(strstr(messages[first + 3], "cmd_type") != NULL, "%s", messages[first + 3]);
     /* A message with no recorded form is not queued at all. */
     pdk_dbw_msg unknown = {.kind = 99, .crc = -1};
-    ck_assert_int_eq(queue_dbw_kit(s, v, &unknown, (pdk_reply_to){1, 6}),
+    ck_assert_int_eq(queue_dbw_kit(s, v, &unknown, (pdk_reply_to){1, 6, 0}),
                      PDK_ERR_INVALID_ARGUMENT);
     pdk_dbw_msg big_crc = ok;
     big_crc.crc = 300;
-    ck_assert_int_eq(queue_dbw_kit(s, v, &big_crc, (pdk_reply_to){1, 7}),
+    ck_assert_int_eq(queue_dbw_kit(s, v, &big_crc, (pdk_reply_to){1, 7, 0}),
                      PDK_ERR_OUT_OF_RANGE);
     ck_assert_uint_eq(pdk_session_inputs_applied(s), 1);
 
@@ -820,7 +820,7 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
         uint64_t t = pdk_world_tick(pdk_session_world(r));
         for (; next < rec.n && rec.in[next].tick == t; next++)
             ck_assert_int_eq(queue_dbw_kit(r, rec.in[next].vehicle, &rec.in[next].msg,
-                                                       (pdk_reply_to){0, 0}),
+                                                       (pdk_reply_to){0, 0, 0}),
                              PDK_OK);
         pdk_session_tick(r);
     }
@@ -831,7 +831,7 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
 
     /* Removing the vehicle ends the subscription, saying why. */
     n_ended = 0;
-    ck_assert_int_eq(queue_remove(r, v, (pdk_reply_to){0, 0}), PDK_OK);
+    ck_assert_int_eq(queue_remove(r, v, (pdk_reply_to){0, 0, 0}), PDK_OK);
     pdk_session_tick(r);
     ck_assert_int_eq(n_ended, 1);
     ck_assert_int_eq(ended_code, PDK_ERR_STALE_ID);
@@ -870,7 +870,7 @@ START_TEST(reset_and_reseed_are_inputs)
                      PDK_OK);
     ck_assert_int_eq(pdk_session_dbw_subscribe(s, 4, 9, w, 1u << PDK_RPT_STEER), PDK_OK);
     int first = n_results;
-    ck_assert_int_eq(queue_reseed(s, 99, (pdk_reply_to){1, 3}), PDK_OK);
+    ck_assert_int_eq(queue_reseed(s, 99, (pdk_reply_to){1, 3, 0}), PDK_OK);
     ck_assert_uint_eq(pdk_world_def_get(pdk_session_world(s))->seed, 1);
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, first + 1);
@@ -881,7 +881,7 @@ START_TEST(reset_and_reseed_are_inputs)
     n_events = 0;
     n_ended = 0;
     uint64_t reset_tick = pdk_world_tick(pdk_session_world(s));
-    ck_assert_int_eq(queue_reset(s, (pdk_reply_to){1, 4}), PDK_OK);
+    ck_assert_int_eq(queue_reset(s, (pdk_reply_to){1, 4, 0}), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(results[first + 1].kind, PDK_INPUT_RESET);
     ck_assert_int_eq(results[first + 1].err, PDK_OK);
@@ -966,7 +966,7 @@ static pdk_vehicle_id spawn_at_x(pdk_session *s, double x_m)
     pdk_vehicle_def def = pdk_vehicle_def_default();
     pdk_spawn_place place = {.x_m = x_m, .gear = PDK_GEAR_PARK};
     ck_assert_int_eq(pdk_session_queue_spawn(s, &def, "midsize_sedan", "", "{\"x\":1}", &place,
-                                             (pdk_reply_to){1, 1}),
+                                             (pdk_reply_to){1, 1, 0}),
                      PDK_OK);
     int before = n_results;
     pdk_session_tick(s);
@@ -1011,7 +1011,7 @@ START_TEST(subscriptions_keep_to_their_area_of_interest)
     ck_assert_uint_eq(got[0], b);
 
     n_ended = 0;
-    ck_assert_int_eq(queue_remove(s, c, (pdk_reply_to){0, 0}), PDK_OK);
+    ck_assert_int_eq(queue_remove(s, c, (pdk_reply_to){0, 0, 0}), PDK_OK);
     pdk_session_tick(s);
     pdk_session_tick(s);
     ck_assert_int_eq(n_ended, 1);
@@ -1105,7 +1105,7 @@ START_TEST(subscriptions_get_their_fields)
     ck_assert_double_eq(before->state_batch->vehicles[0]->instruments->steer_wheel_deg, 0.0);
     pdk_wire_frame_free(before);
     pdk_dbw_cmd steer = {.fields = PDK_DBW_STEER, .steer_wheel_deg = 30.0};
-    queue_dbw(s, v, &steer, (pdk_reply_to){1, 9});
+    queue_dbw(s, v, &steer, (pdk_reply_to){1, 9, 0});
     int asked = n_results;
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, asked + 1);
@@ -1132,7 +1132,7 @@ START_TEST(vehicle_resets_count_teleports)
                        .vehicle = v,
                        .u.reset = {.at_pose = 1, .x_m = 50.0, .y_m = 0.0, .yaw_deg = 90.0}};
     int asked = n_results;
-    ck_assert_int_eq(pdk_session_queue_input(s, &right, (pdk_reply_to){1, 3}), PDK_OK);
+    ck_assert_int_eq(pdk_session_queue_input(s, &right, (pdk_reply_to){1, 3, 0}), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(n_results, asked + 1);
     ck_assert_int_eq(results[asked].err, PDK_OK);
@@ -1156,7 +1156,7 @@ START_TEST(vehicle_resets_count_teleports)
      * counts nowhere. */
     pdk_input stale = {.kind = PDK_INPUT_VEHICLE_RESET, .vehicle = 999};
     asked = n_results;
-    if (pdk_session_queue_input(s, &stale, (pdk_reply_to){1, 4}) == PDK_OK) {
+    if (pdk_session_queue_input(s, &stale, (pdk_reply_to){1, 4, 0}) == PDK_OK) {
         pdk_session_tick(s);
         ck_assert_int_eq(n_results, asked + 1);
         ck_assert_int_ne(results[asked].err, PDK_OK);
@@ -1181,7 +1181,7 @@ START_TEST(restore_swaps_only_when_it_all_succeeds)
     report_session = s;
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 40};
-    queue_dbw(s, v, &cmd, (pdk_reply_to){0, 0});
+    queue_dbw(s, v, &cmd, (pdk_reply_to){0, 0, 0});
     for (int i = 0; i < 48; i++)
         pdk_session_tick(s);
     ck_assert_uint_eq(pdk_world_tick(pdk_session_world(s)), 49);
@@ -1407,7 +1407,7 @@ START_TEST(control_leases)
 
     /* Removing the vehicle drops its leases; the holder hears why. */
     n_events = 0;
-    ck_assert_int_eq(queue_remove(s, v, (pdk_reply_to){0, 0}), PDK_OK);
+    ck_assert_int_eq(queue_remove(s, v, (pdk_reply_to){0, 0, 0}), PDK_OK);
     pdk_session_tick(s);
     ck_assert_int_eq(n_events, 1);
     ck_assert_int_eq(events[0].active, PDK_SOURCE_NONE);
