@@ -112,11 +112,13 @@ static inline int bench_control(pdk_client *c, const char *who, paddock_v1_Frame
     return 0;
 }
 
-/* Reads n replies on c, each of body want, in the order asked; -1 after
- * printing the first that is not. */
+/* Reads n replies on c, each of body want, in the order asked; a spawn
+ * batch's vehicles go to ids, one after another. -1 after printing the
+ * first that is not. */
 static inline int bench_replies(pdk_client *c, const char *who, unsigned n, pb_size_t want,
                                 paddock_v1_Frame *rep, uint32_t *ids)
 {
+    size_t at = 0;
     for (unsigned i = 0; i < n; i++) {
         if (pdk_client_recv(c, rep, 60000) != PDK_CLIENT_OK || rep->which_body != want) {
             fprintf(stderr, "%s: reply %u of %u: %s\n", who, i, n,
@@ -124,20 +126,29 @@ static inline int bench_replies(pdk_client *c, const char *who, unsigned n, pb_s
                                                                   : c->error);
             return -1;
         }
-        if (ids)
-            ids[i] = rep->body.vehicle_spawned.vehicle_id;
+        if (ids && want == paddock_v1_Frame_vehicle_spawn_batch_reply_tag) {
+            const paddock_v1_VehicleSpawnBatchReply *r = &rep->body.vehicle_spawn_batch_reply;
+            memcpy(ids + at, r->vehicle_ids, r->vehicle_ids_count * sizeof(*ids));
+            at += r->vehicle_ids_count;
+        }
     }
     return 0;
 }
 
+/* The C client's fixed arrays: spawns and commands a batch frame holds. */
+#define BENCH_SPAWNS_PER_BATCH 32
+#define BENCH_COMMANDS_PER_BATCH 64
+
 /* Creates a real-time session (named name; recorded unless no_record) on
- * c and spawns n cars of preset (NULL: midsize_sedan) 60 m apart, each on full circles at 15 %
- * throttle with its own steering angle, heading and starting speed. The session is paused meanwhile,
- * so the spawns and commands, pipelined, apply as they arrive and no tick
- * runs (or is late) until every car drives: the server's lateness is
- * then the steady state's. A server started with a large
- * --max-spawns-per-tick reads the spawns at once. 0 with the session's id
- * in *sid; -1 after printing what failed, prefixed with who. */
+ * c and spawns n cars of preset (NULL: midsize_sedan) 60 m apart, each on
+ * full circles at 15 % throttle with its own steering angle, heading and
+ * starting speed: VehicleSpawnBatch and DbwCommandBatch frames, pipelined.
+ * The session is paused meanwhile, so they apply as they arrive and no
+ * tick runs (or is late) until every car drives: the server's lateness is
+ * then the steady state's, and every run is the same from its first tick.
+ * A server started with a large --max-spawns-per-tick reads the spawns at
+ * once. 0 with the session's id in *sid; -1 after printing what failed,
+ * prefixed with who. */
 static inline int bench_driving_session(pdk_client *c, const char *who, const char *name,
                                         const char *preset, int n, bool no_record, uint64_t *sid)
 {
@@ -164,38 +175,48 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
     uint32_t *ids = calloc((size_t)n, sizeof(*ids));
     if (!ids)
         return -1;
-    for (int i = 0; i < n; i++) {
+    unsigned frames = 0;
+    for (int first = 0; first < n; first += BENCH_SPAWNS_PER_BATCH, frames++) {
         memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_vehicle_spawn_tag;
-        req.body.vehicle_spawn.session_id = *sid;
-        snprintf(req.body.vehicle_spawn.preset, sizeof(req.body.vehicle_spawn.preset), "%s",
-                 preset ? preset : "midsize_sedan");
-        req.body.vehicle_spawn.x_m = (i % 10) * 60.0;
-        req.body.vehicle_spawn.y_m = (i / 10) * 60.0;
-        /* Each car its own heading and speed, so that no two states are
-         * alike, as when cars join a running session one by one. */
-        req.body.vehicle_spawn.yaw_deg = (double)((i * 37) % 360);
-        req.body.vehicle_spawn.speed_mps = 6.0 + (double)(i % 9);
-        req.body.vehicle_spawn.gear = paddock_v1_Gear_GEAR_DRIVE;
+        req.which_body = paddock_v1_Frame_vehicle_spawn_batch_tag;
+        paddock_v1_VehicleSpawnBatch *b = &req.body.vehicle_spawn_batch;
+        b->session_id = *sid;
+        for (int i = first; i < n && i < first + BENCH_SPAWNS_PER_BATCH; i++) {
+            paddock_v1_VehicleSpawn *sp = &b->spawns[b->spawns_count++];
+            snprintf(sp->preset, sizeof(sp->preset), "%s", preset ? preset : "midsize_sedan");
+            sp->x_m = (i % 10) * 60.0;
+            sp->y_m = (i / 10) * 60.0;
+            /* Each car its own heading and speed, so that no two states
+             * are alike, as when cars join a running session one by one. */
+            sp->yaw_deg = (double)((i * 37) % 360);
+            sp->speed_mps = 6.0 + (double)(i % 9);
+            sp->gear = paddock_v1_Gear_GEAR_DRIVE;
+        }
         if (pdk_client_send(c, &req) != PDK_CLIENT_OK) {
             fprintf(stderr, "%s: spawn: %s\n", who, c->error);
             free(ids);
             return -1;
         }
     }
-    if (bench_replies(c, who, (unsigned)n, paddock_v1_Frame_vehicle_spawned_tag, &rep, ids) != 0) {
+    if (bench_replies(c, who, frames, paddock_v1_Frame_vehicle_spawn_batch_reply_tag, &rep, ids) !=
+        0) {
         free(ids);
         return -1;
     }
-    for (int i = 0; i < n; i++) {
+    frames = 0;
+    for (int first = 0; first < n; first += BENCH_COMMANDS_PER_BATCH, frames++) {
         memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_dbw_command_tag;
-        req.body.dbw_command.session_id = *sid;
-        req.body.dbw_command.vehicle_id = ids[i];
-        req.body.dbw_command.which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
-        req.body.dbw_command.throttle.throttle_pct = 15.0;
-        req.body.dbw_command.which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
-        req.body.dbw_command.steer.steer_wheel_deg = 45.0 + (i % 7) * 10.0;
+        req.which_body = paddock_v1_Frame_dbw_command_batch_tag;
+        paddock_v1_DbwCommandBatch *b = &req.body.dbw_command_batch;
+        b->session_id = *sid;
+        for (int i = first; i < n && i < first + BENCH_COMMANDS_PER_BATCH; i++) {
+            paddock_v1_DbwCommand *cmd = &b->commands[b->commands_count++];
+            cmd->vehicle_id = ids[i];
+            cmd->which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
+            cmd->throttle.throttle_pct = 15.0;
+            cmd->which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
+            cmd->steer.steer_wheel_deg = 45.0 + (i % 7) * 10.0;
+        }
         if (pdk_client_send(c, &req) != PDK_CLIENT_OK) {
             fprintf(stderr, "%s: command: %s\n", who, c->error);
             free(ids);
@@ -203,7 +224,7 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
         }
     }
     free(ids);
-    if (bench_replies(c, who, (unsigned)n, paddock_v1_Frame_ok_tag, &rep, NULL) != 0)
+    if (bench_replies(c, who, frames, paddock_v1_Frame_ok_tag, &rep, NULL) != 0)
         return -1;
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_control_tag;

@@ -1,15 +1,24 @@
-/* Server benchmark: the real paddockd on loopback hosting one real-time
- * session with N vehicles driving circles and M subscribers each reading
- * every state batch at 120 Hz on its own connection. Prints tick lateness
- * (p50, p99, max bucket), overruns and dropped deadlines as the server
- * measured them, and what the session's recording costs per car-hour
- * (keyframes, state hashes, inputs; read from the database once the server
- * has stopped). The cars are spawned into the session while it is
- * paused, so the lateness is the steady state's. It measures; it never
- * fails on a time.
- *   bench_server [vehicles=100] [subscribers=10] [seconds=10] [step_threads]
- * step_threads is paddockd's --step-threads (default: its own, one per
- * core; 0: every tick on the loop). */
+/* Server benchmark: the real paddockd on loopback hosting real-time
+ * sessions of N vehicles driving circles, each with M subscribers reading
+ * every state batch at a rate on connections of their own. Prints per
+ * session the tick rate held, tick lateness (p50, p99), overruns and
+ * dropped deadlines as the server measured them, bytes a second to each
+ * subscriber, where the ticks went part by part (SessionInfo.tick_parts),
+ * paddockd's CPU, what the recording costs per car-hour (keyframes, state
+ * hashes, inputs; read from the database once the server has stopped) and
+ * the recorded state hash at a tick every run of that length reaches, so
+ * that runs alone and side by side compare. The cars are spawned and
+ * commanded in batches while the sessions are paused, so the lateness is
+ * the steady state's and each run's sessions tick the same states. It
+ * measures; it never fails on a time.
+ *   bench_server [vehicles=100] [subscribers=10] [seconds=10] [step_threads|-]
+ *                [preset|-] [rate_hz=120] [sessions=1]
+ *   bench_server sweep [seconds=10] [step_threads]
+ * step_threads is paddockd's --step-threads (-: its default, one per core;
+ * 0: every tick on the loop); preset the cars' (-: midsize_sedan). The
+ * sweep runs issue 27's sizes: 100 sedans with 10 subscribers at 120 Hz;
+ * 1,000 and 3,000 sedans and 10,000 single-track traffic_sedans with one
+ * subscriber at 60 Hz. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,6 +43,7 @@ typedef struct subscriber {
     uint64_t batches;
     uint64_t vehicles_seen;
     uint64_t bytes;
+    uint32_t rate_hz;
     int ok;
 } subscriber;
 
@@ -66,7 +76,7 @@ static void *subscribe_loop(void *arg)
     f.request_id = 1;
     f.which_body = paddock_v1_Frame_subscribe_tag;
     f.body.subscribe.session_id = s->session;
-    f.body.subscribe.rate_hz = 120;
+    f.body.subscribe.rate_hz = s->rate_hz;
     s->ok = bench_raw_subscribe(server_port, "bench-sub", &f, s->seconds, subscriber_ready,
                                 count_batch, s);
     return NULL;
@@ -168,16 +178,64 @@ static void print_parts(const paddock_v1_TickParts *a, const paddock_v1_TickPart
 #undef PART_MS
 }
 
-int main(int argc, char **argv)
+/* One run: a fresh paddockd hosting `sessions` real-time sessions of
+ * `vehicles` cars of preset each, every session with `subs` subscribers
+ * at rate_hz, measured for `seconds`. */
+typedef struct bench_case {
+    int vehicles, subs, sessions;
+    double seconds;
+    const char *step_threads; /* paddockd's --step-threads; NULL: its default */
+    const char *preset;       /* NULL: midsize_sedan */
+    uint32_t rate_hz;
+} bench_case;
+
+/* Session sid's row of a SessionList reply on c into *out; false when the
+ * call failed or the session is not listed. */
+static bool session_row(pdk_client *c, uint64_t sid, paddock_v1_SessionInfo *out)
 {
-    int n_vehicles = argc > 1 ? atoi(argv[1]) : 100;
-    int n_subs = argc > 2 ? atoi(argv[2]) : 10;
-    double seconds = argc > 3 ? atof(argv[3]) : 10.0;
-    const char *step_threads = argc > 4 ? argv[4] : NULL;
-    const char *preset = argc > 5 ? argv[5] : NULL;
-    /* Every spawn read at once: the session is paused meanwhile. */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_list_tag;
+    if (pdk_client_call(c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
+        fprintf(stderr, "bench_server: list: %s\n", c->error);
+        return false;
+    }
+    for (pb_size_t i = 0; i < rep.body.session_list_reply.sessions_count; i++)
+        if (rep.body.session_list_reply.sessions[i].session_id == sid) {
+            *out = rep.body.session_list_reply.sessions[i];
+            return true;
+        }
+    return false;
+}
+
+/* The recorded state hash of session sid at tick, read after the server
+ * stopped: runs of the same fleet alone and side by side compare. */
+static void print_hash(const char *path, uint64_t sid, uint64_t tick)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT hash FROM state_hashes WHERE session_id = ?1 AND tick = ?2",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)sid);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)tick);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            printf("  recorded state hash at tick %" PRIu64 ": %016" PRIx64 "\n", tick,
+                   (uint64_t)sqlite3_column_int64(st, 0));
+        else
+            printf("  recorded state hash at tick %" PRIu64 ": none (the session stopped "
+                   "before it)\n",
+                   tick);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static int run_case(const bench_case *bc)
+{
+    char threads[16];
+    /* Every spawn read at once: the sessions are paused meanwhile. */
     const char *extra[] = {"--max-spawns-per-tick", "4096", "--max-inputs-per-tick", "4096",
-                           step_threads ? "--step-threads" : NULL, step_threads, NULL};
+                           bc->step_threads ? "--step-threads" : NULL, bc->step_threads, NULL};
     pdk_test_server srv;
     char log[8192];
     if (pdk_test_server_start(&srv, NULL, extra, log, sizeof(log)) != 0) {
@@ -190,69 +248,136 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_server: connect: %s\n", c.error);
         return 1;
     }
-    uint64_t sid;
-    if (bench_driving_session(&c, "bench_server", "bench", preset, n_vehicles, false, &sid) != 0)
+    int n_sessions = bc->sessions, n_subs = bc->subs;
+    uint64_t *sids = calloc((size_t)n_sessions, sizeof(*sids));
+    subscriber *subs = calloc((size_t)(n_subs * n_sessions) + 1, sizeof(*subs));
+    paddock_v1_SessionInfo *before = calloc((size_t)n_sessions, sizeof(*before));
+    if (!sids || !subs || !before)
         return 1;
-    subscriber *subs = calloc((size_t)n_subs, sizeof(*subs));
-    for (int i = 0; i < n_subs; i++) {
-        subs[i].session = sid;
-        subs[i].seconds = seconds;
+    for (int k = 0; k < n_sessions; k++) {
+        char name[32];
+        snprintf(name, sizeof(name), "bench-%d", k + 1);
+        if (bench_driving_session(&c, "bench_server", name, bc->preset, bc->vehicles, false,
+                                  &sids[k]) != 0)
+            return 1;
+    }
+    atomic_store(&ready, 0);
+    for (int i = 0; i < n_subs * n_sessions; i++) {
+        subs[i].session = sids[i / (n_subs ? n_subs : 1)];
+        subs[i].seconds = bc->seconds;
+        subs[i].rate_hz = bc->rate_hz;
         pthread_create(&subs[i].thread, NULL, subscribe_loop, &subs[i]);
     }
-    while (atomic_load(&ready) < n_subs)
+    while (atomic_load(&ready) < n_subs * n_sessions)
         usleep(1000);
     /* Lateness is the session's whole life: a few empty ticks, then the
      * steady state (the cars were spawned while it was paused). The tick
-     * count starts here. */
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_list_tag;
-    pdk_client_call(&c, &req, &rep, NULL, NULL);
-    uint64_t tick_start = rep.body.session_list_reply.sessions[0].tick;
-    paddock_v1_TickParts parts0 = rep.body.session_list_reply.sessions[0].tick_parts;
-    struct rusage ru0, ru1;
-    getrusage(RUSAGE_CHILDREN, &ru0);
-    for (int i = 0; i < n_subs; i++)
+     * count and the parts start here. */
+    for (int k = 0; k < n_sessions; k++)
+        if (!session_row(&c, sids[k], &before[k]))
+            return 1;
+    double t0 = bench_raw_now_s();
+    if (n_subs == 0)
+        usleep((useconds_t)(bc->seconds * 1e6));
+    for (int i = 0; i < n_subs * n_sessions; i++)
         pthread_join(subs[i].thread, NULL);
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_list_tag;
-    if (pdk_client_call(&c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
-        fprintf(stderr, "bench_server: list: %s\n", c.error);
-        return 1;
+    double measured = bench_raw_now_s() - t0;
+    snprintf(threads, sizeof(threads), "%s", bc->step_threads ? bc->step_threads : "default");
+    printf("bench_server: %d session%s of %d %s, %d subscriber%s each at %u Hz, %.1f s, step "
+           "threads %s\n",
+           n_sessions, n_sessions == 1 ? "" : "s", bc->vehicles,
+           bc->preset ? bc->preset : "midsize_sedan", n_subs, n_subs == 1 ? "" : "s", bc->rate_hz,
+           bc->seconds, threads);
+    uint64_t last_tick = UINT64_MAX;
+    for (int k = 0; k < n_sessions; k++) {
+        paddock_v1_SessionInfo info;
+        if (!session_row(&c, sids[k], &info))
+            return 1;
+        uint64_t batches = 0, seen = 0, bytes = 0;
+        for (int i = k * n_subs; i < (k + 1) * n_subs; i++) {
+            batches += subs[i].batches;
+            seen += subs[i].vehicles_seen;
+            bytes += subs[i].bytes;
+        }
+        uint64_t ticks = info.tick - before[k].tick;
+        if (n_sessions > 1)
+            printf(" session %" PRIu64 ":\n", sids[k]);
+        printf("  ticks: %" PRIu64 " during the measurement (%.1f Hz)\n", ticks,
+               (double)ticks / measured);
+        printf("  tick lateness: p50 %.3f ms, p99 %.3f ms (10 us buckets, upper edges)\n",
+               info.lateness_p50_ms, info.lateness_p99_ms);
+        printf("  overruns (a whole tick late): %" PRIu64 ", dropped deadlines: %" PRIu64 "\n",
+               info.overruns, info.skipped_ticks);
+        printf("  state batches received: %" PRIu64 " (%.1f per subscriber per second), "
+               "vehicle states: %" PRIu64 ", %.2f MB/s to each subscriber\n",
+               batches, (double)batches / (n_subs ? n_subs : 1) / measured, seen,
+               (double)bytes / (n_subs ? n_subs : 1) / measured / 1e6);
+        print_parts(&before[k].tick_parts, &info.tick_parts);
+        last_tick = info.tick < last_tick ? info.tick : last_tick;
     }
-    const paddock_v1_SessionInfo *info = &rep.body.session_list_reply.sessions[0];
-    uint64_t batches = 0, seen = 0, bytes = 0;
-    int ok = 0;
-    for (int i = 0; i < n_subs; i++) {
-        batches += subs[i].batches;
-        seen += subs[i].vehicles_seen;
-        bytes += subs[i].bytes;
-        ok += subs[i].ok;
-    }
-    printf("bench_server: %d vehicles, %d subscribers at 120 Hz, %.1f s, step threads %s\n",
-           n_vehicles, ok, seconds, step_threads ? step_threads : "(paddockd's default)");
-    printf("  ticks: %" PRIu64 " during the measurement (%.1f Hz)\n", info->tick - tick_start,
-           (double)(info->tick - tick_start) / seconds);
-    printf("  tick lateness: p50 %.3f ms, p99 %.3f ms (10 us buckets, upper edges)\n",
-           info->lateness_p50_ms, info->lateness_p99_ms);
-    printf("  overruns (a whole tick late): %" PRIu64 ", dropped deadlines: %" PRIu64 "\n",
-           info->overruns, info->skipped_ticks);
-    printf("  state batches received: %" PRIu64 " (%.1f per subscriber per second), "
-           "vehicle states: %" PRIu64 ", %.2f MB/s to each subscriber\n",
-           batches, (double)batches / (n_subs ? n_subs : 1) / seconds, seen,
-           (double)bytes / (n_subs ? n_subs : 1) / seconds / 1e6);
-    print_parts(&parts0, &info->tick_parts);
     pdk_client_close(&c);
+    struct rusage ru;
     pdk_test_server_stop(&srv, log, sizeof(log));
-    getrusage(RUSAGE_CHILDREN, &ru1);
-    double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-                 (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) * 1e-6 +
-                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1e-6;
-    printf("  paddockd CPU over its whole life: %.2f s (%.0f%% of one core over the measured %.0f "
-           "s; %.3f ms a tick over its %" PRIu64 " ticks)\n",
-           cpu, 100.0 * cpu / seconds, seconds, info->tick ? cpu * 1e3 / (double)info->tick : 0.0,
-           info->tick);
-    print_recording(srv.db, sid, n_vehicles);
+    getrusage(RUSAGE_CHILDREN, &ru);
+    static double cpu_before;
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+                 (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_usec * 1e-6;
+    printf("  paddockd CPU over its whole life: %.2f s (%.0f%% of one core over the measured "
+           "%.0f s)\n",
+           cpu - cpu_before, 100.0 * (cpu - cpu_before) / measured, measured);
+    cpu_before = cpu;
+    /* A tick every run of this length reaches, whatever else ran beside. */
+    uint64_t at = (uint64_t)(bc->seconds * 60.0) / 120 * 120;
+    for (int k = 0; k < n_sessions; k++) {
+        if (n_sessions > 1)
+            printf(" session %" PRIu64 ":\n", sids[k]);
+        print_recording(srv.db, sids[k], bc->vehicles);
+        print_hash(srv.db, sids[k], at < last_tick ? at : last_tick);
+    }
+    free(sids);
     free(subs);
+    free(before);
     return 0;
+}
+
+/* The sweep: issue 27's four sizes, one paddockd each. */
+static int sweep(double seconds, const char *step_threads)
+{
+    const bench_case cases[] = {
+        {.vehicles = 100, .subs = 10, .sessions = 1, .rate_hz = 120},
+        {.vehicles = 1000, .subs = 1, .sessions = 1, .rate_hz = 60},
+        {.vehicles = 3000, .subs = 1, .sessions = 1, .rate_hz = 60},
+        {.vehicles = 10000, .subs = 1, .sessions = 1, .rate_hz = 60, .preset = "traffic_sedan"},
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        bench_case bc = cases[i];
+        bc.seconds = seconds;
+        bc.step_threads = step_threads;
+        rc |= run_case(&bc);
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "sweep") == 0)
+        return sweep(argc > 2 ? atof(argv[2]) : 10.0, argc > 3 ? argv[3] : NULL);
+    bench_case bc = {
+        .vehicles = argc > 1 ? atoi(argv[1]) : 100,
+        .subs = argc > 2 ? atoi(argv[2]) : 10,
+        .seconds = argc > 3 ? atof(argv[3]) : 10.0,
+        .step_threads = argc > 4 && strcmp(argv[4], "-") != 0 ? argv[4] : NULL,
+        .preset = argc > 5 && strcmp(argv[5], "-") != 0 ? argv[5] : NULL,
+        .rate_hz = argc > 6 ? (uint32_t)atoi(argv[6]) : 120,
+        .sessions = argc > 7 ? atoi(argv[7]) : 1,
+    };
+    if (bc.vehicles < 1 || bc.subs < 0 || bc.seconds <= 0.0 || bc.rate_hz < 1 ||
+        bc.rate_hz > 120 || bc.sessions < 1) {
+        fprintf(stderr, "usage: bench_server [vehicles>=1] [subscribers>=0] [seconds>0] "
+                        "[step_threads|-] [preset|-] [rate_hz 1..120] [sessions>=1]\n"
+                        "       bench_server sweep [seconds] [step_threads]\n");
+        return 2;
+    }
+    return run_case(&bc);
 }
