@@ -686,6 +686,97 @@ void pdk_wire_state_from_pose(const pdk_vehicle_pose *pose, Paddock__V1__Vehicle
  * for from the vehicle's channels and its teleport_count: as a
  * StateBatch's vehicles entry (its tag and length first) when in_batch,
  * else the message alone. */
+/* VehicleState's fields (proto/paddock/v1/paddock.proto) that its hand
+ * encoder below writes. */
+enum {
+    VS_VEHICLE_ID = 1,
+    VS_X = 2, /* 2..12: x_m .. ay_mps2, doubles */
+    VS_AY = 12,
+    VS_FAULTED = 13,
+    VS_PITCH = 14, /* 14..18: pitch_rad .. pitch_rate_radps, doubles */
+    VS_PITCH_RATE = 18,
+    VS_WHEELS = 19,
+    VS_INSTRUMENTS = 20,
+    VS_STEERING_TORQUE = 21,
+    VS_FAULT_CODE = 22,
+    VS_TELEPORT_COUNT = 200,
+    /* Fields 1..18, 22 and 200 at their largest. */
+    VS_FLAT_MAX = (1 + 5) + 16 * (1 + 8) + (1 + 1) + (2 + 5) + (2 + 5),
+};
+
+/* A double field as protobuf-c packs a proto3 double: left out when it
+ * compares equal to 0 (so -0.0 too), else its key and eight bytes. */
+static uint8_t *put_double(uint8_t *p, unsigned field, double v)
+{
+    return v != 0.0 ? pdk_wire_put_double_field(p, field, v) : p;
+}
+
+static uint8_t *put_uint(uint8_t *p, unsigned field, uint64_t v)
+{
+    return v != 0u ? pdk_wire_put_varint_field(p, field, v) : p;
+}
+
+/* Fields 1..18 of vs into p; returns the end. */
+static uint8_t *put_state_low(uint8_t *p, const Paddock__V1__VehicleState *vs)
+{
+    const double low[] = {vs->x_m,    vs->y_m,    vs->z_m,   vs->yaw_rad,
+                          vs->vx_mps, vs->vy_mps, vs->yaw_rate_radps,
+                          vs->steer_angle_rad,    vs->speed_mps,
+                          vs->ax_mps2,            vs->ay_mps2};
+    const double high[] = {vs->pitch_rad, vs->roll_rad, vs->vz_mps, vs->roll_rate_radps,
+                           vs->pitch_rate_radps};
+    p = put_uint(p, VS_VEHICLE_ID, vs->vehicle_id);
+    for (unsigned f = VS_X; f <= VS_AY; f++)
+        p = put_double(p, f, low[f - VS_X]);
+    p = put_uint(p, VS_FAULTED, vs->faulted ? 1u : 0u);
+    for (unsigned f = VS_PITCH; f <= VS_PITCH_RATE; f++)
+        p = put_double(p, f, high[f - VS_PITCH]);
+    return p;
+}
+
+/* Fields 19..21 (the parts a subscription asks for): their bytes, and
+ * packed into p (room for them) by protobuf-c, each after its key. */
+static size_t state_parts_size(const Paddock__V1__VehicleState *vs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < vs->n_wheels; i++) {
+        size_t len = paddock__v1__wheel_state__get_packed_size(vs->wheels[i]);
+        n += pdk_wire_varint_size(PDK_WIRE_TAG(VS_WHEELS, PDK_WT_LEN)) +
+             pdk_wire_varint_size(len) + len;
+    }
+    if (vs->instruments != NULL) {
+        size_t len = paddock__v1__instruments__get_packed_size(vs->instruments);
+        n += pdk_wire_varint_size(PDK_WIRE_TAG(VS_INSTRUMENTS, PDK_WT_LEN)) +
+             pdk_wire_varint_size(len) + len;
+    }
+    if (vs->steering_wheel_torque_nm != 0.0)
+        n += pdk_wire_varint_size(PDK_WIRE_TAG(VS_STEERING_TORQUE, PDK_WT_I64)) + 8;
+    return n;
+}
+
+static uint8_t *put_state_parts(uint8_t *p, const Paddock__V1__VehicleState *vs)
+{
+    for (size_t i = 0; i < vs->n_wheels; i++) {
+        p = pdk_wire_put_key(p, VS_WHEELS, PDK_WT_LEN);
+        p = pdk_wire_put_varint(p, paddock__v1__wheel_state__get_packed_size(vs->wheels[i]));
+        p += paddock__v1__wheel_state__pack(vs->wheels[i], p);
+    }
+    if (vs->instruments != NULL) {
+        p = pdk_wire_put_key(p, VS_INSTRUMENTS, PDK_WT_LEN);
+        p = pdk_wire_put_varint(p, paddock__v1__instruments__get_packed_size(vs->instruments));
+        p += paddock__v1__instruments__pack(vs->instruments, p);
+    }
+    return put_double(p, VS_STEERING_TORQUE, vs->steering_wheel_torque_nm);
+}
+
+/* Appends one VehicleState of pose's vehicle, with the parts fields asks
+ * for from the vehicle's channels and its teleport_count: as a
+ * StateBatch's vehicles entry (its tag and length first) when in_batch,
+ * else the message alone. The bytes are protobuf-c's (test_wire packs the
+ * same message with protobuf-c and compares), written by hand: the
+ * vehicles are most of a large world's stream, and protobuf-c's generic
+ * packer, which sizes a message and then packs it field by field through
+ * its descriptor, was most of publishing a 10,000-car batch (issue 27). */
 static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_vehicle_pose *pose,
                                 uint32_t fields, uint32_t teleport_count, bool in_batch)
 {
@@ -697,7 +788,12 @@ static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_
         pdk_wire_state_fields(pdk_world_vehicle_def(world, pose->id),
                               pdk_world_channels(world, pose->id), fields, &vs, &parts);
     }
-    size_t len = paddock__v1__vehicle_state__get_packed_size(&vs);
+    uint8_t low[VS_FLAT_MAX], high[2 * (2 + 5)];
+    size_t low_len = (size_t)(put_state_low(low, &vs) - low);
+    uint8_t *h = put_uint(high, VS_FAULT_CODE, vs.fault_code);
+    size_t high_len = (size_t)(put_uint(h, VS_TELEPORT_COUNT, vs.teleport_count) - high);
+    size_t parts_len = fields != 0u ? state_parts_size(&vs) : 0u;
+    size_t len = low_len + parts_len + high_len;
     uint8_t head[2 * PDK_WIRE_VARINT_MAX];
     size_t hlen = 0;
     if (in_batch) {
@@ -708,9 +804,15 @@ static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_
     if (err != PDK_OK) {
         return err;
     }
-    memcpy(out->data + out->len, head, hlen);
-    size_t packed = paddock__v1__vehicle_state__pack(&vs, out->data + out->len + hlen);
-    PDK_ASSERT(packed == len);
+    uint8_t *p = out->data + out->len;
+    memcpy(p, head, hlen);
+    memcpy(p + hlen, low, low_len);
+    uint8_t *end = p + hlen + low_len;
+    if (parts_len > 0u) {
+        end = put_state_parts(end, &vs);
+    }
+    PDK_ASSERT((size_t)(end - (p + hlen + low_len)) == parts_len);
+    memcpy(end, high, high_len);
     out->len += hlen + len;
     return PDK_OK;
 }
@@ -840,15 +942,16 @@ pdk_error pdk_wire_state_split(const pdk_world *world, uint64_t session_id, uint
     }
     size_t start = out->len;
     for (size_t p = 0; p < parts; p++) {
-        /* Room for the length's varint ahead of the body, moved down to
-         * its real size once the body is written. */
+        /* Room for the length ahead of the body, written once the body
+         * is: a fixed width, so that the body is not moved (a part can be
+         * megabytes). */
         size_t at = out->len;
-        pdk_error err = pdk_buf_reserve(out, PDK_WIRE_VARINT_MAX);
+        pdk_error err = pdk_buf_reserve(out, 4);
         if (err != PDK_OK) {
             out->len = start;
             return err;
         }
-        out->len += PDK_WIRE_VARINT_MAX;
+        out->len += 4;
         size_t first = p * per;
         err = state_body(world, session_id, wall_time_ns, fields, ids, first,
                          first + per > count ? count - first : per, tp, (uint32_t)p,
@@ -857,13 +960,14 @@ pdk_error pdk_wire_state_split(const pdk_world *world, uint64_t session_id, uint
             out->len = start;
             return err;
         }
-        size_t body_at = at + PDK_WIRE_VARINT_MAX;
-        size_t body_len = out->len - body_at;
-        uint8_t len[PDK_WIRE_VARINT_MAX];
-        size_t len_len = pdk_wire_varint_put(body_len, len);
-        memcpy(out->data + at, len, len_len);
-        memmove(out->data + at + len_len, out->data + body_at, body_len);
-        out->len = at + len_len + body_len;
+        size_t body_len = out->len - (at + 4);
+        if (body_len > UINT32_MAX) {
+            out->len = start;
+            return PDK_ERR_CAPACITY;
+        }
+        for (int b = 0; b < 4; b++) {
+            out->data[at + (size_t)b] = (uint8_t)(body_len >> (8 * b));
+        }
     }
     return PDK_OK;
 }
@@ -877,14 +981,17 @@ pdk_error pdk_wire_state_part_next(const uint8_t *parts, size_t len, size_t *at,
     if (*at == len) {
         return PDK_ERR_NOT_FOUND;
     }
-    uint64_t n = 0;
-    int used = pdk_wire_varint_get(parts + *at, len - *at, &n);
-    if (used <= 0 || n > len - *at - (size_t)used) {
+    if (len - *at < 4) {
         return PDK_ERR_PROTOCOL;
     }
-    *body = parts + *at + used;
-    *body_len = (size_t)n;
-    *at += (size_t)used + (size_t)n;
+    const uint8_t *p = parts + *at;
+    size_t n = (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+    if (n > len - *at - 4) {
+        return PDK_ERR_PROTOCOL;
+    }
+    *body = p + 4;
+    *body_len = n;
+    *at += 4 + n;
     return PDK_OK;
 }
 

@@ -179,8 +179,8 @@ pdk_error pdk_wire_state_common_teleports(const pdk_world *world, uint64_t sessi
 
 /* A tick's state in parts of at most max_per_part vehicles of the list
  * (0: one part, however many), for Subscribe.max_batch_vehicles: appended
- * to out, part after part, each as its body's length (a varint) and the
- * body, which is pdk_wire_state_common_teleports's over that part's
+ * to out, part after part, each as its body's length (four bytes, little
+ * endian: written once the body is, without moving it) and the body, which is pdk_wire_state_common_teleports's over that part's
  * vehicles with StateBatch.part and .parts when there is more than one
  * part (one part's bytes are pdk_wire_state_common_teleports's). Vehicles
  * of ids removed since are left out of their part, so a part may hold

@@ -1230,6 +1230,14 @@ START_TEST(state_common_fields_are_the_channels)
         Paddock__V1__StateBatch *b =
             paddock__v1__state_batch__unpack(NULL, common.len, common.data);
         ck_assert_ptr_nonnull(b);
+        /* The hand encoder's bytes are protobuf-c's, the parts included. */
+        size_t repacked_len = paddock__v1__state_batch__get_packed_size(b);
+        ck_assert_uint_eq(repacked_len, common.len);
+        uint8_t *repacked = malloc(repacked_len);
+        ck_assert_ptr_nonnull(repacked);
+        paddock__v1__state_batch__pack(b, repacked);
+        ck_assert_mem_eq(repacked, common.data, common.len);
+        free(repacked);
         ck_assert_uint_eq(b->wall_time_ns, WALL_NS);
         ck_assert_uint_eq(b->n_vehicles, 2);
         const Paddock__V1__VehicleState *vc = b->vehicles[0], *vs = b->vehicles[1];
