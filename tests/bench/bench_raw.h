@@ -139,7 +139,8 @@ static inline int bench_replies(pdk_client *c, const char *who, unsigned n, pb_s
 #define BENCH_SPAWNS_PER_BATCH 32
 #define BENCH_COMMANDS_PER_BATCH 64
 
-/* Creates a real-time session (named name; recorded unless no_record) on
+/* Creates a real-time session (named name; recorded unless no_record,
+ * with a keyframe every keyframe_every ticks, 0: the server's default) on
  * c and spawns n cars of preset (NULL: midsize_sedan) 60 m apart, each on
  * full circles at 15 % throttle with its own steering angle, heading and
  * starting speed: VehicleSpawnBatch and DbwCommandBatch frames, pipelined.
@@ -150,7 +151,8 @@ static inline int bench_replies(pdk_client *c, const char *who, unsigned n, pb_s
  * once. 0 with the session's id in *sid; -1 after printing what failed,
  * prefixed with who. */
 static inline int bench_driving_session(pdk_client *c, const char *who, const char *name,
-                                        const char *preset, int n, bool no_record, uint64_t *sid)
+                                        const char *preset, int n, bool no_record,
+                                        uint32_t keyframe_every, uint64_t *sid)
 {
     static paddock_v1_Frame req, rep;
     memset(&req, 0, sizeof(req));
@@ -160,6 +162,7 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
              sizeof(req.body.session_create.world_overrides), "maxVehicles=%d",
              n > 256 ? n : 256);
     req.body.session_create.no_record = no_record;
+    req.body.session_create.keyframe_every_ticks = keyframe_every;
     if (pdk_client_call(c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
         fprintf(stderr, "%s: create: %s\n", who, c->error);
         return -1;

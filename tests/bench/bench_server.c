@@ -12,10 +12,12 @@
  * the steady state's and each run's sessions tick the same states. It
  * measures; it never fails on a time.
  *   bench_server [vehicles=100] [subscribers=10] [seconds=10] [step_threads|-]
- *                [preset|-] [rate_hz=120] [sessions=1]
+ *                [preset|-] [rate_hz=120] [sessions=1] [keyframe_every=0]
  *   bench_server sweep [seconds=10] [step_threads]
  * step_threads is paddockd's --step-threads (-: its default, one per core;
- * 0: every tick on the loop); preset the cars' (-: midsize_sedan). The
+ * 0: every tick on the loop); preset the cars' (-: midsize_sedan);
+ * keyframe_every the recording's ticks between keyframes (0: paddockd's
+ * default, one a second). The
  * sweep runs issue 27's sizes: 100 sedans with 10 subscribers at 120 Hz;
  * 1,000 and 3,000 sedans and 10,000 single-track traffic_sedans with one
  * subscriber at 60 Hz. */
@@ -187,6 +189,7 @@ typedef struct bench_case {
     const char *step_threads; /* paddockd's --step-threads; NULL: its default */
     const char *preset;       /* NULL: midsize_sedan */
     uint32_t rate_hz;
+    uint32_t keyframe_every; /* ticks between the recording's keyframes; 0: paddockd's default */
 } bench_case;
 
 /* Session sid's row of a SessionList reply on c into *out; false when the
@@ -258,7 +261,7 @@ static int run_case(const bench_case *bc)
         char name[32];
         snprintf(name, sizeof(name), "bench-%d", k + 1);
         if (bench_driving_session(&c, "bench_server", name, bc->preset, bc->vehicles, false,
-                                  &sids[k]) != 0)
+                                  bc->keyframe_every, &sids[k]) != 0)
             return 1;
     }
     atomic_store(&ready, 0);
@@ -371,11 +374,13 @@ int main(int argc, char **argv)
         .preset = argc > 5 && strcmp(argv[5], "-") != 0 ? argv[5] : NULL,
         .rate_hz = argc > 6 ? (uint32_t)atoi(argv[6]) : 120,
         .sessions = argc > 7 ? atoi(argv[7]) : 1,
+        .keyframe_every = argc > 8 ? (uint32_t)atoi(argv[8]) : 0,
     };
     if (bc.vehicles < 1 || bc.subs < 0 || bc.seconds <= 0.0 || bc.rate_hz < 1 ||
         bc.rate_hz > 120 || bc.sessions < 1) {
         fprintf(stderr, "usage: bench_server [vehicles>=1] [subscribers>=0] [seconds>0] "
-                        "[step_threads|-] [preset|-] [rate_hz 1..120] [sessions>=1]\n"
+                        "[step_threads|-] [preset|-] [rate_hz 1..120] [sessions>=1] "
+                        "[keyframe_every]\n"
                         "       bench_server sweep [seconds] [step_threads]\n");
         return 2;
     }

@@ -165,11 +165,22 @@ class Requests:
         msg = pb.VehicleRemove(session_id=session_id, vehicle_id=vehicle_id)
         return self._drive(self._g_one("vehicle_remove", msg, lambda r: r.tick))
 
-    def dbw_command(self, session_id, vehicle_id, throttle_pct=None, brake_bar=None,
-                    steer_wheel_deg=None, gear=None, gear_number=None):
-        """The driver's controls; a setpoint left None keeps its value. Returns Ok.tick."""
-        msg = pb.DbwCommand(session_id=session_id, vehicle_id=vehicle_id,
-                            gear=enum_value(pb.Gear, gear, "GEAR_"))
+    def spawn_batch(self, session_id, spawns):
+        """Spawns many vehicles at one tick, all or none (docs/protocol.md
+        "Batches"): spawns is a list of dicts of spawn()'s keywords, preset
+        among them. Returns VehicleSpawnBatchReply (tick, vehicle_ids in the
+        list's order)."""
+        msg = pb.VehicleSpawnBatch(session_id=session_id)
+        for one in spawns:
+            one = dict(one)
+            gear = one.pop("gear", None)
+            msg.spawns.add(gear=enum_value(pb.Gear, gear, "GEAR_"), **one)
+        return self._drive(self._g_one("vehicle_spawn_batch", msg))
+
+    @staticmethod
+    def _dbw(msg, throttle_pct=None, brake_bar=None, steer_wheel_deg=None, gear=None,
+             gear_number=None):
+        msg.gear = enum_value(pb.Gear, gear, "GEAR_")
         if throttle_pct is not None:
             msg.throttle_pct = throttle_pct
         if brake_bar is not None:
@@ -178,7 +189,24 @@ class Requests:
             msg.steer_wheel_deg = steer_wheel_deg
         if gear_number is not None:
             msg.gear_number = gear_number
+        return msg
+
+    def dbw_command(self, session_id, vehicle_id, throttle_pct=None, brake_bar=None,
+                    steer_wheel_deg=None, gear=None, gear_number=None):
+        """The driver's controls; a setpoint left None keeps its value. Returns Ok.tick."""
+        msg = self._dbw(pb.DbwCommand(session_id=session_id, vehicle_id=vehicle_id),
+                        throttle_pct, brake_bar, steer_wheel_deg, gear, gear_number)
         return self._drive(self._g_one("dbw_command", msg, lambda r: r.tick))
+
+    def dbw_command_batch(self, session_id, commands):
+        """The driver's controls of many vehicles at one tick, all or none:
+        commands is a list of dicts of dbw_command()'s keywords, vehicle_id
+        among them. Returns Ok.tick."""
+        msg = pb.DbwCommandBatch(session_id=session_id)
+        for one in commands:
+            one = dict(one)
+            self._dbw(msg.commands.add(vehicle_id=one.pop("vehicle_id")), **one)
+        return self._drive(self._g_one("dbw_command_batch", msg, lambda r: r.tick))
 
     def tyre_command(self, session_id, vehicle_id, action, value=0.0, wheel_mask=0xF):
         """A TyreCommand (action a TyreAction name or number); returns Ok.tick."""

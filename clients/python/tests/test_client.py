@@ -56,6 +56,26 @@ def test_sessions_vehicles_and_errors(client):
         client.close_session(s.session_id)
 
 
+def test_batches_spawn_and_drive_many_cars_at_one_tick(client):
+    sid = client.create_session("py-batches").session_id
+    cars = [dict(preset=p, x_m=12.0 * i, gear="DRIVE")
+            for i, p in enumerate(["ref1_sedan", "traffic_sedan", "compact_hatch"])]
+    done = client.spawn_batch(sid, cars)
+    assert len(done.vehicle_ids) == 3 and len(set(done.vehicle_ids)) == 3
+    tick = client.dbw_command_batch(
+        sid, [dict(vehicle_id=v, throttle_pct=20.0, steer_wheel_deg=10.0)
+              for v in done.vehicle_ids])
+    assert tick >= done.tick
+    # One entry refused refuses the batch, named; nothing is spawned.
+    with pytest.raises(errors.NotFound, match=r"spawns\[1\]"):
+        client.spawn_batch(sid, [dict(preset="ref1_sedan"), dict(preset="no_such_car")])
+    with pytest.raises(errors.StaleId, match=r"commands\[0\]: vehicle 4242"):
+        client.dbw_command_batch(sid, [dict(vehicle_id=4242, throttle_pct=5.0)])
+    listed = {s.session_id: s for s in client.list_sessions()}
+    assert listed[sid].vehicle_count == 3
+    client.close_session(sid)
+
+
 def test_state_fields_bring_wheels_and_instruments(client):
     s = client.create_session("py-state-fields", timing="lockstep").session_id
     client.take_step_lease(s, deadline_ms=60000)
