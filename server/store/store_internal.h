@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "store.h"
 
@@ -17,6 +18,62 @@
 #define PDK_STORE_BUSY_TIMEOUT_MS 5000
 
 typedef struct pdk_store_record pdk_store_record;
+
+/* ---- a queued record (store.c queues them, its writer writes them) ---- */
+
+typedef enum rec_kind {
+    REC_SESSION,
+    REC_SESSION_END,
+    REC_VEHICLE,
+    REC_VEHICLE_REMOVED,
+    REC_INPUT,
+    REC_HASH,
+    /* number consecutive ticks' hashes from value, then tick's inputs packed
+     * (pdk_store_record_tick), in blob */
+    REC_TICK,
+    REC_SNAPSHOT,
+    REC_MARK_INTERRUPTED,
+    /* ticks tick..value of a session lost (aux records), recording_gaps */
+    REC_GAP,
+    REC_OWNER,      /* the owner's name in text[0] */
+    REC_JOIN_TOKEN, /* the token's SHA-256 in blob, its role in number */
+} rec_kind;
+
+typedef enum rec_state {
+    REC_PENDING,
+    REC_WRITTEN, /* its statement(s) succeeded inside the open transaction */
+    REC_FAILED,  /* SQLite refused it; counted and logged */
+} rec_state;
+
+/* What pdk_store_mark_interrupted waits for: the writer fills it before it
+ * frees the record, and the caller reads it once flush returned. */
+typedef struct mark_reply {
+    uint64_t n_marked;
+    int refused;
+    char why[PDK_STORE_ERR_LEN];
+} mark_reply;
+
+/* One queued record: a single allocation holding the fields and a copy of
+ * every text and payload (data[] at the end). */
+struct pdk_store_record {
+    pdk_store_record *next;
+    rec_kind kind;
+    rec_state state;
+    uint64_t session_id;
+    uint64_t tick;   /* input, hash, snapshot, spawn, removal, final or start tick */
+    uint64_t value;  /* state hash, final hash or parent session id */
+    uint64_t aux;    /* snapshot layout or parent tick */
+    int64_t unix_ms; /* created or closed */
+    double dt_s;
+    int32_t number;    /* input kind or substeps */
+    uint32_t id;       /* input seq, vehicle id or keyframe interval */
+    mark_reply *reply; /* REC_MARK_INTERRUPTED only */
+    const char *text[5];
+    size_t text_len[5];
+    const unsigned char *blob;
+    size_t blob_len;
+    unsigned char data[];
+};
 
 /* A record's rows go in statements of up to 2^(PDK_STORE_ROW_GROUPS - 1)
  * rows (store.c row_group). */
@@ -214,5 +271,35 @@ void pdk_store_keyframe_free(pdk_store *s);
 pdk_error pdk_store_keyframe_unpack(const pdk_store *store, uint64_t session_id, uint64_t tick,
                                     int encoding, const void *p, size_t len, void **out,
                                     size_t *out_len, char *err, size_t err_len);
+
+/* The monotonic clock in ns. */
+static inline uint64_t pdk_store_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A record's payload bytes: its blob and texts. */
+static inline size_t pdk_store_record_bytes(const pdk_store_record *r)
+{
+    size_t n = r->blob_len;
+    for (size_t t = 0; t < sizeof r->text_len / sizeof r->text_len[0]; t++) {
+        n += r->text_len[t];
+    }
+    return n;
+}
+
+/* ---- store_full.c: the writer while the disk is full (under mu) ---- */
+
+/* A pdk_store_mark_interrupted waiting in list is refused with why. */
+void pdk_store_answer_marks_(pdk_store_record *list, const char *why);
+/* Trims the kept records past kept_limit into gaps; returns how many were
+ * given up (*taken: the kept list, updated). */
+uint64_t pdk_store_trim_kept_(pdk_store *s, pdk_store_record **taken);
+/* Closing on a full disk: list and the queue given up, counted and said. */
+void pdk_store_give_up_(pdk_store *s, pdk_store_record *list);
+/* Waits PDK_STORE_FULL_RETRY_MS, or less when the store closes. */
+void pdk_store_wait_for_space_(pdk_store *s);
 
 #endif
