@@ -144,9 +144,10 @@ static inline int bench_replies(pdk_client *c, const char *who, unsigned n, pb_s
  * c and spawns n cars of preset (NULL: midsize_sedan) 60 m apart, each on
  * full circles at 15 % throttle with its own steering angle, heading and
  * starting speed: VehicleSpawnBatch and DbwCommandBatch frames, pipelined.
- * The session is paused meanwhile, so they apply as they arrive and no
- * tick runs (or is late) until every car drives: the server's lateness is
- * then the steady state's, and every run is the same from its first tick.
+ * The session is made in lockstep, where nothing ticks it, so they apply
+ * as they arrive, all at tick 0, and it goes real-time once every car
+ * drives: the server's lateness is then the steady state's, and every
+ * session of the same fleet ticks the same states, alone or beside others.
  * A server started with a large --max-spawns-per-tick reads the spawns at
  * once. 0 with the session's id in *sid; -1 after printing what failed,
  * prefixed with who. */
@@ -163,18 +164,12 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
              n > 256 ? n : 256);
     req.body.session_create.no_record = no_record;
     req.body.session_create.keyframe_every_ticks = keyframe_every;
+    req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
     if (pdk_client_call(c, &req, &rep, NULL, NULL) != PDK_CLIENT_OK) {
         fprintf(stderr, "%s: create: %s\n", who, c->error);
         return -1;
     }
     *sid = rep.body.session_created.session.session_id;
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_control_tag;
-    req.body.session_control.session_id = *sid;
-    req.body.session_control.which_action = paddock_v1_SessionControl_pause_tag;
-    req.body.session_control.action.pause = true;
-    if (bench_control(c, who, &req, &rep) != 0)
-        return -1;
     uint32_t *ids = calloc((size_t)n, sizeof(*ids));
     if (!ids)
         return -1;
@@ -232,8 +227,8 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_control_tag;
     req.body.session_control.session_id = *sid;
-    req.body.session_control.which_action = paddock_v1_SessionControl_resume_tag;
-    req.body.session_control.action.resume = true;
+    req.body.session_control.which_action = paddock_v1_SessionControl_set_timing_tag;
+    req.body.session_control.action.set_timing = paddock_v1_TimingMode_TIMING_MODE_REALTIME;
     return bench_control(c, who, &req, &rep);
 }
 
