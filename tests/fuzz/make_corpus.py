@@ -102,6 +102,14 @@ def requests_seeds(pb):
     sub_around = frame(pb, 33, subscribe=pb.Subscribe(session_id=S, rate_hz=30, fields=1,
                                                        aoi_radius_m=25.0, aoi_vehicle_id=1,
                                                        max_batch_vehicles=1))
+    spawn_batch = frame(pb, 34, vehicle_spawn_batch=pb.VehicleSpawnBatch(session_id=S, spawns=[
+        pb.VehicleSpawn(preset="ref1_sedan", gear=pb.GEAR_DRIVE),
+        pb.VehicleSpawn(preset="traffic_sedan", x_m=12.0, overrides="chassis.mass=1400"),
+        pb.VehicleSpawn(preset="kart", y_m=-8.0, speed_mps=3.0)]))
+    dbw_batch = frame(pb, 35, dbw_command_batch=pb.DbwCommandBatch(session_id=S, commands=[
+        pb.DbwCommand(vehicle_id=1, throttle_pct=20.0),
+        pb.DbwCommand(vehicle_id=2, brake_bar=5.0, steer_wheel_deg=-15.0),
+        pb.DbwCommand(vehicle_id=3, gear=pb.GEAR_DRIVE)]))
 
     seeds = {
         "fast_drive_record": [(0, create_fast), (0, spawn), (0, dbw), (0, step), (0, sub),
@@ -119,6 +127,8 @@ def requests_seeds(pb):
         "parts_and_areas": [(0, create_sparse), (0, spawn), (0, spawn_sedan), (1, sub_parts),
                             (2, sub_near), (3, sub_around), (0, step), (0, remove), (0, step),
                             (0, close), (1, verify)],
+        "batches": [(0, create_fast), (0, spawn_batch), (1, sub), (0, dbw_batch), (0, step),
+                    (1, dbw_batch), (0, spawn_batch), (0, close)],
     }
     for name, recs in seeds.items():
         data = b""
@@ -131,7 +141,8 @@ def requests_seeds(pb):
                                                                client_name="fuzz"))),
                        ("session_create", create_fast), ("vehicle_spawn", spawn_sedan),
                        ("dbw_command", dbw), ("subscribe", sub), ("csv_export", csv),
-                       ("proxy_register", proxy), ("telemetry_subscribe", telemetry)]:
+                       ("proxy_register", proxy), ("telemetry_subscribe", telemetry),
+                       ("vehicle_spawn_batch", spawn_batch), ("dbw_command_batch", dbw_batch)]:
         write("frame", name, body)
 
 
