@@ -34,7 +34,7 @@ static void usage(FILE *to)
                 "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
                 "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
                 "                [--max-spawns-per-tick N] [--max-inputs-per-tick N]\n"
-                "                [--step-threads N] [--step-threshold-us US]\n"
+                "                [--step-threads N] [--step-threshold-us US] [--step-split N]\n"
                 "                [--auth KEYS.json] [--tls-cert FILE --tls-key FILE\n"
                 "                [--tls-client-ca FILE] [--tls-require-client-cert]]\n"
                 "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
@@ -501,6 +501,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.step_threshold_ns = (uint64_t)us * 1000u;
+        } else if (serve && strcmp(arg, "--step-split") == 0) {
+            NEED_VALUE();
+            int n;
+            if (!parse_int(argv[++i], 0, 65535, &n)) {
+                fprintf(stderr, "paddockd: --step-split: '%s' is not a whole number 0..65535\n",
+                        argv[i]);
+                return 2;
+            }
+            scfg.step_split_vehicles = (uint32_t)n;
         } else if (serve && strcmp(arg, "--max-inputs-per-tick") == 0) {
             NEED_VALUE();
             int n;

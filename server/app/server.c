@@ -54,6 +54,7 @@ pdk_server_config pdk_server_config_default(void)
         /* About what a hand-off to a thread and back costs in latency, and
          * some thirty cars' step: lighter sessions tick on the loop. */
         .step_threshold_ns = 250000,
+        .step_split_vehicles = 512,
         .max_inputs_per_tick = 64,
         .limits = pdk_net_limits_default(),
     };

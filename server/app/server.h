@@ -66,6 +66,10 @@ typedef struct pdk_server_config {
      * (ADR 0031). Default: one per core; 0: every tick on the loop. */
     uint32_t step_threads;
     uint64_t step_threshold_ns; /* default 250 us; 0: every real-time session */
+    /* A session on a step thread whose world holds at least twice this
+     * many vehicles shares its step with the idle step threads, in slices
+     * of about this many (ADR 0033). Default 512; 0: never. */
+    uint32_t step_split_vehicles;
     /* Inputs (DbwCommand, DbwMessage, TyreCommand, VehicleReset: the requests whose table
      * entry is .input) one connection may have handled per tick; held the
      * same way past it. Default 64: a client driving one car at 120 Hz

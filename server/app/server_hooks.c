@@ -431,6 +431,56 @@ void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box)
     pdk_buf_reset(&box->bytes);
 }
 
+/* A large world's step shared with the idle step threads (ADR 0033). */
+#define SHARE_MAX_SLICES 64
+
+typedef struct world_share {
+    pdk_step_share base;
+    pdk_world *world;
+    int count;
+    int faults[SHARE_MAX_SLICES];
+} world_share;
+
+/* Slice i of n, an equal share of the world's list. */
+static void world_slice(pdk_step_share *sh, int i)
+{
+    world_share *ws = (world_share *)sh;
+    int first = (int)((int64_t)ws->count * i / sh->n_chunks);
+    int end = (int)((int64_t)ws->count * (i + 1) / sh->n_chunks);
+    ws->faults[i] = pdk_world_step_slice(ws->world, first, end - first);
+}
+
+/* On a step thread, a world of at least twice --step-split vehicles steps
+ * in slices of at most about that many, which the pool's idle threads take
+ * with this one (pdk_step_pool_share); the slices give pdk_world_step's bits
+ * (pdk_world_step_slice), so the hashes are those of one thread. On the
+ * loop, with one step thread, or for a smaller world: pdk_world_step. */
+static void step_world(void *ud, pdk_world *world)
+{
+    pdk_server *srv = ud;
+    pdk_step_pool *pool = pdk_step_pool_current();
+    uint32_t split = srv->cfg.step_split_vehicles;
+    int count = pdk_world_vehicle_count(world);
+    if (pool == NULL || pool->n_threads < 2 || split == 0 || count / 2 < (int)split) {
+        pdk_world_step(world);
+        return;
+    }
+    world_share ws = {.base = {.chunk = world_slice}, .world = world, .count = count};
+    /* Slices of about split vehicles, and at least four a thread (of 64
+     * vehicles or more), so that a thread that joins late or runs slower
+     * leaves the others little to wait for. */
+    int n = count / (int)split;
+    int even = count / 64 < 4 * (int)pool->n_threads ? count / 64 : 4 * (int)pool->n_threads;
+    n = n > even ? n : even;
+    ws.base.n_chunks = n < SHARE_MAX_SLICES ? n : SHARE_MAX_SLICES;
+    pdk_world_step_begin(world);
+    pdk_step_pool_share(pool, &ws.base);
+    int faults = 0;
+    for (int i = 0; i < ws.base.n_chunks; i++)
+        faults += ws.faults[i];
+    pdk_world_step_end(world, faults);
+}
+
 pdk_session_hooks pdk_server_hooks(pdk_server *srv)
 {
     pdk_session_hooks hooks = {.on_result = on_input_result,
@@ -441,6 +491,7 @@ pdk_session_hooks pdk_server_hooks(pdk_server *srv)
                                .on_proxy_event = on_proxy_event,
                                .on_proxy_contact = on_proxy_contact,
                                .on_contacts = on_contacts,
+                               .step_world = step_world,
                                .ud = srv};
     return hooks;
 }

@@ -687,7 +687,10 @@ void pdk_session_tick(pdk_session *s)
     uint64_t t0 = pdk_tick_clock_ns();
     pdk_session_apply_inputs(s);
     uint64_t t1 = pdk_tick_clock_ns();
-    pdk_world_step(s->world);
+    if (s->hooks.step_world)
+        s->hooks.step_world(s->hooks.ud, s->world);
+    else
+        pdk_world_step(s->world);
     uint64_t t2 = pdk_tick_clock_ns();
     s->tick_wall_ns = wall_now_ns();
     pdk_session_proxy_stepped_(s);

@@ -159,6 +159,10 @@ typedef struct pdk_session_hooks {
      * one). */
     void (*on_contacts)(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8_t *frame,
                         size_t len);
+    /* Steps the world one tick, as pdk_world_step does, bit for bit (the
+     * server shares a large world's step with idle threads); NULL:
+     * pdk_world_step. */
+    void (*step_world)(void *ud, pdk_world *world);
     void *ud;
 } pdk_session_hooks;
 

@@ -20,14 +20,69 @@ void pdk_thread_yield_to_loop(void)
     (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), STEP_THREAD_NICE);
 }
 
+static _Thread_local pdk_step_pool *current_pool;
+
+pdk_step_pool *pdk_step_pool_current(void)
+{
+    return current_pool;
+}
+
+/* Takes sh's chunks until none is left. */
+static void share_run(pdk_step_share *sh)
+{
+    for (int i; (i = atomic_fetch_add(&sh->next_chunk, 1)) < sh->n_chunks;)
+        sh->chunk(sh, i);
+}
+
+/* Under the lock: an open share with a chunk left to take, or NULL. */
+static pdk_step_share *share_open(pdk_step_pool *pool)
+{
+    for (pdk_step_share *sh = pool->shares; sh; sh = sh->next)
+        if (atomic_load(&sh->next_chunk) < sh->n_chunks)
+            return sh;
+    return NULL;
+}
+
+void pdk_step_pool_share(pdk_step_pool *pool, pdk_step_share *sh)
+{
+    atomic_store(&sh->next_chunk, 0);
+    sh->helpers = 0;
+    uv_mutex_lock(&pool->lock);
+    sh->next = pool->shares;
+    pool->shares = sh;
+    uv_cond_broadcast(&pool->wake);
+    uv_mutex_unlock(&pool->lock);
+    share_run(sh);
+    /* Closed to newcomers, then the threads still in it finish theirs. */
+    uv_mutex_lock(&pool->lock);
+    pdk_step_share **at = &pool->shares;
+    while (*at != sh)
+        at = &(*at)->next;
+    *at = sh->next;
+    while (sh->helpers > 0)
+        uv_cond_wait(&pool->wake, &pool->lock);
+    uv_mutex_unlock(&pool->lock);
+}
+
 static void thread_main(void *arg)
 {
     pdk_step_pool *pool = arg;
+    current_pool = pool;
     pdk_thread_yield_to_loop();
     uv_mutex_lock(&pool->lock);
     for (;;) {
-        while (!pool->todo_first && !pool->stopping)
+        while (!pool->todo_first && !pool->stopping && !share_open(pool))
             uv_cond_wait(&pool->wake, &pool->lock);
+        pdk_step_share *sh = pool->todo_first ? NULL : share_open(pool);
+        if (sh) {
+            sh->helpers++;
+            uv_mutex_unlock(&pool->lock);
+            share_run(sh);
+            uv_mutex_lock(&pool->lock);
+            sh->helpers--;
+            uv_cond_broadcast(&pool->wake); /* its sharer may wait for it */
+            continue;
+        }
         pdk_step_job *job = pool->todo_first;
         if (!job)
             break; /* stopping with nothing left */

@@ -6,6 +6,7 @@
 #ifndef PDK_STEP_POOL_H
 #define PDK_STEP_POOL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
@@ -22,6 +23,20 @@ struct pdk_step_job {
     pdk_step_run_fn run;
 };
 
+/* Work a step thread shares with the pool's idle threads while it runs
+ * (pdk_step_pool_share): n_chunks pieces, each run once by chunk(sh, i) on
+ * whichever thread takes it, at the same time as the others. A step
+ * thread's waiting jobs go before it: a session's tick waiting for a thread
+ * is late, a shared chunk is not. */
+typedef struct pdk_step_share pdk_step_share;
+struct pdk_step_share {
+    void (*chunk)(pdk_step_share *sh, int i);
+    int n_chunks;
+    atomic_int next_chunk; /* the next chunk to take */
+    int helpers;           /* pool threads running its chunks now (under the pool's lock) */
+    pdk_step_share *next;  /* the pool's open shares */
+};
+
 typedef struct pdk_step_pool {
     uv_thread_t *threads;
     unsigned n_threads;
@@ -29,6 +44,7 @@ typedef struct pdk_step_pool {
     uv_cond_t wake;
     pdk_step_job *todo_first, *todo_last;
     pdk_step_job *done_first, *done_last;
+    pdk_step_share *shares; /* open to idle threads */
     bool stopping;
     unsigned in_flight; /* pushed and not yet handed to done (the loop's count) */
     uv_async_t done_async;
@@ -52,5 +68,13 @@ void pdk_step_pool_drain(pdk_step_pool *pool);
 /* Drains, stops the threads and closes the async handle (its close
  * callback runs on the loop's next turn). */
 void pdk_step_pool_stop(pdk_step_pool *pool);
+
+/* On a step thread of pool (pdk_step_pool_current): runs sh's chunks with
+ * whichever of the pool's threads are idle, itself taking chunks too, and
+ * returns once every chunk has run. With no thread idle it runs them all
+ * itself. */
+void pdk_step_pool_share(pdk_step_pool *pool, pdk_step_share *sh);
+/* The pool whose step thread calls it; NULL on any other thread. */
+pdk_step_pool *pdk_step_pool_current(void);
 
 #endif

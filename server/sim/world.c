@@ -762,25 +762,53 @@ pdk_error pdk_world_tyre_input(pdk_world *world, pdk_vehicle_id id, const pdk_ty
  * one tick's end applied at the next tick's start: the same sequence, with
  * the channels consistent. Only the contact carries a force from one body
  * to another, so the order of the models changes no result. */
-void pdk_world_step(pdk_world *world)
+void pdk_world_step_begin(pdk_world *world)
 {
     if (world == NULL) {
         return;
     }
     dbw_tick_all(world);
     pdk_world_contact_phase_(world);
-    const uint32_t *live = live_of(world);
+}
+
+int pdk_world_step_slice(pdk_world *world, int first, int n)
+{
+    if (world == NULL || first < 0 || n <= 0 || first >= world->count || n > world->count - first) {
+        return 0;
+    }
+    /* Each model steps the slice's vehicles of its kind: the list is read
+     * only, and each vehicle's state, channels and wheel angles are its
+     * own (the contact phase wrote what the bodies did to each other). */
+    const uint32_t *live = live_of(world) + first;
     int faults = 0;
     for (int m = 0; m < PDK_MODEL_COUNT; m++) {
         const pdk_model_ops *model = pdk_models[m];
         if (world->model_count[model->kind] > 0) {
-            faults += model->step(world, live, world->count);
+            faults += model->step(world, live, n);
         }
+    }
+    return faults;
+}
+
+void pdk_world_step_end(pdk_world *world, int faults)
+{
+    if (world == NULL) {
+        return;
     }
     world->faulted += faults;
     pdk_world_contact_channels_(world);
     pdk_world_proxies_move_(world);
     world->tick++;
+}
+
+void pdk_world_step(pdk_world *world)
+{
+    if (world == NULL) {
+        return;
+    }
+    pdk_world_step_begin(world);
+    int faults = pdk_world_step_slice(world, 0, world->count);
+    pdk_world_step_end(world, faults);
 }
 
 void pdk_world_set_telemetry(pdk_world *world, int on)

@@ -311,6 +311,106 @@ START_TEST(bad_step_flags_are_refused_by_name)
     ck_assert_int_eq(rc, 2);
     ck_assert_msg(strstr(out, "--step-threshold-us: 'soon' is not a whole number") != NULL, "%s",
                   out);
+    rc = pdk_test_sh(out, sizeof(out), "%s --step-split 70000", PDK_PADDOCKD);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(out, "--step-split: '70000' is not a whole number 0..65535") != NULL,
+                  "%s", out);
+}
+END_TEST
+
+/* A fleet of n cars of three presets, made in lockstep so that nothing
+ * ticks until they all drive (every spawn and command at tick 0), then
+ * real-time; runs until its session passes tick, stops; the database is in
+ * dir. extra: paddockd's flags. */
+static void run_fleet(const char *dir, const char *const *extra, unsigned n, uint64_t tick)
+{
+    char db[320];
+    snprintf(db, sizeof(db), "%s/paddock.db", dir);
+    pdk_test_server srv;
+    start_with(&srv, db, extra);
+    pdk_client c;
+    ck_assert_msg(pdk_client_connect(&c, srv.addr, 30000, NULL) == PDK_CLIENT_OK, "%s", c.error);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    strcpy(req.body.session_create.name, "fleet");
+    req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
+    call_ok(&c, "SessionCreate");
+    uint64_t sid = rep.body.session_created.session.session_id;
+    static const char *const presets[] = {"midsize_sedan", "traffic_sedan", "compact_hatch"};
+    for (unsigned i = 0; i < n;) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_vehicle_spawn_batch_tag;
+        paddock_v1_VehicleSpawnBatch *b = &req.body.vehicle_spawn_batch;
+        b->session_id = sid;
+        for (; i < n && b->spawns_count < 32; i++) {
+            paddock_v1_VehicleSpawn *sp = &b->spawns[b->spawns_count++];
+            strcpy(sp->preset, presets[i % 3]);
+            sp->x_m = (double)(i % 8) * 6.0;
+            sp->y_m = (double)(i / 8) * 4.0;
+            sp->speed_mps = (double)(i % 6);
+            sp->gear = paddock_v1_Gear_GEAR_DRIVE;
+        }
+        call_ok(&c, "VehicleSpawnBatch");
+        ck_assert_int_eq(rep.which_body, paddock_v1_Frame_vehicle_spawn_batch_reply_tag);
+        paddock_v1_VehicleSpawnBatchReply ids = rep.body.vehicle_spawn_batch_reply;
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_dbw_command_batch_tag;
+        paddock_v1_DbwCommandBatch *d = &req.body.dbw_command_batch;
+        d->session_id = sid;
+        for (pb_size_t k = 0; k < ids.vehicle_ids_count; k++) {
+            paddock_v1_DbwCommand *cmd = &d->commands[d->commands_count++];
+            cmd->vehicle_id = ids.vehicle_ids[k];
+            cmd->which_throttle = paddock_v1_DbwCommand_throttle_pct_tag;
+            cmd->throttle.throttle_pct = 10.0 + (double)(k % 5) * 10.0;
+            cmd->which_steer = paddock_v1_DbwCommand_steer_wheel_deg_tag;
+            cmd->steer.steer_wheel_deg = (double)(k % 7) * 30.0 - 90.0;
+        }
+        call_ok(&c, "DbwCommandBatch");
+    }
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_control_tag;
+    req.body.session_control.session_id = sid;
+    req.body.session_control.which_action = paddock_v1_SessionControl_set_timing_tag;
+    req.body.session_control.action.set_timing = paddock_v1_TimingMode_TIMING_MODE_REALTIME;
+    call_ok(&c, "set_timing");
+    double t0 = pdk_test_now_s();
+    while (session_info(&c, sid).tick <= tick) {
+        ck_assert_msg(pdk_test_now_s() - t0 < 90.0, "the fleet did not reach tick %" PRIu64, tick);
+        pdk_test_sleep_ms(50);
+    }
+    pdk_client_close(&c);
+    stop_clean(&srv);
+}
+
+/* A fleet of 96 cars stepped in slices of 8 on three step threads at once
+ * (--step-split 8) records the very hashes one thread does (--step-split
+ * 0) and the loop does (--step-threads 0), and its recording verifies. */
+START_TEST(a_shared_step_hashes_as_one_thread)
+{
+    char shared[256], alone[256], loop[256];
+    pdk_test_tmpdir(shared, sizeof(shared));
+    pdk_test_tmpdir(alone, sizeof(alone));
+    pdk_test_tmpdir(loop, sizeof(loop));
+    const char *const split[] = {"--step-threads", "3", "--step-threshold-us", "0",
+                                 "--step-split", "8", NULL};
+    const char *const one[] = {"--step-threads", "3", "--step-threshold-us", "0",
+                               "--step-split", "0", NULL};
+    const char *const none[] = {"--step-threads", "0", NULL};
+    run_fleet(shared, split, 96, 300);
+    run_fleet(alone, one, 96, 300);
+    run_fleet(loop, none, 96, 300);
+    char db_shared[320], db_alone[320], db_loop[320];
+    snprintf(db_shared, sizeof(db_shared), "%s/paddock.db", shared);
+    snprintf(db_alone, sizeof(db_alone), "%s/paddock.db", alone);
+    snprintf(db_loop, sizeof(db_loop), "%s/paddock.db", loop);
+    for (uint64_t tick = 1; tick <= 300; tick += 37) {
+        int64_t a = recorded_hash(db_shared, 1, tick);
+        ck_assert_msg(a == recorded_hash(db_alone, 1, tick) && a == recorded_hash(db_loop, 1, tick),
+                      "tick %" PRIu64 ": the shared step's hash %" PRIx64 " differs", tick,
+                      (uint64_t)a);
+    }
+    int rc = pdk_test_sh(out, sizeof(out), "%s verify --db %s 1", PDK_PADDOCKD, db_shared);
+    ck_assert_msg(rc == 0 && strstr(out, "match") != NULL, "verify (%d): %s", rc, out);
 }
 END_TEST
 
@@ -323,6 +423,7 @@ int main(void)
     tcase_add_test(tc, requests_wait_for_a_tick_on_a_thread_in_order);
     tcase_add_test(tc, a_parked_spawn_keeps_its_budget_hold);
     tcase_add_test(tc, bad_step_flags_are_refused_by_name);
+    tcase_add_test(tc, a_shared_step_hashes_as_one_thread);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

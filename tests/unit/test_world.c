@@ -6,12 +6,14 @@
  * per model (loop index 0: four-wheel, 1: single-track). */
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "math/prng.h"
+#include "sim/channels.h"
 #include "sim/world.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -787,6 +789,89 @@ static pdk_world *scenario(uint64_t seed, int seconds)
     return w;
 }
 
+/* A fleet of both models, close enough that some touch, each driven its
+ * own way, every fourth on its DBW kit's commands (pdk_world_command). */
+static pdk_world *slice_fleet(int n)
+{
+    pdk_world *w = world_cap(n);
+    for (int i = 0; i < n; i++) {
+        g_model = models[i % 3 == 2];
+        pdk_vehicle_id v = spawn_at(w, (double)(i % 6) * 4.5, (double)(i / 6) * 3.0,
+                                    0.3 * (double)(i % 5), 2.0 + (double)(i % 7),
+                                    PDK_GEAR_DRIVE);
+        ck_assert_int_eq(drive(w, v, 10.0 + (double)(i % 9) * 8.0, i % 11 == 3 ? 20.0 : 0.0,
+                               (double)(i % 13) * 20.0 - 120.0),
+                         PDK_OK);
+    }
+    return w;
+}
+
+typedef struct slice_job {
+    pdk_world *w;
+    int first, n, faults;
+} slice_job;
+
+static void *slice_run(void *arg)
+{
+    slice_job *j = arg;
+    j->faults = pdk_world_step_slice(j->w, j->first, j->n);
+    return NULL;
+}
+
+/* pdk_world_step_begin, slices that cover the list once (of any sizes, in
+ * any order, on threads at once) and pdk_world_step_end give
+ * pdk_world_step's bits every tick: the hash, and every vehicle's
+ * channels. */
+START_TEST(test_step_in_slices_is_step)
+{
+    enum { N = 61, TICKS = 240 };
+    pdk_world *whole = slice_fleet(N);
+    pdk_world *cut = slice_fleet(N);
+    pdk_world *threads = slice_fleet(N);
+    ck_assert_uint_eq(pdk_world_hash(whole), pdk_world_hash(cut));
+    for (int t = 0; t < TICKS; t++) {
+        pdk_world_step(whole);
+        /* Slices of 1, 6 and the rest, the last first. */
+        pdk_world_step_begin(cut);
+        int faults = pdk_world_step_slice(cut, 7, N - 7);
+        faults += pdk_world_step_slice(cut, 1, 6);
+        faults += pdk_world_step_slice(cut, 0, 1);
+        pdk_world_step_end(cut, faults);
+        /* Three slices on three threads at once, split where t says. */
+        int a = 1 + t % 20, b = a + 1 + t % 17;
+        slice_job jobs[3] = {{threads, 0, a, 0}, {threads, a, b - a, 0}, {threads, b, N - b, 0}};
+        pthread_t th[3];
+        pdk_world_step_begin(threads);
+        for (int k = 0; k < 3; k++)
+            ck_assert_int_eq(pthread_create(&th[k], NULL, slice_run, &jobs[k]), 0);
+        for (int k = 0; k < 3; k++)
+            pthread_join(th[k], NULL);
+        pdk_world_step_end(threads, jobs[0].faults + jobs[1].faults + jobs[2].faults);
+        ck_assert_uint_eq(pdk_world_hash(cut), pdk_world_hash(whole));
+        ck_assert_uint_eq(pdk_world_hash(threads), pdk_world_hash(whole));
+    }
+    ck_assert_uint_eq(pdk_world_tick(cut), TICKS);
+    for (int i = 0; i < N; i++) {
+        pdk_vehicle_id v = pdk_world_vehicle_at(whole, i);
+        ck_assert_mem_eq(pdk_world_channels(cut, v), pdk_world_channels(whole, v),
+                         sizeof(double) * PDK_CH_COUNT);
+        ck_assert_mem_eq(pdk_world_channels(threads, v), pdk_world_channels(whole, v),
+                         sizeof(double) * PDK_CH_COUNT);
+    }
+    /* A slice outside the list steps nothing. */
+    pdk_world_step_begin(cut);
+    ck_assert_int_eq(pdk_world_step_slice(cut, N, 1), 0);
+    ck_assert_int_eq(pdk_world_step_slice(cut, -1, 2), 0);
+    ck_assert_int_eq(pdk_world_step_slice(cut, 3, 0), 0);
+    ck_assert_int_eq(pdk_world_step_slice(cut, 60, 2), 0);
+    ck_assert_int_eq(pdk_world_step_slice(NULL, 0, 1), 0);
+    ck_assert_uint_eq(pdk_world_tick(cut), TICKS);
+    world_free(whole);
+    world_free(cut);
+    world_free(threads);
+}
+END_TEST
+
 START_TEST(test_same_inputs_same_hash)
 {
     g_model = models[_i];
@@ -1322,6 +1407,7 @@ static Suite *world_suite(void)
 
     TCase *det = tcase_create("determinism");
     tcase_add_loop_test(det, test_same_inputs_same_hash, 0, 2);
+    tcase_add_test(det, test_step_in_slices_is_step);
     tcase_add_loop_test(det, test_hash_covers_id_history, 0, 2);
     tcase_add_loop_test(det, test_golden_hash, 0, 2);
     tcase_add_loop_test(det, test_no_cross_talk, 0, 2);

@@ -222,6 +222,22 @@ const char *pdk_world_tyre_input_problem(const pdk_world *world, pdk_vehicle_id 
  * nothing. */
 void pdk_world_step(pdk_world *world);
 
+/* The tick of pdk_world_step in three parts, so that a caller with threads
+ * of its own may step a large world's vehicles on several at once (the
+ * library has none): pdk_world_step_begin runs the DBW kits and the contact
+ * phase; pdk_world_step_slice steps the n vehicles from the first-th of the
+ * world's list (pdk_world_vehicle_at's order) and returns how many of them
+ * faulted; pdk_world_step_end, given the slices' faults summed, writes the
+ * contact channels, moves the proxies and ends the tick. Since a vehicle's
+ * step reads and writes its own state only once the contact phase has run,
+ * slices that cover the list once give pdk_world_step's bits whatever their
+ * sizes, their order, and the threads that run them at the same time
+ * (tests/unit/test_world.c). Nothing else may touch the world between
+ * begin and end; a slice outside the list steps nothing and returns 0. */
+void pdk_world_step_begin(pdk_world *world);
+int pdk_world_step_slice(pdk_world *world, int first, int n);
+void pdk_world_step_end(pdk_world *world, int faults);
+
 /* Whether the steps write the four-wheel vehicles' channels (on, 1, from
  * pdk_world_init). Off, they write none (pdk_world_channels keeps the last
  * values written, stale), and the state is the same bits: channels are
