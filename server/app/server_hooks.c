@@ -432,7 +432,7 @@ void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box)
 }
 
 /* A large world's step shared with the idle step threads (ADR 0033). */
-#define SHARE_MAX_SLICES 64
+#define SHARE_MAX_SLICES PDK_SESSION_KEYFRAME_SLICES
 
 typedef struct world_share {
     pdk_step_share base;
@@ -440,6 +440,21 @@ typedef struct world_share {
     int count;
     int faults[SHARE_MAX_SLICES];
 } world_share;
+
+/* The slices a world of count vehicles is shared in on pool (0: not
+ * shared): about --step-split vehicles each and at least four a thread (of
+ * 64 vehicles or more), so that a thread that joins late or runs slower
+ * leaves the others little to wait for. */
+static int share_slices(const pdk_server *srv, const pdk_step_pool *pool, int count)
+{
+    uint32_t split = srv->cfg.step_split_vehicles;
+    if (pool == NULL || pool->n_threads < 2 || split == 0 || count / 2 < (int)split)
+        return 0;
+    int n = count / (int)split;
+    int even = count / 64 < 4 * (int)pool->n_threads ? count / 64 : 4 * (int)pool->n_threads;
+    n = n > even ? n : even;
+    return n < SHARE_MAX_SLICES ? n : SHARE_MAX_SLICES;
+}
 
 /* Slice i of n, an equal share of the world's list. */
 static void world_slice(pdk_step_share *sh, int i)
@@ -457,28 +472,63 @@ static void world_slice(pdk_step_share *sh, int i)
  * loop, with one step thread, or for a smaller world: pdk_world_step. */
 static void step_world(void *ud, pdk_world *world)
 {
-    pdk_server *srv = ud;
     pdk_step_pool *pool = pdk_step_pool_current();
-    uint32_t split = srv->cfg.step_split_vehicles;
     int count = pdk_world_vehicle_count(world);
-    if (pool == NULL || pool->n_threads < 2 || split == 0 || count / 2 < (int)split) {
+    int n = share_slices(ud, pool, count);
+    if (n == 0) {
         pdk_world_step(world);
         return;
     }
-    world_share ws = {.base = {.chunk = world_slice}, .world = world, .count = count};
-    /* Slices of about split vehicles, and at least four a thread (of 64
-     * vehicles or more), so that a thread that joins late or runs slower
-     * leaves the others little to wait for. */
-    int n = count / (int)split;
-    int even = count / 64 < 4 * (int)pool->n_threads ? count / 64 : 4 * (int)pool->n_threads;
-    n = n > even ? n : even;
-    ws.base.n_chunks = n < SHARE_MAX_SLICES ? n : SHARE_MAX_SLICES;
+    world_share ws = {
+        .base = {.chunk = world_slice, .n_chunks = n}, .world = world, .count = count};
     pdk_world_step_begin(world);
     pdk_step_pool_share(pool, &ws.base);
     int faults = 0;
     for (int i = 0; i < ws.base.n_chunks; i++)
         faults += ws.faults[i];
     pdk_world_step_end(world, faults);
+}
+
+/* A large world's keyframe encoded in slices the same way: each slice's
+ * vehicle entries into a buffer of its own, with a scratch of its own (the
+ * session's, kept from keyframe to keyframe), then the snapshot around them
+ * (pdk_wire_snapshot_encode_parts), the bytes of one thread's encode. */
+typedef struct keyframe_share {
+    pdk_step_share base;
+    const pdk_world *world;
+    int count;
+    pdk_keyframe_scratch *kept;
+    pdk_error err[PDK_SESSION_KEYFRAME_SLICES];
+} keyframe_share;
+
+static void keyframe_slice(pdk_step_share *sh, int i)
+{
+    keyframe_share *ks = (keyframe_share *)sh;
+    int first = (int)((int64_t)ks->count * i / sh->n_chunks);
+    int end = (int)((int64_t)ks->count * (i + 1) / sh->n_chunks);
+    pdk_buf_reset(&ks->kept->parts[i]);
+    ks->err[i] = pdk_wire_snapshot_vehicles(&ks->kept->slice[i], ks->world, first, end - first,
+                                            &ks->kept->parts[i]);
+}
+
+static pdk_error encode_keyframe(void *ud, pdk_keyframe_scratch *kept, const pdk_world *world,
+                                 const char *build_id, pdk_buf *out)
+{
+    pdk_step_pool *pool = pdk_step_pool_current();
+    int count = pdk_world_vehicle_count(world);
+    int n = share_slices(ud, pool, count);
+    if (n == 0)
+        return pdk_wire_snapshot_encode_with(&kept->whole, world, build_id, out);
+    keyframe_share ks = {.base = {.chunk = keyframe_slice, .n_chunks = n},
+                         .world = world,
+                         .count = count,
+                         .kept = kept};
+    pdk_step_pool_share(pool, &ks.base);
+    for (int i = 0; i < n; i++)
+        if (ks.err[i] != PDK_OK)
+            return ks.err[i];
+    return pdk_wire_snapshot_encode_parts(&kept->whole, world, build_id, kept->parts, (size_t)n,
+                                          out);
 }
 
 pdk_session_hooks pdk_server_hooks(pdk_server *srv)
@@ -492,6 +542,7 @@ pdk_session_hooks pdk_server_hooks(pdk_server *srv)
                                .on_proxy_contact = on_proxy_contact,
                                .on_contacts = on_contacts,
                                .step_world = step_world,
+                               .encode_keyframe = encode_keyframe,
                                .ud = srv};
     return hooks;
 }

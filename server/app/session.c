@@ -154,7 +154,14 @@ void pdk_session_destroy(pdk_session *s)
     pdk_buf_free(&s->payload);
     pdk_buf_free(&s->inputs);
     pdk_buf_free(&s->snapshot);
-    pdk_wire_snapshot_scratch_free(&s->snapshot_scratch);
+    if (s->keyframe_scratch) {
+        pdk_wire_snapshot_scratch_free(&s->keyframe_scratch->whole);
+        for (int i = 0; i < PDK_SESSION_KEYFRAME_SLICES; i++) {
+            pdk_wire_snapshot_scratch_free(&s->keyframe_scratch->slice[i]);
+            pdk_buf_free(&s->keyframe_scratch->parts[i]);
+        }
+        free(s->keyframe_scratch);
+    }
     free(s->world_mem);
     free(s->name);
     free(s->world_preset);

@@ -125,6 +125,19 @@ typedef struct pdk_session_aoi {
     pdk_vehicle_id vehicle;
 } pdk_session_aoi;
 
+/* Slices a keyframe's encode may be shared in (pdk_session_hooks). */
+#define PDK_SESSION_KEYFRAME_SLICES 64
+
+/* What a recorded session's keyframe encode keeps from one keyframe to the
+ * next, so that an encode allocates nothing once its arrays are large
+ * enough: the whole encode's scratch, and each slice's scratch and entries
+ * when its encode is shared (pdk_wire_snapshot_vehicles). */
+typedef struct pdk_keyframe_scratch {
+    pdk_wire_snapshot_scratch whole;
+    pdk_wire_snapshot_scratch slice[PDK_SESSION_KEYFRAME_SLICES];
+    pdk_buf parts[PDK_SESSION_KEYFRAME_SLICES];
+} pdk_keyframe_scratch;
+
 typedef struct pdk_session_hooks {
     /* An input was applied or refused (only for inputs with a conn_id). */
     void (*on_result)(void *ud, pdk_reply_to to, const pdk_input_result *res);
@@ -163,6 +176,12 @@ typedef struct pdk_session_hooks {
      * server shares a large world's step with idle threads); NULL:
      * pdk_world_step. */
     void (*step_world)(void *ud, pdk_world *world);
+    /* Encodes a recorded session's keyframe into out, the bytes of
+     * pdk_wire_snapshot_encode_with (the server shares a large world's
+     * encode with idle threads), in the session's kept scratch; NULL:
+     * pdk_wire_snapshot_encode_with in scratch->whole. */
+    pdk_error (*encode_keyframe)(void *ud, pdk_keyframe_scratch *scratch, const pdk_world *world,
+                                 const char *build_id, pdk_buf *out);
     void *ud;
 } pdk_session_hooks;
 

@@ -153,7 +153,7 @@ struct pdk_session {
     uint32_t keyframe_every;  /* ticks between keyframes */
     uint64_t next_keyframe;   /* the next tick a keyframe is due (session_record.c) */
     pdk_buf snapshot;         /* the keyframe being encoded */
-    pdk_wire_snapshot_scratch snapshot_scratch; /* its encode's arrays, kept */
+    pdk_keyframe_scratch *keyframe_scratch; /* its encode's arrays, kept; NULL before one */
     /* State hashes not yet handed to the store: consecutive ticks from
      * hashes_from, recorded in the record of the session's next inputs
      * (pdk_session_flush_inputs_), or as one record of their own before

@@ -122,8 +122,15 @@ static void hold_hash(pdk_session *s, uint64_t tick, uint64_t hash)
 static void record_keyframe(pdk_session *s, uint64_t tick, uint64_t hash)
 {
     pdk_session_flush_hashes_(s);
-    pdk_error err =
-        pdk_wire_snapshot_encode_with(&s->snapshot_scratch, s->world, s->build_id, &s->snapshot);
+    if (!s->keyframe_scratch)
+        s->keyframe_scratch = calloc(1, sizeof(*s->keyframe_scratch));
+    pdk_keyframe_scratch *ks = s->keyframe_scratch;
+    pdk_error err = !ks ? PDK_ERR_NO_MEMORY
+                    : s->hooks.encode_keyframe
+                        ? s->hooks.encode_keyframe(s->hooks.ud, ks, s->world, s->build_id,
+                                                   &s->snapshot)
+                        : pdk_wire_snapshot_encode_with(&ks->whole, s->world, s->build_id,
+                                                        &s->snapshot);
     if (err == PDK_OK)
         err = pdk_store_record_snapshot(s->store, s->id, tick, hash, pdk_snapshot_layout(),
                                         s->snapshot.data, s->snapshot.len);

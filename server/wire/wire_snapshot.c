@@ -21,7 +21,8 @@
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void say(char *err, size_t err_len, const char *fmt, ...)
+static void
+say(char *err, size_t err_len, const char *fmt, ...)
 {
     if (err == NULL || err_len == 0) {
         return;
@@ -257,8 +258,8 @@ static uint8_t *put_proxies(uint8_t *p, const pdk_world *world, uint32_t *genera
         double v[PROXY_VALUES];
         proxy_values(&def, &pose, v);
         const size_t values_len = 8u * PROXY_VALUES;
-        const size_t body = varint_field_size(id) + KEY_MAX + pdk_wire_varint_size(values_len) +
-                            values_len;
+        const size_t body =
+            varint_field_size(id) + KEY_MAX + pdk_wire_varint_size(values_len) + values_len;
         p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_PROXIES, PDK_WT_LEN), body);
         p = put_varint_field(p, PS_PROXY_ID, id);
         p = pdk_wire_put_varint(pdk_wire_put_key(p, PS_VALUES, PDK_WT_LEN), values_len);
@@ -279,92 +280,189 @@ pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id,
     return err;
 }
 
+/* What an encode of world needs to know once: its head, the record's
+ * size and form, the build id, and each part's bytes at their largest. */
+typedef struct encode_plan {
+    pdk_world_snapshot_head head;
+    size_t capacity, count, record_bytes;
+    bool words; /* else kept whole: no build has such a record */
+    const char *build;
+    size_t build_len;
+    size_t vehicle_max; /* one vehicle's entry, its key and length included */
+    size_t head_max, tail_max;
+} encode_plan;
+
+/* Plans world's encode and grows scratch for it (PDK_ERR_NO_MEMORY). */
+static pdk_error plan(pdk_wire_snapshot_scratch *sc, const pdk_world *world, const char *build_id,
+                      encode_plan *pl)
+{
+    pdk_world_snapshot_head_get(world, &pl->head);
+    pl->capacity = (size_t)pl->head.capacity;
+    pl->count = (size_t)pl->head.count;
+    pl->record_bytes = pdk_snapshot_vehicle_bytes();
+    pl->words = pl->record_bytes % 8u == 0u;
+    pl->build = build_id != NULL ? build_id : "";
+    pl->build_len = strlen(pl->build);
+    /* One vehicle's record and its packed form at a time (they stay in the
+     * cache), the generations; then the message straight into out, whose
+     * room is reserved once: every field at its largest. */
+    pl->vehicle_max = KEY_MAX + VARINT_MAX + 2 * (KEY_MAX + VARINT_MAX) + 5 * I64_FIELD + KEY_MAX +
+                      1 + KEY_MAX + VARINT_MAX + pdk_wire_packed_max(pl->record_bytes);
+    pl->head_max = 2 * (KEY_MAX + VARINT_MAX) + KEY_MAX + VARINT_MAX + 8 * PRNG_WORDS + KEY_MAX +
+                   VARINT_MAX + KEY_MAX + VARINT_MAX + 5 * pl->capacity;
+    /* The hash, the layout, the build id, the record's size; then the
+     * proxies: their slots' generations and each live one. */
+    const size_t n_proxies = (size_t)pdk_world_proxy_count(world);
+    pl->tail_max =
+        2 * I64_FIELD + KEY_MAX + VARINT_MAX + pl->build_len + KEY_MAX + VARINT_MAX + KEY_MAX +
+        VARINT_MAX + 5 * pl->capacity +
+        n_proxies * (3 * (KEY_MAX + VARINT_MAX) + KEY_MAX + VARINT_MAX + 8u * PROXY_VALUES);
+    if (pl->count > (SIZE_MAX - pl->head_max - pl->tail_max) / pl->vehicle_max ||
+        !grow(&sc->generations, &sc->cap_generations, (pl->capacity + 1u) * sizeof(uint32_t)) ||
+        !grow(&sc->record, &sc->cap_record, pl->record_bytes) ||
+        !grow(&sc->packed, &sc->cap_packed, pdk_wire_packed_max(pl->record_bytes))) {
+        return PDK_ERR_NO_MEMORY;
+    }
+    return PDK_OK;
+}
+
+/* The snapshot's fields before its vehicles: tick, seed, PRNG, capacity,
+ * the slots' generations. */
+static uint8_t *put_head(uint8_t *p, const pdk_world *world, const encode_plan *pl,
+                         uint32_t *generations)
+{
+    pdk_error err = pdk_world_snapshot_generations(world, generations, pl->capacity);
+    PDK_ASSERT(err == PDK_OK);
+    p = put_varint_field(p, WS_TICK, pl->head.tick);
+    p = put_varint_field(p, WS_SEED, pl->head.seed);
+    p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_PRNG, PDK_WT_LEN), 8u * PRNG_WORDS);
+    for (int i = 0; i < PRNG_WORDS; i++) {
+        p = pdk_wire_put_fixed64(p, pl->head.prng[i]);
+    }
+    p = put_varint_field(p, WS_CAPACITY, (uint32_t)pl->head.capacity);
+    if (pl->capacity > 0) {
+        size_t len = 0;
+        for (size_t i = 0; i < pl->capacity; i++) {
+            len += pdk_wire_varint_size(generations[i]);
+        }
+        p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_GENERATIONS, PDK_WT_LEN), len);
+        for (size_t i = 0; i < pl->capacity; i++) {
+            p = pdk_wire_put_varint(p, generations[i]);
+        }
+    }
+    return p;
+}
+
+/* The entries of the vehicles first..first+n-1 of world's list. */
+static uint8_t *put_vehicles(uint8_t *p, const pdk_world *world, const encode_plan *pl,
+                             pdk_wire_snapshot_scratch *sc, size_t first, size_t n)
+{
+    uint8_t *const rec = sc->record;
+    uint8_t *const packed = sc->packed;
+    /* The packing's build, resolved once for every vehicle. */
+    const pdk_fw_build pack_build = pdk_fw_build_resolve(PDK_FW_BUILD_BEST);
+    for (size_t i = first; i < first + n; i++) {
+        pdk_vehicle_id id = pdk_world_vehicle_at(world, (int)i);
+        pdk_error err = pdk_world_snapshot_vehicle(world, id, rec, pl->record_bytes);
+        PDK_ASSERT(err == PDK_OK);
+        pdk_vehicle_pose pose;
+        err = pdk_world_vehicle_pose(world, id, &pose);
+        PDK_ASSERT(err == PDK_OK);
+        const uint32_t model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
+        const uint8_t *body = pl->words ? packed : rec;
+        const size_t body_len =
+            pl->words ? pdk_wire_pack_words_build(rec, pl->record_bytes, packed, pack_build)
+                      : pl->record_bytes;
+        p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_VEHICLES, PDK_WT_LEN),
+                                vehicle_size(id, model, &pose, body_len));
+        p = put_vehicle(p, id, model, &pose, pl->words, body, body_len);
+    }
+    return p;
+}
+
+/* The snapshot's fields after its vehicles. */
+static uint8_t *put_tail(uint8_t *p, const pdk_world *world, const encode_plan *pl,
+                         uint32_t *generations)
+{
+    p = put_fixed64_field(p, WS_STATE_HASH, pdk_world_hash(world));
+    p = put_fixed64_field(p, WS_STATE_LAYOUT, pdk_snapshot_layout());
+    p = put_bytes_field(p, WS_BUILD_ID, pl->build, pl->build_len);
+    p = put_varint_field(p, WS_RECORD_BYTES, (uint32_t)pl->record_bytes);
+    return put_proxies(p, world, generations, pl->capacity);
+}
+
 pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
                                         const char *build_id, pdk_buf *out)
 {
     if (scratch == NULL || world == NULL || out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
-    pdk_world_snapshot_head head;
-    pdk_world_snapshot_head_get(world, &head);
-    const size_t capacity = (size_t)head.capacity;
-    const size_t count = (size_t)head.count;
-    const size_t record_bytes = pdk_snapshot_vehicle_bytes();
-    const bool words = record_bytes % 8u == 0u; /* else kept whole: no build has such a record */
-    const char *build = build_id != NULL ? build_id : "";
-    const size_t build_len = strlen(build);
-    /* One vehicle's record and its packed form at a time (they stay in the
-     * cache), the generations; then the message straight into out, whose
-     * room is reserved once: every field at its largest. */
-    const size_t vehicle_max = 2 * (KEY_MAX + VARINT_MAX) + 5 * I64_FIELD + KEY_MAX + 1 + KEY_MAX +
-                               VARINT_MAX + pdk_wire_packed_max(record_bytes);
-    const size_t head_max = 2 * (KEY_MAX + VARINT_MAX) + KEY_MAX + VARINT_MAX + 8 * PRNG_WORDS +
-                            KEY_MAX + VARINT_MAX + KEY_MAX + VARINT_MAX + 5 * capacity +
-                            2 * I64_FIELD + KEY_MAX + VARINT_MAX + build_len + KEY_MAX + VARINT_MAX;
-    /* The proxies: their slots' generations and each live one. */
-    const size_t n_proxies = (size_t)pdk_world_proxy_count(world);
-    const size_t proxies_max =
-        KEY_MAX + VARINT_MAX + 5 * capacity +
-        n_proxies * (3 * (KEY_MAX + VARINT_MAX) + KEY_MAX + VARINT_MAX + 8u * PROXY_VALUES);
-    pdk_wire_snapshot_scratch *sc = scratch;
-    if (count > (SIZE_MAX - head_max - proxies_max) / (KEY_MAX + VARINT_MAX + vehicle_max) ||
-        !grow(&sc->generations, &sc->cap_generations, (capacity + 1u) * sizeof(uint32_t)) ||
-        !grow(&sc->record, &sc->cap_record, record_bytes) ||
-        !grow(&sc->packed, &sc->cap_packed, pdk_wire_packed_max(record_bytes))) {
-        return PDK_ERR_NO_MEMORY;
-    }
-    pdk_buf_reset(out);
-    pdk_error err =
-        pdk_buf_reserve(out, head_max + proxies_max + count * (KEY_MAX + VARINT_MAX + vehicle_max));
+    encode_plan pl;
+    pdk_error err = plan(scratch, world, build_id, &pl);
     if (err != PDK_OK) {
         return err;
     }
-    uint32_t *const generations = sc->generations;
-    uint8_t *const rec = sc->record;
-    uint8_t *const packed = sc->packed;
-    err = pdk_world_snapshot_generations(world, generations, capacity);
-    PDK_ASSERT(err == PDK_OK);
+    pdk_buf_reset(out);
+    err = pdk_buf_reserve(out, pl.head_max + pl.count * pl.vehicle_max + pl.tail_max);
+    if (err != PDK_OK) {
+        return err;
+    }
+    uint8_t *p = put_head(out->data, world, &pl, scratch->generations);
+    p = put_vehicles(p, world, &pl, scratch, 0, pl.count);
+    p = put_tail(p, world, &pl, scratch->generations);
+    out->len = (size_t)(p - out->data);
+    return PDK_OK;
+}
 
-    /* The packing's build, resolved once for every vehicle. */
-    const pdk_fw_build pack_build = pdk_fw_build_resolve(PDK_FW_BUILD_BEST);
-    uint8_t *p = out->data;
-    p = put_varint_field(p, WS_TICK, head.tick);
-    p = put_varint_field(p, WS_SEED, head.seed);
-    p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_PRNG, PDK_WT_LEN), 8u * PRNG_WORDS);
-    for (int i = 0; i < PRNG_WORDS; i++) {
-        p = pdk_wire_put_fixed64(p, head.prng[i]);
+pdk_error pdk_wire_snapshot_vehicles(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
+                                     int first, int n, pdk_buf *out)
+{
+    if (scratch == NULL || world == NULL || out == NULL || first < 0 || n < 0 ||
+        first > pdk_world_vehicle_count(world) - n) {
+        return PDK_ERR_INVALID_ARGUMENT;
     }
-    p = put_varint_field(p, WS_CAPACITY, (uint32_t)head.capacity);
-    if (capacity > 0) {
-        size_t len = 0;
-        for (size_t i = 0; i < capacity; i++) {
-            len += pdk_wire_varint_size(generations[i]);
+    encode_plan pl;
+    pdk_error err = plan(scratch, world, NULL, &pl);
+    if (err == PDK_OK) {
+        err = pdk_buf_reserve(out, (size_t)n * pl.vehicle_max);
+    }
+    if (err != PDK_OK) {
+        return err;
+    }
+    uint8_t *p = put_vehicles(out->data + out->len, world, &pl, scratch, (size_t)first, (size_t)n);
+    out->len = (size_t)(p - out->data);
+    return PDK_OK;
+}
+
+pdk_error pdk_wire_snapshot_encode_parts(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
+                                         const char *build_id, const pdk_buf *parts, size_t n_parts,
+                                         pdk_buf *out)
+{
+    if (scratch == NULL || world == NULL || out == NULL || (parts == NULL && n_parts > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    encode_plan pl;
+    pdk_error err = plan(scratch, world, build_id, &pl);
+    if (err != PDK_OK) {
+        return err;
+    }
+    size_t vehicles = 0;
+    for (size_t i = 0; i < n_parts; i++) {
+        vehicles += parts[i].len;
+    }
+    pdk_buf_reset(out);
+    err = pdk_buf_reserve(out, pl.head_max + vehicles + pl.tail_max);
+    if (err != PDK_OK) {
+        return err;
+    }
+    uint8_t *p = put_head(out->data, world, &pl, scratch->generations);
+    for (size_t i = 0; i < n_parts; i++) {
+        if (parts[i].len > 0) {
+            memcpy(p, parts[i].data, parts[i].len);
+            p += parts[i].len;
         }
-        p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_GENERATIONS, PDK_WT_LEN), len);
-        for (size_t i = 0; i < capacity; i++) {
-            p = pdk_wire_put_varint(p, generations[i]);
-        }
     }
-    for (size_t i = 0; i < count; i++) {
-        pdk_vehicle_id id = pdk_world_vehicle_at(world, (int)i);
-        err = pdk_world_snapshot_vehicle(world, id, rec, record_bytes);
-        PDK_ASSERT(err == PDK_OK);
-        pdk_vehicle_pose pose;
-        err = pdk_world_vehicle_pose(world, id, &pose);
-        PDK_ASSERT(err == PDK_OK);
-        const uint32_t model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
-        const uint8_t *body = words ? packed : rec;
-        const size_t body_len =
-            words ? pdk_wire_pack_words_build(rec, record_bytes, packed, pack_build) : record_bytes;
-        p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_VEHICLES, PDK_WT_LEN),
-                                vehicle_size(id, model, &pose, body_len));
-        p = put_vehicle(p, id, model, &pose, words, body, body_len);
-    }
-    p = put_fixed64_field(p, WS_STATE_HASH, pdk_world_hash(world));
-    p = put_fixed64_field(p, WS_STATE_LAYOUT, pdk_snapshot_layout());
-    p = put_bytes_field(p, WS_BUILD_ID, build, build_len);
-    p = put_varint_field(p, WS_RECORD_BYTES, (uint32_t)record_bytes);
-    p = put_proxies(p, world, generations, capacity);
+    p = put_tail(p, world, &pl, scratch->generations);
     out->len = (size_t)(p - out->data);
     return PDK_OK;
 }

@@ -32,6 +32,22 @@ typedef struct pdk_wire_snapshot_scratch {
 pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
                                         const char *build_id, pdk_buf *out);
 
+/* A keyframe's encode in slices, for a caller that encodes one on several
+ * threads (the library has none; ADR 0033): pdk_wire_snapshot_vehicles
+ * appends to out the entries of the n vehicles from the first-th of the
+ * world's list (pdk_world_vehicle_at's order), each slice with a scratch of
+ * its own; pdk_wire_snapshot_encode_parts replaces out's contents with the
+ * snapshot whose vehicles are the n_parts buffers parts, in order. Slices
+ * that cover the list once, in order, give pdk_wire_snapshot_encode's bytes.
+ * The world must not change between the slices and the parts' encode.
+ * PDK_ERR_INVALID_ARGUMENT (NULLs, a slice outside the list),
+ * PDK_ERR_NO_MEMORY. */
+pdk_error pdk_wire_snapshot_vehicles(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
+                                     int first, int n, pdk_buf *out);
+pdk_error pdk_wire_snapshot_encode_parts(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
+                                         const char *build_id, const pdk_buf *parts,
+                                         size_t n_parts, pdk_buf *out);
+
 /* Frees scratch's arrays and zeroes it (NULL: nothing). */
 void pdk_wire_snapshot_scratch_free(pdk_wire_snapshot_scratch *scratch);
 

@@ -382,9 +382,35 @@ static void run_fleet(const char *dir, const char *const *extra, unsigned n, uin
     stop_clean(&srv);
 }
 
-/* A fleet of 96 cars stepped in slices of 8 on three step threads at once
- * (--step-split 8) records the very hashes one thread does (--step-split
- * 0) and the loop does (--step-threads 0), and its recording verifies. */
+/* The stored bytes of session sid's keyframe at tick in the database db,
+ * into *bytes (malloc'd); their length. */
+static size_t recorded_keyframe(const char *db, uint64_t sid, uint64_t tick, void **bytes)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(h,
+                                        "SELECT blob FROM snapshots WHERE session_id = ? AND "
+                                        "tick = ?",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)sid);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)tick);
+    ck_assert_msg(sqlite3_step(st) == SQLITE_ROW, "no keyframe at tick %" PRIu64 " in %s", tick,
+                  db);
+    size_t len = (size_t)sqlite3_column_bytes(st, 0);
+    *bytes = malloc(len ? len : 1);
+    ck_assert_ptr_nonnull(*bytes);
+    memcpy(*bytes, sqlite3_column_blob(st, 0), len);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return len;
+}
+
+/* A fleet of 96 cars stepped, and its keyframes encoded, in slices of 8 on
+ * three step threads at once (--step-split 8) records the very hashes and
+ * keyframes one thread does (--step-split 0) and the loop does
+ * (--step-threads 0), and its recording verifies. */
 START_TEST(a_shared_step_hashes_as_one_thread)
 {
     char shared[256], alone[256], loop[256];
@@ -408,6 +434,16 @@ START_TEST(a_shared_step_hashes_as_one_thread)
         ck_assert_msg(a == recorded_hash(db_alone, 1, tick) && a == recorded_hash(db_loop, 1, tick),
                       "tick %" PRIu64 ": the shared step's hash %" PRIx64 " differs", tick,
                       (uint64_t)a);
+    }
+    for (uint64_t tick = 120; tick <= 240; tick += 120) {
+        void *a, *b;
+        size_t la = recorded_keyframe(db_shared, 1, tick, &a);
+        size_t lb = recorded_keyframe(db_loop, 1, tick, &b);
+        ck_assert_msg(la == lb && memcmp(a, b, la) == 0,
+                      "tick %" PRIu64 ": the shared keyframe (%zu bytes) is not the loop's (%zu)",
+                      tick, la, lb);
+        free(a);
+        free(b);
     }
     int rc = pdk_test_sh(out, sizeof(out), "%s verify --db %s 1", PDK_PADDOCKD, db_shared);
     ck_assert_msg(rc == 0 && strstr(out, "match") != NULL, "verify (%d): %s", rc, out);

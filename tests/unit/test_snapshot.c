@@ -666,7 +666,8 @@ START_TEST(proxies_restore)
     spawn(plain.w, &sedan, 0.0, 0.0, 0.0);
     pdk_buf bare = {0};
     ck_assert_int_eq(pdk_wire_snapshot_encode(plain.w, NULL, &bare), PDK_OK);
-    Paddock__V1__WorldSnapshot *msg = paddock__v1__world_snapshot__unpack(NULL, bare.len, bare.data);
+    Paddock__V1__WorldSnapshot *msg =
+        paddock__v1__world_snapshot__unpack(NULL, bare.len, bare.data);
     ck_assert_ptr_nonnull(msg);
     ck_assert_uint_eq(msg->n_proxy_generations, 0);
     ck_assert_uint_eq(msg->n_proxies, 0);
@@ -728,6 +729,67 @@ START_TEST(a_kept_scratch_encodes_the_same_bytes)
     pdk_wire_snapshot_scratch_free(NULL);
     pdk_buf_free(&fresh);
     pdk_buf_free(&kept);
+    box_close(&orig);
+}
+END_TEST
+
+/* The snapshot in slices (pdk_wire_snapshot_vehicles, each with a scratch
+ * of its own, then pdk_wire_snapshot_encode_parts) is the whole encode's
+ * bytes, however the list is cut: whole, one vehicle a slice, and slices
+ * with empty ones between. */
+START_TEST(slices_encode_the_same_bytes)
+{
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 12;
+    box orig;
+    box_open(&orig, &wd);
+    const char *const names[] = {"midsize_sedan",  "kart",       "traffic_sedan",
+                                 "polaris_ranger", "sports_car", "pickup4x4"};
+    applied a = {0};
+    for (int n = 0; n < 6; n++) {
+        pdk_vehicle_def def = vehicle(names[n]);
+        spawn(orig.w, &def, 0.0, 12.0 * (n + 1), 6.0 + n);
+    }
+    for (int t = 0; t < 30; t++) {
+        drive_all(orig.w, &a);
+        pdk_world_step(orig.w);
+    }
+    pdk_buf whole = {0}, out = {0};
+    ck_assert_int_eq(pdk_wire_snapshot_encode(orig.w, "sliced", &whole), PDK_OK);
+    const int cuts[][7] = {{0, 6}, {0, 1, 2, 3, 4, 5, 6}, {0, 0, 2, 2, 5, 6, 6}};
+    const int n_cuts[] = {2, 7, 7};
+    for (int c = 0; c < 3; c++) {
+        pdk_wire_snapshot_scratch scratch[7] = {{0}};
+        pdk_buf parts[7] = {{0}};
+        int n_parts = n_cuts[c] - 1;
+        for (int i = 0; i < n_parts; i++) {
+            ck_assert_int_eq(pdk_wire_snapshot_vehicles(&scratch[i], orig.w, cuts[c][i],
+                                                        cuts[c][i + 1] - cuts[c][i], &parts[i]),
+                             PDK_OK);
+        }
+        ck_assert_int_eq(pdk_wire_snapshot_encode_parts(&scratch[0], orig.w, "sliced", parts,
+                                                        (size_t)n_parts, &out),
+                         PDK_OK);
+        ck_assert_uint_eq(out.len, whole.len);
+        ck_assert_mem_eq(out.data, whole.data, whole.len);
+        for (int i = 0; i < n_parts; i++) {
+            pdk_wire_snapshot_scratch_free(&scratch[i]);
+            pdk_buf_free(&parts[i]);
+        }
+    }
+    /* A slice outside the list, and NULLs, are refused. */
+    pdk_wire_snapshot_scratch scratch = {0};
+    ck_assert_int_eq(pdk_wire_snapshot_vehicles(&scratch, orig.w, 5, 2, &out),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_snapshot_vehicles(&scratch, orig.w, -1, 1, &out),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_snapshot_vehicles(NULL, orig.w, 0, 1, &out),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_wire_snapshot_encode_parts(&scratch, orig.w, NULL, NULL, 1, &out),
+                     PDK_ERR_INVALID_ARGUMENT);
+    pdk_wire_snapshot_scratch_free(&scratch);
+    pdk_buf_free(&whole);
+    pdk_buf_free(&out);
     box_close(&orig);
 }
 END_TEST
@@ -1254,11 +1316,10 @@ static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, doub
  * rather than at the free speed (pdk_centrifugal_capacities); and again
  * when the ledger came to book the differentials' friction (the ledger is
  * part of the state; through the sedan's open differential that term is
- * rounding, so no motion changed); again (from 0x55A84C03A7EDC7E8) when the chassis came to take the
- * lateral tyre forces by the trapezoidal rule, backward Euler at rest, the
- * relaxation stopped taking half the solve frame's turn and the tyres'
- * forces came to turn with the body over the substep (four_wheel.c's
- * steps 4 and 5); again (from 0x1EE3299319456B9E) when the tyres'
+ * rounding, so no motion changed); again (from 0x55A84C03A7EDC7E8) when the chassis came to take
+ * the lateral tyre forces by the trapezoidal rule, backward Euler at rest, the relaxation stopped
+ * taking half the solve frame's turn and the tyres' forces came to turn with the body over the
+ * substep (four_wheel.c's steps 4 and 5); again (from 0x1EE3299319456B9E) when the tyres'
  * longitudinal relaxation took its input as moving over the substep, and
  * a Magic Formula tyre's force past its peak came to be its mean over the
  * substep rather than the start's (four_wheel_tyres.h, tyre_law); again
@@ -1542,6 +1603,7 @@ static Suite *snapshot_suite(void)
     tcase_add_test(fleet, a_fleet_with_removals_restores);
     tcase_add_test(fleet, proxies_restore);
     tcase_add_test(fleet, a_kept_scratch_encodes_the_same_bytes);
+    tcase_add_test(fleet, slices_encode_the_same_bytes);
     tcase_add_test(fleet, an_empty_world_restores);
     suite_add_tcase(s, fleet);
     TCase *refusals = tcase_create("refusals");
