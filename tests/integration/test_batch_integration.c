@@ -47,6 +47,22 @@ static void send_frame(int fd, Paddock__V1__Frame *f)
     free(buf);
 }
 
+/* Frames a and b in one write, so that the server reads them together,
+ * before its next tick. */
+static void send_two(int fd, Paddock__V1__Frame *a, Paddock__V1__Frame *b)
+{
+    uint8_t buf[4096];
+    size_t n = 0;
+    Paddock__V1__Frame *fs[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        size_t len = paddock__v1__frame__get_packed_size(fs[k]);
+        ck_assert_uint_lt(len, 127);
+        buf[n++] = (uint8_t)len;
+        n += paddock__v1__frame__pack(fs[k], buf + n);
+    }
+    ck_assert_int_eq(write(fd, buf, n), (ssize_t)n);
+}
+
 static void read_all(int fd, uint8_t *p, size_t len)
 {
     for (size_t at = 0; at < len;) {
@@ -322,6 +338,11 @@ START_TEST(a_refused_entry_refuses_the_batch)
     b.spawns[4].gear = (Paddock__V1__Gear)9;
     expect_error(call(fd, 23, &b.f), PADDOCK__V1__ERROR_CODE__OUT_OF_RANGE, "spawns[4]: gear 9",
                  NULL);
+    b.spawns[4].gear = PADDOCK__V1__GEAR__GEAR_DRIVE;
+    /* Refused by the world's own check, before anything is queued. */
+    b.spawns[0].speed_mps = 400.0;
+    expect_error(call(fd, 27, &b.f), PADDOCK__V1__ERROR_CODE__OUT_OF_RANGE,
+                 "spawns[0]: spawn refused", "speed_mps");
     spawn_batch_free(&b);
     ck_assert_uint_eq(vehicle_count(fd, sid), 0);
 
@@ -381,6 +402,27 @@ START_TEST(a_refused_entry_refuses_the_batch)
     r = call(fd, 34, &df);
     ck_assert_int_eq(r->body_case, PADDOCK__V1__FRAME__BODY_OK);
     paddock__v1__frame__free_unpacked(r, NULL);
+    /* An entry refused when it applies (its vehicle removed by an input
+     * queued before it, for the same tick): the one reply names it, and
+     * says the others applied. */
+    Paddock__V1__VehicleRemove rm = PADDOCK__V1__VEHICLE_REMOVE__INIT;
+    rm.session_id = sid;
+    rm.vehicle_id = first + 1;
+    Paddock__V1__Frame rf = PADDOCK__V1__FRAME__INIT;
+    rf.request_id = 35;
+    rf.body_case = PADDOCK__V1__FRAME__BODY_VEHICLE_REMOVE;
+    rf.vehicle_remove = &rm;
+    dm.n_commands = 2;
+    df.request_id = 36;
+    send_two(fd, &rf, &df);
+    r = recv_reply(fd);
+    ck_assert_uint_eq(r->request_id, 35);
+    ck_assert_int_eq(r->body_case, PADDOCK__V1__FRAME__BODY_OK);
+    paddock__v1__frame__free_unpacked(r, NULL);
+    r = recv_reply(fd);
+    ck_assert_uint_eq(r->request_id, 36);
+    expect_error(r, PADDOCK__V1__ERROR_CODE__STALE_ID, "commands[1] was refused when it applied",
+                 "1 of the batch's 2 entries were refused, the others applied");
     free(cmds);
     free(cptr);
     close(fd);
