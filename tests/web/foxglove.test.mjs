@@ -186,9 +186,13 @@ for (const subprotocol of ["foxglove.websocket.v1", "foxglove.sdk.v1"]) {
       }
       const got = (key) => c.received.get(subs[key]) ?? [];
       const tenSeconds = 10n * NS_PER_S;
+      // Time messages are latest-wins and thinned out on the way (the
+      // first that arrives may be a later tick's than the first state), so
+      // their 10 s are waited for too, not taken from the state's.
       await until(c.events, () => span(got("state")) >= tenSeconds &&
         span(got("telemetry")) >= tenSeconds && got("dbw").length > 0 &&
-        got("scene").length > 0 && got("tf").length > 0, "10 s of state and telemetry");
+        got("scene").length > 0 && got("tf").length > 0 && c.times.length >= 2 &&
+        c.times.at(-1) - c.times[0] >= tenSeconds, "10 s of state, telemetry and time");
 
       // State: the vehicle's, in order of sim time, the receive time its tick's.
       for (const { t, msg } of got("state")) {
