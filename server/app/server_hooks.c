@@ -456,13 +456,20 @@ static int share_slices(const pdk_server *srv, const pdk_step_pool *pool, int co
     return n < SHARE_MAX_SLICES ? n : SHARE_MAX_SLICES;
 }
 
+/* Where slice i of n of a list of count starts: equal shares, slice n
+ * starting at count. */
+static int slice_start(int count, int i, int n)
+{
+    return (int)((int64_t)count * i / n);
+}
+
 /* Slice i of n, an equal share of the world's list. */
 static void world_slice(pdk_step_share *sh, int i)
 {
     world_share *ws = (world_share *)sh;
-    int first = (int)((int64_t)ws->count * i / sh->n_chunks);
-    int end = (int)((int64_t)ws->count * (i + 1) / sh->n_chunks);
-    ws->faults[i] = pdk_world_step_slice(ws->world, first, end - first);
+    int first = slice_start(ws->count, i, sh->n_chunks);
+    ws->faults[i] =
+        pdk_world_step_slice(ws->world, first, slice_start(ws->count, i + 1, sh->n_chunks) - first);
 }
 
 /* On a step thread, a world of at least twice --step-split vehicles steps
@@ -504,8 +511,8 @@ typedef struct keyframe_share {
 static void keyframe_slice(pdk_step_share *sh, int i)
 {
     keyframe_share *ks = (keyframe_share *)sh;
-    int first = (int)((int64_t)ks->count * i / sh->n_chunks);
-    int end = (int)((int64_t)ks->count * (i + 1) / sh->n_chunks);
+    int first = slice_start(ks->count, i, sh->n_chunks);
+    int end = slice_start(ks->count, i + 1, sh->n_chunks);
     pdk_buf_reset(&ks->kept->parts[i]);
     ks->err[i] = pdk_wire_snapshot_vehicles(&ks->kept->slice[i], ks->world, first, end - first,
                                             &ks->kept->parts[i]);
