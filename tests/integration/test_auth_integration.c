@@ -866,6 +866,19 @@ START_TEST(a_keys_role_binds_its_lease_source)
     req.body.dbw_command.throttle.throttle_pct = 10;
     expect_denied(&mallory, "autonomy drives by DbwCommand", "has the role autonomy",
                   "DRIVER lease");
+    /* A batch's entries drive through the same lease: refused whole. */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_dbw_command_batch_tag;
+    req.body.dbw_command_batch.session_id = sid;
+    req.body.dbw_command_batch.commands_count = 2;
+    for (int i = 0; i < 2; i++) {
+        req.body.dbw_command_batch.commands[i].vehicle_id = vid;
+        req.body.dbw_command_batch.commands[i].which_throttle =
+            paddock_v1_DbwCommand_throttle_pct_tag;
+        req.body.dbw_command_batch.commands[i].throttle.throttle_pct = 10;
+    }
+    expect_denied(&mallory, "autonomy drives by DbwCommandBatch", "has the role autonomy",
+                  "may not take the DRIVER lease of vehicle");
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_control_lease_tag;
     req.body.control_lease.session_id = sid;

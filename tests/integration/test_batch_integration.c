@@ -121,7 +121,9 @@ static Paddock__V1__Frame *call(int fd, uint64_t rid, Paddock__V1__Frame *f)
     f->request_id = rid;
     send_frame(fd, f);
     Paddock__V1__Frame *r = recv_reply(fd);
-    ck_assert_uint_eq(r->request_id, rid);
+    ck_assert_msg(r->request_id == rid, "reply to %" PRIu64 ", not %" PRIu64 ": body %d %s",
+                  r->request_id, rid, (int)r->body_case,
+                  r->body_case == PADDOCK__V1__FRAME__BODY_ERROR ? r->error->message : "");
     return r;
 }
 

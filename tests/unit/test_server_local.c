@@ -3,6 +3,7 @@
  * real server on a SQLite file in a temporary folder, a client in the
  * process through the in-process transport, served as a TCP one is. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +20,13 @@ typedef struct client {
     int last_body;
     uint64_t last_rid;
     uint64_t session_id; /* from SessionCreated */
+    uint32_t vehicle;    /* the first of the last VehicleSpawnBatchReply's */
     char error[256];     /* the last Error's message */
+    struct {
+        uint64_t rid;
+        int body, code;
+        char message[256];
+    } got[8]; /* the first eight frames other than state */
 } client;
 
 static pdk_error client_frame(void *ud, const uint8_t *frame, size_t len, bool state, uint32_t key)
@@ -35,8 +42,19 @@ static pdk_error client_frame(void *ud, const uint8_t *frame, size_t len, bool s
     cl->last_rid = f->request_id;
     if (f->body_case == PADDOCK__V1__FRAME__BODY_SESSION_CREATED)
         cl->session_id = f->session_created->session->session_id;
+    if (f->body_case == PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN_BATCH_REPLY &&
+        f->vehicle_spawn_batch_reply->n_vehicle_ids > 0)
+        cl->vehicle = f->vehicle_spawn_batch_reply->vehicle_ids[0];
     if (f->body_case == PADDOCK__V1__FRAME__BODY_ERROR)
         snprintf(cl->error, sizeof cl->error, "%s", f->error->message);
+    if (cl->frames <= 8) {
+        cl->got[cl->frames - 1].rid = f->request_id;
+        cl->got[cl->frames - 1].body = f->body_case;
+        cl->got[cl->frames - 1].code =
+            f->body_case == PADDOCK__V1__FRAME__BODY_ERROR ? f->error->code : 0;
+        snprintf(cl->got[cl->frames - 1].message, sizeof cl->got[0].message, "%s",
+                 f->body_case == PADDOCK__V1__FRAME__BODY_ERROR ? f->error->message : "");
+    }
     pdk_wire_frame_free(f);
     return PDK_OK;
 }
@@ -157,6 +175,149 @@ START_TEST(test_local_client_served)
 }
 END_TEST
 
+/* A client said Hello on a new local connection of srv. */
+static pdk_conn *hello(pdk_server *srv, client *cl, const char *name)
+{
+    char err[256];
+    pdk_listener *local = pdk_server_local_listener(srv, err, sizeof err);
+    ck_assert_ptr_nonnull(local);
+    static const pdk_local_peer peer = {.on_frame = client_frame, .on_close = client_close};
+    pdk_conn *conn = pdk_local_open(local, &peer, cl, name);
+    ck_assert_ptr_nonnull(conn);
+    Paddock__V1__Hello h = PADDOCK__V1__HELLO__INIT;
+    h.protocol_version = PADDOCK__V1__PROTOCOL_VERSION__PROTOCOL_VERSION_1;
+    h.client_name = (char *)name;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = 1;
+    f.body_case = PADDOCK__V1__FRAME__BODY_HELLO;
+    f.hello = &h;
+    send_frame(conn, &f);
+    run_until(srv, cl, 1);
+    ck_assert_int_eq(cl->last_body, PADDOCK__V1__FRAME__BODY_WELCOME);
+    return conn;
+}
+
+/* Sends a DbwCommandBatch of n throttle commands into sid, command i
+ * driving vehicle first + i % 4. */
+static void send_dbw_batch(pdk_conn *conn, uint64_t rid, uint64_t sid, uint32_t first, size_t n)
+{
+    Paddock__V1__DbwCommand *cmds = calloc(n, sizeof(*cmds));
+    Paddock__V1__DbwCommand **ptrs = calloc(n, sizeof(*ptrs));
+    ck_assert(cmds && ptrs);
+    for (size_t i = 0; i < n; i++) {
+        paddock__v1__dbw_command__init(&cmds[i]);
+        cmds[i].vehicle_id = first + (uint32_t)(i % 4);
+        cmds[i].throttle_case = PADDOCK__V1__DBW_COMMAND__THROTTLE_THROTTLE_PCT;
+        cmds[i].throttle_pct = (double)(i % 50);
+        ptrs[i] = &cmds[i];
+    }
+    Paddock__V1__DbwCommandBatch m = PADDOCK__V1__DBW_COMMAND_BATCH__INIT;
+    m.session_id = sid;
+    m.n_commands = n;
+    m.commands = ptrs;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = rid;
+    f.body_case = PADDOCK__V1__FRAME__BODY_DBW_COMMAND_BATCH;
+    f.dbw_command_batch = &m;
+    send_frame(conn, &f);
+    free(cmds);
+    free(ptrs);
+}
+
+/* Sends a VehicleSpawnBatch of n midsize sedans into sid, 12 m apart. */
+static void send_spawn_batch(pdk_conn *conn, uint64_t rid, uint64_t sid, size_t n)
+{
+    Paddock__V1__VehicleSpawn *spawns = calloc(n, sizeof(*spawns));
+    Paddock__V1__VehicleSpawn **ptrs = calloc(n, sizeof(*ptrs));
+    ck_assert(spawns && ptrs);
+    for (size_t i = 0; i < n; i++) {
+        paddock__v1__vehicle_spawn__init(&spawns[i]);
+        spawns[i].preset = "midsize_sedan";
+        spawns[i].x_m = 12.0 * (double)i;
+        ptrs[i] = &spawns[i];
+    }
+    Paddock__V1__VehicleSpawnBatch m = PADDOCK__V1__VEHICLE_SPAWN_BATCH__INIT;
+    m.session_id = sid;
+    m.n_spawns = n;
+    m.spawns = ptrs;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = rid;
+    f.body_case = PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN_BATCH;
+    f.vehicle_spawn_batch = &m;
+    send_frame(conn, &f);
+    free(spawns);
+    free(ptrs);
+}
+
+/* got[i] of cl must be an Error to rid of code naming a and b. */
+static void expect_error(const client *cl, int i, uint64_t rid, Paddock__V1__ErrorCode code,
+                         const char *a, const char *b)
+{
+    ck_assert_msg(cl->got[i].rid == rid && cl->got[i].body == PADDOCK__V1__FRAME__BODY_ERROR,
+                  "frame %d: body %d to %" PRIu64 ", not an Error to %" PRIu64, i, cl->got[i].body,
+                  cl->got[i].rid, rid);
+    ck_assert_msg(cl->got[i].code == (int)code, "code %d, not %d: %s", cl->got[i].code, (int)code,
+                  cl->got[i].message);
+    ck_assert_msg(strstr(cl->got[i].message, a) && strstr(cl->got[i].message, b),
+                  "'%s' does not name '%s' and '%s'", cl->got[i].message, a, b);
+}
+
+/* A real-time session's input queue between two ticks: the frames of the
+ * in-process transport are handled as they are written, so no tick comes
+ * between them. One client's batch of 4,000 commands waits for the next
+ * tick; another's batch larger than the 96 places left is BUSY, naming the
+ * room; one larger than any queue takes is OUT_OF_RANGE whatever the room;
+ * an entry driving a vehicle whose DRIVER lease the first client holds is
+ * refused by its index. The first batch then applies whole. */
+START_TEST(test_batch_refused_by_a_full_queue_or_a_held_lease)
+{
+    pdk_server *srv = start();
+    client filler = {0}, late = {0};
+    pdk_conn *a = hello(srv, &filler, "filler");
+    pdk_conn *b = hello(srv, &late, "latecomer");
+
+    Paddock__V1__SessionCreate create = PADDOCK__V1__SESSION_CREATE__INIT;
+    create.name = "queued";
+    create.world_overrides = "maxVehicles=8";
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = 2;
+    f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATE;
+    f.session_create = &create;
+    send_frame(a, &f);
+    run_until(srv, &filler, 2);
+    ck_assert_int_eq(filler.last_body, PADDOCK__V1__FRAME__BODY_SESSION_CREATED);
+    const uint64_t sid = filler.session_id;
+    send_spawn_batch(a, 3, sid, 4);
+    run_until(srv, &filler, 3);
+    ck_assert_int_eq(filler.last_body, PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN_BATCH_REPLY);
+
+    send_dbw_batch(a, 4, sid, filler.vehicle, 4000);
+    ck_assert_int_eq(filler.frames, 3); /* queued: answered when it applies */
+    send_dbw_batch(b, 10, sid, filler.vehicle, 200);
+    send_spawn_batch(b, 11, sid, 97);
+    send_spawn_batch(b, 12, sid, 4097);
+    send_dbw_batch(b, 13, sid, filler.vehicle + 2, 1);
+    run_until(srv, &late, 5);
+    expect_error(&late, 1, 10, PADDOCK__V1__ERROR_CODE__BUSY, "DbwCommandBatch has 200 entries",
+                 "queues 96 more inputs before its next tick");
+    expect_error(&late, 2, 11, PADDOCK__V1__ERROR_CODE__BUSY, "VehicleSpawnBatch has 97 entries",
+                 "queues 96 more inputs");
+    expect_error(&late, 3, 12, PADDOCK__V1__ERROR_CODE__OUT_OF_RANGE,
+                 "VehicleSpawnBatch has 4097 entries", "(at most 4096)");
+    expect_error(&late, 4, 13, PADDOCK__V1__ERROR_CODE__BUSY, "commands[0]: ", "DRIVER");
+
+    run_until(srv, &filler, 4);
+    ck_assert_uint_eq(filler.got[3].rid, 4);
+    ck_assert_msg(filler.got[3].body == PADDOCK__V1__FRAME__BODY_OK, "the 4,000: body %d %s",
+                  filler.got[3].body, filler.got[3].message);
+
+    pdk_local_hangup(a);
+    pdk_local_hangup(b);
+    pdk_server_close_sessions(srv);
+    finish(srv);
+}
+END_TEST
+
 /* The server closes its local clients when it stops, and makes no new
  * local listener once stopping. */
 START_TEST(test_local_listener_closes_with_server)
@@ -193,6 +354,7 @@ static Suite *server_local_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_local_client_served);
     tcase_add_test(tc, test_local_listener_closes_with_server);
+    tcase_add_test(tc, test_batch_refused_by_a_full_queue_or_a_held_lease);
     suite_add_tcase(s, tc);
     return s;
 }
