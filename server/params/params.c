@@ -154,14 +154,16 @@ static void add_name(const char *name, const char *description, void *ud)
 }
 
 /* A missing preset: the error names what the client asked for and the
- * presets there are, never the server's folders. */
+ * presets there are, never the server's folders. Their names only: a
+ * refusal must not cost the loop a parse of every preset (a client can ask
+ * for a missing one as often as for any other). */
 static pdk_error missing_preset(const pdk_schema *s, const char *presets_dir, const char *label,
                                 char *err, size_t err_len)
 {
     char names[PDK_PARAMS_ERR_LEN];
     name_list l = {names, sizeof names, 0, 0};
     names[0] = '\0';
-    if (pdk_params_list(presets_dir, s->kind, add_name, &l) != PDK_OK || l.count == 0) {
+    if (pdk_params_names(presets_dir, s->kind, add_name, &l) != PDK_OK || l.count == 0) {
         return pdk_params_fail(PDK_ERR_NOT_FOUND, err, err_len,
                                "%s does not exist: the server has no %s presets", label,
                                s->kind == PDK_PRESET_WORLD ? "world" : "vehicle");
@@ -294,7 +296,10 @@ static void list_one(const char *dir, const char *name, pdk_preset_fn fn, void *
     free(text);
 }
 
-pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn, void *ud)
+/* The listing: each preset's name in order, to fn with its description
+ * (describe) or with NULL. */
+static pdk_error list(const char *presets_dir, pdk_preset_kind kind, bool describe,
+                      pdk_preset_fn fn, void *ud)
 {
     if (presets_dir == NULL || fn == NULL ||
         (kind != PDK_PRESET_VEHICLE && kind != PDK_PRESET_WORLD)) {
@@ -348,7 +353,11 @@ pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_pre
     if (rc == PDK_OK && n_names > 0) {
         qsort(names, n_names, sizeof *names, compare_names);
         for (size_t i = 0; i < n_names; i++) {
-            list_one(dir, names[i], fn, ud);
+            if (describe) {
+                list_one(dir, names[i], fn, ud);
+            } else {
+                fn(names[i], NULL, ud);
+            }
         }
     }
     for (size_t i = 0; i < n_names; i++) {
@@ -356,6 +365,17 @@ pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_pre
     }
     free(names);
     return rc;
+}
+
+pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn, void *ud)
+{
+    return list(presets_dir, kind, true, fn, ud);
+}
+
+pdk_error pdk_params_names(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn,
+                           void *ud)
+{
+    return list(presets_dir, kind, false, fn, ud);
 }
 
 /* ------------------------------------------------------------------------ */

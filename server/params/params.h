@@ -78,6 +78,11 @@ pdk_error pdk_params_world_parse(const char *json_text, const char *origin, cons
 typedef void (*pdk_preset_fn)(const char *name, const char *description, void *ud);
 pdk_error pdk_params_list(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn, void *ud);
 
+/* The same names in the same order, each with description NULL, without
+ * reading the files (what a refusal of a missing preset lists). */
+pdk_error pdk_params_names(const char *presets_dir, pdk_preset_kind kind, pdk_preset_fn fn,
+                           void *ud);
+
 /* Calls fn once per parameter key of kind, in schema order: JSON path, unit,
  * bounds, default as text and description (for `paddockd presets
  * describe`). Bounds are inclusive and in the key's unit; they are NAN for

@@ -1133,6 +1133,16 @@ END_TEST
 
 /* ---- list and describe --------------------------------------------------- */
 
+/* A name of pdk_params_names, which never has a description. */
+static void collect_name(const char *name, const char *description, void *ud)
+{
+    ck_assert_ptr_null(description);
+    listing *l = ud;
+    ck_assert_uint_lt(l->n, 16);
+    snprintf(l->names[l->n], sizeof l->names[0], "%s", name);
+    l->n++;
+}
+
 START_TEST(list_sorts_names_and_reads_descriptions)
 {
     make_tmp();
@@ -1156,6 +1166,16 @@ START_TEST(list_sorts_names_and_reads_descriptions)
     ck_assert_str_eq(l.names[2], "c_car");
     ck_assert_msg(strncmp(l.descriptions[2], "(invalid preset: c_car.json: line 1", 35) == 0, "%s",
                   l.descriptions[2]);
+
+    /* The names alone: the same, and no file read (no description). */
+    listing names = {0};
+    ck_assert_int_eq(pdk_params_names(tmp_dir, PDK_PRESET_VEHICLE, collect_name, &names), PDK_OK);
+    ck_assert_uint_eq(names.n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        ck_assert_str_eq(names.names[i], l.names[i]);
+    }
+    ck_assert_int_eq(pdk_params_names(NULL, PDK_PRESET_VEHICLE, collect_name, &names),
+                     PDK_ERR_INVALID_ARGUMENT);
 
     listing w = {0};
     ck_assert_int_eq(pdk_params_list(tmp_dir, PDK_PRESET_WORLD, collect_preset, &w), PDK_OK);
