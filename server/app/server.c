@@ -139,14 +139,22 @@ static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Fra
                       .stats = &srv->stats,
                       .auth = srv->access.auth,
                       .presets = srv->presets};
+    const uint64_t t0 = r->costly ? uv_hrtime() : 0;
     if (r->handle)
         r->handle(&rq);
     else
         r->handle_server(srv, &rq);
     uint32_t units = r->units ? r->units(f) : 1;
-    if (r->costly)
+    if (r->costly) {
+        /* What it cost the loop, when more than its count: a spawn whose
+         * preset was not in the cache, or that was refused after reading
+         * it, costs several times one that was. */
+        uint64_t took = (uv_hrtime() - t0) / PDK_SERVER_COSTLY_UNIT_NS;
+        if (took > units)
+            units = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
         spend_budget(srv, c, &c->costly_tick, &c->costly_in_tick, srv->cfg.max_spawns_per_tick,
                      units);
+    }
     if (r->input)
         spend_budget(srv, c, &c->inputs_tick, &c->inputs_in_tick, srv->cfg.max_inputs_per_tick,
                      units);

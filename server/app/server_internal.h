@@ -42,6 +42,12 @@
 #define PDK_SERVER_LEASE_DEFAULT_MS 2000u
 /* (preset, overrides) pairs the spawn cache keeps: a fleet uses a few presets. */
 #define PDK_SERVER_PRESET_CACHE_ENTRIES 32u
+/* The loop time one unit of the costly budget (--max-spawns-per-tick)
+ * stands for: a costly request that took longer spends a unit for each.
+ * At the default of 4 a tick, a connection's costly requests take about
+ * 1 ms of each 8.33 ms tick on average; a spawn from the preset cache takes
+ * a small part of a unit. */
+#define PDK_SERVER_COSTLY_UNIT_NS 250000u
 #define PDK_SERVER_LEASE_MIN_MS 10u
 #define PDK_SERVER_LEASE_MAX_MS 600000u
 #define PDK_SERVER_CHUNK_BYTES 16384u /* ExportChunk and ImportChunk data */

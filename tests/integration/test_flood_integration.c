@@ -132,6 +132,79 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
 }
 END_TEST
 
+/* The i-th refused spawn of a flood: a preset the server does not have
+ * (its refusal lists the ones it has), or overrides unlike any before, so
+ * that no load is answered from memory, and out of range. */
+static void fill_refused_spawn(uint64_t sid, unsigned i)
+{
+    pdk_test_fill_spawn(&req, sid, i % 2 ? "midsize_sedan" : "no_such_car", i, 64);
+    if (i % 2)
+        snprintf(req.body.vehicle_spawn.overrides, sizeof(req.body.vehicle_spawn.overrides),
+                 "chassis.mass=-%u", i);
+}
+
+/* Spawns refused after their preset was read cost the loop as much as
+ * spawns that load: a flood of them in the same budget leaves another
+ * session at 120 Hz too, and each is answered with what was wrong. */
+START_TEST(refused_spawn_flood_leaves_another_session_at_120hz)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    unsigned n = 60;
+#else
+    unsigned n = 600;
+#endif
+    if (getenv("FLOOD_SPAWNS"))
+        n = (unsigned)strtoul(getenv("FLOOD_SPAWNS"), NULL, 10);
+    pdk_test_server srv;
+    pdk_test_start_ok(&srv, NULL, log_text, sizeof(log_text));
+    pdk_client w, f, g;
+    pdk_test_connect_ok(&w, &srv, "watcher", 30000);
+    pdk_test_connect_ok(&f, &srv, "flooder", 30000);
+    pdk_test_connect_ok(&g, &srv, "second flooder", 30000);
+    uint64_t sid = new_session(&f, "flood", "");
+    uint64_t watched = new_session(&w, "watched", "");
+    fill_spawn(watched, 0);
+    pdk_test_call_ok(&w, &req, &rep, "VehicleSpawn");
+    usleep(300 * 1000);
+
+    paddock_v1_SessionInfo a = watched_info(&w, watched);
+    double t0 = pdk_test_now_s();
+    pdk_client *floods[] = {&f, &g};
+    uint64_t first[2] = {0, 0};
+    for (unsigned i = 0; i < n; i++) {
+        fill_refused_spawn(sid, i);
+        ck_assert_msg(pdk_client_send(floods[i % 2], &req) == PDK_CLIENT_OK, "spawn %u: %s", i,
+                      floods[i % 2]->error);
+        if (i < 2)
+            first[i] = req.request_id;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        pdk_client *c = floods[i % 2];
+        ck_assert_msg(pdk_client_recv(c, &got, 30000) == PDK_CLIENT_OK, "reply %u of %u: %s", i, n,
+                      c->error);
+        ck_assert_msg(got.which_body == paddock_v1_Frame_error_tag, "reply %u: body %d", i,
+                      (int)got.which_body);
+        ck_assert_uint_eq(got.request_id, first[i % 2] + i / 2);
+        ck_assert_msg(strstr(got.body.error.message, i % 2 ? "chassis.mass" : "no_such_car"),
+                      "reply %u: %s", i, got.body.error.message);
+    }
+    double took_s = pdk_test_now_s() - t0;
+    paddock_v1_SessionInfo b = watched_info(&w, watched);
+    double window_s = pdk_test_now_s() - t0;
+    double rate_hz = (double)(b.tick - a.tick) / window_s;
+    printf("refused spawn flood: %u refusals in %.2f s (%.0f a second); the watched session ran "
+           "%.1f ticks/s over %.2f s, %" PRIu64 " deadlines skipped, %" PRIu64
+           " overruns, lateness p99 %.3f ms (since it began)\n",
+           n, took_s, n / took_s, rate_hz, window_s, b.skipped_ticks - a.skipped_ticks,
+           b.overruns - a.overruns, b.lateness_p99_ms);
+    ck_assert_msg(rate_hz > 100.0, "the watched session ran %.1f ticks/s", rate_hz);
+    pdk_client_close(&f);
+    pdk_client_close(&g);
+    pdk_client_close(&w);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
+}
+END_TEST
+
 /* The budget holds the flooder's reading: at one spawn a tick, 120 spawns
  * cannot be answered in much under a second (without the hold they are
  * all read and loaded at once, in a small part of that), and all are
@@ -380,6 +453,7 @@ static Suite *flood_suite(void)
     TCase *tc = tcase_create("flood");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, spawn_flood_leaves_another_session_at_120hz);
+    tcase_add_test(tc, refused_spawn_flood_leaves_another_session_at_120hz);
     tcase_add_test(tc, budget_holds_the_connection_and_keeps_replies_in_order);
     tcase_add_test(tc, creates_proxies_and_resets_are_in_the_budgets);
     tcase_add_test(tc, max_spawns_per_tick_refuses_bad_values);
