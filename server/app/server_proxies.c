@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "preset_cache.h"
 #include "proxy_track.h"
 #include "server_request.h"
 
@@ -49,8 +50,8 @@ static void pdk_server_handle_proxy_register(const pdk_request *rq)
          * its mass where mass_kg is 0, its contact material. */
         char err[PDK_PARAMS_ERR_LEN];
         pdk_vehicle_def vdef;
-        pdk_error pe = pdk_params_vehicle_load(rq->cfg->presets_dir, m->preset, NULL, &vdef, NULL,
-                                               err, sizeof(err));
+        pdk_error pe = pdk_preset_cache_vehicle(rq->presets, rq->cfg->presets_dir, m->preset,
+                                                NULL, &vdef, NULL, err, sizeof(err));
         if (pe == PDK_OK &&
             pdk_vehicle_def_hull_box(&vdef, e.def.half_extent_m, e.centre_m) != PDK_OK) {
             pe = PDK_ERR_INVALID_ARGUMENT;

@@ -465,8 +465,8 @@ static void pdk_server_handle_script_step_check(const pdk_request *rq)
                                 PDK_SERVER_MAX_TEXT_BYTES))
             return;
         pdk_vehicle_def def;
-        e = pdk_params_vehicle_load(rq->cfg->presets_dir, m->preset, m->overrides, &def, NULL, err,
-                                    sizeof(err));
+        e = pdk_preset_cache_vehicle(rq->presets, rq->cfg->presets_dir, m->preset, m->overrides,
+                                     &def, NULL, err, sizeof(err));
         if (e == PDK_OK)
             e = pdk_script_step_check(&step, m->step, &def, m->preset, err, sizeof(err));
     }
@@ -553,8 +553,11 @@ const pdk_server_request pdk_server_vehicle_requests[] = {
     {.body = PADDOCK__V1__FRAME__BODY_CONTROL_LEASE,
      .handle = pdk_server_handle_control_lease,
      .needs = PDK_NEEDS_CHANGE},
+    /* Costly: a check against a preset loads it (from the cache when it
+     * can), as a spawn does. */
     {.body = PADDOCK__V1__FRAME__BODY_SCRIPT_STEP_CHECK,
      .handle = pdk_server_handle_script_step_check,
-     .needs = PDK_NEEDS_READ},
+     .needs = PDK_NEEDS_READ,
+     .costly = true},
     {0},
 };
