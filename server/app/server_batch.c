@@ -33,10 +33,16 @@ static void reply(pdk_buf *out, pdk_server_conn *c, const pdk_server_batch *b)
     if (b->failed > 0) {
         char msg[384];
         const char *entries = b->kind == PDK_INPUT_SPAWN ? "spawns" : "commands";
-        snprintf(msg, sizeof(msg),
-                 "%s[%" PRIu32 "] was refused when it applied at tick %" PRIu64 ": %s; %" PRIu32
-                 " of the batch's %" PRIu32 " entries were refused, the others applied",
-                 entries, b->first_failed, b->tick, b->why, b->failed, b->n);
+        if (b->failed == b->n)
+            snprintf(msg, sizeof(msg),
+                     "%s[%" PRIu32 "] was refused when it applied at tick %" PRIu64
+                     ": %s; all %" PRIu32 " of the batch's entries were refused",
+                     entries, b->first_failed, b->tick, b->why, b->n);
+        else
+            snprintf(msg, sizeof(msg),
+                     "%s[%" PRIu32 "] was refused when it applied at tick %" PRIu64 ": %s; %" PRIu32
+                     " of the batch's %" PRIu32 " entries were refused, the others applied",
+                     entries, b->first_failed, b->tick, b->why, b->failed, b->n);
         pdk_server_send_error(out, c->conn, b->request_id, (pdk_error)b->err, msg);
         return;
     }

@@ -318,6 +318,52 @@ START_TEST(test_batch_refused_by_a_full_queue_or_a_held_lease)
 }
 END_TEST
 
+/* A batch still queued when its session closes is answered, once, with
+ * an Error naming why none of its entries applied. */
+START_TEST(test_batch_answered_when_its_session_closes)
+{
+    pdk_server *srv = start();
+    client cl = {0};
+    pdk_conn *a = hello(srv, &cl, "closer");
+    Paddock__V1__SessionCreate create = PADDOCK__V1__SESSION_CREATE__INIT;
+    create.name = "closing";
+    create.world_overrides = "maxVehicles=4";
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.request_id = 2;
+    f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CREATE;
+    f.session_create = &create;
+    send_frame(a, &f);
+    run_until(srv, &cl, 2);
+    const uint64_t sid = cl.session_id;
+    send_spawn_batch(a, 3, sid, 4);
+    run_until(srv, &cl, 3);
+    ck_assert_int_eq(cl.last_body, PADDOCK__V1__FRAME__BODY_VEHICLE_SPAWN_BATCH_REPLY);
+
+    send_dbw_batch(a, 4, sid, cl.vehicle, 10);
+    Paddock__V1__SessionClose close = PADDOCK__V1__SESSION_CLOSE__INIT;
+    close.session_id = sid;
+    f = (Paddock__V1__Frame)PADDOCK__V1__FRAME__INIT;
+    f.request_id = 5;
+    f.body_case = PADDOCK__V1__FRAME__BODY_SESSION_CLOSE;
+    f.session_close = &close;
+    send_frame(a, &f);
+    run_until(srv, &cl, 5);
+    expect_error(&cl, 3, 4, PADDOCK__V1__ERROR_CODE__CLOSED,
+                 "commands[0] was refused when it applied",
+                 "the session was closed before the input applied; all 10 of the batch's "
+                 "entries were refused");
+    ck_assert_uint_eq(cl.got[4].rid, 5);
+    ck_assert_int_ne(cl.got[4].body, PADDOCK__V1__FRAME__BODY_ERROR);
+    for (int i = 0; i < 20; i++)
+        uv_run(pdk_server_loop(srv), UV_RUN_NOWAIT);
+    ck_assert_int_eq(cl.frames, 5); /* answered once */
+
+    pdk_local_hangup(a);
+    pdk_server_close_sessions(srv);
+    finish(srv);
+}
+END_TEST
+
 /* The server closes its local clients when it stops, and makes no new
  * local listener once stopping. */
 START_TEST(test_local_listener_closes_with_server)
@@ -355,6 +401,7 @@ static Suite *server_local_suite(void)
     tcase_add_test(tc, test_local_client_served);
     tcase_add_test(tc, test_local_listener_closes_with_server);
     tcase_add_test(tc, test_batch_refused_by_a_full_queue_or_a_held_lease);
+    tcase_add_test(tc, test_batch_answered_when_its_session_closes);
     suite_add_tcase(s, tc);
     return s;
 }
