@@ -49,6 +49,33 @@ static paddock_v1_SessionInfo watched_info(pdk_client *c, uint64_t sid)
     return info;
 }
 
+/* How many requests a flood test pipelines: the issue's flood scaled to
+ * a quick test, FLOOD_SPAWNS=N for figures (docs/perf/README.md). */
+static unsigned flood_size(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    /* The sanitized debug build steps cars about ten times slower: 200
+     * of them already take more than a tick to step. */
+    unsigned n = 60;
+#else
+    unsigned n = 600;
+#endif
+    if (getenv("FLOOD_SPAWNS"))
+        n = (unsigned)strtoul(getenv("FLOOD_SPAWNS"), NULL, 10);
+    return n;
+}
+
+/* The session a flood must not slow: one car, created by w, given a
+ * moment to settle. */
+static uint64_t watched_session(pdk_client *w)
+{
+    uint64_t watched = new_session(w, "watched", "");
+    fill_spawn(watched, 0);
+    pdk_test_call_ok(w, &req, &rep, "VehicleSpawn");
+    usleep(300 * 1000);
+    return watched;
+}
+
 /* Pipelines n spawns into sid on f without reading, then reads every reply:
  * each a VehicleSpawned, in the order sent. Returns the seconds from the
  * first send to the last reply. */
@@ -77,17 +104,9 @@ static double flood(pdk_client *f, uint64_t sid, unsigned n)
  * 120 Hz while the spawns go in, and every spawn is answered in order. */
 START_TEST(spawn_flood_leaves_another_session_at_120hz)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    /* The sanitized debug build steps cars about ten times slower: 200
-     * of them already take more than a tick to step. */
-    unsigned n = 60;
-#else
-    unsigned n = 600;
-#endif
     /* For figures (docs/perf/README.md): FLOOD_SPAWNS=2000 is the issue's
      * flood, FLOOD_BUDGET=4096 the server without a budget. */
-    if (getenv("FLOOD_SPAWNS"))
-        n = (unsigned)strtoul(getenv("FLOOD_SPAWNS"), NULL, 10);
+    unsigned n = flood_size();
     const char *budget = getenv("FLOOD_BUDGET");
     if (budget && !*budget)
         budget = NULL;
@@ -101,10 +120,7 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
      * make, and the watched session's lateness figures count from its
      * start. */
     uint64_t sid = new_session(&f, "flood", "maxVehicles=4096");
-    uint64_t watched = new_session(&w, "watched", "");
-    fill_spawn(watched, 0);
-    pdk_test_call_ok(&w, &req, &rep, "VehicleSpawn");
-    usleep(300 * 1000);
+    uint64_t watched = watched_session(&w);
 
     paddock_v1_SessionInfo a = watched_info(&w, watched);
     printf("spawn flood: before, the watched session's lateness p99 %.3f ms, %" PRIu64
@@ -165,13 +181,7 @@ static const char *fill_uncached_load(uint64_t sid, unsigned i)
  * answered, a refusal with what was wrong. */
 START_TEST(uncached_preset_flood_leaves_another_session_at_120hz)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    unsigned n = 60;
-#else
-    unsigned n = 600;
-#endif
-    if (getenv("FLOOD_SPAWNS"))
-        n = (unsigned)strtoul(getenv("FLOOD_SPAWNS"), NULL, 10);
+    unsigned n = flood_size();
     pdk_test_server srv;
     pdk_test_start_ok(&srv, NULL, log_text, sizeof(log_text));
     pdk_client w, f, g;
@@ -179,10 +189,7 @@ START_TEST(uncached_preset_flood_leaves_another_session_at_120hz)
     pdk_test_connect_ok(&f, &srv, "flooder", 30000);
     pdk_test_connect_ok(&g, &srv, "second flooder", 30000);
     uint64_t sid = new_session(&f, "flood", "");
-    uint64_t watched = new_session(&w, "watched", "");
-    fill_spawn(watched, 0);
-    pdk_test_call_ok(&w, &req, &rep, "VehicleSpawn");
-    usleep(300 * 1000);
+    uint64_t watched = watched_session(&w);
 
     paddock_v1_SessionInfo a = watched_info(&w, watched);
     double t0 = pdk_test_now_s();
@@ -418,10 +425,7 @@ START_TEST(input_flood_leaves_another_session_at_120hz)
     fill_spawn(sid, 0);
     pdk_test_call_ok(&f, &req, &rep, "VehicleSpawn");
     uint32_t vid = rep.body.vehicle_spawned.vehicle_id;
-    uint64_t watched = new_session(&w, "watched", "");
-    fill_spawn(watched, 0);
-    pdk_test_call_ok(&w, &req, &rep, "VehicleSpawn");
-    usleep(300 * 1000);
+    uint64_t watched = watched_session(&w);
 
     paddock_v1_SessionInfo a = watched_info(&w, watched);
     double t0 = pdk_test_now_s();
