@@ -9,8 +9,9 @@
  * with each tyre law (the grip law, the Magic Formula with the 205/60R15
  * road set, the UTV law) at 1, 100 and 1000 cars, and the wheels' contact
  * by ray against the cylinder sweep at 1000 cars (the laws alone, per tyre:
- * bench_tyre); last, the four-wheel step alone in each of its builds
- * (baseline, AVX2, AVX-512) the processor has. Each figure is the best of
+ * bench_tyre); then each vehicle preset of presets/vehicles as a session
+ * spawns it, at 100 and 3,000 cars; last, the four-wheel step alone in
+ * each of its builds (baseline, AVX2, AVX-512) the processor has. Each figure is the best of
  * three runs (of five for the builds). It prints; it never fails on a
  * time.
  * Usage: bench_sim [seconds per run, default 0.25]. */
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "params.h"
 #include "sim/channels.h"
 #include "powertrain/driveline.h"
 #include "vehicle/four_wheel.h"
@@ -481,6 +483,55 @@ static void bench_dbw(double seconds)
     }
 }
 
+#ifndef PDK_SOURCE_DIR
+#define PDK_SOURCE_DIR "."
+#endif
+
+typedef struct preset_names {
+    char names[32][65];
+    int n;
+} preset_names;
+
+static void add_preset(const char *name, const char *description, void *ud)
+{
+    (void)description;
+    preset_names *l = ud;
+    if (l->n < 32) {
+        snprintf(l->names[l->n++], sizeof l->names[0], "%s", name);
+    }
+}
+
+/* Each vehicle preset the server has, as a session spawns it, at 100 cars
+ * and at 3,000 (issue 27's large session: its state no longer stays in the
+ * caches), flat ground, the world's substeps, ray contact. */
+static void bench_presets(double seconds)
+{
+    preset_names l = {0};
+    if (pdk_params_names(PDK_SOURCE_DIR "/presets", PDK_PRESET_VEHICLE, add_preset, &l) != PDK_OK) {
+        printf("vehicle presets: none found under %s/presets\n", PDK_SOURCE_DIR);
+        return;
+    }
+    const int sizes[] = {100, 3000};
+    const int substeps = pdk_world_def_default().substeps;
+    printf("vehicle presets, flat ground, %d substeps, ray contact:\n", substeps);
+    printf("%-16s %8s %18s %22s\n", "preset", "vehicles", "ns/vehicle-step",
+           "vehicles/core @120Hz");
+    for (int p = 0; p < l.n; p++) {
+        static pdk_vehicle_def def;
+        char err[512];
+        if (pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", l.names[p], NULL, &def, NULL, err,
+                                    sizeof err) != PDK_OK) {
+            printf("%-16s not loaded: %s\n", l.names[p], err);
+            continue;
+        }
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            result r = best_of_3_def(&def, 0, PDK_CONTACT_RAY, sizes[i], substeps, seconds);
+            printf("%-16s %8d %18.1f %22.0f\n", l.names[p], sizes[i], r.ns_per_vehicle_step,
+                   1e9 / (120.0 * r.ns_per_vehicle_step));
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 0.25;
@@ -530,6 +581,7 @@ int main(int argc, char **argv)
     bench_dbw(seconds);
     bench_tyres(seconds);
     bench_driveline(seconds);
+    bench_presets(seconds);
     bench_builds(seconds);
     return 0;
 }
