@@ -139,7 +139,7 @@ static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Fra
                       .stats = &srv->stats,
                       .auth = srv->access.auth,
                       .presets = srv->presets};
-    const uint64_t t0 = r->costly ? uv_hrtime() : 0;
+    const uint64_t t0 = r->costly ? pdk_thread_cpu_ns() : 0;
     if (r->handle)
         r->handle(&rq);
     else
@@ -148,8 +148,10 @@ static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Fra
     if (r->costly) {
         /* What it cost the loop, when more than its count: a spawn whose
          * preset was not in the cache, or that was refused after reading
-         * it, costs several times one that was. */
-        uint64_t took = (uv_hrtime() - t0) / PDK_SERVER_COSTLY_UNIT_NS;
+         * it, costs several times one that was. The loop thread's CPU
+         * time, so that neither a preemption nor a stopped process makes a
+         * request look dear. */
+        uint64_t took = (pdk_thread_cpu_ns() - t0) / PDK_SERVER_COSTLY_UNIT_NS;
         if (took > units)
             units = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
         spend_budget(srv, c, &c->costly_tick, &c->costly_in_tick, srv->cfg.max_spawns_per_tick,

@@ -42,8 +42,9 @@
 #define PDK_SERVER_LEASE_DEFAULT_MS 2000u
 /* (preset, overrides) pairs the spawn cache keeps: a fleet uses a few presets. */
 #define PDK_SERVER_PRESET_CACHE_ENTRIES 32u
-/* The loop time one unit of the costly budget (--max-spawns-per-tick)
- * stands for: a costly request that took longer spends a unit for each.
+/* The loop thread's CPU time one unit of the costly budget
+ * (--max-spawns-per-tick) stands for: a costly request that took longer
+ * spends a unit for each.
  * At the default of 4 a tick, a connection's costly requests take about
  * 1 ms of each 8.33 ms tick on average; a spawn from the preset cache takes
  * a small part of a unit. */

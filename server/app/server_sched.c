@@ -267,25 +267,16 @@ static void note_cost(pdk_server *srv, pdk_server_slot *slot, uint64_t cost_ns)
         st->threaded = false;
 }
 
-/* The calling thread's CPU time: a tick's cost, which a preemption of
- * its thread must not inflate (a light session preempted once would
- * otherwise look heavy and go to a thread). */
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
 static void step_run(pdk_step_job *base)
 {
     pdk_server_step *job = (pdk_server_step *)base;
     pdk_server_capture_begin(&job->out, job->max_frame_bytes);
     job->start_ns = uv_hrtime();
-    uint64_t cpu0 = thread_cpu_ns();
+    /* Its CPU time: a light session preempted once must not look heavy
+     * and go to a thread. */
+    uint64_t cpu0 = pdk_thread_cpu_ns();
     pdk_session_tick(job->session);
-    job->cost_ns = thread_cpu_ns() - cpu0;
+    job->cost_ns = pdk_thread_cpu_ns() - cpu0;
     const pdk_world *w = pdk_session_world(job->session);
     job->view = (pdk_slot_view){
         .tick = pdk_world_tick(w),
@@ -420,9 +411,9 @@ static void run_realtime_turns(pdk_server *srv)
             if (!realtime_due(slot, now))
                 continue;
             pdk_lateness_add(pdk_session_lateness(slot->session), now - deadline_ns(slot), period);
-            uint64_t cpu0 = thread_cpu_ns();
+            uint64_t cpu0 = pdk_thread_cpu_ns();
             pdk_session_tick(slot->session);
-            note_cost(srv, slot, thread_cpu_ns() - cpu0);
+            note_cost(srv, slot, pdk_thread_cpu_ns() - cpu0);
             slot->sched.next_index++;
             any = true;
         }

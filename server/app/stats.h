@@ -42,4 +42,9 @@ typedef struct pdk_tick_parts {
 /* The monotonic clock in ns. */
 uint64_t pdk_tick_clock_ns(void);
 
+/* The calling thread's CPU time in ns (0 where it cannot be read): what
+ * work cost its thread, which neither a preemption nor a stopped process
+ * inflates. */
+uint64_t pdk_thread_cpu_ns(void);
+
 #endif
