@@ -285,7 +285,7 @@ static void wheel_angles(pdk_world *world, const uint32_t *live, int32_t count)
 
 /* PDK_FW_BATCH vehicles at a time (batching changes no result), each with
  * the definition it was spawned from (its curves, its tyres' life and soil
- * parameters). */
+ * parameters), read from the copy its fleet shares (step_def_of). */
 static int step(pdk_world *world, const uint32_t *live, int32_t count)
 {
     pdk_fw_state *states = fw_state_of(world);
@@ -293,7 +293,6 @@ static int step(pdk_world *world, const uint32_t *live, int32_t count)
     const pdk_fw_consts *consts = fw_consts_of(world);
     const pdk_tyre_consts4 *tyres = tyres_of(world);
     const slot_meta *meta = meta_of(world);
-    const pdk_vehicle_def *defs = defs_of(world);
     const int substeps = world->def.substeps;
     const pdk_terrain_def *terrain = &world->def.terrain;
     pdk_fw_state *fs[PDK_FW_BATCH];
@@ -313,7 +312,7 @@ static int step(pdk_world *world, const uint32_t *live, int32_t count)
         fc[n] = &cmds[slot];
         fk[n] = &consts[slot];
         ft[n] = &tyres[meta[slot].shared];
-        fd[n] = &defs[slot];
+        fd[n] = step_def_of(world, slot);
         fch[n] = world->telemetry_off ? NULL : channels_of(world, slot);
         if (++n == PDK_FW_BATCH) {
             faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, n, terrain, substeps);

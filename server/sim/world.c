@@ -301,6 +301,16 @@ static void place(pdk_world *world, uint32_t slot, const pdk_vehicle_def *def, c
                   double speed_mps, pdk_gear gear)
 {
     defs_of(world)[slot] = *def;
+    /* A fleet is spawned one preset after another: the vehicle placed
+     * last (the highest live slot) is the one to share a definition with. */
+    slot_meta *meta = meta_of(world);
+    meta[slot].def_at = slot;
+    if (world->count > 0) {
+        uint32_t prev = live_of(world)[world->count - 1];
+        if (memcmp(&defs_of(world)[prev], def, sizeof *def) == 0) {
+            meta[slot].def_at = meta[prev].def_at;
+        }
+    }
     memset(channels_of(world, slot), 0, sizeof(double) * (size_t)PDK_CH_COUNT);
     memset(wheel_angle_of(world, slot), 0, sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
     pdk_model_ops_of((uint32_t)def->model)->spawn(world, slot, def, pose, speed_mps, gear);
@@ -373,6 +383,7 @@ void pdk_world_spawn_like_(pdk_world *world, uint32_t slot, uint32_t like)
     }
     /* What follows from the definition alone is like's. */
     defs_of(world)[slot] = defs_of(world)[like];
+    meta[slot].def_at = meta[like].def_at;
     model_of(world, like)->spawn_like(world, slot, like);
     enter_live(world, slot, meta[like].model);
 }
@@ -445,6 +456,35 @@ pdk_error pdk_world_vehicle_reset(pdk_world *world, pdk_vehicle_id id, const pdk
     return PDK_OK;
 }
 
+/* Slot's vehicle goes: the others that read their definition from its
+ * defs entry (which the next spawn there overwrites) read it from the last
+ * of them instead, each an equal copy. The last, so that removing a fleet
+ * in id order (pdk_world_reset) hands the copy on once, not at every
+ * vehicle. */
+static void share_def_elsewhere(pdk_world *world, uint32_t slot)
+{
+    slot_meta *meta = meta_of(world);
+    if (meta[slot].def_at != slot) {
+        return;
+    }
+    const uint32_t *live = live_of(world);
+    uint32_t heir = slot;
+    for (int32_t i = world->count - 1; i >= 0 && heir == slot; i--) {
+        if (live[i] != slot && meta[live[i]].def_at == slot) {
+            heir = live[i];
+        }
+    }
+    if (heir == slot) {
+        return;
+    }
+    for (int32_t i = 0; i < world->count; i++) {
+        if (meta[live[i]].def_at == slot) {
+            meta[live[i]].def_at = heir;
+        }
+    }
+    meta[slot].def_at = slot;
+}
+
 pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
 {
     int32_t s = slot_of(world, id);
@@ -458,6 +498,7 @@ pdk_error pdk_world_remove(pdk_world *world, pdk_vehicle_id id)
     }
     model_of(world, slot)->remove(world, slot);
     world->model_count[m->model]--;
+    share_def_elsewhere(world, slot);
     m->shared = 0u;
     m->alive = 0u;
     m->model = 0u;
@@ -629,7 +670,6 @@ const pdk_dbw_state *pdk_world_dbw_state(const pdk_world *world, pdk_vehicle_id 
 static void dbw_tick_all(pdk_world *world)
 {
     const uint32_t *live = live_of(world);
-    const pdk_vehicle_def *defs = defs_of(world);
     for (int32_t i = 0; i < world->count; i++) {
         uint32_t slot = live[i];
         pdk_dbw_state *dbw = &dbw_of(world)[slot];
@@ -640,8 +680,8 @@ static void dbw_tick_all(pdk_world *world)
         const pdk_model_ops *model = model_of(world, slot);
         pdk_dbw_vehicle veh = model->kit_reading(world, slot);
         pdk_dbw_cmd c;
-        pdk_dbw_tick(dbw, &defs[slot].dbw, &defs[slot], &veh, driver, world->tick, world->def.dt_s,
-                     &c);
+        const pdk_vehicle_def *def = step_def_of(world, slot);
+        pdk_dbw_tick(dbw, &def->dbw, def, &veh, driver, world->tick, world->def.dt_s, &c);
         model->actuate(world, slot, &c, dbw->parking_brake == 1);
     }
 }

@@ -499,7 +499,7 @@ static int gather(pdk_world *world)
             w_body[j] = b->omega_radps[j];
         }
         rot_mul(b->rot, w_body, b->omega_radps);
-        b->material = defs_of(world)[slot].contact;
+        b->material = step_def_of(world, slot)->contact;
         b->kind = PDK_CONTACT_BODY_VEHICLE;
         b->slot = slot;
         b->id = make_id(slot, meta_of(world)[slot].generation);

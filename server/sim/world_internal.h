@@ -21,12 +21,19 @@
 /* An id's low 16 bits are its slot + 1; a generation wraps within them too. */
 #define PDK_WORLD_SLOT_MASK 0xFFFFu
 
-/* Per slot bookkeeping; part of the state (ids must replay identically). */
+/* Per slot bookkeeping; part of the state (ids must replay identically),
+ * except def_at. */
 typedef struct slot_meta {
     uint32_t generation; /* 0..65535, bumped when the slot's vehicle is removed */
     uint32_t alive;
     uint32_t model;  /* pdk_model of the live vehicle */
     uint32_t shared; /* the model's entry of constants shared between vehicles, if any */
+    /* The live slot whose defs entry the tick reads for this vehicle's
+     * definition: its own, or another vehicle's byte for byte equal one,
+     * so that a fleet of one preset reads one copy a tick instead of one
+     * per car (step_def_of). Which copy changes no result; not hashed, not
+     * in a snapshot. */
+    uint32_t def_at;
 } slot_meta;
 
 /* A proxy's slot (contact.h): generation and liveness as a vehicle's slot
@@ -152,6 +159,13 @@ PDK_WORLD_ARRAY_(pdk_contact_sum, csum)
 static inline void *pdk_world_model_array_(const pdk_world *w, uint32_t kind, int i)
 {
     return pdk_world_base_(w) + w->off_model[kind][i];
+}
+
+/* The definition a live slot's vehicle steps with (slot_meta.def_at):
+ * equal to its own defs entry, byte for byte. */
+static inline const pdk_vehicle_def *step_def_of(const pdk_world *w, uint32_t slot)
+{
+    return &defs_of(w)[meta_of(w)[slot].def_at];
 }
 
 /* The table of the model that runs a live slot. */

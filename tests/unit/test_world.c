@@ -1099,6 +1099,65 @@ START_TEST(test_tyre_sets_shared_by_definition)
 }
 END_TEST
 
+/* A fleet of one definition steps with one copy of it (world_internal.h
+ * slot_meta.def_at): when the vehicle whose copy the others read goes and
+ * a vehicle of another definition (tyres that heat four times as fast:
+ * the step reads the tyres' life from the definition every tick) takes
+ * its slot, the rest still run bit for bit as each alone, and so after a
+ * second hand-on. */
+START_TEST(test_shared_definition_outlives_its_vehicle)
+{
+    const pdk_vehicle_def magic = magic_def();
+    pdk_vehicle_def other = magic;
+    other.tyre_front.life.heat_scale *= 4.0;
+    other.tyre_rear.life.heat_scale *= 4.0;
+    ck_assert_ptr_null(pdk_vehicle_def_problem(&other));
+    enum { FLEET = 4 };
+    pdk_world *w = world_cap(FLEET + 1);
+    pdk_world *alone[FLEET];
+    pdk_vehicle_id ids[FLEET], solo[FLEET];
+    for (int i = 0; i < FLEET; i++) {
+        pdk_pose pose = {.x_m = 40.0 * i, .y_m = 0.0, .yaw_rad = 0.2 * i};
+        alone[i] = world_cap(1);
+        ck_assert_int_eq(pdk_world_spawn(w, &magic, &pose, 10.0, PDK_GEAR_DRIVE, &ids[i]), PDK_OK);
+        ck_assert_int_eq(pdk_world_spawn(alone[i], &magic, &pose, 10.0, PDK_GEAR_DRIVE, &solo[i]),
+                         PDK_OK);
+        ck_assert_int_eq(drive(w, ids[i], 30.0, 0.0, 90.0 - 30.0 * i), PDK_OK);
+        ck_assert_int_eq(drive(alone[i], solo[i], 30.0, 0.0, 90.0 - 30.0 * i), PDK_OK);
+    }
+    /* Twice: the vehicle whose copy the fleet reads goes (the first
+     * spawned, then the one it handed the copy on to: the last), and one of
+     * the other definition takes its slot, far away; the rest drive on. */
+    const int goes[2] = {0, FLEET - 1};
+    bool gone[FLEET] = {false};
+    for (int round = 0; round < 2; round++) {
+        step_n(w, 60);
+        for (int i = 0; i < FLEET; i++) {
+            if (!gone[i]) {
+                step_n(alone[i], 60);
+            }
+        }
+        ck_assert_int_eq(pdk_world_remove(w, ids[goes[round]]), PDK_OK);
+        gone[goes[round]] = true;
+        pdk_pose far = {.x_m = -500.0 - 100.0 * round, .y_m = 0.0, .yaw_rad = 0.0};
+        pdk_vehicle_id newcomer;
+        ck_assert_int_eq(pdk_world_spawn(w, &other, &far, 10.0, PDK_GEAR_DRIVE, &newcomer), PDK_OK);
+        ck_assert_int_eq(drive(w, newcomer, 30.0, 0.0, 45.0), PDK_OK);
+    }
+    step_n(w, 120);
+    for (int i = 1; i < FLEET - 1; i++) {
+        step_n(alone[i], 120);
+        ck_assert_msg(memcmp(pdk_world_channels(w, ids[i]), pdk_world_channels(alone[i], solo[i]),
+                             sizeof(double) * PDK_CH_COUNT) == 0,
+                      "vehicle %d no longer runs as alone", i);
+    }
+    for (int i = 0; i < FLEET; i++) {
+        world_free(alone[i]);
+    }
+    world_free(w);
+}
+END_TEST
+
 /* A fleet of one definition, spawned one after another from rest, takes
  * each vehicle's tyre peaks from the one before (pdk_fw_params_init_like):
  * every one of them runs bit for bit as the same vehicle spawned alone, at
@@ -1386,6 +1445,7 @@ static Suite *world_suite(void)
     tcase_add_test(mem, test_init_errors);
     tcase_add_test(mem, test_mem_size_grows_with_capacity);
     tcase_add_test(mem, test_tyre_sets_shared_by_definition);
+    tcase_add_test(mem, test_shared_definition_outlives_its_vehicle);
     tcase_add_test(mem, test_fleet_spawn_runs_as_alone);
     tcase_add_loop_test(mem, test_byte_copy_is_a_snapshot, 0, 2);
     tcase_add_loop_test(mem, test_corrupted_vehicle_faults_alone, 0, 2);
