@@ -31,6 +31,9 @@ static void *field_ptr(void *def, const pdk_param_key *key)
 static pdk_error check_bounds(const pdk_param_key *key, const char *path, double v,
                               const char *where, const char *what, char *err, size_t err_len)
 {
+    if (isfinite(v) && v >= key->min && v <= key->max) {
+        return PDK_OK; /* the common case: no number formatted for a message */
+    }
     char vt[PDK_PARAMS_NUM_LEN];
     char bt[PDK_PARAMS_NUM_LEN];
     pdk_params_format_number(v, vt);

@@ -4,10 +4,12 @@
  * kind). The keys themselves are schema_vehicle.c's and schema_world.c's. */
 #include "params_schema.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "params_internal.h"
@@ -17,14 +19,124 @@ const pdk_schema *pdk_schema_for(pdk_preset_kind kind)
     return kind == PDK_PRESET_WORLD ? &pdk_world_schema : &pdk_vehicle_schema;
 }
 
-const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path)
+/* ---- finding a path: each schema's keys in path order -------------------
+ *
+ * A preset's load names a key or a group for each of its hundreds of JSON
+ * nodes; a pass over every key for each took a third of the load. Each
+ * schema's keys are sorted by path once (their indices, ties in schema
+ * order, so that the first of equal paths is found as a pass finds it),
+ * and a path is found by binary search. Where the order could not be
+ * made (no memory), the pass serves. */
+
+typedef struct key_order {
+    const pdk_schema *schema;
+    size_t *index; /* keys' indices by path */
+} key_order;
+
+static key_order orders[2];
+static pthread_once_t orders_once = PTHREAD_ONCE_INIT;
+static const pdk_schema *sorting; /* the schema being sorted (under orders_once) */
+
+static int compare_keys(const void *a, const void *b)
 {
-    for (size_t i = 0; i < schema->n_keys; i++) {
-        if (strcmp(schema->keys[i].path, path) == 0) {
-            return &schema->keys[i];
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int c = strcmp(sorting->keys[i].path, sorting->keys[j].path);
+    return c != 0 ? c : (i > j) - (i < j);
+}
+
+static void make_orders(void)
+{
+    const pdk_schema *schemas[2] = {&pdk_vehicle_schema, &pdk_world_schema};
+    for (size_t k = 0; k < 2; k++) {
+        const pdk_schema *s = schemas[k];
+        size_t *index = malloc((s->n_keys > 0 ? s->n_keys : 1) * sizeof *index);
+        if (index == NULL) {
+            continue;
+        }
+        for (size_t i = 0; i < s->n_keys; i++) {
+            index[i] = i;
+        }
+        sorting = s;
+        qsort(index, s->n_keys, sizeof *index, compare_keys);
+        orders[k] = (key_order){s, index};
+    }
+    sorting = NULL;
+}
+
+/* Schema's keys' indices in path order, or NULL. */
+static const size_t *order_of(const pdk_schema *schema)
+{
+    pthread_once(&orders_once, make_orders);
+    for (size_t k = 0; k < 2; k++) {
+        if (orders[k].schema == schema) {
+            return orders[k].index;
         }
     }
     return NULL;
+}
+
+/* The first position in order whose key's path is not below path + "."
+ * when group, else not below path. */
+static size_t lower_bound(const pdk_schema *s, const size_t *order, const char *path, size_t len,
+                          bool group)
+{
+    size_t lo = 0, hi = s->n_keys;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const char *key = s->keys[order[mid]].path;
+        int c = group ? strncmp(key, path, len) : strcmp(key, path);
+        if (group && c == 0) {
+            c = (unsigned char)key[len] - (unsigned char)'.';
+        }
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The index of the first key whose path is path, or SIZE_MAX. */
+static size_t find_leaf(const pdk_schema *s, const char *path)
+{
+    const size_t *order = order_of(s);
+    if (order == NULL) {
+        for (size_t i = 0; i < s->n_keys; i++) {
+            if (strcmp(s->keys[i].path, path) == 0) {
+                return i;
+            }
+        }
+        return SIZE_MAX;
+    }
+    size_t at = lower_bound(s, order, path, strlen(path), false);
+    return at < s->n_keys && strcmp(s->keys[order[at]].path, path) == 0 ? order[at] : SIZE_MAX;
+}
+
+/* Whether some key's path starts with path and a '.'. */
+static bool is_group(const pdk_schema *s, const char *path, size_t len)
+{
+    const size_t *order = order_of(s);
+    if (order == NULL) {
+        for (size_t i = 0; i < s->n_keys; i++) {
+            if (strncmp(s->keys[i].path, path, len) == 0 && s->keys[i].path[len] == '.') {
+                return true;
+            }
+        }
+        return false;
+    }
+    size_t at = lower_bound(s, order, path, len, true);
+    if (at >= s->n_keys) {
+        return false;
+    }
+    const char *key = s->keys[order[at]].path;
+    return strncmp(key, path, len) == 0 && key[len] == '.';
+}
+
+const pdk_param_key *pdk_schema_find_key(const pdk_schema *schema, const char *path)
+{
+    size_t i = find_leaf(schema, path);
+    return i != SIZE_MAX ? &schema->keys[i] : NULL;
 }
 
 bool pdk_choice_value(const pdk_choice_set *set, const char *name, int *out)
@@ -54,20 +166,14 @@ pdk_schema_node pdk_schema_classify(const pdk_schema *s, const char *path, size_
     if (len == 0) {
         return PDK_SCHEMA_GROUP;
     }
-    for (size_t i = 0; i < s->n_keys; i++) {
-        if (strcmp(s->keys[i].path, path) == 0) {
-            if (leaf != NULL) {
-                *leaf = i;
-            }
-            return PDK_SCHEMA_LEAF;
+    size_t i = find_leaf(s, path);
+    if (i != SIZE_MAX) {
+        if (leaf != NULL) {
+            *leaf = i;
         }
+        return PDK_SCHEMA_LEAF;
     }
-    for (size_t i = 0; i < s->n_keys; i++) {
-        if (strncmp(s->keys[i].path, path, len) == 0 && s->keys[i].path[len] == '.') {
-            return PDK_SCHEMA_GROUP;
-        }
-    }
-    return PDK_SCHEMA_NONE;
+    return is_group(s, path, len) ? PDK_SCHEMA_GROUP : PDK_SCHEMA_NONE;
 }
 
 /* The schema path (key or group) closest to path, or "" when none is close;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "params.h"
+#include "params_schema.h"
 #include "sim/utv_mass.h"
 
 #include "params_test_util.h"
@@ -1131,6 +1132,82 @@ START_TEST(bad_arguments_and_small_buffers)
 }
 END_TEST
 
+/* ---- finding a path in a schema ------------------------------------------ */
+
+/* What path names, by a pass over every key: what pdk_schema_classify
+ * answered before it searched the keys in path order. */
+static pdk_schema_node classify_by_pass(const pdk_schema *s, const char *path, size_t *leaf)
+{
+    size_t len = strlen(path);
+    if (len == 0) {
+        return PDK_SCHEMA_GROUP;
+    }
+    for (size_t i = 0; i < s->n_keys; i++) {
+        if (strcmp(s->keys[i].path, path) == 0) {
+            *leaf = i;
+            return PDK_SCHEMA_LEAF;
+        }
+    }
+    for (size_t i = 0; i < s->n_keys; i++) {
+        if (strncmp(s->keys[i].path, path, len) == 0 && s->keys[i].path[len] == '.') {
+            return PDK_SCHEMA_GROUP;
+        }
+    }
+    return PDK_SCHEMA_NONE;
+}
+
+static void assert_classified_as_by_pass(const pdk_schema *s, const char *path)
+{
+    size_t leaf = SIZE_MAX, want_leaf = SIZE_MAX;
+    pdk_schema_node got = pdk_schema_classify(s, path, &leaf);
+    pdk_schema_node want = classify_by_pass(s, path, &want_leaf);
+    ck_assert_msg(got == want, "%s '%s': %d, by a pass %d", s->what, path, (int)got, (int)want);
+    ck_assert_msg(leaf == want_leaf, "%s '%s': key %zu, by a pass %zu", s->what, path, leaf,
+                  want_leaf);
+    const pdk_param_key *k = pdk_schema_find_key(s, path);
+    ck_assert_ptr_eq(k, want == PDK_SCHEMA_LEAF ? &s->keys[want_leaf] : NULL);
+}
+
+/* Every key, every group above it, and paths next to them (one character
+ * more or less or changed, a '.' more) are named as a pass over the keys
+ * names them, in both schemas. */
+START_TEST(classify_finds_what_a_pass_finds)
+{
+    const pdk_schema *schemas[2] = {pdk_schema_for(PDK_PRESET_VEHICLE),
+                                    pdk_schema_for(PDK_PRESET_WORLD)};
+    static const char *const others[] = {
+        "", ".", "a", "zzz", "chassis", "chassis.", "chassis.mass.", "tyres.front", "~"};
+    for (size_t k = 0; k < 2; k++) {
+        const pdk_schema *s = schemas[k];
+        ck_assert_uint_gt(s->n_keys, 10);
+        for (size_t o = 0; o < sizeof others / sizeof others[0]; o++) {
+            assert_classified_as_by_pass(s, others[o]);
+        }
+        for (size_t i = 0; i < s->n_keys; i++) {
+            const char *path = s->keys[i].path;
+            size_t len = strlen(path);
+            char p[256];
+            ck_assert_uint_lt(len + 3, sizeof p);
+            assert_classified_as_by_pass(s, path);
+            for (size_t end = 1; end < len; end++) {
+                memcpy(p, path, end);
+                p[end] = '\0';
+                assert_classified_as_by_pass(s, p);
+            }
+            snprintf(p, sizeof p, "%s.", path);
+            assert_classified_as_by_pass(s, p);
+            snprintf(p, sizeof p, "%sx", path);
+            assert_classified_as_by_pass(s, p);
+            snprintf(p, sizeof p, "%s", path);
+            p[len - 1] = (char)(p[len - 1] + 1);
+            assert_classified_as_by_pass(s, p);
+            p[len - 1] = (char)(p[len - 1] - 2);
+            assert_classified_as_by_pass(s, p);
+        }
+    }
+}
+END_TEST
+
 /* ---- list and describe --------------------------------------------------- */
 
 /* A name of pdk_params_names, which never has a description. */
@@ -1440,6 +1517,7 @@ static Suite *params_suite(void)
     tcase_add_test(tc, provenance_on_a_list_key);
     tcase_add_test(tc, provenance_errors_name_key_and_reason);
     tcase_add_test(tc, bad_arguments_and_small_buffers);
+    tcase_add_test(tc, classify_finds_what_a_pass_finds);
     tcase_add_test(tc, list_sorts_names_and_reads_descriptions);
     tcase_add_test(tc, describe_walks_the_schema);
     suite_add_tcase(s, tc);
