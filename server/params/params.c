@@ -49,23 +49,13 @@ static bool valid_name(const char *name)
 /* ------------------------------------------------------------------------ */
 /* Loading and parsing */
 
-/* Resolves a preset document: its provenance objects give way to their
- * values, every key is checked, the overrides apply, and the definition is
- * built, completed and checked as a whole. On error *out is untouched. */
-static pdk_error resolve(const pdk_schema *s, const char *json_text, const char *origin,
-                         const char *overrides, void *out, char **resolved_json, char *err,
-                         size_t err_len)
+/* The steps before the overrides, which depend on the text alone: parsed,
+ * its provenance objects giving way to their values, every key checked.
+ * *doc_out is the document on success (the caller's), else NULL. */
+static pdk_error prepare(const pdk_schema *s, const char *json_text, const char *origin,
+                         json_t **doc_out, char *err, size_t err_len)
 {
-    if (resolved_json != NULL) {
-        *resolved_json = NULL;
-    }
-    if (origin == NULL) {
-        origin = "(text)";
-    }
-    if (json_text == NULL || out == NULL) {
-        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
-                               "%s: no JSON text or no output definition given", origin);
-    }
+    *doc_out = NULL;
     json_t *doc = NULL;
     pdk_error rc = pdk_params_load_object(json_text, strlen(json_text), origin, &doc, err, err_len);
     if (rc != PDK_OK) {
@@ -75,10 +65,22 @@ static pdk_error resolve(const pdk_schema *s, const char *json_text, const char 
     if (rc == PDK_OK) {
         rc = pdk_resolve_check(s, "", doc, origin, err, err_len);
     }
-    size_t n_overrides = 0;
-    if (rc == PDK_OK) {
-        rc = pdk_overrides_apply(s, doc, overrides, &n_overrides, err, err_len);
+    if (rc != PDK_OK) {
+        json_decref(doc);
+        return rc;
     }
+    *doc_out = doc;
+    return PDK_OK;
+}
+
+/* The rest, on a prepared document, which it releases: the overrides
+ * apply, and the definition is built, completed and checked as a whole.
+ * On error *out is untouched. */
+static pdk_error finish(const pdk_schema *s, json_t *doc, const char *origin, const char *overrides,
+                        void *out, char **resolved_json, char *err, size_t err_len)
+{
+    size_t n_overrides = 0;
+    pdk_error rc = pdk_overrides_apply(s, doc, overrides, &n_overrides, err, err_len);
     /* A rule between keys may be broken by the file or by its overrides:
      * its message names both when there were overrides. */
     char whole[PDK_PARAMS_ERR_LEN / 2];
@@ -135,6 +137,27 @@ static pdk_error resolve(const pdk_schema *s, const char *json_text, const char 
     return rc;
 }
 
+/* Resolves a preset document: prepare, then finish. On error *out is
+ * untouched. */
+static pdk_error resolve(const pdk_schema *s, const char *json_text, const char *origin,
+                         const char *overrides, void *out, char **resolved_json, char *err,
+                         size_t err_len)
+{
+    if (resolved_json != NULL) {
+        *resolved_json = NULL;
+    }
+    if (origin == NULL) {
+        origin = "(text)";
+    }
+    if (json_text == NULL || out == NULL) {
+        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
+                               "%s: no JSON text or no output definition given", origin);
+    }
+    json_t *doc = NULL;
+    pdk_error rc = prepare(s, json_text, origin, &doc, err, err_len);
+    return rc != PDK_OK ? rc : finish(s, doc, origin, overrides, out, resolved_json, err, err_len);
+}
+
 /* The names of a kind's presets, for the error that names a missing one. */
 typedef struct name_list {
     char *buf;
@@ -171,24 +194,13 @@ static pdk_error missing_preset(const pdk_schema *s, const char *presets_dir, co
     return pdk_params_fail(PDK_ERR_NOT_FOUND, err, err_len, "%s is not one of: %s", label, names);
 }
 
-static pdk_error load(const pdk_schema *s, const char *presets_dir, const char *name,
-                      const char *overrides, void *out, char **resolved_json, char *err,
-                      size_t err_len)
+/* Reads preset name of s's kind into *text (malloc'd, the caller's) and
+ * names it in label for messages; a load's errors, the server's folders
+ * never in them. name is valid and presets_dir given. */
+static pdk_error read_preset(const pdk_schema *s, const char *presets_dir, const char *name,
+                             char **text, char label[static 96], char *err, size_t err_len)
 {
-    if (resolved_json != NULL) {
-        *resolved_json = NULL;
-    }
-    if (!valid_name(name)) {
-        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
-                               "preset name '%.80s' is not valid: use 1 to 64 characters of "
-                               "A-Z a-z 0-9 _ -",
-                               name != NULL ? name : "(null)");
-    }
-    if (presets_dir == NULL || out == NULL) {
-        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
-                               "preset '%s': no presets folder or no output definition given",
-                               name);
-    }
+    *text = NULL;
     char path[PATH_MAX];
     int n = snprintf(path, sizeof path, "%s/%s/%s.json", presets_dir, preset_folder(s->kind), name);
     if (n < 0 || (size_t)n >= sizeof path) {
@@ -197,13 +209,11 @@ static pdk_error load(const pdk_schema *s, const char *presets_dir, const char *
     }
     /* Errors go to a client: they name the preset as the client did, and
      * the server's folders stay out of them. */
-    char label[96];
-    snprintf(label, sizeof label, "%s preset \"%s\"",
-             s->kind == PDK_PRESET_WORLD ? "world" : "vehicle", name);
-    char *text = NULL;
+    snprintf(label, 96, "%s preset \"%s\"", s->kind == PDK_PRESET_WORLD ? "world" : "vehicle",
+             name);
     size_t len = 0;
     char why[PDK_PARAMS_ERR_LEN];
-    pdk_error rc = pdk_params_read_file(path, PDK_PARAMS_PRESET_MAX_BYTES, PDK_ERR_NOT_FOUND, &text,
+    pdk_error rc = pdk_params_read_file(path, PDK_PARAMS_PRESET_MAX_BYTES, PDK_ERR_NOT_FOUND, text,
                                         &len, why, sizeof why);
     if (rc == PDK_ERR_NOT_FOUND) {
         return missing_preset(s, presets_dir, label, err, err_len);
@@ -214,13 +224,113 @@ static pdk_error load(const pdk_schema *s, const char *presets_dir, const char *
         const char *rest = strncmp(why, path, n_path) == 0 ? why + n_path : ": cannot be read";
         return pdk_params_fail(rc, err, err_len, "%s%s", label, rest);
     }
-    if (strlen(text) != len) {
-        free(text);
+    if (strlen(*text) != len) {
+        free(*text);
+        *text = NULL;
         return pdk_params_fail(PDK_ERR_PARSE, err, err_len, "%s: contains a NUL byte", label);
+    }
+    return PDK_OK;
+}
+
+static pdk_error bad_name(const char *name, char *err, size_t err_len)
+{
+    return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
+                           "preset name '%.80s' is not valid: use 1 to 64 characters of "
+                           "A-Z a-z 0-9 _ -",
+                           name != NULL ? name : "(null)");
+}
+
+static pdk_error load(const pdk_schema *s, const char *presets_dir, const char *name,
+                      const char *overrides, void *out, char **resolved_json, char *err,
+                      size_t err_len)
+{
+    if (resolved_json != NULL) {
+        *resolved_json = NULL;
+    }
+    if (!valid_name(name)) {
+        return bad_name(name, err, err_len);
+    }
+    if (presets_dir == NULL || out == NULL) {
+        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
+                               "preset '%s': no presets folder or no output definition given",
+                               name);
+    }
+    char *text = NULL;
+    char label[96];
+    pdk_error rc = read_preset(s, presets_dir, name, &text, label, err, err_len);
+    if (rc != PDK_OK) {
+        return rc;
     }
     rc = resolve(s, text, label, overrides, out, resolved_json, err, err_len);
     free(text);
     return rc;
+}
+
+/* A preset prepared (params.h): its kind's schema, the document, its label. */
+struct pdk_params_doc {
+    const pdk_schema *s;
+    json_t *doc;
+    char label[96];
+};
+
+pdk_error pdk_params_vehicle_doc(const char *presets_dir, const char *name, pdk_params_doc **out,
+                                 char *err, size_t err_len)
+{
+    if (out == NULL) {
+        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len, "no output document given");
+    }
+    *out = NULL;
+    if (!valid_name(name)) {
+        return bad_name(name, err, err_len);
+    }
+    if (presets_dir == NULL) {
+        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
+                               "preset '%s': no presets folder given", name);
+    }
+    pdk_params_doc *d = calloc(1, sizeof *d);
+    if (d == NULL) {
+        return pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "preset '%s': out of memory", name);
+    }
+    d->s = pdk_schema_for(PDK_PRESET_VEHICLE);
+    char *text = NULL;
+    pdk_error rc = read_preset(d->s, presets_dir, name, &text, d->label, err, err_len);
+    if (rc == PDK_OK) {
+        rc = prepare(d->s, text, d->label, &d->doc, err, err_len);
+    }
+    free(text);
+    if (rc != PDK_OK) {
+        free(d);
+        return rc;
+    }
+    *out = d;
+    return PDK_OK;
+}
+
+pdk_error pdk_params_vehicle_from_doc(const pdk_params_doc *doc, const char *overrides,
+                                      pdk_vehicle_def *out, char **resolved_json, char *err,
+                                      size_t err_len)
+{
+    if (resolved_json != NULL) {
+        *resolved_json = NULL;
+    }
+    if (doc == NULL || out == NULL) {
+        return pdk_params_fail(PDK_ERR_INVALID_ARGUMENT, err, err_len,
+                               "no prepared preset or no output definition given");
+    }
+    /* The overrides change the document: each load works on a copy. */
+    json_t *copy = json_deep_copy(doc->doc);
+    if (copy == NULL) {
+        return pdk_params_fail(PDK_ERR_NO_MEMORY, err, err_len, "%s: out of memory", doc->label);
+    }
+    return finish(doc->s, copy, doc->label, overrides, out, resolved_json, err, err_len);
+}
+
+void pdk_params_doc_free(pdk_params_doc *doc)
+{
+    if (doc != NULL) {
+        json_decref(doc->doc);
+        free(doc);
+    }
 }
 
 pdk_error pdk_params_vehicle_load(const char *presets_dir, const char *name, const char *overrides,

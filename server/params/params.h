@@ -55,6 +55,22 @@ pdk_error pdk_params_vehicle_load(const char *presets_dir, const char *name, con
                                   pdk_vehicle_def *out, char **resolved_json, char *err,
                                   size_t err_len);
 
+/* A vehicle preset read, parsed and checked as far as a load goes before
+ * its overrides (they are the only part of a load that differs from one
+ * spawn to the next), to load with any overrides many times: the preset
+ * cache keeps one a preset file. pdk_params_vehicle_from_doc gives what
+ * pdk_params_vehicle_load gives for the same preset and overrides, errors
+ * and their messages included; so does pdk_params_vehicle_doc for an error
+ * of the file itself. The document is not changed by a load (each works on
+ * a copy). Opaque; freed with pdk_params_doc_free (NULL is fine). */
+typedef struct pdk_params_doc pdk_params_doc;
+pdk_error pdk_params_vehicle_doc(const char *presets_dir, const char *name, pdk_params_doc **out,
+                                 char *err, size_t err_len);
+pdk_error pdk_params_vehicle_from_doc(const pdk_params_doc *doc, const char *overrides,
+                                      pdk_vehicle_def *out, char **resolved_json, char *err,
+                                      size_t err_len);
+void pdk_params_doc_free(pdk_params_doc *doc);
+
 /* The same from JSON text already in memory (a recorded session's resolved
  * parameters, a test); origin names it in error messages. */
 pdk_error pdk_params_vehicle_parse(const char *json_text, const char *origin, const char *overrides,

@@ -10,21 +10,40 @@
 #include <string.h>
 #include <sys/stat.h>
 
-typedef struct cache_entry {
-    char *name;      /* NULL: the entry is free */
-    char *overrides; /* "" for none */
-    dev_t dev;       /* the file's identity when it was loaded */
+/* A file's identity when it was read. */
+typedef struct file_id {
+    dev_t dev;
     ino_t ino;
     off_t size;
     struct timespec mtime;
+} file_id;
+
+typedef struct cache_entry {
+    char *name;      /* NULL: the entry is free */
+    char *overrides; /* "" for none */
+    file_id file;
     pdk_vehicle_def *def;
     char *json;
 } cache_entry;
+
+/* A preset file prepared for loads with overrides not seen before
+ * (pdk_params_vehicle_doc): reading, parsing and checking the file is
+ * most of a load. */
+typedef struct doc_entry {
+    char *name; /* NULL: the entry is free */
+    file_id file;
+    pdk_params_doc *doc;
+} doc_entry;
+
+/* Preset files kept prepared: a fleet uses a few presets. */
+#define DOC_ENTRIES 8
 
 struct pdk_preset_cache {
     cache_entry *entries;
     size_t n;
     size_t next; /* the entry replaced next */
+    doc_entry docs[DOC_ENTRIES];
+    size_t next_doc;
     pdk_preset_cache_stats stats;
 };
 
@@ -55,6 +74,13 @@ static void entry_clear(cache_entry *e)
     memset(e, 0, sizeof *e);
 }
 
+static void doc_clear(doc_entry *d)
+{
+    free(d->name);
+    pdk_params_doc_free(d->doc);
+    memset(d, 0, sizeof *d);
+}
+
 void pdk_preset_cache_free(pdk_preset_cache *c)
 {
     if (c == NULL) {
@@ -63,14 +89,22 @@ void pdk_preset_cache_free(pdk_preset_cache *c)
     for (size_t i = 0; i < c->n; i++) {
         entry_clear(&c->entries[i]);
     }
+    for (size_t i = 0; i < DOC_ENTRIES; i++) {
+        doc_clear(&c->docs[i]);
+    }
     free(c->entries);
     free(c);
 }
 
-static bool same_file(const cache_entry *e, const struct stat *st)
+static bool same_file(const file_id *f, const struct stat *st)
 {
-    return e->dev == st->st_dev && e->ino == st->st_ino && e->size == st->st_size &&
-           e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+    return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
+           f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+static file_id file_of(const struct stat *st)
+{
+    return (file_id){st->st_dev, st->st_ino, st->st_size, st->st_mtim};
 }
 
 /* Keeps a load's output in the next entry; out of memory keeps nothing. */
@@ -90,10 +124,39 @@ static void keep(pdk_preset_cache *c, const char *name, const char *overrides,
         return;
     }
     memcpy(e->def, def, sizeof *def);
-    e->dev = st->st_dev;
-    e->ino = st->st_ino;
-    e->size = st->st_size;
-    e->mtime = st->st_mtim;
+    e->file = file_of(st);
+}
+
+/* The prepared file name of this identity: kept, or prepared now and kept
+ * (replacing the oldest); NULL with the loader's error in err when the file
+ * does not prepare, or out of memory (then *owned is the caller's to free). */
+static const pdk_params_doc *doc_for(pdk_preset_cache *c, const char *presets_dir, const char *name,
+                                     const struct stat *st, pdk_params_doc **owned, pdk_error *rc,
+                                     char *err, size_t err_len)
+{
+    *owned = NULL;
+    for (size_t i = 0; i < DOC_ENTRIES; i++) {
+        const doc_entry *d = &c->docs[i];
+        if (d->name != NULL && strcmp(d->name, name) == 0 && same_file(&d->file, st)) {
+            return d->doc;
+        }
+    }
+    pdk_params_doc *doc = NULL;
+    c->stats.prepared++;
+    *rc = pdk_params_vehicle_doc(presets_dir, name, &doc, err, err_len);
+    if (*rc != PDK_OK) {
+        return NULL;
+    }
+    doc_entry *d = &c->docs[c->next_doc];
+    char *copy = strdup(name);
+    if (copy == NULL) {
+        *owned = doc; /* not kept: used once and freed */
+        return doc;
+    }
+    c->next_doc = (c->next_doc + 1) % DOC_ENTRIES;
+    doc_clear(d);
+    *d = (doc_entry){copy, file_of(st), doc};
+    return doc;
 }
 
 pdk_error pdk_preset_cache_vehicle(pdk_preset_cache *c, const char *presets_dir, const char *name,
@@ -118,7 +181,7 @@ pdk_error pdk_preset_cache_vehicle(pdk_preset_cache *c, const char *presets_dir,
         for (size_t i = 0; i < c->n; i++) {
             const cache_entry *e = &c->entries[i];
             if (e->name == NULL || strcmp(e->name, name) != 0 || strcmp(e->overrides, ovr) != 0 ||
-                !same_file(e, &st)) {
+                !same_file(&e->file, &st)) {
                 continue;
             }
             char *json = NULL;
@@ -141,7 +204,18 @@ pdk_error pdk_preset_cache_vehicle(pdk_preset_cache *c, const char *presets_dir,
         c->stats.loads++;
     }
     char *json = NULL;
-    pdk_error rc = pdk_params_vehicle_load(presets_dir, name, overrides, out, &json, err, err_len);
+    pdk_error rc = PDK_OK;
+    if (present) {
+        /* From the file prepared once: only the overrides are new. */
+        pdk_params_doc *owned = NULL;
+        const pdk_params_doc *doc = doc_for(c, presets_dir, name, &st, &owned, &rc, err, err_len);
+        if (doc != NULL) {
+            rc = pdk_params_vehicle_from_doc(doc, overrides, out, &json, err, err_len);
+        }
+        pdk_params_doc_free(owned);
+    } else {
+        rc = pdk_params_vehicle_load(presets_dir, name, overrides, out, &json, err, err_len);
+    }
     if (rc == PDK_OK && present) {
         keep(c, name, ovr, &st, out, json);
     }

@@ -1208,6 +1208,46 @@ START_TEST(classify_finds_what_a_pass_finds)
 }
 END_TEST
 
+/* ---- a prepared preset ---------------------------------------------------- */
+
+/* pdk_params_vehicle_doc refuses what a load refuses before the overrides,
+ * with its words; both calls refuse what they cannot use. */
+START_TEST(a_prepared_preset_refuses_as_a_load_does)
+{
+    char err[PDK_PARAMS_ERR_LEN], err_load[PDK_PARAMS_ERR_LEN];
+    pdk_vehicle_def def;
+    pdk_params_doc *doc = (pdk_params_doc *)1;
+    const char *const bad[] = {"no_such_car", "not valid!", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pdk_error want =
+            pdk_params_vehicle_load(PRESETS, bad[i], NULL, &def, NULL, err_load, sizeof err_load);
+        ck_assert_int_ne(want, PDK_OK);
+        ck_assert_int_eq(pdk_params_vehicle_doc(PRESETS, bad[i], &doc, err, sizeof err), want);
+        ck_assert_ptr_null(doc);
+        ck_assert_str_eq(err, err_load);
+    }
+    ck_assert_int_eq(pdk_params_vehicle_doc(NULL, "midsize_sedan", &doc, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ASSERT_HAS(err, "no presets folder given");
+    ck_assert_int_eq(pdk_params_vehicle_doc(PRESETS, "midsize_sedan", NULL, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_params_vehicle_doc(PRESETS, "midsize_sedan", &doc, err, sizeof err),
+                     PDK_OK);
+    char *json = (char *)1;
+    ck_assert_int_eq(pdk_params_vehicle_from_doc(NULL, "", &def, &json, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(json);
+    ck_assert_int_eq(pdk_params_vehicle_from_doc(doc, "", NULL, NULL, err, sizeof err),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ASSERT_HAS(err, "no prepared preset or no output definition given");
+    ck_assert_int_eq(
+        pdk_params_vehicle_from_doc(doc, "chassis.mass=1600", &def, NULL, err, sizeof err), PDK_OK);
+    ck_assert_double_eq(def.chassis.mass_kg, 1600.0);
+    pdk_params_doc_free(doc);
+    pdk_params_doc_free(NULL);
+}
+END_TEST
+
 /* ---- list and describe --------------------------------------------------- */
 
 /* A name of pdk_params_names, which never has a description. */
@@ -1518,6 +1558,7 @@ static Suite *params_suite(void)
     tcase_add_test(tc, provenance_errors_name_key_and_reason);
     tcase_add_test(tc, bad_arguments_and_small_buffers);
     tcase_add_test(tc, classify_finds_what_a_pass_finds);
+    tcase_add_test(tc, a_prepared_preset_refuses_as_a_load_does);
     tcase_add_test(tc, list_sorts_names_and_reads_descriptions);
     tcase_add_test(tc, describe_walks_the_schema);
     suite_add_tcase(s, tc);

@@ -101,6 +101,7 @@ START_TEST(an_edited_preset_is_loaded_again)
     ck_assert_double_eq(cached.chassis.mass_kg, 1234.5);
     ck_assert_uint_eq(pdk_preset_cache_stats_get(c).loads, 2);
     ck_assert_uint_eq(pdk_preset_cache_stats_get(c).hits, 0);
+    ck_assert_uint_eq(pdk_preset_cache_stats_get(c).prepared, 2); /* the edit prepared again */
 
     /* Broken now: the loader's error, naming the preset, and nothing kept. */
     snprintf(cmd, sizeof cmd, "echo '{' > '%s'", sedan_path);
@@ -150,6 +151,67 @@ START_TEST(the_loaders_errors_come_through)
 }
 END_TEST
 
+typedef struct names {
+    char name[16][65];
+    int n;
+} names;
+
+static void add_name(const char *name, const char *description, void *ud)
+{
+    (void)description;
+    names *l = ud;
+    ck_assert_int_lt(l->n, 16);
+    snprintf(l->name[l->n++], sizeof l->name[0], "%s", name);
+}
+
+/* Overrides the cache has not seen load from the file prepared once
+ * (pdk_params_vehicle_doc): for every shipped vehicle preset and overrides
+ * that apply, that are out of range, unknown, malformed or of the wrong
+ * type, one after another on one cache, the result, the resolved JSON and
+ * the error are the loader's own, and the prepared file is left as it was
+ * (a later load without overrides is the plain one). */
+START_TEST(new_overrides_load_from_the_prepared_file_as_the_loader_does)
+{
+    names l = {0};
+    ck_assert_int_eq(pdk_params_names(PRESETS, PDK_PRESET_VEHICLE, add_name, &l), PDK_OK);
+    ck_assert_int_ge(l.n, 5);
+    const char *const overrides[] = {"chassis.mass=1600",
+                                     "chassis.mass=-5",
+                                     "noSuchKey=1",
+                                     "chassis.mass",
+                                     "chassis.mass=\"heavy\"",
+                                     "",
+                                     "chassis.mass=1601;chassis.cgHeight=0.6"};
+    for (int p = 0; p < l.n; p++) {
+        pdk_preset_cache *c = pdk_preset_cache_new(2);
+        for (size_t o = 0; o < sizeof overrides / sizeof overrides[0]; o++) {
+            char err[PDK_PARAMS_ERR_LEN] = "", err_load[PDK_PARAMS_ERR_LEN] = "";
+            char *json = NULL, *json_load = NULL;
+            pdk_error want = pdk_params_vehicle_load(PRESETS, l.name[p], overrides[o], &fresh,
+                                                     &json_load, err_load, sizeof err_load);
+            pdk_error got = pdk_preset_cache_vehicle(c, PRESETS, l.name[p], overrides[o], &cached,
+                                                     &json, err, sizeof err);
+            ck_assert_msg(got == want, "%s '%s': %d, the loader %d (%s)", l.name[p], overrides[o],
+                          (int)got, (int)want, err);
+            if (want == PDK_OK) {
+                assert_same_vehicle(&fresh, &cached);
+                ck_assert_str_eq(json, json_load);
+            } else {
+                ck_assert_str_eq(err, err_load);
+                ck_assert_ptr_null(json);
+            }
+            free(json);
+            free(json_load);
+        }
+        /* Each a load of its own, all from the file prepared once. */
+        ck_assert_uint_eq(pdk_preset_cache_stats_get(c).loads,
+                          sizeof overrides / sizeof overrides[0]);
+        ck_assert_uint_eq(pdk_preset_cache_stats_get(c).prepared, 1);
+        pdk_preset_cache_free(c);
+    }
+}
+END_TEST
+
 static Suite *cache_suite(void)
 {
     Suite *s = suite_create("preset_cache");
@@ -157,6 +219,7 @@ static Suite *cache_suite(void)
     tcase_add_test(tc, a_hit_is_what_the_loader_makes);
     tcase_add_test(tc, an_edited_preset_is_loaded_again);
     tcase_add_test(tc, the_loaders_errors_come_through);
+    tcase_add_test(tc, new_overrides_load_from_the_prepared_file_as_the_loader_does);
     suite_add_tcase(s, tc);
     return s;
 }
