@@ -152,7 +152,7 @@ static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Fra
          * time, so that neither a preemption nor a stopped process makes a
          * request look dear. */
         uint64_t took = (pdk_thread_cpu_ns() - t0) / PDK_SERVER_COSTLY_UNIT_NS;
-        if (took > units)
+        if (took > units && !r->counted)
             units = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
         spend_budget(srv, c, &c->costly_tick, &c->costly_in_tick, srv->cfg.max_spawns_per_tick,
                      units);

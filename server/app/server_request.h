@@ -68,8 +68,11 @@ typedef struct pdk_server_request {
     void (*handle_server)(pdk_server *srv, const pdk_request *rq);
     pdk_request_needs needs;
     /* Costly on the loop (a spawn loads and checks a preset): counted in
-     * the connection's budget per tick, --max-spawns-per-tick (server.c). */
+     * the connection's budget per tick, --max-spawns-per-tick (server.c),
+     * by the loop time it took where that is more than its count. */
     bool costly;
+    /* A costly request counted by its count alone, whatever it took. */
+    bool counted;
     /* An input that drives a vehicle: counted in the connection's other
      * budget per tick, --max-inputs-per-tick (server.c). */
     bool input;

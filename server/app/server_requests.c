@@ -233,11 +233,16 @@ static void pdk_server_handle_ping(const pdk_request *rq)
  * scheduler's timers. The listing asks the owners and join tokens, which
  * are the server's (server_access.c). */
 const pdk_server_request pdk_server_session_requests[] = {
-    /* Costly: it loads a world preset and zeroes a world (megabytes). */
+    /* Costly: it loads a world preset and zeroes a world (megabytes).
+     * Counted, not timed: its client's next requests are mostly for the
+     * new session, and a hold of many ticks after a large world's create
+     * would let a fast session run its --max-fast-ticks before the first
+     * spawn reached it. */
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_CREATE,
      .handle_server = pdk_server_handle_session_create,
      .needs = PDK_NEEDS_CREATE,
-     .costly = true},
+     .costly = true,
+     .counted = true},
     {.body = PADDOCK__V1__FRAME__BODY_SESSION_CLOSE,
      .handle_server = pdk_server_handle_session_close,
      .needs = PDK_NEEDS_CHANGE},
