@@ -14,12 +14,15 @@
  * each of its builds (baseline, AVX2, AVX-512) the processor has. Each figure is the best of
  * three runs (of five for the builds). It prints; it never fails on a
  * time.
- * Usage: bench_sim [seconds per run, default 0.25]. */
+ * Usage: bench_sim [seconds per run, default 0.25] [presets [name]]:
+ * "presets" runs the vehicle presets' lines alone, a name one preset's
+ * (what a profile of one fleet wants). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "params.h"
@@ -504,7 +507,7 @@ static void add_preset(const char *name, const char *description, void *ud)
 /* Each vehicle preset the server has, as a session spawns it, at 100 cars
  * and at 3,000 (issue 27's large session: its state no longer stays in the
  * caches), flat ground, the world's substeps, ray contact. */
-static void bench_presets(double seconds)
+static void bench_presets(double seconds, const char *only)
 {
     preset_names l = {0};
     if (pdk_params_names(PDK_SOURCE_DIR "/presets", PDK_PRESET_VEHICLE, add_preset, &l) != PDK_OK) {
@@ -517,6 +520,9 @@ static void bench_presets(double seconds)
     printf("%-16s %8s %18s %22s\n", "preset", "vehicles", "ns/vehicle-step",
            "vehicles/core @120Hz");
     for (int p = 0; p < l.n; p++) {
+        if (only != NULL && strcmp(only, l.names[p]) != 0) {
+            continue;
+        }
         static pdk_vehicle_def def;
         char err[512];
         if (pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", l.names[p], NULL, &def, NULL, err,
@@ -544,6 +550,11 @@ int main(int argc, char **argv)
     const char *build = "UNOPTIMISED build: figures are not representative, use Release";
 #endif
     printf("bench_sim: dt 1/120 s, %s\n", build);
+    if (argc > 2 && strcmp(argv[2], "presets") == 0) {
+        /* The vehicle presets' lines alone, or one preset's (for a profile). */
+        bench_presets(seconds, argc > 3 ? argv[3] : NULL);
+        return 0;
+    }
     const struct {
         pdk_model model;
         int bumps;
@@ -581,7 +592,7 @@ int main(int argc, char **argv)
     bench_dbw(seconds);
     bench_tyres(seconds);
     bench_driveline(seconds);
-    bench_presets(seconds);
+    bench_presets(seconds, NULL);
     bench_builds(seconds);
     return 0;
 }
