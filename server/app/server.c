@@ -116,6 +116,54 @@ static void spend_budget(pdk_server *srv, pdk_server_conn *c, uint64_t *at_tick,
         arm_hold_timer(srv, c->held_until_tick);
 }
 
+/* ---- costly requests wait for a near tick -------------------------------- */
+
+static void drain_parked(pdk_server *srv);
+
+static void on_costly_timer(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    srv->costly_timer_on = false;
+    drain_parked(srv);
+}
+
+/* True when the costly request f of c is kept (parked, its connection held)
+ * until a real-time session's next tick has run, because it would start
+ * within one budget unit of that tick's deadline: a request's cost is
+ * known only once it has run, and the budgets bound what each connection
+ * spends a tick, not when, so without this the requests of several
+ * connections whose holds end together run back to back across another
+ * session's deadline and make that tick late by all of them (issue 28's
+ * uncached preset flood: a p99 of 1.9 ms in some runs). The tick's turn
+ * then lets one costly request through whatever the next deadline is, so
+ * that sessions whose deadlines crowd the loop still leave the requests a
+ * way on; a timer lets them on should that tick never come. */
+static bool costly_waits(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
+{
+    if (srv->stopping)
+        return false;
+    if (srv->costly_free) {
+        srv->costly_free = false;
+        return false;
+    }
+    uint64_t due = pdk_server_next_deadline_ns(srv);
+    uint64_t now = uv_hrtime();
+    if (due == 0 || now + srv->cfg.tick_spin_ns + PDK_SERVER_COSTLY_UNIT_NS < due)
+        return false;
+    /* Kept with the session it names, so that it waits for that session's
+     * tick too should it be out on a step thread when the others run. */
+    uint64_t sid = 0;
+    if (!pdk_wire_frame_session_id(f, &sid))
+        sid = 0;
+    pdk_server_park(srv, c, f, sid);
+    if (!srv->costly_timer_on) {
+        uint64_t wait_ms = due > now ? (due - now + 999999) / 1000000 : 0;
+        uv_timer_start(&srv->costly_timer, on_costly_timer, wait_ms + 1, 0);
+        srv->costly_timer_on = true;
+    }
+    return true;
+}
+
 /* A frame of a greeted connection: the access check, then its handler. */
 static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Frame *f)
 {
@@ -129,6 +177,8 @@ static void dispatch(pdk_server *srv, pdk_server_conn *c, const Paddock__V1__Fra
         return;
     }
     if (!pdk_server_access_check(srv, c, r, f))
+        return;
+    if (r->costly && costly_waits(srv, c, f))
         return;
     pdk_request rq = {.c = c,
                       .f = f,
@@ -212,6 +262,16 @@ static void on_step_done(pdk_step_job *base, void *ud)
         pdk_server_step_free(job);
     drain_parked(srv);
     pdk_server_step_next(srv, id);
+}
+
+/* The real-time ticks' turn (pdk_server_on_timer), then the requests it
+ * kept waiting (costly_waits), one of them whatever comes next. */
+static void on_tick_timer(uv_poll_t *handle, int status, int events)
+{
+    pdk_server *srv = handle->data;
+    pdk_server_on_timer(handle, status, events);
+    srv->costly_free = true;
+    drain_parked(srv);
 }
 
 static void on_hold_timer(uv_timer_t *t);
@@ -831,7 +891,7 @@ pdk_server *pdk_server_start(const pdk_server_config *config)
     }
     uv_poll_init(&srv->loop, &srv->sched.timer_poll, srv->sched.timer_fd);
     srv->sched.timer_poll.data = srv;
-    uv_poll_start(&srv->sched.timer_poll, UV_READABLE, pdk_server_on_timer);
+    uv_poll_start(&srv->sched.timer_poll, UV_READABLE, on_tick_timer);
     uv_idle_init(&srv->loop, &srv->sched.fast_idle);
     srv->sched.fast_idle.data = srv;
     init_timer(srv, &srv->sched.writer_wait);
@@ -845,6 +905,7 @@ pdk_server *pdk_server_start(const pdk_server_config *config)
     init_timer(srv, &srv->streams.timer);
     init_timer(srv, &srv->hello_timer);
     init_timer(srv, &srv->hold_timer);
+    init_timer(srv, &srv->costly_timer);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);
     srv->sig_int.data = srv->sig_term.data = srv;

@@ -266,6 +266,13 @@ typedef struct pdk_server {
     bool hello_timer_on;
     uv_timer_t hold_timer; /* the next tick's start: held connections read again */
     bool hold_timer_on;
+    /* Costly requests kept until a real-time tick has run (server.c,
+     * costly_waits): a timer in case that tick never comes (its session
+     * paused or closed), and whether the one request a tick turn lets
+     * through whatever the next deadline is still to come. */
+    uv_timer_t costly_timer;
+    bool costly_timer_on;
+    bool costly_free;
     uint64_t hold_until_tick; /* when it is due: uv_hrtime in 1/120 s */
     pdk_net_budget partial; /* partial inbound frames of the TCP and HTTP listeners */
 
@@ -356,6 +363,9 @@ bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot);
  * deadline, which pdk_server_arm_timer sets. */
 void pdk_server_on_timer(uv_poll_t *handle, int status, int events);
 void pdk_server_arm_timer(pdk_server *srv);
+/* The earliest deadline (uv_hrtime ns) of the sessions the timer ticks,
+ * or 0 when there is none. */
+uint64_t pdk_server_next_deadline_ns(const pdk_server *srv);
 /* Re-evaluates which schedulers must run after a slot changed. */
 void pdk_server_reschedule(pdk_server *srv);
 /* True while the SQLite writer is too far behind for sessions to tick. */

@@ -198,8 +198,7 @@ static bool runs_fast(const pdk_server_slot *slot)
            slot->sched.pause == PDK_PAUSE_NONE;
 }
 
-/* The earliest deadline of the sessions on the timer, or 0 when there is none. */
-static uint64_t next_deadline_ns(const pdk_server *srv)
+uint64_t pdk_server_next_deadline_ns(const pdk_server *srv)
 {
     uint64_t next = 0;
     for (size_t i = 0; i < srv->table.n; i++) {
@@ -221,7 +220,7 @@ static void arm_timer_after(pdk_server *srv, uint64_t not_before_ns)
 {
     if (srv->sched.timer_fd < 0 || srv->stopping)
         return;
-    uint64_t next = next_deadline_ns(srv);
+    uint64_t next = pdk_server_next_deadline_ns(srv);
     if (next > srv->cfg.tick_spin_ns)
         next -= srv->cfg.tick_spin_ns;
     if (next != 0 && next < not_before_ns)
@@ -471,7 +470,7 @@ void pdk_server_on_timer(uv_poll_t *handle, int status, int events)
         arm_timer_after(srv, uv_hrtime() + 1000000u);
         return;
     }
-    uint64_t due = next_deadline_ns(srv);
+    uint64_t due = pdk_server_next_deadline_ns(srv);
     uint64_t woke = uv_hrtime();
     if (due > woke && due - woke <= srv->cfg.tick_spin_ns) {
         while (uv_hrtime() < due) {
