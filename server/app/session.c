@@ -145,6 +145,7 @@ void pdk_session_destroy(pdk_session *s)
     for (size_t i = 0; i < s->n_rings; i++)
         free(s->rings[i]);
     free(s->leases);
+    free(s->lease_index);
     for (size_t i = 0; i < s->n_scripts; i++)
         free(s->scripts[i].steps);
     if (s->store && s->world)

@@ -68,6 +68,18 @@ typedef struct lease {
     char holder[96];
 } lease;
 
+/* A vehicle's leases, found by the slot its id names (the id's low 16
+ * bits, sim/world.h) rather than by a search of every lease: a command
+ * checks its vehicle's leases, and a batch of 10,000 commands with 10,000
+ * leases held was a hundred million comparisons. at[source - 1] is the
+ * index of that source's lease in the session's leases, or -1; an entry
+ * whose vehicle is not the id asked for (a slot's earlier vehicle) holds
+ * none of its. */
+typedef struct lease_slot {
+    pdk_vehicle_id vehicle;
+    int32_t at[3];
+} lease_slot;
+
 typedef struct script_driver {
     pdk_vehicle_id vehicle;
     pdk_script_step *steps;
@@ -139,6 +151,10 @@ struct pdk_session {
     lease *leases; /* at most one per (vehicle, source) of a live vehicle */
     size_t n_leases;
     size_t cap_leases;
+    /* Where each vehicle's leases are in leases, by its slot (session_lease.c):
+     * made at the first lease, as many as the world has slots, plus one. */
+    lease_slot *lease_index;
+    size_t n_lease_index;
 
     pdk_buf common;  /* the tick's shared state batch body */
     pdk_buf frame;   /* one subscriber's frame */

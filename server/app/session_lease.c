@@ -26,12 +26,82 @@ static bool source_ok(pdk_control_source src)
     return src == PDK_SOURCE_DRIVER || src == PDK_SOURCE_AUTONOMY || src == PDK_SOURCE_AI;
 }
 
+/* The slot a vehicle id names (its low 16 bits are the slot + 1, sim/world.h). */
+static size_t id_slot(pdk_vehicle_id id)
+{
+    return (size_t)(id & 0xFFFFu);
+}
+
+/* id's entry in the lease index, or NULL when none of its leases is held. */
+static const lease_slot *leases_of(const pdk_session *s, pdk_vehicle_id id)
+{
+    size_t k = id_slot(id);
+    if (k >= s->n_lease_index || s->lease_index[k].vehicle != id)
+        return NULL;
+    return &s->lease_index[k];
+}
+
 static lease *lease_find(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src)
 {
-    for (size_t i = 0; i < s->n_leases; i++)
-        if (s->leases[i].vehicle == id && s->leases[i].source == src)
-            return &s->leases[i];
-    return NULL;
+    const lease_slot *e = leases_of(s, id);
+    if (!e || src < PDK_SOURCE_DRIVER || src > PDK_SOURCE_AI || e->at[src - 1] < 0)
+        return NULL;
+    return &s->leases[e->at[src - 1]];
+}
+
+/* id's entry, made (with room for the world's every slot) when it has none;
+ * NULL when out of memory. */
+static lease_slot *leases_made(pdk_session *s, pdk_vehicle_id id)
+{
+    size_t k = id_slot(id);
+    if (k >= s->n_lease_index) {
+        size_t n = (size_t)pdk_world_def_get(s->world)->max_vehicles + 1u;
+        n = n > k ? n : k + 1u;
+        lease_slot *p = realloc(s->lease_index, n * sizeof(*p));
+        if (!p)
+            return NULL;
+        for (size_t i = s->n_lease_index; i < n; i++)
+            p[i] = (lease_slot){.vehicle = 0, .at = {-1, -1, -1}};
+        s->lease_index = p;
+        s->n_lease_index = n;
+    }
+    lease_slot *e = &s->lease_index[k];
+    if (e->vehicle != id) {
+        /* The slot's earlier vehicle left with its leases (drop_vehicle_leases_). */
+        PDK_ASSERT(e->at[0] < 0 && e->at[1] < 0 && e->at[2] < 0);
+        *e = (lease_slot){.vehicle = id, .at = {-1, -1, -1}};
+    }
+    return e;
+}
+
+/* Removes lease i, the last one taking its place. */
+static void lease_drop(pdk_session *s, size_t i)
+{
+    const lease *l = &s->leases[i];
+    s->lease_index[id_slot(l->vehicle)].at[l->source - 1] = -1;
+    size_t last = --s->n_leases;
+    if (i != last) {
+        s->leases[i] = s->leases[last];
+        const lease *m = &s->leases[i];
+        s->lease_index[id_slot(m->vehicle)].at[m->source - 1] = (int32_t)i;
+    }
+}
+
+/* The indices in leases of id's leases, in their order there; how many. */
+static int leases_in_order(const pdk_session *s, pdk_vehicle_id id, size_t out[3])
+{
+    const lease_slot *e = leases_of(s, id);
+    int n = 0;
+    for (int k = 0; e && k < 3; k++) {
+        if (e->at[k] < 0)
+            continue;
+        size_t at = (size_t)e->at[k];
+        int j = n++;
+        for (; j > 0 && out[j - 1] > at; j--)
+            out[j] = out[j - 1];
+        out[j] = at;
+    }
+    return n;
 }
 
 static bool script_drives(const pdk_session *s, pdk_vehicle_id id)
@@ -45,23 +115,21 @@ static bool script_drives(const pdk_session *s, pdk_vehicle_id id)
 bool pdk_session_conn_lease_above_(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
                                    uint64_t except_conn)
 {
-    for (size_t i = 0; i < s->n_leases; i++) {
-        const lease *l = &s->leases[i];
-        if (l->vehicle == id && l->source < src && l->conn_id != except_conn)
+    const lease_slot *e = leases_of(s, id);
+    for (int k = 0; e && k + 1 < (int)src && k < 3; k++)
+        if (e->at[k] >= 0 && s->leases[e->at[k]].conn_id != except_conn)
             return true;
-    }
     return false;
 }
 
 pdk_control_source pdk_session_active_source(const pdk_session *s, pdk_vehicle_id id)
 {
-    pdk_control_source best = script_drives(s, id) ? PDK_SOURCE_AI : PDK_SOURCE_NONE;
-    for (size_t i = 0; i < s->n_leases; i++) {
-        const lease *l = &s->leases[i];
-        if (l->vehicle == id && (best == PDK_SOURCE_NONE || l->source < best))
-            best = l->source;
-    }
-    return best;
+    /* Sources rank DRIVER (1) over AUTONOMY over AI: the lowest held wins. */
+    const lease_slot *e = leases_of(s, id);
+    for (int k = 0; e && k < 3; k++)
+        if (e->at[k] >= 0)
+            return (pdk_control_source)(k + 1);
+    return script_drives(s, id) ? PDK_SOURCE_AI : PDK_SOURCE_NONE;
 }
 
 uint64_t pdk_session_lease_holder(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src)
@@ -78,22 +146,23 @@ static void tell_holders(pdk_session *s, pdk_vehicle_id id, uint64_t except_conn
 {
     if (!s->hooks.on_control)
         return;
-    for (size_t i = 0; i < s->n_leases; i++) {
-        const lease *l = &s->leases[i];
-        if (l->vehicle != id || l->conn_id == except_conn)
+    size_t at[3];
+    int n = leases_in_order(s, id, at);
+    for (int i = 0; i < n; i++) {
+        const lease *l = &s->leases[at[i]];
+        if (l->conn_id == except_conn)
             continue;
         bool seen = false;
-        for (size_t k = 0; k < i; k++)
-            if (s->leases[k].vehicle == id && s->leases[k].conn_id == l->conn_id)
+        for (int k = 0; k < i; k++)
+            if (s->leases[at[k]].conn_id == l->conn_id)
                 seen = true;
         if (seen)
             continue;
         /* The connection's highest source on the vehicle. */
         pdk_control_source mine = l->source;
-        for (size_t k = i + 1; k < s->n_leases; k++)
-            if (s->leases[k].vehicle == id && s->leases[k].conn_id == l->conn_id &&
-                s->leases[k].source < mine)
-                mine = s->leases[k].source;
+        for (int k = i + 1; k < n; k++)
+            if (s->leases[at[k]].conn_id == l->conn_id && s->leases[at[k]].source < mine)
+                mine = s->leases[at[k]].source;
         pdk_control_event ev = {
             .session_id = s->id,
             .vehicle = id,
@@ -132,17 +201,22 @@ pdk_error pdk_session_lease_take(pdk_session *s, pdk_vehicle_id id, pdk_control_
                  id, (unsigned long long)s->id);
         return PDK_ERR_BUSY;
     }
-    if (s->n_leases == s->cap_leases) {
+    lease_slot *e = leases_made(s, id);
+    if (e && s->n_leases == s->cap_leases) {
         size_t cap = s->cap_leases ? s->cap_leases * 2 : 8;
         lease *p = realloc(s->leases, cap * sizeof(*p));
-        if (!p) {
-            snprintf(why, why_len, "out of memory");
-            return PDK_ERR_NO_MEMORY;
+        e = p ? e : NULL;
+        if (p) {
+            s->leases = p;
+            s->cap_leases = cap;
         }
-        s->leases = p;
-        s->cap_leases = cap;
+    }
+    if (!e) {
+        snprintf(why, why_len, "out of memory");
+        return PDK_ERR_NO_MEMORY;
     }
     pdk_control_source before = pdk_session_active_source(s, id);
+    e->at[src - 1] = (int32_t)s->n_leases;
     l = &s->leases[s->n_leases++];
     l->vehicle = id;
     l->source = src;
@@ -167,7 +241,7 @@ static void lease_remove(pdk_session *s, size_t i, const char *what, uint64_t ex
     char reason[192];
     snprintf(reason, sizeof(reason), "%s %s the %s lease on vehicle %u", s->leases[i].holder, what,
              pdk_control_source_name(s->leases[i].source), id);
-    s->leases[i] = s->leases[--s->n_leases];
+    lease_drop(s, i);
     pdk_control_source after = pdk_session_active_source(s, id);
     if (after != before)
         tell_holders(s, id, except_conn, after, false, reason);
@@ -204,12 +278,12 @@ void pdk_session_release_conn_leases_(pdk_session *s, uint64_t conn_id)
 void pdk_session_drop_vehicle_leases_(pdk_session *s, pdk_vehicle_id id, const char *reason)
 {
     tell_holders(s, id, 0, PDK_SOURCE_NONE, true, reason);
-    for (size_t i = 0; i < s->n_leases;) {
-        if (s->leases[i].vehicle == id)
-            s->leases[i] = s->leases[--s->n_leases];
-        else
-            i++;
-    }
+    size_t at[3];
+    int n = leases_in_order(s, id, at);
+    /* From the last: a drop moves only the array's last lease, which is
+     * then none of these still to drop (they lie below it). */
+    while (n > 0)
+        lease_drop(s, at[--n]);
 }
 
 pdk_error pdk_session_lease_command(pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
@@ -219,12 +293,10 @@ pdk_error pdk_session_lease_command(pdk_session *s, pdk_vehicle_id id, pdk_contr
         return PDK_OK; /* refused with STALE_ID when it applies */
     /* Pre-empted first, so a refused command takes no lease. */
     const lease *above = NULL;
-    for (size_t i = 0; i < s->n_leases; i++) {
-        const lease *l = &s->leases[i];
-        if (l->vehicle == id && l->source < src && l->conn_id != conn_id &&
-            (above == NULL || l->source < above->source))
-            above = l;
-    }
+    const lease_slot *e = leases_of(s, id);
+    for (int k = 0; e && above == NULL && k + 1 < (int)src && k < 3; k++)
+        if (e->at[k] >= 0 && s->leases[e->at[k]].conn_id != conn_id)
+            above = &s->leases[e->at[k]];
     if (above) {
         snprintf(why, why_len,
                  "vehicle %u is driven by its %s lease, held by %s: %s commands are refused "

@@ -24,8 +24,9 @@ static void after_restore(pdk_session *s)
         char reason[128];
         snprintf(reason, sizeof(reason), "vehicle %u is not in session %llu's restored world", v,
                  (unsigned long long)s->id);
+        /* Its leases go, the array's last ones taking their places: those
+         * below i stay where they were, and i is looked at again. */
         pdk_session_drop_vehicle_leases_(s, v, reason);
-        i = 0; /* the array was rearranged */
     }
     for (size_t i = 0; i < s->n_scripts; i++)
         free(s->scripts[i].steps);

@@ -1308,6 +1308,87 @@ START_TEST(dbw_subscriptions_are_checked_and_end)
 }
 END_TEST
 
+/* Leases are found by their vehicle's slot, however many there are: 200
+ * vehicles each leased by one connection, ten with a second holder; a
+ * removed vehicle's slot, spawned into again, starts with no lease; a
+ * disconnect releases every lease of its connection and the other holders
+ * hear of it; a restore drops the leases of vehicles it does not hold. */
+START_TEST(control_leases_of_many_vehicles)
+{
+    pdk_session *s = make(NULL);
+    enum { N = 200 };
+    static pdk_vehicle_id v[N];
+    char why[256];
+    for (int i = 0; i < N; i++) {
+        n_results = 0; /* the helpers keep 64 results */
+        v[i] = spawn(s, 1, (uint64_t)i + 1);
+        ck_assert_int_eq(
+            pdk_session_lease_command(s, v[i], PDK_SOURCE_DRIVER, 1, "c1", why, sizeof why),
+            PDK_OK);
+    }
+    for (int i = 0; i < N; i += 20)
+        ck_assert_int_eq(pdk_session_lease_take(s, v[i], PDK_SOURCE_AI, 2, "c2", why, sizeof why),
+                         PDK_OK);
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(pdk_session_active_source(s, v[i]), PDK_SOURCE_DRIVER);
+        ck_assert_uint_eq(pdk_session_lease_holder(s, v[i], PDK_SOURCE_DRIVER), 1);
+        ck_assert_uint_eq(pdk_session_lease_holder(s, v[i], PDK_SOURCE_AI), i % 20 == 0 ? 2 : 0);
+        ck_assert_uint_eq(pdk_session_lease_holder(s, v[i], PDK_SOURCE_AUTONOMY), 0);
+    }
+
+    /* Vehicle 20 goes, both its holders told; its slot's next vehicle is free. */
+    n_events = 0;
+    ck_assert_int_eq(queue_remove(s, v[20], (pdk_reply_to){0, 0, 0}), PDK_OK);
+    pdk_session_tick(s);
+    ck_assert_int_eq(n_events, 2);
+    n_results = 0;
+    pdk_vehicle_id again = spawn(s, 1, 999);
+    ck_assert_uint_eq(again & 0xFFFFu, v[20] & 0xFFFFu); /* the same slot */
+    ck_assert_uint_ne(again, v[20]);
+    ck_assert_int_eq(pdk_session_active_source(s, again), PDK_SOURCE_NONE);
+    ck_assert_uint_eq(pdk_session_lease_holder(s, v[20], PDK_SOURCE_DRIVER), 0);
+    ck_assert_int_eq(
+        pdk_session_lease_take(s, again, PDK_SOURCE_AUTONOMY, 3, "c3", why, sizeof why), PDK_OK);
+    ck_assert_uint_eq(pdk_session_lease_holder(s, v[20], PDK_SOURCE_AUTONOMY), 0);
+
+    /* Connection 1 leaves: the nine vehicles connection 2 holds too go to AI. */
+    n_events = 0;
+    pdk_session_forget_conn(s, 1);
+    ck_assert_int_eq(n_events, 9);
+    for (int e = 0; e < n_events; e++) {
+        ck_assert_uint_eq(event_conn[e], 2);
+        ck_assert_int_eq(events[e].active, PDK_SOURCE_AI);
+        ck_assert_msg(strstr(events[e].reason, "c1 disconnected, releasing the DRIVER lease"), "%s",
+                      events[e].reason);
+    }
+    for (int i = 0; i < N; i++) {
+        if (i == 20)
+            continue;
+        ck_assert_int_eq(pdk_session_active_source(s, v[i]),
+                         i % 20 == 0 ? PDK_SOURCE_AI : PDK_SOURCE_NONE);
+        ck_assert_uint_eq(pdk_session_lease_holder(s, v[i], PDK_SOURCE_DRIVER), 0);
+    }
+    ck_assert_int_eq(pdk_session_active_source(s, again), PDK_SOURCE_AUTONOMY);
+
+    /* A fresh world: every lease left ends, each holder told why. */
+    n_events = 0;
+    char err[PDK_SESSION_ERR_LEN];
+    ck_assert_int_eq(pdk_session_restore(s, NULL, 0, NULL, NULL, err, sizeof(err)), PDK_OK);
+    ck_assert_int_eq(n_events, 10);
+    for (int e = 0; e < n_events; e++)
+        ck_assert_msg(strstr(events[e].reason, "is not in session 7's restored world"), "%s",
+                      events[e].reason);
+    ck_assert_int_eq(pdk_session_active_source(s, v[0]), PDK_SOURCE_NONE);
+    ck_assert_int_eq(pdk_session_active_source(s, again), PDK_SOURCE_NONE);
+    pdk_vehicle_id first = spawn(s, 4, 1000);
+    ck_assert_int_eq(pdk_session_active_source(s, first), PDK_SOURCE_NONE);
+    ck_assert_int_eq(pdk_session_lease_take(s, first, PDK_SOURCE_DRIVER, 4, "c4", why, sizeof why),
+                     PDK_OK);
+    ck_assert_uint_eq(pdk_session_lease_holder(s, first, PDK_SOURCE_DRIVER), 4);
+    pdk_session_destroy(s);
+}
+END_TEST
+
 /* Control leases: one holder per source; a higher source pre-empts and the
  * lower holders hear it; the gate refuses a pre-empted source's commands
  * and takes a free lease implicitly; a disconnect releases; a script holds
@@ -1497,6 +1578,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, dbw_kit_inputs_apply_record_and_replay);
     tcase_add_test(tc, dbw_subscriptions_are_checked_and_end);
     tcase_add_test(tc, control_leases);
+    tcase_add_test(tc, control_leases_of_many_vehicles);
     tcase_add_test(tc, reset_and_reseed_are_inputs);
     tcase_add_test(tc, vehicle_resets_count_teleports);
     tcase_add_test(tc, restore_swaps_only_when_it_all_succeeds);
