@@ -125,15 +125,27 @@ static void record_keyframe(pdk_session *s, uint64_t tick, uint64_t hash)
     if (!s->keyframe_scratch)
         s->keyframe_scratch = calloc(1, sizeof(*s->keyframe_scratch));
     pdk_keyframe_scratch *ks = s->keyframe_scratch;
+    if (!s->snapshot.data) {
+        /* The last keyframe's block went to the store: a written one's
+         * comes back, its memory mapped already. */
+        size_t cap = 0;
+        uint8_t *block = pdk_store_spare_take(s->store, &cap);
+        if (block)
+            s->snapshot = (pdk_buf){.data = block, .len = 0, .cap = cap};
+    }
     pdk_error err = !ks ? PDK_ERR_NO_MEMORY
                     : s->hooks.encode_keyframe
                         ? s->hooks.encode_keyframe(s->hooks.ud, ks, s->world, s->build_id,
                                                    &s->snapshot)
                         : pdk_wire_snapshot_encode_with(&ks->whole, s->world, s->build_id,
                                                         &s->snapshot);
-    if (err == PDK_OK)
-        err = pdk_store_record_snapshot(s->store, s->id, tick, hash, pdk_snapshot_layout(),
-                                        s->snapshot.data, s->snapshot.len);
+    if (err == PDK_OK) {
+        void *blob = s->snapshot.data;
+        err = pdk_store_record_snapshot_take(s->store, s->id, tick, hash, pdk_snapshot_layout(),
+                                             &blob, s->snapshot.len, s->snapshot.cap);
+        if (!blob)
+            s->snapshot = (pdk_buf){0};
+    }
     pdk_session_recorded_(s, err, "a keyframe");
 }
 

@@ -311,6 +311,9 @@ static void destroy(pdk_store *s)
     }
     pdk_import_schema_free(s->import_schema);
     pdk_store_keyframe_free(s);
+    for (int i = 0; i < s->n_spares; i++) {
+        free(s->spare[i]);
+    }
     free(s->path);
     free(s);
 }
@@ -610,12 +613,54 @@ static pdk_error new_record(rec_kind kind, const char *const *texts, size_t ntex
     return PDK_OK;
 }
 
+void pdk_store_record_free_(pdk_store_record *r)
+{
+    if (r) {
+        free(r->owned);
+        free(r);
+    }
+}
+
+/* A written record goes; a keyframe's block it was handed stays for the
+ * next keyframe's encode while there is room among the spares. */
+static void record_done(pdk_store *s, pdk_store_record *r)
+{
+    if (r->owned) {
+        pthread_mutex_lock(&s->mu);
+        if (s->n_spares < PDK_STORE_SPARES) {
+            s->spare[s->n_spares] = r->owned;
+            s->spare_cap[s->n_spares] = r->owned_cap;
+            s->n_spares++;
+            r->owned = NULL;
+        }
+        pthread_mutex_unlock(&s->mu);
+    }
+    pdk_store_record_free_(r);
+}
+
+void *pdk_store_spare_take(pdk_store *store, size_t *cap)
+{
+    void *block = NULL;
+    *cap = 0;
+    if (!store) {
+        return NULL;
+    }
+    pthread_mutex_lock(&store->mu);
+    if (store->n_spares > 0) {
+        store->n_spares--;
+        block = store->spare[store->n_spares];
+        *cap = store->spare_cap[store->n_spares];
+    }
+    pthread_mutex_unlock(&store->mu);
+    return block;
+}
+
 static pdk_error enqueue(pdk_store *s, pdk_store_record *r)
 {
     pthread_mutex_lock(&s->mu);
     if (s->closing) {
         pthread_mutex_unlock(&s->mu);
-        free(r);
+        free(r); /* alone: a block it was handed stays its caller's */
         return PDK_ERR_CLOSED;
     }
     int was_empty = s->head == NULL;
@@ -857,6 +902,41 @@ pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint6
     r->value = hash;
     r->aux = layout;
     return enqueue(store, r);
+}
+
+pdk_error pdk_store_record_snapshot_take(pdk_store *store, uint64_t session_id, uint64_t tick,
+                                         uint64_t hash, uint64_t layout, void **blob,
+                                         size_t blob_len, size_t blob_cap)
+{
+    if (!store || !blob || !*blob || blob_len > blob_cap) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    if (blob_len > PDK_STORE_MAX_FIELD_BYTES) {
+        return PDK_ERR_OUT_OF_RANGE;
+    }
+    if (is_closing(store)) {
+        return PDK_ERR_CLOSED;
+    }
+    pdk_store_record *r = NULL;
+    pdk_error rc = new_record(REC_SNAPSHOT, NULL, 0, NULL, 0, NULL, 0, &r);
+    if (rc != PDK_OK) {
+        return rc;
+    }
+    r->session_id = session_id;
+    r->tick = tick;
+    r->value = hash;
+    r->aux = layout;
+    r->blob = *blob;
+    r->blob_len = blob_len;
+    r->owned = *blob;
+    r->owned_cap = blob_cap;
+    /* Refused (the store closing meanwhile), enqueue frees the record
+     * alone: the block stays the caller's. */
+    rc = enqueue(store, r);
+    if (rc == PDK_OK) {
+        *blob = NULL;
+    }
+    return rc;
 }
 
 pdk_error pdk_store_record_owner(pdk_store *store, uint64_t session_id, const char *owner)
@@ -1515,7 +1595,7 @@ static void *writer_main(void *arg)
         uint64_t done = 0;
         while (batch && batch->state != REC_PENDING) {
             pdk_store_record *next = batch->next;
-            free(batch);
+            record_done(s, batch);
             batch = next;
             done++;
         }

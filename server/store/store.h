@@ -152,6 +152,25 @@ pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint6
                                     uint64_t hash, uint64_t layout, const void *blob,
                                     size_t blob_len);
 
+/* pdk_store_record_snapshot without the copy: the store takes *blob, a
+ * malloc'd block of blob_cap bytes whose first blob_len are the keyframe,
+ * and sets *blob to NULL; refused, *blob stays the caller's. Once written
+ * the block is kept for pdk_store_spare_take (a few at most) rather than
+ * freed, so that the next keyframe is encoded into memory already mapped:
+ * a large world's keyframe is megabytes, and copying it into fresh memory,
+ * page faults and all, took milliseconds of its tick. */
+pdk_error pdk_store_record_snapshot_take(pdk_store *store, uint64_t session_id, uint64_t tick,
+                                         uint64_t hash, uint64_t layout, void **blob,
+                                         size_t blob_len, size_t blob_cap);
+
+/* Written keyframes' blocks the store keeps for pdk_store_spare_take: one
+ * for each of a few recording sessions; more are freed. */
+#define PDK_STORE_SPARES 4
+
+/* A block a written keyframe left (its size in *cap), the caller's to
+ * free or hand back; NULL (and *cap 0) when there is none. */
+void *pdk_store_spare_take(pdk_store *store, size_t *cap);
+
 /* Who owns a recorded session and the join tokens given for it (migration
  * 0004, docs/security.md "Identities and roles"): owner is an --auth key's
  * name (1..63 bytes), never a key; a token is kept as its SHA-256 only.

@@ -148,7 +148,7 @@ uint64_t pdk_store_trim_kept_(pdk_store *s, pdk_store_record **taken)
                 gap->aux++;
                 dropped++;
                 *pp = r->next;
-                free(r);
+                pdk_store_record_free_(r);
                 s->flushed_seq++;
                 if (l == 0) {
                     s->in_flight--;
@@ -223,7 +223,7 @@ void pdk_store_give_up_(pdk_store *s, pdk_store_record *list)
                 }
             }
             count += r->state == REC_PENDING;
-            free(r);
+            pdk_store_record_free_(r);
             r = next;
         }
     }

@@ -72,8 +72,15 @@ struct pdk_store_record {
     size_t text_len[5];
     const unsigned char *blob;
     size_t blob_len;
+    /* A keyframe handed over rather than copied (blob points into it),
+     * owned_cap bytes: freed with the record, or kept as a spare. */
+    unsigned char *owned;
+    size_t owned_cap;
     unsigned char data[];
 };
+
+/* Frees r and a block it was handed (pdk_store_record_snapshot_take). */
+void pdk_store_record_free_(pdk_store_record *r);
 
 /* A record's rows go in statements of up to 2^(PDK_STORE_ROW_GROUPS - 1)
  * rows (store.c row_group). */
@@ -149,6 +156,9 @@ struct pdk_store {
     pthread_cond_t flushed_cv; /* flush waits here for flushed_seq */
     pdk_store_record *head;
     pdk_store_record *tail;
+    unsigned char *spare[PDK_STORE_SPARES];
+    size_t spare_cap[PDK_STORE_SPARES];
+    int n_spares;
     uint64_t queue_len;
     uint64_t in_flight;    /* records the writer took and has not finished */
     uint64_t enqueued_seq; /* sequence number of the last record queued */

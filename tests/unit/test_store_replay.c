@@ -797,6 +797,88 @@ START_TEST(test_snapshots_round_trip)
 }
 END_TEST
 
+/* A keyframe handed over (pdk_store_record_snapshot_take) is stored as a
+ * copied one is; its block comes back as a spare once written, whatever the
+ * keyframe's fate (a refused duplicate's too); refused arguments and a
+ * closed store leave the block with its caller. */
+START_TEST(test_snapshot_handed_over_comes_back_as_a_spare)
+{
+    const char *path = tmp_path("take.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    pdk_store_session def = session_def(1, "handed over");
+    ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
+    size_t cap = 0;
+    ck_assert_ptr_null(pdk_store_spare_take(s, &cap)); /* none yet */
+    ck_assert_uint_eq(cap, 0);
+
+    unsigned char *block = malloc(4096);
+    ck_assert_ptr_nonnull(block);
+    memset(block, 0x5A, 4096);
+    void *blob = block;
+    ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 120, 7, 9, &blob, 1000, 4096), PDK_OK);
+    ck_assert_ptr_null(blob);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    char err[PDK_STORE_ERR_LEN];
+    void *got = NULL;
+    size_t len = 0;
+    ck_assert_int_eq(pdk_store_read_snapshot(s, 1, 120, &got, &len, err, sizeof err), PDK_OK);
+    ck_assert_uint_eq(len, 1000);
+    for (size_t i = 0; i < len; i++)
+        ck_assert_uint_eq(((unsigned char *)got)[i], 0x5A);
+    free(got);
+    unsigned char *spare = pdk_store_spare_take(s, &cap);
+    ck_assert_ptr_eq(spare, block);
+    ck_assert_uint_eq(cap, 4096);
+    ck_assert_ptr_null(pdk_store_spare_take(s, &cap));
+
+    /* A duplicate tick is refused by SQLite; its block comes back all the same. */
+    blob = spare;
+    ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 120, 7, 9, &blob, 10, 4096), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    ck_assert_ptr_eq(pdk_store_spare_take(s, &cap), block);
+
+    /* More written than the store keeps: the rest are freed (ASan would say
+     * otherwise), the spares it keeps come back once each. */
+    for (int i = 0; i < PDK_STORE_SPARES + 2; i++) {
+        void *b = i == 0 ? block : malloc(64);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 240 + (uint64_t)i, 0, 0, &b, 1,
+                                                        i == 0 ? 4096 : 64),
+                         PDK_OK);
+    }
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    int back = 0;
+    void *b;
+    while ((b = pdk_store_spare_take(s, &cap)) != NULL) {
+        free(b);
+        back++;
+    }
+    ck_assert_int_eq(back, PDK_STORE_SPARES);
+
+    /* Refused: the block stays the caller's. */
+    unsigned char *mine = malloc(16);
+    ck_assert_ptr_nonnull(mine);
+    blob = mine;
+    ck_assert_int_eq(pdk_store_record_snapshot_take(NULL, 1, 1, 0, 0, &blob, 1, 16),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, &blob, 17, 16),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, NULL, 1, 16),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_eq(blob, mine);
+    void *none = NULL;
+    ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, &none, 0, 0),
+                     PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(pdk_store_spare_take(NULL, &cap));
+    pdk_store_shutdown(s);
+    ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, &blob, 1, 16), PDK_ERR_CLOSED);
+    ck_assert_ptr_eq(blob, mine);
+    free(mine);
+    pdk_store_close(s);
+    ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM snapshots"), 1 + PDK_STORE_SPARES + 2);
+}
+END_TEST
+
 /* A keyframe that does not pack smaller is stored as it is; a stored one
  * whose zstd frame is damaged, or whose encoding this build does not know,
  * is refused naming the keyframe, not handed over half-read. */
@@ -1503,6 +1585,7 @@ static Suite *store_replay_suite(void)
     tcase_add_test(tc, test_tick_record_hashes_then_inputs);
     tcase_add_test(tc, test_grouped_rows_read_back_row_for_row);
     tcase_add_test(tc, test_snapshots_round_trip);
+    tcase_add_test(tc, test_snapshot_handed_over_comes_back_as_a_spare);
     tcase_add_test(tc, test_keyframe_encodings);
     tcase_add_test(tc, test_mark_interrupted);
     tcase_add_test(tc, test_export_import_round_trip);
