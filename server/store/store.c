@@ -882,6 +882,20 @@ pdk_error pdk_store_record_hashes(pdk_store *store, uint64_t session_id, uint64_
     return pdk_store_record_tick(store, session_id, first_tick, hashes, n, 0u, NULL, 0);
 }
 
+/* A keyframe's record, its blob copied (none when blob_len is 0). */
+static pdk_error new_snapshot(uint64_t session_id, uint64_t tick, uint64_t hash, uint64_t layout,
+                              const void *blob, size_t blob_len, pdk_store_record **out)
+{
+    pdk_error rc = new_record(REC_SNAPSHOT, NULL, 0, blob, blob_len, NULL, 0, out);
+    if (rc == PDK_OK) {
+        (*out)->session_id = session_id;
+        (*out)->tick = tick;
+        (*out)->value = hash;
+        (*out)->aux = layout;
+    }
+    return rc;
+}
+
 pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint64_t tick,
                                     uint64_t hash, uint64_t layout, const void *blob,
                                     size_t blob_len)
@@ -893,15 +907,8 @@ pdk_error pdk_store_record_snapshot(pdk_store *store, uint64_t session_id, uint6
         return PDK_ERR_CLOSED;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_SNAPSHOT, NULL, 0, blob, blob_len, NULL, 0, &r);
-    if (rc != PDK_OK) {
-        return rc;
-    }
-    r->session_id = session_id;
-    r->tick = tick;
-    r->value = hash;
-    r->aux = layout;
-    return enqueue(store, r);
+    pdk_error rc = new_snapshot(session_id, tick, hash, layout, blob, blob_len, &r);
+    return rc == PDK_OK ? enqueue(store, r) : rc;
 }
 
 pdk_error pdk_store_record_snapshot_take(pdk_store *store, uint64_t session_id, uint64_t tick,
@@ -918,14 +925,10 @@ pdk_error pdk_store_record_snapshot_take(pdk_store *store, uint64_t session_id, 
         return PDK_ERR_CLOSED;
     }
     pdk_store_record *r = NULL;
-    pdk_error rc = new_record(REC_SNAPSHOT, NULL, 0, NULL, 0, NULL, 0, &r);
+    pdk_error rc = new_snapshot(session_id, tick, hash, layout, NULL, 0, &r);
     if (rc != PDK_OK) {
         return rc;
     }
-    r->session_id = session_id;
-    r->tick = tick;
-    r->value = hash;
-    r->aux = layout;
     r->blob = *blob;
     r->blob_len = blob_len;
     r->owned = *blob;
