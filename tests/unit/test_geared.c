@@ -730,6 +730,64 @@ START_TEST(test_full_time_awd)
 }
 END_TEST
 
+/* A world of wd laid out in memory of its own (free it). */
+static pdk_world *world_of(const pdk_world_def *wd)
+{
+    size_t bytes = pdk_world_mem_size(wd);
+    void *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    ck_assert_ptr_nonnull(mem);
+    pdk_world *w = NULL;
+    ck_assert_int_eq(pdk_world_init(mem, bytes, wd, &w), PDK_OK);
+    return w;
+}
+
+/* A fleet of one geared definition spawned one after another takes each
+ * car's full-load upshift speeds from the car before
+ * (pdk_fw_params_init_like) rather than scanning the engine's curve again:
+ * at full pedal, where the box shifts at those speeds, every car of the
+ * fleet runs bit for bit as the same car alone, and shifts up (at full pedal
+ * the first upshift comes at about 6,000 rev/min, 6 s from rest). */
+START_TEST(test_fleet_shifts_as_alone)
+{
+    const pdk_vehicle_def d = geared_car();
+    enum { FLEET = 3 };
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = FLEET;
+    pdk_world *w = world_of(&wd);
+    wd.max_vehicles = 1;
+    pdk_world *alone[FLEET];
+    pdk_vehicle_id ids[FLEET], solo[FLEET];
+    for (int i = 0; i < FLEET; i++) {
+        pdk_pose pose = {.x_m = 60.0 * i, .y_m = 10.0 * i, .yaw_rad = 0.3 * i};
+        ck_assert_int_eq(pdk_world_spawn(w, &d, &pose, 0.0, PDK_GEAR_DRIVE, &ids[i]), PDK_OK);
+        alone[i] = world_of(&wd);
+        ck_assert_int_eq(pdk_world_spawn(alone[i], &d, &pose, 0.0, PDK_GEAR_DRIVE, &solo[i]),
+                         PDK_OK);
+    }
+    for (int t = 0; t < 8 * 120; t++) {
+        for (int i = 0; i < FLEET; i++) {
+            pdk_dbw_cmd c = {.fields = PDK_DBW_THROTTLE | PDK_DBW_STEER,
+                             .throttle_pct = 100.0,
+                             .steer_wheel_deg = 5.0 * i};
+            ck_assert_int_eq(pdk_world_command(w, ids[i], &c), PDK_OK);
+            ck_assert_int_eq(pdk_world_command(alone[i], solo[i], &c), PDK_OK);
+        }
+        pdk_world_step(w);
+        for (int i = 0; i < FLEET; i++)
+            pdk_world_step(alone[i]);
+    }
+    for (int i = 0; i < FLEET; i++) {
+        const double *ch = pdk_world_channels(w, ids[i]);
+        ck_assert_double_ge(ch[PDK_CH_GEAR_NUMBER], 2.0);
+        ck_assert_msg(
+            memcmp(ch, pdk_world_channels(alone[i], solo[i]), sizeof(double) * PDK_CH_COUNT) == 0,
+            "car %d of the fleet differs from its twin alone", i);
+        free(alone[i]);
+    }
+    free(w);
+}
+END_TEST
+
 /* The shift program (four_wheel_powertrain.c): cruising at 80 km/h at 25 %
  * pedal, the box holds a high gear; pushing the pedal to full kicks it down
  * (the kickdown, armed by the pedal's rise), the engine staying under its
@@ -786,6 +844,7 @@ static Suite *geared_suite(void)
     tcase_add_test(tc, test_top_speed_power_limited);
     tcase_add_test(tc, test_downshifts_reverse_and_park);
     tcase_add_test(tc, test_kickdown_and_time_in_gear);
+    tcase_add_test(tc, test_fleet_shifts_as_alone);
     tcase_add_test(tc, test_abs_keeps_the_wheels_turning);
     tcase_add_test(tc, test_abs_stops_near_the_peak_grip_bound);
     tcase_add_test(tc, test_abs_converges_with_the_substep);

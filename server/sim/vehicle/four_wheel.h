@@ -434,8 +434,9 @@ double pdk_fw_ray_top_m(const pdk_vehicle_def *def);
 void pdk_fw_params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
                         double gravity_mps2, double air_density_kgpm3, double surface_friction);
 
-/* The same, with the tyres' peak slips (the scan of each law that is most
- * of the resolve's cost) taken from same: the constants resolved before
+/* The same, with the tyres' peak slips and an automatic box's full-load
+ * upshift speeds (the scans of each law and of the engine's curve that
+ * are most of the resolve's cost) taken from same: the constants resolved before
  * from a definition byte for byte equal to def, with the same world
  * constants, which give the same peaks. A fleet of one preset spawns at a
  * fraction of the cost. */

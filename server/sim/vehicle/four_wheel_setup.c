@@ -123,7 +123,8 @@ pdk_error pdk_vehicle_def_hull_box(const pdk_vehicle_def *def, double half_exten
     return PDK_OK;
 }
 
-/* pdk_fw_params_init, with the peak slips from same where it is not NULL. */
+/* pdk_fw_params_init, with the peak slips and the full-load upshift speeds
+ * from same where it is not NULL. */
 static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, double substep_s,
                         double gravity_mps2, double air_density_kgpm3, double surface_friction,
                         const pdk_fw_consts *same)
@@ -168,7 +169,13 @@ static void params_init(pdk_fw_params *params, const pdk_vehicle_def *def, doubl
         p->cvt_lag = pdk_cvt_lag_factor(&def->powertrain.cvt, substep_s);
         p->idle_feed = pdk_engine_idle_feed(&def->powertrain.engine);
     }
-    pdk_fwpt_full_upshift_rpm(&def->powertrain, p->full_upshift_rpm);
+    if (same != NULL) {
+        /* A scan of the engine curve per gear: most of a geared car's
+         * resolve once the tyres' peaks come from same too. */
+        memcpy(p->full_upshift_rpm, same->full_upshift_rpm, sizeof p->full_upshift_rpm);
+    } else {
+        pdk_fwpt_full_upshift_rpm(&def->powertrain, p->full_upshift_rpm);
+    }
     p->drive_force_n = def->drive.max_force_n;
     p->drive_power_w = def->drive.max_power_w;
 
