@@ -272,6 +272,7 @@ static void on_tick_timer(uv_poll_t *handle, int status, int events)
     pdk_server_on_timer(handle, status, events);
     srv->costly_free = true;
     drain_parked(srv);
+    srv->costly_free = false;
 }
 
 static void on_hold_timer(uv_timer_t *t);

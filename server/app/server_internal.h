@@ -268,8 +268,9 @@ typedef struct pdk_server {
     bool hold_timer_on;
     /* Costly requests kept until a real-time tick has run (server.c,
      * costly_waits): a timer in case that tick never comes (its session
-     * paused or closed), and whether the one request a tick turn lets
-     * through whatever the next deadline is still to come. */
+     * paused or closed), and, while the requests kept are handled after
+     * a tick's turn, whether the one it lets through whatever the next
+     * deadline is still to come. */
     uv_timer_t costly_timer;
     bool costly_timer_on;
     bool costly_free;
