@@ -49,31 +49,6 @@ static lease *lease_find(const pdk_session *s, pdk_vehicle_id id, pdk_control_so
     return &s->leases[e->at[src - 1]];
 }
 
-/* id's entry, made (with room for the world's every slot) when it has none;
- * NULL when out of memory. */
-static lease_slot *leases_made(pdk_session *s, pdk_vehicle_id id)
-{
-    size_t k = id_slot(id);
-    if (k >= s->n_lease_index) {
-        size_t n = (size_t)pdk_world_def_get(s->world)->max_vehicles + 1u;
-        n = n > k ? n : k + 1u;
-        lease_slot *p = realloc(s->lease_index, n * sizeof(*p));
-        if (!p)
-            return NULL;
-        for (size_t i = s->n_lease_index; i < n; i++)
-            p[i] = (lease_slot){.vehicle = 0, .at = {-1, -1, -1}};
-        s->lease_index = p;
-        s->n_lease_index = n;
-    }
-    lease_slot *e = &s->lease_index[k];
-    if (e->vehicle != id) {
-        /* The slot's earlier vehicle left with its leases (drop_vehicle_leases_). */
-        PDK_ASSERT(e->at[0] < 0 && e->at[1] < 0 && e->at[2] < 0);
-        *e = (lease_slot){.vehicle = id, .at = {-1, -1, -1}};
-    }
-    return e;
-}
-
 /* Removes lease i, the last one taking its place. */
 static void lease_drop(pdk_session *s, size_t i)
 {
@@ -102,6 +77,36 @@ static int leases_in_order(const pdk_session *s, pdk_vehicle_id id, size_t out[3
         out[j] = at;
     }
     return n;
+}
+
+/* id's entry, made (with room for the world's every slot) when it has none;
+ * NULL when out of memory. */
+static lease_slot *leases_made(pdk_session *s, pdk_vehicle_id id)
+{
+    size_t k = id_slot(id);
+    if (k >= s->n_lease_index) {
+        size_t n = (size_t)pdk_world_def_get(s->world)->max_vehicles + 1u;
+        n = n > k ? n : k + 1u;
+        lease_slot *p = realloc(s->lease_index, n * sizeof(*p));
+        if (!p)
+            return NULL;
+        for (size_t i = s->n_lease_index; i < n; i++)
+            p[i] = (lease_slot){.vehicle = 0, .at = {-1, -1, -1}};
+        s->lease_index = p;
+        s->n_lease_index = n;
+    }
+    lease_slot *e = &s->lease_index[k];
+    if (e->vehicle != id) {
+        /* The slot holds id now: its earlier vehicle is gone, and went with
+         * its leases (drop_vehicle_leases_). Should one be left, it is
+         * stale and goes too, from the last (see drop_vehicle_leases_). */
+        size_t at[3];
+        int n = leases_in_order(s, e->vehicle, at);
+        while (n > 0)
+            lease_drop(s, at[--n]);
+        *e = (lease_slot){.vehicle = id, .at = {-1, -1, -1}};
+    }
+    return e;
 }
 
 static bool script_drives(const pdk_session *s, pdk_vehicle_id id)
