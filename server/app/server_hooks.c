@@ -518,32 +518,6 @@ static void keyframe_slice(pdk_step_share *sh, int i)
                                             &ks->kept->parts[i]);
 }
 
-/* The slices' entries put in place on the pool's threads too: a large
- * world's are megabytes (7.9 MB at 10,000 cars), a millisecond and more of
- * copying on one thread. */
-typedef struct parts_copy {
-    pdk_step_share base;
-    uint8_t *at[PDK_SESSION_KEYFRAME_SLICES];
-    const pdk_buf *parts;
-} parts_copy;
-
-static void copy_slice(pdk_step_share *sh, int i)
-{
-    parts_copy *pc = (parts_copy *)sh;
-    if (pc->parts[i].len > 0)
-        memcpy(pc->at[i], pc->parts[i].data, pc->parts[i].len);
-}
-
-static void copy_parts(void *ctx, uint8_t *to, const pdk_buf *parts, size_t n_parts)
-{
-    parts_copy pc = {.base = {.chunk = copy_slice, .n_chunks = (int)n_parts}, .parts = parts};
-    for (size_t i = 0; i < n_parts; i++) {
-        pc.at[i] = to;
-        to += parts[i].len;
-    }
-    pdk_step_pool_share(ctx, &pc.base);
-}
-
 static pdk_error encode_keyframe(void *ud, pdk_keyframe_scratch *kept, const pdk_world *world,
                                  const char *build_id, pdk_buf *out)
 {
@@ -560,8 +534,8 @@ static pdk_error encode_keyframe(void *ud, pdk_keyframe_scratch *kept, const pdk
     for (int i = 0; i < n; i++)
         if (ks.err[i] != PDK_OK)
             return ks.err[i];
-    return pdk_wire_snapshot_encode_parts_by(&kept->whole, world, build_id, kept->parts,
-                                             (size_t)n, copy_parts, pool, out);
+    return pdk_wire_snapshot_encode_parts(&kept->whole, world, build_id, kept->parts, (size_t)n,
+                                          out);
 }
 
 pdk_session_hooks pdk_server_hooks(pdk_server *srv)

@@ -438,15 +438,6 @@ pdk_error pdk_wire_snapshot_encode_parts(pdk_wire_snapshot_scratch *scratch, con
                                          const char *build_id, const pdk_buf *parts, size_t n_parts,
                                          pdk_buf *out)
 {
-    return pdk_wire_snapshot_encode_parts_by(scratch, world, build_id, parts, n_parts, NULL, NULL,
-                                             out);
-}
-
-pdk_error pdk_wire_snapshot_encode_parts_by(pdk_wire_snapshot_scratch *scratch,
-                                            const pdk_world *world, const char *build_id,
-                                            const pdk_buf *parts, size_t n_parts,
-                                            pdk_wire_parts_copy_fn copy, void *ctx, pdk_buf *out)
-{
     if (scratch == NULL || world == NULL || out == NULL || (parts == NULL && n_parts > 0)) {
         return PDK_ERR_INVALID_ARGUMENT;
     }
@@ -465,15 +456,10 @@ pdk_error pdk_wire_snapshot_encode_parts_by(pdk_wire_snapshot_scratch *scratch,
         return err;
     }
     uint8_t *p = put_head(out->data, world, &pl, scratch->generations);
-    if (copy != NULL) {
-        copy(ctx, p, parts, n_parts);
-        p += vehicles;
-    } else {
-        for (size_t i = 0; i < n_parts; i++) {
-            if (parts[i].len > 0) {
-                memcpy(p, parts[i].data, parts[i].len);
-                p += parts[i].len;
-            }
+    for (size_t i = 0; i < n_parts; i++) {
+        if (parts[i].len > 0) {
+            memcpy(p, parts[i].data, parts[i].len);
+            p += parts[i].len;
         }
     }
     p = put_tail(p, world, &pl, scratch->generations);

@@ -48,19 +48,6 @@ pdk_error pdk_wire_snapshot_encode_parts(pdk_wire_snapshot_scratch *scratch, con
                                          const char *build_id, const pdk_buf *parts,
                                          size_t n_parts, pdk_buf *out);
 
-/* How pdk_wire_snapshot_encode_parts_by puts the parts in place: every
- * part's bytes to to, one after another in order, with no gap. */
-typedef void (*pdk_wire_parts_copy_fn)(void *ctx, uint8_t *to, const pdk_buf *parts,
-                                       size_t n_parts);
-
-/* pdk_wire_snapshot_encode_parts with the parts copied by copy(ctx, ...),
- * on threads of the caller's say (a large world's keyframe is megabytes);
- * NULL: by pdk_wire_snapshot_encode_parts' one copy after another. */
-pdk_error pdk_wire_snapshot_encode_parts_by(pdk_wire_snapshot_scratch *scratch,
-                                            const pdk_world *world, const char *build_id,
-                                            const pdk_buf *parts, size_t n_parts,
-                                            pdk_wire_parts_copy_fn copy, void *ctx, pdk_buf *out);
-
 /* Frees scratch's arrays and zeroes it (NULL: nothing). */
 void pdk_wire_snapshot_scratch_free(pdk_wire_snapshot_scratch *scratch);
 
