@@ -117,14 +117,22 @@ static bool script_drives(const pdk_session *s, pdk_vehicle_id id)
     return false;
 }
 
-bool pdk_session_conn_lease_above_(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
-                                   uint64_t except_conn)
+/* The highest lease on id above src held by a connection other than
+ * except_conn, or NULL. */
+static const lease *lease_above(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
+                                uint64_t except_conn)
 {
     const lease_slot *e = leases_of(s, id);
     for (int k = 0; e && k + 1 < (int)src && k < 3; k++)
         if (e->at[k] >= 0 && s->leases[e->at[k]].conn_id != except_conn)
-            return true;
-    return false;
+            return &s->leases[e->at[k]];
+    return NULL;
+}
+
+bool pdk_session_conn_lease_above_(const pdk_session *s, pdk_vehicle_id id, pdk_control_source src,
+                                   uint64_t except_conn)
+{
+    return lease_above(s, id, src, except_conn) != NULL;
 }
 
 pdk_control_source pdk_session_active_source(const pdk_session *s, pdk_vehicle_id id)
@@ -297,11 +305,7 @@ pdk_error pdk_session_lease_command(pdk_session *s, pdk_vehicle_id id, pdk_contr
     if (pdk_world_dbw_state(s->world, id) == NULL)
         return PDK_OK; /* refused with STALE_ID when it applies */
     /* Pre-empted first, so a refused command takes no lease. */
-    const lease *above = NULL;
-    const lease_slot *e = leases_of(s, id);
-    for (int k = 0; e && above == NULL && k + 1 < (int)src && k < 3; k++)
-        if (e->at[k] >= 0 && s->leases[e->at[k]].conn_id != conn_id)
-            above = &s->leases[e->at[k]];
+    const lease *above = lease_above(s, id, src, conn_id);
     if (above) {
         snprintf(why, why_len,
                  "vehicle %u is driven by its %s lease, held by %s: %s commands are refused "
