@@ -865,6 +865,10 @@ START_TEST(test_snapshot_handed_over_comes_back_as_a_spare)
                      PDK_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, NULL, 1, 16),
                      PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, &blob,
+                                                    PDK_STORE_MAX_FIELD_BYTES + 1u,
+                                                    PDK_STORE_MAX_FIELD_BYTES + 1u),
+                     PDK_ERR_OUT_OF_RANGE);
     ck_assert_ptr_eq(blob, mine);
     void *none = NULL;
     ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, &none, 0, 0),
