@@ -519,10 +519,12 @@ static void bench_presets(double seconds, const char *only)
     printf("vehicle presets, flat ground, %d substeps, ray contact:\n", substeps);
     printf("%-16s %8s %18s %22s\n", "preset", "vehicles", "ns/vehicle-step",
            "vehicles/core @120Hz");
+    int shown = 0;
     for (int p = 0; p < l.n; p++) {
         if (only != NULL && strcmp(only, l.names[p]) != 0) {
             continue;
         }
+        shown++;
         static pdk_vehicle_def def;
         char err[512];
         if (pdk_params_vehicle_load(PDK_SOURCE_DIR "/presets", l.names[p], NULL, &def, NULL, err,
@@ -535,6 +537,9 @@ static void bench_presets(double seconds, const char *only)
             printf("%-16s %8d %18.1f %22.0f\n", l.names[p], sizes[i], r.ns_per_vehicle_step,
                    1e9 / (120.0 * r.ns_per_vehicle_step));
         }
+    }
+    if (only != NULL && shown == 0) {
+        printf("no vehicle preset named '%s' under %s/presets\n", only, PDK_SOURCE_DIR);
     }
 }
 
