@@ -195,7 +195,7 @@ static void diagnose(pdk_player *p, pdk_verify_result *r)
     }
     uint64_t kt = rec->keyframes[k].tick;
     pdk_session_set_publishing(p->s, false);
-    pdk_session_set_telemetry(p->s, true); /* the channels compared at kt */
+    pdk_session_set_channels(p->s, PDK_CHANNELS_EVERY_TICK); /* compared at kt */
     pdk_error e = PDK_OK;
     while (e == PDK_OK && pdk_player_tick(p) < kt)
         e = pdk_player_step(p);
@@ -414,7 +414,9 @@ static bool run_segments(verify_job *job, verify_worker *w, size_t k)
             }
             /* Channels only where a diagnosis may read them: at a
              * keyframe's tick (diagnose). Elsewhere the step skips them. */
-            pdk_session_set_telemetry(w->s, keyframe_at(job->rec, pdk_player_tick(p) + 1));
+            pdk_session_set_channels(w->s, keyframe_at(job->rec, pdk_player_tick(p) + 1)
+                                               ? PDK_CHANNELS_EVERY_TICK
+                                               : PDK_CHANNELS_AS_READ);
             e = pdk_player_step(p);
         }
         pthread_mutex_lock(&job->mu);

@@ -493,6 +493,8 @@ static int start_demo(pdk_server *srv)
         free(json);
         return -1;
     }
+    /* on_live prints its car's throttle and brake channels between ticks. */
+    pdk_session_set_channels(slot->session, PDK_CHANNELS_EVERY_TICK);
     pdk_spawn_place place = pdk_run_place_from_script(&script);
     pdk_reply_to none = {0};
     pdk_session_queue_spawn(slot->session, &def, srv->cfg.demo_vehicle, PDK_SCRIPT_DEMO_OVERRIDES,

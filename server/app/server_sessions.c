@@ -51,6 +51,10 @@ pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing t
     memset(slot, 0, sizeof(*slot));
     slot->session = s;
     slot->id = pdk_session_id(s);
+    /* The server reads a session's channels only through the session (its
+     * keyframes, state, telemetry and DBW report streams): the ticks that
+     * nothing reads skip writing them. */
+    pdk_session_set_channels(s, PDK_CHANNELS_AS_READ);
     slot->sched.timing = timing;
     slot->world_bytes = world_bytes;
     slot->replay.speed = 1.0;

@@ -45,7 +45,7 @@ pdk_error pdk_session_create_bare_(uint64_t id, const pdk_session_def *def,
     s->id = id;
     s->timing = def->timing;
     s->publishing = true;
-    s->telemetry = true;
+    s->channels = PDK_CHANNELS_EVERY_TICK;
     s->keyframe_every =
         def->keyframe_every_ticks ? def->keyframe_every_ticks : PDK_SESSION_KEYFRAME_EVERY;
     if (hooks)
@@ -689,11 +689,32 @@ static uint64_t wall_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether anything the session serves reads the channels of the step to
+ * tick (pdk_session_set_channels): its keyframe, a due state batch with
+ * fields or telemetry batch, a DBW report ring (filled every tick, as a
+ * delayed report kind may send any of the last ones). Subscriptions added
+ * between ticks are in s->subs before the step that publishes to them. */
+static bool channels_read(const pdk_session *s, uint64_t tick)
+{
+    if (s->channels == PDK_CHANNELS_EVERY_TICK || s->n_rings > 0 ||
+        pdk_session_keyframe_due_(s, tick))
+        return true;
+    if (!s->publishing || !s->hooks.on_state)
+        return false;
+    for (size_t i = 0; i < s->n_subs; i++) {
+        const subscription *sub = &s->subs[i];
+        if (!sub->contacts && (sub->chans != NULL || sub->fields != 0u) && sub_due(sub, tick))
+            return true;
+    }
+    return false;
+}
+
 void pdk_session_tick(pdk_session *s)
 {
     pdk_tick_parts *parts = &s->parts;
     uint64_t t0 = pdk_tick_clock_ns();
     pdk_session_apply_inputs(s);
+    pdk_world_set_telemetry(s->world, channels_read(s, pdk_world_tick(s->world) + 1));
     uint64_t t1 = pdk_tick_clock_ns();
     if (s->hooks.step_world)
         s->hooks.step_world(s->hooks.ud, s->world);
@@ -1186,8 +1207,7 @@ uint64_t pdk_session_tick_wall_ns(const pdk_session *s)
     return s->tick_wall_ns;
 }
 
-void pdk_session_set_telemetry(pdk_session *s, bool on)
+void pdk_session_set_channels(pdk_session *s, pdk_session_channels when)
 {
-    s->telemetry = on;
-    pdk_world_set_telemetry(s->world, on);
+    s->channels = when;
 }

@@ -457,13 +457,23 @@ bool pdk_session_publishing(const pdk_session *s);
  * first tick. Not state: a replay's ticks carry the replay's time. */
 uint64_t pdk_session_tick_wall_ns(const pdk_session *s);
 
-/* Telemetry on (the default) or off: whether the world's steps write the
- * four-wheel vehicles' channels (pdk_world_set_telemetry), kept across
- * restores. Off, the state and its hashes are the same bits and the
- * channels are stale, so it is for a session whose channels nobody reads:
- * verify's workers, which compare hashes only (and turn it on again to
- * diagnose a divergence from the channels). */
-void pdk_session_set_telemetry(pdk_session *s, bool on);
+/* Which ticks the world writes its vehicles' channels (telemetry) on:
+ * every tick (the default), or only a tick after which the session itself
+ * reads them: a keyframe it records, a due state batch with fields or
+ * telemetry batch it publishes, a DBW report ring it fills. Channels are
+ * outputs only: the state and its hashes are the same bits either way
+ * (test_snapshot's telemetry_off_changes_no_state), and a tick that writes
+ * them writes what a world that always did would. As read, a caller's
+ * pdk_world_channels between ticks may hold an earlier tick's, so it is for
+ * a session whose other readers are the session's own: the server's
+ * (writing them is a good part of a four-wheel step: docs/perf), and
+ * verify's workers, which compare hashes and turn every tick on to
+ * diagnose a divergence from the channels. */
+typedef enum pdk_session_channels {
+    PDK_CHANNELS_EVERY_TICK = 0,
+    PDK_CHANNELS_AS_READ,
+} pdk_session_channels;
+void pdk_session_set_channels(pdk_session *s, pdk_session_channels when);
 
 /* Replaces the world of a session that is not recorded with snapshot's (a
  * WorldSnapshot, wire_snapshot.h), each vehicle spawned from def_for's

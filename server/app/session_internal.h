@@ -116,7 +116,7 @@ struct pdk_session {
     pdk_world *world;
     uint64_t seq;
     bool publishing; /* false: ticks send no state or report frames */
-    bool telemetry;  /* false: the world writes no four-wheel channels */
+    pdk_session_channels channels; /* the ticks the world writes its channels on */
     uint64_t tick_wall_ns; /* UTC (ns) when the last tick's step ended; 0 before one */
     /* VehicleState.teleport_count (docs/protocol.md "State"): seeks for
      * every vehicle, resets per vehicle (sorted by id). Not part of the
@@ -275,6 +275,9 @@ pdk_error pdk_session_record_start_(pdk_session *s, const pdk_session_def *def,
 
 /* After a step: the state hash, and a keyframe when one is due. */
 void pdk_session_record_tick_(pdk_session *s);
+
+/* Whether a recorded session's step to tick ends with a keyframe. */
+bool pdk_session_keyframe_due_(const pdk_session *s, uint64_t tick);
 
 /* The session's end (final tick and hash). */
 void pdk_session_record_end_(pdk_session *s);

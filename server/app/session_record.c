@@ -207,15 +207,27 @@ static uint64_t keyframe_from(const pdk_session *s, uint64_t tick)
     return r == 0 ? tick : tick + (s->keyframe_every - r);
 }
 
+/* The tick of the next keyframe from tick on: where (tick - start) %
+ * keyframe_every is 0, found by a compare rather than a division every
+ * tick. A tick that jumped (a restore, a reset) is placed again by the
+ * division. */
+static uint64_t next_keyframe(const pdk_session *s, uint64_t tick)
+{
+    if (tick > s->next_keyframe || s->next_keyframe - tick > s->keyframe_every)
+        return keyframe_from(s, tick);
+    return s->next_keyframe;
+}
+
+bool pdk_session_keyframe_due_(const pdk_session *s, uint64_t tick)
+{
+    return s->store != NULL && next_keyframe(s, tick) == tick;
+}
+
 void pdk_session_record_tick_(pdk_session *s)
 {
     uint64_t tick = pdk_world_tick(s->world);
     bool hash_due = tick % PDK_SESSION_HASH_EVERY == 0;
-    /* Due where (tick - start) % keyframe_every is 0, found by a compare
-     * rather than a division every tick. A tick that jumped (a restore, a
-     * reset) is placed again by the division. */
-    if (tick > s->next_keyframe || s->next_keyframe - tick > s->keyframe_every)
-        s->next_keyframe = keyframe_from(s, tick);
+    s->next_keyframe = next_keyframe(s, tick);
     bool keyframe_due = tick == s->next_keyframe;
     if (keyframe_due)
         s->next_keyframe = tick + s->keyframe_every;

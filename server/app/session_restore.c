@@ -69,7 +69,6 @@ static pdk_error restore_world(pdk_session *s, const uint8_t *snapshot, size_t l
     free(s->world_mem);
     s->world_mem = mem;
     s->world = staging;
-    pdk_world_set_telemetry(s->world, s->telemetry);
     after_restore(s);
     return PDK_OK;
 }

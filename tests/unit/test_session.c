@@ -1119,6 +1119,132 @@ START_TEST(subscriptions_get_their_fields)
 }
 END_TEST
 
+/* Steps both sessions one tick, driving their one car alike, and says
+ * whether the as-read session's channels were written: they are then
+ * those of the session that writes them every tick, and otherwise those
+ * it held before. Either way both hold the same state. */
+static bool step_pair(pdk_session *every, pdk_session *read, pdk_vehicle_id v)
+{
+    uint64_t tick = pdk_world_tick(pdk_session_world(every));
+    pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE | PDK_DBW_STEER,
+                       .throttle_pct = 40.0,
+                       .steer_wheel_deg = (double)(tick % 90) - 45.0};
+    ck_assert_int_eq(queue_dbw(every, v, &cmd, (pdk_reply_to){0}), PDK_OK);
+    ck_assert_int_eq(queue_dbw(read, v, &cmd, (pdk_reply_to){0}), PDK_OK);
+    double held[PDK_CH_COUNT];
+    memcpy(held, pdk_world_channels(pdk_session_world(read), v), sizeof held);
+    pdk_session_tick(every);
+    pdk_session_tick(read);
+    ck_assert_uint_eq(pdk_session_hash(every), pdk_session_hash(read));
+    const double *ch_every = pdk_world_channels(pdk_session_world(every), v);
+    const double *ch_read = pdk_world_channels(pdk_session_world(read), v);
+    if (memcmp(ch_read, ch_every, sizeof held) == 0) {
+        ck_assert(memcmp(ch_read, held, sizeof held) != 0); /* they moved this tick */
+        return true;
+    }
+    ck_assert_mem_eq(ch_read, held, sizeof held);
+    return false;
+}
+
+/* Steps the pair n ticks and counts the ticks whose channels were written. */
+static int step_pairs(pdk_session *every, pdk_session *read, pdk_vehicle_id v, int n)
+{
+    int written = 0;
+    for (int i = 0; i < n; i++)
+        written += step_pair(every, read, v);
+    return written;
+}
+
+/* A session whose channels are written as read (what the server's are)
+ * writes them on exactly the ticks its own streams read them: a due
+ * telemetry batch, a due state batch with fields (not one of poses only),
+ * every tick of a DBW report ring; none while publishing is off; the
+ * state stays that of a session that writes them every tick. */
+START_TEST(channels_are_written_on_the_ticks_read)
+{
+    pdk_session *every = make(NULL);
+    pdk_session *read = make(NULL);
+    pdk_session_set_channels(read, PDK_CHANNELS_AS_READ);
+    pdk_vehicle_id v = spawn(every, 1, 1);
+    ck_assert_uint_eq(spawn(read, 1, 1), v);
+    ck_assert_int_eq(step_pairs(every, read, v, 30), 0);
+
+    const int chans[2] = {PDK_CH_SPEED, PDK_CH_POS_X};
+    ck_assert_int_eq(pdk_session_telemetry_subscribe(read, 1, 1, 40, NULL, 0, chans, 2), PDK_OK);
+    n_states = 0;
+    ck_assert_int_eq(step_pairs(every, read, v, 30), 10);
+    ck_assert_int_eq(n_states, 10);
+    ck_assert_int_eq(pdk_session_unsubscribe(read, 1, 1), PDK_OK);
+
+    ck_assert_int_eq(pdk_session_subscribe(read, 1, 2, 120, 0, NULL, 0, 0, NULL), PDK_OK);
+    ck_assert_int_eq(step_pairs(every, read, v, 30), 0);
+    uint32_t instruments = PADDOCK__V1__STATE_FIELD__STATE_FIELD_INSTRUMENTS;
+    ck_assert_int_eq(pdk_session_subscribe(read, 1, 3, 60, instruments, NULL, 0, 0, NULL), PDK_OK);
+    ck_assert_int_eq(step_pairs(every, read, v, 30), 15);
+    pdk_session_set_publishing(read, false);
+    ck_assert_int_eq(step_pairs(every, read, v, 30), 0);
+    pdk_session_set_publishing(read, true);
+    pdk_session_forget_conn(read, 1);
+
+    ck_assert_int_eq(pdk_session_dbw_subscribe(read, 2, 4, v, 1u << PDK_RPT_SECONDARY), PDK_OK);
+    ck_assert_int_eq(step_pairs(every, read, v, 30), 30);
+    ck_assert_int_eq(pdk_session_unsubscribe(read, 2, 4), PDK_OK);
+    ck_assert_int_eq(step_pairs(every, read, v, 30), 0);
+
+    /* Every tick again: the channels follow from the next step on. */
+    pdk_session_set_channels(read, PDK_CHANNELS_EVERY_TICK);
+    ck_assert_int_eq(step_pairs(every, read, v, 30), 30);
+    pdk_session_destroy(every);
+    pdk_session_destroy(read);
+}
+END_TEST
+
+/* A recorded session whose channels are written as read records the
+ * same keyframes, byte for byte, as one that writes them every tick: the
+ * step to each keyframe writes them. */
+START_TEST(channels_as_read_record_the_same_keyframes)
+{
+    char dir[] = "/tmp/pdk-session-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char err[PDK_STORE_ERR_LEN];
+    void *blob[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    uint64_t hash[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        char path[128];
+        snprintf(path, sizeof(path), "%s/%d.db", dir, k);
+        pdk_store *store = NULL;
+        ck_assert_int_eq(
+            pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)), PDK_OK);
+        pdk_session *s = make(store);
+        if (k == 1)
+            pdk_session_set_channels(s, PDK_CHANNELS_AS_READ);
+        pdk_vehicle_id v = spawn(s, 1, 1);
+        pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE | PDK_DBW_STEER,
+                           .throttle_pct = 50.0,
+                           .steer_wheel_deg = 60.0};
+        queue_dbw(s, v, &cmd, (pdk_reply_to){0});
+        while (pdk_world_tick(pdk_session_world(s)) < 2 * PDK_SESSION_KEYFRAME_EVERY + 5)
+            pdk_session_tick(s);
+        hash[k] = pdk_session_hash(s);
+        pdk_session_destroy(s);
+        ck_assert_int_eq(pdk_store_flush(store), PDK_OK);
+        ck_assert_int_eq(pdk_store_read_snapshot(store, 7, 2 * PDK_SESSION_KEYFRAME_EVERY, &blob[k],
+                                                 &len[k], err, sizeof(err)),
+                         PDK_OK);
+        pdk_store_close(store);
+        unlink(path);
+    }
+    rmdir(dir);
+    ck_assert_uint_eq(hash[0], hash[1]);
+    ck_assert_uint_gt(len[0], 0);
+    ck_assert_uint_eq(len[0], len[1]);
+    ck_assert_mem_eq(blob[0], blob[1], len[0]);
+    free(blob[0]);
+    free(blob[1]);
+}
+END_TEST
+
 /* A vehicle reset counts in that vehicle's teleport_count, which its
  * VehicleState carries from then on (a proxy view jumps on it); a refused
  * reset does not count; a move of every vehicle (a seek) counts for all. */
@@ -1573,6 +1699,8 @@ static Suite *session_suite(void)
     tcase_add_test(tc, subscriptions_split_ticks_into_parts);
     tcase_add_test(tc, subscriptions_keep_to_their_area_of_interest);
     tcase_add_test(tc, telemetry_subscriptions_publish_and_end);
+    tcase_add_test(tc, channels_are_written_on_the_ticks_read);
+    tcase_add_test(tc, channels_as_read_record_the_same_keyframes);
     tcase_add_test(tc, sessions_are_recorded);
     tcase_add_test(tc, tyre_inputs_apply_record_and_replay);
     tcase_add_test(tc, dbw_kit_inputs_apply_record_and_replay);
