@@ -42,10 +42,11 @@ VEC void geometry(PHASE_ARGS, const pdk_terrain_def *restrict terrain)
 {
     body_start(vh, sv);
     wheel_rays(vh, sv, q, terrain);
-    if (sv->plane && vh->st->pos_m[2] > vh->p->hull_reach_m + PDK_FW_HULL_SKIN_M) {
-        /* The hull cannot reach the plane z = 0. */
+    if (sv->plane && hull_clear_of_plane(vh, sv)) {
+        /* What hull_find would find: no point. */
         sv->hull.n = 0;
         sv->hull.on = 0u;
+        sv->hull.tried = 0u;
         sv->hull.face = PDK_HULL_FACE_NONE;
     } else {
         hull_find(vh, sv, terrain);

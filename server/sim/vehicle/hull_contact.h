@@ -28,6 +28,25 @@ static inline void hull_point_velocity(const double v[3], const double w[3], con
     out[2] = v[2] + (w[0] * r[1] - w[1] * r[0]);
 }
 
+/* Whether no point of the hull comes within PDK_FW_HULL_SKIN_M of the plane
+ * z = 0, so that hull_find would find none there: every point lies in the
+ * box between corners 0 and 7, whose lowest point is pos_z + (R c)_z -
+ * sum_j |R_zj| h_j for its centre c and half extents h in the body frame
+ * (R's last row: the body axes' heights). The bound must clear the skin by
+ * more than the rounding of hull_find's own sums, some 1e-15 m: 1e-9 m.
+ * A car on its wheels on flat ground takes this way every substep. */
+static inline int hull_clear_of_plane(const fw_vehicle *restrict vh, const sub *restrict sv)
+{
+    const double *lo = &vh->p->hull_pts_m[0];
+    const double *hi = &vh->p->hull_pts_m[3 * 7];
+    const double *rz = sv->rm.m[2];
+    double low_m = vh->st->pos_m[2];
+    for (int j = 0; j < 3; j++) {
+        low_m += rz[j] * (0.5 * (hi[j] + lo[j])) - fabs(rz[j]) * (0.5 * (hi[j] - lo[j]));
+    }
+    return low_m > PDK_FW_HULL_SKIN_M + 1e-9;
+}
+
 /* 1. of a substep for the hull: which of its points are below the ground
  * (the plane z = 0, or the terrain's height under the point), or above it
  * by less than PDK_FW_HULL_SKIN_M, with the depth along the normal out of
