@@ -19,19 +19,41 @@
  * bound on a client asking again and again. */
 #define MAX_JOIN_TOKENS 16384
 
-/* Appends an owner in memory; false when out of memory. */
+/* Where session_id's owner is in a's owners, which are in session id
+ * order, or where it would go: every request's check looks its session's
+ * owner up, however many sessions and recordings the server holds. */
+static size_t owner_at(const pdk_server_access *a, uint64_t session_id)
+{
+    size_t lo = 0, hi = a->n_owners;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a->owners[mid].session_id < session_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Sets session_id's owner in memory (replacing an earlier one); false when
+ * out of memory. */
 static bool add_owner(pdk_server_access *a, uint64_t session_id, const char *owner,
                       const char *name)
 {
-    if (a->n_owners == a->cap_owners) {
-        size_t cap = a->cap_owners ? a->cap_owners * 2 : 16;
-        pdk_session_owner *p = realloc(a->owners, cap * sizeof(*p));
-        if (!p)
-            return false;
-        a->owners = p;
-        a->cap_owners = cap;
+    size_t at = owner_at(a, session_id);
+    if (at == a->n_owners || a->owners[at].session_id != session_id) {
+        if (a->n_owners == a->cap_owners) {
+            size_t cap = a->cap_owners ? a->cap_owners * 2 : 16;
+            pdk_session_owner *p = realloc(a->owners, cap * sizeof(*p));
+            if (!p)
+                return false;
+            a->owners = p;
+            a->cap_owners = cap;
+        }
+        memmove(&a->owners[at + 1], &a->owners[at], (a->n_owners - at) * sizeof(a->owners[0]));
+        a->n_owners++;
     }
-    pdk_session_owner *o = &a->owners[a->n_owners++];
+    pdk_session_owner *o = &a->owners[at];
     o->session_id = session_id;
     snprintf(o->owner, sizeof(o->owner), "%s", owner ? owner : "");
     snprintf(o->name, sizeof(o->name), "%s", name ? name : "");
@@ -107,10 +129,32 @@ int pdk_server_access_load(pdk_server *srv)
 
 static const pdk_session_owner *owner_of(const pdk_server_access *a, uint64_t session_id)
 {
-    for (size_t i = a->n_owners; i-- > 0;)
-        if (a->owners[i].session_id == session_id)
-            return &a->owners[i];
-    return NULL;
+    size_t at = owner_at(a, session_id);
+    return at < a->n_owners && a->owners[at].session_id == session_id ? &a->owners[at] : NULL;
+}
+
+void pdk_server_access_forget(pdk_server *srv, uint64_t session_id)
+{
+    pdk_server_access *a = &srv->access;
+    size_t at = owner_at(a, session_id);
+    if (at < a->n_owners && a->owners[at].session_id == session_id) {
+        memmove(&a->owners[at], &a->owners[at + 1], (a->n_owners - at - 1) * sizeof(a->owners[0]));
+        a->n_owners--;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < a->n_tokens; i++)
+        if (a->tokens[i].session_id != session_id)
+            a->tokens[kept++] = a->tokens[i];
+    a->n_tokens = kept;
+    for (size_t k = 0; k < srv->n_conns; k++) {
+        pdk_server_conn *c = srv->conns[k];
+        for (int i = 0; i < c->n_grants;) {
+            if (c->grants[i].session_id == session_id)
+                c->grants[i] = c->grants[--c->n_grants];
+            else
+                i++;
+        }
+    }
 }
 
 static pdk_role granted_on(const pdk_server_conn *c, uint64_t session_id)
@@ -179,10 +223,16 @@ bool pdk_server_access_view_make(const pdk_server *srv, const pdk_server_conn *c
 bool pdk_server_access_view_sees(void *ctx, uint64_t session_id, const char *name)
 {
     const pdk_access_view *v = ctx;
-    const char *owner = "";
-    for (size_t i = 0; i < v->n_owned; i++)
-        if (v->owned[i] == session_id)
-            owner = v->who->name;
+    /* owned is in session id order, as the owners it was copied from. */
+    size_t lo = 0, hi = v->n_owned;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->owned[mid] < session_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const char *owner = lo < v->n_owned && v->owned[lo] == session_id ? v->who->name : "";
     pdk_role granted = PDK_ROLE_NONE;
     for (int i = 0; i < v->n_grants; i++)
         if (v->grants[i].session_id == session_id)

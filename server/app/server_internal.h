@@ -321,6 +321,11 @@ struct pdk_server_request;
  * memory leaves it nobody's. With --auth, the owner of a recorded session
  * is recorded too, so that it still owns the recording after a restart. */
 void pdk_server_access_own(pdk_server *srv, const pdk_server_slot *slot, const char *owner);
+/* Forgets session_id's owner, its join tokens and every connection's grant
+ * on it: its session closed with no recording, or its recording was
+ * deleted, so nothing of it is left to reach (and the tokens' and grants'
+ * caps count only what is). */
+void pdk_server_access_forget(pdk_server *srv, uint64_t session_id);
 /* With --auth, the owners and join tokens recorded by earlier runs, read at
  * start before anyone connects. -1 (the reason on stderr) when the database
  * could not be read. */

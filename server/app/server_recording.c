@@ -1093,6 +1093,7 @@ static void job_done(uv_work_t *req, int status)
         }
         break;
     case JOB_DELETE:
+        pdk_server_access_forget(srv, j->session_id);
         if (c)
             pdk_server_send_ok(&srv->out, c->conn, j->request_id, 0);
         printf("paddockd: deleted recording %" PRIu64 " at the request of connection %" PRIu64 "\n",

@@ -10,12 +10,15 @@
 
 #include "server_internal.h"
 
-/* One run of the rule: what it must keep, and what went wrong. */
+/* One run of the rule: what it must keep, what it deleted, and what went
+ * wrong. */
 typedef struct retention {
     uv_work_t req;
     pdk_server *srv;
     uint64_t *keep;
     size_t n_keep;
+    uint64_t *deleted; /* grown on the pool, read back on the loop */
+    size_t n_deleted, cap_deleted;
     pdk_error err;
     char msg[PDK_STORE_ERR_LEN];
 } retention;
@@ -23,10 +26,19 @@ typedef struct retention {
 /* On the pool: stdout is locked per call, so a line is never torn. */
 static void retired(void *ctx, uint64_t session_id, uint64_t size_bytes, const char *why)
 {
-    (void)ctx;
+    retention *r = ctx;
     printf("paddockd: retention deleted recording %" PRIu64 " (%" PRIu64 " bytes): %s\n",
            session_id, size_bytes, why);
     fflush(stdout);
+    if (r->n_deleted == r->cap_deleted) {
+        size_t cap = r->cap_deleted ? r->cap_deleted * 2 : 16;
+        uint64_t *p = realloc(r->deleted, cap * sizeof(*p));
+        if (!p)
+            return; /* its owner stays in memory, unreachable: no harm beyond the bytes */
+        r->deleted = p;
+        r->cap_deleted = cap;
+    }
+    r->deleted[r->n_deleted++] = session_id;
 }
 
 static void retain_work(uv_work_t *req)
@@ -42,7 +54,7 @@ static void retain_work(uv_work_t *req)
         .keep = r->keep,
         .n_keep = r->n_keep,
     };
-    r->err = pdk_store_retain(r->srv->store, &rule, retired, NULL, r->msg, sizeof(r->msg));
+    r->err = pdk_store_retain(r->srv->store, &rule, retired, r, r->msg, sizeof(r->msg));
 }
 
 static void retain_done(uv_work_t *req, int status)
@@ -52,6 +64,9 @@ static void retain_done(uv_work_t *req, int status)
     pdk_server *srv = r->srv;
     if (r->err != PDK_OK)
         fprintf(stderr, "paddockd: retention stopped: %s\n", r->msg);
+    for (size_t i = 0; i < r->n_deleted; i++)
+        pdk_server_access_forget(srv, r->deleted[i]);
+    free(r->deleted);
     free(r->keep);
     free(r);
     srv->retain_running = false;

@@ -131,6 +131,8 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
     memset(&slot->lease, 0, sizeof(slot->lease));
     pdk_server_arm_lease_timer(srv);
     srv->table.world_bytes -= slot->world_bytes;
+    /* Nothing of a session without a recording is left to reach. */
+    bool forget = !pdk_session_recorded(slot->session);
     if (!slot->worker.busy) {
         /* A busy slot's session, player and recording are its worker's to
          * free once it is done (server_recording.c). */
@@ -145,10 +147,13 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
         free(slot->stepping.job);
     }
     bool recorded = slot->replay.player == NULL;
+    uint64_t id = slot->id;
     size_t i = (size_t)(slot - srv->table.items);
     memmove(&srv->table.items[i], &srv->table.items[i + 1],
             (srv->table.n - i - 1) * sizeof(srv->table.items[0]));
     srv->table.n--;
+    if (forget)
+        pdk_server_access_forget(srv, id);
     pdk_server_reschedule(srv);
     /* A recording just finished: the retention rule weighs it with the rest. */
     if (recorded && !srv->stopping)

@@ -5,8 +5,10 @@
  * wrong keys are refused and closed, session patterns and operators reach
  * what they should; and without --auth the server serves loopback only and
  * says so; with --auth, Foxglove's subprotocol (no Hello, so no key) is
- * refused. Owners and join tokens survive a restart; listings show an
- * identity only what it reaches; a key's role binds its lease source. */
+ * refused. Owners and join tokens survive a restart, and go with a
+ * session that leaves no recording or with a deleted recording; listings
+ * show an identity only what it reaches; a key's role binds its lease
+ * source. */
 #include <check.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -387,6 +389,87 @@ START_TEST(a_join_token_gives_exactly_its_role)
     connect_key(&other, KEY_ROBO, false, NULL);
     set_verify(sid);
     expect_denied(&other, "robo verify", "identity 'robo'", sess);
+}
+END_TEST
+
+/* A session closed without a recording leaves nothing to reach: its join
+ * tokens no longer join, and the grants they gave no longer count against
+ * a connection's sessions, so a long-lived client joins session after
+ * session. A closed session's recording keeps its tokens until the
+ * recording is deleted. */
+START_TEST(a_closed_session_leaves_only_its_recording)
+{
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    connect_key(&mallory, KEY_MALLORY, false, NULL);
+    char token[64];
+    for (int i = 0; i < 16 + 1; i++) { /* one more than a connection's 16 grants */
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_session_create_tag;
+        snprintf(req.body.session_create.name, sizeof(req.body.session_create.name), "brief-%d", i);
+        req.body.session_create.no_record = true;
+        ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "create brief-%d: %s", i, alice.error);
+        uint64_t sid = rep.body.session_created.session.session_id;
+        snprintf(token, sizeof(token), "%s", share(&alice, sid, paddock_v1_Role_ROLE_VIEWER));
+        ck_assert_int_eq(join(&mallory, token), paddock_v1_Role_ROLE_VIEWER);
+        set_close(sid);
+        ck_assert_int_eq(call(&alice), PDK_CLIENT_OK);
+    }
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_join_tag;
+    snprintf(req.body.session_join.token, sizeof(req.body.session_join.token), "%s", token);
+    expect_denied(&mallory, "a closed session's token", "not one this server handed out", NULL);
+
+    uint64_t sid = create(&alice, "alice-kept");
+    snprintf(token, sizeof(token), "%s", share(&alice, sid, paddock_v1_Role_ROLE_VIEWER));
+    set_close(sid);
+    ck_assert_int_eq(call(&alice), PDK_CLIENT_OK);
+    ck_assert_int_eq(join(&mallory, token), paddock_v1_Role_ROLE_VIEWER);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_recording_delete_tag;
+    req.body.recording_delete.session_id = sid;
+    alice.timeout_ms = 30000;
+    ck_assert_msg(call(&alice) == PDK_CLIENT_OK, "delete: %s", alice.error);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_join_tag;
+    snprintf(req.body.session_join.token, sizeof(req.body.session_join.token), "%s", token);
+    expect_denied(&mallory, "a deleted recording's token", "not one this server handed out", NULL);
+    set_verify(sid);
+    expect_denied(&mallory, "verify of a deleted recording", "identity 'mallory'", NULL);
+
+    /* The retention rule's deletions take the tokens with them too. */
+    pdk_client_close(&alice);
+    pdk_client_close(&mallory);
+    ck_assert_int_eq(pdk_test_server_stop(&srv, log_text, sizeof(log_text)), 0);
+    const char *extra[] = {"--auth", auth_path, "--retain-bytes", "1", NULL};
+    ck_assert_msg(pdk_test_server_start(&srv, NULL, extra, log_text, sizeof(log_text)) == 0,
+                  "paddockd did not start: %s", log_text);
+    connect_key(&alice, KEY_ALICE, false, NULL);
+    connect_key(&mallory, KEY_MALLORY, false, NULL);
+    sid = create(&alice, "alice-retired");
+    snprintf(token, sizeof(token), "%s", share(&alice, sid, paddock_v1_Role_ROLE_VIEWER));
+    set_close(sid);
+    ck_assert_int_eq(call(&alice), PDK_CLIENT_OK);
+    char line[96];
+    snprintf(line, sizeof(line), "retention deleted recording %" PRIu64 " ", sid);
+    for (int i = 0; i < 100 && !strstr(log_text, line); i++) {
+        sleep_ms(50);
+        pdk_test_read_log(&srv, log_text, sizeof(log_text));
+    }
+    ck_assert_msg(strstr(log_text, line), "no '%s' in: %s", line, log_text);
+    /* The line is written on the pool, before the loop hears the run end. */
+    pdk_client_status st = PDK_CLIENT_OK;
+    for (int i = 0; i < 100 && st == PDK_CLIENT_OK; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_session_join_tag;
+        snprintf(req.body.session_join.token, sizeof(req.body.session_join.token), "%s", token);
+        st = call(&mallory);
+        if (st == PDK_CLIENT_OK)
+            sleep_ms(20);
+    }
+    ck_assert_msg(st == PDK_CLIENT_ESERVER &&
+                      mallory.server_code == paddock_v1_ErrorCode_PERMISSION_DENIED &&
+                      strstr(mallory.error, "not one this server handed out"),
+                  "a retired recording's token: %s", mallory.error);
 }
 END_TEST
 
@@ -949,6 +1032,7 @@ static Suite *auth_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, a_stranger_cannot_touch_anothers_session);
     tcase_add_test(tc, a_join_token_gives_exactly_its_role);
+    tcase_add_test(tc, a_closed_session_leaves_only_its_recording);
     tcase_add_test(tc, a_viewer_key_cannot_change_whatever_its_hello_says);
     tcase_add_test(tc, wrong_or_missing_keys_are_refused_and_closed);
     tcase_add_test(tc, operators_admins_and_patterns_reach_what_they_should);
