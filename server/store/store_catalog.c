@@ -1,7 +1,8 @@
 /* The recordings a database holds, as a catalogue: listed a page at a time
  * under filters, deleted one at a time, and trimmed to a size or an age by
- * the retention rule. Each call opens a connection of its own, so it runs
- * on any thread but the loop's and never waits on the read API's locks. */
+ * the retention rule. Each call opens a connection of its own (one for a
+ * whole retention run), so it runs on any thread but the loop's and never
+ * waits on the read API's locks. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <limits.h>
@@ -343,22 +344,16 @@ typedef struct kept_list {
 /* Every recording as retention weighs it, oldest first: by start time,
  * then id (ids grow with time in one file, but an import takes a new id
  * for an old recording). One query, without the listing's vehicles. */
-static pdk_error collect_kept(const pdk_store *store, kept_list *l, char *err, size_t err_len)
+static pdk_error collect_kept(sqlite3 *db, kept_list *l, char *err, size_t err_len)
 {
-    sqlite3 *db = NULL;
-    pdk_error rc = open_own(store, SQLITE_OPEN_READONLY, &db, err, err_len);
-    if (rc != PDK_OK)
-        return rc;
+    pdk_error rc = PDK_OK;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db,
                            "SELECT s.session_id, s.created_unix_ms, " SIZE_SQL
                            ", s.closed_unix_ms IS NOT NULL OR s.interrupted = 1 FROM sessions s "
                            "ORDER BY s.created_unix_ms, s.session_id",
-                           -1, &st, NULL) != SQLITE_OK) {
-        rc = db_fail(db, "weighing recordings for retention", err, err_len);
-        sqlite3_close(db);
-        return rc;
-    }
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(db, "weighing recordings for retention", err, err_len);
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         if (l->n == l->cap) {
@@ -380,7 +375,6 @@ static pdk_error collect_kept(const pdk_store *store, kept_list *l, char *err, s
     if (rc == PDK_OK && step != SQLITE_DONE)
         rc = db_fail(db, "weighing recordings for retention", err, err_len);
     sqlite3_finalize(st);
-    sqlite3_close(db);
     return rc;
 }
 
@@ -407,8 +401,17 @@ pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
         return PDK_ERR_IO;
     }
     pdk_store_flush(store);
+    /* One connection for the run: a connection reads the schema before its
+     * first statement, which costs more than deleting a small recording. */
+    sqlite3 *db = NULL;
+    pdk_error rc = open_own(store, SQLITE_OPEN_READWRITE, &db, err, err_len);
+    if (rc != PDK_OK)
+        return rc;
+    if (exec(db, "PRAGMA foreign_keys=ON") != SQLITE_OK)
+        rc = db_fail(db, "weighing recordings for retention", err, err_len);
     kept_list l = {0};
-    pdk_error rc = collect_kept(store, &l, err, err_len);
+    if (rc == PDK_OK)
+        rc = collect_kept(db, &l, err, err_len);
     uint64_t bytes = 0;
     for (size_t i = 0; i < l.n; i++)
         bytes += l.items[i].size_bytes;
@@ -429,7 +432,7 @@ pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
         else
             snprintf(why, sizeof why, "the recordings take %llu bytes, more than %llu",
                      (unsigned long long)bytes, (unsigned long long)rule->max_bytes);
-        rc = pdk_store_delete_recording(store, k->session_id, err, err_len);
+        rc = delete_on(store, db, k->session_id, err, err_len);
         if (rc == PDK_ERR_BUSY || rc == PDK_ERR_NOT_FOUND) {
             /* Started or deleted meanwhile: not ours to delete now. */
             rc = PDK_OK;
@@ -442,5 +445,6 @@ pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
             on_deleted(ctx, k->session_id, k->size_bytes, why);
     }
     free(l.items);
+    sqlite3_close(db);
     return rc;
 }
