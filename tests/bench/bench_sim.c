@@ -10,10 +10,10 @@
  * road set, the UTV law) at 1, 100 and 1000 cars, and the wheels' contact
  * by ray against the cylinder sweep at 1000 cars (the laws alone, per tyre:
  * bench_tyre); then each vehicle preset of presets/vehicles as a session
- * spawns it, at 100 and 3,000 cars; last, the four-wheel step alone in
- * each of its builds (baseline, AVX2, AVX-512) the processor has. Each figure is the best of
- * three runs (of five for the builds). It prints; it never fails on a
- * time.
+ * spawns it, at 100 and 3,000 cars, with and without its channels; last,
+ * the four-wheel step alone in each of its builds (baseline, AVX2,
+ * AVX-512) the processor has. Each figure is the best of three runs (of
+ * five for the builds). It prints; it never fails on a time.
  * Usage: bench_sim [seconds per run, default 0.25] [presets [name]]:
  * "presets" runs the vehicle presets' lines alone, a name one preset's
  * (what a profile of one fleet wants). */
@@ -106,8 +106,10 @@ static void set_law(pdk_vehicle_def *def, pdk_tyre_law law)
     }
 }
 
+/* channels 0: the steps write no channels, as a server session's do on
+ * the ticks nothing reads them (pdk_session_set_channels). */
 static result run_world(const pdk_vehicle_def *def_in, int bumps, int contact_mode, int n,
-                        int substeps, double seconds)
+                        int substeps, int channels, double seconds)
 {
     pdk_world_def wd = pdk_world_def_default();
     wd.max_vehicles = n;
@@ -123,6 +125,7 @@ static result run_world(const pdk_vehicle_def *def_in, int bumps, int contact_mo
         fprintf(stderr, "bench_sim: cannot make a world of %d vehicles\n", n);
         exit(1);
     }
+    pdk_world_set_telemetry(w, channels);
     pdk_vehicle_def def = *def_in;
     uint64_t rng = 12345u;
     for (int i = 0; i < n; i++) {
@@ -170,11 +173,11 @@ static result run_world(const pdk_vehicle_def *def_in, int bumps, int contact_mo
 
 /* The best of three runs: the machine's other load only ever adds time. */
 static result best_of_3_def(const pdk_vehicle_def *def, int bumps, int contact_mode, int n,
-                            int substeps, double seconds)
+                            int substeps, int channels, double seconds)
 {
-    result best = run_world(def, bumps, contact_mode, n, substeps, seconds);
+    result best = run_world(def, bumps, contact_mode, n, substeps, channels, seconds);
     for (int i = 0; i < 2; i++) {
-        result r = run_world(def, bumps, contact_mode, n, substeps, seconds);
+        result r = run_world(def, bumps, contact_mode, n, substeps, channels, seconds);
         if (r.ns_per_vehicle_step < best.ns_per_vehicle_step) {
             best = r;
         }
@@ -187,7 +190,7 @@ static result best_of_3(pdk_model model, int bumps, int n, int substeps, double 
 {
     pdk_vehicle_def def = pdk_vehicle_def_default();
     def.model = model;
-    return best_of_3_def(&def, bumps, PDK_CONTACT_RAY, n, substeps, seconds);
+    return best_of_3_def(&def, bumps, PDK_CONTACT_RAY, n, substeps, 1, seconds);
 }
 
 /* The per-law and per-contact figures of the four-wheel model. */
@@ -206,7 +209,7 @@ static void bench_tyres(double seconds)
         pdk_vehicle_def def = pdk_vehicle_def_default();
         set_law(&def, laws[l].law);
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-            result r = best_of_3_def(&def, 0, PDK_CONTACT_RAY, sizes[i], 2, seconds);
+            result r = best_of_3_def(&def, 0, PDK_CONTACT_RAY, sizes[i], 2, 1, seconds);
             printf("%-24s %8d %18.1f %22.0f\n", laws[l].name, sizes[i], r.ns_per_vehicle_step,
                    1e9 / (120.0 * r.ns_per_vehicle_step));
         }
@@ -216,7 +219,7 @@ static void bench_tyres(double seconds)
     pdk_utv_mass_def utv_mass = pdk_utv_mass_def_polaris();
     pdk_vehicle_def utv = pdk_vehicle_def_polaris(&utv_mass, 9.81);
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        result r = best_of_3_def(&utv, 0, PDK_CONTACT_RAY, sizes[i], 2, seconds);
+        result r = best_of_3_def(&utv, 0, PDK_CONTACT_RAY, sizes[i], 2, 1, seconds);
         printf("%-24s %8d %18.1f %22.0f\n", "Polaris, powertrain", sizes[i], r.ns_per_vehicle_step,
                1e9 / (120.0 * r.ns_per_vehicle_step));
     }
@@ -230,7 +233,7 @@ static void bench_tyres(double seconds)
     } modes[] = {{PDK_CONTACT_RAY, "ray"}, {PDK_CONTACT_CYLINDER, "cylinder sweep"}};
     for (size_t m = 0; m < 2; m++) {
         for (int bumps = 0; bumps < 2; bumps++) {
-            result r = best_of_3_def(&mf, bumps, modes[m].mode, 1000, 2, seconds);
+            result r = best_of_3_def(&mf, bumps, modes[m].mode, 1000, 2, 1, seconds);
             printf("%-24s %8s %18.1f %22.0f\n", modes[m].name, bumps ? "8 bumps" : "flat",
                    r.ns_per_vehicle_step, 1e9 / (120.0 * r.ns_per_vehicle_step));
         }
@@ -506,7 +509,9 @@ static void add_preset(const char *name, const char *description, void *ud)
 
 /* Each vehicle preset the server has, as a session spawns it, at 100 cars
  * and at 3,000 (issue 27's large session: its state no longer stays in the
- * caches), flat ground, the world's substeps, ray contact. */
+ * caches), flat ground, the world's substeps, ray contact; with the
+ * channels every tick, and without them, as a server session steps the
+ * ticks whose channels nothing reads (ADR 0035). */
 static void bench_presets(double seconds, const char *only)
 {
     preset_names l = {0};
@@ -517,8 +522,8 @@ static void bench_presets(double seconds, const char *only)
     const int sizes[] = {100, 3000};
     const int substeps = pdk_world_def_default().substeps;
     printf("vehicle presets, flat ground, %d substeps, ray contact:\n", substeps);
-    printf("%-16s %8s %18s %22s\n", "preset", "vehicles", "ns/vehicle-step",
-           "vehicles/core @120Hz");
+    printf("%-16s %8s %18s %22s %20s\n", "preset", "vehicles", "ns/vehicle-step",
+           "vehicles/core @120Hz", "without channels");
     int shown = 0;
     for (int p = 0; p < l.n; p++) {
         if (only != NULL && strcmp(only, l.names[p]) != 0) {
@@ -533,9 +538,10 @@ static void bench_presets(double seconds, const char *only)
             continue;
         }
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-            result r = best_of_3_def(&def, 0, PDK_CONTACT_RAY, sizes[i], substeps, seconds);
-            printf("%-16s %8d %18.1f %22.0f\n", l.names[p], sizes[i], r.ns_per_vehicle_step,
-                   1e9 / (120.0 * r.ns_per_vehicle_step));
+            result r = best_of_3_def(&def, 0, PDK_CONTACT_RAY, sizes[i], substeps, 1, seconds);
+            result q = best_of_3_def(&def, 0, PDK_CONTACT_RAY, sizes[i], substeps, 0, seconds);
+            printf("%-16s %8d %18.1f %22.0f %20.1f\n", l.names[p], sizes[i], r.ns_per_vehicle_step,
+                   1e9 / (120.0 * r.ns_per_vehicle_step), q.ns_per_vehicle_step);
         }
     }
     if (only != NULL && shown == 0) {
