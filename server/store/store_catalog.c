@@ -302,6 +302,22 @@ static pdk_error delete_on(const pdk_store *store, sqlite3 *db, uint64_t session
     return rc;
 }
 
+/* A connection of its own that deletes (foreign keys on), once whatever
+ * was queued before (a session's end) is in the file. what names the
+ * work in an error. */
+static pdk_error open_to_delete(pdk_store *store, const char *what, sqlite3 **db, char *err,
+                                size_t err_len)
+{
+    pdk_store_flush(store);
+    pdk_error rc = open_own(store, SQLITE_OPEN_READWRITE, db, err, err_len);
+    if (rc == PDK_OK && exec(*db, "PRAGMA foreign_keys=ON") != SQLITE_OK) {
+        rc = db_fail(*db, what, err, err_len);
+        sqlite3_close(*db);
+        *db = NULL;
+    }
+    return rc;
+}
+
 pdk_error pdk_store_delete_recording(pdk_store *store, uint64_t session_id, char *err,
                                      size_t err_len)
 {
@@ -314,14 +330,8 @@ pdk_error pdk_store_delete_recording(pdk_store *store, uint64_t session_id, char
         pdk_store_errf(err, err_len, "%s", PDK_STORE_READ_ONLY_MSG);
         return PDK_ERR_IO;
     }
-    /* Whatever was queued before (a session's end) is in the file first. */
-    pdk_store_flush(store);
     sqlite3 *db = NULL;
-    pdk_error rc = open_own(store, SQLITE_OPEN_READWRITE, &db, err, err_len);
-    if (rc != PDK_OK)
-        return rc;
-    if (exec(db, "PRAGMA foreign_keys=ON") != SQLITE_OK)
-        rc = db_fail(db, "deleting a recording", err, err_len);
+    pdk_error rc = open_to_delete(store, "deleting a recording", &db, err, err_len);
     if (rc == PDK_OK)
         rc = delete_on(store, db, session_id, err, err_len);
     sqlite3_close(db);
@@ -400,18 +410,14 @@ pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
         pdk_store_errf(err, err_len, "%s", PDK_STORE_READ_ONLY_MSG);
         return PDK_ERR_IO;
     }
-    pdk_store_flush(store);
     /* One connection for the run: a connection reads the schema before its
      * first statement, which costs more than deleting a small recording. */
     sqlite3 *db = NULL;
-    pdk_error rc = open_own(store, SQLITE_OPEN_READWRITE, &db, err, err_len);
+    pdk_error rc = open_to_delete(store, "weighing recordings for retention", &db, err, err_len);
     if (rc != PDK_OK)
         return rc;
-    if (exec(db, "PRAGMA foreign_keys=ON") != SQLITE_OK)
-        rc = db_fail(db, "weighing recordings for retention", err, err_len);
     kept_list l = {0};
-    if (rc == PDK_OK)
-        rc = collect_kept(db, &l, err, err_len);
+    rc = collect_kept(db, &l, err, err_len);
     uint64_t bytes = 0;
     for (size_t i = 0; i < l.n; i++)
         bytes += l.items[i].size_bytes;
