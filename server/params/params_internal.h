@@ -51,9 +51,11 @@ const char *pdk_params_json_type(const json_t *value);
 #define PDK_PARAMS_NUM_LEN 32
 void pdk_params_format_number(double v, char buf[PDK_PARAMS_NUM_LEN]);
 
-/* Levenshtein distance between a and b; SIZE_MAX when either is longer than
- * 127 characters. */
-size_t pdk_params_edit_distance(const char *a, const char *b);
+/* Levenshtein distance between a and b where it is at most limit, else
+ * limit + 1 (also when either is longer than 127 characters): a suggestion
+ * wants only the close names, and a far one costs no table (an unknown key
+ * is measured against every name of the schema). limit below SIZE_MAX. */
+size_t pdk_params_edit_distance(const char *a, const char *b, size_t limit);
 
 /* The longest name between dots in a key's path. */
 #define PDK_PATH_NAME_MAX 64

@@ -232,15 +232,22 @@ void pdk_params_format_number(double v, char buf[PDK_PARAMS_NUM_LEN])
     }
 }
 
-size_t pdk_params_edit_distance(const char *a, const char *b)
+size_t pdk_params_edit_distance(const char *a, const char *b, size_t limit)
 {
     enum { MAX = 127 };
     size_t la = strlen(a);
     size_t lb = strlen(b);
     if (la > MAX || lb > MAX) {
-        return SIZE_MAX;
+        return limit + 1;
     }
-    /* Two rows of the classic dynamic programme. */
+    /* At least the difference in length: a suggestion's limit (a quarter
+     * of the name, or two) rules out most names before the table. */
+    if ((la > lb ? la - lb : lb - la) > limit) {
+        return limit + 1;
+    }
+    /* Two rows of the classic dynamic programme. A row's smallest entry
+     * never falls in the rows below it, so once it passes limit so does
+     * the distance. */
     size_t prev[MAX + 1];
     size_t cur[MAX + 1];
     for (size_t j = 0; j <= lb; j++) {
@@ -248,14 +255,19 @@ size_t pdk_params_edit_distance(const char *a, const char *b)
     }
     for (size_t i = 1; i <= la; i++) {
         cur[0] = i;
+        size_t row_min = cur[0];
         for (size_t j = 1; j <= lb; j++) {
             size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0u : 1u);
             size_t del = prev[j] + 1;
             size_t ins = cur[j - 1] + 1;
             size_t best = sub < del ? sub : del;
             cur[j] = best < ins ? best : ins;
+            row_min = cur[j] < row_min ? cur[j] : row_min;
+        }
+        if (row_min > limit) {
+            return limit + 1;
         }
         memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
     }
-    return prev[lb];
+    return prev[lb] <= limit ? prev[lb] : limit + 1;
 }

@@ -184,8 +184,8 @@ static void suggest(const pdk_schema *s, const char *path, bool aliases, char *o
     out[0] = '\0';
     for (size_t i = 0; aliases && i < s->n_aliases; i++) {
         const char *from = s->aliases[i].from;
-        size_t d = pdk_params_edit_distance(path, from);
         size_t limit = strlen(from) / 4 > 2 ? strlen(from) / 4 : 2;
+        size_t d = pdk_params_edit_distance(path, from, limit);
         if (d <= limit && d < best) {
             best = d;
             snprintf(out, out_len, "%s", from);
@@ -204,8 +204,8 @@ static void suggest(const pdk_schema *s, const char *path, bool aliases, char *o
             }
             memcpy(cand, p, end);
             cand[end] = '\0';
-            size_t d = pdk_params_edit_distance(path, cand);
             size_t limit = end / 4 > 2 ? end / 4 : 2;
+            size_t d = pdk_params_edit_distance(path, cand, limit);
             if (d <= limit && d < best) {
                 best = d;
                 snprintf(out, out_len, "%s", cand);

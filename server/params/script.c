@@ -82,7 +82,7 @@ static pdk_error unknown(const char *origin, const char *path, const char *name,
     char list[200] = "";
     size_t used = 0;
     for (size_t i = 0; i < n_allowed; i++) {
-        size_t d = pdk_params_edit_distance(name, allowed[i]);
+        size_t d = pdk_params_edit_distance(name, allowed[i], 2);
         size_t nlen = strlen(name);
         if (nlen > 0 && strncmp(allowed[i], name, nlen) == 0 && allowed[i][nlen] == '_') {
             d = 0; /* the name without its unit suffix: "throttle" */

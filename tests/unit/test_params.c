@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "params.h"
+#include "params_internal.h"
 #include "params_schema.h"
 #include "sim/utv_mass.h"
 
@@ -341,6 +342,31 @@ START_TEST(overrides_take_precedence_in_order)
         PDK_OK);
     ck_assert_double_eq(def.chassis.mass_kg, 900);
     ck_assert_double_eq(def.drive.max_power_w, 50000);
+}
+END_TEST
+
+/* The distance behind "did you mean": exact up to its limit, limit + 1
+ * beyond it, whether the lengths alone or the table shows it. */
+START_TEST(edit_distance_is_exact_up_to_its_limit)
+{
+    ck_assert_uint_eq(pdk_params_edit_distance("chassis.mas", "chassis.mass", 2), 1);
+    ck_assert_uint_eq(pdk_params_edit_distance("kitten", "sitting", 3), 3);
+    ck_assert_uint_eq(pdk_params_edit_distance("kitten", "sitting", 2), 3);
+    ck_assert_uint_eq(pdk_params_edit_distance("", "", 0), 0);
+    ck_assert_uint_eq(pdk_params_edit_distance("abc", "", 3), 3);
+    ck_assert_uint_eq(pdk_params_edit_distance("abc", "", 2), 3);
+    /* Equal lengths, every letter different: the table's rows pass the
+     * limit long before its end. */
+    ck_assert_uint_eq(pdk_params_edit_distance("aaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbb", 4),
+                      5);
+    ck_assert_uint_eq(pdk_params_edit_distance("aaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbb", 20),
+                      20);
+    /* Over 127 characters: beyond any limit. */
+    char longer[129];
+    memset(longer, 'a', 128);
+    longer[128] = '\0';
+    ck_assert_uint_eq(pdk_params_edit_distance(longer, longer, 200), 201);
+    ck_assert_uint_eq(pdk_params_edit_distance(longer + 1, longer + 2, 1), 1);
 }
 END_TEST
 
@@ -1543,6 +1569,7 @@ static Suite *params_suite(void)
     tcase_add_test(tc, resolved_json_is_canonical_and_round_trips_bit_exactly);
     tcase_add_test(tc, world_round_trip_and_fixed_dt);
     tcase_add_test(tc, overrides_take_precedence_in_order);
+    tcase_add_test(tc, edit_distance_is_exact_up_to_its_limit);
     tcase_add_test(tc, override_errors_name_the_override);
     tcase_add_test(tc, override_values_and_keys_at_their_limits);
     tcase_add_test(tc, messages_are_printable_utf8);
