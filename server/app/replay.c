@@ -643,7 +643,7 @@ pdk_error pdk_rec_keyframe_world(const pdk_recording *rec, size_t k, void **mem,
         return PDK_ERR_NO_MEMORY;
     }
     pdk_world *w;
-    e = pdk_world_init(*mem, bytes, &rec->world, &w);
+    e = pdk_world_init_zeroed(*mem, bytes, &rec->world, &w);
     if (e == PDK_OK) {
         alive_ctx a = {rec, rec->keyframes[k].tick};
         char why[PDK_REPLAY_ERR_LEN];

@@ -109,8 +109,9 @@ const rec_vehicle *pdk_rec_vehicle_at(const pdk_recording *rec, pdk_vehicle_id i
 uint64_t pdk_rec_hash_at(const pdk_recording *rec, uint64_t tick, bool *found);
 
 /* Restores keyframe k into a scratch world laid out from rec's world
- * definition in *mem (malloc'd: the caller frees it, also on error, when it
- * is not NULL). Errors name the keyframe and why. */
+ * definition in *mem (world_mem.h's: the caller frees it with
+ * pdk_world_mem_free and pdk_world_mem_size of that definition, also on
+ * error, when it is not NULL). Errors name the keyframe and why. */
 pdk_error pdk_rec_keyframe_world(const pdk_recording *rec, size_t k, void **mem, pdk_world **out,
                                  char *err, size_t err_len);
 

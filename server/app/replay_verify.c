@@ -16,6 +16,7 @@
 #include "replay_internal.h"
 #include "sim/snapshot.h"
 #include "wire_snapshot.h"
+#include "world_mem.h"
 
 static double wall_s(void)
 {
@@ -219,7 +220,7 @@ static void diagnose(pdk_player *p, pdk_verify_result *r)
     } else {
         compare_worlds(recorded, pdk_session_world(p->s), kt, d, r);
     }
-    free(mem);
+    pdk_world_mem_free(mem, pdk_world_mem_size(pdk_recording_world_def(rec)));
 }
 
 /* ---- verify, keyframe segment by keyframe segment ----------------------------

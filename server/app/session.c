@@ -29,6 +29,7 @@ pdk_error pdk_session_create_bare_(uint64_t id, const pdk_session_def *def,
         return PDK_ERR_NO_MEMORY;
     size_t bytes = pdk_world_mem_size(&def->world);
     s->world_mem = pdk_world_mem_alloc(bytes);
+    s->world_mem_bytes = bytes;
     s->name = pdk_session_dup_(def->name);
     s->world_preset = pdk_session_dup_(def->world_preset);
     s->build_id = pdk_session_dup_(def->build_id ? def->build_id : "unknown");
@@ -37,7 +38,7 @@ pdk_error pdk_session_create_bare_(uint64_t id, const pdk_session_def *def,
         return PDK_ERR_NO_MEMORY;
     }
     s->world_def = def->world;
-    err = pdk_world_init(s->world_mem, bytes, &s->world_def, &s->world);
+    err = pdk_world_init_zeroed(s->world_mem, bytes, &s->world_def, &s->world);
     if (err != PDK_OK) {
         pdk_session_destroy(s);
         return err;
@@ -163,7 +164,7 @@ void pdk_session_destroy(pdk_session *s)
         }
         free(s->keyframe_scratch);
     }
-    free(s->world_mem);
+    pdk_world_mem_free(s->world_mem, s->world_mem_bytes);
     free(s->name);
     free(s->world_preset);
     free(s->build_id);

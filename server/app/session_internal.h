@@ -112,7 +112,8 @@ struct pdk_session {
     pdk_session_hooks hooks;
 
     pdk_world_def world_def; /* as given: a restore lays a fresh world out from it */
-    void *world_mem;
+    void *world_mem;         /* pdk_world_mem_alloc(world_mem_bytes) */
+    size_t world_mem_bytes;
     pdk_world *world;
     uint64_t seq;
     bool publishing; /* false: ticks send no state or report frames */

@@ -50,7 +50,7 @@ static pdk_error restore_world(pdk_session *s, const uint8_t *snapshot, size_t l
         return PDK_ERR_NO_MEMORY;
     }
     pdk_world *staging = NULL;
-    pdk_error e = pdk_world_init(mem, bytes, &s->world_def, &staging);
+    pdk_error e = pdk_world_init_zeroed(mem, bytes, &s->world_def, &staging);
     if (e != PDK_OK) {
         snprintf(err, err_len, "session %llu: the staging world: %s", (unsigned long long)s->id,
                  pdk_error_message(e));
@@ -63,11 +63,12 @@ static pdk_error restore_world(pdk_session *s, const uint8_t *snapshot, size_t l
                      (unsigned long long)s->id, why[0] ? why : pdk_error_message(e));
     }
     if (e != PDK_OK) {
-        free(mem);
+        pdk_world_mem_free(mem, bytes);
         return e;
     }
-    free(s->world_mem);
+    pdk_world_mem_free(s->world_mem, s->world_mem_bytes);
     s->world_mem = mem;
+    s->world_mem_bytes = bytes;
     s->world = staging;
     after_restore(s);
     return PDK_OK;

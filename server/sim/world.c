@@ -160,7 +160,9 @@ size_t pdk_world_mem_size(const pdk_world_def *def)
     return layout_of(def->max_vehicles).total;
 }
 
-pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out)
+/* pdk_world_init and pdk_world_init_zeroed: zero says whether mem must be
+ * cleared first. */
+static pdk_error init(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out, bool zero)
 {
     if (out == NULL || def == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
@@ -177,7 +179,9 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     if (bytes < l.total) {
         return PDK_ERR_CAPACITY;
     }
-    memset(mem, 0, l.total);
+    if (zero) {
+        memset(mem, 0, l.total);
+    }
     pdk_world *w = mem;
     w->def = *def;
     /* The world's own copy of the terrain carries its derived fields, so
@@ -214,6 +218,16 @@ pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_
     w->bytes = l.total;
     *out = w;
     return PDK_OK;
+}
+
+pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out)
+{
+    return init(mem, bytes, def, out, true);
+}
+
+pdk_error pdk_world_init_zeroed(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out)
+{
+    return init(mem, bytes, def, out, false);
 }
 
 const pdk_world_def *pdk_world_def_get(const pdk_world *world)

@@ -1669,7 +1669,9 @@ END_TEST
 
 /* A session's world memory: a small world on a 64-byte boundary, one of a
  * huge page or more on a 2 MB boundary (where the kernel may back it with
- * huge pages), both usable for their whole length and freed with free(). */
+ * huge pages), both zeros for their whole length, usable for all of it and
+ * freed with pdk_world_mem_free; a world laid out in it without clearing
+ * it is the world pdk_world_init lays out in dirty memory. */
 START_TEST(world_memory_alignment)
 {
     const size_t sizes[2] = {(size_t)100 << 10, ((size_t)3 << 20) + 17};
@@ -1678,10 +1680,32 @@ START_TEST(world_memory_alignment)
         unsigned char *m = pdk_world_mem_alloc(sizes[i]);
         ck_assert_ptr_nonnull(m);
         ck_assert_uint_eq((uintptr_t)m % align[i], 0);
+        for (size_t at = 0; at < sizes[i]; at++) {
+            if (m[at] != 0) {
+                ck_abort_msg("byte %zu of %zu is %u, not 0", at, sizes[i], m[at]);
+            }
+        }
         memset(m, 0xA5, sizes[i]);
         ck_assert_uint_eq(m[sizes[i] - 1], 0xA5);
-        free(m);
+        pdk_world_mem_free(m, sizes[i]);
     }
+    pdk_world_mem_free(NULL, 0);
+
+    pdk_world_def wd = pdk_world_def_default();
+    wd.max_vehicles = 300; /* over a huge page */
+    const size_t bytes = pdk_world_mem_size(&wd);
+    ck_assert_uint_ge(bytes, (size_t)2 << 20);
+    unsigned char *zeroed = pdk_world_mem_alloc(bytes);
+    unsigned char *dirty = pdk_world_mem_alloc(bytes);
+    ck_assert_ptr_nonnull(zeroed);
+    ck_assert_ptr_nonnull(dirty);
+    memset(dirty, 0x5A, bytes);
+    pdk_world *a = NULL, *b = NULL;
+    ck_assert_int_eq(pdk_world_init_zeroed(zeroed, bytes, &wd, &a), PDK_OK);
+    ck_assert_int_eq(pdk_world_init(dirty, bytes, &wd, &b), PDK_OK);
+    ck_assert_int_eq(memcmp(zeroed, dirty, bytes), 0);
+    pdk_world_mem_free(zeroed, bytes);
+    pdk_world_mem_free(dirty, bytes);
 }
 END_TEST
 

@@ -67,6 +67,12 @@ size_t pdk_world_mem_size(const pdk_world_def *def);
  * address is an identical, independent world, so a copy is a snapshot. */
 pdk_error pdk_world_init(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out);
 
+/* pdk_world_init for memory that already holds zeros in its first
+ * pdk_world_mem_size(def) bytes (a fresh anonymous mapping, calloc's): the
+ * same world, but only the header is written, so that a large world's pages
+ * stay untouched until its vehicles use them. */
+pdk_error pdk_world_init_zeroed(void *mem, size_t bytes, const pdk_world_def *def, pdk_world **out);
+
 /* The world's definition as it runs: a copy of the one given to
  * pdk_world_init, with its terrain prepared (pdk_terrain_prepare). */
 const pdk_world_def *pdk_world_def_get(const pdk_world *world);
