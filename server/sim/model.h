@@ -131,6 +131,11 @@ typedef struct pdk_model_ops {
      * single-track model: its cars pass through everything). */
     int (*contact_body)(const pdk_world *world, uint32_t slot, pdk_cbody *out, double quat[4],
                         double inv_i_body[3]);
+    /* Asks the caches for the bytes contact_body will read of slot, a few
+     * vehicles ahead of it: the contact phase is the tick's first look at
+     * each vehicle, and in a fleet larger than the caches each look waited
+     * for memory. A hint: it changes nothing. NULL where contact_body is. */
+    void (*contact_prefetch)(const pdk_world *world, uint32_t slot);
     /* Adds the contact's change to the body: dvel to the CG's velocity
      * (world frame), domega_body to the angular velocity (body frame), dpos
      * to the position. */

@@ -471,6 +471,21 @@ static int contact_body(const pdk_world *world, uint32_t slot, pdk_cbody *out, d
     return 1;
 }
 
+static void contact_prefetch(const pdk_world *world, uint32_t slot)
+{
+    const pdk_fw_state *s = &fw_state_of(world)[slot];
+    const pdk_fw_consts *p = &fw_consts_of(world)[slot];
+    PDK_PREFETCH(s->pos_m);
+    PDK_PREFETCH(s->omega_radps);
+    PDK_PREFETCH(&s->faulted);
+    PDK_PREFETCH(&p->mass_kg);
+    PDK_PREFETCH(&p->inertia_kgm2[2]);
+    for (size_t at = 0; at < sizeof p->hull_pts_m; at += 64) {
+        PDK_PREFETCH((const char *)p->hull_pts_m + at);
+    }
+    PDK_PREFETCH((const char *)p->hull_pts_m + sizeof p->hull_pts_m - 1);
+}
+
 static void contact_push(pdk_world *world, uint32_t slot, const double dvel[3],
                          const double domega_body[3], const double dpos[3])
 {
@@ -655,6 +670,7 @@ const pdk_model_ops pdk_model_four_wheel = {
     .faulted = faulted,
     .hash = PDK_MODEL_HASH_TABLE(fw),
     .contact_body = contact_body,
+    .contact_prefetch = contact_prefetch,
     .contact_push = contact_push,
     .snapshot = snapshot,
     .record_problem = record_problem,

@@ -480,7 +480,14 @@ static int gather(pdk_world *world)
     const double dt = world->def.dt_s;
     int n = 0;
     const uint32_t *live = live_of(world);
+    enum { AHEAD = 4 }; /* vehicles: a few memory latencies' worth of work */
     for (int32_t i = 0; i < world->count; i++) {
+        if (i + AHEAD < world->count) {
+            const pdk_model_ops *next = model_of(world, live[i + AHEAD]);
+            if (next->contact_prefetch != NULL) {
+                next->contact_prefetch(world, live[i + AHEAD]);
+            }
+        }
         const uint32_t slot = live[i];
         const pdk_model_ops *ops = model_of(world, slot);
         if (ops->contact_body == NULL) {

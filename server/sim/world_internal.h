@@ -21,6 +21,14 @@
 /* An id's low 16 bits are its slot + 1; a generation wraps within them too. */
 #define PDK_WORLD_SLOT_MASK 0xFFFFu
 
+/* A hint to the caches to fetch the line holding p (model.h
+ * contact_prefetch); nothing where the compiler has no such hint. */
+#if defined(__GNUC__)
+#define PDK_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+#else
+#define PDK_PREFETCH(p) ((void)(p))
+#endif
+
 /* Per slot bookkeeping; part of the state (ids must replay identically),
  * except def_at. */
 typedef struct slot_meta {
