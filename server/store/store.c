@@ -302,6 +302,7 @@ static void destroy(pdk_store *s)
     for (int i = 0; i < PDK_STORE_READERS; i++) {
         sqlite3_close(s->rdb[i]);
     }
+    sqlite3_close(s->ddb);
     sqlite3_close(s->wdb);
     pthread_cond_destroy(&s->flushed_cv);
     pthread_cond_destroy(&s->work_cv);
@@ -309,6 +310,7 @@ static void destroy(pdk_store *s)
     for (int i = 0; i < PDK_STORE_READERS; i++) {
         pthread_mutex_destroy(&s->read_mu[i]);
     }
+    pthread_mutex_destroy(&s->delete_mu);
     pdk_import_schema_free(s->import_schema);
     pdk_store_keyframe_free(s);
     for (int i = 0; i < s->n_spares; i++) {
@@ -507,6 +509,7 @@ pdk_error pdk_store_open(const char *path, const char *migrations_dir, pdk_store
     for (int i = 0; i < PDK_STORE_READERS; i++) {
         pthread_mutex_init(&s->read_mu[i], NULL);
     }
+    pthread_mutex_init(&s->delete_mu, NULL);
     /* The writer's timed waits run on the monotonic clock. */
     pthread_condattr_t monotonic;
     pthread_condattr_init(&monotonic);

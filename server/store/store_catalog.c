@@ -302,20 +302,36 @@ static pdk_error delete_on(const pdk_store *store, sqlite3 *db, uint64_t session
     return rc;
 }
 
-/* A connection of its own that deletes (foreign keys on), once whatever
- * was queued before (a session's end) is in the file. what names the
- * work in an error. */
-static pdk_error open_to_delete(pdk_store *store, const char *what, sqlite3 **db, char *err,
-                                size_t err_len)
+/* The store's deleting connection (store_internal.h ddb), opened at the
+ * first use, held under delete_mu until end_delete, once whatever was
+ * queued before (a session's end) is in the file. what names the work in
+ * an error; on error nothing is held. */
+static pdk_error begin_delete(pdk_store *store, const char *what, sqlite3 **db, char *err,
+                              size_t err_len)
 {
     pdk_store_flush(store);
-    pdk_error rc = open_own(store, SQLITE_OPEN_READWRITE, db, err, err_len);
-    if (rc == PDK_OK && exec(*db, "PRAGMA foreign_keys=ON") != SQLITE_OK) {
-        rc = db_fail(*db, what, err, err_len);
-        sqlite3_close(*db);
-        *db = NULL;
+    pthread_mutex_lock(&store->delete_mu);
+    pdk_error rc = PDK_OK;
+    if (store->ddb == NULL) {
+        rc = open_own(store, SQLITE_OPEN_READWRITE, &store->ddb, err, err_len);
+        if (rc == PDK_OK && exec(store->ddb, "PRAGMA foreign_keys=ON") != SQLITE_OK) {
+            rc = db_fail(store->ddb, what, err, err_len);
+            sqlite3_close(store->ddb);
+            store->ddb = NULL;
+        }
     }
-    return rc;
+    if (rc != PDK_OK) {
+        pthread_mutex_unlock(&store->delete_mu);
+        *db = NULL;
+        return rc;
+    }
+    *db = store->ddb;
+    return PDK_OK;
+}
+
+static void end_delete(pdk_store *store)
+{
+    pthread_mutex_unlock(&store->delete_mu);
 }
 
 pdk_error pdk_store_delete_recording(pdk_store *store, uint64_t session_id, char *err,
@@ -331,10 +347,11 @@ pdk_error pdk_store_delete_recording(pdk_store *store, uint64_t session_id, char
         return PDK_ERR_IO;
     }
     sqlite3 *db = NULL;
-    pdk_error rc = open_to_delete(store, "deleting a recording", &db, err, err_len);
-    if (rc == PDK_OK)
-        rc = delete_on(store, db, session_id, err, err_len);
-    sqlite3_close(db);
+    pdk_error rc = begin_delete(store, "deleting a recording", &db, err, err_len);
+    if (rc != PDK_OK)
+        return rc;
+    rc = delete_on(store, db, session_id, err, err_len);
+    end_delete(store);
     return rc;
 }
 
@@ -410,10 +427,8 @@ pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
         pdk_store_errf(err, err_len, "%s", PDK_STORE_READ_ONLY_MSG);
         return PDK_ERR_IO;
     }
-    /* One connection for the run: a connection reads the schema before its
-     * first statement, which costs more than deleting a small recording. */
     sqlite3 *db = NULL;
-    pdk_error rc = open_to_delete(store, "weighing recordings for retention", &db, err, err_len);
+    pdk_error rc = begin_delete(store, "weighing recordings for retention", &db, err, err_len);
     if (rc != PDK_OK)
         return rc;
     kept_list l = {0};
@@ -451,6 +466,6 @@ pdk_error pdk_store_retain(pdk_store *store, const pdk_store_retention *rule,
             on_deleted(ctx, k->session_id, k->size_bytes, why);
     }
     free(l.items);
-    sqlite3_close(db);
+    end_delete(store);
     return rc;
 }

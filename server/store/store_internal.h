@@ -150,6 +150,14 @@ struct pdk_store {
     sqlite3 *rdb[PDK_STORE_READERS];
     pthread_mutex_t read_mu[PDK_STORE_READERS];
 
+    /* The connection that deletes recordings (store_catalog.c: a delete
+     * and retention's runs), opened at the first and kept, foreign keys
+     * on: a new connection reads the whole schema before its first
+     * statement, which cost a retention run more than its deletions.
+     * Used under delete_mu only. */
+    sqlite3 *ddb;
+    pthread_mutex_t delete_mu;
+
     /* Everything below is guarded by mu. */
     pthread_mutex_t mu;
     pthread_cond_t work_cv;    /* the writer waits here for records or close */
