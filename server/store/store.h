@@ -371,8 +371,9 @@ pdk_error pdk_store_read_snapshot(pdk_store *store, uint64_t session_id, uint64_
 /* Writes session_id to a new file at path (refused with PDK_ERR_ALREADY_EXISTS
  * when path exists), its schema made by migrations_dir's migrations, which
  * must give the store's own schema version (else PDK_ERR_DB naming both). The
- * file is written beside path as path.tmp-XXXXXX and only then linked to
- * path, so a crash never leaves a partial file there. An interrupted or
+ * file is written beside path as path.tmp-XXXXXX, without a journal or a
+ * sync until it is whole, then synced and only then linked to path, so a
+ * crash never leaves a partial file there. An interrupted or
  * still running session is exported as far as it is committed. Errors:
  * PDK_ERR_INVALID_ARGUMENT, PDK_ERR_NOT_FOUND, PDK_ERR_IO (the folder, the
  * migrations folder), PDK_ERR_PARSE (a misnamed migration), PDK_ERR_DB; on
