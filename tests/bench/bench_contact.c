@@ -44,7 +44,7 @@ static void hull_size(double *length_m, double *width_m, double *rear_m)
     size_t bytes = pdk_world_mem_size(&wd);
     void *mem = pdk_world_mem_alloc(bytes);
     pdk_world *w;
-    if (mem == NULL || pdk_world_init(mem, bytes, &wd, &w) != PDK_OK) {
+    if (mem == NULL || pdk_world_init_zeroed(mem, bytes, &wd, &w) != PDK_OK) {
         fprintf(stderr, "bench_contact: no world\n");
         exit(1);
     }
@@ -57,7 +57,7 @@ static void hull_size(double *length_m, double *width_m, double *rear_m)
     *length_m = hi[0] - lo[0];
     *width_m = hi[1] - lo[1];
     *rear_m = lo[0];
-    free(mem);
+    pdk_world_mem_free(mem, bytes);
 }
 
 /* ms per tick of the world laid out with gaps gx (nose to tail) and gy
@@ -72,7 +72,7 @@ static double run(double gx, double gy, int ticks, double *contact_ms, int *touc
     size_t bytes = pdk_world_mem_size(&wd);
     void *mem = pdk_world_mem_alloc(bytes);
     pdk_world *w;
-    if (mem == NULL || pdk_world_init(mem, bytes, &wd, &w) != PDK_OK) {
+    if (mem == NULL || pdk_world_init_zeroed(mem, bytes, &wd, &w) != PDK_OK) {
         fprintf(stderr, "bench_contact: no world of %d cars\n", CARS);
         exit(1);
     }
@@ -124,8 +124,8 @@ static double run(double gx, double gy, int ticks, double *contact_ms, int *touc
     (void)pdk_world_contact_events(w, &n, NULL);
     *touching = n;
     *contact_ms = 1e3 * best_contact / ticks;
-    free(copy);
-    free(mem);
+    pdk_world_mem_free(copy, bytes);
+    pdk_world_mem_free(mem, bytes);
     return 1e3 * best / ticks;
 }
 

@@ -121,7 +121,7 @@ static result run_world(const pdk_vehicle_def *def_in, int bumps, int contact_mo
     size_t bytes = pdk_world_mem_size(&wd);
     void *mem = pdk_world_mem_alloc(bytes); /* as a session's (huge pages) */
     pdk_world *w = NULL;
-    if (mem == NULL || pdk_world_init(mem, bytes, &wd, &w) != PDK_OK) {
+    if (mem == NULL || pdk_world_init_zeroed(mem, bytes, &wd, &w) != PDK_OK) {
         fprintf(stderr, "bench_sim: cannot make a world of %d vehicles\n", n);
         exit(1);
     }
@@ -166,7 +166,7 @@ static result run_world(const pdk_vehicle_def *def_in, int bumps, int contact_mo
     if (pdk_world_hash(w) == 0u) {
         printf("(hash 0)\n");
     }
-    free(mem);
+    pdk_world_mem_free(mem, bytes);
     result r = {elapsed * 1e9 / ((double)ticks * (double)n), (double)ticks};
     return r;
 }
@@ -412,7 +412,7 @@ static void bench_dbw(double seconds)
                 size_t bytes = pdk_world_mem_size(&wd);
                 void *mem = pdk_world_mem_alloc(bytes);
                 pdk_world *w = NULL;
-                if (mem == NULL || pdk_world_init(mem, bytes, &wd, &w) != PDK_OK) {
+                if (mem == NULL || pdk_world_init_zeroed(mem, bytes, &wd, &w) != PDK_OK) {
                     exit(1);
                 }
                 pdk_vehicle_def def = pdk_vehicle_def_default();
@@ -481,7 +481,7 @@ static void bench_dbw(double seconds)
                         printf("(kit not active: state %d)\n", r.state);
                     }
                 }
-                free(mem);
+                pdk_world_mem_free(mem, bytes);
             }
         }
         printf("%8d %18.1f %18.1f %18.1f %18.1f\n", n, best[0], best[1], best[1] - best[0],
