@@ -393,7 +393,7 @@ static pdk_error fill_export(pdk_store *s, uint64_t session_id, const char *tmp,
     /* The file is nobody's until publish links it, and a failed export
      * removes it: its commits (a migration each, then the rows) need no
      * journal on disk and no sync, and sync_file syncs it once, whole,
-     * before the link (they were some twenty syncs an export). */
+     * before the link (they were some thirty-five syncs an export). */
     if (exec_sql(db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF", msg, sizeof msg) !=
         SQLITE_OK) {
         pdk_store_errf(err, err_len, "%s: setting up the new file: %s", path, msg);
