@@ -76,6 +76,21 @@ static uint64_t watched_session(pdk_client *w)
     return watched;
 }
 
+/* The watched session kept pace through a flood: over window_s it ran
+ * within a stall of 50 ms (six ticks) and a tenth of the window of the
+ * ticks 120 Hz asks for. Starved (the server before the budgets, 22a3afb)
+ * it ran 1.6 ticks a second. The stall is there for the sanitized build:
+ * its spawn flood is over in some 15 ticks, and its loop has been seen
+ * 35 ms late in them (the watched session's lateness p99), so that as a
+ * rate over so short a window a few ticks late read as 96 ticks/s. */
+static void assert_kept_pace(uint64_t ticks, double window_s)
+{
+    double due = window_s * 120.0;
+    ck_assert_msg((double)ticks >= due - 6.0 - 0.1 * due,
+                  "the watched session ran %" PRIu64 " ticks in %.3f s (%.1f ticks/s), %.1f due",
+                  ticks, window_s, (double)ticks / window_s, due);
+}
+
 /* Pipelines n spawns into sid on f without reading, then reads every reply:
  * each a VehicleSpawned, in the order sent. Returns the seconds from the
  * first send to the last reply. */
@@ -139,8 +154,7 @@ START_TEST(spawn_flood_leaves_another_session_at_120hz)
     paddock_v1_SessionInfo heavy = watched_info(&w, sid);
     printf("spawn flood: the flood's session: %u cars, a tick costs %.3f ms, on %s\n",
            heavy.vehicle_count, heavy.tick_cost_ms, heavy.step_thread ? "a step thread" : "the loop");
-    /* 120 Hz held: before the budget it fell to 1.6 ticks/s. */
-    ck_assert_msg(rate_hz > 100.0, "the watched session ran %.1f ticks/s", rate_hz);
+    assert_kept_pace(b.tick - a.tick, window_s);
     ck_assert_uint_eq(b.vehicle_count, 1);
     pdk_client_close(&f);
     pdk_client_close(&w);
@@ -227,7 +241,7 @@ START_TEST(uncached_preset_flood_leaves_another_session_at_120hz)
            " overruns, lateness p99 %.3f ms (since it began)\n",
            n, took_s, n / took_s, rate_hz, window_s, b.skipped_ticks - a.skipped_ticks,
            b.overruns - a.overruns, b.lateness_p99_ms);
-    ck_assert_msg(rate_hz > 100.0, "the watched session ran %.1f ticks/s", rate_hz);
+    assert_kept_pace(b.tick - a.tick, window_s);
     pdk_client_close(&f);
     pdk_client_close(&g);
     pdk_client_close(&w);
@@ -438,7 +452,7 @@ START_TEST(input_flood_leaves_another_session_at_120hz)
            " deadlines skipped, lateness p99 %.3f ms (since it began)\n",
            n, took_s, n / took_s, n / took_s / 120.0, rate_hz, window_s,
            b.skipped_ticks - a.skipped_ticks, b.lateness_p99_ms);
-    ck_assert_msg(rate_hz > 100.0, "the watched session ran %.1f ticks/s", rate_hz);
+    assert_kept_pace(b.tick - a.tick, window_s);
     pdk_client_close(&f);
     pdk_client_close(&w);
     pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
