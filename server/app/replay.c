@@ -54,9 +54,22 @@ typedef struct loader {
     size_t n_spawns; /* of the raw inputs: those that will own text */
     unsigned char *bytes;
     size_t n_bytes, cap_bytes;
+    const atomic_bool *cancel; /* NULL, or set by another thread to stop the load */
     char *err;
     size_t err_len;
 } loader;
+
+/* A cancelled load stops at the first row of a kind and then at every
+ * every-th: PDK_ERR_CLOSED, err naming the session. rows: how many of the
+ * kind were read before this one. */
+static pdk_error check_cancel(loader *ld, size_t rows, size_t every)
+{
+    if (!ld->cancel || rows % every != 0 || !atomic_load_explicit(ld->cancel, memory_order_relaxed))
+        return PDK_OK;
+    pdk_rec_errf(ld->err, ld->err_len, "session %llu: the load of its recording was cancelled",
+                 (unsigned long long)ld->rec->info.session.session_id);
+    return PDK_ERR_CLOSED;
+}
 
 /* Grows *arr (of elem bytes) to hold one more than n. */
 static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
@@ -76,6 +89,10 @@ static pdk_error on_vehicle(void *ctx, const pdk_store_vehicle_row *row)
 {
     loader *ld = ctx;
     pdk_recording *rec = ld->rec;
+    /* Each vehicle's parameters may be parsed: a look at every one. */
+    pdk_error e = check_cancel(ld, rec->n_vehicles, 1);
+    if (e != PDK_OK)
+        return e;
     if (!grow((void **)&rec->vehicles, &ld->cap_vehicles, rec->n_vehicles, sizeof(rec_vehicle)))
         return PDK_ERR_NO_MEMORY;
     rec_vehicle *v = &rec->vehicles[rec->n_vehicles];
@@ -108,8 +125,7 @@ static pdk_error on_vehicle(void *ctx, const pdk_store_vehicle_row *row)
     snprintf(origin, sizeof(origin), "session %llu, vehicle %u's recorded parameters",
              (unsigned long long)rec->info.session.session_id, v->id);
     char why[PDK_PARAMS_ERR_LEN];
-    pdk_error e =
-        pdk_params_vehicle_parse(v->params_json, origin, NULL, &v->def, NULL, why, sizeof(why));
+    e = pdk_params_vehicle_parse(v->params_json, origin, NULL, &v->def, NULL, why, sizeof(why));
     if (e != PDK_OK)
         pdk_rec_errf(ld->err, ld->err_len,
                      "session %llu: vehicle %u (preset %s, spawned at tick %llu) no longer "
@@ -138,6 +154,9 @@ static pdk_error on_input(void *ctx, uint64_t tick, uint32_t seq, int kind, cons
                           size_t len)
 {
     loader *ld = ctx;
+    pdk_error e = check_cancel(ld, ld->n_raw, 1024);
+    if (e != PDK_OK)
+        return e;
     if (!grow((void **)&ld->raw, &ld->cap_raw, ld->n_raw, sizeof(raw_input)))
         return PDK_ERR_NO_MEMORY;
     while (ld->cap_bytes - ld->n_bytes < len) {
@@ -276,6 +295,9 @@ static pdk_error on_hash(void *ctx, uint64_t tick, uint64_t hash)
 {
     loader *ld = ctx;
     pdk_recording *rec = ld->rec;
+    pdk_error e = check_cancel(ld, rec->n_hashes, 1024);
+    if (e != PDK_OK)
+        return e;
     if (!grow((void **)&rec->hashes, &ld->cap_hashes, rec->n_hashes, sizeof(rec_hash)))
         return PDK_ERR_NO_MEMORY;
     rec->hashes[rec->n_hashes++] = (rec_hash){tick, hash};
@@ -287,6 +309,9 @@ static pdk_error on_keyframe(void *ctx, uint64_t tick, uint64_t hash, uint64_t l
 {
     loader *ld = ctx;
     pdk_recording *rec = ld->rec;
+    pdk_error e = check_cancel(ld, rec->n_keyframes, 1024);
+    if (e != PDK_OK)
+        return e;
     if (!grow((void **)&rec->keyframes, &ld->cap_keyframes, rec->n_keyframes, sizeof(rec_keyframe)))
         return PDK_ERR_NO_MEMORY;
     rec->keyframes[rec->n_keyframes++] = (rec_keyframe){tick, hash, layout, blob_len};
@@ -407,7 +432,8 @@ static pdk_error read_vehicles_and_inputs(loader *ld, pdk_store *store, uint64_t
         if (!later)
             return PDK_ERR_NO_MEMORY;
         *later = (input_half){.store = store, .session_id = session_id, .first_tick = mid};
-        later->ld = (loader){.rec = ld->rec, .err = later->err, .err_len = sizeof(later->err)};
+        later->ld = (loader){
+            .rec = ld->rec, .cancel = ld->cancel, .err = later->err, .err_len = sizeof(later->err)};
         started = pthread_create(&thread, NULL, read_later_half, later) == 0;
     }
     pdk_error e = pdk_store_read_vehicles(store, session_id, on_vehicle, ld, why, why_len);
@@ -436,6 +462,13 @@ static pdk_error read_vehicles_and_inputs(loader *ld, pdk_store *store, uint64_t
 
 pdk_error pdk_recording_load(pdk_store *store, uint64_t session_id, pdk_recording **out, char *err,
                              size_t err_len)
+{
+    return pdk_recording_load_cancellable(store, session_id, NULL, out, err, err_len);
+}
+
+pdk_error pdk_recording_load_cancellable(pdk_store *store, uint64_t session_id,
+                                         const atomic_bool *cancel, pdk_recording **out, char *err,
+                                         size_t err_len)
 {
     *out = NULL;
     pdk_rec_errf(err, err_len, "%s", "");
@@ -483,7 +516,7 @@ pdk_error pdk_recording_load(pdk_store *store, uint64_t session_id, pdk_recordin
         return PDK_ERR_PARSE;
     }
     rec->start_tick = ss->start_tick;
-    loader ld = {.rec = rec, .err = err, .err_len = err_len};
+    loader ld = {.rec = rec, .cancel = cancel, .err = err, .err_len = err_len};
     why[0] = '\0';
     e = read_vehicles_and_inputs(&ld, store, session_id, why, sizeof(why));
     if (e == PDK_OK)

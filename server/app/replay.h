@@ -49,6 +49,13 @@ typedef struct pdk_recording pdk_recording;
  * must outlive it. */
 pdk_error pdk_recording_load(pdk_store *store, uint64_t session_id, pdk_recording **out, char *err,
                              size_t err_len);
+/* pdk_recording_load that stops when *cancel becomes true (set from any
+ * thread): it looks at every vehicle and at every 1,024th row of inputs,
+ * hashes and keyframes (the first included), and then returns
+ * PDK_ERR_CLOSED, err naming the session. cancel may be NULL. */
+pdk_error pdk_recording_load_cancellable(pdk_store *store, uint64_t session_id,
+                                         const atomic_bool *cancel, pdk_recording **out, char *err,
+                                         size_t err_len);
 void pdk_recording_free(pdk_recording *rec);
 
 typedef struct pdk_recording_info {

@@ -724,7 +724,10 @@ pdk_error pdk_verify_cancellable(pdk_store *store, uint64_t session_id, uint64_t
     memset(result, 0, sizeof(*result));
     double t0 = wall_s();
     pdk_recording *rec = NULL;
-    pdk_error e = pdk_recording_load(store, session_id, &rec, err, err_len);
+    pdk_error e = pdk_recording_load_cancellable(store, session_id, cancel, &rec, err, err_len);
+    if (e == PDK_ERR_CLOSED)
+        pdk_rec_errf(err, err_len, "session %llu: the verify was cancelled loading its recording",
+                     (unsigned long long)session_id);
     if (e != PDK_OK)
         return e;
     snprintf(result->recorded_build, sizeof(result->recorded_build), "%s",

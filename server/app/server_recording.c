@@ -49,7 +49,7 @@ typedef struct pdk_server_job {
     pdk_server *srv;
     struct pdk_server_job *next; /* the next waiting job (pdk_server_jobs) */
     bool counted;                /* counts in its connection's jobs (waiting or running) */
-    atomic_bool cancel;          /* its client left or the server stops: a verify stops */
+    atomic_bool cancel;          /* its client left or the server stops: the job stops */
     job_kind kind;
     uint64_t conn_id;
     uint64_t request_id;
@@ -522,7 +522,8 @@ static void open_result(job *j)
 static void write_csv(job *j)
 {
     pdk_server *srv = j->srv;
-    j->err = pdk_recording_load(srv->store, j->session_id, &j->rec, j->msg, sizeof(j->msg));
+    j->err = pdk_recording_load_cancellable(srv->store, j->session_id, &j->cancel, &j->rec, j->msg,
+                                            sizeof(j->msg));
     if (j->err != PDK_OK)
         return;
     j->err = make_temp(j->dir, sizeof(j->dir), j->path, sizeof(j->path), "export.csv", j->msg,
@@ -553,7 +554,8 @@ static void write_csv(job *j)
 static void write_mcap(job *j)
 {
     pdk_server *srv = j->srv;
-    j->err = pdk_recording_load(srv->store, j->session_id, &j->rec, j->msg, sizeof(j->msg));
+    j->err = pdk_recording_load_cancellable(srv->store, j->session_id, &j->cancel, &j->rec, j->msg,
+                                            sizeof(j->msg));
     if (j->err != PDK_OK)
         return;
     j->err = make_temp(j->dir, sizeof(j->dir), j->path, sizeof(j->path), "export.mcap", j->msg,
@@ -702,7 +704,8 @@ static void job_work(uv_work_t *req)
     case JOB_REPLAY_LOAD:
     case JOB_FORK_LOAD:
     case JOB_META:
-        j->err = pdk_recording_load(srv->store, j->session_id, &j->rec, j->msg, sizeof(j->msg));
+        j->err = pdk_recording_load_cancellable(srv->store, j->session_id, &j->cancel, &j->rec,
+                                                j->msg, sizeof(j->msg));
         if (j->err == PDK_OK && j->kind == JOB_META) {
             j->json = pdk_recording_meta_json(j->rec);
             if (!j->json) {
@@ -731,8 +734,9 @@ static void job_work(uv_work_t *req)
         j->err = make_temp(j->dir, sizeof(j->dir), j->path, sizeof(j->path), "session.db", j->msg,
                            sizeof(j->msg));
         if (j->err == PDK_OK)
-            j->err = pdk_store_export_session(srv->store, j->session_id, j->path,
-                                              srv->cfg.migrations_dir, j->msg, sizeof(j->msg));
+            j->err = pdk_store_export_session_cancellable(srv->store, j->session_id, j->path,
+                                                          srv->cfg.migrations_dir, &j->cancel,
+                                                          j->msg, sizeof(j->msg));
         if (j->err == PDK_OK)
             open_result(j);
         break;

@@ -15,6 +15,7 @@
 #ifndef PDK_STORE_H
 #define PDK_STORE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -380,6 +381,14 @@ pdk_error pdk_store_read_snapshot(pdk_store *store, uint64_t session_id, uint64_
  * error no file is left at path. */
 pdk_error pdk_store_export_session(pdk_store *store, uint64_t session_id, const char *path,
                                    const char *migrations_dir, char *err, size_t err_len);
+/* pdk_store_export_session that stops when *cancel becomes true (set from
+ * any thread): the copy of the rows looks every thousand of SQLite's
+ * steps, and the call then returns PDK_ERR_CLOSED, err naming the session,
+ * with no file left at path or beside it. cancel may be NULL. */
+pdk_error pdk_store_export_session_cancellable(pdk_store *store, uint64_t session_id,
+                                               const char *path, const char *migrations_dir,
+                                               const atomic_bool *cancel, char *err,
+                                               size_t err_len);
 
 /* Imports the one session in the standalone file at path as a new session
  * (its id from pdk_store_next_session_id, in *new_id; the original id in

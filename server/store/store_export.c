@@ -380,9 +380,17 @@ static void remove_temp(const char *tmp)
     unlink(journal);
 }
 
+/* SQLite's progress handler on the export's connection: non-zero stops the
+ * statement running (SQLITE_INTERRUPT) once *cancel is set. */
+static int export_progress(void *cancel)
+{
+    return atomic_load_explicit((const atomic_bool *)cancel, memory_order_relaxed) ? 1 : 0;
+}
+
 /* Fills the new file at tmp: migrations, paddock_export and the rows. */
 static pdk_error fill_export(pdk_store *s, uint64_t session_id, const char *tmp, const char *path,
-                             const pdk_migration_list *migrations, char *err, size_t err_len)
+                             const pdk_migration_list *migrations, const atomic_bool *cancel,
+                             char *err, size_t err_len)
 {
     sqlite3 *db = NULL;
     pdk_error rc = open_db(tmp, SQLITE_OPEN_READWRITE, &db, err, err_len);
@@ -416,6 +424,11 @@ static pdk_error fill_export(pdk_store *s, uint64_t session_id, const char *tmp,
     if (rc == PDK_OK && attach_ro(db, s->path, "src", s->read_only, msg, sizeof msg) != SQLITE_OK) {
         pdk_store_errf(err, err_len, "%s: cannot attach %s read-only: %s", path, s->path, msg);
         rc = PDK_ERR_DB;
+    }
+    /* The rows are most of an export's time: a cancel stops their copy
+     * within some thousands of SQLite's steps. */
+    if (cancel) {
+        sqlite3_progress_handler(db, 1000, export_progress, (void *)cancel);
     }
     /* One transaction: the rows read from src are one consistent snapshot
      * even while the writer goes on committing. */
@@ -462,6 +475,12 @@ static pdk_error fill_export(pdk_store *s, uint64_t session_id, const char *tmp,
         pdk_store_errf(err, err_len, "%s: cannot commit: %s", path, msg);
         rc = PDK_ERR_DB;
     }
+    sqlite3_progress_handler(db, 0, NULL, NULL); /* the rollback is never stopped */
+    if (rc != PDK_OK && cancel && atomic_load(cancel)) {
+        pdk_store_errf(err, err_len, "%s: the export of session %llu was cancelled", path,
+                       (unsigned long long)session_id);
+        rc = PDK_ERR_CLOSED;
+    }
     rollback_if_open(db);
     if (sqlite3_close(db) != SQLITE_OK && rc == PDK_OK) {
         pdk_store_errf(err, err_len, "%s: cannot close the new file: %s", path, sqlite3_errmsg(db));
@@ -505,6 +524,14 @@ static pdk_error publish(const char *tmp, const char *path, char *err, size_t er
 pdk_error pdk_store_export_session(pdk_store *store, uint64_t session_id, const char *path,
                                    const char *migrations_dir, char *err, size_t err_len)
 {
+    return pdk_store_export_session_cancellable(store, session_id, path, migrations_dir, NULL, err,
+                                                err_len);
+}
+
+pdk_error pdk_store_export_session_cancellable(pdk_store *store, uint64_t session_id,
+                                               const char *path, const char *migrations_dir,
+                                               const atomic_bool *cancel, char *err, size_t err_len)
+{
     pdk_store_errf(err, err_len, "%s", "");
     if (!store || !path || !path[0] || !migrations_dir) {
         const char *what = !store     ? "store is NULL"
@@ -547,7 +574,7 @@ pdk_error pdk_store_export_session(pdk_store *store, uint64_t session_id, const 
         rc = PDK_ERR_IO;
     } else {
         close(fd);
-        rc = fill_export(store, session_id, tmp, path, &migrations, err, err_len);
+        rc = fill_export(store, session_id, tmp, path, &migrations, cancel, err, err_len);
         if (rc == PDK_OK) {
             rc = publish(tmp, path, err, err_len);
         }

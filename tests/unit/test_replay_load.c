@@ -224,6 +224,45 @@ START_TEST(rows_that_do_not_read_are_named_in_either_half)
 }
 END_TEST
 
+/* A load told to stop (its client left, the server stops) stops at its
+ * first row: PDK_ERR_CLOSED naming the session, no recording; a verify
+ * told to stop stops in its load, and says it is the verify. Never told,
+ * it is the load. */
+START_TEST(a_cancelled_load_stops)
+{
+    tmp_db t;
+    tmp_make(&t);
+    static live_run live;
+    record_rich(&t, &live);
+    pdk_store *store = store_open(&t);
+    char err[PDK_REPLAY_ERR_LEN];
+    atomic_bool cancel = false;
+    pdk_recording *rec = NULL;
+    ck_assert_int_eq(
+        pdk_recording_load_cancellable(store, RICH_ID, &cancel, &rec, err, sizeof(err)), PDK_OK);
+    pdk_recording_info info;
+    pdk_recording_info_get(rec, &info);
+    ck_assert_uint_eq(info.n_inputs,
+                      (size_t)sql_int(t.path, "SELECT count(*) FROM inputs WHERE session_id = 5"));
+    pdk_recording_free(rec);
+
+    atomic_store(&cancel, true);
+    ck_assert_int_eq(
+        pdk_recording_load_cancellable(store, RICH_ID, &cancel, &rec, err, sizeof(err)),
+        PDK_ERR_CLOSED);
+    ck_assert_ptr_null(rec);
+    ck_assert_msg(strstr(err, "session 5: the load of its recording was cancelled"), "%s", err);
+    pdk_verify_result r;
+    ck_assert_int_eq(
+        pdk_verify_cancellable(store, RICH_ID, 0, BUILD, &cancel, 1, &r, err, sizeof(err)),
+        PDK_ERR_CLOSED);
+    ck_assert_msg(strstr(err, "session 5: the verify was cancelled loading its recording"), "%s",
+                  err);
+    pdk_store_close(store);
+    tmp_remove(&t);
+}
+END_TEST
+
 static Suite *replay_load_suite(void)
 {
     Suite *s = suite_create("replay_load");
@@ -232,6 +271,7 @@ static Suite *replay_load_suite(void)
     tcase_add_test(tc, damage_and_errors);
     tcase_add_test(tc, inputs_that_do_not_decode_are_named);
     tcase_add_test(tc, rows_that_do_not_read_are_named_in_either_half);
+    tcase_add_test(tc, a_cancelled_load_stops);
     suite_add_tcase(s, tc);
     return s;
 }

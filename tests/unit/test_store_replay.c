@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1154,6 +1155,38 @@ START_TEST(test_export_errors)
 }
 END_TEST
 
+/* An export told to stop (its client left, the server stops) stops in the
+ * copy of the rows: PDK_ERR_CLOSED naming the session, nothing left at
+ * the path or beside it, the database intact. Never told, it is the
+ * export. */
+START_TEST(test_export_cancelled)
+{
+    const char *path = tmp_path("p.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    record_full_session(s, 1, 400, 1);
+    char err[PDK_STORE_ERR_LEN];
+    atomic_bool cancel = false;
+    const char *file = tmp_path("out.paddock");
+    ck_assert_int_eq(
+        pdk_store_export_session_cancellable(s, 1, file, MIGRATIONS, &cancel, err, sizeof err),
+        PDK_OK);
+    ck_assert_int_eq(file_int(file, "SELECT COUNT(*) FROM state_hashes"), 400);
+
+    atomic_store(&cancel, true);
+    const char *file2 = tmp_path("cancelled.paddock");
+    ck_assert_int_eq(
+        pdk_store_export_session_cancellable(s, 1, file2, MIGRATIONS, &cancel, err, sizeof err),
+        PDK_ERR_CLOSED);
+    ck_assert_msg(strstr(err, "the export of session 1 was cancelled") && strstr(err, file2), "%s",
+                  err);
+    ck_assert(!exists(file2));
+    ck_assert_int_eq(count_entries(".tmp-"), 0);
+    ck_assert_int_eq(count_entries("-journal"), 0);
+    pdk_store_close(s);
+    assert_intact(path);
+}
+END_TEST
+
 /* One import that must fail with want and leave the database as it was. */
 static void import_fails(pdk_store *s, const char *db_path, const char *file, pdk_error want,
                          const char *const *words, size_t n_words)
@@ -1594,6 +1627,7 @@ static Suite *store_replay_suite(void)
     tcase_add_test(tc, test_mark_interrupted);
     tcase_add_test(tc, test_export_import_round_trip);
     tcase_add_test(tc, test_export_errors);
+    tcase_add_test(tc, test_export_cancelled);
     tcase_add_test(tc, test_import_errors);
     tcase_add_test(tc, test_import_foreign_schema);
     tcase_add_test(tc, test_hash_throughput);
