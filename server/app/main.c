@@ -25,31 +25,32 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
-                "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
-                "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
-                "                [--max-import-mb MB]\n"
-                "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
-                "                [--max-kept-bytes N[K|M|G]]\n"
-                "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
-                "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
-                "                [--max-spawns-per-tick N] [--max-inputs-per-tick N]\n"
-                "                [--step-threads N] [--step-threshold-us US] [--step-split N]\n"
-                "                [--auth KEYS.json] [--tls-cert FILE --tls-key FILE\n"
-                "                [--tls-client-ca FILE] [--tls-require-client-cert]]\n"
-                "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
-                "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
-                "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
-                "       paddockd verify [--db PATH] [--to-tick T] SESSION\n"
-                "       paddockd validate [--preset P]... [--fast] [--jobs N] [--out DIR]\n"
-                "                [--substeps A,B,...]\n"
-                "       paddockd channels\n"
-                "       paddockd presets [list | describe [vehicle|world]]\n"
-                "       paddockd version\n"
-                "common: --presets DIR (default ./presets, else $PADDOCK_PRESETS, else the source\n"
-                "        tree's), --migrations DIR (likewise). Defaults: --listen 127.0.0.1:7420,\n"
-                "        --db data/paddock.db, no HTTP unless --http (web root: $PADDOCK_WEB_ROOT,\n"
-                "        else the build's staged web/). See docs/paddockd.md.\n");
+    fprintf(to,
+            "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
+            "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
+            "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
+            "                [--max-import-mb MB] [--max-conns-per-host N]\n"
+            "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
+            "                [--max-kept-bytes N[K|M|G]]\n"
+            "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
+            "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
+            "                [--max-spawns-per-tick N] [--max-inputs-per-tick N]\n"
+            "                [--step-threads N] [--step-threshold-us US] [--step-split N]\n"
+            "                [--auth KEYS.json] [--tls-cert FILE --tls-key FILE\n"
+            "                [--tls-client-ca FILE] [--tls-require-client-cert]]\n"
+            "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
+            "                [--world-set 'k=v;...'] [--script FILE.json] [--duration S]\n"
+            "                [--csv OUT.csv] [--channels A,B,...] [--db PATH | --no-record]\n"
+            "       paddockd verify [--db PATH] [--to-tick T] SESSION\n"
+            "       paddockd validate [--preset P]... [--fast] [--jobs N] [--out DIR]\n"
+            "                [--substeps A,B,...]\n"
+            "       paddockd channels\n"
+            "       paddockd presets [list | describe [vehicle|world]]\n"
+            "       paddockd version\n"
+            "common: --presets DIR (default ./presets, else $PADDOCK_PRESETS, else the source\n"
+            "        tree's), --migrations DIR (likewise). Defaults: --listen 127.0.0.1:7420,\n"
+            "        --db data/paddock.db, no HTTP unless --http (web root: $PADDOCK_WEB_ROOT,\n"
+            "        else the build's staged web/). See docs/paddockd.md.\n");
 }
 
 static bool is_dir(const char *path)
@@ -538,6 +539,17 @@ int main(int argc, char **argv)
                 return 2;
             }
             scfg.limits.max_partial_bytes = (size_t)mb << 20;
+        } else if (serve && strcmp(arg, "--max-conns-per-host") == 0) {
+            NEED_VALUE();
+            int n;
+            if (!parse_int(argv[++i], 0, 1 << 16, &n)) {
+                fprintf(stderr,
+                        "paddockd: --max-conns-per-host: '%s' is not a whole number 0..%d (0: no "
+                        "limit)\n",
+                        argv[i], 1 << 16);
+                return 2;
+            }
+            scfg.limits.max_connections_per_host = n;
         } else if (run && strcmp(arg, "--vehicle") == 0) {
             NEED_VALUE();
             rcfg.vehicle = argv[++i];

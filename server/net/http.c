@@ -397,6 +397,7 @@ static ws_conn *conn_open(http_listener *net, struct lws *wsi, const pdk_ws_hand
         /* libwebsockets gives the address alone; the log's conn id tells
          * two tabs of one browser apart. */
         snprintf(conn->base.peer, sizeof conn->base.peer, "%.47s (ws)", peer);
+        pdk_conn_set_host(&conn->base, peer);
     }
     conn->next = net->conns;
     if (net->conns != NULL) {
@@ -559,6 +560,16 @@ static void conn_receive(ws_conn *conn, struct lws *wsi, const uint8_t *data, si
     ensure_timer(conn->net);
 }
 
+/* The WebSocket connections from conn's host that hold a slot. */
+static int same_host(const http_listener *net, const ws_conn *conn)
+{
+    int n = 0;
+    for (const ws_conn *o = net->conns; o != NULL; o = o->next) {
+        n += o != conn && o->counted && strcmp(o->base.host, conn->base.host) == 0;
+    }
+    return n;
+}
+
 static int on_established(http_listener *net, struct lws *wsi, session *pss,
                           const pdk_ws_handler *handler)
 {
@@ -568,10 +579,15 @@ static int on_established(http_listener *net, struct lws *wsi, session *pss,
         return -1;
     }
     pss->conn = conn;
-    if (net->n_counted >= net->base.limits.max_connections) {
-        char msg[128];
+    char msg[192];
+    bool full = net->n_counted >= net->base.limits.max_connections;
+    if (full) {
         snprintf(msg, sizeof msg, "server busy: at its limit of %d WebSocket connections",
                  net->base.limits.max_connections);
+    } else {
+        full = pdk_conn_host_full(&conn->base, same_host(net, conn), "WebSocket ", msg, sizeof msg);
+    }
+    if (full) {
         if (handler == NULL) {
             pdk_conn_fail(&conn->base, 0, PDK_ERR_BUSY, msg);
         } else {
@@ -1205,10 +1221,10 @@ pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
     net->on_closed = config->on_closed;
     net->closed_ud = config->on_closed_ud;
     pdk_net_log("%s on %s:%d (web root %s, max message %zu bytes, %d WebSocket "
-                "connections)",
+                "connections, %d from one address)",
                 config->tls_cert_file != NULL ? "HTTPS and WSS" : "HTTP and WebSocket", iface,
                 net->port, net->web_root[0] != '\0' ? net->web_root : "none", lim.max_frame_bytes,
-                lim.max_connections);
+                lim.max_connections, lim.max_connections_per_host);
     *out = &net->base;
     return PDK_OK;
 }

@@ -882,20 +882,33 @@ static const pdk_conn_ops tcp_conn_ops = {
 
 /* ---- accepting ---------------------------------------------------------- */
 
-static void format_addr(const struct sockaddr_storage *ss, char *out, size_t out_len)
+/* The peer as the log names it ("host:port", "[v6]:port") into out, and
+ * its host alone into host (empty when the family is unknown). */
+static void format_addr(const struct sockaddr_storage *ss, char *out, size_t out_len, char *host,
+                        size_t host_len)
 {
-    char host[INET6_ADDRSTRLEN] = "?";
+    host[0] = '\0';
     if (ss->ss_family == AF_INET) {
         const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
-        uv_ip4_name(sin, host, sizeof host);
+        uv_ip4_name(sin, host, host_len);
         snprintf(out, out_len, "%s:%u", host, (unsigned)ntohs(sin->sin_port));
     } else if (ss->ss_family == AF_INET6) {
         const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
-        uv_ip6_name(sin6, host, sizeof host);
+        uv_ip6_name(sin6, host, host_len);
         snprintf(out, out_len, "[%s]:%u", host, (unsigned)ntohs(sin6->sin6_port));
     } else {
         snprintf(out, out_len, "unknown");
     }
+}
+
+/* The connections from conn's host that hold a slot. */
+static int same_host(const tcp_listener *net, const tcp_conn *conn)
+{
+    int n = 0;
+    for (const tcp_conn *o = net->conns; o != NULL; o = o->next) {
+        n += o != conn && o->counted && strcmp(o->base.host, conn->base.host) == 0;
+    }
+    return n;
 }
 
 static void on_connection(uv_stream_t *server, int status)
@@ -949,13 +962,19 @@ static void on_connection(uv_stream_t *server, int status)
     struct sockaddr_storage ss;
     int namelen = (int)sizeof ss;
     if (uv_tcp_getpeername(&conn->tcp, (struct sockaddr *)&ss, &namelen) == 0) {
-        format_addr(&ss, conn->base.peer, sizeof conn->base.peer);
+        char host[INET6_ADDRSTRLEN];
+        format_addr(&ss, conn->base.peer, sizeof conn->base.peer, host, sizeof host);
+        pdk_conn_set_host(&conn->base, host);
     }
 
+    char msg[192];
     if (net->n_counted >= net->base.limits.max_connections) {
-        char msg[128];
         snprintf(msg, sizeof msg, "server busy: at its limit of %d connections",
                  net->base.limits.max_connections);
+        pdk_conn_fail(&conn->base, 0, PDK_ERR_BUSY, msg);
+        return;
+    }
+    if (pdk_conn_host_full(&conn->base, same_host(net, conn), "", msg, sizeof msg)) {
         pdk_conn_fail(&conn->base, 0, PDK_ERR_BUSY, msg);
         return;
     }
@@ -1084,9 +1103,11 @@ pdk_error pdk_tcp_listen_tls(uv_loop_t *loop, const char *host_port, const pdk_n
                     : ntohs(((const struct sockaddr_in *)&bound)->sin_port);
     ignore_sigpipe();
     char name[96];
-    format_addr(&bound, name, sizeof name);
-    pdk_net_log("listening on %s%s (max frame %zu bytes, %d connections)", name,
-                tls != NULL ? " with TLS" : "", lim.max_frame_bytes, lim.max_connections);
+    char host[INET6_ADDRSTRLEN];
+    format_addr(&bound, name, sizeof name, host, sizeof host);
+    pdk_net_log("listening on %s%s (max frame %zu bytes, %d connections, %d from one address)",
+                name, tls != NULL ? " with TLS" : "", lim.max_frame_bytes, lim.max_connections,
+                lim.max_connections_per_host);
     *out = &net->base;
     return PDK_OK;
 }

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <uv.h>
 
 #define MAX_FRAME_LIMIT ((size_t)1 << 30) /* limits.max_frame_bytes at most 1 GiB */
@@ -52,6 +54,7 @@ pdk_net_limits pdk_net_limits_default(void)
         .out_soft_seconds = 10.0,
         .out_hard_bytes = (size_t)8 * 1024 * 1024,
         .max_connections = 1024,
+        .max_connections_per_host = 64,
         .close_linger_seconds = 2.0,
         .frame_timeout_seconds = 30.0,
         .max_partial_bytes = (size_t)64 * 1024 * 1024,
@@ -101,6 +104,11 @@ bool pdk_net_limits_check(const pdk_net_limits *l, char *err, size_t err_len)
     if (l->max_connections < 1) {
         pdk_net_set_err(err, err_len, "limits.max_connections %d must be at least 1",
                         l->max_connections);
+        return false;
+    }
+    if (l->max_connections_per_host < 0) {
+        pdk_net_set_err(err, err_len, "limits.max_connections_per_host %d must not be negative",
+                        l->max_connections_per_host);
         return false;
     }
     return true;
@@ -217,10 +225,53 @@ void pdk_conn_init(pdk_conn *conn, const pdk_conn_ops *ops, pdk_listener *listen
     conn->id = atomic_fetch_add(&next_conn_id, 1);
     conn->state = PDK_CONN_OPEN;
     snprintf(conn->peer, sizeof conn->peer, "unknown");
+    conn->host[0] = '\0';
+    conn->host_loopback = false;
     conn->partial_since_ms = 0;
     conn->partial_declared = 0;
     conn->partial_received = 0;
     conn->partial_held = 0;
+}
+
+/* ---- peers --------------------------------------------------------------- */
+
+/* 127.0.0.0/8, ::1, or ::ffff:127.x.x.x. */
+static bool host_is_loopback(const char *host)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton(AF_INET, host, &a4) == 1) {
+        return (ntohl(a4.s_addr) >> 24) == 127u;
+    }
+    if (inet_pton(AF_INET6, host, &a6) == 1) {
+        return IN6_IS_ADDR_LOOPBACK(&a6) || (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127u);
+    }
+    return false;
+}
+
+void pdk_conn_set_host(pdk_conn *conn, const char *host)
+{
+    /* An IPv4 peer of a dual-stack socket ("::ffff:192.0.2.7") is named
+     * as an IPv4 one is. */
+    struct in_addr a4;
+    if (strncmp(host, "::ffff:", 7) == 0 && inet_pton(AF_INET, host + 7, &a4) == 1) {
+        host += 7;
+    }
+    snprintf(conn->host, sizeof conn->host, "%s", host);
+    conn->host_loopback = host_is_loopback(conn->host);
+}
+
+bool pdk_conn_host_full(const pdk_conn *conn, int same, const char *what, char *msg, size_t msg_len)
+{
+    int limit = conn->listener->limits.max_connections_per_host;
+    if (limit == 0 || conn->host_loopback || conn->host[0] == '\0' || same < limit) {
+        return false;
+    }
+    snprintf(msg, msg_len,
+             "server busy: %s already has %d %sconnections, the limit for one address "
+             "(--max-conns-per-host)",
+             conn->host, same, what);
+    return true;
 }
 
 /* ---- partial inbound frames --------------------------------------------- */

@@ -36,6 +36,10 @@ typedef struct pdk_net_limits {
     double out_soft_seconds;     /* over soft this long: close; 10 s */
     size_t out_hard_bytes;       /* queued bytes above which the conn closes at once; 8 MiB */
     int max_connections;         /* refused beyond this (Error BUSY, then close); 1024 */
+    /* Of them, from one peer address: refused beyond this the same way. A
+     * loopback peer (127.0.0.0/8, ::1) is this machine, or a proxy in
+     * front of it, and is not counted. 0: no limit; 64. */
+    int max_connections_per_host;
     double close_linger_seconds; /* a closing conn's flush + wait for the peer's EOF; 2 s */
     /* A frame whose first bytes came must be whole this long after, or the
      * connection gets Error TIMEOUT and is closed; 30 s. */

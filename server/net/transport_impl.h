@@ -56,6 +56,10 @@ struct pdk_conn {
     uint64_t id;
     void *data;
     char peer[64];
+    /* The peer's address without its port ("": not known), and whether it
+     * is loopback (pdk_conn_set_host). */
+    char host[48];
+    bool host_loopback;
     pdk_conn_state state;
     uint64_t frames_in;
     uint64_t frames_out;    /* counted by the transport once written */
@@ -80,6 +84,16 @@ void pdk_listener_init(pdk_listener *listener, const pdk_listener_ops *ops,
 /* Fills in a new connection's shared part: a fresh id, state open, peer
  * "unknown" until the transport knows better. */
 void pdk_conn_init(pdk_conn *conn, const pdk_conn_ops *ops, pdk_listener *listener);
+
+/* Notes the peer's address (no port) once it is known. */
+void pdk_conn_set_host(pdk_conn *conn, const char *host);
+
+/* Whether conn, whose host already has same counted connections on its
+ * listener, is one too many (limits.max_connections_per_host; a loopback
+ * or unknown host never is); then msg (what: "", "WebSocket ") says so
+ * for its Error BUSY. */
+bool pdk_conn_host_full(const pdk_conn *conn, int same, const char *what, char *msg,
+                        size_t msg_len);
 
 /* A transport refuses what a peer sent (an oversized or malformed length, a
  * busy server) with pdk_conn_fail, as the app does. */

@@ -73,10 +73,13 @@ int pdk_test_server_start(pdk_test_server *srv, const char *db_path, const char 
     for (;;) {
         pdk_test_read_log(srv, seen, sizeof(seen));
         pdk_test_read_log(srv, log, log_len);
-        const char *l = strstr(seen, "listening on 127.0.0.1:");
-        if (l && strchr(l, '\n')) {
-            srv->port = atoi(l + strlen("listening on 127.0.0.1:"));
-            snprintf(srv->addr, sizeof(srv->addr), "127.0.0.1:%d", srv->port);
+        /* Loopback unless extra gave another --listen (IPv4). */
+        const char *l = strstr(seen, "listening on ");
+        char addr[sizeof(srv->addr)];
+        if (l && strchr(l, '\n') && sscanf(l, "listening on %63[^ \n]", addr) == 1 &&
+            strrchr(addr, ':')) {
+            srv->port = atoi(strrchr(addr, ':') + 1);
+            snprintf(srv->addr, sizeof(srv->addr), "%s", addr);
             return 0;
         }
         int status;

@@ -4,9 +4,13 @@
  * is cut at the frame timeout, partial frames together stay within
  * --max-partial-mb (the issue's 300 frames of 1 MiB - 1), and a client that
  * says Hello and sends whole frames in time is never cut. */
+#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -335,9 +339,9 @@ START_TEST(limit_options_are_checked)
 {
     static char out[4096];
     const char *bad[][2] = {
-        {"--hello-timeout", "0"},
-        {"--frame-timeout", "soon"},
-        {"--max-partial-mb", "0"},
+        {"--hello-timeout", "0"},          {"--frame-timeout", "soon"},
+        {"--max-partial-mb", "0"},         {"--max-conns-per-host", "-1"},
+        {"--max-conns-per-host", "65537"}, {"--max-conns-per-host", "many"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " %s %s", bad[i][0], bad[i][1]),
@@ -352,6 +356,196 @@ START_TEST(limit_options_are_checked)
 }
 END_TEST
 
+/* An IPv4 address of this machine that is not loopback, into out; false
+ * when it has none. A connection from this machine to it comes from it. */
+static bool outside_address(char *out, size_t len)
+{
+    struct ifaddrs *all = NULL;
+    if (getifaddrs(&all) != 0)
+        return false;
+    bool found = false;
+    for (const struct ifaddrs *i = all; i && !found; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+            (i->ifa_flags & IFF_LOOPBACK))
+            continue;
+        const struct sockaddr_in *sin = (const struct sockaddr_in *)(const void *)i->ifa_addr;
+        found = inet_ntop(AF_INET, &sin->sin_addr, out, (socklen_t)len) != NULL;
+    }
+    freeifaddrs(all);
+    return found;
+}
+
+/* A WebSocket upgrade to ip:port's /v1/ws (paddock.v1): the open socket
+ * once the server answered 101, its other bytes (a first message) in
+ * after; -1 if it did not. */
+static int ws_open(const char *ip, int port, uint8_t *after, size_t cap, size_t *after_len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    ck_assert_int_eq(inet_pton(AF_INET, ip, &sa.sin_addr), 1);
+    ck_assert_int_eq(connect(fd, (const struct sockaddr *)&sa, sizeof(sa)), 0);
+    char rq[512];
+    int n = snprintf(rq, sizeof(rq),
+                     "GET /v1/ws HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\n"
+                     "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Protocol: paddock.v1\r\n\r\n",
+                     ip);
+    ck_assert_int_eq(write_some(fd, (const uint8_t *)rq, (size_t)n), (size_t)n);
+    /* The status line and headers, then whatever came with them. */
+    char head[2048];
+    size_t got = 0;
+    const char *end = NULL;
+    while (!end && got < sizeof(head) - 1) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 5000) <= 0)
+            break;
+        ssize_t r = read(fd, head + got, sizeof(head) - 1 - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        head[got] = '\0';
+        end = strstr(head, "\r\n\r\n");
+    }
+    int status = 0;
+    if (!end || sscanf(head, "HTTP/1.1 %d", &status) != 1 || status != 101) {
+        close(fd);
+        return -1;
+    }
+    size_t rest = got - (size_t)(end + 4 - head);
+    *after_len = rest < cap ? rest : cap;
+    memcpy(after, end + 4, *after_len);
+    return fd;
+}
+
+/* The Error in the first WebSocket message of bytes (a server's message is
+ * not masked), then read up to the close. */
+static const paddock_v1_Error *ws_error(int fd, uint8_t *bytes, size_t len, size_t cap)
+{
+    ssize_t more = pdk_test_read_all(fd, bytes + len, cap - len, 5000);
+    if (more > 0)
+        len += (size_t)more;
+    ck_assert_msg(len >= 2 && bytes[0] == 0x82, "no binary message (%zu bytes)", len);
+    size_t at = 2, n = bytes[1] & 0x7f;
+    if (n == 126) {
+        n = (size_t)bytes[2] << 8 | bytes[3];
+        at = 4;
+    }
+    ck_assert_msg(at + n <= len, "a message of %zu bytes cut at %zu", n, len);
+    pb_istream_t is = pb_istream_from_buffer(bytes + at, n);
+    memset(&reply, 0, sizeof(reply));
+    ck_assert(pb_decode(&is, paddock_v1_Frame_fields, &reply));
+    ck_assert_msg(reply.which_body == paddock_v1_Frame_error_tag, "not an Error but %s",
+                  pdk_client_body_name(reply.which_body));
+    return &reply.body.error;
+}
+
+/* Connects as the key's identity: the Welcome, or the server's refusal. */
+static pdk_client_status connect_as(pdk_client *c, const char *addr, const char *key)
+{
+    pdk_client_hello hello = {"per-host", key, false, NULL};
+    paddock_v1_Welcome w;
+    return pdk_client_connect_hello(c, addr, 5000, &hello, &w);
+}
+
+/* One peer address takes at most --max-conns-per-host connections: the
+ * next is refused BUSY naming the address and the flag, and one that
+ * leaves frees its place. Loopback peers are this machine and not
+ * counted. The counted server listens on this machine's outside address
+ * (with --auth, as a server there must), so that its test connections
+ * come from it. */
+START_TEST(one_address_holds_at_most_max_conns_per_host)
+{
+    char ip[64];
+    if (!outside_address(ip, sizeof(ip))) {
+        printf("conns: no IPv4 address but loopback here; the per-address limit not tested\n");
+        return;
+    }
+    char dir[256], keys[300], listen[96], hex[128];
+    pdk_test_tmpdir(dir, sizeof(dir));
+    snprintf(keys, sizeof(keys), "%s/keys.json", dir);
+    static char out[256];
+    ck_assert_int_eq(pdk_test_sh(out, sizeof(out), "printf %%s k-per-host-4e1a | sha256sum"), 0);
+    snprintf(hex, sizeof(hex), "%.64s", out);
+    char text[256];
+    snprintf(text, sizeof(text),
+             "{\"keys\": [{\"name\": \"rig\", \"role\": \"viewer\", \"sha256\": \"%s\"}]}\n", hex);
+    pdk_test_write_file(keys, text);
+    snprintf(listen, sizeof(listen), "%s:0", ip);
+    const char *const extra[] = {
+        "--listen", listen, "--http", listen, "--auth", keys, "--max-conns-per-host", "3", NULL};
+    pdk_test_server srv;
+    pdk_test_start_ok(&srv, extra, log_text, sizeof(log_text));
+    /* The HTTP listener's line may come after the TCP one. */
+    for (int i = 0; i < 250 && !strstr(log_text, "WebSocket connections,"); i++) {
+        pdk_test_sleep_ms(20);
+        pdk_test_read_log(&srv, log_text, sizeof(log_text));
+    }
+    ck_assert_msg(strstr(log_text, "1024 connections, 3 from one address") &&
+                      strstr(log_text, "1024 WebSocket connections, 3 from one address"),
+                  "%s", log_text);
+    pdk_client c[4];
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(connect_as(&c[i], srv.addr, "k-per-host-4e1a") == PDK_CLIENT_OK,
+                      "connection %d of 3: %s", i + 1, c[i].error);
+    ck_assert_int_eq(connect_as(&c[3], srv.addr, "k-per-host-4e1a"), PDK_CLIENT_ESERVER);
+    ck_assert_msg(c[3].server_code == paddock_v1_ErrorCode_BUSY, "%s", c[3].error);
+    ck_assert_msg(strstr(c[3].error, ip) && strstr(c[3].error, "already has 3 connections") &&
+                      strstr(c[3].error, "--max-conns-per-host"),
+                  "%s", c[3].error);
+    pdk_client_close(&c[3]);
+    printf("conns: the fourth from %s: %s\n", ip, c[3].error);
+    /* One leaves: its place is free once the server has seen it go. */
+    pdk_client_close(&c[0]);
+    pdk_client_status st = PDK_CLIENT_ESERVER;
+    for (int tries = 0; tries < 50 && st != PDK_CLIENT_OK; tries++) {
+        pdk_test_sleep_ms(20);
+        st = connect_as(&c[0], srv.addr, "k-per-host-4e1a");
+        if (st != PDK_CLIENT_OK)
+            pdk_client_close(&c[0]);
+    }
+    ck_assert_msg(st == PDK_CLIENT_OK, "no place after one left: %s", c[0].error);
+    for (int i = 0; i < 3; i++)
+        pdk_client_close(&c[i]);
+
+    /* WebSocket connections are counted on their own listener the same
+     * way (before any Hello). */
+    char word[96];
+    snprintf(word, sizeof(word), "HTTP and WebSocket on %s:", ip);
+    const char *at = strstr(log_text, word);
+    ck_assert_msg(at, "%s", log_text);
+    int http_port = atoi(at + strlen(word));
+    int ws[4];
+    uint8_t bytes[1024];
+    size_t len = 0;
+    for (int i = 0; i < 3; i++) {
+        ws[i] = ws_open(ip, http_port, bytes, sizeof(bytes), &len);
+        ck_assert_msg(ws[i] >= 0, "WebSocket %d of 3 not opened", i + 1);
+    }
+    ws[3] = ws_open(ip, http_port, bytes, sizeof(bytes), &len);
+    ck_assert_int_ge(ws[3], 0);
+    const paddock_v1_Error *e = ws_error(ws[3], bytes, len, sizeof(bytes));
+    ck_assert_int_eq(e->code, paddock_v1_ErrorCode_BUSY);
+    ck_assert_msg(strstr(e->message, "already has 3 WebSocket connections") &&
+                      strstr(e->message, "--max-conns-per-host"),
+                  "%s", e->message);
+    printf("conns: the fourth WebSocket: %s\n", e->message);
+    for (int i = 0; i < 4; i++)
+        close(ws[i]);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
+
+    /* On loopback the same limit counts nobody. */
+    const char *const one[] = {"--max-conns-per-host", "1", NULL};
+    pdk_test_start_ok(&srv, one, log_text, sizeof(log_text));
+    for (int i = 0; i < 3; i++)
+        pdk_test_connect_ok(&c[i], &srv, "loopback", 5000);
+    for (int i = 0; i < 3; i++)
+        pdk_client_close(&c[i]);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), true);
+}
+END_TEST
+
 static Suite *conns_suite(void)
 {
     Suite *s = suite_create("integration_conns");
@@ -362,6 +556,7 @@ static Suite *conns_suite(void)
     tcase_add_test(tc, clients_in_time_are_never_cut);
     tcase_add_test(tc, slow_frames_are_cut_at_the_frame_timeout);
     tcase_add_test(tc, partial_frames_are_bounded_in_total);
+    tcase_add_test(tc, one_address_holds_at_most_max_conns_per_host);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1050,6 +1050,12 @@ START_TEST(bad_listen_address_is_invalid_argument)
         PDK_ERR_INVALID_ARGUMENT);
     ck_assert_msg(strstr(err, "max_connections") != NULL, "%s", err);
     l = pdk_net_limits_default();
+    l.max_connections_per_host = -1;
+    ck_assert_int_eq(
+        pdk_tcp_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
+        PDK_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err, "max_connections_per_host -1") != NULL, "%s", err);
+    l = pdk_net_limits_default();
     l.out_soft_bytes = l.out_hard_bytes + 1;
     ck_assert_int_eq(
         pdk_tcp_listen(&loop, "127.0.0.1:0", &l, &callbacks, NULL, &net, err, sizeof err),
