@@ -4,7 +4,8 @@
  * constant time. */
 #include "auth.h"
 
-#include <arpa/inet.h>
+#include "transport.h"
+
 #include <fnmatch.h>
 #include <jansson.h>
 #include <openssl/crypto.h>
@@ -305,13 +306,5 @@ bool pdk_auth_loopback(const char *addr)
         memmove(host, host + 1, n - 2);
         host[n - 2] = '\0';
     }
-    if (strcmp(host, "localhost") == 0)
-        return true;
-    struct in_addr v4;
-    if (inet_pton(AF_INET, host, &v4) == 1)
-        return (ntohl(v4.s_addr) >> 24) == 127;
-    struct in6_addr v6;
-    if (inet_pton(AF_INET6, host, &v6) == 1)
-        return memcmp(&v6, &in6addr_loopback, sizeof(v6)) == 0;
-    return false;
+    return strcmp(host, "localhost") == 0 || pdk_net_host_is_loopback(host);
 }

@@ -235,8 +235,7 @@ void pdk_conn_init(pdk_conn *conn, const pdk_conn_ops *ops, pdk_listener *listen
 
 /* ---- peers --------------------------------------------------------------- */
 
-/* 127.0.0.0/8, ::1, or ::ffff:127.x.x.x. */
-static bool host_is_loopback(const char *host)
+bool pdk_net_host_is_loopback(const char *host)
 {
     struct in_addr a4;
     struct in6_addr a6;
@@ -244,7 +243,7 @@ static bool host_is_loopback(const char *host)
         return (ntohl(a4.s_addr) >> 24) == 127u;
     }
     if (inet_pton(AF_INET6, host, &a6) == 1) {
-        return IN6_IS_ADDR_LOOPBACK(&a6) || (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127u);
+        return IN6_IS_ADDR_LOOPBACK(&a6);
     }
     return false;
 }
@@ -258,7 +257,7 @@ void pdk_conn_set_host(pdk_conn *conn, const char *host)
         host += 7;
     }
     snprintf(conn->host, sizeof conn->host, "%s", host);
-    conn->host_loopback = host_is_loopback(conn->host);
+    conn->host_loopback = pdk_net_host_is_loopback(conn->host);
 }
 
 bool pdk_conn_host_full(const pdk_conn *conn, int same, const char *what, char *msg, size_t msg_len)

@@ -109,6 +109,10 @@ bool pdk_conn_hold(pdk_conn *conn);
 void pdk_conn_resume(pdk_conn *conn);
 bool pdk_conn_is_held(const pdk_conn *conn);
 
+/* Whether a numeric host (no port, no brackets) is loopback: 127.0.0.0/8
+ * or ::1. */
+bool pdk_net_host_is_loopback(const char *host);
+
 void pdk_conn_set_data(pdk_conn *conn, void *data);
 void *pdk_conn_data(const pdk_conn *conn);
 uint64_t pdk_conn_id(const pdk_conn *conn);      /* unique per process, from 1 */
