@@ -66,3 +66,29 @@ for dir in clients/web tests/web; do
   (cd "$root/$dir" && npm ci --no-audit --no-fund --loglevel=error)
   cp "$root/$dir/package-lock.json" "$stamp"
 done
+
+# promtool checks /metrics in the tests. It comes in Debian's prometheus
+# package, which as a package would also install and start a Prometheus
+# server; so its .deb is fetched and only promtool (one static program)
+# unpacked into .tools/bin. Kept while its version is Debian's.
+tools="$root/.tools"
+candidate() { apt-cache policy prometheus 2>/dev/null | awk '/Candidate:/ {print $2}'; }
+want="$(candidate)"
+if { [ -z "$want" ] || [ "$want" = "(none)" ]; } && [ "${sudo[0]:-}" != false ]; then
+  "${sudo[@]}" apt-get update -qq
+  want="$(candidate)"
+fi
+if [ -z "$want" ] || [ "$want" = "(none)" ]; then
+  echo "deploy/install-deps.sh: apt knows no prometheus package, which has promtool" >&2
+  exit 1
+fi
+if [ ! -x "$tools/bin/promtool" ] || [ "$(cat "$tools/promtool.version" 2>/dev/null)" != "$want" ]; then
+  echo "deploy/install-deps.sh: promtool from prometheus $want into .tools/bin"
+  scratch="$(mktemp -d)"
+  (cd "$scratch" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" "prometheus=$want")
+  dpkg-deb -x "$scratch"/prometheus_*.deb "$scratch/x"
+  mkdir -p "$tools/bin"
+  cp "$scratch/x/usr/bin/promtool" "$tools/bin/promtool"
+  echo "$want" > "$tools/promtool.version"
+  rm -rf "$scratch"
+fi

@@ -449,6 +449,9 @@ static void on_close(pdk_conn *conn, void *ud)
     pdk_server_controls_forget_conn(srv, c->id);
     pdk_server_steps_forget_conn(srv, c->id);
     pdk_server_recording_forget_conn(srv, c);
+    pdk_conn_stats cs;
+    pdk_conn_stats_get(conn, &cs);
+    pdk_server_conn_stats_add(&srv->closed_conns, &cs);
     for (size_t i = 0; i < srv->n_conns; i++) {
         if (srv->conns[i] == c) {
             memmove(&srv->conns[i], &srv->conns[i + 1],
@@ -607,35 +610,6 @@ static void on_signal(uv_signal_t *sig, int signum)
     close_all(srv);
 }
 
-/* GET /healthz's body: who answers, for how long, with how much, the
- * output queues of all connections (TCP and WebSocket): the largest one now
- * and the state frames dropped or replaced so far by latest-wins, and the
- * buffer partial inbound frames hold now (--max-partial-mb bounds it). */
-static int health_json(char *out, size_t cap, void *ud)
-{
-    const pdk_server *srv = ud;
-    pdk_store_stats ws;
-    pdk_store_stats_get(srv->store, &ws);
-    double uptime_s = (double)(uv_now(&srv->loop) - srv->started_ms) / 1000.0;
-    size_t queued_max = 0;
-    uint64_t dropped = 0;
-    for (size_t i = 0; i < srv->n_conns; i++) {
-        pdk_conn_stats cs;
-        pdk_conn_stats_get(srv->conns[i]->conn, &cs);
-        if (cs.queued_bytes > queued_max)
-            queued_max = cs.queued_bytes;
-        dropped += cs.state_dropped;
-    }
-    return snprintf(out, cap,
-                    "{\"status\":\"ok\",\"version\":\"%s\",\"build\":\"%s\","
-                    "\"uptime_s\":%.3f,\"sessions\":%zu,\"connections\":%zu,"
-                    "\"queued_bytes_max\":%zu,\"state_dropped\":%" PRIu64
-                    ",\"partial_frame_bytes\":%zu,\"writer_queued\":%" PRIu64 ",\"disk_full\":%s}",
-                    PDK_SERVER_VERSION, PDK_BUILD_ID, uptime_s, srv->table.n, srv->n_conns,
-                    queued_max, dropped, srv->partial.held_bytes, ws.queued,
-                    ws.disk_full ? "true" : "false");
-}
-
 /* The HTTP and WebSocket listener beside the TCP one: the same callbacks,
  * so a WebSocket client is served exactly as a TCP client. */
 static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
@@ -661,8 +635,9 @@ static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
     pdk_http_config hc = {
         .listen = srv->cfg.http_listen,
         .web_root = srv->cfg.web_root,
-        .health = health_json,
-        .health_ud = srv,
+        .pages = pdk_server_pages,
+        .n_pages = PDK_SERVER_PAGES,
+        .pages_ud = srv,
         .handlers = srv->fox ? &foxglove : NULL,
         .n_handlers = srv->fox ? 1 : 0,
         .on_closed = close_all,
@@ -683,7 +658,8 @@ static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
     char *colon = strrchr(host, ':');
     if (colon)
         *colon = '\0';
-    printf("paddockd: %s on %s:%d (dashboard at /, WebSocket at %s, health at /healthz)\n",
+    printf("paddockd: %s on %s:%d (dashboard at /, WebSocket at %s, health at /healthz, "
+           "metrics at /metrics)\n",
            srv->tls ? "https" : "http", host, pdk_listener_port(srv->http), PDK_WS_PADDOCK_PATH);
     fflush(stdout);
     return 0;

@@ -46,8 +46,9 @@ void pdk_server_send_error(pdk_buf *out, pdk_conn *conn, uint64_t request_id, pd
                            const char *message)
 {
     pdk_buf_reset(out);
-    if (pdk_wire_error_append(out, request_id, code, message) == PDK_OK)
-        pdk_conn_send(conn, out->data, out->len);
+    if (pdk_wire_error_append(out, request_id, code, message) == PDK_OK &&
+        pdk_conn_send(conn, out->data, out->len) == PDK_OK)
+        pdk_conn_note_error(conn, code);
 }
 
 void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id, pdk_error code,

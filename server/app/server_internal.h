@@ -125,13 +125,30 @@ typedef struct pdk_server_streams {
  * running; the next to run is the oldest of the connection after the one
  * served last (round robin by connection id), so a client with hundreds
  * queued delays another's next job by at most one job per connection. */
+#define PDK_SERVER_JOB_KINDS 13 /* server_recording.c's kinds of job */
+
 typedef struct pdk_server_jobs {
     struct pdk_server_job *first, *last; /* waiting, in arrival order */
     size_t n_waiting;
     struct pdk_server_job *running[PDK_SERVER_JOBS_RUNNING];
     size_t n_running;
-    uint64_t last_conn_id; /* whose job started last */
+    uint64_t last_conn_id;                   /* whose job started last */
+    uint64_t finished[PDK_SERVER_JOB_KINDS]; /* by kind, since start (/metrics) */
 } pdk_server_jobs;
+
+/* The fair queue's jobs of one request (a VerifyRequest's, say): waiting
+ * and running now, and finished (answered, refused or cancelled) since
+ * start. */
+typedef struct pdk_server_job_count {
+    const char *request; /* "VerifyRequest" */
+    uint32_t waiting, running;
+    uint64_t finished;
+} pdk_server_job_count;
+
+/* Fills out with one count per request a job may come from, in a fixed
+ * order, and returns how many (at most PDK_SERVER_JOB_KINDS). */
+size_t pdk_server_jobs_count(const pdk_server_jobs *q,
+                             pdk_server_job_count out[PDK_SERVER_JOB_KINDS]);
 
 /* What a session's hooks said during a tick on a step thread
  * (server_hooks.c keeps it), said again on the loop in the same order. */
@@ -262,6 +279,7 @@ typedef struct pdk_server {
 
     pdk_server_conn **conns;
     size_t n_conns, cap_conns;
+    pdk_conn_stats closed_conns; /* the closed ones' counters, summed (/metrics) */
     uv_timer_t hello_timer; /* the earliest Hello deadline of a connection yet to say it */
     bool hello_timer_on;
     uv_timer_t hold_timer; /* the next tick's start: held connections read again */
@@ -413,6 +431,18 @@ void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id);
  * loop's again. False when the session was closed meanwhile (then
  * pdk_server_step_free destroys it once its outbox was delivered). */
 bool pdk_server_step_back(pdk_server *srv, pdk_server_step *job);
+
+/* ---- server_metrics.c: what an operator reads over HTTP ------------------ */
+
+/* /healthz, /livez, /readyz and /metrics, for pdk_http_config.pages with
+ * the server as pages_ud. */
+#define PDK_SERVER_PAGES 4
+extern const pdk_http_page pdk_server_pages[PDK_SERVER_PAGES];
+/* Whether the server takes new sessions (/readyz): not while stopping, nor
+ * while the disk is full or the database read-only; why says which. */
+bool pdk_server_ready(const pdk_server *srv, char *why, size_t why_len);
+/* Adds one connection's counters to sum (the queue's bytes aside). */
+void pdk_server_conn_stats_add(pdk_conn_stats *sum, const pdk_conn_stats *one);
 void pdk_server_step_free(pdk_server_step *job);
 /* After a tick came back and the requests that waited for it ran: the
  * session's next tick at once if it is behind (on a thread again), else

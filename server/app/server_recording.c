@@ -40,6 +40,8 @@ typedef enum job_kind {
     JOB_LIST,
     JOB_DELETE,
 } job_kind;
+#define JOB_KINDS (JOB_DELETE + 1)
+_Static_assert(JOB_KINDS == PDK_SERVER_JOB_KINDS, "server_internal.h counts the job kinds");
 
 /* One piece of work off the loop: what it was asked, what it found. The
  * worker touches only the job, the store (thread-safe) and, for a seek,
@@ -334,10 +336,33 @@ static void jobs_finished(job *j)
     for (size_t i = 0; i < q->n_running; i++) {
         if (q->running[i] == j) {
             q->running[i] = q->running[--q->n_running];
+            q->finished[j->kind]++;
             uncount(j);
             return;
         }
     }
+}
+
+size_t pdk_server_jobs_count(const pdk_server_jobs *q,
+                             pdk_server_job_count out[PDK_SERVER_JOB_KINDS])
+{
+    size_t n = 0;
+    size_t at[JOB_KINDS]; /* each kind's entry: kinds of one request share it */
+    for (int k = 0; k < JOB_KINDS; k++) {
+        const char *request = job_request_name((job_kind)k);
+        size_t i = 0;
+        while (i < n && strcmp(out[i].request, request) != 0)
+            i++;
+        if (i == n)
+            out[n++] = (pdk_server_job_count){.request = request};
+        at[k] = i;
+        out[i].finished += q->finished[k];
+    }
+    for (const job *j = q->first; j; j = j->next)
+        out[at[j->kind]].waiting++;
+    for (size_t i = 0; i < q->n_running; i++)
+        out[at[q->running[i]->kind]].running++;
+    return n;
 }
 
 /* A request's job joins its connection's line, or is refused BUSY when the

@@ -27,6 +27,12 @@ void pdk_lateness_reset(pdk_lateness *l)
     memset(l, 0, sizeof(*l));
 }
 
+/* 8333333 ns is 1/120 s, the tick period (NS_PER_S / PDK_TICK_HZ). */
+const uint64_t pdk_lateness_bounds_ns[PDK_LATENESS_BOUNDS] = {
+    100000u,  250000u,  500000u,   1000000u,  2000000u,
+    4000000u, 8333333u, 16666666u, 50000000u, 100000000u,
+};
+
 void pdk_lateness_add(pdk_lateness *l, uint64_t late_ns, uint64_t period_ns)
 {
     uint64_t b = late_ns / PDK_LATENESS_BUCKET_NS;
@@ -34,10 +40,15 @@ void pdk_lateness_add(pdk_lateness *l, uint64_t late_ns, uint64_t period_ns)
         b = PDK_LATENESS_BUCKETS - 1;
     l->buckets[b]++;
     l->count++;
+    l->sum_ns += late_ns;
     if (late_ns > l->max_ns)
         l->max_ns = late_ns;
-    if (late_ns >= period_ns)
+    if (late_ns > period_ns)
         l->overruns++;
+    size_t c = 0;
+    while (c < PDK_LATENESS_BOUNDS && late_ns > pdk_lateness_bounds_ns[c])
+        c++;
+    l->coarse[c]++;
 }
 
 double pdk_lateness_quantile_ms(const pdk_lateness *l, double p)

@@ -11,12 +11,21 @@
 #define PDK_LATENESS_BUCKET_NS 10000u
 #define PDK_LATENESS_BUCKETS 10000u
 
+/* Coarser buckets for /metrics, each at most its bound (ns) and more than
+ * the one before; one bound is the 120 Hz period, so the ticks above it
+ * are the overruns. */
+#define PDK_LATENESS_BOUNDS 10
+extern const uint64_t pdk_lateness_bounds_ns[PDK_LATENESS_BOUNDS];
+
 typedef struct pdk_lateness {
     uint32_t buckets[PDK_LATENESS_BUCKETS];
     uint64_t count;
     uint64_t max_ns;
-    uint64_t overruns;      /* ticks that started a whole period or more late */
-    uint64_t skipped;       /* deadlines dropped by bounded catch-up */
+    uint64_t sum_ns;
+    uint64_t overruns; /* ticks that started more than a whole period late */
+    uint64_t skipped;  /* deadlines dropped by bounded catch-up */
+    /* by pdk_lateness_bounds_ns; the last, later than every bound */
+    uint64_t coarse[PDK_LATENESS_BOUNDS + 1];
 } pdk_lateness;
 
 void pdk_lateness_reset(pdk_lateness *l);

@@ -1,6 +1,7 @@
 /* http: the HTTP and WebSocket listener on the server's libuv loop, through
  * libwebsockets with that loop as a foreign loop. It owns the routing of
- * HTTP requests (static files under the web root, /healthz, 404, 405), the
+ * HTTP requests (static files under the web root, the app's pages, 404,
+ * 405), the
  * WebSocket connections' life cycle (Paddock's pdk_conns and the app
  * handlers' pdk_ws alike), joining fragments into whole messages, and when
  * queued messages are handed to libwebsockets. The queue and its limits are
@@ -29,7 +30,7 @@
 #define RX_CHUNK_BYTES 65536       /* what libwebsockets hands over per callback */
 #define REQUEST_BYTES_DEFAULT 8192 /* request line and headers */
 #define REQUEST_BYTES_MAX 65535    /* libwebsockets counts them in 16 bits */
-#define RESPONSE_BODY_MAX 2048     /* a generated body: health JSON, an error */
+#define RESPONSE_BODY_MAX 2048     /* an error's body */
 #define PROTOCOLS_MAX (2 + PDK_WS_MAX_HANDLERS * PDK_WS_MAX_SUBPROTOCOLS + 1)
 
 typedef struct http_listener http_listener;
@@ -76,8 +77,10 @@ struct http_listener {
     pdk_ws_handler handlers[PDK_WS_MAX_HANDLERS];
     size_t n_handlers;
     char web_root[PATH_MAX]; /* resolved; empty: no static files */
-    pdk_http_health_fn health;
-    void *health_ud;
+    pdk_http_page pages[PDK_HTTP_MAX_PAGES];
+    size_t n_pages;
+    void *pages_ud;
+    pdk_buf page;     /* a page being filled */
     uv_timer_t timer; /* data is the listener; runs while a conn is over its soft limit */
     bool timer_running;
     void *lws_data[8]; /* data pointers of libwebsockets' handles (see handle_census) */
@@ -226,6 +229,7 @@ static int conn_writeable(ws_conn *conn)
             return -1;
         }
         conn->base.frames_out++;
+        conn->base.bytes_out += len;
         if (lws_partial_buffered(conn->wsi)) {
             conn->in_flight = len;
         }
@@ -450,6 +454,7 @@ static void conn_message(ws_conn *conn, bool text, const uint8_t *data, size_t l
 {
     if (conn->handler != NULL) {
         conn->base.frames_in++;
+        conn->base.bytes_in += len;
         if (text && conn->handler->on_text != NULL) {
             conn->handler->on_text((pdk_ws *)conn, (const char *)data, len, conn->handler->ud);
         } else if (!text && conn->handler->on_binary != NULL) {
@@ -687,13 +692,12 @@ static const char *mime_type(const char *path)
 /* Sends status, headers and a generated body (HEAD: no body). Returns what
  * the HTTP callback returns. */
 static int respond(struct lws *wsi, session *pss, unsigned status, const char *type,
-                   const char *body, const char *allow, bool head)
+                   const char *body, size_t len, const char *allow, bool head)
 {
     unsigned char buf[LWS_PRE + 1024];
     unsigned char *start = buf + LWS_PRE;
     unsigned char *p = start;
     unsigned char *end = buf + sizeof buf - 1;
-    size_t len = strlen(body);
     if (lws_add_http_common_headers(wsi, status, type, len, &p, end) != 0 ||
         (allow != NULL && lws_add_http_header_by_name(
                               wsi, (const unsigned char *)"allow:", (const unsigned char *)allow,
@@ -727,7 +731,7 @@ respond_error(struct lws *wsi, session *pss, unsigned status, const char *fmt, .
     size_t len = n < 0 ? 0 : (size_t)n < sizeof body - 1 ? (size_t)n : sizeof body - 2;
     body[len] = '\n';
     body[len + 1] = '\0';
-    return respond(wsi, pss, status, "text/plain; charset=utf-8", body,
+    return respond(wsi, pss, status, "text/plain; charset=utf-8", body, strlen(body),
                    status == 405 ? "GET, HEAD" : NULL, false);
 }
 
@@ -784,15 +788,19 @@ static int on_http(http_listener *net, struct lws *wsi, session *pss, const char
     if (!get && !head) {
         return respond_error(wsi, pss, 405, "%s takes GET or HEAD only", uri);
     }
-    if (strcmp(uri, "/healthz") == 0) {
-        char body[RESPONSE_BODY_MAX];
-        int n = net->health != NULL ? net->health(body, sizeof body - 1, net->health_ud) : -1;
-        if (n < 0) {
-            return respond_error(wsi, pss, 503, "the server cannot report its health");
+    for (size_t i = 0; i < net->n_pages; i++) {
+        const pdk_http_page *page = &net->pages[i];
+        if (strcmp(uri, page->path) != 0) {
+            continue;
         }
-        size_t len = (size_t)n < sizeof body - 1 ? (size_t)n : sizeof body - 2;
-        body[len] = '\0';
-        return respond(wsi, pss, 200, "application/json", body, NULL, head);
+        pdk_buf_reset(&net->page);
+        int status = page->fill(&net->page, net->pages_ud);
+        if (status != 200 && status != 503) {
+            return respond_error(wsi, pss, 500, "%s could not be made", uri);
+        }
+        return respond(wsi, pss, (unsigned)status, page->content_type,
+                       net->page.data != NULL ? (const char *)net->page.data : "", net->page.len,
+                       NULL, head);
     }
     if (strcmp(uri, PDK_WS_PADDOCK_PATH) == 0) {
         return respond_error(
@@ -906,6 +914,7 @@ static void on_handle_closed(uv_handle_t *handle)
         if (net->on_closed != NULL) {
             net->on_closed(net->closed_ud);
         }
+        pdk_buf_free(&net->page);
         free(net);
     }
 }
@@ -1108,6 +1117,11 @@ pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
                         config->n_handlers, PDK_WS_MAX_HANDLERS);
         return PDK_ERR_INVALID_ARGUMENT;
     }
+    if (config->n_pages > PDK_HTTP_MAX_PAGES || (config->n_pages > 0 && config->pages == NULL)) {
+        pdk_net_set_err(err, err_len, "pdk_http_listen: %zu pages, at most %d", config->n_pages,
+                        PDK_HTTP_MAX_PAGES);
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
     size_t request_bytes =
         config->max_request_bytes != 0 ? config->max_request_bytes : REQUEST_BYTES_DEFAULT;
     if (request_bytes < 256 || request_bytes > REQUEST_BYTES_MAX) {
@@ -1143,8 +1157,11 @@ pdk_error pdk_http_listen(uv_loop_t *loop, const pdk_http_config *config,
     }
     pdk_listener_init(&net->base, &http_listener_ops, &lim, cb, ud);
     net->loop = loop;
-    net->health = config->health;
-    net->health_ud = config->health_ud;
+    for (size_t i = 0; i < config->n_pages; i++) {
+        net->pages[i] = config->pages[i];
+    }
+    net->n_pages = config->n_pages;
+    net->pages_ud = config->pages_ud;
     net->n_handlers = config->n_handlers;
     for (size_t i = 0; i < config->n_handlers; i++) {
         net->handlers[i] = config->handlers[i];

@@ -4,8 +4,8 @@
  *
  *   - static files from a web root (the dashboard), GET and HEAD only, never
  *     a path outside the root;
- *   - GET /healthz: a small JSON body the app writes (version, uptime,
- *     sessions);
+ *   - the app's generated pages (pdk_http_page: /healthz, /metrics,
+ *     /livez, /readyz), GET and HEAD;
  *   - Paddock's own protocol over WebSocket at PDK_WS_PADDOCK_PATH with the
  *     subprotocol PDK_WS_PADDOCK_SUBPROTOCOL: one Frame per binary message,
  *     no length prefix. These connections are pdk_conns, delivered through
@@ -54,16 +54,24 @@ typedef struct pdk_ws_handler {
     void *ud;
 } pdk_ws_handler;
 
-/* Fills a JSON object into out (NUL-terminated, at most cap bytes) for
- * GET /healthz; returns its length, or a negative number for 503. */
-typedef int (*pdk_http_health_fn)(char *out, size_t cap, void *ud);
+/* A page the app generates, for GET and HEAD of path: fill appends the
+ * body to out (empty when called) and returns the HTTP status, 200, or 503
+ * with a body saying why; anything else, or a failed append, is answered
+ * 500. Runs on the loop thread, once per request. */
+typedef struct pdk_http_page {
+    const char *path;         /* "/metrics" */
+    const char *content_type; /* "text/plain; version=0.0.4; charset=utf-8" */
+    int (*fill)(pdk_buf *out, void *ud);
+} pdk_http_page;
+#define PDK_HTTP_MAX_PAGES 8
 
 typedef struct pdk_http_config {
     const char *listen;       /* "127.0.0.1:8080"; port 0 picks one */
     const char *web_root;     /* static files; NULL: every static path is 404 */
     size_t max_request_bytes; /* request line and headers; 0: 8 KiB */
-    pdk_http_health_fn health;
-    void *health_ud;
+    const pdk_http_page *pages; /* copied, with their strings' pointers */
+    size_t n_pages;             /* at most PDK_HTTP_MAX_PAGES */
+    void *pages_ud;
     const pdk_ws_handler *handlers; /* copied; may be NULL with n_handlers 0 */
     size_t n_handlers;              /* at most PDK_WS_MAX_HANDLERS */
     /* After pdk_listener_close, libwebsockets releases its handles on the

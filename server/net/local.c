@@ -26,8 +26,10 @@ static pdk_error local_send(pdk_conn *conn, const uint8_t *frame, size_t len)
 {
     local_conn *c = (local_conn *)conn;
     pdk_error err = c->peer.on_frame(c->peer_ud, frame, len, false, 0);
-    if (err == PDK_OK)
+    if (err == PDK_OK) {
         conn->frames_out++;
+        conn->bytes_out += len;
+    }
     return err;
 }
 
@@ -35,8 +37,10 @@ static pdk_error local_send_state(pdk_conn *conn, uint32_t key, const uint8_t *f
 {
     local_conn *c = (local_conn *)conn;
     pdk_error err = c->peer.on_frame(c->peer_ud, frame, len, true, key);
-    if (err == PDK_OK)
+    if (err == PDK_OK) {
         conn->frames_out++;
+        conn->bytes_out += len;
+    }
     return err;
 }
 
@@ -50,8 +54,10 @@ static void local_close(pdk_conn *conn)
 static void local_send_last_and_close(pdk_conn *conn, const uint8_t *frame, size_t len)
 {
     local_conn *c = (local_conn *)conn;
-    if (frame != NULL && c->peer.on_frame(c->peer_ud, frame, len, false, 0) == PDK_OK)
+    if (frame != NULL && c->peer.on_frame(c->peer_ud, frame, len, false, 0) == PDK_OK) {
         conn->frames_out++;
+        conn->bytes_out += len;
+    }
     local_close(conn);
 }
 

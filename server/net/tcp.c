@@ -40,6 +40,7 @@ typedef struct write_req {
     uv_write_t req;
     pdk_out_item *items;
     uint64_t count;
+    uint64_t bytes; /* their wire bytes (prefixes included, before TLS) */
     uint8_t *cipher;
 } write_req;
 
@@ -178,9 +179,9 @@ static size_t conn_queued(const tcp_conn *conn)
 static void on_write(uv_write_t *req, int status);
 
 /* Hands the ciphertext the TLS session has waiting to libuv, together with
- * the count items it encrypts (items may be NULL: handshake records, an
- * alert, a close_notify). */
-static void tls_send_pending(tcp_conn *conn, pdk_out_item *items, uint64_t count)
+ * the count items (bytes of them) it encrypts (items may be NULL:
+ * handshake records, an alert, a close_notify). */
+static void tls_send_pending(tcp_conn *conn, pdk_out_item *items, uint64_t count, uint64_t bytes)
 {
     if (conn->base.state == PDK_CONN_CLOSED) {
         pdk_out_items_free(items);
@@ -204,6 +205,7 @@ static void tls_send_pending(tcp_conn *conn, pdk_out_item *items, uint64_t count
     }
     wr->items = items;
     wr->count = count;
+    wr->bytes = bytes;
     wr->cipher = cipher;
     uv_buf_t buf = uv_buf_init((char *)cipher, (unsigned)len);
     int r = uv_write(&wr->req, (uv_stream_t *)&conn->tcp, &buf, 1, on_write);
@@ -237,12 +239,14 @@ static void flush_tls(tcp_conn *conn)
     pdk_out_item *items = NULL;
     pdk_out_item **tail = &items;
     uint64_t count = 0;
+    uint64_t bytes = 0;
     char why[256];
     while (conn->out.head != NULL) {
         pdk_out_item *item = pdk_outq_pop(&conn->out);
         *tail = item;
         tail = &item->next;
         count++;
+        bytes += item->len;
         if (!pdk_tls_session_write(conn->tls, pdk_out_item_wire(&conn->out, item), item->len, why,
                                    sizeof why)) {
             pdk_out_items_free(items);
@@ -251,7 +255,7 @@ static void flush_tls(tcp_conn *conn)
             return;
         }
     }
-    tls_send_pending(conn, items, count);
+    tls_send_pending(conn, items, count, bytes);
 }
 
 /* Hands pending frames to libuv. While open, only when libuv has written
@@ -280,6 +284,7 @@ static void flush(tcp_conn *conn)
             pdk_out_item *item = pdk_outq_pop(&conn->out);
             bufs[n++] =
                 uv_buf_init((char *)pdk_out_item_wire(&conn->out, item), (unsigned)item->len);
+            wr->bytes += item->len;
             *tail = item;
             tail = &item->next;
         }
@@ -347,7 +352,7 @@ static void request_shutdown(tcp_conn *conn)
     conn->shutdown_requested = true;
     if (conn->tls != NULL && !conn->tls_failed) {
         pdk_tls_session_shutdown(conn->tls);
-        tls_send_pending(conn, NULL, 0);
+        tls_send_pending(conn, NULL, 0, 0);
         if (conn->base.state == PDK_CONN_CLOSED) {
             return;
         }
@@ -365,6 +370,7 @@ static void on_write(uv_write_t *req, int status)
     conn->writes_in_flight--;
     if (status == 0) {
         conn->base.frames_out += wr->count;
+        conn->base.bytes_out += wr->bytes;
     }
     pdk_out_items_free(wr->items);
     free(wr->cipher);
@@ -562,6 +568,7 @@ static void process_input(tcp_conn *conn)
             break;
         }
         off += (size_t)n + (size_t)frame_len;
+        conn->base.bytes_in += (size_t)n; /* the prefix: deliver counts the frame */
         pdk_conn_deliver(&conn->base, p + n, (size_t)frame_len);
     }
     if (conn->base.state != PDK_CONN_OPEN) {
@@ -676,7 +683,7 @@ static void tls_on_read(tcp_conn *conn, const uint8_t *data, size_t len)
             /* The alert OpenSSL wrote goes out before the close. */
             pdk_net_log("closing %s (conn %" PRIu64 "): TLS %s failed: %s", conn->base.peer,
                         conn->base.id, was_ready ? "stream" : "handshake", why);
-            tls_send_pending(conn, NULL, 0);
+            tls_send_pending(conn, NULL, 0, 0);
             conn->tls_failed = true;
             if (conn->base.state == PDK_CONN_OPEN) {
                 in_release(conn);
@@ -690,7 +697,7 @@ static void tls_on_read(tcp_conn *conn, const uint8_t *data, size_t len)
         if (r == PDK_TLS_READ_CLOSED) {
             /* close_notify: answered with ours once what is queued is out,
              * as the peer may wait for it before it closes the socket. */
-            tls_send_pending(conn, NULL, 0);
+            tls_send_pending(conn, NULL, 0, 0);
             stop_reading(conn);
             peer_eof(conn);
             return;
@@ -702,7 +709,7 @@ static void tls_on_read(tcp_conn *conn, const uint8_t *data, size_t len)
         pdk_net_log("%s (conn %" PRIu64 "): TLS handshake done: %s", conn->base.peer,
                     conn->base.id, why);
     }
-    tls_send_pending(conn, NULL, 0);
+    tls_send_pending(conn, NULL, 0, 0);
     flush(conn);
     if (conn->base.state == PDK_CONN_CLOSING) {
         request_shutdown(conn);

@@ -372,6 +372,7 @@ bool pdk_conn_partial_check(pdk_conn *conn, uint64_t now_ms)
 void pdk_conn_deliver(pdk_conn *conn, const uint8_t *frame, size_t len)
 {
     PDK_ASSERT(conn->state == PDK_CONN_OPEN);
+    conn->bytes_in += len;
     pdk_error err = PDK_OK;
     Paddock__V1__Frame *decoded = pdk_wire_frame_decode(frame, len, &err);
     if (decoded == NULL) {
@@ -452,6 +453,7 @@ void pdk_conn_fail(pdk_conn *conn, uint64_t request_id, pdk_error code, const ch
     pdk_net_log("closing %s (conn %" PRIu64 ") after error %s: %s", conn->peer, conn->id,
                 pdk_error_name(code), message != NULL ? message : "");
     /* The Error frame goes out whatever the limits say: it is the last one. */
+    pdk_conn_note_error(conn, code);
     pdk_buf frame = {0};
     if (pdk_wire_error_append(&frame, request_id, code, message) == PDK_OK) {
         conn->ops->send_last_and_close(conn, frame.data, frame.len);
@@ -504,5 +506,15 @@ void pdk_conn_stats_get(const pdk_conn *conn, pdk_conn_stats *out)
     out->queued_bytes = conn->ops->queued_bytes(conn);
     out->frames_in = conn->frames_in;
     out->frames_out = conn->frames_out;
+    out->bytes_in = conn->bytes_in;
+    out->bytes_out = conn->bytes_out;
     out->state_dropped = conn->state_dropped;
+    memcpy(out->errors, conn->errors, sizeof out->errors);
+}
+
+void pdk_conn_note_error(pdk_conn *conn, pdk_error code)
+{
+    if (conn != NULL && (unsigned)code < PDK_ERROR_COUNT) {
+        conn->errors[code]++;
+    }
 }

@@ -121,9 +121,19 @@ const char *pdk_conn_peer(const pdk_conn *conn); /* "127.0.0.1:53422" */
 typedef struct pdk_conn_stats {
     uint64_t frames_in;
     uint64_t frames_out;
+    /* Messages read and written, in wire bytes: TCP's length prefixes
+     * included, TLS's records and WebSocket's headers not. */
+    uint64_t bytes_in;
+    uint64_t bytes_out;
     uint64_t state_dropped; /* state frames replaced or dropped */
     size_t queued_bytes;    /* framing included */
+    /* Error frames sent to it, by code (pdk_conn_note_error). */
+    uint64_t errors[PDK_ERROR_COUNT];
 } pdk_conn_stats;
 void pdk_conn_stats_get(const pdk_conn *conn, pdk_conn_stats *out);
+
+/* Counts an Error frame of code sent to conn, for its stats. pdk_conn_fail
+ * counts its own; the app calls this for the Errors it sends. */
+void pdk_conn_note_error(pdk_conn *conn, pdk_error code);
 
 #endif

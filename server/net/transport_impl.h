@@ -63,7 +63,10 @@ struct pdk_conn {
     pdk_conn_state state;
     uint64_t frames_in;
     uint64_t frames_out;    /* counted by the transport once written */
+    uint64_t bytes_in;
+    uint64_t bytes_out;     /* counted by the transport once written */
     uint64_t state_dropped; /* counted by the transport */
+    uint64_t errors[PDK_ERROR_COUNT];
     /* pdk_conn_hold: no frame is delivered and nothing more is read until
      * pdk_conn_resume; the transport keeps what it read already. */
     bool held;

@@ -1304,6 +1304,11 @@ static void describe(const pdk_store_record *r, char *out, size_t len)
     snprintf(out, len, "record of unknown kind %d", (int)r->kind);
 }
 
+const uint64_t pdk_store_commit_bounds_ns[PDK_STORE_COMMIT_BOUNDS] = {
+    1000000u,  2500000u,   5000000u,   10000000u,   25000000u,
+    50000000u, 100000000u, 250000000u, 1000000000u,
+};
+
 typedef struct batch_result {
     uint64_t written;
     uint64_t failed;
@@ -1593,7 +1598,13 @@ static void *writer_main(void *arg)
         taken = split_batch(batch, &n);
         batch_result res = {0};
         char why[PDK_STORE_ERR_LEN];
+        uint64_t t0 = pdk_store_monotonic_ns();
         int full = write_batch(s, batch, &res, why, sizeof why);
+        uint64_t took_ns = pdk_store_monotonic_ns() - t0;
+        size_t bucket = 0;
+        while (bucket < PDK_STORE_COMMIT_BOUNDS && took_ns > pdk_store_commit_bounds_ns[bucket]) {
+            bucket++;
+        }
         if (res.unlogged) {
             fprintf(stderr, "paddock store: %s: %llu more records refused in the same batch\n",
                     s->path, (unsigned long long)res.unlogged);
@@ -1618,6 +1629,10 @@ static void *writer_main(void *arg)
         s->written += res.written;
         s->failed += res.failed;
         s->transactions += res.transactions;
+        if (res.transactions > 0) {
+            s->commit_buckets[bucket]++;
+            s->commit_ns += took_ns;
+        }
         s->in_flight -= done;
         s->flushed_seq += done;
         if (full) {
@@ -1740,6 +1755,8 @@ void pdk_store_stats_get(pdk_store *store, pdk_store_stats *out)
     out->transactions = store->transactions;
     out->disk_full = store->disk_full;
     out->lost = store->lost;
+    memcpy(out->commit_buckets, store->commit_buckets, sizeof out->commit_buckets);
+    out->commit_ns = store->commit_ns;
     pthread_mutex_unlock(&store->mu);
     clockid_t cid;
     struct timespec ts;

@@ -189,6 +189,12 @@ pdk_error pdk_store_record_join_token(pdk_store *store, uint64_t session_id,
  * failed attempt, with the records still kept (PDK_STORE_FULL_RETRY_MS). */
 pdk_error pdk_store_flush(pdk_store *store);
 
+/* The writer's batches by how long each took to write and commit (its
+ * records' statements, BEGIN to COMMIT), for /metrics: the bounds, in ns,
+ * of the buckets of pdk_store_stats.commit_buckets. */
+#define PDK_STORE_COMMIT_BOUNDS 9
+extern const uint64_t pdk_store_commit_bounds_ns[PDK_STORE_COMMIT_BOUNDS];
+
 typedef struct pdk_store_stats {
     uint64_t queued;        /* records waiting for the writer now, including the
                                batch it is writing (queued, not yet committed) */
@@ -199,6 +205,11 @@ typedef struct pdk_store_stats {
     uint64_t lost;          /* records given up when the store closed on a full disk */
     uint64_t writer_cpu_ns; /* the writer thread's CPU time since it started (keyframes
                                packed, records written); 0 for a read-only store */
+    /* Committed batches: bucket i counts those that took at most
+     * pdk_store_commit_bounds_ns[i] and more than the bound before it;
+     * the last, those longer than every bound. commit_ns sums them all. */
+    uint64_t commit_buckets[PDK_STORE_COMMIT_BOUNDS + 1];
+    uint64_t commit_ns;
 } pdk_store_stats;
 
 /* A write that fails for want of space (SQLITE_FULL, or an I/O error whose

@@ -174,6 +174,8 @@ struct pdk_store {
     uint64_t written;
     uint64_t failed;
     uint64_t transactions;
+    uint64_t commit_buckets[PDK_STORE_COMMIT_BOUNDS + 1]; /* pdk_store_stats' */
+    uint64_t commit_ns;
     int closing;
     /* Gathering (writer_main): the writer sleeps without a timeout only
      * after the queue stayed empty for PDK_STORE_IDLE_NS (writer_idle);

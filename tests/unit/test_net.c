@@ -381,13 +381,27 @@ START_TEST(good_frame_delivered_intact)
     ck_assert_mem_eq(a.frames[0].packed, want, want_len);
     ck_assert_uint_eq(a.frames[0].conn_id, pdk_conn_id(a.conns[0]));
 
+    pdk_buf ping = {0};
+    build_ping(&ping, 2, 2000);
     ping_pong(&a, &c, 2);
     pdk_conn_stats st;
     pdk_conn_stats_get(a.conns[0], &st);
     ck_assert_uint_eq(st.frames_in, 2);
+    /* Wire bytes: each frame with its one-byte length prefix. */
+    ck_assert_uint_eq(st.bytes_in, 1 + want_len + ping.len);
     PUMP_UNTIL(&a, (pdk_conn_stats_get(a.conns[0], &st), st.frames_out == 1));
+    ck_assert_uint_gt(st.bytes_out, 2);
     ck_assert_uint_eq(st.queued_bytes, 0);
     ck_assert_uint_eq(st.state_dropped, 0);
+    pdk_buf_free(&ping);
+    /* Error frames are counted by code: the app's, and pdk_conn_fail's. */
+    pdk_conn_note_error(a.conns[0], PDK_ERR_NOT_FOUND);
+    pdk_conn_note_error(a.conns[0], (pdk_error)PDK_ERROR_COUNT); /* not a code: ignored */
+    pdk_conn_fail(a.conns[0], 0, PDK_ERR_BUSY, "test");
+    pdk_conn_stats_get(a.conns[0], &st);
+    ck_assert_uint_eq(st.errors[PDK_ERR_NOT_FOUND], 1);
+    ck_assert_uint_eq(st.errors[PDK_ERR_BUSY], 1);
+    ck_assert_uint_eq(st.errors[PDK_OK], 0);
 
     client_close(&c);
     PUMP_UNTIL(&a, a.closes == 1);

@@ -1662,8 +1662,20 @@ START_TEST(lateness_quantiles)
     ck_assert_double_eq_tol(pdk_lateness_quantile_ms(&l, 0.99), 0.41, 1e-12);
     ck_assert_uint_eq(l.overruns, 1);
     ck_assert_uint_eq(l.max_ns, 9000000);
+    ck_assert_uint_eq(l.sum_ns, 98u * 15000u + 400000u + 9000000u);
+    /* The coarse buckets of /metrics: 15 µs at most 0.1 ms, 0.4 ms at most
+     * 0.5 ms, 9 ms above the period; a tick exactly one period late is on
+     * time by a hair, not an overrun. */
+    ck_assert_uint_eq(l.coarse[0], 98);
+    ck_assert_uint_eq(l.coarse[2], 1);
+    ck_assert_uint_eq(pdk_lateness_bounds_ns[6], 8333333);
+    ck_assert_uint_eq(l.coarse[7], 1);
+    pdk_lateness_add(&l, 8333333, 8333333);
+    ck_assert_uint_eq(l.coarse[6], 1);
+    ck_assert_uint_eq(l.overruns, 1);
     pdk_lateness_add(&l, UINT64_MAX / 2, 8333333); /* beyond the histogram: last bucket */
     ck_assert_double_eq_tol(pdk_lateness_quantile_ms(&l, 1.0), 100.0, 1e-9);
+    ck_assert_uint_eq(l.coarse[PDK_LATENESS_BOUNDS], 1);
 }
 END_TEST
 

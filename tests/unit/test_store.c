@@ -996,6 +996,15 @@ START_TEST(test_refused_records_counted_and_logged)
     ck_assert_uint_eq(st.failed, 4);
     ck_assert_uint_eq(st.queued, 0);
     ck_assert_uint_ge(st.transactions, 1);
+    /* The commit-time histogram has a batch for each write that committed
+     * (a batch retried record by record commits more than once, once in
+     * the histogram), and its time. */
+    uint64_t batches = 0;
+    for (size_t i = 0; i <= PDK_STORE_COMMIT_BOUNDS; i++)
+        batches += st.commit_buckets[i];
+    ck_assert_uint_ge(batches, 1);
+    ck_assert_uint_le(batches, st.transactions);
+    ck_assert_uint_gt(st.commit_ns, 0);
     ck_assert_uint_eq(count_inputs(s, 1), 10); /* the good records around the bad ones */
 
     ck_assert_int_eq(count_occurrences(log, "refused"), 4);

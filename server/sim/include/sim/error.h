@@ -38,6 +38,14 @@ typedef enum pdk_error {
 #undef PDK_ERROR_ENUM_
 } pdk_error;
 
+/* How many values the list has; they run 0..PDK_ERROR_COUNT - 1, so an
+ * array indexed by pdk_error holds them all. */
+enum {
+#define PDK_ERROR_ONE_(name, value, message) +1
+    PDK_ERROR_COUNT = 0 PDK_ERROR_LIST(PDK_ERROR_ONE_)
+#undef PDK_ERROR_ONE_
+};
+
 /* The enum value's name, e.g. "PDK_ERR_NOT_FOUND". Never NULL, never
  * allocates; an unknown value gives "PDK_ERR_UNKNOWN". */
 const char *pdk_error_name(pdk_error err);
