@@ -273,6 +273,10 @@ const char *pdk_client_body_name(pb_size_t body_tag)
         BODY_(session_share_reply)
         BODY_(session_join)
         BODY_(session_joined)
+        BODY_(vehicle_spawn_batch)
+        BODY_(vehicle_spawn_batch_reply)
+        BODY_(dbw_command_batch)
+        BODY_(server_draining)
 #undef BODY_
     default:
         break;

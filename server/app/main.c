@@ -31,7 +31,7 @@ static void usage(FILE *to)
             "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
             "                [--max-import-mb MB] [--max-conns-per-host N]\n"
             "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
-            "                [--max-kept-bytes N[K|M|G]]\n"
+            "                [--max-kept-bytes N[K|M|G]] [--drain-seconds S]\n"
             "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
             "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
             "                [--max-spawns-per-tick N] [--max-inputs-per-tick N]\n"
@@ -456,6 +456,14 @@ int main(int argc, char **argv)
                 scfg.limits.out_hard_bytes = 4 * scfg.limits.max_frame_bytes;
             if (scfg.limits.out_soft_bytes < scfg.limits.max_frame_bytes)
                 scfg.limits.out_soft_bytes = scfg.limits.max_frame_bytes;
+        } else if (serve && strcmp(arg, "--drain-seconds") == 0) {
+            NEED_VALUE();
+            if (!parse_double(argv[++i], &scfg.drain_seconds) || !(scfg.drain_seconds >= 0) ||
+                scfg.drain_seconds > 3600.0) {
+                fprintf(stderr, "paddockd: --drain-seconds: '%s' is not a time in [0, 3600] s\n",
+                        argv[i]);
+                return 2;
+            }
         } else if (serve && strcmp(arg, "--hello-timeout") == 0) {
             NEED_VALUE();
             if (!parse_double(argv[++i], &scfg.hello_timeout_s) || !(scfg.hello_timeout_s >= 0.1) ||

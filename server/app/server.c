@@ -578,15 +578,18 @@ void pdk_server_close_sessions(pdk_server *srv)
         pdk_server_session_close(srv, &srv->table.items[srv->table.n - 1]);
 }
 
-static void on_signal(uv_signal_t *sig, int signum)
+/* Stops: every session closed and its recording flushed, every
+ * connection and listener closed; uv_run then returns. why: "interrupted". */
+static void stop_now(pdk_server *srv, const char *why)
 {
-    pdk_server *srv = sig->data;
     if (srv->stopping)
         return;
     srv->stopping = true;
+    srv->draining = false;
+    uv_timer_stop(&srv->drain_timer);
     if (srv->live_on && isatty(STDOUT_FILENO))
         printf("\n");
-    printf("paddockd: %s, stopping\n", signum == SIGINT ? "interrupted" : "terminated");
+    printf("paddockd: %s, stopping\n", why);
     fflush(stdout);
     /* Every tick on a step thread comes back (its replies sent) before the
      * sessions close. */
@@ -608,6 +611,57 @@ static void on_signal(uv_signal_t *sig, int signum)
         return;
     }
     close_all(srv);
+}
+
+static void on_drain_timer(uv_timer_t *t)
+{
+    pdk_server *srv = t->data;
+    if (srv->table.n > 0)
+        printf("paddockd: the drain's %.3g s are over: ending %zu sessions\n",
+               srv->cfg.drain_seconds, srv->table.n);
+    stop_now(srv, "drained");
+}
+
+/* A SIGTERM with --drain-seconds: every connection is told, no session is
+ * created from now on (pdk_server_session_room), and the server stops
+ * when the last session closes or the time is up, whichever comes first. */
+static void start_drain(pdk_server *srv)
+{
+    srv->draining = true;
+    printf("paddockd: terminated, draining: %zu sessions end within %.3g s (SIGTERM or SIGINT "
+           "again stops at once)\n",
+           srv->table.n, srv->cfg.drain_seconds);
+    fflush(stdout);
+    Paddock__V1__ServerDraining d = PADDOCK__V1__SERVER_DRAINING__INIT;
+    d.grace_s = srv->cfg.drain_seconds;
+    d.reason = "SIGTERM";
+    d.sessions = (uint32_t)srv->table.n;
+    Paddock__V1__Frame f = PADDOCK__V1__FRAME__INIT;
+    f.body_case = PADDOCK__V1__FRAME__BODY_SERVER_DRAINING;
+    f.server_draining = &d;
+    for (size_t i = 0; i < srv->n_conns; i++)
+        if (srv->conns[i]->greeted)
+            pdk_server_send_frame(&srv->out, srv->conns[i]->conn, &f);
+    uv_timer_start(&srv->drain_timer, on_drain_timer,
+                   srv->table.n > 0 ? (uint64_t)(srv->cfg.drain_seconds * 1000.0 + 0.5) : 0, 0);
+}
+
+void pdk_server_drain_check(pdk_server *srv)
+{
+    if (srv->draining && srv->table.n == 0)
+        uv_timer_start(&srv->drain_timer, on_drain_timer, 0, 0);
+}
+
+/* SIGINT stops at once; SIGTERM drains first when --drain-seconds asks,
+ * and a second signal during the drain stops at once. */
+static void on_signal(uv_signal_t *sig, int signum)
+{
+    pdk_server *srv = sig->data;
+    if (signum == SIGTERM && srv->cfg.drain_seconds > 0 && !srv->draining && !srv->stopping) {
+        start_drain(srv);
+        return;
+    }
+    stop_now(srv, signum == SIGINT ? "interrupted" : "terminated");
 }
 
 /* The HTTP and WebSocket listener beside the TCP one: the same callbacks,
@@ -885,6 +939,7 @@ pdk_server *pdk_server_start(const pdk_server_config *config)
     init_timer(srv, &srv->hello_timer);
     init_timer(srv, &srv->hold_timer);
     init_timer(srv, &srv->costly_timer);
+    init_timer(srv, &srv->drain_timer);
     uv_signal_init(&srv->loop, &srv->sig_int);
     uv_signal_init(&srv->loop, &srv->sig_term);
     srv->sig_int.data = srv->sig_term.data = srv;
@@ -912,13 +967,13 @@ pdk_server *pdk_server_start(const pdk_server_config *config)
            pdk_store_schema_version(srv->store));
     fflush(stdout);
     if (config->http_listen && start_http(srv, &cb) != 0) {
-        on_signal(&srv->sig_term, SIGTERM);
+        stop_now(srv, "terminated");
         uv_run(&srv->loop, UV_RUN_DEFAULT);
         return start_failed(srv);
     }
     if (config->demo_script) {
         if (start_demo(srv) != 0) {
-            on_signal(&srv->sig_term, SIGTERM);
+            stop_now(srv, "terminated");
             uv_run(&srv->loop, UV_RUN_DEFAULT);
             return start_failed(srv);
         }
@@ -963,7 +1018,7 @@ pdk_listener *pdk_server_local_listener(pdk_server *srv, char *err, size_t err_l
 
 void pdk_server_stop(pdk_server *srv)
 {
-    on_signal(&srv->sig_term, SIGTERM);
+    stop_now(srv, "terminated");
 }
 
 int pdk_server_finish(pdk_server *srv)

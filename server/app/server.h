@@ -57,6 +57,11 @@ typedef struct pdk_server_config {
      * and fork loads, deletes, imports) one connection may have waiting or
      * running; one more is refused BUSY. Default 16. */
     uint32_t max_queued_jobs;
+    /* SIGTERM begins a drain of this long: no new sessions, clients told
+     * (ServerDraining), the running sessions ended at its end (or once
+     * their clients closed them all), then the stop. 0 (the default):
+     * SIGTERM stops at once, as SIGINT always does. */
+    double drain_seconds;
     /* Costly requests (a VehicleSpawn) one connection may have handled per
      * tick (1/120 s); after the last of them its further frames wait,
      * unread, for the next tick (docs/security.md "Fair shares"). Default 4. */

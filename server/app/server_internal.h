@@ -302,6 +302,11 @@ typedef struct pdk_server {
     uv_timer_t live_timer;
     bool live_on;
     bool stopping;
+    /* A SIGTERM's drain (cfg.drain_seconds) is under way: no new sessions;
+     * the timer stops the server at its end, or as soon as no session is
+     * left. */
+    bool draining;
+    uv_timer_t drain_timer;
 
     pdk_server_stats stats;
     pdk_server_streams streams;
@@ -537,7 +542,11 @@ pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char 
                                   const char *world_overrides, pdk_timing timing, bool record,
                                   uint32_t keyframe_every_ticks, char *err, size_t err_len,
                                   pdk_server_slot **out);
-/* Room for one more session of world_bytes (CAPACITY with err otherwise). */
+/* A draining server with no session left stops (from its timer, so not
+ * inside the caller). */
+void pdk_server_drain_check(pdk_server *srv);
+/* Room for one more session of world_bytes (CAPACITY with err otherwise;
+ * CLOSED while the server drains). */
 pdk_error pdk_server_session_room(pdk_server *srv, size_t world_bytes, char *err, size_t err_len);
 /* Puts a session made elsewhere (a replay, a fork, off the loop) in the
  * table; world_bytes must have been reserved. NO_MEMORY leaves s with the

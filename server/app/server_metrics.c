@@ -359,6 +359,8 @@ bool pdk_server_ready(const pdk_server *srv, char *why, size_t why_len)
     const char *not = NULL;
     if (srv->stopping)
         not = "stopping";
+    else if (srv->draining)
+        not = "draining (SIGTERM): no new sessions";
     else if (pdk_store_read_only(srv->store))
         not = "the database is read-only (the disk was full at start)";
     else if (pdk_store_disk_full(srv->store, NULL, 0))

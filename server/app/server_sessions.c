@@ -16,6 +16,12 @@
 
 pdk_error pdk_server_session_room(pdk_server *srv, size_t bytes, char *err, size_t err_len)
 {
+    if (srv->draining) {
+        snprintf(err, err_len,
+                 "paddockd is draining (SIGTERM): it starts no new session; connect to another "
+                 "server");
+        return PDK_ERR_CLOSED;
+    }
     if ((int)srv->table.n + srv->table.reserved >= srv->cfg.max_sessions) {
         snprintf(err, err_len, "the server hosts its maximum of %d sessions",
                  srv->cfg.max_sessions);
@@ -158,4 +164,5 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
     /* A recording just finished: the retention rule weighs it with the rest. */
     if (recorded && !srv->stopping)
         pdk_server_retain(srv);
+    pdk_server_drain_check(srv);
 }

@@ -54,6 +54,8 @@ export async function startServer(extraArgs = []) {
   return {
     ...ports,
     dir,
+    proc,
+    exited, // resolves with {code, signal} once paddockd has exited
     stderr: () => err,
     stdout: () => out,
     // SIGTERM, then the exit status and output: a clean stop is code 0.

@@ -4,7 +4,7 @@ A frame with a request_id is a reply to that request. A pushed frame
 (request_id 0) belongs to a subscription by its subscription_id; a pushed
 Error that ends a subscription names it in its message ("subscription 3
 ended: ...", the server's wording for every such end); a ControlEvent
-belongs to the connection.
+and a ServerDraining (the server is stopping) belong to the connection.
 """
 import collections
 import re
@@ -30,7 +30,7 @@ def route(frame, subs, events, queue_size):
     (is_reply True); one that opens a subscription first gets the
     subscription's buffer in subs. A pushed batch goes to its
     subscription's buffer, a pushed Error that ends a subscription to that
-    buffer, a ControlEvent to events. A pushed Error that ends no
+    buffer, a ControlEvent or a ServerDraining to events. A pushed Error that ends no
     subscription ends the connection: reason is its text."""
     body = frame.WhichOneof("body")
     if frame.request_id:
@@ -48,8 +48,8 @@ def route(frame, subs, events, queue_size):
             subs[sub_id].end(frame.error)
         else:
             return False, str(errors.from_frame(frame.error))
-    elif body == "control_event":
-        events.append(frame.control_event)
+    elif body in ("control_event", "server_draining"):
+        events.append(getattr(frame, body))
     return False, None
 
 

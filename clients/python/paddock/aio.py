@@ -232,7 +232,8 @@ class Client(Requests):
                             self.timeout if timeout is None else timeout)
 
     async def next_event(self, timeout=None):
-        """The next pushed ControlEvent; TimeoutError after `timeout` s."""
+        """The next pushed ControlEvent or ServerDraining; TimeoutError after
+        `timeout` s."""
         timeout = self.timeout if timeout is None else timeout
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout

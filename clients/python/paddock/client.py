@@ -284,7 +284,8 @@ class Client(Requests):
 
     def next_event(self, timeout=None):
         """The next pushed ControlEvent (a lease change on a vehicle this
-        connection leases); TimeoutError after `timeout` s."""
+        connection leases) or ServerDraining (the server is stopping);
+        TimeoutError after `timeout` s."""
         timeout = self.timeout if timeout is None else timeout
         with self._cond:
             if not self._cond.wait_for(lambda: self._events or self._closed, timeout):

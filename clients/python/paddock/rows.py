@@ -116,6 +116,15 @@ class ControlEvent:
     tick: int
 
 
+@dataclasses.dataclass(frozen=True)
+class ServerDraining:
+    """A pushed ServerDraining: the server is stopping. It creates no session
+    now, and ends those still running within grace_s seconds."""
+    grace_s: float
+    reason: str
+    sessions: int
+
+
 def state_row(batch):
     return StateRow(batch.subscription_id, batch.session_id, batch.tick, batch.sim_time_s,
                     batch.wall_time_ns, [to_row(v) for v in batch.vehicles], batch.part,
@@ -157,6 +166,9 @@ def stats_row(stats):
 
 
 def control_event(event):
+    """A connection's pushed event as its row: a ControlEvent or a ServerDraining."""
+    if event.DESCRIPTOR.name == "ServerDraining":
+        return ServerDraining(event.grace_s, event.reason, event.sessions)
     return ControlEvent(event.session_id, event.vehicle_id, event.active_source,
                         event.preempted, event.reason, event.tick)
 

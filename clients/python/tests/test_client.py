@@ -330,3 +330,28 @@ def test_a_hello_the_server_refuses_raises_its_error(server):
         with pytest.raises(errors.Version):
             await AioFuture("127.0.0.1", server.port).connect()
     asyncio.run(run())
+
+
+def test_a_draining_server_says_so_and_stops_when_its_sessions_close(tmp_path):
+    """SIGTERM with --drain-seconds: the connection's next event is the
+    ServerDraining row, no session is created meanwhile, and closing the
+    last session ends the drain at once, with exit status 0."""
+    import signal
+    from conftest import Server
+    srv = Server(str(tmp_path), extra=["--drain-seconds", "60"]).start()
+    try:
+        with paddock.Client("127.0.0.1", srv.port, name="drained") as c:
+            s = c.create_session("drained").session_id
+            srv.proc.send_signal(signal.SIGTERM)
+            event = c.next_event(timeout=5)
+            assert isinstance(event, paddock.rows.ServerDraining)
+            assert event.grace_s == 60.0 and event.reason == "SIGTERM" and event.sessions == 1
+            with pytest.raises(errors.Closed, match="draining"):
+                c.create_session("too late")
+            c.close_session(s)
+        assert srv.proc.wait(timeout=10) == 0, srv.log()
+        assert "drained, stopping" in srv.log()
+    finally:
+        if srv.proc and srv.proc.poll() is None:
+            srv.proc.kill()
+            srv.proc.wait()
