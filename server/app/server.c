@@ -613,9 +613,15 @@ static void stop_now(pdk_server *srv, const char *why)
     close_all(srv);
 }
 
+#define DRAIN_LOOK_MS 50
+
+/* The drain looks every DRAIN_LOOK_MS whether the last session has gone,
+ * until its time is up. */
 static void on_drain_timer(uv_timer_t *t)
 {
     pdk_server *srv = t->data;
+    if (srv->table.n > 0 && uv_now(&srv->loop) < srv->drain_until_ms)
+        return;
     if (srv->table.n > 0)
         printf("paddockd: the drain's %.3g s are over: ending %zu sessions\n",
                srv->cfg.drain_seconds, srv->table.n);
@@ -624,7 +630,8 @@ static void on_drain_timer(uv_timer_t *t)
 
 /* A SIGTERM with --drain-seconds: every connection is told, no session is
  * created from now on (pdk_server_session_room), and the server stops
- * when the last session closes or the time is up, whichever comes first. */
+ * when the last session has closed or the time is up, whichever comes
+ * first. */
 static void start_drain(pdk_server *srv)
 {
     srv->draining = true;
@@ -642,14 +649,9 @@ static void start_drain(pdk_server *srv)
     for (size_t i = 0; i < srv->n_conns; i++)
         if (srv->conns[i]->greeted)
             pdk_server_send_frame(&srv->out, srv->conns[i]->conn, &f);
-    uv_timer_start(&srv->drain_timer, on_drain_timer,
-                   srv->table.n > 0 ? (uint64_t)(srv->cfg.drain_seconds * 1000.0 + 0.5) : 0, 0);
-}
-
-void pdk_server_drain_check(pdk_server *srv)
-{
-    if (srv->draining && srv->table.n == 0)
-        uv_timer_start(&srv->drain_timer, on_drain_timer, 0, 0);
+    uv_update_time(&srv->loop);
+    srv->drain_until_ms = uv_now(&srv->loop) + (uint64_t)(srv->cfg.drain_seconds * 1000.0 + 0.5);
+    uv_timer_start(&srv->drain_timer, on_drain_timer, 0, DRAIN_LOOK_MS);
 }
 
 /* SIGINT stops at once; SIGTERM drains first when --drain-seconds asks,

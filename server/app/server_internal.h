@@ -307,6 +307,7 @@ typedef struct pdk_server {
      * left. */
     bool draining;
     uv_timer_t drain_timer;
+    uint64_t drain_until_ms; /* uv_now when the drain's time is up */
 
     pdk_server_stats stats;
     pdk_server_streams streams;
@@ -542,9 +543,6 @@ pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char 
                                   const char *world_overrides, pdk_timing timing, bool record,
                                   uint32_t keyframe_every_ticks, char *err, size_t err_len,
                                   pdk_server_slot **out);
-/* A draining server with no session left stops (from its timer, so not
- * inside the caller). */
-void pdk_server_drain_check(pdk_server *srv);
 /* Room for one more session of world_bytes (CAPACITY with err otherwise;
  * CLOSED while the server drains). */
 pdk_error pdk_server_session_room(pdk_server *srv, size_t world_bytes, char *err, size_t err_len);

@@ -164,5 +164,4 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot)
     /* A recording just finished: the retention rule weighs it with the rest. */
     if (recorded && !srv->stopping)
         pdk_server_retain(srv);
-    pdk_server_drain_check(srv);
 }
