@@ -17,6 +17,7 @@ packages=(
   chromium
   clang libclang-rt-14-dev # CI's short fuzz run: clang and its libFuzzer runtime
   python3-protobuf python3-pytest python3-numpy python3-pandas python3-matplotlib
+  python3-yaml # tests/deploy reads the Agones manifests
   openssl systemd # the tests' certificates; systemd-analyze checks deploy/systemd
 )
 

@@ -32,6 +32,7 @@ static void usage(FILE *to)
             "                [--max-import-mb MB] [--max-conns-per-host N]\n"
             "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
             "                [--max-kept-bytes N[K|M|G]] [--drain-seconds S]\n"
+            "                [--agones [--agones-export DIR] [--agones-health-s S]]\n"
             "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
             "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
             "                [--max-spawns-per-tick N] [--max-inputs-per-tick N]\n"
@@ -461,6 +462,19 @@ int main(int argc, char **argv)
             if (!parse_double(argv[++i], &scfg.drain_seconds) || !(scfg.drain_seconds >= 0) ||
                 scfg.drain_seconds > 3600.0) {
                 fprintf(stderr, "paddockd: --drain-seconds: '%s' is not a time in [0, 3600] s\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (serve && strcmp(arg, "--agones") == 0) {
+            scfg.agones = true;
+        } else if (serve && strcmp(arg, "--agones-export") == 0) {
+            NEED_VALUE();
+            scfg.agones_export_dir = argv[++i];
+        } else if (serve && strcmp(arg, "--agones-health-s") == 0) {
+            NEED_VALUE();
+            if (!parse_double(argv[++i], &scfg.agones_health_s) || !(scfg.agones_health_s >= 0.1) ||
+                scfg.agones_health_s > 60.0) {
+                fprintf(stderr, "paddockd: --agones-health-s: '%s' is not a time in [0.1, 60] s\n",
                         argv[i]);
                 return 2;
             }

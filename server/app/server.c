@@ -56,6 +56,8 @@ pdk_server_config pdk_server_config_default(void)
         .step_threshold_ns = 250000,
         .step_split_vehicles = 512,
         .max_inputs_per_tick = 64,
+        .agones_health_s = 2.0,
+        .agones_export_dir = "exports",
         .limits = pdk_net_limits_default(),
     };
     return c;
@@ -587,6 +589,7 @@ static void stop_now(pdk_server *srv, const char *why)
     srv->stopping = true;
     srv->draining = false;
     uv_timer_stop(&srv->drain_timer);
+    pdk_server_agones_stop(srv);
     if (srv->live_on && isatty(STDOUT_FILENO))
         printf("\n");
     printf("paddockd: %s, stopping\n", why);
@@ -840,6 +843,7 @@ static int server_free(pdk_server *srv, int rc)
     if (srv->sched.timer_fd >= 0)
         close(srv->sched.timer_fd);
     pdk_foxglove_free(srv->fox);
+    pdk_agones_free(srv->agones.agent);
     pdk_store_close(srv->store);
     pdk_preset_cache_free(srv->presets);
     for (size_t i = 0; i < srv->n_conns; i++) {
@@ -994,6 +998,11 @@ pdk_server *pdk_server_start(const pdk_server_config *config)
                     "paddockd: could not start %u step threads (%s): every tick runs on the "
                     "loop\n",
                     srv->cfg.step_threads, uv_strerror(sr));
+    }
+    if (srv->cfg.agones && pdk_server_agones_start(srv) != 0) {
+        stop_now(srv, "terminated");
+        uv_run(&srv->loop, UV_RUN_DEFAULT);
+        return start_failed(srv);
     }
     pdk_server_arm_timer(srv);
     return srv;

@@ -62,6 +62,13 @@ typedef struct pdk_server_config {
      * their clients closed them all), then the stop. 0 (the default):
      * SIGTERM stops at once, as SIGINT always does. */
     double drain_seconds;
+    /* --agones: speak the Agones SDK (server_agones.c): /ready, /health
+     * every agones_health_s, the allocated session made from the
+     * GameServer's labels, exported into agones_export_dir when it ends,
+     * then /shutdown. */
+    bool agones;
+    double agones_health_s;        /* default 2 s */
+    const char *agones_export_dir; /* default "exports" */
     /* Costly requests (a VehicleSpawn) one connection may have handled per
      * tick (1/120 s); after the last of them its further frames wait,
      * unread, for the next tick (docs/security.md "Fair shares"). Default 4. */

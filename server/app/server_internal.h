@@ -22,6 +22,7 @@
 
 #include <uv.h>
 
+#include "agones.h"
 #include "auth.h"
 #include "net.h"
 #include "replay.h"
@@ -305,6 +306,12 @@ typedef struct pdk_server {
     /* A SIGTERM's drain (cfg.drain_seconds) is under way: no new sessions;
      * the timer stops the server at its end, or as soon as no session is
      * left. */
+    struct {
+        struct pdk_agones *agent; /* NULL without --agones */
+        uv_timer_t health_timer;  /* beats for /health; watches the allocated session */
+        uint64_t session_id;      /* the allocated session while it runs, else 0 */
+        bool ended;               /* it ended: exported, then shutdown */
+    } agones;
     bool draining;
     uv_timer_t drain_timer;
     uint64_t drain_until_ms; /* uv_now when the drain's time is up */
@@ -437,6 +444,14 @@ void pdk_server_steps_forget_conn(pdk_server *srv, uint64_t conn_id);
  * loop's again. False when the session was closed meanwhile (then
  * pdk_server_step_free destroys it once its outbox was delivered). */
 bool pdk_server_step_back(pdk_server *srv, pdk_server_step *job);
+
+/* ---- server_agones.c: paddockd as an Agones game server ------------------ */
+
+/* Starts the SDK agent and its health timer (once listening); -1 after
+ * saying why on stderr. */
+int pdk_server_agones_start(pdk_server *srv);
+/* Stops the agent thread (at the server's stop). */
+void pdk_server_agones_stop(pdk_server *srv);
 
 /* ---- server_metrics.c: what an operator reads over HTTP ------------------ */
 

@@ -75,6 +75,10 @@ def start_it(src, paddockd, argv, tmp, what="ExecStart"):
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                     "-subj", "/CN=127.0.0.1", "-keyout", os.path.join(etc, "server.key"),
                     "-out", os.path.join(etc, "server.crt")], check=True, capture_output=True)
+    # Kubernetes' TLS secrets name them tls.crt and tls.key.
+    for ours, theirs in (("server.crt", "tls.crt"), ("server.key", "tls.key")):
+        with open(os.path.join(etc, ours), "rb") as f, open(os.path.join(etc, theirs), "wb") as g:
+            g.write(f.read())
     moved = {
         "${CREDENTIALS_DIRECTORY}": etc,
         "/etc/paddock": etc,

@@ -344,7 +344,8 @@ START_TEST(limit_options_are_checked)
         {"--max-partial-mb", "0"},         {"--max-conns-per-host", "-1"},
         {"--max-conns-per-host", "65537"}, {"--max-conns-per-host", "many"},
         {"--drain-seconds", "-1"},         {"--drain-seconds", "3601"},
-        {"--drain-seconds", "later"},
+        {"--drain-seconds", "later"},      {"--agones-health-s", "0"},
+        {"--agones-health-s", "61"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ck_assert_int_eq(pdk_test_sh(out, sizeof(out), PDK_PADDOCKD " %s %s", bad[i][0], bad[i][1]),
