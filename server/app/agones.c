@@ -20,7 +20,9 @@
 
 #include <jansson.h>
 
-#define IO_TIMEOUT_MS 2000       /* one request's connect, send and reply */
+/* Each of a request's connect, send and receive: the sidecar is local, and
+ * a stop waits for the request under way. */
+#define IO_TIMEOUT_MS 500
 #define RETRY_FIRST_MS 200       /* then doubling, up to the health period */
 #define REPLY_MAX 65536          /* a reply's bytes kept (only its status is read) */
 #define WATCH_LINE_MAX (1 << 20) /* a GameServer is a few KB */

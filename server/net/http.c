@@ -1,9 +1,8 @@
 /* http: the HTTP and WebSocket listener on the server's libuv loop, through
  * libwebsockets with that loop as a foreign loop. It owns the routing of
  * HTTP requests (static files under the web root, the app's pages, 404,
- * 405), the
- * WebSocket connections' life cycle (Paddock's pdk_conns and the app
- * handlers' pdk_ws alike), joining fragments into whole messages, and when
+ * 405), the WebSocket connections' life cycle (Paddock's pdk_conns and the
+ * app handlers' pdk_ws alike), joining fragments into whole messages, and when
  * queued messages are handed to libwebsockets. The queue and its limits are
  * outq.c's, shared with TCP; RFC 6455 itself is libwebsockets'. */
 
