@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "config_file.h"
 #include "sim/channels.h"
 #include "params.h"
 #include "replay.h"
@@ -26,7 +27,8 @@
 static void usage(FILE *to)
 {
     fprintf(to,
-            "usage: paddockd [serve] [--listen HOST:PORT] [--db PATH] [--demo [SCRIPT]]\n"
+            "usage: paddockd [serve] [--config FILE] [--listen HOST:PORT] [--db PATH]\n"
+            "                [--demo [SCRIPT]]\n"
             "                [--demo-vehicle PRESET] [--max-sessions N] [--max-world-mb MB]\n"
             "                [--max-fast-ticks N] [--max-frame BYTES] [--tick-spin-us US]\n"
             "                [--max-import-mb MB] [--max-conns-per-host N]\n"
@@ -104,6 +106,98 @@ static bool parse_int(const char *text, long min, long max, int *out)
             return 2;                                                                              \
         }                                                                                          \
     } while (0)
+
+/* serve's options as a configuration file names them (config_file.h). */
+static const pdk_config_option serve_options[] = {
+    {"listen", PDK_CONFIG_VALUE},
+    {"db", PDK_CONFIG_VALUE},
+    {"presets", PDK_CONFIG_VALUE},
+    {"migrations", PDK_CONFIG_VALUE},
+    {"demo", PDK_CONFIG_OPTIONAL},
+    {"demo-vehicle", PDK_CONFIG_VALUE},
+    {"max-sessions", PDK_CONFIG_VALUE},
+    {"max-world-mb", PDK_CONFIG_VALUE},
+    {"max-fast-ticks", PDK_CONFIG_VALUE},
+    {"max-frame", PDK_CONFIG_VALUE},
+    {"tick-spin-us", PDK_CONFIG_VALUE},
+    {"max-import-mb", PDK_CONFIG_VALUE},
+    {"max-conns-per-host", PDK_CONFIG_VALUE},
+    {"retain-bytes", PDK_CONFIG_VALUE},
+    {"retain-days", PDK_CONFIG_VALUE},
+    {"max-kept-bytes", PDK_CONFIG_VALUE},
+    {"drain-seconds", PDK_CONFIG_VALUE},
+    {"agones", PDK_CONFIG_SWITCH},
+    {"agones-export", PDK_CONFIG_VALUE},
+    {"agones-health-s", PDK_CONFIG_VALUE},
+    {"http", PDK_CONFIG_VALUE},
+    {"web-root", PDK_CONFIG_VALUE},
+    {"hello-timeout", PDK_CONFIG_VALUE},
+    {"frame-timeout", PDK_CONFIG_VALUE},
+    {"max-partial-mb", PDK_CONFIG_VALUE},
+    {"max-queued-jobs", PDK_CONFIG_VALUE},
+    {"max-spawns-per-tick", PDK_CONFIG_VALUE},
+    {"max-inputs-per-tick", PDK_CONFIG_VALUE},
+    {"step-threads", PDK_CONFIG_VALUE},
+    {"step-threshold-us", PDK_CONFIG_VALUE},
+    {"step-split", PDK_CONFIG_VALUE},
+    {"auth", PDK_CONFIG_VALUE},
+    {"tls-cert", PDK_CONFIG_VALUE},
+    {"tls-key", PDK_CONFIG_VALUE},
+    {"tls-client-ca", PDK_CONFIG_VALUE},
+    {"tls-require-client-cert", PDK_CONFIG_SWITCH},
+};
+
+/* What --config read, and the arguments it made: kept for the life of the
+ * process (their strings are the configuration's). */
+static pdk_config_args config_args;
+static char **config_argv;
+
+/* Splices --config FILE's flags in before the command line's (from index
+ * first on), so that the command line's override them; *argc and *argv
+ * then name the whole list. 2 after saying why on stderr, else 0. */
+static int read_config(int *argc, char ***argv, int first)
+{
+    int at = -1;
+    for (int k = first; k < *argc; k++) {
+        if (strcmp((*argv)[k], "--config") != 0)
+            continue;
+        if (at >= 0) {
+            fprintf(stderr, "paddockd: --config is given twice; one file holds the options\n");
+            return 2;
+        }
+        if (k + 1 >= *argc) {
+            fprintf(stderr, "paddockd: --config needs a value\n");
+            return 2;
+        }
+        at = k;
+    }
+    if (at < 0)
+        return 0;
+    char err[512];
+    if (pdk_config_file_read((*argv)[at + 1], serve_options,
+                             sizeof serve_options / sizeof serve_options[0], &config_args, err,
+                             sizeof err) != PDK_OK) {
+        fprintf(stderr, "paddockd: --config: %s\n", err);
+        return 2;
+    }
+    int n = *argc - 2 + config_args.argc;
+    config_argv = calloc((size_t)n + 1, sizeof *config_argv);
+    if (!config_argv) {
+        fprintf(stderr, "paddockd: --config: out of memory\n");
+        return 2;
+    }
+    int j = 0;
+    for (int k = 0; k < first; k++)
+        config_argv[j++] = (*argv)[k];
+    for (int k = 0; k < config_args.argc; k++)
+        config_argv[j++] = config_args.argv[k];
+    for (int k = first; k < *argc; k++)
+        if (k != at && k != at + 1)
+            config_argv[j++] = (*argv)[k];
+    *argc = n;
+    *argv = config_argv;
+    return 0;
+}
 
 static void print_preset(const char *name, const char *description, void *ud)
 {
@@ -319,6 +413,12 @@ int main(int argc, char **argv)
                                           PDK_DEFAULT_PRESETS_DIR));
     }
 
+    if (serve) {
+        int rc = read_config(&argc, &argv, i);
+        if (rc != 0)
+            return rc;
+        rest = argc;
+    }
     for (; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
