@@ -242,14 +242,15 @@ static void body_bytes(pdk_agones *a, const char *p, size_t n)
 }
 
 /* Parses what the watch has sent so far: the headers, then the body,
- * de-chunked, line by line. false when the reply is not a 200. */
+ * de-chunked, line by line (a line past WATCH_LINE_MAX is cut there). false
+ * when the reply is not a 200 or its headers never end. */
 static bool watch_parse(pdk_agones *a)
 {
     size_t off = 0;
     if (!a->watch_headers_done) {
         char *end = memmem(a->in, a->in_len, "\r\n\r\n", 4);
         if (!end)
-            return true;
+            return a->in_len < REPLY_MAX; /* headers past 64 KiB: not the sidecar */
         *end = '\0';
         int code = 0;
         if (sscanf(a->in, "HTTP/1.%*d %d", &code) != 1 || code != 200)
