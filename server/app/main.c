@@ -148,9 +148,15 @@ static const pdk_config_option serve_options[] = {
 };
 
 /* What --config read, and the arguments it made: kept for the life of the
- * process (their strings are the configuration's). */
+ * process (their strings are the configuration's), freed at exit. */
 static pdk_config_args config_args;
 static char **config_argv;
+
+static void free_config(void)
+{
+    free(config_argv);
+    pdk_config_args_free(&config_args);
+}
 
 /* Splices --config FILE's flags in before the command line's (from index
  * first on), so that the command line's override them; *argc and *argv
@@ -180,6 +186,7 @@ static int read_config(int *argc, char ***argv, int first)
         fprintf(stderr, "paddockd: --config: %s\n", err);
         return 2;
     }
+    atexit(free_config);
     int n = *argc - 2 + config_args.argc;
     config_argv = calloc((size_t)n + 1, sizeof *config_argv);
     if (!config_argv) {
