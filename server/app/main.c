@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "config_file.h"
+#include "log_format.h"
 #include "sim/channels.h"
 #include "params.h"
 #include "replay.h"
@@ -34,6 +35,7 @@ static void usage(FILE *to)
             "                [--max-import-mb MB] [--max-conns-per-host N]\n"
             "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
             "                [--max-kept-bytes N[K|M|G]] [--drain-seconds S]\n"
+            "                [--log-format text|logfmt|json]\n"
             "                [--agones [--agones-export DIR] [--agones-health-s S]]\n"
             "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
             "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
@@ -126,6 +128,7 @@ static const pdk_config_option serve_options[] = {
     {"retain-days", PDK_CONFIG_VALUE},
     {"max-kept-bytes", PDK_CONFIG_VALUE},
     {"drain-seconds", PDK_CONFIG_VALUE},
+    {"log-format", PDK_CONFIG_VALUE},
     {"agones", PDK_CONFIG_SWITCH},
     {"agones-export", PDK_CONFIG_VALUE},
     {"agones-health-s", PDK_CONFIG_VALUE},
@@ -410,6 +413,7 @@ int main(int argc, char **argv)
     rcfg.db_path = "data/paddock.db";
     int rest = argc;
     bool demo_default = false;
+    pdk_log_format log_format = PDK_LOG_TEXT;
     bool serve = strcmp(cmd, "serve") == 0, run = strcmp(cmd, "run") == 0;
     bool verify = strcmp(cmd, "verify") == 0;
     uint64_t to_tick = 0;
@@ -569,6 +573,13 @@ int main(int argc, char **argv)
             if (!parse_double(argv[++i], &scfg.drain_seconds) || !(scfg.drain_seconds >= 0) ||
                 scfg.drain_seconds > 3600.0) {
                 fprintf(stderr, "paddockd: --drain-seconds: '%s' is not a time in [0, 3600] s\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (serve && strcmp(arg, "--log-format") == 0) {
+            NEED_VALUE();
+            if (!pdk_log_format_parse(argv[++i], &log_format)) {
+                fprintf(stderr, "paddockd: --log-format: '%s' is not text, logfmt or json\n",
                         argv[i]);
                 return 2;
             }
@@ -754,6 +765,11 @@ int main(int argc, char **argv)
         if (demo_default) {
             snprintf(demo, sizeof(demo), "%s/scripts/demo_route.json", presets_dir);
             scfg.demo_script = demo;
+        }
+        char err[160];
+        if (!pdk_log_format_install(log_format, err, sizeof err)) {
+            fprintf(stderr, "paddockd: --log-format: %s\n", err);
+            return 1;
         }
         return pdk_server_run(&scfg);
     }

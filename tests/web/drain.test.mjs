@@ -8,21 +8,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import http from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ErrorCode, GEAR_DRIVE, PADDOCKD, startServer, TcpClient, WsClient } from './paddock_client.mjs';
-
-function get(port, path) {
-  return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode, body }));
-    }).on('error', reject);
-  });
-}
+import { ErrorCode, GEAR_DRIVE, PADDOCKD, httpGet, startServer, TcpClient, WsClient } from './paddock_client.mjs';
 
 // A recorded session with a car driving and a state subscriber on c.
 async function drivingSession(c, name) {
@@ -70,7 +58,7 @@ describe('graceful drain', () => {
       assert.equal(notice.serverDraining.reason, 'SIGTERM');
       assert.equal(notice.serverDraining.sessions, 1);
     }
-    const ready = await get(srv.http, '/readyz');
+    const ready = await httpGet(srv.http, '/readyz');
     assert.equal(ready.status, 503);
     assert.match(ready.body, /^not ready: draining/);
     const refused = await owner.request({ sessionCreate: { name: 'too late' } });

@@ -7,11 +7,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ErrorCode, GEAR_DRIVE, SOURCE_DIR, startServer, TcpClient } from './paddock_client.mjs';
+import { ErrorCode, GEAR_DRIVE, SOURCE_DIR, httpGet, startServer, TcpClient } from './paddock_client.mjs';
 
 // deploy/install-deps.sh unpacks promtool into .tools/bin; PDK_PROMTOOL or
 // PATH may name another.
@@ -19,17 +18,6 @@ function promtool() {
   if (process.env.PDK_PROMTOOL) return process.env.PDK_PROMTOOL;
   const local = join(SOURCE_DIR, '.tools/bin/promtool');
   return existsSync(local) ? local : 'promtool';
-}
-
-function get(port, path) {
-  return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
-    }).on('error', reject);
-  });
 }
 
 // The exposition's samples: name -> [{labels, value}].
@@ -68,13 +56,13 @@ describe('metrics and health', () => {
   });
 
   test('livez and readyz answer 200 while serving', async () => {
-    const live = await get(srv.http, '/livez');
+    const live = await httpGet(srv.http, '/livez');
     assert.equal(live.status, 200);
     assert.equal(live.body, 'ok\n');
-    const ready = await get(srv.http, '/readyz');
+    const ready = await httpGet(srv.http, '/readyz');
     assert.equal(ready.status, 200);
     assert.equal(ready.body, 'ready\n');
-    const head = await get(srv.http, '/metrics');
+    const head = await httpGet(srv.http, '/metrics');
     assert.equal(head.status, 200);
     assert.match(head.headers['content-type'], /^text\/plain; version=0\.0\.4/);
   });
@@ -106,7 +94,7 @@ describe('metrics and health', () => {
     await sleep(1500);
 
     // During the run: the scrape as Prometheus would take it.
-    const live = await get(srv.http, '/metrics');
+    const live = await httpGet(srv.http, '/metrics');
     assert.equal(live.status, 200);
     const check = spawnSync(promtool(), ['check', 'metrics'], { input: live.body, encoding: 'utf8' });
     assert.equal(check.error, undefined, `promtool runs (deploy/install-deps.sh installs it): ${check.error}`);
@@ -136,7 +124,7 @@ describe('metrics and health', () => {
       assert.equal(paused.body, 'sessionControlReply', JSON.stringify(paused));
     }
     const listed = await c.request({ sessionList: {} });
-    const still = parse((await get(srv.http, '/metrics')).body);
+    const still = parse((await httpGet(srv.http, '/metrics')).body);
     for (const sessionId of ids) {
       const info = listed.sessionListReply.sessions.find((s) => s.sessionId === sessionId);
       const which = { session: String(sessionId) };

@@ -4,6 +4,7 @@
 // the Frame type loaded by protobufjs from proto/paddock/v1/paddock.proto.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,18 @@ const root = protobuf.loadSync(join(SOURCE_DIR, 'proto/paddock/v1/paddock.proto'
 export const Frame = root.lookupType('paddock.v1.Frame');
 export const ErrorCode = root.lookupEnum('paddock.v1.ErrorCode').values;
 export const GEAR_DRIVE = root.lookupEnum('paddock.v1.Gear').values.GEAR_DRIVE;
+
+// GET of path on 127.0.0.1:port: the status, headers and body as text.
+export function httpGet(port, path) {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
+    }).on('error', reject);
+  });
+}
 
 export function encodeFrame(obj) {
   return Frame.encode(Frame.fromObject(obj)).finish();
