@@ -35,7 +35,7 @@ static void usage(FILE *to)
             "                [--max-import-mb MB] [--max-conns-per-host N]\n"
             "                [--retain-bytes N[K|M|G]] [--retain-days D]\n"
             "                [--max-kept-bytes N[K|M|G]] [--drain-seconds S]\n"
-            "                [--log-format text|logfmt|json]\n"
+            "                [--log-format text|logfmt|json] [--rt-priority N]\n"
             "                [--agones [--agones-export DIR] [--agones-health-s S]]\n"
             "                [--http HOST:PORT] [--web-root DIR] [--hello-timeout S]\n"
             "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
@@ -129,6 +129,7 @@ static const pdk_config_option serve_options[] = {
     {"max-kept-bytes", PDK_CONFIG_VALUE},
     {"drain-seconds", PDK_CONFIG_VALUE},
     {"log-format", PDK_CONFIG_VALUE},
+    {"rt-priority", PDK_CONFIG_VALUE},
     {"agones", PDK_CONFIG_SWITCH},
     {"agones-export", PDK_CONFIG_VALUE},
     {"agones-health-s", PDK_CONFIG_VALUE},
@@ -573,6 +574,13 @@ int main(int argc, char **argv)
             if (!parse_double(argv[++i], &scfg.drain_seconds) || !(scfg.drain_seconds >= 0) ||
                 scfg.drain_seconds > 3600.0) {
                 fprintf(stderr, "paddockd: --drain-seconds: '%s' is not a time in [0, 3600] s\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (serve && strcmp(arg, "--rt-priority") == 0) {
+            NEED_VALUE();
+            if (!parse_int(argv[++i], 0, 99, &scfg.rt_priority)) {
+                fprintf(stderr, "paddockd: --rt-priority: '%s' is not a whole number 0..99\n",
                         argv[i]);
                 return 2;
             }

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -724,6 +726,45 @@ static int start_http(pdk_server *srv, const pdk_net_callbacks *cb)
     return 0;
 }
 
+static void pool_warm_work(uv_work_t *req)
+{
+    (void)req;
+}
+
+static void pool_warm_done(uv_work_t *req, int status)
+{
+    (void)req;
+    (void)status;
+}
+
+/* --rt-priority: the loop thread, which runs the ticks, at SCHED_FIFO.
+ * A thread takes its creator's policy, so every other thread is started
+ * first at the ordinary one: the step threads, the store's writer and the
+ * Agones agent already are, and libuv starts its whole pool at its first
+ * job, queued here. -1 after saying why. */
+static int set_rt_priority(pdk_server *srv)
+{
+    int n = srv->cfg.rt_priority;
+    if (uv_queue_work(&srv->loop, &srv->pool_warm, pool_warm_work, pool_warm_done) != 0) {
+        fprintf(stderr, "paddockd: --rt-priority %d: cannot start libuv's pool first\n", n);
+        return -1;
+    }
+    struct sched_param sp = {.sched_priority = n};
+    int r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (r != 0) {
+        fprintf(stderr,
+                "paddockd: --rt-priority %d: cannot run the loop thread at SCHED_FIFO (%s): give "
+                "the service LimitRTPRIO=%d (or CAP_SYS_NICE)\n",
+                n, strerror(r), n);
+        return -1;
+    }
+    printf("paddockd: the loop thread runs the ticks at SCHED_FIFO priority %d; the other "
+           "threads at the ordinary policy\n",
+           n);
+    fflush(stdout);
+    return 0;
+}
+
 /* Sessions an earlier paddockd left running (killed, crashed) are marked
  * interrupted before any session of this one runs. */
 static int mark_interrupted(pdk_server *srv)
@@ -999,7 +1040,8 @@ pdk_server *pdk_server_start(const pdk_server_config *config)
                     "loop\n",
                     srv->cfg.step_threads, uv_strerror(sr));
     }
-    if (srv->cfg.agones && pdk_server_agones_start(srv) != 0) {
+    if ((srv->cfg.agones && pdk_server_agones_start(srv) != 0) ||
+        (srv->cfg.rt_priority > 0 && set_rt_priority(srv) != 0)) {
         stop_now(srv, "terminated");
         uv_run(&srv->loop, UV_RUN_DEFAULT);
         return start_failed(srv);

@@ -62,6 +62,9 @@ typedef struct pdk_server_config {
      * their clients closed them all), then the stop. 0 (the default):
      * SIGTERM stops at once, as SIGINT always does. */
     double drain_seconds;
+    /* The loop thread (the ticks) at SCHED_FIFO of this priority, 1..99,
+     * every other thread at the ordinary policy; 0 (the default): none. */
+    int rt_priority;
     /* --agones: speak the Agones SDK (server_agones.c): /ready, /health
      * every agones_health_s, the allocated session made from the
      * GameServer's labels, exported into agones_export_dir when it ends,

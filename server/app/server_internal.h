@@ -314,6 +314,7 @@ typedef struct pdk_server {
     } agones;
     bool draining;
     uv_timer_t drain_timer;
+    uv_work_t pool_warm;     /* starts libuv's pool before --rt-priority (server.c) */
     uint64_t drain_until_ms; /* uv_now when the drain's time is up */
 
     pdk_server_stats stats;
