@@ -93,8 +93,9 @@ static void histogram(page *p, const char *name, const char *labels, const bound
     }
     seen += buckets[n_bounds];
     put(p, "%s_bucket{%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, seen);
-    /* The braces stay when labels is "": the format allows {}, but a
-     * label-free series reads better without them. */
+    /* _sum and _count take the labels without le's trailing comma, and
+     * no braces when there are none (the format allows {}, but a
+     * label-free series reads better without). */
     if (labels[0] != '\0') {
         size_t len = strlen(labels);
         put(p, "%s_sum{%.*s} %.9f\n", name, (int)(len - 1), labels, (double)sum_ns / NS_PER_S_F);
