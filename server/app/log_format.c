@@ -221,9 +221,16 @@ static ssize_t sink_write(void *cookie, const char *data, size_t n)
     return (ssize_t)n;
 }
 
+/* The two streams' state, for the life of the process; held here too, as
+ * LeakSanitizer finds no pointer to it inside glibc's cookie stream. */
+static sink *sinks[2];
+
 static int sink_close(void *cookie)
 {
     emit(cookie);
+    for (int i = 0; i < 2; i++)
+        if (sinks[i] == cookie)
+            sinks[i] = NULL;
     free(cookie);
     return 0;
 }
@@ -252,6 +259,7 @@ bool pdk_log_format_install(pdk_log_format format, char *err, size_t err_len)
             return false;
         }
         setvbuf(f, NULL, _IOLBF, 0);
+        sinks[i] = s;
         *streams[i] = f;
     }
     return true;
