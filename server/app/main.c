@@ -89,6 +89,19 @@ static bool parse_double(const char *text, double *out)
     return true;
 }
 
+/* A flag's value that is a time in [lo, hi] seconds into *out; false after
+ * saying on stderr what was wrong, naming the flag. */
+static bool parse_seconds(const char *flag, const char *text, double lo, double hi, double *out)
+{
+    double v;
+    if (!parse_double(text, &v) || !(v >= lo) || v > hi) {
+        fprintf(stderr, "paddockd: %s: '%s' is not a time in [%g, %g] s\n", flag, text, lo, hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 static bool parse_int(const char *text, long min, long max, int *out)
 {
     char *end;
@@ -571,12 +584,8 @@ int main(int argc, char **argv)
                 scfg.limits.out_soft_bytes = scfg.limits.max_frame_bytes;
         } else if (serve && strcmp(arg, "--drain-seconds") == 0) {
             NEED_VALUE();
-            if (!parse_double(argv[++i], &scfg.drain_seconds) || !(scfg.drain_seconds >= 0) ||
-                scfg.drain_seconds > 3600.0) {
-                fprintf(stderr, "paddockd: --drain-seconds: '%s' is not a time in [0, 3600] s\n",
-                        argv[i]);
+            if (!parse_seconds(arg, argv[++i], 0.0, 3600.0, &scfg.drain_seconds))
                 return 2;
-            }
         } else if (serve && strcmp(arg, "--rt-priority") == 0) {
             NEED_VALUE();
             if (!parse_int(argv[++i], 0, 99, &scfg.rt_priority)) {
@@ -598,20 +607,12 @@ int main(int argc, char **argv)
             scfg.agones_export_dir = argv[++i];
         } else if (serve && strcmp(arg, "--agones-health-s") == 0) {
             NEED_VALUE();
-            if (!parse_double(argv[++i], &scfg.agones_health_s) || !(scfg.agones_health_s >= 0.1) ||
-                scfg.agones_health_s > 60.0) {
-                fprintf(stderr, "paddockd: --agones-health-s: '%s' is not a time in [0.1, 60] s\n",
-                        argv[i]);
+            if (!parse_seconds(arg, argv[++i], 0.1, 60.0, &scfg.agones_health_s))
                 return 2;
-            }
         } else if (serve && strcmp(arg, "--hello-timeout") == 0) {
             NEED_VALUE();
-            if (!parse_double(argv[++i], &scfg.hello_timeout_s) || !(scfg.hello_timeout_s >= 0.1) ||
-                scfg.hello_timeout_s > 3600.0) {
-                fprintf(stderr, "paddockd: --hello-timeout: '%s' is not a time in [0.1, 3600] s\n",
-                        argv[i]);
+            if (!parse_seconds(arg, argv[++i], 0.1, 3600.0, &scfg.hello_timeout_s))
                 return 2;
-            }
         } else if (serve && strcmp(arg, "--max-queued-jobs") == 0) {
             NEED_VALUE();
             int n;
@@ -671,13 +672,8 @@ int main(int argc, char **argv)
             scfg.max_inputs_per_tick = (uint32_t)n;
         } else if (serve && strcmp(arg, "--frame-timeout") == 0) {
             NEED_VALUE();
-            double s;
-            if (!parse_double(argv[++i], &s) || !(s >= 0.1) || s > 3600.0) {
-                fprintf(stderr, "paddockd: --frame-timeout: '%s' is not a time in [0.1, 3600] s\n",
-                        argv[i]);
+            if (!parse_seconds(arg, argv[++i], 0.1, 3600.0, &scfg.limits.frame_timeout_seconds))
                 return 2;
-            }
-            scfg.limits.frame_timeout_seconds = s;
         } else if (serve && strcmp(arg, "--max-partial-mb") == 0) {
             NEED_VALUE();
             int mb;
