@@ -43,6 +43,13 @@ static void family(page *p, const char *name, const char *type, const char *help
     put(p, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A metric of one series without labels, a whole number. */
+static void scalar(page *p, const char *name, const char *type, const char *help, uint64_t v)
+{
+    family(p, name, type, help);
+    put(p, "%s %" PRIu64 "\n", name, v);
+}
+
 /* A label value as the format wants it: backslash, double quote and line
  * feed escaped. Longer values are cut (a session name is at most 64 bytes). */
 static const char *label_value(char *out, size_t cap, const char *in)
@@ -166,18 +173,16 @@ static void server_metrics(page *p, const pdk_server *srv)
     family(p, "paddock_uptime_seconds", "gauge", "Seconds since paddockd started serving.");
     put(p, "paddock_uptime_seconds %.3f\n",
         (double)(uv_now(&srv->loop) - srv->started_ms) / 1000.0);
-    family(p, "paddock_ready", "gauge",
-           "1 while /readyz answers 200: not stopping and the disk not full.");
-    put(p, "paddock_ready %d\n", pdk_server_ready(srv, NULL, 0) ? 1 : 0);
-    family(p, "paddock_sessions", "gauge", "Sessions open now.");
-    put(p, "paddock_sessions %zu\n", srv->table.n);
-    family(p, "paddock_sessions_max", "gauge", "Sessions allowed at once (--max-sessions).");
-    put(p, "paddock_sessions_max %d\n", srv->cfg.max_sessions);
-    family(p, "paddock_world_bytes", "gauge",
-           "Memory of all sessions' worlds, as --max-world-mb counts it.");
-    put(p, "paddock_world_bytes %zu\n", srv->table.world_bytes);
-    family(p, "paddock_world_bytes_max", "gauge", "The --max-world-mb limit in bytes.");
-    put(p, "paddock_world_bytes_max %zu\n", srv->cfg.max_world_bytes);
+    scalar(p, "paddock_ready", "gauge",
+           "1 while /readyz answers 200: not stopping and the disk not full.",
+           pdk_server_ready(srv, NULL, 0) ? 1 : 0);
+    scalar(p, "paddock_sessions", "gauge", "Sessions open now.", srv->table.n);
+    scalar(p, "paddock_sessions_max", "gauge", "Sessions allowed at once (--max-sessions).",
+           srv->cfg.max_sessions);
+    scalar(p, "paddock_world_bytes", "gauge",
+           "Memory of all sessions' worlds, as --max-world-mb counts it.", srv->table.world_bytes);
+    scalar(p, "paddock_world_bytes_max", "gauge", "The --max-world-mb limit in bytes.",
+           srv->cfg.max_world_bytes);
 
     static const char *const roles[] = {"admin", "operator", "driver", "autonomy", "viewer",
                                         "none"};
@@ -196,20 +201,20 @@ static void server_metrics(page *p, const pdk_server *srv)
     pdk_conn_stats sum;
     size_t queued_max;
     conn_totals(srv, &sum, &queued_max);
-    family(p, "paddock_received_bytes_total", "counter",
+    scalar(p, "paddock_received_bytes_total", "counter",
            "Bytes of the messages received from clients (TCP's length prefixes included, "
-           "TLS and WebSocket framing not).");
-    put(p, "paddock_received_bytes_total %" PRIu64 "\n", sum.bytes_in);
-    family(p, "paddock_sent_bytes_total", "counter",
-           "Bytes of the messages written to clients, counted as received bytes are.");
-    put(p, "paddock_sent_bytes_total %" PRIu64 "\n", sum.bytes_out);
-    family(p, "paddock_received_frames_total", "counter", "Messages received from clients.");
-    put(p, "paddock_received_frames_total %" PRIu64 "\n", sum.frames_in);
-    family(p, "paddock_sent_frames_total", "counter", "Messages written to clients.");
-    put(p, "paddock_sent_frames_total %" PRIu64 "\n", sum.frames_out);
-    family(p, "paddock_state_frames_dropped_total", "counter",
-           "State and stats frames replaced or dropped for slow readers (latest wins).");
-    put(p, "paddock_state_frames_dropped_total %" PRIu64 "\n", sum.state_dropped);
+           "TLS and WebSocket framing not).",
+           sum.bytes_in);
+    scalar(p, "paddock_sent_bytes_total", "counter",
+           "Bytes of the messages written to clients, counted as received bytes are.",
+           sum.bytes_out);
+    scalar(p, "paddock_received_frames_total", "counter", "Messages received from clients.",
+           sum.frames_in);
+    scalar(p, "paddock_sent_frames_total", "counter", "Messages written to clients.",
+           sum.frames_out);
+    scalar(p, "paddock_state_frames_dropped_total", "counter",
+           "State and stats frames replaced or dropped for slow readers (latest wins).",
+           sum.state_dropped);
     family(p, "paddock_refused_total", "counter",
            "Error frames sent to clients, by code (paddock.v1.ErrorCode).");
     for (int code = 1; code < PDK_ERROR_COUNT; code++) {
@@ -218,35 +223,30 @@ static void server_metrics(page *p, const pdk_server *srv)
         put(p, "paddock_refused_total{code=\"%s\"} %" PRIu64 "\n",
             strncmp(name, "PDK_ERR_", 8) == 0 ? name + 8 : name, sum.errors[code]);
     }
-    family(p, "paddock_output_queue_bytes_max", "gauge",
-           "The largest output queue of a connection now, bytes.");
-    put(p, "paddock_output_queue_bytes_max %zu\n", queued_max);
-    family(p, "paddock_partial_frame_bytes", "gauge",
-           "Buffer held for frames still arriving, all connections (--max-partial-mb).");
-    put(p, "paddock_partial_frame_bytes %zu\n", srv->partial.held_bytes);
+    scalar(p, "paddock_output_queue_bytes_max", "gauge",
+           "The largest output queue of a connection now, bytes.", queued_max);
+    scalar(p, "paddock_partial_frame_bytes", "gauge",
+           "Buffer held for frames still arriving, all connections (--max-partial-mb).",
+           srv->partial.held_bytes);
 }
 
 static void store_metrics(page *p, const pdk_server *srv)
 {
     pdk_store_stats ws;
     pdk_store_stats_get(srv->store, &ws);
-    family(p, "paddock_store_queued_records", "gauge",
-           "Records waiting for the store's writer, the batch it is writing included.");
-    put(p, "paddock_store_queued_records %" PRIu64 "\n", ws.queued);
-    family(p, "paddock_store_written_records_total", "counter", "Records committed.");
-    put(p, "paddock_store_written_records_total %" PRIu64 "\n", ws.written);
-    family(p, "paddock_store_failed_records_total", "counter",
-           "Records SQLite refused (each logged).");
-    put(p, "paddock_store_failed_records_total %" PRIu64 "\n", ws.failed);
-    family(p, "paddock_store_lost_records_total", "counter",
-           "Records given up when the store closed on a full disk.");
-    put(p, "paddock_store_lost_records_total %" PRIu64 "\n", ws.lost);
-    family(p, "paddock_store_disk_full", "gauge",
-           "1 while the disk holding the database is full (records kept in memory).");
-    put(p, "paddock_store_disk_full %d\n", ws.disk_full ? 1 : 0);
-    family(p, "paddock_store_read_only", "gauge",
-           "1 when the database was opened read-only (started on a full disk).");
-    put(p, "paddock_store_read_only %d\n", pdk_store_read_only(srv->store) ? 1 : 0);
+    scalar(p, "paddock_store_queued_records", "gauge",
+           "Records waiting for the store's writer, the batch it is writing included.", ws.queued);
+    scalar(p, "paddock_store_written_records_total", "counter", "Records committed.", ws.written);
+    scalar(p, "paddock_store_failed_records_total", "counter",
+           "Records SQLite refused (each logged).", ws.failed);
+    scalar(p, "paddock_store_lost_records_total", "counter",
+           "Records given up when the store closed on a full disk.", ws.lost);
+    scalar(p, "paddock_store_disk_full", "gauge",
+           "1 while the disk holding the database is full (records kept in memory).",
+           ws.disk_full ? 1 : 0);
+    scalar(p, "paddock_store_read_only", "gauge",
+           "1 when the database was opened read-only (started on a full disk).",
+           pdk_store_read_only(srv->store) ? 1 : 0);
     family(p, "paddock_store_commit_seconds", "histogram",
            "How long the writer took to write and commit a batch, BEGIN to COMMIT.");
     bounds commit = bounds_of(pdk_store_commit_bounds_ns, PDK_STORE_COMMIT_BOUNDS);
@@ -255,9 +255,9 @@ static void store_metrics(page *p, const pdk_server *srv)
            "CPU time of the store's writer thread.");
     put(p, "paddock_store_writer_cpu_seconds_total %.6f\n",
         (double)ws.writer_cpu_ns / NS_PER_S_F);
-    family(p, "paddock_store_file_bytes", "gauge",
-           "The recordings database on disk, its write-ahead log included.");
-    put(p, "paddock_store_file_bytes %" PRIu64 "\n", store_file_bytes(srv->cfg.db_path));
+    scalar(p, "paddock_store_file_bytes", "gauge",
+           "The recordings database on disk, its write-ahead log included.",
+           store_file_bytes(srv->cfg.db_path));
 
     pdk_server_job_count jobs[PDK_SERVER_JOB_KINDS];
     size_t n = pdk_server_jobs_count(&srv->jobs, jobs);
