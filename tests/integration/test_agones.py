@@ -17,7 +17,6 @@ real paddockd, its real database and the Python client:
 Run by ctest as integration_agones (PADDOCKD, PYTHONPATH to build/python)."""
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -26,11 +25,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agones_sdk import SDK  # noqa: E402
+from serving import PADDOCKD, Paddockd, data_args  # noqa: E402
 
 import paddock  # noqa: E402
 
-SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PADDOCKD = os.environ.get("PADDOCKD", os.path.join(SOURCE, "build", "bin", "paddockd"))
 HEALTH_S = 0.25
 
 
@@ -45,46 +43,21 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Paddockd:
-    def __init__(self, tmp, sdk_port, extra=()):
-        self.log_path = os.path.join(tmp, "paddockd.log")
-        self.db = os.path.join(tmp, "paddock.db")
-        self.exports = os.path.join(tmp, "exports")
-        env = dict(os.environ, AGONES_SDK_HTTP_PORT=str(sdk_port))
-        with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen(
-                [PADDOCKD, "serve", "--listen", "127.0.0.1:0", "--db", self.db,
-                 "--presets", os.path.join(SOURCE, "presets"),
-                 "--migrations", os.path.join(SOURCE, "migrations"),
-                 "--agones", "--agones-health-s", str(HEALTH_S), "--agones-export", self.exports,
-                 *extra], stdout=log, stderr=subprocess.STDOUT, env=env)
-        self.port = int(self.wait_log(r"\) listening on 127\.0\.0\.1:(\d+)", 20).group(1))
-
-    def log(self):
-        with open(self.log_path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-
-    def wait_log(self, pattern, timeout_s):
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            m = re.search(pattern, self.log())
-            if m:
-                return m
-            if self.proc.poll() is not None:
-                raise AssertionError(f"paddockd exited {self.proc.returncode}:\n{self.log()}")
-            time.sleep(0.02)
-        raise AssertionError(f"no /{pattern}/ in paddockd's log within {timeout_s} s:\n{self.log()}")
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+def agones_paddockd(tmp, sdk_port, extra=()):
+    """paddockd --agones in tmp, the SDK at sdk_port; its export folder as
+    .exports."""
+    exports = os.path.join(tmp, "exports")
+    srv = Paddockd(tmp, ["--listen", "127.0.0.1:0"] + data_args(tmp) +
+                   ["--agones", "--agones-health-s", str(HEALTH_S), "--agones-export", exports,
+                    *extra], env={"AGONES_SDK_HTTP_PORT": str(sdk_port)})
+    srv.exports = exports
+    return srv
 
 
 def allocated_session_runs_then_shutdown():
     with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
         sdk_port = free_port()
-        srv = Paddockd(tmp, sdk_port, ["--drain-seconds", "5"])
+        srv = agones_paddockd(tmp, sdk_port, ["--drain-seconds", "5"])
         try:
             srv.wait_log(r"agones: waiting for the SDK sidecar on 127\.0\.0\.1:%d" % sdk_port, 5)
             time.sleep(1.5)
@@ -141,15 +114,14 @@ def allocation_without_label_makes_no_session():
     with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
         sdk_port = free_port()
         sdk = SDK(sdk_port)
-        srv = Paddockd(tmp, sdk_port)
+        srv = agones_paddockd(tmp, sdk_port)
         try:
             check(sdk.wait_call("/ready", 10) is not None, "ready")
             sdk.allocate({"team": "blue"})
             srv.wait_log(r"agones: allocated without a paddock\.dev/session label", 10)
             with paddock.Client("127.0.0.1", srv.port, name="agones-test") as c:
                 check(c.list_sessions() == [], "no session made")
-            srv.proc.send_signal(signal.SIGTERM)
-            check(srv.proc.wait(timeout=15) == 0, srv.log())
+            srv.stop()
             check(sdk.count("/shutdown") == 0, "SIGTERM is the cluster's doing: no /shutdown")
         finally:
             sdk.close()

@@ -14,53 +14,20 @@ real paddockd and the Python client:
 Run by ctest as integration_config (PADDOCKD, PYTHONPATH to build/python)."""
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 import paddock
 from paddock import errors
+from serving import PADDOCKD, SOURCE, Paddockd, data_args
 
-SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PADDOCKD = os.environ.get("PADDOCKD", os.path.join(SOURCE, "build", "bin", "paddockd"))
 SHIPPED = os.path.join(SOURCE, "deploy", "paddockd.conf")
 
 
 def check(cond, what):
     if not cond:
         raise AssertionError(what)
-
-
-def local(tmp):
-    return ["--db", os.path.join(tmp, "p.db"), "--presets", os.path.join(SOURCE, "presets"),
-            "--migrations", os.path.join(SOURCE, "migrations")]
-
-
-class Serving:
-    def __init__(self, args):
-        self.log = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([PADDOCKD, "serve"] + args, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            m = re.search(r"\) listening on 127\.0\.0\.1:(\d+)", self.text())
-            if m:
-                self.port = int(m.group(1))
-                return
-            check(self.proc.poll() is None, f"paddockd exited {self.proc.returncode}:\n{self.text()}")
-            time.sleep(0.02)
-        raise AssertionError(f"paddockd did not listen:\n{self.text()}")
-
-    def text(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        code = self.proc.wait(timeout=30)
-        check(code == 0, f"exit status {code}:\n{self.text()}")
 
 
 def shipped_file_lists_every_option_and_serves():
@@ -74,7 +41,7 @@ def shipped_file_lists_every_option_and_serves():
     check(flags <= named, f"deploy/paddockd.conf lacks {sorted(flags - named)}")
     check(named <= flags, f"deploy/paddockd.conf names options serve lacks: {sorted(named - flags)}")
     with tempfile.TemporaryDirectory(prefix="pdk-config-") as tmp:
-        srv = Serving(["--config", SHIPPED, "--listen", "127.0.0.1:0"] + local(tmp))
+        srv = Paddockd(tmp, ["--config", SHIPPED, "--listen", "127.0.0.1:0"] + data_args(tmp))
         srv.stop()
     print(f"integration_config: deploy/paddockd.conf names all {len(flags)} options and serves")
 
@@ -86,7 +53,7 @@ def file_values_hold_and_flags_override():
             f.write("# one session at a time\nlisten = 127.0.0.1:0\n  max-sessions = 1  \n"
                     "agones = false\n")
         for extra, allowed in (([], 1), (["--max-sessions", "2"], 2)):
-            srv = Serving(["--config", conf] + local(tmp) + extra)
+            srv = Paddockd(tmp, ["--config", conf] + data_args(tmp) + extra)
             try:
                 with paddock.Client("127.0.0.1", srv.port, name="config-test") as c:
                     c.create_session("first")
@@ -118,7 +85,7 @@ def wrong_files_are_refused():
         for body, want in cases:
             with open(path, "w") as f:
                 f.write(body)
-            r = subprocess.run([PADDOCKD, "serve", "--config", path] + local(tmp),
+            r = subprocess.run([PADDOCKD, "serve", "--config", path] + data_args(tmp),
                                capture_output=True, text=True, timeout=30)
             check(r.returncode == 2, f"{body!r}: exit {r.returncode}\n{r.stdout}{r.stderr}")
             check(re.search(want, r.stderr), f"{body!r}: no /{want}/ in: {r.stderr}")

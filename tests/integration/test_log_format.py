@@ -10,16 +10,14 @@ Run by ctest as integration_log_format (PADDOCKD, PYTHONPATH to build/python).""
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import tempfile
 import time
 
 import paddock
+from serving import PADDOCKD, Paddockd, data_args
 
-SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PADDOCKD = os.environ.get("PADDOCKD", os.path.join(SOURCE, "build", "bin", "paddockd"))
 TS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 LOGFMT = re.compile(r'^ts=(\S+) level=(info|warn|error) component=(server|net|store|agones) '
                     r'msg="((?:[^"\\]|\\.)*)"$')
@@ -51,38 +49,25 @@ def events(fmt, text, stream):
 
 def run(fmt):
     with tempfile.TemporaryDirectory(prefix="pdk-log-") as tmp:
-        out_path, err_path = os.path.join(tmp, "out"), os.path.join(tmp, "err")
-        with open(out_path, "w") as out, open(err_path, "w") as err:
-            proc = subprocess.Popen(
-                [PADDOCKD, "serve", "--log-format", fmt, "--listen", "127.0.0.1:0",
-                 "--db", os.path.join(tmp, "p.db"), "--presets", os.path.join(SOURCE, "presets"),
-                 "--migrations", os.path.join(SOURCE, "migrations")], stdout=out, stderr=err)
+        srv = Paddockd(tmp, ["--log-format", fmt, "--listen", "127.0.0.1:0"] + data_args(tmp),
+                       split=True)
         try:
-            port = None
-            deadline = time.monotonic() + 20
-            while port is None and time.monotonic() < deadline:
-                m = re.search(r"listening on 127\.0\.0\.1:(\d+)", open(out_path).read())
-                port = int(m.group(1)) if m else None
-                time.sleep(0.02)
-            check(port, f"paddockd listens: {open(out_path).read()}{open(err_path).read()}")
-            with paddock.Client("127.0.0.1", port, name="log-test") as c:
+            with paddock.Client("127.0.0.1", srv.port, name="log-test") as c:
                 s = c.create_session("logged").session_id
                 c.spawn(s, "ref1_sedan")
                 c.close_session(s)
             # A frame whose length prefix runs past ten bytes: refused, closed.
-            with socket.create_connection(("127.0.0.1", port)) as raw:
+            with socket.create_connection(("127.0.0.1", srv.port)) as raw:
                 raw.sendall(b"\xff" * 11)
                 raw.settimeout(5)
                 while raw.recv(4096):
                     pass
             time.sleep(0.2)
-            proc.send_signal(signal.SIGTERM)
-            check(proc.wait(timeout=30) == 0, "exit status 0")
+            srv.stop()
         finally:
-            if proc.poll() is None:
-                proc.kill()
-        outs = events(fmt, open(out_path).read(), "stdout")
-        errs = events(fmt, open(err_path).read(), "stderr")
+            srv.kill()
+        outs = events(fmt, srv.read(srv.out_path), "stdout")
+        errs = events(fmt, srv.read(srv.err_path), "stderr")
     check(all(e["level"] == "info" for e in outs), "stdout's events are info")
     check(all(e["level"] in ("warn", "error") for e in errs), "stderr's events are warn or error")
     check(any(e["component"] == "server" and re.search(r"\) listening on 127\.0\.0\.1:\d+", e["msg"])
