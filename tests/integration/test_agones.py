@@ -12,6 +12,8 @@ real paddockd, its real database and the Python client:
 - the recording is exported into --agones-export, /shutdown follows, and
   paddockd stops with exit status 0; the exported file verifies;
 - an allocation without the label makes no session, and a SIGTERM ends it;
+- an allocation naming a world that is not a preset, and an export folder
+  that cannot be made, are said and end in /shutdown;
 - an AGONES_SDK_HTTP_PORT that is not a port stops paddockd at start.
 
 Run by ctest as integration_agones (PADDOCKD, PYTHONPATH to build/python)."""
@@ -129,6 +131,45 @@ def allocation_without_label_makes_no_session():
     print("integration_agones: an allocation without the session label: ok")
 
 
+def allocations_that_cannot_be_served_shut_down():
+    """A world that is not a preset: no session, said, and /shutdown. An
+    export folder that cannot be made: said, the recording kept in the
+    database, and /shutdown all the same."""
+    with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
+        sdk_port = free_port()
+        sdk = SDK(sdk_port)
+        srv = agones_paddockd(tmp, sdk_port)
+        try:
+            check(sdk.wait_call("/ready", 10) is not None, "ready")
+            sdk.allocate({"paddock.dev/session": "m", "paddock.dev/world": "no_such_world"})
+            srv.wait_log(r'allocated, but session "m" \(world no_such_world\) cannot be made: .*'
+                         r'no_such_world.*; shutting down', 10)
+            check(sdk.wait_call("/shutdown", 10) is not None, "/shutdown")
+            check(srv.proc.wait(timeout=15) == 0, srv.log())
+        finally:
+            sdk.close()
+            srv.kill()
+    with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
+        sdk_port = free_port()
+        sdk = SDK(sdk_port)
+        srv = agones_paddockd(tmp, sdk_port, ["--agones-export", "/dev/null/exports"])
+        try:
+            check(sdk.wait_call("/ready", 10) is not None, "ready")
+            sdk.allocate({"paddock.dev/session": "kept"})
+            sid = int(srv.wait_log(r'allocated: session (\d+) "kept"', 10).group(1))
+            with paddock.Client("127.0.0.1", srv.port, name="agones-test") as c:
+                c.close_session(sid)
+            srv.wait_log(r"agones: cannot export into /dev/null/exports: Not a directory; "
+                         r"session %d stays in the database only" % sid, 10)
+            check(sdk.wait_call("/shutdown", 10) is not None, "/shutdown")
+            check(srv.proc.wait(timeout=15) == 0, srv.log())
+        finally:
+            sdk.close()
+            srv.kill()
+    print("integration_agones: an unknown world and an export folder that cannot be made: "
+          "said, then shutdown: ok")
+
+
 def a_bad_sdk_port_is_refused_at_start():
     with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
         env = dict(os.environ, AGONES_SDK_HTTP_PORT="notaport")
@@ -143,4 +184,5 @@ def a_bad_sdk_port_is_refused_at_start():
 if __name__ == "__main__":
     allocated_session_runs_then_shutdown()
     allocation_without_label_makes_no_session()
+    allocations_that_cannot_be_served_shut_down()
     a_bad_sdk_port_is_refused_at_start()

@@ -80,6 +80,8 @@ def wrong_files_are_refused():
             ("auth =\n", r"bad\.conf:1: 'auth' has no value"),
             ("max-sessions = lots\n", r"--max-sessions: 'lots' is not a whole number"),
             ("listen = 1.2.3.4:9\x00\n", r"bad\.conf: holds a NUL byte"),
+            ("# ok\ndb = " + "a" * 5000 + "\n", r"bad\.conf:2: a line longer than 4096 bytes"),
+            ("# a comment line\n" * 70000, r"bad\.conf: larger than 1 MiB: not a configuration file"),
         ]
         path = os.path.join(tmp, "bad.conf")
         for body, want in cases:
