@@ -16,6 +16,7 @@
 #include "dbw/dbw.h"
 #include "math/hash.h"
 #include "sim/builds.h"
+#include "sim/snapshot.h"
 #include "sim/vehicle_def.h"
 #include "sim/world.h"
 #include "vehicle/four_wheel.h"
@@ -45,6 +46,9 @@ typedef union pdk_model_record {
     pdk_fw_record fw;
     pdk_st_record st;
 } pdk_model_record;
+
+/* The most spans a model's record part is made of (pdk_model_ops). */
+#define PDK_MODEL_RECORD_SPANS 2
 
 /* The state hash's words for count live vehicles of one model, slots in
  * id order, each as world_internal.h has it (id, the model's state and
@@ -142,8 +146,11 @@ typedef struct pdk_model_ops {
     void (*contact_push)(pdk_world *world, uint32_t slot, const double dvel[3],
                          const double domega_body[3], const double dpos[3]);
 
-    /* The vehicle's record part, written into a zeroed r. */
-    void (*snapshot)(const pdk_world *world, uint32_t slot, pdk_model_record *r);
+    /* The vehicle's record part as spans of the world's memory, offsets
+     * within pdk_model_record, in order, each offset and length a multiple
+     * of 8 (the rest of the part is zero); returns how many (at most
+     * PDK_MODEL_RECORD_SPANS). */
+    int (*record_spans)(const pdk_world *world, uint32_t slot, pdk_record_span *out);
     /* Why r cannot be laid over a vehicle spawned from def (its kind), or
      * NULL. */
     const char *(*record_problem)(const pdk_model_record *r, const pdk_vehicle_def *def);

@@ -497,10 +497,16 @@ static void contact_push(pdk_world *world, uint32_t slot, const double dvel[3],
     }
 }
 
-static void snapshot(const pdk_world *world, uint32_t slot, pdk_model_record *r)
+static int record_spans(const pdk_world *world, uint32_t slot, pdk_record_span *out)
 {
-    r->fw.state = fw_state_of(world)[slot];
-    r->fw.cmd = fw_cmd_of(world)[slot];
+    _Static_assert(sizeof(pdk_fw_state) % 8u == 0u && offsetof(pdk_fw_record, cmd) % 8u == 0u &&
+                       sizeof(pdk_fw_cmd) % 8u == 0u,
+                   "the record's spans are whole words");
+    out[0] = (pdk_record_span){offsetof(pdk_fw_record, state), sizeof(pdk_fw_state),
+                               &fw_state_of(world)[slot]};
+    out[1] = (pdk_record_span){offsetof(pdk_fw_record, cmd), sizeof(pdk_fw_cmd),
+                               &fw_cmd_of(world)[slot]};
+    return 2;
 }
 
 static const char *record_problem(const pdk_model_record *r, const pdk_vehicle_def *def)
@@ -672,7 +678,7 @@ const pdk_model_ops pdk_model_four_wheel = {
     .contact_body = contact_body,
     .contact_prefetch = contact_prefetch,
     .contact_push = contact_push,
-    .snapshot = snapshot,
+    .record_spans = record_spans,
     .record_problem = record_problem,
     .restore = restore,
     .record_members = record_members,

@@ -207,10 +207,16 @@ PDK_HASH_INLINE void hash_vehicle(pdk_hash4 *h, const pdk_world *world, uint32_t
 
 PDK_MODEL_HASH_BUILDS(st, hash_vehicle)
 
-static void snapshot(const pdk_world *world, uint32_t slot, pdk_model_record *r)
+static int record_spans(const pdk_world *world, uint32_t slot, pdk_record_span *out)
 {
-    r->st.state = st_state_of(world)[slot];
-    r->st.cmd = st_cmd_of(world)[slot];
+    _Static_assert(sizeof(pdk_st_state) % 8u == 0u && offsetof(pdk_st_record, cmd) % 8u == 0u &&
+                       sizeof(pdk_st_cmd) % 8u == 0u,
+                   "the record's spans are whole words");
+    out[0] = (pdk_record_span){offsetof(pdk_st_record, state), sizeof(pdk_st_state),
+                               &st_state_of(world)[slot]};
+    out[1] = (pdk_record_span){offsetof(pdk_st_record, cmd), sizeof(pdk_st_cmd),
+                               &st_cmd_of(world)[slot]};
+    return 2;
 }
 
 static const char *record_problem(const pdk_model_record *r, const pdk_vehicle_def *def)
@@ -294,7 +300,7 @@ const pdk_model_ops pdk_model_single_track = {
     .pose = pose,
     .faulted = faulted,
     .hash = PDK_MODEL_HASH_TABLE(st),
-    .snapshot = snapshot,
+    .record_spans = record_spans,
     .record_problem = record_problem,
     .restore = restore,
     .record_members = record_members,

@@ -272,24 +272,53 @@ pdk_error pdk_world_snapshot_vehicle(const pdk_world *world, pdk_vehicle_id id, 
     if (len < sizeof(vehicle_record)) {
         return PDK_ERR_CAPACITY;
     }
-    /* Composed in place where out is aligned for it (a malloc'd buffer
-     * is), else on the stack and copied: the same bytes, one record's copy
-     * less a vehicle in a keyframe. */
-    vehicle_record local;
-    const bool aligned = (uintptr_t)out % _Alignof(vehicle_record) == 0u;
-    vehicle_record *r = aligned ? (vehicle_record *)out : &local;
-    uint32_t slot = (uint32_t)s;
-    memset(r, 0, sizeof *r);
-    r->layout = pdk_snapshot_layout();
-    r->model = meta_of(world)[slot].model;
-    model_of(world, slot)->snapshot(world, slot, &r->m);
-    r->dbw = dbw_of(world)[slot];
-    r->driver = driver_of(world)[slot];
-    memcpy(r->channels, channels_of(world, slot), sizeof r->channels);
-    if (!aligned) {
-        memcpy(out, &local, sizeof local);
+    uint64_t head[2];
+    pdk_record_span spans[PDK_RECORD_SPANS];
+    int n = pdk_world_snapshot_vehicle_spans(world, id, head, spans);
+    memset(out, 0, sizeof(vehicle_record));
+    for (int i = 0; i < n; i++) {
+        memcpy((uint8_t *)out + spans[i].offset, spans[i].data, spans[i].len);
     }
     return PDK_OK;
+}
+
+/* The record's parts after the model's, each whole words. */
+_Static_assert(offsetof(vehicle_record, m) == 16u && sizeof(pdk_model_record) % 8u == 0u &&
+                   offsetof(vehicle_record, dbw) % 8u == 0u && sizeof(pdk_dbw_state) % 8u == 0u &&
+                   offsetof(vehicle_record, driver) % 8u == 0u && sizeof(pdk_dbw_cmd) % 8u == 0u &&
+                   offsetof(vehicle_record, channels) % 8u == 0u &&
+                   sizeof(vehicle_record) % 8u == 0u,
+               "a record's spans are whole words");
+_Static_assert(PDK_MODEL_RECORD_SPANS + 4 <= PDK_RECORD_SPANS, "room for a record's spans");
+
+int pdk_world_snapshot_vehicle_spans(const pdk_world *world, pdk_vehicle_id id, uint64_t head[2],
+                                     pdk_record_span spans[PDK_RECORD_SPANS])
+{
+    int32_t s = world != NULL && head != NULL && spans != NULL ? slot_of(world, id) : -1;
+    if (s < 0) {
+        return 0;
+    }
+    const uint32_t slot = (uint32_t)s;
+    /* The head: layout, model, zero padding. */
+    vehicle_record h;
+    memset(&h, 0, offsetof(vehicle_record, m));
+    h.layout = pdk_snapshot_layout();
+    h.model = meta_of(world)[slot].model;
+    memcpy(head, &h, offsetof(vehicle_record, m));
+    int n = 0;
+    spans[n++] = (pdk_record_span){0u, offsetof(vehicle_record, m), head};
+    const int m = model_of(world, slot)->record_spans(world, slot, &spans[n]);
+    for (int i = n; i < n + m; i++) {
+        spans[i].offset += offsetof(vehicle_record, m);
+    }
+    n += m;
+    spans[n++] = (pdk_record_span){offsetof(vehicle_record, dbw), sizeof(pdk_dbw_state),
+                                   &dbw_of(world)[slot]};
+    spans[n++] = (pdk_record_span){offsetof(vehicle_record, driver), sizeof(pdk_dbw_cmd),
+                                   &driver_of(world)[slot]};
+    spans[n++] = (pdk_record_span){offsetof(vehicle_record, channels),
+                                   sizeof(double) * PDK_CH_COUNT, channels_of(world, slot)};
+    return n;
 }
 
 /* ---- restoring ------------------------------------------------------------ */

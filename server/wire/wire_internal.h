@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sim/builds.h"
+#include "sim/snapshot.h"
 #include "wire.h"
 
 /* ---- the hand-written encoders' pieces (state frames, DbwCommand,
@@ -90,6 +91,14 @@ static inline size_t pdk_wire_packed_max(size_t record_bytes)
  * every build gives the same bytes. */
 size_t pdk_wire_pack_words_build(const uint8_t *rec, size_t record_bytes, uint8_t *out,
                                  pdk_fw_build build);
+
+/* pdk_wire_pack_words_build for the record of record_bytes that is the
+ * spans' bytes at their offsets and zeros elsewhere (sim/snapshot.h
+ * pdk_world_snapshot_vehicle_spans: in order, apart, offsets and lengths
+ * multiples of 8, within the record): the same bytes, read where the
+ * spans lie. */
+size_t pdk_wire_pack_spans_build(const pdk_record_span *spans, size_t n_spans, size_t record_bytes,
+                                 uint8_t *out, pdk_fw_build build);
 
 /* Unpacks one message of type desc with the bounded allocator (at most 64 KiB
  * + 16 bytes per input byte). What it returns is plain malloc memory, freed

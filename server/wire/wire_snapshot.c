@@ -363,16 +363,24 @@ static uint8_t *put_vehicles(uint8_t *p, const pdk_world *world, const encode_pl
     const pdk_fw_build pack_build = pdk_fw_build_resolve(PDK_FW_BUILD_BEST);
     for (size_t i = first; i < first + n; i++) {
         pdk_vehicle_id id = pdk_world_vehicle_at(world, (int)i);
-        pdk_error err = pdk_world_snapshot_vehicle(world, id, rec, pl->record_bytes);
-        PDK_ASSERT(err == PDK_OK);
+        const uint8_t *body = pl->words ? packed : rec;
+        size_t body_len = pl->record_bytes;
+        if (pl->words) {
+            /* Packed where the record lies in the world, never copied. */
+            uint64_t head[2];
+            pdk_record_span spans[PDK_RECORD_SPANS];
+            const int n_spans = pdk_world_snapshot_vehicle_spans(world, id, head, spans);
+            PDK_ASSERT(n_spans > 0);
+            body_len = pdk_wire_pack_spans_build(spans, (size_t)n_spans, pl->record_bytes, packed,
+                                                 pack_build);
+        } else {
+            pdk_error err = pdk_world_snapshot_vehicle(world, id, rec, pl->record_bytes);
+            PDK_ASSERT(err == PDK_OK);
+        }
         pdk_vehicle_pose pose;
-        err = pdk_world_vehicle_pose(world, id, &pose);
+        pdk_error err = pdk_world_vehicle_pose(world, id, &pose);
         PDK_ASSERT(err == PDK_OK);
         const uint32_t model = (uint32_t)pdk_world_vehicle_def(world, id)->model;
-        const uint8_t *body = pl->words ? packed : rec;
-        const size_t body_len =
-            pl->words ? pdk_wire_pack_words_build(rec, pl->record_bytes, packed, pack_build)
-                      : pl->record_bytes;
         p = pdk_wire_put_varint(pdk_wire_put_key(p, WS_VEHICLES, PDK_WT_LEN),
                                 vehicle_size(id, model, &pose, body_len));
         p = put_vehicle(p, id, model, &pose, pl->words, body, body_len);

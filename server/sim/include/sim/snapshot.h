@@ -55,6 +55,27 @@ pdk_error pdk_world_snapshot_generations(const pdk_world *world, uint32_t *out, 
 pdk_error pdk_world_snapshot_vehicle(const pdk_world *world, pdk_vehicle_id id, void *out,
                                      size_t len);
 
+/* One stretch of a vehicle's state record: len bytes at offset in the
+ * record, to be copied from data. */
+typedef struct pdk_record_span {
+    size_t offset, len;
+    const void *data;
+} pdk_record_span;
+
+/* The most spans a record is made of. */
+#define PDK_RECORD_SPANS 8
+
+/* Live vehicle id's state record as spans, so that a caller may read it
+ * where it lies instead of copying it (a keyframe's encode packs them):
+ * the record is the spans' bytes at their offsets and zeros between, the
+ * bytes pdk_world_snapshot_vehicle writes. The spans are in order of
+ * offset, apart, and each offset and length is a multiple of 8; the first
+ * points at head, which the call fills (the record's first 16 bytes) and
+ * which must outlive the spans' use, as must the world unchanged. Returns
+ * how many spans (1..PDK_RECORD_SPANS), 0 for a dead id. */
+int pdk_world_snapshot_vehicle_spans(const pdk_world *world, pdk_vehicle_id id, uint64_t head[2],
+                                     pdk_record_span spans[PDK_RECORD_SPANS]);
+
 /* Restoring, into a staging world freshly laid out by pdk_world_init with
  * the same definition as the snapshot's world (no vehicle spawned yet):
  * first the head, then each vehicle in ascending id order, then end. The
