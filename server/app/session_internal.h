@@ -171,6 +171,8 @@ struct pdk_session {
     uint64_t next_keyframe;   /* the next tick a keyframe is due (session_record.c) */
     pdk_buf snapshot;         /* the keyframe being encoded */
     pdk_keyframe_scratch *keyframe_scratch; /* its encode's arrays, kept; NULL before one */
+    size_t keyframe_vehicle_bytes;          /* the last keyframe's bytes a vehicle; 0 before one */
+    int keyframe_planned; /* vehicles a warm spare was asked for (session_record.c) */
     /* State hashes not yet handed to the store: consecutive ticks from
      * hashes_from, recorded in the record of the session's next inputs
      * (pdk_session_flush_inputs_), or as one record of their own before

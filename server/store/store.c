@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #endif
 #include <time.h>
+#include <unistd.h>
 
 #include "import_check.h"
 #include "store_internal.h"
@@ -314,7 +315,7 @@ static void destroy(pdk_store *s)
     pdk_import_schema_free(s->import_schema);
     pdk_store_keyframe_free(s);
     for (int i = 0; i < s->n_spares; i++) {
-        free(s->spare[i]);
+        free(s->spares[i].block);
     }
     free(s->path);
     free(s);
@@ -624,16 +625,18 @@ void pdk_store_record_free_(pdk_store_record *r)
     }
 }
 
-/* A written record goes; a keyframe's block it was handed stays for the
- * next keyframe's encode while there is room among the spares. */
+/* A written record goes; a keyframe's block it was handed stays for its
+ * session's next keyframe while there is room among the spares. */
 static void record_done(pdk_store *s, pdk_store_record *r)
 {
     if (r->owned) {
         pthread_mutex_lock(&s->mu);
         if (s->n_spares < PDK_STORE_SPARES) {
-            s->spare[s->n_spares] = r->owned;
-            s->spare_cap[s->n_spares] = r->owned_cap;
-            s->n_spares++;
+            /* The keyframe's encode wrote its first blob_len bytes. */
+            s->spares[s->n_spares++] = (pdk_store_spare){.block = r->owned,
+                                                         .cap = r->owned_cap,
+                                                         .warm = r->blob_len,
+                                                         .session = r->session_id};
             r->owned = NULL;
         }
         pthread_mutex_unlock(&s->mu);
@@ -641,7 +644,33 @@ static void record_done(pdk_store *s, pdk_store_record *r)
     pdk_store_record_free_(r);
 }
 
-void *pdk_store_spare_take(pdk_store *store, size_t *cap)
+/* Spare k out of the list (under mu). */
+static pdk_store_spare spare_out(pdk_store *s, int k)
+{
+    pdk_store_spare sp = s->spares[k];
+    s->spares[k] = s->spares[--s->n_spares];
+    return sp;
+}
+
+/* The spare for session (under mu): the warmest of its own, else the
+ * warmest of those no session has (with others, of any session's); -1
+ * when there is none. */
+static int spare_for(const pdk_store *s, uint64_t session, bool others)
+{
+    int best = -1, best_rank = 0;
+    for (int k = 0; k < s->n_spares; k++) {
+        const pdk_store_spare *sp = &s->spares[k];
+        const int rank = sp->session == session ? 2 : (sp->session == 0 || others ? 1 : 0);
+        if (rank > best_rank ||
+            (rank > 0 && rank == best_rank && sp->warm > s->spares[best].warm)) {
+            best = k;
+            best_rank = rank;
+        }
+    }
+    return best;
+}
+
+void *pdk_store_spare_take(pdk_store *store, uint64_t session_id, size_t *cap)
 {
     void *block = NULL;
     *cap = 0;
@@ -649,13 +678,84 @@ void *pdk_store_spare_take(pdk_store *store, size_t *cap)
         return NULL;
     }
     pthread_mutex_lock(&store->mu);
-    if (store->n_spares > 0) {
-        store->n_spares--;
-        block = store->spare[store->n_spares];
-        *cap = store->spare_cap[store->n_spares];
+    int k = spare_for(store, session_id, true);
+    if (k >= 0) {
+        pdk_store_spare sp = spare_out(store, k);
+        block = sp.block;
+        *cap = sp.cap;
     }
     pthread_mutex_unlock(&store->mu);
     return block;
+}
+
+void pdk_store_spare_want(pdk_store *store, uint64_t session_id, size_t bytes)
+{
+    if (!store || bytes == 0) {
+        return;
+    }
+    pthread_mutex_lock(&store->mu);
+    int i = 0;
+    while (i < store->n_wants && store->wants[i].session != session_id) {
+        i++;
+    }
+    if (i == store->n_wants && i < PDK_STORE_SPARES) {
+        store->n_wants++;
+    }
+    if (i < PDK_STORE_SPARES) { /* else more sessions ask at once than spares are kept */
+        store->wants[i] = (pdk_store_spare){.warm = bytes, .session = session_id};
+        pthread_cond_signal(&store->work_cv);
+    }
+    pthread_mutex_unlock(&store->mu);
+}
+
+/* *sp grown to want bytes (from no block, cap 0, too) and its pages from
+ * sp->warm to want written once; as it was when it cannot grow. */
+static void grow_warm(pdk_store_spare *sp, size_t want)
+{
+    if (sp->cap < want) {
+        unsigned char *grown = realloc(sp->block, want);
+        if (grown) {
+            sp->block = grown;
+            sp->cap = want;
+        }
+    }
+    if (sp->block && sp->cap >= want) {
+        const long page = sysconf(_SC_PAGESIZE);
+        const size_t step = page > 0 ? (size_t)page : 4096u;
+        for (size_t i = sp->warm; i < want; i += step) {
+            ((volatile unsigned char *)sp->block)[i] = 0;
+        }
+        sp->warm = want;
+    }
+}
+
+/* The writer's part of pdk_store_spare_want (called and returning under
+ * mu, which it lets go meanwhile): for each session that asked, unless a
+ * spare of its own is warm enough, its own warmest spare or one no session
+ * has or a new block, grown to the bytes asked for, its pages written
+ * once, and kept as the session's. Only this thread adds spares, and each
+ * ask takes one out before it puts one back, so there is room. */
+static void prepare_spares(pdk_store *s)
+{
+    while (s->n_wants > 0) {
+        const pdk_store_spare want = s->wants[--s->n_wants];
+        int k = spare_for(s, want.session, false);
+        if (k >= 0 && s->spares[k].session == want.session && s->spares[k].warm >= want.warm) {
+            continue;
+        }
+        if (k < 0 && s->n_spares == PDK_STORE_SPARES) {
+            continue; /* every spare another session's */
+        }
+        pdk_store_spare sp = k >= 0 ? spare_out(s, k) : (pdk_store_spare){0};
+        pthread_mutex_unlock(&s->mu);
+        grow_warm(&sp, want.warm);
+        pthread_mutex_lock(&s->mu);
+        if (sp.block) {
+            PDK_ASSERT(s->n_spares < PDK_STORE_SPARES);
+            sp.session = want.session;
+            s->spares[s->n_spares++] = sp;
+        }
+    }
 }
 
 static pdk_error enqueue(pdk_store *s, pdk_store_record *r)
@@ -1552,6 +1652,9 @@ static void gather(pdk_store *s)
                         now - s->head_ns >= PDK_STORE_GATHER_NS)) {
             return;
         }
+        if (s->n_wants > 0) {
+            return; /* pdk_store_spare_want */
+        }
         if (!s->head && now - idle_since >= PDK_STORE_IDLE_NS) {
             s->writer_idle = 1;
             pthread_cond_wait(&s->work_cv, &s->mu);
@@ -1583,6 +1686,12 @@ static void *writer_main(void *arg)
     for (;;) {
         if (!taken) {
             gather(s);
+            if (s->n_wants > 0) {
+                prepare_spares(s);
+                if (!s->head && !s->closing) {
+                    continue;
+                }
+            }
             if (!s->head) {
                 break; /* closing, and everything is written */
             }

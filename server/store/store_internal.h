@@ -127,6 +127,16 @@ typedef struct pdk_store_stmts {
 
 struct pdk_import_schema;
 
+/* A written keyframe's block kept for the next keyframe's encode
+ * (pdk_store_spare_take): its size, how much of it is mapped (its first
+ * warm bytes), and the session it was last the keyframe of or was made
+ * for (0: none). */
+typedef struct pdk_store_spare {
+    unsigned char *block;
+    size_t cap, warm;
+    uint64_t session;
+} pdk_store_spare;
+
 struct pdk_store {
     char *path;
     int schema_version;
@@ -164,9 +174,10 @@ struct pdk_store {
     pthread_cond_t flushed_cv; /* flush waits here for flushed_seq */
     pdk_store_record *head;
     pdk_store_record *tail;
-    unsigned char *spare[PDK_STORE_SPARES];
-    size_t spare_cap[PDK_STORE_SPARES];
+    pdk_store_spare spares[PDK_STORE_SPARES];
     int n_spares;
+    pdk_store_spare wants[PDK_STORE_SPARES]; /* asked for (pdk_store_spare_want): session, warm */
+    int n_wants;
     uint64_t queue_len;
     uint64_t in_flight;    /* records the writer took and has not finished */
     uint64_t enqueued_seq; /* sequence number of the last record queued */

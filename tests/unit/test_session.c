@@ -17,6 +17,7 @@
 #include "stats.h"
 #include "wire.h"
 #include "wire_snapshot.h"
+#include "sim/snapshot.h"
 #include "world_mem.h"
 
 #define MAX_RESULTS 64
@@ -385,6 +386,43 @@ static int64_t sql_int(const char *path, const char *sql)
     sqlite3_close(db);
     return v;
 }
+
+/* A recorded session whose fleet grew asks the store's writer for a warm
+ * block for its next keyframe (session_record.c plan_keyframe_block): once
+ * the tick that spawned 40 cars is written, the session's spare holds at
+ * least what it asked for, half a record a car and a quarter more (the
+ * fleet's first keyframe knows no bytes a car yet). */
+START_TEST(a_grown_fleet_has_its_keyframes_block_made_ready)
+{
+    char dir[] = "/tmp/pdk-session-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/t.db", dir);
+    char err[PDK_STORE_ERR_LEN];
+    pdk_store *store = NULL;
+    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
+                     PDK_OK);
+    pdk_session *s = make(store);
+    pdk_vehicle_def def = pdk_vehicle_def_default();
+    pdk_spawn_place place = {.gear = PDK_GEAR_DRIVE};
+    for (int i = 0; i < 40; i++) {
+        place.x_m = 10.0 * i;
+        ck_assert_int_eq(pdk_session_queue_spawn(s, &def, "midsize_sedan", "", "{}", &place,
+                                                 (pdk_reply_to){1, 10 + (uint64_t)i, 0}),
+                         PDK_OK);
+    }
+    pdk_session_tick(s); /* all 40 at once */
+    ck_assert_int_eq(pdk_world_vehicle_count(pdk_session_world(s)), 40);
+    ck_assert_int_eq(pdk_store_flush(store), PDK_OK);
+    size_t cap = 0;
+    void *block = pdk_store_spare_take(store, 7, &cap);
+    ck_assert_ptr_nonnull(block);
+    ck_assert_uint_ge(cap, 65536u + 40u * (pdk_snapshot_vehicle_bytes() / 2u) / 4u * 5u);
+    free(block);
+    pdk_session_destroy(s);
+    pdk_store_close(store);
+}
+END_TEST
 
 START_TEST(sessions_are_recorded)
 {
@@ -1738,6 +1776,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, channels_are_written_on_the_ticks_read);
     tcase_add_test(tc, channels_as_read_record_the_same_keyframes);
     tcase_add_test(tc, sessions_are_recorded);
+    tcase_add_test(tc, a_grown_fleet_has_its_keyframes_block_made_ready);
     tcase_add_test(tc, tyre_inputs_apply_record_and_replay);
     tcase_add_test(tc, dbw_kit_inputs_apply_record_and_replay);
     tcase_add_test(tc, dbw_subscriptions_are_checked_and_end);

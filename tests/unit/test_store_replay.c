@@ -809,7 +809,7 @@ START_TEST(test_snapshot_handed_over_comes_back_as_a_spare)
     pdk_store_session def = session_def(1, "handed over");
     ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
     size_t cap = 0;
-    ck_assert_ptr_null(pdk_store_spare_take(s, &cap)); /* none yet */
+    ck_assert_ptr_null(pdk_store_spare_take(s, 1, &cap)); /* none yet */
     ck_assert_uint_eq(cap, 0);
 
     unsigned char *block = malloc(4096);
@@ -827,16 +827,16 @@ START_TEST(test_snapshot_handed_over_comes_back_as_a_spare)
     for (size_t i = 0; i < len; i++)
         ck_assert_uint_eq(((unsigned char *)got)[i], 0x5A);
     free(got);
-    unsigned char *spare = pdk_store_spare_take(s, &cap);
+    unsigned char *spare = pdk_store_spare_take(s, 1, &cap);
     ck_assert_ptr_eq(spare, block);
     ck_assert_uint_eq(cap, 4096);
-    ck_assert_ptr_null(pdk_store_spare_take(s, &cap));
+    ck_assert_ptr_null(pdk_store_spare_take(s, 1, &cap));
 
     /* A duplicate tick is refused by SQLite; its block comes back all the same. */
     blob = spare;
     ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 120, 7, 9, &blob, 10, 4096), PDK_OK);
     ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
-    ck_assert_ptr_eq(pdk_store_spare_take(s, &cap), block);
+    ck_assert_ptr_eq(pdk_store_spare_take(s, 1, &cap), block);
 
     /* More written than the store keeps: the rest are freed (ASan would say
      * otherwise), the spares it keeps come back once each. */
@@ -850,7 +850,7 @@ START_TEST(test_snapshot_handed_over_comes_back_as_a_spare)
     ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
     int back = 0;
     void *b;
-    while ((b = pdk_store_spare_take(s, &cap)) != NULL) {
+    while ((b = pdk_store_spare_take(s, 1, &cap)) != NULL) {
         free(b);
         back++;
     }
@@ -874,13 +874,64 @@ START_TEST(test_snapshot_handed_over_comes_back_as_a_spare)
     void *none = NULL;
     ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, &none, 0, 0),
                      PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_ptr_null(pdk_store_spare_take(NULL, &cap));
+    ck_assert_ptr_null(pdk_store_spare_take(NULL, 1, &cap));
     pdk_store_shutdown(s);
     ck_assert_int_eq(pdk_store_record_snapshot_take(s, 1, 1, 0, 0, &blob, 1, 16), PDK_ERR_CLOSED);
     ck_assert_ptr_eq(blob, mine);
     free(mine);
     pdk_store_close(s);
     ck_assert_int_eq(file_int(path, "SELECT COUNT(*) FROM snapshots"), 1 + PDK_STORE_SPARES + 2);
+}
+END_TEST
+
+/* Spares asked for (pdk_store_spare_want): the writer makes one for each
+ * session that asks, grown from that session's own or a new block, and a
+ * take gives each session its own, the one it asked for, before the
+ * warmer blocks of others; a second ask of the same session replaces its
+ * first; an ask already met makes nothing. */
+START_TEST(test_spares_are_made_for_the_sessions_that_ask)
+{
+    const char *path = tmp_path("want.db");
+    pdk_store *s = open_ok(path, MIGRATIONS);
+    for (uint64_t id = 1; id <= 3; id++) {
+        pdk_store_session def = session_def(id, "asks");
+        ck_assert_int_eq(pdk_store_record_session(s, &def), PDK_OK);
+    }
+    /* Session 3's written keyframe leaves a block of its own, 64 KB warm. */
+    unsigned char *three = malloc(65536);
+    ck_assert_ptr_nonnull(three);
+    memset(three, 0x33, 65536);
+    void *blob = three;
+    ck_assert_int_eq(pdk_store_record_snapshot_take(s, 3, 120, 7, 9, &blob, 65536, 65536), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+
+    pdk_store_spare_want(s, 1, 100000);
+    pdk_store_spare_want(s, 2, 1000);
+    pdk_store_spare_want(s, 2, 300000); /* replaces its 1000 */
+    pdk_store_spare_want(s, 3, 4096);   /* met already by its own block */
+    pdk_store_spare_want(NULL, 1, 10);  /* nothing */
+    pdk_store_spare_want(s, 1, 0);      /* nothing */
+    /* The writer makes them when it wakes: a record and a flush wake it. */
+    uint64_t h = 1;
+    ck_assert_int_eq(pdk_store_record_hashes(s, 1, 1, &h, 1), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+
+    size_t cap = 0;
+    unsigned char *two = pdk_store_spare_take(s, 2, &cap);
+    ck_assert_ptr_nonnull(two);
+    ck_assert_uint_ge(cap, 300000);
+    memset(two, 0x22, cap); /* all of it the caller's */
+    unsigned char *one = pdk_store_spare_take(s, 1, &cap);
+    ck_assert_ptr_nonnull(one);
+    ck_assert_uint_ge(cap, 100000);
+    ck_assert_ptr_ne(one, two);
+    ck_assert_ptr_eq(pdk_store_spare_take(s, 3, &cap), three);
+    ck_assert_uint_eq(cap, 65536);
+    ck_assert_ptr_null(pdk_store_spare_take(s, 3, &cap)); /* nothing left */
+    free(one);
+    free(two);
+    free(three);
+    pdk_store_close(s);
 }
 END_TEST
 
@@ -1623,6 +1674,7 @@ static Suite *store_replay_suite(void)
     tcase_add_test(tc, test_grouped_rows_read_back_row_for_row);
     tcase_add_test(tc, test_snapshots_round_trip);
     tcase_add_test(tc, test_snapshot_handed_over_comes_back_as_a_spare);
+    tcase_add_test(tc, test_spares_are_made_for_the_sessions_that_ask);
     tcase_add_test(tc, test_keyframe_encodings);
     tcase_add_test(tc, test_mark_interrupted);
     tcase_add_test(tc, test_export_import_round_trip);
