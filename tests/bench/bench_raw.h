@@ -153,14 +153,19 @@ static inline double bench_raw_now_s(void)
  * starting speed: VehicleSpawnBatch and DbwCommandBatch frames, pipelined.
  * The session is made in lockstep, where nothing ticks it, so they apply
  * as they arrive, all at tick 0, and it goes real-time once every car
- * drives: the server's lateness is then the steady state's, and every
- * session of the same fleet ticks the same states, alone or beside others.
+ * drives (bench_session_realtime; here when start, else the caller's to
+ * do, as bench_server does once every session is ready, so that no
+ * session's setup lands on another's real-time ticks): the server's
+ * lateness is then the steady state's, and every session of the same
+ * fleet ticks the same states, alone or beside others.
  * A server started with a large --max-spawns-per-tick reads the spawns at
  * once. 0 with the session's id in *sid; -1 after printing what failed,
  * prefixed with who. */
+static inline int bench_session_realtime(pdk_client *c, const char *who, uint64_t sid);
+
 static inline int bench_driving_session(pdk_client *c, const char *who, const char *name,
                                         const char *preset, int n, bool no_record,
-                                        uint32_t keyframe_every, uint64_t *sid)
+                                        uint32_t keyframe_every, bool start, uint64_t *sid)
 {
     static paddock_v1_Frame req, rep;
     memset(&req, 0, sizeof(req));
@@ -238,9 +243,17 @@ static inline int bench_driving_session(pdk_client *c, const char *who, const ch
     const double done_s = bench_raw_now_s();
     printf("  %s: %d cars spawned in %.2f s, then commanded (DbwCommandBatch of %d) in %.2f s\n",
            name, n, command_s - spawn_s, BENCH_COMMANDS_PER_BATCH, done_s - command_s);
+    return start ? bench_session_realtime(c, who, *sid) : 0;
+}
+
+/* Session sid set ticking in real time. 0, or -1 after printing what
+ * failed, prefixed with who. */
+static inline int bench_session_realtime(pdk_client *c, const char *who, uint64_t sid)
+{
+    static paddock_v1_Frame req, rep;
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_session_control_tag;
-    req.body.session_control.session_id = *sid;
+    req.body.session_control.session_id = sid;
     req.body.session_control.which_action = paddock_v1_SessionControl_set_timing_tag;
     req.body.session_control.action.set_timing = paddock_v1_TimingMode_TIMING_MODE_REALTIME;
     return bench_control(c, who, &req, &rep);

@@ -261,9 +261,13 @@ static int run_case(const bench_case *bc)
         char name[32];
         snprintf(name, sizeof(name), "bench-%d", k + 1);
         if (bench_driving_session(&c, "bench_server", name, bc->preset, bc->vehicles, false,
-                                  bc->keyframe_every, &sids[k]) != 0)
+                                  bc->keyframe_every, false, &sids[k]) != 0)
             return 1;
     }
+    /* Every session ready, all go real-time at once. */
+    for (int k = 0; k < n_sessions; k++)
+        if (bench_session_realtime(&c, "bench_server", sids[k]) != 0)
+            return 1;
     atomic_store(&ready, 0);
     for (int i = 0; i < n_subs * n_sessions; i++) {
         subs[i].session = sids[i / (n_subs ? n_subs : 1)];

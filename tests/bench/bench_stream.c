@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_stream: connect: %s\n", c.error);
         return 1;
     }
-    if (bench_driving_session(&c, "bench_stream", "bench-stream", NULL, n_vehicles, true, 0,
+    if (bench_driving_session(&c, "bench_stream", "bench-stream", NULL, n_vehicles, true, 0, true,
                               &session_id) != 0)
         return 1;
 
