@@ -142,6 +142,38 @@ static void on_control(void *ud, uint64_t conn_id, const pdk_control_event *ev)
     n_events++;
 }
 
+/* The store at path opened (made where there is none). */
+static pdk_store *reopen_store(const char *path)
+{
+    char err[PDK_STORE_ERR_LEN];
+    pdk_store *store = NULL;
+    ck_assert_msg(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)) ==
+                      PDK_OK,
+                  "%s", err);
+    return store;
+}
+
+/* A fresh store in a directory of its own; its file's path in path. */
+static pdk_store *open_store(char path[128])
+{
+    char dir[] = "/tmp/pdk-session-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, 128, "%s/t.db", dir);
+    return reopen_store(path);
+}
+
+/* The store's file at path and the directory open_store made for it. */
+static void remove_store(const char *path)
+{
+    unlink(path);
+    char dir[128];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    rmdir(dir);
+}
+
 static pdk_session *make(pdk_store *store)
 {
     n_results = 0;
@@ -394,14 +426,8 @@ static int64_t sql_int(const char *path, const char *sql)
  * fleet's first keyframe knows no bytes a car yet). */
 START_TEST(a_grown_fleet_has_its_keyframes_block_made_ready)
 {
-    char dir[] = "/tmp/pdk-session-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[128];
-    snprintf(path, sizeof(path), "%s/t.db", dir);
-    char err[PDK_STORE_ERR_LEN];
-    pdk_store *store = NULL;
-    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
-                     PDK_OK);
+    pdk_store *store = open_store(path);
     pdk_session *s = make(store);
     pdk_vehicle_def def = pdk_vehicle_def_default();
     pdk_spawn_place place = {.gear = PDK_GEAR_DRIVE};
@@ -426,14 +452,8 @@ END_TEST
 
 START_TEST(sessions_are_recorded)
 {
-    char dir[] = "/tmp/pdk-session-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[128];
-    snprintf(path, sizeof(path), "%s/t.db", dir);
-    char err[PDK_STORE_ERR_LEN];
-    pdk_store *store = NULL;
-    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
-                     PDK_OK);
+    pdk_store *store = open_store(path);
     pdk_session *s = make(store);
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 30};
@@ -511,14 +531,9 @@ static pdk_error collect_input(void *ctx, uint64_t tick, uint32_t seq, int kind,
  * fed back at its tick it reproduces the run to the bit. */
 START_TEST(tyre_inputs_apply_record_and_replay)
 {
-    char dir[] = "/tmp/pdk-session-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[128];
-    snprintf(path, sizeof(path), "%s/t.db", dir);
+    pdk_store *store = open_store(path);
     char err[PDK_STORE_ERR_LEN];
-    pdk_store *store = NULL;
-    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
-                     PDK_OK);
     pdk_session *s = make(store);
     pdk_vehicle_id v = spawn(s, 1, 1);
     pdk_vehicle_def planar_def = pdk_vehicle_def_default();
@@ -573,8 +588,7 @@ START_TEST(tyre_inputs_apply_record_and_replay)
     /* Closing the store waits for its writer thread to commit everything;
      * read back through a fresh one, as a replay would. */
     pdk_store_close(store);
-    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
-                     PDK_OK);
+    store = reopen_store(path);
 
     recorded_inputs rec = {0};
     ck_assert_msg(pdk_store_read_inputs(store, 7, collect_input, &rec, err, sizeof(err)) == PDK_OK,
@@ -604,8 +618,7 @@ START_TEST(tyre_inputs_apply_record_and_replay)
     }
     ck_assert_uint_eq(pdk_session_hash(r), hash);
     pdk_session_destroy(r);
-    unlink(path);
-    rmdir(dir);
+    remove_store(path);
 }
 END_TEST
 
@@ -725,14 +738,9 @@ static int cmp_reports(const got_report *a, int na, const got_report *b, int nb)
  * the late system reports included. */
 START_TEST(dbw_kit_inputs_apply_record_and_replay)
 {
-    char dir[] = "/tmp/pdk-session-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[128];
-    snprintf(path, sizeof(path), "%s/t.db", dir);
+    pdk_store *store = open_store(path);
     char err[PDK_STORE_ERR_LEN];
-    pdk_store *store = NULL;
-    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
-                     PDK_OK);
     pdk_session *s = make(store);
     report_session = s;
     pdk_vehicle_id v = spawn(s, 1, 1); /* applies at tick 0; the world is at tick 1 */
@@ -825,8 +833,7 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
 
     pdk_session_destroy(s);
     pdk_store_close(store);
-    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
-                     PDK_OK);
+    store = reopen_store(path);
     static kit_inputs rec;
     memset(&rec, 0, sizeof(rec));
     ck_assert_msg(pdk_store_read_inputs(store, 7, collect_kit, &rec, err, sizeof(err)) == PDK_OK,
@@ -879,8 +886,7 @@ START_TEST(dbw_kit_inputs_apply_record_and_replay)
     ck_assert_int_eq(pdk_session_subscriber_count(r), 0);
     report_session = NULL;
     pdk_session_destroy(r);
-    unlink(path);
-    rmdir(dir);
+    remove_store(path);
 }
 END_TEST
 
@@ -891,14 +897,8 @@ END_TEST
  * generation. */
 START_TEST(reset_and_reseed_are_inputs)
 {
-    char dir[] = "/tmp/pdk-session-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[128];
-    snprintf(path, sizeof(path), "%s/t.db", dir);
-    char err[PDK_STORE_ERR_LEN];
-    pdk_store *store = NULL;
-    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
-                     PDK_OK);
+    pdk_store *store = open_store(path);
     pdk_session *s = make(store);
     report_session = s;
     pdk_vehicle_id v = spawn(s, 1, 1);
@@ -973,8 +973,7 @@ START_TEST(reset_and_reseed_are_inputs)
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
-    unlink(path);
-    rmdir(dir);
+    remove_store(path);
 }
 END_TEST
 
@@ -1411,8 +1410,7 @@ START_TEST(restore_swaps_only_when_it_all_succeeds)
     char path[128];
     snprintf(path, sizeof(path), "%s/t.db", dir);
     pdk_store *store = NULL;
-    ck_assert_int_eq(pdk_store_open(path, PDK_SOURCE_DIR "/migrations", &store, err, sizeof(err)),
-                     PDK_OK);
+    store = reopen_store(path);
     s = make(store);
     ck_assert_int_eq(
         pdk_session_restore(s, snap.data, snap.len, def_for_any, &restore_def, err, sizeof(err)),
