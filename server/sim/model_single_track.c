@@ -126,15 +126,18 @@ static int step_batch(pdk_st_state *const *st, const pdk_st_cmd *const *cm,
 {
     int faults = pdk_st_step_batch(st, cm, pa, ch, n, substeps);
     for (int k = 0; k < n; k++) {
-        planar_wheel_channels(ch[k]);
+        if (ch[k] != NULL) {
+            planar_wheel_channels(ch[k]);
+        }
     }
     return faults;
 }
 
 /* PDK_ST_BATCH vehicles at a time (batching changes no result). The step
- * writes every channel whatever the world's telemetry switch, as they cost
- * next to nothing beside the step; the per-wheel ones are derived in the
- * same pass, while the batch's channels are still in cache. */
+ * writes the channels while the world's telemetry is on (else none: at
+ * 10,000 cars they were a fifth of a server's tick that read none of
+ * them, docs/adr/0035); the per-wheel ones are derived in the same pass,
+ * while the batch's channels are still in cache. */
 static int step(pdk_world *world, const uint32_t *live, int32_t count)
 {
     pdk_st_state *states = st_state_of(world);
@@ -156,7 +159,7 @@ static int step(pdk_world *world, const uint32_t *live, int32_t count)
         st[n] = &states[slot];
         cm[n] = &cmds[slot];
         pa[n] = &params[slot];
-        ch[n] = channels_of(world, slot);
+        ch[n] = world->telemetry_off ? NULL : channels_of(world, slot);
         if (++n == PDK_ST_BATCH) {
             faults += step_batch(st, cm, pa, ch, n, substeps);
             n = 0;

@@ -850,7 +850,9 @@ void pdk_world_step_end(pdk_world *world, int faults)
         return;
     }
     world->faulted += faults;
-    pdk_world_contact_channels_(world);
+    if (!world->telemetry_off) {
+        pdk_world_contact_channels_(world);
+    }
     pdk_world_proxies_move_(world);
     world->tick++;
 }

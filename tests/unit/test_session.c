@@ -1238,7 +1238,8 @@ END_TEST
 
 /* A recorded session whose channels are written as read records the
  * same keyframes, byte for byte, as one that writes them every tick: the
- * step to each keyframe writes them. */
+ * step to each keyframe writes them, for a four-wheel car and for a
+ * single-track one coasting beside it. */
 START_TEST(channels_as_read_record_the_same_keyframes)
 {
     char dir[] = "/tmp/pdk-session-XXXXXX";
@@ -1261,9 +1262,16 @@ START_TEST(channels_as_read_record_the_same_keyframes)
                            .throttle_pct = 50.0,
                            .steer_wheel_deg = 60.0};
         queue_dbw(s, v, &cmd, (pdk_reply_to){0});
+        pdk_vehicle_def planar_def = pdk_vehicle_def_default();
+        planar_def.model = PDK_MODEL_SINGLE_TRACK;
+        pdk_spawn_place place = {.y_m = 20.0, .speed_mps = 12.0, .gear = PDK_GEAR_DRIVE};
+        ck_assert_int_eq(pdk_session_queue_spawn(s, &planar_def, "traffic_sedan", "", "{}", &place,
+                                                 (pdk_reply_to){0}),
+                         PDK_OK);
         while (pdk_world_tick(pdk_session_world(s)) < 2 * PDK_SESSION_KEYFRAME_EVERY + 5)
             pdk_session_tick(s);
         hash[k] = pdk_session_hash(s);
+        ck_assert_int_eq(pdk_world_vehicle_count(pdk_session_world(s)), 2);
         pdk_session_destroy(s);
         ck_assert_int_eq(pdk_store_flush(store), PDK_OK);
         ck_assert_int_eq(pdk_store_read_snapshot(store, 7, 2 * PDK_SESSION_KEYFRAME_EVERY, &blob[k],

@@ -501,7 +501,7 @@ START_TEST(telemetry_off_changes_no_state)
                           "%s: the hashes differ at tick %llu", what,
                           (unsigned long long)pdk_world_tick(on.w));
             const double *ch = pdk_world_channels(off.w, id);
-            if (tick >= 100 && tick < SNAP_TICK && def.model == PDK_MODEL_FOUR_WHEEL)
+            if (tick >= 100 && tick < SNAP_TICK)
                 ck_assert_msg(memcmp(ch, held, sizeof held) == 0,
                               "%s: channels written at tick %llu with telemetry off", what,
                               (unsigned long long)tick);
@@ -512,10 +512,8 @@ START_TEST(telemetry_off_changes_no_state)
         ck_assert_msg(memcmp(pdk_world_channels(on.w, id), pdk_world_channels(off.w, id),
                              sizeof(double) * PDK_CH_COUNT) == 0,
                       "%s: the channels differ after telemetry is on again", what);
-        if (def.model == PDK_MODEL_FOUR_WHEEL)
-            ck_assert_msg(memcmp(pdk_world_channels(on.w, id), held, sizeof held) != 0,
-                          "%s: the channels of tick 100 are those of tick %u", what,
-                          SNAP_TICK + 1u);
+        ck_assert_msg(memcmp(pdk_world_channels(on.w, id), held, sizeof held) != 0,
+                      "%s: the channels of tick 100 are those of tick %u", what, SNAP_TICK + 1u);
         box_close(&on);
         box_close(&off);
     }

@@ -239,6 +239,9 @@ void pdk_st_fault(pdk_st_state *st, const pdk_st_cmd *cmd, const pdk_st_params *
     st->ax_mps2 = 0.0;
     st->ay_mps2 = 0.0;
     st->faulted = 1u;
+    if (ch == NULL) {
+        return;
+    }
     for (int i = 0; i < PDK_CH_COUNT; i++) {
         ch[i] = 0.0;
     }

@@ -126,7 +126,7 @@ void pdk_st_contact_solve(const pdk_st_contact *pb, pdk_st_contact_result *res);
 
 /* Faults a vehicle whose tick produced a non-finite value: it stays where
  * the tick began (st still holds it) with no velocity, and its channels
- * say so. In single_track.c. */
+ * (unless ch is NULL) say so. In single_track.c. */
 void pdk_st_fault(pdk_st_state *st, const pdk_st_cmd *cmd, const pdk_st_params *p, double *ch);
 
 /* st_step_groups below as compiled for AVX2, in single_track_avx.c. */
@@ -801,6 +801,7 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
     st_vec slip_ry = vy - g->b * r;
     st_vec slip_rx = st_max(st_abs(vx), floor_mps);
     int faults = 0;
+    bool any_channels = false;
     for (int l = 0; l < g->n; l++) {
         pdk_st_state *s = st[l];
         double *ch = chs[l];
@@ -818,6 +819,10 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         s->yaw_rate_radps = r[l];
         s->ax_mps2 = ax[l];
         s->ay_mps2 = ay[l];
+        if (ch == NULL) {
+            continue; /* its channels are not read this tick */
+        }
+        any_channels = true;
         ch[PDK_CH_POS_X] = g->x[l];
         ch[PDK_CH_POS_Y] = g->y[l];
         ch[PDK_CH_POS_Z] = p[l]->cg_height_m;
@@ -846,6 +851,9 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         ch[PDK_CH_ROLLING] = rolling_ch[l];
         ch[PDK_CH_FAULTED] = 0.0;
     }
+    if (!any_channels) {
+        return faults;
+    }
     /* The slip angles last: their atan2 is the longest chain of the store,
      * and everything before it in program order can retire while it runs
      * (it matters for a lone vehicle, whose ticks follow each other). */
@@ -870,7 +878,7 @@ VEC int st_group_store(const st_group *g, pdk_st_state *const *st, const pdk_st_
         slip_r = st_atan2(slip_ry, slip_rx);
     }
     for (int l = 0; l < g->n; l++) {
-        if (!broken[l]) {
+        if (!broken[l] && chs[l] != NULL) {
             chs[l][PDK_CH_SLIP_ANGLE_F] = slip_f[l];
             chs[l][PDK_CH_SLIP_ANGLE_R] = slip_r[l];
         }

@@ -244,15 +244,16 @@ void pdk_world_step_begin(pdk_world *world);
 int pdk_world_step_slice(pdk_world *world, int first, int n);
 void pdk_world_step_end(pdk_world *world, int faults);
 
-/* Whether the steps write the four-wheel vehicles' channels (on, 1, from
- * pdk_world_init). Off, they write none (pdk_world_channels keeps the last
- * values written, stale), and the state is the same bits: channels are
- * outputs only (no step reads them, the state hash leaves them out). For
- * runs that need only the state, as a verify does. A vehicle that faults meanwhile keeps stale channels for
- * good (a faulted vehicle is not stepped again; pdk_world_vehicle_faulted
- * and its pose say so). Single-track vehicles, whose channels cost next to
- * nothing, write theirs either way. The switch is no part of the state: a
- * snapshot neither keeps nor restores it. */
+/* Whether the steps write the vehicles' channels, the contact channels
+ * among them (on, 1, from pdk_world_init). Off, they write none
+ * (pdk_world_channels keeps the last values written, stale), and the state
+ * is the same bits: channels are outputs only (no step reads them, the
+ * state hash leaves them out). For runs that need only the state, as a
+ * verify does, and for a server's ticks that read none (docs/adr/0035). A
+ * vehicle that faults meanwhile keeps stale channels for good (a faulted
+ * vehicle is not stepped again; pdk_world_vehicle_faulted and its pose say
+ * so). The switch is no part of the state: a snapshot neither keeps nor
+ * restores it. */
 void pdk_world_set_telemetry(pdk_world *world, int on);
 
 /* Number of live vehicles, and the i-th live vehicle's id in id order
