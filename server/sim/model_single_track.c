@@ -134,10 +134,11 @@ static int step_batch(pdk_st_state *const *st, const pdk_st_cmd *const *cm,
 }
 
 /* PDK_ST_BATCH vehicles at a time (batching changes no result). The step
- * writes the channels while the world's telemetry is on (else none: at
- * 10,000 cars they were a fifth of a server's tick that read none of
- * them, docs/adr/0035); the per-wheel ones are derived in the same pass,
- * while the batch's channels are still in cache. */
+ * writes the channels while the world's telemetry is on, else none (at
+ * 10,000 cars they were more than half of a server session's step on the
+ * ticks that read none of them, docs/adr/0035); the per-wheel ones are
+ * derived in the same pass, while the batch's channels are still in
+ * cache. */
 static int step(pdk_world *world, const uint32_t *live, int32_t count)
 {
     pdk_st_state *states = st_state_of(world);

@@ -729,12 +729,26 @@ static void grow_warm(pdk_store_spare *sp, size_t want)
     }
 }
 
+/* The spare mapped the least (under mu); -1 when there is none. */
+static int coldest_spare(const pdk_store *s)
+{
+    int k = -1;
+    for (int i = 0; i < s->n_spares; i++) {
+        if (k < 0 || s->spares[i].warm < s->spares[k].warm) {
+            k = i;
+        }
+    }
+    return k;
+}
+
 /* The writer's part of pdk_store_spare_want (called and returning under
  * mu, which it lets go meanwhile): for each session that asked, unless a
  * spare of its own is warm enough, its own warmest spare or one no session
- * has or a new block, grown to the bytes asked for, its pages written
- * once, and kept as the session's. Only this thread adds spares, and each
- * ask takes one out before it puts one back, so there is room. */
+ * has, else a new block while there is room, else the coldest of other
+ * sessions' spares (those of sessions long ended, as often as not), grown
+ * to the bytes asked for, its pages written once, and kept as the
+ * session's. Only this thread adds spares, and each ask takes one out
+ * before it puts one back, so there is room. */
 static void prepare_spares(pdk_store *s)
 {
     while (s->n_wants > 0) {
@@ -744,7 +758,7 @@ static void prepare_spares(pdk_store *s)
             continue;
         }
         if (k < 0 && s->n_spares == PDK_STORE_SPARES) {
-            continue; /* every spare another session's */
+            k = coldest_spare(s);
         }
         pdk_store_spare sp = k >= 0 ? spare_out(s, k) : (pdk_store_spare){0};
         pthread_mutex_unlock(&s->mu);

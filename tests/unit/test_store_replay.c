@@ -888,7 +888,8 @@ END_TEST
  * session that asks, grown from that session's own or a new block, and a
  * take gives each session its own, the one it asked for, before the
  * warmer blocks of others; a second ask of the same session replaces its
- * first; an ask already met makes nothing. */
+ * first; an ask already met makes nothing; with every spare another
+ * session's, the coldest of them is taken. */
 START_TEST(test_spares_are_made_for_the_sessions_that_ask)
 {
     const char *path = tmp_path("want.db");
@@ -931,6 +932,34 @@ START_TEST(test_spares_are_made_for_the_sessions_that_ask)
     free(one);
     free(two);
     free(three);
+
+    /* Every spare session 3's (an ended session's, say): an ask of
+     * session 1 grows the coldest of them for itself. */
+    for (int i = 0; i < PDK_STORE_SPARES; i++) {
+        size_t bytes = 4096 * (size_t)(i + 1);
+        void *b = malloc(bytes);
+        ck_assert_ptr_nonnull(b);
+        memset(b, 0x44, bytes);
+        ck_assert_int_eq(
+            pdk_store_record_snapshot_take(s, 3, 240 + (uint64_t)i, 0, 0, &b, bytes, bytes),
+            PDK_OK);
+    }
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    pdk_store_spare_want(s, 1, 200000);
+    ck_assert_int_eq(pdk_store_record_hashes(s, 1, 2, &h, 1), PDK_OK);
+    ck_assert_int_eq(pdk_store_flush(s), PDK_OK);
+    one = pdk_store_spare_take(s, 1, &cap);
+    ck_assert_ptr_nonnull(one);
+    ck_assert_uint_ge(cap, 200000);
+    free(one);
+    int left = 0;
+    void *b;
+    while ((b = pdk_store_spare_take(s, 3, &cap)) != NULL) {
+        ck_assert_uint_ge(cap, 8192); /* the coldest, 4096, went to session 1 */
+        free(b);
+        left++;
+    }
+    ck_assert_int_eq(left, PDK_STORE_SPARES - 1);
     pdk_store_close(s);
 }
 END_TEST

@@ -133,14 +133,16 @@ void pdk_st_cmd_set(pdk_st_cmd *cmd, const pdk_vehicle_def *def, double throttle
 
 /* Steps one vehicle by one tick of substeps substeps of params->h_s each and
  * writes every channel (PDK_CH_COUNT values) for the tick's end, or none
- * where channels is NULL (the same state: channels are outputs only). With no
- * drive (zero throttle) the kinetic energy m (vx^2 + vy^2) / 2 + Iz r^2 / 2
- * never increases, for any parameters and substep (single_track.c proves
- * it), so the step needs no stability condition. Should a value still come
+ * where channels is NULL (the same state: channels are outputs only).
+ * With no drive (zero throttle) the kinetic energy
+ * m (vx^2 + vy^2) / 2 + Iz r^2 / 2 never increases, for any parameters and
+ * substep (single_track.c proves it), so the step needs no stability
+ * condition. Should a value still come
  * out non-finite (a corrupted state), the vehicle is faulted instead: its
  * pose is held where the tick began, its velocities and accelerations are
- * zeroed, state->faulted is set and PDK_CH_FAULTED reads 1 (with channels). A faulted state
- * passed in again is stepped like any other (the world no longer passes it). */
+ * zeroed, state->faulted is set and, with channels, PDK_CH_FAULTED reads 1.
+ * A faulted state passed in again is stepped like any other (the world no
+ * longer passes it). */
 void pdk_st_step(pdk_st_state *state, const pdk_st_cmd *cmd, const pdk_st_params *params,
                  int substeps, double *channels);
 
@@ -152,8 +154,9 @@ void pdk_st_step(pdk_st_state *state, const pdk_st_cmd *cmd, const pdk_st_params
 /* Steps count (1..PDK_ST_BATCH) independent vehicles together, four at a
  * time in vectors, interleaving their substeps so the processor can overlap
  * them. Each vehicle's result, state and channels, is bit-identical to
- * pdk_st_step on it alone, on any processor. Returns how many of them
- * faulted in this tick (pdk_st_step). */
+ * pdk_st_step on it alone, on any processor; a vehicle whose channels
+ * entry is NULL has none written. Returns how many of them faulted in this
+ * tick (pdk_st_step). */
 int pdk_st_step_batch(pdk_st_state *const *states, const pdk_st_cmd *const *cmds,
                       const pdk_st_params *const *params, double *const *channels, int count,
                       int substeps);
