@@ -113,6 +113,17 @@ static bool parse_int(const char *text, long min, long max, int *out)
     return true;
 }
 
+/* A flag's value that is a whole number in [lo, hi] into *out; false after
+ * saying on stderr what was wrong, naming the flag. */
+static bool parse_whole(const char *flag, const char *text, int lo, int hi, int *out)
+{
+    if (!parse_int(text, lo, hi, out)) {
+        fprintf(stderr, "paddockd: %s: '%s' is not a whole number %d..%d\n", flag, text, lo, hi);
+        return false;
+    }
+    return true;
+}
+
 /* The value after a flag, or an error naming the flag. */
 #define NEED_VALUE()                                                                               \
     do {                                                                                           \
@@ -498,28 +509,19 @@ int main(int argc, char **argv)
             scfg.demo_vehicle = argv[++i];
         } else if (serve && strcmp(arg, "--max-sessions") == 0) {
             NEED_VALUE();
-            if (!parse_int(argv[++i], 1, 100000, &scfg.max_sessions)) {
-                fprintf(stderr, "paddockd: --max-sessions: '%s' is not a whole number 1..100000\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 1, 100000, &scfg.max_sessions))
                 return 2;
-            }
         } else if (serve && strcmp(arg, "--max-world-mb") == 0) {
             NEED_VALUE();
             int mb;
-            if (!parse_int(argv[++i], 1, 1 << 20, &mb)) {
-                fprintf(stderr, "paddockd: --max-world-mb: '%s' is not a whole number 1..%d\n",
-                        argv[i], 1 << 20);
+            if (!parse_whole(arg, argv[++i], 1, 1 << 20, &mb))
                 return 2;
-            }
             scfg.max_world_bytes = (size_t)mb << 20;
         } else if (serve && strcmp(arg, "--max-import-mb") == 0) {
             NEED_VALUE();
             int mb;
-            if (!parse_int(argv[++i], 1, 1 << 20, &mb)) {
-                fprintf(stderr, "paddockd: --max-import-mb: '%s' is not a whole number 1..%d\n",
-                        argv[i], 1 << 20);
+            if (!parse_whole(arg, argv[++i], 1, 1 << 20, &mb))
                 return 2;
-            }
             scfg.max_import_bytes = (uint64_t)mb << 20;
         } else if (serve && strcmp(arg, "--max-fast-ticks") == 0) {
             NEED_VALUE();
@@ -553,20 +555,14 @@ int main(int argc, char **argv)
         } else if (serve && strcmp(arg, "--retain-days") == 0) {
             NEED_VALUE();
             int days;
-            if (!parse_int(argv[++i], 1, 36500, &days)) {
-                fprintf(stderr, "paddockd: --retain-days: '%s' is not a whole number 1..36500\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 1, 36500, &days))
                 return 2;
-            }
             scfg.retain_days = (uint32_t)days;
         } else if (serve && strcmp(arg, "--tick-spin-us") == 0) {
             NEED_VALUE();
             int us;
-            if (!parse_int(argv[++i], 0, 2000, &us)) {
-                fprintf(stderr, "paddockd: --tick-spin-us: '%s' is not a whole number 0..2000\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 0, 2000, &us))
                 return 2;
-            }
             scfg.tick_spin_ns = (uint64_t)us * 1000u;
         } else if (serve && strcmp(arg, "--max-frame") == 0) {
             NEED_VALUE();
@@ -588,11 +584,8 @@ int main(int argc, char **argv)
                 return 2;
         } else if (serve && strcmp(arg, "--rt-priority") == 0) {
             NEED_VALUE();
-            if (!parse_int(argv[++i], 0, 99, &scfg.rt_priority)) {
-                fprintf(stderr, "paddockd: --rt-priority: '%s' is not a whole number 0..99\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 0, 99, &scfg.rt_priority))
                 return 2;
-            }
         } else if (serve && strcmp(arg, "--log-format") == 0) {
             NEED_VALUE();
             if (!pdk_log_format_parse(argv[++i], &log_format)) {
@@ -616,59 +609,38 @@ int main(int argc, char **argv)
         } else if (serve && strcmp(arg, "--max-queued-jobs") == 0) {
             NEED_VALUE();
             int n;
-            if (!parse_int(argv[++i], 1, 1 << 16, &n)) {
-                fprintf(stderr, "paddockd: --max-queued-jobs: '%s' is not a whole number 1..%d\n",
-                        argv[i], 1 << 16);
+            if (!parse_whole(arg, argv[++i], 1, 1 << 16, &n))
                 return 2;
-            }
             scfg.max_queued_jobs = (uint32_t)n;
         } else if (serve && strcmp(arg, "--max-spawns-per-tick") == 0) {
             NEED_VALUE();
             int n;
-            if (!parse_int(argv[++i], 1, 4096, &n)) {
-                fprintf(stderr,
-                        "paddockd: --max-spawns-per-tick: '%s' is not a whole number 1..4096\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 1, 4096, &n))
                 return 2;
-            }
             scfg.max_spawns_per_tick = (uint32_t)n;
         } else if (serve && strcmp(arg, "--step-threads") == 0) {
             NEED_VALUE();
             int n;
-            if (!parse_int(argv[++i], 0, 256, &n)) {
-                fprintf(stderr, "paddockd: --step-threads: '%s' is not a whole number 0..256\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 0, 256, &n))
                 return 2;
-            }
             scfg.step_threads = (uint32_t)n;
         } else if (serve && strcmp(arg, "--step-threshold-us") == 0) {
             NEED_VALUE();
             int us;
-            if (!parse_int(argv[++i], 0, 1000000, &us)) {
-                fprintf(stderr,
-                        "paddockd: --step-threshold-us: '%s' is not a whole number 0..1000000\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 0, 1000000, &us))
                 return 2;
-            }
             scfg.step_threshold_ns = (uint64_t)us * 1000u;
         } else if (serve && strcmp(arg, "--step-split") == 0) {
             NEED_VALUE();
             int n;
-            if (!parse_int(argv[++i], 0, 65535, &n)) {
-                fprintf(stderr, "paddockd: --step-split: '%s' is not a whole number 0..65535\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 0, 65535, &n))
                 return 2;
-            }
             scfg.step_split_vehicles = (uint32_t)n;
         } else if (serve && strcmp(arg, "--max-inputs-per-tick") == 0) {
             NEED_VALUE();
             int n;
-            if (!parse_int(argv[++i], 1, 65536, &n)) {
-                fprintf(stderr,
-                        "paddockd: --max-inputs-per-tick: '%s' is not a whole number 1..65536\n",
-                        argv[i]);
+            if (!parse_whole(arg, argv[++i], 1, 65536, &n))
                 return 2;
-            }
             scfg.max_inputs_per_tick = (uint32_t)n;
         } else if (serve && strcmp(arg, "--frame-timeout") == 0) {
             NEED_VALUE();
@@ -677,11 +649,8 @@ int main(int argc, char **argv)
         } else if (serve && strcmp(arg, "--max-partial-mb") == 0) {
             NEED_VALUE();
             int mb;
-            if (!parse_int(argv[++i], 1, 1 << 20, &mb)) {
-                fprintf(stderr, "paddockd: --max-partial-mb: '%s' is not a whole number 1..%d\n",
-                        argv[i], 1 << 20);
+            if (!parse_whole(arg, argv[++i], 1, 1 << 20, &mb))
                 return 2;
-            }
             scfg.limits.max_partial_bytes = (size_t)mb << 20;
         } else if (serve && strcmp(arg, "--max-conns-per-host") == 0) {
             NEED_VALUE();

@@ -17,6 +17,7 @@ real paddockd, its real database and the Python client:
 - an AGONES_SDK_HTTP_PORT that is not a port stops paddockd at start.
 
 Run by ctest as integration_agones (PADDOCKD, PYTHONPATH to build/python)."""
+import contextlib
 import os
 import re
 import socket
@@ -54,6 +55,22 @@ def agones_paddockd(tmp, sdk_port, extra=()):
                     *extra], env={"AGONES_SDK_HTTP_PORT": str(sdk_port)})
     srv.exports = exports
     return srv
+
+
+@contextlib.contextmanager
+def ready_agones(extra=()):
+    """The sidecar and paddockd --agones (agones_paddockd) in a folder of
+    their own, once paddockd has said /ready; both ended after."""
+    with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
+        sdk_port = free_port()
+        sdk = SDK(sdk_port)
+        srv = agones_paddockd(tmp, sdk_port, extra)
+        try:
+            check(sdk.wait_call("/ready", 10) is not None, "ready")
+            yield sdk, srv
+        finally:
+            sdk.close()
+            srv.kill()
 
 
 def allocated_session_runs_then_shutdown():
@@ -113,21 +130,13 @@ def allocated_session_runs_then_shutdown():
 
 
 def allocation_without_label_makes_no_session():
-    with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
-        sdk_port = free_port()
-        sdk = SDK(sdk_port)
-        srv = agones_paddockd(tmp, sdk_port)
-        try:
-            check(sdk.wait_call("/ready", 10) is not None, "ready")
-            sdk.allocate({"team": "blue"})
-            srv.wait_log(r"agones: allocated without a paddock\.dev/session label", 10)
-            with paddock.Client("127.0.0.1", srv.port, name="agones-test") as c:
-                check(c.list_sessions() == [], "no session made")
-            srv.stop()
-            check(sdk.count("/shutdown") == 0, "SIGTERM is the cluster's doing: no /shutdown")
-        finally:
-            sdk.close()
-            srv.kill()
+    with ready_agones() as (sdk, srv):
+        sdk.allocate({"team": "blue"})
+        srv.wait_log(r"agones: allocated without a paddock\.dev/session label", 10)
+        with paddock.Client("127.0.0.1", srv.port, name="agones-test") as c:
+            check(c.list_sessions() == [], "no session made")
+        srv.stop()
+        check(sdk.count("/shutdown") == 0, "SIGTERM is the cluster's doing: no /shutdown")
     print("integration_agones: an allocation without the session label: ok")
 
 
@@ -135,37 +144,21 @@ def allocations_that_cannot_be_served_shut_down():
     """A world that is not a preset: no session, said, and /shutdown. An
     export folder that cannot be made: said, the recording kept in the
     database, and /shutdown all the same."""
-    with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
-        sdk_port = free_port()
-        sdk = SDK(sdk_port)
-        srv = agones_paddockd(tmp, sdk_port)
-        try:
-            check(sdk.wait_call("/ready", 10) is not None, "ready")
-            sdk.allocate({"paddock.dev/session": "m", "paddock.dev/world": "no_such_world"})
-            srv.wait_log(r'allocated, but session "m" \(world no_such_world\) cannot be made: .*'
-                         r'no_such_world.*; shutting down', 10)
-            check(sdk.wait_call("/shutdown", 10) is not None, "/shutdown")
-            check(srv.proc.wait(timeout=15) == 0, srv.log())
-        finally:
-            sdk.close()
-            srv.kill()
-    with tempfile.TemporaryDirectory(prefix="pdk-agones-") as tmp:
-        sdk_port = free_port()
-        sdk = SDK(sdk_port)
-        srv = agones_paddockd(tmp, sdk_port, ["--agones-export", "/dev/null/exports"])
-        try:
-            check(sdk.wait_call("/ready", 10) is not None, "ready")
-            sdk.allocate({"paddock.dev/session": "kept"})
-            sid = int(srv.wait_log(r'allocated: session (\d+) "kept"', 10).group(1))
-            with paddock.Client("127.0.0.1", srv.port, name="agones-test") as c:
-                c.close_session(sid)
-            srv.wait_log(r"agones: cannot export into /dev/null/exports: Not a directory; "
-                         r"session %d stays in the database only" % sid, 10)
-            check(sdk.wait_call("/shutdown", 10) is not None, "/shutdown")
-            check(srv.proc.wait(timeout=15) == 0, srv.log())
-        finally:
-            sdk.close()
-            srv.kill()
+    with ready_agones() as (sdk, srv):
+        sdk.allocate({"paddock.dev/session": "m", "paddock.dev/world": "no_such_world"})
+        srv.wait_log(r'allocated, but session "m" \(world no_such_world\) cannot be made: .*'
+                     r'no_such_world.*; shutting down', 10)
+        check(sdk.wait_call("/shutdown", 10) is not None, "/shutdown")
+        check(srv.proc.wait(timeout=15) == 0, srv.log())
+    with ready_agones(["--agones-export", "/dev/null/exports"]) as (sdk, srv):
+        sdk.allocate({"paddock.dev/session": "kept"})
+        sid = int(srv.wait_log(r'allocated: session (\d+) "kept"', 10).group(1))
+        with paddock.Client("127.0.0.1", srv.port, name="agones-test") as c:
+            c.close_session(sid)
+        srv.wait_log(r"agones: cannot export into /dev/null/exports: Not a directory; "
+                     r"session %d stays in the database only" % sid, 10)
+        check(sdk.wait_call("/shutdown", 10) is not None, "/shutdown")
+        check(srv.proc.wait(timeout=15) == 0, srv.log())
     print("integration_agones: an unknown world and an export folder that cannot be made: "
           "said, then shutdown: ok")
 
