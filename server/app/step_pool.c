@@ -34,6 +34,16 @@ static void share_run(pdk_step_share *sh)
         sh->chunk(sh, i);
 }
 
+/* A helper's share_run: it leaves the share (its sharer takes the rest)
+ * as soon as a job waits, so that another session's tick waits at most
+ * for the chunk in hand. */
+static void help_run(pdk_step_pool *pool, pdk_step_share *sh)
+{
+    for (int i; atomic_load(&pool->waiting) == 0 &&
+                (i = atomic_fetch_add(&sh->next_chunk, 1)) < sh->n_chunks;)
+        sh->chunk(sh, i);
+}
+
 /* Under the lock: an open share with a chunk left to take, or NULL. */
 static pdk_step_share *share_open(pdk_step_pool *pool)
 {
@@ -77,7 +87,7 @@ static void thread_main(void *arg)
         if (sh) {
             sh->helpers++;
             uv_mutex_unlock(&pool->lock);
-            share_run(sh);
+            help_run(pool, sh);
             uv_mutex_lock(&pool->lock);
             sh->helpers--;
             uv_cond_broadcast(&pool->wake); /* its sharer may wait for it */
@@ -89,6 +99,7 @@ static void thread_main(void *arg)
         pool->todo_first = job->next;
         if (!pool->todo_first)
             pool->todo_last = NULL;
+        atomic_fetch_sub(&pool->waiting, 1u);
         uv_mutex_unlock(&pool->lock);
         job->run(job);
         uv_mutex_lock(&pool->lock);
@@ -169,6 +180,7 @@ void pdk_step_pool_push(pdk_step_pool *pool, pdk_step_job *job)
     else
         pool->todo_first = job;
     pool->todo_last = job;
+    atomic_fetch_add(&pool->waiting, 1u);
     uv_cond_signal(&pool->wake);
     uv_mutex_unlock(&pool->lock);
 }

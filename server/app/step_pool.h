@@ -27,7 +27,8 @@ struct pdk_step_job {
  * (pdk_step_pool_share): n_chunks pieces, each run once by chunk(sh, i) on
  * whichever thread takes it, at the same time as the others. A step
  * thread's waiting jobs go before it: a session's tick waiting for a thread
- * is late, a shared chunk is not. */
+ * is late, a shared chunk is not. So an idle thread helps only while no
+ * job waits, and leaves after its chunk in hand when one is pushed. */
 typedef struct pdk_step_share pdk_step_share;
 struct pdk_step_share {
     void (*chunk)(pdk_step_share *sh, int i);
@@ -43,6 +44,7 @@ typedef struct pdk_step_pool {
     uv_mutex_t lock;
     uv_cond_t wake;
     pdk_step_job *todo_first, *todo_last;
+    atomic_uint waiting; /* jobs in todo: a helper leaves its share for them */
     pdk_step_job *done_first, *done_last;
     pdk_step_share *shares; /* open to idle threads */
     bool stopping;

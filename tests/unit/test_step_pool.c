@@ -1,8 +1,9 @@
 /* Unit tests for the step threads' shared work (server/app/step_pool.h):
  * pdk_step_pool_share runs every chunk exactly once and returns only when
  * all have run, whichever threads took them; with every step thread busy,
- * the sharer runs them all itself; pdk_step_pool_current names the pool on
- * its threads only. ADR 0033. */
+ * the sharer runs them all itself; a tick pushed meanwhile takes a helper
+ * from the share; pdk_step_pool_current names the pool on its threads
+ * only. ADR 0033. */
 #include <check.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -121,12 +122,86 @@ START_TEST(a_busy_pool_leaves_the_sharer_all_chunks)
 }
 END_TEST
 
+/* A share of slow chunks whose sharer is a step thread's job. */
+typedef struct slow_share {
+    pdk_step_share base;
+    atomic_int started;
+} slow_share;
+
+static void slow_chunk(pdk_step_share *sh, int i)
+{
+    (void)i;
+    atomic_fetch_add(&((slow_share *)sh)->started, 1);
+    usleep(1000);
+}
+
+typedef struct sharer {
+    pdk_step_job base;
+    slow_share share;
+} sharer;
+
+static void share_job(pdk_step_job *job)
+{
+    sharer *j = (sharer *)job;
+    pdk_step_pool_share(pdk_step_pool_current(), &j->share.base);
+}
+
+typedef struct late_tick {
+    pdk_step_job base;
+    const atomic_int *started; /* the share's */
+    atomic_int started_then;   /* its chunks started when this job began */
+} late_tick;
+
+static void late_run(pdk_step_job *job)
+{
+    late_tick *t = (late_tick *)job;
+    atomic_store(&t->started_then, atomic_load(t->started));
+}
+
+/* A session's tick pushed while the other step thread helps a share: that
+ * thread leaves the share after its chunk in hand and runs the tick, whose
+ * wait is a chunk, not the rest of the share; the sharer still runs every
+ * chunk. */
+START_TEST(a_waiting_tick_takes_a_helper_from_its_share)
+{
+    uv_loop_t loop;
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    static pdk_step_pool pool;
+    atomic_int done = 0;
+    ck_assert_int_eq(pdk_step_pool_start(&pool, &loop, 2, on_done, &done), 0);
+    static sharer big;
+    memset(&big, 0, sizeof(big));
+    big.base.run = share_job;
+    big.share.base.chunk = slow_chunk;
+    big.share.base.n_chunks = CHUNKS;
+    pdk_step_pool_push(&pool, &big.base);
+    while (atomic_load(&big.share.started) < 6) /* both threads in it */
+        usleep(100);
+    static late_tick tick;
+    memset(&tick, 0, sizeof(tick));
+    tick.base.run = late_run;
+    tick.started = &big.share.started;
+    atomic_store(&tick.started_then, -1);
+    pdk_step_pool_push(&pool, &tick.base);
+    pdk_step_pool_drain(&pool);
+    ck_assert_int_eq(atomic_load(&done), 2);
+    ck_assert_int_eq(atomic_load(&big.share.started), CHUNKS);
+    int then = atomic_load(&tick.started_then);
+    ck_assert_msg(then >= 6 && then < CHUNKS - 8, "the tick began with %d of %d chunks started",
+                  then, CHUNKS);
+    pdk_step_pool_stop(&pool);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("step_pool");
     TCase *tc = tcase_create("share");
     tcase_add_test(tc, share_runs_every_chunk_once);
     tcase_add_test(tc, a_busy_pool_leaves_the_sharer_all_chunks);
+    tcase_add_test(tc, a_waiting_tick_takes_a_helper_from_its_share);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
