@@ -199,7 +199,7 @@ static void do_resume(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_ser
     if (slot->sched.pause != PDK_PAUSE_NONE) {
         slot->sched.pause = PDK_PAUSE_NONE;
         slot->sched.pause_reason[0] = '\0';
-        pdk_server_rebase(slot);
+        pdk_server_rebase(srv, slot);
         pdk_server_reschedule(srv);
     }
     pdk_server_reply_control(srv, c->conn, rid, slot);
@@ -246,7 +246,7 @@ static void set_timing(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk_se
         memset(&slot->lease, 0, sizeof(slot->lease));
     slot->sched.timing = t;
     slot->sched.timing_reason[0] = '\0';
-    pdk_server_rebase(slot);
+    pdk_server_rebase(srv, slot);
     pdk_server_settle_inputs(slot);
     pdk_server_arm_lease_timer(srv);
     pdk_server_reschedule(srv);
@@ -324,7 +324,7 @@ static void replay_action(pdk_server *srv, pdk_server_conn *c, uint64_t rid, pdk
                               "speed %g is outside 0.01..1000 (a multiple of real time)", m->speed);
             return;
         }
-        pdk_server_replay_speed(slot, m->speed);
+        pdk_server_replay_speed(srv, slot, m->speed);
         pdk_server_reschedule(srv);
         pdk_server_reply_control(srv, c->conn, rid, slot);
         return;

@@ -392,8 +392,10 @@ void pdk_server_error_to(pdk_server *srv, uint64_t conn_id, uint64_t request_id,
 
 /* ---- server_sched.c: the tick scheduler, owed steps, the step lease ------ */
 
-/* Starts the tick schedule afresh from now (no burst of catch-up ticks). */
-void pdk_server_rebase(pdk_server_slot *slot);
+/* Starts the tick schedule afresh from now (no burst of catch-up ticks); a
+ * real-time session's first deadline within a period, where the other
+ * real-time sessions' deadlines leave the most room. */
+void pdk_server_rebase(pdk_server *srv, pdk_server_slot *slot);
 /* One tick: a replay's next recorded tick, else the session's. False when
  * a replay is at its recording's end (the slot is paused then). */
 bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot);
@@ -577,7 +579,7 @@ void pdk_server_session_close(pdk_server *srv, pdk_server_slot *slot);
 void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t request_id,
                             pdk_server_slot *slot, uint64_t tick);
 /* A replay's speed: 0.01..1000 (checked by the caller). */
-void pdk_server_replay_speed(pdk_server_slot *slot, double speed);
+void pdk_server_replay_speed(pdk_server *srv, pdk_server_slot *slot, double speed);
 /* A connection closed: its upload's temporary file goes, its streams stop,
  * its waiting jobs go unanswered and its running one is told to stop (a
  * verify stops at its next tick). */

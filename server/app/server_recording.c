@@ -867,7 +867,7 @@ static void made(job *j)
         slot->replay.speed = j->speed;
         j->rec = NULL;
         j->player = NULL;
-        pdk_server_rebase(slot);
+        pdk_server_rebase(srv, slot);
         if (j->paused) {
             char reason[PDK_SERVER_REASON_LEN];
             snprintf(reason, sizeof(reason), "opened paused at tick %" PRIu64,
@@ -916,7 +916,7 @@ static void sought(job *j)
                  "sought tick %" PRIu64 " after the replay's end: resume to play on", j->tick);
     }
     slot->timeline_epoch++;
-    pdk_server_rebase(slot);
+    pdk_server_rebase(srv, slot);
     pdk_server_reschedule(srv);
     pdk_server_conn *c = pdk_server_conn_find(srv, j->conn_id);
     if (c)
@@ -1188,10 +1188,10 @@ void pdk_server_replay_seek(pdk_server *srv, pdk_server_conn *c, uint64_t reques
     pdk_server_reschedule(srv);
 }
 
-void pdk_server_replay_speed(pdk_server_slot *slot, double speed)
+void pdk_server_replay_speed(pdk_server *srv, pdk_server_slot *slot, double speed)
 {
     slot->replay.speed = speed;
-    pdk_server_rebase(slot);
+    pdk_server_rebase(srv, slot);
 }
 
 static void pdk_server_handle_verify(pdk_server *srv, const pdk_request *rq)

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spread.h"
+
 #define NS_PER_S PDK_SERVER_NS_PER_S
 #define NS_PER_MS 1000000ull
 #define FAST_SLICE_NS 2000000ull    /* a fast session yields every 2 ms */
@@ -35,9 +37,42 @@ static uint64_t deadline_ns(const pdk_server_slot *slot)
 
 /* ---- sessions ---------------------------------------------------------- */
 
-void pdk_server_rebase(pdk_server_slot *slot)
+/* A real-time session's deadlines, unpaused: those spread_start_ns keeps
+ * apart. */
+static bool ticks_in_real_time(const pdk_server_slot *slot)
 {
-    slot->sched.start_ns = uv_hrtime();
+    return !slot->replay.player && slot->sched.timing == PDK_TIMING_REALTIME &&
+           slot->sched.pause == PDK_PAUSE_NONE;
+}
+
+/* Where a real-time session's schedule starts: now when it is the only
+ * one; else so that its deadlines fall in the middle of the widest stretch
+ * of the 1/120 s period that the other real-time sessions' deadlines leave
+ * free (spread.h). Ticks due at one instant wait for each other's cores,
+ * the database writer and the loop's sending; spread over the period they
+ * do not (ADR 0037). The first deadline is within a period of now. */
+static uint64_t spread_start_ns(const pdk_server *srv, const pdk_server_slot *self, uint64_t now)
+{
+    const uint64_t period = NS_PER_S / PDK_TICK_HZ;
+    pdk_spread sp;
+    pdk_spread_init(&sp, period);
+    for (size_t i = 0; i < srv->table.n; i++) {
+        const pdk_server_slot *slot = &srv->table.items[i];
+        if (slot == self || !ticks_in_real_time(slot))
+            continue;
+        int64_t ahead = (int64_t)(deadline_ns(slot) - now) % (int64_t)period;
+        pdk_spread_add(&sp, (uint64_t)(ahead < 0 ? ahead + (int64_t)period : ahead));
+    }
+    if (sp.placed == 0)
+        return now;
+    /* next_index 1: the first deadline at now + the pick. */
+    return now + pdk_spread_pick(&sp) - period;
+}
+
+void pdk_server_rebase(pdk_server *srv, pdk_server_slot *slot)
+{
+    uint64_t now = uv_hrtime();
+    slot->sched.start_ns = ticks_in_real_time(slot) ? spread_start_ns(srv, slot, now) : now;
     slot->sched.next_index = 1;
 }
 
@@ -139,7 +174,7 @@ static void space_returned(pdk_server *srv)
             continue;
         slot->sched.pause = PDK_PAUSE_NONE;
         slot->sched.pause_reason[0] = '\0';
-        pdk_server_rebase(slot);
+        pdk_server_rebase(srv, slot);
         resumed++;
     }
     srv->sched.disk_reason[0] = '\0';
@@ -452,7 +487,7 @@ static void run_replay(pdk_server *srv, pdk_server_slot *slot)
         now = uv_hrtime();
     }
     if (deadline_ns(slot) + REPLAY_BEHIND_NS < now)
-        pdk_server_rebase(slot);
+        pdk_server_rebase(srv, slot);
 }
 
 void pdk_server_on_timer(uv_poll_t *handle, int status, int events)
@@ -626,6 +661,10 @@ void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
     info->replay_of = slot->replay.of;
     info->step_thread = slot->stepping.threaded;
     info->tick_cost_ms = (double)slot->stepping.cost_ns / 1e6;
+    info->tick_phase_ms =
+        ticks_in_real_time(slot)
+            ? fmod((double)deadline_ns(slot), (double)NS_PER_S / PDK_TICK_HZ) / (double)NS_PER_MS
+            : 0.0;
     const pdk_tick_parts *p =
         slot->worker.busy ? &slot->worker.view.parts : pdk_session_tick_parts(s);
     paddock__v1__tick_parts__init(tp);
@@ -727,7 +766,7 @@ static void lapse(pdk_server *srv, pdk_server_slot *slot, const char *why)
         int keep = (int)(sizeof(slot->sched.timing_reason) - sizeof(tail));
         snprintf(slot->sched.timing_reason, sizeof(slot->sched.timing_reason), "%.*s%s", keep,
                  reason, tail);
-        pdk_server_rebase(slot);
+        pdk_server_rebase(srv, slot);
         pdk_server_reschedule(srv);
     } else {
         pdk_server_pause(srv, slot, PDK_PAUSE_LEASE, reason);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "spread.h"
 #include "world_mem.h"
 
 pdk_error pdk_server_session_room(pdk_server *srv, size_t bytes, char *err, size_t err_len)
@@ -64,10 +65,33 @@ pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing t
     slot->sched.timing = timing;
     slot->world_bytes = world_bytes;
     slot->replay.speed = 1.0;
-    pdk_server_rebase(slot);
+    pdk_server_rebase(srv, slot);
     *out = slot;
     pdk_server_reschedule(srv);
     return PDK_OK;
+}
+
+/* Where in each keyframe interval of every ticks a new recorded session's
+ * keyframes fall: in the middle of the widest stretch that the other
+ * recorded sessions' next keyframes leave free, their ticks taken to run
+ * on together with the new one's (ADR 0037). A keyframe tick is a
+ * session's heaviest (10,000 cars: some 40 MB of its world read), and two
+ * at once share the machine's memory bandwidth. */
+static uint32_t keyframe_offset(const pdk_server *srv, uint32_t every)
+{
+    pdk_spread sp;
+    pdk_spread_init(&sp, every);
+    for (size_t i = 0; i < srv->table.n; i++) {
+        const pdk_server_slot *slot = &srv->table.items[i];
+        if (slot->replay.player)
+            continue;
+        uint64_t tick = slot->worker.busy ? slot->worker.view.tick
+                                          : pdk_world_tick(pdk_session_world(slot->session));
+        uint32_t ahead = pdk_session_keyframe_ahead(slot->session, tick);
+        if (ahead > 0)
+            pdk_spread_add(&sp, ahead);
+    }
+    return (uint32_t)pdk_spread_pick(&sp);
 }
 
 pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char *world_preset,
@@ -109,6 +133,10 @@ pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char 
         .build_id = PDK_BUILD_ID,
         .store = record ? srv->store : NULL,
         .keyframe_every_ticks = keyframe_every_ticks,
+        .keyframe_offset_ticks =
+            record ? keyframe_offset(srv, keyframe_every_ticks ? keyframe_every_ticks
+                                                               : PDK_SESSION_KEYFRAME_EVERY)
+                   : 0u,
     };
     pdk_session_hooks hooks = pdk_server_hooks(srv);
     pdk_session *s = NULL;

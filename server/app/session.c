@@ -49,6 +49,7 @@ pdk_error pdk_session_create_bare_(uint64_t id, const pdk_session_def *def,
     s->channels = PDK_CHANNELS_EVERY_TICK;
     s->keyframe_every =
         def->keyframe_every_ticks ? def->keyframe_every_ticks : PDK_SESSION_KEYFRAME_EVERY;
+    s->keyframe_offset = def->keyframe_offset_ticks % s->keyframe_every;
     if (hooks)
         s->hooks = *hooks;
     pdk_lateness_reset(&s->lateness);

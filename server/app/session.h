@@ -194,6 +194,10 @@ typedef struct pdk_session_def {
     const char *build_id;
     pdk_store *store;          /* NULL: not recorded */
     uint32_t keyframe_every_ticks; /* 0: PDK_SESSION_KEYFRAME_EVERY */
+    /* The keyframes after the start's fall this many ticks into each
+     * interval (taken modulo the interval): sessions side by side keep
+     * their keyframe ticks apart (the server's choice, ADR 0037). */
+    uint32_t keyframe_offset_ticks;
     uint64_t parent_session_id;    /* a fork: the recording it started from (recorded) */
     uint64_t parent_tick;
 } pdk_session_def;
@@ -204,7 +208,8 @@ typedef struct pdk_session pdk_session;
  * def->store is set, records it: its row (start tick 0, def's parent and
  * keyframe interval), then, as it runs, every applied input, the state hash
  * of every tick from tick 0 on and a keyframe snapshot at its start tick and
- * every keyframe_every_ticks ticks after it. Errors: PDK_ERR_OUT_OF_RANGE
+ * at every tick keyframe_offset_ticks past a multiple of
+ * keyframe_every_ticks after it. Errors: PDK_ERR_OUT_OF_RANGE
  * (bad world def), PDK_ERR_NO_MEMORY, the store's refusal of the row. */
 pdk_error pdk_session_create(uint64_t id, const pdk_session_def *def,
                              const pdk_session_hooks *hooks, pdk_session **out);
@@ -251,6 +256,11 @@ const char *pdk_session_world_preset(const pdk_session *s);
 uint64_t pdk_session_start_tick(const pdk_session *s);
 /* True when the session records itself (it was made with a store). */
 bool pdk_session_recorded(const pdk_session *s);
+/* Ticks from tick to the recording's next keyframe after it (1 to the
+ * keyframe interval); 0 for a session not recorded. Reads only what is set
+ * when the session is made, so the loop may ask while a step thread has
+ * the session's tick (with the tick the loop last saw). */
+uint32_t pdk_session_keyframe_ahead(const pdk_session *s, uint64_t tick);
 
 /* Queues in (copied; its strings too) to apply at the next tick boundary,
  * through its kind's entry in the input table (input_kind.h). A spawn has

@@ -168,6 +168,7 @@ struct pdk_session {
     /* The recording (session_record.c); all unused when store is NULL. */
     uint64_t start_tick;      /* the recording's first tick */
     uint32_t keyframe_every;  /* ticks between keyframes */
+    uint32_t keyframe_offset; /* their ticks into each interval (< keyframe_every) */
     uint64_t next_keyframe;   /* the next tick a keyframe is due (session_record.c) */
     pdk_buf snapshot;         /* the keyframe being encoded */
     pdk_keyframe_scratch *keyframe_scratch; /* its encode's arrays, kept; NULL before one */

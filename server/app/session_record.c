@@ -202,17 +202,17 @@ pdk_error pdk_session_record_start_(pdk_session *s, const pdk_session_def *def,
 }
 
 /* The first tick from tick on whose distance from the recording's start is
- * a multiple of keyframe_every. */
+ * keyframe_offset past a multiple of keyframe_every. */
 static uint64_t keyframe_from(const pdk_session *s, uint64_t tick)
 {
     uint64_t r = (tick - s->start_tick) % s->keyframe_every;
-    return r == 0 ? tick : tick + (s->keyframe_every - r);
+    return tick + (s->keyframe_offset + s->keyframe_every - r) % s->keyframe_every;
 }
 
 /* The tick of the next keyframe from tick on: where (tick - start) %
- * keyframe_every is 0, found by a compare rather than a division every
- * tick. A tick that jumped (a restore, a reset) is placed again by the
- * division. */
+ * keyframe_every is keyframe_offset, found by a compare rather than a
+ * division every tick. A tick that jumped (a restore, a reset) is placed
+ * again by the division. */
 static uint64_t next_keyframe(const pdk_session *s, uint64_t tick)
 {
     if (tick > s->next_keyframe || s->next_keyframe - tick > s->keyframe_every)
@@ -283,4 +283,9 @@ bool pdk_session_recorded(const pdk_session *s)
 uint64_t pdk_session_start_tick(const pdk_session *s)
 {
     return s->start_tick;
+}
+
+uint32_t pdk_session_keyframe_ahead(const pdk_session *s, uint64_t tick)
+{
+    return s->store ? (uint32_t)(keyframe_from(s, tick + 1) - tick) : 0u;
 }

@@ -3,7 +3,7 @@
  * loopback port and the real C client. Welcome and Pong carry the server's
  * wall and monotonic clocks, which on loopback must agree with the test's
  * own; a driver command answered Ok{tick: T} first shows in the StateBatch
- * of tick T + 1. */
+ * of tick T + 1; real-time sessions fall due spread over the tick. */
 #include <check.h>
 #include <inttypes.h>
 #include <math.h>
@@ -236,6 +236,92 @@ START_TEST(the_proxy_view_example_draws_a_moving_car)
 }
 END_TEST
 
+/* Session sid's tick_phase_ms, through c. */
+static double phase_ms(pdk_client *c, uint64_t sid)
+{
+    static paddock_v1_SessionInfo info;
+    pdk_test_session_info(c, &req, &rep, sid, &info);
+    return info.tick_phase_ms;
+}
+
+/* The closest two of n phases come, around the tick. */
+static double closest_ms(const double *phase, int n)
+{
+    const double tick_ms = 1000.0 / 120.0;
+    double least = tick_ms;
+    for (int i = 0; i < n; i++) {
+        for (int j = i + 1; j < n; j++) {
+            double d = fabs(phase[i] - phase[j]);
+            d = d < tick_ms - d ? d : tick_ms - d;
+            least = d < least ? d : least;
+        }
+    }
+    return least;
+}
+
+static void control(pdk_client *c, uint64_t sid, bool pause)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_control_tag;
+    req.body.session_control.session_id = sid;
+    req.body.session_control.which_action =
+        pause ? paddock_v1_SessionControl_pause_tag : paddock_v1_SessionControl_resume_tag;
+    if (pause)
+        req.body.session_control.action.pause = true;
+    else
+        req.body.session_control.action.resume = true;
+    pdk_test_call_ok(c, &req, &rep, pause ? "pause" : "resume");
+}
+
+/* Real-time sessions fall due spread over the tick (docs/paddockd.md
+ * "Timing"): each new one where the others' deadlines leave the most room,
+ * so four tick a quarter of a tick apart (to within a 64th); a session
+ * paused and resumed takes the widest room again; a fast session has no
+ * phase. */
+START_TEST(real_time_sessions_fall_due_spread_over_the_tick)
+{
+    const double tick_ms = 1000.0 / 120.0;
+    pdk_test_server srv;
+    start(&srv);
+    static pdk_client c;
+    pdk_test_connect_ok(&c, &srv, "phases", 5000);
+    uint64_t sid[4];
+    double phase[4];
+    for (int i = 0; i < 4; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_session_create_tag;
+        req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_REALTIME;
+        pdk_test_call_ok(&c, &req, &rep, "SessionCreate");
+        sid[i] = rep.body.session_created.session.session_id;
+    }
+    for (int i = 0; i < 4; i++) {
+        phase[i] = phase_ms(&c, sid[i]);
+        ck_assert_msg(phase[i] >= 0.0 && phase[i] < tick_ms, "phase %g ms", phase[i]);
+    }
+    printf("four real-time sessions' phases: %.3f %.3f %.3f %.3f ms\n", phase[0], phase[1],
+           phase[2], phase[3]);
+    ck_assert_msg(closest_ms(phase, 4) > tick_ms / 4.0 - tick_ms / 64.0,
+                  "two sessions fall due %.3f ms apart: %.3f %.3f %.3f %.3f ms",
+                  closest_ms(phase, 4), phase[0], phase[1], phase[2], phase[3]);
+    /* Paused, it has no phase; resumed, the widest room again. */
+    control(&c, sid[1], true);
+    ck_assert_msg(phase_ms(&c, sid[1]) == 0.0, "a paused session's phase");
+    control(&c, sid[1], false);
+    phase[1] = phase_ms(&c, sid[1]);
+    ck_assert_msg(closest_ms(phase, 4) > tick_ms / 4.0 - tick_ms / 64.0,
+                  "resumed %.3f ms from another: %.3f %.3f %.3f %.3f ms", closest_ms(phase, 4),
+                  phase[0], phase[1], phase[2], phase[3]);
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_FAST;
+    pdk_test_call_ok(&c, &req, &rep, "SessionCreate fast");
+    ck_assert_msg(phase_ms(&c, rep.body.session_created.session.session_id) == 0.0,
+                  "a fast session's phase");
+    pdk_client_close(&c);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
+}
+END_TEST
+
 static Suite *clock_suite(void)
 {
     Suite *s = suite_create("integration_clock");
@@ -244,6 +330,7 @@ static Suite *clock_suite(void)
     tcase_add_test(tc, welcome_and_pong_carry_both_clocks);
     tcase_add_test(tc, a_driver_command_shows_in_the_batch_after_its_tick);
     tcase_add_test(tc, the_proxy_view_example_draws_a_moving_car);
+    tcase_add_test(tc, real_time_sessions_fall_due_spread_over_the_tick);
     suite_add_tcase(s, tc);
     return s;
 }

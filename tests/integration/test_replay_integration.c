@@ -1226,6 +1226,73 @@ static void integrity_ok(const char *db_path)
     sqlite3_close(db);
 }
 
+/* Two recorded sessions side by side keyframe on different ticks (ADR
+ * 0037): the first at 0, 120, 240, the second, opened while the first
+ * keyframes at 120 ahead, half an interval off at 0, 60, 180; the second's
+ * recording verifies segment by segment from its keyframes, and a fork at
+ * a tick between them has the recorded state. */
+START_TEST(side_by_side_sessions_keyframe_apart)
+{
+    pdk_test_server srv;
+    start_on(&srv, NULL);
+    static pdk_client c;
+    pdk_test_connect_ok(&c, &srv, "stepper", 10000);
+    uint64_t sid[2];
+    for (int i = 0; i < 2; i++) {
+        sid[i] = create_session(&c, paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP, "apart");
+        uint32_t vid = spawn(&c, sid[i], 8.0);
+        take_lease(&c, sid[i], 10000, paddock_v1_LapsePolicy_LAPSE_PAUSE);
+        dbw(&c, sid[i], vid, 30, 10, NULL, NULL);
+    }
+    for (int i = 0; i < 2; i++)
+        ck_assert_msg(step(&c, sid[i], 250) == PDK_CLIENT_OK, "step: %s", c.error);
+    for (int i = 0; i < 2; i++) {
+        memset(&req, 0, sizeof(req));
+        req.which_body = paddock_v1_Frame_session_close_tag;
+        req.body.session_close.session_id = sid[i];
+        ck_assert_msg(pdk_client_call(&c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", c.error);
+    }
+    const int64_t want[2][4] = {{0, 120, 240, -1}, {0, 60, 180, -1}};
+    for (int i = 0; i < 2; i++) {
+        char sql[200];
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM snapshots WHERE session_id=%" PRIu64,
+                 sid[i]);
+        ck_assert_int_eq(sql_int(srv.db, sql), 3);
+        for (int k = 0; want[i][k] >= 0; k++) {
+            snprintf(sql, sizeof(sql),
+                     "SELECT count(*) FROM snapshots WHERE session_id=%" PRIu64
+                     " AND tick=%" PRId64,
+                     sid[i], want[i][k]);
+            ck_assert_msg(sql_int(srv.db, sql) == 1, "session %" PRIu64 ": no keyframe at %" PRId64,
+                          sid[i], want[i][k]);
+        }
+    }
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_verify_request_tag;
+    req.body.verify_request.session_id = sid[1];
+    ck_assert_msg(pdk_client_call(&c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "verify: %s",
+                  c.error);
+    ck_assert_msg(rep.body.verify_reply.match, "%s", rep.body.verify_reply.message);
+    ck_assert_uint_ge(rep.body.verify_reply.hashes_checked, 250);
+    /* A fork at tick 100 starts from the keyframe at 60: the recorded state. */
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_fork_request_tag;
+    req.body.fork_request.session_id = sid[1];
+    req.body.fork_request.tick = 100;
+    req.body.fork_request.timing = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
+    ck_assert_msg(pdk_client_call(&c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "fork: %s",
+                  c.error);
+    const paddock_v1_SessionInfo *forked = &rep.body.session_created.session;
+    ck_assert_uint_eq(forked->tick, 100);
+    char sql[200];
+    snprintf(sql, sizeof(sql),
+             "SELECT hash FROM state_hashes WHERE session_id=%" PRIu64 " AND tick=100", sid[1]);
+    ck_assert_uint_eq(forked->state_hash, (uint64_t)sql_int(srv.db, sql));
+    pdk_client_close(&c);
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
+}
+END_TEST
+
 /* THE KILL -9 TEST: paddockd on a fresh database with fast and real-time
  * sessions whose cars take a stream of DBW commands, killed with SIGKILL
  * after a random 50-800 ms, 6 to 10 times (the seed is printed; set
@@ -1349,6 +1416,7 @@ static Suite *replay_suite(void)
     tcase_add_test(tc, replay_reproduces_live_state);
     tcase_add_test(tc, vehicle_reset_replays);
     tcase_add_test(tc, replay_waits_for_its_recording);
+    tcase_add_test(tc, side_by_side_sessions_keyframe_apart);
     tcase_add_test(tc, kill_nine);
     suite_add_tcase(s, tc);
     return s;

@@ -174,7 +174,16 @@ static void remove_store(const char *path)
     rmdir(dir);
 }
 
+/* make's session with keyframes every ticks apart, offset ticks into each
+ * interval (every 0: the default interval). */
+static pdk_session *make_keyframed(pdk_store *store, uint32_t every, uint32_t offset);
+
 static pdk_session *make(pdk_store *store)
+{
+    return make_keyframed(store, 0, 0);
+}
+
+static pdk_session *make_keyframed(pdk_store *store, uint32_t every, uint32_t offset)
 {
     n_results = 0;
     n_states = 0;
@@ -188,6 +197,8 @@ static pdk_session *make(pdk_store *store)
         .timing = PDK_TIMING_FAST,
         .build_id = "test",
         .store = store,
+        .keyframe_every_ticks = every,
+        .keyframe_offset_ticks = offset,
     };
     n_ended = 0;
     pdk_session_hooks hooks = {.on_result = on_result,
@@ -1728,6 +1739,52 @@ END_TEST
  * huge pages), both zeros for their whole length, usable for all of it and
  * freed with pdk_world_mem_free; a world laid out in it without clearing
  * it is the world pdk_world_init lays out in dirty memory. */
+/* Keyframes after the start's fall keyframe_offset_ticks into each interval
+ * (modulo it), the server's way of keeping sessions' keyframe ticks apart
+ * (ADR 0037); pdk_session_keyframe_ahead says how far the next is; where
+ * they fall changes no state. */
+START_TEST(keyframes_fall_at_their_offset_into_each_interval)
+{
+    const uint32_t offsets[] = {0, 20, 70};
+    const int64_t want[][4] = {{0, 50, 100, -1}, {0, 20, 70, 120}, {0, 20, 70, 120}};
+    uint64_t hashes[3];
+    for (int k = 0; k < 3; k++) {
+        char path[128];
+        pdk_store *store = open_store(path);
+        pdk_session *s = make_keyframed(store, 50, offsets[k]);
+        ck_assert_uint_eq(pdk_session_keyframe_ahead(s, 0), offsets[k] % 50 ? offsets[k] % 50 : 50);
+        pdk_vehicle_id v = spawn(s, 1, 1);
+        pdk_dbw_cmd cmd = {.fields = PDK_DBW_THROTTLE, .throttle_pct = 40};
+        ck_assert_int_eq(queue_dbw(s, v, &cmd, (pdk_reply_to){1, 2, 0}), PDK_OK);
+        while (pdk_world_tick(pdk_session_world(s)) < 130) {
+            uint64_t tick = pdk_world_tick(pdk_session_world(s));
+            uint32_t ahead = pdk_session_keyframe_ahead(s, tick);
+            ck_assert_msg(ahead >= 1 && ahead <= 50, "tick %llu: next keyframe %u ahead",
+                          (unsigned long long)tick, ahead);
+            pdk_session_tick(s);
+        }
+        hashes[k] = pdk_session_hash(s);
+        pdk_session_destroy(s);
+        pdk_store_close(store);
+        ck_assert_int_eq(sql_int(path, "SELECT count(*) FROM snapshots"), want[k][3] < 0 ? 3 : 4);
+        for (int i = 0; i < 4 && want[k][i] >= 0; i++) {
+            char q[96];
+            snprintf(q, sizeof(q), "SELECT count(*) FROM snapshots WHERE tick = %lld",
+                     (long long)want[k][i]);
+            ck_assert_msg(sql_int(path, q) == 1, "offset %u: no keyframe at tick %lld", offsets[k],
+                          (long long)want[k][i]);
+        }
+        remove_store(path);
+    }
+    ck_assert_uint_eq(hashes[1], hashes[0]);
+    ck_assert_uint_eq(hashes[2], hashes[0]);
+    /* Not recorded: no keyframe ahead. */
+    pdk_session *s = make_keyframed(NULL, 50, 20);
+    ck_assert_uint_eq(pdk_session_keyframe_ahead(s, 0), 0);
+    pdk_session_destroy(s);
+}
+END_TEST
+
 START_TEST(world_memory_alignment)
 {
     const size_t sizes[2] = {(size_t)100 << 10, ((size_t)3 << 20) + 17};
@@ -1770,6 +1827,7 @@ static Suite *session_suite(void)
     Suite *s = suite_create("session");
     TCase *tc = tcase_create("session");
     tcase_add_test(tc, world_memory_alignment);
+    tcase_add_test(tc, keyframes_fall_at_their_offset_into_each_interval);
     tcase_add_test(tc, inputs_apply_at_the_next_tick_boundary);
     tcase_add_test(tc, refused_inputs_are_answered_and_not_counted);
     tcase_add_test(tc, queue_is_bounded_and_close_answers_pending);
