@@ -71,12 +71,26 @@ pdk_error pdk_server_session_adopt(pdk_server *srv, pdk_session *s, pdk_timing t
     return PDK_OK;
 }
 
+static uint32_t gcd(uint32_t a, uint32_t b)
+{
+    while (b != 0) {
+        uint32_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
 /* Where in each keyframe interval of every ticks a new recorded session's
  * keyframes fall: in the middle of the widest stretch that the other
  * recorded sessions' next keyframes leave free, their ticks taken to run
  * on together with the new one's (ADR 0037). A keyframe tick is a
  * session's heaviest (10,000 cars: some 40 MB of its world read), and two
- * at once share the machine's memory bandwidth. */
+ * at once share the machine's memory bandwidth. With whole seconds
+ * between keyframes, the nearest tick at or before that whose number
+ * shares no factor with 120: no subscription slower than 120 Hz publishes
+ * on it (they publish where the tick is a multiple of 120 / rate), so a
+ * keyframe tick carries no state batch but those at 120 Hz. */
 static uint32_t keyframe_offset(const pdk_server *srv, uint32_t every)
 {
     pdk_spread sp;
@@ -91,7 +105,14 @@ static uint32_t keyframe_offset(const pdk_server *srv, uint32_t every)
         if (ahead > 0)
             pdk_spread_add(&sp, ahead);
     }
-    return (uint32_t)pdk_spread_pick(&sp);
+    uint32_t offset = (uint32_t)pdk_spread_pick(&sp);
+    if (every % PDK_TICK_HZ == 0) {
+        /* A new session starts at tick 0, so its keyframes' ticks are the
+         * offset modulo 120; one within 7 ticks shares no factor with it. */
+        while (gcd(offset % PDK_TICK_HZ, PDK_TICK_HZ) != 1)
+            offset = (offset + every - 1) % every;
+    }
+    return offset;
 }
 
 pdk_error pdk_server_session_open(pdk_server *srv, const char *name, const char *world_preset,

@@ -1227,8 +1227,10 @@ static void integrity_ok(const char *db_path)
 }
 
 /* Two recorded sessions side by side keyframe on different ticks (ADR
- * 0037): the first at 0, 120, 240, the second, opened while the first
- * keyframes at 120 ahead, half an interval off at 0, 60, 180; the second's
+ * 0037), each on ticks where no subscription slower than 120 Hz
+ * publishes: the first at its start, then 119, 239; the second, opened
+ * while the first keyframes 119 ticks ahead, half an interval off at 0,
+ * 59, 179; the second's
  * recording verifies segment by segment from its keyframes, and a fork at
  * a tick between them has the recorded state. */
 START_TEST(side_by_side_sessions_keyframe_apart)
@@ -1252,7 +1254,7 @@ START_TEST(side_by_side_sessions_keyframe_apart)
         req.body.session_close.session_id = sid[i];
         ck_assert_msg(pdk_client_call(&c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", c.error);
     }
-    const int64_t want[2][4] = {{0, 120, 240, -1}, {0, 60, 180, -1}};
+    const int64_t want[2][4] = {{0, 119, 239, -1}, {0, 59, 179, -1}};
     for (int i = 0; i < 2; i++) {
         char sql[200];
         snprintf(sql, sizeof(sql), "SELECT count(*) FROM snapshots WHERE session_id=%" PRIu64,
@@ -1274,7 +1276,7 @@ START_TEST(side_by_side_sessions_keyframe_apart)
                   c.error);
     ck_assert_msg(rep.body.verify_reply.match, "%s", rep.body.verify_reply.message);
     ck_assert_uint_ge(rep.body.verify_reply.hashes_checked, 250);
-    /* A fork at tick 100 starts from the keyframe at 60: the recorded state. */
+    /* A fork at tick 100 starts from the keyframe at 59: the recorded state. */
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_fork_request_tag;
     req.body.fork_request.session_id = sid[1];
