@@ -1254,21 +1254,6 @@ START_TEST(side_by_side_sessions_keyframe_apart)
         req.body.session_close.session_id = sid[i];
         ck_assert_msg(pdk_client_call(&c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "%s", c.error);
     }
-    const int64_t want[2][4] = {{0, 119, 239, -1}, {0, 59, 179, -1}};
-    for (int i = 0; i < 2; i++) {
-        char sql[200];
-        snprintf(sql, sizeof(sql), "SELECT count(*) FROM snapshots WHERE session_id=%" PRIu64,
-                 sid[i]);
-        ck_assert_int_eq(sql_int(srv.db, sql), 3);
-        for (int k = 0; want[i][k] >= 0; k++) {
-            snprintf(sql, sizeof(sql),
-                     "SELECT count(*) FROM snapshots WHERE session_id=%" PRIu64
-                     " AND tick=%" PRId64,
-                     sid[i], want[i][k]);
-            ck_assert_msg(sql_int(srv.db, sql) == 1, "session %" PRIu64 ": no keyframe at %" PRId64,
-                          sid[i], want[i][k]);
-        }
-    }
     memset(&req, 0, sizeof(req));
     req.which_body = paddock_v1_Frame_verify_request_tag;
     req.body.verify_request.session_id = sid[1];
@@ -1284,14 +1269,29 @@ START_TEST(side_by_side_sessions_keyframe_apart)
     req.body.fork_request.timing = paddock_v1_TimingMode_TIMING_MODE_LOCKSTEP;
     ck_assert_msg(pdk_client_call(&c, &req, &rep, NULL, NULL) == PDK_CLIENT_OK, "fork: %s",
                   c.error);
-    const paddock_v1_SessionInfo *forked = &rep.body.session_created.session;
-    ck_assert_uint_eq(forked->tick, 100);
+    ck_assert_uint_eq(rep.body.session_created.session.tick, 100);
+    uint64_t forked_hash = rep.body.session_created.session.state_hash;
+    pdk_client_close(&c);
+    /* The database as the stopped server's writer left it. */
+    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
     char sql[200];
     snprintf(sql, sizeof(sql),
              "SELECT hash FROM state_hashes WHERE session_id=%" PRIu64 " AND tick=100", sid[1]);
-    ck_assert_uint_eq(forked->state_hash, (uint64_t)sql_int(srv.db, sql));
-    pdk_client_close(&c);
-    pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);
+    ck_assert_uint_eq(forked_hash, (uint64_t)sql_int(srv.db, sql));
+    const int64_t want[2][4] = {{0, 119, 239, -1}, {0, 59, 179, -1}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM snapshots WHERE session_id=%" PRIu64,
+                 sid[i]);
+        ck_assert_int_eq(sql_int(srv.db, sql), 3);
+        for (int k = 0; want[i][k] >= 0; k++) {
+            snprintf(sql, sizeof(sql),
+                     "SELECT count(*) FROM snapshots WHERE session_id=%" PRIu64
+                     " AND tick=%" PRId64,
+                     sid[i], want[i][k]);
+            ck_assert_msg(sql_int(srv.db, sql) == 1, "session %" PRIu64 ": no keyframe at %" PRId64,
+                          sid[i], want[i][k]);
+        }
+    }
 }
 END_TEST
 
