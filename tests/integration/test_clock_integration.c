@@ -236,6 +236,16 @@ START_TEST(the_proxy_view_example_draws_a_moving_car)
 }
 END_TEST
 
+/* A new session of timing, through c: its id. */
+static uint64_t create(pdk_client *c, paddock_v1_TimingMode timing)
+{
+    memset(&req, 0, sizeof(req));
+    req.which_body = paddock_v1_Frame_session_create_tag;
+    req.body.session_create.timing = timing;
+    pdk_test_call_ok(c, &req, &rep, "SessionCreate");
+    return rep.body.session_created.session.session_id;
+}
+
 /* Session sid's tick_phase_ms, through c. */
 static double phase_ms(pdk_client *c, uint64_t sid)
 {
@@ -287,13 +297,8 @@ START_TEST(real_time_sessions_fall_due_spread_over_the_tick)
     pdk_test_connect_ok(&c, &srv, "phases", 5000);
     uint64_t sid[4];
     double phase[4];
-    for (int i = 0; i < 4; i++) {
-        memset(&req, 0, sizeof(req));
-        req.which_body = paddock_v1_Frame_session_create_tag;
-        req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_REALTIME;
-        pdk_test_call_ok(&c, &req, &rep, "SessionCreate");
-        sid[i] = rep.body.session_created.session.session_id;
-    }
+    for (int i = 0; i < 4; i++)
+        sid[i] = create(&c, paddock_v1_TimingMode_TIMING_MODE_REALTIME);
     for (int i = 0; i < 4; i++) {
         phase[i] = phase_ms(&c, sid[i]);
         ck_assert_msg(phase[i] >= 0.0 && phase[i] < tick_ms, "phase %g ms", phase[i]);
@@ -311,11 +316,7 @@ START_TEST(real_time_sessions_fall_due_spread_over_the_tick)
     ck_assert_msg(closest_ms(phase, 4) > tick_ms / 4.0 - tick_ms / 64.0,
                   "resumed %.3f ms from another: %.3f %.3f %.3f %.3f ms", closest_ms(phase, 4),
                   phase[0], phase[1], phase[2], phase[3]);
-    memset(&req, 0, sizeof(req));
-    req.which_body = paddock_v1_Frame_session_create_tag;
-    req.body.session_create.timing = paddock_v1_TimingMode_TIMING_MODE_FAST;
-    pdk_test_call_ok(&c, &req, &rep, "SessionCreate fast");
-    ck_assert_msg(phase_ms(&c, rep.body.session_created.session.session_id) == 0.0,
+    ck_assert_msg(phase_ms(&c, create(&c, paddock_v1_TimingMode_TIMING_MODE_FAST)) == 0.0,
                   "a fast session's phase");
     pdk_client_close(&c);
     pdk_test_stop_ok(&srv, log_text, sizeof(log_text), false);

@@ -43,24 +43,31 @@ static paddock_v1_SessionInfo session_info(pdk_client *c, uint64_t sid)
     return info;
 }
 
-/* The recorded state hash of session sid at tick in the database db. */
-static int64_t recorded_hash(const char *db, uint64_t sid, uint64_t tick)
+/* The one number sql (with session sid and tick bound to its two ?s)
+ * selects from the database db; fails the test, naming what it looked
+ * for, when there is none. */
+static int64_t session_number(const char *db, const char *sql, uint64_t sid, uint64_t tick,
+                              const char *what)
 {
     sqlite3 *h;
     ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(h,
-                                        "SELECT hash FROM state_hashes WHERE session_id = ? AND "
-                                        "tick = ?",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
     sqlite3_bind_int64(st, 1, (sqlite3_int64)sid);
     sqlite3_bind_int64(st, 2, (sqlite3_int64)tick);
-    ck_assert_msg(sqlite3_step(st) == SQLITE_ROW, "no hash for tick %" PRIu64 " in %s", tick, db);
-    int64_t hash = sqlite3_column_int64(st, 0);
+    ck_assert_msg(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL,
+                  "no %s tick %" PRIu64 " in %s", what, tick, db);
+    int64_t v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     sqlite3_close(h);
-    return hash;
+    return v;
+}
+
+/* The recorded state hash of session sid at tick in the database db. */
+static int64_t recorded_hash(const char *db, uint64_t sid, uint64_t tick)
+{
+    return session_number(db, "SELECT hash FROM state_hashes WHERE session_id = ? AND tick = ?",
+                          sid, tick, "hash for");
 }
 
 /* Runs the demo (its car drives the demo route from tick 0) until its
@@ -410,23 +417,9 @@ static size_t recorded_keyframe(const char *db, uint64_t sid, uint64_t tick, voi
 /* The tick of session sid's first keyframe after tick in the database db. */
 static uint64_t keyframe_after(const char *db, uint64_t sid, uint64_t tick)
 {
-    sqlite3 *h;
-    ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(h,
-                                        "SELECT min(tick) FROM snapshots WHERE session_id = ? AND "
-                                        "tick > ?",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)sid);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)tick);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    ck_assert_msg(sqlite3_column_type(st, 0) != SQLITE_NULL,
-                  "no keyframe after tick %" PRIu64 " in %s", tick, db);
-    uint64_t at = (uint64_t)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return at;
+    return (uint64_t)session_number(
+        db, "SELECT min(tick) FROM snapshots WHERE session_id = ? AND tick > ?", sid, tick,
+        "keyframe after");
 }
 
 /* A fleet of 96 cars stepped, and its keyframes encoded, in slices of 8 on
