@@ -58,6 +58,7 @@ typedef struct ws_conn {
     pdk_buf kept;
     int close_status;
     char close_reason[124];
+    bool close_sent; /* the close frame is out: the peer's is awaited */
 } ws_conn;
 
 /* libwebsockets' per-connection data, for every protocol. */
@@ -212,7 +213,15 @@ static int conn_writeable(ws_conn *conn)
          * would drop the socket without one (libwebsockets takes a failed
          * writeable callback for a dead socket), so the close goes through
          * lws_close_free_wsi, which with a reason set sends the frame and
-         * waits for the peer's. */
+         * waits for the peer's, reading on meanwhile (RFC 6455, 7.1.1).
+         * Once only: a second kill while it waits would close the socket
+         * with the peer's data unread, which resets the connection, and a
+         * peer still sending (a refused oversized message) could lose the
+         * Error frame ahead of the close. */
+        if (conn->close_sent) {
+            return 0;
+        }
+        conn->close_sent = true;
         lws_close_reason(conn->wsi, (enum lws_close_status)conn->close_status,
                          (unsigned char *)conn->close_reason, strlen(conn->close_reason));
         lws_set_timeout(conn->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);

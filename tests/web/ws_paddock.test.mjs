@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
-import { ErrorCode, GEAR_DRIVE, PADDOCKD, SOURCE_DIR, startServer, TcpClient, WsClient } from './paddock_client.mjs';
+import { decodeFrame, ErrorCode, GEAR_DRIVE, PADDOCKD, SOURCE_DIR, startServer, TcpClient, WsClient } from './paddock_client.mjs';
 
 // One raw HTTP request; the path goes out exactly as given (no URL folding).
 function get(port, path, { method = 'GET', headers = {} } = {}) {
@@ -217,7 +217,71 @@ describe('Paddock over WebSocket', () => {
     assert.equal(ws.error.error.code, ErrorCode.FRAME_TOO_LARGE);
     assert.match(ws.error.error.message, /exceeds the limit of 1048576 bytes/);
     await tcp.closed;
-    await ws.closed;
+    assert.equal((await ws.closed).code, 1008);
+  });
+
+  // The refusal above comes while the client is still sending: the server
+  // must read on until the client's close (RFC 6455 section 7.1.1), or
+  // closing with the rest unread resets the connection and can take the
+  // Error frame with it. A raw client sends half of an oversized message,
+  // takes the Error and the close frame, then the other half, a piece at a
+  // time, and its own close: the connection then ends cleanly, not with a
+  // reset.
+  test('refusing an oversized message, the server reads on to the close', async () => {
+    const total = 1024 * 1024 + 1;
+    const sock = net.connect(srv.http, '127.0.0.1');
+    await new Promise((resolve, reject) => { sock.once('connect', resolve); sock.once('error', reject); });
+    let failed = null;
+    sock.on('error', (e) => { failed = e.code; });
+    const ended = new Promise((resolve) => sock.on('close', resolve));
+    let got = Buffer.alloc(0);
+    const waitFor = (pred) => new Promise((resolve) => {
+      const look = () => { const v = pred(got); if (v) { sock.off('data', onData); resolve(v); } };
+      const onData = (d) => { got = Buffer.concat([got, d]); look(); };
+      sock.on('data', onData);
+      look();
+    });
+    sock.write('GET /v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n' +
+      'Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: paddock.v1\r\n\r\n');
+    const head = await waitFor((b) => { const i = b.indexOf('\r\n\r\n'); return i < 0 ? null : i + 4; });
+    assert.match(got.subarray(0, head).toString(), /^HTTP\/1\.1 101/);
+    got = got.subarray(head);
+    // Client frames are masked; a zero key leaves the payload as it is.
+    const frame = (opcode, len) => {
+      const h = Buffer.alloc(14);
+      h[0] = 0x80 | opcode;
+      h[1] = 0x80 | 127;
+      h.writeBigUInt64BE(BigInt(len), 2);
+      return h; // then the four zero bytes of the key
+    };
+    const half = Math.floor(total / 2);
+    sock.write(frame(2, total));
+    sock.write(Buffer.alloc(half, 0x41));
+    // The server's frames, unmasked: the Error (binary), then the close.
+    const frames = (b) => {
+      const out = [];
+      for (let at = 0; at + 2 <= b.length;) {
+        let len = b[at + 1] & 0x7f, hdr = 2;
+        if (len === 126) { if (at + 4 > b.length) break; len = b.readUInt16BE(at + 2); hdr = 4; }
+        if (at + hdr + len > b.length) break;
+        out.push({ opcode: b[at] & 0x0f, body: b.subarray(at + hdr, at + hdr + len) });
+        at += hdr + len;
+      }
+      return out;
+    };
+    const seen = await waitFor((b) => { const f = frames(b); return f.some((x) => x.opcode === 8) ? f : null; });
+    assert.equal(seen[0].opcode, 2);
+    assert.equal(decodeFrame(seen[0].body).error.code, ErrorCode.FRAME_TOO_LARGE);
+    assert.equal(seen[1].body.readUInt16BE(0), 1008);
+    for (let left = total - half; left > 0; left -= 16384) {
+      sock.write(Buffer.alloc(Math.min(left, 16384), 0x41));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const close = Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe8]);
+    sock.end(close);
+    await ended;
+    assert.equal(failed, null, 'the server reset the connection');
   });
 
   test('a text message on the Paddock endpoint is refused by name', async () => {
