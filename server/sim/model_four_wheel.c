@@ -15,8 +15,13 @@
 
 /* The model's arrays in the world, in pdk_model_four_wheel.array_bytes
  * order:
- *   state, cmd, consts  hot: each vehicle's state, held command and
- *                       constants (its kinematic curves are read from defs)
+ *   state, cmd  hot: each vehicle's state and held command
+ *   consts    each vehicle's constants (its kinematic curves are read from
+ *             defs); the step reads them from the slot whose definition
+ *             the vehicle's fleet reads (slot_meta.def_at): equal
+ *             definitions give equal constants (pdk_fw_params_init_like
+ *             is pure), and a fleet of one preset then reads one copy a
+ *             tick, as for tyres, instead of 1.6 kB a car
  *   tyres     pdk_tyre_consts4  hot: the tyre constants, one entry per
  *             distinct set, shared by the vehicles spawned from equal
  *             definitions (a fleet of one preset reads one copy a tick
@@ -285,7 +290,8 @@ static void wheel_angles(pdk_world *world, const uint32_t *live, int32_t count)
 
 /* PDK_FW_BATCH vehicles at a time (batching changes no result), each with
  * the definition it was spawned from (its curves, its tyres' life and soil
- * parameters), read from the copy its fleet shares (step_def_of). */
+ * parameters) and its constants, both read from the copies its fleet
+ * shares (step_def_of, slot_meta.def_at). */
 static int step(pdk_world *world, const uint32_t *live, int32_t count)
 {
     pdk_fw_state *states = fw_state_of(world);
@@ -310,7 +316,7 @@ static int step(pdk_world *world, const uint32_t *live, int32_t count)
         }
         fs[n] = &states[slot];
         fc[n] = &cmds[slot];
-        fk[n] = &consts[slot];
+        fk[n] = &consts[meta[slot].def_at];
         ft[n] = &tyres[meta[slot].shared];
         fd[n] = step_def_of(world, slot);
         fch[n] = world->telemetry_off ? NULL : channels_of(world, slot);

@@ -1099,10 +1099,11 @@ START_TEST(test_tyre_sets_shared_by_definition)
 }
 END_TEST
 
-/* A fleet of one definition steps with one copy of it (world_internal.h
- * slot_meta.def_at): when the vehicle whose copy the others read goes and
- * a vehicle of another definition (tyres that heat four times as fast:
- * the step reads the tyres' life from the definition every tick) takes
+/* A fleet of one definition steps with one copy of it and of its
+ * constants (world_internal.h slot_meta.def_at): when the vehicle whose
+ * copies the others read goes and a vehicle of another definition (tyres
+ * that heat four times as fast: the step reads the tyres' life from the
+ * definition every tick; springs half as stiff again: a constant) takes
  * its slot, the rest still run bit for bit as each alone, and so after a
  * second hand-on. */
 START_TEST(test_shared_definition_outlives_its_vehicle)
@@ -1111,6 +1112,8 @@ START_TEST(test_shared_definition_outlives_its_vehicle)
     pdk_vehicle_def other = magic;
     other.tyre_front.life.heat_scale *= 4.0;
     other.tyre_rear.life.heat_scale *= 4.0;
+    other.susp_front.spring_rate_npm *= 1.5;
+    other.susp_rear.spring_rate_npm *= 1.5;
     ck_assert_ptr_null(pdk_vehicle_def_problem(&other));
     enum { FLEET = 4 };
     pdk_world *w = world_cap(FLEET + 1);
