@@ -629,9 +629,11 @@ void pdk_world_contact_phase_(pdk_world *world)
     }
     uint64_t *pairs = pairs_of(world);
     int missed = 0;
-    const int np = pdk_contact_broad(bodies, n, sap_of(world), world->sap_count == n, pairs,
-                                     world->cap_pairs, &missed);
+    int axis = world->sap_count == n ? world->sap_axis : -1;
+    const int np =
+        pdk_contact_broad(bodies, n, sap_of(world), &axis, pairs, world->cap_pairs, &missed);
     world->sap_count = n;
+    world->sap_axis = axis;
     pdk_manifold *ms = manifolds_of(world);
     int nm = 0;
     for (int i = 0; i < np; i++) {

@@ -130,6 +130,7 @@ struct pdk_world {
     int32_t cap_bodies, cap_pairs, cap_manifolds, cap_events;
     int32_t n_events, n_events_dropped, n_pairs_missed;
     int32_t sap_count; /* the bodies the sweep's order was last sorted for */
+    int32_t sap_axis;  /* and the axis it was sorted along (pdk_contact_broad) */
     size_t off_proxy_live, off_proxies, off_cbodies, off_sap, off_pairs, off_manifolds,
         off_events, off_csum;
     size_t off_live, off_meta, off_channels, off_defs, off_dbw, off_driver, off_wheel_angle, bytes;

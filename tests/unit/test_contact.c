@@ -207,6 +207,74 @@ END_TEST
 
 /* ---- the solve ------------------------------------------------------------ */
 
+/* Bounds for the broad phase: body i a box of 4.5 x 1.8 x 1.5 m about a
+ * pseudo-random point of a strip long along one axis (along, 0 x or 1 y),
+ * so that some overlap. */
+static void strip_bodies(pdk_cbody *b, int n, int along, double jitter_m, uint64_t seed)
+{
+    for (int i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        const double u = (double)(seed >> 11) / 9007199254740992.0;
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        const double v = (double)(seed >> 11) / 9007199254740992.0;
+        double c[3] = {0.0, 0.0, 0.75};
+        c[along] = 3000.0 * u + jitter_m;
+        c[1 - along] = 25.0 * v - jitter_m;
+        const double half[3] = {2.25, 0.9, 0.75};
+        memset(&b[i], 0, sizeof b[i]);
+        for (int k = 0; k < 3; k++) {
+            b[i].lo_m[k] = c[k] - half[k];
+            b[i].hi_m[k] = c[k] + half[k];
+        }
+    }
+}
+
+/* Every overlapping pair, the long way, sorted as the broad phase's. */
+static int brute_pairs(const pdk_cbody *b, int n, uint64_t *out)
+{
+    int np = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = i + 1; j < n; j++) {
+            int apart = 0;
+            for (int k = 0; k < 3; k++) {
+                apart |= b[j].lo_m[k] > b[i].hi_m[k] || b[i].lo_m[k] > b[j].hi_m[k];
+            }
+            if (!apart) {
+                out[np++] = ((uint64_t)i << 32) | (uint64_t)j;
+            }
+        }
+    }
+    return np; /* i then j ascending: already sorted */
+}
+
+/* The broad phase sweeps along the axis the bodies spread over more (a
+ * strip along y: y), and finds exactly the pairs that overlap, from no
+ * order, from the last tick's order after the bodies moved, and when the
+ * strip turns to lie along x (the axis changes under a stale order). */
+START_TEST(test_broad_phase_sweeps_the_long_axis)
+{
+    enum { N = 400, CAP = 8 * N };
+    static pdk_cbody bodies[N];
+    static uint32_t order[N];
+    static uint64_t pairs[CAP], want[N * N / 2];
+    int axis = -1, missed = -1;
+    const struct {
+        int along;
+        double jitter_m;
+    } steps[] = {{1, 0.0}, {1, 0.4}, {1, 0.8}, {0, 0.8}, {0, 0.0}};
+    for (size_t t = 0; t < sizeof steps / sizeof steps[0]; t++) {
+        strip_bodies(bodies, N, steps[t].along, steps[t].jitter_m, 99u);
+        const int np = pdk_contact_broad(bodies, N, order, &axis, pairs, CAP, &missed);
+        const int nw = brute_pairs(bodies, N, want);
+        ck_assert_int_eq(axis, steps[t].along);
+        ck_assert_int_eq(missed, 0);
+        ck_assert_int_gt(nw, 10);
+        ck_assert_int_eq(np, nw);
+        ck_assert_mem_eq(pairs, want, sizeof(uint64_t) * (size_t)nw);
+    }
+}
+END_TEST
+
 /* Two 1500 kg boxes meet head-on, each at 50 km/h, touching: the solve
  * keeps the momentum (to rounding) and leaves them parting at e times 100
  * km/h (to 0.1 %) for restitution 0.1, 0.9 and 1; none gains energy (e = 1
@@ -1091,6 +1159,7 @@ static Suite *contact_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_box_box_face_overlap);
     tcase_add_test(tc, test_box_box_corner_into_face);
+    tcase_add_test(tc, test_broad_phase_sweeps_the_long_axis);
     tcase_add_test(tc, test_solve_head_on_conserves);
     tcase_add_test(tc, test_head_on_50_kmh_conserves_momentum);
     tcase_add_test(tc, test_side_impact_50_kmh_conserves_momentum);

@@ -113,14 +113,16 @@ typedef struct pdk_contact_sum {
     double count;      /* manifolds */
 } pdk_contact_sum;
 
-/* The broad phase: sweep and prune along x over bodies[0..n). order
- * (n long) is left sorted by lo_m[0], ties by index, by an insertion sort
- * from the order it holds when order_valid is 1 (a permutation of 0..n-1,
- * the last call's with the same n: linear when little moved), else from
- * the identity. Writes the overlapping pairs as (a << 32 | b), a < b,
- * sorted, into pairs (at most cap; *missed takes how many more overlapped)
- * and returns how many. */
-int pdk_contact_broad(const pdk_cbody *bodies, int n, uint32_t *order, int order_valid,
+/* The broad phase: sweep and prune over bodies[0..n) along x or y,
+ * whichever the bodies spread over more (broad.c). order (n long) is left
+ * sorted by lo_m on that axis, ties by index, and *sorted_axis names it:
+ * when *sorted_axis already does, from the order it holds (a permutation
+ * of 0..n-1, the last call's for the same n: linear when little moved);
+ * else (-1 for none) from the start. Writes the overlapping pairs as
+ * (a << 32 | b), a < b, sorted, into pairs (at most cap; *missed takes how
+ * many more overlapped) and returns how many. The pairs depend on the
+ * bodies alone. */
+int pdk_contact_broad(const pdk_cbody *bodies, int n, uint32_t *order, int *sorted_axis,
                       uint64_t *pairs, int cap, int *missed);
 
 /* The narrow phase of two boxes: 1 and the manifold in *m (normal from a
