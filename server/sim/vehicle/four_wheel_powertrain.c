@@ -711,10 +711,11 @@ static void geared_transmission(const pdk_fw_powertrain *s, const pdk_powertrain
 
 void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
                             const pdk_powertrain_def *pt, const pdk_fw_consts *c,
-                            const pdk_dl_wheel wheels_in[PDK_WHEELS],
                             const double brake_nm[PDK_WHEELS], double dvx_mps, pdk_fwpt_out *out,
                             pdk_fwpt_mid *mid)
 {
+    /* The driveline's wheels, made ready where its solve reads them. */
+    pdk_dl_wheel *wheels = mid->wheels;
     pdk_fw_powertrain *s = &state->pt;
     const pdk_engine_def *eng = &pt->engine;
     const double h_s = c->h_s;
@@ -724,7 +725,7 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
     if (pt->abs) {
         const bool locked_4wd =
             pt->kind == PDK_POWERTRAIN_GEARED && pt->layout.coupling == PDK_COUPLING_LOCKED;
-        abs_step(s, wheels_in, brake_nm, h_s, locked_4wd, share);
+        abs_step(s, wheels, brake_nm, h_s, locked_4wd, share);
     }
     /* Each wheel's Coulomb torque with its brakes, and its tyre's contact
      * speed at the substep's end. The chassis solve (backward Euler) gives
@@ -741,8 +742,6 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
      * Schiehlen, Two methods of simulator coupling, Mathematical and
      * Computer Modelling of Dynamical Systems 6(2), 2000). ABS reads the
      * start's slip. */
-    pdk_dl_wheel wheels[PDK_WHEELS];
-    memcpy(wheels, wheels_in, sizeof wheels);
     for (int j = 0; j < PDK_WHEELS; j++) {
         out->brake_nm[j] = brake_nm[j] * share[j];
         wheels[j].coulomb_nm += out->brake_nm[j];
@@ -794,7 +793,6 @@ void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
      * UTV's secondary clutch and gearbox, J_s i_r^2, or a gearbox's output) is
      * shared by the primary wheels: in the solve's balance, and taken off the
      * shaft torque the chassis' wheel (its own inertia) receives. */
-    memcpy(mid->wheels, wheels, sizeof mid->wheels);
     mid->j_sec = 0.5 * tr.carrier_inertia_kgm2;
     mid->wheels[p].inertia_kgm2 += mid->j_sec;
     mid->wheels[p + 1].inertia_kgm2 += mid->j_sec;

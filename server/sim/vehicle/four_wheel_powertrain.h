@@ -65,16 +65,15 @@ typedef struct pdk_fwpt_mid {
  * two halves around the driveline's solve. The first: ABS on the brakes
  * (brake_nm, each wheel's from the line pressure), the engine's request
  * and free speed, the clutch's capacities and the belt's ratio, and the
- * driveline's problem over wheels (each wheel's own spin inertia, its
- * Coulomb torque without the brakes: they are added here; the
- * secondary's share of inertia too) in mid. wheels' vx_mps are the
- * contacts' speeds at the substep's start, and dvx_mps their predicted
- * change over it: the driveline's tyres take the end's (ADR 0010). In park
- * there is no problem (mid->solve 0): the engine runs free and the pawl
- * holds. */
+ * driveline's problem in mid, over the wheels the caller put in
+ * mid->wheels (each wheel's own spin inertia, its Coulomb torque without
+ * the brakes: they are added there, and the secondary's share of inertia
+ * too). Their vx_mps are the contacts' speeds at the substep's start, and
+ * dvx_mps their predicted change over it: the driveline's tyres take the
+ * end's (ADR 0010). In park there is no problem (mid->solve 0): the engine
+ * runs free and the pawl holds. */
 void pdk_fwpt_substep_begin(pdk_fw_state *state, const pdk_fw_cmd *cmd,
                             const pdk_powertrain_def *pt, const pdk_fw_consts *consts,
-                            const pdk_dl_wheel wheels[PDK_WHEELS],
                             const double brake_nm[PDK_WHEELS], double dvx_mps, pdk_fwpt_out *out,
                             pdk_fwpt_mid *mid);
 

@@ -275,7 +275,7 @@ static __attribute__((noinline)) void powertrain_begin(PHASE_ARGS)
      * IEEE root in each, as sqrt gives it: the same bits). */
     const v4 left = peak * peak - fey * fey;
     const v4 fx_max = keep(gt4(left, splat(0.0)), sqrt4(left));
-    pdk_dl_wheel w[PDK_WHEELS];
+    pdk_dl_wheel *w = sv->ptm.wheels;
     for (int j = 0; j < PDK_WHEELS; j++) {
         w[j].spin0_radps = st->spin_radps[j];
         w[j].inertia_kgm2 = p->spin_inertia_kgm2[j];
@@ -292,7 +292,7 @@ static __attribute__((noinline)) void powertrain_begin(PHASE_ARGS)
      * accelerometer's reading with gravity put back): the contacts' speed
      * change this substep, to second order (pdk_fwpt_substep_begin). */
     const double dvx_mps = p->h_s * (st->accel_mps2[0] + sv->grav[0]);
-    pdk_fwpt_substep_begin(vh->st, vh->cmd, vh->pt, p, w, vh->cmd->brake_nm, dvx_mps, &sv->pto,
+    pdk_fwpt_substep_begin(vh->st, vh->cmd, vh->pt, p, vh->cmd->brake_nm, dvx_mps, &sv->pto,
                            &sv->ptm);
 }
 
