@@ -37,11 +37,11 @@ typedef struct slot_meta {
     uint32_t model;  /* pdk_model of the live vehicle */
     uint32_t shared; /* the model's entry of constants shared between vehicles, if any */
     /* The live slot whose defs entry the tick reads for this vehicle's
-     * definition, and whose constants a model keeps per slot
-     * (model_four_wheel.c): its own, or another vehicle's byte for byte
-     * equal one, so that a fleet of one preset reads one copy a tick
-     * instead of one per car (step_def_of). Which copy changes no result;
-     * not hashed, not in a snapshot. */
+     * definition (step_def_of), and whose constants it reads where its
+     * model keeps constants per slot (model_four_wheel.c): its own, or
+     * another vehicle's byte for byte equal one, so that a fleet of one
+     * preset reads one copy a tick instead of one per car. Which copy
+     * changes no result; not hashed, not in a snapshot. */
     uint32_t def_at;
 } slot_meta;
 
