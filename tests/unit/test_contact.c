@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "math/prng.h"
 #include "params.h"
 #include "vehicle/four_wheel.h"
 #include "world_internal.h"
@@ -212,11 +213,11 @@ END_TEST
  * so that some overlap. */
 static void strip_bodies(pdk_cbody *b, int n, int along, double jitter_m, uint64_t seed)
 {
+    pdk_prng prng;
+    pdk_prng_seed(&prng, seed);
     for (int i = 0; i < n; i++) {
-        seed = seed * 6364136223846793005u + 1442695040888963407u;
-        const double u = (double)(seed >> 11) / 9007199254740992.0;
-        seed = seed * 6364136223846793005u + 1442695040888963407u;
-        const double v = (double)(seed >> 11) / 9007199254740992.0;
+        const double u = pdk_prng_unit(&prng);
+        const double v = pdk_prng_unit(&prng);
         double c[3] = {0.0, 0.0, 0.75};
         c[along] = 3000.0 * u + jitter_m;
         c[1 - along] = 25.0 * v - jitter_m;
