@@ -316,7 +316,7 @@ static void step_run(pdk_step_job *base)
         .tick = pdk_world_tick(w),
         .sim_time_s = pdk_world_time_s(w),
         .vehicle_count = (uint32_t)pdk_world_vehicle_count(w),
-        .state_hash = pdk_session_hash(job->session),
+        .state_hash = pdk_session_tick_hash(job->session),
         .subscriber_count = (uint32_t)pdk_session_subscriber_count(job->session),
     };
     job->inputs_applied = pdk_session_inputs_applied(job->session);

@@ -207,6 +207,11 @@ uint64_t pdk_session_hash(const pdk_session *s)
     return pdk_world_hash(s->world);
 }
 
+uint64_t pdk_session_tick_hash(const pdk_session *s)
+{
+    return s->tick_hashed ? s->tick_hash : pdk_world_hash(s->world);
+}
+
 uint64_t pdk_session_inputs_applied(const pdk_session *s)
 {
     return s->seq;
@@ -715,6 +720,7 @@ void pdk_session_tick(pdk_session *s)
 {
     pdk_tick_parts *parts = &s->parts;
     uint64_t t0 = pdk_tick_clock_ns();
+    s->tick_hashed = false;
     pdk_session_apply_inputs(s);
     pdk_world_set_telemetry(s->world, channels_read(s, pdk_world_tick(s->world) + 1));
     uint64_t t1 = pdk_tick_clock_ns();

@@ -516,6 +516,12 @@ pdk_error pdk_session_restore(pdk_session *s, const uint8_t *snapshot, size_t le
 /* The state hash of the world now (computed on each call). */
 uint64_t pdk_session_hash(const pdk_session *s);
 
+/* The state hash right after pdk_session_tick, before anything else
+ * changes the world: the one the tick's recording took when it took one
+ * (a recorded session hashes every tick), else computed now. Saves a step
+ * thread a second pass over every vehicle's state. */
+uint64_t pdk_session_tick_hash(const pdk_session *s);
+
 /* VehicleState.teleport_count of vehicle id: how often it moved without
  * travelling (its resets, and every seek of the session's replay), so a
  * client's proxy view jumps instead of sliding (docs/protocol.md

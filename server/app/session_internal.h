@@ -119,6 +119,10 @@ struct pdk_session {
     bool publishing; /* false: ticks send no state or report frames */
     pdk_session_channels channels; /* the ticks the world writes its channels on */
     uint64_t tick_wall_ns; /* UTC (ns) when the last tick's step ended; 0 before one */
+    /* The hash the last tick's recording took (tick_hashed: it took one),
+     * for pdk_session_tick_hash. */
+    uint64_t tick_hash;
+    bool tick_hashed;
     /* VehicleState.teleport_count (docs/protocol.md "State"): seeks for
      * every vehicle, resets per vehicle (sorted by id). Not part of the
      * world: no hash or snapshot holds it. */

@@ -255,6 +255,8 @@ void pdk_session_record_tick_(pdk_session *s)
         return;
     uint64_t t0 = pdk_tick_clock_ns();
     uint64_t hash = pdk_world_hash(s->world);
+    s->tick_hash = hash;
+    s->tick_hashed = true;
     if (hash_due)
         hold_hash(s, tick, hash);
     uint64_t t1 = pdk_tick_clock_ns();

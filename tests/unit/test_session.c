@@ -248,6 +248,8 @@ START_TEST(inputs_apply_at_the_next_tick_boundary)
     ch = pdk_world_channels(pdk_session_world(s), v);
     ck_assert_double_eq(ch[PDK_CH_THROTTLE], 50.0);
     ck_assert_uint_eq(pdk_session_inputs_applied(s), 2);
+    /* Unrecorded, a tick takes no hash: the one after it is computed. */
+    ck_assert_uint_eq(pdk_session_tick_hash(s), pdk_session_hash(s));
     pdk_session_destroy(s);
 }
 END_TEST
@@ -471,8 +473,12 @@ START_TEST(sessions_are_recorded)
     queue_dbw(s, v, &cmd, (pdk_reply_to){1, 2, 0});
     pdk_dbw_cmd bad = {.fields = PDK_DBW_THROTTLE, .throttle_pct = -1};
     queue_dbw(s, v, &bad, (pdk_reply_to){1, 3, 0});
-    for (int i = 0; i < 24; i++)
+    /* The hash a step thread shows after each tick is the one the tick
+     * recorded, the world's own. */
+    for (int i = 0; i < 24; i++) {
         pdk_session_tick(s);
+        ck_assert_uint_eq(pdk_session_tick_hash(s), pdk_session_hash(s));
+    }
     uint64_t hash = pdk_session_hash(s);
     pdk_session_destroy(s);
     pdk_store_close(store);
