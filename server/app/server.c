@@ -900,6 +900,7 @@ static int server_free(pdk_server *srv, int rc)
     pdk_server_park_free(srv);
     uv_mutex_destroy(&srv->deferred.lock);
     pdk_buf_free(&srv->out);
+    pdk_buf_free(&srv->frame_join);
     pdk_server_access_free(&srv->access);
     pdk_tls_destroy(srv->tls);
     free(srv);

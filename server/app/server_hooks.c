@@ -127,24 +127,42 @@ static uint32_t state_key(uint32_t sub_id, uint32_t part)
     return part == 0 ? sub_id : 0x40000000u | ((sub_id & 0x3FFFu) << 16) | (part & 0xFFFFu);
 }
 
+/* A state or telemetry frame, whole, to conn_id's subscription on the loop. */
+static pdk_error send_state(pdk_server *srv, uint64_t conn_id, uint32_t sub_id, uint32_t part,
+                            const uint8_t *frame, size_t len)
+{
+    if (!on_loop(srv))
+        return PDK_OK;
+    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
+    return c ? pdk_conn_send_state(c->conn, state_key(sub_id, part), frame, len) : PDK_OK;
+}
+
 static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, uint32_t part,
-                          const uint8_t *frame, size_t len)
+                          const pdk_session_frame *frame)
 {
     pdk_server *srv = ud;
+    size_t len = frame->head_len + frame->body_len;
     if (pdk_server_outbox_capturing()) {
         /* Every listener shares the frame limit, so the answer that ends
          * an outgrown subscription is known here. */
         if (len > pdk_server_outbox_capturing()->max_frame_bytes)
             return PDK_ERR_FRAME_TOO_LARGE;
-        pdk_captured *it = pdk_server_outbox_frame(PDK_CAPTURED_STATE, conn_id, sub_id, frame, len);
+        pdk_captured *it = pdk_server_outbox_frame(PDK_CAPTURED_STATE, conn_id, sub_id, frame->head,
+                                                   frame->head_len, frame->body, frame->body_len);
         if (it)
             it->part = part;
         return PDK_OK;
     }
     if (!on_loop(srv))
         return PDK_OK;
-    pdk_server_conn *c = pdk_server_conn_find(srv, conn_id);
-    return c ? pdk_conn_send_state(c->conn, state_key(sub_id, part), frame, len) : PDK_OK;
+    /* A tick on the loop: the pieces joined once, as the transports take
+     * a frame whole. */
+    pdk_buf *join = &srv->frame_join;
+    pdk_buf_reset(join);
+    if (pdk_buf_append(join, frame->head, frame->head_len) != PDK_OK ||
+        pdk_buf_append(join, frame->body, frame->body_len) != PDK_OK)
+        return PDK_ERR_NO_MEMORY;
+    return send_state(srv, conn_id, sub_id, part, join->data, join->len);
 }
 
 /* Each report kind of a DBW subscription is its own latest-wins stream, so
@@ -164,7 +182,8 @@ static pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_id, int 
     if (pdk_server_outbox_capturing()) {
         if (len > pdk_server_outbox_capturing()->max_frame_bytes)
             return PDK_ERR_FRAME_TOO_LARGE;
-        pdk_captured *it = pdk_server_outbox_frame(PDK_CAPTURED_DBW, conn_id, sub_id, frame, len);
+        pdk_captured *it =
+            pdk_server_outbox_frame(PDK_CAPTURED_DBW, conn_id, sub_id, frame, len, NULL, 0);
         if (it)
             it->report = kind;
         return PDK_OK;
@@ -320,7 +339,7 @@ static void on_contacts(void *ud, uint64_t conn_id, uint32_t sub_id, const uint8
 {
     pdk_server *srv = ud;
     if (pdk_server_outbox_capturing()) {
-        pdk_server_outbox_frame(PDK_CAPTURED_CONTACTS, conn_id, sub_id, frame, len);
+        pdk_server_outbox_frame(PDK_CAPTURED_CONTACTS, conn_id, sub_id, frame, len, NULL, 0);
         return;
     }
     if (!on_loop(srv))
@@ -399,7 +418,7 @@ void pdk_server_outbox_deliver(pdk_server *srv, pdk_outbox *box)
             on_input_result(srv, it->to, &it->res);
             break;
         case PDK_CAPTURED_STATE:
-            on_state(srv, it->conn_id, it->sub_id, it->part, bytes + it->off, it->len);
+            send_state(srv, it->conn_id, it->sub_id, it->part, bytes + it->off, it->len);
             break;
         case PDK_CAPTURED_DBW:
             on_dbw_report(srv, it->conn_id, it->sub_id, it->report, bytes + it->off, it->len);

@@ -343,6 +343,8 @@ typedef struct pdk_server {
      * held against cfg.max_import_bytes until the file is removed. */
     uint64_t import_bytes;
     pdk_buf out;
+    /* A state frame's two pieces joined, for a tick on the loop (on_state). */
+    pdk_buf frame_join;
 } pdk_server;
 
 /* ---- server_access.c: identities, owners, join tokens -------------------- */
@@ -490,9 +492,11 @@ pdk_captured *pdk_server_outbox_add(pdk_captured_kind kind);
 bool pdk_server_outbox_keep(const void *bytes, size_t len, size_t *off);
 bool pdk_server_outbox_text(const char *text, size_t *off);
 /* A new item of the capturing box holding a copy of a frame for conn_id's
- * subscription sub_id (marked lost when the copy could not be kept). */
+ * subscription sub_id, given as head then body (body_len 0: the frame is
+ * head alone), kept as one (marked lost when the copy could not be kept). */
 pdk_captured *pdk_server_outbox_frame(pdk_captured_kind kind, uint64_t conn_id, uint32_t sub_id,
-                                      const uint8_t *frame, size_t len);
+                                      const uint8_t *head, size_t head_len, const uint8_t *body,
+                                      size_t body_len);
 void pdk_server_outbox_free(pdk_outbox *box);
 
 /* ---- server_hooks.c: what a tick on a step thread said ------------------- */

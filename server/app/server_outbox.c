@@ -81,15 +81,20 @@ bool pdk_server_outbox_text(const char *text, size_t *off)
 }
 
 pdk_captured *pdk_server_outbox_frame(pdk_captured_kind kind, uint64_t conn_id, uint32_t sub_id,
-                                      const uint8_t *frame, size_t len)
+                                      const uint8_t *head, size_t head_len, const uint8_t *body,
+                                      size_t body_len)
 {
     pdk_captured *it = pdk_server_outbox_add(kind);
     if (!it)
         return NULL;
     it->conn_id = conn_id;
     it->sub_id = sub_id;
-    it->len = len;
-    if (!pdk_server_outbox_keep(frame, len, &it->off))
+    it->len = head_len + body_len;
+    /* The body straight after the head, where the frame reads on. */
+    if (!pdk_server_outbox_keep(head, head_len, &it->off) ||
+        (body_len > 0 && pdk_buf_append(&capturing->bytes, body, body_len) != PDK_OK)) {
+        capturing->lost = true;
         it->kind = PDK_CAPTURED_LOST;
+    }
     return it;
 }

@@ -539,15 +539,19 @@ static void publish_contacts(pdk_session *s, const subscription *sub)
 static bool send_body(pdk_session *s, subscription *sub, uint32_t part, const uint8_t *body,
                       size_t body_len)
 {
-    pdk_buf_reset(&s->frame);
-    pdk_error err = sub->chans != NULL
-                        ? pdk_wire_telemetry_frame_append(&s->frame, sub->id, body, body_len)
-                        : pdk_wire_state_frame_append(&s->frame, sub->id, body, body_len);
-    if (err != PDK_OK)
+    uint8_t head[PDK_WIRE_FRAME_HEAD_MAX];
+    pdk_session_frame frame = {
+        .head = head,
+        .head_len = sub->chans != NULL ? pdk_wire_telemetry_frame_head(sub->id, body_len, head)
+                                       : pdk_wire_state_frame_head(sub->id, body_len, head),
+        .body = body,
+        .body_len = body_len,
+    };
+    if (frame.head_len == 0)
         return true;
-    if (s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, part, s->frame.data,
-                          s->frame.len) == PDK_ERR_FRAME_TOO_LARGE) {
-        sub->too_large = s->frame.len;
+    if (s->hooks.on_state(s->hooks.ud, sub->conn_id, sub->id, part, &frame) ==
+        PDK_ERR_FRAME_TOO_LARGE) {
+        sub->too_large = frame.head_len + body_len;
         return false;
     }
     return true;

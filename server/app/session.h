@@ -138,17 +138,28 @@ typedef struct pdk_keyframe_scratch {
     pdk_buf parts[PDK_SESSION_KEYFRAME_SLICES];
 } pdk_keyframe_scratch;
 
+/* A state or telemetry subscription's frame, one whole Frame in two
+ * pieces sent back to back: head (the Frame's tag and length, the
+ * subscription's id) then body (the batch, shared by every subscription
+ * that wants it), so that no batch is copied whole to make each frame. */
+typedef struct pdk_session_frame {
+    const uint8_t *head;
+    size_t head_len;
+    const uint8_t *body;
+    size_t body_len;
+} pdk_session_frame;
+
 typedef struct pdk_session_hooks {
     /* An input was applied or refused (only for inputs with a conn_id). */
     void (*on_result)(void *ud, pdk_reply_to to, const pdk_input_result *res);
     /* A state or telemetry subscription's frame (one whole Frame with a
-     * StateBatch or a TelemetryBatch) is ready. Returning
+     * StateBatch or a TelemetryBatch, in two pieces) is ready. Returning
      * PDK_ERR_FRAME_TOO_LARGE ends the subscription (on_sub_end tells why);
      * other errors are the transport's business. part is the frame's
      * StateBatch.part (0 for a whole tick and for telemetry): each part of
      * a subscription is its own latest-wins stream. */
     pdk_error (*on_state)(void *ud, uint64_t conn_id, uint32_t sub_id, uint32_t part,
-                          const uint8_t *frame, size_t len);
+                          const pdk_session_frame *frame);
     /* A subscription ended without being asked to: its session is being
      * destroyed, its batches outgrew the frame limit, or (a DBW report
      * subscription) its vehicle was removed. why names it. */

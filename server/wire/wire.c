@@ -995,12 +995,11 @@ pdk_error pdk_wire_state_part_next(const uint8_t *parts, size_t len, size_t *at,
     return PDK_OK;
 }
 
-pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,
-                                         uint32_t subscription_id, const uint8_t *common,
-                                         size_t common_len)
+size_t pdk_wire_frame_with_sub_head(uint32_t frame_field, uint32_t subscription_id,
+                                    size_t common_len, uint8_t head[PDK_WIRE_FRAME_HEAD_MAX])
 {
-    if (out == NULL || (common == NULL && common_len > 0)) {
-        return PDK_ERR_INVALID_ARGUMENT;
+    if (common_len > SIZE_MAX / 2) {
+        return 0;
     }
     /* subscription_id is field 1 of the body, ahead of everything in common,
      * so the body stays in field order; proto3 omits it when zero. */
@@ -1010,30 +1009,40 @@ pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,
         sub_len = pdk_wire_varint_put(PDK_WIRE_TAG(SUBSCRIPTION_ID, PDK_WT_VARINT), sub);
         sub_len += pdk_wire_varint_put(subscription_id, sub + sub_len);
     }
-    if (common_len > SIZE_MAX / 2) {
+    size_t hlen = pdk_wire_varint_put(PDK_WIRE_TAG(frame_field, PDK_WT_LEN), head);
+    hlen += pdk_wire_varint_put((uint64_t)sub_len + common_len, head + hlen);
+    memcpy(head + hlen, sub, sub_len);
+    return hlen + sub_len;
+}
+
+pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,
+                                         uint32_t subscription_id, const uint8_t *common,
+                                         size_t common_len)
+{
+    if (out == NULL || (common == NULL && common_len > 0)) {
+        return PDK_ERR_INVALID_ARGUMENT;
+    }
+    uint8_t head[PDK_WIRE_FRAME_HEAD_MAX];
+    size_t hlen = pdk_wire_frame_with_sub_head(frame_field, subscription_id, common_len, head);
+    if (hlen == 0) {
         return PDK_ERR_NO_MEMORY;
     }
-    uint64_t body_len = (uint64_t)sub_len + common_len;
-    uint8_t head[2 * PDK_WIRE_VARINT_MAX];
-    size_t hlen = pdk_wire_varint_put(PDK_WIRE_TAG(frame_field, PDK_WT_LEN), head);
-    hlen += pdk_wire_varint_put(body_len, head + hlen);
-    pdk_error err = pdk_buf_reserve(out, hlen + sub_len + common_len);
+    pdk_error err = pdk_buf_reserve(out, hlen + common_len);
     if (err != PDK_OK) {
         return err;
     }
     uint8_t *p = out->data + out->len;
     memcpy(p, head, hlen);
-    memcpy(p + hlen, sub, sub_len);
     if (common_len > 0) {
-        memcpy(p + hlen + sub_len, common, common_len);
+        memcpy(p + hlen, common, common_len);
     }
-    out->len += hlen + sub_len + common_len;
+    out->len += hlen + common_len;
     return PDK_OK;
 }
 
-pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id, const uint8_t *common,
-                                      size_t common_len)
+size_t pdk_wire_state_frame_head(uint32_t subscription_id, size_t common_len,
+                                 uint8_t head[PDK_WIRE_FRAME_HEAD_MAX])
 {
-    return pdk_wire_frame_with_sub_append(out, PADDOCK__V1__FRAME__BODY_STATE_BATCH,
-                                          subscription_id, common, common_len);
+    return pdk_wire_frame_with_sub_head(PADDOCK__V1__FRAME__BODY_STATE_BATCH, subscription_id,
+                                        common_len, head);
 }

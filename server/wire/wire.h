@@ -20,6 +20,9 @@
 #define PDK_PROTOCOL_VERSION 1u
 #define PDK_WIRE_MAX_FRAME_DEFAULT (1u << 20) /* 1 MiB */
 #define PDK_WIRE_VARINT_MAX 10
+/* A Frame's bytes ahead of a body shared by subscriptions: its tag and
+ * length, the subscription_id's tag and value (pdk_wire_state_frame_head). */
+#define PDK_WIRE_FRAME_HEAD_MAX (3 * PDK_WIRE_VARINT_MAX + 1)
 
 /* A growable byte buffer (malloc). Zero-initialise, then use. */
 typedef struct pdk_buf {
@@ -203,11 +206,13 @@ pdk_error pdk_wire_state_part_next(const uint8_t *parts, size_t len, size_t *at,
 pdk_error pdk_wire_vehicle_state_append(const pdk_world *world, pdk_vehicle_id id, uint32_t fields,
                                         pdk_buf *out);
 
-/* Appends one subscriber's whole Frame: the common body with its
- * subscription_id prepended (protobuf merges concatenated fields), wrapped
- * in Frame.state_batch. Costs a copy, never a re-encode. */
-pdk_error pdk_wire_state_frame_append(pdk_buf *out, uint32_t subscription_id,
-                                      const uint8_t *common, size_t common_len);
+/* One subscriber's whole Frame is head then the common body: head holds
+ * the Frame's tag and length (Frame.state_batch) and the batch's
+ * subscription_id (protobuf merges concatenated fields), so a batch shared
+ * by many subscriptions is never re-encoded nor copied to make each frame.
+ * Writes head, returns its length; 0 when common_len is beyond any frame. */
+size_t pdk_wire_state_frame_head(uint32_t subscription_id, size_t common_len,
+                                 uint8_t head[PDK_WIRE_FRAME_HEAD_MAX]);
 
 /* ---- telemetry (wire_telemetry.c) ----------------------------------------
  *
@@ -223,10 +228,10 @@ pdk_error pdk_wire_telemetry_common(const pdk_world *world, uint64_t session_id,
                                     uint64_t wall_time_ns, const pdk_vehicle_id *ids, size_t n,
                                     const int *chans, size_t n_chans, pdk_buf *out);
 
-/* One subscriber's whole Frame: the common body with its subscription_id
- * prepended, wrapped in Frame.telemetry_batch (a copy, as the state batch). */
-pdk_error pdk_wire_telemetry_frame_append(pdk_buf *out, uint32_t subscription_id,
-                                          const uint8_t *common, size_t common_len);
+/* One subscriber's whole Frame is head then the common body, wrapped in
+ * Frame.telemetry_batch, as pdk_wire_state_frame_head's. */
+size_t pdk_wire_telemetry_frame_head(uint32_t subscription_id, size_t common_len,
+                                     uint8_t head[PDK_WIRE_FRAME_HEAD_MAX]);
 
 /* ---- the DBW kit (sim/dbw.h; wire_dbw.c) ---------------------------------
  *

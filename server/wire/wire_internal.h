@@ -159,5 +159,9 @@ ProtobufCMessage *pdk_wire_unpack_small(const ProtobufCMessageDescriptor *desc, 
 pdk_error pdk_wire_frame_with_sub_append(pdk_buf *out, uint32_t frame_field,
                                          uint32_t subscription_id, const uint8_t *common,
                                          size_t common_len);
+/* The bytes such a Frame holds ahead of common, into head; returns their
+ * count, 0 when common_len is beyond any frame (no head is empty). */
+size_t pdk_wire_frame_with_sub_head(uint32_t frame_field, uint32_t subscription_id,
+                                    size_t common_len, uint8_t head[PDK_WIRE_FRAME_HEAD_MAX]);
 
 #endif

@@ -107,9 +107,9 @@ pdk_error pdk_wire_telemetry_common(const pdk_world *world, uint64_t session_id,
     return PDK_OK;
 }
 
-pdk_error pdk_wire_telemetry_frame_append(pdk_buf *out, uint32_t subscription_id,
-                                          const uint8_t *common, size_t common_len)
+size_t pdk_wire_telemetry_frame_head(uint32_t subscription_id, size_t common_len,
+                                     uint8_t head[PDK_WIRE_FRAME_HEAD_MAX])
 {
-    return pdk_wire_frame_with_sub_append(out, PADDOCK__V1__FRAME__BODY_TELEMETRY_BATCH,
-                                          subscription_id, common, common_len);
+    return pdk_wire_frame_with_sub_head(PADDOCK__V1__FRAME__BODY_TELEMETRY_BATCH, subscription_id,
+                                        common_len, head);
 }

@@ -181,14 +181,13 @@ static inline pdk_error on_dbw_report(void *ud, uint64_t conn_id, uint32_t sub_i
 static int n_state_frames;
 
 static inline pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, uint32_t part,
-                                 const uint8_t *frame, size_t len)
+                                 const pdk_session_frame *frame)
 {
     (void)ud;
     (void)part;
     (void)conn_id;
     (void)sub_id;
     (void)frame;
-    (void)len;
     n_state_frames++;
     return PDK_OK;
 }

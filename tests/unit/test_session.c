@@ -46,17 +46,20 @@ static void on_result(void *ud, pdk_reply_to to, const pdk_input_result *res)
 static uint32_t state_parts[8]; /* the part of each on_state call, by n_states % 8 */
 
 static pdk_error on_state(void *ud, uint64_t conn_id, uint32_t sub_id, uint32_t part,
-                          const uint8_t *frame, size_t len)
+                          const pdk_session_frame *frame)
 {
     (void)ud;
     (void)conn_id;
+    size_t len = frame->head_len + frame->body_len;
     ck_assert_uint_gt(len, 4);
-    ck_assert_ptr_nonnull(frame);
+    ck_assert_ptr_nonnull(frame->head);
     last_state_sub = sub_id;
     state_parts[n_states % 8] = part;
     if (sub_id < MAX_STATE_SUBS) {
+        /* The two pieces back to back are the frame the tests decode. */
         ck_assert_uint_le(len, sizeof(state_frames[0]));
-        memcpy(state_frames[sub_id], frame, len);
+        memcpy(state_frames[sub_id], frame->head, frame->head_len);
+        memcpy(state_frames[sub_id] + frame->head_len, frame->body, frame->body_len);
         state_lens[sub_id] = len;
     }
     n_states++;

@@ -140,8 +140,7 @@ START_TEST(frame_merges_subscription_id)
     static const uint32_t subs[] = {1, 128, 0x7fffffffu, UINT32_MAX};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         pdk_buf out = {0};
-        ck_assert_int_eq(pdk_wire_telemetry_frame_append(&out, subs[i], common.data, common.len),
-                         PDK_OK);
+        frame_of_head_append(&out, pdk_wire_telemetry_frame_head, subs[i], &common);
         size_t len = 0;
         const uint8_t *body = frame_body(&out, &len);
         pdk_error err = PDK_OK;
