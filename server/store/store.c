@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #endif
 #include <time.h>
 #include <unistd.h>
@@ -294,6 +296,7 @@ static pdk_error read_max_session_id(pdk_store *s, char *err, size_t err_len)
 }
 
 static void *writer_main(void *arg);
+#define PDK_STORE_WRITER_NICE 10
 static int no_space(sqlite3 *db, int rc);
 
 /* Frees whatever open managed to set up; also the tail of close. */
@@ -1694,6 +1697,12 @@ static void *writer_main(void *arg)
     pdk_store *s = arg;
 #ifdef __linux__
     prctl(PR_SET_NAME, "pdk-store", 0, 0, 0); /* what top -H and perf show */
+    /* Below the loop and no higher than a server's step threads (nice 10,
+     * docs/adr/0031): packing a large keyframe takes the writer tens of ms
+     * at once, and at the loop's priority it held a core that a step
+     * thread waking for its tick waited for. Lowering one's own priority
+     * needs no privilege. */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), PDK_STORE_WRITER_NICE);
 #endif
     pdk_store_record *taken = NULL; /* taken from the queue, not yet written */
     pthread_mutex_lock(&s->mu);
