@@ -296,7 +296,6 @@ static pdk_error read_max_session_id(pdk_store *s, char *err, size_t err_len)
 }
 
 static void *writer_main(void *arg);
-#define PDK_STORE_WRITER_NICE 10
 static int no_space(sqlite3 *db, int rc);
 
 /* Frees whatever open managed to set up; also the tail of close. */
@@ -1684,6 +1683,9 @@ static void gather(pdk_store *s)
         pthread_cond_timedwait(&s->work_cv, &s->mu, &ts);
     }
 }
+
+/* The writer's nice value (Linux), as the server's step threads' (ADR 0031). */
+#define PDK_STORE_WRITER_NICE 10
 
 /* The writer takes the whole queue at once under mu (so a record_* call
  * never waits for more than a pointer swap), then writes it in batches in
