@@ -716,19 +716,28 @@ static uint8_t *put_uint(uint8_t *p, unsigned field, uint64_t v)
     return v != 0u ? pdk_wire_put_varint_field(p, field, v) : p;
 }
 
-/* Fields 1..18 of vs into p; returns the end. */
-static uint8_t *put_state_low(uint8_t *p, const Paddock__V1__VehicleState *vs)
+/* Fields 1..18 of pose's VehicleState (the values pdk_wire_state_from_pose
+ * gives them) into p; returns the end. Read from the pose itself, so that
+ * a vehicle without parts never fills a protobuf-c message. */
+static uint8_t *put_state_low(uint8_t *p, const pdk_vehicle_pose *pose)
 {
-    const double low[] = {vs->x_m,    vs->y_m,    vs->z_m,   vs->yaw_rad,
-                          vs->vx_mps, vs->vy_mps, vs->yaw_rate_radps,
-                          vs->steer_angle_rad,    vs->speed_mps,
-                          vs->ax_mps2,            vs->ay_mps2};
-    const double high[] = {vs->pitch_rad, vs->roll_rad, vs->vz_mps, vs->roll_rate_radps,
-                           vs->pitch_rate_radps};
-    p = put_uint(p, VS_VEHICLE_ID, vs->vehicle_id);
+    const double low[] = {pose->x_m,
+                          pose->y_m,
+                          pose->z_m,
+                          pose->yaw_rad,
+                          pose->vx_mps,
+                          pose->vy_mps,
+                          pose->yaw_rate_radps,
+                          pose->steer_angle_rad,
+                          pose->speed_mps,
+                          pose->ax_mps2,
+                          pose->ay_mps2};
+    const double high[] = {pose->pitch_rad, pose->roll_rad, pose->vz_mps, pose->roll_rate_radps,
+                           pose->pitch_rate_radps};
+    p = put_uint(p, VS_VEHICLE_ID, pose->id);
     for (unsigned f = VS_X; f <= VS_AY; f++)
         p = put_double(p, f, low[f - VS_X]);
-    p = put_uint(p, VS_FAULTED, vs->faulted ? 1u : 0u);
+    p = put_uint(p, VS_FAULTED, pose->faulted != 0 ? 1u : 0u);
     for (unsigned f = VS_PITCH; f <= VS_PITCH_RATE; f++)
         p = put_double(p, f, high[f - VS_PITCH]);
     return p;
@@ -780,19 +789,20 @@ static uint8_t *put_state_parts(uint8_t *p, const Paddock__V1__VehicleState *vs)
 static pdk_error append_vehicle(pdk_buf *out, const pdk_world *world, const pdk_vehicle_pose *pose,
                                 uint32_t fields, uint32_t teleport_count, bool in_batch)
 {
+    /* The parts (fields 19..21) go through a protobuf-c message. */
     Paddock__V1__VehicleState vs;
     pdk_wire_state_parts parts;
-    pdk_wire_state_from_pose(pose, &vs);
-    vs.teleport_count = teleport_count;
+    size_t parts_len = 0u;
     if (fields != 0u) {
+        pdk_wire_state_from_pose(pose, &vs);
         pdk_wire_state_fields(pdk_world_vehicle_def(world, pose->id),
                               pdk_world_channels(world, pose->id), fields, &vs, &parts);
+        parts_len = state_parts_size(&vs);
     }
     uint8_t low[VS_FLAT_MAX], high[2 * (2 + 5)];
-    size_t low_len = (size_t)(put_state_low(low, &vs) - low);
-    uint8_t *h = put_uint(high, VS_FAULT_CODE, vs.fault_code);
-    size_t high_len = (size_t)(put_uint(h, VS_TELEPORT_COUNT, vs.teleport_count) - high);
-    size_t parts_len = fields != 0u ? state_parts_size(&vs) : 0u;
+    size_t low_len = (size_t)(put_state_low(low, pose) - low);
+    uint8_t *h = put_uint(high, VS_FAULT_CODE, (uint32_t)pose->faulted);
+    size_t high_len = (size_t)(put_uint(h, VS_TELEPORT_COUNT, teleport_count) - high);
     size_t len = low_len + parts_len + high_len;
     uint8_t head[2 * PDK_WIRE_VARINT_MAX];
     size_t hlen = 0;
