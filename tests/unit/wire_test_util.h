@@ -1,7 +1,7 @@
 /* Helpers the wire suites share (test_wire.c, test_wire_dbw.c,
  * test_wire_telemetry.c): the one whole Frame a buffer that wire wrote
- * holds, a subscriber's frame made of its head and a shared body. Included once per suite, after
- * wire.h. */
+ * holds, a subscriber's frame made of its head and a shared body.
+ * Included once per suite, after wire.h. */
 #ifndef PDK_WIRE_TEST_UTIL_H
 #define PDK_WIRE_TEST_UTIL_H
 
