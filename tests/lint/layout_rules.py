@@ -253,9 +253,30 @@ def rule8_layers_include_down():
                            f'{layer}')
 
 
+# libm's functions whose results glibc picks by processor (with or without
+# FMA) and may change between releases; sqrt, fabs, fmod, remainder, fmin,
+# fmax, floor and the like are exact IEEE operations and stay allowed.
+LIBM_VARYING = ("exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "pow", "sin", "cos",
+                "tan", "sincos", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+                "asinh", "acosh", "atanh", "hypot", "cbrt", "erf", "erfc", "lgamma", "tgamma")
+LIBM_CALL_RE = re.compile(r"(?<![\w.>])(" + "|".join(LIBM_VARYING) + r")\s*\(")
+
+
+def rule9_sim_math_everywhere_the_same():
+    """sim calls none of LIBM_VARYING: a replay on another machine or glibc must step
+    to the same bits (math/vmath.h and math/trig.h have the project's own)."""
+    for f in c_files(SIM):
+        code = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', strip_comments(read(f)))
+        for i, text in enumerate(code.splitlines(), 1):
+            for m in LIBM_CALL_RE.finditer(text):
+                report(f, i, 9, f"calls libm's {m.group(1)}, whose bits glibc picks by "
+                       "processor; use math/vmath.h or math/trig.h")
+
+
 RULES = [rule1_app_include_circle, rule2_sim_folder_circle, rule3_only_public_sim_outside,
          rule4_public_headers_closed, rule5_protobuf_in_wire_only,
-         rule6_no_outside_citation, rule7_adr_is_a_decision, rule8_layers_include_down]
+         rule6_no_outside_citation, rule7_adr_is_a_decision, rule8_layers_include_down,
+         rule9_sim_math_everywhere_the_same]
 
 if __name__ == "__main__":
     for rule in RULES:

@@ -133,7 +133,7 @@ double pdk_fw_sinkage_share(double substep_s)
 {
     /* The exact step of dz/dt = omega (z_static - z) with z_static held
      * over the substep (at the substep's end load: pdk_fw_sinkage_at). */
-    return 1.0 - exp(-SINKAGE_RAD_PER_S * substep_s);
+    return 1.0 - pdk_exp(-SINKAGE_RAD_PER_S * substep_s);
 }
 
 void pdk_fw_life_effects(const pdk_tyre_life lives[4], const pdk_tyre_life_def *const defs[2],

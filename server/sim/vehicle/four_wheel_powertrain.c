@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "math/vmath.h"
 #include "powertrain/cvt.h"
 #include "powertrain/engine.h"
 #include "powertrain/utv_gear.h"
@@ -226,7 +227,7 @@ static void abs_decide(pdk_fw_powertrain *s, int j, double fx_n, double slip)
          * the whole pressure the wheel says nothing of its peak). */
         const double off = (slip - target) / target;
         if (s->abs_scale[j] < 1.0) {
-            target *= exp(ABS_SEEK_PER_S * exp(-off * off) * corr * since_s);
+            target *= pdk_exp(ABS_SEEK_PER_S * pdk_exp(-off * off) * corr * since_s);
             target = min_d(ABS_SLIP_MAX, max_d(ABS_SLIP_MIN, target));
         }
     }
@@ -235,7 +236,7 @@ static void abs_decide(pdk_fw_powertrain *s, int j, double fx_n, double slip)
     /* The regulator: the rate by the relative error to the dithered aim,
      * less the lead on the slip's rate. */
     const double aim =
-        target * (1.0 + ABS_DITHER * sin(2.0 * PI * ABS_DITHER_HZ * s->abs_time_s[j]));
+        target * (1.0 + ABS_DITHER * pdk_sin(2.0 * PI * ABS_DITHER_HZ * s->abs_time_s[j]));
     const double error = min_d(1.0, (aim - slip) / aim);
     const double slip_rate_per_s = (slip - s->abs_slip[j]) / since_s;
     s->abs_rate_per_s[j] = ABS_GAIN_PER_S * (error - ABS_LEAD_S * slip_rate_per_s / aim);
@@ -255,7 +256,7 @@ static double abs_modulate(pdk_fw_powertrain *s, int j, double h_s)
     const double rate = max_d(s->abs_rate_per_s[j], -1.0 / ABS_DUMP_S);
     double mean = scale;
     if (rate < 0.0) {
-        const double fall = exp(h_s * rate);
+        const double fall = pdk_exp(h_s * rate);
         mean = scale * (1.0 - fall) / (-h_s * rate);
         scale *= fall;
     } else if (rate > 0.0 && scale < 1.0) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ground/surface.h"
+#include "math/vmath.h"
 #include "powertrain/cvt.h"
 #include "powertrain/engine.h"
 #include "powertrain/utv_gear.h"
@@ -473,10 +474,13 @@ pdk_error pdk_fw_def_check(const pdk_vehicle_def *def, const char **why)
     double lock_rad = st->lock_deg / st->ratio * (3.14159265358979323846 / 180.0);
     double t = pdk_vehicle_def_track_m(def, 0);
     double len = c->wheelbase_m;
-    double inner_tan = len * tan(lock_rad) / (len - 0.5 * t * tan(lock_rad));
+    double lock_sin, lock_cos;
+    pdk_sincos(lock_rad, &lock_sin, &lock_cos);
+    double tan_lock = lock_sin / lock_cos;
+    double inner_tan = len * tan_lock / (len - 0.5 * t * tan_lock);
     REQUIRE(st->ackermann == 0.0 ||
-                (len - 0.5 * t * tan(lock_rad) > 0.0 &&
-                 atan(inner_tan) < MAX_ROAD_WHEEL_DEG * (3.14159265358979323846 / 180.0)),
+                (len - 0.5 * t * tan_lock > 0.0 &&
+                 pdk_atan(inner_tan) < MAX_ROAD_WHEEL_DEG * (3.14159265358979323846 / 180.0)),
             range,
             "steering.lock_deg / steering.ratio with steering.ackermann above 0 turns the inner "
             "front wheel past 80 deg at full lock (ideal Ackermann); reduce the lock");
