@@ -6,8 +6,8 @@
  * field by field so that each expectation follows from numbers this file
  * states. */
 #include <check.h>
-#include <stdint.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
