@@ -28,6 +28,7 @@
 
 #include "math/trig.h"
 #include "sim/vehicle_def.h"
+#include "vehicle/curve.h"
 #include "vehicle/four_wheel.h"
 #include "vehicle/four_wheel_substep.h"
 
@@ -85,7 +86,7 @@ VEC void wheel_angles(const fw_vehicle *restrict vh, wheels *restrict q)
     if (cr->toe_curve != 0u) {
         for (int i = 0; i < PDK_WHEELS; i++) {
             if ((cr->toe_curve >> i) & 1u) {
-                double toe_c = pdk_curve_eval(&kin[i >> 1]->toe_rad, q->travel[i]);
+                double toe_c = pdk_curve_at(&kin[i >> 1]->toe_rad, q->travel[i]);
                 toe[i] += toe_c;
                 delta[i] -= side[i] * toe_c;
                 double s_i, c_i;

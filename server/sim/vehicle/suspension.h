@@ -36,6 +36,7 @@
 #include "ground/terrain.h"
 #include "math/trig.h"
 #include "math/vmath.h"
+#include "vehicle/curve.h"
 #include "vehicle/four_wheel.h"
 #include "vehicle/four_wheel_lanes.h"
 #include "vehicle/four_wheel_substep.h"
@@ -311,7 +312,7 @@ VEC void frame(PHASE_ARGS)
                 if ((curved >> i) & 1u) {
                     const double side = (i & 1) ? -1.0 : 1.0;
                     const double cam = p->static_camber_rad[i >> 1] +
-                                       pdk_curve_eval(&kin[i >> 1]->camber_rad, q->travel[i]);
+                                       pdk_curve_at(&kin[i >> 1]->camber_rad, q->travel[i]);
                     arg[i] = -side * cam;
                 }
             }
@@ -472,7 +473,7 @@ VEC void strut_forces(PHASE_ARGS)
         v4 hrc = load4(cr->rc_height_m);
         for (int i = 0; cr->rc_curve != 0u && i < PDK_WHEELS; i++) {
             if ((cr->rc_curve >> i) & 1u) {
-                hrc[i] += pdk_curve_eval(&kin[i >> 1]->roll_center_height_m, xt[i]);
+                hrc[i] += pdk_curve_at(&kin[i >> 1]->roll_center_height_m, xt[i]);
             }
         }
         link_rc = sel(per_wheel, -side * fy_prev * hrc * load4(cr->two_per_track), link_rc);
@@ -497,10 +498,10 @@ VEC void strut_forces(PHASE_ARGS)
         for (int i = 0; i < PDK_WHEELS; i++) {
             const pdk_kinematics_def *ki = kin[i >> 1];
             if ((cr->anti_brake_curve >> i) & 1u) {
-                anti_b[i] += pdk_curve_eval(&ki->anti_brake, xt[i]);
+                anti_b[i] += pdk_curve_at(&ki->anti_brake, xt[i]);
             }
             if ((cr->anti_drive_curve >> i) & 1u) {
-                anti_d[i] += pdk_curve_eval(&ki->anti_drive, xt[i]);
+                anti_d[i] += pdk_curve_at(&ki->anti_drive, xt[i]);
             }
         }
     }

@@ -13,6 +13,7 @@
 #include "powertrain/utv_gear.h"
 #include "tyre/tyre.h"
 #include "tyre/tyre_life.h"
+#include "vehicle/curve.h"
 #include "vehicle/vehicle_rules.h"
 
 /* A mid-size front-wheel-drive road car on the four-wheel model. Mass, inertia
@@ -195,23 +196,7 @@ const char *pdk_vehicle_def_command_problem(const pdk_vehicle_def *def, const pd
 
 double pdk_curve_eval(const pdk_curve *c, double travel_m)
 {
-    int n = c->n_points;
-    if (n <= 0) {
-        return 0.0;
-    }
-    if (travel_m <= c->travel_m[0]) {
-        return c->value[0];
-    }
-    if (travel_m >= c->travel_m[n - 1]) {
-        return c->value[n - 1];
-    }
-    int i = 1;
-    while (travel_m > c->travel_m[i]) {
-        i++;
-    }
-    double x0 = c->travel_m[i - 1];
-    double y0 = c->value[i - 1];
-    return y0 + (travel_m - x0) * ((c->value[i] - y0) / (c->travel_m[i] - x0));
+    return pdk_curve_at(c, travel_m);
 }
 
 /* Which of the curve rules c breaks first (an index into curve_rules), or
