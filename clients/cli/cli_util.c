@@ -360,14 +360,17 @@ double pdk_cli_wrap_deg(double deg)
 static const double RAD_TO_DEG = 57.29577951308232;
 
 /* Column layouts: the header and the row formats share widths. */
-#define SESSION_HDR "%6s  %-16s  %-12s  %-8s  %10s  %10s  %4s  %4s  %11s  %11s  %8s  %12s  %-6s"
+#define SESSION_HDR                                                                                \
+    "%6s  %-16s  %-12s  %-8s  %10s  %10s  %4s  %4s  %11s  %11s  %8s  %12s  %-6s  %11s"
 #define SESSION_ROW                                                                                \
-    "%6llu  %-16s  %-12s  %-8s  %10llu  %10.3f  %4u  %4u  %11.3f  %11.3f  %8llu  %12.3f  %-6s"
+    "%6llu  %-16s  %-12s  %-8s  %10llu  %10.3f  %4u  %4u  %11.3f  %11.3f  %8llu  %12.3f  %-6s  "   \
+    "%11.3f"
 
 void pdk_cli_format_sessions_header(char *out, size_t out_len)
 {
     snprintf(out, out_len, SESSION_HDR, "ID", "NAME", "WORLD", "TIMING", "TICK", "SIM_TIME_S",
-             "VEH", "SUBS", "LATE_P50_MS", "LATE_P99_MS", "OVERRUNS", "TICK_COST_MS", "ON");
+             "VEH", "SUBS", "LATE_P50_MS", "LATE_P99_MS", "OVERRUNS", "TICK_COST_MS", "ON",
+             "TICK_P99_MS");
 }
 
 void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionInfo *s)
@@ -375,10 +378,9 @@ void pdk_cli_format_session(char *out, size_t out_len, const paddock_v1_SessionI
     snprintf(out, out_len, SESSION_ROW, (unsigned long long)s->session_id,
              s->name[0] != '\0' ? s->name : "-", s->world_preset[0] != '\0' ? s->world_preset : "-",
              s->paused ? "paused" : pdk_cli_timing_name(s->timing), (unsigned long long)s->tick,
-             s->sim_time_s,
-             (unsigned)s->vehicle_count, (unsigned)s->subscriber_count, s->lateness_p50_ms,
-             s->lateness_p99_ms, (unsigned long long)s->overruns, s->tick_cost_ms,
-             s->step_thread ? "thread" : "loop");
+             s->sim_time_s, (unsigned)s->vehicle_count, (unsigned)s->subscriber_count,
+             s->lateness_p50_ms, s->lateness_p99_ms, (unsigned long long)s->overruns,
+             s->tick_cost_ms, s->step_thread ? "thread" : "loop", s->tick_time_p99_ms);
 }
 
 #define RECORDING_HDR "%6s  %-16s  %-10s  %-24s  %-24s  %9s  %10s  %10s  %-11s  %s"

@@ -901,7 +901,8 @@ static const pdk_cli_command SESSIONS_COMMAND = {
     "",
     "List the sessions: one row each, under a header.",
     "Columns: ID NAME WORLD TIMING TICK SIM_TIME_S VEH SUBS LATE_P50_MS LATE_P99_MS OVERRUNS\n"
-    "TICK_COST_MS ON (where its real-time ticks run: loop or thread).\n",
+    "TICK_COST_MS ON (where its real-time ticks run: loop or thread) TICK_P99_MS (how long\n"
+    "its ticks took, 99th percentile).\n",
     NO_OPTS,
     N_OF(NO_OPTS),
     run_sessions};

@@ -508,7 +508,7 @@ static int start_demo(pdk_server *srv)
                             json, &place, none);
     free(json);
     /* The spawn applies at the next tick; the first vehicle gets the first id. */
-    pdk_session_tick(slot->session);
+    pdk_server_tick_session(slot);
     slot->sched.next_index++;
     pdk_vehicle_id id = pdk_world_vehicle_at(pdk_session_world(slot->session), 0);
     if (id == 0) {

@@ -206,6 +206,7 @@ typedef struct pdk_server_step {
     pdk_outbox out;
     uint64_t deadline_ns; /* the tick's deadline, */
     uint64_t start_ns;    /* when its thread began it: its lateness */
+    uint64_t time_ns;     /* how long it took there, start to end */
     uint64_t cost_ns;     /* the tick's CPU time on its thread */
     pdk_slot_view view; /* after the tick */
     uint64_t inputs_applied; /* after the tick: with view.tick, says the view is current */
@@ -401,6 +402,9 @@ void pdk_server_rebase(pdk_server *srv, pdk_server_slot *slot);
 /* One tick: a replay's next recorded tick, else the session's. False when
  * a replay is at its recording's end (the slot is paused then). */
 bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot);
+/* The session's tick on the loop, its time on the loop recorded
+ * (pdk_session_tick_time). */
+void pdk_server_tick_session(pdk_server_slot *slot);
 /* The real-time timer (a timerfd the loop polls): fires at the earliest
  * deadline, which pdk_server_arm_timer sets. */
 void pdk_server_on_timer(uv_poll_t *handle, int status, int events);

@@ -283,6 +283,7 @@ typedef struct session_row {
     uint64_t value[7];                            /* as families[] below, the cost aside */
     double tick_cost_s;
     const pdk_lateness *lateness;
+    const pdk_lateness *tick_time;
 } session_row;
 
 static const struct {
@@ -314,6 +315,7 @@ static void session_read(pdk_server *srv, pdk_server_slot *slot, session_row *ro
     memcpy(row->value, value, sizeof value);
     row->tick_cost_s = info.tick_cost_ms / 1e3;
     row->lateness = pdk_session_lateness(slot->session);
+    row->tick_time = pdk_session_tick_time(slot->session);
 }
 
 /* Each session's figures, labelled with its id and name. A family's lines
@@ -349,6 +351,16 @@ static void session_metrics(page *p, pdk_server *srv)
                  rows[i].name);
         histogram(p, "paddock_session_lateness_seconds", labels, &late, rows[i].lateness->coarse,
                   rows[i].lateness->sum_ns);
+    }
+    family(p, "paddock_session_tick_seconds", "histogram",
+           "How long each of its ticks took on the thread that ran it, start to end (a tick "
+           "longer than the period, 0.008333333 s, makes the next one late).");
+    for (size_t i = 0; i < n; i++) {
+        char labels[sizeof rows[i].name + 64];
+        snprintf(labels, sizeof labels, "session=\"%" PRIu64 "\",name=\"%s\",", rows[i].id,
+                 rows[i].name);
+        histogram(p, "paddock_session_tick_seconds", labels, &late, rows[i].tick_time->coarse,
+                  rows[i].tick_time->sum_ns);
     }
     free(rows);
 }

@@ -76,10 +76,18 @@ void pdk_server_rebase(pdk_server *srv, pdk_server_slot *slot)
     slot->sched.next_index = 1;
 }
 
+void pdk_server_tick_session(pdk_server_slot *slot)
+{
+    uint64_t t0 = uv_hrtime();
+    pdk_session_tick(slot->session);
+    pdk_lateness_add(pdk_session_tick_time(slot->session), uv_hrtime() - t0,
+                     NS_PER_S / PDK_TICK_HZ);
+}
+
 bool pdk_server_tick_slot(pdk_server *srv, pdk_server_slot *slot)
 {
     if (!slot->replay.player) {
-        pdk_session_tick(slot->session);
+        pdk_server_tick_session(slot);
         return true;
     }
     if (pdk_player_step(slot->replay.player) == PDK_OK)
@@ -311,6 +319,7 @@ static void step_run(pdk_step_job *base)
     uint64_t cpu0 = pdk_thread_cpu_ns();
     pdk_session_tick(job->session);
     job->cost_ns = pdk_thread_cpu_ns() - cpu0;
+    job->time_ns = uv_hrtime() - job->start_ns;
     const pdk_world *w = pdk_session_world(job->session);
     job->view = (pdk_slot_view){
         .tick = pdk_world_tick(w),
@@ -383,6 +392,7 @@ bool pdk_server_step_back(pdk_server *srv, pdk_server_step *job)
     pdk_lateness_add(pdk_session_lateness(slot->session),
                      job->start_ns > job->deadline_ns ? job->start_ns - job->deadline_ns : 0,
                      NS_PER_S / PDK_TICK_HZ);
+    pdk_lateness_add(pdk_session_tick_time(slot->session), job->time_ns, NS_PER_S / PDK_TICK_HZ);
     note_cost(srv, slot, job->cost_ns);
     return true;
 }
@@ -433,7 +443,7 @@ static void run_realtime_turns(pdk_server *srv)
         if (!start_step(srv, slot)) {
             slot->stepping.threaded = false; /* no memory for its job: on the loop */
             pdk_lateness_add(pdk_session_lateness(slot->session), now - deadline_ns(slot), period);
-            pdk_session_tick(slot->session);
+            pdk_server_tick_session(slot);
             slot->sched.next_index++;
         }
     }
@@ -446,7 +456,7 @@ static void run_realtime_turns(pdk_server *srv)
                 continue;
             pdk_lateness_add(pdk_session_lateness(slot->session), now - deadline_ns(slot), period);
             uint64_t cpu0 = pdk_thread_cpu_ns();
-            pdk_session_tick(slot->session);
+            pdk_server_tick_session(slot);
             note_cost(srv, slot, pdk_thread_cpu_ns() - cpu0);
             slot->sched.next_index++;
             any = true;
@@ -653,6 +663,11 @@ void pdk_server_fill_info(const pdk_server_sched *sched, pdk_server_slot *slot,
     info->lateness_p50_ms = pdk_lateness_quantile_ms(lat, 0.50);
     info->lateness_p99_ms = pdk_lateness_quantile_ms(lat, 0.99);
     info->skipped_ticks = lat->skipped;
+    const pdk_lateness *tt = pdk_session_tick_time(s);
+    info->tick_time_p50_ms = pdk_lateness_quantile_ms(tt, 0.50);
+    info->tick_time_p99_ms = pdk_lateness_quantile_ms(tt, 0.99);
+    info->tick_time_max_ms = (double)tt->max_ns / 1e6;
+    info->long_ticks = tt->overruns;
     info->paused = slot->sched.pause != PDK_PAUSE_NONE || sched->writer_stalled;
     info->pause_reason = slot->sched.pause != PDK_PAUSE_NONE ? slot->sched.pause_reason
                          : sched->writer_stalled             ? (char *)sched->writer_reason

@@ -53,6 +53,7 @@ pdk_error pdk_session_create_bare_(uint64_t id, const pdk_session_def *def,
     if (hooks)
         s->hooks = *hooks;
     pdk_lateness_reset(&s->lateness);
+    pdk_lateness_reset(&s->tick_time);
     *out = s;
     return PDK_OK;
 }
@@ -195,6 +196,11 @@ const pdk_world *pdk_session_world(const pdk_session *s)
 pdk_lateness *pdk_session_lateness(pdk_session *s)
 {
     return &s->lateness;
+}
+
+pdk_lateness *pdk_session_tick_time(pdk_session *s)
+{
+    return &s->tick_time;
 }
 
 const char *pdk_session_world_preset(const pdk_session *s)

@@ -262,6 +262,10 @@ const char *pdk_session_name(const pdk_session *s);
 pdk_timing pdk_session_timing(const pdk_session *s);
 const pdk_world *pdk_session_world(const pdk_session *s);
 pdk_lateness *pdk_session_lateness(pdk_session *s);
+/* How long its ticks took on the thread that ran them, start to end on the
+ * monotonic clock, its "overruns" the ticks longer than the period: kept
+ * by the server on its loop, as the lateness is (SessionInfo.tick_time_*). */
+pdk_lateness *pdk_session_tick_time(pdk_session *s);
 const char *pdk_session_world_preset(const pdk_session *s);
 /* The tick its recording starts at: 0, or a session made from a snapshot's. */
 uint64_t pdk_session_start_tick(const pdk_session *s);

@@ -167,6 +167,7 @@ struct pdk_session {
     pdk_buf inputs;  /* this tick's recorded inputs, packed for one store record */
     uint64_t inputs_tick;
     pdk_lateness lateness;
+    pdk_lateness tick_time; /* how long its ticks took (the server's; stats.h) */
     pdk_tick_parts parts;
 
     /* The recording (session_record.c); all unused when store is NULL. */

@@ -2,8 +2,10 @@
  * sessions of N vehicles driving circles, each with M subscribers reading
  * every state batch at a rate on connections of their own. Prints per
  * session the tick rate held, tick lateness (p50, p99), overruns and
- * dropped deadlines as the server measured them, bytes a second to each
- * subscriber, where the ticks went part by part (SessionInfo.tick_parts),
+ * dropped deadlines as the server measured them, how long the ticks took
+ * on their thread (p50, p99, the ticks longer than the period), bytes a
+ * second to each subscriber, where the ticks went part by part
+ * (SessionInfo.tick_parts),
  * paddockd's CPU, what the recording costs per car-hour (keyframes, state
  * hashes, inputs; read from the database once the server has stopped) and
  * the recorded state hash at a tick every run of that length reaches, so
@@ -315,6 +317,11 @@ static int run_case(const bench_case *bc)
                info.lateness_p50_ms, info.lateness_p99_ms);
         printf("  overruns (a whole tick late): %" PRIu64 ", dropped deadlines: %" PRIu64 "\n",
                info.overruns, info.skipped_ticks);
+        printf("  tick time on its thread, start to end: p50 %.3f ms, p99 %.3f ms, longest %.3f ms "
+               "(since the session began); %" PRIu64 " ticks longer than 1/120 s during the "
+               "measurement\n",
+               info.tick_time_p50_ms, info.tick_time_p99_ms, info.tick_time_max_ms,
+               info.long_ticks - before[k].long_ticks);
         printf("  state batches received: %" PRIu64 " (%.1f per subscriber per second), "
                "vehicle states: %" PRIu64 ", %.2f MB/s to each subscriber\n",
                batches, (double)batches / (n_subs ? n_subs : 1) / measured, seen,

@@ -937,6 +937,9 @@ START_TEST(cli_session_and_drive_rows_are_fixed_width)
     s.lateness_p50_ms = 0.0125;
     s.lateness_p99_ms = 1.5;
     s.overruns = 3;
+    s.tick_cost_ms = 0.25;
+    s.step_thread = true;
+    s.tick_time_p99_ms = 7.5;
     pdk_cli_format_sessions_header(hdr, sizeof hdr);
     pdk_cli_format_session(row, sizeof row, &s);
     ck_assert_uint_eq(strlen(row), strlen(hdr));
@@ -944,15 +947,21 @@ START_TEST(cli_session_and_drive_rows_are_fixed_width)
     char name[32], world[32], timing[32];
     double sim, p50, p99;
     unsigned veh, subs;
-    ck_assert_int_eq(sscanf(row, "%llu %31s %31s %31s %llu %lf %u %u %lf %lf %llu", &id, name,
-                            world, timing, &tick, &sim, &veh, &subs, &p50, &p99, &over),
-                     11);
+    double cost, tick_p99;
+    char on[16];
+    ck_assert_int_eq(sscanf(row, "%llu %31s %31s %31s %llu %lf %u %u %lf %lf %llu %lf %15s %lf",
+                            &id, name, world, timing, &tick, &sim, &veh, &subs, &p50, &p99, &over,
+                            &cost, on, &tick_p99),
+                     14);
     ck_assert_uint_eq(id, 42);
     ck_assert_str_eq(name, "e2e");
     ck_assert_str_eq(timing, "realtime");
     ck_assert_uint_eq(veh, 2);
     ck_assert_double_eq_tol(p99, 1.5, 1e-9);
     ck_assert_uint_eq(over, 3);
+    ck_assert_str_eq(on, "thread");
+    ck_assert_double_eq_tol(tick_p99, 7.5, 1e-9);
+    ck_assert_ptr_nonnull(strstr(hdr, "TICK_P99_MS"));
     s.name[0] = '\0';
     pdk_cli_format_session(row, sizeof row, &s);
     ck_assert_uint_eq(strlen(row), strlen(hdr));

@@ -155,6 +155,25 @@ describe('metrics and health', () => {
       if (k > 0) assert.ok(p99 > buckets[k - 1].le, `p99 ${p99} s above ${buckets[k - 1].le} s`);
       const sum = sample(still, 'paddock_session_lateness_seconds_sum', which);
       assert.ok(sum >= 0 && sum <= count * 0.1, `the sum is plausible: ${sum} s over ${count} ticks`);
+
+      // How long the ticks took: one observation per tick, those above the
+      // period its long_ticks, its p99 and max as SessionInfo gives them.
+      const took = still.get('paddock_session_tick_seconds_bucket')
+        .filter((s) => s.labels.session === String(sessionId))
+        .map((s) => ({ le: s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), count: s.value }));
+      const ticks = sample(still, 'paddock_session_tick_seconds_count', which);
+      assert.equal(ticks, info.tick, 'one tick time per tick');
+      assert.equal(took.at(-1).count, ticks);
+      const within = took.find((b) => Math.abs(b.le - 1 / 120) < 1e-9);
+      assert.equal(ticks - within.count, Number(info.longTicks ?? 0), 'the ticks above the period are long_ticks');
+      const tickP99 = info.tickTimeP99Ms / 1e3;
+      const kt = took.findIndex((b) => b.count >= Math.max(1, Math.floor(ticks * 0.99)));
+      assert.ok(tickP99 > 0 && tickP99 <= took[kt].le + 1e-5, `tick p99 ${tickP99} s at most ${took[kt].le} s`);
+      assert.ok(info.tickTimeMaxMs >= info.tickTimeP99Ms - 0.01 && info.tickTimeP50Ms <= info.tickTimeP99Ms,
+        `p50 ${info.tickTimeP50Ms} <= p99 ${info.tickTimeP99Ms} <= max ${info.tickTimeMaxMs} (+ a bucket)`);
+      const spent = sample(still, 'paddock_session_tick_seconds_sum', which);
+      assert.ok(spent > 0 && spent <= ticks * info.tickTimeMaxMs / 1e3 + 1e-9,
+        `the sum lies within ticks times the longest: ${spent} s`);
     }
     silent.destroy();
     await c.close();
