@@ -468,11 +468,15 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
     v4 pha0 = cxa * (exa_on && gxa_sh ? pdk_v_atan(xa0 - exa * (xa0 - at_a0)) : at_a0);
     v4 phk = cyk * (eyk_on ? pdk_v_atan(xk - eyk * (xk - at_k)) : at_k);
     v4 phk0 = cyk * (eyk_on && gyk_sh ? pdk_v_atan(xk0 - eyk * (xk0 - at_k0)) : at_k0);
+    /* At the slips of most driving each angle is within the kernels'
+     * range (|phi| <= 0.78, the tyre short of its peak) on all four wheels,
+     * where the near-zero forms skip the reduction: the same bits either
+     * way (vmath.h). */
     v4 yx, cphix, yy, cphiy;
-    pdk_v_sincos(phix, &yx, &cphix);
-    pdk_v_sincos(phiy, &yy, &cphiy);
-    v4 gxa = pdk_v_cos(pha);
-    v4 gyk = pdk_v_cos(phk);
+    pdk_v_sincos_near0(phix, &yx, &cphix);
+    pdk_v_sincos_near0(phiy, &yy, &cphiy);
+    v4 gxa = pdk_v_cos_near0(pha);
+    v4 gyk = pdk_v_cos_near0(phk);
     if (gxa_sh) {
         gxa = gxa / pdk_v_cos_near0(pha0); /* C atan(B SH): small */
     }
