@@ -300,6 +300,26 @@ void pdk_fw_step_build(pdk_fw_state *s, const pdk_fw_cmd *cmd, const pdk_fw_para
     group_step(&v, 1, terrain, &tk, substeps, pdk_fw_build_resolve(build));
 }
 
+/* Asks the cache for a vehicle's state and command, which the next group
+ * steps: a fleet's states outgrow the second-level cache (1.5 KB each,
+ * 4.5 MB at 3,000 cars), and each group's first touches of them (its
+ * tick's start, the tyres' life) would otherwise wait on the third. Only
+ * a hint: no result changes. */
+static void prefetch_vehicle(const pdk_fw_state *s, const pdk_fw_cmd *cmd)
+{
+    /* Every 64-byte line of each, its last included. */
+    const char *a = (const char *)s;
+    for (size_t k = 0; k < sizeof *s; k += 64) {
+        __builtin_prefetch(a + k, 1, 3);
+    }
+    __builtin_prefetch(a + sizeof *s - 1, 1, 3);
+    const char *c = (const char *)cmd;
+    for (size_t k = 0; k < sizeof *cmd; k += 64) {
+        __builtin_prefetch(c + k, 0, 3);
+    }
+    __builtin_prefetch(c + sizeof *cmd - 1, 0, 3);
+}
+
 static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds,
                       const pdk_fw_consts *const *consts, const pdk_tyre_consts4 *const *tyres,
                       const pdk_vehicle_def *const *defs, double *const *channels, int count,
@@ -325,6 +345,9 @@ static int step_batch(pdk_fw_state *const *states, const pdk_fw_cmd *const *cmds
                                                                               : NULL,
                                   channels[i + j]};
             vs[j] = v;
+        }
+        for (int j = i + n; j < i + n + PDK_FW_GROUP && j < count; j++) {
+            prefetch_vehicle(states[j], cmds[j]);
         }
         group_step(vs, n, terrain, &tk, substeps, build);
         for (int j = 0; j < n; j++) {
