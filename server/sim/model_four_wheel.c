@@ -291,7 +291,9 @@ static void wheel_angles(pdk_world *world, const uint32_t *live, int32_t count)
 /* PDK_FW_BATCH vehicles at a time (batching changes no result), each with
  * the definition it was spawned from (its curves, its tyres' life and soil
  * parameters) and its constants, both read from the copies its fleet
- * shares (step_def_of, slot_meta.def_at). */
+ * shares (step_def_of, slot_meta.def_at). Each batch's wheel angles follow
+ * it, those of the vehicles it passed over included, while its states are
+ * still in the cache: a car's angles read its own state alone. */
 static int step(pdk_world *world, const uint32_t *live, int32_t count)
 {
     pdk_fw_state *states = fw_state_of(world);
@@ -309,6 +311,7 @@ static int step(pdk_world *world, const uint32_t *live, int32_t count)
     double *fch[PDK_FW_BATCH];
     int faults = 0;
     int n = 0;
+    int32_t first = 0; /* live[first..] are the batch's and those passed over */
     for (int32_t i = 0; i < count; i++) {
         uint32_t slot = live[i];
         if (meta[slot].model != PDK_MODEL_FOUR_WHEEL || states[slot].faulted) {
@@ -322,13 +325,15 @@ static int step(pdk_world *world, const uint32_t *live, int32_t count)
         fch[n] = world->telemetry_off ? NULL : channels_of(world, slot);
         if (++n == PDK_FW_BATCH) {
             faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, n, terrain, substeps);
+            wheel_angles(world, live + first, i + 1 - first);
+            first = i + 1;
             n = 0;
         }
     }
     if (n > 0) {
         faults += pdk_fw_step_batch(fs, fc, fk, ft, fd, fch, n, terrain, substeps);
     }
-    wheel_angles(world, live, count);
+    wheel_angles(world, live + first, count - first);
     return faults;
 }
 

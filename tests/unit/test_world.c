@@ -753,6 +753,49 @@ START_TEST(test_wheel_angles_integrate_wheel_speed)
 }
 END_TEST
 
+/* A fleet of more than two batches (the step's PDK_FW_BATCH of 16), with
+ * single-track cars between the four-wheel ones, which the batches pass
+ * over: every four-wheel car's angles still take exactly one step of the
+ * recurrence a tick, at its own wheel speeds. */
+START_TEST(test_wheel_angles_across_batches)
+{
+    const double turn = 2.0 * 3.14159265358979323846;
+    enum { CARS = 41 };
+    pdk_world *w = world_cap(CARS);
+    pdk_vehicle_id ids[CARS];
+    for (int j = 0; j < CARS; j++) {
+        pdk_vehicle_def def = pdk_vehicle_def_default();
+        if (j % 7 == 3) {
+            def.model = PDK_MODEL_SINGLE_TRACK;
+        }
+        pdk_pose pose = {.x_m = 30.0 * (double)j};
+        ck_assert_int_eq(pdk_world_spawn(w, &def, &pose, 5.0 + (double)j, PDK_GEAR_DRIVE, &ids[j]),
+                         PDK_OK);
+    }
+    double dt = pdk_world_def_get(w)->dt_s;
+    static double prev[CARS][4];
+    int checked = 0;
+    for (int k = 0; k < 30; k++) {
+        pdk_world_step(w);
+        for (int j = 0; j < CARS; j++) {
+            if (j % 7 == 3) {
+                continue;
+            }
+            const double *ch = pdk_world_channels(w, ids[j]);
+            for (int i = 0; i < 4; i++) {
+                double a = prev[j][i] + ch[PDK_CH_WHEEL_SPEED_FL + i] * dt;
+                a = a >= turn ? a - turn : (a < 0.0 ? a + turn : a);
+                ck_assert_double_eq(ch[PDK_CH_WHEEL_ANGLE_FL + i], a);
+                prev[j][i] = a;
+                checked++;
+            }
+        }
+    }
+    ck_assert_int_eq(checked, 30 * 4 * (CARS - 6));
+    world_free(w);
+}
+END_TEST
+
 /* ---- determinism ---------------------------------------------------------- */
 
 /* A fixed scenario: three cars with a command schedule, a removal and a
@@ -1466,6 +1509,7 @@ static Suite *world_suite(void)
     tcase_add_loop_test(cmds, test_command_fields_hold_until_changed, 0, 2);
     tcase_add_test(cmds, test_tick_and_time);
     tcase_add_test(cmds, test_wheel_angles_integrate_wheel_speed);
+    tcase_add_test(cmds, test_wheel_angles_across_batches);
     suite_add_tcase(s, cmds);
 
     TCase *det = tcase_create("determinism");
