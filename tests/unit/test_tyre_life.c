@@ -3,7 +3,7 @@
  * stable and monotone at any length), the gas law, wear and its hot rate,
  * blowing when worn out, a puncture's timing, the conditions' radius, grip
  * and drag, running flat to the rim, the actions, and every check of a
- * definition and an action. */
+ * definition and an action; four tyres at once as one at a time. */
 #include <check.h>
 #include <math.h>
 #include <stddef.h>
@@ -644,6 +644,50 @@ START_TEST(test_default_sizes)
 }
 END_TEST
 
+/* pdk_tyre_life_step4 is four pdk_tyre_life_step calls, bit for bit:
+ * four tyres of two definitions, at speeds from standstill (and a
+ * negative one, taken as 0) to 60 m/s, sliding, loaded and in contact by
+ * turns, one of them punctured so that it goes flat on the way, for ten
+ * minutes of 1/15 s steps. */
+START_TEST(test_four_at_once)
+{
+    pdk_tyre_life_def front = road();
+    pdk_tyre_life_def rear = pdk_tyre_life_def_default(0.33, 240.0);
+    const pdk_tyre_life_def *defs[4] = {&front, &front, &rear, &rear};
+    pdk_tyre_life one[4], four[4];
+    for (int i = 0; i < 4; i++) {
+        pdk_tyre_life_init(&one[i], defs[i], 15.0 + 5.0 * (double)i);
+    }
+    one[3].leak_per_s = 0.01;
+    memcpy(four, one, sizeof one);
+    const double dt = 8.0 / 120.0;
+    int flat = 0;
+    for (int k = 0; k < 15 * 600; k++) {
+        pdk_tyre_work w[4];
+        for (int i = 0; i < 4; i++) {
+            const double t = (double)k * dt + (double)i;
+            w[i] =
+                (pdk_tyre_work){.slide_power_w = (k + i) % 5 == 0 ? 3000.0 * (1.0 + sin(t)) : 0.0,
+                                .load_n = 3500.0 + 500.0 * cos(0.3 * t),
+                                .roll_speed_mps = i == 1 ? -2.0 : 30.0 + 30.0 * sin(0.05 * t),
+                                .contact = (k + i) % 7 == 0 ? 0.5 : 1.0,
+                                .air_temp_c = 20.0,
+                                .road_temp_c = 35.0};
+            pdk_tyre_life_step(&one[i], defs[i], &w[i], dt);
+        }
+        pdk_tyre_life_step4(four, defs, w, dt);
+        ck_assert_mem_eq(four, one, sizeof one);
+        flat |= one[3].condition == PDK_TYRE_FLAT;
+    }
+    ck_assert(flat);
+    ck_assert(one[0].surface_temp_c > 25.0);
+    /* No time: nothing moves. */
+    pdk_tyre_work w[4] = {still(20.0), still(20.0), still(20.0), still(20.0)};
+    pdk_tyre_life_step4(four, defs, w, 0.0);
+    ck_assert_mem_eq(four, one, sizeof one);
+}
+END_TEST
+
 static Suite *tyre_life_suite(void)
 {
     Suite *s = suite_create("tyre_life");
@@ -653,6 +697,7 @@ static Suite *tyre_life_suite(void)
     tcase_add_test(heat, test_cooling_with_speed);
     tcase_add_test(heat, test_stability);
     tcase_add_test(heat, test_gas_law);
+    tcase_add_test(heat, test_four_at_once);
     suite_add_tcase(s, heat);
     TCase *wear = tcase_create("wear and damage");
     tcase_add_test(wear, test_wear);

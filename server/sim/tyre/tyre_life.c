@@ -280,6 +280,12 @@ static double rolling_scale(const pdk_tyre_life *life, const pdk_tyre_life_def *
     return scale < FLAT_ROLLING_SCALE ? scale : FLAT_ROLLING_SCALE;
 }
 
+/* The rolling speed that drives the convection to the air, >= 0. */
+static double air_speed(const pdk_tyre_work *w)
+{
+    return w->roll_speed_mps > 0.0 ? w->roll_speed_mps : 0.0;
+}
+
 /* The three nodes' balances (a two-layer tyre plus its gas):
  *   C_s dTs/dt = a_f P_slide + G_road chi (T_road - Ts) + hA(v) (T_air - Ts)
  *                + G_sc (Tc - Ts)
@@ -292,10 +298,10 @@ static double rolling_scale(const pdk_tyre_life *life, const pdk_tyre_life_def *
  * weighted mean of the old ones, the air, the road and the heat inputs'
  * equilibrium) and tends to the steady state as dt grows. */
 static void heat_step(pdk_tyre_life *life, const pdk_tyre_life_def *def, const pdk_tyre_work *w,
-                      double p_surface_w, double p_carcass_w, double dt)
+                      double v_pow, double p_surface_w, double p_carcass_w, double dt)
 {
-    double v = w->roll_speed_mps > 0.0 ? w->roll_speed_mps : 0.0;
-    double g_air = def->air_wpk + def->air_wpk_per_mps * pdk_pow(v, 0.8);
+    /* hA(v) = air_wpk + air_wpk_per_mps v^0.8, v_pow = air_speed(w)^0.8 */
+    double g_air = def->air_wpk + def->air_wpk_per_mps * v_pow;
     double chi = w->contact < 0.0 ? 0.0 : (w->contact > 1.0 ? 1.0 : w->contact);
     double g_road = def->road_wpk * chi;
     double g_sc = def->surface_carcass_wpk;
@@ -329,12 +335,11 @@ static void go_flat(pdk_tyre_life *life)
     life->flat_run_m = 0.0;
 }
 
-void pdk_tyre_life_step(pdk_tyre_life *life, const pdk_tyre_life_def *def,
-                        const pdk_tyre_work *work, double dt_s)
+/* pdk_tyre_life_step with the convection's power of the speed given:
+ * v_pow = air_speed(work)^0.8. */
+static void life_step(pdk_tyre_life *life, const pdk_tyre_life_def *def, const pdk_tyre_work *work,
+                      double v_pow, double dt_s)
 {
-    if (!(dt_s > 0.0)) {
-        return;
-    }
     int cond = life->condition;
     int has_tyre = cond == PDK_TYRE_INTACT || cond == PDK_TYRE_FLAT;
     double slide_w = work->slide_power_w > 0.0 ? work->slide_power_w : 0.0;
@@ -351,7 +356,7 @@ void pdk_tyre_life_step(pdk_tyre_life *life, const pdk_tyre_life_def *def,
         p_carcass =
             def->heat_scale * def->hysteresis_coeff * rolling_scale(life, def) * load_n * speed;
     }
-    heat_step(life, def, work, p_surface, p_carcass, dt_s);
+    heat_step(life, def, work, v_pow, p_surface, p_carcass, dt_s);
 
     /* Wear from sliding work, three times faster above 120 C at the surface;
      * the tyre blows when the tread is gone. */
@@ -393,6 +398,29 @@ void pdk_tyre_life_step(pdk_tyre_life *life, const pdk_tyre_life_def *def,
             life->air_share = 0.0;
             life->leak_per_s = 0.0;
         }
+    }
+}
+
+void pdk_tyre_life_step(pdk_tyre_life *life, const pdk_tyre_life_def *def,
+                        const pdk_tyre_work *work, double dt_s)
+{
+    if (!(dt_s > 0.0)) {
+        return;
+    }
+    life_step(life, def, work, pdk_pow(air_speed(work), 0.8), dt_s);
+}
+
+void pdk_tyre_life_step4(pdk_tyre_life lives[4], const pdk_tyre_life_def *const defs[4],
+                         const pdk_tyre_work works[4], double dt_s)
+{
+    if (!(dt_s > 0.0)) {
+        return;
+    }
+    /* Each lane of the vector pow is pdk_pow of that lane's speed (vmath.h). */
+    v4 v = {air_speed(&works[0]), air_speed(&works[1]), air_speed(&works[2]), air_speed(&works[3])};
+    v4 v_pow = pdk_v_pow(v, splat(0.8));
+    for (int i = 0; i < 4; i++) {
+        life_step(&lives[i], defs[i], &works[i], v_pow[i], dt_s);
     }
 }
 

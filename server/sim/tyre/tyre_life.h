@@ -93,6 +93,12 @@ typedef struct pdk_tyre_work {
 void pdk_tyre_life_step(pdk_tyre_life *life, const pdk_tyre_life_def *def,
                         const pdk_tyre_work *work, double dt_s);
 
+/* Advances four tyres by dt_s, tyre i as pdk_tyre_life_step(&lives[i],
+ * defs[i], &works[i], dt_s) does, bit for bit: their convection's powers
+ * of the speed taken in one vector call instead of four. */
+void pdk_tyre_life_step4(pdk_tyre_life lives[4], const pdk_tyre_life_def *const defs[4],
+                         const pdk_tyre_work works[4], double dt_s);
+
 /* What the tyre gives the force law and the strut now. */
 typedef struct pdk_tyre_effect {
     double grip;           /* multiplies the law's peak forces: window, pressure, wear,

@@ -149,9 +149,12 @@ void pdk_fw_life_steps(pdk_tyre_life lives[4], const pdk_tyre_life_def *const de
                        const double roll_speed_mps[4], const double contact[4], double air_c,
                        double road_c, double dt_s)
 {
+    pdk_tyre_work w[4];
+    const pdk_tyre_life_def *d[4];
     for (int i = 0; i < 4; i++) {
-        pdk_tyre_work w = {slide_power_w[i], load_n[i], roll_speed_mps[i],
-                           contact[i],       air_c,     road_c};
-        pdk_tyre_life_step(&lives[i], defs[i >> 1], &w, dt_s);
+        w[i] = (pdk_tyre_work){slide_power_w[i], load_n[i], roll_speed_mps[i],
+                               contact[i],       air_c,     road_c};
+        d[i] = defs[i >> 1];
     }
+    pdk_tyre_life_step4(lives, d, w, dt_s);
 }
