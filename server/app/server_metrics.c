@@ -318,6 +318,16 @@ static void session_read(pdk_server *srv, pdk_server_slot *slot, session_row *ro
     row->tick_time = pdk_session_tick_time(slot->session);
 }
 
+/* One session's series of a histogram family kept as a pdk_lateness, in
+ * its coarse buckets, labelled with the session's id and name. */
+static void session_histogram(page *p, const char *name, const bounds *b, const session_row *row,
+                              const pdk_lateness *l)
+{
+    char labels[sizeof row->name + 64];
+    snprintf(labels, sizeof labels, "session=\"%" PRIu64 "\",name=\"%s\",", row->id, row->name);
+    histogram(p, name, labels, b, l->coarse, l->sum_ns);
+}
+
 /* Each session's figures, labelled with its id and name. A family's lines
  * must stand together, so each family loops over the sessions. */
 static void session_metrics(page *p, pdk_server *srv)
@@ -341,27 +351,17 @@ static void session_metrics(page *p, pdk_server *srv)
     for (size_t i = 0; i < n; i++)
         put(p, "paddock_session_tick_cost_seconds{session=\"%" PRIu64 "\",name=\"%s\"} %.9f\n",
             rows[i].id, rows[i].name, rows[i].tick_cost_s);
+    const bounds late = bounds_of(pdk_lateness_bounds_ns, PDK_LATENESS_BOUNDS);
     family(p, "paddock_session_lateness_seconds", "histogram",
            "How late each real-time tick started against its deadline (the period is "
            "0.008333333 s).");
-    bounds late = bounds_of(pdk_lateness_bounds_ns, PDK_LATENESS_BOUNDS);
-    for (size_t i = 0; i < n; i++) {
-        char labels[sizeof rows[i].name + 64];
-        snprintf(labels, sizeof labels, "session=\"%" PRIu64 "\",name=\"%s\",", rows[i].id,
-                 rows[i].name);
-        histogram(p, "paddock_session_lateness_seconds", labels, &late, rows[i].lateness->coarse,
-                  rows[i].lateness->sum_ns);
-    }
+    for (size_t i = 0; i < n; i++)
+        session_histogram(p, "paddock_session_lateness_seconds", &late, &rows[i], rows[i].lateness);
     family(p, "paddock_session_tick_seconds", "histogram",
            "How long each of its ticks took on the thread that ran it, start to end (a tick "
            "longer than the period, 0.008333333 s, makes the next one late).");
-    for (size_t i = 0; i < n; i++) {
-        char labels[sizeof rows[i].name + 64];
-        snprintf(labels, sizeof labels, "session=\"%" PRIu64 "\",name=\"%s\",", rows[i].id,
-                 rows[i].name);
-        histogram(p, "paddock_session_tick_seconds", labels, &late, rows[i].tick_time->coarse,
-                  rows[i].tick_time->sum_ns);
-    }
+    for (size_t i = 0; i < n; i++)
+        session_histogram(p, "paddock_session_tick_seconds", &late, &rows[i], rows[i].tick_time);
     free(rows);
 }
 
