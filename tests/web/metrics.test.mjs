@@ -1,8 +1,9 @@
 // What an operator reads from paddockd --http (docs/deploy.md "Metrics and
 // health"), end to end with the real server on loopback: /metrics passes
 // promtool's check during a run of two sessions, and its figures are the
-// server's own (each session's lateness histogram against the session's
-// SessionInfo, refusals, connections by role, the store's commits);
+// server's own (each session's lateness and tick-time histograms against
+// the session's SessionInfo, refusals, connections by role, the store's
+// commits);
 // /livez and /readyz answer as an orchestrator's probes expect.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
