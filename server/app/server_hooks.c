@@ -538,13 +538,13 @@ static void keyframe_slice(pdk_step_share *sh, int i)
 }
 
 static pdk_error encode_keyframe(void *ud, pdk_keyframe_scratch *kept, const pdk_world *world,
-                                 const char *build_id, pdk_buf *out)
+                                 uint64_t hash, const char *build_id, pdk_buf *out)
 {
     pdk_step_pool *pool = pdk_step_pool_current();
     int count = pdk_world_vehicle_count(world);
     int n = share_slices(ud, pool, count);
     if (n == 0)
-        return pdk_wire_snapshot_encode_with(&kept->whole, world, build_id, out);
+        return pdk_wire_snapshot_encode_with(&kept->whole, world, hash, build_id, out);
     keyframe_share ks = {.base = {.chunk = keyframe_slice, .n_chunks = n},
                          .world = world,
                          .count = count,
@@ -553,8 +553,8 @@ static pdk_error encode_keyframe(void *ud, pdk_keyframe_scratch *kept, const pdk
     for (int i = 0; i < n; i++)
         if (ks.err[i] != PDK_OK)
             return ks.err[i];
-    return pdk_wire_snapshot_encode_parts(&kept->whole, world, build_id, kept->parts, (size_t)n,
-                                          out);
+    return pdk_wire_snapshot_encode_parts(&kept->whole, world, hash, build_id, kept->parts,
+                                          (size_t)n, out);
 }
 
 pdk_session_hooks pdk_server_hooks(pdk_server *srv)

@@ -189,10 +189,11 @@ typedef struct pdk_session_hooks {
     void (*step_world)(void *ud, pdk_world *world);
     /* Encodes a recorded session's keyframe into out, the bytes of
      * pdk_wire_snapshot_encode_with (the server shares a large world's
-     * encode with idle threads), in the session's kept scratch; NULL:
+     * encode with idle threads), in the session's kept scratch; hash is
+     * the world's state hash, taken this tick; NULL:
      * pdk_wire_snapshot_encode_with in scratch->whole. */
     pdk_error (*encode_keyframe)(void *ud, pdk_keyframe_scratch *scratch, const pdk_world *world,
-                                 const char *build_id, pdk_buf *out);
+                                 uint64_t hash, const char *build_id, pdk_buf *out);
     void *ud;
 } pdk_session_hooks;
 

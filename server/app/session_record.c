@@ -133,12 +133,11 @@ static void record_keyframe(pdk_session *s, uint64_t tick, uint64_t hash)
         if (block)
             s->snapshot = (pdk_buf){.data = block, .len = 0, .cap = cap};
     }
-    pdk_error err = !ks ? PDK_ERR_NO_MEMORY
-                    : s->hooks.encode_keyframe
-                        ? s->hooks.encode_keyframe(s->hooks.ud, ks, s->world, s->build_id,
-                                                   &s->snapshot)
-                        : pdk_wire_snapshot_encode_with(&ks->whole, s->world, s->build_id,
-                                                        &s->snapshot);
+    pdk_error err =
+        !ks ? PDK_ERR_NO_MEMORY
+        : s->hooks.encode_keyframe
+            ? s->hooks.encode_keyframe(s->hooks.ud, ks, s->world, hash, s->build_id, &s->snapshot)
+            : pdk_wire_snapshot_encode_with(&ks->whole, s->world, hash, s->build_id, &s->snapshot);
     if (err == PDK_OK && pdk_world_vehicle_count(s->world) > 0)
         s->keyframe_vehicle_bytes = s->snapshot.len / (size_t)pdk_world_vehicle_count(s->world);
     if (err == PDK_OK) {

@@ -275,7 +275,8 @@ static uint8_t *put_proxies(uint8_t *p, const pdk_world *world, uint32_t *genera
 pdk_error pdk_wire_snapshot_encode(const pdk_world *world, const char *build_id, pdk_buf *out)
 {
     pdk_wire_snapshot_scratch scratch = {0};
-    pdk_error err = pdk_wire_snapshot_encode_with(&scratch, world, build_id, out);
+    pdk_error err =
+        pdk_wire_snapshot_encode_with(&scratch, world, pdk_world_hash(world), build_id, out);
     pdk_wire_snapshot_scratch_free(&scratch);
     return err;
 }
@@ -388,11 +389,11 @@ static uint8_t *put_vehicles(uint8_t *p, const pdk_world *world, const encode_pl
     return p;
 }
 
-/* The snapshot's fields after its vehicles. */
-static uint8_t *put_tail(uint8_t *p, const pdk_world *world, const encode_plan *pl,
-                         uint32_t *generations)
+/* The snapshot's fields after its vehicles; state_hash is the world's. */
+static uint8_t *put_tail(uint8_t *p, const pdk_world *world, uint64_t state_hash,
+                         const encode_plan *pl, uint32_t *generations)
 {
-    p = put_fixed64_field(p, WS_STATE_HASH, pdk_world_hash(world));
+    p = put_fixed64_field(p, WS_STATE_HASH, state_hash);
     p = put_fixed64_field(p, WS_STATE_LAYOUT, pdk_snapshot_layout());
     p = put_bytes_field(p, WS_BUILD_ID, pl->build, pl->build_len);
     p = put_varint_field(p, WS_RECORD_BYTES, (uint32_t)pl->record_bytes);
@@ -400,7 +401,7 @@ static uint8_t *put_tail(uint8_t *p, const pdk_world *world, const encode_plan *
 }
 
 pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
-                                        const char *build_id, pdk_buf *out)
+                                        uint64_t state_hash, const char *build_id, pdk_buf *out)
 {
     if (scratch == NULL || world == NULL || out == NULL) {
         return PDK_ERR_INVALID_ARGUMENT;
@@ -417,7 +418,7 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
     }
     uint8_t *p = put_head(out->data, world, &pl, scratch->generations);
     p = put_vehicles(p, world, &pl, scratch, 0, pl.count);
-    p = put_tail(p, world, &pl, scratch->generations);
+    p = put_tail(p, world, state_hash, &pl, scratch->generations);
     out->len = (size_t)(p - out->data);
     return PDK_OK;
 }
@@ -443,8 +444,8 @@ pdk_error pdk_wire_snapshot_vehicles(pdk_wire_snapshot_scratch *scratch, const p
 }
 
 pdk_error pdk_wire_snapshot_encode_parts(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
-                                         const char *build_id, const pdk_buf *parts, size_t n_parts,
-                                         pdk_buf *out)
+                                         uint64_t state_hash, const char *build_id,
+                                         const pdk_buf *parts, size_t n_parts, pdk_buf *out)
 {
     if (scratch == NULL || world == NULL || out == NULL || (parts == NULL && n_parts > 0)) {
         return PDK_ERR_INVALID_ARGUMENT;
@@ -470,7 +471,7 @@ pdk_error pdk_wire_snapshot_encode_parts(pdk_wire_snapshot_scratch *scratch, con
             p += parts[i].len;
         }
     }
-    p = put_tail(p, world, &pl, scratch->generations);
+    p = put_tail(p, world, state_hash, &pl, scratch->generations);
     out->len = (size_t)(p - out->data);
     return PDK_OK;
 }

@@ -28,9 +28,13 @@ typedef struct pdk_wire_snapshot_scratch {
 } pdk_wire_snapshot_scratch;
 
 /* pdk_wire_snapshot_encode, the same bytes, building in scratch's arrays
- * (grown as needed). PDK_ERR_INVALID_ARGUMENT when scratch is NULL. */
+ * (grown as needed). state_hash is pdk_world_hash(world), which a caller
+ * that has hashed the world this tick already (a recording session) hands
+ * in rather than have the encode hash it again; the snapshot carries it,
+ * and a restore checks the state it rebuilds against it.
+ * PDK_ERR_INVALID_ARGUMENT when scratch is NULL. */
 pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
-                                        const char *build_id, pdk_buf *out);
+                                        uint64_t state_hash, const char *build_id, pdk_buf *out);
 
 /* A keyframe's encode in slices, for a caller that encodes one on several
  * threads (the library has none; ADR 0033): pdk_wire_snapshot_vehicles
@@ -45,8 +49,8 @@ pdk_error pdk_wire_snapshot_encode_with(pdk_wire_snapshot_scratch *scratch, cons
 pdk_error pdk_wire_snapshot_vehicles(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
                                      int first, int n, pdk_buf *out);
 pdk_error pdk_wire_snapshot_encode_parts(pdk_wire_snapshot_scratch *scratch, const pdk_world *world,
-                                         const char *build_id, const pdk_buf *parts,
-                                         size_t n_parts, pdk_buf *out);
+                                         uint64_t state_hash, const char *build_id,
+                                         const pdk_buf *parts, size_t n_parts, pdk_buf *out);
 
 /* Frees scratch's arrays and zeroes it (NULL: nothing). */
 void pdk_wire_snapshot_scratch_free(pdk_wire_snapshot_scratch *scratch);

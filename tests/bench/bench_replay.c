@@ -208,7 +208,7 @@ static parts recording_parts(int n)
             empty_s += t2 - t1;
         }
         double t0 = cpu_s();
-        pdk_wire_snapshot_encode_with(&scratch, w, "bench", &buf);
+        pdk_wire_snapshot_encode_with(&scratch, w, pdk_world_hash(w), "bench", &buf);
         keyframe_s += cpu_s() - t0;
     }
     p.hash_ns = (hash_s - empty_s) * 1e9 / (120.0 * keyframes);

@@ -704,7 +704,9 @@ START_TEST(a_kept_scratch_encodes_the_same_bytes)
             pdk_world_step(orig.w);
         }
         ck_assert_int_eq(pdk_wire_snapshot_encode(orig.w, "kept", &fresh), PDK_OK);
-        ck_assert_int_eq(pdk_wire_snapshot_encode_with(&scratch, orig.w, "kept", &kept), PDK_OK);
+        ck_assert_int_eq(
+            pdk_wire_snapshot_encode_with(&scratch, orig.w, pdk_world_hash(orig.w), "kept", &kept),
+            PDK_OK);
         ck_assert_uint_eq(kept.len, fresh.len);
         ck_assert_mem_eq(kept.data, fresh.data, fresh.len);
         assert_protobuf_c_bytes(&kept, names[n > 0 ? n - 1 : 0]);
@@ -716,10 +718,12 @@ START_TEST(a_kept_scratch_encodes_the_same_bytes)
         pdk_world_step(orig.w);
     }
     ck_assert_int_eq(pdk_wire_snapshot_encode(orig.w, NULL, &fresh), PDK_OK);
-    ck_assert_int_eq(pdk_wire_snapshot_encode_with(&scratch, orig.w, NULL, &kept), PDK_OK);
+    ck_assert_int_eq(
+        pdk_wire_snapshot_encode_with(&scratch, orig.w, pdk_world_hash(orig.w), NULL, &kept),
+        PDK_OK);
     ck_assert_uint_eq(kept.len, fresh.len);
     ck_assert_mem_eq(kept.data, fresh.data, fresh.len);
-    ck_assert_int_eq(pdk_wire_snapshot_encode_with(NULL, orig.w, NULL, &kept),
+    ck_assert_int_eq(pdk_wire_snapshot_encode_with(NULL, orig.w, 0, NULL, &kept),
                      PDK_ERR_INVALID_ARGUMENT);
     pdk_wire_snapshot_scratch_free(&scratch);
     ck_assert_ptr_null(scratch.record);
@@ -765,8 +769,8 @@ START_TEST(slices_encode_the_same_bytes)
                                                         cuts[c][i + 1] - cuts[c][i], &parts[i]),
                              PDK_OK);
         }
-        ck_assert_int_eq(pdk_wire_snapshot_encode_parts(&scratch[0], orig.w, "sliced", parts,
-                                                        (size_t)n_parts, &out),
+        ck_assert_int_eq(pdk_wire_snapshot_encode_parts(&scratch[0], orig.w, pdk_world_hash(orig.w),
+                                                        "sliced", parts, (size_t)n_parts, &out),
                          PDK_OK);
         ck_assert_uint_eq(out.len, whole.len);
         ck_assert_mem_eq(out.data, whole.data, whole.len);
@@ -783,7 +787,7 @@ START_TEST(slices_encode_the_same_bytes)
                      PDK_ERR_INVALID_ARGUMENT);
     ck_assert_int_eq(pdk_wire_snapshot_vehicles(NULL, orig.w, 0, 1, &out),
                      PDK_ERR_INVALID_ARGUMENT);
-    ck_assert_int_eq(pdk_wire_snapshot_encode_parts(&scratch, orig.w, NULL, NULL, 1, &out),
+    ck_assert_int_eq(pdk_wire_snapshot_encode_parts(&scratch, orig.w, 0, NULL, NULL, 1, &out),
                      PDK_ERR_INVALID_ARGUMENT);
     pdk_wire_snapshot_scratch_free(&scratch);
     pdk_buf_free(&whole);
