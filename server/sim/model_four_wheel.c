@@ -122,9 +122,9 @@ static void spawn_like(pdk_world *world, uint32_t slot, uint32_t like)
 }
 
 /* Upright at rest at pose, as a spawn in the held gear places the car
- * (pdk_fw_state_init, pdk_fw_powertrain_init), keeping the tyres' life,
- * the engine's damage, the fuel and the drive mode (world.h
- * pdk_world_vehicle_reset). */
+ * (pdk_fw_state_init, pdk_fw_powertrain_init), keeping the tyres' life and
+ * the tick it next advances on, the engine's damage, the fuel and the
+ * drive mode (world.h pdk_world_vehicle_reset). */
 static void reset_vehicle(pdk_world *world, uint32_t slot, const pdk_pose *pose)
 {
     const pdk_world_def *wd = &world->def;
@@ -141,6 +141,7 @@ static void reset_vehicle(pdk_world *world, uint32_t slot, const pdk_pose *pose)
         s->life[i] = was.life[i];
         s->effect[i] = was.effect[i];
     }
+    s->life_ticks = was.life_ticks - was.work_ticks; /* >= 1: record_problem */
     s->power_scale = was.power_scale;
     s->pt.fuel_l = was.pt.fuel_l;
     s->pt.fuel_used_l = was.pt.fuel_used_l;
@@ -414,7 +415,8 @@ PDK_HASH_INLINE void hash_vehicle(pdk_hash4 *h, const pdk_world *world, uint32_t
     pdk_hash4_f64s(h, fw->work_load_n, PDK_WHEELS);
     pdk_hash4_f64s(h, fw->work_speed_mps, PDK_WHEELS);
     pdk_hash4_f64s(h, fw->work_contact, PDK_WHEELS);
-    pdk_hash4_take(h, u32w(fw->work_ticks), pdk_hash_bits(fw->power_scale), u32w(fw->faulted), 0u);
+    pdk_hash4_take(h, u32w(fw->work_ticks), pdk_hash_bits(fw->power_scale), u32w(fw->faulted),
+                   u32w(fw->life_ticks));
     const pdk_fw_powertrain *pt = &fw->pt;
     if (pt->kind != PDK_POWERTRAIN_LUMPED) {
         pdk_hash4_f64x4(h, pt->engine_radps, pt->request, pt->cvt_ratio, pt->clutch_nm);
@@ -532,6 +534,10 @@ static const char *record_problem(const pdk_model_record *r, const pdk_vehicle_d
     if (fw->faulted > PDK_VEHICLE_FAULT_MAX) {
         return "the record's fault code is not 0..3 (pdk_vehicle_fault)";
     }
+    if (fw->life_ticks < 1u || fw->life_ticks > PDK_FW_LIFE_TICKS ||
+        fw->work_ticks >= fw->life_ticks) {
+        return "the record's tyre-life ticks are not 0 <= work_ticks < life_ticks <= 8";
+    }
     if (fw->pt.kind != (int32_t)def->powertrain.kind) {
         return "the record's powertrain kind differs from the definition's";
     }
@@ -582,6 +588,7 @@ static uint64_t record_layout(uint64_t h)
     h = MEMBER(h, pdk_fw_state, work_speed_mps);
     h = MEMBER(h, pdk_fw_state, work_contact);
     h = MEMBER(h, pdk_fw_state, work_ticks);
+    h = MEMBER(h, pdk_fw_state, life_ticks);
     h = MEMBER(h, pdk_fw_state, power_scale);
     h = MEMBER(h, pdk_fw_state, faulted);
     h = MEMBER(h, pdk_fw_state, pt);

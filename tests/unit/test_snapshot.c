@@ -7,6 +7,7 @@
  * the world's reseed, reset and per-vehicle hash. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "dbw/dbw.h"
 #include "params.h"
 #include "math/prng.h"
+#include "model.h"
 #include "sim/snapshot.h"
 #include "wire.h"
 #include "wire_snapshot.h"
@@ -1197,6 +1199,30 @@ START_TEST(sim_restore_refusals)
     ASSERT_HAS(pdk_world_restore_problem(s.w), "model differs");
     box_close(&s);
 
+    /* A four-wheel record whose tyre-life ticks no tick ends with: a
+     * period of none or of more than eight ticks, or work ticks that have
+     * reached the period. The record is its 16-byte head, then the model's
+     * part (model.h), the kit, the driver's controls and the channels. */
+    ck_assert_uint_eq(bytes, 16u + sizeof(pdk_model_record) + sizeof(pdk_dbw_state) +
+                                 sizeof(pdk_dbw_cmd) + sizeof(double) * PDK_CH_COUNT);
+    const size_t state_at = 16u + offsetof(pdk_model_record, fw) + offsetof(pdk_fw_record, state);
+    const uint32_t ticks[4][2] = {{0u, 0u}, {PDK_FW_LIFE_TICKS + 1u, 0u}, {3u, 3u}, {3u, 2u}};
+    for (int k = 0; k < 4; k++) {
+        uint8_t *odd = malloc(bytes);
+        memcpy(odd, rec[0], bytes);
+        memcpy(odd + state_at + offsetof(pdk_fw_state, life_ticks), &ticks[k][0], 4u);
+        memcpy(odd + state_at + offsetof(pdk_fw_state, work_ticks), &ticks[k][1], 4u);
+        box_open(&s, &f.wd);
+        ck_assert_int_eq(pdk_world_restore_head(s.w, &head, gens, 4), PDK_OK);
+        ck_assert_int_eq(pdk_world_restore_vehicle(s.w, f.ids[0], d[0], odd, bytes),
+                         k < 3 ? PDK_ERR_INVALID_ARGUMENT : PDK_OK);
+        if (k < 3) {
+            ASSERT_HAS(pdk_world_restore_problem(s.w), "tyre-life ticks");
+        }
+        box_close(&s);
+        free(odd);
+    }
+
     /* A definition that fails its check. */
     pdk_vehicle_def broken = f.sedan;
     broken.chassis.mass_kg = -1.0;
@@ -1327,8 +1353,11 @@ static void kit_stream(pdk_world *w, pdk_vehicle_id id, int kind, int type, doub
  * substep rather than the start's (four_wheel_tyres.h, tyre_law); again
  * (from 0xC7DE4D533CC6A036) when the wheels, the driveline's wheels and the
  * chassis came to take the longitudinal tyre force by the trapezoidal rule
- * too, backward Euler at rest (four_wheel_tyres.h, wheel_coeffs). */
-#define GOLDEN_HASH_KIT UINT64_C(0xF68A3EFC8D0A3625)
+ * too, backward Euler at rest (four_wheel_tyres.h, wheel_coeffs); again
+ * (from 0xF68A3EFC8D0A3625) for issue 27 when a car's tyres came to
+ * advance their life on ticks drawn from where it was placed, and the
+ * state to hold the period's ticks (ADR 0038). */
+#define GOLDEN_HASH_KIT UINT64_C(0xDE523F066502C991)
 
 START_TEST(kit_golden_hash)
 {

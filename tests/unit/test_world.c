@@ -7,6 +7,7 @@
 #include <check.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "math/prng.h"
 #include "sim/channels.h"
 #include "sim/world.h"
+#include "vehicle/four_wheel.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -1017,8 +1019,11 @@ END_TEST
  * chassis came to take the longitudinal tyre force by the trapezoidal rule
  * as well (backward Euler at rest; four_wheel_tyres.h, wheel_coeffs), the
  * driveline's wheels the same (driveline.c, wheel_torque), and the force
- * past a Magic Formula tyre's peak its fall's share th_x. */
-#define GOLDEN_HASH_FW UINT64_C(0xA0E29FBA3685AE01)
+ * past a Magic Formula tyre's peak its fall's share th_x.
+ * Changed from 0xA0E29FBA3685AE01 for issue 27 when a car's tyres came to
+ * advance their life on ticks drawn from where it was placed, and the
+ * state to hold the period's ticks (ADR 0038). */
+#define GOLDEN_HASH_FW UINT64_C(0x2CD126985D5C0690)
 
 START_TEST(test_golden_hash)
 {
@@ -1028,6 +1033,83 @@ START_TEST(test_golden_hash)
     ck_assert_int_eq(pdk_world_vehicle_count(w), 3);
     ck_assert_uint_eq(pdk_world_hash(w), g_model == PDK_MODEL_FOUR_WHEEL ? GOLDEN_HASH_FW
                                                                          : GOLDEN_HASH_ST);
+    world_free(w);
+}
+END_TEST
+
+/* The ticks from the second on which a car's front-left tyre surface
+ * temperature moved, which only its life's advance moves (the first tick
+ * writes the channel the spawn zeroed): the first in 2..9 and every later
+ * one eight ticks on; *first its tick. False otherwise. */
+static bool life_ticks_regular(const bool *moved, int ticks, int *first)
+{
+    *first = 0;
+    for (int t = 2; t <= ticks; t++) {
+        if (!moved[t - 1]) {
+            continue;
+        }
+        if (*first == 0) {
+            *first = t;
+        }
+        if ((t - *first) % PDK_FW_LIFE_TICKS != 0) {
+            return false;
+        }
+    }
+    for (int t = *first; t >= 1 && t <= ticks; t += PDK_FW_LIFE_TICKS) {
+        if (!moved[t - 1]) {
+            return false;
+        }
+    }
+    return *first >= 2 && *first <= PDK_FW_LIFE_TICKS + 1;
+}
+
+/* A fleet placed at one tick advances its tyres' lives on ticks spread over
+ * the eight, each car every eighth tick from one its placement gives (ADR
+ * 0038); a reset keeps a car's ticks. With every car's first period a whole
+ * one, all 64 cars would advance on the same ticks. */
+START_TEST(test_tyre_life_ticks_spread)
+{
+    g_model = PDK_MODEL_FOUR_WHEEL;
+    enum { CARS = 64, TICKS = 40 };
+    pdk_world *w = world_cap(CARS);
+    pdk_vehicle_id ids[CARS];
+    for (int i = 0; i < CARS; i++) {
+        ids[i] = spawn_at(w, 30.0 * (i % 8), 30.0 * (i / 8), 0.0, 15.0, PDK_GEAR_DRIVE);
+        ck_assert_int_eq(drive(w, ids[i], 40.0, 0.0, 90.0), PDK_OK);
+    }
+    static bool moved[CARS][TICKS];
+    double last[CARS];
+    for (int i = 0; i < CARS; i++) {
+        last[i] = pdk_world_channels(w, ids[i])[PDK_CH_SURFACE_TEMP_FL];
+    }
+    for (int t = 0; t < TICKS; t++) {
+        if (t == 20) {
+            /* Mid-period for most: the reset keeps the car's ticks. */
+            pdk_pose at = {0.0, -60.0, 0.0};
+            ck_assert_int_eq(pdk_world_vehicle_reset(w, ids[3], &at), PDK_OK);
+            ck_assert_int_eq(drive(w, ids[3], 40.0, 0.0, 90.0), PDK_OK);
+        }
+        pdk_world_step(w);
+        for (int i = 0; i < CARS; i++) {
+            double now = pdk_world_channels(w, ids[i])[PDK_CH_SURFACE_TEMP_FL];
+            moved[i][t] = now != last[i];
+            last[i] = now;
+        }
+    }
+    int per_first[PDK_FW_LIFE_TICKS + 2] = {0};
+    for (int i = 0; i < CARS; i++) {
+        int first;
+        ck_assert_msg(life_ticks_regular(moved[i], TICKS, &first),
+                      "car %d's tyre life did not advance every %d ticks", i, PDK_FW_LIFE_TICKS);
+        per_first[first]++;
+    }
+    int most = 0, used = 0;
+    for (int k = 2; k <= PDK_FW_LIFE_TICKS + 1; k++) {
+        most = per_first[k] > most ? per_first[k] : most;
+        used += per_first[k] > 0;
+    }
+    ck_assert_int_eq(used, PDK_FW_LIFE_TICKS);
+    ck_assert_int_le(most, CARS / 4);
     world_free(w);
 }
 END_TEST
@@ -1518,6 +1600,7 @@ static Suite *world_suite(void)
     tcase_add_loop_test(det, test_hash_covers_id_history, 0, 2);
     tcase_add_loop_test(det, test_golden_hash, 0, 2);
     tcase_add_loop_test(det, test_no_cross_talk, 0, 2);
+    tcase_add_test(det, test_tyre_life_ticks_spread);
     tcase_add_test(det, test_prng_reference_values);
     suite_add_tcase(s, det);
     return s;

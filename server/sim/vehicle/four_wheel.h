@@ -152,7 +152,10 @@
  * its fastest node, the tread surface, has a time constant of some
  * seconds (tyre_life.c: 1 kJ/K against about 120 W/K), which the backward
  * Euler step of 1/15 s follows within half a percent, at an eighth of the
- * cost of a step every tick. */
+ * cost of a step every tick. A car's first period is shorter by a place
+ * in the eight drawn from where it was placed (pdk_fw_state_init), so that
+ * a fleet placed at one tick advances an eighth of its tyres' lives a tick
+ * rather than all of them every eighth (docs/adr/0038). */
 #define PDK_FW_LIFE_TICKS 8
 
 /* Velocity and acceleration components below this magnitude are stored as
@@ -269,10 +272,13 @@ typedef struct pdk_fw_state {
     /* The tyres' work since their life was last advanced (every
      * PDK_FW_LIFE_TICKS ticks): sums over those ticks' substeps of the
      * sliding power, load, rolling speed and contact (1 or 0), and the
-     * ticks they hold. */
+     * ticks they hold, below life_ticks: the ticks of this period, at the
+     * end of which the life advances (PDK_FW_LIFE_TICKS, or 1 to that for
+     * the first after a spawn). */
     double work_power_w[PDK_WHEELS], work_load_n[PDK_WHEELS];
     double work_speed_mps[PDK_WHEELS], work_contact[PDK_WHEELS];
     uint32_t work_ticks;
+    uint32_t life_ticks;
     double power_scale; /* the engine's damage scale, 0..1 (PDK_TYRE_SET_POWER_SCALE) */
     uint32_t faulted;   /* as pdk_st_state.faulted */
     pdk_fw_powertrain pt;
@@ -447,7 +453,11 @@ void pdk_fw_params_init_like(pdk_fw_params *params, const pdk_vehicle_def *def, 
 /* A vehicle at rest on its springs at pose (CG at cg_height_m above the
  * ground under it, level), moving forward at speed_mps along its heading,
  * its wheels rolling at that speed without slip, its tyres new at the
- * terrain's air temperature, the engine whole. */
+ * terrain's air temperature, the engine whole. The tyres' life first
+ * advances after 1 to PDK_FW_LIFE_TICKS ticks, a number drawn from the
+ * pose's bits: the same pose gives the same tick, so a car's motion depends
+ * on its own placement alone, and a fleet placed at one tick spreads its
+ * tyres' lives over the eight. */
 void pdk_fw_state_init(pdk_fw_state *state, const pdk_fw_params *params,
                        const pdk_terrain_def *terrain, const pdk_pose *pose, double speed_mps);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ground/surface.h"
+#include "math/hash.h"
 #include "math/trig.h"
 #include "math/vmath.h"
 #include "powertrain/cvt.h"
@@ -296,6 +297,16 @@ void pdk_fw_params_init_like(pdk_fw_params *params, const pdk_vehicle_def *def, 
     params_init(params, def, substep_s, gravity_mps2, air_density_kgpm3, surface_friction, same);
 }
 
+/* The ticks of the first tyre-life period of a car placed at pose: a whole
+ * period less a place in it, the top bits of the pose's hash. */
+static uint32_t life_first_ticks(const pdk_pose *pose)
+{
+    uint64_t h = pdk_hash_f64(PDK_HASH_INIT, pose->x_m);
+    h = pdk_hash_f64(h, pose->y_m);
+    h = pdk_hash_f64(h, pose->yaw_rad);
+    return PDK_FW_LIFE_TICKS - (uint32_t)(pdk_hash_finish(h) % PDK_FW_LIFE_TICKS);
+}
+
 void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrain_def *terrain,
                        const pdk_pose *pose, double speed_mps)
 {
@@ -378,6 +389,7 @@ void pdk_fw_state_init(pdk_fw_state *s, const pdk_fw_params *p, const pdk_terrai
         s->work_contact[i] = 0.0;
     }
     s->work_ticks = 0u;
+    s->life_ticks = life_first_ticks(pose);
     s->power_scale = 1.0;
     s->faulted = 0u;
     memset(&s->pt, 0, sizeof s->pt); /* pdk_fw_powertrain_init resets a powertrain's */

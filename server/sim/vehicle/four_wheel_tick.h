@@ -445,9 +445,10 @@ VEC void tick_begin(const fw_vehicle *vh, sub *sv, const terrain_kind *tk)
 }
 
 /* The tick's end for the tyres: what the tick's substeps did to each one
- * added to the work since its life was last advanced, and every
- * PDK_FW_LIFE_TICKS ticks its life advanced by them with their means (and
- * what it gives the step renewed). */
+ * added to the work since its life was last advanced, and at the end of
+ * the period (life_ticks, PDK_FW_LIFE_TICKS but for a car's first) its
+ * life advanced by them with their means (and what it gives the step
+ * renewed). */
 static __attribute__((noinline)) void life_steps(pdk_fw_state *st, const fw_vehicle *vh,
                                                  const pdk_terrain_def *terrain, int substeps)
 {
@@ -466,6 +467,7 @@ static __attribute__((noinline)) void life_steps(pdk_fw_state *st, const fw_vehi
     store4(st->work_speed_mps, splat(0.0));
     store4(st->work_contact, splat(0.0));
     st->work_ticks = 0u;
+    st->life_ticks = PDK_FW_LIFE_TICKS;
 }
 
 VEC void tick_life(const fw_vehicle *vh, const sub *sv, const pdk_terrain_def *terrain,
@@ -476,7 +478,7 @@ VEC void tick_life(const fw_vehicle *vh, const sub *sv, const pdk_terrain_def *t
     store4(st->work_load_n, load4(st->work_load_n) + sv->sum_load);
     store4(st->work_speed_mps, load4(st->work_speed_mps) + sv->sum_speed);
     store4(st->work_contact, load4(st->work_contact) + sv->sum_contact);
-    if (++st->work_ticks >= PDK_FW_LIFE_TICKS) {
+    if (++st->work_ticks >= st->life_ticks) {
         life_steps(st, vh, terrain, substeps);
     }
 }
