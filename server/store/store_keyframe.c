@@ -9,11 +9,15 @@
 
 #include "store_internal.h"
 
+#define PDK_STORE_KEYFRAME_LEVEL 3 /* zstd's compression level */
+
 /* A keyframe's blob as a zstd frame (RFC 8878) in s->zbuf, on the writer
  * thread: its length, or 0 when it is kept as it is (empty, no smaller, or
- * no memory for the frame: the raw blob is always a good keyframe). Level 1:
- * on the doubles of a car's state it packs nearly as small as level 3, at
- * about twice the speed. */
+ * no memory for the frame: the raw blob is always a good keyframe). Level 3
+ * (ADR 0039): a fleet's keyframe repeats each car's record with small
+ * differences, which level 3's match finder takes and level 1's mostly
+ * misses (a keyframe of 3,000 sedans 24 % smaller, 100 sedans 9 %), at
+ * some 250 MB/s against 400. */
 size_t pdk_store_keyframe_pack(pdk_store *s, const unsigned char *blob, size_t len)
 {
     if (len == 0) {
@@ -31,7 +35,8 @@ size_t pdk_store_keyframe_pack(pdk_store *s, const unsigned char *blob, size_t l
     if (!s->zctx && !(s->zctx = ZSTD_createCCtx())) {
         return 0;
     }
-    size_t n = ZSTD_compressCCtx(s->zctx, s->zbuf, s->zbuf_cap, blob, len, 1);
+    size_t n =
+        ZSTD_compressCCtx(s->zctx, s->zbuf, s->zbuf_cap, blob, len, PDK_STORE_KEYFRAME_LEVEL);
     return ZSTD_isError(n) || n >= len ? 0 : n;
 }
 
