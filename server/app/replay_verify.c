@@ -184,6 +184,17 @@ static void diagnose(pdk_player *p, pdk_verify_result *r)
     while (k < rec->n_keyframes &&
            (rec->keyframes[k].tick < d || rec->keyframes[k].layout != pdk_snapshot_layout()))
         k++;
+    size_t other_layout = 0;
+    for (size_t i = 0; i < rec->n_keyframes; i++)
+        other_layout += rec->keyframes[i].tick >= d && rec->keyframes[i].tick <= rec->end_tick &&
+                        rec->keyframes[i].layout != pdk_snapshot_layout();
+    if ((k == rec->n_keyframes || rec->keyframes[k].tick > rec->end_tick) && other_layout > 0) {
+        pdk_rec_errf(r->message, sizeof(r->message),
+                     "diverged at tick %llu; the %zu keyframes after it hold another state layout "
+                     "than this build's (build %s recorded them), so none can show what differs",
+                     (unsigned long long)d, other_layout, r->recorded_build);
+        return;
+    }
     if (k == rec->n_keyframes || rec->keyframes[k].tick > rec->end_tick) {
         pdk_rec_errf(r->message, sizeof(r->message),
                      "diverged at tick %llu; no keyframe follows it to show what differs (%zu "
