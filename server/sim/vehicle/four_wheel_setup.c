@@ -298,7 +298,8 @@ void pdk_fw_params_init_like(pdk_fw_params *params, const pdk_vehicle_def *def, 
 }
 
 /* The ticks of the first tyre-life period of a car placed at pose: a whole
- * period less a place in it, the top bits of the pose's hash. */
+ * period less a place in it, the pose's hash (math/hash.h, over the bit
+ * patterns of x, y and yaw) modulo the period. */
 static uint32_t life_first_ticks(const pdk_pose *pose)
 {
     uint64_t h = pdk_hash_f64(PDK_HASH_INIT, pose->x_m);
