@@ -4,10 +4,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +21,51 @@
 
 #include "paddock_client.h"
 
+/* The folders pdk_test_tmpdir made, each with the process that made it,
+ * removed with what is in them when that process exits: a forked Check
+ * test's at its own exit, never its parent's. A run of the suite or of a
+ * benchmark made some hundred of them, each with a database (hundreds of
+ * MB for bench_server's 3,000 cars), and left them all in /tmp. Set
+ * PDK_TEST_KEEP_TMP to keep them for a look. */
+enum { MAX_TMPDIRS = 256 };
+static struct {
+    char path[256];
+    pid_t pid;
+} tmpdirs[MAX_TMPDIRS];
+static int n_tmpdirs;
+static bool cleanup_registered;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path); /* what cannot go stays: a best effort */
+    return 0;
+}
+
+static void remove_tmpdirs(void)
+{
+    if (getenv("PDK_TEST_KEEP_TMP"))
+        return;
+    pid_t me = getpid();
+    for (int i = 0; i < n_tmpdirs; i++)
+        if (tmpdirs[i].pid == me)
+            nftw(tmpdirs[i].path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 void pdk_test_tmpdir(char *out, size_t len)
 {
     snprintf(out, len, "/tmp/paddock-it-XXXXXX");
     if (!mkdtemp(out)) {
         perror("mkdtemp");
         abort();
+    }
+    if (!cleanup_registered)
+        cleanup_registered = atexit(remove_tmpdirs) == 0;
+    if (n_tmpdirs < MAX_TMPDIRS) {
+        snprintf(tmpdirs[n_tmpdirs].path, sizeof tmpdirs[n_tmpdirs].path, "%s", out);
+        tmpdirs[n_tmpdirs++].pid = getpid();
     }
 }
 

@@ -16,7 +16,9 @@ typedef struct pdk_test_server {
     char addr[64];       /* "127.0.0.1:PORT" */
 } pdk_test_server;
 
-/* A fresh temporary folder (mkdtemp) in out (>= 256 bytes). */
+/* A fresh temporary folder (mkdtemp) in out (>= 256 bytes), removed with
+ * its contents when the process that made it exits (PDK_TEST_KEEP_TMP set:
+ * kept). */
 void pdk_test_tmpdir(char *out, size_t len);
 
 /* Starts paddockd with --listen 127.0.0.1:0 and a database in a new folder
