@@ -1123,11 +1123,14 @@ pdk_error pdk_player_seek(pdk_player *p, uint64_t tick, char *err, size_t err_le
     pdk_session_count_teleport_all(p->s);
     uint64_t cur = player_tick(p);
     bool swapped = false, positioned = false;
-    /* The nearest usable keyframe at or before tick, unless stepping on
-     * from where the player is gets there sooner. */
+    /* The nearest usable keyframe before tick, unless stepping on from
+     * where the player is gets there sooner. Before, not at: a keyframe
+     * holds no channels (ADR 0040), so the player steps into tick and its
+     * channels there are that step's. Only the recording's first tick is
+     * taken as it is (no step of it made channels there). */
     for (size_t k = rec->n_keyframes; k-- > 0 && !positioned;) {
         uint64_t kt = rec->keyframes[k].tick;
-        if (kt > tick || !keyframe_usable(p, k))
+        if (kt > tick || (kt == tick && tick > rec->start_tick) || !keyframe_usable(p, k))
             continue;
         if (cur <= tick && kt <= cur && !swapped)
             break;

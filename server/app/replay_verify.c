@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/channels.h"
 #include "replay_internal.h"
 #include "sim/snapshot.h"
 #include "wire_snapshot.h"
@@ -68,8 +67,11 @@ static double pose_value(const pdk_vehicle_pose *pose, size_t i)
 }
 
 /* Names the first field of vehicle id that differs between the recorded
- * world (a keyframe restored) and the replayed one: its pose first, then
- * its channels. False when both show the same pose and channels. */
+ * world (a keyframe restored) and the replayed one: a member of its pose
+ * first, then the first word of its state record that differs, with the
+ * part of the record that holds it (pdk_snapshot_record_part). A keyframe
+ * holds no channels (ADR 0040), so no channel is compared. False when both
+ * show the same pose and record. */
 static bool field_differs(const pdk_world *recorded, const pdk_world *replayed, pdk_vehicle_id id,
                           char *field, size_t field_len)
 {
@@ -90,18 +92,30 @@ static bool field_differs(const pdk_world *recorded, const pdk_world *replayed, 
             return true;
         }
     }
-    const double *ca = pdk_world_channels(recorded, id);
-    const double *cb = pdk_world_channels(replayed, id);
-    if (ca && cb) {
-        for (size_t c = 0; c < PDK_CH_COUNT; c++) {
-            if (!same_bits(ca[c], cb[c])) {
-                snprintf(field, field_len, "%s (%s): recorded %.17g, replayed %.17g",
-                         pdk_channel_get(c)->name, pdk_channel_get(c)->unit, ca[c], cb[c]);
-                return true;
-            }
+    const size_t words = pdk_snapshot_vehicle_bytes() / sizeof(uint64_t);
+    uint64_t *ra = malloc(words * sizeof(uint64_t)), *rb = malloc(words * sizeof(uint64_t));
+    bool found = false;
+    if (ra && rb &&
+        pdk_world_snapshot_vehicle(recorded, id, ra, words * sizeof(uint64_t)) == PDK_OK &&
+        pdk_world_snapshot_vehicle(replayed, id, rb, words * sizeof(uint64_t)) == PDK_OK) {
+        for (size_t i = 0; i < words && !found; i++) {
+            if (ra[i] == rb[i])
+                continue;
+            size_t at = 0;
+            const char *part = pdk_snapshot_record_part(i * sizeof(uint64_t), &at);
+            double da, db;
+            memcpy(&da, &ra[i], sizeof da);
+            memcpy(&db, &rb[i], sizeof db);
+            snprintf(field, field_len,
+                     "%s, its bytes %zu..%zu: recorded %016" PRIx64 " (%.17g as a double), "
+                     "replayed %016" PRIx64 " (%.17g)",
+                     part, at, at + sizeof(uint64_t) - 1, ra[i], da, rb[i], db);
+            found = true;
         }
     }
-    return false;
+    free(ra);
+    free(rb);
+    return found;
 }
 
 static bool holds(const pdk_world *w, pdk_vehicle_id id)
@@ -146,7 +160,7 @@ static void compare_worlds(const pdk_world *recorded, const pdk_world *replayed,
             pdk_rec_errf(r->field, sizeof(r->field), "%s", what);
         } else {
             pdk_rec_errf(r->field, sizeof(r->field),
-                         "state not shown by its pose or channels: vehicle hash recorded "
+                         "state not shown by its pose or state record: vehicle hash recorded "
                          "%016" PRIx64 ", replayed %016" PRIx64,
                          ha, hb);
         }
@@ -207,7 +221,6 @@ static void diagnose(pdk_player *p, pdk_verify_result *r)
     }
     uint64_t kt = rec->keyframes[k].tick;
     pdk_session_set_publishing(p->s, false);
-    pdk_session_set_channels(p->s, PDK_CHANNELS_EVERY_TICK); /* compared at kt */
     pdk_error e = PDK_OK;
     while (e == PDK_OK && pdk_player_tick(p) < kt)
         e = pdk_player_step(p);
@@ -394,13 +407,6 @@ static size_t claim(verify_job *job)
     return best;
 }
 
-/* Whether rec has a keyframe at tick (keyframes are in tick order). */
-static bool keyframe_at(const pdk_recording *rec, uint64_t tick)
-{
-    size_t lo = pdk_rec_first_at(rec->keyframes, rec->n_keyframes, sizeof(rec_keyframe), tick);
-    return lo < rec->n_keyframes && rec->keyframes[lo].tick == tick;
-}
-
 /* Re-simulates segment k, from the state w's player holds at its start,
  * and goes on into the next segment while it is unusable or not taken.
  * Called and returns under mu (released while stepping). True when w met
@@ -424,11 +430,6 @@ static bool run_segments(verify_job *job, verify_worker *w, size_t k)
                 given_up = true; /* all it could still meet comes after the earliest */
                 break;
             }
-            /* Channels only where a diagnosis may read them: at a
-             * keyframe's tick (diagnose). Elsewhere the step skips them. */
-            pdk_session_set_channels(w->s, keyframe_at(job->rec, pdk_player_tick(p) + 1)
-                                               ? PDK_CHANNELS_EVERY_TICK
-                                               : PDK_CHANNELS_AS_READ);
             e = pdk_player_step(p);
         }
         pthread_mutex_lock(&job->mu);
@@ -493,15 +494,19 @@ static void work(verify_worker *w)
     pthread_mutex_unlock(&job->mu);
 }
 
-/* A worker's scratch session and player (replay publishes nothing). */
+/* A worker's scratch session and player: it publishes nothing, and reads
+ * no channels (its diagnosis compares state records), so its steps skip
+ * them (ADR 0020). */
 static pdk_error worker_open(verify_worker *w, char *err, size_t err_len)
 {
     const pdk_recording *rec = w->job->rec;
     pdk_error e = pdk_rec_scratch_session(rec, &w->s, err, err_len);
     if (e == PDK_OK)
         e = pdk_rec_player_new(rec, w->s, &w->p);
-    if (e == PDK_OK)
+    if (e == PDK_OK) {
         pdk_session_set_publishing(w->s, false);
+        pdk_session_set_channels(w->s, PDK_CHANNELS_AS_READ);
+    }
     return e;
 }
 

@@ -707,14 +707,14 @@ static uint64_t wall_now_ns(void)
 }
 
 /* Whether anything the session serves reads the channels of the step to
- * tick (pdk_session_set_channels): its keyframe, a due state batch with
- * fields or telemetry batch, a DBW report ring (filled every tick, as a
- * delayed report kind may send any of the last ones). Subscriptions added
+ * tick (pdk_session_set_channels): a due state batch with fields or
+ * telemetry batch, a DBW report ring (filled every tick, as a delayed
+ * report kind may send any of the last ones). A keyframe does not: it
+ * holds no channels (ADR 0040). Subscriptions added
  * between ticks are in s->subs before the step that publishes to them. */
 static bool channels_read(const pdk_session *s, uint64_t tick)
 {
-    if (s->channels == PDK_CHANNELS_EVERY_TICK || s->n_rings > 0 ||
-        pdk_session_keyframe_due_(s, tick))
+    if (s->channels == PDK_CHANNELS_EVERY_TICK || s->n_rings > 0)
         return true;
     if (!s->publishing || !s->hooks.on_state)
         return false;

@@ -22,8 +22,12 @@
 /* One vehicle's state record: everything of a slot that evolves, in this
  * build's plain-data structs. The model's part (model.h,
  * pdk_model_record) is its state and held command, the faulted flag among
- * them. Written zeroed first, so equal states give equal bytes wherever
- * the world's copies have equal padding. */
+ * them. Of the channels, the step's outputs, only the wheel angles are
+ * written (they go on from tick to tick); the rest stay zero (ADR 0040:
+ * the keyframe's tick need not write them, and a keyframe packs their
+ * zero words away). Keyframes written before that hold every channel, in
+ * the same layout. Written zeroed first, so equal states give equal bytes
+ * wherever the world's copies have equal padding. */
 typedef struct vehicle_record {
     uint64_t layout; /* pdk_snapshot_layout() of the build that wrote it */
     uint32_t model;  /* pdk_model */
@@ -316,9 +320,36 @@ int pdk_world_snapshot_vehicle_spans(const pdk_world *world, pdk_vehicle_id id, 
                                    &dbw_of(world)[slot]};
     spans[n++] = (pdk_record_span){offsetof(vehicle_record, driver), sizeof(pdk_dbw_cmd),
                                    &driver_of(world)[slot]};
-    spans[n++] = (pdk_record_span){offsetof(vehicle_record, channels),
-                                   sizeof(double) * PDK_CH_COUNT, channels_of(world, slot)};
+    _Static_assert(PDK_CH_WHEEL_ANGLE_RR == PDK_CH_WHEEL_ANGLE_FL + PDK_WORLD_WHEEL_ANGLES - 1,
+                   "the wheel angles' channels lie side by side");
+    spans[n++] = (pdk_record_span){offsetof(vehicle_record, channels) +
+                                       sizeof(double) * PDK_CH_WHEEL_ANGLE_FL,
+                                   sizeof(double) * PDK_WORLD_WHEEL_ANGLES,
+                                   wheel_angle_of(world, slot)};
     return n;
+}
+
+const char *pdk_snapshot_record_part(size_t offset, size_t *part_offset)
+{
+    static const struct {
+        size_t at;
+        const char *name;
+    } parts[] = {
+        {0u, "the record's head (layout, model)"},
+        {offsetof(vehicle_record, m), "the vehicle model's state and held command"},
+        {offsetof(vehicle_record, dbw), "the DBW kit's state"},
+        {offsetof(vehicle_record, driver), "the driver's controls under the kit"},
+        {offsetof(vehicle_record, channels), "the channels (the wheel angles)"},
+        {sizeof(vehicle_record), "past the record"},
+    };
+    size_t i = sizeof(parts) / sizeof(parts[0]) - 1;
+    while (i > 0 && offset < parts[i].at) {
+        i--;
+    }
+    if (part_offset != NULL) {
+        *part_offset = offset - parts[i].at;
+    }
+    return parts[i].name;
 }
 
 /* ---- restoring ------------------------------------------------------------ */
@@ -498,9 +529,13 @@ pdk_error pdk_world_restore_vehicle(pdk_world *world, pdk_vehicle_id id, const p
     model->restore(world, slot, &r.m);
     dbw_of(world)[slot] = r.dbw;
     driver_of(world)[slot] = r.driver;
-    memcpy(channels_of(world, slot), r.channels, sizeof r.channels);
     /* The wheels' angles go on from the record's channels (they are no
-     * state of their own). */
+     * state of their own); the other channels are zero until a step
+     * writes them, whatever an older keyframe holds (ADR 0040). */
+    double *channels = channels_of(world, slot);
+    memset(channels, 0, sizeof(double) * PDK_CH_COUNT);
+    memcpy(&channels[PDK_CH_WHEEL_ANGLE_FL], &r.channels[PDK_CH_WHEEL_ANGLE_FL],
+           sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
     memcpy(wheel_angle_of(world, slot), &r.channels[PDK_CH_WHEEL_ANGLE_FL],
            sizeof(double) * PDK_WORLD_WHEEL_ANGLES);
     world->faulted += model->faulted(world, slot) != 0u;

@@ -369,6 +369,22 @@ START_TEST(csv_export_matches_live_channels)
     ck_assert_int_eq(rows, 2 * ((CSV_TO - CSV_FROM) / CSV_EVERY + 1));
     free(out.s);
 
+    /* From a keyframe's tick: a keyframe holds no channels (ADR 0040), so
+     * the export steps into that tick from the keyframe before it, and its
+     * row holds the live run's channels. */
+    const uint64_t kt = PDK_SESSION_KEYFRAME_EVERY;
+    ck_assert_uint_le(kt, CSV_TO); /* the live run's channels are kept up to CSV_TO */
+    out = (text){0};
+    ck_assert_msg(pdk_csv_export(rec, kt, kt, 1, chans, 2, ids, 1, collect_text, &out, err,
+                                 sizeof(err)) == PDK_OK,
+                  "%s", err);
+    char want[160];
+    snprintf(want, sizeof want, "tick,time_s,vehicle,Speed,PosX\n%llu,%.17g,1,%.17g,%.17g\n",
+             (unsigned long long)kt, (double)kt * world_def.dt_s, live.speed[0][kt],
+             live.posx[0][kt]);
+    ck_assert_str_eq(out.s, want);
+    free(out.s);
+
     /* Every channel, every vehicle: a row per vehicle at each tick. */
     memset(&out, 0, sizeof(out));
     ck_assert_int_eq(
@@ -607,11 +623,10 @@ START_TEST(tampered_recording_is_diagnosed)
     r = verify_diverges(&t2, 600);
     ck_assert_msg(strstr(r.message, "no keyframe follows it"), "%s", r.message);
 
-    /* A divergence at a keyframe's own tick that no pose or channel shows:
-     * vehicle 1's kit (never enabled: it drives by DbwCommand) takes its
-     * tick-300 fault at 239 instead. The comparison at 240 takes no step
-     * first, so the channels there are the ones verify's step into 240
-     * computed (it skips them elsewhere), and they match. */
+    /* A divergence at a keyframe's own tick that no pose shows: vehicle
+     * 1's kit (never enabled: it drives by DbwCommand) takes its tick-300
+     * fault at 239 instead. The comparison at 240 names the word of the
+     * state record that differs, in the kit's part. */
     tmp_db t3;
     tmp_make(&t3);
     record_rich(&t3, &live);
@@ -623,7 +638,8 @@ START_TEST(tampered_recording_is_diagnosed)
     r = verify_diverges(&t3, 240);
     ck_assert_uint_eq(r.vehicle_id, 1);
     ck_assert_msg(strstr(r.message, "keyframe of tick 240") &&
-                      strstr(r.field, "state not shown by its pose or channels"),
+                      strstr(r.field, "the DBW kit's state, its bytes ") &&
+                      strstr(r.field, ": recorded ") && strstr(r.field, ", replayed "),
                   "%s", r.message);
     tmp_remove(&t);
     tmp_remove(&t2);

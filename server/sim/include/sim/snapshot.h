@@ -5,8 +5,10 @@
  * model keeps it (the four-wheel or single-track state with every lag,
  * relaxation, filter and the previous substep's forces, wheel spins, tyre
  * life and temperatures, the powertrain, the held and the driver's commands,
- * the DBW kit with its actuators, watchdogs and delay lines, the last tick's
- * channels and the fault flag). What follows from the vehicle's definition
+ * the DBW kit with its actuators, watchdogs and delay lines, the wheels'
+ * angles for drawing and the fault flag). The channels, outputs of the
+ * step, are not in it (docs/adr/0040): a restored world's are zero but
+ * for the wheel angles until its next step writes them. What follows from the vehicle's definition
  * alone (constants, tyre sets) is not in it: a restore spawns each vehicle
  * from its definition into its slot and then lays its record over it.
  *
@@ -54,6 +56,11 @@ pdk_error pdk_world_snapshot_generations(const pdk_world *world, uint32_t *out, 
  * PDK_ERR_STALE_ID for a dead id, PDK_ERR_CAPACITY for a short out. */
 pdk_error pdk_world_snapshot_vehicle(const pdk_world *world, pdk_vehicle_id id, void *out,
                                      size_t len);
+
+/* The part of a state record that holds its byte at offset, named for a
+ * person ("the DBW kit's state"), with the byte's offset within that part
+ * in *part_offset; "past the record" beyond it. */
+const char *pdk_snapshot_record_part(size_t offset, size_t *part_offset);
 
 /* One stretch of a vehicle's state record: len bytes at offset in the
  * record, to be copied from data. */
