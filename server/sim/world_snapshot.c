@@ -322,10 +322,9 @@ int pdk_world_snapshot_vehicle_spans(const pdk_world *world, pdk_vehicle_id id, 
                                    &driver_of(world)[slot]};
     _Static_assert(PDK_CH_WHEEL_ANGLE_RR == PDK_CH_WHEEL_ANGLE_FL + PDK_WORLD_WHEEL_ANGLES - 1,
                    "the wheel angles' channels lie side by side");
-    spans[n++] = (pdk_record_span){offsetof(vehicle_record, channels) +
-                                       sizeof(double) * PDK_CH_WHEEL_ANGLE_FL,
-                                   sizeof(double) * PDK_WORLD_WHEEL_ANGLES,
-                                   wheel_angle_of(world, slot)};
+    spans[n++] = (pdk_record_span){
+        offsetof(vehicle_record, channels) + sizeof(double) * PDK_CH_WHEEL_ANGLE_FL,
+        sizeof(double) * PDK_WORLD_WHEEL_ANGLES, wheel_angle_of(world, slot)};
     return n;
 }
 

@@ -449,8 +449,8 @@ START_TEST(every_preset_restores_mid_manoeuvre)
             const bool angle = c >= PDK_CH_WHEEL_ANGLE_FL && c <= PDK_CH_WHEEL_ANGLE_RR;
             ck_assert_msg(angle ? memcmp(&ch_copy[c], &ch_orig[c], sizeof(double)) == 0
                                 : ch_copy[c] == 0.0,
-                          "%s: channel %s restored as %.17g", what, pdk_channel_get((size_t)c)->name,
-                          ch_copy[c]);
+                          "%s: channel %s restored as %.17g", what,
+                          pdk_channel_get((size_t)c)->name, ch_copy[c]);
         }
         run_both(orig.w, copy.w, what);
         ck_assert_mem_eq(pdk_world_channels(copy.w, id), pdk_world_channels(orig.w, id),
