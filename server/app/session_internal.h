@@ -285,9 +285,6 @@ pdk_error pdk_session_record_start_(pdk_session *s, const pdk_session_def *def,
 /* After a step: the state hash, and a keyframe when one is due. */
 void pdk_session_record_tick_(pdk_session *s);
 
-/* Whether a recorded session's step to tick ends with a keyframe. */
-bool pdk_session_keyframe_due_(const pdk_session *s, uint64_t tick);
-
 /* The session's end (final tick and hash). */
 void pdk_session_record_end_(pdk_session *s);
 

@@ -219,11 +219,6 @@ static uint64_t next_keyframe(const pdk_session *s, uint64_t tick)
     return s->next_keyframe;
 }
 
-bool pdk_session_keyframe_due_(const pdk_session *s, uint64_t tick)
-{
-    return s->store != NULL && next_keyframe(s, tick) == tick;
-}
-
 /* A fleet that grew by a quarter since the last ask has the store's
  * writer make a spare block large enough for its next keyframe, its pages
  * mapped (pdk_store_spare_want): else that keyframe, the first of the

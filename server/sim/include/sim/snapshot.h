@@ -8,9 +8,10 @@
  * the DBW kit with its actuators, watchdogs and delay lines, the wheels'
  * angles for drawing and the fault flag). The channels, outputs of the
  * step, are not in it (docs/adr/0040): a restored world's are zero but
- * for the wheel angles until its next step writes them. What follows from the vehicle's definition
- * alone (constants, tyre sets) is not in it: a restore spawns each vehicle
- * from its definition into its slot and then lays its record over it.
+ * for the wheel angles until its next step writes them. What follows
+ * from the vehicle's definition alone (constants, tyre sets) is not in
+ * it: a restore spawns each vehicle from its definition into its slot and
+ * then lays its record over it.
  *
  * A state record is the sim's plain-data structs in this build's layout,
  * tagged by pdk_snapshot_layout(); a restore refuses a record of another
