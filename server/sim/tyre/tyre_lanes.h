@@ -502,7 +502,11 @@ VEC void tyre_mf4(const pdk_tyre_consts4 *c, const pdk_tyre_in4 *in, const pdk_t
     v4 sgy = one;
     v4 r_law = PDK_TYRE_L(c, slide_grip);
     m4 remap = (m4)(r_law != zero) | (m4)(g->slide != one) | (m4)(stiff != one);
-    if (any4(remap)) {
+    /* mf_remap changes only a lane past its curve's peak, |phi| > pi/2: at
+     * the slips of most driving no lane is, and the full-sliding shares
+     * below (four atans and three sines) would go unused. The same bits. */
+    const v4 half_pi = splat(1.5707963267948966);
+    if (any4(remap & (gt4(abs4(phix), half_pi) | gt4(abs4(phiy), half_pi)))) {
         /* Full sliding: |kappa| = 1 on the side of kappa_x, and alpha =
          * 90 degrees, where alpha* is infinite and the inner argument u
          * infinite (E < 1) or atan of infinity, pi/2 (E = 1). */
