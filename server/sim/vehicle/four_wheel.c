@@ -17,9 +17,9 @@
  * life and the vehicle's telemetry channels. The wheels' arithmetic runs four
  * wheels at once in vectors (four_wheel_lanes.h, tyre_lanes.h), pdk_fw_step
  * takes an AVX2 build of it where the processor has AVX2, with the same bits
- * as the baseline build, and pdk_fw_step_batch steps vehicles two side by
- * side, phase by phase of each substep (struct sub), so that the processor
- * overlaps their latencies.
+ * as the baseline build, and pdk_fw_step_batch steps vehicles four side by
+ * side (PDK_FW_GROUP), phase by phase of each substep (struct sub), so that
+ * the processor overlaps their latencies.
  *
  * The scheme, per substep of length h. The unknowns are the CG velocity v
  * and the angular velocity w at the END of the substep, both in the body

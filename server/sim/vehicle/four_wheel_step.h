@@ -104,6 +104,8 @@ VEC void integrate(PHASE_ARGS)
     }
 }
 
+_Static_assert(PDK_FW_GROUP <= PDK_LANES, "a group's drivelines fit the lanes of one solve");
+
 /* The drivelines of the group's powertrains for this substep (each
  * vehicle's problem in its sv->ptm, from powertrain_begin): two or more
  * that driveline_lanes.h takes side by side in its lanes, the rest one by
