@@ -41,6 +41,7 @@ static void usage(FILE *to)
             "                [--frame-timeout S] [--max-partial-mb MB] [--max-queued-jobs N]\n"
             "                [--max-spawns-per-tick N] [--max-inputs-per-tick N]\n"
             "                [--step-threads N] [--step-threshold-us US] [--step-split N]\n"
+            "                [--step-poll-us US]\n"
             "                [--auth KEYS.json] [--tls-cert FILE --tls-key FILE\n"
             "                [--tls-client-ca FILE] [--tls-require-client-cert]]\n"
             "       paddockd run --vehicle PRESET [--set 'k=v;...'] [--world PRESET]\n"
@@ -168,6 +169,7 @@ static const pdk_config_option serve_options[] = {
     {"step-threads", PDK_CONFIG_VALUE},
     {"step-threshold-us", PDK_CONFIG_VALUE},
     {"step-split", PDK_CONFIG_VALUE},
+    {"step-poll-us", PDK_CONFIG_VALUE},
     {"auth", PDK_CONFIG_VALUE},
     {"tls-cert", PDK_CONFIG_VALUE},
     {"tls-key", PDK_CONFIG_VALUE},
@@ -636,6 +638,12 @@ int main(int argc, char **argv)
             if (!parse_whole(arg, argv[++i], 0, 65535, &n))
                 return 2;
             scfg.step_split_vehicles = (uint32_t)n;
+        } else if (serve && strcmp(arg, "--step-poll-us") == 0) {
+            NEED_VALUE();
+            int us;
+            if (!parse_whole(arg, argv[++i], 0, 8333, &us))
+                return 2;
+            scfg.step_poll_ns = (uint64_t)us * 1000u;
         } else if (serve && strcmp(arg, "--max-inputs-per-tick") == 0) {
             NEED_VALUE();
             int n;

@@ -56,6 +56,7 @@ pdk_server_config pdk_server_config_default(void)
         /* About what a hand-off to a thread and back costs in latency, and
          * some thirty cars' step: lighter sessions tick on the loop. */
         .step_threshold_ns = 250000,
+        .step_poll_ns = 2000000,
         .step_split_vehicles = 512,
         .max_inputs_per_tick = 64,
         .agones_health_s = 2.0,
@@ -1032,7 +1033,7 @@ pdk_server *pdk_server_start(const pdk_server_config *config)
     }
     if (srv->cfg.step_threads > 0) {
         int sr = pdk_step_pool_start(&srv->step_pool, &srv->loop, srv->cfg.step_threads,
-                                     on_step_done, srv);
+                                     srv->cfg.step_poll_ns, on_step_done, srv);
         if (sr == 0)
             srv->step_pool_on = true;
         else

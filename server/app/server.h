@@ -81,6 +81,10 @@ typedef struct pdk_server_config {
      * (ADR 0031). Default: one per core; 0: every tick on the loop. */
     uint32_t step_threads;
     uint64_t step_threshold_ns; /* default 250 us; 0: every real-time session */
+    /* A step thread whose next tick has lately come within this long of
+     * its last one's end waits for it by polling, up to this long, before
+     * it sleeps (ADR 0041). Default 2 ms; 0: it always sleeps. */
+    uint64_t step_poll_ns;
     /* A session on a step thread whose world holds at least twice this
      * many vehicles shares its step with the idle step threads, in slices
      * of about this many (ADR 0033). Default 512; 0: never. */

@@ -46,7 +46,11 @@ typedef struct pdk_step_pool {
     pdk_step_job *todo_first, *todo_last;
     atomic_uint waiting; /* jobs in todo: a helper leaves its share for them */
     pdk_step_job *done_first, *done_last;
-    pdk_step_share *shares; /* open to idle threads */
+    pdk_step_share *shares;    /* open to idle threads */
+    atomic_uint shares_posted; /* shares ever opened: a polling thread's news */
+    uint64_t poll_ns;          /* a thread's wait by polling (pdk_step_pool_start) */
+    atomic_uint polls;         /* waits by polling begun */
+    atomic_uint poll_hits;     /* of them, those that work ended */
     bool stopping;
     unsigned in_flight; /* pushed and not yet handed to done (the loop's count) */
     uv_async_t done_async;
@@ -59,8 +63,11 @@ typedef struct pdk_step_pool {
  * does not (step threads, recording jobs on libuv's pool). */
 void pdk_thread_yield_to_loop(void);
 
-/* Starts n_threads threads (n_threads > 0). Non-zero: a libuv error. */
-int pdk_step_pool_start(pdk_step_pool *pool, uv_loop_t *loop, unsigned n_threads,
+/* Starts n_threads threads (n_threads > 0). A thread that has run a job
+ * and whose next one has lately come within poll_ns waits for it by
+ * polling, for up to poll_ns, before it sleeps (0: it always sleeps; ADR
+ * 0041). Non-zero: a libuv error. */
+int pdk_step_pool_start(pdk_step_pool *pool, uv_loop_t *loop, unsigned n_threads, uint64_t poll_ns,
                         pdk_step_done_fn done, void *ud);
 /* Queues job (on the loop). */
 void pdk_step_pool_push(pdk_step_pool *pool, pdk_step_job *job);

@@ -322,6 +322,10 @@ START_TEST(bad_step_flags_are_refused_by_name)
     ck_assert_int_eq(rc, 2);
     ck_assert_msg(strstr(out, "--step-split: '70000' is not a whole number 0..65535") != NULL,
                   "%s", out);
+    rc = pdk_test_sh(out, sizeof(out), "%s --step-poll-us 9000", PDK_PADDOCKD);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(out, "--step-poll-us: '9000' is not a whole number 0..8333") != NULL, "%s",
+                  out);
 }
 END_TEST
 

@@ -3,7 +3,8 @@
  * all have run, whichever threads took them; with every step thread busy,
  * the sharer runs them all itself; a tick pushed meanwhile takes a helper
  * from the share; pdk_step_pool_current names the pool on its threads
- * only. ADR 0033. */
+ * only (ADR 0033). A thread waits for a job that has lately come soon by
+ * polling, and sleeps when its jobs come far apart (ADR 0041). */
 #include <check.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -14,6 +15,10 @@
 #include "step_pool.h"
 
 enum { CHUNKS = 64 };
+
+/* The threads wait for work by polling as a server's do by default
+ * (server.h step_poll_ns), so that a share or a job must end a poll too. */
+#define POLL_NS 2000000u
 
 typedef struct counted {
     pdk_step_share base;
@@ -72,7 +77,7 @@ START_TEST(share_runs_every_chunk_once)
     ck_assert_int_eq(uv_loop_init(&loop), 0);
     static pdk_step_pool pool;
     atomic_int done = 0;
-    ck_assert_int_eq(pdk_step_pool_start(&pool, &loop, 3, on_done, &done), 0);
+    ck_assert_int_eq(pdk_step_pool_start(&pool, &loop, 3, POLL_NS, on_done, &done), 0);
     ck_assert_ptr_null(pdk_step_pool_current());
     for (int round = 0; round < 20; round++) {
         static counted c;
@@ -97,7 +102,7 @@ START_TEST(a_busy_pool_leaves_the_sharer_all_chunks)
     ck_assert_int_eq(uv_loop_init(&loop), 0);
     static pdk_step_pool pool;
     atomic_int done = 0, release = 0, started = 0;
-    ck_assert_int_eq(pdk_step_pool_start(&pool, &loop, 2, on_done, &done), 0);
+    ck_assert_int_eq(pdk_step_pool_start(&pool, &loop, 2, POLL_NS, on_done, &done), 0);
     static blocker jobs[2];
     for (int i = 0; i < 2; i++) {
         jobs[i] = (blocker){.base = {.run = block_run}, .release = &release, .started = &started};
@@ -168,7 +173,7 @@ START_TEST(a_waiting_tick_takes_a_helper_from_its_share)
     ck_assert_int_eq(uv_loop_init(&loop), 0);
     static pdk_step_pool pool;
     atomic_int done = 0;
-    ck_assert_int_eq(pdk_step_pool_start(&pool, &loop, 2, on_done, &done), 0);
+    ck_assert_int_eq(pdk_step_pool_start(&pool, &loop, 2, POLL_NS, on_done, &done), 0);
     static sharer big;
     memset(&big, 0, sizeof(big));
     big.base.run = share_job;
@@ -195,6 +200,56 @@ START_TEST(a_waiting_tick_takes_a_helper_from_its_share)
 }
 END_TEST
 
+static void quick_run(pdk_step_job *job)
+{
+    (void)job;
+}
+
+/* Runs rounds jobs one after another on pool, each pushed gap_us after the
+ * last one was done (the test's thread is the loop). */
+static void jobs_apart(pdk_step_pool *pool, int rounds, unsigned gap_us)
+{
+    static pdk_step_job job = {.run = quick_run};
+    for (int i = 0; i < rounds; i++) {
+        pdk_step_pool_push(pool, &job);
+        pdk_step_pool_drain(pool);
+        usleep(gap_us);
+    }
+}
+
+/* Jobs 0.2 ms apart find their thread polling (it ran the last one within
+ * the 20 ms it polls for); once they come 60 ms apart it sleeps instead
+ * and begins no poll; a pool that does not poll never does. */
+START_TEST(a_thread_polls_only_for_jobs_that_come_soon)
+{
+    uv_loop_t loop;
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    static pdk_step_pool pool;
+    atomic_int done = 0;
+    ck_assert_int_eq(pdk_step_pool_start(&pool, &loop, 1, 20000000u, on_done, &done), 0);
+    jobs_apart(&pool, 40, 200);
+    unsigned soon = atomic_load(&pool.poll_hits);
+    ck_assert_msg(soon > 0, "no job 0.2 ms after the last found its thread polling");
+    jobs_apart(&pool, 4, 60000); /* the smoothed gap passes 20 ms */
+    unsigned settled = atomic_load(&pool.polls);
+    jobs_apart(&pool, 6, 60000);
+    unsigned after = atomic_load(&pool.polls);
+    ck_assert_msg(after == settled, "%u polls begun between jobs 60 ms apart", after - settled);
+    ck_assert_int_eq(atomic_load(&done), 50);
+    pdk_step_pool_stop(&pool);
+    uv_run(&loop, UV_RUN_DEFAULT);
+
+    static pdk_step_pool still;
+    ck_assert_int_eq(pdk_step_pool_start(&still, &loop, 1, 0, on_done, &done), 0);
+    jobs_apart(&still, 20, 200);
+    unsigned still_polls = atomic_load(&still.polls);
+    ck_assert_uint_eq(still_polls, 0u);
+    pdk_step_pool_stop(&still);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("step_pool");
@@ -202,6 +257,7 @@ int main(void)
     tcase_add_test(tc, share_runs_every_chunk_once);
     tcase_add_test(tc, a_busy_pool_leaves_the_sharer_all_chunks);
     tcase_add_test(tc, a_waiting_tick_takes_a_helper_from_its_share);
+    tcase_add_test(tc, a_thread_polls_only_for_jobs_that_come_soon);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
