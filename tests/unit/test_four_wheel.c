@@ -1190,11 +1190,12 @@ END_TEST
 /* pdk_fw_step_batch, which steps vehicles four side by side (phase by phase
  * of each substep), gives every vehicle the state and channels, byte for
  * byte, of the baseline pdk_fw_step on it alone, every tick, in every build
- * the processor has: six vehicles (so a group of four and two alone), the five
- * same-bits cars and the first again on the rich terrain, driven apart over
- * bumps, one faulted by a NaN midway (in the group of four, whose others go on), the curves and
- * tyre parameters read through the batch's own definitions (as a world passes its own). The return
- * value counts the faulted vehicle. */
+ * the processor has: six vehicles (so a group of four and two alone), the
+ * five same-bits cars and the first again on the rich terrain, driven apart
+ * over bumps, one faulted by a NaN midway (in the group of four, whose
+ * others go on), the curves and tyre parameters read through the batch's
+ * own definitions (as a world passes its own). The return value counts the
+ * faulted vehicle. */
 #define BATCH_N 6
 #define BATCH_BUILDS 3
 START_TEST(test_batch_same_bits)

@@ -498,10 +498,10 @@ void pdk_fw_step(pdk_fw_state *state, const pdk_fw_cmd *cmd, const pdk_fw_params
  * processor works on the others', and the group's drivelines fill the four
  * lanes of one solve (driveline_lanes.h). Four took some 10 % off a fleet
  * of 100 midsize sedans against two, less at 3,000 (docs/perf/README.md);
- * a group's working values are some 7.5 KB a vehicle. A
- * batch's last vehicles short of a group go alone (a copy of the step for
- * groups of two as well made the whole function half as large again and
- * the fleets no faster). */
+ * a group's working values are some 7.5 KB a vehicle. A batch's last
+ * vehicles short of a group go alone (a copy of the step for groups of two
+ * as well made the whole function half as large again and the fleets no
+ * faster). */
 #define PDK_FW_GROUP 4
 
 /* Most vehicles pdk_fw_step_batch takes at once. */
